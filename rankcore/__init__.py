@@ -1,0 +1,71 @@
+"""rankcore: learning rankings that are right at the top of the list.
+
+The public API is imported lazily: ``import rankcore`` is cheap, loads no
+plugin and compiles nothing; each name below is imported on first access.
+
+Families of pluggable components (see :mod:`rankcore.hookspecs`): losses,
+prices, learners, objectives, metrics, filters, kernels.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+# public name -> "module:attribute" (module relative to this package)
+_LAZY: dict[str, str] = {
+    # plugin machinery
+    "registry": "registry:registry",
+    "list_plugins": "registry:list_plugins",
+    "resolve": "registry:resolve",
+    "Registry": "registry:Registry",
+    "PluginProblem": "registry:PluginProblem",
+    "UnknownComponentError": "registry:UnknownComponentError",
+    "SpecError": "spec:SpecError",
+    "Component": "spec:Component",
+    "Parameter": "spec:Parameter",
+    # family base classes (the plugin API)
+    "Loss": "losses:Loss",
+    "Price": "prices:Price",
+    "Learner": "learners:Learner",
+    "Objective": "objectives:Objective",
+    "Metric": "metrics:Metric",
+    "Filter": "filters:Filter",
+    "Kernel": "kernels:Kernel",
+    # metrics
+    "evaluate": "metrics:evaluate",
+    # push family
+    "boost": "push:boost",
+    "PushBoost": "push:PushBoost",
+    "PNormPush": "push:PNormPush",
+    "RankBoost": "push:RankBoost",
+    "load_model": "persistence:load_model",
+    "save_model": "persistence:save_model",
+    # ExactBoost
+    "ExactBoost": "exactboost:ExactBoost",
+    # precision@k
+    "PerceptronAtK": "precision_at_k:PerceptronAtK",
+    "SGDAtK": "precision_at_k:SGDAtK",
+    # kernel ranking
+    "KernelRanker": "rkhs:KernelRanker",
+}
+
+__all__ = ["hookimpl", "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'rankcore' has no attribute {name!r}")
+    module_name, _, attr = target.partition(":")
+    value = getattr(importlib.import_module(f".{module_name}", __name__), attr)
+    globals()[name] = value  # cache: later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,5 @@
+"""The ``filter`` plugin family."""
+
+from ._base import Filter
+
+__all__ = ["Filter"]

@@ -1,0 +1,5 @@
+"""The ``kernel`` plugin family."""
+
+from ._base import Kernel
+
+__all__ = ["Kernel"]

@@ -1,0 +1,5 @@
+"""The ``learner`` plugin family."""
+
+from ._base import Learner
+
+__all__ = ["Learner"]

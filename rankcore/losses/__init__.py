@@ -1,0 +1,5 @@
+"""The ``loss`` plugin family."""
+
+from ._base import Loss
+
+__all__ = ["Loss"]

@@ -1,0 +1,5 @@
+"""Ranking metrics (the ``metric`` plugin family)."""
+
+from ._base import Metric
+
+__all__ = ["Metric"]

@@ -1,0 +1,110 @@
+"""The :class:`Metric` base class: what every registered metric provides."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..spec import Component
+from ..validation import check_labels_and_scores
+
+__all__ = ["Metric"]
+
+
+class Metric(Component):
+    """Base class of ranking metrics (the ``metric`` plugin family).
+
+    A metric judges scores given labels.  Subclasses set the class attributes
+    and implement :meth:`compute` -- or, for bipartite metrics, provide a
+    :meth:`sorted_kernel` (a Cython ``SortedMetric`` evaluated on the
+    ascending-sorted positive and negative scores in O(I + K)), in which case
+    ``compute`` and :meth:`from_sorted` come for free.
+
+    Attributes
+    ----------
+    greater_is_better : bool or None
+        Direction; ``None`` for non-scalar metrics (``roc``, ``height``).
+    monotone : bool
+        True when the value never gets worse as a positive's score rises or a
+        negative's score falls (SPEC §1).  ExactBoost accepts only monotone
+        metrics, because its interval bound relies on exactly this.
+    task : {"bipartite", "graded"}
+        Labels in {0, 1}, or real-valued relevance.
+    scalar : bool
+        The value is one float (False for curves and per-negative vectors).
+    bounded : bool
+        The value lies in [0, 1], so its loss form is ``1 - value`` (AUC loss,
+        KS loss, P@k loss) rather than ``-value``.
+    requires_both_classes : bool
+        The value is undefined unless both classes are present (an error is
+        raised rather than NaN returned).
+
+    Examples
+    --------
+    >>> import rankcore
+    >>> metric = rankcore.registry().resolve("metric", "auc")
+    >>> metric([0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+
+    family: ClassVar[str] = "metric"
+    greater_is_better: ClassVar[bool | None] = True
+    monotone: ClassVar[bool] = True
+    task: ClassVar[str] = "bipartite"
+    scalar: ClassVar[bool] = True
+    bounded: ClassVar[bool] = False
+    requires_both_classes: ClassVar[bool] = True
+
+    def __call__(self, y: Any, scores: Any) -> Any:
+        """Validate ``(y, scores)`` and evaluate the metric.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Non-numeric or malformed input, NaN/inf, labels outside {0, 1}
+            (bipartite metrics), a single class where the metric needs both,
+            or parameters that do not fit the data (k > n).
+        """
+        y_arr, s_arr = check_labels_and_scores(
+            y,
+            scores,
+            graded=self.task == "graded",
+            both_classes=self.requires_both_classes,
+            what=f"metric {self.spec!r}",
+        )
+        self.check_data(y_arr, s_arr)
+        return self.compute(y_arr, s_arr)
+
+    def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
+        """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
+
+    def compute(self, y: np.ndarray, scores: np.ndarray) -> Any:
+        """Evaluate on validated arrays (int8 labels or float64 relevance, float64 scores)."""
+        from ._split import split_sorted
+
+        pos, neg = split_sorted(y, scores)
+        return self.from_sorted(pos, neg)
+
+    def from_sorted(self, pos: np.ndarray, neg: np.ndarray) -> Any:
+        """Evaluate from ascending-sorted positive and negative scores (bipartite only)."""
+        kernel = self.sorted_kernel()
+        if kernel is None:
+            raise NotImplementedError(f"metric {self.spec!r} has no sorted-scores form")
+        return kernel.evaluate(pos, neg)
+
+    def sorted_kernel(self) -> Any:
+        """A ``rankcore.metrics._sorted.SortedMetric`` for nogil use, or None."""
+        return None
+
+    def to_loss(self, value: float) -> float:
+        """Lower-is-better form of a value: ``1 - v`` (bounded), ``-v``, or ``v``."""
+        if not self.scalar:
+            raise TypeError(f"metric {self.spec!r} is not scalar and has no loss form")
+        if not self.greater_is_better:
+            return float(value)
+        return 1.0 - float(value) if self.bounded else -float(value)
+
+    def loss(self, y: Any, scores: Any) -> float:
+        """``to_loss(self(y, scores))``: the form ExactBoost and early stopping minimize."""
+        return self.to_loss(self(y, scores))

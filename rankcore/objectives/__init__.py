@@ -1,0 +1,5 @@
+"""The ``objective`` plugin family."""
+
+from ._base import Objective
+
+__all__ = ["Objective"]

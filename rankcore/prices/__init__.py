@@ -1,0 +1,5 @@
+"""The ``price`` plugin family."""
+
+from ._base import Price
+
+__all__ = ["Price"]

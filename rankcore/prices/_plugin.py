@@ -1,0 +1,8 @@
+"""Built-in price components, registered through the same hook as third-party plugins."""
+
+from ..hookspecs import hookimpl
+
+
+@hookimpl
+def rankcore_register_prices():
+    return []

@@ -1,0 +1,397 @@
+"""The plugin registry: one pluggy manager, seven component families.
+
+Built-in components and third-party plugins come through the same door: the
+modules in :data:`DEFAULT_PLUGINS` are registered with ``pm.register`` exactly
+like the modules loaded from the ``rankcore`` entry-point group.  The manager is
+built lazily on first use -- importing rankcore never loads a plugin -- and
+the registry is rebuilt only on request, so drivers resolve their components
+once at ``fit`` start and never call a hook inside a loop.
+
+Failures are contained: a plugin module that does not import, a hook that
+raises, a class of the wrong family or a name that is already taken is
+reported (as a :class:`PluginProblem`, and once as a warning) with the
+distribution that provided it, and everything else keeps working.
+
+Set ``RANKCORE_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry-point plugins.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata as importlib_metadata
+import os
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .spec import Component, SpecError, parse_spec
+
+__all__ = [
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "FAMILIES",
+    "PluginProblem",
+    "RegistryEntry",
+    "Registry",
+    "UnknownComponentError",
+    "get_plugin_manager",
+    "registry",
+    "resolve",
+    "list_plugins",
+]
+
+ENTRY_POINT_GROUP = "rankcore"
+DISABLE_AUTOLOAD_ENV = "RANKCORE_DISABLE_PLUGIN_AUTOLOAD"
+BUILTIN_PROVIDER = "rankcore"
+
+#: Internal plugin modules, registered like third-party ones.
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "rankcore.metrics._plugin",
+    "rankcore.losses._plugin",
+    "rankcore.prices._plugin",
+    "rankcore.learners._plugin",
+    "rankcore.objectives._plugin",
+    "rankcore.filters._plugin",
+    "rankcore.kernels._plugin",
+)
+
+# family -> (registration hook, "module:BaseClass")
+FAMILIES: dict[str, tuple[str, str]] = {
+    "loss": ("rankcore_register_losses", "rankcore.losses._base:Loss"),
+    "price": ("rankcore_register_prices", "rankcore.prices._base:Price"),
+    "learner": ("rankcore_register_learners", "rankcore.learners._base:Learner"),
+    "objective": ("rankcore_register_objectives", "rankcore.objectives._base:Objective"),
+    "metric": ("rankcore_register_metrics", "rankcore.metrics._base:Metric"),
+    "filter": ("rankcore_register_filters", "rankcore.filters._base:Filter"),
+    "kernel": ("rankcore_register_kernels", "rankcore.kernels._base:Kernel"),
+}
+
+
+class UnknownComponentError(SpecError):
+    """A spec names a component that is not registered."""
+
+
+@dataclass(frozen=True)
+class PluginProblem:
+    """Something a plugin did wrong, kept so that users can see it.
+
+    Attributes
+    ----------
+    distribution : str
+        The distribution (package on PyPI) that provided the plugin.
+    plugin : str
+        The entry-point or module name.
+    message : str
+        What went wrong.
+    """
+
+    distribution: str
+    plugin: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"plugin {self.plugin!r} from distribution {self.distribution!r}: {self.message}"
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One registered component class."""
+
+    family: str
+    name: str
+    cls: type
+    distribution: str
+    plugin: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def parameters(self) -> str:
+        """The spec form, e.g. ``pow:p``."""
+        params = ",".join(p.name for p in self.cls.parameters)
+        return self.name + (":" + params if params else "")
+
+    @property
+    def summary(self) -> str:
+        doc = (self.cls.__doc__ or "").strip().splitlines()
+        return doc[0] if doc else ""
+
+
+@dataclass
+class Registry:
+    """A snapshot of every registered component, by family and name.
+
+    Obtain it with :func:`rankcore.registry`.  ``entries[family][name]`` is a
+    :class:`RegistryEntry`; aliases resolve to the same entry.
+    """
+
+    entries: dict[str, dict[str, RegistryEntry]] = field(default_factory=dict)
+    aliases: dict[str, dict[str, str]] = field(default_factory=dict)
+    problems: list[PluginProblem] = field(default_factory=list)
+
+    def names(self, family: str) -> list[str]:
+        """Registered names of one family, sorted."""
+        return sorted(self._family(family))
+
+    def get(self, family: str, name: str) -> type:
+        """The class registered under ``name`` (or one of its aliases)."""
+        return self.entry(family, name).cls
+
+    def entry(self, family: str, name: str) -> RegistryEntry:
+        table = self._family(family)
+        key = self.aliases.get(family, {}).get(name, name)
+        try:
+            return table[key]
+        except KeyError:
+            raise UnknownComponentError(
+                f"unknown {family} {name!r}; registered {family}s: {', '.join(sorted(table)) or 'none'}"
+            ) from None
+
+    def resolve(self, family: str, spec: Any) -> Component:
+        """Turn a spec string (or an already configured component) into a component.
+
+        Parameters
+        ----------
+        family : str
+            One of :data:`FAMILIES`.
+        spec : str or Component
+            ``"pow:16"``, or an instance of a registered class of this family.
+
+        Raises
+        ------
+        UnknownComponentError
+            The name is not registered; the message lists what is.
+        SpecError
+            The arguments do not fit the component's parameters.
+        TypeError
+            ``spec`` is neither a string nor a component of this family.
+        """
+        table = self._family(family)
+        if isinstance(spec, Component):
+            base = _base_class(family)
+            if not isinstance(spec, base):
+                raise TypeError(f"{family}: expected a spec string or a {base.__name__}, got {spec!r}")
+            return spec
+        if not isinstance(spec, str):
+            raise TypeError(
+                f"{family}: expected a spec string such as {_example(family)!r}, got {type(spec).__name__}"
+            )
+        try:
+            name, args, kwargs = parse_spec(spec)
+        except SpecError as exc:
+            raise SpecError(f"{family} {exc}; registered {family}s: {', '.join(sorted(table))}") from None
+        cls = self.get(family, name)
+        return cls.from_spec_args(args, kwargs, spec=spec)
+
+    def all_entries(self) -> list[RegistryEntry]:
+        """Every entry, ordered by family then name."""
+        return [entry for fam in FAMILIES for _, entry in sorted(self._family(fam).items())]
+
+    def _family(self, family: str) -> dict[str, RegistryEntry]:
+        if family not in FAMILIES:
+            raise ValueError(f"family: expected one of {', '.join(FAMILIES)}, got {family!r}")
+        return self.entries.setdefault(family, {})
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{len(self._family(f))} {f}{'es' if f.endswith('s') else 's'}" for f in FAMILIES)
+        return f"<Registry {counts}; {len(self.problems)} problem(s)>"
+
+    def format_table(self) -> str:
+        """A plain-text table of every component and its provider."""
+        rows = [("family", "spec", "distribution", "summary")]
+        for e in self.all_entries():
+            rows.append((e.family, e.parameters, e.distribution, e.summary))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = ["  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths) + "  " + "-" * 7)
+        for problem in self.problems:
+            lines.append(f"problem: {problem}")
+        return "\n".join(lines)
+
+
+def _example(family: str) -> str:
+    return {"loss": "exp", "price": "pow:16", "learner": "stumps", "metric": "prec@k:10",
+            "objective": "push", "filter": "tikhonov", "kernel": "rbf"}[family]
+
+
+def _base_class(family: str) -> type:
+    module, _, attr = FAMILIES[family][1].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# --------------------------------------------------------------------------
+# Building the plugin manager and the registry
+# --------------------------------------------------------------------------
+
+_lock = threading.RLock()
+_state: dict[str, Any] = {"pm": None, "registry": None, "providers": {}, "load_problems": []}
+
+
+def _distribution_of_module(module_name: str) -> str:
+    return BUILTIN_PROVIDER if module_name.split(".")[0] == "rankcore" else module_name
+
+
+def _load_entry_point_plugins(pm: pluggy.PluginManager, providers: dict, problems: list) -> None:
+    """Load the ``rankcore`` entry points one by one, containing each failure."""
+    importlib.invalidate_caches()
+    for ep in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        dist_name = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:  # any import error of third-party code
+            problems.append(PluginProblem(dist_name, ep.name, f"failed to import: {type(exc).__name__}: {exc}"))
+            continue
+        try:
+            pm.register(plugin, name=ep.name)
+        except Exception as exc:  # e.g. a hookimpl with an unknown argument
+            problems.append(PluginProblem(dist_name, ep.name, f"could not be registered: {exc}"))
+            continue
+        providers[ep.name] = dist_name
+
+
+def get_plugin_manager(*, autoload: bool | None = None, refresh: bool = False) -> pluggy.PluginManager:
+    """The (lazily built) pluggy plugin manager holding every rankcore plugin.
+
+    Parameters
+    ----------
+    autoload : bool, optional
+        Load entry-point plugins.  Default: yes, unless the environment
+        variable ``RANKCORE_DISABLE_PLUGIN_AUTOLOAD`` is set to a non-empty
+        value other than ``0``.
+    refresh : bool, default False
+        Build a new manager (for instance after installing a plugin).
+    """
+    with _lock:
+        if _state["pm"] is not None and not refresh:
+            return _state["pm"]
+        if autoload is None:
+            autoload = os.environ.get(DISABLE_AUTOLOAD_ENV, "") in ("", "0")
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        providers: dict[str, str] = {}
+        problems: list[PluginProblem] = []
+        for module_name in DEFAULT_PLUGINS:
+            # A broken built-in is our bug: fail loudly rather than report.
+            pm.register(importlib.import_module(module_name), name=module_name)
+            providers[module_name] = BUILTIN_PROVIDER
+        if autoload:
+            _load_entry_point_plugins(pm, providers, problems)
+        _state.update(pm=pm, registry=None, providers=providers, load_problems=problems)
+        return pm
+
+
+def _build_registry(pm: pluggy.PluginManager, providers: dict, load_problems: list) -> Registry:
+    reg = Registry(problems=list(load_problems))
+    owner: dict[tuple[str, str], RegistryEntry] = {}
+    for family, (hook_name, _) in FAMILIES.items():
+        base = _base_class(family)
+        table = reg._family(family)
+        alias_table = reg.aliases.setdefault(family, {})
+        hook = getattr(pm.hook, hook_name)
+        # Call implementations one at a time, in registration order (built-ins
+        # first, so they own their names), so that every class is attributed
+        # to the plugin that returned it; pluggy's combined call would lose that.
+        for impl in hook.get_hookimpls():
+            plugin_name = impl.plugin_name
+            dist = providers.get(plugin_name, _distribution_of_module(plugin_name))
+            builtin = dist == BUILTIN_PROVIDER
+            try:
+                classes = impl.function() or []
+            except Exception as exc:
+                if builtin:
+                    raise
+                reg.problems.append(PluginProblem(dist, plugin_name, f"{hook_name}() raised {type(exc).__name__}: {exc}"))
+                continue
+            for cls in classes:
+                problem = _check_class(cls, base, family)
+                if problem is None:
+                    names = (cls.name, *cls.aliases)
+                    taken = [n for n in names if (family, n) in owner]
+                    if taken:
+                        other = owner[(family, taken[0])]
+                        problem = (f"{family} name {taken[0]!r} is already registered by "
+                                   f"{other.distribution} ({other.plugin}); {cls.__name__} was skipped")
+                if problem is not None:
+                    if builtin:
+                        raise RuntimeError(f"built-in plugin {plugin_name}: {problem}")
+                    reg.problems.append(PluginProblem(dist, plugin_name, problem))
+                    continue
+                entry = RegistryEntry(family, cls.name, cls, dist, plugin_name, tuple(cls.aliases))
+                table[cls.name] = entry
+                for name in names:
+                    owner[(family, name)] = entry
+                for alias in cls.aliases:
+                    alias_table[alias] = cls.name
+    return reg
+
+
+def _check_class(cls: Any, base: type, family: str) -> str | None:
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        return f"registered {cls!r} as a {family}, but it is not a subclass of rankcore.{base.__name__}"
+    if not isinstance(cls.name, str) or not cls.name:
+        return f"{cls.__name__} has no 'name' class attribute"
+    try:
+        parse_spec(cls.name)
+    except SpecError:
+        return f"{cls.__name__}.name = {cls.name!r} is not a valid component name"
+    return None
+
+
+def registry(*, refresh: bool = False) -> Registry:
+    """Every registered component, with the distribution that provided it.
+
+    Parameters
+    ----------
+    refresh : bool, default False
+        Rebuild the plugin manager and reload entry points (after installing
+        or removing a plugin in a running interpreter).
+
+    Returns
+    -------
+    Registry
+        ``registry().names("price")``, ``registry().resolve("price", "pow:16")``,
+        ``registry().problems``; ``print(registry().format_table())`` shows it all.
+    """
+    with _lock:
+        if refresh or _state["pm"] is None:
+            get_plugin_manager(refresh=True)
+        if _state["registry"] is None:
+            reg = _build_registry(_state["pm"], _state["providers"], _state["load_problems"])
+            for problem in reg.problems:
+                warnings.warn(str(problem), RuntimeWarning, stacklevel=2)
+            _state["registry"] = reg
+        return _state["registry"]
+
+
+def resolve(family: str, spec: Any) -> Component:
+    """Shortcut for ``registry().resolve(family, spec)``."""
+    return registry().resolve(family, spec)
+
+
+def list_plugins() -> list[dict[str, Any]]:
+    """Every registered component as plain records.
+
+    Returns
+    -------
+    list of dict
+        Keys ``family``, ``name``, ``spec`` (name with its parameters),
+        ``aliases``, ``distribution``, ``plugin`` and ``summary``.
+    """
+    return [
+        {
+            "family": e.family,
+            "name": e.name,
+            "spec": e.parameters,
+            "aliases": list(e.aliases),
+            "distribution": e.distribution,
+            "plugin": e.plugin,
+            "summary": e.summary,
+        }
+        for e in registry().all_entries()
+    ]

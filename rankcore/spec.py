@@ -1,0 +1,360 @@
+"""Spec strings and configurable components.
+
+Every pluggable piece of rankcore -- a loss, a price, a weak-learner family, a
+metric, ... -- is a *component class* with a registered ``name`` and a tuple of
+declared :class:`Parameter` objects.  Users name configured components with
+*spec strings*::
+
+    "exp"                 a loss without parameters
+    "pow:16"              a price with one positional argument
+    "prec@k:10"           a metric: k = 10 items
+    "pauc:0.1,mcclish"    two positional arguments
+    "tpauc:min_tpr=0.5,max_fpr=0.1"   keyword arguments
+
+The grammar is ``name[:arg[,arg...]]`` where each ``arg`` is ``value`` or
+``key=value``.  A spec stays a string inside estimators until ``fit`` resolves
+it through the registry, so ``get_params`` and ``clone`` keep working.
+
+This module knows nothing about the registry; :mod:`rankcore.registry` maps
+names to classes and calls :meth:`Component.from_spec_args`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+__all__ = [
+    "REQUIRED",
+    "Parameter",
+    "Component",
+    "SpecError",
+    "parse_spec",
+    "count_or_fraction",
+]
+
+
+class SpecError(ValueError):
+    """A spec string that cannot be parsed or configured."""
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: Marker for a parameter without a default.
+REQUIRED: Any = _Required()
+
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_@.\-+]*$")
+
+
+def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
+    """Split a spec string into its name, positional and keyword arguments.
+
+    Parameters
+    ----------
+    spec : str
+        A spec such as ``"pow:16"`` or ``"tpauc:min_tpr=0.5,max_fpr=0.1"``.
+
+    Returns
+    -------
+    name : str
+    args : list of str
+        Positional arguments, still as text.
+    kwargs : dict of str to str
+        Keyword arguments, still as text.
+
+    Raises
+    ------
+    SpecError
+        If the string is empty, the name is malformed, an argument is empty,
+        or a positional argument follows a keyword argument.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"spec: expected a string such as 'pow:16', got {type(spec).__name__}")
+    text = spec.strip()
+    if not text:
+        raise SpecError("spec: expected a component name such as 'exp' or 'pow:16', got an empty string")
+    name, sep, rest = text.partition(":")
+    name = name.strip()
+    if not _NAME_RE.match(name):
+        raise SpecError(
+            f"spec {spec!r}: the name {name!r} is not valid (letters, digits and _ @ . - +, "
+            "starting with a letter)"
+        )
+    args: list[str] = []
+    kwargs: dict[str, str] = {}
+    if sep:
+        if not rest.strip():
+            raise SpecError(f"spec {spec!r}: nothing after ':'; drop the ':' or give arguments")
+        for raw in rest.split(","):
+            item = raw.strip()
+            if not item:
+                raise SpecError(f"spec {spec!r}: empty argument between commas")
+            key, eq, value = item.partition("=")
+            if eq:
+                key, value = key.strip(), value.strip()
+                if not key.isidentifier() or not value:
+                    raise SpecError(f"spec {spec!r}: malformed keyword argument {item!r}")
+                if key in kwargs:
+                    raise SpecError(f"spec {spec!r}: argument {key!r} given twice")
+                kwargs[key] = value
+            else:
+                if kwargs:
+                    raise SpecError(f"spec {spec!r}: positional argument {item!r} after a keyword argument")
+                args.append(item)
+    return name, args, kwargs
+
+
+# --------------------------------------------------------------------------
+# Parameter kinds: callables turning text (from a spec) or Python values
+# (from keyword construction) into validated values.
+# --------------------------------------------------------------------------
+
+
+def _to_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a number, got a boolean")
+    if isinstance(value, str):
+        value = float(value)
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    return out
+
+
+def _to_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected an integer, got a boolean")
+    if isinstance(value, str):
+        value = float(value) if any(c in value for c in ".eE") else int(value)
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"expected an integer, got {value!r}")
+        value = int(value)
+    return int(value)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        low = value.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def count_or_fraction(value: Any) -> int | float:
+    """Parameter kind for "k": an integer count >= 1 or a fraction in (0, 1).
+
+    ``"10"`` and ``10`` give the count 10; ``"0.05"`` and ``0.05`` give the
+    fraction 0.05; ``"10.0"`` gives the count 10.
+    """
+    if isinstance(value, bool):
+        raise ValueError("expected a count or a fraction, got a boolean")
+    if isinstance(value, str):
+        value = float(value)
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"expected a count >= 1 or a fraction in (0, 1), got {value!r}")
+    if number < 1:
+        return number
+    if not number.is_integer():
+        raise ValueError(f"expected a whole count >= 1 or a fraction in (0, 1), got {value!r}")
+    return int(number)
+
+
+_KIND_FUNCS: dict[Any, Callable[[Any], Any]] = {
+    float: _to_float,
+    int: _to_int,
+    bool: _to_bool,
+    str: str,
+}
+
+_KIND_NAMES = {float: "a number", int: "an integer", bool: "true or false", str: "a string"}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A declared parameter of a component.
+
+    Parameters
+    ----------
+    name : str
+        Keyword name (``p`` for ``pow:p``).
+    kind : type or callable, default float
+        ``float``, ``int``, ``bool``, ``str`` or a callable converting a text or
+        Python value (raising ``ValueError`` with a reason when it cannot).
+    default : object, default REQUIRED
+        Value when the argument is omitted.
+    minimum, maximum : float, optional
+        Inclusive bounds; ``exclusive_minimum``/``exclusive_maximum`` make them
+        strict.
+    choices : tuple, optional
+        Allowed values.
+    doc : str
+        One line shown in error messages and ``rankcore plugins``.
+    """
+
+    name: str
+    kind: Any = float
+    default: Any = REQUIRED
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    exclusive_maximum: bool = False
+    choices: tuple | None = None
+    doc: str = ""
+
+    def describe(self) -> str:
+        """Human-readable rule, used in error messages."""
+        kind = _KIND_NAMES.get(self.kind, getattr(self.kind, "__name__", "a value").replace("_", " "))
+        parts = [kind]
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.exclusive_minimum else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"{'<' if self.exclusive_maximum else '<='} {self.maximum:g}")
+        if self.choices is not None:
+            parts.append("one of " + ", ".join(repr(c) for c in self.choices))
+        return " ".join(parts)
+
+    def convert(self, value: Any, *, owner: str) -> Any:
+        """Convert and check one value; ``owner`` names the component in errors."""
+        func = _KIND_FUNCS.get(self.kind, self.kind)
+        try:
+            out = func(value)
+        except (TypeError, ValueError) as exc:
+            raise SpecError(
+                f"{owner}: {self.name} must be {self.describe()}, got {value!r} ({exc})"
+            ) from None
+        bad = False
+        if self.minimum is not None and isinstance(out, (int, float)):
+            bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
+        if self.maximum is not None and isinstance(out, (int, float)):
+            bad |= out >= self.maximum if self.exclusive_maximum else out > self.maximum
+        if self.choices is not None:
+            bad |= out not in self.choices
+        if bad:
+            raise SpecError(f"{owner}: {self.name} must be {self.describe()}, got {value!r}")
+        return out
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+class Component:
+    """Base of every registrable component (loss, price, learner, metric, ...).
+
+    Subclasses set the class attributes below.  Instances are configured
+    immutable values: their parameters are attributes of the same name, and
+    two instances with the same class and parameters compare equal.
+
+    Attributes
+    ----------
+    name : str
+        The registered name, the first part of a spec string.
+    aliases : tuple of str
+        Other names the registry accepts for this class.
+    parameters : tuple of Parameter
+        Declared parameters, in spec-argument order.
+    family : str
+        Set by the family base class: ``"loss"``, ``"price"``, ``"learner"``,
+        ``"metric"``, ``"objective"``, ``"filter"`` or ``"kernel"``.
+    """
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    family: ClassVar[str] = ""
+
+    def __init__(self, **kwargs: Any) -> None:
+        owner = f"{self.family or 'component'} {self.name!r}"
+        known = {p.name: p for p in self.parameters}
+        unknown = sorted(set(kwargs) - set(known))
+        if unknown:
+            expected = ", ".join(known) or "no parameters"
+            raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected {expected}")
+        values = {}
+        for param in self.parameters:
+            if param.name in kwargs:
+                values[param.name] = param.convert(kwargs[param.name], owner=owner)
+            elif param.default is REQUIRED:
+                raise SpecError(f"{owner}: missing parameter {param.name} ({param.describe()}); "
+                                f"write it as '{self.name}:<{param.name}>'")
+            else:
+                values[param.name] = param.default
+        self._params = values
+        for key, value in values.items():
+            setattr(self, key, value)
+        self._validate()
+
+    def _validate(self) -> None:
+        """Hook for cross-parameter checks; raise :class:`SpecError`."""
+
+    # ------------------------------------------------------------------
+    @classmethod
+    def from_spec_args(cls, args: list[str], kwargs: dict[str, str], *, spec: str = "") -> "Component":
+        """Build an instance from the text arguments of a parsed spec."""
+        params = cls.parameters
+        if len(args) > len(params):
+            shown = spec or cls.name
+            expected = ", ".join(p.name for p in params) or "no arguments"
+            raise SpecError(f"{cls.family} {shown!r}: too many arguments ({len(args)}); expected {expected}")
+        values: dict[str, Any] = {p.name: a for p, a in zip(params, args)}
+        for key, value in kwargs.items():
+            if key in values:
+                raise SpecError(f"{cls.family} {spec or cls.name!r}: argument {key!r} given twice")
+            values[key] = value
+        return cls(**values)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The configured parameter values, in declaration order."""
+        return dict(self._params)
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec string; ``registry().resolve(family, c.spec) == c``."""
+        shown = []
+        for param in self.parameters:
+            value = self._params[param.name]
+            if param.default is not REQUIRED and value == param.default and not _later_params_differ(
+                self.parameters, param, self._params
+            ):
+                continue
+            shown.append(_format_value(value))
+        return self.name + (":" + ",".join(shown) if shown else "")
+
+    def __repr__(self) -> str:
+        return f"<{self.family} {self.spec}>"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._params == self._params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted(self._params.items(), key=lambda kv: kv[0]))))
+
+    def __reduce__(self):
+        # Components are rebuilt from their parameters (deepcopy/clone).
+        return (_rebuild, (type(self), self._params))
+
+
+def _later_params_differ(parameters, param, values) -> bool:
+    """Whether a later parameter differs from its default (so ``param`` must be shown)."""
+    later = parameters[parameters.index(param) + 1:]
+    return any(p.default is REQUIRED or values[p.name] != p.default for p in later)
+
+
+def _rebuild(cls, params):
+    return cls(**params)

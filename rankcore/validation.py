@@ -1,0 +1,253 @@
+"""Input validation shared by every public entry point.
+
+Each checker names the argument, says what was expected and shows what it
+received, and raises ``TypeError`` for the wrong kind of object (strings,
+sparse matrices where dense ones are needed) and ``ValueError`` for the wrong
+values (shape, NaN/inf, labels, a single class, k out of range).  Checkers
+return clean arrays (float64 or int8, C-contiguous) so kernels can take them
+as typed memoryviews without further checks.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_scores",
+    "check_binary_labels",
+    "check_graded_labels",
+    "check_same_length",
+    "check_both_classes",
+    "check_labels_and_scores",
+    "check_k",
+    "check_matrix",
+    "check_sample_weight",
+    "effective_n_threads",
+]
+
+
+def _describe(values: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:limit])
+    return "[" + shown + (", ..." if len(values) > limit else "") + "]"
+
+
+def _as_numeric_array(values: Any, name: str) -> np.ndarray:
+    if hasattr(values, "toarray") or type(values).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}: expected an array of numbers, got a string")
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged nested lists and the like
+        raise ValueError(f"{name}: could not be read as an array ({exc})") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name}: expected numbers, got non-numeric values of type object") from None
+    if arr.dtype.kind in "USV" or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = ~np.isfinite(arr)
+        first = int(np.flatnonzero(bad.ravel())[0])
+        kind = "NaN" if np.isnan(arr.ravel()[first]) else "infinite values"
+        raise ValueError(
+            f"{name}: expected finite numbers, got {kind} ({int(bad.sum())} in all, first at flat index {first})"
+        )
+
+
+def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False) -> np.ndarray:
+    """Validate a 1-D vector of finite real scores.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,), C-contiguous
+    """
+    arr = _as_numeric_array(scores, name)
+    if arr.ndim == 2 and 1 in arr.shape:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}; use .ravel() if a column was meant")
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got {arr.ndim}-D with shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name}: expected at least one value, got an empty array")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _check_finite(arr, name)
+    return arr
+
+
+def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
+    """Validate bipartite labels: values in {0, 1} (bool, integer or float).
+
+    Returns
+    -------
+    ndarray of int8, shape (n,), C-contiguous
+    """
+    arr = _as_numeric_array(y, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of 0/1 labels, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: expected at least one label, got an empty array")
+    _check_finite(arr, name)
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        values = np.unique(arr[bad])
+        raise ValueError(
+            f"{name}: expected binary labels in {{0, 1}} (1 = relevant), got other values {_describe(values)}"
+        )
+    return np.ascontiguousarray(arr, dtype=np.int8)
+
+
+def check_graded_labels(y: Any, *, name: str = "y") -> np.ndarray:
+    """Validate graded (real-valued) relevance labels.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,), C-contiguous
+    """
+    return check_scores(y, name=name)
+
+
+def check_same_length(**arrays: np.ndarray) -> int:
+    """Check that the named arrays have the same first dimension; return it."""
+    lengths = {key: (a.shape[0] if hasattr(a, "shape") else len(a)) for key, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+        raise ValueError(f"inconsistent lengths: {shown}; expected one value per example")
+    return next(iter(lengths.values()))
+
+
+def check_both_classes(y: np.ndarray, *, name: str = "y", what: str = "this metric") -> tuple[int, int]:
+    """Require at least one positive and one negative; return (n_pos, n_neg)."""
+    n_pos = int(np.count_nonzero(y))
+    n_neg = int(y.shape[0]) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        present = "only negatives (0)" if n_pos == 0 else "only positives (1)"
+        raise ValueError(
+            f"{name}: {what} needs both classes, got {present} in {y.shape[0]} labels"
+        )
+    return n_pos, n_neg
+
+
+def check_labels_and_scores(
+    y: Any, scores: Any, *, graded: bool = False, both_classes: bool = True, what: str = "this metric"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a (labels, scores) pair as every metric receives it."""
+    y_arr = check_graded_labels(y, name="y") if graded else check_binary_labels(y, name="y")
+    s_arr = check_scores(scores, name="scores")
+    check_same_length(y=y_arr, scores=s_arr)
+    if both_classes and not graded:
+        check_both_classes(y_arr, what=what)
+    return y_arr, s_arr
+
+
+def check_k(k: Any, n: int, *, name: str = "k") -> int:
+    """Resolve a "k" given as a count (int >= 1) or a fraction of ``n`` in (0, 1).
+
+    A fraction κ becomes ``max(1, floor(κ·n + 0.5))`` (round half up).
+
+    Raises
+    ------
+    TypeError
+        ``k`` is not a number.
+    ValueError
+        A count outside [1, n], a fraction outside (0, 1), or a non-integral
+        value >= 1.
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Real):
+        raise TypeError(f"{name}: expected an integer count or a fraction in (0, 1), got {type(k).__name__}")
+    value = float(k)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name}: expected a count in [1, {n}] or a fraction in (0, 1), got {k!r}")
+    if value < 1:
+        return max(1, int(math.floor(value * n + 0.5)))
+    if not value.is_integer():
+        raise ValueError(f"{name}: expected a whole count in [1, {n}] or a fraction in (0, 1), got {k!r}")
+    count = int(value)
+    if count > n:
+        raise ValueError(f"{name}: expected a count in [1, {n}] (the number of examples), got {count}")
+    return count
+
+
+def check_matrix(
+    X: Any, *, name: str = "X", dtype: Any = np.float64, accept_sparse: bool = False, min_rows: int = 1
+) -> Any:
+    """Validate a 2-D feature matrix of finite numbers.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+    name : str
+        Used in error messages.
+    dtype : numpy dtype, default float64
+        The returned dtype (float32 is kept when asked for).
+    accept_sparse : bool, default False
+        Accept a scipy.sparse matrix and return it as CSR.
+    min_rows : int
+        Minimum number of rows.
+
+    Returns
+    -------
+    ndarray (C-contiguous) or scipy.sparse.csr_matrix
+    """
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        if not accept_sparse:
+            raise TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray())")
+        import scipy.sparse as sp
+
+        Xs = sp.csr_matrix(X, dtype=dtype)
+        if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
+            raise ValueError(f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {Xs.shape}")
+        _check_finite(Xs.data, name)
+        return Xs
+    arr = _as_numeric_array(X, name)
+    if arr.ndim != 2:
+        hint = "; reshape a single feature with X.reshape(-1, 1)" if arr.ndim == 1 else ""
+        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
+    if arr.shape[0] < min_rows or arr.shape[1] < 1:
+        raise ValueError(f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=dtype)
+    _check_finite(arr, name)
+    return arr
+
+
+def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weight") -> np.ndarray:
+    """Validate non-negative, finite per-example weights with a positive sum."""
+    if sample_weight is None:
+        return np.ones(n, dtype=np.float64)
+    w = check_scores(sample_weight, name=name)
+    if w.shape[0] != n:
+        raise ValueError(f"{name}: expected {n} weights (one per example), got {w.shape[0]}")
+    if (w < 0).any():
+        raise ValueError(f"{name}: expected non-negative weights, got {_describe(w[w < 0])}")
+    if not w.sum() > 0:
+        raise ValueError(f"{name}: expected a positive total weight, got all zeros")
+    return w
+
+
+def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
+    """Number of threads for ``n_jobs``.
+
+    ``None`` and ``-1`` mean every available core (as LightGBM does: the
+    kernels release the GIL and scale); a positive integer is taken as is,
+    capped at the number of cores; ``-2`` means all but one, and so on.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if n_jobs is None:
+        return cores
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"{name}: expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+    n_jobs = int(n_jobs)
+    if n_jobs > 0:
+        return min(n_jobs, cores)
+    return max(1, cores + 1 + n_jobs)
