@@ -271,12 +271,22 @@ class Component:
     family : str
         Set by the family base class: ``"loss"``, ``"price"``, ``"learner"``,
         ``"metric"``, ``"objective"``, ``"filter"`` or ``"kernel"``.
+    examples : tuple of str
+        Spec strings the contract checks of :mod:`rankcore.testing` run on
+        (default: the bare name, which needs every parameter to have a
+        default).  List a few that exercise the parameters' range.
     """
 
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     family: ClassVar[str] = ""
+    examples: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def example_specs(cls) -> tuple[str, ...]:
+        """The spec strings to exercise in contract checks."""
+        return cls.examples or (cls.name,)
 
     def __init__(self, **kwargs: Any) -> None:
         owner = f"{self.family or 'component'} {self.name!r}"

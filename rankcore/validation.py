@@ -28,6 +28,8 @@ __all__ = [
     "check_matrix",
     "check_sample_weight",
     "effective_n_threads",
+    "check_bipartite_target",
+    "check_fit_data",
 ]
 
 
@@ -251,3 +253,61 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     if n_jobs > 0:
         return min(n_jobs, cores)
     return max(1, cores + 1 + n_jobs)
+
+
+def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Validate the target of a bipartite ranking estimator.
+
+    Any two distinct labels are accepted, as scikit-learn classifiers accept
+    them; the *greater* one (``classes_[1]`` after sorting: 1 in {0, 1},
+    +1 in {-1, +1}, True in {False, True}) is the relevant class that should
+    rank at the top.
+
+    Returns
+    -------
+    y01 : ndarray of int8
+        1 for the relevant class, 0 otherwise.
+    classes : ndarray, shape (2,)
+        The two labels, sorted.
+
+    Raises
+    ------
+    ValueError
+        Empty, not 1-D, NaN/inf, a single class or more than two classes.
+    """
+    if hasattr(y, "toarray"):
+        raise TypeError(f"{name}: expected a 1-D array of labels, got a sparse matrix")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(f"{name}: expected a 1-D array of labels, got a column of shape {arr.shape}; use y.ravel()")
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of labels, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name}: expected at least one label, got an empty array")
+    if arr.dtype.kind == "f":
+        _check_finite(arr, name)
+    if arr.dtype == object:
+        try:
+            classes, inverse = np.unique(arr, return_inverse=True)
+        except TypeError:
+            raise TypeError(f"{name}: labels of mixed types cannot be ordered") from None
+    else:
+        classes, inverse = np.unique(arr, return_inverse=True)
+    if classes.shape[0] != 2:
+        if classes.shape[0] < 2:
+            raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)}")
+        raise ValueError(f"{name}: expected two classes (bipartite ranking), got {classes.shape[0]}: {_describe(classes)}")
+    return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int8), classes
+
+
+def check_fit_data(X: Any, y: Any, *, dtype: Any = np.float64, accept_sparse: bool = False):
+    """Validate ``(X, y)`` for a bipartite ranking estimator's ``fit``.
+
+    Returns
+    -------
+    X : ndarray (or CSR matrix), y01 : ndarray of int8, classes : ndarray
+    """
+    X_arr = check_matrix(X, name="X", dtype=dtype, accept_sparse=accept_sparse)
+    y01, classes = check_bipartite_target(y)
+    check_same_length(X=X_arr, y=y01)
+    return X_arr, y01, classes

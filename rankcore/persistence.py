@@ -1,0 +1,258 @@
+"""Saving and loading fitted models without pickle.
+
+A model file is UTF-8 JSON::
+
+    {
+      "format": "rankcore-model",
+      "format_version": 1,
+      "rankcore_version": "0.1.0",
+      "estimator": "PushBoost",              # a name from ESTIMATORS, never a code path
+      "params": {...},                       # get_params(deep=False), JSON values only
+      "state": {...},                        # fitted attributes; arrays encoded as below
+      "sha256": "..."                        # of the canonical JSON of everything above
+    }
+
+Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
+"shape": [n, d]}`` with a small set of allowed dtypes, so values round-trip
+bit for bit.  Loading never executes anything from the file: the estimator
+class comes from the :data:`ESTIMATORS` allow-list, its parameters go
+through ``set_params`` and are re-validated, and the estimator's
+``_set_fitted_state`` checks the state (shapes, finiteness, consistency).  A
+file whose checksum does not match its content -- truncated, edited by hand,
+bit-flipped -- is refused before any of that.  (The checksum detects
+corruption and careless edits; it is not a signature.  Validation of the
+content is what keeps a deliberately crafted file from producing a broken
+model.)
+
+Estimators that support persistence implement two methods:
+
+``_get_fitted_state() -> dict``
+    fitted attributes: NumPy arrays, numbers, strings, lists and dicts of those.
+``_set_fitted_state(state: dict) -> None``
+    restore and validate them; raise :class:`ModelFormatError` on anything wrong.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict"]
+
+FORMAT = "rankcore-model"
+FORMAT_VERSION = 1
+
+#: Estimators that can be loaded: name in the file -> "module:Class".
+ESTIMATORS: dict[str, str] = {
+    "PushBoost": "rankcore.push:PushBoost",
+    "PNormPush": "rankcore.push:PNormPush",
+    "RankBoost": "rankcore.push:RankBoost",
+    "ExactBoost": "rankcore.exactboost:ExactBoost",
+    "PerceptronAtK": "rankcore.precision_at_k:PerceptronAtK",
+    "SGDAtK": "rankcore.precision_at_k:SGDAtK",
+    "KernelRanker": "rankcore.rkhs:KernelRanker",
+}
+
+_ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4", "<u8"}
+
+
+class ModelFormatError(ValueError):
+    """A model file that is not a valid, untampered rankcore model."""
+
+
+# --------------------------------------------------------------------------
+# Encoding values
+# --------------------------------------------------------------------------
+
+
+def _encode(value: Any, where: str) -> Any:
+    if isinstance(value, np.ndarray):
+        arr = np.ascontiguousarray(value)
+        if arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        dtype = arr.dtype.str
+        if dtype not in _ALLOWED_DTYPES:
+            raise TypeError(f"{where}: cannot save an array of dtype {arr.dtype}")
+        return {
+            "__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"),
+            "dtype": dtype,
+            "shape": list(arr.shape),
+        }
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            # JSON has no inf/nan; keep them explicit rather than invalid JSON.
+            return {"__float__": repr(value)}
+        return value
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{where}: dictionary keys must be strings, got {k!r}")
+            out[k] = _encode(v, f"{where}.{k}")
+        return out
+    spec = getattr(value, "spec", None)
+    if isinstance(spec, str):  # a configured component: saved by its spec string
+        return spec
+    raise TypeError(f"{where}: cannot save a value of type {type(value).__name__}")
+
+
+def _decode(value: Any, where: str) -> Any:
+    if isinstance(value, dict):
+        if "__ndarray__" in value:
+            if set(value) != {"__ndarray__", "dtype", "shape"}:
+                raise ModelFormatError(f"{where}: malformed array record")
+            dtype, shape = value["dtype"], value["shape"]
+            if dtype not in _ALLOWED_DTYPES:
+                raise ModelFormatError(f"{where}: array dtype {dtype!r} is not allowed")
+            if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
+                raise ModelFormatError(f"{where}: malformed array shape {shape!r}")
+            try:
+                raw = base64.b64decode(value["__ndarray__"].encode("ascii"), validate=True)
+            except Exception:
+                raise ModelFormatError(f"{where}: array data is not valid base64") from None
+            dt = np.dtype(dtype)
+            if len(raw) != dt.itemsize * math.prod(shape):
+                raise ModelFormatError(f"{where}: array data has {len(raw)} bytes, expected {dt.itemsize * math.prod(shape)}")
+            return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+        if "__float__" in value:
+            text = value["__float__"]
+            if set(value) != {"__float__"} or text not in ("inf", "-inf", "nan"):
+                raise ModelFormatError(f"{where}: malformed special float")
+            return float(text)
+        return {k: _decode(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _checksum(payload: dict) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _estimator_name(estimator: Any) -> str:
+    cls = type(estimator)
+    for name, target in ESTIMATORS.items():
+        module, _, attr = target.partition(":")
+        if cls.__name__ == attr and cls.__module__.startswith(module):
+            return name
+    raise TypeError(f"estimator: {cls.__name__} cannot be saved (savable: {', '.join(ESTIMATORS)})")
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+
+def model_to_dict(estimator: Any) -> dict:
+    """The JSON-ready dictionary of a fitted estimator (with its checksum)."""
+    name = _estimator_name(estimator)
+    if not hasattr(estimator, "_get_fitted_state"):
+        raise TypeError(f"estimator: {name} does not support saving")
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator)
+    from . import __version__
+
+    payload = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "rankcore_version": __version__,
+        "estimator": name,
+        "params": _encode(estimator.get_params(deep=False), "params"),
+        "state": _encode(estimator._get_fitted_state(), "state"),
+    }
+    payload["sha256"] = _checksum(payload)
+    return payload
+
+
+def model_from_dict(data: Any, *, source: str = "model") -> Any:
+    """Rebuild and validate an estimator from :func:`model_to_dict`'s output."""
+    if not isinstance(data, dict):
+        raise ModelFormatError(f"{source}: expected a JSON object at the top level")
+    if data.get("format") != FORMAT:
+        raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{source}: model format version {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
+        )
+    expected = {"format", "format_version", "rankcore_version", "estimator", "params", "state", "sha256"}
+    if set(data) != expected:
+        raise ModelFormatError(f"{source}: unexpected or missing fields {sorted(set(data) ^ expected)}")
+    payload = {k: v for k, v in data.items() if k != "sha256"}
+    if data["sha256"] != _checksum(payload):
+        raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
+    name = data["estimator"]
+    if name not in ESTIMATORS:
+        raise ModelFormatError(f"{source}: unknown estimator {name!r} (known: {', '.join(ESTIMATORS)})")
+    module, _, attr = ESTIMATORS[name].partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    params = _decode(data["params"], "params")
+    if not isinstance(params, dict):
+        raise ModelFormatError(f"{source}: params must be an object")
+    estimator = cls()
+    try:
+        estimator.set_params(**params)
+    except (TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{source}: invalid parameters: {exc}") from None
+    state = _decode(data["state"], "state")
+    if not isinstance(state, dict):
+        raise ModelFormatError(f"{source}: state must be an object")
+    try:
+        estimator._set_fitted_state(state)
+    except ModelFormatError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError) as exc:
+        raise ModelFormatError(f"{source}: invalid fitted state: {type(exc).__name__}: {exc}") from None
+    return estimator
+
+
+def save_model(estimator: Any, path: str | os.PathLike) -> None:
+    """Save a fitted estimator to a JSON file (no pickle).
+
+    Parameters
+    ----------
+    estimator : fitted rankcore estimator
+    path : str or path-like
+    """
+    data = model_to_dict(estimator)
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def load_model(path: str | os.PathLike) -> Any:
+    """Load an estimator saved by :func:`save_model`, validating everything.
+
+    Raises
+    ------
+    ModelFormatError
+        Not JSON, not a rankcore model, an unsupported version, a checksum
+        mismatch, an unknown estimator, or parameters/state that fail the
+        estimator's validation.
+    FileNotFoundError
+        No such file.
+    """
+    source = os.fspath(path)
+    with open(source, "rb") as fh:
+        raw = fh.read()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFormatError(f"{source}: not a valid JSON model file ({exc})") from None
+    return model_from_dict(data, source=source)
