@@ -18,8 +18,10 @@ __version__ = "0.1.0"
 
 # public name -> "module:attribute" (module relative to this package)
 _LAZY: dict[str, str] = {
-    # plugin machinery
-    "registry": "registry:registry",
+    # plugin machinery ("registry" is the module rankcore.registry; the
+    # snapshot of registered components is get_registry())
+    "registry": "registry:",
+    "get_registry": "registry:registry",
     "list_plugins": "registry:list_plugins",
     "resolve": "registry:resolve",
     "Registry": "registry:Registry",
@@ -62,7 +64,8 @@ def __getattr__(name: str) -> Any:
     if target is None:
         raise AttributeError(f"module 'rankcore' has no attribute {name!r}")
     module_name, _, attr = target.partition(":")
-    value = getattr(importlib.import_module(f".{module_name}", __name__), attr)
+    module = importlib.import_module(f".{module_name}", __name__)
+    value = getattr(module, attr) if attr else module
     globals()[name] = value  # cache: later lookups skip __getattr__
     return value
 

@@ -40,6 +40,8 @@ __all__ = [
     "UnknownComponentError",
     "get_plugin_manager",
     "registry",
+    "register_plugin",
+    "unregister_plugin",
     "resolve",
     "list_plugins",
 ]
@@ -124,7 +126,7 @@ class RegistryEntry:
 class Registry:
     """A snapshot of every registered component, by family and name.
 
-    Obtain it with :func:`rankcore.registry`.  ``entries[family][name]`` is a
+    Obtain it with :func:`rankcore.get_registry`.  ``entries[family][name]`` is a
     :class:`RegistryEntry`; aliases resolve to the same entry.
     """
 
@@ -355,8 +357,9 @@ def registry(*, refresh: bool = False) -> Registry:
     Returns
     -------
     Registry
-        ``registry().names("price")``, ``registry().resolve("price", "pow:16")``,
-        ``registry().problems``; ``print(registry().format_table())`` shows it all.
+        ``get_registry().names("price")``, ``get_registry().resolve("price", "pow:16")``,
+        ``get_registry().problems``; ``print(get_registry().format_table())`` shows it all.
+        (Exported as ``rankcore.get_registry``; ``rankcore.registry`` is this module.)
     """
     with _lock:
         if refresh or _state["pm"] is None:
@@ -367,6 +370,39 @@ def registry(*, refresh: bool = False) -> Registry:
                 warnings.warn(str(problem), RuntimeWarning, stacklevel=2)
             _state["registry"] = reg
         return _state["registry"]
+
+
+def register_plugin(plugin: Any, *, name: str, distribution: str = "local") -> None:
+    """Register a plugin object at runtime (without an entry point).
+
+    Useful in tests and notebooks.  The next :func:`registry` call includes
+    its components; problems are reported like those of entry-point plugins.
+
+    Parameters
+    ----------
+    plugin : module or object
+        Holds ``@rankcore.hookimpl`` functions.
+    name : str
+        Plugin name (unique).
+    distribution : str, default "local"
+        Shown as the provider in ``list_plugins()``.
+    """
+    with _lock:
+        pm = get_plugin_manager()
+        pm.register(plugin, name=name)
+        _state["providers"][name] = distribution
+        _state["registry"] = None
+
+
+def unregister_plugin(name: str) -> None:
+    """Remove a plugin registered by name (see :func:`register_plugin`)."""
+    with _lock:
+        pm = get_plugin_manager()
+        if pm.get_plugin(name) is None:
+            raise ValueError(f"name: no plugin named {name!r} is registered")
+        pm.unregister(name=name)
+        _state["providers"].pop(name, None)
+        _state["registry"] = None
 
 
 def resolve(family: str, spec: Any) -> Component:

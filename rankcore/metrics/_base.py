@@ -43,7 +43,7 @@ class Metric(Component):
     Examples
     --------
     >>> import rankcore
-    >>> metric = rankcore.registry().resolve("metric", "auc")
+    >>> metric = rankcore.resolve("metric", "auc")
     >>> metric([0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """

@@ -1,0 +1,183 @@
+"""The plugin registry (rankcore.registry): discovery, attribution, containment."""
+
+import sys
+import textwrap
+import types
+import warnings
+
+import pytest
+
+import rankcore
+from rankcore import registry as reg_mod
+from rankcore.metrics import Metric
+from rankcore.spec import Parameter, SpecError
+
+
+class _Scratch(Metric):
+    """A scratch metric used only by these tests."""
+
+    name = "scratch-metric"
+    aliases = ("scratch_alias",)
+    parameters = (Parameter("level", float, default=1.0, minimum=0),)
+
+    def compute(self, y, scores):
+        return float(self.level)
+
+
+def _plugin(*classes, hook="rankcore_register_metrics", raises=None):
+    module = types.ModuleType("scratch_plugin")
+
+    def register():
+        if raises is not None:
+            raise raises
+        return list(classes)
+
+    register.__name__ = hook
+    setattr(module, hook, rankcore.hookimpl(register))
+    return module
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch):
+    """A plugin manager rebuilt for the test and again afterwards."""
+    reg_mod.registry(refresh=True)
+    yield
+    reg_mod.registry(refresh=True)
+
+
+def test_builtin_hookimpls_match_hookspecs():
+    pm = reg_mod.get_plugin_manager(refresh=True)
+    pm.check_pending()  # a misspelled hook name in a built-in would fail here
+    for module_name in reg_mod.DEFAULT_PLUGINS:
+        assert pm.get_plugin(module_name) is not None
+
+
+def test_import_rankcore_loads_no_plugin():
+    code = "import rankcore, rankcore.registry as r; assert r._state['pm'] is None; print('ok')"
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_register_plugin_resolves_by_name_and_alias(fresh_registry):
+    reg_mod.register_plugin(_plugin(_Scratch), name="scratch", distribution="scratch-dist 1.0")
+    reg = rankcore.get_registry()
+    assert "scratch-metric" in reg.names("metric")
+    m = reg.resolve("metric", "scratch-metric:2.5")
+    assert isinstance(m, _Scratch) and m.level == 2.5
+    assert reg.resolve("metric", "scratch_alias") == _Scratch()
+    entry = reg.entry("metric", "scratch_alias")
+    assert entry.distribution == "scratch-dist 1.0" and entry.plugin == "scratch"
+    records = [r for r in rankcore.list_plugins() if r["name"] == "scratch-metric"]
+    assert records == [
+        {
+            "family": "metric",
+            "name": "scratch-metric",
+            "spec": "scratch-metric:level",
+            "aliases": ["scratch_alias"],
+            "distribution": "scratch-dist 1.0",
+            "plugin": "scratch",
+            "summary": "A scratch metric used only by these tests.",
+        }
+    ]
+    assert "scratch-metric:level" in reg.format_table()
+    reg_mod.unregister_plugin("scratch")
+    assert "scratch-metric" not in rankcore.get_registry().names("metric")
+
+
+def test_unknown_name_lists_registered(fresh_registry):
+    reg_mod.register_plugin(_plugin(_Scratch), name="scratch")
+    with pytest.raises(rankcore.UnknownComponentError, match=r"unknown metric 'nope'; registered metrics: .*scratch-metric"):
+        rankcore.resolve("metric", "nope:3")
+
+
+def test_malformed_spec_lists_registered(fresh_registry):
+    reg_mod.register_plugin(_plugin(_Scratch), name="scratch")
+    with pytest.raises(SpecError, match=r"registered metrics: .*scratch-metric"):
+        rankcore.resolve("metric", "scratch-metric:")
+    with pytest.raises(SpecError, match=r"level must be a number >= 0, got '-1'"):
+        rankcore.resolve("metric", "scratch-metric:-1")
+
+
+def test_resolve_rejects_wrong_types(fresh_registry):
+    reg_mod.register_plugin(_plugin(_Scratch), name="scratch")
+    with pytest.raises(TypeError, match="expected a spec string"):
+        rankcore.resolve("metric", 3)
+    with pytest.raises(ValueError, match="family: expected one of"):
+        rankcore.resolve("metrics", "auc")
+    instance = _Scratch(level=3)
+    assert rankcore.resolve("metric", instance) is instance
+    with pytest.raises(TypeError, match="expected a spec string or a Price"):
+        rankcore.resolve("price", instance)
+
+
+def test_duplicate_name_is_reported_and_first_wins(fresh_registry):
+    class Impostor(_Scratch):
+        """Same name, other provider."""
+
+    reg_mod.register_plugin(_plugin(_Scratch), name="first", distribution="first-dist")
+    reg_mod.register_plugin(_plugin(Impostor), name="second", distribution="second-dist")
+    with pytest.warns(RuntimeWarning, match="second-dist.*already registered by first-dist"):
+        reg = rankcore.get_registry()
+    assert reg.get("metric", "scratch-metric") is _Scratch
+    assert [p.distribution for p in reg.problems] == ["second-dist"]
+
+
+def test_broken_hook_and_wrong_class_are_contained(fresh_registry):
+    reg_mod.register_plugin(_plugin(raises=RuntimeError("boom")), name="broken", distribution="broken-dist")
+    reg_mod.register_plugin(_plugin(int), name="wrong", distribution="wrong-dist")
+    reg_mod.register_plugin(_plugin(_Scratch), name="good", distribution="good-dist")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reg = rankcore.get_registry()
+    messages = [str(p) for p in reg.problems]
+    assert any("broken-dist" in m and "raised RuntimeError: boom" in m for m in messages)
+    assert any("wrong-dist" in m and "not a subclass of rankcore.Metric" in m for m in messages)
+    assert len(caught) == 2
+    assert "scratch-metric" in reg.names("metric")  # everything else keeps working
+
+
+def _write_distribution(root, dist, module, source, entry_point):
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{dist}-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text(f"[rankcore]\n{entry_point} = {module}\n")
+
+
+def test_entry_point_plugins_discovered_and_failures_contained(tmp_path, monkeypatch, fresh_registry):
+    good = '''
+        import rankcore
+        from rankcore.metrics import Metric
+
+        class Half(Metric):
+            """Always one half."""
+            name = "always-half"
+            def compute(self, y, scores):
+                return 0.5
+
+        @rankcore.hookimpl
+        def rankcore_register_metrics():
+            return [Half]
+    '''
+    _write_distribution(tmp_path, "good-plugin", "good_plugin_mod", good, "good")
+    _write_distribution(tmp_path, "bad-plugin", "bad_plugin_mod", "raise ImportError('missing dependency xyz')\n", "bad")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(reg_mod.DISABLE_AUTOLOAD_ENV, raising=False)
+    with pytest.warns(RuntimeWarning, match="bad-plugin 1.2.*failed to import.*missing dependency xyz"):
+        reg = rankcore.get_registry(refresh=True)
+    assert reg.entry("metric", "always-half").distribution == "good-plugin 1.2"
+    assert reg.resolve("metric", "always-half")([0, 1], [0.0, 1.0]) == 0.5
+    # Autoloading can be switched off.
+    monkeypatch.setenv(reg_mod.DISABLE_AUTOLOAD_ENV, "1")
+    reg = rankcore.get_registry(refresh=True)
+    assert "always-half" not in reg.names("metric")
+    assert reg.problems == []
+
+
+def test_registry_repr_counts_families():
+    text = repr(rankcore.get_registry())
+    for family in reg_mod.FAMILIES:
+        assert family in text

@@ -1,0 +1,128 @@
+"""Spec strings and configurable components (rankcore.spec)."""
+
+import copy
+import pickle
+
+import pytest
+
+from rankcore.spec import Component, Parameter, SpecError, count_or_fraction, parse_spec
+
+
+class Toy(Component):
+    """A toy component for the tests."""
+
+    family = "price"
+    name = "toy"
+    parameters = (
+        Parameter("p", float, minimum=1),
+        Parameter("mode", str, default="a", choices=("a", "b")),
+        Parameter("n", int, default=3, minimum=0),
+    )
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("exp", ("exp", [], {})),
+        ("pow:16", ("pow", ["16"], {})),
+        ("  pow : 16 ", ("pow", ["16"], {})),
+        ("prec@k:10", ("prec@k", ["10"], {})),
+        ("prec@k-avg:0.05", ("prec@k-avg", ["0.05"], {})),
+        ("pauc:0.1,mcclish", ("pauc", ["0.1", "mcclish"], {})),
+        ("tpauc:min_tpr=0.5,max_fpr=0.1", ("tpauc", [], {"min_tpr": "0.5", "max_fpr": "0.1"})),
+        ("pnorm:8,theta=0.5", ("pnorm", ["8"], {"theta": "0.5"})),
+    ],
+)
+def test_parse_spec_valid(spec, expected):
+    assert parse_spec(spec) == expected
+
+
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("", "empty string"),
+        ("   ", "empty string"),
+        ("pow:", "nothing after"),
+        ("pow:1,,2", "empty argument"),
+        ("9pow", "not valid"),
+        ("po w:1", "not valid"),
+        ("pow:p=1,2", "after a keyword"),
+        ("pow:p=1,p=2", "given twice"),
+        ("pow:=3", "malformed keyword"),
+    ],
+)
+def test_parse_spec_malformed(spec, match):
+    with pytest.raises(SpecError, match=match):
+        parse_spec(spec)
+
+
+def test_parse_spec_not_a_string():
+    with pytest.raises(TypeError, match="expected a string"):
+        parse_spec(16)
+
+
+def test_component_from_spec_args_converts_and_checks():
+    c = Toy.from_spec_args(["4"], {"mode": "b"})
+    assert c.p == 4.0 and c.mode == "b" and c.n == 3
+    assert c.params == {"p": 4.0, "mode": "b", "n": 3}
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        (["x"], {}, r"p must be a number >= 1, got 'x'"),
+        (["0.5"], {}, r"p must be a number >= 1, got '0.5'"),
+        (["inf"], {}, "finite"),
+        (["2", "c"], {}, r"mode must be a string one of 'a', 'b', got 'c'"),
+        (["2", "a", "1.5"], {}, "n must be an integer"),
+        (["2", "a", "-1"], {}, "n must be an integer >= 0"),
+        (["2", "a", "1", "9"], {}, "too many arguments"),
+        ([], {}, "missing parameter p"),
+        (["2"], {"q": "1"}, "unknown parameter"),
+        (["2"], {"p": "3"}, "given twice"),
+    ],
+)
+def test_component_bad_arguments(args, kwargs, match):
+    with pytest.raises(SpecError, match=match):
+        Toy.from_spec_args(args, kwargs)
+
+
+def test_spec_round_trip_and_equality():
+    for spec in ["toy:4", "toy:4,b", "toy:4,a,7", "toy:2.5"]:
+        c = Toy.from_spec_args(*parse_spec(spec)[1:])
+        again = Toy.from_spec_args(*parse_spec(c.spec)[1:])
+        assert again == c and hash(again) == hash(c)
+    assert Toy(p=4).spec == "toy:4"
+    assert Toy(p=4, n=7).spec == "toy:4,a,7"  # a default is shown when a later value needs it
+    assert Toy(p=4) != Toy(p=5)
+    assert repr(Toy(p=4)) == "<price toy:4>"
+
+
+def test_component_copies_and_pickles_by_parameters():
+    c = Toy(p=2, mode="b")
+    assert copy.deepcopy(c) == c
+    assert pickle.loads(pickle.dumps(c)) == c
+
+
+def test_bool_parameter_forms():
+    class Flag(Component):
+        family = "metric"
+        name = "flag"
+        parameters = (Parameter("on", bool, default=False),)
+
+    assert Flag.from_spec_args(["true"], {}).on is True
+    assert Flag.from_spec_args(["0"], {}).on is False
+    with pytest.raises(SpecError, match="on must be true or false"):
+        Flag.from_spec_args(["maybe"], {})
+
+
+@pytest.mark.parametrize("value, expected", [("10", 10), (10, 10), ("10.0", 10), ("0.05", 0.05), (0.5, 0.5)])
+def test_count_or_fraction_valid(value, expected):
+    out = count_or_fraction(value)
+    assert out == expected and type(out) is type(expected)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "nan", True])
+def test_count_or_fraction_invalid(value):
+    with pytest.raises(ValueError):
+        count_or_fraction(value)

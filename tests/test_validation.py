@@ -1,0 +1,155 @@
+"""Shared input validation (rankcore.validation)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from rankcore import validation as v
+
+
+def test_check_scores_returns_contiguous_float64():
+    out = v.check_scores(np.arange(6, dtype=np.int32)[::2])
+    assert out.dtype == np.float64 and out.flags.c_contiguous
+    assert out.tolist() == [0.0, 2.0, 4.0]
+    assert v.check_scores([True, False]).tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "scores, exc, match",
+    [
+        ([], ValueError, "scores: expected at least one value, got an empty array"),
+        ([[1.0, 2.0]], ValueError, r"expected a 1-D array, got shape \(1, 2\)"),
+        (np.zeros((2, 2)), ValueError, "expected a 1-D array, got 2-D"),
+        ([1.0, np.nan], ValueError, "expected finite numbers, got NaN"),
+        ([1.0, np.inf], ValueError, "expected finite numbers, got infinite values"),
+        (["a", "b"], TypeError, "expected numbers, got dtype <U1"),
+        ("abc", TypeError, "got a string"),
+        ([1 + 2j], TypeError, "complex"),
+        ([object(), 1], TypeError, "non-numeric"),
+        (sp.csr_matrix(np.ones((1, 3))), TypeError, "sparse"),
+    ],
+)
+def test_check_scores_rejects(scores, exc, match):
+    with pytest.raises(exc, match=match):
+        v.check_scores(scores)
+
+
+def test_check_binary_labels_accepts_bool_int_float():
+    for y in ([0, 1, 1], [False, True, True], [0.0, 1.0, 1.0], np.array([0, 1, 1], dtype=np.uint8)):
+        out = v.check_binary_labels(y)
+        assert out.dtype == np.int8 and out.tolist() == [0, 1, 1]
+
+
+@pytest.mark.parametrize(
+    "y, exc, match",
+    [
+        ([0, 2, 1], ValueError, r"expected binary labels in \{0, 1\} .*got other values \[2\]"),
+        ([-1, 1], ValueError, r"other values \[-1\]"),
+        ([0.5, 1], ValueError, r"other values \[0.5\]"),
+        ([], ValueError, "empty"),
+        ([[0, 1]], ValueError, "1-D"),
+        ([0, np.nan], ValueError, "NaN"),
+        (["0", "1"], TypeError, "expected numbers"),
+    ],
+)
+def test_check_binary_labels_rejects(y, exc, match):
+    with pytest.raises(exc, match=match):
+        v.check_binary_labels(y)
+
+
+def test_check_labels_and_scores_lengths_and_classes():
+    y, s = v.check_labels_and_scores([0, 1], [0.2, 0.4])
+    assert y.tolist() == [0, 1] and s.tolist() == [0.2, 0.4]
+    with pytest.raises(ValueError, match="inconsistent lengths: y has 2, scores has 3"):
+        v.check_labels_and_scores([0, 1], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"auc needs both classes, got only positives \(1\) in 3 labels"):
+        v.check_labels_and_scores([1, 1, 1], [1, 2, 3], what="auc")
+    with pytest.raises(ValueError, match=r"only negatives \(0\)"):
+        v.check_labels_and_scores([0, 0], [1, 2])
+    y, _ = v.check_labels_and_scores([1, 1], [1, 2], both_classes=False)
+    assert y.tolist() == [1, 1]
+    y, _ = v.check_labels_and_scores([0.5, 3.0], [1, 2], graded=True)
+    assert y.dtype == np.float64
+
+
+@pytest.mark.parametrize("k, n, expected", [(1, 10, 1), (10, 10, 10), (0.05, 100, 5), (0.5, 3, 2), (0.01, 10, 1), (3.0, 5, 3)])
+def test_check_k_valid(k, n, expected):
+    assert v.check_k(k, n) == expected
+
+
+@pytest.mark.parametrize(
+    "k, exc, match",
+    [
+        (0, ValueError, r"expected a count in \[1, 10\]"),
+        (-3, ValueError, "expected a count"),
+        (11, ValueError, r"expected a count in \[1, 10\] \(the number of examples\), got 11"),
+        (2.5, ValueError, "whole count"),
+        (float("nan"), ValueError, "expected a count"),
+        ("5", TypeError, "got str"),
+        (True, TypeError, "got bool"),
+        (None, TypeError, "got NoneType"),
+    ],
+)
+def test_check_k_rejects(k, exc, match):
+    with pytest.raises(exc, match=match):
+        v.check_k(k, 10)
+
+
+def test_check_matrix():
+    X = v.check_matrix([[1, 2], [3, 4]])
+    assert X.dtype == np.float64 and X.flags.c_contiguous
+    assert v.check_matrix(np.ones((2, 2)), dtype=np.float32).dtype == np.float32
+    with pytest.raises(ValueError, match=r"expected a 2-D array \(n_samples, n_features\), got shape \(3,\); reshape"):
+        v.check_matrix([1, 2, 3])
+    with pytest.raises(ValueError, match=r"at least 1 row\(s\) and 1 column, got shape \(0, 3\)"):
+        v.check_matrix(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="X: expected finite numbers, got NaN"):
+        v.check_matrix([[1.0, np.nan]])
+    with pytest.raises(TypeError, match="sparse input is not supported"):
+        v.check_matrix(sp.csr_matrix(np.eye(2)))
+    Xs = v.check_matrix(sp.coo_matrix(np.eye(2)), accept_sparse=True)
+    assert sp.isspmatrix_csr(Xs)
+    with pytest.raises(ValueError, match="infinite"):
+        v.check_matrix(sp.csr_matrix(np.array([[np.inf, 0.0]])), accept_sparse=True)
+    with pytest.raises(TypeError, match="expected numbers"):
+        v.check_matrix([["a", "b"]])
+
+
+def test_check_sample_weight():
+    assert v.check_sample_weight(None, 3).tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="expected 3 weights"):
+        v.check_sample_weight([1, 2], 3)
+    with pytest.raises(ValueError, match="non-negative"):
+        v.check_sample_weight([1, -2, 1], 3)
+    with pytest.raises(ValueError, match="positive total"):
+        v.check_sample_weight([0, 0, 0], 3)
+
+
+def test_effective_n_threads():
+    cores = v.effective_n_threads(None)
+    assert cores >= 1 and v.effective_n_threads(-1) == cores
+    assert v.effective_n_threads(1) == 1
+    assert v.effective_n_threads(10_000) == cores
+    assert v.effective_n_threads(-10_000) == 1
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            v.effective_n_threads(bad)
+
+
+def test_check_bipartite_target():
+    y01, classes = v.check_bipartite_target(np.array([-1, 1, 1, -1]))
+    assert y01.tolist() == [0, 1, 1, 0] and classes.tolist() == [-1, 1]
+    y01, classes = v.check_bipartite_target(["spam", "ham", "spam"])
+    assert y01.tolist() == [1, 0, 1] and classes.tolist() == ["ham", "spam"]
+    with pytest.raises(ValueError, match="needs both classes, got only the label"):
+        v.check_bipartite_target([1, 1])
+    with pytest.raises(ValueError, match="expected two classes .* got 3"):
+        v.check_bipartite_target([0, 1, 2])
+    with pytest.raises(ValueError, match="use y.ravel"):
+        v.check_bipartite_target(np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="NaN"):
+        v.check_bipartite_target([0.0, np.nan])
+    X, y01, classes = v.check_fit_data([[1.0], [2.0]], [0, 1])
+    assert X.shape == (2, 1) and y01.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="inconsistent lengths: X has 2, y has 3"):
+        v.check_fit_data([[1.0], [2.0]], [0, 1, 1])
