@@ -1,5 +1,59 @@
-"""Ranking metrics (the ``metric`` plugin family)."""
+"""Ranking metrics (the ``metric`` plugin family).
+
+Functions take ``(y, scores)`` and return one value (``auc``, ``pauc``,
+``tpauc``, ``ks``, ``prec_at_k``, ``rmax``, ``max_height``, ``pnorm_risk``,
+``misrank``) or a curve/vector (``roc_curve``, ``height``);
+:func:`evaluate` computes several at once from spec strings.  The classes
+are the registered metric plugins behind them; ``Metric.sorted_kernel()``
+gives the nogil Cython kernel (:mod:`rankcore.metrics._sorted`).
+See ``docs/metrics.md`` for definitions and tie conventions.
+"""
 
 from ._base import Metric
+from ._curves import ROC, Height, RocCurve
+from ._evaluate import evaluate
+from ._functions import (
+    auc,
+    height,
+    ks,
+    max_height,
+    misrank,
+    pauc,
+    pnorm_risk,
+    prec_at_k,
+    rmax,
+    roc_curve,
+    tpauc,
+)
+from ._graded import Misrank
+from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
+from ._split import split_sorted
 
-__all__ = ["Metric"]
+__all__ = [
+    "Metric",
+    "evaluate",
+    "split_sorted",
+    "auc",
+    "pauc",
+    "tpauc",
+    "ks",
+    "prec_at_k",
+    "rmax",
+    "max_height",
+    "height",
+    "pnorm_risk",
+    "misrank",
+    "roc_curve",
+    "RocCurve",
+    "AUC",
+    "PartialAUC",
+    "TwoWayPartialAUC",
+    "KS",
+    "PrecisionAtK",
+    "RMax",
+    "MaxHeight",
+    "Height",
+    "PNormRisk",
+    "Misrank",
+    "ROC",
+]

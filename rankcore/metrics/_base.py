@@ -44,7 +44,7 @@ class Metric(Component):
     --------
     >>> import rankcore
     >>> metric = rankcore.resolve("metric", "auc")
-    >>> metric([0, 1, 0, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> metric([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
 

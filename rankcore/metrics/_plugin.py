@@ -5,4 +5,8 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_metrics():
-    return []
+    from ._curves import ROC, Height
+    from ._graded import Misrank
+    from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
+
+    return [AUC, PartialAUC, TwoWayPartialAUC, KS, PrecisionAtK, RMax, MaxHeight, Height, PNormRisk, Misrank, ROC]

@@ -1,0 +1,176 @@
+"""The scalar bipartite metrics: one Metric class per Cython ``SortedMetric`` kernel.
+
+Each class declares its parameters, direction and flags and builds its kernel
+(:mod:`rankcore.metrics._sorted`) from its parameters; validation, the split
+by label and the one sort come from :class:`rankcore.Metric`.  The user-facing
+documentation of each metric is the docstring of its function in
+:mod:`rankcore.metrics._functions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..spec import Parameter, count_or_fraction
+from ..validation import check_k
+from ._base import Metric
+from ._sorted import (
+    SortedAUC,
+    SortedKS,
+    SortedMaxHeight,
+    SortedPartialAUC,
+    SortedPNormRisk,
+    SortedPrecAtK,
+    SortedRMax,
+    SortedTwoWayPartialAUC,
+)
+
+__all__ = [
+    "AUC",
+    "PartialAUC",
+    "TwoWayPartialAUC",
+    "KS",
+    "PrecisionAtK",
+    "RMax",
+    "MaxHeight",
+    "PNormRisk",
+]
+
+
+class _SortedKernelMetric(Metric):
+    """A scalar bipartite metric backed by a Cython ``SortedMetric``."""
+
+    def _make_kernel(self) -> Any:
+        raise NotImplementedError
+
+    def sorted_kernel(self) -> Any:
+        kernel = self.__dict__.get("_kernel")
+        if kernel is None:
+            kernel = self.__dict__["_kernel"] = self._make_kernel()
+        return kernel
+
+
+class AUC(_SortedKernelMetric):
+    """Area under the ROC curve; ties count one half (higher is better)."""
+
+    name = "auc"
+    bounded = True
+    examples = ("auc",)
+
+    def _make_kernel(self):
+        return SortedAUC()
+
+
+_MAX_FPR = Parameter("max_fpr", float, minimum=0.0, exclusive_minimum=True, maximum=1.0,
+                     doc="the FPR range [0, max_fpr] of the partial area")
+
+
+class PartialAUC(_SortedKernelMetric):
+    """Partial area under the ROC curve for FPR <= max_fpr, raw or McClish-standardized (higher is better)."""
+
+    name = "pauc"
+    parameters = (
+        _MAX_FPR,
+        Parameter("scale", str, default="raw", choices=("raw", "mcclish"),
+                  doc="raw area in [0, max_fpr], or McClish-standardized as scikit-learn's max_fpr"),
+    )
+    bounded = True
+    examples = ("pauc:0.1", "pauc:0.3,mcclish", "pauc:1")
+
+    def _make_kernel(self):
+        return SortedPartialAUC(self.max_fpr, self.scale)
+
+
+class TwoWayPartialAUC(_SortedKernelMetric):
+    """Two-way partial AUC: ROC area with TPR >= min_tpr and FPR <= max_fpr (higher is better)."""
+
+    name = "tpauc"
+    parameters = (
+        Parameter("min_tpr", float, minimum=0.0, maximum=1.0, exclusive_maximum=True,
+                  doc="the lowest TPR counted (beta)"),
+        _MAX_FPR,
+        Parameter("scale", str, default="raw", choices=("raw", "normalized"),
+                  doc="raw area in [0, (1-min_tpr)*max_fpr], or divided by that maximum"),
+    )
+    bounded = True
+    examples = ("tpauc:0.5,0.5", "tpauc:0.2,0.3,normalized", "tpauc:0,1")
+
+    def _make_kernel(self):
+        return SortedTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
+
+
+class KS(_SortedKernelMetric):
+    """Kolmogorov-Smirnov statistic max_t (F-(t) - F+(t)) (higher is better)."""
+
+    name = "ks"
+    bounded = True
+    examples = ("ks",)
+
+    def _make_kernel(self):
+        return SortedKS()
+
+
+class PrecisionAtK(_SortedKernelMetric):
+    """Precision among the k top scores, ties at the k-th score shared (higher is better)."""
+
+    name = "prec@k"
+    aliases = ("prec_at_k",)
+    parameters = (
+        Parameter("k", count_or_fraction, doc="a count >= 1 or a fraction of n in (0, 1)"),
+    )
+    bounded = True
+    requires_both_classes = False
+    examples = ("prec@k:1", "prec@k:10", "prec@k:0.1")
+
+    def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
+        check_k(self.k, int(y.shape[0]), name=f"metric {self.spec!r}: k")
+
+    def _make_kernel(self):
+        return SortedPrecAtK(self.k)
+
+
+class _CountMetric(_SortedKernelMetric):
+    """A metric whose value is a count of positives: reported as an int."""
+
+    def from_sorted(self, pos: np.ndarray, neg: np.ndarray) -> int:
+        return int(super().from_sorted(pos, neg))
+
+
+class RMax(_CountMetric):
+    """Number of positives scored strictly above every negative (higher is better)."""
+
+    name = "rmax"
+    examples = ("rmax",)
+
+    def _make_kernel(self):
+        return SortedRMax()
+
+
+class MaxHeight(_CountMetric):
+    """Largest height over the negatives, #positives not above the top negative (lower is better)."""
+
+    name = "max_height"
+    greater_is_better = False
+    examples = ("max_height",)
+
+    def _make_kernel(self):
+        return SortedMaxHeight()
+
+
+class PNormRisk(_SortedKernelMetric):
+    """P-norm push risk R^p_theta, the l_p mean of the negatives' heights (lower is better)."""
+
+    name = "pnorm"
+    aliases = ("pnorm_risk",)
+    parameters = (
+        Parameter("p", float, minimum=1.0, doc="the norm; larger p weighs the highest negatives more"),
+        Parameter("theta", float, default=0.0, doc="margin: f_i - f_k <= theta counts as a miss"),
+    )
+    greater_is_better = False
+    bounded = True
+    examples = ("pnorm:1", "pnorm:4", "pnorm:64", "pnorm:2,0.1")
+
+    def _make_kernel(self):
+        return SortedPNormRisk(self.p, self.theta)

@@ -1,0 +1,254 @@
+"""Contract checks for metrics (the ``metric`` family).
+
+Each ``check_xxx(metric, rng)`` uses only the public :class:`rankcore.Metric`
+interface, so it applies as is to a third-party metric plugin.  Data are
+small integer-valued scores (many ties, exact in floating point) so that the
+checks exercise the tie conventions and never depend on rounding.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "CHECKS",
+    "check_metric_attributes",
+    "check_metric_spec_round_trip",
+    "check_metric_value_type",
+    "check_metric_loss_direction",
+    "check_metric_monotone",
+    "check_metric_sorted_kernel",
+    "check_metric_permutation_invariance",
+    "check_metric_shift_invariance",
+    "check_metric_rejects_bad_input",
+    "check_metric_one_class",
+]
+
+_SIZES = (30, 61, 200)
+
+
+def _labels(metric, rng, n):
+    """Labels for the metric's task with both classes (or two grades) present."""
+    if metric.task == "graded":
+        y = rng.integers(0, 4, size=n).astype(np.float64)
+        y[:2] = (0.0, 3.0)
+    else:
+        y = (rng.random(n) < rng.uniform(0.2, 0.6)).astype(np.int8)
+        y[:2] = (0, 1)
+    return rng.permutation(y)
+
+
+def _data(metric, rng, n):
+    y = _labels(metric, rng, n)
+    scores = rng.integers(0, max(3, n // 4), size=n).astype(np.float64)
+    return y, scores
+
+
+def _same(a, b) -> bool:
+    """Equal values (scalars within 1e-12, or arrays / named tuples of arrays exactly)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-12)
+    return a == b
+
+
+def _not_worse(metric, before: float, after: float) -> bool:
+    tol = 1e-12 * max(1.0, abs(before))
+    return after >= before - tol if metric.greater_is_better else after <= before + tol
+
+
+# ---------------------------------------------------------------------------
+
+
+def check_metric_attributes(metric, rng):
+    """The class attributes have the documented types and agree with each other."""
+    cls = type(metric)
+    assert metric.family == "metric", f"{cls.__name__}.family must be 'metric', got {metric.family!r}"
+    assert metric.task in ("bipartite", "graded"), (
+        f"{metric.spec}: task must be 'bipartite' or 'graded', got {metric.task!r}")
+    for attr in ("monotone", "scalar", "bounded", "requires_both_classes"):
+        assert isinstance(getattr(metric, attr), bool), (
+            f"{metric.spec}: {attr} must be a bool, got {getattr(metric, attr)!r}")
+    assert metric.greater_is_better in (True, False, None), (
+        f"{metric.spec}: greater_is_better must be True, False or None, got {metric.greater_is_better!r}")
+    if metric.scalar:
+        assert metric.greater_is_better is not None, (
+            f"{metric.spec}: a scalar metric must state its direction (greater_is_better True or False)")
+    doc = (cls.__doc__ or "").strip()
+    assert doc, f"{cls.__name__} needs a docstring (its first line is shown by rankcore plugins)"
+
+
+def check_metric_spec_round_trip(metric, rng):
+    """``resolve("metric", m.spec)`` rebuilds an equal metric."""
+    from ..registry import resolve
+
+    again = resolve("metric", metric.spec)
+    assert again == metric, f"resolve('metric', {metric.spec!r}) gave {again!r}, expected {metric!r}"
+
+
+def check_metric_value_type(metric, rng):
+    """Scalar metrics return finite real numbers (in [0, 1] when bounded); nothing returns None."""
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        value = metric(y, scores)
+        if metric.scalar:
+            assert isinstance(value, numbers.Real) and not isinstance(value, bool), (
+                f"{metric.spec}: expected a real number, got {type(value).__name__} {value!r}")
+            assert math.isfinite(value), f"{metric.spec}: expected a finite value, got {value!r} (n={n})"
+            if metric.bounded:
+                assert 0.0 <= value <= 1.0, f"{metric.spec}: bounded metric gave {value!r}, outside [0, 1]"
+        else:
+            assert value is not None, f"{metric.spec}: returned None"
+
+
+def check_metric_loss_direction(metric, rng):
+    """``to_loss`` is lower-is-better and consistent with ``greater_is_better``; ``loss`` = to_loss(value)."""
+    if not metric.scalar:
+        try:
+            metric.to_loss(0.0)
+        except TypeError:
+            return
+        raise AssertionError(f"{metric.spec}: a non-scalar metric must raise TypeError in to_loss")
+    values = []
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        value = metric(y, scores)
+        assert _same(metric.loss(y, scores), metric.to_loss(value)), (
+            f"{metric.spec}: loss(y, s) differs from to_loss(metric(y, s))")
+        values.append(float(value))
+        # a perfect-ish and a reversed scoring give values to compare too
+        values.append(float(metric(y, np.asarray(y, dtype=np.float64) + 0.0)))
+    for a in values:
+        for b in values:
+            if a == b:
+                continue
+            la, lb = metric.to_loss(a), metric.to_loss(b)
+            better = a > b if metric.greater_is_better else a < b
+            assert (la < lb) == better, (
+                f"{metric.spec}: to_loss({a!r}) = {la!r}, to_loss({b!r}) = {lb!r} contradicts "
+                f"greater_is_better={metric.greater_is_better}")
+
+
+def check_metric_monotone(metric, rng):
+    """A monotone metric never gets worse when a positive rises or a negative falls."""
+    if not (metric.monotone and metric.scalar and metric.task == "bipartite"):
+        return
+    for trial in range(40):
+        y, scores = _data(metric, rng, _SIZES[trial % len(_SIZES)])
+        before = float(metric(y, scores))
+        moved = scores.copy()
+        idx = int(rng.integers(0, y.shape[0]))
+        step = float(rng.integers(0, 4))  # 0 keeps, small steps make and break ties
+        moved[idx] += step if y[idx] == 1 else -step
+        after = float(metric(y, moved))
+        assert _not_worse(metric, before, after), (
+            f"{metric.spec}: not monotone: moving the {'positive' if y[idx] == 1 else 'negative'} "
+            f"at {idx} from {scores[idx]} to {moved[idx]} changed the value from {before!r} to {after!r}")
+
+
+def check_metric_sorted_kernel(metric, rng):
+    """When a metric offers a sorted kernel, it agrees with ``metric(y, scores)``."""
+    kernel = metric.sorted_kernel()
+    if kernel is None:
+        return
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        pos, neg = np.sort(scores[y == 1]), np.sort(scores[y == 0])
+        direct = metric(y, scores)
+        via_kernel = kernel.evaluate(pos, neg)
+        via_sorted = metric.from_sorted(pos, neg)
+        assert _same(float(direct), via_kernel), (
+            f"{metric.spec}: sorted_kernel().evaluate gave {via_kernel!r}, metric(y, s) gave {direct!r}")
+        assert _same(direct, via_sorted), (
+            f"{metric.spec}: from_sorted gave {via_sorted!r}, metric(y, s) gave {direct!r}")
+
+
+def check_metric_permutation_invariance(metric, rng):
+    """Reordering the examples does not change a scalar metric (ties are not broken by position)."""
+    if not metric.scalar:
+        return
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        perm = rng.permutation(n)
+        a, b = metric(y, scores), metric(y[perm], scores[perm])
+        assert _same(a, b), f"{metric.spec}: permuting the examples changed the value from {a!r} to {b!r}"
+
+
+def check_metric_shift_invariance(metric, rng):
+    """Adding a constant to every score does not change a scalar metric."""
+    if not metric.scalar:
+        return
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        a, b = metric(y, scores), metric(y, scores + 1000.0)
+        assert _same(a, b), f"{metric.spec}: adding 1000 to every score changed the value from {a!r} to {b!r}"
+
+
+def _expect_error(metric, kinds, y, scores, what):
+    try:
+        value = metric(y, scores)
+    except kinds as exc:
+        assert str(exc), f"{metric.spec}: {what} raised {type(exc).__name__} without a message"
+        return
+    except Exception as exc:  # the wrong kind of error
+        raise AssertionError(
+            f"{metric.spec}: {what} should raise {'/'.join(k.__name__ for k in kinds)}, "
+            f"got {type(exc).__name__}: {exc}") from exc
+    raise AssertionError(f"{metric.spec}: {what} should raise, returned {value!r}")
+
+
+def check_metric_rejects_bad_input(metric, rng):
+    """NaN/inf, wrong lengths, empty or non-numeric input, bad labels raise clear errors."""
+    y, scores = _data(metric, rng, 40)
+    bad = scores.copy()
+    bad[3] = np.nan
+    _expect_error(metric, (ValueError,), y, bad, "NaN in scores")
+    bad[3] = np.inf
+    _expect_error(metric, (ValueError,), y, bad, "inf in scores")
+    _expect_error(metric, (ValueError,), y, scores[:-1], "scores shorter than y")
+    _expect_error(metric, (ValueError,), y, scores.reshape(-1, 2), "2-D scores")
+    _expect_error(metric, (ValueError,), y[:0], scores[:0], "empty input")
+    _expect_error(metric, (TypeError,), y, ["a"] * y.shape[0], "string scores")
+    if metric.task == "bipartite":
+        labels = np.asarray(y, dtype=np.float64).copy()
+        labels[0] = 2.0
+        _expect_error(metric, (ValueError,), labels, scores, "label 2 in a bipartite metric")
+        labels[0] = np.nan
+        _expect_error(metric, (ValueError,), labels, scores, "NaN label")
+
+
+def check_metric_one_class(metric, rng):
+    """With a single class present: a clear ValueError, or (when allowed) a finite value."""
+    if metric.task != "bipartite":
+        return
+    n = 40
+    scores = rng.integers(0, 8, size=n).astype(np.float64)
+    for label in (0, 1):
+        y = np.full(n, label, dtype=np.int8)
+        if metric.requires_both_classes:
+            _expect_error(metric, (ValueError,), y, scores, f"only label {label}")
+        else:
+            value = metric(y, scores)
+            if metric.scalar:
+                assert math.isfinite(float(value)), (
+                    f"{metric.spec}: with only label {label} expected a finite value, got {value!r}")
+
+
+CHECKS = [
+    check_metric_attributes,
+    check_metric_spec_round_trip,
+    check_metric_value_type,
+    check_metric_loss_direction,
+    check_metric_monotone,
+    check_metric_sorted_kernel,
+    check_metric_permutation_invariance,
+    check_metric_shift_invariance,
+    check_metric_rejects_bad_input,
+    check_metric_one_class,
+]
