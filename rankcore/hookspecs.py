@@ -54,8 +54,9 @@ def rankcore_register_losses():
     Each class derives from :class:`rankcore.Loss`, which asks for the value
     ℓ(z) and derivative ℓ′(z) and offers a blocked pairwise-sum kernel built
     on them; a loss that factorizes (exp, hinge, ...) overrides
-    ``pairwise_sums`` with an O((I+K) log(I+K)) kernel that turns scores into
-    L_k and the per-example gradient sums of SPEC §2.
+    ``negative_sums``, ``positive_sums`` and ``directional_sums`` with an
+    O((I+K) log(I+K)) kernel that turns scores into L_k and the per-example
+    gradient sums of SPEC §2.
 
     :return: a list of :class:`rankcore.Loss` subclasses.
     """

@@ -57,8 +57,10 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rankcore.prices._plugin",
     "rankcore.learners._plugin",
     "rankcore.objectives._plugin",
+    "rankcore.precision_at_k._plugin",
     "rankcore.filters._plugin",
     "rankcore.kernels._plugin",
+    "rankcore.rkhs._plugin",
 )
 
 # family -> (registration hook, "module:BaseClass")

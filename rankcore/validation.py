@@ -50,8 +50,9 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name}: expected numbers, got non-numeric values of type object") from None
+        except (TypeError, ValueError) as exc:
+            # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
+            raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
     if arr.dtype.kind in "USV" or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
     if arr.dtype.kind == "c":
@@ -209,7 +210,7 @@ def check_matrix(
 
         Xs = sp.csr_matrix(X, dtype=dtype)
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
-            raise ValueError(f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {Xs.shape}")
+            raise ValueError(_shape_message(name, Xs.shape, min_rows))
         _check_finite(Xs.data, name)
         return Xs
     arr = _as_numeric_array(X, name)
@@ -217,10 +218,18 @@ def check_matrix(
         hint = "; reshape a single feature with X.reshape(-1, 1)" if arr.ndim == 1 else ""
         raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
-        raise ValueError(f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {arr.shape}")
+        raise ValueError(_shape_message(name, arr.shape, min_rows))
     arr = np.ascontiguousarray(arr, dtype=dtype)
     _check_finite(arr, name)
     return arr
+
+
+def _shape_message(name: str, shape: tuple, min_rows: int) -> str:
+    # ends in scikit-learn's wording, which its estimator checks look for
+    text = f"{name}: expected at least {min_rows} row(s) and 1 column, got shape {shape}; found "
+    if shape[1] < 1:
+        return text + f"0 feature(s) (shape={shape}) while a minimum of 1 is required."
+    return text + f"{shape[0]} sample(s) (shape={shape}) while a minimum of {min_rows} is required."
 
 
 def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weight") -> np.ndarray:
@@ -295,7 +304,7 @@ def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.n
         classes, inverse = np.unique(arr, return_inverse=True)
     if classes.shape[0] != 2:
         if classes.shape[0] < 2:
-            raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)}")
+            raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)} (one class)")
         raise ValueError(f"{name}: expected two classes (bipartite ranking), got {classes.shape[0]}: {_describe(classes)}")
     return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int8), classes
 

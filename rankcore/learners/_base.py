@@ -1,19 +1,175 @@
 """The :class:`Learner` base class of the ``learner`` plugin family.
 
-(Draft interface from the foundation; the issue that implements this family
-completes it.)
+A learner is a family of weak rankers h: X → [0, 1].  Boosting asks it, once
+per iteration, for the member whose direction best decreases the objective:
+given one gradient weight g_n = ∂J/∂f_n per training row, the ranker
+maximizing |Σ_n g_n h(x_n)| (the sign of the coefficient is free, so a family
+need not contain complements; SPEC §2).
+
+The work is split so that it is a **reduction over blocks of rows** -- the
+form a distributed backend needs:
+
+1. ``learner.prepare(X, ...)`` fits the family's data-dependent parts (feature
+   ranges, thresholds, bin edges) once and returns a :class:`LearnerLayout`;
+2. ``layout.encode(X_block)`` turns a block of rows into whatever the search
+   reads (bin codes, scaled features), once per fit;
+3. every iteration, ``layout.statistics(encoded_block, gradient_block)``
+   returns a float64 array per block -- histograms of the gradient per
+   feature and bin, or per-feature dot products -- and the arrays of all
+   blocks are **added**;
+4. ``layout.select(total_statistics)`` picks the best ranker on the client.
+
+Only step 3 touches the rows each iteration.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Learner"]
+__all__ = ["Learner", "LearnerLayout", "WeakRanker", "Candidate"]
+
+
+class WeakRanker:
+    """One weak ranker h: X → [0, 1] (on the training data), as chosen by boosting.
+
+    Subclasses are small immutable records.  They implement :meth:`predict`
+    on raw feature matrices, :meth:`to_state` for saving, and set
+    :attr:`values` when h takes finitely many values.
+
+    Attributes
+    ----------
+    kind : str
+        A short name identifying the ranker type inside its learner
+        (``"threshold"``, ``"feature"``), stored in saved models.
+    values : tuple of float or None
+        The values h can take, ascending (``(0.0, 1.0)`` for threshold
+        rankers), or None for real-valued rankers.  Lets the exponential push
+        objective compress the line search to a few numbers per block.
+    """
+
+    kind: ClassVar[str] = ""
+    values: ClassVar[tuple[float, ...] | None] = None
+
+    @property
+    def features(self) -> tuple[int, ...]:
+        """Indices of the features the ranker reads (for validation)."""
+        raise NotImplementedError
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """h(x) for each row of a validated 2-D array; float64 of shape (n,)."""
+        raise NotImplementedError
+
+    def to_state(self) -> dict:
+        """JSON-compatible record (numbers, strings) including ``"kind"``."""
+        raise NotImplementedError
+
+    def describe(self, feature_names: Any = None) -> str:
+        """One line for humans, e.g. ``1[x3 > 0.25]``."""
+        return repr(self)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The winner of one weak-ranker search.
+
+    Attributes
+    ----------
+    ranker : WeakRanker
+    derivative : float
+        Σ_n g_n h(x_n), the objective's directional derivative along h at α = 0.
+    """
+
+    ranker: WeakRanker
+    derivative: float
+
+
+class LearnerLayout:
+    """A learner prepared on one training set: encodes rows, searches, evaluates.
+
+    Returned by :meth:`Learner.prepare`.  The driver calls, per fit,
+    :meth:`encode` once for each block of rows and then, per iteration,
+    :meth:`statistics` per block, :meth:`select` once on the summed
+    statistics, and :meth:`evaluate` per block to update the scores.
+
+    Contract: ``evaluate(ranker, encode(X))`` equals ``ranker.predict(X)``
+    **exactly** (the training scores and ``decision_function`` agree), the
+    statistics of a block are additive over any split of its rows, and
+    :meth:`select` maximizes |Σ_n g_n h(x_n)| over the family, breaking exact
+    ties by the family's fixed candidate order.
+    """
+
+    n_features: int
+
+    def encode(self, X: np.ndarray) -> Any:
+        """The block representation the search reads (any object)."""
+        raise NotImplementedError
+
+    def statistics(self, encoded: Any, gradient: np.ndarray, *, n_threads: int = 1) -> np.ndarray:
+        """Per-block sufficient statistics of the gradient, additive over blocks."""
+        raise NotImplementedError
+
+    def select(self, statistics: np.ndarray) -> Candidate | None:
+        """The best weak ranker for the summed statistics (None if every candidate is constant)."""
+        raise NotImplementedError
+
+    def evaluate(self, ranker: WeakRanker, encoded: Any) -> np.ndarray:
+        """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
+        raise NotImplementedError
 
 
 class Learner(Component):
-    """Base class of the ``learner`` plugin family."""
+    """Base class of the ``learner`` plugin family: a family of weak rankers.
+
+    A subclass implements :meth:`prepare` (returning a :class:`LearnerLayout`)
+    and :meth:`ranker_from_state` (rebuilding its :class:`WeakRanker` records
+    from saved models).  See the module documentation for the block-reduction
+    protocol and :class:`LearnerLayout` for the exactness contract.  The
+    contract checks (``rankcore.testing.check_component("learner", spec)``)
+    verify it on random data: exact ``evaluate``/``predict`` agreement,
+    additivity over row splits, and that ``select`` returns the best
+    candidate against a brute-force search over the family.
+
+    Attributes
+    ----------
+    uses_thresholds : bool
+        The family is made of threshold rankers 1[x_j > t] whose candidate
+        thresholds can be given per feature (the estimators' ``thresholds``
+        parameter; e.g. the bin edges shared with a distributed fit).
+    """
 
     family: ClassVar[str] = "learner"
+    uses_thresholds: ClassVar[bool] = False
+
+    def prepare(
+        self,
+        X: np.ndarray,
+        *,
+        sample_weight: np.ndarray | None = None,
+        thresholds: Any = None,
+        random_state: Any = None,
+        n_threads: int = 1,
+    ) -> LearnerLayout:
+        """Fit the family's data-dependent parts on the training matrix.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d), float32 or float64, finite
+        sample_weight : ndarray or None
+            Rows of zero weight are ignored when fitting ranges and thresholds.
+        thresholds : list of array-like or None
+            Per-feature candidate thresholds (only for ``uses_thresholds``
+            learners; others raise ``ValueError`` when given some).
+        random_state : None, int or numpy Generator
+            For any sampling the learner does (e.g. the bin-edge sample).
+        n_threads : int
+        """
+        raise NotImplementedError(f"learner {self.spec!r} must implement prepare(X, ...)")
+
+    def ranker_from_state(self, state: dict) -> WeakRanker:
+        """Rebuild a :class:`WeakRanker` from :meth:`WeakRanker.to_state` (validate it)."""
+        raise NotImplementedError(f"learner {self.spec!r} cannot restore saved rankers")

@@ -5,4 +5,7 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_learners():
-    return []
+    from ._features import Features
+    from ._threshold import Stumps, Thresholds
+
+    return [Features, Thresholds, Stumps]

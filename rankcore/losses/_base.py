@@ -1,12 +1,21 @@
 """The :class:`Loss` base class of the ``loss`` plugin family.
 
-(Draft interface from the foundation; the issue that implements this family
-completes it.)
+A loss ℓ compares one positive with one negative through the difference of
+their scores, z = f_i − f_k, in the push objective (SPEC §2)::
+
+    R_{g,ℓ}(f) = Σ_k v_k · g(L_k),      L_k = Σ_i w_i · ℓ(f_i − f_k)
+
+The push objective never forms the I × K pairs itself: it asks the loss for
+the three *pairwise sums* below, which a loss computes however it can -- in
+O((I + K) log(I + K)) when it factorizes (exp, hinge, squared hinge), or by the
+exact blocked pairwise kernel otherwise (logistic, most plugins).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
+
+import numpy as np
 
 from ..spec import Component
 
@@ -14,6 +23,106 @@ __all__ = ["Loss"]
 
 
 class Loss(Component):
-    """Base class of the ``loss`` plugin family."""
+    """Base class of the ``loss`` plugin family: a convex, decreasing ℓ ≥ 1[z ≤ 0].
+
+    What a subclass provides
+    ------------------------
+    Required (vectorized over float64 NumPy arrays of any shape, never
+    modifying the input):
+
+    ``value(z)``
+        ℓ(z) ≥ 0, convex, non-increasing, with ℓ(z) ≥ 1 for z ≤ 0.
+    ``derivative(z)``
+        ℓ′(z) ≤ 0 (at a kink, the right-hand derivative, so that the value is
+        consistent with the pairwise kernels' conventions).
+
+    Optional:
+
+    ``second_derivative(z)``
+        ℓ″(z) ≥ 0; with it (and a price with g″) the line search takes Newton
+        steps.  :attr:`has_second_derivative` tells whether it is there.
+    ``pairwise_kernel()``
+        A Cython ``rankcore.losses._pairwise.PairwiseLoss`` evaluating ℓ, ℓ′,
+        ℓ″ without the GIL.  When given, the default pairwise sums run in the
+        parallel Cython kernel (``prange`` over negatives); when not, in a
+        blocked NumPy loop over the vectorized methods above (threads over
+        blocks; NumPy releases the GIL inside ufuncs).  Both are exact and
+        use O(I + K) memory plus a fixed-size block.
+    ``negative_sums``, ``positive_sums``, ``directional_sums``
+        Override all three with a faster exact algorithm when the loss has
+        structure (the built-in hinge losses use sorting and prefix sums).
+    ``exponential_rate``
+        A number r when ℓ(z) = exp(−r·z) exactly.  The push objective then
+        uses the closed form L_k = e^{r f_k} · Σ_i w_i e^{−r f_i} in log space
+        (SPEC §2) instead of any pairwise sum; this is also what lets the
+        objective be computed block by block (the Dask seam).  ``None``
+        (default) is always correct.
+
+    The pairwise sums (all arrays float64, C-contiguous)
+    ---------------------------------------------------
+    With f_pos (I,), w_pos (I,) the positives' scores and weights and f_neg
+    (K,) the negatives' scores:
+
+    ``negative_sums(f_pos, w_pos, f_neg, n_threads=1) -> (L, D)``
+        L_k = Σ_i w_i ℓ(f_i − f_k),  D_k = Σ_i w_i ℓ′(f_i − f_k).
+    ``positive_sums(f_pos, f_neg, c_neg, n_threads=1) -> E``
+        E_i = Σ_k c_k ℓ′(f_i − f_k)  for per-negative weights c.
+    ``directional_sums(f_pos, w_pos, h_pos, f_neg, h_neg, n_threads=1) -> (L, L1, L2)``
+        with δ_ik = h_i − h_k: L1_k = Σ_i w_i ℓ′(f_i − f_k) δ_ik and
+        L2_k = Σ_i w_i ℓ″(f_i − f_k) δ_ik² (NaN everywhere when the loss has
+        no second derivative): the first two derivatives of L_k(f + αh) in α.
+
+    Contract (``rankcore.testing.check_component("loss", spec)``): the shape
+    conditions above on a grid; derivatives agree with finite differences;
+    the three sums agree with an explicit pairwise computation on random data
+    with ties, for 1 and 2 threads; inputs are not modified.
+    """
 
     family: ClassVar[str] = "loss"
+    #: r such that ℓ(z) = exp(−r z), or None.
+    exponential_rate: ClassVar[float | None] = None
+
+    # ------------------------------------------------------------------
+    # Pointwise
+    # ------------------------------------------------------------------
+    def value(self, z: np.ndarray) -> np.ndarray:
+        """ℓ(z), elementwise."""
+        raise NotImplementedError(f"loss {self.spec!r} must implement value(z)")
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        """ℓ′(z), elementwise (right-hand derivative at kinks)."""
+        raise NotImplementedError(f"loss {self.spec!r} must implement derivative(z)")
+
+    def second_derivative(self, z: np.ndarray) -> np.ndarray:
+        """ℓ″(z), elementwise (optional)."""
+        raise NotImplementedError(f"loss {self.spec!r} does not provide a second derivative")
+
+    @property
+    def has_second_derivative(self) -> bool:
+        """Whether :meth:`second_derivative` is available."""
+        return type(self).second_derivative is not Loss.second_derivative
+
+    def pairwise_kernel(self) -> Any:
+        """A nogil ``PairwiseLoss`` evaluator for the Cython kernel, or None."""
+        return None
+
+    # ------------------------------------------------------------------
+    # Pairwise sums (default: exact pairwise evaluation, never I × K memory)
+    # ------------------------------------------------------------------
+    def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads: int = 1):
+        """(L, D): per-negative sums of w_i ℓ and w_i ℓ′ over the positives."""
+        from . import _blocked
+
+        return _blocked.negative_sums(self, f_pos, w_pos, f_neg, n_threads=n_threads)
+
+    def positive_sums(self, f_pos, f_neg, c_neg, *, n_threads: int = 1):
+        """E: per-positive sums of c_k ℓ′ over the negatives."""
+        from . import _blocked
+
+        return _blocked.positive_sums(self, f_pos, f_neg, c_neg, n_threads=n_threads)
+
+    def directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, *, n_threads: int = 1):
+        """(L, L1, L2): per-negative sums and their α-derivatives along h."""
+        from . import _blocked
+
+        return _blocked.directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, n_threads=n_threads)

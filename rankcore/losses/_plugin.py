@@ -5,4 +5,6 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_losses():
-    return []
+    from ._builtin import Exponential, Hinge, Logistic, SquaredHinge
+
+    return [Exponential, Logistic, Hinge, SquaredHinge]

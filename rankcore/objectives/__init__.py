@@ -1,5 +1,6 @@
-"""The ``objective`` plugin family."""
+"""The ``objective`` plugin family: functions of the scores that the boosting driver minimizes."""
 
-from ._base import Objective
+from ._base import BoundObjective, LinePoint, Objective, RowBlock, SeparableObjective
+from ._push import PushObjective
 
-__all__ = ["Objective"]
+__all__ = ["Objective", "BoundObjective", "SeparableObjective", "LinePoint", "RowBlock", "PushObjective"]

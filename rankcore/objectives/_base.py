@@ -1,19 +1,473 @@
 """The :class:`Objective` base class of the ``objective`` plugin family.
 
-(Draft interface from the foundation; the issue that implements this family
-completes it.)
+An objective is a function of the score vector that the boosting driver of
+:mod:`rankcore.push` minimizes over linear combinations of weak rankers.  The
+push objective R_{g,ℓ} (composed from a registered loss and price) is one; the
+precision@k surrogates and the magnitude-preserving squared loss are others,
+and a plugin can add more.  This module defines what the driver asks of them.
+
+Writing an objective
+====================
+Subclass :class:`Objective`, set ``name`` (and ``parameters``), say which
+labels it takes (``task``), and implement **one** method,
+:meth:`Objective.value_and_gradient`.  Everything else has a default::
+
+    import numpy as np
+    import rankcore
+
+    class PairwiseSquared(rankcore.Objective):
+        '''Σ_{i pos, k neg} (1 − (f_i − f_k))²: a least-squares AUC surrogate.'''
+
+        name = "pairsq"
+        supports_sample_weight = False
+
+        def value_and_gradient(self, y, scores, sample_weight=None):
+            pos, neg = scores[y == 1], scores[y == 0]
+            I, K = pos.size, neg.size
+            # Σ_ik (1 − f_i + f_k)² without pairs: expand the square.
+            s_p, s_n = pos.sum(), neg.sum()
+            value = (K * ((1 - pos) ** 2).sum() + I * (neg ** 2).sum()
+                     + 2 * (I - s_p) * s_n)
+            grad = np.empty_like(scores)
+            grad[y == 1] = -2 * (K * (1 - pos) + s_n)
+            grad[y == 0] = 2 * (I * neg + (I - s_p))
+            return float(value), grad
+
+Register the class with a ``rankcore_register_objectives`` hook and
+``rankcore.boost(objective="pairsq", learner="stumps")`` minimizes it.  Check it
+with ``rankcore.testing.check_component("objective", "pairsq")``.
+
+What the driver needs, precisely
+================================
+The working value J
+    ``value_and_gradient`` returns J(f), a float, and ∇J(f), a float64 array
+    of the scores' shape.  J may be the objective itself, or -- for objectives
+    that are products or sums of exponentials and overflow -- its logarithm:
+    set ``log_value = True`` and return J = log R.  The driver only compares
+    values of J and uses derivatives of J, so any strictly increasing
+    transform of the real objective works; log is the one the driver knows
+    how to use for Newton steps (it converts J″ into R″/R = J″ + J′², which
+    is positive when R is convex).
+Shift invariance
+    Ranking objectives depend on score differences only, so Σ_n ∂J/∂f_n = 0
+    and a weak ranker h and 1 − h are equally good (the driver's coefficients
+    take either sign).  An objective that is not shift invariant still works,
+    but then the learners' "no complements needed" shortcut costs accuracy.
+The line search
+    Along a chosen weak ranker h the driver minimizes φ(α) = J(f + α h) by
+    safeguarded Newton/secant/bisection steps on φ′.  It needs φ(α), φ′(α) and
+    (optionally) φ″(α) at a handful of α: :meth:`BoundObjective.line` returns a
+    callable α ↦ (φ, φ′, φ″).  The default evaluates ``value_and_gradient`` at
+    f + α h and returns φ″ = NaN (secant steps); override
+    :meth:`Objective.line_derivatives` (or bind to your own
+    :class:`BoundObjective`) when you can give φ″ or evaluate φ faster.
+    φ′ must change sign at most once (true when R is convex and J = R or log R).
+Convexity
+    Not required -- the driver only needs φ′ to change sign once along each
+    line it searches (quasi-convexity along lines).  Non-smooth objectives
+    (hinge, the precision@k surrogates) are fine: return any subgradient.
+Labels
+    ``task = "bipartite"``: y arrives as int8 0/1 (1 = relevant, the greater of
+    the two labels the user gave).  ``task = "graded"``: y arrives as float64
+    relevance grades and the estimator accepts real-valued targets.
+    :meth:`Objective.check_target` may add data-dependent checks (k ≤ n₊, ...).
+Sample weights
+    ``sample_weight`` (float64 ≥ 0, or None for all ones) should act as
+    multiplicities where that makes sense.  An objective that cannot honour
+    weights raises ``ValueError`` naming itself when given non-None weights;
+    the estimator reports it.
+
+Binding: precomputation and the Dask seam
+=========================================
+The driver calls ``objective.bind(y, sample_weight, n_threads=...)`` once per
+fit and then talks to the returned :class:`BoundObjective` only.  The default
+binds the three methods above to the data.  Objectives that want to
+precompute (index arrays, sorted labels) or that have fast paths return their
+own :class:`BoundObjective` subclass.
+
+A :class:`SeparableObjective` additionally exposes its work as **reductions
+over blocks of rows**: a few scalars merged across blocks (log-sum-exp sums,
+moments), from which every row's gradient follows without looking at other
+rows.  Backends that hold the data in blocks (the in-memory backend with
+``block_rows``; the Dask backend of a later release) use that form; the
+whole-vector methods are then implemented on top of it, so the two can never
+disagree.  See :class:`SeparableObjective` for the protocol.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Objective"]
+__all__ = [
+    "Objective",
+    "BoundObjective",
+    "SeparableObjective",
+    "LinePoint",
+    "RowBlock",
+]
+
+
+@dataclass(frozen=True)
+class LinePoint:
+    """φ and its derivatives at one step size α of a line search.
+
+    ``d2`` is NaN when the objective does not provide a second derivative.
+    ``value`` may be ``-inf`` when the objective reaches zero in log form
+    (then ``d1`` is 0: nothing left to gain).
+    """
+
+    alpha: float
+    value: float
+    d1: float
+    d2: float = math.nan
+
+
+#: A line function: α ↦ LinePoint (φ, φ′, φ″ at α).
+LineFunction = Callable[[float], LinePoint]
+
+
+@dataclass(frozen=True)
+class RowBlock:
+    """One block of rows as a separable objective sees it.
+
+    Attributes
+    ----------
+    y : ndarray
+        Labels of the rows (int8 0/1 for bipartite objectives, float64 grades
+        for graded ones).
+    weight : ndarray of float64
+        Sample weights of the rows (ones when the user gave none).
+    scores : ndarray of float64
+        The rows' current scores.
+    """
+
+    y: np.ndarray
+    weight: np.ndarray
+    scores: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.scores.shape[0])
 
 
 class Objective(Component):
-    """Base class of the ``objective`` plugin family."""
+    """Base class of the ``objective`` plugin family: what the boosting driver minimizes.
+
+    See the module documentation (``rankcore.objectives._base``) for the full
+    contract, with an example.  In short, a subclass sets ``name``,
+    ``parameters``, ``task`` and ``log_value`` and implements
+    :meth:`value_and_gradient`; optionally :meth:`line_derivatives`,
+    :meth:`check_target`, or :meth:`bind` returning its own
+    :class:`BoundObjective`.
+
+    Attributes
+    ----------
+    task : {"bipartite", "graded"}
+        The labels the objective takes.  The estimators validate ``y``
+        accordingly: any two labels (the greater is relevant) for bipartite
+        objectives, real-valued grades for graded ones.
+    log_value : bool
+        ``value_and_gradient`` returns the logarithm of a positive objective
+        (the push objective does, to stay finite at p = 64).
+    supports_sample_weight : bool
+        Whether ``sample_weight`` is honoured (as multiplicities).  When
+        False the estimators refuse weights with a clear error.
+    """
 
     family: ClassVar[str] = "objective"
+    task: ClassVar[str] = "bipartite"
+    log_value: ClassVar[bool] = False
+    supports_sample_weight: ClassVar[bool] = True
+
+    # ------------------------------------------------------------------
+    # What a simple plugin implements
+    # ------------------------------------------------------------------
+    def value_and_gradient(
+        self, y: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> tuple[float, np.ndarray]:
+        """The working value J and its gradient with respect to the scores.
+
+        Parameters
+        ----------
+        y : ndarray
+            Validated labels (int8 0/1, or float64 grades when ``task`` is
+            ``"graded"``), shape (n,).
+        scores : ndarray of float64, shape (n,)
+            Current scores; never modify them.
+        sample_weight : ndarray of float64 or None
+            Non-negative weights, or None for unit weights.
+
+        Returns
+        -------
+        value : float
+            J(f) (log of the objective when ``log_value``); may be ``-inf``
+            for a log-form objective that reached zero.
+        gradient : ndarray of float64, shape (n,)
+            ∂J/∂f_n (a subgradient where J is not differentiable).
+        """
+        raise NotImplementedError(f"objective {self.spec!r} must implement value_and_gradient(y, scores, sample_weight)")
+
+    def line_derivatives(
+        self,
+        y: np.ndarray,
+        scores: np.ndarray,
+        direction: np.ndarray,
+        sample_weight: np.ndarray | None = None,
+    ) -> tuple[float, float, float]:
+        """(φ(0), φ′(0), φ″(0)) for φ(α) = J(scores + α·direction).
+
+        The default uses :meth:`value_and_gradient` and returns φ″ = NaN, so
+        the driver takes secant steps; override to give φ″ (Newton steps).
+        """
+        value, grad = self.value_and_gradient(y, scores, sample_weight)
+        d1 = float(np.dot(grad, direction)) if math.isfinite(value) else 0.0
+        return float(value), d1, math.nan
+
+    def check_target(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
+        """Data-dependent checks of validated labels (e.g. k ≤ n₊); raise ValueError."""
+
+    # ------------------------------------------------------------------
+    # Binding to the data (override for precomputation or fast paths)
+    # ------------------------------------------------------------------
+    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1) -> "BoundObjective":
+        """The objective with its data fixed: what the driver uses during a fit.
+
+        Parameters
+        ----------
+        y : ndarray
+            Validated labels (see :meth:`value_and_gradient`).
+        sample_weight : ndarray of float64 or None
+        n_threads : int
+            Threads the objective may use (kernels take it explicitly).
+        """
+        if sample_weight is not None and not self.supports_sample_weight:
+            raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
+        return _DefaultBound(self, y, sample_weight)
+
+    # ------------------------------------------------------------------
+    # Convenience for users and tests
+    # ------------------------------------------------------------------
+    def __call__(self, y: Any, scores: Any, sample_weight: Any = None) -> float:
+        """The working value J of ``scores`` for labels ``y`` (validated)."""
+        y_arr, s_arr, w_arr = self._validate_call(y, scores, sample_weight)
+        return float(self.bind(y_arr, w_arr).value(s_arr))
+
+    def gradient(self, y: Any, scores: Any, sample_weight: Any = None) -> np.ndarray:
+        """∇J at ``scores`` for labels ``y`` (validated)."""
+        y_arr, s_arr, w_arr = self._validate_call(y, scores, sample_weight)
+        return self.bind(y_arr, w_arr).value_and_gradient(s_arr)[1]
+
+    def _validate_call(self, y, scores, sample_weight):
+        from ..validation import check_labels_and_scores, check_sample_weight
+
+        y_arr, s_arr = check_labels_and_scores(
+            y, scores, graded=self.task == "graded", both_classes=self.task != "graded",
+            what=f"objective {self.spec!r}",
+        )
+        w_arr = None if sample_weight is None else check_sample_weight(sample_weight, y_arr.shape[0])
+        self.check_target(y_arr, w_arr)
+        return y_arr, s_arr, w_arr
+
+
+class BoundObjective:
+    """An objective bound to one training set's labels and weights.
+
+    The driver's view of an objective.  Subclasses implement
+    :meth:`value_and_gradient`; :meth:`value` and :meth:`line` have defaults.
+
+    Attributes
+    ----------
+    objective : Objective
+        The configured component this was bound from.
+    log_value : bool
+        Copied from the objective: J is the log of a positive objective.
+    separable : bool
+        True for :class:`SeparableObjective` (row-block reductions available).
+    """
+
+    separable: ClassVar[bool] = False
+
+    def __init__(self, objective: Objective, y: np.ndarray, sample_weight: np.ndarray | None):
+        self.objective = objective
+        self.y = y
+        self.sample_weight = sample_weight
+        self.log_value = bool(objective.log_value)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.shape[0])
+
+    def value_and_gradient(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
+        """(J, ∇J) at the scores of every row."""
+        raise NotImplementedError
+
+    def value(self, scores: np.ndarray) -> float:
+        """J at the scores of every row."""
+        return float(self.value_and_gradient(scores)[0])
+
+    def line(self, scores: np.ndarray, direction: np.ndarray) -> LineFunction:
+        """α ↦ :class:`LinePoint` of φ(α) = J(scores + α·direction).
+
+        The default evaluates :meth:`value_and_gradient` at each α (φ″ = NaN).
+        """
+
+        def evaluate(alpha: float) -> LinePoint:
+            value, grad = self.value_and_gradient(scores + alpha * direction)
+            d1 = float(np.dot(grad, direction)) if math.isfinite(value) else 0.0
+            return LinePoint(alpha, float(value), d1, math.nan)
+
+        return evaluate
+
+
+class _DefaultBound(BoundObjective):
+    """Binds an objective's three data-taking methods to fixed labels and weights."""
+
+    def value_and_gradient(self, scores):
+        value, grad = self.objective.value_and_gradient(self.y, scores, self.sample_weight)
+        grad = np.asarray(grad, dtype=np.float64)
+        if grad.shape != scores.shape:
+            raise ValueError(
+                f"objective {self.objective.spec!r}: gradient has shape {grad.shape}, expected {scores.shape}"
+            )
+        return float(value), grad
+
+    def line(self, scores, direction):
+        objective = self.objective
+        overridden = type(objective).line_derivatives is not Objective.line_derivatives
+        if not overridden:
+            return super().line(scores, direction)
+
+        def evaluate(alpha: float) -> LinePoint:
+            value, d1, d2 = objective.line_derivatives(self.y, scores + alpha * direction, direction, self.sample_weight)
+            return LinePoint(alpha, float(value), float(d1), float(d2))
+
+        return evaluate
+
+
+class SeparableObjective(BoundObjective):
+    """A bound objective whose work is a reduction over blocks of rows.
+
+    This is the seam that lets the same driver run on data held in blocks --
+    in memory (``block_rows``) or on a Dask cluster -- without moving rows
+    around.  The objective is described by ``n_stages`` reductions: stage s
+    maps every block to a small float64 vector of *partials* (given the
+    merged results of the earlier stages), and merges the vectors of all
+    blocks associatively.  Stage results ``G`` (a list, one merged vector per
+    stage) then determine
+
+    * the value, :meth:`finish`;
+    * every row's gradient, :meth:`block_gradient` -- a function of the row's
+      own label, weight and score and of ``G`` only;
+    * the line search: with a direction h, the same reductions evaluated at
+      the scores f + α·h also return φ′(α) and φ″(α) (:meth:`block_partials`
+      with ``direction`` and ``alpha``; :meth:`finish` with
+      ``with_direction=True``).  When h takes a few known values (binary weak
+      rankers), :meth:`block_line_summary` compresses a block into a summary
+      from which φ at *every* α follows without another pass.
+
+    Example (the exponential push objective with a homogeneous price, one
+    stage): a block's partials are the log-sum-exp of log w_i − f_i over its
+    positives and of log v_k + p·f_k over its negatives; merging is
+    ``logaddexp``; J = p·A + B; each row's gradient is its own exponential
+    weight divided by the merged sum.  Blocks without positives (or without
+    negatives) contribute ``-inf``.
+
+    The whole-vector methods of :class:`BoundObjective` are implemented here
+    with the data as a single block, so the in-memory path and any blocked
+    path compute the same thing.
+
+    Methods to implement
+    --------------------
+    ``block_partials(stage, block, G, direction=None, alpha=0.0) -> ndarray``
+    ``merge_partials(stage, parts) -> ndarray`` (associative)
+    ``finish(G, with_direction=False) -> LinePoint`` (alpha field unused)
+    ``block_gradient(block, G) -> ndarray``
+    Optional: ``block_line_summary(block, h_block, values, G, gradient=None)``,
+    ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)`` and
+    ``stages_after_step(summary, values, G, alpha)``.
+    """
+
+    separable: ClassVar[bool] = True
+    #: Number of reduction stages before the gradient is known.
+    n_stages: int = 1
+
+    def block_partials(self, stage: int, block: RowBlock, G: Sequence[np.ndarray],
+                       direction: np.ndarray | None = None, alpha: float = 0.0) -> np.ndarray:
+        raise NotImplementedError
+
+    def merge_partials(self, stage: int, parts: Sequence[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def finish(self, G: Sequence[np.ndarray], with_direction: bool = False) -> LinePoint:
+        raise NotImplementedError
+
+    def block_gradient(self, block: RowBlock, G: Sequence[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def block_line_summary(self, block: RowBlock, h: np.ndarray, values: np.ndarray,
+                           G: Sequence[np.ndarray], gradient: np.ndarray | None = None) -> np.ndarray | None:
+        """A mergeable summary of a block for directions taking only ``values``; None if unsupported.
+
+        ``gradient``, when given, is this block's :meth:`block_gradient` for the
+        same ``G`` (the backend keeps it from the weak-ranker search); an
+        objective may build the summary from it instead of from the scores.
+        """
+        return None
+
+    def stages_after_step(self, summary: np.ndarray, values: np.ndarray, G: Sequence[np.ndarray],
+                          alpha: float) -> list[np.ndarray] | None:
+        """G at the scores f + α·h, computed from the line summary alone; None if not possible.
+
+        When available the backend skips the reduction over the rows that
+        would otherwise follow every update.
+        """
+        return None
+
+    def merge_line_summaries(self, parts: Sequence[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def line_from_summary(self, summary: np.ndarray, values: np.ndarray, G: Sequence[np.ndarray]) -> LineFunction:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------
+    # Whole-vector interface, as one block
+    # ------------------------------------------------------------------
+    def _block(self, scores: np.ndarray) -> RowBlock:
+        w = self.sample_weight if self.sample_weight is not None else np.ones(self.n_rows)
+        return RowBlock(self.y, w, scores)
+
+    def reduce(self, blocks: Sequence[RowBlock], direction: Sequence[np.ndarray] | None = None,
+               alpha: float = 0.0) -> list[np.ndarray]:
+        """Run every stage over ``blocks`` (with per-block directions) and return G."""
+        G: list[np.ndarray] = []
+        for stage in range(self.n_stages):
+            parts = [
+                self.block_partials(stage, b, G, None if direction is None else direction[j], alpha)
+                for j, b in enumerate(blocks)
+            ]
+            G.append(self.merge_partials(stage, parts))
+        return G
+
+    def value_and_gradient(self, scores):
+        block = self._block(scores)
+        G = self.reduce([block])
+        point = self.finish(G)
+        return point.value, self.block_gradient(block, G)
+
+    def value(self, scores):
+        return self.finish(self.reduce([self._block(scores)])).value
+
+    def line(self, scores, direction):
+        block = self._block(scores)
+
+        def evaluate(alpha: float) -> LinePoint:
+            G = self.reduce([block], [direction], alpha)
+            point = self.finish(G, with_direction=True)
+            return LinePoint(alpha, point.value, point.d1, point.d2)
+
+        return evaluate

@@ -5,4 +5,6 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_objectives():
-    return []
+    from ._push import PushObjective
+
+    return [PushObjective]

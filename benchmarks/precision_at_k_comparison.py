@@ -1,0 +1,183 @@
+"""Test precision@k of the precision@k learners and their baselines on real datasets (issue 6, item 5).
+
+Protocol
+--------
+* Datasets (from ``benchmarks/_data.py``): spambase, svmguide1, german-numeric,
+  splice (random stratified 70/30 splits, as in the paper, ``--splits`` of
+  them) and ijcnn1 → ijcnn1-test (the LIBSVM train/test pair; ``--splits``
+  seeds of the stochastic learners).
+* Features standardized on the training part.
+* Three targets per dataset: k = 1 %, 5 % of the test set and k = n₊ (the
+  number of test positives).  The learners are trained for each target with
+  k as the matching fraction κ of every mini-batch (1 %, 5 %, or the
+  training base rate for k = n₊).
+* Learners: Perceptron@k-avg/max (25 passes, as in the paper), SGD@k-avg/max
+  and SGD-struct (25 passes, η₀ = 1, no penalty), batch 500; logistic
+  regression (C = 1); and, when the boosting driver exists, rankcore's push
+  boosting (``rankcore.PNormPush``, p = 4, 100 stumps) and the boosted avg
+  surrogate (``rankcore.boost(objective="prec@k-avg:κ", learner="stumps")``).
+  A learner that is not available prints "n/a".
+* Reported: mean test prec@k over the splits (``rankcore.metrics.prec_at_k``:
+  fractional credit at ties), ± the standard deviation when there are several.
+
+Run::
+
+    python benchmarks/precision_at_k_comparison.py            # all datasets, 5 splits
+    python benchmarks/precision_at_k_comparison.py --datasets spambase --splits 2
+
+Prints a Markdown table; exits cleanly if the datasets are not there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _data import DatasetUnavailable, load_dataset  # noqa: E402
+
+DATASETS = ("spambase", "svmguide1", "german-numeric", "splice", "ijcnn1")
+TEST_OF = {"ijcnn1": "ijcnn1-test"}
+TARGETS = ("1%", "5%", "n+")
+K_FREE = ("logistic regression", "P-Norm Push (p=4, stumps)")  # learners that do not use k
+N_EPOCHS = 25
+BATCH = 500
+
+
+def _linear_learners():
+    from sklearn.linear_model import LogisticRegression
+
+    from rankcore import PerceptronAtK, SGDAtK
+
+    def perceptron(variant):
+        return lambda kappa, seed: PerceptronAtK(k=kappa, variant=variant, batch_size=BATCH, n_epochs=N_EPOCHS,
+                                                 random_state=seed)
+
+    def sgd(surrogate):
+        return lambda kappa, seed: SGDAtK(k=kappa, surrogate=surrogate, eta0=1.0, batch_size=BATCH,
+                                          n_epochs=N_EPOCHS, random_state=seed)
+
+    return {
+        "Perceptron@k-avg": perceptron("avg"),
+        "Perceptron@k-max": perceptron("max"),
+        "SGD@k-avg": sgd("avg"),
+        "SGD@k-max": sgd("max"),
+        "SGD-struct": sgd("struct"),
+        "logistic regression": lambda kappa, seed: LogisticRegression(C=1.0, max_iter=2000),
+    }
+
+
+def _boosting_learners():
+    """The boosting driver's learners, when it exists (else the rows print n/a)."""
+    import rankcore
+
+    learners = {}
+    try:
+        PNormPush = rankcore.PNormPush
+        learners["P-Norm Push (p=4, stumps)"] = lambda kappa, seed: PNormPush(p=4, learner="stumps", n_iter=100)
+    except Exception:
+        learners["P-Norm Push (p=4, stumps)"] = None
+    try:
+        boost = rankcore.boost
+        learners["boosted avg surrogate (stumps)"] = lambda kappa, seed: boost(
+            objective=f"prec@k-avg:{kappa:.6g}", learner="stumps", n_iter=100)
+    except Exception:
+        learners["boosted avg surrogate (stumps)"] = None
+    return learners
+
+
+def _splits(name, n_splits):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    if name in TEST_OF:
+        X, y, _ = load_dataset(name)
+        X_test, y_test, _ = load_dataset(TEST_OF[name])
+        for seed in range(n_splits):
+            yield seed, X, y, X_test, y_test
+        return
+    X, y, _ = load_dataset(name)
+    splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=0.7, random_state=0)
+    for seed, (train, test) in enumerate(splitter.split(X, y)):
+        yield seed, X[train], y[train], X[test], y[test]
+
+
+def run(datasets, n_splits, out=print):
+    from sklearn.preprocessing import StandardScaler
+
+    from rankcore.metrics import prec_at_k
+
+    learners = {**_linear_learners(), **_boosting_learners()}
+    results: dict = {}
+    for name in datasets:
+        try:
+            splits = list(_splits(name, n_splits))
+        except DatasetUnavailable as exc:
+            out(f"skipping {name}: {exc}")
+            continue
+        for seed, X_train, y_train, X_test, y_test in splits:
+            scaler = StandardScaler().fit(X_train)
+            X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+            n_test, n_pos_test = len(y_test), int(y_test.sum())
+            base_rate = float(y_train.mean())
+            fitted: dict = {}  # a learner that does not depend on k is fitted once per split
+            for target in TARGETS:
+                k_test = {"1%": max(1, round(0.01 * n_test)), "5%": max(1, round(0.05 * n_test)), "n+": n_pos_test}[target]
+                kappa = {"1%": 0.01, "5%": 0.05, "n+": base_rate}[target]
+                for method, make in learners.items():
+                    key = (name, target, method)
+                    if make is None:
+                        results.setdefault(key, None)
+                        continue
+                    cache_key = (method, None if method in K_FREE else kappa)
+                    if cache_key not in fitted:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            fitted[cache_key] = make(kappa, seed).fit(X_train, y_train)
+                    scores = fitted[cache_key].decision_function(X_test)
+                    results.setdefault(key, []).append(prec_at_k(y_test, scores, k_test))
+            out(f"  {name}: split {seed} done")
+    return results
+
+
+def format_table(results, datasets, n_splits) -> str:
+    methods = list(dict.fromkeys(key[2] for key in results))
+    header = "| method | " + " | ".join(f"{d} {t}" for d in datasets for t in TARGETS if (d, t, methods[0]) in results) + " |"
+    cols = [(d, t) for d in datasets for t in TARGETS if (d, t, methods[0]) in results]
+    lines = [header, "|" + "---|" * (len(cols) + 1)]
+    for method in methods:
+        cells = []
+        for d, t in cols:
+            values = results.get((d, t, method))
+            if not values:
+                cells.append("n/a")
+            elif len(values) > 1:
+                cells.append(f"{np.mean(values):.3f} ± {np.std(values):.3f}")
+            else:
+                cells.append(f"{values[0]:.3f}")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--splits", type=int, default=5)
+    args = parser.parse_args(argv)
+    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
+    if not results:
+        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
+        return 0
+    present = [d for d in args.datasets if any(key[0] == d for key in results)]
+    print(f"test prec@k, mean ± sd over {args.splits} split(s)/seed(s); columns: dataset and k "
+          "(1 % / 5 % of the test set, n+ = number of test positives)\n")
+    print(format_table(results, present, args.splits))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

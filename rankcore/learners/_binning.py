@@ -1,0 +1,152 @@
+"""Candidate thresholds of threshold rankers: bin edges and quantile thresholds.
+
+:func:`bin_edges` is the documented, reproducible rule by which ``stumps``
+chooses its candidate thresholds.  A distributed fit computes the same edges
+from the same sample (the sampled row positions depend only on the number of
+rows, ``subsample`` and ``random_state``) or passes precomputed edges to the
+estimator's ``thresholds`` parameter, so that in-memory and distributed fits
+consider exactly the same weak rankers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS"]
+
+#: Largest number of bins per feature (codes are stored as uint16 beyond 256).
+MAX_BINS = 65536
+
+
+def sample_rows(n_rows: int, subsample: int | None, random_state: Any = None,
+                candidates: np.ndarray | None = None) -> np.ndarray:
+    """Row positions of the binning sample: all rows, or ``subsample`` of them.
+
+    The sample is ``sorted(rng.choice(candidates, subsample, replace=False))``
+    with ``rng = numpy.random.default_rng(random_state)``, where
+    ``candidates`` are the rows of positive weight (all rows by default).  It
+    depends on nothing but these arguments, so another process that knows the
+    row count can draw the same rows.
+    """
+    rows = np.arange(n_rows) if candidates is None else np.asarray(candidates)
+    if subsample is None or rows.shape[0] <= subsample:
+        return rows
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+    return np.sort(rng.choice(rows, size=int(subsample), replace=False))
+
+
+def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Edges e with lo ≤ e < hi: the midpoint, or lo where the midpoint rounds up to hi."""
+    mid = lo + 0.5 * (hi - lo)
+    return np.where(mid < hi, mid, lo)
+
+
+def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int) -> np.ndarray:
+    distinct, inverse = np.unique(values, return_inverse=True)
+    if distinct.shape[0] <= 1:
+        return np.empty(0)
+    if distinct.shape[0] <= max_bins:
+        return _midpoints(distinct[:-1], distinct[1:])
+    mass = np.bincount(inverse, weights=weights, minlength=distinct.shape[0]).astype(np.float64)
+    cumulative = np.cumsum(mass)
+    levels = np.arange(1, max_bins) / max_bins * cumulative[-1]
+    idx = np.searchsorted(cumulative, levels, side="left")
+    idx = np.unique(np.minimum(idx, distinct.shape[0] - 2))
+    return _midpoints(distinct[idx], distinct[idx + 1])
+
+
+def bin_edges(X: Any, max_bins: int = 256, *, sample_weight: Any = None, subsample: int | None = 200_000,
+              random_state: Any = None) -> list[np.ndarray]:
+    """Per-feature bin edges for threshold rankers (the ``stumps`` rule).
+
+    Method, per feature, on the rows of positive weight (a sample of
+    ``subsample`` of them when there are more, see :func:`sample_rows`):
+
+    1. with u the sorted distinct values, if there are at most ``max_bins`` of
+       them the edges are all the midpoints between consecutive values: every
+       split of the training data is a candidate (exact);
+    2. otherwise the edges are the midpoints after the values at the weighted
+       quantile levels b/max_bins, b = 1..max_bins−1 (duplicates dropped).
+
+    An edge e between consecutive values a < b satisfies a ≤ e < b, so
+    1[x > e] separates them.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    max_bins : int in [2, 65536]
+        At most max_bins bins, i.e. max_bins − 1 candidate thresholds per feature.
+    sample_weight : array-like or None
+        Quantile weights; rows of zero weight are ignored.
+    subsample : int or None
+        Sample size for large data (None: all rows).
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    list of ndarray of float64, one sorted array per feature
+    """
+    from ..validation import check_matrix, check_sample_weight
+
+    max_bins = int(max_bins)
+    if not 2 <= max_bins <= MAX_BINS:
+        raise ValueError(f"max_bins: expected an integer in [2, {MAX_BINS}], got {max_bins}")
+    X = check_matrix(X, name="X", dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+    rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
+    Xs = X[rows].astype(np.float64)
+    ws = None if w is None else w[rows]
+    return [_feature_edges(Xs[:, j], ws, max_bins) for j in range(X.shape[1])]
+
+
+def quantile_thresholds(X: Any, q: int, *, sample_weight: Any = None, subsample: int | None = 200_000,
+                        random_state: Any = None) -> list[np.ndarray]:
+    """q thresholds per feature at the quantile levels j/(q+1), j = 1..q (the ``thresholds`` rule).
+
+    Each threshold is a value of the feature (the lower weighted quantile),
+    as in the paper's hand-picked thresholds; duplicates are dropped here and
+    thresholds equivalent on the training data are dropped by the learner.
+    """
+    from ..validation import check_matrix, check_sample_weight
+
+    X = check_matrix(X, name="X", dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+    rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
+    out = []
+    for j in range(X.shape[1]):
+        values = X[rows, j].astype(np.float64)
+        distinct, inverse = np.unique(values, return_inverse=True)
+        mass = np.bincount(inverse, weights=None if w is None else w[rows], minlength=distinct.shape[0])
+        cumulative = np.cumsum(mass.astype(np.float64))
+        levels = np.arange(1, q + 1) / (q + 1) * cumulative[-1]
+        idx = np.searchsorted(cumulative, levels, side="left")
+        out.append(np.unique(distinct[np.minimum(idx, distinct.shape[0] - 1)]))
+    return out
+
+
+def check_thresholds(thresholds: Any, n_features: int, *, name: str = "thresholds",
+                     max_count: int = MAX_BINS - 1) -> list[np.ndarray]:
+    """Validate per-feature candidate thresholds: a list of d 1-D arrays of finite numbers.
+
+    Returns sorted, de-duplicated float64 arrays.
+    """
+    if isinstance(thresholds, np.ndarray) and thresholds.ndim == 2:
+        thresholds = list(thresholds)
+    if not isinstance(thresholds, Sequence) or isinstance(thresholds, (str, bytes)):
+        raise TypeError(f"{name}: expected a list with one array of thresholds per feature, got {type(thresholds).__name__}")
+    if len(thresholds) != n_features:
+        raise ValueError(f"{name}: expected one array of thresholds per feature ({n_features}), got {len(thresholds)}")
+    out = []
+    for j, t in enumerate(thresholds):
+        arr = np.asarray(t if t is not None else [], dtype=np.float64)
+        if arr.ndim != 1:
+            raise ValueError(f"{name}[{j}]: expected a 1-D array of thresholds, got shape {arr.shape}")
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name}[{j}]: expected finite thresholds, got {arr[~np.isfinite(arr)][:3].tolist()}")
+        arr = np.unique(arr)
+        if arr.shape[0] > max_count:
+            raise ValueError(f"{name}[{j}]: at most {max_count} thresholds per feature, got {arr.shape[0]}")
+        out.append(arr)
+    return out

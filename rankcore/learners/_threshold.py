@@ -1,0 +1,208 @@
+"""Threshold rankers h(x) = 1[x_j > t]: the ``stumps`` and ``thresholds`` learners.
+
+Both search the same way -- histograms of the gradient over bin codes, one
+pass over the rows per iteration (see ``_histogram.pyx``); they differ in the
+candidate thresholds:
+
+* ``stumps``: every split of the training data when a feature has at most
+  ``max_bins`` distinct values, else ``max_bins − 1`` quantile splits
+  (:func:`rankcore.learners.bin_edges`); or thresholds given by the estimator;
+* ``thresholds``: a few fixed thresholds per feature -- ``q`` quantiles, or
+  given (the paper's pima setting: 4 per feature) -- with thresholds that are
+  equivalent on the training data removed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+import numpy as np
+
+from ..spec import Parameter
+from . import _histogram
+from ._base import Candidate, Learner, LearnerLayout, WeakRanker
+from ._binning import MAX_BINS, bin_edges, check_thresholds, quantile_thresholds
+
+__all__ = ["ThresholdRanker", "ThresholdLayout", "Stumps", "Thresholds"]
+
+
+@dataclass(frozen=True)
+class ThresholdRanker(WeakRanker):
+    """h(x) = 1[x_feature > threshold]."""
+
+    feature: int
+    threshold: float
+
+    kind = "threshold"
+    values = (0.0, 1.0)
+
+    @property
+    def features(self):
+        return (self.feature,)
+
+    def predict(self, X):
+        return (np.asarray(X)[:, self.feature] > self.threshold).astype(np.float64)
+
+    def to_state(self):
+        return {"kind": self.kind, "feature": int(self.feature), "threshold": float(self.threshold)}
+
+    def describe(self, feature_names=None):
+        name = feature_names[self.feature] if feature_names is not None else f"x{self.feature}"
+        return f"1[{name} > {self.threshold:.6g}]"
+
+
+def threshold_ranker_from_state(state: dict) -> ThresholdRanker:
+    if state.get("kind") != ThresholdRanker.kind or set(state) != {"kind", "feature", "threshold"}:
+        raise ValueError(f"expected a threshold ranker record {{kind, feature, threshold}}, got {sorted(state)}")
+    feature, threshold = state["feature"], state["threshold"]
+    if isinstance(feature, bool) or not isinstance(feature, int) or feature < 0:
+        raise ValueError(f"threshold ranker: feature must be a non-negative integer, got {feature!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+        raise ValueError(f"threshold ranker: threshold must be a finite number, got {threshold!r}")
+    return ThresholdRanker(int(feature), float(threshold))
+
+
+class ThresholdLayout(LearnerLayout):
+    """Threshold rankers over fixed per-feature candidate thresholds (bin edges).
+
+    Encoding: (d, n) bin codes, uint8 up to 256 bins, uint16 beyond.
+    Statistics: (d, B) histogram of the gradient per feature and code.
+    Candidates in the order (feature, threshold ascending); ties go to the first.
+    """
+
+    def __init__(self, edges: list[np.ndarray], *, n_threads: int = 1):
+        self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
+        self.n_features = len(self.edges)
+        self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
+        self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
+        self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
+        self.n_bins = int(self.n_edges.max(initial=0)) + 1
+        if self.n_bins > MAX_BINS:
+            raise ValueError(f"thresholds: at most {MAX_BINS - 1} per feature, got {self.n_bins - 1}")
+        self.code_dtype = np.uint8 if self.n_bins <= 256 else np.uint16
+        self.n_threads = int(n_threads)
+        # candidate (j, b) is real iff b < n_edges[j]
+        self._valid = np.arange(self.n_bins - 1)[None, :] < self.n_edges[:, None]
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.n_edges.sum())
+
+    def encode(self, X):
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+        codes = np.empty((self.n_features, X.shape[0]), dtype=self.code_dtype)
+        _histogram.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
+        return codes
+
+    def statistics(self, encoded, gradient, *, n_threads=None):
+        hist = np.empty((self.n_features, self.n_bins))
+        _histogram.histograms(encoded, np.ascontiguousarray(gradient, dtype=np.float64), hist,
+                              self.n_threads if n_threads is None else int(n_threads))
+        return hist
+
+    def derivatives(self, statistics: np.ndarray) -> np.ndarray:
+        """(d, B − 1) derivative of every candidate: Σ_{c > b} hist[j, c] (NaN where not a candidate)."""
+        suffix = np.cumsum(statistics[:, ::-1], axis=1)[:, ::-1]     # suffix[:, b] = Σ_{c ≥ b}
+        deriv = suffix[:, 1:]
+        return np.where(self._valid, deriv, np.nan)
+
+    def select(self, statistics):
+        if self.n_candidates == 0:
+            return None
+        deriv = self.derivatives(statistics)
+        score = np.where(np.isnan(deriv), -1.0, np.abs(deriv))
+        flat = int(np.argmax(score))
+        j, b = divmod(flat, deriv.shape[1])
+        return Candidate(ThresholdRanker(j, float(self.edges[j][b])), float(deriv[j, b]))
+
+    def bin_of(self, ranker: ThresholdRanker) -> int:
+        edges = self.edges[ranker.feature]
+        b = int(np.searchsorted(edges, ranker.threshold))
+        if b >= edges.shape[0] or edges[b] != ranker.threshold:
+            raise ValueError(f"{ranker} is not a candidate of this layout")
+        return b
+
+    def evaluate(self, ranker, encoded):
+        return (encoded[ranker.feature] > self.bin_of(ranker)).astype(np.float64)
+
+
+def _drop_equivalent(X: np.ndarray, thresholds: list[np.ndarray], rows: np.ndarray) -> list[np.ndarray]:
+    """Keep, per feature, the smallest threshold of each class of thresholds equal on the training rows.
+
+    Thresholds that leave every training row on one side (constant rankers)
+    are dropped too.
+    """
+    out = []
+    for j, t in enumerate(thresholds):
+        if t.size == 0:
+            out.append(t)
+            continue
+        values = np.sort(X[rows, j].astype(np.float64))
+        above = values.shape[0] - np.searchsorted(values, t, side="right")   # #{x > t}
+        keep = (above > 0) & (above < values.shape[0])
+        keep[1:] &= above[1:] != above[:-1]
+        out.append(t[keep])
+    return out
+
+
+class Stumps(Learner):
+    """Decision stumps 1[x_j > t] with the best threshold per feature, by one binned pass.
+
+    Candidates: every split between consecutive training values when a
+    feature has at most ``max_bins`` distinct values (exact), else
+    ``max_bins − 1`` weighted-quantile splits of a sample of ``subsample``
+    rows (:func:`rankcore.learners.bin_edges`), or the estimator's
+    ``thresholds``.  Each iteration builds one histogram of the gradient per
+    feature (O(n·d), parallel over features) and takes suffix sums.
+    """
+
+    name = "stumps"
+    aliases = ("stump",)
+    parameters = (
+        Parameter("max_bins", int, default=256, minimum=2, maximum=MAX_BINS, doc="bins per feature (<= 65536)"),
+        Parameter("subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
+    )
+    examples = ("stumps", "stumps:4", "stumps:max_bins=300")
+    uses_thresholds = True
+
+    def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
+        if thresholds is not None:
+            edges = check_thresholds(thresholds, X.shape[1])
+        else:
+            edges = bin_edges(X, self.max_bins, sample_weight=sample_weight, subsample=self.subsample,
+                              random_state=random_state)
+        return ThresholdLayout(edges, n_threads=n_threads)
+
+    def ranker_from_state(self, state):
+        return threshold_ranker_from_state(state)
+
+
+class Thresholds(Learner):
+    """Fixed threshold rankers 1[x_j > t]: q quantile thresholds per feature, or given ones.
+
+    As in the paper's pima experiment (4 thresholds per feature).  With the
+    estimator's ``thresholds`` the candidates are exactly those; otherwise the
+    values at the quantile levels j/(q+1) of each feature.  Thresholds that
+    split the training rows identically are reduced to the smallest one, and
+    thresholds with every training row on one side are dropped.
+    """
+
+    name = "thresholds"
+    aliases = ("threshold",)
+    parameters = (Parameter("q", int, default=4, minimum=1, maximum=MAX_BINS - 1, doc="quantile thresholds per feature"),)
+    examples = ("thresholds", "thresholds:1", "thresholds:16")
+    uses_thresholds = True
+
+    def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
+        if thresholds is not None:
+            candidates = check_thresholds(thresholds, X.shape[1])
+        else:
+            candidates = quantile_thresholds(X, self.q, sample_weight=sample_weight, subsample=None)
+        rows = np.arange(X.shape[0]) if sample_weight is None else np.flatnonzero(np.asarray(sample_weight) > 0)
+        return ThresholdLayout(_drop_equivalent(np.asarray(X), candidates, rows), n_threads=n_threads)
+
+    def ranker_from_state(self, state):
+        return threshold_ranker_from_state(state)

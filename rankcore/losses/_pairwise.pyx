@@ -1,0 +1,250 @@
+"""Exact pairwise sums of a loss over every (positive, negative) pair.
+
+Design
+------
+A. The push objective needs, per negative k, L_k = Σ_i w_i ℓ(f_i − f_k) and
+   D_k = Σ_i w_i ℓ′(f_i − f_k), and per positive i, E_i = Σ_k c_k ℓ′(f_i − f_k)
+   (SPEC §2).  Losses without a factorization (logistic, third-party losses)
+   get them here by visiting every pair: O(I·K) time, O(I + K) memory -- the
+   I × K matrix of pairs is never formed.
+B. One thread owns each output entry (prange over negatives for L, D and the
+   directional sums; over positives for E), so no atomics or per-thread
+   copies are needed, and each entry is summed in the same order whatever
+   the thread count: results do not depend on ``n_threads``.
+C. The inner loop runs over a tile of the other side's scores (TILE doubles,
+   L1-resident) for a chunk of outputs, accumulating straight into the
+   outputs, so large I or K stream from cache instead of memory.
+D. The loss itself is a ``PairwiseLoss`` extension type (see the .pxd) called
+   through its vtable: a third-party Cython loss plugs in without touching
+   these loops.  ``evaluate`` returns ℓ, ℓ′, ℓ″ together so that losses such
+   as the logistic share one exp() between them.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport exp, log1p, fabs, NAN
+
+import numpy as np
+
+cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
+    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
+
+    On a loaded machine a parallel region can wait a whole scheduler time
+    slice for a descheduled thread, so small calls stay serial.
+    """
+    return n_threads if work >= minimum else 1
+
+
+cdef enum:
+    TILE = 2048    # scores of the other side per tile (16 KiB, L1-resident)
+    CHUNK = 64     # outputs per scheduling unit
+
+
+cdef class PairwiseLoss:
+    """Base of the nogil pairwise-loss evaluators (subclass in Cython)."""
+
+    cdef void evaluate(self, double z, int order, double* v, double* d1,
+                       double* d2) noexcept nogil:
+        v[0] = NAN
+        if order >= 1:
+            d1[0] = NAN
+        if order >= 2:
+            d2[0] = NAN
+
+    def __call__(self, double z, int order=2):
+        """(ℓ(z), ℓ′(z), ℓ″(z)) -- for tests and debugging."""
+        cdef double v = 0.0, d1 = 0.0, d2 = 0.0
+        self.evaluate(z, order, &v, &d1, &d2)
+        return v, d1, d2
+
+
+cdef class LogisticKernel(PairwiseLoss):
+    """ℓ(z) = scale·log(1 + e^{−z}), evaluated without overflow for any z."""
+
+    cdef double scale
+
+    def __init__(self, double scale=1.0):
+        self.scale = scale
+
+    cdef void evaluate(self, double z, int order, double* v, double* d1,
+                       double* d2) noexcept nogil:
+        cdef double e = exp(-fabs(z))      # in (0, 1]: never overflows
+        cdef double s                      # σ(−z) = 1 / (1 + e^{z})
+        if z >= 0:
+            v[0] = self.scale * log1p(e)
+            s = e / (1.0 + e)
+        else:
+            v[0] = self.scale * (-z + log1p(e))
+            s = 1.0 / (1.0 + e)
+        if order >= 1:
+            d1[0] = -self.scale * s
+        if order >= 2:
+            d2[0] = self.scale * s * (1.0 - s)
+
+
+cdef class ExponentialKernel(PairwiseLoss):
+    """ℓ(z) = exp(−rate·z) (a reference path; the push driver uses log space)."""
+
+    cdef double rate
+
+    def __init__(self, double rate=1.0):
+        self.rate = rate
+
+    cdef void evaluate(self, double z, int order, double* v, double* d1,
+                       double* d2) noexcept nogil:
+        cdef double e = exp(-self.rate * z)
+        v[0] = e
+        if order >= 1:
+            d1[0] = -self.rate * e
+        if order >= 2:
+            d2[0] = self.rate * self.rate * e
+
+
+cdef class TruncatedPowerKernel(PairwiseLoss):
+    """ℓ(z) = (1 − z)^m for z < 1, else 0 (m = 1 hinge, m = 2 squared hinge).
+
+    The derivatives at the kink z = 1 are the right-hand ones (0), the
+    convention of the sorted kernels in _sorted_sums.pyx.
+    """
+
+    cdef int degree
+
+    def __init__(self, int degree):
+        if degree not in (1, 2):
+            raise ValueError(f"degree: expected 1 or 2, got {degree}")
+        self.degree = degree
+
+    cdef void evaluate(self, double z, int order, double* v, double* d1,
+                       double* d2) noexcept nogil:
+        cdef double u = 1.0 - z
+        if z < 1.0:
+            if self.degree == 1:
+                v[0] = u
+                if order >= 1:
+                    d1[0] = -1.0
+                if order >= 2:
+                    d2[0] = 0.0
+            else:
+                v[0] = u * u
+                if order >= 1:
+                    d1[0] = -2.0 * u
+                if order >= 2:
+                    d2[0] = 2.0
+        else:
+            v[0] = 0.0
+            if order >= 1:
+                d1[0] = 0.0
+            if order >= 2:
+                d2[0] = 0.0
+
+
+def negative_sums(PairwiseLoss loss,
+                  const double[::1] f_pos,   # IN  (I,) positive scores
+                  const double[::1] w_pos,   # IN  (I,) positive weights
+                  const double[::1] f_neg,   # IN  (K,) negative scores
+                  double[::1] L,             # OUT (K,) Σ_i w_i ℓ(f_i − f_k)
+                  double[::1] D,             # OUT (K,) Σ_i w_i ℓ′(f_i − f_k)
+                  int n_threads=1):
+    """Per-negative sums L_k and D_k.  O(I·K) time, O(1) extra memory."""
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
+    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
+    cdef double fk, sl, sd, v, d1, d2
+    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    with nogil:
+        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+            k_end = min((c + 1) * CHUNK, K)
+            for k in range(c * CHUNK, k_end):
+                L[k] = 0.0
+                D[k] = 0.0
+            for t in range((I + TILE - 1) // TILE):
+                i0 = t * TILE
+                i_end = min(i0 + TILE, I)
+                for k in range(c * CHUNK, k_end):
+                    fk = f_neg[k]
+                    sl = L[k]
+                    sd = D[k]
+                    for i in range(i0, i_end):
+                        loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
+                        sl = sl + w_pos[i] * v
+                        sd = sd + w_pos[i] * d1
+                    L[k] = sl
+                    D[k] = sd
+
+
+def positive_sums(PairwiseLoss loss,
+                  const double[::1] f_pos,   # IN  (I,) positive scores
+                  const double[::1] f_neg,   # IN  (K,) negative scores
+                  const double[::1] c_neg,   # IN  (K,) per-negative weights c_k
+                  double[::1] E,             # OUT (I,) Σ_k c_k ℓ′(f_i − f_k)
+                  int n_threads=1):
+    """Per-positive sums E_i.  O(I·K) time, O(1) extra memory."""
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
+    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, t, i, i_end, k, k0, k_end
+    cdef double fi, se, v, d1, d2
+    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    with nogil:
+        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+            i_end = min((c + 1) * CHUNK, I)
+            for i in range(c * CHUNK, i_end):
+                E[i] = 0.0
+            for t in range((K + TILE - 1) // TILE):
+                k0 = t * TILE
+                k_end = min(k0 + TILE, K)
+                for i in range(c * CHUNK, i_end):
+                    fi = f_pos[i]
+                    se = E[i]
+                    for k in range(k0, k_end):
+                        if c_neg[k] != 0.0:
+                            loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
+                            se = se + c_neg[k] * d1
+                    E[i] = se
+
+
+def directional_sums(PairwiseLoss loss,
+                     const double[::1] f_pos,   # IN  (I,) positive scores
+                     const double[::1] w_pos,   # IN  (I,) positive weights
+                     const double[::1] h_pos,   # IN  (I,) direction on positives
+                     const double[::1] f_neg,   # IN  (K,) negative scores
+                     const double[::1] h_neg,   # IN  (K,) direction on negatives
+                     double[::1] L,             # OUT (K,) Σ_i w_i ℓ(z_ik)
+                     double[::1] L1,            # OUT (K,) Σ_i w_i ℓ′(z_ik) δ_ik
+                     double[::1] L2,            # OUT (K,) Σ_i w_i ℓ″(z_ik) δ_ik²
+                     int order=2,
+                     int n_threads=1):
+    """Per-negative sums along a direction, z_ik = f_i − f_k, δ_ik = h_i − h_k.
+
+    They are L_k(α) and its first two α-derivatives at α = 0 for the scores
+    f + α·h.  O(I·K) time, O(1) extra memory.
+    """
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
+    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
+    cdef double fk, hk, delta, s0, s1, s2, v, d1, d2
+    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    with nogil:
+        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+            k_end = min((c + 1) * CHUNK, K)
+            for k in range(c * CHUNK, k_end):
+                L[k] = 0.0
+                L1[k] = 0.0
+                L2[k] = 0.0
+            for t in range((I + TILE - 1) // TILE):
+                i0 = t * TILE
+                i_end = min(i0 + TILE, I)
+                for k in range(c * CHUNK, k_end):
+                    fk = f_neg[k]
+                    hk = h_neg[k]
+                    s0 = L[k]
+                    s1 = L1[k]
+                    s2 = L2[k]
+                    for i in range(i0, i_end):
+                        loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
+                        delta = h_pos[i] - hk
+                        s0 = s0 + w_pos[i] * v
+                        s1 = s1 + w_pos[i] * d1 * delta
+                        if order >= 2:
+                            s2 = s2 + w_pos[i] * d2 * delta * delta
+                    L[k] = s0
+                    L1[k] = s1
+                    L2[k] = s2

@@ -1,0 +1,195 @@
+"""Pairwise sums of the hinge-type losses without pairs, O((I + K) log(I + K)).
+
+Design
+------
+A. For a truncated power loss ℓ(z) = (1 − z)^m · 1[z < 1] (m = 1: hinge,
+   m = 2: squared hinge) the positives that contribute to negative k are
+   P_k = {i : f_i − f_k < 1}, a prefix of the positives sorted by score; on
+   P_k the loss is a polynomial in f_i, so L_k, D_k and the directional sums
+   are a few prefix sums (of w, w·f, w·f², w·h, w·f·h, w·h²) combined with
+   powers of c = 1 + f_k (SPEC §2).  Symmetrically the negatives that
+   contribute to positive i are a suffix of the negatives sorted by score.
+B. Membership uses the exact floating-point predicate (f_i − f_k < 1) of the
+   pairwise definition, found by binary search: the predicate is monotone in
+   f_i because IEEE subtraction is monotone, so the sets are exactly those a
+   pair-by-pair evaluation sees.  The kink's derivative is the right-hand
+   one (ℓ′(1) = 0), as in _pairwise.TruncatedPowerKernel.
+C. Prefix sums of the positives run from the lowest score up, suffix sums of
+   the negatives from the highest score down, so that each partial sum
+   accumulates in the direction its sets grow.  The Python wrapper centers
+   the scores first (the sums depend on differences only), which keeps the
+   polynomial expansion's cancellation small.
+D. Sorting is the caller's O(n log n); these kernels take sorted inputs,
+   allocate O(I + K) prefix arrays and binary-search each output in
+   parallel (prange): O((I + K) log(I + K)) in all.
+"""
+
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+
+cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
+    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
+
+    On a loaded machine a parallel region can wait a whole scheduler time
+    slice for a descheduled thread, so small calls stay serial.
+    """
+    return n_threads if work >= minimum else 1
+
+
+cdef inline Py_ssize_t _count_below(const double* f_sorted, Py_ssize_t n,
+                                    double fk) noexcept nogil:
+    """#{i : f_sorted[i] − fk < 1}: the predicate holds on a prefix."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if f_sorted[mid] - fk < 1.0:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline Py_ssize_t _first_within(const double* f_sorted, Py_ssize_t n,
+                                     double fi) noexcept nogil:
+    """Smallest s with fi − f_sorted[s] < 1 (n if none): a suffix starts there."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if fi - f_sorted[mid] < 1.0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _check_degree(int degree):
+    if degree != 1 and degree != 2:
+        raise ValueError(f"degree: expected 1 (hinge) or 2 (squared hinge), got {degree}")
+
+
+def negative_sums(int degree,
+                  const double[::1] f_pos,   # IN  (I,) positive scores, ascending
+                  const double[::1] w_pos,   # IN  (I,) their weights
+                  const double[::1] f_neg,   # IN  (K,) negative scores, any order
+                  double[::1] L,             # OUT (K,) Σ_i w_i ℓ(f_i − f_k)
+                  double[::1] D,             # OUT (K,) Σ_i w_i ℓ′(f_i − f_k)
+                  int n_threads=1):
+    """L_k and D_k for every negative.  O(I + K log I) time, O(I) memory."""
+    _check_degree(degree)
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0], i, k, m
+    cdef double c, W, F, Q
+    cdef double* pw = <double*> malloc((I + 1) * sizeof(double))
+    cdef double* pf = <double*> malloc((I + 1) * sizeof(double))
+    cdef double* pq = <double*> malloc((I + 1) * sizeof(double))
+    if pw == NULL or pf == NULL or pq == NULL:
+        free(pw); free(pf); free(pq)
+        raise MemoryError()
+    n_threads = _threads(<double> K * 20, n_threads, 262144.0)
+    try:
+        with nogil:
+            pw[0] = 0.0; pf[0] = 0.0; pq[0] = 0.0
+            for i in range(I):
+                pw[i + 1] = pw[i] + w_pos[i]
+                pf[i + 1] = pf[i] + w_pos[i] * f_pos[i]
+                pq[i + 1] = pq[i] + w_pos[i] * f_pos[i] * f_pos[i]
+            for k in prange(K, schedule="dynamic", num_threads=n_threads):
+                m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
+                c = 1.0 + f_neg[k]
+                W = pw[m]
+                F = pf[m]
+                if degree == 1:
+                    L[k] = c * W - F
+                    D[k] = -W
+                else:
+                    Q = pq[m]
+                    L[k] = c * c * W - 2.0 * c * F + Q
+                    D[k] = -2.0 * (c * W - F)
+    finally:
+        free(pw); free(pf); free(pq)
+
+
+def positive_sums(int degree,
+                  const double[::1] f_neg,   # IN  (K,) negative scores, ascending
+                  const double[::1] c_neg,   # IN  (K,) their weights c_k
+                  const double[::1] f_pos,   # IN  (I,) positive scores, any order
+                  double[::1] E,             # OUT (I,) Σ_k c_k ℓ′(f_i − f_k)
+                  int n_threads=1):
+    """E_i for every positive.  O(K + I log K) time, O(K) memory."""
+    _check_degree(degree)
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0], i, k, s
+    cdef double* sc = <double*> malloc((K + 1) * sizeof(double))
+    cdef double* scf = <double*> malloc((K + 1) * sizeof(double))
+    if sc == NULL or scf == NULL:
+        free(sc); free(scf)
+        raise MemoryError()
+    n_threads = _threads(<double> I * 20, n_threads, 262144.0)
+    try:
+        with nogil:
+            sc[K] = 0.0; scf[K] = 0.0
+            for k in range(K - 1, -1, -1):
+                sc[k] = sc[k + 1] + c_neg[k]
+                scf[k] = scf[k + 1] + c_neg[k] * f_neg[k]
+            for i in prange(I, schedule="dynamic", num_threads=n_threads):
+                s = _first_within(&f_neg[0] if K > 0 else NULL, K, f_pos[i])
+                if degree == 1:
+                    E[i] = -sc[s]
+                else:
+                    E[i] = -2.0 * ((1.0 - f_pos[i]) * sc[s] + scf[s])
+    finally:
+        free(sc); free(scf)
+
+
+def directional_sums(int degree,
+                     const double[::1] f_pos,   # IN  (I,) positive scores, ascending
+                     const double[::1] w_pos,   # IN  (I,) their weights
+                     const double[::1] h_pos,   # IN  (I,) direction on positives
+                     const double[::1] f_neg,   # IN  (K,) negative scores, any order
+                     const double[::1] h_neg,   # IN  (K,) direction on negatives
+                     double[::1] L,             # OUT (K,) Σ_i w_i ℓ(z_ik)
+                     double[::1] L1,            # OUT (K,) Σ_i w_i ℓ′(z_ik) δ_ik
+                     double[::1] L2,            # OUT (K,) Σ_i w_i ℓ″(z_ik) δ_ik²
+                     int n_threads=1):
+    """L_k and its first two derivatives along h (δ_ik = h_i − h_k).  O(I + K log I)."""
+    _check_degree(degree)
+    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0], i, k, m
+    cdef double c, hk, W, F, Q, H, FH, HH, wi, fi, hi
+    cdef double* buf = <double*> malloc(6 * (I + 1) * sizeof(double))
+    if buf == NULL:
+        raise MemoryError()
+    cdef double* pw = buf
+    cdef double* pf = buf + (I + 1)
+    cdef double* pq = buf + 2 * (I + 1)
+    cdef double* ph = buf + 3 * (I + 1)
+    cdef double* pfh = buf + 4 * (I + 1)
+    cdef double* phh = buf + 5 * (I + 1)
+    n_threads = _threads(<double> K * 20, n_threads, 262144.0)
+    try:
+        with nogil:
+            pw[0] = 0.0; pf[0] = 0.0; pq[0] = 0.0; ph[0] = 0.0; pfh[0] = 0.0; phh[0] = 0.0
+            for i in range(I):
+                wi = w_pos[i]; fi = f_pos[i]; hi = h_pos[i]
+                pw[i + 1] = pw[i] + wi
+                pf[i + 1] = pf[i] + wi * fi
+                pq[i + 1] = pq[i] + wi * fi * fi
+                ph[i + 1] = ph[i] + wi * hi
+                pfh[i + 1] = pfh[i] + wi * fi * hi
+                phh[i + 1] = phh[i] + wi * hi * hi
+            for k in prange(K, schedule="dynamic", num_threads=n_threads):
+                m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
+                c = 1.0 + f_neg[k]
+                hk = h_neg[k]
+                W = pw[m]; F = pf[m]; H = ph[m]
+                if degree == 1:
+                    L[k] = c * W - F
+                    L1[k] = -(H - hk * W)
+                    L2[k] = 0.0
+                else:
+                    Q = pq[m]; FH = pfh[m]; HH = phh[m]
+                    L[k] = c * c * W - 2.0 * c * F + Q
+                    L1[k] = -2.0 * (c * (H - hk * W) - (FH - hk * F))
+                    L2[k] = 2.0 * (HH - 2.0 * hk * H + hk * hk * W)
+    finally:
+        free(buf)

@@ -1,0 +1,311 @@
+"""Row-block reductions of the exponential push objective (SPEC §2), in log space.
+
+Design
+------
+A. With ℓ(z) = e^{−rz} every quantity of the push objective is a sum over
+   rows of exponentials of an affine function of the row's score: the
+   positives' log w_i − r·f_i and, for a price of degree d, the negatives'
+   log v_k + d·r·f_k.  These kernels compute such sums as log-sum-exp
+   values with running maxima (one exp per row, never an overflow), plus the
+   first two moments of a direction h under the same weights, which are the
+   α-derivatives the line search needs.
+B. Rows are cut into fixed chunks of CHUNK rows, each reduced sequentially,
+   and the chunk results are merged in chunk order.  The partition depends on
+   the row count only, not on ``n_threads``: results are bitwise identical
+   for any number of threads, and a block-wise backend (Dask) that merges its
+   blocks the same way gets the same numbers to rounding.
+C. A partial is the triple (m, s, s1, s2) → (lse, E[h], E[h²]); merging two
+   partials rescales by e^{m_a − m} and e^{m_b − m}.  Rows of zero weight and
+   empty classes contribute lse = −inf and are skipped, never producing NaN.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport exp, log, INFINITY, isinf
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+cdef enum:
+    CHUNK = 16384
+
+
+cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
+    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
+
+    On a loaded machine a parallel region can wait a whole scheduler time
+    slice for a descheduled thread, so small calls stay serial.
+    """
+    return n_threads if work >= minimum else 1
+
+
+cdef inline double _log_weight(double w) noexcept nogil:
+    """log w, without calling log() for the common unit weight."""
+    return 0.0 if w == 1.0 else log(w)
+
+
+cdef struct Acc:
+    double m      # running maximum of the exponents
+    double s      # Σ e^{x − m}
+    double s1     # Σ e^{x − m}·h
+    double s2     # Σ e^{x − m}·h²
+
+
+cdef inline void acc_init(Acc* a) noexcept nogil:
+    a.m = -INFINITY
+    a.s = 0.0
+    a.s1 = 0.0
+    a.s2 = 0.0
+
+
+cdef inline void acc_add(Acc* a, double x, double h) noexcept nogil:
+    cdef double e
+    if x > a.m:
+        e = exp(a.m - x)          # 0 when a.m = −inf
+        a.s = a.s * e + 1.0
+        a.s1 = a.s1 * e + h
+        a.s2 = a.s2 * e + h * h
+        a.m = x
+    else:
+        e = exp(x - a.m)
+        a.s = a.s + e
+        a.s1 = a.s1 + e * h
+        a.s2 = a.s2 + e * h * h
+
+
+cdef inline void acc_merge(Acc* a, const Acc* b) noexcept nogil:
+    cdef double ea, eb, m
+    if b.s == 0.0:
+        return
+    if a.s == 0.0:
+        a[0] = b[0]
+        return
+    m = a.m if a.m > b.m else b.m
+    ea = exp(a.m - m)
+    eb = exp(b.m - m)
+    a.s = a.s * ea + b.s * eb
+    a.s1 = a.s1 * ea + b.s1 * eb
+    a.s2 = a.s2 * ea + b.s2 * eb
+    a.m = m
+
+
+cdef inline void acc_out(const Acc* a, double* out) noexcept nogil:
+    if a.s == 0.0:
+        out[0] = -INFINITY
+        out[1] = 0.0
+        out[2] = 0.0
+    else:
+        out[0] = a.m + log(a.s)
+        out[1] = a.s1 / a.s
+        out[2] = a.s2 / a.s
+
+
+def class_moments(const signed char[::1] y,   # IN  (n,) 1 = positive, 0 = negative
+                  const double[::1] w,        # IN  (n,) weights ≥ 0
+                  const double[::1] f,        # IN  (n,) scores
+                  const double[::1] h,        # IN  (n,) direction, or empty for none
+                  double alpha,               # step: exponents use f + alpha·h
+                  double pos_coef,            # exponent of positives: log w + pos_coef·(f + αh)
+                  double neg_coef,            # exponent of negatives: log w + neg_coef·(f + αh)
+                  double[::1] out,            # OUT (6,) lse, E[h], E[h²] of positives, then negatives
+                  int n_threads=1):
+    """Log-sum-exp and h-moments of each class's exponential weights.  O(n), O(n/CHUNK) memory."""
+    cdef Py_ssize_t n = f.shape[0]
+    cdef bint has_h = h.shape[0] > 0
+    if has_h and h.shape[0] != n:
+        raise ValueError(f"h: expected {n} values, got {h.shape[0]}")
+    cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
+    cdef Acc* parts = <Acc*> malloc(2 * (n_chunks + 1) * sizeof(Acc))
+    if parts == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t c, r, r_end
+    cdef double hr, x
+    cdef Acc tot_p, tot_n
+    n_threads = _threads(<double> n, n_threads, 131072.0)
+    try:
+        with nogil:
+            for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+                acc_init(&parts[2 * c])
+                acc_init(&parts[2 * c + 1])
+                r_end = min((c + 1) * CHUNK, n)
+                for r in range(c * CHUNK, r_end):
+                    if w[r] <= 0.0:
+                        continue
+                    hr = h[r] if has_h else 0.0
+                    if y[r] != 0:
+                        x = _log_weight(w[r]) + pos_coef * (f[r] + alpha * hr)
+                        acc_add(&parts[2 * c], x, hr)
+                    else:
+                        x = _log_weight(w[r]) + neg_coef * (f[r] + alpha * hr)
+                        acc_add(&parts[2 * c + 1], x, hr)
+            acc_init(&tot_p)
+            acc_init(&tot_n)
+            for c in range(n_chunks):
+                acc_merge(&tot_p, &parts[2 * c])
+                acc_merge(&tot_n, &parts[2 * c + 1])
+            acc_out(&tot_p, &out[0])
+            acc_out(&tot_n, &out[3])
+    finally:
+        free(parts)
+
+
+def merge_moments(double[:, ::1] parts,   # IN  (m, 3k) triples (lse, E[h], E[h²]) per block
+                  double[::1] out):       # OUT (3k,)
+    """Merge per-block (lse, E[h], E[h²]) triples, in block order."""
+    cdef Py_ssize_t m = parts.shape[0], width = parts.shape[1], b, j
+    cdef double lse, mean1, mean2, e, mx
+    for j in range(0, width, 3):
+        mx = -INFINITY
+        for b in range(m):
+            if parts[b, j] > mx:
+                mx = parts[b, j]
+        if isinf(mx) and mx < 0:
+            out[j] = -INFINITY
+            out[j + 1] = 0.0
+            out[j + 2] = 0.0
+            continue
+        lse = 0.0
+        mean1 = 0.0
+        mean2 = 0.0
+        for b in range(m):
+            if isinf(parts[b, j]) and parts[b, j] < 0:
+                continue
+            e = exp(parts[b, j] - mx)
+            lse += e
+            mean1 += e * parts[b, j + 1]
+            mean2 += e * parts[b, j + 2]
+        out[j] = mx + log(lse)
+        out[j + 1] = mean1 / lse
+        out[j + 2] = mean2 / lse
+
+
+def gradient(const signed char[::1] y,   # IN  (n,)
+             const double[::1] w,        # IN  (n,)
+             const double[::1] f,        # IN  (n,)
+             double pos_coef, double pos_shift, double pos_scale,
+             double neg_coef, double neg_shift, double neg_scale,
+             double[::1] out,            # OUT (n,) gradient
+             int n_threads=1):
+    """out = −pos_scale·w·e^{pos_coef·f − pos_shift} on positives, neg_scale·w·e^{neg_coef·f − neg_shift} on negatives.  O(n)."""
+    cdef Py_ssize_t n = f.shape[0], r
+    n_threads = _threads(<double> n, n_threads, 131072.0)
+    with nogil:
+        for r in prange(n, schedule="dynamic", num_threads=n_threads):
+            if w[r] <= 0.0:
+                out[r] = 0.0
+            elif y[r] != 0:
+                out[r] = -pos_scale * w[r] * exp(pos_coef * f[r] - pos_shift)
+            else:
+                out[r] = neg_scale * w[r] * exp(neg_coef * f[r] - neg_shift)
+
+
+def lse_by_value(const signed char[::1] y,   # IN  (n,)
+                 const double[::1] w,        # IN  (n,)
+                 const double[::1] f,        # IN  (n,)
+                 const double[::1] h,        # IN  (n,) direction; every value must be in `values`
+                 const double[::1] values,   # IN  (V,) the direction's possible values, ascending
+                 double pos_coef, double neg_coef,
+                 double[:, ::1] out,         # OUT (V, 2) lse of positives, negatives per value
+                 int n_threads=1):
+    """Log-sum-exp of each class's exponential weights, grouped by the value of h.  O(n log V).
+
+    Returns the number of rows whose h is not one of ``values`` (0 when all fit).
+    """
+    cdef Py_ssize_t n = f.shape[0], V = values.shape[0]
+    cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, r, r_end, lo, hi, mid, v
+    cdef Py_ssize_t bad = 0
+    cdef double x
+    cdef Acc* parts = <Acc*> malloc(2 * V * (n_chunks + 1) * sizeof(Acc))
+    cdef Acc tot
+    cdef bint binary = V == 2
+    if parts == NULL:
+        raise MemoryError()
+    n_threads = _threads(<double> n, n_threads, 131072.0)
+    try:
+        with nogil:
+            for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+                for v in range(2 * V):
+                    acc_init(&parts[2 * V * c + v])
+                r_end = min((c + 1) * CHUNK, n)
+                for r in range(c * CHUNK, r_end):
+                    if w[r] <= 0.0:
+                        continue
+                    if binary:
+                        lo = 1 if h[r] == values[1] else (0 if h[r] == values[0] else V)
+                    else:
+                        lo = 0
+                        hi = V
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            if values[mid] < h[r]:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                    if lo >= V or values[lo] != h[r]:
+                        bad += 1
+                        continue
+                    if y[r] != 0:
+                        acc_add(&parts[2 * V * c + 2 * lo], _log_weight(w[r]) + pos_coef * f[r], 0.0)
+                    else:
+                        acc_add(&parts[2 * V * c + 2 * lo + 1], _log_weight(w[r]) + neg_coef * f[r], 0.0)
+            for v in range(2 * V):
+                acc_init(&tot)
+                for c in range(n_chunks):
+                    acc_merge(&tot, &parts[2 * V * c + v])
+                out[v // 2, v % 2] = -INFINITY if tot.s == 0.0 else tot.m + log(tot.s)
+    finally:
+        free(parts)
+    return bad
+
+
+def group_abs_sums(const signed char[::1] y,   # IN  (n,)
+                   const double[::1] g,        # IN  (n,) the rows' gradient
+                   const double[::1] h,        # IN  (n,) direction; every value must be in `values`
+                   const double[::1] values,   # IN  (V,) the direction's possible values, ascending
+                   double[:, ::1] out,         # OUT (V, 2) Σ |g| of positives, negatives per value
+                   int n_threads=1):
+    """Σ|g| per class and value of h: the line-search summary from an existing gradient.  O(n log V), no exp.
+
+    Returns the number of rows whose h is not one of ``values``.
+    """
+    cdef Py_ssize_t n = g.shape[0], V = values.shape[0]
+    cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, r, r_end, lo, hi, mid, v
+    cdef Py_ssize_t bad = 0
+    cdef bint binary = V == 2
+    cdef double* parts = <double*> malloc(2 * V * (n_chunks + 1) * sizeof(double))
+    cdef double a
+    if parts == NULL:
+        raise MemoryError()
+    n_threads = _threads(<double> n, n_threads, 262144.0)
+    try:
+        with nogil:
+            for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+                for v in range(2 * V):
+                    parts[2 * V * c + v] = 0.0
+                r_end = min((c + 1) * CHUNK, n)
+                for r in range(c * CHUNK, r_end):
+                    if binary:
+                        lo = 1 if h[r] == values[1] else (0 if h[r] == values[0] else V)
+                    else:
+                        lo = 0
+                        hi = V
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            if values[mid] < h[r]:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                    if lo >= V or values[lo] != h[r]:
+                        bad += 1
+                        continue
+                    a = g[r] if g[r] >= 0 else -g[r]
+                    parts[2 * V * c + 2 * lo + (0 if y[r] != 0 else 1)] += a
+            for v in range(2 * V):
+                a = 0.0
+                for c in range(n_chunks):
+                    a = a + parts[2 * V * c + v]
+                out[v // 2, v % 2] = a
+    finally:
+        free(parts)
+    return bad

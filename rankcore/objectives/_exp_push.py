@@ -1,0 +1,233 @@
+"""The push objective with the exponential loss, as row-block reductions in log space.
+
+With ℓ(z) = e^{−r z} the inner sums factorize (SPEC §2):
+L_k = e^{r f_k} · S with S = Σ_i w_i e^{−r f_i}, so
+
+* for a price of homogeneous degree d (``identity``: 1, ``pow:p``: p),
+  R = g(1) · S^d · Σ_k v_k e^{d r f_k} and
+  J = log R = log g(1) + d·A + B with A = LSE_i(log w_i − r f_i),
+  B = LSE_k(log v_k + d r f_k): **one** pass, two log-sum-exps.  The
+  gradient of row n is its own exponential weight over the merged sum:
+  ∂J/∂f_i = −d r w_i e^{−r f_i − A},  ∂J/∂f_k = d r v_k e^{d r f_k − B}.
+  Along a direction h the same sums carry the moments of h, which give
+  φ′ and φ″ exactly; for binary h, four numbers per block give φ at every α.
+* for any other price (``exp:β``, plugins), two passes: A over the
+  positives, then with u_k = log L_k = r f_k + A the negatives' sums
+  J = LSE_k(log v_k + log g(u_k)) and the ratios g′L/g, g″L²/g under the
+  softmax of those terms.
+
+This is exactly the chunk-wise computation of the Dask issue: each block
+contributes log-sum-exps with its own offset, merged by ``logaddexp``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _exp_kernels
+from ._base import LinePoint, SeparableObjective
+
+__all__ = ["ExpPushProblem"]
+
+_EMPTY = np.empty(0)
+
+
+def _as_int8(y: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(y, dtype=np.int8)
+
+
+class ExpPushProblem(SeparableObjective):
+    """Bound push objective for an exponential loss (see the module docstring)."""
+
+    def __init__(self, objective, y, sample_weight, loss, price, *, n_threads=1):
+        super().__init__(objective, _as_int8(y), sample_weight)
+        self.rate = float(loss.exponential_rate)
+        self.price = price
+        self.n_threads = int(n_threads)
+        degree = price.homogeneous_degree
+        self.degree = None if degree is None else float(degree)
+        if self.degree is not None:
+            self.n_stages = 1
+            self.log_g1 = float(np.asarray(price.log_value(np.array([0.0])))[0])   # log g(1)
+        else:
+            self.n_stages = 2
+        self.has_second = price.has_second_derivative
+
+    # ------------------------------------------------------------------
+    # Stage partials
+    # ------------------------------------------------------------------
+    def _neg_coef(self) -> float:
+        return self.rate * (self.degree if self.degree is not None else 1.0)
+
+    def block_partials(self, stage, block, G, direction=None, alpha=0.0):
+        y = _as_int8(block.y)
+        w = np.ascontiguousarray(block.weight, dtype=np.float64)
+        f = np.ascontiguousarray(block.scores, dtype=np.float64)
+        h = _EMPTY if direction is None else np.ascontiguousarray(direction, dtype=np.float64)
+        if stage == 0:
+            out = np.empty(6)
+            _exp_kernels.class_moments(y, w, f, h, float(alpha), -self.rate, self._neg_coef(), out, self.n_threads)
+            return out
+        return self._stage1_partials(y, w, f, h, float(alpha), G[0])
+
+    def _stage1_partials(self, y, w, f, h, alpha, g0):
+        """Negatives' (lse of log v + log g(u), E[q1 u′], E[q2 u′² + q1 (u′² + u″)]) for a general price."""
+        neg = (y == 0) & (w > 0)
+        A, mean_h, second_h = g0[0], g0[1], g0[2]
+        r = self.rate
+        f_neg = f[neg]
+        h_neg = h[neg] if h.size else np.zeros_like(f_neg)
+        u = r * (f_neg + alpha * h_neg) + A                   # log L_k
+        if h.size:
+            du = r * h_neg - r * mean_h                        # d log L_k / dα
+            ddu = r * r * max(second_h - mean_h * mean_h, 0.0)
+        else:
+            du = np.ones_like(u)                               # gives Σ q1: the gradient's T
+            ddu = 0.0
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            log_g = self.price.log_value(u)
+            a = np.log(w[neg]) + log_g
+            lse = float(np.logaddexp.reduce(a)) if a.size else -math.inf
+            if not math.isfinite(lse):
+                return np.array([-math.inf, 0.0, 0.0])
+            pi = np.exp(a - lse)
+            q1 = np.exp(self.price.log_derivative(u) + u - log_g)          # g′(L)·L / g(L)
+            m1 = float(np.dot(pi, q1 * du))
+            if self.has_second:
+                q2 = np.exp(self.price.log_second_derivative(u) + 2.0 * u - log_g)   # g″(L)·L² / g(L)
+                m2 = float(np.dot(pi, q2 * du * du + q1 * (du * du + ddu)))
+            else:
+                m2 = math.nan
+        return np.array([lse, m1, m2])
+
+    def merge_partials(self, stage, parts):
+        parts = np.ascontiguousarray(np.atleast_2d(np.asarray(parts, dtype=np.float64)))
+        out = np.empty(parts.shape[1])
+        if stage == 1 and not self.has_second:
+            # NaN second moments would poison the weighted merge of the others.
+            clean = parts.copy()
+            clean[:, 2] = 0.0
+            _exp_kernels.merge_moments(clean, out)
+            out[2] = math.nan
+            return out
+        _exp_kernels.merge_moments(parts, out)
+        return out
+
+    # ------------------------------------------------------------------
+    # Value, gradient, line derivatives
+    # ------------------------------------------------------------------
+    def finish(self, G, with_direction=False):
+        r = self.rate
+        if self.degree is not None:
+            d = self.degree
+            A, mp, sp, B, mn, sn = (float(v) for v in G[0])
+            value = self.log_g1 + d * A + B
+            if not with_direction:
+                return LinePoint(0.0, value, math.nan, math.nan)
+            var_p = max(sp - mp * mp, 0.0)
+            var_n = max(sn - mn * mn, 0.0)
+            d1 = -d * r * mp + d * r * mn
+            d2 = d * r * r * var_p + d * d * r * r * var_n
+            return LinePoint(0.0, value, d1, d2)
+        lse, m1, m2 = (float(v) for v in G[1])
+        if not with_direction:
+            return LinePoint(0.0, lse, math.nan, math.nan)
+        return LinePoint(0.0, lse, m1, m2 - m1 * m1 if math.isfinite(m2) else math.nan)
+
+    def block_gradient(self, block, G):
+        y = _as_int8(block.y)
+        w = np.ascontiguousarray(block.weight, dtype=np.float64)
+        f = np.ascontiguousarray(block.scores, dtype=np.float64)
+        out = np.empty(f.shape[0])
+        r = self.rate
+        if self.degree is not None:
+            d = self.degree
+            A, B = float(G[0][0]), float(G[0][3])
+            _exp_kernels.gradient(y, w, f, -r, A, d * r, d * r, B, d * r, out, self.n_threads)
+            return out
+        A = float(G[0][0])
+        J, T_ratio = float(G[1][0]), float(G[1][1])     # T_ratio = Σ v g′(L) L / R
+        # positives: −r·(T/R)·w e^{−r f − A}; negatives: r v e^{log g′(u) + u − J}
+        _exp_kernels.gradient(y, w, f, -r, A, r * T_ratio, 0.0, 0.0, 0.0, out, self.n_threads)
+        neg = (y == 0) & (w > 0)
+        u = r * f[neg] + A
+        with np.errstate(over="ignore"):
+            out[neg] = r * w[neg] * np.exp(self.price.log_derivative(u) + u - J)
+        return out
+
+    # ------------------------------------------------------------------
+    # Compressed line search for directions with few values
+    # ------------------------------------------------------------------
+    def block_line_summary(self, block, h, values, G, gradient=None):
+        """(V, 2) log-sum-exps of each class's exponential weights, by value of h.
+
+        From the block's gradient for the same G when given (it holds the
+        normalized weights already: no exponential is evaluated), else from the
+        scores.
+        """
+        if self.degree is None:
+            return None
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        out = np.empty((values.shape[0], 2))
+        y = _as_int8(block.y)
+        h = np.ascontiguousarray(h, dtype=np.float64)
+        if gradient is not None:
+            bad = _exp_kernels.group_abs_sums(y, np.ascontiguousarray(gradient, dtype=np.float64), h, values, out,
+                                              self.n_threads)
+            scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
+            with np.errstate(divide="ignore"):
+                out = np.log(out / scale)
+            out[:, 0] += float(G[0][0])
+            out[:, 1] += float(G[0][3])
+        else:
+            bad = _exp_kernels.lse_by_value(y, np.ascontiguousarray(block.weight, dtype=np.float64),
+                                            np.ascontiguousarray(block.scores, dtype=np.float64), h, values,
+                                            -self.rate, self._neg_coef(), out, self.n_threads)
+        if bad:
+            raise ValueError(f"direction: {bad} value(s) are not among the declared values {values.tolist()}")
+        return out
+
+    def merge_line_summaries(self, parts):
+        parts = np.asarray(parts, dtype=np.float64)
+        return np.logaddexp.reduce(parts, axis=0)
+
+    def stages_after_step(self, summary, values, G, alpha):
+        """G at the scores f + α·h, from the line summary of h: no pass over the rows."""
+        if self.degree is None:
+            return None
+        values = np.asarray(values, dtype=np.float64)
+        A, _ = _softmax(summary[:, 0] - self.rate * alpha * values)
+        B, _ = _softmax(summary[:, 1] + self.degree * self.rate * alpha * values)
+        return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
+
+    def line_from_summary(self, summary, values, G):
+        d, r, log_g1 = self.degree, self.rate, self.log_g1
+        values = np.asarray(values, dtype=np.float64)
+        lp, ln = summary[:, 0], summary[:, 1]
+        diff = values[:, None] - values[None, :]            # u − u′
+
+        def evaluate(alpha: float) -> LinePoint:
+            a = lp - r * alpha * values                     # positives' log weights by value of h
+            b = ln + d * r * alpha * values                 # negatives'
+            A, pi = _softmax(a)
+            B, rho = _softmax(b)
+            # φ′ = d r (E_ρ[h] − E_π[h]) = d r Σ_{u,u′} ρ_u π_u′ (u − u′): pair by pair over the
+            # few values, so that a tiny derivative near an asymptote is not lost to cancellation.
+            d1 = d * r * float(rho @ diff @ pi)
+            var_p = 0.5 * float(pi @ (diff * diff) @ pi)
+            var_n = 0.5 * float(rho @ (diff * diff) @ rho)
+            return LinePoint(alpha, log_g1 + d * A + B, d1, d * r * r * var_p + d * d * r * r * var_n)
+
+        return evaluate
+
+
+def _softmax(log_weights: np.ndarray):
+    """(log Σ e^a, e^{a − lse}); (−inf, zeros) when every weight is zero."""
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        return -math.inf, np.zeros_like(log_weights)
+    e = np.exp(log_weights - top)
+    s = e.sum()
+    return float(top + math.log(s)), e / s

@@ -1,0 +1,16 @@
+"""Precision@k: the surrogates of Kar, Narasimhan and Jain and their linear learners (SPEC §3).
+
+* :func:`surrogate` / :func:`surrogate_and_grad` -- the ``struct``, ``ramp``,
+  ``max`` and ``avg`` surrogates of the prec@k loss over a score vector, with a
+  subgradient, in O(n log n).
+* :class:`PerceptronAtK` -- Perceptron@k-avg and Perceptron@k-max.
+* :class:`SGDAtK` -- SGD@k-avg, SGD@k-max and the struct-SVM baseline.
+
+The surrogates are also objectives of the boosting driver (``objective``
+plugin family), so precision@k can be boosted with nonlinear weak rankers.
+"""
+
+from ._linear import PerceptronAtK, SGDAtK
+from .surrogates import CONVEX_SURROGATES, SURROGATES, surrogate, surrogate_and_grad
+
+__all__ = ["PerceptronAtK", "SGDAtK", "SURROGATES", "CONVEX_SURROGATES", "surrogate", "surrogate_and_grad"]

@@ -1,0 +1,490 @@
+"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (SPEC §3).
+
+Both estimators score with a linear model s = ⟨w, x⟩ (no intercept: a shift
+changes no ranking) and learn from mini-batches.  Each batch is ranked by the
+current model; its k is the estimator's ``k`` (a count, or a fraction κ of the
+batch), capped at the batch size and at the batch's number of positives.
+
+Edge cases, decided once for both estimators:
+
+* A batch with no positives or no negatives carries no information about
+  the order of the classes: it is skipped (no update, not counted in the
+  step counter ``t_``, counted in ``n_skipped_batches_``).
+* A batch with fewer positives than k uses k = n₊ for that batch: the best
+  ranking then puts every positive on top, which is exactly the k = n₊
+  problem (and the paper's Δ_t/|FN| would divide by zero otherwise).
+* A fraction κ is applied to each batch (k_t = max(1, round(κ·b_t)), so the
+  last, shorter batch gets proportionally fewer); a count k is used as is
+  (capped at the batch size) and must not exceed ``batch_size``.
+* Ties in the scores (all of them at w = 0) are not broken by position: tied
+  examples share fractional membership in the top k (the expected update
+  under a random order of the ties).  From w = 0 the first perceptron step is
+  therefore a multiple of the difference of the class means.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..persistence import ModelFormatError
+from ..validation import check_fit_data, check_k, check_matrix, effective_n_threads
+from .surrogates import check_surrogate_name
+
+__all__ = ["PerceptronAtK", "SGDAtK"]
+
+
+def _check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name}: expected a positive integer{extra}, got {value!r}")
+    return int(value)
+
+
+def _check_nonneg_float(value: Any, name: str, *, positive: bool = False) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if not ok or value < 0 or (positive and value == 0):
+        rule = "a finite number > 0" if positive else "a finite number >= 0"
+        raise ValueError(f"{name}: expected {rule}, got {value!r}")
+    return float(value)
+
+
+class _LinearAtK(BaseEstimator):
+    """Shared machinery: validation, the epoch loop, streams, scoring, persistence."""
+
+    _rule = "sgd"
+
+    # ------------------------------------------------------------------
+    # what subclasses define
+    def _kind(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _hyper(self) -> tuple[float, float, float]:
+        """(eta0, alpha, radius); radius 0 means no projection."""
+        return 1.0, 0.0, 0.0
+
+    # ------------------------------------------------------------------
+    def _validate_params(self, n_rows: int) -> dict:
+        batch_size = _check_positive_int(self.batch_size, "batch_size", allow_none=True)
+        batch = n_rows if batch_size is None else min(batch_size, n_rows)
+        n_epochs = _check_positive_int(self.n_epochs, "n_epochs")
+        if not isinstance(self.shuffle, (bool, np.bool_)):
+            raise ValueError(f"shuffle: expected True or False, got {self.shuffle!r}")
+        k = self.k
+        if isinstance(k, bool) or not isinstance(k, numbers.Real):
+            raise ValueError(f"k: expected an integer count or a fraction in (0, 1), got {k!r}")
+        if float(k) < 1:
+            check_k(k, max(batch, 1))  # checks the range (0, 1)
+            k_count, k_fraction = 0, float(k)
+        else:
+            if batch_size is not None and float(k) > batch_size:
+                raise ValueError(
+                    f"k: a count must not exceed batch_size ({batch_size}), got {k!r}; "
+                    "raise batch_size or give k as a fraction of the batch"
+                )
+            k_count, k_fraction = check_k(k, max(int(float(k)), 1)), 0.0
+        n_threads = effective_n_threads(self.n_jobs)
+        eta0, alpha, radius = self._hyper()
+        kind = self._kind()
+        return dict(batch_size=batch_size, n_epochs=n_epochs, k_count=k_count, k_fraction=k_fraction,
+                    n_threads=n_threads, eta0=eta0, alpha=alpha, radius=radius, kind=kind)
+
+    def _init_state(self, n_features: int) -> None:
+        self.coef_ = np.zeros(n_features, dtype=np.float64)
+        self.t_ = 0
+        self.n_iter_ = 0
+        self.n_skipped_batches_ = 0
+        self.mistakes_per_epoch_ = np.zeros(0)
+        self.loss_per_epoch_ = np.zeros(0)
+        self.surrogate_per_epoch_ = np.zeros(0)
+
+    def _run_pass(self, X, y01: np.ndarray, order: np.ndarray, params: dict) -> None:
+        """One pass over ``order`` in mini-batches, with the kernel of ``_sgd_fast``."""
+        from . import _sgd_fast, _surrogates
+
+        batch_size = params["batch_size"] or X.shape[0]
+        batch_size = max(1, min(batch_size, order.shape[0]))
+        state = _sgd_fast.LinearState(self.coef_, self.t_)
+        args = (batch_size, params["k_count"], params["k_fraction"], _sgd_fast.RULES[self._rule],
+                _surrogates.KINDS[params["kind"]], params["eta0"], params["alpha"], params["radius"],
+                state, params["n_threads"])
+        if hasattr(X, "indptr"):
+            stats = _sgd_fast.epoch_csr(X.data, X.indices, X.indptr, y01, order, *args)
+        else:
+            stats = _sgd_fast.epoch_dense(X, y01, order, *args)
+        coef = state.coef()
+        if not np.isfinite(coef).all():
+            raise FloatingPointError(
+                f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
+            )
+        self.coef_ = coef
+        self.t_ = int(state.t)
+        self.n_iter_ += 1
+        self.n_skipped_batches_ += int(stats.n_skipped)
+        used = max(stats.n_batches, 1)
+        self.mistakes_per_epoch_ = np.append(self.mistakes_per_epoch_, stats.mistakes)
+        self.loss_per_epoch_ = np.append(self.loss_per_epoch_, stats.loss / used if stats.n_batches else np.nan)
+        self.surrogate_per_epoch_ = np.append(
+            self.surrogate_per_epoch_, stats.surrogate / used if stats.n_batches else np.nan
+        )
+
+    @staticmethod
+    def _canonical(X):
+        if hasattr(X, "indptr") and not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()  # the kernel's ‖x‖² needs each column once per row
+        return X
+
+    # ------------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Dense input is used as float64 C-contiguous; sparse input as CSR
+            (updates then cost O(nnz of the batch)).
+        y : array-like of shape (n_samples,)
+            Two distinct labels; the greater one is the relevant class.
+
+        Returns
+        -------
+        self
+        """
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        validate_data(self, X, reset=True, skip_check_array=True)
+        X, y01, classes = check_fit_data(X, y, accept_sparse=True)
+        X = self._canonical(X)
+        params = self._validate_params(X.shape[0])
+        self._init_state(X.shape[1])
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        rng = check_random_state(self.random_state)
+        for _ in range(params["n_epochs"]):
+            order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
+            self._run_pass(X, y01, order.astype(np.intp), params)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
+
+        Each call continues from the current weights and step counter and
+        appends one entry to the per-epoch records.  The rows are not
+        shuffled: the caller's order is the stream's order.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            A batch may hold one class only (it is then skipped, see the
+            module notes), provided the two labels are known: from
+            ``classes`` or from the first call's ``y``.
+        classes : array-like of shape (2,), optional
+            The two labels, required on the first call unless its ``y`` has both.
+
+        Returns
+        -------
+        self
+        """
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        first = not hasattr(self, "coef_")
+        validate_data(self, X, reset=first, skip_check_array=True)
+        X = self._canonical(check_matrix(X, name="X", accept_sparse=True))
+        y_arr = np.asarray(y)
+        if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
+            raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), got shape {y_arr.shape}")
+        if first:
+            if classes is None:
+                present = np.unique(y_arr)
+                if present.shape[0] != 2:
+                    raise ValueError(
+                        f"classes: the first call to partial_fit must see both labels or be given "
+                        f"classes=[negative, positive]; y has {present.shape[0]} distinct label(s)"
+                    )
+                classes_ = present
+            else:
+                classes_ = np.unique(np.asarray(classes))
+                if classes_.shape[0] != 2:
+                    raise ValueError(f"classes: expected two distinct labels, got {np.asarray(classes).tolist()!r}")
+            if isinstance(y_arr.dtype, np.dtype) and y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all():
+                raise ValueError("y: expected finite labels, got NaN or infinite values")
+        else:
+            check_is_fitted(self)
+            classes_ = self.classes_
+            if X.shape[1] != self.coef_.shape[0]:
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.coef_.shape[0]} features as input")
+        unknown = ~np.isin(y_arr, classes_)
+        if unknown.any():
+            raise ValueError(
+                f"y: labels must be one of {classes_.tolist()!r}, got {np.unique(y_arr[unknown])[:5].tolist()!r}"
+            )
+        y01 = np.ascontiguousarray(y_arr == classes_[1], dtype=np.int8)
+        params = self._validate_params(X.shape[0])
+        if first:
+            self._init_state(X.shape[1])
+            self.classes_ = classes_
+            self.n_features_in_ = X.shape[1]
+        self._run_pass(X, y01, np.arange(X.shape[0], dtype=np.intp), params)
+        return self
+
+    def decision_function(self, X):
+        """Scores ⟨w, x⟩: the higher, the more likely relevant.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        X = check_matrix(X, name="X", accept_sparse=True)
+        if X.shape[1] != self.coef_.shape[0]:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.coef_.shape[0]} features as input")
+        return np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+
+    def score(self, X, y):
+        """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit)."""
+        scores = self.decision_function(X)
+        y_arr = np.asarray(y)
+        if y_arr.shape != scores.shape:
+            raise ValueError(f"y: expected {scores.shape[0]} labels, got shape {y_arr.shape}")
+        y01 = (y_arr == self.classes_[1]).astype(np.int8)
+        from ..metrics import prec_at_k
+
+        return prec_at_k(y01, scores, self.k)
+
+    # ------------------------------------------------------------------
+    # persistence (rankcore.persistence)
+    _STATE_ARRAYS = ("mistakes_per_epoch_", "loss_per_epoch_", "surrogate_per_epoch_")
+
+    def _get_fitted_state(self) -> dict:
+        state = {
+            "coef_": np.asarray(self.coef_, dtype=np.float64),
+            "classes_": [c.item() if hasattr(c, "item") else c for c in self.classes_],
+            "n_features_in_": int(self.n_features_in_),
+            "t_": int(self.t_),
+            "n_iter_": int(self.n_iter_),
+            "n_skipped_batches_": int(self.n_skipped_batches_),
+        }
+        for name in self._STATE_ARRAYS:
+            state[name] = np.asarray(getattr(self, name), dtype=np.float64)
+        if hasattr(self, "feature_names_in_"):
+            state["feature_names_in_"] = [str(f) for f in self.feature_names_in_]
+        return state
+
+    def _set_fitted_state(self, state: dict) -> None:
+        name = type(self).__name__
+        expected = {"coef_", "classes_", "n_features_in_", "t_", "n_iter_", "n_skipped_batches_", *self._STATE_ARRAYS}
+        missing = expected - set(state)
+        extra = set(state) - expected - {"feature_names_in_"}
+        if missing or extra:
+            raise ModelFormatError(f"{name}: state fields missing {sorted(missing)} / unexpected {sorted(extra)}")
+        coef = state["coef_"]
+        if not (isinstance(coef, np.ndarray) and coef.dtype == np.float64 and coef.ndim == 1 and coef.size >= 1):
+            raise ModelFormatError(f"{name}: coef_ must be a non-empty 1-D float64 array")
+        if not np.isfinite(coef).all():
+            raise ModelFormatError(f"{name}: coef_ has non-finite values")
+        for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_"):
+            value = state[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ModelFormatError(f"{name}: {key} must be a non-negative integer, got {value!r}")
+        if state["n_features_in_"] != coef.shape[0]:
+            raise ModelFormatError(f"{name}: n_features_in_ = {state['n_features_in_']} but coef_ has {coef.shape[0]} entries")
+        classes = state["classes_"]
+        if not (isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]):
+            raise ModelFormatError(f"{name}: classes_ must be a list of two distinct labels, got {classes!r}")
+        classes_arr = np.asarray(classes)
+        if classes_arr.dtype == object or not np.array_equal(np.sort(classes_arr), classes_arr):
+            raise ModelFormatError(f"{name}: classes_ must be two sorted labels of one type, got {classes!r}")
+        for key in self._STATE_ARRAYS:
+            arr = state[key]
+            if not (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.shape[0] == state["n_iter_"]):
+                raise ModelFormatError(f"{name}: {key} must be a 1-D array with n_iter_ = {state['n_iter_']} entries")
+        names = state.get("feature_names_in_")
+        if names is not None:
+            if not (isinstance(names, list) and len(names) == coef.shape[0] and all(isinstance(f, str) for f in names)):
+                raise ModelFormatError(f"{name}: feature_names_in_ must list {coef.shape[0]} strings")
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.coef_ = coef
+        self.classes_ = classes_arr
+        self.n_features_in_ = state["n_features_in_"]
+        self.t_ = state["t_"]
+        self.n_iter_ = state["n_iter_"]
+        self.n_skipped_batches_ = state["n_skipped_batches_"]
+        for key in self._STATE_ARRAYS:
+            setattr(self, key, state[key].astype(np.float64))
+
+    # ------------------------------------------------------------------
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True
+        # Not a classifier (no predict), but a binary target: ClassifierTags with
+        # multi_class=False makes scikit-learn's checks send two-class targets.
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
+
+
+class PerceptronAtK(_LinearAtK):
+    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015; SPEC §3).
+
+    On each mini-batch, rank by the current scores; FP are the negatives in
+    the top k, FN the positives outside it, Δ_t = |FP|.  If Δ_t > 0:
+
+    * ``variant="avg"``: w ← w − Σ_FP x + (Δ_t/|FN|) Σ_FN x   (mistake bound against the avg surrogate)
+    * ``variant="max"``: w ← w − Σ_FP x + Σ_{Δ_t highest-scored FN} x   (against the max surrogate)
+
+    Parameters
+    ----------
+    k : int or float, default 0.05
+        Per batch: a count (at most ``batch_size``) or a fraction κ in (0, 1)
+        of the batch.  Capped at the batch's number of positives.
+    variant : {"avg", "max"}, default "avg"
+    batch_size : int or None, default 512
+        Rows per mini-batch; None uses the whole data as one batch.
+    n_epochs : int, default 10
+        Passes over the data in :meth:`fit`.
+    shuffle : bool, default True
+        Draw a new batch order for each epoch from ``random_state``.
+    random_state : int, RandomState or None
+    n_jobs : int or None, default 1
+        Threads for scoring a batch (None: all cores).  The default is one
+        thread: a batch is a fraction of a millisecond of work and a parallel
+        region per batch costs more than it saves; threads are only used for
+        batches of at least 2¹⁸ multiply-adds (e.g. 2,600 rows × 100
+        features) and pay only on idle cores.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the relevant class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+    t_ : int
+        Batches used so far (skipped ones excluded).
+    n_iter_ : int
+        Passes done: epochs of ``fit`` plus calls of ``partial_fit``.
+    mistakes_per_epoch_ : ndarray of shape (n_iter_,)
+        Σ_t Δ_t of each pass: false positives in the batches' top k, before
+        each update (fractional at ties) -- the paper's cumulative mistake value.
+    loss_per_epoch_ : ndarray of shape (n_iter_,)
+        Mean over the pass's batches of the prec@k loss Δ_t / k_t.
+    surrogate_per_epoch_ : ndarray of shape (n_iter_,)
+        Mean over the batches of the surrogate of the mistake bound
+        (``variant``), normalized by k_t, before each update.
+    n_skipped_batches_ : int
+        Batches without positives or without negatives.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from rankcore import PerceptronAtK
+    >>> X, y = make_classification(n_samples=600, weights=[0.9], random_state=0)
+    >>> model = PerceptronAtK(k=0.05, batch_size=100, random_state=0).fit(X, y)
+    >>> round(model.score(X, y), 2) >= 0.5
+    True
+    """
+
+    _rule = "perceptron"
+
+    def __init__(self, *, k=0.05, variant="avg", batch_size=512, n_epochs=10, shuffle=True,
+                 random_state=None, n_jobs=1):
+        self.k = k
+        self.variant = variant
+        self.batch_size = batch_size
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _kind(self) -> str:
+        return check_surrogate_name(self.variant, argument="variant", allowed=("avg", "max"))
+
+
+class SGDAtK(_LinearAtK):
+    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline (SPEC §3).
+
+    Mini-batch projected subgradient descent on a precision@k surrogate of
+    each batch: w ← Π(w − η_t ∇_w surrogate_t(w)), η_t = η₀/√t, the surrogate
+    normalized by k_t, Π the projection on the ball ‖w‖ <= ``radius`` (if set),
+    and an optional L2 penalty (α/2)‖w‖² (w ← (1 − η_t α) w before the step).
+
+    Parameters
+    ----------
+    k : int or float, default 0.05
+        Per batch: a count (at most ``batch_size``) or a fraction κ in (0, 1)
+        of the batch.  Capped at the batch's number of positives.
+    surrogate : {"avg", "max", "struct"}, default "avg"
+        ``"ramp"`` is not offered: it is not convex.
+    eta0 : float, default 1.0
+        Initial step size.
+    alpha : float, default 0.0
+        L2 penalty.
+    radius : float or None, default None
+        Radius of the ball the weights are projected on (the paper's
+        setting); None: no projection.  Both ``radius`` and ``alpha`` may be set.
+    batch_size : int or None, default 512
+    n_epochs : int, default 10
+    shuffle : bool, default True
+    random_state : int, RandomState or None
+    n_jobs : int or None, default 1
+        As in :class:`PerceptronAtK`.
+
+    Attributes
+    ----------
+    coef_, classes_, n_features_in_, feature_names_in_, t_, n_iter_,
+    mistakes_per_epoch_, loss_per_epoch_, n_skipped_batches_ :
+        As in :class:`PerceptronAtK`.
+    surrogate_per_epoch_ : ndarray of shape (n_iter_,)
+        Mean over the pass's batches of the training surrogate (normalized
+        by k_t), each evaluated before that batch's update.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from rankcore import SGDAtK
+    >>> X, y = make_classification(n_samples=600, weights=[0.9], random_state=0)
+    >>> model = SGDAtK(k=0.05, eta0=0.1, batch_size=100, random_state=0).fit(X, y)
+    >>> bool(model.surrogate_per_epoch_[-1] < model.surrogate_per_epoch_[0])
+    True
+    """
+
+    _rule = "sgd"
+
+    def __init__(self, *, k=0.05, surrogate="avg", eta0=1.0, alpha=0.0, radius=None, batch_size=512,
+                 n_epochs=10, shuffle=True, random_state=None, n_jobs=1):
+        self.k = k
+        self.surrogate = surrogate
+        self.eta0 = eta0
+        self.alpha = alpha
+        self.radius = radius
+        self.batch_size = batch_size
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _kind(self) -> str:
+        return check_surrogate_name(self.surrogate, argument="surrogate", allowed=("avg", "max", "struct"))
+
+    def _hyper(self) -> tuple[float, float, float]:
+        eta0 = _check_nonneg_float(self.eta0, "eta0", positive=True)
+        alpha = _check_nonneg_float(self.alpha, "alpha")
+        radius = 0.0 if self.radius is None else _check_nonneg_float(self.radius, "radius", positive=True)
+        return eta0, alpha, radius

@@ -1,0 +1,161 @@
+"""The precision@k surrogates as objectives of the boosting driver (``objective`` family).
+
+Spec strings ``prec@k-avg:k``, ``prec@k-max:k``, ``prec@k-ramp:k`` and
+``prec@k-struct:k`` name the surrogates of SPEC §3 as functions of the whole
+score vector, so ``rankcore.boost(objective="prec@k-avg:20", learner="stumps")``
+minimizes precision@k surrogates over nonlinear weak rankers (the paper only
+has linear models).
+
+* ``k`` is a count or a fraction of the training set (``check_k``), or
+  ``n+``: the number of positives (the precision-recall break-even point).
+  With fewer positives than k the objective is the k = n₊ one, as in the
+  linear learners' batches.
+* Values and gradients are normalized by k, and each evaluation costs one sort,
+  O(n log n).  Ties are not broken by position: see
+  :func:`rankcore.precision_at_k.surrogate_and_grad`.
+* ``avg`` and ``max`` are convex and shift invariant, so a line search along
+  any weak ranker has a single minimum. ``ramp`` is shift invariant but not
+  convex: the line search may stop at a local minimum.  ``struct`` is
+  convex, but when k < n₊ it is neither an upper bound nor shift invariant.
+  It is then unbounded below (raise every positive's score and it goes to
+  −∞), so as an objective it is accepted only for k >= n₊, where it equals
+  ``avg`` (its default k is ``n+``).
+* Sample weights are not supported.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..objectives._base import BoundObjective, Objective
+from ..spec import Parameter, count_or_fraction
+from ..validation import check_k
+
+#: The value of ``k`` that means "the number of positives".
+N_POS = "n+"
+
+
+def count_fraction_or_npos(value):
+    """Parameter kind for k: a count >= 1, a fraction in (0, 1), or ``"n+"`` (the number of positives)."""
+    if isinstance(value, str) and value.strip().lower() in ("n+", "npos", "n_pos"):
+        return N_POS
+    return count_or_fraction(value)
+
+
+count_fraction_or_npos.__name__ = "a count, a fraction or n+"  # shown in error messages
+
+__all__ = ["PrecAtKAvg", "PrecAtKMax", "PrecAtKRamp", "PrecAtKStruct", "SURROGATE_OBJECTIVES"]
+
+
+class _PrecAtKSurrogate(Objective):
+    """Shared implementation; subclasses set ``name`` and ``kind``."""
+
+    kind: ClassVar[str] = "avg"
+    task: ClassVar[str] = "bipartite"
+    log_value: ClassVar[bool] = False
+    supports_sample_weight: ClassVar[bool] = False
+    parameters = (
+        Parameter("k", count_fraction_or_npos,
+                  doc="a count >= 1, a fraction in (0, 1) of the training set, or n+ (the number of positives)"),
+    )
+
+    def requested_k(self, y: np.ndarray) -> int:
+        """k as a count for labels ``y`` (check_k on n; ``n+`` is n₊), before the cap at n₊."""
+        if self.k == N_POS:
+            return int(np.count_nonzero(y))
+        return check_k(self.k, int(y.shape[0]), name=f"objective {self.spec!r}: k")
+
+    def resolve_k(self, y: np.ndarray) -> int:
+        """The k used: :meth:`requested_k` capped at n₊."""
+        return min(self.requested_k(y), int(np.count_nonzero(y)))
+
+    def check_target(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
+        if sample_weight is not None:
+            raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
+        if np.count_nonzero(y) == 0 or np.count_nonzero(y) == y.shape[0]:
+            raise ValueError(f"objective {self.spec!r}: y needs both classes (one class given)")
+        self.resolve_k(y)
+
+    def value_and_gradient(self, y, scores, sample_weight=None):
+        self.check_target(y, sample_weight)
+        return _SurrogateBound(self, y, None).value_and_gradient(scores)
+
+    def bind(self, y, sample_weight=None, *, n_threads=1):
+        self.check_target(y, sample_weight)
+        return _SurrogateBound(self, y, sample_weight)
+
+
+class _SurrogateBound(BoundObjective):
+    """The surrogate with its labels and k fixed: straight to the Cython kernel."""
+
+    def __init__(self, objective, y, sample_weight):
+        super().__init__(objective, np.ascontiguousarray(y, dtype=np.int8), sample_weight)
+        from . import _surrogates
+
+        self._kernel = _surrogates.surrogate_batch
+        self._kind = _surrogates.KINDS[objective.kind]
+        self.k = objective.resolve_k(self.y)
+
+    def value_and_gradient(self, scores):
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        value, grad, k_used, _, _ = self._kernel(scores, self.y, self.k, self._kind, True)
+        grad /= k_used
+        return float(value / k_used), grad
+
+    def value(self, scores):
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        value, _, k_used, _, _ = self._kernel(scores, self.y, self.k, self._kind, False)
+        return float(value / k_used)
+
+
+class PrecAtKAvg(_PrecAtKSurrogate):
+    """The avg surrogate of precision@k (convex upper bound; Kar et al. 2015), normalized by k."""
+
+    name = "prec@k-avg"
+    kind = "avg"
+    examples = ("prec@k-avg:1", "prec@k-avg:5", "prec@k-avg:0.2", "prec@k-avg:n+")
+
+
+class PrecAtKMax(_PrecAtKSurrogate):
+    """The max surrogate of precision@k (convex upper bound, looser than avg), normalized by k."""
+
+    name = "prec@k-max"
+    kind = "max"
+    examples = ("prec@k-max:1", "prec@k-max:5", "prec@k-max:0.2")
+
+
+class PrecAtKRamp(_PrecAtKSurrogate):
+    """The ramp surrogate of precision@k (tightest upper bound; not convex), normalized by k."""
+
+    name = "prec@k-ramp"
+    kind = "ramp"
+    examples = ("prec@k-ramp:1", "prec@k-ramp:5", "prec@k-ramp:0.2")
+
+
+class PrecAtKStruct(_PrecAtKSurrogate):
+    """Joachims' struct-SVM surrogate of precision@k, accepted only for k >= n₊ (where it equals avg)."""
+
+    name = "prec@k-struct"
+    kind = "struct"
+    examples = ("prec@k-struct", "prec@k-struct:n+")
+    parameters = (
+        Parameter("k", count_fraction_or_npos, default=N_POS,
+                  doc="n+ (default), or a count / fraction that is at least the number of positives"),
+    )
+
+    def check_target(self, y, sample_weight=None):
+        super().check_target(y, sample_weight)
+        count = self.requested_k(y)
+        n_pos = int(np.count_nonzero(y))
+        if count < n_pos:
+            raise ValueError(
+                f"objective {self.spec!r}: k = {count} < n₊ = {n_pos}; for k < n₊ the struct surrogate is not "
+                f"shift invariant and is unbounded below (raise every positive's score), so it cannot be "
+                f"boosted; use k >= {n_pos} (where it equals prec@k-avg) or prec@k-avg"
+            )
+
+
+#: The classes registered through ``rankcore_register_objectives``.
+SURROGATE_OBJECTIVES = [PrecAtKAvg, PrecAtKMax, PrecAtKRamp, PrecAtKStruct]

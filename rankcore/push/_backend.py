@@ -1,0 +1,212 @@
+"""Where the training rows live: the seam between the boosting driver and the data.
+
+The driver (``_driver.py``) never touches rows.  Each iteration it asks a
+backend for four things, and only these:
+
+``objective_state()``
+    the **global scalars** of the objective at the current scores: for a
+    :class:`~rankcore.objectives.SeparableObjective`, the merged per-block
+    partials G (log-sum-exps and moments); for any other objective, the value
+    and the whole gradient vector.  ``value(state)`` reads J from it.
+``learner_statistics(state)``
+    the **per-feature statistics of the gradient weights** (histograms per
+    feature and bin for threshold learners), each block's array computed
+    from its own rows and the global scalars, added over blocks.
+``line_function(state, ranker)``
+    the **line-search aggregates**: a callable α ↦ (φ, φ′, φ″).  For a
+    separable objective and a ranker with few values (binary stumps) it is
+    one reduction to a handful of numbers per block, after which φ at every
+    α is computed without touching the rows; otherwise each α is one
+    reduction over the blocks.
+``apply_update(ranker, alpha)``
+    **apply the update** f ← f + α·h(x) block by block (scores stay where the
+    rows are).  When the objective can compute the next global scalars from
+    the line summary (``stages_after_step``: the exponential loss with a
+    homogeneous price), the next ``objective_state()`` needs no pass at all,
+    and the line summary itself is built from the gradient kept from the
+    search: one exponential per row per iteration.
+
+:class:`InMemoryBackend` implements them over NumPy arrays split into blocks
+of ``block_rows`` rows (one block by default).  A distributed backend (Dask:
+blocks are chunks on workers, reductions are tree reductions, the line
+function is evaluated on the client from the merged aggregates) implements the
+same five methods and reuses the driver unchanged.  The tests fit the same
+data with one block and with several blocks of unequal sizes, including a
+block without positives, and require the same weak rankers and coefficients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..learners._base import LearnerLayout, WeakRanker
+from ..objectives._base import BoundObjective, LinePoint, RowBlock
+
+__all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
+
+
+@dataclass
+class ObjectiveState:
+    """The objective at the current scores, as a backend holds it.
+
+    Attributes
+    ----------
+    value : float
+        J at the current scores.
+    stages : list of ndarray or None
+        Merged stage partials G (separable objectives).
+    gradient : ndarray or None
+        The whole gradient (non-separable objectives, in-memory only).
+    """
+
+    value: float
+    stages: list[np.ndarray] | None = None
+    gradient: np.ndarray | None = None
+
+
+def split_blocks(n_rows: int, block_rows: int | Sequence[int] | None) -> list[slice]:
+    """Row slices: one block (None), blocks of ``block_rows`` rows, or the given sizes."""
+    if block_rows is None:
+        return [slice(0, n_rows)]
+    if isinstance(block_rows, (int, np.integer)):
+        size = int(block_rows)
+        if size < 1:
+            raise ValueError(f"block_rows: expected a positive integer, got {block_rows!r}")
+        return [slice(s, min(s + size, n_rows)) for s in range(0, n_rows, size)]
+    sizes = [int(s) for s in block_rows]
+    if any(s < 1 for s in sizes) or sum(sizes) != n_rows:
+        raise ValueError(f"block_rows: expected positive sizes adding up to {n_rows}, got {sizes}")
+    bounds = np.r_[0, np.cumsum(sizes)]
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+class InMemoryBackend:
+    """Training rows held in NumPy arrays, in one or more blocks of rows.
+
+    Parameters
+    ----------
+    problem : BoundObjective
+        The objective bound to the training labels and weights.
+    layout : LearnerLayout
+        The learner prepared on the training matrix.
+    X : ndarray (n, d)
+    y : ndarray (n,)
+        Labels as the objective takes them.
+    sample_weight : ndarray (n,) or None
+    block_rows : None, int or sequence of int
+        Block structure (None: one block).  Blocks need a separable
+        objective; other objectives see the whole vector.
+    n_threads : int
+    """
+
+    def __init__(self, problem: BoundObjective, layout: LearnerLayout, X: np.ndarray, y: np.ndarray,
+                 sample_weight: np.ndarray | None = None, *, block_rows=None, n_threads: int = 1):
+        self.problem = problem
+        self.layout = layout
+        self.n_threads = int(n_threads)
+        n = X.shape[0]
+        self.slices = split_blocks(n, block_rows)
+        if len(self.slices) > 1 and not problem.separable:
+            raise ValueError(
+                f"objective {problem.objective.spec!r} is not separable into row blocks; use a single block"
+            )
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self._y = y
+        self._w = w
+        self._scores = np.zeros(n)
+        self.encoded = [layout.encode(X[s]) for s in self.slices]
+        self._h_cache: tuple[WeakRanker, list[np.ndarray]] | None = None
+        self._grad_cache: tuple[ObjectiveState, list[np.ndarray]] | None = None
+        self._summary: tuple | None = None            # (ranker, summary, values, G) of the last line
+        self._next_stages: list[np.ndarray] | None = None
+
+    # ------------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        return int(self._scores.shape[0])
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The current training scores (a view; do not modify)."""
+        return self._scores
+
+    def _blocks(self) -> list[RowBlock]:
+        return [RowBlock(self._y[s], self._w[s], self._scores[s]) for s in self.slices]
+
+    def _directions(self, ranker: WeakRanker) -> list[np.ndarray]:
+        if self._h_cache is not None and self._h_cache[0] is ranker:
+            return self._h_cache[1]
+        h = [self.layout.evaluate(ranker, enc) for enc in self.encoded]
+        self._h_cache = (ranker, h)
+        return h
+
+    # ------------------------------------------------------------------
+    # The seam
+    # ------------------------------------------------------------------
+    def objective_state(self) -> ObjectiveState:
+        """Global scalars of the objective at the current scores."""
+        problem = self.problem
+        if problem.separable:
+            G = self._next_stages if self._next_stages is not None else problem.reduce(self._blocks())
+            self._next_stages = None
+            return ObjectiveState(problem.finish(G).value, stages=G)
+        value, grad = problem.value_and_gradient(self._scores)
+        return ObjectiveState(float(value), gradient=grad)
+
+    def value(self, state: ObjectiveState) -> float:
+        return state.value
+
+    def learner_statistics(self, state: ObjectiveState) -> np.ndarray:
+        """Σ over blocks of the layout's statistics of the block's gradient."""
+        total = None
+        grads = []
+        for s, enc, block in zip(self.slices, self.encoded, self._blocks()):
+            if state.stages is not None:
+                grad = self.problem.block_gradient(block, state.stages)
+            else:
+                grad = state.gradient[s]
+            grads.append(grad)
+            part = self.layout.statistics(enc, grad, n_threads=self.n_threads)
+            total = part if total is None else total + part
+        self._grad_cache = (state, grads)
+        return total
+
+    def line_function(self, state: ObjectiveState, ranker: WeakRanker):
+        """α ↦ LinePoint along ``ranker`` from the current scores."""
+        problem = self.problem
+        h = self._directions(ranker)
+        if state.stages is None:
+            return problem.line(self._scores, np.concatenate(h) if len(h) > 1 else h[0])
+        blocks = self._blocks()
+        values = ranker.values
+        if values is not None:
+            vals = np.asarray(values, dtype=np.float64)
+            grads = self._grad_cache[1] if self._grad_cache is not None and self._grad_cache[0] is state else None
+            parts = [problem.block_line_summary(b, hb, vals, state.stages, None if grads is None else grads[j])
+                     for j, (b, hb) in enumerate(zip(blocks, h))]
+            if all(p is not None for p in parts):
+                summary = problem.merge_line_summaries(parts)
+                self._summary = (ranker, summary, vals, state.stages)
+                return problem.line_from_summary(summary, vals, state.stages)
+
+        def evaluate(alpha: float) -> LinePoint:
+            G = problem.reduce(blocks, h, alpha)
+            point = problem.finish(G, with_direction=True)
+            return LinePoint(alpha, point.value, point.d1, point.d2)
+
+        return evaluate
+
+    def apply_update(self, ranker: WeakRanker, alpha: float) -> None:
+        """f ← f + α·h(x), block by block."""
+        for s, hb in zip(self.slices, self._directions(ranker)):
+            hb *= alpha                       # h is not needed after the update: scale in place
+            self._scores[s] += hb
+        self._h_cache = None
+        self._grad_cache = None
+        if self._summary is not None and self._summary[0] is ranker:
+            _, summary, vals, G = self._summary
+            self._next_stages = self.problem.stages_after_step(summary, vals, G, alpha)
+        self._summary = None

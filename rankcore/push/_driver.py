@@ -1,0 +1,127 @@
+"""The generic boosting (coordinate-descent) driver of the push family.
+
+Figure 1 of seed 001, without the I × K × n array M: each iteration
+
+1. the backend reduces the objective at the current scores to its global
+   scalars (value and what every row's gradient weight follows from);
+2. the backend sums the learner's statistics of those gradient weights over
+   the blocks of rows, and the learner picks the weak ranker h maximizing
+   |Σ_n g_n h(x_n)| (the sign of the coefficient is free);
+3. the line search finds α along h from the backend's line function
+   (safeguarded Newton / secant / bisection on φ′);
+4. the backend applies f ← f + α h.
+
+The driver knows nothing about losses, prices, learners' internals or where
+the rows are: it sees a backend (``_backend.py``), a learner layout's
+``select`` and the line search.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..learners._base import WeakRanker
+from ._line_search import MAX_STEP, line_search
+
+__all__ = ["BoostingRecord", "BoostingResult", "run_boosting"]
+
+
+@dataclass(frozen=True)
+class BoostingRecord:
+    """One completed iteration: the ranker, its step, and J after the step."""
+
+    iteration: int
+    ranker: WeakRanker
+    alpha: float
+    value: float
+    derivative: float
+    line_evaluations: int
+
+
+@dataclass
+class BoostingResult:
+    """What :func:`run_boosting` did.
+
+    Attributes
+    ----------
+    initial_value : float
+        J before the first iteration.
+    records : list of BoostingRecord
+    stop_reason : str
+        ``"n_iter"``, ``"converged"`` (no weak ranker has |derivative| > tol),
+        ``"no_decrease"`` (the best step does not lower J), or whatever the
+        callback returned (e.g. ``"early_stopping"``).
+    """
+
+    initial_value: float
+    records: list[BoostingRecord] = field(default_factory=list)
+    stop_reason: str = "n_iter"
+
+
+def run_boosting(
+    backend,
+    layout,
+    *,
+    n_iter: int,
+    log_value: bool,
+    tol: float = 0.0,
+    max_step: float = MAX_STEP,
+    callback: Callable[[BoostingRecord], str | None] | None = None,
+) -> BoostingResult:
+    """Run up to ``n_iter`` boosting iterations on a backend.
+
+    Parameters
+    ----------
+    backend : object with the backend seam (see ``_backend.py``)
+    layout : LearnerLayout
+    n_iter : int
+    log_value : bool
+        The objective's working value is a logarithm (Newton on R′).
+    tol : float
+        Stop when the best weak ranker's |Σ g h| is at most ``tol``.
+    max_step : float
+        Largest |α| per iteration.
+    callback : callable, optional
+        Called with each record; a returned string stops the fit with that
+        reason (early stopping, interrupts).
+
+    Returns
+    -------
+    BoostingResult
+    """
+    state = backend.objective_state()
+    value = backend.value(state)
+    if not (math.isfinite(value) or value == -math.inf):
+        raise FloatingPointError(f"the objective is not finite at the initial scores (J = {value})")
+    result = BoostingResult(initial_value=value)
+    for iteration in range(1, n_iter + 1):
+        if value == -math.inf:
+            result.stop_reason = "converged"
+            break
+        stats = backend.learner_statistics(state)
+        candidate = layout.select(stats)
+        if candidate is None or not math.isfinite(candidate.derivative) or abs(candidate.derivative) <= tol:
+            result.stop_reason = "converged"
+            break
+        phi = backend.line_function(state, candidate.ranker)
+        search = line_search(phi, log_value=log_value, max_step=max_step)
+        if search.alpha == 0.0:
+            result.stop_reason = "converged" if search.reason == "stationary" else "no_decrease"
+            break
+        backend.apply_update(candidate.ranker, search.alpha)
+        state = backend.objective_state()
+        new_value = backend.value(state)
+        if math.isnan(new_value) or new_value == math.inf:
+            raise FloatingPointError(f"iteration {iteration}: the objective became {new_value}")
+        value = new_value
+        record = BoostingRecord(iteration, candidate.ranker, float(search.alpha), float(value),
+                                float(candidate.derivative), search.n_evaluations)
+        result.records.append(record)
+        if callback is not None:
+            reason = callback(record)
+            if reason:
+                result.stop_reason = str(reason)
+                break
+    return result

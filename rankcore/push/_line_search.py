@@ -1,0 +1,205 @@
+"""Safeguarded one-dimensional minimization along a weak ranker.
+
+φ(α) = J(f + α·h) is minimized by finding the sign change of φ′ (SPEC §2:
+"safeguarded Newton or bisection on the derivative").  The search
+
+1. orients itself downhill (α has the sign of −φ′(0));
+2. brackets the sign change by expanding the step (Newton steps or doubling)
+   up to ``max_step``, stopping early where φ no longer decreases measurably
+   (an asymptote: a weak ranker that orders some pairs perfectly);
+3. shrinks the bracket with Newton steps when φ″ is available -- on R′ rather
+   than on J′ for log-form objectives (R″/R = φ″ + φ′², positive for convex R)
+   -- with secant steps when it is not, and with bisection whenever a step
+   leaves the bracket or the bracket stops shrinking;
+4. returns the evaluated point of lowest φ (never worse than α = 0).  On a
+   plateau (φ′(0) < 0 by a subgradient, but φ constant along the line, as
+   for piecewise-constant objectives at ties) it takes the first trial step:
+   φ does not change, and the rows h separates are no longer tied.
+
+It needs nothing but φ, φ′ and optionally φ″ at the points it asks for, so it
+is the same code for every objective, every backend, and the naive reference
+of the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from ..objectives._base import LinePoint
+
+__all__ = ["LineSearchResult", "line_search", "MAX_STEP"]
+
+#: Largest |α| the search takes (reached when the objective keeps decreasing,
+#: e.g. a weak ranker that orders every remaining pair correctly).
+MAX_STEP = 1e4
+
+
+@dataclass(frozen=True)
+class LineSearchResult:
+    """Outcome of :func:`line_search`.
+
+    Attributes
+    ----------
+    alpha : float
+        The step (0.0 when no step decreases φ).
+    value : float
+        φ(alpha).
+    n_evaluations : int
+    reason : str
+        ``"converged"``, ``"max_step"`` (still decreasing at ``MAX_STEP``), ``"flat"``
+        (still descending, but φ stopped decreasing measurably: an asymptote),
+        ``"plateau"`` (φ′(0) < 0 but φ does not change along the line: the first
+        trial step is taken anyway, which never increases φ),
+        ``"stationary"`` (φ′(0) = 0), ``"no_decrease"`` or ``"max_evaluations"``.
+    """
+
+    alpha: float
+    value: float
+    n_evaluations: int
+    reason: str
+
+
+def _bad(point: LinePoint) -> bool:
+    return math.isnan(point.value) or math.isnan(point.d1) or point.value == math.inf
+
+
+def line_search(
+    phi: Callable[[float], LinePoint],
+    *,
+    log_value: bool,
+    start: LinePoint | None = None,
+    max_step: float = MAX_STEP,
+    xtol: float = 1e-13,
+    max_evaluations: int = 200,
+) -> LineSearchResult:
+    """Minimize φ along the line; see the module docstring.
+
+    Parameters
+    ----------
+    phi : callable
+        α ↦ :class:`LinePoint` (φ, φ′, φ″ with NaN for "unknown").
+    log_value : bool
+        φ is the log of a positive objective R (Newton on R′ then).
+    start : LinePoint, optional
+        φ at α = 0 if already known (saves one evaluation).
+    max_step : float
+        Bound on |α|.
+    xtol : float
+        Relative tolerance on α.
+    max_evaluations : int
+    """
+    p0 = start if start is not None else phi(0.0)
+    n_eval = 0 if start is not None else 1
+    if _bad(p0):
+        raise FloatingPointError(f"line search: the objective is not finite at the current scores ({p0})")
+    if p0.d1 == 0.0 or p0.value == -math.inf:
+        return LineSearchResult(0.0, p0.value, n_eval, "stationary")
+    s = -1.0 if p0.d1 > 0 else 1.0          # search α = s·t, t ≥ 0
+
+    def psi(t: float):
+        nonlocal n_eval
+        n_eval += 1
+        p = phi(s * t)
+        # ψ(t) = φ(s t): ψ′ = s φ′, ψ″ = φ″
+        return p.value, s * p.d1, p.d2
+
+    def curvature(t, d1, d2, t_prev, d_prev):
+        """A positive curvature for a Newton step on ψ′, or NaN.
+
+        φ″ when positive (Newton on J′; log-sum-exp objectives are convex in
+        log form); else, for log-form objectives, R″/R = φ″ + φ′² (Newton on
+        R′, positive whenever R is convex); else the secant slope of ψ′.
+        """
+        if math.isfinite(d2):
+            if d2 > 0:
+                return d2
+            if log_value and d2 + d1 * d1 > 0:
+                return d2 + d1 * d1
+        if math.isfinite(d_prev) and t != t_prev:
+            slope = (d1 - d_prev) / (t - t_prev)
+            if math.isfinite(slope) and slope > 0:
+                return slope
+        return math.nan
+
+    best_t, best_v = 0.0, p0.value
+    evaluated = {0.0}
+    lo, hi = 0.0, math.nan                    # ψ′(lo) < 0 ≤ ψ′(hi)
+    t_prev, d_prev = 0.0, s * p0.d1
+    c0 = curvature(0.0, d_prev, p0.d2, 0.0, math.nan)
+    t = -d_prev / c0 if math.isfinite(c0) else 1.0
+    t = min(max(t, 1e-12), max_step)
+    dx_old = dx = math.inf
+    flat_from = p0.value                      # φ at the previous expansion point
+    flat_tol = 4 * 2.0**-52
+    reason = "max_evaluations"
+    while n_eval < max_evaluations:
+        v, d1, d2 = psi(t)
+        evaluated.add(t)
+        bad = math.isnan(v) or math.isnan(d1) or v == math.inf
+        if not bad and v <= best_v:
+            best_t, best_v = t, v
+        if v == -math.inf or (not bad and d1 == 0.0):
+            reason = "converged"              # an exact stationary point, or R reached 0
+            break
+        if bad or d1 > 0.0:
+            hi = t
+        else:
+            lo = t
+        if math.isnan(hi):                    # still descending: expand
+            if t >= max_step:
+                reason = "max_step"
+                break
+            if not bad and v >= flat_from - flat_tol * max(1.0, abs(v)):
+                if t_prev == 0.0 and v <= p0.value and not (math.isfinite(p0.d2) and p0.d2 > 0):
+                    # flat from the very start, without curvature (a plateau of a
+                    # piecewise-linear objective, e.g. ties that one weak ranker
+                    # cannot break): take the trial step -- it costs nothing and
+                    # separates the rows h tells apart, so later steps can decrease φ.
+                    # (A smooth objective near its optimum has φ″ > 0: no plateau.)
+                    best_t, best_v = t, v
+                    reason = "plateau"
+                    break
+                # no measurable decrease since the previous expansion: φ is flat to
+                # machine precision (an asymptote); going further would only
+                # inflate the scores and cost precision in later iterations.
+                best_t, best_v = t_prev, flat_from
+                reason = "flat"
+                break
+            flat_from = v
+            c = curvature(t, d1, d2, t_prev, d_prev)
+            t_next = t - d1 / c if math.isfinite(c) else math.nan
+            t_prev, d_prev = t, d1
+            t = min(max(2.0 * t, t_next) if math.isfinite(t_next) else 2.0 * t, max_step)
+            continue
+        # bracketed: safeguarded Newton (rtsafe): bisect when the Newton step
+        # leaves the bracket or does not halve the step before last
+        c = math.nan if bad else curvature(t, d1, d2, t_prev, d_prev)
+        newton = t - d1 / c if math.isfinite(c) else math.nan
+        if math.isfinite(newton) and abs(newton - t) <= xtol * max(1.0, abs(t)):
+            reason = "converged"              # the Newton step from t vanishes: t is the root
+            break
+        if bad or not (lo < newton < hi) or abs(newton - t) > 0.5 * abs(dx_old):
+            dx_old, dx = dx, 0.5 * (hi - lo)
+            t_next = lo + dx
+        else:
+            dx_old, dx = dx, newton - t
+            t_next = newton
+        if not bad:
+            t_prev, d_prev = t, d1
+        scale = max(1.0, abs(t_next))
+        if abs(dx) <= xtol * scale or hi - lo <= xtol * scale:
+            if t_next not in evaluated and n_eval < max_evaluations:
+                v, d1, d2 = psi(t_next)
+                t = t_next
+            reason = "converged"
+            break
+        t = t_next
+    # Near the root, values differ by rounding noise only: prefer the converged
+    # point (reproducible to xtol) over the noisy minimum, if it decreases φ.
+    if reason == "converged" and t > 0 and not (math.isnan(v) or math.isnan(d1)) and v <= p0.value:
+        best_t, best_v = t, v
+    if best_t == 0.0:
+        return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
+    return LineSearchResult(s * best_t, best_v, n_eval, reason)

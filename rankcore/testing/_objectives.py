@@ -1,0 +1,154 @@
+"""Contract checks of the ``objective`` family (see :class:`rankcore.Objective`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["CHECKS"]
+
+
+def _labels(objective, rng, n):
+    if objective.task == "graded":
+        return rng.integers(0, 4, n).astype(np.float64)
+    y = np.zeros(n, dtype=np.int8)
+    y[rng.choice(n, size=max(2, n // 3), replace=False)] = 1
+    return y
+
+
+def _bound(objective, rng, n=30, weights=False):
+    y = _labels(objective, rng, n)
+    w = rng.uniform(0.5, 2.0, n) if weights else None
+    objective.check_target(y, w)
+    return y, w, objective.bind(y, w, n_threads=1)
+
+
+def check_objective_value_and_gradient_types(objective, rng):
+    """value_and_gradient gives a finite float and a float64 gradient of the scores' shape."""
+    y, w, bound = _bound(objective, rng)
+    for scores in (np.zeros(y.shape[0]), rng.normal(size=y.shape[0])):
+        scores.setflags(write=False)
+        value, grad = bound.value_and_gradient(scores)
+        assert isinstance(value, float) and math.isfinite(value), f"objective {objective.spec!r}: value {value!r}"
+        assert isinstance(grad, np.ndarray) and grad.dtype == np.float64 and grad.shape == scores.shape, (
+            f"objective {objective.spec!r}: gradient must be float64 of shape {scores.shape}")
+        assert np.isfinite(grad).all(), f"objective {objective.spec!r}: non-finite gradient"
+        assert bound.value(scores) == value or math.isclose(bound.value(scores), value, rel_tol=1e-12, abs_tol=1e-12), (
+            f"objective {objective.spec!r}: value() and value_and_gradient() disagree")
+
+
+def check_objective_gradient_finite_differences(objective, rng):
+    """∇J agrees with central finite differences at random (tie-free) scores."""
+    y, w, bound = _bound(objective, rng, n=20)
+    scores = rng.normal(size=y.shape[0])
+    _, grad = bound.value_and_gradient(scores)
+    eps = 1e-6
+    fd = np.empty_like(scores)
+    for j in range(scores.shape[0]):
+        e = np.zeros_like(scores)
+        e[j] = eps
+        fd[j] = (bound.value(scores + e) - bound.value(scores - e)) / (2 * eps)
+    np.testing.assert_allclose(grad, fd, rtol=1e-4, atol=1e-6 * max(1.0, np.abs(grad).max()),
+                               err_msg=f"objective {objective.spec!r}: gradient vs finite differences")
+
+
+def check_objective_line_function(objective, rng):
+    """line(scores, h)(α) matches value(scores + α h); φ′ and φ″ (when given) match finite differences."""
+    y, w, bound = _bound(objective, rng, n=24)
+    scores = rng.normal(size=y.shape[0])
+    h = rng.uniform(0, 1, y.shape[0])
+    line = bound.line(scores, h)
+    for alpha in (0.0, 0.37, -0.8):
+        p = line(alpha)
+        assert math.isclose(p.value, bound.value(scores + alpha * h), rel_tol=1e-10, abs_tol=1e-10), (
+            f"objective {objective.spec!r}: line value at α={alpha} differs from value(scores + α h)")
+        eps = 1e-6
+        fd1 = (line(alpha + eps).value - line(alpha - eps).value) / (2 * eps)
+        assert math.isclose(p.d1, fd1, rel_tol=1e-4, abs_tol=1e-6), (
+            f"objective {objective.spec!r}: φ′({alpha}) = {p.d1} but finite differences give {fd1}")
+        if math.isfinite(p.d2):
+            fd2 = (line(alpha + eps).d1 - line(alpha - eps).d1) / (2 * eps)
+            assert math.isclose(p.d2, fd2, rel_tol=1e-3, abs_tol=1e-5), (
+                f"objective {objective.spec!r}: φ″({alpha}) = {p.d2} but finite differences give {fd2}")
+
+
+def check_objective_sample_weight_multiplicity(objective, rng):
+    """Integer sample weights act as multiplicities (or are refused with ValueError)."""
+    n = 16
+    y = _labels(objective, rng, n)
+    counts = rng.integers(1, 4, n).astype(np.float64)
+    if not objective.supports_sample_weight:
+        try:
+            objective.bind(y, counts)
+        except ValueError:
+            return
+        raise AssertionError(f"objective {objective.spec!r}: supports_sample_weight=False but weights were accepted")
+    objective.check_target(y, counts)
+    rep = np.repeat(np.arange(n), counts.astype(int))
+    scores = rng.normal(size=n)
+    v_w, g_w = objective.bind(y, counts).value_and_gradient(scores)
+    objective.check_target(y[rep])
+    v_r, g_r = objective.bind(y[rep], None).value_and_gradient(scores[rep])
+    assert math.isclose(v_w, v_r, rel_tol=1e-9, abs_tol=1e-9), (
+        f"objective {objective.spec!r}: weighted value {v_w} != value on repeated rows {v_r}")
+    np.testing.assert_allclose(g_w, np.bincount(rep, weights=g_r, minlength=n), rtol=1e-8, atol=1e-10,
+                               err_msg=f"objective {objective.spec!r}: weighted gradient != summed gradient of copies")
+
+
+def check_objective_separable_blocks(objective, rng):
+    """A separable objective gives the same value, gradient and line over any split into row blocks."""
+    from ..objectives._base import RowBlock
+
+    y, w, bound = _bound(objective, rng, n=40, weights=objective.supports_sample_weight)
+    if not bound.separable:
+        return
+    weight = np.ones(y.shape[0]) if w is None else w
+    order = np.argsort(y, kind="stable")            # the first block has no positives
+    y, weight = y[order], weight[order]
+    bound = objective.bind(y, None if w is None else weight, n_threads=1)
+    scores = rng.normal(size=y.shape[0])
+    h = rng.uniform(0, 1, y.shape[0])
+    cuts = [0, 5, 6, 23, y.shape[0]]
+    blocks = [RowBlock(y[a:b], weight[a:b], scores[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+    G = bound.reduce(blocks)
+    value, grad = bound.value_and_gradient(scores)
+    assert math.isclose(bound.finish(G).value, value, rel_tol=1e-12, abs_tol=1e-12), (
+        f"objective {objective.spec!r}: blocked value differs")
+    blocked = np.concatenate([bound.block_gradient(b, G) for b in blocks])
+    np.testing.assert_allclose(blocked, grad, rtol=1e-11, atol=1e-14,
+                               err_msg=f"objective {objective.spec!r}: blocked gradient differs")
+    dirs = [h[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+    for alpha in (0.0, 0.5):
+        p_blocks = bound.finish(bound.reduce(blocks, dirs, alpha), with_direction=True)
+        p_whole = bound.line(scores, h)(alpha)
+        for name in ("value", "d1", "d2"):
+            a, b = getattr(p_blocks, name), getattr(p_whole, name)
+            assert (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-10, abs_tol=1e-12), (
+                f"objective {objective.spec!r}: blocked line {name} at α={alpha}: {a} != {b}")
+    values = np.array([0.0, 1.0])
+    hb = [np.round(d) for d in dirs]
+    parts = [bound.block_line_summary(b, d, values, G) for b, d in zip(blocks, hb)]
+    if all(p is not None for p in parts):
+        line = bound.line_from_summary(bound.merge_line_summaries(parts), values, G)
+        exact = bound.line(scores, np.concatenate(hb))
+        for alpha in (0.0, -0.3, 0.9):
+            a, b = line(alpha), exact(alpha)
+            assert math.isclose(a.value, b.value, rel_tol=1e-11) and math.isclose(a.d1, b.d1, rel_tol=1e-9, abs_tol=1e-12), (
+                f"objective {objective.spec!r}: the compressed line search differs at α={alpha}")
+
+
+def check_objective_spec_round_trip(objective, rng):
+    from ..registry import resolve
+
+    assert resolve("objective", objective.spec) == objective, f"objective {objective.spec!r}: spec does not round-trip"
+
+
+CHECKS = [
+    check_objective_value_and_gradient_types,
+    check_objective_gradient_finite_differences,
+    check_objective_line_function,
+    check_objective_sample_weight_multiplicity,
+    check_objective_separable_blocks,
+    check_objective_spec_round_trip,
+]

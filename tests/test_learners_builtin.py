@@ -1,0 +1,225 @@
+"""Built-in learners: bin edges, threshold dedup, histogram kernel vs NumPy, best split vs brute force."""
+
+import numpy as np
+import pytest
+
+from rankcore.learners import (
+    FeatureRanker,
+    Features,
+    Stumps,
+    ThresholdLayout,
+    ThresholdRanker,
+    Thresholds,
+    bin_edges,
+    check_thresholds,
+    quantile_thresholds,
+    sample_rows,
+)
+from rankcore.learners import _histogram
+from rankcore.registry import resolve
+from rankcore.spec import SpecError
+from rankcore.testing import check_component
+
+
+# --------------------------------------------------------------------------
+# bin edges (the documented rule shared with distributed fits)
+# --------------------------------------------------------------------------
+
+def test_bin_edges_exact_when_few_distinct_values():
+    X = np.array([[3.0], [1.0], [2.0], [2.0], [5.0]])
+    (edges,) = bin_edges(X, max_bins=8)
+    np.testing.assert_array_equal(edges, [1.5, 2.5, 4.0])
+
+
+def test_bin_edges_separate_adjacent_floats():
+    a = 1.0
+    b = np.nextafter(a, 2.0)                      # the midpoint rounds to a or b
+    X = np.array([[a], [b], [a]])
+    (edges,) = bin_edges(X)
+    assert edges.shape == (1,) and a <= edges[0] < b
+    assert (X[:, 0] > edges[0]).tolist() == [False, True, False]
+
+
+def test_bin_edges_quantiles_when_many_distinct_values():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 2))
+    edges = bin_edges(X, max_bins=16, subsample=None)
+    for j, e in enumerate(edges):
+        assert 1 <= e.shape[0] <= 15 and np.all(np.diff(e) > 0)
+        counts = np.histogram(X[:, j], bins=np.r_[-np.inf, e, np.inf])[0]
+        assert counts.min() > 0.5 * 5000 / 16 and counts.max() < 2 * 5000 / 16   # roughly equal mass
+
+
+def test_bin_edges_sample_is_reproducible_and_documented():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 3))
+    e1 = bin_edges(X, max_bins=32, subsample=500, random_state=7)
+    e2 = bin_edges(X, max_bins=32, subsample=500, random_state=7)
+    e3 = bin_edges(X[sample_rows(3000, 500, 7)], max_bins=32, subsample=None)
+    for a, b, c in zip(e1, e2, e3):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    rows = sample_rows(3000, 500, 7)
+    expected = np.sort(np.random.default_rng(7).choice(np.arange(3000), size=500, replace=False))
+    np.testing.assert_array_equal(rows, expected)
+
+
+def test_bin_edges_ignore_zero_weight_rows():
+    X = np.array([[0.0], [1.0], [2.0], [100.0]])
+    (edges,) = bin_edges(X, sample_weight=[1, 1, 1, 0])
+    np.testing.assert_array_equal(edges, [0.5, 1.5])
+
+
+@pytest.mark.parametrize("max_bins", [1, 65537])
+def test_bin_edges_bad_max_bins(max_bins):
+    with pytest.raises(ValueError, match=r"max_bins: expected an integer in \[2, 65536\]"):
+        bin_edges(np.zeros((3, 1)), max_bins=max_bins)
+
+
+def test_check_thresholds_errors():
+    with pytest.raises(ValueError, match=r"one array of thresholds per feature \(2\), got 1"):
+        check_thresholds([[1.0]], 2)
+    with pytest.raises(ValueError, match=r"thresholds\[1\]: expected finite thresholds"):
+        check_thresholds([[1.0], [np.nan]], 2)
+    with pytest.raises(TypeError, match="expected a list"):
+        check_thresholds("1,2", 1)
+    out = check_thresholds([[3.0, 1.0, 3.0], []], 2)
+    np.testing.assert_array_equal(out[0], [1.0, 3.0])
+    assert out[1].shape == (0,)
+
+
+# --------------------------------------------------------------------------
+# the histogram kernel against NumPy ([reference, fast])
+# --------------------------------------------------------------------------
+
+def _hist_reference(codes, g, n_bins):
+    return np.stack([np.bincount(c, weights=g, minlength=n_bins) for c in codes.astype(np.int64)])
+
+
+@pytest.mark.parametrize("n_threads", [1, 2], ids=lambda n: f"threads={n}")
+@pytest.mark.parametrize("dtype, n_bins", [(np.uint8, 7), (np.uint8, 256), (np.uint16, 300), (np.uint16, 5000)],
+                         ids=["u8-7", "u8-256", "u16-300", "u16-5000"])
+@pytest.mark.parametrize("n", [1, 3, 5, 70_001], ids=lambda n: f"n={n}")
+def test_histograms_match_bincount(n, dtype, n_bins, n_threads):
+    rng = np.random.default_rng(n)
+    d = 3
+    codes = rng.integers(0, n_bins, size=(d, n)).astype(dtype)
+    codes.setflags(write=False)
+    g = rng.normal(size=n)
+    hist = np.full((d, n_bins), np.nan)
+    _histogram.histograms(codes, g, hist, n_threads)
+    np.testing.assert_allclose(hist, _hist_reference(codes, g, n_bins), rtol=1e-12, atol=1e-12)
+
+
+def test_encode_matches_searchsorted():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1000, 4)).astype(np.float32)
+    edges = bin_edges(X, max_bins=300)
+    layout = ThresholdLayout(edges)
+    codes = layout.encode(X)
+    assert codes.dtype == np.uint16
+    for j in range(4):
+        np.testing.assert_array_equal(codes[j], np.searchsorted(edges[j], X[:, j].astype(np.float64), side="left"))
+
+
+# --------------------------------------------------------------------------
+# stumps: the best split against brute force
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("max_bins", [256, 8], ids=["exact", "binned"])
+def test_stumps_select_the_brute_force_best_split(max_bins):
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(300, 5)), 1)       # many ties
+    g = rng.normal(size=300)
+    g -= g.mean()
+    learner = Stumps(max_bins=max_bins)
+    layout = learner.prepare(X)
+    candidate = layout.select(layout.statistics(layout.encode(X), g))
+    best, best_key = -1.0, None
+    for j, edges in enumerate(layout.edges):
+        for t in edges:
+            v = abs(g @ (X[:, j] > t))
+            if v > best + 1e-12:
+                best, best_key = v, (j, t)
+    assert (candidate.ranker.feature, candidate.ranker.threshold) == best_key
+    assert abs(candidate.derivative) == pytest.approx(best, rel=1e-12)
+
+
+def test_stumps_exact_candidates_are_every_split():
+    X = np.array([[0.0, 5.0], [1.0, 5.0], [1.0, 6.0], [3.0, 7.0]])
+    layout = Stumps().prepare(X)
+    np.testing.assert_array_equal(layout.edges[0], [0.5, 2.0])
+    np.testing.assert_array_equal(layout.edges[1], [5.5, 6.5])
+
+
+def test_stumps_with_given_thresholds():
+    X = np.arange(20.0).reshape(10, 2)
+    layout = Stumps().prepare(X, thresholds=[[4.5, 10.5], [3.0]])
+    np.testing.assert_array_equal(layout.edges[0], [4.5, 10.5])
+    assert layout.n_candidates == 3
+
+
+# --------------------------------------------------------------------------
+# thresholds: the paper's fixed threshold rankers
+# --------------------------------------------------------------------------
+
+def test_thresholds_drop_equivalent_and_constant_thresholds():
+    X = np.array([[1.0], [2.0], [5.0], [9.0]])
+    # 2.5 and 4 split the data the same way (keep 2.5); 0 and 10 are constant.
+    layout = Thresholds().prepare(X, thresholds=[[0.0, 2.5, 4.0, 5.0, 10.0]])
+    np.testing.assert_array_equal(layout.edges[0], [2.5, 5.0])
+
+
+def test_thresholds_quantiles():
+    X = np.arange(1.0, 101.0)[:, None]
+    (q,) = quantile_thresholds(X, 4)
+    np.testing.assert_array_equal(q, [20.0, 40.0, 60.0, 80.0])
+    layout = Thresholds(q=4).prepare(X)
+    np.testing.assert_array_equal(layout.edges[0], [20.0, 40.0, 60.0, 80.0])
+
+
+def test_threshold_ranker_predicts_with_strict_inequality():
+    r = ThresholdRanker(1, 2.0)
+    np.testing.assert_array_equal(r.predict(np.array([[0, 1.0], [0, 2.0], [0, 2.5]])), [0.0, 0.0, 1.0])
+    assert r.describe(["a", "b"]) == "1[b > 2]"
+
+
+# --------------------------------------------------------------------------
+# features: the paper's min–max scaled features
+# --------------------------------------------------------------------------
+
+def test_features_scaling_and_extrapolation():
+    X = np.array([[0.0, 3.0], [10.0, 3.0], [5.0, 3.0]])
+    layout = Features().prepare(X)
+    Z = layout.encode(X)
+    np.testing.assert_allclose(Z[0], [0.0, 1.0, 0.5])
+    np.testing.assert_array_equal(Z[1], 0.0)            # constant feature: zeros
+    r = FeatureRanker(0, 0.0, 10.0)
+    np.testing.assert_allclose(r.predict(np.array([[20.0, 0.0], [-5.0, 0.0]])), [2.0, -0.5])   # no clipping
+
+
+def test_features_never_choose_a_constant_feature():
+    X = np.column_stack([np.ones(50), np.linspace(0, 1, 50)])
+    g = np.linspace(-1, 1, 50)
+    layout = Features().prepare(X)
+    assert layout.select(layout.statistics(layout.encode(X), g)).ranker.feature == 1
+    assert Features().prepare(np.ones((5, 2))).select(np.zeros(2)) is None
+
+
+def test_features_refuse_thresholds():
+    with pytest.raises(ValueError, match="does not use thresholds"):
+        Features().prepare(np.zeros((3, 1)), thresholds=[[0.5]])
+
+
+@pytest.mark.parametrize("spec", ["features", "stumps", "stumps:max_bins=4", "stumps:max_bins=1000", "thresholds",
+                                  "thresholds:q=1"])
+def test_builtin_learner_contract(spec):
+    check_component("learner", spec)
+
+
+def test_learner_specs():
+    assert resolve("learner", "stumps:max_bins=300").max_bins == 300
+    with pytest.raises(SpecError, match="max_bins must be an integer >= 2"):
+        resolve("learner", "stumps:max_bins=1")
+    with pytest.raises(SpecError, match="unknown learner 'trees'"):
+        resolve("learner", "trees")

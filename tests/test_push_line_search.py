@@ -1,0 +1,104 @@
+"""The safeguarded line search on known one-dimensional functions."""
+
+import math
+
+import numpy as np
+import pytest
+
+from rankcore.objectives._base import LinePoint
+from rankcore.push._line_search import MAX_STEP, line_search
+
+
+def _lse_line(a, b, log=True):
+    """φ(α) = log Σ_j e^{a_j + b_j α} (log-convex): exact derivatives."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+
+    def phi(alpha):
+        x = a + b * alpha
+        m = x.max()
+        e = np.exp(x - m)
+        s = e.sum()
+        mean = (e * b).sum() / s
+        var = (e * b * b).sum() / s - mean**2
+        return LinePoint(alpha, m + math.log(s), mean, var)
+
+    return phi
+
+
+def test_rankboost_closed_form():
+    """R(α) = W0 + W₊ e^{−α} + W₋ e^{α}: the minimizer is ½ ln(W₊/W₋)."""
+    for w_plus, w_minus in [(3.0, 1.0), (0.2, 5.0), (1e-6, 1.0), (7.0, 7.0 + 1e-9)]:
+        phi = _lse_line(np.log([0.5, w_plus, w_minus]), [0.0, -1.0, 1.0])
+        result = line_search(phi, log_value=True)
+        assert result.alpha == pytest.approx(0.5 * math.log(w_plus / w_minus), rel=1e-12, abs=1e-14)
+
+
+def test_quadratic_without_second_derivative_uses_secant():
+    phi = lambda a: LinePoint(a, (a - 2.5) ** 2, 2 * (a - 2.5), math.nan)
+    result = line_search(phi, log_value=False)
+    assert result.alpha == pytest.approx(2.5, rel=1e-12)
+    assert result.n_evaluations < 15
+
+
+def test_negative_direction():
+    phi = lambda a: LinePoint(a, (a + 0.7) ** 4, 4 * (a + 0.7) ** 3, 12 * (a + 0.7) ** 2)
+    assert line_search(phi, log_value=False).alpha == pytest.approx(-0.7, rel=1e-6)
+
+
+def test_piecewise_linear_kink():
+    """|α − 1.3| has no second derivative and a jump in φ′: bisection finds the kink."""
+    phi = lambda a: LinePoint(a, abs(a - 1.3), 1.0 if a > 1.3 else -1.0, 0.0)
+    result = line_search(phi, log_value=False)
+    assert result.alpha == pytest.approx(1.3, abs=1e-12)
+
+
+def test_asymptote_stops_where_the_function_is_flat():
+    """log(1 + e^{−α}) decreases forever; the search stops once it is flat to machine precision."""
+    phi = _lse_line([0.0, 0.0], [0.0, -1.0])
+    result = line_search(phi, log_value=True)
+    assert result.reason == "flat"
+    assert 30 < result.alpha < 200 and result.value < 1e-13
+
+
+def test_max_step():
+    phi = lambda a: LinePoint(a, -a, -1.0, 0.0)           # unbounded below
+    result = line_search(phi, log_value=False)
+    assert result.alpha == MAX_STEP and result.reason == "max_step"
+
+
+def test_stationary_start():
+    phi = lambda a: LinePoint(a, a * a, 2 * a, 2.0)
+    result = line_search(phi, log_value=False)
+    assert result.alpha == 0.0 and result.reason == "stationary"
+
+
+def test_never_worse_than_the_start():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a, b = rng.normal(0, 3, 6), rng.normal(0, 2, 6)
+        phi = _lse_line(a, b)
+        start = phi(0.0).value
+        result = line_search(phi, log_value=True)
+        assert result.value <= start
+        assert phi(result.alpha).value == pytest.approx(result.value, rel=1e-14, abs=1e-14)
+        # at the minimizer the derivative vanishes (or the function is flat)
+        if result.reason == "converged":
+            assert abs(phi(result.alpha).d1) < 1e-8
+
+
+def test_non_finite_start_is_an_error():
+    with pytest.raises(FloatingPointError, match="not finite"):
+        line_search(lambda a: LinePoint(a, math.nan, math.nan), log_value=True)
+
+
+def test_plateau_takes_the_trial_step():
+    """φ′(0) < 0 by a subgradient but φ constant along the line (ties): one unit step, φ unchanged."""
+    phi = lambda a: LinePoint(a, 1.0, -0.5 if a == 0 else -1e-17, math.nan)
+    result = line_search(phi, log_value=False)
+    assert result.reason == "plateau" and result.alpha == 1.0 and result.value == 1.0
+
+
+def test_no_plateau_step_for_smooth_objectives():
+    """With curvature at 0 (a smooth objective at its optimum) a flat line is not a plateau."""
+    phi = lambda a: LinePoint(a, 5.0, -1e-15, 2.0)
+    assert line_search(phi, log_value=False).alpha == 0.0
