@@ -2,22 +2,28 @@
 
 Each subcommand lives in its own module exposing ``add_parser(subparsers)``
 and ``run(args) -> int``.  Errors in the user's input (bad files, bad spec
-strings, bad values) print one line ``rankcore: error: ...`` and exit with
-status 2; ``--debug`` shows the traceback instead.
+strings, bad values, a missing optional dependency) print one line
+``rankcore: error: ...`` and exit with status 2; ``--debug`` shows the
+traceback instead.  Anything else is a bug: one line saying so, status 1.
+
+Exit status: 0 success, 1 internal error, 2 usage or input error, 130
+interrupted.  See ``docs/cli.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 __all__ = ["main", "build_parser"]
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("demo", "plugins")
+SUBCOMMANDS = ("fit", "score", "evaluate", "compare", "plugins", "demo")
 
 EXIT_OK = 0
+EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 
 
@@ -47,16 +53,37 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankcore`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args._argv = list(sys.argv[1:] if argv is None else argv)  # recorded in reports
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return EXIT_USAGE
     try:
         return int(args._run(args) or EXIT_OK)
-    except (CommandError, ValueError, TypeError, OSError) as exc:
+    except BrokenPipeError:
+        # the reader went away (`rankcore score ... | head`): not an error; keep Python
+        # from complaining again when it flushes stdout at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except (CommandError, ValueError, TypeError, OSError, ImportError, ArithmeticError) as exc:
+        # user input: files, values, specs, parameters, a missing optional extra, numeric blow-ups
         if args.debug:
             raise
-        print(f"rankcore: error: {exc}", file=sys.stderr)
+        print(f"rankcore: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("rankcore: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug in rankcore: still no traceback unless asked
+        if args.debug:
+            raise
+        print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
+              "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    return " ".join(text.split())

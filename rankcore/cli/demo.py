@@ -1,47 +1,110 @@
-"""``rankcore demo``: the main job on data that ships with the install.
+"""``rankcore demo``: the README's main job, on data that ships with the install.
 
-Until the push family lands, the demo scores scikit-learn's bundled breast
-cancer data (wdbc, one of the P-Norm Push paper's datasets) with a logistic
-regression baseline and prints the top-of-list metrics on a held-out split.
+Prints the table of :func:`rankcore.demo.run_demo` -- P-Norm Push for p = 1
+(RankBoost), 4, 16, 64 on scikit-learn's bundled breast-cancer data (wdbc;
+positives = malignant; the paper's setting: the first six features, each
+min–max scaled feature a weak ranker, 200 iterations), top-of-list metrics on
+train and test side by side -- and draws the figures of ``rankcore compare``
+for the same models: the ROC curve and its leftmost portion in counts,
+precision@k against k, the objective per iteration.
 """
 
 from __future__ import annotations
+
+import sys
+
+from ._common import info, metric_specs
+from ._progress import Progress
 
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "demo",
-        help="rank the bundled breast-cancer data and print top-of-list metrics",
-        description="Rank scikit-learn's bundled breast-cancer data (wdbc; positives = malignant) "
-        "and print top-of-list metrics on a held-out split.",
+        help="the push family for several p on the bundled breast-cancer data: metrics and figures",
+        description="Train P-Norm Push for p = 1 (RankBoost), 4, 16, 64 on scikit-learn's bundled breast-cancer "
+                    "data (wdbc; positives = malignant; the paper's first six features), print top-of-list metrics "
+                    "on train and test side by side, and draw the ROC curves (full and leftmost portion, in "
+                    "counts), precision@k against k and the objective per iteration.",
     )
-    parser.add_argument("--test-size", type=float, default=0.3, help="held-out fraction (default 0.3)")
-    parser.add_argument("--random-state", type=int, default=0, help="seed of the split (default 0)")
+    parser.add_argument("--n-iter", type=int, default=200, metavar="N", help="boosting iterations (default 200)")
+    parser.add_argument("--test-size", type=float, default=0.3, metavar="FRACTION",
+                        help="held-out fraction (default 0.3)")
+    parser.add_argument("--random-state", type=int, default=0, metavar="SEED", help="seed of the split (default 0)")
+    parser.add_argument("--all-features", action="store_true",
+                        help="use all 30 features instead of the paper's first six (then every p ranks the "
+                             "training set almost perfectly)")
+    parser.add_argument("--metrics", "-m", metavar="SPECS", help="comma-separated metric specs "
+                        "(default rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--out-dir", default="rankcore-demo", metavar="DIR",
+                     help="directory of the figures (default 'rankcore-demo')")
+    out.add_argument("--image-format", choices=("png", "svg", "pdf"), default="png",
+                     help="format of the figures (default png)")
+    out.add_argument("--no-plots", action="store_true", help="write no figures")
+    out.add_argument("--max-fp", type=int, metavar="N",
+                     help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
+    out.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
+    out.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     return parser
 
 
 def run(args) -> int:
     import numpy as np
     from sklearn.datasets import load_breast_cancer
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
-    from ..metrics import evaluate
+    from .. import demo
+    from . import CommandError
+    from ._models import KINDS, ModelConfig
+    from .compare import check_outputs, finish, run_comparison
 
     if not 0 < args.test_size < 1:
-        raise ValueError(f"--test-size: expected a fraction in (0, 1), got {args.test_size}")
+        raise CommandError(f"--test-size: expected a fraction in (0, 1), got {args.test_size}")
+    if args.n_iter < 1:
+        raise CommandError(f"--n-iter: expected a positive integer, got {args.n_iter}")
+    skipped_plots = None
+    if not args.no_plots and not args.report:
+        # `pip install .` has no matplotlib: the main job still runs, and says how to get the figures
+        from ..plotting import PlottingUnavailable, require_matplotlib
+
+        try:
+            require_matplotlib()
+        except PlottingUnavailable as exc:
+            args.no_plots, skipped_plots = True, str(exc)
+    args.save_models = None
+    check_outputs(args)
+    metrics = metric_specs(args.metrics) if args.metrics else list(demo.DEMO_METRICS)
+    columns = None if args.all_features else range(6)
+
+    # The main job itself: the push family's demo prints the table.
+    records = demo.run_demo(sys.stdout, n_iter=args.n_iter, columns=columns, metrics=metrics,
+                            test_size=args.test_size, random_state=args.random_state)
+    sys.stdout.flush()
+    if args.no_plots and not args.report:
+        if skipped_plots:
+            info(args, f"no figures: {skipped_plots}")
+        return 0
+
+    # The figures: the same models on the same split (each fit takes a fraction of a second).
     data = load_breast_cancer()
-    X, y = data.data, (data.target == 0).astype(np.int8)  # 1 = malignant
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        X, y, test_size=args.test_size, stratify=y, random_state=args.random_state
-    )
-    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(X_tr, y_tr)
-    specs = ["rmax", "prec@k:10", "prec@k:0.05", "pauc:0.1", "auc"]
-    print(f"wdbc (scikit-learn's breast cancer data): {len(y_tr)} train / {len(y_te)} test, positives = malignant")
-    print(f"{'model':<24}{'split':<7}" + "".join(f"{s:>13}" for s in specs))
-    for split, Xs, ys in (("train", X_tr, y_tr), ("test", X_te, y_te)):
-        values = evaluate(ys, model.decision_function(Xs), specs)
-        print(f"{'logistic regression':<24}{split:<7}" + "".join(f"{values[s]:>13.4g}" for s in specs))
+    X, y = data.data, (data.target == 0).astype(np.int8)
+    if columns is not None:
+        X = X[:, list(columns)]
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
+                                              random_state=args.random_state)
+    configs = [ModelConfig(KINDS["push"], {"loss": "exp", "price": price, "learner": "features",
+                                           "n_iter": args.n_iter, "random_state": args.random_state},
+                           label=f"push {price}") for price in demo.DEMO_PRICES]
+    comparison = run_comparison(configs, {"train": (X_tr, y_tr), "test": (X_te, y_te)}, metrics,
+                                progress=Progress("none"), monitor="auc")
+    for record, fitted in zip(records, comparison.models):
+        for split in ("train", "test"):
+            if any(not np.isclose(record[split][m], fitted.metrics[split][m]) for m in metrics):
+                raise RuntimeError(f"the demo's {record['price']} model differs between its table and its figures")
+    args.monitor, args.table_format = "auc", "text"
+    facts = [("data", "scikit-learn load_breast_cancer (wdbc), positives = malignant"),
+             ("rows", str(len(y))), ("features", f"{X.shape[1]}" + (" (the first six)" if columns is not None else "")),
+             ("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")]
+    finish(args, comparison, title="wdbc (breast cancer): P-Norm Push, p = 1, 4, 16, 64", data_facts=facts,
+           argv=getattr(args, "_argv", None), print_table=False)
     return 0

@@ -1,0 +1,253 @@
+"""Pieces shared by the subcommands: data options, spec lists, tables, output files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import CommandError
+
+#: Metrics of the tables when ``--metrics`` is not given: the top of the list first.
+DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
+
+
+# --------------------------------------------------------------------------
+# Data options
+# --------------------------------------------------------------------------
+
+
+def add_data_options(parser) -> None:
+    group = parser.add_argument_group("data file")
+    group.add_argument(
+        "--label", metavar="COL",
+        help="the label: a CSV column name (default 'label'), a .npy column index (default: the last "
+             "column) or an .npz array key (default 'y'); LIBSVM files carry it first on each line",
+    )
+    group.add_argument(
+        "--positive", metavar="VALUE",
+        help="the relevant label, ranked on top (default: the greater of the two labels, e.g. 1 of {0, 1}); "
+             "with it every other label is irrelevant, so a file may have more than two labels",
+    )
+    group.add_argument(
+        "--drop", metavar="COLS", default="",
+        help="comma-separated CSV columns that are neither features nor the label (ids, names)",
+    )
+    group.add_argument(
+        "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
+        help="the data file's format (default: from its extension)",
+    )
+
+
+def load(args, path: str, *, require_label: bool = True, n_features: int | None = None):
+    """Read a data file with the data options of ``args`` (a :class:`rankcore.datasets.Dataset`)."""
+    from ..datasets import load_data
+
+    drop = [c.strip() for c in (args.drop or "").split(",") if c.strip()]
+    return load_data(path, label=args.label, require_label=require_label, drop=drop, fmt=args.data_format,
+                     n_features=n_features)
+
+
+# --------------------------------------------------------------------------
+# Comma-separated lists of spec strings
+# --------------------------------------------------------------------------
+
+
+def split_specs(text: str, known_names: Iterable[str], *, what: str) -> list[str]:
+    """Split ``"auc,pauc:0.1,mcclish,prec@k:10"`` into specs.
+
+    A comma both separates specs and a spec's arguments, so a piece starts a
+    new spec only if its name (before ``:``) is a known name; otherwise it
+    continues the previous spec's arguments.
+    """
+    known = set(known_names)
+    items: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if not piece:
+            raise CommandError(f"{what}: empty item in {text!r}")
+        name = piece.partition(":")[0].strip()
+        if name not in known and items and ":" in items[-1]:
+            items[-1] = f"{items[-1]},{piece}"  # an argument of the previous spec
+        else:
+            items.append(piece)
+    return items
+
+
+def registered_names(family: str) -> list[str]:
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # plugin problems are shown by `rankcore plugins`
+        reg = registry()
+    names = set(reg.names(family))
+    names.update(reg.aliases.get(family, {}))
+    return sorted(names)
+
+
+def metric_specs(text: str) -> list[str]:
+    """The ``--metrics`` list, each spec checked against the registry."""
+    from ..registry import resolve
+
+    specs = split_specs(text, registered_names("metric"), what="--metrics")
+    for spec in specs:
+        metric = resolve("metric", spec)
+        if not getattr(metric, "scalar", True):
+            raise CommandError(f"--metrics: {spec!r} is not a single number (use a scalar metric such as auc)")
+    return specs
+
+
+def scalar_metric(text: str, option: str) -> str:
+    from ..registry import resolve
+
+    metric = resolve("metric", text)
+    if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
+        raise CommandError(f"{option}: {text!r} is not a scalar metric (use e.g. auc, rmax, prec@k:10)")
+    return text
+
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """Rows of values under named columns, printable as text, CSV, JSON or Markdown."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+
+    def render(self, fmt: str = "text") -> str:
+        if fmt == "json":
+            return json.dumps([dict(zip(self.columns, map(_json_value, row))) for row in self.rows], indent=1)
+        if fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(self.columns)
+            writer.writerows([[_plain(v) for v in row] for row in self.rows])
+            return buffer.getvalue().rstrip("\n")
+        cells = [[_pretty(v) for v in row] for row in self.rows]
+        if fmt == "markdown":
+            lines = ["| " + " | ".join(self.columns) + " |",
+                     "|" + "|".join("---" if i < self._n_text() else "---:" for i in range(len(self.columns))) + "|"]
+            lines += ["| " + " | ".join(row) + " |" for row in cells]
+            return "\n".join(lines)
+        widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(self.columns)]
+        n_text = self._n_text()
+
+        def line(values):
+            return "  ".join(v.ljust(w) if i < n_text else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+
+        return "\n".join([line(self.columns)] + [line(r) for r in cells]).rstrip()
+
+    def _n_text(self) -> int:
+        """Leading columns holding text (left-aligned); the rest are numbers."""
+        n = 0
+        for i in range(len(self.columns)):
+            if self.rows and all(isinstance(r[i], str) for r in self.rows):
+                n = i + 1
+            else:
+                break
+        return n
+
+
+def _pretty(value: Any) -> str:
+    from ..report import format_value
+
+    return format_value(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return value
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        value = float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def add_table_format_option(parser) -> None:
+    parser.add_argument("--table-format", choices=("text", "csv", "json", "markdown"), default="text",
+                        help="how the result table is printed (default text)")
+
+
+# --------------------------------------------------------------------------
+# Output files
+# --------------------------------------------------------------------------
+
+
+def check_writable(path: str, option: str) -> str:
+    """Fail early (before any training) if an output file cannot be written."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(directory):
+        raise CommandError(f"{option}: the directory {os.path.dirname(path)!r} does not exist")
+    if os.path.isdir(path):
+        raise CommandError(f"{option}: {path!r} is a directory, expected a file name")
+    if not os.access(directory, os.W_OK):
+        raise CommandError(f"{option}: cannot write in {directory!r}")
+    return path
+
+
+def info(args, text: str) -> None:
+    """A status message on stderr (silenced by --quiet), keeping stdout for results."""
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr, flush=True)
+
+
+def parse_value(text: str) -> Any:
+    """A ``--param`` value: int, float, true/false, none, or the text itself."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number in (0, 1)."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value

@@ -1,0 +1,495 @@
+"""The model factory: command-line options -> configured rankcore estimators.
+
+One table, :data:`KINDS`, says for each ``--model`` which estimator it builds,
+which options apply to it and which estimator parameter each option sets,
+which parameter ``--n-iter`` sets, and where the fitted estimator keeps its
+training objective per iteration.  ``fit`` builds one configuration,
+``compare`` several: there, every model option may list values separated by
+commas (``--price identity,pow:4,pow:16``) and each ``--model`` is combined
+with every combination of the values of the options that apply to it.
+
+A model may also be given as one spec, ``--model "exactboost:metric=prec@k:50,n_runs=20"``:
+the kind, then estimator parameters as ``key=value`` (a piece without ``=``
+continues the previous value, so ``metric=pauc:0.1,mcclish`` works).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import itertools
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from . import CommandError
+from ._common import parse_value, registered_names, split_specs
+
+# --------------------------------------------------------------------------
+# Options that configure models
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """A command-line option that sets an estimator parameter."""
+
+    flag: str                 # "--price"
+    dest: str                 # "price"
+    help: str
+    family: str | None = None  # registry family of its spec strings (comma-aware splitting)
+    number: bool = False       # parse the text as a number
+
+
+OPTIONS: tuple[ModelOption, ...] = (
+    ModelOption("--loss", "loss", "push: pairwise loss ℓ (exp, logistic, hinge, sqhinge, or a plugin's)", "loss"),
+    ModelOption("--price", "price", "push: price g (identity, pow:p, exp:beta, or a plugin's); "
+                "P-Norm Push is --loss exp --price pow:p", "price"),
+    ModelOption("--objective", "objective", "push: any registered objective instead of --loss/--price "
+                "(e.g. prec@k-avg:20)", "objective"),
+    ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, "
+                "or a plugin's)", "learner"),
+    ModelOption("--metric", "metric", "exactboost: the monotone metric boosted (auc, ks, prec@k:50, pauc:0.1, "
+                "rmax, ...); kernel: the metric choosing lambda", "metric"),
+    ModelOption("--margin", "margin", "exactboost: margin theta (default 0.05)", number=True),
+    ModelOption("--n-runs", "n_runs", "exactboost: independent runs averaged (default 250)", number=True),
+    ModelOption("--subsample", "subsample", "exactboost: fraction of each class per round (default 0.2)", number=True),
+    ModelOption("--k", "k", "perceptron@k, sgd@k: k per batch, a count or a fraction (default 0.05)", number=True),
+    ModelOption("--variant", "variant", "perceptron@k: avg or max"),
+    ModelOption("--surrogate", "surrogate", "sgd@k: avg, max or struct"),
+    ModelOption("--eta0", "eta0", "sgd@k: initial step size", number=True),
+    ModelOption("--batch-size", "batch_size", "perceptron@k, sgd@k: rows per mini-batch", number=True),
+    ModelOption("--kernel", "kernel", "kernel: the kernel (rbf, rbf:100, laplacian, poly:2, linear, or a plugin's)",
+                "kernel"),
+    ModelOption("--filter", "filter", "kernel: the spectral filter (tikhonov, iterated:2, cutoff, landweber, "
+                "showalter, or a plugin's)", "filter"),
+    ModelOption("--lam", "lam", "kernel: lambda > 0, or holdout / apriori to choose it", number=True),
+    ModelOption("--gamma", "gamma", "kernel: kernel length scale (overrides the kernel spec's)", number=True),
+    ModelOption("--n-iter", "n_iter", "iterations: push/rankboost n_iter (boosting steps), exactboost n_rounds, "
+                "perceptron@k/sgd@k n_epochs", number=True),
+)
+_OPTION_BY_DEST = {o.dest: o for o in OPTIONS}
+
+
+# --------------------------------------------------------------------------
+# Kinds of models
+# --------------------------------------------------------------------------
+
+
+def _push_history(est) -> tuple[np.ndarray, np.ndarray]:
+    values = np.asarray(est.objective_values_, dtype=np.float64)
+    return np.arange(values.shape[0]), values
+
+
+def _exactboost_history(est) -> tuple[np.ndarray, np.ndarray]:
+    loss = np.asarray(est.train_loss_, dtype=np.float64)
+    return np.arange(loss.shape[1]), loss.mean(axis=0)
+
+
+def _epoch_history(est) -> tuple[np.ndarray, np.ndarray]:
+    values = np.asarray(est.surrogate_per_epoch_, dtype=np.float64)
+    return np.arange(1, values.shape[0] + 1), values
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """What ``--model NAME`` builds."""
+
+    name: str
+    estimator: str                          # "module:Class"
+    summary: str
+    options: dict[str, str]                 # option dest -> estimator parameter
+    history: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
+    history_label: str = "training objective"
+    history_x: str = "iteration"
+    live: bool = False                      # reports every iteration while fitting (push family)
+
+
+KINDS: dict[str, ModelKind] = {
+    kind.name: kind
+    for kind in (
+        ModelKind("push", "rankcore.push:PushBoost",
+                  "the push family (P-Norm Push; any loss, price and weak learner)",
+                  {"loss": "loss", "price": "price", "objective": "objective", "learner": "learner",
+                   "n_iter": "n_iter"},
+                  _push_history, "objective J (log R)", live=True),
+        ModelKind("rankboost", "rankcore.push:RankBoost", "RankBoost (exp loss, identity price)",
+                  {"learner": "learner", "n_iter": "n_iter"}, _push_history, "objective J (log R)", live=True),
+        ModelKind("exactboost", "rankcore.exactboost:ExactBoost", "ExactBoost: stumps boosted on the metric itself",
+                  {"metric": "metric", "margin": "margin", "n_runs": "n_runs", "subsample": "subsample",
+                   "n_iter": "n_rounds"},
+                  _exactboost_history, "training loss (mean over runs)", "round"),
+        ModelKind("perceptron@k", "rankcore.precision_at_k:PerceptronAtK", "Perceptron@k (avg or max)",
+                  {"k": "k", "variant": "variant", "batch_size": "batch_size", "n_iter": "n_epochs"},
+                  _epoch_history, "mean batch surrogate", "epoch"),
+        ModelKind("sgd@k", "rankcore.precision_at_k:SGDAtK", "SGD@k on a precision@k surrogate",
+                  {"k": "k", "surrogate": "surrogate", "eta0": "eta0", "batch_size": "batch_size",
+                   "n_iter": "n_epochs"},
+                  _epoch_history, "mean batch surrogate", "epoch"),
+        ModelKind("kernel", "rankcore.rkhs:KernelRanker", "regularized kernel ranking (spectral filters)",
+                  {"kernel": "kernel", "filter": "filter", "lam": "lam", "gamma": "gamma", "metric": "metric"}),
+    )
+}
+_KIND_ALIASES = {"perceptron": "perceptron@k", "sgd": "sgd@k", "pnorm": "push", "pushboost": "push",
+                 "kernelranker": "kernel", "rkhs": "kernel"}
+
+
+def estimator_class(kind: ModelKind) -> type:
+    module, _, attr = kind.estimator.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise CommandError(f"--model {kind.name}: its estimator {kind.estimator} is not available ({exc})") from None
+
+
+def kind_named(name: str) -> ModelKind:
+    key = name.strip().lower()
+    key = _KIND_ALIASES.get(key, key)
+    if key not in KINDS:
+        raise CommandError(f"--model: unknown model {name!r}; models: {', '.join(KINDS)}")
+    return KINDS[key]
+
+
+# --------------------------------------------------------------------------
+# Configurations
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class ModelConfig:
+    """One model to fit: its kind and the estimator parameters set explicitly."""
+
+    kind: ModelKind
+    params: dict[str, Any]
+    label: str = ""
+
+    def build(self):
+        cls = estimator_class(self.kind)
+        estimator = cls()
+        valid = estimator.get_params(deep=False)
+        unknown = sorted(set(self.params) - set(valid))
+        if unknown:
+            raise CommandError(f"{self.kind.name}: no parameter {unknown[0]!r} "
+                               f"(its parameters: {', '.join(sorted(valid))})")
+        estimator.set_params(**self.params)
+        return estimator
+
+
+def add_model_options(parser, *, multiple: bool) -> None:
+    group = parser.add_argument_group(
+        "model" + (" (comma-separated values of any option are compared)" if multiple else ""))
+    group.add_argument(
+        "--model", action="append", metavar="NAME|SPEC",
+        help=f"the model: {', '.join(KINDS)} (default push), or one spec such as "
+             "'exactboost:metric=prec@k:50,n_runs=20'" + ("; may be repeated" if multiple else ""),
+    )
+    for option in OPTIONS:
+        group.add_argument(option.flag, dest=option.dest, metavar="VALUES" if multiple else "VALUE", help=option.help)
+    group.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="any other estimator parameter, e.g. --param n_jobs=1 --param early_stopping=true "
+                            "(may be repeated)")
+    group.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                       help="seed of every randomized step (default 0, so runs repeat exactly)")
+    group.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default: every core)")
+
+
+def _split_values(option: ModelOption, text: str, multiple: bool) -> list[Any]:
+    pieces = [text]
+    if multiple:
+        if option.family is not None:
+            pieces = split_specs(text, registered_names(option.family), what=option.flag)
+        else:
+            pieces = [p.strip() for p in text.split(",")]
+            if any(not p for p in pieces):
+                raise CommandError(f"{option.flag}: empty item in {text!r}")
+    return [parse_value(p) if option.number else p.strip() for p in pieces]
+
+
+def _model_entries(values: list[str] | None) -> list[tuple[ModelKind, dict[str, Any]]]:
+    """``--model`` occurrences -> (kind, spec parameters) pairs."""
+    entries: list[tuple[ModelKind, dict[str, Any]]] = []
+    for text in values or ["push"]:
+        if ":" in text:
+            entries.append(_model_spec(text))
+            continue
+        for name in text.split(","):
+            if not name.strip():
+                raise CommandError(f"--model: empty item in {text!r}")
+            entries.append((kind_named(name), {}))
+    return entries
+
+
+def _model_spec(text: str) -> tuple[ModelKind, dict[str, Any]]:
+    name, _, rest = text.partition(":")
+    kind = kind_named(name)
+    params: dict[str, str] = {}
+    last = None
+    for piece in rest.split(","):
+        key, eq, value = piece.partition("=")
+        if eq and key.strip().isidentifier():
+            last = key.strip()
+            if last in params:
+                raise CommandError(f"--model {text!r}: parameter {last!r} given twice")
+            params[last] = value.strip()
+        elif last is not None:
+            params[last] += "," + piece.strip()
+        else:
+            raise CommandError(f"--model {text!r}: expected parameters as key=value after '{name}:', got {piece!r}")
+    return kind, {k: _spec_value(k, v) for k, v in params.items()}
+
+
+def _spec_value(key: str, value: str) -> Any:
+    option = _OPTION_BY_DEST.get(key)
+    if option is not None and option.family is not None:
+        return value  # spec strings stay strings
+    return parse_value(value)
+
+
+def _param_pairs(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise CommandError(f"--param: expected KEY=VALUE with an estimator parameter name, got {item!r}")
+        out[key.strip()] = parse_value(value.strip())
+    return out
+
+
+def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
+    """The model configurations the options ask for (exactly one unless ``multiple``)."""
+    entries = _model_entries(args.model)
+    if not multiple and len(entries) != 1:
+        raise CommandError("--model: fit trains one model; use `rankcore compare` for several")
+    given = {o.dest: getattr(args, o.dest) for o in OPTIONS if getattr(args, o.dest, None) is not None}
+    extra = _param_pairs(args.param)
+    # every option must apply to at least one of the chosen models
+    for dest in given:
+        if not any(dest in kind.options for kind, _ in entries):
+            users = [k.name for k in KINDS.values() if dest in k.options]
+            chosen = ", ".join(k.name for k, _ in entries)
+            raise CommandError(f"{_OPTION_BY_DEST[dest].flag} applies to --model {' / '.join(users)}, not {chosen}")
+    if not multiple:
+        for dest in given:
+            if "," in str(given[dest]) and _OPTION_BY_DEST[dest].family is None:
+                raise CommandError(f"{_OPTION_BY_DEST[dest].flag}: fit takes one value, got {given[dest]!r} "
+                                   "(compare several with `rankcore compare`)")
+
+    configs: list[ModelConfig] = []
+    for kind, spec_params in entries:
+        cls = estimator_class(kind)
+        valid = set(cls().get_params(deep=False))
+        lists = {dest: _split_values(_OPTION_BY_DEST[dest], text, multiple)
+                 for dest, text in given.items() if dest in kind.options}
+        extra_here = {k: v for k, v in extra.items() if k in valid}
+        if len(entries) == 1 or not multiple:
+            unknown = sorted(set(extra) - valid)
+            if unknown:
+                raise CommandError(f"--param {unknown[0]}: {kind.name} has no such parameter "
+                                   f"(its parameters: {', '.join(sorted(valid))})")
+        for key in spec_params:
+            if key not in valid:
+                raise CommandError(f"--model {kind.name}: no parameter {key!r} (its parameters: {', '.join(sorted(valid))})")
+        dests = list(lists)
+        for combo in itertools.product(*(lists[d] for d in dests)):
+            params: dict[str, Any] = {}
+            if "random_state" in valid:
+                params["random_state"] = args.random_state
+            if "n_jobs" in valid and args.n_jobs is not None:
+                params["n_jobs"] = args.n_jobs
+            params.update(extra_here)
+            chosen = dict(zip(dests, combo))
+            for dest, value in chosen.items():
+                params[kind.options[dest]] = value
+            params.update(spec_params)
+            configs.append(ModelConfig(kind, params))
+    if multiple:
+        unused = sorted(set(extra) - {k for c in configs for k in c.params})
+        if unused:
+            raise CommandError(f"--param {unused[0]}: none of the models has such a parameter")
+    _name_configs(configs)
+    for config in configs:
+        check_specs(config)
+    return configs
+
+
+def check_specs(config: ModelConfig) -> None:
+    """Resolve every spec-string parameter now, so a typo fails before the data are read."""
+    from ..registry import resolve
+
+    for dest, param in config.kind.options.items():
+        option = _OPTION_BY_DEST[dest]
+        value = config.params.get(param)
+        if option.family is None or not isinstance(value, str):
+            continue
+        try:
+            resolve(option.family, value)
+        except (ValueError, TypeError) as exc:
+            raise CommandError(f"{option.flag} {value!r}: {exc}") from None
+
+
+def _name_configs(configs: list[ModelConfig]) -> None:
+    """Short unique labels: the kind, then what varies between models of that kind."""
+    by_kind: dict[str, list[ModelConfig]] = {}
+    for config in configs:
+        by_kind.setdefault(config.kind.name, []).append(config)
+    for kind, group in by_kind.items():
+        keys = sorted({k for c in group for k in c.params if k not in ("random_state", "n_jobs")})
+        differing = [k for k in keys if len({repr(c.params.get(k)) for c in group}) > 1]
+        for config in group:
+            if not differing:
+                config.label = kind
+            elif differing == [_param_of(kind, "price")] and kind == "push":
+                config.label = f"{kind} {config.params.get('price')}"
+            else:
+                config.label = kind + " " + " ".join(f"{k}={config.params.get(k)}" for k in differing)
+    seen: dict[str, int] = {}
+    for config in configs:
+        if config.label in seen:
+            seen[config.label] += 1
+            config.label = f"{config.label} #{seen[config.label]}"
+        else:
+            seen[config.label] = 1
+
+
+def _param_of(kind: str, dest: str) -> str:
+    return KINDS[kind].options.get(dest, dest)
+
+
+# --------------------------------------------------------------------------
+# Fitting with progress
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class FitOutcome:
+    estimator: Any
+    seconds: float
+    history: tuple[np.ndarray, np.ndarray] | None
+    monitor_score: float | None
+
+
+class _PushProgressStream(io.TextIOBase):
+    """Receives the push estimators' ``verbose=2`` lines and turns them into progress updates.
+
+    Each iteration line is ``iteration objective alpha [validation-score] elapsed``
+    (rankcore.push's progress format).  Anything else goes to the real stdout.
+    """
+
+    def __init__(self, task, has_metric: bool, passthrough):
+        self.task = task
+        self.has_metric = has_metric
+        self.passthrough = passthrough
+        self.buffer_text = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.buffer_text += text
+        while "\n" in self.buffer_text:
+            line, self.buffer_text = self.buffer_text.split("\n", 1)
+            self._line(line)
+        return len(text)
+
+    def _line(self, line: str) -> None:
+        tokens = line.split()
+        if tokens and tokens[0].isdigit() and len(tokens) >= 3:
+            try:
+                iteration = int(tokens[0])
+                objective = float(tokens[1])
+                score = float(tokens[3]) if self.has_metric and len(tokens) >= 5 else None
+            except ValueError:
+                self.passthrough.write(line + "\n")
+                return
+            self.task.update(iteration, objective, score)
+        elif tokens and (tokens[0] in ("iter", "stopped")):
+            return  # the push display's header and summary: the command prints its own
+        elif line.strip():
+            self.passthrough.write(line + "\n")
+
+
+def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, monitor: tuple | None = None,
+            monitor_label: str | None = None, monitor_is_validation: bool = False) -> FitOutcome:
+    """Fit one configured model, reporting progress.
+
+    Parameters
+    ----------
+    monitor : (metric spec, X_val, y_val), optional
+        A metric shown while fitting (push family: after every iteration
+        through ``eval_set``; others: once, at the end).
+    monitor_is_validation : bool
+        Whether the monitored data may also steer the fit.  A push model with
+        ``early_stopping=True`` stops on ``eval_set`` when it is given; test
+        data or the training data must not do that, so then the model keeps
+        its own internal validation split and the metric is shown at the end.
+    """
+    estimator = config.build()
+    total = _planned_iterations(config, estimator)
+    metric_name = None if monitor is None else (monitor_label or monitor[0])
+    task = progress.task(config.label, total, metric_name)
+    start = time.perf_counter()
+    try:
+        steers = bool(estimator.get_params(deep=False).get("early_stopping", False))
+        if config.kind.live:
+            estimator.set_params(verbose=2)
+            fit_kwargs = {}
+            if monitor is not None and (monitor_is_validation or not steers):
+                estimator.set_params(scoring=monitor[0])
+                fit_kwargs["eval_set"] = (monitor[1], monitor[2])
+            stream = _PushProgressStream(task, "eval_set" in fit_kwargs, sys.stdout)
+            with contextlib.redirect_stdout(stream):
+                estimator.fit(X, y, **fit_kwargs)
+            estimator.set_params(verbose=0)  # the saved model must not print when refitted
+        else:
+            task.keep_alive()
+            estimator.fit(X, y)
+    except BaseException:
+        task.abort()
+        raise
+    seconds = time.perf_counter() - start
+    history = config.kind.history(estimator) if config.kind.history is not None else None
+    score = None
+    if monitor is not None:
+        from ..metrics import evaluate
+
+        score = float(evaluate(monitor[2], decision_scores(estimator, monitor[1]), [monitor[0]])[monitor[0]])
+    if history is not None and history[1].size:
+        task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
+        task.objective = float(history[1][-1])
+    if score is not None:
+        task.score = score
+    task.close(_stop_summary(estimator))
+    return FitOutcome(estimator, seconds, history, score)
+
+
+def _planned_iterations(config: ModelConfig, estimator) -> int | None:
+    param = config.kind.options.get("n_iter")
+    if param is None:
+        return None
+    value = estimator.get_params(deep=False).get(param)
+    return int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
+
+
+def _stop_summary(estimator) -> str:
+    reason = getattr(estimator, "stop_reason_", None)
+    if reason and reason != "n_iter":
+        return f"stopped: {reason} after {getattr(estimator, 'n_iter_', '?')} iterations"
+    return ""
+
+
+def decision_scores(estimator, X: np.ndarray) -> np.ndarray:
+    """The estimator's ranking scores (higher = nearer the top)."""
+    scores = estimator.decision_function(X)
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1:
+        raise CommandError(f"{type(estimator).__name__}: expected one score per row, got shape {scores.shape} "
+                           "(a lambda path or several filters cannot be used here; give one --lam and --filter)")
+    return scores
+
+
+def describe_kinds() -> str:
+    return "\n".join(f"  {k.name:<13} {k.summary}" for k in KINDS.values())

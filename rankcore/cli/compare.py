@@ -1,0 +1,289 @@
+"""``rankcore compare DATA``: train several models, tabulate top-of-list metrics, draw the ROC figures.
+
+The data are split once (stratified, ``--test-size``, ``--random-state``) or
+a separate ``--test`` file is used; every model is fitted on the training
+part and scored on both.  Outputs: the table on stdout, figures in
+``--out-dir`` (``roc``, ``precision_at_k``, ``objective``), an optional
+self-contained HTML ``--report`` and optional saved models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import CommandError
+from ._common import (
+    DEFAULT_METRICS,
+    Table,
+    add_data_options,
+    add_table_format_option,
+    check_writable,
+    fraction,
+    info,
+    load,
+    metric_specs,
+    nonnegative_int,
+    scalar_metric,
+)
+from ._models import ModelConfig, add_model_options, build_configs, decision_scores, describe_kinds, fit_one
+from ._progress import Progress, add_progress_options
+
+FIGURES = ("roc", "precision_at_k", "objective")
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "compare",
+        help="train several models and compare them at the top of the list",
+        description="Train several models on a training split of DATA, print a table of top-of-list metrics on "
+                    "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
+                    "against k and the training objective per iteration.",
+        epilog="models:\n" + describe_kinds() + "\n\nexamples:\n"
+               "  rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3\n"
+               "  rankcore compare data.csv --model push,exactboost,sgd@k --report report.html\n"
+               "  rankcore compare train.csv --test test.csv --model 'exactboost:metric=auc' "
+               "--model 'exactboost:metric=prec@k:20'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    add_data_options(parser)
+    split = parser.add_argument_group("split")
+    split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
+                       help="fraction of DATA held out for testing, stratified (default 0.3)")
+    split.add_argument("--test", metavar="DATA", help="a separate labelled test file instead of splitting DATA")
+    add_model_options(parser, multiple=True)
+    add_output_options(parser)
+    add_progress_options(parser)
+    return parser
+
+
+def add_output_options(parser, *, default_dir: str = ".") -> None:
+    out = parser.add_argument_group("output")
+    out.add_argument("--metrics", "-m", default=DEFAULT_METRICS, metavar="SPECS",
+                     help=f"comma-separated metric specs of the table (default {DEFAULT_METRICS})")
+    out.add_argument("--monitor", default="auc", metavar="METRIC",
+                     help="the test metric shown with the progress (default auc)")
+    add_table_format_option(out)
+    out.add_argument("--out-dir", default=default_dir, metavar="DIR",
+                     help=f"directory of the figures (default {default_dir!r}; created if missing)")
+    out.add_argument("--image-format", choices=("png", "svg", "pdf"), default="png",
+                     help="format of the figures (default png)")
+    out.add_argument("--no-plots", action="store_true", help="write no figures (matplotlib not needed)")
+    out.add_argument("--max-fp", type=nonnegative_int, metavar="N",
+                     help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
+    out.add_argument("--report", metavar="FILE.html",
+                     help="also write a self-contained HTML report (table, figures, settings, versions)")
+    out.add_argument("--save-models", metavar="DIR", help="also save every fitted model as DIR/<model>.json")
+
+
+# --------------------------------------------------------------------------
+# The comparison itself (shared with `rankcore demo`)
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Fitted:
+    config: ModelConfig
+    estimator: Any
+    seconds: float
+    history: tuple[np.ndarray, np.ndarray] | None
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Comparison:
+    splits: dict[str, tuple[np.ndarray, np.ndarray]]   # split -> (X, y01)
+    metrics: list[str]
+    models: list[Fitted]
+    figure_objects: dict[str, Any] = field(default_factory=dict)   # drawn figures, reused by the report
+
+    def table(self) -> Table:
+        rows = []
+        for fitted in self.models:
+            for split in self.splits:
+                rows.append([fitted.config.label, split] + [fitted.metrics[split][m] for m in self.metrics])
+        return Table(["model", "split"] + self.metrics, rows)
+
+    def curves(self) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]:
+        return {split: {f.config.label: (self.splits[split][1], f.scores[split]) for f in self.models}
+                for split in self.splits}
+
+    def histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return {f.config.label: f.history for f in self.models if f.history is not None}
+
+
+def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
+                   *, progress, monitor: str) -> Comparison:
+    """Fit every configuration on ``splits["train"]`` and evaluate it on every split."""
+    from ..metrics import evaluate
+
+    X_tr, y_tr = splits["train"]
+    held_out = [s for s in splits if s != "train"]
+    monitor_split = held_out[0] if held_out else "train"
+    X_mon, y_mon = splits[monitor_split]
+    models = []
+    for config in configs:
+        try:
+            outcome = fit_one(config, X_tr, y_tr, progress=progress, monitor=(monitor, X_mon, y_mon),
+                              monitor_label=f"{monitor_split} {monitor}")
+        except (ValueError, TypeError) as exc:
+            raise CommandError(f"{config.label}: {exc}") from exc
+        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.history)
+        for split, (X, y) in splits.items():
+            fitted.scores[split] = decision_scores(outcome.estimator, X)
+            fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
+        models.append(fitted)
+    return Comparison(splits, metrics, models)
+
+
+def write_figures(comparison: Comparison, out_dir: str, image_format: str, max_fp: int | None,
+                  title: str) -> dict[str, str]:
+    """Draw the figures into ``out_dir``; returns {figure name: path}."""
+    from ..plotting import objective_figure, precision_at_k_figure, roc_figure, save_figure
+
+    os.makedirs(out_dir, exist_ok=True)
+    curves = comparison.curves()
+    figures = {
+        "roc": roc_figure(curves, max_fp=max_fp, title=title),
+        "precision_at_k": precision_at_k_figure(curves, title=title),
+    }
+    histories = comparison.histories()
+    if histories:
+        ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
+        xlabels = {f.config.label: f.config.kind.history_x for f in comparison.models}
+        figures["objective"] = objective_figure(histories, ylabel=ylabels, xlabel=xlabels,
+                                                title=f"{title}: training objective")
+    paths = {}
+    for name, fig in figures.items():
+        paths[name] = save_figure(fig, os.path.join(out_dir, f"{name}.{image_format}"))
+    comparison.figure_objects = figures
+    return paths
+
+
+def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]], title: str, argv: list[str]):
+    from ..plotting import figure_bytes
+    from ..report import Report
+
+    figures = comparison.figure_objects
+    captions = {
+        "roc": "ROC curves in counts (true positives against false positives), full and leftmost portion; "
+               "one row per split.",
+        "precision_at_k": "precision@k against k (ties at the k-th score get fractional credit).",
+        "objective": "training objective after each iteration (each model on its own scale).",
+    }
+    table = comparison.table()
+    settings = {
+        "metrics": ", ".join(comparison.metrics),
+        "monitor": args.monitor,
+        "random_state": str(args.random_state),
+    }
+    return Report(
+        title=title,
+        command=" ".join(shlex.quote(a) for a in ["rankcore", *argv]),
+        data=data_facts,
+        columns=table.columns,
+        rows=table.rows,
+        figures=[(captions[name], figure_bytes(fig, "svg")) for name, fig in figures.items()],
+        models=[{"label": f.config.label, "estimator": type(f.estimator).__name__,
+                 "params": f.estimator.get_params(deep=False), "fit_seconds": f.seconds}
+                for f in comparison.models],
+        settings=settings,
+    )
+
+
+def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[str, str]],
+           argv: list[str] | None, print_table: bool = True) -> None:
+    """Print the table and write the figures, report and models the options ask for."""
+    from ..persistence import save_model
+
+    if print_table:
+        print(comparison.table().render(args.table_format), flush=True)
+    if not args.no_plots or args.report:
+        paths = write_figures(comparison, args.out_dir, args.image_format, args.max_fp, title)
+        if not args.no_plots:
+            for path in paths.values():
+                info(args, f"wrote {os.path.normpath(path)}")
+        else:  # the report needs the figures, not the files
+            for path in paths.values():
+                os.remove(path)
+    if args.report:
+        from ..report import write_report
+
+        write_report(build_report(args, comparison, data_facts, title, argv or sys.argv[1:]), args.report)
+        info(args, f"wrote {os.path.normpath(args.report)}")
+    if args.save_models:
+        os.makedirs(args.save_models, exist_ok=True)
+        for fitted in comparison.models:
+            path = os.path.join(args.save_models, _file_name(fitted.config.label) + ".json")
+            save_model(fitted.estimator, path)
+            info(args, f"saved {path}")
+
+
+def _file_name(label: str) -> str:
+    keep = [c if c.isalnum() or c in "-_.@" else "_" for c in label]
+    return "".join(keep).strip("_") or "model"
+
+
+def check_outputs(args) -> None:
+    """Fail before any training if an output cannot be produced."""
+    if not args.no_plots or args.report:
+        from ..plotting import require_matplotlib
+
+        require_matplotlib()
+        if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+            raise CommandError(f"--out-dir: {args.out_dir!r} exists and is not a directory")
+    if args.report:
+        check_writable(args.report, "--report")
+    if args.save_models and os.path.exists(args.save_models) and not os.path.isdir(args.save_models):
+        raise CommandError(f"--save-models: {args.save_models!r} exists and is not a directory")
+
+
+def data_facts_of(data, extra: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    from ..report import file_sha256
+
+    return [("file", data.source), ("sha256", file_sha256(data.source)), ("format", data.format),
+            ("rows", str(data.n_samples)), ("features", str(data.n_features)),
+            ("label", str(data.label_name))] + extra
+
+
+def run(args) -> int:
+    from sklearn.model_selection import train_test_split
+
+    check_outputs(args)
+    metrics = metric_specs(args.metrics)
+    monitor = scalar_metric(args.monitor, "--monitor")
+    configs = build_configs(args, multiple=True)
+    data = load(args, args.data)
+    y = data.binary_target(args.positive)
+    if args.test:
+        test = load(args, args.test, n_features=data.n_features)
+        splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}
+        from ..report import file_sha256
+
+        split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
+                       ("test rows", str(test.n_samples))]
+    else:
+        try:
+            X_tr, X_te, y_tr, y_te = train_test_split(data.X, y, test_size=args.test_size, stratify=y,
+                                                      random_state=args.random_state)
+        except ValueError as exc:
+            raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
+        splits = {"train": (X_tr, y_tr), "test": (X_te, y_te)}
+        split_facts = [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")]
+    n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
+    info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
+               f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant; "
+               f"{len(configs)} model(s)")
+    progress = Progress(args.progress, quiet=args.quiet)
+    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=monitor)
+    title = os.path.basename(data.source)
+    finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts), argv=getattr(args, "_argv", None))
+    return 0

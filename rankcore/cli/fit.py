@@ -1,0 +1,80 @@
+"""``rankcore fit DATA``: train one model and save it as JSON (no pickle)."""
+
+from __future__ import annotations
+
+import os
+
+from . import CommandError
+from ._common import add_data_options, check_writable, info, load, scalar_metric
+from ._models import add_model_options, build_configs, describe_kinds, fit_one
+from ._progress import Progress, add_progress_options
+
+
+def add_parser(subparsers):
+    import argparse
+
+    parser = subparsers.add_parser(
+        "fit",
+        help="train one model on a data file and save it",
+        description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
+                    "rankcore.load_model, `rankcore score` and `rankcore evaluate`).",
+        epilog="models:\n" + describe_kinds() + "\n\nexamples:\n"
+               "  rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json\n"
+               "  rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json\n"
+               "  rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    add_data_options(parser)
+    add_model_options(parser, multiple=False)
+    out = parser.add_argument_group("output")
+    out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
+                     help="where to save the fitted model (default model.json)")
+    out.add_argument("--validation", metavar="DATA",
+                     help="labelled data scored by --monitor while fitting (default: the training data)")
+    out.add_argument("--monitor", default="auc", metavar="METRIC",
+                     help="the metric shown with the progress (default auc)")
+    out.add_argument("--plot-objective", metavar="FILE",
+                     help="also draw the training objective per iteration (.png, .svg or .pdf)")
+    add_progress_options(parser)
+    return parser
+
+
+def run(args) -> int:
+    from ..persistence import save_model
+
+    check_writable(args.out, "--out")
+    if args.plot_objective:
+        from ..plotting import require_matplotlib
+
+        require_matplotlib()  # before any training: say how to install it now, not after the fit
+        check_writable(args.plot_objective, "--plot-objective")
+    monitor_spec = scalar_metric(args.monitor, "--monitor")
+    (config,) = build_configs(args, multiple=False)
+
+    data = load(args, args.data)
+    y = data.binary_target(args.positive)
+    if args.validation:
+        val = load(args, args.validation, n_features=data.n_features)
+        X_val, y_val, where = val.X, val.binary_target(args.positive, require_both=False), "validation"
+    else:
+        X_val, y_val, where = data.X, y, "train"
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
+               f"(label: {data.label_name})")
+
+    progress = Progress(args.progress, quiet=args.quiet)
+    outcome = fit_one(config, data.X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),
+                      monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation))
+    save_model(outcome.estimator, args.out)
+    info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
+               f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
+    if args.plot_objective:
+        if outcome.history is None:
+            raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")
+        from ..plotting import objective_figure, save_figure
+
+        save_figure(objective_figure({config.label: outcome.history}, ylabel=config.kind.history_label,
+                                     xlabel=config.kind.history_x),
+                    args.plot_objective)
+        info(args, f"wrote {os.path.normpath(args.plot_objective)}")
+    return 0

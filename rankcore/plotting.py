@@ -1,0 +1,463 @@
+"""Pictures of rankings: ROC curves in counts, precision@k against k, the training objective.
+
+Needs matplotlib, the optional extra ``pip install "rankcore[plot]"``; without it
+every function raises :class:`PlottingUnavailable` (an ``ImportError``) saying so.
+
+* :func:`roc_figure` -- the full ROC curve and its leftmost portion, as counts
+  (true positives against false positives, as in the P-Norm Push paper's
+  figures), several models on one axis; one row per data split.
+* :func:`precision_at_k_figure` -- precision@k against k.
+* :func:`objective_figure` -- the training objective after each iteration, one
+  small panel per model (objectives of different models live on different
+  scales).
+* :func:`save_figure` -- PNG, SVG or PDF with fixed metadata and no
+  timestamps: the same figure gives the same bytes.
+
+The plotted points are exactly :func:`rankcore.metrics.roc_curve`'s: one point
+per distinct score, so a group of tied scores is one straight (diagonal)
+segment -- the expected curve under a random order of the tie.  Figures are
+built on matplotlib's object API (``Figure`` + the Agg canvas), never through
+``pyplot``, so nothing global changes and no window opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = [
+    "PlottingUnavailable",
+    "INSTALL_HINT",
+    "require_matplotlib",
+    "plot_roc",
+    "roc_figure",
+    "precision_at_k_curve",
+    "plot_precision_at_k",
+    "precision_at_k_figure",
+    "objective_figure",
+    "save_figure",
+    "figure_bytes",
+    "default_max_fp",
+]
+
+INSTALL_HINT = 'pip install "rankcore[plot]"'
+_FORMATS = ("png", "svg", "pdf")
+_DPI = 100
+# Fixed rendering settings: a user's matplotlibrc does not change our pictures,
+# and SVG ids come from a fixed salt instead of a random one.
+_RC = {
+    "svg.hashsalt": "rankcore",
+    "svg.fonttype": "path",
+    "pdf.compression": 6,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.fontsize": "small",
+    "figure.dpi": _DPI,
+    "savefig.dpi": _DPI,
+}
+_STYLES = ("-", "--", "-.", ":")
+
+
+class PlottingUnavailable(ImportError):
+    """matplotlib is not installed; the message says how to install it."""
+
+
+def require_matplotlib():
+    """Import matplotlib (without pyplot) or raise :class:`PlottingUnavailable`.
+
+    Returns
+    -------
+    module
+        The ``matplotlib`` package.
+    """
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
+        from matplotlib.figure import Figure  # noqa: F401
+    except ImportError as exc:
+        raise PlottingUnavailable(
+            f"plotting needs matplotlib, which is not installed ({exc}); install it with: {INSTALL_HINT}"
+        ) from None
+    return matplotlib
+
+
+def _new_figure(width: float, height: float):
+    require_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with _style():
+        fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+@contextlib.contextmanager
+def _style():
+    """matplotlib's default style plus ours, whatever the user's matplotlibrc says."""
+    import matplotlib
+    import matplotlib.style
+
+    with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
+        yield
+
+
+def _freeze_layout(fig):
+    """Lay the figure out once, then fix it: every later save sees the same geometry.
+
+    (The constrained layout is recomputed at each draw and is not idempotent,
+    so a figure saved as PNG and then as SVG would otherwise differ slightly.)
+    """
+    with _style():
+        fig.canvas.draw()
+    fig.set_layout_engine("none")
+    return fig
+
+
+def _line_style(index: int) -> dict:
+    return {"color": f"C{index % 10}", "linestyle": _STYLES[(index // 10) % len(_STYLES)]}
+
+
+def _as_pairs(curves: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Validate ``{label: (y, scores)}`` into a list of (label, y01, scores)."""
+    from .validation import check_labels_and_scores
+
+    if not isinstance(curves, Mapping) or not curves:
+        raise ValueError(f"{what}: expected a non-empty mapping of model names to (y, scores) pairs")
+    out = []
+    for label, pair in curves.items():
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"{what}: the value for {label!r} must be a pair (y, scores)")
+        y, scores = check_labels_and_scores(pair[0], pair[1])
+        out.append((str(label), y, scores))
+    return out
+
+
+def _rows(curves: Mapping[str, Any], what: str) -> list[tuple[str | None, list]]:
+    """One row per split: ``{model: (y, s)}`` is one row, ``{split: {model: (y, s)}}`` several."""
+    if isinstance(curves, Mapping) and curves and all(isinstance(v, Mapping) for v in curves.values()):
+        return [(str(split), _as_pairs(inner, f"{what}[{split!r}]")) for split, inner in curves.items()]
+    return [(None, _as_pairs(curves, what))]
+
+
+def default_max_fp(n_negatives: int) -> int:
+    """The extent of the "leftmost portion": a tenth of the negatives (at least 1)."""
+    return max(1, int(math.ceil(0.1 * n_negatives)))
+
+
+# --------------------------------------------------------------------------
+# ROC
+# --------------------------------------------------------------------------
+
+
+def plot_roc(ax, curves: Mapping[str, Any], *, max_fp: int | None = None, legend: bool = True) -> list:
+    """Draw ROC curves in counts on a matplotlib Axes.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    curves : mapping of str to (y, scores)
+        Model name -> labels in {0, 1} and scores.
+    max_fp : int, optional
+        Draw only the leftmost portion: the points with at most ``max_fp``
+        false positives (:func:`rankcore.metrics.roc_curve`'s ``max_fp``).
+        None draws the whole curve.
+    legend : bool, default True
+
+    Returns
+    -------
+    list of Line2D
+        One per model, in order; ``line.get_gid()`` is ``"roc:<name>"`` and
+        its data are the curve's ``fp`` and ``tp`` counts.
+    """
+    from .metrics import rmax, roc_curve
+
+    lines = []
+    top = 0
+    lowest_rmax = None
+    for index, (label, y, scores) in enumerate(_as_pairs(curves, "curves")):
+        curve = roc_curve(y, scores, max_fp=max_fp)
+        r = int(rmax(y, scores))
+        lowest_rmax = r if lowest_rmax is None else min(lowest_rmax, r)
+        name = f"{label} (rmax {r})" if max_fp is not None else label
+        (line,) = ax.plot(curve.fp, curve.tp, label=name, linewidth=1.6, **_line_style(index))
+        line.set_gid(f"roc:{label}")
+        lines.append(line)
+        top = max(top, int(curve.tp[-1]))
+        if max_fp is None and index == 0:
+            n_pos, n_neg = int(y.sum()), int(y.shape[0] - y.sum())
+            ax.plot([0, n_neg], [0, n_pos], color="0.6", linewidth=0.8, linestyle=":", label="_chance")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_xlabel("false positives (count)")
+    ax.set_ylabel("true positives (count)")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if max_fp is not None:
+        # zoom on where the curves differ: from a little below the lowest R_max
+        # (every curve climbs straight up to its R_max at 0 false positives)
+        top = max(top, 1)
+        bottom = max(0, int(math.floor(lowest_rmax - 0.15 * (top - lowest_rmax))) - 1)
+        ax.set_xlim(0, max(max_fp, 1))
+        ax.set_ylim(bottom, top + max(1.0, 0.05 * (top - bottom)))
+    else:
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+    if legend:
+        ax.legend(loc="lower right")
+    return lines
+
+
+def roc_figure(curves: Mapping[str, Any], *, max_fp: int | None = None, title: str | None = None):
+    """The full ROC curve and its leftmost portion, in counts, several models per axis.
+
+    Parameters
+    ----------
+    curves : mapping
+        ``{model: (y, scores)}`` for one row of two panels, or
+        ``{split: {model: (y, scores)}}`` (e.g. ``{"train": ..., "test": ...}``)
+        for one row per split.
+    max_fp : int, optional
+        Width of the leftmost portion in false positives; default a tenth of
+        each row's negatives (:func:`default_max_fp`).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig.axes`` alternates full curve, leftmost portion, row by row.
+    """
+    rows = _rows(curves, "curves")
+    fig = _new_figure(11.0, 4.4 * len(rows))
+    with _style():
+        axes = fig.subplots(len(rows), 2, squeeze=False)
+        for (split, pairs), (full, left) in zip(rows, axes):
+            data = {label: (y, s) for label, y, s in pairs}
+            n_neg = min(int(y.shape[0] - y.sum()) for _, y, _ in pairs)
+            width = default_max_fp(n_neg) if max_fp is None else int(max_fp)
+            plot_roc(full, data, max_fp=None, legend=True)
+            plot_roc(left, data, max_fp=width, legend=True)
+            prefix = f"{split}: " if split else ""
+            full.set_title(f"{prefix}ROC curve (counts)")
+            left.set_title(f"{prefix}leftmost portion (at most {width} false positives)")
+        if title:
+            fig.suptitle(title)
+    return _freeze_layout(fig)
+
+
+# --------------------------------------------------------------------------
+# precision@k
+# --------------------------------------------------------------------------
+
+
+def precision_at_k_curve(y: Any, scores: Any, max_k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """prec@k for k = 1..max_k in O(n log n) for all of them.
+
+    Ties at the k-th score get fractional credit, exactly as
+    :func:`rankcore.metrics.prec_at_k` (the expected value under a random
+    order of the tie): within a tie group the count of positives grows
+    linearly, which is linear interpolation between the ROC curve's points
+    along n = fp + tp.
+
+    Returns
+    -------
+    k : ndarray of int64, shape (max_k,)
+    precision : ndarray of float64, shape (max_k,)
+    """
+    from .metrics import roc_curve
+    from .validation import check_binary_labels, check_same_length, check_scores
+
+    y01 = check_binary_labels(y)
+    s = check_scores(scores)
+    check_same_length(y=y01, scores=s)
+    n = y01.shape[0]
+    if max_k is None:
+        max_k = n
+    if isinstance(max_k, bool) or int(max_k) != max_k or not 1 <= int(max_k) <= n:
+        raise ValueError(f"max_k: expected an integer in [1, {n}], got {max_k!r}")
+    max_k = int(max_k)
+    if y01.all() or not y01.any():  # one class: the ROC curve is undefined, prec@k is not
+        k = np.arange(1, max_k + 1, dtype=np.int64)
+        return k, np.full(max_k, float(y01[0]))
+    curve = roc_curve(y01, s)
+    taken = (curve.fp + curve.tp).astype(np.float64)  # examples at or above each threshold
+    k = np.arange(1, max_k + 1, dtype=np.int64)
+    positives = np.interp(k.astype(np.float64), taken, curve.tp.astype(np.float64))
+    return k, positives / k
+
+
+def plot_precision_at_k(ax, curves: Mapping[str, Any], *, max_k: int | None = None, legend: bool = True) -> list:
+    """Draw prec@k against k on an Axes; lines carry gid ``"prec@k:<name>"``."""
+    lines = []
+    pairs = _as_pairs(curves, "curves")
+    limit = max_k if max_k is not None else min(y.shape[0] for _, y, _ in pairs)
+    for index, (label, y, scores) in enumerate(pairs):
+        k, precision = precision_at_k_curve(y, scores, min(int(limit), y.shape[0]))
+        (line,) = ax.plot(k, precision, label=label, linewidth=1.4, **_line_style(index))
+        line.set_gid(f"prec@k:{label}")
+        lines.append(line)
+        base = float(y.mean())
+        if index == 0:
+            ax.axhline(base, color="0.6", linewidth=0.8, linestyle=":", label="_base rate")
+    ax.set_xlabel("k (top of the list)")
+    ax.set_ylabel("precision@k")
+    ax.set_xlim(1, max(int(limit), 2))
+    ax.set_ylim(0, 1.02)
+    if legend:
+        ax.legend(loc="upper right")
+    return lines
+
+
+def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None, title: str | None = None):
+    """precision@k against k, several models per axis; one panel per split.
+
+    Parameters
+    ----------
+    curves : mapping
+        ``{model: (y, scores)}`` or ``{split: {model: (y, scores)}}``.
+    max_k : int, optional
+        Largest k drawn; default: each split's number of positives times 2
+        (capped at n), the region where precision@k says something.
+    """
+    rows = _rows(curves, "curves")
+    fig = _new_figure(5.8 * len(rows), 4.2)
+    with _style():
+        axes = fig.subplots(1, len(rows), squeeze=False)[0]
+        for ax, (split, pairs) in zip(axes, rows):
+            data = {label: (y, s) for label, y, s in pairs}
+            n = min(y.shape[0] for _, y, _ in pairs)
+            limit = max_k if max_k is not None else min(n, max(2, 2 * int(max(y.sum() for _, y, _ in pairs))))
+            plot_precision_at_k(ax, data, max_k=min(int(limit), n))
+            ax.set_title(f"{split}: precision@k" if split else "precision@k")
+        if title:
+            fig.suptitle(title)
+    return _freeze_layout(fig)
+
+
+# --------------------------------------------------------------------------
+# objective per iteration
+# --------------------------------------------------------------------------
+
+
+def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
+                     xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
+                     columns: int | None = None):
+    """The training objective after each iteration, one small panel per model.
+
+    Parameters
+    ----------
+    histories : mapping of str to array-like or to (iterations, values)
+        Model name -> objective values, entry t after t iterations (entry 0
+        before the first), e.g. PushBoost's ``objective_values_``; or a pair
+        of arrays when the iterations are numbered otherwise (epochs 1..T).
+    ylabel, xlabel : str or mapping of str to str
+        The axis labels, or one per model.
+    columns : int, optional
+        Panels per row (default: all in one row up to four, then three per row).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel's line has gid ``"objective:<name>"``.
+    """
+    if not isinstance(histories, Mapping) or not histories:
+        raise ValueError("histories: expected a non-empty mapping of model names to objective values")
+    items = []
+    for label, values in histories.items():
+        if isinstance(values, tuple) and len(values) == 2:
+            x = np.asarray(values[0], dtype=np.float64).reshape(-1)
+            arr = np.asarray(values[1], dtype=np.float64).reshape(-1)
+            if x.shape != arr.shape:
+                raise ValueError(f"histories[{label!r}]: iterations and values differ in length "
+                                 f"({x.shape[0]} and {arr.shape[0]})")
+        else:
+            arr = np.asarray(values, dtype=np.float64).reshape(-1)
+            x = np.arange(arr.size, dtype=np.float64)
+        if arr.size == 0:
+            raise ValueError(f"histories[{label!r}]: expected at least one objective value")
+        items.append((str(label), x, arr))
+    if columns is None:
+        columns = len(items) if len(items) <= 4 else 3
+    cols = max(1, min(int(columns), len(items)))
+    rows = int(math.ceil(len(items) / cols))
+    fig = _new_figure(3.9 * cols, 3.0 * rows)
+    with _style():
+        axes = fig.subplots(rows, cols, squeeze=False).ravel()
+        for index, (ax, (label, x, arr)) in enumerate(zip(axes, items)):
+            finite = np.isfinite(arr)
+            (line,) = ax.plot(x[finite], arr[finite], linewidth=1.4, **_line_style(index))
+            line.set_gid(f"objective:{label}")
+            ax.set_title(label, fontsize="medium")
+            ax.set_xlabel(xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel)
+            ax.set_ylabel(ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel)
+        for ax in axes[len(items):]:
+            ax.set_visible(False)
+        if title:
+            fig.suptitle(title)
+    return _freeze_layout(fig)
+
+
+# --------------------------------------------------------------------------
+# saving
+# --------------------------------------------------------------------------
+
+
+def _format_of(path: str, fmt: str | None) -> str:
+    if fmt is None:
+        ext = os.path.splitext(path)[1].lower().lstrip(".")
+        if ext not in _FORMATS:
+            raise ValueError(f"path {path!r}: expected a .png, .svg or .pdf file name (or format=)")
+        fmt = ext
+    if fmt not in _FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(_FORMATS)}, got {fmt!r}")
+    return fmt
+
+
+def _metadata(fmt: str) -> dict:
+    from . import __version__
+
+    creator = f"rankcore {__version__}"
+    if fmt == "png":
+        return {"Software": creator}
+    if fmt == "svg":
+        return {"Creator": creator, "Date": None}
+    return {"Creator": creator, "Producer": creator, "CreationDate": None, "ModDate": None}
+
+
+def figure_bytes(fig, fmt: str = "png") -> bytes:
+    """The figure encoded as PNG, SVG or PDF, deterministically (see :func:`save_figure`)."""
+    fmt = _format_of("", fmt)
+    buffer = io.BytesIO()
+    with _style():
+        fig.savefig(buffer, format=fmt, metadata=_metadata(fmt), dpi=_DPI)
+    return buffer.getvalue()
+
+
+def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> str:
+    """Save a figure as PNG, SVG or PDF with fixed metadata (no dates, fixed SVG ids).
+
+    Saving the same figure twice, or rebuilding it from the same data,
+    gives the same bytes.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    path : str or path-like
+        The format comes from the extension unless ``format`` is given.
+    format : {"png", "svg", "pdf"}, optional
+
+    Returns
+    -------
+    str
+        The path written.
+    """
+    target = os.fspath(path)
+    data = figure_bytes(fig, _format_of(target, format))
+    with open(target, "wb") as fh:
+        fh.write(data)
+    return target

@@ -1,0 +1,294 @@
+"""rankcore.datasets: reading CSV, LIBSVM, .npy and .npz files, and one clear error line for bad ones."""
+
+import gzip
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from rankcore import datasets
+from rankcore.datasets import DataError, load_data
+
+
+@pytest.fixture(params=["pandas", "numpy", "checking"])
+def reader(request, monkeypatch):
+    """Each CSV path: pandas' C reader, NumPy's loadtxt, or the checking parser alone."""
+    if request.param == "pandas":
+        pytest.importorskip("pandas")
+    elif request.param == "numpy":
+        monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
+    else:
+        monkeypatch.setattr(datasets, "_csv_fast_path", lambda *a, **k: None)
+    return request.param
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------
+
+
+def test_csv_reads_features_label_and_names(tmp_path):
+    path = write(tmp_path / "d.csv", "a,b,label\n1,2.5,0\n3,-4e-1,1\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, [[1, 2.5], [3, -0.4]])
+    np.testing.assert_array_equal(data.y, [0, 1])
+    assert data.feature_names == ["a", "b"]
+    assert data.label_name == "label"
+    assert data.X.flags.c_contiguous and data.X.dtype == np.float64
+    np.testing.assert_array_equal(data.binary_target(), [0, 1])
+
+
+def test_csv_label_by_name_anywhere_and_dropped_columns(tmp_path):
+    path = write(tmp_path / "d.csv", "id,target,x\nr1,yes,1\nr2,no,2\nr3,yes,3\n")
+    data = load_data(path, label="target", drop=["id"])
+    np.testing.assert_array_equal(data.X, [[1], [2], [3]])
+    assert list(data.y) == ["yes", "no", "yes"]
+    np.testing.assert_array_equal(data.binary_target(), [1, 0, 1])  # "yes" > "no"
+    np.testing.assert_array_equal(data.binary_target(positive="no"), [0, 1, 0])
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t"], ids=["comma", "semicolon", "tab"])
+def test_csv_delimiter_is_read_off_the_header(tmp_path, sep):
+    path = write(tmp_path / "d.csv", f"a{sep}b{sep}label\n1{sep}2{sep}1\n3{sep}4{sep}0\n")
+    np.testing.assert_array_equal(load_data(path).X, [[1, 2], [3, 4]])
+
+
+def test_csv_gzipped_and_blank_lines(tmp_path):
+    path = tmp_path / "d.csv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("\na,label\n1,0\n\n2,1\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, [[1], [2]])
+    np.testing.assert_array_equal(data.y, [0, 1])
+
+
+def test_csv_without_label_when_not_required(tmp_path):
+    path = write(tmp_path / "d.csv", "a,b\n1,2\n")
+    data = load_data(path, require_label=False)
+    assert data.y is None and data.X.shape == (1, 2)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a,b,label\n1,2,0\n3,x,1\n", "d.csv, line 3, column 'b': expected a number, got 'x'"),
+        ("a,b,label\n1,,0\n", "d.csv, line 2, column 'b': missing value"),
+        ("a,b,label\n1,NA,0\n", "d.csv, line 2, column 'b': missing value"),
+        ("a,b,label\n1,inf,0\n", "d.csv, line 2, column 'b': expected a finite number"),
+        ("a,b,label\n1,2,0\n3,1\n", "d.csv, line 3: expected 3 fields as in the header, got 2"),
+        ("a,b,label\n1,2,\n", "d.csv, line 2: missing label in column 'label'"),
+        ("a,b,y\n1,2,0\n", "d.csv: no label column 'label' in the header (columns: a, b, y)"),
+        ("a,a,label\n1,2,0\n", "d.csv, line 1: the header names the column 'a' twice"),
+        ("1,2,3\n4,5,6\n", "d.csv, line 1: expected a header line of column names"),
+        ("a,label\n", "d.csv: no data rows after the header"),
+        ("", "d.csv: the file is empty"),
+        ("label\n1\n", "d.csv: no feature columns"),
+        ("a,b,label\n1,2,0\n3,4,1,5\n", "d.csv, line 3: expected 3 fields as in the header, got 4"),
+        ("a,b,label\n1,1e400,0\n", "d.csv, line 2, column 'b': expected a finite number, got '1e400'"),
+        ("a,b,label\n1,0x10,0\n", "d.csv, line 2, column 'b': expected a number, got '0x10'"),
+    ],
+    ids=["not-a-number", "empty-cell", "NA", "inf", "short-row", "missing-label", "no-label-column",
+         "duplicate-column", "no-header", "no-rows", "empty-file", "no-features", "long-row", "overflow", "hex"],
+)
+def test_csv_errors_name_the_file_and_line(tmp_path, text, message, reader):
+    path = write(tmp_path / "d.csv", text)
+    with pytest.raises(DataError) as info:
+        load_data(path)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_csv_third_label_is_reported_at_its_line(tmp_path):
+    path = write(tmp_path / "d.csv", "a,label\n1,0\n2,1\n\n3,1\n4,2\n")
+    data = load_data(path)  # reading is fine: the labels are checked when a target is needed
+    with pytest.raises(DataError, match=r"d\.csv, line 6: the label column 'label' has a third value 2 "
+                                        r"\(after 0 and 1\)"):
+        data.binary_target()
+    np.testing.assert_array_equal(data.binary_target(positive=2), [0, 0, 0, 1])  # one against the rest
+
+
+def test_csv_one_class_is_an_error_for_training_only(tmp_path):
+    path = write(tmp_path / "d.csv", "a,label\n1,1\n2,1\n")
+    data = load_data(path)
+    with pytest.raises(DataError, match="has only one value, 1; ranking needs both classes"):
+        data.binary_target()
+    np.testing.assert_array_equal(data.binary_target(require_both=False), [1, 1])
+
+
+def test_csv_unknown_relevant_label(tmp_path):
+    path = write(tmp_path / "d.csv", "a,label\n1,0\n2,1\n")
+    with pytest.raises(DataError, match="the relevant label '7' does not occur"):
+        load_data(path).binary_target(positive="7")
+
+
+def test_csv_every_reader_gives_the_same_data(tmp_path, reader):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = rng.integers(0, 2, 300)
+    lines = ["x0,x1,label,x3,x4"] + [f"{a!r},{b!r},{l},{c!r}, {d!r} " for (a, b, c, d), l in zip(X.tolist(), y.tolist())]
+    lines.insert(3, "")  # a blank line: rows and lines part ways
+    lines[5] = lines[5].replace(",1,", ',"1",').replace(",0,", ',"0",')  # a quoted label
+    path = write(tmp_path / "d.csv", "\n".join(lines) + "\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, X)
+    np.testing.assert_array_equal(data.y, y)
+    assert data.where(5) == f"{path}, line 8"
+    text_labels = load_data(write(tmp_path / "t.csv", "a,label\n1, yes\n2,no\n")).y
+    assert list(text_labels) == ["yes", "no"]  # surrounding spaces are not part of a label
+
+
+def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
+    clean = write(tmp_path / "c.csv", "a,b,label\n1,2,0\n\n3,4.5,1\n")
+    result = datasets._csv_fast_path(str(clean), ",", 1, 3, [0, 1], 2)
+    if reader == "checking":
+        assert result is None
+        return
+    X, labels = result
+    np.testing.assert_array_equal(X, [[1, 2], [3, 4.5]])
+    assert [float(v) for v in labels] == [0, 1]
+    for ragged in ("a,b,label\n1,2,0,7\n3,4,1\n", "a,b,label\n1,2,0\n3,4,1,7\n", "a,b,label\n1,2\n3,4,1\n"):
+        path = write(tmp_path / "r.csv", ragged)
+        assert datasets._csv_fast_path(str(path), ",", 1, 3, [0, 1], 2) is None, ragged
+    short_feature = write(tmp_path / "f.csv", "label,a,b\n0,1,2\n1,3\n")
+    assert datasets._csv_fast_path(str(short_feature), ",", 1, 3, [1, 2], 0) is None
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=6),
+                  elements=st.floats(allow_nan=False, allow_infinity=False, width=64)))
+def test_csv_round_trips_every_finite_float(tmp_path_factory, X):
+    path = tmp_path_factory.mktemp("rt") / "d.csv"
+    header = ",".join(f"f{j}" for j in range(X.shape[1]))
+    body = "\n".join(",".join(repr(float(v)) for v in row) for row in X)
+    path.write_text(header + "\n" + body + "\n")
+    np.testing.assert_array_equal(load_data(path, require_label=False).X, X)
+
+
+# --------------------------------------------------------------------------
+# LIBSVM
+# --------------------------------------------------------------------------
+
+
+def test_libsvm_one_based_with_comments_and_qid(tmp_path):
+    path = write(tmp_path / "d.svm", "# a comment\n+1 qid:3 1:0.5 3:2\n-1 2:1 # trailing\n\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, [[0.5, 0, 2], [0, 1, 0]])
+    np.testing.assert_array_equal(data.y, [1, -1])
+    np.testing.assert_array_equal(data.binary_target(), [1, 0])
+    assert data.feature_names == ["f1", "f2", "f3"]
+
+
+def test_libsvm_zero_based_and_padding(tmp_path):
+    path = write(tmp_path / "d.svmlight", "1 0:1 2:3\n0 1:2\n")
+    np.testing.assert_array_equal(load_data(path).X, [[1, 0, 3], [0, 2, 0]])
+    np.testing.assert_array_equal(load_data(path, n_features=5).X[:, 3:], 0)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 1:2\nx 1:1\n", "d.svm, line 2: expected a numeric label first, got 'x'"),
+        ("1 1:2\n0 1:x\n", "d.svm, line 2: malformed feature '1:x'"),
+        ("1 1:2 abc\n", "d.svm, line 1: malformed feature 'abc' (expected index:value)"),
+        ("1 3:2 2:1\n", "d.svm, line 1: feature indices must increase, got 2 after 3"),
+        ("1 1:nan\n", "d.svm, line 1: feature 1: expected a finite number"),
+        ("# only a comment\n", "d.svm: no data rows"),
+    ],
+    ids=["label", "value", "no-colon", "order", "nan", "empty"],
+)
+def test_libsvm_errors_name_the_line(tmp_path, text, message):
+    with pytest.raises(DataError) as info:
+        load_data(write(tmp_path / "d.svm", text))
+    assert message in str(info.value)
+
+
+def test_libsvm_more_features_than_the_model(tmp_path):
+    with pytest.raises(DataError, match="feature index 7 is beyond the model's 3 features"):
+        load_data(write(tmp_path / "d.svm", "1 7:1\n"), n_features=3)
+
+
+# --------------------------------------------------------------------------
+# NumPy files
+# --------------------------------------------------------------------------
+
+
+def test_npy_label_is_the_last_column_by_default(tmp_path):
+    M = np.array([[1.0, 2.0, 0.0], [3.0, 4.0, 1.0]])
+    np.save(tmp_path / "d.npy", M)
+    data = load_data(tmp_path / "d.npy")
+    np.testing.assert_array_equal(data.X, M[:, :2])
+    np.testing.assert_array_equal(data.y, [0, 1])
+    first = load_data(tmp_path / "d.npy", label="0")
+    np.testing.assert_array_equal(first.y, [1, 3])
+    np.testing.assert_array_equal(first.X, M[:, 1:])
+    # scoring: the label column is dropped only when there is one column too many
+    assert load_data(tmp_path / "d.npy", require_label=False, n_features=2).X.shape == (2, 2)
+    assert load_data(tmp_path / "d.npy", require_label=False, n_features=3).y is None
+
+
+def test_npz_arrays_and_feature_names(tmp_path):
+    np.savez(tmp_path / "d.npz", X=np.eye(3), y=np.array(["a", "b", "a"]), feature_names=np.array(["p", "q", "r"]))
+    data = load_data(tmp_path / "d.npz")
+    assert data.feature_names == ["p", "q", "r"]
+    np.testing.assert_array_equal(data.binary_target(), [0, 1, 0])
+    np.savez(tmp_path / "e.npz", X=np.eye(2), target=np.array([0, 1]))
+    np.testing.assert_array_equal(load_data(tmp_path / "e.npz", label="target").y, [0, 1])
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"y": np.zeros(2)}, "no array 'X' (arrays: y)"),
+        ({"X": np.eye(2)}, "no label array 'y' (arrays: X)"),
+        ({"X": np.eye(2), "y": np.zeros(3)}, "X has 2 rows but the label array 'y' has 3"),
+        ({"X": np.array([[1.0, np.nan]]), "y": np.zeros(1)}, "row 0: X column 1: expected a finite number"),
+        ({"X": np.array(["a", "b"]), "y": np.zeros(2)}, "X must hold numbers"),
+        ({"X": np.eye(2), "y": np.zeros((2, 2))}, "the label array 'y' must be 1-D"),
+    ],
+    ids=["no-X", "no-y", "lengths", "nan", "strings", "y-2d"],
+)
+def test_npz_errors(tmp_path, arrays, message):
+    np.savez(tmp_path / "d.npz", **arrays)
+    with pytest.raises(DataError) as info:
+        load_data(tmp_path / "d.npz")
+    assert message in str(info.value)
+    assert str(tmp_path / "d.npz") in str(info.value)
+
+
+def test_npy_with_pickled_objects_is_refused(tmp_path):
+    np.save(tmp_path / "d.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(DataError, match="without pickled objects"):
+        load_data(tmp_path / "d.npy")
+
+
+# --------------------------------------------------------------------------
+# Files in general
+# --------------------------------------------------------------------------
+
+
+def test_missing_file_and_unknown_extension(tmp_path):
+    with pytest.raises(DataError, match=r"nope\.csv: no such file"):
+        load_data(tmp_path / "nope.csv")
+    with pytest.raises(DataError, match="cannot tell the format from the name"):
+        load_data(write(tmp_path / "d.xlsx", "x"))
+    np.testing.assert_array_equal(load_data(write(tmp_path / "d.data", "a,label\n1,0\n"), fmt="csv").X, [[1]])
+
+
+def test_binary_file_named_csv(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"a,label\n\xff\xfe\x00\x01,1\n")
+    with pytest.raises(DataError, match="not UTF-8 text"):
+        load_data(path)
+
+
+def test_feature_count_must_match_the_model(tmp_path):
+    path = write(tmp_path / "d.csv", "a,b,label\n1,2,0\n")
+    with pytest.raises(DataError, match="2 feature column\\(s\\), but the model was fitted on 3"):
+        load_data(path, n_features=3)

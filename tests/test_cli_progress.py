@@ -1,0 +1,110 @@
+"""Progress on the command line: a bar in a terminal, plain lines otherwise, nothing when quiet."""
+
+import io
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from rankcore.cli._models import _PushProgressStream
+from rankcore.cli._progress import Progress, Task, choose_mode
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_mode_choice():
+    assert choose_mode("auto", False, FakeTerminal()) == "bar"
+    assert choose_mode("auto", False, io.StringIO()) == "lines"
+    assert choose_mode("auto", True, FakeTerminal()) == "none"
+    assert choose_mode("lines", False, FakeTerminal()) == "lines"
+    assert choose_mode("bar", True, FakeTerminal()) == "none"  # --quiet wins
+    assert choose_mode("none", False, FakeTerminal()) == "none"
+
+
+def test_lines_mode_reports_about_every_tenth():
+    stream = io.StringIO()
+    task = Task("m", 100, "test auc", "lines", stream)
+    for i in range(1, 101):
+        task.update(i, objective=100.0 - i, score=0.5 + i / 1000)
+    task.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "[m] 100 iterations, monitoring test auc"
+    progress_lines = [l for l in lines if " iter " in l and "done" not in l]
+    assert [int(l.split("iter ")[1].split("/")[0]) for l in progress_lines] == [1] + list(range(10, 101, 10))
+    assert "objective 0.000000" in progress_lines[-1] or "objective 0" in progress_lines[-1]
+    assert "test auc 0.6000" in progress_lines[-1]
+    assert lines[-1].startswith("[m] done in ") and "iter 100/100" in lines[-1]
+    assert "\r" not in stream.getvalue()
+
+
+def test_bar_mode_redraws_in_place_and_throttles():
+    stream = FakeTerminal()
+    task = Task("m", 1000, "auc", "bar", stream)
+    for i in range(1, 1001):
+        task.update(i, objective=float(i), score=0.9)
+    task.close()
+    text = stream.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n")
+    redraws = text.count("\r")
+    assert 2 <= redraws < 50  # a thousand fast updates, a handful of redraws
+    assert "|########################| 1000/1000" in text
+    assert "\x1b[K" in text  # erases what a longer previous line left
+
+
+def test_none_mode_prints_nothing():
+    stream = FakeTerminal()
+    task = Progress("auto", quiet=True, stream=stream).task("m", 10)
+    task.keep_alive()
+    for i in range(1, 11):
+        task.update(i, 1.0)
+    task.close("x")
+    assert stream.getvalue() == ""
+
+
+def test_keep_alive_spins_without_a_stuck_bar():
+    stream = FakeTerminal()
+    task = Task("slow", 50, None, "bar", stream).keep_alive()
+    time.sleep(0.6)
+    task.iteration, task.objective = 50, 0.25
+    task.close()
+    text = stream.getvalue()
+    assert "fitting (50 iterations)" in text
+    assert "| 0/50" not in text
+    final = text.rstrip("\n").split("\r")[-1]
+    assert final.startswith("[slow] |########################| 50/50  objective 0.250000  ")
+
+
+def test_abort_ends_the_bar_line():
+    stream = FakeTerminal()
+    task = Task("m", 10, None, "bar", stream)
+    task.update(1, 1.0)
+    task.abort()
+    assert stream.getvalue().endswith("\n")
+    quiet = io.StringIO()
+    Task("m", 10, None, "lines", quiet).abort()
+    assert quiet.getvalue().count("\n") == 1  # only the start line: the error message follows
+
+
+@pytest.mark.parametrize("metric", [None, "auc"])
+def test_push_progress_lines_are_understood(metric):
+    """The push estimators' verbose=2 format, as printed by rankcore.push, drives the bar."""
+    from rankcore.push._progress import Progress as PushProgress
+
+    captured = io.StringIO()
+    display = PushProgress(2, 3, metric, stream=captured)
+    display.start()
+    for i in range(1, 4):
+        display.update(SimpleNamespace(iteration=i, value=10.0 - i, alpha=0.5), 0.8 + i / 100 if metric else None)
+    display.finish(3, "n_iter")
+
+    seen = []
+    task = SimpleNamespace(update=lambda it, obj, score: seen.append((it, obj, score)))
+    passthrough = io.StringIO()
+    stream = _PushProgressStream(task, metric is not None, passthrough)
+    stream.write(captured.getvalue())
+    expected_scores = [0.81, 0.82, 0.83] if metric else [None] * 3
+    assert seen == [(i, 10.0 - i, s) for i, s in zip(range(1, 4), expected_scores)]
+    assert passthrough.getvalue() == ""
