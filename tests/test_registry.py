@@ -38,8 +38,13 @@ def _plugin(*classes, hook="rankcore_register_metrics", raises=None):
 
 
 @pytest.fixture
-def fresh_registry(monkeypatch):
-    """A plugin manager rebuilt for the test and again afterwards."""
+def fresh_registry():
+    """A plugin manager rebuilt for the test and again afterwards.
+
+    List it before ``monkeypatch`` in a test's arguments: teardown runs in
+    reverse order, so the environment and ``sys.path`` are restored first and
+    the rebuilt registry is the normal one for the tests that follow.
+    """
     reg_mod.registry(refresh=True)
     yield
     reg_mod.registry(refresh=True)
@@ -147,7 +152,7 @@ def _write_distribution(root, dist, module, source, entry_point):
     (info / "entry_points.txt").write_text(f"[rankcore]\n{entry_point} = {module}\n")
 
 
-def test_entry_point_plugins_discovered_and_failures_contained(tmp_path, monkeypatch, fresh_registry):
+def test_entry_point_plugins_discovered_and_failures_contained(fresh_registry, tmp_path, monkeypatch):
     good = '''
         import rankcore
         from rankcore.metrics import Metric
@@ -175,6 +180,19 @@ def test_entry_point_plugins_discovered_and_failures_contained(tmp_path, monkeyp
     reg = rankcore.get_registry(refresh=True)
     assert "always-half" not in reg.names("metric")
     assert reg.problems == []
+
+
+def test_registry_restored_after_entry_point_test():
+    """The entry-point test above leaves the normal registry behind (plugins autoloaded)."""
+    import importlib.metadata
+
+    reg = rankcore.get_registry()
+    assert "always-half" not in reg.names("metric")
+    try:
+        importlib.metadata.distribution("rankcore-example-plugin")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example plugin not installed in this environment")
+    assert "cubic" in reg.names("price")
 
 
 def test_registry_repr_counts_families():

@@ -1,19 +1,201 @@
 """The :class:`Filter` base class of the ``filter`` plugin family.
 
-(Draft interface from the foundation; the issue that implements this family
-completes it.)
+A *spectral filter* (a regularization family, seed 003 §3) is a function
+g_λ(t) of an eigenvalue t ≥ 0 and a regularization parameter λ > 0 that
+approximates 1/t for large t and stays bounded near t = 0.  Kernel ranking
+(:class:`rankcore.KernelRanker`) applies it to the spectrum of the centered
+kernel operator A = P K P / m = U Σ Uᵀ:
+
+    c = U g_λ(Σ) Uᵀ (P y / m)
+
+so that every filter and every λ share one decomposition.  A filter is the
+whole story of a regularization scheme; writing a new one means writing
+:meth:`Filter.evaluate`.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import math
+import numbers
+from typing import Any, ClassVar
+
+import numpy as np
 
 from ..spec import Component
 
 __all__ = ["Filter"]
 
 
+def _check_lam(lam: Any, owner: str) -> float:
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
+        raise TypeError(f"{owner}: lam must be a positive number, got {type(lam).__name__}")
+    value = float(lam)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{owner}: lam must be a finite number > 0, got {lam!r}")
+    return value
+
+
+def _check_norm(norm: Any, owner: str) -> float:
+    if isinstance(norm, bool) or not isinstance(norm, numbers.Real):
+        raise TypeError(f"{owner}: norm must be a positive number, got {type(norm).__name__}")
+    value = float(norm)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{owner}: norm must be a finite number > 0 (the largest eigenvalue), got {norm!r}")
+    return value
+
+
+def _check_spectrum(t: Any, owner: str) -> np.ndarray:
+    if isinstance(t, (str, bytes)):
+        raise TypeError(f"{owner}: t must be an array of eigenvalues, got a string")
+    arr = np.asarray(t, dtype=np.float64)
+    if arr.ndim > 1:
+        raise ValueError(f"{owner}: t must be a scalar or a 1-D array of eigenvalues, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{owner}: t must be finite, got NaN or infinite eigenvalues")
+    if (arr < 0).any():
+        raise ValueError(
+            f"{owner}: t must be >= 0 (eigenvalues of a positive semi-definite operator; clip "
+            f"rounding-level negatives first), got min {arr.min()!r}"
+        )
+    return np.ascontiguousarray(arr.reshape(-1))
+
+
 class Filter(Component):
-    """Base class of the ``filter`` plugin family."""
+    """Base class of spectral regularization filters g_λ(t) (the ``filter`` family).
+
+    Subclasses set :attr:`name` (and :attr:`parameters`, :attr:`examples`)
+    and implement :meth:`evaluate`.  Everything else -- validation, the
+    λ path, the value at t = 0 -- comes from this class.
+
+    A filter must be
+
+    * defined and finite for every t ≥ 0, **including t = 0**, where it takes
+      its finite limit (for instance 1/λ for Tikhonov).  Kernel matrices have
+      many eigenvalues that are zero or rounding-level; evaluate them without
+      cancellation (``expm1``/``log1p``, series for tiny arguments), never as
+      ``(1 - something) / t`` in plain arithmetic.  (Kernel ranking flushes
+      eigenvalues below 1e-290 -- subnormal territory, where no formula keeps
+      its digits -- to exactly 0 before calling a filter.);
+    * non-negative, with 0 ≤ t·g_λ(t) ≤ 1 (the residual 1 − t·g_λ(t) lies in
+      [0, 1]: the constant γ₀ of seed 003, Definition 2.2, is at most 1);
+    * a regularization: for fixed t > 0, t·g_λ(t) → 1 as λ → 0.
+
+    :mod:`rankcore.testing` checks all of this on every registered filter.
+
+    Attributes
+    ----------
+    qualification : float
+        The largest p with sup_t t^p |1 − t g_λ(t)| ≤ γ_p λ^p (documentation:
+        1 for Tikhonov, ν for ν-times iterated Tikhonov, ∞ for spectral
+        cut-off, Landweber and Showalter).
+    uses_norm : bool
+        The filter depends on the operator norm ‖A‖ passed as ``norm``
+        (Landweber's step μ ≤ 1/‖A‖).  Others ignore ``norm``.
+
+    Examples
+    --------
+    >>> import numpy as np, rankcore
+    >>> f = rankcore.get_registry().resolve("filter", "tikhonov")
+    >>> f(np.array([0.0, 1.0]), 0.5)
+    array([2.        , 0.66666667])
+    """
 
     family: ClassVar[str] = "filter"
+    qualification: ClassVar[float] = math.inf
+    uses_norm: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------
+    # The one method a filter implements
+    # ------------------------------------------------------------------
+    def evaluate(self, t: np.ndarray, lam: float, norm: float) -> np.ndarray:
+        """g_λ(t) on validated input.
+
+        Parameters
+        ----------
+        t : ndarray of float64, shape (n,)
+            Eigenvalues, all finite and ≥ 0 (zeros included).
+        lam : float
+            The regularization parameter, finite and > 0.
+        norm : float
+            An upper bound of the spectrum (the largest eigenvalue of A,
+            or 1 when unknown); only filters with ``uses_norm`` need it.
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+            Finite, non-negative values; must not modify ``t``.
+        """
+        raise NotImplementedError(f"filter {self.name!r} does not implement evaluate(t, lam, norm)")
+
+    # ------------------------------------------------------------------
+    # Public, validated interface
+    # ------------------------------------------------------------------
+    def __call__(self, t: Any, lam: Any, *, norm: Any = 1.0) -> np.ndarray:
+        """Validate the arguments and return g_λ(t) (same shape as ``t``; 1-D for a scalar).
+
+        Raises
+        ------
+        TypeError, ValueError
+            λ or ``norm`` not a finite positive number, ``t`` negative,
+            NaN/inf or not 1-D.
+        RuntimeError
+            The filter returned values of the wrong shape, negative or non-finite
+            values (a defect of the filter, reported with its name).
+        """
+        owner = f"filter {self.spec!r}"
+        lam_f = _check_lam(lam, owner)
+        norm_f = _check_norm(norm, owner)
+        arr = _check_spectrum(t, owner)
+        return self._checked(arr, lam_f, norm_f)
+
+    def at_zero(self, lam: Any, *, norm: Any = 1.0) -> float:
+        """The finite limit g_λ(0)."""
+        return float(self(np.zeros(1), lam, norm=norm)[0])
+
+    def path(self, t: Any, lams: Any, *, norm: Any = 1.0) -> np.ndarray:
+        """g_λ(t) for every λ of a grid: an array of shape (len(lams), len(t)).
+
+        The default calls :meth:`evaluate` once per λ (O(len(lams)·len(t)))
+        and validates the input once and the whole output at the end; a
+        filter may override it with something faster.
+        """
+        owner = f"filter {self.spec!r}"
+        norm_f = _check_norm(norm, owner)
+        arr = _check_spectrum(t, owner)
+        lam_arr = np.asarray(lams, dtype=np.float64).reshape(-1)
+        for lam in lam_arr:
+            _check_lam(float(lam), owner)
+        self._check_norm_bound(arr, norm_f)
+        view = arr.view()
+        view.flags.writeable = False  # a filter must not modify the spectrum
+        out = np.empty((lam_arr.shape[0], arr.shape[0]))
+        for i, lam in enumerate(lam_arr):
+            row = np.asarray(self.evaluate(view, float(lam), norm_f), dtype=np.float64)
+            if row.shape != arr.shape:
+                raise RuntimeError(f"{owner}: evaluate returned shape {row.shape}, expected {arr.shape}")
+            out[i] = row
+        self._check_output(out, f"lam in [{lam_arr.min() if lam_arr.size else 0!r}, {lam_arr.max() if lam_arr.size else 0!r}]")
+        return out
+
+    def _check_norm_bound(self, t: np.ndarray, norm: float) -> None:
+        if self.uses_norm and t.size and t.max() > norm * (1 + 1e-12):
+            raise ValueError(
+                f"filter {self.spec!r}: the spectrum exceeds norm={norm!r} (max eigenvalue {t.max()!r}); "
+                "pass the largest eigenvalue as norm"
+            )
+
+    def _check_output(self, out: np.ndarray, where: str) -> None:
+        if not np.isfinite(out).all():
+            raise RuntimeError(f"filter {self.spec!r}: evaluate returned NaN or infinite values at {where}")
+        if (out < 0).any():
+            raise RuntimeError(f"filter {self.spec!r}: evaluate returned negative values at {where}")
+
+    def _checked(self, t: np.ndarray, lam: float, norm: float) -> np.ndarray:
+        self._check_norm_bound(t, norm)
+        view = t.view()
+        view.flags.writeable = False  # a filter must not modify the spectrum
+        out = np.asarray(self.evaluate(view, lam, norm), dtype=np.float64)
+        if out.shape != t.shape:
+            raise RuntimeError(f"filter {self.spec!r}: evaluate returned shape {out.shape}, expected {t.shape}")
+        self._check_output(out, f"lam={lam!r}")
+        return out

@@ -5,4 +5,6 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_filters():
-    return []
+    from ._builtin import BUILTIN_FILTERS
+
+    return list(BUILTIN_FILTERS)

@@ -1,5 +1,10 @@
-"""The ``kernel`` plugin family."""
+"""Kernel functions K(x, x') for kernel ranking (the ``kernel`` plugin family).
 
-from ._base import Kernel
+Built-ins: ``rbf[:γ]``, ``laplacian[:γ]``, ``poly[:degree,γ,coef0]``,
+``linear``; γ divides (SPEC §4).  See :class:`Kernel` for writing a new one.
+"""
 
-__all__ = ["Kernel"]
+from ._base import CallableKernel, Kernel
+from ._builtin import RBF, Laplacian, Linear, Polynomial
+
+__all__ = ["Kernel", "CallableKernel", "RBF", "Laplacian", "Polynomial", "Linear"]

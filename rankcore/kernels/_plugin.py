@@ -5,4 +5,6 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_kernels():
-    return []
+    from ._builtin import BUILTIN_KERNELS
+
+    return list(BUILTIN_KERNELS)

@@ -1,0 +1,156 @@
+"""The built-in kernels: ``rbf``, ``laplacian``, ``poly``, ``linear``.
+
+Length scales follow SPEC §4 and seed 003: ``gamma`` *divides*.
+
+=========== ============================================ ===============================
+kernel      K(x, x')                                     scikit-learn equivalent
+=========== ============================================ ===============================
+rbf         exp(−‖x − x'‖² / γ)                          ``rbf`` with gamma = 1/γ
+laplacian   exp(−‖x − x'‖₁ / γ)                          ``laplacian`` with gamma = 1/γ
+poly        (⟨x, x'⟩ / γ + coef0)^degree                 ``poly`` with gamma = 1/γ
+linear      ⟨x, x'⟩                                      ``linear``
+=========== ============================================ ===============================
+
+``gamma="scale"`` (the default) is fixed from the training rows by
+:meth:`Kernel.with_data`: γ = n_features · Var(X) for ``rbf`` and ``poly``
+(the typical size of ‖x − x'‖²/2 and of ⟨x, x'⟩; scikit-learn's SVC
+``gamma="scale"`` is the reciprocal), γ = n_features · Std(X) for
+``laplacian`` (the typical size of ‖x − x'‖₁); 1 when X is constant.
+
+Cost of K(X, Y) with n rows, r columns, d features: ``rbf``, ``poly`` and
+``linear`` take one BLAS product (2 n r d flops; n² d for K(X, X)) and one
+parallel elementwise pass (n r kernel values, half of them for K(X, X));
+``laplacian`` is a direct O(n r d) loop, parallel over rows.  Memory: the
+output only (built in place; see ``_gram.pyx``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..spec import Parameter
+from . import _gram
+from ._base import Kernel, scale_or_positive
+
+__all__ = ["RBF", "Laplacian", "Polynomial", "Linear"]
+
+
+def _gamma_param() -> Parameter:
+    return Parameter("gamma", scale_or_positive, default="scale",
+                     doc="length scale γ (divides); 'scale' = from the training data")
+
+
+def _resolve(kernel: Kernel, value: float) -> Kernel:
+    params = kernel.params
+    params["gamma"] = float(value) if value > 0 and np.isfinite(value) else 1.0
+    return type(kernel)(**params)
+
+
+class RBF(Kernel):
+    """Gaussian kernel exp(−‖x − x'‖²/γ) (scikit-learn's gamma is 1/γ)."""
+
+    name: ClassVar[str] = "rbf"
+    aliases: ClassVar[tuple[str, ...]] = ("gaussian",)
+    parameters: ClassVar[tuple[Parameter, ...]] = (_gamma_param(),)
+    examples: ClassVar[tuple[str, ...]] = ("rbf", "rbf:0.5", "rbf:100")
+
+    def with_data(self, X: np.ndarray) -> Kernel:
+        if self.gamma != "scale":
+            return self
+        X = np.asarray(X, dtype=np.float64)
+        return _resolve(self, X.shape[1] * float(X.var()))
+
+    def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
+        # Distances are translation invariant: center on X's mean to keep the
+        # |x|^2 + |y|^2 - 2<x,y> cancellation small (Design C of _gram.pyx).
+        center = X.mean(axis=0) if X.shape[0] else 0.0
+        Xc = np.ascontiguousarray(X - center)
+        sq_x = np.einsum("ij,ij->i", Xc, Xc)
+        if Y is None:
+            G = _gram.inner_products(Xc, Xc, True)
+            _gram.rbf_inplace(G, sq_x, sq_x, 1.0 / self.gamma, True, n_threads)
+            return G
+        Yc = np.ascontiguousarray(Y - center)
+        sq_y = np.einsum("ij,ij->i", Yc, Yc)
+        G = _gram.inner_products(Xc, Yc, False)
+        _gram.rbf_inplace(G, sq_x, sq_y, 1.0 / self.gamma, False, n_threads)
+        return G
+
+    def diagonal(self, X, *, n_threads=None) -> np.ndarray:
+        return np.ones(np.asarray(X).shape[0])
+
+
+class Laplacian(Kernel):
+    """Laplacian kernel exp(−‖x − x'‖₁/γ) (scikit-learn's gamma is 1/γ)."""
+
+    name: ClassVar[str] = "laplacian"
+    parameters: ClassVar[tuple[Parameter, ...]] = (_gamma_param(),)
+    examples: ClassVar[tuple[str, ...]] = ("laplacian", "laplacian:3")
+
+    def with_data(self, X: np.ndarray) -> Kernel:
+        if self.gamma != "scale":
+            return self
+        X = np.asarray(X, dtype=np.float64)
+        return _resolve(self, X.shape[1] * float(X.std()))
+
+    def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
+        if Y is None:
+            return _gram.laplacian(X, X, 1.0 / self.gamma, True, n_threads)
+        return _gram.laplacian(X, Y, 1.0 / self.gamma, False, n_threads)
+
+    def diagonal(self, X, *, n_threads=None) -> np.ndarray:
+        return np.ones(np.asarray(X).shape[0])
+
+
+class Polynomial(Kernel):
+    """Polynomial kernel (⟨x, x'⟩/γ + coef0)^degree (scikit-learn's gamma is 1/γ).
+
+    PSD for an integer degree ≥ 1 and coef0 ≥ 0.
+    """
+
+    name: ClassVar[str] = "poly"
+    aliases: ClassVar[tuple[str, ...]] = ("polynomial",)
+    parameters: ClassVar[tuple[Parameter, ...]] = (
+        Parameter("degree", int, default=3, minimum=1, doc="integer degree"),
+        _gamma_param(),
+        Parameter("coef0", float, default=1.0, minimum=0.0, doc="additive constant (>= 0 keeps it PSD)"),
+    )
+    examples: ClassVar[tuple[str, ...]] = ("poly", "poly:1", "poly:2,gamma=4,coef0=0")
+
+    def with_data(self, X: np.ndarray) -> Kernel:
+        if self.gamma != "scale":
+            return self
+        X = np.asarray(X, dtype=np.float64)
+        return _resolve(self, X.shape[1] * float(X.var()))
+
+    def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
+        symmetric = Y is None
+        G = _gram.inner_products(X, X if symmetric else Y, symmetric)
+        _gram.poly_inplace(G, 1.0 / self.gamma, self.coef0, float(self.degree), symmetric, n_threads)
+        return G
+
+    def diagonal(self, X, *, n_threads=None) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        return (np.einsum("ij,ij->i", X, X) / self.gamma + self.coef0) ** self.degree
+
+
+class Linear(Kernel):
+    """Linear kernel ⟨x, x'⟩."""
+
+    name: ClassVar[str] = "linear"
+
+    def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
+        if Y is None:
+            G = _gram.inner_products(X, X, True)
+            _gram.mirror_lower(G, n_threads)
+            return G
+        return _gram.inner_products(X, Y, False)
+
+    def diagonal(self, X, *, n_threads=None) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        return np.einsum("ij,ij->i", X, X)
+
+
+BUILTIN_KERNELS = (RBF, Laplacian, Polynomial, Linear)

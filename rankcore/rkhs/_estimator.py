@@ -1,0 +1,594 @@
+"""The :class:`KernelRanker` estimator: magnitude-preserving least-squares ranking in an RKHS."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
+
+from ..filters import Filter
+from ..kernels import CallableKernel, Kernel
+from ..persistence import ModelFormatError
+from ..registry import registry
+from ..validation import check_bipartite_target, check_graded_labels, check_matrix, effective_n_threads
+from ._selection import apriori_choice, default_grid, holdout_choice
+from ._spectral import ExactSpectrum, NystroemSpectrum
+
+__all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
+
+#: ``solver="auto"`` uses the exact decomposition up to this many training
+#: rows (two m x m float64 arrays: 6.4 GB at 20,000) and Nyström beyond.
+EXACT_AUTO_LIMIT = 20_000
+
+#: 32-bit LAPACK indexing of an m x m array: m * m < 2**31.
+EXACT_MAX_SAMPLES = 46_340
+
+_KERNEL_OVERRIDES = ("gamma", "degree", "coef0")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class KernelRanker(BaseEstimator):
+    """Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+
+    Minimizes the magnitude-preserving least-squares ranking risk
+    (1/m²) Σ_{i,j} (y_i − y_j − (f(x_i) − f(x_j)))² under a spectral
+    regularization scheme g_λ: f = Σ_i c_i K(x_i, ·) with
+    c = U g_λ(Σ) Uᵀ (P y / m), where P K P / m = U Σ Uᵀ.  One decomposition
+    serves every λ and every filter, so a λ path, a hold-out choice over 200
+    values or several filters at once cost little more than one fit.
+
+    Parameters
+    ----------
+    kernel : str, rankcore.Kernel or callable, default "rbf"
+        A registered kernel spec (``"rbf"``, ``"rbf:100"``, ``"laplacian"``,
+        ``"poly:2"``, ``"linear"``, or a plugin's), a configured
+        :class:`rankcore.Kernel`, or a callable ``func(X, Y) -> Gram matrix``
+        (or scikit-learn's pair form ``func(x, y) -> float``).  Length scales
+        divide: ``rbf`` is exp(−‖x − x'‖²/γ), so scikit-learn's
+        ``gamma=g`` is ``gamma=1/g`` here.
+    gamma : float, optional
+        Overrides the kernel's γ (``rbf``, ``laplacian``, ``poly``).  Default:
+        the kernel spec's value, ``"scale"`` = from the training data (for
+        ``rbf``: n_features · Var(X)).
+    degree, coef0 : optional
+        Override the ``poly`` kernel's parameters.
+    filter : str, rankcore.Filter or sequence of them, default "tikhonov"
+        The regularization scheme: ``"tikhonov"``, ``"iterated:ν"``,
+        ``"cutoff"``, ``"landweber"``, ``"showalter"`` or a plugin's.  A
+        sequence fits (or, with ``lam="holdout"``, chooses among) several.
+    lam : float, array-like, "holdout" or "apriori", default 1e-3
+        λ > 0; an array fits the whole path (decision values get a λ axis);
+        ``"holdout"`` chooses λ (and the filter, if several) on a held-out
+        part by ``metric``; ``"apriori"`` extrapolates λ₊(s) = α s^{−β/2}
+        fitted by hold-out on small subsets (seed 003 §4.4).
+    lam_grid : array-like, optional
+        The grid of the hold-out and a-priori choices; default λ₀ q^j with
+        λ₀ = 1, q = 0.95, j = 1..200 (the paper's).
+    metric : str, default "misrank"
+        Any registered metric spec; bipartite metrics (``auc``, ...) need y
+        with two values.
+    holdout_size : float, default 0.5
+        Fraction of the rows held out to choose λ.
+    refit : bool, default True
+        After the hold-out choice, refit on all rows (True) or keep the model
+        fitted on the fitting part (False, the paper's Table 1 protocol).
+    apriori_sizes : sequence of int, default (20, 30, 40, 50)
+        Subset sizes for ``lam="apriori"`` (repeat a size to average over
+        several subsets); each must be smaller than the training set.
+    solver : {"auto", "exact", "nystroem"}, default "auto"
+        Exact decomposition, or Nyström low rank with ``n_components``
+        landmarks; ``"auto"`` is exact up to 20,000 rows.
+    n_components : int, default 1000
+        Nyström landmarks (capped at the number of rows).
+    random_state : int, RandomState or None
+        Hold-out splits, a-priori subsets and Nyström landmarks.
+    n_jobs : int or None
+        Threads (BLAS and the Gram/centering kernels); None = all cores.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray
+        Coefficients c over ``support_``: shape (n_support,) for one model;
+        for a path ([n_filters,] [n_lams,] n_support) -- the filter axis only
+        when ``filter`` was a sequence, the λ axis only when ``lam`` was an array.
+    support_ : ndarray, shape (n_support, n_features)
+        The rows the coefficients refer to (training rows, or the landmarks).
+    kernel_ : rankcore.Kernel
+        The kernel with data-dependent parameters fixed.
+    filters_ : list of rankcore.Filter
+        The filters of ``dual_coef_`` (after a hold-out choice: the chosen one).
+    lams_ : ndarray
+        The λ values of ``dual_coef_``'s λ axis (one value for a single model).
+    lam_, filter_ : float, rankcore.Filter
+        The model's λ and filter (None for a path).
+    spectrum_ : ndarray
+        Eigenvalues (ascending) of the final decomposition.
+    lam_grid_, holdout_losses_ : ndarray
+        With ``"holdout"``/``"apriori"``: the grid and the held-out loss of
+        every (filter, λ) (shape (n_filters, n_grid); of the last subset for
+        ``"apriori"``).
+    apriori_ : dict
+        With ``"apriori"``: subset ``sizes``, their ``lams``, ``alpha``, ``beta``.
+    solver_ : str
+        ``"exact"`` or ``"nystroem"``.
+    target_type_ : str
+        ``"bipartite"`` (two label values) or ``"graded"``.
+    classes_ : ndarray
+        The two labels, for non-numeric bipartite y (the greater is relevant).
+    n_features_in_, feature_names_in_ :
+        As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankcore import KernelRanker
+    >>> X = np.arange(1, 101, dtype=float).reshape(-1, 1)
+    >>> y = np.floor(X[:, 0] / 10)
+    >>> model = KernelRanker(kernel="rbf", gamma=100.0, lam=1e-4).fit(X, y)
+    >>> model.decision_function(X[:3]).shape
+    (3,)
+    """
+
+    def __init__(
+        self,
+        *,
+        kernel: Any = "rbf",
+        gamma: Any = None,
+        degree: Any = None,
+        coef0: Any = None,
+        filter: Any = "tikhonov",
+        lam: Any = 1e-3,
+        lam_grid: Any = None,
+        metric: Any = "misrank",
+        holdout_size: float = 0.5,
+        refit: bool = True,
+        apriori_sizes: Any = (20, 30, 40, 50),
+        solver: str = "auto",
+        n_components: int = 1000,
+        random_state: Any = None,
+        n_jobs: Any = None,
+    ) -> None:
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.filter = filter
+        self.lam = lam
+        self.lam_grid = lam_grid
+        self.metric = metric
+        self.holdout_size = holdout_size
+        self.refit = refit
+        self.apriori_sizes = apriori_sizes
+        self.solver = solver
+        self.n_components = n_components
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------
+    # scikit-learn plumbing
+    # ------------------------------------------------------------------
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.pairwise = False
+        return tags
+
+    # ------------------------------------------------------------------
+    # Parameter resolution (spec strings stay strings until fit)
+    # ------------------------------------------------------------------
+    def _resolve_kernel(self, X: np.ndarray) -> Kernel:
+        overrides = {name: getattr(self, name) for name in _KERNEL_OVERRIDES if getattr(self, name) is not None}
+        if isinstance(self.kernel, (str, Kernel)) and not isinstance(self.kernel, CallableKernel):
+            kernel = registry().resolve("kernel", self.kernel)
+        elif callable(self.kernel):
+            if overrides:
+                raise ValueError(f"{', '.join(overrides)}: not applicable to a callable kernel; got {overrides!r}")
+            return CallableKernel(self.kernel)
+        else:
+            raise TypeError(
+                f"kernel: expected a kernel spec such as 'rbf', a rankcore.Kernel or a callable, got {self.kernel!r}"
+            )
+        if not kernel.positive_semidefinite:
+            raise ValueError(f"kernel: {kernel.spec!r} is not positive semi-definite; kernel ranking needs a PSD kernel")
+        if overrides:
+            declared = {p.name for p in kernel.parameters}
+            unknown = sorted(set(overrides) - declared)
+            if unknown:
+                raise ValueError(
+                    f"{', '.join(unknown)}: kernel {kernel.spec!r} has no such parameter "
+                    f"(its parameters: {', '.join(sorted(declared)) or 'none'})"
+                )
+            kernel = type(kernel)(**{**kernel.params, **overrides})
+        return kernel.with_data(X)
+
+    def _resolve_filters(self) -> tuple[list[Filter], bool]:
+        spec = self.filter
+        if isinstance(spec, (str, Filter)):
+            return [registry().resolve("filter", spec)], True
+        if isinstance(spec, (list, tuple)) and spec:
+            return [registry().resolve("filter", s) for s in spec], False
+        raise TypeError(f"filter: expected a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list of them, got {spec!r}")
+
+    def _resolve_lam(self) -> tuple[str, np.ndarray | None]:
+        lam = self.lam
+        if isinstance(lam, str):
+            if lam in ("holdout", "apriori"):
+                return lam, None
+            raise ValueError(f"lam: expected a number > 0, an array of them, 'holdout' or 'apriori', got {lam!r}")
+        if _is_number(lam):
+            value = float(lam)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"lam: expected a finite number > 0, got {lam!r}")
+            return "single", np.array([value])
+        try:
+            arr = np.asarray(lam, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"lam: expected a number > 0, an array of them, 'holdout' or 'apriori', got {lam!r}") from None
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"lam: an array of lambdas must be 1-D and non-empty, got shape {arr.shape}")
+        if not (np.isfinite(arr).all() and (arr > 0).all()):
+            raise ValueError(f"lam: every lambda must be a finite number > 0, got {arr[~(np.isfinite(arr) & (arr > 0))][:5]!r}")
+        return "path", arr
+
+    def _resolve_grid(self) -> np.ndarray:
+        if self.lam_grid is None:
+            return default_grid()
+        try:
+            grid = np.asarray(self.lam_grid, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"lam_grid: expected an array of numbers > 0, got {self.lam_grid!r}") from None
+        if grid.ndim != 1 or grid.size == 0 or not (np.isfinite(grid).all() and (grid > 0).all()):
+            raise ValueError(f"lam_grid: expected a non-empty 1-D array of finite numbers > 0, got {self.lam_grid!r}")
+        return grid
+
+    def _check_scalars(self, m: int) -> tuple[str, int]:
+        if not (_is_number(self.holdout_size) and 0 < float(self.holdout_size) < 1):
+            raise ValueError(f"holdout_size: expected a fraction in (0, 1), got {self.holdout_size!r}")
+        if not isinstance(self.refit, (bool, np.bool_)):
+            raise TypeError(f"refit: expected True or False, got {self.refit!r}")
+        if self.solver not in ("auto", "exact", "nystroem"):
+            raise ValueError(f"solver: expected 'auto', 'exact' or 'nystroem', got {self.solver!r}")
+        if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
+            raise ValueError(f"n_components: expected an integer >= 1, got {self.n_components!r}")
+        solver = self.solver
+        if solver == "auto":
+            solver = "exact" if m <= min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES) else "nystroem"
+        if solver == "exact" and m > EXACT_MAX_SAMPLES:
+            raise ValueError(
+                f"solver: the exact decomposition supports at most {EXACT_MAX_SAMPLES} samples (32-bit LAPACK "
+                f"indices), got {m}; use solver='nystroem'"
+            )
+        return solver, int(self.n_components)
+
+    def _check_X(self, X: Any, *, reset: bool) -> np.ndarray:
+        """rankcore's matrix checks, plus scikit-learn's feature-name and count bookkeeping."""
+        if np.iscomplexobj(X):
+            raise ValueError("X: Complex data not supported; expected real numbers")
+        if getattr(X, "ndim", None) == 1 or (isinstance(X, list) and X and np.ndim(X[0]) == 0):
+            raise ValueError(
+                "X: expected a 2-D array (n_samples, n_features), got a 1-D array. Reshape your data "
+                "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample"
+            )
+        validate_data(self, X, skip_check_array=True, reset=reset)
+        return check_matrix(X, name="X")
+
+    def _validate_target(self, y: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        if y is None:
+            raise ValueError("KernelRanker requires y to be passed, but the target y is None")
+        arr = np.asarray(y)
+        if arr.dtype == object:
+            try:  # numbers stored as objects are grades, not class labels
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
+        if arr.dtype.kind in "biuf":
+            values = check_graded_labels(arr, name="y")
+            classes = None
+        else:
+            y01, classes = check_bipartite_target(arr, name="y")
+            values = y01.astype(np.float64)
+        if np.unique(values).shape[0] < 2:
+            raise ValueError(f"y: a ranking needs at least two different label values, got only {values[0]!r}")
+        return values, classes
+
+    # ------------------------------------------------------------------
+    # Fitting
+    # ------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> "KernelRanker":
+        """Fit the ranking function(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Real-valued relevance (graded), or two labels of any type
+            (bipartite; the greater is relevant).
+
+        Returns
+        -------
+        self
+        """
+        if hasattr(self, "dual_coef_"):
+            del self.dual_coef_  # a fit that fails leaves the estimator unfitted, not stale
+        X_arr = self._check_X(X, reset=True)
+        m = X_arr.shape[0]
+        if m < 2:
+            raise ValueError(f"KernelRanker needs at least 2 samples to rank, got {m} sample")
+        y_values, classes = self._validate_target(y)
+        if X_arr.shape[0] != y_values.shape[0]:
+            raise ValueError(f"inconsistent lengths: X has {X_arr.shape[0]} rows, y has {y_values.shape[0]} values")
+        self.n_features_in_ = X_arr.shape[1]
+        filters, single_filter = self._resolve_filters()
+        mode, lams = self._resolve_lam()
+        solver, n_components = self._check_scalars(m)
+        kernel = self._resolve_kernel(X_arr)
+        metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
+        if metric is not None and not metric.scalar:
+            raise ValueError(f"metric: {metric.spec!r} is not a scalar metric and cannot choose lambda")
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
+            if mode in ("holdout", "apriori") or solver == "nystroem" else None
+        threads = effective_n_threads(self.n_jobs)
+
+        self.kernel_, self.filters_, self.solver_ = kernel, filters, solver
+        self.target_type_ = "bipartite" if np.unique(y_values).shape[0] == 2 else "graded"
+        if classes is not None:
+            self.classes_ = classes
+        elif hasattr(self, "classes_"):
+            del self.classes_
+        self.lam_grid_ = self.holdout_losses_ = self.apriori_ = None
+        self._n_threads = threads
+        self._n_components = n_components
+        self._rng = rng
+
+        with threadpool_limits(limits=threads, user_api="blas"):
+            if mode in ("single", "path"):
+                spectrum, support = self._decompose(X_arr, y_values)
+                coef = spectrum.path(filters, lams)
+                self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
+            elif mode == "holdout":
+                grid = self._resolve_grid()
+                result = self._holdout(X_arr, y_values, filters, grid, metric)
+                self.lam_grid_, self.holdout_losses_ = grid, result.losses
+                chosen_filter, chosen_lam = filters[result.filter_index], grid[result.lam_index]
+                if self.refit:
+                    spectrum, support = self._decompose(X_arr, y_values)
+                    coef = spectrum.path([chosen_filter], np.array([chosen_lam]))
+                    self._set_model(support, coef, np.array([chosen_lam]), spectrum, True, True, [chosen_filter])
+                else:
+                    self._set_model(result.support, result.coef.reshape(1, 1, -1), np.array([chosen_lam]),
+                                    result.spectrum, True, True, [chosen_filter])
+            else:  # apriori
+                if not single_filter:
+                    raise ValueError("filter: lam='apriori' extrapolates lambda for one filter; give a single filter")
+                grid = self._resolve_grid()
+                sizes = self._check_apriori_sizes(m)
+                last: dict[str, Any] = {}
+
+                def choose(X_sub: np.ndarray, y_sub: np.ndarray) -> float:
+                    res = self._holdout(X_sub, y_sub, filters, grid, metric)
+                    last["losses"] = res.losses
+                    return float(grid[res.lam_index])
+
+                result = apriori_choice(X_arr, y_values, sizes=sizes, choose=choose, rng=rng)
+                self.lam_grid_, self.holdout_losses_ = grid, last["losses"]
+                self.apriori_ = {"sizes": result.sizes, "lams": result.lams, "alpha": result.alpha, "beta": result.beta}
+                spectrum, support = self._decompose(X_arr, y_values)
+                lam_arr = np.array([result.lam])
+                coef = spectrum.path(filters, lam_arr)
+                self._set_model(support, coef, lam_arr, spectrum, True, True)
+        del self._rng
+        return self
+
+    def _check_apriori_sizes(self, m: int) -> np.ndarray:
+        try:
+            sizes = np.asarray(self.apriori_sizes)
+        except Exception:
+            sizes = np.asarray([])
+        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 4).any():
+            raise ValueError(f"apriori_sizes: expected a non-empty sequence of integers >= 4, got {self.apriori_sizes!r}")
+        if (sizes >= m).any():
+            raise ValueError(
+                f"apriori_sizes: every subset must be smaller than the training set ({m} samples), got {self.apriori_sizes!r}"
+            )
+        if np.unique(sizes).shape[0] < 2:
+            raise ValueError(f"apriori_sizes: the extrapolation needs at least two different sizes, got {self.apriori_sizes!r}")
+        return sizes.astype(np.int64)
+
+    def _gram(self, A: np.ndarray, B: np.ndarray | None = None) -> np.ndarray:
+        return np.ascontiguousarray(self.kernel_(A, B, n_threads=self._n_threads), dtype=np.float64)
+
+    def _decompose(self, X: np.ndarray, y: np.ndarray):
+        """(spectrum, support rows) for one training set, exact or Nyström."""
+        m = X.shape[0]
+        if self.solver_ == "exact":
+            K = self._gram(X)
+            if not K.flags.writeable:
+                K = K.copy()
+            return ExactSpectrum(K, y, n_threads=self._n_threads), X
+        r = min(self._n_components, m)
+        idx = np.sort(self._rng.choice(m, r, replace=False))
+        K_mr = self._gram(X, X[idx])
+        return NystroemSpectrum(K_mr, K_mr[idx], y), X[idx]
+
+    def _holdout(self, X, y, filters, grid, metric):
+        return holdout_choice(
+            X, y, filters=filters, lams=grid, metric=metric, holdout_size=float(self.holdout_size),
+            rng=self._rng, decompose=self._decompose, gram=self._gram,
+        )
+
+    def _set_model(self, support, coef, lams, spectrum, single_filter, single_lam, filters=None) -> None:
+        if filters is not None:
+            self.filters_ = list(filters)
+        shape = ([] if single_filter else [coef.shape[0]]) + ([] if single_lam else [coef.shape[1]]) + [coef.shape[2]]
+        self.support_ = np.ascontiguousarray(support)
+        self.dual_coef_ = np.ascontiguousarray(coef.reshape(shape))
+        self.lams_ = np.asarray(lams, dtype=np.float64).copy()
+        self.lam_ = float(self.lams_[0]) if single_lam else None
+        self.filter_ = self.filters_[0] if single_filter else None
+        self.spectrum_ = None if spectrum is None else spectrum.eigenvalues.copy()
+        if spectrum is not None:
+            spectrum.release()
+        self._single_filter, self._single_lam = bool(single_filter), bool(single_lam)
+
+    # ------------------------------------------------------------------
+    # Prediction
+    # ------------------------------------------------------------------
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Ranking scores f(x) = Σ_i c_i K(x_i, x) (higher = ranked higher).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for one model, or
+        (n_samples, [n_filters,] [n_lams]) for a path (see ``dual_coef_``).
+        """
+        check_is_fitted(self, "dual_coef_")
+        X_arr = self._check_X(X, reset=False)
+        if X_arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X_arr.shape[1]} features, but KernelRanker was fitted with {self.n_features_in_}")
+        threads = effective_n_threads(self.n_jobs)
+        with threadpool_limits(limits=threads, user_api="blas"):
+            K = self.kernel_(X_arr, self.support_, n_threads=threads)
+            coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
+            scores = K @ coef.T
+        return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
+
+    def score(self, X: Any, y: Any) -> float:
+        """The ``metric`` on (X, y) in greater-is-better form (``misrank`` → 1 − misrank).
+
+        Only for a single model (not a path).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim != 1:
+            raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")
+        metric = registry().resolve("metric", self.metric)
+        y_values, _ = self._validate_target_for_score(y)
+        from ._selection import metric_labels
+
+        loss = metric.loss(metric_labels(metric, y_values), scores)
+        return 1.0 - loss if metric.bounded else -loss
+
+    def _validate_target_for_score(self, y: Any):
+        arr = np.asarray(y)
+        if arr.dtype.kind in "biuf":
+            return check_graded_labels(arr, name="y"), None
+        if not hasattr(self, "classes_"):
+            raise ValueError("y: non-numeric labels, but the model was fitted on numeric ones")
+        values = np.asarray(arr)
+        unknown = set(np.unique(values).tolist()) - set(self.classes_.tolist())
+        if unknown:
+            raise ValueError(f"y: labels {sorted(unknown)!r} were not seen in fit (classes {self.classes_.tolist()!r})")
+        return (values == self.classes_[1]).astype(np.float64), self.classes_
+
+    # ------------------------------------------------------------------
+    # Persistence (rankcore.persistence: JSON, no pickle)
+    # ------------------------------------------------------------------
+    def _get_fitted_state(self) -> dict:
+        check_is_fitted(self, "dual_coef_")
+        if isinstance(self.kernel_, CallableKernel):
+            raise TypeError("KernelRanker: a model with a callable kernel cannot be saved (it has no spec string); "
+                            "register the kernel as a plugin to save it")
+        state = {
+            "kernel": self.kernel_.spec,
+            "filters": [f.spec for f in self.filters_],
+            "single_filter": self._single_filter,
+            "single_lam": self._single_lam,
+            "lams": self.lams_,
+            "support": self.support_,
+            "dual_coef": self.dual_coef_,
+            "spectrum": self.spectrum_,
+            "solver": self.solver_,
+            "n_features_in": int(self.n_features_in_),
+            "target_type": self.target_type_,
+            "classes": None if not hasattr(self, "classes_") else self.classes_.tolist(),
+            "feature_names_in": None if not hasattr(self, "feature_names_in_") else [str(v) for v in self.feature_names_in_],
+            "lam_grid": self.lam_grid_,
+            "holdout_losses": self.holdout_losses_,
+            "apriori": self.apriori_,
+        }
+        return state
+
+    def _set_fitted_state(self, state: dict) -> None:
+        def fail(message: str):
+            raise ModelFormatError(f"KernelRanker state: {message}")
+
+        expected = {"kernel", "filters", "single_filter", "single_lam", "lams", "support", "dual_coef", "spectrum",
+                    "solver", "n_features_in", "target_type", "classes", "feature_names_in", "lam_grid",
+                    "holdout_losses", "apriori"}
+        if set(state) != expected:
+            fail(f"unexpected or missing fields {sorted(set(state) ^ expected)}")
+        reg = registry()
+        if not isinstance(state["kernel"], str):
+            fail("kernel must be a spec string")
+        kernel = reg.resolve("kernel", state["kernel"])
+        if kernel.needs_data:
+            fail(f"kernel {state['kernel']!r} still depends on the training data")
+        if not (isinstance(state["filters"], list) and state["filters"] and all(isinstance(s, str) for s in state["filters"])):
+            fail("filters must be a non-empty list of spec strings")
+        filters = [reg.resolve("filter", s) for s in state["filters"]]
+        single_filter, single_lam = state["single_filter"], state["single_lam"]
+        if not isinstance(single_filter, bool) or not isinstance(single_lam, bool):
+            fail("single_filter and single_lam must be booleans")
+        if single_filter and len(filters) != 1:
+            fail("a single-filter model must name exactly one filter")
+        n_features = state["n_features_in"]
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+            fail(f"n_features_in must be a positive integer, got {n_features!r}")
+        support, coef, lams = state["support"], state["dual_coef"], state["lams"]
+        for name, arr in (("support", support), ("dual_coef", coef), ("lams", lams)):
+            if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
+                fail(f"{name} must be a float64 array")
+            if not np.isfinite(arr).all():
+                fail(f"{name} contains NaN or infinite values")
+        if support.ndim != 2 or support.shape[1] != n_features or support.shape[0] < 1:
+            fail(f"support must have shape (n_support, {n_features}), got {support.shape}")
+        if lams.ndim != 1 or lams.size < 1 or (lams <= 0).any() or (single_lam and lams.size != 1):
+            fail(f"lams must be a non-empty array of positive values (one for a single model), got shape {lams.shape}")
+        shape = ([] if single_filter else [len(filters)]) + ([] if single_lam else [lams.size]) + [support.shape[0]]
+        if coef.shape != tuple(shape):
+            fail(f"dual_coef must have shape {tuple(shape)}, got {coef.shape}")
+        if state["solver"] not in ("exact", "nystroem"):
+            fail(f"solver must be 'exact' or 'nystroem', got {state['solver']!r}")
+        if state["target_type"] not in ("graded", "bipartite"):
+            fail(f"target_type must be 'graded' or 'bipartite', got {state['target_type']!r}")
+        spectrum = state["spectrum"]
+        if spectrum is not None and (not isinstance(spectrum, np.ndarray) or spectrum.ndim != 1
+                                     or not np.isfinite(spectrum).all() or (spectrum < 0).any()):
+            fail("spectrum must be a 1-D array of finite non-negative eigenvalues")
+        classes = state["classes"]
+        if classes is not None and (not isinstance(classes, list) or len(classes) != 2):
+            fail("classes must be a list of two labels")
+        names = state["feature_names_in"]
+        if names is not None and (not isinstance(names, list) or len(names) != n_features
+                                  or not all(isinstance(v, str) for v in names)):
+            fail(f"feature_names_in must be a list of {n_features} strings")
+        for name in ("lam_grid", "holdout_losses"):
+            value = state[name]
+            if value is not None and (not isinstance(value, np.ndarray) or value.dtype != np.float64):
+                fail(f"{name} must be a float64 array or null")
+        apriori = state["apriori"]
+        if apriori is not None and (not isinstance(apriori, dict) or set(apriori) != {"sizes", "lams", "alpha", "beta"}):
+            fail("apriori must be null or an object with sizes, lams, alpha, beta")
+
+        self.kernel_, self.filters_ = kernel, filters
+        self._single_filter, self._single_lam = single_filter, single_lam
+        self.lams_, self.support_, self.dual_coef_ = lams, np.ascontiguousarray(support), np.ascontiguousarray(coef)
+        self.lam_ = float(lams[0]) if single_lam else None
+        self.filter_ = filters[0] if single_filter else None
+        self.spectrum_ = spectrum
+        self.solver_ = state["solver"]
+        self.n_features_in_ = n_features
+        self.target_type_ = state["target_type"]
+        if classes is not None:
+            self.classes_ = np.asarray(classes)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.lam_grid_, self.holdout_losses_, self.apriori_ = state["lam_grid"], state["holdout_losses"], apriori

@@ -1,0 +1,206 @@
+"""Choosing λ: hold-out on a geometric grid, and the a-priori rule of seed 003 §4.4.
+
+Both reuse one decomposition per training set: the hold-out choice scores
+the whole grid (every filter, every λ) from the one spectrum of the fitting
+part, through any registered metric.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..filters import Filter
+from ..metrics import Metric
+
+__all__ = ["default_grid", "HoldoutResult", "holdout_split", "holdout_choice", "AprioriResult", "apriori_choice"]
+
+#: The paper's grid: λ_j = λ₀ q^j, λ₀ = 1, q = 0.95, j = 1..200 (seed 003 §4.1).
+GRID_START, GRID_RATIO, GRID_SIZE = 1.0, 0.95, 200
+
+
+def default_grid() -> np.ndarray:
+    """λ₀ q^j for j = 1..200 with λ₀ = 1, q = 0.95 (descending)."""
+    return GRID_START * GRID_RATIO ** np.arange(1, GRID_SIZE + 1, dtype=np.float64)
+
+
+def metric_labels(metric: Metric, y: np.ndarray) -> np.ndarray:
+    """The labels ``metric`` takes: the grades themselves, or 0/1 (greater value = 1) for bipartite metrics."""
+    if metric.task == "graded":
+        return y
+    values = np.unique(y)
+    if values.shape[0] != 2:
+        raise ValueError(
+            f"metric: {metric.spec!r} is a bipartite metric and needs two label values, "
+            f"got {values.shape[0]} distinct values in y; use a graded metric such as 'misrank'"
+        )
+    return (y == values[1]).astype(np.int8)
+
+
+def holdout_split(y_metric: np.ndarray, holdout_size: float, rng: np.random.Generator,
+                  *, bipartite: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (fit, validation): a random split, stratified for bipartite labels.
+
+    Both parts get at least two rows and two different label values (a ranking
+    metric on one value is undefined); random splits are redrawn up to 100
+    times to get there, then a ``ValueError`` explains what is missing.
+    """
+    m = y_metric.shape[0]
+    n_val = int(round(holdout_size * m))
+    if n_val < 2 or m - n_val < 2:
+        raise ValueError(
+            f"holdout_size: {holdout_size!r} of {m} samples leaves {m - n_val} to fit and {n_val} to choose "
+            "lambda; both parts need at least 2 samples"
+        )
+    if bipartite:
+        parts_fit, parts_val = [], []
+        for value in (0, 1):
+            idx = rng.permutation(np.flatnonzero(y_metric == value))
+            k = int(round(holdout_size * idx.shape[0]))
+            k = min(max(k, 1), idx.shape[0] - 1) if idx.shape[0] >= 2 else k
+            parts_val.append(idx[:k])
+            parts_fit.append(idx[k:])
+        fit, val = np.sort(np.concatenate(parts_fit)), np.sort(np.concatenate(parts_val))
+        if np.unique(y_metric[fit]).shape[0] < 2 or np.unique(y_metric[val]).shape[0] < 2:
+            raise ValueError("y: the hold-out choice needs at least 2 samples of each class")
+        return fit, val
+    for _ in range(100):
+        perm = rng.permutation(m)
+        val, fit = np.sort(perm[:n_val]), np.sort(perm[n_val:])
+        if np.unique(y_metric[val]).shape[0] >= 2 and np.unique(y_metric[fit]).shape[0] >= 2:
+            return fit, val
+    raise ValueError(
+        f"y: no split of the {m} samples into {m - n_val} to fit and {n_val} to choose lambda gave two "
+        "different label values in both parts"
+    )
+
+
+def best_index(losses: np.ndarray, lams: np.ndarray) -> tuple[int, int]:
+    """(filter, λ) with the least loss; ties go to the first filter, then to the largest λ.
+
+    Scanning a descending grid and keeping only strict improvements picks the
+    largest λ among equals -- the most regularized of the equally good models.
+    """
+    best = np.nanmin(losses)
+    rows, cols = np.nonzero(losses == best)
+    first = rows.min()
+    candidates = cols[rows == first]
+    return int(first), int(candidates[np.argmax(lams[candidates])])
+
+
+@dataclass
+class HoldoutResult:
+    """Outcome of a hold-out choice.
+
+    Attributes
+    ----------
+    losses : ndarray, shape (n_filters, n_lams)
+        The metric's loss form on the held-out part (lower is better).
+    filter_index, lam_index : int
+        The chosen filter and λ.
+    fit_index, val_index : ndarray
+        Rows used to fit and to choose.
+    coef : ndarray
+        Coefficients of the chosen model fitted on the fitting part.
+    support : ndarray
+        The rows ``coef`` refers to.
+    """
+
+    losses: np.ndarray
+    filter_index: int
+    lam_index: int
+    fit_index: np.ndarray
+    val_index: np.ndarray
+    coef: np.ndarray
+    support: np.ndarray
+    spectrum: Any = field(repr=False, default=None)
+
+
+def holdout_choice(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    filters: Sequence[Filter],
+    lams: np.ndarray,
+    metric: Metric,
+    holdout_size: float,
+    rng: np.random.Generator,
+    decompose: Callable[[np.ndarray, np.ndarray], tuple[Any, np.ndarray]],
+    gram: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> HoldoutResult:
+    """Fit on one part, score every (filter, λ) on the other, return the best.
+
+    ``decompose(X_fit, y_fit) -> (spectrum, support_rows)`` and
+    ``gram(X_a, X_b) -> K(X_a, X_b)`` come from the estimator.  Cost: one
+    decomposition of the fitting part, the coefficient path (k = filters ×
+    λs vectors), one (n_val × n_support) kernel block, k metric evaluations.
+    """
+    y_metric = metric_labels(metric, y)
+    fit, val = holdout_split(y_metric, holdout_size, rng, bipartite=metric.task != "graded")
+    spectrum, support = decompose(X[fit], y[fit])
+    C = spectrum.path(filters, lams)  # (n_f, n_l, n_s)
+    spectrum.release()
+    K_vs = gram(X[val], support)
+    scores = C.reshape(-1, C.shape[-1]) @ K_vs.T  # (n_f * n_l, n_val)
+    y_val = y_metric[val]
+    losses = np.array([metric.loss(y_val, row) for row in scores]).reshape(C.shape[0], C.shape[1])
+    fi, li = best_index(losses, np.asarray(lams))
+    return HoldoutResult(losses, fi, li, fit, val, C[fi, li].copy(), support, spectrum)
+
+
+@dataclass
+class AprioriResult:
+    """Outcome of the a-priori rule: log λ₊(s) = log α − (β/2) log s fitted on subsets.
+
+    Attributes
+    ----------
+    sizes : ndarray of int
+        Subset sizes s (repeated sizes are separate subsets).
+    lams : ndarray
+        λ₊(s) chosen by hold-out on each subset.
+    alpha, beta : float
+        The least-squares fit.
+    lam : float
+        The extrapolation α m^{−β/2} to the full training size m.
+    """
+
+    sizes: np.ndarray
+    lams: np.ndarray
+    alpha: float
+    beta: float
+    lam: float
+
+
+def apriori_choice(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    sizes: Sequence[int],
+    choose: Callable[[np.ndarray, np.ndarray], float],
+    rng: np.random.Generator,
+) -> AprioriResult:
+    """Seed 003 §4.4: λ₊ on random subsets of the given sizes, then log-linear extrapolation.
+
+    ``choose(X_sub, y_sub) -> λ₊`` runs the hold-out choice on one subset.
+    """
+    m = X.shape[0]
+    sizes_arr = np.asarray(sizes, dtype=np.int64)
+    chosen = np.empty(sizes_arr.shape[0])
+    for i, s in enumerate(sizes_arr):
+        for _ in range(100):  # a subset whose labels are all equal cannot rank: draw again
+            sub = np.sort(rng.choice(m, int(s), replace=False))
+            if np.unique(y[sub]).shape[0] >= 2:
+                break
+        else:
+            raise ValueError(f"apriori_sizes: no subset of size {int(s)} had two different label values")
+        try:
+            chosen[i] = choose(X[sub], y[sub])
+        except ValueError as exc:
+            raise ValueError(f"apriori_sizes: the hold-out choice on a subset of size {int(s)} failed: {exc}") from None
+    design = np.column_stack([np.ones(sizes_arr.shape[0]), -0.5 * np.log(sizes_arr.astype(float))])
+    (log_alpha, beta), *_ = np.linalg.lstsq(design, np.log(chosen), rcond=None)
+    lam = math.exp(log_alpha - 0.5 * beta * math.log(m))
+    return AprioriResult(sizes_arr, chosen, math.exp(log_alpha), float(beta), lam)
