@@ -66,6 +66,30 @@ Convexity
     Not required -- the driver only needs φ′ to change sign once along each
     line it searches (quasi-convexity along lines).  Non-smooth objectives
     (hinge, the precision@k surrogates) are fine: return any subgradient.
+Ties: ``tie_break_scale`` (non-smooth objectives)
+    A piecewise-linear function *of the ranking* -- one whose pieces change
+    where two scores cross, like the precision@k surrogates -- has a kink at
+    every tie.  Every score ties at the all-zero start, and a weak ranker
+    moves all the rows of a leaf together, so ties persist.  At a kink the
+    subgradient the objective returns need not descend along the weak ranker
+    the driver selects with it: the line search finds no decrease and the fit
+    stops at once.  Such an objective sets ``tie_break_scale = s > 0`` (a
+    class attribute, or a property fed by a spec parameter).  The estimators
+    then start the **training** scores at a random permutation
+    (``random_state``) of n evenly spaced values spanning [−s/2, s/2] instead
+    of 0 (``rankcore.push._tie_break``).  No two rows tie -- within a leaf
+    their difference stays ε_i − ε_j -- so J is differentiable at almost every
+    iterate and ⟨∇J, h⟩ < 0 means J decreases along h.  The offset is never
+    part of the model (``decision_function`` = Σ α h), and it moves J by at
+    most G·s/2 when ‖∇J‖₁ ≤ G and J is shift invariant.  s cannot be
+    infinitesimal: along a weak ranker the kinks are where rows of one leaf
+    overtake rows of another, and in a leaf the rows are only ε apart, so the
+    steps α the line search takes are of the order of s until the scores
+    spread.  Pick s as a fraction of the objective's own scale (its margin).
+    The offset does not remove the kinks the line search itself stops at (the
+    minimum of a piecewise-linear φ is a kink: rows of two leaves meeting);
+    coordinate descent can still take tiny steps there and stop "converged".
+    Smooth objectives keep the default 0: no offset, results unchanged.
 Labels
     ``task = "bipartite"``: y arrives as int8 0/1 (1 = relevant, the greater of
     the two labels the user gave).  ``task = "graded"``: y arrives as float64
@@ -177,12 +201,19 @@ class Objective(Component):
     supports_sample_weight : bool
         Whether ``sample_weight`` is honoured (as multiplicities).  When
         False the estimators refuse weights with a clear error.
+    tie_break_scale : float
+        0 (the default) for objectives that are smooth, or whose kinks are
+        not at ties of the scores.  A non-smooth ranking objective sets the
+        width s > 0 of the random tie-break offset its training scores start
+        from (see "Ties" in the module documentation).  Only the estimators
+        read it; calling the objective is unaffected.
     """
 
     family: ClassVar[str] = "objective"
     task: ClassVar[str] = "bipartite"
     log_value: ClassVar[bool] = False
     supports_sample_weight: ClassVar[bool] = True
+    tie_break_scale: float = 0.0
 
     # ------------------------------------------------------------------
     # What a simple plugin implements

@@ -21,6 +21,24 @@ has linear models).
   −∞), so as an objective it is accepted only for k >= n₊, where it equals
   ``avg`` (its default k is ``n+``).
 * Sample weights are not supported.
+* **Ties.**  The surrogates are piecewise linear with a kink wherever two
+  scores tie: everywhere at the all-zero start, and within every leaf of the
+  weak rankers.  There the (tie-averaged) subgradient need not descend along
+  the stump it selects, and coordinate descent from f = 0 stops at once at
+  the base rate.  So each objective declares ``tie_break_scale`` (the
+  optional second parameter ``tie_break``, default 0.1): the estimators
+  start the *training* scores at a random permutation (``random_state``) of
+  evenly spaced values spanning [−0.05, 0.05], never part of the model
+  (``rankcore.push._tie_break``).  As ‖∇J‖₁ <= 2 after normalization by k
+  and J is shift invariant, the offset moves J by at most ``tie_break``.
+  Why 0.1 and not an infinitesimal offset: until the scores spread, the
+  line search's steps are of the order of the offset (rows of a leaf are
+  only ε apart; measured: a median |α| of a quarter of the offset's range),
+  and the surrogates' margin is 1.  An offset of 1e-6 ranks as well but, at
+  k = 1 %, leaves the surrogate at its start value after 100 iterations;
+  with 0.1 a budget of about 100 stumps can span the margin.
+  ``tie_break=0`` restores the all-zero start (and the stall).  See
+  ``docs/precision_at_k.md``.
 """
 
 from __future__ import annotations
@@ -46,7 +64,15 @@ def count_fraction_or_npos(value):
 
 count_fraction_or_npos.__name__ = "a count, a fraction or n+"  # shown in error messages
 
-__all__ = ["PrecAtKAvg", "PrecAtKMax", "PrecAtKRamp", "PrecAtKStruct", "SURROGATE_OBJECTIVES"]
+__all__ = ["PrecAtKAvg", "PrecAtKMax", "PrecAtKRamp", "PrecAtKStruct", "SURROGATE_OBJECTIVES", "TIE_BREAK"]
+
+#: Default width of the tie-break offset of the training scores (a tenth of the surrogates' unit margin).
+TIE_BREAK = 0.1
+
+_TIE_BREAK_PARAMETER = Parameter(
+    "tie_break", float, default=TIE_BREAK, minimum=0.0,
+    doc="width of the random offset the training scores start from, breaking ties (0: start at 0)",
+)
 
 
 class _PrecAtKSurrogate(Objective):
@@ -59,7 +85,13 @@ class _PrecAtKSurrogate(Objective):
     parameters = (
         Parameter("k", count_fraction_or_npos,
                   doc="a count >= 1, a fraction in (0, 1) of the training set, or n+ (the number of positives)"),
+        _TIE_BREAK_PARAMETER,
     )
+
+    @property
+    def tie_break_scale(self) -> float:
+        """Width of the training scores' tie-break offset (the ``tie_break`` parameter; see the module doc)."""
+        return self.tie_break
 
     def requested_k(self, y: np.ndarray) -> int:
         """k as a count for labels ``y`` (check_k on n; ``n+`` is n₊), before the cap at n₊."""
@@ -115,7 +147,7 @@ class PrecAtKAvg(_PrecAtKSurrogate):
 
     name = "prec@k-avg"
     kind = "avg"
-    examples = ("prec@k-avg:1", "prec@k-avg:5", "prec@k-avg:0.2", "prec@k-avg:n+")
+    examples = ("prec@k-avg:1", "prec@k-avg:5", "prec@k-avg:0.2", "prec@k-avg:n+", "prec@k-avg:5,tie_break=0")
 
 
 class PrecAtKMax(_PrecAtKSurrogate):
@@ -143,6 +175,7 @@ class PrecAtKStruct(_PrecAtKSurrogate):
     parameters = (
         Parameter("k", count_fraction_or_npos, default=N_POS,
                   doc="n+ (default), or a count / fraction that is at least the number of positives"),
+        _TIE_BREAK_PARAMETER,
     )
 
     def check_target(self, y, sample_weight=None):

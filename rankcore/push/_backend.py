@@ -27,7 +27,10 @@ backend for four things, and only these:
     search: one exponential per row per iteration.
 
 :class:`InMemoryBackend` implements them over NumPy arrays split into blocks
-of ``block_rows`` rows (one block by default).  A distributed backend (Dask:
+of ``block_rows`` rows (one block by default).  The training scores start at
+0, or at the tie-break offset of a non-smooth objective (``initial_scores``,
+see ``_tie_break.py``); a backend that cannot start elsewhere than 0 must
+refuse objectives with ``tie_break_scale > 0``.  A distributed backend (Dask:
 blocks are chunks on workers, reductions are tree reductions, the line
 function is evaluated on the client from the merged aggregates) implements the
 same five methods and reuses the driver unchanged.  The tests fit the same
@@ -100,10 +103,16 @@ class InMemoryBackend:
         Block structure (None: one block).  Blocks need a separable
         objective; other objectives see the whole vector.
     n_threads : int
+    initial_scores : ndarray (n,), optional
+        Where the training scores start (default 0): the tie-break offset of
+        a non-smooth objective (``_tie_break.py``).  It is not part of the
+        model -- the driver's records hold only the weak rankers and their
+        steps -- so ``scores`` is the offset plus Σ α h.
     """
 
     def __init__(self, problem: BoundObjective, layout: LearnerLayout, X: np.ndarray, y: np.ndarray,
-                 sample_weight: np.ndarray | None = None, *, block_rows=None, n_threads: int = 1):
+                 sample_weight: np.ndarray | None = None, *, block_rows=None, n_threads: int = 1,
+                 initial_scores: np.ndarray | None = None):
         self.problem = problem
         self.layout = layout
         self.n_threads = int(n_threads)
@@ -116,7 +125,14 @@ class InMemoryBackend:
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self._y = y
         self._w = w
-        self._scores = np.zeros(n)
+        if initial_scores is None:
+            self._scores = np.zeros(n)
+        else:
+            start = np.array(initial_scores, dtype=np.float64)          # a copy: the fit updates it in place
+            if start.shape != (n,) or not np.isfinite(start).all():
+                raise ValueError(f"initial_scores: expected {n} finite numbers (one per training row), "
+                                 f"got shape {start.shape}" + ("" if start.shape != (n,) else " with NaN or inf"))
+            self._scores = start
         self.encoded = [layout.encode(X[s]) for s in self.slices]
         self._h_cache: tuple[WeakRanker, list[np.ndarray]] | None = None
         self._grad_cache: tuple[ObjectiveState, list[np.ndarray]] | None = None

@@ -32,6 +32,7 @@ from ..validation import (
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
 from ._progress import Progress
+from ._tie_break import check_tie_break_scale, tie_break_offsets
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
@@ -187,7 +188,9 @@ class _BaseBoost(BaseEstimator):
         layout = learner.prepare(X_tr, sample_weight=w_tr, thresholds=self.thresholds, random_state=seed,
                                  n_threads=n_threads)
         problem = objective.bind(y_tr, w_tr, n_threads=n_threads)
-        backend = InMemoryBackend(problem, layout, X_tr, y_tr, w_tr, n_threads=n_threads)
+        # A non-smooth objective starts from distinct training scores (never part of the model).
+        start = tie_break_offsets(X_tr.shape[0], check_tie_break_scale(objective), seed)
+        backend = InMemoryBackend(problem, layout, X_tr, y_tr, w_tr, n_threads=n_threads, initial_scores=start)
 
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
         history: list[float] = []
@@ -502,8 +505,10 @@ _COMMON_DOC = """
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
     random_state : None, int or numpy Generator
-        Seeds the validation split and the learners' sampling (bin edges of
-        data larger than ``stumps``'s ``subsample``).
+        Seeds the validation split, the learners' sampling (bin edges of
+        data larger than ``stumps``'s ``subsample``) and, for a non-smooth
+        objective (``tie_break_scale > 0``, e.g. ``"prec@k-avg:20"``), the
+        order of the tie-break offset the training scores start from.
     n_jobs : int or None, default=None
         Threads for the kernels (None or -1: all cores).  Results do not
         depend on it.
@@ -519,7 +524,11 @@ _COMMON_DOC = """
         Their coefficients; ``decision_function(X) = Σ_t alphas_[t] · rankers_[t].predict(X)``.
     objective_values_ : ndarray of shape (n_iter_ + 1,)
         The working objective J (log R for the push objective) before the
-        first iteration and after each one; never increasing.
+        first iteration and after each one; never increasing.  For a
+        non-smooth objective it is J of the training scores, which carry the
+        tie-break offset ε: within G·s/2 of J of ``decision_function(X)``
+        (s the objective's ``tie_break_scale``, G a bound on ‖∇J‖₁; for the
+        precision@k surrogates G = 2, so within s).
     n_iter_ : int
     stop_reason_ : str
         ``"n_iter"``, ``"converged"`` or ``"early_stopping"``.
