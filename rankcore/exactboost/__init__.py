@@ -1,0 +1,25 @@
+"""ExactBoost: boosting decision stumps on a monotone metric itself (SPEC §5).
+
+:class:`ExactBoost` is the estimator.  Its runs are also available as plain
+functions, for drivers that ship runs to other processes or machines: a run's
+stumps depend only on (:class:`PreparedData`, its seed, :class:`RunSettings`)::
+
+    data = prepare_data(X, y01)                 # once
+    seeds = run_seeds(random_state, n_runs)     # one uint64 per run
+    results = [fit_run(data, int(seed), settings) for seed in seeds]   # anywhere
+    RunResult.concatenate(results)              # == fit_runs(data, seeds, settings)
+"""
+
+from ._estimator import ExactBoost
+from ._runs import PreparedData, RunResult, RunSettings, fit_run, fit_runs, prepare_data, run_seeds
+
+__all__ = [
+    "ExactBoost",
+    "PreparedData",
+    "RunResult",
+    "RunSettings",
+    "fit_run",
+    "fit_runs",
+    "prepare_data",
+    "run_seeds",
+]

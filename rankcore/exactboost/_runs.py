@@ -1,0 +1,208 @@
+"""ExactBoost runs as plain functions: (data, run seed, settings) -> stumps.
+
+The estimator calls :func:`fit_runs` for all its runs at once (threads in the
+kernel); a distributed driver can instead ship :class:`PreparedData`,
+:class:`RunSettings` and one seed per task to workers and call
+:func:`fit_run` there -- a run's stumps depend only on these three, so the
+result is the same wherever and in whatever order runs execute.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ._metric import is_shift_invariant, make_evaluator, resolve_monotone_metric, subsample_metric
+
+__all__ = [
+    "MARGIN_MODES",
+    "PreparedData",
+    "RunSettings",
+    "RunResult",
+    "prepare_data",
+    "run_seeds",
+    "fit_run",
+    "fit_runs",
+]
+
+#: How the margin theta scales inside a round (see docs/exactboost.md).
+MARGIN_MODES = ("constant", "normalized", "stump")
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """Training data in the form the kernel reads (built once per fit).
+
+    Attributes
+    ----------
+    ranks : ndarray of int32, shape (d, n)
+        Rank of ``X[i, j]`` among the distinct values of feature ``j``.
+    n_values : ndarray of int32, shape (d,)
+    value_start : ndarray of int64, shape (d,)
+        Offset of feature ``j``'s sorted distinct values in ``values``.
+    values : ndarray of float64
+        Every feature's sorted distinct values, concatenated.
+    y : ndarray of int8, shape (n,)
+        1 for the relevant class.
+    """
+
+    ranks: np.ndarray
+    n_values: np.ndarray
+    value_start: np.ndarray
+    values: np.ndarray
+    y: np.ndarray
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.ranks.shape[1])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.ranks.shape[0])
+
+    def feature_values(self, j: int) -> np.ndarray:
+        start = int(self.value_start[j])
+        return self.values[start:start + int(self.n_values[j])]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything a run needs besides the data and its seed (all plain values).
+
+    ``metric`` is a spec string (or a configured metric) of a monotone metric;
+    the other fields are the estimator's parameters of the same names.
+    """
+
+    metric: Any = "auc"
+    n_rounds: int = 50
+    subsample: float = 0.2
+    feature_subsample: float = 0.2
+    margin: float = 0.05
+    margin_mode: str = "constant"
+    depth: int = 4
+    max_boxes: int | None = 256
+    max_thresholds: int | None = None
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["metric"] = getattr(self.metric, "spec", self.metric)
+        return out
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Stumps of runs; row ``e`` is run ``e``, column ``t`` its round ``t``.
+
+    ``feature[e, t] == -1`` marks a round whose candidate was rejected (or
+    none improved on the subsample); its threshold, a and b are 0.
+    ``loss[e, t]`` is the full training loss (the metric's loss form, no
+    margin) after ``t`` rounds (``loss[e, 0]``: the zero score).
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    loss: np.ndarray
+    evals: np.ndarray
+    exhausted: np.ndarray
+
+    @classmethod
+    def concatenate(cls, results) -> "RunResult":
+        results = list(results)
+        return cls(**{name: np.concatenate([getattr(r, name) for r in results])
+                      for name in cls.__dataclass_fields__})
+
+
+def prepare_data(X: np.ndarray, y01: np.ndarray) -> PreparedData:
+    """Rank every feature once: O(d n log n) time, O(d n) memory.
+
+    ``X`` is a validated float64 matrix, ``y01`` validated 0/1 labels.
+    """
+    n, d = X.shape
+    ranks = np.empty((d, n), dtype=np.int32)
+    n_values = np.empty(d, dtype=np.int32)
+    chunks = []
+    for j in range(d):
+        values, inverse = np.unique(X[:, j], return_inverse=True)
+        ranks[j] = inverse.reshape(-1)
+        n_values[j] = values.shape[0]
+        chunks.append(values)
+    value_start = np.zeros(d, dtype=np.int64)
+    if d > 1:
+        value_start[1:] = np.cumsum(n_values[:-1], dtype=np.int64)
+    values = np.ascontiguousarray(np.concatenate(chunks) if chunks else np.empty(0), dtype=np.float64)
+    return PreparedData(ranks, n_values, value_start, values, np.ascontiguousarray(y01, dtype=np.int8))
+
+
+def run_seeds(random_state: Any, n_runs: int) -> np.ndarray:
+    """One 64-bit seed per run, derived from ``random_state``.
+
+    Run ``e``'s seed depends on ``random_state`` and ``e`` only (SeedSequence
+    spawning), so adding runs keeps the existing ones.
+    """
+    from sklearn.utils import check_random_state
+
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        entropy = int(check_random_state(random_state).randint(0, 2**31 - 1))
+    elif isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        entropy = int(random_state)
+        if entropy < 0:
+            raise ValueError(f"random_state: expected None, a non-negative integer or a RandomState, got {random_state!r}")
+    else:
+        raise ValueError(f"random_state: expected None, a non-negative integer or a RandomState, got {random_state!r}")
+    children = np.random.SeedSequence(entropy).spawn(n_runs)
+    return np.array([c.generate_state(1, dtype=np.uint64)[0] for c in children], dtype=np.uint64)
+
+
+def _subsample_size(fraction: float, count: int) -> int:
+    """ceil(fraction * count), at least 1 and at most count."""
+    return int(min(count, max(1, math.ceil(fraction * count - 1e-9))))
+
+
+def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_threads: int = 1) -> RunResult:
+    """Run one ExactBoost run per seed (``n_threads`` at a time, identical results).
+
+    Parameters
+    ----------
+    data : PreparedData
+    seeds : array of uint64
+        One seed per run (see :func:`run_seeds`).
+    settings : RunSettings
+    n_threads : int
+        OpenMP threads over runs; the result does not depend on it.
+    """
+    from . import _bnb
+
+    metric = resolve_monotone_metric(settings.metric)
+    n = data.n_samples
+    pos_idx = np.ascontiguousarray(np.flatnonzero(data.y == 1), dtype=np.int32)
+    neg_idx = np.ascontiguousarray(np.flatnonzero(data.y == 0), dtype=np.int32)
+    if pos_idx.size == 0 or neg_idx.size == 0:
+        raise ValueError("y: ExactBoost needs both classes in the training data")
+    m_pos = _subsample_size(settings.subsample, pos_idx.size)
+    m_neg = _subsample_size(settings.subsample, neg_idx.size)
+    n_feat = _subsample_size(settings.feature_subsample, data.n_features)
+    if settings.margin_mode not in MARGIN_MODES:
+        raise ValueError(f"margin_mode: expected one of {', '.join(MARGIN_MODES)}, got {settings.margin_mode!r}")
+    search_metric = subsample_metric(metric, n) if m_pos + m_neg < n else metric
+    ev_sub = make_evaluator(search_metric)
+    ev_full = make_evaluator(metric)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
+    out = _bnb.fit_runs(
+        data.ranks, data.n_values, data.value_start, data.values, pos_idx, neg_idx, seeds,
+        ev_sub, ev_full,
+        int(settings.n_rounds), m_pos, m_neg, n_feat,
+        int(settings.depth), int(settings.max_boxes or 0),
+        int(settings.max_thresholds + 1) if settings.max_thresholds else 0, float(settings.margin),
+        _bnb.MARGIN_MODES[settings.margin_mode], bool(is_shift_invariant(metric)), int(n_threads),
+    )
+    return RunResult(**out)
+
+
+def fit_run(data: PreparedData, seed: int, settings: RunSettings) -> RunResult:
+    """One run (for shipping runs to workers): same stumps as inside :func:`fit_runs`."""
+    return fit_runs(data, np.array([seed], dtype=np.uint64), settings, n_threads=1)
