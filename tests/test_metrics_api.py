@@ -335,9 +335,10 @@ class ReturnsNaN(_Broken):
 
 
 class ScaleDependent(_Broken):
-    """Depends on the score values, not only their order."""
+    """Claims shift invariance but depends on the score values, not only their order."""
 
     monotone = False
+    shift_invariant = True
 
     def compute(self, y, scores):
         return float(np.mean(scores[y == 1]))

@@ -120,12 +120,8 @@ def is_shift_invariant(metric) -> bool:
     Every rank metric is (auc, ks, prec@k, pauc, tpauc, rmax, max_height,
     pnorm -- only differences of scores matter), and ExactBoost then searches
     (ξ, b - a) instead of (ξ, a, b) (same optimum, tighter bounds).  A metric
-    says so with a class attribute ``shift_invariant``; without one, the
-    built-in metrics (defined in ``rankcore.metrics``) count as shift-invariant
-    and third-party ones do not (they get the general (ξ, a, b) search,
-    valid for any monotone metric).
+    says so with the class attribute ``rankcore.Metric.shift_invariant``
+    (every built-in does); one that does not gets the general (ξ, a, b)
+    search, valid for any monotone metric.
     """
-    declared = getattr(metric, "shift_invariant", None)
-    if declared is not None:
-        return bool(declared)
-    return type(metric).__module__.startswith("rankcore.metrics.")
+    return bool(metric.shift_invariant)

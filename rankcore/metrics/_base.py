@@ -36,6 +36,10 @@ class Metric(Component):
     bounded : bool
         The value lies in [0, 1], so its loss form is ``1 - value`` (AUC loss,
         KS loss, P@k loss) rather than ``-value``.
+    shift_invariant : bool
+        Adding the same constant to every score never changes the value (true
+        of every rank metric).  ExactBoost then searches stumps over fewer
+        parameters with tighter bounds; the default ``False`` is always safe.
     requires_both_classes : bool
         The value is undefined unless both classes are present (an error is
         raised rather than NaN returned).
@@ -55,6 +59,7 @@ class Metric(Component):
     scalar: ClassVar[bool] = True
     bounded: ClassVar[bool] = False
     requires_both_classes: ClassVar[bool] = True
+    shift_invariant: ClassVar[bool] = False
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.

@@ -67,6 +67,8 @@ def heights(pos_sorted: np.ndarray, neg: np.ndarray) -> np.ndarray:
 class ROC(Metric):
     """The ROC curve as counts and rates with thresholds, optionally its leftmost portion."""
 
+    shift_invariant = True  # only differences of scores matter
+
     name = "roc"
     aliases = ("roc_curve",)
     parameters = (
@@ -86,6 +88,8 @@ class ROC(Metric):
 
 class Height(Metric):
     """Per-negative height #{positives scored at or below it}, in input order (lower is better)."""
+
+    shift_invariant = True  # only differences of scores matter
 
     name = "height"
     greater_is_better = None

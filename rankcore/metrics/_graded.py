@@ -29,6 +29,8 @@ def misrank_counts(y: np.ndarray, scores: np.ndarray) -> tuple[int, int]:
 class Misrank(Metric):
     """Fraction of pairs with y_i > y_j that are misranked (f_i <= f_j); graded labels (lower is better)."""
 
+    shift_invariant = True  # only differences of scores matter
+
     name = "misrank"
     greater_is_better = False
     monotone = False

@@ -42,6 +42,8 @@ __all__ = [
 class _SortedKernelMetric(Metric):
     """A scalar bipartite metric backed by a Cython ``SortedMetric``."""
 
+    shift_invariant = True  # only differences of scores matter
+
     def _make_kernel(self) -> Any:
         raise NotImplementedError
 

@@ -176,17 +176,28 @@ class ExpPushProblem(SeparableObjective):
         if gradient is not None:
             bad = _exp_kernels.group_abs_sums(y, np.ascontiguousarray(gradient, dtype=np.float64), h, values, out,
                                               self.n_threads)
-            scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
-            with np.errstate(divide="ignore"):
-                out = np.log(out / scale)
-            out[:, 0] += float(G[0][0])
-            out[:, 1] += float(G[0][3])
+            out = self.summary_from_abs_sums(out, G)
         else:
             bad = _exp_kernels.lse_by_value(y, np.ascontiguousarray(block.weight, dtype=np.float64),
                                             np.ascontiguousarray(block.scores, dtype=np.float64), h, values,
                                             -self.rate, self._neg_coef(), out, self.n_threads)
         if bad:
             raise ValueError(f"direction: {bad} value(s) are not among the declared values {values.tolist()}")
+        return out
+
+    def summary_from_abs_sums(self, sums, G):
+        """The line summary from Σ|∂J/∂f_n| per value of h (rows) and class (columns: positives, negatives).
+
+        What :meth:`block_line_summary` computes from a block's gradient.  A
+        backend that already holds these sums -- per-class histograms of the
+        gradient give them for every threshold ranker (``rankcore.dask``) --
+        gets the same summary without another pass over the rows.
+        """
+        scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
+        with np.errstate(divide="ignore"):
+            out = np.log(np.asarray(sums, dtype=np.float64) / scale)
+        out[:, 0] += float(G[0][0])
+        out[:, 1] += float(G[0][3])
         return out
 
     def merge_line_summaries(self, parts):

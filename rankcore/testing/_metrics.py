@@ -181,8 +181,8 @@ def check_metric_permutation_invariance(metric, rng):
 
 
 def check_metric_shift_invariance(metric, rng):
-    """Adding a constant to every score does not change a scalar metric."""
-    if not metric.scalar:
+    """A metric that declares ``shift_invariant`` is unchanged by adding a constant to every score."""
+    if not (metric.scalar and metric.shift_invariant):
         return
     for n in _SIZES:
         y, scores = _data(metric, rng, n)

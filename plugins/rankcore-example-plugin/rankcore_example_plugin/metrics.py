@@ -28,6 +28,7 @@ class NDCGAtK(rankcore.Metric):
     greater_is_better = True
     monotone = True
     bounded = True
+    shift_invariant = True  # a function of the order of the scores only
     requires_both_classes = True
 
     def check_data(self, y, scores):
