@@ -18,7 +18,7 @@ import pytest
 from rankcore.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "docs" / "cli.md", ROOT / "docs" / "index.md"]
+PAGES = [ROOT / "docs" / name for name in ("cli.md", "index.md", "push.md", "exactboost.md", "precision_at_k.md", "kernel_ranking.md")]
 _BLOCK = re.compile(r"^```(python|bash)[ \t]*\n(.*?)^```", re.S | re.M)
 
 
