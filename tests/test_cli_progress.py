@@ -6,7 +6,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from rankcore.cli._models import _PushProgressStream
 from rankcore.cli._progress import Progress, Task, choose_mode
 
 
@@ -88,23 +87,35 @@ def test_abort_ends_the_bar_line():
     assert quiet.getvalue().count("\n") == 1  # only the start line: the error message follows
 
 
-@pytest.mark.parametrize("metric", [None, "auc"])
-def test_push_progress_lines_are_understood(metric):
-    """The push estimators' verbose=2 format, as printed by rankcore.push, drives the bar."""
-    from rankcore.push._progress import Progress as PushProgress
+@pytest.mark.parametrize("with_monitor", [False, True])
+def test_push_fits_report_every_iteration_through_callbacks(with_monitor):
+    """fit_one drives the task from the push estimators' callbacks (no stdout parsing)."""
+    import numpy as np
 
-    captured = io.StringIO()
-    display = PushProgress(2, 3, metric, stream=captured)
-    display.start()
-    for i in range(1, 4):
-        display.update(SimpleNamespace(iteration=i, value=10.0 - i, alpha=0.5), 0.8 + i / 100 if metric else None)
-    display.finish(3, "n_iter")
+    from rankcore.cli._models import ModelConfig, fit_one, kind_named
 
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
     seen = []
-    task = SimpleNamespace(update=lambda it, obj, score: seen.append((it, obj, score)))
-    passthrough = io.StringIO()
-    stream = _PushProgressStream(task, metric is not None, passthrough)
-    stream.write(captured.getvalue())
-    expected_scores = [0.81, 0.82, 0.83] if metric else [None] * 3
-    assert seen == [(i, 10.0 - i, s) for i, s in zip(range(1, 4), expected_scores)]
-    assert passthrough.getvalue() == ""
+
+    class RecordingTask(Task):
+        def update(self, iteration, objective=None, score=None):
+            seen.append((iteration, objective, score))
+            super().update(iteration, objective, score)
+
+    class RecordingProgress:
+        def task(self, name, total, metric):
+            return RecordingTask(name, total, metric, "none", io.StringIO())
+
+    config = ModelConfig(label="push", kind=kind_named("push"), params={"n_iter": 4, "price": "pow:4"})
+    monitor = ("auc", X, y) if with_monitor else None
+    outcome = fit_one(config, X, y, progress=RecordingProgress(), monitor=monitor, monitor_is_validation=True)
+    model = outcome.estimator
+    assert [it for it, _, _ in seen] == list(range(1, model.n_iter_ + 1))
+    assert [obj for _, obj, _ in seen] == list(model.objective_values_[1:])
+    scores = [score for _, _, score in seen]
+    if with_monitor:
+        assert scores == list(model.validation_scores_)
+    else:
+        assert scores == [None] * model.n_iter_

@@ -245,3 +245,43 @@ def test_dataframe_feature_names():
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         plain = model.decision_function(X)
     np.testing.assert_array_equal(model.decision_function(df), plain)
+
+
+# ----------------------------------------------------------------------
+# callbacks
+# ----------------------------------------------------------------------
+def test_callbacks_see_every_iteration_and_match_the_fitted_attributes():
+    from rankcore.push import IterationInfo
+
+    X, y = _data()
+    seen = []
+    model = PushBoost(price="pow:4", n_iter=7, n_jobs=1).fit(X, y, eval_set=(X, y), callbacks=seen.append)
+    assert all(isinstance(info, IterationInfo) for info in seen)
+    assert [info.iteration for info in seen] == list(range(1, model.n_iter_ + 1))
+    assert np.array_equal([info.objective for info in seen], model.objective_values_[1:])
+    assert np.array_equal([info.alpha for info in seen], model.alphas_)
+    assert np.array_equal([info.validation_score for info in seen], model.validation_scores_)
+    assert all(info.n_iter == 7 for info in seen)
+    assert all(b.elapsed >= a.elapsed for a, b in zip(seen, seen[1:]))
+
+
+def test_callback_stops_the_fit_with_its_reason():
+    X, y = _data()
+    stop_at_3 = lambda info: "budget" if info.iteration == 3 else None  # noqa: E731
+    model = PushBoost(price="pow:4", n_iter=20, n_jobs=1).fit(X, y, callbacks=[stop_at_3])
+    assert model.n_iter_ == 3 and model.stop_reason_ == "budget"
+    full = PushBoost(price="pow:4", n_iter=3, n_jobs=1).fit(X, y)
+    assert np.array_equal(model.alphas_, full.alphas_)
+    model = PushBoost(price="pow:4", n_iter=20, n_jobs=1).fit(X, y, callbacks=lambda info: True)
+    assert model.n_iter_ == 1 and model.stop_reason_ == "callback"
+
+
+@pytest.mark.parametrize("callbacks, message", [
+    ("print", r"callbacks: expected a callable or a list of callables, got str"),
+    (3, r"callbacks: expected a callable or a list of callables, got int"),
+    ([print, None], r"callbacks\[1\]: expected a callable"),
+])
+def test_bad_callbacks_are_refused(callbacks, message):
+    X, y = _data()
+    with pytest.raises(TypeError, match=message):
+        PushBoost(n_iter=2).fit(X, y, callbacks=callbacks)

@@ -15,11 +15,8 @@ continues the previous value, so ``metric=pauc:0.1,mcclish`` works).
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import io
 import itertools
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -372,46 +369,6 @@ class FitOutcome:
     monitor_score: float | None
 
 
-class _PushProgressStream(io.TextIOBase):
-    """Receives the push estimators' ``verbose=2`` lines and turns them into progress updates.
-
-    Each iteration line is ``iteration objective alpha [validation-score] elapsed``
-    (rankcore.push's progress format).  Anything else goes to the real stdout.
-    """
-
-    def __init__(self, task, has_metric: bool, passthrough):
-        self.task = task
-        self.has_metric = has_metric
-        self.passthrough = passthrough
-        self.buffer_text = ""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.buffer_text += text
-        while "\n" in self.buffer_text:
-            line, self.buffer_text = self.buffer_text.split("\n", 1)
-            self._line(line)
-        return len(text)
-
-    def _line(self, line: str) -> None:
-        tokens = line.split()
-        if tokens and tokens[0].isdigit() and len(tokens) >= 3:
-            try:
-                iteration = int(tokens[0])
-                objective = float(tokens[1])
-                score = float(tokens[3]) if self.has_metric and len(tokens) >= 5 else None
-            except ValueError:
-                self.passthrough.write(line + "\n")
-                return
-            self.task.update(iteration, objective, score)
-        elif tokens and (tokens[0] in ("iter", "stopped")):
-            return  # the push display's header and summary: the command prints its own
-        elif line.strip():
-            self.passthrough.write(line + "\n")
-
-
 def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False) -> FitOutcome:
     """Fit one configured model, reporting progress.
@@ -435,15 +392,15 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
     try:
         steers = bool(estimator.get_params(deep=False).get("early_stopping", False))
         if config.kind.live:
-            estimator.set_params(verbose=2)
             fit_kwargs = {}
             if monitor is not None and (monitor_is_validation or not steers):
                 estimator.set_params(scoring=monitor[0])
                 fit_kwargs["eval_set"] = (monitor[1], monitor[2])
-            stream = _PushProgressStream(task, "eval_set" in fit_kwargs, sys.stdout)
-            with contextlib.redirect_stdout(stream):
-                estimator.fit(X, y, **fit_kwargs)
-            estimator.set_params(verbose=0)  # the saved model must not print when refitted
+
+            def report(info):
+                task.update(info.iteration, info.objective, info.validation_score)
+
+            estimator.fit(X, y, callbacks=[report], **fit_kwargs)
         else:
             task.keep_alive()
             estimator.fit(X, y)

@@ -7,5 +7,6 @@ linear combinations of weak rankers.  See ``docs/push.md``.
 """
 
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
+from ._progress import IterationInfo
 
-__all__ = ["boost", "PushBoost", "PNormPush", "RankBoost"]
+__all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo"]

@@ -31,7 +31,7 @@ from ..validation import (
 )
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
-from ._progress import Progress
+from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
@@ -137,7 +137,7 @@ class _BaseBoost(BaseEstimator):
         check_same_length(X=np.empty(n), y=y_clean)
         return y_clean, classes
 
-    def fit(self, X, y, sample_weight=None, *, eval_set=None):
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on ``(X, y)``.
 
         Parameters
@@ -153,6 +153,13 @@ class _BaseBoost(BaseEstimator):
             Validation data scored by ``scoring`` after every iteration
             (``validation_scores_``); with ``early_stopping=True`` it replaces
             the internal split.
+        callbacks : callable or list of callables, optional
+            Each is called after every iteration with an
+            :class:`~rankcore.push.IterationInfo` (iteration, objective,
+            alpha, ranker, validation score, elapsed seconds).  A truthy
+            return value stops the fit: a string becomes ``stop_reason_``,
+            anything else stops with ``"callback"``.  The weak rankers chosen
+            so far are kept.
 
         Returns
         -------
@@ -162,6 +169,7 @@ class _BaseBoost(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         self._validate_params()
         self._validate_common()
+        user_callbacks = check_callbacks(callbacks)
         objective, learner = self._resolve_components()
         X_arr = self._check_X(X, reset=True)
         y_clean, classes = self._check_target(objective, y, X_arr.shape[0])
@@ -208,6 +216,12 @@ class _BaseBoost(BaseEstimator):
                 if loss < best["loss"]:
                     best.update(iteration=record.iteration, loss=loss)
             progress.update(record, score)
+            if user_callbacks:
+                info = IterationInfo(record.iteration, int(self.n_iter), record.value, record.alpha, record.ranker,
+                                     score, progress.elapsed())
+                reason = run_callbacks(user_callbacks, info)
+                if reason:
+                    return reason
             if (self.early_stopping and score is not None
                     and record.iteration - best["iteration"] >= int(self.n_iter_no_change)):
                 return "early_stopping"
