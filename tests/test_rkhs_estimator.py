@@ -162,6 +162,21 @@ def test_apriori_recovers_a_power_law():
     assert res.lam == pytest.approx(alpha * 500 ** (-beta / 2))
 
 
+@pytest.mark.parametrize("beta, expected", [(30.0, "low"), (-6.0, "high"), (1.4, "inside")])
+def test_apriori_clips_the_extrapolation_to_the_grid(beta, expected):
+    X, y = np.zeros((500, 1)), np.arange(500.0)
+    choose = lambda Xs, ys: 0.01 * (len(ys) / 20) ** (-beta / 2)  # noqa: E731  (λ₊(20) = 0.01)
+    bounds = (1e-5, 1.0)
+    if expected == "inside":
+        res = apriori_choice(X, y, sizes=[20, 30, 40], choose=choose, rng=np.random.default_rng(0), bounds=bounds)
+        assert res.lam == res.extrapolated
+        return
+    with pytest.warns(UserWarning, match=r"lies outside the grid"):
+        res = apriori_choice(X, y, sizes=[20, 30, 40], choose=choose, rng=np.random.default_rng(0), bounds=bounds)
+    assert res.extrapolated == pytest.approx(0.01 * 25 ** (-beta / 2))
+    assert res.lam == (bounds[0] if expected == "low" else bounds[1])
+
+
 def test_apriori_fit_end_to_end():
     X, y = graded_data(m=300, seed=9)
     model = KernelRanker(lam="apriori", apriori_sizes=(20, 30, 40, 50, 20, 30, 40, 50), random_state=3).fit(X, y)
@@ -169,7 +184,9 @@ def test_apriori_fit_end_to_end():
     design = np.column_stack([np.ones(8), -0.5 * np.log(ap["sizes"])])
     coef, *_ = np.linalg.lstsq(design, np.log(ap["lams"]), rcond=None)
     assert ap["alpha"] == pytest.approx(math.exp(coef[0])) and ap["beta"] == pytest.approx(coef[1])
-    assert model.lam_ == pytest.approx(ap["alpha"] * 300 ** (-ap["beta"] / 2))
+    assert ap["extrapolated"] == pytest.approx(ap["alpha"] * 300 ** (-ap["beta"] / 2))
+    grid = model.lam_grid_
+    assert model.lam_ == pytest.approx(min(max(ap["extrapolated"], grid.min()), grid.max()))
     assert set(ap["lams"]) <= set(model.lam_grid_)
     assert model.dual_coef_.shape == (300,)
 
@@ -276,11 +293,24 @@ def test_bad_data_raises_clear_errors():
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2, None])
-def test_threads_do_not_change_the_result(n_jobs):
+def test_threads_do_not_change_the_result(n_jobs, monkeypatch):
+    from rankcore.rkhs import _estimator
+
+    monkeypatch.setattr(_estimator, "PARALLEL_MIN_ROWS", 0)  # let a small fit use the threads
     X, y = graded_data(m=150, seed=11)
-    ref = KernelRanker(lam=[1e-2, 1e-3], n_jobs=1).fit(X, y).dual_coef_
-    got = KernelRanker(lam=[1e-2, 1e-3], n_jobs=n_jobs).fit(X, y).dual_coef_
-    np.testing.assert_allclose(got, ref, atol=1e-10 * np.abs(ref).max())
+    ref = KernelRanker(lam=[1e-2, 1e-3], n_jobs=1).fit(X, y)
+    got = KernelRanker(lam=[1e-2, 1e-3], n_jobs=n_jobs).fit(X, y)
+    assert got._n_threads == (1 if n_jobs == 1 else 2 if n_jobs == 2 else _estimator.effective_n_threads(None))
+    np.testing.assert_allclose(got.dual_coef_, ref.dual_coef_, atol=1e-10 * np.abs(ref.dual_coef_).max())
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def test_small_fits_run_serially():
+    from rankcore.rkhs._estimator import PARALLEL_MIN_ROWS
+
+    X, y = graded_data(m=150, seed=11)
+    assert 150 < PARALLEL_MIN_ROWS
+    assert KernelRanker(n_jobs=2).fit(X, y)._n_threads == 1
 
 
 def test_random_state_makes_fits_reproducible():

@@ -31,6 +31,12 @@ EXACT_MAX_SAMPLES = 46_340
 
 _KERNEL_OVERRIDES = ("gamma", "degree", "coef0")
 
+#: Below this many training rows a fit runs on one thread whatever ``n_jobs``
+#: says: the m x m work is then a few milliseconds, and waking a second BLAS /
+#: OpenMP thread (on a busy machine, waiting a whole time slice for it) made
+#: such fits 2-4x slower than serial in our measurements (m = 100..800, 2 cores).
+PARALLEL_MIN_ROWS = 1024
+
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -93,6 +99,10 @@ class KernelRanker(BaseEstimator):
         Hold-out splits, a-priori subsets and Nyström landmarks.
     n_jobs : int or None
         Threads (BLAS and the Gram/centering kernels); None = all cores.
+        Fits on fewer than ``PARALLEL_MIN_ROWS`` (1024) rows, and predictions
+        on small batches, run serially: there a second thread costs more
+        than it saves.  The results do not depend on the thread count
+        beyond BLAS rounding.
 
     Attributes
     ----------
@@ -117,7 +127,9 @@ class KernelRanker(BaseEstimator):
         every (filter, λ) (shape (n_filters, n_grid); of the last subset for
         ``"apriori"``).
     apriori_ : dict
-        With ``"apriori"``: subset ``sizes``, their ``lams``, ``alpha``, ``beta``.
+        With ``"apriori"``: subset ``sizes``, their ``lams``, ``alpha``,
+        ``beta`` and the ``extrapolated`` α m^{−β/2}; ``lam_`` is that value
+        clipped to the range of ``lam_grid`` (with a warning when it is outside).
     solver_ : str
         ``"exact"`` or ``"nystroem"``.
     target_type_ : str
@@ -336,7 +348,7 @@ class KernelRanker(BaseEstimator):
             raise ValueError(f"metric: {metric.spec!r} is not a scalar metric and cannot choose lambda")
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
             if mode in ("holdout", "apriori") or solver == "nystroem" else None
-        threads = effective_n_threads(self.n_jobs)
+        threads = effective_n_threads(self.n_jobs) if m >= PARALLEL_MIN_ROWS else 1
 
         self.kernel_, self.filters_, self.solver_ = kernel, filters, solver
         self.target_type_ = "bipartite" if np.unique(y_values).shape[0] == 2 else "graded"
@@ -378,9 +390,11 @@ class KernelRanker(BaseEstimator):
                     last["losses"] = res.losses
                     return float(grid[res.lam_index])
 
-                result = apriori_choice(X_arr, y_values, sizes=sizes, choose=choose, rng=rng)
+                result = apriori_choice(X_arr, y_values, sizes=sizes, choose=choose, rng=rng,
+                                        bounds=(float(grid.min()), float(grid.max())))
                 self.lam_grid_, self.holdout_losses_ = grid, last["losses"]
-                self.apriori_ = {"sizes": result.sizes, "lams": result.lams, "alpha": result.alpha, "beta": result.beta}
+                self.apriori_ = {"sizes": result.sizes, "lams": result.lams, "alpha": result.alpha, "beta": result.beta,
+                                 "extrapolated": result.extrapolated}
                 spectrum, support = self._decompose(X_arr, y_values)
                 lam_arr = np.array([result.lam])
                 coef = spectrum.path(filters, lam_arr)
@@ -454,7 +468,9 @@ class KernelRanker(BaseEstimator):
         X_arr = self._check_X(X, reset=False)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X_arr.shape[1]} features, but KernelRanker was fitted with {self.n_features_in_}")
-        threads = effective_n_threads(self.n_jobs)
+        # Same rule as fit: parallel only when the cross-Gram matrix is big.
+        big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
+        threads = effective_n_threads(self.n_jobs) if big else 1
         with threadpool_limits(limits=threads, user_api="blas"):
             K = self.kernel_(X_arr, self.support_, n_threads=threads)
             coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
@@ -575,8 +591,9 @@ class KernelRanker(BaseEstimator):
             if value is not None and (not isinstance(value, np.ndarray) or value.dtype != np.float64):
                 fail(f"{name} must be a float64 array or null")
         apriori = state["apriori"]
-        if apriori is not None and (not isinstance(apriori, dict) or set(apriori) != {"sizes", "lams", "alpha", "beta"}):
-            fail("apriori must be null or an object with sizes, lams, alpha, beta")
+        if apriori is not None and (not isinstance(apriori, dict)
+                                    or set(apriori) != {"sizes", "lams", "alpha", "beta", "extrapolated"}):
+            fail("apriori must be null or an object with sizes, lams, alpha, beta, extrapolated")
 
         self.kernel_, self.filters_ = kernel, filters
         self._single_filter, self._single_lam = single_filter, single_lam

@@ -8,6 +8,7 @@ part, through any registered metric.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -164,7 +165,11 @@ class AprioriResult:
     alpha, beta : float
         The least-squares fit.
     lam : float
-        The extrapolation α m^{−β/2} to the full training size m.
+        The extrapolation α m^{−β/2} to the full training size m, clipped to
+        ``bounds`` when given.
+    extrapolated : float
+        α m^{−β/2} before clipping (differs from ``lam`` when the fit on
+        small, noisy subsets points outside the grid).
     """
 
     sizes: np.ndarray
@@ -172,6 +177,7 @@ class AprioriResult:
     alpha: float
     beta: float
     lam: float
+    extrapolated: float
 
 
 def apriori_choice(
@@ -181,10 +187,16 @@ def apriori_choice(
     sizes: Sequence[int],
     choose: Callable[[np.ndarray, np.ndarray], float],
     rng: np.random.Generator,
+    bounds: tuple[float, float] | None = None,
 ) -> AprioriResult:
     """Seed 003 §4.4: λ₊ on random subsets of the given sizes, then log-linear extrapolation.
 
     ``choose(X_sub, y_sub) -> λ₊`` runs the hold-out choice on one subset.
+    ``bounds=(low, high)`` clips the extrapolated λ to the range the hold-out
+    choice itself may return (the grid): a least-squares line through a few
+    noisy points can have any slope, and a λ far outside the grid (1e-9 from
+    subsets whose λ₊ all lie in [1e-4, 1]) is an artefact of that noise, not
+    information.  Clipping is reported with a warning.
     """
     m = X.shape[0]
     sizes_arr = np.asarray(sizes, dtype=np.int64)
@@ -202,5 +214,15 @@ def apriori_choice(
             raise ValueError(f"apriori_sizes: the hold-out choice on a subset of size {int(s)} failed: {exc}") from None
     design = np.column_stack([np.ones(sizes_arr.shape[0]), -0.5 * np.log(sizes_arr.astype(float))])
     (log_alpha, beta), *_ = np.linalg.lstsq(design, np.log(chosen), rcond=None)
-    lam = math.exp(log_alpha - 0.5 * beta * math.log(m))
-    return AprioriResult(sizes_arr, chosen, math.exp(log_alpha), float(beta), lam)
+    extrapolated = math.exp(log_alpha - 0.5 * beta * math.log(m))
+    lam = extrapolated
+    if bounds is not None:
+        low, high = float(min(bounds)), float(max(bounds))
+        lam = min(max(extrapolated, low), high)
+        if lam != extrapolated:
+            warnings.warn(
+                f"lam='apriori': the extrapolation alpha * m^(-beta/2) = {extrapolated:.3g} (alpha = {math.exp(log_alpha):.3g},"
+                f" beta = {beta:.3g}, from subset choices {np.array2string(chosen, precision=3)}) lies outside the grid"
+                f" [{low:.3g}, {high:.3g}]; using {lam:.3g}. Repeat sizes in apriori_sizes (or use larger subsets)"
+                " to steady the fit.", UserWarning, stacklevel=3)
+    return AprioriResult(sizes_arr, chosen, math.exp(log_alpha), float(beta), lam, extrapolated)
