@@ -228,26 +228,24 @@ def parse_value(text: str) -> Any:
     return text
 
 
-def fraction(text: str) -> float:
-    """argparse type: a number in (0, 1)."""
+def _checked_number(text: str, convert, accept, expected: str):
+    """``convert(text)`` if that works and ``accept`` says yes, else argparse's type error."""
     import argparse
 
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1), got {text!r}")
+        value = None
+    if value is None or not accept(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number in (0, 1)."""
+    return _checked_number(text, float, lambda v: 0 < v < 1, "a fraction in (0, 1)")
 
 
 def nonnegative_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
+    """argparse type: an integer >= 0."""
+    return _checked_number(text, int, lambda v: v >= 0, "an integer >= 0")

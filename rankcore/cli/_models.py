@@ -450,3 +450,8 @@ def decision_scores(estimator, X: np.ndarray) -> np.ndarray:
 
 def describe_kinds() -> str:
     return "\n".join(f"  {k.name:<13} {k.summary}" for k in KINDS.values())
+
+
+def models_epilog(*examples: str) -> str:
+    """Help epilog of a command that trains models: the model kinds, then example command lines."""
+    return "models:\n" + describe_kinds() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in examples)

@@ -32,7 +32,7 @@ from ._common import (
     nonnegative_int,
     scalar_metric,
 )
-from ._models import ModelConfig, add_model_options, build_configs, decision_scores, describe_kinds, fit_one
+from ._models import ModelConfig, add_model_options, build_configs, decision_scores, fit_one, models_epilog
 from ._progress import Progress, add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
@@ -45,11 +45,12 @@ def add_parser(subparsers):
         description="Train several models on a training split of DATA, print a table of top-of-list metrics on "
                     "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
                     "against k and the training objective per iteration.",
-        epilog="models:\n" + describe_kinds() + "\n\nexamples:\n"
-               "  rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3\n"
-               "  rankcore compare data.csv --model push,exactboost,sgd@k --report report.html\n"
-               "  rankcore compare train.csv --test test.csv --model 'exactboost:metric=auc' "
-               "--model 'exactboost:metric=prec@k:20'",
+        epilog=models_epilog(
+            "rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3",
+            "rankcore compare data.csv --model push,exactboost,sgd@k --report report.html",
+            "rankcore compare train.csv --test test.csv --model 'exactboost:metric=auc' "
+            "--model 'exactboost:metric=prec@k:20'",
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")

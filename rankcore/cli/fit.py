@@ -6,7 +6,7 @@ import os
 
 from . import CommandError
 from ._common import add_data_options, check_writable, info, load, scalar_metric
-from ._models import add_model_options, build_configs, describe_kinds, fit_one
+from ._models import add_model_options, build_configs, fit_one, models_epilog
 from ._progress import Progress, add_progress_options
 
 
@@ -18,10 +18,11 @@ def add_parser(subparsers):
         help="train one model on a data file and save it",
         description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
                     "rankcore.load_model, `rankcore score` and `rankcore evaluate`).",
-        epilog="models:\n" + describe_kinds() + "\n\nexamples:\n"
-               "  rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json\n"
-               "  rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json\n"
-               "  rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
+        epilog=models_epilog(
+            "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
+            "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
+            "rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")

@@ -42,9 +42,17 @@ def _gamma_param() -> Parameter:
                      doc="length scale γ (divides); 'scale' = from the training data")
 
 
-def _resolve(kernel: Kernel, value: float) -> Kernel:
+def _with_scale(kernel: Kernel, X: np.ndarray, spread) -> Kernel:
+    """``kernel`` with γ = 'scale' resolved to d · spread(X); any other γ: ``kernel`` itself.
+
+    A spread that is 0 or not finite (constant or empty data) gives γ = 1.
+    """
+    if kernel.gamma != "scale":
+        return kernel
+    X = np.asarray(X, dtype=np.float64)
+    value = X.shape[1] * float(spread(X))
     params = kernel.params
-    params["gamma"] = float(value) if value > 0 and np.isfinite(value) else 1.0
+    params["gamma"] = value if value > 0 and np.isfinite(value) else 1.0
     return type(kernel)(**params)
 
 
@@ -57,10 +65,7 @@ class RBF(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("rbf", "rbf:0.5", "rbf:100")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        if self.gamma != "scale":
-            return self
-        X = np.asarray(X, dtype=np.float64)
-        return _resolve(self, X.shape[1] * float(X.var()))
+        return _with_scale(self, X, np.var)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         # Distances are translation invariant: center on X's mean to keep the
@@ -90,10 +95,7 @@ class Laplacian(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("laplacian", "laplacian:3")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        if self.gamma != "scale":
-            return self
-        X = np.asarray(X, dtype=np.float64)
-        return _resolve(self, X.shape[1] * float(X.std()))
+        return _with_scale(self, X, np.std)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         if Y is None:
@@ -120,10 +122,7 @@ class Polynomial(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("poly", "poly:1", "poly:2,gamma=4,coef0=0")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        if self.gamma != "scale":
-            return self
-        X = np.asarray(X, dtype=np.float64)
-        return _resolve(self, X.shape[1] * float(X.var()))
+        return _with_scale(self, X, np.var)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         symmetric = Y is None

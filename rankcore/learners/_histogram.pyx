@@ -21,6 +21,8 @@ C. The encoder binary-searches each value in its feature's edges, in
 from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint16_t
 
+from rankcore._parallel cimport threads_for
+
 import numpy as np
 
 ctypedef fused code_t:
@@ -30,14 +32,6 @@ ctypedef fused code_t:
 ctypedef fused real_t:
     float
     double
-
-cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
-    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
-
-    On a loaded machine a parallel region can wait a whole scheduler time
-    slice for a descheduled thread, so small calls stay serial.
-    """
-    return n_threads if work >= minimum else 1
 
 
 cdef enum:
@@ -52,7 +46,7 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values
     """Bin codes of every value.  O(n·d·log B) time, no extra memory."""
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, lo, hi, mid, base
     cdef double x
-    n_threads = _threads(<double> n * d, n_threads, 65536.0)
+    n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
         for j in prange(d, schedule="dynamic", num_threads=n_threads):
             base = offsets[j]
@@ -67,6 +61,14 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values
                     else:
                         hi = mid
                 codes[j, r] = <code_t> lo
+
+
+cdef inline int _feature_threads(Py_ssize_t n, Py_ssize_t d, int n_threads) noexcept nogil:
+    """Threads of a region that deals d features of n rows out round-robin: 1 to min(n_threads, d)."""
+    cdef int T = threads_for(<double> n * d, n_threads, 262144.0)
+    if T > d:
+        T = <int> d
+    return T if T >= 1 else 1
 
 
 def histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes
@@ -84,11 +86,7 @@ def histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes
     cdef Py_ssize_t t, j, r, r0, r_end, c
     cdef int T
     hist[:, :] = 0.0
-    T = _threads(<double> n * d, n_threads, 262144.0)
-    if T > d:
-        T = <int> d
-    if T < 1:
-        T = 1
+    T = _feature_threads(n, d, n_threads)
     with nogil:
         for t in prange(T, schedule="static", chunksize=1, num_threads=T):
             for c in range((n + ROWS - 1) // ROWS):
@@ -144,11 +142,7 @@ def dots(const double[:, ::1] Z,   # IN  (d, n) scaled features, feature-major
     cdef double s
     cdef int T
     out[:] = 0.0
-    T = _threads(<double> n * d, n_threads, 262144.0)
-    if T > d:
-        T = <int> d
-    if T < 1:
-        T = 1
+    T = _feature_threads(n, d, n_threads)
     with nogil:
         for t in prange(T, schedule="static", chunksize=1, num_threads=T):
             for c in range((n + ROWS - 1) // ROWS):

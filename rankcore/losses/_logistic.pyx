@@ -25,19 +25,15 @@ C. Valid while every |f − s| ≤ 300 (so t ≤ e^600); the Python wrapper chec
 from cython.parallel cimport prange
 from libc.math cimport exp, log, log1p
 
+from rankcore._parallel cimport threads_for
+from ._blocking cimport TILE, CHUNK
+
 import numpy as np
 
-cdef enum:
-    TILE = 2048
-    CHUNK = 64
 
 cdef double INV_LN2 = 1.4426950408889634
 cdef double SMALL = 1e-3
 cdef double FLUSH = 1e200
-
-
-cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
-    return n_threads if work >= minimum else 1
 
 
 cdef inline double _log1p_small(double t) noexcept nogil:
@@ -78,7 +74,7 @@ def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the posi
     cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
     cdef double ak, t, s0, s1, s2, s3, v
-    n_threads = _threads(<double> I * K, n_threads, 65536.0)
+    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             k_end = min((c + 1) * CHUNK, K)
@@ -121,7 +117,7 @@ def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
     cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
     cdef double bi, t, s0, s1, s2, s3
-    n_threads = _threads(<double> I * K, n_threads, 65536.0)
+    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             i_end = min((c + 1) * CHUNK, I)
@@ -166,7 +162,7 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
     cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
     cdef double ak, hk, t, q, delta, v, s1, s2
-    n_threads = _threads(<double> I * K, n_threads, 65536.0)
+    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             k_end = min((c + 1) * CHUNK, K)

@@ -23,20 +23,10 @@ D. The loss itself is a ``PairwiseLoss`` extension type (see the .pxd) called
 from cython.parallel cimport prange
 from libc.math cimport exp, log1p, fabs, NAN
 
+from rankcore._parallel cimport threads_for
+from ._blocking cimport TILE, CHUNK
+
 import numpy as np
-
-cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
-    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
-
-    On a loaded machine a parallel region can wait a whole scheduler time
-    slice for a descheduled thread, so small calls stay serial.
-    """
-    return n_threads if work >= minimum else 1
-
-
-cdef enum:
-    TILE = 2048    # scores of the other side per tile (16 KiB, L1-resident)
-    CHUNK = 64     # outputs per scheduling unit
 
 
 cdef class PairwiseLoss:
@@ -149,7 +139,7 @@ def negative_sums(PairwiseLoss loss,
     cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
     cdef double fk, sl, sd, v, d1, d2
-    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             k_end = min((c + 1) * CHUNK, K)
@@ -182,7 +172,7 @@ def positive_sums(PairwiseLoss loss,
     cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, t, i, i_end, k, k0, k_end
     cdef double fi, se, v, d1, d2
-    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             i_end = min((c + 1) * CHUNK, I)
@@ -221,7 +211,7 @@ def directional_sums(PairwiseLoss loss,
     cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
     cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
     cdef double fk, hk, delta, s0, s1, s2, v, d1, d2
-    n_threads = _threads(<double> I * K, n_threads, 32768.0)
+    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
         for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
             k_end = min((c + 1) * CHUNK, K)

@@ -27,16 +27,9 @@ D. Sorting is the caller's O(n log n); these kernels take sorted inputs,
 from cython.parallel cimport prange
 from libc.stdlib cimport malloc, free
 
+from rankcore._parallel cimport threads_for
+
 import numpy as np
-
-
-cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
-    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
-
-    On a loaded machine a parallel region can wait a whole scheduler time
-    slice for a descheduled thread, so small calls stay serial.
-    """
-    return n_threads if work >= minimum else 1
 
 
 cdef inline Py_ssize_t _count_below(const double* f_sorted, Py_ssize_t n,
@@ -87,7 +80,7 @@ def negative_sums(int degree,
     if pw == NULL or pf == NULL or pq == NULL:
         free(pw); free(pf); free(pq)
         raise MemoryError()
-    n_threads = _threads(<double> K * 20, n_threads, 262144.0)
+    n_threads = threads_for(<double> K * 20, n_threads, 262144.0)
     try:
         with nogil:
             pw[0] = 0.0; pf[0] = 0.0; pq[0] = 0.0
@@ -125,7 +118,7 @@ def positive_sums(int degree,
     if sc == NULL or scf == NULL:
         free(sc); free(scf)
         raise MemoryError()
-    n_threads = _threads(<double> I * 20, n_threads, 262144.0)
+    n_threads = threads_for(<double> I * 20, n_threads, 262144.0)
     try:
         with nogil:
             sc[K] = 0.0; scf[K] = 0.0
@@ -165,7 +158,7 @@ def directional_sums(int degree,
     cdef double* ph = buf + 3 * (I + 1)
     cdef double* pfh = buf + 4 * (I + 1)
     cdef double* phh = buf + 5 * (I + 1)
-    n_threads = _threads(<double> K * 20, n_threads, 262144.0)
+    n_threads = threads_for(<double> K * 20, n_threads, 262144.0)
     try:
         with nogil:
             pw[0] = 0.0; pf[0] = 0.0; pq[0] = 0.0; ph[0] = 0.0; pfh[0] = 0.0; phh[0] = 0.0

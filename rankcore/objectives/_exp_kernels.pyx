@@ -23,19 +23,12 @@ from cython.parallel cimport prange
 from libc.math cimport exp, log, INFINITY, isinf
 from libc.stdlib cimport malloc, free
 
+from rankcore._parallel cimport threads_for
+
 import numpy as np
 
 cdef enum:
     CHUNK = 16384
-
-
-cdef inline int _threads(double work, int n_threads, double minimum) noexcept nogil:
-    """``n_threads`` when the work is large enough to pay for a parallel region, else 1.
-
-    On a loaded machine a parallel region can wait a whole scheduler time
-    slice for a descheduled thread, so small calls stay serial.
-    """
-    return n_threads if work >= minimum else 1
 
 
 cdef inline double _log_weight(double w) noexcept nogil:
@@ -120,7 +113,7 @@ def class_moments(const signed char[::1] y,   # IN  (n,) 1 = positive, 0 = negat
     cdef Py_ssize_t c, r, r_end
     cdef double hr, x
     cdef Acc tot_p, tot_n
-    n_threads = _threads(<double> n, n_threads, 131072.0)
+    n_threads = threads_for(<double> n, n_threads, 131072.0)
     try:
         with nogil:
             for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
@@ -187,7 +180,7 @@ def gradient(const signed char[::1] y,   # IN  (n,)
              int n_threads=1):
     """out = −pos_scale·w·e^{pos_coef·f − pos_shift} on positives, neg_scale·w·e^{neg_coef·f − neg_shift} on negatives.  O(n)."""
     cdef Py_ssize_t n = f.shape[0], r
-    n_threads = _threads(<double> n, n_threads, 131072.0)
+    n_threads = threads_for(<double> n, n_threads, 131072.0)
     with nogil:
         for r in prange(n, schedule="dynamic", num_threads=n_threads):
             if w[r] <= 0.0:
@@ -196,6 +189,24 @@ def gradient(const signed char[::1] y,   # IN  (n,)
                 out[r] = -pos_scale * w[r] * exp(pos_coef * f[r] - pos_shift)
             else:
                 out[r] = neg_scale * w[r] * exp(neg_coef * f[r] - neg_shift)
+
+
+cdef inline Py_ssize_t _value_index(const double* values, Py_ssize_t V, double x) noexcept nogil:
+    """Position of x in the ascending ``values`` (V >= 0), or V when x is not one of them.
+
+    Two values (a binary direction, the common case) are two comparisons;
+    otherwise a binary search, O(log V).
+    """
+    cdef Py_ssize_t lo = 0, hi = V, mid
+    if V == 2:
+        return 1 if x == values[1] else (0 if x == values[0] else V)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < V and values[lo] == x else V
 
 
 def lse_by_value(const signed char[::1] y,   # IN  (n,)
@@ -212,15 +223,15 @@ def lse_by_value(const signed char[::1] y,   # IN  (n,)
     """
     cdef Py_ssize_t n = f.shape[0], V = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, r, r_end, lo, hi, mid, v
+    cdef Py_ssize_t c, r, r_end, lo, v
+    cdef const double* vals = &values[0] if V > 0 else NULL
     cdef Py_ssize_t bad = 0
     cdef double x
     cdef Acc* parts = <Acc*> malloc(2 * V * (n_chunks + 1) * sizeof(Acc))
     cdef Acc tot
-    cdef bint binary = V == 2
     if parts == NULL:
         raise MemoryError()
-    n_threads = _threads(<double> n, n_threads, 131072.0)
+    n_threads = threads_for(<double> n, n_threads, 131072.0)
     try:
         with nogil:
             for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
@@ -230,18 +241,8 @@ def lse_by_value(const signed char[::1] y,   # IN  (n,)
                 for r in range(c * CHUNK, r_end):
                     if w[r] <= 0.0:
                         continue
-                    if binary:
-                        lo = 1 if h[r] == values[1] else (0 if h[r] == values[0] else V)
-                    else:
-                        lo = 0
-                        hi = V
-                        while lo < hi:
-                            mid = (lo + hi) >> 1
-                            if values[mid] < h[r]:
-                                lo = mid + 1
-                            else:
-                                hi = mid
-                    if lo >= V or values[lo] != h[r]:
+                    lo = _value_index(vals, V, h[r])
+                    if lo == V:
                         bad += 1
                         continue
                     if y[r] != 0:
@@ -270,14 +271,14 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
     """
     cdef Py_ssize_t n = g.shape[0], V = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, r, r_end, lo, hi, mid, v
+    cdef Py_ssize_t c, r, r_end, lo, v
+    cdef const double* vals = &values[0] if V > 0 else NULL
     cdef Py_ssize_t bad = 0
-    cdef bint binary = V == 2
     cdef double* parts = <double*> malloc(2 * V * (n_chunks + 1) * sizeof(double))
     cdef double a
     if parts == NULL:
         raise MemoryError()
-    n_threads = _threads(<double> n, n_threads, 262144.0)
+    n_threads = threads_for(<double> n, n_threads, 262144.0)
     try:
         with nogil:
             for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
@@ -285,18 +286,8 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                     parts[2 * V * c + v] = 0.0
                 r_end = min((c + 1) * CHUNK, n)
                 for r in range(c * CHUNK, r_end):
-                    if binary:
-                        lo = 1 if h[r] == values[1] else (0 if h[r] == values[0] else V)
-                    else:
-                        lo = 0
-                        hi = V
-                        while lo < hi:
-                            mid = (lo + hi) >> 1
-                            if values[mid] < h[r]:
-                                lo = mid + 1
-                            else:
-                                hi = mid
-                    if lo >= V or values[lo] != h[r]:
+                    lo = _value_index(vals, V, h[r])
+                    if lo == V:
                         bad += 1
                         continue
                     a = g[r] if g[r] >= 0 else -g[r]

@@ -27,6 +27,9 @@ E. Scoring a batch is the only part that can use threads (``prange`` over
    2-core machine were 10-50× slower than one), so threads are used only when
    ``n_threads > 1`` is asked for *and* a batch holds at least
    ``PARALLEL_WORK`` multiply-adds.
+F. The dense and CSR epochs share everything a batch needs after it is
+   scored (``ranked_batch``: rank, skip, rule, statistics, L2 shrink); only
+   scoring a batch and adding a row to ``v`` are written per representation.
 
 Complexity per epoch: time O(nnz(X) + Σ_batches b log b) (dense: nnz = n·d),
 memory O(batch_size) besides X and the weights.
@@ -89,6 +92,14 @@ cdef class LinearState:
             self.v[j] *= self.wscale
         self.sq_norm *= self.wscale * self.wscale
         self.wscale = 1.0
+
+    cdef void wipe(self) noexcept nogil:
+        """w <- 0 (an L2 shrink factor 1 − ηα <= 0 leaves nothing of w)."""
+        cdef Py_ssize_t j
+        for j in range(self.v.shape[0]):
+            self.v[j] = 0.0
+        self.wscale = 1.0
+        self.sq_norm = 0.0
 
     cdef void reset_norm(self) noexcept nogil:
         cdef Py_ssize_t j
@@ -176,6 +187,53 @@ cdef inline double step_size(int rule, double eta0, long long t, Py_ssize_t k) n
     return 1.0
 
 
+cdef struct BatchRule:
+    # what the learner does with a ranked batch (the same for every batch of an epoch)
+    Py_ssize_t k_count      # k as a count (> 0), or 0: use k_fraction
+    double k_fraction
+    int rule                # RULE_SGD or RULE_PERCEPTRON
+    int kind                # SURROGATE_*
+    double eta0
+    double alpha            # L2 penalty (SGD only)
+
+
+cdef bint ranked_batch(const BatchRule* r, RankWorkspace ws, const double* scores,
+                       const signed char* labels, Py_ssize_t nb, double* grad, LinearState state,
+                       EpochStats stats, double* step) noexcept nogil:
+    """Everything one scored batch needs but the update of the rows themselves.
+
+    Ranks the batch, skips it when it lacks a class, advances the step
+    counter, fills ``grad`` (count units) by the rule, records the batch in
+    ``stats`` and applies the L2 shrink.  Returns True when rows must move:
+    row j of the batch by ``−step[0] · grad[j]`` (in w units; rows with
+    ``grad[j] == 0`` stay).  The epoch loops differ only in how they score a
+    batch and how they add a row to ``v`` (dense or CSR).  O(nb log nb).
+    """
+    cdef BatchInfo info
+    cdef double eta
+    ws.rank(scores, labels, nb)
+    if ws.n_pos == 0 or ws.n_neg == 0:
+        stats.n_skipped += 1
+        return False
+    state.t += 1
+    choose_rule(r.rule, r.kind, ws, batch_k(r.k_count, r.k_fraction, nb), grad, &info)
+    stats.n_batches += 1
+    stats.mistakes += info.mistakes
+    stats.loss += info.mistakes / info.k
+    stats.surrogate += info.value / info.k
+    step[0] = step_size(r.rule, r.eta0, state.t, info.k)
+    if r.rule == RULE_SGD and r.alpha > 0.0:
+        eta = r.eta0 / sqrt(<double> state.t)
+        if eta * r.alpha >= 1.0:
+            state.wipe()
+        else:
+            state.shrink_and_project(1.0 - eta * r.alpha, 0.0)
+    if r.rule == RULE_PERCEPTRON and info.mistakes <= 0.0:
+        return False
+    stats.n_updates += 1
+    return True
+
+
 def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize_t[::1] order,
                 Py_ssize_t batch_size, Py_ssize_t k_count, double k_fraction, int rule, int kind,
                 double eta0, double alpha, double radius, LinearState state, int n_threads):
@@ -189,11 +247,11 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
     EpochStats
     """
     cdef Py_ssize_t n = order.shape[0], d = X.shape[1]
-    cdef Py_ssize_t start, nb, j, i, k
-    cdef double eta, step, c, vx, xx
+    cdef Py_ssize_t start, nb, j, i
+    cdef double step, c, vx, xx
     cdef double* v = &state.v[0]
     cdef int threads
-    cdef BatchInfo info
+    cdef BatchRule r = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
     cdef EpochStats stats = EpochStats()
     cdef RankWorkspace ws = RankWorkspace(batch_size)
     cdef double[::1] sb = np.empty(batch_size, dtype=np.float64)
@@ -207,44 +265,19 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
             for j in prange(nb, num_threads=threads, schedule="static"):
                 sb[j] = state.wscale * dense_dot(&X[order[start + j], 0], v, d)
                 yb[j] = y[order[start + j]]
-            ws.rank(&sb[0], &yb[0], nb)
-            if ws.n_pos == 0 or ws.n_neg == 0:
-                stats.n_skipped += 1
-                start += nb
-                continue
-            k = batch_k(k_count, k_fraction, nb)
-            state.t += 1
-            choose_rule(rule, kind, ws, k, &gb[0], &info)
-            stats.n_batches += 1
-            stats.mistakes += info.mistakes
-            stats.loss += info.mistakes / info.k
-            stats.surrogate += info.value / info.k
-            step = step_size(rule, eta0, state.t, info.k)
-            if rule == RULE_SGD and alpha > 0.0:
-                eta = eta0 / sqrt(<double> state.t)
-                if eta * alpha >= 1.0:
-                    for j in range(d):  # the shrink wipes w out entirely
-                        v[j] = 0.0
-                    state.wscale = 1.0
-                    state.sq_norm = 0.0
-                else:
-                    state.shrink_and_project(1.0 - eta * alpha, 0.0)
-            if rule == RULE_PERCEPTRON and info.mistakes <= 0.0:
-                start += nb
-                continue
-            stats.n_updates += 1
-            for j in range(nb):
-                if gb[j] == 0.0:
-                    continue
-                i = order[start + j]
-                c = -step * gb[j] / state.wscale
+            if ranked_batch(&r, ws, &sb[0], &yb[0], nb, &gb[0], state, stats, &step):
+                for j in range(nb):
+                    if gb[j] == 0.0:
+                        continue
+                    i = order[start + j]
+                    c = -step * gb[j] / state.wscale
+                    if radius > 0.0:
+                        vx = dense_dot(&X[i, 0], v, d)
+                        xx = dense_dot(&X[i, 0], &X[i, 0], d)
+                        state.sq_norm += 2.0 * c * vx + c * c * xx
+                    dense_add(&X[i, 0], v, d, c)
                 if radius > 0.0:
-                    vx = dense_dot(&X[i, 0], v, d)
-                    xx = dense_dot(&X[i, 0], &X[i, 0], d)
-                    state.sq_norm += 2.0 * c * vx + c * c * xx
-                dense_add(&X[i, 0], v, d, c)
-            if radius > 0.0:
-                state.shrink_and_project(1.0, radius)
+                    state.shrink_and_project(1.0, radius)
             start += nb
         state.fold()
         state.reset_norm()
@@ -261,11 +294,11 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
     y, order # IN; state # IN/OUT.
     """
     cdef Py_ssize_t n = order.shape[0]
-    cdef Py_ssize_t start, nb, j, i, k, p, nnz_batch
-    cdef double eta, step, c, vx, xx, acc
+    cdef Py_ssize_t start, nb, j, i, p, nnz_batch
+    cdef double step, c, vx, xx, acc
     cdef double* v = &state.v[0]
     cdef int threads
-    cdef BatchInfo info
+    cdef BatchRule r = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
     cdef EpochStats stats = EpochStats()
     cdef RankWorkspace ws = RankWorkspace(batch_size)
     cdef double[::1] sb = np.empty(batch_size, dtype=np.float64)
@@ -287,48 +320,23 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
                     acc = acc + data[p] * v[indices[p]]
                 sb[j] = state.wscale * acc
                 yb[j] = y[i]
-            ws.rank(&sb[0], &yb[0], nb)
-            if ws.n_pos == 0 or ws.n_neg == 0:
-                stats.n_skipped += 1
-                start += nb
-                continue
-            k = batch_k(k_count, k_fraction, nb)
-            state.t += 1
-            choose_rule(rule, kind, ws, k, &gb[0], &info)
-            stats.n_batches += 1
-            stats.mistakes += info.mistakes
-            stats.loss += info.mistakes / info.k
-            stats.surrogate += info.value / info.k
-            step = step_size(rule, eta0, state.t, info.k)
-            if rule == RULE_SGD and alpha > 0.0:
-                eta = eta0 / sqrt(<double> state.t)
-                if eta * alpha >= 1.0:
-                    for j in range(state.v.shape[0]):  # the shrink wipes w out entirely
-                        v[j] = 0.0
-                    state.wscale = 1.0
-                    state.sq_norm = 0.0
-                else:
-                    state.shrink_and_project(1.0 - eta * alpha, 0.0)
-            if rule == RULE_PERCEPTRON and info.mistakes <= 0.0:
-                start += nb
-                continue
-            stats.n_updates += 1
-            for j in range(nb):
-                if gb[j] == 0.0:
-                    continue
-                i = order[start + j]
-                c = -step * gb[j] / state.wscale
-                if radius > 0.0:
-                    vx = 0.0
-                    xx = 0.0
+            if ranked_batch(&r, ws, &sb[0], &yb[0], nb, &gb[0], state, stats, &step):
+                for j in range(nb):
+                    if gb[j] == 0.0:
+                        continue
+                    i = order[start + j]
+                    c = -step * gb[j] / state.wscale
+                    if radius > 0.0:
+                        vx = 0.0
+                        xx = 0.0
+                        for p in range(indptr[i], indptr[i + 1]):
+                            vx += data[p] * v[indices[p]]
+                            xx += data[p] * data[p]
+                        state.sq_norm += 2.0 * c * vx + c * c * xx
                     for p in range(indptr[i], indptr[i + 1]):
-                        vx += data[p] * v[indices[p]]
-                        xx += data[p] * data[p]
-                    state.sq_norm += 2.0 * c * vx + c * c * xx
-                for p in range(indptr[i], indptr[i + 1]):
-                    v[indices[p]] += c * data[p]
-            if radius > 0.0:
-                state.shrink_and_project(1.0, radius)
+                        v[indices[p]] += c * data[p]
+                if radius > 0.0:
+                    state.shrink_and_project(1.0, radius)
             start += nb
         state.fold()
         state.reset_norm()
