@@ -1,0 +1,322 @@
+"""The Dask backend: the push driver's seam implemented over blocks held by worker actors.
+
+The driver (:func:`rankcore.push._driver.run_boosting`) is reused unchanged;
+it asks a backend for the objective's global scalars, the learner's summed
+statistics, a line function along the chosen weak ranker, and to apply the
+update (``rankcore/push/_backend.py``).  Here the rows are chunks of a Dask
+collection, encoded once into :class:`~rankcore.dask._shard.Block` objects
+that stay on the worker holding them, inside one
+:class:`~rankcore.dask._shard.Shard` actor per worker.  The client holds the
+objective bound to placeholder labels (a separable objective's merges read
+only merged partials) and the learner layout; it calls every shard at once
+and merges what they return.
+
+Three ways to run an iteration, chosen by :func:`make_backend`:
+
+*Fast path* -- exponential loss with a homogeneous price (``identity``,
+``pow:p``) and threshold learners (``stumps``, ``thresholds``): **one round
+trip per iteration**.  The call carries the pending update; each shard
+applies it, computes every row's gradient from the merged scalars (two
+log-sum-exps A, B), and returns the per-class histograms of the gradient
+per feature and bin, (d, B, 2) float64 -- 16 bytes per (feature, bin) per
+worker.  The client adds them; the two classes added are the learner's
+statistics; the prefix and suffix sums of the chosen feature's two class
+histograms are the four numbers the line search needs; and the objective's
+``stages_after_step`` gives the next iteration's A and B from those four
+numbers.  No other pass.
+
+*Separable path* -- any other :class:`~rankcore.objectives.SeparableObjective`
+(other prices such as ``exp:β``, ``mp-squared``) or learner (``features``):
+the objective's own block protocol, one round trip per reduction stage, one
+for the statistics, one for the line summary when the ranker takes few
+values, and one per line-search evaluation otherwise.
+
+*Pairwise fallback* -- the push objective with a loss that does not factorize
+(``hinge``, ``sqhinge``, ``logistic``, third-party losses): exact, by
+broadcasting the positives.  The positives' scores are gathered (O(I)) and
+sent to every shard, which evaluates the loss's exact pairwise sums between
+*all* positives and its *own* negatives with the in-memory code; since
+R = Σ_k v_k g(L_k) is a sum over negatives, R = Σ_s R_s over shards, and the
+gradient and line derivatives combine with weights R_s/R.  Costs O(I)
+memory and traffic per worker per round and four round trips plus one per
+line evaluation per iteration; it suits the top-of-list setting where
+positives are few.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..learners._threshold import ThresholdLayout
+from ..objectives._base import LinePoint
+from ..objectives._exp_push import ExpPushProblem
+from ..objectives._push import PairwisePushProblem
+from ..push._backend import ObjectiveState
+
+__all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind"]
+
+
+def backend_kind(problem, layout) -> str:
+    """``"fast"``, ``"separable"`` or ``"pairwise"`` for a bound objective and a layout; ValueError if none fits."""
+    if isinstance(problem, ExpPushProblem) and problem.degree is not None and type(layout) is ThresholdLayout:
+        return "fast"
+    if problem.separable:
+        return "separable"
+    if isinstance(problem, PairwisePushProblem):
+        return "pairwise"
+    raise ValueError(
+        f"objective {problem.objective.spec!r} cannot be boosted on Dask: it is not separable into row blocks "
+        "(a SeparableObjective), and it is not a push objective whose pairwise sums split by negatives -- "
+        "its value needs the order of the whole list at once (as the precision@k surrogates do); "
+        "fit it in memory"
+    )
+
+
+class _ShardCaller:
+    """Calls every shard at once and waits for all of them."""
+
+    def __init__(self, shards):
+        self.shards = list(shards)
+
+    def call(self, method: str, *args):
+        futures = [getattr(shard, method)(*args) for shard in self.shards]
+        return [f.result() for f in futures]
+
+    def call_each(self, method: str, per_shard_args):
+        futures = [getattr(shard, method)(*args) for shard, args in zip(self.shards, per_shard_args)]
+        return [f.result() for f in futures]
+
+
+class DaskBackend(_ShardCaller):
+    """Backend seam for separable objectives over :class:`Shard` actors (fast or separable path).
+
+    Parameters
+    ----------
+    shards : list of distributed Actor proxies of :class:`~rankcore.dask._shard.Shard`
+    problem : SeparableObjective
+        The objective bound to placeholder labels (client side).
+    layout : LearnerLayout
+    fast : bool
+        Use the per-class histogram path (see the module docs).
+    """
+
+    def __init__(self, shards, problem, layout, *, fast: bool):
+        super().__init__(shards)
+        self.problem = problem
+        self.layout = layout
+        self.fast = bool(fast)
+        self.round_trips = 0
+        self._pending = None            # (ranker, alpha) not yet applied on the workers
+        self._next_stages = None        # G after the last step, from the line summary
+        self._summary = None            # (ranker, summary, values, G) of the last line
+        self._hist = None               # fast path: (state, (d, B, 2) per-class histograms)
+        self._token = 0
+
+    # ------------------------------------------------------------------
+    def call(self, method, *args):
+        self.round_trips += 1
+        return super().call(method, *args)
+
+    def _take_update(self):
+        update, self._pending = self._pending, None
+        return update
+
+    # ------------------------------------------------------------------
+    # The seam
+    # ------------------------------------------------------------------
+    def objective_state(self) -> ObjectiveState:
+        problem = self.problem
+        if self._next_stages is not None:
+            G = self._next_stages
+            self._next_stages = None
+        else:
+            G = []
+            for stage in range(problem.n_stages):
+                parts = self.call("partials", self._take_update(), stage, G)
+                G.append(problem.merge_partials(stage, parts))
+        self._token += 1
+        return ObjectiveState(problem.finish(G).value, stages=G)
+
+    def value(self, state: ObjectiveState) -> float:
+        return state.value
+
+    def learner_statistics(self, state: ObjectiveState) -> np.ndarray:
+        if self.fast:
+            parts = self.call("class_histograms", self._take_update(), state.stages, self.layout.n_bins)
+            hist = parts[0]
+            for part in parts[1:]:
+                hist = hist + part
+            self._hist = (state, hist)
+            return hist[:, :, 0] + hist[:, :, 1]
+        parts = self.call("statistics", self._take_update(), state.stages, self._token)
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return total
+
+    def line_function(self, state: ObjectiveState, ranker):
+        problem = self.problem
+        G = state.stages
+        if ranker.values is not None:
+            values = np.asarray(ranker.values, dtype=np.float64)
+            summary = None
+            if self.fast and self._hist is not None and self._hist[0] is state:
+                summary = problem.summary_from_abs_sums(self._threshold_sums(ranker), G)
+            elif not self.fast:
+                parts = self.call("line_summary", ranker, values, G, self._token)
+                if all(p is not None for p in parts):
+                    summary = problem.merge_line_summaries(parts)
+            if summary is not None:
+                self._summary = (ranker, summary, values, G)
+                return problem.line_from_summary(summary, values, G)
+
+        def evaluate(alpha: float) -> LinePoint:
+            G_alpha = []
+            for stage in range(problem.n_stages):
+                parts = self.call("line_partials", ranker, stage, G_alpha, alpha)
+                G_alpha.append(problem.merge_partials(stage, parts))
+            point = problem.finish(G_alpha, with_direction=True)
+            return LinePoint(alpha, point.value, point.d1, point.d2)
+
+        return evaluate
+
+    def _threshold_sums(self, ranker) -> np.ndarray:
+        """(2, 2) Σ|g| for h = 0 / h = 1 (rows) of positives / negatives (columns), from the histograms."""
+        hist = self._hist[1][ranker.feature]              # (B, 2): [:, 1] positives, [:, 0] negatives
+        b = self.layout.bin_of(ranker)                    # h = 1 ⇔ code > b
+        low = hist[: b + 1].sum(axis=0)
+        high = hist[b + 1:].sum(axis=0)
+        return np.abs(np.array([[low[1], low[0]], [high[1], high[0]]]))
+
+    def apply_update(self, ranker, alpha: float) -> None:
+        if self._pending is not None:             # never two updates in flight: flush the older one
+            self.call("apply", self._take_update())
+        self._pending = (ranker, float(alpha))
+        self._hist = None
+        if self._summary is not None and self._summary[0] is ranker:
+            _, summary, values, G = self._summary
+            self._next_stages = self.problem.stages_after_step(summary, values, G, alpha)
+        self._summary = None
+
+    # ------------------------------------------------------------------
+    def flush(self) -> None:
+        """Apply a pending update on the workers."""
+        if self._pending is not None:
+            self.call("apply", self._take_update())
+
+    def training_scores(self) -> list[tuple[int, np.ndarray]]:
+        """(chunk index, scores) of every chunk, in chunk order (gathers O(n): for tests and small data)."""
+        parts = self.call("training_scores", self._take_update())
+        return sorted((item for part in parts for item in part), key=lambda item: item[0])
+
+
+@dataclass
+class _PairwiseState:
+    """The pairwise fallback's objective state: J, the shards' weights R_s/R, the positives' gradient."""
+
+    value: float
+    scales: np.ndarray
+    g_pos: np.ndarray
+
+
+class PairwiseDaskBackend(_ShardCaller):
+    """Backend seam for the push objective with a non-factorizing loss (positives broadcast; exact)."""
+
+    def __init__(self, shards, problem, layout):
+        super().__init__(shards)
+        self.problem = problem
+        self.layout = layout
+        self.round_trips = 0
+        self._pending = None
+        self._pos_counts: list[int] = []
+
+    def call(self, method, *args):
+        self.round_trips += 1
+        return super().call(method, *args)
+
+    def call_each(self, method, per_shard_args):
+        self.round_trips += 1
+        return super().call_each(method, per_shard_args)
+
+    def _take_update(self):
+        update, self._pending = self._pending, None
+        return update
+
+    def _offsets(self):
+        return np.r_[0, np.cumsum(self._pos_counts)].astype(np.int64)
+
+    def objective_state(self) -> _PairwiseState:
+        parts = self.call("positive_scores", self._take_update())
+        self._pos_counts = [int(f.shape[0]) for f, _ in parts]
+        f_pos = np.concatenate([f for f, _ in parts])
+        w_pos = np.concatenate([w for _, w in parts])
+        results = self.call("pairwise_gradient", f_pos, w_pos)
+        values = np.array([v for v, _ in results])
+        value = float(np.logaddexp.reduce(values))
+        if not math.isfinite(value):
+            return _PairwiseState(value, np.zeros(len(results)), np.zeros(f_pos.shape[0]))
+        scales = np.exp(values - value)                   # R_s / R
+        g_pos = np.zeros(f_pos.shape[0])
+        for scale, (_, g) in zip(scales, results):
+            if scale > 0:
+                g_pos += scale * g
+        return _PairwiseState(value, scales, g_pos)
+
+    def value(self, state: _PairwiseState) -> float:
+        return state.value
+
+    def learner_statistics(self, state: _PairwiseState) -> np.ndarray:
+        off = self._offsets()
+        args = [(float(state.scales[s]), state.g_pos[off[s]:off[s + 1]]) for s in range(len(self.shards))]
+        parts = self.call_each("pairwise_statistics", args)
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return total
+
+    def line_function(self, state: _PairwiseState, ranker):
+        h_pos = np.concatenate(self.call("positive_directions", ranker))
+        first = [True]
+
+        def evaluate(alpha: float) -> LinePoint:
+            sent = h_pos if first[0] else None
+            first[0] = False
+            results = self.call("pairwise_line", ranker, sent, alpha)
+            values = np.array([r[0] for r in results])
+            value = float(np.logaddexp.reduce(values))
+            if not math.isfinite(value):
+                return LinePoint(alpha, value, 0.0, 0.0)
+            w = np.exp(values - value)
+            live = w > 0
+            d1s = np.array([r[1] for r in results])[live]
+            d2s = np.array([r[2] for r in results])[live]
+            w = w[live]
+            d1 = float(np.dot(w, d1s))
+            d2 = float(np.dot(w, d2s + d1s * d1s)) - d1 * d1 if np.isfinite(d2s).all() else math.nan
+            return LinePoint(alpha, value, d1, d2)
+
+        return evaluate
+
+    def apply_update(self, ranker, alpha: float) -> None:
+        if self._pending is not None:
+            self.call("apply", self._take_update())
+        self._pending = (ranker, float(alpha))
+
+    def flush(self) -> None:
+        if self._pending is not None:
+            self.call("apply", self._take_update())
+
+    def training_scores(self):
+        parts = self.call("training_scores", self._take_update())
+        return sorted((item for part in parts for item in part), key=lambda item: item[0])
+
+
+def make_backend(shards, problem, layout, *, kind: str | None = None):
+    """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`)."""
+    kind = kind or backend_kind(problem, layout)
+    if kind == "pairwise":
+        return PairwiseDaskBackend(shards, problem, layout)
+    return DaskBackend(shards, problem, layout, fast=kind == "fast")

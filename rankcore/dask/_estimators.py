@@ -1,0 +1,467 @@
+"""Dask estimators of the push family: DaskPushBoost, DaskPNormPush, DaskRankBoost.
+
+Each is its in-memory estimator (:class:`rankcore.PushBoost`, ...) with one
+more parameter, ``client``, and a ``fit`` that runs the same driver on a
+:mod:`Dask backend <rankcore.dask._backend>`: the training rows stay on the
+workers, chunk by chunk.  The fitted model is the same list of
+(weak ranker, coefficient) pairs; ``decision_function`` of a Dask collection
+is a lazy Dask array computed chunk by chunk on the workers, and
+:meth:`~_DaskBoost.to_local` returns the in-memory estimator with the same
+parameters and fitted state (for ``rankcore.save_model``, pickling-free
+deployment, or scoring NumPy arrays).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..push._driver import BoostingRecord, run_boosting
+from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
+from ..push._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ..push._tie_break import check_tie_break_scale
+from ..validation import check_matrix
+from ._backend import backend_kind, make_backend
+from ._inputs import as_row_chunks, get_client, is_dask_collection
+from ._prepare import check_learner, prepare_layout, summarize
+from ._shard import check_components_on_workers, placeholder_labels, start_shards
+
+__all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
+
+
+def _score_chunk(X, rankers, alphas):
+    """Σ_t α_t h_t(x) on one chunk, with the arithmetic of the in-memory ``decision_function``."""
+    X = np.asarray(X)
+    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
+    scores = np.zeros(X.shape[0])
+    for ranker, alpha in zip(rankers, alphas):
+        scores += alpha * ranker.predict(X)
+    return scores
+
+
+def _labels_chunk(y, classes):
+    y = np.asarray(y)
+    if not np.isin(y, classes).all():
+        raise ValueError(f"y: expected labels among the training classes {list(classes)!r}")
+    return (y == classes[1]).astype(np.int8)
+
+
+def _local_copy(value):
+    """An in-memory version of a (small) validation set given as a Dask collection."""
+    return value.compute() if is_dask_collection(value) else value
+
+
+@dataclass
+class _FitSession:
+    """A started Dask fit: the resolved components, the data, its layout, the shards and the backend."""
+
+    objective: Any
+    learner: Any
+    task: str
+    classes: Any
+    data: Any
+    summary: Any
+    layout: Any
+    kind: str
+    shards: Any
+    backend: Any
+    metric: Any = None
+    X_val: Any = None
+    y_val: Any = None
+
+    def close(self) -> None:
+        self.shards.close()
+
+
+class _DaskBoost:
+    """The Dask fit, prediction and conversion shared by the Dask push estimators (a mixin)."""
+
+    _local_class: type
+
+    # ------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
+        """Boost ``n_iter`` weak rankers on distributed ``(X, y)``.
+
+        Parameters
+        ----------
+        X : dask.array (n, d), dask.dataframe.DataFrame, or array-like
+            Row chunks (partitions) are the blocks the workers keep; an
+            in-memory array is split into chunks and sent to the cluster.
+        y : dask.array, dask Series, or array-like (n,)
+            Two labels (the greater one is relevant), or grades for graded
+            objectives; re-chunked like X if needed.
+        sample_weight : like y, optional
+        eval_set : (X_val, y_val), optional
+            Validation data, scored on the client after each iteration (a
+            Dask collection is computed to the client: keep it small).
+        callbacks : callable or list of callables, optional
+            As in the in-memory ``fit``: each is called on the client after
+            every iteration with an :class:`~rankcore.push.IterationInfo`; a
+            truthy return value stops the fit (a string becomes
+            ``stop_reason_``).
+
+        Returns
+        -------
+        self
+        """
+        user_callbacks = check_callbacks(callbacks)
+        session = self._start(X, y, sample_weight, eval_set)
+        try:
+            result, history, best = self._run(session.backend, session.objective, session.metric,
+                                              session.X_val, session.y_val, user_callbacks)
+        finally:
+            session.close()
+        objective, learner, classes, task = session.objective, session.learner, session.classes, session.task
+        monitor = session.metric is not None
+
+        records = result.records
+        stop = "converged" if result.stop_reason == "no_decrease" else result.stop_reason
+        if self.early_stopping and best["iteration"] < len(records):
+            records = records[: best["iteration"]]
+        self.objective_spec_ = objective.spec
+        self.learner_spec_ = learner.spec
+        self.task_ = task
+        if classes is not None:
+            self.classes_ = classes
+        self.rankers_ = [r.ranker for r in records]
+        self.alphas_ = np.array([r.alpha for r in records], dtype=np.float64)
+        self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
+        self.n_iter_ = len(records)
+        self.stop_reason_ = stop
+        if monitor:
+            self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
+            self.best_iteration_ = int(best["iteration"])
+        self.fit_info_ = {
+            "path": session.kind,
+            "chunks": session.data.n_chunks,
+            "workers": len(session.shards.workers),
+            "round_trips": session.backend.round_trips,
+            "iterations": len(result.records),
+        }
+        self._learner = learner
+        return self
+
+    def _start(self, X, y, sample_weight, eval_set) -> "_FitSession":
+        """Validate, summarize, bin and encode the distributed data; start the shards and the backend.
+
+        Everything of a fit before the boosting iterations (the benchmarks
+        time the iterations of a started session on their own).
+        """
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        self._validate_params()
+        self._validate_common()
+        if self.early_stopping and eval_set is None:
+            raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
+                             "the internal validation split of the in-memory estimator is not available on Dask")
+        objective, learner = self._resolve_components()
+        task = objective.task
+        try:
+            probe = objective.bind(placeholder_labels(task), None)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
+                "(SeparableObjective, whose value is a merge of per-chunk partials) and the push objective "
+                "have a distributed form, and this one needs the whole label vector when it is bound "
+                f"(binding it to a two-row placeholder failed: {exc}); fit it in memory"
+            ) from None
+        if not probe.separable:
+            backend_kind(probe, None)        # raises for objectives with no distributed form, before any pass
+        if check_tie_break_scale(objective) > 0:
+            # the in-memory fit starts such an objective from distinct random offsets of every row;
+            # the shards start their scores at 0 (rankcore/push/_backend.py: such a backend must refuse)
+            raise ValueError(
+                f"objective {objective.spec!r} cannot be boosted on Dask: it is non-smooth "
+                f"(tie_break_scale > 0) and its fit starts from per-row tie-break offsets, which the Dask "
+                "backend does not implement; fit it in memory"
+            )
+        if self.thresholds is not None and not learner.uses_thresholds:
+            raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        client = get_client(self.client)
+        check_learner(learner)
+        check_components_on_workers(client, {"objective": objective.spec})
+        data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        if sample_weight is not None and not objective.supports_sample_weight:
+            raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+        summary = summarize(client, data, task=task)
+        for attr in ("feature_names_in_",):
+            self.__dict__.pop(attr, None)
+        self.n_features_in_ = data.n_features
+        if data.feature_names is not None:
+            self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+        classes = summary.classes
+        if task == "bipartite":
+            # the push objective's check reads class totals only: the compressed labels are exact for it
+            objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
+        elif not summary.weight > 0:
+            raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
+
+        seed = _int_seed(self.random_state)
+        metric = None
+        monitor = eval_set is not None
+        X_val = y_val = None
+        if monitor:
+            metric = self._scoring_metric(task)
+            X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes)
+
+        layout = prepare_layout(client, data, summary, learner, thresholds=self.thresholds, random_state=seed)
+        problem = probe
+        kind = backend_kind(problem, layout)
+        shards = start_shards(client, data, layout, objective.spec, classes, task)
+        backend = make_backend(shards.actors, problem, layout, kind=kind)
+        return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
+                           metric, X_val, y_val)
+
+    def _run(self, backend, objective, metric, X_val, y_val, user_callbacks=()):
+        val_scores = None if X_val is None else np.zeros(X_val.shape[0])
+        history: list[float] = []
+        best = {"iteration": 0, "loss": math.inf}
+        progress = Progress(self.verbose, int(self.n_iter), metric.spec if metric is not None else None,
+                            stream=sys.stdout)
+
+        def callback(record: BoostingRecord):
+            score = None
+            if val_scores is not None:
+                val_scores[:] += record.alpha * record.ranker.predict(X_val)
+                score = float(metric(y_val, val_scores))
+                history.append(score)
+                loss = metric.to_loss(score)
+                if loss < best["loss"]:
+                    best.update(iteration=record.iteration, loss=loss)
+            progress.update(record, score)
+            if user_callbacks:
+                info = IterationInfo(record.iteration, int(self.n_iter), record.value, record.alpha, record.ranker,
+                                     score, progress.elapsed())
+                reason = run_callbacks(user_callbacks, info)
+                if reason:
+                    return reason
+            if (self.early_stopping and score is not None
+                    and record.iteration - best["iteration"] >= int(self.n_iter_no_change)):
+                return "early_stopping"
+            return None
+
+        if val_scores is not None:
+            best.update(iteration=0, loss=metric.to_loss(float(metric(y_val, val_scores))))
+        progress.start()
+        result = run_boosting(backend, backend.layout, n_iter=int(self.n_iter), log_value=objective.log_value,
+                              tol=float(self.tol), callback=callback)
+        kept = len(result.records)
+        if self.early_stopping and best["iteration"] < kept:
+            kept = best["iteration"]
+        progress.finish(kept, "converged" if result.stop_reason == "no_decrease" else result.stop_reason)
+        return result, history, best
+
+    # ------------------------------------------------------------------
+    # Prediction
+    # ------------------------------------------------------------------
+    def _dask_matrix(self, X):
+        import dask.array as da
+        import dask.dataframe as dd
+
+        if isinstance(X, dd.DataFrame):
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None and [str(c) for c in X.columns] != list(names):
+                raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
+                                 f"{list(names)!r}")
+            X = X.to_dask_array()
+        elif not isinstance(X, da.Array):
+            raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
+        if X.ndim != 2:
+            raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X.shape[1]}")
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        return X
+
+    def _lazy_scores(self, X, stop: int | None = None):
+        rankers = self.rankers_[:stop]
+        alphas = self.alphas_[:stop]
+        return X.map_blocks(_score_chunk, rankers, alphas, drop_axis=1, dtype=np.float64,
+                            meta=np.empty(0, dtype=np.float64))
+
+    def decision_function(self, X):
+        """Scores Σ_t α_t h_t(x): a lazy ``dask.array`` for a Dask collection, else a NumPy array.
+
+        For Dask input nothing is computed or collected: each chunk's scores
+        are computed on the worker when the result is computed, with the
+        same arithmetic as :meth:`PushBoost.decision_function`.
+        """
+        check_is_fitted(self)
+        if not is_dask_collection(X):
+            return super().decision_function(X)
+        return self._lazy_scores(self._dask_matrix(X))
+
+    def staged_decision_function(self, X):
+        """Scores after each iteration; lazy Dask arrays for a Dask collection."""
+        check_is_fitted(self)
+        if not is_dask_collection(X):
+            yield from super().staged_decision_function(X)
+            return
+        X = self._dask_matrix(X)
+        for t in range(1, len(self.rankers_) + 1):
+            yield self._lazy_scores(X, t)
+
+    def score(self, X, y) -> float:
+        """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
+
+        Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
+        for ``prec@k``/``rmax``, within its default ``tol=1e-6`` for
+        ``auc``-like metrics; other metrics raise there).
+        """
+        check_is_fitted(self)
+        if not is_dask_collection(X):
+            return super().score(_local_copy(X), _local_copy(y))
+        from ._metrics import evaluate, as_dask_vector
+
+        metric = self._scoring_metric()
+        if getattr(self, "task_", "bipartite") == "graded":
+            raise ValueError(f"score: the graded metric {metric.spec!r} has no distributed form; "
+                             "score a local copy (X.compute()) instead")
+        scores = self.decision_function(X)
+        y01 = as_dask_vector(y, name="y").map_blocks(_labels_chunk, self.classes_, dtype=np.int8)
+        value = evaluate(y01, scores, [metric.spec], client=self.client)[metric.spec]
+        return float(value) if metric.greater_is_better else -float(value)
+
+    # ------------------------------------------------------------------
+    def to_local(self):
+        """The in-memory estimator (same class as ``rankcore.PushBoost`` etc.) with these parameters and fit.
+
+        It can be saved with ``rankcore.save_model`` and scores NumPy arrays
+        with the same numbers as the Dask model's ``decision_function``.
+        """
+        check_is_fitted(self)
+        params = {key: value for key, value in self.get_params(deep=False).items() if key != "client"}
+        local = self._local_class(**params)
+        local._set_fitted_state(self._get_fitted_state())
+        return local
+
+    def __sklearn_clone__(self):
+        # scikit-learn's clone deep-copies every parameter; a Client cannot be copied, so it is shared
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{key: clone(value, safe=False) for key, value in params.items()})
+
+    def __getstate__(self):
+        # a Client cannot be pickled: the estimator travels without it (as in lightgbm's Dask estimators)
+        state = dict(super().__getstate__())
+        state["client"] = None
+        return state
+
+
+_CLIENT_DOC = """
+    client : distributed.Client, optional
+        The cluster to fit on; default: the current client
+        (``distributed.default_client()``)."""
+
+_DASK_NOTES = """
+    Notes
+    -----
+    ``fit`` accepts ``dask.array`` and ``dask.dataframe`` collections (and
+    in-memory arrays, which are chunked and sent).  The training rows stay on
+    the workers: each chunk is encoded once where it is computed and kept,
+    with its scores, by one actor per worker; each iteration exchanges only
+    O(features × bins) numbers per worker (see ``docs/dask.md``).  The model
+    equals the in-memory estimator's fit with the same bin edges.  ``n_jobs``
+    is not used on the workers: their kernels use each worker's own thread
+    count.  ``early_stopping`` needs an ``eval_set`` (kept on the client).
+
+    ``fit_info_`` records the backend path (``"fast"``, ``"separable"`` or
+    ``"pairwise"``), the number of chunks, of workers and of round trips.
+"""
+
+
+class DaskPushBoost(_DaskBoost, PushBoost):
+    __doc__ = ("""Boosting for the push objective on a Dask cluster: :class:`rankcore.PushBoost` on distributed data.
+
+    Parameters
+    ----------""" + _CLIENT_DOC + """
+    loss : str or Loss, default="exp"
+        Pairwise loss ℓ: ``"exp"`` (row-separable: the fast path), or
+        ``"logistic"``, ``"hinge"``, ``"sqhinge"``, a plugin's (the exact
+        pairwise fallback: the positives are broadcast to every worker).
+    price : str or Price, default="pow:4"
+        Price g: ``"identity"``, ``"pow:p"``, ``"exp:β"`` or a plugin's.
+    objective : str or Objective, optional
+        Any registered objective with a distributed form instead: a
+        separable one (``"mp-squared"``) or a push objective.
+""" + _COMMON_DOC + _DASK_NOTES)
+    _local_class = PushBoost
+
+    def __init__(self, *, client=None, loss="exp", price="pow:4", objective=None, learner="stumps", n_iter=100,
+                 thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
+                 n_iter_no_change=10, random_state=None, n_jobs=None, verbose=0):
+        self.client = client
+        self.loss = loss
+        self.price = price
+        self.objective = objective
+        self.learner = learner
+        self.n_iter = n_iter
+        self.thresholds = thresholds
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+
+class DaskPNormPush(_DaskBoost, PNormPush):
+    __doc__ = ("""P-Norm Push on a Dask cluster: :class:`rankcore.PNormPush` on distributed data.
+
+    Parameters
+    ----------""" + _CLIENT_DOC + """
+    p : float, default=4
+        The power, >= 1; p = 1 is RankBoost, larger p pushes harder at the top.
+""" + _COMMON_DOC + _DASK_NOTES)
+    _local_class = PNormPush
+
+    def __init__(self, *, client=None, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12,
+                 early_stopping=False, scoring=None, validation_fraction=0.1, n_iter_no_change=10,
+                 random_state=None, n_jobs=None, verbose=0):
+        self.client = client
+        self.p = p
+        self.learner = learner
+        self.n_iter = n_iter
+        self.thresholds = thresholds
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+
+class DaskRankBoost(_DaskBoost, RankBoost):
+    __doc__ = ("""RankBoost on a Dask cluster: :class:`rankcore.RankBoost` on distributed data.
+
+    Parameters
+    ----------""" + _CLIENT_DOC + _COMMON_DOC + _DASK_NOTES)
+    _local_class = RankBoost
+
+    def __init__(self, *, client=None, learner="stumps", n_iter=100, thresholds=None, tol=1e-12,
+                 early_stopping=False, scoring=None, validation_fraction=0.1, n_iter_no_change=10,
+                 random_state=None, n_jobs=None, verbose=0):
+        self.client = client
+        self.learner = learner
+        self.n_iter = n_iter
+        self.thresholds = thresholds
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose

@@ -1,0 +1,148 @@
+"""DaskExactBoost: ExactBoost with its independent runs spread over the workers.
+
+ExactBoost averages ``n_runs`` independent runs, and a run's stumps depend
+only on the prepared training data, its own seed and the settings
+(:func:`rankcore.exactboost.fit_run`).  The estimator here overrides the
+in-memory estimator's one seam, ``_fit_runs``: the prepared data is
+broadcast to every worker once, the seeds (``run_seeds(random_state,
+n_runs)``, exactly as in memory) are cut into consecutive batches, each batch
+runs as one task (``fit_runs`` on the worker's threads), and the results are
+concatenated in seed order.  The fitted model is therefore identical to
+``ExactBoost(...).fit(X, y)`` with the same ``random_state``.
+
+Every run reads the whole training set (each round draws its own subsample
+of it), so the training data must fit in a worker's memory: a Dask
+collection given to ``fit`` is computed to the client and broadcast.  What
+scales out is the number of runs (the paper uses 250).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..exactboost import ExactBoost, RunResult
+from ..exactboost._runs import fit_runs
+from ..validation import check_matrix
+from ._inputs import get_client, is_dask_collection
+from ._shard import _worker_threads, check_components_on_workers
+
+__all__ = ["DaskExactBoost"]
+
+
+def _run_batch(data, seeds, settings) -> RunResult:
+    """Runs of one batch of seeds on a worker (its threads; the result does not depend on them)."""
+    return fit_runs(data, np.asarray(seeds, dtype=np.uint64), settings, n_threads=_worker_threads())
+
+
+def _decide_chunk(X, table):
+    X = check_matrix(np.asarray(X), name="X", min_rows=0)
+    return table.decision(X) if X.shape[0] else np.zeros(0)
+
+
+def _local(value):
+    if is_dask_collection(value):
+        return value.compute()
+    return value
+
+
+class DaskExactBoost(ExactBoost):
+    __doc__ = ("ExactBoost with its independent runs distributed over a Dask cluster.\n\n"
+               "    Identical to :class:`rankcore.ExactBoost` fitted with the same parameters (same\n"
+               "    ``random_state``: same runs, same stumps); the runs execute as tasks on the workers.\n"
+               "\n    Parameters\n    ----------\n"
+               "    client : distributed.Client, optional\n"
+               "        Default: the current client.\n"
+               "    batches_per_worker_thread : int, default=2\n"
+               "        The seeds are cut into about this many consecutive batches per worker thread\n"
+               "        (one task each): more batches balance uneven runs, fewer save overhead.\n"
+               + ExactBoost.__doc__.split("Parameters\n    ----------\n", 1)[1].split("    Examples")[0]
+               + "    Notes (Dask)\n    ------------\n"
+               "    The training set must fit on every worker (each run reads all of it); a Dask\n"
+               "    collection passed to ``fit`` is computed to the client and broadcast.\n"
+               "    ``n_jobs`` is not used: each task uses its worker's threads.  ``decision_function``\n"
+               "    of a Dask collection is a lazy Dask array; ``to_local()`` gives the ExactBoost.\n")
+
+    def __init__(self, *, client=None, batches_per_worker_thread=2, metric="auc", margin=0.05, n_rounds=50,
+                 n_runs=250, subsample=0.2, feature_subsample=0.2, random_state=None, n_jobs=None, depth=4,
+                 max_boxes=256, max_thresholds=None, margin_mode="constant"):
+        self.client = client
+        self.batches_per_worker_thread = batches_per_worker_thread
+        super().__init__(metric=metric, margin=margin, n_rounds=n_rounds, n_runs=n_runs, subsample=subsample,
+                         feature_subsample=feature_subsample, random_state=random_state, n_jobs=n_jobs,
+                         depth=depth, max_boxes=max_boxes, max_thresholds=max_thresholds,
+                         margin_mode=margin_mode)
+
+    def fit(self, X, y):
+        """Fit on (X, y); Dask collections are computed to the client (see the class notes)."""
+        b = self.batches_per_worker_thread
+        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+            raise ValueError(f"batches_per_worker_thread: expected a positive integer, got {b!r}")
+        self._fit_client = get_client(self.client)
+        try:
+            return super().fit(_local(X), _local(y))
+        finally:
+            del self._fit_client
+
+    def _fit_runs(self, data, seeds, settings, n_threads) -> RunResult:
+        client = self._fit_client
+        # the metric travels as its spec string: resolved on each worker (checked first, clearly)
+        check_components_on_workers(client, {"metric": settings.metric.spec})
+        settings = replace(settings, metric=settings.metric.spec)
+        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()) or 1
+        n_batches = max(1, min(len(seeds), threads * int(self.batches_per_worker_thread)))
+        data_future = client.scatter(data, broadcast=True, hash=False)
+        futures = [client.submit(_run_batch, data_future, batch, settings, pure=False)
+                   for batch in np.array_split(np.asarray(seeds, dtype=np.uint64), n_batches) if batch.size]
+        results = client.gather(futures)
+        return RunResult.concatenate(results)
+
+    def decision_function(self, X):
+        """Run-averaged scores; a lazy Dask array for a Dask collection (computed chunk by chunk)."""
+        check_is_fitted(self)
+        if not is_dask_collection(X):
+            return super().decision_function(X)
+        import dask.array as da
+        import dask.dataframe as dd
+
+        if isinstance(X, dd.DataFrame):
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
+                raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
+                                 f"{list(names)!r}")
+            X = X.to_dask_array()
+        if not isinstance(X, da.Array):
+            raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
+        if X.ndim != 2:
+            raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X.shape[1]}")
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        return X.map_blocks(_decide_chunk, self._table, drop_axis=1, dtype=np.float64,
+                            meta=np.empty(0, dtype=np.float64))
+
+    def to_local(self) -> ExactBoost:
+        """The in-memory :class:`rankcore.ExactBoost` with these parameters and fit (savable)."""
+        check_is_fitted(self)
+        params = {k: v for k, v in self.get_params(deep=False).items()
+                  if k not in ("client", "batches_per_worker_thread")}
+        local = ExactBoost(**params)
+        local._set_fitted_state(self._get_fitted_state())
+        return local
+
+    def __sklearn_clone__(self):
+        # scikit-learn's clone deep-copies every parameter; a Client cannot be copied, so it is shared
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{key: clone(value, safe=False) for key, value in params.items()})
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state["client"] = None
+        state.pop("_fit_client", None)
+        return state

@@ -1,0 +1,231 @@
+"""Distributed inputs: the client, and X / y / sample_weight as row-chunked Dask arrays.
+
+Every estimator and :func:`rankcore.dask.evaluate` accept ``dask.array``
+and ``dask.dataframe`` collections (and, for convenience, in-memory arrays,
+which are split into chunks and sent to the cluster).  They are normalized
+here to Dask arrays chunked by rows only, with known chunk sizes, and with
+the label and weight vectors chunked exactly as X, so that chunk i of each
+describes the same rows.  Work is then expressed per chunk as
+``dask.delayed`` calls on the chunks (:meth:`RowChunks.map`): a lazy X
+(generated or read on the workers) is never gathered on the client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "is_dask_collection", "tree_sum"]
+
+
+def get_client(client: Any = None):
+    """The given ``distributed.Client``, or the current one (``distributed.default_client()``)."""
+    from distributed import Client, default_client
+
+    if client is None:
+        try:
+            return default_client()
+        except ValueError:
+            raise ValueError(
+                "client: no Dask client is running; start one (distributed.Client(), "
+                "distributed.LocalCluster()) or pass client=..."
+            ) from None
+    if not isinstance(client, Client):
+        raise TypeError(f"client: expected a distributed.Client or None (the current client), "
+                        f"got {type(client).__name__}")
+    return client
+
+
+def is_dask_collection(value: Any) -> bool:
+    from dask import is_dask_collection as _is
+
+    return _is(value)
+
+
+def _known_chunks(arr, name: str):
+    """``arr`` with every chunk size known (dataframe-derived arrays may not know theirs)."""
+    if any(np.isnan(c) for dim in arr.chunks for c in dim):
+        arr = arr.compute_chunk_sizes()
+    return arr
+
+
+def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
+    """A 2-D Dask array chunked by rows only, and the column names (or None).
+
+    ``X``: a ``dask.array`` (columns are merged into one chunk), a
+    ``dask.dataframe.DataFrame`` (its partitions become the row chunks), or
+    an in-memory array / DataFrame (split into chunks of ``chunk_rows``
+    rows, default: about 4 chunks).
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    names = None
+    if isinstance(X, dd.DataFrame):
+        names = [str(c) for c in X.columns] if all(isinstance(c, str) for c in X.columns) else None
+        arr = X.to_dask_array(lengths=True)
+    elif isinstance(X, dd.Series):
+        raise ValueError(f"{name}: expected a 2-D collection (rows × features), got a dask Series")
+    elif isinstance(X, da.Array):
+        arr = X
+    elif is_dask_collection(X):
+        raise TypeError(f"{name}: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
+    else:
+        if hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
+            names = [str(c) for c in X.columns]
+        if hasattr(X, "toarray"):
+            raise TypeError(f"{name}: sparse matrices are not supported; pass a dense array")
+        local = np.asarray(X)
+        if local.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-D array, got shape {local.shape}")
+        rows = chunk_rows or max(1, -(-local.shape[0] // 4))
+        arr = da.from_array(local, chunks=(rows, -1))
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array (rows × features), got {arr.ndim} dimension(s)")
+    if len(arr.chunks[1]) > 1:
+        arr = arr.rechunk({1: -1})
+    arr = _known_chunks(arr, name)
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one row, got an empty array")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name}: expected at least one feature, got 0 columns")
+    return arr, names
+
+
+def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
+    """A 1-D Dask array with the given row chunks."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(v, dd.DataFrame):
+        if len(v.columns) != 1:
+            raise ValueError(f"{name}: expected a 1-D collection, got a DataFrame with {len(v.columns)} columns")
+        v = v[v.columns[0]]
+    if isinstance(v, dd.Series):
+        arr = v.to_dask_array(lengths=True)
+    elif isinstance(v, da.Array):
+        arr = v
+    elif is_dask_collection(v):
+        raise TypeError(f"{name}: expected a dask.array or dask.dataframe collection, got {type(v).__name__}")
+    else:
+        local = np.asarray(v)
+        arr = da.from_array(local, chunks=(chunks,) if local.ndim == 1 and local.shape[0] == sum(chunks) else -1)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(f"{name}: expected a 1-D array, got a column of shape {arr.shape}; use .ravel()")
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
+    arr = _known_chunks(arr, name)
+    n = sum(chunks)
+    if arr.shape[0] != n:
+        raise ValueError(f"{name}: expected {n} entries (one per row of X), got {arr.shape[0]}")
+    if arr.chunks[0] != tuple(chunks):
+        arr = arr.rechunk((tuple(chunks),))
+    return arr
+
+
+def _add(a, b):
+    if isinstance(a, tuple):
+        return tuple(_add(x, y) for x, y in zip(a, b))
+    if isinstance(a, list):
+        return [_add(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
+def tree_sum(client, parts: list):
+    """Σ of per-chunk delayed results (arrays, numbers, or tuples/lists of them), added on the workers.
+
+    Pairs are added level by level where the data is, so the client receives
+    one result instead of one per chunk.
+    """
+    import dask
+
+    add = dask.delayed(_add, pure=False)
+    while len(parts) > 1:
+        parts = [add(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k] for k in range(0, len(parts), 2)]
+    return client.compute(parts[0]).result()
+
+
+@dataclass
+class RowChunks:
+    """X (and y, sample_weight) as aligned row chunks.
+
+    Attributes
+    ----------
+    X : dask.array.Array (n, d), one chunk along the columns
+    y, weight : dask.array.Array (n,) with X's row chunks, or None
+    feature_names : list of str or None
+    """
+
+    X: Any
+    y: Any = None
+    weight: Any = None
+    feature_names: list | None = None
+    from_memory: tuple = (False, False, False)
+
+    def persist_if_local(self, client) -> "RowChunks":
+        """Send the inputs given in memory to the workers once.
+
+        Their graphs embed the data, so every pass would send it again; Dask
+        collections given by the user are left lazy (never persisted here).
+        """
+        arrays = [self.X, self.y, self.weight]
+        chosen = [k for k, (a, local) in enumerate(zip(arrays, self.from_memory)) if a is not None and local]
+        if not chosen:
+            return self
+        for k, arr in zip(chosen, client.persist([arrays[k] for k in chosen])):
+            arrays[k] = arr
+        return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False))
+
+    @property
+    def chunk_rows(self) -> tuple[int, ...]:
+        return tuple(int(c) for c in self.X.chunks[0])
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.X.chunks[0])
+
+    def delayed_chunks(self):
+        """Per chunk i: (X_i, y_i, w_i) as delayed objects (y_i, w_i None when absent)."""
+        xs = self.X.to_delayed().ravel().tolist()
+        ys = self.y.to_delayed().ravel().tolist() if self.y is not None else [None] * len(xs)
+        ws = self.weight.to_delayed().ravel().tolist() if self.weight is not None else [None] * len(xs)
+        return list(zip(xs, ys, ws))
+
+    def map(self, client, func: Callable, *args: Any, gather: bool = True, **kwargs: Any):
+        """``func(i, X_i, y_i, w_i, *args, **kwargs)`` for every chunk i, on the workers.
+
+        Returns the list of results in chunk order (``gather=True``) or of
+        futures.  Arguments should be small: they are embedded in every task.
+        """
+        futures = client.compute(self._tasks(func, args, kwargs))
+        return client.gather(futures) if gather else futures
+
+    def reduce(self, client, func: Callable, *args: Any, **kwargs: Any):
+        """Σ over chunks of ``func(i, X_i, y_i, w_i, *args, **kwargs)``, added on the workers (:func:`tree_sum`)."""
+        return tree_sum(client, self._tasks(func, args, kwargs))
+
+    def _tasks(self, func, args, kwargs):
+        import dask
+
+        call = dask.delayed(func, pure=False)
+        return [call(i, x, y, w, *args, **kwargs) for i, (x, y, w) in enumerate(self.delayed_chunks())]
+
+
+def as_row_chunks(X: Any, y: Any = None, sample_weight: Any = None, *, chunk_rows: int | None = None) -> RowChunks:
+    """Normalize (X, y, sample_weight) to aligned row-chunked Dask arrays (see the module docs)."""
+    arr, names = as_dask_matrix(X, name="X", chunk_rows=chunk_rows)
+    chunks = tuple(int(c) for c in arr.chunks[0])
+    y_arr = None if y is None else _as_dask_vector(y, chunks, name="y")
+    w_arr = None if sample_weight is None else _as_dask_vector(sample_weight, chunks, name="sample_weight")
+    local = tuple(v is not None and not is_dask_collection(v) for v in (X, y, sample_weight))
+    return RowChunks(arr, y_arr, w_arr, names, from_memory=local)

@@ -1,0 +1,414 @@
+"""Worker side of the Dask backend: one actor per worker holding that worker's blocks of rows.
+
+A :class:`Block` is one chunk of the training data in the form boosting
+reads it: the learner's encoding (bin codes for threshold learners), the
+labels, the weights and the current scores.  Blocks are built where their
+chunk lives (:func:`encode_chunk`, a normal Dask task), then handed to the
+:class:`Shard` actor of that worker, which keeps them for the whole fit:
+scores and codes never move.  Every method of the shard does one thing to
+all of its blocks and returns something of size O(features × bins) (or, in
+the pairwise fallback, O(positives)), already merged over its blocks.
+
+Updates are *carried* by the next call: the client sends the pending
+(weak ranker, α) with whatever it asks next, and the shard applies
+f ← f + α·h before doing it, so an iteration costs one round trip on the
+fast path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..objectives._base import RowBlock
+from ._prepare import check_chunk
+
+__all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
+
+
+def placeholder_labels(task: str) -> np.ndarray:
+    """Labels to bind a *separable* objective to where no rows are at hand.
+
+    A :class:`~rankcore.objectives.SeparableObjective`'s block methods take
+    each block's rows explicitly and its merges and ``finish`` read only the
+    merged partials, so the binding's own labels are never read by them; the
+    client and the shards bind to this two-row placeholder.
+    """
+    return np.array([0.0, 1.0]) if task == "graded" else np.array([0, 1], dtype=np.int8)
+
+
+@dataclass
+class Block:
+    """One chunk of training rows, encoded (worker memory: d + 17 bytes per row with uint8 codes).
+
+    Bipartite blocks keep their rows sorted by label, negatives first
+    (``n_neg`` of them): the per-class histogram kernel then knows a row's
+    class from its position.  ``order`` maps the stored rows back to the
+    chunk's (None when they are in chunk order).
+    """
+
+    index: int
+    codes: Any
+    y: np.ndarray
+    weight: np.ndarray
+    scores: np.ndarray
+    n_neg: int | None = None
+    order: np.ndarray | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.scores.shape[0])
+
+    def row_block(self) -> RowBlock:
+        return RowBlock(self.y, self.weight, self.scores)
+
+    def scores_in_chunk_order(self) -> np.ndarray:
+        if self.order is None:
+            return self.scores.copy()
+        out = np.empty_like(self.scores)
+        out[self.order] = self.scores
+        return out
+
+
+def encode_chunk(i, X, y, w, layout, classes, task) -> Block:
+    """Chunk i as a :class:`Block`: labels as the objective takes them, codes by the layout, zero scores."""
+    X, y, w = check_chunk(i, X, y, w, task=task)
+    n = X.shape[0]
+    weight = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    if task == "graded":
+        return Block(int(i), layout.encode(X), np.ascontiguousarray(y, dtype=np.float64), weight, np.zeros(n))
+    labels = (y == classes[1]).astype(np.int8)
+    n_neg = int(n - np.count_nonzero(labels))
+    order = None
+    if np.any(labels[:n_neg]):                       # not already negatives first: sort the rows by label
+        order = np.argsort(labels, kind="stable")
+        X, labels, weight = X[order], labels[order], weight[order]
+    return Block(int(i), layout.encode(X), labels, weight, np.zeros(n), n_neg, order)
+
+
+def _worker_threads() -> int:
+    try:
+        from distributed import get_worker
+
+        return max(1, int(get_worker().state.nthreads))
+    except (ImportError, ValueError, AttributeError):
+        return 1
+
+
+class Shard:
+    """The blocks of one worker, and what the backend asks of them (a Dask actor).
+
+    Parameters
+    ----------
+    blocks : list of Block
+    layout : LearnerLayout
+    objective : str
+        The objective's spec, resolved here through the worker's registry
+        (components travel as spec strings: a class unknown to the worker
+        would fail to unpickle there).  Bound to :func:`placeholder_labels`
+        (separable objectives) or, for the pairwise fallback, to the
+        positives and this shard's negatives at each evaluation.
+    task : {"bipartite", "graded"}
+    """
+
+    def __init__(self, blocks, layout, objective, task):
+        from ..registry import resolve
+
+        self.blocks = sorted(blocks, key=lambda b: b.index)
+        self.layout = layout
+        objective = resolve("objective", objective)
+        self.objective = objective
+        self.task = task
+        self.n_threads = _worker_threads()
+        self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
+        self._h: tuple[Any, list[np.ndarray]] | None = None
+        self._grads: tuple[int, list[np.ndarray]] | None = None
+        # pairwise fallback: the positives of every shard, and this shard's part of the gradient
+        self._pos = None
+        self._neg_grad: list[np.ndarray] | None = None
+        self._line = None
+
+    # ------------------------------------------------------------------
+    def info(self) -> dict:
+        """Rows, blocks and bytes held (for reports and tests)."""
+        nbytes = sum(b.scores.nbytes + b.y.nbytes + b.weight.nbytes + getattr(b.codes, "nbytes", 0)
+                     for b in self.blocks)
+        return {"blocks": [b.index for b in self.blocks], "rows": sum(b.n_rows for b in self.blocks),
+                "bytes": int(nbytes), "threads": self.n_threads}
+
+    def _directions(self, ranker) -> list[np.ndarray]:
+        if self._h is not None and self._h[0] == ranker:
+            return self._h[1]
+        h = [self.layout.evaluate(ranker, b.codes) for b in self.blocks]
+        self._h = (ranker, h)
+        return h
+
+    def _apply(self, update) -> None:
+        """f ← f + α·h on every block (the same arithmetic as the in-memory backend)."""
+        if update is None:
+            return
+        ranker, alpha = update
+        for b, h in zip(self.blocks, self._directions(ranker)):
+            h *= alpha
+            b.scores += h
+        self._h = None
+        self._grads = None
+        self._line = None
+
+    # ------------------------------------------------------------------
+    # Separable objectives
+    # ------------------------------------------------------------------
+    def apply(self, update) -> None:
+        self._apply(update)
+
+    def partials(self, update, stage, G):
+        """Stage ``stage`` partials of the objective at the current scores, merged over the blocks."""
+        self._apply(update)
+        parts = [self.problem.block_partials(stage, b.row_block(), G) for b in self.blocks]
+        return self.problem.merge_partials(stage, parts)
+
+    def line_partials(self, ranker, stage, G, alpha):
+        """Stage partials at f + α·h (h = the ranker's values on the blocks), merged."""
+        h = self._directions(ranker)
+        parts = [self.problem.block_partials(stage, b.row_block(), G, hb, alpha) for b, hb in zip(self.blocks, h)]
+        return self.problem.merge_partials(stage, parts)
+
+    def statistics(self, update, G, token):
+        """Σ over blocks of the layout's statistics of each block's gradient (gradients kept for the line)."""
+        self._apply(update)
+        grads = [self.problem.block_gradient(b.row_block(), G) for b in self.blocks]
+        self._grads = (token, grads)
+        total = None
+        for b, g in zip(self.blocks, grads):
+            part = self.layout.statistics(b.codes, g, n_threads=self.n_threads)
+            total = part if total is None else total + part
+        return total
+
+    def line_summary(self, ranker, values, G, token):
+        """The objective's merged line summary along the ranker, or None if it has none."""
+        h = self._directions(ranker)
+        grads = self._grads[1] if self._grads is not None and self._grads[0] == token else [None] * len(h)
+        parts = [self.problem.block_line_summary(b.row_block(), hb, values, G, g)
+                 for b, hb, g in zip(self.blocks, h, grads)]
+        if any(p is None for p in parts):
+            return None
+        return self.problem.merge_line_summaries(parts)
+
+    def class_histograms(self, update, G, n_bins):
+        """Fast path: apply the update, then the (d, B, 2) per-class histograms of the gradient."""
+        from ._kernels import class_histograms
+
+        self._apply(update)
+        hist = np.zeros((self.layout.n_features, int(n_bins), 2))
+        for b in self.blocks:
+            g = self.problem.block_gradient(b.row_block(), G)
+            class_histograms(b.codes, g, b.n_neg, hist, self.n_threads)
+        return hist
+
+    def training_scores(self, update):
+        """(chunk index, scores) of every block, after the update."""
+        self._apply(update)
+        return [(b.index, b.scores_in_chunk_order()) for b in self.blocks]
+
+    # ------------------------------------------------------------------
+    # Pairwise fallback (losses without a factorization): positives broadcast
+    # ------------------------------------------------------------------
+    def positive_scores(self, update):
+        """This shard's positives' (scores, weights), in block order."""
+        self._apply(update)
+        f = [b.scores[b.y == 1] for b in self.blocks]
+        w = [b.weight[b.y == 1] for b in self.blocks]
+        return np.concatenate(f), np.concatenate(w)
+
+    def _combined(self):
+        """This shard's pairwise problem: every positive (broadcast) against its own negatives."""
+        f_pos, w_pos = self._pos
+        neg = [b.y == 0 for b in self.blocks]
+        f_neg = np.concatenate([b.scores[m] for b, m in zip(self.blocks, neg)])
+        v_neg = np.concatenate([b.weight[m] for b, m in zip(self.blocks, neg)])
+        y = np.r_[np.ones(f_pos.shape[0], dtype=np.int8), np.zeros(f_neg.shape[0], dtype=np.int8)]
+        problem = self.objective.bind(y, np.r_[w_pos, v_neg], n_threads=self.n_threads)
+        return problem, np.r_[f_pos, f_neg], neg
+
+    def pairwise_gradient(self, f_pos, w_pos):
+        """(log R_s, ∂ log R_s/∂f on every positive) over all positives and this shard's negatives.
+
+        The gradient on this shard's negatives is kept here (scaled later by R_s/R).
+        """
+        self._pos = (np.asarray(f_pos, dtype=np.float64), np.asarray(w_pos, dtype=np.float64))
+        self._line = None
+        problem, scores, neg = self._combined()
+        value, grad = problem.value_and_gradient(scores)
+        I = f_pos.shape[0]
+        g_neg = grad[I:]
+        parts, start = [], 0
+        for m in neg:
+            k = int(m.sum())
+            parts.append(g_neg[start:start + k])
+            start += k
+        self._neg_grad = parts
+        return float(value), grad[:I]
+
+    def pairwise_statistics(self, scale, g_pos):
+        """Statistics of the global gradient on this shard's rows.
+
+        ``g_pos``: the global gradient on this shard's positives (block
+        order); ``scale``: R_s / R, applied to the kept negatives' gradient.
+        """
+        total, start = None, 0
+        for b, g_neg in zip(self.blocks, self._neg_grad):
+            g = np.zeros(b.n_rows)
+            pos = b.y == 1
+            k = int(pos.sum())
+            g[pos] = g_pos[start:start + k]
+            g[~pos] = scale * g_neg
+            start += k
+            part = self.layout.statistics(b.codes, g, n_threads=self.n_threads)
+            total = part if total is None else total + part
+        return total
+
+    def positive_directions(self, ranker):
+        """h on this shard's positives (block order); h on every row is kept for the line search."""
+        h = self._directions(ranker)
+        return np.concatenate([hb[b.y == 1] for b, hb in zip(self.blocks, h)])
+
+    def pairwise_line(self, ranker, h_pos, alpha):
+        """(log R_s, d/dα, d²/dα²) at f + α·h over all positives and this shard's negatives.
+
+        ``h_pos`` (h on every positive) is sent with the first evaluation
+        along a ranker and kept for the next ones (``None`` then).
+        """
+        if self._line is None or self._line[0] != ranker:
+            h = self._directions(ranker)
+            problem, scores, neg = self._combined()
+            h_all = np.r_[np.asarray(h_pos, dtype=np.float64), np.concatenate([hb[m] for hb, m in zip(h, neg)])]
+            self._line = (ranker, problem.line(scores, h_all))
+        point = self._line[1](float(alpha))
+        return float(point.value), float(point.d1), float(point.d2)
+
+
+class ShardSet:
+    """The shard actors of one fit (client side); :meth:`close` releases them and their memory.
+
+    Built by :func:`start_shards`: every chunk is encoded by a task on the
+    worker that computes it, and the blocks of each worker are handed to one
+    :class:`Shard` actor pinned to that worker.
+    """
+
+    def __init__(self, client, futures, actors, workers):
+        self.client = client
+        self._futures = futures          # the actors live as long as these are referenced
+        self.actors = actors
+        self.workers = workers
+
+    def close(self) -> None:
+        self.actors = []
+        self._futures = []
+
+    def info(self) -> list[dict]:
+        return [f.result() for f in [actor.info() for actor in self.actors]]
+
+
+def _resolve_on_worker(specs):
+    """{family: spec} -> {family: error message} for the specs this process cannot resolve."""
+    from ..registry import resolve
+
+    problems = {}
+    for family, spec in specs.items():
+        try:
+            resolve(family, spec)
+        except Exception as exc:             # any failure to resolve is reported, not raised, on a worker
+            problems[family] = f"{type(exc).__name__}: {exc}"
+    return problems
+
+
+def check_components_on_workers(client, specs: dict) -> None:
+    """Raise ValueError unless every worker resolves every ``{family: spec}`` as the client does.
+
+    Components travel to the workers as spec strings; a plugin registered at
+    runtime exists only in the process that registered it.
+    """
+    results = client.run(_resolve_on_worker, dict(specs))
+    for address, problems in sorted(results.items()):
+        for family, message in problems.items():
+            raise ValueError(
+                f"{family} {specs[family]!r} is not available on the Dask worker {address} ({message}); "
+                "a plugin registered at runtime (rankcore.registry.register_plugin) exists only in the process "
+                "that registered it: install it on the workers as a package with a 'rankcore' entry point, "
+                "or register it there too (client.run(...) or a distributed WorkerPlugin)"
+            )
+
+
+def balance_blocks(rows: list[int], holders: list[str], workers: list[str]) -> list[str]:
+    """The worker to keep each block on: rows spread evenly over ``workers``, blocks moved only when needed.
+
+    An iteration takes as long as the busiest worker, so the blocks are
+    spread by rows.  Largest blocks first, a block stays on the worker that
+    encoded it while that worker's share stays within n/W rows; otherwise it
+    goes to the worker with the fewest rows so far (greedy
+    largest-processing-time: the busiest worker ends within one block of the
+    mean).  Every worker of the cluster gets a share, not only those the
+    scheduler happened to compute chunks on.  O(blocks · log blocks + blocks · W).
+
+    Parameters
+    ----------
+    rows : list of int
+        Rows of each block.
+    holders : list of str
+        The worker holding each block now.
+    workers : list of str
+        The workers to spread over (sorted addresses).
+
+    Returns
+    -------
+    list of str, the chosen worker per block
+    """
+    cap = sum(rows) / max(1, len(workers))
+    load = {w: 0 for w in workers}
+    chosen = [""] * len(rows)
+    for b in sorted(range(len(rows)), key=lambda b: (-rows[b], b)):
+        holder = holders[b]
+        if holder in load and load[holder] + rows[b] <= cap:
+            target = holder
+        else:
+            target = min(workers, key=lambda w: (load[w], w != holder, w))
+        chosen[b] = target
+        load[target] += rows[b]
+    return chosen
+
+
+def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
+    """Encode every chunk where it is computed and start one :class:`Shard` per worker.
+
+    The blocks are spread over all the workers by rows (:func:`balance_blocks`:
+    a block moves, once, only when its worker has more than its share).
+    ``objective`` is the objective's spec string (resolved on each worker).
+    """
+    from collections import defaultdict
+
+    from distributed import wait
+
+    futures = data.map(client, encode_chunk, layout, classes, task, gather=False)
+    wait(futures)
+    for f in futures:
+        if f.status == "error":
+            f.result()                    # raises the chunk's error (validation) here
+    where = client.who_has(futures)
+    workers = sorted(address for address, info in client.scheduler_info()["workers"].items()
+                     if info.get("nthreads", 1) > 0)
+    holders = [sorted(where[f.key])[0] if where.get(f.key) else "" for f in futures]
+    chosen = balance_blocks(list(data.chunk_rows), holders, workers)
+    by_worker = defaultdict(list)
+    for f, address in zip(futures, chosen):
+        by_worker[address].append(f)           # a block on another worker is sent there once, with the actor
+    actor_futures = [
+        client.submit(Shard, blocks, layout, objective, task, actor=True, workers=[address],
+                      allow_other_workers=False, pure=False)
+        for address, blocks in sorted(by_worker.items())
+    ]
+    actors = [f.result() for f in actor_futures]
+    workers = sorted(by_worker)
+    del futures, by_worker                # the actors now hold the blocks; the task results are released
+    return ShardSet(client, actor_futures, actors, workers)
