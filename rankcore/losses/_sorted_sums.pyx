@@ -88,7 +88,7 @@ def negative_sums(int degree,
                 pw[i + 1] = pw[i] + w_pos[i]
                 pf[i + 1] = pf[i] + w_pos[i] * f_pos[i]
                 pq[i + 1] = pq[i] + w_pos[i] * f_pos[i] * f_pos[i]
-            for k in prange(K, schedule="dynamic", num_threads=n_threads):
+            for k in prange(K, schedule="static", num_threads=n_threads):
                 m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
                 c = 1.0 + f_neg[k]
                 W = pw[m]
@@ -125,7 +125,7 @@ def positive_sums(int degree,
             for k in range(K - 1, -1, -1):
                 sc[k] = sc[k + 1] + c_neg[k]
                 scf[k] = scf[k + 1] + c_neg[k] * f_neg[k]
-            for i in prange(I, schedule="dynamic", num_threads=n_threads):
+            for i in prange(I, schedule="static", num_threads=n_threads):
                 s = _first_within(&f_neg[0] if K > 0 else NULL, K, f_pos[i])
                 if degree == 1:
                     E[i] = -sc[s]
@@ -170,7 +170,7 @@ def directional_sums(int degree,
                 ph[i + 1] = ph[i] + wi * hi
                 pfh[i + 1] = pfh[i] + wi * fi * hi
                 phh[i + 1] = phh[i] + wi * hi * hi
-            for k in prange(K, schedule="dynamic", num_threads=n_threads):
+            for k in prange(K, schedule="static", num_threads=n_threads):
                 m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
                 c = 1.0 + f_neg[k]
                 hk = h_neg[k]

@@ -182,7 +182,7 @@ def gradient(const signed char[::1] y,   # IN  (n,)
     cdef Py_ssize_t n = f.shape[0], r
     n_threads = threads_for(<double> n, n_threads, 131072.0)
     with nogil:
-        for r in prange(n, schedule="dynamic", num_threads=n_threads):
+        for r in prange(n, schedule="static", num_threads=n_threads):
             if w[r] <= 0.0:
                 out[r] = 0.0
             elif y[r] != 0:
