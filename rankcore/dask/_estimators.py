@@ -13,17 +13,14 @@ deployment, or scoring NumPy arrays).
 
 from __future__ import annotations
 
-import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..push._driver import BoostingRecord, run_boosting
 from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
-from ..push._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ..push._progress import check_callbacks
 from ..push._tie_break import check_tie_break_scale
 from ..validation import check_matrix
 from ._backend import backend_kind, make_backend
@@ -112,30 +109,13 @@ class _DaskBoost:
         user_callbacks = check_callbacks(callbacks)
         session = self._start(X, y, sample_weight, eval_set)
         try:
-            result, history, best = self._run(session.backend, session.objective, session.metric,
-                                              session.X_val, session.y_val, user_callbacks)
+            result, records, history, best = self._boost(session.backend, session.backend.layout,
+                                                         session.objective, session.metric, session.X_val,
+                                                         session.y_val, user_callbacks)
         finally:
             session.close()
-        objective, learner, classes, task = session.objective, session.learner, session.classes, session.task
-        monitor = session.metric is not None
-
-        records = result.records
-        stop = "converged" if result.stop_reason == "no_decrease" else result.stop_reason
-        if self.early_stopping and best["iteration"] < len(records):
-            records = records[: best["iteration"]]
-        self.objective_spec_ = objective.spec
-        self.learner_spec_ = learner.spec
-        self.task_ = task
-        if classes is not None:
-            self.classes_ = classes
-        self.rankers_ = [r.ranker for r in records]
-        self.alphas_ = np.array([r.alpha for r in records], dtype=np.float64)
-        self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
-        self.n_iter_ = len(records)
-        self.stop_reason_ = stop
-        if monitor:
-            self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
-            self.best_iteration_ = int(best["iteration"])
+        self._set_fitted(session.objective, session.learner, session.classes, result, records, history, best,
+                         monitor=session.metric is not None)
         self.fit_info_ = {
             "path": session.kind,
             "chunks": session.data.n_chunks,
@@ -143,7 +123,6 @@ class _DaskBoost:
             "round_trips": session.backend.round_trips,
             "iterations": len(result.records),
         }
-        self._learner = learner
         return self
 
     def _start(self, X, y, sample_weight, eval_set) -> "_FitSession":
@@ -216,45 +195,6 @@ class _DaskBoost:
         backend = make_backend(shards.actors, problem, layout, kind=kind)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
                            metric, X_val, y_val)
-
-    def _run(self, backend, objective, metric, X_val, y_val, user_callbacks=()):
-        val_scores = None if X_val is None else np.zeros(X_val.shape[0])
-        history: list[float] = []
-        best = {"iteration": 0, "loss": math.inf}
-        progress = Progress(self.verbose, int(self.n_iter), metric.spec if metric is not None else None,
-                            stream=sys.stdout)
-
-        def callback(record: BoostingRecord):
-            score = None
-            if val_scores is not None:
-                val_scores[:] += record.alpha * record.ranker.predict(X_val)
-                score = float(metric(y_val, val_scores))
-                history.append(score)
-                loss = metric.to_loss(score)
-                if loss < best["loss"]:
-                    best.update(iteration=record.iteration, loss=loss)
-            progress.update(record, score)
-            if user_callbacks:
-                info = IterationInfo(record.iteration, int(self.n_iter), record.value, record.alpha, record.ranker,
-                                     score, progress.elapsed())
-                reason = run_callbacks(user_callbacks, info)
-                if reason:
-                    return reason
-            if (self.early_stopping and score is not None
-                    and record.iteration - best["iteration"] >= int(self.n_iter_no_change)):
-                return "early_stopping"
-            return None
-
-        if val_scores is not None:
-            best.update(iteration=0, loss=metric.to_loss(float(metric(y_val, val_scores))))
-        progress.start()
-        result = run_boosting(backend, backend.layout, n_iter=int(self.n_iter), log_value=objective.log_value,
-                              tol=float(self.tol), callback=callback)
-        kept = len(result.records)
-        if self.early_stopping and best["iteration"] < kept:
-            kept = best["iteration"]
-        progress.finish(kept, "converged" if result.stop_reason == "no_decrease" else result.stop_reason)
-        return result, history, best
 
     # ------------------------------------------------------------------
     # Prediction

@@ -200,6 +200,18 @@ class _BaseBoost(BaseEstimator):
         start = tie_break_offsets(X_tr.shape[0], check_tie_break_scale(objective), seed)
         backend = InMemoryBackend(problem, layout, X_tr, y_tr, w_tr, n_threads=n_threads, initial_scores=start)
 
+        result, records, history, best = self._boost(backend, layout, objective, metric, X_val, y_val,
+                                                     user_callbacks)
+        self._set_fitted(objective, learner, classes, result, records, history, best, monitor=monitor)
+        return self
+
+    def _boost(self, backend, layout, objective, metric, X_val, y_val, user_callbacks=()):
+        """Run the driver with validation monitoring, progress, user callbacks and early stopping.
+
+        Shared by every backend (in memory, Dask).  Returns ``(result, records
+        kept, validation history, best)``: with early stopping the records are
+        cut back to the best iteration.
+        """
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
         history: list[float] = []
         progress = Progress(self.verbose, int(self.n_iter), metric.spec if metric is not None else None,
@@ -228,17 +240,22 @@ class _BaseBoost(BaseEstimator):
             return None
 
         if val_scores is not None:
-            initial = float(metric(y_val, val_scores))
-            best.update(iteration=0, loss=metric.to_loss(initial))
+            best.update(iteration=0, loss=metric.to_loss(float(metric(y_val, val_scores))))
         progress.start()
         result = run_boosting(backend, layout, n_iter=int(self.n_iter), log_value=objective.log_value,
                               tol=float(self.tol), callback=callback)
         records = result.records
-        stop = "converged" if result.stop_reason == "no_decrease" else result.stop_reason
         if self.early_stopping and best["iteration"] < len(records):
             records = records[: best["iteration"]]
-        progress.finish(len(records), stop)
+        progress.finish(len(records), self._stop_reason(result))
+        return result, records, history, best
 
+    @staticmethod
+    def _stop_reason(result) -> str:
+        return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
+
+    def _set_fitted(self, objective, learner, classes, result, records, history, best, *, monitor: bool):
+        """The fitted attributes from a run of :meth:`_boost`."""
         self.objective_spec_ = objective.spec
         self.learner_spec_ = learner.spec
         self.task_ = objective.task
@@ -248,12 +265,11 @@ class _BaseBoost(BaseEstimator):
         self.alphas_ = np.array([r.alpha for r in records], dtype=np.float64)
         self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
         self.n_iter_ = len(records)
-        self.stop_reason_ = stop
+        self.stop_reason_ = self._stop_reason(result)
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
         self._learner = learner
-        return self
 
     def _check_eval_set(self, eval_set, objective, classes):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
