@@ -1,0 +1,274 @@
+"""Top-of-the-list comparison: rankcore's learners against the gradient-boosting defaults.
+
+On every binary dataset of the shared folder (``$RANKCORE_DATASETS``, default
+``../shared/datasets``), ``--splits`` stratified 70/30 splits; each learner is
+fitted on the training part with the defaults a practitioner would use and
+judged on the test part by
+
+* prec@1% and prec@5% (k = ⌈fraction · n_test⌉, ties shared in expectation),
+* pAUC over FPR [0, 0.1] (the area under the ROC curve up to FPR 0.1,
+  divided by 0.1, so 1 is perfect; *not* McClish-standardised),
+* AUC.
+
+The metrics are computed here from scikit-learn's ``roc_curve`` /
+``roc_auc_score`` and plain NumPy, independently of rankcore's own metric
+kernels, so the judge is not the defendant.  The output is a Markdown report:
+per-dataset mean ± sd per learner, and the average rank of each learner per
+metric (1 = best; ties share their mean rank).
+
+Usage::
+
+    python benchmarks/top_of_list_comparison.py                      # everything
+    python benchmarks/top_of_list_comparison.py --splits 3 --max-rows 20000 \
+        --learners rankcore-trees,lightgbm --out report.md
+
+Learners whose package is missing (LightGBM, XGBoost, rankcore.gbdt) are left
+out with a note.  ``ijcnn1-test`` is not used (it is the test half of
+``ijcnn1``); data larger than ``--max-rows`` is subsampled (stratified, seeded)
+before splitting, and said so in the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+
+METRICS = ("prec@1%", "prec@5%", "pauc@0.1", "auc")
+SKIP_DATASETS = {"ijcnn1-test"}
+
+
+# ----------------------------------------------------------------------
+# Metrics, independent of rankcore
+# ----------------------------------------------------------------------
+def precision_at_fraction(y: np.ndarray, scores: np.ndarray, fraction: float) -> float:
+    """Expected precision of the top k = ⌈fraction·n⌉ rows, ties broken uniformly at random."""
+    n = y.shape[0]
+    k = max(1, int(math.ceil(fraction * n)))
+    order = np.argsort(-scores, kind="stable")
+    kth = scores[order[k - 1]]
+    above = scores > kth
+    tied = scores == kth
+    n_above = int(above.sum())
+    pos_above = float(y[above].sum())
+    pos_tied = float(y[tied].sum())
+    return (pos_above + (k - n_above) * pos_tied / tied.sum()) / k
+
+
+def partial_auc(y: np.ndarray, scores: np.ndarray, max_fpr: float = 0.1) -> float:
+    """Area under the ROC curve for FPR in [0, max_fpr], divided by max_fpr (ties: diagonal segments)."""
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, _ = roc_curve(y, scores)
+    stop = np.searchsorted(fpr, max_fpr, side="right")
+    x = np.r_[fpr[:stop], max_fpr]
+    t = np.r_[tpr[:stop], np.interp(max_fpr, fpr, tpr)]
+    return float(np.trapezoid(t, x) / max_fpr)
+
+
+def judge(y: np.ndarray, scores: np.ndarray) -> dict[str, float]:
+    from sklearn.metrics import roc_auc_score
+
+    scores = np.asarray(scores, dtype=np.float64)
+    if not np.isfinite(scores).all():
+        raise FloatingPointError("non-finite scores")
+    return {
+        "prec@1%": precision_at_fraction(y, scores, 0.01),
+        "prec@5%": precision_at_fraction(y, scores, 0.05),
+        "pauc@0.1": partial_auc(y, scores, 0.1),
+        "auc": float(roc_auc_score(y, scores)),
+    }
+
+
+# ----------------------------------------------------------------------
+# Learners, as a user would write them
+# ----------------------------------------------------------------------
+def _scores(model, X):
+    if hasattr(model, "decision_function"):
+        return model.decision_function(X)
+    return model.predict_proba(X)[:, 1]
+
+
+def _learners() -> dict[str, Callable[[int], object] | str]:
+    """name -> factory(seed), or name -> reason it is unavailable."""
+    import rankcore
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    out: dict[str, Callable[[int], object] | str] = {}
+    try:
+        rankcore.resolve("learner", "trees")
+        out["rankcore-trees"] = lambda seed: rankcore.boost(learner="trees", random_state=seed)
+    except Exception as exc:  # noqa: BLE001 - a report, not a library
+        out["rankcore-trees"] = f"unavailable ({exc})"
+    out["rankcore-stumps"] = lambda seed: rankcore.boost(random_state=seed)
+    out["exactboost"] = lambda seed: rankcore.ExactBoost(random_state=seed)
+    try:
+        import lightgbm
+
+        out["lightgbm"] = lambda seed: lightgbm.LGBMClassifier(verbose=-1)
+        try:
+            from rankcore.gbdt import lightgbm_objective
+
+            out["lightgbm+push"] = lambda seed: lightgbm.LGBMClassifier(
+                objective=lightgbm_objective("push:exp,pow:4"), verbose=-1)
+        except ImportError as exc:
+            out["lightgbm+push"] = f"unavailable ({exc})"
+    except ImportError:
+        out["lightgbm"] = out["lightgbm+push"] = "unavailable (lightgbm is not installed)"
+    out["sklearn-hgb"] = lambda seed: HistGradientBoostingClassifier(random_state=seed)
+    try:
+        import xgboost
+
+        out["xgboost"] = lambda seed: xgboost.XGBClassifier(random_state=seed)
+    except ImportError:
+        out["xgboost"] = "unavailable (xgboost is not installed)"
+    out["logistic"] = lambda seed: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    return out
+
+
+# ----------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------
+def binary_datasets() -> list[str]:
+    manifest = datasets_dir() / "MANIFEST.json"
+    if not manifest.is_file():
+        raise DatasetUnavailable(f"no MANIFEST.json in {datasets_dir()}")
+    names = [entry["name"] for entry in json.loads(manifest.read_text())]
+    return [n for n in names if n not in SKIP_DATASETS]
+
+
+def _subsample(X, y, max_rows: int, seed: int):
+    if X.shape[0] <= max_rows:
+        return X, y, False
+    from sklearn.model_selection import train_test_split
+
+    keep, _ = train_test_split(np.arange(X.shape[0]), train_size=max_rows, stratify=y, random_state=seed)
+    keep = np.sort(keep)
+    return X[keep], y[keep], True
+
+
+def run(datasets, learner_names, n_splits: int, max_rows: int, log=print):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    factories = _learners()
+    unavailable = {n: factories[n] for n in learner_names if isinstance(factories.get(n), str)}
+    active = [n for n in learner_names if callable(factories.get(n))]
+    results: dict[str, dict[str, dict[str, list[float]]]] = {}
+    times: dict[str, dict[str, list[float]]] = {}
+    notes: list[str] = []
+    for name in datasets:
+        X, y, _ = load_dataset(name)
+        X, y, cut = _subsample(X, y, max_rows, seed=0)
+        if cut:
+            notes.append(f"{name}: subsampled to {max_rows} rows (stratified, seed 0)")
+        splitter = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.3, random_state=0)
+        results[name] = {n: {m: [] for m in METRICS} for n in active}
+        times[name] = {n: [] for n in active}
+        for split, (tr, te) in enumerate(splitter.split(X, y)):
+            for learner in active:
+                model = factories[learner](split)
+                start = time.perf_counter()
+                try:
+                    model.fit(X[tr], y[tr])
+                    scores = _scores(model, X[te])
+                    got = judge(y[te], scores)
+                except Exception as exc:  # noqa: BLE001 - record and go on
+                    notes.append(f"{name} split {split}: {learner} failed: {type(exc).__name__}: {exc}")
+                    got = {m: math.nan for m in METRICS}
+                times[name][learner].append(time.perf_counter() - start)
+                for m in METRICS:
+                    results[name][learner][m].append(got[m])
+        log(f"{name}: " + ", ".join(
+            f"{n} {np.nanmean(results[name][n]['pauc@0.1']):.3f}" for n in active))
+    return results, times, unavailable, notes
+
+
+def average_ranks(results, learners, metric):
+    """Mean over datasets of each learner's rank (1 = best, ties averaged) by mean test metric."""
+    from scipy.stats import rankdata
+
+    ranks = {n: [] for n in learners}
+    for per_learner in results.values():
+        means = np.array([np.nanmean(per_learner[n][metric]) if per_learner[n][metric] else np.nan
+                          for n in learners])
+        means = np.where(np.isnan(means), -np.inf, means)
+        r = rankdata(-means, method="average")
+        for n, value in zip(learners, r):
+            ranks[n].append(value)
+    return {n: float(np.mean(v)) for n, v in ranks.items()}
+
+
+def report(results, times, unavailable, notes, n_splits) -> str:
+    learners = list(next(iter(results.values())).keys()) if results else []
+    lines = ["# Top of the list: rankcore against the gradient-boosting defaults", "",
+             f"{len(results)} datasets, {n_splits} stratified 70/30 splits each; test metrics computed "
+             "independently of rankcore (scikit-learn's ROC curve and NumPy).", "",
+             "## Average rank (1 = best)", "",
+             "| learner | " + " | ".join(METRICS) + " | mean fit+score time (s) |",
+             "|---|" + "---:|" * (len(METRICS) + 1)]
+    ranks = {m: average_ranks(results, learners, m) for m in METRICS}
+    for n in learners:
+        mean_time = np.mean([np.mean(times[d][n]) for d in times])
+        lines.append(f"| {n} | " + " | ".join(f"{ranks[m][n]:.2f}" for m in METRICS) + f" | {mean_time:.2f} |")
+    for m in METRICS:
+        lines += ["", f"## {m}: mean ± sd over splits", "",
+                  "| dataset | " + " | ".join(learners) + " |", "|---|" + "---:|" * len(learners)]
+        for d, per_learner in results.items():
+            best = max(np.nanmean(per_learner[n][m]) for n in learners)
+            cells = []
+            for n in learners:
+                v = np.asarray(per_learner[n][m])
+                cell = f"{np.nanmean(v):.3f} ± {np.nanstd(v):.3f}"
+                cells.append(f"**{cell}**" if np.nanmean(v) == best else cell)
+            lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    if unavailable or notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {n}: {why}" for n, why in unavailable.items()]
+        lines += [f"- {note}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--datasets", default=None, help="comma-separated names (default: every binary dataset)")
+    parser.add_argument("--learners", default=None, help="comma-separated names (default: all)")
+    parser.add_argument("--max-rows", type=int, default=50_000)
+    parser.add_argument("--out", default=None, help="write the Markdown report here (default: stdout)")
+    args = parser.parse_args(argv)
+    try:
+        datasets = args.datasets.split(",") if args.datasets else binary_datasets()
+        for d in datasets:
+            load_dataset(d)
+    except DatasetUnavailable as exc:
+        print(f"skipped: {exc}", file=sys.stderr)
+        return 0
+    all_learners = list(_learners())
+    learners = args.learners.split(",") if args.learners else all_learners
+    bad = [n for n in learners if n not in all_learners]
+    if bad:
+        parser.error(f"unknown learners {bad}; choose from {all_learners}")
+    results, times, unavailable, notes = run(datasets, learners, args.splits, args.max_rows,
+                                             log=lambda s: print(s, file=sys.stderr))
+    text = report(results, times, unavailable, notes, args.splits)
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
