@@ -263,3 +263,17 @@ def test_plugin_curvature_is_validated(cls, message):
 def test_curvature_check_catches_a_wrong_gradient():
     with pytest.raises(AssertionError, match="finite differences"):
         _objectives.check_objective_curvature(WrongGradientCurvature(), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("spec", ["push:exp,pow:4", "push:exp,exp:0.5", "push:sqhinge,pow:4"])
+def test_curvature_does_not_depend_on_threads(spec):
+    rng = np.random.default_rng(9)
+    n = 300_000                                  # above the kernels' parallel threshold
+    y = (rng.random(n) < 0.05).astype(np.int8)
+    f = rng.normal(size=n)
+    objective = resolve("objective", spec)
+    one = objective.bind(y, n_threads=1).value_gradient_hessian(f)
+    two = objective.bind(y, n_threads=2).value_gradient_hessian(f)
+    assert one[0] == two[0]
+    np.testing.assert_array_equal(one[1], two[1])
+    np.testing.assert_array_equal(one[2], two[2])

@@ -27,7 +27,8 @@ q1_k = g′(L_k) L_k / g(L_k), q2_k = g″(L_k) L_k² / g(L_k):
 
 * homogeneous price of degree d: h_i = d r² σ_i (1 + (d − 1) σ_i) and
   h_k = d² r² ρ_k, ρ_k = v_k e^{d r f_k − B} -- the gradient's own
-  weights, so O(n) from the gradient alone, with no cancellation;
+  weights, computed in the gradient's own pass (``gradient_hessian``: one
+  exponential per row, no cancellation);
 * any other price: h_i = r² σ_i (m₁ + σ_i M₂) with m₁ = Σ_k π_k q1_k and
   M₂ = Σ_k π_k q2_k (the second stage's sums), and
   h_k = r² π_k (q1_k + q2_k).
@@ -44,7 +45,7 @@ import math
 import numpy as np
 
 from . import _exp_kernels
-from ._base import LinePoint, SeparableObjective, clip_hessian
+from ._base import HESSIAN_FLOOR, LinePoint, SeparableObjective, clip_hessian
 
 __all__ = ["ExpPushProblem"]
 
@@ -183,19 +184,22 @@ class ExpPushProblem(SeparableObjective):
         """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only."""
         if not self.has_hessian:
             return super().block_gradient_hessian(block, G)
-        grad = self.block_gradient(block, G)
         y = _as_int8(block.y)
+        r = self.rate
+        if self.degree is not None:
+            # One pass: the gradient's exponential gives σ_i (positives) and ρ_k (negatives) too.
+            d = self.degree
+            A, B = float(G[0][0]), float(G[0][3])
+            w = np.ascontiguousarray(block.weight, dtype=np.float64)
+            f = np.ascontiguousarray(block.scores, dtype=np.float64)
+            grad, hess = np.empty(f.shape[0]), np.empty(f.shape[0])
+            _exp_kernels.gradient_hessian(y, w, f, -r, A, d * r, d * r * r, d * (d - 1.0) * r * r,
+                                          d * r, B, d * r, d * d * r * r, HESSIAN_FLOOR, grad, hess, self.n_threads)
+            return grad, hess
+        grad = self.block_gradient(block, G)
         pos = y != 0
         neg = ~pos
-        r = self.rate
         hess = np.empty_like(grad)
-        if self.degree is not None:
-            d = self.degree
-            # σ_i = −∂J/∂f_i / (d r) and ρ_k = ∂J/∂f_k / (d r): the gradient's own weights.
-            sigma = -grad[pos] / (d * r)
-            hess[pos] = d * r * r * sigma * (1.0 + (d - 1.0) * sigma)
-            hess[neg] = d * r * grad[neg]
-            return grad, clip_hessian(hess)
         m1, m2 = float(G[1][1]), float(G[1][2])
         big_m2 = m2 - m1                                   # Σ π q2 (the stage sums carry q2 + q1)
         # positives: ∂J/∂f_i = −r σ_i m1, so σ_i from the gradient (m1 > 0 whenever R > 0)
