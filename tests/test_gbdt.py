@@ -222,3 +222,28 @@ def test_bad_input_is_refused_clearly():
         lightgbm_metric("auc")(np.array([0.0, 1.0, 1.0]), np.array([0.1, 0.5, 0.3]), np.array([1.0, 2.0, 1.0]))
     with pytest.raises(rankcore.UnknownComponentError):
         xgboost_objective("no-such-objective")
+
+
+def test_sklearn_apis_pass_sample_weights_through():
+    """A weighted scikit-learn fit's first leaves are the Newton values of the weighted objective."""
+    rng = np.random.default_rng(5)
+    X, y = X_TR[:300], Y_TR[:300]
+    w = rng.integers(1, 4, y.shape[0]).astype(np.float64)
+    grad, hess = lightgbm_objective("push:exp,pow:2")(y, np.zeros(y.shape[0]), w)
+    g_unw, _ = lightgbm_objective("push:exp,pow:2")(y, np.zeros(y.shape[0]), None)
+    assert not np.allclose(grad, g_unw)
+    lgbm = lgb.LGBMClassifier(objective=lightgbm_objective("push:exp,pow:2"), n_estimators=1, num_leaves=4,
+                              learning_rate=1.0, min_child_samples=1, min_child_weight=0.0, reg_lambda=0.0,
+                              n_jobs=1, verbose=-1, metric="None").fit(X, y, sample_weight=w)
+    xgbm = xgb.XGBClassifier(objective=xgboost_objective("push:exp,pow:2"), n_estimators=1, max_depth=2, n_jobs=1,
+                             learning_rate=1.0, reg_lambda=0.0, min_child_weight=0.0, base_score=0.0
+                             ).fit(X, y, sample_weight=w)
+    for leaves, raw in ((lgbm.predict(X, pred_leaf=True)[:, 0], lgbm.predict(X, raw_score=True)),
+                        (xgbm.get_booster().predict(xgb.DMatrix(X), pred_leaf=True).ravel(),
+                         xgbm.predict(X, output_margin=True))):
+        newton = np.empty_like(raw, dtype=np.float64)
+        for leaf in np.unique(leaves):
+            rows = leaves == leaf
+            newton[rows] = -grad[rows].sum() / hess[rows].sum()
+        # XGBClassifier reads base_score as a probability (0 → a margin of about −13.8): compare up to a constant
+        assert np.ptp(raw - newton) < 1e-4 * np.abs(newton).max()
