@@ -277,3 +277,18 @@ def test_curvature_does_not_depend_on_threads(spec):
     assert one[0] == two[0]
     np.testing.assert_array_equal(one[1], two[1])
     np.testing.assert_array_equal(one[2], two[2])
+
+
+def test_loss_curvature_check_catches_wrong_sums():
+    from rankcore.losses import SquaredHinge
+    from rankcore.testing import _losses
+
+    class WrongCurvature(SquaredHinge):
+        name = "test-wrong-curvature"
+
+        def curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads=1):
+            P, N = super().curvature_sums(f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads=n_threads)
+            return P, N * (1 + 1e-6)
+
+    with pytest.raises(AssertionError, match="curvature sum N differs"):
+        _losses.check_loss_curvature_sums(WrongCurvature(), np.random.default_rng(0))
