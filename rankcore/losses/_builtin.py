@@ -296,7 +296,7 @@ class SquaredHinge(_TruncatedPower):
         _sorted_sums.positive_sums(1, _f64(f_neg[order_neg]), _f64(c1_neg[order_neg]), f_pos, hinge_e, t)
         # Σ_k c2_k ℓ(f_i − f_k) = Σ_k c2_k ℓ((−f_k) − (−f_i)): the negatives' sum of the mirrored problem.
         mirrored = -f_neg
-        order_m = np.argsort(mirrored)
+        order_m = order_neg[::-1]                       # ascending −f: the negatives' order reversed, no new sort
         swapped, scratch_i = np.empty(I), np.empty(I)
         _sorted_sums.negative_sums(2, _f64(mirrored[order_m]), _f64(c2_neg[order_m]), _f64(-f_pos), swapped,
                                    scratch_i, t)
