@@ -51,6 +51,14 @@ class Loss(Component):
     ``negative_sums``, ``positive_sums``, ``directional_sums``
         Override all three with a faster exact algorithm when the loss has
         structure (the built-in hinge losses use sorting and prefix sums).
+    ``curvature_sums``
+        The sums the push objective's curvature needs (``value_gradient_hessian``,
+        Newton leaves); the default is the exact blocked pairwise loop over
+        ``derivative`` and ``second_derivative``.
+    ``piecewise_linear``
+        True for a loss whose second derivative is zero almost everywhere
+        (``hinge``): the push objective then declares no curvature
+        (``has_hessian`` False) rather than one that is zero on most rows.
     ``exponential_rate``
         A number r when ℓ(z) = exp(−r·z) exactly.  The push objective then
         uses the closed form L_k = e^{r f_k} · Σ_i w_i e^{−r f_i} in log space
@@ -71,6 +79,9 @@ class Loss(Component):
         with δ_ik = h_i − h_k: L1_k = Σ_i w_i ℓ′(f_i − f_k) δ_ik and
         L2_k = Σ_i w_i ℓ″(f_i − f_k) δ_ik² (NaN everywhere when the loss has
         no second derivative): the first two derivatives of L_k(f + αh) in α.
+    ``curvature_sums(f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads=1) -> (P, N)``
+        P_i = Σ_k (w_i c2_k ℓ′(f_i − f_k)² + c1_k ℓ″(f_i − f_k)) and
+        N_k = Σ_i w_i ℓ″(f_i − f_k) (needs ``second_derivative``).
 
     Contract (``rankcore.testing.check_component("loss", spec)``): the shape
     conditions above on a grid; derivatives agree with finite differences;
@@ -81,6 +92,8 @@ class Loss(Component):
     family: ClassVar[str] = "loss"
     #: r such that ℓ(z) = exp(−r z), or None.
     exponential_rate: ClassVar[float | None] = None
+    #: ℓ″ = 0 almost everywhere (the push objective then has no curvature).
+    piecewise_linear: ClassVar[bool] = False
 
     # ------------------------------------------------------------------
     # Pointwise
@@ -126,3 +139,9 @@ class Loss(Component):
         from . import _blocked
 
         return _blocked.directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, n_threads=n_threads)
+
+    def curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads: int = 1):
+        """(P, N): P_i = Σ_k (w_i c2_k ℓ′² + c1_k ℓ″), N_k = Σ_i w_i ℓ″ (the push objective's curvature)."""
+        from . import _blocked
+
+        return _blocked.curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads=n_threads)

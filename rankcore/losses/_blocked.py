@@ -19,7 +19,7 @@ import numpy as np
 #: Pairs evaluated per tile by the NumPy fallback (2 MiB per float64 temporary).
 BLOCK_PAIRS = 1 << 18
 
-__all__ = ["negative_sums", "positive_sums", "directional_sums", "BLOCK_PAIRS"]
+__all__ = ["negative_sums", "positive_sums", "directional_sums", "curvature_sums", "BLOCK_PAIRS"]
 
 
 def _f64(a) -> np.ndarray:
@@ -121,3 +121,31 @@ def directional_sums(loss, f_pos, w_pos, h_pos, f_neg, h_neg, *, n_threads=1):
     if not second:
         L2[:] = np.nan
     return L, L1, L2
+
+
+def curvature_sums(loss, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads=1):
+    """P_i = Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) and N_k = Σ_i w_i ℓ″, pair by pair in tiles.  O(I·K), O(I + K) memory."""
+    f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
+    c1_neg, c2_neg = _f64(c1_neg), _f64(c2_neg)
+    I, K = f_pos.shape[0], f_neg.shape[0]
+    P, N = np.zeros(I), np.zeros(K)
+    out_size, in_size = _tiles(I, K)
+
+    def job_pos(i0, i1):
+        for k0, k1 in _ranges(K, in_size):
+            z = f_pos[i0:i1, None] - f_neg[None, k0:k1]
+            d1 = np.asarray(loss.derivative(z), dtype=np.float64)
+            d2 = np.asarray(loss.second_derivative(z), dtype=np.float64)
+            P[i0:i1] += (w_pos[i0:i1, None] * c2_neg[None, k0:k1] * d1 * d1 + c1_neg[None, k0:k1] * d2).sum(axis=1)
+
+    out_k, in_i = _tiles(K, I)
+
+    def job_neg(k0, k1):
+        for i0, i1 in _ranges(I, in_i):
+            z = f_pos[None, i0:i1] - f_neg[k0:k1, None]
+            d2 = np.asarray(loss.second_derivative(z), dtype=np.float64)
+            N[k0:k1] += (w_pos[None, i0:i1] * d2).sum(axis=1)
+
+    _run([lambda a=a, b=b: job_pos(a, b) for a, b in _ranges(I, out_size)]
+         + [lambda a=a, b=b: job_neg(a, b) for a, b in _ranges(K, out_k)], n_threads)
+    return P, N

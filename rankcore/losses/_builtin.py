@@ -166,6 +166,20 @@ class Logistic(Loss):
         _logistic.directional_sums(b, w_pos, h_pos, a, h_neg, L, L1, L2, bool(np.all(w_pos == 1.0)), int(n_threads))
         return L, L1, L2
 
+    def curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads=1):
+        f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
+        c1_neg, c2_neg = _f64(c1_neg), _f64(c2_neg)
+        factors = self._factors(f_pos, f_neg)
+        if factors is None:
+            return super().curvature_sums(f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads=n_threads)
+        from . import _logistic
+
+        b, a = factors
+        P, N = np.empty(f_pos.shape[0]), np.empty(f_neg.shape[0])
+        _logistic.curvature_positive_sums(b, w_pos, a, c1_neg, c2_neg, P, int(n_threads))
+        _logistic.curvature_negative_sums(b, w_pos, a, N, int(n_threads))
+        return P, N
+
 
 class _TruncatedPower(Loss):
     """ℓ(z) = (1 − z)^m for z < 1, else 0; sums by sorting and prefix sums."""
@@ -224,10 +238,15 @@ class _TruncatedPower(Loss):
 
 
 class Hinge(_TruncatedPower):
-    """ℓ(z) = max(0, 1 − z); sums in O((I + K) log(I + K)) by sorting and prefix sums."""
+    """ℓ(z) = max(0, 1 − z); sums in O((I + K) log(I + K)) by sorting and prefix sums.
+
+    Piecewise linear: its curvature sits in the kink, so the push objective
+    declares none (``has_hessian`` False) and is fitted with gradient steps.
+    """
 
     name = "hinge"
     degree = 1
+    piecewise_linear = True
 
     def value(self, z):
         return np.maximum(0.0, 1.0 - _f64(z))
@@ -255,3 +274,30 @@ class SquaredHinge(_TruncatedPower):
 
     def second_derivative(self, z):
         return np.where(_f64(z) < 1.0, 2.0, 0.0)
+
+    def curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads=1):
+        """By prefix sums, O((I + K) log(I + K)): ℓ″ = 2·1[z < 1] = −2 hinge′, ℓ′² = 4ℓ.
+
+        P_i = 4 w_i Σ_k c2_k ℓ(z_ik) + 2 Σ_{k: z_ik < 1} c1_k and N_k = 2 Σ_{i: z_ik < 1} w_i;
+        the first sum is the negatives' sum with the roles swapped (scores negated).
+        """
+        from . import _sorted_sums
+
+        f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
+        c1_neg, c2_neg = _f64(c1_neg), _f64(c2_neg)
+        f_pos, f_neg = self._center(f_pos, f_neg)
+        I, K = f_pos.shape[0], f_neg.shape[0]
+        t = int(n_threads)
+        order_pos = np.argsort(f_pos)
+        scratch, hinge_d = np.empty(K), np.empty(K)
+        _sorted_sums.negative_sums(1, _f64(f_pos[order_pos]), _f64(w_pos[order_pos]), f_neg, scratch, hinge_d, t)
+        order_neg = np.argsort(f_neg)
+        hinge_e = np.empty(I)
+        _sorted_sums.positive_sums(1, _f64(f_neg[order_neg]), _f64(c1_neg[order_neg]), f_pos, hinge_e, t)
+        # Σ_k c2_k ℓ(f_i − f_k) = Σ_k c2_k ℓ((−f_k) − (−f_i)): the negatives' sum of the mirrored problem.
+        mirrored = -f_neg
+        order_m = order_neg[::-1]                       # ascending −f: the negatives' order reversed, no new sort
+        swapped, scratch_i = np.empty(I), np.empty(I)
+        _sorted_sums.negative_sums(2, _f64(mirrored[order_m]), _f64(c2_neg[order_m]), _f64(-f_pos), swapped,
+                                   scratch_i, t)
+        return 4.0 * w_pos * swapped - 2.0 * hinge_e, -2.0 * hinge_d

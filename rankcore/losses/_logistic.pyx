@@ -188,3 +188,79 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
                     L[k] = L[k] + INV_LN2 * v
                     L1[k] = L1[k] - INV_LN2 * s1
                     L2[k] = L2[k] + INV_LN2 * s2
+
+
+def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
+                            const double[::1] w,   # IN  (I,) positives' weights
+                            const double[::1] a,   # IN  (K,) e^{f_k − s}
+                            double[::1] N,         # OUT (K,) Σ_i w_i ℓ″(f_i − f_k)
+                            int n_threads=1):
+    """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair."""
+    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
+    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
+    cdef double ak, t, q, s0, s1
+    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
+    with nogil:
+        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+            k_end = min((c + 1) * CHUNK, K)
+            for k in range(c * CHUNK, k_end):
+                N[k] = 0.0
+            for tt in range((I + TILE - 1) // TILE):
+                i0 = tt * TILE
+                i_end = min(i0 + TILE, I)
+                for k in range(c * CHUNK, k_end):
+                    ak = a[k]
+                    s0 = 0.0
+                    s1 = 0.0
+                    i = i0
+                    while i + 2 <= i_end:
+                        t = ak * b[i]
+                        q = 1.0 / (1.0 + t)
+                        s0 = s0 + w[i] * t * q * q
+                        t = ak * b[i + 1]
+                        q = 1.0 / (1.0 + t)
+                        s1 = s1 + w[i + 1] * t * q * q
+                        i = i + 2
+                    while i < i_end:
+                        t = ak * b[i]
+                        q = 1.0 / (1.0 + t)
+                        s0 = s0 + w[i] * t * q * q
+                        i = i + 1
+                    N[k] = N[k] + INV_LN2 * (s0 + s1)
+
+
+def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
+                            const double[::1] w,    # IN  (I,) positives' weights
+                            const double[::1] a,    # IN  (K,) e^{f_k − s}
+                            const double[::1] c1,   # IN  (K,) weights of ℓ″
+                            const double[::1] c2,   # IN  (K,) weights of ℓ′²
+                            double[::1] P,          # OUT (I,) Σ_k (w_i c2_k ℓ′² + c1_k ℓ″)
+                            int n_threads=1):
+    """P_i = Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) (in bits: ℓ′² = t² / ((1 + t) ln 2)², ℓ″ = t / ((1 + t)² ln 2)).
+
+    O(I·K) time, no transcendental per pair.
+    """
+    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
+    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
+    cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
+    cdef double bi, t, q, s1, s2
+    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
+    with nogil:
+        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
+            i_end = min((c + 1) * CHUNK, I)
+            for i in range(c * CHUNK, i_end):
+                P[i] = 0.0
+            for tt in range((K + TILE - 1) // TILE):
+                k0 = tt * TILE
+                k_end = min(k0 + TILE, K)
+                for i in range(c * CHUNK, i_end):
+                    bi = b[i]
+                    s1 = 0.0
+                    s2 = 0.0
+                    for k in range(k0, k_end):
+                        t = a[k] * bi
+                        q = t / (1.0 + t)
+                        s1 = s1 + c1[k] * q / (1.0 + t)
+                        s2 = s2 + c2[k] * q * q
+                    P[i] = P[i] + INV_LN2 * s1 + w[i] * INV_LN2 * INV_LN2 * s2

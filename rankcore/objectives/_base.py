@@ -101,6 +101,28 @@ Sample weights
     weights raises ``ValueError`` naming itself when given non-None weights;
     the estimator reports it.
 
+Curvature: Newton leaves (optional)
+===================================
+Learners that fit a whole tree per iteration (``trees``) and the LightGBM /
+XGBoost adapters (:mod:`rankcore.gbdt`) want, besides ∇J, a positive
+per-row curvature: the Newton value of a leaf is −Σ g_n / Σ h_n over its
+rows.  A bound objective that can give it sets ``has_hessian`` (True) and
+implements :meth:`BoundObjective.value_gradient_hessian`, returning
+(J, ∇J, h) with h a float64 array of the scores' shape, **finite and
+strictly positive**: a diagonal curvature surrogate of J, clipped below by
+:data:`HESSIAN_FLOOR`.  It is the exact diagonal of ∇²J where that is
+non-negative and cheap, or a documented majorant (each objective's docstring
+says which).  Objectives without it (``has_hessian`` False; the piecewise-
+linear ones) are fitted with gradient leaves and the driver's line search.
+
+A plugin objective gets Newton leaves by overriding
+:meth:`Objective.value_gradient_hessian` (``(y, scores, sample_weight) ->
+(value, gradient, hessian)``); the default binding forwards it and clips it
+at the floor.  A :class:`SeparableObjective` implements
+:meth:`SeparableObjective.block_gradient_hessian` (a row's gradient and
+curvature from its own label, weight, score and the merged stage results G
+only), so blocked and Dask backends get the curvature block by block.
+
 Binding: precomputation and the Dask seam
 =========================================
 The driver calls ``objective.bind(y, sample_weight, n_threads=...)`` once per
@@ -129,12 +151,26 @@ import numpy as np
 from ..spec import Component
 
 __all__ = [
+    "HESSIAN_FLOOR",
     "Objective",
     "BoundObjective",
     "SeparableObjective",
     "LinePoint",
     "RowBlock",
 ]
+
+
+#: The floor below which a curvature (``value_gradient_hessian``'s h) is clipped.
+#: Absolute, in the units of J per squared score: small enough that it only
+#: replaces curvatures that underflowed or vanish (a class with one row, a row
+#: whose weight underflowed), never a curvature a Newton step relies on; a
+#: floor only ever shortens a Newton step −g/h.
+HESSIAN_FLOOR = 1e-14
+
+
+def clip_hessian(hess: np.ndarray, floor: float = HESSIAN_FLOOR) -> np.ndarray:
+    """``hess`` clipped below at ``floor``, in place; returns it (NaN stays NaN: callers check finiteness)."""
+    return np.maximum(hess, floor, out=hess)
 
 
 @dataclass(frozen=True)
@@ -243,6 +279,21 @@ class Objective(Component):
         """
         raise NotImplementedError(f"objective {self.spec!r} must implement value_and_gradient(y, scores, sample_weight)")
 
+    def value_gradient_hessian(
+        self, y: np.ndarray, scores: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> tuple[float, np.ndarray, np.ndarray]:
+        """Optional: (J, ∇J, h) with h a positive diagonal curvature of J (Newton leaves).
+
+        Override it to give trees and the LightGBM/XGBoost adapters Newton
+        leaves; the default binding then forwards it (``has_hessian`` True),
+        refuses a non-finite h with ValueError and clips h below at
+        :data:`HESSIAN_FLOOR` (negative entries included).  h should be the diagonal
+        of ∇²J, or a positive surrogate of it (say which in the docstring).
+        Not overriding it is fine: the driver then uses gradient leaves and
+        its line search.
+        """
+        raise NotImplementedError(f"objective {self.spec!r} provides no curvature (value_gradient_hessian)")
+
     def line_derivatives(
         self,
         y: np.ndarray,
@@ -341,6 +392,34 @@ class BoundObjective:
         """J at the scores of every row."""
         return float(self.value_and_gradient(scores)[0])
 
+    @property
+    def has_hessian(self) -> bool:
+        """Whether :meth:`value_gradient_hessian` is available (False by default)."""
+        return False
+
+    def value_gradient_hessian(self, scores: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """(J, ∇J, h) at the scores of every row, h a positive diagonal curvature surrogate of J.
+
+        Returns
+        -------
+        value : float
+            J, as :meth:`value_and_gradient` gives it.
+        gradient : ndarray of float64, shape (n,)
+            ∇J, as :meth:`value_and_gradient` gives it.
+        hessian : ndarray of float64, shape (n,)
+            Finite and ≥ :data:`HESSIAN_FLOOR`: the diagonal of ∇²J or the
+            documented surrogate of the objective.
+
+        Raises
+        ------
+        NotImplementedError
+            When :attr:`has_hessian` is False.
+        """
+        raise NotImplementedError(
+            f"objective {self.objective.spec!r} provides no curvature (has_hessian is False); "
+            "use value_and_gradient and a line search"
+        )
+
     def line(self, scores: np.ndarray, direction: np.ndarray) -> LineFunction:
         """α ↦ :class:`LinePoint` of φ(α) = J(scores + α·direction).
 
@@ -366,6 +445,26 @@ class _DefaultBound(BoundObjective):
                 f"objective {self.objective.spec!r}: gradient has shape {grad.shape}, expected {scores.shape}"
             )
         return float(value), grad
+
+    @property
+    def has_hessian(self) -> bool:
+        return type(self.objective).value_gradient_hessian is not Objective.value_gradient_hessian
+
+    def value_gradient_hessian(self, scores):
+        if not self.has_hessian:
+            return super().value_gradient_hessian(scores)
+        value, grad, hess = self.objective.value_gradient_hessian(self.y, scores, self.sample_weight)
+        grad = np.asarray(grad, dtype=np.float64)
+        hess = np.array(hess, dtype=np.float64)       # a copy: clipped in place below
+        for what, arr in (("gradient", grad), ("hessian", hess)):
+            if arr.shape != scores.shape:
+                raise ValueError(
+                    f"objective {self.objective.spec!r}: {what} has shape {arr.shape}, expected {scores.shape}"
+                )
+        if not np.isfinite(hess).all():
+            raise ValueError(f"objective {self.objective.spec!r}: value_gradient_hessian returned a non-finite "
+                             "hessian; it must be a finite positive curvature")
+        return float(value), grad, clip_hessian(hess)
 
     def line(self, scores, direction):
         objective = self.objective
@@ -418,7 +517,9 @@ class SeparableObjective(BoundObjective):
     ``merge_partials(stage, parts) -> ndarray`` (associative)
     ``finish(G, with_direction=False) -> LinePoint`` (alpha field unused)
     ``block_gradient(block, G) -> ndarray``
-    Optional: ``block_line_summary(block, h_block, values, G, gradient=None)``,
+    Optional: ``block_gradient_hessian(block, G) -> (gradient, hessian)`` (the
+    curvature of :meth:`BoundObjective.value_gradient_hessian`, per row from G;
+    ``has_hessian`` is then True), ``block_line_summary(block, h_block, values, G, gradient=None)``,
     ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)`` and
     ``stages_after_step(summary, values, G, alpha)``.
     """
@@ -439,6 +540,22 @@ class SeparableObjective(BoundObjective):
 
     def block_gradient(self, block: RowBlock, G: Sequence[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
+
+    def block_gradient_hessian(self, block: RowBlock, G: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(gradient, hessian) of the rows of ``block`` from the merged stage results ``G`` only.
+
+        The gradient equals :meth:`block_gradient`'s; the hessian is the
+        objective's positive diagonal curvature (see
+        :meth:`BoundObjective.value_gradient_hessian`), already clipped at
+        :data:`HESSIAN_FLOOR`.  Implement it to make ``has_hessian`` True.
+        """
+        raise NotImplementedError(
+            f"objective {self.objective.spec!r} provides no curvature (has_hessian is False)"
+        )
+
+    @property
+    def has_hessian(self) -> bool:
+        return type(self).block_gradient_hessian is not SeparableObjective.block_gradient_hessian
 
     def block_line_summary(self, block: RowBlock, h: np.ndarray, values: np.ndarray,
                            G: Sequence[np.ndarray], gradient: np.ndarray | None = None) -> np.ndarray | None:
@@ -492,6 +609,14 @@ class SeparableObjective(BoundObjective):
 
     def value(self, scores):
         return self.finish(self.reduce([self._block(scores)])).value
+
+    def value_gradient_hessian(self, scores):
+        if not self.has_hessian:
+            return super().value_gradient_hessian(scores)
+        block = self._block(scores)
+        G = self.reduce([block])
+        grad, hess = self.block_gradient_hessian(block, G)
+        return self.finish(G).value, grad, hess
 
     def line(self, scores, direction):
         block = self._block(scores)

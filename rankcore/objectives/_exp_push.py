@@ -18,6 +18,24 @@ L_k = e^{r f_k} · S with S = Σ_i w_i e^{−r f_i}, so
 
 This is exactly the chunk-wise computation of the Dask issue: each block
 contributes log-sum-exps with its own offset, merged by ``logaddexp``.
+
+Curvature (``value_gradient_hessian``, ``block_gradient_hessian``): the
+diagonal of ∇²R / R = ∂²J/∂f_n² + (∂J/∂f_n)², the push family's curvature
+(see ``PushObjective``).  With σ_i = w_i e^{−r f_i − A} (the positives'
+softmax) and, for the negatives, π_k = v_k g(L_k)/R,
+q1_k = g′(L_k) L_k / g(L_k), q2_k = g″(L_k) L_k² / g(L_k):
+
+* homogeneous price of degree d: h_i = d r² σ_i (1 + (d − 1) σ_i) and
+  h_k = d² r² ρ_k, ρ_k = v_k e^{d r f_k − B} -- the gradient's own
+  weights, computed in the gradient's own pass (``gradient_hessian``: one
+  exponential per row, no cancellation);
+* any other price: h_i = r² σ_i (m₁ + σ_i M₂) with m₁ = Σ_k π_k q1_k and
+  M₂ = Σ_k π_k q2_k (the second stage's sums), and
+  h_k = r² π_k (q1_k + q2_k).
+
+Both are clipped below at ``HESSIAN_FLOOR`` (they vanish only for rows whose
+weight underflowed).  O(n) per call, row-separable from the merged stage
+results like the gradient.
 """
 
 from __future__ import annotations
@@ -27,7 +45,7 @@ import math
 import numpy as np
 
 from . import _exp_kernels
-from ._base import LinePoint, SeparableObjective
+from ._base import HESSIAN_FLOOR, LinePoint, SeparableObjective, clip_hessian
 
 __all__ = ["ExpPushProblem"]
 
@@ -156,6 +174,47 @@ class ExpPushProblem(SeparableObjective):
         with np.errstate(over="ignore"):
             out[neg] = r * w[neg] * np.exp(self.price.log_derivative(u) + u - J)
         return out
+
+    @property
+    def has_hessian(self) -> bool:
+        """True for homogeneous prices, and for others when the price has g″."""
+        return self.degree is not None or self.has_second
+
+    def block_gradient_hessian(self, block, G):
+        """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only."""
+        if not self.has_hessian:
+            return super().block_gradient_hessian(block, G)
+        y = _as_int8(block.y)
+        r = self.rate
+        if self.degree is not None:
+            # One pass: the gradient's exponential gives σ_i (positives) and ρ_k (negatives) too.
+            d = self.degree
+            A, B = float(G[0][0]), float(G[0][3])
+            w = np.ascontiguousarray(block.weight, dtype=np.float64)
+            f = np.ascontiguousarray(block.scores, dtype=np.float64)
+            grad, hess = np.empty(f.shape[0]), np.empty(f.shape[0])
+            _exp_kernels.gradient_hessian(y, w, f, -r, A, d * r, d * r * r, d * (d - 1.0) * r * r,
+                                          d * r, B, d * r, d * d * r * r, HESSIAN_FLOOR, grad, hess, self.n_threads)
+            return grad, hess
+        grad = self.block_gradient(block, G)
+        pos = y != 0
+        neg = ~pos
+        hess = np.empty_like(grad)
+        m1, m2 = float(G[1][1]), float(G[1][2])
+        big_m2 = m2 - m1                                   # Σ π q2 (the stage sums carry q2 + q1)
+        # positives: ∂J/∂f_i = −r σ_i m1, so σ_i from the gradient (m1 > 0 whenever R > 0)
+        sigma = -grad[pos] / (r * m1) if m1 > 0 else np.zeros(int(pos.sum()))
+        hess[pos] = r * r * sigma * (m1 + sigma * big_m2)
+        # negatives: π q1 = ∂J/∂f_k / r; π q2 from the price's log forms
+        w = np.ascontiguousarray(block.weight, dtype=np.float64)
+        f = np.ascontiguousarray(block.scores, dtype=np.float64)
+        live = w[neg] > 0
+        u = r * f[neg] + float(G[0][0])
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            t2 = np.exp(np.log(w[neg]) + self.price.log_second_derivative(u) + 2.0 * u - float(G[1][0]))
+        t2 = np.where(live, t2, 0.0)
+        hess[neg] = r * (grad[neg] + r * t2)
+        return grad, clip_hessian(hess)
 
     # ------------------------------------------------------------------
     # Compressed line search for directions with few values

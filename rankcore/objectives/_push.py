@@ -13,6 +13,31 @@ Two bound forms:
 * :class:`PairwisePushProblem` for every other loss: the loss's pairwise sums
   (sorted prefix sums for the hinge losses, the exact blocked kernel for the
   logistic and third-party losses), combined with the price in log space.
+
+Curvature (``value_gradient_hessian``; Newton leaves for trees and the
+LightGBM/XGBoost adapters): h_n = (∂²R/∂f_n²) / R = ∂²J/∂f_n² + (∂J/∂f_n)²,
+the diagonal of the Hessian of R itself in the units of J, clipped below at
+``HESSIAN_FLOOR``.  Why not the diagonal of ∇²J = ∇²log R: J is a
+log-sum-exp over negatives, and where one term dominates (one negative on
+top at p = 64, one positive far below the rest) J is nearly *linear* in
+that row's score: ∂²J/∂f² → 0 while ∂J/∂f stays of order d·r, so a Newton
+leaf −g/h would move the row without bound.  R″/R keeps the step at R's
+own Newton step (1/(d·r) for that negative), it is ≥ ∂²J/∂f² (a majorant:
+steps never longer than J's Newton step where J is convex), and it is ≥ 0
+because R is convex.  It is also the curvature the driver's line search
+uses (R″/R = J″ + J′²).  The exact diagonal of ∇²J is ``h − g²``.
+With c_k = v_k g′(L_k)/R and c2_k = v_k g″(L_k)/R:
+
+    h_i = w_i Σ_k (w_i c2_k ℓ′(z_ik)² + c_k ℓ″(z_ik))     (positives)
+    h_k = c2_k D_k² + c_k Σ_i w_i ℓ″(z_ik)                 (negatives)
+
+from the loss's ``curvature_sums``: prefix sums for ``sqhinge``
+(O((I + K) log(I + K))), the factorized pair loop for ``logistic`` (O(I·K)
+time like its gradient, no exp per pair), the closed forms of the
+exponential path (O(n)).  ``hinge`` is piecewise linear (ℓ″ = 0 almost
+everywhere; with the identity price h would vanish on every row):
+``has_hessian`` is False and it is fitted with gradient steps.  A price or
+loss without a second derivative also gives ``has_hessian`` False.
 """
 
 from __future__ import annotations
@@ -24,7 +49,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..spec import Component, Parameter, SpecError
-from ._base import BoundObjective, LinePoint, Objective
+from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
 __all__ = ["PushObjective", "PairwisePushProblem"]
 
@@ -132,6 +157,11 @@ class PairwisePushProblem(BoundObjective):
             self.log_v = np.log(self.v_neg)
         self.second = loss.has_second_derivative and price.has_second_derivative
 
+    @property
+    def has_hessian(self) -> bool:
+        """ℓ″ and g″ exist and the loss is not piecewise linear (see the module docs)."""
+        return self.second and not getattr(self.loss, "piecewise_linear", False)
+
     def _value_from_sums(self, L: np.ndarray):
         log_l = _log_nonneg(L)
         with np.errstate(invalid="ignore"):
@@ -155,6 +185,33 @@ class PairwisePushProblem(BoundObjective):
         grad[self.pos] = self.w_pos * E
         grad[self.neg] = -c * D
         return value, grad
+
+    def value_gradient_hessian(self, scores):
+        """(J, ∇J, diagonal of ∇²R / R clipped at the floor); the loss's sums, O(its gradient's cost)."""
+        if not self.has_hessian:
+            return super().value_gradient_hessian(scores)
+        f_pos = np.ascontiguousarray(scores[self.pos])
+        f_neg = np.ascontiguousarray(scores[self.neg])
+        t = self.n_threads
+        L, D = self.loss.negative_sums(f_pos, self.w_pos, f_neg, n_threads=t)
+        value, log_l = self._value_from_sums(L)
+        grad = np.zeros(scores.shape[0])
+        hess = np.zeros(scores.shape[0])
+        if not math.isfinite(value):
+            return value, grad, clip_hessian(hess)
+        live = self.v_neg > 0
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            c = np.where(live, self.v_neg * np.exp(self.price.log_derivative(log_l) - value), 0.0)
+            # g″ at L = 0 may be infinite (pow:p with p < 2), but then no pair of that negative is
+            # active (ℓ′ = D_k = 0), so it contributes nothing.
+            c2 = np.where(live & (L > 0), self.v_neg * np.exp(self.price.log_second_derivative(log_l) - value), 0.0)
+        E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=t)
+        P, N = self.loss.curvature_sums(f_pos, self.w_pos, f_neg, c, c2, n_threads=t)
+        grad[self.pos] = self.w_pos * E
+        grad[self.neg] = -c * D
+        hess[self.pos] = self.w_pos * P
+        hess[self.neg] = c2 * D * D + c * N
+        return value, grad, clip_hessian(hess)
 
     def value(self, scores):
         L, _ = self.loss.negative_sums(np.ascontiguousarray(scores[self.pos]), self.w_pos,

@@ -21,6 +21,11 @@ has linear models).
   −∞), so as an objective it is accepted only for k >= n₊, where it equals
   ``avg`` (its default k is ``n+``).
 * Sample weights are not supported.
+* **No curvature** (``has_hessian`` False).  The surrogates are piecewise
+  linear in the scores: their second derivative is zero wherever it exists,
+  so there is no diagonal curvature to give a Newton leaf.  Trees fit them
+  with gradient leaves and the driver's line search; the LightGBM/XGBoost
+  adapters (``rankcore.gbdt``) pass a constant curvature (documented there).
 * **Ties.**  The surrogates are piecewise linear with a kink wherever two
   scores tie: everywhere at the all-zero start, and within every leaf of the
   weak rankers.  There the (tie-averaged) subgradient need not descend along

@@ -21,6 +21,10 @@ As row-block reductions (:class:`~rankcore.objectives.SeparableObjective`),
 each block contributes (W, mean a, M2 a, mean h, M2 h, co-moment of a and h)
 merged by Chan's pairwise update: numerically stable, associative, O(1) per
 block -- the seam the blocked (Dask) backends use.
+
+Curvature (Newton leaves): the exact diagonal of ∇²J,
+∂²J/∂f_i² = 4 w_i (1 − w_i / W) / W, positive for every row of positive
+weight when there are two or more; clipped below at ``HESSIAN_FLOOR``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..objectives._base import LinePoint, Objective, RowBlock, SeparableObjective
+from ..objectives._base import LinePoint, Objective, RowBlock, SeparableObjective, clip_hessian
 
 __all__ = ["MagnitudePreservingSquared"]
 
@@ -136,3 +140,10 @@ class _MPSquaredProblem(SeparableObjective):
         w = np.asarray(block.weight, dtype=np.float64)
         a = np.asarray(block.y, dtype=np.float64) - np.asarray(block.scores, dtype=np.float64)
         return (-4.0 / W) * w * (a - mean_a)
+
+    def block_gradient_hessian(self, block: RowBlock, G):
+        """(∇J, exact diagonal 4 w (1 − w/W) / W clipped at the floor) of the block's rows."""
+        W = float(G[0][0])
+        w = np.asarray(block.weight, dtype=np.float64)
+        hess = (4.0 / W) * w * (1.0 - w / W)
+        return self.block_gradient(block, G), clip_hessian(hess)

@@ -114,6 +114,28 @@ def check_loss_pairwise_sums(loss, rng):
                 assert np.isnan(got[2]).all(), f"loss {loss.spec!r}: L2 must be NaN without a second derivative"
 
 
+def check_loss_curvature_sums(loss, rng):
+    """curvature_sums agrees with explicit pairs (1 and 2 threads), for losses with a second derivative."""
+    if not loss.has_second_derivative:
+        return
+    for trial in range(4):
+        f_pos, f_neg = _random_scores(rng)
+        I, K = f_pos.size, f_neg.size
+        w_pos = rng.uniform(0.2, 2.0, I)
+        c1, c2 = rng.uniform(0.0, 2.0, K), rng.uniform(0.0, 2.0, K)
+        z = f_pos[None, :] - f_neg[:, None]                     # (K, I)
+        d1, d2 = loss.derivative(z), loss.second_derivative(z)
+        P = (w_pos[None, :] * c2[:, None] * d1 * d1 + c1[:, None] * d2).sum(axis=0)
+        N = (w_pos[None, :] * d2).sum(axis=1)
+        for n_threads in (1, 2):
+            got_P, got_N = loss.curvature_sums(f_pos, w_pos, f_neg, c1, c2, n_threads=n_threads)
+            for name, a, b in (("P", got_P, P), ("N", got_N, N)):
+                assert np.asarray(a).shape == b.shape, f"loss {loss.spec!r}: curvature sum {name} has shape {np.shape(a)}"
+                assert np.all(np.abs(a - b) <= 1e-9 * np.maximum(1.0, np.abs(b))), (
+                    f"loss {loss.spec!r}: curvature sum {name} differs from the explicit pairs "
+                    f"(max abs error {np.max(np.abs(a - b)):.3g}, n_threads={n_threads})")
+
+
 def check_loss_inputs_untouched(loss, rng):
     """The pairwise sums do not modify their inputs (read-only arrays accepted)."""
     f_pos, f_neg = rng.normal(size=5), rng.normal(size=7)
@@ -137,6 +159,7 @@ CHECKS = [
     check_loss_derivatives,
     check_loss_exponential_rate,
     check_loss_pairwise_sums,
+    check_loss_curvature_sums,
     check_loss_inputs_untouched,
     check_loss_spec_round_trip,
 ]

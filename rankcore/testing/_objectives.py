@@ -138,6 +138,58 @@ def check_objective_separable_blocks(objective, rng):
                 f"objective {objective.spec!r}: the compressed line search differs at α={alpha}")
 
 
+def check_objective_curvature(objective, rng):
+    """With ``has_hessian``: value_gradient_hessian agrees with value_and_gradient, h is finite,
+    ≥ HESSIAN_FLOOR, float64 of the scores' shape, and the gradient matches finite differences of
+    J along random directions.  Without it: value_gradient_hessian raises NotImplementedError."""
+    from ..objectives._base import HESSIAN_FLOOR
+
+    y, w, bound = _bound(objective, rng, n=24, weights=objective.supports_sample_weight)
+    spec = objective.spec
+    has = bound.has_hessian
+    assert isinstance(has, bool), f"objective {spec!r}: has_hessian must be a bool, got {has!r}"
+    scores = rng.normal(size=y.shape[0])
+    if not has:
+        try:
+            bound.value_gradient_hessian(scores)
+        except NotImplementedError:
+            return
+        raise AssertionError(f"objective {spec!r}: has_hessian is False but value_gradient_hessian returned")
+    for s in (np.zeros(y.shape[0]), scores, 30.0 * scores):
+        s.setflags(write=False)
+        value, grad, hess = bound.value_gradient_hessian(s)
+        v2, g2 = bound.value_and_gradient(s)
+        assert isinstance(value, float) and math.isclose(value, v2, rel_tol=1e-12, abs_tol=1e-12), (
+            f"objective {spec!r}: value_gradient_hessian's value {value!r} != value_and_gradient's {v2!r}")
+        np.testing.assert_allclose(grad, g2, rtol=1e-12, atol=1e-15,
+                                   err_msg=f"objective {spec!r}: value_gradient_hessian's gradient differs")
+        assert isinstance(hess, np.ndarray) and hess.dtype == np.float64 and hess.shape == s.shape, (
+            f"objective {spec!r}: hessian must be float64 of shape {s.shape}")
+        assert np.isfinite(hess).all(), f"objective {spec!r}: non-finite hessian"
+        assert (hess >= HESSIAN_FLOOR).all(), (
+            f"objective {spec!r}: hessian below the floor {HESSIAN_FLOOR}: min {hess.min()!r}")
+    _, grad, _ = bound.value_gradient_hessian(scores)
+    eps = 1e-6
+    for _ in range(3):
+        d = rng.normal(size=y.shape[0])
+        fd = (bound.value(scores + eps * d) - bound.value(scores - eps * d)) / (2 * eps)
+        assert math.isclose(float(grad @ d), fd, rel_tol=1e-5, abs_tol=1e-7 * max(1.0, np.abs(grad).sum())), (
+            f"objective {spec!r}: ⟨∇J, d⟩ = {float(grad @ d)} but finite differences give {fd}")
+    if bound.separable:
+        from ..objectives._base import RowBlock
+
+        weight = np.ones(y.shape[0]) if w is None else w
+        cuts = [0, 7, 8, y.shape[0]]
+        blocks = [RowBlock(y[a:b], weight[a:b], scores[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+        G = bound.reduce(blocks)
+        parts = [bound.block_gradient_hessian(b, G) for b in blocks]
+        _, grad, hess = bound.value_gradient_hessian(scores)
+        np.testing.assert_allclose(np.concatenate([g for g, _ in parts]), grad, rtol=1e-11, atol=1e-15,
+                                   err_msg=f"objective {spec!r}: blocked gradient (with hessian) differs")
+        np.testing.assert_allclose(np.concatenate([h for _, h in parts]), hess, rtol=1e-10, atol=1e-15,
+                                   err_msg=f"objective {spec!r}: blocked hessian differs")
+
+
 def check_objective_spec_round_trip(objective, rng):
     from ..registry import resolve
 
@@ -150,5 +202,6 @@ CHECKS = [
     check_objective_line_function,
     check_objective_sample_weight_multiplicity,
     check_objective_separable_blocks,
+    check_objective_curvature,
     check_objective_spec_round_trip,
 ]

@@ -1,0 +1,214 @@
+"""What the LightGBM and XGBoost adapters share: objectives and metrics as (labels, scores) functions.
+
+The library-specific classes (``_lightgbm.py``, ``_xgboost.py``) only unpack
+their library's call conventions and call :class:`ObjectiveAdapter` or
+:class:`MetricAdapter`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..objectives._base import Objective
+from ..registry import resolve
+from ..spec import Component
+
+__all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels"]
+
+
+def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
+    """The library's float labels as rankcore takes them.
+
+    Bipartite: exactly two distinct finite values, the greater is relevant ->
+    int8 0/1.  Graded: finite float64 grades.
+    """
+    y = np.asarray(labels, dtype=np.float64).ravel()
+    if y.size == 0:
+        raise ValueError(f"{what}: expected at least one label, got none")
+    if not np.isfinite(y).all():
+        raise ValueError(f"{what}: labels must be finite, got NaN or inf")
+    if task == "graded":
+        return np.ascontiguousarray(y)
+    values = np.unique(y)
+    if values.size != 2:
+        raise ValueError(
+            f"{what}: needs labels with exactly two values (the greater is the relevant class), "
+            f"got {values.size} distinct value(s) {values[:5].tolist()}"
+        )
+    return np.ascontiguousarray(y == values[1], dtype=np.int8)
+
+
+def _weights(weight: Any, n: int, *, what: str) -> np.ndarray | None:
+    if weight is None:
+        return None
+    w = np.asarray(weight, dtype=np.float64).ravel()
+    if w.size == 0:
+        return None
+    if w.shape[0] != n:
+        raise ValueError(f"{what}: {w.shape[0]} sample weights for {n} rows")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"{what}: sample weights must be finite and >= 0")
+    return np.ascontiguousarray(w)
+
+
+def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
+    s = np.asarray(preds, dtype=np.float64)
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    if s.ndim != 1 or s.shape[0] != n:
+        raise ValueError(f"{what}: expected one raw score per row ({n}), got an array of shape {s.shape} "
+                         "(multi-class and multi-output models are not supported)")
+    if not np.isfinite(s).all():
+        raise ValueError(f"{what}: the library passed non-finite raw scores")
+    return np.ascontiguousarray(s)
+
+
+class ObjectiveAdapter:
+    """A registered objective as a per-row (gradient, curvature) function of raw scores.
+
+    Parameters
+    ----------
+    objective : str or rankcore.Objective
+        A spec (``"push:exp,pow:4"``, ``"prec@k-avg:0.05"``) or a configured
+        objective.
+    random_state : int, default 0
+        Seeds the tie-break offset of non-smooth objectives (see below).
+    n_jobs : int or None, default None
+        Threads of rankcore's kernels (None: every core).
+
+    What the library receives
+    -------------------------
+    * **Gradient and curvature of n·J**, n the number of training rows: the
+      objective's working value J (``log R`` for the push objectives) is a
+      single number for the whole data set, its per-row derivatives are of
+      order 1/n.  Multiplying by n does not move the minimizer; it makes the
+      per-row curvatures of order 1, as for the libraries' own per-row losses,
+      so their defaults (``min_sum_hessian_in_leaf=1e-3``, ``min_child_weight=1``,
+      ``lambda_l2``/``reg_lambda``) mean what they usually mean.
+    * **Curvature** from the objective's ``value_gradient_hessian`` when it
+      has one (``has_hessian``; see ``docs/push.md``): Newton leaves.
+      **Warning:** an objective without curvature (the piecewise-linear
+      ``prec@k-*`` surrogates, ``push:hinge,*``, plugins that give none) gets
+      a constant: every row's curvature is the largest |gradient| of the
+      call.  A leaf's value is then its mean gradient over that constant,
+      never more than 1 in magnitude: a normalized gradient step, whose size
+      ``learning_rate`` sets alone.  Newton leaves are not available for them.
+    * **Ties.**  An objective with ``tie_break_scale = s > 0`` (the precision@k
+      surrogates) is evaluated at the library's raw scores plus a fixed
+      offset: a permutation (seeded by ``random_state``) of n evenly spaced
+      values spanning [−s/2, s/2], as rankcore's own estimators start from
+      (``rankcore.push._tie_break``).  Both libraries start every row at the
+      same raw score, where such an objective has a kink at every pair and
+      its subgradient need not descend; with the offset no two rows tie.  The
+      offset is never part of the library's model.
+    * **Labels**: two distinct values, the greater is relevant (graded
+      objectives take the labels as grades).  **Sample weights** are passed to
+      the objective (which refuses them if it cannot honour them).
+
+    The adapter keeps the last binding (labels, weights) and reuses it while
+    the library passes the same labels, so a call costs one evaluation of
+    the objective.  It holds no other state: LightGBM deep-copies it with its
+    parameters, and scikit-learn's ``clone`` does too.
+    """
+
+    def __init__(self, objective: str | Objective, *, random_state: int | None = 0, n_jobs: int | None = None):
+        from ..push._tie_break import check_tie_break_scale
+        from ..validation import effective_n_threads
+
+        self.objective = resolve("objective", objective)
+        self.spec = self.objective.spec
+        self.random_state = random_state
+        self.n_threads = effective_n_threads(n_jobs)
+        self.tie_break_scale = check_tie_break_scale(self.objective)
+        self._bound = None
+        self._bound_key: tuple | None = None
+        self._offset: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r})"
+
+    def _bind(self, y: np.ndarray, w: np.ndarray | None):
+        key = self._bound_key
+        if key is not None and key[0].shape == y.shape and np.array_equal(key[0], y) and (
+                (w is None and key[1] is None) or (w is not None and key[1] is not None and np.array_equal(key[1], w))):
+            return self._bound
+        self.objective.check_target(y, w)
+        self._bound = self.objective.bind(y, w, n_threads=self.n_threads)
+        self._bound_key = (y.copy(), None if w is None else w.copy())
+        if self.tie_break_scale > 0:
+            from ..push._tie_break import tie_break_offsets
+
+            self._offset = tie_break_offsets(y.shape[0], self.tie_break_scale, self.random_state)
+        return self._bound
+
+    @property
+    def has_hessian(self) -> bool | None:
+        """Whether the objective bound to the last data gives curvature (None before the first call)."""
+        return None if self._bound is None else self._bound.has_hessian
+
+    def gradient_hessian(self, labels: Any, preds: Any, weight: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring)."""
+        what = f"objective {self.spec!r}"
+        y = relevance_labels(labels, self.objective.task, what=what)
+        n = y.shape[0]
+        w = _weights(weight, n, what=what)
+        scores = _scores(preds, n, what=what)
+        bound = self._bind(y, w)
+        if self._offset is not None:
+            scores = scores + self._offset
+        if bound.has_hessian:
+            _, grad, hess = bound.value_gradient_hessian(scores)
+            grad = grad * n
+            hess = hess * n
+        else:
+            _, grad = bound.value_and_gradient(scores)
+            grad = np.asarray(grad, dtype=np.float64) * n
+            top = float(np.abs(grad).max()) if grad.size else 0.0
+            hess = np.full(n, top if top > 0 and math.isfinite(top) else 1.0)
+        if not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            raise FloatingPointError(f"{what}: non-finite gradient or curvature at the library's scores")
+        return grad, hess
+
+
+class MetricAdapter:
+    """A registered scalar metric as a function of (labels, raw scores).
+
+    Parameters
+    ----------
+    metric : str or rankcore.Metric
+        A spec (``"prec@k:100"``, ``"pauc:0.1"``) or a configured metric;
+        it must be scalar with a direction (``greater_is_better`` not None).
+
+    Notes
+    -----
+    rankcore's metrics depend on the ranking only, so the library may pass
+    raw scores or probabilities alike.  They are unweighted: evaluation
+    weights other than all-equal are ignored, with a ``UserWarning``.
+    Labels: two distinct values, the greater is relevant (graded metrics
+    take them as grades).
+    """
+
+    def __init__(self, metric: str | Component):
+        self.metric = resolve("metric", metric)
+        self.spec = self.metric.spec
+        if not self.metric.scalar or self.metric.greater_is_better is None:
+            raise ValueError(f"metric {self.spec!r}: only scalar metrics with a direction can be evaluation "
+                             "metrics of LightGBM or XGBoost")
+        self.greater_is_better = bool(self.metric.greater_is_better)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r})"
+
+    def evaluate(self, labels: Any, preds: Any, weight: Any = None) -> float:
+        """The metric's value (in its own direction) of the scores ``preds``."""
+        what = f"metric {self.spec!r}"
+        y = relevance_labels(labels, self.metric.task, what=what)
+        w = _weights(weight, y.shape[0], what=what)
+        if w is not None and not np.all(w == w[0]):
+            warnings.warn(f"{what}: rankcore metrics are unweighted; the evaluation sample weights are ignored",
+                          UserWarning, stacklevel=3)
+        return float(self.metric(y, _scores(preds, y.shape[0], what=what)))

@@ -1,0 +1,80 @@
+"""rankcore objectives and metrics for LightGBM (4.x), native and scikit-learn APIs.
+
+Call conventions handled here:
+
+* native objective ``lightgbm.train({"objective": obj}, train_set)``:
+  ``obj(preds, train_set) -> (grad, hess)``;
+* scikit-learn objective ``LGBMClassifier(objective=obj)``: LightGBM counts
+  the callable's parameters; ours has three, so it is called as
+  ``obj(y_true, y_pred, weight)``;
+* native metric ``lightgbm.train(..., feval=metric)``:
+  ``metric(preds, eval_data) -> (name, value, is_higher_better)``;
+* scikit-learn metric ``fit(..., eval_metric=metric)``:
+  ``metric(y_true, y_pred, weight) -> (name, value, is_higher_better)``.
+
+The gradient is that of the loss to *minimize* (n·J, see
+:class:`rankcore.gbdt.ObjectiveAdapter`), which is what LightGBM expects; the
+metric reports its own direction, so ``lightgbm.early_stopping`` needs no
+setting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._adapter import MetricAdapter, ObjectiveAdapter
+
+__all__ = ["LightGBMObjective", "LightGBMMetric", "lightgbm_objective", "lightgbm_metric"]
+
+
+def _is_dataset(obj: Any) -> bool:
+    import lightgbm
+
+    return isinstance(obj, lightgbm.Dataset)
+
+
+class LightGBMObjective(ObjectiveAdapter):
+    """A registered objective as a LightGBM custom objective (native and scikit-learn APIs).
+
+    See :class:`rankcore.gbdt.ObjectiveAdapter` for what LightGBM receives.
+    Scores for ranking: ``booster.predict(X)`` (native; raw scores with a
+    custom objective) or ``model.predict(X, raw_score=True)`` (scikit-learn).
+    """
+
+    def __call__(self, first: Any, second: Any, weight: Any = None):
+        if _is_dataset(second):                      # native: (preds, train_data)
+            return self.gradient_hessian(second.get_label(), first, second.get_weight())
+        return self.gradient_hessian(first, second, weight)   # scikit-learn: (y_true, y_pred, weight)
+
+
+class LightGBMMetric(MetricAdapter):
+    """A registered scalar metric as a LightGBM evaluation metric: ``(name, value, is_higher_better)``.
+
+    ``name`` is the spec (``"prec@k:100"``); ``is_higher_better`` the metric's
+    ``greater_is_better``.  Pass it as ``feval=`` (native) or
+    ``eval_metric=`` (scikit-learn); ``lightgbm.early_stopping`` then watches
+    it (with ``first_metric_only=True``, or ``"metric": "None"`` in the
+    parameters, to watch it alone).
+    """
+
+    def __call__(self, first: Any, second: Any, weight: Any = None):
+        if _is_dataset(second):                      # native: (preds, eval_data)
+            value = self.evaluate(second.get_label(), first, second.get_weight())
+        else:                                        # scikit-learn: (y_true, y_pred, weight)
+            value = self.evaluate(first, second, weight)
+        return self.spec, value, self.greater_is_better
+
+
+def lightgbm_objective(spec: Any, *, random_state: int | None = 0, n_jobs: int | None = None) -> LightGBMObjective:
+    """Any registered objective (``"push:exp,pow:4"``, ``"prec@k-avg:0.05"``) as a LightGBM custom objective.
+
+    ``LGBMClassifier(objective=lightgbm_objective("push:exp,pow:4"))`` trains a
+    P-Norm Push forest; natively, ``lightgbm.train({"objective": obj, ...}, data)``.
+    See :class:`rankcore.gbdt.ObjectiveAdapter` (scaling, curvature, ties).
+    """
+    return LightGBMObjective(spec, random_state=random_state, n_jobs=n_jobs)
+
+
+def lightgbm_metric(spec: Any) -> LightGBMMetric:
+    """Any registered scalar metric (``"prec@k:100"``, ``"pauc:0.1"``) as a LightGBM evaluation metric."""
+    return LightGBMMetric(spec)

@@ -1,0 +1,81 @@
+"""rankcore objectives and metrics for XGBoost (2.x and later), native and scikit-learn APIs.
+
+Call conventions handled here:
+
+* native objective ``xgboost.train(params, dtrain, obj=obj)``:
+  ``obj(predt, dtrain) -> (grad, hess)`` (predt: raw margins);
+* scikit-learn objective ``XGBClassifier(objective=obj)``:
+  ``obj(y_true, y_pred)`` or ``obj(y_true, y_pred, sample_weight=w)``;
+* native metric ``xgboost.train(..., custom_metric=metric)``:
+  ``metric(predt, dmatrix) -> (name, value)``;
+* scikit-learn metric ``XGBClassifier(eval_metric=metric)``:
+  ``metric(y_true, y_score[, sample_weight=w]) -> value``, named by the
+  callable's ``__name__`` (the spec).
+
+XGBoost *minimizes* a custom metric unless told otherwise: pass
+``maximize=metric.maximize`` to ``xgboost.train`` and to
+``xgboost.callback.EarlyStopping`` (True for ``prec@k``, ``auc``, ``pauc``;
+False for lower-is-better metrics such as ``pnorm`` or ``misrank``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._adapter import MetricAdapter, ObjectiveAdapter
+
+__all__ = ["XGBoostObjective", "XGBoostMetric", "xgboost_objective", "xgboost_metric"]
+
+
+def _is_dmatrix(obj: Any) -> bool:
+    import xgboost
+
+    return isinstance(obj, xgboost.DMatrix)
+
+
+class XGBoostObjective(ObjectiveAdapter):
+    """A registered objective as an XGBoost custom objective (native and scikit-learn APIs).
+
+    See :class:`rankcore.gbdt.ObjectiveAdapter` for what XGBoost receives.
+    Scores for ranking: ``booster.predict(dmatrix, output_margin=True)``
+    (native) or ``model.predict(X, output_margin=True)`` (scikit-learn).
+    XGBoost also reports its default metric for the custom objective unless
+    ``disable_default_eval_metric=1`` (or an ``eval_metric``) is set.
+    """
+
+    def __call__(self, first: Any, second: Any, sample_weight: Any = None):
+        if _is_dmatrix(second):                      # native: (predt, dtrain)
+            return self.gradient_hessian(second.get_label(), first, second.get_weight())
+        return self.gradient_hessian(first, second, sample_weight)   # scikit-learn: (y_true, y_pred)
+
+
+class XGBoostMetric(MetricAdapter):
+    """A registered scalar metric as an XGBoost custom metric.
+
+    Native calls return ``(name, value)``, scikit-learn calls the value; the
+    name (``.name``, also ``__name__``) is the spec with ``:`` replaced by ``_``
+    (``prec@k_100``), because XGBoost splits its evaluation log at colons.  **XGBoost minimizes custom metrics by default**: set
+    ``maximize=metric.maximize`` in ``xgboost.train`` / ``EarlyStopping``.
+    """
+
+    def __init__(self, metric: Any):
+        super().__init__(metric)
+        # XGBoost parses its evaluation log "name:value", so a name cannot hold ':' ("prec@k:100" → "prec@k_100").
+        self.name = self.spec.replace(":", "_")
+        self.__name__ = self.name            # the scikit-learn wrapper names the metric by __name__
+        self.maximize = self.greater_is_better
+
+    def __call__(self, first: Any, second: Any, sample_weight: Any = None):
+        if _is_dmatrix(second):                      # native: (predt, dmatrix)
+            return self.name, self.evaluate(second.get_label(), first, second.get_weight())
+        return self.evaluate(first, second, sample_weight)   # scikit-learn: (y_true, y_score)
+
+
+def xgboost_objective(spec: Any, *, random_state: int | None = 0, n_jobs: int | None = None) -> XGBoostObjective:
+    """Any registered objective as an XGBoost custom objective (``obj=`` or ``XGBClassifier(objective=...)``)."""
+    return XGBoostObjective(spec, random_state=random_state, n_jobs=n_jobs)
+
+
+def xgboost_metric(spec: Any) -> XGBoostMetric:
+    """Any registered scalar metric as an XGBoost custom metric; mind ``maximize`` (see the module docs)."""
+    return XGBoostMetric(spec)
