@@ -349,21 +349,6 @@ class _BaseBoost(BaseEstimator):
         check_same_length(**{"eval_set X": X_val, "eval_set y": y_val})
         return X_val, y_val
 
-    def _split_validation(self, X, y, w, objective, seed):
-        from sklearn.model_selection import train_test_split
-
-        stratify = y if objective.task != "graded" else None
-        rng = np.random.default_rng(seed)
-        state = int(rng.integers(0, 2**31 - 1))
-        idx = np.arange(X.shape[0])
-        try:
-            tr, va = train_test_split(idx, test_size=float(self.validation_fraction), stratify=stratify,
-                                      random_state=state)
-        except ValueError as exc:
-            raise ValueError(f"validation_fraction: cannot split {X.shape[0]} rows for early stopping ({exc})") from None
-        tr, va = np.sort(tr), np.sort(va)
-        return X[tr], y[tr], (None if w is None else w[tr]), X[va], y[va]
-
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
