@@ -53,7 +53,9 @@ def sparse_data(profile):
 def _ours():
     from rankcore import SGDAtK
 
-    return SGDAtK(k=0.05, surrogate="avg", batch_size=BATCH_SIZE, n_epochs=1, random_state=0)
+    # the epoch kernel alone, as SGDClassifier's: no warm start, no internal scaling, no averaging
+    return SGDAtK(k=0.05, surrogate="avg", batch_size=BATCH_SIZE, n_epochs=1, init="zero", standardize=False,
+                  average=False, random_state=0)
 
 
 def _sklearn():

@@ -12,7 +12,8 @@ Protocol
   k as the matching fraction κ of every mini-batch (1 %, 5 %, or the
   training base rate for k = n₊).
 * Learners: Perceptron@k-avg/max (25 passes, as in the paper), SGD@k-avg/max
-  and SGD-struct (25 passes, η₀ = 1, no penalty), batch 500; logistic
+  and SGD-struct (25 passes, η₀ = 1 from w = 0, no penalty, the last
+  iterate: the paper's algorithms, not the estimators' defaults), batch 500; logistic
   regression (C = 1); and, when the boosting driver exists, rankcore's push
   boosting (``rankcore.PNormPush``, p = 4, 100 stumps) and the boosted avg
   surrogate (``rankcore.boost(objective="prec@k-avg:κ", learner="stumps")``).
@@ -25,7 +26,24 @@ Run::
     python benchmarks/precision_at_k_comparison.py            # all datasets, 5 splits
     python benchmarks/precision_at_k_comparison.py --datasets spambase --splits 2
 
-Prints a Markdown table; exits cleanly if the datasets are not there.
+Defaults, before and after (issue 14, item 1; ``--defaults``)
+-------------------------------------------------------------
+* Datasets: the twelve two-class datasets of the shared folder (70/30
+  stratified splits, ``StratifiedShuffleSplit(random_state=0)``, the same for
+  every method) and, with ``--with-ijcnn1``, ijcnn1 → ijcnn1-test.
+* Methods, each as a user would run it from the docs: SGD@k and Perceptron@k
+  with their earlier defaults on ``StandardScaler`` features (the docs'
+  advice then), with their new defaults on the raw features (they
+  standardize inside), and ``LogisticRegression()`` (default C = 1) on
+  ``StandardScaler`` features.  ``k = 0.05``.
+* Reported: test prec@k at 5 % of the test rows and pAUC over FPR [0, 0.1]
+  (``rankcore.evaluate(y, s, ["prec@k:0.05", "pauc:0.1"])``, pAUC
+  unnormalized: at most 0.1), mean ± sd over the splits, and the mean over
+  the datasets.
+
+    python benchmarks/precision_at_k_comparison.py --defaults --splits 5 [--with-ijcnn1]
+
+Prints Markdown tables; exits cleanly if the datasets are not there.
 """
 
 from __future__ import annotations
@@ -54,13 +72,15 @@ def _linear_learners():
 
     from rankcore import PerceptronAtK, SGDAtK
 
+    # the paper's settings (w0 = 0, last iterate; the features are standardized outside)
+    paper = dict(average=False, standardize=False, batch_size=BATCH, n_epochs=N_EPOCHS)
+
     def perceptron(variant):
-        return lambda kappa, seed: PerceptronAtK(k=kappa, variant=variant, batch_size=BATCH, n_epochs=N_EPOCHS,
-                                                 random_state=seed)
+        return lambda kappa, seed: PerceptronAtK(k=kappa, variant=variant, random_state=seed, **paper)
 
     def sgd(surrogate):
-        return lambda kappa, seed: SGDAtK(k=kappa, surrogate=surrogate, eta0=1.0, batch_size=BATCH,
-                                          n_epochs=N_EPOCHS, random_state=seed)
+        return lambda kappa, seed: SGDAtK(k=kappa, surrogate=surrogate, eta0=1.0, init="zero", random_state=seed,
+                                          **paper)
 
     return {
         "Perceptron@k-avg": perceptron("avg"),
@@ -153,11 +173,94 @@ def format_table(results, datasets, n_splits) -> str:
     return "\n".join(lines)
 
 
+SHARED = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
+          "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
+DEFAULT_METRICS = ("prec@k:0.05", "pauc:0.1")
+
+
+def _defaults_learners():
+    """name -> (factory(seed), whether the learner gets StandardScaler features)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from rankcore import PerceptronAtK, SGDAtK
+
+    old = dict(average=False, standardize=False, batch_size=512, n_epochs=10)
+    return {
+        "SGD@k-avg, old defaults": (lambda seed: SGDAtK(k=0.05, init="zero", eta0=1.0, random_state=seed, **old), True),
+        "SGD@k-avg, new defaults": (lambda seed: SGDAtK(k=0.05, random_state=seed), False),
+        "Perceptron@k-avg, old defaults": (lambda seed: PerceptronAtK(k=0.05, random_state=seed, **old), True),
+        "Perceptron@k-avg, new defaults": (lambda seed: PerceptronAtK(k=0.05, random_state=seed), False),
+        "logistic regression": (lambda seed: LogisticRegression(max_iter=5000), True),
+    }
+
+
+def run_defaults(datasets, n_splits, out=print):
+    from sklearn.preprocessing import StandardScaler
+
+    import rankcore
+
+    learners = _defaults_learners()
+    results: dict = {}
+    for name in datasets:
+        try:
+            splits = list(_splits(name, n_splits))
+        except DatasetUnavailable as exc:
+            out(f"skipping {name}: {exc}")
+            continue
+        for seed, X_train, y_train, X_test, y_test in splits:
+            scaler = StandardScaler().fit(X_train)
+            Z_train, Z_test = scaler.transform(X_train), scaler.transform(X_test)
+            for method, (make, scaled) in learners.items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = make(seed).fit(Z_train if scaled else X_train, y_train)
+                scores = model.decision_function(Z_test if scaled else X_test)
+                values = rankcore.evaluate(y_test, scores, list(DEFAULT_METRICS))
+                results.setdefault((name, method), []).append([values[m] for m in DEFAULT_METRICS])
+        out(f"  {name} done")
+    return results
+
+
+def format_defaults(results) -> str:
+    datasets = list(dict.fromkeys(d for d, _ in results))
+    methods = list(dict.fromkeys(m for _, m in results))
+    blocks = []
+    for j, metric in enumerate(DEFAULT_METRICS):
+        lines = [f"test {metric}", "", "| dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        means = {m: [] for m in methods}
+        for d in datasets:
+            cells = []
+            for m in methods:
+                v = np.asarray(results[(d, m)])[:, j]
+                means[m].append(v.mean())
+                cells.append(f"{v.mean():.4f} ± {v.std():.4f}" if j else f"{v.mean():.3f} ± {v.std():.3f}")
+            lines.append(f"| {d} | " + " | ".join(cells) + " |")
+        fmt = "{:.4f}" if j else "{:.3f}"
+        lines.append("| **mean over datasets** | " + " | ".join(f"**{fmt.format(np.mean(means[m]))}**" for m in methods)
+                     + " |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--defaults", action="store_true",
+                        help="the before/after table of the learners' defaults against logistic regression")
+    parser.add_argument("--with-ijcnn1", action="store_true", help="with --defaults: add ijcnn1 -> ijcnn1-test")
     args = parser.parse_args(argv)
+    if args.defaults:
+        datasets = list(args.datasets or SHARED) + (["ijcnn1"] if args.with_ijcnn1 else [])
+        results = run_defaults(datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
+        if not results:
+            print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
+            return 0
+        print(f"k = 5 %; mean ± sd over {args.splits} stratified 70/30 split(s) (ijcnn1: seeds on its "
+              "train/test pair)\n")
+        print(format_defaults(results))
+        return 0
+    args.datasets = args.datasets or list(DATASETS)
     results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
     if not results:
         print("no dataset available; set RANKCORE_DATASETS to the datasets folder")

@@ -13,6 +13,19 @@ from rankcore import PerceptronAtK, SGDAtK
 from rankcore.precision_at_k import _surrogates, surrogate
 
 
+# the paper's plain algorithms: no internal standardization, the last iterate, w0 = 0;
+# the estimators' k is then given per batch (k_per_batch), as the references take it
+PLAIN = dict(average=False, standardize=False)
+
+
+def plain_perceptron(**params):
+    return PerceptronAtK(**{**PLAIN, "batch_size": 512, "n_epochs": 10, **params})
+
+
+def plain_sgd(**params):
+    return SGDAtK(**{**PLAIN, "init": "zero", "eta0": 1.0, "n_epochs": 10, **params})
+
+
 def fast_perceptron(y, s, k, variant):
     grad, delta, _ = _surrogates.perceptron_batch(
         np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(y, dtype=np.int8), k,
@@ -66,9 +79,9 @@ def _tiny_batch():
 def test_perceptron_one_step_by_hand(variant, expected, sparse):
     X, y = _tiny_batch()
     Xin = sp.csr_matrix(X) if sparse else X
-    model = PerceptronAtK(k=2, variant=variant, batch_size=None)
+    model = plain_perceptron(k_per_batch=2, variant=variant, batch_size=None)
     model.partial_fit(Xin, y)  # initializes (and takes a first step from w = 0)
-    model.coef_ = np.array([1.0, 0.0])
+    model.iterate_ = model.coef_ = np.array([1.0, 0.0])
     model.partial_fit(Xin, y)
     np.testing.assert_allclose(model.coef_, expected)
     assert model.mistakes_per_epoch_[-1] == 1.0
@@ -77,8 +90,8 @@ def test_perceptron_one_step_by_hand(variant, expected, sparse):
 
 def test_perceptron_no_update_without_mistakes():
     X, y = _tiny_batch()
-    model = PerceptronAtK(k=2, batch_size=None).partial_fit(X, y)
-    model.coef_ = np.array([-1.0, -3.0])  # scores −6, −2, −7, −3, 1: top 2 = x5, x2, both positive
+    model = plain_perceptron(k_per_batch=2, batch_size=None).partial_fit(X, y)
+    model.iterate_ = model.coef_ = np.array([-1.0, -3.0])  # scores −6, −2, −7, −3, 1: top 2 = x5, x2, both positive
     model.partial_fit(X, y)
     np.testing.assert_array_equal(model.coef_, [-1.0, -3.0])
     assert model.mistakes_per_epoch_[-1] == 0.0
@@ -90,7 +103,7 @@ def test_perceptron_first_step_from_zero_is_class_mean_difference():
     X = rng.standard_normal((20, 3))
     y = np.array([1] * 6 + [0] * 14)
     k = 4
-    model = PerceptronAtK(k=k, batch_size=None).partial_fit(X, y)
+    model = plain_perceptron(k_per_batch=k, batch_size=None).partial_fit(X, y)
     n, n_pos, n_neg = 20, 6, 14
     delta = k * n_neg / n
     assert model.mistakes_per_epoch_[0] == pytest.approx(delta)
@@ -117,8 +130,8 @@ CONFIGS = [
 
 def _make_estimator(cfg, k, batch_size, eta0=0.5):
     if cfg["rule"] == "perceptron":
-        return PerceptronAtK(k=k, variant=cfg["kind"], batch_size=batch_size, shuffle=False, n_jobs=1)
-    return SGDAtK(k=k, surrogate=cfg["kind"], eta0=eta0, alpha=cfg.get("alpha", 0.0), radius=cfg.get("radius"),
+        return plain_perceptron(k_per_batch=k, variant=cfg["kind"], batch_size=batch_size, shuffle=False, n_jobs=1)
+    return plain_sgd(k_per_batch=k, surrogate=cfg["kind"], eta0=eta0, alpha=cfg.get("alpha", 0.0), radius=cfg.get("radius"),
                   batch_size=batch_size, shuffle=False, n_jobs=1)
 
 
@@ -152,7 +165,7 @@ def test_fit_shuffled_epochs_equal_reference(n_jobs):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((300, 4))
     y = (X @ [1.0, -1.0, 0.5, 0.0] + rng.standard_normal(300) > 1.0).astype(int)
-    model = SGDAtK(k=0.1, eta0=0.3, batch_size=32, n_epochs=4, random_state=11, n_jobs=n_jobs).fit(X, y)
+    model = plain_sgd(k_per_batch=0.1, eta0=0.3, batch_size=32, n_epochs=4, random_state=11, n_jobs=n_jobs).fit(X, y)
     perm_rng = np.random.RandomState(11)
     w, t = None, 0
     for _ in range(4):
@@ -168,8 +181,8 @@ def test_threaded_scoring_equals_one_thread(sparse):
     X = rng.standard_normal((6000, 100)) * (rng.random((6000, 100)) < (0.9 if sparse else 1.0))
     y = (X[:, 0] + rng.standard_normal(6000) > 1.5).astype(int)
     Xin = sp.csr_matrix(X) if sparse else X
-    one = SGDAtK(batch_size=3000, n_epochs=2, random_state=0, n_jobs=1).fit(Xin, y)
-    two = SGDAtK(batch_size=3000, n_epochs=2, random_state=0, n_jobs=2).fit(Xin, y)
+    one = plain_sgd(batch_size=3000, n_epochs=2, random_state=0, n_jobs=1).fit(Xin, y)
+    two = plain_sgd(batch_size=3000, n_epochs=2, random_state=0, n_jobs=2).fit(Xin, y)
     np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
@@ -177,16 +190,16 @@ def test_dense_and_sparse_fits_agree_and_are_deterministic():
     rng = np.random.default_rng(4)
     X = sp.random(500, 40, density=0.1, random_state=4, format="csr")
     y = (rng.random(500) < 0.2).astype(int)
-    a = SGDAtK(k=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X, y)
-    b = SGDAtK(k=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X.toarray(), y)
-    c = SGDAtK(k=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X.astype(np.float32).tocsc(), y)
+    a = plain_sgd(k_per_batch=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X, y)
+    b = plain_sgd(k_per_batch=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X.toarray(), y)
+    c = plain_sgd(k_per_batch=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X.astype(np.float32).tocsc(), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(a.coef_, c.coef_, rtol=1e-5, atol=1e-7)
     X64 = X.copy()
     X64.indices, X64.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
-    e = SGDAtK(k=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X64, y)
+    e = plain_sgd(k_per_batch=0.05, batch_size=50, n_epochs=3, random_state=0).fit(X64, y)
     np.testing.assert_array_equal(a.coef_, e.coef_)
-    d = SGDAtK(k=0.05, batch_size=50, n_epochs=3, random_state=1).fit(X, y)
+    d = plain_sgd(k_per_batch=0.05, batch_size=50, n_epochs=3, random_state=1).fit(X, y)
     assert not np.allclose(a.coef_, d.coef_)
 
 
@@ -195,8 +208,8 @@ def test_sparse_non_canonical_csr_is_summed():
                       shape=(3, 2))
     assert not X.has_canonical_format
     y = np.array([1, 0, 0])
-    a = SGDAtK(k=1, batch_size=None, radius=0.1, n_epochs=2).fit(X, y)
-    b = SGDAtK(k=1, batch_size=None, radius=0.1, n_epochs=2).fit(X.toarray(), y)
+    a = plain_sgd(k_per_batch=1, batch_size=None, radius=0.1, n_epochs=2).fit(X, y)
+    b = plain_sgd(k_per_batch=1, batch_size=None, radius=0.1, n_epochs=2).fit(X.toarray(), y)
     np.testing.assert_allclose(a.coef_, b.coef_)
     assert not X.has_canonical_format  # the caller's matrix is not modified
 
@@ -222,7 +235,7 @@ def _separable(n=600, d=10, margin=0.5, pos_rate=0.2, seed=0):
 @pytest.mark.parametrize("batch_size", [None, 100])
 def test_perceptron_avg_reaches_zero_loss_on_separable_data(batch_size):
     X, y = _separable()
-    model = PerceptronAtK(k=0.1, variant="avg", batch_size=batch_size, n_epochs=200, random_state=0).fit(X, y)
+    model = plain_perceptron(k_per_batch=0.1, variant="avg", batch_size=batch_size, n_epochs=200, random_state=0).fit(X, y)
     # the mistake bound: finitely many mistakes, so the last passes make none ...
     assert model.mistakes_per_epoch_[-1] == 0
     assert model.mistakes_per_epoch_.sum() < 200
@@ -234,7 +247,7 @@ def test_perceptron_avg_reaches_zero_loss_on_separable_data(batch_size):
 
 def test_perceptron_max_reaches_zero_loss_on_separable_data():
     X, y = _separable(seed=1)
-    model = PerceptronAtK(k=0.1, variant="max", batch_size=None, n_epochs=300).fit(X, y)
+    model = plain_perceptron(k_per_batch=0.1, variant="max", batch_size=None, n_epochs=300).fit(X, y)
     assert model.mistakes_per_epoch_[-1] == 0
     assert prec_at_k(y, model.decision_function(X), 60) == 1.0
 
@@ -243,7 +256,7 @@ def test_sgd_avg_decreases_training_surrogate_on_average():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((3000, 20))
     y = (X @ rng.standard_normal(20) + 2.0 * rng.standard_normal(3000) > 3.0).astype(int)
-    model = SGDAtK(k=0.05, surrogate="avg", eta0=1.0, batch_size=200, n_epochs=1, random_state=0).fit(X, y)
+    model = plain_sgd(k_per_batch=0.05, surrogate="avg", eta0=1.0, batch_size=200, n_epochs=1, random_state=0).fit(X, y)
     full = [surrogate(y, model.decision_function(X), 150, "avg")]  # the training avg surrogate, k = 5 %
     for epoch in range(1, 12):
         perm = np.random.default_rng(epoch).permutation(3000)
@@ -266,7 +279,7 @@ def test_sgd_records_per_epoch():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((400, 5))
     y = (X[:, 0] > 1).astype(int)
-    model = SGDAtK(k=0.1, batch_size=64, n_epochs=5, random_state=0).fit(X, y)
+    model = plain_sgd(k_per_batch=0.1, batch_size=64, n_epochs=5, random_state=0).fit(X, y)
     assert model.n_iter_ == 5
     assert model.t_ == 5 * int(np.ceil(400 / 64)) - model.n_skipped_batches_
     for name in ("mistakes_per_epoch_", "loss_per_epoch_", "surrogate_per_epoch_"):
@@ -285,8 +298,8 @@ def test_partial_fit_stream_of_batches_equals_one_pass():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((240, 6))
     y = (X[:, 0] + rng.standard_normal(240) > 1).astype(int)
-    one = SGDAtK(k=4, batch_size=40, shuffle=False).fit(X, y)  # n_epochs = 10
-    stream = SGDAtK(k=4, batch_size=40)
+    one = plain_sgd(k_per_batch=4, batch_size=40, shuffle=False).fit(X, y)  # n_epochs = 10
+    stream = plain_sgd(k_per_batch=4, batch_size=40)
     for _ in range(10):
         for start in range(0, 240, 40):
             stream.partial_fit(X[start:start + 40], y[start:start + 40], classes=[0, 1])
@@ -297,8 +310,8 @@ def test_partial_fit_stream_of_batches_equals_one_pass():
 def test_partial_fit_single_class_batches_need_classes():
     X = np.random.default_rng(0).standard_normal((10, 3))
     with pytest.raises(ValueError, match="classes"):
-        PerceptronAtK().partial_fit(X, np.zeros(10))
-    model = PerceptronAtK().partial_fit(X, np.zeros(10), classes=[0, 1])
+        plain_perceptron().partial_fit(X, np.zeros(10))
+    model = plain_perceptron().partial_fit(X, np.zeros(10), classes=[0, 1])
     assert model.n_skipped_batches_ == 1 and model.t_ == 0
     np.testing.assert_array_equal(model.coef_, 0.0)
     assert np.isnan(model.surrogate_per_epoch_[0])
@@ -312,7 +325,7 @@ def test_batch_with_fewer_positives_than_k_uses_k_npos():
     # 2 positives, k = 5: the batch is the k = n₊ = 2 problem
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
     y = np.array([1, 1, 0, 0, 0, 0])
-    model = SGDAtK(k=5, batch_size=None, eta0=1.0).partial_fit(X, y)
+    model = plain_sgd(k_per_batch=5, batch_size=None, eta0=1.0).partial_fit(X, y)
     value, g, k_used, _ = reference_surrogate(y, np.zeros(6), 5, "avg")
     assert k_used == 2
     np.testing.assert_allclose(model.coef_, -(X.T @ g) / 2)
@@ -323,8 +336,8 @@ def test_string_labels_and_relevant_class():
     X = rng.standard_normal((200, 3))
     y_num = (X[:, 0] > 0.5).astype(int)
     y_str = np.where(y_num == 1, "spam", "ham")  # "spam" > "ham": the relevant class
-    a = PerceptronAtK(random_state=0).fit(X, y_num)
-    b = PerceptronAtK(random_state=0).fit(X, y_str)
+    a = plain_perceptron(random_state=0).fit(X, y_num)
+    b = plain_perceptron(random_state=0).fit(X, y_str)
     np.testing.assert_allclose(a.coef_, b.coef_)
     assert list(b.classes_) == ["ham", "spam"]
     assert b.score(X, y_str) == a.score(X, y_num)
@@ -335,7 +348,7 @@ def test_string_labels_and_relevant_class():
     [
         (dict(k=0), "k: expected a count"),
         (dict(k=1.5), "whole count"),
-        (dict(k=600, batch_size=512), "must not exceed batch_size"),
+        (dict(k_per_batch=600, batch_size=512), "k_per_batch: a count must not exceed the batch size"),
         (dict(k="5"), "k: expected an integer count"),
         (dict(batch_size=0), "batch_size: expected a positive integer"),
         (dict(n_epochs=0), "n_epochs"),
@@ -351,26 +364,26 @@ def test_sgd_bad_parameters(params, match):
     X = np.random.default_rng(0).standard_normal((20, 2))
     y = np.arange(20) % 2
     with pytest.raises(ValueError, match=match):
-        SGDAtK(**params).fit(X, y)
+        plain_sgd(**params).fit(X, y)
 
 
 def test_perceptron_bad_variant_and_data():
     X = np.random.default_rng(0).standard_normal((20, 2))
     y = np.arange(20) % 2
     with pytest.raises(ValueError, match="variant: expected one of 'avg', 'max'"):
-        PerceptronAtK(variant="struct").fit(X, y)
+        plain_perceptron(variant="struct").fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
-        PerceptronAtK().fit(np.where(X > 1, np.nan, X), y)
+        plain_perceptron().fit(np.where(X > 1, np.nan, X), y)
     with pytest.raises(ValueError, match="both classes|one class"):
-        PerceptronAtK().fit(X, np.ones(20))
+        plain_perceptron().fit(X, np.ones(20))
     with pytest.raises(ValueError, match="inconsistent lengths"):
-        PerceptronAtK().fit(X, y[:-1])
+        plain_perceptron().fit(X, y[:-1])
     with pytest.raises(ValueError, match="requires y"):
-        PerceptronAtK().fit(X, None)
+        plain_perceptron().fit(X, None)
 
 
 def test_sgd_overflow_is_reported():
     X = np.random.default_rng(0).standard_normal((40, 2)) * 1e300
     y = np.arange(40) % 2
     with pytest.raises(FloatingPointError, match="overflowed"):
-        SGDAtK(eta0=1e300, batch_size=None).fit(X, y)
+        plain_sgd(eta0=1e300, batch_size=None).fit(X, y)

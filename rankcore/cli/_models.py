@@ -55,7 +55,8 @@ OPTIONS: tuple[ModelOption, ...] = (
     ModelOption("--margin", "margin", "exactboost: margin theta (default 0.05)", number=True),
     ModelOption("--n-runs", "n_runs", "exactboost: independent runs averaged (default 250)", number=True),
     ModelOption("--subsample", "subsample", "exactboost: fraction of each class per round (default 0.2)", number=True),
-    ModelOption("--k", "k", "perceptron@k, sgd@k: k per batch, a count or a fraction (default 0.05)", number=True),
+    ModelOption("--k", "k", "perceptron@k, sgd@k: k of the training set, a count or a fraction (default 0.05; "
+                "--param k_per_batch=N for the per-batch form)", number=True),
     ModelOption("--variant", "variant", "perceptron@k: avg or max"),
     ModelOption("--surrogate", "surrogate", "sgd@k: avg, max or struct"),
     ModelOption("--eta0", "eta0", "sgd@k: initial step size", number=True),

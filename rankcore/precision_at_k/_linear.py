@@ -2,8 +2,21 @@
 
 Both estimators score with a linear model s = ⟨w, x⟩ (no intercept: a shift
 changes no ranking) and learn from mini-batches.  Each batch is ranked by the
-current model; its k is the estimator's ``k`` (a count, or a fraction κ of the
-batch), capped at the batch size and at the batch's number of positives.
+current model.
+
+k is the top of the **whole training set** (a count, or a fraction of its n
+rows) and is translated to each batch as the paper does, k being a fraction
+κ = k/n of every batch: k_t = round(k·b_t/n), clipped to [1, b_t]
+(:func:`batch_k`).  ``k_per_batch`` gives the k of each batch directly (the
+per-batch form of the paper's algorithms).  Either is then capped at the
+batch's number of positives.
+
+By default the features are standardized inside the model (the mean and
+scale are fitted attributes; ``coef_`` is in the units of the input), the
+returned weights are the average of the iterates after each batch
+(Polyak-Ruppert averaging), and SGD@k starts from a logistic-regression warm
+start; ``standardize=False, average=False`` (and ``init="zero"``) give the
+paper's plain algorithms.
 
 Edge cases, decided once for both estimators:
 
@@ -13,9 +26,9 @@ Edge cases, decided once for both estimators:
 * A batch with fewer positives than k uses k = n₊ for that batch: the best
   ranking then puts every positive on top, which is exactly the k = n₊
   problem (and the paper's Δ_t/|FN| would divide by zero otherwise).
-* A fraction κ is applied to each batch (k_t = max(1, round(κ·b_t)), so the
-  last, shorter batch gets proportionally fewer); a count k is used as is
-  (capped at the batch size) and must not exceed ``batch_size``.
+* The translated k is applied to each batch (k_t = max(1, round(κ·b_t)), so
+  the last, shorter batch gets proportionally fewer); a count ``k_per_batch``
+  is used as is (capped at the batch size) and must not exceed ``batch_size``.
 * Ties in the scores (all of them at w = 0) are not broken by position: tied
   examples share fractional membership in the top k (the expected update
   under a random order of the ties).  From w = 0 the first perceptron step is
@@ -24,6 +37,7 @@ Edge cases, decided once for both estimators:
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -36,7 +50,7 @@ from ..persistence import ModelFormatError
 from ..validation import check_fit_data, check_k, check_matrix, effective_n_threads
 from .surrogates import check_surrogate_name
 
-__all__ = ["PerceptronAtK", "SGDAtK"]
+__all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
 
 
 def _check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> int | None:
@@ -56,6 +70,45 @@ def _check_nonneg_float(value: Any, name: str, *, positive: bool = False) -> flo
     return float(value)
 
 
+def batch_k(k: Any, n: int, batch: int) -> int:
+    """The k of a batch of ``batch`` rows when ``k`` is the top of n training rows.
+
+    The paper's translation: a count k is the fraction κ = k/n of every
+    batch, a fraction κ is used as is, and k_batch = round-half-up(κ·batch)
+    clipped to [1, batch].  (The epoch kernels compute the same from κ.)
+
+    >>> batch_k(50, 1000, 100), batch_k(0.05, 1000, 100), batch_k(1, 1000, 100)
+    (5, 5, 1)
+    """
+    count = check_k(k, n)
+    kappa = float(k) if float(k) < 1 else count / n
+    return int(min(batch, max(1, math.floor(kappa * batch + 0.5))))
+
+
+def _check_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected True or False, got {value!r}")
+    return bool(value)
+
+
+def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and scales (standard deviations; 1 for constant columns).
+
+    Sparse input is scaled but not centred (centring would densify it): its
+    mean is reported as 0.
+    """
+    if hasattr(X, "indptr"):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+        scale = np.sqrt(np.maximum(sq - mean * mean, 0.0))
+        mean = np.zeros_like(mean)
+    else:
+        mean = X.mean(axis=0)
+        scale = X.std(axis=0)
+    scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
+    return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64)
+
+
 class _LinearAtK(BaseEstimator):
     """Shared machinery: validation, the epoch loop, streams, scoring, persistence."""
 
@@ -71,33 +124,59 @@ class _LinearAtK(BaseEstimator):
         return 1.0, 0.0, 0.0
 
     # ------------------------------------------------------------------
+    def _init_kind(self) -> str:
+        return "zero"
+
     def _validate_params(self, n_rows: int) -> dict:
         batch_size = _check_positive_int(self.batch_size, "batch_size", allow_none=True)
         batch = n_rows if batch_size is None else min(batch_size, n_rows)
         n_epochs = _check_positive_int(self.n_epochs, "n_epochs")
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise ValueError(f"shuffle: expected True or False, got {self.shuffle!r}")
+        _check_bool(self.shuffle, "shuffle")
+        _check_bool(self.average, "average")
+        _check_bool(self.standardize, "standardize")
+        # k: the top of the whole training set (n_rows), translated to each batch
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Real):
-            raise ValueError(f"k: expected an integer count or a fraction in (0, 1), got {k!r}")
-        if float(k) < 1:
-            check_k(k, max(batch, 1))  # checks the range (0, 1)
-            k_count, k_fraction = 0, float(k)
-        else:
-            if batch_size is not None and float(k) > batch_size:
-                raise ValueError(
-                    f"k: a count must not exceed batch_size ({batch_size}), got {k!r}; "
-                    "raise batch_size or give k as a fraction of the batch"
-                )
-            k_count, k_fraction = check_k(k, max(int(float(k)), 1)), 0.0
+            raise ValueError(f"k: expected an integer count or a fraction in (0, 1) of the training rows, got {k!r}")
+        k_total = check_k(k, n_rows)
+        k_fraction = float(k) if float(k) < 1 else k_total / n_rows
+        k_count = 0
+        kpb = self.k_per_batch
+        if kpb is not None:
+            # the per-batch form: a count of each batch or a fraction of each batch
+            if isinstance(kpb, bool) or not isinstance(kpb, numbers.Real):
+                raise ValueError(f"k_per_batch: expected None, an integer count or a fraction in (0, 1) "
+                                 f"of each batch, got {kpb!r}")
+            if 0 < float(kpb) < 1:
+                k_count, k_fraction = 0, float(kpb)
+            else:
+                k_count, k_fraction = check_k(kpb, 2**62, name="k_per_batch"), 0.0
+                if k_count > batch:
+                    raise ValueError(
+                        f"k_per_batch: a count must not exceed the batch size ({batch} rows), got {kpb!r}; "
+                        "raise batch_size or give k for the whole training set"
+                    )
         n_threads = effective_n_threads(self.n_jobs)
         eta0, alpha, radius = self._hyper()
         kind = self._kind()
+        init = self._init_kind()
         return dict(batch_size=batch_size, n_epochs=n_epochs, k_count=k_count, k_fraction=k_fraction,
-                    n_threads=n_threads, eta0=eta0, alpha=alpha, radius=radius, kind=kind)
+                    n_threads=n_threads, eta0=eta0, alpha=alpha, radius=radius, kind=kind, init=init)
 
-    def _init_state(self, n_features: int) -> None:
-        self.coef_ = np.zeros(n_features, dtype=np.float64)
+    def _init_state(self, X, y01: np.ndarray, params: dict) -> None:
+        """Standardization, the starting weights and empty records, from the first data seen."""
+        d = X.shape[1]
+        if self.standardize:
+            self.feature_mean_, self.feature_scale_ = _standardization(X)
+        else:
+            self.feature_mean_, self.feature_scale_ = np.zeros(d), np.ones(d)
+        start = np.zeros(d, dtype=np.float64)
+        if params["init"] == "logistic" and 0 < int(y01.sum()) < y01.shape[0]:
+            start = self._logistic_start(self._standardized(X), y01)
+        self.iterate_ = start
+        self.average_ = start.copy()
+        self.coef_ = start / self.feature_scale_
+        self.n_averaged_ = 0
         self.t_ = 0
         self.n_iter_ = 0
         self.n_skipped_batches_ = 0
@@ -105,26 +184,59 @@ class _LinearAtK(BaseEstimator):
         self.loss_per_epoch_ = np.zeros(0)
         self.surrogate_per_epoch_ = np.zeros(0)
 
-    def _run_pass(self, X, y01: np.ndarray, order: np.ndarray, params: dict) -> None:
-        """One pass over ``order`` in mini-batches, with the kernel of ``_sgd_fast``."""
+    @staticmethod
+    def _logistic_start(Z, y01: np.ndarray) -> np.ndarray:
+        """Weights of an L2 logistic regression (C = 1) on the standardized rows: the warm start."""
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.linear_model import LogisticRegression
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model = LogisticRegression(C=1.0, max_iter=1000).fit(Z, y01)
+        coef = np.ascontiguousarray(model.coef_.ravel(), dtype=np.float64)
+        return coef if np.isfinite(coef).all() else np.zeros_like(coef)
+
+    def _standardized(self, X):
+        """X in the units the learner works in: (X − mean) / scale (sparse: X / scale)."""
+        if not self.standardize:
+            return X
+        if hasattr(X, "indptr"):
+            import scipy.sparse as sp
+
+            Z = (X @ sp.diags(1.0 / self.feature_scale_)).tocsr()
+            Z.sort_indices()
+            return Z
+        return np.ascontiguousarray((X - self.feature_mean_) / self.feature_scale_)
+
+    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict) -> None:
+        """One pass over ``order`` of the standardized rows ``Z`` in mini-batches (``_sgd_fast``)."""
         from . import _sgd_fast, _surrogates
 
-        batch_size = params["batch_size"] or X.shape[0]
+        batch_size = params["batch_size"] or Z.shape[0]
         batch_size = max(1, min(batch_size, order.shape[0]))
-        state = _sgd_fast.LinearState(self.coef_, self.t_)
+        average = None
+        if self.average:
+            average = self.average_ if self.n_averaged_ else np.zeros_like(self.iterate_)
+        state = _sgd_fast.LinearState(self.iterate_, self.t_, average, self.n_averaged_ if self.average else 0)
         args = (batch_size, params["k_count"], params["k_fraction"], _sgd_fast.RULES[self._rule],
                 _surrogates.KINDS[params["kind"]], params["eta0"], params["alpha"], params["radius"],
                 state, params["n_threads"])
-        if hasattr(X, "indptr"):
-            stats = _sgd_fast.epoch_csr(X.data, X.indices, X.indptr, y01, order, *args)
+        if hasattr(Z, "indptr"):
+            stats = _sgd_fast.epoch_csr(Z.data, Z.indices, Z.indptr, y01, order, *args)
         else:
-            stats = _sgd_fast.epoch_dense(X, y01, order, *args)
-        coef = state.coef()
-        if not np.isfinite(coef).all():
+            stats = _sgd_fast.epoch_dense(Z, y01, order, *args)
+        iterate = state.coef()
+        model = state.average() if (self.average and state.n_averaged) else iterate
+        if not (np.isfinite(iterate).all() and np.isfinite(model).all()):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
-        self.coef_ = coef
+        self.iterate_ = iterate
+        self.average_ = model
+        self.n_averaged_ = int(state.n_averaged) if self.average else 0
+        self.coef_ = model / self.feature_scale_
         self.t_ = int(state.t)
         self.n_iter_ += 1
         self.n_skipped_batches_ += int(stats.n_skipped)
@@ -164,21 +276,24 @@ class _LinearAtK(BaseEstimator):
         X, y01, classes = check_fit_data(X, y, accept_sparse=True)
         X = self._canonical(X)
         params = self._validate_params(X.shape[0])
-        self._init_state(X.shape[1])
+        self._init_state(X, y01, params)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
+        Z = self._standardized(X)
         rng = check_random_state(self.random_state)
         for _ in range(params["n_epochs"]):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_pass(X, y01, order.astype(np.intp), params)
+            self._run_pass(Z, y01, order.astype(np.intp), params)
         return self
 
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
 
-        Each call continues from the current weights and step counter and
-        appends one entry to the per-epoch records.  The rows are not
-        shuffled: the caller's order is the stream's order.
+        Each call continues from the current weights, average and step
+        counter and appends one entry to the per-epoch records.  The rows are
+        not shuffled: the caller's order is the stream's order.  The first
+        call fixes the standardization and the warm start; a count ``k`` is
+        translated with n = the rows of each call.
 
         Parameters
         ----------
@@ -231,10 +346,10 @@ class _LinearAtK(BaseEstimator):
         y01 = np.ascontiguousarray(y_arr == classes_[1], dtype=np.int8)
         params = self._validate_params(X.shape[0])
         if first:
-            self._init_state(X.shape[1])
+            self._init_state(X, y01, params)
             self.classes_ = classes_
             self.n_features_in_ = X.shape[1]
-        self._run_pass(X, y01, np.arange(X.shape[0], dtype=np.intp), params)
+        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params)
         return self
 
     def decision_function(self, X):
@@ -270,6 +385,7 @@ class _LinearAtK(BaseEstimator):
     # ------------------------------------------------------------------
     # persistence (rankcore.persistence)
     _STATE_ARRAYS = ("mistakes_per_epoch_", "loss_per_epoch_", "surrogate_per_epoch_")
+    _FEATURE_ARRAYS = ("iterate_", "average_", "feature_mean_", "feature_scale_")
 
     def _get_fitted_state(self) -> dict:
         state = {
@@ -279,8 +395,9 @@ class _LinearAtK(BaseEstimator):
             "t_": int(self.t_),
             "n_iter_": int(self.n_iter_),
             "n_skipped_batches_": int(self.n_skipped_batches_),
+            "n_averaged_": int(self.n_averaged_),
         }
-        for name in self._STATE_ARRAYS:
+        for name in self._STATE_ARRAYS + self._FEATURE_ARRAYS:
             state[name] = np.asarray(getattr(self, name), dtype=np.float64)
         if hasattr(self, "feature_names_in_"):
             state["feature_names_in_"] = [str(f) for f in self.feature_names_in_]
@@ -289,21 +406,26 @@ class _LinearAtK(BaseEstimator):
     def _set_fitted_state(self, state: dict) -> None:
         name = type(self).__name__
         expected = {"coef_", "classes_", "n_features_in_", "t_", "n_iter_", "n_skipped_batches_", *self._STATE_ARRAYS}
+        new_fields = {"n_averaged_", *self._FEATURE_ARRAYS}   # absent from models saved before they existed
         missing = expected - set(state)
-        extra = set(state) - expected - {"feature_names_in_"}
+        extra = set(state) - expected - new_fields - {"feature_names_in_"}
         if missing or extra:
             raise ModelFormatError(f"{name}: state fields missing {sorted(missing)} / unexpected {sorted(extra)}")
+        if (new_fields & set(state)) and not new_fields <= set(state):
+            raise ModelFormatError(f"{name}: state fields missing {sorted(new_fields - set(state))}")
         coef = state["coef_"]
         if not (isinstance(coef, np.ndarray) and coef.dtype == np.float64 and coef.ndim == 1 and coef.size >= 1):
             raise ModelFormatError(f"{name}: coef_ must be a non-empty 1-D float64 array")
         if not np.isfinite(coef).all():
             raise ModelFormatError(f"{name}: coef_ has non-finite values")
-        for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_"):
-            value = state[key]
+        for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_", "n_averaged_"):
+            value = state.get(key, 0)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ModelFormatError(f"{name}: {key} must be a non-negative integer, got {value!r}")
         if state["n_features_in_"] != coef.shape[0]:
             raise ModelFormatError(f"{name}: n_features_in_ = {state['n_features_in_']} but coef_ has {coef.shape[0]} entries")
+        if state.get("n_averaged_", 0) > state["t_"]:
+            raise ModelFormatError(f"{name}: n_averaged_ = {state['n_averaged_']} exceeds the batches used, t_ = {state['t_']}")
         classes = state["classes_"]
         if not (isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]):
             raise ModelFormatError(f"{name}: classes_ must be a list of two distinct labels, got {classes!r}")
@@ -314,6 +436,18 @@ class _LinearAtK(BaseEstimator):
             arr = state[key]
             if not (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.shape[0] == state["n_iter_"]):
                 raise ModelFormatError(f"{name}: {key} must be a 1-D array with n_iter_ = {state['n_iter_']} entries")
+        d = coef.shape[0]
+        defaults = {"iterate_": coef, "average_": coef, "feature_mean_": np.zeros(d), "feature_scale_": np.ones(d)}
+        features = {}
+        for key in self._FEATURE_ARRAYS:
+            arr = state.get(key, defaults[key])
+            if not (isinstance(arr, np.ndarray) and arr.shape == (d,) and np.isfinite(arr).all()):
+                raise ModelFormatError(f"{name}: {key} must be a finite 1-D array of {d} entries (one per feature)")
+            features[key] = arr.astype(np.float64)
+        if not (features["feature_scale_"] > 0).all():
+            raise ModelFormatError(f"{name}: feature_scale_ must be positive")
+        if not np.allclose(features["average_"] / features["feature_scale_"], coef, rtol=1e-12, atol=0.0):
+            raise ModelFormatError(f"{name}: coef_ must equal average_ / feature_scale_")
         names = state.get("feature_names_in_")
         if names is not None:
             if not (isinstance(names, list) and len(names) == coef.shape[0] and all(isinstance(f, str) for f in names)):
@@ -325,6 +459,9 @@ class _LinearAtK(BaseEstimator):
         self.t_ = state["t_"]
         self.n_iter_ = state["n_iter_"]
         self.n_skipped_batches_ = state["n_skipped_batches_"]
+        self.n_averaged_ = state.get("n_averaged_", 0)
+        for key, arr in features.items():
+            setattr(self, key, arr)
         for key in self._STATE_ARRAYS:
             setattr(self, key, state[key].astype(np.float64))
 
@@ -348,16 +485,34 @@ class PerceptronAtK(_LinearAtK):
     * ``variant="avg"``: w ← w − Σ_FP x + (Δ_t/|FN|) Σ_FN x   (mistake bound against the avg surrogate)
     * ``variant="max"``: w ← w − Σ_FP x + Σ_{Δ_t highest-scored FN} x   (against the max surrogate)
 
+    Defaults: averaged (the mean of the iterates after each batch: the
+    averaged perceptron), on internally standardized features, batches of 64
+    rows (at 5 % of a batch that is k_b = 3), 25 passes (the paper's budget).
+
     Parameters
     ----------
     k : int or float, default 0.05
-        Per batch: a count (at most ``batch_size``) or a fraction κ in (0, 1)
-        of the batch.  Capped at the batch's number of positives.
+        The top of the list you act on, **for the whole training set**: a
+        count (1 <= k <= n) or a fraction in (0, 1) of the n training rows.
+        Each batch of b rows gets k_b = round(k·b/n) clipped to [1, b] (the
+        paper's k = κ·b with κ = k/n; :func:`rankcore.precision_at_k.batch_k`),
+        capped at the batch's number of positives.  ``score`` uses the same
+        k on the scored rows.
+    k_per_batch : int, float or None, default None
+        The per-batch form instead: the k of every batch, as a count (at most
+        the batch size) or a fraction of the batch.  None: translate ``k``.
     variant : {"avg", "max"}, default "avg"
-    batch_size : int or None, default 512
+    batch_size : int or None, default 64
         Rows per mini-batch; None uses the whole data as one batch.
-    n_epochs : int, default 10
+    n_epochs : int, default 25
         Passes over the data in :meth:`fit`.
+    average : bool, default True
+        Return the average of the iterates after each used batch
+        (Polyak-Ruppert); False: the last iterate.
+    standardize : bool, default True
+        Centre and scale each feature on the data of ``fit`` (or of the first
+        ``partial_fit`` call) inside the model; sparse input is only scaled.
+        ``coef_`` is in the units of the input either way.
     shuffle : bool, default True
         Draw a new batch order for each epoch from ``random_state``.
     random_state : int, RandomState or None
@@ -371,6 +526,16 @@ class PerceptronAtK(_LinearAtK):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+        The model's weights in the units of the input: scores are X @ coef_.
+    iterate_ : ndarray of shape (n_features,)
+        The last iterate, in standardized units (where learning continues).
+    average_ : ndarray of shape (n_features,)
+        The model in standardized units: the average of the iterates (the
+        last iterate with ``average=False``); ``coef_ = average_ / feature_scale_``.
+    n_averaged_ : int
+        Iterates in the average (0 with ``average=False``).
+    feature_mean_, feature_scale_ : ndarray of shape (n_features,)
+        The standardization (zeros and ones with ``standardize=False``).
     classes_ : ndarray of shape (2,)
         ``classes_[1]`` is the relevant class.
     n_features_in_ : int
@@ -396,19 +561,22 @@ class PerceptronAtK(_LinearAtK):
     >>> from sklearn.datasets import make_classification
     >>> from rankcore import PerceptronAtK
     >>> X, y = make_classification(n_samples=600, weights=[0.9], random_state=0)
-    >>> model = PerceptronAtK(k=0.05, batch_size=100, random_state=0).fit(X, y)
+    >>> model = PerceptronAtK(k=0.05, random_state=0).fit(X, y)
     >>> round(model.score(X, y), 2) >= 0.5
     True
     """
 
     _rule = "perceptron"
 
-    def __init__(self, *, k=0.05, variant="avg", batch_size=512, n_epochs=10, shuffle=True,
-                 random_state=None, n_jobs=1):
+    def __init__(self, *, k=0.05, k_per_batch=None, variant="avg", batch_size=64, n_epochs=25, average=True,
+                 standardize=True, shuffle=True, random_state=None, n_jobs=1):
         self.k = k
+        self.k_per_batch = k_per_batch
         self.variant = variant
         self.batch_size = batch_size
         self.n_epochs = n_epochs
+        self.average = average
+        self.standardize = standardize
         self.shuffle = shuffle
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -425,22 +593,50 @@ class SGDAtK(_LinearAtK):
     normalized by k_t, Π the projection on the ball ‖w‖ <= ``radius`` (if set),
     and an optional L2 penalty (α/2)‖w‖² (w ← (1 − η_t α) w before the step).
 
+    **Defaults, and why.** On twelve public datasets (5 stratified 70/30
+    splits each, ``benchmarks/precision_at_k_comparison.py``) the paper's
+    plain algorithm (w₀ = 0, η₀ = 1, last iterate) fell behind logistic
+    regression on test prec@5 % and on partial AUC over FPR [0, 0.1]: the
+    surrogate at k = 5 % sees a few rows per batch and its last iterate is
+    noisy.  The defaults therefore (1) standardize the features inside the
+    model, (2) start from an L2 logistic regression (C = 1) on them -- a
+    ranking that is good over the whole list --, (3) descend the avg
+    surrogate from there with small steps (η₀ = 0.03, η_t = η₀/√t, 30
+    passes of 512-row batches) and (4) return the average of the iterates
+    after each batch.  The surrogate then reorders the top of the list
+    without losing the rest: mean test prec@5 % and pAUC@0.1 match or beat
+    logistic regression's.  ``init="zero", eta0=1.0, average=False,
+    standardize=False, n_epochs=10`` is the paper's algorithm (and this
+    class's earlier default).
+
     Parameters
     ----------
     k : int or float, default 0.05
-        Per batch: a count (at most ``batch_size``) or a fraction κ in (0, 1)
-        of the batch.  Capped at the batch's number of positives.
+        The top of the list you act on, **for the whole training set**: a
+        count (1 <= k <= n) or a fraction in (0, 1) of the n training rows.
+        Each batch of b rows gets k_b = round(k·b/n) clipped to [1, b] (the
+        paper's k = κ·b with κ = k/n; :func:`rankcore.precision_at_k.batch_k`),
+        capped at the batch's number of positives.  ``score`` uses the same
+        k on the scored rows.
+    k_per_batch : int, float or None, default None
+        The per-batch form instead: the k of every batch, as a count (at most
+        the batch size) or a fraction of the batch.  None: translate ``k``.
     surrogate : {"avg", "max", "struct"}, default "avg"
         ``"ramp"`` is not offered: it is not convex.
-    eta0 : float, default 1.0
+    eta0 : float, default 0.03
         Initial step size.
+    init : {"logistic", "zero"}, default "logistic"
+        Starting weights: an L2 logistic regression (C = 1, scikit-learn's
+        lbfgs) on the standardized training rows, or w = 0.
     alpha : float, default 0.0
         L2 penalty.
     radius : float or None, default None
         Radius of the ball the weights are projected on (the paper's
         setting); None: no projection.  Both ``radius`` and ``alpha`` may be set.
     batch_size : int or None, default 512
-    n_epochs : int, default 10
+    n_epochs : int, default 30
+    average : bool, default True
+    standardize : bool, default True
     shuffle : bool, default True
     random_state : int, RandomState or None
     n_jobs : int or None, default 1
@@ -448,8 +644,9 @@ class SGDAtK(_LinearAtK):
 
     Attributes
     ----------
-    coef_, classes_, n_features_in_, feature_names_in_, t_, n_iter_,
-    mistakes_per_epoch_, loss_per_epoch_, n_skipped_batches_ :
+    coef_, iterate_, average_, n_averaged_, feature_mean_, feature_scale_, classes_,
+    n_features_in_, feature_names_in_, t_, n_iter_, mistakes_per_epoch_,
+    loss_per_epoch_, n_skipped_batches_ :
         As in :class:`PerceptronAtK`.
     surrogate_per_epoch_ : ndarray of shape (n_iter_,)
         Mean over the pass's batches of the training surrogate (normalized
@@ -460,28 +657,38 @@ class SGDAtK(_LinearAtK):
     >>> from sklearn.datasets import make_classification
     >>> from rankcore import SGDAtK
     >>> X, y = make_classification(n_samples=600, weights=[0.9], random_state=0)
-    >>> model = SGDAtK(k=0.05, eta0=0.1, batch_size=100, random_state=0).fit(X, y)
+    >>> model = SGDAtK(k=0.05, init="zero", eta0=0.1, batch_size=100, random_state=0).fit(X, y)
     >>> bool(model.surrogate_per_epoch_[-1] < model.surrogate_per_epoch_[0])
     True
     """
 
     _rule = "sgd"
 
-    def __init__(self, *, k=0.05, surrogate="avg", eta0=1.0, alpha=0.0, radius=None, batch_size=512,
-                 n_epochs=10, shuffle=True, random_state=None, n_jobs=1):
+    def __init__(self, *, k=0.05, k_per_batch=None, surrogate="avg", eta0=0.03, init="logistic", alpha=0.0,
+                 radius=None, batch_size=512, n_epochs=30, average=True, standardize=True, shuffle=True,
+                 random_state=None, n_jobs=1):
         self.k = k
+        self.k_per_batch = k_per_batch
         self.surrogate = surrogate
         self.eta0 = eta0
+        self.init = init
         self.alpha = alpha
         self.radius = radius
         self.batch_size = batch_size
         self.n_epochs = n_epochs
+        self.average = average
+        self.standardize = standardize
         self.shuffle = shuffle
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _kind(self) -> str:
         return check_surrogate_name(self.surrogate, argument="surrogate", allowed=("avg", "max", "struct"))
+
+    def _init_kind(self) -> str:
+        if self.init not in ("logistic", "zero"):
+            raise ValueError(f"init: expected 'logistic' or 'zero', got {self.init!r}")
+        return self.init
 
     def _hyper(self) -> tuple[float, float, float]:
         eta0 = _check_nonneg_float(self.eta0, "eta0", positive=True)

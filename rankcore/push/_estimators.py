@@ -33,6 +33,7 @@ from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ._tie_break import check_tie_break_scale, tie_break_offsets
+from ._validation import patience, plan_validation
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
@@ -101,7 +102,8 @@ class _BaseBoost(BaseEstimator):
         if not isinstance(self.early_stopping, (bool, np.bool_)):
             raise ValueError(f"early_stopping: expected True or False, got {self.early_stopping!r}")
         _check_float(self.validation_fraction, "validation_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
-        _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
+        if self.n_iter_no_change is not None:
+            _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
         _check_int(self.verbose, "verbose", 0)
         effective_n_threads(self.n_jobs)
         _int_seed(self.random_state)
@@ -183,38 +185,99 @@ class _BaseBoost(BaseEstimator):
         if monitor:
             metric = self._scoring_metric(objective.task)
 
-        X_tr, y_tr, w_tr = X_arr, y_clean, w
+        if self.thresholds is not None and not learner.uses_thresholds:
+            raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        fit_on = self._make_backend_factory(objective, learner, n_threads, seed)
+        if eval_set is None and self.early_stopping:
+            self._fit_with_selected_n_iter(X_arr, y_clean, w, classes, objective, learner, metric, fit_on, seed,
+                                           user_callbacks)
+            return self
         X_val = y_val = None
         if eval_set is not None:
             X_val, y_val = self._check_eval_set(eval_set, objective, classes)
-        elif self.early_stopping:
-            X_tr, y_tr, w_tr, X_val, y_val = self._split_validation(X_arr, y_clean, w, objective, seed)
-        objective.check_target(y_tr, w_tr)
-        if self.thresholds is not None and not learner.uses_thresholds:
-            raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-
-        layout = learner.prepare(X_tr, sample_weight=w_tr, thresholds=self.thresholds, random_state=seed,
-                                 n_threads=n_threads)
-        problem = objective.bind(y_tr, w_tr, n_threads=n_threads)
-        # A non-smooth objective starts from distinct training scores (never part of the model).
-        start = tie_break_offsets(X_tr.shape[0], check_tie_break_scale(objective), seed)
-        backend = InMemoryBackend(problem, layout, X_tr, y_tr, w_tr, n_threads=n_threads, initial_scores=start)
-
+        objective.check_target(y_clean, w)
+        layout, backend = fit_on(X_arr, y_clean, w)
         result, records, history, best = self._boost(backend, layout, objective, metric, X_val, y_val,
                                                      user_callbacks)
         self._set_fitted(objective, learner, classes, result, records, history, best, monitor=monitor)
         return self
 
-    def _boost(self, backend, layout, objective, metric, X_val, y_val, user_callbacks=()):
+    def _make_backend_factory(self, objective, learner, n_threads, seed):
+        """A function (X, y, w) -> (layout, backend) preparing the learner and objective on some rows."""
+
+        def fit_on(X, y, w):
+            layout = learner.prepare(X, sample_weight=w, thresholds=self.thresholds, random_state=seed,
+                                     n_threads=n_threads)
+            problem = objective.bind(y, w, n_threads=n_threads)
+            # A non-smooth objective starts from distinct training scores (never part of the model).
+            start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
+            backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
+            return layout, backend
+
+        return fit_on
+
+    def _fit_with_selected_n_iter(self, X, y, w, classes, objective, learner, metric, fit_on, seed, user_callbacks):
+        """Early stopping without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
+
+        The split rule is :func:`rankcore.push._validation.plan_validation`: a
+        stratified ``validation_fraction`` hold-out when it holds enough rows
+        of each class, else K-fold cross-validation.  A hold-out run stops
+        after the patience; cross-validation runs every fold for ``n_iter``
+        iterations and averages the folds' validation losses.  The best
+        iteration count (the first minimum of the validation loss) is then
+        boosted on all the rows, with ``verbose`` and ``callbacks``.  Works
+        for any learner: only ``prepare``/``predict`` are used.
+        """
+        stratify = objective.task != "graded"
+        plan = plan_validation(y, float(self.validation_fraction), seed, stratify=stratify)
+        n_iter = int(self.n_iter)
+        losses, scores, reasons = [], [], []
+        for tr, va in plan.folds:
+            w_tr = None if w is None else w[tr]
+            objective.check_target(y[tr], w_tr)
+            layout, backend = fit_on(X[tr], y[tr], w_tr)
+            result, _, history, _ = self._boost(backend, layout, objective, metric, X[va], y[va],
+                                                stop_early=plan.kind == "holdout", silent=True)
+            curve = np.array([metric(y[va], np.zeros(va.shape[0]))] + history, dtype=np.float64)
+            # a fit that converged early keeps its last scores for the remaining iterations
+            curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
+            scores.append(curve)
+            losses.append(np.array([metric.to_loss(float(v)) for v in curve]))
+            reasons.append(self._stop_reason(result))
+        mean_loss = np.mean(losses, axis=0)
+        mean_score = np.mean(scores, axis=0)
+        if plan.kind == "holdout":
+            ran = len(history)
+            mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
+        best_n = int(np.argmin(mean_loss))            # the first minimum: fewest iterations
+        objective.check_target(y, w)
+        stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
+        if best_n < n_iter:
+            stop_reason = "early_stopping"
+        layout, backend = fit_on(X, y, w)
+        # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
+        result, records, _, _ = self._boost(backend, layout, objective, None, None, None, user_callbacks,
+                                            n_iter=best_n, stop_early=False)
+        best = {"iteration": best_n}
+        self._set_fitted(objective, learner, classes, result, records, list(mean_score[1:]), best, monitor=True)
+        self.stop_reason_ = stop_reason
+
+    def _boost(self, backend, layout, objective, metric, X_val, y_val, user_callbacks=(), *, n_iter=None,
+               stop_early=None, silent=False):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
         kept, validation history, best)``: with early stopping the records are
-        cut back to the best iteration.
+        cut back to the best iteration.  ``n_iter`` and ``stop_early``
+        override the estimator's ``n_iter`` and ``early_stopping``; ``silent``
+        turns progress off (the selection fits of early stopping).
         """
+        n_iter = int(self.n_iter) if n_iter is None else int(n_iter)
+        stop_early = bool(self.early_stopping) if stop_early is None else bool(stop_early)
+        wait = patience(self.n_iter_no_change, n_iter)
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
         history: list[float] = []
-        progress = Progress(self.verbose, int(self.n_iter), metric.spec if metric is not None else None,
+        progress = Progress(0 if silent else self.verbose, n_iter, metric.spec if metric is not None else None,
                             stream=sys.stdout)
         best = {"iteration": 0, "loss": math.inf}
 
@@ -234,18 +297,17 @@ class _BaseBoost(BaseEstimator):
                 reason = run_callbacks(user_callbacks, info)
                 if reason:
                     return reason
-            if (self.early_stopping and score is not None
-                    and record.iteration - best["iteration"] >= int(self.n_iter_no_change)):
+            if stop_early and score is not None and record.iteration - best["iteration"] >= wait:
                 return "early_stopping"
             return None
 
         if val_scores is not None:
             best.update(iteration=0, loss=metric.to_loss(float(metric(y_val, val_scores))))
         progress.start()
-        result = run_boosting(backend, layout, n_iter=int(self.n_iter), log_value=objective.log_value,
+        result = run_boosting(backend, layout, n_iter=n_iter, log_value=objective.log_value,
                               tol=float(self.tol), callback=callback)
         records = result.records
-        if self.early_stopping and best["iteration"] < len(records):
+        if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
         progress.finish(len(records), self._stop_reason(result))
         return result, records, history, best
@@ -286,21 +348,6 @@ class _BaseBoost(BaseEstimator):
             y_val = (y_arr == classes[1]).astype(np.int8)
         check_same_length(**{"eval_set X": X_val, "eval_set y": y_val})
         return X_val, y_val
-
-    def _split_validation(self, X, y, w, objective, seed):
-        from sklearn.model_selection import train_test_split
-
-        stratify = y if objective.task != "graded" else None
-        rng = np.random.default_rng(seed)
-        state = int(rng.integers(0, 2**31 - 1))
-        idx = np.arange(X.shape[0])
-        try:
-            tr, va = train_test_split(idx, test_size=float(self.validation_fraction), stratify=stratify,
-                                      random_state=state)
-        except ValueError as exc:
-            raise ValueError(f"validation_fraction: cannot split {X.shape[0]} rows for early stopping ({exc})") from None
-        tr, va = np.sort(tr), np.sort(va)
-        return X[tr], y[tr], (None if w is None else w[tr]), X[va], y[va]
 
     # ------------------------------------------------------------------
     # Prediction
@@ -523,17 +570,23 @@ _COMMON_DOC = """
         Stop when no weak ranker has |∂J/∂α| above ``tol`` (J is the log of
         the push objective, so this is a relative rate).
     early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the rows (stratified, by
-        ``random_state``) or use ``fit(..., eval_set=...)``, score the
-        validation set with ``scoring`` after every iteration, stop after
-        ``n_iter_no_change`` iterations without improvement and keep the
-        best iteration's model.
+        Choose the number of iterations (at most ``n_iter``) on validation
+        data scored with ``scoring`` after every iteration.  With
+        ``fit(..., eval_set=...)``: stop after ``n_iter_no_change``
+        iterations without improvement and keep the best iteration's model.
+        Without: hold out a stratified ``validation_fraction`` of the rows
+        (drawn with ``random_state``) when that holds at least 50 rows and
+        about 10 of each class, else use 5-fold cross-validation (the folds'
+        validation curves averaged); then refit on all the rows with the
+        best number of iterations (``rankcore.push._validation``).
     scoring : str, optional
         A registered metric (``"rmax"``, ``"prec@k:20"``, ``"pauc:0.1"``, ...)
         for early stopping, ``eval_set`` and :meth:`score`.  Default:
         ``"auc"`` for bipartite objectives, ``"misrank"`` for graded ones.
     validation_fraction : float, default=0.1
-    n_iter_no_change : int, default=10
+        The share of rows held out by ``early_stopping`` (see there).
+    n_iter_no_change : int or None, default=None
+        The patience of early stopping, in iterations; None: max(10, n_iter / 5).
     random_state : None, int or numpy Generator
         Seeds the validation split, the learners' sampling (bin edges of
         data larger than ``stumps``'s ``subsample``) and, for a non-smooth
@@ -607,7 +660,7 @@ class PushBoost(_BaseBoost):
 
     def __init__(self, *, loss="exp", price="pow:4", objective=None, learner="stumps", n_iter=100,
                  thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, n_jobs=None, verbose=0):
+                 n_iter_no_change=None, random_state=None, n_jobs=None, verbose=0):
         self.loss = loss
         self.price = price
         self.objective = objective
@@ -650,7 +703,7 @@ class PNormPush(_BaseBoost):
 """ + _COMMON_DOC
 
     def __init__(self, *, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
-                 scoring=None, validation_fraction=0.1, n_iter_no_change=10, random_state=None, n_jobs=None,
+                 scoring=None, validation_fraction=0.1, n_iter_no_change=None, random_state=None, n_jobs=None,
                  verbose=0):
         self.p = p
         self.learner = learner
@@ -683,7 +736,7 @@ class RankBoost(_BaseBoost):
 """ + _COMMON_DOC
 
     def __init__(self, *, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
-                 scoring=None, validation_fraction=0.1, n_iter_no_change=10, random_state=None, n_jobs=None,
+                 scoring=None, validation_fraction=0.1, n_iter_no_change=None, random_state=None, n_jobs=None,
                  verbose=0):
         self.learner = learner
         self.n_iter = n_iter

@@ -1,0 +1,152 @@
+"""Early stopping of boost() with stumps against the default number of iterations (issue 14, item 6).
+
+Protocol
+--------
+* Datasets: every two-class dataset of ``benchmarks/_data.py``'s folder but
+  ijcnn1 (``--datasets`` to choose), 5 stratified 70/30 splits
+  (``StratifiedShuffleSplit(random_state=0)``), the same splits for every
+  method; split s seeds the models with ``random_state=s``.  Stumps need no
+  scaling: raw features.
+* Methods, all ``rankcore.boost()`` (exp loss, price pow:4, stumps):
+
+  - ``default (n_iter=100)``: no early stopping.
+  - ``old recipe``: the recipe documented before issue 14,
+    ``n_iter=300, early_stopping=True`` with a 10 % stratified hold-out,
+    patience 10, the model trained on the other 90 % -- reproduced here with
+    ``eval_set`` on the split the old code drew.
+  - ``recipe (auc)``: ``n_iter=300, early_stopping=True``: the hold-out
+    only when 10 % holds >= 50 rows and ~10 of each class, else 5-fold
+    cross-validation; patience max(10, n_iter/5); refit on all rows.
+  - ``recipe (pauc:0.1)``: the same, scored by ``scoring="pauc:0.1"``.
+* Reported: mean ± sd over the splits of test pAUC over FPR [0, 0.1]
+  (``rankcore.evaluate``, unnormalized: at most 0.1) and of test prec@k at
+  5 % of the test rows, per dataset and the mean over the datasets; and the
+  mean number of iterations kept.
+
+Run::
+
+    python benchmarks/early_stopping_comparison.py                 # 12 datasets, 5 splits
+    python benchmarks/early_stopping_comparison.py --datasets wdbc pima-indians-diabetes --splits 2
+
+Prints a Markdown table; exits cleanly if the datasets are not there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _data import DatasetUnavailable, load_dataset  # noqa: E402
+
+DATASETS = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
+            "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
+METRICS = ("pauc:0.1", "prec@k:0.05")
+
+
+def _old_recipe(seed):
+    """The pre-issue-14 recipe: a 10 % stratified split drawn as the old code drew it, patience 10."""
+    from sklearn.model_selection import train_test_split
+
+    import rankcore
+
+    class OldRecipe:
+        def fit(self, X, y):
+            state = int(np.random.default_rng(seed).integers(0, 2**31 - 1))
+            tr, va = train_test_split(np.arange(len(y)), test_size=0.1, stratify=y, random_state=state)
+            tr, va = np.sort(tr), np.sort(va)
+            self.model = rankcore.boost(n_iter=300, early_stopping=True, n_iter_no_change=10,
+                                        random_state=seed).fit(X[tr], y[tr], eval_set=(X[va], y[va]))
+            return self
+
+        def decision_function(self, X):
+            return self.model.decision_function(X)
+
+        @property
+        def n_iter_(self):
+            return self.model.n_iter_
+
+    return OldRecipe()
+
+
+def methods():
+    import rankcore
+
+    return {
+        "default (n_iter=100)": lambda seed: rankcore.boost(random_state=seed),
+        "old recipe (10 % hold-out, patience 10)": _old_recipe,
+        "recipe (auc)": lambda seed: rankcore.boost(n_iter=300, early_stopping=True, random_state=seed),
+        "recipe (pauc:0.1)": lambda seed: rankcore.boost(n_iter=300, early_stopping=True, scoring="pauc:0.1",
+                                                         random_state=seed),
+    }
+
+
+def run(datasets, n_splits, out=print):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    import rankcore
+
+    results: dict = {}
+    for name in datasets:
+        try:
+            X, y, _ = load_dataset(name)
+        except DatasetUnavailable as exc:
+            out(f"skipping {name}: {exc}")
+            continue
+        splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=0.7, random_state=0)
+        for seed, (train, test) in enumerate(splitter.split(X, y)):
+            for method, make in methods().items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = make(seed).fit(X[train], y[train])
+                values = rankcore.evaluate(y[test], model.decision_function(X[test]), list(METRICS))
+                row = [values[m] for m in METRICS] + [model.n_iter_]
+                results.setdefault((name, method), []).append(row)
+        out(f"  {name} done")
+    return results
+
+
+def format_table(results) -> str:
+    """One Markdown table per figure (pAUC@0.1, prec@5 %, iterations kept): datasets × methods."""
+    datasets = list(dict.fromkeys(d for d, _ in results))
+    names = list(dict.fromkeys(m for _, m in results))
+    blocks = []
+    for j, (title, fmt) in enumerate((("test pAUC@0.1", "{:.4f}"), ("test prec@5 %", "{:.3f}"),
+                                      ("iterations kept", "{:.0f}"))):
+        lines = [f"{title}", "", "| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        means = {m: [] for m in names}
+        for d in datasets:
+            cells = []
+            for m in names:
+                v = np.asarray(results[(d, m)], dtype=float)[:, j]
+                means[m].append(v.mean())
+                cells.append(f"{fmt.format(v.mean())} ± {fmt.format(v.std())}")
+            lines.append(f"| {d} | " + " | ".join(cells) + " |")
+        lines.append("| **mean over datasets** | " + " | ".join(f"**{fmt.format(np.mean(means[m]))}**" for m in names)
+                     + " |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--splits", type=int, default=5)
+    args = parser.parse_args(argv)
+    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
+    if not results:
+        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
+        return 0
+    print(f"boost() with stumps: mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR [0, 0.1] "
+          "is unnormalized (at most 0.1)\n")
+    print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,181 @@
+"""Early stopping of the push estimators: the split rule, the small-data fallback, the best iteration kept."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore import PushBoost
+from rankcore.push._validation import (
+    CV_FOLDS,
+    MIN_VALIDATION_CLASS,
+    MIN_VALIDATION_ROWS,
+    holdout_size,
+    patience,
+    plan_validation,
+)
+
+
+def _labels(n, n_pos, seed=0):
+    y = np.zeros(n, dtype=np.int8)
+    y[np.random.default_rng(seed).choice(n, n_pos, replace=False)] = 1
+    return y
+
+
+def _data(seed, n=400, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + rng.standard_normal(n) > 1.0).astype(int)
+    return X, y
+
+
+# ---------------------------------------------------------------------------
+# the split rule
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n, fraction, n_pos, expected",
+    [
+        (10_000, 0.1, 3_000, 1_000),     # the fraction itself
+        (200, 0.1, 100, 50),             # the row floor
+        (1_000, 0.1, 40, 250),           # 10 positives need a quarter of the rows
+        (1_000, 0.1, 980, 500),          # ... or of negatives
+        (300, 0.1, None, 50),            # graded: rows only
+    ],
+)
+def test_holdout_size_floors(n, fraction, n_pos, expected):
+    assert holdout_size(n, fraction, n_pos) == expected
+
+
+@settings(deadline=None, max_examples=60)
+@given(n=st.integers(20, 3000), share=st.floats(0.02, 0.98), fraction=st.floats(0.05, 0.5), seed=st.integers(0, 99))
+def test_plan_is_a_large_enough_stratified_holdout_or_stratified_folds(n, share, fraction, seed):
+    n_pos = min(n - 2, max(2, round(share * n)))
+    y = _labels(n, n_pos, seed)
+    plan = plan_validation(y, fraction, seed, stratify=True)
+    if plan.kind == "holdout":
+        (tr, va), = plan.folds
+        assert va.shape[0] == math.ceil(fraction * n)
+        assert va.shape[0] >= MIN_VALIDATION_ROWS
+        # stratified: each class within one row of its share; hence the class floors (up to rounding)
+        assert abs(int(y[va].sum()) - n_pos * va.shape[0] / n) <= 1
+        assert y[va].sum() >= MIN_VALIDATION_CLASS - 1 and (1 - y[va]).sum() >= MIN_VALIDATION_CLASS - 1
+    else:
+        assert plan.kind == "cv"
+        assert len(plan.folds) == min(CV_FOLDS, n_pos, n - n_pos)
+        assert holdout_size(n, fraction, n_pos) > math.ceil(fraction * n)
+        every_val = np.concatenate([va for _, va in plan.folds])
+        np.testing.assert_array_equal(np.sort(every_val), np.arange(n))      # each row validated once
+        for tr, va in plan.folds:
+            assert np.intersect1d(tr, va).size == 0 and tr.size + va.size == n
+            assert y[va].sum() >= 1 and (1 - y[va]).sum() >= 1
+    for tr, va in plan.folds:
+        assert np.all(np.diff(tr) > 0) and np.all(np.diff(va) > 0)
+
+
+def test_plan_depends_on_the_seed_only():
+    y = _labels(5000, 1500)
+    a = plan_validation(y, 0.1, 3, stratify=True)
+    b = plan_validation(y, 0.1, 3, stratify=True)
+    c = plan_validation(y, 0.1, 4, stratify=True)
+    assert a.kind == "holdout"
+    np.testing.assert_array_equal(a.folds[0][1], b.folds[0][1])
+    assert not np.array_equal(a.folds[0][1], c.folds[0][1])
+
+
+def test_tiny_data_fall_back_to_fewer_folds_and_fail_clearly():
+    y = _labels(30, 3)
+    plan = plan_validation(y, 0.1, 0, stratify=True)
+    assert plan.kind == "cv" and len(plan.folds) == 3
+    with pytest.raises(ValueError, match="early_stopping: at least 2 rows of each class .* got 1"):
+        plan_validation(_labels(30, 1), 0.1, 0, stratify=True)
+
+
+def test_graded_targets_split_by_rows():
+    grades = np.random.default_rng(0).random(1000)
+    plan = plan_validation(grades, 0.1, 0, stratify=False)
+    assert plan.kind == "holdout" and plan.folds[0][1].shape == (100,)
+    small = plan_validation(grades[:120], 0.1, 0, stratify=False)
+    assert small.kind == "cv" and len(small.folds) == CV_FOLDS
+
+
+def test_patience_defaults_to_a_fifth_of_n_iter():
+    assert patience(None, 100) == 20
+    assert patience(None, 300) == 60
+    assert patience(None, 20) == 10
+    assert patience(7, 300) == 7
+
+
+# ---------------------------------------------------------------------------
+# the estimators keep the best iteration
+# ---------------------------------------------------------------------------
+
+
+def test_eval_set_early_stopping_keeps_the_best_prefix():
+    X, y = _data(1, n=600)
+    X_tr, y_tr, X_va, y_va = X[:400], y[:400], X[400:], y[400:]
+    model = PushBoost(n_iter=200, early_stopping=True, n_iter_no_change=5, n_jobs=1).fit(
+        X_tr, y_tr, eval_set=(X_va, y_va))
+    full = PushBoost(n_iter=200, n_jobs=1).fit(X_tr, y_tr)
+    auc = rankcore.resolve("metric", "auc")
+    # index t = the scores after t iterations (t = 0: every score 0)
+    staged = [auc(y_va, np.zeros(len(y_va)))] + [auc(y_va, s) for s in full.staged_decision_function(X_va)]
+    best = int(np.argmax(staged[: model.best_iteration_ + 6]))    # the first maximum within the run
+    assert model.best_iteration_ == model.n_iter_ == best
+    np.testing.assert_array_equal(model.alphas_, full.alphas_[:best])
+    assert model.validation_scores_[-1] == max(model.validation_scores_)
+
+
+@pytest.mark.parametrize("n, kind", [(3000, "holdout"), (160, "cv")])
+def test_internal_early_stopping_refits_the_best_iteration_on_all_rows(n, kind):
+    X, y = _data(2, n=n)
+    plan = plan_validation(y, 0.1, 0, stratify=True)
+    assert plan.kind == kind
+    model = PushBoost(n_iter=60, early_stopping=True, random_state=0, n_jobs=1).fit(X, y)
+    assert model.n_iter_ == model.best_iteration_ <= 60
+    # the kept model is the first best_iteration_ iterations of a fit on every row
+    refit = PushBoost(n_iter=60, random_state=0, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(model.alphas_, refit.alphas_[: model.n_iter_])
+    assert model.rankers_ == refit.rankers_[: model.n_iter_]
+    # the validation curve: its best entry is the kept iteration
+    scores = model.validation_scores_
+    assert scores.shape == (model.n_iter_,)
+    if model.n_iter_:
+        assert scores[-1] == max(scores)
+
+
+def test_cv_selection_averages_the_folds():
+    X, y = _data(3, n=150)
+    metric = rankcore.resolve("metric", "auc")
+    model = PushBoost(n_iter=25, early_stopping=True, random_state=1, n_jobs=1).fit(X, y)
+    plan = plan_validation(y, 0.1, 1, stratify=True)
+    assert plan.kind == "cv"
+    curves = []
+    for tr, va in plan.folds:
+        fold = PushBoost(n_iter=25, random_state=1, n_jobs=1).fit(X[tr], y[tr])
+        curve = [metric(y[va], np.zeros(len(va)))] + [metric(y[va], s) for s in fold.staged_decision_function(X[va])]
+        curves.append(curve + [curve[-1]] * (26 - len(curve)))
+    mean = np.mean(curves, axis=0)
+    assert model.best_iteration_ == int(np.argmax(mean))
+    np.testing.assert_allclose(model.validation_scores_, mean[1: model.n_iter_ + 1], rtol=1e-12)
+
+
+def test_early_stopping_is_deterministic_on_small_data():
+    X, y = _data(4, n=120)
+    a = PushBoost(n_iter=30, early_stopping=True, random_state=3, n_jobs=1).fit(X, y)
+    b = PushBoost(n_iter=30, early_stopping=True, random_state=3, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(a.alphas_, b.alphas_)
+    np.testing.assert_array_equal(a.validation_scores_, b.validation_scores_)
+
+
+def test_n_iter_no_change_accepts_none_and_rejects_zero():
+    X, y = _data(5, n=100)
+    PushBoost(n_iter=3, early_stopping=True, n_iter_no_change=None, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_iter_no_change: expected an integer >= 1, got 0"):
+        PushBoost(n_iter_no_change=0).fit(X, y)
