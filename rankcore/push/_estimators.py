@@ -646,7 +646,8 @@ class PNormPush(_BaseBoost):
     Parameters
     ----------
     p : float, default=4
-        The power, >= 1; p = 1 is RankBoost, larger p pushes harder at the top.
+        The power, in [1, 1e6] (``rankcore.prices.MAX_POWER``); p = 1 is
+        RankBoost, larger p pushes harder at the top.
 """ + _COMMON_DOC
 
     def __init__(self, *, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
@@ -666,8 +667,12 @@ class PNormPush(_BaseBoost):
         self.verbose = verbose
 
     def _objective_spec(self):
-        p = _check_float(self.p, "p", low=1.0)
         from ..objectives._push import PushObjective
+        from ..prices._builtin import MAX_POWER
+
+        p = _check_float(self.p, "p", low=1.0)
+        if p > MAX_POWER:
+            raise ValueError(f"p: expected a number in [1, {MAX_POWER:g}] (rankcore.prices.MAX_POWER), got {self.p!r}")
 
         return PushObjective(loss="exp", price=f"pow:{p!r}")
 
