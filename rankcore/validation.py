@@ -30,6 +30,7 @@ __all__ = [
     "effective_n_threads",
     "check_bipartite_target",
     "check_fit_data",
+    "check_finite_scores",
 ]
 
 
@@ -363,3 +364,37 @@ def check_fit_data(X: Any, y: Any, *, dtype: Any = np.float64, accept_sparse: bo
     y01, classes = check_bipartite_target(y)
     check_same_length(X=X_arr, y=y01)
     return X_arr, y01, classes
+
+
+def check_finite_scores(scores: np.ndarray, *, owner: str, X: Any = None) -> np.ndarray:
+    """Raise unless every score a model computed is finite; return ``scores``.
+
+    Every estimator's ``decision_function`` ends with this check, so no public
+    call returns NaN or ±inf silently.  Finite input can still overflow
+    float64 when the features (or, in a model file, the coefficients) are
+    extremely large; the message says so, rather than blaming the caller's
+    scores downstream.  O(n) time.
+
+    Raises
+    ------
+    FloatingPointError
+        Naming ``owner`` (e.g. ``"SGDAtK.decision_function"``), how many
+        scores are NaN or infinite, and the largest |x| when ``X`` is given.
+    """
+    arr = np.asarray(scores)
+    if arr.dtype.kind != "f":
+        return scores
+    finite = np.isfinite(arr)
+    if finite.all():
+        return scores
+    bad = int(arr.size - np.count_nonzero(finite))
+    where = ""
+    if X is not None and not hasattr(X, "indptr"):
+        X_arr = np.asarray(X)
+        if X_arr.size and X_arr.dtype.kind in "fiu":
+            where = f" (the largest |x| is {float(np.max(np.abs(X_arr))):.3g})"
+    raise FloatingPointError(
+        f"{owner}: {bad} of {arr.size} scores overflowed to NaN or infinity{where}: the features or the "
+        f"model's coefficients are too large for float64; rescale the features (e.g. StandardScaler) "
+        f"or check the model"
+    )

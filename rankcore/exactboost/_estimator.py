@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..validation import check_fit_data, check_matrix, effective_n_threads
+from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads
 from ._metric import resolve_monotone_metric
 from ._predict import build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
@@ -279,7 +279,8 @@ class ExactBoost(BaseEstimator):
             raise ValueError(
                 f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}"
             )
-        return self._table.decision(X_arr)
+        return check_finite_scores(self._table.decision(X_arr), owner=f"{type(self).__name__}.decision_function",
+                                   X=X_arr)
 
     def score(self, X, y) -> float:
         """The metric on ``(X, y)``, oriented so that higher is better.

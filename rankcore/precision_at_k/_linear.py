@@ -33,7 +33,7 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
-from ..validation import check_fit_data, check_k, check_matrix, effective_n_threads
+from ..validation import check_finite_scores, check_fit_data, check_k, check_matrix, effective_n_threads
 from .surrogates import check_surrogate_name
 
 __all__ = ["PerceptronAtK", "SGDAtK"]
@@ -54,6 +54,33 @@ def _check_nonneg_float(value: Any, name: str, *, positive: bool = False) -> flo
         rule = "a finite number > 0" if positive else "a finite number >= 0"
         raise ValueError(f"{name}: expected {rule}, got {value!r}")
     return float(value)
+
+
+def _max_abs(X) -> float:
+    """max |x| over the stored entries of a dense or CSR matrix (0 when empty)."""
+    data = X.data if hasattr(X, "indptr") else X
+    return float(np.max(np.abs(data))) if data.size else 0.0
+
+
+def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) -> None:
+    """Raise if the scores ⟨w, x⟩ of the training rows overflow float64.
+
+    The kernel ranks each batch by these scores; finite but huge features
+    (|x| ≈ 1e200) make them ±inf or NaN while the weights stay finite, and
+    the model would score everything NaN.  The cheap bound ‖w‖₁·max|x|
+    (O(nnz) for max|x|, no product) settles almost every call; only when it
+    exceeds float64 are the scores computed.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = float(np.abs(coef).sum()) * _max_abs(X)
+        if bound < 1e300:
+            return
+        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1)
+    if not np.isfinite(scores).all():
+        raise FloatingPointError(
+            f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {_max_abs(X):.3g}); "
+            "rescale the features (e.g. StandardScaler) before fitting"
+        )
 
 
 class _LinearAtK(BaseEstimator):
@@ -124,6 +151,7 @@ class _LinearAtK(BaseEstimator):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
+        _check_scores_stay_finite(type(self).__name__, X, order, coef)
         self.coef_ = coef
         self.t_ = int(state.t)
         self.n_iter_ += 1
@@ -254,7 +282,9 @@ class _LinearAtK(BaseEstimator):
         if X.shape[1] != self.coef_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.coef_.shape[0]} features as input")
-        return np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
     def score(self, X, y):
         """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit)."""

@@ -23,6 +23,7 @@ from ..registry import resolve
 from ..spec import Component
 from ..validation import (
     check_bipartite_target,
+    check_finite_scores,
     check_graded_labels,
     check_matrix,
     check_sample_weight,
@@ -319,7 +320,7 @@ class _BaseBoost(BaseEstimator):
         scores = None
         for scores in self._staged(X):
             pass
-        return scores
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
@@ -328,7 +329,7 @@ class _BaseBoost(BaseEstimator):
             if first:           # the scores before the first iteration are not a stage
                 first = False
                 continue
-            yield scores.copy()
+            yield check_finite_scores(scores, owner=f"{type(self).__name__}.staged_decision_function", X=X).copy()
 
     def _staged(self, X):
         check_is_fitted(self)
@@ -336,7 +337,8 @@ class _BaseBoost(BaseEstimator):
         scores = np.zeros(X_arr.shape[0])
         yield scores
         for ranker, alpha in zip(self.rankers_, self.alphas_):
-            scores += alpha * ranker.predict(X_arr)
+            with np.errstate(over="ignore", invalid="ignore"):   # non-finite scores are refused by the callers
+                scores += alpha * ranker.predict(X_arr)
             yield scores
 
     def score(self, X, y) -> float:

@@ -16,7 +16,8 @@ from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..persistence import ModelFormatError
 from ..registry import registry
-from ..validation import check_bipartite_target, check_graded_labels, check_matrix, effective_n_threads
+from ..validation import (check_bipartite_target, check_finite_scores, check_graded_labels, check_matrix,
+                          effective_n_threads)
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
@@ -474,7 +475,9 @@ class KernelRanker(BaseEstimator):
         with threadpool_limits(limits=threads, user_api="blas"):
             K = self.kernel_(X_arr, self.support_, n_threads=threads)
             coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
-            scores = K @ coef.T
+            with np.errstate(over="ignore", invalid="ignore"):    # checked below
+                scores = K @ coef.T
+        check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 
     def score(self, X: Any, y: Any) -> float:
