@@ -365,6 +365,7 @@ class KernelRanker(BaseEstimator):
         with threadpool_limits(limits=threads, user_api="blas"):
             if mode in ("single", "path"):
                 spectrum, support = self._decompose(X_arr, y_values)
+                lams = spectrum.usable_lams(lams)    # λ below the rounding floor: clipped, with a warning
                 coef = spectrum.path(filters, lams)
                 self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
             elif mode == "holdout":
@@ -397,7 +398,7 @@ class KernelRanker(BaseEstimator):
                 self.apriori_ = {"sizes": result.sizes, "lams": result.lams, "alpha": result.alpha, "beta": result.beta,
                                  "extrapolated": result.extrapolated}
                 spectrum, support = self._decompose(X_arr, y_values)
-                lam_arr = np.array([result.lam])
+                lam_arr = spectrum.usable_lams(np.array([result.lam]))
                 coef = spectrum.path(filters, lam_arr)
                 self._set_model(support, coef, lam_arr, spectrum, True, True)
         del self._rng
