@@ -30,7 +30,7 @@ def _fitted(cls):
     if cls is KernelRanker:
         return KernelRanker(kernel="linear", lam=0.1).fit(X, y), X
     if cls is ExactBoost:
-        return ExactBoost(n_runs=2, n_estimators=5, random_state=0).fit(X, y), X
+        return ExactBoost(n_runs=2, n_rounds=5, random_state=0).fit(X, y), X
     return cls(n_iter=5, random_state=0).fit(X, y) if cls in (RankBoost, PNormPush) \
         else cls(random_state=0, n_epochs=2).fit(X, y), X
 

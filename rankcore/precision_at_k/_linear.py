@@ -33,6 +33,7 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..validation import check_finite_scores, check_fit_data, check_k, check_matrix, effective_n_threads
 from .surrogates import check_surrogate_name
 
@@ -171,6 +172,7 @@ class _LinearAtK(BaseEstimator):
         return X
 
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X, y):
         """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.
 
@@ -201,6 +203,7 @@ class _LinearAtK(BaseEstimator):
             self._run_pass(X, y01, order.astype(np.intp), params)
         return self
 
+    @fits_on_a_copy
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
 
@@ -265,6 +268,7 @@ class _LinearAtK(BaseEstimator):
         self._run_pass(X, y01, np.arange(X.shape[0], dtype=np.intp), params)
         return self
 
+    @reads_a_snapshot
     def decision_function(self, X):
         """Scores ⟨w, x⟩: the higher, the more likely relevant.
 
@@ -286,6 +290,7 @@ class _LinearAtK(BaseEstimator):
             scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
+    @reads_a_snapshot
     def score(self, X, y):
         """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit)."""
         scores = self.decision_function(X)

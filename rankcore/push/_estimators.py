@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..registry import resolve
 from ..spec import Component
 from ..validation import (
@@ -138,6 +139,7 @@ class _BaseBoost(BaseEstimator):
         check_same_length(X=np.empty(n), y=y_clean)
         return y_clean, classes
 
+    @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on ``(X, y)``.
 
@@ -306,6 +308,7 @@ class _BaseBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
 
@@ -322,6 +325,7 @@ class _BaseBoost(BaseEstimator):
             pass
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
+    @reads_a_snapshot
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
         first = True
@@ -341,6 +345,7 @@ class _BaseBoost(BaseEstimator):
                 scores += alpha * ranker.predict(X_arr)
             yield scores
 
+    @reads_a_snapshot
     def score(self, X, y) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better)."""
         check_is_fitted(self)

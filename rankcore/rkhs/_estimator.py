@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..persistence import ModelFormatError
@@ -316,6 +317,7 @@ class KernelRanker(BaseEstimator):
     # ------------------------------------------------------------------
     # Fitting
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X: Any, y: Any) -> "KernelRanker":
         """Fit the ranking function(s).
 
@@ -458,6 +460,7 @@ class KernelRanker(BaseEstimator):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @reads_a_snapshot
     def decision_function(self, X: Any) -> np.ndarray:
         """Ranking scores f(x) = Σ_i c_i K(x_i, x) (higher = ranked higher).
 
@@ -481,6 +484,7 @@ class KernelRanker(BaseEstimator):
         check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 
+    @reads_a_snapshot
     def score(self, X: Any, y: Any) -> float:
         """The ``metric`` on (X, y) in greater-is-better form (``misrank`` → 1 − misrank).
 
