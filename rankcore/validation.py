@@ -89,6 +89,12 @@ def _integers_as_float(arr: np.ndarray, name: str, integers: str, what: str) -> 
         return out
     if int(arr.max()) <= _EXACT_INTEGER_LIMIT and int(arr.min()) >= -_EXACT_INTEGER_LIMIT:
         return out                                  # every value is exact in float64
+    if integers == "refuse-large":                  # the caller cannot compare across calls (chunks)
+        raise ValueError(
+            f"{name}: integer values beyond ±2**53 (e.g. {int(arr.max()) if arr.max() > 0 else int(arr.min())}) "
+            f"cannot all be represented in float64, and {what} cannot order them exactly; subtract a common "
+            f"offset (e.g. the minimum) or pass the scores as floats"
+        )
     distinct, inverse = np.unique(arr, return_inverse=True)
     if np.unique(out).shape[0] == distinct.shape[0]:
         return out                                  # rounding merged no two values: the order is kept
@@ -107,12 +113,13 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
 
     Parameters
     ----------
-    integers : {"round", "rank", "refuse"}, default "round"
+    integers : {"round", "rank", "refuse", "refuse-large"}, default "round"
         What to do with integer scores beyond ±2**53 that float64 rounds
         together (distinct values would tie): ``"round"`` converts anyway,
         ``"rank"`` replaces them by their exact dense ranks (for consumers
         that only use the order), ``"refuse"`` raises a ValueError naming
-        ``what``.
+        ``what``; ``"refuse-large"`` raises for any integer beyond ±2**53
+        (for data seen in pieces, whose collisions cannot be checked).
 
     Returns
     -------

@@ -88,3 +88,10 @@ def test_check_scores_integer_modes():
     assert check_scores(s).tolist() == [2.0**62, 2.0**62, 7.0]         # the default rounds, as before
     with pytest.raises(ValueError, match="scores: integer values beyond"):
         check_scores(s, integers="refuse")
+
+
+def test_refuse_large_mode_refuses_any_integer_beyond_2_53():
+    check_scores(np.array([2**53, -(2**53)], dtype=np.int64), integers="refuse-large")
+    with pytest.raises(ValueError, match="a chunked evaluation"):
+        check_scores(np.array([2**53 + 2, 0], dtype=np.int64), integers="refuse-large",
+                     what="a chunked evaluation")

@@ -143,3 +143,16 @@ def test_objective_becoming_infinite_after_a_step_is_not_recorded():
 def test_non_finite_initial_objective_raises():
     with pytest.raises(FloatingPointError, match="initial scores"):
         run_boosting(_Backend(value_after={0: math.nan}), _Layout([-1.0]), n_iter=3, log_value=False)
+
+
+@pytest.mark.parametrize("price", ["pow:1e300", "exp:1e300"])
+def test_cli_refuses_out_of_bound_prices_with_exit_2(price, tmp_path, capsys):
+    from rankcore.cli import main
+
+    X, y = _data()
+    data = tmp_path / "d.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,e,y", comments="")
+    assert main(["fit", str(data), "--label", "y", "--price", price, "--out", str(tmp_path / "m.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "<= 1e+06" in err or "<= 1000" in err
+    assert not (tmp_path / "m.json").exists()
