@@ -154,5 +154,5 @@ def test_cli_refuses_out_of_bound_prices_with_exit_2(price, tmp_path, capsys):
     np.savetxt(data, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,e,y", comments="")
     assert main(["fit", str(data), "--label", "y", "--price", price, "--out", str(tmp_path / "m.json")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "<= 1e+06" in err or "<= 1000" in err
+    assert len(err.splitlines()) == 1 and ("<= 1e+06" in err or "<= 1000" in err)
     assert not (tmp_path / "m.json").exists()

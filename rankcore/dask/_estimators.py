@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
 from ..push._progress import check_callbacks
 from ..push._tie_break import check_tie_break_scale
-from ..validation import check_matrix
+from ..validation import check_finite_scores, check_matrix
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
 from ._prepare import check_learner, prepare_layout, summarize
@@ -36,9 +36,10 @@ def _score_chunk(X, rankers, alphas):
     X = np.asarray(X)
     X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
     scores = np.zeros(X.shape[0])
-    for ranker, alpha in zip(rankers, alphas):
-        scores += alpha * ranker.predict(X)
-    return scores
+    with np.errstate(over="ignore", invalid="ignore"):     # refused just below
+        for ranker, alpha in zip(rankers, alphas):
+            scores += alpha * ranker.predict(X)
+    return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
 
 
 def _labels_chunk(y, classes):
