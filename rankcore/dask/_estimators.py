@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
 from ..push._progress import check_callbacks
 from ..push._tie_break import check_tie_break_scale
@@ -82,6 +83,7 @@ class _DaskBoost:
     _local_class: type
 
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``.
 
@@ -226,6 +228,7 @@ class _DaskBoost:
         return X.map_blocks(_score_chunk, rankers, alphas, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
 
+    @reads_a_snapshot
     def decision_function(self, X):
         """Scores Σ_t α_t h_t(x): a lazy ``dask.array`` for a Dask collection, else a NumPy array.
 
@@ -238,6 +241,7 @@ class _DaskBoost:
             return super().decision_function(X)
         return self._lazy_scores(self._dask_matrix(X))
 
+    @reads_a_snapshot
     def staged_decision_function(self, X):
         """Scores after each iteration; lazy Dask arrays for a Dask collection."""
         check_is_fitted(self)
@@ -248,6 +252,7 @@ class _DaskBoost:
         for t in range(1, len(self.rankers_) + 1):
             yield self._lazy_scores(X, t)
 
+    @reads_a_snapshot
     def score(self, X, y) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
