@@ -219,7 +219,8 @@ class Parameter:
         if self.minimum is not None:
             parts.append(f"{'>' if self.exclusive_minimum else '>='} {self.minimum:g}")
         if self.maximum is not None:
-            parts.append(f"{'<' if self.exclusive_maximum else '<='} {self.maximum:g}")
+            parts.append(f"{'and ' if self.minimum is not None else ''}"
+                         f"{'<' if self.exclusive_maximum else '<='} {self.maximum:g}")
         if self.choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in self.choices))
         return " ".join(parts)

@@ -30,6 +30,7 @@ __all__ = [
     "effective_n_threads",
     "check_bipartite_target",
     "check_fit_data",
+    "check_finite_scores",
 ]
 
 
@@ -70,8 +71,55 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
         )
 
 
-def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False) -> np.ndarray:
+#: Integers of larger magnitude are not all representable in float64.
+_EXACT_INTEGER_LIMIT = 2**53
+
+
+def _integers_as_float(arr: np.ndarray, name: str, integers: str, what: str) -> np.ndarray:
+    """float64 of an integer array, keeping the order of the values exact.
+
+    Integers beyond ±2**53 can round to the same float64 (``2**62`` and
+    ``2**62 + 1`` do), which would tie distinct scores.  When that happens,
+    ``integers="rank"`` replaces each value by its dense rank (exact: the
+    ranks come from sorting the integers themselves), which leaves every
+    order-based metric unchanged; ``integers="refuse"`` raises.
+    """
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    if integers == "round" or arr.size == 0:
+        return out
+    if int(arr.max()) <= _EXACT_INTEGER_LIMIT and int(arr.min()) >= -_EXACT_INTEGER_LIMIT:
+        return out                                  # every value is exact in float64
+    if integers == "refuse-large":                  # the caller cannot compare across calls (chunks)
+        raise ValueError(
+            f"{name}: integer values beyond ±2**53 (e.g. {int(arr.max()) if arr.max() > 0 else int(arr.min())}) "
+            f"cannot all be represented in float64, and {what} cannot order them exactly; subtract a common "
+            f"offset (e.g. the minimum) or pass the scores as floats"
+        )
+    distinct, inverse = np.unique(arr, return_inverse=True)
+    if np.unique(out).shape[0] == distinct.shape[0]:
+        return out                                  # rounding merged no two values: the order is kept
+    if integers == "rank":
+        return np.ascontiguousarray(inverse.reshape(-1), dtype=np.float64)
+    raise ValueError(
+        f"{name}: integer values beyond ±2**53 that float64 cannot tell apart (e.g. {int(distinct[-1])}), "
+        f"and {what} depends on more than their order; subtract a common offset "
+        f"(e.g. the minimum) or pass the scores as floats"
+    )
+
+
+def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False, integers: str = "round",
+                 what: str = "this computation") -> np.ndarray:
     """Validate a 1-D vector of finite real scores.
+
+    Parameters
+    ----------
+    integers : {"round", "rank", "refuse", "refuse-large"}, default "round"
+        What to do with integer scores beyond ±2**53 that float64 rounds
+        together (distinct values would tie): ``"round"`` converts anyway,
+        ``"rank"`` replaces them by their exact dense ranks (for consumers
+        that only use the order), ``"refuse"`` raises a ValueError naming
+        ``what``; ``"refuse-large"`` raises for any integer beyond ±2**53
+        (for data seen in pieces, whose collisions cannot be checked).
 
     Returns
     -------
@@ -84,6 +132,8 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
         raise ValueError(f"{name}: expected a 1-D array, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name}: expected at least one value, got an empty array")
+    if arr.dtype.kind in "iu":
+        return _integers_as_float(arr, name, integers, what)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     _check_finite(arr, name)
     return arr
@@ -143,11 +193,12 @@ def check_both_classes(y: np.ndarray, *, name: str = "y", what: str = "this metr
 
 
 def check_labels_and_scores(
-    y: Any, scores: Any, *, graded: bool = False, both_classes: bool = True, what: str = "this metric"
+    y: Any, scores: Any, *, graded: bool = False, both_classes: bool = True, what: str = "this metric",
+    integers: str = "round",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a (labels, scores) pair as every metric receives it."""
+    """Validate a (labels, scores) pair as every metric receives it (``integers``: see :func:`check_scores`)."""
     y_arr = check_graded_labels(y, name="y") if graded else check_binary_labels(y, name="y")
-    s_arr = check_scores(scores, name="scores")
+    s_arr = check_scores(scores, name="scores", integers=integers, what=what)
     check_same_length(y=y_arr, scores=s_arr)
     if both_classes and not graded:
         check_both_classes(y_arr, what=what)
@@ -320,3 +371,37 @@ def check_fit_data(X: Any, y: Any, *, dtype: Any = np.float64, accept_sparse: bo
     y01, classes = check_bipartite_target(y)
     check_same_length(X=X_arr, y=y01)
     return X_arr, y01, classes
+
+
+def check_finite_scores(scores: np.ndarray, *, owner: str, X: Any = None) -> np.ndarray:
+    """Raise unless every score a model computed is finite; return ``scores``.
+
+    Every estimator's ``decision_function`` ends with this check, so no public
+    call returns NaN or ±inf silently.  Finite input can still overflow
+    float64 when the features (or, in a model file, the coefficients) are
+    extremely large; the message says so, rather than blaming the caller's
+    scores downstream.  O(n) time.
+
+    Raises
+    ------
+    FloatingPointError
+        Naming ``owner`` (e.g. ``"SGDAtK.decision_function"``), how many
+        scores are NaN or infinite, and the largest |x| when ``X`` is given.
+    """
+    arr = np.asarray(scores)
+    if arr.dtype.kind != "f":
+        return scores
+    finite = np.isfinite(arr)
+    if finite.all():
+        return scores
+    bad = int(arr.size - np.count_nonzero(finite))
+    where = ""
+    if X is not None and not hasattr(X, "indptr"):
+        X_arr = np.asarray(X)
+        if X_arr.size and X_arr.dtype.kind in "fiu":
+            where = f" (the largest |x| is {float(np.max(np.abs(X_arr))):.3g})"
+    raise FloatingPointError(
+        f"{owner}: {bad} of {arr.size} scores overflowed to NaN or infinity{where}: the features or the "
+        f"model's coefficients are too large for float64; rescale the features (e.g. StandardScaler) "
+        f"or check the model"
+    )

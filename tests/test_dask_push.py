@@ -508,3 +508,12 @@ def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
         _assert_same_fit(model, local, Xd, X)
     finally:
         unregister_everywhere(dask_client, "dask-everywhere")
+
+
+def test_dask_lazy_scores_that_overflow_raise_when_computed(dask_client):
+    X, y = _data(seed=2)
+    Xd, yd, _ = _dask(X, y)
+    model = DaskRankBoost(n_iter=4).fit(Xd, yd)
+    model.alphas_ = np.full_like(model.alphas_, 1e308)      # as a model file may hold
+    with pytest.raises(FloatingPointError, match="Dask chunk.*overflowed"):
+        model.decision_function(Xd * 1e10).compute()

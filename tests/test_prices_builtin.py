@@ -65,10 +65,10 @@ def test_homogeneous_degrees():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("pow:x", r"price 'pow': p must be a number >= 1, got 'x'"),
-    ("pow:0.5", r"price 'pow': p must be a number >= 1, got '0.5'"),
+    ("pow:x", r"price 'pow': p must be a number >= 1 and <= 1e\+06, got 'x'"),
+    ("pow:0.5", r"price 'pow': p must be a number >= 1 and <= 1e\+06, got '0.5'"),
     ("pow", r"missing parameter p"),
-    ("exp:0", r"price 'exp': beta must be a number > 0, got '0'"),
+    ("exp:0", r"price 'exp': beta must be a number > 0 and <= 1000, got '0'"),
     ("exp:-1", r"beta must be a number > 0"),
     ("pow:nan", r"p must be a number"),
     ("identity:3", r"too many arguments"),

@@ -105,7 +105,7 @@ def test_any_two_labels_the_greater_is_relevant():
     ({"verbose": -1}, r"verbose: expected an integer >= 0"),
     ({"n_jobs": 0}, r"n_jobs: expected None, a positive integer"),
     ({"random_state": "seed"}, r"random_state: expected None, an integer"),
-    ({"price": "pow:x"}, r"price 'pow': p must be a number >= 1, got 'x'"),
+    ({"price": "pow:x"}, r"price 'pow': p must be a number >= 1 and <= 1e\+06, got 'x'"),
     ({"loss": "hing"}, r"unknown loss 'hing'"),
     ({"loss": 3}, r"loss: expected a loss spec string"),
     ({"learner": "trees"}, r"unknown learner 'trees'"),

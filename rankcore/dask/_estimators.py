@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
 from ..push._progress import check_callbacks
 from ..push._tie_break import check_tie_break_scale
-from ..validation import check_matrix
+from ..validation import check_finite_scores, check_matrix
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
 from ._prepare import check_learner, prepare_layout, summarize
@@ -36,9 +37,10 @@ def _score_chunk(X, rankers, alphas):
     X = np.asarray(X)
     X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
     scores = np.zeros(X.shape[0])
-    for ranker, alpha in zip(rankers, alphas):
-        scores += alpha * ranker.predict(X)
-    return scores
+    with np.errstate(over="ignore", invalid="ignore"):     # refused just below
+        for ranker, alpha in zip(rankers, alphas):
+            scores += alpha * ranker.predict(X)
+    return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
 
 
 def _labels_chunk(y, classes):
@@ -81,6 +83,7 @@ class _DaskBoost:
     _local_class: type
 
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``.
 
@@ -225,6 +228,7 @@ class _DaskBoost:
         return X.map_blocks(_score_chunk, rankers, alphas, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
 
+    @reads_a_snapshot
     def decision_function(self, X):
         """Scores Σ_t α_t h_t(x): a lazy ``dask.array`` for a Dask collection, else a NumPy array.
 
@@ -237,6 +241,7 @@ class _DaskBoost:
             return super().decision_function(X)
         return self._lazy_scores(self._dask_matrix(X))
 
+    @reads_a_snapshot
     def staged_decision_function(self, X):
         """Scores after each iteration; lazy Dask arrays for a Dask collection."""
         check_is_fitted(self)
@@ -247,6 +252,7 @@ class _DaskBoost:
         for t in range(1, len(self.rankers_) + 1):
             yield self._lazy_scores(X, t)
 
+    @reads_a_snapshot
     def score(self, X, y) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 

@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..exactboost import ExactBoost, RunResult
 from ..exactboost._runs import fit_runs
 from ..validation import check_matrix
@@ -75,6 +76,7 @@ class DaskExactBoost(ExactBoost):
                          depth=depth, max_boxes=max_boxes, max_thresholds=max_thresholds,
                          margin_mode=margin_mode)
 
+    @fits_on_a_copy
     def fit(self, X, y):
         """Fit on (X, y); Dask collections are computed to the client (see the class notes)."""
         b = self.batches_per_worker_thread
@@ -99,6 +101,7 @@ class DaskExactBoost(ExactBoost):
         results = client.gather(futures)
         return RunResult.concatenate(results)
 
+    @reads_a_snapshot
     def decision_function(self, X):
         """Run-averaged scores; a lazy Dask array for a Dask collection (computed chunk by chunk)."""
         check_is_fitted(self)

@@ -144,7 +144,8 @@ def _aligned(client, y, scores):
 
 def _chunk(i, y, s):
     return (check_binary_labels(y, name=f"y (chunk {i})") if len(y) else np.zeros(0, np.int8),
-            check_scores(s, name=f"scores (chunk {i})", allow_empty=True))
+            check_scores(s, name=f"scores (chunk {i})", allow_empty=True, integers="refuse-large",
+                         what="a chunked evaluation (chunks cannot be ranked together)"))
 
 
 # --------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..validation import check_fit_data, check_matrix, effective_n_threads
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads
 from ._metric import resolve_monotone_metric
 from ._predict import build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
@@ -196,6 +197,7 @@ class ExactBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # fit / predict
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X, y):
         """Fit ``n_runs`` boosting runs on ``X`` (n, d) and two-class labels ``y``.
 
@@ -266,6 +268,7 @@ class ExactBoost(BaseEstimator):
         start = int(self.run_lengths_[:run].sum())
         return self.stumps_[start:start + int(self.run_lengths_[run])]
 
+    @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Run-averaged scores (higher = ranked closer to the top).
 
@@ -279,8 +282,10 @@ class ExactBoost(BaseEstimator):
             raise ValueError(
                 f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}"
             )
-        return self._table.decision(X_arr)
+        return check_finite_scores(self._table.decision(X_arr), owner=f"{type(self).__name__}.decision_function",
+                                   X=X_arr)
 
+    @reads_a_snapshot
     def score(self, X, y) -> float:
         """The metric on ``(X, y)``, oriented so that higher is better.
 

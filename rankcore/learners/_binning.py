@@ -38,8 +38,14 @@ def sample_rows(n_rows: int, subsample: int | None, random_state: Any = None,
 
 
 def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Edges e with lo ≤ e < hi: the midpoint, or lo where the midpoint rounds up to hi."""
-    mid = lo + 0.5 * (hi - lo)
+    """Edges e with lo ≤ e < hi: the midpoint, or lo where the midpoint rounds up to hi.
+
+    Where hi − lo overflows float64 (values near ±1.8e308) the midpoint is
+    0.5·lo + 0.5·hi, which cannot overflow.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mid = lo + 0.5 * (hi - lo)
+    mid = np.where(np.isfinite(mid), mid, 0.5 * lo + 0.5 * hi)
     return np.where(mid < hi, mid, lo)
 
 

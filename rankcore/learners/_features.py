@@ -17,12 +17,20 @@ def _scale(column: np.ndarray, low: float, high: float) -> np.ndarray:
     """(x − low) / (high − low) in float64; zeros for a constant feature.
 
     Shared by training (encode) and prediction so that the two agree bit for bit.
+    When the range overflows float64 (|low|, |high| near 1.8e308), both
+    differences are taken on halved values: halving is exact for such
+    magnitudes, so the ratio is the same, and no inf/inf = NaN reaches the fit.
     """
     column = np.asarray(column, dtype=np.float64)
-    span = high - low
+    with np.errstate(over="ignore"):
+        span = high - low
     if not span > 0:
         return np.zeros(column.shape[0])
-    return (column - low) / span
+    if not math.isfinite(span):
+        with np.errstate(over="ignore"):
+            return (0.5 * column - 0.5 * low) / (0.5 * high - 0.5 * low)
+    with np.errstate(over="ignore"):
+        return (column - low) / span
 
 
 @dataclass(frozen=True)

@@ -80,11 +80,17 @@ def histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes
     One parallel region: thread t owns features t, t + T, t + 2T, ... and
     walks the rows in chunks of ROWS, so a chunk of g is read from cache by
     every feature of the thread.  Each feature's bins are summed in row order
-    by one thread: the result does not depend on ``n_threads``.
+    by one thread: the result does not depend on ``n_threads``.  Every code
+    must be < B (the layout's encoder guarantees it); only those B bins of a
+    feature are ever written.
     """
     cdef Py_ssize_t d = codes.shape[0], n = codes.shape[1], B = hist.shape[1]
     cdef Py_ssize_t t, j, r, r0, r_end, c
     cdef int T
+    if hist.shape[0] != d:
+        raise ValueError(f"hist: expected {d} rows (one per feature of codes), got {hist.shape[0]}")
+    if g.shape[0] != n:
+        raise ValueError(f"g: expected {n} values (as codes has rows), got {g.shape[0]}")
     hist[:, :] = 0.0
     T = _feature_threads(n, d, n_threads)
     with nogil:
@@ -94,24 +100,31 @@ def histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes
                 r_end = min(r0 + ROWS, n)
                 j = t
                 while j < d:
-                    _feature_rows(&codes[j, 0], &g[0], &hist[j, 0], r0, r_end)
+                    _feature_rows(&codes[j, 0], &g[0], &hist[j, 0], r0, r_end, B)
                     j = j + T
 
 
 cdef inline void _feature_rows(const code_t* codes, const double* g, double* h,
-                               Py_ssize_t r0, Py_ssize_t r_end) noexcept nogil:
-    """h[codes[r]] += g[r] for r in [r0, r_end).
+                               Py_ssize_t r0, Py_ssize_t r_end, Py_ssize_t B) noexcept nogil:
+    """h[codes[r]] += g[r] for r in [r0, r_end); h is one feature's row of B bins (every code < B).
 
     For uint8 codes, four interleaved partial histograms break the chain of
     dependent read-modify-writes when consecutive rows share a bin (the loop
     is otherwise bound by store-to-load latency); they are added into h at
-    the end, in a fixed order.
+    the end, in a fixed order -- the first B bins only: h has B entries, and
+    the next feature's row, which another thread may be filling, follows it
+    in memory (adding 0.0 to it raced with that thread and lost its updates,
+    so binary features gave results that changed with n_threads and between
+    runs, and the last feature wrote past the array).
     """
-    cdef Py_ssize_t r, b
+    cdef Py_ssize_t r, b, nb = B if B < 256 else 256
     cdef double acc[4 * 256]
     if code_t is uint8_t:
-        for b in range(4 * 256):
+        for b in range(nb):
             acc[b] = 0.0
+            acc[256 + b] = 0.0
+            acc[512 + b] = 0.0
+            acc[768 + b] = 0.0
         r = r0
         while r + 4 <= r_end:
             acc[codes[r]] += g[r]
@@ -122,7 +135,7 @@ cdef inline void _feature_rows(const code_t* codes, const double* g, double* h,
         while r < r_end:
             acc[codes[r]] += g[r]
             r = r + 1
-        for b in range(256):
+        for b in range(nb):
             h[b] += (acc[b] + acc[256 + b]) + (acc[512 + b] + acc[768 + b])
     else:
         for r in range(r0, r_end):

@@ -43,6 +43,12 @@ class Metric(Component):
     requires_both_classes : bool
         The value is undefined unless both classes are present (an error is
         raised rather than NaN returned).
+    order_invariant : bool
+        The value depends on the scores only through their order, ties
+        included (any strictly increasing transform leaves it unchanged).
+        Integer scores beyond ±2**53, which float64 would round into ties,
+        are then replaced by their exact ranks; for other metrics such scores
+        are refused with a ValueError.  The default ``False`` is always safe.
 
     Examples
     --------
@@ -60,6 +66,7 @@ class Metric(Component):
     bounded: ClassVar[bool] = False
     requires_both_classes: ClassVar[bool] = True
     shift_invariant: ClassVar[bool] = False
+    order_invariant: ClassVar[bool] = False
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
@@ -77,6 +84,7 @@ class Metric(Component):
             graded=self.task == "graded",
             both_classes=self.requires_both_classes,
             what=f"metric {self.spec!r}",
+            integers="rank" if self.order_invariant else "refuse",
         )
         self.check_data(y_arr, s_arr)
         return self.compute(y_arr, s_arr)

@@ -90,6 +90,7 @@ class Height(Metric):
     """Per-negative height #{positives scored at or below it}, in input order (lower is better)."""
 
     shift_invariant = True  # only differences of scores matter
+    order_invariant = True  # only the order of the scores matters (ties included)
 
     name = "height"
     greater_is_better = None

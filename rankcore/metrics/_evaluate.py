@@ -83,7 +83,11 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     resolved = [(item if isinstance(item, str) else getattr(item, "spec", repr(item)),
                  resolve("metric", item)) for item in items]
 
-    s_arr = check_scores(scores, name="scores")
+    # integer scores beyond 2**53 keep their exact order: ranks when every metric
+    # only reads the order, a clear error otherwise (float64 would tie them)
+    by_value = [spec for spec, m in resolved if not m.order_invariant]
+    s_arr = check_scores(scores, name="scores", integers="refuse" if by_value else "rank",
+                         what=f"metric {by_value[0]!r}" if by_value else "")
     labels: dict[str, np.ndarray] = {}
     for task in sorted({m.task for _, m in resolved}):
         if task == "graded":

@@ -30,6 +30,7 @@ class Misrank(Metric):
     """Fraction of pairs with y_i > y_j that are misranked (f_i <= f_j); graded labels (lower is better)."""
 
     shift_invariant = True  # only differences of scores matter
+    order_invariant = True  # only the order of the scores matters (ties included)
 
     name = "misrank"
     greater_is_better = False

@@ -43,6 +43,7 @@ class _SortedKernelMetric(Metric):
     """A scalar bipartite metric backed by a Cython ``SortedMetric``."""
 
     shift_invariant = True  # only differences of scores matter
+    order_invariant = True  # only the order of the scores matters (ties included)
 
     def _make_kernel(self) -> Any:
         raise NotImplementedError
@@ -176,3 +177,8 @@ class PNormRisk(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedPNormRisk(self.p, self.theta)
+
+    @property
+    def order_invariant(self) -> bool:  # type: ignore[override]
+        """With a margin θ ≠ 0 the differences of the scores matter, not only their order."""
+        return self.theta == 0.0

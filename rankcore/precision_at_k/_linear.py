@@ -47,7 +47,8 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
-from ..validation import check_fit_data, check_k, check_matrix, effective_n_threads
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..validation import check_finite_scores, check_fit_data, check_k, check_matrix, effective_n_threads
 from .surrogates import check_surrogate_name
 
 __all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
@@ -107,6 +108,33 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
         scale = X.std(axis=0)
     scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
     return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64)
+
+
+def _max_abs(X) -> float:
+    """max |x| over the stored entries of a dense or CSR matrix (0 when empty)."""
+    data = X.data if hasattr(X, "indptr") else X
+    return float(np.max(np.abs(data))) if data.size else 0.0
+
+
+def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) -> None:
+    """Raise if the scores ⟨w, x⟩ of the training rows overflow float64.
+
+    The kernel ranks each batch by these scores; finite but huge features
+    (|x| ≈ 1e200) make them ±inf or NaN while the weights stay finite, and
+    the model would score everything NaN.  The cheap bound ‖w‖₁·max|x|
+    (O(nnz) for max|x|, no product) settles almost every call; only when it
+    exceeds float64 are the scores computed.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = float(np.abs(coef).sum()) * _max_abs(X)
+        if bound < 1e300:
+            return
+        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1)
+    if not np.isfinite(scores).all():
+        raise FloatingPointError(
+            f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {_max_abs(X):.3g}); "
+            "rescale the features (e.g. StandardScaler) before fitting"
+        )
 
 
 class _LinearAtK(BaseEstimator):
@@ -233,6 +261,7 @@ class _LinearAtK(BaseEstimator):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
+        _check_scores_stay_finite(type(self).__name__, Z, order, model)
         self.iterate_ = iterate
         self.average_ = model
         self.n_averaged_ = int(state.n_averaged) if self.average else 0
@@ -255,6 +284,7 @@ class _LinearAtK(BaseEstimator):
         return X
 
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X, y):
         """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.
 
@@ -286,6 +316,7 @@ class _LinearAtK(BaseEstimator):
             self._run_pass(Z, y01, order.astype(np.intp), params)
         return self
 
+    @fits_on_a_copy
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
 
@@ -352,6 +383,7 @@ class _LinearAtK(BaseEstimator):
         self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params)
         return self
 
+    @reads_a_snapshot
     def decision_function(self, X):
         """Scores ⟨w, x⟩: the higher, the more likely relevant.
 
@@ -369,8 +401,11 @@ class _LinearAtK(BaseEstimator):
         if X.shape[1] != self.coef_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.coef_.shape[0]} features as input")
-        return np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
+    @reads_a_snapshot
     def score(self, X, y):
         """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit)."""
         scores = self.decision_function(X)

@@ -13,7 +13,20 @@ import numpy as np
 from ..spec import Parameter
 from ._base import Price
 
-__all__ = ["Identity", "Power", "Exponential"]
+__all__ = ["Identity", "Power", "Exponential", "MAX_POWER", "MAX_RATE"]
+
+#: Largest exponent of ``pow:p``.  The objective grows like p·log L, so the
+#: useful step along a weak ranker shrinks like 1/p: beyond about 10^13 it is
+#: below the rounding of the scores and the fit cannot move (it used to report
+#: a constant model as converged).  10^6 already pushes as hard as the maximum
+#: over the negatives, and leaves seven orders of magnitude of margin.
+MAX_POWER = 1e6
+
+#: Largest rate β of ``exp:β``.  log g(L) = β·L grows with the summed loss L
+#: (about the number of positives at the start): β·L must stay far from the
+#: point where float64 can no longer tell φ(α) from φ(0).  10^3 pushes harder
+#: than any practical use and keeps β·L below 10^10 for a million positives.
+MAX_RATE = 1e3
 
 
 def _f64(x) -> np.ndarray:
@@ -47,11 +60,12 @@ class Identity(Price):
 
 
 class Power(Price):
-    """g(r) = r^p with p ≥ 1: the P-Norm Push; larger p pushes harder at the top."""
+    """g(r) = r^p with 1 ≤ p ≤ 10⁶ (:data:`MAX_POWER`): the P-Norm Push; larger p pushes harder at the top."""
 
     name = "pow"
     aliases = ("power", "pnorm")
-    parameters = (Parameter("p", float, minimum=1.0, doc="the exponent, a number >= 1"),)
+    parameters = (Parameter("p", float, minimum=1.0, maximum=MAX_POWER,
+                            doc="the exponent, a number in [1, 1e6]"),)
     examples = ("pow:1", "pow:1.5", "pow:4", "pow:64")
 
     @property
@@ -95,12 +109,12 @@ class Power(Price):
 
 
 class Exponential(Price):
-    """g(r) = exp(β·r) with β > 0: an exponential push (log g = β·r is never overflowed)."""
+    """g(r) = exp(β·r) with 0 < β ≤ 1000 (:data:`MAX_RATE`): an exponential push (log g = β·r is never overflowed)."""
 
     name = "exp"
     aliases = ("exponential",)
-    parameters = (Parameter("beta", float, default=1.0, minimum=0.0, exclusive_minimum=True,
-                            doc="the rate β > 0"),)
+    parameters = (Parameter("beta", float, default=1.0, minimum=0.0, exclusive_minimum=True, maximum=MAX_RATE,
+                            doc="the rate β, a number in (0, 1000]"),)
     examples = ("exp", "exp:0.1", "exp:2")
 
     def value(self, r):

@@ -19,6 +19,7 @@ the rows are: it sees a backend (``_backend.py``), a learner layout's
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -51,8 +52,10 @@ class BoostingResult:
     records : list of BoostingRecord
     stop_reason : str
         ``"n_iter"``, ``"converged"`` (no weak ranker has |derivative| > tol),
-        ``"no_decrease"`` (the best step does not lower J), or whatever the
-        callback returned (e.g. ``"early_stopping"``).
+        ``"no_decrease"`` (the best step does not lower J), ``"overflow"``
+        (the derivative, the line search or J became non-finite: the records
+        end at the last finite model, and a ``RuntimeWarning`` says so), or
+        whatever the callback returned (e.g. ``"early_stopping"``).
     """
 
     initial_value: float
@@ -90,6 +93,14 @@ def run_boosting(
     Returns
     -------
     BoostingResult
+
+    Raises
+    ------
+    FloatingPointError
+        If J is not finite at the initial scores (there is no finite model to
+        keep).  A quantity that becomes non-finite later stops the fit with
+        ``stop_reason = "overflow"`` and a ``RuntimeWarning`` instead: it is
+        never reported as convergence.
     """
     state = backend.objective_state()
     value = backend.value(state)
@@ -102,11 +113,21 @@ def run_boosting(
             break
         stats = backend.learner_statistics(state)
         candidate = layout.select(stats)
-        if candidate is None or not math.isfinite(candidate.derivative) or abs(candidate.derivative) <= tol:
+        if candidate is not None and not math.isfinite(candidate.derivative):
+            _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
+            break
+        if candidate is None or abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
         phi = backend.line_function(state, candidate.ranker)
-        search = line_search(phi, log_value=log_value, max_step=max_step)
+        try:
+            search = line_search(phi, log_value=log_value, max_step=max_step)
+        except FloatingPointError as exc:
+            _overflow(result, iteration, str(exc))
+            break
+        if not (math.isfinite(search.alpha) and (math.isfinite(search.value) or search.value == -math.inf)):
+            _overflow(result, iteration, f"the line search returned alpha = {search.alpha}, J = {search.value}")
+            break
         if search.alpha == 0.0:
             result.stop_reason = "converged" if search.reason == "stationary" else "no_decrease"
             break
@@ -114,7 +135,9 @@ def run_boosting(
         state = backend.objective_state()
         new_value = backend.value(state)
         if math.isnan(new_value) or new_value == math.inf:
-            raise FloatingPointError(f"iteration {iteration}: the objective became {new_value}")
+            # the update is not recorded: the model stays the last finite one
+            _overflow(result, iteration, f"the objective became {new_value} after the step")
+            break
         value = new_value
         record = BoostingRecord(iteration, candidate.ranker, float(search.alpha), float(value),
                                 float(candidate.derivative), search.n_evaluations)
@@ -125,3 +148,13 @@ def run_boosting(
                 result.stop_reason = str(reason)
                 break
     return result
+
+
+def _overflow(result: BoostingResult, iteration: int, what: str) -> None:
+    """Stop with ``"overflow"``, keeping the records so far (the last finite model), and warn."""
+    result.stop_reason = "overflow"
+    warnings.warn(
+        f"boosting stopped at iteration {iteration}: {what}; the model keeps the "
+        f"{len(result.records)} finite iteration(s) before it (stop_reason_ = 'overflow'). "
+        "Rescale the features or use a gentler price.",
+        RuntimeWarning, stacklevel=2)

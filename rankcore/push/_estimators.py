@@ -19,10 +19,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..registry import resolve
 from ..spec import Component
 from ..validation import (
     check_bipartite_target,
+    check_finite_scores,
     check_graded_labels,
     check_matrix,
     check_sample_weight,
@@ -139,6 +141,7 @@ class _BaseBoost(BaseEstimator):
         check_same_length(X=np.empty(n), y=y_clean)
         return y_clean, classes
 
+    @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on ``(X, y)``.
 
@@ -352,6 +355,7 @@ class _BaseBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
 
@@ -366,8 +370,9 @@ class _BaseBoost(BaseEstimator):
         scores = None
         for scores in self._staged(X):
             pass
-        return scores
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
+    @reads_a_snapshot
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
         first = True
@@ -375,7 +380,7 @@ class _BaseBoost(BaseEstimator):
             if first:           # the scores before the first iteration are not a stage
                 first = False
                 continue
-            yield scores.copy()
+            yield check_finite_scores(scores, owner=f"{type(self).__name__}.staged_decision_function", X=X).copy()
 
     def _staged(self, X):
         check_is_fitted(self)
@@ -383,9 +388,11 @@ class _BaseBoost(BaseEstimator):
         scores = np.zeros(X_arr.shape[0])
         yield scores
         for ranker, alpha in zip(self.rankers_, self.alphas_):
-            scores += alpha * ranker.predict(X_arr)
+            with np.errstate(over="ignore", invalid="ignore"):   # non-finite scores are refused by the callers
+                scores += alpha * ranker.predict(X_arr)
             yield scores
 
+    @reads_a_snapshot
     def score(self, X, y) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better)."""
         check_is_fitted(self)
@@ -699,7 +706,8 @@ class PNormPush(_BaseBoost):
     Parameters
     ----------
     p : float, default=4
-        The power, >= 1; p = 1 is RankBoost, larger p pushes harder at the top.
+        The power, in [1, 1e6] (``rankcore.prices.MAX_POWER``); p = 1 is
+        RankBoost, larger p pushes harder at the top.
 """ + _COMMON_DOC
 
     def __init__(self, *, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
@@ -719,8 +727,12 @@ class PNormPush(_BaseBoost):
         self.verbose = verbose
 
     def _objective_spec(self):
-        p = _check_float(self.p, "p", low=1.0)
         from ..objectives._push import PushObjective
+        from ..prices._builtin import MAX_POWER
+
+        p = _check_float(self.p, "p", low=1.0)
+        if p > MAX_POWER:
+            raise ValueError(f"p: expected a number in [1, {MAX_POWER:g}] (rankcore.prices.MAX_POWER), got {self.p!r}")
 
         return PushObjective(loss="exp", price=f"pow:{p!r}")
 

@@ -12,11 +12,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..persistence import ModelFormatError
 from ..registry import registry
-from ..validation import check_bipartite_target, check_graded_labels, check_matrix, effective_n_threads
+from ..validation import (check_bipartite_target, check_finite_scores, check_graded_labels, check_matrix,
+                          effective_n_threads)
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
@@ -315,6 +317,7 @@ class KernelRanker(BaseEstimator):
     # ------------------------------------------------------------------
     # Fitting
     # ------------------------------------------------------------------
+    @fits_on_a_copy
     def fit(self, X: Any, y: Any) -> "KernelRanker":
         """Fit the ranking function(s).
 
@@ -364,6 +367,7 @@ class KernelRanker(BaseEstimator):
         with threadpool_limits(limits=threads, user_api="blas"):
             if mode in ("single", "path"):
                 spectrum, support = self._decompose(X_arr, y_values)
+                lams = spectrum.usable_lams(lams)    # λ below the rounding floor: clipped, with a warning
                 coef = spectrum.path(filters, lams)
                 self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
             elif mode == "holdout":
@@ -396,7 +400,7 @@ class KernelRanker(BaseEstimator):
                 self.apriori_ = {"sizes": result.sizes, "lams": result.lams, "alpha": result.alpha, "beta": result.beta,
                                  "extrapolated": result.extrapolated}
                 spectrum, support = self._decompose(X_arr, y_values)
-                lam_arr = np.array([result.lam])
+                lam_arr = spectrum.usable_lams(np.array([result.lam]))
                 coef = spectrum.path(filters, lam_arr)
                 self._set_model(support, coef, lam_arr, spectrum, True, True)
         del self._rng
@@ -456,6 +460,7 @@ class KernelRanker(BaseEstimator):
     # ------------------------------------------------------------------
     # Prediction
     # ------------------------------------------------------------------
+    @reads_a_snapshot
     def decision_function(self, X: Any) -> np.ndarray:
         """Ranking scores f(x) = Σ_i c_i K(x_i, x) (higher = ranked higher).
 
@@ -474,9 +479,12 @@ class KernelRanker(BaseEstimator):
         with threadpool_limits(limits=threads, user_api="blas"):
             K = self.kernel_(X_arr, self.support_, n_threads=threads)
             coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
-            scores = K @ coef.T
+            with np.errstate(over="ignore", invalid="ignore"):    # checked below
+                scores = K @ coef.T
+        check_finite_scores(scores, owner="KernelRanker.decision_function", X=X_arr)
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 
+    @reads_a_snapshot
     def score(self, X: Any, y: Any) -> float:
         """The ``metric`` on (X, y) in greater-is-better form (``misrank`` → 1 − misrank).
 

@@ -50,6 +50,7 @@ the same filters on the low-rank spectrum: O(m r²) time, O(m r) memory.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -100,9 +101,39 @@ class Spectrum:
         """Coefficient vectors for filter values ``G`` of shape (k, n_t): shape (k, n_support)."""
         raise NotImplementedError
 
-    def path(self, filters: Sequence[Filter], lams: np.ndarray) -> np.ndarray:
-        """Coefficients for every filter and every λ: shape (len(filters), len(lams), n_support)."""
+    @property
+    def lam_floor(self) -> float:
+        """The smallest usable λ: n·ε·‖A‖ (n eigenvalues, ε the float64 epsilon).
+
+        A computed eigenvalue of the symmetric A is exact only to about
+        n·ε·‖A‖ (the backward error of the eigensolver), so eigen-directions
+        below that are rounding noise.  Every filter amplifies a direction by
+        at most about 1/λ (g_λ(0) = 1/λ for Tikhonov, 1/t for t ≥ λ for the
+        cut-off): with λ below the floor the noise is amplified beyond the
+        signal and the scores are meaningless (|f| of 1e275 at λ = 1e-300).
+        """
+        return max(self.eigenvalues.shape[0], 1) * np.finfo(np.float64).eps * self.norm
+
+    def usable_lams(self, lams) -> np.ndarray:
+        """λ values clipped to :attr:`lam_floor`, with a ``RuntimeWarning`` when any was below it."""
         lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+        floor = self.lam_floor
+        low = lams < floor
+        if low.any():
+            warnings.warn(
+                f"lam: {float(lams[low].min()):.3g} is below the numerical floor n*eps*||A|| = {floor:.3g} of this "
+                f"training set (n = {self.eigenvalues.shape[0]} eigenvalues, ||A|| = {self.norm:.3g}): eigenvalues "
+                f"that small are rounding noise and would be amplified; using lam = {floor:.3g} instead",
+                RuntimeWarning, stacklevel=3)
+            lams = np.maximum(lams, floor)
+        return lams
+
+    def path(self, filters: Sequence[Filter], lams: np.ndarray) -> np.ndarray:
+        """Coefficients for every filter and every λ: shape (len(filters), len(lams), n_support).
+
+        λ below :attr:`lam_floor` is clipped to it, with a warning.
+        """
+        lams = self.usable_lams(lams)
         G = filter_matrix(filters, lams, self.eigenvalues, self.norm)
         C = self.coefficients(G.reshape(-1, G.shape[-1]))
         return C.reshape(len(filters), lams.shape[0], -1)

@@ -1,0 +1,97 @@
+"""Integer scores beyond 2**53 (nanosecond timestamps) keep their exact order in every metric.
+
+float64 rounds 2**62 and 2**62 + 1 to the same value, which would tie them.
+Order-based metrics rank such integers exactly; the others refuse them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+import rankcore
+from rankcore import metrics as rm
+from rankcore.validation import check_scores
+
+ORDER_METRICS = ["auc", "pauc:0.3", "tpauc:0.5,0.5", "ks", "prec@k:3", "rmax", "max_height", "pnorm:4", "height",
+                 "misrank"]
+
+
+def _exact_ranks(scores):
+    """Dense ranks from Python integers (arbitrary precision): the exact order."""
+    values = [int(v) for v in scores]
+    rank = {v: i for i, v in enumerate(sorted(set(values)))}
+    return np.array([rank[v] for v in values], dtype=np.float64)
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
+def test_auc_of_neighbouring_huge_integers_is_exact_like_scikit_learn():
+    s = [2**62, 2**62 + 1]
+    assert rm.auc([0, 1], s) == skm.roc_auc_score([0, 1], s) == 1.0
+    assert rm.auc([1, 0], s) == 0.0
+    assert rankcore.evaluate([0, 1], s, ["auc", "ks", "rmax"]) == {"auc": 1.0, "ks": 1.0, "rmax": 1}
+
+
+def test_uint64_beyond_int64_keeps_its_order():
+    s = np.array([2**64 - 1, 2**64 - 2, 2**63], dtype=np.uint64)
+    assert rm.auc([1, 0, 0], s) == 1.0
+    assert rm.auc([0, 1, 1], s) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.sampled_from([2**62, -(2**62), 2**53 + 1, -(2**63) + 100]),
+    offsets=st.lists(st.integers(0, 6), min_size=4, max_size=30),
+    labels=st.data(),
+)
+def test_order_metrics_on_huge_integers_equal_the_metric_on_exact_ranks(base, offsets, labels):
+    n = len(offsets)
+    y = np.array(labels.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    scores = np.array([base + o for o in offsets], dtype=np.int64)
+    ranks = _exact_ranks(scores)
+    for spec in ORDER_METRICS:
+        metric = rankcore.resolve("metric", spec)
+        assert _same(metric(y, scores), metric(y, ranks)), spec
+    assert rm.auc(y, scores) == pytest.approx(skm.roc_auc_score(y, scores), abs=1e-15)
+    got = rankcore.evaluate(y, scores, ORDER_METRICS[:-3])
+    assert got == {spec: rankcore.resolve("metric", spec)(y, ranks) for spec in ORDER_METRICS[:-3]}
+
+
+@pytest.mark.parametrize("spec", ["roc", "pnorm:2,0.5"])
+def test_metrics_that_read_values_refuse_integers_float64_would_tie(spec):
+    with pytest.raises(ValueError, match=r"2\*\*53.*" + spec.split(",")[0]):
+        rankcore.resolve("metric", spec)([0, 1], [2**62, 2**62 + 1])
+    with pytest.raises(ValueError, match=r"2\*\*53"):
+        rankcore.evaluate([0, 1], [2**62, 2**62 + 1], ["auc", spec])
+
+
+def test_huge_integers_that_float64_keeps_apart_are_plain_floats():
+    s = np.array([2**60, 2**60 + 2**10, 2**60 + 2**11], dtype=np.int64)
+    curve = rm.roc_curve([0, 1, 1], s)
+    assert curve.thresholds[1:].tolist() == [float(v) for v in s[::-1]]
+    np.testing.assert_array_equal(check_scores(s, integers="rank"), s.astype(np.float64))
+
+
+def test_check_scores_integer_modes():
+    s = np.array([2**62 + 1, 2**62, 7], dtype=np.int64)
+    np.testing.assert_array_equal(check_scores(s, integers="rank"), [2.0, 1.0, 0.0])
+    assert check_scores(s).tolist() == [2.0**62, 2.0**62, 7.0]         # the default rounds, as before
+    with pytest.raises(ValueError, match="scores: integer values beyond"):
+        check_scores(s, integers="refuse")
+
+
+def test_refuse_large_mode_refuses_any_integer_beyond_2_53():
+    check_scores(np.array([2**53, -(2**53)], dtype=np.int64), integers="refuse-large")
+    with pytest.raises(ValueError, match="a chunked evaluation"):
+        check_scores(np.array([2**53 + 2, 0], dtype=np.int64), integers="refuse-large",
+                     what="a chunked evaluation")

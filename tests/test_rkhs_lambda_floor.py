@@ -1,0 +1,50 @@
+"""λ below the rounding floor of the spectrum is clipped with a warning (issue 13, item 6)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from rankcore import KernelRanker, evaluate
+
+FILTERS = ["tikhonov", "cutoff", "showalter", "landweber", "iterated"]
+
+
+def _data(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf:1.0"])
+@pytest.mark.parametrize("filter", FILTERS)
+def test_tiny_lambda_is_clipped_to_the_floor_with_a_warning(filter, kernel):
+    X, y = _data()
+    with pytest.warns(RuntimeWarning, match="below the numerical floor"):
+        model = KernelRanker(kernel=kernel, lam=1e-300, filter=filter).fit(X, y)
+    scores = model.decision_function(X)
+    assert model.lam_ > 1e-300
+    assert np.abs(scores).max() < 1e6
+    assert evaluate(y, scores, ["auc"])["auc"] > 0.8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # at the floor itself: no warning, the same model
+        same = KernelRanker(kernel=kernel, lam=model.lam_, filter=filter).fit(X, y)
+    np.testing.assert_array_equal(same.decision_function(X), scores)
+
+
+def test_floor_is_n_eps_norm_and_a_path_clips_only_the_small_lambdas():
+    X, y = _data()
+    with pytest.warns(RuntimeWarning, match="1e-300"):
+        model = KernelRanker(kernel="linear", lam=[1e-300, 1e-3]).fit(X, y)
+    floor, kept = model.lams_
+    assert kept == 1e-3
+    assert floor == X.shape[0] * np.finfo(float).eps * model.spectrum_.max()
+
+
+def test_usual_lambdas_give_no_warning():
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KernelRanker(kernel="rbf:1.0", lam=1e-8).fit(X, y)
+        KernelRanker(kernel="rbf:1.0", lam="holdout").fit(X, y)
