@@ -16,13 +16,22 @@ def _data(seed=0, n=120, d=4):
     return X, y
 
 
+def _plain(cls):
+    """No warm start either (PerceptronAtK has none)."""
+    return {"init": "zero"} if cls is SGDAtK else {}
+
+
 @pytest.mark.parametrize("cls", [SGDAtK, PerceptronAtK])
 def test_linear_learners_on_huge_features_raise_instead_of_nan_scores(cls):
     X, y = _data(n=200, d=5)
+    # Without the internal standardization the scores <w, x> overflow: a clear error, not NaN.
     with pytest.raises(FloatingPointError, match=r"overflow float64 \(the largest \|x\| is .*e\+200\).*rescale"):
-        cls(random_state=0, n_epochs=2).fit(X * 1e200, y)
-    model = cls(random_state=0, n_epochs=2).fit(X * 1e100, y)      # large but representable: fine
+        cls(random_state=0, n_epochs=2, standardize=False, **_plain(cls)).fit(X * 1e200, y)
+    model = cls(random_state=0, n_epochs=2, standardize=False, **_plain(cls)).fit(X * 1e100, y)   # representable
     assert np.isfinite(model.decision_function(X * 1e100)).all()
+    # The default standardizes the features inside the model: huge features are fine.
+    model = cls(random_state=0, n_epochs=2).fit(X * 1e200, y)
+    assert np.isfinite(model.decision_function(X * 1e200)).all()
 
 
 def _fitted(cls):
@@ -41,6 +50,11 @@ def _inflate(model):
         model.alphas_ = np.full_like(model.alphas_, 1e308)
     elif hasattr(model, "dual_coef_"):
         model.dual_coef_ = np.full_like(model.dual_coef_, 1e308)
+    elif hasattr(model, "average_"):
+        # the linear learners store the model in standardized units (coef_ = average_ / feature_scale_)
+        model.average_ = np.full_like(model.average_, 1e307) * model.feature_scale_
+        model.iterate_ = model.average_.copy()
+        model.coef_ = model.average_ / model.feature_scale_
     else:
         model.coef_ = np.full_like(model.coef_, 1e308)
 
