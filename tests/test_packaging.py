@@ -28,7 +28,9 @@ pytestmark = pytest.mark.skipif(not (ROOT / "setup.py").exists() or not (ROOT / 
 def checkout(tmp_path_factory):
     """A copy of the checkout's packaging inputs, with the leftovers of an in-place build planted in it."""
     pytest.importorskip("Cython")  # setup.py cythonizes; a test environment may lack the build requirements
-    pytest.importorskip("setuptools")
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        pytest.skip(f"the build needs setuptools >= 77 (PEP 639 licence metadata), found {setuptools.__version__}")
     target = tmp_path_factory.mktemp("checkout")
     for name in ("setup.py", "pyproject.toml", "MANIFEST.in", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, target / name)
