@@ -34,7 +34,6 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS_DIR = HERE / ".results"
