@@ -161,7 +161,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
     return Comparison(splits, metrics, models)
 
 
-def write_figures(comparison: Comparison, out_dir: str, image_format: str, max_fp: int | None,
+def write_figures(comparison: Comparison, out_dir: str, image_format: str | None, max_fp: int | None,
                   title: str) -> dict[str, str]:
     """Draw the figures into ``out_dir``; returns {figure name: path}.
 
