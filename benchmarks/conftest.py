@@ -3,6 +3,13 @@
 Run with ``pytest benchmarks/ --benchmark-only``.  ``RANKCORE_BENCH_PROFILE``
 picks the sizes: ``fast`` (default; seconds, for a sanity check) or ``full``
 (the sizes the issues name, for the figures in closing notes).
+
+Every run is saved (pytest-benchmark's autosave) as JSON under
+``benchmarks/.results/<machine>/`` -- machine info, commit, and each
+benchmark's ``extra_info`` with its same-run ratios -- unless
+``--benchmark-save``/``--benchmark-storage`` say otherwise or
+``RANKCORE_BENCH_SAVE=0``.  ``python -m benchmarks.track compare`` compares the
+latest run with a baseline by those ratios (docs/benchmarks.md).
 """
 
 import os
@@ -16,6 +23,29 @@ sys.path.insert(0, str(Path(__file__).parent))
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 if PROFILE not in ("fast", "full"):
     raise pytest.UsageError(f"RANKCORE_BENCH_PROFILE: expected 'fast' or 'full', got {PROFILE!r}")
+
+
+RESULTS_DIR = Path(__file__).parent / ".results"
+_DEFAULT_STORAGE = "file://./.benchmarks"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Autosave every benchmark run under benchmarks/.results/ (before pytest-benchmark reads its options)."""
+    option = config.option
+    if not hasattr(option, "benchmark_autosave") or os.environ.get("RANKCORE_BENCH_SAVE", "1") == "0":
+        return  # pytest-benchmark not installed, or saving switched off
+    if not option.benchmark_autosave and not option.benchmark_save:
+        from pytest_benchmark.utils import get_tag
+
+        option.benchmark_autosave = get_tag()
+    if option.benchmark_storage == _DEFAULT_STORAGE:
+        option.benchmark_storage = f"file://{RESULTS_DIR}"
+
+
+def pytest_benchmark_update_json(config, benchmarks, output_json):
+    """Say in the saved run which profile made it (the ratios only compare within one profile)."""
+    output_json["rankcore"] = {"kind": "pytest-benchmark", "profile": PROFILE}
 
 
 def pytest_report_header(config):

@@ -10,9 +10,45 @@ prices, learners, objectives, metrics, filters, kernels.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
-from .hookspecs import hookimpl
+
+def _refuse_unbuilt_source_tree() -> None:
+    """Fail at ``import rankcore`` when this is a source tree whose Cython extensions were never built.
+
+    Right after ``pip install .`` the shell is still in the repository root,
+    and Python imports ``./rankcore`` (sources only) instead of the installed
+    package: without this check the first kernel import fails much later
+    with a puzzling ``No module named 'rankcore.metrics._roc'`` or a
+    circular import.  The sentinel is one kernel every feature needs: its
+    ``.pyx`` is here but no compiled module next to it.  An installed wheel
+    ships no ``.pyx`` and an in-place build has the compiled module, so
+    neither trips it.  Cost: a handful of ``stat`` calls.
+    """
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sentinel = os.path.join(here, "metrics", "_roc")
+    if not os.path.exists(sentinel + ".pyx"):
+        return
+    if any(os.path.exists(sentinel + suffix) for suffix in EXTENSION_SUFFIXES):
+        return
+    root = os.path.dirname(here)
+    raise ImportError(
+        f"rankcore was imported from its source tree {here}, whose Cython extensions are not built "
+        f"(no compiled rankcore.metrics._roc next to _roc.pyx). This happens when Python runs in the "
+        f"repository root (here {root}) after 'pip install .': the directory shadows the installed package. "
+        f"Either build the extensions in place with 'pip install -e .' in {root}, "
+        f"or run Python from another directory so that the installed rankcore is imported.",
+        name="rankcore",
+        path=here,
+    )
+
+
+_refuse_unbuilt_source_tree()
+
+from .hookspecs import hookimpl  # noqa: E402
 
 __version__ = "0.1.0"
 

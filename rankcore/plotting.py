@@ -1,23 +1,31 @@
 """Pictures of rankings: ROC curves in counts, precision@k against k, the training objective.
 
-Needs matplotlib, the optional extra ``pip install "rankcore[plot]"``; without it
-every function raises :class:`PlottingUnavailable` (an ``ImportError``) saying so.
+Every figure is first described without any drawing library -- a
+:class:`FigureData` of panels holding the exact points -- and then drawn:
 
-* :func:`roc_figure` -- the full ROC curve and its leftmost portion, as counts
-  (true positives against false positives, as in the P-Norm Push paper's
-  figures), several models on one axis; one row per data split.
-* :func:`precision_at_k_figure` -- precision@k against k.
-* :func:`objective_figure` -- the training objective after each iteration, one
-  small panel per model (objectives of different models live on different
-  scales).
-* :func:`save_figure` -- PNG, SVG or PDF with fixed metadata and no
+* as SVG by rankcore itself (:func:`render_svg`, no dependency), which is what
+  ``rankcore demo``, ``rankcore compare`` and the HTML reports use by default,
+  so a plain ``pip install`` draws every figure;
+* as a matplotlib ``Figure`` (:func:`to_matplotlib`, PNG and PDF), which needs
+  the optional extra ``pip install "rankcore[plot]"``; without it the
+  matplotlib functions raise :class:`PlottingUnavailable` (an ``ImportError``)
+  saying so.
+
+* :func:`roc_data` / :func:`roc_figure` -- the full ROC curve and its leftmost
+  portion, as counts (true positives against false positives, as in the
+  P-Norm Push paper's figures), several models on one axis; one row per split.
+* :func:`precision_at_k_data` / :func:`precision_at_k_figure` -- precision@k against k.
+* :func:`objective_data` / :func:`objective_figure` -- the training objective
+  after each iteration, one small panel per model (objectives of different
+  models live on different scales).
+* :func:`save_figure` -- SVG, PNG or PDF with fixed metadata and no
   timestamps: the same figure gives the same bytes.
 
 The plotted points are exactly :func:`rankcore.metrics.roc_curve`'s: one point
 per distinct score, so a group of tied scores is one straight (diagonal)
-segment -- the expected curve under a random order of the tie.  Figures are
-built on matplotlib's object API (``Figure`` + the Agg canvas), never through
-``pyplot``, so nothing global changes and no window opens.
+segment -- the expected curve under a random order of the tie.  matplotlib
+figures are built on its object API (``Figure`` + the Agg canvas), never
+through ``pyplot``, so nothing global changes and no window opens.
 """
 
 from __future__ import annotations
@@ -26,11 +34,20 @@ import contextlib
 import io
 import math
 import os
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
 __all__ = [
+    "FigureData",
+    "Panel",
+    "Series",
+    "render_svg",
+    "to_matplotlib",
+    "roc_data",
+    "precision_at_k_data",
+    "objective_data",
     "PlottingUnavailable",
     "INSTALL_HINT",
     "require_matplotlib",
@@ -120,7 +137,9 @@ def _freeze_layout(fig):
 
 
 def _line_style(index: int) -> dict:
-    return {"color": f"C{index % 10}", "linestyle": _STYLES[(index // 10) % len(_STYLES)]}
+    from ._svg import PALETTE
+
+    return {"color": PALETTE[index % len(PALETTE)], "linestyle": _STYLES[(index // len(PALETTE)) % len(_STYLES)]}
 
 
 def _as_pairs(curves: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -151,8 +170,141 @@ def default_max_fp(n_negatives: int) -> int:
 
 
 # --------------------------------------------------------------------------
+# What a figure shows, independent of how it is drawn
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Series:
+    """One line of a panel.
+
+    ``gid`` names it for tests and tools (``"roc:<model>"``): matplotlib's
+    ``Line2D.get_gid()`` and the SVG polyline's ``data-series`` attribute.
+    ``index`` picks the colour and dash; a ``reference`` line (chance, base
+    rate) is thin, grey, dotted and not in the legend.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    label: str
+    gid: str | None = None
+    index: int = 0
+    width: float = 1.4
+    reference: bool = False
+
+
+@dataclass
+class Panel:
+    """One plot: its lines, labels, axis limits (None ends follow the data) and legend place."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    series: list[Series]
+    xlim: tuple[float | None, float | None] = (None, None)
+    ylim: tuple[float | None, float | None] = (None, None)
+    integer_ticks: bool = False
+    legend: str | None = None  # "lower right", "upper right" or None
+
+
+@dataclass
+class FigureData:
+    """A grid of panels (row by row), its size in inches (at 100 pixels per inch) and a title.
+
+    Drawn by :func:`render_svg` (no dependency) or :func:`to_matplotlib`.
+    """
+
+    panels: list[Panel]
+    rows: int
+    columns: int
+    width: float
+    height: float
+    title: str | None = None
+
+
+def render_svg(figure: FigureData) -> str:
+    """The figure as a standalone SVG document, written by rankcore itself (no matplotlib)."""
+    from ._svg import render_svg as _render
+
+    if not isinstance(figure, FigureData):
+        raise TypeError(f"figure: expected a rankcore.plotting.FigureData, got {type(figure).__name__}")
+    return _render(figure)
+
+
+def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
+    """Draw a panel on a matplotlib Axes; returns the (non-reference) lines."""
+    lines = []
+    for series in panel.series:
+        if series.reference:
+            ax.plot(series.x, series.y, color="0.6", linewidth=0.8, linestyle=":", label=f"_{series.label}")
+            continue
+        (line,) = ax.plot(series.x, series.y, label=series.label, linewidth=series.width,
+                          **_line_style(series.index))
+        line.set_gid(series.gid)
+        lines.append(line)
+    ax.set_xlabel(panel.xlabel)
+    ax.set_ylabel(panel.ylabel)
+    if panel.title:
+        ax.set_title(panel.title)
+    if panel.integer_ticks:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if panel.xlim != (None, None):
+        ax.set_xlim(*panel.xlim)
+    if panel.ylim != (None, None):
+        ax.set_ylim(*panel.ylim)
+    if legend and panel.legend:
+        ax.legend(loc=panel.legend)
+    return lines
+
+
+def to_matplotlib(figure: FigureData):
+    """The figure as a matplotlib ``Figure`` (needs the ``rankcore[plot]`` extra)."""
+    fig = _new_figure(figure.width, figure.height)
+    with _style():
+        axes = fig.subplots(figure.rows, figure.columns, squeeze=False).ravel()
+        for ax, panel in zip(axes, figure.panels):
+            _draw_panel(ax, panel)
+        for ax in axes[len(figure.panels):]:
+            ax.set_visible(False)
+        if figure.title:
+            fig.suptitle(figure.title)
+    return _freeze_layout(fig)
+
+
+# --------------------------------------------------------------------------
 # ROC
 # --------------------------------------------------------------------------
+
+
+def _roc_panel(pairs: list, max_fp: int | None, title: str = "") -> Panel:
+    from .metrics import rmax, roc_curve
+
+    series = []
+    top = 0
+    lowest_rmax = None
+    for index, (label, y, scores) in enumerate(pairs):
+        curve = roc_curve(y, scores, max_fp=max_fp)
+        r = int(rmax(y, scores))
+        lowest_rmax = r if lowest_rmax is None else min(lowest_rmax, r)
+        name = f"{label} (rmax {r})" if max_fp is not None else label
+        series.append(Series(curve.fp, curve.tp, name, gid=f"roc:{label}", index=index, width=1.6))
+        top = max(top, int(curve.tp[-1]))
+        if max_fp is None and index == 0:
+            n_pos, n_neg = int(y.sum()), int(y.shape[0] - y.sum())
+            series.insert(0, Series(np.array([0, n_neg]), np.array([0, n_pos]), "chance", reference=True))
+    panel = Panel(title, "false positives (count)", "true positives (count)", series, xlim=(0, None),
+                  ylim=(0, None), integer_ticks=True, legend="lower right")
+    if max_fp is not None:
+        # zoom on where the curves differ: from a little below the lowest R_max
+        # (every curve climbs straight up to its R_max at 0 false positives)
+        top = max(top, 1)
+        bottom = max(0, int(math.floor(lowest_rmax - 0.15 * (top - lowest_rmax))) - 1)
+        panel.xlim = (0, max(max_fp, 1))
+        panel.ylim = (bottom, top + max(1.0, 0.05 * (top - bottom)))
+    return panel
 
 
 def plot_roc(ax, curves: Mapping[str, Any], *, max_fp: int | None = None, legend: bool = True) -> list:
@@ -175,46 +327,11 @@ def plot_roc(ax, curves: Mapping[str, Any], *, max_fp: int | None = None, legend
         One per model, in order; ``line.get_gid()`` is ``"roc:<name>"`` and
         its data are the curve's ``fp`` and ``tp`` counts.
     """
-    from .metrics import rmax, roc_curve
-
-    lines = []
-    top = 0
-    lowest_rmax = None
-    for index, (label, y, scores) in enumerate(_as_pairs(curves, "curves")):
-        curve = roc_curve(y, scores, max_fp=max_fp)
-        r = int(rmax(y, scores))
-        lowest_rmax = r if lowest_rmax is None else min(lowest_rmax, r)
-        name = f"{label} (rmax {r})" if max_fp is not None else label
-        (line,) = ax.plot(curve.fp, curve.tp, label=name, linewidth=1.6, **_line_style(index))
-        line.set_gid(f"roc:{label}")
-        lines.append(line)
-        top = max(top, int(curve.tp[-1]))
-        if max_fp is None and index == 0:
-            n_pos, n_neg = int(y.sum()), int(y.shape[0] - y.sum())
-            ax.plot([0, n_neg], [0, n_pos], color="0.6", linewidth=0.8, linestyle=":", label="_chance")
-    from matplotlib.ticker import MaxNLocator
-
-    ax.set_xlabel("false positives (count)")
-    ax.set_ylabel("true positives (count)")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    if max_fp is not None:
-        # zoom on where the curves differ: from a little below the lowest R_max
-        # (every curve climbs straight up to its R_max at 0 false positives)
-        top = max(top, 1)
-        bottom = max(0, int(math.floor(lowest_rmax - 0.15 * (top - lowest_rmax))) - 1)
-        ax.set_xlim(0, max(max_fp, 1))
-        ax.set_ylim(bottom, top + max(1.0, 0.05 * (top - bottom)))
-    else:
-        ax.set_xlim(left=0)
-        ax.set_ylim(bottom=0)
-    if legend:
-        ax.legend(loc="lower right")
-    return lines
+    return _draw_panel(ax, _roc_panel(_as_pairs(curves, "curves"), max_fp), legend=legend)
 
 
-def roc_figure(curves: Mapping[str, Any], *, max_fp: int | None = None, title: str | None = None):
-    """The full ROC curve and its leftmost portion, in counts, several models per axis.
+def roc_data(curves: Mapping[str, Any], *, max_fp: int | None = None, title: str | None = None) -> FigureData:
+    """The full ROC curve and its leftmost portion, in counts, several models per panel.
 
     Parameters
     ----------
@@ -229,25 +346,23 @@ def roc_figure(curves: Mapping[str, Any], *, max_fp: int | None = None, title: s
 
     Returns
     -------
-    matplotlib.figure.Figure
-        ``fig.axes`` alternates full curve, leftmost portion, row by row.
+    FigureData
+        Panels alternate full curve, leftmost portion, row by row.
     """
     rows = _rows(curves, "curves")
-    fig = _new_figure(11.0, 4.4 * len(rows))
-    with _style():
-        axes = fig.subplots(len(rows), 2, squeeze=False)
-        for (split, pairs), (full, left) in zip(rows, axes):
-            data = {label: (y, s) for label, y, s in pairs}
-            n_neg = min(int(y.shape[0] - y.sum()) for _, y, _ in pairs)
-            width = default_max_fp(n_neg) if max_fp is None else int(max_fp)
-            plot_roc(full, data, max_fp=None, legend=True)
-            plot_roc(left, data, max_fp=width, legend=True)
-            prefix = f"{split}: " if split else ""
-            full.set_title(f"{prefix}ROC curve (counts)")
-            left.set_title(f"{prefix}leftmost portion (at most {width} false positives)")
-        if title:
-            fig.suptitle(title)
-    return _freeze_layout(fig)
+    panels = []
+    for split, pairs in rows:
+        n_neg = min(int(y.shape[0] - y.sum()) for _, y, _ in pairs)
+        width = default_max_fp(n_neg) if max_fp is None else int(max_fp)
+        prefix = f"{split}: " if split else ""
+        panels.append(_roc_panel(pairs, None, f"{prefix}ROC curve (counts)"))
+        panels.append(_roc_panel(pairs, width, f"{prefix}leftmost portion (at most {width} false positives)"))
+    return FigureData(panels, len(rows), 2, 11.0, 4.4 * len(rows), title)
+
+
+def roc_figure(curves: Mapping[str, Any], *, max_fp: int | None = None, title: str | None = None):
+    """:func:`roc_data` drawn by matplotlib: ``fig.axes`` alternate full curve, leftmost portion."""
+    return to_matplotlib(roc_data(curves, max_fp=max_fp, title=title))
 
 
 # --------------------------------------------------------------------------
@@ -291,30 +406,28 @@ def precision_at_k_curve(y: Any, scores: Any, max_k: int | None = None) -> tuple
     return k, positives / k
 
 
-def plot_precision_at_k(ax, curves: Mapping[str, Any], *, max_k: int | None = None, legend: bool = True) -> list:
-    """Draw prec@k against k on an Axes; lines carry gid ``"prec@k:<name>"``."""
-    lines = []
-    pairs = _as_pairs(curves, "curves")
+def _precision_panel(pairs: list, max_k: int | None, title: str = "") -> Panel:
     limit = max_k if max_k is not None else min(y.shape[0] for _, y, _ in pairs)
+    series = []
     for index, (label, y, scores) in enumerate(pairs):
         k, precision = precision_at_k_curve(y, scores, min(int(limit), y.shape[0]))
-        (line,) = ax.plot(k, precision, label=label, linewidth=1.4, **_line_style(index))
-        line.set_gid(f"prec@k:{label}")
-        lines.append(line)
-        base = float(y.mean())
+        series.append(Series(k, precision, label, gid=f"prec@k:{label}", index=index))
         if index == 0:
-            ax.axhline(base, color="0.6", linewidth=0.8, linestyle=":", label="_base rate")
-    ax.set_xlabel("k (top of the list)")
-    ax.set_ylabel("precision@k")
-    ax.set_xlim(1, max(int(limit), 2))
-    ax.set_ylim(0, 1.02)
-    if legend:
-        ax.legend(loc="upper right")
-    return lines
+            base = float(y.mean())
+            series.insert(0, Series(np.array([1.0, max(int(limit), 2)]), np.array([base, base]), "base rate",
+                                    reference=True))
+    return Panel(title, "k (top of the list)", "precision@k", series, xlim=(1, max(int(limit), 2)),
+                 ylim=(0, 1.02), legend="upper right")
 
 
-def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None, title: str | None = None):
-    """precision@k against k, several models per axis; one panel per split.
+def plot_precision_at_k(ax, curves: Mapping[str, Any], *, max_k: int | None = None, legend: bool = True) -> list:
+    """Draw prec@k against k on an Axes; lines carry gid ``"prec@k:<name>"``."""
+    return _draw_panel(ax, _precision_panel(_as_pairs(curves, "curves"), max_k), legend=legend)
+
+
+def precision_at_k_data(curves: Mapping[str, Any], *, max_k: int | None = None,
+                        title: str | None = None) -> FigureData:
+    """precision@k against k, several models per panel; one panel per split.
 
     Parameters
     ----------
@@ -325,18 +438,18 @@ def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None
         (capped at n), the region where precision@k says something.
     """
     rows = _rows(curves, "curves")
-    fig = _new_figure(5.8 * len(rows), 4.2)
-    with _style():
-        axes = fig.subplots(1, len(rows), squeeze=False)[0]
-        for ax, (split, pairs) in zip(axes, rows):
-            data = {label: (y, s) for label, y, s in pairs}
-            n = min(y.shape[0] for _, y, _ in pairs)
-            limit = max_k if max_k is not None else min(n, max(2, 2 * int(max(y.sum() for _, y, _ in pairs))))
-            plot_precision_at_k(ax, data, max_k=min(int(limit), n))
-            ax.set_title(f"{split}: precision@k" if split else "precision@k")
-        if title:
-            fig.suptitle(title)
-    return _freeze_layout(fig)
+    panels = []
+    for split, pairs in rows:
+        n = min(y.shape[0] for _, y, _ in pairs)
+        limit = max_k if max_k is not None else min(n, max(2, 2 * int(max(y.sum() for _, y, _ in pairs))))
+        panels.append(_precision_panel(pairs, min(int(limit), n),
+                                       f"{split}: precision@k" if split else "precision@k"))
+    return FigureData(panels, 1, len(rows), 5.8 * len(rows), 4.2, title)
+
+
+def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None, title: str | None = None):
+    """:func:`precision_at_k_data` drawn by matplotlib."""
+    return to_matplotlib(precision_at_k_data(curves, max_k=max_k, title=title))
 
 
 # --------------------------------------------------------------------------
@@ -344,9 +457,9 @@ def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None
 # --------------------------------------------------------------------------
 
 
-def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
-                     xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
-                     columns: int | None = None):
+def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
+                   xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
+                   columns: int | None = None) -> FigureData:
     """The training objective after each iteration, one small panel per model.
 
     Parameters
@@ -362,7 +475,7 @@ def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str,
 
     Returns
     -------
-    matplotlib.figure.Figure
+    FigureData
         Each panel's line has gid ``"objective:<name>"``.
     """
     if not isinstance(histories, Mapping) or not histories:
@@ -385,21 +498,23 @@ def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str,
         columns = len(items) if len(items) <= 4 else 3
     cols = max(1, min(int(columns), len(items)))
     rows = int(math.ceil(len(items) / cols))
-    fig = _new_figure(3.9 * cols, 3.0 * rows)
-    with _style():
-        axes = fig.subplots(rows, cols, squeeze=False).ravel()
-        for index, (ax, (label, x, arr)) in enumerate(zip(axes, items)):
-            finite = np.isfinite(arr)
-            (line,) = ax.plot(x[finite], arr[finite], linewidth=1.4, **_line_style(index))
-            line.set_gid(f"objective:{label}")
-            ax.set_title(label, fontsize="medium")
-            ax.set_xlabel(xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel)
-            ax.set_ylabel(ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel)
-        for ax in axes[len(items):]:
-            ax.set_visible(False)
-        if title:
-            fig.suptitle(title)
-    return _freeze_layout(fig)
+    panels = []
+    for index, (label, x, arr) in enumerate(items):
+        finite = np.isfinite(arr)
+        panels.append(Panel(
+            label,
+            xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel,
+            ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel,
+            [Series(x[finite], arr[finite], label, gid=f"objective:{label}", index=index)],
+        ))
+    return FigureData(panels, rows, cols, 3.9 * cols, 3.0 * rows, title)
+
+
+def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
+                     xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
+                     columns: int | None = None):
+    """:func:`objective_data` drawn by matplotlib (unused panels hidden)."""
+    return to_matplotlib(objective_data(histories, ylabel=ylabel, xlabel=xlabel, title=title, columns=columns))
 
 
 # --------------------------------------------------------------------------
@@ -430,8 +545,16 @@ def _metadata(fmt: str) -> dict:
 
 
 def figure_bytes(fig, fmt: str = "png") -> bytes:
-    """The figure encoded as PNG, SVG or PDF, deterministically (see :func:`save_figure`)."""
+    """The figure encoded as PNG, SVG or PDF, deterministically (see :func:`save_figure`).
+
+    ``fig`` is a :class:`FigureData` (SVG by rankcore's own writer, PNG and
+    PDF through matplotlib) or a matplotlib ``Figure``.
+    """
     fmt = _format_of("", fmt)
+    if isinstance(fig, FigureData):
+        if fmt == "svg":
+            return render_svg(fig).encode("utf-8")
+        fig = to_matplotlib(fig)
     buffer = io.BytesIO()
     with _style():
         fig.savefig(buffer, format=fmt, metadata=_metadata(fmt), dpi=_DPI)
@@ -446,7 +569,9 @@ def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> s
 
     Parameters
     ----------
-    fig : matplotlib Figure
+    fig : FigureData or matplotlib Figure
+        A :class:`FigureData` as SVG needs nothing but rankcore; PNG, PDF and
+        matplotlib figures need matplotlib.
     path : str or path-like
         The format comes from the extension unless ``format`` is given.
     format : {"png", "svg", "pdf"}, optional

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.dom.minidom
 from pathlib import Path
 
 import numpy as np
@@ -147,7 +148,7 @@ def test_score_to_stdout_with_label_and_rank(tmp_path, wdbc_csv):
 def test_compare_table_figures_and_report(tmp_path, wdbc_csv):
     done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--price", "identity,pow:4,pow:16,pow:64",
                    "--n-iter", "30", "--test-size", "0.3", "--metrics", "rmax,prec@k:10,auc",
-                   "--out-dir", "figs", "--report", "report.html", cwd=tmp_path)
+                   "--out-dir", "figs", "--image-format", "png", "--report", "report.html", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[0].split() == ["model", "split", "rmax", "prec@k:10", "auc"]
@@ -158,7 +159,7 @@ def test_compare_table_figures_and_report(tmp_path, wdbc_csv):
     for name in ("roc", "precision_at_k", "objective"):
         data = (tmp_path / "figs" / f"{name}.png").read_bytes()
         assert data.startswith(PNG_MAGIC), name
-        assert f"wrote {os.path.join('figs', name + '.png')}" in done.stderr
+        assert f"wrote {os.path.join('figs', name + '.png')}: " in done.stderr  # and what to look at
 
     html = (tmp_path / "report.html").read_text()
     assert html.count("data:image/svg+xml;base64,") == 3
@@ -270,17 +271,21 @@ def test_debug_shows_the_traceback(tmp_path):
     assert "Traceback" in done.stderr
 
 
-def test_without_matplotlib_the_command_says_how_to_install(tmp_path, wdbc_csv):
+def test_without_matplotlib_svg_figures_and_report_still_work(tmp_path, wdbc_csv):
     blocker = tmp_path / "blocker" / "matplotlib"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('matplotlib is blocked for this test')\n")
-    env = {"PYTHONPATH": str(blocker.parent)}
-    done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--n-iter", "3", cwd=tmp_path, env=env)
+    env = {"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])}
+    done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--n-iter", "3", "--image-format", "png",
+                   cwd=tmp_path, env=env)
     assert_one_line_error(done, 'pip install "rankcore[plot]"')
     assert done.stdout == ""  # refused before any training
-    done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--n-iter", "3", "--no-plots", "--quiet",
-                   cwd=tmp_path, env=env)
+    done = run_cli("compare", wdbc_csv, "--label", "diagnosis", "--n-iter", "3", "--out-dir", "figs",
+                   "--report", "r.html", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
+    for name in ("roc", "precision_at_k", "objective"):
+        assert (tmp_path / "figs" / f"{name}.svg").read_text().startswith("<?xml"), name
+    assert (tmp_path / "r.html").read_text().count("data:image/svg+xml;base64,") == 3
 
 
 # --------------------------------------------------------------------------
@@ -364,18 +369,26 @@ def test_demo_prints_top_of_list_metrics_and_draws_the_figures(tmp_path):
     for fragment in ("rmax", "prec@k", "pauc", "auc", "train", "test"):
         assert fragment in out, fragment
     for name in ("roc", "precision_at_k", "objective"):
-        assert (tmp_path / "rankcore-demo" / f"{name}.png").read_bytes().startswith(PNG_MAGIC)
+        text = (tmp_path / "rankcore-demo" / f"{name}.svg").read_text()
+        assert xml.dom.minidom.parseString(text).documentElement.tagName == "svg"
+        # one sentence per figure says what to look at
+        (line,) = [ln for ln in done.stderr.splitlines() if ln.startswith(f"wrote {os.path.join('rankcore-demo', name)}")]
+        assert len(line.split(": ", 1)[1]) > 40, line
+    assert "leftmost part is what the push family changes" in done.stderr
 
 
-def test_demo_without_matplotlib_still_runs_and_says_how_to_get_figures(tmp_path):
+def test_demo_without_matplotlib_draws_the_same_svg_figures(tmp_path):
+    """The README's first command: a plain `pip install .` has no matplotlib, and the figures are still drawn."""
     blocker = tmp_path / "blocker" / "matplotlib"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('matplotlib is blocked for this test')\n")
-    done = run_cli("demo", cwd=tmp_path, env={"PYTHONPATH": str(blocker.parent)})
+    done = run_cli("demo", "--n-iter", "20", cwd=tmp_path, env={"PYTHONPATH": os.pathsep.join([str(blocker.parent), os.environ.get("PYTHONPATH", "")])})
     assert done.returncode == 0, done.stderr
-    assert "auc" in done.stdout
-    assert 'pip install "rankcore[plot]"' in done.stderr
-    assert not (tmp_path / "rankcore-demo").exists()
+    assert "auc" in done.stdout and "Traceback" not in done.stderr
+    with_matplotlib = run_cli("demo", "--n-iter", "20", "--out-dir", "again", cwd=tmp_path)
+    assert with_matplotlib.returncode == 0, with_matplotlib.stderr
+    for name in ("roc", "precision_at_k", "objective"):
+        assert (tmp_path / "rankcore-demo" / f"{name}.svg").read_bytes() == (tmp_path / "again" / f"{name}.svg").read_bytes()
 
 
 def test_demo_figures_show_the_models_of_its_table(tmp_path):

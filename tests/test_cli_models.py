@@ -177,7 +177,6 @@ def test_other_formats_give_the_same_model(name, small_data, tmp_path):
 
 
 def test_fit_with_validation_file_and_objective_plot(small_data, tmp_path):
-    pytest.importorskip("matplotlib")
     d, X, y = small_data
     status, _, err = run_main("fit", d / "data.csv", "--validation", d / "data.npz", "--monitor", "rmax",
                               "--n-iter", "12", "--out", tmp_path / "m.json", "--plot-objective",
@@ -190,7 +189,6 @@ def test_fit_with_validation_file_and_objective_plot(small_data, tmp_path):
 
 
 def test_compare_svg_figures_and_csv_table(small_data, tmp_path):
-    pytest.importorskip("matplotlib")
     d, X, y = small_data
     status, out, err = run_main("compare", d / "data.csv", "--model", "push,rankboost", "--n-iter", "8",
                                 "--image-format", "svg", "--out-dir", tmp_path / "figs", "--table-format", "csv",
@@ -219,7 +217,6 @@ def test_output_checked_before_training(small_data, tmp_path):
 
 
 def test_compare_figures_plot_the_models_scores(small_data):
-    pytest.importorskip("matplotlib")
     from rankcore.cli._progress import Progress
     from rankcore.cli.compare import run_comparison, write_figures
     from rankcore.metrics import roc_curve
@@ -228,17 +225,17 @@ def test_compare_figures_plot_the_models_scores(small_data):
     configs = build_configs(parse_model_args("--price", "identity,pow:16", "--n-iter", "6"), multiple=True)
     splits = {"train": (X[:180], y[:180]), "test": (X[180:], y[180:])}
     comparison = run_comparison(configs, splits, ["auc"], progress=Progress("none"), monitor="auc")
-    write_figures(comparison, str(d / "figs"), "png", 4, "t")
-    axes = comparison.figure_objects["roc"].axes
+    write_figures(comparison, str(d / "figs"), "svg", 4, "t")
+    panels = comparison.figures["roc"].panels
     for row, split in enumerate(("train", "test")):
         X_s, y_s = splits[split]
         for fitted in comparison.models:
             scores = fitted.estimator.decision_function(X_s)
-            for ax, max_fp in ((axes[2 * row], None), (axes[2 * row + 1], 4)):
-                (line,) = [l for l in ax.get_lines() if l.get_gid() == f"roc:{fitted.config.label}"]
+            for panel, max_fp in ((panels[2 * row], None), (panels[2 * row + 1], 4)):
+                (line,) = [s for s in panel.series if s.gid == f"roc:{fitted.config.label}"]
                 curve = roc_curve(y_s, scores, max_fp=max_fp)
-                np.testing.assert_array_equal(line.get_xdata(), curve.fp)
-                np.testing.assert_array_equal(line.get_ydata(), curve.tp)
+                np.testing.assert_array_equal(line.x, curve.fp)
+                np.testing.assert_array_equal(line.y, curve.tp)
 
 
 def test_early_stopping_in_compare_never_looks_at_the_test_split(small_data, tmp_path):

@@ -3,8 +3,9 @@
 The data are split once (stratified, ``--test-size``, ``--random-state``) or
 a separate ``--test`` file is used; every model is fitted on the training
 part and scored on both.  Outputs: the table on stdout, figures in
-``--out-dir`` (``roc``, ``precision_at_k``, ``objective``), an optional
-self-contained HTML ``--report`` and optional saved models.
+``--out-dir`` (``roc``, ``precision_at_k``, ``objective``; SVG written by
+rankcore itself unless ``--image-format png|pdf``, which needs matplotlib),
+an optional self-contained HTML ``--report`` and optional saved models.
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ from ._models import ModelConfig, add_model_options, build_configs, decision_sco
 from ._progress import Progress, add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
+# What to look at in each figure: one sentence, printed after the file is written
+# and used as the report's caption.
+FIGURE_GUIDE = {
+    "roc": "ROC curves in counts, one row per split: the right panel zooms on the leftmost part "
+           "(the top of the list, few false positives), where models built for the top differ most.",
+    "precision_at_k": "precision among the k top-ranked items: the curves differ most for small k, "
+                      "the top of the list (the dotted line is the base rate).",
+    "objective": "the training objective after each iteration, each model on its own scale: "
+                 "a curve still falling at the right end asks for more iterations.",
+}
 
 
 def add_parser(subparsers):
@@ -74,14 +85,19 @@ def add_output_options(parser, *, default_dir: str = ".") -> None:
     add_table_format_option(out)
     out.add_argument("--out-dir", default=default_dir, metavar="DIR",
                      help=f"directory of the figures (default {default_dir!r}; created if missing)")
-    out.add_argument("--image-format", choices=("png", "svg", "pdf"), default="png",
-                     help="format of the figures (default png)")
-    out.add_argument("--no-plots", action="store_true", help="write no figures (matplotlib not needed)")
+    add_image_format_option(out)
+    out.add_argument("--no-plots", action="store_true", help="write no figures")
     out.add_argument("--max-fp", type=nonnegative_int, metavar="N",
                      help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
     out.add_argument("--report", metavar="FILE.html",
                      help="also write a self-contained HTML report (table, figures, settings, versions)")
     out.add_argument("--save-models", metavar="DIR", help="also save every fitted model as DIR/<model>.json")
+
+
+def add_image_format_option(group) -> None:
+    group.add_argument("--image-format", choices=("svg", "png", "pdf"), default="svg",
+                       help="format of the figures (default svg, drawn by rankcore itself; png and pdf "
+                            "need matplotlib: pip install \"rankcore[plot]\")")
 
 
 # --------------------------------------------------------------------------
@@ -104,7 +120,7 @@ class Comparison:
     splits: dict[str, tuple[np.ndarray, np.ndarray]]   # split -> (X, y01)
     metrics: list[str]
     models: list[Fitted]
-    figure_objects: dict[str, Any] = field(default_factory=dict)   # drawn figures, reused by the report
+    figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
 
     def table(self) -> Table:
         rows = []
@@ -145,41 +161,42 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
     return Comparison(splits, metrics, models)
 
 
-def write_figures(comparison: Comparison, out_dir: str, image_format: str, max_fp: int | None,
+def write_figures(comparison: Comparison, out_dir: str, image_format: str | None, max_fp: int | None,
                   title: str) -> dict[str, str]:
-    """Draw the figures into ``out_dir``; returns {figure name: path}."""
-    from ..plotting import objective_figure, precision_at_k_figure, roc_figure, save_figure
+    """Draw the figures into ``out_dir``; returns {figure name: path}.
 
-    os.makedirs(out_dir, exist_ok=True)
+    ``image_format`` None describes the figures (``comparison.figures``)
+    without writing any file (the report alone needs them).
+    """
+    from ..plotting import objective_data, precision_at_k_data, roc_data, save_figure
+
     curves = comparison.curves()
     figures = {
-        "roc": roc_figure(curves, max_fp=max_fp, title=title),
-        "precision_at_k": precision_at_k_figure(curves, title=title),
+        "roc": roc_data(curves, max_fp=max_fp, title=title),
+        "precision_at_k": precision_at_k_data(curves, title=title),
     }
     histories = comparison.histories()
     if histories:
         ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
         xlabels = {f.config.label: f.config.kind.history_x for f in comparison.models}
-        figures["objective"] = objective_figure(histories, ylabel=ylabels, xlabel=xlabels,
-                                                title=f"{title}: training objective")
+        figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
+                                              title=f"{title}: training objective")
+    comparison.figures = figures
     paths = {}
-    for name, fig in figures.items():
-        paths[name] = save_figure(fig, os.path.join(out_dir, f"{name}.{image_format}"))
-    comparison.figure_objects = figures
+    if image_format is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        for name, fig in figures.items():
+            paths[name] = save_figure(fig, os.path.join(out_dir, f"{name}.{image_format}"))
     return paths
 
 
-def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]], title: str, argv: list[str]):
+def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]], title: str, argv: list[str],
+                 guide: dict[str, str] | None = None):
     from ..plotting import figure_bytes
     from ..report import Report
 
-    figures = comparison.figure_objects
-    captions = {
-        "roc": "ROC curves in counts (true positives against false positives), full and leftmost portion; "
-               "one row per split.",
-        "precision_at_k": "precision@k against k (ties at the k-th score get fractional credit).",
-        "objective": "training objective after each iteration (each model on its own scale).",
-    }
+    figures = comparison.figures
+    captions = dict(FIGURE_GUIDE, **(guide or {}))
     table = comparison.table()
     settings = {
         "metrics": ", ".join(comparison.metrics),
@@ -201,24 +218,28 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
 
 
 def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[str, str]],
-           argv: list[str] | None, print_table: bool = True) -> None:
-    """Print the table and write the figures, report and models the options ask for."""
+           argv: list[str] | None, print_table: bool = True, guide: dict[str, str] | None = None) -> None:
+    """Print the table and write the figures, report and models the options ask for.
+
+    Each figure written is announced with one sentence saying what to look at
+    (:data:`FIGURE_GUIDE`, overridden per figure by ``guide``).
+    """
     from ..persistence import save_model
 
     if print_table:
         print(comparison.table().render(args.table_format), flush=True)
+    sentences = dict(FIGURE_GUIDE, **(guide or {}))
     if not args.no_plots or args.report:
-        paths = write_figures(comparison, args.out_dir, args.image_format, args.max_fp, title)
-        if not args.no_plots:
-            for path in paths.values():
-                info(args, f"wrote {os.path.normpath(path)}")
-        else:  # the report needs the figures, not the files
-            for path in paths.values():
-                os.remove(path)
+        # without --no-plots the files; with it the report still needs the figures, not the files
+        paths = write_figures(comparison, args.out_dir, None if args.no_plots else args.image_format,
+                              args.max_fp, title)
+        for name, path in paths.items():
+            info(args, f"wrote {os.path.normpath(path)}: {sentences[name]}")
     if args.report:
         from ..report import write_report
 
-        write_report(build_report(args, comparison, data_facts, title, argv or sys.argv[1:]), args.report)
+        write_report(build_report(args, comparison, data_facts, title, argv or sys.argv[1:], guide),
+                     args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     if args.save_models:
         os.makedirs(args.save_models, exist_ok=True)
@@ -235,10 +256,11 @@ def _file_name(label: str) -> str:
 
 def check_outputs(args) -> None:
     """Fail before any training if an output cannot be produced."""
-    if not args.no_plots or args.report:
+    if not args.no_plots and args.image_format != "svg":
         from ..plotting import require_matplotlib
 
-        require_matplotlib()
+        require_matplotlib()  # PNG and PDF are drawn by matplotlib; SVG (the default) by rankcore
+    if not args.no_plots:
         if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
             raise CommandError(f"--out-dir: {args.out_dir!r} exists and is not a directory")
     if args.report:

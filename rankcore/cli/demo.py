@@ -6,18 +6,34 @@ positives = malignant; the paper's setting: the first six features, each
 min–max scaled feature a weak ranker, 200 iterations), top-of-list metrics on
 train and test side by side -- and draws the figures of ``rankcore compare``
 for the same models: the ROC curve and its leftmost portion in counts,
-precision@k against k, the objective per iteration.
+precision@k against k, the objective per iteration -- as SVG written by
+rankcore itself, so a plain ``pip install .`` draws them (PNG and PDF with
+``--image-format``, which needs matplotlib).  Each figure written is announced
+with one sentence saying what to look at.
 """
 
 from __future__ import annotations
 
 import sys
 
-from ._common import info, metric_specs
+from ._common import metric_specs
 from ._progress import Progress
+
+# What to look at in the demo's figures (the push family's story; see compare.FIGURE_GUIDE)
+DEMO_GUIDE = {
+    "roc": "the whole ROC curve in counts (left) and its leftmost part (right): the leftmost part is what the "
+           "push family changes -- on the training rows a larger p puts more malignant cases above the first "
+           "benign ones (rmax, in the legend).",
+    "precision_at_k": "precision among the k top-ranked cases: every model is perfect at the very top; look "
+                      "where each curve first drops below 1 (the dotted line is the base rate).",
+    "objective": "each model's training objective after each iteration, on its own scale: flat at the right "
+                 "end means the iterations (--n-iter) were enough.",
+}
 
 
 def add_parser(subparsers):
+    from .compare import add_image_format_option
+
     parser = subparsers.add_parser(
         "demo",
         help="the push family for several p on the bundled breast-cancer data: metrics and figures",
@@ -38,8 +54,7 @@ def add_parser(subparsers):
     out = parser.add_argument_group("output")
     out.add_argument("--out-dir", default="rankcore-demo", metavar="DIR",
                      help="directory of the figures (default 'rankcore-demo')")
-    out.add_argument("--image-format", choices=("png", "svg", "pdf"), default="png",
-                     help="format of the figures (default png)")
+    add_image_format_option(out)
     out.add_argument("--no-plots", action="store_true", help="write no figures")
     out.add_argument("--max-fp", type=int, metavar="N",
                      help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
@@ -62,15 +77,6 @@ def run(args) -> int:
         raise CommandError(f"--test-size: expected a fraction in (0, 1), got {args.test_size}")
     if args.n_iter < 1:
         raise CommandError(f"--n-iter: expected a positive integer, got {args.n_iter}")
-    skipped_plots = None
-    if not args.no_plots and not args.report:
-        # `pip install .` has no matplotlib: the main job still runs, and says how to get the figures
-        from ..plotting import PlottingUnavailable, require_matplotlib
-
-        try:
-            require_matplotlib()
-        except PlottingUnavailable as exc:
-            args.no_plots, skipped_plots = True, str(exc)
     args.save_models = None
     check_outputs(args)
     metrics = metric_specs(args.metrics) if args.metrics else list(demo.DEMO_METRICS)
@@ -81,8 +87,6 @@ def run(args) -> int:
                             test_size=args.test_size, random_state=args.random_state)
     sys.stdout.flush()
     if args.no_plots and not args.report:
-        if skipped_plots:
-            info(args, f"no figures: {skipped_plots}")
         return 0
 
     # The figures: the same models on the same split (each fit takes a fraction of a second).
@@ -106,5 +110,5 @@ def run(args) -> int:
              ("rows", str(len(y))), ("features", f"{X.shape[1]}" + (" (the first six)" if columns is not None else "")),
              ("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")]
     finish(args, comparison, title="wdbc (breast cancer): P-Norm Push, p = 1, 4, 16, 64", data_facts=facts,
-           argv=getattr(args, "_argv", None), print_table=False)
+           argv=getattr(args, "_argv", None), print_table=False, guide=DEMO_GUIDE)
     return 0

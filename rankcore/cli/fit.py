@@ -36,7 +36,8 @@ def add_parser(subparsers):
     out.add_argument("--monitor", default="auc", metavar="METRIC",
                      help="the metric shown with the progress (default auc)")
     out.add_argument("--plot-objective", metavar="FILE",
-                     help="also draw the training objective per iteration (.png, .svg or .pdf)")
+                     help="also draw the training objective per iteration (.svg, drawn by rankcore; "
+                          ".png or .pdf, which need matplotlib)")
     add_progress_options(parser)
     return parser
 
@@ -46,9 +47,10 @@ def run(args) -> int:
 
     check_writable(args.out, "--out")
     if args.plot_objective:
-        from ..plotting import require_matplotlib
+        if not str(args.plot_objective).lower().endswith(".svg"):
+            from ..plotting import require_matplotlib
 
-        require_matplotlib()  # before any training: say how to install it now, not after the fit
+            require_matplotlib()  # before any training: say how to install it now, not after the fit
         check_writable(args.plot_objective, "--plot-objective")
     monitor_spec = scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
@@ -72,10 +74,10 @@ def run(args) -> int:
     if args.plot_objective:
         if outcome.history is None:
             raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")
-        from ..plotting import objective_figure, save_figure
+        from ..plotting import objective_data, save_figure
 
-        save_figure(objective_figure({config.label: outcome.history}, ylabel=config.kind.history_label,
-                                     xlabel=config.kind.history_x),
+        save_figure(objective_data({config.label: outcome.history}, ylabel=config.kind.history_label,
+                                   xlabel=config.kind.history_x),
                     args.plot_objective)
         info(args, f"wrote {os.path.normpath(args.plot_objective)}")
     return 0

@@ -1,0 +1,150 @@
+"""rankcore's own SVG figures: valid, deterministic, the data's points, and no matplotlib needed."""
+
+import sys
+import xml.dom.minidom
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rankcore import plotting
+from rankcore._svg import nice_ticks, render_svg, tick_labels
+from rankcore.metrics import rmax, roc_curve
+
+
+def tied_data(seed, n=120, levels=7):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    return y, rng.integers(0, levels, n).astype(float) + y, rng.normal(size=n)
+
+
+def parse(text):
+    return xml.dom.minidom.parseString(text).documentElement
+
+
+def polylines(root):
+    return {p.getAttribute("data-series"): p for p in root.getElementsByTagName("polyline")
+            if p.getAttribute("data-series")}
+
+
+def points_of(polyline):
+    return np.array([[float(v) for v in p.split(",")] for p in polyline.getAttribute("points").split()])
+
+
+def texts(root, cls=None):
+    return [t.firstChild.data for t in root.getElementsByTagName("text")
+            if t.firstChild is not None and (cls is None or t.getAttribute("class") == cls)]
+
+
+@given(st.floats(-1e7, 1e7), st.floats(1e-6, 1e7), st.integers(2, 12), st.booleans())
+def test_nice_ticks_are_round_evenly_spaced_and_inside(lo, span, count, integer):
+    hi = lo + span
+    if integer and span < 1:
+        hi = lo + 1.0
+    ticks, step = nice_ticks(lo, hi, count, integer=integer)
+    assert all(lo - 1e-9 * abs(lo) - 1e-12 <= t <= hi + 1e-9 * abs(hi) + 1e-12 for t in ticks)
+    assert len(ticks) <= 2 * count + 2
+    mantissa = step / 10 ** np.floor(np.log10(step))
+    assert any(np.isclose(mantissa, m) for m in (1, 2, 2.5, 5, 10))
+    if integer:
+        assert step >= 1 and step == int(step)
+    if len(ticks) > 1:
+        np.testing.assert_allclose(np.diff(ticks), step, rtol=1e-6, atol=1e-12 * max(abs(lo), abs(hi)))
+    labels = tick_labels(ticks, step)
+    assert len(set(labels)) == len(labels), labels  # distinct ticks get distinct labels
+
+
+def test_nice_ticks_rejects_an_empty_range():
+    with pytest.raises(ValueError, match="lo < hi"):
+        nice_ticks(1.0, 1.0, 5)
+
+
+def test_tick_labels_use_just_enough_digits():
+    assert tick_labels([0.0, 0.25, 0.5], 0.25) == ["0.00", "0.25", "0.50"]
+    assert tick_labels([0.0, 50.0, 100.0], 50.0) == ["0", "50", "100"]
+    assert tick_labels([2e6, 4e6], 2e6) == ["2e+06", "4e+06"]
+
+
+def test_roc_svg_draws_the_roc_curve_points():
+    y, s1, s2 = tied_data(0)
+    data = plotting.roc_data({"tied": (y, s1), "normal": (y, s2)}, max_fp=6, title="two models")
+    # the data layer holds exactly the metric's points
+    for panel, max_fp in zip(data.panels, (None, 6)):
+        lines = {s.gid: s for s in panel.series if not s.reference}
+        for name, scores in (("tied", s1), ("normal", s2)):
+            curve = roc_curve(y, scores, max_fp=max_fp)
+            np.testing.assert_array_equal(lines[f"roc:{name}"].x, curve.fp)
+            np.testing.assert_array_equal(lines[f"roc:{name}"].y, curve.tp)
+    root = parse(render_svg(data))
+    assert root.tagName == "svg"
+    panels = root.getElementsByTagName("g")
+    full = [g for g in panels if g.getAttribute("data-panel") == "0"][0]
+    (frame,) = [r for r in full.getElementsByTagName("rect") if r.getAttribute("class") == "frame"]
+    left, top = float(frame.getAttribute("x")), float(frame.getAttribute("y"))
+    right, bottom = left + float(frame.getAttribute("width")), top + float(frame.getAttribute("height"))
+    tied = points_of(polylines(full)["roc:tied"])
+    # starts at (0, 0) in the frame's lower left corner; ROC curves go right and up (y grows downwards)
+    assert abs(tied[0, 0] - left) < 0.06 and abs(tied[0, 1] - bottom) < 0.06
+    assert (np.diff(tied[:, 0]) >= 0).all() and (np.diff(tied[:, 1]) <= 0).all()
+    assert (tied[:, 0] <= right).all() and (tied[:, 1] >= top).all()
+    assert len(tied) <= len(roc_curve(y, s1).fp)
+    # titles, labels and the leftmost panel's legend with R_max
+    assert "two models" in texts(root, "suptitle")
+    assert texts(root, "title") == ["ROC curve (counts)", "leftmost portion (at most 6 false positives)"]
+    assert f"tied (rmax {rmax(y, s1)})" in texts(root)
+    assert "false positives (count)" in texts(root, "xlabel")
+    xticks = texts(root, "xtick")
+    assert all(t == str(int(t)) for t in xticks)  # counts: integer ticks only
+
+
+def test_svg_is_deterministic_and_escapes_text():
+    y, s1, _ = tied_data(1)
+    data = plotting.roc_data({"a <b> & 'c'": (y, s1)})
+    first, second = render_svg(data), render_svg(plotting.roc_data({"a <b> & 'c'": (y, s1)}))
+    assert first == second
+    root = parse(first)  # parses: the label was escaped
+    assert "a <b> & 'c'" in texts(root)
+
+
+def test_svg_thins_a_long_curve_without_changing_its_ends():
+    rng = np.random.default_rng(2)
+    n = 200_000
+    y = rng.integers(0, 2, n)
+    scores = rng.normal(size=n) + y
+    data = plotting.roc_data({"m": (y, scores)}, max_fp=50)
+    root = parse(render_svg(data))
+    full = [g for g in root.getElementsByTagName("g") if g.getAttribute("data-panel") == "0"][0]
+    pts = points_of(polylines(full)["roc:m"])
+    assert len(pts) < 20_000 < len(roc_curve(y, scores).fp)
+    assert (np.diff(pts[:, 0]) >= 0).all()
+
+
+def test_precision_and_objective_svgs():
+    y, s1, s2 = tied_data(3)
+    data = plotting.precision_at_k_data({"train": {"a": (y, s1)}, "test": {"a": (y, s2)}}, max_k=30)
+    root = parse(render_svg(data))
+    assert texts(root, "title") == ["train: precision@k", "test: precision@k"]
+    k, values = plotting.precision_at_k_curve(y, s1, 30)
+    np.testing.assert_array_equal(data.panels[0].series[1].y, values)
+    objective = plotting.objective_data({"a": [3.0, 2.0, 1.5], "flat": [1.0], "b": [np.nan, 2.0, 1.0],
+                                         "c": [1.0, 0.5], "d": [4.0, 1.0]}, xlabel={"b": "epoch"})
+    assert (objective.rows, objective.columns) == (2, 3)
+    root = parse(render_svg(objective))
+    assert set(polylines(root)) == {f"objective:{name}" for name in ("a", "flat", "b", "c", "d")}
+    assert "epoch" in texts(root, "xlabel")
+    np.testing.assert_array_equal(objective.panels[2].series[0].y, [2.0, 1.0])  # the NaN is left out
+
+
+def test_svg_needs_no_matplotlib(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    y, s1, _ = tied_data(4)
+    data = plotting.roc_data({"a": (y, s1)})
+    path = plotting.save_figure(data, tmp_path / "roc.svg")
+    assert parse(open(path).read()).tagName == "svg"
+    assert plotting.figure_bytes(data, "svg") == open(path, "rb").read()
+    with pytest.raises(plotting.PlottingUnavailable, match=r'pip install "rankcore\[plot\]"'):
+        plotting.save_figure(data, tmp_path / "roc.png")
+    with pytest.raises(TypeError, match="FigureData"):
+        plotting.render_svg("not a figure")
