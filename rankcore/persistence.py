@@ -35,11 +35,13 @@ Estimators that support persistence implement two methods:
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import importlib
 import json
 import math
 import os
+import tempfile
 from typing import Any
 
 import numpy as np
@@ -59,6 +61,11 @@ ESTIMATORS: dict[str, str] = {
     "SGDAtK": "rankcore.precision_at_k:SGDAtK",
     "KernelRanker": "rankcore.rkhs:KernelRanker",
 }
+
+# Read once at import: os.umask can only be read by setting it, which is not
+# safe to do while other threads create files.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4", "<u8"}
 
@@ -229,11 +236,25 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
     path : str or path-like
     """
     data = model_to_dict(estimator)
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    target = os.fspath(path)
+    directory, base = os.path.split(os.path.abspath(target))
+    # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
+    # a predictable name cannot redirect the write, and two savers never share
+    # a temporary file.  os.replace then swaps the complete file in atomically
+    # (replacing a symlink at ``path`` itself, never the file it points to).
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load_model(path: str | os.PathLike) -> Any:

@@ -133,3 +133,83 @@ def test_corrupted_files(tmp_path):
         load_model(path)
     with pytest.raises(FileNotFoundError):
         load_model(tmp_path / "absent.json")
+
+
+# --------------------------------------------------------------------------
+# Saving is atomic and never follows a planted link (issue 13, item 2)
+# --------------------------------------------------------------------------
+
+
+def test_save_does_not_follow_a_link_at_the_old_fixed_temp_name(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / "model.json"
+    (tmp_path / "model.json.tmp").symlink_to(victim)
+    save_model(_fitted(), path)
+    assert victim.read_text() == "precious"
+    assert not path.is_symlink()
+    np.testing.assert_array_equal(load_model(path).coef_, _fitted().coef_)
+
+
+def test_save_does_not_follow_a_link_at_its_temporary_names(tmp_path, monkeypatch):
+    """Plant links at the next names the temporary-file generator will pick."""
+    import tempfile
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    planted = ["aaaaaaaa", "bbbbbbbb"]
+    for name in planted:
+        for pattern in (".model.json.{}.tmp", "model.json.{}", "{}"):
+            (tmp_path / pattern.format(name)).symlink_to(victim)
+    names = iter([*planted, "cccccccc", "dddddddd"])
+    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    save_model(_fitted(), tmp_path / "model.json")
+    assert victim.read_text() == "precious"
+    assert load_model(tmp_path / "model.json").n_features_in_ == 4
+    leftovers = [p.name for p in tmp_path.iterdir() if not p.is_symlink() and p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_save_replaces_a_link_at_the_target_not_the_file_it_points_to(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / "model.json"
+    path.symlink_to(victim)
+    save_model(_fitted(), path)
+    assert victim.read_text() == "precious"
+    assert not path.is_symlink()
+
+
+def test_two_threads_saving_to_one_path_never_fail(tmp_path):
+    import threading
+
+    path = tmp_path / "model.json"
+    models = [_fitted(), ToyRanker(alpha=2.0).fit(np.ones((3, 4)), [0, 1, 0])]
+    errors = []
+
+    def save_many(model):
+        for _ in range(40):
+            try:
+                save_model(model, path)
+            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=save_many, args=(m,)) for m in models]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    coef = load_model(path).coef_  # one of the two complete models, never a mix
+    assert any(np.array_equal(coef, m.coef_) for m in models)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]
+
+
+def test_save_failure_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(persistence.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        save_model(_fitted(), tmp_path / "model.json")
+    assert list(tmp_path.iterdir()) == []
