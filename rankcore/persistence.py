@@ -67,6 +67,15 @@ ESTIMATORS: dict[str, str] = {
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
+#: Largest model file :func:`load_model` reads, in bytes (it reads at most this
+#: many + 1).  A fitted model is a few kB to a few MB; a KernelRanker keeps its
+#: support set, 8 bytes per value (base64 adds a third).
+MAX_MODEL_BYTES = 256 << 20
+#: Deepest nesting of JSON arrays/objects accepted in a model file.  Real
+#: files nest fewer than 10 levels; the limit stops a crafted file from
+#: exhausting the interpreter's stack.
+MAX_NESTING = 64
+
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4", "<u8"}
 
 
@@ -190,6 +199,9 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     """Rebuild and validate an estimator from :func:`model_to_dict`'s output."""
     if not isinstance(data, dict):
         raise ModelFormatError(f"{source}: expected a JSON object at the top level")
+    if _nesting_depth(data, MAX_NESTING) > MAX_NESTING:
+        raise ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
+                               "(rankcore.persistence.MAX_NESTING)")
     if data.get("format") != FORMAT:
         raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
     if data.get("format_version") != FORMAT_VERSION:
@@ -266,14 +278,46 @@ def load_model(path: str | os.PathLike) -> Any:
         Not JSON, not a rankcore model, an unsupported version, a checksum
         mismatch, an unknown estimator, or parameters/state that fail the
         estimator's validation.
+        Also a file larger than :data:`MAX_MODEL_BYTES` or nested deeper than
+        :data:`MAX_NESTING`.
     FileNotFoundError
         No such file.
     """
     source = os.fspath(path)
     with open(source, "rb") as fh:
-        raw = fh.read()
+        # Never more than the limit + 1 bytes: /dev/zero or a multi-GB file is
+        # refused without being read into memory.
+        raw = fh.read(MAX_MODEL_BYTES + 1)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise ModelFormatError(
+            f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
+            "(rankcore.persistence.MAX_MODEL_BYTES)"
+        )
+    return model_from_dict(_parse_json(raw, source), source=source)
+
+
+def _parse_json(raw: bytes, source: str) -> Any:
+    too_deep = ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
+                                "(rankcore.persistence.MAX_NESTING)")
     try:
         data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise too_deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{source}: not a valid JSON model file ({exc})") from None
-    return model_from_dict(data, source=source)
+    return data
+
+
+def _nesting_depth(value: Any, limit: int) -> int:
+    """Depth of nested lists/objects, iteratively; stops counting past ``limit``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth > limit:
+                return depth
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest

@@ -213,3 +213,60 @@ def test_save_failure_leaves_no_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         save_model(_fitted(), tmp_path / "model.json")
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------
+# Size and nesting limits (issue 13, item 8)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [100_000, persistence.MAX_NESTING + 1], ids=["depth=100000", "depth=limit+1"])
+def test_deeply_nested_file_is_a_format_error(tmp_path, depth):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(ModelFormatError, match="nested deeper than the limit of 64 levels"):
+        load_model(path)
+
+
+def test_nesting_limit_applies_to_model_from_dict():
+    data = model_to_dict(_fitted())
+    deep = []
+    for _ in range(persistence.MAX_NESTING + 5):
+        deep = [deep]
+    data["params"]["metric"] = deep
+    with pytest.raises(ModelFormatError, match="nested deeper"):
+        model_from_dict(data)
+
+
+def test_size_limit_reads_at_most_limit_plus_one_bytes(tmp_path, monkeypatch):
+    import builtins
+
+    path = tmp_path / "m.json"
+    save_model(_fitted(), path)
+    size = path.stat().st_size
+    requested = []
+    real_open = builtins.open
+
+    def spying_open(*args, **kwargs):
+        handle = real_open(*args, **kwargs)
+        real_read = handle.read
+        handle.read = lambda n=-1: requested.append(n) or real_read(n)
+        return handle
+
+    monkeypatch.setattr(persistence, "open", spying_open, raising=False)
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size - 1)
+    with pytest.raises(ModelFormatError, match=f"size limit of {size - 1} bytes"):
+        load_model(path)
+    assert requested == [size]
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size)
+    assert load_model(path).n_features_in_ == 4
+
+
+def test_dev_zero_is_refused_by_the_size_limit(monkeypatch):
+    import os
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 1 << 20)
+    with pytest.raises(ModelFormatError, match="size limit"):
+        load_model("/dev/zero")
