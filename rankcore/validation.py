@@ -28,6 +28,7 @@ __all__ = [
     "check_matrix",
     "check_sample_weight",
     "effective_n_threads",
+    "check_random_state_param",
     "check_bipartite_target",
     "check_fit_data",
 ]
@@ -262,6 +263,22 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     if n_jobs > 0:
         return min(n_jobs, cores)
     return max(1, cores + 1 + n_jobs)
+
+
+def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True) -> Any:
+    """Check a ``random_state`` parameter without drawing from it.
+
+    Accepts ``None``, a non-negative integer seed, a
+    :class:`numpy.random.RandomState` and (unless ``generator=False``) a
+    :class:`numpy.random.Generator`.  Returns the value unchanged.
+    """
+    kinds = (np.random.RandomState, np.random.Generator) if generator else (np.random.RandomState,)
+    if random_state is None or isinstance(random_state, kinds):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        return random_state
+    allowed = "a numpy RandomState or Generator" if generator else "a numpy RandomState"
+    raise ValueError(f"{name}: expected None, a non-negative integer seed or {allowed}, got {random_state!r}")
 
 
 def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:

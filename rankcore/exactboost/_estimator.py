@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..validation import check_fit_data, check_matrix, effective_n_threads
+from ..validation import check_fit_data, check_matrix, check_random_state_param, effective_n_threads
 from ._metric import resolve_monotone_metric
 from ._predict import build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
@@ -179,6 +179,8 @@ class ExactBoost(BaseEstimator):
             integer("max_thresholds", 1)
         if self.margin_mode not in MARGIN_MODES:
             raise ValueError(f"margin_mode: expected one of {', '.join(map(repr, MARGIN_MODES))}, got {self.margin_mode!r}")
+        effective_n_threads(self.n_jobs)
+        check_random_state_param(self.random_state, generator=False)
 
     def _settings(self) -> RunSettings:
         return RunSettings(

@@ -33,7 +33,7 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
-from ..validation import check_fit_data, check_k, check_matrix, effective_n_threads
+from ..validation import check_fit_data, check_k, check_matrix, check_random_state_param, effective_n_threads
 from .surrogates import check_surrogate_name
 
 __all__ = ["PerceptronAtK", "SGDAtK"]
@@ -91,6 +91,7 @@ class _LinearAtK(BaseEstimator):
                 )
             k_count, k_fraction = check_k(k, max(int(float(k)), 1)), 0.0
         n_threads = effective_n_threads(self.n_jobs)
+        check_random_state_param(self.random_state)
         eta0, alpha, radius = self._hyper()
         kind = self._kind()
         return dict(batch_size=batch_size, n_epochs=n_epochs, k_count=k_count, k_fraction=k_fraction,
@@ -288,6 +289,10 @@ class _LinearAtK(BaseEstimator):
 
     def _set_fitted_state(self, state: dict) -> None:
         name = type(self).__name__
+        try:  # the parameters read from the file pass the same checks as in fit
+            self._validate_params(n_rows=2**62)
+        except (TypeError, ValueError) as exc:
+            raise ModelFormatError(f"{name}: invalid parameters: {exc}") from None
         expected = {"coef_", "classes_", "n_features_in_", "t_", "n_iter_", "n_skipped_batches_", *self._STATE_ARRAYS}
         missing = expected - set(state)
         extra = set(state) - expected - {"feature_names_in_"}

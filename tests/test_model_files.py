@@ -1,0 +1,68 @@
+"""Model files are validated like constructor arguments (issue 13, item 9).
+
+The checksum catches corruption, not an editor who recomputes it: these files
+are re-signed after editing, so only validation stands between them and a
+loaded model.
+"""
+
+import numpy as np
+import pytest
+
+from rankcore.persistence import ModelFormatError, model_from_dict
+
+from _model_files import KINDS, model_dict, resign, sample_matrix
+
+_BAD_PARAMS = [
+    ("n_jobs", 0),
+    ("tol", -1),
+    ("verbose", "loud"),
+    ("random_state", "x"),
+    ("random_state", -3),
+    ("kernel", "os.system"),
+    ("filter", "__import__('os')"),
+    ("k", 1.5),
+    ("n_iter", 0),
+    ("n_runs", "2"),
+]
+
+
+def _cases():
+    for kind in KINDS:
+        params = model_dict(kind)["params"]
+        for field, value in _BAD_PARAMS:
+            if field in params:
+                yield pytest.param(kind, field, value, id=f"{kind}-{field}={value!r}")
+
+
+@pytest.mark.parametrize(("kind", "field", "value"), list(_cases()))
+def test_invalid_parameter_in_file_is_refused_naming_it(kind, field, value):
+    data = model_dict(kind)
+    data["params"][field] = value
+    with pytest.raises(ModelFormatError, match=field):
+        model_from_dict(resign(data))
+
+
+def test_every_listed_parameter_is_exercised():
+    exercised = {case.values[1] for case in _cases()}
+    assert {"n_jobs", "tol", "verbose", "random_state", "kernel"} <= exercised
+
+
+_CLASSES_FIELD = {"PerceptronAtK": "classes_", "SGDAtK": "classes_"}
+
+
+@pytest.mark.parametrize("classes", [[5, 5], [6, 5]], ids=["equal", "unsorted"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_bad_classes_are_refused(kind, classes):
+    data = model_dict(kind)
+    field = _CLASSES_FIELD.get(kind, "classes")
+    if field not in data["state"]:
+        pytest.skip(f"{kind} keeps no classes")
+    data["state"][field] = classes
+    with pytest.raises(ModelFormatError, match="classes"):
+        model_from_dict(resign(data))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_untouched_file_loads_and_scores_finite(kind):
+    model = model_from_dict(resign(model_dict(kind)))
+    assert np.isfinite(model.decision_function(sample_matrix())).all()
