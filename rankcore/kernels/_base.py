@@ -20,19 +20,25 @@ from ..validation import check_matrix, effective_n_threads
 __all__ = ["Kernel", "scale_or_positive"]
 
 
+#: Bounds of a numeric length scale γ.  The kernels divide by γ, so 1/γ must
+#: be finite (γ = 1e-320 is not), and γ·10^±100 leaves room for the squared
+#: distances of any reasonably scaled data before exp() or a power overflows.
+GAMMA_MIN, GAMMA_MAX = 1e-100, 1e100
+
+
 def scale_or_positive(value: Any) -> str | float:
-    """Parameter kind for a length scale: ``"scale"`` (taken from the training data) or a number > 0."""
+    """Parameter kind for a length scale: ``"scale"`` (taken from the training data) or a number in [1e-100, 1e100]."""
     if isinstance(value, str) and value.strip().lower() == "scale":
         return "scale"
     if isinstance(value, bool):
         raise ValueError("expected 'scale' or a number > 0, got a boolean")
     number = float(value)
-    if not (math.isfinite(number) and number > 0):
-        raise ValueError(f"expected 'scale' or a finite number > 0, got {value!r}")
+    if not (math.isfinite(number) and GAMMA_MIN <= number <= GAMMA_MAX):
+        raise ValueError(f"expected 'scale' or a number in [{GAMMA_MIN:g}, {GAMMA_MAX:g}], got {value!r}")
     return number
 
 
-scale_or_positive.__name__ = "'scale' or a number > 0"
+scale_or_positive.__name__ = "'scale' or a number in [1e-100, 1e+100]"
 
 
 class Kernel(Component):
