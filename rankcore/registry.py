@@ -151,7 +151,7 @@ class Registry:
             return table[key]
         except KeyError:
             raise UnknownComponentError(
-                f"unknown {family} {name!r}; registered {family}s: {', '.join(sorted(table)) or 'none'}"
+                f"unknown {family} {name!r}; registered {_plural(family)}: {', '.join(sorted(table)) or 'none'}"
             ) from None
 
     def resolve(self, family: str, spec: Any) -> Component:
@@ -186,7 +186,7 @@ class Registry:
         try:
             name, args, kwargs = parse_spec(spec)
         except SpecError as exc:
-            raise SpecError(f"{family} {exc}; registered {family}s: {', '.join(sorted(table))}") from None
+            raise SpecError(f"{family} {exc}; registered {_plural(family)}: {', '.join(sorted(table))}") from None
         cls = self.get(family, name)
         return cls.from_spec_args(args, kwargs, spec=spec)
 
@@ -200,7 +200,7 @@ class Registry:
         return self.entries.setdefault(family, {})
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{len(self._family(f))} {f}{'es' if f.endswith('s') else 's'}" for f in FAMILIES)
+        counts = ", ".join(f"{len(self._family(f))} {_plural(f)}" for f in FAMILIES)
         return f"<Registry {counts}; {len(self.problems)} problem(s)>"
 
     def format_table(self) -> str:
@@ -214,6 +214,11 @@ class Registry:
         for problem in self.problems:
             lines.append(f"problem: {problem}")
         return "\n".join(lines)
+
+
+def _plural(family: str) -> str:
+    """``losses``, ``prices``: the family names' plurals."""
+    return family + ("es" if family.endswith("s") else "s")
 
 
 def _example(family: str) -> str:

@@ -83,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
+    from ..spec import abbreviate
+
     text = str(exc) or type(exc).__name__
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"
-    return " ".join(text.split())
+    return abbreviate(" ".join(text.split()))  # a 1 MB argument is not echoed whole

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..validation import check_fit_data, check_matrix, check_random_state_param, effective_n_threads
+from ..validation import check_fit_data, check_matrix, check_random_state_param, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._predict import build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
@@ -275,6 +275,7 @@ class ExactBoost(BaseEstimator):
         row orders, finite for a single row.
         """
         check_is_fitted(self)
+        reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         X_arr = check_matrix(X, name="X")
         if X_arr.shape[1] != self.n_features_in_:

@@ -24,6 +24,7 @@ Edge cases, decided once for both estimators:
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -33,7 +34,14 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
-from ..validation import check_fit_data, check_k, check_matrix, check_random_state_param, effective_n_threads
+from ..validation import (
+    check_fit_data,
+    check_k,
+    check_matrix,
+    check_random_state_param,
+    effective_n_threads,
+    reject_1d,
+)
 from .surrogates import check_surrogate_name
 
 __all__ = ["PerceptronAtK", "SGDAtK"]
@@ -80,6 +88,11 @@ class _LinearAtK(BaseEstimator):
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Real):
             raise ValueError(f"k: expected an integer count or a fraction in (0, 1), got {k!r}")
+        if not math.isfinite(float(k)):
+            raise ValueError(f"k: expected a whole count >= 1 or a fraction in (0, 1), got {k!r}")
+        if float(k) >= 1 and not float(k).is_integer():
+            raise ValueError(f"k: expected a whole count >= 1 or a fraction in (0, 1), got {k!r} "
+                             "(above 1, so a count, but not a whole number)")
         if float(k) < 1:
             check_k(k, max(batch, 1))  # checks the range (0, 1)
             k_count, k_fraction = 0, float(k)
@@ -250,6 +263,7 @@ class _LinearAtK(BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         X = check_matrix(X, name="X", accept_sparse=True)
         if X.shape[1] != self.coef_.shape[0]:
@@ -263,6 +277,11 @@ class _LinearAtK(BaseEstimator):
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:
             raise ValueError(f"y: expected {scores.shape[0]} labels, got shape {y_arr.shape}")
+        unseen = np.setdiff1d(np.unique(y_arr), self.classes_) if y_arr.size else y_arr
+        if unseen.size:
+            # as the other estimators: a label never seen in fit is an error, not an irrelevant item
+            raise ValueError(f"y: labels {unseen[:5].tolist()!r} were not seen in fit "
+                             f"(classes {self.classes_.tolist()!r})")
         y01 = (y_arr == self.classes_[1]).astype(np.int8)
         from ..metrics import prec_at_k
 

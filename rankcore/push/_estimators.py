@@ -29,6 +29,7 @@ from ..validation import (
     check_same_length,
     effective_n_threads,
 )
+from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
@@ -122,6 +123,7 @@ class _BaseBoost(BaseEstimator):
     # fit
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool) -> np.ndarray:
+        reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
         arr = np.asarray(X) if not hasattr(X, "toarray") else X
         dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
