@@ -80,7 +80,17 @@ _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4"
 
 
 class ModelFormatError(ValueError):
-    """A model file that is not a valid, untampered rankcore model."""
+    """A model file that is not a valid, untampered rankcore model.
+
+    The message is one line, and never repeats a long value from the file whole.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            from .spec import abbreviate
+
+            args = (abbreviate(" ".join(args[0].split())),)
+        super().__init__(*args)
 
 
 # --------------------------------------------------------------------------
@@ -131,9 +141,9 @@ def _decode(value: Any, where: str) -> Any:
             if set(value) != {"__ndarray__", "dtype", "shape"}:
                 raise ModelFormatError(f"{where}: malformed array record")
             dtype, shape = value["dtype"], value["shape"]
-            if dtype not in _ALLOWED_DTYPES:
+            if not isinstance(dtype, str) or dtype not in _ALLOWED_DTYPES:
                 raise ModelFormatError(f"{where}: array dtype {dtype!r} is not allowed")
-            if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
+            if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
                 raise ModelFormatError(f"{where}: malformed array shape {shape!r}")
             try:
                 raw = base64.b64decode(value["__ndarray__"].encode("ascii"), validate=True)
@@ -215,7 +225,7 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     if data["sha256"] != _checksum(payload):
         raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
     name = data["estimator"]
-    if name not in ESTIMATORS:
+    if not isinstance(name, str) or name not in ESTIMATORS:
         raise ModelFormatError(f"{source}: unknown estimator {name!r} (known: {', '.join(ESTIMATORS)})")
     module, _, attr = ESTIMATORS[name].partition(":")
     cls = getattr(importlib.import_module(module), attr)
@@ -234,7 +244,8 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
         estimator._set_fitted_state(state)
     except ModelFormatError:
         raise
-    except (TypeError, ValueError, KeyError, IndexError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # a check the estimator does not make explicitly still refuses the file, as a format error
         raise ModelFormatError(f"{source}: invalid fitted state: {type(exc).__name__}: {exc}") from None
     return estimator
 

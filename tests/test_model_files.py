@@ -66,3 +66,28 @@ def test_bad_classes_are_refused(kind, classes):
 def test_untouched_file_loads_and_scores_finite(kind):
     model = model_from_dict(resign(model_dict(kind)))
     assert np.isfinite(model.decision_function(sample_matrix())).all()
+
+
+# Found by tests/test_fuzz.py: each was a TypeError or a multi-line message, not a ModelFormatError.
+
+
+def _first_array(state):
+    return next(key for key, value in state.items() if isinstance(value, dict) and "__ndarray__" in value)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d.update(estimator={"a": 1}),
+        lambda d: d["state"][_first_array(d["state"])].update(dtype={"a": 1}),
+        lambda d: d["state"][_first_array(d["state"])].update(shape=[True]),
+        lambda d: d["params"].update(extra0=1),
+    ],
+    ids=["estimator-object", "dtype-object", "shape-bool", "unknown-param"],
+)
+def test_malformed_fields_are_one_line_format_errors(edit):
+    data = model_dict("KernelRanker")
+    edit(data)
+    with pytest.raises(ModelFormatError) as info:
+        model_from_dict(resign(data))
+    assert "\n" not in str(info.value)

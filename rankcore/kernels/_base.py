@@ -119,8 +119,9 @@ class Kernel(Component):
         TypeError, ValueError
             Non-numeric, NaN/inf, not 2-D, different numbers of features, or
             a data-dependent parameter that was never fixed (see :meth:`with_data`).
+            Also: the kernel values overflow on these data (features too large).
         RuntimeError
-            The kernel returned the wrong shape or non-finite values.
+            The kernel returned the wrong shape.
         """
         owner = f"kernel {self.spec!r}"
         if self.needs_data:
@@ -142,7 +143,10 @@ class Kernel(Component):
         if out.shape != expected:
             raise RuntimeError(f"{owner}: compute returned shape {out.shape}, expected {expected}")
         if not np.isfinite(out).all():
-            raise RuntimeError(f"{owner}: compute returned NaN or infinite values")
+            # Finite data can still overflow a kernel (|x| ~ 1e200 squared): an input
+            # problem, reported as such (a ValueError), not as a bug.
+            raise ValueError(f"{owner}: the kernel values are not finite on these data (NaN or infinite); "
+                             "the features are too large for this kernel: scale them")
         return out
 
     def diagonal(self, X: Any, *, n_threads: Any = None) -> np.ndarray:
