@@ -16,13 +16,16 @@ Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
 "shape": [n, d]}`` with a small set of allowed dtypes, so values round-trip
 bit for bit.  Loading never executes anything from the file: the estimator
 class comes from the :data:`ESTIMATORS` allow-list, its parameters go
-through ``set_params`` and are re-validated, and the estimator's
-``_set_fitted_state`` checks the state (shapes, finiteness, consistency).  A
-file whose checksum does not match its content -- truncated, edited by hand,
-bit-flipped -- is refused before any of that.  (The checksum detects
-corruption and careless edits; it is not a signature.  Validation of the
-content is what keeps a deliberately crafted file from producing a broken
-model.)
+through ``set_params``, and the estimator's ``_set_fitted_state`` re-validates
+them with the checks ``fit`` makes, then checks the state (shapes,
+finiteness, consistency).  A file whose checksum does not match its content
+-- truncated, edited by hand, bit-flipped -- is refused before any of that.
+(The checksum detects corruption and careless edits; it is not a signature:
+whoever edits a file on purpose can recompute it.  Validation of the content
+is what keeps a deliberately crafted file from producing a broken model; it
+cannot tell finite, well-shaped coefficients from the ones a fit produced.)
+Reads are bounded: at most :data:`MAX_MODEL_BYTES` bytes and
+:data:`MAX_NESTING` levels of JSON nesting.  See ``docs/security.md``.
 
 Estimators that support persistence implement two methods:
 
