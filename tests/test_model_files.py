@@ -91,3 +91,31 @@ def test_malformed_fields_are_one_line_format_errors(edit):
     with pytest.raises(ModelFormatError) as info:
         model_from_dict(resign(data))
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["SGDAtK", "PerceptronAtK"])
+def test_linear_learners_refuse_non_finite_epoch_records(kind):
+    from rankcore.persistence import _encode
+
+    data = model_dict(kind)
+    n = data["state"]["n_iter_"]
+    data["state"]["loss_per_epoch_"] = _encode(np.full(n, np.nan), "x")
+    with pytest.raises(ModelFormatError, match="loss_per_epoch_ must hold finite numbers"):
+        model_from_dict(resign(data))
+
+
+@pytest.mark.parametrize("command", ["score", "evaluate"])
+def test_cli_deep_or_huge_model_file_is_exit_2(tmp_path, capsys, monkeypatch, command):
+    from rankcore import persistence
+    from rankcore.cli import main
+
+    data = tmp_path / "d.csv"
+    data.write_text("a,label\n1,0\n2,1\n")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert main([command, str(deep), str(data)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "nested deeper than the limit" in err
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 10)
+    assert main([command, str(deep), str(data)]) == 2
+    assert "size limit of 10 bytes" in capsys.readouterr().err

@@ -338,6 +338,8 @@ class _LinearAtK(BaseEstimator):
             arr = state[key]
             if not (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.shape[0] == state["n_iter_"]):
                 raise ModelFormatError(f"{name}: {key} must be a 1-D array with n_iter_ = {state['n_iter_']} entries")
+            if arr.dtype.kind not in "iuf" or not np.isfinite(arr).all():
+                raise ModelFormatError(f"{name}: {key} must hold finite numbers")
         names = state.get("feature_names_in_")
         if names is not None:
             if not (isinstance(names, list) and len(names) == coef.shape[0] and all(isinstance(f, str) for f in names)):
