@@ -18,7 +18,8 @@ Formats (chosen by extension, or by ``fmt=``):
     ``label index:value index:value ... # comment``; an optional ``qid:n``
     is ignored.  Indices are one-based unless some index is 0 (then
     zero-based, as scikit-learn's ``zero_based="auto"``).  The matrix is
-    made dense.
+    made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
+    matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
 ``npy``
     A 2-D numeric array; ``label`` is the column index of the label
     (default: the last column).
@@ -62,6 +63,13 @@ DEFAULT_LABEL = "label"
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
 _CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".dat")
 _MISSING = {"", "na", "nan", "n/a", "null", "none", "?", "-"}
+#: Largest LIBSVM feature index read (the matrix is made dense: a file naming
+#: feature 2,000,000,000 on one line must not ask for gigabytes).  Wider,
+#: genuinely sparse data: read it with scikit-learn's ``load_svmlight_file``
+#: and pass the CSR matrix to a learner that accepts it (SGDAtK, PerceptronAtK).
+MAX_LIBSVM_FEATURES = 1_000_000
+#: Largest dense matrix a LIBSVM file becomes, in float64 cells (1 GiB).
+MAX_DENSE_CELLS = 1 << 27
 _CHUNK_ROWS = 65536  # rows converted to float at a time (bounded memory for the text form)
 
 
@@ -569,6 +577,10 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
                                         "(expected an integer index and a number)") from None
                     if index < 0:
                         raise DataError(f"{source}, line {lineno}: negative feature index in {item!r}")
+                    if index > MAX_LIBSVM_FEATURES:
+                        raise DataError(f"{source}, line {lineno}: feature index {index} is beyond the limit of "
+                                        f"{MAX_LIBSVM_FEATURES} features (rankcore.datasets.MAX_LIBSVM_FEATURES; "
+                                        "the matrix is made dense)")
                     if index <= previous:
                         raise DataError(f"{source}, line {lineno}: feature indices must increase, "
                                         f"got {index} after {previous}")
@@ -597,6 +609,10 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
         width = n_features
     if width < 1:
         raise DataError(f"{source}: no feature values in any row")
+    if len(labels) * width > MAX_DENSE_CELLS:
+        raise DataError(f"{source}: {len(labels)} rows x {width} features is too large a dense matrix "
+                        f"(limit {MAX_DENSE_CELLS} values, rankcore.datasets.MAX_DENSE_CELLS); read sparse data "
+                        "with sklearn.datasets.load_svmlight_file")
     X = np.zeros((len(labels), width), dtype=np.float64)
     if vals:
         c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)

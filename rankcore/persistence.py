@@ -16,13 +16,16 @@ Arrays are ``{"__ndarray__": <base64 of little-endian bytes>, "dtype": "<f8",
 "shape": [n, d]}`` with a small set of allowed dtypes, so values round-trip
 bit for bit.  Loading never executes anything from the file: the estimator
 class comes from the :data:`ESTIMATORS` allow-list, its parameters go
-through ``set_params`` and are re-validated, and the estimator's
-``_set_fitted_state`` checks the state (shapes, finiteness, consistency).  A
-file whose checksum does not match its content -- truncated, edited by hand,
-bit-flipped -- is refused before any of that.  (The checksum detects
-corruption and careless edits; it is not a signature.  Validation of the
-content is what keeps a deliberately crafted file from producing a broken
-model.)
+through ``set_params``, and the estimator's ``_set_fitted_state`` re-validates
+them with the checks ``fit`` makes, then checks the state (shapes,
+finiteness, consistency).  A file whose checksum does not match its content
+-- truncated, edited by hand, bit-flipped -- is refused before any of that.
+(The checksum detects corruption and careless edits; it is not a signature:
+whoever edits a file on purpose can recompute it.  Validation of the content
+is what keeps a deliberately crafted file from producing a broken model; it
+cannot tell finite, well-shaped coefficients from the ones a fit produced.)
+Reads are bounded: at most :data:`MAX_MODEL_BYTES` bytes and
+:data:`MAX_NESTING` levels of JSON nesting.  See ``docs/security.md``.
 
 Estimators that support persistence implement two methods:
 
@@ -35,11 +38,13 @@ Estimators that support persistence implement two methods:
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import importlib
 import json
 import math
 import os
+import tempfile
 from typing import Any
 
 import numpy as np
@@ -60,11 +65,35 @@ ESTIMATORS: dict[str, str] = {
     "KernelRanker": "rankcore.rkhs:KernelRanker",
 }
 
+# Read once at import: os.umask can only be read by setting it, which is not
+# safe to do while other threads create files.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+#: Largest model file :func:`load_model` reads, in bytes (it reads at most this
+#: many + 1).  A fitted model is a few kB to a few MB; a KernelRanker keeps its
+#: support set, 8 bytes per value (base64 adds a third).
+MAX_MODEL_BYTES = 256 << 20
+#: Deepest nesting of JSON arrays/objects accepted in a model file.  Real
+#: files nest fewer than 10 levels; the limit stops a crafted file from
+#: exhausting the interpreter's stack.
+MAX_NESTING = 64
+
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "|i1", "|u1", "|b1", "<u4", "<u8"}
 
 
 class ModelFormatError(ValueError):
-    """A model file that is not a valid, untampered rankcore model."""
+    """A model file that is not a valid, untampered rankcore model.
+
+    The message is one line, and never repeats a long value from the file whole.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            from .spec import abbreviate
+
+            args = (abbreviate(" ".join(args[0].split())),)
+        super().__init__(*args)
 
 
 # --------------------------------------------------------------------------
@@ -115,9 +144,9 @@ def _decode(value: Any, where: str) -> Any:
             if set(value) != {"__ndarray__", "dtype", "shape"}:
                 raise ModelFormatError(f"{where}: malformed array record")
             dtype, shape = value["dtype"], value["shape"]
-            if dtype not in _ALLOWED_DTYPES:
+            if not isinstance(dtype, str) or dtype not in _ALLOWED_DTYPES:
                 raise ModelFormatError(f"{where}: array dtype {dtype!r} is not allowed")
-            if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
+            if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
                 raise ModelFormatError(f"{where}: malformed array shape {shape!r}")
             try:
                 raw = base64.b64decode(value["__ndarray__"].encode("ascii"), validate=True)
@@ -183,6 +212,9 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     """Rebuild and validate an estimator from :func:`model_to_dict`'s output."""
     if not isinstance(data, dict):
         raise ModelFormatError(f"{source}: expected a JSON object at the top level")
+    if _nesting_depth(data, MAX_NESTING) > MAX_NESTING:
+        raise ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
+                               "(rankcore.persistence.MAX_NESTING)")
     if data.get("format") != FORMAT:
         raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
     if data.get("format_version") != FORMAT_VERSION:
@@ -196,7 +228,7 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     if data["sha256"] != _checksum(payload):
         raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
     name = data["estimator"]
-    if name not in ESTIMATORS:
+    if not isinstance(name, str) or name not in ESTIMATORS:
         raise ModelFormatError(f"{source}: unknown estimator {name!r} (known: {', '.join(ESTIMATORS)})")
     module, _, attr = ESTIMATORS[name].partition(":")
     cls = getattr(importlib.import_module(module), attr)
@@ -215,7 +247,8 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
         estimator._set_fitted_state(state)
     except ModelFormatError:
         raise
-    except (TypeError, ValueError, KeyError, IndexError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # a check the estimator does not make explicitly still refuses the file, as a format error
         raise ModelFormatError(f"{source}: invalid fitted state: {type(exc).__name__}: {exc}") from None
     return estimator
 
@@ -229,11 +262,25 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
     path : str or path-like
     """
     data = model_to_dict(estimator)
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    target = os.fspath(path)
+    directory, base = os.path.split(os.path.abspath(target))
+    # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
+    # a predictable name cannot redirect the write, and two savers never share
+    # a temporary file.  os.replace then swaps the complete file in atomically
+    # (replacing a symlink at ``path`` itself, never the file it points to).
+    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load_model(path: str | os.PathLike) -> Any:
@@ -245,14 +292,46 @@ def load_model(path: str | os.PathLike) -> Any:
         Not JSON, not a rankcore model, an unsupported version, a checksum
         mismatch, an unknown estimator, or parameters/state that fail the
         estimator's validation.
+        Also a file larger than :data:`MAX_MODEL_BYTES` or nested deeper than
+        :data:`MAX_NESTING`.
     FileNotFoundError
         No such file.
     """
     source = os.fspath(path)
     with open(source, "rb") as fh:
-        raw = fh.read()
+        # Never more than the limit + 1 bytes: /dev/zero or a multi-GB file is
+        # refused without being read into memory.
+        raw = fh.read(MAX_MODEL_BYTES + 1)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise ModelFormatError(
+            f"{source}: larger than the model file size limit of {MAX_MODEL_BYTES} bytes "
+            "(rankcore.persistence.MAX_MODEL_BYTES)"
+        )
+    return model_from_dict(_parse_json(raw, source), source=source)
+
+
+def _parse_json(raw: bytes, source: str) -> Any:
+    too_deep = ModelFormatError(f"{source}: JSON nested deeper than the limit of {MAX_NESTING} levels "
+                                "(rankcore.persistence.MAX_NESTING)")
     try:
         data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise too_deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{source}: not a valid JSON model file ({exc})") from None
-    return model_from_dict(data, source=source)
+    return data
+
+
+def _nesting_depth(value: Any, limit: int) -> int:
+    """Depth of nested lists/objects, iteratively; stops counting past ``limit``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth > limit:
+                return depth
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest

@@ -151,7 +151,7 @@ class Registry:
             return table[key]
         except KeyError:
             raise UnknownComponentError(
-                f"unknown {family} {name!r}; registered {family}s: {', '.join(sorted(table)) or 'none'}"
+                f"unknown {family} {name!r}; registered {_plural(family)}: {', '.join(sorted(table)) or 'none'}"
             ) from None
 
     def resolve(self, family: str, spec: Any) -> Component:
@@ -186,7 +186,7 @@ class Registry:
         try:
             name, args, kwargs = parse_spec(spec)
         except SpecError as exc:
-            raise SpecError(f"{family} {exc}; registered {family}s: {', '.join(sorted(table))}") from None
+            raise SpecError(f"{family} {exc}; registered {_plural(family)}: {', '.join(sorted(table))}") from None
         cls = self.get(family, name)
         return cls.from_spec_args(args, kwargs, spec=spec)
 
@@ -200,7 +200,7 @@ class Registry:
         return self.entries.setdefault(family, {})
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{len(self._family(f))} {f}{'es' if f.endswith('s') else 's'}" for f in FAMILIES)
+        counts = ", ".join(f"{len(self._family(f))} {_plural(f)}" for f in FAMILIES)
         return f"<Registry {counts}; {len(self.problems)} problem(s)>"
 
     def format_table(self) -> str:
@@ -214,6 +214,11 @@ class Registry:
         for problem in self.problems:
             lines.append(f"problem: {problem}")
         return "\n".join(lines)
+
+
+def _plural(family: str) -> str:
+    """``losses``, ``prices``: the family names' plurals."""
+    return family + ("es" if family.endswith("s") else "s")
 
 
 def _example(family: str) -> str:
@@ -238,23 +243,51 @@ def _distribution_of_module(module_name: str) -> str:
     return BUILTIN_PROVIDER if module_name.split(".")[0] == "rankcore" else module_name
 
 
+def _plugin_failure(exc: BaseException) -> str:
+    """``"TypeError: message"``, for a problem report (never re-raises)."""
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile __str__ must not escape either
+        text = "<unprintable>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _entry_point_distribution(ep: Any) -> str:
+    try:
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            return f"{dist.metadata['Name']} {dist.version}"
+    except Exception:  # malformed metadata: fall back on the entry point's target
+        pass
+    return str(getattr(ep, "value", "unknown"))
+
+
 def _load_entry_point_plugins(pm: pluggy.PluginManager, providers: dict, problems: list) -> None:
-    """Load the ``rankcore`` entry points one by one, containing each failure."""
+    """Load the ``rankcore`` entry points one by one, containing each failure.
+
+    Third-party code can fail in any way at import or registration: an
+    exception, ``SystemExit`` from a stray ``sys.exit()``, ``GeneratorExit``...
+    Everything but ``KeyboardInterrupt`` is caught, reported and skipped, so a
+    broken plugin never takes rankcore down with it.
+    """
     importlib.invalidate_caches()
     for ep in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(ep, "dist", None)
-        dist_name = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        dist_name = _entry_point_distribution(ep)
         if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
             continue
         try:
             plugin = ep.load()
-        except Exception as exc:  # any import error of third-party code
-            problems.append(PluginProblem(dist_name, ep.name, f"failed to import: {type(exc).__name__}: {exc}"))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any failure of third-party code
+            problems.append(PluginProblem(dist_name, ep.name, f"failed to import: {_plugin_failure(exc)}"))
             continue
         try:
             pm.register(plugin, name=ep.name)
-        except Exception as exc:  # e.g. a hookimpl with an unknown argument
-            problems.append(PluginProblem(dist_name, ep.name, f"could not be registered: {exc}"))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - e.g. a hookimpl with an unknown argument
+            problems.append(PluginProblem(dist_name, ep.name, f"could not be registered: {_plugin_failure(exc)}"))
             continue
         providers[ep.name] = dist_name
 
@@ -305,17 +338,23 @@ def _build_registry(pm: pluggy.PluginManager, providers: dict, load_problems: li
             plugin_name = impl.plugin_name
             dist = providers.get(plugin_name, _distribution_of_module(plugin_name))
             builtin = dist == BUILTIN_PROVIDER
+            stage = "raised "
             try:
-                classes = impl.function() or []
-            except Exception as exc:
+                result = impl.function()
+                # Materialize the result here: a generator may raise half-way,
+                # and a hook may return something that is not iterable at all.
+                stage = "did not return a list of classes: "
+                classes = [] if result is None else list(result)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - third-party code may fail in any way
                 if builtin:
                     raise
-                reg.problems.append(PluginProblem(dist, plugin_name, f"{hook_name}() raised {type(exc).__name__}: {exc}"))
+                reg.problems.append(PluginProblem(dist, plugin_name, f"{hook_name}() {stage}{_plugin_failure(exc)}"))
                 continue
             for cls in classes:
-                problem = _check_class(cls, base, family)
+                problem, names = _check_class(cls, base, family)
                 if problem is None:
-                    names = (cls.name, *cls.aliases)
                     taken = [n for n in names if (family, n) in owner]
                     if taken:
                         other = owner[(family, taken[0])]
@@ -326,25 +365,47 @@ def _build_registry(pm: pluggy.PluginManager, providers: dict, load_problems: li
                         raise RuntimeError(f"built-in plugin {plugin_name}: {problem}")
                     reg.problems.append(PluginProblem(dist, plugin_name, problem))
                     continue
-                entry = RegistryEntry(family, cls.name, cls, dist, plugin_name, tuple(cls.aliases))
-                table[cls.name] = entry
+                entry = RegistryEntry(family, names[0], cls, dist, plugin_name, names[1:])
+                table[entry.name] = entry
                 for name in names:
                     owner[(family, name)] = entry
-                for alias in cls.aliases:
-                    alias_table[alias] = cls.name
+                for alias in entry.aliases:
+                    alias_table[alias] = entry.name
     return reg
 
 
-def _check_class(cls: Any, base: type, family: str) -> str | None:
-    if not (isinstance(cls, type) and issubclass(cls, base)):
-        return f"registered {cls!r} as a {family}, but it is not a subclass of rankcore.{base.__name__}"
-    if not isinstance(cls.name, str) or not cls.name:
-        return f"{cls.__name__} has no 'name' class attribute"
+def _check_class(cls: Any, base: type, family: str) -> tuple[str | None, tuple[str, ...]]:
+    """``(problem, (name, *aliases))``: why ``cls`` cannot be registered, or None.
+
+    Reads ``name`` and ``aliases`` once, inside a guard, so that a class whose
+    attributes are properties that raise, or are of the wrong type, is reported
+    rather than crashing the registry.
+    """
     try:
-        parse_spec(cls.name)
-    except SpecError:
-        return f"{cls.__name__}.name = {cls.name!r} is not a valid component name"
-    return None
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            return f"registered {cls!r} as a {family}, but it is not a subclass of rankcore.{base.__name__}", ()
+        label = cls.__name__
+        name = cls.name
+        aliases = cls.aliases
+        if not isinstance(name, str) or not name:
+            return f"{label} has no 'name' class attribute (a non-empty string), got {name!r}", ()
+        if isinstance(aliases, str) or not isinstance(aliases, (tuple, list)):
+            return f"{label}.aliases must be a tuple of strings, got {type(aliases).__name__}", ()
+        aliases = tuple(aliases)
+        for text in (name, *aliases):
+            if not isinstance(text, str) or not text:
+                return f"{label}.aliases must be a tuple of non-empty strings, got {text!r}", ()
+            try:
+                valid = parse_spec(text) == (text, [], {})
+            except SpecError:
+                valid = False
+            if not valid:
+                return f"{label}: {text!r} is not a valid component name", ()
+        return None, (name, *aliases)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - hostile metaclass or property
+        return f"registered {type(cls).__name__} object could not be inspected: {_plugin_failure(exc)}", ()
 
 
 def registry(*, refresh: bool = False) -> Registry:

@@ -36,8 +36,30 @@ __all__ = [
 ]
 
 
+#: Longest unbroken run of characters an error message repeats whole.
+MAX_ECHO = 100
+_LONG_WORD_RE = re.compile(r"\S{%d,}" % (MAX_ECHO + 1))
+
+
+def abbreviate(text: str) -> str:
+    """``text`` with every run of more than :data:`MAX_ECHO` non-space characters cut short.
+
+    A 1 MB spec string is echoed as its first characters, an ellipsis and its
+    length, so that an error message stays one readable line.
+    """
+    return _LONG_WORD_RE.sub(lambda m: f"{m.group()[:60]}... [{len(m.group())} characters]", text)
+
+
 class SpecError(ValueError):
-    """A spec string that cannot be parsed or configured."""
+    """A spec string that cannot be parsed or configured.
+
+    Its message never repeats a very long spec or value whole (see :func:`abbreviate`).
+    """
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (abbreviate(args[0]),)
+        super().__init__(*args)
 
 
 class _Required:
@@ -157,17 +179,22 @@ def count_or_fraction(value: Any) -> int | float:
     fraction 0.05; ``"10.0"`` gives the count 10.
     """
     if isinstance(value, bool):
-        raise ValueError("expected a count or a fraction, got a boolean")
+        raise ValueError("a boolean is neither")
     if isinstance(value, str):
         value = float(value)
     number = float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"expected a count >= 1 or a fraction in (0, 1), got {value!r}")
+    if not math.isfinite(number):
+        raise ValueError("not a finite number")
+    if number <= 0:
+        raise ValueError("not positive")
     if number < 1:
         return number
     if not number.is_integer():
-        raise ValueError(f"expected a whole count >= 1 or a fraction in (0, 1), got {value!r}")
+        raise ValueError("above 1, so a count, but not a whole count")
     return int(number)
+
+
+count_or_fraction.__name__ = "a whole count >= 1 or a fraction in (0, 1)"
 
 
 _KIND_FUNCS: dict[Any, Callable[[Any], Any]] = {

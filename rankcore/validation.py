@@ -28,6 +28,8 @@ __all__ = [
     "check_matrix",
     "check_sample_weight",
     "effective_n_threads",
+    "check_random_state_param",
+    "reject_1d",
     "check_bipartite_target",
     "check_fit_data",
     "check_finite_scores",
@@ -266,13 +268,29 @@ def check_matrix(
         return Xs
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
-        hint = "; reshape a single feature with X.reshape(-1, 1)" if arr.ndim == 1 else ""
+        hint = _RESHAPE_HINT if arr.ndim == 1 else ""
         raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise ValueError(_shape_message(name, arr.shape, min_rows))
     arr = np.ascontiguousarray(arr, dtype=dtype)
     _check_finite(arr, name)
     return arr
+
+
+_RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single feature: X.reshape(-1, 1))"
+
+
+def reject_1d(X: Any, *, name: str = "X") -> None:
+    """Refuse a 1-D ``X`` with rankcore's message, before scikit-learn's feature-count check.
+
+    (That check, run first, would say "X does not contain any features".)
+    """
+    # ndim attribute or a flat list only: np.ndim() would trip array-likes that refuse __array_function__
+    flat_list = isinstance(X, (list, tuple)) and len(X) > 0 and all(np.isscalar(v) for v in X[:1])
+    if getattr(X, "ndim", None) == 1 or flat_list:
+        shape = getattr(X, "shape", (len(X),))
+        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {tuple(shape)}"
+                         f"{_RESHAPE_HINT}")
 
 
 def _shape_message(name: str, shape: tuple, min_rows: int) -> str:
@@ -313,6 +331,22 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     if n_jobs > 0:
         return min(n_jobs, cores)
     return max(1, cores + 1 + n_jobs)
+
+
+def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True) -> Any:
+    """Check a ``random_state`` parameter without drawing from it.
+
+    Accepts ``None``, a non-negative integer seed, a
+    :class:`numpy.random.RandomState` and (unless ``generator=False``) a
+    :class:`numpy.random.Generator`.  Returns the value unchanged.
+    """
+    kinds = (np.random.RandomState, np.random.Generator) if generator else (np.random.RandomState,)
+    if random_state is None or isinstance(random_state, kinds):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        return random_state
+    allowed = "a numpy RandomState or Generator" if generator else "a numpy RandomState"
+    raise ValueError(f"{name}: expected None, a non-negative integer seed or {allowed}, got {random_state!r}")
 
 
 def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:

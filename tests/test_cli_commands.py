@@ -303,7 +303,7 @@ def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(tmp_path, wdb
     assert all("objective" in l and "train prec@k:10" in l and l.endswith("s") for l in iteration_lines)
     assert re.search(r"iter 20/20 .*train prec@k:10 \d\.\d{4}", done.stderr)
 
-    done = run_cli("fit", wdbc_csv, "--label", "diagnosis", "--n-iter", "20", "--quiet", cwd=tmp_path)
+    done = run_cli("fit", wdbc_csv, "--label", "diagnosis", "--n-iter", "20", "--quiet", "--force", cwd=tmp_path)
     assert done.returncode == 0 and done.stderr == "" and done.stdout == ""
 
 

@@ -292,3 +292,38 @@ def test_feature_count_must_match_the_model(tmp_path):
     path = write(tmp_path / "d.csv", "a,b,label\n1,2,0\n")
     with pytest.raises(DataError, match="2 feature column\\(s\\), but the model was fitted on 3"):
         load_data(path, n_features=3)
+
+
+# --------------------------------------------------------------------------
+# LIBSVM width bounds (issue 13, item 8)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", [2_000_000_000, 5_000_000, 1_000_001])
+def test_libsvm_index_beyond_the_limit_is_refused_without_allocating(tmp_path, index):
+    from rankcore import datasets
+
+    path = write(tmp_path / "wide.svm", f"1 {index}:1\n0 1:1\n")
+    with pytest.raises(DataError, match=rf"line 1: feature index {index} is beyond the limit of 1000000 features"):
+        load_data(path)
+    assert datasets.MAX_LIBSVM_FEATURES == 1_000_000
+
+
+def test_libsvm_dense_matrix_budget(tmp_path, monkeypatch):
+    from rankcore import datasets
+
+    path = write(tmp_path / "d.svm", "1 1:1 10:2\n0 2:1\n1 3:1\n")
+    monkeypatch.setattr(datasets, "MAX_DENSE_CELLS", 29)
+    with pytest.raises(DataError, match=r"3 rows x 10 features is too large a dense matrix \(limit 29 values"):
+        load_data(path)
+    monkeypatch.setattr(datasets, "MAX_DENSE_CELLS", 30)
+    assert load_data(path).X.shape == (3, 10)
+
+
+def test_libsvm_wide_file_is_exit_2_from_the_cli(tmp_path, capsys):
+    from rankcore.cli import main
+
+    path = write(tmp_path / "wide.svm", "1 2000000000:1\n")
+    assert main(["fit", str(path), "--out", str(tmp_path / "m.json"), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "beyond the limit" in err

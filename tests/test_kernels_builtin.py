@@ -148,3 +148,46 @@ def test_kernel_base_requires_compute():
 
     with pytest.raises(NotImplementedError, match="empty-test"):
         Empty()(np.ones((2, 2)))
+
+
+# --------------------------------------------------------------------------
+# Documented parameter bounds (issue 13, item 8): clear spec errors, not RuntimeError
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("rbf:1e-320", r"gamma must be 'scale' or a number in \[1e-100, 1e\+100\]"),
+        ("laplacian:1e-320", r"gamma must be 'scale' or a number in \[1e-100, 1e\+100\]"),
+        ("rbf:1e300", r"gamma must be"),
+        ("poly:degree=1e9", r"degree must be an integer >= 1 <= 100"),
+        ("poly:101", r"degree must be"),
+    ],
+)
+def test_kernel_parameter_bounds_are_spec_errors(spec, match):
+    from rankcore.spec import SpecError
+
+    with pytest.raises(SpecError, match=match):
+        rankcore.get_registry().resolve("kernel", spec)
+
+
+def test_kernel_parameter_bounds_are_exit_2_from_the_cli(tmp_path, capsys):
+    from rankcore.cli import main
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "d.csv"
+    rows = "".join(f"{a!r},{b!r},{int(a > 0)}\n" for a, b in rng.normal(size=(30, 2)))
+    path.write_text("a,b,label\n" + rows)
+    for option in (["--kernel", "rbf:1e-320"], ["--kernel", "poly:degree=1e9"], ["--filter", "iterated:1e308"]):
+        status = main(["fit", str(path), "--model", "kernel", *option, "--out", str(tmp_path / "m.json"), "-q"])
+        err = capsys.readouterr().err
+        assert status == 2 and len(err.strip().splitlines()) == 1 and "must be" in err, err
+
+
+def test_kernel_overflow_on_huge_finite_data_is_a_value_error():
+    """Issue 13 (found by the load_model fuzzing): |x| ~ 1e200 overflows poly; an input error, not a bug."""
+    X = np.array([[1e200, 0.0], [0.0, 1.0]])
+    kernel = rankcore.get_registry().resolve("kernel", "poly:2,gamma=1")
+    with pytest.raises(ValueError, match="not finite on these data.*scale them"):
+        kernel(X)

@@ -133,3 +133,140 @@ def test_corrupted_files(tmp_path):
         load_model(path)
     with pytest.raises(FileNotFoundError):
         load_model(tmp_path / "absent.json")
+
+
+# --------------------------------------------------------------------------
+# Saving is atomic and never follows a planted link (issue 13, item 2)
+# --------------------------------------------------------------------------
+
+
+def test_save_does_not_follow_a_link_at_the_old_fixed_temp_name(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / "model.json"
+    (tmp_path / "model.json.tmp").symlink_to(victim)
+    save_model(_fitted(), path)
+    assert victim.read_text() == "precious"
+    assert not path.is_symlink()
+    np.testing.assert_array_equal(load_model(path).coef_, _fitted().coef_)
+
+
+def test_save_does_not_follow_a_link_at_its_temporary_names(tmp_path, monkeypatch):
+    """Plant links at the next names the temporary-file generator will pick."""
+    import tempfile
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    planted = ["aaaaaaaa", "bbbbbbbb"]
+    for name in planted:
+        for pattern in (".model.json.{}.tmp", "model.json.{}", "{}"):
+            (tmp_path / pattern.format(name)).symlink_to(victim)
+    names = iter([*planted, "cccccccc", "dddddddd"])
+    monkeypatch.setattr(tempfile, "_get_candidate_names", lambda: names)
+    save_model(_fitted(), tmp_path / "model.json")
+    assert victim.read_text() == "precious"
+    assert load_model(tmp_path / "model.json").n_features_in_ == 4
+    leftovers = [p.name for p in tmp_path.iterdir() if not p.is_symlink() and p.name.endswith(".tmp")]
+    assert leftovers == []
+
+
+def test_save_replaces_a_link_at_the_target_not_the_file_it_points_to(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / "model.json"
+    path.symlink_to(victim)
+    save_model(_fitted(), path)
+    assert victim.read_text() == "precious"
+    assert not path.is_symlink()
+
+
+def test_two_threads_saving_to_one_path_never_fail(tmp_path):
+    import threading
+
+    path = tmp_path / "model.json"
+    models = [_fitted(), ToyRanker(alpha=2.0).fit(np.ones((3, 4)), [0, 1, 0])]
+    errors = []
+
+    def save_many(model):
+        for _ in range(40):
+            try:
+                save_model(model, path)
+            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=save_many, args=(m,)) for m in models]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    coef = load_model(path).coef_  # one of the two complete models, never a mix
+    assert any(np.array_equal(coef, m.coef_) for m in models)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]
+
+
+def test_save_failure_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(persistence.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        save_model(_fitted(), tmp_path / "model.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------
+# Size and nesting limits (issue 13, item 8)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [100_000, persistence.MAX_NESTING + 1], ids=["depth=100000", "depth=limit+1"])
+def test_deeply_nested_file_is_a_format_error(tmp_path, depth):
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(ModelFormatError, match="nested deeper than the limit of 64 levels"):
+        load_model(path)
+
+
+def test_nesting_limit_applies_to_model_from_dict():
+    data = model_to_dict(_fitted())
+    deep = []
+    for _ in range(persistence.MAX_NESTING + 5):
+        deep = [deep]
+    data["params"]["metric"] = deep
+    with pytest.raises(ModelFormatError, match="nested deeper"):
+        model_from_dict(data)
+
+
+def test_size_limit_reads_at_most_limit_plus_one_bytes(tmp_path, monkeypatch):
+    import builtins
+
+    path = tmp_path / "m.json"
+    save_model(_fitted(), path)
+    size = path.stat().st_size
+    requested = []
+    real_open = builtins.open
+
+    def spying_open(*args, **kwargs):
+        handle = real_open(*args, **kwargs)
+        real_read = handle.read
+        handle.read = lambda n=-1: requested.append(n) or real_read(n)
+        return handle
+
+    monkeypatch.setattr(persistence, "open", spying_open, raising=False)
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size - 1)
+    with pytest.raises(ModelFormatError, match=f"size limit of {size - 1} bytes"):
+        load_model(path)
+    assert requested == [size]
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size)
+    assert load_model(path).n_features_in_ == 4
+
+
+def test_dev_zero_is_refused_by_the_size_limit(monkeypatch):
+    import os
+
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 1 << 20)
+    with pytest.raises(ModelFormatError, match="size limit"):
+        load_model("/dev/zero")

@@ -199,3 +199,179 @@ def test_registry_repr_counts_families():
     text = repr(rankcore.get_registry())
     for family in reg_mod.FAMILIES:
         assert family in text
+
+
+# --------------------------------------------------------------------------
+# A plugin can fail in any way; rankcore stays usable (issue 13, item 1)
+# --------------------------------------------------------------------------
+
+
+class _NonIterableAliases(_Scratch):
+    """Aliases that are not a tuple."""
+
+    name = "bad-aliases"
+    aliases = 5
+
+
+class _StringAliases(_Scratch):
+    """A bare string where a tuple belongs."""
+
+    name = "string-aliases"
+    aliases = "oops"
+
+
+class _NumericName(_Scratch):
+    """A name that is not a string."""
+
+    name = 7
+    aliases = ()
+
+
+class _NumericAlias(_Scratch):
+    """An alias that is not a string."""
+
+    name = "numeric-alias"
+    aliases = ("fine", 3)
+
+
+class _RaisingMeta(type(_Scratch)):
+    @property
+    def aliases(cls):
+        raise SystemExit(4)
+
+
+class _RaisingAliases(_Scratch, metaclass=_RaisingMeta):
+    """Reading its aliases exits."""
+
+    name = "raising-aliases"
+
+
+def _hook_returning(value, hook="rankcore_register_metrics"):
+    module = types.ModuleType("scratch_plugin")
+
+    def register():
+        return value() if callable(value) else value
+
+    register.__name__ = hook
+    setattr(module, hook, rankcore.hookimpl(register))
+    return module
+
+
+def _generator_that_exits():
+    yield _Scratch
+    raise SystemExit(3)
+
+
+def _generator_that_raises():
+    yield _Scratch
+    raise RuntimeError("half-way")
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (5, "TypeError"),
+        (_generator_that_raises, "RuntimeError: half-way"),
+        (_generator_that_exits, "did not return a list of classes: SystemExit: 3"),
+        ([_NonIterableAliases], "aliases must be a tuple of strings, got int"),
+        ([_StringAliases], "aliases must be a tuple of strings, got str"),
+        ([_NumericName], "has no 'name' class attribute"),
+        ([_NumericAlias], "tuple of non-empty strings, got 3"),
+        ([_RaisingAliases], "could not be inspected: SystemExit: 4"),
+        (["not a class"], "not a subclass of rankcore.Metric"),
+        ([object()], "not a subclass of rankcore.Metric"),
+    ],
+    ids=["non-iterable", "generator-raises", "generator-exits", "aliases-int", "aliases-str", "name-int",
+         "alias-int", "aliases-property-exits", "string-class", "object-class"],
+)
+def test_broken_hook_results_are_reported_and_skipped(fresh_registry, result, expected):
+    reg_mod.register_plugin(_hook_returning(result), name="broken", distribution="broken-dist 0.1")
+    reg_mod.register_plugin(_plugin(), name="empty", distribution="empty-dist")
+    with pytest.warns(RuntimeWarning, match="broken-dist 0.1") as caught:
+        reg = rankcore.get_registry()
+    assert [p.distribution for p in reg.problems] == ["broken-dist 0.1"]
+    assert reg.problems[0].plugin == "broken"
+    assert expected in reg.problems[0].message
+    assert any(expected in str(w.message) for w in caught)
+    # Everything else keeps working, through the public API.
+    assert rankcore.evaluate([0, 1, 1], [0.1, 0.9, 0.5], ["auc"])["auc"] == 1.0
+    assert "auc" in reg.names("metric")
+
+
+_EXIT_AT_IMPORT = "import sys\nsys.exit(3)\n"
+_GOOD_PLUGIN = '''
+    import rankcore
+    from rankcore.metrics import Metric
+
+    class Third(Metric):
+        """Always one third."""
+        name = "always-third"
+        def compute(self, y, scores):
+            return 1 / 3
+
+    @rankcore.hookimpl
+    def rankcore_register_metrics():
+        return [Third]
+'''
+_NON_ITERABLE_PLUGIN = '''
+    import rankcore
+
+    @rankcore.hookimpl
+    def rankcore_register_prices():
+        return 5
+'''
+_BAD_SIGNATURE_PLUGIN = '''
+    import rankcore
+
+    @rankcore.hookimpl
+    def rankcore_register_prices(unknown_argument):
+        return []
+'''
+
+
+def _install_fake_plugins(tmp_path, monkeypatch):
+    _write_distribution(tmp_path, "exits-plugin", "exits_plugin_mod", _EXIT_AT_IMPORT, "exits")
+    _write_distribution(tmp_path, "fives-plugin", "fives_plugin_mod", _NON_ITERABLE_PLUGIN, "fives")
+    _write_distribution(tmp_path, "signature-plugin", "signature_plugin_mod", _BAD_SIGNATURE_PLUGIN, "signature")
+    _write_distribution(tmp_path, "third-plugin", "third_plugin_mod", _GOOD_PLUGIN, "third")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(reg_mod.DISABLE_AUTOLOAD_ENV, raising=False)
+
+
+_EXPECTED_PROBLEMS = {
+    ("exits-plugin 1.2", "exits"): "failed to import: SystemExit: 3",
+    ("fives-plugin 1.2", "fives"): "rankcore_register_prices() did not return a list of classes: TypeError",
+    ("signature-plugin 1.2", "signature"): "could not be registered",
+}
+
+
+def test_entry_point_that_exits_or_misbehaves_is_skipped(fresh_registry, tmp_path, monkeypatch):
+    _install_fake_plugins(tmp_path, monkeypatch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reg = rankcore.get_registry(refresh=True)
+    found = {(p.distribution, p.plugin): p.message for p in reg.problems}
+    assert set(found) == set(_EXPECTED_PROBLEMS)
+    for key, expected in _EXPECTED_PROBLEMS.items():
+        assert expected in found[key]
+    assert len([w for w in caught if issubclass(w.category, RuntimeWarning)]) == 3
+    assert reg.resolve("metric", "always-third")([0, 1], [0.0, 1.0]) == pytest.approx(1 / 3)
+    assert rankcore.evaluate([0, 1], [0.0, 1.0], ["auc"])["auc"] == 1.0
+
+
+def test_cli_plugins_reports_broken_entry_points(fresh_registry, tmp_path, monkeypatch, capsys):
+    import json
+
+    from rankcore.cli import main
+
+    _install_fake_plugins(tmp_path, monkeypatch)
+    reg_mod.get_plugin_manager(refresh=True)
+    assert main(["plugins"]) == 0
+    text = capsys.readouterr().out
+    for (dist, plugin), expected in _EXPECTED_PROBLEMS.items():
+        line = next(line for line in text.splitlines() if f"'{plugin}'" in line)
+        assert line.startswith("PROBLEM:") and dist in line and expected in line
+    assert "always-third" in text
+    assert main(["plugins", "--json"]) == 0
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert {(p["distribution"], p["plugin"]) for p in problems} == set(_EXPECTED_PROBLEMS)

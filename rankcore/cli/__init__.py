@@ -31,10 +31,18 @@ class CommandError(Exception):
     """An error in the user's input, reported as one line with exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors kept to one clean line like rankcore's own."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rankcore",
         description="Learn rankings that are right at the top of the list.",
     )
@@ -86,4 +94,13 @@ def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}"
-    return " ".join(text.split())
+    return _clean(text)
+
+
+def _clean(text: str) -> str:
+    """One printable line: whitespace runs collapsed, control characters escaped, long words cut."""
+    from ..spec import abbreviate
+
+    text = " ".join(text.split())
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return abbreviate(text)  # a 1 MB argument is not echoed whole

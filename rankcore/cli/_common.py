@@ -207,6 +207,43 @@ def check_writable(path: str, option: str) -> str:
     return path
 
 
+def add_force_option(parser) -> None:
+    parser.add_argument("--force", "-f", action="store_true",
+                        help="overwrite existing output files (never one of the command's inputs)")
+
+
+def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None = None,
+                 force: bool = False) -> str:
+    """Fail early if writing ``path`` would destroy something.
+
+    The output must be writable (:func:`check_writable`), must not be one of
+    the command's ``inputs`` (``{option or argument: path}``; compared as
+    files, so links and other spellings of the same path count) -- not even
+    with ``--force`` -- and must not exist unless ``force``.
+    """
+    check_writable(path, option)
+    if not os.path.lexists(path):
+        return path
+    for name, source in (inputs or {}).items():
+        if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(path, source):
+            raise CommandError(f"{option}: {path!r} is the input {name}; write the output to another file")
+    if not force:
+        raise CommandError(f"{option}: {path!r} already exists; pass --force to overwrite it")
+    return path
+
+
+def check_distinct_outputs(outputs: dict[str, str | None]) -> None:
+    """Two output options naming one file would overwrite each other."""
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise CommandError(f"{option}: {path!r} is also the {seen[key]} output; choose distinct files")
+        seen[key] = option
+
+
 def info(args, text: str) -> None:
     """A status message on stderr (silenced by --quiet), keeping stdout for results."""
     if not getattr(args, "quiet", False):

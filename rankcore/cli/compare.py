@@ -24,8 +24,10 @@ from ._common import (
     DEFAULT_METRICS,
     Table,
     add_data_options,
+    add_force_option,
     add_table_format_option,
-    check_writable,
+    check_distinct_outputs,
+    check_output,
     fraction,
     info,
     load,
@@ -92,6 +94,7 @@ def add_output_options(parser, *, default_dir: str = ".") -> None:
     out.add_argument("--report", metavar="FILE.html",
                      help="also write a self-contained HTML report (table, figures, settings, versions)")
     out.add_argument("--save-models", metavar="DIR", help="also save every fitted model as DIR/<model>.json")
+    add_force_option(out)
 
 
 def add_image_format_option(group) -> None:
@@ -161,6 +164,11 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
     return Comparison(splits, metrics, models)
 
 
+def figure_paths(out_dir: str, image_format: str) -> dict[str, str]:
+    """Where each figure goes: ``{name: out_dir/name.format}``."""
+    return {name: os.path.join(out_dir, f"{name}.{image_format}") for name in FIGURES}
+
+
 def write_figures(comparison: Comparison, out_dir: str, image_format: str | None, max_fp: int | None,
                   title: str) -> dict[str, str]:
     """Draw the figures into ``out_dir``; returns {figure name: path}.
@@ -185,8 +193,9 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     paths = {}
     if image_format is not None:
         os.makedirs(out_dir, exist_ok=True)
+        targets = figure_paths(out_dir, image_format)
         for name, fig in figures.items():
-            paths[name] = save_figure(fig, os.path.join(out_dir, f"{name}.{image_format}"))
+            paths[name] = save_figure(fig, targets[name])
     return paths
 
 
@@ -254,8 +263,12 @@ def _file_name(label: str) -> str:
     return "".join(keep).strip("_") or "model"
 
 
-def check_outputs(args) -> None:
-    """Fail before any training if an output cannot be produced."""
+def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=()) -> None:
+    """Fail before any training if an output cannot be produced, or would overwrite a file.
+
+    ``inputs`` are never overwritten; other existing files only with ``--force``.
+    """
+    outputs: dict[str, str | None] = {"--report": args.report}
     if not args.no_plots and args.image_format != "svg":
         from ..plotting import require_matplotlib
 
@@ -263,10 +276,20 @@ def check_outputs(args) -> None:
     if not args.no_plots:
         if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
             raise CommandError(f"--out-dir: {args.out_dir!r} exists and is not a directory")
-    if args.report:
-        check_writable(args.report, "--report")
-    if args.save_models and os.path.exists(args.save_models) and not os.path.isdir(args.save_models):
-        raise CommandError(f"--save-models: {args.save_models!r} exists and is not a directory")
+    if not args.no_plots:
+        for name, path in figure_paths(args.out_dir, args.image_format).items():
+            outputs[f"--out-dir ({name} figure)"] = path
+    if args.save_models:
+        if os.path.exists(args.save_models) and not os.path.isdir(args.save_models):
+            raise CommandError(f"--save-models: {args.save_models!r} exists and is not a directory")
+        for config in configs:
+            outputs[f"--save-models ({config.label})"] = os.path.join(args.save_models, _file_name(config.label) + ".json")
+    check_distinct_outputs(outputs)
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        if option == "--report" or os.path.isdir(os.path.dirname(path) or "."):
+            check_output(path, option, inputs=inputs, force=args.force)
 
 
 def data_facts_of(data, extra: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -280,10 +303,10 @@ def data_facts_of(data, extra: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def run(args) -> int:
     from sklearn.model_selection import train_test_split
 
-    check_outputs(args)
     metrics = metric_specs(args.metrics)
     monitor = scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
+    check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
     data = load(args, args.data)
     y = data.binary_target(args.positive)
     if args.test:

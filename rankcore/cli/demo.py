@@ -59,6 +59,7 @@ def add_parser(subparsers):
     out.add_argument("--max-fp", type=int, metavar="N",
                      help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
     out.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
+    out.add_argument("--force", "-f", action="store_true", help="overwrite the figures and report of an earlier run")
     out.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     return parser
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 
 from . import CommandError
-from ._common import add_data_options, check_writable, info, load, scalar_metric
+from ._common import (
+    add_data_options,
+    add_force_option,
+    check_distinct_outputs,
+    check_output,
+    info,
+    load,
+    scalar_metric,
+)
 from ._models import add_model_options, build_configs, fit_one, models_epilog
 from ._progress import Progress, add_progress_options
 
@@ -38,6 +46,7 @@ def add_parser(subparsers):
     out.add_argument("--plot-objective", metavar="FILE",
                      help="also draw the training objective per iteration (.svg, drawn by rankcore; "
                           ".png or .pdf, which need matplotlib)")
+    add_force_option(out)
     add_progress_options(parser)
     return parser
 
@@ -45,13 +54,15 @@ def add_parser(subparsers):
 def run(args) -> int:
     from ..persistence import save_model
 
-    check_writable(args.out, "--out")
+    inputs = {"DATA": args.data, "--validation": args.validation}
+    check_distinct_outputs({"--out": args.out, "--plot-objective": args.plot_objective})
+    check_output(args.out, "--out", inputs=inputs, force=args.force)
     if args.plot_objective:
         if not str(args.plot_objective).lower().endswith(".svg"):
             from ..plotting import require_matplotlib
 
             require_matplotlib()  # before any training: say how to install it now, not after the fit
-        check_writable(args.plot_objective, "--plot-objective")
+        check_output(args.plot_objective, "--plot-objective", inputs=inputs, force=args.force)
     monitor_spec = scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 
-from ._common import add_data_options, check_writable, info, load
+from ._common import add_data_options, add_force_option, check_output, info, load
 from ._models import decision_scores
 
 
@@ -21,6 +21,7 @@ def add_parser(subparsers):
     parser.add_argument("data", metavar="DATA", help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz")
     add_data_options(parser)
     parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the scores here (default: standard output)")
+    add_force_option(parser)
     parser.add_argument("--with-label", action="store_true", help="add the file's label as a second column")
     parser.add_argument("--rank", action="store_true",
                         help="add each row's rank (1 = top; tied scores share the best rank)")
@@ -34,7 +35,7 @@ def run(args) -> int:
     from ..persistence import load_model
 
     if args.out:
-        check_writable(args.out, "--out")
+        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
     data = load(args, args.data, require_label=args.with_label, n_features=int(model.n_features_in_))
     scores = decision_scores(model, data.X)

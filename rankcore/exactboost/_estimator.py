@@ -12,7 +12,8 @@ from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads
+from ..validation import (check_finite_scores, check_fit_data, check_matrix, check_random_state_param,
+                          effective_n_threads, reject_1d)
 from ._metric import resolve_monotone_metric
 from ._predict import build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
@@ -180,6 +181,8 @@ class ExactBoost(BaseEstimator):
             integer("max_thresholds", 1)
         if self.margin_mode not in MARGIN_MODES:
             raise ValueError(f"margin_mode: expected one of {', '.join(map(repr, MARGIN_MODES))}, got {self.margin_mode!r}")
+        effective_n_threads(self.n_jobs)
+        check_random_state_param(self.random_state, generator=False)
 
     def _settings(self) -> RunSettings:
         return RunSettings(
@@ -276,6 +279,7 @@ class ExactBoost(BaseEstimator):
         row orders, finite for a single row.
         """
         check_is_fitted(self)
+        reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         X_arr = check_matrix(X, name="X")
         if X_arr.shape[1] != self.n_features_in_:

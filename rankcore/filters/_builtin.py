@@ -17,7 +17,10 @@ import numpy as np
 from ..spec import Parameter
 from ._base import Filter
 
-__all__ = ["Tikhonov", "IteratedTikhonov", "SpectralCutoff", "Landweber", "Showalter"]
+__all__ = ["Tikhonov", "IteratedTikhonov", "SpectralCutoff", "Landweber", "Showalter", "MAX_ITERATIONS"]
+
+#: Largest ν of the iterated Tikhonov filter.
+MAX_ITERATIONS = 10**6
 
 #: Below this argument a filter returns its t → 0 limit (about 1e-290: the
 #: smallest normal double is 2.2e-308, and the limits are exact to rounding
@@ -41,12 +44,15 @@ class IteratedTikhonov(Filter):
 
     ν = 1 is :class:`Tikhonov`; ν = 2 gives (t + 2λ)/(t + λ)², eq. 13 of seed 003.
     Evaluated as −expm1(−ν·log1p(t/λ))/t, exact to rounding for every t.
+    ν ≤ 10**6 (:data:`MAX_ITERATIONS`): beyond, g_λ is the spectral cutoff
+    to rounding, and g_λ(0) = ν/λ heads for overflow.
     """
 
     name: ClassVar[str] = "iterated"
     aliases: ClassVar[tuple[str, ...]] = ("iterated-tikhonov", "iterated-lavrentiev")
     parameters: ClassVar[tuple[Parameter, ...]] = (
-        Parameter("nu", int, default=2, minimum=1, doc="number of Tikhonov iterations ν"),
+        Parameter("nu", int, default=2, minimum=1, maximum=MAX_ITERATIONS,
+                  doc="number of Tikhonov iterations ν, 1 to 10**6"),
     )
     examples: ClassVar[tuple[str, ...]] = ("iterated:1", "iterated", "iterated:5", "iterated:100")
 

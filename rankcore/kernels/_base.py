@@ -20,19 +20,25 @@ from ..validation import check_matrix, effective_n_threads
 __all__ = ["Kernel", "scale_or_positive"]
 
 
+#: Bounds of a numeric length scale γ.  The kernels divide by γ, so 1/γ must
+#: be finite (γ = 1e-320 is not), and γ·10^±100 leaves room for the squared
+#: distances of any reasonably scaled data before exp() or a power overflows.
+GAMMA_MIN, GAMMA_MAX = 1e-100, 1e100
+
+
 def scale_or_positive(value: Any) -> str | float:
-    """Parameter kind for a length scale: ``"scale"`` (taken from the training data) or a number > 0."""
+    """Parameter kind for a length scale: ``"scale"`` (taken from the training data) or a number in [1e-100, 1e100]."""
     if isinstance(value, str) and value.strip().lower() == "scale":
         return "scale"
     if isinstance(value, bool):
         raise ValueError("expected 'scale' or a number > 0, got a boolean")
     number = float(value)
-    if not (math.isfinite(number) and number > 0):
-        raise ValueError(f"expected 'scale' or a finite number > 0, got {value!r}")
+    if not (math.isfinite(number) and GAMMA_MIN <= number <= GAMMA_MAX):
+        raise ValueError(f"expected 'scale' or a number in [{GAMMA_MIN:g}, {GAMMA_MAX:g}], got {value!r}")
     return number
 
 
-scale_or_positive.__name__ = "'scale' or a number > 0"
+scale_or_positive.__name__ = "'scale' or a number in [1e-100, 1e+100]"
 
 
 class Kernel(Component):
@@ -113,8 +119,9 @@ class Kernel(Component):
         TypeError, ValueError
             Non-numeric, NaN/inf, not 2-D, different numbers of features, or
             a data-dependent parameter that was never fixed (see :meth:`with_data`).
+            Also: the kernel values overflow on these data (features too large).
         RuntimeError
-            The kernel returned the wrong shape or non-finite values.
+            The kernel returned the wrong shape.
         """
         owner = f"kernel {self.spec!r}"
         if self.needs_data:
@@ -136,7 +143,10 @@ class Kernel(Component):
         if out.shape != expected:
             raise RuntimeError(f"{owner}: compute returned shape {out.shape}, expected {expected}")
         if not np.isfinite(out).all():
-            raise RuntimeError(f"{owner}: compute returned NaN or infinite values")
+            # Finite data can still overflow a kernel (|x| ~ 1e200 squared): an input
+            # problem, reported as such (a ValueError), not as a bug.
+            raise ValueError(f"{owner}: the kernel values are not finite on these data (NaN or infinite); "
+                             "the features are too large for this kernel: scale them")
         return out
 
     def diagonal(self, X: Any, *, n_threads: Any = None) -> np.ndarray:

@@ -34,7 +34,10 @@ from ..spec import Parameter
 from . import _gram
 from ._base import Kernel, scale_or_positive
 
-__all__ = ["RBF", "Laplacian", "Polynomial", "Linear"]
+__all__ = ["RBF", "Laplacian", "Polynomial", "Linear", "MAX_DEGREE"]
+
+#: Largest degree of the polynomial kernel.
+MAX_DEGREE = 100
 
 
 def _gamma_param() -> Parameter:
@@ -109,13 +112,15 @@ class Laplacian(Kernel):
 class Polynomial(Kernel):
     """Polynomial kernel (⟨x, x'⟩/γ + coef0)^degree (scikit-learn's gamma is 1/γ).
 
-    PSD for an integer degree ≥ 1 and coef0 ≥ 0.
+    PSD for an integer degree ≥ 1 and coef0 ≥ 0.  Bounds: degree ≤ 100
+    (:data:`MAX_DEGREE`), γ in [1e-100, 1e100] as for every length scale.
     """
 
     name: ClassVar[str] = "poly"
     aliases: ClassVar[tuple[str, ...]] = ("polynomial",)
     parameters: ClassVar[tuple[Parameter, ...]] = (
-        Parameter("degree", int, default=3, minimum=1, doc="integer degree"),
+        # a degree above 100 overflows the Gram matrix for almost any data
+        Parameter("degree", int, default=3, minimum=1, maximum=MAX_DEGREE, doc="integer degree, 1 to 100"),
         _gamma_param(),
         Parameter("coef0", float, default=1.0, minimum=0.0, doc="additive constant (>= 0 keeps it PSD)"),
     )

@@ -14,6 +14,7 @@ from ..validation import (
     check_graded_labels,
     check_same_length,
     check_scores,
+    effective_n_threads,
 )
 from ._base import Metric
 from ._split import split_sorted
@@ -70,6 +71,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     >>> {name: round(value, 4) for name, value in result.items()}
     {'auc': 0.8889, 'prec@k:3': 0.6667, 'rmax': 2}
     """
+    effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
     if isinstance(metrics, (str, Component)):
         metrics = [metrics]
     try:

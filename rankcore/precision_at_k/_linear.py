@@ -48,7 +48,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..validation import check_finite_scores, check_fit_data, check_k, check_matrix, effective_n_threads
+from ..validation import (
+    check_finite_scores,
+    check_fit_data,
+    check_k,
+    check_matrix,
+    check_random_state_param,
+    effective_n_threads,
+    reject_1d,
+)
 from .surrogates import check_surrogate_name
 
 __all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
@@ -166,6 +174,8 @@ class _LinearAtK(BaseEstimator):
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Real):
             raise ValueError(f"k: expected an integer count or a fraction in (0, 1) of the training rows, got {k!r}")
+        if not math.isfinite(float(k)):
+            raise ValueError(f"k: expected a whole count >= 1 or a fraction in (0, 1) of the training rows, got {k!r}")
         k_total = check_k(k, n_rows)
         k_fraction = float(k) if float(k) < 1 else k_total / n_rows
         k_count = 0
@@ -185,6 +195,7 @@ class _LinearAtK(BaseEstimator):
                         "raise batch_size or give k for the whole training set"
                     )
         n_threads = effective_n_threads(self.n_jobs)
+        check_random_state_param(self.random_state)
         eta0, alpha, radius = self._hyper()
         kind = self._kind()
         init = self._init_kind()
@@ -396,6 +407,7 @@ class _LinearAtK(BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         X = check_matrix(X, name="X", accept_sparse=True)
         if X.shape[1] != self.coef_.shape[0]:
@@ -412,6 +424,11 @@ class _LinearAtK(BaseEstimator):
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:
             raise ValueError(f"y: expected {scores.shape[0]} labels, got shape {y_arr.shape}")
+        unseen = np.setdiff1d(np.unique(y_arr), self.classes_) if y_arr.size else y_arr
+        if unseen.size:
+            # as the other estimators: a label never seen in fit is an error, not an irrelevant item
+            raise ValueError(f"y: labels {unseen[:5].tolist()!r} were not seen in fit "
+                             f"(classes {self.classes_.tolist()!r})")
         y01 = (y_arr == self.classes_[1]).astype(np.int8)
         from ..metrics import prec_at_k
 
@@ -440,6 +457,10 @@ class _LinearAtK(BaseEstimator):
 
     def _set_fitted_state(self, state: dict) -> None:
         name = type(self).__name__
+        try:  # the parameters read from the file pass the same checks as in fit
+            self._validate_params(n_rows=2**62)
+        except (TypeError, ValueError) as exc:
+            raise ModelFormatError(f"{name}: invalid parameters: {exc}") from None
         expected = {"coef_", "classes_", "n_features_in_", "t_", "n_iter_", "n_skipped_batches_", *self._STATE_ARRAYS}
         new_fields = {"n_averaged_", *self._FEATURE_ARRAYS}   # absent from models saved before they existed
         missing = expected - set(state)
@@ -471,6 +492,8 @@ class _LinearAtK(BaseEstimator):
             arr = state[key]
             if not (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.shape[0] == state["n_iter_"]):
                 raise ModelFormatError(f"{name}: {key} must be a 1-D array with n_iter_ = {state['n_iter_']} entries")
+            if arr.dtype.kind not in "iuf" or not np.isfinite(arr).all():
+                raise ModelFormatError(f"{name}: {key} must hold finite numbers")
         d = coef.shape[0]
         defaults = {"iterate_": coef, "average_": coef, "feature_mean_": np.zeros(d), "feature_scale_": np.ones(d)}
         features = {}

@@ -31,6 +31,7 @@ from ..validation import (
     check_same_length,
     effective_n_threads,
 )
+from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
@@ -74,11 +75,13 @@ def _check_float(value: Any, name: str, *, low: float, high: float = math.inf,
 
 def _int_seed(random_state: Any) -> Any:
     """A seed NumPy's default_rng accepts, from None, an int, a Generator or a RandomState."""
-    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator)):
+    if random_state is None or isinstance(random_state, np.random.Generator) or (
+            isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(0, 2**31 - 1))
-    raise ValueError(f"random_state: expected None, an integer or a numpy random generator, got {random_state!r}")
+    raise ValueError(f"random_state: expected None, an integer >= 0 or a numpy random generator, "
+                     f"got {random_state!r}")
 
 
 class _BaseBoost(BaseEstimator):
@@ -124,6 +127,7 @@ class _BaseBoost(BaseEstimator):
     # fit
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool) -> np.ndarray:
+        reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
         arr = np.asarray(X) if not hasattr(X, "toarray") else X
         dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
@@ -447,6 +451,12 @@ class _BaseBoost(BaseEstimator):
         keys = set(state)
         if not required <= keys or not keys <= required | optional:
             fail(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
+        try:  # the parameters read from the file pass the same checks as in fit
+            self._validate_params()
+            self._validate_common()
+            self._scoring_metric(state["task"] if state["task"] in ("bipartite", "graded") else None)
+        except (TypeError, ValueError) as exc:
+            fail(f"invalid parameters: {exc}")
         try:
             objective, learner = self._resolve_components()
         except (TypeError, ValueError) as exc:

@@ -17,8 +17,14 @@ from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..persistence import ModelFormatError
 from ..registry import registry
-from ..validation import (check_bipartite_target, check_finite_scores, check_graded_labels, check_matrix,
-                          effective_n_threads)
+from ..validation import (
+    check_bipartite_target,
+    check_finite_scores,
+    check_graded_labels,
+    check_matrix,
+    check_random_state_param,
+    effective_n_threads,
+)
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
@@ -200,6 +206,11 @@ class KernelRanker(BaseEstimator):
     # Parameter resolution (spec strings stay strings until fit)
     # ------------------------------------------------------------------
     def _resolve_kernel(self, X: np.ndarray) -> Kernel:
+        kernel = self._configured_kernel()
+        return kernel if isinstance(kernel, CallableKernel) else kernel.with_data(X)
+
+    def _configured_kernel(self) -> Kernel:
+        """The kernel the parameters describe, before it sees the data."""
         overrides = {name: getattr(self, name) for name in _KERNEL_OVERRIDES if getattr(self, name) is not None}
         if isinstance(self.kernel, (str, Kernel)) and not isinstance(self.kernel, CallableKernel):
             kernel = registry().resolve("kernel", self.kernel)
@@ -222,7 +233,19 @@ class KernelRanker(BaseEstimator):
                     f"(its parameters: {', '.join(sorted(declared)) or 'none'})"
                 )
             kernel = type(kernel)(**{**kernel.params, **overrides})
-        return kernel.with_data(X)
+        return kernel
+
+    def _check_params(self, m: int) -> None:
+        """Every parameter check ``fit`` makes, for a model of ``m`` support rows (used when loading)."""
+        self._configured_kernel()
+        self._resolve_filters()
+        self._resolve_lam()
+        self._resolve_grid()
+        self._check_scalars(m)
+        self._check_apriori_sizes(2**62)
+        registry().resolve("metric", self.metric)
+        effective_n_threads(self.n_jobs)
+        check_random_state_param(self.random_state)
 
     def _resolve_filters(self) -> tuple[list[Filter], bool]:
         spec = self.filter
@@ -549,6 +572,11 @@ class KernelRanker(BaseEstimator):
                     "holdout_losses", "apriori"}
         if set(state) != expected:
             fail(f"unexpected or missing fields {sorted(set(state) ^ expected)}")
+        support_rows = getattr(state["support"], "shape", (1,))[0]
+        try:  # the parameters read from the file pass the same checks as in fit
+            self._check_params(max(int(support_rows), 1))
+        except (TypeError, ValueError) as exc:
+            fail(f"invalid parameters: {exc}")
         reg = registry()
         if not isinstance(state["kernel"], str):
             fail("kernel must be a spec string")
@@ -588,8 +616,12 @@ class KernelRanker(BaseEstimator):
                                      or not np.isfinite(spectrum).all() or (spectrum < 0).any()):
             fail("spectrum must be a 1-D array of finite non-negative eigenvalues")
         classes = state["classes"]
-        if classes is not None and (not isinstance(classes, list) or len(classes) != 2):
-            fail("classes must be a list of two labels")
+        if classes is not None:
+            if not isinstance(classes, list) or len(classes) != 2:
+                fail("classes must be a list of two labels")
+            classes_arr = np.asarray(classes)
+            if classes_arr.dtype == object or not classes_arr[0] < classes_arr[1]:
+                fail(f"classes must be two sorted, distinct labels of one type, got {classes!r}")
         names = state["feature_names_in"]
         if names is not None and (not isinstance(names, list) or len(names) != n_features
                                   or not all(isinstance(v, str) for v in names)):

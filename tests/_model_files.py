@@ -1,0 +1,63 @@
+"""Tiny fitted models of every savable estimator, as model-file dictionaries.
+
+Shared by the model-file validation tests and the load_model fuzzing.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import numpy as np
+
+from rankcore.persistence import _checksum, model_to_dict
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0).astype(int)
+    return X, y
+
+
+def _estimators():
+    from rankcore.exactboost import ExactBoost
+    from rankcore.precision_at_k import PerceptronAtK, SGDAtK
+    from rankcore.push import PNormPush, PushBoost, RankBoost
+    from rankcore.rkhs import KernelRanker
+
+    return {
+        "PushBoost": PushBoost(n_iter=3, random_state=0),
+        "PNormPush": PNormPush(n_iter=3, random_state=0),
+        "RankBoost": RankBoost(n_iter=3, random_state=0),
+        "ExactBoost": ExactBoost(n_runs=2, n_rounds=3, random_state=0),
+        "PerceptronAtK": PerceptronAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
+        "SGDAtK": SGDAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
+        "KernelRanker": KernelRanker(lam=0.1, random_state=0),
+    }
+
+
+KINDS = tuple(_estimators())
+
+
+@functools.lru_cache(maxsize=None)
+def _model_dict(kind: str) -> dict:
+    X, y = _data()
+    return model_to_dict(_estimators()[kind].fit(X, y))
+
+
+def model_dict(kind: str) -> dict:
+    """A fresh copy of the saved form of a tiny fitted ``kind``."""
+    return copy.deepcopy(_model_dict(kind))
+
+
+def sample_matrix() -> np.ndarray:
+    return _data()[0]
+
+
+def resign(data: dict) -> dict:
+    """Recompute the checksum, as someone editing the file on purpose would."""
+    data = dict(data)
+    data.pop("sha256", None)
+    data["sha256"] = _checksum(data)
+    return data

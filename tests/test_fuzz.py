@@ -1,0 +1,410 @@
+"""Fuzzing inside the suite (issue 13): hostile inputs get the documented error or a valid result.
+
+Four categories, each a bounded, derandomized hypothesis run (together about a
+minute on one core):
+
+- the spec parser: random strings -> ``SpecError`` or a configured component;
+- ``load_model``: random mutations of real model files of every estimator,
+  re-signed (so only validation stands in the way) -> ``ModelFormatError`` or
+  a model whose scores are finite;
+- the CSV and LIBSVM readers: random bytes and lines -> ``DataError`` or a
+  finite matrix with one label per row;
+- the command line: random argv through ``main()`` in-process -> exit 0 or 2,
+  a one-line error, never a traceback or exit 1.
+
+Each test prints how many cases it tried (``pytest -s tests/test_fuzz.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import io
+import json
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pytest
+from _model_files import KINDS, model_dict, resign, sample_matrix
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.datasets import DataError, load_data
+from rankcore.persistence import ModelFormatError, model_from_dict
+from rankcore.registry import FAMILIES
+from rankcore.spec import SpecError
+
+_BASE = settings(deadline=None, derandomize=True, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                        HealthCheck.function_scoped_fixture])
+
+
+def fuzz(max_examples: int) -> settings:
+    """Deterministic (derandomized, no example database) and bounded."""
+    return settings(_BASE, max_examples=max_examples)
+
+
+def _report(category: str, tried: int) -> None:
+    print(f"\nfuzz {category}: {tried} cases")
+
+
+# --------------------------------------------------------------------------
+# The spec parser
+# --------------------------------------------------------------------------
+
+_NAMES = sorted({name for family in FAMILIES for name in rankcore.get_registry().names(family)})
+_PIECES = st.sampled_from(["", ":", ",", "=", " ", "0", "1", "-1", "1.5", "1e308", "1e-320", "nan", "inf", "-inf",
+                           "true", "scale", "p", "k", "gamma", "degree", "nu", "x", "(", "'", "\\", "\x00", "é",
+                           "9" * 400, "a" * 200])
+_SPECS = st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda name, parts: name + "".join(parts), st.sampled_from(_NAMES), st.lists(_PIECES, max_size=8)),
+    st.builds(lambda name, args: f"{name}:{','.join(args)}", st.sampled_from(_NAMES),
+              st.lists(st.one_of(_PIECES, st.text(max_size=8),
+                                 st.floats().map(repr), st.integers().map(str)), min_size=1, max_size=4)),
+)
+
+
+def test_fuzz_spec_parser():
+    tried = {"n": 0}
+
+    @fuzz(1500)
+    @given(family=st.sampled_from(list(FAMILIES)), spec=_SPECS)
+    def check(family, spec):
+        tried["n"] += 1
+        try:
+            component = rankcore.get_registry().resolve(family, spec)
+        except SpecError as exc:
+            message = str(exc)
+            assert "\n" not in message.strip() or "\n" in spec, message
+            assert len(message) < 2_000 + 2 * len(_NAMES) * 20, len(message)
+            return
+        # a valid component: its spec round-trips
+        again = rankcore.get_registry().resolve(family, component.spec)
+        assert again.spec == component.spec
+
+    check()
+    _report("spec parser", tried["n"])
+    assert tried["n"] >= 1500
+
+
+# --------------------------------------------------------------------------
+# load_model: mutations of real model files, re-signed
+# --------------------------------------------------------------------------
+
+_JSON_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.sampled_from([0, 1, -1, 2, 10**9, 2**63, 0.0, -0.0, 1e308, -1e308, 1e-320, 0.5, 1.5]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["", "x", "os.system", "auc", "exp", "pow:4", "stumps", "rbf", "tikhonov", "nan",
+                     "__import__('os')", "graded", "bipartite", "n_iter", "converged"]),
+    st.just({"__float__": "nan"}), st.just({"__float__": "inf"}), st.just({"__float__": "-inf"}),
+    st.just([]), st.just({}), st.just([5, 5]), st.just([1, 0]),
+)
+
+
+def _paths(value, prefix=()):
+    """Every path to a node of a JSON tree."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, prefix + (key,))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _paths(child, prefix + (i,))
+
+
+def _get(tree, path):
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+def _mutate_array(record: dict, how: int, seed: int) -> dict:
+    shape, data = record.get("shape"), record.get("__ndarray__")
+    if not (isinstance(data, str) and isinstance(shape, list) and all(type(n) is int for n in shape)):
+        return record  # already broken by an earlier mutation
+    try:
+        raw = bytearray(base64.b64decode(data))
+    except ValueError:
+        return record
+    rng = np.random.default_rng(seed)
+    out = dict(record)
+    if how == 0 and raw:  # flip bytes: NaN, inf, huge or negated values, out-of-range indices
+        for _ in range(1 + seed % 4):
+            raw[int(rng.integers(len(raw)))] = int(rng.integers(256))
+    elif how == 1:  # a wrong shape
+        out["shape"] = [int(s) + int(rng.integers(-1, 2)) for s in record["shape"]] or [1]
+    elif how == 2:  # another dtype
+        out["dtype"] = str(rng.choice(["<f8", "<f4", "<i8", "|u1", "|b1", "<c16", "object"]))
+    elif how == 3 and raw:  # truncated data
+        raw = raw[: int(rng.integers(len(raw)))]
+    elif how == 4 and record.get("dtype") == "<f8" and raw:  # one value replaced by an extreme one
+        values = np.frombuffer(bytes(raw), dtype="<f8").copy()
+        values[int(rng.integers(values.size))] = rng.choice([np.nan, np.inf, -np.inf, 1e308, -1e308, 1e200, 0.0])
+        raw = bytearray(values.tobytes())
+    out["__ndarray__"] = base64.b64encode(bytes(raw)).decode("ascii")
+    return out
+
+
+_MUTATIONS = st.lists(
+    st.tuples(st.sampled_from(["replace", "delete", "insert", "array", "duplicate"]),
+              st.integers(min_value=0, max_value=10**6), _JSON_LEAVES, st.integers(0, 4)),
+    min_size=1, max_size=3,
+).filter(bool) | st.tuples(  # one value of one array made extreme: the model may stay loadable
+    st.just("array"), st.integers(min_value=0, max_value=10**6), st.none(), st.just(4)).map(lambda m: [m])
+
+
+def _apply(data: dict, mutations) -> dict:
+    for kind, pick, leaf, how in mutations:
+        leaf = copy.deepcopy(leaf)  # st.just() shares one object between examples
+        paths = [p for p in _paths(data) if p and p[0] in ("params", "state", "estimator", "format_version")]
+        path = paths[pick % len(paths)]
+        parent, key = _get(data, path[:-1]), path[-1]
+        node = parent[key]
+        if kind == "array":
+            arrays = [p for p in paths if isinstance(_get(data, p), dict) and "__ndarray__" in _get(data, p)]
+            if arrays:
+                target = arrays[pick % len(arrays)]
+                _get(data, target[:-1])[target[-1]] = _mutate_array(_get(data, target), how, pick)
+                continue
+        if kind == "delete" and isinstance(parent, dict):
+            del parent[key]
+        elif kind == "insert" and isinstance(node, dict):
+            node[f"extra{how}"] = leaf
+        elif kind == "insert" and isinstance(node, list):
+            node.insert(pick % (len(node) + 1), leaf)
+        elif kind == "duplicate" and isinstance(parent, list) and parent:
+            parent.append(parent[pick % len(parent)])
+        else:
+            parent[key] = leaf
+    return data
+
+
+def test_fuzz_load_model():
+    tried = {"n": 0, "refused": 0, "loaded": 0}
+    silent_non_finite: list[str] = []
+    X = sample_matrix()
+
+    @fuzz(2500)
+    @given(kind=st.sampled_from(KINDS), mutations=_MUTATIONS)
+    def check(kind, mutations):
+        tried["n"] += 1
+        data = resign(_apply(model_dict(kind), mutations))
+        # through the file path too: JSON text, size and nesting limits
+        text = json.dumps(data)
+        try:
+            model = model_from_dict(json.loads(text), source=kind)
+        except ModelFormatError as exc:
+            tried["refused"] += 1
+            assert str(exc).strip() and "\n" not in str(exc), str(exc)
+            return
+        tried["loaded"] += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                scores = model.decision_function(X)
+            except (ValueError, ArithmeticError) as exc:  # a clear refusal is fine
+                assert str(exc).strip()
+                return
+        if not np.isfinite(np.asarray(scores, dtype=np.float64)).all():
+            silent_non_finite.append(f"{kind}: {mutations!r}"[:300])
+
+    check()
+    _report("load_model", tried["n"])
+    print(f"fuzz load_model: {tried['refused']} refused with ModelFormatError, {tried['loaded']} loaded; "
+          f"{len(silent_non_finite)} loaded models scored non-finite values silently")
+    assert tried["n"] >= 2500 and tried["refused"] > 0 and tried["loaded"] > 0
+    assert not silent_non_finite, f"{len(silent_non_finite)} models scored non-finite values silently, e.g. {silent_non_finite[0]}"
+
+
+# --------------------------------------------------------------------------
+# The CSV and LIBSVM readers
+# --------------------------------------------------------------------------
+
+_CSV_CELLS = st.sampled_from(["0", "1", "-1", "1.5", "1e308", "-1e308", "1e309", "nan", "NA", "", "?", "x", " 2 ",
+                              "0x10", "1_000", "inf", '"3"', '"a,b"', "é", "\x00", "1e-320", "2,3", ";", "\t"])
+_CSV_LINES = st.lists(st.lists(_CSV_CELLS, min_size=0, max_size=5).map(",".join), min_size=0, max_size=8)
+_SVM_ITEMS = st.one_of(
+    st.builds(lambda i, v: f"{i}:{v}", st.sampled_from(["0", "1", "2", "3", "-1", "x", "", "10", "999999",
+                                                        "1000001", "2000000000", "1e3", "qid"]),
+              st.sampled_from(["1", "0", "-2.5", "nan", "inf", "1e308", "x", "", "1e-320"])),
+    st.sampled_from(["#", "# c", "qid:3", ":", "::", "1", "-1", "+1"]),
+)
+_SVM_LINES = st.lists(st.lists(_SVM_ITEMS, min_size=0, max_size=6).map(" ".join), min_size=0, max_size=8)
+_NUMBERS = st.one_of(st.integers(-5, 5).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                     st.sampled_from(["1e308", "-0.0", "1e-320", "5e-324", "1.7976931348623157e308"]))
+# Mostly well-formed files, so that the valid side of the contract is exercised too.
+_GOOD_SVM_LINES = st.lists(
+    st.builds(lambda label, items: " ".join([label] + [f"{i}:{v}" for i, v in sorted(items.items())]),
+              st.sampled_from(["0", "1", "-1", "+1", "2.5"]),
+              st.dictionaries(st.integers(0, 12), _NUMBERS, max_size=4)),
+    min_size=1, max_size=6)
+_GOOD_CSV = st.integers(1, 4).flatmap(lambda d: st.tuples(
+    st.just(",".join([f"f{j}" for j in range(d)] + ["label"])),
+    st.lists(st.lists(_NUMBERS, min_size=d + 1, max_size=d + 1).map(",".join), min_size=1, max_size=6)))
+
+
+def _check_dataset(data, n_features=None):
+    assert data.X.ndim == 2 and data.X.shape[0] >= 1 and data.X.shape[1] >= 1
+    assert data.X.dtype == np.float64 and np.isfinite(data.X).all()
+    assert data.y is None or data.y.shape == (data.X.shape[0],)
+    if n_features is not None:
+        assert data.X.shape[1] == n_features
+
+
+def test_fuzz_data_readers():
+    tried = {"csv": 0, "libsvm": 0, "bytes": 0, "valid": 0}
+
+    @fuzz(1000)
+    @given(fmt=st.sampled_from(["csv", "libsvm", "bytes-csv", "bytes-libsvm", "good-csv", "good-libsvm",
+                                "good-csv", "good-libsvm"]),
+           good_csv=_GOOD_CSV, good_svm=_GOOD_SVM_LINES,
+           header=st.lists(st.sampled_from(["a", "b", "label", "", "a", "x y", '"q"', "label"]), max_size=5),
+           csv_lines=_CSV_LINES, svm_lines=_SVM_LINES, raw=st.binary(max_size=200),
+           n_features=st.sampled_from([None, None, 1, 3, 13]), gz=st.sampled_from([False, False, False, True]))
+    def check(fmt, good_csv, good_svm, header, csv_lines, svm_lines, raw, n_features, gz):
+        if fmt == "good-csv":
+            tried["csv"] += 1
+            payload = "\n".join([good_csv[0], *good_csv[1]]).encode("utf-8")
+        elif fmt == "good-libsvm":
+            tried["libsvm"] += 1
+            payload = "\n".join(good_svm).encode("utf-8")
+        elif fmt == "csv":
+            tried["csv"] += 1
+            payload = "\n".join([",".join(header), *csv_lines]).encode("utf-8")
+        elif fmt == "libsvm":
+            tried["libsvm"] += 1
+            payload = "\n".join(svm_lines).encode("utf-8")
+        else:
+            tried["bytes"] += 1
+            payload = raw
+        suffix = ".csv" if "csv" in fmt else ".svm"
+        if gz:
+            import gzip
+
+            payload, suffix = (gzip.compress(payload) if len(payload) % 5 else payload[:5]), suffix + ".gz"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "data" + suffix)
+            with open(path, "wb") as fh:
+                fh.write(payload)
+            try:
+                data = load_data(path, n_features=n_features) if "svm" in suffix else load_data(path)
+            except DataError as exc:
+                message = str(exc)
+                assert message.startswith(path) and "\n" not in message.strip(), message
+                return
+        tried["valid"] += 1
+        _check_dataset(data, n_features if "svm" in suffix else None)
+
+    check()
+    total = tried["csv"] + tried["libsvm"] + tried["bytes"]
+    _report("data readers", total)
+    print(f"fuzz data readers: {tried['csv']} CSV, {tried['libsvm']} LIBSVM, {tried['bytes']} random-byte files; "
+          f"{tried['valid']} valid matrices")
+    assert total >= 1000 and tried["valid"] > 0
+
+
+# --------------------------------------------------------------------------
+# The command line, in-process
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory):
+    """A tiny labelled CSV, a LIBSVM file, a broken file and a saved model."""
+    from rankcore.cli import main
+
+    root = tmp_path_factory.mktemp("cli-fuzz")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0).astype(int)
+    with open(root / "d.csv", "w") as fh:
+        fh.write("a,b,c,label\n")
+        for row, label in zip(X.tolist(), y.tolist()):
+            fh.write(",".join(map(repr, row)) + f",{label}\n")
+    with open(root / "d.svm", "w") as fh:
+        for row, label in zip(X.tolist(), y.tolist()):
+            fh.write(f"{label} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row)) + "\n")
+    (root / "bad.csv").write_text("a,label\n1,0\nx,1\n")
+    (root / "deep.json").write_text("[" * 5000 + "]" * 5000)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["fit", str(root / "d.csv"), "--n-iter", "3", "--out", str(root / "m.json"), "-q"]) == 0
+    return root
+
+
+_SUBCOMMANDS = ["fit", "score", "evaluate", "compare", "plugins", "demo", "nope", "--version", "--help", ""]
+_VALUES = ["d.csv", "d.svm", "bad.csv", "m.json", "deep.json", "missing.csv", "/dev/null", ".", "-", "",
+           "0", "1", "2", "-1", "0.5", "1.5", "nan", "inf", "1e308", "x", "label", "a", "auc", "prec@k:5",
+           "prec@k:nan", "pow:4", "pow:1e300", "exp", "stumps", "rbf:1e-320", "poly:degree=1e9", "iterated:1e308",
+           "push", "exactboost", "rankboost", "sgd@k", "perceptron@k", "kernel", "json", "text", "markdown",
+           "out.json", "out.csv", "r.html", "figs", "k=1", "n_jobs=0", "random_state=x", "x" * 300]
+_OPTIONS = ["--label", "--positive", "--drop", "--format", "--model", "--loss", "--price", "--learner",
+            "--objective", "--metric", "--metrics", "--monitor", "--kernel", "--filter", "--lam", "--gamma", "--k",
+            "--param", "--random-state", "--n-jobs", "--n-iter", "--n-runs", "--out", "--out-dir", "--report",
+            "--save-models", "--test", "--test-size", "--validation", "--table-format", "--family", "--max-fp",
+            "--plot-objective", "--image-format"]
+_FLAGS = ["--force", "-q", "--quiet", "--no-plots", "--json", "--with-label", "--rank", "--all-features",
+          "--progress", "--debug-not", "--"]
+_TOKENS = st.one_of(st.sampled_from(_VALUES), st.sampled_from(_OPTIONS), st.sampled_from(_FLAGS),
+                    st.text(max_size=12))
+_SLOW = {"--n-iter", "--n-runs"}
+
+
+def _safe(argv: list[str]) -> list[str]:
+    """Keep fits tiny: every iteration count is small, demo and compare draw nothing."""
+    out = []
+    for i, token in enumerate(argv):
+        if i and argv[i - 1] in _SLOW and token.lstrip("-").replace(".", "").isdigit() and float(token) > 5:
+            token = "3"
+        out.append(token)
+    if out and out[0] in ("fit", "compare", "demo"):
+        out += ["--n-iter", "3"]
+    if out and out[0] in ("compare", "demo"):
+        out += ["--no-plots"]
+    return out
+
+
+def test_fuzz_cli_arguments(cli_files, monkeypatch):
+    from rankcore.cli import main
+
+    monkeypatch.chdir(cli_files)
+    tried = {"n": 0, "ok": 0, "error": 0}
+
+    @fuzz(1200)
+    @given(command=st.sampled_from(_SUBCOMMANDS), tokens=st.lists(_TOKENS, max_size=6))
+    def check(command, tokens):
+        tried["n"] += 1
+        argv = _safe([command, *tokens] if command else tokens)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                status = main(argv)
+            except SystemExit as exc:  # argparse: --help, --version, usage errors
+                status = exc.code if isinstance(exc.code, int) else 2
+        text = err.getvalue()
+        assert status in (0, 2), (argv, status, text[-500:])
+        assert "Traceback" not in text and "internal error" not in text, (argv, text[-500:])
+        if status == 2:
+            tried["error"] += 1
+            lines = text.strip().split("\n")  # terminal lines: only "\n" ends one
+            error_lines = [line for line in lines if "error:" in line]
+            assert len(error_lines) == 1 or not text.strip(), (argv, text[-500:])
+            if error_lines:
+                assert error_lines[0] == lines[-1], (argv, text[-500:])
+                assert error_lines[0].isprintable(), (argv, error_lines[0])
+                assert len(error_lines[0]) < 1_000, (argv, len(error_lines[0]))
+        else:
+            tried["ok"] += 1
+        for name in ("d.csv", "d.svm", "m.json"):  # inputs are never overwritten
+            assert os.path.getsize(name) > 0
+
+    check()
+    _report("CLI arguments", tried["n"])
+    print(f"fuzz CLI arguments: exit 0 in {tried['ok']}, exit 2 in {tried['error']}")
+    assert tried["n"] >= 1200 and tried["error"] > 0 and tried["ok"] > 0
