@@ -103,12 +103,12 @@ def test_compare_report_figures_and_saved_models_are_not_overwritten(data_csv, t
     assert report.read_text() == "old report"
     figures = tmp_path / "figs"
     figures.mkdir()
-    (figures / "roc.png").write_text("my own figure")
+    (figures / "roc.svg").write_text("my own figure")
     assert main([*common, "--out-dir", str(figures)]) == 2
-    _one_line_error(capsys, "roc.png", "already exists; pass --force")
+    _one_line_error(capsys, "roc.svg", "already exists; pass --force")
     # --no-plots with --report needs the figures, not the files: the user's file is untouched
     assert main([*common, "--out-dir", str(figures), "--no-plots", "--report", str(report), "--force"]) == 0
-    assert (figures / "roc.png").read_text() == "my own figure"
+    assert (figures / "roc.svg").read_text() == "my own figure"
     models = tmp_path / "models"
     assert main([*common, "--no-plots", "--save-models", str(models)]) == 0
     saved = sorted(os.listdir(models))
@@ -122,10 +122,10 @@ def test_demo_refuses_to_overwrite_an_earlier_run_unless_forced(tmp_path, capsys
     pytest.importorskip("matplotlib")
     out_dir = tmp_path / "demo"
     out_dir.mkdir()
-    (out_dir / "objective.png").write_text("earlier")
+    (out_dir / "objective.svg").write_text("earlier")
     args = ["demo", "--n-iter", "2", "--out-dir", str(out_dir), "-q"]
     assert main(args) == 2
-    _one_line_error(capsys, "objective.png", "already exists; pass --force")
-    assert (out_dir / "objective.png").read_text() == "earlier"
+    _one_line_error(capsys, "objective.svg", "already exists; pass --force")
+    assert (out_dir / "objective.svg").read_text() == "earlier"
     assert main([*args, "--force"]) == 0
-    assert (out_dir / "objective.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (out_dir / "objective.svg").read_bytes()[:400]

@@ -143,7 +143,7 @@ def _mutate_array(record: dict, how: int, seed: int) -> dict:
         out["dtype"] = str(rng.choice(["<f8", "<f4", "<i8", "|u1", "|b1", "<c16", "object"]))
     elif how == 3 and raw:  # truncated data
         raw = raw[: int(rng.integers(len(raw)))]
-    elif how == 4 and record.get("dtype") == "<f8" and raw:  # one value replaced by an extreme one
+    elif how == 4 and record.get("dtype") == "<f8" and raw and len(raw) % 8 == 0:  # one value made extreme
         values = np.frombuffer(bytes(raw), dtype="<f8").copy()
         values[int(rng.integers(values.size))] = rng.choice([np.nan, np.inf, -np.inf, 1e308, -1e308, 1e200, 0.0])
         raw = bytearray(values.tobytes())

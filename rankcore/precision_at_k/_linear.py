@@ -174,8 +174,6 @@ class _LinearAtK(BaseEstimator):
         k = self.k
         if isinstance(k, bool) or not isinstance(k, numbers.Real):
             raise ValueError(f"k: expected an integer count or a fraction in (0, 1) of the training rows, got {k!r}")
-        if not math.isfinite(float(k)):
-            raise ValueError(f"k: expected a whole count >= 1 or a fraction in (0, 1) of the training rows, got {k!r}")
         k_total = check_k(k, n_rows)
         k_fraction = float(k) if float(k) < 1 else k_total / n_rows
         k_count = 0
