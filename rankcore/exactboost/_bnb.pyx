@@ -472,8 +472,8 @@ cdef Py_ssize_t merge_groups_runs(const Groups* g, double ol, double om, double 
     if g.nm == 0:
         return merge_two_runs(g.lv, g.lc, ol, g.rv, g.rc, orr, shift, out_v, out_c)
     cdef Py_ssize_t i = 0, j = 0, k = 0, w = 0, c, cxy
-    cdef double vx, vy, vz, vxy, v
-    cdef int take_x, take_z
+    cdef double vx, vy, vz, vxy, v, last = INFINITY
+    cdef int take_x, take_z, dup
     while True:
         vx = g.lv[i] + ol
         vy = g.mv[j] + om
@@ -490,12 +490,12 @@ cdef Py_ssize_t merge_groups_runs(const Groups* g, double ol, double om, double 
         i += take_x & (1 - take_z)
         j += (1 - take_x) & (1 - take_z)
         v = v - shift
-        if w > 0 and out_v[w - 1] == v:
-            out_c[w - 1] += <int32_t>c
-        else:
-            out_v[w] = v
-            out_c[w] = <int32_t>c
-            w += 1
+        dup = v == last  # coalesce without a branch (as merge_two_runs)
+        w -= dup
+        out_c[w] = <int32_t>c + (out_c[w] if dup else 0)
+        out_v[w] = v
+        w += 1
+        last = v
     return w
 
 
