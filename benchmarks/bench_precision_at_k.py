@@ -11,10 +11,18 @@ Run::
 The ``fast`` profile (default) uses 10⁵ rows.  Each case records its time in
 ``benchmark.extra_info``; the summary printed at the end of the session gives
 the ratio ours / scikit-learn per data layout.
+
+Boosted surrogates (issue 14): ``rankcore.boost(objective="prec@k-avg:0.05")``
+against the push objective (``rankcore.boost()``), time per boosting
+iteration at 10⁵ rows (both profiles), stumps learner, 20 features; the
+prec@k objective is also run with the generic line search (the path before
+the exact line, ``_SurrogateBound.exact_line = False``) in the same session.
+Goal: at most 3× the push objective's time per iteration.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -94,7 +102,7 @@ def test_one_epoch_sparse(benchmark, sparse_data, name):
     _run(benchmark, "sparse", name, _sklearn if name == "sklearn_hinge" else _ours, sparse_data)
 
 
-def teardown_module(module):
+def _print_epoch_summary():
     lines = []
     for layout in ("dense", "sparse"):
         ours, theirs = _TIMES.get((layout, "sgd_at_k_avg")), _TIMES.get((layout, "sklearn_hinge"))
@@ -103,3 +111,60 @@ def teardown_module(module):
                          f"ratio {ours / theirs:.2f} (goal <= 2)")
     if lines:
         print("\nprecision@k: one epoch, minimum of 3 rounds\n" + "\n".join(lines))
+
+
+
+# --------------------------------------------------------------------------
+# Boosting with a precision@k surrogate objective against the push objective
+# --------------------------------------------------------------------------
+
+BOOST_ROWS, BOOST_ITERATIONS = 100_000, 20
+_BOOST_TIMES: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def boost_data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((BOOST_ROWS, 20))
+    y = (rng.random(BOOST_ROWS) < 1 / (1 + np.exp(-(X @ rng.standard_normal(20) * 0.5 - 1.5)))).astype(np.int64)
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["push", "prec@k-avg", "prec@k-avg generic line"])
+def test_boost_time_per_iteration(benchmark, boost_data, name):
+    import rankcore
+    from rankcore.precision_at_k.objectives import _SurrogateBound
+
+    X, y = boost_data
+    objective = None if name == "push" else "prec@k-avg:0.05"
+
+    def fit(n_iter):
+        model = rankcore.boost(objective=objective, n_iter=n_iter, random_state=0, n_jobs=1)
+        return model.fit(X, y)
+
+    exact = _SurrogateBound.exact_line
+    _SurrogateBound.exact_line = name != "prec@k-avg generic line"
+    try:
+        fit(1)  # warm up
+        start = time.perf_counter()
+        fit(1)
+        setup = time.perf_counter() - start  # binning, first objective state: not per iteration
+        n_iter = 5 if "generic" in name else BOOST_ITERATIONS  # the generic line costs seconds per iteration
+        benchmark.pedantic(fit, args=(n_iter,), rounds=1, iterations=1)
+    finally:
+        _SurrogateBound.exact_line = exact
+    per_iteration = max(benchmark.stats.stats.min - setup, 1e-9) / (n_iter - 1)
+    _BOOST_TIMES[name] = per_iteration
+    benchmark.group = "boost, time per iteration"
+    benchmark.extra_info.update(n_rows=BOOST_ROWS, iterations=BOOST_ITERATIONS, seconds_per_iteration=per_iteration)
+    if name != "push" and "push" in _BOOST_TIMES:
+        benchmark.extra_info["ratio_vs_push"] = per_iteration / _BOOST_TIMES["push"]
+
+
+def teardown_module(module):  # noqa: F811 -- extends the summary above
+    _print_epoch_summary()
+    push = _BOOST_TIMES.get("push")
+    if push:
+        lines = [f"  {name:24s} {t * 1e3:8.1f} ms/iteration, ratio {t / push:5.2f} vs push"
+                 for name, t in _BOOST_TIMES.items()]
+        print(f"\nboost, {BOOST_ROWS} rows, stumps (goal: prec@k-avg <= 3x push)\n" + "\n".join(lines))

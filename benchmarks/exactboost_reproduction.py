@@ -20,6 +20,18 @@ Usage::
     python benchmarks/exactboost_reproduction.py --seeds 2 --datasets german-numeric heart-statlog
     python benchmarks/exactboost_reproduction.py --max-rows 10000 --out out/exactboost.md
 
+``--before-after`` prints issue 14's before/after tables instead:
+
+- the kernel: fit time of the run-length box evaluation against the
+  expanded reference path (``fit_runs(..., run_length=False)``, today's code
+  before the change), one thread, on the paper's datasets and a synthetic
+  30,000 × 123 binary set; the two give the same stumps (checked), so the
+  test losses are the same;
+- flat metrics: ExactBoost(metric="prec@k:0.05") without a tie-break
+  (before) and with the default AUC tie-break (after), against
+  ExactBoost(metric="auc"): test AUC, KS, prec@5 % and the fraction of
+  distinct test scores, mean ± sd over splits.
+
 Exits cleanly (status 0, a message) when the datasets are not available.
 """
 
@@ -159,6 +171,137 @@ def report(results: dict, seeds: int) -> str:
     return "\n".join(lines)
 
 
+PAPER_DATASETS = ["german-numeric", "heart-cleveland", "ionosphere", "liver-disorders-bupa", "splice", "svmguide1"]
+
+
+def synthetic_binary(n: int = 30_000, d: int = 123, seed: int = 0):
+    """An a9a-like problem: sparse binary features, a noisy linear signal, ~24 % positives."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < rng.uniform(0.02, 0.5, d)).astype(np.float64)
+    logit = X @ rng.standard_normal(d)
+    logit = 2.0 * (logit - np.quantile(logit, 0.76)) / logit.std()
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int8)
+    return X, y
+
+
+def kernel_before_after(name, X, y, seeds: int, n_runs: int) -> dict:
+    """Fit time of the reference (expanded) and run-length kernels, one thread, metric AUC."""
+    import rankcore
+    from rankcore.exactboost import RunSettings, fit_runs, prepare_data, run_seeds
+    from sklearn.model_selection import train_test_split
+
+    out = {"n": int(X.shape[0]), "d": int(X.shape[1]), "old": [], "new": [], "auc": [], "ks": [], "prec": []}
+    for seed in range(seeds):
+        tr, te = train_test_split(np.arange(y.shape[0]), test_size=0.3, stratify=y, random_state=seed)
+        data = prepare_data(np.ascontiguousarray(X[tr], dtype=np.float64), y[tr].astype(np.int8))
+        settings = RunSettings(metric="auc")
+        run_seed = run_seeds(seed, n_runs)
+        timed = {}
+        for label, run_length in (("old", False), ("new", True)):
+            # CPU time of one thread: less disturbed than wall time on a shared machine
+            start = time.process_time()
+            timed[label] = fit_runs(data, run_seed, settings, n_threads=1, run_length=run_length)
+            out[label].append(time.process_time() - start)
+        for field in ("feature", "threshold", "a", "b", "loss"):
+            if not np.array_equal(getattr(timed["old"], field), getattr(timed["new"], field)):
+                raise AssertionError(f"{name}: the two kernels disagree on {field}")
+        model = rankcore.ExactBoost(n_runs=n_runs, random_state=seed, n_jobs=2).fit(X[tr], y[tr])
+        scores = model.decision_function(X[te])
+        values = rankcore.evaluate(y[te], scores, ["auc", "ks", "prec@k:0.05"])
+        out["auc"].append(values["auc"])
+        out["ks"].append(values["ks"])
+        out["prec"].append(values["prec@k:0.05"])
+        print(f"  {name} split {seed}: old {out['old'][-1]:.1f} s, new {out['new'][-1]:.1f} s", file=sys.stderr, flush=True)
+    return out
+
+
+def flat_before_after(name, X, y, seeds: int, n_runs: int) -> dict:
+    """prec@k:0.05 without / with the AUC tie-break, and metric="auc": test metrics per split."""
+    import rankcore
+    from sklearn.model_selection import train_test_split
+
+    configs = {"prec@5% before": dict(metric="prec@k:0.05", tie_break=None),
+               "prec@5% after": dict(metric="prec@k:0.05"),
+               "auc": dict(metric="auc")}
+    out = {"n": int(X.shape[0]), "d": int(X.shape[1])}
+    for seed in range(seeds):
+        tr, te = train_test_split(np.arange(y.shape[0]), test_size=0.3, stratify=y, random_state=seed)
+        for label, params in configs.items():
+            start = time.perf_counter()
+            model = rankcore.ExactBoost(n_runs=n_runs, random_state=seed, n_jobs=2, **params).fit(X[tr], y[tr])
+            seconds = time.perf_counter() - start
+            scores = model.decision_function(X[te])
+            values = rankcore.evaluate(y[te], scores, ["auc", "ks", "prec@k:0.05"])
+            row = out.setdefault(label, {"auc": [], "ks": [], "prec": [], "distinct": [], "time": [], "train": []})
+            row["auc"].append(values["auc"])
+            row["ks"].append(values["ks"])
+            row["prec"].append(values["prec@k:0.05"])
+            row["distinct"].append(np.unique(scores).size / scores.size)
+            row["time"].append(seconds)
+            row["train"].append(float(model.train_loss_[:, -1].mean()))
+    return out
+
+
+def _ms(values, digits=3) -> str:
+    values = np.asarray(values, dtype=float)
+    sd = values.std(ddof=1) if values.size > 1 else 0.0
+    return f"{values.mean():.{digits}f} ± {sd:.{digits}f}"
+
+
+def before_after_report(kernel: dict, flat: dict, seeds: int, n_runs: int) -> str:
+    lines = [f"# ExactBoost, issue 14: before / after ({n_runs} runs × 50 rounds, {seeds} stratified 70/30 splits)", ""]
+    if kernel:
+        lines += ["## Fit time (CPU seconds, one thread), metric AUC: expanded boxes (before) against run-length boxes (after)", "",
+                  "Same stumps on every split (checked), so the same test metrics.", "",
+                  "| data | n × d | before (s) | after (s) | speed-up | test AUC | test KS | test prec@5 % |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for name, r in kernel.items():
+            ratio = np.asarray(r["old"]) / np.asarray(r["new"])
+            lines.append(f"| {name} | {r['n']} × {r['d']} | {_ms(r['old'], 1)} | {_ms(r['new'], 1)} | "
+                         f"×{ratio.mean():.1f} | {_ms(r['auc'])} | {_ms(r['ks'])} | {_ms(r['prec'])} |")
+        lines.append("")
+    if flat:
+        lines += ["## metric=\"prec@k:0.05\": no tie-break (before) against the AUC tie-break (after); metric=\"auc\" for reference", "",
+                  "| data | model | test AUC | test KS | test prec@5 % | distinct test scores | train prec@5 % loss | fit (s, 2 threads) |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for name, r in flat.items():
+            for label in ("prec@5% before", "prec@5% after", "auc"):
+                row = r[label]
+                lines.append(f"| {name} | {label} | {_ms(row['auc'])} | {_ms(row['ks'])} | {_ms(row['prec'])} | "
+                             f"{100 * np.mean(row['distinct']):.0f} % | {'' if label == 'auc' else _ms(row['train'], 4)} | "
+                             f"{np.mean(row['time']):.1f} |")
+    return "\n".join(lines)
+
+
+def before_after(args) -> int:
+    folder = datasets_dir()
+    names = args.datasets or (sorted(p.name[: -len(".csv.gz")] for p in folder.glob("*.csv.gz")) if folder.is_dir() else [])
+    kernel, flat = {}, {}
+    for name in names:
+        try:
+            X, y, _ = load_dataset(name)
+        except DatasetUnavailable as exc:
+            print(f"skipping {name}: {exc}", file=sys.stderr)
+            continue
+        if args.max_rows and X.shape[0] > args.max_rows:
+            continue
+        if name in PAPER_DATASETS and args.part in ("all", "kernel"):
+            kernel[name] = kernel_before_after(name, X, y, args.seeds, args.n_runs)
+        if args.part in ("all", "flat"):
+            flat[name] = flat_before_after(name, X, y, args.seeds, args.n_runs)
+            print(f"{name}: flat done", file=sys.stderr, flush=True)
+    if args.synthetic and args.part in ("all", "kernel"):
+        X, y = synthetic_binary()
+        kernel["synthetic binary"] = kernel_before_after("synthetic binary", X, y, 1, args.n_runs)
+    text = before_after_report(kernel, flat, args.seeds, args.n_runs)
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+        args.out.with_suffix(".json").write_text(json.dumps({"kernel": kernel, "flat": flat}, indent=1))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="*", help="dataset names (default: every *.csv.gz found)")
@@ -166,7 +309,15 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=0, help="skip datasets with more rows (0: no limit)")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads for ExactBoost and RankBoost")
     parser.add_argument("--out", type=Path, help="also write the Markdown report (and a .json) here")
+    parser.add_argument("--before-after", action="store_true", help="issue 14's before/after tables instead")
+    parser.add_argument("--part", choices=("all", "kernel", "flat"), default="all",
+                        help="with --before-after: which table")
+    parser.add_argument("--n-runs", type=int, default=250, help="with --before-after: runs per fit")
+    parser.add_argument("--synthetic", action="store_true",
+                        help="with --before-after: also time a synthetic 30,000 x 123 binary set (one split)")
     args = parser.parse_args(argv)
+    if args.before_after:
+        return before_after(args)
 
     folder = datasets_dir()
     if args.datasets:

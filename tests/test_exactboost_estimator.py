@@ -238,7 +238,7 @@ def test_exactboost_per_run_function_reproduces_the_estimators_runs(synthetic):
     model = ExactBoost(n_runs=5, n_rounds=10, random_state=7, metric="ks").fit(X, y)
     y01, _ = check_bipartite_target(y)
     data = prepare_data(np.ascontiguousarray(X, dtype=np.float64), y01)
-    settings = RunSettings(metric="ks", n_rounds=10)
+    settings = RunSettings(metric="ks", n_rounds=10, tie_break="auc")  # the estimator's "auto" for ks
     seeds = run_seeds(7, 5)
     for run in (4, 0, 2):  # any order, one at a time
         result = fit_run(data, int(seeds[run]), settings)
@@ -337,9 +337,11 @@ def test_exactboost_third_party_metric_same_as_builtin_in_the_same_mode(syntheti
         shift_invariant = True
 
     X, y = synthetic
-    builtin = ExactBoost(metric="prec@k:30", n_runs=3, n_rounds=8, random_state=0).fit(X, y)
-    plugin = ExactBoost(metric=DeclaredPrecisionAtK(k=30), n_runs=3, n_rounds=8, random_state=0, n_jobs=2).fit(X, y)
-    np.testing.assert_array_equal(builtin.stumps_, plugin.stumps_)
+    for tie_break in (None, "auc"):  # "auto" gives the built-in (a cut metric) an AUC tie-break
+        builtin = ExactBoost(metric="prec@k:30", n_runs=3, n_rounds=8, random_state=0, tie_break=tie_break).fit(X, y)
+        plugin = ExactBoost(metric=DeclaredPrecisionAtK(k=30), n_runs=3, n_rounds=8, random_state=0, n_jobs=2,
+                            tie_break=tie_break).fit(X, y)
+        np.testing.assert_array_equal(builtin.stumps_, plugin.stumps_)
 
 
 def test_exactboost_example_plugin_metric_if_installed(synthetic):

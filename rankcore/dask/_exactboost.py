@@ -68,13 +68,14 @@ class DaskExactBoost(ExactBoost):
 
     def __init__(self, *, client=None, batches_per_worker_thread=2, metric="auc", margin=0.05, n_rounds=50,
                  n_runs=250, subsample=0.2, feature_subsample=0.2, random_state=None, n_jobs=None, depth=4,
-                 max_boxes=256, max_thresholds=None, margin_mode="constant"):
+                 max_boxes=256, max_thresholds=None, margin_mode="constant", tie_break="auto",
+                 tie_break_weight=0.25):
         self.client = client
         self.batches_per_worker_thread = batches_per_worker_thread
         super().__init__(metric=metric, margin=margin, n_rounds=n_rounds, n_runs=n_runs, subsample=subsample,
                          feature_subsample=feature_subsample, random_state=random_state, n_jobs=n_jobs,
                          depth=depth, max_boxes=max_boxes, max_thresholds=max_thresholds,
-                         margin_mode=margin_mode)
+                         margin_mode=margin_mode, tie_break=tie_break, tie_break_weight=tie_break_weight)
 
     @fits_on_a_copy
     def fit(self, X, y):
@@ -92,7 +93,10 @@ class DaskExactBoost(ExactBoost):
         client = self._fit_client
         # the metric travels as its spec string: resolved on each worker (checked first, clearly)
         check_components_on_workers(client, {"metric": settings.metric.spec})
-        settings = replace(settings, metric=settings.metric.spec)
+        if settings.tie_break is not None:
+            check_components_on_workers(client, {"metric": settings.tie_break.spec})  # the tie-break metric
+        settings = replace(settings, metric=settings.metric.spec,
+                           tie_break=None if settings.tie_break is None else settings.tie_break.spec)
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()) or 1
         n_batches = max(1, min(len(seeds), threads * int(self.batches_per_worker_thread)))
         data_future = client.scatter(data, broadcast=True, hash=False)

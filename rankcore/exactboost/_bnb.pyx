@@ -28,6 +28,11 @@ D. Sort-order reuse: a round presorts the subsample by the current score once
    binary search (``group_levels``, cached across the (a, b) children), and a
    box's sorted score arrays are a merge over levels expanded into m values
    (``expand_groups``): O(q log m + m) per box, then the metric's O(m) kernel.
+   Better, the box's scores stay run-length encoded (``merge_groups_runs``:
+   q runs, equal values coalesced) and AUC, KS and prec@k are evaluated on
+   the runs (``LossEvaluator.loss_runs``): O(q log m + q) per box, the same
+   loss bit for bit; other metrics expand the runs (O(m)).  The expanded
+   path stays reachable (``run_length=False``) as the reference.
 E. Search: best-bound-first with pruning against the incumbent, which is
    shared by all features of a round and starts at the loss of adding
    nothing.  Boxes are bisected into disjoint halves, so every grid point is
@@ -51,7 +56,8 @@ G. Runs are independent; each has its own RNG (xoshiro256**, seeded from its
 Time per run: O(T (n + f (V + m log m + B (q log m + m)))) for T rounds, n
 examples, f features searched per round with V distinct values, a subsample
 of m in q score levels and B bound evaluations per feature search (the
-metric's kernel is O(m)).  Memory per run: O(n + d + V + m + heap); the heap
+metric's kernel is O(m); with run-length evaluation the B term is
+B (q log m + q) for AUC, KS and prec@k).  Memory per run: O(n + d + V + m + heap); the heap
 holds at most 8 boxes per bound evaluation.  Nothing is O(I x K).
 """
 
@@ -290,6 +296,46 @@ cdef void build_levels(const double* s, const int32_t* lr, Py_ssize_t m, Levels*
     L.q = q
 
 
+cdef void build_levels_counting(const double* s, const int32_t* lr, Py_ssize_t m, int32_t n_ranks,
+                                Levels* L, int32_t* lev, int32_t* order, int32_t* first,
+                                int32_t* fill) noexcept nogil:
+    """``build_levels`` by counting sort: the same levels, ranks ascending within each.
+
+    Examples are visited in ascending rank (a counting sort over the n_ranks
+    local ranks) and appended to their level's segment, so no level is
+    sorted by comparisons.  O(m + n_ranks) time; scratch ``lev``,
+    ``order`` (m), ``first`` (n_ranks + 1), ``fill`` (m + 1).
+    """
+    cdef Py_ssize_t i = 0, j, q = 0
+    cdef int32_t r
+    cdef double v
+    while i < m:  # the levels, and each example's level
+        v = s[i]
+        L.value[q] = v
+        L.start[q] = <int32_t>i
+        fill[q] = <int32_t>i
+        while i < m and s[i] == v:
+            lev[i] = <int32_t>q
+            i += 1
+        q += 1
+    L.value[q] = INFINITY
+    L.start[q] = <int32_t>m
+    L.q = q
+    for r in range(n_ranks + 1):
+        first[r] = 0
+    for i in range(m):
+        first[lr[i] + 1] += 1
+    for r in range(n_ranks):
+        first[r + 1] += first[r]
+    for i in range(m):
+        order[first[lr[i]]] = <int32_t>i
+        first[lr[i]] += 1
+    for j in range(m):
+        i = order[j]
+        L.rank[fill[lev[i]]] = lr[i]
+        fill[lev[i]] += 1
+
+
 cdef inline Py_ssize_t count_le(const int32_t* a, Py_ssize_t n, int32_t t) noexcept nogil:
     """Number of entries <= t in the ascending a[0..n).  O(log n)."""
     cdef Py_ssize_t lo = 0, hi = n, mid
@@ -384,6 +430,75 @@ cdef void expand_groups(const Groups* g, double ol, double om, double orr, doubl
         w += c
 
 
+cdef Py_ssize_t merge_two_runs(const double* xv, const int32_t* xc, double ox,
+                               const double* yv, const int32_t* yc, double oy, double shift,
+                               double* out_v, int32_t* out_c) noexcept nogil:
+    """``merge_groups_runs`` when the middle group is empty (a single threshold).
+
+    Branch-free: the next run and the coalescing of equal values are chosen
+    by arithmetic, not by jumps (the merge is the hot loop of a search).  O(q).
+    """
+    cdef Py_ssize_t i = 0, j = 0, w = 0
+    cdef double vx, vy, v, last = INFINITY
+    cdef int take_x, dup
+    cdef int32_t c
+    while True:
+        vx = xv[i] + ox
+        vy = yv[j] + oy
+        take_x = vx <= vy
+        v = vx if take_x else vy
+        if v == INFINITY:
+            break  # both sentinels
+        c = xc[i] if take_x else yc[j]
+        i += take_x
+        j += 1 - take_x
+        v = v - shift
+        dup = v == last
+        w -= dup
+        out_c[w] = c + (out_c[w] if dup else 0)
+        out_v[w] = v
+        w += 1
+        last = v
+    return w
+
+
+cdef Py_ssize_t merge_groups_runs(const Groups* g, double ol, double om, double orr, double shift,
+                                  double* out_v, int32_t* out_c) noexcept nogil:
+    """The same scores as ``expand_groups``, run-length encoded: strictly ascending
+    values ``out_v`` with their counts ``out_c`` (OUT); returns the number of runs.
+
+    Equal values from different groups are coalesced into one run.  O(q).
+    """
+    if g.nm == 0:
+        return merge_two_runs(g.lv, g.lc, ol, g.rv, g.rc, orr, shift, out_v, out_c)
+    cdef Py_ssize_t i = 0, j = 0, k = 0, w = 0, c, cxy
+    cdef double vx, vy, vz, vxy, v, last = INFINITY
+    cdef int take_x, take_z, dup
+    while True:
+        vx = g.lv[i] + ol
+        vy = g.mv[j] + om
+        vz = g.rv[k] + orr
+        take_x = vx <= vy
+        vxy = vx if take_x else vy
+        cxy = g.lc[i] if take_x else g.mc[j]
+        take_z = vz < vxy
+        v = vz if take_z else vxy
+        if v == INFINITY:
+            break  # the three sentinels
+        c = g.rc[k] if take_z else cxy
+        k += take_z
+        i += take_x & (1 - take_z)
+        j += (1 - take_x) & (1 - take_z)
+        v = v - shift
+        dup = v == last  # coalesce without a branch (as merge_two_runs)
+        w -= dup
+        out_c[w] = <int32_t>c + (out_c[w] if dup else 0)
+        out_v[w] = v
+        w += 1
+        last = v
+    return w
+
+
 # --------------------------------------------------------------------------
 # The search for one feature
 # --------------------------------------------------------------------------
@@ -400,6 +515,16 @@ cdef struct Search:
     int64_t max_boxes       # <= 0: no budget
     double* out_p           # (mp,) scratch: sorted positive scores of a box
     double* out_n           # (mn,)
+    double* run_vp          # (mp,) scratch: a box's positive scores as runs (values)
+    int32_t* run_cp         # (mp,) ... and counts
+    double* run_vn          # (mn,)
+    int32_t* run_cn         # (mn,)
+    bint run_length         # evaluate boxes on runs (else on the expanded arrays: the reference)
+    int32_t n_ranks         # local threshold ranks are 0..n_ranks-1 (set before loading a subsample)
+    int32_t* sc_lev         # scratch of build_levels_counting: (max(mp, mn) + 1,)
+    int32_t* sc_order       # (max(mp, mn) + 1,)
+    int32_t* sc_fill        # (max(mp, mn) + 1,)
+    int32_t* sc_first       # (mp + mn + 2,)
     Heap heap
     # statistics
     int64_t evals
@@ -428,15 +553,20 @@ cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
 
     Positives at the top of their score interval, lowered by the smallest
     margin in the box; negatives at the bottom of theirs.  O(q log m + m)
-    plus the metric's O(m).
+    plus the metric's O(m); on runs O(q log m + q) for metrics with a run kernel.
     """
     cdef double a_lo = grid_value(b.a_lo, s.grid), a_hi = grid_value(b.a_hi, s.grid)
     cdef double b_lo = grid_value(b.b_lo, s.grid), b_hi = grid_value(b.b_hi, s.grid)
     cdef double shift = margin_of(s.theta, s.c0, s.c1, smallest_half_gap(a_lo, a_hi, b_lo, b_hi))
+    cdef Py_ssize_t rp, rn
     ensure_partition(s, b.t_lo, b.t_hi)
+    s.evals += 1
+    if s.run_length:  # O(q) merges and, for AUC / KS / prec@k, an O(q) metric
+        rp = merge_groups_runs(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.run_vp, s.run_cp)
+        rn = merge_groups_runs(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.run_vn, s.run_cn)
+        return ev.loss_runs(s.run_vp, s.run_cp, rp, s.mp, s.run_vn, s.run_cn, rn, s.mn, s.out_p, s.out_n)
     expand_groups(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.out_p)
     expand_groups(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.out_n)
-    s.evals += 1
     return ev.loss(s.out_p, s.mp, s.out_n, s.mn)
 
 
@@ -633,6 +763,17 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     status |= groups_alloc(&s.gn, mn)
     s.out_p = <double*>malloc((mp + 1) * sizeof(double))
     s.out_n = <double*>malloc((mn + 1) * sizeof(double))
+    s.run_vp = <double*>malloc((mp + 1) * sizeof(double))
+    s.run_vn = <double*>malloc((mn + 1) * sizeof(double))
+    s.run_cp = <int32_t*>malloc((mp + 1) * sizeof(int32_t))
+    s.run_cn = <int32_t*>malloc((mn + 1) * sizeof(int32_t))
+    s.run_length = True
+    cdef Py_ssize_t big = (mp if mp > mn else mn) + 1
+    s.n_ranks = 0
+    s.sc_lev = <int32_t*>malloc(big * sizeof(int32_t))
+    s.sc_order = <int32_t*>malloc(big * sizeof(int32_t))
+    s.sc_fill = <int32_t*>malloc(big * sizeof(int32_t))
+    s.sc_first = <int32_t*>malloc((mp + mn + 2) * sizeof(int32_t))
     s.heap.capacity = 256
     s.heap.size = 0
     s.heap.counter = 0
@@ -642,7 +783,9 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     s.oom = False
     s.part_t_lo = -1
     s.part_t_hi = -1
-    if status != 0 or s.out_p == NULL or s.out_n == NULL or s.heap.items == NULL:
+    if (status != 0 or s.out_p == NULL or s.out_n == NULL or s.heap.items == NULL or s.run_vp == NULL
+            or s.run_vn == NULL or s.run_cp == NULL or s.run_cn == NULL or s.sc_lev == NULL
+            or s.sc_order == NULL or s.sc_fill == NULL or s.sc_first == NULL):
         return -1
     return 0
 
@@ -654,14 +797,29 @@ cdef void search_free(Search* s) noexcept nogil:
     groups_free(&s.gn)
     free(s.out_p)
     free(s.out_n)
+    free(s.run_vp)
+    free(s.run_vn)
+    free(s.run_cp)
+    free(s.run_cn)
+    free(s.sc_lev)
+    free(s.sc_order)
+    free(s.sc_fill)
+    free(s.sc_first)
     free(s.heap.items)
 
 
 cdef void search_set_subsample(Search* s, const double* sp, const int32_t* lrp,
                                const double* sn, const int32_t* lrn) noexcept nogil:
-    """Load one feature's subsample (scores ascending per class, local ranks)."""
-    build_levels(sp, lrp, s.mp, &s.lp)
-    build_levels(sn, lrn, s.mn, &s.ln)
+    """Load one feature's subsample (scores ascending per class, local ranks < s.n_ranks).
+
+    O(m + n_ranks) on the fast path (counting sort), O(m log m) on the reference path.
+    """
+    if s.run_length:
+        build_levels_counting(sp, lrp, s.mp, s.n_ranks, &s.lp, s.sc_lev, s.sc_order, s.sc_first, s.sc_fill)
+        build_levels_counting(sn, lrn, s.mn, s.n_ranks, &s.ln, s.sc_lev, s.sc_order, s.sc_first, s.sc_fill)
+    else:
+        build_levels(sp, lrp, s.mp, &s.lp)
+        build_levels(sn, lrn, s.mn, &s.ln)
     s.part_t_lo = -1
     s.part_t_hi = -1
 
@@ -693,6 +851,8 @@ cdef struct Settings:
     double theta
     int32_t margin_mode         # 0 constant, 1 stump-scaled, 2 normalized
     bint shift_invariant        # search (t, d = b - a) only (see set_root_box)
+    bint run_length             # boxes evaluated on run-length encoded scores (see box_bound)
+    bint has_tie                # a tie-break metric decides between equal target losses
 
 
 cdef struct RunOut:
@@ -847,8 +1007,15 @@ cdef inline int merge_groups(const int32_t* order, const double* vals, Py_ssize_
 
 
 cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
-                 LossEvaluator ev_sub, LossEvaluator ev_full, RunOut* out) noexcept nogil:
-    """One ExactBoost run from the zero score.  Returns 0, -1 (out of memory) or -2 (metric failed)."""
+                 LossEvaluator ev_sub, LossEvaluator ev_full, LossEvaluator ev_tie,
+                 RunOut* out) noexcept nogil:
+    """One ExactBoost run from the zero score.  Returns 0, -1 (out of memory) or -2 (metric failed).
+
+    ``ev_tie`` (may be None): the tie-break metric's loss on the full data.
+    With it a candidate is accepted when the target's loss falls, or stays
+    equal and the tie-break loss does not rise (lexicographic); ``ev_sub``
+    is then the search's composite loss (see ``CompositeLoss``).
+    """
     cdef Rng rng
     cdef Search s
     cdef Py_ssize_t n = D.n, n_pos = D.n_pos, n_neg = D.n_neg
@@ -858,6 +1025,8 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
     cdef int32_t best[3]
     cdef int32_t best_feature, best_t, best_a, best_b, r_left, r_right
     cdef double incumbent, loss_cur, loss_new, w_total = 0.0, av, bv, xi, shift
+    cdef double tie_cur = 0.0, tie_new = 0.0
+    cdef bint has_tie = st.has_tie, accept
     cdef int status = 0
     cdef int32_t* tmp_order
     cdef double* tmp_vals
@@ -910,6 +1079,7 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
         s.grid = st.grid
         s.theta = st.theta
         s.max_boxes = st.max_boxes
+        s.run_length = st.run_length
         s.c1 = 0.0 if st.margin_mode == 0 else 1.0
         set_root_box(&s, st.shift_invariant)
         memset(selected, 0, n * sizeof(uint8_t))
@@ -926,6 +1096,8 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
         for i in range(D.d):
             perm_f[i] = <int32_t>i
         loss_cur = ev_full.loss(val_p, n_pos, val_n, n_neg)
+        if has_tie:
+            tie_cur = ev_tie.loss(val_p, n_pos, val_n, n_neg)
         out.loss[0] = loss_cur
         out.evals[0] = 0
         out.exhausted[0] = 0
@@ -987,6 +1159,7 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
                 if st.max_bins > 0 and n_distinct > st.max_bins:
                     n_groups = bin_ranks(lrp, mp, lrn, mn, n_distinct, st.max_bins, tmp, bin_of, bin_last)
                 s.t_max = n_groups - 2
+                s.n_ranks = n_groups
                 s.evals = 0
                 search_set_subsample(&s, sub_sp, lrp, sub_sn, lrn)
                 if search_feature(&s, ev_sub, &incumbent, best):
@@ -1021,10 +1194,16 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
                 merge_groups(ord_p, val_p, n_pos, rj, cut, av, bv, ord_p2, val_p2, idx_l, v_l, idx_r, v_r)
                 merge_groups(ord_n, val_n, n_neg, rj, cut, av, bv, ord_n2, val_n2, idx_l, v_l, idx_r, v_r)
                 loss_new = ev_full.loss(val_p2, n_pos, val_n2, n_neg)
-                if ev_full.failed:
+                # accept when the target improves, or stays equal and the
+                # tie-break (if any) does not get worse
+                accept = loss_new <= loss_cur
+                if has_tie and accept:
+                    tie_new = ev_tie.loss(val_p2, n_pos, val_n2, n_neg)
+                    accept = loss_new < loss_cur or tie_new <= tie_cur
+                if ev_full.failed or (has_tie and ev_tie.failed):
                     status = -2
                     break
-                if loss_new <= loss_cur:
+                if accept:
                     tmp_order = ord_p
                     ord_p = ord_p2
                     ord_p2 = tmp_order
@@ -1038,6 +1217,7 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
                     val_n = val_n2
                     val_n2 = tmp_vals
                     loss_cur = loss_new
+                    tie_cur = tie_new
                     w_total += 0.5 * fabs(bv - av)
                     out.feature[t] = best_feature
                     out.threshold[t] = xi
@@ -1093,10 +1273,19 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
              const uint64_t[::1] seeds,            # IN (n_runs,)
              LossEvaluator ev_sub not None,
              LossEvaluator ev_full not None,
+             LossEvaluator ev_tie,
              int n_rounds, Py_ssize_t m_pos, Py_ssize_t m_neg, int n_feat,
              int depth, long long max_boxes, int max_bins, double theta, int margin_mode,
-             bint shift_invariant, int n_threads):
+             bint shift_invariant, int n_threads, bint run_length=True):
     """Run ``len(seeds)`` independent ExactBoost runs, ``n_threads`` at a time.
+
+    ``ev_tie`` (or None) is the tie-break metric's loss on the full data
+    (lexicographic acceptance, see ``run_one``); ``ev_sub`` is then the
+    composite search loss.
+
+    ``run_length=False`` evaluates every box on its m expanded scores
+    instead of its q score runs: the reference path (identical results,
+    slower), kept for tests and benchmarks.
 
     Returns
     -------
@@ -1150,6 +1339,8 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
     st.theta = theta
     st.margin_mode = margin_mode
     st.shift_invariant = shift_invariant
+    st.run_length = run_length
+    st.has_tie = ev_tie is not None
 
     outs = <RunOut*>malloc(n_runs * sizeof(RunOut))
     if outs == NULL:
@@ -1166,16 +1357,18 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
         if n_threads <= 1:
             with nogil:
                 for e in range(n_runs):
-                    status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, &outs[e])
+                    status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
         else:
             for e in prange(n_runs, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-                status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, &outs[e])
+                status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
     finally:
         free(outs)
     for e in range(n_runs):
-        if status[e] == -2 or ev_sub.failed or ev_full.failed:
+        if status[e] == -2 or ev_sub.failed or ev_full.failed or (ev_tie is not None and ev_tie.failed):
             ev_sub._raise_if_failed()
             ev_full._raise_if_failed()
+            if ev_tie is not None:
+                ev_tie._raise_if_failed()
         if status[e] == -1:
             raise MemoryError("ExactBoost: out of memory in a boosting run")
     return {
@@ -1212,7 +1405,8 @@ cdef class _FeatureProblem:
     def __init__(self, const double[::1] sp, const int32_t[::1] lrp,
                  const double[::1] sn, const int32_t[::1] lrn, int n_distinct,
                  LossEvaluator ev not None, int depth=4, double theta=0.0,
-                 double c0=1.0, double c1=0.0, long long max_boxes=0, bint shift_invariant=False):
+                 double c0=1.0, double c1=0.0, long long max_boxes=0, bint shift_invariant=False,
+                 bint run_length=True):
         if sp.shape[0] != lrp.shape[0] or sn.shape[0] != lrn.shape[0]:
             raise ValueError("scores and ranks: expected equal lengths")
         if sp.shape[0] == 0 or sn.shape[0] == 0:
@@ -1230,6 +1424,8 @@ cdef class _FeatureProblem:
             raise ValueError("sp, sn: expected scores sorted ascending")
         if (min(np.min(lrp), np.min(lrn)) < 0 or max(np.max(lrp), np.max(lrn)) >= n_distinct):
             raise ValueError(f"lrp, lrn: expected ranks in [0, {n_distinct - 1}]")
+        self.s.run_length = run_length
+        self.s.n_ranks = n_distinct
         search_set_subsample(&self.s, &sp[0], &lrp[0], &sn[0], &lrn[0])
         self.s.t_max = n_distinct - 2
         self.s.grid = 1 << depth
@@ -1237,6 +1433,7 @@ cdef class _FeatureProblem:
         self.s.c0 = c0
         self.s.c1 = c1
         self.s.max_boxes = max_boxes
+        self.s.run_length = run_length
         set_root_box(&self.s, shift_invariant)
         self.ev = ev
 

@@ -22,6 +22,30 @@ __all__ = ["ExactBoost"]
 
 _MAX_DEPTH = 20
 
+#: Metrics decided by one cut of the list (flat almost everywhere): with
+#: ``tie_break="auto"`` their searches break ties with AUC.
+CUT_METRICS = ("prec@k", "ks", "rmax", "max_height")
+
+
+def resolve_tie_break(tie_break, metric):
+    """The tie-break metric for ``metric``: a resolved monotone metric or None.
+
+    ``"auto"``: AUC for the metrics decided by one cut of the list
+    (:data:`CUT_METRICS`), None for the others; a spec string or metric is
+    resolved (it must be monotone); None turns the tie-break off.  A
+    tie-break equal to the target is dropped.
+    """
+    if tie_break is None:
+        return None
+    if isinstance(tie_break, str) and tie_break == "auto":
+        if getattr(metric, "name", None) not in CUT_METRICS:
+            return None
+        tie_break = "auc"
+    tie = resolve_monotone_metric(tie_break, name="tie_break")
+    if getattr(tie, "spec", None) == getattr(metric, "spec", object()):
+        return None
+    return tie
+
 
 class ExactBoost(BaseEstimator):
     """Boost decision stumps on a monotone ranking metric itself (Csillag et al., SPEC §5).
@@ -80,11 +104,25 @@ class ExactBoost(BaseEstimator):
         so far -- the margin θ of the normalized (convex-combination) score
         the paper's bounds are about; ``"stump"`` by θ·(1 + |b-a|/2) (the
         authors' code).  See ``docs/exactboost.md``.
+    tie_break : str, Metric or None, default="auto"
+        A second monotone metric that orders what the target leaves tied.
+        The search minimizes loss(metric) + ``tie_break_weight`` ·
+        loss(tie_break) on the subsample, and a stump is accepted when the
+        target's training loss falls, or stays equal and the tie-break's
+        does not rise -- so the target never gets worse on the training
+        set.  ``"auto"``: ``"auc"`` for metrics decided by one cut of the
+        list (``prec@k``, ``ks``, ``rmax``, ``max_height``), which are flat
+        almost everywhere and would otherwise leave most of the list in a
+        few tied blocks; no tie-break for the others.  None: off.
+    tie_break_weight : float, default=0.25
+        Weight (>= 0) of the tie-break's loss in the search.
 
     Attributes
     ----------
     metric_ : Metric
         The resolved metric.
+    tie_break_ : Metric or None
+        The resolved tie-break metric (None: none was used).
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
     n_features_in_ : int
@@ -136,6 +174,8 @@ class ExactBoost(BaseEstimator):
         max_boxes: int | None = 256,
         max_thresholds: int | None = None,
         margin_mode: str = "constant",
+        tie_break: Any = "auto",
+        tie_break_weight: float = 0.25,
     ):
         self.metric = metric
         self.margin = margin
@@ -149,6 +189,8 @@ class ExactBoost(BaseEstimator):
         self.max_boxes = max_boxes
         self.max_thresholds = max_thresholds
         self.margin_mode = margin_mode
+        self.tie_break = tie_break
+        self.tie_break_weight = tie_break_weight
 
     # ------------------------------------------------------------------
     # parameters
@@ -179,6 +221,13 @@ class ExactBoost(BaseEstimator):
             integer("max_boxes", 1)
         if self.max_thresholds is not None:
             integer("max_thresholds", 1)
+        weight = self.tie_break_weight
+        if (isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight)
+                or weight < 0):
+            raise ValueError(f"tie_break_weight: expected a finite number >= 0, got {weight!r}")
+        if not (self.tie_break is None or isinstance(self.tie_break, str) or hasattr(self.tie_break, "spec")):
+            raise TypeError(f"tie_break: expected 'auto', None, a metric spec string or a metric, "
+                            f"got {type(self.tie_break).__name__}")
         if self.margin_mode not in MARGIN_MODES:
             raise ValueError(f"margin_mode: expected one of {', '.join(map(repr, MARGIN_MODES))}, got {self.margin_mode!r}")
         effective_n_threads(self.n_jobs)
@@ -195,6 +244,8 @@ class ExactBoost(BaseEstimator):
             depth=int(self.depth),
             max_boxes=None if self.max_boxes is None else int(self.max_boxes),
             max_thresholds=None if self.max_thresholds is None else int(self.max_thresholds),
+            tie_break=self.tie_break_,
+            tie_break_weight=float(self.tie_break_weight),
         )
 
     # ------------------------------------------------------------------
@@ -223,6 +274,7 @@ class ExactBoost(BaseEstimator):
         # The metric's own checks on the training labels (k <= n, both classes...).
         metric(y01, np.zeros(y01.shape[0]))
         self.metric_ = metric
+        self.tie_break_ = resolve_tie_break(self.tie_break, metric)
         settings = self._settings()
         data = prepare_data(X_arr, y01)
         seeds = run_seeds(self.random_state, int(self.n_runs))
@@ -392,6 +444,7 @@ class ExactBoost(BaseEstimator):
             if not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
                 fail(f"feature_names_in must be a list of {d} strings")
         self.metric_ = metric
+        self.tie_break_ = resolve_tie_break(self.tie_break, metric)
         self.classes_ = classes
         self.n_features_in_ = d
         if names is not None:

@@ -5,12 +5,23 @@
 # Built-in metrics go through ``SortedLoss`` (rankcore.exactboost._sorted_loss,
 # a SortedMetric kernel, no GIL); metrics without a Cython kernel go through
 # ``PythonLoss`` (the metric's Python code, under the GIL).
+#
+# ``loss_runs`` is the same loss on run-length encoded scores: strictly
+# ascending distinct values, each with the number of examples holding it.
+# The base class expands the runs into the scratch arrays and calls ``loss``
+# (any metric); ``SortedLoss`` evaluates AUC, KS and prec@k on the runs
+# directly, in O(runs) instead of O(examples), with the same result.
+
+from libc.stdint cimport int32_t
 
 cdef class LossEvaluator:
     # Set by PythonLoss when the metric raised; the kernel stops and re-raises.
     cdef public bint failed
     cdef double loss(self, const double* pos, Py_ssize_t n_pos,
                      const double* neg, Py_ssize_t n_neg) noexcept nogil
+    cdef double loss_runs(self, const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                          const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg,
+                          double* scratch_p, double* scratch_n) noexcept nogil
 
 
 cdef class PythonLoss(LossEvaluator):
@@ -19,3 +30,9 @@ cdef class PythonLoss(LossEvaluator):
     cdef public object error    # the first exception the metric raised
     cdef double _py_loss(self, const double* pos, Py_ssize_t n_pos,
                          const double* neg, Py_ssize_t n_neg) except? -1.0
+
+
+cdef class CompositeLoss(LossEvaluator):
+    cdef LossEvaluator target
+    cdef LossEvaluator tie_break
+    cdef double weight

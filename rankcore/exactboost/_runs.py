@@ -73,7 +73,9 @@ class RunSettings:
     """Everything a run needs besides the data and its seed (all plain values).
 
     ``metric`` is a spec string (or a configured metric) of a monotone metric;
-    the other fields are the estimator's parameters of the same names.
+    ``tie_break`` is None or another monotone metric (already resolved: not
+    ``"auto"``); the other fields are the estimator's parameters of the same
+    names.
     """
 
     metric: Any = "auc"
@@ -85,10 +87,13 @@ class RunSettings:
     depth: int = 4
     max_boxes: int | None = 256
     max_thresholds: int | None = None
+    tie_break: Any = None
+    tie_break_weight: float = 0.25
 
     def as_dict(self) -> dict:
         out = asdict(self)
         out["metric"] = getattr(self.metric, "spec", self.metric)
+        out["tie_break"] = getattr(self.tie_break, "spec", self.tie_break)
         return out
 
 
@@ -163,7 +168,8 @@ def _subsample_size(fraction: float, count: int) -> int:
     return int(min(count, max(1, math.ceil(fraction * count - 1e-9))))
 
 
-def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_threads: int = 1) -> RunResult:
+def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_threads: int = 1,
+             run_length: bool = True) -> RunResult:
     """Run one ExactBoost run per seed (``n_threads`` at a time, identical results).
 
     Parameters
@@ -174,6 +180,11 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
     settings : RunSettings
     n_threads : int
         OpenMP threads over runs; the result does not depend on it.
+    run_length : bool
+        Evaluate the branch and bound's boxes on run-length encoded scores
+        (O(distinct scores) per box for AUC, KS and prec@k).  False: on the
+        expanded score arrays (O(subsample) per box), the reference path --
+        the same stumps, slower; kept for tests and benchmarks.
     """
     from . import _bnb
 
@@ -191,14 +202,23 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
     search_metric = subsample_metric(metric, n) if m_pos + m_neg < n else metric
     ev_sub = make_evaluator(search_metric)
     ev_full = make_evaluator(metric)
+    ev_tie = None
+    if settings.tie_break is not None:
+        from ._evaluators import CompositeLoss
+
+        tie = resolve_monotone_metric(settings.tie_break, name="tie_break")
+        ev_tie = make_evaluator(tie)
+        ev_sub = CompositeLoss(ev_sub, make_evaluator(subsample_metric(tie, n) if m_pos + m_neg < n else tie),
+                               float(settings.tie_break_weight))
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
     out = _bnb.fit_runs(
         data.ranks, data.n_values, data.value_start, data.values, pos_idx, neg_idx, seeds,
-        ev_sub, ev_full,
+        ev_sub, ev_full, ev_tie,
         int(settings.n_rounds), m_pos, m_neg, n_feat,
         int(settings.depth), int(settings.max_boxes or 0),
         int(settings.max_thresholds + 1) if settings.max_thresholds else 0, float(settings.margin),
         _bnb.MARGIN_MODES[settings.margin_mode], bool(is_shift_invariant(metric)), int(n_threads),
+        bool(run_length),
     )
     return RunResult(**out)
 

@@ -3,11 +3,114 @@
 Kept in its own module so that the branch-and-bound kernel imports without
 ``rankcore.metrics._sorted``; this module is loaded only for metrics whose
 ``sorted_kernel()`` returns a kernel.
+
+Design
+------
+A. ``loss`` calls the kernel on the expanded score arrays (any metric).
+B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
+   with counts), the form ExactBoost's boxes come in: a subsample of m
+   examples holds q << m distinct scores once scores live on its dyadic
+   lattice.  AUC, KS and prec@k are evaluated on the runs in O(q) with the
+   same integer counts and the same final division as their SortedMetric
+   kernels, so the result is bit-identical to ``loss`` on the expanded
+   arrays (tested); other metrics expand (the base class's default).
 """
 
-from rankcore.metrics._sorted cimport SortedMetric
+from libc.math cimport floor
+from libc.stdint cimport int32_t
+
+from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator
+
+cdef enum RunKind:
+    RUNS_EXPAND = 0
+    RUNS_AUC = 1
+    RUNS_KS = 2
+    RUNS_PREC = 3
+
+
+cdef double auc_runs(const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                     const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg) noexcept nogil:
+    """SortedAUC on runs: O(rp + rn)."""
+    cdef Py_ssize_t i, j = 0
+    cdef long long below = 0, tied = 0, cum = 0
+    if n_pos == 0 or n_neg == 0:
+        return 0.5
+    for i in range(rp):
+        while j < rn and nv[j] < pv[i]:
+            cum += nc[j]
+            j += 1
+        below += <long long>pc[i] * cum
+        if j < rn and nv[j] == pv[i]:
+            tied += <long long>pc[i] * nc[j]
+    return (2.0 * below + tied) / (2.0 * n_pos * n_neg)
+
+
+cdef double ks_runs(const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                    const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg) noexcept nogil:
+    """SortedKS on runs: O(rp + rn)."""
+    cdef Py_ssize_t i = 0, j = 0
+    cdef long long ci = 0, cj = 0, best = 0, diff
+    cdef double v
+    if n_pos == 0 or n_neg == 0:
+        return 0.0
+    while i < rp or j < rn:
+        if i == rp:
+            v = nv[j]
+        elif j == rn:
+            v = pv[i]
+        else:
+            v = pv[i] if pv[i] < nv[j] else nv[j]
+        if i < rp and pv[i] == v:
+            ci += pc[i]
+            i += 1
+        if j < rn and nv[j] == v:
+            cj += nc[j]
+            j += 1
+        diff = cj * n_pos - ci * n_neg
+        if diff > best:
+            best = diff
+    return best / (<double> n_pos * n_neg)
+
+
+cdef double prec_runs(Py_ssize_t k_count, double k_fraction,
+                      const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                      const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg) noexcept nogil:
+    """SortedPrecAtK on runs, walking down from the top: O(runs above rank k)."""
+    cdef Py_ssize_t n = n_pos + n_neg, k, i = rp, j = rn, above = 0, gp, group
+    cdef long long hits = 0
+    cdef double v
+    if n == 0:
+        return 0.0
+    if k_fraction > 0:
+        k = <Py_ssize_t> floor(k_fraction * n + 0.5)
+    else:
+        k = k_count
+    if k > n:
+        k = n
+    if k < 1:
+        k = 1
+    while True:  # terminates: k <= n
+        if i == 0:
+            v = nv[j - 1]
+        elif j == 0:
+            v = pv[i - 1]
+        else:
+            v = pv[i - 1] if pv[i - 1] > nv[j - 1] else nv[j - 1]
+        gp = 0
+        group = 0
+        if i > 0 and pv[i - 1] == v:
+            gp = pc[i - 1]
+            i -= 1
+        group = gp
+        if j > 0 and nv[j - 1] == v:
+            group += nc[j - 1]
+            j -= 1
+        if above + group >= k:
+            return (hits + (k - above) * (<double> gp / group)) / k
+        above += group
+        hits += gp
 
 
 cdef class SortedLoss(LossEvaluator):
@@ -22,19 +125,47 @@ cdef class SortedLoss(LossEvaluator):
         higher-is-better metrics, ``-1, 0`` for unbounded ones, ``1, 0`` for
         lower-is-better ones).
 
-    Time O(n_pos + n_neg) per call (the kernel's), no allocation.
+    Time O(n_pos + n_neg) per call (the kernel's), no allocation; on runs
+    O(number of runs) for AUC, KS and prec@k.
     """
 
     cdef SortedMetric kernel
     cdef double sign
     cdef double offset
+    cdef int kind
+    cdef Py_ssize_t k_count
+    cdef double k_fraction
 
     def __init__(self, SortedMetric kernel not None, double sign, double offset):
         self.kernel = kernel
         self.sign = sign
         self.offset = offset
         self.failed = False
+        self.kind = RUNS_EXPAND
+        # exact type checks: a subclass may change the value
+        if type(kernel) is SortedAUC:
+            self.kind = RUNS_AUC
+        elif type(kernel) is SortedKS:
+            self.kind = RUNS_KS
+        elif type(kernel) is SortedPrecAtK:
+            self.kind = RUNS_PREC
+            self.k_count = (<SortedPrecAtK>kernel).k_count
+            self.k_fraction = (<SortedPrecAtK>kernel).k_fraction
 
     cdef double loss(self, const double* pos, Py_ssize_t n_pos,
                      const double* neg, Py_ssize_t n_neg) noexcept nogil:
         return self.sign * self.kernel.value(pos, n_pos, neg, n_neg) + self.offset
+
+    cdef double loss_runs(self, const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                          const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg,
+                          double* scratch_p, double* scratch_n) noexcept nogil:
+        cdef double value
+        if self.kind == RUNS_AUC:
+            value = auc_runs(pv, pc, rp, n_pos, nv, nc, rn, n_neg)
+        elif self.kind == RUNS_KS:
+            value = ks_runs(pv, pc, rp, n_pos, nv, nc, rn, n_neg)
+        elif self.kind == RUNS_PREC:
+            value = prec_runs(self.k_count, self.k_fraction, pv, pc, rp, n_pos, nv, nc, rn, n_neg)
+        else:
+            return LossEvaluator.loss_runs(self, pv, pc, rp, n_pos, nv, nc, rn, n_neg, scratch_p, scratch_n)
+        return self.sign * value + self.offset

@@ -1,0 +1,116 @@
+"""The exact line and the top-k value/gradient of the boosted precision@k surrogates (issue 14, item 4).
+
+References: the generic line (``BoundObjective.line``: the Cython kernel at
+f + α·h, tie-averaged subgradient · h) and the sorting kernel
+``surrogate_batch``; random data with ties (integer scores, integer steps),
+every supported kind, k from 1 to n.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.objectives._base import BoundObjective
+from rankcore.precision_at_k import _surrogates
+from rankcore.precision_at_k.objectives import TopKLine, _SurrogateBound, top_k_value_and_gradient
+from rankcore.push._line_search import line_search
+
+KINDS = ["avg", "struct", "ramp"]
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(2, 40))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.int8)
+    if y.sum() in (0, n):
+        y[0], y[-1] = 1, 0
+    f = np.array(draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)), dtype=np.float64) / 2
+    h = np.array(draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n)), dtype=np.float64)
+    kind = draw(st.sampled_from(KINDS))
+    k = draw(st.integers(1, n))
+    if kind == "struct":
+        k = max(k, int(y.sum()))
+    return kind, k, y, f, h
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(), st.sampled_from([0.0, 0.25, 0.5, 1.0, -1.0, 1.5, -0.75]))
+def test_exact_line_matches_the_generic_line(problem, alpha):
+    kind, k, y, f, h = problem
+    bound = rankcore.resolve("objective", f"prec@k-{kind}:{k}").bind(y)
+    fast = bound.line(f, h)
+    assert isinstance(fast, TopKLine)
+    slow = BoundObjective.line(bound, f, h)(alpha)  # the kernel at f + αh, grad · h
+    got = fast(alpha)
+    assert got.value == pytest.approx(slow.value, abs=1e-12)
+    assert got.d1 == pytest.approx(slow.d1, abs=1e-12)
+    assert math.isnan(got.d2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems())
+def test_top_k_value_and_gradient_matches_the_kernel(problem):
+    kind, k, y, f, _ = problem
+    value, grad, k_used = top_k_value_and_gradient(kind, k, y, f)
+    ref_value, ref_grad, ref_k, _, _ = _surrogates.surrogate_batch(f, y, k, _surrogates.KINDS[kind], True)
+    assert k_used == ref_k
+    assert value == pytest.approx(ref_value, abs=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, atol=1e-12)
+
+
+def test_exact_line_falls_back_for_many_valued_directions_and_max():
+    rng = np.random.default_rng(0)
+    y = (rng.random(300) < 0.3).astype(np.int8)
+    f, h = rng.standard_normal(300), rng.standard_normal(300)  # 300 distinct values of h
+    assert not isinstance(rankcore.resolve("objective", "prec@k-avg:10").bind(y).line(f, h), TopKLine)
+    h2 = np.sign(h)
+    assert not isinstance(rankcore.resolve("objective", "prec@k-max:10").bind(y).line(f, h2), TopKLine)
+    assert isinstance(rankcore.resolve("objective", "prec@k-avg:10").bind(y).line(f, h2), TopKLine)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_line_search_on_the_exact_line_finds_the_same_step(kind):
+    """Same minimizer within tolerance as the generic line, and φ never increases."""
+    rng = np.random.default_rng(1)
+    for trial in range(8):
+        n = 400
+        y = (rng.random(n) < 0.25).astype(np.int8)
+        f = rng.standard_normal(n)
+        h = np.where(rng.random(n) < 0.5, -1.0, 1.0) * (1 + (rng.random(n) < 0.3))  # a few values, as a stump/tree
+        k = int(y.sum()) if kind == "struct" else int(rng.integers(1, 60))
+        bound = rankcore.resolve("objective", f"prec@k-{kind}:{k}").bind(y)
+        fast = line_search(bound.line(f, h), log_value=False)
+        slow = line_search(BoundObjective.line(bound, f, h), log_value=False)
+        phi0 = bound.value(f)
+        assert bound.value(f + fast.alpha * h) <= phi0 + 1e-12
+        assert fast.value == pytest.approx(slow.value, abs=1e-9)
+        if kind != "ramp":  # convex: the minimum value is unique (the minimizer may be a segment)
+            assert bound.value(f + fast.alpha * h) == pytest.approx(bound.value(f + slow.alpha * h), abs=1e-9)
+
+
+def test_boosting_same_model_with_exact_and_generic_line():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((600, 5))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(600) > 0.8).astype(int)
+
+    def fit():
+        return rankcore.boost(objective="prec@k-avg:0.1", n_iter=15, random_state=0, n_jobs=1).fit(X, y)
+
+    fast = fit()
+    _SurrogateBound.exact_line = False
+    try:
+        slow = fit()
+    finally:
+        _SurrogateBound.exact_line = True
+    a, b = fast.decision_function(X), slow.decision_function(X)
+    auc = rankcore.resolve("metric", "auc")
+    assert abs(auc(y, a) - auc(y, b)) < 0.02
+    assert fast.n_iter_ > 5
+    assert np.all(np.diff(fast.objective_values_) <= 1e-12)  # the objective never increases
+    assert fast.objective_values_[-1] == pytest.approx(slow.objective_values_[-1], abs=0.02)
