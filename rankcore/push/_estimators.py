@@ -119,11 +119,16 @@ class _BaseBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _check_X(self, X, *, reset: bool) -> np.ndarray:
+    def _allow_nan(self, learner=None) -> bool:
+        """The learner handles missing values (``allow_nan``, e.g. trees): NaN is then accepted in X."""
+        learner = learner if learner is not None else getattr(self, "_learner", None)
+        return bool(getattr(learner, "allow_nan", False))
+
+    def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         validate_data(self, X, reset=reset, skip_check_array=True)
         arr = np.asarray(X) if not hasattr(X, "toarray") else X
         dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
-        X_arr = check_matrix(X, name="X", dtype=dtype)
+        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._allow_nan(learner))
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -171,7 +176,7 @@ class _BaseBoost(BaseEstimator):
         self._validate_common()
         user_callbacks = check_callbacks(callbacks)
         objective, learner = self._resolve_components()
-        X_arr = self._check_X(X, reset=True)
+        X_arr = self._check_X(X, reset=True, learner=learner)
         y_clean, classes = self._check_target(objective, y, X_arr.shape[0])
         w = None if sample_weight is None else check_sample_weight(sample_weight, X_arr.shape[0])
         if w is not None and not objective.supports_sample_weight:
@@ -274,7 +279,8 @@ class _BaseBoost(BaseEstimator):
     def _check_eval_set(self, eval_set, objective, classes):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64)
+        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64,
+                             allow_nan=self._allow_nan(self._resolve_components()[1]))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -316,10 +322,31 @@ class _BaseBoost(BaseEstimator):
         -------
         ndarray of float64, shape (n_samples,)
         """
+        predict_sum = getattr(getattr(self, "_learner", None), "predict_sum", None)
+        if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
+            check_is_fitted(self)
+            X_arr = self._check_X(X, reset=False)
+            return predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
         scores = None
         for scores in self._staged(X):
             pass
         return scores
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
+
+        All zeros when no tree was grown.
+        """
+        check_is_fitted(self)
+        if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
+            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
+                                 f"gains (use a tree learner)")
+        total = np.zeros(int(self.n_features_in_))
+        for ranker in self.rankers_:
+            total += ranker.importances(total.shape[0])
+        s = total.sum()
+        return total / s if s > 0 else total
 
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
         """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""

@@ -1,0 +1,209 @@
+"""Histogram regression-tree kernels of the ``trees`` learner.
+
+Design
+------
+A. Bin codes are uint8, stored feature-major (d, n) as for ``stumps``: code
+   c = #{edges of j < x} in [0, 254] (at most 254 edges), and NaN gets the
+   reserved code ``NAN_CODE`` = 255.  A split (j, b) sends a row right iff
+   c > b, i.e. iff x > edges[b]: training (codes) and prediction (raw values)
+   route every row the same way, exactly.
+B. Rows are partitioned per node as in LightGBM: every block keeps a
+   permutation ``idx`` of its rows in which each node owns a contiguous range
+   [start, end).  Splitting a node is a stable in-place partition of its
+   range (``partition``), so a node's rows stay in increasing order and the
+   histogram of a node costs O(rows in node × features), not O(n × d).
+C. ``node_histogram`` first gathers the node's gradient and Hessian into
+   contiguous buffers (one random access per row instead of one per row and
+   feature), then builds the (g, h, count) histogram of every feature in
+   parallel over features (prange).  Each feature's bins are summed by one
+   thread in the node's row order: the result does not depend on
+   ``n_threads``.  The sibling's histogram is the parent's minus this one
+   (done by the caller, in NumPy, on (d, 256, 3) arrays).
+D. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
+   and block by the caller; no kernel allocates memory proportional to n·d.
+E. ``predict_trees`` walks a list of trees for each row, in parallel over
+   rows (static schedule), accumulating Σ_t α_t v_t(x) in tree order -- the
+   same floating-point operations, in the same order, as adding the trees'
+   predictions one after another, so it equals that sum bitwise.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport isnan
+from libc.stdint cimport uint8_t, int32_t
+
+from rankcore._parallel cimport threads_for
+
+import numpy as np
+
+ctypedef fused real_t:
+    float
+    double
+
+#: The bin code of a missing value (NaN).
+NAN_CODE = 255
+cdef enum:
+    C_NAN_CODE = 255
+
+
+def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
+           const double[::1] edges,             # IN  concatenated sorted edges of every feature
+           const Py_ssize_t[::1] offsets,       # IN  (d + 1,) feature j's edges: edges[offsets[j]:offsets[j+1]]
+           uint8_t[:, ::1] codes,               # OUT (d, n) #{edges of j < x}, or NAN_CODE for NaN
+           int n_threads=1):
+    """Bin codes of every value, NaN → ``NAN_CODE``.  O(n·d·log B) time, no extra memory."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, lo, hi, mid, base
+    cdef double x
+    n_threads = threads_for(<double> n * d, n_threads, 65536.0)
+    with nogil:
+        for j in prange(d, schedule="static", num_threads=n_threads):
+            base = offsets[j]
+            for r in range(n):
+                x = X[r, j]
+                if isnan(x):
+                    codes[j, r] = C_NAN_CODE
+                    continue
+                lo = 0
+                hi = offsets[j + 1] - base
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if edges[base + mid] < x:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                codes[j, r] = <uint8_t> lo
+
+
+def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
+                   const double[::1] g,           # IN  (n,) gradient of the block's rows
+                   const double[::1] h,           # IN  (n,) Hessian (or weight) of the block's rows
+                   const int32_t[::1] idx,        # IN  (n,) row permutation; the node owns idx[start:end]
+                   Py_ssize_t start, Py_ssize_t end,
+                   double[::1] og,                # SCRATCH (n,) gathered gradient
+                   double[::1] oh,                # SCRATCH (n,) gathered Hessian
+                   double[:, :, ::1] hist,        # OUT (d, 256, 3) Σg, Σh, count per (feature, code); zeroed here
+                   int n_threads=1):
+    """(g, h, count) histogram of the rows idx[start:end], per feature and bin code.
+
+    O(m·d) time for m = end − start rows, O(d·256) output, no allocation.
+    Parallel over features; each feature summed in row order by one thread
+    (bitwise independent of ``n_threads``).
+    """
+    cdef Py_ssize_t d = codes.shape[0], m = end - start, i, j, r
+    cdef int T
+    cdef uint8_t c
+    cdef const uint8_t* col
+    cdef double* hj
+    hist[:, :, :] = 0.0
+    if m <= 0:
+        return
+    with nogil:
+        for i in range(m):
+            r = idx[start + i]
+            og[i] = g[r]
+            oh[i] = h[r]
+        T = threads_for(<double> m * d, n_threads, 131072.0)
+        if T > d:
+            T = <int> d
+        for j in prange(d, schedule="static", num_threads=T):
+            col = &codes[j, 0]
+            hj = &hist[j, 0, 0]
+            for i in range(m):
+                c = col[idx[start + i]]
+                hj[3 * c] += og[i]
+                hj[3 * c + 1] += oh[i]
+                hj[3 * c + 2] += 1.0
+
+
+def partition(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
+              int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
+              int32_t[::1] scratch,          # SCRATCH (n,)
+              Py_ssize_t start, Py_ssize_t end,
+              Py_ssize_t feature, Py_ssize_t bin, bint nan_left):
+    """Stable partition of idx[start:end]: rows going left (code ≤ bin, or NaN when ``nan_left``) first.
+
+    Returns the number of rows going left.  O(m) time, no allocation.
+    """
+    cdef Py_ssize_t i, r, nl = 0, nr = 0
+    cdef uint8_t c
+    cdef bint left
+    with nogil:
+        for i in range(start, end):
+            r = idx[i]
+            c = codes[feature, r]
+            if c == C_NAN_CODE:
+                left = nan_left
+            else:
+                left = c <= bin
+            if left:
+                idx[start + nl] = <int32_t> r
+                nl += 1
+            else:
+                scratch[nr] = <int32_t> r
+                nr += 1
+        for i in range(nr):
+            idx[start + nl + i] = scratch[i]
+    return nl
+
+
+def predict_codes(const uint8_t[:, ::1] codes,    # IN  (d, n) bin codes
+                  const int32_t[::1] feature,     # IN  (nodes,) split feature
+                  const int32_t[::1] bins,        # IN  (nodes,) split bin: right iff code > bin
+                  const uint8_t[::1] nan_left,    # IN  (nodes,) NaN goes left
+                  const int32_t[::1] left,        # IN  (nodes,) left child, −1 at a leaf
+                  const int32_t[::1] right,       # IN  (nodes,) right child
+                  const double[::1] value,        # IN  (nodes,) leaf value
+                  double[::1] out,                # OUT (n,)
+                  int n_threads=1):
+    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
+    cdef Py_ssize_t n = codes.shape[1], r, node
+    cdef uint8_t c
+    n_threads = threads_for(<double> n, n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            node = 0
+            while left[node] >= 0:
+                c = codes[feature[node], r]
+                if c == C_NAN_CODE:
+                    node = left[node] if nan_left[node] else right[node]
+                elif c > bins[node]:
+                    node = right[node]
+                else:
+                    node = left[node]
+            out[r] = value[node]
+
+
+def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
+                  const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
+                  const double[::1] threshold,    # IN  right iff x > threshold
+                  const uint8_t[::1] nan_left,    # IN  NaN goes left
+                  const int32_t[::1] left,        # IN  left child (index within the tree), −1 at a leaf
+                  const int32_t[::1] right,       # IN  right child
+                  const double[::1] value,        # IN  leaf values
+                  const Py_ssize_t[::1] roots,    # IN  (T,) offset of each tree's node 0
+                  const double[::1] alpha,        # IN  (T,) coefficient of each tree
+                  double[::1] out,                # OUT (n,) Σ_t α_t v_t(x), summed in tree order
+                  int n_threads=1):
+    """Σ_t α_t h_t(x) for every row.  O(n·Σ_t depth_t) time, no allocation, parallel over rows.
+
+    Per row the sum starts at 0 and adds α_t·v_t in tree order: bitwise the
+    result of ``s += alpha_t * tree_t.predict(X)`` tree after tree.
+    """
+    cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
+    cdef double s, x
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            s = 0.0
+            for t in range(T):
+                base = roots[t]
+                node = 0
+                while left[base + node] >= 0:
+                    x = X[r, feature[base + node]]
+                    if isnan(x):
+                        node = left[base + node] if nan_left[base + node] else right[base + node]
+                    elif x > threshold[base + node]:
+                        node = right[base + node]
+                    else:
+                        node = left[base + node]
+                s = s + alpha[t] * value[base + node]
+            out[r] = s
