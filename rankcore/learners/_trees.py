@@ -43,6 +43,8 @@ NAN_CODE = _tree_kernels.NAN_CODE
 N_SLOTS = 256
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
+#: Gains within this fraction of the largest term are ties, broken by the fixed candidate order.
+TIE_TOLERANCE = 1e-10
 #: Threshold of a split that sends every non-missing value left (NaN right).
 ALL_LEFT = float(np.finfo(np.float64).max)
 
@@ -307,6 +309,11 @@ class TreeSearch:
             self.splits[a] = self.splits[b] = None
 
     def result(self) -> Candidate | None:
+        """The tree, with derivative Σ_leaves G·v = Σ g h over the rows the search saw.
+
+        With row subsampling that is the sampled rows only (an estimate; the
+        driver uses it only to stop when it is ~0).
+        """
         nodes = self.nodes
         if len(nodes) <= 1:
             return None
@@ -353,14 +360,14 @@ class TreeSearch:
         if n_leaves >= lay.max_leaves:
             self.done = True
             return None
-        best_id, best = -1, None
-        for node_id in sorted(self.splits):          # ties: the smallest node id
-            split = self.splits[node_id]
-            if split is not None and (best is None or split.gain > best.gain):
-                best_id, best = node_id, split
-        if best is None:
+        live = {i: sp for i, sp in self.splits.items() if sp is not None}
+        if not live:
             self.done = True
             return None
+        top = max(sp.gain for sp in live.values())
+        # ties (within rounding): the smallest node id
+        best_id = min(i for i, sp in live.items() if sp.gain >= top - TIE_TOLERANCE * top)
+        best = live[best_id]
         del self.splits[best_id]
         parent = self.nodes[best_id]
         a, b = len(self.nodes), len(self.nodes) + 1
@@ -482,7 +489,8 @@ class TreeLayout(LearnerLayout):
         """The best split of a node from its summed (d, 256, 3) histogram; None when no split gains.
 
         Candidates: bins b < n_edges[j] with NaN left or right, and
-        b = n_edges[j] (every value left, NaN right).  Ties go to the first
+        b = n_edges[j] (every value left, NaN right).  Ties -- gains within
+        ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
         in the order (feature, bin, NaN left before NaN right).
         """
         lam = self.l2
@@ -511,9 +519,13 @@ class TreeLayout(LearnerLayout):
             gain = (L[..., 0] ** 2 / (L[..., 1] + lam) + R[..., 0] ** 2 / (R[..., 1] + lam)
                     - parent[:, None, None])
         gain = np.where(ok, gain, -np.inf)
-        flat = int(np.argmax(gain))
-        if not gain.flat[flat] > 0:
+        best = float(gain.max())
+        if not best > 0:
             return None
+        # near ties (within rounding of the terms) go to the first candidate, so that the
+        # choice does not depend on the order the histograms were summed in (blocks, Dask)
+        scale = max(best, float(np.max(np.where(np.isfinite(parent), parent, 0.0), initial=0.0)))
+        flat = int(np.argmax(gain >= best - TIE_TOLERANCE * scale))
         j, b, side = np.unravel_index(flat, gain.shape)
         return _Split(float(gain.flat[flat]), int(j), int(b), bool(side == 0),
                       tuple(float(v) for v in L[j, b, side]), tuple(float(v) for v in R[j, b, side]))
@@ -597,8 +609,10 @@ class Trees(Learner):
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
         Parameter("bin_subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
     )
-    examples = ("trees", "trees:max_leaves=63,learning_rate=0.05", "trees:max_leaves=7,subsample=0.5")
+    # (the contract's derivative check needs every row: subsample < 1 sums over the sampled rows only)
+    examples = ("trees", "trees:max_leaves=63,learning_rate=0.05", "trees:max_leaves=7,max_depth=2,l2=1,colsample=0.5")
     allow_nan = True
+    bounded = False
 
     def _validate(self) -> None:
         for name in ("learning_rate", "min_child_weight", "l2"):

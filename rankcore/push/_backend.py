@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners._base import LearnerLayout, WeakRanker
+from ..learners._base import LearnerLayout, WeakRanker, multi_pass_search
 from ..objectives._base import BoundObjective, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
@@ -225,16 +225,9 @@ class InMemoryBackend:
         hands the sum back to the search.
         """
         grads, hess = self.gradient_and_curvature(state)
-        search = self.layout.begin_search()
-        while (request := search.next_request()) is not None:
-            total = None
-            for enc, g, h in zip(self.encoded, grads, hess):
-                part = self.layout.block_pass(enc, g, h, request, n_threads=self.n_threads)
-                if part is not None:
-                    total = part if total is None else total + part
-            search.receive(total)
+        candidate = multi_pass_search(self.layout, self.encoded, grads, hess, n_threads=self.n_threads)
         self._grad_cache = (state, grads)
-        return search.result()
+        return candidate
 
     def line_function(self, state: ObjectiveState, ranker: WeakRanker):
         """α ↦ LinePoint along ``ranker`` from the current scores."""
