@@ -81,6 +81,8 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
             return None
         top = max(c[0] for c in candidates)
         scale = max(top, G ** 2 / (H + l2))
+        if top <= TIE_TOLERANCE * scale:
+            return None
         return next(c for c in candidates if c[0] >= top - TIE_TOLERANCE * scale)   # first of the ties
 
     nodes = [{"rows": np.arange(n), "depth": 0}]

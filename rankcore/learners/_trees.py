@@ -525,6 +525,8 @@ class TreeLayout(LearnerLayout):
         # near ties (within rounding of the terms) go to the first candidate, so that the
         # choice does not depend on the order the histograms were summed in (blocks, Dask)
         scale = max(best, float(np.max(np.where(np.isfinite(parent), parent, 0.0), initial=0.0)))
+        if best <= TIE_TOLERANCE * scale:
+            return None                      # the gain is rounding noise: nothing to split
         flat = int(np.argmax(gain >= best - TIE_TOLERANCE * scale))
         j, b, side = np.unravel_index(flat, gain.shape)
         return _Split(float(gain.flat[flat]), int(j), int(b), bool(side == 0),

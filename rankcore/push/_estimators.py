@@ -525,7 +525,11 @@ class _BaseBoost(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
+        try:
+            learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
+        except (TypeError, ValueError):
+            learner = None
+        tags.input_tags.allow_nan = self._allow_nan(learner) if learner is not None else False
         if self._task() != "graded":
             # Not a classifier (no predict), but a two-class target: ClassifierTags
             # with multi_class=False makes scikit-learn's checks send two classes.
