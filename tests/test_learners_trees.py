@@ -540,3 +540,35 @@ def test_tree_record_validation_directly():
                                 ("nan_left", ["x", 0, 0], "nan_left")]:
         with pytest.raises(ValueError, match=match):
             tree_arrays_from_state({**good, field: value})
+
+
+def test_cli_fit_and_compare_accept_trees(tmp_path):
+    import contextlib
+    import io
+
+    from rankcore.cli import main
+
+    X, y = _data(13, n=300, nan_fraction=0.0)
+    data = tmp_path / "data.csv"
+    with open(data, "w") as fh:
+        fh.write(",".join(f"x{j}" for j in range(X.shape[1])) + ",label\n")
+        for row, label in zip(X.tolist(), y.tolist()):
+            fh.write(",".join(map(repr, row)) + f",{label}\n")
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main([str(a) for a in argv])
+        return status, out.getvalue(), err.getvalue()
+
+    model_path = tmp_path / "m.json"
+    status, _, err = run("fit", data, "--label", "label", "--learner", "trees:max_leaves=7", "--n-iter", "6",
+                         "--out", model_path, "--progress", "lines")
+    assert status == 0, err
+    assert "iter 6/6" in err                                   # the progress shows the trees' iterations
+    model = rankcore.load_model(model_path)
+    assert model.learner_spec_.startswith("trees") and model.n_iter_ == 6
+    status, out, err = run("compare", data, "--label", "label", "--model", "push", "--learner", "stumps,trees",
+                           "--n-iter", "5", "--table-format", "json", "--no-plots")
+    assert status == 0, err
+    assert "trees" in out
