@@ -207,3 +207,109 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
                         node = left[base + node]
                 s = s + alpha[t] * value[base + node]
             out[r] = s
+
+
+def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, count per (feature, code) of a node
+               const Py_ssize_t[::1] n_edges,     # IN  (d,) candidate bins of each feature
+               const uint8_t[::1] feature_mask,   # IN  (d,) features this tree may split on
+               double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
+               double[::1] out):                  # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
+    """The best split of a node from its histogram; returns False when no split gains.
+
+    Candidates, in this order: feature j, bin b ≤ n_edges[j] (b = n_edges[j]
+    only with NaN right: every value left, NaN right), NaN left before NaN
+    right; a node without NaN has one direction (NaN to the side with more
+    rows).  Gain G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides
+    holding at least ``min_samples_leaf`` rows and ``min_child_weight``
+    curvature.  Gains within ``tie_tolerance`` × scale of the best (scale:
+    the largest of the best gain and the features' parent terms) are ties,
+    won by the first candidate; a best gain below that is no split.
+    O(d·256) time, two passes (the gains are recomputed identically), no
+    allocation.
+    """
+    cdef Py_ssize_t d = hist.shape[0], j, b, nb
+    cdef int side, pass_
+    cdef double best = -1.0, scale = 0.0, threshold = 0.0, gain, parent
+    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan, found = False
+    with nogil:
+        for pass_ in range(2):
+            for j in range(d):
+                ng = hist[j, C_NAN_CODE, 0]
+                nh = hist[j, C_NAN_CODE, 1]
+                nc = hist[j, C_NAN_CODE, 2]
+                tg = 0.0
+                th = 0.0
+                tc = 0.0
+                for b in range(C_NAN_CODE):         # the same order as a cumulative sum over the bins
+                    tg = tg + hist[j, b, 0]
+                    th = th + hist[j, b, 1]
+                    tc = tc + hist[j, b, 2]
+                tg = tg + ng
+                th = th + nh
+                tc = tc + nc
+                if pass_ == 0 and th + l2 > 0:
+                    parent = tg * tg / (th + l2)
+                    if parent > scale:
+                        scale = parent
+                if not feature_mask[j]:
+                    continue
+                parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+                has_nan = nc > 0
+                nb = n_edges[j]
+                if nb > C_NAN_CODE - 1:
+                    nb = C_NAN_CODE - 1
+                cg = 0.0
+                ch = 0.0
+                cc = 0.0
+                for b in range(nb + 1):
+                    cg = cg + hist[j, b, 0]
+                    ch = ch + hist[j, b, 1]
+                    cc = cc + hist[j, b, 2]
+                    for side in range(2):           # 0: NaN left, 1: NaN right
+                        if b == nb and (side == 0 or not has_nan):
+                            continue
+                        if not has_nan and (side == 0) != (cc >= tc - cc):
+                            continue
+                        if side == 0:
+                            lg = cg + ng
+                            lh = ch + nh
+                            lc = cc + nc
+                        else:
+                            lg = cg
+                            lh = ch
+                            lc = cc
+                        rg = tg - lg
+                        rh = th - lh
+                        rc = tc - lc
+                        if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
+                                or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
+                            continue
+                        gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+                        if pass_ == 0:
+                            if gain > best:
+                                best = gain
+                        elif gain >= threshold:
+                            out[0] = gain
+                            out[1] = <double> j
+                            out[2] = <double> b
+                            out[3] = 1.0 if side == 0 else 0.0
+                            out[4] = lg
+                            out[5] = lh
+                            out[6] = lc
+                            out[7] = rg
+                            out[8] = rh
+                            out[9] = rc
+                            found = True
+                            break
+                    if found:
+                        break
+                if found:
+                    break
+            if pass_ == 0:
+                if best > scale:
+                    scale = best
+                if not best > tie_tolerance * scale:
+                    break                           # no split, or a gain within rounding of 0
+                threshold = best - tie_tolerance * scale
+    return found

@@ -416,10 +416,7 @@ class TreeLayout(LearnerLayout):
             setattr(self, key, v)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self._rng = np.random.default_rng(random_state)
-        # candidate bin b of feature j is a real split iff b < n_edges[j]; b == n_edges[j] splits off NaN
-        b = np.arange(N_SLOTS - 1)[None, :]
-        self._valid = b < self.n_edges[:, None]
-        self._nan_only = b == self.n_edges[:, None]
+        self._split_out = np.empty(10)
 
     # -- encoding ------------------------------------------------------
     def encode(self, X, offset: int = 0):
@@ -438,11 +435,11 @@ class TreeLayout(LearnerLayout):
     def begin_search(self) -> TreeSearch:
         """A new tree: draws this tree's seed (row subsample) and feature subset."""
         seed = int(self._rng.integers(0, 2**62))
-        mask = np.ones(self.n_features, dtype=bool)
+        mask = np.ones(self.n_features, dtype=np.uint8)
         if self.colsample < 1.0 and self.n_features > 1:
             k = max(1, int(math.ceil(self.colsample * self.n_features)))
-            mask[:] = False
-            mask[self._rng.choice(self.n_features, size=k, replace=False)] = True
+            mask[:] = 0
+            mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
         return TreeSearch(self, seed, mask)
 
     def block_pass(self, block: TreeBlock, gradient: np.ndarray, hessian: np.ndarray, request: dict,
@@ -491,46 +488,15 @@ class TreeLayout(LearnerLayout):
         Candidates: bins b < n_edges[j] with NaN left or right, and
         b = n_edges[j] (every value left, NaN right).  Ties -- gains within
         ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
-        in the order (feature, bin, NaN left before NaN right).
+        in the order (feature, bin, NaN left before NaN right).  See
+        ``_tree_kernels.best_split`` (O(d·256)).
         """
-        lam = self.l2
-        nan = hist[:, NAN_CODE, :]                               # (d, 3)
-        cum = np.cumsum(hist[:, :NAN_CODE, :], axis=1)           # (d, 255, 3): bins ≤ b
-        total = cum[:, -1, :] + nan                              # (d, 3)
-        has_nan = nan[:, 2] > 0
-        # left children: [NaN left, NaN right], shape (d, 255, 2, 3)
-        L = np.stack([cum + nan[:, None, :], cum], axis=2)
-        R = total[:, None, None, :] - L
-        ok = ((L[..., 2] >= self.min_samples_leaf) & (R[..., 2] >= self.min_samples_leaf)
-              & (L[..., 1] >= self.min_child_weight) & (R[..., 1] >= self.min_child_weight)
-              & (L[..., 1] + lam > 0) & (R[..., 1] + lam > 0))
-        real = self._valid[:, :, None] | (self._nan_only[:, :, None] & np.array([False, True])[None, None, :]
-                                          & has_nan[:, None, None])
-        # without NaN at the node the two directions are the same split: keep the one
-        # sending NaN (unseen) to the side with more rows
-        more_left = L[..., 0, 2] >= R[..., 0, 2]                  # (d, 255) with NaN counted nowhere
-        direction = np.where(more_left[..., None], np.array([True, False]), np.array([False, True]))
-        real = real & (has_nan[:, None, None] | direction)
-        ok &= real & feature_mask[:, None, None]
-        if not ok.any():
+        out = self._split_out
+        if not _tree_kernels.best_split(hist, self.n_edges, feature_mask, float(self.min_samples_leaf),
+                                        float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, out):
             return None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            parent = total[:, 0] ** 2 / (total[:, 1] + lam)
-            gain = (L[..., 0] ** 2 / (L[..., 1] + lam) + R[..., 0] ** 2 / (R[..., 1] + lam)
-                    - parent[:, None, None])
-        gain = np.where(ok, gain, -np.inf)
-        best = float(gain.max())
-        if not best > 0:
-            return None
-        # near ties (within rounding of the terms) go to the first candidate, so that the
-        # choice does not depend on the order the histograms were summed in (blocks, Dask)
-        scale = max(best, float(np.max(np.where(np.isfinite(parent), parent, 0.0), initial=0.0)))
-        if best <= TIE_TOLERANCE * scale:
-            return None                      # the gain is rounding noise: nothing to split
-        flat = int(np.argmax(gain >= best - TIE_TOLERANCE * scale))
-        j, b, side = np.unravel_index(flat, gain.shape)
-        return _Split(float(gain.flat[flat]), int(j), int(b), bool(side == 0),
-                      tuple(float(v) for v in L[j, b, side]), tuple(float(v) for v in R[j, b, side]))
+        return _Split(float(out[0]), int(out[1]), int(out[2]), bool(out[3]),
+                      (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])))
 
     # -- single-pass entry points of the protocol: not used by trees ---
     def statistics(self, encoded, gradient, *, n_threads=1):
