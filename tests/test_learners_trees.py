@@ -219,14 +219,19 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     g, h = rng.normal(size=n), rng.random(n)
     idx = rng.permutation(n).astype(np.int32)
     start, end = sorted(rng.integers(0, n + 1, 2))
-    hist = np.full((d, 256, 3), np.nan)
-    _tree_kernels.node_histogram(codes, g, h, idx, start, end, np.empty(n), np.empty(n), hist, 2)
+    for identity, unit_h in [(False, False), (True, False), (False, True), (True, True)]:
+        hist = np.full((d, 256, 3), np.nan)
+        order = np.arange(n, dtype=np.int32) if identity else idx
+        hh = np.ones(n) if unit_h else h
+        _tree_kernels.node_histogram(codes, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
+                                     identity, unit_h)
+        rows = order[start:end].copy()
+        for j in range(d):
+            c = codes[j, rows]
+            np.testing.assert_allclose(hist[j, :, 0], np.bincount(c, g[rows], minlength=256), atol=1e-12)
+            np.testing.assert_allclose(hist[j, :, 1], np.bincount(c, hh[rows], minlength=256), atol=1e-12)
+            np.testing.assert_array_equal(hist[j, :, 2], np.bincount(c, minlength=256))
     rows = idx[start:end].copy()
-    for j in range(d):
-        c = codes[j, rows]
-        np.testing.assert_allclose(hist[j, :, 0], np.bincount(c, g[rows], minlength=256), atol=1e-12)
-        np.testing.assert_allclose(hist[j, :, 1], np.bincount(c, h[rows], minlength=256), atol=1e-12)
-        np.testing.assert_array_equal(hist[j, :, 2], np.bincount(c, minlength=256))
     # stable partition of idx[start:end] on feature 0 at bin 2
     nan_left = bool(rng.integers(0, 2))
     c = codes[0, rows]

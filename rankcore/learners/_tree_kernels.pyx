@@ -81,37 +81,115 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the 
                    double[::1] og,                # SCRATCH (n,) gathered gradient
                    double[::1] oh,                # SCRATCH (n,) gathered Hessian
                    double[:, :, ::1] hist,        # OUT (d, 256, 3) Σg, Σh, count per (feature, code); zeroed here
-                   int n_threads=1):
+                   int n_threads=1,
+                   bint identity=False,           # idx[start:end] is start..end-1 (the root): no gather
+                   bint unit_h=False):            # h is all ones: Σh is the count (not accumulated)
     """(g, h, count) histogram of the rows idx[start:end], per feature and bin code.
 
-    O(m·d) time for m = end − start rows, O(d·256) output, no allocation.
-    Parallel over features; each feature summed in row order by one thread
-    (bitwise independent of ``n_threads``).
+    O(m·d) time for m = end − start rows, O(d·256) output, no allocation
+    (12 KB of stack per thread).  Parallel over features; each feature is
+    summed by one thread in row order, alternating between two partial
+    histograms (even and odd rows: breaks the chain of dependent updates
+    when consecutive rows share a bin) added at the end -- bitwise
+    independent of ``n_threads``.
     """
     cdef Py_ssize_t d = codes.shape[0], m = end - start, i, j, r
     cdef int T
-    cdef uint8_t c
-    cdef const uint8_t* col
-    cdef double* hj
+    cdef const double* gg
+    cdef const double* hh
+    cdef const int32_t* rows = NULL
     hist[:, :, :] = 0.0
     if m <= 0:
         return
     with nogil:
-        for i in range(m):
-            r = idx[start + i]
-            og[i] = g[r]
-            oh[i] = h[r]
+        if identity:
+            gg = &g[start]
+            hh = &h[start]
+        else:
+            for i in range(m):
+                r = idx[start + i]
+                og[i] = g[r]
+            if not unit_h:
+                for i in range(m):
+                    oh[i] = h[idx[start + i]]
+            gg = &og[0]
+            hh = &oh[0]
+            rows = &idx[start]
         T = threads_for(<double> m * d, n_threads, 131072.0)
         if T > d:
             T = <int> d
         for j in prange(d, schedule="static", num_threads=T):
-            col = &codes[j, 0]
-            hj = &hist[j, 0, 0]
-            for i in range(m):
-                c = col[idx[start + i]]
-                hj[3 * c] += og[i]
-                hj[3 * c + 1] += oh[i]
-                hj[3 * c + 2] += 1.0
+            _feature_histogram(&codes[j, 0] + (start if identity else 0), rows, gg, hh, m, unit_h, &hist[j, 0, 0])
+        if unit_h:
+            for j in range(d):
+                for r in range(256):
+                    hist[j, r, 1] = hist[j, r, 2]
+
+
+cdef inline void _feature_histogram(const uint8_t* col, const int32_t* rows, const double* gg, const double* hh,
+                                    Py_ssize_t m, bint unit_h, double* hj) noexcept nogil:
+    """hj[3c] += g, hj[3c+1] += h, hj[3c+2] += 1 for the m rows (c = col[rows[i]], or col[i] without rows)."""
+    cdef double acc[2 * 768]
+    cdef Py_ssize_t i, k
+    cdef unsigned int c0, c1
+    for k in range(2 * 768):
+        acc[k] = 0.0
+    i = 0
+    if rows == NULL:
+        if unit_h:
+            while i + 2 <= m:
+                c0 = 3 * col[i]
+                c1 = 768 + 3 * col[i + 1]
+                acc[c0] += gg[i]
+                acc[c0 + 2] += 1.0
+                acc[c1] += gg[i + 1]
+                acc[c1 + 2] += 1.0
+                i = i + 2
+        else:
+            while i + 2 <= m:
+                c0 = 3 * col[i]
+                c1 = 768 + 3 * col[i + 1]
+                acc[c0] += gg[i]
+                acc[c0 + 1] += hh[i]
+                acc[c0 + 2] += 1.0
+                acc[c1] += gg[i + 1]
+                acc[c1 + 1] += hh[i + 1]
+                acc[c1 + 2] += 1.0
+                i = i + 2
+        if i < m:
+            c0 = 3 * col[i]
+            acc[c0] += gg[i]
+            acc[c0 + 1] += hh[i]
+            acc[c0 + 2] += 1.0
+    else:
+        if unit_h:
+            while i + 2 <= m:
+                c0 = 3 * col[rows[i]]
+                c1 = 768 + 3 * col[rows[i + 1]]
+                acc[c0] += gg[i]
+                acc[c0 + 2] += 1.0
+                acc[c1] += gg[i + 1]
+                acc[c1 + 2] += 1.0
+                i = i + 2
+        else:
+            while i + 2 <= m:
+                c0 = 3 * col[rows[i]]
+                c1 = 768 + 3 * col[rows[i + 1]]
+                acc[c0] += gg[i]
+                acc[c0 + 1] += hh[i]
+                acc[c0 + 2] += 1.0
+                acc[c1] += gg[i + 1]
+                acc[c1 + 1] += hh[i + 1]
+                acc[c1 + 2] += 1.0
+                i = i + 2
+        if i < m:
+            c0 = 3 * col[rows[i]]
+            acc[c0] += gg[i]
+            if not unit_h:
+                acc[c0 + 1] += hh[i]
+            acc[c0 + 2] += 1.0
+    for k in range(768):
+        hj[k] = acc[k] + acc[768 + k]
 
 
 def partition(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block

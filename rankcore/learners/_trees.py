@@ -227,6 +227,7 @@ class TreeBlock:
         self.ranges: dict[int, tuple[int, int]] = {}
         self.full = False            # the current tree's leaves cover every row (no row subsampling)
         self.tree_id = None
+        self.unit_h = None           # (curvature given, as float64, all ones?) of the current search
 
     @property
     def n_rows(self) -> int:
@@ -451,7 +452,11 @@ class TreeLayout(LearnerLayout):
         """
         T = self.n_threads if n_threads is None else int(n_threads)
         g = np.ascontiguousarray(gradient, dtype=np.float64)
-        h = np.ascontiguousarray(hessian, dtype=np.float64)
+        if block.unit_h is None or block.unit_h[0] is not hessian:
+            # a curvature of all ones (no weights, no Hessian) is the count: not accumulated
+            h = np.ascontiguousarray(hessian, dtype=np.float64)
+            block.unit_h = (hessian, h, bool(np.all(h == 1.0)))
+        h, unit_h = block.unit_h[1], block.unit_h[2]
         hist = np.empty((self.n_features, N_SLOTS, 3))
         if request["op"] == "root":
             n = block.n_rows
@@ -469,7 +474,8 @@ class TreeLayout(LearnerLayout):
                 block.full = True
             block.ranges = {0: (0, m)}
             block.tree_id = request["id"]
-            _tree_kernels.node_histogram(block.codes, g, h, block.idx, 0, m, block.og, block.oh, hist, T)
+            _tree_kernels.node_histogram(block.codes, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
+                                         m == n and self.subsample >= 1.0, unit_h)
             return hist
         start, end = block.ranges.pop(request["node"])
         nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end, request["feature"],
@@ -479,7 +485,7 @@ class TreeLayout(LearnerLayout):
         if not request["histogram"]:
             return None
         s, e = block.ranges[request["left_id"] if request["smaller"] == "left" else request["right_id"]]
-        _tree_kernels.node_histogram(block.codes, g, h, block.idx, s, e, block.og, block.oh, hist, T)
+        _tree_kernels.node_histogram(block.codes, g, h, block.idx, s, e, block.og, block.oh, hist, T, False, unit_h)
         return hist
 
     def best_split(self, hist: np.ndarray, feature_mask: np.ndarray) -> _Split | None:
