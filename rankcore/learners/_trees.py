@@ -216,10 +216,12 @@ class TreeBlock:
         The current tree's nodes' ranges in ``idx``.
     """
 
-    def __init__(self, codes: np.ndarray, offset: int = 0):
+    def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None):
         n = codes.shape[1]
         self.codes = codes
         self.offset = int(offset)
+        # the rows' positions in the training set (row subsampling draws by position)
+        self.row_ids = None if row_ids is None else np.asarray(row_ids, dtype=np.int64)
         self.idx = np.arange(n, dtype=np.int32)
         self.scratch = np.empty(n, dtype=np.int32)
         self.og = np.empty(n)
@@ -420,14 +422,19 @@ class TreeLayout(LearnerLayout):
         self._split_out = np.empty(10)
 
     # -- encoding ------------------------------------------------------
-    def encode(self, X, offset: int = 0):
+    def encode(self, X, offset: int = 0, row_ids: np.ndarray | None = None):
+        """Bin codes of a block (a :class:`TreeBlock` with its per-fit buffers).
+
+        ``offset`` is the training-set position of the block's first row, or
+        ``row_ids`` the position of every row (rows stored out of order).
+        """
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
         codes = np.empty((self.n_features, X.shape[0]), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
-        return TreeBlock(codes, offset)
+        return TreeBlock(codes, offset, row_ids)
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
@@ -461,7 +468,8 @@ class TreeLayout(LearnerLayout):
         if request["op"] == "root":
             n = block.n_rows
             if self.subsample < 1.0:
-                rows = np.arange(block.offset, block.offset + n, dtype=np.uint64)
+                rows = (block.row_ids if block.row_ids is not None
+                        else np.arange(block.offset, block.offset + n, dtype=np.int64))
                 keep = _splitmix(request["seed"], rows) < np.uint64(int(self.subsample * 2.0**64 - 1))
                 kept = np.flatnonzero(keep).astype(np.int32)
                 block.idx[: kept.shape[0]] = kept
@@ -596,12 +604,16 @@ class Trees(Learner):
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
-        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
-        edges = _tree_edges(np.asarray(X), self.max_bins, sample_weight, self.bin_subsample, rng)
+        edges = _tree_edges(np.asarray(X), self.max_bins, sample_weight, self.bin_subsample, random_state)
+        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
+
+    def layout_from_edges(self, edges: list[np.ndarray], *, random_state: Any = None,
+                          n_threads: int = 1) -> "TreeLayout":
+        """The layout for given bin edges (a distributed fit computes the edges from a sample)."""
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample")}
-        return TreeLayout(edges, params, random_state=rng, n_threads=n_threads)
+        return TreeLayout(edges, params, random_state=random_state, n_threads=n_threads)
 
     def ranker_from_state(self, state):
         return tree_arrays_from_state(state)
