@@ -152,7 +152,7 @@ def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
                                                          **params}.items())
     learner = resolve("learner", spec)
     layout = learner.prepare(X, random_state=seed)
-    codes = layout.encode(X).codes
+    codes = layout.encode(X).codes.T                 # feature-major view for the reference
     ref = reference_tree(codes, layout.n_edges, g, h, max_leaves=learner.max_leaves, max_depth=learner.max_depth,
                          min_samples_leaf=learner.min_samples_leaf, min_child_weight=learner.min_child_weight,
                          l2=learner.l2)
@@ -202,7 +202,7 @@ def test_trees_do_not_depend_on_threads_or_blocks():
 def test_kernel_encode_matches_searchsorted(dtype):
     X, _ = _data(1, n=500, dtype=dtype)
     layout = Trees(max_bins=16).prepare(X, random_state=0)
-    codes = layout.encode(X).codes
+    codes = layout.encode(X).codes.T
     for j in range(X.shape[1]):
         col = X[:, j].astype(np.float64)
         expected = np.where(np.isnan(col), NAN_CODE, np.searchsorted(layout.edges[j], col, side="left"))
@@ -216,6 +216,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 6, size=(d, n)).astype(np.uint8)
     codes[rng.random((d, n)) < 0.2] = NAN_CODE
+    row_major = np.ascontiguousarray(codes.T)           # the kernels' (n, d) layout
     g, h = rng.normal(size=n), rng.random(n)
     idx = rng.permutation(n).astype(np.int32)
     start, end = sorted(rng.integers(0, n + 1, 2))
@@ -223,7 +224,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
         hist = np.full((d, 256, 3), np.nan)
         order = np.arange(n, dtype=np.int32) if identity else idx
         hh = np.ones(n) if unit_h else h
-        _tree_kernels.node_histogram(codes, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
+        _tree_kernels.node_histogram(row_major, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
                                      identity, unit_h)
         rows = order[start:end].copy()
         for j in range(d):
@@ -237,7 +238,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     c = codes[0, rows]
     go_left = np.where(c == NAN_CODE, nan_left, c <= 2)
     before = idx.copy()
-    nl = _tree_kernels.partition(codes, idx, np.empty(n, np.int32), start, end, 0, 2, nan_left)
+    nl = _tree_kernels.partition(row_major, idx, np.empty(n, np.int32), start, end, 0, 2, nan_left)
     assert nl == go_left.sum()
     np.testing.assert_array_equal(idx[start:end], np.r_[rows[go_left], rows[~go_left]])
     np.testing.assert_array_equal(idx[:start], before[:start])

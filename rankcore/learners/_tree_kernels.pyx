@@ -2,7 +2,10 @@
 
 Design
 ------
-A. Bin codes are uint8, stored feature-major (d, n) as for ``stumps``: code
+A. Bin codes are uint8, stored **row-major** (n, d) (unlike ``stumps``): a
+   node's rows are visited in index order, and a row's d codes share a cache
+   line, where a feature-major layout costs one cache miss per row *and*
+   feature on large data.  Code
    c = #{edges of j < x} in [0, 254] (at most 254 edges), and NaN gets the
    reserved code ``NAN_CODE`` = 255.  A split (j, b) sends a row right iff
    c > b, i.e. iff x > edges[b]: training (codes) and prediction (raw values)
@@ -13,11 +16,12 @@ B. Rows are partitioned per node as in LightGBM: every block keeps a
    range (``partition``), so a node's rows stay in increasing order and the
    histogram of a node costs O(rows in node × features), not O(n × d).
 C. ``node_histogram`` first gathers the node's gradient and Hessian into
-   contiguous buffers (one random access per row instead of one per row and
-   feature), then builds the (g, h, count) histogram of every feature in
-   parallel over features (prange).  Each feature's bins are summed by one
-   thread in the node's row order: the result does not depend on
-   ``n_threads``.  The sibling's histogram is the parent's minus this one
+   contiguous buffers, then builds the (g, h, count) histogram of every
+   feature: the features are split into one contiguous group per thread
+   (prange over groups), and each thread walks the node's rows, updating its
+   features' histograms from the row's cache line.  Each feature's bins are
+   summed by one thread in the node's row order: the result does not depend
+   on ``n_threads``.  The sibling's histogram is the parent's minus this one
    (done by the caller, in NumPy, on (d, 256, 3) arrays).
 D. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
    and block by the caller; no kernel allocates memory proportional to n·d.
@@ -48,20 +52,20 @@ cdef enum:
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
            const double[::1] edges,             # IN  concatenated sorted edges of every feature
            const Py_ssize_t[::1] offsets,       # IN  (d + 1,) feature j's edges: edges[offsets[j]:offsets[j+1]]
-           uint8_t[:, ::1] codes,               # OUT (d, n) #{edges of j < x}, or NAN_CODE for NaN
+           uint8_t[:, ::1] codes,               # OUT (n, d) #{edges of j < x}, or NAN_CODE for NaN
            int n_threads=1):
-    """Bin codes of every value, NaN → ``NAN_CODE``.  O(n·d·log B) time, no extra memory."""
+    """Bin codes of every value, NaN → ``NAN_CODE``.  O(n·d·log B) time, no extra memory; parallel over rows."""
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, lo, hi, mid, base
     cdef double x
     n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
-        for j in prange(d, schedule="static", num_threads=n_threads):
-            base = offsets[j]
-            for r in range(n):
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for j in range(d):
                 x = X[r, j]
                 if isnan(x):
-                    codes[j, r] = C_NAN_CODE
+                    codes[r, j] = C_NAN_CODE
                     continue
+                base = offsets[j]
                 lo = 0
                 hi = offsets[j + 1] - base
                 while lo < hi:
@@ -70,10 +74,10 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
                         lo = mid + 1
                     else:
                         hi = mid
-                codes[j, r] = <uint8_t> lo
+                codes[r, j] = <uint8_t> lo
 
 
-def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
+def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
                    const double[::1] g,           # IN  (n,) gradient of the block's rows
                    const double[::1] h,           # IN  (n,) Hessian (or weight) of the block's rows
                    const int32_t[::1] idx,        # IN  (n,) row permutation; the node owns idx[start:end]
@@ -86,14 +90,13 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the 
                    bint unit_h=False):            # h is all ones: Σh is the count (not accumulated)
     """(g, h, count) histogram of the rows idx[start:end], per feature and bin code.
 
-    O(m·d) time for m = end − start rows, O(d·256) output, no allocation
-    (12 KB of stack per thread).  Parallel over features; each feature is
-    summed by one thread in row order, alternating between two partial
-    histograms (even and odd rows: breaks the chain of dependent updates
-    when consecutive rows share a bin) added at the end -- bitwise
-    independent of ``n_threads``.
+    O(m·d) time for m = end − start rows, O(d·256) output, no allocation.
+    The features are split into one contiguous group per thread; each
+    thread walks the rows in order and updates its group's histograms, so
+    every feature is summed in row order by one thread: bitwise independent
+    of ``n_threads``.
     """
-    cdef Py_ssize_t d = codes.shape[0], m = end - start, i, j, r
+    cdef Py_ssize_t d = codes.shape[1], m = end - start, i, j, r, t
     cdef int T
     cdef const double* gg
     cdef const double* hh
@@ -107,8 +110,7 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the 
             hh = &h[start]
         else:
             for i in range(m):
-                r = idx[start + i]
-                og[i] = g[r]
+                og[i] = g[idx[start + i]]
             if not unit_h:
                 for i in range(m):
                     oh[i] = h[idx[start + i]]
@@ -118,81 +120,42 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the 
         T = threads_for(<double> m * d, n_threads, 131072.0)
         if T > d:
             T = <int> d
-        for j in prange(d, schedule="static", num_threads=T):
-            _feature_histogram(&codes[j, 0] + (start if identity else 0), rows, gg, hh, m, unit_h, &hist[j, 0, 0])
+        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+            _group_histogram(&codes[0, 0], d, (t * d) // T, ((t + 1) * d) // T, rows, start, gg, hh, m, unit_h,
+                             &hist[0, 0, 0])
         if unit_h:
             for j in range(d):
                 for r in range(256):
                     hist[j, r, 1] = hist[j, r, 2]
 
 
-cdef inline void _feature_histogram(const uint8_t* col, const int32_t* rows, const double* gg, const double* hh,
-                                    Py_ssize_t m, bint unit_h, double* hj) noexcept nogil:
-    """hj[3c] += g, hj[3c+1] += h, hj[3c+2] += 1 for the m rows (c = col[rows[i]], or col[i] without rows)."""
-    cdef double acc[2 * 768]
-    cdef Py_ssize_t i, k
-    cdef unsigned int c0, c1
-    for k in range(2 * 768):
-        acc[k] = 0.0
-    i = 0
-    if rows == NULL:
+cdef inline void _group_histogram(const uint8_t* codes, Py_ssize_t d, Py_ssize_t j0, Py_ssize_t j1,
+                                  const int32_t* rows, Py_ssize_t start, const double* gg, const double* hh,
+                                  Py_ssize_t m, bint unit_h, double* hist) noexcept nogil:
+    """Histograms of features [j0, j1) over m rows (row rows[i], or start + i without rows), in row order."""
+    cdef Py_ssize_t i, j, r
+    cdef const uint8_t* row
+    cdef double* hp
+    cdef double gv, hv
+    for i in range(m):
+        r = rows[i] if rows != NULL else start + i
+        row = codes + r * d
+        gv = gg[i]
         if unit_h:
-            while i + 2 <= m:
-                c0 = 3 * col[i]
-                c1 = 768 + 3 * col[i + 1]
-                acc[c0] += gg[i]
-                acc[c0 + 2] += 1.0
-                acc[c1] += gg[i + 1]
-                acc[c1 + 2] += 1.0
-                i = i + 2
+            for j in range(j0, j1):
+                hp = hist + (j * 256 + row[j]) * 3
+                hp[0] += gv
+                hp[2] += 1.0
         else:
-            while i + 2 <= m:
-                c0 = 3 * col[i]
-                c1 = 768 + 3 * col[i + 1]
-                acc[c0] += gg[i]
-                acc[c0 + 1] += hh[i]
-                acc[c0 + 2] += 1.0
-                acc[c1] += gg[i + 1]
-                acc[c1 + 1] += hh[i + 1]
-                acc[c1 + 2] += 1.0
-                i = i + 2
-        if i < m:
-            c0 = 3 * col[i]
-            acc[c0] += gg[i]
-            acc[c0 + 1] += hh[i]
-            acc[c0 + 2] += 1.0
-    else:
-        if unit_h:
-            while i + 2 <= m:
-                c0 = 3 * col[rows[i]]
-                c1 = 768 + 3 * col[rows[i + 1]]
-                acc[c0] += gg[i]
-                acc[c0 + 2] += 1.0
-                acc[c1] += gg[i + 1]
-                acc[c1 + 2] += 1.0
-                i = i + 2
-        else:
-            while i + 2 <= m:
-                c0 = 3 * col[rows[i]]
-                c1 = 768 + 3 * col[rows[i + 1]]
-                acc[c0] += gg[i]
-                acc[c0 + 1] += hh[i]
-                acc[c0 + 2] += 1.0
-                acc[c1] += gg[i + 1]
-                acc[c1 + 1] += hh[i + 1]
-                acc[c1 + 2] += 1.0
-                i = i + 2
-        if i < m:
-            c0 = 3 * col[rows[i]]
-            acc[c0] += gg[i]
-            if not unit_h:
-                acc[c0 + 1] += hh[i]
-            acc[c0 + 2] += 1.0
-    for k in range(768):
-        hj[k] = acc[k] + acc[768 + k]
+            hv = hh[i]
+            for j in range(j0, j1):
+                hp = hist + (j * 256 + row[j]) * 3
+                hp[0] += gv
+                hp[1] += hv
+                hp[2] += 1.0
 
 
-def partition(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
+def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
               int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
               int32_t[::1] scratch,          # SCRATCH (n,)
               Py_ssize_t start, Py_ssize_t end,
@@ -207,7 +170,7 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
     with nogil:
         for i in range(start, end):
             r = idx[i]
-            c = codes[feature, r]
+            c = codes[r, feature]
             if c == C_NAN_CODE:
                 left = nan_left
             else:
@@ -223,7 +186,7 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (d, n) bin codes of the block
     return nl
 
 
-def predict_codes(const uint8_t[:, ::1] codes,    # IN  (d, n) bin codes
+def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, d) bin codes
                   const int32_t[::1] feature,     # IN  (nodes,) split feature
                   const int32_t[::1] bins,        # IN  (nodes,) split bin: right iff code > bin
                   const uint8_t[::1] nan_left,    # IN  (nodes,) NaN goes left
@@ -233,14 +196,14 @@ def predict_codes(const uint8_t[:, ::1] codes,    # IN  (d, n) bin codes
                   double[::1] out,                # OUT (n,)
                   int n_threads=1):
     """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
-    cdef Py_ssize_t n = codes.shape[1], r, node
+    cdef Py_ssize_t n = codes.shape[0], r, node
     cdef uint8_t c
     n_threads = threads_for(<double> n, n_threads, 65536.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             node = 0
             while left[node] >= 0:
-                c = codes[feature[node], r]
+                c = codes[r, feature[node]]
                 if c == C_NAN_CODE:
                     node = left[node] if nan_left[node] else right[node]
                 elif c > bins[node]:

@@ -206,7 +206,8 @@ class TreeBlock:
 
     Attributes
     ----------
-    codes : uint8 array (d, n)
+    codes : uint8 array (n, d)
+        Row-major (see ``_tree_kernels``).
     idx, scratch : int32 arrays (n,)
         The row permutation (each node owns a contiguous range) and the
         partition's scratch space.
@@ -217,7 +218,7 @@ class TreeBlock:
     """
 
     def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None):
-        n = codes.shape[1]
+        n = codes.shape[0]
         self.codes = codes
         self.offset = int(offset)
         # the rows' positions in the training set (row subsampling draws by position)
@@ -233,7 +234,12 @@ class TreeBlock:
 
     @property
     def n_rows(self) -> int:
-        return int(self.codes.shape[1])
+        return int(self.codes.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: codes and the per-fit buffers (d + 24 per row)."""
+        return int(self.codes.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes + self.oh.nbytes)
 
 
 def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
@@ -432,7 +438,7 @@ class TreeLayout(LearnerLayout):
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
-        codes = np.empty((self.n_features, X.shape[0]), dtype=np.uint8)
+        codes = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
         return TreeBlock(codes, offset, row_ids)
 
