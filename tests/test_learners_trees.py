@@ -50,6 +50,7 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
     """
     d, n = codes.shape
     feature_mask = np.ones(d, bool) if feature_mask is None else feature_mask
+    min_child_weight = min_child_weight * h.sum() / n          # in units of the mean curvature
 
     def best_split(rows):
         G, H = g[rows].sum(), h[rows].sum()

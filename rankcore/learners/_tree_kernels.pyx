@@ -39,6 +39,20 @@ from rankcore._parallel cimport threads_for
 
 import numpy as np
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define RC_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define RC_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void RC_PREFETCH(const void* p) noexcept nogil
+
+cdef enum:
+    AHEAD = 16          # rows prefetched ahead when the node's rows are not contiguous
+
+
 ctypedef fused real_t:
     float
     double
@@ -110,9 +124,13 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the 
             hh = &h[start]
         else:
             for i in range(m):
+                if i + AHEAD < m:
+                    RC_PREFETCH(&g[idx[start + i + AHEAD]])
                 og[i] = g[idx[start + i]]
             if not unit_h:
                 for i in range(m):
+                    if i + AHEAD < m:
+                        RC_PREFETCH(&h[idx[start + i + AHEAD]])
                     oh[i] = h[idx[start + i]]
             gg = &og[0]
             hh = &oh[0]
@@ -138,7 +156,12 @@ cdef inline void _group_histogram(const uint8_t* codes, Py_ssize_t d, Py_ssize_t
     cdef double* hp
     cdef double gv, hv
     for i in range(m):
-        r = rows[i] if rows != NULL else start + i
+        if rows != NULL:
+            r = rows[i]
+            if i + AHEAD < m:          # the node's rows are scattered: fetch a later row's codes now
+                RC_PREFETCH(codes + rows[i + AHEAD] * d + j0)
+        else:
+            r = start + i
         row = codes + r * d
         gv = gg[i]
         if unit_h:
@@ -170,6 +193,8 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
     with nogil:
         for i in range(start, end):
             r = idx[i]
+            if i + AHEAD < end:
+                RC_PREFETCH(&codes[idx[i + AHEAD], feature])
             c = codes[r, feature]
             if c == C_NAN_CODE:
                 left = nan_left

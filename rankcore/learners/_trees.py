@@ -281,6 +281,7 @@ class TreeSearch:
         self.hists: dict[int, np.ndarray] = {}
         self.pending: dict | None = {"op": "root", "seed": self.seed, "id": self.seed}
         self.splits: dict[int, _Split | None] = {}
+        self.min_weight = 0.0
         self.done = False
 
     # -- protocol ------------------------------------------------------
@@ -301,6 +302,8 @@ class TreeSearch:
             if C <= 0 or not self.layout.n_features:
                 self.done = True
                 return
+            # min_child_weight counts average rows: objectives normalize their curvature differently
+            self.min_weight = self.layout.min_child_weight * (H / C)
             self.hists[0] = total
             self._consider(0)
             return
@@ -359,7 +362,7 @@ class TreeSearch:
             self.splits[node_id] = None
             self.hists.pop(node_id, None)
             return
-        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask)
+        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight)
         if self.splits[node_id] is None:
             self.hists.pop(node_id, None)
 
@@ -502,7 +505,7 @@ class TreeLayout(LearnerLayout):
         _tree_kernels.node_histogram(block.codes, g, h, block.idx, s, e, block.og, block.oh, hist, T, False, unit_h)
         return hist
 
-    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray) -> _Split | None:
+    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None) -> _Split | None:
         """The best split of a node from its summed (d, 256, 3) histogram; None when no split gains.
 
         Candidates: bins b < n_edges[j] with NaN left or right, and
@@ -513,7 +516,8 @@ class TreeLayout(LearnerLayout):
         """
         out = self._split_out
         if not _tree_kernels.best_split(hist, self.n_edges, feature_mask, float(self.min_samples_leaf),
-                                        float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, out):
+                                        float(self.min_child_weight if min_weight is None else min_weight),
+                                        float(self.l2), TIE_TOLERANCE, out):
             return None
         return _Split(float(out[0]), int(out[1]), int(out[2]), bool(out[3]),
                       (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])))
@@ -588,7 +592,8 @@ class Trees(Learner):
                   doc="shrinkage of each tree's step"),
         Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none)"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
-        Parameter("min_child_weight", float, default=1e-3, minimum=0.0, doc="sum of Hessians per leaf, at least"),
+        Parameter("min_child_weight", float, default=1e-3, minimum=0.0,
+                  doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature"),
         Parameter("l2", float, default=0.0, minimum=0.0, doc="L2 penalty of the leaf values"),
         Parameter("subsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of rows per tree"),
