@@ -139,6 +139,7 @@ class Shard:
         self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
         self._h: tuple[Any, list[np.ndarray]] | None = None
         self._grads: tuple[int, list[np.ndarray]] | None = None
+        self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
         # pairwise fallback: the positives of every shard, and this shard's part of the gradient
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
