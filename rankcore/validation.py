@@ -236,7 +236,8 @@ def check_k(k: Any, n: int, *, name: str = "k") -> int:
 
 
 def check_matrix(
-    X: Any, *, name: str = "X", dtype: Any = np.float64, accept_sparse: bool = False, min_rows: int = 1
+    X: Any, *, name: str = "X", dtype: Any = np.float64, accept_sparse: bool = False, min_rows: int = 1,
+    allow_nan: bool = False,
 ) -> Any:
     """Validate a 2-D feature matrix of finite numbers.
 
@@ -251,6 +252,9 @@ def check_matrix(
         Accept a scipy.sparse matrix and return it as CSR.
     min_rows : int
         Minimum number of rows.
+    allow_nan : bool, default False
+        Accept NaN (missing values, for learners that handle them); infinite
+        values are refused either way.
 
     Returns
     -------
@@ -273,7 +277,12 @@ def check_matrix(
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise ValueError(_shape_message(name, arr.shape, min_rows))
     arr = np.ascontiguousarray(arr, dtype=dtype)
-    _check_finite(arr, name)
+    if allow_nan:
+        if arr.dtype.kind == "f" and np.isinf(arr).any():
+            first = int(np.flatnonzero(np.isinf(arr).ravel())[0])
+            raise ValueError(f"{name}: expected numbers or NaN, got infinite values (first at flat index {first})")
+    else:
+        _check_finite(arr, name)
     return arr
 
 

@@ -221,5 +221,5 @@ def test_learner_specs():
     assert resolve("learner", "stumps:max_bins=300").max_bins == 300
     with pytest.raises(SpecError, match="max_bins must be an integer >= 2"):
         resolve("learner", "stumps:max_bins=1")
-    with pytest.raises(SpecError, match="unknown learner 'trees'"):
-        resolve("learner", "trees")
+    with pytest.raises(SpecError, match="unknown learner 'forest'"):
+        resolve("learner", "forest")

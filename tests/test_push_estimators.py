@@ -39,7 +39,9 @@ def _expected_failed_checks(estimator):
      RankBoost(learner="features", n_iter=8, n_jobs=1), PushBoost(loss="hinge", price="pow:2", n_iter=5, n_jobs=1),
      PushBoost(learner="thresholds", price="exp:0.5", n_iter=5, n_jobs=1),
      # a non-smooth objective: the tie-break offset (random_state) keeps fits idempotent and deterministic
-     PushBoost(objective="prec@k-avg:0.2", n_iter=8, n_jobs=1)],
+     PushBoost(objective="prec@k-avg:0.2", n_iter=8, n_jobs=1),
+     # trees accept NaN (allow_nan tag) and are real-valued weak rankers
+     PushBoost(learner="trees:max_leaves=7,min_samples_leaf=2", n_iter=5, n_jobs=1)],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_push_estimators_are_sklearn_compatible(estimator, check):
@@ -108,7 +110,7 @@ def test_any_two_labels_the_greater_is_relevant():
     ({"price": "pow:x"}, r"price 'pow': p must be a number >= 1 and <= 1e\+06, got 'x'"),
     ({"loss": "hing"}, r"unknown loss 'hing'"),
     ({"loss": 3}, r"loss: expected a loss spec string"),
-    ({"learner": "trees"}, r"unknown learner 'trees'"),
+    ({"learner": "forest"}, r"unknown learner 'forest'"),
     ({"objective": "push:hinge,pow:2", "price": "pow:8"}, r"replaces loss and price"),
     ({"objective": "nope"}, r"unknown objective 'nope'"),
     ({"learner": "features", "thresholds": [[0.0]] * 5}, r"does not use thresholds"),

@@ -48,7 +48,7 @@ OPTIONS: tuple[ModelOption, ...] = (
                 "P-Norm Push is --loss exp --price pow:p", "price"),
     ModelOption("--objective", "objective", "push: any registered objective instead of --loss/--price "
                 "(e.g. prec@k-avg:20)", "objective"),
-    ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, "
+    ModelOption("--learner", "learner", "push, rankboost: weak-learner family (stumps, thresholds:q=4, features, trees:max_leaves=31, "
                 "or a plugin's)", "learner"),
     ModelOption("--metric", "metric", "exactboost: the monotone metric boosted (auc, ks, prec@k:50, pauc:0.1, "
                 "rmax, ...); kernel: the metric choosing lambda", "metric"),

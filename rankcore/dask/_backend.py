@@ -157,6 +157,28 @@ class DaskBackend(_ShardCaller):
             total = total + part
         return total
 
+    def learner_search(self, state: ObjectiveState):
+        """A multi-pass layout's search (trees): one round trip per pass (the root, then one per split).
+
+        The first call applies the pending update and computes the gradient
+        and curvature on the workers; every call returns each shard's summed
+        histograms, added here in shard order.
+        """
+        search = self.layout.begin_search()
+        first = True
+        while (request := search.next_request()) is not None:
+            if first:
+                parts = self.call("tree_pass", self._take_update(), state.stages, self._token, request)
+                first = False
+            else:
+                parts = self.call("tree_pass", None, None, None, request)
+            total = None
+            for part in parts:
+                if part is not None:
+                    total = part if total is None else total + part
+            search.receive(total)
+        return search.result()
+
     def line_function(self, state: ObjectiveState, ranker):
         problem = self.problem
         G = state.stages
@@ -317,6 +339,10 @@ class PairwiseDaskBackend(_ShardCaller):
 def make_backend(shards, problem, layout, *, kind: str | None = None):
     """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`)."""
     kind = kind or backend_kind(problem, layout)
+    if kind == "pairwise" and getattr(layout, "multi_pass", False):
+        raise ValueError(f"learner with a multi-pass search (trees) and objective {problem.objective.spec!r}: "
+                         f"the pairwise Dask path searches single-pass learners only; use a separable objective "
+                         f"(exp loss) or fit in memory")
     if kind == "pairwise":
         return PairwiseDaskBackend(shards, problem, layout)
     return DaskBackend(shards, problem, layout, fast=kind == "fast")

@@ -40,13 +40,14 @@ import numpy as np
 from ..learners._binning import bin_edges, check_thresholds, sample_rows
 from ..learners._features import FeatureLayout, Features
 from ..learners._threshold import Stumps, ThresholdLayout, Thresholds
+from ..learners._trees import Trees, _tree_edges
 from ..validation import _describe, check_bipartite_target, check_graded_labels, check_matrix, check_scores
 from ._order import RankSearch, float_keys, interval_counts
 
 __all__ = ["DataSummary", "summarize", "prepare_layout", "check_learner", "SUPPORTED_LEARNERS", "check_chunk"]
 
 #: Learners whose preparation has a distributed form (exact class match: a subclass may prepare differently).
-SUPPORTED_LEARNERS = (Stumps, Thresholds, Features)
+SUPPORTED_LEARNERS = (Stumps, Thresholds, Features, Trees)
 
 
 # --------------------------------------------------------------------------
@@ -319,5 +320,12 @@ def prepare_layout(client, data, summary: DataSummary, learner, *, thresholds: A
         if thresholds is not None:
             raise ValueError(f"learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         return FeatureLayout(summary.lows, summary.highs, n_threads=n_threads)
+    if kind is Trees:
+        if thresholds is not None:
+            raise ValueError(f"learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        # the in-memory rule on the same sample of rows (sample_rows with the same random_state)
+        Xs, ws = sample(client, data, summary, learner.bin_subsample, random_state)
+        edges = _tree_edges(Xs, learner.max_bins, ws, None, None)
+        return learner.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
     check_learner(learner)
     raise AssertionError(f"unreachable: {learner!r}")  # pragma: no cover

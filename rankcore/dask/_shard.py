@@ -72,20 +72,34 @@ class Block:
         return out
 
 
-def encode_chunk(i, X, y, w, layout, classes, task) -> Block:
-    """Chunk i as a :class:`Block`: labels as the objective takes them, codes by the layout, zero scores."""
+def _encode(layout, X, offset, order):
+    """The layout's encoding of a chunk; a multi-pass layout (trees) also gets the rows' positions."""
+    if not getattr(layout, "multi_pass", False):
+        return layout.encode(X)
+    if order is None:
+        return layout.encode(X, offset=offset)
+    return layout.encode(X, row_ids=offset + np.asarray(order, dtype=np.int64))
+
+
+def encode_chunk(i, X, y, w, layout, classes, task, offsets=None) -> Block:
+    """Chunk i as a :class:`Block`: labels as the objective takes them, codes by the layout, zero scores.
+
+    ``offsets[i]`` is the position of the chunk's first row in the training set.
+    """
     X, y, w = check_chunk(i, X, y, w, task=task)
     n = X.shape[0]
+    offset = 0 if offsets is None else int(offsets[i])
     weight = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     if task == "graded":
-        return Block(int(i), layout.encode(X), np.ascontiguousarray(y, dtype=np.float64), weight, np.zeros(n))
+        return Block(int(i), _encode(layout, X, offset, None), np.ascontiguousarray(y, dtype=np.float64), weight,
+                     np.zeros(n))
     labels = (y == classes[1]).astype(np.int8)
     n_neg = int(n - np.count_nonzero(labels))
     order = None
     if np.any(labels[:n_neg]):                       # not already negatives first: sort the rows by label
         order = np.argsort(labels, kind="stable")
         X, labels, weight = X[order], labels[order], weight[order]
-    return Block(int(i), layout.encode(X), labels, weight, np.zeros(n), n_neg, order)
+    return Block(int(i), _encode(layout, X, offset, order), labels, weight, np.zeros(n), n_neg, order)
 
 
 def _worker_threads() -> int:
@@ -125,6 +139,7 @@ class Shard:
         self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
         self._h: tuple[Any, list[np.ndarray]] | None = None
         self._grads: tuple[int, list[np.ndarray]] | None = None
+        self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
         # pairwise fallback: the positives of every shard, and this shard's part of the gradient
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
@@ -206,6 +221,34 @@ class Shard:
             g = self.problem.block_gradient(b.row_block(), G)
             class_histograms(b.codes, g, b.n_neg, hist, self.n_threads)
         return hist
+
+    def tree_pass(self, update, G, token, request):
+        """One pass of a multi-pass search (trees), summed over the blocks (None when no histogram).
+
+        The first pass of a search (``update`` and ``G`` given) applies the
+        pending update and computes every block's gradient and curvature
+        (kept for the following passes and the line summary).
+        """
+        if G is not None:
+            self._apply(update)
+            curved = bool(getattr(self.problem, "has_hessian", False))
+            grads, hess = [], []
+            for b in self.blocks:
+                if curved:
+                    g, h = self.problem.block_gradient_hessian(b.row_block(), G)
+                else:
+                    g, h = self.problem.block_gradient(b.row_block(), G), b.weight
+                grads.append(np.asarray(g, dtype=np.float64))
+                hess.append(np.asarray(h, dtype=np.float64))
+            self._grads = (token, grads)
+            self._tree_curvature = hess
+        grads, hess = self._grads[1], self._tree_curvature
+        total = None
+        for b, g, h in zip(self.blocks, grads, hess):
+            part = self.layout.block_pass(b.codes, g, h, request, n_threads=self.n_threads)
+            if part is not None:
+                total = part if total is None else total + part
+        return total
 
     def training_scores(self, update):
         """(chunk index, scores) of every block, after the update."""
@@ -390,7 +433,8 @@ def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
 
     from distributed import wait
 
-    futures = data.map(client, encode_chunk, layout, classes, task, gather=False)
+    offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
+    futures = data.map(client, encode_chunk, layout, classes, task, offsets, gather=False)
     wait(futures)
     for f in futures:
         if f.status == "error":

@@ -20,6 +20,35 @@ form a distributed backend needs:
 4. ``layout.select(total_statistics)`` picks the best ranker on the client.
 
 Only step 3 touches the rows each iteration.
+
+Multi-pass searches (trees)
+---------------------------
+A layout with ``multi_pass = True`` searches in **several** reductions per
+iteration -- one per split of a tree, or per level -- instead of steps 3-4:
+
+3'. ``search = layout.begin_search()`` starts a search on the client (it
+    draws the iteration's random choices: row and feature subsamples);
+4'. while ``request = search.next_request()`` is not None, every block
+    computes ``layout.block_pass(encoded_block, gradient_block,
+    curvature_block, request)`` -- a float64 array (histograms of the nodes
+    being split), or None -- the arrays are **added** over the blocks, and
+    ``search.receive(total)`` takes the sum (None when every block returned
+    None);
+5'. ``search.result()`` is the :class:`Candidate` (or None).
+
+The request carries the client's decisions (the split just chosen), so a
+block applies them to its own state (which node each row is in, kept in the
+encoded block) before computing its part; the request is plain data
+(dicts of numbers), so a distributed backend ships it to where the blocks
+are.  ``curvature`` is a positive per-row weight: the objective's diagonal
+Hessian surrogate, or the sample weights.  A multi-pass layout's
+``encode(X_block, offset=...)`` also receives the position of the block's
+first row in the training set (per-row random draws must not depend on the
+blocks).  :func:`multi_pass_search` is the loop for blocks held in memory.
+Single-pass learners are unchanged.
+
+The driver applies the layout's ``shrinkage`` η (default 1) to every step:
+f ← f + η·α·h, and records η·α as the coefficient.
 """
 
 from __future__ import annotations
@@ -31,7 +60,7 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Learner", "LearnerLayout", "WeakRanker", "Candidate"]
+__all__ = ["Learner", "LearnerLayout", "WeakRanker", "Candidate", "multi_pass_search"]
 
 
 class WeakRanker:
@@ -104,6 +133,10 @@ class LearnerLayout:
     """
 
     n_features: int
+    #: The search takes several reductions (see "Multi-pass searches" in the module doc).
+    multi_pass: ClassVar[bool] = False
+    #: The driver's step is multiplied by this (the trees' learning rate).
+    shrinkage: float = 1.0
 
     def encode(self, X: np.ndarray) -> Any:
         """The block representation the search reads (any object)."""
@@ -136,6 +169,10 @@ class Learner(Component):
 
     Attributes
     ----------
+    allow_nan : bool
+        The learner handles missing values (NaN) in X.
+    bounded : bool
+        Its rankers take values in [0, 1] on the training data.
     uses_thresholds : bool
         The family is made of threshold rankers 1[x_j > t] whose candidate
         thresholds can be given per feature (the estimators' ``thresholds``
@@ -144,6 +181,10 @@ class Learner(Component):
 
     family: ClassVar[str] = "learner"
     uses_thresholds: ClassVar[bool] = False
+    #: The learner handles NaN in X (the estimators then accept missing values).
+    allow_nan: ClassVar[bool] = False
+    #: Its rankers take values in [0, 1] on the training data (False: real-valued, e.g. tree leaves).
+    bounded: ClassVar[bool] = True
 
     def prepare(
         self,
@@ -173,3 +214,22 @@ class Learner(Component):
     def ranker_from_state(self, state: dict) -> WeakRanker:
         """Rebuild a :class:`WeakRanker` from :meth:`WeakRanker.to_state` (validate it)."""
         raise NotImplementedError(f"learner {self.spec!r} cannot restore saved rankers")
+
+
+def multi_pass_search(layout: LearnerLayout, encoded: list, gradients: list, curvatures: list, *,
+                      n_threads: int = 1) -> Candidate | None:
+    """Run a multi-pass layout's search over blocks held in memory.
+
+    Each pass sends the search's request to every block in order and adds
+    the blocks' arrays in that order (a fixed order: the result does not
+    depend on threads, only -- through rounding -- on the block sizes).
+    """
+    search = layout.begin_search()
+    while (request := search.next_request()) is not None:
+        total = None
+        for enc, g, h in zip(encoded, gradients, curvatures):
+            part = layout.block_pass(enc, g, h, request, n_threads=n_threads)
+            if part is not None:
+                total = part if total is None else total + part
+        search.receive(total)
+    return search.result()

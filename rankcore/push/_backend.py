@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners._base import LearnerLayout, WeakRanker
+from ..learners._base import LearnerLayout, WeakRanker, multi_pass_search
 from ..objectives._base import BoundObjective, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
@@ -133,7 +133,10 @@ class InMemoryBackend:
                 raise ValueError(f"initial_scores: expected {n} finite numbers (one per training row), "
                                  f"got shape {start.shape}" + ("" if start.shape != (n,) else " with NaN or inf"))
             self._scores = start
-        self.encoded = [layout.encode(X[s]) for s in self.slices]
+        if getattr(layout, "multi_pass", False):     # blocks know where they start (row subsampling)
+            self.encoded = [layout.encode(X[s], offset=s.start) for s in self.slices]
+        else:
+            self.encoded = [layout.encode(X[s]) for s in self.slices]
         self._h_cache: tuple[WeakRanker, list[np.ndarray]] | None = None
         self._grad_cache: tuple[ObjectiveState, list[np.ndarray]] | None = None
         self._summary: tuple | None = None            # (ranker, summary, values, G) of the last line
@@ -189,6 +192,42 @@ class InMemoryBackend:
             total = part if total is None else total + part
         self._grad_cache = (state, grads)
         return total
+
+    def gradient_and_curvature(self, state: ObjectiveState) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per block: the gradient weights and a positive per-row curvature.
+
+        The curvature is the objective's diagonal Hessian surrogate when it
+        has one (``has_hessian``), else the sample weights (gradient leaves).
+        """
+        problem = self.problem
+        curved = bool(getattr(problem, "has_hessian", False))
+        grads, hess = [], []
+        if state.stages is None and curved:
+            _, whole_g, whole_h = problem.value_gradient_hessian(self._scores)
+        for s, block in zip(self.slices, self._blocks()):
+            if state.stages is not None:
+                if curved:
+                    g, h = problem.block_gradient_hessian(block, state.stages)
+                else:
+                    g, h = problem.block_gradient(block, state.stages), block.weight
+            else:
+                g = state.gradient[s]
+                h = whole_h[s] if curved else block.weight
+            grads.append(np.asarray(g, dtype=np.float64))
+            hess.append(np.asarray(h, dtype=np.float64))
+        return grads, hess
+
+    def learner_search(self, state: ObjectiveState):
+        """A multi-pass layout's search (trees): reductions over the blocks until it is done.
+
+        Each pass sends the search's request to every block
+        (``layout.block_pass``), adds the blocks' arrays in block order, and
+        hands the sum back to the search.
+        """
+        grads, hess = self.gradient_and_curvature(state)
+        candidate = multi_pass_search(self.layout, self.encoded, grads, hess, n_threads=self.n_threads)
+        self._grad_cache = (state, grads)
+        return candidate
 
     def line_function(self, state: ObjectiveState, ranker: WeakRanker):
         """α ↦ LinePoint along ``ranker`` from the current scores."""

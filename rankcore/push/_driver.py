@@ -9,7 +9,12 @@ Figure 1 of seed 001, without the I × K × n array M: each iteration
    |Σ_n g_n h(x_n)| (the sign of the coefficient is free);
 3. the line search finds α along h from the backend's line function
    (safeguarded Newton / secant / bisection on φ′);
-4. the backend applies f ← f + α h.
+4. the backend applies f ← f + α h (f ← f + η α h with the layout's
+   ``shrinkage`` η, the trees' learning rate; the record keeps η α).
+
+A multi-pass layout (``layout.multi_pass``, e.g. trees) replaces step 2 by
+``backend.learner_search(state)``: several reductions over the blocks, one
+per split (see ``rankcore.learners._base``).
 
 The driver knows nothing about losses, prices, learners' internals or where
 the rows are: it sees a backend (``_backend.py``), a learner layout's
@@ -111,8 +116,11 @@ def run_boosting(
         if value == -math.inf:
             result.stop_reason = "converged"
             break
-        stats = backend.learner_statistics(state)
-        candidate = layout.select(stats)
+        if getattr(layout, "multi_pass", False):
+            candidate = backend.learner_search(state)     # several reductions (one per tree split)
+        else:
+            stats = backend.learner_statistics(state)
+            candidate = layout.select(stats)
         if candidate is not None and not math.isfinite(candidate.derivative):
             _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
             break
@@ -131,7 +139,9 @@ def run_boosting(
         if search.alpha == 0.0:
             result.stop_reason = "converged" if search.reason == "stationary" else "no_decrease"
             break
-        backend.apply_update(candidate.ranker, search.alpha)
+        # shrinkage (the trees' learning rate): f ← f + η·α·h, recorded as the coefficient η·α
+        alpha = search.alpha * float(getattr(layout, "shrinkage", 1.0))
+        backend.apply_update(candidate.ranker, alpha)
         state = backend.objective_state()
         new_value = backend.value(state)
         if math.isnan(new_value) or new_value == math.inf:
@@ -139,7 +149,7 @@ def run_boosting(
             _overflow(result, iteration, f"the objective became {new_value} after the step")
             break
         value = new_value
-        record = BoostingRecord(iteration, candidate.ranker, float(search.alpha), float(value),
+        record = BoostingRecord(iteration, candidate.ranker, float(alpha), float(value),
                                 float(candidate.derivative), search.n_evaluations)
         result.records.append(record)
         if callback is not None:

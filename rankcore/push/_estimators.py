@@ -126,12 +126,17 @@ class _BaseBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _check_X(self, X, *, reset: bool) -> np.ndarray:
+    def _allow_nan(self, learner=None) -> bool:
+        """The learner handles missing values (``allow_nan``, e.g. trees): NaN is then accepted in X."""
+        learner = learner if learner is not None else getattr(self, "_learner", None)
+        return bool(getattr(learner, "allow_nan", False))
+
+    def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
         arr = np.asarray(X) if not hasattr(X, "toarray") else X
         dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
-        X_arr = check_matrix(X, name="X", dtype=dtype)
+        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._allow_nan(learner))
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -180,7 +185,7 @@ class _BaseBoost(BaseEstimator):
         self._validate_common()
         user_callbacks = check_callbacks(callbacks)
         objective, learner = self._resolve_components()
-        X_arr = self._check_X(X, reset=True)
+        X_arr = self._check_X(X, reset=True, learner=learner)
         y_clean, classes = self._check_target(objective, y, X_arr.shape[0])
         w = None if sample_weight is None else check_sample_weight(sample_weight, X_arr.shape[0])
         if w is not None and not objective.supports_sample_weight:
@@ -343,7 +348,8 @@ class _BaseBoost(BaseEstimator):
     def _check_eval_set(self, eval_set, objective, classes):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64)
+        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64,
+                             allow_nan=self._allow_nan(self._resolve_components()[1]))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -371,10 +377,32 @@ class _BaseBoost(BaseEstimator):
         -------
         ndarray of float64, shape (n_samples,)
         """
+        predict_sum = getattr(getattr(self, "_learner", None), "predict_sum", None)
+        if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
+            check_is_fitted(self)
+            X_arr = self._check_X(X, reset=False)
+            scores = predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
+            return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
         scores = None
         for scores in self._staged(X):
             pass
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
+
+        All zeros when no tree was grown.
+        """
+        check_is_fitted(self)
+        if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
+            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
+                                 f"gains (use a tree learner)")
+        total = np.zeros(int(self.n_features_in_))
+        for ranker in self.rankers_:
+            total += ranker.importances(total.shape[0])
+        s = total.sum()
+        return total / s if s > 0 else total
 
     @reads_a_snapshot
     def staged_decision_function(self, X) -> Iterator[np.ndarray]:
@@ -562,7 +590,11 @@ class _BaseBoost(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
+        try:
+            learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
+        except (TypeError, ValueError):
+            learner = None
+        tags.input_tags.allow_nan = self._allow_nan(learner) if learner is not None else False
         if self._task() != "graded":
             # Not a classifier (no predict), but a two-class target: ClassifierTags
             # with multi_class=False makes scikit-learn's checks send two classes.

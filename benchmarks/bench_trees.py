@@ -1,0 +1,195 @@
+"""``trees`` learner benchmarks, each measured beside LightGBM in the same run.
+
+1. One boosting iteration of ``trees`` (31 leaves, 255 bins, exp loss,
+   ``pow:4``) on n × 50 float32 (5 % positives) next to one LightGBM round
+   with the same leaves, bins, minimum leaf size and thread count (1 and all
+   cores).  Ours includes the objective's gradient, the tree, the line search
+   and the update; LightGBM's round its binary-logloss gradient and its tree.
+2. Binning: ``trees`` bin edges and codes (``prepare`` + ``encode``) next to
+   ``lightgbm.Dataset(...).construct()``.
+3. Prediction with T trees of 31 leaves (both models trained on the same
+   subsample) on n rows: ``decision_function`` next to ``Booster.predict``.
+
+``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100.  ``full``:
+n = 10⁶, T = 500 (the sizes of issue 12).  Skipped when LightGBM is not
+installed.  Run with ``pytest benchmarks/bench_trees.py --benchmark-only``;
+the ratios are printed at the end and stored in ``extra_info``.  The timings
+are noisy on a shared machine: compare the ratios, measured side by side.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import numpy as np
+import pytest
+
+from rankcore.push._backend import InMemoryBackend
+from rankcore.push._driver import run_boosting
+from rankcore.registry import resolve
+from rankcore.validation import effective_n_threads
+
+lgb = pytest.importorskip("lightgbm")
+
+PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
+FULL = PROFILE == "full"
+N = 1_000_000 if FULL else 100_000
+D = 50
+N_TREES = 500 if FULL else 100
+LEAVES = 31
+THREADS = sorted({1, effective_n_threads(None)})
+SUMMARY: list[str] = []
+_TIMES: dict = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_summary(request):
+    """Print the ratios at the end of the module, past pytest's output capture."""
+    yield
+    if not SUMMARY:
+        return
+    text = "\n".join([f"trees benchmarks ({PROFILE} profile, {os.cpu_count()} cores; "
+                      f"load average {os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
+                     + ["  " + line for line in SUMMARY])
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is not None:
+        with capture.global_and_fixture_disabled():
+            print("\n" + text)
+    else:
+        print("\n" + text)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(N, D)).astype(np.float32)
+    y = (rng.random(N) < 0.05).astype(np.int8)
+    X[y == 1, :10] += 0.3
+    X[:, 10] = X[:, 0] * X[:, 1]                     # an interaction trees can use
+    return X, y
+
+
+def _lgb_params(n_threads):
+    return dict(objective="binary", num_leaves=LEAVES, learning_rate=0.1, num_threads=n_threads, verbose=-1,
+                max_bin=255, min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0,
+                feature_pre_filter=False, deterministic=True, force_row_wise=False)
+
+
+def _ratio_line(what, ours, theirs, unit="ms"):
+    ratio = ours / theirs if theirs else math.nan
+    return ratio, (f"{what}: ours {ours * 1e3:8.1f} {unit}, LightGBM {theirs * 1e3:8.1f} {unit}, "
+                   f"ratio ours/LightGBM {ratio:5.2f}")
+
+
+# --------------------------------------------------------------------------
+# 1. One boosting iteration
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
+def test_trees_iteration_ours(benchmark, data, n_threads):
+    X, y = data
+    objective = resolve("objective", "push:exp,pow:4")
+    layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255").prepare(X, random_state=0,
+                                                                                   n_threads=n_threads)
+    backend = InMemoryBackend(objective.bind(y, n_threads=n_threads), layout, X, y, n_threads=n_threads)
+    run_boosting(backend, layout, n_iter=2, log_value=True)          # warm up
+    per_call = 3
+    benchmark.pedantic(run_boosting, args=(backend, layout), kwargs=dict(n_iter=per_call, log_value=True),
+                       rounds=3, iterations=1)
+    seconds = _TIMES[("iteration", n_threads)] = benchmark.stats.stats.median / per_call
+    benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_iteration=seconds)
+
+
+@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
+def test_trees_round_lightgbm(benchmark, data, n_threads):
+    X, y = data
+    params = _lgb_params(n_threads)
+    dataset = lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct()   # binning not timed
+    booster = lgb.Booster(params=params, train_set=dataset)
+    for _ in range(2):
+        booster.update()
+    per_call = 3
+
+    def rounds():
+        for _ in range(per_call):
+            booster.update()
+
+    benchmark.pedantic(rounds, rounds=3, iterations=1)
+    seconds = benchmark.stats.stats.median / per_call
+    ours = _TIMES.get(("iteration", n_threads), math.nan)
+    ratio, line = _ratio_line(f"one iteration, {N}x{D} float32, {LEAVES} leaves, threads={n_threads}", ours, seconds)
+    benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
+                                ours_over_lightgbm=ratio)
+    SUMMARY.append(line)
+
+
+# --------------------------------------------------------------------------
+# 2. Binning
+# --------------------------------------------------------------------------
+
+def test_trees_binning_ours(benchmark, data):
+    X, _ = data
+    n_threads = THREADS[-1]
+    learner = resolve("learner", "trees")
+
+    def binning():
+        layout = learner.prepare(X, random_state=0, n_threads=n_threads)
+        return layout.encode(X)
+
+    benchmark.pedantic(binning, rounds=2, iterations=1)
+    _TIMES["binning"] = benchmark.stats.stats.median
+    benchmark.extra_info.update(n=N, d=D, threads=n_threads, seconds=_TIMES["binning"])
+
+
+def test_trees_binning_lightgbm(benchmark, data):
+    X, y = data
+    n_threads = THREADS[-1]
+    params = _lgb_params(n_threads)
+    benchmark.pedantic(lambda: lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct(),
+                       rounds=2, iterations=1)
+    seconds = benchmark.stats.stats.median
+    ratio, line = _ratio_line(f"binning {N}x{D}, threads={n_threads}", _TIMES.get("binning", math.nan), seconds)
+    benchmark.extra_info.update(n=N, d=D, threads=n_threads, seconds=seconds, ours_over_lightgbm=ratio)
+    SUMMARY.append(line)
+
+
+# --------------------------------------------------------------------------
+# 3. Prediction with many trees
+# --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def models(data):
+    """Both models with N_TREES trees of 31 leaves, trained on the same 20,000 rows."""
+    import rankcore
+
+    X, y = data
+    rows = np.random.default_rng(2).choice(X.shape[0], 20_000, replace=False)
+    ours = rankcore.boost(learner=f"trees:max_leaves={LEAVES},min_samples_leaf=5", n_iter=N_TREES, tol=0.0,
+                          random_state=0).fit(X[rows], y[rows])
+    params = {**_lgb_params(THREADS[-1]), "min_data_in_leaf": 5}
+    theirs = lgb.train(params, lgb.Dataset(X[rows], label=y[rows], params=params), num_boost_round=N_TREES)
+    return ours, theirs
+
+
+def test_trees_predict_ours(benchmark, data, models):
+    X, _ = data
+    ours, _ = models
+    ours.set_params(n_jobs=THREADS[-1])
+    benchmark.pedantic(ours.decision_function, args=(X,), rounds=3, iterations=1)
+    _TIMES["predict"] = benchmark.stats.stats.median
+    benchmark.extra_info.update(n=N, trees=ours.n_iter_, threads=THREADS[-1], seconds=_TIMES["predict"])
+
+
+def test_trees_predict_lightgbm(benchmark, data, models):
+    X, _ = data
+    ours, theirs = models
+    benchmark.pedantic(theirs.predict, args=(X,), kwargs=dict(raw_score=True, num_threads=THREADS[-1]),
+                       rounds=3, iterations=1)
+    seconds = benchmark.stats.stats.median
+    ratio, line = _ratio_line(f"predict {N} rows, {ours.n_iter_} vs {theirs.num_trees()} trees, "
+                              f"threads={THREADS[-1]}", _TIMES.get("predict", math.nan), seconds)
+    benchmark.extra_info.update(n=N, trees=theirs.num_trees(), threads=THREADS[-1], seconds=seconds,
+                                ours_over_lightgbm=ratio)
+    SUMMARY.append(line)

@@ -1,0 +1,581 @@
+"""The ``trees`` learner: kernels against NumPy references, the tree builder against an exact
+greedy reference, block and thread independence, NaN handling, estimators, persistence."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.learners import _tree_kernels
+from rankcore.learners._base import multi_pass_search
+from rankcore.learners._trees import ALL_LEFT, NAN_CODE, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
+from rankcore.objectives._base import Objective, _DefaultBound
+from rankcore.persistence import ModelFormatError, _checksum
+from rankcore.push._backend import InMemoryBackend
+from rankcore.push._driver import run_boosting
+from rankcore.registry import resolve
+from rankcore.testing import component_checks
+
+
+# ----------------------------------------------------------------------
+# Data
+# ----------------------------------------------------------------------
+def _data(seed=0, n=400, d=5, nan_fraction=0.1, dtype=np.float64):
+    """Features with ties (rounded, a block of zeros), NaNs, and a label with an interaction."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 0] = np.round(X[:, 0], 1)
+    X[: n // 5, 1] = 0.0
+    if d > 2:
+        X[:, 2] = rng.integers(0, 4, n)                     # 4 distinct values
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3)).astype(int)
+    y[rng.random(n) < 0.1] ^= 1
+    if nan_fraction:
+        X[rng.random((n, d)) < nan_fraction] = np.nan
+    return np.ascontiguousarray(X, dtype=dtype), y
+
+
+# ----------------------------------------------------------------------
+# A NumPy reference tree builder: exact greedy, leaf-wise, on the same bins
+# ----------------------------------------------------------------------
+def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_samples_leaf=1,
+                   min_child_weight=0.0, l2=0.0, feature_mask=None):
+    """Leaf-wise growth with histograms summed directly from each node's rows (no subtraction trick).
+
+    Returns (feature, bin, nan_left, left, right, value) per node, numbered as the learner does.
+    """
+    d, n = codes.shape
+    feature_mask = np.ones(d, bool) if feature_mask is None else feature_mask
+    min_child_weight = min_child_weight * h.sum() / n          # in units of the mean curvature
+
+    def best_split(rows):
+        G, H = g[rows].sum(), h[rows].sum()
+        candidates = []
+        for j in range(d):
+            if not feature_mask[j]:
+                continue
+            c = codes[j, rows]
+            is_nan = c == NAN_CODE
+            has_nan = is_nan.any()
+            for b in range(n_edges[j] + 1):
+                for nan_left in (True, False):
+                    if b == n_edges[j] and (nan_left or not has_nan):
+                        continue
+                    below = (c <= b) & ~is_nan
+                    if not has_nan and nan_left != (below.sum() >= (~below).sum()):
+                        continue           # without NaN: one direction, NaN to the larger side
+                    go_left = below | (is_nan & nan_left)
+                    L, R = rows[go_left], rows[~go_left]
+                    if min(L.size, R.size) < min_samples_leaf:
+                        continue
+                    HL, HR = h[L].sum(), h[R].sum()
+                    if min(HL, HR) < min_child_weight or HL + l2 <= 0 or HR + l2 <= 0:
+                        continue
+                    GL, GR = g[L].sum(), g[R].sum()
+                    gain = GL ** 2 / (HL + l2) + GR ** 2 / (HR + l2) - G ** 2 / (H + l2)
+                    candidates.append((gain, j, b, nan_left, L, R))
+        if not candidates or max(c[0] for c in candidates) <= 0:
+            return None
+        top = max(c[0] for c in candidates)
+        scale = max(top, G ** 2 / (H + l2))
+        if top <= TIE_TOLERANCE * scale:
+            return None
+        return next(c for c in candidates if c[0] >= top - TIE_TOLERANCE * scale)   # first of the ties
+
+    nodes = [{"rows": np.arange(n), "depth": 0}]
+    open_ = {}
+
+    def consider(i):
+        node = nodes[i]
+        if (max_depth >= 0 and node["depth"] >= max_depth) or node["rows"].size < 2 * min_samples_leaf:
+            return
+        split = best_split(node["rows"])
+        if split is not None:
+            open_[i] = split
+
+    consider(0)
+    n_leaves = 1
+    while n_leaves < max_leaves and open_:
+        top = max(c[0] for c in open_.values())
+        i = min(k for k, c in open_.items() if c[0] >= top - TIE_TOLERANCE * top)   # smallest id among ties
+        gain, j, b, nan_left, L, R = open_.pop(i)
+        nodes[i].update(split=(j, b, nan_left), children=(len(nodes), len(nodes) + 1))
+        for rows in (L, R):
+            nodes.append({"rows": rows, "depth": nodes[i]["depth"] + 1})
+        n_leaves += 1
+        if n_leaves < max_leaves:
+            consider(len(nodes) - 2)
+            consider(len(nodes) - 1)
+    out = {k: [] for k in ("feature", "bin", "nan_left", "left", "right", "value")}
+    out["rows"] = [node["rows"] for node in nodes]
+    for node in nodes:
+        if "split" in node:
+            j, b, nan_left = node["split"]
+            vals = (j, b, int(nan_left), *node["children"], 0.0)
+        else:
+            r = node["rows"]
+            vals = (-1, -1, 0, -1, -1, -g[r].sum() / (h[r].sum() + l2))
+        for k, v in zip(out, vals):
+            out[k].append(v)
+    return {k: (v if k == "rows" else np.array(v)) for k, v in out.items()}
+
+
+def _search(layout, X, g, h, cuts=None, n_threads=1):
+    cuts = [0, X.shape[0]] if cuts is None else cuts
+    blocks = [layout.encode(X[a:b], offset=a) for a, b in zip(cuts[:-1], cuts[1:])]
+    return multi_pass_search(layout, blocks, [g[a:b] for a, b in zip(cuts[:-1], cuts[1:])],
+                             [h[a:b] for a, b in zip(cuts[:-1], cuts[1:])], n_threads=n_threads)
+
+
+PARAMS = [
+    dict(max_leaves=8),
+    dict(max_leaves=31, min_samples_leaf=5),
+    dict(max_leaves=16, max_depth=3, l2=1.0),
+    dict(max_leaves=12, min_child_weight=3.0, min_samples_leaf=6),
+    dict(max_leaves=2),
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("params", PARAMS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+@pytest.mark.parametrize("curvature", ["weights", "hessian"])
+def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
+    X, _ = _data(seed, n=300)
+    rng = np.random.default_rng(100 + seed)
+    g = rng.normal(size=X.shape[0])
+    g[rng.random(X.shape[0]) < 0.2] = 0.5                    # tied gradients
+    h = np.ones(X.shape[0]) if curvature == "weights" else rng.uniform(0.1, 2.0, X.shape[0])
+    spec = "trees:" + ",".join(f"{k}={v}" for k, v in {"min_samples_leaf": 4, "min_child_weight": 0,
+                                                         **params}.items())
+    learner = resolve("learner", spec)
+    layout = learner.prepare(X, random_state=seed)
+    codes = layout.encode(X).codes.T                 # feature-major view for the reference
+    ref = reference_tree(codes, layout.n_edges, g, h, max_leaves=learner.max_leaves, max_depth=learner.max_depth,
+                         min_samples_leaf=learner.min_samples_leaf, min_child_weight=learner.min_child_weight,
+                         l2=learner.l2)
+    candidate = _search(layout, X, g, h)
+    tree = candidate.ranker
+    np.testing.assert_array_equal(tree.left, ref["left"])
+    np.testing.assert_array_equal(tree.right, ref["right"])
+    same = (tree.feature == ref["feature"]) & (tree.bins == ref["bin"]) & (tree.nan_left == ref["nan_left"])
+    for i in np.flatnonzero(~same):
+        # an exact tie: two splits sending the same rows left (e.g. 3 rows a small node's features
+        # all separate alike); which one wins is decided by rounding, the tree is the same
+        rows = ref["rows"][i]
+
+        def goes_left(j, b, nan_left):
+            c = codes[j, rows]
+            return np.where(c == NAN_CODE, bool(nan_left), c <= b)
+
+        np.testing.assert_array_equal(goes_left(tree.feature[i], tree.bins[i], tree.nan_left[i]),
+                                      goes_left(ref["feature"][i], ref["bin"][i], ref["nan_left"][i]),
+                                      err_msg=f"node {i}: a different split")
+    assert (~same).sum() <= 2
+    np.testing.assert_allclose(tree.value, ref["value"], rtol=1e-9, atol=1e-12)
+    # the derivative is Σ g h, and the tree is a descent direction
+    assert candidate.derivative == pytest.approx(g @ tree.predict(X), rel=1e-9, abs=1e-12)
+    assert candidate.derivative < 0
+
+
+def test_trees_do_not_depend_on_threads_or_blocks():
+    X, _ = _data(3, n=2000, d=8)
+    rng = np.random.default_rng(0)
+    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.5, 1.5, X.shape[0])
+    learner = resolve("learner", "trees:min_samples_leaf=5,subsample=0.7,colsample=0.6")
+    trees = []
+    for n_threads, cuts in [(1, None), (2, None), (2, [0, 1, 700, 701, 1500, 2000])]:
+        layout = learner.prepare(X, random_state=4, n_threads=n_threads)
+        trees.append(_search(layout, X, g, h, cuts, n_threads=n_threads).ranker)
+    assert trees[0].to_state() == trees[1].to_state()                      # threads: bitwise
+    for field in ("feature", "left", "right", "nan_left", "threshold"):
+        np.testing.assert_array_equal(getattr(trees[2], field), getattr(trees[0], field))
+    np.testing.assert_allclose(trees[2].value, trees[0].value, rtol=1e-10)
+
+
+# ----------------------------------------------------------------------
+# Kernels against NumPy
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kernel_encode_matches_searchsorted(dtype):
+    X, _ = _data(1, n=500, dtype=dtype)
+    layout = Trees(max_bins=16).prepare(X, random_state=0)
+    codes = layout.encode(X).codes.T
+    for j in range(X.shape[1]):
+        col = X[:, j].astype(np.float64)
+        expected = np.where(np.isnan(col), NAN_CODE, np.searchsorted(layout.edges[j], col, side="left"))
+        np.testing.assert_array_equal(codes[j], expected)
+        assert layout.n_edges[j] <= 15
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 300), st.integers(1, 4))
+def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 6, size=(d, n)).astype(np.uint8)
+    codes[rng.random((d, n)) < 0.2] = NAN_CODE
+    row_major = np.ascontiguousarray(codes.T)           # the kernels' (n, d) layout
+    g, h = rng.normal(size=n), rng.random(n)
+    idx = rng.permutation(n).astype(np.int32)
+    start, end = sorted(rng.integers(0, n + 1, 2))
+    for identity, unit_h in [(False, False), (True, False), (False, True), (True, True)]:
+        hist = np.full((d, 256, 3), np.nan)
+        order = np.arange(n, dtype=np.int32) if identity else idx
+        hh = np.ones(n) if unit_h else h
+        _tree_kernels.node_histogram(row_major, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
+                                     identity, unit_h)
+        rows = order[start:end].copy()
+        for j in range(d):
+            c = codes[j, rows]
+            np.testing.assert_allclose(hist[j, :, 0], np.bincount(c, g[rows], minlength=256), atol=1e-12)
+            np.testing.assert_allclose(hist[j, :, 1], np.bincount(c, hh[rows], minlength=256), atol=1e-12)
+            np.testing.assert_array_equal(hist[j, :, 2], np.bincount(c, minlength=256))
+    rows = idx[start:end].copy()
+    # stable partition of idx[start:end] on feature 0 at bin 2
+    nan_left = bool(rng.integers(0, 2))
+    c = codes[0, rows]
+    go_left = np.where(c == NAN_CODE, nan_left, c <= 2)
+    before = idx.copy()
+    nl = _tree_kernels.partition(row_major, idx, np.empty(n, np.int32), start, end, 0, 2, nan_left)
+    assert nl == go_left.sum()
+    np.testing.assert_array_equal(idx[start:end], np.r_[rows[go_left], rows[~go_left]])
+    np.testing.assert_array_equal(idx[:start], before[:start])
+    np.testing.assert_array_equal(idx[end:], before[end:])
+
+
+def test_predict_trees_equals_the_sum_of_tree_predictions_bitwise():
+    X, y = _data(2, n=600)
+    model = rankcore.boost(learner="trees:max_leaves=9", n_iter=15, n_jobs=1).fit(X, y)
+    expected = np.zeros(X.shape[0])
+    for ranker, alpha in zip(model.rankers_, model.alphas_):
+        expected += alpha * ranker.predict(X)
+    for n_threads in (1, 2):
+        got = Trees.predict_sum(model.rankers_, model.alphas_, X, n_threads)
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(model.decision_function(X), expected)
+    staged = list(model.staged_decision_function(X))
+    np.testing.assert_array_equal(staged[-1], expected)
+
+
+def test_predict_walks_raw_values_like_a_python_reference():
+    X, y = _data(5, n=300)
+    model = rankcore.boost(learner="trees:max_leaves=6", n_iter=3, n_jobs=1).fit(X, y)
+    tree = model.rankers_[0]
+
+    def walk(x):
+        i = 0
+        while tree.left[i] >= 0:
+            v = x[tree.feature[i]]
+            go_left = bool(tree.nan_left[i]) if np.isnan(v) else not v > tree.threshold[i]
+            i = tree.left[i] if go_left else tree.right[i]
+        return tree.value[i]
+
+    np.testing.assert_array_equal(tree.predict(X), [walk(x) for x in X])
+
+
+# ----------------------------------------------------------------------
+# Missing values
+# ----------------------------------------------------------------------
+def test_nan_goes_to_the_side_with_the_larger_gain():
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.normal(size=n)
+    g = np.where(x > 0, -1.0, 1.0)
+    x[:50] = np.nan
+    g[:50] = -1.0                                # the missing rows behave like x > 0: NaN goes right
+    X = x[:, None]
+    layout = Trees(max_leaves=2, min_samples_leaf=1).prepare(X, random_state=0)
+    tree = _search(layout, X, g, np.ones(n)).ranker
+    assert tree.feature[0] == 0 and not tree.nan_left[0]
+    assert tree.predict(np.array([[np.nan]]))[0] == tree.predict(np.array([[5.0]]))[0]
+    g[:50] = 1.0                                 # now they behave like x <= 0: NaN goes left
+    tree = _search(layout, X, g, np.ones(n)).ranker
+    assert tree.nan_left[0]
+
+
+def test_nan_only_split_and_unseen_nan_goes_to_the_larger_side():
+    rng = np.random.default_rng(1)
+    n = 300
+    x = rng.normal(size=n)
+    x[:60] = np.nan
+    g = np.where(np.isnan(x), -1.0, 60 / 240)    # only missingness matters
+    layout = Trees(max_leaves=2, min_samples_leaf=1).prepare(x[:, None], random_state=0)
+    tree = _search(layout, x[:, None], g, np.ones(n)).ranker
+    assert tree.threshold[0] == ALL_LEFT and not tree.nan_left[0]
+    # a feature without NaN in training: unseen NaN follows the larger child
+    z = np.r_[np.zeros(250), np.ones(50)]
+    layout = Trees(max_leaves=2, min_samples_leaf=1).prepare(z[:, None], random_state=0)
+    tree = _search(layout, z[:, None], np.r_[np.full(250, -0.2), np.ones(50)], np.ones(n)).ranker
+    assert tree.nan_left[0]                      # 250 rows go left
+    assert tree.predict(np.array([[np.nan]]))[0] == tree.predict(np.array([[0.0]]))[0]
+
+
+def test_estimators_accept_nan_only_for_learners_that_allow_it():
+    X, y = _data(0, n=300)
+    model = rankcore.boost(learner="trees", n_iter=5).fit(X, y)
+    assert np.isfinite(model.decision_function(X)).all()
+    with pytest.raises(ValueError, match="NaN"):
+        rankcore.boost(learner="stumps", n_iter=5).fit(X, y)
+    X_inf = np.nan_to_num(X)
+    X_inf[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        rankcore.boost(learner="trees", n_iter=5).fit(X_inf, y)
+
+
+# ----------------------------------------------------------------------
+# Boosting with trees
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("block_rows", [None, [1, 150, 99, 150], 64])
+def test_boosting_with_blocks_gives_the_same_trees(block_rows):
+    X, y = _data(4, n=400)
+    objective = resolve("objective", "push:exp,pow:4")
+
+    def fit(blocks):
+        layout = Trees(max_leaves=8, min_samples_leaf=5, subsample=0.8).prepare(X, random_state=3)
+        backend = InMemoryBackend(objective.bind(y.astype(np.int8)), layout, X, y.astype(np.int8),
+                                  block_rows=blocks)
+        return run_boosting(backend, layout, n_iter=8, log_value=objective.log_value), backend
+
+    (whole, b0), (parts, b1) = fit(None), fit(block_rows)
+    assert len(whole.records) == len(parts.records) == 8
+    for a, b in zip(whole.records, parts.records):
+        for field in ("feature", "left", "right", "nan_left", "threshold"):
+            np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
+        np.testing.assert_allclose(a.ranker.value, b.ranker.value, rtol=1e-9)
+        assert a.alpha == pytest.approx(b.alpha, rel=1e-9)
+    np.testing.assert_allclose(b1.scores, b0.scores, rtol=1e-9, atol=1e-9)
+    # the training scores are the model's: Σ (η α) h
+    np.testing.assert_allclose(b0.scores, Trees.predict_sum([r.ranker for r in whole.records],
+                                                             [r.alpha for r in whole.records], X), rtol=1e-12)
+
+
+def test_learning_rate_shrinks_the_line_search_step():
+    X, y = _data(6, n=300)
+    full = rankcore.boost(learner="trees:learning_rate=1", n_iter=1, random_state=0).fit(X, y)
+    small = rankcore.boost(learner="trees:learning_rate=0.25", n_iter=1, random_state=0).fit(X, y)
+    assert small.alphas_[0] == pytest.approx(0.25 * full.alphas_[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["push:exp,pow:4", "push:logistic,pow:8", "push:sqhinge,exp:1",
+                                  "push:exp,pow:1", "prec@k-avg:20", "prec@k-max:20",
+                                  "prec@k-ramp:20", "mp-squared"])
+def test_every_objective_boosts_trees_without_increasing(spec):
+    X, y = _data(7, n=300)
+    model = rankcore.boost(objective=spec, learner="trees:max_leaves=7", n_iter=15, n_jobs=1,
+                           random_state=0).fit(X, y)
+    assert model.n_iter_ >= 1
+    assert np.all(np.diff(model.objective_values_) <= 1e-12 * np.abs(model.objective_values_[1:]).clip(1))
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_trees_beat_stumps_on_an_interaction():
+    X, y = _data(8, n=3000, nan_fraction=0.0)
+    Xt, yt, Xv, yv = X[:2000], y[:2000], X[2000:], y[2000:]
+    trees = rankcore.boost(learner="trees", n_iter=40, random_state=0).fit(Xt, yt)
+    stumps = rankcore.boost(learner="stumps", n_iter=40, random_state=0).fit(Xt, yt)
+    from sklearn.metrics import roc_auc_score
+    assert roc_auc_score(yv, trees.decision_function(Xv)) > roc_auc_score(yv, stumps.decision_function(Xv)) + 0.05
+
+
+def test_sample_weight_acts_as_multiplicity():
+    X, y = _data(9, n=200, nan_fraction=0.05)
+    w = np.random.default_rng(0).integers(0, 3, X.shape[0])
+    spec = "trees:max_leaves=6,min_samples_leaf=1,min_child_weight=0"
+    weighted = rankcore.boost(learner=spec, n_iter=4, random_state=0).fit(X, y, sample_weight=w)
+    rows = np.repeat(np.arange(X.shape[0]), w)
+    repeated = rankcore.boost(learner=spec, n_iter=4, random_state=0).fit(X[rows], y[rows])
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-8)
+
+
+def test_early_stopping_and_feature_importances():
+    X, y = _data(10, n=1500, nan_fraction=0.0)
+    model = rankcore.boost(learner="trees:max_leaves=15", n_iter=200, early_stopping=True, n_iter_no_change=5,
+                           random_state=0).fit(X, y)
+    assert model.stop_reason_ in ("early_stopping", "converged", "n_iter")
+    assert model.n_iter_ == model.best_iteration_
+    imp = model.feature_importances_
+    assert imp.shape == (X.shape[1],) and imp.sum() == pytest.approx(1.0) and (imp >= 0).all()
+    assert imp[:2].sum() > 0.5                         # the label depends on features 0 and 1
+    stumps = rankcore.boost(learner="stumps", n_iter=3).fit(np.nan_to_num(X), y)
+    with pytest.raises(AttributeError, match="split gains"):
+        stumps.feature_importances_
+
+
+class _Logistic(Objective):
+    """Pointwise logistic loss Σ w log(1 + exp(−s f)), s = ±1: a test-only objective with curvature."""
+
+    name = "test-logistic"
+
+    def value_and_gradient(self, y, scores, sample_weight=None):
+        w = np.ones_like(scores) if sample_weight is None else sample_weight
+        s = np.where(y == 1, 1.0, -1.0)
+        return float((w * np.logaddexp(0, -s * scores)).sum()), -w * s / (1 + np.exp(s * scores))
+
+    def bind(self, y, sample_weight=None, *, n_threads=1):
+        return _CurvedBound(self, y, sample_weight)
+
+
+class _CurvedBound(_DefaultBound):
+    has_hessian = True
+
+    def value_gradient_hessian(self, scores):
+        value, grad = self.value_and_gradient(scores)
+        p = 1 / (1 + np.exp(-scores))
+        w = np.ones_like(scores) if self.sample_weight is None else self.sample_weight
+        return value, grad, w * p * (1 - p)
+
+
+def test_newton_leaves_use_the_objective_curvature():
+    X, y = _data(11, n=400)
+    y8 = y.astype(np.int8)
+    layout = Trees(max_leaves=4, l2=0.5).prepare(X, random_state=0)
+    backend = InMemoryBackend(_Logistic().bind(y8), layout, X, y8)
+    result = run_boosting(backend, layout, n_iter=1, log_value=False)
+    tree = result.records[0].ranker
+    leaf = tree.predict(X)
+    g = np.where(y == 1, -0.5, 0.5)                    # gradient and Hessian (1/4) at scores 0
+    for v in tree.values:
+        rows = leaf == v
+        assert v == pytest.approx(-g[rows].sum() / (0.25 * rows.sum() + 0.5), rel=1e-12)
+
+
+# ----------------------------------------------------------------------
+# Bad input, contract, persistence
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("spec, name", [
+    ("trees:max_leaves=1", "max_leaves"), ("trees:learning_rate=0", "learning_rate"),
+    ("trees:learning_rate=-1", "learning_rate"), ("trees:subsample=0", "subsample"),
+    ("trees:subsample=1.5", "subsample"), ("trees:colsample=0", "colsample"), ("trees:colsample=2", "colsample"),
+    ("trees:max_bins=256", "max_bins"), ("trees:l2=-1", "l2"), ("trees:min_child_weight=-1", "min_child_weight"),
+    ("trees:learning_rate=nan", "learning_rate"),
+])
+def test_bad_parameters_are_refused_naming_them(spec, name):
+    with pytest.raises(ValueError, match=name):
+        rankcore.boost(learner=spec, n_iter=2).fit(*_data(0, n=50))
+
+
+def test_nan_in_y_or_weights_is_refused():
+    X, y = _data(0, n=50)
+    with pytest.raises(ValueError, match="y"):
+        rankcore.boost(learner="trees", n_iter=2).fit(X, np.where(y == 1, 1.0, np.nan))
+    with pytest.raises(ValueError, match="sample_weight"):
+        rankcore.boost(learner="trees", n_iter=2).fit(X, y, sample_weight=np.full(50, np.nan))
+
+
+@pytest.mark.parametrize("check", component_checks("learner", "trees"), ids=str)
+def test_trees_learner_contract(check):
+    check()
+
+
+def test_save_load_round_trip_and_validation(tmp_path):
+    X, y = _data(12, n=300)
+    model = rankcore.boost(learner="trees:max_leaves=5", n_iter=4, random_state=0).fit(X, y)
+    path = tmp_path / "m.json"
+    rankcore.save_model(model, path)
+    loaded = rankcore.load_model(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_allclose(loaded.feature_importances_, model.feature_importances_)
+
+    text = path.read_text()
+
+    def corrupt(edit, match):
+        doc = json.loads(text)
+        tree = _find_trees(doc)[0]
+        edit(tree)
+        del doc["sha256"]
+        doc["sha256"] = _checksum(doc)            # a consistent file with inconsistent trees
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(doc))
+        with pytest.raises(ModelFormatError, match=match):
+            rankcore.load_model(bad)
+
+    def child_out_of_range(t):
+        t["left"][0] = 999
+
+    def cycle(t):
+        t["left"][t["left"][0]] = 0
+        t["right"][t["left"][0]] = 0
+
+    def shared(t):
+        t["right"][0] = t["left"][0]
+
+    def big_feature(t):
+        t["feature"][0] = 50
+
+    def nan_value(t):
+        t["value"][-1] = float("nan")
+
+    def short(t):
+        t["value"].pop()
+
+    corrupt(child_out_of_range, "left child")
+    corrupt(cycle, "child|leaf")
+    corrupt(shared, "reached twice")
+    corrupt(big_feature, "feature 50")
+    corrupt(nan_value, "value")
+    corrupt(short, "value")
+
+
+def _find_trees(doc):
+    found = []
+
+    def visit(node):
+        if isinstance(node, dict):
+            if node.get("kind") == "tree":
+                found.append(node)
+            for v in node.values():
+                visit(v)
+        elif isinstance(node, list):
+            for v in node:
+                visit(v)
+
+    visit(doc)
+    return found
+
+
+def test_tree_record_validation_directly():
+    good = {"kind": "tree", "feature": [0, -1, -1], "threshold": [0.5, 0, 0], "nan_left": [True, False, False],
+            "left": [1, -1, -1], "right": [2, -1, -1], "value": [0, -1.0, 1.0], "gain": [2.0, 0, 0]}
+    tree = tree_arrays_from_state(good)
+    assert isinstance(tree, TreeRanker) and tree.values == (-1.0, 1.0)
+    np.testing.assert_array_equal(tree.predict(np.array([[0.0], [1.0], [np.nan]])), [-1.0, 1.0, -1.0])
+    for field, value, match in [("left", [1, -1, 5], "left"), ("threshold", [math.inf, 0, 0], "threshold"),
+                                ("feature", [-2, -1, -1], "feature"), ("left", [1.5, -1, -1], "left"),
+                                ("nan_left", ["x", 0, 0], "nan_left")]:
+        with pytest.raises(ValueError, match=match):
+            tree_arrays_from_state({**good, field: value})
+
+
+def test_cli_fit_and_compare_accept_trees(tmp_path):
+    import contextlib
+    import io
+
+    from rankcore.cli import main
+
+    X, y = _data(13, n=300, nan_fraction=0.0)
+    data = tmp_path / "data.csv"
+    with open(data, "w") as fh:
+        fh.write(",".join(f"x{j}" for j in range(X.shape[1])) + ",label\n")
+        for row, label in zip(X.tolist(), y.tolist()):
+            fh.write(",".join(map(repr, row)) + f",{label}\n")
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main([str(a) for a in argv])
+        return status, out.getvalue(), err.getvalue()
+
+    model_path = tmp_path / "m.json"
+    status, _, err = run("fit", data, "--label", "label", "--learner", "trees:max_leaves=7", "--n-iter", "6",
+                         "--out", model_path, "--progress", "lines")
+    assert status == 0, err
+    assert "iter 6/6" in err                                   # the progress shows the trees' iterations
+    model = rankcore.load_model(model_path)
+    assert model.learner_spec_.startswith("trees") and model.n_iter_ == 6
+    status, out, err = run("compare", data, "--label", "label", "--model", "push", "--learner", "stumps,trees",
+                           "--n-iter", "5", "--table-format", "json", "--no-plots")
+    assert status == 0, err
+    assert "trees" in out
