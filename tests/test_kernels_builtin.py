@@ -161,7 +161,7 @@ def test_kernel_base_requires_compute():
         ("rbf:1e-320", r"gamma must be 'scale' or a number in \[1e-100, 1e\+100\]"),
         ("laplacian:1e-320", r"gamma must be 'scale' or a number in \[1e-100, 1e\+100\]"),
         ("rbf:1e300", r"gamma must be"),
-        ("poly:degree=1e9", r"degree must be an integer >= 1 <= 100"),
+        ("poly:degree=1e9", r"degree must be an integer >= 1 and <= 100"),
         ("poly:101", r"degree must be"),
     ],
 )
