@@ -261,7 +261,7 @@ class KrylovSpectrum(Spectrum):
         self._alpha.append(a)
         self._scale = max(self._scale, abs(a) + after)
         self._beta.append(after)
-        if after <= 64 * np.finfo(float).eps * max(self._scale, np.finfo(float).tiny) or j + 1 >= m - 1:
+        if after <= 1e-12 * max(self._scale, np.finfo(float).tiny) or j + 1 >= m - 1:
             self._invariant = True  # Krylov space is invariant: the path is exact
             return
         self._V[j + 1] = w / after
