@@ -300,7 +300,7 @@ def test_krylov_matrix_free(benchmark, profile, capsys):
         print(f"  path {t_path:.2f} s ({model.n_iter_} Lanczos steps), KernelRidge at m={half:,}: {t_krr:.2f} s, "
               f"ratio {t_path / t_krr:.2f}")
         print(f"  peak traced memory {peak / 2**20:.0f} MiB (m x m would be {8 * m * m / 2**20:.0f} MiB; "
-              f"m (steps + block) = {8 * m * (model.n_iter_ + 512) / 2**20:.0f} MiB)")
+              f"m (steps + block) = {8 * m * (model.n_iter_ + 1024) / 2**20:.0f} MiB)")
 
 
 @pytest.mark.benchmark(group="rkhs-nystroem")

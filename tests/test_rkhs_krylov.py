@@ -125,14 +125,25 @@ def test_krylov_constant_target_gives_zero():
     assert np.all(C == 0.0)
 
 
-def test_matrix_free_operator_equals_dense_product():
+@pytest.mark.parametrize("spec", ["rbf", "rbf:0.01", "laplacian", "poly:2", "linear"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_matrix_free_operator_equals_dense_product(spec, n_threads):
     rng = np.random.default_rng(6)
-    X = rng.normal(size=(203, 4))
-    kernel = resolve("kernel", "rbf").with_data(X)
+    X = rng.normal(size=(203, 4)) + 50.0  # an offset: the rbf path must center as the kernel does
+    X[7] = X[8]  # a duplicate row: distance 0
+    kernel = resolve("kernel", spec).with_data(X)
     v = rng.normal(size=203)
+    ref = kernel(X) @ v
     for block in (1, 16, 64, 500):
-        np.testing.assert_allclose(BlockKernelOperator(kernel, X, block=block)(v), kernel(X) @ v, rtol=1e-12,
-                                   atol=1e-12)
+        got = BlockKernelOperator(kernel, X, block=block, n_threads=n_threads)(v)
+        np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10 * np.abs(ref).max())
+
+
+def test_rbf_rows_dot_validates_shapes():
+    from rankcore.rkhs import _matfree
+
+    with pytest.raises(ValueError, match="shapes"):
+        _matfree.rbf_rows_dot(np.zeros((2, 3)), np.zeros(2), np.zeros(3), 1.0, np.zeros(4), np.zeros(2), 1)
 
 
 def test_krylov_on_nystroem_features_matches_nystroem_spectrum():

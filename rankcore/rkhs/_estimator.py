@@ -29,7 +29,7 @@ __all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
 EXACT_AUTO_LIMIT = 20_000
 
 #: Rows of the kernel computed at a time by the matrix-free Krylov route.
-KRYLOV_BLOCK = 512
+KRYLOV_BLOCK = 1024
 
 SOLVERS = ("auto", "exact", "krylov", "nystroem")
 

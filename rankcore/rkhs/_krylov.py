@@ -121,26 +121,41 @@ class DenseOperator:
 
 
 class BlockKernelOperator:
-    """K v without K: rows of K computed ``block`` at a time.
+    """K v without K: rows of K computed ``block`` at a time, in compiled code.
 
-    Each product evaluates the whole kernel again (m² kernel values, with
-    the kernel's compiled routine -- for ``rbf`` a GEMM and a parallel
-    ``exp`` pass) and keeps only ``block`` × m of it: memory O(block · m).
+    Each product evaluates the whole kernel again (m² kernel values) and
+    keeps only ``block`` × m of it: memory O(block · m).  For ``rbf`` the
+    block's inner products are one GEMM over rows centered once, and the
+    exponentials are fused with the dot product (:mod:`rankcore.rkhs._matfree`);
+    other kernels use their own compiled Gram routine and a GEMV.
     """
 
     def __init__(self, kernel, X: np.ndarray, *, block: int = 1024, n_threads: int = 1) -> None:
-        self.kernel, self.X = kernel, X
+        self.kernel, self.X = kernel, np.ascontiguousarray(X, dtype=np.float64)
         self.m = X.shape[0]
         self.shape = (self.m, self.m)
         self.block = max(1, int(block))
         self.n_threads = n_threads
+        self._rbf = None
+        if getattr(kernel, "name", None) == "rbf" and not getattr(kernel, "needs_data", True):
+            Xc = np.ascontiguousarray(self.X - self.X.mean(axis=0))  # as the kernel itself centers (accuracy)
+            self._rbf = (Xc, np.einsum("ij,ij->i", Xc, Xc), 1.0 / float(kernel.gamma))
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
+        from ..kernels import _gram
+        from . import _matfree
+
+        v = np.ascontiguousarray(v, dtype=np.float64)
         out = np.empty(self.m)
         for start in range(0, self.m, self.block):
             stop = min(start + self.block, self.m)
-            rows = self.kernel(self.X[start:stop], self.X, n_threads=self.n_threads)
-            out[start:stop] = rows @ v
+            if self._rbf is not None:
+                Xc, sq, inv_gamma = self._rbf
+                G = _gram.inner_products(Xc[start:stop], Xc, False)
+                _matfree.rbf_rows_dot(G, sq[start:stop], sq, inv_gamma, v, out[start:stop], self.n_threads)
+            else:  # the kernel was validated at fit: call its compiled routine directly
+                rows = np.asarray(self.kernel.compute(self.X[start:stop], self.X, self.n_threads), dtype=np.float64)
+                out[start:stop] = rows @ v
         return out
 
 
