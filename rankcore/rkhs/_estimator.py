@@ -106,7 +106,7 @@ class KernelRanker(BaseEstimator):
         recomputed block by block, O(m (iterations + block)) memory).
         ``"nystroem"``: low rank with ``n_components`` landmarks.
         ``"auto"`` chooses by predicted time and memory (exact on small
-        data, Krylov up to about 2,500 rows, Nyström beyond on a 2-core
+        data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
         machine); ``solver_`` and ``solver_plan_`` say what it chose and why.
     tol : float, default 1e-6
         ``solver="krylov"``: relative coefficient error certified for every
