@@ -265,3 +265,24 @@ def test_holdout_inside_grid_does_not_warn():
         warnings.simplefilter("error", GridEdgeWarning)
         model = KernelRanker(lam="holdout", lam_grid=grid, solver="exact", random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.lam_grid_, grid)
+
+
+def test_estimator_krylov_bipartite_holdout_equals_exact():
+    X, y = graded(260, seed=14)
+    yb = (y >= np.median(y)).astype(int)
+    params = dict(lam="holdout", metric="auc", filter=["tikhonov", "showalter"], random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        exact = KernelRanker(solver="exact", **params).fit(X, yb)
+        krylov = KernelRanker(solver="krylov", **params).fit(X, yb)
+    assert (krylov.lam_, krylov.filter_.spec) == (exact.lam_, exact.filter_.spec)
+    np.testing.assert_allclose(krylov.holdout_losses_, exact.holdout_losses_, atol=1e-12)
+
+
+def test_estimator_krylov_does_not_depend_on_threads():
+    X, y = graded(1100, seed=15)  # above PARALLEL_MIN_ROWS: n_jobs takes effect
+    lams = np.array([1e-2, 1e-4])
+    one = KernelRanker(solver="krylov", lam=lams, n_jobs=1).fit(X, y)
+    two = KernelRanker(solver="krylov", lam=lams, n_jobs=2).fit(X, y)
+    assert one.n_iter_ == two.n_iter_
+    np.testing.assert_allclose(two.dual_coef_, one.dual_coef_, rtol=1e-9, atol=1e-12 * np.abs(one.dual_coef_).max())
