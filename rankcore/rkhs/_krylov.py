@@ -370,9 +370,9 @@ class KrylovSpectrum(Spectrum):
             if self._exact_factory is not None and bad.any() and not bad[~is_cutoff].any() and (~is_cutoff).any():
                 # Only cut-off values are left.  A step function needs every eigenpair above λ resolved,
                 # which in the dense part of a kernel spectrum takes about as many steps as there are
-                # such eigenvalues: give them a few more checks, then the exact route.
+                # such eigenvalues: give them one more check, then the exact route.
                 if cutoff_deadline is None:
-                    cutoff_deadline = self.n_iter + max(32, self.n_iter // 4)
+                    cutoff_deadline = self.n_iter + max(self.check_every, self.n_iter // 8)
                 if self.n_iter >= cutoff_deadline:
                     cap = self.n_iter
             if not bad.any() or self._invariant or self.n_iter >= cap:
