@@ -253,7 +253,8 @@ class KrylovSpectrum(Spectrum):
         j = len(self._alpha)
         m = self._m
         if j + 1 >= self._V.shape[0]:
-            grown = np.zeros((min(2 * self._V.shape[0], m + 1), m))
+            # doubling, capped: the basis never holds more than max_iter + 1 vectors
+            grown = np.zeros((max(j + 2, min(2 * self._V.shape[0], m + 1, self.max_iter + 1)), m))
             grown[: self._V.shape[0]] = self._V
             self._V = grown
         v = self._V[j]
