@@ -237,6 +237,9 @@ def test_plan_solver_by_time_and_memory():
     assert plan_solver(14000, 1000, budget, 46340)[0] == "nystroem"
     # no memory for two m x m arrays: not exact even when small
     assert plan_solver(500, 1000, 16 * 500 * 500 - 1, 46340)[0] == "krylov"
+    # with the cut-off filter the Krylov route pays for the exact one too: never chosen over it
+    assert plan_solver(2000, 1000, budget, 46340, cutoff=True)[0] == "nystroem"
+    assert plan_solver(1000, 1000, budget, 46340, cutoff=True)[0] == "exact"
     name, est = plan_solver(3000, 1000, budget, 46340)
     assert set(est) == {"exact", "krylov", "nystroem"} and all(v["seconds"] > 0 and v["bytes"] > 0 for v in est.values())
 

@@ -299,7 +299,7 @@ class KernelRanker(BaseEstimator):
             raise ValueError(f"lam_grid: expected a non-empty 1-D array of finite numbers > 0, got {self.lam_grid!r}")
         return grid
 
-    def _check_scalars(self, m: int) -> tuple[str, int]:
+    def _check_scalars(self, m: int, filters=()) -> tuple[str, int]:
         if not (_is_number(self.holdout_size) and 0 < float(self.holdout_size) < 1):
             raise ValueError(f"holdout_size: expected a fraction in (0, 1), got {self.holdout_size!r}")
         if not isinstance(self.refit, (bool, np.bool_)):
@@ -320,7 +320,8 @@ class KernelRanker(BaseEstimator):
         self._memory_budget = int(budget)
         solver = self.solver
         auto, self.solver_plan_ = plan_solver(m, int(self.n_components), self._memory_budget,
-                                              min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES))
+                                              min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES),
+                                              cutoff=any(f.name == "cutoff" for f in filters))
         if solver == "auto":
             solver = auto
         if solver == "exact" and m > EXACT_MAX_SAMPLES:
@@ -390,7 +391,7 @@ class KernelRanker(BaseEstimator):
         self.n_features_in_ = X_arr.shape[1]
         filters, single_filter = self._resolve_filters()
         mode, lams = self._resolve_lam()
-        solver, n_components = self._check_scalars(m)
+        solver, n_components = self._check_scalars(m, filters)
         kernel = self._resolve_kernel(X_arr)
         metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
