@@ -33,6 +33,14 @@ Two modes (the ``threads`` parameter):
   background load does not distort: the ratios of the work itself.  Here
   ``200 solves`` is 20 timed solves x 10.
 
+``test_krylov_path_against_direct_solve`` (issue 15) times, side by side on 2
+BLAS threads: one solve, 200 solves, the exact path and the Krylov path (all
+five filters -- the cut-off values Lanczos cannot certify take the exact
+route -- and the four smooth ones), prints the Lanczos steps at which each
+(filter, λ) was certified and the largest score difference against the exact
+path.  ``test_krylov_matrix_free`` runs the matrix-free route (m = 20,000,
+``full``; 1,000, ``fast``) against one scikit-learn ``KernelRidge`` fit on half the rows.
+
 ``test_nystroem_fit`` times the low-rank mode beyond exact sizes (m = 50,000,
 ``full``; 5,000, ``fast``) with 1,000 landmarks.
 """
@@ -154,6 +162,153 @@ def _compare(benchmark, profile, size_index, threads, capsys):
         print(f"  path / solve = {ratios['path']:.2f} (goal < {GOAL:g}: {verdict}); "
               f"path / 200 solves = {best['path'] / best['200 solves']:.3f}; "
               f"path / KernelRidge = {best['path'] / best['KernelRidge']:.2f}")
+
+
+# ----------------------------------------------------------------------
+# The Krylov path (issue 15)
+# ----------------------------------------------------------------------
+KRYLOV_SIZES = {"fast": (500, 1000), "full": (2000, 5000)}
+KRYLOV_GOALS = {2000: 1.5, 5000: 1.0}  # path / one direct solve
+
+
+def _iterations_table(spectrum, filters, grid) -> str:
+    """Lanczos steps at which each (filter, λ) was certified, at a few λ of the grid."""
+    picks = [0, 50, 100, 150, grid.size - 1]
+    head = "  ".join(f"{grid[i]:9.2e}" for i in picks)
+    rows = [f"    {'filter':12s} {head}"]
+    for flt in filters:
+        cells = []
+        for i in picks:
+            it = spectrum.iterations_.get((flt.spec, float(grid[i])))
+            cells.append(f"{'exact' if it is None else it:>9}")
+        rows.append(f"    {flt.spec:12s} " + "  ".join(cells))
+    return "\n".join(rows)
+
+
+def _max_score_difference(K, C_ref, C) -> float:
+    S_ref, S = C_ref @ K, C @ K
+    S_ref -= S_ref.mean(axis=-1, keepdims=True)
+    S -= S.mean(axis=-1, keepdims=True)
+    den = np.linalg.norm(S_ref, axis=-1)
+    num = np.linalg.norm(S - S_ref, axis=-1)
+    return float(np.max(num[den > 0] / den[den > 0]))
+
+
+@pytest.mark.parametrize("threads", [2, 1], ids=["threads=2", "threads=1"])
+@pytest.mark.parametrize("size_index", [0, 1], ids=["small", "large"])
+@pytest.mark.benchmark(group="rkhs-krylov")
+def test_krylov_path_against_direct_solve(benchmark, profile, size_index, threads, capsys):
+    """One solve, 200 solves, the exact path and the Krylov path, side by side.
+
+    ``threads=2``: wall clock on 2 BLAS threads (what a user sees; distorted
+    on a busy machine, where ``dsytrd`` suffers most); ``threads=1``: CPU time
+    on one thread, which background load does not distort.
+    """
+    import warnings
+
+    from threadpoolctl import threadpool_limits
+
+    from rankcore.rkhs._krylov import DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
+
+    m = KRYLOV_SIZES[profile][size_index]
+    K, y = _problem(m)
+    grid = default_grid()
+    filters = [rankcore.get_registry().resolve("filter", s) for s in FILTERS]
+    smooth = [f for f in filters if f.name != "cutoff"]
+    D = m * np.eye(m) - 1.0
+    DK = D @ K / m**2
+    system = DK + 1e-3 * np.eye(m)
+    rhs = D @ y / m**2
+    last = {}
+
+    def krylov(flts, exact_route=True):
+        def run(_):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", KrylovConvergenceWarning)
+                sp = KrylovSpectrum(DenseOperator(K), y,
+                                    exact=(lambda: ExactSpectrum(K.copy(), y, n_threads=threads)) if exact_route else None)
+                last[len(flts)] = (sp, sp.path(flts, grid))
+        return run
+
+    contenders = {
+        "solve": lambda _: np.linalg.solve(system, rhs),
+        "krylov 4 smooth": krylov(smooth),
+        "krylov all 5": krylov(filters),
+        "exact path": lambda Kc: ExactSpectrum(Kc, y, n_threads=threads).path(filters, grid),
+    }
+    clock = time.perf_counter if threads == 2 else time.process_time
+    with threadpool_limits(limits=threads, user_api="blas"):
+        best = _interleaved(contenders, ROUNDS[profile], setup=lambda: K.copy(), clock=clock)
+        start = clock()
+        for lam_j in grid[::10]:
+            np.linalg.solve(DK + lam_j * np.eye(m), rhs)
+        best["200 solves"] = (clock() - start) * 10
+        C_exact = ExactSpectrum(K.copy(), y, n_threads=threads).path(filters, grid)
+    sp5, C5 = last[5]
+    sp4, _ = last[4]
+    diff = _max_score_difference(K, C_exact, C5)
+    ratios = {name: sec / best["solve"] for name, sec in best.items()}
+    benchmark.extra_info.update(m=m, threads=threads, clock="wall" if threads == 2 else "cpu", n_iter_smooth=sp4.n_iter, n_iter_all=sp5.n_iter,
+                                n_cutoff_exact=len(sp5.unconverged_), max_relative_score_difference=diff,
+                                **{f"{k.replace(' ', '_')}_s": v for k, v in best.items()},
+                                **{f"{k.replace(' ', '_')}_over_solve": v for k, v in ratios.items()})
+    benchmark.pedantic(krylov(smooth), args=(None,), rounds=1, iterations=1)
+    with capsys.disabled():
+        print(f"\n[rkhs krylov m={m:,}, {threads} BLAS thread(s), {'wall clock' if threads == 2 else 'CPU time'}; "
+              "200 lambdas x filters]")
+        for name in ("solve", "200 solves", "exact path", "krylov 4 smooth", "krylov all 5"):
+            print(f"  {name:16s} {best[name]:9.3f} s   {ratios[name]:7.2f} x solve")
+        print(f"  Lanczos steps: {sp4.n_iter} (tikhonov, iterated:2, landweber, showalter), {sp5.n_iter} with cutoff; "
+              f"{len(sp5.unconverged_)} cutoff lambdas took the exact route")
+        print(f"  largest relative score difference against the exact path: {diff:.1e}")
+        print("  steps at which each (filter, lambda) was certified ('exact' = fell back):")
+        print(_iterations_table(sp5, filters, grid))
+        goal = KRYLOV_GOALS.get(m)
+        if goal:
+            print(f"  goal: 200-lambda path <= {goal:g} x solve: smooth filters {ratios['krylov 4 smooth']:.2f}, "
+                  f"all five {ratios['krylov all 5']:.2f}")
+
+
+@pytest.mark.benchmark(group="rkhs-krylov")
+def test_krylov_matrix_free(benchmark, profile, capsys):
+    """Matrix-free Krylov path (kernel rows block by block) against one KernelRidge fit on half the rows."""
+    import tracemalloc
+    import warnings
+
+    from sklearn.kernel_ridge import KernelRidge
+    from threadpoolctl import threadpool_limits
+
+    m = {"fast": 1_000, "full": 20_000}[profile]
+    rng = np.random.default_rng(m)
+    X = rng.normal(size=(m, 8))
+    y = np.floor(2 * X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=m))
+    smooth = ["tikhonov", "iterated:2", "landweber", "showalter"]
+    budget = 8 * m * m // 4  # the m x m matrix does not fit: matrix-free
+    model = KernelRanker(solver="krylov", lam=default_grid(), filter=smooth, memory_budget=budget, n_jobs=2)
+    half = m // 2
+    kernel = rankcore.get_registry().resolve("kernel", "rbf").with_data(X[:half])
+    with threadpool_limits(limits=2, user_api="blas"):
+        start = time.perf_counter()
+        gamma_sklearn = 1.0 / kernel.gamma
+        KernelRidge(alpha=1e-3 * half, kernel="rbf", gamma=gamma_sklearn).fit(X[:half], y[:half])
+        t_krr = time.perf_counter() - start
+        tracemalloc.start()
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X, y)
+        t_path = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    benchmark.extra_info.update(m=m, n_iter=model.n_iter_, path_s=t_path, kernelridge_half_s=t_krr,
+                                peak_bytes=peak, m_squared_bytes=8 * m * m)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    with capsys.disabled():
+        print(f"\n[rkhs krylov matrix-free m={m:,}, 4 smooth filters x 200 lambdas, 2 threads]")
+        print(f"  path {t_path:.2f} s ({model.n_iter_} Lanczos steps), KernelRidge at m={half:,}: {t_krr:.2f} s, "
+              f"ratio {t_path / t_krr:.2f}")
+        print(f"  peak traced memory {peak / 2**20:.0f} MiB (m x m would be {8 * m * m / 2**20:.0f} MiB; "
+              f"m (steps + block) = {8 * m * (model.n_iter_ + 1024) / 2**20:.0f} MiB)")
 
 
 @pytest.mark.benchmark(group="rkhs-nystroem")

@@ -330,10 +330,13 @@ def test_nystroem_mode_close_to_exact_and_auto_switch(monkeypatch):
     fe, fa = fe - fe.mean(), fa - fa.mean()
     assert np.linalg.norm(fa - fe) / np.linalg.norm(fe) < 0.05
     assert abs(exact.score(X, y) - approx.score(X, y)) < 0.02
-    import rankcore.rkhs._estimator as est
+    import rankcore.rkhs._plan as plan
 
-    monkeypatch.setattr(est, "EXACT_AUTO_LIMIT", 100)
-    assert KernelRanker(n_components=50, random_state=0).fit(X, y).solver_ == "nystroem"
+    # "auto" by predicted time: a route predicted to take longer than AUTO_SECONDS is not chosen
+    assert KernelRanker(n_components=50, random_state=0).fit(X, y).solver_ == "exact"
+    monkeypatch.setattr(plan, "AUTO_SECONDS", 0.0)
+    model = KernelRanker(n_components=50, random_state=0).fit(X, y)
+    assert model.solver_ == "nystroem" and set(model.solver_plan_) == {"exact", "krylov", "nystroem"}
 
 
 @settings(max_examples=25)
@@ -369,4 +372,7 @@ def test_exact_size_limit_and_failed_fit_leaves_the_previous_model(monkeypatch):
         model.set_params(solver="exact").fit(X, y)
     # a failed fit publishes nothing (rankcore/_threadsafe.py): the previous model, whole
     np.testing.assert_array_equal(model.decision_function(X), before)
-    assert model.set_params(solver="auto", n_components=20).fit(X, y).solver_ == "nystroem"
+    # exact out of reach: "auto" takes the Krylov route (cheap at this size), else Nystroem
+    assert model.set_params(solver="auto", n_components=20).fit(X, y).solver_ == "krylov"
+    monkeypatch.setattr(est, "KRYLOV_BLOCK", 7)  # (unused here: the kernel matrix fits the budget)
+    assert model.set_params(memory_budget=1000).fit(X, y).solver_ == "nystroem"

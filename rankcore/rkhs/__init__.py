@@ -22,6 +22,10 @@ _LAZY = {
     "Spectrum": "_spectral",
     "ExactSpectrum": "_spectral",
     "NystroemSpectrum": "_spectral",
+    "KrylovSpectrum": "_krylov",
+    "KrylovConvergenceWarning": "_krylov",
+    "GridEdgeWarning": "_selection",
+    "plan_solver": "_plan",
     "MagnitudePreservingSquared": "_objective",
 }
 

@@ -25,14 +25,21 @@ from ..validation import (
     check_random_state_param,
     effective_n_threads,
 )
+from ._krylov import DEFAULT_MAX_ITER, DEFAULT_TOL, BlockKernelOperator, DenseOperator, KrylovSpectrum
+from ._plan import default_memory_budget, plan_solver
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
 __all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
 
-#: ``solver="auto"`` uses the exact decomposition up to this many training
-#: rows (two m x m float64 arrays: 6.4 GB at 20,000) and Nyström beyond.
+#: ``solver="auto"`` never chooses the exact decomposition above this many
+#: rows; below it, the choice is by predicted time and memory (:mod:`._plan`).
 EXACT_AUTO_LIMIT = 20_000
+
+#: Rows of the kernel computed at a time by the matrix-free Krylov route.
+KRYLOV_BLOCK = 1024
+
+SOLVERS = ("auto", "exact", "krylov", "nystroem")
 
 #: 32-bit LAPACK indexing of an m x m array: m * m < 2**31.
 EXACT_MAX_SAMPLES = 46_340
@@ -98,9 +105,28 @@ class KernelRanker(BaseEstimator):
     apriori_sizes : sequence of int, default (20, 30, 40, 50)
         Subset sizes for ``lam="apriori"`` (repeat a size to average over
         several subsets); each must be smaller than the training set.
-    solver : {"auto", "exact", "nystroem"}, default "auto"
-        Exact decomposition, or Nyström low rank with ``n_components``
-        landmarks; ``"auto"`` is exact up to 20,000 rows.
+    solver : {"auto", "exact", "krylov", "nystroem"}, default "auto"
+        ``"exact"``: one decomposition of the m x m operator (every filter
+        exactly; O(m³) time, two m x m arrays).  ``"krylov"``: one Lanczos
+        basis for every λ and filter (:mod:`rankcore.rkhs._krylov`), each
+        (filter, λ) certified to ``tol``; on the kernel matrix in memory
+        when m² doubles fit ``memory_budget``, else matrix-free (kernel rows
+        recomputed block by block, O(m (iterations + block)) memory).
+        ``"nystroem"``: low rank with ``n_components`` landmarks.
+        ``"auto"`` chooses by predicted time and memory (exact on small
+        data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
+        machine); ``solver_`` and ``solver_plan_`` say what it chose and why.
+    tol : float, default 1e-6
+        ``solver="krylov"``: relative coefficient error certified for every
+        (filter, λ); the default reproduces the exact path's scores to
+        better than 1e-6 and its hold-out choices.
+    max_iter : int, default 500
+        ``solver="krylov"``: Lanczos steps at most; a (filter, λ) whose
+        bound is not met by then gets a ``KrylovConvergenceWarning`` and the
+        exact solver (when the kernel matrix is in memory).
+    memory_budget : int or None
+        Bytes the m x m arrays may take (``solver="auto"``/``"krylov"``);
+        default half the physical memory.
     n_components : int, default 1000
         Nyström landmarks (capped at the number of rows).
     random_state : int, RandomState or None
@@ -139,7 +165,12 @@ class KernelRanker(BaseEstimator):
         ``beta`` and the ``extrapolated`` α m^{−β/2}; ``lam_`` is that value
         clipped to the range of ``lam_grid`` (with a warning when it is outside).
     solver_ : str
-        ``"exact"`` or ``"nystroem"``.
+        ``"exact"``, ``"krylov"`` or ``"nystroem"``.
+    solver_plan_ : dict
+        The predicted seconds and bytes of each route for the final fit (what
+        ``solver="auto"`` chose by).
+    n_iter_ : int or None
+        Lanczos steps of the final fit (``solver_ == "krylov"``).
     target_type_ : str
         ``"bipartite"`` (two label values) or ``"graded"``.
     classes_ : ndarray
@@ -173,6 +204,9 @@ class KernelRanker(BaseEstimator):
         refit: bool = True,
         apriori_sizes: Any = (20, 30, 40, 50),
         solver: str = "auto",
+        tol: float = DEFAULT_TOL,
+        max_iter: int = 500,
+        memory_budget: Any = None,
         n_components: int = 1000,
         random_state: Any = None,
         n_jobs: Any = None,
@@ -189,6 +223,9 @@ class KernelRanker(BaseEstimator):
         self.refit = refit
         self.apriori_sizes = apriori_sizes
         self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.memory_budget = memory_budget
         self.n_components = n_components
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -287,18 +324,31 @@ class KernelRanker(BaseEstimator):
             raise ValueError(f"lam_grid: expected a non-empty 1-D array of finite numbers > 0, got {self.lam_grid!r}")
         return grid
 
-    def _check_scalars(self, m: int) -> tuple[str, int]:
+    def _check_scalars(self, m: int, filters=()) -> tuple[str, int]:
         if not (_is_number(self.holdout_size) and 0 < float(self.holdout_size) < 1):
             raise ValueError(f"holdout_size: expected a fraction in (0, 1), got {self.holdout_size!r}")
         if not isinstance(self.refit, (bool, np.bool_)):
             raise TypeError(f"refit: expected True or False, got {self.refit!r}")
-        if self.solver not in ("auto", "exact", "nystroem"):
-            raise ValueError(f"solver: expected 'auto', 'exact' or 'nystroem', got {self.solver!r}")
+        if not isinstance(self.solver, str) or self.solver not in SOLVERS:
+            raise ValueError(f"solver: expected 'auto', 'exact', 'krylov' or 'nystroem', got {self.solver!r}")
         if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
             raise ValueError(f"n_components: expected an integer >= 1, got {self.n_components!r}")
+        if not (_is_number(self.tol) and 0 < float(self.tol) < 1):
+            raise ValueError(f"tol: expected a relative error in (0, 1), got {self.tol!r}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter: expected an integer >= 1 (Lanczos steps), got {self.max_iter!r}")
+        budget = self.memory_budget
+        if budget is None:
+            budget = default_memory_budget()
+        elif isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1:
+            raise ValueError(f"memory_budget: expected a number of bytes (an integer >= 1) or None, got {budget!r}")
+        self._memory_budget = int(budget)
         solver = self.solver
+        auto, self.solver_plan_ = plan_solver(m, int(self.n_components), self._memory_budget,
+                                              min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES),
+                                              cutoff=any(f.name == "cutoff" for f in filters))
         if solver == "auto":
-            solver = "exact" if m <= min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES) else "nystroem"
+            solver = auto
         if solver == "exact" and m > EXACT_MAX_SAMPLES:
             raise ValueError(
                 f"solver: the exact decomposition supports at most {EXACT_MAX_SAMPLES} samples (32-bit LAPACK "
@@ -367,7 +417,7 @@ class KernelRanker(BaseEstimator):
         self.n_features_in_ = X_arr.shape[1]
         filters, single_filter = self._resolve_filters()
         mode, lams = self._resolve_lam()
-        solver, n_components = self._check_scalars(m)
+        solver, n_components = self._check_scalars(m, filters)
         kernel = self._resolve_kernel(X_arr)
         metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
@@ -386,6 +436,7 @@ class KernelRanker(BaseEstimator):
         self._n_threads = threads
         self._n_components = n_components
         self._rng = rng
+        self.n_iter_ = None
 
         with threadpool_limits(limits=threads, user_api="blas"):
             if mode in ("single", "path"):
@@ -395,7 +446,8 @@ class KernelRanker(BaseEstimator):
                 self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
             elif mode == "holdout":
                 grid = self._resolve_grid()
-                result = self._holdout(X_arr, y_values, filters, grid, metric)
+                result = self._holdout(X_arr, y_values, filters, grid, metric, extend=True)
+                grid = result.lams
                 self.lam_grid_, self.holdout_losses_ = grid, result.losses
                 chosen_filter, chosen_lam = filters[result.filter_index], grid[result.lam_index]
                 if self.refit:
@@ -455,15 +507,33 @@ class KernelRanker(BaseEstimator):
             if not K.flags.writeable:
                 K = K.copy()
             return ExactSpectrum(K, y, n_threads=self._n_threads), X
+        if self.solver_ == "krylov":
+            return self._krylov_spectrum(X, y), X
         r = min(self._n_components, m)
         idx = np.sort(self._rng.choice(m, r, replace=False))
         K_mr = self._gram(X, X[idx])
         return NystroemSpectrum(K_mr, K_mr[idx], y), X[idx]
 
-    def _holdout(self, X, y, filters, grid, metric):
+    def _krylov_spectrum(self, X: np.ndarray, y: np.ndarray) -> KrylovSpectrum:
+        """Lanczos on the kernel matrix in memory, or matrix-free when m² doubles exceed the budget."""
+        m = X.shape[0]
+        threads = self._n_threads
+        if 8 * m * m <= self._memory_budget:
+            K = self._gram(X)
+            exact = None
+            if m <= EXACT_MAX_SAMPLES and 16 * m * m <= self._memory_budget:
+                def exact():  # the fallback for (filter, λ) that miss their bound
+                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads)
+            operator = DenseOperator(K)
+        else:
+            block = max(1, min(KRYLOV_BLOCK, self._memory_budget // (8 * m)))
+            operator, exact = BlockKernelOperator(self.kernel_, X, block=block, n_threads=threads), None
+        return KrylovSpectrum(operator, y, tol=float(self.tol), max_iter=int(self.max_iter), exact=exact)
+
+    def _holdout(self, X, y, filters, grid, metric, extend=False):
         return holdout_choice(
             X, y, filters=filters, lams=grid, metric=metric, holdout_size=float(self.holdout_size),
-            rng=self._rng, decompose=self._decompose, gram=self._gram,
+            rng=self._rng, decompose=self._decompose, gram=self._gram, extend=extend,
         )
 
     def _set_model(self, support, coef, lams, spectrum, single_filter, single_lam, filters=None) -> None:
@@ -476,6 +546,8 @@ class KernelRanker(BaseEstimator):
         self.lam_ = float(self.lams_[0]) if single_lam else None
         self.filter_ = self.filters_[0] if single_filter else None
         self.spectrum_ = None if spectrum is None else spectrum.eigenvalues.copy()
+        if isinstance(spectrum, KrylovSpectrum):
+            self.n_iter_ = spectrum.n_iter
         if spectrum is not None:
             spectrum.release()
         self._single_filter, self._single_lam = bool(single_filter), bool(single_lam)
@@ -607,8 +679,8 @@ class KernelRanker(BaseEstimator):
         shape = ([] if single_filter else [len(filters)]) + ([] if single_lam else [lams.size]) + [support.shape[0]]
         if coef.shape != tuple(shape):
             fail(f"dual_coef must have shape {tuple(shape)}, got {coef.shape}")
-        if state["solver"] not in ("exact", "nystroem"):
-            fail(f"solver must be 'exact' or 'nystroem', got {state['solver']!r}")
+        if state["solver"] not in ("exact", "krylov", "nystroem"):
+            fail(f"solver must be 'exact', 'krylov' or 'nystroem', got {state['solver']!r}")
         if state["target_type"] not in ("graded", "bipartite"):
             fail(f"target_type must be 'graded' or 'bipartite', got {state['target_type']!r}")
         spectrum = state["spectrum"]

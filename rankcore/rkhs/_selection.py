@@ -17,7 +17,8 @@ import numpy as np
 from ..filters import Filter
 from ..metrics import Metric
 
-__all__ = ["default_grid", "HoldoutResult", "holdout_split", "holdout_choice", "AprioriResult", "apriori_choice"]
+__all__ = ["default_grid", "HoldoutResult", "holdout_split", "holdout_choice", "GridEdgeWarning", "AprioriResult",
+           "apriori_choice"]
 
 #: The paper's grid: λ_j = λ₀ q^j, λ₀ = 1, q = 0.95, j = 1..200 (seed 003 §4.1).
 GRID_START, GRID_RATIO, GRID_SIZE = 1.0, 0.95, 200
@@ -118,6 +119,7 @@ class HoldoutResult:
     coef: np.ndarray
     support: np.ndarray
     spectrum: Any = field(repr=False, default=None)
+    lams: Any = field(repr=False, default=None)
 
 
 def holdout_choice(
@@ -131,6 +133,7 @@ def holdout_choice(
     rng: np.random.Generator,
     decompose: Callable[[np.ndarray, np.ndarray], tuple[Any, np.ndarray]],
     gram: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    extend: bool = False,
 ) -> HoldoutResult:
     """Fit on one part, score every (filter, λ) on the other, return the best.
 
@@ -138,18 +141,80 @@ def holdout_choice(
     ``gram(X_a, X_b) -> K(X_a, X_b)`` come from the estimator.  Cost: one
     decomposition of the fitting part, the coefficient path (k = filters ×
     λs vectors), one (n_val × n_support) kernel block, k metric evaluations.
+
+    With ``extend``, a choice at either end of the grid (a sign that the
+    best λ lies beyond it) is reported with a :class:`GridEdgeWarning` and
+    the grid is continued geometrically past that end, one decade at a time
+    (at most :data:`MAX_EXTENSIONS` times, from the same decomposition), as
+    long as the new values improve the held-out loss strictly.
+    ``HoldoutResult.lams`` is the grid finally scored.
     """
     y_metric = metric_labels(metric, y)
     fit, val = holdout_split(y_metric, holdout_size, rng, bipartite=metric.task != "graded")
     spectrum, support = decompose(X[fit], y[fit])
-    C = spectrum.path(filters, lams)  # (n_f, n_l, n_s)
-    spectrum.release()
     K_vs = gram(X[val], support)
-    scores = C.reshape(-1, C.shape[-1]) @ K_vs.T  # (n_f * n_l, n_val)
     y_val = y_metric[val]
-    losses = np.array([metric.loss(y_val, row) for row in scores]).reshape(C.shape[0], C.shape[1])
-    fi, li = best_index(losses, np.asarray(lams))
-    return HoldoutResult(losses, fi, li, fit, val, C[fi, li].copy(), support, spectrum)
+
+    def score(lam_values):
+        C = spectrum.path(filters, lam_values)  # (n_f, n_l, n_s)
+        scores = C.reshape(-1, C.shape[-1]) @ K_vs.T  # (n_f * n_l, n_val)
+        losses = np.array([metric.loss(y_val, row) for row in scores]).reshape(C.shape[0], C.shape[1])
+        return C, losses
+
+    lams = np.asarray(lams, dtype=np.float64)
+    C, losses = score(lams)
+    fi, li = best_index(losses, lams)
+    if extend and lams.shape[0] >= 2:
+        C, losses, lams, fi, li = _extend_at_edge(score, C, losses, lams, fi, li)
+    spectrum.release()
+    return HoldoutResult(losses, fi, li, fit, val, C[fi, li].copy(), support, spectrum, lams)
+
+
+#: Decades a hold-out grid may be continued past its ends (see :func:`holdout_choice`).
+MAX_EXTENSIONS = 3
+
+
+class GridEdgeWarning(UserWarning):
+    """The hold-out choice of λ fell on an end of its grid."""
+
+
+def _extend_at_edge(score, C, losses, lams, fi, li):
+    """Continue the grid past the end where the choice fell (one decade per round)."""
+    start = float(lams[li])
+    order = np.argsort(lams)
+    low, high = lams[order[0]], lams[order[-1]]
+    if lams[li] not in (low, high):
+        return C, losses, lams, fi, li
+    side = "smallest" if lams[li] == low else "largest"
+    ratio = float(np.exp(np.median(np.abs(np.diff(np.log(lams[order]))))))
+    ratio = ratio if ratio > 1.0 + 1e-12 else 10.0 ** 0.25
+    n_new = max(1, int(np.ceil(np.log(10.0) / np.log(ratio))))
+    for _ in range(MAX_EXTENSIONS):
+        edge = float(lams.min() if side == "smallest" else lams.max())
+        steps = np.arange(1, n_new + 1, dtype=np.float64)
+        new = edge * ratio ** (-steps if side == "smallest" else steps)
+        new = new[(new > 1e-300) & np.isfinite(new)]
+        if not new.size:
+            break
+        C_new, losses_new = score(new)
+        best_old = float(np.nanmin(losses))
+        lams = np.concatenate([lams, new])
+        C = np.concatenate([C, C_new], axis=1)
+        losses = np.concatenate([losses, losses_new], axis=1)
+        if not float(np.nanmin(losses_new)) < best_old:
+            break  # nothing better beyond: keep the original choice
+        fi, li = best_index(losses, lams)
+        if lams[li] != (lams.min() if side == "smallest" else lams.max()):
+            break
+    order = np.argsort(-lams, kind="stable")  # keep the grid descending, as it came
+    C, losses, lams = C[:, order], losses[:, order], lams[order]
+    li = int(np.flatnonzero(order == li)[0])
+    warnings.warn(
+        f"lam='holdout': the held-out loss was least at the {side} lambda of the grid ({start:.3g}); the grid was "
+        f"extended to [{lams.min():.3g}, {lams.max():.3g}] and the choice is now {float(lams[li]):.3g}"
+        f"{' (at its new end: consider a wider lam_grid)' if lams[li] in (lams.min(), lams.max()) and lams[li] != start else ''}.",
+        GridEdgeWarning, stacklevel=4)
+    return C, losses, lams, fi, li
 
 
 @dataclass

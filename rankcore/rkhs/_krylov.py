@@ -1,0 +1,440 @@
+"""One Lanczos basis for every filter and every λ (issue 15).
+
+The exact path (:mod:`rankcore.rkhs._spectral`) pays (4/3) m³ flops for the
+tridiagonal reduction before the first coefficient.  Here the same
+coefficients c = g_λ(A) b, A = P K P / m, b = P y / m, come from a Krylov
+space of the one vector b.
+
+Why one basis serves everything
+-------------------------------
+(D K / m² + λ I) c = D y / m² with D = m I − 11ᵀ = m P is (P K / m + λ I) c
+= P y / m; its solution lies in range(P) (apply P: λ (c − P c) = 0), where
+P K c = P K P c, so it is the symmetric positive semi-definite system
+(A + λ I) c = b.  Every λ is a shift of one matrix, and the Lanczos
+relation A V_j = V_j T_j + β_j v_{j+1} e_jᵀ with v_1 = b/‖b‖ gives for any
+filter the Galerkin (Lanczos) approximation
+
+    c_j = ‖b‖ V_j g_λ(T_j) e_1 = V_j S g_λ(Θ) (‖b‖ Sᵀ e_1),   T_j = S Θ Sᵀ:
+
+the exact path's formula with the Ritz values Θ in place of the
+eigenvalues and V_j S in place of U.  For Tikhonov it is conjugate gradients
+on every shifted system at once (multi-shift CG: one sequence of matrix–vector
+products for all λ).  :class:`KrylovSpectrum` is therefore a
+:class:`~rankcore.rkhs._spectral.Spectrum`: the λ path, the hold-out and
+a-priori choices and the graded objective use it unchanged.
+
+Stopping: a bound for every (filter, λ)
+---------------------------------------
+* Tikhonov: the residual of the shifted system is exactly
+  r_j(λ) = −‖b‖ β_j (e_jᵀ (T_j + λ)^{-1} e_1) v_{j+1}, so
+  ‖c − c_j‖ ≤ ‖r_j(λ)‖ / λ (A + λ I ⪰ λ I) -- a rigorous bound (in exact
+  arithmetic; full re-orthogonalization keeps the computed basis within
+  rounding of it), and the training-score error ‖A (c − c_j)‖ ≤ ‖r_j(λ)‖.
+* Smooth filters (iterated Tikhonov, Landweber, Showalter): the difference
+  between the current iterate and the one ``check_every`` steps earlier
+  (padded with zeros), the standard estimate for Krylov matrix functions,
+  *and* the Tikhonov bound at the filter's scale λ_eff (λ, or λ‖A‖ for
+  Landweber, whose k = ⌊1/λ⌋ steps of size 1/‖A‖ resolve eigenvalues down to
+  about λ‖A‖).  The second condition guards the first against a plateau:
+  it certifies that b's components on the eigenvalues above λ_eff -- those
+  the filter inverts -- are resolved.
+* Spectral cut-off, a step function, additionally needs every Ritz value on
+  the right side of the step: each Ritz value θ_i lies within
+  β_j |S_{j,i}| of an eigenvalue, and a λ inside such an interval is not
+  converged.
+
+A (filter, λ) not certified within ``max_iter`` steps is reported by a
+:class:`KrylovConvergenceWarning` and, when the caller supplies an exact
+route (``exact``), computed by it.
+
+Re-orthogonalization: full, with the "twice is enough" test
+------------------------------------------------------------
+Plain Lanczos loses orthogonality as soon as a Ritz value converges and
+then produces ghost copies of it; g(T_j) e_1 is then no longer the Galerkin
+approximation, and the Tikhonov bound above stops being a bound.  Full
+re-orthogonalization (classical Gram–Schmidt against V_j, repeated once
+when the vector lost more than 1 − 1/√2 of its norm, Daniel–Gragg–Kaufman–
+Stewart) keeps V_j orthonormal to rounding.  Its cost, about 4 m j flops
+per step, stays below the 2 m² of the matrix–vector product as long as
+j < m / 2 -- always the case where Krylov pays off -- so selective
+re-orthogonalization (cheaper, but with estimated rather than measured
+orthogonality) would save little and cost certainty.
+
+Operators
+---------
+The matrix–vector product is pluggable (:class:`DenseOperator`: a kernel
+matrix in memory; :class:`BlockKernelOperator`: matrix-free, kernel rows
+computed block by block by the kernel's compiled Gram routine, never the
+m × m matrix; :class:`LowRankOperator`: K ≈ F Fᵀ from Nyström or random
+features).  Memory: O(m (j + block)) besides what the operator holds.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.linalg
+
+from ..filters import Filter
+from ._spectral import FLUSH_BELOW, Spectrum, filter_matrix
+
+__all__ = [
+    "KrylovSpectrum",
+    "KrylovConvergenceWarning",
+    "DenseOperator",
+    "BlockKernelOperator",
+    "LowRankOperator",
+    "DEFAULT_TOL",
+    "DEFAULT_MAX_ITER",
+]
+
+#: Relative coefficient error certified for every (filter, λ) by default.
+#: Training scores then agree with the exact path to ~1e-9 relative (the
+#: score error is bounded by the residual, which is λ times smaller than the
+#: coefficient bound), well inside the 1e-6 the hold-out choice needs.
+DEFAULT_TOL = 1e-8
+
+#: Default cap on Lanczos steps (also capped at m).
+DEFAULT_MAX_ITER = 1000
+
+
+class KrylovConvergenceWarning(UserWarning):
+    """Some (filter, λ) did not meet its error bound within ``max_iter`` Lanczos steps."""
+
+
+# ----------------------------------------------------------------------
+# Operators: v -> K v (the uncentered kernel matrix times a vector)
+# ----------------------------------------------------------------------
+class DenseOperator:
+    """K v with the kernel matrix in memory: one BLAS-2 pass over K (2 m² flops)."""
+
+    def __init__(self, K: np.ndarray) -> None:
+        self.K = K
+        self.shape = K.shape
+        self.m = K.shape[0]
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        return self.K @ v
+
+
+class BlockKernelOperator:
+    """K v without K: rows of K computed ``block`` at a time, in compiled code.
+
+    Each product evaluates the whole kernel again (m² kernel values) and
+    keeps only ``block`` × m of it: memory O(block · m).  For ``rbf`` the
+    block's inner products are one GEMM over rows centered once, and the
+    exponentials are fused with the dot product (:mod:`rankcore.rkhs._matfree`);
+    other kernels use their own compiled Gram routine and a GEMV.
+    """
+
+    def __init__(self, kernel, X: np.ndarray, *, block: int = 1024, n_threads: int = 1) -> None:
+        self.kernel, self.X = kernel, np.ascontiguousarray(X, dtype=np.float64)
+        self.m = X.shape[0]
+        self.shape = (self.m, self.m)
+        self.block = max(1, int(block))
+        self.n_threads = n_threads
+        self._rbf = None
+        if getattr(kernel, "name", None) == "rbf" and not getattr(kernel, "needs_data", True):
+            Xc = np.ascontiguousarray(self.X - self.X.mean(axis=0))  # as the kernel itself centers (accuracy)
+            self._rbf = (Xc, np.einsum("ij,ij->i", Xc, Xc), 1.0 / float(kernel.gamma))
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        from ..kernels import _gram
+        from . import _matfree
+
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        out = np.empty(self.m)
+        for start in range(0, self.m, self.block):
+            stop = min(start + self.block, self.m)
+            if self._rbf is not None:
+                Xc, sq, inv_gamma = self._rbf
+                G = _gram.inner_products(Xc[start:stop], Xc, False)
+                _matfree.rbf_rows_dot(G, sq[start:stop], sq, inv_gamma, v, out[start:stop], self.n_threads)
+            else:  # the kernel was validated at fit: call its compiled routine directly
+                rows = np.asarray(self.kernel.compute(self.X[start:stop], self.X, self.n_threads), dtype=np.float64)
+                out[start:stop] = rows @ v
+        return out
+
+
+class LowRankOperator:
+    """K v ≈ F (Fᵀ v) for features F (m × q): Nyström or random features; O(m q) per product."""
+
+    def __init__(self, F: np.ndarray) -> None:
+        self.F = F
+        self.m = F.shape[0]
+        self.shape = (self.m, self.m)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        return self.F @ (self.F.T @ v)
+
+
+# ----------------------------------------------------------------------
+# Lanczos
+# ----------------------------------------------------------------------
+def _effective_lams(flt: Filter, lams: np.ndarray, norm: float) -> np.ndarray:
+    """The spectral scale below which ``flt`` stops inverting (module docs)."""
+    if flt.uses_norm:
+        return lams * norm
+    return lams
+
+
+class KrylovSpectrum(Spectrum):
+    """Lanczos approximation of the ranking operator's spectral path (module docs).
+
+    The basis is built lazily by :meth:`path`, as far as the requested
+    filters and λ need: a later call with smaller λ extends it.
+
+    Time: j products with K (2 m² flops each for a dense K) plus 4 m j²
+    for re-orthogonalization and O(j³) per convergence check; the path then
+    costs 2 m j k for k coefficient vectors.  Memory: the basis, m (j + 1)
+    doubles.
+
+    Parameters
+    ----------
+    operator : callable
+        v -> K v for the (uncentered, symmetric PSD) kernel matrix; has ``m``.
+    y : ndarray, shape (m,)
+    tol : float
+        Relative error (in the 2-norm of the coefficients) certified for every
+        (filter, λ) (module docs).
+    max_iter : int
+        Cap on Lanczos steps (and on the basis memory).
+    check_every : int
+        Steps between convergence checks (each costs O(j³ + j k)).
+    exact : callable or None
+        ``exact() -> Spectrum`` of the same problem, used for the (filter, λ)
+        that miss their bound; None keeps the Krylov values (with the warning).
+    post : ndarray or None, shape (m, n_support)
+        Maps coefficients over the m rows to the support (for a low-rank
+        operator: coefficients over the landmarks); None = the m rows.
+    """
+
+    def __init__(self, operator: Callable[[np.ndarray], np.ndarray], y: np.ndarray, *,
+                 tol: float = DEFAULT_TOL, max_iter: int = DEFAULT_MAX_ITER, check_every: int = 8,
+                 exact: Callable[[], Spectrum] | None = None, post: np.ndarray | None = None) -> None:
+        m = int(operator.m)
+        if y.shape != (m,):
+            raise ValueError(f"KrylovSpectrum: y must have shape ({m},), got {y.shape}")
+        if not (isinstance(tol, (int, float)) and 0 < float(tol) < 1):
+            raise ValueError(f"tol: expected a number in (0, 1), got {tol!r}")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+            raise ValueError(f"max_iter: expected an integer >= 1, got {max_iter!r}")
+        self._op, self._m = operator, m
+        self.tol, self.max_iter, self.check_every = float(tol), int(max_iter), max(1, int(check_every))
+        self._exact_factory, self._exact = exact, None
+        self._post = post
+        self.n_support = m if post is None else post.shape[1]
+        b = np.asarray(y, dtype=np.float64)
+        b = (b - b.mean()) / m
+        self._bnorm = float(np.linalg.norm(b))
+        self._V = np.zeros((min(64, m + 1), m))
+        self._alpha: list[float] = []
+        self._beta: list[float] = []
+        self._invariant = self._bnorm == 0.0  # y constant: c = 0 for every filter
+        if not self._invariant:
+            self._V[0] = b / self._bnorm
+        self._scale = 0.0  # running estimate of ‖A‖ (largest |α| + β), for the breakdown test
+        self.eigenvalues = np.zeros(0)
+        self.weights = np.zeros(0)
+        self.norm = 1.0
+        self.iterations_: dict = {}
+        self.unconverged_: list = []
+
+    # -- the Lanczos recurrence ---------------------------------------
+    @property
+    def n_iter(self) -> int:
+        """Lanczos steps taken (the dimension j of the basis)."""
+        return len(self._alpha)
+
+    def _step(self) -> None:
+        j = len(self._alpha)
+        m = self._m
+        if j + 1 >= self._V.shape[0]:
+            # doubling, capped: the basis never holds more than max_iter + 1 vectors
+            grown = np.zeros((max(j + 2, min(2 * self._V.shape[0], m + 1, self.max_iter + 1)), m))
+            grown[: self._V.shape[0]] = self._V
+            self._V = grown
+        v = self._V[j]
+        w = np.asarray(self._op(v), dtype=np.float64)
+        w = (w - w.mean()) / m  # A v = P K P v / m, with P v = v (v ⊥ 1)
+        a = float(v @ w)
+        w -= a * v
+        if j:
+            w -= self._beta[-1] * self._V[j - 1]
+        basis = self._V[: j + 1]
+        # Full re-orthogonalization, classical Gram-Schmidt with the DGKS test.
+        before = float(np.linalg.norm(w))
+        w -= basis.T @ (basis @ w)
+        after = float(np.linalg.norm(w))
+        if after < before / math.sqrt(2.0):
+            w -= basis.T @ (basis @ w)
+            after = float(np.linalg.norm(w))
+        w -= w.mean()  # stay in range(P) to rounding
+        after = float(np.linalg.norm(w))
+        self._alpha.append(a)
+        self._scale = max(self._scale, abs(a) + after)
+        self._beta.append(after)
+        if after <= 1e-12 * max(self._scale, np.finfo(float).tiny) or j + 1 >= m - 1:
+            self._invariant = True  # Krylov space is invariant: the path is exact
+            return
+        self._V[j + 1] = w / after
+
+    def _ritz(self):
+        j = self.n_iter
+        alpha = np.asarray(self._alpha)
+        if j == 1:
+            theta, S = alpha.copy(), np.ones((1, 1))
+        else:
+            theta, S = scipy.linalg.eigh_tridiagonal(alpha, np.asarray(self._beta[:-1]))
+        theta = np.maximum(theta, 0.0)
+        theta[theta < FLUSH_BELOW] = 0.0
+        return theta, S
+
+    # -- convergence ----------------------------------------------------
+    def _state(self, filters: Sequence[Filter], lams: np.ndarray, active: np.ndarray | None = None):
+        """Ritz data and the basis coefficients Y (n_f, n_l, j) of every (filter, λ) (only ``active`` ones)."""
+        theta, S = self._ritz()
+        top = float(theta.max()) if theta.size else 0.0
+        norm = top if top > 0 else 1.0
+        w = self._bnorm * S[0]
+        Y = np.zeros((len(filters), lams.shape[0], theta.shape[0]))
+        for i, flt in enumerate(filters):
+            cols = np.arange(lams.shape[0]) if active is None else np.flatnonzero(active[i])
+            if cols.size:
+                Y[i, cols] = (flt.path(theta, lams[cols], norm=norm) * w) @ S.T
+        return theta, S, w, norm, Y
+
+    def _unconverged(self, filters, lams, theta, S, w, norm, Y, Y_prev, active) -> np.ndarray:
+        """Boolean mask (n_f, n_l) of the active (filter, λ) whose error bound is not met."""
+        if self._invariant:
+            return np.zeros(Y.shape[:2], dtype=bool)
+        beta_j = self._beta[-1]
+        last = S[-1]  # e_jᵀ S
+        tiny = np.finfo(float).tiny
+        size = np.linalg.norm(Y, axis=2)  # = ‖c_j‖ (V_j orthonormal)
+        bad = active.copy()
+
+        def tikhonov_bound(lam_arr):
+            # ‖c − c_j‖ / ‖c_j‖ ≤ β_j |e_jᵀ (T + λ)^{-1} e_1| ‖b‖ / (λ ‖c_j‖); ‖(T+λ)^{-1} e_1‖ ‖b‖ = ‖w / (θ + λ)‖
+            q = w / (theta[None, :] + lam_arr[:, None])
+            res = beta_j * np.abs(q @ last)
+            return res / (lam_arr * np.maximum(np.linalg.norm(q, axis=1), tiny))
+
+        for i, flt in enumerate(filters):
+            cols = np.flatnonzero(active[i])
+            if not cols.size:
+                continue
+            lam_c = lams[cols]
+            if flt.name == "tikhonov":
+                ok = tikhonov_bound(lam_c) <= self.tol
+            else:
+                # the guard: the spectrum above λ_eff resolved (to √tol: the Tikhonov pole converges more
+                # slowly than these smoother filters, which the difference estimate then certifies to tol)
+                ok = tikhonov_bound(_effective_lams(flt, lam_c, norm)) <= math.sqrt(self.tol)
+                if Y_prev is None:
+                    ok[:] = False
+                else:
+                    prev = np.zeros((cols.size, Y.shape[2]))
+                    prev[:, : Y_prev.shape[2]] = Y_prev[i, cols]
+                    diff = np.linalg.norm(Y[i, cols] - prev, axis=1)
+                    ok &= diff <= self.tol * np.maximum(size[i, cols], tiny)
+            if flt.name == "cutoff":
+                # A Ritz value within its residual radius of λ may belong on either side of the
+                # step: the coefficient error that ambiguity can cause is |w_i| / max(θ_i, λ).
+                radius = beta_j * np.abs(last)
+                straddle = np.abs(theta[None, :] - lam_c[:, None]) <= radius[None, :]
+                amb = np.sqrt(((straddle * w[None, :] / np.maximum(theta[None, :], lam_c[:, None])) ** 2).sum(axis=1))
+                ok &= amb <= self.tol * np.maximum(size[i, cols], tiny)
+            bad[i, cols] = ~ok
+        return bad
+
+    def _run(self, filters, lams) -> tuple[np.ndarray, tuple]:
+        """Extend the basis until every (filter, λ) is certified or ``max_iter``."""
+        cap = min(self.max_iter, self._m)
+        shape = (len(filters), lams.shape[0])
+        if self._bnorm == 0.0:  # y constant
+            return np.zeros(shape, dtype=bool), None
+        if self.n_iter == 0:
+            self._step()
+        Y_prev, first_ok = None, np.full(shape, -1)
+        active = np.ones(shape, dtype=bool)
+        is_cutoff = np.array([flt.name == "cutoff" for flt in filters])
+        cutoff_deadline = None
+        while True:
+            state = self._state(filters, lams, active)
+            bad = self._unconverged(filters, lams, *state, Y_prev, active)
+            first_ok[active & ~bad] = self.n_iter
+            active = bad
+            if self._exact_factory is not None and bad.any() and not bad[~is_cutoff].any() and (~is_cutoff).any():
+                # Only cut-off values are left.  A step function needs every eigenpair above λ resolved,
+                # which in the dense part of a kernel spectrum takes about as many steps as there are
+                # such eigenvalues: give them one more check, then the exact route.
+                if cutoff_deadline is None:
+                    cutoff_deadline = self.n_iter + max(self.check_every, self.n_iter // 8)
+                if self.n_iter >= cutoff_deadline:
+                    cap = self.n_iter
+            if not bad.any() or self._invariant or self.n_iter >= cap:
+                self._first_ok = first_ok
+                if active.all():
+                    return bad, state
+                return bad, self._state(filters, lams)
+            Y_prev = state[-1]
+            # Checks cost O(j² k): space them geometrically so they stay a fraction of the steps.
+            for _ in range(min(max(self.check_every, self.n_iter // 8), cap - self.n_iter)):
+                self._step()
+                if self._invariant:
+                    break
+
+    # -- Spectrum interface ----------------------------------------------
+    def path(self, filters: Sequence[Filter], lams: np.ndarray) -> np.ndarray:
+        lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+        n_f, n_l = len(filters), lams.shape[0]
+        bad, state = self._run(filters, lams)
+        if state is None:  # y constant
+            self.eigenvalues, self.weights, self.norm = np.zeros(1), np.zeros(1), 1.0
+            return np.zeros((n_f, n_l, self.n_support))
+        theta, S, w, norm, Y = state
+        self.eigenvalues, self.weights, self.norm = theta, w, norm
+        self.iterations_ = {(flt.spec, float(lam)): int(self._first_ok[i, k]) if self._first_ok[i, k] >= 0 else None
+                            for i, flt in enumerate(filters) for k, lam in enumerate(lams)}
+        j = self.n_iter
+        C = Y.reshape(n_f * n_l, j) @ self._V[:j]
+        C -= C.mean(axis=1, keepdims=True)  # back onto range(P), as the exact path
+        C = C.reshape(n_f, n_l, self._m)
+        self.unconverged_ = [(filters[i].spec, float(lams[k])) for i, k in zip(*np.nonzero(bad))]
+        if bad.any():
+            worst = ", ".join(f"{s} lam={lam:.3g}" for s, lam in self.unconverged_[:5])
+            more = f" and {len(self.unconverged_) - 5} more" if len(self.unconverged_) > 5 else ""
+            route = "computed by the exact solver instead" if self._exact_factory is not None else \
+                "kept as they are (no exact route at this size)"
+            warnings.warn(
+                f"solver='krylov': {len(self.unconverged_)} (filter, lambda) pairs did not meet the error bound "
+                f"tol={self.tol:g} within {self.n_iter} Lanczos steps (max_iter={min(self.max_iter, self._m)}) ({worst}{more}); "
+                f"{route}. Raise max_iter or tol, or use larger lambdas.", KrylovConvergenceWarning, stacklevel=3)
+            if self._exact_factory is not None:
+                if self._exact is None:
+                    self._exact = self._exact_factory()
+                for i in np.flatnonzero(bad.any(axis=1)):  # one exact path call per filter
+                    cols = np.flatnonzero(bad[i])
+                    C[i, cols] = self._exact.path([filters[i]], lams[cols])[0]
+        if self._post is not None:
+            C = (C.reshape(n_f * n_l, self._m) @ self._post).reshape(n_f, n_l, -1)
+        return C
+
+    def coefficients(self, G: np.ndarray) -> np.ndarray:
+        """Coefficients for filter values ``G`` (k, j) on the current Ritz values."""
+        theta, S = self._ritz()
+        G = np.asarray(G, dtype=np.float64)
+        if G.ndim != 2 or G.shape[1] != theta.shape[0]:
+            raise ValueError(f"coefficients: expected filter values of shape (k, {theta.shape[0]}), got {G.shape}")
+        C = ((G * (self._bnorm * S[0])) @ S.T) @ self._V[: self.n_iter]
+        C -= C.mean(axis=1, keepdims=True)
+        return C if self._post is None else C @ self._post
+
+    def release(self) -> None:
+        self._V = np.zeros((0, self._m))
+        self._exact = None
+        self._op = None
