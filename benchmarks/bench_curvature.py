@@ -28,24 +28,10 @@ PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 FULL = PROFILE == "full"
 SIZES = [100_000, 1_000_000] if FULL else [10_000, 100_000]
 SPECS = ["push:exp,pow:4", "push:sqhinge,pow:4", "push:logistic,pow:4"]
-SUMMARY: list[str] = []
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "curvature"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _print_summary(request):
-    """Print the ratios at the end of the module, past pytest's output capture."""
-    yield
-    if not SUMMARY:
-        return
-    text = "\n".join([f"curvature benchmarks ({PROFILE} profile, {os.cpu_count()} cores; load average "
-                      f"{os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
-                     + ["  " + line for line in SUMMARY])
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print("\n" + text)
-    else:
-        print("\n" + text)
 
 
 def _case(n, seed=3):

@@ -40,24 +40,11 @@ BASE_N = 1_000_000 if FULL else 100_000
 SIZES = [BASE_N, 20_000_000] if FULL else [BASE_N, 400_000]
 CHUNK = 250_000 if FULL else 25_000
 PER_CALL = 10
-SUMMARY: list[str] = []
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "dask"
 _TIMES: dict = {}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _print_summary(request):
-    yield
-    if not SUMMARY:
-        return
-    text = "\n".join([f"dask benchmarks ({PROFILE} profile, {os.cpu_count()} cores; load average "
-                      f"{os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
-                     + ["  " + line for line in SUMMARY])
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print("\n" + text)
-    else:
-        print("\n" + text)
 
 
 @pytest.fixture(scope="module")

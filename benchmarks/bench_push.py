@@ -35,25 +35,11 @@ from rankcore.validation import effective_n_threads
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 FULL = PROFILE == "full"
-SUMMARY: list[str] = []
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "push"
 _TIMES: dict = {}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _print_summary(request):
-    """Print the ratios at the end of the module, past pytest's output capture."""
-    yield
-    if not SUMMARY:
-        return
-    text = "\n".join([f"push benchmarks ({PROFILE} profile, {os.cpu_count()} cores; "
-                      f"load average {os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
-                     + ["  " + line for line in SUMMARY])
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print("\n" + text)
-    else:
-        print("\n" + text)
 
 
 def _record(key, seconds):

@@ -40,25 +40,11 @@ D = 50
 N_TREES = 500 if FULL else 100
 LEAVES = 31
 THREADS = sorted({1, effective_n_threads(None)})
-SUMMARY: list[str] = []
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "trees"
 _TIMES: dict = {}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _print_summary(request):
-    """Print the ratios at the end of the module, past pytest's output capture."""
-    yield
-    if not SUMMARY:
-        return
-    text = "\n".join([f"trees benchmarks ({PROFILE} profile, {os.cpu_count()} cores; "
-                      f"load average {os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
-                     + ["  " + line for line in SUMMARY])
-    capture = request.config.pluginmanager.get_plugin("capturemanager")
-    if capture is not None:
-        with capture.global_and_fixture_disabled():
-            print("\n" + text)
-    else:
-        print("\n" + text)
 
 
 @pytest.fixture(scope="module")

@@ -55,3 +55,27 @@ def pytest_report_header(config):
 @pytest.fixture(scope="session")
 def profile():
     return PROFILE
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_summary(request):
+    """Print a module's ``SUMMARY`` lines (its same-run ratios) at its end, past pytest's capture.
+
+    A benchmark module opts in with a module-level ``SUMMARY: list[str]`` that its
+    tests append to, and names itself with ``SUMMARY_TITLE`` (e.g. ``"push"``).
+    """
+    yield
+    lines = getattr(request.module, "SUMMARY", None)
+    if not lines:
+        return
+    title = getattr(request.module, "SUMMARY_TITLE", request.module.__name__)
+    profile_name = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
+    text = "\n".join([f"{title} benchmarks ({profile_name} profile, {os.cpu_count()} cores; load average "
+                      f"{os.getloadavg()[0]:.1f} at the end: other processes add noise):"]
+                     + ["  " + line for line in lines])
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is not None:
+        with capture.global_and_fixture_disabled():
+            print("\n" + text)
+    else:
+        print("\n" + text)
