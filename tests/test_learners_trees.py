@@ -582,3 +582,36 @@ def test_cli_fit_and_compare_accept_trees(tmp_path):
                            "--n-iter", "5", "--table-format", "json", "--no-plots")
     assert status == 0, err
     assert "trees" in out
+
+
+def test_trees_defaults_are_pinned():
+    """boost(learner="trees"): exp loss, the trees' own price pow:2, 100 LightGBM-sized trees."""
+    from rankcore.learners._trees import Trees
+
+    X, y = _data(11, n=300, nan_fraction=0.0)
+    model = rankcore.boost(learner="trees", random_state=0).fit(X, y)
+    assert model.objective_spec_ == "push:exp,pow:2"
+    assert model.n_iter == 100
+    trees = rankcore.resolve("learner", "trees")
+    assert isinstance(trees, Trees)
+    assert (trees.max_leaves, trees.learning_rate, trees.min_samples_leaf, trees.max_bins) == (31, 0.1, 20, 255)
+    # the other learners keep pow:4, and an explicit price always wins
+    assert rankcore.boost(n_iter=2).fit(X, y).objective_spec_ == "push:exp,pow:4"
+    assert rankcore.boost(learner="trees", price="pow:8", n_iter=2).fit(X, y).objective_spec_ == "push:exp,pow:8"
+    with pytest.raises(ValueError, match="replaces loss and price"):
+        rankcore.boost(objective="prec@k-avg:5", price="pow:2").fit(X, y)
+
+
+def test_default_trees_learn_an_interaction_that_stumps_cannot():
+    """A planted XOR: the label depends on sign(x0) * sign(x1) only; stumps (additive) cannot rank it."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2000, 5))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    flip = rng.random(2000) < 0.1
+    y[flip] = 1 - y[flip]
+    tr, te = slice(0, 1400), slice(1400, None)
+    trees = rankcore.boost(learner="trees", random_state=0).fit(X[tr], y[tr])
+    stumps = rankcore.boost(random_state=0).fit(X[tr], y[tr])
+    auc_trees = rankcore.evaluate(y[te], trees.decision_function(X[te]), ["auc"])["auc"]
+    auc_stumps = rankcore.evaluate(y[te], stumps.decision_function(X[te]), ["auc"])["auc"]
+    assert auc_trees > 0.85 > 0.65 > auc_stumps

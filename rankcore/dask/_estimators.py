@@ -333,15 +333,16 @@ class DaskPushBoost(_DaskBoost, PushBoost):
         Pairwise loss ℓ: ``"exp"`` (row-separable: the fast path), or
         ``"logistic"``, ``"hinge"``, ``"sqhinge"``, a plugin's (the exact
         pairwise fallback: the positives are broadcast to every worker).
-    price : str or Price, default="pow:4"
-        Price g: ``"identity"``, ``"pow:p"``, ``"exp:β"`` or a plugin's.
+    price : str, Price or None, default=None
+        Price g: ``"identity"``, ``"pow:p"``, ``"exp:β"`` or a plugin's;
+        None: the learner's default (``"pow:4"``; ``"pow:2"`` for trees).
     objective : str or Objective, optional
         Any registered objective with a distributed form instead: a
         separable one (``"mp-squared"``) or a push objective.
 """ + _COMMON_DOC + _DASK_NOTES)
     _local_class = PushBoost
 
-    def __init__(self, *, client=None, loss="exp", price="pow:4", objective=None, learner="stumps", n_iter=100,
+    def __init__(self, *, client=None, loss="exp", price=None, objective=None, learner="stumps", n_iter=100,
                  thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
                  n_iter_no_change=10, random_state=None, n_jobs=None, verbose=0):
         self.client = client

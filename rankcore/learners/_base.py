@@ -177,10 +177,15 @@ class Learner(Component):
         The family is made of threshold rankers 1[x_j > t] whose candidate
         thresholds can be given per feature (the estimators' ``thresholds``
         parameter; e.g. the bin edges shared with a distributed fit).
+    default_price : str
+        The price the push estimators use with this learner when the user
+        gives none (``price=None``): ``"pow:4"``, or what suits the family.
     """
 
     family: ClassVar[str] = "learner"
     uses_thresholds: ClassVar[bool] = False
+    #: The push estimators' price when ``price=None`` (see PushBoost).
+    default_price: ClassVar[str] = "pow:4"
     #: The learner handles NaN in X (the estimators then accept missing values).
     allow_nan: ClassVar[bool] = False
     #: Its rankers take values in [0, 1] on the training data (False: real-valued, e.g. tree leaves).

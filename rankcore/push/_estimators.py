@@ -690,9 +690,12 @@ class PushBoost(_BaseBoost):
     loss : str or Loss, default="exp"
         Pairwise loss ℓ: ``"exp"``, ``"logistic"``, ``"hinge"``, ``"sqhinge"``
         or a plugin's.
-    price : str or Price, default="pow:4"
+    price : str, Price or None, default=None
         Price g: ``"identity"`` (RankBoost), ``"pow:p"`` (P-Norm Push),
         ``"exp:β"``, or a plugin's.  Larger p pushes harder at the top.
+        None: the learner's ``default_price`` -- ``"pow:4"`` for stumps,
+        thresholds and features, ``"pow:2"`` for trees (which fit the
+        training rows more closely, so a milder push generalizes better).
     objective : str or Objective, optional
         Any registered objective instead (e.g. ``"prec@k-avg:20"``); then
         ``loss`` and ``price`` must stay at their defaults.
@@ -707,7 +710,7 @@ class PushBoost(_BaseBoost):
     (3,)
     """
 
-    def __init__(self, *, loss="exp", price="pow:4", objective=None, learner="stumps", n_iter=100,
+    def __init__(self, *, loss="exp", price=None, objective=None, learner="stumps", n_iter=100,
                  thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
                  n_iter_no_change=None, random_state=None, n_jobs=None, verbose=0):
         self.loss = loss
@@ -727,12 +730,17 @@ class PushBoost(_BaseBoost):
 
     def _objective_spec(self):
         loss = _spec_text(self.loss, "loss", "loss")
-        price = _spec_text(self.price, "price", "price")
         if self.objective is None:
             from ..objectives._push import PushObjective
 
+            if self.price is None:        # the learner's own default (pow:4; pow:2 for trees)
+                learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
+                price = learner.default_price
+            else:
+                price = _spec_text(self.price, "price", "price")
             return PushObjective(loss=loss, price=price)
-        if (loss, price) != ("exp", "pow:4"):
+        price = None if self.price is None else _spec_text(self.price, "price", "price")
+        if loss != "exp" or price is not None:
             raise ValueError(
                 f"objective={self.objective!r} replaces loss and price; got also loss={loss!r}, price={price!r} "
                 "(leave them at their defaults, or use objective='push:<loss>,<price>')"
@@ -810,13 +818,15 @@ class RankBoost(_BaseBoost):
         return PushObjective(loss="exp", price="identity")
 
 
-def boost(*, loss: Any = "exp", price: Any = "pow:4", objective: Any = None, learner: Any = "stumps",
+def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learner: Any = "stumps",
           n_iter: int = 100, **params: Any) -> PushBoost:
     """An unfitted :class:`PushBoost` for the given components.
 
     ``rankcore.boost(loss="exp", price="pow:16", learner="features", n_iter=200)``
     is P-Norm Push with p = 16 on min–max scaled features;
     ``rankcore.boost(objective="prec@k-avg:20", learner="stumps")`` boosts any
-    registered objective.  Other keyword arguments are :class:`PushBoost`'s.
+    registered objective; ``rankcore.boost(learner="trees")`` grows gradient-boosted
+    trees on the push objective (price ``pow:2``, the trees' default).  Other
+    keyword arguments are :class:`PushBoost`'s.
     """
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)
