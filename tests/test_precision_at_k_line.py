@@ -114,3 +114,24 @@ def test_boosting_same_model_with_exact_and_generic_line():
     assert fast.n_iter_ > 5
     assert np.all(np.diff(fast.objective_values_) <= 1e-12)  # the objective never increases
     assert fast.objective_values_[-1] == pytest.approx(slow.objective_values_[-1], abs=0.02)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems())
+def test_exact_minimize_never_worse_than_the_generic_search(problem):
+    """TopKLine.minimize (breakpoints of a piecewise-linear φ) reaches φ <= line_search's, with fewer evaluations."""
+    kind, k, y, f, h = problem
+    bound = rankcore.resolve("objective", f"prec@k-{kind}:{k}").bind(y)
+    line = bound.line(f, h)
+    exact = line.minimize(1e4)
+    generic = line_search(bound.line(f, h), log_value=False)
+    phi0 = bound.value(f)
+    assert exact.value <= phi0 + 1e-12
+    assert (exact.alpha == 0.0) == (generic.alpha == 0.0) or exact.value <= generic.value + 1e-9
+    assert exact.alpha * generic.alpha >= 0.0                        # same orientation
+    assert abs(exact.alpha) <= 1e4
+    assert bound.value(f + exact.alpha * h) == pytest.approx(exact.value, abs=1e-9)
+    if kind != "ramp":  # convex: one minimum value
+        assert exact.value <= generic.value + 1e-9
+    if generic.reason == "plateau":
+        assert exact.reason == "plateau" and exact.alpha == generic.alpha

@@ -149,9 +149,11 @@ def test_graded_objective_takes_real_valued_targets(test_plugin):
 def test_precision_at_k_objective(test_plugin):
     """The precision@k surrogates (issue 6) boost with the same driver, from the tie-break offset."""
     X, y = _data(9, n=200)
-    model = rankcore.boost(objective="prec@k-avg:20", learner="stumps", n_iter=20, n_jobs=1,
+    # 40 iterations: the path depends on ties (which rows a step separates), so
+    # how soon the large steps come is not pinned, only that they come
+    model = rankcore.boost(objective="prec@k-avg:20", learner="stumps", n_iter=40, n_jobs=1,
                            random_state=0).fit(X, y)
-    assert model.n_iter_ == 20 and np.all(np.diff(model.objective_values_) <= 0)
+    assert model.n_iter_ == 40 and np.all(np.diff(model.objective_values_) <= 0)
     assert model.objective_values_[-1] < 0.8 * model.objective_values_[0]
     # without the offset, the all-tied start is a kink where the selected stump does not descend
     stalled = rankcore.boost(objective="prec@k-avg:20,tie_break=0", learner="stumps", n_iter=20, n_jobs=1).fit(X, y)

@@ -102,3 +102,41 @@ def test_no_plateau_step_for_smooth_objectives():
     """With curvature at 0 (a smooth objective at its optimum) a flat line is not a plateau."""
     phi = lambda a: LinePoint(a, 5.0, -1e-15, 2.0)
     assert line_search(phi, log_value=False).alpha == 0.0
+
+
+def _pl_line(knots, slopes, value0=0.0):
+    """A piecewise-linear φ with slope slopes[i] on [knots[i-1], knots[i]) (knots ascending, -inf/+inf implied)."""
+    knots = np.asarray(knots, float)
+
+    def phi(alpha):
+        i = int(np.searchsorted(knots, alpha, side="right"))
+        v, x = value0, 0.0
+        # integrate the slopes from 0 to alpha
+        pts = np.concatenate([[0.0], knots[(knots > min(0.0, alpha)) & (knots < max(0.0, alpha))], [alpha]])
+        pts.sort()
+        for a, b in zip(pts[:-1], pts[1:]):
+            j = int(np.searchsorted(knots, 0.5 * (a + b), side="right"))
+            v += (1.0 if alpha >= 0 else -1.0) * slopes[j] * (b - a)
+        return LinePoint(alpha, v, slopes[i], math.nan)
+
+    return phi
+
+
+def test_piecewise_linear_search_is_exact_at_a_breakpoint():
+    from rankcore.push._line_search import piecewise_linear_search
+    phi = _pl_line([0.3, 2.7, 5.0], [-2.0, -1.0, 0.5, 3.0])
+    res = piecewise_linear_search(phi)
+    assert res.alpha == pytest.approx(2.7, abs=1e-12)
+    assert res.reason == "converged" and res.n_evaluations < 10
+    assert res.value <= line_search(phi, log_value=False).value + 1e-12
+    # descending to the left: oriented
+    res = piecewise_linear_search(_pl_line([-4.0, -1.5], [-1.0, 2.0, 1.0]))
+    assert res.alpha == pytest.approx(-4.0, abs=1e-12)
+    # plateau: φ′(0) < 0 by the subgradient, φ constant: the first trial step, as line_search
+    flat = lambda a: LinePoint(a, 1.0, -1.0 if a == 0.0 else 0.0, math.nan)  # noqa: E731
+    assert piecewise_linear_search(flat).reason == line_search(flat, log_value=False).reason
+    # still decreasing at max_step
+    res = piecewise_linear_search(_pl_line([], [-1.0]), max_step=100.0)
+    assert res.alpha == 100.0 and res.reason == "max_step"
+    # stationary
+    assert piecewise_linear_search(_pl_line([0.0], [-1.0, 1.0])).reason in ("stationary", "no_decrease")

@@ -287,6 +287,15 @@ class TopKLine:
             d1 = dn - (self._h_prefix(vp, hp, k) - self._h_prefix(vp, hp, k - best))
         return LinePoint(alpha, value / k, d1 / k, math.nan)
 
+    def minimize(self, max_step: float):
+        """The line's minimum: φ is piecewise linear in α, so it lies at a breakpoint.
+
+        :func:`rankcore.push._line_search.piecewise_linear_search` (line_search's
+        semantics; a few evaluations instead of a bisection to 1e-13).
+        """
+        from ..push._line_search import piecewise_linear_search
+        return piecewise_linear_search(self, max_step=max_step)
+
 
 def _top_sorted(values: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` highest values and every value tied with the count-th, descending.  O(n + count log count)."""

@@ -129,7 +129,11 @@ def run_boosting(
             break
         phi = backend.line_function(state, candidate.ranker)
         try:
-            search = line_search(phi, log_value=log_value, max_step=max_step)
+            # a line function may know φ's shape (e.g. piecewise linear) and minimize
+            # it exactly, with line_search's semantics (LineSearchResult)
+            minimize = getattr(phi, "minimize", None)
+            search = (minimize(max_step) if minimize is not None
+                      else line_search(phi, log_value=log_value, max_step=max_step))
         except FloatingPointError as exc:
             _overflow(result, iteration, str(exc))
             break

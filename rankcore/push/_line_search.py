@@ -29,7 +29,7 @@ from typing import Callable
 
 from ..objectives._base import LinePoint
 
-__all__ = ["LineSearchResult", "line_search", "MAX_STEP"]
+__all__ = ["LineSearchResult", "line_search", "piecewise_linear_search", "MAX_STEP"]
 
 #: Largest |α| the search takes (reached when the objective keeps decreasing,
 #: e.g. a weak ranker that orders every remaining pair correctly).
@@ -203,3 +203,98 @@ def line_search(
     if best_t == 0.0:
         return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
     return LineSearchResult(s * best_t, best_v, n_eval, reason)
+
+
+def piecewise_linear_search(
+    phi: Callable[[float], LinePoint],
+    *,
+    start: LinePoint | None = None,
+    max_step: float = MAX_STEP,
+    xtol: float = 1e-13,
+    max_evaluations: int = 200,
+) -> LineSearchResult:
+    """:func:`line_search` for a piecewise-linear φ: exact at a breakpoint in few evaluations.
+
+    Same orientation, expansion (doubling from t = 1, the step
+    :func:`line_search` takes without curvature), ``max_step``, ``"flat"`` and
+    ``"plateau"`` rules, and never worse than α = 0.  Once the sign change of
+    φ′ is bracketed by [lo, hi], it evaluates the intersection of the two
+    linear pieces through lo and hi: when φ there equals both lines (one
+    breakpoint in between), that breakpoint is the minimum of the bracket and
+    the search stops; otherwise the point splits the bracket by the sign of
+    φ′ (a new piece each time, so it ends after at most as many steps as the
+    bracket has pieces; bisection guards steps that leave the bracket).
+    A line function exposes it as ``phi.minimize(max_step)`` (see the driver).
+    """
+    p0 = start if start is not None else phi(0.0)
+    n_eval = 0 if start is not None else 1
+    if _bad(p0):
+        raise FloatingPointError(f"line search: the objective is not finite at the current scores ({p0})")
+    if p0.d1 == 0.0 or p0.value == -math.inf:
+        return LineSearchResult(0.0, p0.value, n_eval, "stationary")
+    s = -1.0 if p0.d1 > 0 else 1.0
+    tol = 4 * 2.0**-52
+
+    def psi(t):
+        nonlocal n_eval
+        n_eval += 1
+        p = phi(s * t)
+        bad = math.isnan(p.value) or math.isnan(p.d1) or p.value == math.inf
+        return p.value, s * p.d1, bad
+
+    best_t, best_v = 0.0, p0.value
+
+    def result(t, v, reason):
+        if t == 0.0 or not v <= p0.value:
+            return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
+        return LineSearchResult(s * t, v, n_eval, reason)
+
+    # expansion (as line_search without curvature)
+    lo, v_lo, d_lo = 0.0, p0.value, s * p0.d1
+    t, flat_from, t_prev = min(1.0, max_step), p0.value, 0.0
+    while True:
+        if n_eval >= max_evaluations:
+            return result(best_t, best_v, "max_evaluations")
+        v, d1, bad = psi(t)
+        if not bad and v <= best_v:
+            best_t, best_v = t, v
+        if v == -math.inf or (not bad and d1 == 0.0):
+            return result(t, v, "converged")
+        if bad or d1 > 0.0:
+            hi, v_hi, d_hi, hi_bad = t, v, d1, bad
+            break
+        if t >= max_step:
+            return result(best_t, best_v, "max_step")
+        if v >= flat_from - tol * max(1.0, abs(v)):
+            if t_prev == 0.0 and v <= p0.value:
+                return result(t, v, "plateau")
+            return result(t_prev, flat_from, "flat")
+        lo, v_lo, d_lo = t, v, d1
+        flat_from, t_prev = v, t
+        t = min(2.0 * t, max_step)
+    # bracketed: ψ′(lo) < 0 < ψ′(hi)
+    while n_eval < max_evaluations:
+        t = math.nan
+        if not hi_bad and d_lo != d_hi:
+            t = (v_hi - v_lo + d_lo * lo - d_hi * hi) / (d_lo - d_hi)
+        if hi - lo <= xtol * max(1.0, hi):
+            break                             # a kink that rises on both sides (or rounding)
+        if not (lo < t < hi):
+            t = 0.5 * (lo + hi)
+        v, d1, bad = psi(t)
+        # strictly lower: near a kink at lo that rises, φ(t) rounds to φ(lo)
+        if not bad and v < best_v:
+            best_t, best_v = t, v
+        if v == -math.inf or (not bad and d1 == 0.0):
+            break
+        if not bad and not hi_bad:
+            scale = tol * max(1.0, abs(v))
+            if abs(v - (v_lo + d_lo * (t - lo))) <= scale and abs(v - (v_hi + d_hi * (t - hi))) <= scale:
+                break                         # t is the breakpoint between the two pieces
+        if bad or d1 > 0.0:
+            hi, v_hi, d_hi, hi_bad = t, v, d1, bad
+        else:
+            lo, v_lo, d_lo = t, v, d1
+    else:
+        return result(best_t, best_v, "max_evaluations")
+    return result(best_t, best_v, "converged")
