@@ -38,7 +38,8 @@ def _data(n=600, d=5, seed=0, sort=True):
 @pytest.mark.parametrize("spec, sort", [
     ("trees:max_leaves=8,min_samples_leaf=5", True),
     ("trees:max_leaves=6,min_samples_leaf=3,subsample=0.7,colsample=0.8,l2=0.5", False),   # rows reordered
-], ids=["sorted", "subsample-shuffled"])
+    ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise", True),
+], ids=["sorted", "subsample-shuffled", "depthwise"])
 def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     X, y = _data(sort=sort)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
@@ -55,6 +56,19 @@ def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     # one round trip per pass: at most a root and (max_leaves - 1) splits per tree, plus the objective's
     leaves = max(r.n_leaves for r in model.rankers_)
     assert model.fit_info_["round_trips"] <= 8 * (leaves + 3) + 2
+    if "depthwise" in spec:
+        # one round trip per level: 8 leaves need at most 4 levels (root + 3 splitting passes) per tree,
+        # where leaf-wise growth takes 8 passes
+        depth = max(_depth(r) for r in model.rankers_)
+        assert depth <= 7
+        assert model.fit_info_["round_trips"] <= 8 * (depth + 1 + 3) + 2
+
+
+def _depth(tree):
+    """Depth of a TreeRanker (number of split levels)."""
+    def walk(i):
+        return 0 if tree.left[i] < 0 else 1 + max(walk(tree.left[i]), walk(tree.right[i]))
+    return walk(0)
 
 
 def test_dask_trees_refuse_the_pairwise_path(dask_client):

@@ -328,13 +328,14 @@ def test_estimators_accept_nan_only_for_learners_that_allow_it():
 # ----------------------------------------------------------------------
 # Boosting with trees
 # ----------------------------------------------------------------------
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
 @pytest.mark.parametrize("block_rows", [None, [1, 150, 99, 150], 64])
-def test_boosting_with_blocks_gives_the_same_trees(block_rows):
+def test_boosting_with_blocks_gives_the_same_trees(block_rows, growth):
     X, y = _data(4, n=400)
     objective = resolve("objective", "push:exp,pow:4")
 
     def fit(blocks):
-        layout = Trees(max_leaves=8, min_samples_leaf=5, subsample=0.8).prepare(X, random_state=3)
+        layout = Trees(max_leaves=8, min_samples_leaf=5, subsample=0.8, growth=growth).prepare(X, random_state=3)
         backend = InMemoryBackend(objective.bind(y.astype(np.int8)), layout, X, y.astype(np.int8),
                                   block_rows=blocks)
         return run_boosting(backend, layout, n_iter=8, log_value=objective.log_value), backend
@@ -615,3 +616,61 @@ def test_default_trees_learn_an_interaction_that_stumps_cannot():
     auc_trees = rankcore.evaluate(y[te], trees.decision_function(X[te]), ["auc"])["auc"]
     auc_stumps = rankcore.evaluate(y[te], stumps.decision_function(X[te]), ["auc"])["auc"]
     assert auc_trees > 0.85 > 0.65 > auc_stumps
+
+
+def _passes_per_tree(spec, X, g, h):
+    """Run one tree search over one block and count its passes (reductions)."""
+    from rankcore.learners._base import multi_pass_search
+
+    layout = rankcore.resolve("learner", spec).prepare(X, random_state=0)
+    encoded = [layout.encode(X)]
+    passes = {"n": 0}
+    inner = layout.block_pass
+
+    def counting(block, gradient, hessian, request, **kw):
+        passes["n"] += not passes.get("inside")        # a depth-wise pass recurses per split: count once
+        outer = not passes.get("inside")
+        passes["inside"] = True
+        try:
+            return inner(block, gradient, hessian, request, **kw)
+        finally:
+            if outer:
+                passes["inside"] = False
+
+    layout.block_pass = counting
+    candidate = multi_pass_search(layout, encoded, [g], [h])
+    return candidate.ranker, passes["n"], layout, encoded
+
+
+def _depth(tree):
+    def walk(i):
+        return 0 if tree.left[i] < 0 else 1 + max(walk(tree.left[i]), walk(tree.right[i]))
+    return walk(0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_depthwise_growth_makes_one_pass_per_level_and_equals_leafwise_without_a_leaf_budget(seed):
+    """Without a binding leaf budget both growths split every splittable node up to max_depth:
+    the same tree (same h on every row), but depth-wise needs one pass per level, not per split."""
+    X, y = _data(seed, n=600, nan_fraction=0.1)
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=X.shape[0]) - (y - 0.5)
+    h = rng.uniform(0.5, 2.0, size=X.shape[0])
+    base = "trees:max_depth=3,max_leaves=64,min_samples_leaf=10"
+    deep, n_deep, lay_d, enc_d = _passes_per_tree(base + ",growth=depthwise", X, g, h)
+    leaf, n_leaf, lay_l, enc_l = _passes_per_tree(base, X, g, h)
+    np.testing.assert_array_equal(deep.predict(X), leaf.predict(X))
+    assert deep.n_leaves == leaf.n_leaves
+    assert n_deep <= _depth(deep) + 1                  # the root, then one pass per level
+    assert n_leaf >= deep.n_leaves - 1 or deep.n_leaves <= 2
+    np.testing.assert_array_equal(lay_d.evaluate(deep, enc_d[0]), deep.predict(X))
+
+
+def test_depthwise_growth_with_a_leaf_budget_takes_the_largest_gains_and_matches_blocks():
+    X, y = _data(4, n=800, nan_fraction=0.05)
+    spec = "trees:max_leaves=5,min_samples_leaf=5,growth=depthwise"
+    model = rankcore.boost(learner=spec, n_iter=6, random_state=0).fit(X, y)
+    assert all(r.n_leaves <= 5 for r in model.rankers_)
+    assert model.learner_spec_.endswith("growth='depthwise'") or "depthwise" in model.learner_spec_
+    with pytest.raises(ValueError, match="growth"):
+        rankcore.boost(learner="trees:growth=sideways", n_iter=2).fit(X, y)

@@ -158,7 +158,10 @@ class DaskBackend(_ShardCaller):
         return total
 
     def learner_search(self, state: ObjectiveState):
-        """A multi-pass layout's search (trees): one round trip per pass (the root, then one per split).
+        """A multi-pass layout's search (trees): one round trip per pass.
+
+        Passes: the root, then one per split (``growth="leafwise"``) or one
+        per level (``growth="depthwise"``).
 
         The first call applies the pending update and computes the gradient
         and curvature on the workers; every call returns each shard's summed

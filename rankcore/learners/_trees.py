@@ -307,10 +307,18 @@ class TreeSearch:
             self.hists[0] = total
             self._consider(0)
             return
+        if request["op"] == "splits":              # depth-wise: a whole level in one pass
+            k = 0
+            for item in request["items"]:
+                self._receive_split(item, total[k] if item["histogram"] else None)
+                k += bool(item["histogram"])
+            return
+        self._receive_split(request, total)
+
+    def _receive_split(self, request: dict, small: np.ndarray | None) -> None:
         parent, a, b = request["node"], request["left_id"], request["right_id"]
         parent_hist = self.hists.pop(parent, None)
         if request["histogram"]:
-            small = total
             large = parent_hist - small
             small_id, large_id = (a, b) if request["smaller"] == "left" else (b, a)
             self.hists[small_id] = small
@@ -376,31 +384,46 @@ class TreeSearch:
         if not live:
             self.done = True
             return None
+        if lay.growth == "depthwise":
+            # every splittable leaf (all of one depth) in one pass; when the leaf budget is
+            # short, the largest gains first (ties: the smaller node id)
+            budget = lay.max_leaves - n_leaves
+            order = sorted(live, key=lambda i: (-live[i].gain, i))[:budget]
+            for i in set(live) - set(order):
+                del self.splits[i]
+                self.hists.pop(i, None)
+            last = n_leaves + len(order) >= lay.max_leaves
+            items = [self._split_request(i, live[i], last) for i in sorted(order)]
+            self.pending = {"op": "splits", "id": self.seed, "items": items}
+            return self.pending
         top = max(sp.gain for sp in live.values())
         # ties (within rounding): the smallest node id
         best_id = min(i for i, sp in live.items() if sp.gain >= top - TIE_TOLERANCE * top)
-        best = live[best_id]
-        del self.splits[best_id]
-        parent = self.nodes[best_id]
+        self.pending = dict(self._split_request(best_id, live[best_id], n_leaves + 1 >= lay.max_leaves),
+                            op="split", id=self.seed)
+        return self.pending
+
+    def _split_request(self, node_id: int, best: _Split, last: bool) -> dict:
+        """Record the split of ``node_id`` (its two children) and describe it for the blocks."""
+        lay = self.layout
+        del self.splits[node_id]
+        parent = self.nodes[node_id]
         a, b = len(self.nodes), len(self.nodes) + 1
         parent["children"] = (a, b)
         parent["split"] = best
         depth = parent["depth"] + 1
         for stats in (best.left, best.right):
-            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": best_id})
+            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id})
         # the children's histograms are needed only if one of them may still be split
-        last = n_leaves + 1 >= lay.max_leaves
         splittable = [not last and (lay.max_depth < 0 or depth < lay.max_depth)
                       and s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right)]
         histogram = any(splittable)
         if not histogram:
-            self.hists.pop(best_id, None)
+            self.hists.pop(node_id, None)
             self.splits[a] = self.splits[b] = None
         smaller = "left" if best.left[2] <= best.right[2] else "right"
-        self.pending = {"op": "split", "id": self.seed, "node": best_id, "feature": best.feature, "bin": best.bin,
-                        "nan_left": bool(best.nan_left), "left_id": a, "right_id": b, "smaller": smaller,
-                        "histogram": histogram}
-        return self.pending
+        return {"node": node_id, "feature": best.feature, "bin": best.bin, "nan_left": bool(best.nan_left),
+                "left_id": a, "right_id": b, "smaller": smaller, "histogram": histogram}
 
 
 # ----------------------------------------------------------------------
@@ -464,7 +487,9 @@ class TreeLayout(LearnerLayout):
         """One block's share of one pass: partition, then the histogram asked for (additive over blocks).
 
         Returns a (d, 256, 3) array (Σg, Σh, count per feature and code) or
-        None when the request asks for no histogram.
+        None when the request asks for no histogram; a depth-wise pass
+        (``op == "splits"``) returns the (k, d, 256, 3) stack of the k
+        histograms its splits ask for, in their order.
         """
         T = self.n_threads if n_threads is None else int(n_threads)
         g = np.ascontiguousarray(gradient, dtype=np.float64)
@@ -494,6 +519,11 @@ class TreeLayout(LearnerLayout):
             _tree_kernels.node_histogram(block.codes, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
                                          m == n and self.subsample >= 1.0, unit_h)
             return hist
+        if request["op"] == "splits":
+            parts = [self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T)
+                     for item in request["items"]]
+            parts = [p for p in parts if p is not None]
+            return np.stack(parts) if parts else None
         start, end = block.ranges.pop(request["node"])
         nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end, request["feature"],
                                      request["bin"], request["nan_left"])
@@ -591,6 +621,8 @@ class Trees(Learner):
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
         Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none)"),
+        Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise"),
+                  doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
         Parameter("min_child_weight", float, default=1e-3, minimum=0.0,
                   doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature"),
@@ -628,7 +660,7 @@ class Trees(Learner):
         """The layout for given bin edges (a distributed fit computes the edges from a sample)."""
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
-                                                         "subsample", "colsample")}
+                                                         "subsample", "colsample", "growth")}
         return TreeLayout(edges, params, random_state=random_state, n_threads=n_threads)
 
     def ranker_from_state(self, state):
