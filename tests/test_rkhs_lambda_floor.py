@@ -47,4 +47,6 @@ def test_usual_lambdas_give_no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         KernelRanker(kernel="rbf:1.0", lam=1e-8).fit(X, y)
-        KernelRanker(kernel="rbf:1.0", lam="holdout").fit(X, y)
+        # (seeded: the hold-out split decides whether the best lambda lands at an end of the grid,
+        # which warns by design -- GridEdgeWarning)
+        KernelRanker(kernel="rbf:1.0", lam="holdout", random_state=0).fit(X, y)
