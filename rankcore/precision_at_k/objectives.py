@@ -139,153 +139,59 @@ class _PrecAtKSurrogate(Objective):
 MAX_LINE_GROUPS = 64
 
 
-def _few_values(direction: np.ndarray, max_groups: int):
-    """(distinct values, group of each row) when ``direction`` has at most ``max_groups`` values, else None.
-
-    Peels one value at a time: O(G n) for G values, no sort (a stump has 2).
-    """
-    groups = np.zeros(direction.shape[0], dtype=np.intp)
-    values = []
-    todo = np.arange(direction.shape[0])
-    while todo.size:
-        if len(values) == max_groups:
-            return None
-        v = direction[todo[0]]
-        same = direction[todo] == v
-        groups[todo[same]] = len(values)
-        values.append(v)
-        todo = todo[~same]
-    return np.asarray(values, dtype=np.float64), groups
-
-
-def _top_per_group(values: np.ndarray, groups: np.ndarray, n_groups: int, count: int):
-    """Indices of the ``count`` highest ``values`` of each group and of every value tied with
-    the count-th, ordered by group, then by descending value.
-
-    O(G n) for G groups (a partition per group), plus sorting what is kept.
-    """
-    if count <= 0 or values.size == 0:
-        return np.empty(0, dtype=np.intp)
-    keep = []
-    for g in range(n_groups):
-        idx = np.flatnonzero(groups == g)
-        if idx.size > count:
-            # the count-th highest value; keeping everything >= it keeps its ties
-            cut = np.partition(values[idx], idx.size - count)[idx.size - count]
-            idx = idx[values[idx] >= cut]
-        keep.append(idx[np.argsort(-values[idx], kind="stable")])
-    return np.concatenate(keep)
-
-
 class TopKLine:
     """φ(α) = J(f + α·h) of a precision@k surrogate, exactly, from each class's top-k candidates.
 
-    Built once per line in O(n log n); each evaluation O(C log C) for C <= G·k
-    candidates (G distinct values of h).  Values and derivatives are those of
+    Built once per line (:func:`rankcore.precision_at_k._topk_line.line_candidates`:
+    O(n·G) to find the G distinct values of h -- O(n) for a stump -- O(n) for
+    the selections, O(C log C) to sort the C <= G·k + ties candidates kept);
+    each evaluation merges the G sorted groups (``LineKernel``, O(k log G), no
+    sort).  Values and derivatives are those of
     :func:`rankcore.precision_at_k.surrogate_and_grad` (count units divided by
     k): the derivative is the tie-averaged subgradient's dot product with h.
+    ``max`` keeps the lowest positives instead of the highest.
 
     Use :meth:`build`, which returns None when h has more than
-    :data:`MAX_LINE_GROUPS` distinct values or the kind is not supported.
+    :data:`MAX_LINE_GROUPS` distinct values (or a non-finite one) or the kind
+    is not supported.
     """
 
-    KINDS = ("avg", "struct", "ramp")
+    KINDS = ("avg", "struct", "ramp", "max")
 
-    def __init__(self, kind, k, n_pos, n_neg, pos_f, pos_h, neg_f, neg_h, pos_total, pos_h_total):
+    def __init__(self, kind, k, candidates):
+        from . import _surrogates, _topk_line
+
+        pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, pos_h_total, n_pos, n_neg = candidates
         self.kind = kind
-        self.k = k
-        self.n_pos = n_pos
-        self.d_max = min(k, n_neg)
-        self.pos_f, self.pos_h = pos_f, pos_h
-        self.neg_f, self.neg_h = neg_f, neg_h
-        self.pos_total = pos_total
-        self.pos_h_total = pos_h_total
-        # the candidates' order at the last α evaluated (a line search's next α is
-        # near its last one, so the sort of the next ranking starts nearly sorted)
-        self._order_p = np.arange(pos_f.shape[0])
-        self._order_n = np.arange(neg_f.shape[0])
+        self.k = min(k, n_pos)
+        self.n_pos, self.n_neg = n_pos, n_neg
+        self.d_max = min(self.k, n_neg)
+        self.n_candidates = (pos_f.shape[0], neg_f.shape[0])
+        self._kernel = _topk_line.LineKernel(_surrogates.KINDS[kind], self.k, n_pos, self.d_max,
+                                             pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts,
+                                             pos_total, pos_h_total)
 
     @classmethod
     def build(cls, kind: str, k: int, y: np.ndarray, scores: np.ndarray, direction: np.ndarray):
+        """The line along ``direction`` from ``scores`` (labels ``y``), or None (see the class doc)."""
+        from . import _topk_line
+
         if kind not in cls.KINDS:
             return None
-        if not np.all(np.isfinite(direction)):
+        candidates = _topk_line.line_candidates(
+            np.ascontiguousarray(y, dtype=np.int8), np.ascontiguousarray(scores, dtype=np.float64),
+            np.ascontiguousarray(direction, dtype=np.float64), k, k, kind == "max", MAX_LINE_GROUPS)
+        if candidates is None:
             return None
-        few = _few_values(direction, MAX_LINE_GROUPS)
-        if few is None:
-            return None
-        values, groups = few
-        pos = y != 0
-        n_pos = int(np.count_nonzero(pos))
-        n_neg = y.shape[0] - n_pos
-        k = min(k, n_pos)
-        sp, gp, hp = scores[pos], groups[pos], direction[pos]
-        sn, gn, hn = scores[~pos], groups[~pos], direction[~pos]
-        ip = _top_per_group(sp, gp, values.size, k)
-        in_ = _top_per_group(sn, gn, values.size, min(k, n_neg))
-        return cls(kind, k, n_pos, n_neg, sp[ip], hp[ip], sn[in_], hn[in_],
-                   float(np.sum(sp)), float(np.sum(hp)))
+        return cls(kind, k, candidates)
 
-    @staticmethod
-    def _ranked(f, h, alpha, start):
-        """Candidates at α, by descending score: (scores, h, prefix sums of scores, order).
-
-        ``start`` is the order at the previous α: the stable sort (a merge
-        sort that detects runs) of a nearly sorted array is close to linear.
-        The first order is G runs already descending (within a group the
-        order does not depend on α).  Ties keep the previous order, but no
-        result depends on the order within a tie group (sums of equal
-        values, pro-rata shares of h).
-        """
-        v = (f + alpha * h)[start]
-        order = start[np.argsort(-v, kind="stable")]
-        v = f[order] + alpha * h[order]
-        cum = np.empty(v.shape[0] + 1)
-        cum[0] = 0.0
-        np.cumsum(v, out=cum[1:])
-        return v, h[order], cum, order
-
-    @staticmethod
-    def _h_prefix(v, h, r):
-        """Σ h over the top r ranks, a tie group straddling rank r counted pro rata."""
-        if r <= 0:
-            return 0.0
-        if r >= v.size or v[r - 1] != v[r]:
-            return float(np.sum(h[:r]))
-        a = int(np.searchsorted(-v, -v[r], side="left"))
-        b = int(np.searchsorted(-v, -v[r], side="right"))
-        return float(np.sum(h[:a]) + (r - a) / (b - a) * np.sum(h[a:b]))
-
-    def maximize(self, alpha: float):
-        """(surrogate in count units, maximizing Δ, ranked positives (v, h), ranked negatives (v, h)) at α."""
-        k, d_max = self.k, self.d_max
-        vp, hp, tp, self._order_p = self._ranked(self.pos_f, self.pos_h, alpha, self._order_p)
-        vn, hn, tn, self._order_n = self._ranked(self.neg_f, self.neg_h, alpha, self._order_n)
-        d = np.arange(d_max + 1)
-        total = self.pos_total + alpha * self.pos_h_total
-        if self.kind == "avg":
-            fn_mass = np.maximum(self.n_pos - k + d, 1)
-            lows = np.where(d > 0, d * (total - tp[k - d]) / fn_mass, 0.0)
-        elif self.kind == "struct":
-            lows = total - tp[k - d]
-        else:  # ramp
-            lows = tp[k] - tp[k - d]
-        value = d + tn[: d_max + 1] - lows
-        best = int(np.argmax(value))  # the first maximum, as the kernel
-        return float(value[best]), best, vp, hp, vn, hn
+    def point(self, alpha: float):
+        """(surrogate in count units, maximizing Δ, φ′ in count units) at α."""
+        return self._kernel.point(alpha)
 
     def __call__(self, alpha: float) -> LinePoint:
-        k = self.k
-        value, best, vp, hp, vn, hn = self.maximize(alpha)
-        dn = self._h_prefix(vn, hn, best)
-        if self.kind == "avg":
-            d1 = 0.0 if best == 0 else dn - best / (self.n_pos - k + best) * (
-                self.pos_h_total - self._h_prefix(vp, hp, k - best))
-        elif self.kind == "struct":
-            d1 = dn - (self.pos_h_total - self._h_prefix(vp, hp, k - best))
-        else:
-            d1 = dn - (self._h_prefix(vp, hp, k) - self._h_prefix(vp, hp, k - best))
-        return LinePoint(alpha, value / k, d1 / k, math.nan)
+        value, _, d1 = self._kernel.point(alpha)
+        return LinePoint(alpha, value / self.k, d1 / self.k, math.nan)
 
     def minimize(self, max_step: float):
         """The line's minimum: φ is piecewise linear in α, so it lies at a breakpoint.
@@ -297,60 +203,20 @@ class TopKLine:
         return piecewise_linear_search(self, max_step=max_step)
 
 
-def _top_sorted(values: np.ndarray, count: int) -> np.ndarray:
-    """The ``count`` highest values and every value tied with the count-th, descending.  O(n + count log count)."""
-    if count <= 0 or values.size == 0:
-        return values[:0]
-    if values.size > count:
-        cut = np.partition(values, values.size - count)[values.size - count]
-        values = values[values >= cut]
-    return -np.sort(-values)
-
-
-def _rank_share(values: np.ndarray, ranked: np.ndarray, r: int) -> np.ndarray:
-    """Each value's share of the top r ranks of its class, a tie group straddling rank r pro rata.
-
-    ``ranked`` holds at least the top r values, descending.  O(n).
-    """
-    if r <= 0:
-        return np.zeros(values.shape[0])
-    if r >= values.shape[0]:
-        return np.ones(values.shape[0])
-    t = ranked[r - 1]
-    above = int(np.count_nonzero(values > t))
-    tied = values == t
-    share = (values > t).astype(np.float64)
-    share[tied] = (r - above) / np.count_nonzero(tied)
-    return share
-
-
 def top_k_value_and_gradient(kind: str, k: int, y: np.ndarray, scores: np.ndarray):
-    """(value, gradient) in count units, as the Cython kernel, from the top k of each class.
+    """(value, gradient, k used) in count units, as the sorting kernel, from the top k of each class.
 
-    The avg, struct and ramp surrogates read only the k highest positive
-    and negative scores (and the sum of all positives); their subgradient is
-    a constant on rank intervals of each class, averaged over tie groups.
-    So a partition (O(n)) replaces the kernel's sort (O(n log n)).
+    The surrogates read only the k highest positive and negative scores (max:
+    the k lowest positives) and the sum of all positives; their subgradient is
+    a constant on rank intervals of each class, averaged over tie groups.  So
+    selections (O(n)) replace the kernel's sort (O(n log n)):
+    :func:`rankcore.precision_at_k._topk_line.top_k_value_and_gradient`.
     """
-    pos = y != 0
-    sp, sn = scores[pos], scores[~pos]
-    n_pos, n_neg = sp.shape[0], sn.shape[0]
-    k = min(k, n_pos)
-    top_p = _top_sorted(sp, k)
-    top_n = _top_sorted(sn, min(k, n_neg))
-    line = TopKLine(kind, k, n_pos, n_neg, top_p, np.zeros(top_p.shape[0]), top_n, np.zeros(top_n.shape[0]),
-                    float(np.sum(sp)), 0.0)
-    value, best, _, _, _, _ = line.maximize(0.0)
-    grad = np.zeros(scores.shape[0])
-    grad[~pos] = _rank_share(sn, top_n, best)
-    if kind == "avg":
-        coef = best / (n_pos - k + best) if best > 0 else 0.0
-        grad[pos] = -coef * (1.0 - _rank_share(sp, top_p, k - best))
-    elif kind == "struct":
-        grad[pos] = -(1.0 - _rank_share(sp, top_p, k - best))
-    else:  # ramp
-        grad[pos] = -(_rank_share(sp, top_p, k) - _rank_share(sp, top_p, k - best))
-    return value, grad, k
+    from . import _surrogates, _topk_line
+
+    return _topk_line.top_k_value_and_gradient(
+        _surrogates.KINDS[kind], k, np.ascontiguousarray(y, dtype=np.int8),
+        np.ascontiguousarray(scores, dtype=np.float64))
 
 
 class _SurrogateBound(BoundObjective):

@@ -1,0 +1,494 @@
+# distutils: language = c++
+"""Kernels of the exact line of the boosted precision@k surrogates (issue 14, item 4).
+
+φ(α) = J(f + α·h) of a precision@k surrogate (SPEC §3) reads the scores only
+through the k highest positive scores (avg, struct, ramp) or the k lowest
+(max), the k highest negative scores, and the sum of all positive scores.
+When the weak ranker h takes G distinct values, the rows sharing a value of
+h keep their order along the whole line.  So:
+
+* :func:`line_candidates` splits the rows by class and value of h, keeps
+  the ``count`` highest (or lowest) scores of each of those groups and every
+  score tied with the count-th, and sorts each group once.  The top (bottom)
+  ``count`` of a class at any α are among them.
+  Time O(n·G) to find the groups (O(n) for a stump: the row's group is
+  looked up first among the previous row's), O(n) for the selections
+  (``std::nth_element``), O(C log C) to sort the C <= G·count + ties kept;
+  memory O(n).
+* :class:`LineKernel` evaluates φ and φ′ at α by merging the G sorted
+  groups with a binary heap, stopping after the first ``k`` (or ``d_max``)
+  ranks and the ties of the last: O(k log G) per evaluation, no sort,
+  memory O(C) allocated once per line.
+* :func:`top_k_value_and_gradient` is the surrogate and its tie-averaged
+  subgradient at f itself (h = 0, one group): O(n) selections plus
+  O(k log k) to sort the kept scores, and an O(n) pass for the gradient.
+
+Values and derivatives are in count units (not divided by k), as the
+sorting kernel ``_surrogates.surrogate_batch``; ties are never broken by
+position (a tie group straddling a rank counts pro rata, the expected value
+over the orders of the ties).  The plain NumPy references are in
+``tests/test_precision_at_k_line.py``.
+"""
+
+from libc.math cimport isfinite
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+from rankcore.precision_at_k._surrogates cimport (
+    rc_ranked, rc_sort_ranked, SURROGATE_AVG, SURROGATE_MAX, SURROGATE_RAMP, SURROGATE_STRUCT,
+)
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    /* The value at position nth (0-based, ascending) of first[0:n], partially reordering it. */
+    static inline double rc_nth_value(double* first, Py_ssize_t n, Py_ssize_t nth) {
+        std::nth_element(first, first + nth, first + n);
+        return first[nth];
+    }
+    """
+    double rc_nth_value(double* first, Py_ssize_t n, Py_ssize_t nth) noexcept nogil
+
+
+# --------------------------------------------------------------------------
+# Candidate selection, once per line
+# --------------------------------------------------------------------------
+
+
+cdef Py_ssize_t select_group(const double* scores, const Py_ssize_t* rows, Py_ssize_t m, Py_ssize_t count,
+                             bint lowest, double* tmp, rc_ranked* out) noexcept nogil:
+    """The ``count`` highest (``lowest``: lowest) of scores[rows[0:m]] and their ties, into ``out``,
+    by descending score (ties by row).  Returns how many.  O(m + c log c) for c kept."""
+    cdef Py_ssize_t j, c = 0
+    cdef double cut, s
+    if count <= 0 or m == 0:
+        return 0
+    if m > count:
+        for j in range(m):
+            tmp[j] = scores[rows[j]]
+        cut = rc_nth_value(tmp, m, count - 1 if lowest else m - count)
+        for j in range(m):
+            s = scores[rows[j]]
+            if (s <= cut) if lowest else (s >= cut):
+                out[c].key = s
+                out[c].index = rows[j]
+                c += 1
+    else:
+        for j in range(m):
+            out[j].key = scores[rows[j]]
+            out[j].index = rows[j]
+        c = m
+    rc_sort_ranked(out, c)
+    return c
+
+
+def line_candidates(const signed char[::1] y, const double[::1] scores, const double[::1] direction,
+                    Py_ssize_t count_pos, Py_ssize_t count_neg, bint lowest_pos, Py_ssize_t max_groups):
+    """Each class's candidates for the exact line along ``direction``, or None.
+
+    y, scores, direction # IN (n each).  None when ``direction`` has a
+    non-finite value or more than ``max_groups`` distinct values.
+
+    Returns
+    -------
+    tuple
+        ``(pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, pos_h_total, n_pos, n_neg)``:
+        per class the kept scores f and their values of h, grouped by value of
+        h (group g is ``[starts[g], starts[g + 1])``, groups in order of first
+        appearance in ``direction``), by descending f within a group; the
+        positives keep their ``count_pos`` highest (``lowest_pos``: lowest)
+        scores per group and the ties of the count-th, the negatives their
+        ``count_neg`` highest.  ``pos_total`` and ``pos_h_total`` are the sums
+        of f and h over all positives.
+
+    Time O(n·G + C log C), memory O(n); see the module docstring.
+    """
+    cdef Py_ssize_t n = scores.shape[0]
+    if y.shape[0] != n or direction.shape[0] != n:
+        raise ValueError(f"line_candidates: y, scores and direction differ in length "
+                         f"({y.shape[0]}, {n}, {direction.shape[0]})")
+    if max_groups < 1:
+        raise ValueError(f"max_groups: expected at least 1, got {max_groups}")
+    cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, n_class, kept, total_kept, count, start
+    cdef double d, pos_total = 0.0, pos_h_total = 0.0
+    cdef double[::1] values = np.empty(max_groups, dtype=np.float64)
+    cdef Py_ssize_t[::1] group = np.empty(max(n, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] sizes = np.zeros(2 * max_groups + 1, dtype=np.intp)
+    cdef bint ok = True
+    with nogil:
+        for i in range(n):
+            d = direction[i]
+            if not isfinite(d):
+                ok = False
+                break
+            if G == 0 or d != values[last]:
+                last = 0
+                while last < G and values[last] != d:
+                    last += 1
+                if last == G:
+                    if G == max_groups:
+                        ok = False
+                        break
+                    values[G] = d
+                    G += 1
+            group[i] = last
+            c = 1 if y[i] != 0 else 0
+            sizes[c * max_groups + last + 1] += 1
+            if c:
+                n_pos += 1
+                pos_total += scores[i]
+                pos_h_total += d
+    if not ok:
+        return None
+    # bucket the rows by (class, group), rows in order within a bucket (a counting sort)
+    cdef Py_ssize_t[::1] offsets = np.zeros(2 * max_groups + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] rows = np.empty(max(n, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] fill
+    cdef double[::1] tmp = np.empty(max(n, 1), dtype=np.float64)
+    cdef rc_ranked* ranked = <rc_ranked*> malloc(max(n, 1) * sizeof(rc_ranked))
+    if ranked == NULL:
+        raise MemoryError(f"line_candidates: cannot allocate {n} ranks")
+    for i in range(2 * max_groups):
+        offsets[i + 1] = offsets[i] + sizes[i + 1]
+    fill = offsets.copy()
+    out = []
+    cdef double[::1] f_out, h_out
+    cdef Py_ssize_t[::1] starts
+    try:
+        with nogil:
+            for i in range(n):
+                c = (1 if y[i] != 0 else 0) * max_groups + group[i]
+                rows[fill[c]] = i
+                fill[c] += 1
+        for c in (1, 0):
+            count = count_pos if c == 1 else count_neg
+            starts_arr = np.zeros(G + 1, dtype=np.intp)
+            starts = starts_arr
+            total_kept = 0
+            with nogil:
+                for g in range(G):
+                    start = offsets[c * max_groups + g]
+                    kept = select_group(&scores[0], &rows[start], offsets[c * max_groups + g + 1] - start,
+                                        count, lowest_pos and c == 1, &tmp[0], ranked + total_kept)
+                    total_kept += kept
+                    starts[g + 1] = total_kept
+            f_arr = np.empty(total_kept, dtype=np.float64)
+            h_arr = np.empty(total_kept, dtype=np.float64)
+            f_out, h_out = f_arr, h_arr
+            with nogil:
+                for i in range(total_kept):
+                    f_out[i] = ranked[i].key
+                    h_out[i] = direction[ranked[i].index]
+            out += [f_arr, h_arr, starts_arr]
+    finally:
+        free(ranked)
+    return (*out, pos_total, pos_h_total, n_pos, n - n_pos)
+
+
+# --------------------------------------------------------------------------
+# φ(α) and φ′(α): a heap merge of the sorted groups
+# --------------------------------------------------------------------------
+
+
+cdef inline bint heap_above(const double* key, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    return key[a] > key[b] or (key[a] == key[b] and a < b)
+
+
+cdef void sift_down(Py_ssize_t* heap, Py_ssize_t size, Py_ssize_t pos, const double* key) noexcept nogil:
+    cdef Py_ssize_t child, top = heap[pos]
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_above(key, heap[child + 1], heap[child]):
+            child += 1
+        if not heap_above(key, heap[child], top):
+            break
+        heap[pos] = heap[child]
+        pos = child
+    heap[pos] = top
+
+
+cdef Py_ssize_t merge_groups(const double* f, const double* h, const Py_ssize_t* starts, Py_ssize_t G,
+                             double alpha, Py_ssize_t need, bint ascending, double* v_out, double* h_out,
+                             Py_ssize_t* head, Py_ssize_t* heap, double* key) noexcept nogil:
+    """Merge the G groups (each by descending f) at α into v_out/h_out: descending f + α·h, or
+    ``ascending`` from the lowest.  Stops after ``need`` ranks and the ties of the last.
+
+    Returns the number of ranks written.  O((need + ties) log G).
+    """
+    cdef Py_ssize_t g, size = 0, m = 0, p
+    cdef double v, sign = -1.0 if ascending else 1.0
+    for g in range(G):
+        if starts[g + 1] > starts[g]:
+            head[g] = starts[g + 1] - 1 if ascending else starts[g]
+            key[g] = sign * (f[head[g]] + alpha * h[head[g]])
+            heap[size] = g
+            size += 1
+    for p in range(size // 2 - 1, -1, -1):
+        sift_down(heap, size, p, key)
+    while size > 0:
+        g = heap[0]
+        p = head[g]
+        v = f[p] + alpha * h[p]
+        if m >= need and (m == 0 or v != v_out[m - 1]):
+            break
+        v_out[m] = v
+        h_out[m] = h[p]
+        m += 1
+        if ascending:
+            head[g] -= 1
+            if head[g] < starts[g]:
+                size -= 1
+                heap[0] = heap[size]
+            else:
+                key[g] = -(f[head[g]] + alpha * h[head[g]])
+        else:
+            head[g] += 1
+            if head[g] >= starts[g + 1]:
+                size -= 1
+                heap[0] = heap[size]
+            else:
+                key[g] = f[head[g]] + alpha * h[head[g]]
+        if size > 0:
+            sift_down(heap, size, 0, key)
+    return m
+
+
+cdef double h_prefix(const double* v, const double* cum_h, Py_ssize_t m, Py_ssize_t r) noexcept nogil:
+    """Σ h over the first r ranks of a merged list (m ranks, ties complete), the tie group straddling r pro rata."""
+    cdef Py_ssize_t a, b
+    if r <= 0:
+        return 0.0
+    if r >= m or v[r - 1] != v[r]:
+        return cum_h[r]
+    a = r
+    while a > 0 and v[a - 1] == v[r]:
+        a -= 1
+    b = r + 1
+    while b < m and v[b] == v[r]:
+        b += 1
+    return cum_h[a] + <double>(r - a) / <double>(b - a) * (cum_h[b] - cum_h[a])
+
+
+cdef class LineKernel:
+    """φ(α), φ′(α) of one surrogate along one line, from the output of :func:`line_candidates`.
+
+    Parameters
+    ----------
+    kind : int
+        ``_surrogates.KINDS[name]``.
+    k, n_pos, d_max : int
+        k (<= n_pos) and min(k, n_neg).
+    pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts : arrays
+        The candidates (positives: the lowest for ``max``, else the highest).
+    pos_total, pos_h_total : float
+
+    Each :meth:`point` costs O((k + ties) log G); memory O(C), allocated here once.
+    """
+
+    cdef int kind
+    cdef Py_ssize_t k, n_pos, d_max, G
+    cdef double pos_total, pos_h_total
+    cdef const double[::1] pos_f, pos_h, neg_f, neg_h
+    cdef const Py_ssize_t[::1] pos_starts, neg_starts
+    cdef double[::1] vp, hp, cp, chp, vn, hn, cn, chn, key
+    cdef Py_ssize_t[::1] head, heap
+
+    def __init__(self, int kind, Py_ssize_t k, Py_ssize_t n_pos, Py_ssize_t d_max,
+                 const double[::1] pos_f, const double[::1] pos_h, const Py_ssize_t[::1] pos_starts,
+                 const double[::1] neg_f, const double[::1] neg_h, const Py_ssize_t[::1] neg_starts,
+                 double pos_total, double pos_h_total):
+        if pos_starts.shape[0] != neg_starts.shape[0] or pos_starts.shape[0] < 1:
+            raise ValueError("pos_starts, neg_starts: expected G + 1 group boundaries each")
+        if pos_f.shape[0] != pos_h.shape[0] or pos_starts[pos_starts.shape[0] - 1] != pos_f.shape[0]:
+            raise ValueError("pos_f, pos_h, pos_starts: inconsistent lengths")
+        if neg_f.shape[0] != neg_h.shape[0] or neg_starts[neg_starts.shape[0] - 1] != neg_f.shape[0]:
+            raise ValueError("neg_f, neg_h, neg_starts: inconsistent lengths")
+        if not (1 <= k <= n_pos) or d_max < 0:
+            raise ValueError(f"k: expected 1 <= k <= n_pos = {n_pos}, got {k} (d_max = {d_max})")
+        if pos_f.shape[0] < (d_max if kind == SURROGATE_MAX else k) or neg_f.shape[0] < d_max:
+            raise ValueError("line candidates: fewer than k positives or d_max negatives")
+        self.kind, self.k, self.n_pos, self.d_max = kind, k, n_pos, d_max
+        self.G = pos_starts.shape[0] - 1
+        self.pos_f, self.pos_h, self.pos_starts = pos_f, pos_h, pos_starts
+        self.neg_f, self.neg_h, self.neg_starts = neg_f, neg_h, neg_starts
+        self.pos_total, self.pos_h_total = pos_total, pos_h_total
+        cdef Py_ssize_t mp = pos_f.shape[0], mn = neg_f.shape[0]
+        self.vp, self.hp = np.empty(mp + 1), np.empty(mp + 1)
+        self.cp, self.chp = np.empty(mp + 2), np.empty(mp + 2)
+        self.vn, self.hn = np.empty(mn + 1), np.empty(mn + 1)
+        self.cn, self.chn = np.empty(mn + 2), np.empty(mn + 2)
+        self.key = np.empty(self.G + 1)
+        self.head = np.empty(self.G + 1, dtype=np.intp)
+        self.heap = np.empty(self.G + 1, dtype=np.intp)
+
+    cdef Py_ssize_t merge(self, bint positives, double alpha, Py_ssize_t need) noexcept nogil:
+        cdef Py_ssize_t m, r
+        cdef double* v = &(self.vp if positives else self.vn)[0]
+        cdef double* hh = &(self.hp if positives else self.hn)[0]
+        cdef double* cum = &(self.cp if positives else self.cn)[0]
+        cdef double* cum_h = &(self.chp if positives else self.chn)[0]
+        if positives:
+            m = merge_groups(&self.pos_f[0] if self.pos_f.shape[0] else NULL,
+                             &self.pos_h[0] if self.pos_h.shape[0] else NULL, &self.pos_starts[0], self.G,
+                             alpha, need, self.kind == SURROGATE_MAX, v, hh,
+                             &self.head[0], &self.heap[0], &self.key[0])
+        else:
+            m = merge_groups(&self.neg_f[0] if self.neg_f.shape[0] else NULL,
+                             &self.neg_h[0] if self.neg_h.shape[0] else NULL, &self.neg_starts[0], self.G,
+                             alpha, need, False, v, hh, &self.head[0], &self.heap[0], &self.key[0])
+        cum[0] = 0.0
+        cum_h[0] = 0.0
+        for r in range(m):
+            cum[r + 1] = cum[r] + v[r]
+            cum_h[r + 1] = cum_h[r] + hh[r]
+        return m
+
+    def point(self, double alpha):
+        """(value, Δ*, φ′) at α in count units: the surrogate, its first maximizing Δ, and the
+        tie-averaged subgradient's dot product with h."""
+        cdef Py_ssize_t k = self.k, d_max = self.d_max, n_pos = self.n_pos, d, best = 0, mp, mn
+        cdef int kind = self.kind
+        cdef double total, low, value, best_value = 0.0, dn, d1, fn_mass
+        cdef double *tp
+        cdef double *tn
+        with nogil:
+            mp = self.merge(True, alpha, d_max if kind == SURROGATE_MAX else k)
+            mn = self.merge(False, alpha, d_max)
+            tp, tn = &self.cp[0], &self.cn[0]
+            total = self.pos_total + alpha * self.pos_h_total
+            for d in range(d_max + 1):
+                if kind == SURROGATE_AVG:
+                    fn_mass = <double>(n_pos - k + d if n_pos - k + d > 1 else 1)
+                    low = (<double>d) * (total - tp[k - d]) / fn_mass if d > 0 else 0.0
+                elif kind == SURROGATE_STRUCT:
+                    low = total - tp[k - d]
+                elif kind == SURROGATE_RAMP:
+                    low = tp[k] - tp[k - d]
+                else:  # max: the d lowest positives (tp ascending from the lowest)
+                    low = tp[d]
+                value = (<double>d + tn[d]) - low
+                if d == 0 or value > best_value:
+                    best_value, best = value, d
+            dn = h_prefix(&self.vn[0], &self.chn[0], mn, best)
+            if kind == SURROGATE_AVG:
+                d1 = 0.0 if best == 0 else dn - (<double>best) / (<double>(n_pos - k + best)) * (
+                    self.pos_h_total - h_prefix(&self.vp[0], &self.chp[0], mp, k - best))
+            elif kind == SURROGATE_STRUCT:
+                d1 = dn - (self.pos_h_total - h_prefix(&self.vp[0], &self.chp[0], mp, k - best))
+            elif kind == SURROGATE_RAMP:
+                d1 = dn - (h_prefix(&self.vp[0], &self.chp[0], mp, k)
+                           - h_prefix(&self.vp[0], &self.chp[0], mp, k - best))
+            else:
+                d1 = dn - h_prefix(&self.vp[0], &self.chp[0], mp, best)
+        return best_value, best, d1
+
+
+# --------------------------------------------------------------------------
+# Value and gradient at the scores themselves
+# --------------------------------------------------------------------------
+
+
+cdef Py_ssize_t count_above(const double* ranked, Py_ssize_t m, double t, bint ascending) noexcept nogil:
+    """Ranks strictly before the value t in a sorted list (descending, or ``ascending``): a binary search."""
+    cdef Py_ssize_t lo = 0, hi = m, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (ranked[mid] < t) if ascending else (ranked[mid] > t):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void rank_share(const double* ranked, Py_ssize_t m, Py_ssize_t r, Py_ssize_t n_class, bint ascending,
+                     const double* scores, const signed char* y, Py_ssize_t n, bint positives,
+                     double* out) noexcept nogil:
+    """out[i] = row i's share of the first r ranks of its class (ties pro rata), for the rows of
+    one class (``positives``); ``ranked`` holds the class's first m ranks, all ties of rank r among them.
+
+    O(n + log m).
+    """
+    cdef Py_ssize_t i, above, tied
+    cdef double t, s, share
+    if r <= 0 or r >= n_class:
+        for i in range(n):
+            if (y[i] != 0) == positives:
+                out[i] = 0.0 if r <= 0 else 1.0
+        return
+    t = ranked[r - 1]
+    above = count_above(ranked, m, t, ascending)
+    tied = 0
+    for i in range(above, m):
+        if ranked[i] != t:
+            break
+        tied += 1
+    share = <double>(r - above) / <double>tied
+    for i in range(n):
+        if (y[i] != 0) == positives:
+            s = scores[i]
+            if (s < t) if ascending else (s > t):
+                out[i] = 1.0
+            elif s == t:
+                out[i] = share
+            else:
+                out[i] = 0.0
+
+
+def top_k_value_and_gradient(int kind, Py_ssize_t k, const signed char[::1] y, const double[::1] scores):
+    """(value, gradient, k_used) of the surrogate at ``scores`` in count units, as ``surrogate_batch``.
+
+    y, scores # IN.  The avg, struct and ramp surrogates read the k highest
+    positive and negative scores and the sum of all positives (max: the k
+    lowest positives); the subgradient is a constant on rank intervals of each
+    class, averaged over tie groups.  Time O(n + k log k), memory O(n).
+    """
+    cdef Py_ssize_t n = scores.shape[0], d_max, best, n_pos, n_neg
+    if y.shape[0] != n:
+        raise ValueError(f"top_k_value_and_gradient: scores and y differ in length ({n}, {y.shape[0]})")
+    zeros = np.zeros(n, dtype=np.float64)
+    cand = line_candidates(y, scores, zeros, k, k, kind == SURROGATE_MAX, 1)
+    pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, _, n_pos_obj, n_neg_obj = cand
+    n_pos, n_neg = n_pos_obj, n_neg_obj
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("y: the surrogates need both classes")
+    k = min(k, n_pos)
+    d_max = min(k, n_neg)
+    line = LineKernel(kind, k, n_pos, d_max, pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, 0.0)
+    value, best, _ = line.point(0.0)
+    grad = zeros
+    other = np.empty(n, dtype=np.float64)
+    cdef double[::1] g = grad
+    cdef double[::1] s2 = other
+    cdef const double[::1] pf = pos_f
+    cdef const double[::1] nf = neg_f
+    cdef double coef = (<double>best) / (<double>(n_pos - k + best)) if best > 0 else 0.0
+    cdef Py_ssize_t mp = pf.shape[0], mn = nf.shape[0], i
+    cdef const signed char* yy = &y[0]
+    if mp == 0 or mn == 0:  # k >= 1 and both classes present: never
+        raise ValueError("top_k_value_and_gradient: no candidates")
+    if kind == SURROGATE_MAX:
+        pf = np.ascontiguousarray(pos_f[::-1])  # the lowest positives, ascending
+    with nogil:
+        rank_share(&nf[0], mn, best, n_neg, False, &scores[0], yy, n, False, &g[0])
+        if kind == SURROGATE_MAX:
+            rank_share(&pf[0], mp, best, n_pos, True, &scores[0], yy, n, True, &g[0])
+            for i in range(n):
+                if yy[i] != 0:
+                    g[i] = -g[i]
+        elif kind == SURROGATE_RAMP:
+            rank_share(&pf[0], mp, k, n_pos, False, &scores[0], yy, n, True, &g[0])
+            rank_share(&pf[0], mp, k - best, n_pos, False, &scores[0], yy, n, True, &s2[0])
+            for i in range(n):
+                if yy[i] != 0:
+                    g[i] = -(g[i] - s2[i])
+        else:
+            rank_share(&pf[0], mp, k - best, n_pos, False, &scores[0], yy, n, True, &g[0])
+            if kind == SURROGATE_STRUCT:
+                coef = 1.0
+            for i in range(n):
+                if yy[i] != 0:
+                    g[i] = -coef * (1.0 - g[i])
+    return value, grad, k
