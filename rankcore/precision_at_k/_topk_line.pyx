@@ -36,7 +36,7 @@ from libc.stdlib cimport malloc, free
 import numpy as np
 
 from rankcore.precision_at_k._surrogates cimport (
-    rc_ranked, rc_sort_ranked, SURROGATE_AVG, SURROGATE_MAX, SURROGATE_RAMP, SURROGATE_STRUCT,
+    SURROGATE_AVG, SURROGATE_MAX, SURROGATE_RAMP, SURROGATE_STRUCT,
 )
 
 cdef extern from *:
@@ -47,8 +47,13 @@ cdef extern from *:
         std::nth_element(first, first + nth, first + n);
         return first[nth];
     }
+    /* Descending sort of plain doubles. */
+    static inline void rc_sort_descending(double* first, Py_ssize_t n) {
+        std::sort(first, first + n, [](double a, double b) { return a > b; });
+    }
     """
     double rc_nth_value(double* first, Py_ssize_t n, Py_ssize_t nth) noexcept nogil
+    void rc_sort_descending(double* first, Py_ssize_t n) noexcept nogil
 
 
 # --------------------------------------------------------------------------
@@ -56,31 +61,114 @@ cdef extern from *:
 # --------------------------------------------------------------------------
 
 
-cdef Py_ssize_t select_group(const double* scores, const Py_ssize_t* rows, Py_ssize_t m, Py_ssize_t count,
-                             bint lowest, double* tmp, rc_ranked* out) noexcept nogil:
-    """The ``count`` highest (``lowest``: lowest) of scores[rows[0:m]] and their ties, into ``out``,
-    by descending score (ties by row).  Returns how many.  O(m + c log c) for c kept."""
-    cdef Py_ssize_t j, c = 0
-    cdef double cut, s
+cdef Py_ssize_t select_bucket(double* s, Py_ssize_t m, Py_ssize_t count, bint lowest) noexcept nogil:
+    """Move the ``count`` highest (``lowest``: lowest) of s[0:m] and every value tied with the
+    count-th to the front of ``s``, by descending value.  Returns how many.  O(m + c log c) for c kept."""
+    cdef Py_ssize_t j, c, nth
+    cdef double cut
     if count <= 0 or m == 0:
         return 0
     if m > count:
-        for j in range(m):
-            tmp[j] = scores[rows[j]]
-        cut = rc_nth_value(tmp, m, count - 1 if lowest else m - count)
-        for j in range(m):
-            s = scores[rows[j]]
-            if (s <= cut) if lowest else (s >= cut):
-                out[c].key = s
-                out[c].index = rows[j]
-                c += 1
+        nth = count - 1 if lowest else m - count
+        cut = rc_nth_value(s, m, nth)
+        # s[:nth] <= cut <= s[nth + 1:]; the ties of cut on the other side join the kept block
+        c = 0
+        if lowest:
+            for j in range(m):
+                if j <= nth or s[j] == cut:
+                    s[c] = s[j]
+                    c += 1
+        else:
+            for j in range(m):
+                if j >= nth or s[j] == cut:
+                    s[c] = s[j]
+                    c += 1
     else:
-        for j in range(m):
-            out[j].key = scores[rows[j]]
-            out[j].index = rows[j]
         c = m
-    rc_sort_ranked(out, c)
+    rc_sort_descending(s, c)
     return c
+
+
+cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores, const double* direction,
+                             Py_ssize_t count_pos, Py_ssize_t count_neg, bint lowest_pos, Py_ssize_t max_groups):
+    """:func:`line_candidates`; ``direction`` NULL: h = 0 (one group)."""
+    cdef Py_ssize_t n = scores.shape[0]
+    if y.shape[0] != n:
+        raise ValueError(f"y and scores differ in length ({y.shape[0]}, {n})")
+    if not (1 <= max_groups <= 255):
+        raise ValueError(f"max_groups: expected 1 to 255, got {max_groups}")
+    cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, kept, total_kept, count, start, b
+    cdef double d = 0.0, pos_total = 0.0, pos_h_total = 0.0
+    cdef double values[256]
+    cdef unsigned char[::1] group = np.empty(max(n, 1), dtype=np.uint8)
+    cdef Py_ssize_t offsets[513]
+    cdef Py_ssize_t fill[512]
+    cdef bint ok = True
+    for i in range(2 * max_groups + 1):
+        offsets[i] = 0
+    with nogil:
+        for i in range(n):
+            if direction != NULL:
+                d = direction[i]
+                if not isfinite(d):
+                    ok = False
+                    break
+            if G == 0 or d != values[last]:
+                last = 0
+                while last < G and values[last] != d:
+                    last += 1
+                if last == G:
+                    if G == max_groups:
+                        ok = False
+                        break
+                    values[G] = d
+                    G += 1
+            group[i] = <unsigned char> last
+            if y[i] != 0:
+                offsets[max_groups + last + 1] += 1
+                n_pos += 1
+                pos_total += scores[i]
+                pos_h_total += d
+            else:
+                offsets[last + 1] += 1
+    if not ok:
+        return None
+    # the scores bucketed by (class, group), in row order within a bucket (a counting sort)
+    cdef double[::1] buf = np.empty(max(n, 1), dtype=np.float64)
+    for i in range(2 * max_groups):
+        offsets[i + 1] += offsets[i]
+        fill[i] = offsets[i]
+    with nogil:
+        for i in range(n):
+            b = (max_groups if y[i] != 0 else 0) + group[i]
+            buf[fill[b]] = scores[i]
+            fill[b] += 1
+    out = []
+    cdef double[::1] f_out, h_out
+    cdef Py_ssize_t[::1] starts
+    for c in (1, 0):
+        count = count_pos if c == 1 else count_neg
+        starts_arr = np.zeros(G + 1, dtype=np.intp)
+        starts = starts_arr
+        total_kept = 0
+        with nogil:
+            for g in range(G):
+                start = offsets[c * max_groups + g]
+                kept = select_bucket(&buf[start], offsets[c * max_groups + g + 1] - start, count,
+                                     lowest_pos and c == 1)
+                fill[g] = start  # the kept block of bucket g: buf[start:start + kept]
+                total_kept += kept
+                starts[g + 1] = total_kept
+        f_arr = np.empty(total_kept, dtype=np.float64)
+        h_arr = np.empty(total_kept, dtype=np.float64)
+        f_out, h_out = f_arr, h_arr
+        with nogil:
+            for g in range(G):
+                for i in range(starts[g + 1] - starts[g]):
+                    f_out[starts[g] + i] = buf[fill[g] + i]
+                    h_out[starts[g] + i] = values[g]
+        out += [f_arr, h_arr, starts_arr]
+    return (*out, pos_total, pos_h_total, n_pos, n - n_pos)
 
 
 def line_candidates(const signed char[::1] y, const double[::1] scores, const double[::1] direction,
@@ -88,7 +176,7 @@ def line_candidates(const signed char[::1] y, const double[::1] scores, const do
     """Each class's candidates for the exact line along ``direction``, or None.
 
     y, scores, direction # IN (n each).  None when ``direction`` has a
-    non-finite value or more than ``max_groups`` distinct values.
+    non-finite value or more than ``max_groups`` (<= 255) distinct values.
 
     Returns
     -------
@@ -102,88 +190,16 @@ def line_candidates(const signed char[::1] y, const double[::1] scores, const do
         ``count_neg`` highest.  ``pos_total`` and ``pos_h_total`` are the sums
         of f and h over all positives.
 
-    Time O(n·G + C log C), memory O(n); see the module docstring.
+    Time O(n·G + C log C): one pass to find the groups (a row's value is
+    compared first with the previous row's group: O(n) for a stump), a
+    counting sort of the scores by (class, group), a selection per bucket
+    (``std::nth_element``), a sort of the C kept.  Memory: n doubles and n
+    bytes of work space, O(C) out.
     """
-    cdef Py_ssize_t n = scores.shape[0]
-    if y.shape[0] != n or direction.shape[0] != n:
-        raise ValueError(f"line_candidates: y, scores and direction differ in length "
-                         f"({y.shape[0]}, {n}, {direction.shape[0]})")
-    if max_groups < 1:
-        raise ValueError(f"max_groups: expected at least 1, got {max_groups}")
-    cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, n_class, kept, total_kept, count, start
-    cdef double d, pos_total = 0.0, pos_h_total = 0.0
-    cdef double[::1] values = np.empty(max_groups, dtype=np.float64)
-    cdef Py_ssize_t[::1] group = np.empty(max(n, 1), dtype=np.intp)
-    cdef Py_ssize_t[::1] sizes = np.zeros(2 * max_groups + 1, dtype=np.intp)
-    cdef bint ok = True
-    with nogil:
-        for i in range(n):
-            d = direction[i]
-            if not isfinite(d):
-                ok = False
-                break
-            if G == 0 or d != values[last]:
-                last = 0
-                while last < G and values[last] != d:
-                    last += 1
-                if last == G:
-                    if G == max_groups:
-                        ok = False
-                        break
-                    values[G] = d
-                    G += 1
-            group[i] = last
-            c = 1 if y[i] != 0 else 0
-            sizes[c * max_groups + last + 1] += 1
-            if c:
-                n_pos += 1
-                pos_total += scores[i]
-                pos_h_total += d
-    if not ok:
-        return None
-    # bucket the rows by (class, group), rows in order within a bucket (a counting sort)
-    cdef Py_ssize_t[::1] offsets = np.zeros(2 * max_groups + 1, dtype=np.intp)
-    cdef Py_ssize_t[::1] rows = np.empty(max(n, 1), dtype=np.intp)
-    cdef Py_ssize_t[::1] fill
-    cdef double[::1] tmp = np.empty(max(n, 1), dtype=np.float64)
-    cdef rc_ranked* ranked = <rc_ranked*> malloc(max(n, 1) * sizeof(rc_ranked))
-    if ranked == NULL:
-        raise MemoryError(f"line_candidates: cannot allocate {n} ranks")
-    for i in range(2 * max_groups):
-        offsets[i + 1] = offsets[i] + sizes[i + 1]
-    fill = offsets.copy()
-    out = []
-    cdef double[::1] f_out, h_out
-    cdef Py_ssize_t[::1] starts
-    try:
-        with nogil:
-            for i in range(n):
-                c = (1 if y[i] != 0 else 0) * max_groups + group[i]
-                rows[fill[c]] = i
-                fill[c] += 1
-        for c in (1, 0):
-            count = count_pos if c == 1 else count_neg
-            starts_arr = np.zeros(G + 1, dtype=np.intp)
-            starts = starts_arr
-            total_kept = 0
-            with nogil:
-                for g in range(G):
-                    start = offsets[c * max_groups + g]
-                    kept = select_group(&scores[0], &rows[start], offsets[c * max_groups + g + 1] - start,
-                                        count, lowest_pos and c == 1, &tmp[0], ranked + total_kept)
-                    total_kept += kept
-                    starts[g + 1] = total_kept
-            f_arr = np.empty(total_kept, dtype=np.float64)
-            h_arr = np.empty(total_kept, dtype=np.float64)
-            f_out, h_out = f_arr, h_arr
-            with nogil:
-                for i in range(total_kept):
-                    f_out[i] = ranked[i].key
-                    h_out[i] = direction[ranked[i].index]
-            out += [f_arr, h_arr, starts_arr]
-    finally:
-        free(ranked)
-    return (*out, pos_total, pos_h_total, n_pos, n - n_pos)
+    if direction.shape[0] != scores.shape[0]:
+        raise ValueError(f"direction: expected {scores.shape[0]} values (one per score), got {direction.shape[0]}")
+    return select_candidates(y, scores, &direction[0] if direction.shape[0] else NULL,
+                             count_pos, count_neg, lowest_pos, max_groups)
 
 
 # --------------------------------------------------------------------------
@@ -448,8 +464,7 @@ def top_k_value_and_gradient(int kind, Py_ssize_t k, const signed char[::1] y, c
     cdef Py_ssize_t n = scores.shape[0], d_max, best, n_pos, n_neg
     if y.shape[0] != n:
         raise ValueError(f"top_k_value_and_gradient: scores and y differ in length ({n}, {y.shape[0]})")
-    zeros = np.zeros(n, dtype=np.float64)
-    cand = line_candidates(y, scores, zeros, k, k, kind == SURROGATE_MAX, 1)
+    cand = select_candidates(y, scores, NULL, k, k, kind == SURROGATE_MAX, 1)
     pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, _, n_pos_obj, n_neg_obj = cand
     n_pos, n_neg = n_pos_obj, n_neg_obj
     if n_pos == 0 or n_neg == 0:
@@ -458,8 +473,8 @@ def top_k_value_and_gradient(int kind, Py_ssize_t k, const signed char[::1] y, c
     d_max = min(k, n_neg)
     line = LineKernel(kind, k, n_pos, d_max, pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, 0.0)
     value, best, _ = line.point(0.0)
-    grad = zeros
-    other = np.empty(n, dtype=np.float64)
+    grad = np.empty(n, dtype=np.float64)
+    other = np.empty(n if kind == SURROGATE_RAMP else 1, dtype=np.float64)
     cdef double[::1] g = grad
     cdef double[::1] s2 = other
     cdef const double[::1] pf = pos_f
