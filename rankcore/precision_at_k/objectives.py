@@ -157,8 +157,10 @@ class TopKLine:
     """
 
     KINDS = ("avg", "struct", "ramp", "max")
+    #: The convex kinds: one minimum value along any line, found from any first trial step.
+    CONVEX_KINDS = ("avg", "struct", "max")
 
-    def __init__(self, kind, k, candidates):
+    def __init__(self, kind, k, candidates, step_memory=None):
         from . import _surrogates, _topk_line
 
         pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, pos_h_total, n_pos, n_neg = candidates
@@ -167,13 +169,20 @@ class TopKLine:
         self.n_pos, self.n_neg = n_pos, n_neg
         self.d_max = min(self.k, n_neg)
         self.n_candidates = (pos_f.shape[0], neg_f.shape[0])
+        # [|α| of the previous line, or None]: shared with the bound objective, the next line's first trial
+        self.step_memory = step_memory if step_memory is not None else [None]
         self._kernel = _topk_line.LineKernel(_surrogates.KINDS[kind], self.k, n_pos, self.d_max,
                                              pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts,
                                              pos_total, pos_h_total)
 
     @classmethod
-    def build(cls, kind: str, k: int, y: np.ndarray, scores: np.ndarray, direction: np.ndarray):
-        """The line along ``direction`` from ``scores`` (labels ``y``), or None (see the class doc)."""
+    def build(cls, kind: str, k: int, y: np.ndarray, scores: np.ndarray, direction: np.ndarray,
+              step_memory: list | None = None):
+        """The line along ``direction`` from ``scores`` (labels ``y``), or None (see the class doc).
+
+        ``step_memory``: a one-element list holding the previous line's |α| (or
+        None), read as this line's first trial step and updated by :meth:`minimize`.
+        """
         from . import _topk_line
 
         if kind not in cls.KINDS:
@@ -183,7 +192,7 @@ class TopKLine:
             np.ascontiguousarray(direction, dtype=np.float64), k, k, kind == "max", MAX_LINE_GROUPS)
         if candidates is None:
             return None
-        return cls(kind, k, candidates)
+        return cls(kind, k, candidates, step_memory)
 
     def point(self, alpha: float):
         """(surrogate in count units, maximizing Δ, φ′ in count units) at α."""
@@ -196,11 +205,23 @@ class TopKLine:
     def minimize(self, max_step: float):
         """The line's minimum: φ is piecewise linear in α, so it lies at a breakpoint.
 
-        :func:`rankcore.push._line_search.piecewise_linear_search` (line_search's
-        semantics; a few evaluations instead of a bisection to 1e-13).
+        The convex kinds (avg, struct, max) use
+        :func:`rankcore.push._line_search.convex_piecewise_linear_search` from
+        the previous line's step (kept in ``step_memory``): the same minimum
+        value in fewer evaluations (about 8 to 10 instead of 14 to 15 at 10⁵
+        rows).  ``ramp`` is not convex, so another first step could stop at
+        another local minimum: it keeps
+        :func:`rankcore.push._line_search.piecewise_linear_search` (first trial
+        step 1, the steps of :func:`line_search`).
         """
-        from ..push._line_search import piecewise_linear_search
-        return piecewise_linear_search(self, max_step=max_step)
+        from ..push._line_search import convex_piecewise_linear_search, piecewise_linear_search
+
+        if self.kind not in self.CONVEX_KINDS:
+            return piecewise_linear_search(self, max_step=max_step)
+        result = convex_piecewise_linear_search(self, max_step=max_step, first_step=self.step_memory[0])
+        if result.alpha != 0.0:
+            self.step_memory[0] = abs(result.alpha)
+        return result
 
 
 def top_k_value_and_gradient(kind: str, k: int, y: np.ndarray, scores: np.ndarray):
@@ -233,6 +254,7 @@ class _SurrogateBound(BoundObjective):
         self._kernel = _surrogates.surrogate_batch
         self._kind = _surrogates.KINDS[objective.kind]
         self.k = objective.resolve_k(self.y)
+        self._step_memory = [None]  # the last line's |α|: the next line's first trial step
 
     def value_and_gradient(self, scores):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -253,7 +275,8 @@ class _SurrogateBound(BoundObjective):
         """φ along ``direction``: :class:`TopKLine` when h has few values, else the generic line."""
         if self.exact_line:
             line = TopKLine.build(self.objective.kind, self.k, self.y,
-                                  np.asarray(scores, dtype=np.float64), np.asarray(direction, dtype=np.float64))
+                                  np.asarray(scores, dtype=np.float64), np.asarray(direction, dtype=np.float64),
+                                  self._step_memory)
             if line is not None:
                 return line
         return super().line(scores, direction)

@@ -298,3 +298,134 @@ def piecewise_linear_search(
     else:
         return result(best_t, best_v, "max_evaluations")
     return result(best_t, best_v, "converged")
+
+
+def convex_piecewise_linear_search(
+    phi: Callable[[float], LinePoint],
+    *,
+    start: LinePoint | None = None,
+    max_step: float = MAX_STEP,
+    first_step: float | None = None,
+    xtol: float = 1e-13,
+    max_evaluations: int = 200,
+) -> LineSearchResult:
+    """:func:`piecewise_linear_search` for a *convex* piecewise-linear φ, in fewer evaluations.
+
+    The same minimum (φ convex: one minimum value), found faster:
+
+    * the expansion starts at ``first_step`` (e.g. the previous line's step)
+      instead of 1, and extrapolates the secant of φ′ (at most ×8, at least ×2);
+    * once the sign change of φ′ is bracketed by [lo, hi], it alternates a
+      secant step on φ′ (regula falsi with the Illinois rule: φ′ of a φ with
+      many pieces looks like a smooth increasing function) with the
+      intersection of the two linear pieces through lo and hi (which ends the
+      search when φ there lies on both: one breakpoint in between, the
+      minimum, as in :func:`piecewise_linear_search`).
+
+    When φ does not decrease measurably at ``first_step`` (a plateau or a
+    kink at 0), it defers to :func:`piecewise_linear_search` from t = 1, so
+    the ``"plateau"`` step is that of :func:`line_search`.  Same results
+    (:class:`LineSearchResult`), never worse than α = 0.
+    """
+    p0 = start if start is not None else phi(0.0)
+    n_start = 0 if start is not None else 1
+    if _bad(p0):
+        raise FloatingPointError(f"line search: the objective is not finite at the current scores ({p0})")
+    if p0.d1 == 0.0 or p0.value == -math.inf:
+        return LineSearchResult(0.0, p0.value, n_start, "stationary")
+    if first_step is None or not (math.isfinite(first_step) and first_step > 0):
+        ref = piecewise_linear_search(phi, start=p0, max_step=max_step, xtol=xtol,
+                                      max_evaluations=max_evaluations - n_start)
+        return LineSearchResult(ref.alpha, ref.value, ref.n_evaluations + n_start, ref.reason)
+    s = -1.0 if p0.d1 > 0 else 1.0
+    tol = 4 * 2.0**-52
+    n_eval = n_start
+
+    def psi(t):
+        nonlocal n_eval
+        n_eval += 1
+        p = phi(s * t)
+        bad = math.isnan(p.value) or math.isnan(p.d1) or p.value == math.inf
+        return p.value, s * p.d1, bad
+
+    best_t, best_v = 0.0, p0.value
+
+    def result(t, v, reason):
+        if t == 0.0 or not v <= p0.value:
+            return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
+        return LineSearchResult(s * t, v, n_eval, reason)
+
+    lo, v_lo, d_lo = 0.0, p0.value, s * p0.d1
+    t = min(max(first_step, 1e-12), max_step)
+    first = True
+    while True:
+        if n_eval >= max_evaluations:
+            return result(best_t, best_v, "max_evaluations")
+        v, d1, bad = psi(t)
+        if first and not bad and d1 < 0.0 and v >= p0.value - tol * max(1.0, abs(v)):
+            # no measurable decrease at the first trial: defer to the reference search
+            ref = piecewise_linear_search(phi, start=p0, max_step=max_step, xtol=xtol,
+                                          max_evaluations=max_evaluations - n_eval)
+            return LineSearchResult(ref.alpha, ref.value, ref.n_evaluations + n_eval, ref.reason)
+        first = False
+        if not bad and v <= best_v:
+            best_t, best_v = t, v
+        if v == -math.inf or (not bad and d1 == 0.0):
+            return result(t, v, "converged")
+        if bad or d1 > 0.0:
+            hi, v_hi, d_hi, hi_bad = t, v, d1, bad
+            break
+        if t >= max_step:
+            return result(best_t, best_v, "max_step")
+        if v >= v_lo - tol * max(1.0, abs(v)):
+            return result(lo, v_lo, "flat")
+        # secant of φ′ through lo and t, extrapolated to its root: between 2t and 8t
+        grow = 2.0 * t
+        if d1 > d_lo:
+            root = t - d1 * (t - lo) / (d1 - d_lo)
+            grow = min(max(grow, root), 8.0 * t)
+        lo, v_lo, d_lo = t, v, d1
+        t = min(grow, max_step)
+    # bracketed: ψ′(lo) < 0 < ψ′(hi)
+    secant, use_secant = True, True
+    kept = 0                                  # +k: lo kept k times in a row, -k: hi (Illinois rule)
+    while n_eval < max_evaluations:
+        if hi - lo <= xtol * max(1.0, hi):
+            break
+        t = math.nan
+        secant = secant and use_secant
+        if not hi_bad:
+            if secant:
+                dl, dh = d_lo, d_hi
+                if kept >= 2:                 # lo kept: weigh it down
+                    dl *= 0.5 ** (kept - 1)
+                elif kept <= -2:
+                    dh *= 0.5 ** (-kept - 1)
+                t = lo - dl * (hi - lo) / (dh - dl)
+            elif d_lo != d_hi:
+                t = (v_hi - v_lo + d_lo * lo - d_hi * hi) / (d_lo - d_hi)
+        if not (lo < t < hi):
+            t = 0.5 * (lo + hi)
+        was_secant = secant
+        secant = not secant
+        v, d1, bad = psi(t)
+        if not bad and v < best_v:
+            best_t, best_v = t, v
+        if v == -math.inf or (not bad and d1 == 0.0):
+            break
+        if not bad and not hi_bad and not was_secant:
+            scale = tol * max(1.0, abs(v))
+            if abs(v - (v_lo + d_lo * (t - lo))) <= scale and abs(v - (v_hi + d_hi * (t - hi))) <= scale:
+                break                         # t is the breakpoint between the two pieces
+        if was_secant and not bad and d1 == (d_hi if d1 > 0.0 else d_lo):
+            use_secant = False                # the secant step found no new piece: the bracket is
+                                              # down to a few pieces, where intersections are exact
+        if bad or d1 > 0.0:
+            hi, v_hi, d_hi, hi_bad = t, v, d1, bad
+            kept = kept + 1 if kept > 0 else 1
+        else:
+            lo, v_lo, d_lo = t, v, d1
+            kept = kept - 1 if kept < 0 else -1
+    else:
+        return result(best_t, best_v, "max_evaluations")
+    return result(best_t, best_v, "converged")
