@@ -80,8 +80,15 @@ def _tie_average(values, coef):
     return out
 
 
-def reference_surrogate(y, s, k, kind):
-    """(value, grad, k_used, delta_star) in count units, k capped at n_pos."""
+def reference_terms(y, s, k, kind):
+    """The Δ-decomposition's terms (one per Δ = 0..min(k, n_neg)) in count units, k capped at n_pos.
+
+    The surrogate is their maximum (SPEC §3).
+    """
+    return _sorted_terms(y, s, k, kind)[0]
+
+
+def _sorted_terms(y, s, k, kind):
     y = np.asarray(y, dtype=int)
     s = np.asarray(s, dtype=float)
     pos = np.flatnonzero(y == 1)
@@ -108,6 +115,12 @@ def reference_surrogate(y, s, k, kind):
         raise ValueError(kind)
 
     values = [term(d) for d in range(min(k, n_neg) + 1)]
+    return values, pos, neg, ps, ns, n_pos, n_neg, k
+
+
+def reference_surrogate(y, s, k, kind):
+    """(value, grad, k_used, delta_star) in count units, k capped at n_pos."""
+    values, pos, neg, ps, ns, n_pos, n_neg, k = _sorted_terms(y, s, k, kind)
     d_star = int(np.argmax(values))  # first maximizer
     grad = np.zeros(len(y))
     cneg = np.where(np.arange(n_neg) < d_star, 1.0, 0.0)
@@ -124,6 +137,42 @@ def reference_surrogate(y, s, k, kind):
     grad[neg] = _tie_average(ns, cneg)
     grad[pos] = _tie_average(ps, cpos)
     return values[d_star], grad, k, d_star
+
+
+def brute_force_line_minimum(y, f, h, k, kind, max_step=1e4):
+    """min over |α| <= max_step of the surrogate at f + α·h (count units), by enumeration.
+
+    The order of the scores changes only where two rows cross; between two
+    consecutive crossings every Δ-term is linear in α, so the surrogate (their
+    maximum) has its remaining breakpoints where two terms meet.  Every
+    crossing and every such meeting point is evaluated: O(n⁴) points at most
+    (small n only).
+    """
+    f = np.asarray(f, dtype=float)
+    h = np.asarray(h, dtype=float)
+    n = f.shape[0]
+    points = {-max_step, 0.0, max_step}
+    for i in range(n):
+        for j in range(i + 1, n):
+            if h[i] != h[j]:
+                a = (f[j] - f[i]) / (h[i] - h[j])
+                if abs(a) <= max_step:
+                    points.add(a)
+    grid = sorted(points)
+    candidates = set(grid)
+    for a, b in zip(grid[:-1], grid[1:]):
+        m1, m2 = a + (b - a) / 3, a + 2 * (b - a) / 3
+        t1 = np.array(reference_terms(y, f + m1 * h, k, kind))
+        t2 = np.array(reference_terms(y, f + m2 * h, k, kind))
+        slope = (t2 - t1) / (m2 - m1)
+        intercept = t1 - slope * m1
+        for d in range(len(t1)):
+            for e in range(d + 1, len(t1)):
+                if slope[d] != slope[e]:
+                    x = (intercept[e] - intercept[d]) / (slope[d] - slope[e])
+                    if a < x < b:
+                        candidates.add(x)
+    return min(max(reference_terms(y, f + a * h, k, kind)) for a in candidates)
 
 
 def reference_perceptron(y, s, k, variant):

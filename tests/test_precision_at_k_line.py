@@ -135,3 +135,107 @@ def test_exact_minimize_never_worse_than_the_generic_search(problem):
         assert exact.value <= generic.value + 1e-9
     if generic.reason == "plateau":
         assert exact.reason == "plateau" and exact.alpha == generic.alpha
+
+
+# --------------------------------------------------------------------------
+# The Cython candidate selection against a plain NumPy reference
+# --------------------------------------------------------------------------
+
+
+def _reference_candidates(y, f, h, count_pos, count_neg, lowest_pos, max_groups):
+    """line_candidates in NumPy: groups of h in order of first appearance; per class and group the
+    count highest (lowest) f and the ties of the count-th, by descending f."""
+    if not np.all(np.isfinite(h)):
+        return None
+    values = []
+    for v in h:
+        if v not in values:
+            values.append(v)
+    if len(values) > max_groups:
+        return None
+    pos = y != 0
+    out = []
+    for cls, count, lowest in ((pos, count_pos, lowest_pos), (~pos, count_neg, False)):
+        fs, hs, starts = [], [], [0]
+        for v in values:
+            g = f[cls & (h == v)]
+            if count <= 0:
+                g = g[:0]
+            elif g.size > count:
+                cut = np.sort(g)[count - 1] if lowest else np.sort(g)[g.size - count]
+                g = g[g <= cut] if lowest else g[g >= cut]
+            g = -np.sort(-g)
+            fs.append(g)
+            hs.append(np.full(g.size, v))
+            starts.append(starts[-1] + g.size)
+        out += [np.concatenate(fs), np.concatenate(hs), np.array(starts)]
+    return (*out, float(np.sum(f[pos])), float(np.sum(h[pos])), int(pos.sum()), int((~pos).sum()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems(), st.integers(1, 5), st.integers(1, 6), st.booleans())
+def test_line_candidates_match_the_numpy_reference(problem, n_values, max_groups, lowest):
+    from rankcore.precision_at_k._topk_line import line_candidates
+
+    _, k, y, f, h = problem
+    h = np.where(h > n_values - 3, float(n_values - 3), h)  # between 2 and 5 distinct values, ties in f
+    got = line_candidates(y, f, h, k, max(k - 1, 0), lowest, max_groups)
+    ref = _reference_candidates(y, f, h, k, max(k - 1, 0), lowest, max_groups)
+    assert (got is None) == (ref is None)
+    if ref is None:
+        return
+    for a, b in zip(got[:6], ref[:6]):
+        np.testing.assert_array_equal(a, b)
+    assert got[6] == pytest.approx(ref[6], abs=1e-12) and got[7] == pytest.approx(ref[7], abs=1e-12)
+    assert got[8:] == ref[8:]
+
+
+def test_line_candidates_reject_non_finite_directions_and_bad_arguments():
+    from rankcore.precision_at_k._topk_line import line_candidates
+
+    y = np.array([1, 0, 1, 0], dtype=np.int8)
+    f = np.array([0.5, 0.1, -0.2, 0.3])
+    assert line_candidates(y, f, np.array([1.0, np.nan, 1.0, 1.0]), 2, 2, False, 8) is None
+    assert line_candidates(y, f, np.array([1.0, 2.0, 3.0, 4.0]), 2, 2, False, 3) is None
+    with pytest.raises(ValueError, match="direction"):
+        line_candidates(y, f, np.ones(3), 2, 2, False, 8)
+    with pytest.raises(ValueError, match="max_groups"):
+        line_candidates(y, f, np.ones(4), 2, 2, False, 0)
+
+
+# --------------------------------------------------------------------------
+# The line minimum against a brute-force enumeration
+# --------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(), st.sampled_from([None, 1e-3, 0.1, 0.5, 1.0, 4.0]))
+def test_line_minimum_against_brute_force(problem, first_step):
+    """Convex kinds: the global minimum along the line from any first trial step.  ramp (not
+    convex): the steps of piecewise_linear_search, unchanged, and never above φ(0)."""
+    from rankcore.push._line_search import piecewise_linear_search
+    from tests._precision_at_k_reference import brute_force_line_minimum
+
+    kind, k, y, f, h = problem
+    n = y.shape[0]
+    if n > 14:
+        y, f, h = y[:14], f[:14], h[:14]
+        if y.sum() in (0, y.shape[0]):
+            y[0], y[-1] = 1, 0
+        k = min(k, 14)
+        if kind == "struct":
+            k = max(k, int(y.sum()))
+    bound = rankcore.resolve("objective", f"prec@k-{kind}:{k}").bind(y)
+    line = bound.line(f, h)
+    line.step_memory[0] = first_step
+    got = line.minimize(1e4)
+    brute = brute_force_line_minimum(y, f, h, bound.k, kind) / bound.k
+    assert got.value == pytest.approx(bound.value(f + got.alpha * h), abs=1e-9)
+    assert got.value <= bound.value(f) + 1e-12
+    if kind in TopKLine.CONVEX_KINDS:
+        assert got.value == pytest.approx(brute, abs=1e-9)
+        if got.alpha != 0.0:
+            assert line.step_memory[0] == abs(got.alpha)  # the next line's first trial step
+    else:
+        assert got.value >= brute - 1e-9
+        assert got == piecewise_linear_search(bound.line(f, h), max_step=1e4)

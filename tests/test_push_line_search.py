@@ -140,3 +140,42 @@ def test_piecewise_linear_search_is_exact_at_a_breakpoint():
     assert res.alpha == 100.0 and res.reason == "max_step"
     # stationary
     assert piecewise_linear_search(_pl_line([0.0], [-1.0, 1.0])).reason in ("stationary", "no_decrease")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("first_step", [None, 1e-4, 0.01, 1.0, 50.0])
+def test_convex_piecewise_linear_search_finds_the_minimum_from_any_first_step(seed, first_step):
+    """Many small pieces (as the precision@k surrogates along a stump): the minimizing knot, exactly."""
+    from rankcore.push._line_search import convex_piecewise_linear_search, piecewise_linear_search
+    rng = np.random.default_rng(seed)
+    knots = np.sort(rng.uniform(-3.0, 8.0, 150))
+    slopes = np.sort(rng.uniform(-2.0, 2.0, 151))   # ascending: convex
+    slopes[np.argmin(np.abs(slopes))] += 1e-3        # no exact zero slope
+    phi = _pl_line(knots, slopes)
+    res = convex_piecewise_linear_search(phi, first_step=first_step)
+    ref = piecewise_linear_search(phi)
+    i = int(np.searchsorted(slopes, 0.0))             # the knot where the slope turns positive
+    assert res.alpha == pytest.approx(knots[i - 1], abs=1e-9)
+    assert res.value <= ref.value + 1e-12 and res.value == pytest.approx(ref.value, abs=1e-12)
+    assert res.reason == "converged"
+
+
+def test_convex_piecewise_linear_search_edge_cases():
+    from rankcore.push._line_search import convex_piecewise_linear_search, piecewise_linear_search
+    flat = lambda a: LinePoint(a, 1.0, -1.0 if a == 0.0 else 0.0, math.nan)  # noqa: E731
+    # a plateau defers to piecewise_linear_search: its step (1, as line_search), whatever the first step
+    res = convex_piecewise_linear_search(flat, first_step=0.01)
+    ref = piecewise_linear_search(flat)
+    assert (res.alpha, res.reason) == (ref.alpha, ref.reason) and res.alpha == 1.0
+    plateau = lambda a: LinePoint(a, 1.0, -1.0, math.nan)  # noqa: E731  (a subgradient that never rises)
+    res = convex_piecewise_linear_search(plateau, first_step=0.01)
+    assert (res.alpha, res.reason) == (1.0, "plateau") == (piecewise_linear_search(plateau).alpha, "plateau")
+    res = convex_piecewise_linear_search(_pl_line([], [-1.0]), max_step=100.0, first_step=0.5)
+    assert res.alpha == 100.0 and res.reason == "max_step"
+    res = convex_piecewise_linear_search(_pl_line([-4.0, -1.5], [-1.0, 2.0, 1.0]), first_step=0.1)
+    assert res.alpha == pytest.approx(-4.0, abs=1e-12)
+    assert convex_piecewise_linear_search(_pl_line([0.0], [-1.0, 1.0]), first_step=3.0).alpha == 0.0
+    # non-positive or non-finite first steps: piecewise_linear_search
+    for bad in (0.0, -1.0, math.nan, math.inf):
+        phi = _pl_line([0.3, 2.7, 5.0], [-2.0, -1.0, 0.5, 3.0])
+        assert convex_piecewise_linear_search(phi, first_step=bad) == piecewise_linear_search(phi)

@@ -362,7 +362,7 @@ def convex_piecewise_linear_search(
         if n_eval >= max_evaluations:
             return result(best_t, best_v, "max_evaluations")
         v, d1, bad = psi(t)
-        if first and not bad and d1 < 0.0 and v >= p0.value - tol * max(1.0, abs(v)):
+        if first and not bad and d1 <= 0.0 and v >= p0.value - tol * max(1.0, abs(v)):
             # no measurable decrease at the first trial: defer to the reference search
             ref = piecewise_linear_search(phi, start=p0, max_step=max_step, xtol=xtol,
                                           max_evaluations=max_evaluations - n_eval)
