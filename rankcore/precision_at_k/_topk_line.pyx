@@ -30,7 +30,7 @@ over the orders of the ties).  The plain NumPy references are in
 ``tests/test_precision_at_k_line.py``.
 """
 
-from libc.math cimport isfinite
+from libc.math cimport isfinite, NAN, INFINITY
 from libc.stdlib cimport malloc, free
 
 import numpy as np
@@ -61,32 +61,42 @@ cdef extern from *:
 # --------------------------------------------------------------------------
 
 
-cdef Py_ssize_t select_bucket(double* s, Py_ssize_t m, Py_ssize_t count, bint lowest) noexcept nogil:
-    """Move the ``count`` highest (``lowest``: lowest) of s[0:m] and every value tied with the
-    count-th to the front of ``s``, by descending value.  Returns how many.  O(m + c log c) for c kept."""
-    cdef Py_ssize_t j, c, nth
-    cdef double cut
+cdef Py_ssize_t gather_ties(double* s, Py_ssize_t lo, Py_ssize_t hi, double cut, double* out) noexcept nogil:
+    """Copy the values of s[lo:hi] equal to ``cut`` to ``out``; returns how many.  O(hi - lo)."""
+    cdef Py_ssize_t j, c = 0
+    for j in range(lo, hi):
+        if s[j] == cut:
+            out[c] = s[j]
+            c += 1
+    return c
+
+
+cdef object select_bucket(object seg, Py_ssize_t count, bint lowest, double* tie_buf):
+    """The ``count`` highest (``lowest``: lowest) values of the 1-D float64 array ``seg`` and every
+    value tied with the count-th, by descending value (a new array); ``seg`` is reordered.
+
+    NumPy's partition and sort (vectorized where the CPU allows): O(m + c log c) for c kept.
+    """
+    cdef Py_ssize_t m = seg.shape[0], nth, ties
+    cdef double[::1] view = seg
     if count <= 0 or m == 0:
-        return 0
+        return seg[:0]
     if m > count:
         nth = count - 1 if lowest else m - count
-        cut = rc_nth_value(s, m, nth)
-        # s[:nth] <= cut <= s[nth + 1:]; the ties of cut on the other side join the kept block
-        c = 0
+        seg.partition(nth)
+        cut = view[nth]
+        # seg[:nth] <= cut <= seg[nth + 1:]: the ties of cut on the other side are kept too
         if lowest:
-            for j in range(m):
-                if j <= nth or s[j] == cut:
-                    s[c] = s[j]
-                    c += 1
+            ties = gather_ties(&view[0], nth + 1, m, cut, tie_buf)
+            kept = seg[:nth + 1]
         else:
-            for j in range(m):
-                if j >= nth or s[j] == cut:
-                    s[c] = s[j]
-                    c += 1
+            ties = gather_ties(&view[0], 0, nth, cut, tie_buf)
+            kept = seg[nth:]
+        if ties:
+            kept = np.concatenate([kept, np.asarray(<double[:ties]> tie_buf)])
     else:
-        c = m
-    rc_sort_descending(s, c)
-    return c
+        kept = seg
+    return np.sort(kept)[::-1]
 
 
 cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores, const double* direction,
@@ -98,14 +108,16 @@ cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores,
     if not (1 <= max_groups <= 255):
         raise ValueError(f"max_groups: expected 1 to 255, got {max_groups}")
     cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, kept, total_kept, count, start, b
-    cdef double d = 0.0, pos_total = 0.0, pos_h_total = 0.0
+    cdef double d = 0.0, pos_total = 0.0, pos_h_total = 0.0, w
     cdef double values[256]
+    cdef bint hit0, hit1
     cdef unsigned char[::1] group = np.empty(max(n, 1), dtype=np.uint8)
     cdef Py_ssize_t offsets[513]
     cdef Py_ssize_t fill[512]
     cdef bint ok = True
     for i in range(2 * max_groups + 1):
         offsets[i] = 0
+    values[0] = values[1] = NAN               # equal to nothing until set
     with nogil:
         for i in range(n):
             if direction != NULL:
@@ -113,28 +125,35 @@ cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores,
                 if not isfinite(d):
                     ok = False
                     break
-            if G == 0 or d != values[last]:
-                last = 0
+            # the first two values without a branch on the row (a stump: h has two values,
+            # in no particular order); then a scan of the others
+            hit0, hit1 = d == values[0], d == values[1]
+            if hit0 | hit1:
+                last = hit1
+            else:
+                last = 2
                 while last < G and values[last] != d:
                     last += 1
-                if last == G:
+                if last >= G:
                     if G == max_groups:
                         ok = False
                         break
+                    last = G
                     values[G] = d
                     G += 1
             group[i] = <unsigned char> last
-            if y[i] != 0:
-                offsets[max_groups + last + 1] += 1
-                n_pos += 1
-                pos_total += scores[i]
-                pos_h_total += d
-            else:
-                offsets[last + 1] += 1
+            c = y[i] != 0
+            offsets[c * max_groups + last + 1] += 1
+            w = <double> c                  # w·x is x or ±0: the sums are those of the positives
+            pos_total += w * scores[i]
+            pos_h_total += w * d
     if not ok:
         return None
+    for g in range(G):
+        n_pos += offsets[max_groups + g + 1]
     # the scores bucketed by (class, group), in row order within a bucket (a counting sort)
-    cdef double[::1] buf = np.empty(max(n, 1), dtype=np.float64)
+    buf_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] buf = np.empty(1) if n == 0 else buf_arr
     for i in range(2 * max_groups):
         offsets[i + 1] += offsets[i]
         fill[i] = offsets[i]
@@ -144,29 +163,17 @@ cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores,
             buf[fill[b]] = scores[i]
             fill[b] += 1
     out = []
-    cdef double[::1] f_out, h_out
-    cdef Py_ssize_t[::1] starts
+    cdef double[::1] ties = np.empty(max(n, 1), dtype=np.float64)
     for c in (1, 0):
         count = count_pos if c == 1 else count_neg
         starts_arr = np.zeros(G + 1, dtype=np.intp)
-        starts = starts_arr
-        total_kept = 0
-        with nogil:
-            for g in range(G):
-                start = offsets[c * max_groups + g]
-                kept = select_bucket(&buf[start], offsets[c * max_groups + g + 1] - start, count,
-                                     lowest_pos and c == 1)
-                fill[g] = start  # the kept block of bucket g: buf[start:start + kept]
-                total_kept += kept
-                starts[g + 1] = total_kept
-        f_arr = np.empty(total_kept, dtype=np.float64)
-        h_arr = np.empty(total_kept, dtype=np.float64)
-        f_out, h_out = f_arr, h_arr
-        with nogil:
-            for g in range(G):
-                for i in range(starts[g + 1] - starts[g]):
-                    f_out[starts[g] + i] = buf[fill[g] + i]
-                    h_out[starts[g] + i] = values[g]
+        parts = []
+        for g in range(G):
+            seg = buf_arr[offsets[c * max_groups + g]:offsets[c * max_groups + g + 1]]
+            parts.append(select_bucket(seg, count, lowest_pos and c == 1, &ties[0]))
+            starts_arr[g + 1] = starts_arr[g] + parts[g].shape[0]
+        f_arr = np.concatenate(parts) if G > 1 else np.ascontiguousarray(parts[0]) if G else np.empty(0)
+        h_arr = np.repeat(np.asarray(<double[:G]> &values[0]) if G else np.empty(0), np.diff(starts_arr))
         out += [f_arr, h_arr, starts_arr]
     return (*out, pos_total, pos_h_total, n_pos, n - n_pos)
 
@@ -419,38 +426,32 @@ cdef Py_ssize_t count_above(const double* ranked, Py_ssize_t m, double t, bint a
     return lo
 
 
-cdef void rank_share(const double* ranked, Py_ssize_t m, Py_ssize_t r, Py_ssize_t n_class, bint ascending,
-                     const double* scores, const signed char* y, Py_ssize_t n, bint positives,
-                     double* out) noexcept nogil:
-    """out[i] = row i's share of the first r ranks of its class (ties pro rata), for the rows of
-    one class (``positives``); ``ranked`` holds the class's first m ranks, all ties of rank r among them.
-
-    O(n + log m).
-    """
-    cdef Py_ssize_t i, above, tied
-    cdef double t, s, share
-    if r <= 0 or r >= n_class:
-        for i in range(n):
-            if (y[i] != 0) == positives:
-                out[i] = 0.0 if r <= 0 else 1.0
+cdef void rank_threshold(const double* ranked, Py_ssize_t m, Py_ssize_t r, Py_ssize_t n_class,
+                         bint ascending, double* t, double* tie_share) noexcept nogil:
+    """The share of the first r ranks of a class as a threshold: rows strictly before ``t`` count 1,
+    rows equal to ``t`` count ``tie_share`` (ties pro rata), the others 0.  ``ranked`` holds the
+    class's first m ranks, all ties of rank r among them.  O(log m + ties)."""
+    cdef Py_ssize_t i, above, tied = 0
+    if r <= 0:
+        t[0] = -INFINITY if ascending else INFINITY   # nothing before it, nothing equal
+        tie_share[0] = 0.0
         return
-    t = ranked[r - 1]
-    above = count_above(ranked, m, t, ascending)
-    tied = 0
+    if r >= n_class:
+        t[0] = INFINITY if ascending else -INFINITY   # everything before it
+        tie_share[0] = 1.0
+        return
+    t[0] = ranked[r - 1]
+    above = count_above(ranked, m, t[0], ascending)
     for i in range(above, m):
-        if ranked[i] != t:
+        if ranked[i] != t[0]:
             break
         tied += 1
-    share = <double>(r - above) / <double>tied
-    for i in range(n):
-        if (y[i] != 0) == positives:
-            s = scores[i]
-            if (s < t) if ascending else (s > t):
-                out[i] = 1.0
-            elif s == t:
-                out[i] = share
-            else:
-                out[i] = 0.0
+    tie_share[0] = <double>(r - above) / <double>tied
+
+
+cdef inline double share_of(double s, double t, double tie_share, bint ascending) noexcept nogil:
+    """1, ``tie_share`` or 0 (see rank_threshold), without a branch."""
+    return <double>((s < t) if ascending else (s > t)) + <double>(s == t) * tie_share
 
 
 def top_k_value_and_gradient(int kind, Py_ssize_t k, const signed char[::1] y, const double[::1] scores):
@@ -474,36 +475,37 @@ def top_k_value_and_gradient(int kind, Py_ssize_t k, const signed char[::1] y, c
     line = LineKernel(kind, k, n_pos, d_max, pos_f, pos_h, pos_starts, neg_f, neg_h, neg_starts, pos_total, 0.0)
     value, best, _ = line.point(0.0)
     grad = np.empty(n, dtype=np.float64)
-    other = np.empty(n if kind == SURROGATE_RAMP else 1, dtype=np.float64)
     cdef double[::1] g = grad
-    cdef double[::1] s2 = other
     cdef const double[::1] pf = pos_f
     cdef const double[::1] nf = neg_f
     cdef double coef = (<double>best) / (<double>(n_pos - k + best)) if best > 0 else 0.0
     cdef Py_ssize_t mp = pf.shape[0], mn = nf.shape[0], i
-    cdef const signed char* yy = &y[0]
+    cdef double tn, sn, tp, sp, tq, sq, si, gp, gn, c
+    cdef bint max_kind = kind == SURROGATE_MAX
     if mp == 0 or mn == 0:  # k >= 1 and both classes present: never
         raise ValueError("top_k_value_and_gradient: no candidates")
-    if kind == SURROGATE_MAX:
+    if max_kind:
         pf = np.ascontiguousarray(pos_f[::-1])  # the lowest positives, ascending
     with nogil:
-        rank_share(&nf[0], mn, best, n_neg, False, &scores[0], yy, n, False, &g[0])
-        if kind == SURROGATE_MAX:
-            rank_share(&pf[0], mp, best, n_pos, True, &scores[0], yy, n, True, &g[0])
-            for i in range(n):
-                if yy[i] != 0:
-                    g[i] = -g[i]
-        elif kind == SURROGATE_RAMP:
-            rank_share(&pf[0], mp, k, n_pos, False, &scores[0], yy, n, True, &g[0])
-            rank_share(&pf[0], mp, k - best, n_pos, False, &scores[0], yy, n, True, &s2[0])
-            for i in range(n):
-                if yy[i] != 0:
-                    g[i] = -(g[i] - s2[i])
+        # negatives: their share of the top Δ* ranks; positives: a share of the top k - Δ* (avg,
+        # struct), the top k minus the top k - Δ* (ramp), or the lowest Δ* (max)
+        rank_threshold(&nf[0], mn, best, n_neg, False, &tn, &sn)
+        if max_kind:
+            rank_threshold(&pf[0], mp, best, n_pos, True, &tp, &sp)
         else:
-            rank_share(&pf[0], mp, k - best, n_pos, False, &scores[0], yy, n, True, &g[0])
-            if kind == SURROGATE_STRUCT:
-                coef = 1.0
-            for i in range(n):
-                if yy[i] != 0:
-                    g[i] = -coef * (1.0 - g[i])
+            rank_threshold(&pf[0], mp, k - best, n_pos, False, &tp, &sp)
+        rank_threshold(&pf[0], mp, k, n_pos, False, &tq, &sq)  # ramp only
+        if kind == SURROGATE_STRUCT:
+            coef = 1.0
+        for i in range(n):
+            si = scores[i]
+            c = <double>(y[i] != 0)
+            gn = share_of(si, tn, sn, False)
+            if max_kind:
+                gp = -share_of(si, tp, sp, True)
+            elif kind == SURROGATE_RAMP:
+                gp = -(share_of(si, tq, sq, False) - share_of(si, tp, sp, False))
+            else:
+                gp = -coef * (1.0 - share_of(si, tp, sp, False))
+            g[i] = c * gp + (1.0 - c) * gn   # exact: one term is ±0
     return value, grad, k
