@@ -239,3 +239,17 @@ def test_line_minimum_against_brute_force(problem, first_step):
     else:
         assert got.value >= brute - 1e-9
         assert got == piecewise_linear_search(bound.line(f, h), max_step=1e4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(), st.sampled_from([0.0, 0.25, 0.5, 1.0, -1.0, 1.5, -0.75, 3.0]), st.booleans())
+def test_exact_line_along_a_stump_matches_the_generic_line(problem, alpha, low_first):
+    """Two values of h (a stump): the two-way merge, both orders of the groups, ties across groups."""
+    kind, k, y, f, h = problem
+    h = np.where(h > 0, 1.0, -0.5) if low_first else np.where(h > 0, -0.5, 1.0)
+    bound = rankcore.resolve("objective", f"prec@k-{kind}:{k}").bind(y)
+    fast = bound.line(f, h)
+    slow = BoundObjective.line(bound, f, h)(alpha)
+    got = fast(alpha)
+    assert got.value == pytest.approx(slow.value, abs=1e-12)
+    assert got.d1 == pytest.approx(slow.d1, abs=1e-12)

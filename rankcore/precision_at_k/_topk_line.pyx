@@ -233,6 +233,49 @@ cdef void sift_down(Py_ssize_t* heap, Py_ssize_t size, Py_ssize_t pos, const dou
     heap[pos] = top
 
 
+cdef Py_ssize_t merge_two(const double* f, const double* h, Py_ssize_t a, Py_ssize_t ea, Py_ssize_t b,
+                          Py_ssize_t eb, double alpha, Py_ssize_t need, bint ascending,
+                          double* v_out, double* h_out) noexcept nogil:
+    """:func:`merge_groups` for two non-empty groups [a, ea) and [b, eb) (a stump), without a
+    branch per rank (selects instead of jumps): O(need + ties)."""
+    cdef Py_ssize_t m = 0, i, j, step = -1 if ascending else 1
+    cdef double vi, vj, v
+    cdef bint take_i
+    if ascending:   # walk each group from its lowest (its end) up
+        i, j = ea - 1, eb - 1
+        ea, eb = a - 1, b - 1
+    else:
+        i, j = a, b
+    while m < need and i != ea and j != eb:
+        vi = f[i] + alpha * h[i]
+        vj = f[j] + alpha * h[j]
+        take_i = (vi <= vj) if ascending else (vi >= vj)
+        v_out[m] = vi if take_i else vj
+        h_out[m] = h[i] if take_i else h[j]
+        i += step if take_i else 0
+        j += 0 if take_i else step
+        m += 1
+    # the rest of the ranks up to need, then the ties of the last one, from either group
+    while i != ea or j != eb:
+        if j == eb or (i != ea and ((f[i] + alpha * h[i] <= f[j] + alpha * h[j]) if ascending
+                                    else (f[i] + alpha * h[i] >= f[j] + alpha * h[j]))):
+            v = f[i] + alpha * h[i]
+            if m >= need and (m == 0 or v != v_out[m - 1]):
+                break
+            v_out[m] = v
+            h_out[m] = h[i]
+            i += step
+        else:
+            v = f[j] + alpha * h[j]
+            if m >= need and (m == 0 or v != v_out[m - 1]):
+                break
+            v_out[m] = v
+            h_out[m] = h[j]
+            j += step
+        m += 1
+    return m
+
+
 cdef Py_ssize_t merge_groups(const double* f, const double* h, const Py_ssize_t* starts, Py_ssize_t G,
                              double alpha, Py_ssize_t need, bint ascending, double* v_out, double* h_out,
                              Py_ssize_t* head, Py_ssize_t* heap, double* key) noexcept nogil:
@@ -243,6 +286,8 @@ cdef Py_ssize_t merge_groups(const double* f, const double* h, const Py_ssize_t*
     """
     cdef Py_ssize_t g, size = 0, m = 0, p
     cdef double v, sign = -1.0 if ascending else 1.0
+    if G == 2 and starts[1] > starts[0] and starts[2] > starts[1]:
+        return merge_two(f, h, starts[0], starts[1], starts[1], starts[2], alpha, need, ascending, v_out, h_out)
     for g in range(G):
         if starts[g + 1] > starts[g]:
             head[g] = starts[g + 1] - 1 if ascending else starts[g]
