@@ -11,17 +11,20 @@ h keep their order along the whole line.  So:
   the ``count`` highest (or lowest) scores of each of those groups and every
   score tied with the count-th, and sorts each group once.  The top (bottom)
   ``count`` of a class at any α are among them.
-  Time O(n·G) to find the groups (O(n) for a stump: the row's group is
-  looked up first among the previous row's), O(n) for the selections
-  (``std::nth_element``), O(C log C) to sort the C <= G·count + ties kept;
-  memory O(n).
+  Time O(n·G) to find the groups (O(n) for a stump: the first two values
+  are compared without a branch), O(n) for a counting sort of the scores by
+  (class, group) and for the selections (NumPy's partition, vectorized where
+  the CPU allows), O(C log C) to sort the C <= G·count + ties kept (NumPy's
+  sort); memory O(n).
 * :class:`LineKernel` evaluates φ and φ′ at α by merging the G sorted
-  groups with a binary heap, stopping after the first ``k`` (or ``d_max``)
-  ranks and the ties of the last: O(k log G) per evaluation, no sort,
-  memory O(C) allocated once per line.
+  groups -- a branch-free two-way merge for a stump, a binary heap otherwise
+  -- stopping after the first ``k`` (or ``d_max``) ranks and the ties of the
+  last: O(k log G) per evaluation, no sort, memory O(C) allocated once per
+  line.
 * :func:`top_k_value_and_gradient` is the surrogate and its tie-averaged
   subgradient at f itself (h = 0, one group): O(n) selections plus
-  O(k log k) to sort the kept scores, and an O(n) pass for the gradient.
+  O(k log k) to sort the kept scores, and one branch-free O(n) pass for the
+  gradient.
 
 Values and derivatives are in count units (not divided by k), as the
 sorting kernel ``_surrogates.surrogate_batch``; ties are never broken by

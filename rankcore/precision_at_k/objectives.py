@@ -10,8 +10,9 @@ has linear models).
   ``n+``: the number of positives (the precision-recall break-even point).
   With fewer positives than k the objective is the k = n₊ one, as in the
   linear learners' batches.
-* Values and gradients are normalized by k, and each evaluation costs one sort,
-  O(n log n).  Ties are not broken by position: see
+* Values and gradients are normalized by k; the value and gradient at the
+  scores cost O(n + k log k) (a selection per class and a sort of the k kept,
+  :func:`top_k_value_and_gradient`).  Ties are not broken by position: see
   :func:`rankcore.precision_at_k.surrogate_and_grad`.
 * ``avg`` and ``max`` are convex and shift invariant, so a line search along
   any weak ranker has a single minimum. ``ramp`` is shift invariant but not
@@ -27,15 +28,17 @@ has linear models).
   with gradient leaves and the driver's line search; the LightGBM/XGBoost
   adapters (``rankcore.gbdt``) pass a constant curvature (documented there).
 * **Line search.**  Along a weak ranker h with few distinct values (a stump:
-  two; a tree: one per leaf) the driver's line function is exact and cheap
-  (:class:`TopKLine`): each surrogate depends on the scores only through
-  sums of the top k positive and top k negative scores (and the sum of all
-  positives, linear in α), and within the rows sharing a value of h the
-  order never changes along the line.  So each class is sorted once per
-  line, by (value of h, score), only the top k of each group are kept, and
-  φ(α) and φ′(α) cost O(G k log(G k)) for G groups instead of a sort of all
-  n rows.  Other directions (and ``prec@k-max``, which needs the lowest
-  positives) use the generic line.
+  two; a tree: one per leaf; up to :data:`MAX_LINE_GROUPS`) the driver's line
+  function is exact and cheap (:class:`TopKLine`): each surrogate depends on
+  the scores only through sums of the top k positive scores (``max``: the
+  lowest k) and top k negative scores (and the sum of all positives, linear
+  in α), and within the rows sharing a value of h the order never changes
+  along the line.  So each class is split by the value of h once per line
+  (Cython, O(n)), only the top k of each group are kept and sorted
+  (O(n + G k log k)), and φ(α), φ′(α) merge the G sorted groups (O(k log G),
+  no sort).  The convex kinds (avg, struct, max) are minimized from the
+  previous line's step (:meth:`TopKLine.minimize`).  Directions with more
+  values use the generic line.
 * **Ties.**  The surrogates are piecewise linear with a kink wherever two
   scores tie: everywhere at the all-zero start, and within every leaf of the
   weak rankers.  There the (tie-averaged) subgradient need not descend along
