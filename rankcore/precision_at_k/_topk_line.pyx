@@ -249,12 +249,14 @@ cdef Py_ssize_t merge_two(const double* f, const double* h, Py_ssize_t a, Py_ssi
         ea, eb = a - 1, b - 1
     else:
         i, j = a, b
+    cdef double hi_ = h[i] if i != ea else 0.0, hj = h[j] if j != eb else 0.0
+    cdef double alpha_hi = alpha * hi_, alpha_hj = alpha * hj   # h is constant within a group
     while m < need and i != ea and j != eb:
-        vi = f[i] + alpha * h[i]
-        vj = f[j] + alpha * h[j]
+        vi = f[i] + alpha_hi
+        vj = f[j] + alpha_hj
         take_i = (vi <= vj) if ascending else (vi >= vj)
         v_out[m] = vi if take_i else vj
-        h_out[m] = h[i] if take_i else h[j]
+        h_out[m] = hi_ if take_i else hj
         i += step if take_i else 0
         j += 0 if take_i else step
         m += 1
@@ -410,11 +412,14 @@ cdef class LineKernel:
             m = merge_groups(&self.neg_f[0] if self.neg_f.shape[0] else NULL,
                              &self.neg_h[0] if self.neg_h.shape[0] else NULL, &self.neg_starts[0], self.G,
                              alpha, need, False, v, hh, &self.head[0], &self.heap[0], &self.key[0])
+        cdef double acc = 0.0, acc_h = 0.0   # in registers: the arrays may alias, as far as C knows
         cum[0] = 0.0
         cum_h[0] = 0.0
         for r in range(m):
-            cum[r + 1] = cum[r] + v[r]
-            cum_h[r + 1] = cum_h[r] + hh[r]
+            acc = acc + v[r]
+            acc_h = acc_h + hh[r]
+            cum[r + 1] = acc
+            cum_h[r + 1] = acc_h
         return m
 
     def point(self, double alpha):
