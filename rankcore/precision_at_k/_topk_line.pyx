@@ -81,6 +81,7 @@ cdef object select_bucket(object seg, Py_ssize_t count, bint lowest, double* tie
     NumPy's partition and sort (vectorized where the CPU allows): O(m + c log c) for c kept.
     """
     cdef Py_ssize_t m = seg.shape[0], nth, ties
+    cdef double cut
     cdef double[::1] view = seg
     if count <= 0 or m == 0:
         return seg[:0]
@@ -110,7 +111,7 @@ cdef tuple select_candidates(const signed char[::1] y, const double[::1] scores,
         raise ValueError(f"y and scores differ in length ({y.shape[0]}, {n})")
     if not (1 <= max_groups <= 255):
         raise ValueError(f"max_groups: expected 1 to 255, got {max_groups}")
-    cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, kept, total_kept, count, start, b
+    cdef Py_ssize_t i, g, c, G = 0, last = 0, n_pos = 0, count, b
     cdef double d = 0.0, pos_total = 0.0, pos_h_total = 0.0, w
     cdef double values[256]
     cdef bint hit0, hit1
