@@ -201,10 +201,11 @@ def line_candidates(const signed char[::1] y, const double[::1] scores, const do
         ``count_neg`` highest.  ``pos_total`` and ``pos_h_total`` are the sums
         of f and h over all positives.
 
-    Time O(n·G + C log C): one pass to find the groups (a row's value is
-    compared first with the previous row's group: O(n) for a stump), a
-    counting sort of the scores by (class, group), a selection per bucket
-    (``std::nth_element``), a sort of the C kept.  Memory: n doubles and n
+    Time O(n·G + C log C): one pass to find the groups (the first two values
+    are compared without a branch: O(n) for a stump), a counting sort of the
+    scores by (class, group), NumPy's partition per bucket (O(n) in all) and
+    NumPy's sort of the C kept.  The passes over the rows run without the GIL
+    (NumPy's partition and sort release it too).  Memory: 2n doubles and n
     bytes of work space, O(C) out.
     """
     if direction.shape[0] != scores.shape[0]:
