@@ -253,3 +253,20 @@ def test_exact_line_along_a_stump_matches_the_generic_line(problem, alpha, low_f
     got = fast(alpha)
     assert got.value == pytest.approx(slow.value, abs=1e-12)
     assert got.d1 == pytest.approx(slow.d1, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(), st.sampled_from([0.0, 0.5, -1.0, 1.5]))
+def test_line_kernel_and_top_k_gradient_match_the_numpy_reference(problem, alpha):
+    """LineKernel's value and top_k_value_and_gradient against the plain NumPy Δ-decomposition."""
+    from tests._precision_at_k_reference import reference_surrogate
+
+    kind, k, y, f, h = problem
+    g = f + alpha * h
+    ref_value, ref_grad, ref_k, _ = reference_surrogate(y, g, k, kind)
+    value, grad, k_used = top_k_value_and_gradient(kind, k, y, g)
+    assert k_used == ref_k
+    assert value == pytest.approx(ref_value, abs=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, atol=1e-12)
+    line = TopKLine.build(kind, k, y, f, h)
+    assert line.point(alpha)[0] == pytest.approx(ref_value, abs=1e-12)
