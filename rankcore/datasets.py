@@ -37,10 +37,11 @@ Speed: a clean CSV is read by pandas' C parser when pandas is installed
 (NumPy's ``loadtxt`` otherwise, for files of numbers); only a file that
 fails there goes through the line-tracking parser that finds and names the
 problem (``benchmarks/bench_cli_datasets.py`` measures the three).  pandas
-also reads missing values (:data:`MISSING_VALUES` in any case); a missing
-value in the *last* column, which pandas cannot tell from a short row, and
-unusual spellings (``' NA '``) send the file to the checking parser, which
-reads them too, only slower.
+also reads missing values (:data:`MISSING_VALUES` in any case).  pandas
+cannot tell a missing value in the *last* column from a short row, so then
+the delimiters of every line are counted (a NumPy pass over the bytes); a
+file with quotes or lone carriage returns, and unusual spellings
+(``' NA '``), go to the checking parser, which reads them too, only slower.
 
 ``.npy``/``.npz`` features may hold NaN (missing values) as well; LIBSVM
 files cannot (an absent feature is 0 there), so NaN in them is an error.
@@ -141,12 +142,11 @@ class Dataset:
     def missing(self) -> "MissingValues | None":
         """Where the features have missing values (NaN), or None if they have none.
 
-        Time O(n_samples * n_features), memory one bool per row and column
-        (only when some value is missing).
+        Time O(n_samples * n_features), memory one bool per value.
         """
-        if not np.isnan(self.X).any():
-            return None
         mask = np.isnan(self.X)
+        if not mask.any():
+            return None
         rows = mask.any(axis=1)
         columns = np.flatnonzero(mask.any(axis=0))
         first_row = int(np.argmax(rows))
@@ -554,15 +554,17 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
     # Missing values become NaN, in every column (one list for all: a per-column
     # dict of NA values costs pandas a fixed ~20 ms per file).  pandas also
     # fills a short row's absent fields with NaN, and absent fields are always
-    # the last ones: NaN in the last column, or in the label, sends the file
-    # to the checking parser, which tells a missing value from a short row.
+    # the last ones: NaN in the last column is a missing value only if every
+    # row has all its fields (_rows_complete), else the checking parser
+    # decides and names the short row.
     frame = pd.read_csv(source, sep=delimiter, header=None, names=list(range(n_fields)), index_col=False,
                         skiprows=header_lineno, dtype=dtypes, na_filter=True, keep_default_na=False,
                         na_values=_PANDAS_NA, quotechar='"', skip_blank_lines=True, engine="c",
                         encoding="utf-8-sig", compression="gzip" if gzipped else None)
-    checked = {n_fields - 1} | ({label_index} if label_index is not None else set())
-    if frame[sorted(checked)].isna().to_numpy().any():
-        return None
+    if label_index is not None and frame[label_index].isna().any():
+        return None  # a missing label: named by the checking parser
+    if frame[n_fields - 1].isna().any() and not _rows_complete(source, delimiter, header_lineno, n_fields):
+        return None  # a short row, or a file the delimiter count cannot vouch for
     X = frame[list(feature_idx)].to_numpy(dtype=np.float64)
     if label_index is None:
         return X, None
@@ -575,6 +577,53 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
     if np.isinf(numbers).any() or any(_label_problem(text) for text in labels.unique()):
         return None  # a non-finite label: named by the checking parser
     return X, labels.to_numpy(dtype=object)
+
+
+def _rows_complete(source: str, delimiter: str, header_lineno: int, n_fields: int,
+                   block_size: int = 1 << 24) -> bool:
+    """Whether every non-blank data line of the file has ``n_fields`` fields, by counting delimiters.
+
+    True only when that is certain: a file with a quote character (a quoted
+    field may hold delimiters or line breaks) or a lone carriage return gives
+    False, and so does a whitespace-only line; the checking parser then reads
+    the file.  Time O(file size) in NumPy, memory O(block_size).
+    """
+    want = n_fields - 1
+    sep = ord(delimiter)
+    with open(source, "rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    with (gzip.open(source, "rb") if gzipped else open(source, "rb")) as fh:
+        for _ in range(header_lineno):
+            line = fh.readline()
+            if b"\r" in line.rstrip(b"\r\n") or b'"' in line:
+                return False
+        carry = b""
+        while True:
+            chunk = fh.read(block_size)
+            block = carry + chunk
+            if not chunk:
+                block += b"\n" if block and not block.endswith(b"\n") else b""
+            cut = block.rfind(b"\n") + 1
+            carry, block = block[cut:], block[:cut]
+            if block and not _block_rows_complete(block, sep, want):
+                return False
+            if not chunk:
+                return True
+
+
+def _block_rows_complete(block: bytes, sep: int, want: int) -> bool:
+    """Every line of ``block`` (whole lines, each ending in ``\\n``) is blank or has ``want`` delimiters."""
+    if b'"' in block:
+        return False
+    a = np.frombuffer(block, dtype=np.uint8)
+    cr = a == 13
+    if cr.any() and (cr[:-1] & (a[1:] != 10)).any():
+        return False  # a lone carriage return: a line break to the csv module, not to this count
+    ends = np.flatnonzero(a == 10)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    counts = np.diff(np.searchsorted(np.flatnonzero(a == sep), ends), prepend=0)
+    width = ends - starts - cr[np.maximum(ends - 1, 0)]  # characters before "\r\n" or "\n"
+    return bool(np.all((counts == want) | (width == 0)))
 
 
 def _csv_numpy_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index):

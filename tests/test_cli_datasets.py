@@ -271,16 +271,51 @@ def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
         assert datasets._csv_fast_path(str(path), ",", 1, 3, [0, 1], 2) is None, ragged
     short_feature = write(tmp_path / "f.csv", "label,a,b\n0,1,2\n1,3\n")
     assert datasets._csv_fast_path(str(short_feature), ",", 1, 3, [1, 2], 0) is None
-    # a missing value in the last column cannot be told from a short row: the checking parser reads it
-    last_missing = write(tmp_path / "l.csv", "label,a,b\n0,1,2\n1,3,\n")
-    assert datasets._csv_fast_path(str(last_missing), ",", 1, 3, [1, 2], 0) is None
-    # elsewhere pandas reads missing values itself (NumPy's loadtxt only spells of NaN)
+    # pandas reads missing values itself (NumPy's loadtxt only spellings of NaN), in the last column
+    # too once the delimiter count shows no row is short
     missing = write(tmp_path / "m.csv", "a,b,label\n1,,0\nNA,nan,1\n")
-    result = datasets._csv_fast_path(str(missing), ",", 1, 3, [0, 1], 2)
-    if reader == "pandas":
-        np.testing.assert_array_equal(result[0], [[1, np.nan], [np.nan, np.nan]])
-    else:
-        assert result is None
+    last_missing = write(tmp_path / "l.csv", "label,a,b\n0,1,2\n1,3,\n")
+    for path, where, expected in ((missing, ([0, 1], 2), [[1, np.nan], [np.nan, np.nan]]),
+                                  (last_missing, ([1, 2], 0), [[1, 2], [3, np.nan]])):
+        result = datasets._csv_fast_path(str(path), ",", 1, 3, *where)
+        if reader == "pandas":
+            np.testing.assert_array_equal(result[0], expected)
+        else:
+            assert result is None
+    # a quote in the file: the delimiter count cannot vouch for the rows, the checking parser reads it
+    quoted = write(tmp_path / "q.csv", 'label,a,b\n0,"1",2\n1,3,\n')
+    assert datasets._csv_fast_path(str(quoted), ",", 1, 3, [1, 2], 0) is None
+
+
+def _complete_by_csv_module(text, n_fields):
+    """Reference for _rows_complete: every non-blank row of the csv module has n_fields fields."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text, newline="")))[1:]
+    return all(len(row) == n_fields for row in rows if row and not (len(row) == 1 and not row[0].strip()))
+
+
+_LINE_PIECES = st.sampled_from(["1", "", "NA", ",", ",,", "a,b", " ", "\r", '"x,y"', "é"])
+
+
+@given(lines=st.lists(st.lists(_LINE_PIECES, max_size=4).map("".join), max_size=8),
+       ending=st.sampled_from(["\n", "\r\n"]), last_newline=st.booleans(), gz=st.booleans(),
+       block_size=st.sampled_from([1, 3, 7, 1 << 16]))
+def test_rows_complete_never_vouches_for_a_short_or_long_row(tmp_path_factory, lines, ending, last_newline, gz,
+                                                              block_size):
+    text = ending.join(["a,b,c"] + lines) + (ending if last_newline else "")
+    path = tmp_path_factory.mktemp("rows") / "d.csv"
+    payload = text.encode("utf-8")
+    path.write_bytes(gzip.compress(payload) if gz else payload)
+    got = datasets._rows_complete(str(path), ",", 1, 3, block_size=block_size)
+    expected = _complete_by_csv_module(text, 3)
+    if got:
+        assert expected, text
+    plain = not any(c in text for c in '"\r') or (ending == "\r\n" and '"' not in text
+                                                  and text.count("\r") == text.count("\r\n"))
+    if plain and not any(line.strip() == "" and line for line in lines):
+        assert got == expected, text  # without quotes, lone CRs or whitespace-only lines: exact
 
 
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=6),

@@ -345,7 +345,8 @@ def cli_files(tmp_path_factory):
 
 
 _SUBCOMMANDS = ["fit", "score", "evaluate", "compare", "plugins", "demo", "nope", "--version", "--help", ""]
-_VALUES = ["d.csv", "d.svm", "bad.csv", "nan.csv", "trees", "m.json", "deep.json", "missing.csv", "/dev/null", ".", "-", "",
+_VALUES = ["d.csv", "d.svm", "bad.csv", "nan.csv", "trees", "m.json", "deep.json", "missing.csv", "/dev/null", ".",
+           "-", "",
            "0", "1", "2", "-1", "0.5", "1.5", "nan", "inf", "1e308", "x", "label", "a", "auc", "prec@k:5",
            "prec@k:nan", "pow:4", "pow:1e300", "exp", "stumps", "rbf:1e-320", "poly:degree=1e9", "iterated:1e308",
            "push", "exactboost", "rankboost", "sgd@k", "perceptron@k", "kernel", "json", "text", "markdown",
