@@ -543,9 +543,11 @@ def check_missing(configs: list[ModelConfig], datasets, *, found=None) -> None:
     found = missing_facts(datasets) if found is None else found
     if not found:
         return
-    cannot = [describe_estimator(estimator, config.label)
-              for config in configs
-              if not accepts_missing(estimator := config.build())]
+    cannot = []
+    for config in configs:
+        estimator = config.build()
+        if not accepts_missing(estimator):
+            cannot.append(describe_estimator(estimator, config.label))
     if not cannot:
         return
     facts = "; ".join(f"{data.source} has {missing.describe()}" for data, missing in found)
