@@ -285,6 +285,8 @@ def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
     # a quote in the file: the delimiter count cannot vouch for the rows, the checking parser reads it
     quoted = write(tmp_path / "q.csv", 'label,a,b\n0,"1",2\n1,3,\n')
     assert datasets._csv_fast_path(str(quoted), ",", 1, 3, [1, 2], 0) is None
+    quoted_header = write(tmp_path / "h.csv", '"label","a","b"\n0,1,2\n1,3,\n')
+    assert (datasets._csv_fast_path(str(quoted_header), ",", 1, 3, [1, 2], 0) is None) == (reader != "pandas")
 
 
 def _complete_by_csv_module(text, n_fields):
