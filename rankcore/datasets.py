@@ -12,8 +12,14 @@ Formats (chosen by extension, or by ``fmt=``):
     A header line, then one row per example.  The delimiter (comma,
     semicolon or tab) is read off the header.  The label is the column named
     ``label`` (default ``"label"``); every other column is a feature unless
-    dropped with ``drop=``.  Label values may be numbers or text.  Missing
-    values are an error: rankcore's estimators need complete numeric data.
+    dropped with ``drop=``.  Label values may be numbers or text.  A
+    missing feature value -- a field that is empty or one of
+    :data:`MISSING_VALUES` (``NA``, ``N/A``, ``NaN``, ``null``, ``None``,
+    ``?``, ``-``; any case, surrounding spaces ignored) or any other spelling
+    of NaN (``-nan``) -- is read as NaN, for the learners that handle missing
+    values (the ``trees`` learner); ``allow_missing=False`` refuses it.
+    Infinite values (``inf``, ``1e400``) and a missing or non-finite label
+    are always errors.
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
     ``label index:value index:value ... # comment``; an optional ``qid:n``
     is ignored.  Indices are one-based unless some index is 0 (then
@@ -30,7 +36,15 @@ Formats (chosen by extension, or by ``fmt=``):
 Speed: a clean CSV is read by pandas' C parser when pandas is installed
 (NumPy's ``loadtxt`` otherwise, for files of numbers); only a file that
 fails there goes through the line-tracking parser that finds and names the
-problem (``benchmarks/bench_cli_datasets.py`` measures the three).
+problem (``benchmarks/bench_cli_datasets.py`` measures the three).  pandas
+also reads missing values (:data:`MISSING_VALUES` in any case).  pandas
+cannot tell a missing value in the *last* column from a short row, so then
+the delimiters of every line are counted (a NumPy pass over the bytes); a
+file with quotes or lone carriage returns, and unusual spellings
+(``' NA '``), go to the checking parser, which reads them too, only slower.
+
+``.npy``/``.npz`` features may hold NaN (missing values) as well; LIBSVM
+files cannot (an absent feature is 0 there), so NaN in them is an error.
 
 Labels become a bipartite target with :meth:`Dataset.binary_target`: the
 greater of the two labels is the relevant one (``1`` of {0, 1}, ``M`` of
@@ -44,6 +58,7 @@ import csv
 import difflib
 import gzip
 import io
+import itertools
 import math
 import os
 import warnings
@@ -52,7 +67,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["DataError", "Dataset", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL"]
+__all__ = ["DataError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
+           "MISSING_VALUES"]
 
 #: Formats :func:`load_data` reads.
 FORMATS = ("csv", "libsvm", "npy", "npz")
@@ -62,7 +78,12 @@ DEFAULT_LABEL = "label"
 
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
 _CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".dat")
-_MISSING = {"", "na", "nan", "n/a", "null", "none", "?", "-"}
+#: The CSV fields read as a missing value (NaN), compared case-insensitively
+#: after stripping surrounding spaces; any other spelling of NaN that
+#: ``float()`` reads (``-nan``, ``+NaN``) is missing too.  A missing label is
+#: an error.
+MISSING_VALUES = ("", "NA", "N/A", "NaN", "null", "None", "?", "-")
+_MISSING = frozenset(v.lower() for v in MISSING_VALUES)
 #: Largest LIBSVM feature index read (the matrix is made dense: a file naming
 #: feature 2,000,000,000 on one line must not ask for gigabytes).  Wider,
 #: genuinely sparse data: read it with scikit-learn's ``load_svmlight_file``
@@ -84,7 +105,8 @@ class Dataset:
     Attributes
     ----------
     X : ndarray of float64, shape (n_samples, n_features)
-        C-contiguous and finite.
+        C-contiguous; finite, or NaN where a value is missing (see
+        :meth:`missing`).
     y : ndarray of shape (n_samples,) or None
         The raw labels (float64, or str objects when a CSV label is text);
         None when the file has no label.
@@ -116,6 +138,27 @@ class Dataset:
     @property
     def n_features(self) -> int:
         return int(self.X.shape[1])
+
+    def missing(self) -> "MissingValues | None":
+        """Where the features have missing values (NaN), or None if they have none.
+
+        Time O(n_samples * n_features), memory one bool per value.
+        """
+        mask = np.isnan(self.X)
+        if not mask.any():
+            return None
+        rows = mask.any(axis=1)
+        columns = np.flatnonzero(mask.any(axis=0))
+        first_row = int(np.argmax(rows))
+        first_column = int(np.argmax(mask[first_row]))
+        return MissingValues(
+            n_values=int(np.count_nonzero(mask)),
+            n_rows=int(np.count_nonzero(rows)),
+            n_samples=self.n_samples,
+            columns=[self.feature_names[j] for j in columns],
+            n_features=self.n_features,
+            first=f"{self.where(first_row)}, column {self.feature_names[first_column]!r}",
+        )
 
     def where(self, row: int) -> str:
         """``"data.csv, line 12"`` (text formats) or ``"data.npy, row 10"``."""
@@ -186,6 +229,39 @@ class Dataset:
         }.get(self.format, "")
 
 
+@dataclass(frozen=True)
+class MissingValues:
+    """How many feature values of a :class:`Dataset` are missing, and where (:meth:`Dataset.missing`).
+
+    Attributes
+    ----------
+    n_values : int
+        Missing values (NaN cells).
+    n_rows, n_samples : int
+        Rows with at least one missing value, of all rows.
+    columns : list of str
+        The feature columns with at least one missing value, in file order.
+    n_features : int
+        All feature columns.
+    first : str
+        Where the first one is, e.g. ``"data.csv, line 12, column 'age'"``.
+    """
+
+    n_values: int
+    n_rows: int
+    n_samples: int
+    columns: list[str]
+    n_features: int
+    first: str
+
+    def describe(self, limit: int = 6) -> str:
+        """One phrase: ``"12 missing values in 9 of 200 rows and 2 of 5 columns (age, bmi); the first at ..."``."""
+        shown = ", ".join(self.columns[:limit]) + (", ..." if len(self.columns) > limit else "")
+        plural = "s" if self.n_values != 1 else ""
+        return (f"{self.n_values} missing value{plural} in {self.n_rows} of {self.n_samples} rows and "
+                f"{len(self.columns)} of {self.n_features} columns ({shown}); the first at {self.first}")
+
+
 # --------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------
@@ -218,6 +294,7 @@ def load_data(
     drop: Sequence[str] = (),
     fmt: str | None = None,
     n_features: int | None = None,
+    allow_missing: bool = True,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -239,12 +316,19 @@ def load_data(
     n_features : int, optional
         Expected number of features (a fitted model's): LIBSVM rows are
         padded to it; a different count is an error naming both numbers.
+    allow_missing : bool, default True
+        Read missing feature values (CSV: an empty field or one of
+        :data:`MISSING_VALUES`; npy/npz: NaN) as NaN, for the learners that
+        handle them (:meth:`Dataset.missing` says where they are).  With
+        False, the first one is an error naming its line and column.
 
     Raises
     ------
     DataError
         Missing file, unreadable or malformed content, missing label column,
-        non-numeric or missing feature values, NaN/inf, no rows.
+        non-numeric or infinite feature values, a missing or non-finite
+        label, no rows; missing feature values when ``allow_missing`` is
+        False.
     """
     source = os.fspath(path)
     if fmt is None:
@@ -271,6 +355,11 @@ def load_data(
             f"{source}: {data.n_features} feature column(s), but the model was fitted on {n_features}"
             + (" (is the label column named differently? use --label)" if data.n_features == n_features + 1 else "")
         )
+    if not allow_missing:
+        missing = data.missing()
+        if missing is not None:
+            raise DataError(f"{missing.first}: missing value; complete numeric data was asked for "
+                            "(allow_missing=False)")
     return data
 
 
@@ -395,6 +484,13 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> D
     if not lines:
         raise DataError(f"{source}: no data rows after the header")
     X = np.ascontiguousarray(np.concatenate(blocks, axis=0))
+    if label_index is not None:
+        for text in set(labels):  # the distinct labels: few, even in a long file
+            problem = _label_problem(text)
+            if problem is not None:
+                row = labels.index(text)
+                raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
+                                f"got {text[:40]!r}")
     y = _label_array(labels) if label_index is not None else None
     return Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
                    source, "csv", np.asarray(lines, dtype=np.int64))
@@ -429,11 +525,21 @@ def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, labe
     if result is None:
         return None
     X, y = result
-    if X.shape[0] == 0 or not np.isfinite(X).all():
-        return None
+    if X.shape[0] == 0 or np.isinf(X).any():
+        return None  # NaN is a missing value; inf is refused by the checking parser, which names it
     if y is not None and y.shape[0] != X.shape[0]:
         return None
     return np.ascontiguousarray(X, dtype=np.float64), y
+
+
+def _case_spellings(word: str) -> list[str]:
+    """Every upper/lower-case spelling of ``word`` ("na" -> na, nA, Na, NA)."""
+    return ["".join(chars) for chars in itertools.product(*({c.lower(), c.upper()} for c in word))]
+
+
+#: What pandas reads as missing: the missing values in every case, and
+#: signed NaN; anything else odd goes to the checking parser.
+_PANDAS_NA = sorted({s for word in (*_MISSING, "+nan", "-nan") for s in _case_spellings(word)})
 
 
 def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index):
@@ -445,32 +551,89 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
     warnings.filterwarnings("error", category=pd.errors.ParserWarning)
     with open(source, "rb") as fh:
         gzipped = fh.read(2) == b"\x1f\x8b"
-    # no NA guessing (na_filter=False): an empty or "NA" feature fails the
-    # float conversion instead of becoming NaN
+    # Missing values become NaN, in every column (one list for all: a per-column
+    # dict of NA values costs pandas a fixed ~20 ms per file).  pandas also
+    # fills a short row's absent fields with NaN, and absent fields are always
+    # the last ones: NaN in the last column is a missing value only if every
+    # row has all its fields (_rows_complete), else the checking parser
+    # decides and names the short row.
     frame = pd.read_csv(source, sep=delimiter, header=None, names=list(range(n_fields)), index_col=False,
-                        skiprows=header_lineno, dtype=dtypes, na_filter=False, quotechar='"',
-                        skip_blank_lines=True, engine="c", encoding="utf-8-sig",
-                        compression="gzip" if gzipped else None)
-    text_columns = [j for j in range(n_fields) if j not in set(feature_idx)]
-    if text_columns and (frame[text_columns] == "").to_numpy().any():
-        return None  # an empty cell, or a short row pandas filled in: the checking parser decides
+                        skiprows=header_lineno, dtype=dtypes, na_filter=True, keep_default_na=False,
+                        na_values=_PANDAS_NA, quotechar='"', skip_blank_lines=True, engine="c",
+                        encoding="utf-8-sig", compression="gzip" if gzipped else None)
+    if label_index is not None and frame[label_index].isna().any():
+        return None  # a missing label: named by the checking parser
+    if frame[n_fields - 1].isna().any() and not _rows_complete(source, delimiter, header_lineno, n_fields):
+        return None  # a short row, or a file the delimiter count cannot vouch for
     X = frame[list(feature_idx)].to_numpy(dtype=np.float64)
     if label_index is None:
         return X, None
     labels = frame[label_index].str.strip()
     if labels.str.lower().isin(_MISSING).any():
-        return None  # a missing label: named by the checking parser
+        return None  # a missing label (" NA "): named by the checking parser
     numbers = pd.to_numeric(labels, errors="coerce").to_numpy(dtype=np.float64)
     if np.isfinite(numbers).all():
         return X, numbers
+    if np.isinf(numbers).any() or any(_label_problem(text) for text in labels.unique()):
+        return None  # a non-finite label: named by the checking parser
     return X, labels.to_numpy(dtype=object)
+
+
+def _rows_complete(source: str, delimiter: str, header_lineno: int, n_fields: int,
+                   block_size: int = 1 << 24) -> bool:
+    """Whether every non-blank data line of the file has ``n_fields`` fields, by counting delimiters.
+
+    True only when that is certain: data lines with a quote character (a
+    quoted field may hold delimiters or line breaks), a lone carriage return
+    or a whitespace-only line give False; the checking parser then reads the
+    file.  Time O(file size) in NumPy, memory O(block_size).
+    """
+    want = n_fields - 1
+    sep = ord(delimiter)
+    with open(source, "rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    with (gzip.open(source, "rb") if gzipped else open(source, "rb")) as fh:
+        for _ in range(header_lineno):
+            line = fh.readline()
+            if b"\r" in line.rstrip(b"\r\n"):
+                return False  # a lone carriage return: the header line is not where this count thinks
+        carry = b""
+        while True:
+            chunk = fh.read(block_size)
+            block = carry + chunk
+            if not chunk:
+                block += b"\n" if block and not block.endswith(b"\n") else b""
+            cut = block.rfind(b"\n") + 1
+            carry, block = block[cut:], block[:cut]
+            if block and not _block_rows_complete(block, sep, want):
+                return False
+            if not chunk:
+                return True
+
+
+def _block_rows_complete(block: bytes, sep: int, want: int) -> bool:
+    """Every line of ``block`` (whole lines, each ending in ``\\n``) is blank or has ``want`` delimiters."""
+    if b'"' in block:
+        return False
+    a = np.frombuffer(block, dtype=np.uint8)
+    cr = a == 13
+    if cr.any() and (cr[:-1] & (a[1:] != 10)).any():
+        return False  # a lone carriage return: a line break to the csv module, not to this count
+    ends = np.flatnonzero(a == 10)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    counts = np.diff(np.searchsorted(np.flatnonzero(a == sep), ends), prepend=0)
+    width = ends - starts - cr[np.maximum(ends - 1, 0)]  # characters before "\r\n" or "\n"
+    return bool(np.all((counts == want) | (width == 0)))
 
 
 def _csv_numpy_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index):
     with _open_text(source) as fh:
         table = np.loadtxt(fh, dtype=np.float64, delimiter=delimiter, skiprows=header_lineno, comments=None,
                            quotechar='"', ndmin=2)  # numbers only; text anywhere -> the checking parser
-    if table.shape[1] != n_fields or not np.isfinite(table).all():
+    if table.shape[1] != n_fields:
+        return None
+    # NaN in a feature is a missing value ("nan"); NaN or inf in the label, inf anywhere: the checking parser
+    if label_index is not None and not np.isfinite(table[:, label_index]).all():
         return None
     return table[:, feature_idx], (None if label_index is None else table[:, label_index].copy())
 
@@ -497,29 +660,53 @@ class _LazyLines:
 
 
 def _chunk_to_float(chunk, chunk_lines, take, names, source) -> np.ndarray:
+    """The feature fields of a chunk of rows as float64, missing values as NaN.
+
+    A column of plain numbers is converted at once; only a column that fails
+    goes field by field (missing value, number, or an error naming the line).
+    """
     cells = np.asarray(chunk, dtype=object)[:, take]
     try:
         block = cells.astype(np.float64)
     except (ValueError, TypeError):
-        block = None
-    if block is not None and np.isfinite(block).all():
-        return block
-    # Slow path, only to point at the first bad cell.
-    for r, row in enumerate(cells):
-        for c, text in enumerate(row):
-            where = f"{source}, line {chunk_lines[r]}, column {names[take[c]]!r}"
-            stripped = str(text).strip()
-            if stripped.lower() in _MISSING and stripped.lower() not in ("inf", "-inf"):
-                raise DataError(f"{where}: missing value; rankcore needs complete numeric data "
-                                "(fill or drop the column with --drop)")
+        block = np.empty(cells.shape, dtype=np.float64)
+        for c in range(cells.shape[1]):
             try:
-                value = float(stripped)
-            except ValueError:
-                raise DataError(f"{where}: expected a number, got {stripped[:40]!r}"
-                                " (drop non-numeric columns with --drop COLUMN)") from None
-            if not math.isfinite(value):
-                raise DataError(f"{where}: expected a finite number, got {stripped!r}")
-    raise DataError(f"{source}: could not convert the features to numbers")  # pragma: no cover
+                block[:, c] = cells[:, c].astype(np.float64)
+            except (ValueError, TypeError):
+                name = names[take[c]]
+                block[:, c] = [_field_value(text, source, chunk_lines[r], name) for r, text in enumerate(cells[:, c])]
+    infinite = np.isinf(block)
+    if infinite.any():
+        r, c = (int(v[0]) for v in np.nonzero(infinite))
+        raise DataError(f"{source}, line {chunk_lines[r]}, column {names[take[c]]!r}: expected a finite number, "
+                        f"got {str(cells[r, c]).strip()[:40]!r}")
+    return block
+
+
+def _field_value(text: str, source: str, line: int, name: str) -> float:
+    """One feature field: a number, NaN for a missing value, or a DataError naming the line and column."""
+    stripped = str(text).strip()
+    if stripped.lower() in _MISSING:
+        return math.nan
+    try:
+        return float(stripped)
+    except ValueError:
+        raise DataError(f"{source}, line {line}, column {name!r}: expected a number, got {stripped[:40]!r}"
+                        " (drop non-numeric columns with --drop COLUMN)") from None
+
+
+def _label_problem(text: str) -> str | None:
+    """``"missing"`` or ``"non-finite"`` for a label field that cannot be a label, else None."""
+    if text.strip().lower() in _MISSING:
+        return "missing"
+    try:
+        value = float(text)
+    except ValueError:
+        return None  # a text label
+    if math.isnan(value):
+        return "missing"
+    return None if math.isfinite(value) else "non-finite"
 
 
 def _label_array(labels: list[str]) -> np.ndarray:
@@ -586,7 +773,8 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
                                         f"got {index} after {previous}")
                     if not math.isfinite(number):
                         raise DataError(f"{source}, line {lineno}: feature {index}: expected a finite number, "
-                                        f"got {value!r}")
+                                        f"got {value!r} (a LIBSVM file has no missing values: an absent "
+                                        "feature is 0; write missing values to a CSV or .npy file)")
                     previous = index
                     min_index = index if min_index is None else min(min_index, index)
                     max_index = max(max_index, index)
@@ -648,10 +836,10 @@ def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:
     if arr.shape[0] < 1:
         raise DataError(f"{source}: {what} has no rows")
     out = np.ascontiguousarray(arr, dtype=np.float64)
-    bad = ~np.isfinite(out)
+    bad = np.isinf(out)  # NaN is a missing value; a missing label is refused by the caller
     if bad.any():
         r, c = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError(f"{source}, row {r}: {what} column {c}: expected a finite number, got {out[r, c]!r}")
+        raise DataError(f"{source}, row {r}: {what} column {c}: expected a finite number, got {float(out[r, c])!r}")
     return out
 
 
@@ -677,6 +865,9 @@ def _read_npy(source: str, label: Any, require_label: bool, n_features: int | No
         if d < 2:
             raise DataError(f"{source}: the array has 1 column; it needs features and a label column")
         keep = [j for j in range(d) if j != index]
+        missing = np.isnan(M[:, index])
+        if missing.any():
+            raise DataError(f"{source}, row {int(np.argmax(missing))}: missing label (NaN) in column {index}")
         return Dataset(np.ascontiguousarray(M[:, keep]), M[:, index].copy(), [f"x{j}" for j in keep],
                        f"column {index}", source, "npy")
     return Dataset(M, None, [f"x{j}" for j in range(d)], None, source, "npy")
@@ -718,7 +909,8 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
             raise DataError(f"{source}: X has {X.shape[0]} rows but the label array {y_key!r} has {y.shape[0]}")
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             row = int(np.flatnonzero(~np.isfinite(y))[0])
-            raise DataError(f"{source}, row {row}: label {y[row]!r} is not finite")
+            what = "missing label (NaN)" if np.isnan(y[row]) else f"non-finite label {float(y[row])!r}"
+            raise DataError(f"{source}, row {row}: {what} in array {y_key!r}")
         if y.dtype.kind in "biu":
             y = y.astype(np.float64)
         elif y.dtype.kind == "U":

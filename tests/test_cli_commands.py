@@ -219,6 +219,26 @@ def test_malformed_csv_names_file_and_line(tmp_path):
     assert_one_line_error(done, "bad.csv, line 3, column 'b': expected a number, got 'oops'")
 
 
+def test_missing_values_through_the_console_script(tmp_path, wdbc_csv):
+    """The breast-cancer CSV with gaps: trees fit and score it; the default learner is refused in one line."""
+    rows = wdbc_csv.read_text().splitlines()
+    gapped = [rows[0]] + [",".join("NA" if (i + j) % 13 == 0 else cell for j, cell in enumerate(row.split(",")[:-1]))
+                          + "," + row.split(",")[-1] for i, row in enumerate(rows[1:])]
+    (tmp_path / "gaps.csv").write_text("\n".join(gapped) + "\n")
+    done = run_cli("fit", "gaps.csv", "--label", "diagnosis", "--learner", "trees", "--n-iter", "20",
+                   "--out", "trees.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "missing values in 569 rows" in done.stderr
+    done = run_cli("score", "trees.json", "gaps.csv", "--label", "diagnosis", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    scores = np.array(done.stdout.split()[1:], dtype=float)
+    assert scores.shape == (569,) and np.isfinite(scores).all()
+    done = run_cli("fit", "gaps.csv", "--label", "diagnosis", "--n-iter", "5", "--out", "stumps.json", cwd=tmp_path)
+    assert_one_line_error(done, "gaps.csv has ", "missing values in 569 of 569 rows and 30 of 30 columns",
+                          "push (learner stumps) cannot use missing values", "--learner trees", "impute")
+    assert not (tmp_path / "stumps.json").exists()
+
+
 def test_missing_label_column(tmp_path, wdbc_csv):
     done = run_cli("fit", wdbc_csv, "--label", "target", cwd=tmp_path)
     assert_one_line_error(done, "wdbc.csv: no label column 'target'", "diagnosis")

@@ -80,11 +80,15 @@ def test_csv_without_label_when_not_required(tmp_path):
     "text, message",
     [
         ("a,b,label\n1,2,0\n3,x,1\n", "d.csv, line 3, column 'b': expected a number, got 'x'"),
-        ("a,b,label\n1,,0\n", "d.csv, line 2, column 'b': missing value"),
-        ("a,b,label\n1,NA,0\n", "d.csv, line 2, column 'b': missing value"),
-        ("a,b,label\n1,inf,0\n", "d.csv, line 2, column 'b': expected a finite number"),
+        ("a,b,label\n1,inf,0\n", "d.csv, line 2, column 'b': expected a finite number, got 'inf'"),
+        ("a,b,label\n1,2,0\n3, -Infinity ,1\n", "d.csv, line 3, column 'b': expected a finite number, got '-Infinity'"),
         ("a,b,label\n1,2,0\n3,1\n", "d.csv, line 3: expected 3 fields as in the header, got 2"),
         ("a,b,label\n1,2,\n", "d.csv, line 2: missing label in column 'label'"),
+        ("a,b,label\n1,2,0\n1,2,NA\n", "d.csv, line 3: missing label in column 'label'"),
+        ("a,b,label\n1,2,0\n1,2,-nan\n", "d.csv, line 3: missing label in column 'label', got '-nan'"),
+        ("a,b,label\n1,2,0\n1,2,inf\n", "d.csv, line 3: non-finite label in column 'label', got 'inf'"),
+        ("a,b,label\n1,2,M\n1,2,1e999\n", "d.csv, line 3: non-finite label in column 'label', got '1e999'"),
+        ("label,a,b\n0,1,2\n1,3\n", "d.csv, line 3: expected 3 fields as in the header, got 2"),
         ("a,b,y\n1,2,0\n", "d.csv: no label column 'label' in the header (columns: a, b, y)"),
         ("a,a,label\n1,2,0\n", "d.csv, line 1: the header names the column 'a' twice"),
         ("1,2,3\n4,5,6\n", "d.csv, line 1: expected a header line of column names"),
@@ -95,7 +99,8 @@ def test_csv_without_label_when_not_required(tmp_path):
         ("a,b,label\n1,1e400,0\n", "d.csv, line 2, column 'b': expected a finite number, got '1e400'"),
         ("a,b,label\n1,0x10,0\n", "d.csv, line 2, column 'b': expected a number, got '0x10'"),
     ],
-    ids=["not-a-number", "empty-cell", "NA", "inf", "short-row", "missing-label", "no-label-column",
+    ids=["not-a-number", "inf", "minus-infinity", "short-row", "missing-label", "NA-label", "nan-label",
+         "inf-label", "overflow-label", "short-row-feature-last", "no-label-column",
          "duplicate-column", "no-header", "no-rows", "empty-file", "no-features", "long-row", "overflow", "hex"],
 )
 def test_csv_errors_name_the_file_and_line(tmp_path, text, message, reader):
@@ -104,6 +109,113 @@ def test_csv_errors_name_the_file_and_line(tmp_path, text, message, reader):
         load_data(path)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------
+# Missing values
+# --------------------------------------------------------------------------
+
+
+def test_csv_missing_values_are_nan_in_every_reader(tmp_path, reader):
+    # every token of MISSING_VALUES, in several cases and with spaces, in every column (the last too)
+    text = ("a;b;label;c\n"
+            "1;;0;NA\n"
+            "na; N/A ;1;nan\n"
+            "NaN;null;0;?\n"
+            "NULL;None;1;-\n"
+            "-nan;+NaN;0;\n"
+            "7;8;1;9\n")
+    data = load_data(write(tmp_path / "d.csv", text))
+    expected = np.full((6, 3), np.nan)
+    expected[0, 0], expected[5] = 1, [7, 8, 9]
+    np.testing.assert_array_equal(data.X, expected)
+    np.testing.assert_array_equal(data.y, [0, 1, 0, 1, 0, 1])
+    missing = data.missing()
+    assert (missing.n_values, missing.n_rows, missing.n_samples) == (14, 5, 6)
+    assert missing.columns == ["a", "b", "c"] and missing.n_features == 3
+    assert missing.first == f"{tmp_path / 'd.csv'}, line 2, column 'b'"
+    assert missing.describe().startswith("14 missing values in 5 of 6 rows and 3 of 3 columns (a, b, c); "
+                                          "the first at ")
+
+
+def test_missing_value_tokens_are_documented_and_exact():
+    assert datasets.MISSING_VALUES == ("", "NA", "N/A", "NaN", "null", "None", "?", "-")
+    assert datasets._field_value(" n/A ", "d.csv", 2, "a") != datasets._field_value(" n/A ", "d.csv", 2, "a")  # NaN
+    for text in ("0", "-0", "1e-320", "nan0", "--", "NAN?", "inf"):
+        try:
+            value = datasets._field_value(text, "d.csv", 2, "a")
+        except DataError:
+            continue
+        assert not np.isnan(value), text  # only the documented tokens (and NaN spellings) are missing
+
+
+def test_complete_files_have_no_missing_values(tmp_path, reader):
+    data = load_data(write(tmp_path / "d.csv", "a,label\n1,0\n2,1\n"))
+    assert data.missing() is None
+
+
+def test_allow_missing_false_refuses_the_first_missing_value(tmp_path, reader):
+    path = write(tmp_path / "d.csv", "a,b,label\n1,2,0\n3,NA,1\n,4,0\n")
+    assert np.isnan(load_data(path).X).sum() == 2
+    with pytest.raises(DataError, match=r"d\.csv, line 3, column 'b': missing value; complete numeric data "
+                                        r"was asked for \(allow_missing=False\)"):
+        load_data(path, allow_missing=False)
+
+
+def test_missing_values_in_an_unlabelled_file(tmp_path, reader):
+    data = load_data(write(tmp_path / "d.csv", "a,b\n1,\n?,2\n"), require_label=False)
+    np.testing.assert_array_equal(data.X, [[1, np.nan], [np.nan, 2]])
+    assert data.y is None and data.missing().n_rows == 2
+
+
+_CELLS = st.sampled_from(["0", "1.5", "-2", "", "NA", "na", "nan", "NaN", "?", "-", "null", "None", " NA ",
+                          "N/A", "-nan", "inf", "x", "1e400"])
+
+
+@given(cells=st.lists(st.lists(_CELLS, min_size=3, max_size=3), min_size=1, max_size=5),
+       label_first=st.booleans())
+def test_csv_readers_agree_on_missing_values(tmp_path_factory, cells, label_first):
+    """pandas, NumPy and the checking parser: the same NaN cells, or the same error."""
+    root = tmp_path_factory.mktemp("agree")
+    rows = [(["0" if i % 2 else "1"] + row) if label_first else (row + ["0" if i % 2 else "1"])
+            for i, row in enumerate(cells)]
+    header = "label,a,b,c" if label_first else "a,b,c,label"
+    path = write(root / "d.csv", "\n".join([header] + [",".join(r) for r in rows]) + "\n")
+    outcomes = []
+    for mode in ("pandas", "numpy", "checking"):
+        with pytest.MonkeyPatch.context() as patch:
+            if mode == "numpy":
+                patch.setitem(sys.modules, "pandas", None)
+            elif mode == "checking":
+                patch.setattr(datasets, "_csv_fast_path", lambda *a, **k: None)
+            try:
+                data = load_data(path)
+            except DataError as exc:
+                outcomes.append(("error", str(exc)))
+            else:
+                assert not np.isinf(data.X).any()
+                outcomes.append(("data", data.X.tobytes(), data.y.tolist()))
+    assert outcomes[0] == outcomes[1] == outcomes[2], outcomes
+    expect_error = any(c.strip() in ("inf", "x", "1e400") for row in cells for c in row)
+    assert (outcomes[0][0] == "error") == expect_error
+
+
+def test_npy_and_npz_features_may_be_missing_but_labels_not(tmp_path):
+    M = np.array([[1.0, np.nan, 0], [np.nan, 2, 1]])
+    np.save(tmp_path / "d.npy", M)
+    data = load_data(tmp_path / "d.npy")
+    np.testing.assert_array_equal(data.X, M[:, :2])
+    assert data.missing().n_values == 2
+    M[1, 2] = np.nan
+    np.save(tmp_path / "e.npy", M)
+    with pytest.raises(DataError, match=r"e\.npy, row 1: missing label \(NaN\) in column 2"):
+        load_data(tmp_path / "e.npy")
+    np.savez(tmp_path / "d.npz", X=M[:, :2], y=np.array([0.0, np.nan]))
+    with pytest.raises(DataError, match=r"d\.npz, row 1: missing label \(NaN\) in array 'y'"):
+        load_data(tmp_path / "d.npz")
+    np.savez(tmp_path / "f.npz", X=np.array([[np.inf, 1.0]]), y=np.zeros(1))
+    with pytest.raises(DataError, match=r"row 0: X column 0: expected a finite number, got inf"):
+        load_data(tmp_path / "f.npz")
 
 
 def test_csv_third_label_is_reported_at_its_line(tmp_path):
@@ -159,6 +271,53 @@ def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
         assert datasets._csv_fast_path(str(path), ",", 1, 3, [0, 1], 2) is None, ragged
     short_feature = write(tmp_path / "f.csv", "label,a,b\n0,1,2\n1,3\n")
     assert datasets._csv_fast_path(str(short_feature), ",", 1, 3, [1, 2], 0) is None
+    # pandas reads missing values itself (NumPy's loadtxt only spellings of NaN), in the last column
+    # too once the delimiter count shows no row is short
+    missing = write(tmp_path / "m.csv", "a,b,label\n1,,0\nNA,nan,1\n")
+    last_missing = write(tmp_path / "l.csv", "label,a,b\n0,1,2\n1,3,\n")
+    for path, where, expected in ((missing, ([0, 1], 2), [[1, np.nan], [np.nan, np.nan]]),
+                                  (last_missing, ([1, 2], 0), [[1, 2], [3, np.nan]])):
+        result = datasets._csv_fast_path(str(path), ",", 1, 3, *where)
+        if reader == "pandas":
+            np.testing.assert_array_equal(result[0], expected)
+        else:
+            assert result is None
+    # a quote in the file: the delimiter count cannot vouch for the rows, the checking parser reads it
+    quoted = write(tmp_path / "q.csv", 'label,a,b\n0,"1",2\n1,3,\n')
+    assert datasets._csv_fast_path(str(quoted), ",", 1, 3, [1, 2], 0) is None
+    quoted_header = write(tmp_path / "h.csv", '"label","a","b"\n0,1,2\n1,3,\n')
+    assert (datasets._csv_fast_path(str(quoted_header), ",", 1, 3, [1, 2], 0) is None) == (reader != "pandas")
+
+
+def _complete_by_csv_module(text, n_fields):
+    """Reference for _rows_complete: every non-blank row of the csv module has n_fields fields."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text, newline="")))[1:]
+    return all(len(row) == n_fields for row in rows if row and not (len(row) == 1 and not row[0].strip()))
+
+
+_LINE_PIECES = st.sampled_from(["1", "", "NA", ",", ",,", "a,b", " ", "\r", '"x,y"', "é"])
+
+
+@given(lines=st.lists(st.lists(_LINE_PIECES, max_size=4).map("".join), max_size=8),
+       ending=st.sampled_from(["\n", "\r\n"]), last_newline=st.booleans(), gz=st.booleans(),
+       block_size=st.sampled_from([1, 3, 7, 1 << 16]))
+def test_rows_complete_never_vouches_for_a_short_or_long_row(tmp_path_factory, lines, ending, last_newline, gz,
+                                                              block_size):
+    text = ending.join(["a,b,c"] + lines) + (ending if last_newline else "")
+    path = tmp_path_factory.mktemp("rows") / "d.csv"
+    payload = text.encode("utf-8")
+    path.write_bytes(gzip.compress(payload) if gz else payload)
+    got = datasets._rows_complete(str(path), ",", 1, 3, block_size=block_size)
+    expected = _complete_by_csv_module(text, 3)
+    if got:
+        assert expected, text
+    plain = not any(c in text for c in '"\r') or (ending == "\r\n" and '"' not in text
+                                                  and text.count("\r") == text.count("\r\n"))
+    if plain and not any(line.strip() == "" and line for line in lines):
+        assert got == expected, text  # without quotes, lone CRs or whitespace-only lines: exact
 
 
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=6),
@@ -248,7 +407,7 @@ def test_npz_arrays_and_feature_names(tmp_path):
         ({"y": np.zeros(2)}, "no array 'X' (arrays: y)"),
         ({"X": np.eye(2)}, "no label array 'y' (arrays: X)"),
         ({"X": np.eye(2), "y": np.zeros(3)}, "X has 2 rows but the label array 'y' has 3"),
-        ({"X": np.array([[1.0, np.nan]]), "y": np.zeros(1)}, "row 0: X column 1: expected a finite number"),
+        ({"X": np.array([[1.0, -np.inf]]), "y": np.zeros(1)}, "row 0: X column 1: expected a finite number"),
         ({"X": np.array(["a", "b"]), "y": np.zeros(2)}, "X must hold numbers"),
         ({"X": np.eye(2), "y": np.zeros((2, 2))}, "the label array 'y' must be 1-D"),
     ],

@@ -286,3 +286,142 @@ def test_plugin_components_work_on_the_command_line(example_plugin_components, s
     assert cubic.price == "cubic"
     status, out, _ = run_main("plugins", "--family", "price")
     assert "cubic" in out and "rankcore-example-plugin" in out
+
+
+# --------------------------------------------------------------------------
+# Missing values
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nan_data(small_data, tmp_path_factory):
+    """The small data with a tenth of the feature values missing, written with every kind of NA token."""
+    _, X, y = small_data
+    rng = np.random.default_rng(1)
+    X = X.copy()
+    X[rng.random(X.shape) < 0.1] = np.nan
+    tokens = ["", "NA", "nan", "?", "N/A", "null"]
+    d = tmp_path_factory.mktemp("nan")
+    with open(d / "nan.csv", "w") as fh:
+        fh.write(",".join(f"x{j}" for j in range(X.shape[1])) + ",label\n")
+        for i, (row, label) in enumerate(zip(X.tolist(), y.tolist())):
+            cells = [tokens[(i + j) % len(tokens)] if np.isnan(v) else repr(v) for j, v in enumerate(row)]
+            fh.write(",".join(cells) + f",{label}\n")
+    with open(d / "clean.csv", "w") as fh:
+        fh.write(",".join(f"x{j}" for j in range(X.shape[1])) + ",label\n")
+        for row, label in zip(small_data[1].tolist(), y.tolist()):
+            fh.write(",".join(map(repr, row)) + f",{label}\n")
+    np.savez(d / "nan.npz", X=X, y=y)
+    return d, X, y
+
+
+def test_fit_score_evaluate_with_missing_values_through_trees(nan_data, tmp_path):
+    d, X, y = nan_data
+    model_path = tmp_path / "m.json"
+    status, _, err = run_main("fit", d / "nan.csv", "--learner", "trees", "--n-iter", "15", "--out", model_path)
+    assert status == 0, err
+    n_missing, n_rows = int(np.isnan(X).sum()), int(np.isnan(X).any(axis=1).sum())
+    assert f"{n_missing} missing values in {n_rows} rows" in err
+    model = rankcore.load_model(model_path)
+    # the CLI passed the NaN cells through: the same model as the Python API on the same array
+    reference = rankcore.push.PushBoost(learner="trees", n_iter=15, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+    status, out, err = run_main("score", model_path, d / "nan.csv")
+    assert status == 0, err
+    scores = np.array(out.split()[1:], dtype=float)
+    np.testing.assert_array_equal(scores, reference.decision_function(X))
+    assert np.isfinite(scores).all()
+    status, out, err = run_main("evaluate", model_path, d / "nan.npz", "--metrics", "auc", "--table-format", "json")
+    assert status == 0, err
+    assert json.loads(out)[0]["value"] == pytest.approx(rankcore.evaluate(y, scores, ["auc"])["auc"])
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_OPTIONS))
+def test_fit_refuses_missing_values_for_models_without_nan_support(kind, nan_data, tmp_path, capsys):
+    d, X, _ = nan_data
+    status, _, err = run_main("fit", d / "nan.csv", "--model", kind, *KIND_OPTIONS[kind], "--out",
+                              tmp_path / "m.json", "--progress", "lines")
+    assert status == 2
+    line = err.strip()
+    assert "\n" not in line and line.startswith("rankcore: error: ")
+    n_missing, n_rows = int(np.isnan(X).sum()), int(np.isnan(X).any(axis=1).sum())
+    assert f"nan.csv has {n_missing} missing values in {n_rows} of {X.shape[0]} rows and 8 of 8 columns" in line
+    first_row = int(np.flatnonzero(np.isnan(X).any(axis=1))[0])
+    first_column = int(np.flatnonzero(np.isnan(X[first_row]))[0])
+    assert f"the first at {d / 'nan.csv'}, line {first_row + 2}, column 'x{first_column}'" in line
+    assert f"{kind}" in line and "cannot use missing values" in line
+    assert "--learner trees, with --model push or rankboost" in line and "impute" in line
+    assert f"[{kind}]" not in err  # refused before any training
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_fit_names_the_default_learner_and_the_validation_file(nan_data, tmp_path):
+    d, _, _ = nan_data
+    status, _, err = run_main("fit", d / "clean.csv", "--validation", d / "nan.npz", "--n-iter", "5",
+                              "--out", tmp_path / "m.json")
+    assert status == 2
+    assert "nan.npz has " in err and "push (learner stumps) cannot use missing values" in err
+    assert "clean.csv has" not in err
+    status, _, err = run_main("fit", d / "clean.csv", "--validation", d / "nan.npz", "--n-iter", "5",
+                              "--learner", "trees", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+
+
+def test_compare_with_missing_values(nan_data, tmp_path):
+    d, X, y = nan_data
+    status, out, err = run_main("compare", d / "nan.csv", "--model", "push,rankboost", "--learner", "trees",
+                                "--n-iter", "8", "--no-plots", "--table-format", "csv", "--metrics", "auc",
+                                "--report", tmp_path / "r.html")
+    assert status == 0, err
+    rows = out.splitlines()
+    assert rows[0] == "model,split,auc" and len(rows) == 5
+    assert all(np.isfinite(float(r.split(",")[2])) for r in rows[1:])
+    assert "missing values" in (tmp_path / "r.html").read_text()
+
+
+def test_compare_refuses_up_front_the_models_that_cannot_use_missing_values(nan_data, tmp_path):
+    d, _, _ = nan_data
+    status, out, err = run_main("compare", d / "nan.csv", "--model", "push,exactboost", "--learner", "stumps,trees",
+                                "--n-iter", "5", "--n-runs", "2", "--out-dir", tmp_path / "figs",
+                                "--progress", "lines")
+    assert status == 2 and out == ""
+    line = err.strip()
+    assert "\n" not in line
+    assert "2 of the 3 models cannot use missing values: push learner=stumps, exactboost" in line
+    assert "leave them out of the comparison" in line and "--learner trees" in line and "impute" in line
+    assert "[push" not in err and not (tmp_path / "figs").exists()  # nothing was trained or drawn
+    # a separate test file with missing values counts too, even when the training file is complete
+    status, _, err = run_main("compare", d / "clean.csv", "--test", d / "nan.csv", "--n-iter", "5", "--no-plots")
+    assert status == 2
+    assert "nan.csv has " in err and "push (learner stumps) cannot use missing values" in err
+
+
+def test_score_and_evaluate_refuse_missing_values_for_a_model_without_nan_support(nan_data, tmp_path):
+    d, _, _ = nan_data
+    model_path = tmp_path / "stumps.json"
+    assert run_main("fit", d / "clean.csv", "--n-iter", "5", "--out", model_path, "-q")[0] == 0
+    for command in ("score", "evaluate"):
+        status, out, err = run_main(command, model_path, d / "nan.csv")
+        assert status == 2 and out == ""
+        assert f"the model {model_path}, PushBoost (learner stumps), cannot score missing values" in err
+        assert "--learner trees" in err and "impute" in err
+    status, out, err = run_main("score", model_path, d / "clean.csv")
+    assert status == 0, err
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x0,label\n1,0\n2,NA\n", "line 3: missing label in column 'label'"),
+        ("x0,label\n1,0\n2,\n", "line 3: missing label in column 'label'"),
+        ("x0,label\n1,0\n2,inf\n", "line 3: non-finite label in column 'label', got 'inf'"),
+        ("x0,label\n1,0\ninf,1\n", "line 3, column 'x0': expected a finite number, got 'inf'"),
+        ("x0,label\n1,0\n-1e999,1\n", "line 3, column 'x0': expected a finite number, got '-1e999'"),
+    ],
+    ids=["NA-label", "empty-label", "inf-label", "inf-feature", "overflow-feature"],
+)
+def test_missing_labels_and_infinite_values_stay_refused_with_trees(text, message, tmp_path):
+    (tmp_path / "d.csv").write_text(text)
+    status, _, err = run_main("fit", tmp_path / "d.csv", "--learner", "trees", "--out", tmp_path / "m.json")
+    assert status == 2
+    assert f"d.csv, {message}" in err and "\n" not in err.strip()

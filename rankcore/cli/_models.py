@@ -456,3 +456,118 @@ def describe_kinds() -> str:
 def models_epilog(*examples: str) -> str:
     """Help epilog of a command that trains models: the model kinds, then example command lines."""
     return "models:\n" + describe_kinds() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in examples)
+
+
+# --------------------------------------------------------------------------
+# Missing values
+# --------------------------------------------------------------------------
+
+
+def accepts_missing(estimator) -> bool:
+    """Whether ``estimator`` takes NaN in X: scikit-learn's ``allow_nan`` input tag.
+
+    The push estimators set it from their learner's ``allow_nan`` (``trees``,
+    or a plugin learner that declares it), so the answer follows the
+    configuration, plugins included.
+    """
+    from sklearn.utils import get_tags
+
+    try:
+        return bool(get_tags(estimator).input_tags.allow_nan)
+    except Exception:  # an estimator without usable tags: assume complete data is needed
+        return False
+
+
+def nan_learners() -> list[str]:
+    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reg = registry()
+    return [name for name in reg.names("learner") if getattr(reg.get("learner", name), "allow_nan", False)]
+
+
+def describe_estimator(estimator, label: str | None = None) -> str:
+    """``"push (learner stumps)"``: the label (or class name) and, where it has one, the learner."""
+    text = label or type(estimator).__name__
+    learner = estimator.get_params(deep=False).get("learner") if hasattr(estimator, "get_params") else None
+    if learner is not None and "learner=" not in text:
+        text += f" (learner {learner if isinstance(learner, str) else type(learner).__name__})"
+    return text
+
+
+def _way_out() -> str:
+    learners = nan_learners()
+    users = [k.name for k in KINDS.values() if "learner" in k.options]
+    if not learners:
+        return "impute the missing values first (no registered learner handles them)"
+    flags = " or ".join(f"--learner {name}" for name in learners)
+    return (f"use a learner that handles them ({flags}, with --model {' or '.join(users)}) "
+            "or impute the missing values first")
+
+
+def missing_facts(datasets) -> list[tuple[Any, Any]]:
+    """``(dataset, MissingValues)`` for each of ``datasets`` (None skipped) with missing feature values."""
+    found = []
+    for data in datasets:
+        if data is not None:
+            missing = data.missing()
+            if missing is not None:
+                found.append((data, missing))
+    return found
+
+
+def check_missing(configs: list[ModelConfig], datasets, *, found=None) -> None:
+    """Refuse, before any training, models that cannot use the missing values some data file has.
+
+    Parameters
+    ----------
+    configs : list of ModelConfig
+        The models to fit (every one must handle NaN if any file has some:
+        a comparison that silently drops models would mislead).
+    datasets : iterable of Dataset or None
+        The files the models are fitted on or scored on.
+    found : list, optional
+        :func:`missing_facts` of ``datasets``, if already computed.
+
+    Raises
+    ------
+    CommandError
+        Naming the file(s) and their missing values (count, rows, columns,
+        the first one's line and column), the models that cannot use them,
+        and the way out.
+    """
+    found = missing_facts(datasets) if found is None else found
+    if not found:
+        return
+    cannot = []
+    for config in configs:
+        estimator = config.build()
+        if not accepts_missing(estimator):
+            cannot.append(describe_estimator(estimator, config.label))
+    if not cannot:
+        return
+    facts = "; ".join(f"{data.source} has {missing.describe()}" for data, missing in found)
+    if len(configs) == 1:
+        who = f"{cannot[0]} cannot use missing values"
+        out = _way_out()
+    else:
+        who = f"{len(cannot)} of the {len(configs)} models cannot use missing values: {', '.join(cannot)}"
+        out = "leave them out of the comparison, " + _way_out()
+    raise CommandError(f"{facts}; {who}: {out}")
+
+
+def check_model_missing(model, model_path: str, data) -> None:
+    """Refuse to score a file with missing values with a model that cannot use them (before scoring)."""
+    if accepts_missing(model):
+        return
+    missing = data.missing()
+    if missing is None:
+        return
+    flags = " or ".join(f"--learner {name}" for name in nan_learners()) or "a learner that handles them"
+    raise CommandError(f"{data.source} has {missing.describe()}; the model {model_path}, "
+                       f"{describe_estimator(model)}, cannot score missing values: impute them first, or fit "
+                       f"a model that handles them (rankcore fit ... {flags})")

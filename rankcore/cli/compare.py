@@ -35,7 +35,16 @@ from ._common import (
     nonnegative_int,
     scalar_metric,
 )
-from ._models import ModelConfig, add_model_options, build_configs, decision_scores, fit_one, models_epilog
+from ._models import (
+    ModelConfig,
+    add_model_options,
+    build_configs,
+    check_missing,
+    decision_scores,
+    fit_one,
+    missing_facts,
+    models_epilog,
+)
 from ._progress import Progress, add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
@@ -292,12 +301,16 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=())
             check_output(path, option, inputs=inputs, force=args.force)
 
 
-def data_facts_of(data, extra: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def data_facts_of(data, extra: list[tuple[str, str]], found=()) -> list[tuple[str, str]]:
     from ..report import file_sha256
 
-    return [("file", data.source), ("sha256", file_sha256(data.source)), ("format", data.format),
-            ("rows", str(data.n_samples)), ("features", str(data.n_features)),
-            ("label", str(data.label_name))] + extra
+    facts = [("file", data.source), ("sha256", file_sha256(data.source)), ("format", data.format),
+             ("rows", str(data.n_samples)), ("features", str(data.n_features)),
+             ("label", str(data.label_name))]
+    for source, missing in found:
+        what = "missing values" if source is data else f"missing values ({source.source})"
+        facts.append((what, f"{missing.n_values} in {missing.n_rows} rows, columns {', '.join(missing.columns)}"))
+    return facts + extra
 
 
 def run(args) -> int:
@@ -317,6 +330,7 @@ def run(args) -> int:
         split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
                        ("test rows", str(test.n_samples))]
     else:
+        test = None
         try:
             X_tr, X_te, y_tr, y_te = train_test_split(data.X, y, test_size=args.test_size, stratify=y,
                                                       random_state=args.random_state)
@@ -324,12 +338,17 @@ def run(args) -> int:
             raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
         splits = {"train": (X_tr, y_tr), "test": (X_te, y_te)}
         split_facts = [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")]
+    found = missing_facts([data, test])
+    check_missing(configs, [data, test], found=found)  # every model, before any training
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
     info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
-               f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant; "
-               f"{len(configs)} model(s)")
+               f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
+               + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"
+                         + ("" if d is data else f" of {d.source}") for d, m in found)
+               + f"; {len(configs)} model(s)")
     progress = Progress(args.progress, quiet=args.quiet)
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=monitor)
     title = os.path.basename(data.source)
-    finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts), argv=getattr(args, "_argv", None))
+    finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
+           argv=getattr(args, "_argv", None))
     return 0

@@ -14,8 +14,16 @@ from ._common import (
     load,
     scalar_metric,
 )
-from ._models import add_model_options, build_configs, fit_one, models_epilog
+from ._models import add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog
 from ._progress import Progress, add_progress_options
+
+
+def missing_note(data, found) -> str:
+    """``"; 12 missing values in 9 rows"`` for the status line, when ``data`` has missing values."""
+    for source, missing in found:
+        if source is data:
+            return f"; {missing.n_values} missing value{'s' if missing.n_values != 1 else ''} in {missing.n_rows} rows"
+    return ""
 
 
 def add_parser(subparsers):
@@ -72,9 +80,12 @@ def run(args) -> int:
         val = load(args, args.validation, n_features=data.n_features)
         X_val, y_val, where = val.X, val.binary_target(args.positive, require_both=False), "validation"
     else:
+        val = None
         X_val, y_val, where = data.X, y, "train"
+    found = missing_facts([data, val])
+    check_missing([config], [data, val], found=found)  # before any training
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
-               f"(label: {data.label_name})")
+               f"(label: {data.label_name})" + missing_note(data, found))
 
     progress = Progress(args.progress, quiet=args.quiet)
     outcome = fit_one(config, data.X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),

@@ -6,7 +6,7 @@ import csv
 import sys
 
 from ._common import add_data_options, add_force_option, check_output, info, load
-from ._models import decision_scores
+from ._models import check_model_missing, decision_scores
 
 
 def add_parser(subparsers):
@@ -38,6 +38,7 @@ def run(args) -> int:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
     data = load(args, args.data, require_label=args.with_label, n_features=int(model.n_features_in_))
+    check_model_missing(model, args.model, data)
     scores = decision_scores(model, data.X)
     columns = ["score"]
     extra: list[np.ndarray] = []
