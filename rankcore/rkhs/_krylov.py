@@ -453,11 +453,15 @@ class KrylovSpectrum(Spectrum):
                 pending = bad
             steps = self._predict(history, j, ratio, pending)
             history = (j, np.log(np.maximum(ratio, 1e-300)), bad.copy())
-            # Each check costs O(k j²); at most every `lag` steps, at least every j/4, and where the
-            # extrapolated error of the slowest pending (filter, λ) reaches its threshold.
-            if not math.isfinite(steps):
-                steps = max(2 * lag, j // 8)
-            target = j + int(min(max(steps, lag), max(2 * lag, j // 4)))
+            # Each check costs two small eigenproblems and O(k j²): the next one where the extrapolated
+            # error of the slowest pending (filter, λ) reaches its threshold (a little before: an early
+            # check costs less than steps too many), at least `lag` and at most j/2 steps on (j/4 while
+            # there is no rate to extrapolate).
+            if math.isfinite(steps):
+                steps = min(max(math.ceil(0.85 * steps), lag), max(2 * lag, j // 2))
+            else:
+                steps = max(2 * lag, j // 4)
+            target = j + int(steps)
 
     def _predict(self, history, j, ratio, pending) -> float:
         """Steps until the slowest ``pending`` (filter, λ) meets its threshold, extrapolating each
