@@ -289,3 +289,50 @@ def test_estimator_krylov_does_not_depend_on_threads():
     two = KernelRanker(solver="krylov", lam=lams, n_jobs=2).fit(X, y)
     assert one.n_iter_ == two.n_iter_
     np.testing.assert_allclose(two.dual_coef_, one.dual_coef_, rtol=1e-9, atol=1e-12 * np.abs(one.dual_coef_).max())
+
+
+# ----------------------------------------------------------------------
+# The cut-off fallback: only the eigenpairs above the smallest λ
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("kernel, d", [("rbf:2", 3), ("poly:2", 2)], ids=["rbf", "poly-rank-deficient"])
+def test_exact_spectrum_with_min_eigenvalue_gives_the_cutoff_path(kernel, d):
+    X, y, K = problem(130, seed=16, d=d, kernel=kernel)
+    cut = [resolve("filter", "cutoff")]
+    full = ExactSpectrum(K.copy(), y)
+    at_eigenvalues = full.eigenvalues[full.eigenvalues > 1e-6][-40::7]  # λ exactly at eigenvalues too (the step)
+    lams = np.sort(np.concatenate([at_eigenvalues, np.logspace(-1, -6, 6)]))[::-1]
+    floor = float(lams.min())
+    part = ExactSpectrum(K.copy(), y, min_eigenvalue=floor)
+    assert part.eigenvalues.shape[0] < full.eigenvalues.shape[0]
+    assert (full.eigenvalues >= floor).sum() <= part.eigenvalues.shape[0]
+    assert part.lam_floor == pytest.approx(full.lam_floor, rel=1e-12) and part.norm == pytest.approx(full.norm, rel=1e-12)
+    np.testing.assert_allclose(part.path(cut, lams), full.path(cut, lams), rtol=1e-10,
+                               atol=1e-10 * np.abs(full.path(cut, lams)).max())
+
+
+def test_krylov_cutoff_fallback_uses_the_partial_route_and_switches_when_needed():
+    X, y, K = problem(200, seed=17)
+    calls = []
+
+    def exact(min_eigenvalue=None):
+        calls.append(min_eigenvalue)
+        return ExactSpectrum(K.copy(), y, min_eigenvalue=min_eigenvalue)
+
+    filters = [resolve("filter", s) for s in ("tikhonov", "showalter", "cutoff")]
+    lams = np.logspace(0, -7, 15)
+    ref = ExactSpectrum(K.copy(), y).path(filters, lams)
+    sp = KrylovSpectrum(DenseOperator(K), y, exact=exact)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KrylovConvergenceWarning)
+        C = sp.path(filters, lams)
+    assert sp.unconverged_ and all(spec == "cutoff" for spec, _ in sp.unconverged_)
+    assert calls == [min(lam for _, lam in sp.unconverged_)]  # one partial decomposition
+    assert relative_score_error(K, ref, C) <= 1e-6
+    # a later request the partial spectrum cannot serve (a smooth filter that misses its bound) builds the full one
+    sp.max_iter = sp.n_iter
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KrylovConvergenceWarning)
+        C2 = sp.path([resolve("filter", "landweber")], np.array([1e-12]))
+    assert calls[-1] is None
+    ref2 = ExactSpectrum(K.copy(), y).path([resolve("filter", "landweber")], np.array([1e-12]))
+    assert relative_score_error(K, ref2, C2) <= 1e-6

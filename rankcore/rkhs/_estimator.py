@@ -522,8 +522,9 @@ class KernelRanker(BaseEstimator):
             K = self._gram(X)
             exact = None
             if m <= EXACT_MAX_SAMPLES and 16 * m * m <= self._memory_budget:
-                def exact():  # the fallback for (filter, λ) that miss their bound
-                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads)
+                def exact(min_eigenvalue=None):  # the fallback for (filter, λ) that miss their bound
+                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads,
+                                         min_eigenvalue=min_eigenvalue)
             operator = DenseOperator(K)
         else:
             block = max(1, min(KRYLOV_BLOCK, self._memory_budget // (8 * m)))
