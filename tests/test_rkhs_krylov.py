@@ -299,15 +299,20 @@ def test_exact_spectrum_with_min_eigenvalue_gives_the_cutoff_path(kernel, d):
     X, y, K = problem(130, seed=16, d=d, kernel=kernel)
     cut = [resolve("filter", "cutoff")]
     full = ExactSpectrum(K.copy(), y)
-    at_eigenvalues = full.eigenvalues[full.eigenvalues > 1e-6][-40::7]  # λ exactly at eigenvalues too (the step)
-    lams = np.sort(np.concatenate([at_eigenvalues, np.logspace(-1, -6, 6)]))[::-1]
-    floor = float(lams.min())
+    positive = full.eigenvalues[full.eigenvalues > 1e-6 * full.norm]  # above rounding noise
+    top = positive[-min(20, positive.size):]
+    between = np.sqrt(top[:-1] * top[1:])  # λ between two eigenvalues: the step right next to them
+    floor = float(between[0])
+    lams = np.concatenate([between, np.geomspace(floor, between[-1], 7)[1:-1]])
     part = ExactSpectrum(K.copy(), y, min_eigenvalue=floor)
     assert part.eigenvalues.shape[0] < full.eigenvalues.shape[0]
-    assert (full.eigenvalues >= floor).sum() <= part.eigenvalues.shape[0]
+    assert part.eigenvalues.shape[0] >= (full.eigenvalues >= floor).sum()
     assert part.lam_floor == pytest.approx(full.lam_floor, rel=1e-12) and part.norm == pytest.approx(full.norm, rel=1e-12)
-    np.testing.assert_allclose(part.path(cut, lams), full.path(cut, lams), rtol=1e-10,
-                               atol=1e-10 * np.abs(full.path(cut, lams)).max())
+    ref = full.path(cut, lams)
+    np.testing.assert_allclose(part.path(cut, lams), ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    # more than a quarter of the eigenpairs above the bound: all of them are computed
+    low = ExactSpectrum(K.copy(), y, min_eigenvalue=float(full.eigenvalues[-60]))
+    assert low.eigenvalues.shape[0] == full.eigenvalues.shape[0]
 
 
 def test_krylov_cutoff_fallback_uses_the_partial_route_and_switches_when_needed():
