@@ -116,7 +116,7 @@ class KernelRanker(BaseEstimator):
         ``"auto"`` chooses by predicted time and memory (exact on small
         data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
         machine); ``solver_`` and ``solver_plan_`` say what it chose and why.
-    tol : float, default 1e-6
+    tol : float, default 1e-8
         ``solver="krylov"``: relative coefficient error certified for every
         (filter, λ); the default reproduces the exact path's scores to
         better than 1e-6 and its hold-out choices.
