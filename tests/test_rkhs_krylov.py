@@ -341,3 +341,20 @@ def test_krylov_cutoff_fallback_uses_the_partial_route_and_switches_when_needed(
     assert calls[-1] is None
     ref2 = ExactSpectrum(K.copy(), y).path([resolve("filter", "landweber")], np.array([1e-12]))
     assert relative_score_error(K, ref2, C2) <= 1e-6
+
+
+def test_sturm_count_matches_eigenvalues():
+    from rankcore.rkhs._spectral import _count_below
+
+    rng = np.random.default_rng(18)
+    for n in (1, 2, 5, 60):
+        for trial in range(12):
+            d, e = rng.normal(size=n), rng.normal(size=n - 1)
+            if trial % 3 == 0:
+                e[: n // 2] = 0.0  # a split matrix: zero off-diagonals
+            if trial % 4 == 0:
+                d[:] = 1.0  # repeated diagonal
+            ev = np.linalg.eigvalsh(np.diag(d) + np.diag(e, 1) + np.diag(e, -1))
+            for sigma in np.concatenate([rng.normal(size=4), [ev.min() - 1, ev.max() + 1]]):
+                if np.min(np.abs(ev - sigma)) > 1e-9:
+                    assert _count_below(d, e, float(sigma)) == int((ev < sigma).sum())
