@@ -385,13 +385,14 @@ class KrylovSpectrum(Spectrum):
         return theta, S
 
     # -- convergence ----------------------------------------------------
-    def _state(self, filters: Sequence[Filter], lams: np.ndarray, active: np.ndarray | None = None):
+    def _state(self, filters: Sequence[Filter], lams: np.ndarray, active: np.ndarray | None = None, ritz=None):
         """Ritz data and the basis coefficients Y (n_f, n_l, j) of every (filter, λ) (only ``active`` ones).
 
         One filter evaluation over the active λ per filter and one matrix
         product (k × j by j × j) for all of them: O(k j²) for k active pairs.
+        ``ritz``: the Ritz pairs (θ, S) of the current basis when already known.
         """
-        theta, S = self._ritz()
+        theta, S = self._ritz() if ritz is None else ritz
         top = float(theta.max()) if theta.size else 0.0
         norm = top if top > 0 else 1.0
         w = self._bnorm * S[0]
@@ -520,7 +521,7 @@ class KrylovSpectrum(Spectrum):
                 self._first_ok = first_ok
                 if active.all():
                     return bad, state
-                return bad, self._state(filters, lams)
+                return bad, self._state(filters, lams, ritz=state[:2])
             pending = bad if not cutoff_exact else bad & ~is_cutoff[:, None]
             if not pending.any():
                 pending = bad
@@ -564,9 +565,9 @@ class KrylovSpectrum(Spectrum):
         self.iterations_ = {(flt.spec, float(lam)): int(self._first_ok[i, k]) if self._first_ok[i, k] >= 0 else None
                             for i, flt in enumerate(filters) for k, lam in enumerate(lams)}
         j = self.n_iter
-        C = Y.reshape(n_f * n_l, j) @ self._V[:j]
-        C -= C.mean(axis=1, keepdims=True)  # back onto range(P), as the exact path
-        C = C.reshape(n_f, n_l, self._m)
+        # Every basis vector is centered when it is made (range(P) to rounding), so C is too: no pass over
+        # the k x m result to re-center it (the exact path needs one, after its reflectors).
+        C = (Y.reshape(n_f * n_l, j) @ self._V[:j]).reshape(n_f, n_l, self._m)
         self.unconverged_ = [(filters[i].spec, float(lams[k])) for i, k in zip(*np.nonzero(bad))]
         if bad.any():
             worst = ", ".join(f"{s} lam={lam:.3g}" for s, lam in self.unconverged_[:5])
