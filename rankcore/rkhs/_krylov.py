@@ -151,8 +151,8 @@ class DenseOperator:
 
     K is symmetric, so a symmetric product (BLAS ``dsymv``) reads one triangle:
     half the memory traffic of a general product, and the product is
-    memory-bound (measured at m = 2,000: 0.76 ms against 1.45 ms for
-    ``K @ v`` on one thread).  The lower triangle of the C-ordered K (its
+    memory-bound (measured at m = 2,000 on one thread: 0.76 ms against
+    1.45 ms for ``K @ v`` alone, 0.90 ms against 1.25 ms inside Lanczos).  The lower triangle of the C-ordered K (its
     upper triangle as the Fortran-ordered ``K.T``, no copy) is the one read;
     a K that is not C-contiguous float64 gets the general product.  2 m²
     flops, O(m) extra memory.
