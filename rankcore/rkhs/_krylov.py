@@ -303,6 +303,9 @@ class KrylovSpectrum(Spectrum):
         operator: coefficients over the landmarks); None = the m rows.
     """
 
+    #: A check is at most this fraction of the basis size after the previous one.
+    _growth = 0.5
+
     def __init__(self, operator: Callable[[np.ndarray], np.ndarray], y: np.ndarray, *,
                  tol: float = DEFAULT_TOL, max_iter: int = DEFAULT_MAX_ITER, lag: int = 4,
                  exact: Callable[[], Spectrum] | None = None, post: np.ndarray | None = None) -> None:
@@ -532,7 +535,7 @@ class KrylovSpectrum(Spectrum):
             # check costs less than steps too many), at least `lag` and at most j/2 steps on (j/4 while
             # there is no rate to extrapolate).
             if math.isfinite(steps):
-                steps = min(max(math.ceil(0.85 * steps), lag), max(2 * lag, j // 2))
+                steps = min(max(math.ceil(0.85 * steps), lag), max(2 * lag, int(self._growth * j)))
             else:
                 steps = max(2 * lag, j // 4)
             target = j + int(steps)
