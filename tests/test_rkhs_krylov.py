@@ -358,3 +358,17 @@ def test_sturm_count_matches_eigenvalues():
             for sigma in np.concatenate([rng.normal(size=4), [ev.min() - 1, ev.max() + 1]]):
                 if np.min(np.abs(ev - sigma)) > 1e-9:
                     assert _count_below(d, e, float(sigma)) == int((ev < sigma).sum())
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(4, 90), seed=st.integers(0, 2**16), log_lam=st.floats(-8, 0),
+       spec=st.sampled_from(["iterated:2", "iterated:5", "landweber", "showalter", "cutoff"]),
+       kernel=st.sampled_from(["rbf:2", "rbf:0.2", "laplacian:3", "poly:2"]))
+def test_krylov_certified_filters_match_exact(m, seed, log_lam, spec, kernel):
+    # the difference estimate, its plateau guard (tol^(1/4)) and the check schedule on random problems
+    X, y, K = problem(m, seed=seed, kernel=kernel, levels=3)
+    flt = [resolve("filter", spec)]
+    lams = np.array([10.0 ** log_lam, 10.0 ** (log_lam / 2)])
+    ref = ExactSpectrum(K.copy(), y).path(flt, lams)
+    C, sp = krylov_path(K, y, flt, lams)
+    assert relative_score_error(K, ref, C) <= 1e-6

@@ -298,6 +298,10 @@ class KrylovSpectrum(Spectrum):
     exact : callable or None
         ``exact() -> Spectrum`` of the same problem, used for the (filter, λ)
         that miss their bound; None keeps the Krylov values (with the warning).
+        A factory that also takes ``min_eigenvalue=`` (as
+        :class:`~rankcore.rkhs._spectral.ExactSpectrum` does) is asked for the
+        eigenpairs above the smallest λ only, when every missed pair is a
+        spectral cut-off value (module docs).
     post : ndarray or None, shape (m, n_support)
         Maps coefficients over the m rows to the support (for a low-rank
         operator: coefficients over the landmarks); None = the m rows.
