@@ -372,3 +372,17 @@ def test_krylov_certified_filters_match_exact(m, seed, log_lam, spec, kernel):
     ref = ExactSpectrum(K.copy(), y).path(flt, lams)
     C, sp = krylov_path(K, y, flt, lams)
     assert relative_score_error(K, ref, C) <= 1e-6
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "readonly", "float32"])
+def test_dense_operator_symmetric_product_equals_numpy(layout):
+    X, y, K = problem(97, seed=19)
+    v = np.random.default_rng(19).normal(size=97)
+    ref = K @ v
+    M = {"C": K.copy(), "F": np.asfortranarray(K), "readonly": K.copy(), "float32": K.astype(np.float32)}[layout]
+    if layout == "readonly":
+        M.flags.writeable = False
+    op = DenseOperator(M)
+    assert (op._symv is not None) == (layout in ("C", "readonly"))  # the one-triangle product where it applies
+    rtol = 1e-6 if layout == "float32" else 1e-12
+    np.testing.assert_allclose(op(v), ref, rtol=rtol, atol=rtol * np.abs(ref).max())
