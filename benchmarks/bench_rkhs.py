@@ -225,8 +225,10 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
         def run(_):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", KrylovConvergenceWarning)
-                sp = KrylovSpectrum(DenseOperator(K), y,
-                                    exact=(lambda: ExactSpectrum(K.copy(), y, n_threads=threads)) if exact_route else None)
+                def exact(min_eigenvalue=None):
+                    return ExactSpectrum(K.copy(), y, n_threads=threads, min_eigenvalue=min_eigenvalue)
+
+                sp = KrylovSpectrum(DenseOperator(K), y, exact=exact if exact_route else None)
                 last[len(flts)] = (sp, sp.path(flts, grid))
         return run
 

@@ -146,3 +146,20 @@ def test_iterated_tikhonov_nu_is_bounded():
     with pytest.raises(SpecError, match=r"nu must be an integer >= 1 and <= 1e\+06"):
         rankcore.get_registry().resolve("filter", "iterated:1e308")
     assert rankcore.get_registry().resolve("filter", "iterated:1000000").nu == 10**6
+
+
+@pytest.mark.parametrize("spec", ["tikhonov", "iterated", "iterated:5", "iterated:100", "cutoff", "landweber",
+                                  "landweber:0.5", "showalter"])
+def test_vectorized_path_equals_calls_bit_for_bit(spec):
+    # The built-in filters evaluate a whole λ grid at once (_evaluate_path); each row must equal the
+    # one-λ call exactly, at t = 0, subnormal and tiny t, t = λ (the cut-off step), and for Landweber
+    # at λ > 1 (zero steps), λ = 1/k (the floor guard) and μt = 1 (log1p(-1) = -inf).
+    flt = rankcore.get_registry().resolve("filter", spec)
+    rng = np.random.default_rng(len(spec))
+    t = np.concatenate([[0.0, 5e-324, 1e-300, 1e-291, 2.0, 1.0, 0.25],
+                        rng.uniform(0, 2, 40), 10.0 ** rng.uniform(-300, 0, 40)])
+    lams = np.concatenate([[1.0, 1.5, 3.0, 0.5, 1 / 3, 1 / 7, 1e-300, 1e-12, 0.25], 10.0 ** rng.uniform(-12, 1, 30)])
+    grid = flt.path(t, lams, norm=2.0)
+    assert grid.shape == (lams.size, t.size)
+    for i, lam in enumerate(lams):
+        np.testing.assert_array_equal(grid[i], flt(t, lam, norm=2.0), err_msg=f"{spec} lam={lam!r}")

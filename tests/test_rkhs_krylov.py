@@ -289,3 +289,100 @@ def test_estimator_krylov_does_not_depend_on_threads():
     two = KernelRanker(solver="krylov", lam=lams, n_jobs=2).fit(X, y)
     assert one.n_iter_ == two.n_iter_
     np.testing.assert_allclose(two.dual_coef_, one.dual_coef_, rtol=1e-9, atol=1e-12 * np.abs(one.dual_coef_).max())
+
+
+# ----------------------------------------------------------------------
+# The cut-off fallback: only the eigenpairs above the smallest λ
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("kernel, d", [("rbf:2", 3), ("poly:2", 2)], ids=["rbf", "poly-rank-deficient"])
+def test_exact_spectrum_with_min_eigenvalue_gives_the_cutoff_path(kernel, d):
+    X, y, K = problem(130, seed=16, d=d, kernel=kernel)
+    cut = [resolve("filter", "cutoff")]
+    full = ExactSpectrum(K.copy(), y)
+    positive = full.eigenvalues[full.eigenvalues > 1e-6 * full.norm]  # above rounding noise
+    top = positive[-min(20, positive.size):]
+    between = np.sqrt(top[:-1] * top[1:])  # λ between two eigenvalues: the step right next to them
+    floor = float(between[0])
+    lams = np.concatenate([between, np.geomspace(floor, between[-1], 7)[1:-1]])
+    part = ExactSpectrum(K.copy(), y, min_eigenvalue=floor)
+    assert part.eigenvalues.shape[0] < full.eigenvalues.shape[0]
+    assert part.eigenvalues.shape[0] >= (full.eigenvalues >= floor).sum()
+    assert part.lam_floor == pytest.approx(full.lam_floor, rel=1e-12) and part.norm == pytest.approx(full.norm, rel=1e-12)
+    ref = full.path(cut, lams)
+    np.testing.assert_allclose(part.path(cut, lams), ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    # more than a quarter of the eigenpairs above the bound: all of them are computed
+    low = ExactSpectrum(K.copy(), y, min_eigenvalue=float(full.eigenvalues[-60]))
+    assert low.eigenvalues.shape[0] == full.eigenvalues.shape[0]
+
+
+def test_krylov_cutoff_fallback_uses_the_partial_route_and_switches_when_needed():
+    X, y, K = problem(200, seed=17)
+    calls = []
+
+    def exact(min_eigenvalue=None):
+        calls.append(min_eigenvalue)
+        return ExactSpectrum(K.copy(), y, min_eigenvalue=min_eigenvalue)
+
+    filters = [resolve("filter", s) for s in ("tikhonov", "showalter", "cutoff")]
+    lams = np.logspace(0, -7, 15)
+    ref = ExactSpectrum(K.copy(), y).path(filters, lams)
+    sp = KrylovSpectrum(DenseOperator(K), y, exact=exact)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KrylovConvergenceWarning)
+        C = sp.path(filters, lams)
+    assert sp.unconverged_ and all(spec == "cutoff" for spec, _ in sp.unconverged_)
+    assert calls == [min(lam for _, lam in sp.unconverged_)]  # one partial decomposition
+    assert relative_score_error(K, ref, C) <= 1e-6
+    # a later request the partial spectrum cannot serve (a smooth filter that misses its bound) builds the full one
+    sp.max_iter = sp.n_iter
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KrylovConvergenceWarning)
+        C2 = sp.path([resolve("filter", "landweber")], np.array([1e-12]))
+    assert calls[-1] is None
+    ref2 = ExactSpectrum(K.copy(), y).path([resolve("filter", "landweber")], np.array([1e-12]))
+    assert relative_score_error(K, ref2, C2) <= 1e-6
+
+
+def test_sturm_count_matches_eigenvalues():
+    from rankcore.rkhs._spectral import _count_below
+
+    rng = np.random.default_rng(18)
+    for n in (1, 2, 5, 60):
+        for trial in range(12):
+            d, e = rng.normal(size=n), rng.normal(size=n - 1)
+            if trial % 3 == 0:
+                e[: n // 2] = 0.0  # a split matrix: zero off-diagonals
+            if trial % 4 == 0:
+                d[:] = 1.0  # repeated diagonal
+            ev = np.linalg.eigvalsh(np.diag(d) + np.diag(e, 1) + np.diag(e, -1))
+            for sigma in np.concatenate([rng.normal(size=4), [ev.min() - 1, ev.max() + 1]]):
+                if np.min(np.abs(ev - sigma)) > 1e-9:
+                    assert _count_below(d, e, float(sigma)) == int((ev < sigma).sum())
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(4, 90), seed=st.integers(0, 2**16), log_lam=st.floats(-8, 0),
+       spec=st.sampled_from(["iterated:2", "iterated:5", "landweber", "showalter", "cutoff"]),
+       kernel=st.sampled_from(["rbf:2", "rbf:0.2", "laplacian:3", "poly:2"]))
+def test_krylov_certified_filters_match_exact(m, seed, log_lam, spec, kernel):
+    # the difference estimate, its plateau guard (tol^(1/4)) and the check schedule on random problems
+    X, y, K = problem(m, seed=seed, kernel=kernel, levels=3)
+    flt = [resolve("filter", spec)]
+    lams = np.array([10.0 ** log_lam, 10.0 ** (log_lam / 2)])
+    ref = ExactSpectrum(K.copy(), y).path(flt, lams)
+    C, sp = krylov_path(K, y, flt, lams)
+    assert relative_score_error(K, ref, C) <= 1e-6
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "readonly", "float32"])
+def test_dense_operator_symmetric_product_equals_numpy(layout):
+    X, y, K = problem(97, seed=19)
+    v = np.random.default_rng(19).normal(size=97)
+    ref = K @ v
+    M = {"C": K.copy(), "F": np.asfortranarray(K), "readonly": K.copy(), "float32": K.astype(np.float32)}[layout]
+    if layout == "readonly":
+        M.flags.writeable = False
+    op = DenseOperator(M)
+    assert (op._symv is not None) == (layout in ("C", "readonly"))  # the one-triangle product where it applies
+    rtol = 1e-6 if layout == "float32" else 1e-12
+    np.testing.assert_allclose(op(v), ref, rtol=rtol, atol=rtol * np.abs(ref).max())

@@ -155,26 +155,39 @@ class Filter(Component):
     def path(self, t: Any, lams: Any, *, norm: Any = 1.0) -> np.ndarray:
         """g_λ(t) for every λ of a grid: an array of shape (len(lams), len(t)).
 
-        The default calls :meth:`evaluate` once per λ (O(len(lams)·len(t)))
-        and validates the input once and the whole output at the end; a
-        filter may override it with something faster.
+        Calls :meth:`_evaluate_path` (by default :meth:`evaluate` once per λ,
+        O(len(lams)·len(t))) and validates the input once and the whole output
+        at the end; a filter may override ``_evaluate_path`` with something faster.
         """
         owner = f"filter {self.spec!r}"
         norm_f = _check_norm(norm, owner)
         arr = _check_spectrum(t, owner)
         lam_arr = np.asarray(lams, dtype=np.float64).reshape(-1)
-        for lam in lam_arr:
-            _check_lam(float(lam), owner)
+        if not (np.isfinite(lam_arr).all() and (lam_arr > 0).all()):
+            for lam in lam_arr:  # names the offending value
+                _check_lam(float(lam), owner)
         self._check_norm_bound(arr, norm_f)
         view = arr.view()
         view.flags.writeable = False  # a filter must not modify the spectrum
-        out = np.empty((lam_arr.shape[0], arr.shape[0]))
-        for i, lam in enumerate(lam_arr):
-            row = np.asarray(self.evaluate(view, float(lam), norm_f), dtype=np.float64)
-            if row.shape != arr.shape:
-                raise RuntimeError(f"{owner}: evaluate returned shape {row.shape}, expected {arr.shape}")
-            out[i] = row
+        out = self._evaluate_path(view, lam_arr, norm_f)
         self._check_output(out, f"lam in [{lam_arr.min() if lam_arr.size else 0!r}, {lam_arr.max() if lam_arr.size else 0!r}]")
+        return out
+
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        """g_λ(t) for validated ``t`` (read-only) and ``lams``: shape (len(lams), len(t)).
+
+        The default calls :meth:`evaluate` once per λ; a filter may override it
+        with a vectorized formula that gives the same values bit for bit (the
+        built-in filters do: the Krylov path evaluates its filters on the Ritz
+        values at every convergence check, where a Python loop over 200 λ
+        would cost more than the arithmetic).
+        """
+        out = np.empty((lams.shape[0], t.shape[0]))
+        for i, lam in enumerate(lams):
+            row = np.asarray(self.evaluate(t, float(lam), norm), dtype=np.float64)
+            if row.shape != t.shape:
+                raise RuntimeError(f"filter {self.spec!r}: evaluate returned shape {row.shape}, expected {t.shape}")
+            out[i] = row
         return out
 
     def _check_norm_bound(self, t: np.ndarray, norm: float) -> None:

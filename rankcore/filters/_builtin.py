@@ -38,6 +38,9 @@ class Tikhonov(Filter):
     def evaluate(self, t: np.ndarray, lam: float, norm: float) -> np.ndarray:
         return 1.0 / (t + lam)
 
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        return 1.0 / (t[None, :] + lams[:, None])
+
 
 class IteratedTikhonov(Filter):
     """ν-times iterated Tikhonov: g_λ(t) = (1/t)·(1 − (λ/(t + λ))^ν), g_λ(0) = ν/λ.
@@ -67,6 +70,13 @@ class IteratedTikhonov(Filter):
         out[big] = -np.expm1(-self.nu * np.log1p(u[big])) / t[big]
         return out
 
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        u = t[None, :] / lams[:, None]
+        out = np.broadcast_to((self.nu / lams)[:, None], u.shape).copy()
+        big = u >= _TINY
+        out[big] = -np.expm1(-self.nu * np.log1p(u[big])) / np.broadcast_to(t, u.shape)[big]
+        return out
+
 
 class SpectralCutoff(Filter):
     """Spectral cut-off (truncated eigen-expansion): g_λ(t) = 1/t for t ≥ λ, else 0."""
@@ -79,6 +89,11 @@ class SpectralCutoff(Filter):
         keep = t >= lam
         out[keep] = 1.0 / t[keep]
         return out
+
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        with np.errstate(divide="ignore", over="ignore"):  # inf only where t < λ (not kept); else as evaluate
+            inv = 1.0 / t
+        return np.where(t[None, :] >= lams[:, None], inv[None, :], 0.0)
 
 
 class Landweber(Filter):
@@ -115,6 +130,20 @@ class Landweber(Filter):
             out[big] = -np.expm1(k * np.log1p(-v[big])) / t[big]
         return out
 
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        mu = self.step / norm
+        k = np.floor((1.0 / lams) * (1.0 + 1e-12))  # n_steps, elementwise
+        v = np.minimum(mu * t, 1.0)
+        big = v >= _TINY
+        with np.errstate(divide="ignore"):
+            log_v = np.log1p(-v[big])  # shared by every λ
+        out = np.empty((lams.shape[0], t.shape[0]))
+        out[:] = (k * mu)[:, None]
+        with np.errstate(invalid="ignore"):  # 0 * -inf in the rows with k = 0, overwritten below
+            out[:, big] = -np.expm1(k[:, None] * log_v[None, :]) / t[big][None, :]
+        out[k == 0.0] = 0.0
+        return out
+
 
 class Showalter(Filter):
     """Showalter's method (asymptotic regularization): g_λ(t) = (1 − e^{−t/λ})/t, g_λ(0) = 1/λ."""
@@ -127,6 +156,13 @@ class Showalter(Filter):
         out = np.full(t.shape, 1.0 / lam)
         big = u >= _TINY
         out[big] = -np.expm1(-u[big]) / t[big]
+        return out
+
+    def _evaluate_path(self, t: np.ndarray, lams: np.ndarray, norm: float) -> np.ndarray:
+        u = t[None, :] / lams[:, None]
+        out = np.broadcast_to((1.0 / lams)[:, None], u.shape).copy()
+        big = u >= _TINY
+        out[big] = -np.expm1(-u[big]) / np.broadcast_to(t, u.shape)[big]
         return out
 
 

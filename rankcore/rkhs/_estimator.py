@@ -116,7 +116,7 @@ class KernelRanker(BaseEstimator):
         ``"auto"`` chooses by predicted time and memory (exact on small
         data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
         machine); ``solver_`` and ``solver_plan_`` say what it chose and why.
-    tol : float, default 1e-6
+    tol : float, default 1e-8
         ``solver="krylov"``: relative coefficient error certified for every
         (filter, λ); the default reproduces the exact path's scores to
         better than 1e-6 and its hold-out choices.
@@ -522,8 +522,9 @@ class KernelRanker(BaseEstimator):
             K = self._gram(X)
             exact = None
             if m <= EXACT_MAX_SAMPLES and 16 * m * m <= self._memory_budget:
-                def exact():  # the fallback for (filter, λ) that miss their bound
-                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads)
+                def exact(min_eigenvalue=None):  # the fallback for (filter, λ) that miss their bound
+                    return ExactSpectrum(np.array(K, order="C", copy=True), y, n_threads=threads,
+                                         min_eigenvalue=min_eigenvalue)
             operator = DenseOperator(K)
         else:
             block = max(1, min(KRYLOV_BLOCK, self._memory_budget // (8 * m)))
