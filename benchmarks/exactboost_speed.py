@@ -51,6 +51,8 @@ CONFIGS = {
     "bins32": (dict(max_bins=32), True),
     "bins16+boxes128": (dict(max_bins=16, max_boxes=128), True),
     "bins16+boxes128+depth3": (dict(max_bins=16, max_boxes=128, depth=3), True),
+    "bins16+boxes64+depth3": (dict(max_bins=16, max_boxes=64, depth=3), True),
+    "bins8+boxes128+depth3": (dict(max_bins=8, max_boxes=128, depth=3), True),
 }
 METRICS = ("auc", "ks", "prec@k:0.05")
 

@@ -4,7 +4,11 @@ Design
 ------
 A. Stumps are h(x) = a if x_j <= xi else b.  Thresholds are indices t into
    the distinct values of feature j among the round's subsample (left group:
-   local rank <= t; ``max_bins`` may group them); a and b live on a dyadic
+   local rank <= t; ``max_thresholds``, the kernel's ``max_bins``, may group
+   them per round).  A feature binned once per fit (``PreparedData.binned``,
+   the estimator's ``max_bins``) has bin codes for ranks and its bin edges
+   for values: its thresholds are edges (``threshold_between``), and the
+   codes are read like ranks everywhere else.  a and b live on a dyadic
    grid -1 + 2 i / G, G = 2**depth.  Every score is then a sum of dyadic
    numbers and is computed exactly in float64: ties are real ties, and no
    result depends on the order of a summation.
