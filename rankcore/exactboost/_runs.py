@@ -92,8 +92,8 @@ class RunSettings:
     feature_subsample: float = 0.2
     margin: float = 0.05
     margin_mode: str = "constant"
-    depth: int = 4
-    max_boxes: int | None = 256
+    depth: int = 3
+    max_boxes: int | None = 128
     max_thresholds: int | None = None
     tie_break: Any = None
     tie_break_weight: float = 0.25
