@@ -237,7 +237,7 @@ def test_exactboost_per_run_function_reproduces_the_estimators_runs(synthetic):
     X, y = synthetic
     model = ExactBoost(n_runs=5, n_rounds=10, random_state=7, metric="ks").fit(X, y)
     y01, _ = check_bipartite_target(y)
-    data = prepare_data(np.ascontiguousarray(X, dtype=np.float64), y01, max_bins=64)  # the default
+    data = prepare_data(np.ascontiguousarray(X, dtype=np.float64), y01)
     settings = RunSettings(metric="ks", n_rounds=10, tie_break="auc")  # the estimator's "auto" for ks
     seeds = run_seeds(7, 5)
     for run in (4, 0, 2):  # any order, one at a time

@@ -68,7 +68,7 @@ class DaskExactBoost(ExactBoost):
 
     def __init__(self, *, client=None, batches_per_worker_thread=2, metric="auc", margin=0.05, n_rounds=50,
                  n_runs=250, subsample=0.2, feature_subsample=0.2, random_state=None, n_jobs=None, depth=3,
-                 max_boxes=128, max_thresholds=None, max_bins=64, margin_mode="constant",
+                 max_boxes=128, max_thresholds=None, max_bins=None, margin_mode="constant",
                  tie_break="auto", tie_break_weight=0.25):
         self.client = client
         self.batches_per_worker_thread = batches_per_worker_thread

@@ -99,7 +99,7 @@ class ExactBoost(BaseEstimator):
         (between groups of distinct values of about equal counts, as
         histogram boosting does); this speeds up fits on large data.  None:
         every gap between distinct values is a candidate.
-    max_bins : int or None, default=64
+    max_bins : int or None, default=None
         With a number (2..65536), features with more distinct training
         values than that are binned once per fit at quantiles (the
         ``stumps`` learners' rule, :func:`rankcore.learners.bin_edges`): their
@@ -183,7 +183,7 @@ class ExactBoost(BaseEstimator):
         depth: int = 3,
         max_boxes: int | None = 128,
         max_thresholds: int | None = None,
-        max_bins: int | None = 64,
+        max_bins: int | None = None,
         margin_mode: str = "constant",
         tie_break: Any = "auto",
         tie_break_weight: float = 0.25,
