@@ -131,3 +131,24 @@ def test_max_bins_is_validated(value):
     if not isinstance(value, (str, float)):
         with pytest.raises(ValueError, match="max_bins"):
             prepare_data(X, y, value)
+
+
+def test_defaults_agree_between_the_estimator_run_settings_and_dask():
+    """depth, max_boxes, max_bins... moved together (issue 14 item 2): no copy kept an old default."""
+    import dataclasses
+    import inspect
+
+    from rankcore.exactboost import RunSettings
+
+    params = ExactBoost().get_params()
+    assert (params["depth"], params["max_boxes"], params["max_bins"]) == (3, 128, None)
+    for field in dataclasses.fields(RunSettings):
+        if field.name in params and field.name not in ("metric", "tie_break"):
+            assert field.default == params[field.name], field.name
+    pytest.importorskip("distributed")
+    from rankcore.dask import DaskExactBoost
+
+    dask_defaults = {name: p.default for name, p in inspect.signature(DaskExactBoost.__init__).parameters.items()
+                     if p.default is not inspect.Parameter.empty}
+    for name, value in params.items():
+        assert dask_defaults[name] == value, name
