@@ -4,7 +4,11 @@ Design
 ------
 A. Stumps are h(x) = a if x_j <= xi else b.  Thresholds are indices t into
    the distinct values of feature j among the round's subsample (left group:
-   local rank <= t; ``max_bins`` may group them); a and b live on a dyadic
+   local rank <= t; ``max_thresholds``, the kernel's ``max_bins``, may group
+   them per round).  A feature binned once per fit (``PreparedData.binned``,
+   the estimator's ``max_bins``) has bin codes for ranks and its bin edges
+   for values: its thresholds are edges (``threshold_between``), and the
+   codes are read like ranks everywhere else.  a and b live on a dyadic
    grid -1 + 2 i / G, G = 2**depth.  Every score is then a sum of dyadic
    numbers and is computed exactly in float64: ties are real ties, and no
    result depends on the order of a summation.
@@ -833,7 +837,8 @@ cdef struct Data:
     const int32_t* ranks        # (d, n): rank of x_ij among the distinct values of feature j
     const int32_t* n_values     # (d,) distinct values per feature
     const int64_t* value_start  # (d,) offset of feature j's values in ``values``
-    const double* values        # distinct sorted values of every feature, concatenated
+    const double* values        # distinct sorted values of every feature, concatenated (binned: its edges)
+    const uint8_t* binned       # (d,) 1: ranks are bin codes and ``values`` holds the bin edges
     const int32_t* pos_idx      # (n_pos,) rows of the positives
     Py_ssize_t n_pos
     const int32_t* neg_idx      # (n_neg,) rows of the negatives
@@ -948,11 +953,24 @@ cdef int32_t bin_ranks(int32_t* lrp, Py_ssize_t mp, int32_t* lrn, Py_ssize_t mn,
 
 cdef inline double threshold_between(const Data* D, Py_ssize_t j, int32_t r_left, int32_t r_right,
                                      int32_t* cut) noexcept nogil:
-    """Midpoint between two distinct values of feature j and the last rank left of it."""
+    """The threshold between two ranks (r_left < r_right) of feature j and the last rank left of it.
+
+    Exact features: the midpoint between the two distinct values, ``cut`` the
+    last rank whose value is <= it.  Binned features (ranks are bin codes,
+    ``values`` the edges, bin c = (edge[c - 1], edge[c]]): the edge in the
+    middle of the codes between, e = (r_left + r_right - 1) // 2, and cut = e
+    (x <= edge[e] exactly when x's code is <= e).  O(r_right - r_left).
+    """
     cdef const double* v = D.values + D.value_start[j]
-    cdef double lo = v[r_left], hi = v[r_right]
-    cdef double xi = 0.5 * lo + 0.5 * hi
+    cdef double lo, hi, xi
     cdef int32_t r = r_left
+    if D.binned[j]:
+        r = (r_left + r_right - 1) // 2
+        cut[0] = r
+        return v[r]
+    lo = v[r_left]
+    hi = v[r_right]
+    xi = 0.5 * lo + 0.5 * hi
     if not (xi < hi) or xi < lo:
         xi = lo
     while r + 1 < r_right and v[r + 1] <= xi:
@@ -1268,6 +1286,7 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
              const int32_t[::1] n_values,          # IN (d,)
              const int64_t[::1] value_start,       # IN (d,)
              const double[::1] values,             # IN
+             const uint8_t[::1] binned,            # IN (d,)
              const int32_t[::1] pos_idx,           # IN
              const int32_t[::1] neg_idx,           # IN
              const uint64_t[::1] seeds,            # IN (n_runs,)
@@ -1321,6 +1340,9 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
     D.n_values = &n_values[0]
     D.value_start = &value_start[0]
     D.values = &values[0] if values.shape[0] > 0 else &dummy_value
+    if binned.shape[0] != D.d:
+        raise ValueError(f"binned: expected {D.d} flags (one per feature), got {binned.shape[0]}")
+    D.binned = &binned[0]
     D.pos_idx = &pos_idx[0]
     D.n_pos = pos_idx.shape[0]
     D.neg_idx = &neg_idx[0]

@@ -39,14 +39,21 @@ class PreparedData:
     Attributes
     ----------
     ranks : ndarray of int32, shape (d, n)
-        Rank of ``X[i, j]`` among the distinct values of feature ``j``.
+        Rank of ``X[i, j]`` among the distinct values of feature ``j``; for a
+        binned feature, its bin code.
     n_values : ndarray of int32, shape (d,)
+        Distinct values (binned feature: bins) of each feature.
     value_start : ndarray of int64, shape (d,)
-        Offset of feature ``j``'s sorted distinct values in ``values``.
+        Offset of feature ``j``'s sorted distinct values (binned: its
+        ``n_values[j] - 1`` bin edges) in ``values``.
     values : ndarray of float64
-        Every feature's sorted distinct values, concatenated.
+        Every feature's sorted distinct values or bin edges, concatenated.
     y : ndarray of int8, shape (n,)
         1 for the relevant class.
+    binned : ndarray of uint8, shape (d,), or None
+        1 where feature ``j`` is binned (more distinct values than
+        ``max_bins``): code c holds the values in (edge[c - 1], edge[c]], and
+        thresholds are edges.  None: no feature is binned.
     """
 
     ranks: np.ndarray
@@ -54,6 +61,7 @@ class PreparedData:
     value_start: np.ndarray
     values: np.ndarray
     y: np.ndarray
+    binned: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -84,8 +92,8 @@ class RunSettings:
     feature_subsample: float = 0.2
     margin: float = 0.05
     margin_mode: str = "constant"
-    depth: int = 4
-    max_boxes: int | None = 256
+    depth: int = 3
+    max_boxes: int | None = 128
     max_thresholds: int | None = None
     tie_break: Any = None
     tie_break_weight: float = 0.25
@@ -122,25 +130,50 @@ class RunResult:
                       for name in cls.__dataclass_fields__})
 
 
-def prepare_data(X: np.ndarray, y01: np.ndarray) -> PreparedData:
-    """Rank every feature once: O(d n log n) time, O(d n) memory.
+def prepare_data(X: np.ndarray, y01: np.ndarray, max_bins: int | None = None) -> PreparedData:
+    """Rank (or bin) every feature once per fit: O(d n log n) time, O(d n) memory.
 
-    ``X`` is a validated float64 matrix, ``y01`` validated 0/1 labels.
+    ``X`` is a validated float64 matrix, ``y01`` validated 0/1 labels.  With
+    ``max_bins``, a feature with more distinct values than that is replaced by
+    quantile bin codes: the edges are the ``stumps`` learners' rule
+    (:func:`rankcore.learners.bin_edges` on all rows: midpoints after the
+    values at the quantile levels b/max_bins), so its thresholds are searched
+    among at most ``max_bins - 1`` edges; features with at most ``max_bins``
+    distinct values keep their exact ranks.  The codes are computed here,
+    once, and every run and round reuses them.
     """
     n, d = X.shape
+    if max_bins is not None:
+        if isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer)) or not 2 <= max_bins <= 65536:
+            raise ValueError(f"max_bins: expected None or an integer in [2, 65536], got {max_bins!r}")
     ranks = np.empty((d, n), dtype=np.int32)
     n_values = np.empty(d, dtype=np.int32)
+    binned = np.zeros(d, dtype=np.uint8)
     chunks = []
     for j in range(d):
         values, inverse = np.unique(X[:, j], return_inverse=True)
+        if max_bins is not None and values.shape[0] > max_bins:
+            from ..learners import bin_edges
+
+            edges = bin_edges(X[:, j:j + 1], int(max_bins), subsample=None)[0]
+            # code c: edge[c - 1] < x <= edge[c]; as the edges are increasing, on
+            # the distinct values (then spread to the rows through ``inverse``)
+            codes = np.searchsorted(edges, values, side="left")
+            ranks[j] = codes[inverse.reshape(-1)]
+            n_values[j] = edges.shape[0] + 1
+            binned[j] = 1
+            chunks.append(np.ascontiguousarray(edges, dtype=np.float64))
+            continue
         ranks[j] = inverse.reshape(-1)
         n_values[j] = values.shape[0]
         chunks.append(values)
     value_start = np.zeros(d, dtype=np.int64)
+    lengths = np.array([c.shape[0] for c in chunks], dtype=np.int64)
     if d > 1:
-        value_start[1:] = np.cumsum(n_values[:-1], dtype=np.int64)
+        value_start[1:] = np.cumsum(lengths[:-1])
     values = np.ascontiguousarray(np.concatenate(chunks) if chunks else np.empty(0), dtype=np.float64)
-    return PreparedData(ranks, n_values, value_start, values, np.ascontiguousarray(y01, dtype=np.int8))
+    return PreparedData(ranks, n_values, value_start, values, np.ascontiguousarray(y01, dtype=np.int8),
+                        binned if binned.any() else None)
 
 
 def run_seeds(random_state: Any, n_runs: int) -> np.ndarray:
@@ -211,8 +244,10 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
         ev_sub = CompositeLoss(ev_sub, make_evaluator(subsample_metric(tie, n) if m_pos + m_neg < n else tie),
                                float(settings.tie_break_weight))
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
+    binned = (np.zeros(data.n_features, dtype=np.uint8) if data.binned is None
+              else np.ascontiguousarray(data.binned, dtype=np.uint8))
     out = _bnb.fit_runs(
-        data.ranks, data.n_values, data.value_start, data.values, pos_idx, neg_idx, seeds,
+        data.ranks, data.n_values, data.value_start, data.values, binned, pos_idx, neg_idx, seeds,
         ev_sub, ev_full, ev_tie,
         int(settings.n_rounds), m_pos, m_neg, n_feat,
         int(settings.depth), int(settings.max_boxes or 0),
