@@ -214,7 +214,7 @@ def test_line_minimum_against_brute_force(problem, first_step):
     """Convex kinds: the global minimum along the line from any first trial step.  ramp (not
     convex): the steps of piecewise_linear_search, unchanged, and never above φ(0)."""
     from rankcore.push._line_search import piecewise_linear_search
-    from tests._precision_at_k_reference import brute_force_line_minimum
+    from _precision_at_k_reference import brute_force_line_minimum
 
     kind, k, y, f, h = problem
     n = y.shape[0]
@@ -259,7 +259,7 @@ def test_exact_line_along_a_stump_matches_the_generic_line(problem, alpha, low_f
 @given(problems(), st.sampled_from([0.0, 0.5, -1.0, 1.5]))
 def test_line_kernel_and_top_k_gradient_match_the_numpy_reference(problem, alpha):
     """LineKernel's value and top_k_value_and_gradient against the plain NumPy Δ-decomposition."""
-    from tests._precision_at_k_reference import reference_surrogate
+    from _precision_at_k_reference import reference_surrogate
 
     kind, k, y, f, h = problem
     g = f + alpha * h
