@@ -205,6 +205,27 @@ def line_search(
     return LineSearchResult(s * best_t, best_v, n_eval, reason)
 
 
+class _DescentLine:
+    """φ along the descent direction: ``psi(t) = (φ(s·t), s·φ′(s·t), bad)`` for t ≥ 0, counting
+    evaluations from ``n_eval``; ``result`` turns a step t into a :class:`LineSearchResult`
+    (no decrease below φ(0) -> step 0)."""
+
+    def __init__(self, phi, p0, n_eval):
+        self.phi, self.p0, self.n_eval = phi, p0, n_eval
+        self.s = -1.0 if p0.d1 > 0 else 1.0
+
+    def __call__(self, t):
+        self.n_eval += 1
+        p = self.phi(self.s * t)
+        bad = math.isnan(p.value) or math.isnan(p.d1) or p.value == math.inf
+        return p.value, self.s * p.d1, bad
+
+    def result(self, t, v, reason):
+        if t == 0.0 or not v <= self.p0.value:
+            return LineSearchResult(0.0, self.p0.value, self.n_eval, "no_decrease")
+        return LineSearchResult(self.s * t, v, self.n_eval, reason)
+
+
 def piecewise_linear_search(
     phi: Callable[[float], LinePoint],
     *,
@@ -232,28 +253,16 @@ def piecewise_linear_search(
         raise FloatingPointError(f"line search: the objective is not finite at the current scores ({p0})")
     if p0.d1 == 0.0 or p0.value == -math.inf:
         return LineSearchResult(0.0, p0.value, n_eval, "stationary")
-    s = -1.0 if p0.d1 > 0 else 1.0
+    psi = _DescentLine(phi, p0, n_eval)
+    s, result = psi.s, psi.result
     tol = 4 * 2.0**-52
-
-    def psi(t):
-        nonlocal n_eval
-        n_eval += 1
-        p = phi(s * t)
-        bad = math.isnan(p.value) or math.isnan(p.d1) or p.value == math.inf
-        return p.value, s * p.d1, bad
-
     best_t, best_v = 0.0, p0.value
-
-    def result(t, v, reason):
-        if t == 0.0 or not v <= p0.value:
-            return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
-        return LineSearchResult(s * t, v, n_eval, reason)
 
     # expansion (as line_search without curvature)
     lo, v_lo, d_lo = 0.0, p0.value, s * p0.d1
     t, flat_from, t_prev = min(1.0, max_step), p0.value, 0.0
     while True:
-        if n_eval >= max_evaluations:
+        if psi.n_eval >= max_evaluations:
             return result(best_t, best_v, "max_evaluations")
         v, d1, bad = psi(t)
         if not bad and v <= best_v:
@@ -273,7 +282,7 @@ def piecewise_linear_search(
         flat_from, t_prev = v, t
         t = min(2.0 * t, max_step)
     # bracketed: ψ′(lo) < 0 < ψ′(hi)
-    while n_eval < max_evaluations:
+    while psi.n_eval < max_evaluations:
         t = math.nan
         if not hi_bad and d_lo != d_hi:
             t = (v_hi - v_lo + d_lo * lo - d_hi * hi) / (d_lo - d_hi)
@@ -337,36 +346,23 @@ def convex_piecewise_linear_search(
         ref = piecewise_linear_search(phi, start=p0, max_step=max_step, xtol=xtol,
                                       max_evaluations=max_evaluations - n_start)
         return LineSearchResult(ref.alpha, ref.value, ref.n_evaluations + n_start, ref.reason)
-    s = -1.0 if p0.d1 > 0 else 1.0
+    psi = _DescentLine(phi, p0, n_start)
+    s, result = psi.s, psi.result
     tol = 4 * 2.0**-52
-    n_eval = n_start
-
-    def psi(t):
-        nonlocal n_eval
-        n_eval += 1
-        p = phi(s * t)
-        bad = math.isnan(p.value) or math.isnan(p.d1) or p.value == math.inf
-        return p.value, s * p.d1, bad
-
     best_t, best_v = 0.0, p0.value
-
-    def result(t, v, reason):
-        if t == 0.0 or not v <= p0.value:
-            return LineSearchResult(0.0, p0.value, n_eval, "no_decrease")
-        return LineSearchResult(s * t, v, n_eval, reason)
 
     lo, v_lo, d_lo = 0.0, p0.value, s * p0.d1
     t = min(max(first_step, 1e-12), max_step)
     first = True
     while True:
-        if n_eval >= max_evaluations:
+        if psi.n_eval >= max_evaluations:
             return result(best_t, best_v, "max_evaluations")
         v, d1, bad = psi(t)
         if first and not bad and d1 <= 0.0 and v >= p0.value - tol * max(1.0, abs(v)):
             # no measurable decrease at the first trial: defer to the reference search
             ref = piecewise_linear_search(phi, start=p0, max_step=max_step, xtol=xtol,
-                                          max_evaluations=max_evaluations - n_eval)
-            return LineSearchResult(ref.alpha, ref.value, ref.n_evaluations + n_eval, ref.reason)
+                                          max_evaluations=max_evaluations - psi.n_eval)
+            return LineSearchResult(ref.alpha, ref.value, ref.n_evaluations + psi.n_eval, ref.reason)
         first = False
         if not bad and v <= best_v:
             best_t, best_v = t, v
@@ -389,7 +385,7 @@ def convex_piecewise_linear_search(
     # bracketed: ψ′(lo) < 0 < ψ′(hi)
     secant, use_secant = True, True
     kept = 0                                  # +k: lo kept k times in a row, -k: hi (Illinois rule)
-    while n_eval < max_evaluations:
+    while psi.n_eval < max_evaluations:
         if hi - lo <= xtol * max(1.0, hi):
             break
         t = math.nan
