@@ -6,6 +6,7 @@ the two single-threaded fits (never a mix), and a concurrent prediction sees
 one whole model and never raises.
 """
 
+import math
 import sys
 import threading
 
@@ -42,6 +43,20 @@ def _state(model):
     return d
 
 
+def _same_state(a, b):
+    """Equal saved models, floats to 1e-9 relative.  Two fits running at once share the BLAS
+    thread pool, and a LAPACK call that finds it busy may run on fewer threads, which changes
+    the summation order in the last bits (KernelRanker's eigendecomposition); a model mixed
+    from the two fits differs by far more."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_state(u, v) for u, v in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return type(a) is type(b) and a == b
+
+
 @pytest.fixture(autouse=True)
 def _switch_often():
     """Switch threads every few microseconds, so that interleavings actually happen."""
@@ -75,7 +90,7 @@ def test_two_concurrent_fits_leave_one_of_the_two_models(name):
         for t in threads:
             t.join()
         assert errors == []
-        assert _state(model) in expected
+        assert any(_same_state(_state(model), e) for e in expected)
 
 
 @pytest.mark.parametrize("name", list(ESTIMATORS))
