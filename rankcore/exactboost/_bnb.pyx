@@ -503,6 +503,65 @@ cdef Py_ssize_t merge_groups_runs(const Groups* g, double ol, double om, double 
     return w
 
 
+cdef Py_ssize_t score_levels(const double* s, Py_ssize_t m, int32_t* start) noexcept nogil:
+    """Starts of the runs of equal values in the ascending s (OUT: start[0..q], start[q] = m).
+
+    Computed once per round and class: the levels do not depend on the
+    feature searched.  Returns q.  O(m).
+    """
+    cdef Py_ssize_t i = 0, q = 0
+    cdef double v
+    while i < m:
+        v = s[i]
+        start[q] = <int32_t>i
+        q += 1
+        i += 1
+        while i < m and s[i] == v:
+            i += 1
+    start[q] = <int32_t>m
+    return q
+
+
+cdef Py_ssize_t two_value_groups(const int32_t* rj, const int32_t* sub, const double* s,
+                                 const int32_t* start, Py_ssize_t q, Groups* g) noexcept nogil:
+    """``group_levels`` of threshold 0 for a feature with two values (ranks 0 and 1).
+
+    The examples ``sub`` (rows, ascending scores ``s``, levels ``start`` from
+    ``score_levels``) are counted per level: rank 0 goes left, rank 1 right;
+    the middle group is empty.  The same runs as ``build_levels_counting``
+    followed by ``group_levels(L, 0, 0)``, in one pass.  Returns the number
+    of examples of rank 0.  O(m).
+    """
+    cdef Py_ssize_t k, i, nl = 0, nr = 0, zeros = 0
+    cdef int32_t c0, n
+    cdef double v
+    for k in range(q):
+        c0 = 0
+        for i in range(start[k], start[k + 1]):
+            c0 += rj[sub[i]] == 0
+        n = start[k + 1] - start[k]
+        v = s[start[k]]
+        if c0 > 0:
+            g.lv[nl] = v
+            g.lc[nl] = c0
+            nl += 1
+        if n > c0:
+            g.rv[nr] = v
+            g.rc[nr] = n - c0
+            nr += 1
+        zeros += c0
+    g.lv[nl] = INFINITY
+    g.mv[0] = INFINITY
+    g.rv[nr] = INFINITY
+    g.lc[nl] = 0
+    g.mc[0] = 0
+    g.rc[nr] = 0
+    g.nl = nl
+    g.nm = 0
+    g.nr = nr
+    return zeros
+
+
 # --------------------------------------------------------------------------
 # The search for one feature
 # --------------------------------------------------------------------------
@@ -667,8 +726,8 @@ cdef bint search_feature(Search* s, LossEvaluator ev, double* incumbent, int32_t
     cdef double before = incumbent[0]
     s.heap.size = 0
     s.exhausted = False
-    s.part_t_lo = -1
-    s.part_t_hi = -1
+    # the cached groups (part_t_lo/hi) stay valid: the levels are those of the
+    # loaded subsample (search_set_subsample, or set directly by run_one)
     root.t_lo = 0
     root.t_hi = s.t_max
     root.a_lo = s.root_a_lo
@@ -1084,6 +1143,10 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
     cdef int32_t* bin_of = <int32_t*>malloc((mp + mn) * sizeof(int32_t))
     cdef int32_t* bin_last = <int32_t*>malloc((mp + mn) * sizeof(int32_t))
     cdef int32_t n_groups
+    # the round's score levels per class (run-length path; see score_levels)
+    cdef int32_t* lstart_p = <int32_t*>malloc((mp + 1) * sizeof(int32_t))
+    cdef int32_t* lstart_n = <int32_t*>malloc((mn + 1) * sizeof(int32_t))
+    cdef Py_ssize_t qp = 0, qn = 0, zeros
     cdef int alloc_status = search_alloc(&s, mp, mn)
 
     if (ord_p == NULL or ord_n == NULL or ord_p2 == NULL or ord_n2 == NULL or val_p == NULL
@@ -1091,7 +1154,8 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
             or v_l == NULL or v_r == NULL or selected == NULL or perm_p == NULL or perm_n == NULL
             or perm_f == NULL or sub_p == NULL or sub_n == NULL or sub_sp == NULL or sub_sn == NULL
             or lrp == NULL or lrn == NULL or mark == NULL or local == NULL or distinct == NULL
-            or tmp == NULL or bin_of == NULL or bin_last == NULL or alloc_status != 0):
+            or tmp == NULL or bin_of == NULL or bin_last == NULL or lstart_p == NULL or lstart_n == NULL
+            or alloc_status != 0):
         status = -1
     else:
         s.grid = st.grid
@@ -1153,6 +1217,9 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
                 selected[D.pos_idx[perm_p[i]]] = 0
             for i in range(mn):
                 selected[D.neg_idx[perm_n[i]]] = 0
+            if st.run_length:
+                qp = score_levels(sub_sp, mp, lstart_p)
+                qn = score_levels(sub_sn, mn, lstart_n)
             # --- margin of this round, and the loss of adding nothing
             # normalized: the starting score counts as weight 1 (so that adding
             # nothing is not margin-free), plus |b - a|/2 of every accepted stump
@@ -1170,16 +1237,31 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
             # --- branch and bound on each drawn feature; the incumbent is shared
             for f in range(st.n_feat):
                 j = perm_f[f]
-                n_distinct = compress_ranks(D, j, sub_p, mp, sub_n, mn, mark, local, distinct, tmp, lrp, lrn)
-                if n_distinct < 2:
-                    continue
-                n_groups = n_distinct
-                if st.max_bins > 0 and n_distinct > st.max_bins:
-                    n_groups = bin_ranks(lrp, mp, lrn, mn, n_distinct, st.max_bins, tmp, bin_of, bin_last)
+                if st.run_length and D.n_values[j] == 2:
+                    # two values (binary features): the single threshold's groups
+                    # in one pass over the round's levels, no local ranks
+                    rj = D.ranks + j * n
+                    zeros = two_value_groups(rj, sub_p, sub_sp, lstart_p, qp, &s.gp)
+                    zeros += two_value_groups(rj, sub_n, sub_sn, lstart_n, qn, &s.gn)
+                    if zeros == 0 or zeros == mp + mn:
+                        continue
+                    n_distinct = 2
+                    n_groups = 2
+                    distinct[0] = 0
+                    distinct[1] = 1
+                    s.part_t_lo = 0
+                    s.part_t_hi = 0
+                else:
+                    n_distinct = compress_ranks(D, j, sub_p, mp, sub_n, mn, mark, local, distinct, tmp, lrp, lrn)
+                    if n_distinct < 2:
+                        continue
+                    n_groups = n_distinct
+                    if st.max_bins > 0 and n_distinct > st.max_bins:
+                        n_groups = bin_ranks(lrp, mp, lrn, mn, n_distinct, st.max_bins, tmp, bin_of, bin_last)
+                    s.n_ranks = n_groups
+                    search_set_subsample(&s, sub_sp, lrp, sub_sn, lrn)
                 s.t_max = n_groups - 2
-                s.n_ranks = n_groups
                 s.evals = 0
-                search_set_subsample(&s, sub_sp, lrp, sub_sn, lrn)
                 if search_feature(&s, ev_sub, &incumbent, best):
                     best_feature = j
                     best_t = best[0]
@@ -1271,6 +1353,8 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
     free(tmp)
     free(bin_of)
     free(bin_last)
+    free(lstart_p)
+    free(lstart_n)
     search_free(&s)
     return status
 
