@@ -256,6 +256,10 @@ cdef struct Groups:
     double* rv
     int32_t* rc
     Py_ssize_t nr
+    # prefix counts (pair-count path only): lk[k] = lc[0] + ... + lc[k - 1], k <= nl
+    int64_t* lk
+    int64_t* mk
+    int64_t* rk
 
 
 cdef void sort_int32(int32_t* a, Py_ssize_t n) noexcept nogil:
@@ -566,6 +570,12 @@ cdef Py_ssize_t two_value_groups(const int32_t* rj, const int32_t* sub, const do
 # The search for one feature
 # --------------------------------------------------------------------------
 
+cdef struct Cross:
+    int64_t gen
+    double ox, sx, oy
+    int64_t below, tied
+
+
 cdef struct Search:
     Py_ssize_t mp, mn       # subsample sizes (positives, negatives)
     Levels lp, ln           # the subsample by score level (IN, built per feature)
@@ -588,6 +598,11 @@ cdef struct Search:
     int32_t* sc_order       # (max(mp, mn) + 1,)
     int32_t* sc_fill        # (max(mp, mn) + 1,)
     int32_t* sc_first       # (mp + mn + 2,)
+    # AUC by pair counts (see box_bound_pairs): on when the evaluator has the form
+    bint pair_auc
+    double auc_sign, auc_offset
+    int64_t gen             # bumped whenever gp/gn change (keys the cross cache)
+    Cross cache[9]          # last (offsets, counts) of each (positive group, negative group) pair
     Heap heap
     # statistics
     int64_t evals
@@ -609,6 +624,156 @@ cdef inline void ensure_partition(Search* s, int32_t t_lo, int32_t t_hi) noexcep
     group_levels(&s.ln, t_lo, t_hi, &s.gn)
     s.part_t_lo = t_lo
     s.part_t_hi = t_hi
+    groups_changed(s)
+
+
+cdef inline void prefix_counts(const int32_t* c, Py_ssize_t n, int64_t* k) noexcept nogil:
+    cdef Py_ssize_t i
+    k[0] = 0
+    for i in range(n):
+        k[i + 1] = k[i] + c[i]
+
+
+cdef void groups_changed(Search* s) noexcept nogil:
+    """Call after gp/gn were rebuilt: invalidates the cross cache, refreshes prefix counts."""
+    s.gen += 1
+    if s.pair_auc:
+        prefix_counts(s.gp.lc, s.gp.nl, s.gp.lk)
+        prefix_counts(s.gp.mc, s.gp.nm, s.gp.mk)
+        prefix_counts(s.gp.rc, s.gp.nr, s.gp.rk)
+        prefix_counts(s.gn.lc, s.gn.nl, s.gn.lk)
+        prefix_counts(s.gn.mc, s.gn.nm, s.gn.mk)
+        prefix_counts(s.gn.rc, s.gn.nr, s.gn.rk)
+
+
+cdef inline int bit_length(Py_ssize_t n) noexcept nogil:
+    cdef int b = 0
+    while n > 0:
+        b += 1
+        n >>= 1
+    return b
+
+
+cdef inline Py_ssize_t first_neg_at_least(const double* v, Py_ssize_t n, double o, double x,
+                                          bint strict) noexcept nogil:
+    """First k with v[k] + o >= x (strict: > x) in the ascending v; n if none.  O(log n)."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if (v[mid] + o > x) if strict else (v[mid] + o >= x):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline Py_ssize_t first_pos_at_least(const double* v, Py_ssize_t n, double o, double sh, double y,
+                                          bint strict) noexcept nogil:
+    """First k with (v[k] + o) - sh >= y (strict: > y) in the ascending v; n if none.  O(log n)."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    cdef double x
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        x = (v[mid] + o) - sh
+        if (x > y) if strict else (x >= y):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef void cross_counts(const double* xv, const int32_t* xc, const int64_t* xk, Py_ssize_t nx, double ox, double sx,
+                       const double* yv, const int32_t* yc, const int64_t* yk, Py_ssize_t ny, double oy,
+                       int64_t* below, int64_t* tied) noexcept nogil:
+    """AUC's pair counts between a group of positives and a group of negatives (OUT, added).
+
+    Positive run i scores (xv[i] + ox) - sx, negative run j scores yv[j] + oy
+    (the values ``merge_groups_runs`` writes, so every comparison is the
+    same); ``below`` counts pairs with the negative strictly lower, ``tied``
+    equal pairs.  ``xk``/``yk`` are prefix counts.  A two-pointer walk,
+    O(nx + ny), or, when one group is much shorter, a binary search per run
+    of the shorter one, O(min log max).
+    """
+    cdef Py_ssize_t i, j, k, u, l
+    cdef int64_t b = 0, t = 0
+    cdef double x, y
+    cdef int64_t walk = nx + ny
+    if nx == 0 or ny == 0:
+        return
+    if nx * (2 * bit_length(ny) + 2) < walk:
+        for i in range(nx):
+            x = (xv[i] + ox) - sx
+            j = first_neg_at_least(yv, ny, oy, x, False)
+            k = first_neg_at_least(yv, ny, oy, x, True)
+            b += xc[i] * yk[j]
+            t += xc[i] * (yk[k] - yk[j])
+    elif ny * (2 * bit_length(nx) + 2) < walk:
+        for j in range(ny):
+            y = yv[j] + oy
+            l = first_pos_at_least(xv, nx, ox, sx, y, False)
+            u = first_pos_at_least(xv, nx, ox, sx, y, True)
+            b += yc[j] * (xk[nx] - xk[u])
+            t += yc[j] * (xk[u] - xk[l])
+    else:
+        j = 0
+        for i in range(nx):
+            x = (xv[i] + ox) - sx
+            while j < ny and yv[j] + oy < x:
+                j += 1
+            k = j
+            while k < ny and yv[k] + oy == x:
+                k += 1
+            b += xc[i] * yk[j]
+            t += xc[i] * (yk[k] - yk[j])
+    below[0] += b
+    tied[0] += t
+
+
+cdef inline void cached_cross(Search* s, int slot,
+                              const double* xv, const int32_t* xc, const int64_t* xk, Py_ssize_t nx,
+                              double ox, double sx,
+                              const double* yv, const int32_t* yc, const int64_t* yk, Py_ssize_t ny,
+                              double oy, int64_t* below, int64_t* tied) noexcept nogil:
+    """``cross_counts`` through a one-entry cache per group pair (valid while s.gen holds)."""
+    cdef Cross* c = &s.cache[slot]
+    if not (c.gen == s.gen and c.ox == ox and c.sx == sx and c.oy == oy):
+        c.gen = s.gen
+        c.ox = ox
+        c.sx = sx
+        c.oy = oy
+        c.below = 0
+        c.tied = 0
+        cross_counts(xv, xc, xk, nx, ox, sx, yv, yc, yk, ny, oy, &c.below, &c.tied)
+    below[0] += c.below
+    tied[0] += c.tied
+
+
+cdef double box_bound_pairs(Search* s, double ol, double om, double orr, double shift,
+                            double nl, double nm, double nr) noexcept nogil:
+    """AUC's loss of a box from the pair counts of its 3 x 3 (positive, negative) group pairs.
+
+    AUC counts pairs, so the counts of the merged score lists are the sums of
+    the counts between groups: no merge.  The loss is formed exactly as
+    ``SortedLoss.loss_runs`` forms it from ``auc_runs``' counts (the same
+    bits).  With the shift-invariant search, a is pinned: the (left, left)
+    pair and the pairs whose offsets recur are cached.  Per box
+    O(sum over the 9 pairs of min(nx + ny, min(nx, ny) log max(nx, ny))).
+    """
+    cdef int64_t below = 0, tied = 0
+    cdef const Groups* p = &s.gp
+    cdef const Groups* q = &s.gn
+    cdef double value
+    cached_cross(s, 0, p.lv, p.lc, p.lk, p.nl, ol, shift, q.lv, q.lc, q.lk, q.nl, nl, &below, &tied)
+    cached_cross(s, 1, p.lv, p.lc, p.lk, p.nl, ol, shift, q.mv, q.mc, q.mk, q.nm, nm, &below, &tied)
+    cached_cross(s, 2, p.lv, p.lc, p.lk, p.nl, ol, shift, q.rv, q.rc, q.rk, q.nr, nr, &below, &tied)
+    cached_cross(s, 3, p.mv, p.mc, p.mk, p.nm, om, shift, q.lv, q.lc, q.lk, q.nl, nl, &below, &tied)
+    cached_cross(s, 4, p.mv, p.mc, p.mk, p.nm, om, shift, q.mv, q.mc, q.mk, q.nm, nm, &below, &tied)
+    cached_cross(s, 5, p.mv, p.mc, p.mk, p.nm, om, shift, q.rv, q.rc, q.rk, q.nr, nr, &below, &tied)
+    cached_cross(s, 6, p.rv, p.rc, p.rk, p.nr, orr, shift, q.lv, q.lc, q.lk, q.nl, nl, &below, &tied)
+    cached_cross(s, 7, p.rv, p.rc, p.rk, p.nr, orr, shift, q.mv, q.mc, q.mk, q.nm, nm, &below, &tied)
+    cached_cross(s, 8, p.rv, p.rc, p.rk, p.nr, orr, shift, q.rv, q.rc, q.rk, q.nr, nr, &below, &tied)
+    value = (2.0 * below + tied) / (2.0 * s.mp * s.mn)
+    return s.auc_sign * value + s.auc_offset
 
 
 cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
@@ -624,6 +789,9 @@ cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
     cdef Py_ssize_t rp, rn
     ensure_partition(s, b.t_lo, b.t_hi)
     s.evals += 1
+    if s.pair_auc:  # AUC: pair counts of the groups, no merge
+        return box_bound_pairs(s, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift,
+                               a_lo, a_lo if a_lo < b_lo else b_lo, b_lo)
     if s.run_length:  # O(q) merges and, for AUC / KS / prec@k, an O(q) metric
         rp = merge_groups_runs(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.run_vp, s.run_cp)
         rn = merge_groups_runs(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.run_vn, s.run_cn)
@@ -802,8 +970,11 @@ cdef int groups_alloc(Groups* g, Py_ssize_t m) noexcept nogil:
     g.lc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
     g.mc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
     g.rc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
+    g.lk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
+    g.mk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
+    g.rk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
     return -1 if (g.lv == NULL or g.mv == NULL or g.rv == NULL or g.lc == NULL
-                  or g.mc == NULL or g.rc == NULL) else 0
+                  or g.mc == NULL or g.rc == NULL or g.lk == NULL or g.mk == NULL or g.rk == NULL) else 0
 
 
 cdef void groups_free(Groups* g) noexcept nogil:
@@ -813,6 +984,9 @@ cdef void groups_free(Groups* g) noexcept nogil:
     free(g.lc)
     free(g.mc)
     free(g.rc)
+    free(g.lk)
+    free(g.mk)
+    free(g.rk)
 
 
 cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
@@ -846,6 +1020,11 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     s.oom = False
     s.part_t_lo = -1
     s.part_t_hi = -1
+    s.pair_auc = False
+    s.auc_sign = 0.0
+    s.auc_offset = 0.0
+    s.gen = 0
+    memset(s.cache, 0, 9 * sizeof(Cross))
     if (status != 0 or s.out_p == NULL or s.out_n == NULL or s.heap.items == NULL or s.run_vp == NULL
             or s.run_vn == NULL or s.run_cp == NULL or s.run_cn == NULL or s.sc_lev == NULL
             or s.sc_order == NULL or s.sc_fill == NULL or s.sc_first == NULL):
@@ -885,6 +1064,7 @@ cdef void search_set_subsample(Search* s, const double* sp, const int32_t* lrp,
         build_levels(sn, lrn, s.mn, &s.ln)
     s.part_t_lo = -1
     s.part_t_hi = -1
+    s.gen += 1
 
 
 # --------------------------------------------------------------------------
@@ -1162,6 +1342,7 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
         s.theta = st.theta
         s.max_boxes = st.max_boxes
         s.run_length = st.run_length
+        s.pair_auc = st.run_length and ev_sub.pair_count_form(&s.auc_sign, &s.auc_offset)
         s.c1 = 0.0 if st.margin_mode == 0 else 1.0
         set_root_box(&s, st.shift_invariant)
         memset(selected, 0, n * sizeof(uint8_t))
@@ -1251,6 +1432,7 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
                     distinct[1] = 1
                     s.part_t_lo = 0
                     s.part_t_hi = 0
+                    groups_changed(&s)
                 else:
                     n_distinct = compress_ranks(D, j, sub_p, mp, sub_n, mn, mark, local, distinct, tmp, lrp, lrn)
                     if n_distinct < 2:
@@ -1531,6 +1713,7 @@ cdef class _FeatureProblem:
         if (min(np.min(lrp), np.min(lrn)) < 0 or max(np.max(lrp), np.max(lrn)) >= n_distinct):
             raise ValueError(f"lrp, lrn: expected ranks in [0, {n_distinct - 1}]")
         self.s.run_length = run_length
+        self.s.pair_auc = run_length and ev.pair_count_form(&self.s.auc_sign, &self.s.auc_offset)
         self.s.n_ranks = n_distinct
         search_set_subsample(&self.s, &sp[0], &lrp[0], &sn[0], &lrn[0])
         self.s.t_max = n_distinct - 2

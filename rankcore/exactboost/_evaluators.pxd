@@ -11,6 +11,10 @@
 # The base class expands the runs into the scratch arrays and calls ``loss``
 # (any metric); ``SortedLoss`` evaluates AUC, KS and prec@k on the runs
 # directly, in O(runs) instead of O(examples), with the same result.
+#
+# ``pair_count_form`` tells the kernel that the loss is an affine function of
+# AUC's pair counts (below, tied): it can then add up the counts of groups of
+# examples without merging them (``_bnb.box_bound``), with the same result.
 
 from libc.stdint cimport int32_t
 
@@ -22,6 +26,9 @@ cdef class LossEvaluator:
     cdef double loss_runs(self, const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
                           const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg,
                           double* scratch_p, double* scratch_n) noexcept nogil
+    # True when loss = sign * (2 below + tied) / (2 n_pos n_neg) + offset (AUC's
+    # pair-count form, see ``_sorted_loss``); the kernel may then count pairs itself.
+    cdef bint pair_count_form(self, double* sign, double* offset) noexcept nogil
 
 
 cdef class PythonLoss(LossEvaluator):

@@ -49,6 +49,10 @@ cdef class LossEvaluator:
         expand_runs(nv, nc, rn, scratch_n)
         return self.loss(scratch_p, n_pos, scratch_n, n_neg)
 
+    cdef bint pair_count_form(self, double* sign, double* offset) noexcept nogil:
+        """False: the loss is not known to be AUC's affine pair-count form (see the pxd)."""
+        return False
+
     def evaluate_runs(self, const double[::1] pv, const int32_t[::1] pc,
                       const double[::1] nv, const int32_t[::1] nc):
         """``loss_runs`` on strictly ascending values with positive counts (for tests)."""

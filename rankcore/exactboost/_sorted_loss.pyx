@@ -156,6 +156,19 @@ cdef class SortedLoss(LossEvaluator):
                      const double* neg, Py_ssize_t n_neg) noexcept nogil:
         return self.sign * self.kernel.value(pos, n_pos, neg, n_neg) + self.offset
 
+    cdef bint pair_count_form(self, double* sign, double* offset) noexcept nogil:
+        """AUC: loss = sign * (2 below + tied) / (2 n_pos n_neg) + offset, as ``auc_runs`` computes it."""
+        if self.kind != RUNS_AUC:
+            return False
+        sign[0] = self.sign
+        offset[0] = self.offset
+        return True
+
+    def _pair_count_form(self):
+        """(sign, offset) of ``pair_count_form`` or None (for tests)."""
+        cdef double sign = 0.0, offset = 0.0
+        return (sign, offset) if self.pair_count_form(&sign, &offset) else None
+
     cdef double loss_runs(self, const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
                           const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg,
                           double* scratch_p, double* scratch_n) noexcept nogil:
