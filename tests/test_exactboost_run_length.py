@@ -198,3 +198,104 @@ def test_tie_break_survives_save_and_load(tmp_path):
     again = rankcore.load_model(path)
     assert again.tie_break_.spec == "auc"
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+
+
+# --------------------------------------------------------------------------
+# AUC by pair counts (box_bound_pairs) and two-valued features (issue 14 item 2)
+# --------------------------------------------------------------------------
+
+
+def numpy_auc_loss(pos, neg):
+    """1 - AUC from all pairs (the reference: no sorting, no groups)."""
+    diff = np.asarray(pos)[:, None] - np.asarray(neg)[None, :]
+    return 1.0 - ((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size
+
+
+def lopsided_problem(rng):
+    """Many examples, few ranks with skewed frequencies: groups of very different sizes
+    (both the two-pointer walk and the binary searches of ``cross_counts`` run), ties."""
+    mp, mn = int(rng.integers(1, 300)), int(rng.integers(1, 300))
+    nd = int(rng.integers(2, 6))
+    weights = rng.dirichlet(np.full(nd, 0.3))
+    weights = (weights + 1e-3) / (weights + 1e-3).sum()
+    lattice = int(rng.choice([4, 64, 1024]))
+    sp = np.sort(rng.integers(-lattice, lattice + 1, mp) / lattice)
+    sn = np.sort(rng.integers(-lattice, lattice + 1, mn) / lattice)
+    lrp = rng.choice(nd, mp, p=weights).astype(np.int32)
+    lrn = rng.choice(nd, mn, p=weights).astype(np.int32)
+    ranks = np.r_[lrp, lrn]
+    _, ranks = np.unique(ranks, return_inverse=True)  # every rank used
+    ranks = ranks.astype(np.int32)
+    if ranks.max() < 1:
+        ranks[-1] = 1
+    return sp, ranks[:mp].copy(), sn, ranks[mp:].copy(), int(ranks.max()) + 1
+
+
+def test_pair_count_form_only_for_auc():
+    assert make_evaluator(rankcore.resolve("metric", "auc"))._pair_count_form() == (-1.0, 1.0)
+    for spec in ["ks", "prec@k:0.2", "pauc:0.1"]:
+        ev = make_evaluator(rankcore.resolve("metric", spec))
+        assert getattr(ev, "_pair_count_form", lambda: None)() is None
+
+
+@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
+@pytest.mark.parametrize("theta, c0, c1", [(0.0, 1.0, 0.0), (0.05, 1.0, 0.0), (0.3, 1.5, 1.0)])
+def test_auc_box_bound_by_pair_counts_matches_references(shift_invariant, theta, c0, c1):
+    """Every box: pair-count bound == expanded-array bound (bit for bit) == all-pairs NumPy loss."""
+    rng = np.random.default_rng(11)
+    ev = make_evaluator(rankcore.resolve("metric", "auc"))
+    depth, grid = 3, 8
+    for _ in range(25):
+        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
+        fast, slow = (_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=depth, theta=theta, c0=c0, c1=c1,
+                                      shift_invariant=shift_invariant, run_length=run_length)
+                      for run_length in (True, False))
+        a_root, b_root = fast.root[:2], fast.root[2:]
+        for _ in range(12):
+            t_lo, t_hi = np.sort(rng.integers(0, nd - 1, 2))
+            ai = np.sort(rng.integers(a_root[0], a_root[1] + 1, 2))
+            bi = np.sort(rng.integers(b_root[0], b_root[1] + 1, 2))
+            box = (int(t_lo), int(t_hi), int(ai[0]), int(ai[1]), int(bi[0]), int(bi[1]))
+            got = fast.bound(*box)
+            assert got == slow.bound(*box)
+            a_lo, a_hi, b_lo, b_hi = ((2 * i - grid) / grid for i in (*ai, *bi))
+            margin = theta * (c0 + c1 * max(0.0, b_lo - a_hi, a_lo - b_hi) / 2)
+            pos = (sp + np.where(lrp <= t_lo, a_hi, np.where(lrp > t_hi, b_hi, max(a_hi, b_hi)))) - margin
+            neg = sn + np.where(lrn <= t_lo, a_lo, np.where(lrn > t_hi, b_lo, min(a_lo, b_lo)))
+            assert got == pytest.approx(numpy_auc_loss(pos, neg), abs=1e-12)
+
+
+@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
+def test_auc_search_by_pair_counts_same_as_expanded(shift_invariant):
+    """Whole searches (the cross cache at work): same optimum, same evaluation count."""
+    rng = np.random.default_rng(12)
+    ev = make_evaluator(rankcore.resolve("metric", "auc"))
+    for _ in range(15):
+        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
+        budgets = [0, int(rng.integers(1, 40))]
+        out = [_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=3, theta=0.05, max_boxes=budget,
+                               shift_invariant=shift_invariant, run_length=run_length).search()
+               for run_length in (False, True) for budget in budgets]
+        assert out[0] == out[2] and out[1] == out[3]
+
+
+@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.1"])
+def test_two_valued_features_same_stumps_with_and_without_runs(spec):
+    """Binary, constant and rare-valued features, binned ones (max_bins=2), small subsamples
+    (a feature often takes one value in a round): the one-pass groups == the general path."""
+    rng = np.random.default_rng(4)
+    n = 400
+    X = np.column_stack([
+        (rng.random(n) < 0.5), (rng.random(n) < 0.02), np.zeros(n), np.full(n, 3.0),
+        (rng.random(n) < 0.3) * 2.5 - 1.0, np.round(rng.standard_normal(n), 1),
+    ]).astype(float)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(2 * X[:, 0] - X[:, 4] + X[:, 5])))).astype(np.int8)
+    for max_bins in (None, 2):
+        data = prepare_data(X, y, max_bins)
+        settings_ = RunSettings(metric=spec, n_rounds=15, subsample=0.05, feature_subsample=0.5)
+        seeds = run_seeds(7, 4)
+        old = fit_runs(data, seeds, settings_, run_length=False)
+        new = fit_runs(data, seeds, settings_, n_threads=2, run_length=True)
+        for field in old.__dataclass_fields__:
+            np.testing.assert_array_equal(getattr(old, field), getattr(new, field), err_msg=field)
+        assert (new.feature >= 0).any()
