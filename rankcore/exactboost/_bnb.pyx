@@ -365,10 +365,26 @@ cdef void group_levels(const Levels* L, int32_t t_lo, int32_t t_hi, Groups* g) n
     cdef Py_ssize_t k, n, c1, c2, nl = 0, nm = 0, nr = 0
     cdef const int32_t* seg
     cdef double v
+    cdef int32_t r
     for k in range(L.q):
         seg = L.rank + L.start[k]
         n = L.start[k + 1] - L.start[k]
         v = L.value[k]
+        if n == 1:
+            # one example (most levels, with continuous features): write it to
+            # all three lists and keep it in its own (branch-free; the other
+            # two slots are overwritten by the next run or the sentinel)
+            r = seg[0]
+            g.lv[nl] = v
+            g.lc[nl] = 1
+            g.mv[nm] = v
+            g.mc[nm] = 1
+            g.rv[nr] = v
+            g.rc[nr] = 1
+            nl += r <= t_lo
+            nm += (r > t_lo) & (r <= t_hi)
+            nr += r > t_hi
+            continue
         if n <= 16:  # most levels are small: a scan beats a binary search
             c1 = 0
             while c1 < n and seg[c1] <= t_lo:
