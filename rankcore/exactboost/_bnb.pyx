@@ -586,6 +586,9 @@ cdef Py_ssize_t two_value_groups(const int32_t* rj, const int32_t* sub, const do
 # The search for one feature
 # --------------------------------------------------------------------------
 
+DEF CROSS_WAYS = 4  # cached offset combinations per group pair
+
+
 cdef struct Cross:
     int64_t gen
     double ox, sx, oy
@@ -618,7 +621,8 @@ cdef struct Search:
     bint pair_auc
     double auc_sign, auc_offset
     int64_t gen             # bumped whenever gp/gn change (keys the cross cache)
-    Cross cache[9]          # last (offsets, counts) of each (positive group, negative group) pair
+    Cross cache[9 * CROSS_WAYS]  # recent (offsets, counts) of each (positive group, negative group) pair
+    uint8_t cache_next[9]   # the entry of each pair's set replaced next (round robin)
     Heap heap
     # statistics
     int64_t evals
@@ -750,16 +754,29 @@ cdef inline void cached_cross(Search* s, int slot,
                               double ox, double sx,
                               const double* yv, const int32_t* yc, const int64_t* yk, Py_ssize_t ny,
                               double oy, int64_t* below, int64_t* tied) noexcept nogil:
-    """``cross_counts`` through a one-entry cache per group pair (valid while s.gen holds)."""
-    cdef Cross* c = &s.cache[slot]
-    if not (c.gen == s.gen and c.ox == ox and c.sx == sx and c.oy == oy):
-        c.gen = s.gen
-        c.ox = ox
-        c.sx = sx
-        c.oy = oy
-        c.below = 0
-        c.tied = 0
-        cross_counts(xv, xc, xk, nx, ox, sx, yv, yc, yk, ny, oy, &c.below, &c.tied)
+    """``cross_counts`` through a small cache per group pair (entries valid while s.gen holds).
+
+    A dive bisects b: consecutive boxes share one end of the range, so a
+    pair's offsets come back often; CROSS_WAYS entries per pair, replaced
+    round robin.
+    """
+    cdef Cross* c = &s.cache[slot * CROSS_WAYS]
+    cdef int w
+    for w in range(CROSS_WAYS):
+        if c[w].gen == s.gen and c[w].ox == ox and c[w].sx == sx and c[w].oy == oy:
+            below[0] += c[w].below
+            tied[0] += c[w].tied
+            return
+    w = s.cache_next[slot]
+    s.cache_next[slot] = (w + 1) % CROSS_WAYS
+    c = c + w
+    c.gen = s.gen
+    c.ox = ox
+    c.sx = sx
+    c.oy = oy
+    c.below = 0
+    c.tied = 0
+    cross_counts(xv, xc, xk, nx, ox, sx, yv, yc, yk, ny, oy, &c.below, &c.tied)
     below[0] += c.below
     tied[0] += c.tied
 
@@ -1040,7 +1057,8 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     s.auc_sign = 0.0
     s.auc_offset = 0.0
     s.gen = 0
-    memset(s.cache, 0, 9 * sizeof(Cross))
+    memset(s.cache, 0, 9 * CROSS_WAYS * sizeof(Cross))
+    memset(s.cache_next, 0, 9 * sizeof(uint8_t))
     if (status != 0 or s.out_p == NULL or s.out_n == NULL or s.heap.items == NULL or s.run_vp == NULL
             or s.run_vn == NULL or s.run_cp == NULL or s.run_cn == NULL or s.sc_lev == NULL
             or s.sc_order == NULL or s.sc_fill == NULL or s.sc_first == NULL):
