@@ -37,6 +37,22 @@ D. Sort-order reuse: a round presorts the subsample by the current score once
    the runs (``LossEvaluator.loss_runs``): O(q log m + q) per box, the same
    loss bit for bit; other metrics expand the runs (O(m)).  The expanded
    path stays reachable (``run_length=False``) as the reference.
+D2. AUC counts pairs, so on the run-length path a box's AUC needs no merge:
+   its (below, tied) pair counts are the sums over the 3 x 3 pairs of a
+   positive group (left/middle/right) and a negative group, each counted by
+   a two-pointer walk or, when one group is short, a binary search per run
+   of the short one (``box_bound_pairs``, ``cross_counts``).  The pair
+   counts are those of the merged lists, so the loss is the same bit for
+   bit.  With a pinned at 0 (shift-invariant search), the (left, left) pair
+   never changes within a threshold range and other pairs' offsets recur
+   along a dive: each pair caches its last four offset combinations.  On
+   binary data the right group (x = 1) is short, so a box costs
+   O(q_short log q) instead of O(q).
+D3. Two-valued features (binary data) have one threshold: the round's score
+   levels are found once per round (``score_levels``) and each feature's
+   left/right groups are counted in one pass over them
+   (``two_value_groups``, reading the ranks as bytes), with no local ranks,
+   level sort or grouping.
 E. Search: best-bound-first with pruning against the incumbent, which is
    shared by all features of a round and starts at the loss of adding
    nothing.  Boxes are bisected into disjoint halves, so every grid point is
@@ -62,7 +78,8 @@ examples, f features searched per round with V distinct values, a subsample
 of m in q score levels and B bound evaluations per feature search (the
 metric's kernel is O(m); with run-length evaluation the B term is
 B (q log m + q) for AUC, KS and prec@k).  Memory per run: O(n + d + V + m + heap); the heap
-holds at most 8 boxes per bound evaluation.  Nothing is O(I x K).
+holds at most 8 boxes per bound evaluation; per fit, d n bytes for the
+two-valued features' ranks (run-length path).  Nothing is O(I x K).
 """
 
 from cython.parallel cimport prange
