@@ -1274,23 +1274,25 @@ cdef inline double threshold_between(const Data* D, Py_ssize_t j, int32_t r_left
 cdef inline int merge_groups(const int32_t* order, const double* vals, Py_ssize_t n,
                              const int32_t* rj, int32_t cut, double a, double b,
                              int32_t* order_out, double* vals_out,     # OUT
-                             int32_t* idx_left, double* val_left,      # scratch (n)
-                             int32_t* idx_right, double* val_right     # scratch (n)
+                             int32_t* idx_left, double* val_left,      # scratch (n + 1)
+                             int32_t* idx_right, double* val_right     # scratch (n + 1)
                              ) noexcept nogil:
     """New ascending order and scores after adding a (rank <= cut) or b (rank > cut).  O(n)."""
     cdef Py_ssize_t i, nl = 0, nr = 0, p = 0, q = 0, w = 0
     cdef int32_t row
+    cdef int left
     cdef double x, y
     for i in range(n):
+        # branch-free split: write the row to both lists, keep it in its own
+        # (the scratch holds n + 1 entries: the unused slot may be the last)
         row = order[i]
-        if rj[row] <= cut:
-            idx_left[nl] = row
-            val_left[nl] = vals[i] + a
-            nl += 1
-        else:
-            idx_right[nr] = row
-            val_right[nr] = vals[i] + b
-            nr += 1
+        left = rj[row] <= cut
+        idx_left[nl] = row
+        val_left[nl] = vals[i] + a
+        idx_right[nr] = row
+        val_right[nr] = vals[i] + b
+        nl += left
+        nr += 1 - left
     while p < nl and q < nr:
         x = val_left[p]
         y = val_right[q]
@@ -1352,20 +1354,20 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
     cdef double* val_n = <double*>malloc(n_neg * sizeof(double))
     cdef double* val_p2 = <double*>malloc(n_pos * sizeof(double))
     cdef double* val_n2 = <double*>malloc(n_neg * sizeof(double))
-    cdef int32_t* idx_l = <int32_t*>malloc(big * sizeof(int32_t))
-    cdef int32_t* idx_r = <int32_t*>malloc(big * sizeof(int32_t))
-    cdef double* v_l = <double*>malloc(big * sizeof(double))
-    cdef double* v_r = <double*>malloc(big * sizeof(double))
+    cdef int32_t* idx_l = <int32_t*>malloc((big + 1) * sizeof(int32_t))
+    cdef int32_t* idx_r = <int32_t*>malloc((big + 1) * sizeof(int32_t))
+    cdef double* v_l = <double*>malloc((big + 1) * sizeof(double))
+    cdef double* v_r = <double*>malloc((big + 1) * sizeof(double))
     # sampling state
     cdef uint8_t* selected = <uint8_t*>malloc(n * sizeof(uint8_t))
     cdef int32_t* perm_p = <int32_t*>malloc(n_pos * sizeof(int32_t))
     cdef int32_t* perm_n = <int32_t*>malloc(n_neg * sizeof(int32_t))
     cdef int32_t* perm_f = <int32_t*>malloc(D.d * sizeof(int32_t))
     # the round's subsample in ascending score order
-    cdef int32_t* sub_p = <int32_t*>malloc(mp * sizeof(int32_t))
-    cdef int32_t* sub_n = <int32_t*>malloc(mn * sizeof(int32_t))
-    cdef double* sub_sp = <double*>malloc(mp * sizeof(double))
-    cdef double* sub_sn = <double*>malloc(mn * sizeof(double))
+    cdef int32_t* sub_p = <int32_t*>malloc((mp + 1) * sizeof(int32_t))  # + 1: branch-free filter
+    cdef int32_t* sub_n = <int32_t*>malloc((mn + 1) * sizeof(int32_t))
+    cdef double* sub_sp = <double*>malloc((mp + 1) * sizeof(double))
+    cdef double* sub_sn = <double*>malloc((mn + 1) * sizeof(double))
     cdef int32_t* lrp = <int32_t*>malloc(mp * sizeof(int32_t))
     cdef int32_t* lrn = <int32_t*>malloc(mn * sizeof(int32_t))
     # threshold compression
@@ -1435,18 +1437,18 @@ cdef int run_one(const Data* D, const Settings* st, uint64_t seed,
             for i in range(mn):
                 selected[D.neg_idx[perm_n[i]]] = 1
             # --- the subsample in ascending score order, read off the full order
+            # (branch-free: every row is written, only selected ones are kept;
+            # c <= mp, so the last write may land on the spare slot)
             c = 0
             for i in range(n_pos):
-                if selected[ord_p[i]]:
-                    sub_p[c] = ord_p[i]
-                    sub_sp[c] = val_p[i]
-                    c += 1
+                sub_p[c] = ord_p[i]
+                sub_sp[c] = val_p[i]
+                c += selected[ord_p[i]]
             c = 0
             for i in range(n_neg):
-                if selected[ord_n[i]]:
-                    sub_n[c] = ord_n[i]
-                    sub_sn[c] = val_n[i]
-                    c += 1
+                sub_n[c] = ord_n[i]
+                sub_sn[c] = val_n[i]
+                c += selected[ord_n[i]]
             for i in range(mp):
                 selected[D.pos_idx[perm_p[i]]] = 0
             for i in range(mn):
