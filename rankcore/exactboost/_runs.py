@@ -215,7 +215,9 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
         OpenMP threads over runs; the result does not depend on it.
     run_length : bool
         Evaluate the branch and bound's boxes on run-length encoded scores
-        (O(distinct scores) per box for AUC, KS and prec@k).  False: on the
+        (O(distinct scores) per box for AUC, KS and prec@k; AUC from the pair
+        counts of the boxes' score groups, without merging them; two-valued
+        features grouped in one pass).  False: on the
         expanded score arrays (O(subsample) per box), the reference path --
         the same stumps, slower; kept for tests and benchmarks.
     """
