@@ -604,7 +604,8 @@ cdef Py_ssize_t two_value_groups(const uint8_t* rj, const int32_t* sub, const do
 # The search for one feature
 # --------------------------------------------------------------------------
 
-DEF CROSS_WAYS = 4  # cached offset combinations per group pair
+cdef enum:
+    CROSS_WAYS = 4  # cached offset combinations per group pair (a compile-time constant)
 
 
 cdef struct Cross:
