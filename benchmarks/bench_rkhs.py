@@ -169,6 +169,7 @@ def _compare(benchmark, profile, size_index, threads, capsys):
 # ----------------------------------------------------------------------
 KRYLOV_SIZES = {"fast": (500, 1000), "full": (2000, 5000)}
 KRYLOV_GOALS = {2000: 1.5, 5000: 1.0}  # path / one direct solve
+BLOCK_SIZES = (4, 8)  # block Lanczos (BlockKrylovSpectrum) side by side with the single-vector one
 
 
 def _iterations_table(spectrum, filters, grid) -> str:
@@ -208,7 +209,7 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
 
     from threadpoolctl import threadpool_limits
 
-    from rankcore.rkhs._krylov import DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum, DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
 
     m = KRYLOV_SIZES[profile][size_index]
     K, y = _problem(m)
@@ -221,21 +222,27 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
     rhs = D @ y / m**2
     last = {}
 
-    def krylov(flts, exact_route=True):
+    def krylov(flts, exact_route=True, block=1):
         def run(_):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", KrylovConvergenceWarning)
                 def exact(min_eigenvalue=None):
                     return ExactSpectrum(K.copy(), y, n_threads=threads, min_eigenvalue=min_eigenvalue)
 
-                sp = KrylovSpectrum(DenseOperator(K), y, exact=exact if exact_route else None)
-                last[len(flts)] = (sp, sp.path(flts, grid))
+                route = exact if exact_route else None
+                if block == 1:
+                    sp = KrylovSpectrum(DenseOperator(K), y, exact=route)
+                else:
+                    sp = BlockKrylovSpectrum(DenseOperator(K), y, exact=route, block_size=block, random_state=0)
+                last[(len(flts), block)] = (sp, sp.path(flts, grid))
         return run
 
     contenders = {
         "solve": lambda _: np.linalg.solve(system, rhs),
         "krylov 4 smooth": krylov(smooth),
         "krylov all 5": krylov(filters),
+        **{f"block{b} 4 smooth": krylov(smooth, block=b) for b in BLOCK_SIZES},
+        **{f"block{b} all 5": krylov(filters, block=b) for b in BLOCK_SIZES},
         "exact path": lambda Kc: ExactSpectrum(Kc, y, n_threads=threads).path(filters, grid),
     }
     clock = time.perf_counter if threads == 2 else time.process_time
@@ -246,8 +253,8 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
             np.linalg.solve(DK + lam_j * np.eye(m), rhs)
         best["200 solves"] = (clock() - start) * 10
         C_exact = ExactSpectrum(K.copy(), y, n_threads=threads).path(filters, grid)
-    sp5, C5 = last[5]
-    sp4, _ = last[4]
+    sp5, C5 = last[(5, 1)]
+    sp4, _ = last[(4, 1)]
     diff = _max_score_difference(K, C_exact, C5)
     ratios = {name: sec / best["solve"] for name, sec in best.items()}
     benchmark.extra_info.update(m=m, threads=threads, clock="wall" if threads == 2 else "cpu", n_iter_smooth=sp4.n_iter, n_iter_all=sp5.n_iter,
@@ -258,8 +265,15 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
     with capsys.disabled():
         print(f"\n[rkhs krylov m={m:,}, {threads} BLAS thread(s), {'wall clock' if threads == 2 else 'CPU time'}; "
               "200 lambdas x filters]")
-        for name in ("solve", "200 solves", "exact path", "krylov 4 smooth", "krylov all 5"):
+        for name in ("solve", "200 solves", "exact path", "krylov 4 smooth", "krylov all 5",
+                     *(f"block{b} {w}" for b in BLOCK_SIZES for w in ("4 smooth", "all 5"))):
             print(f"  {name:16s} {best[name]:9.3f} s   {ratios[name]:7.2f} x solve")
+        for b in BLOCK_SIZES:
+            bs4, _ = last[(4, b)]
+            bs5, Cb5 = last[(5, b)]
+            print(f"  block Lanczos s={b}: {bs4.n_iter} block steps (basis {bs4._dim}) for the smooth filters, "
+                  f"{bs5.n_iter} with cutoff ({len(bs5.unconverged_)} cutoff lambdas exact); largest relative "
+                  f"score difference against the exact path {_max_score_difference(K, C_exact, Cb5):.1e}")
         print(f"  Lanczos steps: {sp4.n_iter} (tikhonov, iterated:2, landweber, showalter), {sp5.n_iter} with cutoff; "
               f"{len(sp5.unconverged_)} cutoff lambdas took the exact route")
         print(f"  largest relative score difference against the exact path: {diff:.1e}")

@@ -810,7 +810,7 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         return T
 
     def _ritz(self):
-        theta, S = scipy.linalg.eigh(self._block_T(), check_finite=False)
+        theta, S = scipy.linalg.eigh(self._block_T(), driver="evd", check_finite=False)  # measured fastest here
         theta = np.maximum(theta, 0.0)
         theta[theta < FLUSH_BELOW] = 0.0
         return theta, S
