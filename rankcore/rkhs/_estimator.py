@@ -117,7 +117,9 @@ class KernelRanker(BaseEstimator):
         basis for every λ and filter (:mod:`rankcore.rkhs._krylov`), each
         (filter, λ) certified to ``tol``; on the kernel matrix in memory
         when m² doubles fit ``memory_budget``, else matrix-free (kernel rows
-        recomputed block by block, O(m (iterations + block)) memory).
+        recomputed block by block; block Lanczos, 32 vectors per sweep over
+        the kernel, the random ones seeded by ``random_state``; O(m (32
+        steps + block)) memory).
         ``"nystroem"``: low rank with ``n_components`` landmarks.
         ``"auto"`` chooses by predicted time and memory (exact on small
         data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
@@ -127,7 +129,7 @@ class KernelRanker(BaseEstimator):
         (filter, λ); the default reproduces the exact path's scores to
         better than 1e-6 and its hold-out choices.
     max_iter : int, default 500
-        ``solver="krylov"``: Lanczos steps at most; a (filter, λ) whose
+        ``solver="krylov"``: Lanczos steps (block steps matrix-free) at most; a (filter, λ) whose
         bound is not met by then gets a ``KrylovConvergenceWarning`` and the
         exact solver (when the kernel matrix is in memory).
     memory_budget : int or None
@@ -136,7 +138,9 @@ class KernelRanker(BaseEstimator):
     n_components : int, default 1000
         Nyström landmarks (capped at the number of rows).
     random_state : int, RandomState or None
-        Hold-out splits, a-priori subsets and Nyström landmarks.
+        Hold-out splits, a-priori subsets, Nyström landmarks and the random
+        start vectors of the matrix-free Krylov route (its path differs
+        from one seed to another within ``tol``).
     n_jobs : int or None
         Threads (BLAS and the Gram/centering kernels); None = all cores.
         Fits on fewer than ``PARALLEL_MIN_ROWS`` (1024) rows, and predictions
