@@ -38,8 +38,12 @@ BLAS threads: one solve, 200 solves, the exact path and the Krylov path (all
 five filters -- the cut-off values Lanczos cannot certify take the exact
 route -- and the four smooth ones), prints the Lanczos steps at which each
 (filter, λ) was certified and the largest score difference against the exact
-path.  ``test_krylov_matrix_free`` runs the matrix-free route (m = 20,000,
-``full``; 1,000, ``fast``) against one scikit-learn ``KernelRidge`` fit on half the rows.
+path, and block Lanczos (``BlockKrylovSpectrum``, s = 4 and 8) the same
+way.  ``test_krylov_matrix_free`` runs the matrix-free route (block Lanczos,
+32 vectors a sweep; m = 20,000, ``full``; 1,000, ``fast``) against one
+scikit-learn ``KernelRidge`` fit on half the rows;
+``test_block_lanczos_matrix_free`` times single-vector against block
+Lanczos matrix-free (m = 3,000, ``full``; one thread, CPU time).
 
 ``test_nystroem_fit`` times the low-rank mode beyond exact sizes (m = 50,000,
 ``full``; 5,000, ``fast``) with 1,000 landmarks.
