@@ -586,3 +586,20 @@ def test_rbf_rows_exp_matches_numpy(n_threads):
     assert np.all(out <= 1.0)
     with pytest.raises(ValueError, match="rbf_rows_exp"):
         _matfree.rbf_rows_exp(out, sq[:3], sq, 1.0, 1)
+
+
+def test_block_krylov_deflation_keeps_the_bounds():
+    # K of rank 3 and a block of 6: the second block deflates; the dropped parts join the residual rows
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    rng = np.random.default_rng(16)
+    F = rng.normal(size=(80, 3))
+    K = F @ F.T
+    y = rng.integers(0, 3, size=80).astype(float)
+    sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=6, random_state=0)
+    sp._step()
+    assert sp._n - sp._starts[-1] < 6 and sp._lost  # narrower than the block; the dropped part is kept
+    filters = [resolve("filter", s) for s in FILTERS]
+    C = sp.path(filters, LAMS)
+    assert not sp.unconverged_
+    assert relative_score_error(K, ExactSpectrum(K.copy(), y).path(filters, LAMS), C) <= 1e-6

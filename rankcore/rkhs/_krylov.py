@@ -753,6 +753,7 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         self._starts = [0]  # first basis row of each block multiplied so far, then the basis size they cover
         self._A: list[np.ndarray] = []  # diagonal blocks
         self._B: list[np.ndarray] = []  # B_{k+1}: (width of block k+1) x (width of block k)
+        self._lost: list[tuple[int, int, np.ndarray]] = []  # (lo, hi, R) of deflated directions (see _residual_rows)
         self._n = 0
         if not self._invariant:
             self._n = self._first_block()
@@ -773,6 +774,7 @@ class BlockKrylovSpectrum(KrylovSpectrum):
     def _orthonormal(self, W: np.ndarray, scale) -> tuple[np.ndarray, np.ndarray]:
         """Rows of an orthonormal basis of W's rows (pivoted QR, dependent ones dropped) and R (r × rows of W)."""
         if W.shape[0] == 0:
+            self._dropped = np.zeros((0, 0))
             return W, np.zeros((0, 0))
         Q, R, piv = scipy.linalg.qr(W.T, mode="economic", pivoting=True)
         d = np.abs(np.diag(R))
@@ -781,6 +783,7 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         r = min(r, self._m - 1 - self._n) if self._n else r
         Rfull = np.zeros_like(R)
         Rfull[:, piv] = R  # W.T = Q R P^T
+        self._dropped = Rfull[r:]  # the (tiny) part of W left out of the basis
         return np.ascontiguousarray(Q[:, :r].T), Rfull[:r]
 
     @property
@@ -814,7 +817,12 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         W -= W.mean(axis=1, keepdims=True)
         self._A.append(Ak)
         self._scale = max(self._scale, float(np.abs(Ak).sum(axis=1).max()) + float(np.linalg.norm(W, axis=1).max()))
-        Q, Bn = self._orthonormal(W, self._scale) if hi < m - 1 else (np.zeros((0, m)), np.zeros((0, hi - lo)))
+        if hi < m - 1:
+            Q, Bn = self._orthonormal(W, self._scale)
+            if self._dropped.shape[0]:
+                self._lost.append((lo, hi, self._dropped))
+        else:
+            Q, Bn = np.zeros((0, m)), np.zeros((0, hi - lo))
         if Q.shape[0] and Q.shape[0] < W.shape[0]:  # deflated: make sure the kept directions are ⊥ the basis
             Q -= (Q @ basis.T) @ basis
             Q -= Q.mean(axis=1, keepdims=True)
@@ -851,9 +859,19 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         return theta, S
 
     def _residual_rows(self, S: np.ndarray) -> np.ndarray:
+        """B_{k+1} E_kᵀ S, and below it the deflated parts R_i E_iᵀ S of earlier steps.
+
+        A deflated direction (below 1e-12 ‖A‖) is left out of the basis, so
+        A V = V T + V_{k+1} B_{k+1} E_kᵀ + Σ_i F_i R_i E_iᵀ with F_i of unit
+        columns: its rows enter every bound too (their norm is tiny, so
+        stacking them -- a 2-norm of the parts rather than their sum -- is
+        within a factor √2 of the sum where they matter at all).
+        """
         k = len(self._A) - 1
         lo = self._starts[k]
-        return self._B[-1] @ S[lo:]
+        rows = [self._B[-1] @ S[lo:]]
+        rows += [R @ S[a:b] for a, b, R in self._lost]
+        return np.vstack(rows) if len(rows) > 1 else rows[0]
 
     def _tri_times(self, Z: np.ndarray) -> np.ndarray:
         j = Z.shape[1]
