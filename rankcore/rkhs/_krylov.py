@@ -834,7 +834,9 @@ class BlockKrylovSpectrum(KrylovSpectrum):
             self._invariant = True  # Krylov space is invariant: the path is exact
             return
         if hi + Q.shape[0] > self._V.shape[0]:
-            grown = np.zeros((min(max(2 * self._V.shape[0], hi + Q.shape[0]), m + 1), m))
+            # grow by half, capped by what max_iter steps can hold: the copy's peak is 2.5x the basis, not 3x
+            cap = min(m + 1, (self.max_iter + 1) * self.block_size)
+            grown = np.zeros((min(max(self._V.shape[0] * 3 // 2, hi + Q.shape[0]), cap), m))
             grown[:hi] = self._V[:hi]
             self._V = grown
         self._V[hi : hi + Q.shape[0]] = Q
