@@ -38,8 +38,12 @@ BLAS threads: one solve, 200 solves, the exact path and the Krylov path (all
 five filters -- the cut-off values Lanczos cannot certify take the exact
 route -- and the four smooth ones), prints the Lanczos steps at which each
 (filter, λ) was certified and the largest score difference against the exact
-path.  ``test_krylov_matrix_free`` runs the matrix-free route (m = 20,000,
-``full``; 1,000, ``fast``) against one scikit-learn ``KernelRidge`` fit on half the rows.
+path, and block Lanczos (``BlockKrylovSpectrum``, s = 4 and 8) the same
+way.  ``test_krylov_matrix_free`` runs the matrix-free route (block Lanczos,
+32 vectors a sweep; m = 20,000, ``full``; 1,000, ``fast``) against one
+scikit-learn ``KernelRidge`` fit on half the rows;
+``test_block_lanczos_matrix_free`` times single-vector against block
+Lanczos matrix-free (m = 3,000, ``full``; one thread, CPU time).
 
 ``test_nystroem_fit`` times the low-rank mode beyond exact sizes (m = 50,000,
 ``full``; 5,000, ``fast``) with 1,000 landmarks.
@@ -169,6 +173,7 @@ def _compare(benchmark, profile, size_index, threads, capsys):
 # ----------------------------------------------------------------------
 KRYLOV_SIZES = {"fast": (500, 1000), "full": (2000, 5000)}
 KRYLOV_GOALS = {2000: 1.5, 5000: 1.0}  # path / one direct solve
+BLOCK_SIZES = (4, 8)  # block Lanczos (BlockKrylovSpectrum) side by side with the single-vector one
 
 
 def _iterations_table(spectrum, filters, grid) -> str:
@@ -208,7 +213,7 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
 
     from threadpoolctl import threadpool_limits
 
-    from rankcore.rkhs._krylov import DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum, DenseOperator, KrylovConvergenceWarning, KrylovSpectrum
 
     m = KRYLOV_SIZES[profile][size_index]
     K, y = _problem(m)
@@ -221,21 +226,27 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
     rhs = D @ y / m**2
     last = {}
 
-    def krylov(flts, exact_route=True):
+    def krylov(flts, exact_route=True, block=1):
         def run(_):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", KrylovConvergenceWarning)
                 def exact(min_eigenvalue=None):
                     return ExactSpectrum(K.copy(), y, n_threads=threads, min_eigenvalue=min_eigenvalue)
 
-                sp = KrylovSpectrum(DenseOperator(K), y, exact=exact if exact_route else None)
-                last[len(flts)] = (sp, sp.path(flts, grid))
+                route = exact if exact_route else None
+                if block == 1:
+                    sp = KrylovSpectrum(DenseOperator(K), y, exact=route)
+                else:
+                    sp = BlockKrylovSpectrum(DenseOperator(K), y, exact=route, block_size=block, random_state=0)
+                last[(len(flts), block)] = (sp, sp.path(flts, grid))
         return run
 
     contenders = {
         "solve": lambda _: np.linalg.solve(system, rhs),
         "krylov 4 smooth": krylov(smooth),
         "krylov all 5": krylov(filters),
+        **{f"block{b} 4 smooth": krylov(smooth, block=b) for b in BLOCK_SIZES},
+        **{f"block{b} all 5": krylov(filters, block=b) for b in BLOCK_SIZES},
         "exact path": lambda Kc: ExactSpectrum(Kc, y, n_threads=threads).path(filters, grid),
     }
     clock = time.perf_counter if threads == 2 else time.process_time
@@ -246,8 +257,8 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
             np.linalg.solve(DK + lam_j * np.eye(m), rhs)
         best["200 solves"] = (clock() - start) * 10
         C_exact = ExactSpectrum(K.copy(), y, n_threads=threads).path(filters, grid)
-    sp5, C5 = last[5]
-    sp4, _ = last[4]
+    sp5, C5 = last[(5, 1)]
+    sp4, _ = last[(4, 1)]
     diff = _max_score_difference(K, C_exact, C5)
     ratios = {name: sec / best["solve"] for name, sec in best.items()}
     benchmark.extra_info.update(m=m, threads=threads, clock="wall" if threads == 2 else "cpu", n_iter_smooth=sp4.n_iter, n_iter_all=sp5.n_iter,
@@ -258,8 +269,15 @@ def test_krylov_path_against_direct_solve(benchmark, profile, size_index, thread
     with capsys.disabled():
         print(f"\n[rkhs krylov m={m:,}, {threads} BLAS thread(s), {'wall clock' if threads == 2 else 'CPU time'}; "
               "200 lambdas x filters]")
-        for name in ("solve", "200 solves", "exact path", "krylov 4 smooth", "krylov all 5"):
+        for name in ("solve", "200 solves", "exact path", "krylov 4 smooth", "krylov all 5",
+                     *(f"block{b} {w}" for b in BLOCK_SIZES for w in ("4 smooth", "all 5"))):
             print(f"  {name:16s} {best[name]:9.3f} s   {ratios[name]:7.2f} x solve")
+        for b in BLOCK_SIZES:
+            bs4, _ = last[(4, b)]
+            bs5, Cb5 = last[(5, b)]
+            print(f"  block Lanczos s={b}: {bs4.n_iter} block steps (basis {bs4._dim}) for the smooth filters, "
+                  f"{bs5.n_iter} with cutoff ({len(bs5.unconverged_)} cutoff lambdas exact); largest relative "
+                  f"score difference against the exact path {_max_score_difference(K, C_exact, Cb5):.1e}")
         print(f"  Lanczos steps: {sp4.n_iter} (tikhonov, iterated:2, landweber, showalter), {sp5.n_iter} with cutoff; "
               f"{len(sp5.unconverged_)} cutoff lambdas took the exact route")
         print(f"  largest relative score difference against the exact path: {diff:.1e}")
@@ -279,6 +297,8 @@ def test_krylov_matrix_free(benchmark, profile, capsys):
 
     from sklearn.kernel_ridge import KernelRidge
     from threadpoolctl import threadpool_limits
+
+    from rankcore.rkhs._estimator import KRYLOV_VECTORS
 
     m = {"fast": 1_000, "full": 20_000}[profile]
     rng = np.random.default_rng(m)
@@ -307,10 +327,10 @@ def test_krylov_matrix_free(benchmark, profile, capsys):
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     with capsys.disabled():
         print(f"\n[rkhs krylov matrix-free m={m:,}, 4 smooth filters x 200 lambdas, 2 threads]")
-        print(f"  path {t_path:.2f} s ({model.n_iter_} Lanczos steps), KernelRidge at m={half:,}: {t_krr:.2f} s, "
+        print(f"  path {t_path:.2f} s ({model.n_iter_} block Lanczos steps of {KRYLOV_VECTORS} vectors), KernelRidge at m={half:,}: {t_krr:.2f} s, "
               f"ratio {t_path / t_krr:.2f}")
         print(f"  peak traced memory {peak / 2**20:.0f} MiB (m x m would be {8 * m * m / 2**20:.0f} MiB; "
-              f"m (steps + block) = {8 * m * (model.n_iter_ + 1024) / 2**20:.0f} MiB)")
+              f"m (32 block steps + block) = {8 * m * (KRYLOV_VECTORS * model.n_iter_ + 1024) / 2**20:.0f} MiB)")
 
 
 @pytest.mark.benchmark(group="rkhs-nystroem")
@@ -326,3 +346,53 @@ def test_nystroem_fit(benchmark, profile, capsys):
     with capsys.disabled():
         print(f"\n[rkhs nystroem m={m:,}, 1,000 landmarks, 1,000 path vectors] fit "
               f"{benchmark.stats.stats.min:.2f} s")
+
+
+@pytest.mark.benchmark(group="rkhs-krylov")
+def test_block_lanczos_matrix_free(benchmark, profile, capsys):
+    """Matrix-free single-vector against block Lanczos (32 vectors a sweep), side by side.
+
+    One BLAS thread and CPU time (background load distorts wall clock on a
+    shared machine); m = 3,000 (``full``) or 1,000 (``fast``), the four
+    smooth filters on the 200-λ grid.  Prints steps, sweeps over the kernel,
+    time per sweep and the largest relative coefficient difference between
+    the two (both certified to tol = 1e-8).
+    """
+    import warnings
+
+    from threadpoolctl import threadpool_limits
+
+    from rankcore.rkhs._krylov import BlockKernelOperator, BlockKrylovSpectrum, KrylovSpectrum
+
+    m = {"fast": 1_000, "full": 3_000}[profile]
+    rng = np.random.default_rng(m)
+    X = rng.normal(size=(m, 8))
+    y = np.floor(2 * X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=m))
+    kernel = rankcore.get_registry().resolve("kernel", "rbf").with_data(X)
+    grid = default_grid()
+    smooth = [rankcore.get_registry().resolve("filter", s) for s in ("tikhonov", "iterated:2", "landweber", "showalter")]
+    op = BlockKernelOperator(kernel, X, block=1024, n_threads=1)
+    results = {}
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        op(y)  # warm up (first call imports and faults in memory)
+        start = time.process_time()
+        op(y)
+        sweep = time.process_time() - start
+        for name, make in (("single", lambda: KrylovSpectrum(op, y)),
+                           ("block32", lambda: BlockKrylovSpectrum(op, y, block_size=32, random_state=0))):
+            start = time.process_time()
+            sp = make()
+            C = sp.path(smooth, grid)
+            results[name] = (time.process_time() - start, sp.n_iter, sp._dim, C)
+    t1, n1, _, C1 = results["single"]
+    tb, nb, db, Cb = results["block32"]
+    diff = float(np.max(np.linalg.norm(Cb - C1, axis=-1) / np.linalg.norm(C1, axis=-1)))
+    benchmark.extra_info.update(m=m, single_s=t1, block_s=tb, single_steps=n1, block_steps=nb, block_dim=db,
+                                sweep_s=sweep, max_relative_coefficient_difference=diff)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    with capsys.disabled():
+        print(f"\n[rkhs matrix-free m={m:,}, 4 smooth filters x 200 lambdas, 1 thread, CPU time]")
+        print(f"  single-vector {t1:7.2f} s  {n1} sweeps ({t1 / n1:.3f} s a step; one sweep {sweep:.3f} s)")
+        print(f"  block s=32    {tb:7.2f} s  {nb} sweeps ({tb / nb:.3f} s a step), basis {db}: "
+              f"{t1 / tb:.2f}x faster; largest relative coefficient difference {diff:.1e}")

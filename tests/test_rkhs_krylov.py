@@ -201,8 +201,26 @@ def test_estimator_matrix_free_route():
     X, y = graded(150, seed=9)
     lams = np.array([1e-1, 1e-3])
     dense = KernelRanker(solver="krylov", lam=lams).fit(X, y)
-    free = KernelRanker(solver="krylov", lam=lams, memory_budget=8 * 150 * 150 - 1).fit(X, y)
-    np.testing.assert_allclose(free.dual_coef_, dense.dual_coef_, rtol=1e-9, atol=1e-12)
+    free = KernelRanker(solver="krylov", lam=lams, memory_budget=8 * 150 * 150 - 1, random_state=0).fit(X, y)
+    # matrix-free is block Lanczos (another Krylov space): equal within the certified tol (1e-8)
+    assert np.linalg.norm(free.dual_coef_ - dense.dual_coef_) <= 1e-7 * np.linalg.norm(dense.dual_coef_)
+    assert free.n_iter_ < dense.n_iter_  # block steps
+
+
+def test_estimator_matrix_free_block_route_is_seeded_and_thread_independent():
+    X, y = graded(1100, seed=10)  # above PARALLEL_MIN_ROWS: n_jobs=2 really runs 2 threads
+    lams = np.array([1e-1, 1e-3, 1e-5])
+    kw = dict(solver="krylov", lam=lams, filter=["tikhonov", "showalter"], memory_budget=8 * 1100 * 1100 - 1)
+    a = KernelRanker(random_state=3, n_jobs=1, **kw).fit(X, y)
+    b = KernelRanker(random_state=3, n_jobs=1, **kw).fit(X, y)
+    c = KernelRanker(random_state=3, n_jobs=2, **kw).fit(X, y)
+    d = KernelRanker(random_state=4, n_jobs=1, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    ref = np.linalg.norm(a.dual_coef_)
+    assert np.linalg.norm(c.dual_coef_ - a.dual_coef_) <= 1e-9 * ref  # threads: rounding only
+    assert 0 < np.linalg.norm(d.dual_coef_ - a.dual_coef_) <= 1e-7 * ref  # another seed: another basis, same path
+    exact = KernelRanker(solver="exact", lam=lams, filter=["tikhonov", "showalter"]).fit(X, y)
+    assert np.linalg.norm(a.dual_coef_ - exact.dual_coef_) <= 1e-7 * np.linalg.norm(exact.dual_coef_)
 
 
 def test_estimator_krylov_persists():
@@ -386,3 +404,202 @@ def test_dense_operator_symmetric_product_equals_numpy(layout):
     assert (op._symv is not None) == (layout in ("C", "readonly"))  # the one-triangle product where it applies
     rtol = 1e-6 if layout == "float32" else 1e-12
     np.testing.assert_allclose(op(v), ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+
+
+# ----------------------------------------------------------------------
+# Block Lanczos (BlockKrylovSpectrum)
+# ----------------------------------------------------------------------
+def block_path(K, y, filters, lams, block_size=4, random_state=0, **kw):
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KrylovConvergenceWarning)
+        sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=block_size, random_state=random_state,
+                                 exact=lambda: ExactSpectrum(K.copy(), y), **kw)
+        return sp.path(filters, lams), sp
+
+
+@pytest.mark.parametrize("kernel, d", [("rbf:2", 3), ("laplacian:3", 4), ("poly:2", 2), ("linear", 2)],
+                         ids=["rbf", "laplacian", "poly-rank-deficient", "linear-rank-2"])
+@pytest.mark.parametrize("block_size", [2, 5, 8])
+def test_block_krylov_path_matches_exact_every_filter(kernel, d, block_size):
+    X, y, K = problem(120, seed=block_size, d=d, kernel=kernel)  # few label levels: ties in y
+    filters = [resolve("filter", s) for s in FILTERS]
+    ref = ExactSpectrum(K.copy(), y).path(filters, LAMS)  # λ over 8 decades
+    C, sp = block_path(K, y, filters, LAMS, block_size=block_size)
+    assert C.shape == ref.shape
+    assert relative_score_error(K, ref, C) <= 1e-6
+    np.testing.assert_allclose(C.sum(axis=-1), 0.0, atol=1e-9 * max(1.0, np.abs(C).max()))
+    assert sp._dim <= 119  # the basis stays in range(P)
+    if kernel == "linear":  # rank 2: the block space deflates to the invariant range(A) + b at once
+        assert sp.n_iter <= 3 and sp._invariant and not sp.unconverged_
+
+
+def test_block_krylov_basis_is_orthonormal_and_satisfies_the_block_recurrence():
+    X, y, K = problem(150, seed=11)
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=6, random_state=3)
+    for _ in range(8):
+        sp._step()
+    n = sp._dim
+    V = sp._V[:n]
+    np.testing.assert_allclose(V @ V.T, np.eye(n), atol=1e-12)
+    np.testing.assert_allclose(V.sum(axis=1), 0.0, atol=1e-12)
+    m = y.shape[0]
+    P = np.eye(m) - 1.0 / m
+    A = P @ K @ P / m
+    T = sp._block_T()
+    np.testing.assert_allclose(T, T.T, atol=0)
+    # A V_nᵀ = V_nᵀ T + V_next B E_kᵀ, the residual rows the bounds use
+    Vnext = sp._V[n : sp._n]
+    E = np.zeros((n, n - sp._starts[-2]))
+    E[sp._starts[-2]:] = np.eye(n - sp._starts[-2])
+    lhs = A @ V.T
+    rhs = V.T @ T + Vnext.T @ sp._B[-1] @ E.T
+    np.testing.assert_allclose(lhs, rhs, atol=1e-12 * np.abs(lhs).max())
+    np.testing.assert_allclose(V[0], (y - y.mean()) / np.linalg.norm(y - y.mean()), atol=1e-14)
+
+
+@settings(max_examples=20, deadline=None)
+@given(m=st.integers(3, 60), seed=st.integers(0, 2**16), log_lam=st.floats(-8, 0), levels=st.integers(2, 6),
+       block_size=st.integers(1, 9))
+def test_block_krylov_tikhonov_residual_bound_holds(m, seed, log_lam, levels, block_size):
+    X, y, K = problem(m, seed=seed, levels=levels)
+    if np.unique(y).shape[0] < 2:
+        return
+    lam = 10.0 ** log_lam
+    tol = 1e-7
+    tik = [resolve("filter", "tikhonov")]
+    C, sp = block_path(K, y, tik, np.array([lam]), block_size=block_size, random_state=seed, tol=tol)
+    ref = ExactSpectrum(K.copy(), y).path(tik, np.array([lam]))
+    assert np.linalg.norm(C - ref) <= 10 * tol * np.linalg.norm(ref) + 1e-13 * np.abs(ref).max()
+    assert sp._dim <= m - 1
+
+
+def test_block_krylov_is_deterministic_for_a_seed_and_close_across_seeds():
+    X, y, K = problem(200, seed=12)
+    filters = [resolve("filter", s) for s in FILTERS]
+    C1, sp1 = block_path(K, y, filters, LAMS, block_size=4, random_state=7)
+    C2, _ = block_path(K, y, filters, LAMS, block_size=4, random_state=7)
+    C3, sp3 = block_path(K, y, filters, LAMS, block_size=4, random_state=8)
+    np.testing.assert_array_equal(C1, C2)
+    assert not np.array_equal(sp1._V[1], sp3._V[1])  # the seed does change the random start vectors ...
+    assert relative_score_error(K, C1, C3) <= 1e-6  # ... but not the certified path
+    # a Generator is accepted as well
+    C4, _ = block_path(K, y, filters, LAMS, block_size=4, random_state=np.random.default_rng(7))
+    assert relative_score_error(K, C1, C4) <= 1e-6
+
+
+def test_block_krylov_needs_fewer_steps_than_single_vector():
+    X, y, K = problem(400, seed=13, d=5, kernel="rbf:5")
+    filters = [resolve("filter", s) for s in ("tikhonov", "showalter")]
+    lams = np.array([1e-2, 1e-4, 1e-6])
+    _, single = krylov_path(K, y, filters, lams)
+    _, block = block_path(K, y, filters, lams, block_size=8)
+    assert not single.unconverged_ and not block.unconverged_
+    assert block.n_iter < single.n_iter  # the block space contains the single one, step for step
+
+
+def test_block_krylov_warns_and_falls_back_to_exact():
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    X, y, K = problem(150, seed=4)
+    filters = [resolve("filter", "tikhonov"), resolve("filter", "cutoff")]
+    lams = np.array([1e-1, 1e-7])
+    ref = ExactSpectrum(K.copy(), y).path(filters, lams)
+    sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=3, random_state=0, max_iter=3,
+                             exact=lambda: ExactSpectrum(K.copy(), y))
+    with pytest.warns(KrylovConvergenceWarning, match=r"3 Lanczos steps .*exact solver"):
+        C = sp.path(filters, lams)
+    assert ("tikhonov", 1e-7) in sp.unconverged_ and sp.n_iter == 3
+    assert relative_score_error(K, ref, C) <= 1e-6
+
+
+def test_block_krylov_small_and_constant_problems():
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    X, y, K = problem(7, seed=2)
+    y[0] += 1.0
+    filters = [resolve("filter", s) for s in FILTERS]
+    C, sp = block_path(K, y, filters, LAMS, block_size=16)  # more vectors than range(P) has dimensions
+    assert sp._invariant and sp._dim <= 6 and not sp.unconverged_
+    assert relative_score_error(K, ExactSpectrum(K.copy(), y).path(filters, LAMS), C) <= 1e-6
+    C = BlockKrylovSpectrum(DenseOperator(K), np.full(7, 2.0), random_state=0).path(filters, LAMS)
+    assert np.all(C == 0.0)
+
+
+@pytest.mark.parametrize("params, error, name", [
+    ({"block_size": 0}, ValueError, "block_size"), ({"block_size": 2.5}, ValueError, "block_size"),
+    ({"block_size": True}, ValueError, "block_size"), ({"tol": 2.0}, ValueError, "tol"),
+    ({"max_iter": 0}, ValueError, "max_iter"),
+])
+def test_block_krylov_parameters_validated(params, error, name):
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    X, y, K = problem(20)
+    with pytest.raises(error, match=name):
+        BlockKrylovSpectrum(DenseOperator(K), y, **params)
+
+
+def test_block_krylov_needs_a_block_operator():
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    X, y, K = problem(20)
+    op = DenseOperator(K)
+    with pytest.raises(TypeError, match="operator"):
+        BlockKrylovSpectrum(lambda v: op(v), y)
+
+
+@pytest.mark.parametrize("spec", ["rbf", "rbf:0.01", "laplacian", "poly:2"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_operators_matmat_equals_dense_product(spec, n_threads):
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(157, 4)) + 30.0
+    X[3] = X[4]  # duplicate rows: distance 0
+    kernel = resolve("kernel", spec).with_data(X)
+    K = kernel(X)
+    V = rng.normal(size=(5, 157))
+    ref = V @ K
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(BlockKernelOperator(kernel, X, block=40, n_threads=n_threads).matmat(V), ref,
+                               atol=1e-11 * scale)
+    np.testing.assert_allclose(DenseOperator(K).matmat(V), ref, atol=1e-12 * scale)
+    F = rng.normal(size=(157, 6))
+    np.testing.assert_allclose(LowRankOperator(F).matmat(V), V @ F @ F.T, atol=1e-12 * np.abs(V @ F @ F.T).max())
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_rbf_rows_exp_matches_numpy(n_threads):
+    from rankcore.rkhs import _matfree
+
+    rng = np.random.default_rng(15)
+    Xc = rng.normal(size=(60, 3))
+    Xc[5] = Xc[6]  # a duplicate: d² rounds to about 0 and may go negative (clamped to 0 -> exp(0) = 1)
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    G = Xc[10:30] @ Xc.T
+    d2 = np.maximum(sq[10:30, None] + sq[None, :] - 2 * G, 0.0)
+    ref = np.exp(-d2 / 1.7)
+    out = np.ascontiguousarray(G.copy())
+    _matfree.rbf_rows_exp(out, sq[10:30], sq, 1.0 / 1.7, n_threads)
+    np.testing.assert_allclose(out, ref, rtol=1e-13, atol=0)
+    assert np.all(out <= 1.0)
+    with pytest.raises(ValueError, match="rbf_rows_exp"):
+        _matfree.rbf_rows_exp(out, sq[:3], sq, 1.0, 1)
+
+
+def test_block_krylov_deflation_keeps_the_bounds():
+    # K of rank 3 and a block of 6: the second block deflates; the dropped parts join the residual rows
+    from rankcore.rkhs._krylov import BlockKrylovSpectrum
+
+    rng = np.random.default_rng(16)
+    F = rng.normal(size=(80, 3))
+    K = F @ F.T
+    y = rng.integers(0, 3, size=80).astype(float)
+    sp = BlockKrylovSpectrum(DenseOperator(K), y, block_size=6, random_state=0)
+    sp._step()
+    assert sp._n - sp._starts[-1] < 6 and sp._lost  # narrower than the block; the dropped part is kept
+    filters = [resolve("filter", s) for s in FILTERS]
+    C = sp.path(filters, LAMS)
+    assert not sp.unconverged_
+    assert relative_score_error(K, ExactSpectrum(K.copy(), y).path(filters, LAMS), C) <= 1e-6

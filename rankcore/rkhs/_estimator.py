@@ -25,7 +25,8 @@ from ..validation import (
     check_random_state_param,
     effective_n_threads,
 )
-from ._krylov import DEFAULT_MAX_ITER, DEFAULT_TOL, BlockKernelOperator, DenseOperator, KrylovSpectrum
+from ._krylov import (DEFAULT_MAX_ITER, DEFAULT_TOL, BlockKernelOperator, BlockKrylovSpectrum, DenseOperator,
+                      KrylovSpectrum)
 from ._plan import default_memory_budget, plan_solver
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
@@ -38,6 +39,11 @@ EXACT_AUTO_LIMIT = 20_000
 
 #: Rows of the kernel computed at a time by the matrix-free Krylov route.
 KRYLOV_BLOCK = 1024
+
+#: Vectors per block Lanczos step of the matrix-free Krylov route (b and 31 seeded random vectors): each
+#: sweep over the kernel (m² exponentials for rbf) serves all of them.  Measured in
+#: docs (rkhs page, "Block Lanczos"): on the kernel matrix in memory the single-vector route is faster.
+KRYLOV_VECTORS = 32
 
 SOLVERS = ("auto", "exact", "krylov", "nystroem")
 
@@ -111,7 +117,9 @@ class KernelRanker(BaseEstimator):
         basis for every λ and filter (:mod:`rankcore.rkhs._krylov`), each
         (filter, λ) certified to ``tol``; on the kernel matrix in memory
         when m² doubles fit ``memory_budget``, else matrix-free (kernel rows
-        recomputed block by block, O(m (iterations + block)) memory).
+        recomputed block by block; block Lanczos, 32 vectors per sweep over
+        the kernel, the random ones seeded by ``random_state``; O(m (32
+        steps + block)) memory).
         ``"nystroem"``: low rank with ``n_components`` landmarks.
         ``"auto"`` chooses by predicted time and memory (exact on small
         data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
@@ -121,7 +129,7 @@ class KernelRanker(BaseEstimator):
         (filter, λ); the default reproduces the exact path's scores to
         better than 1e-6 and its hold-out choices.
     max_iter : int, default 500
-        ``solver="krylov"``: Lanczos steps at most; a (filter, λ) whose
+        ``solver="krylov"``: Lanczos steps (block steps matrix-free) at most; a (filter, λ) whose
         bound is not met by then gets a ``KrylovConvergenceWarning`` and the
         exact solver (when the kernel matrix is in memory).
     memory_budget : int or None
@@ -130,7 +138,9 @@ class KernelRanker(BaseEstimator):
     n_components : int, default 1000
         Nyström landmarks (capped at the number of rows).
     random_state : int, RandomState or None
-        Hold-out splits, a-priori subsets and Nyström landmarks.
+        Hold-out splits, a-priori subsets, Nyström landmarks and the random
+        start vectors of the matrix-free Krylov route (its path differs
+        from one seed to another within ``tol``).
     n_jobs : int or None
         Threads (BLAS and the Gram/centering kernels); None = all cores.
         Fits on fewer than ``PARALLEL_MIN_ROWS`` (1024) rows, and predictions
@@ -425,6 +435,8 @@ class KernelRanker(BaseEstimator):
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
             if mode in ("holdout", "apriori") or solver == "nystroem" else None
         threads = effective_n_threads(self.n_jobs) if m >= PARALLEL_MIN_ROWS else 1
+        # the block Lanczos start vectors of the matrix-free route (drawn after the hold-out's generator)
+        krylov_seed = check_random_state(self.random_state).randint(2**31 - 1) if solver == "krylov" else None
 
         self.kernel_, self.filters_, self.solver_ = kernel, filters, solver
         self.target_type_ = "bipartite" if np.unique(y_values).shape[0] == 2 else "graded"
@@ -436,6 +448,7 @@ class KernelRanker(BaseEstimator):
         self._n_threads = threads
         self._n_components = n_components
         self._rng = rng
+        self._krylov_seed = krylov_seed
         self.n_iter_ = None
 
         with threadpool_limits(limits=threads, user_api="blas"):
@@ -528,7 +541,10 @@ class KernelRanker(BaseEstimator):
             operator = DenseOperator(K)
         else:
             block = max(1, min(KRYLOV_BLOCK, self._memory_budget // (8 * m)))
-            operator, exact = BlockKernelOperator(self.kernel_, X, block=block, n_threads=threads), None
+            operator = BlockKernelOperator(self.kernel_, X, block=block, n_threads=threads)
+            # one sweep over the kernel serves KRYLOV_VECTORS vectors for about the price of one: block Lanczos
+            return BlockKrylovSpectrum(operator, y, block_size=KRYLOV_VECTORS, random_state=self._krylov_seed,
+                                       tol=float(self.tol), max_iter=int(self.max_iter))
         return KrylovSpectrum(operator, y, tol=float(self.tol), max_iter=int(self.max_iter), exact=exact)
 
     def _holdout(self, X, y, filters, grid, metric, extend=False):

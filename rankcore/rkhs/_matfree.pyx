@@ -40,3 +40,32 @@ def rbf_rows_dot(const double[:, ::1] G, const double[::1] sq_rows, const double
                     d2 = 0.0
                 s = s + exp(-d2 * inv_gamma) * v[j]
             out[i] = s
+
+
+
+def rbf_rows_exp(double[:, ::1] G, const double[::1] sq_rows, const double[::1] sq_all,
+                 double inv_gamma, int n_threads):
+    """G[i, j] <- exp(-(sq_rows[i] + sq_all[j] - 2 G[i, j]) * inv_gamma), in place.
+
+    The block Krylov product (several vectors per sweep over the kernel):
+    the block of kernel rows is formed once, then one GEMM multiplies it with
+    all the vectors, so each exponential -- the dominant cost -- serves all
+    of them.
+
+    G : (b, m) inner products of a block of rows with all rows  # IN/OUT
+    sq_rows : (b,), sq_all : (m,) squared row norms             # IN
+    O(b m) exponentials, O(1) extra memory, parallel over rows (each entry
+    is computed alone: the result does not depend on the thread count).
+    """
+    cdef Py_ssize_t b = G.shape[0], m = G.shape[1], i, j
+    cdef double d2
+    if sq_rows.shape[0] != b or sq_all.shape[0] != m:
+        raise ValueError(f"rbf_rows_exp: shapes do not match: G {tuple(G.shape)[:2]}, sq_rows {sq_rows.shape[0]}, "
+                         f"sq_all {sq_all.shape[0]}")
+    with nogil:
+        for i in prange(b, schedule="static", num_threads=n_threads):
+            for j in range(m):
+                d2 = sq_rows[i] + sq_all[j] - 2.0 * G[i, j]
+                if d2 < 0.0:
+                    d2 = 0.0
+                G[i, j] = exp(-d2 * inv_gamma)
