@@ -33,6 +33,11 @@ def test_dask_exactboost_runs_equal_the_in_memory_fit(dask_client, metric):
     np.testing.assert_array_equal(model.run_lengths_, local.run_lengths_)
     np.testing.assert_array_equal(model.train_loss_, local.train_loss_)
     assert model.n_evaluations_ == local.n_evaluations_
+    # prec@k: the tail ensemble's runs travel to the workers too
+    assert (local.tail_stumps_ is None) == (metric == "auc")
+    if local.tail_stumps_ is not None:
+        np.testing.assert_array_equal(model.tail_stumps_, local.tail_stumps_)
+        assert model.head_threshold_ == local.head_threshold_
     scores = model.decision_function(da.from_array(X, chunks=(50, -1)))
     assert isinstance(scores, da.Array)
     np.testing.assert_array_equal(scores.compute(), local.decision_function(X))

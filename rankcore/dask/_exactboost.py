@@ -69,13 +69,14 @@ class DaskExactBoost(ExactBoost):
     def __init__(self, *, client=None, batches_per_worker_thread=2, metric="auc", margin=0.05, n_rounds=50,
                  n_runs=250, subsample=0.2, feature_subsample=0.2, random_state=None, n_jobs=None, depth=3,
                  max_boxes=128, max_thresholds=None, max_bins=None, margin_mode="constant",
-                 tie_break="auto", tie_break_weight=0.25):
+                 tie_break="auto", tie_break_weight=0.25, head="auto"):
         self.client = client
         self.batches_per_worker_thread = batches_per_worker_thread
         super().__init__(metric=metric, margin=margin, n_rounds=n_rounds, n_runs=n_runs, subsample=subsample,
                          feature_subsample=feature_subsample, random_state=random_state, n_jobs=n_jobs,
                          depth=depth, max_boxes=max_boxes, max_thresholds=max_thresholds, max_bins=max_bins,
-                         margin_mode=margin_mode, tie_break=tie_break, tie_break_weight=tie_break_weight)
+                         margin_mode=margin_mode, tie_break=tie_break, tie_break_weight=tie_break_weight,
+                         head=head)
 
     @fits_on_a_copy
     def fit(self, X, y):

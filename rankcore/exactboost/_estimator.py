@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..validation import (check_finite_scores, check_fit_data, check_matrix, check_random_state_param,
                           effective_n_threads, reject_1d)
 from ._metric import resolve_monotone_metric
-from ._predict import build_step_table
+from ._predict import GatedTable, build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
 
 __all__ = ["ExactBoost"]
@@ -45,6 +46,75 @@ def resolve_tie_break(tie_break, metric):
     if getattr(tie, "spec", None) == getattr(metric, "spec", object()):
         return None
     return tie
+
+
+#: Metrics that score only the k top rows: with ``head="auto"`` ExactBoost
+#: ranks the rest of the list with a second, whole-list ensemble.
+HEAD_METRICS = ("prec@k",)
+
+#: ``head="auto"``: the head is twice the target's k (of the training set).
+DEFAULT_HEAD = 2.0
+
+
+def check_head_param(head) -> None:
+    """Type and range of the ``head`` parameter ('auto', None or a number >= 1)."""
+    if head is None or (isinstance(head, str) and head == "auto"):
+        return
+    if isinstance(head, bool) or not isinstance(head, numbers.Real) or not math.isfinite(head) or head < 1:
+        raise ValueError(f"head: expected 'auto', None or a finite number >= 1 (a multiple of k), got {head!r}")
+
+
+def resolve_head(head, metric) -> float | None:
+    """The head size, as a multiple of the metric's k, or None for a single ensemble.
+
+    ``"auto"``: :data:`DEFAULT_HEAD` for the metrics of :data:`HEAD_METRICS`,
+    None for the others.  A number needs such a metric.
+    """
+    check_head_param(head)
+    if head is None:
+        return None
+    name = getattr(metric, "name", None)
+    if isinstance(head, str):
+        return DEFAULT_HEAD if name in HEAD_METRICS else None
+    if name not in HEAD_METRICS:
+        raise ValueError(f"head: only metrics that score the k top rows ({', '.join(HEAD_METRICS)}) have a head, "
+                         f"not {getattr(metric, 'spec', metric)!r}; use head=None or 'auto'")
+    return float(head)
+
+
+def resolve_tail_metric(head, tie_break):
+    """The whole-list metric of the tail ensemble: the tie-break, else AUC (None without a head)."""
+    if head is None:
+        return None
+    return tie_break if tie_break is not None else resolve_monotone_metric("auc")
+
+
+def head_threshold(head_scores: np.ndarray, metric, head: float) -> float:
+    """The head's entry score: the ceil(head · k)-th highest of the training head scores.
+
+    k is the metric's k on the training set (a count, or a fraction of its
+    rows); ties at that score all enter the head.
+    """
+    from ..validation import check_k
+
+    n = head_scores.shape[0]
+    k = check_k(metric.params["k"], n, name="metric k")
+    size = min(n, int(math.ceil(head * k - 1e-9)))
+    return float(np.partition(head_scores, n - size)[n - size])
+
+
+def _stump_rows(result: RunResult) -> tuple[np.ndarray, np.ndarray]:
+    """The accepted stumps of ``result`` as rows (feature, ξ, a, b), and the number per run."""
+    kept = result.feature >= 0
+    lengths = kept.sum(axis=1).astype(np.int64)
+    stumps = np.column_stack(
+        [result.feature[kept].astype(np.float64), result.threshold[kept], result.a[kept], result.b[kept]]
+    ).reshape(-1, 4)
+    return stumps, lengths
+
+
+def _step_table(stumps: np.ndarray, lengths: np.ndarray):
+    return build_step_table(stumps[:, 0].astype(np.int64), stumps[:, 1], stumps[:, 2], stumps[:, 3], lengths.shape[0])
 
 
 class ExactBoost(BaseEstimator):
@@ -126,6 +196,21 @@ class ExactBoost(BaseEstimator):
         few tied blocks; no tie-break for the others.  None: off.
     tie_break_weight : float, default=0.25
         Weight (>= 0) of the tie-break's loss in the search.
+    head : "auto", None or float, default="auto"
+        For a metric that scores only the k top rows (``prec@k``): rank the
+        rest of the list with a second ensemble.  The *head* ensemble is
+        fitted on the metric (with its tie-break); a *tail* ensemble of
+        ``n_runs`` more runs is fitted on the tie-break metric (AUC by
+        default) over the whole list.  Rows whose head score reaches the
+        ⌈head · k⌉-th highest head score of the training set are ranked
+        first, by the head score; all others below them, by the tail score.
+        A prec@k ensemble alone ranks its top well and the rest poorly
+        (ijcnn1: test AUC 0.85 against 0.95 for ``metric="auc"``); with the
+        tail its AUC is the AUC model's and its precision at k the prec@k
+        model's (``docs/exactboost.md``, *Flat metrics*).  ``"auto"``: 2 (twice
+        k) for ``prec@k``, no tail for other metrics; a number >= 1 sets the
+        multiple (prec@k only); None: one ensemble, as before.  The tail
+        doubles the fit time.
 
     Attributes
     ----------
@@ -133,6 +218,15 @@ class ExactBoost(BaseEstimator):
         The resolved metric.
     tie_break_ : Metric or None
         The resolved tie-break metric (None: none was used).
+    head_ : float or None
+        The resolved ``head`` (None: one ensemble).
+    head_threshold_ : float or None
+        The head score at which a row enters the head.
+    tail_metric_ : Metric or None
+        The tail ensemble's metric.
+    tail_stumps_, tail_run_lengths_, tail_train_loss_ : ndarray or None
+        The tail ensemble, as ``stumps_``, ``run_lengths_`` and ``train_loss_``
+        are the head's (None without a tail).
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
     n_features_in_ : int
@@ -187,6 +281,7 @@ class ExactBoost(BaseEstimator):
         margin_mode: str = "constant",
         tie_break: Any = "auto",
         tie_break_weight: float = 0.25,
+        head: Any = "auto",
     ):
         self.metric = metric
         self.margin = margin
@@ -203,6 +298,7 @@ class ExactBoost(BaseEstimator):
         self.margin_mode = margin_mode
         self.tie_break = tie_break
         self.tie_break_weight = tie_break_weight
+        self.head = head
 
     # ------------------------------------------------------------------
     # parameters
@@ -242,6 +338,7 @@ class ExactBoost(BaseEstimator):
         if not (self.tie_break is None or isinstance(self.tie_break, str) or hasattr(self.tie_break, "spec")):
             raise TypeError(f"tie_break: expected 'auto', None, a metric spec string or a metric, "
                             f"got {type(self.tie_break).__name__}")
+        check_head_param(self.head)
         if self.margin_mode not in MARGIN_MODES:
             raise ValueError(f"margin_mode: expected one of {', '.join(map(repr, MARGIN_MODES))}, got {self.margin_mode!r}")
         effective_n_threads(self.n_jobs)
@@ -289,12 +386,20 @@ class ExactBoost(BaseEstimator):
         metric(y01, np.zeros(y01.shape[0]))
         self.metric_ = metric
         self.tie_break_ = resolve_tie_break(self.tie_break, metric)
+        self.head_ = resolve_head(self.head, metric)
+        self.tail_metric_ = resolve_tail_metric(self.head_, self.tie_break_)
         settings = self._settings()
         data = prepare_data(X_arr, y01, None if self.max_bins is None else int(self.max_bins))
-        seeds = run_seeds(self.random_state, int(self.n_runs))
-        result = self._fit_runs(data, seeds, settings, n_threads)
+        n_runs = int(self.n_runs)
+        # the tail's seeds follow the head's: the head runs are those of head=None
+        seeds = run_seeds(self.random_state, n_runs if self.head_ is None else 2 * n_runs)
+        result = self._fit_runs(data, seeds[:n_runs], settings, n_threads)
+        tail = None
+        if self.head_ is not None:
+            tail_settings = replace(settings, metric=self.tail_metric_, tie_break=None)
+            tail = self._fit_runs(data, seeds[n_runs:], tail_settings, n_threads)
         self.classes_ = classes
-        self._set_runs(result)
+        self._set_runs(result, tail, X_arr)
         return self
 
     def _fit_runs(self, data, seeds, settings, n_threads) -> RunResult:
@@ -307,29 +412,35 @@ class ExactBoost(BaseEstimator):
         """
         return fit_runs(data, seeds, settings, n_threads=n_threads)
 
-    def _set_runs(self, result: RunResult) -> None:
-        """Fitted attributes from the runs' stumps (rows of ``result`` = runs, in seed order)."""
-        self._store_runs(result.feature, result.threshold, result.a, result.b)
+    def _set_runs(self, result: RunResult, tail: RunResult | None = None, X: np.ndarray | None = None) -> None:
+        """Fitted attributes from the runs' stumps (rows of a result = runs, in seed order).
+
+        With a ``tail`` (the whole-list runs), the head threshold is set from
+        the head scores of the training rows ``X``.
+        """
+        self.stumps_, self.run_lengths_ = _stump_rows(result)
         self.train_loss_ = result.loss
         self.n_evaluations_ = int(result.evals.sum())
         self.n_budget_exhausted_ = int(result.exhausted.sum())
-
-    def _store_runs(self, feature, threshold, a, b) -> None:
-        kept = feature >= 0
-        self.run_lengths_ = kept.sum(axis=1).astype(np.int64)
-        self.stumps_ = np.column_stack(
-            [feature[kept].astype(np.float64), threshold[kept], a[kept], b[kept]]
-        ).reshape(-1, 4)
+        self.tail_stumps_ = self.tail_run_lengths_ = self.tail_train_loss_ = self.head_threshold_ = None
+        if tail is not None:
+            self.tail_stumps_, self.tail_run_lengths_ = _stump_rows(tail)
+            self.tail_train_loss_ = tail.loss
+            self.n_evaluations_ += int(tail.evals.sum())
+            self.n_budget_exhausted_ += int(tail.exhausted.sum())
+            head_scores = _step_table(self.stumps_, self.run_lengths_).decision(X)
+            self.head_threshold_ = head_threshold(head_scores, self.metric_, self.head_)
         self._build_table()
 
     def _build_table(self) -> None:
-        stumps = self.stumps_
-        self._table = build_step_table(
-            stumps[:, 0].astype(np.int64), stumps[:, 1], stumps[:, 2], stumps[:, 3], self.run_lengths_.shape[0]
-        )
+        table = _step_table(self.stumps_, self.run_lengths_)
+        if self.tail_stumps_ is not None:
+            table = GatedTable(table, _step_table(self.tail_stumps_, self.tail_run_lengths_),
+                               float(self.head_threshold_))
+        self._table = table
 
     def run_stumps(self, run: int) -> np.ndarray:
-        """The stumps of one run, as rows (feature, ξ, a, b) in the order accepted."""
+        """The stumps of one (head) run, as rows (feature, ξ, a, b) in the order accepted."""
         check_is_fitted(self)
         n = self.run_lengths_.shape[0]
         if isinstance(run, bool) or not isinstance(run, numbers.Integral) or not 0 <= run < n:
@@ -340,6 +451,9 @@ class ExactBoost(BaseEstimator):
     @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
         """Run-averaged scores (higher = ranked closer to the top).
+
+        With a tail (``head_`` not None), rows in the head score above every
+        other row, by their head score; the others get their tail score.
 
         A pure function of each row: identical across calls, batch sizes and
         row orders, finite for a single row.
@@ -389,6 +503,12 @@ class ExactBoost(BaseEstimator):
             "n_evaluations": int(self.n_evaluations_),
             "n_budget_exhausted": int(self.n_budget_exhausted_),
         }
+        if getattr(self, "tail_stumps_", None) is not None:
+            state["head_threshold"] = float(self.head_threshold_)
+            state["tail_metric"] = self.tail_metric_.spec
+            state["tail_stumps"] = np.ascontiguousarray(self.tail_stumps_, dtype=np.float64)
+            state["tail_run_lengths"] = np.ascontiguousarray(self.tail_run_lengths_, dtype=np.int64)
+            state["tail_train_loss"] = np.ascontiguousarray(self.tail_train_loss_, dtype=np.float64)
         if hasattr(self, "feature_names_in_"):
             state["feature_names_in"] = [str(name) for name in self.feature_names_in_]
         return state
@@ -406,15 +526,25 @@ class ExactBoost(BaseEstimator):
 
         expected = {"metric", "classes", "n_features_in", "stumps", "run_lengths", "train_loss",
                     "n_evaluations", "n_budget_exhausted"}
-        keys = set(state)
-        if not expected <= keys or not keys <= expected | {"feature_names_in"}:
-            fail(f"unexpected or missing fields {sorted(keys ^ expected - {'feature_names_in'})}")
+        tail_keys = {"head_threshold", "tail_metric", "tail_stumps", "tail_run_lengths", "tail_train_loss"}
         try:
-            metric = resolve_monotone_metric(state["metric"])
+            metric = resolve_monotone_metric(state.get("metric"))
         except (TypeError, ValueError) as exc:
             fail(f"metric: {exc}")
         if metric.spec != getattr(resolve_monotone_metric(self.metric), "spec", None):
             fail(f"metric {metric.spec!r} does not match the parameter metric={self.metric!r}")
+        try:
+            head = resolve_head(self.head, metric)
+        except ValueError as exc:
+            fail(f"invalid parameters: {exc}")
+        if head is not None and isinstance(self.head, str) and not tail_keys & set(state):
+            # saved before ExactBoost had a head/tail (its parameters lack ``head``): one ensemble
+            self.head = head = None
+        if head is not None:
+            expected |= tail_keys
+        keys = set(state)
+        if not expected <= keys or not keys <= expected | {"feature_names_in"}:
+            fail(f"unexpected or missing fields {sorted(keys ^ expected - {'feature_names_in'})}")
         d = state["n_features_in"]
         if isinstance(d, bool) or not isinstance(d, int) or d < 1:
             fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -426,29 +556,16 @@ class ExactBoost(BaseEstimator):
             fail("classes must be finite")
         if not classes[0] < classes[1]:
             fail("classes must be two sorted, distinct labels")
-        stumps = state["stumps"]
-        if not isinstance(stumps, np.ndarray) or stumps.dtype != np.float64 or stumps.ndim != 2 or stumps.shape[1] != 4:
-            fail("stumps must be a float64 array of shape (n_stumps, 4)")
-        if not np.isfinite(stumps).all():
-            fail("stumps must be finite")
-        features = stumps[:, 0]
-        if not (np.all(features == np.round(features)) and np.all(features >= 0) and np.all(features < d)):
-            fail(f"stump features must be integers in [0, {d - 1}]")
-        if not (np.all(np.abs(stumps[:, 2:]) <= 1.0)):
-            fail("stump values a and b must lie in [-1, 1]")
-        lengths = state["run_lengths"]
-        if not isinstance(lengths, np.ndarray) or lengths.dtype != np.int64 or lengths.ndim != 1 or lengths.size < 1:
-            fail("run_lengths must be a non-empty int64 vector")
-        if (lengths < 0).any() or int(lengths.sum()) != stumps.shape[0]:
-            fail("run_lengths must be non-negative and sum to the number of stumps")
-        if lengths.size != self.n_runs:
-            fail(f"{lengths.size} runs stored, but n_runs={self.n_runs}")
-        if (lengths > self.n_rounds).any():
-            fail(f"a run holds more stumps than n_rounds={self.n_rounds}")
-        loss = state["train_loss"]
-        if (not isinstance(loss, np.ndarray) or loss.dtype != np.float64
-                or loss.shape != (lengths.size, self.n_rounds + 1) or not np.isfinite(loss).all()):
-            fail(f"train_loss must be a finite float64 array of shape ({lengths.size}, {self.n_rounds + 1})")
+        stumps, lengths, loss = self._check_ensemble(state, "", d, fail)
+        tie_break = resolve_tie_break(self.tie_break, metric)
+        tail_metric = resolve_tail_metric(head, tie_break)
+        if head is not None:
+            if state["tail_metric"] != tail_metric.spec:
+                fail(f"tail_metric {state['tail_metric']!r} does not match the parameters' {tail_metric.spec!r}")
+            tail = self._check_ensemble(state, "tail_", d, fail)
+            threshold = state["head_threshold"]
+            if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
+                fail(f"head_threshold must be a finite number, got {threshold!r}")
         for key in ("n_evaluations", "n_budget_exhausted"):
             value = state[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -458,7 +575,11 @@ class ExactBoost(BaseEstimator):
             if not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
                 fail(f"feature_names_in must be a list of {d} strings")
         self.metric_ = metric
-        self.tie_break_ = resolve_tie_break(self.tie_break, metric)
+        self.tie_break_ = tie_break
+        self.head_ = head
+        self.tail_metric_ = tail_metric
+        self.tail_stumps_, self.tail_run_lengths_, self.tail_train_loss_ = tail if head is not None else (None,) * 3
+        self.head_threshold_ = float(threshold) if head is not None else None
         self.classes_ = classes
         self.n_features_in_ = d
         if names is not None:
@@ -469,6 +590,33 @@ class ExactBoost(BaseEstimator):
         self.n_evaluations_ = state["n_evaluations"]
         self.n_budget_exhausted_ = state["n_budget_exhausted"]
         self._build_table()
+
+    def _check_ensemble(self, state: dict, prefix: str, d: int, fail):
+        """Validate one stored ensemble (``stumps``, ``run_lengths``, ``train_loss`` with ``prefix``)."""
+        stumps = state[prefix + "stumps"]
+        if not isinstance(stumps, np.ndarray) or stumps.dtype != np.float64 or stumps.ndim != 2 or stumps.shape[1] != 4:
+            fail(f"{prefix}stumps must be a float64 array of shape (n_stumps, 4)")
+        if not np.isfinite(stumps).all():
+            fail(f"{prefix}stumps must be finite")
+        features = stumps[:, 0]
+        if not (np.all(features == np.round(features)) and np.all(features >= 0) and np.all(features < d)):
+            fail(f"{prefix}stump features must be integers in [0, {d - 1}]")
+        if not (np.all(np.abs(stumps[:, 2:]) <= 1.0)):
+            fail(f"{prefix}stump values a and b must lie in [-1, 1]")
+        lengths = state[prefix + "run_lengths"]
+        if not isinstance(lengths, np.ndarray) or lengths.dtype != np.int64 or lengths.ndim != 1 or lengths.size < 1:
+            fail(f"{prefix}run_lengths must be a non-empty int64 vector")
+        if (lengths < 0).any() or int(lengths.sum()) != stumps.shape[0]:
+            fail(f"{prefix}run_lengths must be non-negative and sum to the number of {prefix}stumps")
+        if lengths.size != self.n_runs:
+            fail(f"{lengths.size} {prefix}runs stored, but n_runs={self.n_runs}")
+        if (lengths > self.n_rounds).any():
+            fail(f"a {prefix}run holds more stumps than n_rounds={self.n_rounds}")
+        loss = state[prefix + "train_loss"]
+        if (not isinstance(loss, np.ndarray) or loss.dtype != np.float64
+                or loss.shape != (lengths.size, self.n_rounds + 1) or not np.isfinite(loss).all()):
+            fail(f"{prefix}train_loss must be a finite float64 array of shape ({lengths.size}, {self.n_rounds + 1})")
+        return stumps, lengths, loss
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

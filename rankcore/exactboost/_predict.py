@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["StepTable", "build_step_table"]
+__all__ = ["GatedTable", "StepTable", "build_step_table"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,39 @@ class StepTable:
         for j, xi, suffix in zip(self.features, self.thresholds, self.suffix):
             total += suffix[np.searchsorted(xi, X[:, j], side="left")]
         return total / self.n_runs
+
+    def max_score(self) -> float:
+        """The largest score any row can get (the score is a sum over features of step values)."""
+        total = self.base + sum(float(suffix.max()) for suffix in self.suffix)
+        return total / self.n_runs
+
+
+@dataclass(frozen=True)
+class GatedTable:
+    """A head ensemble on top of a tail ensemble (ExactBoost's ``head`` option).
+
+    Rows whose head score reaches ``threshold`` are ranked first, by the head
+    score; every other row below them, by the tail score.  The head rows get
+    ``head - threshold + offset`` with ``offset`` above the largest tail
+    score any row can reach, so the split never depends on the batch:
+    each row's score is still a function of that row alone.
+    """
+
+    head: StepTable
+    tail: StepTable
+    threshold: float
+
+    @property
+    def offset(self) -> float:
+        return self.tail.max_score() + 1.0
+
+    def decision(self, X: np.ndarray) -> np.ndarray:
+        """Gated scores of the validated float64 rows of ``X``: O(n · d_used · log s)."""
+        head = self.head.decision(X)
+        tail = self.tail.decision(X)
+        in_head = head >= self.threshold
+        # head - threshold >= 0 exactly for rows in the head, so they score above offset - 1 >= any tail score
+        return np.where(in_head, (head - self.threshold) + self.offset, tail)
 
 
 def build_step_table(feature: np.ndarray, threshold: np.ndarray, a: np.ndarray, b: np.ndarray,
