@@ -196,6 +196,103 @@ def test_trees_do_not_depend_on_threads_or_blocks():
     np.testing.assert_allclose(trees[2].value, trees[0].value, rtol=1e-10)
 
 
+def _reference_best_split(hist, n_edges, mask, min_samples_leaf, min_child_weight, l2):
+    """best_split from a histogram, candidate by candidate in the kernel's order (NumPy sums)."""
+    d = hist.shape[0]
+    scale = 0.0
+    cands = []
+    for j in range(d):
+        G, H, C = hist[j].sum(axis=0)
+        if H + l2 > 0:
+            scale = max(scale, G * G / (H + l2))
+        if not mask[j]:
+            continue
+        parent = G * G / (H + l2) if H + l2 > 0 else 0.0
+        ng, nh, nc = hist[j, NAN_CODE]
+        cum = np.cumsum(hist[j, :NAN_CODE], axis=0)
+        nb = min(int(n_edges[j]), NAN_CODE - 1)
+        for b in range(nb + 1):
+            cg, ch, cc = cum[b]
+            for nan_left in (True, False):
+                if b == nb and (nan_left or nc <= 0):
+                    continue
+                if nc <= 0 and nan_left != (cc >= C - cc):
+                    continue
+                lg, lh, lc = (cg + ng, ch + nh, cc + nc) if nan_left else (cg, ch, cc)
+                rg, rh, rc = G - lg, H - lh, C - lc
+                if min(lc, rc) < min_samples_leaf or min(lh, rh) < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0:
+                    continue
+                cands.append((lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent, j, b, nan_left))
+    if not cands:
+        return None
+    best = max(c[0] for c in cands)
+    scale = max(scale, best)
+    if not best > TIE_TOLERANCE * scale:
+        return None
+    return next(c for c in cands if c[0] >= best - TIE_TOLERANCE * scale)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_best_split_kernel_matches_numpy_and_threads(seed):
+    """Enough features for the parallel scan; duplicated features make exact ties (the first wins)."""
+    rng = np.random.default_rng(seed)
+    d, n = 90, 600
+    codes = rng.integers(0, 12, size=(n, d)).astype(np.uint8)
+    codes[rng.random((n, d)) < 0.05] = NAN_CODE
+    codes[:, 40] = codes[:, 7]                       # feature 40 ties feature 7 exactly
+    g = rng.normal(size=n) + 0.8 * (codes[:, 7] > 5)
+    h = rng.uniform(0.5, 1.5, n)
+    hist = np.zeros((d, NAN_CODE + 1, 3))
+    for j in range(d):
+        np.add.at(hist[j], codes[:, j], np.column_stack([g, h, np.ones(n)]))
+    n_edges = np.full(d, 11, dtype=np.intp)
+    mask = (rng.random(d) < 0.8).astype(np.uint8)
+    mask[[7, 40]] = 1
+    for msl, mcw, l2 in [(1.0, 0.0, 0.0), (20.0, 5.0, 1.0)]:
+        outs = []
+        for n_threads in (1, 2):
+            out = np.empty(10)
+            found = _tree_kernels.best_split(hist, n_edges, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
+            outs.append((found, out.copy()))
+        assert outs[0][0] == outs[1][0]
+        np.testing.assert_array_equal(outs[0][1], outs[1][1])        # threads: bitwise
+        ref = _reference_best_split(hist, n_edges, mask, msl, mcw, l2)
+        assert outs[0][0] == (ref is not None)
+        if ref is not None:
+            out = outs[0][1]
+            assert (int(out[1]), int(out[2]), bool(out[3])) == ref[1:]
+            assert out[0] == pytest.approx(ref[0], rel=1e-9)
+            assert int(out[1]) != 40                                   # the first of the tied features
+
+
+def test_best_split_no_candidate_and_bad_shapes():
+    hist = np.zeros((3, NAN_CODE + 1, 3))
+    hist[:, 0] = (1.0, 1.0, 5.0)                       # one bin only: no split anywhere
+    out = np.empty(10)
+    assert not _tree_kernels.best_split(hist, np.zeros(3, dtype=np.intp), np.ones(3, np.uint8), 1.0, 0.0, 0.0,
+                                        TIE_TOLERANCE, out, 2)
+    with pytest.raises(ValueError, match="best_split"):
+        _tree_kernels.best_split(hist, np.zeros(2, dtype=np.intp), np.ones(3, np.uint8), 1.0, 0.0, 0.0,
+                                 TIE_TOLERANCE, out, 1)
+
+
+def test_reused_histogram_buffers_do_not_change_trees():
+    """A layout's second tree (built in buffers the first one handed back) equals a fresh layout's."""
+    X, _ = _data(5, n=800, d=6)
+    rng = np.random.default_rng(1)
+    g1, g2 = rng.normal(size=(2, X.shape[0]))
+    h = rng.uniform(0.5, 1.5, X.shape[0])
+    learner = resolve("learner", "trees:max_leaves=15,min_samples_leaf=3")
+    used = learner.prepare(X, random_state=0)
+    _search(used, X, g1, h)
+    assert used._hist_pool                                  # the first tree's histograms came back
+    second = _search(used, X, g2, h).ranker
+    fresh = _search(learner.prepare(X, random_state=0), X, g2, h).ranker
+    assert second.to_state() == fresh.to_state()
+    import pickle
+    assert pickle.loads(pickle.dumps(used))._hist_pool == []   # buffers do not travel
+
+
 # ----------------------------------------------------------------------
 # Kernels against NumPy
 # ----------------------------------------------------------------------

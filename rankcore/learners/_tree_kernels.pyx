@@ -33,6 +33,7 @@ E. ``predict_trees`` walks a list of trees for each row, in parallel over
 
 from cython.parallel cimport prange
 from libc.math cimport isnan
+from libc.stdlib cimport free, malloc
 from libc.stdint cimport uint8_t, int32_t
 
 from rankcore._parallel cimport threads_for
@@ -275,11 +276,104 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
             out[r] = s
 
 
+cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t n_edges_j,
+                          double min_samples_leaf, double min_child_weight, double l2,
+                          double threshold, bint find, double* out) noexcept nogil:
+    """One feature's candidates, in order (bin, then NaN left before NaN right).
+
+    ``find`` False: the feature's best gain (-1 if no candidate is allowed).
+    ``find`` True: the first candidate whose gain is >= ``threshold`` is
+    written to ``out`` (10 values, see ``best_split``) and 1 is returned,
+    else 0.  Both modes compute every gain with the same operations in the
+    same order, so a gain found in the first mode is met again in the second.
+    O(256).
+    """
+    cdef Py_ssize_t b, nb
+    cdef int side
+    cdef double best = -1.0, gain, parent
+    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan
+    ng = hist[j, C_NAN_CODE, 0]
+    nh = hist[j, C_NAN_CODE, 1]
+    nc = hist[j, C_NAN_CODE, 2]
+    tg = 0.0
+    th = 0.0
+    tc = 0.0
+    for b in range(C_NAN_CODE):         # the same order as a cumulative sum over the bins
+        tg = tg + hist[j, b, 0]
+        th = th + hist[j, b, 1]
+        tc = tc + hist[j, b, 2]
+    tg = tg + ng
+    th = th + nh
+    tc = tc + nc
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    has_nan = nc > 0
+    nb = n_edges_j
+    if nb > C_NAN_CODE - 1:
+        nb = C_NAN_CODE - 1
+    cg = 0.0
+    ch = 0.0
+    cc = 0.0
+    for b in range(nb + 1):
+        cg = cg + hist[j, b, 0]
+        ch = ch + hist[j, b, 1]
+        cc = cc + hist[j, b, 2]
+        for side in range(2):           # 0: NaN left, 1: NaN right
+            if b == nb and (side == 0 or not has_nan):
+                continue
+            if not has_nan and (side == 0) != (cc >= tc - cc):
+                continue
+            if side == 0:
+                lg = cg + ng
+                lh = ch + nh
+                lc = cc + nc
+            else:
+                lg = cg
+                lh = ch
+                lc = cc
+            rg = tg - lg
+            rh = th - lh
+            rc = tc - lc
+            if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
+                    or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
+                continue
+            gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+            if not find:
+                if gain > best:
+                    best = gain
+            elif gain >= threshold:
+                out[0] = gain
+                out[1] = <double> j
+                out[2] = <double> b
+                out[3] = 1.0 if side == 0 else 0.0
+                out[4] = lg
+                out[5] = lh
+                out[6] = lc
+                out[7] = rg
+                out[8] = rh
+                out[9] = rc
+                return 1.0
+    return best if not find else 0.0
+
+
+cdef inline double _parent_term(const double[:, :, ::1] hist, Py_ssize_t j, double l2) noexcept nogil:
+    """G²/(H+λ) of feature j's totals (0 when H+λ <= 0), summed as ``_scan_feature`` sums them."""
+    cdef Py_ssize_t b
+    cdef double tg = 0.0, th = 0.0
+    for b in range(C_NAN_CODE):
+        tg = tg + hist[j, b, 0]
+        th = th + hist[j, b, 1]
+    tg = tg + hist[j, C_NAN_CODE, 0]
+    th = th + hist[j, C_NAN_CODE, 1]
+    return tg * tg / (th + l2) if th + l2 > 0 else 0.0
+
+
 def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, count per (feature, code) of a node
                const Py_ssize_t[::1] n_edges,     # IN  (d,) candidate bins of each feature
                const uint8_t[::1] feature_mask,   # IN  (d,) features this tree may split on
                double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
-               double[::1] out):                  # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
+               double[::1] out,                   # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
+               int n_threads=1):
     """The best split of a node from its histogram; returns False when no split gains.
 
     Candidates, in this order: feature j, bin b ≤ n_edges[j] (b = n_edges[j]
@@ -290,92 +384,52 @@ def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, co
     curvature.  Gains within ``tie_tolerance`` × scale of the best (scale:
     the largest of the best gain and the features' parent terms) are ties,
     won by the first candidate; a best gain below that is no split.
-    O(d·256) time, two passes (the gains are recomputed identically), no
-    allocation.
+
+    O(d·256) time: each feature's best gain and parent term (``prange`` over
+    the features with ``n_threads``), then the first candidate within the
+    tolerance, found by rescanning only the first feature whose best reaches
+    it (its gains recomputed identically).  O(d) scratch memory; the result
+    does not depend on ``n_threads``.
     """
-    cdef Py_ssize_t d = hist.shape[0], j, b, nb
-    cdef int side, pass_
-    cdef double best = -1.0, scale = 0.0, threshold = 0.0, gain, parent
-    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
-    cdef bint has_nan, found = False
-    with nogil:
-        for pass_ in range(2):
-            for j in range(d):
-                ng = hist[j, C_NAN_CODE, 0]
-                nh = hist[j, C_NAN_CODE, 1]
-                nc = hist[j, C_NAN_CODE, 2]
-                tg = 0.0
-                th = 0.0
-                tc = 0.0
-                for b in range(C_NAN_CODE):         # the same order as a cumulative sum over the bins
-                    tg = tg + hist[j, b, 0]
-                    th = th + hist[j, b, 1]
-                    tc = tc + hist[j, b, 2]
-                tg = tg + ng
-                th = th + nh
-                tc = tc + nc
-                if pass_ == 0 and th + l2 > 0:
-                    parent = tg * tg / (th + l2)
-                    if parent > scale:
-                        scale = parent
-                if not feature_mask[j]:
-                    continue
-                parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
-                has_nan = nc > 0
-                nb = n_edges[j]
-                if nb > C_NAN_CODE - 1:
-                    nb = C_NAN_CODE - 1
-                cg = 0.0
-                ch = 0.0
-                cc = 0.0
-                for b in range(nb + 1):
-                    cg = cg + hist[j, b, 0]
-                    ch = ch + hist[j, b, 1]
-                    cc = cc + hist[j, b, 2]
-                    for side in range(2):           # 0: NaN left, 1: NaN right
-                        if b == nb and (side == 0 or not has_nan):
-                            continue
-                        if not has_nan and (side == 0) != (cc >= tc - cc):
-                            continue
-                        if side == 0:
-                            lg = cg + ng
-                            lh = ch + nh
-                            lc = cc + nc
-                        else:
-                            lg = cg
-                            lh = ch
-                            lc = cc
-                        rg = tg - lg
-                        rh = th - lh
-                        rc = tc - lc
-                        if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
-                                or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
-                            continue
-                        gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
-                        if pass_ == 0:
-                            if gain > best:
-                                best = gain
-                        elif gain >= threshold:
-                            out[0] = gain
-                            out[1] = <double> j
-                            out[2] = <double> b
-                            out[3] = 1.0 if side == 0 else 0.0
-                            out[4] = lg
-                            out[5] = lh
-                            out[6] = lc
-                            out[7] = rg
-                            out[8] = rh
-                            out[9] = rc
+    cdef Py_ssize_t d = hist.shape[0], j
+    cdef double best = -1.0, scale = 0.0, threshold, term
+    cdef bint found = False
+    cdef int T
+    if hist.shape[1] < C_NAN_CODE + 1 or hist.shape[2] < 3 or n_edges.shape[0] < d or feature_mask.shape[0] < d \
+            or out.shape[0] < 10:
+        raise ValueError("best_split: hist must be (d, 256, 3), n_edges and feature_mask (d,), out (10,)")
+    if d == 0:
+        return False
+    cdef double* feat_best = <double*>malloc(2 * d * sizeof(double))
+    if feat_best == NULL:
+        raise MemoryError()
+    cdef double* feat_parent = feat_best + d
+    T = threads_for(<double> d * C_NAN_CODE, n_threads, 16384.0)
+    try:
+        with nogil:
+            for j in prange(d, num_threads=T, schedule="static"):
+                feat_parent[j] = _parent_term(hist, j, l2)
+                if feature_mask[j]:
+                    feat_best[j] = _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
+                                                 0.0, False, NULL)
+                else:
+                    feat_best[j] = -1.0
+            for j in range(d):              # reductions in feature order: independent of the threads
+                term = feat_parent[j]
+                if term > scale:
+                    scale = term
+                if feature_mask[j] and feat_best[j] > best:
+                    best = feat_best[j]
+            if best > scale:
+                scale = best
+            if best > tie_tolerance * scale:
+                threshold = best - tie_tolerance * scale
+                for j in range(d):
+                    if feature_mask[j] and feat_best[j] >= threshold:
+                        if _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
+                                         threshold, True, &out[0]) > 0:
                             found = True
                             break
-                    if found:
-                        break
-                if found:
-                    break
-            if pass_ == 0:
-                if best > scale:
-                    scale = best
-                if not best > tie_tolerance * scale:
-                    break                           # no split, or a gain within rounding of 0
-                threshold = best - tie_tolerance * scale
+    finally:
+        free(feat_best)
     return found

@@ -319,7 +319,10 @@ class TreeSearch:
         parent, a, b = request["node"], request["left_id"], request["right_id"]
         parent_hist = self.hists.pop(parent, None)
         if request["histogram"]:
-            large = parent_hist - small
+            # sibling subtraction in the parent's buffer, which no one reads again: a (d, 256, 3)
+            # allocation per split cost more than the subtraction (page faults on ~d·6 kB)
+            np.subtract(parent_hist, small, out=parent_hist)
+            large = parent_hist
             small_id, large_id = (a, b) if request["smaller"] == "left" else (b, a)
             self.hists[small_id] = small
             self.hists[large_id] = large
@@ -335,6 +338,8 @@ class TreeSearch:
         driver uses it only to stop when it is ~0).
         """
         nodes = self.nodes
+        self.layout.release_histograms(self.hists.values())
+        self.hists.clear()
         if len(nodes) <= 1:
             return None
         n = len(nodes)
@@ -368,11 +373,16 @@ class TreeSearch:
         lay = self.layout
         if (lay.max_depth >= 0 and node["depth"] >= lay.max_depth) or node["count"] < 2 * lay.min_samples_leaf:
             self.splits[node_id] = None
-            self.hists.pop(node_id, None)
+            self._release(node_id)
             return
         self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight)
         if self.splits[node_id] is None:
-            self.hists.pop(node_id, None)
+            self._release(node_id)
+
+    def _release(self, node_id: int) -> None:
+        hist = self.hists.pop(node_id, None)
+        if hist is not None:
+            self.layout.release_histograms([hist])
 
     def _grow(self):
         lay = self.layout
@@ -452,6 +462,32 @@ class TreeLayout(LearnerLayout):
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
+        self._hist_pool: list[np.ndarray] = []
+
+    # -- histogram buffers ---------------------------------------------
+    # A node's (d, 256, 3) histogram is d·6 kB: allocating a fresh one per
+    # split cost more than filling it (page faults, measured 3x on 3,500 x 300).
+    # The search hands back the histograms of nodes it no longer needs, and the
+    # next passes fill those (node_histogram zeroes its output first).
+
+    def _new_histogram(self) -> np.ndarray:
+        try:
+            return self._hist_pool.pop()
+        except IndexError:
+            return np.empty((self.n_features, N_SLOTS, 3))
+
+    def release_histograms(self, arrays) -> None:
+        """Keep histograms the search is done with, for the next passes (at most 2·(max_leaves + 1))."""
+        cap = 2 * (int(self.max_leaves) + 1)
+        for a in arrays:
+            if (len(self._hist_pool) < cap and a.dtype == np.float64 and a.shape == (self.n_features, N_SLOTS, 3)
+                    and a.flags.c_contiguous and a.flags.writeable):
+                self._hist_pool.append(a)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_hist_pool"] = []      # scratch buffers do not travel (to Dask workers, copies)
+        return state
 
     # -- encoding ------------------------------------------------------
     def encode(self, X, offset: int = 0, row_ids: np.ndarray | None = None):
@@ -498,7 +534,7 @@ class TreeLayout(LearnerLayout):
             h = np.ascontiguousarray(hessian, dtype=np.float64)
             block.unit_h = (hessian, h, bool(np.all(h == 1.0)))
         h, unit_h = block.unit_h[1], block.unit_h[2]
-        hist = np.empty((self.n_features, N_SLOTS, 3))
+        hist = self._new_histogram()
         if request["op"] == "root":
             n = block.n_rows
             if self.subsample < 1.0:
@@ -542,12 +578,13 @@ class TreeLayout(LearnerLayout):
         b = n_edges[j] (every value left, NaN right).  Ties -- gains within
         ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
         in the order (feature, bin, NaN left before NaN right).  See
-        ``_tree_kernels.best_split`` (O(d·256)).
+        ``_tree_kernels.best_split`` (O(d·256), over the features in parallel
+        with the layout's ``n_threads``).
         """
         out = self._split_out
         if not _tree_kernels.best_split(hist, self.n_edges, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
-                                        float(self.l2), TIE_TOLERANCE, out):
+                                        float(self.l2), TIE_TOLERANCE, out, int(self.n_threads)):
             return None
         return _Split(float(out[0]), int(out[1]), int(out[2]), bool(out[3]),
                       (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])))
