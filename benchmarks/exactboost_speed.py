@@ -59,6 +59,9 @@ CONFIGS = {
     "bins8+boxes128+depth3": (dict(max_bins=8, max_boxes=128, depth=3), True),
     "boxes128+depth3": (dict(max_bins=None, max_boxes=128, depth=3), True),
     "bins64+boxes128+depth3": (dict(max_bins=64, max_boxes=128, depth=3), True),
+    "boxes64+depth3": (dict(max_bins=None, max_boxes=64, depth=3), True),
+    "boxes32+depth3": (dict(max_bins=None, max_boxes=32, depth=3), True),
+    "boxes16+depth3": (dict(max_bins=None, max_boxes=16, depth=3), True),
 }
 METRICS = ("auc", "ks", "prec@k:0.05")
 
