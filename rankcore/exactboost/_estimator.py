@@ -423,17 +423,19 @@ class ExactBoost(BaseEstimator):
         self.n_evaluations_ = int(result.evals.sum())
         self.n_budget_exhausted_ = int(result.exhausted.sum())
         self.tail_stumps_ = self.tail_run_lengths_ = self.tail_train_loss_ = self.head_threshold_ = None
+        table = _step_table(self.stumps_, self.run_lengths_)
         if tail is not None:
             self.tail_stumps_, self.tail_run_lengths_ = _stump_rows(tail)
             self.tail_train_loss_ = tail.loss
             self.n_evaluations_ += int(tail.evals.sum())
             self.n_budget_exhausted_ += int(tail.exhausted.sum())
-            head_scores = _step_table(self.stumps_, self.run_lengths_).decision(X)
-            self.head_threshold_ = head_threshold(head_scores, self.metric_, self.head_)
-        self._build_table()
+            self.head_threshold_ = head_threshold(table.decision(X), self.metric_, self.head_)
+        self._build_table(table)
 
-    def _build_table(self) -> None:
-        table = _step_table(self.stumps_, self.run_lengths_)
+    def _build_table(self, table=None) -> None:
+        """The scoring table: the head's step functions (``table`` if already built), gated with the tail's."""
+        if table is None:
+            table = _step_table(self.stumps_, self.run_lengths_)
         if self.tail_stumps_ is not None:
             table = GatedTable(table, _step_table(self.tail_stumps_, self.tail_run_lengths_),
                                float(self.head_threshold_))

@@ -14,7 +14,7 @@ order, alone.  Stump values on ExactBoost's dyadic grid make every sum exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -58,10 +58,10 @@ class GatedTable:
     head: StepTable
     tail: StepTable
     threshold: float
+    offset: float = field(init=False)
 
-    @property
-    def offset(self) -> float:
-        return self.tail.max_score() + 1.0
+    def __post_init__(self):
+        object.__setattr__(self, "offset", self.tail.max_score() + 1.0)
 
     def decision(self, X: np.ndarray) -> np.ndarray:
         """Gated scores of the validated float64 rows of ``X``: O(n · d_used · log s)."""

@@ -278,9 +278,11 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
 
 cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t n_edges_j,
                           double min_samples_leaf, double min_child_weight, double l2,
-                          double threshold, bint find, double* out) noexcept nogil:
+                          double threshold, bint find, double* out, double* parent_out) noexcept nogil:
     """One feature's candidates, in order (bin, then NaN left before NaN right).
 
+    ``parent_out`` (if not NULL) receives the feature's parent term
+    G²/(H+λ) (0 when H+λ <= 0), which scales the tie tolerance.
     ``find`` False: the feature's best gain (-1 if no candidate is allowed).
     ``find`` True: the first candidate whose gain is >= ``threshold`` is
     written to ``out`` (10 values, see ``best_split``) and 1 is returned,
@@ -307,6 +309,8 @@ cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t
     th = th + nh
     tc = tc + nc
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
     has_nan = nc > 0
     nb = n_edges_j
     if nb > C_NAN_CODE - 1:
@@ -357,7 +361,7 @@ cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t
 
 
 cdef inline double _parent_term(const double[:, :, ::1] hist, Py_ssize_t j, double l2) noexcept nogil:
-    """G²/(H+λ) of feature j's totals (0 when H+λ <= 0), summed as ``_scan_feature`` sums them."""
+    """G²/(H+λ) of a feature not scanned (masked out), summed as ``_scan_feature`` sums it."""
     cdef Py_ssize_t b
     cdef double tg = 0.0, th = 0.0
     for b in range(C_NAN_CODE):
@@ -408,11 +412,11 @@ def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, co
     try:
         with nogil:
             for j in prange(d, num_threads=T, schedule="static"):
-                feat_parent[j] = _parent_term(hist, j, l2)
                 if feature_mask[j]:
                     feat_best[j] = _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                                 0.0, False, NULL)
+                                                 0.0, False, NULL, &feat_parent[j])
                 else:
+                    feat_parent[j] = _parent_term(hist, j, l2)
                     feat_best[j] = -1.0
             for j in range(d):              # reductions in feature order: independent of the threads
                 term = feat_parent[j]
@@ -427,7 +431,7 @@ def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, co
                 for j in range(d):
                     if feature_mask[j] and feat_best[j] >= threshold:
                         if _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                         threshold, True, &out[0]) > 0:
+                                         threshold, True, &out[0], NULL) > 0:
                             found = True
                             break
     finally:
