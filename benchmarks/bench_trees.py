@@ -9,6 +9,8 @@
    ``lightgbm.Dataset(...).construct()``.
 3. Prediction with T trees of 31 leaves (both models trained on the same
    subsample) on n rows: ``decision_function`` next to ``Booster.predict``.
+4. One iteration on wide data (3,500 × 300, both profiles), where the
+   per-node split search dominates, next to one LightGBM round.
 
 ``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100.  ``full``:
 n = 10⁶, T = 500 (the sizes of issue 12).  Skipped when LightGBM is not
@@ -177,5 +179,60 @@ def test_trees_predict_lightgbm(benchmark, data, models):
     ratio, line = _ratio_line(f"predict {N} rows, {ours.n_iter_} vs {theirs.num_trees()} trees, "
                               f"threads={THREADS[-1]}", _TIMES.get("predict", math.nan), seconds)
     benchmark.extra_info.update(n=N, trees=theirs.num_trees(), threads=THREADS[-1], seconds=seconds,
+                                ours_over_lightgbm=ratio)
+    SUMMARY.append(line)
+
+
+# --------------------------------------------------------------------------
+# 4. Wide data: one iteration on few rows and many features
+# --------------------------------------------------------------------------
+# Here the per-node work -- the split search over d x 256 bins and the
+# sibling subtraction -- outweighs the histograms of the rows.
+
+WIDE_N, WIDE_D = 3_500, 300
+
+
+@pytest.fixture(scope="module")
+def wide():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(WIDE_N, WIDE_D)).astype(np.float32)
+    y = (X[:, :20].sum(axis=1) + rng.normal(scale=3.0, size=WIDE_N) > 4.0).astype(np.int8)
+    return X, y
+
+
+@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
+def test_trees_wide_iteration_ours(benchmark, wide, n_threads):
+    X, y = wide
+    objective = resolve("objective", "push:exp,pow:4")
+    layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255").prepare(X, random_state=0,
+                                                                                   n_threads=n_threads)
+    backend = InMemoryBackend(objective.bind(y, n_threads=n_threads), layout, X, y, n_threads=n_threads)
+    run_boosting(backend, layout, n_iter=2, log_value=True)          # warm up
+    per_call = 10
+    benchmark.pedantic(run_boosting, args=(backend, layout), kwargs=dict(n_iter=per_call, log_value=True),
+                       rounds=3, iterations=1)
+    seconds = _TIMES[("wide", n_threads)] = benchmark.stats.stats.median / per_call
+    benchmark.extra_info.update(n=WIDE_N, d=WIDE_D, leaves=LEAVES, threads=n_threads, seconds_per_iteration=seconds)
+
+
+@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
+def test_trees_wide_round_lightgbm(benchmark, wide, n_threads):
+    X, y = wide
+    params = _lgb_params(n_threads)
+    dataset = lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct()   # binning not timed
+    booster = lgb.Booster(params=params, train_set=dataset)
+    for _ in range(2):
+        booster.update()
+    per_call = 10
+
+    def rounds():
+        for _ in range(per_call):
+            booster.update()
+
+    benchmark.pedantic(rounds, rounds=3, iterations=1)
+    seconds = benchmark.stats.stats.median / per_call
+    ratio, line = _ratio_line(f"one iteration, {WIDE_N}x{WIDE_D} float32 (wide), {LEAVES} leaves, "
+                              f"threads={n_threads}", _TIMES.get(("wide", n_threads), math.nan), seconds)
+    benchmark.extra_info.update(n=WIDE_N, d=WIDE_D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
                                 ours_over_lightgbm=ratio)
     SUMMARY.append(line)
