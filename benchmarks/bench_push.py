@@ -26,6 +26,7 @@ import time
 import numpy as np
 import pytest
 
+from _lightgbm import seconds_per_lightgbm_round
 from rankcore.objectives._push import PairwisePushProblem
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
@@ -188,18 +189,7 @@ def test_stumps_round_lightgbm(benchmark, stump_data, n_threads):
     X, y = stump_data
     params = dict(objective="binary", num_leaves=2, max_depth=1, learning_rate=0.1, num_threads=n_threads,
                   verbose=-1, max_bin=255, min_data_in_leaf=1, min_sum_hessian_in_leaf=0.0)
-    dataset = lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct()   # binning not timed
-    booster = lgb.Booster(params=params, train_set=dataset)
-    for _ in range(2):
-        booster.update()
-    per_call = 10
-
-    def rounds():
-        for _ in range(per_call):
-            booster.update()
-
-    benchmark.pedantic(rounds, rounds=3, iterations=1)
-    seconds = benchmark.stats.stats.median / per_call
+    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, params, per_call=10)
     ours = _TIMES.get(("stumps", n_threads))
     ratio = ours / seconds if ours else math.nan
     benchmark.extra_info.update(n=STUMP_N, d=STUMP_D, threads=n_threads, seconds_per_round=seconds,

@@ -28,6 +28,7 @@ import time
 import numpy as np
 import pytest
 
+from _lightgbm import seconds_per_lightgbm_round
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.registry import resolve
@@ -75,37 +76,29 @@ def _ratio_line(what, ours, theirs, unit="ms"):
 # 1. One boosting iteration
 # --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
-def test_trees_iteration_ours(benchmark, data, n_threads):
-    X, y = data
+def _seconds_per_iteration(benchmark, X, y, n_threads, per_call):
+    """Median seconds of one ``trees`` boosting iteration (exp loss, pow:4) after two warm-up iterations."""
     objective = resolve("objective", "push:exp,pow:4")
     layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255").prepare(X, random_state=0,
                                                                                    n_threads=n_threads)
     backend = InMemoryBackend(objective.bind(y, n_threads=n_threads), layout, X, y, n_threads=n_threads)
     run_boosting(backend, layout, n_iter=2, log_value=True)          # warm up
-    per_call = 3
     benchmark.pedantic(run_boosting, args=(backend, layout), kwargs=dict(n_iter=per_call, log_value=True),
                        rounds=3, iterations=1)
-    seconds = _TIMES[("iteration", n_threads)] = benchmark.stats.stats.median / per_call
+    return benchmark.stats.stats.median / per_call
+
+
+@pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
+def test_trees_iteration_ours(benchmark, data, n_threads):
+    X, y = data
+    seconds = _TIMES[("iteration", n_threads)] = _seconds_per_iteration(benchmark, X, y, n_threads, per_call=3)
     benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_iteration=seconds)
 
 
 @pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
 def test_trees_round_lightgbm(benchmark, data, n_threads):
     X, y = data
-    params = _lgb_params(n_threads)
-    dataset = lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct()   # binning not timed
-    booster = lgb.Booster(params=params, train_set=dataset)
-    for _ in range(2):
-        booster.update()
-    per_call = 3
-
-    def rounds():
-        for _ in range(per_call):
-            booster.update()
-
-    benchmark.pedantic(rounds, rounds=3, iterations=1)
-    seconds = benchmark.stats.stats.median / per_call
+    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, _lgb_params(n_threads), per_call=3)
     ours = _TIMES.get(("iteration", n_threads), math.nan)
     ratio, line = _ratio_line(f"one iteration, {N}x{D} float32, {LEAVES} leaves, threads={n_threads}", ours, seconds)
     benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
@@ -203,34 +196,14 @@ def wide():
 @pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
 def test_trees_wide_iteration_ours(benchmark, wide, n_threads):
     X, y = wide
-    objective = resolve("objective", "push:exp,pow:4")
-    layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255").prepare(X, random_state=0,
-                                                                                   n_threads=n_threads)
-    backend = InMemoryBackend(objective.bind(y, n_threads=n_threads), layout, X, y, n_threads=n_threads)
-    run_boosting(backend, layout, n_iter=2, log_value=True)          # warm up
-    per_call = 10
-    benchmark.pedantic(run_boosting, args=(backend, layout), kwargs=dict(n_iter=per_call, log_value=True),
-                       rounds=3, iterations=1)
-    seconds = _TIMES[("wide", n_threads)] = benchmark.stats.stats.median / per_call
+    seconds = _TIMES[("wide", n_threads)] = _seconds_per_iteration(benchmark, X, y, n_threads, per_call=10)
     benchmark.extra_info.update(n=WIDE_N, d=WIDE_D, leaves=LEAVES, threads=n_threads, seconds_per_iteration=seconds)
 
 
 @pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
 def test_trees_wide_round_lightgbm(benchmark, wide, n_threads):
     X, y = wide
-    params = _lgb_params(n_threads)
-    dataset = lgb.Dataset(X, label=y, params=params, free_raw_data=False).construct()   # binning not timed
-    booster = lgb.Booster(params=params, train_set=dataset)
-    for _ in range(2):
-        booster.update()
-    per_call = 10
-
-    def rounds():
-        for _ in range(per_call):
-            booster.update()
-
-    benchmark.pedantic(rounds, rounds=3, iterations=1)
-    seconds = benchmark.stats.stats.median / per_call
+    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, _lgb_params(n_threads), per_call=10)
     ratio, line = _ratio_line(f"one iteration, {WIDE_N}x{WIDE_D} float32 (wide), {LEAVES} leaves, "
                               f"threads={n_threads}", _TIMES.get(("wide", n_threads), math.nan), seconds)
     benchmark.extra_info.update(n=WIDE_N, d=WIDE_D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
