@@ -3,7 +3,8 @@
 1. One boosting iteration of ``trees`` (31 leaves, 255 bins, exp loss,
    ``pow:4``) on n × 50 float32 (5 % positives) next to one LightGBM round
    with the same leaves, bins, minimum leaf size and thread count (1 and all
-   cores).  Ours includes the objective's gradient, the tree, the line search
+   cores), both on every row (``subsample=1``: LightGBM's default round does
+   not bag).  Ours includes the objective's gradient, the tree, the line search
    and the update; LightGBM's round its binary-logloss gradient and its tree.
 2. Binning: ``trees`` bin edges and codes (``prepare`` + ``encode``) next to
    ``lightgbm.Dataset(...).construct()``.
@@ -79,7 +80,7 @@ def _ratio_line(what, ours, theirs, unit="ms"):
 def _seconds_per_iteration(benchmark, X, y, n_threads, per_call):
     """Median seconds of one ``trees`` boosting iteration (exp loss, pow:4) after two warm-up iterations."""
     objective = resolve("objective", "push:exp,pow:4")
-    layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255").prepare(X, random_state=0,
+    layout = resolve("learner", f"trees:max_leaves={LEAVES},max_bins=255,subsample=1").prepare(X, random_state=0,
                                                                                    n_threads=n_threads)
     backend = InMemoryBackend(objective.bind(y, n_threads=n_threads), layout, X, y, n_threads=n_threads)
     run_boosting(backend, layout, n_iter=2, log_value=True)          # warm up
@@ -147,7 +148,7 @@ def models(data):
 
     X, y = data
     rows = np.random.default_rng(2).choice(X.shape[0], 20_000, replace=False)
-    ours = rankcore.boost(learner=f"trees:max_leaves={LEAVES},min_samples_leaf=5", n_iter=N_TREES, tol=0.0,
+    ours = rankcore.boost(learner=f"trees:max_leaves={LEAVES},min_samples_leaf=5,subsample=1", n_iter=N_TREES, tol=0.0,
                           random_state=0).fit(X[rows], y[rows])
     params = {**_lgb_params(THREADS[-1]), "min_data_in_leaf": 5}
     theirs = lgb.train(params, lgb.Dataset(X[rows], label=y[rows], params=params), num_boost_round=N_TREES)

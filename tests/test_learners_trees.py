@@ -150,7 +150,7 @@ def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
     g[rng.random(X.shape[0]) < 0.2] = 0.5                    # tied gradients
     h = np.ones(X.shape[0]) if curvature == "weights" else rng.uniform(0.1, 2.0, X.shape[0])
     spec = "trees:" + ",".join(f"{k}={v}" for k, v in {"min_samples_leaf": 4, "min_child_weight": 0,
-                                                         **params}.items())
+                                                         "subsample": 1, **params}.items())
     learner = resolve("learner", spec)
     layout = learner.prepare(X, random_state=seed)
     codes = layout.encode(X).codes.T                 # feature-major view for the reference
@@ -282,7 +282,7 @@ def test_reused_histogram_buffers_do_not_change_trees():
     rng = np.random.default_rng(1)
     g1, g2 = rng.normal(size=(2, X.shape[0]))
     h = rng.uniform(0.5, 1.5, X.shape[0])
-    learner = resolve("learner", "trees:max_leaves=15,min_samples_leaf=3")
+    learner = resolve("learner", "trees:max_leaves=15,min_samples_leaf=3,subsample=1")
     used = learner.prepare(X, random_state=0)
     _search(used, X, g1, h)
     assert used._hist_pool                                  # the first tree's histograms came back
@@ -481,7 +481,7 @@ def test_trees_beat_stumps_on_an_interaction():
 def test_sample_weight_acts_as_multiplicity():
     X, y = _data(9, n=200, nan_fraction=0.05)
     w = np.random.default_rng(0).integers(0, 3, X.shape[0])
-    spec = "trees:max_leaves=6,min_samples_leaf=1,min_child_weight=0"
+    spec = "trees:max_leaves=6,min_samples_leaf=1,min_child_weight=0,subsample=1"
     # An objective without curvature (gradient leaves, h = weight): the diagonal curvature of the
     # push objectives is not additive over duplicated rows (a row of weight 2 interacts with itself),
     # so only the gradient-leaf path is exactly multiplicity-invariant.
@@ -532,7 +532,7 @@ class _CurvedBound(_DefaultBound):
 def test_newton_leaves_use_the_objective_curvature():
     X, y = _data(11, n=400)
     y8 = y.astype(np.int8)
-    layout = Trees(max_leaves=4, l2=0.5).prepare(X, random_state=0)
+    layout = Trees(max_leaves=4, l2=0.5, subsample=1.0).prepare(X, random_state=0)
     backend = InMemoryBackend(_Logistic().bind(y8), layout, X, y8)
     result = run_boosting(backend, layout, n_iter=1, log_value=False)
     tree = result.records[0].ranker
@@ -566,9 +566,15 @@ def test_nan_in_y_or_weights_is_refused():
         rankcore.boost(learner="trees", n_iter=2).fit(X, y, sample_weight=np.full(50, np.nan))
 
 
-@pytest.mark.parametrize("check", component_checks("learner", "trees"), ids=str)
+@pytest.mark.parametrize("check", component_checks("learner", "trees") + component_checks("learner", "trees:subsample=1"),
+                         ids=str)
 def test_trees_learner_contract(check):
     check()
+
+
+def test_subsampled_trees_report_an_estimated_derivative():
+    assert resolve("learner", "trees").prepare(_data(0, n=50)[0], random_state=0).sampled_derivative
+    assert not resolve("learner", "trees:subsample=1").prepare(_data(0, n=50)[0], random_state=0).sampled_derivative
 
 
 def test_save_load_round_trip_and_validation(tmp_path):

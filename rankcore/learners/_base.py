@@ -137,6 +137,11 @@ class LearnerLayout:
     multi_pass: ClassVar[bool] = False
     #: The driver's step is multiplied by this (the trees' learning rate).
     shrinkage: float = 1.0
+    #: The candidate's derivative sums Σ g h over a random sample of the rows
+    #: (the trees' ``subsample`` < 1), not over every row: an estimate, which the
+    #: driver only uses to stop when it is about zero (its line search evaluates
+    #: the ranker on every row).
+    sampled_derivative: bool = False
 
     def encode(self, X: np.ndarray) -> Any:
         """The block representation the search reads (any object)."""
