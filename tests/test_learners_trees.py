@@ -336,11 +336,41 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     c = codes[0, rows]
     go_left = np.where(c == NAN_CODE, nan_left, c <= 2)
     before = idx.copy()
-    nl = _tree_kernels.partition(row_major, idx, np.empty(n, np.int32), start, end, 0, 2, nan_left)
-    assert nl == go_left.sum()
-    np.testing.assert_array_equal(idx[start:end], np.r_[rows[go_left], rows[~go_left]])
-    np.testing.assert_array_equal(idx[:start], before[:start])
-    np.testing.assert_array_equal(idx[end:], before[end:])
+    # one thread, and 2-3 threads forced onto small ranges (min_parallel=0): the same stable order
+    for n_threads in (1, 2, 3):
+        work = before.copy()
+        nl = _tree_kernels.partition(row_major, work, np.empty(n, np.int32), start, end, 0, 2, nan_left,
+                                     n_threads, 0)
+        assert nl == go_left.sum()
+        np.testing.assert_array_equal(work[start:end], np.r_[rows[go_left], rows[~go_left]])
+        np.testing.assert_array_equal(work[:start], before[:start])
+        np.testing.assert_array_equal(work[end:], before[end:])
+
+
+def test_parallel_gather_and_partition_on_large_nodes_match_numpy():
+    """Above PARALLEL_ROWS the gather and the partition run on 2 threads: same histogram, same order."""
+    rng = np.random.default_rng(3)
+    n, d = _tree_kernels.PARALLEL_ROWS * 2 + 17, 3
+    codes = rng.integers(0, 9, size=(n, d)).astype(np.uint8)
+    codes[rng.random((n, d)) < 0.05] = NAN_CODE
+    g, h = rng.normal(size=n), rng.random(n)
+    idx = rng.permutation(n).astype(np.int32)
+    start, end = 5, n - 3
+    rows = idx[start:end]
+    for n_threads in (1, 2):
+        hist = np.zeros((d, 256, 3))
+        _tree_kernels.node_histogram(codes, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads)
+        for j in range(d):
+            np.testing.assert_allclose(hist[j, :, 0], np.bincount(codes[rows, j], g[rows], minlength=256),
+                                       atol=1e-9)
+            np.testing.assert_allclose(hist[j, :, 1], np.bincount(codes[rows, j], h[rows], minlength=256),
+                                       atol=1e-9)
+        work = idx.copy()
+        nl = _tree_kernels.partition(codes, work, np.empty(n, np.int32), start, end, 1, 4, True, n_threads)
+        c = codes[rows, 1]
+        go_left = np.where(c == NAN_CODE, True, c <= 4)
+        assert nl == go_left.sum()
+        np.testing.assert_array_equal(work[start:end], np.r_[rows[go_left], rows[~go_left]])
 
 
 def test_predict_trees_equals_the_sum_of_tree_predictions_bitwise():

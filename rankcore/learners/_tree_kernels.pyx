@@ -63,6 +63,12 @@ NAN_CODE = 255
 cdef enum:
     C_NAN_CODE = 255
 
+cdef enum:
+    C_PARALLEL_ROWS = 65536
+
+#: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
+PARALLEL_ROWS = C_PARALLEL_ROWS
+
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
            const double[::1] edges,             # IN  concatenated sorted edges of every feature
@@ -124,14 +130,13 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the 
             gg = &g[start]
             hh = &h[start]
         else:
-            for i in range(m):
+            # the gather is a copy: any split of the rows over threads gives the same arrays
+            T = threads_for(<double> m, n_threads, C_PARALLEL_ROWS)
+            for i in prange(m, schedule="static", num_threads=T):
                 if i + AHEAD < m:
                     RC_PREFETCH(&g[idx[start + i + AHEAD]])
                 og[i] = g[idx[start + i]]
-            if not unit_h:
-                for i in range(m):
-                    if i + AHEAD < m:
-                        RC_PREFETCH(&h[idx[start + i + AHEAD]])
+                if not unit_h:
                     oh[i] = h[idx[start + i]]
             gg = &og[0]
             hh = &oh[0]
@@ -179,37 +184,100 @@ cdef inline void _group_histogram(const uint8_t* codes, Py_ssize_t d, Py_ssize_t
                 hp[2] += 1.0
 
 
+
 def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
               int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
               int32_t[::1] scratch,          # SCRATCH (n,)
               Py_ssize_t start, Py_ssize_t end,
-              Py_ssize_t feature, Py_ssize_t bin, bint nan_left):
+              Py_ssize_t feature, Py_ssize_t bin, bint nan_left,
+              int n_threads=1,
+              double min_parallel=PARALLEL_ROWS):   # rows from which the threads share the work
     """Stable partition of idx[start:end]: rows going left (code ≤ bin, or NaN when ``nan_left``) first.
 
-    Returns the number of rows going left.  O(m) time, no allocation.
+    Returns the number of rows going left.  O(m) time for m = end − start
+    rows, no allocation beyond T counters.  With T > 1 threads the range is
+    cut into T contiguous chunks: each thread splits its chunk into scratch
+    (its left rows from the chunk's front, its right rows from the back),
+    then, once every chunk's count is known, copies them to their places --
+    the left rows of chunk 0, 1, ... then the right rows of chunk 0, 1, ... --
+    which is the order of the one-thread pass: the result does not depend on
+    ``n_threads``.
     """
-    cdef Py_ssize_t i, r, nl = 0, nr = 0
-    cdef uint8_t c
-    cdef bint left
-    with nogil:
-        for i in range(start, end):
-            r = idx[i]
-            if i + AHEAD < end:
-                RC_PREFETCH(&codes[idx[i + AHEAD], feature])
-            c = codes[r, feature]
-            if c == C_NAN_CODE:
-                left = nan_left
-            else:
-                left = c <= bin
-            if left:
-                idx[start + nl] = <int32_t> r
-                nl += 1
-            else:
-                scratch[nr] = <int32_t> r
-                nr += 1
-        for i in range(nr):
-            idx[start + nl + i] = scratch[i]
+    cdef Py_ssize_t m = end - start, nl = 0, t
+    cdef int T
+    cdef Py_ssize_t* counts
+    cdef const uint8_t* cp = &codes[0, 0] if codes.shape[0] > 0 else NULL
+    cdef Py_ssize_t d = codes.shape[1]
+    if m <= 0:
+        return 0
+    T = threads_for(<double> m, n_threads, min_parallel)
+    if T > m:
+        T = <int> m
+    if T <= 1:
+        with nogil:
+            nl = _split_chunk(cp, d, &idx[0], &scratch[0], start, start, end, feature, bin, nan_left)
+            _place_chunk(&idx[0], &scratch[0], start, start, end, nl, start, start + nl)
+        return nl
+    counts = <Py_ssize_t*> malloc(T * sizeof(Py_ssize_t))
+    if counts == NULL:
+        raise MemoryError("partition: no memory for the per-thread counts")
+    try:
+        with nogil:
+            for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+                counts[t] = _split_chunk(cp, d, &idx[0], &scratch[0], start, start + (t * m) // T,
+                                         start + ((t + 1) * m) // T, feature, bin, nan_left)
+            for t in range(T):
+                nl += counts[t]
+            for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+                _place_chunk(&idx[0], &scratch[0], start, start + (t * m) // T, start + ((t + 1) * m) // T,
+                             counts[t], start + _sum_before(counts, t),
+                             start + nl + (t * m) // T - _sum_before(counts, t))
+    finally:
+        free(counts)
     return nl
+
+
+cdef inline Py_ssize_t _sum_before(const Py_ssize_t* counts, Py_ssize_t t) noexcept nogil:
+    cdef Py_ssize_t u, total = 0
+    for u in range(t):
+        total += counts[u]
+    return total
+
+
+cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t d, const int32_t* idx, int32_t* scratch,
+                                    Py_ssize_t start, Py_ssize_t s, Py_ssize_t e, Py_ssize_t feature,
+                                    Py_ssize_t bin, bint nan_left) noexcept nogil:
+    """Rows idx[s:e] into scratch[s−start:e−start]: left ones from the front in order, right ones from the back.
+
+    Returns the number of left rows.
+    """
+    cdef Py_ssize_t i, r, nl = 0, back = e - start - 1, left
+    cdef int32_t* front = scratch + (s - start)
+    cdef uint8_t c
+    for i in range(s, e):
+        r = idx[i]
+        if i + AHEAD < e:
+            RC_PREFETCH(codes + idx[i + AHEAD] * d + feature)
+        c = codes[r * d + feature]
+        left = (c <= bin) if c != C_NAN_CODE else nan_left
+        # branch-free (the side is a coin flip the predictor cannot learn): write the row to
+        # both ends and advance one; a slot written in vain is overwritten later or is the
+        # slot the other end writes the same row to (front + nl <= scratch + back throughout)
+        front[nl] = <int32_t> r
+        scratch[back] = <int32_t> r
+        nl += left
+        back -= 1 - left
+    return nl
+
+
+cdef inline void _place_chunk(int32_t* idx, const int32_t* scratch, Py_ssize_t start, Py_ssize_t s, Py_ssize_t e,
+                              Py_ssize_t nl, Py_ssize_t left_at, Py_ssize_t right_at) noexcept nogil:
+    """Copy a chunk's split rows back: its nl left rows to idx[left_at:], its right rows (in order) to idx[right_at:]."""
+    cdef Py_ssize_t k, nr = (e - s) - nl
+    for k in range(nl):
+        idx[left_at + k] = scratch[s - start + k]
+    for k in range(nr):
+        idx[right_at + k] = scratch[e - start - 1 - k]
 
 
 def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, d) bin codes

@@ -563,7 +563,7 @@ class TreeLayout(LearnerLayout):
             return np.stack(parts) if parts else None
         start, end = block.ranges.pop(request["node"])
         nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end, request["feature"],
-                                     request["bin"], request["nan_left"])
+                                     request["bin"], request["nan_left"], T)
         block.ranges[request["left_id"]] = (start, start + nl)
         block.ranges[request["right_id"]] = (start + nl, end)
         if not request["histogram"]:

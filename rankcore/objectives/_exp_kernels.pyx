@@ -195,18 +195,20 @@ cdef inline Py_ssize_t _value_index(const double* values, Py_ssize_t V, double x
     """Position of x in the ascending ``values`` (V >= 0), or V when x is not one of them.
 
     Two values (a binary direction, the common case) are two comparisons;
-    otherwise a binary search, O(log V).
+    otherwise a branch-free binary search, O(log V): a tree's leaf values come
+    in no order the branch predictor could learn, and a conditional move per
+    halving costs less than a mispredicted branch.
     """
-    cdef Py_ssize_t lo = 0, hi = V, mid
+    cdef Py_ssize_t base = 0, n = V, half
     if V == 2:
         return 1 if x == values[1] else (0 if x == values[0] else V)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < V and values[lo] == x else V
+    if V == 0:
+        return 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if values[base + half] <= x else base
+        n -= half
+    return base if values[base] == x else V
 
 
 def lse_by_value(const signed char[::1] y,   # IN  (n,)
