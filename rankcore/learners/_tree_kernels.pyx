@@ -184,7 +184,6 @@ cdef inline void _group_histogram(const uint8_t* codes, Py_ssize_t d, Py_ssize_t
                 hp[2] += 1.0
 
 
-
 def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
               int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
               int32_t[::1] scratch,          # SCRATCH (n,)
@@ -205,7 +204,7 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
     """
     cdef Py_ssize_t m = end - start, nl = 0, t
     cdef int T
-    cdef Py_ssize_t* counts
+    cdef Py_ssize_t* before
     cdef const uint8_t* cp = &codes[0, 0] if codes.shape[0] > 0 else NULL
     cdef Py_ssize_t d = codes.shape[1]
     if m <= 0:
@@ -218,30 +217,26 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
             nl = _split_chunk(cp, d, &idx[0], &scratch[0], start, start, end, feature, bin, nan_left)
             _place_chunk(&idx[0], &scratch[0], start, start, end, nl, start, start + nl)
         return nl
-    counts = <Py_ssize_t*> malloc(T * sizeof(Py_ssize_t))
-    if counts == NULL:
+    # before[t]: left rows of the chunks before chunk t (before[T] = all of them)
+    before = <Py_ssize_t*> malloc((T + 1) * sizeof(Py_ssize_t))
+    if before == NULL:
         raise MemoryError("partition: no memory for the per-thread counts")
     try:
         with nogil:
             for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-                counts[t] = _split_chunk(cp, d, &idx[0], &scratch[0], start, start + (t * m) // T,
-                                         start + ((t + 1) * m) // T, feature, bin, nan_left)
+                before[t + 1] = _split_chunk(cp, d, &idx[0], &scratch[0], start, start + (t * m) // T,
+                                             start + ((t + 1) * m) // T, feature, bin, nan_left)
+            before[0] = 0
             for t in range(T):
-                nl += counts[t]
+                before[t + 1] += before[t]
+            nl = before[T]
             for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+                # chunk t's right rows follow all left rows and the right rows of chunks < t
                 _place_chunk(&idx[0], &scratch[0], start, start + (t * m) // T, start + ((t + 1) * m) // T,
-                             counts[t], start + _sum_before(counts, t),
-                             start + nl + (t * m) // T - _sum_before(counts, t))
+                             before[t + 1] - before[t], start + before[t], start + nl + (t * m) // T - before[t])
     finally:
-        free(counts)
+        free(before)
     return nl
-
-
-cdef inline Py_ssize_t _sum_before(const Py_ssize_t* counts, Py_ssize_t t) noexcept nogil:
-    cdef Py_ssize_t u, total = 0
-    for u in range(t):
-        total += counts[u]
-    return total
 
 
 cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t d, const int32_t* idx, int32_t* scratch,
