@@ -62,6 +62,8 @@ CONFIGS = {
     "boxes64+depth3": (dict(max_bins=None, max_boxes=64, depth=3), True),
     "boxes32+depth3": (dict(max_bins=None, max_boxes=32, depth=3), True),
     "boxes16+depth3": (dict(max_bins=None, max_boxes=16, depth=3), True),
+    "boxes128+depth2": (dict(max_bins=None, max_boxes=128, depth=2), True),
+    "boxes64+depth2": (dict(max_bins=None, max_boxes=64, depth=2), True),
 }
 METRICS = ("auc", "ks", "prec@k:0.05")
 
