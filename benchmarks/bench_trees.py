@@ -102,16 +102,21 @@ def test_trees_iteration_ours(benchmark, data, n_threads):
     benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_iteration=seconds)
 
 
+def _lightgbm_round_beside_ours(benchmark, X, y, n_threads, per_call, key, what):
+    """Time LightGBM's round as ours was timed, and record the ratio to ours (``_TIMES[key]``)."""
+    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, _lgb_params(n_threads), per_call=per_call,
+                                         rounds=ROUNDS, statistic="min")
+    ratio, line = _ratio_line(f"{what}, {LEAVES} leaves, threads={n_threads}", _TIMES.get(key, math.nan), seconds)
+    benchmark.extra_info.update(n=X.shape[0], d=X.shape[1], leaves=LEAVES, threads=n_threads,
+                                seconds_per_round=seconds, ours_over_lightgbm=ratio)
+    SUMMARY.append(line)
+
+
 @pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
 def test_trees_round_lightgbm(benchmark, data, n_threads):
     X, y = data
-    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, _lgb_params(n_threads), per_call=3,
-                                         rounds=ROUNDS, statistic="min")
-    ours = _TIMES.get(("iteration", n_threads), math.nan)
-    ratio, line = _ratio_line(f"one iteration, {N}x{D} float32, {LEAVES} leaves, threads={n_threads}", ours, seconds)
-    benchmark.extra_info.update(n=N, d=D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
-                                ours_over_lightgbm=ratio)
-    SUMMARY.append(line)
+    _lightgbm_round_beside_ours(benchmark, X, y, n_threads, 3, ("iteration", n_threads),
+                                f"one iteration, {N}x{D} float32")
 
 
 # --------------------------------------------------------------------------
@@ -211,10 +216,5 @@ def test_trees_wide_iteration_ours(benchmark, wide, n_threads):
 @pytest.mark.parametrize("n_threads", THREADS, ids=lambda t: f"threads={t}")
 def test_trees_wide_round_lightgbm(benchmark, wide, n_threads):
     X, y = wide
-    seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, _lgb_params(n_threads), per_call=10,
-                                         rounds=ROUNDS, statistic="min")
-    ratio, line = _ratio_line(f"one iteration, {WIDE_N}x{WIDE_D} float32 (wide), {LEAVES} leaves, "
-                              f"threads={n_threads}", _TIMES.get(("wide", n_threads), math.nan), seconds)
-    benchmark.extra_info.update(n=WIDE_N, d=WIDE_D, leaves=LEAVES, threads=n_threads, seconds_per_round=seconds,
-                                ours_over_lightgbm=ratio)
-    SUMMARY.append(line)
+    _lightgbm_round_beside_ours(benchmark, X, y, n_threads, 10, ("wide", n_threads),
+                                f"one iteration, {WIDE_N}x{WIDE_D} float32 (wide)")
