@@ -59,10 +59,21 @@ def _same_state(a, b):
 
 @pytest.fixture(autouse=True)
 def _switch_often():
-    """Switch threads every few microseconds, so that interleavings actually happen."""
+    """Switch threads every few microseconds, so that interleavings actually happen.
+
+    BLAS runs on one thread throughout, set from the main thread: OpenBLAS takes a
+    thread limit set from another thread only in part (measured: a limit set in a
+    worker thread is not seen even there), so a fit in a worker thread and the
+    reference fit in the main thread would run BLAS on different thread counts and
+    differ in the last bits -- enough to move KernelRanker's hold-out choice between
+    grid points whose held-out misrank losses tie exactly.
+    """
+    from threadpoolctl import threadpool_limits
+
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)
-    yield
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
     sys.setswitchinterval(old)
 
 
