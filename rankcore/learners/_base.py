@@ -44,8 +44,10 @@ are.  ``curvature`` is a positive per-row weight: the objective's diagonal
 Hessian surrogate, or the sample weights.  A multi-pass layout's
 ``encode(X_block, offset=...)`` also receives the position of the block's
 first row in the training set (per-row random draws must not depend on the
-blocks).  :func:`multi_pass_search` is the loop for blocks held in memory.
-Single-pass learners are unchanged.
+blocks).  :func:`multi_pass_search` is the loop for blocks held in memory;
+an in-memory backend calls ``layout.search_in_memory(...)``, which is that
+loop unless the layout has a faster route to the same result (the trees grow
+a tree in one native call).  Single-pass learners are unchanged.
 
 The driver applies the layout's ``shrinkage`` η (default 1) to every step:
 f ← f + η·α·h, and records η·α as the coefficient.
@@ -158,6 +160,16 @@ class LearnerLayout:
     def evaluate(self, ranker: WeakRanker, encoded: Any) -> np.ndarray:
         """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
         raise NotImplementedError
+
+    def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *,
+                         n_threads: int = 1) -> Candidate | None:
+        """A multi-pass layout's search over blocks held in memory (:func:`multi_pass_search`).
+
+        A layout may grow its ranker in one native call instead when it can
+        (the trees do for one block); the result must equal the multi-pass
+        protocol's bit for bit.
+        """
+        return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
 
 
 class Learner(Component):

@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners._base import LearnerLayout, WeakRanker, multi_pass_search
+from ..learners._base import LearnerLayout, WeakRanker
 from ..objectives._base import BoundObjective, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
@@ -222,10 +222,11 @@ class InMemoryBackend:
 
         Each pass sends the search's request to every block
         (``layout.block_pass``), adds the blocks' arrays in block order, and
-        hands the sum back to the search.
+        hands the sum back to the search (``layout.search_in_memory``: a
+        layout may take a native route to the same result).
         """
         grads, hess = self.gradient_and_curvature(state)
-        candidate = multi_pass_search(self.layout, self.encoded, grads, hess, n_threads=self.n_threads)
+        candidate = self.layout.search_in_memory(self.encoded, grads, hess, n_threads=self.n_threads)
         self._grad_cache = (state, grads)
         return candidate
 

@@ -1,0 +1,53 @@
+# The ``trees`` learner's kernels that its in-memory grower (``_tree_grow.pyx``) calls without the GIL.
+#
+# A tree node's histogram is an (S, 3) float64 array of (Σg, Σh, count) per *slot*: feature j owns
+# the slots base[j] .. base[j] + n_edges[j] + 1 -- its bins 0..n_edges[j], then its NaN bin -- so a
+# histogram costs Σ_j (n_edges[j] + 2) slots, not d·256.  Rows are stored as row-major uint8 codes in
+# ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
+# code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
+# bin; see ``_trees.py``), whose members' default-bin slots are filled by ``fix_default_bins``.
+from libc.stdint cimport uint8_t, int32_t
+
+
+cdef struct FeatureSlots:
+    Py_ssize_t d                    # features
+    Py_ssize_t n_cols               # code columns
+    Py_ssize_t n_slots              # histogram slots S
+    const Py_ssize_t* base          # (d,) feature j's first slot
+    const Py_ssize_t* n_edges       # (d,) feature j's bins are 0..n_edges[j]; its NaN bin is n_edges[j] + 1
+    const Py_ssize_t* col           # (d,) the code column holding feature j
+    const Py_ssize_t* col_base      # (n_cols,) slot of code 0 of column c
+    const Py_ssize_t* default_bin   # (d,) a bundled feature's default bin (its rows are not in its column), else −1
+    Py_ssize_t n_bundled            # features with default_bin >= 0
+    const Py_ssize_t* bundled       # (n_bundled,) those features, ascending
+
+
+cdef struct SplitChoice:
+    double gain
+    Py_ssize_t feature
+    Py_ssize_t bin                  # rows go right iff their bin > bin (NaN: see nan_left)
+    bint nan_left
+    double left[3]                  # (G, H, count) of the left child
+    double right[3]
+
+
+cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
+                          SplitChoice* out, double* scratch, int n_threads) noexcept nogil
+
+cdef void split_table(const FeatureSlots* fs, Py_ssize_t feature, Py_ssize_t bin, bint nan_left,
+                      uint8_t* go_left) noexcept nogil
+
+cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
+                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
+                               int n_threads, double min_parallel) noexcept nogil
+
+cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
+                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
+                          double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil
+
+
+cdef class SlotLayout:
+    """The arrays behind a :c:type:`FeatureSlots` (kept alive with it)."""
+    cdef FeatureSlots fs
+    cdef readonly object base, n_edges, col, col_base, default_bin, bundled

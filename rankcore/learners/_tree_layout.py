@@ -1,0 +1,377 @@
+"""The ``trees`` learner prepared on a training set: bins, code columns, blocks, the two search routes.
+
+:class:`TreeLayout` encodes blocks of rows (:class:`TreeBlock`: row-major
+bin codes and the per-fit buffers) and searches a tree per iteration by
+either route:
+
+* the **multi-pass protocol** (``begin_search`` / ``block_pass``, the
+  client's :class:`~rankcore.learners._tree_search.TreeSearch`): one
+  reduction over the blocks per split, so blocks may live anywhere (Dask);
+* the **in-memory grower** (:meth:`TreeLayout.search_in_memory`, one block):
+  ``_tree_grow.TreeGrower`` grows the whole tree in one call without the
+  GIL.  Same tree, bit for bit (the same kernels, decisions and
+  floating-point operations; see ``_tree_grow.pyx``).
+
+Histograms are compact (S, 3) arrays over *slots* (``_tree_kernels.pyx``,
+design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _tree_grow, _tree_kernels
+from ._base import Candidate, LearnerLayout, multi_pass_search
+from ._tree_search import TreeSearch, _Split
+from ._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+
+__all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class TreeBlock:
+    """One block of encoded rows and its per-fit buffers.
+
+    Attributes
+    ----------
+    codes : uint8 array (n, c)
+        Row-major bin codes in the layout's c code columns (see ``_tree_kernels``).
+    idx, scratch : int32 arrays (n,)
+        The row permutation (each node owns a contiguous range) and the
+        partition's scratch space.
+    og, oh : float64 arrays (n,)
+        Gathered gradient and Hessian of the node being histogrammed.
+    ranges : dict node → (start, end)
+        The current tree's nodes' ranges in ``idx`` (multi-pass route).
+    """
+
+    def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None):
+        n = codes.shape[0]
+        self.codes = codes
+        self.offset = int(offset)
+        # the rows' positions in the training set (row subsampling draws by position)
+        self.row_ids = None if row_ids is None else np.ascontiguousarray(row_ids, dtype=np.int64)
+        self.idx = np.arange(n, dtype=np.int32)
+        self.scratch = np.empty(n, dtype=np.int32)
+        self.og = np.empty(n)
+        self.oh = np.empty(n)
+        self.ranges: dict[int, tuple[int, int]] = {}
+        self.full = False            # the current tree's leaves cover every row (no row subsampling)
+        self.tree_id = None
+        self.grown = None            # the in-memory grower that grew the current tree, if it did
+        self.unit_h = None           # (curvature given, as float64, all ones?) of the current search
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: codes and the per-fit buffers (c + 24 per row)."""
+        return int(self.codes.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes + self.oh.nbytes)
+
+    def curvature(self, hessian: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The curvature as contiguous float64 and whether it is all ones (cached while the array is the same)."""
+        if self.unit_h is None or self.unit_h[0] is not hessian:
+            # a curvature of all ones (no weights, no Hessian) is the count: not accumulated
+            h = np.ascontiguousarray(hessian, dtype=np.float64)
+            self.unit_h = (hessian, h, bool(np.all(h == 1.0)))
+        return self.unit_h[1], self.unit_h[2]
+
+
+def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (seed, global row index): the row-subsampling draw, independent of the blocks."""
+    with np.errstate(over="ignore"):
+        z = rows.astype(np.uint64) + np.uint64((seed * _GOLDEN) & _MASK64)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def slot_layout(n_edges: np.ndarray) -> _tree_kernels.SlotLayout:
+    """Every feature alone in its code column, its n_edges + 2 slots after the previous feature's."""
+    n_edges = np.asarray(n_edges, dtype=np.intp)
+    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]] if n_edges.shape[0] else np.empty(0, dtype=np.intp)
+    d = n_edges.shape[0]
+    return _tree_kernels.SlotLayout(base, n_edges, np.arange(d), base, np.full(d, -1), int((n_edges + 2).sum()))
+
+
+class TreeLayout(LearnerLayout):
+    """Trees over fixed per-feature bin edges; a multi-pass search (see :class:`TreeSearch`) or one native call.
+
+    Time per tree: O(n·c) for the root histogram over c code columns, then
+    per split O(m·c) for the smaller child's m rows, O(m) for the partition
+    and O(S) for the subtraction and split scan over the S histogram slots;
+    memory O(n) per block (allocated once per fit, in :meth:`encode`) plus
+    at most max_leaves + 1 histograms of S slots (client or grower).
+    """
+
+    multi_pass = True
+
+    def __init__(self, edges: list[np.ndarray], params: dict, *, random_state: Any = None, n_threads: int = 1):
+        self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
+        self.n_features = len(self.edges)
+        self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
+        self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
+        self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
+        self.slots = slot_layout(self.n_edges)
+        self.n_threads = int(n_threads)
+        for key, v in params.items():
+            setattr(self, key, v)
+        self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
+        self.sampled_derivative = float(self.subsample) < 1.0
+        self._rng = np.random.default_rng(random_state)
+        self._split_out = np.empty(10)
+        self._hist_pool: list[np.ndarray] = []
+        self._grower = None
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.slots.n_slots)
+
+    def feature_slots(self, j: int) -> slice:
+        """Feature j's slots in a node histogram: its bins 0..n_edges[j], then its NaN bin."""
+        base = int(self.slots.base[j])
+        return slice(base, base + int(self.n_edges[j]) + 2)
+
+    # -- histogram buffers ---------------------------------------------
+    # A node's (S, 3) histogram is 24·S bytes: allocating a fresh one per split
+    # cost more than filling it (page faults, measured 3x on 3,500 x 300).
+    # The search hands back the histograms of nodes it no longer needs, and the
+    # next passes fill those (node_histogram zeroes its output first).
+
+    def _new_histogram(self) -> np.ndarray:
+        try:
+            return self._hist_pool.pop()
+        except IndexError:
+            return np.empty((self.n_slots, 3))
+
+    def release_histograms(self, arrays) -> None:
+        """Keep histograms the search is done with, for the next passes (at most 2·(max_leaves + 1))."""
+        cap = 2 * (int(self.max_leaves) + 1)
+        for a in arrays:
+            if (len(self._hist_pool) < cap and a.dtype == np.float64 and a.shape == (self.n_slots, 3)
+                    and a.flags.c_contiguous and a.flags.writeable):
+                self._hist_pool.append(a)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_hist_pool"] = []      # scratch buffers do not travel (to Dask workers, copies)
+        state["_grower"] = None
+        return state
+
+    # -- encoding ------------------------------------------------------
+    def encode(self, X, offset: int = 0, row_ids: np.ndarray | None = None):
+        """Bin codes of a block (a :class:`TreeBlock` with its per-fit buffers).
+
+        ``offset`` is the training-set position of the block's first row, or
+        ``row_ids`` the position of every row (rows stored out of order).
+        """
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+        codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
+        _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads)
+        return TreeBlock(codes, offset, row_ids)
+
+    def threshold_of(self, feature: int, b: int) -> float:
+        return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
+
+    # -- the multi-pass search ----------------------------------------
+    def _draw_tree(self) -> tuple[int, np.ndarray]:
+        """This tree's seed (row subsample) and feature subset (colsample), from the layout's generator."""
+        seed = int(self._rng.integers(0, 2**62))
+        mask = np.ones(self.n_features, dtype=np.uint8)
+        if self.colsample < 1.0 and self.n_features > 1:
+            k = max(1, int(math.ceil(self.colsample * self.n_features)))
+            mask[:] = 0
+            mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
+        return seed, mask
+
+    def begin_search(self) -> TreeSearch:
+        """A new tree: draws this tree's seed (row subsample) and feature subset."""
+        seed, mask = self._draw_tree()
+        return TreeSearch(self, seed, mask)
+
+    def _keep_below(self) -> int:
+        """Row r is in the subsample iff its hash is below this (subsample < 1)."""
+        return int(self.subsample * 2.0**64 - 1)
+
+    def block_pass(self, block: TreeBlock, gradient: np.ndarray, hessian: np.ndarray, request: dict,
+                   *, n_threads: int | None = None) -> np.ndarray | None:
+        """One block's share of one pass: partition, then the histogram asked for (additive over blocks).
+
+        Returns an (S, 3) array (Σg, Σh, count per slot) or None when the
+        request asks for no histogram; a depth-wise pass (``op == "splits"``)
+        returns the (k, S, 3) stack of the k histograms its splits ask for,
+        in their order.
+        """
+        T = self.n_threads if n_threads is None else int(n_threads)
+        g = np.ascontiguousarray(gradient, dtype=np.float64)
+        h, unit_h = block.curvature(hessian)
+        hist = self._new_histogram()
+        if request["op"] == "root":
+            n = block.n_rows
+            if self.subsample < 1.0:
+                rows = (block.row_ids if block.row_ids is not None
+                        else np.arange(block.offset, block.offset + n, dtype=np.int64))
+                keep = _splitmix(request["seed"], rows) < np.uint64(self._keep_below())
+                kept = np.flatnonzero(keep).astype(np.int32)
+                block.idx[: kept.shape[0]] = kept
+                block.idx[kept.shape[0]:] = np.flatnonzero(~keep)
+                m = int(kept.shape[0])
+                block.full = m == n
+            else:
+                block.idx[:] = np.arange(n, dtype=np.int32)
+                m = n
+                block.full = True
+            block.ranges = {0: (0, m)}
+            block.tree_id = request["id"]
+            block.grown = None
+            _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
+                                         m == n and self.subsample >= 1.0, unit_h)
+            return hist
+        if request["op"] == "splits":
+            parts = [self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T)
+                     for item in request["items"]]
+            parts = [p for p in parts if p is not None]
+            return np.stack(parts) if parts else None
+        start, end = block.ranges.pop(request["node"])
+        table = _tree_kernels.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
+                                           np.array([request["bin"]], dtype=np.int32),
+                                           np.array([request["nan_left"]], dtype=np.uint8),
+                                           np.zeros(1, dtype=np.int32))[0]
+        nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end,
+                                     int(self.slots.col[request["feature"]]), table, T)
+        block.ranges[request["left_id"]] = (start, start + nl)
+        block.ranges[request["right_id"]] = (start + nl, end)
+        if not request["histogram"]:
+            return None
+        s, e = block.ranges[request["left_id"] if request["smaller"] == "left" else request["right_id"]]
+        _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, s, e, block.og, block.oh, hist, T,
+                                     False, unit_h)
+        return hist
+
+    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None) -> _Split | None:
+        """The best split of a node from its summed (S, 3) histogram; None when no split gains.
+
+        Candidates: bins b < n_edges[j] with NaN left or right, and
+        b = n_edges[j] (every value left, NaN right).  Ties -- gains within
+        ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
+        in the order (feature, bin, NaN left before NaN right).  See
+        ``_tree_kernels.best_split`` (O(S), over the features in parallel
+        with the layout's ``n_threads``).
+        """
+        out = self._split_out
+        if not _tree_kernels.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
+                                        float(self.min_child_weight if min_weight is None else min_weight),
+                                        float(self.l2), TIE_TOLERANCE, out, int(self.n_threads)):
+            return None
+        return _Split(float(out[0]), int(out[1]), int(out[2]), bool(out[3]),
+                      (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])))
+
+    # -- the in-memory route -------------------------------------------
+    def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *, n_threads: int = 1):
+        """The tree of this iteration, grown in one native call when the rows are one block.
+
+        The same tree, bit for bit, as :func:`~rankcore.learners._base.multi_pass_search`
+        (which several blocks use): the grower takes the search's decisions
+        with the search's kernels (``_tree_grow.pyx``).
+        """
+        if len(encoded) != 1:
+            return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
+        block = encoded[0]
+        g = np.ascontiguousarray(gradients[0], dtype=np.float64)
+        h, unit_h = block.curvature(curvatures[0])
+        seed, mask = self._draw_tree()
+        grower = self._tree_grower(n_threads)
+        sample = self.subsample < 1.0
+        grower.grow(block.codes, g, h, block.idx, block.scratch, block.og, block.oh, mask,
+                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
+                    block.offset, unit_h)
+        block.ranges = {}
+        block.tree_id = seed
+        block.grown = grower
+        block.full = grower.n_sampled == block.n_rows
+        return self._candidate(grower, seed)
+
+    def _tree_grower(self, n_threads: int):
+        if self._grower is None or self._grower_threads != int(n_threads):
+            self._grower = _tree_grow.TreeGrower(self.slots, int(self.max_leaves), int(self.max_depth),
+                                                 float(self.min_samples_leaf), float(self.min_child_weight),
+                                                 float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
+                                                 int(n_threads))
+            self._grower_threads = int(n_threads)
+        return self._grower
+
+    def _candidate(self, grower, seed: int) -> Candidate | None:
+        """The grown tree as ``TreeSearch.result`` builds it (leaf values −G/(H+λ), derivative Σ G·v)."""
+        n = int(grower.n_nodes)
+        if n <= 1:
+            return None
+        left = grower.left[:n].copy()
+        right = grower.right[:n].copy()
+        internal = left >= 0
+        feature = np.where(internal, grower.feature[:n], -1).astype(np.int32)
+        bins = np.where(internal, grower.bin[:n], -1).astype(np.int32)
+        nan_left = np.where(internal, grower.nan_left[:n], 0).astype(np.uint8)
+        gain = np.where(internal, grower.gain[:n], 0.0)
+        f = np.where(internal, feature, 0)
+        inside = internal & (bins < self.n_edges[f])
+        threshold = np.where(internal, ALL_LEFT, 0.0)         # a bin past the edges: every value left
+        threshold[inside] = self.flat_edges[self.offsets[f[inside]] + bins[inside]]
+        G, H = grower.G[:n], grower.H[:n]
+        value = np.zeros(n)
+        derivative = 0.0
+        lam = self.l2
+        for i in np.flatnonzero(~internal).tolist():
+            value[i] = -float(G[i]) / (float(H[i]) + lam)
+            derivative += float(G[i]) * value[i]
+        ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins)
+        ranker.search_id = seed               # lets evaluate() read h from the block's row partition
+        return Candidate(ranker, float(derivative))
+
+    # -- single-pass entry points of the protocol: not used by trees ---
+    def statistics(self, encoded, gradient, *, n_threads=1):
+        raise NotImplementedError("the trees learner searches in several passes (begin_search / block_pass)")
+
+    def select(self, statistics):
+        raise NotImplementedError("the trees learner searches in several passes (begin_search / block_pass)")
+
+    def evaluate(self, ranker: TreeRanker, encoded: TreeBlock, out: np.ndarray | None = None) -> np.ndarray:
+        """h on the block's rows: from the row partition of the tree just grown, else by walking the codes."""
+        out = np.empty(encoded.n_rows) if out is None else out
+        current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
+        if current and encoded.grown is not None:
+            encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
+            return out
+        if current and encoded.full and len(encoded.ranges) == ranker.n_leaves:
+            for node, (s, e) in encoded.ranges.items():
+                out[encoded.idx[s:e]] = ranker.value[node]
+            return out
+        bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
+        internal = ranker.left >= 0
+        feature = np.where(internal, ranker.feature, 0).astype(np.int32)
+        tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left)
+        _tree_kernels.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
+                                    ranker.right, ranker.value, out, self.n_threads)
+        return out
+
+    def _bins_of(self, ranker: TreeRanker) -> np.ndarray:
+        bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
+        for i in np.flatnonzero(ranker.left >= 0):
+            j, t = int(ranker.feature[i]), float(ranker.threshold[i])
+            if t == ALL_LEFT:
+                bins[i] = self.n_edges[j]
+                continue
+            b = int(np.searchsorted(self.edges[j], t))
+            if b >= self.n_edges[j] or self.edges[j][b] != t:
+                raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
+            bins[i] = b
+        return bins
