@@ -26,7 +26,7 @@ import numpy as np
 from . import _tree_grow, _tree_kernels
 from ._base import Candidate, LearnerLayout, multi_pass_search
 from ._tree_search import TreeSearch, _Split
-from ._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 

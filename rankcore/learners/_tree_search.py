@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Candidate
-from ._trees import TIE_TOLERANCE, TreeRanker
+from ._tree_ranker import TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeSearch"]
 

@@ -35,104 +35,14 @@ import numpy as np
 
 from ..spec import Parameter, SpecError
 from . import _tree_kernels
-from ._base import Learner, WeakRanker
+from ._base import Learner
 from ._binning import _feature_edges, sample_rows
+from ._tree_layout import TreeBlock, TreeLayout
+from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen
+from ._tree_search import TreeSearch
 
-__all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state"]
-
-#: Largest ``max_bins`` (one code is reserved for NaN).
-MAX_TREE_BINS = 255
-#: Gains within this fraction of the largest term are ties, broken by the fixed candidate order.
-TIE_TOLERANCE = 1e-10
-#: Threshold of a split that sends every non-missing value left (NaN right).
-ALL_LEFT = float(np.finfo(np.float64).max)
-
-_NODE_FIELDS = ("feature", "threshold", "nan_left", "left", "right", "value", "gain")
-
-
-# ----------------------------------------------------------------------
-# The weak ranker
-# ----------------------------------------------------------------------
-class TreeRanker(WeakRanker):
-    """A regression tree h(x) = value of the leaf x falls in.
-
-    Nodes are numbered from the root (0); node i is a leaf iff
-    ``left[i] == -1``.  At an internal node a row goes right iff
-    ``x[feature] > threshold``, and NaN goes left iff ``nan_left``.
-
-    Attributes
-    ----------
-    feature, left, right : int32 arrays
-    threshold, value, gain : float64 arrays
-        ``value`` holds the leaf values (0 at internal nodes), ``gain`` the
-        split gains (0 at leaves; used by ``feature_importances_``).
-    nan_left : uint8 array
-    values : tuple of float
-        The distinct leaf values, ascending (the exp push objective's
-        compressed line search uses them).
-    """
-
-    kind = "tree"
-
-    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None):
-        self.feature = _frozen(feature, np.int32)
-        self.threshold = _frozen(threshold, np.float64)
-        self.nan_left = _frozen(nan_left, np.uint8)
-        self.left = _frozen(left, np.int32)
-        self.right = _frozen(right, np.int32)
-        self.value = _frozen(value, np.float64)
-        self.gain = _frozen(gain, np.float64)
-        self.bins = None if bins is None else _frozen(bins, np.int32)    # training bins (not saved)
-        leaves = self.left < 0
-        self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
-
-    @property
-    def n_nodes(self) -> int:
-        return int(self.feature.shape[0])
-
-    @property
-    def n_leaves(self) -> int:
-        return int((self.left < 0).sum())
-
-    @property
-    def features(self):
-        return tuple(sorted({int(j) for j in self.feature[self.left >= 0]}))
-
-    def predict(self, X):
-        X = np.asarray(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        out = np.empty(X.shape[0])
-        _tree_kernels.predict_trees(np.ascontiguousarray(X), self.feature, self.threshold, self.nan_left,
-                                    self.left, self.right, self.value, np.zeros(1, dtype=np.intp),
-                                    np.ones(1), out, 1)
-        return out
-
-    def importances(self, n_features: int) -> np.ndarray:
-        """Total split gain per feature (length ``n_features``)."""
-        internal = self.left >= 0
-        return np.bincount(self.feature[internal], weights=self.gain[internal], minlength=n_features)
-
-    def to_state(self):
-        return {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
-                "nan_left": [bool(v) for v in self.nan_left], "left": self.left.tolist(),
-                "right": self.right.tolist(), "value": self.value.tolist(), "gain": self.gain.tolist()}
-
-    def describe(self, feature_names=None):
-        internal = self.left >= 0
-        names = [feature_names[j] if feature_names is not None else f"x{j}" for j in self.feature[internal]]
-        root = f", root {names[0]} > {self.threshold[0]:.6g}" if names else ""
-        return f"tree({self.n_leaves} leaves{root})"
-
-    def __repr__(self):
-        return f"TreeRanker({self.n_leaves} leaves, features {list(self.features)})"
-
-
-def _frozen(a, dtype) -> np.ndarray:
-    arr = np.array(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
-
+__all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state",
+           "ALL_LEFT", "TIE_TOLERANCE", "MAX_TREE_BINS"]
 
 def tree_arrays_from_state(state: dict) -> TreeRanker:
     """Rebuild and validate a :class:`TreeRanker` from its saved record.
@@ -280,8 +190,6 @@ class Trees(Learner):
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth")}
-        from ._tree_layout import TreeLayout
-
         return TreeLayout(edges, params, random_state=random_state, n_threads=n_threads)
 
     def ranker_from_state(self, state):
@@ -307,15 +215,3 @@ class Trees(Learner):
                                     np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
         return out
 
-
-def __getattr__(name: str):
-    # the layout, its blocks and the client's search live in their own modules (which import this one)
-    if name in ("TreeLayout", "TreeBlock"):
-        from . import _tree_layout
-
-        return getattr(_tree_layout, name)
-    if name == "TreeSearch":
-        from ._tree_search import TreeSearch
-
-        return TreeSearch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
