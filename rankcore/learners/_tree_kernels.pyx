@@ -459,40 +459,55 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j,
     ``find`` True: the first candidate whose gain is >= ``threshold`` is
     written to ``out`` and 1 is returned, else 0.  Both modes compute every
     gain with the same operations in the same order, so a gain found in the
-    first mode is met again in the second.  O(n_edges_j).
+    first mode is met again in the second.
+
+    One pass keeps the cumulative sums at the bins that hold something: a
+    bin b > 0 whose slot is exactly (0, 0, 0) sends the same rows left as
+    bin b − 1, so its candidates repeat the previous ones -- same sums, same
+    gains, later in the order -- and are skipped without changing the
+    result.  (A zero count is not enough: a subtracted histogram can hold a
+    rounding residue there.)  O(n_edges_j) time, 8 KiB of stack.
     """
-    cdef Py_ssize_t b, nb, nan_slot = n_edges_j + 1
+    cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
     cdef int side
     cdef double best = -1.0, gain, parent
-    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
     cdef bint has_nan
-    ng = fh[3 * nan_slot]
-    nh = fh[3 * nan_slot + 1]
-    nc = fh[3 * nan_slot + 2]
-    tg = 0.0
-    th = 0.0
-    tc = 0.0
-    for b in range(nan_slot):           # the same order as a cumulative sum over the bins
-        tg = tg + fh[3 * b]
-        th = th + fh[3 * b + 1]
-        tc = tc + fh[3 * b + 2]
-    tg = tg + ng
-    th = th + nh
-    tc = tc + nc
+    cdef const double* x
+    cdef int pos[C_MAX_EDGES + 1]
+    cdef double pg[C_MAX_EDGES + 1]
+    cdef double ph[C_MAX_EDGES + 1]
+    cdef double pc[C_MAX_EDGES + 1]
+    if nb > C_MAX_EDGES:
+        nb = C_MAX_EDGES
+    for b in range(nb + 1):             # the bins that hold something (branch-free: pos[nk] is kept or overwritten)
+        x = fh + 3 * b
+        pos[nk] = <int> b
+        nk += (b == 0) | (x[0] != 0.0) | (x[1] != 0.0) | (x[2] != 0.0)
+    for k in range(nk):                 # their cumulative sums, in bin order
+        x = fh + 3 * pos[k]
+        cg = cg + x[0]
+        ch = ch + x[1]
+        cc = cc + x[2]
+        pg[k] = cg
+        ph[k] = ch
+        pc[k] = cc
+    x = fh + 3 * (n_edges_j + 1)        # the NaN bin
+    ng = x[0]
+    nh = x[1]
+    nc = x[2]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
     if parent_out != NULL:
         parent_out[0] = parent
     has_nan = nc > 0
-    nb = n_edges_j
-    if nb > C_MAX_EDGES:
-        nb = C_MAX_EDGES
-    cg = 0.0
-    ch = 0.0
-    cc = 0.0
-    for b in range(nb + 1):
-        cg = cg + fh[3 * b]
-        ch = ch + fh[3 * b + 1]
-        cc = cc + fh[3 * b + 2]
+    for k in range(nk):
+        b = pos[k]
+        cg = pg[k]
+        ch = ph[k]
+        cc = pc[k]
         for side in range(2):           # 0: NaN left, 1: NaN right
             if b == nb and (side == 0 or not has_nan):
                 continue

@@ -156,6 +156,7 @@ __all__ = [
     "BoundObjective",
     "SeparableObjective",
     "LinePoint",
+    "LineSearchResult",
     "RowBlock",
 ]
 
@@ -190,6 +191,31 @@ class LinePoint:
 
 #: A line function: α ↦ LinePoint (φ, φ′, φ″ at α).
 LineFunction = Callable[[float], LinePoint]
+
+
+@dataclass(frozen=True)
+class LineSearchResult:
+    """Outcome of a line search (``rankcore.push._line_search.line_search``, or a line's own ``minimize``).
+
+    Attributes
+    ----------
+    alpha : float
+        The step (0.0 when no step decreases φ).
+    value : float
+        φ(alpha).
+    n_evaluations : int
+    reason : str
+        ``"converged"``, ``"max_step"`` (still decreasing at ``MAX_STEP``), ``"flat"``
+        (still descending, but φ stopped decreasing measurably: an asymptote),
+        ``"plateau"`` (φ′(0) < 0 but φ does not change along the line: the first
+        trial step is taken anyway, which never increases φ),
+        ``"stationary"`` (φ′(0) = 0), ``"no_decrease"`` or ``"max_evaluations"``.
+    """
+
+    alpha: float
+    value: float
+    n_evaluations: int
+    reason: str
 
 
 @dataclass(frozen=True)

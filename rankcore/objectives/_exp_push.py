@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from . import _exp_kernels
+from . import _exp_kernels, _exp_line
 from ._base import HESSIAN_FLOOR, LinePoint, SeparableObjective, clip_hessian
 
 __all__ = ["ExpPushProblem"]
@@ -273,24 +273,12 @@ class ExpPushProblem(SeparableObjective):
         return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
 
     def line_from_summary(self, summary, values, G):
-        d, r, log_g1 = self.degree, self.rate, self.log_g1
-        values = np.asarray(values, dtype=np.float64)
-        lp, ln = summary[:, 0], summary[:, 1]
-        diff = values[:, None] - values[None, :]            # u − u′
+        """φ along the direction from its line summary: an :class:`~rankcore.objectives._exp_line.ExpLine`.
 
-        def evaluate(alpha: float) -> LinePoint:
-            a = lp - r * alpha * values                     # positives' log weights by value of h
-            b = ln + d * r * alpha * values                 # negatives'
-            A, pi = _softmax(a)
-            B, rho = _softmax(b)
-            # φ′ = d r (E_ρ[h] − E_π[h]) = d r Σ_{u,u′} ρ_u π_u′ (u − u′): pair by pair over the
-            # few values, so that a tiny derivative near an asymptote is not lost to cancellation.
-            d1 = d * r * float(rho @ diff @ pi)
-            var_p = 0.5 * float(pi @ (diff * diff) @ pi)
-            var_n = 0.5 * float(rho @ (diff * diff) @ rho)
-            return LinePoint(alpha, log_g1 + d * A + B, d1, d * r * r * var_p + d * d * r * r * var_n)
-
-        return evaluate
+        A callable α ↦ LinePoint whose ``minimize(max_step)`` is the driver's
+        line search run natively (see ``_exp_line.pyx``).
+        """
+        return _exp_line.ExpLine(summary, values, self.degree, self.rate, self.log_g1)
 
 
 def _softmax(log_weights: np.ndarray):
