@@ -144,6 +144,9 @@ class LearnerLayout:
     #: driver only uses to stop when it is about zero (its line search evaluates
     #: the ranker on every row).
     sampled_derivative: bool = False
+    #: ``evaluate(ranker, encoded, out=buffer)`` writes h into a float64 buffer of the
+    #: block's length (and returns it): a backend then allocates nothing per iteration.
+    evaluates_into: ClassVar[bool] = False
 
     def encode(self, X: np.ndarray) -> Any:
         """The block representation the search reads (any object)."""

@@ -497,3 +497,63 @@ cdef class TreeGrower:
                     else:
                         node = rt[node]
                 out[r] = value[node]
+
+    def ranker_arrays(self, const double[::1] flat_edges, const Py_ssize_t[::1] offsets, double l2,
+                      double all_left):
+        """The grown tree as ``TreeSearch.result`` builds it, in one call.
+
+        Returns (feature, threshold, nan_left, left, right, value, gain, bins,
+        derivative, distinct leaf values ascending): −1 / 0 at leaves for the
+        split fields, leaf values −G/(H + l2) at leaves and 0 elsewhere, and the
+        derivative Σ_leaves G·v summed in node order -- the search's own
+        arithmetic.  None when the tree is a single leaf.
+        """
+        cdef Py_ssize_t n = self.n_nodes, i, f, b, k, q, n_leaves = 0, n_distinct = 0
+        cdef double derivative = 0.0, v
+        if n <= 1:
+            return None
+        feature = np.empty(n, dtype=np.int32)
+        bins = np.empty(n, dtype=np.int32)
+        threshold = np.empty(n)
+        nan_left = np.empty(n, dtype=np.uint8)
+        left = np.empty(n, dtype=np.int32)
+        right = np.empty(n, dtype=np.int32)
+        value = np.empty(n)
+        gain = np.empty(n)
+        distinct = np.empty(n)
+        cdef int32_t[::1] fo = feature, bo = bins, lo = left, ro = right
+        cdef double[::1] to = threshold, vo = value, go = gain, dv = distinct
+        cdef uint8_t[::1] no = nan_left
+        for i in range(n):
+            lo[i] = self.p_left[i]
+            ro[i] = self.p_right[i]
+            if self.p_left[i] >= 0:
+                f = self.p_feature[i]
+                b = self.p_bin[i]
+                fo[i] = <int32_t> f
+                bo[i] = <int32_t> b
+                no[i] = self.p_nan_left[i]
+                go[i] = self.p_gain[i]
+                vo[i] = 0.0
+                # the threshold of bin b: edges[b], or "every value left" past the last edge
+                to[i] = flat_edges[offsets[f] + b] if b < offsets[f + 1] - offsets[f] else all_left
+            else:
+                fo[i] = -1
+                bo[i] = -1
+                no[i] = 0
+                go[i] = 0.0
+                to[i] = 0.0
+                v = -self.p_G[i] / (self.p_H[i] + l2)
+                vo[i] = v
+                derivative = derivative + self.p_G[i] * v
+                # insert v into the ascending distinct values (a tree has few leaves)
+                k = 0
+                while k < n_distinct and dv[k] < v:
+                    k += 1
+                if k < n_distinct and dv[k] == v:
+                    continue
+                for q in range(n_distinct, k, -1):
+                    dv[q] = dv[q - 1]
+                dv[k] = v
+                n_distinct += 1
+        return feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct[:n_distinct]

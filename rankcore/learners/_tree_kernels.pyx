@@ -174,6 +174,15 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
     return conflicts
 
 
+def all_ones(const double[::1] h):
+    """Whether every entry is 1.0 (stops at the first that is not: O(1) for a Hessian).  No allocation."""
+    cdef Py_ssize_t i
+    for i in range(h.shape[0]):
+        if h[i] != 1.0:
+            return False
+    return True
+
+
 # ----------------------------------------------------------------------
 # Histograms
 # ----------------------------------------------------------------------

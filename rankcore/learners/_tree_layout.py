@@ -64,7 +64,6 @@ class TreeBlock:
         self.full = False            # the current tree's leaves cover every row (no row subsampling)
         self.tree_id = None
         self.grown = None            # the in-memory grower that grew the current tree, if it did
-        self.unit_h = None           # (curvature given, as float64, all ones?) of the current search
 
     @property
     def n_rows(self) -> int:
@@ -76,12 +75,14 @@ class TreeBlock:
         return int(self.codes.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes + self.oh.nbytes)
 
     def curvature(self, hessian: np.ndarray) -> tuple[np.ndarray, bool]:
-        """The curvature as contiguous float64 and whether it is all ones (cached while the array is the same)."""
-        if self.unit_h is None or self.unit_h[0] is not hessian:
-            # a curvature of all ones (no weights, no Hessian) is the count: not accumulated
-            h = np.ascontiguousarray(hessian, dtype=np.float64)
-            self.unit_h = (hessian, h, bool(np.all(h == 1.0)))
-        return self.unit_h[1], self.unit_h[2]
+        """The curvature as contiguous float64 and whether it is all ones.
+
+        A curvature of all ones (no weights, no Hessian) is the count: not
+        accumulated.  Checked on every call (a backend may refill one buffer):
+        the check stops at the first entry that is not 1, and allocates nothing.
+        """
+        h = np.ascontiguousarray(hessian, dtype=np.float64)
+        return h, _tree_kernels.all_ones(h)
 
 
 def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
@@ -112,6 +113,7 @@ class TreeLayout(LearnerLayout):
     """
 
     multi_pass = True
+    evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, random_state: Any = None, n_threads: int = 1):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
@@ -312,28 +314,11 @@ class TreeLayout(LearnerLayout):
 
     def _candidate(self, grower, seed: int) -> Candidate | None:
         """The grown tree as ``TreeSearch.result`` builds it (leaf values −G/(H+λ), derivative Σ G·v)."""
-        n = int(grower.n_nodes)
-        if n <= 1:
+        arrays = grower.ranker_arrays(self.flat_edges, self.offsets, float(self.l2), ALL_LEFT)
+        if arrays is None:
             return None
-        left = grower.left[:n].copy()
-        right = grower.right[:n].copy()
-        internal = left >= 0
-        feature = np.where(internal, grower.feature[:n], -1).astype(np.int32)
-        bins = np.where(internal, grower.bin[:n], -1).astype(np.int32)
-        nan_left = np.where(internal, grower.nan_left[:n], 0).astype(np.uint8)
-        gain = np.where(internal, grower.gain[:n], 0.0)
-        f = np.where(internal, feature, 0)
-        inside = internal & (bins < self.n_edges[f])
-        threshold = np.where(internal, ALL_LEFT, 0.0)         # a bin past the edges: every value left
-        threshold[inside] = self.flat_edges[self.offsets[f[inside]] + bins[inside]]
-        G, H = grower.G[:n], grower.H[:n]
-        value = np.zeros(n)
-        derivative = 0.0
-        lam = self.l2
-        for i in np.flatnonzero(~internal).tolist():
-            value[i] = -float(G[i]) / (float(H[i]) + lam)
-            derivative += float(G[i]) * value[i]
-        ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins)
+        feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct = arrays
+        ranker = TreeRanker.from_arrays(feature, threshold, nan_left, left, right, value, gain, bins, distinct)
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
         return Candidate(ranker, float(derivative))
 

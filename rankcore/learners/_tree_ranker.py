@@ -53,6 +53,20 @@ class TreeRanker(WeakRanker):
         leaves = self.left < 0
         self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
 
+    @classmethod
+    def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values) -> "TreeRanker":
+        """A tree from arrays of the right dtypes that nobody else holds (the grower's), without copying them.
+
+        ``values`` are the distinct leaf values, ascending.
+        """
+        tree = cls.__new__(cls)
+        for name, arr in (("feature", feature), ("threshold", threshold), ("nan_left", nan_left), ("left", left),
+                          ("right", right), ("value", value), ("gain", gain), ("bins", bins)):
+            arr.setflags(write=False)
+            setattr(tree, name, arr)
+        tree.values = tuple(values.tolist())
+        return tree
+
     @property
     def n_nodes(self) -> int:
         return int(self.feature.shape[0])

@@ -396,9 +396,14 @@ class BoundObjective:
         Copied from the objective: J is the log of a positive objective.
     separable : bool
         True for :class:`SeparableObjective` (row-block reductions available).
+    gradient_into : bool
+        ``block_gradient_hessian(block, G, out=(gradient, hessian))`` writes
+        into the given float64 buffers of the block's length (and returns
+        them): a backend then allocates nothing per iteration.
     """
 
     separable: ClassVar[bool] = False
+    gradient_into: ClassVar[bool] = False
 
     def __init__(self, objective: Objective, y: np.ndarray, sample_weight: np.ndarray | None):
         self.objective = objective

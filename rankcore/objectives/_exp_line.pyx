@@ -265,6 +265,35 @@ cdef class ExpLine:
         return reason
 
 
+def lse_at(summary, values, double degree, double rate, double alpha):
+    """(LSE(a), LSE(b)) at α: the positives' and negatives' log-sum-exps after the step (module doc, A).
+
+    The stage results G at the scores f + α·h, computed as :meth:`ExpLine.point` computes them.
+    """
+    cdef ExpLine line = ExpLine(summary, values, degree, rate, 0.0)
+    cdef Py_ssize_t V = line.V, k
+    cdef double* a = line.buf + 3 * V
+    cdef double* b = a + V
+    cdef double ra = rate * alpha, dra = degree * rate * alpha
+    for k in range(V):
+        a[k] = line.buf[k] - ra * line.buf[2 * V + k]
+        b[k] = line.buf[V + k] + dra * line.buf[2 * V + k]
+    return _softmax(a, b + V, V), _softmax(b, b + 2 * V, V)
+
+
+def log_abs_sums(const double[:, ::1] sums, double scale, double A, double B):
+    """(V, 2) log(Σ|∂J/∂f| / scale) + (A, B): the line summary from per-value, per-class sums (log 0 = −inf)."""
+    cdef Py_ssize_t V = sums.shape[0], k
+    if sums.shape[1] != 2:
+        raise ValueError(f"log_abs_sums: expected (V, 2) sums, got ({V}, {sums.shape[1]})")
+    out = np.empty((V, 2))
+    cdef double[:, ::1] o = out
+    for k in range(V):
+        o[k, 0] = (log(sums[k, 0] / scale) if sums[k, 0] > 0 else -INFINITY) + A
+        o[k, 1] = (log(sums[k, 1] / scale) if sums[k, 1] > 0 else -INFINITY) + B
+    return out
+
+
 cdef inline double _softmax(const double* x, double* w, Py_ssize_t V) noexcept nogil:
     """w = e^{x − LSE(x)}; returns LSE(x) (−inf and zeros when no weight is positive)."""
     cdef Py_ssize_t k

@@ -140,7 +140,7 @@ class ExpPushProblem(SeparableObjective):
         r = self.rate
         if self.degree is not None:
             d = self.degree
-            A, mp, sp, B, mn, sn = (float(v) for v in G[0])
+            A, mp, sp, B, mn, sn = np.asarray(G[0], dtype=np.float64).tolist()
             value = self.log_g1 + d * A + B
             if not with_direction:
                 return LinePoint(0.0, value, math.nan, math.nan)
@@ -180,8 +180,15 @@ class ExpPushProblem(SeparableObjective):
         """True for homogeneous prices, and for others when the price has g″."""
         return self.degree is not None or self.has_second
 
-    def block_gradient_hessian(self, block, G):
-        """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only."""
+    #: ``block_gradient_hessian`` writes into ``out`` buffers (see BoundObjective).
+    gradient_into = True
+
+    def block_gradient_hessian(self, block, G, out=None):
+        """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only.
+
+        ``out``: (gradient, hessian) float64 buffers of the block's length to
+        write into (homogeneous prices: no allocation).
+        """
         if not self.has_hessian:
             return super().block_gradient_hessian(block, G)
         y = _as_int8(block.y)
@@ -192,7 +199,7 @@ class ExpPushProblem(SeparableObjective):
             A, B = float(G[0][0]), float(G[0][3])
             w = np.ascontiguousarray(block.weight, dtype=np.float64)
             f = np.ascontiguousarray(block.scores, dtype=np.float64)
-            grad, hess = np.empty(f.shape[0]), np.empty(f.shape[0])
+            grad, hess = (np.empty(f.shape[0]), np.empty(f.shape[0])) if out is None else out
             _exp_kernels.gradient_hessian(y, w, f, -r, A, d * r, d * r * r, d * (d - 1.0) * r * r,
                                           d * r, B, d * r, d * d * r * r, HESSIAN_FLOOR, grad, hess, self.n_threads)
             return grad, hess
@@ -214,7 +221,12 @@ class ExpPushProblem(SeparableObjective):
             t2 = np.exp(np.log(w[neg]) + self.price.log_second_derivative(u) + 2.0 * u - float(G[1][0]))
         t2 = np.where(live, t2, 0.0)
         hess[neg] = r * (grad[neg] + r * t2)
-        return grad, clip_hessian(hess)
+        hess = clip_hessian(hess)
+        if out is not None:
+            out[0][:] = grad
+            out[1][:] = hess
+            return out
+        return grad, hess
 
     # ------------------------------------------------------------------
     # Compressed line search for directions with few values
@@ -253,13 +265,12 @@ class ExpPushProblem(SeparableObjective):
         gets the same summary without another pass over the rows.
         """
         scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
-        with np.errstate(divide="ignore"):
-            out = np.log(np.asarray(sums, dtype=np.float64) / scale)
-        out[:, 0] += float(G[0][0])
-        out[:, 1] += float(G[0][3])
-        return out
+        return _exp_line.log_abs_sums(np.ascontiguousarray(sums, dtype=np.float64), scale, float(G[0][0]),
+                                      float(G[0][3]))
 
     def merge_line_summaries(self, parts):
+        if len(parts) == 1:                     # logaddexp over one block is that block, bit for bit
+            return np.asarray(parts[0], dtype=np.float64)
         parts = np.asarray(parts, dtype=np.float64)
         return np.logaddexp.reduce(parts, axis=0)
 
@@ -267,9 +278,7 @@ class ExpPushProblem(SeparableObjective):
         """G at the scores f + α·h, from the line summary of h: no pass over the rows."""
         if self.degree is None:
             return None
-        values = np.asarray(values, dtype=np.float64)
-        A, _ = _softmax(summary[:, 0] - self.rate * alpha * values)
-        B, _ = _softmax(summary[:, 1] + self.degree * self.rate * alpha * values)
+        A, B = _exp_line.lse_at(summary, values, self.degree, self.rate, float(alpha))
         return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
 
     def line_from_summary(self, summary, values, G):
@@ -279,13 +288,3 @@ class ExpPushProblem(SeparableObjective):
         line search run natively (see ``_exp_line.pyx``).
         """
         return _exp_line.ExpLine(summary, values, self.degree, self.rate, self.log_g1)
-
-
-def _softmax(log_weights: np.ndarray):
-    """(log Σ e^a, e^{a − lse}); (−inf, zeros) when every weight is zero."""
-    top = np.max(log_weights)
-    if not np.isfinite(top):
-        return -math.inf, np.zeros_like(log_weights)
-    e = np.exp(log_weights - top)
-    s = e.sum()
-    return float(top + math.log(s)), e / s
