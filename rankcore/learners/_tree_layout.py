@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _tree_grow, _tree_kernels
 from ._base import Candidate, LearnerLayout, multi_pass_search
+from ._tree_bundles import bundled_slot_layout, default_bins
 from ._tree_search import TreeSearch, _Split
 from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
@@ -97,9 +98,7 @@ def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
 def slot_layout(n_edges: np.ndarray) -> _tree_kernels.SlotLayout:
     """Every feature alone in its code column, its n_edges + 2 slots after the previous feature's."""
     n_edges = np.asarray(n_edges, dtype=np.intp)
-    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]] if n_edges.shape[0] else np.empty(0, dtype=np.intp)
-    d = n_edges.shape[0]
-    return _tree_kernels.SlotLayout(base, n_edges, np.arange(d), base, np.full(d, -1), int((n_edges + 2).sum()))
+    return bundled_slot_layout(n_edges, np.zeros(n_edges.shape[0], dtype=np.intp), [])
 
 
 class TreeLayout(LearnerLayout):
@@ -115,13 +114,17 @@ class TreeLayout(LearnerLayout):
     multi_pass = True
     evaluates_into = True
 
-    def __init__(self, edges: list[np.ndarray], params: dict, *, random_state: Any = None, n_threads: int = 1):
+    def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
+                 random_state: Any = None, n_threads: int = 1):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
         self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
         self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
-        self.slots = slot_layout(self.n_edges)
+        # each feature's default bin (of the value 0): a bundle member's rows there are coded 0
+        self.default_bins = default_bins(self.edges)
+        self.bundles = [list(map(int, b)) for b in bundles]
+        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles)
         self.n_threads = int(n_threads)
         for key, v in params.items():
             setattr(self, key, v)

@@ -36,7 +36,7 @@ import numpy as np
 from ..spec import Parameter, SpecError
 from . import _tree_kernels
 from ._base import Learner
-from ._binning import _feature_edges, sample_rows
+from ._tree_binning import is_sparse, tree_bundles, tree_edges
 from ._tree_layout import TreeBlock, TreeLayout
 from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen
 from ._tree_search import TreeSearch
@@ -110,18 +110,9 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
 # ----------------------------------------------------------------------
 # The learner
 # ----------------------------------------------------------------------
-def _tree_edges(X: np.ndarray, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
-    """The ``stumps`` bin-edge rule (:func:`rankcore.learners.bin_edges`) on each feature's non-missing values."""
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
-    Xs = np.asarray(X)[rows].astype(np.float64)
-    ws = None if w is None else w[rows]
-    edges = []
-    for j in range(X.shape[1]):
-        col = Xs[:, j]
-        present = ~np.isnan(col)
-        edges.append(_feature_edges(col[present], None if ws is None else ws[present], max_bins))
-    return edges
+def _tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
+    """The ``stumps`` bin-edge rule on each feature's non-missing values (see ``_tree_binning.tree_edges``)."""
+    return tree_edges(X, max_bins, sample_weight, subsample, random_state)
 
 
 class Trees(Learner):
@@ -153,6 +144,8 @@ class Trees(Learner):
                   doc="fraction of features per tree"),
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
         Parameter("bin_subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
+        Parameter("bundle", bool, default=True,
+                  doc="store mutually exclusive sparse features (one-hot columns) in one code column"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -181,16 +174,22 @@ class Trees(Learner):
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
-        edges = _tree_edges(np.asarray(X), self.max_bins, sample_weight, self.bin_subsample, random_state)
-        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
+        X = X if is_sparse(X) else np.asarray(X)
+        edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state)
+        bundles = tree_bundles(X, edges) if self.bundle else []
+        return self.layout_from_edges(edges, bundles=bundles, random_state=random_state, n_threads=n_threads)
 
-    def layout_from_edges(self, edges: list[np.ndarray], *, random_state: Any = None,
+    def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (), random_state: Any = None,
                           n_threads: int = 1):
-        """The layout for given bin edges (a distributed fit computes the edges from a sample)."""
+        """The layout for given bin edges (a distributed fit computes the edges from a sample).
+
+        ``bundles``: groups of features that no row takes off their default
+        bin together (``_tree_bundles.py``), each stored as one code column.
+        """
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth")}
-        return TreeLayout(edges, params, random_state=random_state, n_threads=n_threads)
+        return TreeLayout(edges, params, bundles=bundles, random_state=random_state, n_threads=n_threads)
 
     def ranker_from_state(self, state):
         return tree_arrays_from_state(state)
