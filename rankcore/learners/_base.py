@@ -200,6 +200,10 @@ class Learner(Component):
     default_price : str
         The price the push estimators use with this learner when the user
         gives none (``price=None``): ``"pow:4"``, or what suits the family.
+    accept_sparse : bool
+        It takes ``scipy.sparse`` input without making it dense.
+    accept_categorical : bool
+        Its ``prepare`` takes ``categorical_features=`` (see above).
     """
 
     family: ClassVar[str] = "learner"
@@ -210,6 +214,11 @@ class Learner(Component):
     allow_nan: ClassVar[bool] = False
     #: Its rankers take values in [0, 1] on the training data (False: real-valued, e.g. tree leaves).
     bounded: ClassVar[bool] = True
+    #: ``prepare``, ``encode`` and its rankers' ``predict`` take a ``scipy.sparse`` CSR matrix (never made dense).
+    accept_sparse: ClassVar[bool] = False
+    #: ``prepare`` takes ``categorical_features=`` (column indices split by category groups); the
+    #: estimators then pass a DataFrame's ``category`` columns as such.
+    accept_categorical: ClassVar[bool] = False
 
     def prepare(
         self,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._binning import _feature_edges, sample_rows
+from ._binning import _feature_edges, edges_of_distinct, sample_rows
 from ._tree_bundles import MIN_DEFAULT_FRACTION, default_bins, exclusive_bundles, nondefault_rows
 
-__all__ = ["tree_edges", "tree_bundles", "is_sparse"]
+__all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float"]
 
 #: Rows of the quick look that picks the bundling candidates before the exact count on every row.
 _PEEK_ROWS = 10_000
@@ -29,22 +29,31 @@ def is_sparse(X) -> bool:
     return hasattr(X, "tocsc") and hasattr(X, "nnz")
 
 
-def _sample_columns(X, rows: np.ndarray):
-    """The sampled rows of X as a dense float64 array (a sparse X's sample only is made dense)."""
-    if is_sparse(X):
-        return np.asarray(X[rows].toarray(), dtype=np.float64)
-    return np.asarray(X)[rows].astype(np.float64)
+def csr_float(X):
+    """X as CSR with float32 or float64 values, sorted column indices and one index dtype (no copy if it is)."""
+    X = X.tocsr()
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    if X.indices.dtype != X.indptr.dtype:
+        X = X.copy()
+        X.indices = X.indices.astype(X.indptr.dtype)
+    return X
 
 
 def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
     """The ``stumps`` bin-edge rule (:func:`rankcore.learners.bin_edges`) on each feature's non-missing values.
 
-    O(s·d log s) for the s sampled rows; a sparse X is made dense on the
-    sample only (s × d float64).
+    O(s·d log s) for the s sampled rows of dense X.  A sparse X gives the
+    edges of its dense form from its stored values: O(nnz log nnz) without
+    weights (the zeros enter by their count), O(s·d) with them.
     """
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
-    Xs = _sample_columns(X, rows)
+    if is_sparse(X):
+        return _sparse_edges(csr_float(X).tocsc(), rows, w, max_bins)
+    Xs = np.asarray(X)[rows].astype(np.float64)
     ws = None if w is None else w[rows]
     edges = []
     for j in range(X.shape[1]):
@@ -54,9 +63,56 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     return edges
 
 
-def _default_fractions(X, edges: list[np.ndarray], z: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Fraction of the given rows at each feature's default bin."""
-    Xs = _sample_columns(X, rows)
+def _sparse_edges(Xc, rows: np.ndarray, w, max_bins: int) -> list[np.ndarray]:
+    """:func:`tree_edges` of a CSC matrix: each column's sampled values are its stored ones and zeros."""
+    n, d = Xc.shape
+    position = np.full(n, -1, dtype=np.intp)           # row -> its place in the sample (−1: not sampled)
+    position[rows] = np.arange(rows.shape[0])
+    edges = []
+    for j in range(d):
+        start, end = Xc.indptr[j], Xc.indptr[j + 1]
+        where = position[Xc.indices[start:end]]
+        kept = where >= 0
+        where, values = where[kept], Xc.data[start:end][kept].astype(np.float64)
+        if w is not None:                               # the dense sample's column, for its weighted order
+            col = np.zeros(rows.shape[0])
+            col[where] = values
+            present = ~np.isnan(col)
+            edges.append(_feature_edges(col[present], w[rows][present], max_bins))
+            continue
+        n_zero = rows.shape[0] - where.shape[0]       # sampled rows where no value is stored: 0
+        edges.append(_edges_with_zeros(values[~np.isnan(values)], n_zero, max_bins))
+    return edges
+
+
+def _edges_with_zeros(values: np.ndarray, n_zero: int, max_bins: int) -> np.ndarray:
+    """``_feature_edges`` of ``values`` and ``n_zero`` more zeros (unweighted), without making the zeros."""
+    ordered = np.sort(values)
+    if n_zero:                                          # one zero stands for all of them; counted below
+        ordered = np.insert(ordered, int(np.searchsorted(ordered, 0.0, side="left")), 0.0)
+    if ordered.shape[0] == 0:
+        return np.empty(0)
+    first = np.empty(ordered.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+
+    def mass() -> np.ndarray:
+        counts = np.diff(np.r_[np.flatnonzero(first), ordered.shape[0]]).astype(np.float64)
+        if n_zero:
+            counts[int(np.searchsorted(distinct, 0.0, side="left"))] += n_zero - 1
+        return counts
+
+    return edges_of_distinct(distinct, mass, max_bins)
+
+
+def _default_fractions(X, edges: list[np.ndarray], z: np.ndarray) -> np.ndarray:
+    """Fraction of the rows at each feature's default bin: exact for sparse X, on a sample for dense X."""
+    n = X.shape[0]
+    if is_sparse(X):
+        counts = [r.shape[0] for r in nondefault_rows(X, edges, z, np.arange(len(edges))).values()]
+        return 1.0 - np.asarray(counts, dtype=np.float64) / max(1, n)
+    Xs = np.asarray(X)[sample_rows(n, _PEEK_ROWS, 0)].astype(np.float64)
     out = np.empty(len(edges))
     for j, e in enumerate(edges):
         lo = -np.inf if z[j] == 0 else e[z[j] - 1]
@@ -70,8 +126,9 @@ def tree_bundles(X, edges: list[np.ndarray]) -> list[list[int]]:
     """Groups of mutually exclusive features (on every row of X) to store as one code column each.
 
     Candidates are the features at their default bin (the bin of 0) on at
-    least half of the rows: a quick look at up to 10,000 rows keeps those
-    near or above 40 %, then their non-default rows are listed exactly.
+    least half of the rows: a quick look at up to 10,000 rows of dense X
+    keeps those near or above 40 %, then their non-default rows are listed
+    exactly (from the stored values of sparse X).
     No bundles (``[]``) unless they remove at least ``MIN_COLUMN_SAVING`` of
     the columns.
     O(d·min(n, 10⁴)) for the look, O(n) per candidate (O(nnz) for sparse
@@ -81,8 +138,7 @@ def tree_bundles(X, edges: list[np.ndarray]) -> list[list[int]]:
     if d < 2 or n == 0:
         return []
     z = default_bins(edges)
-    peek = sample_rows(n, _PEEK_ROWS, 0)
-    candidates = np.flatnonzero(_default_fractions(X, edges, z, peek) >= MIN_DEFAULT_FRACTION - 0.1)
+    candidates = np.flatnonzero(_default_fractions(X, edges, z) >= MIN_DEFAULT_FRACTION - 0.1)
     if candidates.shape[0] < 2:
         return []
     rows = nondefault_rows(X, edges, z, candidates)

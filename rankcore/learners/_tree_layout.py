@@ -25,6 +25,8 @@ import numpy as np
 
 from . import _tree_grow, _tree_kernels
 from ._base import Candidate, LearnerLayout, multi_pass_search
+from ._tree_binning import csr_float as _csr_float
+from ._tree_binning import is_sparse
 from ._tree_bundles import bundled_slot_layout, default_bins
 from ._tree_search import TreeSearch, _Split
 from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
@@ -125,6 +127,11 @@ class TreeLayout(LearnerLayout):
         self.default_bins = default_bins(self.edges)
         self.bundles = [list(map(int, b)) for b in bundles]
         self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles)
+        # each column's code on a row of zeros (a sparse row's starting point): a lone feature's
+        # default bin, a bundle's 0
+        self.column_default = np.zeros(self.slots.n_cols, dtype=np.uint8)
+        alone = np.asarray(self.slots.default_bin) < 0
+        self.column_default[np.asarray(self.slots.col)[alone]] = self.default_bins[alone]
         self.n_threads = int(n_threads)
         for key, v in params.items():
             setattr(self, key, v)
@@ -177,6 +184,12 @@ class TreeLayout(LearnerLayout):
         ``offset`` is the training-set position of the block's first row, or
         ``row_ids`` the position of every row (rows stored out of order).
         """
+        if is_sparse(X):                      # from the stored values only (``encode_csr``)
+            X = _csr_float(X)
+            codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
+            _tree_kernels.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
+                                     self.column_default, codes, self.n_threads)
+            return TreeBlock(codes, offset, row_ids)
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)

@@ -7,7 +7,7 @@ import numpy as np
 from . import _tree_kernels
 from ._base import WeakRanker
 
-__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS"]
+__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest"]
 
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
@@ -80,14 +80,7 @@ class TreeRanker(WeakRanker):
         return tuple(sorted({int(j) for j in self.feature[self.left >= 0]}))
 
     def predict(self, X):
-        X = np.asarray(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        out = np.empty(X.shape[0])
-        _tree_kernels.predict_trees(np.ascontiguousarray(X), self.feature, self.threshold, self.nan_left,
-                                    self.left, self.right, self.value, np.zeros(1, dtype=np.intp),
-                                    np.ones(1), out, 1)
-        return out
+        return predict_forest([self], np.ones(1), X, 1)
 
     def importances(self, n_features: int) -> np.ndarray:
         """Total split gain per feature (length ``n_features``)."""
@@ -113,3 +106,36 @@ def _frozen(a, dtype) -> np.ndarray:
     arr = np.array(a, dtype=dtype)
     arr.setflags(write=False)
     return arr
+
+
+def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+    """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (dense or CSR X).
+
+    A CSR matrix is read from its stored values (the others are 0), with the
+    same walk as its dense form: the same scores, bit for bit.
+    """
+    from ._tree_binning import csr_float, is_sparse
+
+    sparse = is_sparse(X)
+    if sparse:
+        X = csr_float(X)
+    else:
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+    out = np.empty(X.shape[0])
+    if not rankers:
+        out[:] = 0.0
+        return out
+    sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
+    roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
+    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
+           for f in ("feature", "threshold", "nan_left", "left", "right", "value")}
+    args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
+            np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
+    if sparse:
+        _tree_kernels.predict_trees_csr(X.indptr, X.indices, X.data, *args)
+    else:
+        _tree_kernels.predict_trees(X, *args)
+    return out
