@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._binning import _feature_edges, edges_of_distinct, sample_rows
+from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
 from ._tree_bundles import MIN_DEFAULT_FRACTION, default_bins, exclusive_bundles, nondefault_rows
 
-__all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float"]
+__all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float", "column_indices", "categorical_columns",
+           "category_edges"]
 
 #: Rows of the quick look that picks the bundling candidates before the exact count on every row.
 _PEEK_ROWS = 10_000
@@ -149,3 +150,60 @@ def tree_bundles(X, edges: list[np.ndarray]) -> list[list[int]]:
     bundles = exclusive_bundles(rows, n_edges, n)
     saved = sum(len(b) - 1 for b in bundles)
     return bundles if saved >= MIN_COLUMN_SAVING * d else []
+
+
+# ----------------------------------------------------------------------
+# Categorical columns
+# ----------------------------------------------------------------------
+def column_indices(value) -> str:
+    """Parameter kind: column indices (``"0;3;7"``, a sequence of integers, or ``""`` for none) → ``"0;3;7"``."""
+    if isinstance(value, str):
+        text = value.strip()
+        parts = [] if text.lower() in ("", "none") else [p.strip() for p in text.split(";")]
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        parts = [value]
+    else:
+        parts = list(value)
+    out = set()
+    for p in parts:
+        if isinstance(p, bool) or (isinstance(p, float) and not float(p).is_integer()):
+            raise ValueError(f"{p!r} is not a column index")
+        j = int(p)
+        if j < 0:
+            raise ValueError(f"{p!r} is not a column index (>= 0)")
+        out.add(j)
+    return ";".join(str(j) for j in sorted(out))
+
+
+column_indices.__name__ = "column indices such as 0;3;7"
+
+
+def categorical_columns(spec_value: str, extra, n_features: int) -> list[int]:
+    """The learner's ``categorical`` columns and the ones given to ``prepare``, checked against the width."""
+    columns = {int(j) for j in column_indices(spec_value).split(";") if j}
+    columns |= {int(j) for j in (extra or ())}
+    bad = [j for j in columns if not 0 <= j < n_features]
+    if bad:
+        raise ValueError(f"categorical: column {bad[0]} is not one of the {n_features} columns of X")
+    return sorted(columns)
+
+
+def category_edges(X, j: int, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(edges, categories) of categorical column j: its distinct non-missing values on every row.
+
+    The edges are the midpoints between consecutive categories, so a
+    category's bin is its rank.  At most ``max_bins`` categories (a
+    ValueError says how many there are).  O(n log n) (O(nnz log nnz) sparse).
+    """
+    if is_sparse(X):
+        Xc = csr_float(X).tocsc()
+        values = Xc.data[Xc.indptr[j]:Xc.indptr[j + 1]].astype(np.float64)
+        if Xc.indptr[j + 1] - Xc.indptr[j] < X.shape[0]:
+            values = np.r_[values, 0.0]                 # a value not stored is a category too: 0
+    else:
+        values = np.asarray(X[:, j], dtype=np.float64)
+    categories = np.unique(values[~np.isnan(values)])
+    if categories.shape[0] > max_bins:
+        raise ValueError(f"categorical: column {j} has {categories.shape[0]} categories, more than "
+                         f"max_bins={max_bins} (encode rare categories together, or raise max_bins up to 255)")
+    return _midpoints(categories[:-1], categories[1:]), categories

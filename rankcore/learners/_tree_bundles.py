@@ -106,12 +106,14 @@ def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: 
     return [sorted(g) for g in groups if len(g) > 1]
 
 
-def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[int]]) -> _tree_kernels.SlotLayout:
+def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[int]],
+                        categorical: np.ndarray | None = None) -> _tree_kernels.SlotLayout:
     """Code columns for the features: one per bundle (first, in the order given), then one per other feature.
 
     A bundle's column starts with its own slot (code 0: every member at its
     default bin), then its members' slots in turn; every other feature's
-    column holds its bins directly.
+    column holds its bins directly.  ``categorical`` flags the features whose
+    bins are categories.
     """
     d = n_edges.shape[0]
     base = np.zeros(d, dtype=np.intp)
@@ -133,4 +135,4 @@ def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[i
         base[j], col[j] = slot, len(col_base)
         col_base.append(slot)
         slot += int(n_edges[j]) + 2
-    return _tree_kernels.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot)
+    return _tree_kernels.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot, categorical)

@@ -30,7 +30,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from rankcore.learners._tree_kernels cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
+from rankcore.learners._tree_kernels cimport (FeatureSlots, SlotLayout, SplitChoice, SplitParams, build_histogram,
                                               find_best_split, partition_rows, split_table)
 from rankcore._parallel cimport threads_for
 
@@ -59,6 +59,11 @@ cdef class TreeGrower:
     min_samples_leaf, min_child_weight, l2, tie_tolerance : float
         As in ``TreeSearch``; ``min_child_weight`` is in units of the root's
         mean curvature H/C.
+    cat_smooth : float
+        Categorical splits: added to each category's curvature when ordering
+        categories, in units of the root's mean curvature.
+    max_cat : int
+        Categorical splits: categories on the left, at most.
     depthwise : bool
         Split every splittable leaf of the tree per round (``growth="depthwise"``).
     n_threads : int
@@ -74,7 +79,8 @@ cdef class TreeGrower:
     cdef SlotLayout slots
     cdef const FeatureSlots* fs
     cdef Py_ssize_t max_leaves, max_nodes, max_depth
-    cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance
+    cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth
+    cdef SplitParams params
     cdef bint depthwise
     cdef int n_threads
     cdef double** pool
@@ -103,7 +109,8 @@ cdef class TreeGrower:
     cdef Py_ssize_t* order
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
-                  double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1):
+                  double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
+                  double cat_smooth=0.0, Py_ssize_t max_cat=256):
         if max_leaves < 2:
             raise ValueError(f"max_leaves: expected an integer >= 2, got {max_leaves}")
         self.slots = slots
@@ -115,6 +122,11 @@ cdef class TreeGrower:
         self.min_child_weight = min_child_weight
         self.l2 = l2
         self.tie_tolerance = tie_tolerance
+        self.cat_smooth = cat_smooth
+        self.params.min_samples_leaf = min_samples_leaf
+        self.params.l2 = l2
+        self.params.tie_tolerance = tie_tolerance
+        self.params.max_cat = max_cat
         self.depthwise = depthwise
         self.n_threads = n_threads
         n = self.max_nodes
@@ -310,7 +322,9 @@ cdef class TreeGrower:
             return 1
         # min_child_weight counts average rows: objectives normalize their curvature differently
         min_weight = self.min_child_weight * (H / C)
-        self._consider(0, mask, min_weight)
+        self.params.min_child_weight = min_weight
+        self.params.cat_smooth = self.cat_smooth * (H / C)
+        self._consider(0, mask)
         while n_leaves < self.max_leaves:
             n_live = 0
             for i in range(n_nodes):
@@ -343,7 +357,7 @@ cdef class TreeGrower:
                 if n_live > budget:
                     n_live = budget
                 self._sort_by_id(n_live)
-            n_nodes = self._split_round(codes, g, h, idx, scratch, og, oh, mask, min_weight, n_live, n_nodes,
+            n_nodes = self._split_round(codes, g, h, idx, scratch, og, oh, mask, n_live, n_nodes,
                                         n_leaves + n_live >= self.max_leaves, unit_h)
             n_leaves += n_live
         return n_nodes
@@ -353,21 +367,20 @@ cdef class TreeGrower:
         self.p_right[i] = -1
         self.p_gain[i] = 0.0
 
-    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask, double min_weight) noexcept nogil:
+    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask) noexcept nogil:
         """Find the node's best split, or mark it a final leaf (depth, size, or no gain)."""
         cdef double* Cv = self.p_count
         if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.min_samples_leaf:
             self.splittable[node] = 0
             self._release(node)
             return
-        self.splittable[node] = find_best_split(self.pool[self.hist_of[node]], self.fs, mask, self.min_samples_leaf,
-                                                min_weight, self.l2, self.tie_tolerance, &self.choice[node],
-                                                self.scan_scratch, self.n_threads)
+        self.splittable[node] = find_best_split(self.pool[self.hist_of[node]], self.fs, mask, &self.params,
+                                                &self.choice[node], self.scan_scratch, self.n_threads)
         if not self.splittable[node]:
             self._release(node)
 
     cdef Py_ssize_t _split_round(self, const uint8_t* codes, const double* g, const double* h, int32_t* idx,
-                                 int32_t* scratch, double* og, double* oh, const uint8_t* mask, double min_weight,
+                                 int32_t* scratch, double* og, double* oh, const uint8_t* mask,
                                  Py_ssize_t n_split, Py_ssize_t n_nodes, bint last, bint unit_h) noexcept nogil:
         """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
         cdef const FeatureSlots* fs = self.fs
@@ -416,7 +429,7 @@ cdef class TreeGrower:
                          and (sp.left[2] >= 2 * self.min_samples_leaf or sp.right[2] >= 2 * self.min_samples_leaf))
             if not histogram:
                 self._release(node)
-            split_table(fs, sp.feature, sp.bin, sp.nan_left, self.p_tables + 256 * node)
+            split_table(fs, sp, self.p_tables + 256 * node)
             nl = partition_rows(codes, fs.n_cols, idx, scratch, st[node], en[node], fs.col[sp.feature],
                                 self.p_tables + 256 * node, self.n_threads, 65536.0)
             st[a] = st[node]
@@ -442,8 +455,8 @@ cdef class TreeGrower:
                 parent[q] = parent[q] - child[q]
             self.hist_of[large] = self.hist_of[node]
             self.hist_of[node] = -1
-            self._consider(a, mask, min_weight)
-            self._consider(b, mask, min_weight)
+            self._consider(a, mask)
+            self._consider(b, mask)
         return n_nodes
 
     cdef void _sort_by_gain(self, Py_ssize_t n) noexcept nogil:
@@ -503,7 +516,8 @@ cdef class TreeGrower:
         """The grown tree as ``TreeSearch.result`` builds it, in one call.
 
         Returns (feature, threshold, nan_left, left, right, value, gain, bins,
-        derivative, distinct leaf values ascending): −1 / 0 at leaves for the
+        derivative, distinct leaf values ascending, categorical nodes, their
+        left bins as (nodes, 4) 256-bit sets): −1 / 0 at leaves for the
         split fields, leaf values −G/(H + l2) at leaves and 0 elsewhere, and the
         derivative Σ_leaves G·v summed in node order -- the search's own
         arithmetic.  None when the tree is a single leaf.
@@ -521,6 +535,10 @@ cdef class TreeGrower:
         value = np.empty(n)
         gain = np.empty(n)
         distinct = np.empty(n)
+        is_cat = np.zeros(n, dtype=np.uint8)
+        left_bins = np.zeros((n, 4), dtype=np.uint64)
+        cdef uint8_t[::1] co = is_cat
+        cdef uint64_t[:, ::1] lbo = left_bins
         cdef int32_t[::1] fo = feature, bo = bins, lo = left, ro = right
         cdef double[::1] to = threshold, vo = value, go = gain, dv = distinct
         cdef uint8_t[::1] no = nan_left
@@ -537,6 +555,11 @@ cdef class TreeGrower:
                 vo[i] = 0.0
                 # the threshold of bin b: edges[b], or "every value left" past the last edge
                 to[i] = flat_edges[offsets[f] + b] if b < offsets[f + 1] - offsets[f] else all_left
+                if self.choice[i].categorical:
+                    co[i] = 1
+                    to[i] = 0.0
+                    for q in range(4):
+                        lbo[i, q] = self.choice[i].left_bins[q]
             else:
                 fo[i] = -1
                 bo[i] = -1
@@ -556,4 +579,5 @@ cdef class TreeGrower:
                     dv[q] = dv[q - 1]
                 dv[k] = v
                 n_distinct += 1
-        return feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct[:n_distinct]
+        return (feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct[:n_distinct],
+                is_cat, left_bins)

@@ -5,8 +5,8 @@
 # histogram costs Σ_j (n_edges[j] + 2) slots, not d·256.  Rows are stored as row-major uint8 codes in
 # ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
 # code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
-# bin; see ``_trees.py``), whose members' default-bin slots are filled by ``fix_default_bins``.
-from libc.stdint cimport uint8_t, int32_t
+# bin; see ``_tree_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
+from libc.stdint cimport uint8_t, int32_t, uint64_t
 
 
 cdef struct FeatureSlots:
@@ -20,23 +20,33 @@ cdef struct FeatureSlots:
     const Py_ssize_t* default_bin   # (d,) a bundled feature's default bin (its rows are not in its column), else −1
     Py_ssize_t n_bundled            # features with default_bin >= 0
     const Py_ssize_t* bundled       # (n_bundled,) those features, ascending
+    const uint8_t* categorical      # (d,) feature j's bins are categories: split by groups of them
+
+
+cdef struct SplitParams:
+    double min_samples_leaf
+    double min_child_weight         # in curvature units (the caller scales it)
+    double l2
+    double tie_tolerance
+    double cat_smooth               # added to each category's H when ordering categories, curvature units
+    Py_ssize_t max_cat              # categories on the left of a categorical split, at most
 
 
 cdef struct SplitChoice:
     double gain
     Py_ssize_t feature
-    Py_ssize_t bin                  # rows go right iff their bin > bin (NaN: see nan_left)
+    Py_ssize_t bin                  # numeric: rows go right iff their bin > bin; categorical: left group size
     bint nan_left
+    bint categorical
+    uint64_t left_bins[4]           # categorical: the bins (NaN bin included) that go left, as 256 bits
     double left[3]                  # (G, H, count) of the left child
     double right[3]
 
 
 cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
-                          SplitChoice* out, double* scratch, int n_threads) noexcept nogil
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads) noexcept nogil
 
-cdef void split_table(const FeatureSlots* fs, Py_ssize_t feature, Py_ssize_t bin, bint nan_left,
-                      uint8_t* go_left) noexcept nogil
+cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil
 
 cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
                                Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
@@ -50,4 +60,4 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
 cdef class SlotLayout:
     """The arrays behind a :c:type:`FeatureSlots` (kept alive with it)."""
     cdef FeatureSlots fs
-    cdef readonly object base, n_edges, col, col_base, default_bin, bundled
+    cdef readonly object base, n_edges, col, col_base, default_bin, bundled, categorical

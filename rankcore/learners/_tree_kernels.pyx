@@ -38,7 +38,7 @@ F. ``predict_trees`` walks a list of trees for each row, in parallel over
 
 from cython.parallel cimport prange
 from libc.math cimport isnan
-from libc.stdint cimport uint8_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport real_t
 
@@ -88,12 +88,15 @@ cdef class SlotLayout:
         the feature's other slots), −1 for a feature alone in its column.
     n_slots : int
         S, the histogram's length.
+    categorical : (d,) bool, optional
+        Feature j's bins are categories (split by groups of them, see
+        :func:`best_split`); default: none.
 
     Every feature's slots must lie in [0, S), and a bundle's codes in [0, 255];
     a ValueError says which feature or column breaks this.
     """
 
-    def __cinit__(self, base, n_edges, col, col_base, default_bin, Py_ssize_t n_slots):
+    def __cinit__(self, base, n_edges, col, col_base, default_bin, Py_ssize_t n_slots, categorical=None):
         cdef Py_ssize_t d, j
         self.base = np.ascontiguousarray(base, dtype=np.intp)
         self.n_edges = np.ascontiguousarray(n_edges, dtype=np.intp)
@@ -101,8 +104,10 @@ cdef class SlotLayout:
         self.col_base = np.ascontiguousarray(col_base, dtype=np.intp)
         self.default_bin = np.ascontiguousarray(default_bin, dtype=np.intp)
         d = self.base.shape[0]
-        if any(a.ndim != 1 or a.shape[0] != d for a in (self.n_edges, self.col, self.default_bin)):
-            raise ValueError(f"SlotLayout: base, n_edges, col and default_bin must be 1-D of length {d}")
+        self.categorical = np.ascontiguousarray(np.zeros(d, dtype=np.uint8) if categorical is None else categorical,
+                                                dtype=np.uint8)
+        if any(a.ndim != 1 or a.shape[0] != d for a in (self.n_edges, self.col, self.default_bin, self.categorical)):
+            raise ValueError(f"SlotLayout: base, n_edges, col, default_bin and categorical must be 1-D of length {d}")
         n_cols = self.col_base.shape[0]
         for j in range(d):
             b, e, c, z = int(self.base[j]), int(self.n_edges[j]), int(self.col[j]), int(self.default_bin[j])
@@ -126,6 +131,8 @@ cdef class SlotLayout:
         self.fs.default_bin = _ptr(self.default_bin)
         self.fs.n_bundled = self.bundled.shape[0]
         self.fs.bundled = _ptr(self.bundled)
+        cdef const uint8_t[::1] cat = self.categorical
+        self.fs.categorical = &cat[0] if d > 0 else NULL
 
     @property
     def n_slots(self):
@@ -136,7 +143,8 @@ cdef class SlotLayout:
         return self.fs.n_cols
 
     def __reduce__(self):
-        return (SlotLayout, (self.base, self.n_edges, self.col, self.col_base, self.default_bin, self.fs.n_slots))
+        return (SlotLayout, (self.base, self.n_edges, self.col, self.col_base, self.default_bin, self.fs.n_slots,
+                             self.categorical))
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
@@ -312,14 +320,14 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
 # ----------------------------------------------------------------------
 # Partition
 # ----------------------------------------------------------------------
-cdef void split_table(const FeatureSlots* fs, Py_ssize_t feature, Py_ssize_t bin, bint nan_left,
-                      uint8_t* go_left) noexcept nogil:
-    """go_left[k] for every code k of the feature's column: does a row with that code go left?
+cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil:
+    """go_left[k] for every code k of the split feature's column: does a row with that code go left?
 
-    Left: bin ≤ ``bin``, or the NaN bin when ``nan_left``.  In a bundle, a
-    code outside the feature's range means the feature is at its default bin.
+    Numeric: bin ≤ ``split.bin``, or the NaN bin when ``split.nan_left``;
+    categorical: the bin is among ``split.left_bins``.  In a bundle, a code
+    outside the feature's range means the feature is at its default bin.
     """
-    cdef Py_ssize_t k, b, nb = fs.n_edges[feature], z = fs.default_bin[feature]
+    cdef Py_ssize_t k, b, feature = split.feature, nb = fs.n_edges[feature], z = fs.default_bin[feature]
     cdef Py_ssize_t shift = fs.col_base[fs.col[feature]] - fs.base[feature]
     for k in range(256):
         b = k + shift
@@ -327,23 +335,38 @@ cdef void split_table(const FeatureSlots* fs, Py_ssize_t feature, Py_ssize_t bin
             b = z
         if b < 0:
             go_left[k] = 0               # a code the column never holds
+        elif split.categorical:
+            go_left[k] = (split.left_bins[b >> 6] >> (b & 63)) & 1
         elif b == nb + 1:
-            go_left[k] = nan_left
+            go_left[k] = split.nan_left
         else:
-            go_left[k] = b <= bin
+            go_left[k] = b <= split.bin
 
 
 def split_tables(SlotLayout slots, const int32_t[::1] feature, const int32_t[::1] bins,
-                 const uint8_t[::1] nan_left, const int32_t[::1] left):
-    """(nodes, 256) uint8: row i is internal node i's :func:`split_table` (zeros at leaves)."""
-    cdef Py_ssize_t n = feature.shape[0], i
+                 const uint8_t[::1] nan_left, const int32_t[::1] left, const uint64_t[:, ::1] left_bins=None):
+    """(nodes, 256) uint8: row i is internal node i's :func:`split_table` (zeros at leaves).
+
+    ``left_bins`` (nodes, 4): a categorical node's left bins as 256 bits
+    (all zero for numeric nodes, which then use ``bins`` and ``nan_left``).
+    """
+    cdef Py_ssize_t n = feature.shape[0], i, v
+    cdef SplitChoice split
     out = np.zeros((n, 256), dtype=np.uint8)
     cdef uint8_t[:, ::1] o = out
+    if left_bins is not None and (left_bins.shape[0] != n or left_bins.shape[1] != 4):
+        raise ValueError(f"split_tables: left_bins must be ({n}, 4)")
     for i in range(n):
         if left[i] >= 0:
             if not 0 <= feature[i] < slots.fs.d:
                 raise ValueError(f"split_tables: node {i} splits on feature {feature[i]}, not one of {slots.fs.d}")
-            split_table(&slots.fs, feature[i], bins[i], nan_left[i], &o[i, 0])
+            split.feature = feature[i]
+            split.bin = bins[i]
+            split.nan_left = nan_left[i]
+            split.categorical = slots.fs.categorical[feature[i]] != 0
+            for v in range(4):
+                split.left_bins[v] = left_bins[i, v] if left_bins is not None else 0
+            split_table(&slots.fs, &split, &o[i, 0])
     return out
 
 
@@ -469,15 +492,45 @@ def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
             out[r] = value[node]
 
 
+cdef inline bint _in_sorted(const double* values, Py_ssize_t lo, Py_ssize_t end, double x) noexcept nogil:
+    """Whether x is one of values[lo:end] (ascending)."""
+    cdef Py_ssize_t hi = end, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < end and values[lo] == x
+
+
+cdef inline Py_ssize_t _child(double x, Py_ssize_t k, const double* threshold, const uint8_t* nan_left,
+                              const int32_t* left, const int32_t* right, const uint8_t* is_cat,
+                              const int64_t* cat_offset, const double* cat_values) noexcept nogil:
+    """The child of node k (index in the concatenated nodes) that value x goes to.
+
+    Numeric node: right iff x > threshold.  Categorical node: left iff x is
+    one of its left categories.  NaN: left iff nan_left.
+    """
+    if isnan(x):
+        return left[k] if nan_left[k] else right[k]
+    if is_cat[k]:
+        return left[k] if _in_sorted(cat_values, cat_offset[k], cat_offset[k + 1], x) else right[k]
+    return right[k] if x > threshold[k] else left[k]
+
+
 def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
                   const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
-                  const double[::1] threshold,    # IN  right iff x > threshold
+                  const double[::1] threshold,    # IN  numeric nodes: right iff x > threshold
                   const uint8_t[::1] nan_left,    # IN  NaN goes left
                   const int32_t[::1] left,        # IN  left child (index within the tree), −1 at a leaf
                   const int32_t[::1] right,       # IN  right child
                   const double[::1] value,        # IN  leaf values
                   const Py_ssize_t[::1] roots,    # IN  (T,) offset of each tree's node 0
                   const double[::1] alpha,        # IN  (T,) coefficient of each tree
+                  const uint8_t[::1] is_cat,      # IN  categorical nodes
+                  const int64_t[::1] cat_offset,  # IN  (nodes + 1,) node k's left categories: cat_values[k0:k1]
+                  const double[::1] cat_values,   # IN  the categorical nodes' left categories, ascending per node
                   double[::1] out,                # OUT (n,) Σ_t α_t v_t(x), summed in tree order
                   int n_threads=1):
     """Σ_t α_t h_t(x) for every row.  O(n·Σ_t depth_t) time, no allocation, parallel over rows.
@@ -486,7 +539,10 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
     result of ``s += alpha_t * tree_t.predict(X)`` tree after tree.
     """
     cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
-    cdef double s, x
+    cdef double s
+    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
+    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
+        raise ValueError("predict_trees: is_cat and cat_offset must describe every node")
     n_threads = threads_for(<double> n * T, n_threads, 16384.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
@@ -495,13 +551,8 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
                 base = roots[t]
                 node = 0
                 while left[base + node] >= 0:
-                    x = X[r, feature[base + node]]
-                    if isnan(x):
-                        node = left[base + node] if nan_left[base + node] else right[base + node]
-                    elif x > threshold[base + node]:
-                        node = right[base + node]
-                    else:
-                        node = left[base + node]
+                    node = _child(X[r, feature[base + node]], base + node, &threshold[0], &nan_left[0], &left[0],
+                                  &right[0], &is_cat[0], &cat_offset[0], cv)
                 s = s + alpha[t] * value[base + node]
             out[r] = s
 
@@ -524,7 +575,8 @@ cdef inline double _csr_value(const index_t* indices, const real_t* data, Py_ssi
 def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
                       const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
                       const int32_t[::1] left, const int32_t[::1] right, const double[::1] value,
-                      const Py_ssize_t[::1] roots, const double[::1] alpha, double[::1] out, int n_threads=1):
+                      const Py_ssize_t[::1] roots, const double[::1] alpha, const uint8_t[::1] is_cat,
+                      const int64_t[::1] cat_offset, const double[::1] cat_values, double[::1] out, int n_threads=1):
     """:func:`predict_trees` on a CSR matrix with sorted column indices, reading only its stored values.
 
     A value not stored is 0: the same walk, bit for bit, as on the dense
@@ -532,8 +584,11 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
     """
     cdef Py_ssize_t n = out.shape[0], T = roots.shape[0], r, t, node, base, lo, hi
     cdef double s, x
+    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
         raise ValueError("predict_trees_csr: the CSR arrays do not hold the rows of out")
+    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
+        raise ValueError("predict_trees_csr: is_cat and cat_offset must describe every node")
     n_threads = threads_for(<double> n * T, n_threads, 16384.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
@@ -545,12 +600,8 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
                 node = 0
                 while left[base + node] >= 0:
                     x = _csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
-                    if isnan(x):
-                        node = left[base + node] if nan_left[base + node] else right[base + node]
-                    elif x > threshold[base + node]:
-                        node = right[base + node]
-                    else:
-                        node = left[base + node]
+                    node = _child(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
+                                  &cat_offset[0], cv)
                 s = s + alpha[t] * value[base + node]
             out[r] = s
 
@@ -558,10 +609,30 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
 # ----------------------------------------------------------------------
 # Split search
 # ----------------------------------------------------------------------
-cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j,
-                          double min_samples_leaf, double min_child_weight, double l2,
+cdef inline bint _allowed(double lc, double rc, double lh, double rh, const SplitParams* p) noexcept nogil:
+    """Both sides hold min_samples_leaf rows and min_child_weight curvature (and a positive H + λ)."""
+    return not (lc < p.min_samples_leaf or rc < p.min_samples_leaf or lh < p.min_child_weight
+                or rh < p.min_child_weight or lh + p.l2 <= 0 or rh + p.l2 <= 0)
+
+
+cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t b, bint nan_left, bint categorical,
+                         double lg, double lh, double lc, double rg, double rh, double rc) noexcept nogil:
+    out.gain = gain
+    out.feature = j
+    out.bin = b
+    out.nan_left = nan_left
+    out.categorical = categorical
+    out.left[0] = lg
+    out.left[1] = lh
+    out.left[2] = lc
+    out.right[0] = rg
+    out.right[1] = rh
+    out.right[2] = rc
+
+
+cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
                           double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
-    """One feature's candidates, in order (bin, then NaN left before NaN right); ``fh`` is its first slot.
+    """One numeric feature's candidates, in order (bin, then NaN left before NaN right); ``fh``: its first slot.
 
     ``parent_out`` (if not NULL) receives the feature's parent term
     G²/(H+λ) (0 when H+λ <= 0), which scales the tie tolerance.
@@ -580,7 +651,7 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j,
     """
     cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
     cdef int side
-    cdef double best = -1.0, gain, parent
+    cdef double best = -1.0, gain, parent, l2 = p.l2
     cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
     cdef bint has_nan
     cdef const double* x
@@ -634,24 +705,93 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j,
             rg = tg - lg
             rh = th - lh
             rc = tc - lc
-            if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
-                    or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
+            if not _allowed(lc, rc, lh, rh, p):
                 continue
             gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
             if not find:
                 if gain > best:
                     best = gain
             elif gain >= threshold:
-                out.gain = gain
-                out.feature = j
-                out.bin = b
-                out.nan_left = side == 0
-                out.left[0] = lg
-                out.left[1] = lh
-                out.left[2] = lc
-                out.right[0] = rg
-                out.right[1] = rh
-                out.right[2] = rc
+                _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
+                return 1.0
+    return best if not find else 0.0
+
+
+cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                              double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
+
+    The categories present at the node (count > 0) are ordered by
+    G/(H + cat_smooth) (ties: the lower bin), and the candidates are the
+    first k of that order, k = 1 .. min(P − 1, max_cat), then the last k
+    (the order read backwards) -- for a Newton gain, the best binary
+    partition of the categories is a prefix of this order (Fisher 1958; as
+    LightGBM and scikit-learn's HistGradientBoosting split categories).
+    Categories absent from the node go right; NaN, when absent, to the side
+    with more rows.  Modes and returns as :func:`_scan_feature`.
+    O(K log K) for the K categories, 4 KiB of stack.
+    """
+    cdef Py_ssize_t K = n_edges_j + 1, P = 0, b, i, q, k, limit, v
+    cdef int direction
+    cdef double tg = 0.0, th = 0.0, tc = 0.0, cg, ch, cc, rg, rh, rc, gain, parent, best = -1.0, denom, l2 = p.l2
+    cdef bint nan_left
+    cdef const double* x
+    cdef int order[C_MAX_EDGES + 2]
+    cdef double key[C_MAX_EDGES + 2]
+    for b in range(K + 1):              # the categories' bins in order, then NaN: the numeric scan's sums
+        x = fh + 3 * b
+        tg = tg + x[0]
+        th = th + x[1]
+        tc = tc + x[2]
+        if x[2] > 0:
+            denom = x[1] + p.cat_smooth
+            key[P] = x[0] / denom if denom > 0 else 0.0
+            order[P] = <int> b
+            # insertion by (key, bin): P <= 256
+            k = P
+            while k > 0 and key[k - 1] > key[k]:
+                key[k - 1], key[k] = key[k], key[k - 1]
+                order[k - 1], order[k] = order[k], order[k - 1]
+                k -= 1
+            P += 1
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    limit = P - 1
+    if limit > p.max_cat:
+        limit = p.max_cat
+    for direction in range(2):
+        cg = 0.0
+        ch = 0.0
+        cc = 0.0
+        for i in range(limit):
+            q = order[i] if direction == 0 else order[P - 1 - i]
+            x = fh + 3 * q
+            cg = cg + x[0]
+            ch = ch + x[1]
+            cc = cc + x[2]
+            rg = tg - cg
+            rh = th - ch
+            rc = tc - cc
+            if not _allowed(cc, rc, ch, rh, p):
+                continue
+            gain = cg * cg / (ch + l2) + rg * rg / (rh + l2) - parent
+            if not find:
+                if gain > best:
+                    best = gain
+            elif gain >= threshold:
+                nan_left = False
+                for v in range(4):
+                    out.left_bins[v] = 0
+                for k in range(i + 1):
+                    b = order[k] if direction == 0 else order[P - 1 - k]
+                    out.left_bins[b >> 6] |= (<uint64_t> 1) << (b & 63)
+                    nan_left = nan_left or b == K
+                if (fh + 3 * K)[2] <= 0:        # NaN absent: to the side with more rows
+                    nan_left = cc >= rc
+                    if nan_left:
+                        out.left_bins[K >> 6] |= (<uint64_t> 1) << (K & 63)
+                _record(out, gain, j, i + 1, nan_left, True, cg, ch, cc, rg, rh, rc)
                 return 1.0
     return best if not find else 0.0
 
@@ -668,20 +808,25 @@ cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l
     return tg * tg / (th + l2) if th + l2 > 0 else 0.0
 
 
+cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t j, const SplitParams* p,
+                         double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    if fs.categorical[j]:
+        return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+
+
 cdef inline void _feature_best(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                               Py_ssize_t j, double min_samples_leaf, double min_child_weight, double l2,
-                               double* feat_best, double* feat_parent) noexcept nogil:
+                               Py_ssize_t j, const SplitParams* p, double* feat_best,
+                               double* feat_parent) noexcept nogil:
     if feature_mask[j]:
-        feat_best[j] = _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], min_samples_leaf, min_child_weight,
-                                     l2, 0.0, False, NULL, &feat_parent[j])
+        feat_best[j] = _scan(hist, fs, j, p, 0.0, False, NULL, &feat_parent[j])
     else:
-        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], l2)
+        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], p.l2)
         feat_best[j] = -1.0
 
 
 cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
-                          SplitChoice* out, double* scratch, int n_threads) noexcept nogil:
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads) noexcept nogil:
     """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
 
     See :func:`best_split`.  ``scratch`` holds 2·d doubles.
@@ -696,10 +841,10 @@ cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint
     T = threads_for(<double> fs.n_slots, n_threads, 16384.0)
     if T <= 1:
         for j in range(d):
-            _feature_best(hist, fs, feature_mask, j, min_samples_leaf, min_child_weight, l2, feat_best, feat_parent)
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent)
     else:
         for j in prange(d, num_threads=T, schedule="static"):
-            _feature_best(hist, fs, feature_mask, j, min_samples_leaf, min_child_weight, l2, feat_best, feat_parent)
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent)
     for j in range(d):              # reductions in feature order: independent of the threads
         term = feat_parent[j]
         if term > scale:
@@ -708,12 +853,11 @@ cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint
             best = feat_best[j]
     if best > scale:
         scale = best
-    if best > tie_tolerance * scale:
-        threshold = best - tie_tolerance * scale
+    if best > params.tie_tolerance * scale:
+        threshold = best - params.tie_tolerance * scale
         for j in range(d):
             if feature_mask[j] and feat_best[j] >= threshold:
-                if _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                 threshold, True, out, NULL) > 0:
+                if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
                     return True
     return False
 
@@ -723,36 +867,51 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                const uint8_t[::1] feature_mask,   # IN  (d,) features this tree may split on
                double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
                double[::1] out,                   # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
-               int n_threads=1):
+               int n_threads=1,
+               double cat_smooth=0.0, Py_ssize_t max_cat=C_MAX_EDGES + 1,
+               uint64_t[::1] left_bins=None):     # OUT (4,) a categorical split's left bins (256 bits)
     """The best split of a node from its histogram; returns False when no split gains.
 
-    Candidates, in this order: feature j, bin b ≤ n_edges[j] (b = n_edges[j]
-    only with NaN right: every value left, NaN right), NaN left before NaN
-    right; a node without NaN has one direction (NaN to the side with more
-    rows).  Gain G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides
-    holding at least ``min_samples_leaf`` rows and ``min_child_weight``
-    curvature.  Gains within ``tie_tolerance`` × scale of the best (scale:
-    the largest of the best gain and the features' parent terms) are ties,
-    won by the first candidate; a best gain below that is no split.
+    Candidates, in this order: feature j; for a numeric feature, bin
+    b ≤ n_edges[j] (b = n_edges[j] only with NaN right: every value left,
+    NaN right), NaN left before NaN right, and a node without NaN has one
+    direction (NaN to the side with more rows); for a categorical feature,
+    groups of its categories (see ``_scan_categorical``; ``out[2]`` is the
+    group's size, ``left_bins`` its bins).  Gain
+    G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides holding at least
+    ``min_samples_leaf`` rows and ``min_child_weight`` curvature.  Gains
+    within ``tie_tolerance`` × scale of the best (scale: the largest of the
+    best gain and the features' parent terms) are ties, won by the first
+    candidate; a best gain below that is no split.
 
-    O(S) time: each feature's best gain and parent term (``prange`` over
-    the features with ``n_threads`` when S is large), then the first
-    candidate within the tolerance, found by rescanning only the first
-    feature whose best reaches it (its gains recomputed identically).  O(d)
-    scratch memory; the result does not depend on ``n_threads``.
+    O(S) time (plus O(K log K) per categorical feature of K categories):
+    each feature's best gain and parent term (``prange`` over the features
+    with ``n_threads`` when S is large), then the first candidate within the
+    tolerance, found by rescanning only the first feature whose best reaches
+    it (its gains recomputed identically).  O(d) scratch memory; the result
+    does not depend on ``n_threads``.
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef SplitChoice choice
+    cdef SplitParams params
     cdef bint found
-    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] < fs.d or out.shape[0] < 10:
-        raise ValueError(f"best_split: hist must be ({fs.n_slots}, 3), feature_mask ({fs.d},), out (10,)")
+    cdef Py_ssize_t v
+    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] < fs.d or out.shape[0] < 10 \
+            or (left_bins is not None and left_bins.shape[0] < 4):
+        raise ValueError(f"best_split: hist must be ({fs.n_slots}, 3), feature_mask ({fs.d},), out (10,), "
+                         f"left_bins (4,)")
     if fs.d == 0:
         return False
+    params.min_samples_leaf = min_samples_leaf
+    params.min_child_weight = min_child_weight
+    params.l2 = l2
+    params.tie_tolerance = tie_tolerance
+    params.cat_smooth = cat_smooth
+    params.max_cat = max_cat
     scratch = np.empty(2 * fs.d)
     cdef double[::1] sc = scratch
     with nogil:
-        found = find_best_split(&hist[0, 0], fs, &feature_mask[0], min_samples_leaf, min_child_weight, l2,
-                                tie_tolerance, &choice, &sc[0], n_threads)
+        found = find_best_split(&hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads)
     if found:
         out[0] = choice.gain
         out[1] = <double> choice.feature
@@ -764,4 +923,7 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
         out[7] = choice.right[0]
         out[8] = choice.right[1]
         out[9] = choice.right[2]
+        if left_bins is not None:
+            for v in range(4):
+                left_bins[v] = choice.left_bins[v] if choice.categorical else 0
     return found

@@ -117,7 +117,7 @@ class TreeLayout(LearnerLayout):
     evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
-                 random_state: Any = None, n_threads: int = 1):
+                 categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
@@ -126,7 +126,11 @@ class TreeLayout(LearnerLayout):
         # each feature's default bin (of the value 0): a bundle member's rows there are coded 0
         self.default_bins = default_bins(self.edges)
         self.bundles = [list(map(int, b)) for b in bundles]
-        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles)
+        # categorical features: their bins are the categories, the values below in ascending order
+        self.categories = {int(j): np.ascontiguousarray(v, dtype=np.float64) for j, v in (categories or {}).items()}
+        is_cat = np.zeros(self.n_features, dtype=np.uint8)
+        is_cat[list(self.categories)] = 1
+        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles, is_cat)
         # each column's code on a row of zeros (a sparse row's starting point): a lone feature's
         # default bin, a bundle's 0
         self.column_default = np.zeros(self.slots.n_cols, dtype=np.uint8)
@@ -139,6 +143,7 @@ class TreeLayout(LearnerLayout):
         self.sampled_derivative = float(self.subsample) < 1.0
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
+        self._split_bits = np.zeros(4, dtype=np.uint64)
         self._hist_pool: list[np.ndarray] = []
         self._grower = None
 
@@ -201,6 +206,14 @@ class TreeLayout(LearnerLayout):
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
 
+    def category_values(self, feature: int, left_bins) -> np.ndarray:
+        """The categories (values) of a categorical feature whose bins are in the 256-bit set (NaN bin excluded)."""
+        values = self.categories[feature]
+        bits = np.asarray(left_bins, dtype=np.uint64)
+        b = np.arange(values.shape[0])
+        inside = (bits[b >> 6] >> (b & 63).astype(np.uint64)) & np.uint64(1)
+        return values[inside.astype(bool)]
+
     # -- the multi-pass search ----------------------------------------
     def _draw_tree(self) -> tuple[int, np.ndarray]:
         """This tree's seed (row subsample) and feature subset (colsample), from the layout's generator."""
@@ -261,10 +274,12 @@ class TreeLayout(LearnerLayout):
             parts = [p for p in parts if p is not None]
             return np.stack(parts) if parts else None
         start, end = block.ranges.pop(request["node"])
+        bits = request.get("left_bins")
         table = _tree_kernels.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
                                            np.array([request["bin"]], dtype=np.int32),
                                            np.array([request["nan_left"]], dtype=np.uint8),
-                                           np.zeros(1, dtype=np.int32))[0]
+                                           np.zeros(1, dtype=np.int32),
+                                           None if bits is None else np.array([bits], dtype=np.uint64))[0]
         nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end,
                                      int(self.slots.col[request["feature"]]), table, T)
         block.ranges[request["left_id"]] = (start, start + nl)
@@ -276,7 +291,8 @@ class TreeLayout(LearnerLayout):
                                      False, unit_h)
         return hist
 
-    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None) -> _Split | None:
+    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None,
+                   cat_smooth: float = 0.0) -> _Split | None:
         """The best split of a node from its summed (S, 3) histogram; None when no split gains.
 
         Candidates: bins b < n_edges[j] with NaN left or right, and
@@ -286,13 +302,16 @@ class TreeLayout(LearnerLayout):
         ``_tree_kernels.best_split`` (O(S), over the features in parallel
         with the layout's ``n_threads``).
         """
-        out = self._split_out
+        out, bits = self._split_out, self._split_bits
         if not _tree_kernels.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
-                                        float(self.l2), TIE_TOLERANCE, out, int(self.n_threads)):
+                                        float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
+                                        float(cat_smooth), int(self.max_cat_threshold), bits):
             return None
-        return _Split(float(out[0]), int(out[1]), int(out[2]), bool(out[3]),
-                      (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])))
+        feature = int(out[1])
+        return _Split(float(out[0]), feature, int(out[2]), bool(out[3]),
+                      (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])),
+                      tuple(int(v) for v in bits) if feature in self.categories else None)
 
     # -- the in-memory route -------------------------------------------
     def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *, n_threads: int = 1):
@@ -324,7 +343,7 @@ class TreeLayout(LearnerLayout):
             self._grower = _tree_grow.TreeGrower(self.slots, int(self.max_leaves), int(self.max_depth),
                                                  float(self.min_samples_leaf), float(self.min_child_weight),
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
-                                                 int(n_threads))
+                                                 int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold))
             self._grower_threads = int(n_threads)
         return self._grower
 
@@ -333,8 +352,13 @@ class TreeLayout(LearnerLayout):
         arrays = grower.ranker_arrays(self.flat_edges, self.offsets, float(self.l2), ALL_LEFT)
         if arrays is None:
             return None
-        feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct = arrays
-        ranker = TreeRanker.from_arrays(feature, threshold, nan_left, left, right, value, gain, bins, distinct)
+        feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct, is_cat, bin_sets = arrays
+        categories = None
+        if self.categories and is_cat.any():
+            categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None
+                          for i in range(feature.shape[0])]
+        ranker = TreeRanker.from_arrays(feature, threshold, nan_left, left, right, value, gain, bins, distinct,
+                                        categories, bin_sets)
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
         return Candidate(ranker, float(derivative))
 
@@ -359,15 +383,36 @@ class TreeLayout(LearnerLayout):
         bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
         internal = ranker.left >= 0
         feature = np.where(internal, ranker.feature, 0).astype(np.int32)
-        tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left)
+        bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
+        tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
         _tree_kernels.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
+
+    def _bin_sets_of(self, ranker: TreeRanker) -> np.ndarray | None:
+        """A saved tree's categorical nodes' left categories as bins of this layout (256-bit sets)."""
+        if not ranker.categorical:
+            return None
+        sets = np.zeros((ranker.n_nodes, 4), dtype=np.uint64)
+        for i, values in enumerate(ranker.categories):
+            if values is None:
+                continue
+            j = int(ranker.feature[i])
+            known = self.categories.get(j)
+            if known is None or not np.isin(values, known).all():
+                raise ValueError(f"{ranker!r}: node {i}'s categories of feature {j} are not categories of this layout")
+            b = np.searchsorted(known, values)
+            b = np.r_[b, self.n_edges[j] + 1] if ranker.nan_left[i] else b
+            for v in b.tolist():
+                sets[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+        return sets
 
     def _bins_of(self, ranker: TreeRanker) -> np.ndarray:
         bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
         for i in np.flatnonzero(ranker.left >= 0):
             j, t = int(ranker.feature[i]), float(ranker.threshold[i])
+            if ranker.categories[i] is not None:
+                continue
             if t == ALL_LEFT:
                 bins[i] = self.n_edges[j]
                 continue

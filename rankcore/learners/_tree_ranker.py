@@ -25,7 +25,10 @@ class TreeRanker(WeakRanker):
 
     Nodes are numbered from the root (0); node i is a leaf iff
     ``left[i] == -1``.  At an internal node a row goes right iff
-    ``x[feature] > threshold``, and NaN goes left iff ``nan_left``.
+    ``x[feature] > threshold``, and NaN goes left iff ``nan_left``.  At a
+    *categorical* node (``categories[i]`` is not None) a row goes left iff
+    its value is one of ``categories[i]`` (NaN: iff ``nan_left``; any other
+    value, a category never seen at that node included, goes right).
 
     Attributes
     ----------
@@ -34,6 +37,9 @@ class TreeRanker(WeakRanker):
         ``value`` holds the leaf values (0 at internal nodes), ``gain`` the
         split gains (0 at leaves; used by ``feature_importances_``).
     nan_left : uint8 array
+    categories : tuple of (ndarray or None)
+        Per node: the sorted category values going left at a categorical
+        node, None elsewhere.
     values : tuple of float
         The distinct leaf values, ascending (the exp push objective's
         compressed line search uses them).
@@ -41,7 +47,7 @@ class TreeRanker(WeakRanker):
 
     kind = "tree"
 
-    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None):
+    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None, categories=None):
         self.feature = _frozen(feature, np.int32)
         self.threshold = _frozen(threshold, np.float64)
         self.nan_left = _frozen(nan_left, np.uint8)
@@ -50,20 +56,39 @@ class TreeRanker(WeakRanker):
         self.value = _frozen(value, np.float64)
         self.gain = _frozen(gain, np.float64)
         self.bins = None if bins is None else _frozen(bins, np.int32)    # training bins (not saved)
+        self._set_categories(categories)
         leaves = self.left < 0
         self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
 
+    def _set_categories(self, categories) -> None:
+        n = int(self.feature.shape[0])
+        if categories is None:
+            self.categories = (None,) * n
+        else:
+            self.categories = tuple(None if c is None else _frozen(np.unique(np.asarray(c, dtype=np.float64)),
+                                                                   np.float64) for c in categories)
+        self.bin_sets = None            # categorical nodes' training bins going left, (nodes, 4) bits (not saved)
+
+    @property
+    def categorical(self) -> bool:
+        """Whether any split is categorical."""
+        return any(c is not None for c in self.categories)
+
     @classmethod
-    def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values) -> "TreeRanker":
+    def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values,
+                    categories=None, bin_sets=None) -> "TreeRanker":
         """A tree from arrays of the right dtypes that nobody else holds (the grower's), without copying them.
 
-        ``values`` are the distinct leaf values, ascending.
+        ``values`` are the distinct leaf values, ascending; ``bin_sets`` the
+        categorical nodes' training bins going left.
         """
         tree = cls.__new__(cls)
         for name, arr in (("feature", feature), ("threshold", threshold), ("nan_left", nan_left), ("left", left),
                           ("right", right), ("value", value), ("gain", gain), ("bins", bins)):
             arr.setflags(write=False)
             setattr(tree, name, arr)
+        tree._set_categories(categories)
+        tree.bin_sets = bin_sets
         tree.values = tuple(values.tolist())
         return tree
 
@@ -88,15 +113,23 @@ class TreeRanker(WeakRanker):
         return np.bincount(self.feature[internal], weights=self.gain[internal], minlength=n_features)
 
     def to_state(self):
-        return {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
-                "nan_left": [bool(v) for v in self.nan_left], "left": self.left.tolist(),
-                "right": self.right.tolist(), "value": self.value.tolist(), "gain": self.gain.tolist()}
+        state = {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
+                 "nan_left": [bool(v) for v in self.nan_left], "left": self.left.tolist(),
+                 "right": self.right.tolist(), "value": self.value.tolist(), "gain": self.gain.tolist()}
+        if self.categorical:            # only then: trees without categorical splits save as before
+            state["categories"] = [None if c is None else c.tolist() for c in self.categories]
+        return state
 
     def describe(self, feature_names=None):
         internal = self.left >= 0
         names = [feature_names[j] if feature_names is not None else f"x{j}" for j in self.feature[internal]]
-        root = f", root {names[0]} > {self.threshold[0]:.6g}" if names else ""
-        return f"tree({self.n_leaves} leaves{root})"
+        if not names:
+            return f"tree({self.n_leaves} leaves)"
+        if self.categories[0] is not None:
+            first = self.categories[0]
+            shown = ", ".join(f"{v:g}" for v in first[:5]) + (", ..." if len(first) > 5 else "")
+            return f"tree({self.n_leaves} leaves, root {names[0]} in {{{shown}}})"
+        return f"tree({self.n_leaves} leaves, root {names[0]} > {self.threshold[0]:.6g})"
 
     def __repr__(self):
         return f"TreeRanker({self.n_leaves} leaves, features {list(self.features)})"
@@ -132,10 +165,32 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
     cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
            for f in ("feature", "threshold", "nan_left", "left", "right", "value")}
+    is_cat, cat_offset, cat_values = _categorical_arrays(rankers, int(sizes.sum()))
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
-            np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
+            np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
     if sparse:
         _tree_kernels.predict_trees_csr(X.indptr, X.indices, X.data, *args)
     else:
         _tree_kernels.predict_trees(X, *args)
     return out
+
+
+def _categorical_arrays(rankers, n_nodes: int):
+    """(is_cat, cat_offset, cat_values) of the concatenated nodes: node k's left categories are
+    cat_values[cat_offset[k]:cat_offset[k + 1]]."""
+    is_cat = np.zeros(n_nodes, dtype=np.uint8)
+    counts = np.zeros(n_nodes, dtype=np.int64)
+    values = []
+    k = 0
+    for r in rankers:
+        if r.categorical:
+            for i, c in enumerate(r.categories):
+                if c is not None:
+                    is_cat[k + i] = 1
+                    counts[k + i] = c.shape[0]
+                    values.append(c)
+        k += r.n_nodes
+    cat_offset = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(counts, out=cat_offset[1:])
+    cat_values = np.ascontiguousarray(np.concatenate(values) if values else np.empty(0), dtype=np.float64)
+    return is_cat, cat_offset, cat_values

@@ -28,10 +28,11 @@ __all__ = ["TreeSearch"]
 class _Split:
     gain: float
     feature: int
-    bin: int
+    bin: int                              # numeric: right iff bin > this; categorical: the left group's size
     nan_left: bool
     left: tuple[float, float, float]      # (G, H, count) of the left child
     right: tuple[float, float, float]
+    left_bins: tuple[int, int, int, int] | None = None     # categorical: the bins going left, 256 bits
 
 
 class TreeSearch:
@@ -52,6 +53,7 @@ class TreeSearch:
         self.pending: dict | None = {"op": "root", "seed": self.seed, "id": self.seed}
         self.splits: dict[int, _Split | None] = {}
         self.min_weight = 0.0
+        self.cat_smooth = 0.0
         self.done = False
 
     # -- protocol ------------------------------------------------------
@@ -76,6 +78,7 @@ class TreeSearch:
                 return
             # min_child_weight counts average rows: objectives normalize their curvature differently
             self.min_weight = self.layout.min_child_weight * (H / C)
+            self.cat_smooth = self.layout.cat_smooth * (H / C)
             self.hists[0] = total
             self._consider(0)
             return
@@ -123,19 +126,27 @@ class TreeSearch:
         right = np.full(n, -1, dtype=np.int32)
         value = np.zeros(n)
         gain = np.zeros(n)
+        bin_sets = np.zeros((n, 4), dtype=np.uint64)
+        categories: list = [None] * n
         lam = self.layout.l2
         derivative = 0.0
         for i, node in enumerate(nodes):
             if "children" in node:
                 split = node["split"]
                 feature[i], bins[i], nan_left[i] = split.feature, split.bin, split.nan_left
-                threshold[i] = self.layout.threshold_of(split.feature, split.bin)
+                if split.left_bins is None:
+                    threshold[i] = self.layout.threshold_of(split.feature, split.bin)
+                else:
+                    bin_sets[i] = split.left_bins
+                    categories[i] = self.layout.category_values(split.feature, split.left_bins)
                 left[i], right[i] = node["children"]
                 gain[i] = split.gain
             else:
                 value[i] = -node["G"] / (node["H"] + lam)
                 derivative += node["G"] * value[i]
-        ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins)
+        ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins,
+                            categories=categories if any(c is not None for c in categories) else None)
+        ranker.bin_sets = bin_sets
         ranker.search_id = self.seed          # lets evaluate() read h from the blocks' row partition
         return Candidate(ranker, float(derivative))
 
@@ -147,7 +158,7 @@ class TreeSearch:
             self.splits[node_id] = None
             self._release(node_id)
             return
-        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight)
+        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth)
         if self.splits[node_id] is None:
             self._release(node_id)
 
@@ -205,4 +216,5 @@ class TreeSearch:
             self.splits[a] = self.splits[b] = None
         smaller = "left" if best.left[2] <= best.right[2] else "right"
         return {"node": node_id, "feature": best.feature, "bin": best.bin, "nan_left": bool(best.nan_left),
+                "left_bins": None if best.left_bins is None else [int(v) for v in best.left_bins],
                 "left_id": a, "right_id": b, "smaller": smaller, "histogram": histogram}

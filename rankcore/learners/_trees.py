@@ -36,7 +36,7 @@ import numpy as np
 from ..spec import Parameter, SpecError
 from . import _tree_kernels
 from ._base import Learner
-from ._tree_binning import is_sparse, tree_bundles, tree_edges
+from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_bundles, tree_edges
 from ._tree_layout import TreeBlock, TreeLayout
 from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
 from ._tree_search import TreeSearch
@@ -53,7 +53,7 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
     unreachable nodes), negative feature indices, non-finite thresholds,
     values or gains.
     """
-    if state.get("kind") != TreeRanker.kind or set(state) != {"kind", *_NODE_FIELDS}:
+    if state.get("kind") != TreeRanker.kind or set(state) - {"categories"} != {"kind", *_NODE_FIELDS}:
         raise ValueError(f"expected a tree record {{kind, {', '.join(_NODE_FIELDS)}}}, got {sorted(state)}")
     arrays = {}
     for name in _NODE_FIELDS:
@@ -104,7 +104,25 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
     feature_arr = np.where(internal, np.asarray(feature), -1)
     return TreeRanker(feature_arr, arrays["threshold"], arrays["nan_left"], left, right,
                       np.where(internal, 0.0, np.asarray(arrays["value"], dtype=np.float64)),
-                      np.where(internal, np.asarray(arrays["gain"], dtype=np.float64), 0.0))
+                      np.where(internal, np.asarray(arrays["gain"], dtype=np.float64), 0.0),
+                      categories=_categories_from_state(state.get("categories"), internal))
+
+
+def _categories_from_state(raw, internal: np.ndarray):
+    """A saved tree's optional ``categories``: per node null (numeric) or a list of finite numbers (internal only)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != internal.shape[0]:
+        raise ValueError(f"tree: categories must be a list with one entry per node ({internal.shape[0]})")
+    for i, c in enumerate(raw):
+        if c is None:
+            continue
+        if not internal[i]:
+            raise ValueError(f"tree: categories of node {i}: a leaf has none (null)")
+        if not isinstance(c, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                                          for v in c):
+            raise ValueError(f"tree: categories of node {i} must be a list of finite numbers, got {c!r}")
+    return raw
 
 
 # ----------------------------------------------------------------------
@@ -146,6 +164,13 @@ class Trees(Learner):
         Parameter("bin_subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
         Parameter("bundle", bool, default=True,
                   doc="store mutually exclusive sparse features (one-hot columns) in one code column"),
+        Parameter("categorical", column_indices, default="",
+                  doc="columns split by groups of categories (their values are category codes), e.g. 0;3;7"),
+        Parameter("cat_smooth", float, default=10.0, minimum=0.0,
+                  doc="categorical splits: added to each category's curvature (in units of the mean per-row "
+                      "curvature) when the categories are ordered by G/H"),
+        Parameter("max_cat_threshold", int, default=32, minimum=1,
+                  doc="categorical splits: categories in the left group, at most"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -154,6 +179,7 @@ class Trees(Learner):
     allow_nan = True
     bounded = False
     accept_sparse = True
+    accept_categorical = True
     # Trees fit the training set far more closely than stumps, so a milder push
     # generalizes better: on the shared datasets (docs/top_of_list.md) pow:2 gave
     # the best test pAUC@0.1 on average (small and large sets alike) against pow:4,
@@ -172,25 +198,41 @@ class Trees(Learner):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
 
-    def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
+    def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1,
+                categorical_features=None):
+        """The layout on X (dense or ``scipy.sparse``): bin edges, categories, exclusive bundles.
+
+        ``categorical_features``: more columns to split by category groups
+        (the estimators pass a DataFrame's ``category`` columns), besides
+        the ``categorical`` parameter's.
+        """
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = X if is_sparse(X) else np.asarray(X)
+        categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state)
+        categories = {}
+        for j in categorical:
+            edges[j], categories[j] = category_edges(X, j, self.max_bins)
         bundles = tree_bundles(X, edges) if self.bundle else []
-        return self.layout_from_edges(edges, bundles=bundles, random_state=random_state, n_threads=n_threads)
+        return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
+                                      n_threads=n_threads)
 
-    def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (), random_state: Any = None,
-                          n_threads: int = 1):
+    def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (),
+                          categories: dict | None = None, random_state: Any = None, n_threads: int = 1):
         """The layout for given bin edges (a distributed fit computes the edges from a sample).
 
         ``bundles``: groups of features that no row takes off their default
-        bin together (``_tree_bundles.py``), each stored as one code column.
+        bin together (``_tree_bundles.py``), each stored as one code column;
+        ``categories``: feature → its categories, ascending (the edges are
+        their midpoints).
         """
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
-                                                         "subsample", "colsample", "growth")}
-        return TreeLayout(edges, params, bundles=bundles, random_state=random_state, n_threads=n_threads)
+                                                         "subsample", "colsample", "growth", "cat_smooth",
+                                                         "max_cat_threshold")}
+        return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
+                          n_threads=n_threads)
 
     def ranker_from_state(self, state):
         return tree_arrays_from_state(state)
