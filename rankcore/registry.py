@@ -17,6 +17,7 @@ Set ``RANKCORE_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry-point plugins.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata as importlib_metadata
 import os
@@ -150,8 +151,11 @@ class Registry:
         try:
             return table[key]
         except KeyError:
+            known = sorted(table)
+            guess = did_you_mean(name, [*known, *self.aliases.get(family, {})])
+            hint = f"; did you mean {guess!r}?" if guess else ";"
             raise UnknownComponentError(
-                f"unknown {family} {name!r}; registered {_plural(family)}: {', '.join(sorted(table)) or 'none'}"
+                f"unknown {family} {name!r}{hint} registered {_plural(family)}: {', '.join(known) or 'none'}"
             ) from None
 
     def resolve(self, family: str, spec: Any) -> Component:
@@ -214,6 +218,15 @@ class Registry:
         for problem in self.problems:
             lines.append(f"problem: {problem}")
         return "\n".join(lines)
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """The one of ``candidates`` close enough to ``name`` to be what a typo meant (``'pow'`` for ``'pwo'``), or None."""
+    if not isinstance(name, str):
+        return None
+    by_lower = {str(c).lower(): str(c) for c in candidates}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[close[0]] if close else None
 
 
 def _plural(family: str) -> str:
