@@ -346,9 +346,10 @@ class Ranker(BaseEstimator):
     A subclass declares:
 
     ``name`` (and ``aliases``)
-        The registered name: the ``estimator`` of a model file and the
-        ``rankcore fit --model`` name (case-insensitive); aliases are more
-        ``--model`` names.
+        The registered name: the ``estimator`` of a model file.  The
+        ``rankcore fit --model`` kind is the first alias (else the name in
+        lower case); every alias and the name are accepted there
+        (case-insensitive).
     ``parameters``
         A tuple of :class:`~rankcore.spec.Parameter` (with ``doc``): the
         constructor, the docstring's "Parameters" section and the
@@ -374,6 +375,10 @@ class Ranker(BaseEstimator):
     #: The parameter that sets the metric a fit's validation data is scored with
     #: (``rankcore fit --monitor`` sets it, with ``eval_set``); None: none.
     monitor_parameter: ClassVar[str | None] = None
+    #: Whether ``rankcore fit --model`` offers it (under its first alias, else its name in lower case).
+    command_line: ClassVar[bool] = True
+    #: Specs the contract checks of :mod:`rankcore.testing` fit (default: the name, all defaults).
+    examples: ClassVar[tuple[str, ...]] = ()
     family: ClassVar[str] = "estimator"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -388,6 +393,55 @@ class Ranker(BaseEstimator):
     # ------------------------------------------------------------------
     # Parameters
     # ------------------------------------------------------------------
+    @classmethod
+    def example_specs(cls) -> tuple[str, ...]:
+        """The specs to exercise in contract checks (``"ExactBoost:n_runs=3,n_rounds=4"``)."""
+        return cls.examples or (cls.name,)
+
+    @classmethod
+    def from_spec_args(cls, args: list, kwargs: dict, *, spec: str = "") -> "Ranker":
+        """An estimator from a parsed spec: ``"ExactBoost:n_runs=20,metric=auc"`` (keyword arguments only).
+
+        Values are read as Python literals where they are one (``20``,
+        ``0.5``, ``True``, ``None``), else kept as text (``auc``); the
+        estimator's checks then run as in ``fit``.
+
+        Raises
+        ------
+        SpecError
+            A positional argument, an unknown parameter or a value its check refuses.
+        """
+        from .spec import SpecError
+
+        shown = spec or cls.name
+        if args:
+            raise SpecError(f"estimator {shown!r}: give parameters as key=value, got {args[0]!r}")
+        known = {p.name for p in cls.parameters}
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise SpecError(f"estimator {shown!r}: unknown parameter(s) {', '.join(unknown)}; "
+                            f"expected {', '.join(sorted(known)) or 'none'}")
+        estimator = cls(**{key: _literal(value) for key, value in kwargs.items()})
+        try:
+            estimator._check_params()
+        except ParameterError as exc:
+            raise SpecError(f"estimator {shown!r}: {exc}") from None
+        return estimator
+
+    @property
+    def spec(self) -> str:
+        """``name:key=value,...`` of the parameters set away from their defaults (scalars and text only)."""
+        shown = []
+        for param in self.parameters:
+            value = getattr(self, param.name)
+            if _same(value, param.default):
+                continue
+            if not (value is None or isinstance(value, (bool, int, float, str))):
+                raise TypeError(f"{type(self).__name__}.spec: {param.name}={show_value(value)} has no text form")
+            shown.append(f"{param.name}={value!r}" if isinstance(value, (bool, int, float)) or value is None
+                         else f"{param.name}={value}")
+        return self.name + (":" + ",".join(shown) if shown else "")
+
     def _check_params(self) -> CheckedParams:
         """Every declared parameter checked (type and range); the start of ``fit`` and of loading a file."""
         return check_parameters(self.parameters, {p.name: getattr(self, p.name) for p in self.parameters})
@@ -479,6 +533,25 @@ class Ranker(BaseEstimator):
 
     def _restore_fitted_state(self, state: dict, setup: Any) -> None:
         raise NotImplementedError(f"{type(self).__name__} cannot be loaded from a file")
+
+
+def _literal(text: str) -> Any:
+    """A spec value as a Python literal where it is one (``20``, ``0.5``, ``True``, ``None``), else the text."""
+    if text in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[text]
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:  # arrays and other values without a plain ==
+        return False
 
 
 def _make_init(cls: type) -> Callable:

@@ -416,8 +416,8 @@ class Parameter:
         func = _STRICT_FUNCS.get(self.kind, self.kind)
         try:
             out = func(value)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ParameterError(self._refusal(value, exc)) from None
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(f"{self.name}: expected {self.expected()}, got {show_value(value)}") from None
         bad = self.choices is not None and out not in self.choices
         if isinstance(out, (int, float)) and not isinstance(out, bool):
             if self.minimum is not None:
@@ -427,14 +427,6 @@ class Parameter:
         if bad:
             raise ParameterError(f"{self.name}: expected {self.expected()}, got {show_value(value)}")
         return out
-
-    def _refusal(self, value: Any, exc: BaseException) -> str:
-        """The message for a value the kind refused: a Kind's own reason is kept when it gives one."""
-        text = f"{self.name}: expected {self.expected()}, got {show_value(value)}"
-        reason = str(exc)
-        if isinstance(self.kind, Kind) and reason and reason not in ("not an integer", "not a number"):
-            text += f" ({reason})"
-        return text
 
     def numpydoc(self) -> str:
         """This parameter's entry of a numpydoc "Parameters" section."""

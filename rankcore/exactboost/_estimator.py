@@ -221,6 +221,8 @@ class ExactBoost(Ranker):
 
     name = "ExactBoost"
     aliases = ("exactboost",)
+    examples = ("ExactBoost:n_runs=3,n_rounds=4,random_state=0",
+                "ExactBoost:metric=prec@k:8,n_runs=2,n_rounds=3,random_state=0")
     parameters = EXACTBOOST_PARAMETERS
     fitted = EXACTBOOST_FITTED
     iteration_parameter = "n_rounds"

@@ -523,6 +523,7 @@ class PerceptronAtK(_LinearAtK):
 
     name = "PerceptronAtK"
     aliases = ("perceptron@k", "perceptron")
+    examples = ("PerceptronAtK:k=5,n_epochs=3,random_state=0",)
     parameters = PERCEPTRON_PARAMETERS
 
     def _kind(self, params) -> str:
@@ -577,6 +578,7 @@ class SGDAtK(_LinearAtK):
 
     name = "SGDAtK"
     aliases = ("sgd@k", "sgd")
+    examples = ("SGDAtK:k=5,n_epochs=3,random_state=0",)
     parameters = SGD_PARAMETERS
 
     def _kind(self, params) -> str:

@@ -533,6 +533,8 @@ class PushBoost(_BaseBoost):
 
     name = "PushBoost"
     aliases = ("push", "pushboost", "pnorm")
+    examples = ("PushBoost:n_iter=10", "PushBoost:objective=mp-squared,n_iter=5",
+                "PushBoost:learner=trees:max_leaves=4,n_iter=4,random_state=0")
     parameters = (LOSS, PRICE, OBJECTIVE) + BOOSTING
 
     def _objective(self, params, learner):
@@ -561,6 +563,8 @@ class PNormPush(_BaseBoost):
 """ + _ATTRIBUTES_DOC
 
     name = "PNormPush"
+    command_line = False          # on the command line: --model push --price pow:p
+    examples = ("PNormPush:p=8,n_iter=10",)
     parameters = (P,) + BOOSTING
 
     def _objective(self, params, learner):
@@ -583,6 +587,7 @@ class RankBoost(_BaseBoost):
 
     name = "RankBoost"
     aliases = ("rankboost",)
+    examples = ("RankBoost:n_iter=10",)
     parameters = BOOSTING
 
     def _objective(self, params, learner):
