@@ -78,7 +78,7 @@ def spec_kind(family: str, *, also: str = "", accept: Callable[[Any], bool] | No
         raise TypeError(f"got {type(value).__name__}")
 
     words = f"a {family} spec string such as {example!r} or a rankcore component" + (f", {also}" if also else "")
-    return Kind(words, check, type_doc=f"str or {family.capitalize()}")
+    return Kind(words, check, type_doc=f"str or {family.capitalize()}", shows_type=True)
 
 
 def random_state_kind(*, generator: bool = True, legacy: bool = True) -> Kind:

@@ -241,11 +241,15 @@ class Kind:
         the parameter and shows the value).
     type_doc : str
         The type line of the numpydoc "Parameters" section.
+    shows_type : bool
+        Errors show the refused value's type (``got int``) rather than its
+        repr: for kinds of objects (spec strings, components, callables).
     """
 
     description: str
     check: Callable[[Any], Any]
     type_doc: str = "object"
+    shows_type: bool = False
 
     @property
     def __name__(self) -> str:  # read by Parameter.describe, like a converter function's name
@@ -417,7 +421,8 @@ class Parameter:
         try:
             out = func(value)
         except (TypeError, ValueError, OverflowError):
-            raise ParameterError(f"{self.name}: expected {self.expected()}, got {show_value(value)}") from None
+            shown = type(value).__name__ if getattr(self.kind, "shows_type", False) else show_value(value)
+            raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}") from None
         bad = self.choices is not None and out not in self.choices
         if isinstance(out, (int, float)) and not isinstance(out, bool):
             if self.minimum is not None:

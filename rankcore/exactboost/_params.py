@@ -38,7 +38,7 @@ def _check_tie_break(value):
 _HEAD = Kind(f"'auto', None or a number in [1, {MAX_HEAD:g}] (a multiple of k)", _check_head,
              type_doc='"auto", None or float')
 _TIE_BREAK = Kind("'auto', None, a metric spec string or a metric", _check_tie_break,
-                  type_doc="str, Metric or None")
+                  type_doc="str, Metric or None", shows_type=True)
 
 EXACTBOOST_PARAMETERS = (
     Parameter("metric", spec_kind("metric"), default="auc", type_doc="str or Metric", doc="""

@@ -18,7 +18,7 @@ def _check_kernel(value):
 
 
 _KERNEL = Kind("a kernel spec such as 'rbf', a rankcore.Kernel or a callable", _check_kernel,
-               type_doc="str, rankcore.Kernel or callable")
+               type_doc="str, rankcore.Kernel or callable", shows_type=True)
 
 KERNEL_RANKER_PARAMETERS = (
     Parameter("kernel", _KERNEL, default="rbf", doc="""
