@@ -47,6 +47,7 @@ __all__ = [
     "CheckedParams",
     "check_parameters",
     "check_callbacks",
+    "check_eval_set",
     "run_callbacks",
     "resolve_parameter",
     "spec_kind",
@@ -188,8 +189,27 @@ def check_parameters(parameters: Sequence[Parameter], values: Mapping[str, Any])
 
 
 # --------------------------------------------------------------------------
-# Iterations: callbacks and the training curve
+# Iterations: callbacks, validation data and the training curve
 # --------------------------------------------------------------------------
+
+
+def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False):
+    """``fit(..., eval_set=(X_val, y_val))`` of a two-class estimator: the matrix and 0/1 labels.
+
+    The labels must be among the training ``classes`` (``classes[1]`` relevant).
+    """
+    from .validation import check_matrix
+
+    if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
+        raise ValueError("eval_set: expected a pair (X_val, y_val)")
+    X_val = check_matrix(eval_set[0], name="eval_set X", accept_sparse=accept_sparse)
+    if X_val.shape[1] != n_features:
+        raise ValueError(f"eval_set X: expected {n_features} features (as X), got {X_val.shape[1]}")
+    y_arr = np.asarray(eval_set[1])
+    if y_arr.ndim != 1 or y_arr.shape[0] != X_val.shape[0] or not np.isin(y_arr, classes).all():
+        raise ValueError(f"eval_set y: expected {X_val.shape[0]} labels among the training classes "
+                         f"{list(classes)!r}")
+    return X_val, (y_arr == classes[1]).astype(np.int8)
 
 
 @dataclass(frozen=True)

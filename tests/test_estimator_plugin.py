@@ -4,7 +4,6 @@ plugins/rankcore-toy-estimator registers ``CentroidRanker`` through the hook
 ``rankcore_register_estimators``; nothing in rankcore names it.
 """
 
-import importlib.metadata
 import json
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import rankcore
+from _plugin_install import installed_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "rankcore-toy-estimator"
 DIST = "rankcore-toy-estimator"
@@ -22,16 +22,7 @@ DIST = "rankcore-toy-estimator"
 @pytest.fixture(scope="module")
 def toy_installed():
     """Install the plugin into the test environment (offline: no deps, no build isolation)."""
-    try:
-        importlib.metadata.distribution(DIST)
-    except importlib.metadata.PackageNotFoundError:
-        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-               "--no-index", str(PLUGIN_DIR)]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        assert done.returncode == 0, f"installing the toy estimator failed:\n{done.stdout}\n{done.stderr}"
-    rankcore.get_registry(refresh=True)
-    yield
-    rankcore.get_registry(refresh=True)
+    yield from installed_plugin(PLUGIN_DIR, DIST)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, run_callbacks
+from ..base import (CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
+                    run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
@@ -283,7 +284,7 @@ class ExactBoost(Ranker):
             raise ValueError(f"X: expected at least 2 rows (one per class), got {y01.shape[0]}")
         # The metric's own checks on the training labels (k <= n, both classes...).
         setup.metric(y01, np.zeros(y01.shape[0]))
-        validation = None if eval_set is None else self._check_eval_set(eval_set, classes, X_arr.shape[1])
+        validation = None if eval_set is None else check_eval_set(eval_set, classes, X_arr.shape[1])
         started = time.perf_counter()
         self.metric_, self.tie_break_, self.head_ = setup.metric, setup.tie_break, setup.head
         self.tail_metric_ = setup.tail_metric
@@ -310,18 +311,6 @@ class ExactBoost(Ranker):
         this returns.
         """
         return fit_runs(data, seeds, settings, n_threads=n_threads)
-
-    def _check_eval_set(self, eval_set, classes, n_features):
-        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
-            raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = check_matrix(eval_set[0], name="eval_set X")
-        if X_val.shape[1] != n_features:
-            raise ValueError(f"eval_set X: expected {n_features} features (as X), got {X_val.shape[1]}")
-        y_arr = np.asarray(eval_set[1])
-        if y_arr.ndim != 1 or y_arr.shape[0] != X_val.shape[0] or not np.isin(y_arr, classes).all():
-            raise ValueError(f"eval_set y: expected {X_val.shape[0]} labels among the training classes "
-                             f"{list(classes)!r}")
-        return X_val, (y_arr == classes[1]).astype(np.int8)
 
     def _follow_rounds(self, result, tail, X, validation, callbacks, started):
         """Score each round (validation data) and call the callbacks; cut the runs where one stops the fit.
@@ -510,21 +499,15 @@ class ExactBoost(Ranker):
             fail(f"validation_scores must be a finite float64 vector of length {loss.shape[1]}")
         if validation is not None:
             self.validation_scores_ = validation
-        self.metric_ = metric
-        self.tie_break_ = tie_break
-        self.head_ = head
-        self.tail_metric_ = tail_metric
-        self.tail_stumps_, self.tail_run_lengths_, self.tail_train_loss_ = tail if head is not None else (None,) * 3
-        self.head_threshold_ = float(threshold) if head is not None else None
-        self.classes_ = classes
-        self.n_features_in_ = d
+        tail_stumps, tail_lengths, tail_loss = tail if head is not None else (None,) * 3
+        vars(self).update(
+            metric_=metric, tie_break_=tie_break, head_=head, tail_metric_=tail_metric, classes_=classes,
+            tail_stumps_=tail_stumps, tail_run_lengths_=tail_lengths, tail_train_loss_=tail_loss,
+            head_threshold_=float(threshold) if head is not None else None, n_features_in_=d, stumps_=stumps,
+            run_lengths_=lengths, train_loss_=loss, n_evaluations_=state["n_evaluations"],
+            n_budget_exhausted_=state["n_budget_exhausted"])
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.stumps_ = stumps
-        self.run_lengths_ = lengths
-        self.train_loss_ = loss
-        self.n_evaluations_ = state["n_evaluations"]
-        self.n_budget_exhausted_ = state["n_budget_exhausted"]
         self._build_table()
 
     def _check_ensemble(self, state: dict, prefix: str, d: int, fail):

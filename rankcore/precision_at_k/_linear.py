@@ -46,7 +46,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
-from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, run_callbacks
+from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, run_callbacks
 from ..validation import (
     check_finite_scores,
     check_fit_data,
@@ -296,7 +296,10 @@ class _LinearAtK(Ranker):
         X, y01, classes = check_fit_data(X, y, accept_sparse=True)
         X = self._canonical(X)
         params = self._setup(X.shape[0])
-        validation = None if eval_set is None else self._check_eval_set(eval_set, classes, X.shape[1])
+        validation = None
+        if eval_set is not None:
+            X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True)
+            validation = self._canonical(X_val), y_val
         self._init_state(X, y01, params)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
@@ -318,18 +321,6 @@ class _LinearAtK(Ranker):
                 if run_callbacks(user_callbacks, info):
                     break
         return self
-
-    def _check_eval_set(self, eval_set, classes, n_features):
-        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
-            raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = self._canonical(check_matrix(eval_set[0], name="eval_set X", accept_sparse=True))
-        if X_val.shape[1] != n_features:
-            raise ValueError(f"eval_set X: expected {n_features} features (as X), got {X_val.shape[1]}")
-        y_arr = np.asarray(eval_set[1])
-        if y_arr.ndim != 1 or y_arr.shape[0] != X_val.shape[0] or not np.isin(y_arr, classes).all():
-            raise ValueError(f"eval_set y: expected {X_val.shape[0]} labels among the training classes "
-                             f"{list(classes)!r}")
-        return X_val, (y_arr == classes[1]).astype(np.int8)
 
     def _precision(self, X, y01) -> float:
         """prec@k of the current model's scores of ``X`` (k resolved on len(X), as :meth:`score`)."""
@@ -519,12 +510,9 @@ class PerceptronAtK(_LinearAtK):
     True
     """
 
-    _rule = "perceptron"
-
-    name = "PerceptronAtK"
-    aliases = ("perceptron@k", "perceptron")
+    name, aliases, parameters = "PerceptronAtK", ("perceptron@k", "perceptron"), PERCEPTRON_PARAMETERS
     examples = ("PerceptronAtK:k=5,n_epochs=3,random_state=0",)
-    parameters = PERCEPTRON_PARAMETERS
+    _rule = "perceptron"
 
     def _kind(self, params) -> str:
         return params.variant

@@ -104,16 +104,12 @@ def _labels(classes):
     return [c.item() if hasattr(c, "item") else c for c in classes]
 
 
-LINEAR_FITTED = (
-    Fitted("coef_", "coef_", float64_array),
-    Fitted("classes_", "classes_", _labels),
-    Fitted("n_features_in_", "n_features_in_", int),
-    Fitted("t_", "t_", int),
-    Fitted("n_iter_", "n_iter_", int),
-    Fitted("n_skipped_batches_", "n_skipped_batches_", int),
-    Fitted("n_averaged_", "n_averaged_", int, optional=True),
-) + tuple(Fitted(name, name, float64_array) for name in STATE_ARRAYS) + tuple(
-    Fitted(name, name, float64_array, optional=True) for name in FEATURE_ARRAYS) + (
-    Fitted("feature_names_in_", "feature_names_in_", string_list, optional=True),
-    Fitted("validation_scores_", "validation_scores_", float64_array, optional=True),
-)
+# The linear models' files name each field after its attribute (``coef_``).
+_SAVED = (("coef_", float64_array), ("classes_", _labels), ("n_features_in_", int), ("t_", int), ("n_iter_", int),
+          ("n_skipped_batches_", int))
+_SAVED_IF_SET = (("n_averaged_", int),) + tuple((name, float64_array) for name in FEATURE_ARRAYS) + (
+    ("feature_names_in_", string_list), ("validation_scores_", float64_array))
+
+LINEAR_FITTED = (tuple(Fitted(name, name, dump) for name, dump in _SAVED)
+                 + tuple(Fitted(name, name, float64_array) for name in STATE_ARRAYS)
+                 + tuple(Fitted(name, name, dump, optional=True) for name, dump in _SAVED_IF_SET))
