@@ -395,6 +395,8 @@ class Ranker(BaseEstimator):
     #: The parameter that sets the metric a fit's validation data is scored with
     #: (``rankcore fit --monitor`` sets it, with ``eval_set``); None: none.
     monitor_parameter: ClassVar[str | None] = None
+    #: One line for listings (``rankcore fit --help``, ``rankcore plugins``); default: the docstring's first line.
+    summary: ClassVar[str] = ""
     #: Whether ``rankcore fit --model`` offers it (under its first alias, else its name in lower case).
     command_line: ClassVar[bool] = True
     #: Specs the contract checks of :mod:`rankcore.testing` fit (default: the name, all defaults).

@@ -125,6 +125,9 @@ class RegistryEntry:
 
     @property
     def summary(self) -> str:
+        declared = getattr(self.cls, "summary", "") if self.family == "estimator" else ""
+        if isinstance(declared, str) and declared:
+            return declared
         doc = (self.cls.__doc__ or "").strip().splitlines()
         return doc[0] if doc else ""
 

@@ -109,7 +109,8 @@ def _kind_of(cls: type) -> ModelKind:
         options["n_iter"] = cls.iteration_parameter
     names = tuple(dict.fromkeys(n.lower() for n in (*cls.aliases, cls.name)))
     doc = (cls.__doc__ or "").strip().splitlines()
-    return ModelKind(names[0], cls, doc[0].rstrip(".") if doc else cls.name, options, names)
+    summary = cls.summary or (doc[0].rstrip(".") if doc else cls.name)
+    return ModelKind(names[0], cls, summary, options, names)
 
 
 class _Kinds(Mapping):

@@ -222,6 +222,7 @@ class ExactBoost(Ranker):
 
     name = "ExactBoost"
     aliases = ("exactboost",)
+    summary = "ExactBoost: stumps boosted on the metric itself"
     examples = ("ExactBoost:n_runs=3,n_rounds=4,random_state=0",
                 "ExactBoost:metric=prec@k:8,n_runs=2,n_rounds=3,random_state=0")
     parameters = EXACTBOOST_PARAMETERS

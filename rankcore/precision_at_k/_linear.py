@@ -511,6 +511,7 @@ class PerceptronAtK(_LinearAtK):
     """
 
     name, aliases, parameters = "PerceptronAtK", ("perceptron@k", "perceptron"), PERCEPTRON_PARAMETERS
+    summary = "Perceptron@k (avg or max)"
     examples = ("PerceptronAtK:k=5,n_epochs=3,random_state=0",)
     _rule = "perceptron"
 
@@ -566,6 +567,7 @@ class SGDAtK(_LinearAtK):
 
     name = "SGDAtK"
     aliases = ("sgd@k", "sgd")
+    summary = "SGD@k on a precision@k surrogate"
     examples = ("SGDAtK:k=5,n_epochs=3,random_state=0",)
     parameters = SGD_PARAMETERS
 

@@ -533,6 +533,7 @@ class PushBoost(_BaseBoost):
 
     name = "PushBoost"
     aliases = ("push", "pushboost", "pnorm")
+    summary = "the push family (P-Norm Push; any loss, price and weak learner)"
     examples = ("PushBoost:n_iter=10", "PushBoost:objective=mp-squared,n_iter=5",
                 "PushBoost:learner=trees:max_leaves=4,n_iter=4,random_state=0")
     parameters = (LOSS, PRICE, OBJECTIVE) + BOOSTING
@@ -563,6 +564,7 @@ class PNormPush(_BaseBoost):
 """ + _ATTRIBUTES_DOC
 
     name = "PNormPush"
+    summary = "P-Norm Push: exponential loss, price r^p"
     command_line = False          # on the command line: --model push --price pow:p
     examples = ("PNormPush:p=8,n_iter=10",)
     parameters = (P,) + BOOSTING
@@ -587,6 +589,7 @@ class RankBoost(_BaseBoost):
 
     name = "RankBoost"
     aliases = ("rankboost",)
+    summary = "RankBoost (exp loss, identity price)"
     examples = ("RankBoost:n_iter=10",)
     parameters = BOOSTING
 

@@ -122,6 +122,7 @@ class KernelRanker(Ranker):
 
     name = "KernelRanker"
     aliases = ("kernel", "kernelranker", "rkhs")
+    summary = "regularized kernel ranking (spectral filters)"
     examples = ("KernelRanker:lam=0.1", "KernelRanker:lam=holdout,metric=auc,random_state=0")
     parameters = KERNEL_RANKER_PARAMETERS
     fitted = KERNEL_RANKER_FITTED
