@@ -155,10 +155,15 @@ class CheckedParams(Mapping):
         object.__setattr__(self, "_values", dict(values))
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):          # copy/pickle probes, before _values exists
+            raise AttributeError(name)
         try:
             return self._values[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __reduce__(self):
+        return (CheckedParams, (self._values,))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("checked parameters are read-only")
@@ -607,7 +612,7 @@ def _with_parameters_section(doc: str, parameters: Sequence[Parameter]) -> str:
         return doc
     match = _SECTION.search(doc)
     indent = match.group(1) if match else _body_indent(doc)
-    entries = "\n".join(p.numpydoc() for p in parameters if p.doc or p.type_doc)
+    entries = "\n".join(p.numpydoc() for p in parameters)
     section = textwrap.indent(f"Parameters\n----------\n{entries}\n", indent, lambda line: bool(line.strip()))
     if match:
         return doc[:match.start()] + section + "\n" + doc[match.start():]
