@@ -324,7 +324,7 @@ cdef class TreeGrower:
         min_weight = self.min_child_weight * (H / C)
         self.params.min_child_weight = min_weight
         self.params.cat_smooth = self.cat_smooth * (H / C)
-        self._consider(0, mask)
+        self._consider(0, mask, NULL)
         while n_leaves < self.max_leaves:
             n_live = 0
             for i in range(n_nodes):
@@ -367,15 +367,19 @@ cdef class TreeGrower:
         self.p_right[i] = -1
         self.p_gain[i] = 0.0
 
-    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask) noexcept nogil:
-        """Find the node's best split, or mark it a final leaf (depth, size, or no gain)."""
+    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask, const double* subtract) noexcept nogil:
+        """Find the node's best split, or mark it a final leaf (depth, size, or no gain).
+
+        ``subtract`` (or NULL): the node's histogram is its buffer minus this
+        one, computed during the scan (``find_best_split``).
+        """
         cdef double* Cv = self.p_count
         if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.min_samples_leaf:
             self.splittable[node] = 0
             self._release(node)
             return
         self.splittable[node] = find_best_split(self.pool[self.hist_of[node]], self.fs, mask, &self.params,
-                                                &self.choice[node], self.scan_scratch, self.n_threads)
+                                                &self.choice[node], self.scan_scratch, self.n_threads, subtract)
         if not self.splittable[node]:
             self._release(node)
 
@@ -384,11 +388,9 @@ cdef class TreeGrower:
                                  Py_ssize_t n_split, Py_ssize_t n_nodes, bint last, bint unit_h) noexcept nogil:
         """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t k, node, a, b, depth, small, large, nl, q, S3 = 3 * fs.n_slots
+        cdef Py_ssize_t k, node, a, b, depth, small, large, nl, q
         cdef SplitChoice* sp
         cdef bint histogram
-        cdef double* parent
-        cdef double* child
         cdef int32_t* ft = self.p_feature
         cdef int32_t* bn = self.p_bin
         cdef int32_t* lf = self.p_left
@@ -448,15 +450,14 @@ cdef class TreeGrower:
             a = lf[node]
             b = rt[node]
             small, large = (a, b) if Cv[a] <= Cv[b] else (b, a)
-            # sibling subtraction in the parent's buffer, which becomes the larger child's
-            parent = self.pool[self.hist_of[node]]
-            child = self.pool[self.hist_of[small]]
-            for q in range(S3):
-                parent[q] = parent[q] - child[q]
+            # the parent's buffer becomes the larger child's: parent − smaller (the sibling
+            # subtraction), done during the larger child's scan, feature by feature -- or not at
+            # all when the larger child is a final leaf.  The smaller child is scanned after, its
+            # histogram being read by the subtraction.
             self.hist_of[large] = self.hist_of[node]
             self.hist_of[node] = -1
-            self._consider(a, mask)
-            self._consider(b, mask)
+            self._consider(large, mask, self.pool[self.hist_of[small]])
+            self._consider(small, mask, NULL)
         return n_nodes
 
     cdef void _sort_by_gain(self, Py_ssize_t n) noexcept nogil:

@@ -43,8 +43,9 @@ cdef struct SplitChoice:
     double right[3]
 
 
-cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads) noexcept nogil
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil
 
 cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil
 

@@ -30,21 +30,14 @@ D. ``node_histogram`` (``rankcore.learners.histograms``) gathers the node's
    depend on ``n_threads``.  The sibling's histogram is the parent's minus it.
 E. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
    and block by the caller; no kernel allocates memory proportional to n·d.
-F. ``predict_trees`` walks a list of trees for each row, in parallel over
-   rows (static schedule), accumulating Σ_t α_t v_t(x) in tree order -- the
-   same floating-point operations, in the same order, as adding the trees'
-   predictions one after another, so it equals that sum bitwise.
+F. Prediction (from codes or raw values) is in ``_tree_predict.pyx``.
 """
 
 from cython.parallel cimport prange
 from libc.math cimport isnan
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
-from rankcore.typedefs cimport real_t
-
-ctypedef fused index_t:
-    int32_t
-    int64_t
+from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
                                           node_histogram as _node_histogram)
@@ -396,7 +389,7 @@ cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t n_cols, con
 
 cdef inline void _place_chunk(int32_t* idx, const int32_t* scratch, Py_ssize_t start, Py_ssize_t s, Py_ssize_t e,
                               Py_ssize_t nl, Py_ssize_t left_at, Py_ssize_t right_at) noexcept nogil:
-    """Copy a chunk's split rows back: its nl left rows to idx[left_at:], its right rows (in order) to idx[right_at:]."""
+    """Copy a chunk's split rows back: its nl left rows to idx[left_at:], its right rows in order to idx[right_at:]."""
     cdef Py_ssize_t k, nr = (e - s) - nl
     for k in range(nl):
         idx[left_at + k] = scratch[s - start + k]
@@ -465,145 +458,6 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the 
         nl = partition_rows(&codes[0, 0], codes.shape[1], &idx[0], &scratch[0], start, end, column, &go_left[0],
                             n_threads, min_parallel)
     return nl
-
-
-# ----------------------------------------------------------------------
-# Prediction
-# ----------------------------------------------------------------------
-def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
-                  const int32_t[::1] column,      # IN  (nodes,) the code column each split reads
-                  const uint8_t[:, ::1] go_left,  # IN  (nodes, 256) each split's table (split_tables)
-                  const int32_t[::1] left,        # IN  (nodes,) left child, −1 at a leaf
-                  const int32_t[::1] right,       # IN  (nodes,) right child
-                  const double[::1] value,        # IN  (nodes,) leaf value
-                  double[::1] out,                # OUT (n,)
-                  int n_threads=1):
-    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
-    cdef Py_ssize_t n = codes.shape[0], r, node
-    n_threads = threads_for(<double> n, n_threads, 65536.0)
-    with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            node = 0
-            while left[node] >= 0:
-                if go_left[node, codes[r, column[node]]]:
-                    node = left[node]
-                else:
-                    node = right[node]
-            out[r] = value[node]
-
-
-cdef inline bint _in_sorted(const double* values, Py_ssize_t lo, Py_ssize_t end, double x) noexcept nogil:
-    """Whether x is one of values[lo:end] (ascending)."""
-    cdef Py_ssize_t hi = end, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < end and values[lo] == x
-
-
-cdef inline Py_ssize_t _child(double x, Py_ssize_t k, const double* threshold, const uint8_t* nan_left,
-                              const int32_t* left, const int32_t* right, const uint8_t* is_cat,
-                              const int64_t* cat_offset, const double* cat_values) noexcept nogil:
-    """The child of node k (index in the concatenated nodes) that value x goes to.
-
-    Numeric node: right iff x > threshold.  Categorical node: left iff x is
-    one of its left categories.  NaN: left iff nan_left.
-    """
-    if isnan(x):
-        return left[k] if nan_left[k] else right[k]
-    if is_cat[k]:
-        return left[k] if _in_sorted(cat_values, cat_offset[k], cat_offset[k + 1], x) else right[k]
-    return right[k] if x > threshold[k] else left[k]
-
-
-def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
-                  const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
-                  const double[::1] threshold,    # IN  numeric nodes: right iff x > threshold
-                  const uint8_t[::1] nan_left,    # IN  NaN goes left
-                  const int32_t[::1] left,        # IN  left child (index within the tree), −1 at a leaf
-                  const int32_t[::1] right,       # IN  right child
-                  const double[::1] value,        # IN  leaf values
-                  const Py_ssize_t[::1] roots,    # IN  (T,) offset of each tree's node 0
-                  const double[::1] alpha,        # IN  (T,) coefficient of each tree
-                  const uint8_t[::1] is_cat,      # IN  categorical nodes
-                  const int64_t[::1] cat_offset,  # IN  (nodes + 1,) node k's left categories: cat_values[k0:k1]
-                  const double[::1] cat_values,   # IN  the categorical nodes' left categories, ascending per node
-                  double[::1] out,                # OUT (n,) Σ_t α_t v_t(x), summed in tree order
-                  int n_threads=1):
-    """Σ_t α_t h_t(x) for every row.  O(n·Σ_t depth_t) time, no allocation, parallel over rows.
-
-    Per row the sum starts at 0 and adds α_t·v_t in tree order: bitwise the
-    result of ``s += alpha_t * tree_t.predict(X)`` tree after tree.
-    """
-    cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
-    cdef double s
-    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
-    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
-        raise ValueError("predict_trees: is_cat and cat_offset must describe every node")
-    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
-    with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            s = 0.0
-            for t in range(T):
-                base = roots[t]
-                node = 0
-                while left[base + node] >= 0:
-                    node = _child(X[r, feature[base + node]], base + node, &threshold[0], &nan_left[0], &left[0],
-                                  &right[0], &is_cat[0], &cat_offset[0], cv)
-                s = s + alpha[t] * value[base + node]
-            out[r] = s
-
-
-cdef inline double _csr_value(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t end,
-                              Py_ssize_t j) noexcept nogil:
-    """Column j's value in the CSR row holding entries [lo, end) (sorted columns): 0 unless stored."""
-    cdef Py_ssize_t hi = end, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and indices[lo] == j:
-        return data[lo]
-    return 0.0
-
-
-def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
-                      const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
-                      const int32_t[::1] left, const int32_t[::1] right, const double[::1] value,
-                      const Py_ssize_t[::1] roots, const double[::1] alpha, const uint8_t[::1] is_cat,
-                      const int64_t[::1] cat_offset, const double[::1] cat_values, double[::1] out, int n_threads=1):
-    """:func:`predict_trees` on a CSR matrix with sorted column indices, reading only its stored values.
-
-    A value not stored is 0: the same walk, bit for bit, as on the dense
-    form.  O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
-    """
-    cdef Py_ssize_t n = out.shape[0], T = roots.shape[0], r, t, node, base, lo, hi
-    cdef double s, x
-    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
-    if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
-        raise ValueError("predict_trees_csr: the CSR arrays do not hold the rows of out")
-    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
-        raise ValueError("predict_trees_csr: is_cat and cat_offset must describe every node")
-    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
-    with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            s = 0.0
-            lo = indptr[r]
-            hi = indptr[r + 1]
-            for t in range(T):
-                base = roots[t]
-                node = 0
-                while left[base + node] >= 0:
-                    x = _csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
-                    node = _child(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
-                                  &cat_offset[0], cv)
-                s = s + alpha[t] * value[base + node]
-            out[r] = s
 
 
 # ----------------------------------------------------------------------
@@ -815,9 +669,15 @@ cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t 
     return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
 
 
-cdef inline void _feature_best(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                               Py_ssize_t j, const SplitParams* p, double* feat_best,
-                               double* feat_parent) noexcept nogil:
+cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                               Py_ssize_t j, const SplitParams* p, double* feat_best, double* feat_parent,
+                               const double* subtract) noexcept nogil:
+    cdef Py_ssize_t s, s0, s1
+    if subtract != NULL:        # the sibling subtraction, feature by feature: its slots are then hot
+        s0 = 3 * fs.base[j]
+        s1 = s0 + 3 * (fs.n_edges[j] + 2)
+        for s in range(s0, s1):
+            hist[s] = hist[s] - subtract[s]
     if feature_mask[j]:
         feat_best[j] = _scan(hist, fs, j, p, 0.0, False, NULL, &feat_parent[j])
     else:
@@ -825,11 +685,15 @@ cdef inline void _feature_best(const double* hist, const FeatureSlots* fs, const
         feat_best[j] = -1.0
 
 
-cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads) noexcept nogil:
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil:
     """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
 
-    See :func:`best_split`.  ``scratch`` holds 2·d doubles.
+    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
+    (or NULL): first replace every feature's slots of ``hist`` by
+    hist − subtract (the sibling subtraction, done feature by feature just
+    before each feature is scanned; slots of no feature are left as they are).
     """
     cdef Py_ssize_t d = fs.d, j
     cdef double best = -1.0, scale = 0.0, threshold, term
@@ -841,10 +705,10 @@ cdef bint find_best_split(const double* hist, const FeatureSlots* fs, const uint
     T = threads_for(<double> fs.n_slots, n_threads, 16384.0)
     if T <= 1:
         for j in range(d):
-            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent)
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
     else:
         for j in prange(d, num_threads=T, schedule="static"):
-            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent)
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
     for j in range(d):              # reductions in feature order: independent of the threads
         term = feat_parent[j]
         if term > scale:
@@ -911,7 +775,8 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     scratch = np.empty(2 * fs.d)
     cdef double[::1] sc = scratch
     with nogil:
-        found = find_best_split(&hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads)
+        found = find_best_split(<double*> &hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads,
+                                NULL)
     if found:
         out[0] = choice.gain
         out[1] = <double> choice.feature

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _tree_grow, _tree_kernels
+from . import _tree_grow, _tree_kernels, _tree_predict
 from ._base import Candidate, LearnerLayout, multi_pass_search
 from ._tree_binning import csr_float as _csr_float
 from ._tree_binning import is_sparse
@@ -385,7 +385,7 @@ class TreeLayout(LearnerLayout):
         feature = np.where(internal, ranker.feature, 0).astype(np.int32)
         bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
         tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
-        _tree_kernels.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
+        _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
 

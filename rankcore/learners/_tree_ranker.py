@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tree_kernels
+from . import _tree_predict
 from ._base import WeakRanker
 
 __all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest"]
@@ -169,9 +169,9 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
             np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
     if sparse:
-        _tree_kernels.predict_trees_csr(X.indptr, X.indices, X.data, *args)
+        _tree_predict.predict_trees_csr(X.indptr, X.indices, X.data, *args)
     else:
-        _tree_kernels.predict_trees(X, *args)
+        _tree_predict.predict_trees(X, *args)
     return out
 
 

@@ -329,7 +329,7 @@ cdef inline double _pair_variance(const double* p, const double* u, double* w, P
 
 
 cdef inline double _curvature(double t, double d1, double d2, double t_prev, double d_prev) noexcept nogil:
-    """``line_search``'s curvature (log form): φ″ if > 0, else φ″ + φ′² if > 0, else the secant slope, else NaN."""
+    """``line_search``'s curvature (log form): φ″ if > 0, else φ″ + φ′² if > 0, else the secant slope, or NaN."""
     cdef double slope
     if isfinite(d2):
         if d2 > 0:
