@@ -205,7 +205,8 @@ cdef class TreeGrower:
                                       f"{self.fs.n_slots} slots")
         return 0
 
-    def grow(self, const uint8_t[:, ::1] codes, const double[::1] g, const double[::1] h, int32_t[::1] idx,
+    def grow(self, const uint8_t[:, ::1] codes, const uint8_t[:, ::1] codes_t, const double[::1] g,
+             const double[::1] h, int32_t[::1] idx,
              int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
              uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
              bint unit_h=False):
@@ -219,10 +220,11 @@ cdef class TreeGrower:
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
         cdef const int64_t* rid_ptr = NULL
-        if codes.shape[1] != self.fs.n_cols or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
+        if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
+                or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
                 or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
-            raise ValueError("TreeGrower.grow: codes, g, h, idx, scratch, og, oh must hold the block's rows "
-                             "and feature_mask one entry per feature")
+            raise ValueError("TreeGrower.grow: codes (and codes_t, by columns), g, h, idx, scratch, og, oh must "
+                             "hold the block's rows and feature_mask one entry per feature")
         if row_ids is not None:
             rid = row_ids
             if rid.shape[0] != n:
@@ -237,8 +239,8 @@ cdef class TreeGrower:
         with nogil:
             m = self._sample(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
             self.n_sampled = m
-            self.n_nodes = self._grow(&codes[0, 0], &g[0], &h[0], &idx[0], &scratch[0], &og[0], &oh[0],
-                                      &feature_mask[0], m, m == n and not sample, unit_h)
+            self.n_nodes = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
+                                      &oh[0], &feature_mask[0], m, m == n and not sample, unit_h)
         return self.n_nodes
 
     # ------------------------------------------------------------------
@@ -283,9 +285,9 @@ cdef class TreeGrower:
     # ------------------------------------------------------------------
     # Growth (mirrors TreeSearch: _consider, _grow, _split_request, _receive_split)
     # ------------------------------------------------------------------
-    cdef Py_ssize_t _grow(self, const uint8_t* codes, const double* g, const double* h, int32_t* idx,
-                          int32_t* scratch, double* og, double* oh, const uint8_t* mask, Py_ssize_t m,
-                          bint identity, bint unit_h) noexcept nogil:
+    cdef Py_ssize_t _grow(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                          const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                          const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h) noexcept nogil:
         """Grow the tree on the sampled rows idx[:m]; returns the number of nodes."""
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t i, s, n_nodes = 1, n_leaves = 1, best, k, n_live, budget, base0
@@ -357,7 +359,7 @@ cdef class TreeGrower:
                 if n_live > budget:
                     n_live = budget
                 self._sort_by_id(n_live)
-            n_nodes = self._split_round(codes, g, h, idx, scratch, og, oh, mask, n_live, n_nodes,
+            n_nodes = self._split_round(codes, codes_t, n, g, h, idx, scratch, og, oh, mask, n_live, n_nodes,
                                         n_leaves + n_live >= self.max_leaves, unit_h)
             n_leaves += n_live
         return n_nodes
@@ -383,9 +385,10 @@ cdef class TreeGrower:
         if not self.splittable[node]:
             self._release(node)
 
-    cdef Py_ssize_t _split_round(self, const uint8_t* codes, const double* g, const double* h, int32_t* idx,
-                                 int32_t* scratch, double* og, double* oh, const uint8_t* mask,
-                                 Py_ssize_t n_split, Py_ssize_t n_nodes, bint last, bint unit_h) noexcept nogil:
+    cdef Py_ssize_t _split_round(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                                 const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                                 const uint8_t* mask, Py_ssize_t n_split, Py_ssize_t n_nodes, bint last,
+                                 bint unit_h) noexcept nogil:
         """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t k, node, a, b, depth, small, large, nl, q
@@ -432,7 +435,8 @@ cdef class TreeGrower:
             if not histogram:
                 self._release(node)
             split_table(fs, sp, self.p_tables + 256 * node)
-            nl = partition_rows(codes, fs.n_cols, idx, scratch, st[node], en[node], fs.col[sp.feature],
+            # the split feature's column, column-major: far fewer cache misses than each row's line
+            nl = partition_rows(codes_t + fs.col[sp.feature] * n, 1, idx, scratch, st[node], en[node], 0,
                                 self.p_tables + 256 * node, self.n_threads, 65536.0)
             st[a] = st[node]
             en[a] = st[node] + nl

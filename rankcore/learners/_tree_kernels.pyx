@@ -236,6 +236,28 @@ def encode_csr(const index_t[::1] indptr,         # IN  (n + 1,) CSR row pointer
     return conflicts
 
 
+def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
+    """The (c, n) column-major copy of (n, c) row-major codes: a split's partition reads one column.
+
+    Blocked by 64 rows (a block's column segments are whole cache lines);
+    O(n·c) time and memory, parallel over blocks.
+    """
+    cdef Py_ssize_t n = codes.shape[0], c = codes.shape[1], b, r, j, r0, r1
+    out = np.empty((c, n), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    if n == 0 or c == 0:
+        return out
+    n_threads = threads_for(<double> n * c, n_threads, 1048576.0)
+    with nogil:
+        for b in prange((n + 63) // 64, schedule="static", num_threads=n_threads):
+            r0 = b * 64
+            r1 = min(r0 + 64, n)
+            for j in range(c):
+                for r in range(r0, r1):
+                    o[j, r] = codes[r, j]
+    return out
+
+
 # ----------------------------------------------------------------------
 # Histograms
 # ----------------------------------------------------------------------
@@ -402,6 +424,10 @@ cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t*
                                int n_threads, double min_parallel) noexcept nogil:
     """Stable partition of idx[start:end]: rows whose code in ``column`` goes left (``go_left``) first.
 
+    Row r's code is codes[r·n_cols + column]: row-major codes, or one column
+    of column-major codes with n_cols = 1 and column = 0 (which the trees
+    pass: a column is read with far fewer cache misses than every row's line).
+
     Returns the number of rows going left.  O(m) time for m = end − start
     rows, no allocation.  With T > 1 threads the range is cut into T
     contiguous chunks: each thread splits its chunk into scratch (its left
@@ -439,7 +465,7 @@ cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t*
     return nl
 
 
-def partition(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block
+def partition(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block, or (n, 1): one column
               int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
               int32_t[::1] scratch,          # SCRATCH (n,)
               Py_ssize_t start, Py_ssize_t end,

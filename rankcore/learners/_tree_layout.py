@@ -44,6 +44,8 @@ class TreeBlock:
     ----------
     codes : uint8 array (n, c)
         Row-major bin codes in the layout's c code columns (see ``_tree_kernels``).
+    codes_t : uint8 array (c, n)
+        The same codes column-major: a split's partition reads one column.
     idx, scratch : int32 arrays (n,)
         The row permutation (each node owns a contiguous range) and the
         partition's scratch space.
@@ -53,9 +55,10 @@ class TreeBlock:
         The current tree's nodes' ranges in ``idx`` (multi-pass route).
     """
 
-    def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None):
+    def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None, n_threads: int = 1):
         n = codes.shape[0]
         self.codes = codes
+        self.codes_t = _tree_kernels.transpose_codes(codes, n_threads)     # column-major: partitions read one column
         self.offset = int(offset)
         # the rows' positions in the training set (row subsampling draws by position)
         self.row_ids = None if row_ids is None else np.ascontiguousarray(row_ids, dtype=np.int64)
@@ -74,8 +77,9 @@ class TreeBlock:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: codes and the per-fit buffers (c + 24 per row)."""
-        return int(self.codes.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes + self.oh.nbytes)
+        """Bytes held: codes (twice: by rows and by columns) and the per-fit buffers (2c + 24 per row)."""
+        return int(self.codes.nbytes + self.codes_t.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes
+                   + self.oh.nbytes)
 
     def curvature(self, hessian: np.ndarray) -> tuple[np.ndarray, bool]:
         """The curvature as contiguous float64 and whether it is all ones.
@@ -194,14 +198,14 @@ class TreeLayout(LearnerLayout):
             codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
             _tree_kernels.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
                                      self.column_default, codes, self.n_threads)
-            return TreeBlock(codes, offset, row_ids)
+            return TreeBlock(codes, offset, row_ids, self.n_threads)
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads)
-        return TreeBlock(codes, offset, row_ids)
+        return TreeBlock(codes, offset, row_ids, self.n_threads)
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
@@ -280,8 +284,8 @@ class TreeLayout(LearnerLayout):
                                            np.array([request["nan_left"]], dtype=np.uint8),
                                            np.zeros(1, dtype=np.int32),
                                            None if bits is None else np.array([bits], dtype=np.uint64))[0]
-        nl = _tree_kernels.partition(block.codes, block.idx, block.scratch, start, end,
-                                     int(self.slots.col[request["feature"]]), table, T)
+        column = block.codes_t[int(self.slots.col[request["feature"]])][:, None]     # one column, (n, 1)
+        nl = _tree_kernels.partition(column, block.idx, block.scratch, start, end, 0, table, T)
         block.ranges[request["left_id"]] = (start, start + nl)
         block.ranges[request["right_id"]] = (start + nl, end)
         if not request["histogram"]:
@@ -329,7 +333,7 @@ class TreeLayout(LearnerLayout):
         seed, mask = self._draw_tree()
         grower = self._tree_grower(n_threads)
         sample = self.subsample < 1.0
-        grower.grow(block.codes, g, h, block.idx, block.scratch, block.og, block.oh, mask,
+        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
                     block.offset, unit_h)
         block.ranges = {}

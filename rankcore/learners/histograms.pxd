@@ -133,6 +133,7 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
             r = rows[i]
             if i + HIST_AHEAD < m:          # the node's rows are scattered: fetch a later row's codes now
                 RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j0)
+                RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j1 - 1)     # (its second line, if any)
         else:
             r = start + i
         row = codes + r * n_cols
@@ -179,6 +180,8 @@ cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const P
         for i in prange(m, schedule="static", num_threads=T):
             if i + HIST_AHEAD < m:
                 RC_PREFETCH(&g[idx[start + i + HIST_AHEAD]])
+                if not unit_h:
+                    RC_PREFETCH(&h[idx[start + i + HIST_AHEAD]])
             og[i] = g[idx[start + i]]
             if not unit_h:
                 oh[i] = h[idx[start + i]]
