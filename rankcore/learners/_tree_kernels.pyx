@@ -44,6 +44,20 @@ from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLE
 
 import numpy as np
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* Whether a histogram slot (3 doubles) holds anything but zeros (of either sign): the bits,
+       sign bit aside, tested together -- no floating-point compare per value. */
+    static inline int rc_slot_nonzero(const double* x) {
+        uint64_t a, b, c;
+        memcpy(&a, x, 8); memcpy(&b, x + 1, 8); memcpy(&c, x + 2, 8);
+        return ((a | b | c) << 1) != 0;
+    }
+    """
+    int rc_slot_nonzero(const double* x) noexcept nogil
+
 cdef enum:
     MAX_PARTITION_THREADS = 64
     C_MAX_EDGES = 254
@@ -544,7 +558,7 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
     for b in range(nb + 1):             # the bins that hold something (branch-free: pos[nk] is kept or overwritten)
         x = fh + 3 * b
         pos[nk] = <int> b
-        nk += (b == 0) | (x[0] != 0.0) | (x[1] != 0.0) | (x[2] != 0.0)
+        nk += (b == 0) | rc_slot_nonzero(x)
     for k in range(nk):                 # their cumulative sums, in bin order
         x = fh + 3 * pos[k]
         cg = cg + x[0]

@@ -35,7 +35,7 @@ cdef extern from *:
 
 cdef enum:
     # rows prefetched ahead when a node's rows are not contiguous
-    HIST_AHEAD = 16
+    HIST_AHEAD = 32
     # rows per chunk of ``feature_histograms``: a chunk of g stays in cache while every feature reads it
     HIST_ROWS = 16384
     # rows from which a tree node's gather runs on several threads
