@@ -200,7 +200,7 @@ def test_trees_predict_lightgbm(benchmark, data, models):
 # --------------------------------------------------------------------------
 # 4. Wide data: one iteration on few rows and many features
 # --------------------------------------------------------------------------
-# Here the per-node work -- the split search over d x 256 bins and the
+# Here the per-node work -- the split search over the histogram's bins and the
 # sibling subtraction -- outweighs the histograms of the rows.
 
 WIDE_N, WIDE_D = 3_500, 300

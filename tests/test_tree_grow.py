@@ -159,3 +159,27 @@ def test_estimator_fit_is_unchanged_by_the_route():
     model = rankcore.boost(learner="trees:max_leaves=8", n_iter=10, random_state=0).fit(X, y)
     recs_p, _ = _fit("trees:max_leaves=8", X, y.astype(np.int8), native=False, n_iter=10)
     assert [_tree_state_of(r) for r in model.rankers_] == [s for _, s in recs_p]
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1"])
+def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
+    """After the first iterations (which allocate the fit's buffers), boosting on trees with the exp
+    push allocates far less than one array of n doubles per iteration (tracemalloc sees NumPy's)."""
+    import tracemalloc
+
+    n = 60_000
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 8)).astype(np.float32)
+    y = (rng.random(n) < 0.1).astype(np.int8)
+    X[y == 1, :3] += 0.3
+    layout = resolve("learner", spec).prepare(X, random_state=0)
+    backend = InMemoryBackend(resolve("objective", "push:exp,pow:2").bind(y), layout, X, y)
+    run_boosting(backend, layout, n_iter=2, log_value=True)
+    tracemalloc.start()
+    try:
+        result = run_boosting(backend, layout, n_iter=8, log_value=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result.records) == 8
+    assert peak < n * 8 / 4, f"peak {peak} bytes during 8 iterations"
