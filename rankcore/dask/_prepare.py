@@ -323,6 +323,9 @@ def prepare_layout(client, data, summary: DataSummary, learner, *, thresholds: A
     if kind is Trees:
         if thresholds is not None:
             raise ValueError(f"learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        if learner.categorical:
+            raise ValueError(f"learner {learner.spec!r}: categorical columns are not supported on Dask yet "
+                             f"(fit in memory, or leave categorical unset to split their codes as numbers)")
         # the in-memory rule on the same sample of rows (sample_rows with the same random_state)
         Xs, ws = sample(client, data, summary, learner.bin_subsample, random_state)
         edges = _tree_edges(Xs, learner.max_bins, ws, None, None)

@@ -75,6 +75,11 @@ class TreeBlock:
     def n_rows(self) -> int:
         return int(self.codes.shape[0])
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["grown"] = None         # the in-memory grower is a per-fit workspace: it does not travel
+        return state
+
     @property
     def nbytes(self) -> int:
         """Bytes held: codes (twice: by rows and by columns) and the per-fit buffers (2c + 24 per row)."""
