@@ -38,6 +38,8 @@ from . import _tree_kernels
 from ._base import Learner
 from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_bundles, tree_edges
 from ._tree_layout import TreeBlock, TreeLayout
+from ._tree_oblivious import MAX_DEPTH
+from ._tree_oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
 from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
 from ._tree_search import TreeSearch
 
@@ -150,8 +152,10 @@ class Trees(Learner):
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
         Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none)"),
-        Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise"),
-                  doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass"),
+        Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise", "oblivious"),
+                  doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass; "
+                      "oblivious: symmetric trees, one split per level shared by its nodes (depth max_depth, "
+                      "else 6 with the default max_leaves, else floor(log2(max_leaves))), predicted by bit index"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
         Parameter("min_child_weight", float, default=1e-3, minimum=0.0,
                   doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature"),
@@ -197,6 +201,13 @@ class Trees(Learner):
         for name in ("learning_rate", "min_child_weight", "l2"):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
+        if self.growth == "oblivious":
+            if self.max_depth > MAX_DEPTH:
+                raise SpecError(f"learner {self.name!r}: growth='oblivious' needs max_depth <= {MAX_DEPTH}, "
+                                f"got {self.max_depth}")
+            if self.categorical:
+                raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
+                                f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1,
                 categorical_features=None):
@@ -210,6 +221,10 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = X if is_sparse(X) else np.asarray(X)
         categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
+        if categorical and self.growth == "oblivious":
+            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
+                             f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
+                             f"or pass the columns as numbers")
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state)
         categories = {}
         for j in categorical:
@@ -231,13 +246,24 @@ class Trees(Learner):
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
                                                          "max_cat_threshold")}
+        if categories and self.growth == "oblivious":
+            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
+                             f"categorical_features {sorted(categories)}")
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
                           n_threads=n_threads)
 
     def ranker_from_state(self, state):
+        """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""
+        if self.growth == "oblivious":
+            return oblivious_from_state(state)
         return tree_arrays_from_state(state)
 
     @staticmethod
     def predict_sum(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
-        """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (Cython; dense or CSR X)."""
+        """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (Cython; dense or CSR X).
+
+        Oblivious trees are read by bit index (``predict_oblivious_forest``).
+        """
+        if rankers and all(r.kind == ObliviousTreeRanker.kind for r in rankers):
+            return predict_oblivious_forest(rankers, alphas, X, n_threads)
         return predict_forest(rankers, alphas, X, n_threads)
