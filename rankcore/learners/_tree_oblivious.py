@@ -112,7 +112,7 @@ class ObliviousSearch:
                 np.subtract(parent, small, out=parent)       # sibling subtraction in the parent's buffer
                 a, b = item["left_id"], item["right_id"]
                 small_id, large_id = (a, b) if item["smaller"] == "left" else (b, a)
-                self.hists[small_id] = np.array(small)
+                self.hists[small_id] = small
                 self.hists[large_id] = parent
             elif parent is not None:
                 lay.release_histograms([parent])

@@ -33,6 +33,16 @@ from rankcore._parallel cimport threads_for
 # ----------------------------------------------------------------------
 # The level's split search
 # ----------------------------------------------------------------------
+cdef inline double _gain(double lg, double lh, double lc, double tg, double th, double tc, double parent,
+                         double min_samples_leaf, double min_child_weight, double l2) noexcept nogil:
+    """The split's gain with (lg, lh, lc) on the left, or 0 when a side is too small (the node is not split)."""
+    cdef double rg = tg - lg, rh = th - lh, rc = tc - lc
+    if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight or rh < min_child_weight
+            or lh + l2 <= 0 or rh + l2 <= 0):
+        return 0.0
+    return lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+
+
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                     const Py_ssize_t[::1] base,       # IN  (d,) feature j's first slot
                     const Py_ssize_t[::1] n_edges,    # IN  (d,) feature j's bins 0..n_edges[j], NaN bin after
@@ -46,8 +56,7 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
     by one thread: the sums do not depend on ``n_threads``).
     """
     cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j, b, s0, nb
-    cdef int side
-    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc, parent
+    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, parent, g0, g1
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 or out.shape[0] != S \
             or out.shape[1] != 2:
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
@@ -78,26 +87,21 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
             cg = 0.0
             ch = 0.0
             cc = 0.0
+            g0 = 0.0
+            g1 = 0.0
             for b in range(nb + 1):
+                if b > 0 and hist[s0 + b, 0] == 0 and hist[s0 + b, 1] == 0 and hist[s0 + b, 2] == 0:
+                    # an empty bin splits the node as bin b − 1 does: the same gains, not recomputed
+                    out[s0 + b, 0] += g0
+                    out[s0 + b, 1] += g1
+                    continue
                 cg = cg + hist[s0 + b, 0]
                 ch = ch + hist[s0 + b, 1]
                 cc = cc + hist[s0 + b, 2]
-                for side in range(2):
-                    if side == 0:
-                        lg = cg + ng
-                        lh = ch + nh
-                        lc = cc + nc
-                    else:
-                        lg = cg
-                        lh = ch
-                        lc = cc
-                    rg = tg - lg
-                    rh = th - lh
-                    rc = tc - lc
-                    if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
-                            or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
-                        continue
-                    out[s0 + b, side] += lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+                g0 = _gain(cg + ng, ch + nh, cc + nc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
+                g1 = _gain(cg, ch, cc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
+                out[s0 + b, 0] += g0
+                out[s0 + b, 1] += g1
 
 
 def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains (level_gains_add)
