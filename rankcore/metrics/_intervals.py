@@ -257,7 +257,8 @@ def _kept(values: np.ndarray, metric: Metric, n_boot: int, what: str) -> tuple[n
         kept = n_boot - n_dropped
         if kept < MIN_BOOT:
             raise ValueError(f"n_boot: metric {metric.spec!r} is undefined on {n_dropped} of {n_boot} bootstrap "
-                             f"{what}, leaving {kept} (< {MIN_BOOT}); use stratified=True or more data")
+                             f"{what}, leaving {kept}: fewer than {MIN_BOOT} cannot place the interval's tails "
+                             f"(the metric needs more data than a resample keeps)")
         warnings.warn(f"metric {metric.spec!r} is undefined on {n_dropped} of {n_boot} bootstrap {what} "
                       f"(e.g. no positive drawn); the interval uses the other {kept}",
                       DroppedReplicatesWarning, stacklevel=3)
@@ -370,7 +371,9 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     >>> y = np.r_[np.ones(40), np.zeros(60)]
     >>> scores = np.round(y + rng.normal(size=100), 1)
     >>> confidence_interval(y, scores, "auc")
-    ConfidenceInterval(auc 0.7729, 95% CI [0.6822, 0.8636], delong)
+    ConfidenceInterval(auc 0.7077, 95% CI [0.6067, 0.8087], delong)
+    >>> confidence_interval(y, scores, "prec@k:10", random_state=0)
+    ConfidenceInterval(prec@k:10 0.6667, 95% CI [0.3, 0.9], bootstrap, 2000 replicates)
     """
     metric = _check_metric(metric)
     level = _check_level(level)
@@ -383,6 +386,29 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     data = SortedData(y_arr, s_arr, n_threads=threads)
     return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=bool(stratified),
                        seed=seed, return_replicates=return_replicates, n_threads=threads)
+
+
+def intervals_of(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray, *,
+                 level: Any, n_boot: Any, random_state: Any, n_threads: int) -> dict[str, Any]:
+    """``evaluate(..., ci=level)``: every scalar metric's interval from one sort and one seed."""
+    level = _check_level(level)
+    n_boot = _check_n_boot(n_boot)
+    seed = _seed(random_state)
+    data: dict[str, SortedData] = {}
+    out: dict[str, Any] = {}
+    for key, metric in resolved:
+        y = labels[metric.task]
+        if metric.task not in data:
+            data[metric.task] = SortedData(y, scores, n_threads=n_threads)
+        if not metric.scalar or metric.greater_is_better is None:
+            out[key] = metric.compute(y, scores)
+            continue
+        stratified = metric.task == "bipartite"  # graded labels: all rows together (no strata to trust)
+        _check_strata(y, metric, stratified)
+        out[key] = interval_of(metric, data[metric.task], level=level, method=metric.interval_method,
+                               n_boot=n_boot, stratified=stratified, seed=seed, return_replicates=False,
+                               n_threads=n_threads)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -445,7 +471,7 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     >>> y = np.r_[np.ones(40), np.zeros(60)]
     >>> signal = y + rng.normal(size=100)
     >>> compare(y, signal, signal + rng.normal(size=100), "auc")
-    PairedComparison(auc 0.7958 - 0.7442 = 0.05167, 95% CI [-0.02224, 0.1256], p = 0.17, delong)
+    PairedComparison(auc 0.7083 - 0.6717 = 0.03667, 95% CI [-0.04488, 0.1182], p = 0.378, delong)
     """
     metric = _check_metric(metric)
     level = _check_level(level)
