@@ -45,6 +45,7 @@ from ._models import (
     missing_facts,
     models_epilog,
 )
+from ._intervals import add_interval_options, comparison_tables, render_tables
 from ._progress import Progress, add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
@@ -83,6 +84,7 @@ def add_parser(subparsers):
     split.add_argument("--test", metavar="DATA", help="a separate labelled test file instead of splitting DATA")
     add_model_options(parser, multiple=True)
     add_output_options(parser)
+    add_interval_options(parser, random_state=False)
     add_progress_options(parser)
     return parser
 
@@ -133,6 +135,7 @@ class Comparison:
     metrics: list[str]
     models: list[Fitted]
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
+    interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
 
     def table(self) -> Table:
         rows = []
@@ -216,6 +219,7 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
     figures = comparison.figures
     captions = dict(FIGURE_GUIDE, **(guide or {}))
     table = comparison.table()
+    tables = [(title, t.columns, t.rows) for title, t in comparison.interval_tables if t.rows]
     settings = {
         "metrics": ", ".join(comparison.metrics),
         "monitor": args.monitor,
@@ -232,6 +236,7 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
                  "params": f.estimator.get_params(deep=False), "fit_seconds": f.seconds}
                 for f in comparison.models],
         settings=settings,
+        tables=tables,
     )
 
 
@@ -244,8 +249,10 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
     """
     from ..persistence import save_model
 
+    if getattr(args, "ci", None) is not None:
+        _, comparison.interval_tables = comparison_tables(comparison, args)
     if print_table:
-        print(comparison.table().render(args.table_format), flush=True)
+        print(render_tables(comparison.table(), comparison.interval_tables, args.table_format), flush=True)
     sentences = dict(FIGURE_GUIDE, **(guide or {}))
     if not args.no_plots or args.report:
         # without --no-plots the files; with it the report still needs the figures, not the files

@@ -245,8 +245,10 @@ def _seed(random_state: Any) -> int:
 
 def _estimate(metric: Metric, data: SortedData) -> float:
     if metric.task == "bipartite" and type(metric).compute is Metric.compute:
-        return float(metric.from_sorted(*data.sides))  # the sort the replicates use
-    return float(metric.compute(data.y, data.scores))
+        value = metric.from_sorted(*data.sides)  # the sort the replicates use
+    else:
+        value = metric.compute(data.y, data.scores)
+    return int(value) if isinstance(value, numbers.Integral) else float(value)  # a count stays an int
 
 
 def _kept(values: np.ndarray, metric: Metric, n_boot: int, what: str) -> tuple[np.ndarray, int]:
