@@ -170,6 +170,11 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
                    f'stroke="#333333" stroke-width="0.8"/>')
         out.append(_text(left - 7, y + 4, label, _TICK_FONT, anchor="end", extra=' class="ytick"'))
     # the lines, reference lines first (underneath)
+    for band in panel.bands:  # shaded intervals under the lines
+        outline = np.r_[sx(band.x), sx(band.x)[::-1]], np.r_[sy(band.upper), sy(band.lower)[::-1]]
+        gid = f" data-band={quoteattr(band.gid)}" if band.gid else ""
+        out.append(f'<polygon{gid} clip-path="url(#{clip})" fill="{PALETTE[band.index % len(PALETTE)]}" '
+                   f'fill-opacity="0.18" stroke="none" points="{_points(*outline)}"/>')
     out.append(f'<g clip-path="url(#{clip})" fill="none" stroke-linejoin="round">')
     for series in sorted(drawn, key=lambda s: not s.reference):
         gid = f" data-series={quoteattr(series.gid)}" if series.gid else ""

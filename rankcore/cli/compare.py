@@ -136,6 +136,7 @@ class Comparison:
     models: list[Fitted]
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
     interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
+    band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
 
     def table(self) -> Table:
         rows = []
@@ -195,6 +196,10 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
         "roc": roc_data(curves, max_fp=max_fp, title=title),
         "precision_at_k": precision_at_k_data(curves, title=title),
     }
+    if getattr(comparison, "band", None):
+        from ..plotting import add_roc_bands
+
+        add_roc_bands(figures["roc"], curves, **comparison.band)
     histories = comparison.histories()
     if histories:
         ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
@@ -251,6 +256,7 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
 
     if getattr(args, "ci", None) is not None:
         _, comparison.interval_tables = comparison_tables(comparison, args)
+        comparison.band = {"level": args.ci, "n_boot": min(args.n_boot, 500), "random_state": args.random_state}
     if print_table:
         print(render_tables(comparison.table(), comparison.interval_tables, args.table_format), flush=True)
     sentences = dict(FIGURE_GUIDE, **(guide or {}))
