@@ -13,7 +13,9 @@
 #    all -- the exact conditional law of a multinomial, so the stream yields
 #    exactly Multinomial(m; 1/R, ..., 1/R).  Rows are taken in blocks of
 #    BLOCK: one binomial per block, then its draws are placed on the block's
-#    rows one by one (uniform, unbiased), in an L1-resident buffer.  A tie
+#    rows one by one (uniform, unbiased: a full block has 256 rows, so 8 bits
+#    of a random word pick a row exactly and one word places two draws), in an
+#    L1-resident buffer.  A tie
 #    group of at least BLOCK rows of a class gets its total from one binomial.
 #    So a replicate costs O(rows walked) with about one cheap random number
 #    per row, and the top-of-the-list metrics, which stop early, never draw
@@ -176,13 +178,33 @@ cdef inline void _stream_init(Stream* s, uint64_t state, int64_t draws, int64_t 
 cdef inline void _refill(Stream* s) noexcept nogil:
     cdef int b = BLOCK if s.rows > BLOCK else <int> s.rows
     cdef int64_t x = _binomial(&s.state, s.draws, (<double> b) / s.rows), t
+    cdef uint64_t bits
     s.draws -= x
     s.rows -= b
     memset(s.buf, 0, b * sizeof(int32_t))
-    for t in range(x):
-        s.buf[_below(&s.state, <uint32_t> b)] += 1
+    if b == BLOCK:
+        # a full block: each 64-bit random word places two draws (BLOCK is a power of two: exact)
+        t = 0
+        while t + 1 < x:
+            bits = _next(&s.state)
+            s.buf[bits & (BLOCK - 1)] += 1
+            s.buf[(bits >> 32) & (BLOCK - 1)] += 1
+            t += 2
+        if t < x:
+            s.buf[_next(&s.state) & (BLOCK - 1)] += 1
+    else:
+        for t in range(x):
+            s.buf[_below(&s.state, <uint32_t> b)] += 1
     s.pos = 0
     s.filled = b
+
+
+cdef inline int64_t _take_one(Stream* s) noexcept nogil:
+    """The count of the stream's next row (the common case of an untied score)."""
+    if s.pos == s.filled:
+        _refill(s)
+    s.pos += 1
+    return s.buf[s.pos - 1]
 
 
 cdef inline int64_t _take(Stream* s, int64_t c) noexcept nogil:
@@ -238,8 +260,16 @@ cdef double _walk_replicate(GroupMetric metric, const int64_t* pos_size, const i
     w.fp = 0.0
     metric.start(&w)
     for g in range(n_groups):
-        p = <double> _take(&sp, pos_size[g]) if pos_size[g] > 0 else 0.0
-        n = <double> _take(&sn, neg_size[g]) if neg_size[g] > 0 else 0.0
+        if pos_size[g] + neg_size[g] == 1:  # an untied row: no loop
+            if pos_size[g]:
+                p = <double> _take_one(&sp)
+                n = 0.0
+            else:
+                p = 0.0
+                n = <double> _take_one(&sn)
+        else:
+            p = <double> _take(&sp, pos_size[g]) if pos_size[g] > 0 else 0.0
+            n = <double> _take(&sn, neg_size[g]) if neg_size[g] > 0 else 0.0
         if p + n == 0.0:
             continue
         w.done = metric.add(&w, p, n)
@@ -350,9 +380,9 @@ cdef void _row_weights(int32_t* w, const int64_t* pos_rows, int64_t n_pos, const
     cdef int64_t t
     _class_streams(&sp, &sn, seed, b, n_pos, n_neg, stratified)
     for t in range(n_pos):
-        w[pos_rows[t]] = <int32_t> _take(&sp, 1)
+        w[pos_rows[t]] = <int32_t> _take_one(&sp)
     for t in range(n_neg):
-        w[neg_rows[t]] = <int32_t> _take(&sn, 1)
+        w[neg_rows[t]] = <int32_t> _take_one(&sn)
 
 
 cdef double _walk_rows(GroupMetric metric, const int32_t* weight, const int64_t* order,
