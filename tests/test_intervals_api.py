@@ -267,3 +267,16 @@ def test_plugin_metric_undefined_on_some_replicates():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             confidence_interval(y, s, DistinctPositivesAtK(k=6), n_boot=200, random_state=1)
+
+
+def test_metrics_doc_example_prints_what_it_shows(capsys):
+    """docs/metrics.md, "Confidence intervals and paired tests": the printed output is the one shown."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")
+    section = page.split("## Confidence intervals and paired tests", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "metrics.md", "exec"), {})
+    assert capsys.readouterr().out == shown
