@@ -17,6 +17,7 @@ from scipy import stats
 import rankcore
 from rankcore.metrics import _bootstrap as kb
 from rankcore.metrics._delong import paired_delong
+from rankcore.metrics._resampling import tie_groups
 from test_metrics_reference import (
     auc_ref,
     ks_ref,
@@ -59,7 +60,7 @@ def _reference(spec, y, s):
 def _groups_of(y, s):
     from rankcore.metrics._split import split_sorted
 
-    return kb.tie_groups(*split_sorted(y.astype(np.int8), s.astype(np.float64)))
+    return tie_groups(*split_sorted(y.astype(np.int8), s.astype(np.float64)))
 
 
 def _repeated(values, pos_w, neg_w):

@@ -41,6 +41,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from ._common cimport lowest_of
 from ._weighted cimport GroupMetric, GroupWalk
 from rankcore._parallel cimport threads_for
 
@@ -246,6 +247,16 @@ cdef inline void _class_streams(Stream* sp, Stream* sn, uint64_t seed, int64_t b
 # One scoring: replicates of a metric over the tie groups of its sorted order
 # ---------------------------------------------------------------------------
 
+cdef inline bint _step(GroupMetric metric, GroupWalk* w, double p, double n) noexcept nogil:
+    """Feed one tie group to the walk (an empty one changes nothing); True when the metric is done."""
+    if p + n == 0.0:
+        return False
+    w.done = metric.add(w, p, n)
+    w.tp += p
+    w.fp += n
+    return w.done
+
+
 cdef double _walk_replicate(GroupMetric metric, const int64_t* pos_size, const int64_t* neg_size,
                             Py_ssize_t n_groups, int64_t n_pos, int64_t n_neg, uint64_t seed,
                             int64_t b, bint stratified) noexcept nogil:
@@ -270,12 +281,7 @@ cdef double _walk_replicate(GroupMetric metric, const int64_t* pos_size, const i
         else:
             p = <double> _take(&sp, pos_size[g]) if pos_size[g] > 0 else 0.0
             n = <double> _take(&sn, neg_size[g]) if neg_size[g] > 0 else 0.0
-        if p + n == 0.0:
-            continue
-        w.done = metric.add(&w, p, n)
-        w.tp += p
-        w.fp += n
-        if w.done:
+        if _step(metric, &w, p, n):
             break
     return metric.finish(&w)
 
@@ -408,12 +414,7 @@ cdef double _walk_rows(GroupMetric metric, const int32_t* weight, const int64_t*
             else:
                 n += weight[row]
         start = ends[g]
-        if p + n == 0.0:
-            continue
-        w.done = metric.add(&w, p, n)
-        w.tp += p
-        w.fp += n
-        if w.done:
+        if _step(metric, &w, p, n):
             break
     return metric.finish(&w)
 
@@ -530,53 +531,6 @@ cdef extern from *:
 
 
 # ---------------------------------------------------------------------------
-# The tie groups of a sorted scoring
-# ---------------------------------------------------------------------------
-
-def tie_groups(const double[::1] pos, const double[::1] neg):
-    """The tie groups of ascending-sorted positive and negative scores, highest score first.
-
-    Returns
-    -------
-    pos_size, neg_size : ndarray of int64, shape (n_groups,)
-        Positive and negative rows carrying each distinct score.
-    values : ndarray of float64, shape (n_groups,)
-        The distinct scores, decreasing.
-
-    O(I + K) time (one merge from the top), O(n_groups) memory.
-    """
-    cdef Py_ssize_t i = pos.shape[0], j = neg.shape[0], i_next, j_next, g = 0
-    ps = np.empty(i + j, dtype=np.int64)
-    ns = np.empty(i + j, dtype=np.int64)
-    vs = np.empty(i + j, dtype=np.float64)
-    cdef int64_t[::1] pa = ps
-    cdef int64_t[::1] na = ns
-    cdef double[::1] va = vs
-    cdef double v
-    with nogil:
-        while i > 0 or j > 0:
-            if i == 0:
-                v = neg[j - 1]
-            elif j == 0:
-                v = pos[i - 1]
-            else:
-                v = pos[i - 1] if pos[i - 1] > neg[j - 1] else neg[j - 1]
-            i_next = i
-            while i_next > 0 and pos[i_next - 1] >= v:
-                i_next -= 1
-            j_next = j
-            while j_next > 0 and neg[j_next - 1] >= v:
-                j_next -= 1
-            pa[g] = i - i_next
-            na[g] = j - j_next
-            va[g] = v
-            g += 1
-            i = i_next
-            j = j_next
-    return ps[:g].copy(), ns[:g].copy(), vs[:g].copy()
-
-
-# ---------------------------------------------------------------------------
 # DeLong's placement values (Sun & Xu 2014: from one sort, in O(n))
 # ---------------------------------------------------------------------------
 
@@ -602,14 +556,11 @@ def placements(const double[::1] pos, const double[::1] neg):
     cdef double[::1] a = v10
     cdef double[::1] c = v01
     cdef double v, x
+    cdef const double* pp = &pos[0]
+    cdef const double* nn = &neg[0]
     with nogil:
         while i < n_pos or j < n_neg:
-            if i == n_pos:
-                v = neg[j]
-            elif j == n_neg:
-                v = pos[i]
-            else:
-                v = pos[i] if pos[i] < neg[j] else neg[j]
+            v = lowest_of(pp, i, n_pos, nn, j, n_neg)
             i_end = i
             while i_end < n_pos and pos[i_end] == v:
                 i_end += 1

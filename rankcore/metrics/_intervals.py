@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,39 @@ def _fmt(value: float) -> str:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class ConfidenceInterval:
+class _Interval:
+    """What every interval result has (the fields after ``upper`` are documented on the subclasses)."""
+
+    metric: str
+    lower: float
+    upper: float
+    level: float
+    method: str
+    standard_error: float
+    n_boot: int | None = None
+    n_dropped: int = 0
+    stratified: bool | None = None
+    replicates: np.ndarray | None = None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``(lower, upper)``."""
+        return self.lower, self.upper
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields without the replicates (for tables and JSON)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "replicates"}
+
+    def _how(self, between: str = "") -> str:
+        """``[level]% CI [lower, upper], {between}method[, replicates][, dropped]`` for the repr."""
+        how = self.method if self.n_boot is None else f"{self.method}, {self.n_boot} replicates"
+        if self.n_dropped:
+            how += f", {self.n_dropped} dropped"
+        return f"{100 * self.level:g}% CI [{_fmt(self.lower)}, {_fmt(self.upper)}], {between}{how}"
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ConfidenceInterval(_Interval):
     """A metric's estimate and its confidence interval.
 
     Attributes
@@ -72,39 +104,14 @@ class ConfidenceInterval:
         The replicates' values (NaN for dropped ones), when asked for.
     """
 
-    metric: str
-    estimate: float
-    lower: float
-    upper: float
-    level: float
-    method: str
-    standard_error: float
-    n_boot: int | None = None
-    n_dropped: int = 0
-    stratified: bool | None = None
-    replicates: np.ndarray | None = field(default=None)
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """``(lower, upper)``."""
-        return self.lower, self.upper
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields without the replicates (for tables and JSON)."""
-        return {"metric": self.metric, "estimate": self.estimate, "lower": self.lower, "upper": self.upper,
-                "level": self.level, "method": self.method, "standard_error": self.standard_error,
-                "n_boot": self.n_boot, "n_dropped": self.n_dropped, "stratified": self.stratified}
+    estimate: float = field(kw_only=True)
 
     def __repr__(self) -> str:
-        how = self.method if self.n_boot is None else f"{self.method}, {self.n_boot} replicates"
-        if self.n_dropped:
-            how += f", {self.n_dropped} dropped"
-        return (f"ConfidenceInterval({self.metric} {_fmt(self.estimate)}, {100 * self.level:g}% CI "
-                f"[{_fmt(self.lower)}, {_fmt(self.upper)}], {how})")
+        return f"ConfidenceInterval({self.metric} {_fmt(self.estimate)}, {self._how()})"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class PairedComparison:
+class PairedComparison(_Interval):
     """Two scorings of the same rows compared by one metric: difference, interval, p-value.
 
     Attributes
@@ -125,41 +132,14 @@ class PairedComparison:
         Both scorings' values on each shared replicate, when asked for.
     """
 
-    metric: str
-    estimates: tuple[float, float]
-    difference: float
-    lower: float
-    upper: float
-    p_value: float
-    level: float
-    method: str
-    standard_error: float
-    n_boot: int | None = None
-    n_dropped: int = 0
-    stratified: bool | None = None
-    replicates: np.ndarray | None = field(default=None)
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """``(lower, upper)`` of the difference."""
-        return self.lower, self.upper
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields without the replicates."""
-        return {"metric": self.metric, "estimate_1": self.estimates[0], "estimate_2": self.estimates[1],
-                "difference": self.difference, "lower": self.lower, "upper": self.upper,
-                "p_value": self.p_value, "level": self.level, "method": self.method,
-                "standard_error": self.standard_error, "n_boot": self.n_boot, "n_dropped": self.n_dropped,
-                "stratified": self.stratified}
+    estimates: tuple[float, float] = field(kw_only=True)
+    difference: float = field(kw_only=True)
+    p_value: float = field(kw_only=True)
 
     def __repr__(self) -> str:
-        how = self.method if self.n_boot is None else f"{self.method}, {self.n_boot} replicates"
-        if self.n_dropped:
-            how += f", {self.n_dropped} dropped"
         a, b = self.estimates
         return (f"PairedComparison({self.metric} {_fmt(a)} - {_fmt(b)} = {_fmt(self.difference)}, "
-                f"{100 * self.level:g}% CI [{_fmt(self.lower)}, {_fmt(self.upper)}], "
-                f"p = {self.p_value:.3g}, {how})")
+                f"{self._how(f'p = {self.p_value:.3g}, ')})")
 
 
 # --------------------------------------------------------------------------
@@ -287,13 +267,13 @@ def interval_of(metric: Metric, data: SortedData, *, level: float, method: str, 
     if method == "delong":
         se = math.sqrt(max(delong_variance(data), 0.0))
         half = _normal_quantile(level) * se
-        return ConfidenceInterval(metric.spec, estimate, max(0.0, estimate - half), min(1.0, estimate + half),
-                                  level, "delong", se)
+        return ConfidenceInterval(metric.spec, max(0.0, estimate - half), min(1.0, estimate + half), level,
+                                  "delong", se, estimate=estimate)
     values, _ = replicate_values(metric, data, seed, n_boot, stratified=stratified, n_threads=n_threads)
     kept, n_dropped = _kept(values, metric, n_boot, "replicates")
     lower, upper = _percentiles(kept, level)
-    return ConfidenceInterval(metric.spec, estimate, lower, upper, level, "bootstrap", float(np.std(kept, ddof=1)),
-                              n_boot, n_dropped, bool(stratified), values if return_replicates else None)
+    return ConfidenceInterval(metric.spec, lower, upper, level, "bootstrap", float(np.std(kept, ddof=1)), n_boot,
+                              n_dropped, bool(stratified), values if return_replicates else None, estimate=estimate)
 
 
 def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: float = 0.95, method: str = "auto",
@@ -489,14 +469,14 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
         _, cov = paired_delong(y_arr, scorings)
         se = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1], 0.0))
         half = _normal_quantile(level) * se
-        return PairedComparison(metric.spec, estimates, difference, difference - half, difference + half,
-                                _p_value(difference, se), level, "delong", se)
+        return PairedComparison(metric.spec, difference - half, difference + half, level, "delong", se,
+                                estimates=estimates, difference=difference, p_value=_p_value(difference, se))
     values, _ = paired_replicate_values(metric, y_arr, scorings, seed, n_boot, stratified=bool(stratified),
                                         n_threads=threads)
     kept, n_dropped = _kept(values, metric, n_boot, "replicates")
     differences = kept[:, 0] - kept[:, 1]
     lower, upper = _percentiles(differences, level)
     se = float(np.std(differences, ddof=1))
-    return PairedComparison(metric.spec, estimates, difference, lower, upper, _p_value(difference, se), level,
-                            "bootstrap", se, n_boot, n_dropped, bool(stratified),
-                            values if return_replicates else None)
+    return PairedComparison(metric.spec, lower, upper, level, "bootstrap", se, n_boot, n_dropped, bool(stratified),
+                            values if return_replicates else None, estimates=estimates, difference=difference,
+                            p_value=_p_value(difference, se))

@@ -30,11 +30,11 @@ from ._bootstrap import (
     bootstrap_groups,
     bootstrap_row_weights,
     bootstrap_rows,
-    tie_groups,
 )
+from ._roc import roc_points
 from ._split import split_sorted
 
-__all__ = ["SortedData", "replicate_values", "paired_replicate_values", "seed_of"]
+__all__ = ["SortedData", "tie_groups", "replicate_values", "paired_replicate_values", "seed_of"]
 
 #: At most this many weights (replicates x groups or rows) are drawn at once on the slower paths.
 _CHUNK_CELLS = 1 << 22
@@ -48,6 +48,15 @@ def seed_of(random_state: Any) -> int:
         return int(random_state.randint(0, 2**63, dtype=np.int64)) * 2 + int(random_state.randint(0, 2))
     sequence = np.random.SeedSequence(random_state)
     return int(sequence.generate_state(1, dtype=np.uint64)[0])
+
+
+def tie_groups(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(positives, negatives, score) of each tie group of ascending-sorted sides, highest score first.
+
+    The steps of the ROC curve (:func:`rankcore.metrics._roc.roc_points`): O(I + K).
+    """
+    fp, tp, thresholds = roc_points(pos, neg)
+    return np.diff(tp), np.diff(fp), thresholds[1:]
 
 
 class SortedData:

@@ -23,6 +23,8 @@
 
 from libc.math cimport NAN, floor, pow
 
+from ._common cimport area_above
+
 import numpy as np
 
 
@@ -232,15 +234,6 @@ cdef class GroupPartialAUC(GroupMetric):
         return f"GroupPartialAUC(max_fpr={self.max_fpr!r}, scale={'mcclish' if self.mcclish else 'raw'!r})"
 
 
-cdef inline double _area_above(double x0, double y0, double x1, double y1, double b) noexcept nogil:
-    """∫ max(0, y − b) dx over the segment (x0, y0)–(x1, y1), y0 <= y1."""
-    if y1 <= b or x1 <= x0:
-        return 0.0
-    if y0 >= b:
-        return (x1 - x0) * ((y0 - b) + (y1 - b)) * 0.5
-    return (x1 - x0) * ((y1 - b) / (y1 - y0)) * (y1 - b) * 0.5
-
-
 cdef class GroupTwoWayPartialAUC(GroupMetric):
     """tpauc:β,α: ∫_0^α max(0, ROC(u) − β) du over the weighted ROC curve."""
 
@@ -259,7 +252,7 @@ cdef class GroupTwoWayPartialAUC(GroupMetric):
         if x1 > limit:
             y1 = y0 + (y1 - y0) * ((limit - x0) / (x1 - x0))
             x1 = limit
-        w.acc += _area_above(x0, y0, x1, y1, self.min_tpr * w.total_pos)
+        w.acc += area_above(x0, y0, x1, y1, self.min_tpr * w.total_pos)
         return x1 >= limit
 
     cdef double finish(self, GroupWalk* w) noexcept nogil:

@@ -250,7 +250,7 @@ def check_metric_weighted_groups(metric, rng):
     if not getattr(metric, "weighted_groups", False):
         return
     assert metric.task == "bipartite", f"{metric.spec}: weighted_groups is a form of bipartite metrics"
-    from rankcore.metrics._bootstrap import tie_groups
+    from rankcore.metrics._resampling import tie_groups
 
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
