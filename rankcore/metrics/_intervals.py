@@ -116,20 +116,20 @@ class PairedComparison(_Interval):
 
     Attributes
     ----------
-    metric : str
     estimates : tuple of float
-        The metric of the first and of the second scoring.
+        The metric (spec ``metric``) of the first and of the second scoring.
     difference : float
-        ``estimates[0] - estimates[1]`` (in the metric's own direction).
-    lower, upper : float
-        The interval of the difference at ``level``.
+        ``estimates[0] - estimates[1]`` (in the metric's own direction), and
+        ``lower``, ``upper`` its interval at ``level``.
     p_value : float
         Two-sided, for "no difference": the normal approximation
         z = difference / standard_error.
-    level, method, standard_error, n_boot, n_dropped, stratified
-        As in :class:`ConfidenceInterval` (for the difference).
     replicates : ndarray of shape (n_boot, 2) or None
         Both scorings' values on each shared replicate, when asked for.
+
+    The other fields (``method``, ``standard_error``, ``n_boot``,
+    ``n_dropped``, ``stratified``) are those of :class:`ConfidenceInterval`,
+    for the difference.
     """
 
     estimates: tuple[float, float] = field(kw_only=True)
@@ -216,6 +216,13 @@ def _check_data(y: Any, scorings: dict[str, Any], metric: Metric) -> tuple[np.nd
 
 def _seed(random_state: Any) -> int:
     return seed_of(check_random_state_param(random_state))
+
+
+def _options(metric: Any, level: Any, n_boot: Any, method: Any, n_jobs: Any, random_state: Any) -> tuple:
+    """The checked (metric, level, n_boot, method, threads, seed), each error naming its argument."""
+    metric = _check_metric(metric)
+    return (metric, _check_level(level), _check_n_boot(n_boot), _check_method(method, metric),
+            effective_n_threads(n_jobs, name="n_jobs"), _seed(random_state))
 
 
 # --------------------------------------------------------------------------
@@ -357,12 +364,7 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     >>> confidence_interval(y, scores, "prec@k:10", random_state=0)
     ConfidenceInterval(prec@k:10 0.6667, 95% CI [0.3, 0.9], bootstrap, 2000 replicates)
     """
-    metric = _check_metric(metric)
-    level = _check_level(level)
-    n_boot = _check_n_boot(n_boot)
-    method = _check_method(method, metric)
-    threads = effective_n_threads(n_jobs, name="n_jobs")
-    seed = _seed(random_state)
+    metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
     _check_strata(y_arr, metric, bool(stratified))
     data = SortedData(y_arr, s_arr, n_threads=threads)
@@ -450,17 +452,12 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     >>> import numpy as np
     >>> from rankcore.metrics import compare
     >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(40), np.zeros(60)]
-    >>> signal = y + rng.normal(size=100)
-    >>> compare(y, signal, signal + rng.normal(size=100), "auc")
+    >>> labels, signal = np.r_[np.ones(40), np.zeros(60)], rng.normal(size=100)
+    >>> signal += labels
+    >>> compare(labels, signal, signal + rng.normal(size=100), "auc")
     PairedComparison(auc 0.7083 - 0.6717 = 0.03667, 95% CI [-0.04488, 0.1182], p = 0.378, delong)
     """
-    metric = _check_metric(metric)
-    level = _check_level(level)
-    n_boot = _check_n_boot(n_boot)
-    method = _check_method(method, metric)
-    threads = effective_n_threads(n_jobs, name="n_jobs")
-    seed = _seed(random_state)
+    metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     y_arr, scorings = _check_data(y, {"scores1": scores1, "scores2": scores2}, metric)
     _check_strata(y_arr, metric, bool(stratified))
     estimates = tuple(_estimate(metric, SortedData(y_arr, s, n_threads=threads)) for s in scorings)

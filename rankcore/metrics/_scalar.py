@@ -169,7 +169,7 @@ class PrecisionAtK(_SortedKernelMetric):
         return SortedPrecAtK(self.k)
 
     def _make_weighted_kernel(self):
-        return GroupPrecAtK(self.k)
+        return GroupPrecAtK(self.sorted_kernel())
 
 
 class _CountMetric(_SortedKernelMetric):

@@ -24,6 +24,7 @@
 from libc.math cimport NAN, floor, pow
 
 from ._common cimport area_above
+from ._sorted cimport SortedPrecAtK
 
 import numpy as np
 
@@ -140,13 +141,10 @@ cdef class GroupPrecAtK(GroupMetric):
     cdef Py_ssize_t k_count
     cdef double k_fraction
 
-    def __init__(self, k):
-        if k < 1:
-            self.k_fraction = float(k)
-            self.k_count = 0
-        else:
-            self.k_fraction = 0.0
-            self.k_count = int(k)
+    def __init__(self, SortedPrecAtK kernel):
+        # k as the sorted kernel validated and resolved it (a count, or a fraction of n)
+        self.k_count = kernel.k_count
+        self.k_fraction = kernel.k_fraction
 
     cdef void start(self, GroupWalk* w) noexcept nogil:
         cdef double total = w.total_pos + w.total_neg, k
