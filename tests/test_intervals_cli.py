@@ -108,3 +108,9 @@ def test_roc_bands_drawn_by_matplotlib():
     fig = to_matplotlib(figure)
     gids = {c.get_gid() for ax in fig.axes for c in ax.collections}
     assert {"roc-band:a", "roc-band:b"} <= gids
+
+
+def test_compare_without_ci_prints_the_table_alone(files):
+    status, out, _ = _run("compare", files / "data.csv", "--model", "push", "--n-iter", "5", "-q", "--no-plots",
+                          "--table-format", "json")
+    assert status == 0 and isinstance(json.loads(out), list)

@@ -82,7 +82,9 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
 
 
 def render_tables(main: Table, extra: list[tuple[str, Table]], fmt: str) -> str:
-    """The main table, then each titled table (JSON: one object with every table)."""
+    """The main table, then each titled table (JSON: one object with every table; without any, the table alone)."""
+    if not extra:
+        return main.render(fmt)
     if fmt == "json":
         keys = ["metrics", "intervals", "differences"]
         parts = {keys[0]: json.loads(main.render("json"))}
