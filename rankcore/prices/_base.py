@@ -18,7 +18,7 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Price"]
+__all__ = ["Price", "log_form"]
 
 
 class Price(Component):
@@ -49,9 +49,14 @@ class Price(Component):
     ``log_value(log_r)``, ``log_derivative(log_r)``, ``log_second_derivative(log_r)``
         log g(r), log g′(r), log g″(r) as functions of log r (``-inf`` for
         r = 0; the result is ``-inf`` where the value is 0).  The defaults
-        exponentiate, call the plain form and take the log, which overflows
-        for large r: **override them whenever g grows fast** (every built-in
-        does).
+        exponentiate, call the plain form and take the log -- exact wherever
+        the plain form is finite.  Beyond the point where it overflows
+        float64 (g(r) = r + r² at r > 10¹⁵⁴), they continue log g linearly in
+        log r with the slope of its last finite stretch (:func:`log_form`):
+        exact for a polynomial's leading power, never NaN, never decreasing,
+        but only a lower bound for a g that grows faster than any power, so
+        **override them when g grows fast or you know the closed form**
+        (every built-in does).
     ``homogeneous_degree``
         A number d when g(c·r) = c^d · g(r) for all c > 0 (so g(r) = g(1)·r^d):
         ``identity`` has 1, ``pow:p`` has p.  With the exponential loss this
@@ -65,10 +70,15 @@ class Price(Component):
     log forms agree with the plain forms; ``homogeneous_degree`` is honest;
     inputs are not modified and shapes are preserved.
 
+    A parameter declared in ``parameters`` arrives as an attribute of the
+    same name: ``Parameter("w", float)`` is ``self.w`` (``"quadratic:0.5"``
+    sets it to 0.5).
+
     Examples
     --------
     A plugin price (this is the whole class; register it with a
-    ``rankcore_register_prices`` hook)::
+    ``rankcore_register_prices`` hook, and it passes
+    ``rankcore.testing.check_component("price", "cube")``)::
 
         import numpy as np
         import rankcore
@@ -119,19 +129,71 @@ class Price(Component):
     # Log-space forms (override for prices that grow fast)
     # ------------------------------------------------------------------
     def log_value(self, log_r: np.ndarray) -> np.ndarray:
-        """log g(r) as a function of log r."""
-        return _log_of(self.value, log_r)
+        """log g(r) as a function of log r (see :func:`log_form`)."""
+        return log_form(self, "value", log_r)
 
     def log_derivative(self, log_r: np.ndarray) -> np.ndarray:
-        """log g′(r) as a function of log r."""
-        return _log_of(self.derivative, log_r)
+        """log g′(r) as a function of log r (see :func:`log_form`)."""
+        return log_form(self, "derivative", log_r)
 
     def log_second_derivative(self, log_r: np.ndarray) -> np.ndarray:
-        """log g″(r) as a function of log r (needs :meth:`second_derivative`)."""
-        return _log_of(self.second_derivative, log_r)
+        """log g″(r) as a function of log r (needs :meth:`second_derivative`; see :func:`log_form`)."""
+        return log_form(self, "second_derivative", log_r)
 
 
-def _log_of(func, log_r) -> np.ndarray:
-    log_r = np.asarray(log_r, dtype=np.float64)
+#: log r at which float64's exp overflows: the plain forms cannot even be called beyond it.
+_LOG_MAX = float(np.log(np.finfo(np.float64).max))
+
+
+def _plain_log(func, log_r) -> np.ndarray:
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         return np.log(np.asarray(func(np.exp(log_r)), dtype=np.float64))
+
+
+def log_form(price: "Price", name: str, log_r) -> np.ndarray:
+    """log of the plain form ``name`` of ``price`` ("value", "derivative", ...) at r = exp(log_r), computed stably.
+
+    Where ``exp(log_r)`` and the plain form are finite the result is their
+    log, exactly.  Where the plain form overflows (or is NaN, as inf − inf
+    gives) at large r, log g continues linearly in log r from the last
+    point t* where it is finite, with the slope of its secant over
+    [t* − 1, t*]: for g(r) = Σ c_j r^j whose leading power dominates by then
+    (coefficients of ordinary size: t* is beyond 350) that slope is the
+    leading power to within e^(−t*), so the continuation is exact to
+    rounding; for a g growing faster than any power it is a lower bound.  t* and the slope
+    are found once per component and form (a bisection of 60 scalar calls).
+
+    Time O(n) per call after that.
+    """
+    log_r = np.asarray(log_r, dtype=np.float64)
+    out = _plain_log(getattr(price, name), log_r)
+    overflow = ~np.isfinite(out) & (log_r > 0.0)
+    if overflow.any():
+        edge, at_edge, slope = _overflow_tail(price, name)
+        tail = overflow & (log_r > edge)
+        if tail.any():
+            out = np.array(out, dtype=np.float64)
+            out[tail] = at_edge + slope * (log_r[tail] - edge)
+    return out
+
+
+def _overflow_tail(price: "Price", name: str) -> tuple[float, float, float]:
+    """(t*, log g(e^t*), slope): where the plain form's log stops being finite, and how it continues."""
+    cache = price.__dict__.setdefault("_overflow_tails", {})
+    if name not in cache:
+        func = getattr(price, name)
+
+        def finite_at(t: float) -> bool:
+            return bool(np.isfinite(_plain_log(func, np.array([t]))[0]))
+
+        lo, hi = 0.0, _LOG_MAX + 1.0
+        if not finite_at(lo):
+            cache[name] = (np.inf, np.nan, np.nan)  # not finite even at r = 1: nothing to continue from
+            return cache[name]
+        for _ in range(60):  # bisection to float64 resolution of t
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if finite_at(mid) else (lo, mid)
+        ends = _plain_log(func, np.array([lo - 1.0, lo]))
+        slope = float(ends[1] - ends[0]) if np.isfinite(ends).all() else 0.0
+        cache[name] = (lo, float(ends[1]), max(slope, 0.0))
+    return cache[name]
