@@ -367,7 +367,8 @@ def test_library_is_quiet_by_default(capsys):
 def test_plugins_lists_components_with_their_distribution(tmp_path):
     done = run_cli("plugins", "--family", "price", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    # a wrapped row continues on lines that start with spaces
+    rows = [line.split() for line in done.stdout.splitlines()[1:] if not line.startswith(" ")]
     assert {r[1] for r in rows} >= {"identity", "pow:p"}
     assert all(r[0] == "price" for r in rows)
     assert any("rankcore" in r for r in rows)
