@@ -24,6 +24,7 @@ from ._common import (
     DEFAULT_METRICS,
     Table,
     add_data_options,
+    binary_target,
     add_force_option,
     add_table_format_option,
     check_distinct_outputs,
@@ -321,7 +322,7 @@ def run(args) -> int:
     configs = build_configs(args, multiple=True)
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
     data = load(args, args.data)
-    y = data.binary_target(args.positive)
+    y = binary_target(args, data)
     if args.test:
         test = load(args, args.test, n_features=data.n_features)
         splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}

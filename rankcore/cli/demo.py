@@ -50,7 +50,7 @@ def add_parser(subparsers):
                         help="use all 30 features instead of the paper's first six (then every p ranks the "
                              "training set almost perfectly)")
     parser.add_argument("--metrics", "-m", metavar="SPECS", help="comma-separated metric specs "
-                        "(default rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc)")
+                        "(default rmax,prec@k:10,prec@k:0.05,pauc:0.1,mcclish,auc)")
     out = parser.add_argument_group("output")
     out.add_argument("--out-dir", default="rankcore-demo", metavar="DIR",
                      help="directory of the figures (default 'rankcore-demo')")

@@ -8,6 +8,7 @@ from . import CommandError
 from ._common import (
     add_data_options,
     add_force_option,
+    binary_target,
     check_distinct_outputs,
     check_output,
     info,
@@ -75,7 +76,7 @@ def run(args) -> int:
     (config,) = build_configs(args, multiple=False)
 
     data = load(args, args.data)
-    y = data.binary_target(args.positive)
+    y = binary_target(args, data)
     if args.validation:
         val = load(args, args.validation, n_features=data.n_features)
         X_val, y_val, where = val.X, val.binary_target(args.positive, require_both=False), "validation"
