@@ -26,8 +26,6 @@ DEMO_GUIDE = {
            "benign ones (rmax, in the legend).",
     "precision_at_k": "precision among the k top-ranked cases: every model is perfect at the very top; look "
                       "where each curve first drops below 1 (the dotted line is the base rate).",
-    "objective": "each model's training objective after each iteration, on its own scale: flat at the right "
-                 "end means the iterations (--n-iter) were enough.",
 }
 
 
