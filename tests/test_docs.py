@@ -53,7 +53,13 @@ def _run_bash(block: Block) -> str:
 
 
 def _check_file(block: Block) -> None:
-    """The block is the repository file it names, or excerpts of it separated by lines '...'."""
+    """The block is the repository file it names, or excerpts of it separated by lines '...'.
+
+    An excerpt may be shown with less indentation than in the file (a method
+    of a class, shown on its own).
+    """
+    import textwrap
+
     target = ROOT / block.argument
     assert target.is_file(), f"{block.where}: {block.argument} does not exist"
     text = target.read_text(encoding="utf-8")
@@ -62,9 +68,21 @@ def _check_file(block: Block) -> None:
         part = part.strip("\n")
         if not part:
             continue
-        found = text.find(part, position)
-        assert found >= 0, f"{block.where}: this excerpt is not in {block.argument} (in this order):\n{part}"
-        position = found + len(part)
+        found = [(i, len(p)) for p in (textwrap.indent(part, " " * n) for n in (0, 4, 8)) if (i := text.find(p, position)) >= 0]
+        assert found, f"{block.where}: this excerpt is not in {block.argument} (in this order):\n{part}"
+        position = sum(min(found))
+
+
+def _subcommand(parser, words):
+    """The parser of ``rankcore WORD [WORD...]``: descend while the words name subcommands."""
+    import argparse
+
+    for word in words:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions or word not in actions[0].choices:
+            break
+        parser = actions[0].choices[word]
+    return parser
 
 
 def _check_command_text(block: Block) -> None:
@@ -73,24 +91,22 @@ def _check_command_text(block: Block) -> None:
 
     from rankcore.cli import build_parser
 
-    parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # subcommand name -> its parser
-    words = block.code.split()
-    if len(words) >= 2 and words[0] == "rankcore" and "[" in block.code:
-        sub = commands.get(words[1])
-        assert sub is not None, f"{block.where}: no command `rankcore {words[1]}`"
-        known = {option for action in sub._actions for option in action.option_strings}
-        unknown = sorted(set(re.findall(r"(?<![\w-])--?[a-z][\w-]*", block.code)) - known)
-        assert not unknown, f"{block.where}: `rankcore {words[1]}` has no option(s) {', '.join(unknown)}"
-        return
-    for line in block.code.splitlines():
-        if line.startswith("rankcore "):
-            err = io.StringIO()
-            try:
-                with contextlib.redirect_stderr(err):
-                    parser.parse_args(shlex.split(line, comments=True)[1:])
-            except SystemExit:
-                raise AssertionError(f"{block.where}: `{line}` does not parse: {err.getvalue().strip()}") from None
+    # a command starts a line; indented lines continue it
+    commands = re.findall(r"^rankcore .*(?:\n[ \t]+.*)*", block.code, flags=re.M)
+    for command in commands:
+        words = command.split()
+        if "[" in command:                                   # a synopsis
+            sub = _subcommand(build_parser(), words[1:])
+            known = {option for action in sub._actions for option in action.option_strings}
+            unknown = sorted(set(re.findall(r"(?<![\w-])--?[a-z][\w-]*", command)) - known)
+            assert not unknown, f"{block.where}: `{' '.join(words[:3])}` has no option(s) {', '.join(unknown)}"
+            continue
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                build_parser().parse_args(shlex.split(command, comments=True)[1:])
+        except SystemExit:
+            raise AssertionError(f"{block.where}: `{command}` does not parse: {err.getvalue().strip()}") from None
 
 
 def run_page(path: Path, namespace: dict) -> int:
@@ -148,6 +164,23 @@ def test_every_shown_output_is_compared():
             before = " ".join(lines[max(0, block.line - 4):block.line - 1]).lower()
             assert not re.search(r"\bprints?\b[^.]*:\s*$", before), (
                 f"{block.where}: this looks like printed output; mark it <!-- docs-test: output -->")
+
+
+#: Citations of documents users do not have: the project's internal specification, seed papers by
+#: file number, the shared folder of the development machines.
+_OUTSIDE = re.compile(r"SPEC(?:\.md)?`? *§|`SPEC\.md`|\bseed 0\d\d\b|\.\./shared|/work/shared|\bshared datasets\b")
+#: Theory pages whose citations the `seams` branch replaces by the papers (authors, title, year).
+#: TODO(lead): empty this set when that branch is merged; strict xfail fails here as soon as a page is clean.
+_CLEANED_ELSEWHERE = {"exactboost.md", "kernel_ranking.md", "metrics.md", "precision_at_k.md", "push.md"}
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="cleaned on the seams branch"))
+    if p.name in _CLEANED_ELSEWHERE else p for p in PAGES], ids=lambda p: p.name)
+def test_pages_cite_no_document_outside_the_repository(path):
+    text = path.read_text(encoding="utf-8")
+    found = [(text[:m.start()].count("\n") + 1, m.group()) for m in _OUTSIDE.finditer(text)]
+    assert not found, f"{path.name} cites documents users do not have (cite papers by authors, title, year): {found}"
 
 
 def _hooks():

@@ -55,21 +55,20 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
                      n_features=n_features)
 
 
-def binary_target(args, data, *, require_both: bool = True) -> np.ndarray:
-    """The file's labels as 1 (relevant) / 0, saying which label is ranked first unless that is obvious.
+def announce_positive(args, data) -> None:
+    """Say which label is ranked first, unless that is plain (labels 0 and 1, or ``--positive`` given).
 
-    With labels other than 0 and 1 and no ``--positive``, the greater label is
-    the relevant one -- ``M`` of {B, M}, ``good`` of {bad, good} -- which may
-    not be the one the user means: one status line names it and the option.
+    With other labels the greater one is the relevant one -- ``M`` of {B, M},
+    ``good`` of {bad, good} -- which may not be the one the user means: one
+    status line names it and the option.  Called once the data passed every
+    check, so that an error stays the only line of a failed command.
     """
-    y = data.binary_target(args.positive, require_both=require_both)
     if args.positive is None and data.y is not None:
         labels = np.unique(data.y)
         numeric = labels.dtype.kind in "biuf"
         if labels.shape[0] == 2 and not (numeric and set(labels.tolist()) <= {0, 1}):
             info(args, f"{data.source}: ranking {_shown(labels[1])} first (the greater of the labels "
                        f"{_shown(labels[0])} and {_shown(labels[1])}); use --positive LABEL to choose")
-    return y
 
 
 def _shown(label: Any) -> str:

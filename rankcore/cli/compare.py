@@ -24,9 +24,9 @@ from ._common import (
     DEFAULT_METRICS,
     Table,
     add_data_options,
-    binary_target,
     add_force_option,
     add_table_format_option,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     fraction,
@@ -355,7 +355,7 @@ def run(args) -> int:
     configs = build_configs(args, multiple=True)
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
     data = load(args, args.data)
-    y = binary_target(args, data)
+    y = data.binary_target(args.positive)
     if args.test:
         test = load(args, args.test, n_features=data.n_features)
         splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}
@@ -375,6 +375,7 @@ def run(args) -> int:
     found = missing_facts([data, test])
     check_missing(configs, [data, test], found=found)  # every model, before any training
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
+    announce_positive(args, data)
     info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
                f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"

@@ -7,7 +7,7 @@ from ._common import (
     Table,
     add_data_options,
     add_table_format_option,
-    binary_target,
+    announce_positive,
     load,
     metric_specs,
 )
@@ -39,8 +39,9 @@ def run(args) -> int:
     model = load_model(args.model)
     data = load(args, args.data, n_features=int(model.n_features_in_))
     check_model_missing(model, args.model, data)
-    y = binary_target(args, data, require_both=False)
+    y = data.binary_target(args.positive, require_both=False)
     values = evaluate(y, decision_scores(model, data.X), specs)
+    announce_positive(args, data)
     table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
     print(table.render(args.table_format))
     return 0

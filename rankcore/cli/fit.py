@@ -8,7 +8,7 @@ from . import CommandError
 from ._common import (
     add_data_options,
     add_force_option,
-    binary_target,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     info,
@@ -76,7 +76,7 @@ def run(args) -> int:
     (config,) = build_configs(args, multiple=False)
 
     data = load(args, args.data)
-    y = binary_target(args, data)
+    y = data.binary_target(args.positive)
     if args.validation:
         val = load(args, args.validation, n_features=data.n_features)
         X_val, y_val, where = val.X, val.binary_target(args.positive, require_both=False), "validation"
@@ -85,6 +85,7 @@ def run(args) -> int:
         X_val, y_val, where = data.X, y, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
+    announce_positive(args, data)
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
                f"(label: {data.label_name})" + missing_note(data, found))
 
