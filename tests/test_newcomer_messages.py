@@ -122,3 +122,10 @@ def test_demo_table_fits_the_terminal_and_says_what_its_columns_mean(monkeypatch
         assert meaning in text
     # pAUC is reported so that 1 is a perfect ranking (the raw area would top out at 0.1)
     assert all(0.5 < r[split]["pauc:0.1,mcclish"] <= 1.0 for r in records for split in ("train", "test"))
+
+
+def test_builtin_summaries_are_plain_text():
+    """The first docstring line is what `rankcore plugins` and `format_table()` show: no Sphinx markup there."""
+    marked = [(e.family, e.name) for e in rankcore.get_registry().all_entries()
+              if e.distribution == "rankcore" and _MARKUP.search(e.summary)]
+    assert not marked
