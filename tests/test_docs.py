@@ -4,7 +4,7 @@ A page's blocks run in order, in one namespace and one scratch directory, so
 a page can write a data file in Python and use it on the command line.  How
 blocks are read and marked (``<!-- docs-test: skip REASON -->``,
 ``<!-- docs-test: output -->``, ``# -> TEXT``, ...) is described in
-tests/_docs_blocks.py and in docs/index.md's "Examples are tested".  The
+tests/_docs_blocks.py and in the README's Development section.  The
 command lines run in this process through ``rankcore.cli.main``, the console
 script's function (tests/test_cli_commands.py runs the installed entry point).
 """

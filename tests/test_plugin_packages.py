@@ -23,7 +23,7 @@ import pytest
 from rankcore.cli import main
 from rankcore.cli._plugin_template import PluginNames, plugin_files, template_families
 from rankcore.registry import register_plugin, unregister_plugin
-from rankcore.testing import check_component
+from rankcore.testing import plugin_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -114,8 +114,8 @@ def test_template_for_another_name_passes_the_checks(family, tmp_path, monkeypat
     component = getattr(importlib.import_module(f"{names.module}.{family}"), names.cls)
     register_plugin(plugin, name=names.entry, distribution=names.dist)
     try:
-        for spec in component.example_specs():
-            check_component(family, spec)
+        for check in plugin_checks(component):
+            check()
     finally:
         unregister_plugin(names.entry)
         for module in [m for m in sys.modules if m.startswith(names.module)]:

@@ -1,8 +1,10 @@
 """A price written with its plain forms only is computed stably in log space and passes the contract checks."""
 
+import importlib.util
 import inspect
 import re
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,22 +17,19 @@ from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.spec import Parameter
 from rankcore.testing import check_component, component_checks
 
+ROOT = Path(__file__).resolve().parent.parent
 
-class Quadratic(rankcore.Price):
-    """g(r) = r + w·r²: value and its two derivatives only, as a plugin author first writes it."""
 
-    name = "test-quadratic"
-    parameters = (Parameter("w", float, default=1.0, minimum=0.0),)
-    examples = ("test-quadratic", "test-quadratic:0", "test-quadratic:0.01", "test-quadratic:5")
+def _docs_price():
+    """The price of docs/plugins.md as written there (docs/examples/rankcore-quadratic): g, g′ and g″ only."""
+    spec = importlib.util.spec_from_file_location("_docs_quadratic_price", ROOT / "docs" / "examples" /
+                                                  "rankcore-quadratic" / "rankcore_quadratic" / "price.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Quadratic
 
-    def value(self, r):
-        return r + self.w * r * r
 
-    def derivative(self, r):
-        return 1.0 + 2.0 * self.w * r
-
-    def second_derivative(self, r):
-        return 2.0 * self.w * np.ones_like(r)
+Quadratic = _docs_price()
 
 
 class Polynomial(rankcore.Price):

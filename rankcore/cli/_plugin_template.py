@@ -12,7 +12,7 @@ fit or evaluation that uses the component by name -- and a README::
         rankcore_NAME/__init__.py
         rankcore_NAME/plugin.py        the hook implementation (the entry point)
         rankcore_NAME/FAMILY.py        the component class
-        tests/test_NAME.py             component_checks + a use by name
+        tests/test_NAME.py             rankcore.testing.plugin_checks: the contract, the entry point, a use by name
 
 The packages in ``docs/examples/`` are exactly what this writes for their
 names (a test keeps them so).  A family has a template when
@@ -32,8 +32,8 @@ __all__ = ["TEMPLATE_DIR", "template_families", "PluginNames", "plugin_files", "
 #: Where the templates live (package data of rankcore.cli).
 TEMPLATE_DIR = Path(__file__).resolve().parent / "plugin_template"
 
-# How each family's component is used by name in the generated test (X, y: a small
-# classification problem); the README shows the same line.
+# How each family's component is used by name, shown in the README (the tests use it so
+# through rankcore.testing.plugin_checks).
 _USAGE = {
     "price": 'rankcore.boost(price="$name", n_iter=30, random_state=0).fit(X, y)',
     "loss": 'rankcore.boost(loss="$name", n_iter=30, random_state=0).fit(X, y)',

@@ -26,15 +26,13 @@ from rankcore.learners import Candidate, LearnerLayout, WeakRanker
 class ComparisonsRanker(WeakRanker):
     """h(x) = 1[x_a > x_b]: one feature against another (both in the units of the data)."""
 
+    kind = "comparison"     # stored in saved models, read back by ranker_from_state
+    values = (0.0, 1.0)     # h takes two values: the exponential push's line search is then exact and cheap
     a: int
     b: int
 
-    kind = "comparison"
-    values = (0.0, 1.0)
-
-    @property
-    def features(self):
-        return (self.a, self.b)
+    # the features the ranker reads (the estimators check them against the data)
+    features = property(lambda self: (self.a, self.b))
 
     def predict(self, X):
         X = np.asarray(X)
