@@ -129,3 +129,18 @@ def test_builtin_summaries_are_plain_text():
     marked = [(e.family, e.name) for e in rankcore.get_registry().all_entries()
               if e.distribution == "rankcore" and _MARKUP.search(e.summary)]
     assert not marked
+
+
+def test_result_tables_fit_the_terminal(monkeypatch):
+    """`compare` and `evaluate` tables: too many metrics for the width go to further blocks, nothing is lost."""
+    from rankcore.cli._common import Table
+
+    metrics = [f"pauc:0.{i},mcclish" for i in range(1, 7)]
+    table = Table(["model", "split", *metrics], [["push pow:16", "train", *[0.5] * 6],
+                                                 ["push pow:16", "test", *[0.25] * 6]])
+    monkeypatch.setenv("COLUMNS", "80")
+    text = table.render()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert all(m in text for m in metrics) and text.count("push pow:16  train") == text.count("\n\n") + 1
+    monkeypatch.setenv("COLUMNS", "400")
+    assert "\n\n" not in table.render()                   # one block when it fits

@@ -165,13 +165,19 @@ class Table:
                      "|" + "|".join("---" if i < self._n_text() else "---:" for i in range(len(self.columns))) + "|"]
             lines += ["| " + " | ".join(row) + " |" for row in cells]
             return "\n".join(lines)
+        from ._terminal import column_groups
+
         widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(self.columns)]
         n_text = self._n_text()
 
-        def line(values):
-            return "  ".join(v.ljust(w) if i < n_text else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+        def line(values, group):
+            return "  ".join(values[i].ljust(widths[i]) if i < n_text else values[i].rjust(widths[i])
+                             for i in group).rstrip()
 
-        return "\n".join([line(self.columns)] + [line(r) for r in cells]).rstrip()
+        # wider than the terminal: the numeric columns in blocks, each beside the leading text columns
+        blocks = ["\n".join([line(self.columns, g)] + [line(r, g) for r in cells])
+                  for g in column_groups(widths, lead=max(n_text, 1))]
+        return "\n\n".join(blocks).rstrip()
 
     def _n_text(self) -> int:
         """Leading columns holding text (left-aligned); the rest are numbers."""
