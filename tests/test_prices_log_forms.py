@@ -97,7 +97,7 @@ def test_price_default_log_forms_exact_where_finite_and_continue_beyond():
 # coefficients 0 or in [1e-3, 1e3]: the leading power dominates long before float64 overflows
 # (with a coefficient of 1e-300 it would only take over beyond, where no plain form can see it)
 @given(st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 1e3)), min_size=2, max_size=6).filter(lambda c: any(c[1:])),
-       st.lists(st.floats(-20.0, 3000.0), min_size=1, max_size=20))
+       st.lists(st.floats(-800.0, 3000.0), min_size=1, max_size=20))
 def test_price_default_log_value_matches_closed_form_for_polynomials(coefficients, points):
     price = Polynomial(coefficients)
     log_r = np.array(points)
@@ -109,6 +109,22 @@ def test_price_default_log_value_matches_closed_form_for_polynomials(coefficient
 def test_price_default_log_form_keeps_zeros_and_shapes():
     price = Quadratic(w=2.0)
     assert price.log_value(np.array(-np.inf)) == -np.inf                    # g(0) = 0
+    assert price.log_value(np.array(-800.0)) == pytest.approx(-800.0)        # r underflows, log g ≈ log r does not
+
+    class Hinge2(rankcore.Price):
+        """g(r) = max(0, r − 1)²: exactly 0 on [0, 1], so log g = −inf there, not a continuation."""
+
+        name = "test-hinge2"
+
+        def value(self, r):
+            return np.maximum(0.0, r - 1.0) ** 2
+
+        def derivative(self, r):
+            return 2.0 * np.maximum(0.0, r - 1.0)
+
+    hinge = Hinge2()
+    np.testing.assert_array_equal(hinge.log_value(np.array([-800.0, -5.0, 0.0])), -np.inf)
+    assert hinge.log_value(np.array([800.0]))[0] == pytest.approx(1600.0)
     assert price.log_value(np.zeros((2, 3))).shape == (2, 3)
     assert log_form(price, "value", np.array([800.0])).shape == (1,)
 

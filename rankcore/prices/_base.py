@@ -51,8 +51,9 @@ class Price(Component):
         r = 0; the result is ``-inf`` where the value is 0).  The defaults
         exponentiate, call the plain form and take the log -- exact wherever
         the plain form is finite.  Beyond the point where it overflows
-        float64 (g(r) = r + r² at r > 10¹⁵⁴), they continue log g linearly in
-        log r with the slope of its last finite stretch (:func:`log_form`):
+        float64 (g(r) = r + r² at r > 10¹⁵⁴), and below the point where it
+        underflows (r⁶⁴ at r < 10⁻⁴·⁸), they continue log g linearly in log r
+        with the slope of its last usable stretch (:func:`log_form`):
         exact for a polynomial's leading power, never NaN, never decreasing,
         but only a lower bound for a g that grows faster than any power, so
         **override them when g grows fast or you know the closed form**
@@ -143,57 +144,82 @@ class Price(Component):
 
 #: log r at which float64's exp overflows: the plain forms cannot even be called beyond it.
 _LOG_MAX = float(np.log(np.finfo(np.float64).max))
+#: log of the smallest normal float64: a plain form below it has lost digits (or underflowed to 0).
+_LOG_TINY = float(np.log(np.finfo(np.float64).tiny))
 
 
 def _plain_log(func, log_r) -> np.ndarray:
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         return np.log(np.asarray(func(np.exp(log_r)), dtype=np.float64))
 
 
 def log_form(price: "Price", name: str, log_r) -> np.ndarray:
     """log of the plain form ``name`` of ``price`` ("value", "derivative", ...) at r = exp(log_r), computed stably.
 
-    Where ``exp(log_r)`` and the plain form are finite the result is their
-    log, exactly.  Where the plain form overflows (or is NaN, as inf − inf
-    gives) at large r, log g continues linearly in log r from the last
-    point t* where it is finite, with the slope of its secant over
-    [t* − 1, t*]: for g(r) = Σ c_j r^j whose leading power dominates by then
-    (coefficients of ordinary size: t* is beyond 350) that slope is the
-    leading power to within e^(−t*), so the continuation is exact to
-    rounding; for a g growing faster than any power it is a lower bound.  t* and the slope
-    are found once per component and form (a bisection of 60 scalar calls).
+    Where the plain form is a finite, normal float64 the result is its log,
+    exactly.  Beyond the two ends of that range log g continues linearly in
+    log r:
+
+    * at large r, where the plain form overflows (or is NaN, as inf − inf
+      gives), from the last point t* where it is finite, with the slope of
+      its secant over [t* − 1, t*];
+    * at small r, where it underflows (r⁶⁴ below 10⁻³⁰⁸, at r < 10⁻⁴·⁸), from
+      the first point where it is a normal number, with the slope over the
+      next unit of log r -- but only when it does underflow there: a g that
+      is exactly 0 near r = 0 (as max(0, r − 1)²) keeps log g = −inf.
+
+    For g(r) = Σ c_j r^j with coefficients of ordinary size the slopes are
+    the leading and the lowest power to within e^(−|t*|), so the
+    continuation is exact to rounding; for a g growing faster than any power
+    it is a lower bound.  The ends and slopes are found once per component
+    and form (a bisection of 60 scalar calls each).
 
     Time O(n) per call after that.
     """
     log_r = np.asarray(log_r, dtype=np.float64)
     out = _plain_log(getattr(price, name), log_r)
     overflow = ~np.isfinite(out) & (log_r > 0.0)
-    if overflow.any():
-        edge, at_edge, slope = _overflow_tail(price, name)
-        tail = overflow & (log_r > edge)
-        if tail.any():
-            out = np.array(out, dtype=np.float64)
-            out[tail] = at_edge + slope * (log_r[tail] - edge)
+    underflow = (out < _LOG_TINY) & np.isfinite(log_r) & (log_r < 0.0)
+    for side, mask in (("large", overflow), ("small", underflow)):
+        if mask.any():
+            edge, at_edge, slope = _tail(price, name, side)
+            beyond = mask & (log_r > edge if side == "large" else log_r < edge)
+            if beyond.any():
+                out = np.array(out, dtype=np.float64)
+                out[beyond] = at_edge + slope * (log_r[beyond] - edge)
     return out
 
 
-def _overflow_tail(price: "Price", name: str) -> tuple[float, float, float]:
-    """(t*, log g(e^t*), slope): where the plain form's log stops being finite, and how it continues."""
-    cache = price.__dict__.setdefault("_overflow_tails", {})
-    if name not in cache:
+def _tail(price: "Price", name: str, side: str) -> tuple[float, float, float]:
+    """(t*, log g(e^t*), slope): where the plain form's log stops being usable on ``side``, and how it continues.
+
+    ``t*`` is nan when there is nothing to continue (the form is usable on the
+    whole range, or nowhere, or it is exactly 0 near r = 0 rather than
+    underflowing).
+    """
+    cache = price.__dict__.setdefault("_log_form_tails", {})
+    key = (name, side)
+    if key not in cache:
         func = getattr(price, name)
+        large = side == "large"
 
-        def finite_at(t: float) -> bool:
-            return bool(np.isfinite(_plain_log(func, np.array([t]))[0]))
+        def usable(t):
+            values = _plain_log(func, np.atleast_1d(np.asarray(t, dtype=np.float64)))
+            return np.isfinite(values) if large else values >= _LOG_TINY
 
-        lo, hi = 0.0, _LOG_MAX + 1.0
-        if not finite_at(lo):
-            cache[name] = (np.inf, np.nan, np.nan)  # not finite even at r = 1: nothing to continue from
-            return cache[name]
-        for _ in range(60):  # bisection to float64 resolution of t
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if finite_at(mid) else (lo, mid)
-        ends = _plain_log(func, np.array([lo - 1.0, lo]))
-        slope = float(ends[1] - ends[0]) if np.isfinite(ends).all() else 0.0
-        cache[name] = (lo, float(ends[1]), max(slope, 0.0))
-    return cache[name]
+        # bracket the end on a coarse grid of log r (one vectorized call), then bisect
+        grid = np.linspace(-_LOG_MAX - 40.0, _LOG_MAX + 1.0, 151)
+        ok = np.flatnonzero(usable(grid))
+        cache[key] = (np.nan, np.nan, np.nan)
+        i = (ok[-1] if large else ok[0]) if ok.size else None
+        if i is not None and 0 < i < grid.size - 1:
+            good, bad = grid[i], grid[i + 1 if large else i - 1]
+            for _ in range(60):  # bisection to float64 resolution of t
+                mid = 0.5 * (good + bad)
+                good, bad = (mid, bad) if usable(mid)[0] else (good, mid)
+            step = -1.0 if large else 1.0
+            inner, edge = _plain_log(func, np.array([good + step, good]))
+            # below: only an underflow continues (the edge value is then at the bottom of the normal range)
+            if np.isfinite(inner) and np.isfinite(edge) and (large or edge < _LOG_TINY + 1.0):
+                cache[key] = (good, float(edge), max(float((edge - inner) / -step), 0.0))
+    return cache[key]
