@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.prices._base import log_form
 from rankcore.registry import register_plugin, unregister_plugin
-from rankcore.spec import Parameter
 from rankcore.testing import check_component, component_checks
 
 ROOT = Path(__file__).resolve().parent.parent
