@@ -554,14 +554,14 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
     extra = {label: (x, v) for label, x, v in _history_items(held_out, "held_out")} if held_out else {}
     panels = []
     for index, (label, x, arr) in enumerate(items):
+        unit = xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel
         panels.append(_line_panel(
-            label, xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel,
-            ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel,
+            label, unit, ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel,
             x, arr, f"objective:{label}", index))
         if extra:
             hx, hv = extra.get(label, (np.empty(0), np.empty(0)))
             panels.append(_line_panel(f"{label}: {held_out_label}" if label in extra else f"{label}: no "
-                                      "held-out record per iteration", "iteration", held_out_label, hx, hv,
+                                      "held-out record per iteration", unit, held_out_label, hx, hv,
                                       f"held-out:{label}", index))
     if extra:
         cols = 2

@@ -4,10 +4,10 @@ A training objective keeps falling long after the model stopped getting
 better: on wdbc the push objective still falls at iteration 200 while the
 training ranking is already perfect and the test AUC has not moved for a
 hundred iterations.  So the objective figure's advice reads each model's
-held-out metric after every iteration (the push estimators'
-``validation_scores_``, recorded when the comparison monitors a held-out
-split) and says, per model, whether it still improved over the last fifth
-of the iterations.
+held-out metric after every iteration (the ``validation`` of its
+``training_curve_``, recorded when the comparison monitors a held-out split)
+and says, per model, whether it still improved over the last fifth of the
+iterations.
 """
 
 from __future__ import annotations
@@ -23,13 +23,15 @@ __all__ = ["held_out_history", "iterations_verdict", "iterations_advice"]
 TAIL = 0.2
 
 
-def held_out_history(estimator: Any) -> np.ndarray | None:
-    """The held-out metric after each iteration, when the estimator recorded one."""
-    values = getattr(estimator, "validation_scores_", None)
-    if values is None:
+def held_out_history(curve: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """(iterations, values) of the held-out metric of a ``TrainingCurve``, where it was measured; or None."""
+    if curve is None or curve.validation is None:
         return None
-    values = np.asarray(values, dtype=np.float64).reshape(-1)
-    return values if values.size else None
+    values = np.asarray(curve.validation, dtype=np.float64).reshape(-1)
+    measured = np.isfinite(values)
+    if not measured.any():
+        return None
+    return np.asarray(curve.iterations)[measured], values[measured]
 
 
 def iterations_verdict(values: Sequence[float], *, greater_is_better: bool, what: str) -> str:
@@ -72,15 +74,15 @@ def iterations_advice(models: Sequence[tuple[str, Any]], *, metric: str, split: 
 
     Parameters
     ----------
-    models : sequence of (label, fitted estimator)
+    models : sequence of (label, TrainingCurve)
     metric, split : str
         The monitored metric and the split it was measured on (``"auc"``, ``"test"``).
     """
     verdicts = []
-    for label, estimator in models:
-        history = held_out_history(estimator)
+    for label, curve in models:
+        history = held_out_history(curve)
         if history is not None:
-            verdicts.append(f"{label}: " + iterations_verdict(history, greater_is_better=greater_is_better,
+            verdicts.append(f"{label}: " + iterations_verdict(history[1], greater_is_better=greater_is_better,
                                                               what=f"{split} {metric}"))
     head = (f"each model's training objective after each iteration (left, on its own scale) and its {split} "
             f"{metric} (right); judge the number of iterations by the {split} {metric}, not by the training "

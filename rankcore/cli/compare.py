@@ -123,7 +123,7 @@ class Fitted:
     config: ModelConfig
     estimator: Any
     seconds: float
-    history: tuple[np.ndarray, np.ndarray] | None
+    curve: Any              # the estimator's TrainingCurve, or None (not iterative)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -149,17 +149,17 @@ class Comparison:
                 for split in self.splits}
 
     def histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {f.config.label: f.history for f in self.models if f.history is not None}
+        return {f.config.label: (f.curve.iterations, f.curve.objective) for f in self.models if f.curve is not None}
 
     def held_out_histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """The monitored metric after each iteration, for the models that recorded it."""
+        """The monitored metric after each iteration, for the models whose training curve recorded it."""
         from ._advice import held_out_history
 
         out = {}
         for f in self.models:
-            values = held_out_history(f.estimator)
-            if values is not None and f.history is not None:
-                out[f.config.label] = (np.arange(1, values.shape[0] + 1), values)
+            history = held_out_history(f.curve)
+            if history is not None:
+                out[f.config.label] = history
         return out
 
     def objective_caption(self) -> str:
@@ -168,7 +168,7 @@ class Comparison:
         from ._advice import iterations_advice
 
         better = resolve("metric", self.monitor).greater_is_better is not False
-        return iterations_advice([(f.config.label, f.estimator) for f in self.models if f.history is not None],
+        return iterations_advice([(f.config.label, f.curve) for f in self.models if f.curve is not None],
                                  metric=self.monitor, split=self.monitor_split, greater_is_better=better)
 
 
@@ -188,7 +188,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                               monitor_label=f"{monitor_split} {monitor}")
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
-        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.history)
+        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve)
         for split, (X, y) in splits.items():
             fitted.scores[split] = decision_scores(outcome.estimator, X)
             fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
@@ -217,8 +217,9 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     }
     histories = comparison.histories()
     if histories:
-        ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
-        xlabels = {f.config.label: f.config.kind.history_x for f in comparison.models}
+        curves = {f.config.label: f.curve for f in comparison.models if f.curve is not None}
+        ylabels = {label: curve.objective_name for label, curve in curves.items()}
+        xlabels = {label: curve.unit for label, curve in curves.items()}
         held_out = comparison.held_out_histories()
         figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
                                               title=f"{title}: training objective",

@@ -13,13 +13,14 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "plugins",
         help="list every registered component with the distribution that provided it; start a plugin",
-        description="List every registered loss, price, learner, objective, metric, filter and kernel, "
+        description="List every registered loss, price, learner, objective, metric, filter, kernel and estimator, "
         "with the distribution that provided it and any plugin that failed to load.  "
         "`rankcore plugins new FAMILY NAME` writes a new plugin package.",
         epilog="examples:\n  rankcore plugins --family price\n  rankcore plugins new price quadratic --dir ~/src",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel)")
+    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, "
+                                         "estimator)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     actions = parser.add_subparsers(dest="plugins_command", metavar="new")
     new = actions.add_parser(

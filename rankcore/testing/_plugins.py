@@ -11,6 +11,12 @@ import numpy as np
 
 __all__ = ["PLUGIN_CHECKS", "check_plugin_found_by_name", "check_plugin_used_by_name"]
 
+def _estimator(rankcore, spec):
+    from ..registry import resolve
+
+    return resolve("estimator", spec)
+
+
 #: How a model uses each family's component by name (a spec string).
 _MODELS = {
     "loss": lambda rankcore, spec: rankcore.boost(loss=spec, n_iter=30, random_state=0),
@@ -20,6 +26,7 @@ _MODELS = {
     "metric": lambda rankcore, spec: rankcore.ExactBoost(metric=spec, n_runs=5, n_rounds=10, random_state=0),
     "filter": lambda rankcore, spec: rankcore.KernelRanker(filter=spec, lam=1e-2),
     "kernel": lambda rankcore, spec: rankcore.KernelRanker(kernel=spec, lam=1e-2),
+    "estimator": _estimator,     # an estimator is the model
 }
 
 
