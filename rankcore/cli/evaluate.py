@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import DEFAULT_METRICS, Table, add_data_options, add_table_format_option, load, metric_specs
+from ._common import (
+    DEFAULT_METRICS,
+    Table,
+    add_data_options,
+    add_table_format_option,
+    announce_positive,
+    load,
+    metric_specs,
+)
 from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
 
@@ -35,6 +43,7 @@ def run(args) -> int:
     check_model_missing(model, args.model, data)
     y = data.binary_target(args.positive, require_both=False)
     scores = decision_scores(model, data.X)
+    announce_positive(args, data)
     if args.ci is not None:
         print(interval_table(y, scores, specs, args).render(args.table_format))
         return 0
