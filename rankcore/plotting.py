@@ -285,7 +285,7 @@ def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
     """Draw a panel on a matplotlib Axes; returns the (non-reference) lines."""
     lines = []
     for band in panel.bands:
-        patch = ax.fill_between(band.x, band.lower, band.upper, color=_line_style(band.index)["color"],
+        patch = ax.fill_between(band.x, band.lower, band.upper, color=_line_style(band.index, 1.0)["color"],
                                 alpha=0.18, linewidth=0)
         patch.set_gid(band.gid)
     for series in panel.series:
