@@ -16,7 +16,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..validation import (check_finite_scores, check_fit_data, check_matrix, check_random_state_param,
                           effective_n_threads, reject_1d)
 from ._metric import resolve_monotone_metric
-from ._predict import GatedTable, build_step_table
+from ._predict import GatedTable, StepTable, build_step_table
 from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
 
 __all__ = ["ExactBoost"]
@@ -115,6 +115,18 @@ def _stump_rows(result: RunResult) -> tuple[np.ndarray, np.ndarray]:
 
 def _step_table(stumps: np.ndarray, lengths: np.ndarray):
     return build_step_table(stumps[:, 0].astype(np.int64), stumps[:, 1], stumps[:, 2], stumps[:, 3], lengths.shape[0])
+
+
+def _check_head_threshold(threshold: float, head: "StepTable", fail) -> None:
+    """A saved head threshold is a training row's head score: within the scores a row can reach.
+
+    (Outside them, no row or every row enters the head, and a threshold of
+    -1e308 would make every head score overflow to 1e308.)
+    """
+    low, high = head.min_score(), head.max_score()
+    slack = 1e-12 * (1.0 + max(abs(low), abs(high)))      # the scores' sums are exact on the dyadic grid
+    if not low - slack <= threshold <= high + slack:
+        fail(f"head_threshold must be a head score a row can reach, in [{low:.17g}, {high:.17g}], got {threshold!r}")
 
 
 class ExactBoost(BaseEstimator):
@@ -568,6 +580,7 @@ class ExactBoost(BaseEstimator):
             threshold = state["head_threshold"]
             if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
                 fail(f"head_threshold must be a finite number, got {threshold!r}")
+            _check_head_threshold(float(threshold), _step_table(stumps, lengths), fail)
         for key in ("n_evaluations", "n_budget_exhausted"):
             value = state[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -608,7 +621,7 @@ class ExactBoost(BaseEstimator):
         lengths = state[prefix + "run_lengths"]
         if not isinstance(lengths, np.ndarray) or lengths.dtype != np.int64 or lengths.ndim != 1 or lengths.size < 1:
             fail(f"{prefix}run_lengths must be a non-empty int64 vector")
-        if (lengths < 0).any() or int(lengths.sum()) != stumps.shape[0]:
+        if (lengths < 0).any() or sum(lengths.tolist()) != stumps.shape[0]:     # a Python sum: never wraps
             fail(f"{prefix}run_lengths must be non-negative and sum to the number of {prefix}stumps")
         if lengths.size != self.n_runs:
             fail(f"{lengths.size} {prefix}runs stored, but n_runs={self.n_runs}")

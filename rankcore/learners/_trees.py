@@ -45,6 +45,8 @@ N_SLOTS = 256
 MAX_TREE_BINS = 255
 #: Gains within this fraction of the largest term are ties, broken by the fixed candidate order.
 TIE_TOLERANCE = 1e-10
+#: Largest feature or node index a tree holds (its arrays are int32).
+MAX_NODE_INDEX = 2**31 - 1
 #: Threshold of a split that sends every non-missing value left (NaN right).
 ALL_LEFT = float(np.finfo(np.float64).max)
 
@@ -162,6 +164,10 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         for v in arrays[name]:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"tree: {name} must hold integers, got {v!r}")
+            # checked as Python integers, before the int32 arrays are built: 2**32 + 3 must not read feature 3
+            if not -1 <= int(v) <= MAX_NODE_INDEX:
+                raise ValueError(f"tree: {name} holds {int(v)}, outside [-1, {MAX_NODE_INDEX}] (-1: none; indices "
+                                 f"are int32)")
     for v in arrays["nan_left"]:
         if not isinstance(v, (bool, np.bool_)) and v not in (0, 1):
             raise ValueError(f"tree: nan_left must hold booleans, got {v!r}")
@@ -181,7 +187,7 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         if left[i] < 0:
             continue
         if feature[i] < 0:
-            raise ValueError(f"tree: feature of node {i} must be a non-negative integer, got {feature[i]}")
+            raise ValueError(f"tree: feature of node {i} must be an integer in [0, {MAX_NODE_INDEX}], got {feature[i]}")
         for name, child in (("left", left[i]), ("right", right[i])):
             if not 0 < child < n:
                 raise ValueError(f"tree: {name} child of node {i} is {child}, expected an index in [1, {n - 1}]")

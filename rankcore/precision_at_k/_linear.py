@@ -62,6 +62,10 @@ from .surrogates import check_surrogate_name
 __all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
 
 
+#: Largest step or batch counter a model file may hold (the kernels count in C long long).
+_MAX_COUNT = 2**63 - 1
+
+
 def _check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
@@ -474,8 +478,9 @@ class _LinearAtK(BaseEstimator):
             raise ModelFormatError(f"{name}: coef_ has non-finite values")
         for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_", "n_averaged_"):
             value = state.get(key, 0)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ModelFormatError(f"{name}: {key} must be a non-negative integer, got {value!r}")
+            # the step counters continue in the Cython state as C long long (partial_fit)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNT:
+                raise ModelFormatError(f"{name}: {key} must be an integer in [0, {_MAX_COUNT}], got {value!r}")
         if state["n_features_in_"] != coef.shape[0]:
             raise ModelFormatError(f"{name}: n_features_in_ = {state['n_features_in_']} but coef_ has {coef.shape[0]} entries")
         if state.get("n_averaged_", 0) > state["t_"]:
