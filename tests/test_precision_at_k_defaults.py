@@ -218,7 +218,7 @@ def _encoded(value):
         (lambda d, m: d["state"].update(iterate_=_encoded(np.ones(3))), "iterate_ must be a finite 1-D array of 5"),
         (lambda d, m: d["state"].update(average_=_encoded(m.average_ * 2)), "coef_ must equal average_"),
         (lambda d, m: d["state"].update(n_averaged_=10**9), "n_averaged_ = 1000000000 exceeds"),
-        (lambda d, m: d["state"].update(n_averaged_=-1), "n_averaged_ must be a non-negative integer"),
+        (lambda d, m: d["state"].update(n_averaged_=-1), r"n_averaged_ must be an integer in \[0, "),
         (lambda d, m: d["state"].pop("feature_mean_"), r"missing \['feature_mean_'\]"),
     ],
 )

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_if_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..validation import (check_finite_scores, check_fit_data, check_matrix, check_random_state_param,
                           effective_n_threads, reject_1d)
@@ -412,6 +413,9 @@ class ExactBoost(BaseEstimator):
             tail = self._fit_runs(data, seeds[n_runs:], tail_settings, n_threads)
         self.classes_ = classes
         self._set_runs(result, tail, X_arr)
+        warn_if_constant(self._table.decision(X_arr), owner=type(self).__name__,
+                         why=f"no run found a stump that lowers the training loss of metric {metric.spec!r} "
+                             f"({self.stumps_.shape[0]} stumps accepted; constant features?)")
         return self
 
     def _fit_runs(self, data, seeds, settings, n_threads) -> RunResult:

@@ -47,6 +47,7 @@ from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..persistence import ModelFormatError
+from .._degenerate import warn_if_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..validation import (
     check_finite_scores,
@@ -327,6 +328,11 @@ class _LinearAtK(BaseEstimator):
         for _ in range(params["n_epochs"]):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
             self._run_pass(Z, y01, order.astype(np.intp), params)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        warn_if_constant(scores, owner=type(self).__name__,
+                         why="the weights are zero" if not self.coef_.any()
+                         else "the weighted features are equal on every row (constant features?)")
         return self
 
     @fits_on_a_copy

@@ -40,7 +40,14 @@ from ._validation import patience, plan_validation
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
-_STOP_REASONS = ("n_iter", "converged", "early_stopping")
+#: Every stop reason a fit reports (the driver's, less "no_decrease", reported as "converged"); a
+#: callback may stop a fit with a string of its own (see :func:`_is_callback_reason`).
+_STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback")
+
+
+def _is_callback_reason(value: Any) -> bool:
+    """A callback's stop reason as a model file may hold it: a short, printable, one-line string."""
+    return isinstance(value, str) and 0 < len(value) <= 100 and value.isprintable()
 
 
 def _spec_text(value: Any, family: str, name: str) -> str:
@@ -527,8 +534,9 @@ class _BaseBoost(BaseEstimator):
             fail("objective_values must not contain NaN or +inf")
         if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
             fail("objective_values must not increase (the driver never increases the objective)")
-        if state["stop_reason"] not in _STOP_REASONS:
-            fail(f"stop_reason must be one of {_STOP_REASONS}, got {state['stop_reason']!r}")
+        reason = state["stop_reason"]
+        if reason not in _STOP_REASONS and not _is_callback_reason(reason):
+            fail(f"stop_reason must be one of {_STOP_REASONS} or a callback's short printable string, got {reason!r}")
         classes = state.get("classes")
         if objective.task == "graded":
             if classes is not None:
@@ -663,7 +671,12 @@ _COMMON_DOC = """
         precision@k surrogates G = 2, so within s).
     n_iter_ : int
     stop_reason_ : str
-        ``"n_iter"``, ``"converged"`` or ``"early_stopping"``.
+        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
+        (a non-finite step: the model keeps the last finite iteration, with
+        a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
+        ranker on these rows -- every feature constant, too few rows for a
+        tree's leaves -- with a ``UserWarning`` naming the constraint), or a
+        callback's string.
     validation_scores_ : ndarray
         The ``scoring`` metric on the validation data after each iteration
         (with ``early_stopping`` or ``eval_set``).
