@@ -600,7 +600,9 @@ class PerceptronAtK(_LinearAtK):
         (Polyak-Ruppert); False: the last iterate.
     standardize : bool, default True
         Centre and scale each feature on the data of ``fit`` (or of the first
-        ``partial_fit`` call) inside the model; sparse input is only scaled.
+        ``partial_fit`` call) inside the model; sparse input is centred
+        implicitly (never densified: the same model as dense input).  The
+        result does not depend on the features' scale (1e-300 to 1e300).
         ``coef_`` is in the units of the input either way.
     shuffle : bool, default True
         Draw a new batch order for each epoch from ``random_state``.
