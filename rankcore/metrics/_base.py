@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any, ClassVar
 
 import numpy as np
@@ -87,7 +89,22 @@ class Metric(Component):
             integers="rank" if self.order_invariant else "refuse",
         )
         self.check_data(y_arr, s_arr)
-        return self.compute(y_arr, s_arr)
+        return self.checked_value(self.compute(y_arr, s_arr))
+
+    def checked_value(self, value: Any) -> Any:
+        """``value`` as computed, refused when a scalar metric returned no finite real number.
+
+        A plugin's ``compute`` that returns NaN, inf or a string would
+        otherwise flow into rankings, early stopping and reports; the error
+        names the metric.
+        """
+        if not self.scalar:
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)) \
+                or not math.isfinite(float(value)):
+            raise ValueError(f"metric {self.spec!r} returned {value!r}: a scalar metric must return a finite number "
+                             f"(its compute() is at fault, not the data)")
+        return value
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""

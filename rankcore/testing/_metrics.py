@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from ..validation import check_labels_and_scores
+
 __all__ = [
     "CHECKS",
     "check_metric_attributes",
@@ -96,7 +98,11 @@ def check_metric_value_type(metric, rng):
     """Scalar metrics return finite real numbers (in [0, 1] when bounded); nothing returns None."""
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
-        value = metric(y, scores)
+        # the raw compute: Metric.__call__ itself refuses a non-finite scalar (checked_value)
+        y_arr, s_arr = check_labels_and_scores(y, scores, graded=metric.task == "graded",
+                                               both_classes=metric.requires_both_classes)
+        metric.check_data(y_arr, s_arr)
+        value = metric.compute(y_arr, s_arr)
         if metric.scalar:
             assert isinstance(value, numbers.Real) and not isinstance(value, bool), (
                 f"{metric.spec}: expected a real number, got {type(value).__name__} {value!r}")
