@@ -207,3 +207,23 @@ def test_free_split_gain_tells_a_blocked_split_from_nothing_to_gain():
     gains = [G[:b + 1].sum() ** 2 / H[:b + 1].sum() + G[b + 1:].sum() ** 2 / max(H[b + 1:].sum(), 1e-300)
              - G.sum() ** 2 / H.sum() for b in range(9)]
     assert max(gains) > 0
+
+
+def test_early_stopping_that_keeps_no_iteration_warns():
+    X, y = _small(200, seed=5)
+    X_val, y_val = X[:60], 1 - y[:60]                  # a validation set that every step makes worse
+    with pytest.warns(UserWarning, match="early stopping kept 0"):
+        model = PushBoost(n_iter=10, early_stopping=True, random_state=0).fit(X, y, eval_set=(X_val, y_val))
+    assert model.n_iter_ == 0
+
+
+@pytest.mark.parametrize(("seed", "chooses_none"), [(3, True), (0, False)])
+def test_early_stopping_by_held_out_rows_that_chooses_no_iteration_warns(seed, chooses_none):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 3))
+    y = (rng.random(300) < 0.4).astype(int)            # labels independent of X: nothing generalizes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = PushBoost(n_iter=20, early_stopping=True, random_state=0).fit(X, y)
+    assert (model.n_iter_ == 0) == chooses_none
+    assert any("early stopping chose 0" in str(w.message) for w in caught) == chooses_none
