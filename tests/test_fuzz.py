@@ -749,12 +749,11 @@ def test_fuzz_gbdt_adapters_train_with_the_real_libraries():
 _BAD_SEEDS = ["x", -1, 1.5, True]
 
 
-@pytest.mark.xfail(strict=False, reason="the gbdt adapters' random_state is validated by the new one-style parameter "
-                                        "validation (issue 27 item 8, the arch engineer's branch); until it is "
-                                        "merged, 'x' and -1 fail late without naming it and 1.5 is accepted")
 @pytest.mark.parametrize("random_state", _BAD_SEEDS, ids=repr)
 @pytest.mark.parametrize("make", ["lightgbm_objective", "xgboost_objective"])
 def test_fuzz_gbdt_random_state_is_refused_at_construction_naming_it(make, random_state):
+    """Issue 27 item 8 (the one-style parameter validation): before, 'x' and -1 failed late without naming
+    ``random_state`` and 1.5 was accepted."""
     import rankcore.gbdt
 
     factory = getattr(rankcore.gbdt, make)

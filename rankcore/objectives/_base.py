@@ -118,8 +118,8 @@ linear ones) are fitted with gradient leaves and the driver's line search.
 A plugin objective gets Newton leaves by overriding
 :meth:`Objective.value_gradient_hessian` (``(y, scores, sample_weight) ->
 (value, gradient, hessian)``); the default binding forwards it and clips it
-at the floor.  A :class:`SeparableObjective` implements
-:meth:`SeparableObjective.block_gradient_hessian` (a row's gradient and
+at the floor.  A :class:`BoundSeparable` implements
+:meth:`BoundSeparable.block_gradient_hessian` (a row's gradient and
 curvature from its own label, weight, score and the merged stage results G
 only), so blocked and Dask backends get the curvature block by block.
 
@@ -131,13 +131,13 @@ binds the three methods above to the data.  Objectives that want to
 precompute (index arrays, sorted labels) or that have fast paths return their
 own :class:`BoundObjective` subclass.
 
-A :class:`SeparableObjective` additionally exposes its work as **reductions
+A :class:`BoundSeparable` additionally exposes its work as **reductions
 over blocks of rows**: a few scalars merged across blocks (log-sum-exp sums,
 moments), from which every row's gradient follows without looking at other
 rows.  Backends that hold the data in blocks (the in-memory backend with
 ``block_rows``; the Dask backend of a later release) use that form; the
 whole-vector methods are then implemented on top of it, so the two can never
-disagree.  See :class:`SeparableObjective` for the protocol.
+disagree.  See :class:`BoundSeparable` for the protocol.
 """
 
 from __future__ import annotations
@@ -154,6 +154,7 @@ __all__ = [
     "HESSIAN_FLOOR",
     "Objective",
     "BoundObjective",
+    "BoundSeparable",
     "SeparableObjective",
     "LinePoint",
     "RowBlock",
@@ -329,7 +330,7 @@ class Objective(Component):
         """
         if sample_weight is not None and not self.supports_sample_weight:
             raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
-        return _DefaultBound(self, y, sample_weight)
+        return _BoundDefault(self, y, sample_weight)
 
     # ------------------------------------------------------------------
     # Convenience for users and tests
@@ -369,7 +370,7 @@ class BoundObjective:
     log_value : bool
         Copied from the objective: J is the log of a positive objective.
     separable : bool
-        True for :class:`SeparableObjective` (row-block reductions available).
+        True for :class:`BoundSeparable` (row-block reductions available).
     """
 
     separable: ClassVar[bool] = False
@@ -434,7 +435,7 @@ class BoundObjective:
         return evaluate
 
 
-class _DefaultBound(BoundObjective):
+class _BoundDefault(BoundObjective):
     """Binds an objective's three data-taking methods to fixed labels and weights."""
 
     def value_and_gradient(self, scores):
@@ -479,7 +480,7 @@ class _DefaultBound(BoundObjective):
         return evaluate
 
 
-class SeparableObjective(BoundObjective):
+class BoundSeparable(BoundObjective):
     """A bound objective whose work is a reduction over blocks of rows.
 
     This is the seam that lets the same driver run on data held in blocks --
@@ -555,7 +556,7 @@ class SeparableObjective(BoundObjective):
 
     @property
     def has_hessian(self) -> bool:
-        return type(self).block_gradient_hessian is not SeparableObjective.block_gradient_hessian
+        return type(self).block_gradient_hessian is not BoundSeparable.block_gradient_hessian
 
     def block_line_summary(self, block: RowBlock, h: np.ndarray, values: np.ndarray,
                            G: Sequence[np.ndarray], gradient: np.ndarray | None = None) -> np.ndarray | None:
@@ -627,3 +628,9 @@ class SeparableObjective(BoundObjective):
             return LinePoint(alpha, point.value, point.d1, point.d2)
 
         return evaluate
+
+
+# Objectives bound to data are named Bound...: the earlier names stay as aliases.
+#: Deprecated alias of :class:`BoundSeparable`.
+SeparableObjective = BoundSeparable
+_DefaultBound = _BoundDefault
