@@ -176,8 +176,8 @@ def render_report(report: Report) -> str:
         parts.append("<h2>Figures</h2>")
         for caption, svg in report.figures:
             uri = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
-            parts.append(f'<figure><img alt="{html.escape(caption)}" src="{uri}">'
-                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            parts.append(f'<figure><img alt="{html.escape(caption.splitlines()[0])}" src="{uri}">'
+                         f"<figcaption>{'<br>'.join(map(html.escape, caption.splitlines()))}</figcaption></figure>")
     parts.append("<h2>Models and their exact parameters</h2>")
     for model in report.models:
         head = f"{model['label']} — {model['estimator']}"

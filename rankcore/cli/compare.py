@@ -26,6 +26,7 @@ from ._common import (
     add_data_options,
     add_force_option,
     add_table_format_option,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     fraction,
@@ -55,8 +56,8 @@ FIGURE_GUIDE = {
            "(the top of the list, few false positives), where models built for the top differ most.",
     "precision_at_k": "precision among the k top-ranked items: the curves differ most for small k, "
                       "the top of the list (the dotted line is the base rate).",
-    "objective": "the training objective after each iteration, each model on its own scale: "
-                 "a curve still falling at the right end asks for more iterations.",
+    # replaced by the verdict on the held-out metric when one was recorded (see objective_caption)
+    "objective": "the training objective after each iteration, each model on its own scale.",
 }
 
 
@@ -133,6 +134,8 @@ class Comparison:
     metrics: list[str]
     models: list[Fitted]
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
+    monitor: str = "auc"            # the metric measured on monitor_split after every iteration (push models)
+    monitor_split: str = "train"
 
     def table(self) -> Table:
         rows = []
@@ -147,6 +150,26 @@ class Comparison:
 
     def histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {f.config.label: (f.curve.iterations, f.curve.objective) for f in self.models if f.curve is not None}
+
+    def held_out_histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The monitored metric after each iteration, for the models whose training curve recorded it."""
+        from ._advice import held_out_history
+
+        out = {}
+        for f in self.models:
+            history = held_out_history(f.curve)
+            if history is not None:
+                out[f.config.label] = history
+        return out
+
+    def objective_caption(self) -> str:
+        """What the objective figure shows, with each model's verdict on its held-out metric."""
+        from ..registry import resolve
+        from ._advice import iterations_advice
+
+        better = resolve("metric", self.monitor).greater_is_better is not False
+        return iterations_advice([(f.config.label, f.curve) for f in self.models if f.curve is not None],
+                                 metric=self.monitor, split=self.monitor_split, greater_is_better=better)
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
@@ -170,7 +193,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
             fitted.scores[split] = decision_scores(outcome.estimator, X)
             fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
         models.append(fitted)
-    return Comparison(splits, metrics, models)
+    return Comparison(splits, metrics, models, monitor=monitor, monitor_split=monitor_split)
 
 
 def figure_paths(out_dir: str, image_format: str) -> dict[str, str]:
@@ -197,8 +220,11 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
         curves = {f.config.label: f.curve for f in comparison.models if f.curve is not None}
         ylabels = {label: curve.objective_name for label, curve in curves.items()}
         xlabels = {label: curve.unit for label, curve in curves.items()}
+        held_out = comparison.held_out_histories()
         figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
-                                              title=f"{title}: training objective")
+                                              title=f"{title}: training objective",
+                                              held_out=held_out or None,
+                                              held_out_label=f"{comparison.monitor_split} {comparison.monitor}")
     comparison.figures = figures
     paths = {}
     if image_format is not None:
@@ -215,7 +241,7 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
     from ..report import Report
 
     figures = comparison.figures
-    captions = dict(FIGURE_GUIDE, **(guide or {}))
+    captions = _captions(comparison, guide)
     table = comparison.table()
     settings = {
         "metrics": ", ".join(comparison.metrics),
@@ -247,7 +273,7 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
 
     if print_table:
         print(comparison.table().render(args.table_format), flush=True)
-    sentences = dict(FIGURE_GUIDE, **(guide or {}))
+    sentences = _captions(comparison, guide)
     if not args.no_plots or args.report:
         # without --no-plots the files; with it the report still needs the figures, not the files
         paths = write_figures(comparison, args.out_dir, None if args.no_plots else args.image_format,
@@ -266,6 +292,14 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
             path = os.path.join(args.save_models, _file_name(fitted.config.label) + ".json")
             save_model(fitted.estimator, path)
             info(args, f"saved {path}")
+
+
+def _captions(comparison: Comparison, guide: dict[str, str] | None) -> dict[str, str]:
+    """One sentence per figure: FIGURE_GUIDE, overridden by ``guide``; the objective's from the held-out metric."""
+    captions = dict(FIGURE_GUIDE, **(guide or {}))
+    if comparison.histories():
+        captions["objective"] = comparison.objective_caption()
+    return captions
 
 
 def _file_name(label: str) -> str:
@@ -342,6 +376,7 @@ def run(args) -> int:
     found = missing_facts([data, test])
     check_missing(configs, [data, test], found=found)  # every model, before any training
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
+    announce_positive(args, data)
     info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
                f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import DEFAULT_METRICS, Table, add_data_options, add_table_format_option, load, metric_specs
+from ._common import (
+    DEFAULT_METRICS,
+    Table,
+    add_data_options,
+    add_table_format_option,
+    announce_positive,
+    load,
+    metric_specs,
+)
 from ._models import check_model_missing, decision_scores
 
 
@@ -33,6 +41,7 @@ def run(args) -> int:
     check_model_missing(model, args.model, data)
     y = data.binary_target(args.positive, require_both=False)
     values = evaluate(y, decision_scores(model, data.X), specs)
+    announce_positive(args, data)
     table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
     print(table.render(args.table_format))
     return 0

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from ..validation import check_labels_and_scores
+from ._common import assert_finite
 
 __all__ = [
     "CHECKS",
@@ -153,6 +154,7 @@ def check_metric_monotone(metric, rng):
         step = float(rng.integers(0, 4))  # 0 keeps, small steps make and break ties
         moved[idx] += step if y[idx] == 1 else -step
         after = float(metric(y, moved))
+        assert_finite([before, after], owner=metric.spec, what="the value before and after the move")
         assert _not_worse(metric, before, after), (
             f"{metric.spec}: not monotone: moving the {'positive' if y[idx] == 1 else 'negative'} "
             f"at {idx} from {scores[idx]} to {moved[idx]} changed the value from {before!r} to {after!r}")
