@@ -11,7 +11,7 @@ import numpy as np
 from ..spec import Component
 from ..validation import check_labels_and_scores
 
-__all__ = ["Metric"]
+__all__ = ["Metric", "MetricValueError"]
 
 
 class Metric(Component):
@@ -102,8 +102,7 @@ class Metric(Component):
             return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)) \
                 or not math.isfinite(float(value)):
-            raise ValueError(f"metric {self.spec!r} returned {value!r}: a scalar metric must return a finite number "
-                             f"(its compute() is at fault, not the data)")
+            raise MetricValueError(self.spec, value)
         return value
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
@@ -138,3 +137,18 @@ class Metric(Component):
     def loss(self, y: Any, scores: Any) -> float:
         """``to_loss(self(y, scores))``: the form ExactBoost and early stopping minimize."""
         return self.to_loss(self(y, scores))
+
+
+class MetricValueError(ValueError):
+    """A scalar metric returned something that is not a finite number (NaN, inf, a string).
+
+    Attributes
+    ----------
+    value : object
+        What the metric returned (the contract checks report it themselves).
+    """
+
+    def __init__(self, spec: str, value: Any) -> None:
+        self.value = value
+        super().__init__(f"metric {spec!r} returned {value!r}: a scalar metric must return a finite number "
+                         f"(its compute() is at fault, not the data)")
