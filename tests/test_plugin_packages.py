@@ -137,6 +137,11 @@ def test_template_for_another_name_passes_the_checks(family, tmp_path, monkeypat
 @contextlib.contextmanager
 def _registered(root: Path, names: PluginNames, monkeypatch):
     """The package in ``root`` registered in this process, without installing it; yields the component class."""
+    def forget():            # a module of that name imported earlier (from another folder) must not be reused
+        for module in [m for m in sys.modules if m.split(".")[0] == names.module]:
+            del sys.modules[module]
+
+    forget()
     monkeypatch.syspath_prepend(str(root))
     try:
         plugin = importlib.import_module(f"{names.module}.plugin")
@@ -147,8 +152,7 @@ def _registered(root: Path, names: PluginNames, monkeypatch):
         finally:
             unregister_plugin(names.entry)
     finally:
-        for module in [m for m in sys.modules if m.startswith(names.module)]:
-            del sys.modules[module]
+        forget()
 
 
 def _run(*argv):

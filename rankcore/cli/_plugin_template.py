@@ -14,9 +14,14 @@ fit or evaluation that uses the component by name -- and a README::
         rankcore_NAME/FAMILY.py        the component class
         tests/test_NAME.py             rankcore.testing.plugin_checks: the contract, the entry point, a use by name
 
+An estimator's package (``rankcore_NAME/estimator.py``, a ``rankcore.Ranker``)
+is tested by ``plugin_template/estimator_test.py.tmpl``: scikit-learn's
+estimator checks and a model-file round trip too.
+
 The packages in ``docs/examples/`` are exactly what this writes for their
 names (a test keeps them so).  A family has a template when
-``plugin_template/<family>.py.tmpl`` exists.
+``plugin_template/<family>.py.tmpl`` exists; ``<family>_test.py.tmpl``, when
+it exists, replaces the common ``test.py.tmpl``.
 """
 
 from __future__ import annotations

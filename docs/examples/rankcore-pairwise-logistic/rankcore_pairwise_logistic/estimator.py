@@ -41,9 +41,10 @@ class PairwiseLogistic(Ranker):
         The steps taken (fewer than ``n_iter`` when a callback stopped the fit).
     """
 
-    name = "PairwiseLogistic"                       # the "estimator" of its model files
-    aliases = ("pairwise-logistic",)                  # rankcore fit --model pairwise-logistic
-    iteration_parameter = "n_iter"        # training_curve_, fit(callbacks=...), rankcore fit --n-iter
+    name = "PairwiseLogistic"  # the "estimator" of its model files
+    aliases = ("pairwise-logistic",)  # rankcore fit --model pairwise-logistic
+    summary = "linear: SGD on sampled pairs, pairwise logistic loss"  # rankcore plugins, rankcore fit --help
+    iteration_parameter = "n_iter"  # training_curve_, fit(callbacks=...), rankcore fit --n-iter
     parameters = (
         Parameter("n_iter", int, default=100, minimum=1, doc="Gradient steps."),
         Parameter("batch_size", int, default=256, minimum=1, doc="Pairs drawn for each step."),
@@ -62,9 +63,10 @@ class PairwiseLogistic(Ranker):
         Fitted("n_features_in_", "n_features_in"),
     )
     # The specs rankcore.testing's contract checks fit: the defaults, and small batches with a strong penalty.
-    examples = ("PairwiseLogistic:random_state=0", "PairwiseLogistic:n_iter=20,batch_size=4,alpha=0.5,random_state=1")
+    examples = ("PairwiseLogistic:random_state=0",
+                "PairwiseLogistic:n_iter=20,batch_size=4,alpha=0.5,random_state=1")
 
-    @fits_on_a_copy          # works on a copy; the declared fitted attributes are published in one step
+    @fits_on_a_copy  # works on a copy; the declared fitted attributes are published in one step
     def fit(self, X, y, *, callbacks=None):
         """Fit the weights on ``(X, y)``.
 
@@ -101,7 +103,8 @@ class PairwiseLogistic(Ranker):
         objective = [_objective(w, monitor, params.alpha)]
         for t in range(1, params.n_iter + 1):
             pairs = draw_pairs()
-            # d/dw log(1 + exp(−m)) = −σ(−m)·(x_i − x_k) at the margin m = w·(x_i − x_k); σ(−m) = exp(−log(1 + e^m))
+            # at the margin m = w·(x_i − x_k), d/dw log(1 + e^−m) = −σ(−m)·(x_i − x_k),
+            # with σ(−m) = 1/(1 + e^m) computed as exp(−log(1 + e^m)): no overflow for any m
             weights = np.exp(-np.logaddexp(0.0, pairs @ w))
             gradient = -(pairs.T @ weights) / params.batch_size + params.alpha * w
             w = w - params.learning_rate / np.sqrt(t) * gradient
@@ -113,7 +116,7 @@ class PairwiseLogistic(Ranker):
         self.n_iter_ = len(objective) - 1
         return self
 
-    @reads_a_snapshot        # one whole model, even while another thread refits this one
+    @reads_a_snapshot  # one whole model, even while another thread refits this one
     def decision_function(self, X):
         """The scores ``X @ coef_``: the higher, the nearer the top of the list."""
         check_is_fitted(self)
@@ -137,7 +140,8 @@ class PairwiseLogistic(Ranker):
                     and np.isfinite(value).all()):
                 self._state_error(f"{key} must be {shape[0]} finite float64 numbers")
         classes = state["classes"]
-        if not (isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]):
+        if not (isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]
+                and all(isinstance(label, (str, int, float)) for label in classes)):
             self._state_error(f"classes must hold two distinct labels, got {classes!r}")
         self.coef_, self.objective_, self.n_iter_ = state["coef"], state["objective"], steps
         self.classes_, self.n_features_in_ = np.asarray(classes), d
