@@ -13,6 +13,7 @@ import importlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -121,17 +122,46 @@ def test_cli_fits_the_installed_estimator_example(generated, installed, tmp_path
 def test_template_for_another_name_passes_the_checks(family, tmp_path, monkeypatch):
     """Any valid name gives a package whose component passes the contract checks (run in this process)."""
     names = PluginNames.of(family, f"my-{family}@x")
-    for relative, text in plugin_files(names).items():
-        path = tmp_path / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if relative.endswith(".py"):
-            compile(text, relative, "exec")
+    _write_package(tmp_path, names)
     config = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))
     assert config["project"]["entry-points"]["rankcore"] == {names.entry: f"{names.module}.plugin"}
     with _registered(tmp_path, names, monkeypatch) as component:
         for check in plugin_checks(component):
             check()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("coef", np.zeros(3), "coef must be 4 finite float64 numbers"),
+    ("objective", np.full(6, np.nan), "objective must be 6 finite float64 numbers"),
+    ("n_iter", 9, "n_iter must be an integer in [0, 5], got 9"),
+    ("classes", [1, 1], "classes must hold two distinct labels, got [1, 1]"),
+    ("n_features_in", "4", "n_features_in must be a positive integer, got '4'"),
+], ids=["coef", "objective", "n_iter", "classes", "n_features_in"])
+def test_template_estimator_refuses_a_model_file_that_breaks_its_state(field, value, message, tmp_path, monkeypatch):
+    """The generated ``_restore_fitted_state`` checks every field (the checksum is recomputed, as an attacker would)."""
+    from rankcore import persistence
+
+    names = PluginNames.of("estimator", "my-estimator@x")
+    _write_package(tmp_path, names)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] > 0).astype(int)
+    with _registered(tmp_path, names, monkeypatch) as cls:
+        data = persistence.model_to_dict(cls(n_iter=5, random_state=0).fit(X, y))
+        data["state"][field] = persistence._encode(value, "state")
+        data["sha256"] = persistence._checksum({k: v for k, v in data.items() if k != "sha256"})
+        with pytest.raises(persistence.ModelFormatError, match=re.escape(f"{names.cls} state: {message}")):
+            persistence.model_from_dict(data)
+
+
+def _write_package(root: Path, names: PluginNames) -> None:
+    """What `rankcore plugins new` writes for ``names``, into ``root``; every Python file compiles."""
+    for relative, text in plugin_files(names).items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if relative.endswith(".py"):
+            compile(text, relative, "exec")
 
 
 @contextlib.contextmanager
