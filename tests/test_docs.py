@@ -13,6 +13,7 @@ import contextlib
 import inspect
 import io
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,8 +142,16 @@ def test_doc_examples_run(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("COLUMNS", str(COLUMNS))
+    monkeypatch.setattr(sys, "path", list(sys.path))       # a page may import a package it wrote
     namespace = {"__name__": f"docs_{path.stem}"}
-    run_page(path, namespace)
+    try:
+        run_page(path, namespace)
+    finally:                                               # ... which later tests must not find
+        roots = (str(tmp_path), str(tmp_path.resolve()))
+        scratch = [name for name, module in list(sys.modules.items())
+                   if str(getattr(module, "__file__", None) or "").startswith(roots)]
+        for name in scratch:
+            del sys.modules[name]
 
 
 def test_few_blocks_are_skipped_and_each_says_why():

@@ -14,9 +14,14 @@ fit or evaluation that uses the component by name -- and a README::
         rankcore_NAME/FAMILY.py        the component class
         tests/test_NAME.py             rankcore.testing.plugin_checks: the contract, the entry point, a use by name
 
+An estimator's package (``rankcore_NAME/estimator.py``, a ``rankcore.Ranker``)
+is tested by ``plugin_template/estimator_test.py.tmpl``: scikit-learn's
+estimator checks and a model-file round trip too.
+
 The packages in ``docs/examples/`` are exactly what this writes for their
 names (a test keeps them so).  A family has a template when
-``plugin_template/<family>.py.tmpl`` exists.
+``plugin_template/<family>.py.tmpl`` exists; ``<family>_test.py.tmpl``, when
+it exists, replaces the common ``test.py.tmpl``.
 """
 
 from __future__ import annotations
@@ -42,9 +47,19 @@ _USAGE = {
     "metric": 'rankcore.ExactBoost(metric="$name:20", n_runs=5, n_rounds=10, random_state=0).fit(X, y)',
     "filter": 'rankcore.KernelRanker(filter="$name", lam=1e-2).fit(X, y)',
     "kernel": 'rankcore.KernelRanker(kernel="$name", lam=1e-2).fit(X, y)',
+    "estimator": 'rankcore.resolve("estimator", "$name:n_iter=200").fit(X, y)',
 }
 # The first example spec each family's component is shown with in the README.
-_SPEC = {"metric": "$name:10"}
+_SPEC = {"metric": "$name:10", "estimator": "$Class (alias $name)"}
+# What a family's package needs beyond rankcore and numpy.
+_DEPENDENCIES = {"estimator": ', "scikit-learn>=1.6"'}
+# Where the README says the component works.
+_WORKS_DEFAULT = "it works everywhere rankcore takes a $family spec"
+_WORKS = {"estimator": ("rankcore fits (`rankcore fit --model $name`), saves and loads it like its own "
+                        "estimators")}
+# More command lines for a family's README (after `rankcore plugins`).
+_COMMANDS = {"estimator": "\nrankcore fit train.csv --model $name --n-iter 200 --out model.json"
+                          "\nrankcore score model.json test.csv"}
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_@.+][a-z0-9]+)*$")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -93,7 +108,9 @@ class PluginNames:
         values = {"family": self.family, "name": self.name, "dist": self.dist, "module": self.module,
                   "Class": self.cls, "entry": self.entry, "hook": FAMILIES[self.family][0]}
         values["usage"] = Template(_USAGE[self.family]).substitute(values)
-        values["spec"] = Template(_SPEC.get(self.family, "$name")).substitute(values)
+        for key, table, default in (("spec", _SPEC, "$name"), ("more_dependencies", _DEPENDENCIES, ""),
+                                    ("more_commands", _COMMANDS, ""), ("works", _WORKS, _WORKS_DEFAULT)):
+            values[key] = Template(table.get(self.family, default)).substitute(values)
         return values
 
 
@@ -110,8 +127,14 @@ def plugin_files(names: PluginNames) -> dict[str, str]:
         f"{names.module}/__init__.py": _render("__init__.py.tmpl", values),
         f"{names.module}/plugin.py": _render("plugin.py.tmpl", values),
         f"{names.module}/{names.family}.py": _render(f"{names.family}.py.tmpl", values),
-        f"tests/test_{names.module.removeprefix('rankcore_')}.py": _render("test.py.tmpl", values),
+        f"tests/test_{names.module.removeprefix('rankcore_')}.py": _render(_test_template(names.family), values),
     }
+
+
+def _test_template(family: str) -> str:
+    """``<family>_test.py.tmpl`` where a family has tests of its own, else the common ``test.py.tmpl``."""
+    own = f"{family}_test.py.tmpl"
+    return own if (TEMPLATE_DIR / own).is_file() else "test.py.tmpl"
 
 
 def write_plugin(family: str, name: str, directory: str | os.PathLike = ".") -> Path:
