@@ -20,13 +20,11 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
-from ..push._progress import check_callbacks
-from ..push._tie_break import check_tie_break_scale
+from ..push import PNormPush, PushBoost, RankBoost, check_callbacks, check_tie_break_scale, int_seed
 from ..validation import check_finite_scores, check_matrix
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
-from ._prepare import check_learner, prepare_layout, summarize
+from ._prepare import DaskRows, summarize
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
@@ -165,7 +163,6 @@ class _DaskBoost:
         if self.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         client = get_client(self.client)
-        check_learner(learner)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         if sample_weight is not None and not objective.supports_sample_weight:
@@ -183,7 +180,7 @@ class _DaskBoost:
         elif not summary.weight > 0:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
-        seed = _int_seed(self.random_state)
+        seed = int_seed(self.random_state)
         metric = None
         monitor = eval_set is not None
         X_val = y_val = None
@@ -191,7 +188,9 @@ class _DaskBoost:
             metric = self._scoring_metric(task)
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes)
 
-        layout = prepare_layout(client, data, summary, learner, thresholds=self.thresholds, random_state=seed)
+        # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
+        layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
+                                             random_state=seed, n_threads=1)
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
@@ -301,6 +300,14 @@ class _DaskBoost:
         state["client"] = None
         return state
 
+
+def _common_doc(local_class) -> str:
+    """The push estimators' shared parameter section, as the in-memory class documents it."""
+    section = local_class.__doc__.split("Parameters\n    ----------\n", 1)[1]
+    return section.split("    Examples\n", 1)[0]
+
+
+_COMMON_DOC = _common_doc(RankBoost)
 
 _CLIENT_DOC = """
     client : distributed.Client, optional

@@ -24,8 +24,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..exactboost import ExactBoost, RunResult
-from ..exactboost._runs import fit_runs
+from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..validation import check_matrix
 from ._inputs import get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers

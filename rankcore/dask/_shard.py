@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..objectives._base import RowBlock
+from ..objectives import RowBlock
 from ._prepare import check_chunk
 
 __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]

@@ -120,6 +120,13 @@ class Features(Learner):
         highs = rows.max(axis=0).astype(np.float64)
         return FeatureLayout(lows, highs, n_threads=n_threads)
 
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """The per-feature ranges of the rows of positive weight: one reduction."""
+        if thresholds is not None:
+            raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
+        lows, highs = rows.ranges()
+        return FeatureLayout(lows, highs, n_threads=n_threads)
+
     def ranker_from_state(self, state):
         if state.get("kind") != FeatureRanker.kind or set(state) != {"kind", "feature", "low", "high"}:
             raise ValueError(f"expected a feature ranker record {{kind, feature, low, high}}, got {sorted(state)}")

@@ -26,6 +26,7 @@ from ._functions import (
     tpauc,
 )
 from ._graded import Misrank
+from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
@@ -56,4 +57,5 @@ __all__ = [
     "PNormRisk",
     "Misrank",
     "ROC",
+    "RocCells",
 ]

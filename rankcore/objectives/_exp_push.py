@@ -244,6 +244,11 @@ class ExpPushProblem(SeparableObjective):
             raise ValueError(f"direction: {bad} value(s) are not among the declared values {values.tolist()}")
         return out
 
+    @property
+    def has_abs_sum_summary(self) -> bool:
+        """Homogeneous prices only: then the line summary is the four class sums (see the module docs)."""
+        return self.degree is not None
+
     def summary_from_abs_sums(self, sums, G):
         """The line summary from Σ|∂J/∂f_n| per value of h (rows) and class (columns: positives, negatives).
 
@@ -252,6 +257,8 @@ class ExpPushProblem(SeparableObjective):
         gradient give them for every threshold ranker (``rankcore.dask``) --
         gets the same summary without another pass over the rows.
         """
+        if self.degree is None:
+            return super().summary_from_abs_sums(sums, G)
         scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
         with np.errstate(divide="ignore"):
             out = np.log(np.asarray(sums, dtype=np.float64) / scale)

@@ -93,6 +93,7 @@ class PushObjective(Objective):
                 "push:sqhinge,pow:4")
     task = "bipartite"
     log_value = True
+    sum_over_negatives = True         # R = Σ_k v_k g(L_k): each term reads one negative and all positives
 
     def _validate(self) -> None:
         from ..registry import resolve

@@ -678,7 +678,7 @@ _COMMON_DOC = """
 
 
 class PushBoost(_BaseBoost):
-    """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
+    __doc__ = """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
 
     Minimizes the objective over linear combinations of weak rankers by
     coordinate descent (seed 001, Figure 1), with every pairwise sum computed
@@ -749,7 +749,7 @@ class PushBoost(_BaseBoost):
 
 
 class PNormPush(_BaseBoost):
-    """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
+    __doc__ = """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
 
     The same estimator as ``PushBoost(loss="exp", price=f"pow:{p}")``.
 
@@ -788,7 +788,7 @@ class PNormPush(_BaseBoost):
 
 
 class RankBoost(_BaseBoost):
-    """RankBoost for bipartite ranking (Freund et al. 2003): exponential loss, no push.
+    __doc__ = """RankBoost for bipartite ranking (Freund et al. 2003): exponential loss, no push.
 
     The same estimator as ``PushBoost(loss="exp", price="identity")``; with
     binary weak rankers each step equals RankBoost's closed form ½ ln(W₊/W₋).
