@@ -14,7 +14,7 @@ A. Stumps are h(x) = a if x_j <= xi else b.  Thresholds are indices t into
    result depends on the order of a summation.
 B. A box is a set of grid points (t_lo..t_hi) x (a_lo..a_hi) x (b_lo..b_hi).
    Its bound is the metric's loss with every positive at the top of its
-   score interval and every negative at the bottom (SPEC §5): left group
+   score interval and every negative at the bottom (docs/theory/exactboost.md#the-interval-bound): left group
    S + a_hi / S + a_lo, right group S + b_hi / S + b_lo, the undecided
    middle group (t_lo < rank <= t_hi) S + max(a_hi, b_hi) / S + min(a_lo, b_lo),
    positives lowered by the smallest margin the box allows.  A monotone

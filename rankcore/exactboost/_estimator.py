@@ -118,7 +118,7 @@ def _step_table(stumps: np.ndarray, lengths: np.ndarray):
 
 
 class ExactBoost(BaseEstimator):
-    """Boost decision stumps on a monotone ranking metric itself (Csillag et al., SPEC §5).
+    """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022; docs/theory/exactboost.md).
 
     Each of ``n_runs`` independent runs starts from the zero score and, for
     ``n_rounds`` rounds, draws a stratified subsample of the examples and of
@@ -179,7 +179,7 @@ class ExactBoost(BaseEstimator):
         between distinct values is a candidate.
     margin_mode : {"constant", "normalized", "stump"}, default="constant"
         How θ is applied when a candidate with values (a, b) is scored:
-        ``"constant"`` lowers positives by θ (SPEC §5); ``"normalized"`` by
+        ``"constant"`` lowers positives by θ (docs/theory/exactboost.md#the-margin); ``"normalized"`` by
         θ·(1 + W + |b-a|/2), W the sum of |b-a|/2 over the stumps accepted
         so far -- the margin θ of the normalized (convex-combination) score
         the paper's bounds are about; ``"stump"`` by θ·(1 + |b-a|/2) (the

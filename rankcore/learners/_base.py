@@ -4,7 +4,7 @@ A learner is a family of weak rankers h: X → [0, 1].  Boosting asks it, once
 per iteration, for the member whose direction best decreases the objective:
 given one gradient weight g_n = ∂J/∂f_n per training row, the ranker
 maximizing |Σ_n g_n h(x_n)| (the sign of the coefficient is free, so a family
-need not contain complements; SPEC §2).
+need not contain complements; docs/theory/push.md#coordinate-descent).
 
 The work is split so that it is a **reduction over blocks of rows** -- the
 form a distributed backend needs:

@@ -104,7 +104,7 @@ class FeatureLayout(LearnerLayout):
 class Features(Learner):
     """Each feature min–max scaled to [0, 1] on the training data is one weak ranker.
 
-    The hypothesis space of the P-Norm Push experiments (seed 000 §5): the
+    The hypothesis space of the P-Norm Push experiments (Rudin 2006): the
     model is linear in the features.  Constant features are never chosen.
     """
 

@@ -4,7 +4,7 @@ Design
 ------
 A. The push objective needs, per negative k, L_k = Σ_i w_i ℓ(f_i − f_k) and
    D_k = Σ_i w_i ℓ′(f_i − f_k), and per positive i, E_i = Σ_k c_k ℓ′(f_i − f_k)
-   (SPEC §2).  Losses without a factorization (logistic, third-party losses)
+   (docs/theory/push.md#gradient).  Losses without a factorization (logistic, third-party losses)
    get them here by visiting every pair: O(I·K) time, O(I + K) memory -- the
    I × K matrix of pairs is never formed.
 B. One thread owns each output entry (prange over negatives for L, D and the

@@ -27,7 +27,7 @@ class Metric(Component):
         Direction; ``None`` for non-scalar metrics (``roc``, ``height``).
     monotone : bool
         True when the value never gets worse as a positive's score rises or a
-        negative's score falls (SPEC §1).  ExactBoost accepts only monotone
+        negative's score falls (docs/theory/metrics.md#monotone-metrics).  ExactBoost accepts only monotone
         metrics, because its interval bound relies on exactly this.
     task : {"bipartite", "graded"}
         Labels in {0, 1}, or real-valued relevance.

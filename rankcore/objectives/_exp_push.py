@@ -1,6 +1,6 @@
 """The push objective with the exponential loss, as row-block reductions in log space.
 
-With ℓ(z) = e^{−r z} the inner sums factorize (SPEC §2):
+With ℓ(z) = e^{−r z} the inner sums factorize (docs/theory/push.md#log-space):
 L_k = e^{r f_k} · S with S = Σ_i w_i e^{−r f_i}, so
 
 * for a price of homogeneous degree d (``identity``: 1, ``pow:p``: p),

@@ -1,4 +1,4 @@
-"""The push objective R_{g,ℓ} (SPEC §2), composed from a registered loss and price.
+"""The push objective R_{g,ℓ} (docs/theory/push.md), composed from a registered loss and price.
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),    L_k = Σ_i w_i · ℓ(f_i − f_k)
 

@@ -64,7 +64,7 @@ def _is_number(value: Any) -> bool:
 
 
 class KernelRanker(BaseEstimator):
-    """Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+    """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
     Minimizes the magnitude-preserving least-squares ranking risk
     (1/m²) Σ_{i,j} (y_i − y_j − (f(x_i) − f(x_j)))² under a spectral
@@ -96,7 +96,7 @@ class KernelRanker(BaseEstimator):
         λ > 0; an array fits the whole path (decision values get a λ axis);
         ``"holdout"`` chooses λ (and the filter, if several) on a held-out
         part by ``metric``; ``"apriori"`` extrapolates λ₊(s) = α s^{−β/2}
-        fitted by hold-out on small subsets (seed 003 §4.4).
+        fitted by hold-out on small subsets (docs/theory/kernel_ranking.md#choosing-the-regularization-parameter).
     lam_grid : array-like, optional
         The grid of the hold-out and a-priori choices; default λ₀ q^j with
         λ₀ = 1, q = 0.95, j = 1..200 (the paper's).
