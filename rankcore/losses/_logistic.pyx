@@ -7,9 +7,10 @@ A. With t_ik = e^{−(f_i − f_k)} = a_k · b_i, a_k = e^{f_k − s}, b_i = e^{
    derivatives are rational in t:  ℓ = log₂(1 + t),  ℓ′ = −t / ((1 + t) ln 2),
    ℓ″ = t / ((1 + t)² ln 2).  The 2(I + K) exponentials are computed once;
    the I·K pairs cost a multiply and a division each -- no exp per pair.
-   The pairwise kernel's loop structure is kept (prange over outputs, tiles
-   of the other side, one thread per output: results independent of
-   ``n_threads``), with four independent accumulators per output.
+   The pairwise kernels' loop is shared (``_tiling.run_tiled``: prange over
+   outputs, tiles of the other side, one thread per output, results
+   independent of ``n_threads``); each kernel here is its per-tile
+   contribution, with four independent accumulators per output.
 B. The value needs Σ_i w_i log(1 + t_i).  Terms with t ≥ 1e-3 are multiplied
    into a running product of (1 + t)^{w} -- for unit weights a plain product,
    its log taken only when it grows past 1e200 -- so one log serves about a
@@ -22,11 +23,10 @@ C. Valid while every |f − s| ≤ 300 (so t ≤ e^600); the Python wrapper chec
    the score range and otherwise uses the generic pairwise kernel.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport exp, log, log1p
 
 from rankcore._parallel cimport threads_for
-from ._blocking cimport TILE, CHUNK
+from ._tiling cimport PairSum, data_of, run_tiled
 
 import numpy as np
 
@@ -62,6 +62,172 @@ cdef inline double _value_sum(const double* b, const double* w, Py_ssize_t i0, P
     return total + log(prod)
 
 
+cdef class _NegativeSums(PairSum):
+    """L_k += Σ_i w_i ℓ and D_k += Σ_i w_i ℓ′ over one tile of positives (four accumulators)."""
+
+    cdef const double* b
+    cdef const double* w
+    cdef const double* a
+    cdef double* L
+    cdef double* D
+    cdef bint unit
+
+    cdef void reset(self, Py_ssize_t k) noexcept nogil:
+        self.L[k] = 0.0
+        self.D[k] = 0.0
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* b = self.b
+        cdef const double* w = self.w
+        cdef double ak = self.a[k], t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+        cdef double v = _value_sum(b, w, i0, i_end, ak, self.unit)
+        cdef Py_ssize_t i = i0
+        while i + 4 <= i_end:
+            t = ak * b[i]
+            s0 = s0 + w[i] * t / (1.0 + t)
+            t = ak * b[i + 1]
+            s1 = s1 + w[i + 1] * t / (1.0 + t)
+            t = ak * b[i + 2]
+            s2 = s2 + w[i + 2] * t / (1.0 + t)
+            t = ak * b[i + 3]
+            s3 = s3 + w[i + 3] * t / (1.0 + t)
+            i = i + 4
+        while i < i_end:
+            t = ak * b[i]
+            s0 = s0 + w[i] * t / (1.0 + t)
+            i = i + 1
+        self.L[k] = self.L[k] + INV_LN2 * v
+        self.D[k] = self.D[k] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+
+
+cdef class _PositiveSums(PairSum):
+    """E_i += Σ_k c_k ℓ′ over one tile of negatives (four accumulators)."""
+
+    cdef const double* b
+    cdef const double* a
+    cdef const double* c_neg
+    cdef double* E
+
+    cdef void reset(self, Py_ssize_t i) noexcept nogil:
+        self.E[i] = 0.0
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        cdef const double* a = self.a
+        cdef const double* c_neg = self.c_neg
+        cdef double bi = self.b[i], t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+        cdef Py_ssize_t k = k0
+        while k + 4 <= k_end:
+            t = a[k] * bi
+            s0 = s0 + c_neg[k] * t / (1.0 + t)
+            t = a[k + 1] * bi
+            s1 = s1 + c_neg[k + 1] * t / (1.0 + t)
+            t = a[k + 2] * bi
+            s2 = s2 + c_neg[k + 2] * t / (1.0 + t)
+            t = a[k + 3] * bi
+            s3 = s3 + c_neg[k + 3] * t / (1.0 + t)
+            k = k + 4
+        while k < k_end:
+            t = a[k] * bi
+            s0 = s0 + c_neg[k] * t / (1.0 + t)
+            k = k + 1
+        self.E[i] = self.E[i] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+
+
+cdef class _DirectionalSums(PairSum):
+    """L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+
+    cdef const double* b
+    cdef const double* w
+    cdef const double* hp
+    cdef const double* a
+    cdef const double* hn
+    cdef double* L
+    cdef double* L1
+    cdef double* L2
+    cdef bint unit
+
+    cdef void reset(self, Py_ssize_t k) noexcept nogil:
+        self.L[k] = 0.0
+        self.L1[k] = 0.0
+        self.L2[k] = 0.0
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* b = self.b
+        cdef const double* w = self.w
+        cdef const double* hp = self.hp
+        cdef double ak = self.a[k], hk = self.hn[k], t, q, delta, s1 = 0.0, s2 = 0.0
+        cdef double v = _value_sum(b, w, i0, i_end, ak, self.unit)
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            delta = hp[i] - hk
+            s1 = s1 + w[i] * t * q * delta
+            s2 = s2 + w[i] * t * q * q * delta * delta
+        self.L[k] = self.L[k] + INV_LN2 * v
+        self.L1[k] = self.L1[k] - INV_LN2 * s1
+        self.L2[k] = self.L2[k] + INV_LN2 * s2
+
+
+cdef class _CurvatureNegativeSums(PairSum):
+    """N_k += Σ_i w_i ℓ″ over one tile of positives (two accumulators)."""
+
+    cdef const double* b
+    cdef const double* w
+    cdef const double* a
+    cdef double* N
+
+    cdef void reset(self, Py_ssize_t k) noexcept nogil:
+        self.N[k] = 0.0
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* b = self.b
+        cdef const double* w = self.w
+        cdef double ak = self.a[k], t, q, s0 = 0.0, s1 = 0.0
+        cdef Py_ssize_t i = i0
+        while i + 2 <= i_end:
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            s0 = s0 + w[i] * t * q * q
+            t = ak * b[i + 1]
+            q = 1.0 / (1.0 + t)
+            s1 = s1 + w[i + 1] * t * q * q
+            i = i + 2
+        while i < i_end:
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            s0 = s0 + w[i] * t * q * q
+            i = i + 1
+        self.N[k] = self.N[k] + INV_LN2 * (s0 + s1)
+
+
+cdef class _CurvaturePositiveSums(PairSum):
+    """P_i += Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) over one tile of negatives."""
+
+    cdef const double* b
+    cdef const double* w
+    cdef const double* a
+    cdef const double* c1
+    cdef const double* c2
+    cdef double* P
+
+    cdef void reset(self, Py_ssize_t i) noexcept nogil:
+        self.P[i] = 0.0
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        cdef const double* a = self.a
+        cdef const double* c1 = self.c1
+        cdef const double* c2 = self.c2
+        cdef double bi = self.b[i], t, q, s1 = 0.0, s2 = 0.0
+        cdef Py_ssize_t k
+        for k in range(k0, k_end):
+            t = a[k] * bi
+            q = t / (1.0 + t)
+            s1 = s1 + c1[k] * q / (1.0 + t)
+            s2 = s2 + c2[k] * q * q
+        self.P[i] = self.P[i] + INV_LN2 * s1 + self.w[i] * INV_LN2 * INV_LN2 * s2
+
+
 def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the positives
                   const double[::1] w,      # IN  (I,) their weights
                   const double[::1] a,      # IN  (K,) e^{f_k − s} of the negatives
@@ -70,41 +236,10 @@ def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the posi
                   bint unit_weights,
                   int n_threads=1):
     """L_k and D_k of the logistic loss (in bits).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, t, s0, s1, s2, s3, v
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                D[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    v = _value_sum(&b[0], &w[0], i0, i_end, ak, unit_weights)
-                    s0 = 0.0; s1 = 0.0; s2 = 0.0; s3 = 0.0
-                    i = i0
-                    while i + 4 <= i_end:
-                        t = ak * b[i]
-                        s0 = s0 + w[i] * t / (1.0 + t)
-                        t = ak * b[i + 1]
-                        s1 = s1 + w[i + 1] * t / (1.0 + t)
-                        t = ak * b[i + 2]
-                        s2 = s2 + w[i + 2] * t / (1.0 + t)
-                        t = ak * b[i + 3]
-                        s3 = s3 + w[i + 3] * t / (1.0 + t)
-                        i = i + 4
-                    while i < i_end:
-                        t = ak * b[i]
-                        s0 = s0 + w[i] * t / (1.0 + t)
-                        i = i + 1
-                    L[k] = L[k] + INV_LN2 * v
-                    D[k] = D[k] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+    cdef _NegativeSums kernel = _NegativeSums()
+    kernel.b, kernel.w, kernel.a = data_of(b), data_of(w), data_of(a)
+    kernel.L, kernel.D, kernel.unit = <double*>data_of(L), <double*>data_of(D), unit_weights
+    _run(kernel, a.shape[0], b.shape[0], n_threads)
 
 
 def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
@@ -113,38 +248,9 @@ def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
                   double[::1] E,            # OUT (I,) Σ_k c_k ℓ′
                   int n_threads=1):
     """E_i of the logistic loss (in bits).  O(I·K) time, no transcendental per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
-    cdef double bi, t, s0, s1, s2, s3
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                E[i] = 0.0
-            for tt in range((K + TILE - 1) // TILE):
-                k0 = tt * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    bi = b[i]
-                    s0 = 0.0; s1 = 0.0; s2 = 0.0; s3 = 0.0
-                    k = k0
-                    while k + 4 <= k_end:
-                        t = a[k] * bi
-                        s0 = s0 + c_neg[k] * t / (1.0 + t)
-                        t = a[k + 1] * bi
-                        s1 = s1 + c_neg[k + 1] * t / (1.0 + t)
-                        t = a[k + 2] * bi
-                        s2 = s2 + c_neg[k + 2] * t / (1.0 + t)
-                        t = a[k + 3] * bi
-                        s3 = s3 + c_neg[k + 3] * t / (1.0 + t)
-                        k = k + 4
-                    while k < k_end:
-                        t = a[k] * bi
-                        s0 = s0 + c_neg[k] * t / (1.0 + t)
-                        k = k + 1
-                    E[i] = E[i] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+    cdef _PositiveSums kernel = _PositiveSums()
+    kernel.b, kernel.a, kernel.c_neg, kernel.E = data_of(b), data_of(a), data_of(c_neg), <double*>data_of(E)
+    _run(kernel, b.shape[0], a.shape[0], n_threads)
 
 
 def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
@@ -158,36 +264,11 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
                      bint unit_weights,
                      int n_threads=1):
     """L_k, L′_k, L″_k along h (δ_ik = h_i − h_k).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, hk, t, q, delta, v, s1, s2
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                L1[k] = 0.0
-                L2[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    hk = hn[k]
-                    v = _value_sum(&b[0], &w[0], i0, i_end, ak, unit_weights)
-                    s1 = 0.0
-                    s2 = 0.0
-                    for i in range(i0, i_end):
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        delta = hp[i] - hk
-                        s1 = s1 + w[i] * t * q * delta
-                        s2 = s2 + w[i] * t * q * q * delta * delta
-                    L[k] = L[k] + INV_LN2 * v
-                    L1[k] = L1[k] - INV_LN2 * s1
-                    L2[k] = L2[k] + INV_LN2 * s2
+    cdef _DirectionalSums kernel = _DirectionalSums()
+    kernel.b, kernel.w, kernel.hp = data_of(b), data_of(w), data_of(hp)
+    kernel.a, kernel.hn, kernel.unit = data_of(a), data_of(hn), unit_weights
+    kernel.L, kernel.L1, kernel.L2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    _run(kernel, a.shape[0], b.shape[0], n_threads)
 
 
 def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
@@ -196,38 +277,9 @@ def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
                             double[::1] N,         # OUT (K,) Σ_i w_i ℓ″(f_i − f_k)
                             int n_threads=1):
     """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, t, q, s0, s1
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                N[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    s0 = 0.0
-                    s1 = 0.0
-                    i = i0
-                    while i + 2 <= i_end:
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        s0 = s0 + w[i] * t * q * q
-                        t = ak * b[i + 1]
-                        q = 1.0 / (1.0 + t)
-                        s1 = s1 + w[i + 1] * t * q * q
-                        i = i + 2
-                    while i < i_end:
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        s0 = s0 + w[i] * t * q * q
-                        i = i + 1
-                    N[k] = N[k] + INV_LN2 * (s0 + s1)
+    cdef _CurvatureNegativeSums kernel = _CurvatureNegativeSums()
+    kernel.b, kernel.w, kernel.a, kernel.N = data_of(b), data_of(w), data_of(a), <double*>data_of(N)
+    _run(kernel, a.shape[0], b.shape[0], n_threads)
 
 
 def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
@@ -241,26 +293,14 @@ def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
 
     O(I·K) time, no transcendental per pair.
     """
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
-    cdef double bi, t, q, s1, s2
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
+    cdef _CurvaturePositiveSums kernel = _CurvaturePositiveSums()
+    kernel.b, kernel.w, kernel.a = data_of(b), data_of(w), data_of(a)
+    kernel.c1, kernel.c2, kernel.P = data_of(c1), data_of(c2), <double*>data_of(P)
+    _run(kernel, b.shape[0], a.shape[0], n_threads)
+
+
+cdef void _run(PairSum kernel, Py_ssize_t n_outputs, Py_ssize_t n_other, int n_threads):
+    """The shared tiled loop, on as many threads as the O(I·K) work pays for."""
+    n_threads = threads_for(<double> n_outputs * n_other, n_threads, 65536.0)
     with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                P[i] = 0.0
-            for tt in range((K + TILE - 1) // TILE):
-                k0 = tt * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    bi = b[i]
-                    s1 = 0.0
-                    s2 = 0.0
-                    for k in range(k0, k_end):
-                        t = a[k] * bi
-                        q = t / (1.0 + t)
-                        s1 = s1 + c1[k] * q / (1.0 + t)
-                        s2 = s2 + c2[k] * q * q
-                    P[i] = P[i] + INV_LN2 * s1 + w[i] * INV_LN2 * INV_LN2 * s2
+        run_tiled(kernel, n_outputs, n_other, n_threads)

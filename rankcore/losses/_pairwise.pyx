@@ -13,18 +13,19 @@ B. One thread owns each output entry (prange over negatives for L, D and the
    the thread count: results do not depend on ``n_threads``.
 C. The inner loop runs over a tile of the other side's scores (TILE doubles,
    L1-resident) for a chunk of outputs, accumulating straight into the
-   outputs, so large I or K stream from cache instead of memory.
+   outputs, so large I or K stream from cache instead of memory.  That loop
+   is ``_tiling.run_tiled``, shared with ``_logistic.pyx``: each kernel here
+   is only its per-tile contribution (a ``PairSum``).
 D. The loss itself is a ``PairwiseLoss`` extension type (see the .pxd) called
    through its vtable: a third-party Cython loss plugs in without touching
    these loops.  ``evaluate`` returns ℓ, ℓ′, ℓ″ together so that losses such
    as the logistic share one exp() between them.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport exp, log1p, fabs, NAN
 
 from rankcore._parallel cimport threads_for
-from ._blocking cimport TILE, CHUNK
+from ._tiling cimport PairSum, data_of, run_tiled
 
 import numpy as np
 
@@ -127,6 +128,96 @@ cdef class TruncatedPowerKernel(PairwiseLoss):
                 d2[0] = 0.0
 
 
+cdef class _NegativeSums(PairSum):
+    """L_k += Σ_i w_i ℓ(f_i − f_k) and D_k += Σ_i w_i ℓ′(f_i − f_k) over one tile of positives."""
+
+    cdef PairwiseLoss loss
+    cdef const double* f_pos
+    cdef const double* w_pos
+    cdef const double* f_neg
+    cdef double* L
+    cdef double* D
+
+    cdef void reset(self, Py_ssize_t k) noexcept nogil:
+        self.L[k] = 0.0
+        self.D[k] = 0.0
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* f_pos = self.f_pos
+        cdef const double* w_pos = self.w_pos
+        cdef double fk = self.f_neg[k], sl = self.L[k], sd = self.D[k], v, d1, d2
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            self.loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
+            sl = sl + w_pos[i] * v
+            sd = sd + w_pos[i] * d1
+        self.L[k] = sl
+        self.D[k] = sd
+
+
+cdef class _PositiveSums(PairSum):
+    """E_i += Σ_k c_k ℓ′(f_i − f_k) over one tile of negatives (negatives of zero weight skipped)."""
+
+    cdef PairwiseLoss loss
+    cdef const double* f_pos
+    cdef const double* f_neg
+    cdef const double* c_neg
+    cdef double* E
+
+    cdef void reset(self, Py_ssize_t i) noexcept nogil:
+        self.E[i] = 0.0
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        cdef const double* f_neg = self.f_neg
+        cdef const double* c_neg = self.c_neg
+        cdef double fi = self.f_pos[i], se = self.E[i], v, d1, d2
+        cdef Py_ssize_t k
+        for k in range(k0, k_end):
+            if c_neg[k] != 0.0:
+                self.loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
+                se = se + c_neg[k] * d1
+        self.E[i] = se
+
+
+cdef class _DirectionalSums(PairSum):
+    """L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+
+    cdef PairwiseLoss loss
+    cdef const double* f_pos
+    cdef const double* w_pos
+    cdef const double* h_pos
+    cdef const double* f_neg
+    cdef const double* h_neg
+    cdef double* L
+    cdef double* L1
+    cdef double* L2
+    cdef int order
+
+    cdef void reset(self, Py_ssize_t k) noexcept nogil:
+        self.L[k] = 0.0
+        self.L1[k] = 0.0
+        self.L2[k] = 0.0
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* f_pos = self.f_pos
+        cdef const double* w_pos = self.w_pos
+        cdef const double* h_pos = self.h_pos
+        cdef int order = self.order
+        cdef double fk = self.f_neg[k], hk = self.h_neg[k], delta, v, d1, d2
+        cdef double s0 = self.L[k], s1 = self.L1[k], s2 = self.L2[k]
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            self.loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
+            delta = h_pos[i] - hk
+            s0 = s0 + w_pos[i] * v
+            s1 = s1 + w_pos[i] * d1 * delta
+            if order >= 2:
+                s2 = s2 + w_pos[i] * d2 * delta * delta
+        self.L[k] = s0
+        self.L1[k] = s1
+        self.L2[k] = s2
+
+
 def negative_sums(PairwiseLoss loss,
                   const double[::1] f_pos,   # IN  (I,) positive scores
                   const double[::1] w_pos,   # IN  (I,) positive weights
@@ -136,29 +227,13 @@ def negative_sums(PairwiseLoss loss,
                   int n_threads=1):
     """Per-negative sums L_k and D_k.  O(I·K) time, O(1) extra memory."""
     cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
-    cdef double fk, sl, sd, v, d1, d2
+    cdef _NegativeSums kernel = _NegativeSums()
+    kernel.loss = loss
+    kernel.f_pos, kernel.w_pos, kernel.f_neg = data_of(f_pos), data_of(w_pos), data_of(f_neg)
+    kernel.L, kernel.D = <double*>data_of(L), <double*>data_of(D)
     n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                D[k] = 0.0
-            for t in range((I + TILE - 1) // TILE):
-                i0 = t * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    fk = f_neg[k]
-                    sl = L[k]
-                    sd = D[k]
-                    for i in range(i0, i_end):
-                        loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
-                        sl = sl + w_pos[i] * v
-                        sd = sd + w_pos[i] * d1
-                    L[k] = sl
-                    D[k] = sd
+        run_tiled(kernel, K, I, n_threads)
 
 
 def positive_sums(PairwiseLoss loss,
@@ -169,26 +244,13 @@ def positive_sums(PairwiseLoss loss,
                   int n_threads=1):
     """Per-positive sums E_i.  O(I·K) time, O(1) extra memory."""
     cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, i, i_end, k, k0, k_end
-    cdef double fi, se, v, d1, d2
+    cdef _PositiveSums kernel = _PositiveSums()
+    kernel.loss = loss
+    kernel.f_pos, kernel.f_neg, kernel.c_neg = data_of(f_pos), data_of(f_neg), data_of(c_neg)
+    kernel.E = <double*>data_of(E)
     n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                E[i] = 0.0
-            for t in range((K + TILE - 1) // TILE):
-                k0 = t * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    fi = f_pos[i]
-                    se = E[i]
-                    for k in range(k0, k_end):
-                        if c_neg[k] != 0.0:
-                            loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
-                            se = se + c_neg[k] * d1
-                    E[i] = se
+        run_tiled(kernel, I, K, n_threads)
 
 
 def directional_sums(PairwiseLoss loss,
@@ -208,33 +270,12 @@ def directional_sums(PairwiseLoss loss,
     f + α·h.  O(I·K) time, O(1) extra memory.
     """
     cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
-    cdef double fk, hk, delta, s0, s1, s2, v, d1, d2
+    cdef _DirectionalSums kernel = _DirectionalSums()
+    kernel.loss = loss
+    kernel.f_pos, kernel.w_pos, kernel.h_pos = data_of(f_pos), data_of(w_pos), data_of(h_pos)
+    kernel.f_neg, kernel.h_neg = data_of(f_neg), data_of(h_neg)
+    kernel.L, kernel.L1, kernel.L2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    kernel.order = order
     n_threads = threads_for(<double> I * K, n_threads, 32768.0)
     with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                L1[k] = 0.0
-                L2[k] = 0.0
-            for t in range((I + TILE - 1) // TILE):
-                i0 = t * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    fk = f_neg[k]
-                    hk = h_neg[k]
-                    s0 = L[k]
-                    s1 = L1[k]
-                    s2 = L2[k]
-                    for i in range(i0, i_end):
-                        loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
-                        delta = h_pos[i] - hk
-                        s0 = s0 + w_pos[i] * v
-                        s1 = s1 + w_pos[i] * d1 * delta
-                        if order >= 2:
-                            s2 = s2 + w_pos[i] * d2 * delta * delta
-                    L[k] = s0
-                    L1[k] = s1
-                    L2[k] = s2
+        run_tiled(kernel, K, I, n_threads)
