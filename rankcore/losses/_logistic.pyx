@@ -25,8 +25,7 @@ C. Valid while every |f − s| ≤ 300 (so t ≤ e^600); the Python wrapper chec
 
 from libc.math cimport exp, log, log1p
 
-from rankcore._parallel cimport threads_for
-from ._tiling cimport PairSum, data_of, run_tiled
+from ._tiling cimport PairSum, data_of, run_pairs
 
 import numpy as np
 
@@ -62,94 +61,67 @@ cdef inline double _value_sum(const double* b, const double* w, Py_ssize_t i0, P
     return total + log(prod)
 
 
-cdef class _NegativeSums(PairSum):
-    """L_k += Σ_i w_i ℓ and D_k += Σ_i w_i ℓ′ over one tile of positives (four accumulators)."""
+cdef inline double _ratio_sum(const double* base, const double* weight, Py_ssize_t j0, Py_ssize_t j1,
+                              double scale) noexcept nogil:
+    """Σ_{j0 ≤ j < j1} weight_j · t_j / (1 + t_j) with t_j = scale · base_j: four independent accumulators.
+
+    Both first-derivative sums are this with the roles swapped: D_k (base b,
+    weight w, scale a_k) and E_i (base a, weight c, scale b_i); t is the same
+    product either way (floating-point multiplication commutes exactly).
+    """
+    cdef double t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t j = j0
+    while j + 4 <= j1:
+        t = scale * base[j]
+        s0 = s0 + weight[j] * t / (1.0 + t)
+        t = scale * base[j + 1]
+        s1 = s1 + weight[j + 1] * t / (1.0 + t)
+        t = scale * base[j + 2]
+        s2 = s2 + weight[j + 2] * t / (1.0 + t)
+        t = scale * base[j + 3]
+        s3 = s3 + weight[j + 3] * t / (1.0 + t)
+        j = j + 4
+    while j < j1:
+        t = scale * base[j]
+        s0 = s0 + weight[j] * t / (1.0 + t)
+        j = j + 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef class _LogisticSums(PairSum):
+    """The factors every logistic sum reads: b_i = e^{s − f_i}, the positives' weights w_i, a_k = e^{f_k − s}."""
 
     cdef const double* b
     cdef const double* w
     cdef const double* a
-    cdef double* L
-    cdef double* D
     cdef bint unit
 
-    cdef void reset(self, Py_ssize_t k) noexcept nogil:
-        self.L[k] = 0.0
-        self.D[k] = 0.0
+
+cdef class _NegativeSums(_LogisticSums):
+    """out0 = L_k += Σ_i w_i ℓ and out1 = D_k += Σ_i w_i ℓ′ over one tile of positives."""
 
     cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
-        cdef const double* b = self.b
-        cdef const double* w = self.w
-        cdef double ak = self.a[k], t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-        cdef double v = _value_sum(b, w, i0, i_end, ak, self.unit)
-        cdef Py_ssize_t i = i0
-        while i + 4 <= i_end:
-            t = ak * b[i]
-            s0 = s0 + w[i] * t / (1.0 + t)
-            t = ak * b[i + 1]
-            s1 = s1 + w[i + 1] * t / (1.0 + t)
-            t = ak * b[i + 2]
-            s2 = s2 + w[i + 2] * t / (1.0 + t)
-            t = ak * b[i + 3]
-            s3 = s3 + w[i + 3] * t / (1.0 + t)
-            i = i + 4
-        while i < i_end:
-            t = ak * b[i]
-            s0 = s0 + w[i] * t / (1.0 + t)
-            i = i + 1
-        self.L[k] = self.L[k] + INV_LN2 * v
-        self.D[k] = self.D[k] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+        cdef double ak = self.a[k]
+        cdef double v = _value_sum(self.b, self.w, i0, i_end, ak, self.unit)
+        cdef double d = _ratio_sum(self.b, self.w, i0, i_end, ak)
+        self.out0[k] = self.out0[k] + INV_LN2 * v
+        self.out1[k] = self.out1[k] - INV_LN2 * d
 
 
-cdef class _PositiveSums(PairSum):
-    """E_i += Σ_k c_k ℓ′ over one tile of negatives (four accumulators)."""
+cdef class _PositiveSums(_LogisticSums):
+    """out0 = E_i += Σ_k c_k ℓ′ over one tile of negatives."""
 
-    cdef const double* b
-    cdef const double* a
     cdef const double* c_neg
-    cdef double* E
-
-    cdef void reset(self, Py_ssize_t i) noexcept nogil:
-        self.E[i] = 0.0
 
     cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
-        cdef const double* a = self.a
-        cdef const double* c_neg = self.c_neg
-        cdef double bi = self.b[i], t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-        cdef Py_ssize_t k = k0
-        while k + 4 <= k_end:
-            t = a[k] * bi
-            s0 = s0 + c_neg[k] * t / (1.0 + t)
-            t = a[k + 1] * bi
-            s1 = s1 + c_neg[k + 1] * t / (1.0 + t)
-            t = a[k + 2] * bi
-            s2 = s2 + c_neg[k + 2] * t / (1.0 + t)
-            t = a[k + 3] * bi
-            s3 = s3 + c_neg[k + 3] * t / (1.0 + t)
-            k = k + 4
-        while k < k_end:
-            t = a[k] * bi
-            s0 = s0 + c_neg[k] * t / (1.0 + t)
-            k = k + 1
-        self.E[i] = self.E[i] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+        self.out0[i] = self.out0[i] - INV_LN2 * _ratio_sum(self.a, self.c_neg, k0, k_end, self.b[i])
 
 
-cdef class _DirectionalSums(PairSum):
-    """L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+cdef class _DirectionalSums(_LogisticSums):
+    """out0..2 = L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
 
-    cdef const double* b
-    cdef const double* w
     cdef const double* hp
-    cdef const double* a
     cdef const double* hn
-    cdef double* L
-    cdef double* L1
-    cdef double* L2
-    cdef bint unit
-
-    cdef void reset(self, Py_ssize_t k) noexcept nogil:
-        self.L[k] = 0.0
-        self.L1[k] = 0.0
-        self.L2[k] = 0.0
 
     cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
         cdef const double* b = self.b
@@ -164,21 +136,13 @@ cdef class _DirectionalSums(PairSum):
             delta = hp[i] - hk
             s1 = s1 + w[i] * t * q * delta
             s2 = s2 + w[i] * t * q * q * delta * delta
-        self.L[k] = self.L[k] + INV_LN2 * v
-        self.L1[k] = self.L1[k] - INV_LN2 * s1
-        self.L2[k] = self.L2[k] + INV_LN2 * s2
+        self.out0[k] = self.out0[k] + INV_LN2 * v
+        self.out1[k] = self.out1[k] - INV_LN2 * s1
+        self.out2[k] = self.out2[k] + INV_LN2 * s2
 
 
-cdef class _CurvatureNegativeSums(PairSum):
-    """N_k += Σ_i w_i ℓ″ over one tile of positives (two accumulators)."""
-
-    cdef const double* b
-    cdef const double* w
-    cdef const double* a
-    cdef double* N
-
-    cdef void reset(self, Py_ssize_t k) noexcept nogil:
-        self.N[k] = 0.0
+cdef class _CurvatureNegativeSums(_LogisticSums):
+    """out0 = N_k += Σ_i w_i ℓ″ over one tile of positives (two accumulators)."""
 
     cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
         cdef const double* b = self.b
@@ -198,21 +162,14 @@ cdef class _CurvatureNegativeSums(PairSum):
             q = 1.0 / (1.0 + t)
             s0 = s0 + w[i] * t * q * q
             i = i + 1
-        self.N[k] = self.N[k] + INV_LN2 * (s0 + s1)
+        self.out0[k] = self.out0[k] + INV_LN2 * (s0 + s1)
 
 
-cdef class _CurvaturePositiveSums(PairSum):
-    """P_i += Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) over one tile of negatives."""
+cdef class _CurvaturePositiveSums(_LogisticSums):
+    """out0 = P_i += Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) over one tile of negatives."""
 
-    cdef const double* b
-    cdef const double* w
-    cdef const double* a
     cdef const double* c1
     cdef const double* c2
-    cdef double* P
-
-    cdef void reset(self, Py_ssize_t i) noexcept nogil:
-        self.P[i] = 0.0
 
     cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
         cdef const double* a = self.a
@@ -225,7 +182,13 @@ cdef class _CurvaturePositiveSums(PairSum):
             q = t / (1.0 + t)
             s1 = s1 + c1[k] * q / (1.0 + t)
             s2 = s2 + c2[k] * q * q
-        self.P[i] = self.P[i] + INV_LN2 * s1 + self.w[i] * INV_LN2 * INV_LN2 * s2
+        self.out0[i] = self.out0[i] + INV_LN2 * s1 + self.w[i] * INV_LN2 * INV_LN2 * s2
+
+
+cdef _LogisticSums _bind(_LogisticSums kernel, const double[::1] b, const double[::1] w, const double[::1] a,
+                         bint unit_weights=False):
+    kernel.b, kernel.w, kernel.a, kernel.unit = data_of(b), data_of(w), data_of(a), unit_weights
+    return kernel
 
 
 def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the positives
@@ -236,10 +199,9 @@ def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the posi
                   bint unit_weights,
                   int n_threads=1):
     """L_k and D_k of the logistic loss (in bits).  O(I·K) time, no exp per pair."""
-    cdef _NegativeSums kernel = _NegativeSums()
-    kernel.b, kernel.w, kernel.a = data_of(b), data_of(w), data_of(a)
-    kernel.L, kernel.D, kernel.unit = <double*>data_of(L), <double*>data_of(D), unit_weights
-    _run(kernel, a.shape[0], b.shape[0], n_threads)
+    cdef _LogisticSums kernel = _bind(_NegativeSums(), b, w, a, unit_weights)
+    kernel.out0, kernel.out1 = <double*>data_of(L), <double*>data_of(D)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
@@ -248,9 +210,9 @@ def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
                   double[::1] E,            # OUT (I,) Σ_k c_k ℓ′
                   int n_threads=1):
     """E_i of the logistic loss (in bits).  O(I·K) time, no transcendental per pair."""
-    cdef _PositiveSums kernel = _PositiveSums()
-    kernel.b, kernel.a, kernel.c_neg, kernel.E = data_of(b), data_of(a), data_of(c_neg), <double*>data_of(E)
-    _run(kernel, b.shape[0], a.shape[0], n_threads)
+    cdef _PositiveSums kernel = <_PositiveSums>_bind(_PositiveSums(), b, b, a)
+    kernel.c_neg, kernel.out0 = data_of(c_neg), <double*>data_of(E)
+    run_pairs(kernel, b.shape[0], a.shape[0], n_threads, 65536.0)
 
 
 def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
@@ -264,11 +226,10 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
                      bint unit_weights,
                      int n_threads=1):
     """L_k, L′_k, L″_k along h (δ_ik = h_i − h_k).  O(I·K) time, no exp per pair."""
-    cdef _DirectionalSums kernel = _DirectionalSums()
-    kernel.b, kernel.w, kernel.hp = data_of(b), data_of(w), data_of(hp)
-    kernel.a, kernel.hn, kernel.unit = data_of(a), data_of(hn), unit_weights
-    kernel.L, kernel.L1, kernel.L2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
-    _run(kernel, a.shape[0], b.shape[0], n_threads)
+    cdef _DirectionalSums kernel = <_DirectionalSums>_bind(_DirectionalSums(), b, w, a, unit_weights)
+    kernel.hp, kernel.hn = data_of(hp), data_of(hn)
+    kernel.out0, kernel.out1, kernel.out2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
@@ -277,9 +238,9 @@ def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
                             double[::1] N,         # OUT (K,) Σ_i w_i ℓ″(f_i − f_k)
                             int n_threads=1):
     """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair."""
-    cdef _CurvatureNegativeSums kernel = _CurvatureNegativeSums()
-    kernel.b, kernel.w, kernel.a, kernel.N = data_of(b), data_of(w), data_of(a), <double*>data_of(N)
-    _run(kernel, a.shape[0], b.shape[0], n_threads)
+    cdef _LogisticSums kernel = _bind(_CurvatureNegativeSums(), b, w, a)
+    kernel.out0 = <double*>data_of(N)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
@@ -293,14 +254,6 @@ def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
 
     O(I·K) time, no transcendental per pair.
     """
-    cdef _CurvaturePositiveSums kernel = _CurvaturePositiveSums()
-    kernel.b, kernel.w, kernel.a = data_of(b), data_of(w), data_of(a)
-    kernel.c1, kernel.c2, kernel.P = data_of(c1), data_of(c2), <double*>data_of(P)
-    _run(kernel, b.shape[0], a.shape[0], n_threads)
-
-
-cdef void _run(PairSum kernel, Py_ssize_t n_outputs, Py_ssize_t n_other, int n_threads):
-    """The shared tiled loop, on as many threads as the O(I·K) work pays for."""
-    n_threads = threads_for(<double> n_outputs * n_other, n_threads, 65536.0)
-    with nogil:
-        run_tiled(kernel, n_outputs, n_other, n_threads)
+    cdef _CurvaturePositiveSums kernel = <_CurvaturePositiveSums>_bind(_CurvaturePositiveSums(), b, w, a)
+    kernel.c1, kernel.c2, kernel.out0 = data_of(c1), data_of(c2), <double*>data_of(P)
+    run_pairs(kernel, b.shape[0], a.shape[0], n_threads, 65536.0)

@@ -24,8 +24,7 @@ D. The loss itself is a ``PairwiseLoss`` extension type (see the .pxd) called
 
 from libc.math cimport exp, log1p, fabs, NAN
 
-from rankcore._parallel cimport threads_for
-from ._tiling cimport PairSum, data_of, run_tiled
+from ._tiling cimport PairSum, data_of, run_pairs
 
 import numpy as np
 
@@ -128,75 +127,54 @@ cdef class TruncatedPowerKernel(PairwiseLoss):
                 d2[0] = 0.0
 
 
-cdef class _NegativeSums(PairSum):
-    """L_k += Σ_i w_i ℓ(f_i − f_k) and D_k += Σ_i w_i ℓ′(f_i − f_k) over one tile of positives."""
+cdef class _LossSums(PairSum):
+    """The inputs every pairwise sum reads: the loss, the scores of both classes, the positives' weights."""
 
     cdef PairwiseLoss loss
     cdef const double* f_pos
     cdef const double* w_pos
     cdef const double* f_neg
-    cdef double* L
-    cdef double* D
 
-    cdef void reset(self, Py_ssize_t k) noexcept nogil:
-        self.L[k] = 0.0
-        self.D[k] = 0.0
+
+cdef class _NegativeSums(_LossSums):
+    """out0 = L_k += Σ_i w_i ℓ(f_i − f_k), out1 = D_k += Σ_i w_i ℓ′(f_i − f_k) over one tile of positives."""
 
     cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
         cdef const double* f_pos = self.f_pos
         cdef const double* w_pos = self.w_pos
-        cdef double fk = self.f_neg[k], sl = self.L[k], sd = self.D[k], v, d1, d2
+        cdef double fk = self.f_neg[k], sl = self.out0[k], sd = self.out1[k], v, d1, d2
         cdef Py_ssize_t i
         for i in range(i0, i_end):
             self.loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
             sl = sl + w_pos[i] * v
             sd = sd + w_pos[i] * d1
-        self.L[k] = sl
-        self.D[k] = sd
+        self.out0[k] = sl
+        self.out1[k] = sd
 
 
-cdef class _PositiveSums(PairSum):
-    """E_i += Σ_k c_k ℓ′(f_i − f_k) over one tile of negatives (negatives of zero weight skipped)."""
+cdef class _PositiveSums(_LossSums):
+    """out0 = E_i += Σ_k c_k ℓ′(f_i − f_k) over one tile of negatives (negatives of zero weight skipped)."""
 
-    cdef PairwiseLoss loss
-    cdef const double* f_pos
-    cdef const double* f_neg
     cdef const double* c_neg
-    cdef double* E
-
-    cdef void reset(self, Py_ssize_t i) noexcept nogil:
-        self.E[i] = 0.0
 
     cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
         cdef const double* f_neg = self.f_neg
         cdef const double* c_neg = self.c_neg
-        cdef double fi = self.f_pos[i], se = self.E[i], v, d1, d2
+        cdef double fi = self.f_pos[i], se = self.out0[i], v, d1, d2
         cdef Py_ssize_t k
         for k in range(k0, k_end):
             if c_neg[k] != 0.0:
                 self.loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
                 se = se + c_neg[k] * d1
-        self.E[i] = se
+        self.out0[i] = se
 
 
-cdef class _DirectionalSums(PairSum):
-    """L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+cdef class _DirectionalSums(_LossSums):
+    """out0..2 = L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
 
-    cdef PairwiseLoss loss
-    cdef const double* f_pos
-    cdef const double* w_pos
     cdef const double* h_pos
-    cdef const double* f_neg
     cdef const double* h_neg
-    cdef double* L
-    cdef double* L1
-    cdef double* L2
     cdef int order
-
-    cdef void reset(self, Py_ssize_t k) noexcept nogil:
-        self.L[k] = 0.0
-        self.L1[k] = 0.0
-        self.L2[k] = 0.0
 
     cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
         cdef const double* f_pos = self.f_pos
@@ -204,7 +182,7 @@ cdef class _DirectionalSums(PairSum):
         cdef const double* h_pos = self.h_pos
         cdef int order = self.order
         cdef double fk = self.f_neg[k], hk = self.h_neg[k], delta, v, d1, d2
-        cdef double s0 = self.L[k], s1 = self.L1[k], s2 = self.L2[k]
+        cdef double s0 = self.out0[k], s1 = self.out1[k], s2 = self.out2[k]
         cdef Py_ssize_t i
         for i in range(i0, i_end):
             self.loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
@@ -213,9 +191,16 @@ cdef class _DirectionalSums(PairSum):
             s1 = s1 + w_pos[i] * d1 * delta
             if order >= 2:
                 s2 = s2 + w_pos[i] * d2 * delta * delta
-        self.L[k] = s0
-        self.L1[k] = s1
-        self.L2[k] = s2
+        self.out0[k] = s0
+        self.out1[k] = s1
+        self.out2[k] = s2
+
+
+cdef _LossSums _bind(_LossSums kernel, PairwiseLoss loss, const double[::1] f_pos, const double[::1] w_pos,
+                     const double[::1] f_neg):
+    kernel.loss = loss
+    kernel.f_pos, kernel.w_pos, kernel.f_neg = data_of(f_pos), data_of(w_pos), data_of(f_neg)
+    return kernel
 
 
 def negative_sums(PairwiseLoss loss,
@@ -226,14 +211,9 @@ def negative_sums(PairwiseLoss loss,
                   double[::1] D,             # OUT (K,) Σ_i w_i ℓ′(f_i − f_k)
                   int n_threads=1):
     """Per-negative sums L_k and D_k.  O(I·K) time, O(1) extra memory."""
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef _NegativeSums kernel = _NegativeSums()
-    kernel.loss = loss
-    kernel.f_pos, kernel.w_pos, kernel.f_neg = data_of(f_pos), data_of(w_pos), data_of(f_neg)
-    kernel.L, kernel.D = <double*>data_of(L), <double*>data_of(D)
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        run_tiled(kernel, K, I, n_threads)
+    cdef _LossSums kernel = _bind(_NegativeSums(), loss, f_pos, w_pos, f_neg)
+    kernel.out0, kernel.out1 = <double*>data_of(L), <double*>data_of(D)
+    run_pairs(kernel, f_neg.shape[0], f_pos.shape[0], n_threads, 32768.0)
 
 
 def positive_sums(PairwiseLoss loss,
@@ -243,14 +223,9 @@ def positive_sums(PairwiseLoss loss,
                   double[::1] E,             # OUT (I,) Σ_k c_k ℓ′(f_i − f_k)
                   int n_threads=1):
     """Per-positive sums E_i.  O(I·K) time, O(1) extra memory."""
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef _PositiveSums kernel = _PositiveSums()
-    kernel.loss = loss
-    kernel.f_pos, kernel.f_neg, kernel.c_neg = data_of(f_pos), data_of(f_neg), data_of(c_neg)
-    kernel.E = <double*>data_of(E)
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        run_tiled(kernel, I, K, n_threads)
+    cdef _PositiveSums kernel = <_PositiveSums>_bind(_PositiveSums(), loss, f_pos, f_pos, f_neg)
+    kernel.c_neg, kernel.out0 = data_of(c_neg), <double*>data_of(E)
+    run_pairs(kernel, f_pos.shape[0], f_neg.shape[0], n_threads, 32768.0)
 
 
 def directional_sums(PairwiseLoss loss,
@@ -269,13 +244,7 @@ def directional_sums(PairwiseLoss loss,
     They are L_k(α) and its first two α-derivatives at α = 0 for the scores
     f + α·h.  O(I·K) time, O(1) extra memory.
     """
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef _DirectionalSums kernel = _DirectionalSums()
-    kernel.loss = loss
-    kernel.f_pos, kernel.w_pos, kernel.h_pos = data_of(f_pos), data_of(w_pos), data_of(h_pos)
-    kernel.f_neg, kernel.h_neg = data_of(f_neg), data_of(h_neg)
-    kernel.L, kernel.L1, kernel.L2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
-    kernel.order = order
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        run_tiled(kernel, K, I, n_threads)
+    cdef _DirectionalSums kernel = <_DirectionalSums>_bind(_DirectionalSums(), loss, f_pos, w_pos, f_neg)
+    kernel.h_pos, kernel.h_neg, kernel.order = data_of(h_pos), data_of(h_neg), order
+    kernel.out0, kernel.out1, kernel.out2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    run_pairs(kernel, f_neg.shape[0], f_pos.shape[0], n_threads, 32768.0)
