@@ -20,61 +20,64 @@ from rankcore.learners import Candidate, LearnerLayout, WeakRanker
 
 
 @dataclass(frozen=True)
-class MidRangeRanker(WeakRanker):
-    """h(x) = 1[x_feature > cut], the cut at the middle of the feature's training range."""
+class StepRanker(WeakRanker):
+    """h(x) = (1[x_j > low] + 1[x_j > high]) / 2: three steps over one feature's training range."""
 
     feature: int
-    cut: float
+    cuts: tuple
 
-    kind = "midrange"
-    values = (0.0, 1.0)
+    kind = "steps"
+    values = (0.0, 0.5, 1.0)
 
     @property
     def features(self):
         return (self.feature,)
 
     def predict(self, X):
-        return (np.asarray(X)[:, self.feature] > self.cut).astype(np.float64)
+        column = np.asarray(X, dtype=np.float64)[:, self.feature]
+        return 0.5 * ((column > self.cuts[0]).astype(np.float64) + (column > self.cuts[1]))
 
     def to_state(self):
-        return {"kind": self.kind, "feature": int(self.feature), "cut": float(self.cut)}
+        return {"kind": self.kind, "feature": int(self.feature), "cuts": [float(c) for c in self.cuts]}
 
 
-class MidRangeLayout(LearnerLayout):
-    """Encoded rows: the (d, n) 0/1 matrix of every ranker; statistics: d dot products with the gradient."""
+class StepLayout(LearnerLayout):
+    """Encoded rows: h of every feature's ranker, (d, n); statistics: d dot products with the gradient."""
 
-    def __init__(self, cuts):
-        self.cuts = np.asarray(cuts, dtype=np.float64)
-        self.n_features = self.cuts.shape[0]
+    def __init__(self, lows, highs):
+        span = np.asarray(highs, dtype=np.float64) - lows
+        self.rankers = [StepRanker(j, (float(lo + s / 3), float(lo + 2 * s / 3)))
+                        for j, (lo, s) in enumerate(zip(lows, span))]
+        self.n_features = len(self.rankers)
 
     def encode(self, X):
-        return (np.asarray(X, dtype=np.float64) > self.cuts).T.astype(np.float64)
+        return np.array([r.predict(X) for r in self.rankers]).reshape(self.n_features, -1)
 
     def statistics(self, encoded, gradient, *, n_threads=1):
         return encoded @ np.asarray(gradient, dtype=np.float64)
 
     def select(self, statistics):
         j = int(np.argmax(np.abs(statistics)))
-        return Candidate(MidRangeRanker(j, float(self.cuts[j])), float(statistics[j]))
+        return Candidate(self.rankers[j], float(statistics[j]))
 
     def evaluate(self, ranker, encoded):
         return encoded[ranker.feature].copy()
 
 
-class MidRangeStumps(rankcore.Learner):
-    """One stump per feature, cut at the middle of its range over the rows of positive weight."""
+class ThirdsSteps(rankcore.Learner):
+    """One three-step ranker per feature, its steps at the thirds of the range of the rows of positive weight."""
 
-    name = "toy-midrange"
+    name = "toy-thirds"
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = np.asarray(X, dtype=np.float64)
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
-        return MidRangeLayout(0.5 * (rows.min(axis=0) + rows.max(axis=0)))
+        return StepLayout(rows.min(axis=0), rows.max(axis=0))
 
     def ranker_from_state(self, state):
-        return MidRangeRanker(int(state["feature"]), float(state["cut"]))
+        return StepRanker(int(state["feature"]), tuple(float(c) for c in state["cuts"]))
 
 
 class MeanGap(rankcore.Metric):
@@ -98,7 +101,7 @@ class MeanGap(rankcore.Metric):
 class Plugin:
     @rankcore.hookimpl
     def rankcore_register_learners(self):
-        return [MidRangeStumps]
+        return [ThirdsSteps]
 
     @rankcore.hookimpl
     def rankcore_register_metrics(self):

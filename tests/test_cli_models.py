@@ -459,13 +459,10 @@ def test_missing_values_follow_a_plugin_learners_allow_nan(nan_data, tmp_path):
         name = "plain-stumps"
         aliases = ()
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_learners(self):
-            return [NanTrees, PlainStumps]
-
+    plugin = type("NanLearners", (), {"rankcore_register_learners": rankcore.hookimpl(lambda self: [NanTrees,
+                                                                                                   PlainStumps])})
     d, _, _ = nan_data
-    register_plugin(Plugin(), name="nan-learners")
+    register_plugin(plugin(), name="nan-learners")
     try:
         status, _, err = run_main("fit", d / "nan.csv", "--n-iter", "5", "--out", tmp_path / "m.json")
         assert status == 2

@@ -118,13 +118,12 @@ def test_learner_prepare_distributed_equals_prepare(spec, weighted):
 
 
 def test_learner_default_prepare_distributed_gathers_the_rows():
-    from _toy_plugins import MidRangeStumps
+    from _toy_plugins import ThirdsSteps
 
     X, _ = _data(seed=3)
     w = _weights(X.shape[0], 4)
-    layout = MidRangeStumps().prepare_distributed(InMemoryRows(X, w))
-    live = X[w > 0]
-    np.testing.assert_array_equal(layout.cuts, 0.5 * (live.min(axis=0) + live.max(axis=0)))
+    layout = ThirdsSteps().prepare_distributed(InMemoryRows(X, w))
+    assert layout.rankers == ThirdsSteps().prepare(X[w > 0]).rankers
 
 
 def test_declared_capabilities_of_the_built_ins():
@@ -172,8 +171,8 @@ def test_dask_toy_learner_plugin_equals_its_in_memory_fit(toy_plugin, params, pa
     X, y = _data(seed=8)
     Xd, yd, _ = _dask(X, y)
     n_iter = 5 if path == "pairwise" else 10
-    model = DaskPushBoost(learner="toy-midrange", n_iter=n_iter, **params).fit(Xd, yd)
-    local = rankcore.PushBoost(learner="toy-midrange", n_iter=n_iter, **params).fit(X, y)
+    model = DaskPushBoost(learner="toy-thirds", n_iter=n_iter, **params).fit(Xd, yd)
+    local = rankcore.PushBoost(learner="toy-thirds", n_iter=n_iter, **params).fit(X, y)
     assert model.fit_info_["path"] == path
     assert model.rankers_ == local.rankers_ and len(set(model.rankers_)) > 1
     np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
@@ -187,8 +186,8 @@ def test_dask_toy_learner_with_weights_equals_in_memory(toy_plugin):
     X, y = _data(seed=9)
     w = _weights(X.shape[0], 10)
     Xd, yd, wd = _dask(X, y, w)
-    model = DaskPushBoost(learner="toy-midrange", n_iter=8).fit(Xd, yd, sample_weight=wd)
-    local = rankcore.PushBoost(learner="toy-midrange", n_iter=8).fit(X, y, sample_weight=w)
+    model = DaskPushBoost(learner="toy-thirds", n_iter=8).fit(Xd, yd, sample_weight=wd)
+    local = rankcore.PushBoost(learner="toy-thirds", n_iter=8).fit(X, y, sample_weight=w)
     assert model.rankers_ == local.rankers_
     np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
 

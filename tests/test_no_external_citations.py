@@ -52,13 +52,18 @@ def test_the_scan_reads_the_repository():
     assert "README.md" in names and "rankcore/push/_driver.py" in names and "docs/theory/push.md" in names
 
 
-def test_no_file_cites_documents_outside_the_repository():
-    found = []
+def _texts():
+    """(path, text) of every scanned text file that is UTF-8."""
     for path in _files():
         try:
-            text = path.read_text(encoding="utf-8")
+            yield path, path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
+
+
+def test_no_file_cites_documents_outside_the_repository():
+    found = []
+    for path, text in _texts():
         for number, line in enumerate(text.splitlines(), start=1):
             if PATTERN.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
@@ -71,13 +76,7 @@ def test_every_docs_theory_link_in_the_code_names_an_existing_section(page):
     path = ROOT / "docs" / "theory" / f"{page}.md"
     anchors = {_anchor(h) for h in re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.M)}
     link = re.compile(rf"theory/{page}\.md#([\w-]+)")
-    bad = []
-    for f in _files():
-        try:
-            text = f.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-        bad += [f"{f.relative_to(ROOT)}: #{a}" for a in link.findall(text) if a not in anchors]
+    bad = [f"{f.relative_to(ROOT)}: #{a}" for f, text in _texts() for a in link.findall(text) if a not in anchors]
     assert bad == []
 
 

@@ -6,15 +6,25 @@
 # ranks of its examples sorted ascending.  A threshold range then splits every
 # level into left/middle/right counts by binary search, and the sorted score
 # array of a box is a merge over levels (O(q)) expanded into m values.
-# The same lists merged with a box's offsets give its sorted scores, expanded
-# (``expand_groups``) or as runs of equal values (``merge_groups_runs``); a
-# two-valued feature's groups come from one pass over the round's levels
-# (``two_value_groups``).  Inline: the merges are the hot loop of a search,
-# compiled into the search and the runs modules.
+# The same lists merged with a box's offsets give its sorted scores as runs of
+# equal values (``merge_groups_runs``, written out by ``expand_runs`` for the
+# metrics without a run kernel); a two-valued feature's groups come from one
+# pass over the round's levels (``two_value_groups``).  Inline: the merges are
+# the hot loop of a search, compiled into the search and the runs modules.
 
 from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, qsort
+
+cdef inline double* doubles(Py_ssize_t n) noexcept nogil:
+    """malloc of n doubles (NULL when out of memory)."""
+    return <double*>malloc(n * sizeof(double))
+
+
+cdef inline int32_t* ints(Py_ssize_t n) noexcept nogil:
+    """malloc of n int32 (NULL when out of memory)."""
+    return <int32_t*>malloc(n * sizeof(int32_t))
+
 
 cdef struct Levels:
     Py_ssize_t q            # distinct scores
@@ -197,42 +207,6 @@ cdef inline void group_levels(const Levels* L, int32_t t_lo, int32_t t_hi, Group
     g.nr = nr
 
 
-cdef inline void expand_groups(const Groups* g, double ol, double om, double orr, double shift,
-                        double* out) noexcept nogil:
-    """The ascending scores of one class: each run's score plus its group's offset,
-    minus ``shift``, merged over runs and written once per example (OUT).
-
-    Values are (v + o) - shift, computed in that order everywhere (rounding is
-    monotone, so bounds and exact values stay comparable).  The choice of the
-    next run is branch-free (most levels hold one or two examples once a run
-    has many stumps, and a mispredicted branch per example would dominate).
-    O(q + m).
-    """
-    cdef Py_ssize_t i = 0, j = 0, k = 0, w = 0, r, c, cxy
-    cdef double vx, vy, vz, vxy, v
-    cdef int take_x, take_z
-    while True:
-        vx = g.lv[i] + ol
-        vy = g.mv[j] + om
-        vz = g.rv[k] + orr
-        take_x = vx <= vy
-        vxy = vx if take_x else vy
-        cxy = g.lc[i] if take_x else g.mc[j]
-        take_z = vz < vxy
-        v = vz if take_z else vxy
-        if v == INFINITY:
-            break  # the three sentinels
-        c = g.rc[k] if take_z else cxy
-        k += take_z
-        i += take_x & (1 - take_z)
-        j += (1 - take_x) & (1 - take_z)
-        v = v - shift
-        out[w] = v
-        for r in range(1, c):
-            out[w + r] = v
-        w += c
-
-
 cdef inline Py_ssize_t merge_two_runs(const double* xv, const int32_t* xc, double ox,
                                const double* yv, const int32_t* yc, double oy, double shift,
                                double* out_v, int32_t* out_c) noexcept nogil:
@@ -302,6 +276,16 @@ cdef inline Py_ssize_t merge_groups_runs(const Groups* g, double ol, double om, 
     return w
 
 
+cdef inline void expand_runs(const double* value, const int32_t* count, Py_ssize_t n_runs,
+                             double* out) noexcept nogil:
+    """The runs written out once per example (OUT): the expanded sorted scores of a box.  O(m)."""
+    cdef Py_ssize_t k, r, w = 0
+    for k in range(n_runs):
+        for r in range(count[k]):
+            out[w + r] = value[k]
+        w += count[k]
+
+
 cdef inline Py_ssize_t score_levels(const double* s, Py_ssize_t m, int32_t* start) noexcept nogil:
     """Starts of the runs of equal values in the ascending s (OUT: start[0..q], start[q] = m).
 
@@ -364,9 +348,9 @@ cdef inline Py_ssize_t two_value_groups(const uint8_t* rj, const int32_t* sub, c
 
 cdef inline int levels_alloc(Levels* L, Py_ssize_t m) noexcept nogil:
     L.q = 0
-    L.value = <double*>malloc((m + 1) * sizeof(double))
-    L.start = <int32_t*>malloc((m + 1) * sizeof(int32_t))
-    L.rank = <int32_t*>malloc((m + 1) * sizeof(int32_t))
+    L.value = doubles(m + 1)
+    L.start = ints(m + 1)
+    L.rank = ints(m + 1)
     return -1 if (L.value == NULL or L.start == NULL or L.rank == NULL) else 0
 
 
@@ -378,12 +362,12 @@ cdef inline void levels_free(Levels* L) noexcept nogil:
 
 cdef inline int groups_alloc(Groups* g, Py_ssize_t m) noexcept nogil:
     # m runs at most, plus the sentinel
-    g.lv = <double*>malloc((m + 1) * sizeof(double))
-    g.mv = <double*>malloc((m + 1) * sizeof(double))
-    g.rv = <double*>malloc((m + 1) * sizeof(double))
-    g.lc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
-    g.mc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
-    g.rc = <int32_t*>malloc((m + 1) * sizeof(int32_t))
+    g.lv = doubles(m + 1)
+    g.mv = doubles(m + 1)
+    g.rv = doubles(m + 1)
+    g.lc = ints(m + 1)
+    g.mc = ints(m + 1)
+    g.rc = ints(m + 1)
     g.lk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
     g.mk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
     g.rk = <int64_t*>malloc((m + 2) * sizeof(int64_t))

@@ -52,8 +52,8 @@ from libc.string cimport memset
 
 from ._bnb_boxes cimport (Box, grid_value, heap_pop, heap_push, is_leaf, margin_of, smallest_half_gap,
                           split_range)
-from ._bnb_levels cimport (build_levels, build_levels_counting, expand_groups, group_levels, groups_alloc,
-                           groups_free, levels_alloc, levels_free, merge_groups_runs)
+from ._bnb_levels cimport (build_levels, build_levels_counting, doubles, expand_runs, group_levels, groups_alloc,
+                           groups_free, ints, levels_alloc, levels_free, merge_groups_runs)
 from ._evaluators cimport LossEvaluator
 
 
@@ -251,8 +251,11 @@ cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
         rp = merge_groups_runs(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.run_vp, s.run_cp)
         rn = merge_groups_runs(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.run_vn, s.run_cn)
         return ev.loss_runs(s.run_vp, s.run_cp, rp, s.mp, s.run_vn, s.run_cn, rn, s.mn, s.out_p, s.out_n)
-    expand_groups(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.out_p)
-    expand_groups(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.out_n)
+    # the reference: the same runs, written out, and the metric's kernel on the expanded arrays
+    rp = merge_groups_runs(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.run_vp, s.run_cp)
+    rn = merge_groups_runs(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.run_vn, s.run_cn)
+    expand_runs(s.run_vp, s.run_cp, rp, s.out_p)
+    expand_runs(s.run_vn, s.run_cn, rn, s.out_n)
     return ev.loss(s.out_p, s.mp, s.out_n, s.mn)
 
 
@@ -398,19 +401,19 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     status |= levels_alloc(&s.ln, mn)
     status |= groups_alloc(&s.gp, mp)
     status |= groups_alloc(&s.gn, mn)
-    s.out_p = <double*>malloc((mp + 1) * sizeof(double))
-    s.out_n = <double*>malloc((mn + 1) * sizeof(double))
-    s.run_vp = <double*>malloc((mp + 1) * sizeof(double))
-    s.run_vn = <double*>malloc((mn + 1) * sizeof(double))
-    s.run_cp = <int32_t*>malloc((mp + 1) * sizeof(int32_t))
-    s.run_cn = <int32_t*>malloc((mn + 1) * sizeof(int32_t))
+    s.out_p = doubles(mp + 1)
+    s.out_n = doubles(mn + 1)
+    s.run_vp = doubles(mp + 1)
+    s.run_vn = doubles(mn + 1)
+    s.run_cp = ints(mp + 1)
+    s.run_cn = ints(mn + 1)
     s.run_length = True
     cdef Py_ssize_t big = (mp if mp > mn else mn) + 1
     s.n_ranks = 0
-    s.sc_lev = <int32_t*>malloc(big * sizeof(int32_t))
-    s.sc_order = <int32_t*>malloc(big * sizeof(int32_t))
-    s.sc_fill = <int32_t*>malloc(big * sizeof(int32_t))
-    s.sc_first = <int32_t*>malloc((mp + mn + 2) * sizeof(int32_t))
+    s.sc_lev = ints(big)
+    s.sc_order = ints(big)
+    s.sc_fill = ints(big)
+    s.sc_first = ints(mp + mn + 2)
     s.heap.capacity = 256
     s.heap.size = 0
     s.heap.counter = 0
