@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
-from rankcore.objectives._push import PairwisePushProblem
+from rankcore.objectives._push import BoundPairwisePush
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.push._line_search import line_search
@@ -227,7 +227,7 @@ def test_gradient_evaluation(benchmark, loss, n):
     line = f"gradient, push:{loss},pow:4, n={n:>8} (I·K = {pairs:.2e}): {seconds * 1e3:10.2f} ms"
     # the generic per-pair kernel, where it is feasible, as the alternative
     if pairs <= (2e9 if FULL else 2e8):
-        generic = PairwisePushProblem(objective, y, None, _GenericKernel(objective.loss_component),
+        generic = BoundPairwisePush(objective, y, None, _GenericKernel(objective.loss_component),
                                       objective.price_component, n_threads=n_threads)
         start = time.perf_counter()
         generic.value_and_gradient(f)

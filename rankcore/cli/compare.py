@@ -122,7 +122,7 @@ class Fitted:
     config: ModelConfig
     estimator: Any
     seconds: float
-    history: tuple[np.ndarray, np.ndarray] | None
+    curve: Any              # the estimator's TrainingCurve, or None (not iterative)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -146,7 +146,7 @@ class Comparison:
                 for split in self.splits}
 
     def histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {f.config.label: f.history for f in self.models if f.history is not None}
+        return {f.config.label: (f.curve.iterations, f.curve.objective) for f in self.models if f.curve is not None}
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
@@ -165,7 +165,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                               monitor_label=f"{monitor_split} {monitor}")
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
-        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.history)
+        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve)
         for split, (X, y) in splits.items():
             fitted.scores[split] = decision_scores(outcome.estimator, X)
             fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
@@ -194,8 +194,9 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     }
     histories = comparison.histories()
     if histories:
-        ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
-        xlabels = {f.config.label: f.config.kind.history_x for f in comparison.models}
+        curves = {f.config.label: f.curve for f in comparison.models if f.curve is not None}
+        ylabels = {label: curve.objective_name for label, curve in curves.items()}
+        xlabels = {label: curve.unit for label, curve in curves.items()}
         figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
                                               title=f"{title}: training objective")
     comparison.figures = figures

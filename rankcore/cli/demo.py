@@ -71,7 +71,7 @@ def run(args) -> int:
 
     from .. import demo
     from . import CommandError
-    from ._models import KINDS, ModelConfig
+    from ._models import ModelConfig, kind_named
     from .compare import check_outputs, finish, run_comparison
 
     if not 0 < args.test_size < 1:
@@ -97,7 +97,7 @@ def run(args) -> int:
         X = X[:, list(columns)]
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
                                               random_state=args.random_state)
-    configs = [ModelConfig(KINDS["push"], {"loss": "exp", "price": price, "learner": "features",
+    configs = [ModelConfig(kind_named("push"), {"loss": "exp", "price": price, "learner": "features",
                                            "n_iter": args.n_iter, "random_state": args.random_state},
                            label=f"push {price}") for price in demo.DEMO_PRICES]
     comparison = run_comparison(configs, {"train": (X_tr, y_tr), "test": (X_te, y_te)}, metrics,

@@ -94,12 +94,12 @@ def run(args) -> int:
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     if args.plot_objective:
-        if outcome.history is None:
+        if outcome.curve is None:
             raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")
         from ..plotting import objective_data, save_figure
 
-        save_figure(objective_data({config.label: outcome.history}, ylabel=config.kind.history_label,
-                                   xlabel=config.kind.history_x),
+        save_figure(objective_data({config.label: outcome.history}, ylabel=outcome.curve.objective_name,
+                                   xlabel=outcome.curve.unit),
                     args.plot_objective)
         info(args, f"wrote {os.path.normpath(args.plot_objective)}")
     return 0

@@ -9,10 +9,11 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "plugins",
         help="list every registered component with the distribution that provided it",
-        description="List every registered loss, price, learner, objective, metric, filter and kernel, "
+        description="List every registered loss, price, learner, objective, metric, filter, kernel and estimator, "
         "with the distribution that provided it and any plugin that failed to load.",
     )
-    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel)")
+    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, "
+                                         "estimator)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     return parser
 

@@ -45,9 +45,9 @@ import math
 import numpy as np
 
 from . import _exp_kernels
-from ._base import HESSIAN_FLOOR, LinePoint, SeparableObjective, clip_hessian
+from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
 
-__all__ = ["ExpPushProblem"]
+__all__ = ["BoundExpPush", "ExpPushProblem"]
 
 _EMPTY = np.empty(0)
 
@@ -56,7 +56,7 @@ def _as_int8(y: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(y, dtype=np.int8)
 
 
-class ExpPushProblem(SeparableObjective):
+class BoundExpPush(BoundSeparable):
     """Bound push objective for an exponential loss (see the module docstring)."""
 
     def __init__(self, objective, y, sample_weight, loss, price, *, n_threads=1):
@@ -308,3 +308,7 @@ def _softmax(log_weights: np.ndarray):
     e = np.exp(log_weights - top)
     s = e.sum()
     return float(top + math.log(s)), e / s
+
+
+#: Deprecated alias of :class:`BoundExpPush` (objectives bound to data are named Bound...).
+ExpPushProblem = BoundExpPush

@@ -131,11 +131,11 @@ class _PrecAtKSurrogate(Objective):
 
     def value_and_gradient(self, y, scores, sample_weight=None):
         self.check_target(y, sample_weight)
-        return _SurrogateBound(self, y, None).value_and_gradient(scores)
+        return _BoundPrecAtK(self, y, None).value_and_gradient(scores)
 
     def bind(self, y, sample_weight=None, *, n_threads=1):
         self.check_target(y, sample_weight)
-        return _SurrogateBound(self, y, sample_weight)
+        return _BoundPrecAtK(self, y, sample_weight)
 
 
 #: Most distinct values of a direction for the exact line (:class:`TopKLine`).
@@ -243,7 +243,7 @@ def top_k_value_and_gradient(kind: str, k: int, y: np.ndarray, scores: np.ndarra
         np.ascontiguousarray(scores, dtype=np.float64))
 
 
-class _SurrogateBound(BoundObjective):
+class _BoundPrecAtK(BoundObjective):
     """The surrogate with its labels and k fixed: straight to the Cython kernel."""
 
     #: Use :class:`TopKLine` and :func:`top_k_value_and_gradient` where they apply
@@ -335,3 +335,6 @@ class PrecAtKStruct(_PrecAtKSurrogate):
 
 #: The classes registered through ``rankcore_register_objectives``.
 SURROGATE_OBJECTIVES = [PrecAtKAvg, PrecAtKMax, PrecAtKRamp, PrecAtKStruct]
+
+
+_SurrogateBound = _BoundPrecAtK     # the earlier name (objectives bound to data are named Bound...)

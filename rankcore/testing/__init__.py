@@ -1,7 +1,7 @@
 """Contract checks for rankcore components, like scikit-learn's ``check_estimator``.
 
-Every registered component -- built-in or from a third-party plugin -- can be
-run through the checks of its family::
+Every registered component -- built-in or from a third-party plugin, estimators
+included -- can be run through the checks of its family::
 
     from rankcore.testing import check_component
     check_component("price", "pow:4")          # raises AssertionError on a violation
@@ -38,6 +38,7 @@ _FAMILY_MODULES = {
     "metric": "_metrics",
     "filter": "_filters",
     "kernel": "_kernels",
+    "estimator": "_estimators",
 }
 
 
