@@ -362,12 +362,8 @@ cdef inline void levels_free(Levels* L) noexcept nogil:
 
 cdef inline int groups_alloc(Groups* g, Py_ssize_t m) noexcept nogil:
     # m runs at most, plus the sentinel
-    g.lv = doubles(m + 1)
-    g.mv = doubles(m + 1)
-    g.rv = doubles(m + 1)
-    g.lc = ints(m + 1)
-    g.mc = ints(m + 1)
-    g.rc = ints(m + 1)
+    g.lv, g.mv, g.rv = doubles(m + 1), doubles(m + 1), doubles(m + 1)
+    g.lc, g.mc, g.rc = ints(m + 1), ints(m + 1), ints(m + 1)
     g.lk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
     g.mk = <int64_t*>malloc((m + 2) * sizeof(int64_t))
     g.rk = <int64_t*>malloc((m + 2) * sizeof(int64_t))

@@ -172,16 +172,13 @@ cdef class _CurvaturePositiveSums(_LogisticSums):
     cdef const double* c2
 
     cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
-        cdef const double* a = self.a
-        cdef const double* c1 = self.c1
-        cdef const double* c2 = self.c2
         cdef double bi = self.b[i], t, q, s1 = 0.0, s2 = 0.0
         cdef Py_ssize_t k
-        for k in range(k0, k_end):
-            t = a[k] * bi
+        for k in range(k0, k_end):            # no store in the loop: the fields' loads are hoisted
+            t = self.a[k] * bi
             q = t / (1.0 + t)
-            s1 = s1 + c1[k] * q / (1.0 + t)
-            s2 = s2 + c2[k] * q * q
+            s1 = s1 + self.c1[k] * q / (1.0 + t)
+            s2 = s2 + self.c2[k] * q * q
         self.out0[i] = self.out0[i] + INV_LN2 * s1 + self.w[i] * INV_LN2 * INV_LN2 * s2
 
 

@@ -65,11 +65,11 @@ class Dataset:
 
     @property
     def n_samples(self) -> int:
-        return int(self.X.shape[0])
+        return len(self.X)
 
     @property
     def n_features(self) -> int:
-        return int(self.X.shape[1])
+        return self.X.shape[1]
 
     def missing(self) -> "MissingValues | None":
         """Where the features have missing values (NaN), or None if they have none.
