@@ -28,7 +28,7 @@ histograms are the four numbers the line search needs; and the objective's
 ``stages_after_step`` gives the next iteration's A and B from those four
 numbers.  No other pass.
 
-*Separable path* -- any other :class:`~rankcore.objectives.SeparableObjective`
+*Separable path* -- any other :class:`~rankcore.objectives.BoundSeparable`
 (other prices such as ``exp:β``, ``mp-squared``) or learner (``features``,
 ``trees``, a plugin's):
 the objective's own block protocol, one round trip per reduction stage, one
@@ -77,7 +77,7 @@ def backend_kind(problem, layout) -> str:
         return "pairwise"
     raise ValueError(
         f"objective {objective.spec!r} cannot be boosted on Dask: it is not separable into row blocks "
-        "(a SeparableObjective), and it does not declare sum_over_negatives (a log-sum over the negatives, "
+        "(a BoundSeparable), and it does not declare sum_over_negatives (a log-sum over the negatives, "
         "as the push objective's pairwise sums are) -- its value needs the order of the whole list at once "
         "(as the precision@k surrogates do); fit it in memory"
     )
@@ -104,7 +104,7 @@ class DaskBackend(_ShardCaller):
     Parameters
     ----------
     shards : list of distributed Actor proxies of :class:`~rankcore.dask._shard.Shard`
-    problem : SeparableObjective
+    problem : BoundSeparable
         The objective bound to placeholder labels (client side).
     layout : LearnerLayout
     fast : bool

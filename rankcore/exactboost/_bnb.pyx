@@ -433,33 +433,47 @@ cdef void draw_round(RunState* R, const Data* D, const Settings* st) noexcept no
     slot).  O(n).
     """
     cdef Py_ssize_t i, c, mp = st.m_pos, mn = st.m_neg
+    # the buffers in locals: the uint8 stores below may alias anything, so fields would be reloaded
+    cdef uint8_t* selected = R.selected
+    cdef const int32_t* pos_idx = D.pos_idx
+    cdef const int32_t* neg_idx = D.neg_idx
+    cdef int32_t* perm_p = R.perm_p
+    cdef int32_t* perm_n = R.perm_n
+    cdef const int32_t* ord_p = R.ord_p
+    cdef const int32_t* ord_n = R.ord_n
+    cdef const double* val_p = R.val_p
+    cdef const double* val_n = R.val_n
+    cdef int32_t* sub_p = R.sub_p
+    cdef int32_t* sub_n = R.sub_n
+    cdef double* sub_sp = R.sub_sp
+    cdef double* sub_sn = R.sub_sn
     if mp < D.n_pos:
-        partial_shuffle(&R.rng, R.perm_p, D.n_pos, mp)
+        partial_shuffle(&R.rng, perm_p, D.n_pos, mp)
     if mn < D.n_neg:
-        partial_shuffle(&R.rng, R.perm_n, D.n_neg, mn)
+        partial_shuffle(&R.rng, perm_n, D.n_neg, mn)
     if st.n_feat < D.d:
         partial_shuffle(&R.rng, R.perm_f, D.d, st.n_feat)
     for i in range(mp):
-        R.selected[D.pos_idx[R.perm_p[i]]] = 1
+        selected[pos_idx[perm_p[i]]] = 1
     for i in range(mn):
-        R.selected[D.neg_idx[R.perm_n[i]]] = 1
+        selected[neg_idx[perm_n[i]]] = 1
     c = 0
     for i in range(D.n_pos):
-        R.sub_p[c] = R.ord_p[i]
-        R.sub_sp[c] = R.val_p[i]
-        c += R.selected[R.ord_p[i]]
+        sub_p[c] = ord_p[i]
+        sub_sp[c] = val_p[i]
+        c += selected[ord_p[i]]
     c = 0
     for i in range(D.n_neg):
-        R.sub_n[c] = R.ord_n[i]
-        R.sub_sn[c] = R.val_n[i]
-        c += R.selected[R.ord_n[i]]
+        sub_n[c] = ord_n[i]
+        sub_sn[c] = val_n[i]
+        c += selected[ord_n[i]]
     for i in range(mp):
-        R.selected[D.pos_idx[R.perm_p[i]]] = 0
+        selected[pos_idx[perm_p[i]]] = 0
     for i in range(mn):
-        R.selected[D.neg_idx[R.perm_n[i]]] = 0
+        selected[neg_idx[perm_n[i]]] = 0
     if st.run_length:
-        R.qp = score_levels(R.sub_sp, mp, R.lstart_p)
-        R.qn = score_levels(R.sub_sn, mn, R.lstart_n)
+        R.qp = score_levels(sub_sp, mp, R.lstart_p)
+        R.qn = score_levels(sub_sn, mn, R.lstart_n)
 
 
 cdef int32_t load_feature(RunState* R, const Data* D, const Settings* st, int32_t j,
@@ -511,8 +525,10 @@ cdef int search_round(RunState* R, const Data* D, const Settings* st, LossEvalua
     cdef double incumbent, shift
     R.s.c0 = 1.0 + R.w_total if st.margin_mode == 2 else 1.0
     shift = margin_of(st.theta, R.s.c0, R.s.c1, 0.0)
+    cdef double* out_p = R.s.out_p
+    cdef const double* sub_sp = R.sub_sp
     for i in range(mp):
-        R.s.out_p[i] = (R.sub_sp[i] + 0.0) - shift
+        out_p[i] = (sub_sp[i] + 0.0) - shift
     incumbent = ev_sub.loss(R.s.out_p, mp, R.sub_sn, mn)
     choice.feature = -1
     choice.t = choice.a = choice.b = 0
