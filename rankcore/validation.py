@@ -63,14 +63,45 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _check_finite(arr: np.ndarray, name: str) -> None:
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad = ~np.isfinite(arr)
-        first = int(np.flatnonzero(bad.ravel())[0])
-        kind = "NaN" if np.isnan(arr.ravel()[first]) else "infinite values"
-        raise ValueError(
-            f"{name}: expected finite numbers, got {kind} ({int(bad.sum())} in all, first at flat index {first})"
-        )
+#: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.
+NAN_HINT = ('; NaN marks a missing value: the push estimators with learner="trees" (rankcore.boost(learner="trees")) '
+            "fit data with missing values, or impute them first (e.g. sklearn.impute.SimpleImputer)")
+
+
+def _location(arr: np.ndarray, flat: int) -> str:
+    """Where the entry at flat index ``flat`` is, in the words of the array's shape (0-based)."""
+    if arr.ndim == 2:
+        row, column = divmod(flat, arr.shape[1])
+        return f"at row {row}, column {column}"
+    if arr.ndim == 1:
+        return f"at position {flat}"
+    return f"at index {tuple(int(i) for i in np.unravel_index(flat, arr.shape))}"
+
+
+def _csr_location(Xs: Any, k: int) -> str:
+    """Where the k-th stored value of a CSR matrix is."""
+    row = int(np.searchsorted(Xs.indptr, k, side="right") - 1)
+    return f"at row {row}, column {int(Xs.indices[k])}"
+
+
+def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False) -> None:
+    """Refuse NaN (unless ``allow_nan``) and ±inf, saying where the first one is and how many there are.
+
+    ``locate(flat)`` words the position of a flat index (default: row and
+    column of a 2-D array, the position in a 1-D one); ``nan_hint`` follows a
+    NaN's message.
+    """
+    if arr.dtype.kind != "f":
+        return
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if not bad.any():
+        return
+    first = int(np.flatnonzero(bad.ravel())[0])
+    is_nan = bool(np.isnan(arr.ravel()[first]))
+    where = (locate or (lambda i: _location(arr, i)))(first)
+    expected = "numbers or NaN" if allow_nan else "finite numbers"
+    raise ValueError(f"{name}: expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
+                     f"({int(bad.sum())} in all){nan_hint if is_nan else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.
@@ -268,7 +299,7 @@ def check_matrix(
         Xs = sp.csr_matrix(X, dtype=dtype)
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
-        _check_finite(Xs.data, name)
+        _check_finite(Xs.data, name, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
         return Xs
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
@@ -277,12 +308,7 @@ def check_matrix(
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise ValueError(_shape_message(name, arr.shape, min_rows))
     arr = np.ascontiguousarray(arr, dtype=dtype)
-    if allow_nan:
-        if arr.dtype.kind == "f" and np.isinf(arr).any():
-            first = int(np.flatnonzero(np.isinf(arr).ravel())[0])
-            raise ValueError(f"{name}: expected numbers or NaN, got infinite values (first at flat index {first})")
-    else:
-        _check_finite(arr, name)
+    _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
     return arr
 
 

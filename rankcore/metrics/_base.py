@@ -49,6 +49,18 @@ class Metric(Component):
         Integer scores beyond ±2**53, which float64 would round into ties,
         are then replaced by their exact ranks; for other metrics such scores
         are refused with a ValueError.  The default ``False`` is always safe.
+    weighted_groups : bool
+        The metric has a *resampling form*, :meth:`from_weighted_groups`: its
+        value from the weighted tie groups of a presorted order.  Confidence
+        intervals (:func:`rankcore.metrics.confidence_interval`) then evaluate
+        each bootstrap replicate from one sort (natively when
+        :meth:`weighted_group_kernel` gives a Cython kernel, as for every
+        scalar bipartite built-in); without it they fall back to evaluating
+        the metric on each replicate's resampled rows, which is correct but
+        slower.  Default ``False``.
+    interval_method : {"bootstrap", "delong"}
+        What ``confidence_interval(..., method="auto")`` uses: the bootstrap
+        (default), or DeLong's asymptotic variance (the AUC).
 
     Distributed evaluation
     ----------------------
@@ -91,6 +103,8 @@ class Metric(Component):
     requires_both_classes: ClassVar[bool] = True
     shift_invariant: ClassVar[bool] = False
     order_invariant: ClassVar[bool] = False
+    weighted_groups: ClassVar[bool] = False
+    interval_method: ClassVar[str] = "bootstrap"
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
@@ -133,6 +147,44 @@ class Metric(Component):
     def sorted_kernel(self) -> Any:
         """A ``rankcore.metrics._sorted.SortedMetric`` for nogil use, or None."""
         return None
+
+    # -- the resampling form (confidence intervals); separate from every other capability --
+
+    def weighted_group_kernel(self) -> Any:
+        """A ``rankcore.metrics._weighted.GroupMetric`` (nogil Cython) of the resampling form, or None."""
+        return None
+
+    def from_weighted_groups(self, pos_weight: Any, neg_weight: Any) -> float:
+        """The metric from the weighted tie groups of a presorted order (the resampling form).
+
+        Parameters
+        ----------
+        pos_weight, neg_weight : array-like of float, shape (n_groups,)
+            For each distinct score, highest first, the total weight of the
+            positives and of the negatives that carry it.  Integer weights
+            are row multiplicities: the value is then the metric of the rows
+            repeated that many times (a bootstrap replicate), since a
+            repeated row is tied with its original.
+
+        Returns
+        -------
+        float
+            NaN where the metric is undefined for these weights (a class of
+            zero weight, say); the bootstrap drops and counts such replicates.
+
+        Notes
+        -----
+        A metric declares this form with ``weighted_groups = True`` and
+        implements it here (Python, O(n_groups) per call) or through
+        :meth:`weighted_group_kernel` (Cython, used without the GIL); the
+        default uses the kernel.  Tie groups of one class with equal scores
+        are one group, so the form is only for metrics that depend on the
+        scores through their order (``order_invariant``).
+        """
+        kernel = self.weighted_group_kernel()
+        if kernel is None:
+            raise NotImplementedError(f"metric {self.spec!r} has no weighted tie-group form")
+        return kernel.evaluate(pos_weight, neg_weight)
 
     # ------------------------------------------------------------------
     # Distributed evaluation (see "Distributed evaluation" above)

@@ -16,6 +16,16 @@ import numpy as np
 from ..spec import Parameter, count_or_fraction
 from ..validation import check_k
 from ._base import Metric
+from ._weighted import (
+    GroupAUC,
+    GroupKS,
+    GroupMaxHeight,
+    GroupPartialAUC,
+    GroupPNormRisk,
+    GroupPrecAtK,
+    GroupRMax,
+    GroupTwoWayPartialAUC,
+)
 from ._sorted import (
     SortedAUC,
     SortedKS,
@@ -44,8 +54,12 @@ class _SortedKernelMetric(Metric):
 
     shift_invariant = True  # only differences of scores matter
     order_invariant = True  # only the order of the scores matters (ties included)
+    weighted_groups = True  # resampled from one sort by a GroupMetric kernel
 
     def _make_kernel(self) -> Any:
+        raise NotImplementedError
+
+    def _make_weighted_kernel(self) -> Any:
         raise NotImplementedError
 
     def sorted_kernel(self) -> Any:
@@ -54,16 +68,28 @@ class _SortedKernelMetric(Metric):
             kernel = self.__dict__["_kernel"] = self._make_kernel()
         return kernel
 
+    def weighted_group_kernel(self) -> Any:
+        if not self.weighted_groups:
+            return None
+        kernel = self.__dict__.get("_weighted_kernel")
+        if kernel is None:
+            kernel = self.__dict__["_weighted_kernel"] = self._make_weighted_kernel()
+        return kernel
+
 
 class AUC(_SortedKernelMetric):
     """Area under the ROC curve; ties count one half (higher is better)."""
 
     name = "auc"
     bounded = True
+    interval_method = "delong"  # DeLong's variance from placement values (Sun & Xu, 2014)
     examples = ("auc",)
 
     def _make_kernel(self):
         return SortedAUC()
+
+    def _make_weighted_kernel(self):
+        return GroupAUC()
 
     def roc_bounds(self, cells):
         return cells.auc_bounds()
@@ -87,6 +113,9 @@ class PartialAUC(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedPartialAUC(self.max_fpr, self.scale)
+
+    def _make_weighted_kernel(self):
+        return GroupPartialAUC(self.max_fpr, self.scale)
 
     def roc_bounds(self, cells):
         alpha = self.max_fpr
@@ -117,6 +146,9 @@ class TwoWayPartialAUC(_SortedKernelMetric):
     def _make_kernel(self):
         return SortedTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
 
+    def _make_weighted_kernel(self):
+        return GroupTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
+
     def roc_bounds(self, cells):
         alpha, beta = self.max_fpr, self.min_tpr
         IK = float(cells.I) * float(cells.K)
@@ -138,6 +170,9 @@ class KS(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedKS()
+
+    def _make_weighted_kernel(self):
+        return GroupKS()
 
     def roc_bounds(self, cells):
         return cells.ks_bounds()
@@ -163,6 +198,9 @@ class PrecisionAtK(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedPrecAtK(self.k)
+
+    def _make_weighted_kernel(self):
+        return GroupPrecAtK(self.sorted_kernel())
 
     def score_thresholds(self, n):
         return [("rank", check_k(self.k, int(n), name=f"metric {self.spec!r}: k"))]
@@ -190,6 +228,9 @@ class RMax(_CountMetric):
     def _make_kernel(self):
         return SortedRMax()
 
+    def _make_weighted_kernel(self):
+        return GroupRMax()
+
     def score_thresholds(self, n):
         return [("max_negative", 0)]
 
@@ -206,6 +247,9 @@ class MaxHeight(_CountMetric):
 
     def _make_kernel(self):
         return SortedMaxHeight()
+
+    def _make_weighted_kernel(self):
+        return GroupMaxHeight()
 
     def score_thresholds(self, n):
         return [("max_negative", 0)]
@@ -229,6 +273,14 @@ class PNormRisk(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedPNormRisk(self.p, self.theta)
+
+    def _make_weighted_kernel(self):
+        return GroupPNormRisk(self.p)
+
+    @property
+    def weighted_groups(self) -> bool:  # type: ignore[override]
+        """A margin θ ≠ 0 compares score differences, which tie groups do not carry."""
+        return self.theta == 0.0
 
     @property
     def order_invariant(self) -> bool:  # type: ignore[override]

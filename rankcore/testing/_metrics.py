@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from ._common import assert_finite
+
 __all__ = [
     "CHECKS",
     "check_metric_attributes",
@@ -25,6 +27,7 @@ __all__ = [
     "check_metric_shift_invariance",
     "check_metric_rejects_bad_input",
     "check_metric_one_class",
+    "check_metric_weighted_groups",
 ]
 
 _SIZES = (30, 61, 200)
@@ -147,6 +150,7 @@ def check_metric_monotone(metric, rng):
         step = float(rng.integers(0, 4))  # 0 keeps, small steps make and break ties
         moved[idx] += step if y[idx] == 1 else -step
         after = float(metric(y, moved))
+        assert_finite([before, after], owner=metric.spec, what="the value before and after the move")
         assert _not_worse(metric, before, after), (
             f"{metric.spec}: not monotone: moving the {'positive' if y[idx] == 1 else 'negative'} "
             f"at {idx} from {scores[idx]} to {moved[idx]} changed the value from {before!r} to {after!r}")
@@ -240,6 +244,41 @@ def check_metric_one_class(metric, rng):
                     f"{metric.spec}: with only label {label} expected a finite value, got {value!r}")
 
 
+def check_metric_weighted_groups(metric, rng):
+    """A declared resampling form (``weighted_groups``) equals the metric of the repeated rows.
+
+    Unit weights give the metric itself; integer weights (a bootstrap
+    replicate) give the metric of each row repeated that many times.
+    """
+    if not getattr(metric, "weighted_groups", False):
+        return
+    assert metric.task == "bipartite", f"{metric.spec}: weighted_groups is a form of bipartite metrics"
+    from rankcore.metrics._resampling import tie_groups
+
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        pos = np.sort(scores[y == 1])
+        neg = np.sort(scores[y == 0])
+        pos_size, neg_size, values = tie_groups(pos, neg)
+        got = metric.from_weighted_groups(pos_size.astype(float), neg_size.astype(float))
+        assert _same(float(got), float(metric(y, scores))), (
+            f"{metric.spec}: from_weighted_groups with unit weights gives {got!r}, the metric {metric(y, scores)!r}")
+        pos_w = rng.integers(0, 3, pos_size.shape[0]) * (pos_size > 0)
+        neg_w = rng.integers(0, 3, neg_size.shape[0]) * (neg_size > 0)
+        pos_w[np.argmax(pos_size)] += 1  # both classes keep some weight
+        neg_w[np.argmax(neg_size)] += 1
+        y_rep = np.r_[np.ones(pos_w.sum(), np.int8), np.zeros(neg_w.sum(), np.int8)]
+        s_rep = np.r_[np.repeat(values, pos_w), np.repeat(values, neg_w)]
+        got = metric.from_weighted_groups(pos_w.astype(float), neg_w.astype(float))
+        try:
+            expected = float(metric(y_rep, s_rep))
+        except ValueError:
+            continue  # a parameter that does not fit the repeated rows (k > n)
+        assert _same(float(got), expected), (
+            f"{metric.spec}: from_weighted_groups with integer weights gives {got!r}, the metric of the "
+            f"repeated rows {expected!r}")
+
+
 CHECKS = [
     check_metric_attributes,
     check_metric_spec_round_trip,
@@ -251,4 +290,5 @@ CHECKS = [
     check_metric_shift_invariance,
     check_metric_rejects_bad_input,
     check_metric_one_class,
+    check_metric_weighted_groups,
 ]
