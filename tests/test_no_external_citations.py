@@ -43,7 +43,11 @@ def _files() -> list[Path]:
             for folder, dirs, files in os.walk(top):
                 dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("build", "__pycache__")]
                 paths += [Path(folder) / f for f in files]
-    return [p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES and p.name != Path(__file__).name]
+    return [p for p in paths if p.is_file() and p.suffix in TEXT_SUFFIXES and p.name not in PATTERN_FILES]
+
+
+#: Tests that spell the forbidden patterns in order to look for them.
+PATTERN_FILES = {Path(__file__).name, "test_docs.py"}
 
 
 def test_the_scan_reads_the_repository():
