@@ -34,7 +34,9 @@ iteration -- one per split of a tree, or per level -- instead of steps 3-4:
     being split), or None -- the arrays are **added** over the blocks, and
     ``search.receive(total)`` takes the sum (None when every block returned
     None);
-5'. ``search.result()`` is the :class:`Candidate` (or None).
+5'. ``search.result()`` is the :class:`Candidate` (or None; then
+    :meth:`LearnerLayout.no_candidate_reason` says whether a constraint,
+    not a zero gradient, left nothing to choose).
 
 The request carries the client's decisions (the split just chosen), so a
 block applies them to its own state (which node each row is in, kept in the
@@ -178,6 +180,20 @@ class LearnerLayout:
     def evaluate(self, ranker: WeakRanker, encoded: Any) -> np.ndarray:
         """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
         raise NotImplementedError
+
+    def no_candidate_reason(self) -> str | None:
+        """Why the last search found no weak ranker, when the family's constraints are the cause.
+
+        A search returns None either because nothing is left to fit (a zero
+        gradient: the driver reports ``"converged"``) or because no member of
+        the family can be formed on these rows -- every feature constant, too
+        few rows for a tree's leaves.  For the latter, return one sentence
+        saying which constraint blocked and what to change: the driver stops
+        with ``stop_reason_ = "no_split"`` and a ``UserWarning`` carrying it.
+        None (the default): the driver reports ``"no_split"`` only when the
+        model would be constant (no iteration yet).
+        """
+        return None
 
 
 class Learner(Component):

@@ -100,6 +100,11 @@ class FeatureLayout(LearnerLayout):
     def evaluate(self, ranker, encoded):
         return encoded[ranker.feature].copy()
 
+    def no_candidate_reason(self) -> str | None:
+        if not (self.highs > self.lows).any():
+            return "every feature is constant on the training rows"
+        return None
+
 
 class Features(Learner):
     """Each feature min–max scaled to [0, 1] on the training data is one weak ranker.

@@ -120,6 +120,11 @@ class ThresholdLayout(LearnerLayout):
         j, b = divmod(flat, deriv.shape[1])
         return Candidate(ThresholdRanker(j, float(self.edges[j][b])), float(deriv[j, b]))
 
+    def no_candidate_reason(self) -> str | None:
+        if self.n_candidates == 0:
+            return "no feature has two distinct values on the training rows: no threshold separates them"
+        return None
+
     def bin_of(self, ranker: ThresholdRanker) -> int:
         edges = self.edges[ranker.feature]
         b = int(np.searchsorted(edges, ranker.threshold))

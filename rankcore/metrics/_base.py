@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any, ClassVar
 
 import numpy as np
@@ -9,7 +11,7 @@ import numpy as np
 from ..spec import Component
 from ..validation import check_labels_and_scores
 
-__all__ = ["Metric"]
+__all__ = ["Metric", "MetricValueError"]
 
 
 class Metric(Component):
@@ -125,7 +127,21 @@ class Metric(Component):
             integers="rank" if self.order_invariant else "refuse",
         )
         self.check_data(y_arr, s_arr)
-        return self.compute(y_arr, s_arr)
+        return self.checked_value(self.compute(y_arr, s_arr))
+
+    def checked_value(self, value: Any) -> Any:
+        """``value`` as computed, refused when a scalar metric returned no finite real number.
+
+        A plugin's ``compute`` that returns NaN, inf or a string would
+        otherwise flow into rankings, early stopping and reports; the error
+        names the metric.
+        """
+        if not self.scalar:
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)) \
+                or not math.isfinite(float(value)):
+            raise MetricValueError(self.spec, value)
+        return value
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
@@ -257,6 +273,21 @@ class Metric(Component):
     def loss(self, y: Any, scores: Any) -> float:
         """``to_loss(self(y, scores))``: the form ExactBoost and early stopping minimize."""
         return self.to_loss(self(y, scores))
+
+
+class MetricValueError(ValueError):
+    """A scalar metric returned something that is not a finite number (NaN, inf, a string).
+
+    Attributes
+    ----------
+    value : object
+        What the metric returned (the contract checks report it themselves).
+    """
+
+    def __init__(self, spec: str, value: Any) -> None:
+        self.value = value
+        super().__init__(f"metric {spec!r} returned {value!r}: a scalar metric must return a finite number "
+                         f"(its compute() is at fault, not the data)")
 
 
 def _add(a: Any, b: Any) -> Any:

@@ -135,7 +135,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
             # the metric's own compute would split and sort: share that work
             if sorted_sides is None:
                 sorted_sides = split_sorted(labels["bipartite"], s_arr, n_threads=n_jobs)
-            out[key] = metric.from_sorted(*sorted_sides)
+            out[key] = metric.checked_value(metric.from_sorted(*sorted_sides))
         else:
-            out[key] = metric.compute(y_arr, s_arr)
+            out[key] = metric.checked_value(metric.compute(y_arr, s_arr))
     return out
