@@ -1,7 +1,7 @@
 """Top-of-the-list comparison: rankcore's learners against the gradient-boosting defaults.
 
-On every binary dataset of the shared folder (``$RANKCORE_DATASETS``, default
-``../shared/datasets``), ``--splits`` stratified 70/30 splits; each learner is
+On every binary dataset of the shared folder (``$RANKCORE_DATASETS``, see
+``benchmarks/_data.py``), ``--splits`` stratified 70/30 splits; each learner is
 fitted on the training part with the defaults a practitioner would use and
 judged on the test part by
 

@@ -178,9 +178,8 @@ def test_every_shown_output_is_compared():
 #: Citations of documents users do not have: the project's internal specification, seed papers by
 #: file number, the shared folder of the development machines.
 _OUTSIDE = re.compile(r"SPEC(?:\.md)?`? *§|`SPEC\.md`|\bseed 0\d\d\b|\.\./shared|/work/shared|\bshared datasets\b")
-#: Theory pages whose citations the `seams` branch replaces by the papers (authors, title, year).
-#: TODO(lead): empty this set when that branch is merged; strict xfail fails here as soon as a page is clean.
-_CLEANED_ELSEWHERE = {"exactboost.md", "kernel_ranking.md", "metrics.md", "precision_at_k.md", "push.md"}
+#: Pages whose citations another branch still has to replace (strict xfail fails as soon as a page is clean).
+_CLEANED_ELSEWHERE: set = set()
 
 
 @pytest.mark.parametrize("path", [

@@ -44,7 +44,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.datasets import DataError, load_data
+from rankcore.cli.datasets import DataError, load_data
 from rankcore.persistence import ModelFormatError, model_from_dict
 from rankcore.registry import FAMILIES
 from rankcore.spec import SpecError

@@ -47,8 +47,8 @@ def add_data_options(parser) -> None:
 
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None):
-    """Read a data file with the data options of ``args`` (a :class:`rankcore.datasets.Dataset`)."""
-    from ..datasets import load_data
+    """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`)."""
+    from .datasets import load_data
 
     drop = [c.strip() for c in (args.drop or "").split(",") if c.strip()]
     return load_data(path, label=args.label, require_label=require_label, drop=drop, fmt=args.data_format,

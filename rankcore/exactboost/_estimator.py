@@ -159,7 +159,7 @@ class ExactBoostSetup:
 
 
 class ExactBoost(Ranker):
-    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al., SPEC §5).
+    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022; docs/theory/exactboost.md).
 
     Each of ``n_runs`` independent runs starts from the zero score and, for
     ``n_rounds`` rounds, draws a stratified subsample of the examples and of

@@ -1,6 +1,6 @@
 """The built-in kernels: ``rbf``, ``laplacian``, ``poly``, ``linear``.
 
-Length scales follow SPEC §4 and seed 003: ``gamma`` *divides*.
+Length scales follow docs/theory/kernel_ranking.md#kernels: ``gamma`` *divides*.
 
 =========== ============================================ ===============================
 kernel      K(x, x')                                     scikit-learn equivalent

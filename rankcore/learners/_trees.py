@@ -726,6 +726,14 @@ class Trees(Learner):
         edges = _tree_edges(np.asarray(X), self.max_bins, sample_weight, self.bin_subsample, random_state)
         return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them)."""
+        if thresholds is not None:
+            raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
+        Xs, ws = rows.sample(self.bin_subsample, random_state)
+        edges = _tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
+        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
+
     def layout_from_edges(self, edges: list[np.ndarray], *, random_state: Any = None,
                           n_threads: int = 1) -> "TreeLayout":
         """The layout for given bin edges (a distributed fit computes the edges from a sample)."""

@@ -35,6 +35,8 @@ from ._intervals import (
     compare,
     confidence_interval,
 )
+
+from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
@@ -70,4 +72,5 @@ __all__ = [
     "PNormRisk",
     "Misrank",
     "ROC",
+    "RocCells",
 ]

@@ -91,6 +91,9 @@ class AUC(_SortedKernelMetric):
     def _make_weighted_kernel(self):
         return GroupAUC()
 
+    def roc_bounds(self, cells):
+        return cells.auc_bounds()
+
 
 _MAX_FPR = Parameter("max_fpr", float, minimum=0.0, exclusive_minimum=True, maximum=1.0,
                      doc="the FPR range [0, max_fpr] of the partial area")
@@ -114,6 +117,17 @@ class PartialAUC(_SortedKernelMetric):
     def _make_weighted_kernel(self):
         return GroupPartialAUC(self.max_fpr, self.scale)
 
+    def roc_bounds(self, cells):
+        alpha = self.max_fpr
+        IK = float(cells.I) * float(cells.K)
+        raw = [cells.area(mode, alpha, 0.0) / IK for mode in ("tie", "low", "high")]
+        if self.scale == "mcclish":
+            raw = [0.5 * (1.0 + (r - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha)) for r in raw]
+        return tuple(raw)
+
+    def roc_priority(self, cells):
+        return cells.fpr_reach_share(self.max_fpr)
+
 
 class TwoWayPartialAUC(_SortedKernelMetric):
     """Two-way partial AUC: ROC area with TPR >= min_tpr and FPR <= max_fpr (higher is better)."""
@@ -135,6 +149,17 @@ class TwoWayPartialAUC(_SortedKernelMetric):
     def _make_weighted_kernel(self):
         return GroupTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
 
+    def roc_bounds(self, cells):
+        alpha, beta = self.max_fpr, self.min_tpr
+        IK = float(cells.I) * float(cells.K)
+        raw = [cells.area(mode, alpha, beta) / IK for mode in ("tie", "low", "high")]
+        if self.scale == "normalized":
+            raw = [r / ((1.0 - beta) * alpha) for r in raw]
+        return tuple(raw)
+
+    def roc_priority(self, cells):
+        return cells.fpr_reach_share(self.max_fpr)
+
 
 class KS(_SortedKernelMetric):
     """Kolmogorov-Smirnov statistic max_t (F-(t) - F+(t)) (higher is better)."""
@@ -148,6 +173,12 @@ class KS(_SortedKernelMetric):
 
     def _make_weighted_kernel(self):
         return GroupKS()
+
+    def roc_bounds(self, cells):
+        return cells.ks_bounds()
+
+    def roc_priority(self, cells):
+        return cells.ks_excess()
 
 
 class PrecisionAtK(_SortedKernelMetric):
@@ -171,6 +202,15 @@ class PrecisionAtK(_SortedKernelMetric):
     def _make_weighted_kernel(self):
         return GroupPrecAtK(self.sorted_kernel())
 
+    def score_thresholds(self, n):
+        return [("rank", check_k(self.k, int(n), name=f"metric {self.spec!r}: k"))]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        """The tie group at rank k shares the places left above it (the in-memory tie rule)."""
+        k = check_k(self.k, int(n_pos) + int(n_neg), name=f"metric {self.spec!r}: k")
+        pos_above, neg_above, pos_eq, neg_eq = (int(v) for v in counts[0])
+        return (pos_above + (k - (pos_above + neg_above)) * (pos_eq / (pos_eq + neg_eq))) / k
+
 
 class _CountMetric(_SortedKernelMetric):
     """A metric whose value is a count of positives: reported as an int."""
@@ -191,6 +231,12 @@ class RMax(_CountMetric):
     def _make_weighted_kernel(self):
         return GroupRMax()
 
+    def score_thresholds(self, n):
+        return [("max_negative", 0)]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        return int(counts[0][0])                    # positives above the top negative (all without negatives)
+
 
 class MaxHeight(_CountMetric):
     """Largest height over the negatives, #positives not above the top negative (lower is better)."""
@@ -204,6 +250,12 @@ class MaxHeight(_CountMetric):
 
     def _make_weighted_kernel(self):
         return GroupMaxHeight()
+
+    def score_thresholds(self, n):
+        return [("max_negative", 0)]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        return 0 if n_neg == 0 else int(n_pos) - int(counts[0][0])
 
 
 class PNormRisk(_SortedKernelMetric):

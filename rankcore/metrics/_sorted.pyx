@@ -2,7 +2,7 @@
 #
 # Design
 # ------
-# A. One sort, then O(n) merges.  Every scalar bipartite metric of SPEC §1 is
+# A. One sort, then O(n) merges.  Every scalar bipartite metric (docs/theory/metrics.md) is
 #    a function of how the positive scores interleave with the negative ones,
 #    so the Python layer splits the scores by label and sorts each side once
 #    (two threads; np.sort releases the GIL), and the kernels below walk the

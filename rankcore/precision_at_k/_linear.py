@@ -1,4 +1,4 @@
-"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (SPEC §3).
+"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (docs/theory/precision_at_k.md).
 
 Both estimators score with a linear model s = ⟨w, x⟩ (no intercept: a shift
 changes no ranking) and learn from mini-batches.  Each batch is ranked by the
@@ -483,7 +483,9 @@ class _LinearAtK(Ranker):
 
 
 class PerceptronAtK(_LinearAtK):
-    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015; SPEC §3).
+    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015).
+
+    The rules: docs/theory/precision_at_k.md#perceptron-learners.
 
     On each mini-batch, rank by the current scores; FP are the negatives in
     the top k, FN the positives outside it, Δ_t = |FP|.  If Δ_t > 0:
@@ -548,7 +550,9 @@ class PerceptronAtK(_LinearAtK):
 
 
 class SGDAtK(_LinearAtK):
-    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline (SPEC §3).
+    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline.
+
+    The rule: docs/theory/precision_at_k.md#stochastic-gradient-learners.
 
     Mini-batch projected subgradient descent on a precision@k surrogate of
     each batch: w ← Π(w − η_t ∇_w surrogate_t(w)), η_t = η₀/√t, the surrogate

@@ -1,5 +1,5 @@
 # distutils: language = c++
-"""One epoch of Perceptron@k / SGD@k over mini-batches, dense or CSR (SPEC §3).
+"""One epoch of Perceptron@k / SGD@k over mini-batches, dense or CSR (docs/theory/precision_at_k.md).
 
 Design
 ------

@@ -1,7 +1,7 @@
 """The :class:`Price` base class of the ``price`` plugin family.
 
 A price g is applied to each negative example's summed loss in the push
-objective (SPEC §2)::
+objective (docs/theory/push.md#the-objective)::
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),      L_k = Σ_i w_i · ℓ(f_i − f_k) ≥ 0
 
@@ -62,7 +62,7 @@ class Price(Component):
         A number d when g(c·r) = c^d · g(r) for all c > 0 (so g(r) = g(1)·r^d):
         ``identity`` has 1, ``pow:p`` has p.  With the exponential loss this
         makes the whole objective a product of two sums, computed in one pass
-        over the data (SPEC §2, "pairwise sums without pairs").  ``None`` (the
+        over the data (docs/theory/push.md#pairwise-sums-without-pairs).  ``None`` (the
         default) is always correct, only slower.
 
     Contract (checked for every registered price by

@@ -1,7 +1,7 @@
 """Built-in prices: ``identity`` (RankBoost), ``pow:p`` (P-Norm Push), ``exp:β``.
 
 Each gives its log-space forms in closed form, so that the push objective stays
-finite for any p (SPEC §2: p = 64 overflows float64 otherwise).
+finite for any p (docs/theory/push.md#log-space: p = 64 overflows float64 otherwise).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The generic boosting (coordinate-descent) driver of the push family.
 
-Figure 1 of seed 001, without the I × K × n array M: each iteration
+The coordinate descent of Rudin (2006), Figure 1 (docs/theory/push.md#coordinate-descent),
+without the I × K × n array M: each iteration
 
 1. the backend reduces the objective at the current scores to its global
    scalars (value and what every row's gradient weight follows from);

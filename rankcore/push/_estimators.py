@@ -531,8 +531,9 @@ class PushBoost(_BaseBoost):
     __doc__ = """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
 
     Minimizes the objective over linear combinations of weak rankers by
-    coordinate descent (seed 001, Figure 1), with every pairwise sum computed
-    without pairs where the loss allows it (SPEC §2) and in log space, so
+    coordinate descent (Rudin 2006; docs/theory/push.md#coordinate-descent),
+    with every pairwise sum computed without pairs where the loss allows it
+    and in log space, so
     ``price="pow:64"`` stays finite.
 """ + _ATTRIBUTES_DOC + """
     Examples

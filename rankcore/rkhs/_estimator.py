@@ -61,7 +61,7 @@ def _is_number(value: Any) -> bool:
 
 
 class KernelRanker(Ranker):
-    """Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+    """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
     Minimizes the magnitude-preserving least-squares ranking risk
     (1/m²) Σ_{i,j} (y_i − y_j − (f(x_i) − f(x_j)))² under a spectral

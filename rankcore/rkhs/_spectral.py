@@ -1,8 +1,8 @@
-"""One decomposition of the ranking operator for every filter and every λ (SPEC §4).
+"""One decomposition of the ranking operator for every filter and every λ (docs/theory/kernel_ranking.md#computation).
 
 With f = Σ_i c_i K(x_i, ·), the centering projector P = I − 11ᵀ/m and the
 symmetric operator A = P K P / m = U Σ Uᵀ, every regularized ranking
-function of seed 003 has the coefficients
+function (docs/theory/kernel_ranking.md#the-risk) has the coefficients
 
     c = U g_λ(Σ) Uᵀ b,        b = P y / m,
 
