@@ -3,8 +3,8 @@
 Each learner is fitted with its defaults (100 trees for all three) and the
 same number of threads (``--threads``, default 2) on
 
-* every dataset of the shared folder (``$RANKCORE_DATASETS``, default
-  ``../shared/datasets``; skipped with a note when absent),
+* every dataset of the datasets folder (``$RANKCORE_DATASETS``, default
+  ``benchmarks._data.datasets_dir()``; skipped with a note when absent),
 * synthetic dense data of 10⁵ and 10⁶ rows × 50 float32 features
   (``--synthetic``; 5 % positives, an interaction),
 * one-hot data: a census-shaped synthetic set (32,561 rows; 8 categorical

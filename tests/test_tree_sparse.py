@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.learners import _tree_kernels
 from rankcore.registry import resolve
-from tests.test_tree_bundles import one_hot_data
+from test_tree_bundles import one_hot_data
 
 
 def _sparse_data(seed=0, n=500, d=12, density=0.15, nan_fraction=0.0, dtype=np.float64):

@@ -31,7 +31,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from rankcore.learners._tree_kernels cimport (FeatureSlots, SlotLayout, SplitChoice, SplitParams, build_histogram,
-                                              find_best_split, partition_rows, split_table)
+                                              find_best_split, partition_rows, split_params, split_table)
 from rankcore._parallel cimport threads_for
 
 import numpy as np
@@ -123,10 +123,8 @@ cdef class TreeGrower:
         self.l2 = l2
         self.tie_tolerance = tie_tolerance
         self.cat_smooth = cat_smooth
-        self.params.min_samples_leaf = min_samples_leaf
-        self.params.l2 = l2
-        self.params.tie_tolerance = tie_tolerance
-        self.params.max_cat = max_cat
+        # min_child_weight and cat_smooth are scaled per tree (by the mean curvature per row), in grow
+        self.params = split_params(min_samples_leaf, 0.0, l2, tie_tolerance, 0.0, max_cat)
         self.depthwise = depthwise
         self.n_threads = n_threads
         n = self.max_nodes

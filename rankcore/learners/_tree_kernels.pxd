@@ -32,6 +32,19 @@ cdef struct SplitParams:
     Py_ssize_t max_cat              # categories on the left of a categorical split, at most
 
 
+cdef inline SplitParams split_params(double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
+                                     double cat_smooth, Py_ssize_t max_cat) noexcept nogil:
+    """The split search's parameters as one record."""
+    cdef SplitParams p
+    p.min_samples_leaf = min_samples_leaf
+    p.min_child_weight = min_child_weight
+    p.l2 = l2
+    p.tie_tolerance = tie_tolerance
+    p.cat_smooth = cat_smooth
+    p.max_cat = max_cat
+    return p
+
+
 cdef struct SplitChoice:
     double gain
     Py_ssize_t feature

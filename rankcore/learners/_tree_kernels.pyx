@@ -154,6 +154,28 @@ cdef class SlotLayout:
                              self.categorical))
 
 
+cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, double x, const double* edges,
+                          const Py_ssize_t* offsets) noexcept nogil:
+    """Write feature j's code of the value x into its column of ``row``; 1 if that was a bundle conflict.
+
+    NaN is bin n_edges[j] + 1.  A lone feature's code is its bin; a bundled
+    feature writes only a non-default bin, as the column's code (a conflict
+    when a member already wrote the column on this row).
+    """
+    cdef Py_ssize_t b, c = fs.col[j]
+    cdef int conflict = 0
+    if isnan(x):
+        b = fs.n_edges[j] + 1
+    else:
+        b = bin_code(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+    if fs.default_bin[j] < 0:
+        row[c] = <uint8_t> b
+    elif b != fs.default_bin[j]:
+        conflict = row[c] != 0
+        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+    return conflict
+
+
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
            const double[::1] edges,             # IN  concatenated sorted edges of every feature
            const Py_ssize_t[::1] offsets,       # IN  (d + 1,) feature j's edges: edges[offsets[j]:offsets[j+1]]
@@ -167,10 +189,9 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
     written on the same row (0 when the bundles are exclusive on X).
     O(n·d·log B) time, no extra memory; parallel over rows.
     """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, b, c, conflicts = 0
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, conflicts = 0
     cdef const FeatureSlots* fs = &slots.fs
     cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
-    cdef double x
     if d != fs.d or codes.shape[0] != n or codes.shape[1] != fs.n_cols or offsets.shape[0] != d + 1:
         raise ValueError(f"encode: X has {d} features and codes {codes.shape[1]} columns; the layout "
                          f"expects {fs.d} and {fs.n_cols}")
@@ -178,18 +199,7 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             for j in range(d):
-                x = X[r, j]
-                if isnan(x):
-                    b = fs.n_edges[j] + 1
-                else:
-                    b = bin_code(x, e + offsets[j], offsets[j + 1] - offsets[j])
-                c = fs.col[j]
-                if fs.default_bin[j] < 0:
-                    codes[r, c] = <uint8_t> b
-                elif b != fs.default_bin[j]:
-                    if codes[r, c] != 0:
-                        conflicts += 1
-                    codes[r, c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+                conflicts += _put_code(fs, &codes[r, 0], j, X[r, j], e, &offsets[0])
     return conflicts
 
 
@@ -218,10 +228,9 @@ def encode_csr(const index_t[::1] indptr,         # IN  (n + 1,) CSR row pointer
     number of bundle conflicts (0 when the bundles are exclusive).
     O(n·c + nnz·log B), no extra memory; parallel over rows.
     """
-    cdef Py_ssize_t n = codes.shape[0], r, k, j, b, c, conflicts = 0
+    cdef Py_ssize_t n = codes.shape[0], r, k, c, conflicts = 0
     cdef const FeatureSlots* fs = &slots.fs
     cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
-    cdef double x
     if indptr.shape[0] != n + 1 or codes.shape[1] != fs.n_cols or column_default.shape[0] != fs.n_cols \
             or offsets.shape[0] != fs.d + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
         raise ValueError("encode_csr: the CSR arrays, codes and column defaults do not fit the layout")
@@ -234,19 +243,7 @@ def encode_csr(const index_t[::1] indptr,         # IN  (n + 1,) CSR row pointer
             for c in range(fs.n_cols):
                 codes[r, c] = column_default[c]
             for k in range(indptr[r], indptr[r + 1]):
-                j = indices[k]
-                x = data[k]
-                if isnan(x):
-                    b = fs.n_edges[j] + 1
-                else:
-                    b = bin_code(x, e + offsets[j], offsets[j + 1] - offsets[j])
-                c = fs.col[j]
-                if fs.default_bin[j] < 0:
-                    codes[r, c] = <uint8_t> b
-                elif b != fs.default_bin[j]:
-                    if codes[r, c] != 0:
-                        conflicts += 1
-                    codes[r, c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+                conflicts += _put_code(fs, &codes[r, 0], indices[k], data[k], e, &offsets[0])
     return conflicts
 
 
@@ -806,12 +803,7 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                          f"left_bins (4,)")
     if fs.d == 0:
         return False
-    params.min_samples_leaf = min_samples_leaf
-    params.min_child_weight = min_child_weight
-    params.l2 = l2
-    params.tie_tolerance = tie_tolerance
-    params.cat_smooth = cat_smooth
-    params.max_cat = max_cat
+    params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
     scratch = np.empty(2 * fs.d)
     cdef double[::1] sc = scratch
     with nogil:

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _tree_grow, _tree_kernels, _tree_predict
 from ._base import Candidate, LearnerLayout, multi_pass_search
+from ._no_split import underflow_reason
 from ._tree_binning import csr_float as _csr_float
 from ._tree_binning import is_sparse
 from ._tree_bundles import bundled_slot_layout, default_bins
@@ -157,6 +158,7 @@ class TreeLayout(LearnerLayout):
         self._split_bits = np.zeros(4, dtype=np.uint64)
         self._hist_pool: list[np.ndarray] = []
         self._grower = None
+        self.last_no_split: str | None = None      # set by the last search (TreeSearch.result, _candidate)
 
     @property
     def n_slots(self) -> int:
@@ -213,6 +215,9 @@ class TreeLayout(LearnerLayout):
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads)
         return TreeBlock(codes, offset, row_ids, self.n_threads)
+
+    def no_candidate_reason(self) -> str | None:
+        return self.last_no_split
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
@@ -350,7 +355,20 @@ class TreeLayout(LearnerLayout):
         block.tree_id = seed
         block.grown = grower
         block.full = grower.n_sampled == block.n_rows
-        return self._candidate(grower, seed)
+        candidate = self._candidate(grower, seed)
+        if candidate is None:
+            # no tree (the end of a fit): the multi-pass search replays it -- the same decisions --
+            # and says why (``last_no_split``), which the native grower does not work out
+            self._replay(block, g, h, seed, mask)
+        return candidate
+
+    def _replay(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, seed: int, mask: np.ndarray) -> None:
+        """Run the multi-pass search of a tree (this seed and feature subset) on one block, for its account."""
+        search = TreeSearch(self, seed, mask)
+        while (request := search.next_request()) is not None:
+            search.receive(self.block_pass(block, g, h, request))
+        if search.result() is not None:          # pragma: no cover - the two routes agree (tests)
+            raise AssertionError("the multi-pass search grew a tree where the in-memory grower grew none")
 
     def _tree_grower(self, n_threads: int):
         if self._grower is None or self._grower_threads != int(n_threads):
@@ -367,6 +385,9 @@ class TreeLayout(LearnerLayout):
         if arrays is None:
             return None
         feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct, is_cat, bin_sets = arrays
+        self.last_no_split = underflow_reason(value, float(self.l2))
+        if self.last_no_split is not None:         # the tree is no direction at all
+            return None
         categories = None
         if self.categories and is_cat.any():
             categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _tree_oblivious_kernels as _kernels
 from ._base import Candidate
+from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._tree_oblivious_ranker import ObliviousTreeRanker
 from ._tree_ranker import TIE_TOLERANCE
 
@@ -74,6 +75,7 @@ class ObliviousSearch:
         self.hists: dict[int, np.ndarray] = {}
         self.pending: dict | None = {"op": "root", "seed": self.seed, "id": self.seed}
         self.min_weight = 0.0
+        self.root_gains: bool | None = None      # an unconstrained split of the root gains (when none was found)
         self.done = False
         self._base = np.ascontiguousarray(layout.slots.base, dtype=np.intp)
         self._n_edges = np.ascontiguousarray(layout.n_edges, dtype=np.intp)
@@ -122,6 +124,8 @@ class ObliviousSearch:
         self.layout.release_histograms(self.hists.values())
         self.hists.clear()
         if not self.levels:
+            rows = int(self.nodes[0]["count"]) if self.nodes else 0
+            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.feature_mask, self.root_gains)
             return None
         lam = self.layout.l2
         value = np.empty(len(self.level))
@@ -133,6 +137,9 @@ class ObliviousSearch:
             if node_id not in seen:
                 seen.add(node_id)
                 derivative += node["G"] * value[cell]
+        self.layout.last_no_split = underflow_reason(value, lam)
+        if self.layout.last_no_split is not None:         # the tree is no direction at all
+            return None
         feature, bins, nan_left, gain = (np.array(v) for v in zip(*self.levels))
         threshold = np.array([self.layout.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
         ranker = ObliviousTreeRanker(feature, threshold, nan_left, value, gain, bins=bins)
@@ -160,6 +167,10 @@ class ObliviousSearch:
                                      int(lay.n_threads))
         best = _kernels.level_best(gains, self._base, self._n_edges, self.feature_mask, TIE_TOLERANCE)
         if best is None:
+            if not self.levels:           # did a constraint block, or does nothing gain? (unsplit_reason)
+                hist = self.hists[0]
+                self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
+                                                  self.feature_mask, lay.l2, TIE_TOLERANCE)
             self.done = True
             return None
         j, b, nan_left, gain = best

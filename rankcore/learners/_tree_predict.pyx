@@ -21,6 +21,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners.histograms cimport bin_code
 
 
 def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
@@ -47,13 +48,7 @@ def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
 
 cdef inline bint _in_sorted(const double* values, Py_ssize_t lo, Py_ssize_t end, double x) noexcept nogil:
     """Whether x is one of values[lo:end] (ascending)."""
-    cdef Py_ssize_t hi = end, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = lo + bin_code(x, values + lo, end - lo)          # the first of them >= x
     return lo < end and values[lo] == x
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Candidate
+from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._tree_ranker import TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeSearch"]
@@ -54,6 +55,7 @@ class TreeSearch:
         self.splits: dict[int, _Split | None] = {}
         self.min_weight = 0.0
         self.cat_smooth = 0.0
+        self.root_gains: bool | None = None      # an unconstrained split of the root gains (when none was found)
         self.done = False
 
     # -- protocol ------------------------------------------------------
@@ -116,6 +118,8 @@ class TreeSearch:
         self.layout.release_histograms(self.hists.values())
         self.hists.clear()
         if len(nodes) <= 1:
+            rows = int(nodes[0]["count"]) if nodes else 0
+            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.feature_mask, self.root_gains)
             return None
         n = len(nodes)
         feature = np.full(n, -1, dtype=np.int32)
@@ -144,6 +148,9 @@ class TreeSearch:
             else:
                 value[i] = -node["G"] / (node["H"] + lam)
                 derivative += node["G"] * value[i]
+        self.layout.last_no_split = underflow_reason(value, lam)
+        if self.layout.last_no_split is not None:         # the tree is no direction at all
+            return None
         ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins,
                             categories=categories if any(c is not None for c in categories) else None)
         ranker.bin_sets = bin_sets
@@ -160,6 +167,10 @@ class TreeSearch:
             return
         self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth)
         if self.splits[node_id] is None:
+            if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
+                hist = self.hists[0]
+                self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
+                                                  self.feature_mask, lay.l2, TIE_TOLERANCE)
             self._release(node_id)
 
     def _release(self, node_id: int) -> None:

@@ -46,6 +46,10 @@ from ._tree_search import TreeSearch
 __all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state",
            "ALL_LEFT", "TIE_TOLERANCE", "MAX_TREE_BINS"]
 
+#: Largest feature or node index a tree holds (its arrays are int32).
+MAX_NODE_INDEX = 2**31 - 1
+
+
 def tree_arrays_from_state(state: dict) -> TreeRanker:
     """Rebuild and validate a :class:`TreeRanker` from its saved record.
 
@@ -73,6 +77,10 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         for v in arrays[name]:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"tree: {name} must hold integers, got {v!r}")
+            # checked as Python integers, before the int32 arrays are built: 2**32 + 3 must not read feature 3
+            if not -1 <= int(v) <= MAX_NODE_INDEX:
+                raise ValueError(f"tree: {name} holds {int(v)}, outside [-1, {MAX_NODE_INDEX}] (-1: none; indices "
+                                 f"are int32)")
     for v in arrays["nan_left"]:
         if not isinstance(v, (bool, np.bool_)) and v not in (0, 1):
             raise ValueError(f"tree: nan_left must hold booleans, got {v!r}")
@@ -92,7 +100,7 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         if left[i] < 0:
             continue
         if feature[i] < 0:
-            raise ValueError(f"tree: feature of node {i} must be a non-negative integer, got {feature[i]}")
+            raise ValueError(f"tree: feature of node {i} must be an integer in [0, {MAX_NODE_INDEX}], got {feature[i]}")
         for name, child in (("left", left[i]), ("right", right[i])):
             if not 0 < child < n:
                 raise ValueError(f"tree: {name} child of node {i} is {child}, expected an index in [1, {n - 1}]")
@@ -130,11 +138,6 @@ def _categories_from_state(raw, internal: np.ndarray):
 # ----------------------------------------------------------------------
 # The learner
 # ----------------------------------------------------------------------
-def _tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
-    """The ``stumps`` bin-edge rule on each feature's non-missing values (see ``_tree_binning.tree_edges``)."""
-    return tree_edges(X, max_bins, sample_weight, subsample, random_state)
-
-
 class Trees(Learner):
     """Gradient-boosted histogram regression trees, grown leaf-wise (best first).
 
@@ -151,7 +154,7 @@ class Trees(Learner):
         Parameter("max_leaves", int, default=31, minimum=2, doc="leaves per tree"),
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
-        Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none)"),
+        Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none; 0 is refused)"),
         Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise", "oblivious"),
                   doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass; "
                       "oblivious: symmetric trees, one split per level shared by its nodes (depth max_depth, "
@@ -165,7 +168,8 @@ class Trees(Learner):
         Parameter("colsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of features per tree"),
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
-        Parameter("bin_subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
+        Parameter("bin_subsample", int, default=200_000, minimum=2,
+                  doc="rows sampled to place the bins (>= 2: one row places no bin edge)"),
         Parameter("bundle", bool, default=True,
                   doc="store mutually exclusive sparse features (one-hot columns) in one code column"),
         Parameter("categorical", column_indices, default="",
@@ -208,6 +212,10 @@ class Trees(Learner):
             if self.categorical:
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
+        # values no data can split with (legal values that cannot split *some* data warn at fit instead)
+        if self.max_depth == 0:
+            raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
+                            "(a tree of depth 0 has no split)")
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1,
                 categorical_features=None):
@@ -232,6 +240,21 @@ class Trees(Learner):
         bundles = tree_bundles(X, edges) if self.bundle else []
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
                                       n_threads=n_threads)
+
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them).
+
+        No exclusive bundles (they are checked on every row) and no
+        categorical columns (their categories would need a pass of their own).
+        """
+        if thresholds is not None:
+            raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
+        if self.categorical:
+            raise ValueError(f"learner {self.spec!r}: categorical columns are not supported on Dask yet "
+                             f"(fit in memory, or leave categorical unset to split their codes as numbers)")
+        Xs, ws = rows.sample(self.bin_subsample, random_state)
+        edges = tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
+        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
     def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (),
                           categories: dict | None = None, random_state: Any = None, n_threads: int = 1):

@@ -14,10 +14,18 @@ import numpy as np
 from ..base import ANY, N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
 from ..spec import Parameter
 
-__all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS"]
+__all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
+           "is_callback_reason"]
 
-#: The reasons a fit stops, as ``stop_reason_`` records them.
-STOP_REASONS = ("n_iter", "converged", "early_stopping")
+#: The reasons a fit stops, as ``stop_reason_`` records them (the driver's, less "no_decrease", which
+#: is reported as "converged"); a callback may also stop a fit with a string of its own
+#: (see :func:`is_callback_reason`).
+STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback")
+
+
+def is_callback_reason(value) -> bool:
+    """A callback's stop reason as a model file may hold it: a short, printable, one-line string."""
+    return isinstance(value, str) and 0 < len(value) <= 100 and value.isprintable()
 
 LOSS = Parameter("loss", spec_kind("loss"), default="exp", doc="""
     Pairwise loss ℓ: ``"exp"``, ``"logistic"``, ``"hinge"``, ``"sqhinge"``
