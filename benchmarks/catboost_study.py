@@ -178,18 +178,17 @@ def main(argv=None) -> int:
     parser.add_argument("--cache", default="catboost_study.json", help="per-fit results, reused when present")
     parser.add_argument("--out", default=None, help="write the Markdown table here (default: stdout)")
     args = parser.parse_args(argv)
-    try:
-        datasets = args.datasets.split(",") if args.datasets else binary_datasets()
-        for d in datasets:
-            load_dataset(d)
+    available = models()
+    names = args.models.split(",") if args.models else list(available)
+    if not set(names) <= set(available):
+        parser.error(f"unknown or unavailable models {sorted(set(names) - set(available))}; "
+                     f"choose from {list(available)}")
+    try:                            # every dataset is there, or the study is skipped
+        datasets = [d for d in (args.datasets.split(",") if args.datasets else binary_datasets())
+                    if load_dataset(d) is not None]
     except DatasetUnavailable as exc:
         print(f"skipped: {exc}", file=sys.stderr)
         return 0
-    available = list(models())
-    names = args.models.split(",") if args.models else available
-    bad = [n for n in names if n not in available]
-    if bad:
-        parser.error(f"unknown or unavailable models {bad}; choose from {available}")
     done = run(datasets, names, args.splits, args.max_rows, Path(args.cache), log=lambda s: print(s, file=sys.stderr))
     text = report(done, datasets, names, args.splits)
     if args.out:

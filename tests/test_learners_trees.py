@@ -634,15 +634,7 @@ def test_save_load_round_trip_and_validation(tmp_path):
     text = path.read_text()
 
     def corrupt(edit, match):
-        doc = json.loads(text)
-        tree = _find_trees(doc)[0]
-        edit(tree)
-        del doc["sha256"]
-        doc["sha256"] = _checksum(doc)            # a consistent file with inconsistent trees
-        bad = tmp_path / "bad.json"
-        bad.write_text(json.dumps(doc))
-        with pytest.raises(ModelFormatError, match=match):
-            rankcore.load_model(bad)
+        corrupt_tree_file(tmp_path, text, edit, match)
 
     def child_out_of_range(t):
         t["left"][0] = 999
@@ -671,12 +663,24 @@ def test_save_load_round_trip_and_validation(tmp_path):
     corrupt(short, "value")
 
 
-def _find_trees(doc):
+def corrupt_tree_file(tmp_path, text, edit, match, kind="tree"):
+    """Edit the first ``kind`` record of a saved model's text, re-sign it: loading must raise ModelFormatError."""
+    doc = json.loads(text)
+    edit(_find_trees(doc, kind)[0])
+    del doc["sha256"]
+    doc["sha256"] = _checksum(doc)            # a consistent file with inconsistent trees
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ModelFormatError, match=match):
+        rankcore.load_model(bad)
+
+
+def _find_trees(doc, kind="tree"):
     found = []
 
     def visit(node):
         if isinstance(node, dict):
-            if node.get("kind") == "tree":
+            if node.get("kind") == kind:
                 found.append(node)
             for v in node.values():
                 visit(v)

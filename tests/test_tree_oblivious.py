@@ -16,26 +16,19 @@ from rankcore.learners._tree_oblivious import oblivious_depth
 from rankcore.learners._tree_oblivious_ranker import (ObliviousTreeRanker, oblivious_from_state,
                                                       predict_oblivious_forest)
 from rankcore.learners._tree_ranker import TIE_TOLERANCE
-from rankcore.persistence import ModelFormatError, _checksum
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.registry import resolve
+from test_learners_trees import corrupt_tree_file
+from test_tree_grow import _data as _features
 
 
 def _data(seed, n=300, d=5, nan_fraction=0.1):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X[:, 0] = np.round(X[:, 0], 1)                      # ties
-    if d > 1:
-        X[: n // 4, 1] = 0.0
-    if d > 2:
-        X[:, 2] = rng.integers(0, 3, n)                 # few distinct values
-    if d > 3:
-        X[:, 3] = 1.0                                   # a constant feature
-    if nan_fraction:
-        X[rng.random((n, d)) < nan_fraction] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) * np.nan_to_num(X[:, 2] - 1)
-         + rng.normal(size=n) > 0).astype(int)
+    """test_tree_grow's features (ties, zeros, few values, a constant column, NaN) and an interaction label."""
+    X = _features(seed, n=n, d=d, nan_fraction=nan_fraction)
+    noise = np.random.default_rng(seed + 1).normal(size=n)
+    z = np.nan_to_num(X)
+    y = (z[:, 0] + z[:, 1] * (z[:, 2] - 1) + noise > 0).astype(int) if d > 2 else (z[:, 0] + noise > 0).astype(int)
     return X, y
 
 
@@ -328,23 +321,6 @@ def test_categorical_columns_are_refused_by_name():
 # ----------------------------------------------------------------------
 # Model files
 # ----------------------------------------------------------------------
-def _trees_in(doc):
-    found = []
-
-    def visit(node):
-        if isinstance(node, dict):
-            if node.get("kind") == "oblivious_tree":
-                found.append(node)
-            for v in node.values():
-                visit(v)
-        elif isinstance(node, list):
-            for v in node:
-                visit(v)
-
-    visit(doc)
-    return found
-
-
 def test_save_load_round_trip_and_corrupt_files(tmp_path):
     X, y = _data(12, n=300)
     model = rankcore.boost(learner="trees:growth=oblivious,max_depth=3", n_iter=4, random_state=0).fit(X, y)
@@ -356,14 +332,7 @@ def test_save_load_round_trip_and_corrupt_files(tmp_path):
     text = path.read_text()
 
     def corrupt(edit, match):
-        doc = json.loads(text)
-        edit(_trees_in(doc)[0])
-        del doc["sha256"]
-        doc["sha256"] = _checksum(doc)
-        bad = tmp_path / "bad.json"
-        bad.write_text(json.dumps(doc))
-        with pytest.raises(ModelFormatError, match=match):
-            rankcore.load_model(bad)
+        corrupt_tree_file(tmp_path, text, edit, match, kind="oblivious_tree")
 
     corrupt(lambda t: t["value"].pop(), "value")
     corrupt(lambda t: t["feature"].__setitem__(0, 50), "feature 50")

@@ -28,6 +28,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners._csr cimport csr_value
 
 
 # ----------------------------------------------------------------------
@@ -159,6 +160,13 @@ def _check_forest(const int32_t[::1] feature, const double[::1] threshold, const
             raise ValueError(f"oblivious forest: level {k} reads feature {feature[k]}, X has {d}")
 
 
+cdef inline Py_ssize_t _bit(double x, double threshold, uint8_t nan_left, Py_ssize_t level) noexcept nogil:
+    """2^level if x goes right at this level (x > threshold; NaN: unless nan_left), else 0."""
+    if isnan(x):
+        return (1 - nan_left) << level
+    return (x > threshold) << level
+
+
 def predict_oblivious(const real_t[:, ::1] X,           # IN  (n, d) raw values (NaN allowed)
                       const int32_t[::1] feature,       # IN  every tree's levels, concatenated
                       const double[::1] threshold,      # IN  right iff x > threshold
@@ -170,8 +178,8 @@ def predict_oblivious(const real_t[:, ::1] X,           # IN  (n, d) raw values 
                       double[::1] out,                  # OUT (n,) Σ_t α_t v_t(x), in tree order
                       int n_threads=1):
     """Σ_t α_t h_t(x) for every row by bit index.  O(n·Σ_t depth_t) time, no allocation, parallel over rows."""
-    cdef Py_ssize_t n = X.shape[0], T = alpha.shape[0], r, t, k, leaf, l
-    cdef double s, x
+    cdef Py_ssize_t n = X.shape[0], T = alpha.shape[0], r, t, k, leaf
+    cdef double s
     if out.shape[0] != n:
         raise ValueError(f"predict_oblivious: out must hold {n} rows")
     _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, alpha, X.shape[1])
@@ -182,29 +190,9 @@ def predict_oblivious(const real_t[:, ::1] X,           # IN  (n, d) raw values 
             for t in range(T):
                 leaf = 0
                 for k in range(level_offset[t], level_offset[t + 1]):
-                    x = X[r, feature[k]]
-                    l = k - level_offset[t]
-                    if isnan(x):
-                        leaf = leaf | ((1 - nan_left[k]) << l)
-                    else:
-                        leaf = leaf | ((x > threshold[k]) << l)
+                    leaf = leaf | _bit(X[r, feature[k]], threshold[k], nan_left[k], k - level_offset[t])
                 s = s + alpha[t] * value[value_offset[t] + leaf]
             out[r] = s
-
-
-cdef inline double _csr_value(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t end,
-                              Py_ssize_t j) noexcept nogil:
-    """Column j's value in the CSR row holding entries [lo, end) (sorted columns): 0 unless stored."""
-    cdef Py_ssize_t hi = end, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and indices[lo] == j:
-        return data[lo]
-    return 0.0
 
 
 def predict_oblivious_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
@@ -216,7 +204,7 @@ def predict_oblivious_csr(const index_t[::1] indptr, const index_t[::1] indices,
     A value not stored is 0: the same leaves, bit for bit, as the dense form.
     O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
     """
-    cdef Py_ssize_t n = out.shape[0], T = alpha.shape[0], r, t, k, leaf, l, lo, hi
+    cdef Py_ssize_t n = out.shape[0], T = alpha.shape[0], r, t, k, leaf, lo, hi
     cdef double s, x
     if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
         raise ValueError("predict_oblivious_csr: the CSR arrays do not hold the rows of out")
@@ -230,12 +218,8 @@ def predict_oblivious_csr(const index_t[::1] indptr, const index_t[::1] indices,
             for t in range(T):
                 leaf = 0
                 for k in range(level_offset[t], level_offset[t + 1]):
-                    x = _csr_value(&indices[0], &data[0], lo, hi, feature[k]) if hi > lo else 0.0
-                    l = k - level_offset[t]
-                    if isnan(x):
-                        leaf = leaf | ((1 - nan_left[k]) << l)
-                    else:
-                        leaf = leaf | ((x > threshold[k]) << l)
+                    x = csr_value(&indices[0], &data[0], lo, hi, feature[k]) if hi > lo else 0.0
+                    leaf = leaf | _bit(x, threshold[k], nan_left[k], k - level_offset[t])
                 s = s + alpha[t] * value[value_offset[t] + leaf]
             out[r] = s
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _tree_oblivious_kernels as _kernels
 from ._base import WeakRanker
+from ._tree_ranker import prediction_matrix
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
 
@@ -89,6 +90,21 @@ class ObliviousTreeRanker(WeakRanker):
         return f"ObliviousTreeRanker(depth {self.depth}, features {list(self.features)})"
 
 
+_ALL_GOOD = object()
+
+
+def _is_feature(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, np.integer)) and 0 <= v <= np.iinfo(np.int32).max
+
+
+def _is_flag(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (not isinstance(v, (list, dict)) and v in (0, 1))
+
+
+def _is_finite(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v)
+
+
 def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
     """Rebuild and validate an :class:`ObliviousTreeRanker` from its saved record.
 
@@ -113,16 +129,13 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
             raise ValueError(f"oblivious tree: {name} has {len(arrays[name])} entries, expected {depth} (one per level)")
     if len(arrays["value"]) != 2 ** depth:
         raise ValueError(f"oblivious tree: value has {len(arrays['value'])} entries, expected 2^{depth}")
-    for v in arrays["feature"]:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 or v > np.iinfo(np.int32).max:
-            raise ValueError(f"oblivious tree: feature must hold non-negative integers, got {v!r}")
-    for v in arrays["nan_left"]:
-        if not isinstance(v, (bool, np.bool_)) and v not in (0, 1):
-            raise ValueError(f"oblivious tree: nan_left must hold booleans, got {v!r}")
-    for name in ("threshold", "value", "gain"):
-        for v in arrays[name]:
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)) or not math.isfinite(v):
-                raise ValueError(f"oblivious tree: {name} must hold finite numbers, got {v!r}")
+    checks = {"feature": (_is_feature, "non-negative integers"), "nan_left": (_is_flag, "booleans"),
+              "threshold": (_is_finite, "finite numbers"), "value": (_is_finite, "finite numbers"),
+              "gain": (_is_finite, "finite numbers")}
+    for name, (ok, what) in checks.items():
+        bad = next((v for v in arrays[name] if not ok(v)), _ALL_GOOD)
+        if bad is not _ALL_GOOD:
+            raise ValueError(f"oblivious tree: {name} must hold {what}, got {bad!r}")
     return ObliviousTreeRanker(arrays["feature"], arrays["threshold"], [bool(v) for v in arrays["nan_left"]],
                                arrays["value"], arrays["gain"])
 
@@ -134,19 +147,9 @@ def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarr
     are 0), with the same result, bit for bit, as its dense form.  Per row
     the sum adds α_t·v_t in tree order.
     """
-    from ._tree_binning import csr_float, is_sparse
-
-    sparse = is_sparse(X)
-    if sparse:
-        X = csr_float(X)
-    else:
-        X = np.asarray(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        X = np.ascontiguousarray(X)
-    out = np.empty(X.shape[0])
+    X, sparse = prediction_matrix(X)
+    out = np.zeros(X.shape[0])
     if not rankers:
-        out[:] = 0.0
         return out
     depths = np.array([r.depth for r in rankers], dtype=np.int64)
     level_offset = np.ascontiguousarray(np.r_[0, np.cumsum(depths)], dtype=np.int64)
