@@ -470,7 +470,7 @@ def test_estimators_accept_nan_only_for_learners_that_allow_it():
 # ----------------------------------------------------------------------
 # Boosting with trees
 # ----------------------------------------------------------------------
-@pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise", "oblivious"])
 @pytest.mark.parametrize("block_rows", [None, [1, 150, 99, 150], 64])
 def test_boosting_with_blocks_gives_the_same_trees(block_rows, growth):
     X, y = _data(4, n=400)
@@ -485,7 +485,9 @@ def test_boosting_with_blocks_gives_the_same_trees(block_rows, growth):
     (whole, b0), (parts, b1) = fit(None), fit(block_rows)
     assert len(whole.records) == len(parts.records) == 8
     for a, b in zip(whole.records, parts.records):
-        for field in ("feature", "left", "right", "nan_left", "threshold"):
+        assert a.ranker.kind == b.ranker.kind == ("oblivious_tree" if growth == "oblivious" else "tree")
+        # (an oblivious tree has no child links: its levels and 2^depth leaf values say it all)
+        for field in ("feature", "nan_left", "threshold") + (("left", "right") if growth != "oblivious" else ()):
             np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
         np.testing.assert_allclose(a.ranker.value, b.ranker.value, rtol=1e-9)
         assert a.alpha == pytest.approx(b.alpha, rel=1e-9)

@@ -16,8 +16,6 @@ from rankcore.learners._tree_oblivious import oblivious_depth
 from rankcore.learners._tree_oblivious_ranker import (ObliviousTreeRanker, oblivious_from_state,
                                                       predict_oblivious_forest)
 from rankcore.learners._tree_ranker import TIE_TOLERANCE
-from rankcore.push._backend import InMemoryBackend
-from rankcore.push._driver import run_boosting
 from rankcore.registry import resolve
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
@@ -216,6 +214,9 @@ def test_predict_by_bit_index_matches_numpy_dense_and_csr(seed, n_trees, dtype):
     dense = predict_oblivious_forest(trees, alphas, X, 2)
     np.testing.assert_allclose(dense, expect, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(predict_oblivious_forest(trees, alphas, sp.csr_matrix(X), 2), dense)
+    zeros = np.zeros((4, 5), dtype=dtype)           # nothing stored: every row at one leaf per tree
+    np.testing.assert_array_equal(predict_oblivious_forest(trees, alphas, sp.csr_matrix(zeros)),
+                                  predict_oblivious_forest(trees, alphas, zeros))
 
 
 # ----------------------------------------------------------------------
@@ -247,32 +248,8 @@ def test_oblivious_tree_invariants(seed, n, depth, msl, nan_fraction):
     assert cand.derivative == pytest.approx(float(np.dot(g, pred)), rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("block_rows", [[1, 150, 99, 150], 64])
-def test_blocks_give_the_same_oblivious_trees(block_rows):
-    """The in-memory route (one block) and the multi-pass protocol over several blocks: the same trees."""
-    X, y = _data(4, n=400)
-    objective = resolve("objective", "push:exp,pow:4")
-
-    def fit(blocks):
-        layout = resolve("learner", "trees:growth=oblivious,max_depth=4,min_samples_leaf=5,subsample=0.8").prepare(
-            X, random_state=3)
-        backend = InMemoryBackend(objective.bind(y.astype(np.int8)), layout, X, y.astype(np.int8),
-                                  block_rows=blocks)
-        return run_boosting(backend, layout, n_iter=8, log_value=objective.log_value), backend
-
-    (whole, b0), (parts, b1) = fit(None), fit(block_rows)
-    assert len(whole.records) == len(parts.records) == 8
-    for a, b in zip(whole.records, parts.records):
-        for field in ("feature", "nan_left", "threshold"):
-            np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
-        np.testing.assert_allclose(a.ranker.value, b.ranker.value, rtol=1e-9)
-    np.testing.assert_allclose(b1.scores, b0.scores, rtol=1e-9, atol=1e-9)
-    learner = resolve("learner", "trees:growth=oblivious")
-    np.testing.assert_allclose(b0.scores, learner.predict_sum([r.ranker for r in whole.records],
-                                                              [r.alpha for r in whole.records], X), rtol=1e-12)
-
-
 def test_search_in_memory_is_the_protocol():
+    """In memory the fit runs the protocol itself (several blocks: test_learners_trees, Dask: test_dask_trees)."""
     X, _ = _data(7, n=200)
     g = np.random.default_rng(7).normal(size=200)
     learner = resolve("learner", "trees:growth=oblivious,subsample=0.7,colsample=0.6")
@@ -322,14 +299,15 @@ def test_categorical_columns_are_refused_by_name():
 # Model files
 # ----------------------------------------------------------------------
 def test_save_load_round_trip_and_corrupt_files(tmp_path):
+    """Saved and loaded: the same scores and importances; a re-signed file with a broken tree is refused."""
     X, y = _data(12, n=300)
-    model = rankcore.boost(learner="trees:growth=oblivious,max_depth=3", n_iter=4, random_state=0).fit(X, y)
-    path = tmp_path / "m.json"
-    rankcore.save_model(model, path)
-    loaded = rankcore.load_model(path)
-    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
-    np.testing.assert_allclose(loaded.feature_importances_, model.feature_importances_)
-    text = path.read_text()
+    fitted = rankcore.boost(learner="trees:growth=oblivious,max_depth=3", n_iter=4, random_state=0).fit(X, y)
+    rankcore.save_model(fitted, tmp_path / "oblivious.json")
+    text = (tmp_path / "oblivious.json").read_text()
+    back = rankcore.load_model(tmp_path / "oblivious.json")
+    assert [r.to_state() for r in back.rankers_] == [r.to_state() for r in fitted.rankers_]
+    np.testing.assert_array_equal(back.decision_function(X), fitted.decision_function(X))
+    np.testing.assert_allclose(back.feature_importances_, fitted.feature_importances_)
 
     def corrupt(edit, match):
         corrupt_tree_file(tmp_path, text, edit, match, kind="oblivious_tree")

@@ -22,13 +22,13 @@ C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
    D comparisons and one load per tree and row.
 """
 
-from cython.parallel cimport prange
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport isnan
-from libc.stdint cimport uint8_t, int32_t, int64_t
+from cython.parallel cimport prange
 
-from rankcore.typedefs cimport index_t, real_t
-from rankcore._parallel cimport threads_for
 from rankcore.learners._csr cimport csr_value
+from rankcore._parallel cimport threads_for
+from rankcore.typedefs cimport index_t, real_t
 
 
 # ----------------------------------------------------------------------
@@ -204,24 +204,49 @@ def predict_oblivious_csr(const index_t[::1] indptr, const index_t[::1] indices,
     A value not stored is 0: the same leaves, bit for bit, as the dense form.
     O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
     """
-    cdef Py_ssize_t n = out.shape[0], T = alpha.shape[0], r, t, k, leaf, lo, hi
-    cdef double s, x
+    cdef Py_ssize_t n = out.shape[0], T = alpha.shape[0], r, t
+    cdef double s
     if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
         raise ValueError("predict_oblivious_csr: the CSR arrays do not hold the rows of out")
     _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, alpha, n_features)
+    if n == 0 or indices.shape[0] == 0:        # no stored value: every row is all zeros
+        _predict_zeros(feature, threshold, nan_left, value, level_offset, value_offset, alpha, out)
+        return
     n_threads = threads_for(<double> n * T, n_threads, 16384.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             s = 0.0
-            lo = indptr[r]
-            hi = indptr[r + 1]
             for t in range(T):
-                leaf = 0
-                for k in range(level_offset[t], level_offset[t + 1]):
-                    x = csr_value(&indices[0], &data[0], lo, hi, feature[k]) if hi > lo else 0.0
-                    leaf = leaf | _bit(x, threshold[k], nan_left[k], k - level_offset[t])
-                s = s + alpha[t] * value[value_offset[t] + leaf]
+                s = s + alpha[t] * value[value_offset[t] + _csr_leaf(&indices[0], &data[0], indptr[r], indptr[r + 1],
+                                                                     &feature[0], &threshold[0], &nan_left[0],
+                                                                     level_offset[t], level_offset[t + 1])]
             out[r] = s
+
+
+cdef inline Py_ssize_t _csr_leaf(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t hi,
+                                 const int32_t* feature, const double* threshold, const uint8_t* nan_left,
+                                 Py_ssize_t k0, Py_ssize_t k1) noexcept nogil:
+    """The leaf (bit index) of the CSR row holding entries [lo, hi) in the tree of levels k0..k1 − 1."""
+    cdef Py_ssize_t k, leaf = 0
+    cdef double x
+    for k in range(k0, k1):
+        x = csr_value(indices, data, lo, hi, feature[k]) if hi > lo else 0.0
+        leaf = leaf | _bit(x, threshold[k], nan_left[k], k - k0)
+    return leaf
+
+
+def _predict_zeros(const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
+                   const double[::1] value, const int64_t[::1] level_offset, const int64_t[::1] value_offset,
+                   const double[::1] alpha, double[::1] out):
+    """Every row all zeros (a CSR matrix with nothing stored): one leaf per tree, the same sum for every row."""
+    cdef Py_ssize_t t, k, leaf
+    cdef double s = 0.0
+    for t in range(alpha.shape[0]):
+        leaf = 0
+        for k in range(level_offset[t], level_offset[t + 1]):
+            leaf = leaf | _bit(0.0, threshold[k], nan_left[k], k - level_offset[t])
+        s = s + alpha[t] * value[value_offset[t] + leaf]
+    out[:] = s
 
 
 def oblivious_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
