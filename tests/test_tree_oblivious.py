@@ -17,6 +17,7 @@ from rankcore.learners._tree_oblivious_ranker import (ObliviousTreeRanker, obliv
                                                       predict_oblivious_forest)
 from rankcore.learners._tree_ranker import TIE_TOLERANCE
 from rankcore.registry import resolve
+from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
 
@@ -366,3 +367,9 @@ def test_fuzz_oblivious_records(field, where, leaf, drop):
         return
     pred = tree.predict(np.array([[0.0] * width, [np.nan] + [1.0] * (width - 1)]))
     assert np.isfinite(pred).all()
+
+
+@pytest.mark.parametrize("check", component_checks("learner", "trees:growth=oblivious,subsample=1,max_depth=3"),
+                         ids=str)
+def test_oblivious_trees_learner_contract(check):
+    check()
