@@ -146,6 +146,9 @@ class Trees(Learner):
     curvature when it has one, else H = Σ sample weights); the driver's line
     search scales it and the update is shrunk by ``learning_rate``.  Bins:
     the ``stumps`` rule with ``max_bins`` ≤ 255 plus one bin for NaN.
+    ``growth="depthwise"`` splits a level per pass; ``growth="oblivious"``
+    grows symmetric trees, one split per level (``_tree_oblivious.py``),
+    saved as ``oblivious_tree`` records and predicted by bit index.
     """
 
     name = "trees"
