@@ -19,7 +19,7 @@ candidate gains at any node of a level.
 
 Depth: ``max_depth`` when it is >= 0; otherwise 6 (CatBoost's default, 64
 leaves) with ``max_leaves`` at its default 31, else the deepest symmetric
-tree with at most ``max_leaves`` leaves, ⌊log₂ max_leaves⌋
+tree with at most ``max_leaves`` leaves, ⌊log₂ max_leaves⌋, at most 16
 (:func:`oblivious_depth`).
 """
 
@@ -50,8 +50,8 @@ def oblivious_depth(max_depth: int, max_leaves: int) -> int:
         depth = int(max_depth)
     elif max_leaves == _DEFAULT_MAX_LEAVES:
         depth = DEFAULT_DEPTH
-    else:
-        depth = int(math.floor(math.log2(max_leaves)))
+    else:                           # at most max_leaves leaves (and at most 2^16)
+        return min(int(math.floor(math.log2(max_leaves))), MAX_DEPTH)
     if depth > MAX_DEPTH:
         raise ValueError(f"growth='oblivious': max_depth must be at most {MAX_DEPTH} (2^depth leaves), got {depth}")
     return depth
