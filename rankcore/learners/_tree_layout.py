@@ -346,7 +346,7 @@ class TreeLayout(LearnerLayout):
         g = np.ascontiguousarray(gradients[0], dtype=np.float64)
         h, unit_h = block.curvature(curvatures[0])
         seed, mask = self._draw_tree()
-        grower = self._tree_grower(n_threads)
+        grower = self._tree_grower(n_threads, block.n_rows)
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
@@ -370,13 +370,17 @@ class TreeLayout(LearnerLayout):
         if search.result() is not None:          # pragma: no cover - the two routes agree (tests)
             raise AssertionError("the multi-pass search grew a tree where the in-memory grower grew none")
 
-    def _tree_grower(self, n_threads: int):
-        if self._grower is None or self._grower_threads != int(n_threads):
-            self._grower = _tree_grow.TreeGrower(self.slots, int(self.max_leaves), int(self.max_depth),
+    def _tree_grower(self, n_threads: int, n_rows: int):
+        # the grower holds 2·max_leaves − 1 nodes: a tree never has more leaves than rows, so
+        # max_leaves beyond the row count (trees:max_leaves=2**31) grows the same trees, without
+        # allocating for them
+        leaves = max(2, min(int(self.max_leaves), int(n_rows)))
+        if self._grower is None or self._grower_key != (int(n_threads), leaves):
+            self._grower_key = (int(n_threads), leaves)
+            self._grower = _tree_grow.TreeGrower(self.slots, leaves, int(self.max_depth),
                                                  float(self.min_samples_leaf), float(self.min_child_weight),
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold))
-            self._grower_threads = int(n_threads)
         return self._grower
 
     def _candidate(self, grower, seed: int) -> Candidate | None:
