@@ -448,14 +448,17 @@ class TreeLayout(LearnerLayout):
         for level, (j, t) in enumerate(zip(ranker.feature.tolist(), ranker.threshold.tolist())):
             if not 0 <= j < self.n_features:
                 raise ValueError(f"{ranker!r}: level {level} reads feature {j}, the layout has {self.n_features}")
-            if t == ALL_LEFT:
-                bins[level] = self.n_edges[j]
-                continue
-            b = int(np.searchsorted(self.edges[j], t))
-            if b >= self.n_edges[j] or self.edges[j][b] != t:
-                raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
-            bins[level] = b
+            bins[level] = self._threshold_bin(ranker, j, t)
         return bins
+
+    def _threshold_bin(self, ranker, j: int, t: float) -> int:
+        """The bin of feature j whose split sends x > t right (t must be one of its edges, or ALL_LEFT)."""
+        if t == ALL_LEFT:
+            return int(self.n_edges[j])
+        b = int(np.searchsorted(self.edges[j], t))
+        if b >= self.n_edges[j] or self.edges[j][b] != t:
+            raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
+        return b
 
     def _bin_sets_of(self, ranker: TreeRanker) -> np.ndarray | None:
         """A saved tree's categorical nodes' left categories as bins of this layout (256-bit sets)."""
@@ -479,13 +482,6 @@ class TreeLayout(LearnerLayout):
         bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
         for i in np.flatnonzero(ranker.left >= 0):
             j, t = int(ranker.feature[i]), float(ranker.threshold[i])
-            if ranker.categories[i] is not None:
-                continue
-            if t == ALL_LEFT:
-                bins[i] = self.n_edges[j]
-                continue
-            b = int(np.searchsorted(self.edges[j], t))
-            if b >= self.n_edges[j] or self.edges[j][b] != t:
-                raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
-            bins[i] = b
+            if ranker.categories[i] is None:
+                bins[i] = self._threshold_bin(ranker, j, t)
         return bins

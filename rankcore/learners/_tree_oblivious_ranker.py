@@ -115,12 +115,10 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
     """
     if state.get("kind") != ObliviousTreeRanker.kind or set(state) != {"kind", *_FIELDS}:
         raise ValueError(f"expected an oblivious tree record {{kind, {', '.join(_FIELDS)}}}, got {sorted(state)}")
-    arrays = {}
-    for name in _FIELDS:
-        raw = state[name]
-        if not isinstance(raw, (list, np.ndarray)):
-            raise ValueError(f"oblivious tree: {name} must be a list, got {type(raw).__name__}")
-        arrays[name] = list(raw)
+    not_list = [name for name in _FIELDS if not isinstance(state[name], (list, np.ndarray))]
+    if not_list:
+        raise ValueError(f"oblivious tree: {not_list[0]} must be a list, got {type(state[not_list[0]]).__name__}")
+    arrays = {name: list(state[name]) for name in _FIELDS}
     depth = len(arrays["feature"])
     if depth > _MAX_STATE_DEPTH:
         raise ValueError(f"oblivious tree: depth {depth} is above {_MAX_STATE_DEPTH}")
