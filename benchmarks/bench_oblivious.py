@@ -16,10 +16,11 @@ end and stored in ``extra_info``; on a shared machine compare ratios only.
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 import pytest
+
+from bench_metrics import _interleaved as _least      # least time of each call, the calls taking turns
 
 lgb = pytest.importorskip("lightgbm")
 
@@ -40,17 +41,6 @@ def data():
     X[y == 1, :10] += 0.3
     X[:, 10] = X[:, 0] * X[:, 1]
     return X, y
-
-
-def _least(calls: dict, repeats: int) -> dict:
-    """Least seconds of each call over the repeats, the calls alternating."""
-    best = {name: np.inf for name in calls}
-    for _ in range(repeats):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
 
 
 @pytest.fixture(scope="module")
