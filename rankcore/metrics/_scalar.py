@@ -15,7 +15,7 @@ import numpy as np
 
 from ..spec import Parameter, count_or_fraction
 from ..validation import check_k
-from ._base import Metric
+from ._base import OrderMetric
 from ._weighted import (
     GroupAUC,
     GroupKS,
@@ -49,11 +49,9 @@ __all__ = [
 ]
 
 
-class _SortedKernelMetric(Metric):
+class _SortedKernelMetric(OrderMetric):
     """A scalar bipartite metric backed by a Cython ``SortedMetric``."""
 
-    shift_invariant = True  # only differences of scores matter
-    order_invariant = True  # only the order of the scores matters (ties included)
     weighted_groups = True  # resampled from one sort by a GroupMetric kernel
 
     def _make_kernel(self) -> Any:
