@@ -177,6 +177,9 @@ def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     # Warm up with the same call as measured: anything allocated once per process (lazy imports,
     # caches other tests may have emptied) is paid here, so the peak below is per-iteration only.
     run_boosting(backend, layout, n_iter=8, log_value=True)
+    import gc
+
+    gc.collect()
     tracemalloc.start()
     try:
         result = run_boosting(backend, layout, n_iter=8, log_value=True)
