@@ -126,7 +126,8 @@ def test_eval_set_early_stopping_keeps_the_best_prefix():
     auc = rankcore.resolve("metric", "auc")
     # index t = the scores after t iterations (t = 0: every score 0)
     staged = [auc(y_va, np.zeros(len(y_va)))] + [auc(y_va, s) for s in full.staged_decision_function(X_va)]
-    best = int(np.argmax(staged[: model.best_iteration_ + 6]))    # the first maximum within the run
+    run = np.asarray(staged[: model.best_iteration_ + 6])
+    best = int(run.shape[0] - 1 - np.argmax(run[::-1]))          # the last maximum within the run
     assert model.best_iteration_ == model.n_iter_ == best
     np.testing.assert_array_equal(model.alphas_, full.alphas_[:best])
     assert model.validation_scores_[-1] == max(model.validation_scores_)
@@ -162,7 +163,7 @@ def test_cv_selection_averages_the_folds():
         curve = [metric(y[va], np.zeros(len(va)))] + [metric(y[va], s) for s in fold.staged_decision_function(X[va])]
         curves.append(curve + [curve[-1]] * (26 - len(curve)))
     mean = np.mean(curves, axis=0)
-    assert model.best_iteration_ == int(np.argmax(mean))
+    assert model.best_iteration_ == int(mean.shape[0] - 1 - np.argmax(mean[::-1]))     # ties: the later
     np.testing.assert_allclose(model.validation_scores_, mean[1: model.n_iter_ + 1], rtol=1e-12)
 
 

@@ -107,8 +107,9 @@ def test_any_two_labels_the_greater_is_relevant():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"n_iter": 0}, r"n_iter: expected an integer >= 1, got 0"),
-    ({"tol": -1.0}, r"tol: expected a number in \[0, inf\]"),
-    ({"early_stopping": "yes"}, r"early_stopping: expected True or False"),
+    ({"tol": -1.0}, r"tol: expected a finite number >= 0, got -1.0"),
+    ({"tol": float("nan")}, r"tol: expected a finite number >= 0, got nan"),
+    ({"early_stopping": "yes"}, r"early_stopping: expected True, False or 'auto', got 'yes'"),
     ({"validation_fraction": 1.5}, r"validation_fraction: expected a number in \(0, 1\)"),
     ({"n_iter_no_change": 0}, r"n_iter_no_change: expected an integer >= 1"),
     ({"verbose": -1}, r"verbose: expected an integer >= 0"),

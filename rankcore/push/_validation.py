@@ -15,8 +15,16 @@ plugin's) gets the same:
   cross-validation instead -- every row is validated once and the folds'
   validation curves are averaged, which is far less noisy than one small split.
 
-Either way the estimator then refits on all the rows with the chosen number
-of iterations (see ``_estimators._BaseBoost.fit``).
+With ``early_stopping=True`` the estimator then refits on all the rows with
+the chosen number of iterations (see ``_estimators._BaseBoost.fit``).
+
+``early_stopping="auto"`` (the default) switches on above ``AUTO_MIN_ROWS``
+training rows only, as scikit-learn's HistGradientBoosting does, and then
+works the large-data way: the stratified hold-out, the fit on the other
+rows, the best iteration kept -- no refit, which would double the cost.  When
+the hold-out would not meet the floors (a rare class), it falls back to no
+early stopping and says so (``NO_VALIDATION``).  :func:`resolve_early_stopping`
+is the whole rule.
 """
 
 from __future__ import annotations
@@ -29,6 +37,10 @@ import numpy as np
 MIN_VALIDATION_ROWS = 50
 MIN_VALIDATION_CLASS = 10
 CV_FOLDS = 5
+#: ``early_stopping="auto"`` is on for more training rows than this.
+AUTO_MIN_ROWS = 10_000
+#: ``stop_reason_`` of an ``early_stopping="auto"`` fit that had too few rows for a validation split.
+NO_VALIDATION = "no_validation_split"
 
 
 @dataclass(frozen=True)
@@ -97,3 +109,89 @@ def patience(n_iter_no_change, n_iter: int) -> int:
     if n_iter_no_change is None:
         return max(10, math.ceil(n_iter / 5))
     return int(n_iter_no_change)
+
+
+@dataclass(frozen=True)
+class EarlyStopping:
+    """How one fit chooses its number of iterations: ``early_stopping`` resolved against the data.
+
+    Attributes
+    ----------
+    mode : str
+        ``"off"`` (``n_iter`` iterations), ``"eval_set"`` (stop on the given
+        validation data, keep the best prefix), ``"holdout"`` (hold out a
+        stratified fraction, fit on the rest, keep the best prefix: no
+        refit) or ``"select"`` (hold-out or cross-validation, then a refit on
+        every row: ``early_stopping=True`` without ``eval_set``).
+    auto : bool
+        Switched on by ``"auto"``: the estimator's large-data settings apply.
+    fallback : str
+        Why ``"auto"`` could not validate ("" when it did not fall back).
+    """
+
+    mode: str
+    auto: bool = False
+    fallback: str = ""
+
+    @property
+    def on(self) -> bool:
+        return self.mode != "off"
+
+
+def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_set: bool,
+                           stratify: bool) -> EarlyStopping:
+    """The rule of ``early_stopping`` (True, False or ``"auto"``) for training labels ``y``.
+
+    ``"auto"`` is on when ``y`` has more than :data:`AUTO_MIN_ROWS` rows:
+    then on ``eval_set`` if given, else on a hold-out of ``fraction`` -- when
+    that meets the floors of :func:`holdout_size`; when it does not, the fit
+    runs without early stopping and ``fallback`` says why.
+    """
+    if setting is False:
+        return EarlyStopping("off")
+    if setting is True:
+        return EarlyStopping("eval_set" if has_eval_set else "select")
+    n = int(y.shape[0])
+    if n <= AUTO_MIN_ROWS:
+        return EarlyStopping("off")
+    if has_eval_set:
+        return EarlyStopping("eval_set", auto=True)
+    n_pos = int(np.count_nonzero(y)) if stratify else None
+    wanted = math.ceil(fraction * n)
+    need = holdout_size(n, fraction, n_pos)
+    if need <= wanted:
+        return EarlyStopping("holdout", auto=True)
+    what = (f"at least {MIN_VALIDATION_ROWS} rows" if n_pos is None or wanted < MIN_VALIDATION_ROWS
+            else f"about {MIN_VALIDATION_CLASS} rows of each class")
+    return EarlyStopping("off", fallback=(
+        f"early_stopping='auto': a validation_fraction={fraction:g} hold-out of the {n} rows "
+        f"({wanted} rows) would not hold {what} (it would need {need} rows); "
+        f"fitted n_iter iterations without early stopping (stop_reason_ = {NO_VALIDATION!r}). "
+        "Raise validation_fraction, pass eval_set, or set early_stopping=True (cross-validation)"))
+
+
+def large_data_learner(given, learner):
+    """``learner`` with its ``large_data_params`` set where the user's ``learner`` parameter leaves them out.
+
+    ``given`` is the estimator's ``learner`` parameter as the user set it: a
+    spec string (only the spec parameters it names are the user's; ``"trees"``
+    names none) or a configured component (every parameter is the user's: it
+    is kept as it is).
+    """
+    from ..spec import parse_spec
+
+    settings = dict(getattr(learner, "large_data_params", None) or {})
+    if not settings or not isinstance(given, str):
+        return learner
+    _, args, kwargs = parse_spec(given)
+    explicit = {p.name for p in learner.parameters[: len(args)]} | set(kwargs)
+    changes = {name: value for name, value in settings.items() if name not in explicit}
+    if not changes:
+        return learner
+    return type(learner)(**{**learner.params, **changes})
+
+
+def last_minimum(losses) -> int:
+    """The index of the last minimum of ``losses``: of tied best validation scores, the later iteration."""
+    losses = np.asarray(losses, dtype=np.float64)
+    return int(losses.shape[0] - 1 - np.argmin(losses[::-1]))
