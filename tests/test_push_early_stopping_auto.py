@@ -21,6 +21,7 @@ from rankcore.push._params import STOP_REASONS
 from rankcore.push._validation import (
     AUTO_MIN_ROWS,
     NO_VALIDATION,
+    MIN_HOLDOUT_ROWS,
     last_minimum,
     plan_validation,
     resolve_early_stopping,
@@ -145,11 +146,14 @@ def test_objective_scoring_stops_at_the_minimum_of_the_validation_objective():
 
 
 def test_objective_scoring_uses_the_weights_of_the_held_out_rows():
-    X, y = _data(600, seed=7)
-    w = np.random.default_rng(1).integers(1, 4, size=600).astype(float)
-    model = PushBoost(n_iter=8, early_stopping=True, scoring="objective", random_state=2, n_jobs=1).fit(
-        X, y, sample_weight=w)
-    (tr, va), = plan_validation(y, 0.1, 2, stratify=True).folds
+    # early_stopping=True holds out (rather than cross-validates) from MIN_HOLDOUT_ROWS validation rows on
+    X, y = _data(2200, seed=7)
+    w = np.random.default_rng(1).integers(1, 4, size=2200).astype(float)
+    model = PushBoost(n_iter=8, early_stopping=True, scoring="objective", validation_fraction=0.5, random_state=2,
+                      n_jobs=1).fit(X, y, sample_weight=w)
+    plan = plan_validation(y, 0.5, 2, stratify=True, min_rows=MIN_HOLDOUT_ROWS)
+    assert plan.kind == "holdout"
+    (tr, va), = plan.folds
     part = PushBoost(n_iter=model.n_iter_ + 10, random_state=2, n_jobs=1).fit(X[tr], y[tr], sample_weight=w[tr])
     staged = list(part.staged_decision_function(X[va]))[: model.n_iter_]
     # the refit's curve is the hold-out's: J of the weighted validation rows
@@ -227,11 +231,13 @@ def test_auto_gives_trees_their_large_data_settings_unless_the_user_set_them():
     off = PushBoost(learner="trees", n_iter=2, early_stopping=False, random_state=0).fit(X, y)
     assert off.learner_spec_ == "trees"
     # and the cap: n_iter=None is the learner's large-data cap there, 100 elsewhere
-    assert trees.large_data_n_iter == 150
-    assert PushBoost(learner="trees")._setup().for_large_data().n_iter == 150
+    assert trees.large_data_n_iter == 120
+    assert PushBoost(learner="trees")._setup().for_large_data().n_iter == 120
     assert PushBoost(learner="trees")._setup().n_iter == 100
     assert PushBoost(learner="trees", n_iter=7)._setup().for_large_data().n_iter == 7
-    assert PushBoost()._setup().for_large_data().n_iter == 100         # stumps declare no larger cap
+    assert PushBoost()._setup().for_large_data().n_iter == 300         # stumps: a larger cap, no spec change
+    assert PushBoost()._setup().for_large_data().learner.spec == "stumps"
+    assert PushBoost(learner="features")._setup().for_large_data().n_iter == 100    # declares none
 
 
 def test_auto_falls_back_to_no_early_stopping_and_says_so():

@@ -178,9 +178,10 @@ def test_integer_sample_weights_equal_repeated_rows(learner):
 
 @pytest.mark.parametrize("scoring", ["rmax", "prec@k:10", "pauc:0.1", "auc"])
 def test_early_stopping_by_any_registered_metric(scoring):
+    # on an eval_set: one validation curve, whose last best entry is kept
     X, y = _data(6, n=600)
     model = PushBoost(price="pow:4", n_iter=300, early_stopping=True, scoring=scoring, n_iter_no_change=5,
-                      random_state=0, n_jobs=1).fit(X, y)
+                      random_state=0, n_jobs=1).fit(X[:420], y[:420], eval_set=(X[420:], y[420:]))
     assert model.stop_reason_ == "early_stopping"
     assert model.n_iter_ == model.best_iteration_ < 300
     scores = model.validation_scores_

@@ -39,13 +39,14 @@ from ._driver import BoostingRecord, run_boosting
 from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
-from ._scoring import OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring
+from ._scoring import LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._validation import (
+    MIN_HOLDOUT_ROWS,
     NO_VALIDATION,
     large_data_learner,
-    last_minimum,
     patience,
+    selected_iteration,
     plan_validation,
     resolve_early_stopping,
 )
@@ -99,14 +100,18 @@ class BoostSetup:
         """The setup when ``early_stopping="auto"`` switches on: the learner's large-data settings.
 
         Spec parameters of ``learner.large_data_params`` that the user's
-        learner spec leaves out are set, and ``n_iter=None`` becomes
-        ``learner.large_data_n_iter`` (when the learner declares one).
+        learner spec leaves out are set, ``n_iter=None`` becomes
+        ``learner.large_data_n_iter`` (when the learner declares one), and
+        ``scoring=None`` validates by ``pauc:0.1`` (bipartite objectives).
         """
         learner = large_data_learner(self.params.learner, self.learner)
         n_iter = self.n_iter
         if self.params.n_iter is None and self.learner.large_data_n_iter is not None:
             n_iter = int(self.learner.large_data_n_iter)
-        return replace(self, learner=learner, n_iter=n_iter)
+        validation = self.validation
+        if self.params.scoring is None and self.task != "graded":
+            validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
+        return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
 class _BaseBoost(Ranker):
@@ -297,18 +302,20 @@ class _BaseBoost(Ranker):
         """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
-        stratified ``validation_fraction`` hold-out when it holds enough rows
-        of each class, else K-fold cross-validation.  A hold-out run stops
-        after the patience; cross-validation runs every fold for ``n_iter``
-        iterations and averages the folds' validation losses.  The best
-        iteration count (the last minimum of the validation loss: of tied
-        scores, the longer fit) is then boosted on all the rows, with
-        ``verbose`` and ``callbacks``.  Works for any learner: only
-        ``prepare``/``predict`` are used.
+        stratified ``validation_fraction`` hold-out when it holds at least
+        ``MIN_HOLDOUT_ROWS`` rows and enough of each class, else K-fold
+        cross-validation.  A hold-out run stops after the patience and keeps
+        the last minimum of its validation loss; cross-validation runs every
+        fold for ``n_iter`` iterations and takes the largest count within
+        ``CV_SLACK`` standard errors of the best mean loss
+        (:func:`~rankcore.push._validation.selected_iteration`).  That count is
+        then boosted on all the rows, with ``verbose`` and ``callbacks``.
+        Works for any learner: only ``prepare``/``predict`` are used.
         """
         objective, scoring = setup.objective, setup.validation
         stratify = objective.task != "graded"
-        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify)
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify,
+                               min_rows=MIN_HOLDOUT_ROWS)
         n_iter = setup.n_iter
         losses, scores, reasons = [], [], []
         for tr, va in plan.folds:
@@ -328,7 +335,7 @@ class _BaseBoost(Ranker):
         if plan.kind == "holdout":
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
-        best_n = last_minimum(mean_loss)
+        best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
         objective.check_target(y, w)
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
@@ -415,6 +422,7 @@ class _BaseBoost(Ranker):
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
+            self.validation_metric_ = setup.validation.name
         self._learner = learner
 
     def _check_eval_set(self, eval_set, objective, classes, learner):
@@ -442,7 +450,7 @@ class _BaseBoost(Ranker):
             validation[1:] = self.validation_scores_
         metric = None
         if validation is not None:
-            metric = OBJECTIVE_SCORING if self.scoring == OBJECTIVE_SCORING else self._scoring_metric(self.task_).spec
+            metric = getattr(self, "validation_metric_", None) or self._scoring_metric(self.task_).spec
         return TrainingCurve(np.arange(values.shape[0]), values, validation,
                              "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
 
@@ -563,10 +571,17 @@ _ATTRIBUTES_DOC = """
         precision@k surrogates G = 2, so within s).
     n_iter_ : int
     stop_reason_ : str
-        ``"n_iter"``, ``"converged"`` or ``"early_stopping"``.
+        ``"n_iter"``, ``"converged"``, ``"early_stopping"``,
+        ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
+        of a class for a hold-out and ran ``n_iter`` iterations), or a
+        callback's reason.
     validation_scores_ : ndarray
-        The ``scoring`` metric on the validation data after each iteration
-        (with ``early_stopping`` or ``eval_set``).
+        The validation score after each iteration (with early stopping or
+        ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.
+    validation_metric_ : str
+        What ``validation_scores_`` holds: a metric spec (``"auc"``;
+        ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)
+        or ``"objective"``.
     best_iteration_ : int
         Iteration with the best validation score (0 = no iteration).
     training_curve_ : TrainingCurve

@@ -68,9 +68,8 @@ BOOSTING = (
         ``"trees"`` (gradient-boosted trees), or a plugin's."""),
     Parameter("n_iter", int, default=None, minimum=1, nullable=True, doc="""
         Boosting iterations (weak rankers added), at most.  None: 100, or the
-        learner's larger cap for large data when ``early_stopping="auto"``
-        switches on (``trees``: 200, of 63 leaves at learning rate 0.2).
-        ``n_iter_`` is the number kept."""),
+        learner's larger cap when ``early_stopping="auto"`` switches on
+        (``trees``: 120, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
     Parameter("thresholds", ANY, default=None, type_doc="list of array-like or None", doc="""
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
@@ -80,32 +79,38 @@ BOOSTING = (
         the push objective, so this is a relative rate)."""),
     Parameter("early_stopping", EARLY_STOPPING, default="auto", doc="""
         Choose the number of iterations (at most ``n_iter``) on validation
-        data scored with ``scoring`` after every iteration; of tied best
-        scores the later iteration is kept.  ``"auto"``: on when the
-        training set has more than 10,000 rows (as scikit-learn's
-        HistGradientBoosting), the large-data way: hold out a stratified
-        ``validation_fraction`` of the rows (drawn with ``random_state``),
-        boost on the rest, stop after ``n_iter_no_change`` iterations without
-        improvement and keep the best iteration -- no refit; the learner's
-        large-data settings apply (``trees``: 63 leaves, learning rate 0.2,
-        up to 200 trees, unless the learner spec or ``n_iter`` says
-        otherwise).  When that hold-out would hold fewer than about 10 rows
-        of a class, the fit runs without early stopping, warns, and
-        ``stop_reason_`` is ``"no_validation_split"``.  ``True``: with
-        ``fit(..., eval_set=...)`` stop on it as above; without, hold out the
-        stratified fraction when that holds at least 50 rows and about 10 of
-        each class, else use 5-fold cross-validation (the folds' validation
-        curves averaged), then refit on all the rows with the best number of
-        iterations (``rankcore.push._validation``).  ``False``: ``n_iter``
-        iterations."""),
+        data scored after every iteration; of tied best scores the later
+        iteration is kept.
+
+        ``"auto"``: on when the training set has more than 10,000 rows (as
+        scikit-learn's HistGradientBoosting), the large-data way: hold out a
+        stratified ``validation_fraction`` of the rows (drawn with
+        ``random_state``; or stop on ``eval_set`` when given), boost on the
+        rest, stop after ``n_iter_no_change`` iterations without improvement
+        and keep the best iteration -- no refit.  The large-data settings
+        apply: ``scoring=None`` validates by ``pauc:0.1``, and the learner's
+        own (``trees``: 63 leaves at learning rate 0.2 on every row, up to 120
+        trees; ``stumps``: up to 300), except what the learner spec or
+        ``n_iter`` sets.  When the hold-out would hold fewer than about 10
+        rows of a class, the fit runs ``n_iter`` iterations without early
+        stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
+
+        ``True``: with ``fit(..., eval_set=...)`` stop on it as above;
+        without, hold out the stratified fraction when that holds at least
+        1,000 rows and about 10 of each class, else use 5-fold
+        cross-validation (of iteration counts whose mean validation score is
+        within one standard error of the best, the largest); then refit on
+        all the rows with the chosen number of iterations
+        (``rankcore.push._validation``).  ``False``: ``n_iter`` iterations."""),
     Parameter("scoring", spec_kind("metric", also="'objective'"), default=None, nullable=True,
               type_doc="str or None", doc="""
         What validation data are scored by for early stopping and
         ``eval_set``: a registered metric (``"auc"``, ``"pauc:0.1"``,
         ``"prec@k:20"``, ...) or ``"objective"`` (the fit's own objective J
-        on the validation rows).  None: ``"auc"`` for bipartite objectives,
+        on the validation rows).  None: ``"auc"`` (``"pauc:0.1"`` when
+        ``early_stopping="auto"`` switches on) for bipartite objectives,
         ``"misrank"`` for graded ones.  :meth:`score` uses the metric (None
-        and ``"objective"``: that default metric)."""),
+        and ``"objective"``: ``"auc"``, or ``"misrank"``)."""),
     Parameter("validation_fraction", float, default=0.1, minimum=0.0, maximum=1.0, exclusive_minimum=True,
               exclusive_maximum=True, doc="""
         The share of rows held out by ``early_stopping``, in (0, 1) (see there)."""),
@@ -145,6 +150,7 @@ PUSH_FITTED = (
     Fitted("feature_names_in_", "feature_names_in", string_list, optional=True),
     Fitted("validation_scores_", "validation_scores", float64_array, optional=True),
     Fitted("best_iteration_", "best_iteration", int, optional=True),
+    Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("_learner"),
 )
 

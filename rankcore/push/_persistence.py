@@ -92,6 +92,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         best = state["best_iteration"]
         if isinstance(best, bool) or not isinstance(best, int) or best < 0:
             fail(f"best_iteration must be a non-negative integer, got {best!r}")
+    metric = state.get("validation_metric")
+    if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
+        fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
 
     estimator.objective_spec_ = objective.spec
     estimator.learner_spec_ = learner.spec
@@ -109,5 +112,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if has_val:
         estimator.validation_scores_ = state["validation_scores"]
         estimator.best_iteration_ = state["best_iteration"]
+    if metric is not None:
+        estimator.validation_metric_ = metric
     estimator._learner = learner
 

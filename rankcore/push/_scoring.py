@@ -9,9 +9,14 @@ O(n) for the exponential push objective (one log-sum-exp per class),
 O(n log n) for the hinge losses and O(I·K) for losses without a factorized
 pairwise sum (``logistic``).
 
-Which one the default (``scoring=None``) uses is :data:`DEFAULT_SCORING`:
-the measurements behind that choice are in ``docs/push.md`` (*Early
-stopping*).
+The default (``scoring=None``) is a metric: ``auc`` (``misrank`` for graded
+objectives), and :data:`LARGE_DATA_METRIC` when ``early_stopping="auto"``
+switches on (a validation set of 1,000 rows or more, large enough to measure
+the top of the list).  The objective's own loss is not the default: for the
+push objective J = log R is a soft maximum over the worst-ordered validation
+pairs (the lowest-scored positives, the highest-scored negatives), which rises
+as soon as the model grows confident about a few hard rows, long before the top
+of the list stops improving (measured in ``docs/push.md``, *Early stopping*).
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["OBJECTIVE_SCORING", "MetricScoring", "ObjectiveScoring"]
+__all__ = ["OBJECTIVE_SCORING", "LARGE_DATA_METRIC", "MetricScoring", "ObjectiveScoring"]
 
 #: The ``scoring`` value that validates on the objective's own loss.
 OBJECTIVE_SCORING = "objective"
+#: The validation metric of ``scoring=None`` when ``early_stopping="auto"`` switches on (bipartite objectives).
+LARGE_DATA_METRIC = "pauc:0.1"
 
 
 class MetricScoring:
