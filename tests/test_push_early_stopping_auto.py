@@ -208,6 +208,9 @@ def test_auto_switches_on_above_ten_thousand_rows(n, on):
         part = PushBoost(n_iter=4, early_stopping=False, random_state=0).fit(X[tr], y[tr])
         np.testing.assert_array_equal(model.alphas_, part.alphas_[: model.n_iter_])
         assert model.best_iteration_ == model.n_iter_ and len(model.validation_scores_) == model.n_iter_
+        # scored by pauc:0.1 (scoring=None); a scoring the user gives is kept
+        assert model.validation_metric_ == "pauc:0.1" and model.training_curve_.validation_name == "pauc:0.1"
+        assert PushBoost(n_iter=2, scoring="auc", random_state=0).fit(X, y).validation_metric_ == "auc"
     else:
         assert model.n_iter_ == 4 and model.stop_reason_ == "n_iter"
         np.testing.assert_array_equal(model.alphas_, PushBoost(n_iter=4, early_stopping=False,
