@@ -107,28 +107,36 @@ def methods():
     }
 
 
-def run(datasets, n_splits, out=print):
+def _splits(datasets, n_splits, out, **size):
+    """(name, X, y, seed, train, test): ``n_splits`` stratified splits of each available dataset (``size``:
+    ``train_size`` or ``test_size`` of ``StratifiedShuffleSplit``)."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    import rankcore
-
-    results: dict = {}
     for name in datasets:
         try:
             X, y, _ = load_dataset(name)
         except DatasetUnavailable as exc:
             out(f"skipping {name}: {exc}")
             continue
-        splitter = StratifiedShuffleSplit(n_splits=n_splits, train_size=0.7, random_state=0)
+        splitter = StratifiedShuffleSplit(n_splits=n_splits, random_state=0, **size)
         for seed, (train, test) in enumerate(splitter.split(X, y)):
-            for method, make in methods().items():
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    model = make(seed).fit(X[train], y[train])
-                values = rankcore.evaluate(y[test], model.decision_function(X[test]), list(METRICS))
-                row = [values[m] for m in METRICS] + [model.n_iter_]
-                results.setdefault((name, method), []).append(row)
-        out(f"  {name} done")
+            yield name, X, y, seed, train, test
+
+
+def run(datasets, n_splits, out=print):
+    import rankcore
+
+    results: dict = {}
+    for name, X, y, seed, train, test in _splits(datasets, n_splits, out, train_size=0.7):
+        for method, make in methods().items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = make(seed).fit(X[train], y[train])
+            values = rankcore.evaluate(y[test], model.decision_function(X[test]), list(METRICS))
+            row = [values[m] for m in METRICS] + [model.n_iter_]
+            results.setdefault((name, method), []).append(row)
+        if seed == n_splits - 1:
+            out(f"  {name} done")
     return results
 
 
@@ -186,37 +194,28 @@ def _ranking_scores(model, X):
 
 def run_large(datasets, n_splits, repeats, out=print):
     """(dataset, method) -> rows of (pAUC@0.1, AUC, iterations, fit seconds, LightGBM's fit seconds)."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-
     from top_of_list_comparison import judge
 
     results: dict = {}
-    for name in datasets:
-        try:
-            X, y, _ = load_dataset(name)
-        except DatasetUnavailable as exc:
-            out(f"skipping {name}: {exc}")
-            continue
-        splitter = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.3, random_state=0)
-        for seed, (train, test) in enumerate(splitter.split(X, y)):
-            makers = large_methods()
-            best = {m: np.inf for m in makers}
-            models = {}
-            for _ in range(repeats):          # alternate the methods, keep each one's least time
-                for method, make in makers.items():
-                    model = make(seed)
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        start = time.perf_counter()
-                        model.fit(X[train], y[train])
-                        best[method] = min(best[method], time.perf_counter() - start)
-                    models[method] = model
-            reference = best.get("LGBMClassifier()", np.nan)
-            for method, model in models.items():
-                got = judge(y[test], _ranking_scores(model, X[test]))
-                results.setdefault((name, method), []).append(
-                    [got["pauc@0.1"], got["auc"], getattr(model, "n_iter_", 100), best[method], reference])
-            out(f"  {name} split {seed} done")
+    for name, X, y, seed, train, test in _splits(datasets, n_splits, out, test_size=0.3):
+        makers = large_methods()
+        best = {m: np.inf for m in makers}
+        models = {}
+        for _ in range(repeats):          # alternate the methods, keep each one's least time
+            for method, make in makers.items():
+                model = make(seed)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    start = time.perf_counter()
+                    model.fit(X[train], y[train])
+                    best[method] = min(best[method], time.perf_counter() - start)
+                models[method] = model
+        reference = best.get("LGBMClassifier()", np.nan)
+        for method, model in models.items():
+            got = judge(y[test], _ranking_scores(model, X[test]))
+            results.setdefault((name, method), []).append(
+                [got["pauc@0.1"], got["auc"], getattr(model, "n_iter_", 100), best[method], reference])
+        out(f"  {name} split {seed} done")
     return results
 
 
