@@ -62,7 +62,7 @@ def _iteration_data(n, d=20, seed=0):
 
 
 def naive_pairwise_iteration(X, y, p=4.0):
-    """One iteration of seed 000's Figure 1, pair by pair (float64, I × K temporaries).
+    """One iteration of Rudin's (2006) Figure 1, pair by pair (float64, I × K temporaries).
 
     For each of the d weak rankers: M_j = h_j(x_i) − h_j(x̃_k) over all pairs and
     the derivative Σ_k (Σ_i d_ik)^{p−1} Σ_i d_ik M_ikj; then a line search on the

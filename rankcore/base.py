@@ -12,8 +12,9 @@ as :class:`Fitted` records.  From these one declaration :class:`Ranker` derives
   model files' parameters go through too when they are loaded;
 * the fitted state a model file holds (:meth:`Ranker._get_fitted_state`) and
   the fields a file must have;
-* what a fit publishes, in one step, to the estimator other threads see
-  (:func:`rankcore._threadsafe.fits_on_a_copy`);
+* what a fit publishes, in one step, to the estimator other threads see,
+  when ``fit`` is decorated with :func:`fits_on_a_copy` (and
+  ``decision_function`` with :func:`reads_a_snapshot`), as every built-in is;
 * ``training_curve_`` (the objective and validation metric per iteration) and
   the scikit-learn tags.
 
@@ -37,6 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
+from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
 
 __all__ = [
@@ -49,6 +51,8 @@ __all__ = [
     "check_callbacks",
     "check_eval_set",
     "run_callbacks",
+    "fits_on_a_copy",
+    "reads_a_snapshot",
     "resolve_parameter",
     "spec_kind",
     "random_state_kind",
@@ -388,6 +392,9 @@ class Ranker(BaseEstimator):
 
     and implements ``fit``, ``decision_function`` and, to be saved, the
     hooks :meth:`_check_loaded_params` and :meth:`_restore_fitted_state`.
+    With ``fit`` decorated by :func:`fits_on_a_copy` and ``decision_function``
+    by :func:`reads_a_snapshot`, an estimator may be refitted in one thread
+    while others score with it.
     """
 
     name: ClassVar[str] = ""

@@ -57,7 +57,7 @@ def rankcore_register_losses():
     on them; a loss that factorizes (exp, hinge, ...) overrides
     ``negative_sums``, ``positive_sums`` and ``directional_sums`` with an
     O((I+K) log(I+K)) kernel that turns scores into L_k and the per-example
-    gradient sums of SPEC §2.
+    gradient sums (docs/theory/push.md#pairwise-sums-without-pairs).
 
     :return: a list of :class:`rankcore.Loss` subclasses.
     """

@@ -34,6 +34,10 @@ def _estimators():
         "PerceptronAtK": PerceptronAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
         "SGDAtK": SGDAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
         "KernelRanker": KernelRanker(lam=0.1, random_state=0),
+        # the kinds whose files hold integer indices and a gate threshold (issue 27)
+        "PushBoost-trees": PushBoost(learner="trees:max_leaves=4,min_samples_leaf=3,subsample=1", n_iter=3,
+                                     random_state=0),
+        "ExactBoost-head-tail": ExactBoost(metric="prec@k:5", n_runs=2, n_rounds=3, random_state=0),
     }
 
 

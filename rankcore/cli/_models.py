@@ -505,8 +505,8 @@ def accepts_missing(estimator) -> bool:
         return False
 
 
-def nan_learners() -> list[str]:
-    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+def _learners_by_nan_support() -> dict[bool, list[str]]:
+    """{True: the registered learners that declare ``allow_nan``, False: the others}, by name."""
     import warnings
 
     from ..registry import registry
@@ -514,7 +514,40 @@ def nan_learners() -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         reg = registry()
-    return [name for name in reg.names("learner") if getattr(reg.get("learner", name), "allow_nan", False)]
+    out: dict[bool, list[str]] = {True: [], False: []}
+    for name in reg.names("learner"):
+        out[bool(getattr(reg.get("learner", name), "allow_nan", False))].append(name)
+    return out
+
+
+def nan_learners() -> list[str]:
+    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+    return _learners_by_nan_support()[True]
+
+
+def refusers_of_missing_values() -> str:
+    """``"refused by the learners features, stumps, thresholds and by exactboost, kernel, ..."``.
+
+    Read from the declarations: a learner's ``allow_nan`` and, for a model
+    without a ``--learner``, its default estimator's ``allow_nan`` tag.
+    """
+    learners = _learners_by_nan_support()[False]
+    kinds = []
+    for kind in KINDS.values():
+        if "learner" in kind.options:
+            continue
+        try:
+            estimator = estimator_class(kind)()
+        except CommandError:           # an optional estimator that is not installed
+            continue
+        if not accepts_missing(estimator):
+            kinds.append(kind.name)
+    parts = []
+    if learners:
+        parts.append(f"the learners {', '.join(learners)}")
+    if kinds:
+        parts.append(f"--model {', '.join(kinds)}")
+    return "missing values are refused by " + " and by ".join(parts) if parts else ""
 
 
 def describe_estimator(estimator, label: str | None = None) -> str:
@@ -529,11 +562,13 @@ def describe_estimator(estimator, label: str | None = None) -> str:
 def _way_out() -> str:
     learners = nan_learners()
     users = [k.name for k in KINDS.values() if "learner" in k.options]
+    refused = refusers_of_missing_values()
     if not learners:
-        return "impute the missing values first (no registered learner handles them)"
+        return "impute the missing values first (no registered learner handles them" + \
+            (f"; {refused})" if refused else ")")
     flags = " or ".join(f"--learner {name}" for name in learners)
     return (f"use a learner that handles them ({flags}, with --model {' or '.join(users)}) "
-            "or impute the missing values first")
+            "or impute the missing values first" + (f" ({refused})" if refused else ""))
 
 
 def missing_facts(datasets) -> list[tuple[Any, Any]]:
@@ -595,6 +630,7 @@ def check_model_missing(model, model_path: str, data) -> None:
     if missing is None:
         return
     flags = " or ".join(f"--learner {name}" for name in nan_learners()) or "a learner that handles them"
+    refused = refusers_of_missing_values()
     raise CommandError(f"{data.source} has {missing.describe()}; the model {model_path}, "
                        f"{describe_estimator(model)}, cannot score missing values: impute them first, or fit "
-                       f"a model that handles them (rankcore fit ... {flags})")
+                       f"a model that handles them (rankcore fit ... {flags})" + (f"; {refused}" if refused else ""))

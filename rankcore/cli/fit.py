@@ -8,6 +8,7 @@ from . import CommandError
 from ._common import (
     add_data_options,
     add_force_option,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     info,
@@ -84,6 +85,7 @@ def run(args) -> int:
         X_val, y_val, where = data.X, y, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
+    announce_positive(args, data)
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
                f"(label: {data.label_name})" + missing_note(data, found))
 

@@ -20,19 +20,26 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..push._estimators import _ATTRIBUTES_DOC, PNormPush, PushBoost, RankBoost, _int_seed
-from ..push._params import BOOSTING, FIT_INFO, LOSS, OBJECTIVE, P, PRICE
+from ..base import Fitted
+from ..push import (ATTRIBUTES_DOC, PNormPush, PushBoost, RankBoost, check_callbacks, check_tie_break_scale,
+                    int_seed)
 from ..spec import Kind, Parameter
-from ..push._progress import check_callbacks
-from ..push._tie_break import check_tie_break_scale
 from ..push._validation import AUTO_MIN_ROWS
 from ..validation import check_finite_scores, check_matrix
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
-from ._prepare import check_learner, prepare_layout, summarize
+from ._prepare import DaskRows, summarize
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
+
+# The in-memory estimators' declared parameters (their public ``parameters``), reused on Dask.
+_PUSH_PARAMETERS = {p.name: p for p in PushBoost.parameters}
+LOSS, PRICE, OBJECTIVE = (_PUSH_PARAMETERS[name] for name in ("loss", "price", "objective"))
+P = {p.name: p for p in PNormPush.parameters}["p"]
+BOOSTING = RankBoost.parameters
+#: What a Dask fit records besides the in-memory fitted state.
+FIT_INFO = Fitted("fit_info_")
 
 
 def _score_chunk(X, rankers, alphas):
@@ -168,7 +175,6 @@ class _DaskBoost:
         if self.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         client = get_client(self.client)
-        check_learner(learner)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         if sample_weight is not None and not objective.supports_sample_weight:
@@ -186,7 +192,7 @@ class _DaskBoost:
         elif not summary.weight > 0:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
-        seed = _int_seed(self.random_state)
+        seed = int_seed(self.random_state)
         # "auto" on a cluster: early stopping on eval_set (there is no internal split) above AUTO_MIN_ROWS rows
         auto_on = setup.params.early_stopping == "auto" and eval_set is not None and data.n_rows > AUTO_MIN_ROWS
         if auto_on:
@@ -197,7 +203,9 @@ class _DaskBoost:
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
 
-        layout = prepare_layout(client, data, summary, learner, thresholds=self.thresholds, random_state=seed)
+        # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
+        layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
+                                             random_state=seed, n_threads=1)
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
@@ -344,7 +352,7 @@ _DASK_NOTES = """
 
 class DaskPushBoost(_DaskBoost, PushBoost):
     __doc__ = ("""Boosting for the push objective on a Dask cluster: :class:`rankcore.PushBoost` on distributed data.
-""" + _ATTRIBUTES_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = PushBoost
     name = "DaskPushBoost"
     aliases = ()
@@ -365,7 +373,7 @@ class DaskPushBoost(_DaskBoost, PushBoost):
 
 class DaskPNormPush(_DaskBoost, PNormPush):
     __doc__ = ("""P-Norm Push on a Dask cluster: :class:`rankcore.PNormPush` on distributed data.
-""" + _ATTRIBUTES_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = PNormPush
     name = "DaskPNormPush"
     fitted = PNormPush.fitted + (FIT_INFO,)
@@ -374,7 +382,7 @@ class DaskPNormPush(_DaskBoost, PNormPush):
 
 class DaskRankBoost(_DaskBoost, RankBoost):
     __doc__ = ("""RankBoost on a Dask cluster: :class:`rankcore.RankBoost` on distributed data.
-""" + _ATTRIBUTES_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = RankBoost
     name = "DaskRankBoost"
     aliases = ()

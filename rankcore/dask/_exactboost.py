@@ -24,9 +24,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..exactboost import ExactBoost, RunResult
-from ..exactboost._params import EXACTBOOST_PARAMETERS
-from ..exactboost._runs import fit_runs
+from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..spec import Parameter
 from ..validation import check_matrix
 from ._estimators import CLIENT
@@ -68,7 +66,7 @@ class DaskExactBoost(ExactBoost):
         Parameter("batches_per_worker_thread", int, default=2, minimum=1, rule="a positive integer", doc="""
             The seeds are cut into about this many consecutive batches per worker thread
             (one task each): more batches balance uneven runs, fewer save overhead."""),
-    ) + EXACTBOOST_PARAMETERS
+    ) + ExactBoost.parameters
 
     @fits_on_a_copy
     def fit(self, X, y, *, eval_set=None, callbacks=None):

@@ -11,13 +11,14 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_if_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
                     run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
-from ._predict import GatedTable, build_step_table
+from ._predict import GatedTable, StepTable, build_step_table
 from ._runs import RunResult, RunSettings, fit_runs, prepare_data, run_seeds
 
 __all__ = ["ExactBoost"]
@@ -116,6 +117,16 @@ def _step_table(stumps: np.ndarray, lengths: np.ndarray):
     return build_step_table(stumps[:, 0].astype(np.int64), stumps[:, 1], stumps[:, 2], stumps[:, 3], lengths.shape[0])
 
 
+def _check_head_threshold(threshold: float, head: "StepTable", fail) -> None:
+    """A saved head threshold is a training row's head score: within the scores a row can reach.
+
+    (Outside them, no row or every row enters the head, and a threshold of
+    -1e308 would make every head score overflow to 1e308.)
+    """
+    low, high = head.min_score(), head.max_score()
+    slack = 1e-12 * (1.0 + max(abs(low), abs(high)))      # the scores' sums are exact on the dyadic grid
+    if not low - slack <= threshold <= high + slack:
+        fail(f"head_threshold must be a head score a row can reach, in [{low:.17g}, {high:.17g}], got {threshold!r}")
 
 
 def _truncated(result: RunResult, rounds: int) -> RunResult:
@@ -148,7 +159,7 @@ class ExactBoostSetup:
 
 
 class ExactBoost(Ranker):
-    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al., SPEC §5).
+    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022; docs/theory/exactboost.md).
 
     Each of ``n_runs`` independent runs starts from the zero score and, for
     ``n_rounds`` rounds, draws a stratified subsample of the examples and of
@@ -301,6 +312,9 @@ class ExactBoost(Ranker):
         if validation is not None or user_callbacks:
             result, tail = self._follow_rounds(result, tail, X_arr, validation, user_callbacks, started)
         self._set_runs(result, tail, X_arr)
+        warn_if_constant(self._table.decision(X_arr), owner=type(self).__name__,
+                         why=f"no run found a stump that lowers the training loss of metric {setup.metric.spec!r} "
+                             f"({self.stumps_.shape[0]} stumps accepted; constant features?)")
         return self
 
     def _fit_runs(self, data, seeds, settings, n_threads) -> RunResult:
@@ -485,6 +499,7 @@ class ExactBoost(Ranker):
             threshold = state["head_threshold"]
             if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
                 fail(f"head_threshold must be a finite number, got {threshold!r}")
+            _check_head_threshold(float(threshold), _step_table(stumps, lengths), fail)
         for key in ("n_evaluations", "n_budget_exhausted"):
             value = state[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -526,7 +541,7 @@ class ExactBoost(Ranker):
         lengths = state[prefix + "run_lengths"]
         if not isinstance(lengths, np.ndarray) or lengths.dtype != np.int64 or lengths.ndim != 1 or lengths.size < 1:
             fail(f"{prefix}run_lengths must be a non-empty int64 vector")
-        if (lengths < 0).any() or int(lengths.sum()) != stumps.shape[0]:
+        if (lengths < 0).any() or sum(lengths.tolist()) != stumps.shape[0]:     # a Python sum: never wraps
             fail(f"{prefix}run_lengths must be non-negative and sum to the number of {prefix}stumps")
         if lengths.size != self.n_runs:
             fail(f"{lengths.size} {prefix}runs stored, but n_runs={self.n_runs}")

@@ -1,6 +1,6 @@
 """Which metrics ExactBoost accepts, and how its kernel evaluates them.
 
-ExactBoost's interval bound (SPEC §5) is valid for exactly the *monotone*
+ExactBoost's interval bound (docs/theory/exactboost.md#the-interval-bound) is valid for exactly the *monotone*
 metrics: raising a positive's score or lowering a negative's never makes them
 worse.  Any registered metric that declares ``monotone = True``, is scalar and
 bipartite is accepted -- built-in or third-party.  The kernel evaluates it

@@ -244,6 +244,15 @@ class Objective(Component):
         width s > 0 of the random tie-break offset its training scores start
         from (see "Ties" in the module documentation).  Only the estimators
         read it; calling the objective is unaffected.
+    sum_over_negatives : bool
+        Declares J = log Σ_k t_k for a bipartite, ``log_value`` objective
+        whose term t_k reads only negative k's score and weight and the
+        positives' scores and weights (the push family: t_k = v_k g(L_k)).
+        Bound to all the positives and any subset of the negatives it then
+        gives log of that subset's part of the sum, so a backend holding the
+        negatives in shards evaluates J, ∇J and the line search exactly by
+        broadcasting the positives (``rankcore.dask``'s pairwise path, for
+        objectives that are not a :class:`BoundSeparable`).
     """
 
     family: ClassVar[str] = "objective"
@@ -251,6 +260,7 @@ class Objective(Component):
     log_value: ClassVar[bool] = False
     supports_sample_weight: ClassVar[bool] = True
     tie_break_scale: float = 0.0
+    sum_over_negatives: ClassVar[bool] = False
 
     # ------------------------------------------------------------------
     # What a simple plugin implements
@@ -521,8 +531,21 @@ class BoundSeparable(BoundObjective):
     Optional: ``block_gradient_hessian(block, G) -> (gradient, hessian)`` (the
     curvature of :meth:`BoundObjective.value_gradient_hessian`, per row from G;
     ``has_hessian`` is then True), ``block_line_summary(block, h_block, values, G, gradient=None)``,
-    ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)`` and
-    ``stages_after_step(summary, values, G, alpha)``.
+    ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)``,
+    ``stages_after_step(summary, values, G, alpha)`` and
+    ``summary_from_abs_sums(sums, G)`` (``has_abs_sum_summary`` is then True).
+
+    The distributed summary
+    -----------------------
+    Everything a backend exchanges for such an objective is these merged
+    vectors: the stage partials G, and for a ranker with few values the line
+    summary.  The Dask backend calls exactly the methods above on the chunks
+    its workers hold and merges with the objective's own merges; nothing
+    else is needed to run a separable objective on a cluster.  An objective
+    that can also build its line summary from the per-class sums of
+    |∂J/∂f| by value of h (:meth:`summary_from_abs_sums`) lets a backend read
+    those sums off per-class histograms of the gradient: with a
+    ``threshold_histograms`` learner one round trip per iteration.
     """
 
     separable: ClassVar[bool] = True
@@ -576,6 +599,22 @@ class BoundSeparable(BoundObjective):
         would otherwise follow every update.
         """
         return None
+
+    @property
+    def has_abs_sum_summary(self) -> bool:
+        """Whether :meth:`summary_from_abs_sums` is available (it is overridden, by default)."""
+        return type(self).summary_from_abs_sums is not BoundSeparable.summary_from_abs_sums
+
+    def summary_from_abs_sums(self, sums: np.ndarray, G: Sequence[np.ndarray]) -> np.ndarray:
+        """The line summary of a direction from Σ|∂J/∂f_n| per value of h and class.
+
+        ``sums`` is (V, 2): rows the values of h (as in :meth:`block_line_summary`),
+        columns positives, negatives.  An objective implementing it guarantees
+        that within each class the gradient has one sign, so that a backend may
+        compute these sums as |Σ ∂J/∂f_n| over the rows of one class and value
+        (e.g. from per-class histograms of the gradient).
+        """
+        raise NotImplementedError(f"objective {self.objective.spec!r} has no line summary from gradient sums")
 
     def merge_line_summaries(self, parts: Sequence[np.ndarray]) -> np.ndarray:
         raise NotImplementedError

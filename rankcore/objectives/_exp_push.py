@@ -1,6 +1,6 @@
 """The push objective with the exponential loss, as row-block reductions in log space.
 
-With ℓ(z) = e^{−r z} the inner sums factorize (SPEC §2):
+With ℓ(z) = e^{−r z} the inner sums factorize (docs/theory/push.md#log-space):
 L_k = e^{r f_k} · S with S = Σ_i w_i e^{−r f_i}, so
 
 * for a price of homogeneous degree d (``identity``: 1, ``pow:p``: p),
@@ -244,6 +244,11 @@ class BoundExpPush(BoundSeparable):
             raise ValueError(f"direction: {bad} value(s) are not among the declared values {values.tolist()}")
         return out
 
+    @property
+    def has_abs_sum_summary(self) -> bool:
+        """Homogeneous prices only: then the line summary is the four class sums (see the module docs)."""
+        return self.degree is not None
+
     def summary_from_abs_sums(self, sums, G):
         """The line summary from Σ|∂J/∂f_n| per value of h (rows) and class (columns: positives, negatives).
 
@@ -252,6 +257,8 @@ class BoundExpPush(BoundSeparable):
         gradient give them for every threshold ranker (``rankcore.dask``) --
         gets the same summary without another pass over the rows.
         """
+        if self.degree is None:
+            return super().summary_from_abs_sums(sums, G)
         scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
         with np.errstate(divide="ignore"):
             out = np.log(np.asarray(sums, dtype=np.float64) / scale)

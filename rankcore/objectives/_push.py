@@ -1,4 +1,4 @@
-"""The push objective R_{g,ℓ} (SPEC §2), composed from a registered loss and price.
+"""The push objective R_{g,ℓ} (docs/theory/push.md), composed from a registered loss and price.
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),    L_k = Σ_i w_i · ℓ(f_i − f_k)
 
@@ -93,6 +93,7 @@ class PushObjective(Objective):
                 "push:sqhinge,pow:4")
     task = "bipartite"
     log_value = True
+    sum_over_negatives = True         # R = Σ_k v_k g(L_k): each term reads one negative and all positives
 
     def _validate(self) -> None:
         from ..registry import resolve

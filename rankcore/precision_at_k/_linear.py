@@ -1,4 +1,4 @@
-"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (SPEC §3).
+"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (docs/theory/precision_at_k.md).
 
 Both estimators score with a linear model s = ⟨w, x⟩ (no intercept: a shift
 changes no ranking) and learn from mini-batches.  Each batch is ranked by the
@@ -45,6 +45,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, run_callbacks
 from ..validation import (
@@ -57,6 +58,7 @@ from ..validation import (
 )
 from ._linear_state import restore_linear_state
 from ._params import LINEAR_FITTED, PERCEPTRON_PARAMETERS, SGD_PARAMETERS
+from ._warm_start import logistic_start
 
 __all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
 
@@ -79,18 +81,42 @@ def batch_k(k: Any, n: int, batch: int) -> int:
 def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     """Column means and scales (standard deviations; 1 for constant columns).
 
-    Sparse input is scaled but not centred (centring would densify it): its
-    mean is reported as 0.
+    Computed on each column divided by a power of two near its largest
+    |value|, then scaled back: exact (the same numbers as on the column
+    itself wherever nothing overflows or underflows), and free of the
+    overflow of the squares at |x| ≈ 1e200 and of their underflow at 1e-200.
+    Sparse input is centred implicitly later (``_sgd_fast``, Design H), so
+    its true mean is reported.  A column is constant when its scale is at
+    most 1e-12 of its mean's magnitude (rounding noise) -- a relative rule,
+    so the features' units do not matter.
+
+    Raises
+    ------
+    ValueError
+        A non-constant column whose scale is subnormal (below ~2.2e-308):
+        the weights in the units of the input (``coef_``) would overflow.
     """
-    if hasattr(X, "indptr"):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+    sparse = hasattr(X, "indptr")
+    peak = np.asarray(abs(X).max(axis=0).toarray() if sparse else np.abs(X).max(axis=0), dtype=np.float64).ravel()
+    unit = np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1])      # a power of two >= max |x|
+    if sparse:
+        Xu = X.copy()
+        Xu.data = Xu.data / unit[Xu.indices]
+        mean = np.asarray(Xu.mean(axis=0)).ravel()
+        sq = np.asarray(Xu.multiply(Xu).mean(axis=0)).ravel()
         scale = np.sqrt(np.maximum(sq - mean * mean, 0.0))
-        mean = np.zeros_like(mean)
     else:
-        mean = X.mean(axis=0)
-        scale = X.std(axis=0)
-    scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
+        Xu = X / unit
+        mean = Xu.mean(axis=0)
+        scale = Xu.std(axis=0)
+    varies = scale > 1e-12 * np.abs(mean)
+    mean, scale = mean * unit, scale * unit
+    small = varies & (scale < np.finfo(np.float64).tiny)
+    if small.any():
+        j = int(np.flatnonzero(small)[0])
+        raise ValueError(f"X: column {j} varies on a scale too small to fit a model in the units of the input "
+                         f"(standard deviation {scale[j]:.3g}, a subnormal number): rescale the features")
+    scale = np.where(varies, scale, 1.0)
     return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64)
 
 
@@ -100,7 +126,7 @@ def _max_abs(X) -> float:
     return float(np.max(np.abs(data))) if data.size else 0.0
 
 
-def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) -> None:
+def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, center: np.ndarray) -> None:
     """Raise if the scores ⟨w, x⟩ of the training rows overflow float64.
 
     The kernel ranks each batch by these scores; finite but huge features
@@ -110,10 +136,10 @@ def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) 
     exceeds float64 are the scores computed.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = float(np.abs(coef).sum()) * _max_abs(X)
+        bound = float(np.abs(coef).sum()) * (_max_abs(X) + float(np.abs(center).max(initial=0.0)))
         if bound < 1e300:
             return
-        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1)
+        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1) - float(center @ coef)
     if not np.isfinite(scores).all():
         raise FloatingPointError(
             f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {_max_abs(X):.3g}); "
@@ -181,7 +207,7 @@ class _LinearAtK(Ranker):
             self.feature_mean_, self.feature_scale_ = np.zeros(d), np.ones(d)
         start = np.zeros(d, dtype=np.float64)
         if params["init"] == "logistic" and 0 < int(y01.sum()) < y01.shape[0]:
-            start = self._logistic_start(self._standardized(X), y01)
+            start = logistic_start(self._standardized(X), self._center(X), y01)
         self.iterate_ = start
         self.average_ = start.copy()
         self.coef_ = start / self.feature_scale_
@@ -193,34 +219,25 @@ class _LinearAtK(Ranker):
         self.loss_per_epoch_ = np.zeros(0)
         self.surrogate_per_epoch_ = np.zeros(0)
 
-    @staticmethod
-    def _logistic_start(Z, y01: np.ndarray) -> np.ndarray:
-        """Weights of an L2 logistic regression (C = 1) on the standardized rows: the warm start."""
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning
-        from sklearn.linear_model import LogisticRegression
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model = LogisticRegression(C=1.0, max_iter=1000).fit(Z, y01)
-        coef = np.ascontiguousarray(model.coef_.ravel(), dtype=np.float64)
-        return coef if np.isfinite(coef).all() else np.zeros_like(coef)
-
     def _standardized(self, X):
-        """X in the units the learner works in: (X − mean) / scale (sparse: X / scale)."""
+        """X in the units the learner works in: (X − mean) / scale (sparse: X / scale, centred by the kernel)."""
         if not self.standardize:
             return X
         if hasattr(X, "indptr"):
-            import scipy.sparse as sp
-
-            Z = (X @ sp.diags(1.0 / self.feature_scale_)).tocsr()
+            Z = X.tocsr(copy=True)
+            Z.data = Z.data / self.feature_scale_[Z.indices]     # a division: 1/scale may overflow
             Z.sort_indices()
             return Z
         return np.ascontiguousarray((X - self.feature_mean_) / self.feature_scale_)
 
-    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict) -> None:
-        """One pass over ``order`` of the standardized rows ``Z`` in mini-batches (``_sgd_fast``)."""
+    def _center(self, X) -> np.ndarray:
+        """What the kernels subtract from the rows of ``_standardized(X)``: mean / scale for sparse X, else 0."""
+        if self.standardize and hasattr(X, "indptr"):
+            return np.ascontiguousarray(self.feature_mean_ / self.feature_scale_)
+        return np.zeros(X.shape[1])
+
+    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict, center: np.ndarray) -> None:
+        """One pass over ``order`` of the standardized rows ``Z`` − ``center`` in mini-batches (``_sgd_fast``)."""
         from . import _sgd_fast, _surrogates
 
         batch_size = params["batch_size"] or Z.shape[0]
@@ -233,7 +250,7 @@ class _LinearAtK(Ranker):
                 _surrogates.KINDS[params["kind"]], params["eta0"], params["alpha"], params["radius"],
                 state, params["n_threads"])
         if hasattr(Z, "indptr"):
-            stats = _sgd_fast.epoch_csr(Z.data, Z.indices, Z.indptr, y01, order, *args)
+            stats = _sgd_fast.epoch_csr(Z.data, Z.indices, Z.indptr, y01, order, *args, center=center)
         else:
             stats = _sgd_fast.epoch_dense(Z, y01, order, *args)
         iterate = state.coef()
@@ -242,11 +259,17 @@ class _LinearAtK(Ranker):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
-        _check_scores_stay_finite(type(self).__name__, Z, order, model)
+        _check_scores_stay_finite(type(self).__name__, Z, order, model, center)
+        with np.errstate(over="ignore"):
+            coef = model / self.feature_scale_
+        if not np.isfinite(coef).all():
+            j = int(np.flatnonzero(~np.isfinite(coef))[0])
+            raise ValueError(f"X: column {j} varies on a scale too small to express coef_ in the units of the "
+                             f"input (scale {self.feature_scale_[j]:.3g}): rescale the features")
         self.iterate_ = iterate
         self.average_ = model
         self.n_averaged_ = int(state.n_averaged) if self.average else 0
-        self.coef_ = model / self.feature_scale_
+        self.coef_ = coef
         self.t_ = int(state.t)
         self.n_iter_ += 1
         self.n_skipped_batches_ += int(stats.n_skipped)
@@ -303,13 +326,13 @@ class _LinearAtK(Ranker):
         self._init_state(X, y01, params)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
-        Z = self._standardized(X)
+        Z, center = self._standardized(X), self._center(X)
         rng = check_random_state(self.random_state)
         started = time.perf_counter()
         scores = []
         for epoch in range(1, params["n_epochs"] + 1):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_pass(Z, y01, order.astype(np.intp), params)
+            self._run_pass(Z, y01, order.astype(np.intp), params, center)
             score = None
             if validation is not None:
                 score = self._precision(validation[0], validation[1])
@@ -320,6 +343,11 @@ class _LinearAtK(Ranker):
                                      validation_score=score, elapsed=time.perf_counter() - started)
                 if run_callbacks(user_callbacks, info):
                     break
+        with np.errstate(over="ignore", invalid="ignore"):
+            train_scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        warn_if_constant(train_scores, owner=type(self).__name__,
+                         why="the weights are zero" if not self.coef_.any()
+                         else "the weighted features are equal on every row (constant features?)")
         return self
 
     def _precision(self, X, y01) -> float:
@@ -400,7 +428,7 @@ class _LinearAtK(Ranker):
             self._init_state(X, y01, params)
             self.classes_ = classes_
             self.n_features_in_ = X.shape[1]
-        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params)
+        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params, self._center(X))
         if hasattr(self, "validation_scores_"):      # a pass without validation data
             self.validation_scores_ = np.append(self.validation_scores_, np.nan)
         return self
@@ -455,7 +483,9 @@ class _LinearAtK(Ranker):
 
 
 class PerceptronAtK(_LinearAtK):
-    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015; SPEC §3).
+    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015).
+
+    The rules: docs/theory/precision_at_k.md#perceptron-learners.
 
     On each mini-batch, rank by the current scores; FP are the negatives in
     the top k, FN the positives outside it, Δ_t = |FP|.  If Δ_t > 0:
@@ -520,7 +550,9 @@ class PerceptronAtK(_LinearAtK):
 
 
 class SGDAtK(_LinearAtK):
-    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline (SPEC §3).
+    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline.
+
+    The rule: docs/theory/precision_at_k.md#stochastic-gradient-learners.
 
     Mini-batch projected subgradient descent on a precision@k surrogate of
     each batch: w ← Π(w − η_t ∇_w surrogate_t(w)), η_t = η₀/√t, the surrogate

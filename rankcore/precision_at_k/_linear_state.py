@@ -6,7 +6,10 @@ import numpy as np
 
 from ._params import FEATURE_ARRAYS, STATE_ARRAYS
 
-__all__ = ["restore_linear_state"]
+__all__ = ["restore_linear_state", "MAX_COUNT"]
+
+#: Largest step or batch counter a model file may hold (the kernels count in C long long).
+MAX_COUNT = 2**63 - 1
 
 
 def restore_linear_state(estimator, state: dict) -> None:
@@ -22,8 +25,9 @@ def restore_linear_state(estimator, state: dict) -> None:
         fail("coef_ has non-finite values")
     for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_", "n_averaged_"):
         value = state.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            fail(f"{key} must be a non-negative integer, got {value!r}")
+        # the step counters continue in the Cython state as C long long (partial_fit)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+            fail(f"{key} must be an integer in [0, {MAX_COUNT}], got {value!r}")
     if state["n_features_in_"] != coef.shape[0]:
         fail(f"n_features_in_ = {state['n_features_in_']} but coef_ has {coef.shape[0]} entries")
     if state.get("n_averaged_", 0) > state["t_"]:

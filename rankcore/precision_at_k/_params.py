@@ -48,7 +48,9 @@ _COMMON_TAIL = (
         (Polyak-Ruppert); False: the last iterate."""),
     Parameter("standardize", bool, default=True, doc="""
         Centre and scale each feature on the data of ``fit`` (or of the first
-        ``partial_fit`` call) inside the model; sparse input is only scaled.
+        ``partial_fit`` call) inside the model; sparse input is centred
+        implicitly (never densified: the same model as dense input).  The
+        result does not depend on the features' scale (1e-300 to 1e300).
         ``coef_`` is in the units of the input either way."""),
     Parameter("shuffle", bool, default=True, doc="""
         Draw a new batch order for each epoch from ``random_state``."""),
@@ -85,8 +87,9 @@ SGD_PARAMETERS = (
         Initial step size."""),
     Parameter("init", str, default="logistic", choices=("logistic", "zero"), rule="'logistic' or 'zero'",
               type_doc='{"logistic", "zero"}', doc="""
-        Starting weights: an L2 logistic regression (C = 1, scikit-learn's
-        lbfgs) on the standardized training rows, or w = 0."""),
+        Starting weights: an L2 logistic regression (C = 1, solved to a
+        tight tolerance by L-BFGS, the same for dense and sparse rows) on the
+        standardized training rows, or w = 0."""),
     Parameter("alpha", float, default=0.0, minimum=0.0, doc="""
         L2 penalty."""),
     Parameter("radius", float, default=None, minimum=0.0, exclusive_minimum=True, nullable=True, doc="""

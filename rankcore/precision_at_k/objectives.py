@@ -1,7 +1,7 @@
 """The precision@k surrogates as objectives of the boosting driver (``objective`` family).
 
 Spec strings ``prec@k-avg:k``, ``prec@k-max:k``, ``prec@k-ramp:k`` and
-``prec@k-struct:k`` name the surrogates of SPEC §3 as functions of the whole
+``prec@k-struct:k`` name the surrogates of docs/theory/precision_at_k.md as functions of the whole
 score vector, so ``rankcore.boost(objective="prec@k-avg:20", learner="stumps")``
 minimizes precision@k surrogates over nonlinear weak rankers (the paper only
 has linear models).

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, resolve_parameter
 from ..spec import ParameterError
@@ -347,6 +348,10 @@ class _BaseBoost(Ranker):
         best = {"iteration": best_n}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
         self.stop_reason_ = stop_reason
+        if best_n == 0:
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping chose 0 iterations: no iteration improved the held-out "
+                              f"{metric.spec} ({plan.kind})", stacklevel=4)
 
     def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
                stop_early=False, silent=False):
@@ -419,6 +424,10 @@ class _BaseBoost(Ranker):
         self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
         self.n_iter_ = len(records)
         self.stop_reason_ = self._stop_reason(result)
+        if not records and result.records:     # early stopping on eval_set cut every iteration
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
+                              "eval_set score", stacklevel=4)
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
@@ -571,10 +580,14 @@ _ATTRIBUTES_DOC = """
         precision@k surrogates G = 2, so within s).
     n_iter_ : int
     stop_reason_ : str
-        ``"n_iter"``, ``"converged"``, ``"early_stopping"``,
+        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
+        (a non-finite step: the model keeps the last finite iteration, with
+        a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
+        ranker on these rows -- every feature constant, too few rows for a
+        tree's leaves -- with a ``UserWarning`` naming the constraint),
         ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
         of a class for a hold-out and ran ``n_iter`` iterations), or a
-        callback's reason.
+        callback's string.
     validation_scores_ : ndarray
         The validation score after each iteration (with early stopping or
         ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.
@@ -599,8 +612,9 @@ class PushBoost(_BaseBoost):
     __doc__ = """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
 
     Minimizes the objective over linear combinations of weak rankers by
-    coordinate descent (seed 001, Figure 1), with every pairwise sum computed
-    without pairs where the loss allows it (SPEC §2) and in log space, so
+    coordinate descent (Rudin 2006; docs/theory/push.md#coordinate-descent),
+    with every pairwise sum computed without pairs where the loss allows it
+    and in log space, so
     ``price="pow:64"`` stays finite.
 """ + _ATTRIBUTES_DOC + """
     Examples

@@ -16,14 +16,21 @@ from ..spec import Kind, Parameter
 from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
-           "DEFAULT_N_ITER"]
+           "DEFAULT_N_ITER", "is_callback_reason"]
 
-#: The reasons a fit stops, as ``stop_reason_`` records them (``"no_validation_split"``: an
-#: ``early_stopping="auto"`` fit with too few rows of a class for a validation split ran ``n_iter``).
-STOP_REASONS = ("n_iter", "converged", "early_stopping", NO_VALIDATION)
+#: The reasons a fit stops, as ``stop_reason_`` records them (the driver's, less "no_decrease", which
+#: is reported as "converged"; ``"no_validation_split"``: an ``early_stopping="auto"`` fit with too few
+#: rows of a class for a validation split ran ``n_iter``); a callback may also stop a fit with a string
+#: of its own (see :func:`is_callback_reason`).
+STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback", NO_VALIDATION)
 
 #: The default number of iterations (``n_iter=None`` outside the large-data settings).
 DEFAULT_N_ITER = 100
+
+
+def is_callback_reason(value) -> bool:
+    """A callback's stop reason as a model file may hold it: a short, printable, one-line string."""
+    return isinstance(value, str) and 0 < len(value) <= 100 and value.isprintable()
 
 
 def _early_stopping(value):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._params import STOP_REASONS
+from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
 
@@ -62,8 +62,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         fail("objective_values must not contain NaN or +inf")
     if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
         fail("objective_values must not increase (the driver never increases the objective)")
-    if state["stop_reason"] not in STOP_REASONS:
-        fail(f"stop_reason must be one of {STOP_REASONS}, got {state['stop_reason']!r}")
+    reason = state["stop_reason"]
+    if reason not in STOP_REASONS and not is_callback_reason(reason):
+        fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
     classes = state.get("classes")
     if objective.task == "graded":
         if classes is not None:

@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import CheckedParams, Ranker, resolve_parameter
 from ..filters import Filter
@@ -60,7 +61,7 @@ def _is_number(value: Any) -> bool:
 
 
 class KernelRanker(Ranker):
-    """Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+    """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
     Minimizes the magnitude-preserving least-squares ranking risk
     (1/m²) Σ_{i,j} (y_i − y_j − (f(x_i) − f(x_j)))² under a spectral
@@ -426,6 +427,12 @@ class KernelRanker(Ranker):
         self.lam_ = float(self.lams_[0]) if single_lam else None
         self.filter_ = self.filters_[0] if single_filter else None
         self.spectrum_ = None if spectrum is None else spectrum.eigenvalues.copy()
+        if spectrum is not None and not np.any(spectrum.eigenvalues > 0):
+            # A = P K P / m is zero: the kernel values do not vary over the training rows
+            warn_constant(owner="KernelRanker",
+                          why=f"the centred kernel matrix of {getattr(self.kernel_, 'spec', 'the kernel')!r} is zero "
+                              "on the training rows (constant features, or a length scale far from the "
+                              "features' scale)", stacklevel=4)
         if isinstance(spectrum, KrylovSpectrum):
             self.n_iter_ = spectrum.n_iter
         if spectrum is not None:

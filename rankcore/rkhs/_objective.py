@@ -5,8 +5,8 @@ Over a score vector f with graded labels y and residuals a = y − f,
     J(f) = (1/W²) Σ_{i,j} w_i w_j (y_i − y_j − (f_i − f_j))²
          = (1/W²) Σ_{i,j} w_i w_j (a_i − a_j)²,           W = Σ_i w_i,
 
-the empirical risk of seed 003 (eq. 3 without the penalty; unit weights give
-its 1/m² normalization).  The pairs never need forming:
+the empirical risk of docs/theory/kernel_ranking.md#the-risk (without the
+penalty; unit weights give its 1/m² normalization).  The pairs never need forming:
 Σ_{i,j}(a_i − a_j)² = 2n Σ a_i² − 2(Σ a_i)², and with weights
 
     J = 2 Σ_i w_i (a_i − ā)² / W,   ā = Σ_i w_i a_i / W   (twice the weighted variance),

@@ -14,6 +14,12 @@ included -- can be run through the checks of its family::
     def test_cubic(check):
         check()
 
+    # or the whole test of a plugin package: every example spec's checks, then
+    # found through the registry and used by a model by name
+    @pytest.mark.parametrize("check", plugin_checks(CubicPrice), ids=str)
+    def test_plugin(check):
+        check()
+
 The checks of each family live in ``rankcore/testing/_<family>.py`` as a list
 ``CHECKS`` of functions ``check_xxx(component, rng)``; they only use the
 component's public interface, so they apply to plugins as they are.
@@ -28,7 +34,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["check_component", "component_checks", "registry_cases", "ComponentCheck"]
+__all__ = ["check_component", "component_checks", "plugin_checks", "registry_cases", "ComponentCheck"]
 
 _FAMILY_MODULES = {
     "loss": "_losses",
@@ -75,6 +81,27 @@ def _family_checks(family: str) -> tuple:
 def component_checks(family: str, spec: str, *, seed: int = 0) -> list[ComponentCheck]:
     """Every contract check of ``family`` bound to the component ``spec``."""
     return [ComponentCheck(family, spec, func, seed) for func in _family_checks(family)]
+
+
+def plugin_checks(cls: type, *, seed: int = 0) -> list[ComponentCheck]:
+    """Everything a plugin package tests about one component class.
+
+    The contract checks of its family for each of its example specs
+    (``cls.example_specs()``), then, on the first example: the registry finds
+    the class by name, provided by the distribution of its package (so the
+    entry point works), and a model uses it by name on a small problem
+    (``rankcore.testing._plugins``).  The package must be installed (or
+    registered with ``register_plugin``).
+    """
+    from ._plugins import PLUGIN_CHECKS
+
+    family = getattr(cls, "family", "")
+    if family not in _FAMILY_MODULES:
+        raise TypeError(f"cls: expected a component class of one of the families {', '.join(_FAMILY_MODULES)}, "
+                        f"got {cls!r}")
+    specs = cls.example_specs()
+    checks = [check for spec in specs for check in component_checks(family, spec, seed=seed)]
+    return checks + [ComponentCheck(family, specs[0], func, seed) for func in PLUGIN_CHECKS]
 
 
 def check_component(family: str, spec: str, *, seed: int = 0) -> None:
