@@ -447,7 +447,7 @@ def _planned_iterations(config: ModelConfig, estimator) -> int | None:
 
 def _early_stopping_on(estimator, n_rows: int) -> bool:
     """Whether the estimator's ``early_stopping`` would stop on an ``eval_set`` (``"auto"``: on large data)."""
-    from ..push._validation import AUTO_MIN_ROWS
+    from ..push import AUTO_MIN_ROWS
 
     setting = estimator.get_params(deep=False).get("early_stopping", False)
     return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)

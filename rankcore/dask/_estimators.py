@@ -21,10 +21,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
-from ..push import (ATTRIBUTES_DOC, PNormPush, PushBoost, RankBoost, check_callbacks, check_tie_break_scale,
-                    int_seed)
+from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, PNormPush, PushBoost, RankBoost, check_callbacks,
+                    check_tie_break_scale, int_seed)
 from ..spec import Kind, Parameter
-from ..push._validation import AUTO_MIN_ROWS
 from ..validation import check_finite_scores, check_matrix
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
