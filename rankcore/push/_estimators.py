@@ -351,7 +351,7 @@ class _BaseBoost(Ranker):
         if best_n == 0:
             warn_constant(owner=type(self).__name__,
                           why=f"early stopping chose 0 iterations: no iteration improved the held-out "
-                              f"{metric.spec} ({plan.kind})", stacklevel=4)
+                              f"{scoring.name} ({plan.kind})", stacklevel=4)
 
     def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
                stop_early=False, silent=False):
