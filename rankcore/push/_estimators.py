@@ -29,7 +29,7 @@ from ..validation import (
     check_bipartite_target,
     check_finite_scores,
     check_graded_labels,
-    check_matrix,
+    check_learner_matrix,
     check_sample_weight,
     check_same_length,
     effective_n_threads,
@@ -172,19 +172,23 @@ class _BaseBoost(Ranker):
         setup = self._try_setup()
         return setup is not None and bool(getattr(setup.learner, "allow_nan", False))
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        setup = self._try_setup()          # sparse X as far as the configured learner takes it (trees)
+        tags.input_tags.sparse = setup is not None and bool(getattr(setup.learner, "accept_sparse", False))
+        return tags
+
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _learner_allows_nan(self, learner=None) -> bool:
-        learner = learner if learner is not None else getattr(self, "_learner", None)
-        return bool(getattr(learner, "allow_nan", False))
-
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        arr = np.asarray(X) if not hasattr(X, "toarray") else X
-        dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
-        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._learner_allows_nan(learner))
+        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py)
+        learner = learner if learner is not None else getattr(self, "_learner", None)
+        X_arr, categorical = check_learner_matrix(X, learner)
+        if reset:
+            self._categorical_columns = categorical
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -272,8 +276,11 @@ class _BaseBoost(Ranker):
         thresholds = setup.params.thresholds
 
         def fit_on(X, y, w):
+            # a DataFrame's category columns, for learners that split by category groups
+            categorical = getattr(self, "_categorical_columns", ())
+            extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
             layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
-                                     n_threads=n_threads)
+                                     n_threads=n_threads, **extra)
             problem = objective.bind(y, w, n_threads=n_threads)
             # A non-smooth objective starts from distinct training scores (never part of the model).
             start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
@@ -437,8 +444,7 @@ class _BaseBoost(Ranker):
     def _check_eval_set(self, eval_set, objective, classes, learner):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64,
-                             allow_nan=self._learner_allows_nan(learner))
+        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X")
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":

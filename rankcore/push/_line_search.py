@@ -24,41 +24,15 @@ of the tests.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
-from ..objectives._base import LinePoint
+from ..objectives._base import LinePoint, LineSearchResult
 
 __all__ = ["LineSearchResult", "line_search", "piecewise_linear_search", "MAX_STEP"]
 
 #: Largest |α| the search takes (reached when the objective keeps decreasing,
 #: e.g. a weak ranker that orders every remaining pair correctly).
 MAX_STEP = 1e4
-
-
-@dataclass(frozen=True)
-class LineSearchResult:
-    """Outcome of :func:`line_search`.
-
-    Attributes
-    ----------
-    alpha : float
-        The step (0.0 when no step decreases φ).
-    value : float
-        φ(alpha).
-    n_evaluations : int
-    reason : str
-        ``"converged"``, ``"max_step"`` (still decreasing at ``MAX_STEP``), ``"flat"``
-        (still descending, but φ stopped decreasing measurably: an asymptote),
-        ``"plateau"`` (φ′(0) < 0 but φ does not change along the line: the first
-        trial step is taken anyway, which never increases φ),
-        ``"stationary"`` (φ′(0) = 0), ``"no_decrease"`` or ``"max_evaluations"``.
-    """
-
-    alpha: float
-    value: float
-    n_evaluations: int
-    reason: str
 
 
 def _bad(point: LinePoint) -> bool:
