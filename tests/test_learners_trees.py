@@ -746,7 +746,8 @@ def test_trees_defaults_are_pinned():
     X, y = _data(11, n=300, nan_fraction=0.0)
     model = rankcore.boost(learner="trees", random_state=0).fit(X, y)
     assert model.objective_spec_ == "push:exp,pow:2"
-    assert model.n_iter == 100
+    # n_iter=None: 100 iterations below 10,000 rows (early_stopping="auto" is off there)
+    assert model.n_iter is None and model.n_iter_ == 100 and model.stop_reason_ == "n_iter"
     trees = rankcore.resolve("learner", "trees")
     assert isinstance(trees, Trees)
     assert (trees.max_leaves, trees.learning_rate, trees.min_samples_leaf, trees.max_bins) == (31, 0.1, 20, 255)

@@ -138,6 +138,7 @@ def test_depth_mapping():
     assert oblivious_depth(3, 31) == 3               # max_depth wins
     assert oblivious_depth(-1, 8) == 3 and oblivious_depth(-1, 10) == 3 and oblivious_depth(-1, 2) == 1
     assert oblivious_depth(-1, 255) == 7 and oblivious_depth(-1, 2**31) == 16
+    assert oblivious_depth(-1, 63) == 6 and oblivious_depth(-1, 30) == 4      # 63: early stopping's large-data leaves
     with pytest.raises(rankcore.spec.SpecError, match="max_depth"):
         resolve("learner", "trees:growth=oblivious,max_depth=17")
 

@@ -72,7 +72,8 @@ search of the winner from them without another pass over the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -250,6 +251,12 @@ class Learner(Component):
     allow_nan: ClassVar[bool] = False
     #: Its rankers take values in [0, 1] on the training data (False: real-valued, e.g. tree leaves).
     bounded: ClassVar[bool] = True
+    #: Large-data settings: when ``early_stopping="auto"`` switches on (more than 10,000
+    #: training rows, validated on a hold-out), the push estimators set these spec
+    #: parameters unless the learner spec gives them, and boost up to
+    #: ``large_data_n_iter`` iterations unless ``n_iter`` is given (None: the usual 100).
+    large_data_params: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    large_data_n_iter: ClassVar[int | None] = None
     #: ``prepare``, ``encode`` and its rankers' ``predict`` take a ``scipy.sparse`` CSR matrix (never made dense).
     accept_sparse: ClassVar[bool] = False
     #: ``prepare`` takes ``categorical_features=`` (column indices split by category groups); the
