@@ -84,3 +84,24 @@ def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F8
     yd = da.from_array(y, chunks=100)
     with pytest.raises(ValueError, match="categorical columns are not supported on Dask"):
         DaskPushBoost(learner="trees:categorical=2", n_iter=2).fit(Xd, yd)
+
+
+@pytest.mark.parametrize("sort", [True, False])
+def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noqa: F811
+    """growth=oblivious through the public multi-pass protocol on Dask: the in-memory fit's trees, one pass a level."""
+    X, y = _data(sort=sort)
+    spec = "trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    model = DaskPushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
+    local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
+    assert model.n_iter_ == local.n_iter_ == 8
+    for a, b in zip(model.rankers_, local.rankers_):
+        assert a.kind == b.kind == "oblivious_tree"
+        for field in ("feature", "threshold", "nan_left"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+    np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
+    scores = model.decision_function(Xd)
+    np.testing.assert_allclose(np.asarray(scores.compute()), local.decision_function(X), rtol=1e-9, atol=1e-9)
+    # one round trip per level: the root and at most 4 levels per tree, plus the objective's
+    assert model.fit_info_["round_trips"] <= 8 * (1 + 4 + 3) + 2

@@ -470,7 +470,7 @@ def test_estimators_accept_nan_only_for_learners_that_allow_it():
 # ----------------------------------------------------------------------
 # Boosting with trees
 # ----------------------------------------------------------------------
-@pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise", "oblivious"])
 @pytest.mark.parametrize("block_rows", [None, [1, 150, 99, 150], 64])
 def test_boosting_with_blocks_gives_the_same_trees(block_rows, growth):
     X, y = _data(4, n=400)
@@ -485,7 +485,9 @@ def test_boosting_with_blocks_gives_the_same_trees(block_rows, growth):
     (whole, b0), (parts, b1) = fit(None), fit(block_rows)
     assert len(whole.records) == len(parts.records) == 8
     for a, b in zip(whole.records, parts.records):
-        for field in ("feature", "left", "right", "nan_left", "threshold"):
+        assert a.ranker.kind == b.ranker.kind == ("oblivious_tree" if growth == "oblivious" else "tree")
+        # (an oblivious tree has no child links: its levels and 2^depth leaf values say it all)
+        for field in ("feature", "nan_left", "threshold") + (("left", "right") if growth != "oblivious" else ()):
             np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
         np.testing.assert_allclose(a.ranker.value, b.ranker.value, rtol=1e-9)
         assert a.alpha == pytest.approx(b.alpha, rel=1e-9)
@@ -634,15 +636,7 @@ def test_save_load_round_trip_and_validation(tmp_path):
     text = path.read_text()
 
     def corrupt(edit, match):
-        doc = json.loads(text)
-        tree = _find_trees(doc)[0]
-        edit(tree)
-        del doc["sha256"]
-        doc["sha256"] = _checksum(doc)            # a consistent file with inconsistent trees
-        bad = tmp_path / "bad.json"
-        bad.write_text(json.dumps(doc))
-        with pytest.raises(ModelFormatError, match=match):
-            rankcore.load_model(bad)
+        corrupt_tree_file(tmp_path, text, edit, match)
 
     def child_out_of_range(t):
         t["left"][0] = 999
@@ -671,12 +665,24 @@ def test_save_load_round_trip_and_validation(tmp_path):
     corrupt(short, "value")
 
 
-def _find_trees(doc):
+def corrupt_tree_file(tmp_path, text, edit, match, kind="tree"):
+    """Edit the first ``kind`` record of a saved model's text, re-sign it: loading must raise ModelFormatError."""
+    doc = json.loads(text)
+    edit(_find_trees(doc, kind)[0])
+    del doc["sha256"]
+    doc["sha256"] = _checksum(doc)            # a consistent file with inconsistent trees
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(ModelFormatError, match=match):
+        rankcore.load_model(bad)
+
+
+def _find_trees(doc, kind="tree"):
     found = []
 
     def visit(node):
         if isinstance(node, dict):
-            if node.get("kind") == "tree":
+            if node.get("kind") == kind:
                 found.append(node)
             for v in node.values():
                 visit(v)

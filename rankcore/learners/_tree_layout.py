@@ -29,6 +29,8 @@ from ._no_split import underflow_reason
 from ._tree_binning import csr_float as _csr_float
 from ._tree_binning import is_sparse
 from ._tree_bundles import bundled_slot_layout, default_bins
+from ._tree_oblivious import ObliviousSearch
+from ._tree_oblivious_kernels import oblivious_codes
 from ._tree_search import TreeSearch, _Split
 from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
@@ -239,9 +241,11 @@ class TreeLayout(LearnerLayout):
             mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
         return seed, mask
 
-    def begin_search(self) -> TreeSearch:
+    def begin_search(self) -> TreeSearch | ObliviousSearch:
         """A new tree: draws this tree's seed (row subsample) and feature subset."""
         seed, mask = self._draw_tree()
+        if self.growth == "oblivious":
+            return ObliviousSearch(self, seed, mask)
         return TreeSearch(self, seed, mask)
 
     def _keep_below(self) -> int:
@@ -335,7 +339,8 @@ class TreeLayout(LearnerLayout):
         (which several blocks use): the grower takes the search's decisions
         with the search's kernels (``_tree_grow.pyx``).
         """
-        if len(encoded) != 1:
+        if len(encoded) != 1 or self.growth == "oblivious":
+            # oblivious trees: one pass per level (at most 17), the protocol itself
             return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
         block = encoded[0]
         g = np.ascontiguousarray(gradients[0], dtype=np.float64)
@@ -406,6 +411,8 @@ class TreeLayout(LearnerLayout):
     def evaluate(self, ranker: TreeRanker, encoded: TreeBlock, out: np.ndarray | None = None) -> np.ndarray:
         """h on the block's rows: from the row partition of the tree just grown, else by walking the codes."""
         out = np.empty(encoded.n_rows) if out is None else out
+        if ranker.kind == "oblivious_tree":
+            return self._evaluate_oblivious(ranker, encoded, out)
         current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
         if current and encoded.grown is not None:
             encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
@@ -422,6 +429,36 @@ class TreeLayout(LearnerLayout):
         _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
+
+    def _evaluate_oblivious(self, ranker, encoded: TreeBlock, out: np.ndarray) -> np.ndarray:
+        """An oblivious tree on the block's codes, by bit index (O(n·depth))."""
+        depth = ranker.depth
+        bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
+        feature = np.ascontiguousarray(ranker.feature, dtype=np.int32)
+        tables = _tree_kernels.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
+                                            np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
+                                            np.zeros(depth, dtype=np.int32))
+        column = np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)
+        oblivious_codes(encoded.codes, column, tables, ranker.value, out, self.n_threads)
+        return out
+
+    def _level_bins(self, ranker) -> np.ndarray:
+        """A saved oblivious tree's thresholds as bins of this layout."""
+        bins = np.empty(ranker.depth, dtype=np.int32)
+        for level, (j, t) in enumerate(zip(ranker.feature.tolist(), ranker.threshold.tolist())):
+            if not 0 <= j < self.n_features:
+                raise ValueError(f"{ranker!r}: level {level} reads feature {j}, the layout has {self.n_features}")
+            bins[level] = self._threshold_bin(ranker, j, t)
+        return bins
+
+    def _threshold_bin(self, ranker, j: int, t: float) -> int:
+        """The bin of feature j whose split sends x > t right (t must be one of its edges, or ALL_LEFT)."""
+        if t == ALL_LEFT:
+            return int(self.n_edges[j])
+        b = int(np.searchsorted(self.edges[j], t))
+        if b >= self.n_edges[j] or self.edges[j][b] != t:
+            raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
+        return b
 
     def _bin_sets_of(self, ranker: TreeRanker) -> np.ndarray | None:
         """A saved tree's categorical nodes' left categories as bins of this layout (256-bit sets)."""
@@ -445,13 +482,6 @@ class TreeLayout(LearnerLayout):
         bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
         for i in np.flatnonzero(ranker.left >= 0):
             j, t = int(ranker.feature[i]), float(ranker.threshold[i])
-            if ranker.categories[i] is not None:
-                continue
-            if t == ALL_LEFT:
-                bins[i] = self.n_edges[j]
-                continue
-            b = int(np.searchsorted(self.edges[j], t))
-            if b >= self.n_edges[j] or self.edges[j][b] != t:
-                raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
-            bins[i] = b
+            if ranker.categories[i] is None:
+                bins[i] = self._threshold_bin(ranker, j, t)
         return bins

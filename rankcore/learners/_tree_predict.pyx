@@ -22,6 +22,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
 from rankcore.learners.histograms cimport bin_code
+from rankcore.learners._csr cimport csr_value
 
 
 def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
@@ -105,21 +106,6 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
             out[r] = s
 
 
-cdef inline double _csr_value(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t end,
-                              Py_ssize_t j) noexcept nogil:
-    """Column j's value in the CSR row holding entries [lo, end) (sorted columns): 0 unless stored."""
-    cdef Py_ssize_t hi = end, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < j:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < end and indices[lo] == j:
-        return data[lo]
-    return 0.0
-
-
 def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
                       const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
                       const int32_t[::1] left, const int32_t[::1] right, const double[::1] value,
@@ -147,7 +133,7 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
                 base = roots[t]
                 node = 0
                 while left[base + node] >= 0:
-                    x = _csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
+                    x = csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
                     node = _child(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
                                   &cat_offset[0], cv)
                 s = s + alpha[t] * value[base + node]

@@ -7,7 +7,7 @@ import numpy as np
 from . import _tree_predict
 from ._base import WeakRanker
 
-__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest"]
+__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix"]
 
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
@@ -141,25 +141,27 @@ def _frozen(a, dtype) -> np.ndarray:
     return arr
 
 
+def prediction_matrix(X):
+    """(X as the predictors read it, whether it is CSR): float32/float64 C-contiguous, or CSR with sorted indices."""
+    from ._tree_binning import csr_float, is_sparse
+
+    if is_sparse(X):
+        return csr_float(X), True
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X), False
+
+
 def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (dense or CSR X).
 
     A CSR matrix is read from its stored values (the others are 0), with the
     same walk as its dense form: the same scores, bit for bit.
     """
-    from ._tree_binning import csr_float, is_sparse
-
-    sparse = is_sparse(X)
-    if sparse:
-        X = csr_float(X)
-    else:
-        X = np.asarray(X)
-        if X.dtype not in (np.float32, np.float64):
-            X = X.astype(np.float64)
-        X = np.ascontiguousarray(X)
-    out = np.empty(X.shape[0])
+    X, sparse = prediction_matrix(X)
+    out = np.zeros(X.shape[0])
     if not rankers:
-        out[:] = 0.0
         return out
     sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
     roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)

@@ -39,6 +39,8 @@ from . import _tree_kernels
 from ._base import Learner
 from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_bundles, tree_edges
 from ._tree_layout import TreeBlock, TreeLayout
+from ._tree_oblivious import MAX_DEPTH
+from ._tree_oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
 from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
 from ._tree_search import TreeSearch
 
@@ -145,6 +147,9 @@ class Trees(Learner):
     curvature when it has one, else H = Σ sample weights); the driver's line
     search scales it and the update is shrunk by ``learning_rate``.  Bins:
     the ``stumps`` rule with ``max_bins`` ≤ 255 plus one bin for NaN.
+    ``growth="depthwise"`` splits a level per pass; ``growth="oblivious"``
+    grows symmetric trees, one split per level (``_tree_oblivious.py``),
+    saved as ``oblivious_tree`` records and predicted by bit index.
     """
 
     name = "trees"
@@ -154,8 +159,10 @@ class Trees(Learner):
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
         Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none; 0 is refused)"),
-        Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise"),
-                  doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass"),
+        Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise", "oblivious"),
+                  doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass; "
+                      "oblivious: symmetric trees, one split per level shared by its nodes (depth max_depth, else "
+                      "floor(log2(max_leaves)) below 31 leaves, else at least 6), predicted by bit index"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
         Parameter("min_child_weight", float, default=1e-3, minimum=0.0,
                   doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature"),
@@ -208,6 +215,13 @@ class Trees(Learner):
         for name in ("learning_rate", "min_child_weight", "l2"):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
+        if self.growth == "oblivious":
+            if self.max_depth > MAX_DEPTH:
+                raise SpecError(f"learner {self.name!r}: growth='oblivious' needs max_depth <= {MAX_DEPTH}, "
+                                f"got {self.max_depth}")
+            if self.categorical:
+                raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
+                                f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
         # values no data can split with (legal values that cannot split *some* data warn at fit instead)
         if self.max_depth == 0:
             raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
@@ -225,6 +239,10 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = X if is_sparse(X) else np.asarray(X)
         categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
+        if categorical and self.growth == "oblivious":
+            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
+                             f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
+                             f"or pass the columns as numbers")
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state)
         categories = {}
         for j in categorical:
@@ -261,13 +279,24 @@ class Trees(Learner):
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
                                                          "max_cat_threshold")}
+        if categories and self.growth == "oblivious":
+            raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
+                             f"categorical_features {sorted(categories)}")
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
                           n_threads=n_threads)
 
     def ranker_from_state(self, state):
+        """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""
+        if self.growth == "oblivious":
+            return oblivious_from_state(state)
         return tree_arrays_from_state(state)
 
     @staticmethod
     def predict_sum(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
-        """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (Cython; dense or CSR X)."""
+        """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (Cython; dense or CSR X).
+
+        Oblivious trees are read by bit index (``predict_oblivious_forest``).
+        """
+        if rankers and all(r.kind == ObliviousTreeRanker.kind for r in rankers):
+            return predict_oblivious_forest(rankers, alphas, X, n_threads)
         return predict_forest(rankers, alphas, X, n_threads)

@@ -1,0 +1,81 @@
+"""Oblivious (symmetric) trees: prediction and fit time beside leaf-wise trees and LightGBM, in the same run.
+
+1. Prediction of n rows × 50 float32 with T trees: ``trees:growth=oblivious``
+   (depth 6: 64 leaves, read by bit index), ``trees`` leaf-wise (31 leaves)
+   and LightGBM (31 leaves, ``Booster.predict(raw_score=True)``), all trained
+   on the same 20,000 rows, one thread each, measured alternately, least of
+   5 repeats.
+2. The whole fit of T trees on those 20,000 rows, one thread, least of 3
+   alternating repeats: oblivious against leaf-wise.
+
+``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100; ``full``:
+n = 10⁶, T = 500.  Skipped without LightGBM.  The ratios are printed at the
+end and stored in ``extra_info``; on a shared machine compare ratios only.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from bench_metrics import _interleaved as _least      # least time of each call, the calls taking turns
+
+lgb = pytest.importorskip("lightgbm")
+
+FULL = os.environ.get("RANKCORE_BENCH_PROFILE", "fast") == "full"
+N = 1_000_000 if FULL else 100_000
+N_TREES = 500 if FULL else 100
+REPEATS = 5
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "oblivious trees"
+SPECS = {"oblivious": "trees:growth=oblivious,subsample=1", "leafwise": "trees:subsample=1"}
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(N, 50)).astype(np.float32)
+    y = (rng.random(N) < 0.05).astype(np.int8)
+    X[y == 1, :10] += 0.3
+    X[:, 10] = X[:, 0] * X[:, 1]
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    import rankcore
+
+    X, y = data
+    rows = np.random.default_rng(2).choice(X.shape[0], 20_000, replace=False)
+    Xs, ys = X[rows], y[rows]
+    models = {name: rankcore.boost(learner=spec, n_iter=N_TREES, tol=0.0, random_state=0, n_jobs=1)
+              for name, spec in SPECS.items()}
+    fits = _least({name: (lambda m=m: m.fit(Xs, ys)) for name, m in models.items()}, 3)
+    params = dict(objective="binary", num_leaves=31, learning_rate=0.1, num_threads=1, verbose=-1)
+    booster = lgb.train(params, lgb.Dataset(Xs, label=ys, params=params), num_boost_round=N_TREES)
+    return models, booster, fits
+
+
+def test_oblivious_predict_and_fit_beside_leafwise_and_lightgbm(benchmark, data, fitted):
+    X, _ = data
+    models, booster, fits = fitted
+    times = {}
+
+    def all_three():
+        times.update(_least({"oblivious": lambda: models["oblivious"].decision_function(X),
+                             "leafwise": lambda: models["leafwise"].decision_function(X),
+                             "lightgbm": lambda: booster.predict(X, raw_score=True, num_threads=1)}, REPEATS))
+
+    benchmark.pedantic(all_three, rounds=1, iterations=1)
+    ob, lw, lg = times["oblivious"], times["leafwise"], times["lightgbm"]
+    SUMMARY.append(f"predict {N} rows x 50, {N_TREES} trees, 1 thread: oblivious {ob * 1e3:.1f} ms, leaf-wise "
+                   f"{lw * 1e3:.1f} ms, LightGBM {lg * 1e3:.1f} ms; oblivious/leaf-wise {ob / lw:.2f}, "
+                   f"oblivious/LightGBM {ob / lg:.2f}, leaf-wise/LightGBM {lw / lg:.2f}")
+    SUMMARY.append(f"fit {N_TREES} trees on 20000 x 50, 1 thread: oblivious {fits['oblivious']:.2f} s, leaf-wise "
+                   f"{fits['leafwise']:.2f} s, ratio {fits['oblivious'] / fits['leafwise']:.2f}")
+    benchmark.extra_info.update(n=N, trees=N_TREES, oblivious_over_leafwise=ob / lw, oblivious_over_lightgbm=ob / lg,
+                                leafwise_over_lightgbm=lw / lg,
+                                fit_oblivious_over_leafwise=fits["oblivious"] / fits["leafwise"])
+    assert np.isfinite(models["oblivious"].decision_function(X[:10])).all()

@@ -1,0 +1,271 @@
+"""Kernels of the ``trees`` learner's oblivious (symmetric) growth: the level's split search, prediction by bit index.
+
+Design
+------
+A. An oblivious tree splits every node of a level on one shared
+   (feature, bin, NaN side).  ``level_gains_add`` adds one node's gain of
+   every candidate into a (S, 2) accumulator -- slot base[j] + b, column
+   side (0: NaN left, 1: NaN right) -- from the node's (S, 3) histogram of
+   (Σg, Σh, count), computing each gain with the scan of the other growth
+   modes: the cumulative sums over bins 0..b (plus the NaN bin on its side),
+   G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ).  A candidate the node does not
+   allow (fewer than min_samples_leaf rows or min_child_weight curvature on
+   a side) adds nothing there: that node will not be split by it (it stays
+   one leaf).  Called once per node of the level, in node order, so every
+   sum is taken in the same order whatever the thread count.
+B. ``level_best`` picks the candidate with the largest summed gain; ties
+   (within ``tie_tolerance`` times the largest) go to the first in the order
+   (feature, bin, NaN left before NaN right), as the other modes break them.
+C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
+   and 2^D leaf values; x's leaf is Σ_l 2^l·[x goes right at level l]
+   (x_f > t, or NaN with nan_left false).  No branch on the tree's shape:
+   D comparisons and one load per tree and row.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport isnan
+from cython.parallel cimport prange
+
+from rankcore.learners._csr cimport csr_value
+from rankcore._parallel cimport threads_for
+from rankcore.typedefs cimport index_t, real_t
+
+
+# ----------------------------------------------------------------------
+# The level's split search
+# ----------------------------------------------------------------------
+cdef inline double _gain(double lg, double lh, double lc, double tg, double th, double tc, double parent,
+                         double min_samples_leaf, double min_child_weight, double l2) noexcept nogil:
+    """The split's gain with (lg, lh, lc) on the left, or 0 when a side is too small (the node is not split)."""
+    cdef double rg = tg - lg, rh = th - lh, rc = tc - lc
+    if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight or rh < min_child_weight
+            or lh + l2 <= 0 or rh + l2 <= 0):
+        return 0.0
+    return lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+
+
+def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
+                    const Py_ssize_t[::1] base,       # IN  (d,) feature j's first slot
+                    const Py_ssize_t[::1] n_edges,    # IN  (d,) feature j's bins 0..n_edges[j], NaN bin after
+                    const uint8_t[::1] feature_mask,  # IN  (d,) features searched
+                    double min_samples_leaf, double min_child_weight, double l2,
+                    double[:, ::1] out,               # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                    int n_threads=1):
+    """Add the node's gain of every allowed candidate (feature, bin, NaN side) to ``out``.
+
+    O(S) time, no allocation, parallel over features (each slot is written
+    by one thread: the sums do not depend on ``n_threads``).
+    """
+    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j, b, s0, nb
+    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, parent, g0, g1
+    if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 or out.shape[0] != S \
+            or out.shape[1] != 2:
+        raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
+                         f"of one entry per feature")
+    for j in range(d):
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or n_edges[j] < 0:
+            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots")
+    n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
+    with nogil:
+        for j in prange(d, schedule="static", num_threads=n_threads):
+            if not feature_mask[j]:
+                continue
+            s0 = base[j]
+            nb = n_edges[j]
+            tg = 0.0
+            th = 0.0
+            tc = 0.0
+            for b in range(nb + 2):
+                tg = tg + hist[s0 + b, 0]
+                th = th + hist[s0 + b, 1]
+                tc = tc + hist[s0 + b, 2]
+            if th + l2 <= 0:
+                continue
+            parent = tg * tg / (th + l2)
+            ng = hist[s0 + nb + 1, 0]
+            nh = hist[s0 + nb + 1, 1]
+            nc = hist[s0 + nb + 1, 2]
+            cg = 0.0
+            ch = 0.0
+            cc = 0.0
+            g0 = 0.0
+            g1 = 0.0
+            for b in range(nb + 1):
+                if b > 0 and hist[s0 + b, 0] == 0 and hist[s0 + b, 1] == 0 and hist[s0 + b, 2] == 0:
+                    # an empty bin splits the node as bin b − 1 does: the same gains, not recomputed
+                    out[s0 + b, 0] += g0
+                    out[s0 + b, 1] += g1
+                    continue
+                cg = cg + hist[s0 + b, 0]
+                ch = ch + hist[s0 + b, 1]
+                cc = cc + hist[s0 + b, 2]
+                g0 = _gain(cg + ng, ch + nh, cc + nc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
+                g1 = _gain(cg, ch, cc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
+                out[s0 + b, 0] += g0
+                out[s0 + b, 1] += g1
+
+
+def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains (level_gains_add)
+               const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
+               double tie_tolerance):
+    """(feature, bin, nan_left, gain) of the best candidate, or None when no candidate gains (> 0).
+
+    Ties within ``tie_tolerance``·best go to the first in the order
+    (feature, bin, NaN left before NaN right).  O(S).
+    """
+    cdef Py_ssize_t d = base.shape[0], j, b
+    cdef int side
+    cdef double top = 0.0, thr
+    if n_edges.shape[0] != d or feature_mask.shape[0] != d or gains.shape[1] != 2:
+        raise ValueError("level_best: expected gains (S, 2) and base, n_edges, feature_mask of one entry per feature")
+    for j in range(d):
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > gains.shape[0] or n_edges[j] < 0:
+            raise ValueError(f"level_best: feature {j}'s slots do not fit the {gains.shape[0]} slots")
+        if feature_mask[j]:
+            for b in range(n_edges[j] + 1):
+                for side in range(2):
+                    if gains[base[j] + b, side] > top:
+                        top = gains[base[j] + b, side]
+    if not top > 0:
+        return None
+    thr = top - tie_tolerance * top
+    for j in range(d):
+        if feature_mask[j]:
+            for b in range(n_edges[j] + 1):
+                for side in range(2):
+                    if gains[base[j] + b, side] >= thr:
+                        return int(j), int(b), side == 0, float(gains[base[j] + b, side])
+    return None
+
+
+# ----------------------------------------------------------------------
+# Prediction by bit index
+# ----------------------------------------------------------------------
+def _check_forest(const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
+                  const double[::1] value, const int64_t[::1] level_offset, const int64_t[::1] value_offset,
+                  const double[::1] alpha, Py_ssize_t d):
+    cdef Py_ssize_t T = alpha.shape[0], t, L = feature.shape[0], k
+    if level_offset.shape[0] != T + 1 or value_offset.shape[0] != T + 1 or threshold.shape[0] != L \
+            or nan_left.shape[0] != L:
+        raise ValueError("oblivious forest: level_offset and value_offset need T + 1 entries, threshold and "
+                         "nan_left one per level")
+    for t in range(T):
+        if not (0 <= level_offset[t] <= level_offset[t + 1] <= L and level_offset[t + 1] - level_offset[t] <= 30):
+            raise ValueError(f"oblivious forest: tree {t}'s levels are out of range")
+        if value_offset[t] < 0 or value_offset[t + 1] > value.shape[0] or \
+                value_offset[t + 1] - value_offset[t] != (<int64_t> 1) << (level_offset[t + 1] - level_offset[t]):
+            raise ValueError(f"oblivious forest: tree {t} needs 2^depth leaf values")
+    for k in range(L):
+        if not 0 <= feature[k] < d:
+            raise ValueError(f"oblivious forest: level {k} reads feature {feature[k]}, X has {d}")
+
+
+cdef inline Py_ssize_t _bit(double x, double threshold, uint8_t nan_left, Py_ssize_t level) noexcept nogil:
+    """2^level if x goes right at this level (x > threshold; NaN: unless nan_left), else 0."""
+    if isnan(x):
+        return (1 - nan_left) << level
+    return (x > threshold) << level
+
+
+def predict_oblivious(const real_t[:, ::1] X,           # IN  (n, d) raw values (NaN allowed)
+                      const int32_t[::1] feature,       # IN  every tree's levels, concatenated
+                      const double[::1] threshold,      # IN  right iff x > threshold
+                      const uint8_t[::1] nan_left,      # IN  NaN goes left
+                      const double[::1] value,          # IN  every tree's 2^depth leaf values, concatenated
+                      const int64_t[::1] level_offset,  # IN  (T + 1,) tree t's levels
+                      const int64_t[::1] value_offset,  # IN  (T + 1,) tree t's leaf values
+                      const double[::1] alpha,          # IN  (T,) coefficients
+                      double[::1] out,                  # OUT (n,) Σ_t α_t v_t(x), in tree order
+                      int n_threads=1):
+    """Σ_t α_t h_t(x) for every row by bit index.  O(n·Σ_t depth_t) time, no allocation, parallel over rows."""
+    cdef Py_ssize_t n = X.shape[0], T = alpha.shape[0], r, t, k, leaf
+    cdef double s
+    if out.shape[0] != n:
+        raise ValueError(f"predict_oblivious: out must hold {n} rows")
+    _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, alpha, X.shape[1])
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            s = 0.0
+            for t in range(T):
+                leaf = 0
+                for k in range(level_offset[t], level_offset[t + 1]):
+                    leaf = leaf | _bit(X[r, feature[k]], threshold[k], nan_left[k], k - level_offset[t])
+                s = s + alpha[t] * value[value_offset[t] + leaf]
+            out[r] = s
+
+
+def predict_oblivious_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
+                          Py_ssize_t n_features, const int32_t[::1] feature, const double[::1] threshold,
+                          const uint8_t[::1] nan_left, const double[::1] value, const int64_t[::1] level_offset,
+                          const int64_t[::1] value_offset, const double[::1] alpha, double[::1] out, int n_threads=1):
+    """:func:`predict_oblivious` on a CSR matrix (sorted column indices), reading its stored values only.
+
+    A value not stored is 0: the same leaves, bit for bit, as the dense form.
+    O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
+    """
+    cdef Py_ssize_t n = out.shape[0], T = alpha.shape[0], r, t
+    cdef double s
+    if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
+        raise ValueError("predict_oblivious_csr: the CSR arrays do not hold the rows of out")
+    _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, alpha, n_features)
+    if n == 0 or indices.shape[0] == 0:        # no stored value: every row is all zeros
+        _predict_zeros(feature, threshold, nan_left, value, level_offset, value_offset, alpha, out)
+        return
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            s = 0.0
+            for t in range(T):
+                s = s + alpha[t] * value[value_offset[t] + _csr_leaf(&indices[0], &data[0], indptr[r], indptr[r + 1],
+                                                                     &feature[0], &threshold[0], &nan_left[0],
+                                                                     level_offset[t], level_offset[t + 1])]
+            out[r] = s
+
+
+cdef inline Py_ssize_t _csr_leaf(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t hi,
+                                 const int32_t* feature, const double* threshold, const uint8_t* nan_left,
+                                 Py_ssize_t k0, Py_ssize_t k1) noexcept nogil:
+    """The leaf (bit index) of the CSR row holding entries [lo, hi) in the tree of levels k0..k1 − 1."""
+    cdef Py_ssize_t k, leaf = 0
+    cdef double x
+    for k in range(k0, k1):
+        x = csr_value(indices, data, lo, hi, feature[k]) if hi > lo else 0.0
+        leaf = leaf | _bit(x, threshold[k], nan_left[k], k - k0)
+    return leaf
+
+
+def _predict_zeros(const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
+                   const double[::1] value, const int64_t[::1] level_offset, const int64_t[::1] value_offset,
+                   const double[::1] alpha, double[::1] out):
+    """Every row all zeros (a CSR matrix with nothing stored): one leaf per tree, the same sum for every row."""
+    cdef Py_ssize_t t, k, leaf
+    cdef double s = 0.0
+    for t in range(alpha.shape[0]):
+        leaf = 0
+        for k in range(level_offset[t], level_offset[t + 1]):
+            leaf = leaf | _bit(0.0, threshold[k], nan_left[k], k - level_offset[t])
+        s = s + alpha[t] * value[value_offset[t] + leaf]
+    out[:] = s
+
+
+def oblivious_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
+                    const int32_t[::1] column,      # IN  (D,) the code column each level reads
+                    const uint8_t[:, ::1] go_left,  # IN  (D, 256) each level's split table (split_tables)
+                    const double[::1] value,        # IN  (2^D,) leaf values
+                    double[::1] out,                # OUT (n,)
+                    int n_threads=1):
+    """One oblivious tree's leaf value for every encoded row.  O(n·D) time, parallel over rows."""
+    cdef Py_ssize_t n = codes.shape[0], D = column.shape[0], r, l, leaf
+    if go_left.shape[0] != D or value.shape[0] != (<Py_ssize_t> 1) << D or out.shape[0] != n or D > 30:
+        raise ValueError("oblivious_codes: expected D tables, 2^D values and one output per row")
+    for l in range(D):
+        if not 0 <= column[l] < codes.shape[1]:
+            raise ValueError(f"oblivious_codes: level {l} reads column {column[l]}, codes have {codes.shape[1]}")
+    n_threads = threads_for(<double> n * D, n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            leaf = 0
+            for l in range(D):
+                leaf = leaf | ((1 - go_left[l, codes[r, column[l]]]) << l)
+            out[r] = value[leaf]

@@ -1,0 +1,163 @@
+"""The weak ranker of ``trees:growth=oblivious``: a symmetric tree, its saved record, its prediction by bit index."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _tree_oblivious_kernels as _kernels
+from ._base import WeakRanker
+from ._tree_ranker import prediction_matrix
+
+__all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
+
+_FIELDS = ("feature", "threshold", "nan_left", "value", "gain")
+#: Deepest tree a model file may hold (2^depth leaf values).
+_MAX_STATE_DEPTH = 16
+
+
+def _frozen(a, dtype) -> np.ndarray:
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+class ObliviousTreeRanker(WeakRanker):
+    """A symmetric tree: every node of level l splits on ``feature[l]`` at ``threshold[l]``.
+
+    h(x) = ``value[Σ_l 2^l·[x goes right at level l]]``; x goes right at
+    level l iff x[feature[l]] > threshold[l], NaN iff not ``nan_left[l]``.
+
+    Attributes
+    ----------
+    feature : int32 array (D,)
+    threshold : float64 array (D,)
+    nan_left : uint8 array (D,)
+    value : float64 array (2^D,)
+        Leaf values by bit index (the leaves below a node that was not split
+        share its value).
+    gain : float64 array (D,)
+        Each level's split gain summed over its nodes (``feature_importances_``).
+    values : tuple of float
+        The distinct leaf values, ascending.
+    """
+
+    kind = "oblivious_tree"
+
+    def __init__(self, feature, threshold, nan_left, value, gain, *, bins=None):
+        self.feature = _frozen(feature, np.int32)
+        self.threshold = _frozen(threshold, np.float64)
+        self.nan_left = _frozen(nan_left, np.uint8)
+        self.value = _frozen(value, np.float64)
+        self.gain = _frozen(gain, np.float64)
+        self.bins = None if bins is None else _frozen(bins, np.int32)     # training bins (not saved)
+        self.values = tuple(float(v) for v in np.unique(self.value))
+
+    @property
+    def depth(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def n_leaves(self) -> int:
+        """2^depth (the cells below a node that was not split share its value)."""
+        return 1 << self.depth
+
+    @property
+    def features(self):
+        return tuple(sorted({int(j) for j in self.feature}))
+
+    def predict(self, X):
+        return predict_oblivious_forest([self], np.ones(1), X, 1)
+
+    def importances(self, n_features: int) -> np.ndarray:
+        """Total split gain per feature (length ``n_features``)."""
+        return np.bincount(self.feature, weights=self.gain, minlength=n_features)
+
+    def to_state(self):
+        return {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
+                "nan_left": [bool(v) for v in self.nan_left], "value": self.value.tolist(),
+                "gain": self.gain.tolist()}
+
+    def describe(self, feature_names=None):
+        names = [feature_names[j] if feature_names is not None else f"x{j}" for j in self.feature]
+        if not names:
+            return "oblivious tree(depth 0)"
+        return f"oblivious tree(depth {self.depth}, levels " + ", ".join(
+            f"{n} > {t:.6g}" for n, t in zip(names, self.threshold)) + ")"
+
+    def __repr__(self):
+        return f"ObliviousTreeRanker(depth {self.depth}, features {list(self.features)})"
+
+
+_ALL_GOOD = object()
+
+
+def _is_feature(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, np.integer)) and 0 <= v <= np.iinfo(np.int32).max
+
+
+def _is_flag(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (not isinstance(v, (list, dict)) and v in (0, 1))
+
+
+def _is_finite(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v)
+
+
+def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
+    """Rebuild and validate an :class:`ObliviousTreeRanker` from its saved record.
+
+    Refuses, with a ``ValueError`` naming the field: missing or extra
+    fields, levels of different lengths, a depth above 16, a number of leaf
+    values other than 2^depth, negative or non-integer features, non-finite
+    thresholds, values or gains, non-boolean NaN sides.
+    """
+    if state.get("kind") != ObliviousTreeRanker.kind or set(state) != {"kind", *_FIELDS}:
+        raise ValueError(f"expected an oblivious tree record {{kind, {', '.join(_FIELDS)}}}, got {sorted(state)}")
+    not_list = [name for name in _FIELDS if not isinstance(state[name], (list, np.ndarray))]
+    if not_list:
+        raise ValueError(f"oblivious tree: {not_list[0]} must be a list, got {type(state[not_list[0]]).__name__}")
+    arrays = {name: list(state[name]) for name in _FIELDS}
+    depth = len(arrays["feature"])
+    if depth > _MAX_STATE_DEPTH:
+        raise ValueError(f"oblivious tree: depth {depth} is above {_MAX_STATE_DEPTH}")
+    for name in ("threshold", "nan_left", "gain"):
+        if len(arrays[name]) != depth:
+            raise ValueError(f"oblivious tree: {name} has {len(arrays[name])} entries, expected {depth} (one per level)")
+    if len(arrays["value"]) != 2 ** depth:
+        raise ValueError(f"oblivious tree: value has {len(arrays['value'])} entries, expected 2^{depth}")
+    checks = {"feature": (_is_feature, "non-negative integers"), "nan_left": (_is_flag, "booleans"),
+              "threshold": (_is_finite, "finite numbers"), "value": (_is_finite, "finite numbers"),
+              "gain": (_is_finite, "finite numbers")}
+    for name, (ok, what) in checks.items():
+        bad = next((v for v in arrays[name] if not ok(v)), _ALL_GOOD)
+        if bad is not _ALL_GOOD:
+            raise ValueError(f"oblivious tree: {name} must hold {what}, got {bad!r}")
+    return ObliviousTreeRanker(arrays["feature"], arrays["threshold"], [bool(v) for v in arrays["nan_left"]],
+                               arrays["value"], arrays["gain"])
+
+
+def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+    """Σ_t α_t h_t(x) for a list of oblivious trees, by bit index, in one parallel pass over the rows.
+
+    Dense or CSR X; a CSR matrix is read from its stored values (the others
+    are 0), with the same result, bit for bit, as its dense form.  Per row
+    the sum adds α_t·v_t in tree order.
+    """
+    X, sparse = prediction_matrix(X)
+    out = np.zeros(X.shape[0])
+    if not rankers:
+        return out
+    depths = np.array([r.depth for r in rankers], dtype=np.int64)
+    level_offset = np.ascontiguousarray(np.r_[0, np.cumsum(depths)], dtype=np.int64)
+    value_offset = np.ascontiguousarray(np.r_[0, np.cumsum(2 ** depths)], dtype=np.int64)
+    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
+           for f in ("feature", "threshold", "nan_left", "value")}
+    args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["value"], level_offset, value_offset,
+            np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
+    if sparse:
+        _kernels.predict_oblivious_csr(X.indptr, X.indices, X.data, X.shape[1], *args)
+    else:
+        _kernels.predict_oblivious(X, *args)
+    return out

@@ -1,0 +1,376 @@
+"""``trees:growth=oblivious``: symmetric trees against a plain NumPy reference grower, their kernels, files, routes."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.learners import _tree_oblivious_kernels as kernels
+from rankcore.learners._base import multi_pass_search
+from rankcore.learners._tree_oblivious import oblivious_depth
+from rankcore.learners._tree_oblivious_ranker import (ObliviousTreeRanker, oblivious_from_state,
+                                                      predict_oblivious_forest)
+from rankcore.learners._tree_ranker import TIE_TOLERANCE
+from rankcore.registry import resolve
+from rankcore.testing import component_checks
+from test_learners_trees import corrupt_tree_file
+from test_tree_grow import _data as _features
+
+
+def _data(seed, n=300, d=5, nan_fraction=0.1):
+    """test_tree_grow's features (ties, zeros, few values, a constant column, NaN) and an interaction label."""
+    X = _features(seed, n=n, d=d, nan_fraction=nan_fraction)
+    noise = np.random.default_rng(seed + 1).normal(size=n)
+    z = np.nan_to_num(X)
+    y = (z[:, 0] + z[:, 1] * (z[:, 2] - 1) + noise > 0).astype(int) if d > 2 else (z[:, 0] + noise > 0).astype(int)
+    return X, y
+
+
+# ----------------------------------------------------------------------
+# The plain NumPy reference grower
+# ----------------------------------------------------------------------
+def _bins(layout, X):
+    """Bin of every value: #{edges < x}, NaN → n_edges + 1."""
+    B = np.empty(X.shape, dtype=np.int64)
+    for j in range(X.shape[1]):
+        e = layout.edges[j]
+        B[:, j] = np.searchsorted(e, X[:, j], side="left")
+        B[np.isnan(X[:, j]), j] = e.shape[0] + 1
+    return B
+
+
+def _reference_tree(layout, X, g, h, depth, msl, mcw, l2):
+    """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values)."""
+    B = _bins(layout, X)
+    n, d = X.shape
+    min_weight = mcw * h.sum() / n
+    node_of = np.zeros(n, dtype=np.int64)       # node id of every row
+    stats = {0: (g.sum(), h.sum(), n)}
+    cells = [0]
+    frozen = set()
+    levels = []
+    for _ in range(depth):
+        active = sorted({c for c in cells if c not in frozen and stats[c][2] >= 2 * msl})
+        if not active:
+            break
+        best, best_gain = None, 0.0
+        gains = {}
+        for j in range(d):
+            nb = layout.n_edges[j]
+            for b in range(nb + 1):
+                for nan_left in (True, False):
+                    total = 0.0
+                    for node in active:
+                        rows = node_of == node
+                        go_left = np.where(B[rows, j] == nb + 1, nan_left, B[rows, j] <= b)
+                        lg, lh, lc = g[rows][go_left].sum(), h[rows][go_left].sum(), go_left.sum()
+                        G, H, C = g[rows].sum(), h[rows].sum(), rows.sum()
+                        rg, rh, rc = G - lg, H - lh, C - lc
+                        if lc < msl or rc < msl or lh < min_weight or rh < min_weight:
+                            continue
+                        total += lg ** 2 / (lh + l2) + rg ** 2 / (rh + l2) - G ** 2 / (H + l2)
+                    gains[(j, b, nan_left)] = total
+                    best_gain = max(best_gain, total)
+        if best_gain <= 0:
+            break
+        # ties: the first in the order (feature, bin, NaN left before right)
+        j, b, nan_left = next(k for k, v in gains.items() if v >= best_gain - TIE_TOLERANCE * best_gain * 10)
+        nb = layout.n_edges[j]
+        if not any((B[node_of == node, j] == nb + 1).any() for node in active):
+            left = sum((B[node_of == node, j] <= b).sum() for node in active)
+            right = sum((node_of == node).sum() for node in active) - left
+            nan_left = left >= right
+        new_cells = list(cells) * 2
+        size = len(cells)
+        for cell, node in enumerate(cells):
+            if node not in active:
+                continue
+            rows = node_of == node
+            go_left = np.where(B[:, j] == nb + 1, nan_left, B[:, j] <= b)
+            lc, rc = (rows & go_left).sum(), (rows & ~go_left).sum()
+            lh, rh = h[rows & go_left].sum(), h[rows & ~go_left].sum()
+            if lc < msl or rc < msl or lh < min_weight or rh < min_weight:
+                frozen.add(node)
+                continue
+            a, c = max(stats) + 1, max(stats) + 2
+            for child, side in ((a, go_left), (c, ~go_left)):
+                sel = rows & side
+                stats[child] = (g[sel].sum(), h[sel].sum(), sel.sum())
+                node_of[sel] = child
+            new_cells[cell], new_cells[cell + size] = a, c
+        cells = new_cells
+        levels.append((j, b, bool(nan_left)))
+    values = np.array([-stats[c][0] / (stats[c][1] + l2) for c in cells])
+    return levels, values
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("params", [dict(max_depth=3, min_samples_leaf=5, min_child_weight=0.0, l2=0.0),
+                                    dict(max_depth=4, min_samples_leaf=20, min_child_weight=1.0, l2=1.0),
+                                    dict(max_depth=2, min_samples_leaf=1, min_child_weight=0.0, l2=0.5)])
+def test_oblivious_trees_match_the_numpy_reference_grower(seed, params):
+    X, _ = _data(seed, n=150, d=4)
+    rng = np.random.default_rng(seed)
+    g = np.round(rng.normal(size=150), 1)             # ties among gradients too
+    h = rng.uniform(0.5, 2.0, size=150)
+    learner = resolve("learner", "trees:growth=oblivious,subsample=1,max_bins=8,"
+                      + ",".join(f"{k}={v}" for k, v in params.items()))
+    layout = learner.prepare(X, random_state=0)
+    block = layout.encode(X)
+    cand = layout.search_in_memory([block], [g], [h])
+    levels, values = _reference_tree(layout, X, g, h, params["max_depth"], params["min_samples_leaf"],
+                                     params["min_child_weight"], params["l2"])
+    assert cand is not None and levels
+    tree = cand.ranker
+    assert [(int(j), int(b), bool(v)) for j, b, v in zip(tree.feature, tree.bins, tree.nan_left)] == levels
+    np.testing.assert_allclose(tree.value, values, rtol=1e-9, atol=1e-12)
+    # the training rows' values read from the codes equal the tree's prediction on raw values
+    np.testing.assert_array_equal(layout.evaluate(tree, block), tree.predict(X))
+
+
+def test_depth_mapping():
+    assert oblivious_depth(-1, 31) == 6              # CatBoost's depth by default
+    assert oblivious_depth(3, 31) == 3               # max_depth wins
+    assert oblivious_depth(-1, 8) == 3 and oblivious_depth(-1, 10) == 3 and oblivious_depth(-1, 2) == 1
+    assert oblivious_depth(-1, 255) == 7 and oblivious_depth(-1, 2**31) == 16
+    assert oblivious_depth(-1, 63) == 6 and oblivious_depth(-1, 30) == 4      # 63: early stopping's large-data leaves
+    with pytest.raises(rankcore.spec.SpecError, match="max_depth"):
+        resolve("learner", "trees:growth=oblivious,max_depth=17")
+
+
+# ----------------------------------------------------------------------
+# Kernels against NumPy
+# ----------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n_nodes=st.integers(1, 4), l2=st.sampled_from([0.0, 0.5]),
+       msl=st.sampled_from([1.0, 3.0]))
+def test_level_gains_match_numpy(seed, n_nodes, l2, msl):
+    rng = np.random.default_rng(seed)
+    n_edges = rng.integers(0, 6, size=4).astype(np.intp)
+    # the last feature's slots first: slots need not be in feature order (bundles come first)
+    base = np.r_[0, np.cumsum((n_edges + 2)[::-1])[:-1]][::-1].astype(np.intp).copy()
+    S = int((n_edges + 2).sum())
+    mask = rng.integers(0, 2, size=4).astype(np.uint8)
+    out = np.zeros((S, 2))
+    expect = np.zeros((S, 2))
+    for _ in range(n_nodes):
+        hist = np.zeros((S, 3))
+        hist[:, 2] = rng.integers(0, 4, size=S)
+        hist[:, 0] = np.round(rng.normal(size=S), 1) * (hist[:, 2] > 0)
+        hist[:, 1] = hist[:, 2] * rng.uniform(0.5, 1.0, size=S)
+        kernels.level_gains_add(hist, base, n_edges, mask, msl, 0.2, l2, out, 2)
+        for j in np.flatnonzero(mask):
+            fh = hist[base[j]: base[j] + n_edges[j] + 2]
+            G, H, C = fh.sum(axis=0)
+            for b in range(n_edges[j] + 1):
+                for side, nan_left in enumerate((True, False)):
+                    left = fh[: b + 1].sum(axis=0) + (fh[-1] if nan_left else 0.0)
+                    lg, lh, lc = left
+                    rg, rh, rc = G - lg, H - lh, C - lc
+                    if lc < msl or rc < msl or lh < 0.2 or rh < 0.2 or H + l2 <= 0:
+                        continue
+                    expect[base[j] + b, side] += lg ** 2 / (lh + l2) + rg ** 2 / (rh + l2) - G ** 2 / (H + l2)
+    np.testing.assert_allclose(out, expect, rtol=1e-10, atol=1e-10)
+    best = kernels.level_best(out, base, n_edges, mask, TIE_TOLERANCE)
+    candidates = [(j, b, side == 0, out[base[j] + b, side]) for j in range(4) if mask[j]
+                  for b in range(n_edges[j] + 1) for side in range(2)]
+    top = max([c[3] for c in candidates], default=0.0)
+    if top <= 0:
+        assert best is None
+    else:
+        first = next(c for c in candidates if c[3] >= top - TIE_TOLERANCE * top)
+        assert best == (first[0], first[1], first[2], first[3])
+
+
+def _numpy_forest(trees, alphas, X):
+    out = np.zeros(X.shape[0])
+    for t, a in zip(trees, alphas):
+        leaf = np.zeros(X.shape[0], dtype=np.int64)
+        for level, (j, thr, nl) in enumerate(zip(t.feature, t.threshold, t.nan_left)):
+            x = X[:, j]
+            right = np.where(np.isnan(x), not nl, x > thr)
+            leaf |= right.astype(np.int64) << level
+        out += a * t.value[leaf]
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n_trees=st.integers(1, 4), dtype=st.sampled_from([np.float32, np.float64]))
+def test_predict_by_bit_index_matches_numpy_dense_and_csr(seed, n_trees, dtype):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(60, 5)), 1).astype(dtype)
+    X[rng.random(X.shape) < 0.3] = 0
+    X[rng.random(X.shape) < 0.1] = np.nan
+    trees = []
+    for _ in range(n_trees):
+        D = int(rng.integers(0, 5))
+        trees.append(ObliviousTreeRanker(rng.integers(0, 5, D), np.round(rng.normal(size=D), 1),
+                                         rng.integers(0, 2, D), rng.normal(size=2 ** D), rng.random(D)))
+    alphas = rng.normal(size=n_trees)
+    expect = _numpy_forest(trees, alphas, X.astype(np.float64))
+    dense = predict_oblivious_forest(trees, alphas, X, 2)
+    np.testing.assert_allclose(dense, expect, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(predict_oblivious_forest(trees, alphas, sp.csr_matrix(X), 2), dense)
+    zeros = np.zeros((4, 5), dtype=dtype)           # nothing stored: every row at one leaf per tree
+    np.testing.assert_array_equal(predict_oblivious_forest(trees, alphas, sp.csr_matrix(zeros)),
+                                  predict_oblivious_forest(trees, alphas, zeros))
+
+
+# ----------------------------------------------------------------------
+# Invariants (hypothesis) and routes
+# ----------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(20, 120), depth=st.integers(1, 4),
+       msl=st.integers(1, 8), nan_fraction=st.sampled_from([0.0, 0.2]))
+def test_oblivious_tree_invariants(seed, n, depth, msl, nan_fraction):
+    """Codes and raw values route rows alike; every leaf holds min_samples_leaf rows; the leaves are Newton steps."""
+    X, _ = _data(seed, n=n, d=3, nan_fraction=nan_fraction)
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=n)
+    learner = resolve("learner", f"trees:growth=oblivious,subsample=1,max_depth={depth},min_samples_leaf={msl},"
+                      "min_child_weight=0,max_bins=16")
+    layout = learner.prepare(X, random_state=0)
+    block = layout.encode(X)
+    cand = layout.search_in_memory([block], [g], [np.ones(n)])
+    if cand is None:
+        return
+    tree = cand.ranker
+    assert tree.depth <= depth and tree.value.shape == (2 ** tree.depth,)
+    pred = tree.predict(X)
+    np.testing.assert_array_equal(layout.evaluate(tree, block), pred)
+    for v in np.unique(pred):                   # a leaf (a value) holds enough rows, its value is −G/H
+        rows = pred == v
+        assert rows.sum() >= msl
+        assert -g[rows].sum() / rows.sum() == pytest.approx(v, rel=1e-9, abs=1e-12)
+    assert cand.derivative == pytest.approx(float(np.dot(g, pred)), rel=1e-9, abs=1e-12)
+
+
+def test_search_in_memory_is_the_protocol():
+    """In memory the fit runs the protocol itself (several blocks: test_learners_trees, Dask: test_dask_trees)."""
+    X, _ = _data(7, n=200)
+    g = np.random.default_rng(7).normal(size=200)
+    learner = resolve("learner", "trees:growth=oblivious,subsample=0.7,colsample=0.6")
+    a_layout, b_layout = learner.prepare(X, random_state=1), learner.prepare(X, random_state=1)
+    a = a_layout.search_in_memory([a_layout.encode(X)], [g], [np.ones(200)])
+    b = multi_pass_search(b_layout, [b_layout.encode(X)], [g], [np.ones(200)])
+    for field in ("feature", "bins", "nan_left", "threshold", "value", "gain"):
+        np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
+
+
+def test_sparse_bundled_and_dense_fits_agree():
+    rng = np.random.default_rng(0)
+    n = 400
+    onehot = np.zeros((n, 6))
+    onehot[np.arange(n), rng.integers(0, 6, n)] = 1.0
+    X = np.c_[rng.normal(size=(n, 2)), onehot]
+    y = (X[:, 0] + onehot[:, 2] - onehot[:, 4] + rng.normal(size=n) > 0).astype(int)
+    spec = "trees:growth=oblivious"
+    dense = rankcore.boost(learner=spec, n_iter=10, random_state=0).fit(X, y)
+    sparse = rankcore.boost(learner=spec, n_iter=10, random_state=0).fit(sp.csr_matrix(X), y)
+    plain = rankcore.boost(learner=spec + ",bundle=false", n_iter=10, random_state=0).fit(X, y)
+    s = dense.decision_function(X)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)), s, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(plain.decision_function(X), s, rtol=1e-9, atol=1e-12)
+    assert all(r.kind == "oblivious_tree" for r in dense.rankers_)
+
+
+def test_oblivious_trees_learn_and_predict_nan():
+    X, y = _data(3, n=600, nan_fraction=0.2)
+    model = rankcore.boost(learner="trees:growth=oblivious", n_iter=30, random_state=0).fit(X, y)
+    s = model.decision_function(X)
+    assert np.isfinite(s).all()
+    from sklearn.metrics import roc_auc_score
+    assert roc_auc_score(y, s) > 0.75
+    assert model.rankers_[0].depth == 6 and model.feature_importances_.shape == (5,)
+
+
+def test_categorical_columns_are_refused_by_name():
+    X, y = _data(0, n=100, nan_fraction=0.0)
+    with pytest.raises(ValueError, match="growth='oblivious'.*categorical"):
+        rankcore.boost(learner="trees:growth=oblivious,categorical=2", n_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="growth='oblivious'.*categorical_features"):
+        resolve("learner", "trees:growth=oblivious").prepare(X, categorical_features=[2])
+
+
+# ----------------------------------------------------------------------
+# Model files
+# ----------------------------------------------------------------------
+def test_save_load_round_trip_and_corrupt_files(tmp_path):
+    """Saved and loaded: the same scores and importances; a re-signed file with a broken tree is refused."""
+    X, y = _data(12, n=300)
+    fitted = rankcore.boost(learner="trees:growth=oblivious,max_depth=3", n_iter=4, random_state=0).fit(X, y)
+    rankcore.save_model(fitted, tmp_path / "oblivious.json")
+    text = (tmp_path / "oblivious.json").read_text()
+    back = rankcore.load_model(tmp_path / "oblivious.json")
+    assert [r.to_state() for r in back.rankers_] == [r.to_state() for r in fitted.rankers_]
+    np.testing.assert_array_equal(back.decision_function(X), fitted.decision_function(X))
+    np.testing.assert_allclose(back.feature_importances_, fitted.feature_importances_)
+
+    def corrupt(edit, match):
+        corrupt_tree_file(tmp_path, text, edit, match, kind="oblivious_tree")
+
+    corrupt(lambda t: t["value"].pop(), "value")
+    corrupt(lambda t: t["feature"].__setitem__(0, 50), "feature 50")
+    corrupt(lambda t: t["feature"].__setitem__(0, -1), "feature")
+    corrupt(lambda t: t["threshold"].__setitem__(0, float("inf")), "threshold")
+    corrupt(lambda t: t["gain"].append(1.0), "gain")
+    corrupt(lambda t: t.__setitem__("kind", "tree"), "oblivious tree record")
+    corrupt(lambda t: t.__setitem__("left", [1]), "oblivious tree record")
+
+
+_GOOD = {"kind": "oblivious_tree", "feature": [0, 1], "threshold": [0.5, -1.0], "nan_left": [True, False],
+         "value": [0.0, 1.0, 2.0, 3.0], "gain": [1.0, 0.5]}
+
+
+def test_record_validation_directly():
+    tree = oblivious_from_state(_GOOD)
+    X = np.array([[0.0, -2.0], [1.0, -2.0], [0.0, 0.0], [1.0, 0.0], [np.nan, np.nan]])
+    np.testing.assert_array_equal(tree.predict(X), [0.0, 1.0, 2.0, 3.0, 2.0])
+    assert tree.to_state() == _GOOD and tree.values == (0.0, 1.0, 2.0, 3.0)
+    for field, value, match in [("feature", [0, 1.5], "feature"), ("nan_left", ["x", 0], "nan_left"),
+                                ("value", [0.0] * 3, "value"), ("threshold", [math.nan, 0.0], "threshold"),
+                                ("feature", [0, True], "feature"), ("gain", "ab", "gain")]:
+        with pytest.raises(ValueError, match=match):
+            oblivious_from_state({**_GOOD, field: value})
+    with pytest.raises(ValueError, match="depth 17"):
+        oblivious_from_state({**_GOOD, "feature": [0] * 17, "threshold": [0.0] * 17, "nan_left": [0] * 17,
+                              "gain": [0.0] * 17, "value": [0.0]})
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(),
+                    st.sampled_from(["", "x", "oblivious_tree", "tree"]), st.just([]), st.just({}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(field=st.sampled_from(["kind", "feature", "threshold", "nan_left", "value", "gain", "extra"]),
+       where=st.integers(-1, 5), leaf=_LEAVES, drop=st.booleans())
+def test_fuzz_oblivious_records(field, where, leaf, drop):
+    """A mutated record loads as a valid tree or raises ValueError; it never crashes or predicts NaN."""
+    state = json.loads(json.dumps(_GOOD))
+    if drop and field in state:
+        del state[field]
+    elif where < 0 or not isinstance(state.get(field), list):
+        state[field] = leaf
+    else:
+        arr = state[field]
+        arr.insert(where, leaf) if where >= len(arr) else arr.__setitem__(where, leaf)
+    try:
+        tree = oblivious_from_state(state)
+    except ValueError:
+        return
+    width = max(tree.features, default=0) + 1
+    if width > 8:
+        return
+    pred = tree.predict(np.array([[0.0] * width, [np.nan] + [1.0] * (width - 1)]))
+    assert np.isfinite(pred).all()
+
+
+@pytest.mark.parametrize("check", component_checks("learner", "trees:growth=oblivious,subsample=1,max_depth=3"),
+                         ids=str)
+def test_oblivious_trees_learner_contract(check):
+    check()
