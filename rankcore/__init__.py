@@ -90,6 +90,8 @@ _LAZY: dict[str, str] = {
     "SGDAtK": "precision_at_k:SGDAtK",
     # kernel ranking
     "KernelRanker": "rkhs:KernelRanker",
+    # choosing among them
+    "AutoRanker": "auto:AutoRanker",
 }
 
 __all__ = ["hookimpl", "__version__", *_LAZY]

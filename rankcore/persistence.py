@@ -63,6 +63,7 @@ ESTIMATORS: dict[str, str] = {
     "PerceptronAtK": "rankcore.precision_at_k:PerceptronAtK",
     "SGDAtK": "rankcore.precision_at_k:SGDAtK",
     "KernelRanker": "rankcore.rkhs:KernelRanker",
+    "AutoRanker": "rankcore.auto:AutoRanker",
 }
 
 # Read once at import: os.umask can only be read by setting it, which is not

@@ -1,4 +1,4 @@
-"""The plugin registry: one pluggy manager, seven component families.
+"""The plugin registry: one pluggy manager, eight component families.
 
 Built-in components and third-party plugins come through the same door: the
 modules in :data:`DEFAULT_PLUGINS` are registered with ``pm.register`` exactly
@@ -61,6 +61,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rankcore.filters._plugin",
     "rankcore.kernels._plugin",
     "rankcore.rkhs._plugin",
+    "rankcore.auto._plugin",
 )
 
 # family -> (registration hook, "module:BaseClass")
@@ -72,6 +73,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "metric": ("rankcore_register_metrics", "rankcore.metrics._base:Metric"),
     "filter": ("rankcore_register_filters", "rankcore.filters._base:Filter"),
     "kernel": ("rankcore_register_kernels", "rankcore.kernels._base:Kernel"),
+    "candidate": ("rankcore_register_auto_candidates", "rankcore.auto._candidate:Candidate"),
 }
 
 
@@ -223,7 +225,7 @@ def _plural(family: str) -> str:
 
 def _example(family: str) -> str:
     return {"loss": "exp", "price": "pow:16", "learner": "stumps", "metric": "prec@k:10",
-            "objective": "push", "filter": "tikhonov", "kernel": "rbf"}[family]
+            "objective": "push", "filter": "tikhonov", "kernel": "rbf", "candidate": "trees"}[family]
 
 
 def _base_class(family: str) -> type:
