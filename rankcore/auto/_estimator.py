@@ -118,6 +118,20 @@ def default_specs() -> list[str]:
     return specs
 
 
+def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.ndarray]:
+    """candidate spec -> its out-of-fold score of each row over the plan's first pass of folds (NaN elsewhere)."""
+    first = range(min(plan.n_splits if plan.kind == "kfold" else 1, plan.n_folds))
+    out = {}
+    for c, by_fold in outcome.predictions.items():
+        if c in outcome.errors or not all(f in by_fold for f in first):
+            continue
+        scores = np.full(n_rows, np.nan)
+        for f in first:
+            scores[plan.folds[f][1]] = by_fold[f]
+        out[specs[c]] = scores
+    return out
+
+
 def _base_seed(random_state) -> int:
     if random_state is None:
         return int(np.random.default_rng().integers(2**31 - 1))
@@ -187,6 +201,11 @@ class AutoRanker(BaseEstimator):
         Row of the choice in ``cv_results_``.
     cv_description_ : str
         The folds used, in words.
+    cv_predictions_ : dict of str to ndarray
+        Candidate spec -> out-of-fold score of every row over the first pass of
+        folds (each row scored by a model that did not see it; NaN for rows a
+        hold-out did not validate), for the candidates evaluated on that whole
+        pass.  Not saved in model files.
     selection_reason_ : str
     search_time_, refit_time_ : float
         Seconds of the search and of the final refit.
@@ -314,7 +333,7 @@ class AutoRanker(BaseEstimator):
             best = search._ranked(scored)[0] if scored else None
             value = search.outcome.scores.get(result.candidate, {}).get(result.fold)
             event = SearchEvent(
-                candidate=specs[result.candidate], fold=result.fold + 1, n_folds=plan.n_folds, done=done[0],
+                candidate=specs[result.candidate], fold=result.fold + 1, n_splits=plan.n_splits, done=done[0],
                 planned=search.planned_tasks, score=value, error=result.error,
                 best=None if best is None else specs[best],
                 best_score=math.nan if best is None else search.mean_score(best), elapsed=search.elapsed())
@@ -369,6 +388,7 @@ class AutoRanker(BaseEstimator):
         self.cv_results_ = self.leaderboard_.cv_results()
         self.best_index_ = 0
         self._candidate = self._resolved(specs[chosen[0]]) if len(chosen) == 1 else None
+        self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
 
     def _refit(self, X, y, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
@@ -460,6 +480,11 @@ class AutoRanker(BaseEstimator):
         return tags
 
     def _accepts_missing(self) -> bool:
+        best = getattr(self, "best_estimator_", None)
+        if best is not None:
+            from ._saved import accepts_missing
+
+            return accepts_missing(best)
         try:
             specs = _check_candidates(self.candidates)
             specs = default_specs() if specs is None else specs

@@ -98,7 +98,7 @@ class Leaderboard:
             score = "-" if not math.isfinite(row.mean) else (
                 f"{row.mean:.4f}" + (f" ± {row.sd:.4f}" if math.isfinite(row.sd) else ""))
             fit = "-" if not math.isfinite(row.fit_time) else f"{row.fit_time:.3f}"
-            out.append([row.name, row.status, score, row.n_folds, fit, row.note])
+            out.append([row.name, row.status, score, str(row.n_folds), fit, row.note])
         return out
 
     def __str__(self) -> str:

@@ -26,9 +26,10 @@ class SearchEvent:
     candidate : str
         The candidate's spec.
     fold : int
-        The fold (1-based) it was fitted on.
-    n_folds : int
-        Folds in the plan.
+        The fold (1-based, in the plan's order) it was fitted on.
+    n_splits : int
+        Folds per repeat (1 for a hold-out): fold f is fold ``(f - 1) % n_splits + 1``
+        of repeat ``(f - 1) // n_splits + 1``.
     done, planned : int
         Tasks finished so far, and planned in all (an upper bound: successive
         halving and a time budget may run fewer).
@@ -43,7 +44,7 @@ class SearchEvent:
 
     candidate: str
     fold: int
-    n_folds: int
+    n_splits: int
     done: int
     planned: int
     score: float | None
@@ -51,6 +52,15 @@ class SearchEvent:
     best: str | None
     best_score: float
     elapsed: float
+
+
+def where(event: SearchEvent) -> str:
+    """``"fold 3/5"``, ``"fold 2/5 of repeat 2"`` or ``"hold-out"``."""
+    if event.n_splits <= 1:
+        return "hold-out" if event.fold == 1 else f"hold-out {event.fold}"
+    repeat, fold = divmod(event.fold - 1, event.n_splits)
+    text = f"fold {fold + 1}/{event.n_splits}"
+    return text + (f" of repeat {repeat + 1}" if repeat else "")
 
 
 def check_callbacks(callbacks: Any) -> list[Callable]:
@@ -82,9 +92,9 @@ class SearchProgress:
 
     def __call__(self, event: SearchEvent) -> None:
         if self.task is None:
-            self.task = self.progress.task("auto", event.planned, None)
+            self.task = self.progress.task("auto", event.planned, None, unit="tasks (candidate x fold)")
         self.task.total = max(event.planned, event.done)
-        self.task.name = f"auto: {event.candidate}, fold {event.fold}/{event.n_folds}"
+        self.task.name = f"auto: {event.candidate}, {where(event)}"
         if event.best is not None and not math.isnan(event.best_score):
             self.task.metric = f"best {event.best} {self.metric}"
         self.task.update(event.done, None, None if math.isnan(event.best_score) else event.best_score)

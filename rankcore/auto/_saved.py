@@ -25,7 +25,7 @@ import numpy as np
 
 from ._blend import RankAverage
 
-__all__ = ["encode_fitted", "decode_fitted"]
+__all__ = ["encode_fitted", "decode_fitted", "accepts_missing"]
 
 
 def _scaler_and_model(estimator: Any):
@@ -62,7 +62,7 @@ def encode_fitted(estimator: Any, name: str) -> dict:
 
 def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
     """Rebuild and validate a record of :func:`encode_fitted` for data with ``n_features`` columns."""
-    from ..persistence import ModelFormatError, model_from_dict
+    from ..persistence import ModelFormatError, _encode, model_from_dict
 
     if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "blend"):
         raise ModelFormatError(f"AutoRanker state: {where} must be a model record of kind 'model', "
@@ -74,7 +74,9 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
         raise ModelFormatError(f"AutoRanker state: {where} has fields {sorted(record)}, expected {sorted(expected)}")
     if kind == "blend":
         return _decode_blend(record, n_features, where)
-    model = model_from_dict(record["model"], source=f"AutoRanker state: {where}")
+    # The model file's loader has already decoded the nested arrays; encode them back (the exact inverse) so
+    # that the nested model is checked like a top-level file, checksum included.
+    model = model_from_dict(_encode(record["model"], where), source=f"AutoRanker state: {where}")
     if getattr(model, "n_features_in_", n_features) != n_features:
         raise ModelFormatError(f"AutoRanker state: {where} reads {model.n_features_in_} features, "
                                f"expected {n_features}")
@@ -115,3 +117,17 @@ def _decode_blend(record: dict, n_features: int, where: str) -> RankAverage:
             raise ModelFormatError(f"AutoRanker state: {where}.references[{i}] must be sorted finite float64 "
                                    f"values")
     return RankAverage(names, estimators, references)
+
+
+def accepts_missing(estimator: Any) -> bool:
+    """Whether a fitted candidate estimator scores rows with NaN (every member of a blend; a pipeline's model)."""
+    from sklearn.utils import get_tags
+
+    if isinstance(estimator, RankAverage):
+        return all(accepts_missing(e) for e in estimator.estimators)
+    pair = _scaler_and_model(estimator)
+    model = pair[1] if pair is not None else estimator
+    try:
+        return bool(get_tags(model).input_tags.allow_nan)
+    except Exception:  # noqa: BLE001 - an object without scikit-learn tags: assume not
+        return False
