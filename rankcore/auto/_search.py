@@ -217,7 +217,7 @@ class SuccessiveHalving:
             raise ValueError(
                 f"time_budget: {self.budget:g} s is too small for even one candidate: the cheapest, "
                 f"{first.spec!r}, needs about {needed:.2g} s on these data (its first fold of "
-                f"{self.plan.describe()} and its refit on all {self.n_rows} rows, measured); "
+                f"{self.plan.describe(1)} and its refit on all {self.n_rows} rows, measured); "
                 f"give at least that, or time_budget=None")
 
     def run_search(self, rungs: list[int]) -> SearchOutcome:
