@@ -90,10 +90,12 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
         if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (n_features,)
                 and np.isfinite(arr).all()):
             raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {n_features} finite float64 values")
-    if not (scale > 0).all():
-        raise ModelFormatError(f"AutoRanker state: {where}.scale must be positive")
+    with np.errstate(over="ignore"):
+        var = scale**2
+    if not ((scale > 0).all() and np.isfinite(var).all()):
+        raise ModelFormatError(f"AutoRanker state: {where}.scale must be positive, below 1e154")
     scaler = StandardScaler()
-    scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, scale**2
+    scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, var
     scaler.n_features_in_, scaler.n_samples_seen_ = n_features, 0
     return Pipeline([("standardscaler", scaler), (type(model).__name__.lower(), model)])
 
