@@ -22,8 +22,11 @@ Usage::
     python benchmarks/top_of_list_comparison.py --splits 3 --max-rows 20000 \
         --learners rankcore-trees,lightgbm --out report.md
 
-Learners whose package is missing (LightGBM, XGBoost, rankcore.gbdt) are left
-out with a note.  ``ijcnn1-test`` is not used (it is the test half of
+Learners whose package is missing (LightGBM, XGBoost, CatBoost, FLAML,
+rankcore.gbdt) are left out with a note.  ``auto`` is ``rankcore.AutoRanker()``
+with its defaults (choosing by pAUC@0.1 on the training part only: the
+comparison is nested); ``flaml`` is FLAML's ``AutoML`` on AUC given the time
+AutoRanker took on the same split; ``catboost`` is ``CatBoostClassifier()``.  ``ijcnn1-test`` is not used (it is the test half of
 ``ijcnn1``); data larger than ``--max-rows`` is subsampled (stratified, seeded)
 before splitting, and said so in the report.
 """
@@ -135,7 +138,116 @@ def _learners() -> dict[str, Callable[[int], object] | str]:
     except ImportError:
         out["xgboost"] = "unavailable (xgboost is not installed)"
     out["logistic"] = lambda seed: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    out.update(_auto_learners())
     return out
+
+
+# ----------------------------------------------------------------------
+# AutoRanker and the tools it is judged against (issue 24)
+# ----------------------------------------------------------------------
+class _SameBudget:
+    """A learner given the time AutoRanker took on the same split (FLAML's ``time_budget``)."""
+
+    needs_budget = True
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, seed, budget=None):
+        return self.make(seed, budget)
+
+
+def _auto_learners() -> dict[str, Callable[[int], object] | str]:
+    """AutoRanker with its defaults, CatBoost's defaults and FLAML at AutoRanker's time, when installed.
+
+    The comparison is nested by construction: each learner (AutoRanker's and
+    FLAML's selections included) sees only the training part of a split;
+    the test part judges it.
+    """
+    import rankcore
+
+    out: dict[str, Callable[[int], object] | str] = {
+        "auto": lambda seed: rankcore.AutoRanker(random_state=seed)}
+    try:
+        import catboost
+
+        out["catboost"] = lambda seed: catboost.CatBoostClassifier(random_seed=seed, verbose=0,
+                                                                   allow_writing_files=False)
+    except ImportError:
+        out["catboost"] = "unavailable (catboost is not installed)"
+    try:
+        import flaml
+
+        out["flaml"] = _SameBudget(lambda seed, budget: _FLAML(flaml, seed, budget))
+    except ImportError:
+        out["flaml"] = "unavailable (flaml is not installed)"
+    return out
+
+
+class _FLAML:
+    """FLAML's ``AutoML`` on AUC with a time budget (default: 10 s when AutoRanker did not run first)."""
+
+    def __init__(self, flaml, seed, budget):
+        self.automl = flaml.AutoML()
+        self.seed, self.budget = seed, 10.0 if budget is None else max(float(budget), 1.0)
+
+    def fit(self, X, y):
+        self.automl.fit(X, y, task="classification", metric="roc_auc", time_budget=self.budget, seed=self.seed,
+                        verbose=0)
+        return self
+
+    def predict_proba(self, X):
+        return self.automl.predict_proba(X)
+
+
+def _make(factory, seed, budgets):
+    """An unfitted learner: FLAML gets the seconds AutoRanker took on this split."""
+    if getattr(factory, "needs_budget", False):
+        return factory(seed, budgets.get("auto"))
+    return factory(seed)
+
+
+def means_table(results, learners) -> list[str]:
+    """Markdown lines: each learner's mean over datasets (each the mean of its splits) per metric.
+
+    A learner that failed on a dataset (NaN) is left out of that metric's mean and marked with its
+    number of datasets.
+    """
+    lines = ["", "## Means over datasets", "", "| learner | " + " | ".join(METRICS) + " |",
+             "|---|" + "---:|" * len(METRICS)]
+    for n in learners:
+        cells = []
+        for m in METRICS:
+            per = [np.nanmean(results[d][n][m]) if np.isfinite(results[d][n][m]).any() else np.nan for d in results]
+            ok = [v for v in per if np.isfinite(v)]
+            cell = f"{np.mean(ok):.3f}" if ok else "-"
+            cells.append(cell if len(ok) == len(per) else f"{cell} ({len(ok)} sets)")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def cost_ratios(times, reference="lightgbm"):
+    """dataset -> learner -> mean over splits of (fit+score seconds) / the reference's on the same split."""
+    out = {}
+    for d, per_learner in times.items():
+        if reference not in per_learner:
+            continue
+        ref = np.asarray(per_learner[reference])
+        out[d] = {n: float(np.mean(np.asarray(t) / ref)) for n, t in per_learner.items() if len(t) == len(ref)}
+    return out
+
+
+def cost_table(times, learners, reference="lightgbm") -> list[str]:
+    """Markdown lines: each learner's fit+score time as a multiple of the reference's, per dataset."""
+    ratios = cost_ratios(times, reference)
+    if not ratios:
+        return []
+    shown = [n for n in learners if n != reference]
+    lines = ["", f"## Fit + score time as a multiple of {reference}'s (same split, mean over splits)", "",
+             "| dataset | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
+    for d, per in ratios.items():
+        lines.append(f"| {d} | " + " | ".join(f"{per[n]:.1f}" if n in per else "-" for n in shown) + " |")
+    return lines
 
 
 # ----------------------------------------------------------------------
@@ -177,8 +289,9 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print):
         results[name] = {n: {m: [] for m in METRICS} for n in active}
         times[name] = {n: [] for n in active}
         for split, (tr, te) in enumerate(splitter.split(X, y)):
+            budgets: dict[str, float] = {}
             for learner in active:
-                model = factories[learner](split)
+                model = _make(factories[learner], split, budgets)
                 start = time.perf_counter()
                 try:
                     model.fit(X[tr], y[tr])
@@ -188,6 +301,7 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print):
                     notes.append(f"{name} split {split}: {learner} failed: {type(exc).__name__}: {exc}")
                     got = {m: math.nan for m in METRICS}
                 times[name][learner].append(time.perf_counter() - start)
+                budgets[learner] = times[name][learner][-1]
                 for m in METRICS:
                     results[name][learner][m].append(got[m])
         log(f"{name}: " + ", ".join(
@@ -233,6 +347,8 @@ def report(results, times, unavailable, notes, n_splits) -> str:
                 cell = f"{np.nanmean(v):.3f} ± {np.nanstd(v):.3f}"
                 cells.append(f"**{cell}**" if np.nanmean(v) == best else cell)
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    lines += means_table(results, learners)
+    lines += cost_table(times, learners)
     if unavailable or notes:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}: {why}" for n, why in unavailable.items()]
