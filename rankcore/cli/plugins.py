@@ -12,7 +12,7 @@ def add_parser(subparsers):
         description="List every registered loss, price, learner, objective, metric, filter and kernel, "
         "with the distribution that provided it and any plugin that failed to load.",
     )
-    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel)")
+    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, candidate)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     return parser
 
