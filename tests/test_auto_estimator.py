@@ -123,14 +123,14 @@ def test_auto_results_do_not_depend_on_the_thread_count():
 
 def test_auto_save_and_load_round_trip(fitted, tmp_path):
     model, X, y = fitted
-    path = tmp_path / "auto.json"
-    save_model(model, path)
-    loaded = load_model(path)
-    assert isinstance(loaded, AutoRanker)
+    save_model(model, tmp_path / "auto.json")
+    loaded = load_model(tmp_path / "auto.json")
+    assert isinstance(loaded, AutoRanker) and loaded.get_params() == model.get_params()
+    assert loaded.best_candidate_ == model.best_candidate_
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     assert [r.name for r in loaded.leaderboard_] == [r.name for r in model.leaderboard_]
-    assert loaded.best_candidate_ == model.best_candidate_
-    assert loaded.get_params() == model.get_params()
+    for key in ("mean_test_score", "split0_test_score", "rank_test_score"):
+        np.testing.assert_array_equal(loaded.cv_results_[key], model.cv_results_[key])
 
 
 def test_auto_blend_and_kernel_pipeline_round_trip(monkeypatch, tmp_path):

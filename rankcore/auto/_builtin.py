@@ -156,9 +156,12 @@ class ExactBoostCandidate(Candidate):
 
 
 class _GBDTCandidate(Candidate):
-    """Shared: a gradient-boosting library driven by a rankcore objective (``rankcore.gbdt``)."""
+    """Shared: a gradient-boosting library's classifier trained on a rankcore objective (``rankcore.gbdt``)."""
 
-    package: ClassVar[str] = ""
+    package: ClassVar[str] = ""            # the module to import
+    estimator: ClassVar[str] = ""          # its scikit-learn classifier
+    adapter: ClassVar[str] = ""            # the rankcore.gbdt function making the objective
+    extra: ClassVar[dict] = {}             # other constructor arguments
     parameters = (Parameter("objective", str, default="push:exp,pow:4", doc="a registered objective spec"),)
     default_specs = ()          # opt-in: their models cannot be saved without pickle
     accepts_missing = True
@@ -173,37 +176,29 @@ class _GBDTCandidate(Candidate):
             return f"{self.package} is not installed"
         return super().skip_reason(context)
 
+    def build(self, context: CandidateContext) -> Any:
+        import importlib
+
+        from .. import gbdt
+
+        objective = getattr(gbdt, self.adapter)(self.objective, random_state=context.random_state, n_jobs=1)
+        model = getattr(importlib.import_module(self.package), self.estimator)
+        return _RawScores(model(objective=objective, random_state=context.random_state, n_jobs=context.n_jobs,
+                                **self.extra))
+
 
 class LightGBMCandidate(_GBDTCandidate):
     """LightGBM's ``LGBMClassifier`` trained on a rankcore objective (needs lightgbm)."""
 
     name = "lightgbm"
-    package = "lightgbm"
-
-    def build(self, context: CandidateContext) -> Any:
-        import lightgbm
-
-        from ..gbdt import lightgbm_objective
-
-        return _RawScores(lightgbm.LGBMClassifier(
-            objective=lightgbm_objective(self.objective, random_state=context.random_state, n_jobs=1),
-            random_state=context.random_state, n_jobs=context.n_jobs, verbose=-1))
+    package, estimator, adapter, extra = "lightgbm", "LGBMClassifier", "lightgbm_objective", {"verbose": -1}
 
 
 class XGBoostCandidate(_GBDTCandidate):
     """XGBoost's ``XGBClassifier`` trained on a rankcore objective (needs xgboost)."""
 
     name = "xgboost"
-    package = "xgboost"
-
-    def build(self, context: CandidateContext) -> Any:
-        import xgboost
-
-        from ..gbdt import xgboost_objective
-
-        return _RawScores(xgboost.XGBClassifier(
-            objective=xgboost_objective(self.objective, random_state=context.random_state, n_jobs=1),
-            random_state=context.random_state, n_jobs=context.n_jobs))
+    package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
 
 
 class _RawScores:

@@ -421,15 +421,10 @@ class AutoRanker(BaseEstimator):
     # ------------------------------------------------------------------
     @reads_a_snapshot
     def decision_function(self, X) -> np.ndarray:
-        """Scores of the chosen model: higher means closer to the top of the ranking.
+        """The chosen model's scores of the rows of X (n_samples, n_features): higher is nearer the top.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of float64, shape (n_samples,)
+        A blend scores each row alone (the mean of its members' quantiles), so
+        the score of a row does not depend on the other rows of X.
         """
         check_is_fitted(self)
         reject_1d(X)

@@ -16,7 +16,7 @@ import shlex
 from . import CommandError
 from ._common import (
     Table,
-    add_data_options,
+    add_data_argument,
     add_force_option,
     add_table_format_option,
     check_distinct_outputs,
@@ -47,8 +47,7 @@ def add_parser(subparsers):
                "  rankcore plugins --family candidate      # every candidate and its parameters",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_argument(parser)
     search = parser.add_argument_group("search")
     search.add_argument("--metric", default="pauc:0.1", metavar="METRIC",
                         help="the metric to choose by (default pauc:0.1; e.g. prec@k:50, prec@k:0.05, rmax, auc)")

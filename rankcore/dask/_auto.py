@@ -12,12 +12,13 @@ fits do not depend on the thread count: all the built-in ones).
 from __future__ import annotations
 
 from ..auto import AutoRanker
+from ._client import ClientParameter
 from ._inputs import get_client, is_dask_collection
 
 __all__ = ["DaskAutoRanker"]
 
 
-class DaskAutoRanker(AutoRanker):
+class DaskAutoRanker(ClientParameter, AutoRanker):
     __doc__ = ("AutoRanker with its candidates x folds run as tasks on a Dask cluster.\n\n"
                "    Same search, same choice and same model as :class:`rankcore.AutoRanker` fitted with the\n"
                "    same parameters; the (candidate, fold) fits execute on the workers, one thread each.\n"
@@ -54,15 +55,3 @@ class DaskAutoRanker(AutoRanker):
         local = AutoRanker(**params)
         local.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_") or k == "_candidate"})
         return local
-
-    def __sklearn_clone__(self):
-        from sklearn.base import clone
-
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(client=client, **{key: clone(value, safe=False) for key, value in params.items()})
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())
-        state["client"] = None
-        return state
