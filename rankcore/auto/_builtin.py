@@ -95,7 +95,8 @@ class LinearCandidate(Candidate):
         from ..precision_at_k import SGDAtK
 
         k = self.k if self.k < 1 else min(int(self.k), context.n_rows)
-        return SGDAtK(k=k, n_epochs=self.n_epochs, random_state=context.random_state, n_jobs=context.n_jobs)
+        # one thread: its batches are small, and a second thread costs more than it saves
+        return SGDAtK(k=k, n_epochs=self.n_epochs, random_state=context.random_state, n_jobs=1)
 
 
 class KernelCandidate(Candidate):
