@@ -66,8 +66,9 @@ class Candidate(Component):
     accepts_missing : bool
         The estimator accepts NaN in X; otherwise the candidate is skipped
         (with that reason in the leaderboard) when X has missing values.
-    max_rows : int or None
-        Skipped on data with more training rows (too slow to be worth it).
+    max_rows, max_features : int or None
+        Skipped on data with more training rows, or more features (too slow
+        to be worth it there).
     relative_cost : float
         Rough fit time relative to the default trees on the same rows; the
         search orders work and plans a time budget with it until it has
@@ -83,6 +84,7 @@ class Candidate(Component):
     default_specs: ClassVar[tuple[str, ...] | None] = None
     accepts_missing: ClassVar[bool] = False
     max_rows: ClassVar[int | None] = None
+    max_features: ClassVar[int | None] = None
     relative_cost: ClassVar[float] = 1.0
     priority: ClassVar[int] = 100
     savable: ClassVar[bool] = True
@@ -105,6 +107,8 @@ class Candidate(Component):
             return "X has missing values, which it does not accept"
         if self.max_rows is not None and context.n_rows > self.max_rows:
             return f"more than {self.max_rows} training rows"
+        if self.max_features is not None and context.n_features > self.max_features:
+            return f"more than {self.max_features} features"
         return None
 
     def build(self, context: CandidateContext) -> Any:

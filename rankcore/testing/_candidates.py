@@ -46,9 +46,10 @@ def check_candidate_declarations(candidate, rng):
     name = candidate.spec
     assert isinstance(candidate.accepts_missing, bool), f"candidate {name!r}: accepts_missing must be a bool"
     assert isinstance(candidate.savable, bool), f"candidate {name!r}: savable must be a bool"
-    assert candidate.max_rows is None or (isinstance(candidate.max_rows, numbers.Integral)
-                                          and candidate.max_rows >= 1), \
-        f"candidate {name!r}: max_rows must be None or a positive integer, got {candidate.max_rows!r}"
+    for attribute in ("max_rows", "max_features"):
+        value = getattr(candidate, attribute)
+        assert value is None or (isinstance(value, numbers.Integral) and value >= 1), \
+            f"candidate {name!r}: {attribute} must be None or a positive integer, got {value!r}"
     cost = candidate.relative_cost
     assert isinstance(cost, numbers.Real) and math.isfinite(cost) and cost > 0, \
         f"candidate {name!r}: relative_cost must be a positive number, got {cost!r}"
