@@ -136,7 +136,9 @@ class ExactBoostCandidate(Candidate):
     )
     examples = ("exactboost:n_runs=3",)
     default_specs = ("exactboost",)
-    max_rows = 10_000
+    # its branch and bound grows with rows x features: where it wins (small, narrow, noisy tables) it is cheap
+    max_rows = 2000
+    max_features = 50
     relative_cost = 2.0
     priority = 30
 
