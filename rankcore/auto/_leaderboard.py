@@ -31,7 +31,8 @@ class LeaderboardRow:
         Mean and standard deviation of the fold scores (NaN without any).
         For the blend, the scores of the nested estimate (see ``note``).
     fold_scores : list of float
-        The score on each fold of the plan, NaN where not evaluated.
+        The score on each validation part -- each fold of a K-fold plan, each
+        stratified part of a hold-out --, NaN where not evaluated.
     fit_time, score_time : float
         Mean seconds per fold to fit and to score the validation part.
     note : str
@@ -48,6 +49,7 @@ class LeaderboardRow:
 
     @property
     def n_folds(self) -> int:
+        """Validation parts with a score (the ``parts`` column)."""
         return int(np.count_nonzero(np.isfinite(self.fold_scores)))
 
 
@@ -92,7 +94,7 @@ class Leaderboard:
         return pd.DataFrame([{c: r[c] for c in columns} for r in self.records()], columns=columns)
 
     def table_rows(self) -> list[list[Any]]:
-        """Rows for a printed table: candidate, status, mean ± sd, folds, fit seconds, note."""
+        """Rows for a printed table: candidate, status, mean ± sd, parts scored, fit seconds per fold, note."""
         out = []
         for row in self.rows:
             score = "-" if not math.isfinite(row.mean) else (
@@ -102,7 +104,7 @@ class Leaderboard:
         return out
 
     def __str__(self) -> str:
-        header = ["candidate", "status", f"{self.metric} (mean ± sd)", "folds", "fit s/fold", "note"]
+        header = ["candidate", "status", f"{self.metric} (mean ± sd)", "parts", "fit s/fold", "note"]
         body = [[str(v) for v in r] for r in self.table_rows()]
         widths = [max(len(header[i]), *(len(r[i]) for r in body)) if body else len(header[i])
                   for i in range(len(header))]

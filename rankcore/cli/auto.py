@@ -175,7 +175,7 @@ class _SearchDisplay:
 
 def leaderboard_table(estimator) -> Table:
     rows = estimator.leaderboard_.table_rows()
-    return Table(["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "folds", "fit s/fold",
+    return Table(["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "parts", "fit s/fold",
                   "note"], rows)
 
 
