@@ -143,10 +143,11 @@ def _base_seed(random_state) -> int:
 class AutoRanker(BaseEstimator):
     """Cross-validates rankcore's learners on your top-of-list metric and keeps the best (or their blend).
 
-    Candidates from every family -- gradient-boosted trees and variants,
-    push-boosted stumps, a linear ranker, kernel ranking on small data,
-    ExactBoost on the metric itself, and any candidate a plugin registers --
-    are scored on the same folds; successive halving drops the weak ones
+    Candidates from every family -- gradient-boosted trees (and on every
+    row), a linear ranker, kernel ranking on small data, ExactBoost on the
+    metric itself on small narrow tables, push stumps and LightGBM/XGBoost on
+    request, and any candidate a plugin registers -- are scored on the same
+    folds; successive halving drops the weak ones
     early; the default trees are kept unless another candidate beats them by
     more than the noise of the folds; a rank-average blend of the two leaders
     wins only if a nested estimate says it does.  The choice is refitted on
@@ -173,6 +174,8 @@ class AutoRanker(BaseEstimator):
     candidates : "auto" or list of str, default "auto"
         Candidate specs (``rankcore plugins --family candidate`` lists them):
         ``"auto"`` is every registered candidate's default configurations.
+        The first candidate is the *default* the others must beat (``"trees"``
+        in the default search).
     blend : bool, default True
         Consider the rank-average blend of the two leading candidates.
     n_jobs : int or None, default None

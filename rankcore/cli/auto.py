@@ -37,8 +37,8 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "auto",
         help="choose the best ranking model for a data file by cross-validation",
-        description="Cross-validate rankcore's candidate learners (trees and variants, stumps, a linear ranker, "
-                    "kernel ranking, ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
+        description="Cross-validate rankcore's candidate learners (trees, a linear ranker, kernel ranking, "
+                    "ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
                     "or the rank-average blend of the two leaders when a nested estimate says it wins -- refit it "
                     "on every row and save it. The leaderboard goes to standard output.",
         epilog="examples:\n"
