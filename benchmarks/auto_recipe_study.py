@@ -27,8 +27,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 import warnings

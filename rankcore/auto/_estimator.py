@@ -25,7 +25,7 @@ from ..validation import check_bipartite_target, check_matrix, check_same_length
 from ._candidate import candidate_scores
 from ._folds import check_cv, check_metric_on_units, plan_folds, plan_units
 from ._progress import SearchEvent, SearchProgress, check_callbacks
-from ._report import build_leaderboard
+from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
 from ._selection import select
 from ._state import fitted_state, restore_state
@@ -350,7 +350,6 @@ class AutoRanker(BaseEstimator):
     # ------------------------------------------------------------------
     def _choose_and_refit(self, X, y, specs, skipped, plan, units, search, outcome, metric, seed, n_threads):
         from ._folds import Units
-        from ._report import blend_name, build_leaderboard
 
         alive = outcome.survivors
         if not alive:
@@ -399,7 +398,7 @@ class AutoRanker(BaseEstimator):
         order = [selection.chosen]
         if selection.is_blend:
             order.append((selection.single,))
-        by_mean = sorted(alive, key=lambda c: (-float(np.mean(scores[c])), c))
+        by_mean = sorted(alive, key=lambda c: (-sign * float(np.mean(scores[c])), c))
         order += [(c,) for c in by_mean if (c,) not in order]
         failures: dict[int, str] = {}
         for members in order:

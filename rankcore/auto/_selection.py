@@ -55,6 +55,7 @@ class Selection:
     single_nested: np.ndarray | None = None
     reason: str = ""
     advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
+    units_used: list = field(default_factory=list)   # the plan's units the scores are on (set by the caller)
 
     @property
     def is_blend(self) -> bool:
