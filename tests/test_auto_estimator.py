@@ -230,6 +230,9 @@ def test_auto_fold_with_one_class_fails_before_any_fit(monkeypatch):
         AutoRanker(cv=3, candidates=FAST).fit(X, y)
     with pytest.raises(ValueError, match="at least 2 rows of each class"):
         AutoRanker(candidates=FAST).fit(X, np.r_[1, np.zeros(79, dtype=int)])
+    with pytest.raises(ValueError, match=r"metric 'pauc:0.1' cannot be computed on the stratified hold-out of 4 "
+                                         r"rows .* 0 relevant.*needs both classes"):
+        AutoRanker(cv=0.05, candidates=FAST).fit(X, y)
 
 
 def test_auto_budget_too_small_says_what_the_cheapest_needs():

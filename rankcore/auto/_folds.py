@@ -230,16 +230,23 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
     """
     sizes = sorted({int(r.shape[0]) for r in units.rows})
     size_text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
-    what = "validation folds" if plan.kind == "kfold" else "parts of the hold-out"
+    if plan.kind == "kfold":
+        where, part = f"the validation folds of {plan.describe()} ({size_text} rows each", "fold"
+    else:
+        where = f"the {plan.describe()} (scored in {len(units)} part(s) of {size_text} rows"
+        part = "part"
     for number, rows in enumerate(units.rows, start=1):
         y_val = y[rows]
         try:
             metric(y_val, np.zeros(y_val.shape[0]))
         except (ValueError, TypeError) as exc:
             positives = int(np.count_nonzero(y_val))
+            if 0 < positives < y_val.shape[0]:
+                advice = ("use a metric that fits them (for precision at the top, a fraction such as "
+                          "'prec@k:0.05') or larger validation parts (fewer folds, a larger hold-out)")
+            else:
+                advice = "each needs both classes: use fewer folds or a larger hold-out"
             raise ValueError(
-                f"metric {metric.spec!r} cannot be computed on the {what} of {plan.describe()} "
-                f"({size_text} rows each; number {number} has {y_val.shape[0]} rows, {positives} relevant): {exc}. "
-                f"Use a metric that fits them (for precision at the top, a fraction such as 'prec@k:0.05'), "
-                f"or a different cv"
+                f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has {y_val.shape[0]} rows, "
+                f"{positives} relevant): {exc}. {advice[0].upper()}{advice[1:]}"
             ) from None
