@@ -78,7 +78,7 @@ def main(argv=None) -> int:
         print(f"skipped: {exc}", file=sys.stderr)
         return 0
     head = "| dataset (rows x features) | LGBMClassifier() s | AutoRanker() s | ratio | search / refit s | " \
-           "tasks | folds | chosen |"
+           "parts scored | validation | chosen |"
     print(head)
     print("|---|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
