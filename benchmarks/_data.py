@@ -1,8 +1,9 @@
 """Finding and reading the shared real datasets for benchmarks and reproductions.
 
 The datasets are not part of the repository.  They are looked up in the folder
-named by the environment variable ``RANKCORE_DATASETS``, else in
-``../shared/datasets`` beside the repository.  Scripts call
+named by the environment variable ``RANKCORE_DATASETS``; without it, in the
+default folder :func:`datasets_dir` names (the only place that default is
+written).  Scripts call
 :func:`load_dataset` and skip (pytest) or exit cleanly (scripts) with
 :class:`DatasetUnavailable` when a file is missing.
 """

@@ -1,4 +1,4 @@
-"""Reading data files: rankcore.datasets.load_data against NumPy's and pandas' CSV readers.
+"""Reading data files: rankcore.cli.datasets.load_data against NumPy's and pandas' CSV readers.
 
 Run::
 
@@ -26,7 +26,8 @@ import time
 import numpy as np
 import pytest
 
-from rankcore import datasets
+from rankcore.cli import datasets
+from rankcore.cli.datasets import _csv
 
 ROWS = {"fast": 20_000, "full": 500_000}
 N_FEATURES = 20
@@ -64,12 +65,12 @@ def _with_missing(path, *, label_first: bool):
 
 
 def _checking_parser(path):
-    original = datasets._csv_fast_path
-    datasets._csv_fast_path = lambda *a, **k: None
+    original = _csv._csv_fast_path
+    _csv._csv_fast_path = lambda *a, **k: None
     try:
         return datasets.load_data(path)
     finally:
-        datasets._csv_fast_path = original
+        _csv._csv_fast_path = original
 
 
 def _without_pandas(path):

@@ -182,3 +182,102 @@ def test_evaluate_all_at_once(benchmark, data, n, argsort_seconds, capsys):
     with capsys.disabled():
         print(f"\n[evaluate n={n:,}] {len(specs)} metrics together {together * 1e3:.1f} ms, "
               f"one call each {separate * 1e3:.1f} ms ({separate / together:.1f}x)")
+
+
+# ---------------------------------------------------------------------------
+# confidence intervals (issue 25): DeLong against one auc call, the one-sort
+# bootstrap of pauc@0.1 against the clock and against pROC (R)
+# ---------------------------------------------------------------------------
+
+SUMMARY: list[str] = []
+SUMMARY_TITLE = "metrics / intervals"
+
+
+def _untied(n):
+    """n continuous scores (no ties), 30 % positives: the bootstrap's hardest case (one group per row)."""
+    rng = np.random.default_rng(1)
+    y = (rng.random(n) < 0.3).astype(np.int8)
+    return y, rng.normal(size=n) + 0.8 * y
+
+
+@pytest.mark.benchmark(group="intervals")
+def test_delong_interval_speed_ratio(benchmark, data, n, rounds):
+    """DeLong's interval (one sort + O(n) placements) against one ``rankcore.metrics.auc`` call; goal <= 3x."""
+    y, scores = data
+    best = _interleaved({"delong": lambda: rm.confidence_interval(y, scores, "auc"),
+                         "auc": lambda: rm.auc(y, scores)}, rounds)
+    ratio = best["delong"] / best["auc"]
+    benchmark.extra_info.update(n=n, delong_ms=best["delong"] * 1e3, auc_ms=best["auc"] * 1e3,
+                                ratio_to_auc=ratio, goal_ratio_to_auc=3.0)
+    benchmark.pedantic(rm.confidence_interval, args=(y, scores, "auc"), rounds=3, iterations=1)
+    SUMMARY.append(f"[delong n={n:,}] interval {best['delong'] * 1e3:.1f} ms, auc {best['auc'] * 1e3:.1f} ms: "
+                   f"{ratio:.2f}x one auc call (goal <= 3: {'met' if ratio <= 3 else 'MISSED'})")
+
+
+@pytest.mark.benchmark(group="intervals")
+@pytest.mark.parametrize("kind", ["ties", "untied"])
+def test_bootstrap_pauc_interval_seconds(benchmark, data, n, kind):
+    """2,000 stratified replicates of pauc:0.1 at n rows, both cores; goal <= 5 s at n = 10^6."""
+    y, scores = data if kind == "ties" else _untied(n)
+    run = lambda: rm.confidence_interval(y, scores, "pauc:0.1", n_boot=2000, random_state=0)  # noqa: E731
+    seconds = _best_of(run, 3)
+    benchmark.extra_info.update(n=n, kind=kind, seconds=seconds, goal_seconds_at_1e6=5.0)
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    SUMMARY.append(f"[bootstrap pauc:0.1 n={n:,} {kind}] 2,000 replicates in {seconds:.2f} s "
+                   f"(least of 3; goal <= 5 s at n = 1,000,000)")
+
+
+_PROC_TIMING = r"""
+suppressMessages(library(pROC))
+args <- commandArgs(trailingOnly = TRUE)
+d <- read.csv(args[1])
+r <- roc(d$y, d$s, levels = c(0, 1), direction = "<", quiet = TRUE, partial.auc = c(1, 0.9),
+         partial.auc.focus = "specificity")
+best <- Inf
+for (i in 1:as.integer(args[3])) {
+  set.seed(i)
+  t <- system.time(ci.auc(r, method = "bootstrap", boot.n = as.integer(args[2]), progress = "none"))[["elapsed"]]
+  best <- min(best, t)
+}
+cat(best, "\n")
+"""
+
+
+@pytest.mark.benchmark(group="intervals")
+def test_bootstrap_against_proc(benchmark, tmp_path):
+    """pauc:0.1 bootstrap interval at 10^5 rows: rankcore against pROC's ci.auc(method="bootstrap"); goal >= 50x.
+
+    pROC recomputes the ROC curve of every replicate (one sort each), so it is
+    timed on ``PROC_BOOT`` replicates and scaled to 2,000 (its cost is linear
+    in boot.n); the time is R's own ``system.time`` around ``ci.auc``, so
+    neither R's start-up nor reading the data counts.  Skipped without
+    ``Rscript`` and pROC.
+    """
+    import shutil
+    import subprocess
+
+    rscript = shutil.which("Rscript")
+    if rscript is None or subprocess.run([rscript, "-e", "library(pROC)"], capture_output=True).returncode:
+        pytest.skip("Rscript with the pROC package is not installed")
+    n_rows, proc_boot = 100_000, 100
+    rng = np.random.default_rng(2)
+    y = (rng.random(n_rows) < 0.3).astype(np.int8)
+    scores = np.round(rng.normal(size=n_rows) + 0.8 * y, 3)
+    path = tmp_path / "data.csv"
+    np.savetxt(path, np.c_[y, scores], delimiter=",", header="y,s", comments="", fmt="%.6g")
+    script = tmp_path / "timing.R"
+    script.write_text(_PROC_TIMING)
+    ours = []
+    theirs = []
+    for _ in range(2):  # alternate: background load hits both alike
+        ours.append(_best_of(lambda: rm.confidence_interval(y, scores, "pauc:0.1", n_boot=2000, random_state=0), 2))
+        done = subprocess.run([rscript, str(script), str(path), str(proc_boot), "1"], capture_output=True,
+                              text=True, check=True)
+        theirs.append(float(done.stdout.split()[0]) * 2000 / proc_boot)
+    ratio = min(theirs) / min(ours)
+    benchmark.extra_info.update(n=n_rows, rankcore_seconds=min(ours), proc_seconds_2000=min(theirs),
+                                proc_boot_timed=proc_boot, speedup_vs_proc=ratio, goal_speedup=50.0)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[bootstrap pauc:0.1 n={n_rows:,}] rankcore {min(ours):.3f} s, pROC ci.auc "
+                   f"{min(theirs):.1f} s (timed on {proc_boot} replicates, scaled to 2,000): {ratio:.0f}x "
+                   f"(goal >= 50: {'met' if ratio >= 50 else 'MISSED'})")

@@ -19,7 +19,7 @@ each boostable surrogate (``prec@k-avg:0.05``, ``prec@k-ramp:0.05``,
 profiles), stumps learner, default bins, side by side in one session with the
 ratio to push.  The avg objective is also run along the earlier paths: first
 trial step 1 (``piecewise_linear_search``), bisection on the exact line
-(``line_search``) and the generic line (``_SurrogateBound.exact_line =
+(``line_search``) and the generic line (``_BoundPrecAtK.exact_line =
 False``).  Goal: at most 3× the push objective's time per iteration::
 
     pytest benchmarks/bench_precision_at_k.py --benchmark-only -s -k boost
@@ -153,7 +153,7 @@ def test_boost_time_per_iteration(benchmark, boost_data, name):
     """Time per boosting iteration: the median time between consecutive iterations (a callback
     stamps each one, so binning and the first objective state are left out), minimum over rounds."""
     import rankcore
-    from rankcore.precision_at_k.objectives import TopKLine, _SurrogateBound
+    from rankcore.precision_at_k.objectives import TopKLine, _BoundPrecAtK
 
     X, y = boost_data
     objective = BOOST_CASES[name]
@@ -167,8 +167,8 @@ def test_boost_time_per_iteration(benchmark, boost_data, name):
         medians.append(float(np.median(np.diff(stamps))))
         return model
 
-    saved = _SurrogateBound.exact_line, TopKLine.minimize, TopKLine.CONVEX_KINDS
-    _SurrogateBound.exact_line = name != "prec@k-avg generic line"
+    saved = _BoundPrecAtK.exact_line, TopKLine.minimize, TopKLine.CONVEX_KINDS
+    _BoundPrecAtK.exact_line = name != "prec@k-avg generic line"
     if name == "prec@k-avg bisection":  # the exact line, minimized by line_search (bisection to 1e-13)
         TopKLine.minimize = None
     if name == "prec@k-avg first step 1":  # no convex search: every line starts at t = 1
@@ -180,7 +180,7 @@ def test_boost_time_per_iteration(benchmark, boost_data, name):
         medians.clear()
         benchmark.pedantic(fit, args=(n_iter,), rounds=rounds, iterations=1)
     finally:
-        _SurrogateBound.exact_line, TopKLine.minimize, TopKLine.CONVEX_KINDS = saved
+        _BoundPrecAtK.exact_line, TopKLine.minimize, TopKLine.CONVEX_KINDS = saved
     per_iteration = min(medians)
     _BOOST_TIMES[name] = per_iteration
     benchmark.group = "boost, time per iteration"

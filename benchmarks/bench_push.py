@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
-from rankcore.objectives._push import PairwisePushProblem
+from rankcore.objectives._push import BoundPairwisePush
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.push._line_search import line_search
@@ -62,7 +62,7 @@ def _iteration_data(n, d=20, seed=0):
 
 
 def naive_pairwise_iteration(X, y, p=4.0):
-    """One iteration of seed 000's Figure 1, pair by pair (float64, I × K temporaries).
+    """One iteration of Rudin's (2006) Figure 1, pair by pair (float64, I × K temporaries).
 
     For each of the d weak rankers: M_j = h_j(x_i) − h_j(x̃_k) over all pairs and
     the derivative Σ_k (Σ_i d_ik)^{p−1} Σ_i d_ik M_ikj; then a line search on the
@@ -227,7 +227,7 @@ def test_gradient_evaluation(benchmark, loss, n):
     line = f"gradient, push:{loss},pow:4, n={n:>8} (I·K = {pairs:.2e}): {seconds * 1e3:10.2f} ms"
     # the generic per-pair kernel, where it is feasible, as the alternative
     if pairs <= (2e9 if FULL else 2e8):
-        generic = PairwisePushProblem(objective, y, None, _GenericKernel(objective.loss_component),
+        generic = BoundPairwisePush(objective, y, None, _GenericKernel(objective.loss_component),
                                       objective.price_component, n_threads=n_threads)
         start = time.perf_counter()
         generic.value_and_gradient(f)

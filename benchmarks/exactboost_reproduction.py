@@ -1,6 +1,6 @@
-"""Reproduce ExactBoost's estimator experiments (seed 004, SPEC §5) on the shared datasets.
+"""Reproduce ExactBoost's estimator experiments (Csillag et al. 2022; docs/theory/exactboost.md) on the datasets.
 
-For every dataset found in ``$RANKCORE_DATASETS`` (default ``../shared/datasets``)
+For every dataset found in ``$RANKCORE_DATASETS`` (see ``benchmarks/_data.py``)
 and several stratified 70/30 splits (``random_state`` = 0, 1, ...), fit
 
 - rankcore's ExactBoost with the paper's hyperparameters (250 runs, 50 rounds,
@@ -12,7 +12,7 @@ and several stratified 70/30 splits (``random_state`` = 0, 1, ...), fit
 and report the test losses 1 - AUC, 1 - KS and 1 - P@k (k = 20 % of the test
 set, as the authors' evaluation), mean ± sd over splits, with fit times.  The
 closing note compares with the authors' public code on split 0 (numbers
-quoted in issue 5) and the paper's table (SPEC §5).
+quoted in issue 5) and the paper's table (docs/theory/exactboost.md#beyond-the-paper).
 
 Usage::
 
@@ -70,7 +70,7 @@ ISSUE_LOGISTIC_AUC = {
 # does, so the labels are flipped to the paper's convention.
 PAPER_POSITIVE_IS_OUR_ZERO = {"german-numeric", "splice", "svmguide1"}
 
-# The paper's table (seed 004; SPEC §5): ExactBoost test losses, mean over splits.
+# The paper's table (Csillag et al. 2022): ExactBoost test losses, mean over splits.
 # The paper's "heart" has 303 rows (Cleveland) and its liver-disorders 145 (LIBSVM).
 PAPER = {
     "german-numeric": {"AUC": 0.23, "KS": 0.53, "P@k": 0.11},
@@ -144,7 +144,7 @@ def report(results: dict, seeds: int) -> str:
     lines.append("Positive class as in the paper (flipped for " + ", ".join(sorted(PAPER_POSITIVE_IS_OUR_ZERO))
                  + "); P@k with k = 20 % of the test set.")
     lines.append("")
-    lines.append("| dataset | n × d, positives | metric | ExactBoost | logistic regression | RankBoost | paper (SPEC §5) |")
+    lines.append("| dataset | n × d, positives | metric | ExactBoost | logistic regression | RankBoost | paper |")
     lines.append("|---|---|---|---|---|---|---|")
     for name, res in results.items():
         for label in METRICS:

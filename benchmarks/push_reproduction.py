@@ -1,4 +1,4 @@
-"""Reproduction of the P-Norm Push experiments (seed 000 §5; Rudin, "Ranking with a P-Norm Push").
+"""Reproduction of the P-Norm Push experiments (Rudin, "Ranking with a P-Norm Push", 2006, section 5).
 
 Five settings, p ∈ {1, 2, 4, 8, 16, 64}, exponential loss, 200 iterations of
 coordinate descent (RankBoost at p = 1):
@@ -24,7 +24,7 @@ Run::
 
     python benchmarks/push_reproduction.py [--out-dir out/push_reproduction] [--repeats 10]
 
-Datasets come from ``$RANKCORE_DATASETS`` (default ``../shared/datasets``); the
+Datasets come from ``$RANKCORE_DATASETS`` (see ``benchmarks/_data.py``); the
 script exits cleanly with a message when they are not there.
 """
 
@@ -43,7 +43,7 @@ from _data import DatasetUnavailable, load_dataset  # noqa: E402
 
 P_VALUES = (1, 2, 4, 8, 16, 64)
 
-#: The paper's threshold features for pima (seed 000 §5), one list per feature.
+#: The paper's threshold features for pima (Rudin 2006, section 5), one list per feature.
 PIMA_THRESHOLDS = [
     [2, 3, 6, 7], [100, 130, 150, 160], [60, 65, 72, 90], [1, 10, 20, 30],
     [30, 50, 80, 100], [30, 32, 35, 37], [0.1, 0.2, 0.3, 0.5], [30, 33, 36, 40],
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    sections = [f"# P-Norm Push reproduction (seed 000 §5): exp loss, {args.n_iter} iterations", ""]
+    sections = [f"# P-Norm Push reproduction (Rudin 2006, section 5): exp loss, {args.n_iter} iterations", ""]
     for name, dataset, columns, learner, thresholds, size in SETTINGS:
         try:
             X, y, _ = load_dataset(dataset)

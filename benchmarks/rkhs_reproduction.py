@@ -1,7 +1,7 @@
-"""Reproduce Table 1 of seed 003 (Kriukova, Pereverzyev, Tkachenko): ranking vs kernel ridge regression.
+"""Reproduce Table 1 of Kriukova, Pereverzyev and Tkachenko (2014): ranking vs kernel ridge regression.
 
-Protocol (seed 003 §4.1, SPEC §4)
----------------------------------
+Protocol (docs/theory/kernel_ranking.md#the-academic-example)
+-------------------------------------------------------------
 * x: m distinct integers drawn from {1, ..., 100}; y = ⌊x/10⌋.
 * Gaussian kernel K(x, x') = exp(−(x − x')²/γ) with γ = 100 (``kernel="rbf",
   gamma=100``; scikit-learn's ``gamma=0.01``).
@@ -44,7 +44,7 @@ from rankcore.rkhs import default_grid
 
 GAMMA = 100.0
 SIZES = (12, 20, 28)
-#: seed 003, Table 1: (ranking mean, ranking sd, SLR mean, SLR sd), in %
+#: The paper's Table 1: (ranking mean, ranking sd, SLR mean, SLR sd), in %
 PAPER = {12: (8.16, 8.04, 16.77, 5.51), 20: (4.37, 3.65, 6.84, 5.45), 28: (1.34, 1.54, 2.57, 2.62)}
 
 

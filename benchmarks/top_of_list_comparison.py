@@ -1,7 +1,7 @@
 """Top-of-the-list comparison: rankcore's learners against the gradient-boosting defaults.
 
-On every binary dataset of the shared folder (``$RANKCORE_DATASETS``, default
-``../shared/datasets``), ``--splits`` stratified 70/30 splits; each learner is
+On every binary dataset of the shared folder (``$RANKCORE_DATASETS``, see
+``benchmarks/_data.py``), ``--splits`` stratified 70/30 splits; each learner is
 fitted on the training part with the defaults a practitioner would use and
 judged on the test part by
 
@@ -227,13 +227,18 @@ def means_table(results, learners) -> list[str]:
 
 
 def cost_ratios(times, reference="lightgbm"):
-    """dataset -> learner -> mean over splits of (fit+score seconds) / the reference's on the same split."""
+    """dataset -> learner -> median over splits of (fit+score seconds) / the reference's on the same split.
+
+    The median, not the mean: on a shared machine one split's timing can be
+    off by a large factor (a first fit paying for imports and thread pools,
+    another process taking the cores).
+    """
     out = {}
     for d, per_learner in times.items():
         if reference not in per_learner:
             continue
         ref = np.asarray(per_learner[reference])
-        out[d] = {n: float(np.mean(np.asarray(t) / ref)) for n, t in per_learner.items() if len(t) == len(ref)}
+        out[d] = {n: float(np.median(np.asarray(t) / ref)) for n, t in per_learner.items() if len(t) == len(ref)}
     return out
 
 
@@ -243,7 +248,7 @@ def cost_table(times, learners, reference="lightgbm") -> list[str]:
     if not ratios:
         return []
     shown = [n for n in learners if n != reference]
-    lines = ["", f"## Fit + score time as a multiple of {reference}'s (same split, mean over splits)", "",
+    lines = ["", f"## Fit + score time as a multiple of {reference}'s (same split, median over splits)", "",
              "| dataset | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
     for d, per in ratios.items():
         lines.append(f"| {d} | " + " | ".join(f"{per[n]:.1f}" if n in per else "-" for n in shown) + " |")
@@ -271,7 +276,10 @@ def _subsample(X, y, max_rows: int, seed: int):
     return X[keep], y[keep], True
 
 
-def run(datasets, learner_names, n_splits: int, max_rows: int, log=print):
+def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_scores=None):
+    """Fit and judge every learner; ``test_scores``, a dict, also receives
+    ``{dataset: {learner: [(y_test, scores), ...]}}`` (one pair per split) for
+    the significance section."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
     factories = _learners()
@@ -300,6 +308,9 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print):
                 except Exception as exc:  # noqa: BLE001 - record and go on
                     notes.append(f"{name} split {split}: {learner} failed: {type(exc).__name__}: {exc}")
                     got = {m: math.nan for m in METRICS}
+                    scores = None
+                if test_scores is not None:
+                    test_scores.setdefault(name, {}).setdefault(learner, []).append((y[te], scores))
                 times[name][learner].append(time.perf_counter() - start)
                 budgets[learner] = times[name][learner][-1]
                 for m in METRICS:
@@ -356,6 +367,155 @@ def report(results, times, unavailable, notes, n_splits) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------
+# Significance against a reference learner (paired, on the test rows)
+# ----------------------------------------------------------------------
+def _specs(n_test: int) -> dict[str, tuple[str, float]]:
+    """Each judged metric as a rankcore spec and the factor of the table's scale (pAUC is divided by 0.1)."""
+    return {"prec@1%": (f"prec@k:{max(1, math.ceil(0.01 * n_test))}", 1.0),
+            "prec@5%": (f"prec@k:{max(1, math.ceil(0.05 * n_test))}", 1.0),
+            "pauc@0.1": ("pauc:0.1", 10.0), "auc": ("auc", 1.0)}
+
+
+def paired_differences(test_scores, reference: str = "lightgbm", n_boot: int = 2000, level: float = 0.95,
+                       seed: int = 0) -> dict:
+    """Each learner's difference from ``reference``, per dataset and metric, with a paired bootstrap test.
+
+    The statistic is the table's: the mean over splits of the metric's
+    difference on each split's test rows.  A replicate resamples every
+    split's test rows (multinomial counts, each class on its own) and
+    evaluates both learners on the *same* resampled rows -- rankcore's
+    paired bootstrap (``rankcore.metrics.compare``), whose agreement with
+    pROC is tested -- then averages over the splits.  The interval is the
+    replicates' percentile interval; the p-value is two-sided, from
+    z = difference / sd(replicates) (as pROC's ``roc.test``).  Caveat: the
+    splits' test sets overlap (repeated random splits), which the replicates
+    treat as independent, so the test leans liberal; the Wilcoxon test over
+    datasets (:func:`wilcoxon_over_datasets`) is the claim to rely on.
+
+    Returns
+    -------
+    dict
+        ``{dataset: {learner: {metric: (difference, lower, upper, p)}}}``;
+        ``None`` where a learner failed on a split.
+    """
+    from scipy.stats import norm
+
+    import rankcore
+    from rankcore.metrics._resampling import paired_replicate_values
+
+    out: dict = {}
+    for d, (dataset, per_learner) in enumerate(test_scores.items()):
+        if reference not in per_learner:
+            continue
+        out[dataset] = {}
+        for learner, splits in per_learner.items():
+            if learner == reference:
+                continue
+            pairs = list(zip(splits, per_learner[reference]))
+            if any(a[1] is None or b[1] is None for a, b in pairs):
+                out[dataset][learner] = {m: None for m in METRICS}
+                continue
+            cells = {}
+            for m in METRICS:
+                diffs, reps = [], []
+                for split, ((y, ours), (_, theirs)) in enumerate(pairs):
+                    spec, scale = _specs(y.shape[0])[m]
+                    metric = rankcore.resolve("metric", spec)
+                    values, _ = paired_replicate_values(metric, y.astype(np.int8), [np.asarray(ours, float),
+                                                        np.asarray(theirs, float)], seed + 1000 * d + split,
+                                                        n_boot, stratified=True, n_threads=2)
+                    reps.append(scale * (values[:, 0] - values[:, 1]))
+                    diffs.append(scale * (metric(y, ours) - metric(y, theirs)))
+                rep = np.mean(reps, axis=0)
+                diff = float(np.mean(diffs))
+                lower, upper = np.quantile(rep, [(1 - level) / 2, (1 + level) / 2])
+                sd = float(np.std(rep, ddof=1))
+                p = 2 * norm.sf(abs(diff) / sd) if sd > 0 else (1.0 if diff == 0 else 0.0)
+                cells[m] = (diff, float(lower), float(upper), float(p))
+            out[dataset][learner] = cells
+    return out
+
+
+def wilcoxon_over_datasets(results, reference: str, metric: str) -> dict[str, tuple[int, float]]:
+    """Wilcoxon signed-rank test of each learner against ``reference`` over datasets (Demšar, 2006).
+
+    One paired observation per dataset: the learner's mean test metric and the
+    reference's.  Zero differences are kept and their ranks split between the
+    two sides (``zero_method="zsplit"``), as Demšar recommends.  Returns
+    ``{learner: (datasets used, two-sided p)}``.
+    """
+    from scipy.stats import wilcoxon
+
+    out = {}
+    learners = {n for per in results.values() for n in per} - {reference}
+    for learner in sorted(learners):
+        a, b = [], []
+        for per in results.values():
+            if learner in per and reference in per:
+                x, y = np.nanmean(per[learner][metric]), np.nanmean(per[reference][metric])
+                if np.isfinite(x) and np.isfinite(y):
+                    a.append(x)
+                    b.append(y)
+        if len(a) < 2 or np.allclose(a, b):
+            out[learner] = (len(a), 1.0)
+        else:
+            out[learner] = (len(a), float(wilcoxon(a, b, zero_method="zsplit").pvalue))
+    return out
+
+
+def significance_section(results, test_scores, reference: str = "lightgbm", n_boot: int = 2000,
+                         level: float = 0.95) -> str:
+    """Markdown: wins/ties/losses against ``reference`` by the paired test, and the Wilcoxon test over datasets."""
+    if not test_scores or not any(reference in per for per in test_scores.values()):
+        return ""
+    diffs = paired_differences(test_scores, reference, n_boot=n_boot, level=level)
+    alpha = 1 - level
+    learners = [n for n in next(iter(test_scores.values())) if n != reference]
+    lines = ["", f"## Significance against {reference}", "",
+             f"Per dataset, each learner's difference from {reference} (mean over splits of the test metric) is "
+             f"tested by a paired stratified bootstrap of the test rows ({n_boot} replicates; both learners on "
+             f"the same resampled rows): a **win** or **loss** when the two-sided p < {alpha:g}, a **tie** "
+             "otherwise. Over datasets, the Wilcoxon signed-rank test on the per-dataset means (Demšar, 2006, "
+             "\"Statistical comparisons of classifiers over multiple data sets\"; zero differences split). "
+             "The splits' test sets overlap, so the per-dataset test leans liberal.", "",
+             "| learner | " + " | ".join(f"{m} W/T/L" for m in METRICS) + " | "
+             + " | ".join(f"{m} Wilcoxon p" for m in METRICS) + " |",
+             "|---|" + "---:|" * (2 * len(METRICS))]
+    wil = {m: wilcoxon_over_datasets(results, reference, m) for m in METRICS}
+    for learner in learners:
+        counts = []
+        for m in METRICS:
+            w = t = lo = 0
+            for per in diffs.values():
+                cell = per.get(learner, {}).get(m)
+                if cell is None:
+                    continue
+                diff, _, _, p = cell
+                if p < alpha:
+                    w, lo = w + (diff > 0), lo + (diff < 0)
+                else:
+                    t += 1
+            counts.append(f"{w}/{t}/{lo}")
+        pvals = [f"{wil[m].get(learner, (0, math.nan))[1]:.3f}" for m in METRICS]
+        lines.append(f"| {learner} | " + " | ".join(counts) + " | " + " | ".join(pvals) + " |")
+    lines += ["", f"pAUC@0.1 per dataset: difference from {reference}, {100 * level:g}% interval, p "
+              "(bold: p < " + f"{alpha:g})", "",
+              "| dataset | " + " | ".join(learners) + " |", "|---|" + "---:|" * len(learners)]
+    for dataset, per in diffs.items():
+        cells = []
+        for learner in learners:
+            cell = per.get(learner, {}).get("pauc@0.1")
+            if cell is None:
+                cells.append("failed")
+                continue
+            diff, lower, upper, p = cell
+            text = f"{diff:+.3f} [{lower:+.3f}, {upper:+.3f}] p={p:.2f}"
+            cells.append(f"**{text}**" if p < alpha else text)
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", type=int, default=5)
@@ -363,6 +523,12 @@ def main(argv=None) -> int:
     parser.add_argument("--learners", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--max-rows", type=int, default=50_000)
     parser.add_argument("--out", default=None, help="write the Markdown report here (default: stdout)")
+    parser.add_argument("--json", default=None, help="also write the raw per-split results and times here")
+    parser.add_argument("--reference", default="lightgbm",
+                        help="the learner every other is tested against (default lightgbm; 'none' skips the section)")
+    parser.add_argument("--n-boot", type=int, default=2000, help="replicates of the paired bootstrap (default 2000)")
+    parser.add_argument("--significance-only", action="store_true",
+                        help="print only the significance section (the other tables are unchanged by it)")
     args = parser.parse_args(argv)
     try:
         datasets = args.datasets.split(",") if args.datasets else binary_datasets()
@@ -376,9 +542,15 @@ def main(argv=None) -> int:
     bad = [n for n in learners if n not in all_learners]
     if bad:
         parser.error(f"unknown learners {bad}; choose from {all_learners}")
+    test_scores: dict = {}
     results, times, unavailable, notes = run(datasets, learners, args.splits, args.max_rows,
-                                             log=lambda s: print(s, file=sys.stderr))
-    text = report(results, times, unavailable, notes, args.splits)
+                                             log=lambda s: print(s, file=sys.stderr), test_scores=test_scores)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "times": times, "notes": notes,
+                                               "unavailable": unavailable, "splits": args.splits}))
+    section = "" if args.reference == "none" else significance_section(results, test_scores, args.reference,
+                                                                        n_boot=args.n_boot)
+    text = section if args.significance_only else report(results, times, unavailable, notes, args.splits) + section
     if args.out:
         Path(args.out).write_text(text)
     else:

@@ -4,7 +4,9 @@ The public API is imported lazily: ``import rankcore`` is cheap, loads no
 plugin and compiles nothing; each name below is imported on first access.
 
 Families of pluggable components (see :mod:`rankcore.hookspecs`): losses,
-prices, learners, objectives, metrics, filters, kernels.
+prices, learners, objectives, metrics, filters, kernels -- and estimators,
+whose built-in table (:mod:`rankcore._estimators`) gives the estimator exports
+below.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def _refuse_unbuilt_source_tree() -> None:
 
 _refuse_unbuilt_source_tree()
 
+from ._estimators import BUILTIN_ESTIMATORS  # noqa: E402
 from .hookspecs import hookimpl  # noqa: E402
 
 __version__ = "0.1.0"
@@ -66,6 +69,7 @@ _LAZY: dict[str, str] = {
     "SpecError": "spec:SpecError",
     "Component": "spec:Component",
     "Parameter": "spec:Parameter",
+    "Ranker": "base:Ranker",
     # family base classes (the plugin API)
     "Loss": "losses:Loss",
     "Price": "prices:Price",
@@ -78,21 +82,11 @@ _LAZY: dict[str, str] = {
     "evaluate": "metrics:evaluate",
     # push family
     "boost": "push:boost",
-    "PushBoost": "push:PushBoost",
-    "PNormPush": "push:PNormPush",
-    "RankBoost": "push:RankBoost",
     "load_model": "persistence:load_model",
     "save_model": "persistence:save_model",
-    # ExactBoost
-    "ExactBoost": "exactboost:ExactBoost",
-    # precision@k
-    "PerceptronAtK": "precision_at_k:PerceptronAtK",
-    "SGDAtK": "precision_at_k:SGDAtK",
-    # kernel ranking
-    "KernelRanker": "rkhs:KernelRanker",
-    # choosing among them
-    "AutoRanker": "auto:AutoRanker",
 }
+# the built-in estimators, from their one table: "rankcore.push:PushBoost" -> PushBoost = "push:PushBoost"
+_LAZY.update({target.partition(":")[2]: target.partition(".")[2] for target in BUILTIN_ESTIMATORS})
 
 __all__ = ["hookimpl", "__version__", *_LAZY]
 

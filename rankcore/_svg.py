@@ -38,7 +38,9 @@ FONT_FAMILY = "DejaVu Sans, Helvetica, Arial, sans-serif"
 # matplotlib's default ("tab10") colours and its four line styles, so PNG and SVG look alike
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-DASHES = (None, "6 3", "6 3 1.5 3", "1.5 3")
+# one dash pattern per series (with the colour), so that curves that coincide stay
+# visible: the first is drawn widest and solid, each later one narrower and dashed on top
+DASHES = (None, "8 3", "2 2.5", "8 3 2 3", "14 4", "4 2 1 2")
 _CHAR_EM = 0.6          # average advance of a sans-serif character, in ems
 _TICK_FONT = 11
 _LABEL_FONT = 12
@@ -118,7 +120,7 @@ def _stroke(series) -> str:
     if series.reference:
         return 'stroke="#999999" stroke-width="0.8" stroke-dasharray="1.5 2.5"'
     colour = PALETTE[series.index % len(PALETTE)]
-    dash = DASHES[(series.index // len(PALETTE)) % len(DASHES)]
+    dash = DASHES[series.index % len(DASHES)]
     out = f'stroke="{colour}" stroke-width="{series.width:g}"'
     return out + (f' stroke-dasharray="{dash}"' if dash else "")
 
@@ -170,6 +172,11 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
                    f'stroke="#333333" stroke-width="0.8"/>')
         out.append(_text(left - 7, y + 4, label, _TICK_FONT, anchor="end", extra=' class="ytick"'))
     # the lines, reference lines first (underneath)
+    for band in panel.bands:  # shaded intervals under the lines
+        outline = np.r_[sx(band.x), sx(band.x)[::-1]], np.r_[sy(band.upper), sy(band.lower)[::-1]]
+        gid = f" data-band={quoteattr(band.gid)}" if band.gid else ""
+        out.append(f'<polygon{gid} clip-path="url(#{clip})" fill="{PALETTE[band.index % len(PALETTE)]}" '
+                   f'fill-opacity="0.18" stroke="none" points="{_points(*outline)}"/>')
     out.append(f'<g clip-path="url(#{clip})" fill="none" stroke-linejoin="round">')
     for series in sorted(drawn, key=lambda s: not s.reference):
         gid = f" data-series={quoteattr(series.gid)}" if series.gid else ""
@@ -196,8 +203,8 @@ def _legend(panel, left: float, top: float, right: float, bottom: float) -> list
     line_height = _LEGEND_FONT + 5
     width = 8 + 24 + 6 + max(_text_width(s.label, _LEGEND_FONT) for s in entries) + 8
     height = 6 + line_height * len(entries)
-    x = right - width - 8
-    y = bottom - height - 8 if panel.legend == "lower right" else top + 8
+    x = left + 8 if panel.legend.endswith("left") else right - width - 8
+    y = bottom - height - 8 if panel.legend.startswith("lower") else top + 8
     out = [f'<g class="legend"><rect x="{_attr(x)}" y="{_attr(y)}" width="{_attr(width)}" '
            f'height="{_attr(height)}" rx="3" fill="white" fill-opacity="0.85" stroke="#cccccc"/>']
     for i, series in enumerate(entries):

@@ -24,7 +24,8 @@ from typing import Any, Sequence, TextIO
 __all__ = ["run_demo", "DEMO_PRICES", "DEMO_METRICS"]
 
 DEMO_PRICES: tuple[str, ...] = ("identity", "pow:4", "pow:16", "pow:64")
-DEMO_METRICS: tuple[str, ...] = ("rmax", "prec@k:10", "prec@k:0.05", "pauc:0.1", "auc")
+#: pAUC McClish-scaled: 1 is a perfect ranking, 0.5 a random one (raw it would top out at 0.1).
+DEMO_METRICS: tuple[str, ...] = ("rmax", "prec@k:10", "prec@k:0.05", "pauc:0.1,mcclish", "auc")
 
 
 def _load_wdbc():
@@ -42,6 +43,68 @@ def _format(metric: str, value: Any) -> str:
     if metric.split(":")[0] in _COUNT_METRICS:
         return f"{int(round(float(value)))}"
     return f"{float(value):.3f}"
+
+
+def _table(records: list[dict], metrics: Sequence[str]) -> list[str]:
+    """The table, one row per price: each metric's train and test values under its name.
+
+    Metrics that do not fit the terminal's width next to the price column go
+    to a second block below (the price column repeated).
+    """
+    from .cli._terminal import column_groups
+
+    cells = [[r["price"]] + [f"{_format(m, r['train'][m]):>5}  {_format(m, r['test'][m]):>5}" for m in metrics]
+             + [f"{r['seconds']:.2f}"] for r in records]
+    top = ["price"] + list(metrics) + ["fit"]
+    sub = [""] + ["train   test"] * len(metrics) + ["s"]
+    widths = [max(len(x) for x in column) for column in zip(top, sub, *cells)]
+    lines = []
+    for group in column_groups(widths):
+        if lines:
+            lines.append("")
+        for row in [top, sub] + cells:
+            lines.append("  ".join(row[i].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i])
+                                   for i in group).rstrip())
+    return lines
+
+
+def _meaning(spec: str) -> str:
+    """What a metric column means, in words (the class's summary for metrics without one here)."""
+    from .cli._terminal import plain_text
+    from .registry import resolve
+
+    metric = resolve("metric", spec)
+    k = getattr(metric, "k", None)
+    if metric.name == "rmax":
+        return "malignant cases ranked above every benign one (R_max)"
+    if metric.name == "prec@k":
+        where = f"the {k} top-ranked cases" if isinstance(k, int) else f"the top {100 * k:g} % of the list"
+        return f"share of malignant cases among {where}"
+    if metric.name == "pauc":
+        scale = ("McClish-scaled: 1 is perfect, 0.5 random" if metric.scale == "mcclish"
+                 else f"raw: {metric.max_fpr:g} is perfect")
+        return f"area under the ROC curve up to {100 * metric.max_fpr:g} % false positives, {scale}"
+    if metric.name == "auc":
+        return "probability that a malignant case is ranked above a benign one"
+    return plain_text((type(metric).__doc__ or "").strip().splitlines()[0])
+
+
+def _legend(metrics: Sequence[str], positives: tuple[int, int], rows: tuple[int, int]) -> list[str]:
+    """One line (wrapped) per column: what it means."""
+    items = [(spec, _meaning(spec)) for spec in metrics]
+    items.append(("fit s", "seconds to fit the model"))
+    items.append(("train, test", f"the {rows[0]} training rows ({positives[0]} malignant) and the {rows[1]} "
+                                 f"held-out rows ({positives[1]} malignant)"))
+    return [line for name, text in items for line in _paragraph(f"{name}: {text}")]
+
+
+def _paragraph(text: str) -> list[str]:
+    """``text`` wrapped to the terminal, continuation lines indented by two spaces."""
+    from .cli._terminal import terminal_width, wrap_text
+
+    width = terminal_width()
+    first, *rest = wrap_text(text, width)
+    return [first] + [f"  {line}" for line in (wrap_text(" ".join(rest), width - 2) if rest else [])]
 
 
 def run_demo(stream: TextIO | None = None, *, prices: Sequence[str] = DEMO_PRICES, loss: str = "exp",
@@ -88,10 +151,11 @@ def run_demo(stream: TextIO | None = None, *, prices: Sequence[str] = DEMO_PRICE
     if columns is not None:
         X = X[:, list(columns)]
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y, random_state=random_state)
-    print(f"wdbc (scikit-learn's breast-cancer data): {len(y_tr)} training / {len(y_te)} test rows, "
-          f"{X.shape[1]} features, positives = malignant ({int(y.sum())} of {len(y)})", file=out)
-    print(f"push family: loss={loss}, learner={learner}, {n_iter} iterations; "
-          f"rmax = positives ranked above every negative", file=out)
+    intro = [f"wdbc (scikit-learn's breast-cancer data): {len(y_tr)} training / {len(y_te)} test rows, "
+             f"{X.shape[1]} features, positives = malignant ({int(y.sum())} of {len(y)})",
+             f"push family: loss={loss}, learner={learner}, {n_iter} iterations, one model per price"]
+    for line in (line for text in intro for line in _paragraph(text)):
+        print(line, file=out)
     records = []
     for price in prices:
         model = PushBoost(loss=loss, price=price, learner=learner, n_iter=n_iter, random_state=random_state,
@@ -106,13 +170,10 @@ def run_demo(stream: TextIO | None = None, *, prices: Sequence[str] = DEMO_PRICE
             "train": evaluate(y_tr, model.decision_function(X_tr), list(metrics)),
             "test": evaluate(y_te, model.decision_function(X_te), list(metrics)),
         })
-    header = ["price"] + [f"{m} {split}" for m in metrics for split in ("train", "test")] + ["fit s"]
-    rows = [[r["price"]] + [_format(m, r[split][m]) for m in metrics for split in ("train", "test")]
-            + [f"{r['seconds']:.2f}"] for r in records]
-    widths = [max(len(str(row[i])) for row in [header] + rows) for i in range(len(header))]
     print("", file=out)
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths)), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for row in rows:
-        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths)), file=out)
+    for line in _table(records, metrics):
+        print(line, file=out)
+    print("", file=out)
+    for line in _legend(metrics, (int(y_tr.sum()), int(y_te.sum())), (len(y_tr), len(y_te))):
+        print(line, file=out)
     return records

@@ -2,9 +2,10 @@
 
 A plugin is a module (or any object) with functions decorated by
 :data:`hookimpl` whose names match the hooks below.  Each registration hook
-takes no arguments and returns a list of *component classes*; the registry
-flattens them once, by each class's ``name`` (and ``aliases``), into the
-families rankcore's drivers resolve spec strings against.
+takes no arguments and returns a list of *classes*; the registry flattens
+them once, by each class's ``name`` (and ``aliases``), into the families
+rankcore resolves names against: eight families of components (spec strings)
+and the estimators.
 
 Built-in components are registered through exactly these hooks (see
 ``rankcore.registry.DEFAULT_PLUGINS``); third-party distributions expose a
@@ -56,7 +57,7 @@ def rankcore_register_losses():
     on them; a loss that factorizes (exp, hinge, ...) overrides
     ``negative_sums``, ``positive_sums`` and ``directional_sums`` with an
     O((I+K) log(I+K)) kernel that turns scores into L_k and the per-example
-    gradient sums of SPEC §2.
+    gradient sums (docs/theory/push.md#pairwise-sums-without-pairs).
 
     :return: a list of :class:`rankcore.Loss` subclasses.
     """
@@ -174,4 +175,25 @@ def rankcore_register_auto_candidates():
     candidate joins ``AutoRanker(candidates="auto")``).
 
     :return: a list of :class:`rankcore.auto.Candidate` subclasses.
+    """
+
+
+# --------------------------------------------------------------------------
+# Estimators
+# --------------------------------------------------------------------------
+
+
+@hookspec
+def rankcore_register_estimators():
+    """Register estimators: scikit-learn-compatible rankers fitted on (X, y).
+
+    Each class derives from :class:`rankcore.base.Ranker` and declares its
+    ``name`` (the model file's ``estimator`` and the ``rankcore fit --model``
+    name), its ``parameters`` (:class:`rankcore.Parameter`, from which its
+    constructor, docstring section and validation come) and its ``fitted``
+    state (:class:`rankcore.base.Fitted`, what a model file holds).  A
+    registered estimator is saved and loaded by ``rankcore.save_model`` /
+    ``rankcore.load_model`` and fitted by ``rankcore fit --model NAME``.
+
+    :return: a list of :class:`rankcore.base.Ranker` subclasses.
     """

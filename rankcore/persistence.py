@@ -6,7 +6,7 @@ A model file is UTF-8 JSON::
       "format": "rankcore-model",
       "format_version": 1,
       "rankcore_version": "0.1.0",
-      "estimator": "PushBoost",              # a name from ESTIMATORS, never a code path
+      "estimator": "PushBoost",              # a registered estimator's name, never a code path
       "params": {...},                       # get_params(deep=False), JSON values only
       "state": {...},                        # fitted attributes; arrays encoded as below
       "sha256": "..."                        # of the canonical JSON of everything above
@@ -27,7 +27,9 @@ cannot tell finite, well-shaped coefficients from the ones a fit produced.)
 Reads are bounded: at most :data:`MAX_MODEL_BYTES` bytes and
 :data:`MAX_NESTING` levels of JSON nesting.  See ``docs/security.md``.
 
-Estimators that support persistence implement two methods:
+Estimators that support persistence implement two methods (a
+:class:`rankcore.base.Ranker` derives both from its declared fitted state and
+two hooks, see there):
 
 ``_get_fitted_state() -> dict``
     fitted attributes: NumPy arrays, numbers, strings, lists and dicts of those.
@@ -45,7 +47,8 @@ import json
 import math
 import os
 import tempfile
-from typing import Any
+from collections.abc import MutableMapping
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -54,17 +57,65 @@ __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_
 FORMAT = "rankcore-model"
 FORMAT_VERSION = 1
 
-#: Estimators that can be loaded: name in the file -> "module:Class".
-ESTIMATORS: dict[str, str] = {
-    "PushBoost": "rankcore.push:PushBoost",
-    "PNormPush": "rankcore.push:PNormPush",
-    "RankBoost": "rankcore.push:RankBoost",
-    "ExactBoost": "rankcore.exactboost:ExactBoost",
-    "PerceptronAtK": "rankcore.precision_at_k:PerceptronAtK",
-    "SGDAtK": "rankcore.precision_at_k:SGDAtK",
-    "KernelRanker": "rankcore.rkhs:KernelRanker",
-    "AutoRanker": "rankcore.auto:AutoRanker",
-}
+
+
+class _EstimatorTable(MutableMapping):
+    """The estimators a model file may name: name in the file -> ``"module:Class"``.
+
+    Read live from the registry's estimator family (built-ins and plugins);
+    an entry set here directly (``ESTIMATORS["Mine"] = "pkg.mod:Mine"``) is
+    added on top -- for tests and notebooks; a distribution registers its
+    estimators through the hook ``rankcore_register_estimators`` instead.
+    """
+
+    def __init__(self) -> None:
+        self._added: dict[str, str] = {}
+
+    @staticmethod
+    def _registered() -> dict[str, type]:
+        import warnings
+
+        from .registry import registry
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported elsewhere
+            return {entry.name: entry.cls for entry in registry().in_order("estimator")}
+
+    def estimator_class(self, name: str) -> type:
+        if name in self._added:
+            module, _, attr = self._added[name].partition(":")
+            return getattr(importlib.import_module(module), attr)
+        return self._registered()[name]
+
+    def name_of(self, cls: type) -> str | None:
+        """The name a file records for an estimator of exactly this class, or None."""
+        for name, target in self._added.items():
+            module, _, attr = target.partition(":")
+            if cls.__name__ == attr and cls.__module__.startswith(module):
+                return name
+        return next((name for name, registered in self._registered().items() if registered is cls), None)
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._added:
+            return self._added[name]
+        cls = self._registered()[name]
+        return f"{cls.__module__}:{cls.__qualname__}"
+
+    def __setitem__(self, name: str, target: str) -> None:
+        self._added[name] = target
+
+    def __delitem__(self, name: str) -> None:
+        del self._added[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(self._registered()), **dict.fromkeys(self._added)})
+
+    def __len__(self) -> int:
+        return len(set(self._registered()) | set(self._added))
+
+
+#: Estimators that can be loaded: name in the file -> "module:Class" (the registered estimators).
+ESTIMATORS = _EstimatorTable()
 
 # Read once at import: os.umask can only be read by setting it, which is not
 # safe to do while other threads create files.
@@ -175,11 +226,10 @@ def _checksum(payload: dict) -> str:
 
 def _estimator_name(estimator: Any) -> str:
     cls = type(estimator)
-    for name, target in ESTIMATORS.items():
-        module, _, attr = target.partition(":")
-        if cls.__name__ == attr and cls.__module__.startswith(module):
-            return name
-    raise TypeError(f"estimator: {cls.__name__} cannot be saved (savable: {', '.join(ESTIMATORS)})")
+    name = ESTIMATORS.name_of(cls)
+    if name is None:
+        raise TypeError(f"estimator: {cls.__name__} cannot be saved (savable: {', '.join(ESTIMATORS)})")
+    return name
 
 
 # --------------------------------------------------------------------------
@@ -230,9 +280,13 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
         raise ModelFormatError(f"{source}: checksum mismatch: the file is corrupted or was modified after saving")
     name = data["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
-        raise ModelFormatError(f"{source}: unknown estimator {name!r} (known: {', '.join(ESTIMATORS)})")
-    module, _, attr = ESTIMATORS[name].partition(":")
-    cls = getattr(importlib.import_module(module), attr)
+        from .registry import did_you_mean
+
+        guess = did_you_mean(name, list(ESTIMATORS))
+        hint = f"; did you mean {guess!r}?" if guess else ""
+        raise ModelFormatError(f"{source}: unknown estimator {name!r}{hint} (known: {', '.join(ESTIMATORS)}; "
+                               "a plugin's estimator loads when its distribution is installed)")
+    cls = ESTIMATORS.estimator_class(name)
     params = _decode(data["params"], "params")
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")

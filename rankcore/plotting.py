@@ -34,7 +34,7 @@ import contextlib
 import io
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -60,6 +60,9 @@ __all__ = [
     "save_figure",
     "figure_bytes",
     "default_max_fp",
+    "Band",
+    "roc_band",
+    "add_roc_bands",
 ]
 
 INSTALL_HINT = 'pip install "rankcore[plot]"'
@@ -77,7 +80,10 @@ _RC = {
     "figure.dpi": _DPI,
     "savefig.dpi": _DPI,
 }
-_STYLES = ("-", "--", "-.", ":")
+#: Width of the last curve of a panel; each earlier one is drawn wider by _WIDTH_STEP, underneath,
+#: so that where curves coincide every colour still shows (see :func:`_stack_widths`).
+_BASE_WIDTH = 1.3
+_WIDTH_STEP = 0.9
 
 
 class PlottingUnavailable(ImportError):
@@ -136,10 +142,38 @@ def _freeze_layout(fig):
     return fig
 
 
-def _line_style(index: int) -> dict:
-    from ._svg import PALETTE
+def _line_style(index: int, width: float) -> dict:
+    """The colour and dash pattern of the SVG writer, for matplotlib (dash lengths in pixels there too)."""
+    from ._svg import DASHES, PALETTE
 
-    return {"color": PALETTE[index % len(PALETTE)], "linestyle": _STYLES[(index // len(PALETTE)) % len(_STYLES)]}
+    dash = DASHES[index % len(DASHES)]
+    style = "-" if dash is None else (0, tuple(float(v) / width for v in dash.split()))
+    return {"color": PALETTE[index % len(PALETTE)], "linestyle": style}
+
+
+def _stack_widths(series: list["Series"]) -> list["Series"]:
+    """Widest first: curve k of n (not counting reference lines) gets _BASE_WIDTH + (n − 1 − k)·_WIDTH_STEP.
+
+    Drawn in order, a later (narrower, dashed) curve lies on top of an
+    earlier one, so two curves that coincide show both colours instead of one.
+    """
+    drawn = [s for s in series if not s.reference]
+    for k, item in enumerate(drawn):
+        item.width = _BASE_WIDTH + (len(drawn) - 1 - k) * _WIDTH_STEP
+    return series
+
+
+def _note_coinciding(series: list["Series"], names: list[str]) -> list["Series"]:
+    """Say in the legend when a curve is exactly an earlier one: ``B (= A)``.
+
+    ``names`` are the models' names, in the order of the non-reference series.
+    """
+    drawn = [s for s in series if not s.reference]
+    for k, item in enumerate(drawn):
+        same = [names[j] for j in range(k) if np.array_equal(drawn[j].x, item.x) and np.array_equal(drawn[j].y, item.y)]
+        if same:
+            item.label = f"{item.label} (= {same[0]})"
+    return series
 
 
 def _as_pairs(curves: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -194,6 +228,21 @@ class Series:
 
 
 @dataclass
+class Band:
+    """A shaded band between two lines (a bootstrap interval), in its series' colour.
+
+    ``gid`` names it (``"roc-band:<model>"``): the SVG polygon's ``data-band``
+    attribute and the matplotlib ``PolyCollection``'s gid.
+    """
+
+    x: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    gid: str | None = None
+    index: int = 0
+
+
+@dataclass
 class Panel:
     """One plot: its lines, labels, axis limits (None ends follow the data) and legend place."""
 
@@ -204,7 +253,8 @@ class Panel:
     xlim: tuple[float | None, float | None] = (None, None)
     ylim: tuple[float | None, float | None] = (None, None)
     integer_ticks: bool = False
-    legend: str | None = None  # "lower right", "upper right" or None
+    legend: str | None = None  # "lower right", "upper right", "lower left", "upper left" or None
+    bands: list[Band] = field(default_factory=list)
 
 
 @dataclass
@@ -234,12 +284,16 @@ def render_svg(figure: FigureData) -> str:
 def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
     """Draw a panel on a matplotlib Axes; returns the (non-reference) lines."""
     lines = []
+    for band in panel.bands:
+        patch = ax.fill_between(band.x, band.lower, band.upper, color=_line_style(band.index, 1.0)["color"],
+                                alpha=0.18, linewidth=0)
+        patch.set_gid(band.gid)
     for series in panel.series:
         if series.reference:
             ax.plot(series.x, series.y, color="0.6", linewidth=0.8, linestyle=":", label=f"_{series.label}")
             continue
         (line,) = ax.plot(series.x, series.y, label=series.label, linewidth=series.width,
-                          **_line_style(series.index))
+                          **_line_style(series.index, series.width))
         line.set_gid(series.gid)
         lines.append(line)
     ax.set_xlabel(panel.xlabel)
@@ -290,11 +344,12 @@ def _roc_panel(pairs: list, max_fp: int | None, title: str = "") -> Panel:
         r = int(rmax(y, scores))
         lowest_rmax = r if lowest_rmax is None else min(lowest_rmax, r)
         name = f"{label} (rmax {r})" if max_fp is not None else label
-        series.append(Series(curve.fp, curve.tp, name, gid=f"roc:{label}", index=index, width=1.6))
+        series.append(Series(curve.fp, curve.tp, name, gid=f"roc:{label}", index=index))
         top = max(top, int(curve.tp[-1]))
         if max_fp is None and index == 0:
             n_pos, n_neg = int(y.sum()), int(y.shape[0] - y.sum())
             series.insert(0, Series(np.array([0, n_neg]), np.array([0, n_pos]), "chance", reference=True))
+    _note_coinciding(_stack_widths(series), [label for label, _, _ in pairs])
     panel = Panel(title, "false positives (count)", "true positives (count)", series, xlim=(0, None),
                   ylim=(0, None), integer_ticks=True, legend="lower right")
     if max_fp is not None:
@@ -365,6 +420,86 @@ def roc_figure(curves: Mapping[str, Any], *, max_fp: int | None = None, title: s
     return to_matplotlib(roc_data(curves, max_fp=max_fp, title=title))
 
 
+def roc_band(y: Any, scores: Any, *, max_fp: int, level: float = 0.95, n_boot: int = 500,
+             random_state: Any = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A pointwise bootstrap band of the ROC curve's leftmost portion, in counts.
+
+    Each stratified replicate (I and K fixed, so false positives stay counts
+    of the same scale) is the sorted data with multinomial weights
+    (:func:`rankcore.metrics.confidence_interval`'s replicates); its curve
+    is read at every false-positive count 0..``max_fp`` (the top of a
+    vertical step, tie groups diagonal), and the band is the
+    ``(1 - level)/2`` and ``(1 + level)/2`` quantiles at each count.
+
+    Returns
+    -------
+    fp : ndarray of float64, shape (max_fp + 1,)
+    lower, upper : ndarray of float64
+        True positives at each count.
+
+    O(n log n) for the one sort, then O(n_boot · n) time and O(n) memory
+    per chunk of replicates.
+    """
+    from .metrics._bootstrap import bootstrap_group_weights
+    from .metrics._intervals import _check_level, _check_n_boot, _check_strata, _seed
+    from .metrics._resampling import SortedData, _chunks
+    from .validation import check_labels_and_scores
+
+    y01, s = check_labels_and_scores(y, scores)
+    level, n_boot = _check_level(level), _check_n_boot(n_boot)
+    _check_strata(y01, _ROC_BAND_METRIC, True)
+    pos_size, neg_size, _ = SortedData(y01, s).groups
+    grid = np.arange(int(max_fp) + 1, dtype=np.float64)
+    curves = np.empty((n_boot, grid.shape[0]))
+    seed = _seed(random_state)
+    for start, count in _chunks(n_boot, pos_size.shape[0]):
+        pos_w, neg_w = bootstrap_group_weights(pos_size, neg_size, seed, start, count, True)
+        for r in range(count):
+            curves[start + r] = _tp_at(np.cumsum(neg_w[r]), np.cumsum(pos_w[r]), grid)
+    tail = (1.0 - level) / 2.0
+    lower, upper = np.quantile(curves, [tail, 1.0 - tail], axis=0)
+    return grid, lower, upper
+
+
+class _RocBandMetric:
+    """What ``_check_strata`` reads: the band resamples each class (two rows of each needed)."""
+
+    task = "bipartite"
+    spec = "roc"
+
+
+_ROC_BAND_METRIC = _RocBandMetric()
+
+
+def _tp_at(fp: np.ndarray, tp: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """True positives of the ROC polyline (0, 0), (fp[g], tp[g])... at each fp in ``grid`` (top of vertical steps)."""
+    fp = np.r_[0.0, fp]
+    tp = np.r_[0.0, tp]
+    at = np.searchsorted(fp, grid, side="right") - 1          # last point with fp <= x
+    nxt = np.minimum(at + 1, fp.shape[0] - 1)
+    span = fp[nxt] - fp[at]
+    slope = np.divide(tp[nxt] - tp[at], span, out=np.zeros_like(span), where=span > 0)
+    return tp[at] + slope * (grid - fp[at])
+
+
+def add_roc_bands(figure: FigureData, curves: Mapping[str, Any], *, level: float = 0.95, n_boot: int = 500,
+                  random_state: Any = 0) -> FigureData:
+    """Shade a bootstrap band (:func:`roc_band`) under each curve of :func:`roc_data`'s leftmost panels.
+
+    ``curves`` is what the figure was made from; the figure is changed in
+    place and returned.  Bands carry gid ``"roc-band:<model>"``.
+    """
+    for row, (_, pairs) in enumerate(_rows(curves, "curves")):
+        panel = figure.panels[2 * row + 1]
+        width = int(panel.xlim[1])
+        for index, (label, y, scores) in enumerate(pairs):
+            x, lower, upper = roc_band(y, scores, max_fp=width, level=level, n_boot=n_boot,
+                                       random_state=random_state)
+            panel.bands.append(Band(x, lower, upper, gid=f"roc-band:{label}", index=index))
+        panel.title += f", {100 * level:g}% bootstrap band"
+    return figure
+
+
 # --------------------------------------------------------------------------
 # precision@k
 # --------------------------------------------------------------------------
@@ -416,8 +551,10 @@ def _precision_panel(pairs: list, max_k: int | None, title: str = "") -> Panel:
             base = float(y.mean())
             series.insert(0, Series(np.array([1.0, max(int(limit), 2)]), np.array([base, base]), "base rate",
                                     reference=True))
+    _note_coinciding(_stack_widths(series), [label for label, _, _ in pairs])
+    # headroom above 1: curves at precision 1 are drawn whole, not cut by the frame
     return Panel(title, "k (top of the list)", "precision@k", series, xlim=(1, max(int(limit), 2)),
-                 ylim=(0, 1.02), legend="upper right")
+                 ylim=(0, 1.06), legend="lower left")
 
 
 def plot_precision_at_k(ax, curves: Mapping[str, Any], *, max_k: int | None = None, legend: bool = True) -> list:
@@ -457,10 +594,39 @@ def precision_at_k_figure(curves: Mapping[str, Any], *, max_k: int | None = None
 # --------------------------------------------------------------------------
 
 
+def _history_items(histories: Mapping[str, Any], what: str) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Validate ``{label: values or (iterations, values)}`` into (label, x, values) triples."""
+    if not isinstance(histories, Mapping) or not histories:
+        raise ValueError(f"{what}: expected a non-empty mapping of model names to objective values")
+    items = []
+    for label, values in histories.items():
+        if isinstance(values, tuple) and len(values) == 2:
+            x = np.asarray(values[0], dtype=np.float64).reshape(-1)
+            arr = np.asarray(values[1], dtype=np.float64).reshape(-1)
+            if x.shape != arr.shape:
+                raise ValueError(f"{what}[{label!r}]: iterations and values differ in length "
+                                 f"({x.shape[0]} and {arr.shape[0]})")
+        else:
+            arr = np.asarray(values, dtype=np.float64).reshape(-1)
+            x = np.arange(arr.size, dtype=np.float64)
+        if arr.size == 0:
+            raise ValueError(f"{what}[{label!r}]: expected at least one value")
+        items.append((str(label), x, arr))
+    return items
+
+
+def _line_panel(title: str, xlabel: str, ylabel: str, x: np.ndarray, values: np.ndarray, gid: str,
+                index: int) -> Panel:
+    finite = np.isfinite(values)
+    series = [Series(x[finite], values[finite], title, gid=gid, index=index, width=_BASE_WIDTH + _WIDTH_STEP)]
+    return Panel(title, xlabel, ylabel, series)
+
+
 def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
                    xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
-                   columns: int | None = None) -> FigureData:
-    """The training objective after each iteration, one small panel per model.
+                   columns: int | None = None, held_out: Mapping[str, Any] | None = None,
+                   held_out_label: str = "held-out metric") -> FigureData:
+    """The training objective after each iteration, one panel per model; beside it the held-out metric.
 
     Parameters
     ----------
@@ -471,50 +637,51 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
     ylabel, xlabel : str or mapping of str to str
         The axis labels, or one per model.
     columns : int, optional
-        Panels per row (default: all in one row up to four, then three per row).
+        Panels per row without ``held_out`` (default: one or two).
+    held_out : mapping of str to (iterations, values), optional
+        Model name -> a metric on held-out data after each iteration (e.g.
+        PushBoost's ``validation_scores_`` with ``eval_set``).  Then each
+        model is one row: its training objective on the left, the held-out
+        metric on the right -- the one that says whether more iterations
+        help (a training objective keeps falling long after).
+    held_out_label : str
+        The held-out metric's name (``"test auc"``).
 
     Returns
     -------
     FigureData
-        Each panel's line has gid ``"objective:<name>"``.
+        The objective lines have gid ``"objective:<name>"``, the held-out
+        ones ``"held-out:<name>"``.
     """
-    if not isinstance(histories, Mapping) or not histories:
-        raise ValueError("histories: expected a non-empty mapping of model names to objective values")
-    items = []
-    for label, values in histories.items():
-        if isinstance(values, tuple) and len(values) == 2:
-            x = np.asarray(values[0], dtype=np.float64).reshape(-1)
-            arr = np.asarray(values[1], dtype=np.float64).reshape(-1)
-            if x.shape != arr.shape:
-                raise ValueError(f"histories[{label!r}]: iterations and values differ in length "
-                                 f"({x.shape[0]} and {arr.shape[0]})")
-        else:
-            arr = np.asarray(values, dtype=np.float64).reshape(-1)
-            x = np.arange(arr.size, dtype=np.float64)
-        if arr.size == 0:
-            raise ValueError(f"histories[{label!r}]: expected at least one objective value")
-        items.append((str(label), x, arr))
-    if columns is None:
-        columns = len(items) if len(items) <= 4 else 3
-    cols = max(1, min(int(columns), len(items)))
-    rows = int(math.ceil(len(items) / cols))
+    items = _history_items(histories, "histories")
+    extra = {label: (x, v) for label, x, v in _history_items(held_out, "held_out")} if held_out else {}
     panels = []
     for index, (label, x, arr) in enumerate(items):
-        finite = np.isfinite(arr)
-        panels.append(Panel(
-            label,
-            xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel,
-            ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel,
-            [Series(x[finite], arr[finite], label, gid=f"objective:{label}", index=index)],
-        ))
-    return FigureData(panels, rows, cols, 3.9 * cols, 3.0 * rows, title)
+        unit = xlabel.get(label, "iteration") if isinstance(xlabel, Mapping) else xlabel
+        panels.append(_line_panel(
+            label, unit, ylabel.get(label, "training objective") if isinstance(ylabel, Mapping) else ylabel,
+            x, arr, f"objective:{label}", index))
+        if extra:
+            hx, hv = extra.get(label, (np.empty(0), np.empty(0)))
+            panels.append(_line_panel(f"{label}: {held_out_label}" if label in extra else f"{label}: no "
+                                      "held-out record per iteration", unit, held_out_label, hx, hv,
+                                      f"held-out:{label}", index))
+    if extra:
+        cols = 2
+    else:
+        cols = max(1, min(int(columns) if columns is not None else 2, len(items)))
+    rows = int(math.ceil(len(panels) / cols))
+    # 5.5 in (550 px) a panel: readable at full size in a report
+    return FigureData(panels, rows, cols, 5.5 * cols, 3.3 * rows, title)
 
 
 def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
                      xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
-                     columns: int | None = None):
+                     columns: int | None = None, held_out: Mapping[str, Any] | None = None,
+                     held_out_label: str = "held-out metric"):
     """:func:`objective_data` drawn by matplotlib (unused panels hidden)."""
-    return to_matplotlib(objective_data(histories, ylabel=ylabel, xlabel=xlabel, title=title, columns=columns))
+    return to_matplotlib(objective_data(histories, ylabel=ylabel, xlabel=xlabel, title=title, columns=columns,
+                                        held_out=held_out, held_out_label=held_out_label))
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The plugin registry: one pluggy manager, eight component families.
+"""The plugin registry: one pluggy manager, eight component families and the estimators.
 
 Built-in components and third-party plugins come through the same door: the
 modules in :data:`DEFAULT_PLUGINS` are registered with ``pm.register`` exactly
@@ -17,6 +17,7 @@ Set ``RANKCORE_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry-point plugins.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata as importlib_metadata
 import os
@@ -62,6 +63,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rankcore.kernels._plugin",
     "rankcore.rkhs._plugin",
     "rankcore.auto._plugin",
+    "rankcore._estimators",
 )
 
 # family -> (registration hook, "module:BaseClass")
@@ -74,6 +76,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "filter": ("rankcore_register_filters", "rankcore.filters._base:Filter"),
     "kernel": ("rankcore_register_kernels", "rankcore.kernels._base:Kernel"),
     "candidate": ("rankcore_register_auto_candidates", "rankcore.auto._candidate:Candidate"),
+    "estimator": ("rankcore_register_estimators", "rankcore.base:Ranker"),
 }
 
 
@@ -116,12 +119,17 @@ class RegistryEntry:
 
     @property
     def parameters(self) -> str:
-        """The spec form, e.g. ``pow:p``."""
+        """The spec form, e.g. ``pow:p`` (an estimator: its name; its parameters are many)."""
+        if self.family == "estimator":
+            return self.name
         params = ",".join(p.name for p in self.cls.parameters)
         return self.name + (":" + params if params else "")
 
     @property
     def summary(self) -> str:
+        declared = getattr(self.cls, "summary", "") if self.family == "estimator" else ""
+        if isinstance(declared, str) and declared:
+            return declared
         doc = (self.cls.__doc__ or "").strip().splitlines()
         return doc[0] if doc else ""
 
@@ -142,6 +150,10 @@ class Registry:
         """Registered names of one family, sorted."""
         return sorted(self._family(family))
 
+    def in_order(self, family: str) -> list[RegistryEntry]:
+        """The entries of one family in registration order (built-ins first, in their table's order)."""
+        return list(self._family(family).values())
+
     def get(self, family: str, name: str) -> type:
         """The class registered under ``name`` (or one of its aliases)."""
         return self.entry(family, name).cls
@@ -152,8 +164,11 @@ class Registry:
         try:
             return table[key]
         except KeyError:
+            known = sorted(table)
+            guess = did_you_mean(name, {**{k: k for k in known}, **self.aliases.get(family, {})})
+            hint = f"; did you mean {guess!r}?" if guess else ";"
             raise UnknownComponentError(
-                f"unknown {family} {name!r}; registered {_plural(family)}: {', '.join(sorted(table)) or 'none'}"
+                f"unknown {family} {name!r}{hint} registered {_plural(family)}: {', '.join(known) or 'none'}"
             ) from None
 
     def resolve(self, family: str, spec: Any) -> Component:
@@ -176,8 +191,10 @@ class Registry:
             ``spec`` is neither a string nor a component of this family.
         """
         table = self._family(family)
+        base = _base_class(family)
+        if isinstance(spec, base) and not isinstance(spec, Component):    # a configured estimator
+            return spec
         if isinstance(spec, Component):
-            base = _base_class(family)
             if not isinstance(spec, base):
                 raise TypeError(f"{family}: expected a spec string or a {base.__name__}, got {spec!r}")
             return spec
@@ -218,6 +235,20 @@ class Registry:
         return "\n".join(lines)
 
 
+def did_you_mean(name: str, candidates) -> str | None:
+    """The one of ``candidates`` close enough to ``name`` to be what a typo meant (``'pow'`` for ``'pwo'``), or None.
+
+    ``candidates`` is a list of names, or a mapping of names (aliases too) to
+    the name to suggest for them (an alias suggests its canonical name).
+    """
+    if not isinstance(name, str):
+        return None
+    target = candidates if isinstance(candidates, dict) else {c: c for c in candidates}
+    by_lower = {str(c).lower(): str(shown) for c, shown in target.items()}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[close[0]] if close else None
+
+
 def _plural(family: str) -> str:
     """``losses``, ``prices``: the family names' plurals."""
     return family + ("es" if family.endswith("s") else "s")
@@ -225,7 +256,8 @@ def _plural(family: str) -> str:
 
 def _example(family: str) -> str:
     return {"loss": "exp", "price": "pow:16", "learner": "stumps", "metric": "prec@k:10",
-            "objective": "push", "filter": "tikhonov", "kernel": "rbf", "candidate": "trees"}[family]
+            "objective": "push", "filter": "tikhonov", "kernel": "rbf", "candidate": "trees",
+            "estimator": "ExactBoost:n_runs=20"}[family]
 
 
 def _base_class(family: str) -> type:

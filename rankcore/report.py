@@ -47,6 +47,8 @@ class Report:
     settings : dict
         Other options of the run (metrics, split seed, ...).
     notes : list of str
+    tables : list of (title, columns, rows)
+        More result tables, shown under the first (confidence intervals...).
     """
 
     title: str
@@ -59,6 +61,7 @@ class Report:
     settings: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     versions: dict[str, str] | None = None
+    tables: list[tuple[str, list[str], list[list[Any]]]] = field(default_factory=list)
 
 
 def file_sha256(path: str) -> str:
@@ -170,14 +173,19 @@ def render_report(report: Report) -> str:
     for row in report.rows:
         parts.append("<tr>" + "".join(_cell(v) for v in row) + "</tr>")
     parts.append("</table>")
+    for title, columns, rows in report.tables:
+        parts.append(f"<h3>{html.escape(title)}</h3>")
+        parts.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>")
+        parts.extend("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
+        parts.append("</table>")
     for note in report.notes:
         parts.append(f"<p>{html.escape(note)}</p>")
     if report.figures:
         parts.append("<h2>Figures</h2>")
         for caption, svg in report.figures:
             uri = "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
-            parts.append(f'<figure><img alt="{html.escape(caption)}" src="{uri}">'
-                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            parts.append(f'<figure><img alt="{html.escape(caption.splitlines()[0])}" src="{uri}">'
+                         f"<figcaption>{'<br>'.join(map(html.escape, caption.splitlines()))}</figcaption></figure>")
     parts.append("<h2>Models and their exact parameters</h2>")
     for model in report.models:
         head = f"{model['label']} — {model['estimator']}"

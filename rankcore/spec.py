@@ -22,13 +22,19 @@ names to classes and calls :meth:`Component.from_spec_args`.
 from __future__ import annotations
 
 import math
+import numbers
 import re
-from dataclasses import dataclass, field
+import textwrap
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
+
+import numpy as np
 
 __all__ = [
     "REQUIRED",
+    "Kind",
     "Parameter",
+    "ParameterError",
     "Component",
     "SpecError",
     "parse_spec",
@@ -207,6 +213,94 @@ _KIND_FUNCS: dict[Any, Callable[[Any], Any]] = {
 _KIND_NAMES = {float: "a number", int: "an integer", bool: "true or false", str: "a string"}
 
 
+class ParameterError(ValueError, TypeError):
+    """An estimator parameter of the wrong type or out of range (a ValueError and a TypeError, as scikit-learn's).
+
+    The message names the parameter, what it accepts and the value received:
+    ``"n_iter: expected an integer >= 1, got 0"``.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (abbreviate(args[0]),)
+        super().__init__(*args)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A parameter kind beyond float, int, bool and str: what it accepts, in words, and its check.
+
+    Parameters
+    ----------
+    description : str
+        The accepted values in words, for error messages (``"None, an integer
+        >= 0 or a numpy random generator"``).
+    check : callable
+        ``check(value) -> value`` returns the value to use (possibly
+        normalized) or raises ``ValueError``/``TypeError`` (the caller names
+        the parameter and shows the value).
+    type_doc : str
+        The type line of the numpydoc "Parameters" section.
+    shows_type : bool
+        Errors show the refused value's type (``got int``) rather than its
+        repr: for kinds of objects (spec strings, components, callables).
+    """
+
+    description: str
+    check: Callable[[Any], Any]
+    type_doc: str = "object"
+    shows_type: bool = False
+
+    @property
+    def __name__(self) -> str:  # read by Parameter.describe, like a converter function's name
+        return self.description
+
+    def __call__(self, value: Any) -> Any:
+        return self.check(value)
+
+
+def _strict_int(value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError("not an integer")
+    return int(value)
+
+
+def _strict_float(value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError("not a number")
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError("not finite")
+    return out
+
+
+def _strict_bool(value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError("not a boolean")
+    return bool(value)
+
+
+def _strict_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+# Estimator parameters are Python values, checked strictly: "5" is not an integer there.
+_STRICT_FUNCS: dict[Any, Callable[[Any], Any]] = {int: _strict_int, float: _strict_float, bool: _strict_bool,
+                                                  str: _strict_str}
+
+
+def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def show_value(value: Any) -> str:
+    """``repr(value)`` for an error message, cut short when long (a big array is not echoed whole)."""
+    text = repr(value)
+    return text if len(text) <= 2 * MAX_ECHO else text[:MAX_ECHO] + f"... [{len(text)} characters]"
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A declared parameter of a component.
@@ -226,7 +320,16 @@ class Parameter:
     choices : tuple, optional
         Allowed values.
     doc : str
-        One line shown in error messages and ``rankcore plugins``.
+        What the parameter does.  Its first line is shown by ``rankcore
+        plugins``; an estimator's docstring shows it whole, in its numpydoc
+        "Parameters" section.
+    nullable : bool, default False
+        None is accepted too (estimator parameters).
+    rule : str, optional
+        The accepted values in words, replacing the text generated from the
+        kind and the bounds in error messages (``"a fraction in (0, 1]"``).
+    type_doc : str, optional
+        The type in the numpydoc "Parameters" section (default: from the kind).
     """
 
     name: str
@@ -238,6 +341,9 @@ class Parameter:
     exclusive_maximum: bool = False
     choices: tuple | None = None
     doc: str = ""
+    nullable: bool = False
+    rule: str = ""
+    type_doc: str = ""
 
     def describe(self) -> str:
         """Human-readable rule, used in error messages."""
@@ -271,6 +377,73 @@ class Parameter:
         if bad:
             raise SpecError(f"{owner}: {self.name} must be {self.describe()}, got {value!r}")
         return out
+
+    # ------------------------------------------------------------------
+    # Estimator parameters: Python values, checked strictly
+    # ------------------------------------------------------------------
+    def expected(self) -> str:
+        """What an estimator parameter accepts, in words: ``"an integer >= 1"``, ``"a number in (0, 1)"``.
+
+        (A nullable parameter accepts None too: its docs say so, the message
+        keeps to the rule a value broke.)
+        """
+        return self.rule or self._generated_rule()
+
+    def _generated_rule(self) -> str:
+        if self.kind is bool:
+            return "True or False"
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind not in (int, float):
+            return _KIND_NAMES.get(self.kind) or getattr(self.kind, "__name__", "a value").replace("_", " ")
+        noun = "an integer" if self.kind is int else "a number"
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            return f"{noun} in {_interval(low, high, self.exclusive_minimum, self.exclusive_maximum)}"
+        if low is not None:
+            noun = "an integer" if self.kind is int else "a finite number"
+            return f"{noun} {'>' if self.exclusive_minimum else '>='} {low:g}"
+        if high is not None:
+            return f"{noun} {'<' if self.exclusive_maximum else '<='} {high:g}"
+        return "a finite number" if self.kind is float else noun
+
+    def check(self, value: Any) -> Any:
+        """Check one estimator parameter value; return the value to use.
+
+        Raises
+        ------
+        ParameterError
+            ``"<name>: expected <what it accepts>, got <value>"``.
+        """
+        if value is None and self.nullable:
+            return None
+        func = _STRICT_FUNCS.get(self.kind, self.kind)
+        try:
+            out = func(value)
+        except (TypeError, ValueError, OverflowError):
+            shown = type(value).__name__ if getattr(self.kind, "shows_type", False) else show_value(value)
+            raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}") from None
+        bad = self.choices is not None and out not in self.choices
+        if isinstance(out, (int, float)) and not isinstance(out, bool):
+            if self.minimum is not None:
+                bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
+            if self.maximum is not None:
+                bad |= out >= self.maximum if self.exclusive_maximum else out > self.maximum
+        if bad:
+            raise ParameterError(f"{self.name}: expected {self.expected()}, got {show_value(value)}")
+        return out
+
+    def numpydoc(self) -> str:
+        """This parameter's entry of a numpydoc "Parameters" section."""
+        type_doc = self.type_doc or getattr(self.kind, "type_doc", None) or {
+            float: "float", int: "int", bool: "bool", str: "str"}.get(self.kind, "object")
+        if self.nullable and "None" not in type_doc:
+            type_doc += " or None"
+        head = f"{self.name} : {type_doc}"
+        if self.default is not REQUIRED:
+            head += f", default={self.default!r}"
+        body = textwrap.indent(textwrap.dedent(self.doc).strip(), "    ")
+        return head + ("\n" + body if body else "")
 
 
 def _format_value(value: Any) -> str:

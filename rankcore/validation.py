@@ -41,7 +41,12 @@ def _describe(values: np.ndarray, limit: int = 5) -> str:
     return "[" + shown + (", ..." if len(values) > limit else "") + "]"
 
 
-def _as_numeric_array(values: Any, name: str) -> np.ndarray:
+def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
+    """``values`` as a numeric array; with ``exact_integers``, integers beyond int64 stay Python ints.
+
+    (An object array of Python integers -- ``[10**30, 10**30 + 1]`` -- would
+    otherwise be rounded to float64 here, tying the two.)
+    """
     if hasattr(values, "toarray") or type(values).__module__.startswith("scipy.sparse"):
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
@@ -50,6 +55,9 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
         arr = np.asarray(values)
     except Exception as exc:  # ragged nested lists and the like
         raise ValueError(f"{name}: could not be read as an array ({exc})") from None
+    if exact_integers and arr.dtype == object and arr.size and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+        return arr
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -63,14 +71,45 @@ def _as_numeric_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _check_finite(arr: np.ndarray, name: str) -> None:
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad = ~np.isfinite(arr)
-        first = int(np.flatnonzero(bad.ravel())[0])
-        kind = "NaN" if np.isnan(arr.ravel()[first]) else "infinite values"
-        raise ValueError(
-            f"{name}: expected finite numbers, got {kind} ({int(bad.sum())} in all, first at flat index {first})"
-        )
+#: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.
+NAN_HINT = ('; NaN marks a missing value: the push estimators with learner="trees" (rankcore.boost(learner="trees")) '
+            "fit data with missing values, or impute them first (e.g. sklearn.impute.SimpleImputer)")
+
+
+def _location(arr: np.ndarray, flat: int) -> str:
+    """Where the entry at flat index ``flat`` is, in the words of the array's shape (0-based)."""
+    if arr.ndim == 2:
+        row, column = divmod(flat, arr.shape[1])
+        return f"at row {row}, column {column}"
+    if arr.ndim == 1:
+        return f"at position {flat}"
+    return f"at index {tuple(int(i) for i in np.unravel_index(flat, arr.shape))}"
+
+
+def _csr_location(Xs: Any, k: int) -> str:
+    """Where the k-th stored value of a CSR matrix is."""
+    row = int(np.searchsorted(Xs.indptr, k, side="right") - 1)
+    return f"at row {row}, column {int(Xs.indices[k])}"
+
+
+def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False) -> None:
+    """Refuse NaN (unless ``allow_nan``) and ±inf, saying where the first one is and how many there are.
+
+    ``locate(flat)`` words the position of a flat index (default: row and
+    column of a 2-D array, the position in a 1-D one); ``nan_hint`` follows a
+    NaN's message.
+    """
+    if arr.dtype.kind != "f":
+        return
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if not bad.any():
+        return
+    first = int(np.flatnonzero(bad.ravel())[0])
+    is_nan = bool(np.isnan(arr.ravel()[first]))
+    where = (locate or (lambda i: _location(arr, i)))(first)
+    expected = "numbers or NaN" if allow_nan else "finite numbers"
+    raise ValueError(f"{name}: expected {expected}, got {'NaN' if is_nan else 'infinite values'} {where} "
+                     f"({int(bad.sum())} in all){nan_hint if is_nan else ''}")
 
 
 #: Integers of larger magnitude are not all representable in float64.
@@ -86,27 +125,39 @@ def _integers_as_float(arr: np.ndarray, name: str, integers: str, what: str) -> 
     ranks come from sorting the integers themselves), which leaves every
     order-based metric unchanged; ``integers="refuse"`` raises.
     """
-    out = np.ascontiguousarray(arr, dtype=np.float64)
-    if integers == "round" or arr.size == 0:
+    try:
+        out = np.ascontiguousarray(arr, dtype=np.float64)
+    except OverflowError:                           # Python integers beyond ±1.8e308
+        out = None
+    if out is not None and (integers == "round" or arr.size == 0):
         return out
-    if int(arr.max()) <= _EXACT_INTEGER_LIMIT and int(arr.min()) >= -_EXACT_INTEGER_LIMIT:
+    if out is not None and int(arr.max()) <= _EXACT_INTEGER_LIMIT and int(arr.min()) >= -_EXACT_INTEGER_LIMIT:
         return out                                  # every value is exact in float64
+    if out is None and integers == "round":
+        raise ValueError(f"{name}: integer values beyond the range of float64 (e.g. {_short(arr.max())}); "
+                         "subtract a common offset or pass the scores as floats")
     if integers == "refuse-large":                  # the caller cannot compare across calls (chunks)
         raise ValueError(
-            f"{name}: integer values beyond ±2**53 (e.g. {int(arr.max()) if arr.max() > 0 else int(arr.min())}) "
+            f"{name}: integer values beyond ±2**53 (e.g. {_short(arr.max() if arr.max() > 0 else arr.min())}) "
             f"cannot all be represented in float64, and {what} cannot order them exactly; subtract a common "
             f"offset (e.g. the minimum) or pass the scores as floats"
         )
     distinct, inverse = np.unique(arr, return_inverse=True)
-    if np.unique(out).shape[0] == distinct.shape[0]:
+    if out is not None and np.unique(out).shape[0] == distinct.shape[0]:
         return out                                  # rounding merged no two values: the order is kept
     if integers == "rank":
         return np.ascontiguousarray(inverse.reshape(-1), dtype=np.float64)
     raise ValueError(
-        f"{name}: integer values beyond ±2**53 that float64 cannot tell apart (e.g. {int(distinct[-1])}), "
+        f"{name}: integer values beyond ±2**53 that float64 cannot tell apart (e.g. {_short(distinct[-1])}), "
         f"and {what} depends on more than their order; subtract a common offset "
         f"(e.g. the minimum) or pass the scores as floats"
     )
+
+
+def _short(value: Any) -> str:
+    """An integer for a message: whole when short, else its leading digits and length."""
+    text = str(int(value))
+    return text if len(text) <= 40 else f"{text[:12]}...({len(text.lstrip('-'))} digits)"
 
 
 def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False, integers: str = "round",
@@ -127,14 +178,14 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
     -------
     ndarray of float64, shape (n,), C-contiguous
     """
-    arr = _as_numeric_array(scores, name)
+    arr = _as_numeric_array(scores, name, exact_integers=True)
     if arr.ndim == 2 and 1 in arr.shape:
         raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}; use .ravel() if a column was meant")
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array, got {arr.ndim}-D with shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name}: expected at least one value, got an empty array")
-    if arr.dtype.kind in "iu":
+    if arr.dtype.kind in "iuO":                      # O: Python integers beyond int64, kept exact
         return _integers_as_float(arr, name, integers, what)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     _check_finite(arr, name)
@@ -268,7 +319,7 @@ def check_matrix(
         Xs = sp.csr_matrix(X, dtype=dtype)
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
-        _check_finite(Xs.data, name)
+        _check_finite(Xs.data, name, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
         return Xs
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
@@ -277,12 +328,7 @@ def check_matrix(
     if arr.shape[0] < min_rows or arr.shape[1] < 1:
         raise ValueError(_shape_message(name, arr.shape, min_rows))
     arr = np.ascontiguousarray(arr, dtype=dtype)
-    if allow_nan:
-        if arr.dtype.kind == "f" and np.isinf(arr).any():
-            first = int(np.flatnonzero(np.isinf(arr).ravel())[0])
-            raise ValueError(f"{name}: expected numbers or NaN, got infinite values (first at flat index {first})")
-    else:
-        _check_finite(arr, name)
+    _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
     return arr
 
 

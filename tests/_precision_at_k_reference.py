@@ -1,6 +1,6 @@
 """Plain NumPy/Python references for the precision@k kernels (tests only).
 
-* ``brute_force_surrogate``: the definitions of SPEC §3 as maxima over every
+* ``brute_force_surrogate``: the definitions of docs/theory/precision_at_k.md as maxima over every
   labelling ŷ with |ŷ| = k (exponential; small n only).
 * ``reference_surrogate``: the Δ-decomposition with a tie-averaged subgradient,
   written independently of the Cython kernel.
@@ -37,7 +37,7 @@ def prec_at_k(y, s, k):
 
 
 def brute_force_surrogate(y, s, k, kind):
-    """Surrogate in count units by enumerating every ŷ with |ŷ| = k (SPEC §3 definitions)."""
+    """Surrogate in count units by enumerating every ŷ with |ŷ| = k (docs/theory/precision_at_k.md#the-surrogates)."""
     y = np.asarray(y, dtype=int)
     s = np.asarray(s, dtype=float)
     n = len(y)
@@ -83,7 +83,7 @@ def _tie_average(values, coef):
 def reference_terms(y, s, k, kind):
     """The Δ-decomposition's terms (one per Δ = 0..min(k, n_neg)) in count units, k capped at n_pos.
 
-    The surrogate is their maximum (SPEC §3).
+    The surrogate is their maximum (docs/theory/precision_at_k.md#fast-evaluation).
     """
     return _sorted_terms(y, s, k, kind)[0]
 

@@ -1,4 +1,4 @@
-"""Naive reference of the P-Norm Push boosting algorithm (seed 000, Figure 1), for tests only.
+"""Naive reference of the P-Norm Push boosting algorithm (Rudin 2006, Figure 1), for tests only.
 
 Builds the paper's structure M_ikj = h_j(x_i) − h_j(x̃_k) explicitly -- an
 I × K × n array over every (positive, negative) pair and every candidate weak

@@ -1,4 +1,4 @@
-"""Plain NumPy references for kernel ranking (seed 003, SPEC §4), used only by the tests."""
+"""Plain NumPy references for kernel ranking (docs/theory/kernel_ranking.md), used only by the tests."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from decimal import Decimal, getcontext
 
 import numpy as np
 
-# Formulas exactly as printed in SPEC §4 / seed 003 §3, with no care for
+# Formulas exactly as printed in docs/theory/kernel_ranking.md#filters, with no care for
 # cancellation: valid where t is not tiny compared with lam.
 FORMULAS = {
     "tikhonov": lambda t, lam, norm: 1.0 / (t + lam),
     "iterated:1": lambda t, lam, norm: (1.0 / t) * (1.0 - (lam / (t + lam)) ** 1),
-    "iterated": lambda t, lam, norm: (t + 2 * lam) / (t + lam) ** 2,  # eq. 13 of seed 003
+    "iterated": lambda t, lam, norm: (t + 2 * lam) / (t + lam) ** 2,  # the paper's printed form
     "iterated:3": lambda t, lam, norm: (1.0 / t) * (1.0 - (lam / (t + lam)) ** 3),
     "cutoff": lambda t, lam, norm: np.where(t >= lam, 1.0 / t, 0.0),
     "landweber": lambda t, lam, norm: (1.0 / t) * (1.0 - (1.0 - t / norm) ** math.floor(1.0 / lam)),
@@ -68,7 +68,7 @@ def dense_coefficients(K: np.ndarray, y: np.ndarray, g) -> np.ndarray:
 
 
 def direct_tikhonov(K: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
-    """The solution of (D K / m² + λ I) c = D y / m², D = m I − 11ᵀ (seed 003, eq. 4)."""
+    """The solution of (D K / m² + λ I) c = D y / m², D = m I − 11ᵀ (docs/theory/kernel_ranking.md#computation)."""
     m = K.shape[0]
     D = m * np.eye(m) - np.ones((m, m))
     return np.linalg.solve(D @ K / m**2 + lam * np.eye(m), D @ y / m**2)

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from rankcore import datasets
-from rankcore.datasets import DataError, load_data
+from rankcore.cli import datasets
+from rankcore.cli.datasets import DataError, load_data
+from rankcore.cli.datasets import _csv, _csv_fast, _libsvm
 
 
 @pytest.fixture(params=["pandas", "numpy", "checking"])
@@ -21,7 +22,7 @@ def reader(request, monkeypatch):
     elif request.param == "numpy":
         monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
     else:
-        monkeypatch.setattr(datasets, "_csv_fast_path", lambda *a, **k: None)
+        monkeypatch.setattr(_csv, "_csv_fast_path", lambda *a, **k: None)
     return request.param
 
 
@@ -140,10 +141,10 @@ def test_csv_missing_values_are_nan_in_every_reader(tmp_path, reader):
 
 def test_missing_value_tokens_are_documented_and_exact():
     assert datasets.MISSING_VALUES == ("", "NA", "N/A", "NaN", "null", "None", "?", "-")
-    assert datasets._field_value(" n/A ", "d.csv", 2, "a") != datasets._field_value(" n/A ", "d.csv", 2, "a")  # NaN
+    assert _csv._field_value(" n/A ", "d.csv", 2, "a") != _csv._field_value(" n/A ", "d.csv", 2, "a")  # NaN
     for text in ("0", "-0", "1e-320", "nan0", "--", "NAN?", "inf"):
         try:
-            value = datasets._field_value(text, "d.csv", 2, "a")
+            value = _csv._field_value(text, "d.csv", 2, "a")
         except DataError:
             continue
         assert not np.isnan(value), text  # only the documented tokens (and NaN spellings) are missing
@@ -187,7 +188,7 @@ def test_csv_readers_agree_on_missing_values(tmp_path_factory, cells, label_firs
             if mode == "numpy":
                 patch.setitem(sys.modules, "pandas", None)
             elif mode == "checking":
-                patch.setattr(datasets, "_csv_fast_path", lambda *a, **k: None)
+                patch.setattr(_csv, "_csv_fast_path", lambda *a, **k: None)
             try:
                 data = load_data(path)
             except DataError as exc:
@@ -259,7 +260,7 @@ def test_csv_every_reader_gives_the_same_data(tmp_path, reader):
 
 def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
     clean = write(tmp_path / "c.csv", "a,b,label\n1,2,0\n\n3,4.5,1\n")
-    result = datasets._csv_fast_path(str(clean), ",", 1, 3, [0, 1], 2)
+    result = _csv._csv_fast_path(str(clean), ",", 1, 3, [0, 1], 2)
     if reader == "checking":
         assert result is None
         return
@@ -268,25 +269,25 @@ def test_fast_readers_take_clean_files_and_refuse_ragged_ones(tmp_path, reader):
     assert [float(v) for v in labels] == [0, 1]
     for ragged in ("a,b,label\n1,2,0,7\n3,4,1\n", "a,b,label\n1,2,0\n3,4,1,7\n", "a,b,label\n1,2\n3,4,1\n"):
         path = write(tmp_path / "r.csv", ragged)
-        assert datasets._csv_fast_path(str(path), ",", 1, 3, [0, 1], 2) is None, ragged
+        assert _csv._csv_fast_path(str(path), ",", 1, 3, [0, 1], 2) is None, ragged
     short_feature = write(tmp_path / "f.csv", "label,a,b\n0,1,2\n1,3\n")
-    assert datasets._csv_fast_path(str(short_feature), ",", 1, 3, [1, 2], 0) is None
+    assert _csv._csv_fast_path(str(short_feature), ",", 1, 3, [1, 2], 0) is None
     # pandas reads missing values itself (NumPy's loadtxt only spellings of NaN), in the last column
     # too once the delimiter count shows no row is short
     missing = write(tmp_path / "m.csv", "a,b,label\n1,,0\nNA,nan,1\n")
     last_missing = write(tmp_path / "l.csv", "label,a,b\n0,1,2\n1,3,\n")
     for path, where, expected in ((missing, ([0, 1], 2), [[1, np.nan], [np.nan, np.nan]]),
                                   (last_missing, ([1, 2], 0), [[1, 2], [3, np.nan]])):
-        result = datasets._csv_fast_path(str(path), ",", 1, 3, *where)
+        result = _csv._csv_fast_path(str(path), ",", 1, 3, *where)
         if reader == "pandas":
             np.testing.assert_array_equal(result[0], expected)
         else:
             assert result is None
     # a quote in the file: the delimiter count cannot vouch for the rows, the checking parser reads it
     quoted = write(tmp_path / "q.csv", 'label,a,b\n0,"1",2\n1,3,\n')
-    assert datasets._csv_fast_path(str(quoted), ",", 1, 3, [1, 2], 0) is None
+    assert _csv._csv_fast_path(str(quoted), ",", 1, 3, [1, 2], 0) is None
     quoted_header = write(tmp_path / "h.csv", '"label","a","b"\n0,1,2\n1,3,\n')
-    assert (datasets._csv_fast_path(str(quoted_header), ",", 1, 3, [1, 2], 0) is None) == (reader != "pandas")
+    assert (_csv._csv_fast_path(str(quoted_header), ",", 1, 3, [1, 2], 0) is None) == (reader != "pandas")
 
 
 def _complete_by_csv_module(text, n_fields):
@@ -310,7 +311,7 @@ def test_rows_complete_never_vouches_for_a_short_or_long_row(tmp_path_factory, l
     path = tmp_path_factory.mktemp("rows") / "d.csv"
     payload = text.encode("utf-8")
     path.write_bytes(gzip.compress(payload) if gz else payload)
-    got = datasets._rows_complete(str(path), ",", 1, 3, block_size=block_size)
+    got = _csv_fast._rows_complete(str(path), ",", 1, 3, block_size=block_size)
     expected = _complete_by_csv_module(text, 3)
     if got:
         assert expected, text
@@ -460,8 +461,6 @@ def test_feature_count_must_match_the_model(tmp_path):
 
 @pytest.mark.parametrize("index", [2_000_000_000, 5_000_000, 1_000_001])
 def test_libsvm_index_beyond_the_limit_is_refused_without_allocating(tmp_path, index):
-    from rankcore import datasets
-
     path = write(tmp_path / "wide.svm", f"1 {index}:1\n0 1:1\n")
     with pytest.raises(DataError, match=rf"line 1: feature index {index} is beyond the limit of 1000000 features"):
         load_data(path)
@@ -469,13 +468,11 @@ def test_libsvm_index_beyond_the_limit_is_refused_without_allocating(tmp_path, i
 
 
 def test_libsvm_dense_matrix_budget(tmp_path, monkeypatch):
-    from rankcore import datasets
-
     path = write(tmp_path / "d.svm", "1 1:1 10:2\n0 2:1\n1 3:1\n")
-    monkeypatch.setattr(datasets, "MAX_DENSE_CELLS", 29)
+    monkeypatch.setattr(_libsvm, "MAX_DENSE_CELLS", 29)
     with pytest.raises(DataError, match=r"3 rows x 10 features is too large a dense matrix \(limit 29 values"):
         load_data(path)
-    monkeypatch.setattr(datasets, "MAX_DENSE_CELLS", 30)
+    monkeypatch.setattr(_libsvm, "MAX_DENSE_CELLS", 30)
     assert load_data(path).X.shape == (3, 10)
 
 
@@ -486,3 +483,33 @@ def test_libsvm_wide_file_is_exit_2_from_the_cli(tmp_path, capsys):
     assert main(["fit", str(path), "--out", str(tmp_path / "m.json"), "-q"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "beyond the limit" in err
+
+
+def test_the_deprecated_rankcore_datasets_alias_gives_the_same_names():
+    """``rankcore.datasets`` moved to ``rankcore.cli.datasets``; the old import warns and still works."""
+    import importlib
+    import sys
+
+    sys.modules.pop("rankcore.datasets", None)
+    with pytest.warns(DeprecationWarning, match="rankcore.cli.datasets"):
+        old = importlib.import_module("rankcore.datasets")
+    assert old.load_data is load_data and old.DataError is DataError
+    assert set(old.__all__) == set(datasets.__all__) and all(getattr(old, n) is getattr(datasets, n) for n in old.__all__)
+
+
+def test_each_reader_module_stays_small():
+    from pathlib import Path
+
+    folder = Path(datasets.__file__).parent
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in folder.glob("*.py")}
+    assert {"_csv.py", "_csv_fast.py", "_libsvm.py", "_numpy.py"} <= set(sizes)
+    assert max(sizes.values()) < 400, sizes
+
+
+@pytest.mark.parametrize("spelling", ["", "NA", "na", " NA ", "nan", "NaN", "-nan", "+nan", "-NaN", "N/A", "?"])
+def test_every_spelling_of_a_missing_value_reads_as_the_same_nan(tmp_path, reader, spelling):
+    """An empty cell, NA, nan, -nan...: one and the same NaN, by every reader (no sign bit from ``-nan``)."""
+    path = write(tmp_path / "m.csv", f"a,b,label\n1.5,{spelling},0\n{spelling},2,1\n3,4,0\n")
+    X = load_data(path).X
+    assert np.isnan(X[0, 1]) and np.isnan(X[1, 0]) and not np.isnan(X[2]).any()
+    assert X.tobytes() == np.array([[1.5, np.nan], [np.nan, 2.0], [3.0, 4.0]]).tobytes()

@@ -22,7 +22,7 @@ import dask.array as da  # noqa: E402
 
 import rankcore  # noqa: E402
 from rankcore.dask import _metrics  # noqa: E402
-from rankcore.dask._metrics import RocCells  # noqa: E402
+from rankcore.metrics import RocCells  # noqa: E402
 from rankcore.dask._order import RankSearch, float_keys, interval_counts, keys_to_float  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
@@ -196,7 +196,7 @@ def test_roc_cells_bounds_bracket_every_order_inside_the_cells(seed, cuts):
     cells = _cells_from(y, s, np.asarray(cuts, dtype=np.int64))
     keys = float_keys(s)
     metrics = {spec: rankcore.resolve("metric", spec) for spec in BOUNDED}
-    bounds = {spec: _metrics._bounded_value(cells, m) for spec, m in metrics.items()}
+    bounds = {spec: m.roc_bounds(cells) for spec, m in metrics.items()}
     cell_of = np.searchsorted(np.array([int(h) for h in cells.hi], dtype=np.uint64), keys)
     single = np.array([lo == hi for lo, hi in zip(cells.lo, cells.hi)])
     for _ in range(4):
@@ -227,7 +227,7 @@ def test_roc_cells_refinement_brackets_then_reaches_the_exact_value(seed, bins, 
     keys = float_keys(s)
     cells = RocCells(int(keys.min()), int(keys.max()), int(y.sum()), int(n - y.sum()))
     for _ in range(64 * n):           # each pass splits a cell; a cell is one key after <= 64 halvings
-        value, low, high = _metrics._bounded_value(cells, metric)
+        value, low, high = metric.roc_bounds(cells)
         assert low - 1e-12 <= want <= high + 1e-12 and low - 1e-12 <= value <= high + 1e-12
         request = cells.request([metric], bins)
         if request is None:
@@ -237,7 +237,7 @@ def test_roc_cells_refinement_brackets_then_reaches_the_exact_value(seed, bins, 
         assert np.all(cells.lo <= cells.hi) and np.all(cells.hi[:-1] < cells.lo[1:])
     else:
         raise AssertionError(f"the refinement did not finish in {64 * n} passes")
-    value, low, high = _metrics._bounded_value(cells, metric)
+    value, low, high = metric.roc_bounds(cells)
     assert low == pytest.approx(high, abs=1e-12)
     assert value == pytest.approx(want, rel=1e-12, abs=1e-12)
 
@@ -249,7 +249,7 @@ def test_roc_cells_exact_when_every_cell_is_a_tie_group_or_pure():
     assert not cells.uncertain.any()
     want = rankcore.evaluate(y, s, BOUNDED)
     for spec in BOUNDED:
-        value, low, high = _metrics._bounded_value(cells, rankcore.resolve("metric", spec))
+        value, low, high = rankcore.resolve("metric", spec).roc_bounds(cells)
         assert value == low == high
         assert value == pytest.approx(want[spec], rel=1e-12, abs=1e-14), spec
 

@@ -399,7 +399,8 @@ def test_dask_refuses_objectives_that_start_from_tie_break_offsets(dask_client):
         unregister_plugin("dask-test-tied")
 
 
-def test_dask_plugin_learner_without_distributed_preparation(dask_client):
+def test_dask_plugin_learner_subclass_inherits_the_distributed_preparation(dask_client):
+    """A runtime plugin subclassing stumps declares nothing: it inherits prepare_distributed and fits on Dask."""
     from rankcore.learners import Stumps
     from rankcore.registry import register_plugin, unregister_plugin
 
@@ -416,8 +417,10 @@ def test_dask_plugin_learner_without_distributed_preparation(dask_client):
     try:
         X, y = _data(seed=12)
         Xd, yd, _ = _dask(X, y)
-        with pytest.raises(ValueError, match="my-stumps.*cannot prepare it on distributed data"):
-            DaskPushBoost(learner="my-stumps", n_iter=2).fit(Xd, yd)
+        model = DaskPushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
+        local = rankcore.PushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(X, y)
+        assert model.fit_info_["path"] == "fast"
+        _assert_same_fit(model, local, Xd, X)
     finally:
         unregister_plugin("dask-test-learner")
 

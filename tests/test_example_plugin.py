@@ -1,6 +1,5 @@
 """The example third-party plugin, installed as its own distribution, is found by name."""
 
-import importlib.metadata
 import json
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 
 import rankcore
+from _plugin_install import installed_plugin
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "rankcore-example-plugin"
 DIST = "rankcore-example-plugin"
@@ -18,16 +18,7 @@ DIST = "rankcore-example-plugin"
 @pytest.fixture(scope="session")
 def example_plugin_installed():
     """Install the plugin into the test environment (offline: no deps, no build isolation)."""
-    try:
-        importlib.metadata.distribution(DIST)
-    except importlib.metadata.PackageNotFoundError:
-        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-               "--no-index", str(PLUGIN_DIR)]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        assert done.returncode == 0, f"installing the example plugin failed:\n{done.stdout}\n{done.stderr}"
-    rankcore.get_registry(refresh=True)
-    yield
-    rankcore.get_registry(refresh=True)
+    yield from installed_plugin(PLUGIN_DIR, DIST)
 
 
 def _in_fresh_interpreter(code):

@@ -1,7 +1,7 @@
-"""Fuzzing inside the suite (issue 13): hostile inputs get the documented error or a valid result.
+"""Fuzzing inside the suite (issues 13 and 27): hostile inputs get the documented error or a valid result.
 
-Four categories, each a bounded, derandomized hypothesis run (together about a
-minute on one core):
+Each category is a bounded, derandomized hypothesis run (together about a
+minute and a half on one core):
 
 - the spec parser: random strings -> ``SpecError`` or a configured component;
 - ``load_model``: random mutations of real model files of every estimator,
@@ -10,7 +10,17 @@ minute on one core):
 - the CSV and LIBSVM readers: random bytes and lines -> ``DataError`` or a
   matrix without inf (NaN only for a missing value) with one label per row;
 - the command line: random argv through ``main()`` in-process -> exit 0 or 2,
-  a one-line error, never a traceback or exit 1.
+  a one-line error, never a traceback or exit 1;
+- tree and head/tail ExactBoost model files: targeted edits of node indices
+  (beyond int32 and int64), numbers, NaN flags, lengths and the head
+  threshold, re-signed -> ``ModelFormatError``, or a model that reads exactly
+  the indices and threshold the file holds (nothing wrapped) and scores finite;
+- the trees' parameters on tiny, degenerate data (constant, one distinct row,
+  duplicates, ties, NaN, 1e±200) -> a one-line error naming the parameter, or
+  a model with finite scores that is never constant without a warning;
+- the LightGBM / XGBoost adapters: specs, ``n_jobs`` and the (labels, scores,
+  weights) the libraries pass -> a one-line error or finite gradients,
+  curvatures and metric values; a few real trainings with both libraries.
 
 Each test prints how many cases it tried (``pytest -s tests/test_fuzz.py``).
 """
@@ -22,6 +32,7 @@ import contextlib
 import copy
 import io
 import json
+import math
 import os
 import tempfile
 import warnings
@@ -33,7 +44,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.datasets import DataError, load_data
+from rankcore.cli.datasets import DataError, load_data
 from rankcore.persistence import ModelFormatError, model_from_dict
 from rankcore.registry import FAMILIES
 from rankcore.spec import SpecError
@@ -416,3 +427,335 @@ def test_fuzz_cli_arguments(cli_files, monkeypatch):
     _report("CLI arguments", tried["n"])
     print(f"fuzz CLI arguments: exit 0 in {tried['ok']}, exit 2 in {tried['error']}")
     assert tried["n"] >= 1200 and tried["error"] > 0 and tried["ok"] > 0
+
+
+# --------------------------------------------------------------------------
+# Tree and head/tail ExactBoost model files: indices and the gate (issue 27)
+# --------------------------------------------------------------------------
+
+_INDEX_VALUES = [-(2**63), -(2**32) - 1, -2, -1, 0, 1, 2, 3, 6, 7, 2**31 - 1, 2**31, 2**32, 2**32 + 3, 2**33,
+                 2**62, 2**63, 2**64 + 1, 10**30]
+_FLOAT_VALUES = [{"__float__": "nan"}, {"__float__": "inf"}, {"__float__": "-inf"}, -1e308, 1e308, 5e-324, -0.0,
+                 0.5, -0.5, 1e15, -1e15, 3]
+_TREE_INT_FIELDS = ("feature", "left", "right")
+_TREE_FLOAT_FIELDS = ("threshold", "value", "gain")
+
+
+def _edit_tree(data: dict, kind: str, pick: int, value) -> None:
+    """One targeted edit of a tree record (an index, a number, a flag or a length) or of the head threshold."""
+    state = data["state"]
+    if kind == "ExactBoost-head-tail":
+        if pick % 2 == 0 and isinstance(value, (int, float, dict)):
+            state["head_threshold"] = value
+        else:  # one stump value made extreme (features, thresholds, a, b), head or tail
+            key = "stumps" if pick % 4 == 1 else "tail_stumps"
+            state[key] = _mutate_array(state[key], 4 if pick % 3 else 0, pick)
+        return
+    trees = [r for r in state["rankers"] if isinstance(r, dict) and r.get("kind") == "tree"]
+    if not trees:
+        return
+    tree = trees[pick % len(trees)]
+    fields = _TREE_INT_FIELDS + _TREE_FLOAT_FIELDS + ("nan_left", "length")
+    field = fields[(pick // 7) % len(fields)]
+    if field == "length":
+        column = tree[_TREE_INT_FIELDS[pick % 3]]
+        if isinstance(column, list):
+            column.pop() if pick % 2 and column else column.append(value)
+        return
+    column = tree.get(field)
+    if isinstance(column, list) and column:
+        column[(pick // 3) % len(column)] = value
+
+
+def test_fuzz_tree_and_head_tail_model_files():
+    """Indices beyond int32 and gates outside the head scores are refused; what loads reads what the file says."""
+    tried = {"n": 0, "refused": 0, "loaded": 0}
+    X = sample_matrix()
+
+    @fuzz(800)
+    @given(kind=st.sampled_from(["PushBoost-trees", "ExactBoost-head-tail"]),
+           edits=st.lists(st.tuples(st.integers(0, 10**6),
+                                    st.one_of(st.sampled_from(_INDEX_VALUES), st.sampled_from(_FLOAT_VALUES),
+                                              st.sampled_from([True, False, None, "x", 2, -1]))),
+                          min_size=1, max_size=3),
+           generic=st.one_of(st.none(), _MUTATIONS))
+    def check(kind, edits, generic):
+        tried["n"] += 1
+        data = model_dict(kind)
+        for pick, value in edits:
+            _edit_tree(data, kind, pick, copy.deepcopy(value))
+        if generic is not None:
+            data = _apply(data, generic)
+        data = resign(data)
+        try:
+            model = model_from_dict(json.loads(json.dumps(data)), source=kind)
+        except ModelFormatError as exc:
+            tried["refused"] += 1
+            assert str(exc).strip() and "\n" not in str(exc), str(exc)
+            return
+        tried["loaded"] += 1
+        state = data["state"]
+        if kind == "PushBoost-trees":   # no index wrapped on its way into the int32 arrays
+            for record, ranker in zip(state["rankers"], model.rankers_):
+                internal = [i for i, child in enumerate(record["left"]) if child >= 0]
+                assert [record["feature"][i] for i in internal] == ranker.feature[internal].tolist(), record
+                assert record["left"] == ranker.left.tolist() and record["right"] == ranker.right.tolist()
+        else:                           # the gate is a head score some row can reach
+            from rankcore.exactboost._estimator import _step_table
+
+            head = _step_table(model.stumps_, model.run_lengths_)
+            assert model.head_threshold_ == state["head_threshold"]
+            assert head.min_score() - 1e-9 <= model.head_threshold_ <= head.max_score() + 1e-9
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                scores = model.decision_function(X)
+            except (ValueError, ArithmeticError) as exc:   # a clear refusal of non-finite scores is fine
+                assert str(exc).strip()
+                return
+        assert np.isfinite(scores).all()      # (finite but huge leaf values are a valid, if odd, model)
+
+    check()
+    _report("tree and head/tail model files", tried["n"])
+    print(f"fuzz tree/head-tail files: {tried['refused']} refused, {tried['loaded']} loaded")
+    assert tried["n"] >= 800 and tried["refused"] > 0 and tried["loaded"] > 0
+
+
+# --------------------------------------------------------------------------
+# The trees' parameters on tiny data: a model or a clear error, never a silent constant model
+# --------------------------------------------------------------------------
+
+_TREE_PARAMS = {
+    "max_leaves": [1, 2, 3, 31, 1000, 2**31, 10**30],
+    "learning_rate": [0, 1e-300, 1e-12, 0.1, 1, 1e12, 1e308, "nan", "inf", -1],
+    "max_depth": [-2, -1, 0, 1, 2, 50, 2**40],
+    "growth": ["leafwise", "depthwise", "x"],
+    "min_samples_leaf": [0, 1, 2, 5, 20, 10**9, 10**30],
+    "min_child_weight": [0, 1e-300, 1e-3, 1, 1e3, 1e300, -1, "inf"],
+    "l2": [0, 1e-300, 1, 1e10, 1e300, 1e308, -1, "nan"],
+    "subsample": [0, 1e-300, 1e-9, 0.01, 0.5, 0.8, 1, 1.5],
+    "colsample": [0, 1e-9, 0.3, 1, 2],
+    "max_bins": [1, 2, 3, 255, 256],
+    "bin_subsample": [0, 1, 2, 3, 10**9],
+}
+
+
+def _tiny_data(n: int, d: int, shape: str, seed: int):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if shape == "constant":
+        X[:] = 1.0
+    elif shape == "one-distinct-row":
+        X[:] = 1.0
+        X[-1] = 2.0
+    elif shape == "duplicates":
+        X = np.repeat(X[: max(1, n // 2)], 2, axis=0)[:n]
+        X = np.vstack([X, X[: n - X.shape[0]]]) if X.shape[0] < n else X
+    elif shape == "ties":
+        X = np.round(X)
+    elif shape == "nan":
+        X[rng.random(X.shape) < 0.3] = np.nan
+    elif shape == "huge":
+        X *= 1e200
+    elif shape == "tiny":
+        X *= 1e-200
+    y = (rng.random(n) < 0.4).astype(int)
+    y[0], y[-1] = 0, 1                 # both classes
+    return X, y
+
+
+def test_fuzz_tree_parameters_on_tiny_data():
+    from rankcore.push import PushBoost
+
+    tried = {"n": 0, "error": 0, "model": 0, "constant": 0}
+
+    @fuzz(400)
+    @given(params=st.dictionaries(st.sampled_from(sorted(_TREE_PARAMS)), st.integers(0, 10), max_size=4),
+           n=st.sampled_from([2, 3, 5, 10, 40]), d=st.integers(1, 3),
+           shape=st.sampled_from(["normal", "constant", "one-distinct-row", "duplicates", "ties", "nan", "huge",
+                                  "tiny"]),
+           seed=st.integers(0, 3), splittable=st.booleans())
+    def check(params, n, d, shape, seed, splittable):
+        tried["n"] += 1
+        values = {name: _TREE_PARAMS[name][i % len(_TREE_PARAMS[name])] for name, i in params.items()}
+        if splittable:           # half the cases start from settings that can split tiny data
+            values = {"min_samples_leaf": 1, "subsample": 1, **values}
+        spec = "trees" + (":" if values else "") + ",".join(f"{name}={v}" for name, v in sorted(values.items()))
+        X, y = _tiny_data(n, d, shape, seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                model = PushBoost(learner=spec, n_iter=3, random_state=seed).fit(X, y)
+                scores = model.decision_function(X)
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                tried["error"] += 1
+                message = str(exc)
+                assert message.strip() and "\n" not in message.strip(), (spec, message)
+                assert "Traceback" not in message and "C long" not in message, (spec, message)
+                if isinstance(exc, SpecError):      # names the parameter at fault
+                    assert any(name in message for name in values), (spec, message)
+                return
+        tried["model"] += 1
+        assert np.isfinite(scores).all(), (spec, shape)
+        assert model.stop_reason_ in ("n_iter", "converged", "no_split", "overflow"), model.stop_reason_
+        if np.ptp(scores) == 0:       # a constant model: never silent
+            tried["constant"] += 1
+            assert any(issubclass(w.category, (UserWarning, RuntimeWarning)) for w in caught), (spec, shape, n)
+        if model.stop_reason_ == "no_split":
+            assert any("no_split" in str(w.message) for w in caught), (spec, shape)
+
+    check()
+    _report("tree parameters on tiny data", tried["n"])
+    print(f"fuzz tree parameters: {tried['error']} clear errors, {tried['model']} models "
+          f"({tried['constant']} constant, each with a warning)")
+    assert tried["n"] >= 400 and tried["error"] > 0 and tried["model"] > 0 and tried["constant"] > 0
+
+
+# --------------------------------------------------------------------------
+# The LightGBM / XGBoost adapters: parameters and the calls the libraries make
+# --------------------------------------------------------------------------
+
+_GBDT_OBJECTIVES = ["push:exp,pow:4", "push:logistic,pow:2", "push:hinge,identity", "prec@k-avg:2", "prec@k-avg:0.5",
+                    "prec@k-max:1", "mp-squared", "nope", "", "push:exp,pow:1e300", "prec@k-avg:1e300"]
+_GBDT_METRICS = ["auc", "prec@k:2", "prec@k:0.5", "pauc:0.1", "rmax", "misrank", "roc", "height", "nope",
+                 "prec@k:1e300", "pnorm:64"]
+_GOOD_SEEDS = [0, 1, None, 2**32 - 1]
+_N_JOBS = [None, 1, 2, -1, 0, 1.5, "x"]
+
+
+def _gbdt_call_args(n: int, how: int, seed: int):
+    rng = np.random.default_rng(seed)
+    labels = (rng.random(n) < 0.5).astype(float)
+    labels[0], labels[-1] = 0.0, 1.0
+    preds = rng.normal(size=n)
+    weight = None
+    if how == 1:
+        labels = np.full(n, 3.0)                  # one class
+    elif how == 2:
+        labels[0] = np.nan
+    elif how == 3:
+        labels[1 % n] = 7.0                       # a third value (or a grade)
+    elif how == 4:
+        preds[0] = np.inf
+    elif how == 5:
+        preds = np.zeros(n + 1)
+    elif how == 6:
+        preds = preds[:, None]                    # the column XGBoost sometimes passes
+    elif how == 7:
+        preds = np.zeros((n, 2))
+    elif how == 8:
+        weight = np.ones(n)
+    elif how == 9:
+        weight = -np.ones(n)
+    elif how == 10:
+        weight = np.ones(n + 2)
+    elif how == 11:
+        weight = np.array([])
+    elif how == 12:
+        preds = np.zeros(n)                       # every row tied: the tie-break offset's case
+    return labels, preds, weight
+
+
+def test_fuzz_gbdt_adapters():
+    from rankcore.gbdt import lightgbm_metric, lightgbm_objective, xgboost_metric, xgboost_objective
+
+    tried = {"n": 0, "error": 0, "ok": 0}
+
+    @fuzz(500)
+    @given(library=st.sampled_from(["lightgbm", "xgboost"]), what=st.sampled_from(["objective", "metric"]),
+           objective=st.sampled_from(_GBDT_OBJECTIVES), metric=st.sampled_from(_GBDT_METRICS),
+           random_state=st.sampled_from(_GOOD_SEEDS), n_jobs=st.sampled_from(_N_JOBS),
+           n=st.sampled_from([2, 3, 10, 50]), how=st.integers(0, 12), seed=st.integers(0, 3))
+    def check(library, what, objective, metric, random_state, n_jobs, n, how, seed):
+        tried["n"] += 1
+        labels, preds, weight = _gbdt_call_args(n, how, seed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if what == "objective":
+                    make = lightgbm_objective if library == "lightgbm" else xgboost_objective
+                    adapter = make(objective, random_state=random_state, n_jobs=n_jobs)
+                    grad, hess = adapter(labels, preds, weight)       # the scikit-learn API's call
+                else:
+                    make = lightgbm_metric if library == "lightgbm" else xgboost_metric
+                    adapter = make(metric)
+                    out = adapter(labels, preds, weight)
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            tried["error"] += 1
+            message = str(exc)
+            assert message.strip() and "\n" not in message.strip(), message
+            assert "C long" not in message and "invalid literal" not in message, message
+            return
+        tried["ok"] += 1
+        if what == "objective":
+            grad, hess = np.asarray(grad), np.asarray(hess)
+            assert grad.shape == hess.shape == (n,)
+            assert np.isfinite(grad).all() and np.isfinite(hess).all() and (hess >= 0).all()
+        else:
+            value = out[1] if isinstance(out, tuple) else out
+            assert isinstance(value, float) and math.isfinite(value), out
+
+    check()
+    _report("gbdt adapters", tried["n"])
+    print(f"fuzz gbdt adapters: {tried['error']} clear errors, {tried['ok']} results")
+    assert tried["n"] >= 500 and tried["error"] > 0 and tried["ok"] > 0
+
+
+def test_fuzz_gbdt_adapters_train_with_the_real_libraries():
+    """A few real trainings: the adapters inside LightGBM and XGBoost give finite scores or a clear error."""
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    from rankcore.gbdt import lightgbm_metric, lightgbm_objective, xgboost_metric, xgboost_objective
+
+    tried = {"n": 0, "error": 0, "ok": 0}
+
+    @fuzz(40)
+    @given(library=st.sampled_from(["lightgbm", "xgboost"]), objective=st.sampled_from(_GBDT_OBJECTIVES[:7]),
+           metric=st.sampled_from(_GBDT_METRICS[:6]), n=st.sampled_from([4, 30]), shape=st.sampled_from(
+               ["normal", "constant", "ties", "huge"]), seed=st.integers(0, 3))
+    def check(library, objective, metric, n, shape, seed):
+        tried["n"] += 1
+        if library == "lightgbm" and shape == "constant":
+            shape = "ties"            # LightGBM itself refuses data without a usable feature (a C++ fatal)
+        X, y = _tiny_data(n, 2, shape, seed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if library == "lightgbm":
+                    data = lgb.Dataset(X, label=y, params={"verbose": -1, "min_data_in_leaf": 1,
+                                                           "min_data_in_bin": 1})
+                    booster = lgb.train({"objective": lightgbm_objective(objective), "verbose": -1,
+                                         "min_data_in_leaf": 1, "num_threads": 1}, data, num_boost_round=2,
+                                        valid_sets=[data], feval=lightgbm_metric(metric))
+                    scores = booster.predict(X)
+                else:
+                    data = xgb.DMatrix(X, label=y)
+                    booster = xgb.train({"disable_default_eval_metric": 1, "nthread": 1}, data, num_boost_round=2,
+                                        obj=xgboost_objective(objective), custom_metric=xgboost_metric(metric),
+                                        evals=[(data, "train")], verbose_eval=False)
+                    scores = booster.predict(data, output_margin=True)
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            tried["error"] += 1
+            assert str(exc).strip(), exc
+            return
+        tried["ok"] += 1
+        assert np.isfinite(np.asarray(scores, dtype=np.float64)).all()
+
+    check()
+    _report("gbdt adapters in real trainings", tried["n"])
+    assert tried["n"] >= 40 and tried["ok"] > 0
+
+
+_BAD_SEEDS = ["x", -1, 1.5, True]
+
+
+@pytest.mark.parametrize("random_state", _BAD_SEEDS, ids=repr)
+@pytest.mark.parametrize("make", ["lightgbm_objective", "xgboost_objective"])
+def test_fuzz_gbdt_random_state_is_refused_at_construction_naming_it(make, random_state):
+    """Issue 27 item 8 (the one-style parameter validation): before, 'x' and -1 failed late without naming
+    ``random_state`` and 1.5 was accepted."""
+    import rankcore.gbdt
+
+    factory = getattr(rankcore.gbdt, make)
+    with pytest.raises((ValueError, TypeError), match="random_state"):
+        factory("prec@k-avg:2", random_state=random_state)

@@ -165,3 +165,36 @@ def test_loss_base_class_requires_value():
     with pytest.raises(NotImplementedError, match="must implement value"):
         rankcore.Loss().value(np.zeros(1))
     assert rankcore.Loss().pairwise_kernel() is None
+
+
+@pytest.mark.parametrize("kernel", ["logistic", "exp", "hinge", "sqhinge"])
+def test_generic_pairwise_kernel_is_the_same_bit_for_bit_on_any_thread_count(kernel):
+    """One thread owns each output, so 1 and 2 threads give identical sums, every time.
+
+    Regression: the per-pair ℓ, ℓ′, ℓ″ were written through pointers by the
+    loss's ``evaluate``, so OpenMP shared them between the threads of the
+    pair loop, and with 2 threads a sum now and then took another pair's
+    term (off by ~1 in 5,000).  Each tile now keeps them on its own stack
+    (``rankcore.losses._tiling``).  Large enough for both threads to run.
+    """
+    from rankcore.losses import _pairwise
+
+    kern = {"logistic": _pairwise.LogisticKernel(1.0), "exp": _pairwise.ExponentialKernel(0.7),
+            "hinge": _pairwise.TruncatedPowerKernel(1), "sqhinge": _pairwise.TruncatedPowerKernel(2)}[kernel]
+    rng = np.random.default_rng(11)
+    I, K = 3000, 2600                        # > TILE on each side: several tiles and chunks
+    f_pos, f_neg = np.round(rng.normal(size=I), 2), np.round(rng.normal(size=K), 2) - 0.3
+    w, c = rng.uniform(0.5, 2, size=I), rng.uniform(0, 1, size=K)
+    hp, hn = rng.normal(size=I), rng.normal(size=K)
+
+    def sums(n_threads):
+        L, D, E = np.empty(K), np.empty(K), np.empty(I)
+        dl, d1, d2 = np.empty(K), np.empty(K), np.empty(K)
+        _pairwise.negative_sums(kern, f_pos, w, f_neg, L, D, n_threads)
+        _pairwise.positive_sums(kern, f_pos, f_neg, c, E, n_threads)
+        _pairwise.directional_sums(kern, f_pos, w, hp, f_neg, hn, dl, d1, d2, 2, n_threads)
+        return np.concatenate([L, D, E, dl, d1, d2])
+
+    one = sums(1)
+    for _ in range(3):
+        assert sums(2).tobytes() == one.tobytes()

@@ -20,7 +20,7 @@ SCALAR_SPECS = [
     "prec@k:1", "prec@k:3", "prec@k:0.3", "rmax", "max_height", "pnorm:1", "pnorm:4", "pnorm:64",
     "pnorm:2,1",
 ]
-MONOTONE_SPECS = SCALAR_SPECS  # SPEC §1: every bipartite metric is monotone
+MONOTONE_SPECS = SCALAR_SPECS  # docs/theory/metrics.md#monotone-metrics
 ORDER_ONLY_SPECS = [s for s in SCALAR_SPECS if s != "pnorm:2,1"]  # a margin θ ≠ 0 depends on the scale
 
 

@@ -1,6 +1,6 @@
 """Every metric kernel against a plain NumPy/Python reference and against scikit-learn.
 
-The references below follow the definitions of SPEC §1 literally (pairwise
+The references below follow the definitions of docs/theory/metrics.md literally (pairwise
 sums, one threshold at a time, exact fractions) and share no code with the
 Cython kernels.  Tests are parametrized over ``[reference, fast]`` where the
 case has a value known by hand, and compare fast with reference on random

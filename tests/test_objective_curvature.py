@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import rankcore
 from rankcore.objectives._base import HESSIAN_FLOOR, RowBlock
-from rankcore.objectives._push import PairwisePushProblem
+from rankcore.objectives._push import BoundPairwisePush
 from rankcore.registry import register_plugin, resolve, unregister_plugin
 from rankcore.testing import _objectives
 
@@ -89,7 +89,7 @@ def test_exp_closed_form_equals_pairwise_path(spec):
     objective = resolve("objective", spec)
     y, f, w = _data(3)
     fast = objective.bind(y, w)
-    slow = PairwisePushProblem(objective, y, w, objective.loss_component, objective.price_component)
+    slow = BoundPairwisePush(objective, y, w, objective.loss_component, objective.price_component)
     _, g1, h1 = fast.value_gradient_hessian(f)
     _, g2, h2 = slow.value_gradient_hessian(f)
     np.testing.assert_allclose(g1, g2, rtol=1e-11, atol=1e-15)

@@ -63,6 +63,9 @@ def test_wheel_holds_no_generated_sources_or_leftovers_and_ships_the_licence(che
     pxd = sorted(str(p.relative_to(checkout)) for p in (checkout / "rankcore").rglob("*.pxd"))
     assert pxd and sorted(n for n in names if n.endswith(".pxd")) == pxd
     assert "rankcore/metrics/_evaluate.py" in names
+    # `rankcore plugins new` reads its templates from the installed package
+    templates = sorted(str(p.relative_to(checkout)) for p in (checkout / "rankcore/cli/plugin_template").glob("*.tmpl"))
+    assert templates and set(templates) <= set(names)
     (licence,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert "BSD 3-Clause" in zipfile.ZipFile(wheel).read(licence).decode()
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()

@@ -130,7 +130,7 @@ def test_precision_and_objective_svgs():
     np.testing.assert_array_equal(data.panels[0].series[1].y, values)
     objective = plotting.objective_data({"a": [3.0, 2.0, 1.5], "flat": [1.0], "b": [np.nan, 2.0, 1.0],
                                          "c": [1.0, 0.5], "d": [4.0, 1.0]}, xlabel={"b": "epoch"})
-    assert (objective.rows, objective.columns) == (2, 3)
+    assert (objective.rows, objective.columns) == (3, 2)
     root = parse(render_svg(objective))
     assert set(polylines(root)) == {f"objective:{name}" for name in ("a", "flat", "b", "c", "d")}
     assert "epoch" in texts(root, "xlabel")
@@ -148,3 +148,18 @@ def test_svg_needs_no_matplotlib(monkeypatch, tmp_path):
         plotting.save_figure(data, tmp_path / "roc.png")
     with pytest.raises(TypeError, match="FigureData"):
         plotting.render_svg("not a figure")
+
+
+def test_coinciding_curves_are_named_together_and_drawn_widest_first():
+    y, s1, s2 = tied_data(5)
+    data = plotting.roc_data({"A": (y, s1), "B": (y, s1.copy()), "C": (y, s2)}, max_fp=10)
+    full, left = data.panels
+    labels = [s.label for s in full.series if not s.reference]
+    assert labels == ["A", "B (= A)", "C"]
+    assert [s.label for s in left.series][1].startswith("B (rmax ") and left.series[1].label.endswith("(= A)")
+    widths = [s.width for s in full.series if not s.reference]
+    assert widths[0] > widths[1] > widths[2]          # the later curves lie on top of the earlier, wider ones
+    root = parse(render_svg(data))
+    dashes = {line.getAttribute("data-series"): line.getAttribute("stroke-dasharray")
+              for line in root.getElementsByTagName("polyline") if line.getAttribute("data-series")}
+    assert len({dashes["roc:A"], dashes["roc:B"], dashes["roc:C"]}) == 3

@@ -91,7 +91,7 @@ def _tampered(model, edit):
         (lambda d: d["state"].update(n_features_in_=99), "n_features_in_ = 99"),
         (lambda d: d["state"].update(classes_=[1, 1]), "two distinct labels"),
         (lambda d: d["state"].update(classes_=[1, 0]), "sorted"),
-        (lambda d: d["state"].update(t_=-1), "t_ must be a non-negative integer"),
+        (lambda d: d["state"].update(t_=-1), r"t_ must be an integer in \[0, "),
         (lambda d: d["state"].update(n_iter_=7), "n_iter_ = 7 entries"),
         (lambda d: d["state"].pop("coef_"), "missing"),
         (lambda d: d["state"].update(extra=1), "unexpected"),

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.objectives._base import BoundObjective
 from rankcore.precision_at_k import _surrogates
-from rankcore.precision_at_k.objectives import TopKLine, _SurrogateBound, top_k_value_and_gradient
+from rankcore.precision_at_k.objectives import TopKLine, _BoundPrecAtK, top_k_value_and_gradient
 from rankcore.push._line_search import line_search
 
 KINDS = ["avg", "struct", "ramp", "max"]
@@ -103,11 +103,11 @@ def test_boosting_same_model_with_exact_and_generic_line():
         return rankcore.boost(objective="prec@k-avg:0.1", n_iter=15, random_state=0, n_jobs=1).fit(X, y)
 
     fast = fit()
-    _SurrogateBound.exact_line = False
+    _BoundPrecAtK.exact_line = False
     try:
         slow = fit()
     finally:
-        _SurrogateBound.exact_line = True
+        _BoundPrecAtK.exact_line = True
     a, b = fast.decision_function(X), slow.decision_function(X)
     auc = rankcore.resolve("metric", "auc")
     assert abs(auc(y, a) - auc(y, b)) < 0.02

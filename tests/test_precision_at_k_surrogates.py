@@ -1,4 +1,4 @@
-"""The precision@k surrogates (SPEC §3): values, subgradients, hierarchy, ties, errors."""
+"""The precision@k surrogates (docs/theory/precision_at_k.md): values, subgradients, hierarchy, ties, errors."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rankcore.objectives import PushObjective, RowBlock
-from rankcore.objectives._exp_push import ExpPushProblem
-from rankcore.objectives._push import PairwisePushProblem
+from rankcore.objectives._exp_push import BoundExpPush
+from rankcore.objectives._push import BoundPairwisePush
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 from rankcore.testing import check_component
@@ -46,8 +46,8 @@ def test_exp_log_space_path_equals_pairwise_path(spec):
     objective = resolve("objective", spec)
     y, f, w, h = _data(1)
     fast = objective.bind(y, w)
-    slow = PairwisePushProblem(objective, y, w, objective.loss_component, objective.price_component)
-    assert isinstance(fast, ExpPushProblem)
+    slow = BoundPairwisePush(objective, y, w, objective.loss_component, objective.price_component)
+    assert isinstance(fast, BoundExpPush)
     v1, g1 = fast.value_and_gradient(f)
     v2, g2 = slow.value_and_gradient(f)
     assert v1 == pytest.approx(v2, rel=1e-13)

@@ -1,4 +1,4 @@
-"""The driver against the naive M-array algorithm of the paper (seed 000, Figure 1).
+"""The driver against the naive M-array algorithm of the paper (Rudin 2006, Figure 1).
 
 For every built-in loss × price, with real-valued (features) and binary
 (stumps) weak rankers and random sample weights, the driver must choose the

@@ -366,6 +366,7 @@ def test_cli_plugins_reports_broken_entry_points(fresh_registry, tmp_path, monke
 
     _install_fake_plugins(tmp_path, monkeypatch)
     reg_mod.get_plugin_manager(refresh=True)
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per problem (tests/test_terminal_width.py wraps them)
     assert main(["plugins"]) == 0
     text = capsys.readouterr().out
     for (dist, plugin), expected in _EXPECTED_PROBLEMS.items():

@@ -82,7 +82,7 @@ def test_iterated_two_is_eq13_and_two_tikhonov_steps():
     lam = 5e-3
     model = KernelRanker(kernel="rbf", gamma=1.0, filter="iterated:2", lam=lam).fit(X, y)
     K = model.kernel_(X)
-    ref = dense_coefficients(K, y, lambda t, n: (t + 2 * lam) / (t + lam) ** 2)  # eq. 13 of seed 003
+    ref = dense_coefficients(K, y, lambda t, n: (t + 2 * lam) / (t + lam) ** 2)  # the paper's printed form
     np.testing.assert_allclose(model.dual_coef_, ref, atol=1e-10 * np.abs(ref).max())
     # Iterated Lavrentiev: c1 = (A + λ)^-1 b, c2 = c1 + (A + λ)^-1 (b − A c1)
     m = y.size

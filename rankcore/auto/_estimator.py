@@ -10,71 +10,50 @@ refits the choice on every row and records the leaderboard.
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._candidate import candidate_scores
-from ._folds import check_cv, check_metric_on_units, plan_folds, plan_units
+from ._folds import check_metric_on_units, plan_folds, plan_units
+from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
 from ._selection import select
-from ._state import fitted_state, restore_state
+from ._saved import encode_fitted
+from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
 
 __all__ = ["AutoRanker"]
 
 
 def check_params(estimator: "AutoRanker") -> dict[str, Any]:
-    """Validate every parameter of ``estimator``; returns the resolved values (the one place this is done).
+    """Check every parameter of ``estimator`` and resolve what needs the registry (once per fit).
 
-    Returns a dict with ``metric`` (a resolved Metric), ``specs`` (the
-    candidate specs asked for, or None for the default search), ``budget``
-    (float or None) and ``n_threads``.
+    The declared checks (:data:`~rankcore.auto._params.AUTO_PARAMETERS`) run
+    first; then the metric and the candidates are resolved.  Returns a dict
+    with ``metric`` (a resolved Metric), ``specs`` (the candidate specs asked
+    for, or None for the default search), ``budget`` (float or None) and
+    ``n_threads``.
     """
-    from ..registry import resolve
+    from ..base import resolve_parameter
 
-    metric_spec = estimator.metric
-    if not isinstance(metric_spec, str):
-        spec = getattr(metric_spec, "spec", None)
-        if getattr(metric_spec, "family", None) != "metric" or not isinstance(spec, str):
-            raise TypeError(f"metric: expected a metric spec string such as 'pauc:0.1' or a rankcore Metric, "
-                            f"got {type(metric_spec).__name__}")
-        metric_spec = spec
-    metric = resolve("metric", metric_spec)
+    checked = estimator._check_params()
+    metric = resolve_parameter("metric", "metric", checked.metric)
+    if getattr(metric, "family", None) != "metric":
+        raise TypeError(f"metric: expected a metric spec string such as 'pauc:0.1' or a rankcore Metric, "
+                        f"got {type(checked.metric).__name__}")
     if not getattr(metric, "scalar", True) or metric.greater_is_better is None or metric.task != "bipartite":
         raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
                          f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
-    budget = estimator.time_budget
-    if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not math.isfinite(budget) \
-                or budget <= 0:
-            raise ValueError(f"time_budget: expected None or a positive number of seconds, got {budget!r}")
-        budget = float(budget)
-    check_cv(estimator.cv)
-    specs = _check_candidates(estimator.candidates)
-    if not isinstance(estimator.blend, (bool, np.bool_)):
-        raise ValueError(f"blend: expected True or False, got {estimator.blend!r}")
-    n_threads = effective_n_threads(estimator.n_jobs)
-    random_state = estimator.random_state
-    if not (random_state is None or isinstance(random_state, np.random.RandomState)
-            or (isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
-                and random_state >= 0)):
-        raise ValueError(f"random_state: expected None, a non-negative integer seed or a numpy RandomState, "
-                         f"got {random_state!r}")
-    verbose = estimator.verbose
-    if isinstance(verbose, bool) or not isinstance(verbose, numbers.Integral) or verbose < 0:
-        raise ValueError(f"verbose: expected an integer >= 0, got {verbose!r}")
-    return {"metric": metric, "specs": specs, "budget": budget, "n_threads": n_threads}
+    return {"metric": metric, "specs": _check_candidates(checked.candidates), "budget": checked.time_budget,
+            "n_threads": effective_n_threads(checked.n_jobs)}
 
 
 def _check_candidates(candidates) -> list[str] | None:
@@ -140,7 +119,7 @@ def _base_seed(random_state) -> int:
     return int(random_state)
 
 
-class AutoRanker(BaseEstimator):
+class AutoRanker(Ranker):
     """Cross-validates rankcore's learners on your top-of-list metric and keeps the best (or their blend).
 
     Candidates from every family -- gradient-boosted trees (and on every
@@ -152,39 +131,6 @@ class AutoRanker(BaseEstimator):
     more than the noise of the folds; a rank-average blend of the two leaders
     wins only if a nested estimate says it does.  The choice is refitted on
     every row.  See ``docs/auto.md``.
-
-    Parameters
-    ----------
-    metric : str or Metric, default "pauc:0.1"
-        Any registered scalar metric of two-class labels: ``"pauc:0.1"``,
-        ``"prec@k:0.05"`` (a fraction of each validation part), ``"prec@k:50"``
-        (a count: at most the rows of a validation part), ``"rmax"``, ``"auc"``...
-    time_budget : float or None, default None
-        Seconds for the whole fit (search and refit).  None: a fixed plan whose
-        cost scales with one default fit (about 10-25 fits of the default
-        trees, see ``docs/auto.md``), deterministic for a fixed ``random_state``.
-        With a budget the search adds repeats of the folds while time remains
-        and stops a rung that would overrun; the choice then depends on the
-        measured times.
-    cv : "auto", int, (int, int) or float, default "auto"
-        ``"auto"``: repeated stratified 5-fold cross-validation up to 3,000
-        rows (the first repeat without a budget), else one stratified hold-out
-        of 20 %.  An integer K: stratified K-fold; a pair (K, R): K folds, R
-        repeats; a float in (0, 1): one stratified hold-out of that share.
-    candidates : "auto" or list of str, default "auto"
-        Candidate specs (``rankcore plugins --family candidate`` lists them):
-        ``"auto"`` is every registered candidate's default configurations.
-        The first candidate is the *default* the others must beat (``"trees"``
-        in the default search).
-    blend : bool, default True
-        Consider the rank-average blend of the two leading candidates.
-    n_jobs : int or None, default None
-        Threads of each fit (None or -1: all cores).
-    random_state : None, int or numpy RandomState
-        Seeds the folds and every candidate's fit.
-    verbose : int, default 0
-        0: silent; 1: a progress display on stderr (candidate, fold, best so
-        far: a bar in a terminal, lines otherwise).
 
     Attributes
     ----------
@@ -209,6 +155,8 @@ class AutoRanker(BaseEstimator):
         folds (each row scored by a model that did not see it; NaN for rows a
         hold-out did not validate), for the candidates evaluated on that whole
         pass.  Not saved in model files.
+    metric_ : str
+        The spec of the metric the search chose by (resolved: ``"pauc:0.1"``).
     selection_reason_ : str
     search_time_, refit_time_ : float
         Seconds of the search and of the final refit.
@@ -226,16 +174,14 @@ class AutoRanker(BaseEstimator):
     True
     """
 
-    def __init__(self, *, metric="pauc:0.1", time_budget=None, cv="auto", candidates="auto", blend=True,
-                 n_jobs=None, random_state=None, verbose=0):
-        self.metric = metric
-        self.time_budget = time_budget
-        self.cv = cv
-        self.candidates = candidates
-        self.blend = blend
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
+    name = "AutoRanker"
+    aliases = ("auto",)
+    summary = "cross-validated choice among rankcore's learners on a top-of-list metric (docs/auto.md)"
+    #: ``rankcore auto`` is its command (``rankcore fit --model`` fits one configured learner).
+    command_line = False
+    examples = ("AutoRanker:candidates=linear,blend=False,random_state=0",)
+    parameters = AUTO_PARAMETERS
+    fitted = AUTO_FITTED
 
     # ------------------------------------------------------------------
     # fit
@@ -266,6 +212,7 @@ class AutoRanker(BaseEstimator):
         listeners = check_callbacks(callbacks)
         metric = params["metric"]
         X_arr, y01 = self._check_data(X, y)
+        self.metric_ = metric.spec
         seed = _base_seed(self.random_state)
         specs, skipped = self._applicable(params["specs"], X_arr, y01, params["n_threads"], metric.spec)
         plan = plan_folds(y01, self.cv, seed)
@@ -274,7 +221,7 @@ class AutoRanker(BaseEstimator):
         progress = SearchProgress(metric.spec) if self.verbose else None
         search = SuccessiveHalving(
             specs, [self._resolved(s).relative_cost for s in specs], plan, y01, units, metric,
-            self._executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
+            self.make_executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
             X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter)
         search.start = started
         outcome = search.run_search(default_rungs(plan, params["budget"] is not None))
@@ -317,8 +264,15 @@ class AutoRanker(BaseEstimator):
             raise ValueError(f"candidates: none applies to these data ({details})")
         return applicable, skipped
 
-    def _executor(self, X, y, plan, metric_spec, seed, n_threads):
-        """Where the tasks run (in this process; :class:`rankcore.dask.DaskAutoRanker` overrides it)."""
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
+        """Where the search's tasks run: a callable ``run(tasks, may_start, on_result)``.
+
+        In this process, one task after the other on ``n_threads`` threads
+        (:class:`~rankcore.auto.LocalExecutor`); :class:`rankcore.dask.DaskAutoRanker`
+        overrides it.  ``plan.folds[f]`` is fold ``f``'s (training, validation)
+        row indices; a task is run by :func:`~rankcore.auto.run_task` with
+        ``metric_spec`` and the base ``seed``, so results never depend on where.
+        """
         from ._executors import LocalExecutor
 
         return LocalExecutor(X, y, plan, metric_spec, seed, n_threads)
@@ -458,25 +412,26 @@ class AutoRanker(BaseEstimator):
         return value if metric.greater_is_better else -value
 
     # ------------------------------------------------------------------
-    # Persistence (rankcore.persistence: JSON, no pickle)
+    # Persistence (rankcore.persistence: JSON, no pickle) and tags
     # ------------------------------------------------------------------
     def _get_fitted_state(self) -> dict:
-        return fitted_state(self)
+        state = super()._get_fitted_state()
+        state["best"] = encode_fitted(self.best_estimator_, self.best_candidate_)   # names the candidate
+        return state
 
-    def _set_fitted_state(self, state: dict) -> None:
-        check_params(self)
-        restore_state(self, state)
+    def _check_loaded_params(self, state: dict) -> Any:
+        return check_params(self)
+
+    def _restore_fitted_state(self, state: dict, setup: Any) -> None:
+        restore_state(self, state, setup["metric"])
         self._candidate = None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.input_tags.allow_nan = self._accepts_missing()
         tags.non_deterministic = self.random_state is None
         return tags
 
-    def _accepts_missing(self) -> bool:
+    def _allows_nan(self) -> bool:
         best = getattr(self, "best_estimator_", None)
         if best is not None:
             from ._saved import accepts_missing

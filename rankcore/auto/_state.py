@@ -1,4 +1,9 @@
-"""AutoRanker's fitted state for model files: the chosen model as nested records, the leaderboard as data."""
+"""AutoRanker's fitted state read back from a model file: every field validated before it is set.
+
+The fields are declared in :data:`rankcore.auto._params.AUTO_FITTED` (the
+base class checks that a file has exactly those); the chosen model is a
+nested model record (:mod:`._saved`), the leaderboard plain data.
+"""
 
 from __future__ import annotations
 
@@ -9,35 +14,9 @@ from typing import Any
 import numpy as np
 
 from ._leaderboard import STATUSES, Leaderboard, LeaderboardRow
-from ._saved import decode_fitted, encode_fitted
+from ._saved import decode_fitted
 
-__all__ = ["fitted_state", "restore_state"]
-
-_REQUIRED = {"metric", "n_features_in", "best", "best_candidate", "best_score", "leaderboard", "cv_description",
-             "selection_reason", "search_time", "refit_time", "classes"}
-_OPTIONAL = {"feature_names_in"}
-
-
-def fitted_state(model) -> dict:
-    """The JSON-ready state of a fitted AutoRanker."""
-    classes = model.classes_
-    state = {
-        "metric": model.leaderboard_.metric,
-        "n_features_in": int(model.n_features_in_),
-        "classes": classes if classes.dtype.kind in "biuf" else [str(c) for c in classes],
-        "best": encode_fitted(model.best_estimator_, model.best_candidate_),
-        "best_candidate": model.best_candidate_,
-        "best_score": float(model.best_score_),
-        "leaderboard": [{k: v for k, v in r.items() if k != "n_folds"} for r in model.leaderboard_.records()],
-        "cv_description": model.cv_description_,
-        "selection_reason": model.selection_reason_,
-        "search_time": float(model.search_time_),
-        "refit_time": float(model.refit_time_),
-    }
-    if hasattr(model, "feature_names_in_"):
-        state["feature_names_in"] = [str(name) for name in model.feature_names_in_]
-    return state
-
+__all__ = ["restore_state"]
 
 def _fail(message: str):
     from ..persistence import ModelFormatError
@@ -73,26 +52,25 @@ def _row(record: Any, i: int) -> LeaderboardRow:
         score_time=_number(record["score_time"], f"leaderboard[{i}].score_time"), note=record["note"])
 
 
-def restore_state(model, state: dict) -> None:
-    """Validate ``state`` and set the fitted attributes of ``model`` (raises ModelFormatError)."""
+def restore_state(model, state: dict, metric) -> None:
+    """Validate ``state`` and set the fitted attributes of ``model`` (raises ModelFormatError).
+
+    ``metric`` is the parameter ``metric`` resolved; the file's metric must be the same.
+    """
     from ..registry import resolve
 
-    keys = set(state)
-    if not _REQUIRED <= keys or not keys <= _REQUIRED | _OPTIONAL:
-        _fail(f"unexpected or missing fields {sorted((keys - _REQUIRED - _OPTIONAL) | (_REQUIRED - keys))}")
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         _fail(f"n_features_in must be a positive integer, got {d!r}")
-    metric = state["metric"]
-    if not isinstance(metric, str):
+    saved_metric = state["metric"]
+    if not isinstance(saved_metric, str):
         _fail("metric must be a spec string")
     try:
-        metric = resolve("metric", metric).spec
+        saved_metric = resolve("metric", saved_metric).spec
     except (TypeError, ValueError) as exc:
         _fail(f"metric: {exc}")
-    params_metric = model.metric if isinstance(model.metric, str) else getattr(model.metric, "spec", None)
-    if params_metric is not None and resolve("metric", params_metric).spec != metric:
-        _fail(f"metric {metric!r} differs from the parameter metric={params_metric!r}")
+    if metric.spec != saved_metric:
+        _fail(f"metric {saved_metric!r} differs from the parameter metric={metric.spec!r}")
     classes = np.asarray(state["classes"])
     if classes.ndim != 1 or classes.shape[0] != 2 or not classes[0] < classes[1]:
         _fail("classes must be two sorted, distinct labels")
@@ -107,10 +85,11 @@ def restore_state(model, state: dict) -> None:
     rows = state["leaderboard"]
     if not isinstance(rows, list) or not rows:
         _fail("leaderboard must be a non-empty list of records")
-    leaderboard = Leaderboard([_row(r, i) for i, r in enumerate(rows)], metric, state["cv_description"])
+    leaderboard = Leaderboard([_row(r, i) for i, r in enumerate(rows)], saved_metric, state["cv_description"])
     if leaderboard.rows[0].status != "chosen" or leaderboard.rows[0].name != state["best_candidate"]:
         _fail("the leaderboard's first row must be the chosen candidate, best_candidate")
     best = decode_fitted(state["best"], d)
+    model.metric_ = saved_metric
     model.best_estimator_ = best
     model.best_candidate_ = state["best_candidate"]
     model.best_score_ = _number(state["best_score"], "best_score")

@@ -5,6 +5,8 @@ and ``run(args) -> int``.  Errors in the user's input (bad files, bad spec
 strings, bad values, a missing optional dependency) print one line
 ``rankcore: error: ...`` and exit with status 2; ``--debug`` shows the
 traceback instead.  Anything else is a bug: one line saying so, status 1.
+Warnings (a model that could not split, a clipped lambda) print one line
+``rankcore: warning: ...`` each.
 
 Exit status: 0 success, 1 internal error, 2 usage or input error, 130
 interrupted.  See ``docs/cli.md``.
@@ -16,6 +18,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 __all__ = ["main", "build_parser"]
 
@@ -66,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return int(args._run(args) or EXIT_OK)
+        with warnings.catch_warnings():
+            if not args.debug:      # one line each, like the errors (--debug: Python's form, with the place)
+                warnings.showwarning = _show_warning
+            return int(args._run(args) or EXIT_OK)
     except BrokenPipeError:
         # the reader went away (`rankcore score ... | head`): not an error; keep Python
         # from complaining again when it flushes stdout at exit
@@ -88,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
               "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print a warning raised during a command as one line ``rankcore: warning: ...`` on stderr."""
+    print(f"rankcore: warning: {_clean(str(message))}", file=sys.stderr if file is None else file)
 
 
 def _one_line(exc: BaseException) -> str:

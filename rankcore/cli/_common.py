@@ -53,12 +53,35 @@ def add_data_options(parser) -> None:
 
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None):
-    """Read a data file with the data options of ``args`` (a :class:`rankcore.datasets.Dataset`)."""
-    from ..datasets import load_data
+    """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`)."""
+    from .datasets import load_data
 
     drop = [c.strip() for c in (args.drop or "").split(",") if c.strip()]
     return load_data(path, label=args.label, require_label=require_label, drop=drop, fmt=args.data_format,
                      n_features=n_features)
+
+
+def announce_positive(args, data) -> None:
+    """Say which label is ranked first, unless that is plain (labels 0 and 1, or ``--positive`` given).
+
+    With other labels the greater one is the relevant one -- ``M`` of {B, M},
+    ``good`` of {bad, good} -- which may not be the one the user means: one
+    status line names it and the option.  Called once the data passed every
+    check, so that an error stays the only line of a failed command.
+    """
+    if args.positive is None and data.y is not None:
+        labels = np.unique(data.y)
+        numeric = labels.dtype.kind in "biuf"
+        if labels.shape[0] == 2 and not (numeric and set(labels.tolist()) <= {0, 1}):
+            info(args, f"{data.source}: ranking {_shown(labels[1])} first (the greater of the labels "
+                       f"{_shown(labels[0])} and {_shown(labels[1])}); use --positive LABEL to choose")
+
+
+def _shown(label: Any) -> str:
+    """A label as the user typed it: text quoted, numbers plain (1, not 1.0)."""
+    if isinstance(label, (str, np.str_)):
+        return repr(str(label))
+    return f"{float(label):g}"
 
 
 # --------------------------------------------------------------------------
@@ -148,13 +171,19 @@ class Table:
                      "|" + "|".join("---" if i < self._n_text() else "---:" for i in range(len(self.columns))) + "|"]
             lines += ["| " + " | ".join(row) + " |" for row in cells]
             return "\n".join(lines)
+        from ._terminal import column_groups
+
         widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(self.columns)]
         n_text = self._n_text()
 
-        def line(values):
-            return "  ".join(v.ljust(w) if i < n_text else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths)))
+        def line(values, group):
+            return "  ".join(values[i].ljust(widths[i]) if i < n_text else values[i].rjust(widths[i])
+                             for i in group).rstrip()
 
-        return "\n".join([line(self.columns)] + [line(r) for r in cells]).rstrip()
+        # wider than the terminal: the numeric columns in blocks, each beside the leading text columns
+        blocks = ["\n".join([line(self.columns, g)] + [line(r, g) for r in cells])
+                  for g in column_groups(widths, lead=max(n_text, 1))]
+        return "\n\n".join(blocks).rstrip()
 
     def _n_text(self) -> int:
         """Leading columns holding text (left-aligned); the rest are numbers."""

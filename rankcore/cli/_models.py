@@ -1,9 +1,12 @@
 """The model factory: command-line options -> configured rankcore estimators.
 
-One table, :data:`KINDS`, says for each ``--model`` which estimator it builds,
-which options apply to it and which estimator parameter each option sets,
-which parameter ``--n-iter`` sets, and where the fitted estimator keeps its
-training objective per iteration.  ``fit`` builds one configuration,
+The ``--model`` kinds are the registered estimators (:data:`KINDS`, read from
+the registry's estimator family: the built-ins and every plugin's
+``rankcore_register_estimators``).  What each kind accepts comes from its
+estimator's declarations: an option applies to the estimators that declare a
+parameter of its name, ``--n-iter`` sets the ``iteration_parameter``, and the
+training objective per iteration is the fitted ``training_curve_``.  ``fit``
+builds one configuration,
 ``compare`` several: there, every model option may list values separated by
 commas (``--price identity,pow:4,pow:16``) and each ``--model`` is combined
 with every combination of the values of the options that apply to it.
@@ -15,11 +18,11 @@ continues the previous value, so ``metric=pauc:0.1,mcclish`` works).
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -78,78 +81,81 @@ _OPTION_BY_DEST = {o.dest: o for o in OPTIONS}
 # --------------------------------------------------------------------------
 
 
-def _push_history(est) -> tuple[np.ndarray, np.ndarray]:
-    values = np.asarray(est.objective_values_, dtype=np.float64)
-    return np.arange(values.shape[0]), values
-
-
-def _exactboost_history(est) -> tuple[np.ndarray, np.ndarray]:
-    loss = np.asarray(est.train_loss_, dtype=np.float64)
-    return np.arange(loss.shape[1]), loss.mean(axis=0)
-
-
-def _epoch_history(est) -> tuple[np.ndarray, np.ndarray]:
-    values = np.asarray(est.surrogate_per_epoch_, dtype=np.float64)
-    return np.arange(1, values.shape[0] + 1), values
-
-
 @dataclass(frozen=True)
 class ModelKind:
-    """What ``--model NAME`` builds."""
+    """What ``--model NAME`` builds: a registered estimator, and what the options set on it."""
 
-    name: str
-    estimator: str                          # "module:Class"
+    name: str                               # "push"
+    cls: type                               # the estimator class
     summary: str
     options: dict[str, str]                 # option dest -> estimator parameter
-    history: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
-    history_label: str = "training objective"
-    history_x: str = "iteration"
-    live: bool = False                      # reports every iteration while fitting (push family)
+    names: tuple[str, ...] = ()             # every name --model accepts for it (lower case)
+
+    @property
+    def estimator(self) -> str:
+        """``"module:Class"`` of the estimator."""
+        return f"{self.cls.__module__}:{self.cls.__qualname__}"
+
+    @property
+    def live(self) -> bool:
+        """Whether a fit reports every iteration with the monitored metric (fit takes eval_set and callbacks)."""
+        return self.cls.monitor_parameter is not None and self.cls.iteration_parameter is not None
 
 
-KINDS: dict[str, ModelKind] = {
-    kind.name: kind
-    for kind in (
-        ModelKind("push", "rankcore.push:PushBoost",
-                  "the push family (P-Norm Push; any loss, price and weak learner)",
-                  {"loss": "loss", "price": "price", "objective": "objective", "learner": "learner",
-                   "n_iter": "n_iter"},
-                  _push_history, "objective J (log R)", live=True),
-        ModelKind("rankboost", "rankcore.push:RankBoost", "RankBoost (exp loss, identity price)",
-                  {"learner": "learner", "n_iter": "n_iter"}, _push_history, "objective J (log R)", live=True),
-        ModelKind("exactboost", "rankcore.exactboost:ExactBoost", "ExactBoost: stumps boosted on the metric itself",
-                  {"metric": "metric", "margin": "margin", "n_runs": "n_runs", "subsample": "subsample",
-                   "n_iter": "n_rounds"},
-                  _exactboost_history, "training loss (mean over runs)", "round"),
-        ModelKind("perceptron@k", "rankcore.precision_at_k:PerceptronAtK", "Perceptron@k (avg or max)",
-                  {"k": "k", "variant": "variant", "batch_size": "batch_size", "n_iter": "n_epochs"},
-                  _epoch_history, "mean batch surrogate", "epoch"),
-        ModelKind("sgd@k", "rankcore.precision_at_k:SGDAtK", "SGD@k on a precision@k surrogate",
-                  {"k": "k", "surrogate": "surrogate", "eta0": "eta0", "batch_size": "batch_size",
-                   "n_iter": "n_epochs"},
-                  _epoch_history, "mean batch surrogate", "epoch"),
-        ModelKind("kernel", "rankcore.rkhs:KernelRanker", "regularized kernel ranking (spectral filters)",
-                  {"kernel": "kernel", "filter": "filter", "lam": "lam", "gamma": "gamma", "metric": "metric"}),
-    )
-}
-_KIND_ALIASES = {"perceptron": "perceptron@k", "sgd": "sgd@k", "pnorm": "push", "pushboost": "push",
-                 "kernelranker": "kernel", "rkhs": "kernel"}
+def _kind_of(cls: type) -> ModelKind:
+    declared = {p.name for p in cls.parameters}
+    options = {o.dest: o.dest for o in OPTIONS if o.dest != "n_iter" and o.dest in declared}
+    if cls.iteration_parameter is not None:
+        options["n_iter"] = cls.iteration_parameter
+    names = tuple(dict.fromkeys(n.lower() for n in (*cls.aliases, cls.name)))
+    doc = (cls.__doc__ or "").strip().splitlines()
+    summary = cls.summary or (doc[0].rstrip(".") if doc else cls.name)
+    return ModelKind(names[0], cls, summary, options, names)
+
+
+class _Kinds(Mapping):
+    """``--model`` name -> :class:`ModelKind`, for every registered estimator offered on the command line."""
+
+    def _table(self) -> dict[str, ModelKind]:
+        import warnings
+
+        from ..registry import registry
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems: `rankcore plugins` shows them
+            entries = registry().in_order("estimator")
+        kinds = [_kind_of(e.cls) for e in entries if e.cls.command_line]
+        return {kind.name: kind for kind in kinds}
+
+    def __getitem__(self, name: str) -> ModelKind:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+#: The ``--model`` kinds (read from the registry when used).
+KINDS = _Kinds()
 
 
 def estimator_class(kind: ModelKind) -> type:
-    module, _, attr = kind.estimator.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise CommandError(f"--model {kind.name}: its estimator {kind.estimator} is not available ({exc})") from None
+    return kind.cls
 
 
 def kind_named(name: str) -> ModelKind:
     key = name.strip().lower()
-    key = _KIND_ALIASES.get(key, key)
-    if key not in KINDS:
-        raise CommandError(f"--model: unknown model {name!r}; models: {', '.join(KINDS)}")
-    return KINDS[key]
+    table = KINDS._table()
+    for kind in table.values():
+        if key in kind.names:
+            return kind
+    from ..registry import did_you_mean
+
+    guess = did_you_mean(key, [n for kind in table.values() for n in kind.names])
+    hint = f"; did you mean {guess!r}?" if guess else ";"
+    raise CommandError(f"--model: unknown model {name!r}{hint} models: {', '.join(table)}")
 
 
 # --------------------------------------------------------------------------
@@ -366,8 +372,13 @@ def _param_of(kind: str, dest: str) -> str:
 class FitOutcome:
     estimator: Any
     seconds: float
-    history: tuple[np.ndarray, np.ndarray] | None
+    curve: Any            # the estimator's TrainingCurve, or None (not iterative)
     monitor_score: float | None
+
+    @property
+    def history(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(iterations, training objective), for the objective figure."""
+        return None if self.curve is None else (self.curve.iterations, self.curve.objective)
 
 
 def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, monitor: tuple | None = None,
@@ -395,7 +406,7 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
         if config.kind.live:
             fit_kwargs = {}
             if monitor is not None and (monitor_is_validation or not steers):
-                estimator.set_params(scoring=monitor[0])
+                estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
                 fit_kwargs["eval_set"] = (monitor[1], monitor[2])
 
             def report(info):
@@ -409,7 +420,8 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
         task.abort()
         raise
     seconds = time.perf_counter() - start
-    history = config.kind.history(estimator) if config.kind.history is not None else None
+    curve = estimator.training_curve_ if config.kind.cls.iteration_parameter is not None else None
+    history = None if curve is None else (curve.iterations, curve.objective)
     score = None
     if monitor is not None:
         from ..metrics import evaluate
@@ -421,7 +433,7 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
     if score is not None:
         task.score = score
     task.close(_stop_summary(estimator))
-    return FitOutcome(estimator, seconds, history, score)
+    return FitOutcome(estimator, seconds, curve, score)
 
 
 def _planned_iterations(config: ModelConfig, estimator) -> int | None:
@@ -478,8 +490,8 @@ def accepts_missing(estimator) -> bool:
         return False
 
 
-def nan_learners() -> list[str]:
-    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+def _learners_by_nan_support() -> dict[bool, list[str]]:
+    """{True: the registered learners that declare ``allow_nan``, False: the others}, by name."""
     import warnings
 
     from ..registry import registry
@@ -487,7 +499,40 @@ def nan_learners() -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         reg = registry()
-    return [name for name in reg.names("learner") if getattr(reg.get("learner", name), "allow_nan", False)]
+    out: dict[bool, list[str]] = {True: [], False: []}
+    for name in reg.names("learner"):
+        out[bool(getattr(reg.get("learner", name), "allow_nan", False))].append(name)
+    return out
+
+
+def nan_learners() -> list[str]:
+    """The registered learners that handle missing values (``allow_nan``), e.g. ``["trees"]``."""
+    return _learners_by_nan_support()[True]
+
+
+def refusers_of_missing_values() -> str:
+    """``"refused by the learners features, stumps, thresholds and by exactboost, kernel, ..."``.
+
+    Read from the declarations: a learner's ``allow_nan`` and, for a model
+    without a ``--learner``, its default estimator's ``allow_nan`` tag.
+    """
+    learners = _learners_by_nan_support()[False]
+    kinds = []
+    for kind in KINDS.values():
+        if "learner" in kind.options:
+            continue
+        try:
+            estimator = estimator_class(kind)()
+        except CommandError:           # an optional estimator that is not installed
+            continue
+        if not accepts_missing(estimator):
+            kinds.append(kind.name)
+    parts = []
+    if learners:
+        parts.append(f"the learners {', '.join(learners)}")
+    if kinds:
+        parts.append(f"--model {', '.join(kinds)}")
+    return "missing values are refused by " + " and by ".join(parts) if parts else ""
 
 
 def describe_estimator(estimator, label: str | None = None) -> str:
@@ -502,11 +547,13 @@ def describe_estimator(estimator, label: str | None = None) -> str:
 def _way_out() -> str:
     learners = nan_learners()
     users = [k.name for k in KINDS.values() if "learner" in k.options]
+    refused = refusers_of_missing_values()
     if not learners:
-        return "impute the missing values first (no registered learner handles them)"
+        return "impute the missing values first (no registered learner handles them" + \
+            (f"; {refused})" if refused else ")")
     flags = " or ".join(f"--learner {name}" for name in learners)
     return (f"use a learner that handles them ({flags}, with --model {' or '.join(users)}) "
-            "or impute the missing values first")
+            "or impute the missing values first" + (f" ({refused})" if refused else ""))
 
 
 def missing_facts(datasets) -> list[tuple[Any, Any]]:
@@ -568,6 +615,7 @@ def check_model_missing(model, model_path: str, data) -> None:
     if missing is None:
         return
     flags = " or ".join(f"--learner {name}" for name in nan_learners()) or "a learner that handles them"
+    refused = refusers_of_missing_values()
     raise CommandError(f"{data.source} has {missing.describe()}; the model {model_path}, "
                        f"{describe_estimator(model)}, cannot score missing values: impute them first, or fit "
-                       f"a model that handles them (rankcore fit ... {flags})")
+                       f"a model that handles them (rankcore fit ... {flags})" + (f"; {refused}" if refused else ""))

@@ -26,6 +26,7 @@ from ._common import (
     add_data_options,
     add_force_option,
     add_table_format_option,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     fraction,
@@ -45,6 +46,7 @@ from ._models import (
     missing_facts,
     models_epilog,
 )
+from ._intervals import add_interval_options, comparison_tables, render_tables
 from ._progress import Progress, add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
@@ -55,8 +57,8 @@ FIGURE_GUIDE = {
            "(the top of the list, few false positives), where models built for the top differ most.",
     "precision_at_k": "precision among the k top-ranked items: the curves differ most for small k, "
                       "the top of the list (the dotted line is the base rate).",
-    "objective": "the training objective after each iteration, each model on its own scale: "
-                 "a curve still falling at the right end asks for more iterations.",
+    # replaced by the verdict on the held-out metric when one was recorded (see objective_caption)
+    "objective": "the training objective after each iteration, each model on its own scale.",
 }
 
 
@@ -83,6 +85,7 @@ def add_parser(subparsers):
     split.add_argument("--test", metavar="DATA", help="a separate labelled test file instead of splitting DATA")
     add_model_options(parser, multiple=True)
     add_output_options(parser)
+    add_interval_options(parser, random_state=False)
     add_progress_options(parser)
     return parser
 
@@ -122,7 +125,7 @@ class Fitted:
     config: ModelConfig
     estimator: Any
     seconds: float
-    history: tuple[np.ndarray, np.ndarray] | None
+    curve: Any              # the estimator's TrainingCurve, or None (not iterative)
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -133,6 +136,10 @@ class Comparison:
     metrics: list[str]
     models: list[Fitted]
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
+    interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
+    band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
+    monitor: str = "auc"            # the metric measured on monitor_split after every iteration (push models)
+    monitor_split: str = "train"
 
     def table(self) -> Table:
         rows = []
@@ -146,7 +153,27 @@ class Comparison:
                 for split in self.splits}
 
     def histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {f.config.label: f.history for f in self.models if f.history is not None}
+        return {f.config.label: (f.curve.iterations, f.curve.objective) for f in self.models if f.curve is not None}
+
+    def held_out_histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The monitored metric after each iteration, for the models whose training curve recorded it."""
+        from ._advice import held_out_history
+
+        out = {}
+        for f in self.models:
+            history = held_out_history(f.curve)
+            if history is not None:
+                out[f.config.label] = history
+        return out
+
+    def objective_caption(self) -> str:
+        """What the objective figure shows, with each model's verdict on its held-out metric."""
+        from ..registry import resolve
+        from ._advice import iterations_advice
+
+        better = resolve("metric", self.monitor).greater_is_better is not False
+        return iterations_advice([(f.config.label, f.curve) for f in self.models if f.curve is not None],
+                                 metric=self.monitor, split=self.monitor_split, greater_is_better=better)
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
@@ -165,12 +192,12 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                               monitor_label=f"{monitor_split} {monitor}")
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
-        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.history)
+        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve)
         for split, (X, y) in splits.items():
             fitted.scores[split] = decision_scores(outcome.estimator, X)
             fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
         models.append(fitted)
-    return Comparison(splits, metrics, models)
+    return Comparison(splits, metrics, models, monitor=monitor, monitor_split=monitor_split)
 
 
 def figure_paths(out_dir: str, image_format: str) -> dict[str, str]:
@@ -192,12 +219,20 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
         "roc": roc_data(curves, max_fp=max_fp, title=title),
         "precision_at_k": precision_at_k_data(curves, title=title),
     }
+    if getattr(comparison, "band", None):
+        from ..plotting import add_roc_bands
+
+        add_roc_bands(figures["roc"], curves, **comparison.band)
     histories = comparison.histories()
     if histories:
-        ylabels = {f.config.label: f.config.kind.history_label for f in comparison.models}
-        xlabels = {f.config.label: f.config.kind.history_x for f in comparison.models}
+        curves = {f.config.label: f.curve for f in comparison.models if f.curve is not None}
+        ylabels = {label: curve.objective_name for label, curve in curves.items()}
+        xlabels = {label: curve.unit for label, curve in curves.items()}
+        held_out = comparison.held_out_histories()
         figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
-                                              title=f"{title}: training objective")
+                                              title=f"{title}: training objective",
+                                              held_out=held_out or None,
+                                              held_out_label=f"{comparison.monitor_split} {comparison.monitor}")
     comparison.figures = figures
     paths = {}
     if image_format is not None:
@@ -214,8 +249,9 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
     from ..report import Report
 
     figures = comparison.figures
-    captions = dict(FIGURE_GUIDE, **(guide or {}))
+    captions = _captions(comparison, guide)
     table = comparison.table()
+    tables = [(title, t.columns, t.rows) for title, t in comparison.interval_tables if t.rows]
     settings = {
         "metrics": ", ".join(comparison.metrics),
         "monitor": args.monitor,
@@ -232,6 +268,7 @@ def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]]
                  "params": f.estimator.get_params(deep=False), "fit_seconds": f.seconds}
                 for f in comparison.models],
         settings=settings,
+        tables=tables,
     )
 
 
@@ -244,9 +281,12 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
     """
     from ..persistence import save_model
 
+    if getattr(args, "ci", None) is not None:
+        _, comparison.interval_tables = comparison_tables(comparison, args)
+        comparison.band = {"level": args.ci, "n_boot": min(args.n_boot, 500), "random_state": args.random_state}
     if print_table:
-        print(comparison.table().render(args.table_format), flush=True)
-    sentences = dict(FIGURE_GUIDE, **(guide or {}))
+        print(render_tables(comparison.table(), comparison.interval_tables, args.table_format), flush=True)
+    sentences = _captions(comparison, guide)
     if not args.no_plots or args.report:
         # without --no-plots the files; with it the report still needs the figures, not the files
         paths = write_figures(comparison, args.out_dir, None if args.no_plots else args.image_format,
@@ -265,6 +305,14 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
             path = os.path.join(args.save_models, _file_name(fitted.config.label) + ".json")
             save_model(fitted.estimator, path)
             info(args, f"saved {path}")
+
+
+def _captions(comparison: Comparison, guide: dict[str, str] | None) -> dict[str, str]:
+    """One sentence per figure: FIGURE_GUIDE, overridden by ``guide``; the objective's from the held-out metric."""
+    captions = dict(FIGURE_GUIDE, **(guide or {}))
+    if comparison.histories():
+        captions["objective"] = comparison.objective_caption()
+    return captions
 
 
 def _file_name(label: str) -> str:
@@ -341,6 +389,7 @@ def run(args) -> int:
     found = missing_facts([data, test])
     check_missing(configs, [data, test], found=found)  # every model, before any training
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
+    announce_positive(args, data)
     info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
                f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"

@@ -26,8 +26,6 @@ DEMO_GUIDE = {
            "benign ones (rmax, in the legend).",
     "precision_at_k": "precision among the k top-ranked cases: every model is perfect at the very top; look "
                       "where each curve first drops below 1 (the dotted line is the base rate).",
-    "objective": "each model's training objective after each iteration, on its own scale: flat at the right "
-                 "end means the iterations (--n-iter) were enough.",
 }
 
 
@@ -50,7 +48,7 @@ def add_parser(subparsers):
                         help="use all 30 features instead of the paper's first six (then every p ranks the "
                              "training set almost perfectly)")
     parser.add_argument("--metrics", "-m", metavar="SPECS", help="comma-separated metric specs "
-                        "(default rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc)")
+                        "(default rmax,prec@k:10,prec@k:0.05,pauc:0.1,mcclish,auc)")
     out = parser.add_argument_group("output")
     out.add_argument("--out-dir", default="rankcore-demo", metavar="DIR",
                      help="directory of the figures (default 'rankcore-demo')")
@@ -71,7 +69,7 @@ def run(args) -> int:
 
     from .. import demo
     from . import CommandError
-    from ._models import KINDS, ModelConfig
+    from ._models import ModelConfig, kind_named
     from .compare import check_outputs, finish, run_comparison
 
     if not 0 < args.test_size < 1:
@@ -97,7 +95,7 @@ def run(args) -> int:
         X = X[:, list(columns)]
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
                                               random_state=args.random_state)
-    configs = [ModelConfig(KINDS["push"], {"loss": "exp", "price": price, "learner": "features",
+    configs = [ModelConfig(kind_named("push"), {"loss": "exp", "price": price, "learner": "features",
                                            "n_iter": args.n_iter, "random_state": args.random_state},
                            label=f"push {price}") for price in demo.DEMO_PRICES]
     comparison = run_comparison(configs, {"train": (X_tr, y_tr), "test": (X_te, y_te)}, metrics,

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from ._common import DEFAULT_METRICS, Table, add_data_options, add_table_format_option, load, metric_specs
+from ._common import (
+    DEFAULT_METRICS,
+    Table,
+    add_data_options,
+    add_table_format_option,
+    announce_positive,
+    load,
+    metric_specs,
+)
+from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
 
 
@@ -11,7 +20,7 @@ def add_parser(subparsers):
         "evaluate",
         help="metrics of a saved model on a labelled data file",
         description="Score DATA with a saved model and print ranking metrics against its labels.",
-        epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1",
+        epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
@@ -20,6 +29,7 @@ def add_parser(subparsers):
                         help=f"comma-separated metric specs (default {DEFAULT_METRICS}); any registered metric, "
                              "plugins included (`rankcore plugins --family metric`)")
     add_table_format_option(parser)
+    add_interval_options(parser, random_state=True)
     return parser
 
 
@@ -32,7 +42,12 @@ def run(args) -> int:
     data = load(args, args.data, n_features=int(model.n_features_in_))
     check_model_missing(model, args.model, data)
     y = data.binary_target(args.positive, require_both=False)
-    values = evaluate(y, decision_scores(model, data.X), specs)
+    scores = decision_scores(model, data.X)
+    announce_positive(args, data)
+    if args.ci is not None:
+        print(interval_table(y, scores, specs, args).render(args.table_format))
+        return 0
+    values = evaluate(y, scores, specs)
     table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
     print(table.render(args.table_format))
     return 0

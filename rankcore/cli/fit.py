@@ -8,6 +8,7 @@ from . import CommandError
 from ._common import (
     add_data_options,
     add_force_option,
+    announce_positive,
     check_distinct_outputs,
     check_output,
     info,
@@ -84,6 +85,7 @@ def run(args) -> int:
         X_val, y_val, where = data.X, y, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
+    announce_positive(args, data)
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
                f"(label: {data.label_name})" + missing_note(data, found))
 
@@ -94,12 +96,12 @@ def run(args) -> int:
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     if args.plot_objective:
-        if outcome.history is None:
+        if outcome.curve is None:
             raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")
         from ..plotting import objective_data, save_figure
 
-        save_figure(objective_data({config.label: outcome.history}, ylabel=config.kind.history_label,
-                                   xlabel=config.kind.history_x),
+        save_figure(objective_data({config.label: outcome.history}, ylabel=outcome.curve.objective_name,
+                                   xlabel=outcome.curve.unit),
                     args.plot_objective)
         info(args, f"wrote {os.path.normpath(args.plot_objective)}")
     return 0

@@ -1,26 +1,65 @@
-"""``rankcore plugins``: every registered component and who provided it."""
+"""``rankcore plugins``: every registered component and who provided it; ``plugins new``: start a plugin."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 
 def add_parser(subparsers):
+    from ._plugin_template import template_families
+
+    families = template_families()
     parser = subparsers.add_parser(
         "plugins",
-        help="list every registered component with the distribution that provided it",
-        description="List every registered loss, price, learner, objective, metric, filter and kernel, "
-        "with the distribution that provided it and any plugin that failed to load.",
+        help="list every registered component with the distribution that provided it; start a plugin",
+        description="List every registered loss, price, learner, objective, metric, filter, kernel and estimator, "
+        "with the distribution that provided it and any plugin that failed to load.  "
+        "`rankcore plugins new FAMILY NAME` writes a new plugin package.",
+        epilog="examples:\n  rankcore plugins --family price\n  rankcore plugins new price quadratic --dir ~/src",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, candidate)")
+    parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, "
+                                         "candidate, estimator)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
+    actions = parser.add_subparsers(dest="plugins_command", metavar="new")
+    new = actions.add_parser(
+        "new",
+        help="write a ready-to-install plugin package for one component",
+        description="Write the package rankcore-NAME: pyproject.toml with the entry point, the component class "
+        "(a working example of the family, to edit), the hook that registers it, and tests that run rankcore's "
+        "contract checks on it.  `pip install -e .` in it, then `pytest`.",
+    )
+    new.add_argument("new_family", metavar="FAMILY", choices=families, help=f"one of {', '.join(families)}")
+    new.add_argument("new_name", metavar="NAME", help="the component's name, as in a spec (e.g. quadratic, recall@k)")
+    new.add_argument("--dir", default=".", metavar="DIR", help="where to create the package folder (default: here)")
     return parser
 
 
 def run(args) -> int:
+    if getattr(args, "plugins_command", None) == "new":
+        return _new(args)
+    return _list(args)
+
+
+def _new(args) -> int:
+    import sys
+
+    from ._plugin_template import PluginNames, write_plugin
+
+    root = write_plugin(args.new_family, args.new_name, args.dir)
+    names = PluginNames.of(args.new_family, args.new_name)
+    print(root)
+    print(f"wrote the {names.family} {names.name!r} as the package {names.dist} in {root}: edit "
+          f"{names.module}/{names.family}.py, then `pip install -e .` and `pytest` there", file=sys.stderr)
+    return 0
+
+
+def _list(args) -> int:
     import warnings
 
     from ..registry import FAMILIES, registry
+    from ._terminal import plain_text, terminal_width, wrap_table, wrap_text
 
     if args.family is not None and args.family not in FAMILIES:
         raise ValueError(f"--family: expected one of {', '.join(FAMILIES)}, got {args.family!r}")
@@ -31,18 +70,20 @@ def run(args) -> int:
     if args.json:
         records = [
             {"family": e.family, "name": e.name, "spec": e.parameters, "aliases": list(e.aliases),
-             "distribution": e.distribution, "plugin": e.plugin, "summary": e.summary}
+             "distribution": e.distribution, "plugin": e.plugin, "summary": plain_text(e.summary)}
             for e in entries
         ]
         problems = [{"distribution": p.distribution, "plugin": p.plugin, "message": p.message} for p in reg.problems]
         print(json.dumps({"components": records, "problems": problems}, indent=1))
         return 0
-    rows = [("FAMILY", "SPEC", "PROVIDED BY", "SUMMARY")]
-    rows += [(e.family, e.parameters + (f" (alias {', '.join(e.aliases)})" if e.aliases else ""),
-              e.distribution, e.summary) for e in entries]
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    for row in rows:
-        print("  ".join(row[i].ljust(widths[i]) for i in range(3)) + "  " + row[3])
-    for problem in reg.problems:
-        print(f"PROBLEM: {problem}")
+    width = terminal_width()
+    rows = [(e.family, e.parameters + (f" (alias {', '.join(e.aliases)})" if e.aliases else ""),
+             e.distribution, plain_text(e.summary)) for e in entries]
+    for line in wrap_table(("FAMILY", "SPEC", "PROVIDED BY", "SUMMARY"), rows, width=width, wrap=(1, 2, 3)):
+        print(line)
+    for problem in reg.problems:  # one paragraph each, continuation lines indented
+        first, *rest = wrap_text(f"PROBLEM: {problem}", width)
+        print(first)
+        for line in wrap_text(" ".join(rest), width - 2) if rest else ():
+            print(f"  {line}")
     return 0

@@ -11,11 +11,14 @@ objective bound to placeholder labels (a separable objective's merges read
 only merged partials) and the learner layout; it calls every shard at once
 and merges what they return.
 
-Three ways to run an iteration, chosen by :func:`make_backend`:
+Three ways to run an iteration, chosen by :func:`backend_kind` from what the
+components declare (never from their classes):
 
-*Fast path* -- exponential loss with a homogeneous price (``identity``,
-``pow:p``) and threshold learners (``stumps``, ``thresholds``): **one round
-trip per iteration**.  The call carries the pending update; each shard
+*Fast path* -- a separable objective whose line summary follows from the
+per-class gradient sums (``has_abs_sum_summary``: the exponential loss with a
+homogeneous price, ``identity`` or ``pow:p``) and a learner layout of binned
+threshold rankers (``threshold_histograms``: ``stumps``, ``thresholds``):
+**one round trip per iteration**.  The call carries the pending update; each shard
 applies it, computes every row's gradient from the merged scalars (two
 log-sum-exps A, B), and returns the per-class histograms of the gradient
 per feature and bin, (d, B, 2) float64 -- 16 bytes per (feature, bin) per
@@ -25,14 +28,16 @@ histograms are the four numbers the line search needs; and the objective's
 ``stages_after_step`` gives the next iteration's A and B from those four
 numbers.  No other pass.
 
-*Separable path* -- any other :class:`~rankcore.objectives.SeparableObjective`
-(other prices such as ``exp:β``, ``mp-squared``) or learner (``features``):
+*Separable path* -- any other :class:`~rankcore.objectives.BoundSeparable`
+(other prices such as ``exp:β``, ``mp-squared``) or learner (``features``,
+``trees``, a plugin's):
 the objective's own block protocol, one round trip per reduction stage, one
 for the statistics, one for the line summary when the ranker takes few
 values, and one per line-search evaluation otherwise.
 
-*Pairwise fallback* -- the push objective with a loss that does not factorize
-(``hinge``, ``sqhinge``, ``logistic``, third-party losses): exact, by
+*Pairwise fallback* -- an objective that declares ``sum_over_negatives`` (the
+push objective with a loss that does not factorize: ``hinge``, ``sqhinge``,
+``logistic``, third-party losses): exact, by
 broadcasting the positives.  The positives' scores are gathered (O(I)) and
 sent to every shard, which evaluates the loss's exact pairwise sums between
 *all* positives and its *own* negatives with the in-memory code; since
@@ -50,28 +55,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..learners._threshold import ThresholdLayout
-from ..objectives._base import LinePoint
-from ..objectives._exp_push import ExpPushProblem
-from ..objectives._push import PairwisePushProblem
-from ..push._backend import ObjectiveState
+from ..objectives import LinePoint
+from ..push import ObjectiveState
 
 __all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind"]
 
 
 def backend_kind(problem, layout) -> str:
-    """``"fast"``, ``"separable"`` or ``"pairwise"`` for a bound objective and a layout; ValueError if none fits."""
-    if isinstance(problem, ExpPushProblem) and problem.degree is not None and type(layout) is ThresholdLayout:
-        return "fast"
+    """``"fast"``, ``"separable"`` or ``"pairwise"`` for a bound objective and a layout; ValueError if none fits.
+
+    Read from declarations only: the objective's ``separable`` and
+    ``has_abs_sum_summary``, its component's ``sum_over_negatives``, the
+    layout's ``threshold_histograms`` and ``multi_pass`` (``layout`` may be
+    None before the learner is prepared).
+    """
     if problem.separable:
-        return "separable"
-    if isinstance(problem, PairwisePushProblem):
+        histograms = bool(getattr(layout, "threshold_histograms", False)) and not getattr(layout, "multi_pass", False)
+        return "fast" if histograms and problem.has_abs_sum_summary else "separable"
+    objective = problem.objective
+    if objective.sum_over_negatives and objective.log_value and objective.task == "bipartite":
         return "pairwise"
     raise ValueError(
-        f"objective {problem.objective.spec!r} cannot be boosted on Dask: it is not separable into row blocks "
-        "(a SeparableObjective), and it is not a push objective whose pairwise sums split by negatives -- "
-        "its value needs the order of the whole list at once (as the precision@k surrogates do); "
-        "fit it in memory"
+        f"objective {objective.spec!r} cannot be boosted on Dask: it is not separable into row blocks "
+        "(a BoundSeparable), and it does not declare sum_over_negatives (a log-sum over the negatives, "
+        "as the push objective's pairwise sums are) -- its value needs the order of the whole list at once "
+        "(as the precision@k surrogates do); fit it in memory"
     )
 
 
@@ -96,7 +104,7 @@ class DaskBackend(_ShardCaller):
     Parameters
     ----------
     shards : list of distributed Actor proxies of :class:`~rankcore.dask._shard.Shard`
-    problem : SeparableObjective
+    problem : BoundSeparable
         The objective bound to placeholder labels (client side).
     layout : LearnerLayout
     fast : bool

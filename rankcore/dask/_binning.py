@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..learners._binning import MAX_BINS
+from ..learners import MAX_BINS
 from ._inputs import as_row_chunks, get_client
 from ._prepare import stump_edges, summarize
 

@@ -13,24 +13,33 @@ deployment, or scoring NumPy arrays).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..push._estimators import PNormPush, PushBoost, RankBoost, _COMMON_DOC, _int_seed
-from ..push._progress import check_callbacks
-from ..push._tie_break import check_tie_break_scale
+from ..base import Fitted
+from ..push import (ATTRIBUTES_DOC, PNormPush, PushBoost, RankBoost, check_callbacks, check_tie_break_scale,
+                    int_seed)
+from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
-from ._prepare import check_learner, prepare_layout, summarize
+from ._prepare import DaskRows, summarize
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
+
+# The in-memory estimators' declared parameters (their public ``parameters``), reused on Dask.
+_PUSH_PARAMETERS = {p.name: p for p in PushBoost.parameters}
+LOSS, PRICE, OBJECTIVE = (_PUSH_PARAMETERS[name] for name in ("loss", "price", "objective"))
+P = {p.name: p for p in PNormPush.parameters}["p"]
+BOOSTING = RankBoost.parameters
+#: What a Dask fit records besides the in-memory fitted state.
+FIT_INFO = Fitted("fit_info_")
 
 
 def _score_chunk(X, rankers, alphas):
@@ -137,12 +146,11 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        self._validate_params()
-        self._validate_common()
+        setup = self._setup()
         if self.early_stopping and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
-        objective, learner = self._resolve_components()
+        objective, learner = setup.objective, setup.learner
         task = objective.task
         try:
             probe = objective.bind(placeholder_labels(task), None)
@@ -166,7 +174,6 @@ class _DaskBoost(ClientParameter):
         if self.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         client = get_client(self.client)
-        check_learner(learner)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         if sample_weight is not None and not objective.supports_sample_weight:
@@ -184,15 +191,18 @@ class _DaskBoost(ClientParameter):
         elif not summary.weight > 0:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
-        seed = _int_seed(self.random_state)
+        seed = int_seed(self.random_state)
         metric = None
         monitor = eval_set is not None
         X_val = y_val = None
         if monitor:
-            metric = self._scoring_metric(task)
-            X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes)
+            metric = setup.metric
+            X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
+                                                learner)
 
-        layout = prepare_layout(client, data, summary, learner, thresholds=self.thresholds, random_state=seed)
+        # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
+        layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
+                                             random_state=seed, n_threads=1)
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
@@ -266,7 +276,7 @@ class _DaskBoost(ClientParameter):
             return super().score(_local_copy(X), _local_copy(y))
         from ._metrics import evaluate, as_dask_vector
 
-        metric = self._scoring_metric()
+        metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         if getattr(self, "task_", "bipartite") == "graded":
             raise ValueError(f"score: the graded metric {metric.spec!r} has no distributed form; "
                              "score a local copy (X.compute()) instead")
@@ -290,10 +300,17 @@ class _DaskBoost(ClientParameter):
 
 
 
-_CLIENT_DOC = """
-    client : distributed.Client, optional
-        The cluster to fit on; default: the current client
-        (``distributed.default_client()``)."""
+#: The Dask estimators' first parameter.
+CLIENT = Parameter("client", Kind("a distributed.Client or None", lambda client: client), default=None,
+                   type_doc="distributed.Client or None", doc="""
+    The cluster to fit on; default: the current client
+    (``distributed.default_client()``).""")
+
+
+def _on_dask(parameters: tuple) -> tuple:
+    """``client`` first, then the in-memory estimator's parameters; on Dask the patience defaults to 10."""
+    return (CLIENT,) + tuple(replace(p, default=10) if p.name == "n_iter_no_change" else p for p in parameters)
+
 
 _DASK_NOTES = """
     Notes
@@ -314,89 +331,39 @@ _DASK_NOTES = """
 
 class DaskPushBoost(_DaskBoost, PushBoost):
     __doc__ = ("""Boosting for the push objective on a Dask cluster: :class:`rankcore.PushBoost` on distributed data.
-
-    Parameters
-    ----------""" + _CLIENT_DOC + """
-    loss : str or Loss, default="exp"
-        Pairwise loss ℓ: ``"exp"`` (row-separable: the fast path), or
-        ``"logistic"``, ``"hinge"``, ``"sqhinge"``, a plugin's (the exact
-        pairwise fallback: the positives are broadcast to every worker).
-    price : str, Price or None, default=None
-        Price g: ``"identity"``, ``"pow:p"``, ``"exp:β"`` or a plugin's;
-        None: the learner's default (``"pow:4"``; ``"pow:2"`` for trees).
-    objective : str or Objective, optional
-        Any registered objective with a distributed form instead: a
-        separable one (``"mp-squared"``) or a push objective.
-""" + _COMMON_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = PushBoost
-
-    def __init__(self, *, client=None, loss="exp", price=None, objective=None, learner="stumps", n_iter=100,
-                 thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
-                 n_iter_no_change=10, random_state=None, n_jobs=None, verbose=0):
-        self.client = client
-        self.loss = loss
-        self.price = price
-        self.objective = objective
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+    name = "DaskPushBoost"
+    aliases = ()
+    fitted = PushBoost.fitted + (FIT_INFO,)
+    parameters = _on_dask((
+        replace(LOSS, doc="""
+            Pairwise loss ℓ: ``"exp"`` (row-separable: the fast path), or
+            ``"logistic"``, ``"hinge"``, ``"sqhinge"``, a plugin's (the exact
+            pairwise fallback: the positives are broadcast to every worker)."""),
+        replace(PRICE, doc="""
+            Price g: ``"identity"``, ``"pow:p"``, ``"exp:β"`` or a plugin's;
+            None: the learner's default (``"pow:4"``; ``"pow:2"`` for trees)."""),
+        replace(OBJECTIVE, doc="""
+            Any registered objective with a distributed form instead: a
+            separable one (``"mp-squared"``) or a push objective."""),
+    ) + BOOSTING)
 
 
 class DaskPNormPush(_DaskBoost, PNormPush):
     __doc__ = ("""P-Norm Push on a Dask cluster: :class:`rankcore.PNormPush` on distributed data.
-
-    Parameters
-    ----------""" + _CLIENT_DOC + """
-    p : float, default=4
-        The power, >= 1; p = 1 is RankBoost, larger p pushes harder at the top.
-""" + _COMMON_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = PNormPush
-
-    def __init__(self, *, client=None, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12,
-                 early_stopping=False, scoring=None, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None, n_jobs=None, verbose=0):
-        self.client = client
-        self.p = p
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+    name = "DaskPNormPush"
+    fitted = PNormPush.fitted + (FIT_INFO,)
+    parameters = _on_dask((P,) + BOOSTING)
 
 
 class DaskRankBoost(_DaskBoost, RankBoost):
     __doc__ = ("""RankBoost on a Dask cluster: :class:`rankcore.RankBoost` on distributed data.
-
-    Parameters
-    ----------""" + _CLIENT_DOC + _COMMON_DOC + _DASK_NOTES)
+""" + ATTRIBUTES_DOC + _DASK_NOTES)
     _local_class = RankBoost
-
-    def __init__(self, *, client=None, learner="stumps", n_iter=100, thresholds=None, tol=1e-12,
-                 early_stopping=False, scoring=None, validation_fraction=0.1, n_iter_no_change=10,
-                 random_state=None, n_jobs=None, verbose=0):
-        self.client = client
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+    name = "DaskRankBoost"
+    aliases = ()
+    fitted = RankBoost.fitted + (FIT_INFO,)
+    parameters = _on_dask(BOOSTING)

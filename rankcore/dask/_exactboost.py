@@ -24,10 +24,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..exactboost import ExactBoost, RunResult
-from ..exactboost._runs import fit_runs
+from ..exactboost import ExactBoost, RunResult, fit_runs
+from ..spec import Parameter
 from ..validation import check_matrix
-from ._client import ClientParameter
+from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers
 
@@ -54,40 +54,29 @@ class DaskExactBoost(ClientParameter, ExactBoost):
     __doc__ = ("ExactBoost with its independent runs distributed over a Dask cluster.\n\n"
                "    Identical to :class:`rankcore.ExactBoost` fitted with the same parameters (same\n"
                "    ``random_state``: same runs, same stumps); the runs execute as tasks on the workers.\n"
-               "\n    Parameters\n    ----------\n"
-               "    client : distributed.Client, optional\n"
-               "        Default: the current client.\n"
-               "    batches_per_worker_thread : int, default=2\n"
-               "        The seeds are cut into about this many consecutive batches per worker thread\n"
-               "        (one task each): more batches balance uneven runs, fewer save overhead.\n"
-               + ExactBoost.__doc__.split("Parameters\n    ----------\n", 1)[1].split("    Examples")[0]
-               + "    Notes (Dask)\n    ------------\n"
+               "\n    Notes (Dask)\n    ------------\n"
                "    The training set must fit on every worker (each run reads all of it); a Dask\n"
                "    collection passed to ``fit`` is computed to the client and broadcast.\n"
                "    ``n_jobs`` is not used: each task uses its worker's threads.  ``decision_function``\n"
                "    of a Dask collection is a lazy Dask array; ``to_local()`` gives the ExactBoost.\n")
-
-    def __init__(self, *, client=None, batches_per_worker_thread=2, metric="auc", margin=0.05, n_rounds=50,
-                 n_runs=250, subsample=0.2, feature_subsample=0.2, random_state=None, n_jobs=None, depth=3,
-                 max_boxes=128, max_thresholds=None, max_bins=None, margin_mode="constant",
-                 tie_break="auto", tie_break_weight=0.25, head="auto"):
-        self.client = client
-        self.batches_per_worker_thread = batches_per_worker_thread
-        super().__init__(metric=metric, margin=margin, n_rounds=n_rounds, n_runs=n_runs, subsample=subsample,
-                         feature_subsample=feature_subsample, random_state=random_state, n_jobs=n_jobs,
-                         depth=depth, max_boxes=max_boxes, max_thresholds=max_thresholds, max_bins=max_bins,
-                         margin_mode=margin_mode, tie_break=tie_break, tie_break_weight=tie_break_weight,
-                         head=head)
+    name = "DaskExactBoost"
+    aliases = ()
+    parameters = (
+        CLIENT,
+        Parameter("batches_per_worker_thread", int, default=2, minimum=1, rule="a positive integer", doc="""
+            The seeds are cut into about this many consecutive batches per worker thread
+            (one task each): more batches balance uneven runs, fewer save overhead."""),
+    ) + ExactBoost.parameters
 
     @fits_on_a_copy
-    def fit(self, X, y):
+    def fit(self, X, y, *, eval_set=None, callbacks=None):
         """Fit on (X, y); Dask collections are computed to the client (see the class notes)."""
-        b = self.batches_per_worker_thread
-        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-            raise ValueError(f"batches_per_worker_thread: expected a positive integer, got {b!r}")
+        self._check_params()
         self._fit_client = get_client(self.client)
         try:
-            return super().fit(_local(X), _local(y))
+            if eval_set is not None:
+                eval_set = tuple(_local(v) for v in eval_set)
+            return super().fit(_local(X), _local(y), eval_set=eval_set, callbacks=callbacks)
         finally:
             del self._fit_client
 

@@ -4,7 +4,7 @@ Design
 ------
 A. With the exponential loss and a homogeneous price, the line search along
    a threshold ranker h = 1[code_j > b] needs, per class, the sums of the
-   rows' |gradient| on either side of the threshold (SPEC §2: four numbers
+   rows' |gradient| on either side of the threshold (docs/theory/push.md#log-space: four numbers
    give φ at every α).  Histograms of the gradient per feature, bin *and
    class* hold those sums for every candidate at once, so one pass over the
    rows per iteration gives both the weak-ranker search (the two classes

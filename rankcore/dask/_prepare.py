@@ -1,4 +1,4 @@
-"""Passes over the distributed training data before boosting: validation, labels, binning.
+"""Passes over the distributed training data before boosting: validation, labels, the learner's rows.
 
 Everything here is a per-chunk function run on the workers (small results)
 plus its merge on the client:
@@ -6,48 +6,44 @@ plus its merge on the client:
 * :func:`summarize` -- one pass: validates every chunk (finite numbers,
   labels, weights) and returns the row counts, the labels present, the weight
   of each label, and each feature's range over the rows of positive weight.
-* :func:`prepare_layout` -- the learner's data-dependent part, computed from
-  the distributed rows by the *same rule* as the in-memory learner:
+* :class:`DaskRows` -- the distributed rows as a
+  :class:`rankcore.learners.RowSource`: the learner prepares itself with
+  :meth:`rankcore.Learner.prepare_distributed`, asking for what its own
+  preparation needs, each answer computed from the chunks by the *same rule*
+  as in memory:
 
-  ``stumps``
-      bin edges by :func:`rankcore.learners.bin_edges` applied to the rows
-      :func:`rankcore.learners.sample_rows` draws (``subsample`` rows of
-      positive weight, positions depending only on their count and
-      ``random_state``).  The client draws the positions, each chunk returns
-      its sampled rows (``subsample`` × d numbers in all), and the edges are
-      exact quantiles of that stated sample -- identical to the in-memory
-      edges for the same ``random_state``.
-  ``thresholds``
+  ``sample(subsample, random_state)``
+      the rows :func:`rankcore.learners.sample_rows` draws (``subsample``
+      rows of positive weight, positions depending only on their count and
+      ``random_state``): the client draws the positions, each chunk returns
+      its sampled rows (``stumps`` and ``trees`` bin edges: identical to the
+      in-memory edges for the same ``random_state``);
+  ``quantiles(q)``
       the q weighted quantiles of every feature over *all* rows, exactly, by
       key refinement (:mod:`rankcore.dask._order`: at most ⌈64/log₂ m⌉ passes
-      of d·q·m counts), then thresholds that split the rows identically are
-      dropped (one pass counting the rows above each threshold).
-  ``features``
+      of d·q·m counts) -- ``thresholds``;
+  ``count_above(thresholds)``, ``reduce(func, ...)``
+      additive per-chunk statistics, added on the workers;
+  ``ranges()``
       the per-feature min and max of the rows of positive weight (from the
-      summary pass).
-
-  Given ``thresholds=`` (e.g. edges shared with an in-memory fit), threshold
-  learners use them as they are, as in memory.
+      summary pass) -- ``features``;
+  ``gather()``
+      every row on the client: the default preparation of a learner that
+      declares nothing else (correct for any learner; O(n·d) on the client).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ..learners._binning import bin_edges, check_thresholds, sample_rows
-from ..learners._features import FeatureLayout, Features
-from ..learners._threshold import Stumps, ThresholdLayout, Thresholds
-from ..learners._trees import Trees, _tree_edges
+from ..learners import RowSource, sample_rows
 from ..validation import _describe, check_bipartite_target, check_graded_labels, check_matrix, check_scores
 from ._order import RankSearch, float_keys, interval_counts
 
-__all__ = ["DataSummary", "summarize", "prepare_layout", "check_learner", "SUPPORTED_LEARNERS", "check_chunk"]
-
-#: Learners whose preparation has a distributed form (exact class match: a subclass may prepare differently).
-SUPPORTED_LEARNERS = (Stumps, Thresholds, Features, Trees)
+__all__ = ["DataSummary", "summarize", "DaskRows", "stump_edges", "check_chunk"]
 
 
 # --------------------------------------------------------------------------
@@ -212,6 +208,8 @@ def sample(client, data, summary: DataSummary, subsample: int | None, random_sta
 def stump_edges(client, data, summary: DataSummary, max_bins: int, subsample: int | None,
                 random_state: Any) -> list[np.ndarray]:
     """``bin_edges`` of the sampled rows: the in-memory ``stumps`` edges for the same ``random_state``."""
+    from ..learners import bin_edges
+
     Xs, ws = sample(client, data, summary, subsample, random_state)
     return bin_edges(Xs, max_bins, sample_weight=ws, subsample=None)
 
@@ -248,84 +246,43 @@ def exact_quantiles(client, data, summary: DataSummary, q: int, *, bins: int = 1
     return [np.unique(values[j]) for j in range(d)]
 
 
-def _chunk_above(i, X, y, w, thresholds):
+def _chunk_reduce(i, X, y, w, func, args):
     X, _, w = check_chunk(i, X, None, w, task=None)
-    if w is not None:
-        X = X[w > 0]
-    out = []
-    for j, t in enumerate(thresholds):
-        values = np.sort(X[:, j].astype(np.float64))
-        out.append(values.shape[0] - np.searchsorted(values, t, side="right"))
-    return out
+    return func(X, w, *args)
 
 
-def drop_equivalent(client, data, summary: DataSummary, thresholds: list[np.ndarray]) -> list[np.ndarray]:
-    """The ``thresholds`` learner's rule: per class of thresholds splitting the rows alike, the smallest.
-
-    Counts #{x > t} over the rows of positive weight, added over chunks.
-    """
-    counts = data.reduce(client, _chunk_above, thresholds)
-    n = summary.n_live
-    out = []
-    for j, t in enumerate(thresholds):
-        if t.size == 0:
-            out.append(t)
-            continue
-        above = counts[j]
-        keep = (above > 0) & (above < n)
-        keep[1:] &= above[1:] != above[:-1]
-        out.append(t[keep])
-    return out
+def _chunk_rows(i, X, y, w):
+    X, _, w = check_chunk(i, X, None, w, task=None)
+    return X, w
 
 
-# --------------------------------------------------------------------------
+class DaskRows(RowSource):
+    """The distributed training rows as a :class:`rankcore.learners.RowSource` (see the module docs)."""
 
-def check_learner(learner) -> None:
-    """Raise ValueError for a learner without a distributed preparation."""
-    if type(learner) in SUPPORTED_LEARNERS:
-        return
-    names = ", ".join(repr(c.name) for c in SUPPORTED_LEARNERS)
-    raise ValueError(
-        f"learner {learner.spec!r}: rankcore.dask cannot prepare it on distributed data -- a learner's "
-        f"prepare() reads the whole training matrix in memory, and only {names} have a distributed "
-        f"preparation (their statistics are then summed over chunks like any learner's)"
-    )
+    def __init__(self, client, data, summary: DataSummary):
+        self.client = client
+        self.data = data
+        self.summary = summary
+        self.n_rows = summary.n_rows
+        self.n_live = summary.n_live
+        self.n_features = len(summary.lows)
+        self.dtype = np.dtype(summary.dtype)
+        self.weighted = data.weight is not None
 
+    def ranges(self):
+        return self.summary.lows.copy(), self.summary.highs.copy()
 
-def prepare_layout(client, data, summary: DataSummary, learner, *, thresholds: Any = None,
-                   random_state: Any = None, n_threads: int = 1):
-    """The learner's layout from the distributed rows (see the module docs).
+    def sample(self, subsample, random_state=None):
+        return sample(self.client, self.data, self.summary, subsample, random_state)
 
-    Raises
-    ------
-    ValueError
-        For a learner without a distributed preparation (a third-party
-        learner's ``prepare`` reads the whole matrix in memory).
-    """
-    kind = type(learner)
-    d = len(summary.lows)
-    if kind is Stumps:
-        if thresholds is not None:
-            edges = check_thresholds(thresholds, d)
-        else:
-            edges = stump_edges(client, data, summary, learner.max_bins, learner.subsample, random_state)
-        return ThresholdLayout(edges, n_threads=n_threads)
-    if kind is Thresholds:
-        if thresholds is not None:
-            candidates = check_thresholds(thresholds, d)
-        else:
-            candidates = exact_quantiles(client, data, summary, learner.q)
-        return ThresholdLayout(drop_equivalent(client, data, summary, candidates), n_threads=n_threads)
-    if kind is Features:
-        if thresholds is not None:
-            raise ValueError(f"learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        return FeatureLayout(summary.lows, summary.highs, n_threads=n_threads)
-    if kind is Trees:
-        if thresholds is not None:
-            raise ValueError(f"learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        # the in-memory rule on the same sample of rows (sample_rows with the same random_state)
-        Xs, ws = sample(client, data, summary, learner.bin_subsample, random_state)
-        edges = _tree_edges(Xs, learner.max_bins, ws, None, None)
-        return learner.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
-    check_learner(learner)
-    raise AssertionError(f"unreachable: {learner!r}")  # pragma: no cover
+    def quantiles(self, q):
+        return exact_quantiles(self.client, self.data, self.summary, int(q))
+
+    def reduce(self, func: Callable, *args: Any):
+        return self.data.reduce(self.client, _chunk_reduce, func, args)
+
+    def gather(self):
+        parts = self.data.map(self.client, _chunk_rows)
+        X = np.concatenate([p[0] for p in parts]).astype(self.dtype, copy=False)
+        w = None if not self.weighted else np.concatenate([p[1] for p in parts])
+        return X, w

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..objectives._base import RowBlock
+from ..objectives import RowBlock
 from ._prepare import check_chunk
 
 __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
@@ -31,7 +31,7 @@ __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_bloc
 def placeholder_labels(task: str) -> np.ndarray:
     """Labels to bind a *separable* objective to where no rows are at hand.
 
-    A :class:`~rankcore.objectives.SeparableObjective`'s block methods take
+    A :class:`~rankcore.objectives.BoundSeparable`'s block methods take
     each block's rows explicitly and its merges and ``finish`` read only the
     merged partials, so the binding's own labels are never read by them; the
     client and the shards bind to this two-row placeholder.

@@ -1,4 +1,6 @@
-"""ExactBoost: boosting decision stumps on a monotone metric itself (SPEC §5).
+"""ExactBoost: boosting decision stumps on a monotone metric itself.
+
+The algorithm and its bound: ``docs/theory/exactboost.md``.
 
 :class:`ExactBoost` is the estimator.  Its runs are also available as plain
 functions, for drivers that ship runs to other processes or machines: a run's

@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import replace
+import time
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_if_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..validation import (check_finite_scores, check_fit_data, check_matrix, check_random_state_param,
-                          effective_n_threads, reject_1d)
+from ..base import (CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
+                    run_callbacks)
+from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
-from ._predict import GatedTable, build_step_table
-from ._runs import MARGIN_MODES, RunResult, RunSettings, fit_runs, prepare_data, run_seeds
+from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
+from ._predict import GatedTable, StepTable, build_step_table
+from ._runs import RunResult, RunSettings, fit_runs, prepare_data, run_seeds
 
 __all__ = ["ExactBoost"]
 
-_MAX_DEPTH = 20
+_MAX_DEPTH = MAX_DEPTH
+_PARAMETER = {p.name: p for p in EXACTBOOST_PARAMETERS}
 
 #: Metrics decided by one cut of the list (flat almost everywhere): with
 #: ``tie_break="auto"`` their searches break ties with AUC.
@@ -57,11 +60,8 @@ DEFAULT_HEAD = 2.0
 
 
 def check_head_param(head) -> None:
-    """Type and range of the ``head`` parameter ('auto', None or a number >= 1)."""
-    if head is None or (isinstance(head, str) and head == "auto"):
-        return
-    if isinstance(head, bool) or not isinstance(head, numbers.Real) or not math.isfinite(head) or head < 1:
-        raise ValueError(f"head: expected 'auto', None or a finite number >= 1 (a multiple of k), got {head!r}")
+    """Type and range of the ``head`` parameter (the declared rule: 'auto', None or a number in [1, MAX_HEAD])."""
+    _PARAMETER["head"].check(head)
 
 
 def resolve_head(head, metric) -> float | None:
@@ -117,8 +117,49 @@ def _step_table(stumps: np.ndarray, lengths: np.ndarray):
     return build_step_table(stumps[:, 0].astype(np.int64), stumps[:, 1], stumps[:, 2], stumps[:, 3], lengths.shape[0])
 
 
-class ExactBoost(BaseEstimator):
-    """Boost decision stumps on a monotone ranking metric itself (Csillag et al., SPEC §5).
+def _check_head_threshold(threshold: float, head: "StepTable", fail) -> None:
+    """A saved head threshold is a training row's head score: within the scores a row can reach.
+
+    (Outside them, no row or every row enters the head, and a threshold of
+    -1e308 would make every head score overflow to 1e308.)
+    """
+    low, high = head.min_score(), head.max_score()
+    slack = 1e-12 * (1.0 + max(abs(low), abs(high)))      # the scores' sums are exact on the dyadic grid
+    if not low - slack <= threshold <= high + slack:
+        fail(f"head_threshold must be a head score a row can reach, in [{low:.17g}, {high:.17g}], got {threshold!r}")
+
+
+def _truncated(result: RunResult, rounds: int) -> RunResult:
+    """Every run of ``result`` cut after ``rounds`` rounds; the later rounds add nothing (losses held)."""
+    keep = np.arange(result.feature.shape[1]) < rounds
+    loss = result.loss.copy()
+    loss[:, rounds + 1:] = loss[:, [rounds]]
+    return replace(result, feature=np.where(keep, result.feature, -1), threshold=np.where(keep, result.threshold, 0.0),
+                   a=np.where(keep, result.a, 0.0), b=np.where(keep, result.b, 0.0), loss=loss)
+
+
+@dataclass(frozen=True)
+class ExactBoostSetup:
+    """ExactBoost's configuration, checked and resolved once: what ``fit``, its runs and loading use.
+
+    ``settings`` is the head runs' :class:`RunSettings` (metrics resolved);
+    ``tail_metric`` is None without a tail.
+    """
+
+    params: CheckedParams
+    metric: Any
+    tie_break: Any
+    head: float | None
+    tail_metric: Any
+    settings: RunSettings
+    n_threads: int
+
+    def tail_settings(self) -> RunSettings:
+        return replace(self.settings, metric=self.tail_metric, tie_break=None)
+
+
+class ExactBoost(Ranker):
+    __doc__ = """Boost decision stumps on a monotone ranking metric itself (Csillag et al. 2022; docs/theory/exactboost.md).
 
     Each of ``n_runs`` independent runs starts from the zero score and, for
     ``n_rounds`` rounds, draws a stratified subsample of the examples and of
@@ -127,90 +168,6 @@ class ExactBoost(BaseEstimator):
     margin-adjusted loss of the metric on the subsample by interval branch and
     bound, and adds the best one if the plain loss on the whole training set
     does not get worse.  The score is the average of the runs' scores.
-
-    Parameters
-    ----------
-    metric : str or Metric, default="auc"
-        Spec string of any registered *monotone* metric: ``"auc"``, ``"ks"``,
-        ``"prec@k:10"`` / ``"prec@k:0.2"``, ``"pauc:0.1"``, ``"rmax"``,
-        ``"pnorm:8"``, a third-party metric...  Non-monotone metrics (such as
-        ``"misrank"``) are refused at ``fit``.  A count k refers to the
-        training set; on a subsample the same fraction is used.
-    margin : float, default=0.05
-        θ >= 0: during the search every positive is lowered by the margin
-        (see ``margin_mode``), which asks for confident orderings.
-    n_rounds : int, default=50
-        Boosting rounds per run.
-    n_runs : int, default=250
-        Independent runs averaged.
-    subsample : float, default=0.2
-        Fraction of each class drawn (without replacement) per round for the
-        stump search; 1.0 searches on the full training set.
-    feature_subsample : float, default=0.2
-        Fraction of the features searched per round (at least one).
-    random_state : int, RandomState or None, default=None
-        Seeds the runs; with an integer the model is identical whatever
-        ``n_jobs``.
-    n_jobs : int or None, default=None
-        Threads over runs (None or -1: all cores).
-    depth : int, default=3
-        Resolution of a and b: the branch and bound bisects [-1, 1] down to
-        the grid -1 + 2i/2**depth.  Thresholds are searched at full
-        resolution (every gap between distinct subsample values, or every
-        bin edge, see ``max_bins``).  3 (before: 4) fits about 1.5 times
-        faster at equal test quality (``docs/exactboost.md``, *Speed*).
-    max_boxes : int or None, default=128
-        Budget of bound evaluations per feature search, checked between
-        dives; ``None`` searches until the bound proves the grid optimum.
-        The first dive always completes.
-    max_thresholds : int or None, default=None
-        With a number, features with more distinct values in a round's
-        subsample than that are searched at about that many thresholds
-        (between groups of distinct values of about equal counts, as
-        histogram boosting does); this speeds up fits on large data.  None:
-        every gap between distinct values is a candidate.
-    max_bins : int or None, default=None
-        With a number (2..65536), features with more distinct training
-        values than that are binned once per fit at quantiles (the
-        ``stumps`` learners' rule, :func:`rankcore.learners.bin_edges`): their
-        thresholds are searched among at most ``max_bins - 1`` bin edges, and
-        every run and round reuses the codes.  Features with at most
-        ``max_bins`` distinct values keep every threshold.  None: every gap
-        between distinct values is a candidate.
-    margin_mode : {"constant", "normalized", "stump"}, default="constant"
-        How θ is applied when a candidate with values (a, b) is scored:
-        ``"constant"`` lowers positives by θ (SPEC §5); ``"normalized"`` by
-        θ·(1 + W + |b-a|/2), W the sum of |b-a|/2 over the stumps accepted
-        so far -- the margin θ of the normalized (convex-combination) score
-        the paper's bounds are about; ``"stump"`` by θ·(1 + |b-a|/2) (the
-        authors' code).  See ``docs/exactboost.md``.
-    tie_break : str, Metric or None, default="auto"
-        A second monotone metric that orders what the target leaves tied.
-        The search minimizes loss(metric) + ``tie_break_weight`` ·
-        loss(tie_break) on the subsample, and a stump is accepted when the
-        target's training loss falls, or stays equal and the tie-break's
-        does not rise -- so the target never gets worse on the training
-        set.  ``"auto"``: ``"auc"`` for metrics decided by one cut of the
-        list (``prec@k``, ``ks``, ``rmax``, ``max_height``), which are flat
-        almost everywhere and would otherwise leave most of the list in a
-        few tied blocks; no tie-break for the others.  None: off.
-    tie_break_weight : float, default=0.25
-        Weight (>= 0) of the tie-break's loss in the search.
-    head : "auto", None or float, default="auto"
-        For a metric that scores only the k top rows (``prec@k``): rank the
-        rest of the list with a second ensemble.  The *head* ensemble is
-        fitted on the metric (with its tie-break); a *tail* ensemble of
-        ``n_runs`` more runs is fitted on the tie-break metric (AUC by
-        default) over the whole list.  Rows whose head score reaches the
-        ⌈head · k⌉-th highest head score of the training set are ranked
-        first, by the head score; all others below them, by the tail score.
-        A prec@k ensemble alone ranks its top well and the rest poorly
-        (ijcnn1: test AUC 0.85 against 0.95 for ``metric="auc"``); with the
-        tail its AUC is the AUC model's and its precision at k the prec@k
-        model's (``docs/exactboost.md``, *Flat metrics*).  ``"auto"``: 2 (twice
-        k) for ``prec@k``, no tail for other metrics; a number >= 1 sets the
-        multiple (prec@k only); None: one ensemble, as before.  The tail
-        doubles the fit time.
 
     Attributes
     ----------
@@ -244,6 +201,12 @@ class ExactBoost(BaseEstimator):
         Bound and corner evaluations of the branch and bound, all runs.
     n_budget_exhausted_ : int
         Feature searches stopped by ``max_boxes`` before proving optimality.
+    validation_scores_ : ndarray of shape (n_rounds + 1,)
+        With ``fit(..., eval_set=...)``: the metric of the model (all runs,
+        truncated after round r) on the validation data, r = 0..n_rounds.
+    training_curve_ : TrainingCurve
+        The mean over runs of ``train_loss_`` per round, and
+        ``validation_scores_`` (:class:`rankcore.base.TrainingCurve`).
 
     Notes
     -----
@@ -252,6 +215,11 @@ class ExactBoost(BaseEstimator):
     evaluated by its Python code under the GIL (correct, slower).
     ``decision_function`` is a pure function of each row.  See
     ``docs/exactboost.md``.
+
+    The runs' rounds execute inside the parallel kernel, so ``callbacks``
+    are called after the runs, once per round in order; one that returns a
+    truthy value truncates every run after that round (the rounds after it
+    then add nothing: ``train_loss_`` stays at its value).
 
     Examples
     --------
@@ -263,108 +231,53 @@ class ExactBoost(BaseEstimator):
     (3,)
     """
 
-    def __init__(
-        self,
-        *,
-        metric: Any = "auc",
-        margin: float = 0.05,
-        n_rounds: int = 50,
-        n_runs: int = 250,
-        subsample: float = 0.2,
-        feature_subsample: float = 0.2,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-        depth: int = 3,
-        max_boxes: int | None = 128,
-        max_thresholds: int | None = None,
-        max_bins: int | None = None,
-        margin_mode: str = "constant",
-        tie_break: Any = "auto",
-        tie_break_weight: float = 0.25,
-        head: Any = "auto",
-    ):
-        self.metric = metric
-        self.margin = margin
-        self.n_rounds = n_rounds
-        self.n_runs = n_runs
-        self.subsample = subsample
-        self.feature_subsample = feature_subsample
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.depth = depth
-        self.max_boxes = max_boxes
-        self.max_thresholds = max_thresholds
-        self.max_bins = max_bins
-        self.margin_mode = margin_mode
-        self.tie_break = tie_break
-        self.tie_break_weight = tie_break_weight
-        self.head = head
+    name = "ExactBoost"
+    aliases = ("exactboost",)
+    summary = "ExactBoost: stumps boosted on the metric itself"
+    examples = ("ExactBoost:n_runs=3,n_rounds=4,random_state=0",
+                "ExactBoost:metric=prec@k:8,n_runs=2,n_rounds=3,random_state=0")
+    parameters = EXACTBOOST_PARAMETERS
+    fitted = EXACTBOOST_FITTED
+    iteration_parameter = "n_rounds"
 
     # ------------------------------------------------------------------
-    # parameters
+    # parameters, resolved once
     # ------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        def integer(name, low, high=None):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (
-                high is not None and value > high
-            ):
-                rule = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
-                raise ValueError(f"{name}: expected {rule}, got {value!r}")
-
-        def fraction(name):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0.0 < float(value) <= 1.0):
-                raise ValueError(f"{name}: expected a fraction in (0, 1], got {value!r}")
-
-        integer("n_rounds", 1)
-        integer("n_runs", 1)
-        integer("depth", 1, _MAX_DEPTH)
-        fraction("subsample")
-        fraction("feature_subsample")
-        margin = self.margin
-        if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not math.isfinite(margin) or margin < 0:
-            raise ValueError(f"margin: expected a finite number >= 0, got {margin!r}")
-        if self.max_boxes is not None:
-            integer("max_boxes", 1)
-        if self.max_thresholds is not None:
-            integer("max_thresholds", 1)
-        if self.max_bins is not None:
-            integer("max_bins", 2, 65536)
-        weight = self.tie_break_weight
-        if (isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight)
-                or weight < 0):
-            raise ValueError(f"tie_break_weight: expected a finite number >= 0, got {weight!r}")
-        if not (self.tie_break is None or isinstance(self.tie_break, str) or hasattr(self.tie_break, "spec")):
-            raise TypeError(f"tie_break: expected 'auto', None, a metric spec string or a metric, "
-                            f"got {type(self.tie_break).__name__}")
-        check_head_param(self.head)
-        if self.margin_mode not in MARGIN_MODES:
-            raise ValueError(f"margin_mode: expected one of {', '.join(map(repr, MARGIN_MODES))}, got {self.margin_mode!r}")
-        effective_n_threads(self.n_jobs)
-        check_random_state_param(self.random_state, generator=False)
-
-    def _settings(self) -> RunSettings:
-        return RunSettings(
-            metric=self.metric_,
-            n_rounds=int(self.n_rounds),
-            subsample=float(self.subsample),
-            feature_subsample=float(self.feature_subsample),
-            margin=float(self.margin),
-            margin_mode=self.margin_mode,
-            depth=int(self.depth),
-            max_boxes=None if self.max_boxes is None else int(self.max_boxes),
-            max_thresholds=None if self.max_thresholds is None else int(self.max_thresholds),
-            tie_break=self.tie_break_,
-            tie_break_weight=float(self.tie_break_weight),
+    def _setup(self) -> ExactBoostSetup:
+        """Check every parameter and resolve the metrics: the record a fit and its runs work from."""
+        params = self._check_params()
+        metric = resolve_monotone_metric(params.metric)
+        tie_break = resolve_tie_break(params.tie_break, metric)
+        head = resolve_head(params.head, metric)
+        settings = RunSettings(
+            metric=metric, n_rounds=params.n_rounds, subsample=params.subsample,
+            feature_subsample=params.feature_subsample, margin=params.margin, margin_mode=params.margin_mode,
+            depth=params.depth, max_boxes=params.max_boxes, max_thresholds=params.max_thresholds,
+            tie_break=tie_break, tie_break_weight=params.tie_break_weight,
         )
+        return ExactBoostSetup(params, metric, tie_break, head, resolve_tail_metric(head, tie_break), settings,
+                               effective_n_threads(params.n_jobs))
 
     # ------------------------------------------------------------------
     # fit / predict
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y):
+    def fit(self, X, y, *, eval_set=None, callbacks=None):
         """Fit ``n_runs`` boosting runs on ``X`` (n, d) and two-class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two labels; the greater one is the relevant class.
+        eval_set : tuple (X_val, y_val), optional
+            Validation data: the metric of the model truncated after each
+            round is recorded in ``validation_scores_``.
+        callbacks : callable or list of callables, optional
+            Each is called once per round (after the runs, see the Notes)
+            with an :class:`~rankcore.base.IterationInfo`: the round, the
+            mean training loss over runs, the validation score.  A truthy
+            return value truncates every run after that round.
 
         Raises
         ------
@@ -373,9 +286,8 @@ class ExactBoost(BaseEstimator):
             ``X``, labels that are not exactly two classes, or metric
             parameters that do not fit the data (k > n).
         """
-        self._validate_params()
-        metric = resolve_monotone_metric(self.metric)
-        n_threads = effective_n_threads(self.n_jobs)
+        setup = self._setup()
+        user_callbacks = check_callbacks(callbacks)
         if y is None:
             raise ValueError("ExactBoost requires y to be passed, but the target y is None")
         validate_data(self, X, reset=True, skip_check_array=True)
@@ -383,23 +295,26 @@ class ExactBoost(BaseEstimator):
         if y01.shape[0] < 2:
             raise ValueError(f"X: expected at least 2 rows (one per class), got {y01.shape[0]}")
         # The metric's own checks on the training labels (k <= n, both classes...).
-        metric(y01, np.zeros(y01.shape[0]))
-        self.metric_ = metric
-        self.tie_break_ = resolve_tie_break(self.tie_break, metric)
-        self.head_ = resolve_head(self.head, metric)
-        self.tail_metric_ = resolve_tail_metric(self.head_, self.tie_break_)
-        settings = self._settings()
-        data = prepare_data(X_arr, y01, None if self.max_bins is None else int(self.max_bins))
-        n_runs = int(self.n_runs)
+        setup.metric(y01, np.zeros(y01.shape[0]))
+        validation = None if eval_set is None else check_eval_set(eval_set, classes, X_arr.shape[1])
+        started = time.perf_counter()
+        self.metric_, self.tie_break_, self.head_ = setup.metric, setup.tie_break, setup.head
+        self.tail_metric_ = setup.tail_metric
+        data = prepare_data(X_arr, y01, setup.params.max_bins)
+        n_runs = setup.params.n_runs
         # the tail's seeds follow the head's: the head runs are those of head=None
-        seeds = run_seeds(self.random_state, n_runs if self.head_ is None else 2 * n_runs)
-        result = self._fit_runs(data, seeds[:n_runs], settings, n_threads)
+        seeds = run_seeds(setup.params.random_state, n_runs if setup.head is None else 2 * n_runs)
+        result = self._fit_runs(data, seeds[:n_runs], setup.settings, setup.n_threads)
         tail = None
-        if self.head_ is not None:
-            tail_settings = replace(settings, metric=self.tail_metric_, tie_break=None)
-            tail = self._fit_runs(data, seeds[n_runs:], tail_settings, n_threads)
+        if setup.head is not None:
+            tail = self._fit_runs(data, seeds[n_runs:], setup.tail_settings(), setup.n_threads)
         self.classes_ = classes
+        if validation is not None or user_callbacks:
+            result, tail = self._follow_rounds(result, tail, X_arr, validation, user_callbacks, started)
         self._set_runs(result, tail, X_arr)
+        warn_if_constant(self._table.decision(X_arr), owner=type(self).__name__,
+                         why=f"no run found a stump that lowers the training loss of metric {setup.metric.spec!r} "
+                             f"({self.stumps_.shape[0]} stumps accepted; constant features?)")
         return self
 
     def _fit_runs(self, data, seeds, settings, n_threads) -> RunResult:
@@ -411,6 +326,45 @@ class ExactBoost(BaseEstimator):
         this returns.
         """
         return fit_runs(data, seeds, settings, n_threads=n_threads)
+
+    def _follow_rounds(self, result, tail, X, validation, callbacks, started):
+        """Score each round (validation data) and call the callbacks; cut the runs where one stops the fit.
+
+        The model after round r is every run truncated after r rounds; its
+        validation score is that model's metric, computed with the same
+        scoring tables as ``decision_function``.
+        """
+        n_rounds = result.feature.shape[1]
+        objective = result.loss.mean(axis=0)
+        scores = []
+        stop = n_rounds
+        for r in range(n_rounds + 1):
+            score = None
+            if validation is not None:
+                table = self._scoring_table(_truncated(result, r), None if tail is None else _truncated(tail, r), X)
+                score = float(self.metric_(validation[1], table.decision(validation[0])))
+                scores.append(score)
+            if r == 0 or not callbacks:
+                continue
+            info = IterationInfo(r, n_rounds, float(objective[r]), validation_score=score,
+                                 elapsed=time.perf_counter() - started)
+            if run_callbacks(callbacks, info):
+                stop = r
+                break
+        if stop < n_rounds:
+            result = _truncated(result, stop)
+            tail = None if tail is None else _truncated(tail, stop)
+        if validation is not None:
+            self.validation_scores_ = np.array(scores + [scores[-1]] * (n_rounds + 1 - len(scores)))
+        return result, tail
+
+    def _scoring_table(self, result: RunResult, tail: RunResult | None, X: np.ndarray):
+        """The scoring table of the runs ``result`` (and ``tail``: gated at the head threshold of ``X``)."""
+        table = _step_table(*_stump_rows(result))
+        if tail is None:
+            return table
+        threshold = head_threshold(table.decision(X), self.metric_, self.head_)
+        return GatedTable(table, _step_table(*_stump_rows(tail)), float(threshold))
 
     def _set_runs(self, result: RunResult, tail: RunResult | None = None, X: np.ndarray | None = None) -> None:
         """Fitted attributes from the runs' stumps (rows of a result = runs, in seed order).
@@ -491,62 +445,41 @@ class ExactBoost(BaseEstimator):
         value = float(self.metric_(y01, scores))
         return value if self.metric_.greater_is_better else -value
 
+    def _training_curve(self) -> TrainingCurve:
+        loss = np.asarray(self.train_loss_, dtype=np.float64).mean(axis=0)
+        validation = getattr(self, "validation_scores_", None)
+        return TrainingCurve(np.arange(loss.shape[0]), loss, validation, "training loss (mean over runs)",
+                             None if validation is None else self.metric_.spec, "round")
+
     # ------------------------------------------------------------------
     # persistence (rankcore.persistence, no pickle)
     # ------------------------------------------------------------------
-    def _get_fitted_state(self) -> dict:
-        state = {
-            "metric": self.metric_.spec,
-            "classes": self.classes_.tolist(),  # JSON values (labels may be strings)
-            "n_features_in": int(self.n_features_in_),
-            "stumps": np.ascontiguousarray(self.stumps_, dtype=np.float64),
-            "run_lengths": np.ascontiguousarray(self.run_lengths_, dtype=np.int64),
-            "train_loss": np.ascontiguousarray(self.train_loss_, dtype=np.float64),
-            "n_evaluations": int(self.n_evaluations_),
-            "n_budget_exhausted": int(self.n_budget_exhausted_),
-        }
-        if getattr(self, "tail_stumps_", None) is not None:
-            state["head_threshold"] = float(self.head_threshold_)
-            state["tail_metric"] = self.tail_metric_.spec
-            state["tail_stumps"] = np.ascontiguousarray(self.tail_stumps_, dtype=np.float64)
-            state["tail_run_lengths"] = np.ascontiguousarray(self.tail_run_lengths_, dtype=np.int64)
-            state["tail_train_loss"] = np.ascontiguousarray(self.tail_train_loss_, dtype=np.float64)
-        if hasattr(self, "feature_names_in_"):
-            state["feature_names_in"] = [str(name) for name in self.feature_names_in_]
-        return state
+    _TAIL_KEYS = {"head_threshold", "tail_metric", "tail_stumps", "tail_run_lengths", "tail_train_loss"}
 
-    def _set_fitted_state(self, state: dict) -> None:
-        from ..persistence import ModelFormatError
-
-        def fail(message):
-            raise ModelFormatError(f"ExactBoost state: {message}")
-
-        try:
-            self._validate_params()
-        except ValueError as exc:
-            fail(f"invalid parameters: {exc}")
-
-        expected = {"metric", "classes", "n_features_in", "stumps", "run_lengths", "train_loss",
-                    "n_evaluations", "n_budget_exhausted"}
-        tail_keys = {"head_threshold", "tail_metric", "tail_stumps", "tail_run_lengths", "tail_train_loss"}
+    def _check_loaded_params(self, state: dict) -> ExactBoostSetup:
+        setup = self._setup()
         try:
             metric = resolve_monotone_metric(state.get("metric"))
         except (TypeError, ValueError) as exc:
-            fail(f"metric: {exc}")
-        if metric.spec != getattr(resolve_monotone_metric(self.metric), "spec", None):
-            fail(f"metric {metric.spec!r} does not match the parameter metric={self.metric!r}")
-        try:
-            head = resolve_head(self.head, metric)
-        except ValueError as exc:
-            fail(f"invalid parameters: {exc}")
-        if head is not None and isinstance(self.head, str) and not tail_keys & set(state):
+            self._state_error(f"metric: {exc}")
+        if metric.spec != setup.metric.spec:
+            self._state_error(f"metric {metric.spec!r} does not match the parameter metric={self.metric!r}")
+        if setup.head is not None and isinstance(self.head, str) and not self._TAIL_KEYS & set(state):
             # saved before ExactBoost had a head/tail (its parameters lack ``head``): one ensemble
-            self.head = head = None
-        if head is not None:
-            expected |= tail_keys
-        keys = set(state)
-        if not expected <= keys or not keys <= expected | {"feature_names_in"}:
-            fail(f"unexpected or missing fields {sorted(keys ^ expected - {'feature_names_in'})}")
+            self.head = None
+            setup = replace(setup, head=None, tail_metric=None)
+        return setup
+
+    def _state_fields(self, setup, state) -> tuple[set, set]:
+        required = {"metric", "classes", "n_features_in", "stumps", "run_lengths", "train_loss", "n_evaluations",
+                    "n_budget_exhausted"}
+        if setup.head is not None:
+            required |= self._TAIL_KEYS
+        return required, {"feature_names_in", "validation_scores"}
+
+    def _restore_fitted_state(self, state: dict, setup: ExactBoostSetup) -> None:
+        fail = self._state_error
+        metric, head, tie_break, tail_metric = setup.metric, setup.head, setup.tie_break, setup.tail_metric
         d = state["n_features_in"]
         if isinstance(d, bool) or not isinstance(d, int) or d < 1:
             fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -559,8 +492,6 @@ class ExactBoost(BaseEstimator):
         if not classes[0] < classes[1]:
             fail("classes must be two sorted, distinct labels")
         stumps, lengths, loss = self._check_ensemble(state, "", d, fail)
-        tie_break = resolve_tie_break(self.tie_break, metric)
-        tail_metric = resolve_tail_metric(head, tie_break)
         if head is not None:
             if state["tail_metric"] != tail_metric.spec:
                 fail(f"tail_metric {state['tail_metric']!r} does not match the parameters' {tail_metric.spec!r}")
@@ -568,6 +499,7 @@ class ExactBoost(BaseEstimator):
             threshold = state["head_threshold"]
             if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
                 fail(f"head_threshold must be a finite number, got {threshold!r}")
+            _check_head_threshold(float(threshold), _step_table(stumps, lengths), fail)
         for key in ("n_evaluations", "n_budget_exhausted"):
             value = state[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -576,21 +508,22 @@ class ExactBoost(BaseEstimator):
         if names is not None:
             if not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
                 fail(f"feature_names_in must be a list of {d} strings")
-        self.metric_ = metric
-        self.tie_break_ = tie_break
-        self.head_ = head
-        self.tail_metric_ = tail_metric
-        self.tail_stumps_, self.tail_run_lengths_, self.tail_train_loss_ = tail if head is not None else (None,) * 3
-        self.head_threshold_ = float(threshold) if head is not None else None
-        self.classes_ = classes
-        self.n_features_in_ = d
+        validation = state.get("validation_scores")
+        if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
+                                           and validation.shape == (loss.shape[1],)
+                                           and np.isfinite(validation).all()):
+            fail(f"validation_scores must be a finite float64 vector of length {loss.shape[1]}")
+        if validation is not None:
+            self.validation_scores_ = validation
+        tail_stumps, tail_lengths, tail_loss = tail if head is not None else (None,) * 3
+        vars(self).update(
+            metric_=metric, tie_break_=tie_break, head_=head, tail_metric_=tail_metric, classes_=classes,
+            tail_stumps_=tail_stumps, tail_run_lengths_=tail_lengths, tail_train_loss_=tail_loss,
+            head_threshold_=float(threshold) if head is not None else None, n_features_in_=d, stumps_=stumps,
+            run_lengths_=lengths, train_loss_=loss, n_evaluations_=state["n_evaluations"],
+            n_budget_exhausted_=state["n_budget_exhausted"])
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.stumps_ = stumps
-        self.run_lengths_ = lengths
-        self.train_loss_ = loss
-        self.n_evaluations_ = state["n_evaluations"]
-        self.n_budget_exhausted_ = state["n_budget_exhausted"]
         self._build_table()
 
     def _check_ensemble(self, state: dict, prefix: str, d: int, fail):
@@ -608,7 +541,7 @@ class ExactBoost(BaseEstimator):
         lengths = state[prefix + "run_lengths"]
         if not isinstance(lengths, np.ndarray) or lengths.dtype != np.int64 or lengths.ndim != 1 or lengths.size < 1:
             fail(f"{prefix}run_lengths must be a non-empty int64 vector")
-        if (lengths < 0).any() or int(lengths.sum()) != stumps.shape[0]:
+        if (lengths < 0).any() or sum(lengths.tolist()) != stumps.shape[0]:     # a Python sum: never wraps
             fail(f"{prefix}run_lengths must be non-negative and sum to the number of {prefix}stumps")
         if lengths.size != self.n_runs:
             fail(f"{lengths.size} {prefix}runs stored, but n_runs={self.n_runs}")
@@ -620,11 +553,3 @@ class ExactBoost(BaseEstimator):
             fail(f"{prefix}train_loss must be a finite float64 array of shape ({lengths.size}, {self.n_rounds + 1})")
         return stumps, lengths, loss
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
-        # Not a classifier (no predict), but a two-class target: ClassifierTags
-        # with multi_class=False makes scikit-learn's checks send two classes.
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags

@@ -1,6 +1,6 @@
 """Which metrics ExactBoost accepts, and how its kernel evaluates them.
 
-ExactBoost's interval bound (SPEC §5) is valid for exactly the *monotone*
+ExactBoost's interval bound (docs/theory/exactboost.md#the-interval-bound) is valid for exactly the *monotone*
 metrics: raising a positive's score or lowering a negative's never makes them
 worse.  Any registered metric that declares ``monotone = True``, is scalar and
 bipartite is accepted -- built-in or third-party.  The kernel evaluates it
@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import resolve
+from ..base import resolve_parameter
 from ..spec import Component, count_or_fraction
 
 __all__ = ["resolve_monotone_metric", "subsample_metric", "make_evaluator", "is_shift_invariant", "LossForm"]
@@ -34,7 +34,7 @@ def resolve_monotone_metric(spec: Any, *, name: str = "metric"):
         Unknown metric, bad arguments, or a metric that is not monotone, not
         scalar or not bipartite (the message says which).
     """
-    metric = resolve("metric", spec)
+    metric = resolve_parameter(name, "metric", spec)
     shown = getattr(metric, "spec", spec)
     if not getattr(metric, "monotone", False):
         raise ValueError(

@@ -43,6 +43,11 @@ class StepTable:
         total = self.base + sum(float(suffix.max()) for suffix in self.suffix)
         return total / self.n_runs
 
+    def min_score(self) -> float:
+        """The smallest score any row can get."""
+        total = self.base + sum(float(suffix.min()) for suffix in self.suffix)
+        return total / self.n_runs
+
 
 @dataclass(frozen=True)
 class GatedTable:

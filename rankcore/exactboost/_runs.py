@@ -10,7 +10,7 @@ result is the same wherever and in whatever order runs execute.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -97,6 +97,20 @@ class RunSettings:
     max_thresholds: int | None = None
     tie_break: Any = None
     tie_break_weight: float = 0.25
+
+    def resolved(self) -> "RunSettings":
+        """These settings with ``metric`` and ``tie_break`` resolved (itself when they already are).
+
+        The estimator resolves them once per fit (``ExactBoost._setup``); a
+        driver that ships settings to other processes sends spec strings,
+        which each process resolves here once for all its runs.
+        """
+        from ..spec import Component
+
+        if isinstance(self.metric, Component) and (self.tie_break is None or isinstance(self.tie_break, Component)):
+            return self
+        tie_break = None if self.tie_break is None else resolve_monotone_metric(self.tie_break, name="tie_break")
+        return replace(self, metric=resolve_monotone_metric(self.metric), tie_break=tie_break)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -223,7 +237,8 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
     """
     from . import _bnb
 
-    metric = resolve_monotone_metric(settings.metric)
+    settings = settings.resolved()
+    metric = settings.metric
     n = data.n_samples
     pos_idx = np.ascontiguousarray(np.flatnonzero(data.y == 1), dtype=np.int32)
     neg_idx = np.ascontiguousarray(np.flatnonzero(data.y == 0), dtype=np.int32)
@@ -241,7 +256,7 @@ def fit_runs(data: PreparedData, seeds: np.ndarray, settings: RunSettings, *, n_
     if settings.tie_break is not None:
         from ._evaluators import CompositeLoss
 
-        tie = resolve_monotone_metric(settings.tie_break, name="tie_break")
+        tie = settings.tie_break
         ev_tie = make_evaluator(tie)
         ev_sub = CompositeLoss(ev_sub, make_evaluator(subsample_metric(tie, n) if m_pos + m_neg < n else tie),
                                float(settings.tie_break_weight))

@@ -1,6 +1,6 @@
 """The :class:`Filter` base class of the ``filter`` plugin family.
 
-A *spectral filter* (a regularization family, seed 003 §3) is a function
+A *spectral filter* (a regularization family, docs/theory/kernel_ranking.md#filters) is a function
 g_λ(t) of an eigenvalue t ≥ 0 and a regularization parameter λ > 0 that
 approximates 1/t for large t and stays bounded near t = 0.  Kernel ranking
 (:class:`rankcore.KernelRanker`) applies it to the spectrum of the centered
@@ -77,7 +77,7 @@ class Filter(Component):
       eigenvalues below 1e-290 -- subnormal territory, where no formula keeps
       its digits -- to exactly 0 before calling a filter.);
     * non-negative, with 0 ≤ t·g_λ(t) ≤ 1 (the residual 1 − t·g_λ(t) lies in
-      [0, 1]: the constant γ₀ of seed 003, Definition 2.2, is at most 1);
+      [0, 1]: the constant γ₀ of the filter's definition is at most 1);
     * a regularization: for fixed t > 0, t·g_λ(t) → 1 as λ → 0.
 
     :mod:`rankcore.testing` checks all of this on every registered filter.

@@ -1,4 +1,4 @@
-"""The built-in spectral filters of seed 003 §3 (SPEC §4).
+"""The built-in spectral filters (docs/theory/kernel_ranking.md#filters).
 
 Every formula is evaluated without cancellation near t = 0: the filters
 that are "(1 − something)/t" are written with ``expm1``/``log1p``, which keep
@@ -45,7 +45,8 @@ class Tikhonov(Filter):
 class IteratedTikhonov(Filter):
     """ν-times iterated Tikhonov: g_λ(t) = (1/t)·(1 − (λ/(t + λ))^ν), g_λ(0) = ν/λ.
 
-    ν = 1 is :class:`Tikhonov`; ν = 2 gives (t + 2λ)/(t + λ)², eq. 13 of seed 003.
+    ν = 1 is :class:`Tikhonov`; ν = 2 gives (t + 2λ)/(t + λ)², the form Kriukova,
+    Pereverzyev and Tkachenko (2014) print.
     Evaluated as −expm1(−ν·log1p(t/λ))/t, exact to rounding for every t.
     ν ≤ 10**6 (:data:`MAX_ITERATIONS`): beyond, g_λ is the spectral cutoff
     to rounding, and g_λ(0) = ν/λ heads for overflow.

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..base import N_JOBS, check_parameters, random_state_kind, resolve_parameter
 from ..objectives._base import Objective
-from ..registry import resolve
-from ..spec import Component
+from ..spec import Component, Parameter
 
 __all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels"]
 
@@ -65,6 +65,14 @@ def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
     if not np.isfinite(s).all():
         raise ValueError(f"{what}: the library passed non-finite raw scores")
     return np.ascontiguousarray(s)
+
+
+#: The adapters' parameters, checked like every estimator's (rankcore.base.check_parameters).
+_ADAPTER_PARAMETERS = (
+    Parameter("random_state", random_state_kind(legacy=False), default=0,
+              doc="Seeds the tie-break offset of non-smooth objectives."),
+    Parameter("n_jobs", N_JOBS, default=None, doc="Threads of rankcore's kernels (None: every core)."),
+)
 
 
 class ObjectiveAdapter:
@@ -119,10 +127,11 @@ class ObjectiveAdapter:
         from ..push._tie_break import check_tie_break_scale
         from ..validation import effective_n_threads
 
-        self.objective = resolve("objective", objective)
+        params = check_parameters(_ADAPTER_PARAMETERS, {"random_state": random_state, "n_jobs": n_jobs})
+        self.objective = resolve_parameter("objective", "objective", objective)
         self.spec = self.objective.spec
-        self.random_state = random_state
-        self.n_threads = effective_n_threads(n_jobs)
+        self.random_state = params.random_state
+        self.n_threads = effective_n_threads(params.n_jobs)
         self.tie_break_scale = check_tie_break_scale(self.objective)
         self._bound = None
         self._bound_key: tuple | None = None
@@ -193,7 +202,7 @@ class MetricAdapter:
     """
 
     def __init__(self, metric: str | Component):
-        self.metric = resolve("metric", metric)
+        self.metric = resolve_parameter("metric", "metric", metric)
         self.spec = self.metric.spec
         if not self.metric.scalar or self.metric.greater_is_better is None:
             raise ValueError(f"metric {self.spec!r}: only scalar metrics with a direction can be evaluation "

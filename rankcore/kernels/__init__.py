@@ -1,7 +1,7 @@
 """Kernel functions K(x, x') for kernel ranking (the ``kernel`` plugin family).
 
 Built-ins: ``rbf[:γ]``, ``laplacian[:γ]``, ``poly[:degree,γ,coef0]``,
-``linear``; γ divides (SPEC §4).  See :class:`Kernel` for writing a new one.
+``linear``; γ divides (docs/theory/kernel_ranking.md#kernels).  See :class:`Kernel` for writing a new one.
 """
 
 from ._base import CallableKernel, Kernel

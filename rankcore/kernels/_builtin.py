@@ -1,6 +1,6 @@
 """The built-in kernels: ``rbf``, ``laplacian``, ``poly``, ``linear``.
 
-Length scales follow SPEC §4 and seed 003: ``gamma`` *divides*.
+Length scales follow docs/theory/kernel_ranking.md#kernels: ``gamma`` *divides*.
 
 =========== ============================================ ===============================
 kernel      K(x, x')                                     scikit-learn equivalent
@@ -15,7 +15,10 @@ linear      ⟨x, x'⟩                                      ``linear``
 :meth:`Kernel.with_data`: γ = n_features · Var(X) for ``rbf`` and ``poly``
 (the typical size of ‖x − x'‖²/2 and of ⟨x, x'⟩; scikit-learn's SVC
 ``gamma="scale"`` is the reciprocal), γ = n_features · Std(X) for
-``laplacian`` (the typical size of ‖x − x'‖₁); 1 when X is constant.
+``laplacian`` (the typical size of ‖x − x'‖₁); 1 when X is constant.  The
+spread is computed without overflow or underflow at any scale; data whose γ
+would fall outside [1e-100, 1e100] (features near 1e±50 and beyond) are
+refused with an error naming ``X``.
 
 Cost of K(X, Y) with n rows, r columns, d features: ``rbf``, ``poly`` and
 ``linear`` take one BLAS product (2 n r d flops; n² d for K(X, X)) and one
@@ -26,13 +29,14 @@ output only (built in place; see ``_gram.pyx``).
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import numpy as np
 
 from ..spec import Parameter
 from . import _gram
-from ._base import Kernel, scale_or_positive
+from ._base import GAMMA_MAX, GAMMA_MIN, Kernel, scale_or_positive
 
 __all__ = ["RBF", "Laplacian", "Polynomial", "Linear", "MAX_DEGREE"]
 
@@ -45,17 +49,41 @@ def _gamma_param() -> Parameter:
                      doc="length scale γ (divides); 'scale' = from the training data")
 
 
-def _with_scale(kernel: Kernel, X: np.ndarray, spread) -> Kernel:
+def _with_scale(kernel: Kernel, X: np.ndarray, spread, power: int) -> Kernel:
     """``kernel`` with γ = 'scale' resolved to d · spread(X); any other γ: ``kernel`` itself.
 
-    A spread that is 0 or not finite (constant or empty data) gives γ = 1.
+    ``spread`` is ``np.var`` (``power`` 2) or ``np.std`` (``power`` 1); it is
+    computed on X divided by a power of two u near max |x| and scaled back
+    (spread(X) = u^power · spread(X / u), exact), so neither the squares of
+    1e200 overflow nor those of 1e-200 underflow.  Constant data (spread 0)
+    give γ = 1.
+
+    Raises
+    ------
+    ValueError
+        When d · spread(X) falls outside the length scales a kernel accepts,
+        [1e-100, 1e100] (features near 1e-50 or 1e50 and beyond): the error
+        names ``X``, not ``gamma``, which the user did not set.
     """
     if kernel.gamma != "scale":
         return kernel
     X = np.asarray(X, dtype=np.float64)
-    value = X.shape[1] * float(spread(X))
+    peak = float(np.abs(X).max()) if X.size else 0.0
+    exponent = math.frexp(peak)[1] if peak > 0 else 0          # 2**exponent >= max |x|
+    inner = X.shape[1] * float(spread(X / math.ldexp(1.0, exponent))) if X.size else 0.0
     params = kernel.params
-    params["gamma"] = value if value > 0 and np.isfinite(value) else 1.0
+    if not inner > 0:
+        params["gamma"] = 1.0
+        return type(kernel)(**params)
+    log10 = (math.log(inner) + power * exponent * math.log(2.0)) / math.log(10.0)
+    if not math.log10(GAMMA_MIN) <= log10 <= math.log10(GAMMA_MAX):
+        what = "Var(X)" if power == 2 else "Std(X)"
+        raise ValueError(
+            f"X: gamma='scale' takes the kernel's length scale from the data, but n_features * {what} is about "
+            f"1e{log10:.0f}, outside the length scales a kernel accepts [{GAMMA_MIN:g}, {GAMMA_MAX:g}]: the "
+            f"features are too {'small' if log10 < 0 else 'large'} for kernel ranking in float64; rescale them "
+            "(e.g. sklearn's StandardScaler)")
+    params["gamma"] = math.ldexp(inner, power * exponent)       # exact: d * spread(X)
     return type(kernel)(**params)
 
 
@@ -68,7 +96,7 @@ class RBF(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("rbf", "rbf:0.5", "rbf:100")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        return _with_scale(self, X, np.var)
+        return _with_scale(self, X, np.var, 2)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         # Distances are translation invariant: center on X's mean to keep the
@@ -98,7 +126,7 @@ class Laplacian(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("laplacian", "laplacian:3")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        return _with_scale(self, X, np.std)
+        return _with_scale(self, X, np.std, 1)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         if Y is None:
@@ -127,7 +155,7 @@ class Polynomial(Kernel):
     examples: ClassVar[tuple[str, ...]] = ("poly", "poly:1", "poly:2,gamma=4,coef0=0")
 
     def with_data(self, X: np.ndarray) -> Kernel:
-        return _with_scale(self, X, np.var)
+        return _with_scale(self, X, np.var, 2)
 
     def compute(self, X: np.ndarray, Y: np.ndarray | None, n_threads: int) -> np.ndarray:
         symmetric = Y is None

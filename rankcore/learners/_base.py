@@ -4,7 +4,7 @@ A learner is a family of weak rankers h: X → [0, 1].  Boosting asks it, once
 per iteration, for the member whose direction best decreases the objective:
 given one gradient weight g_n = ∂J/∂f_n per training row, the ranker
 maximizing |Σ_n g_n h(x_n)| (the sign of the coefficient is free, so a family
-need not contain complements; SPEC §2).
+need not contain complements; docs/theory/push.md#coordinate-descent).
 
 The work is split so that it is a **reduction over blocks of rows** -- the
 form a distributed backend needs:
@@ -34,7 +34,9 @@ iteration -- one per split of a tree, or per level -- instead of steps 3-4:
     being split), or None -- the arrays are **added** over the blocks, and
     ``search.receive(total)`` takes the sum (None when every block returned
     None);
-5'. ``search.result()`` is the :class:`Candidate` (or None).
+5'. ``search.result()`` is the :class:`Candidate` (or None; then
+    :meth:`LearnerLayout.no_candidate_reason` says whether a constraint,
+    not a zero gradient, left nothing to choose).
 
 The request carries the client's decisions (the split just chosen), so a
 block applies them to its own state (which node each row is in, kept in the
@@ -49,6 +51,20 @@ Single-pass learners are unchanged.
 
 The driver applies the layout's ``shrinkage`` η (default 1) to every step:
 f ← f + η·α·h, and records η·α as the coefficient.
+
+Rows that are not in memory (``rankcore.dask``)
+-----------------------------------------------
+Steps 2-5 already run block by block.  Step 1 is the one place a learner
+reads the training matrix whole; a distributed fit calls
+:meth:`Learner.prepare_distributed` with a :class:`~rankcore.learners.RowSource`
+instead -- ranges, a stated sample, exact quantiles, counts above
+thresholds, or any additive reduction of the rows (``rankcore/learners/_rows.py``).
+The default gathers every row and calls :meth:`Learner.prepare`, so any
+learner runs on Dask unmodified; a learner meant for large data overrides it
+with the reductions its preparation needs.  A layout may also declare
+``threshold_histograms`` (its statistics are per-bin histograms of threshold
+rankers), which lets a backend compute them per class and derive the line
+search of the winner from them without another pass over the rows.
 """
 
 from __future__ import annotations
@@ -142,6 +158,12 @@ class LearnerLayout:
     #: driver only uses to stop when it is about zero (its line search evaluates
     #: the ranker on every row).
     sampled_derivative: bool = False
+    #: Declares the binned threshold form: ``encode`` returns (d, n) integer bin codes below
+    #: ``n_bins``; ``statistics(codes, g)`` is the (d, n_bins) histogram of g by feature and code;
+    #: every ranker is 1[code of ``ranker.feature`` > ``bin_of(ranker)``] with ``values`` (0, 1).
+    #: A backend may then build the histograms itself (per class, ``rankcore.dask``'s one round
+    #: trip per iteration) and read any candidate's line sums off them.
+    threshold_histograms: ClassVar[bool] = False
 
     def encode(self, X: np.ndarray) -> Any:
         """The block representation the search reads (any object)."""
@@ -158,6 +180,20 @@ class LearnerLayout:
     def evaluate(self, ranker: WeakRanker, encoded: Any) -> np.ndarray:
         """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
         raise NotImplementedError
+
+    def no_candidate_reason(self) -> str | None:
+        """Why the last search found no weak ranker, when the family's constraints are the cause.
+
+        A search returns None either because nothing is left to fit (a zero
+        gradient: the driver reports ``"converged"``) or because no member of
+        the family can be formed on these rows -- every feature constant, too
+        few rows for a tree's leaves.  For the latter, return one sentence
+        saying which constraint blocked and what to change: the driver stops
+        with ``stop_reason_ = "no_split"`` and a ``UserWarning`` carrying it.
+        None (the default): the driver reports ``"no_split"`` only when the
+        model would be constant (no iteration yet).
+        """
+        return None
 
 
 class Learner(Component):
@@ -220,6 +256,28 @@ class Learner(Component):
         n_threads : int
         """
         raise NotImplementedError(f"learner {self.spec!r} must implement prepare(X, ...)")
+
+    def prepare_distributed(self, rows: Any, *, thresholds: Any = None, random_state: Any = None,
+                            n_threads: int = 1) -> LearnerLayout:
+        """:meth:`prepare` for rows held elsewhere (``rankcore.dask``), read through a :class:`RowSource`.
+
+        Must build the layout ``prepare`` builds from the same rows.  The
+        default gathers every row (``rows.gather()``: O(n·d) memory on the
+        caller, once per fit) and calls :meth:`prepare`, which is correct for
+        any learner; override it with the reductions the preparation needs
+        (``rows.ranges()``, ``rows.sample(...)``, ``rows.quantiles(q)``,
+        ``rows.count_above(...)``, ``rows.reduce(func)``) so that large data
+        never comes to one machine.
+
+        Parameters
+        ----------
+        rows : RowSource
+        thresholds, random_state, n_threads
+            As in :meth:`prepare`.
+        """
+        X, w = rows.gather()
+        return self.prepare(X, sample_weight=w, thresholds=thresholds, random_state=random_state,
+                            n_threads=n_threads)
 
     def ranker_from_state(self, state: dict) -> WeakRanker:
         """Rebuild a :class:`WeakRanker` from :meth:`WeakRanker.to_state` (validate it)."""

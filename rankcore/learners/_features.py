@@ -100,11 +100,16 @@ class FeatureLayout(LearnerLayout):
     def evaluate(self, ranker, encoded):
         return encoded[ranker.feature].copy()
 
+    def no_candidate_reason(self) -> str | None:
+        if not (self.highs > self.lows).any():
+            return "every feature is constant on the training rows"
+        return None
+
 
 class Features(Learner):
     """Each feature min–max scaled to [0, 1] on the training data is one weak ranker.
 
-    The hypothesis space of the P-Norm Push experiments (seed 000 §5): the
+    The hypothesis space of the P-Norm Push experiments (Rudin 2006): the
     model is linear in the features.  Constant features are never chosen.
     """
 
@@ -118,6 +123,13 @@ class Features(Learner):
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
         lows = rows.min(axis=0).astype(np.float64)
         highs = rows.max(axis=0).astype(np.float64)
+        return FeatureLayout(lows, highs, n_threads=n_threads)
+
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """The per-feature ranges of the rows of positive weight: one reduction."""
+        if thresholds is not None:
+            raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
+        lows, highs = rows.ranges()
         return FeatureLayout(lows, highs, n_threads=n_threads)
 
     def ranker_from_state(self, state):

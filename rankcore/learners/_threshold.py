@@ -70,6 +70,8 @@ class ThresholdLayout(LearnerLayout):
     Candidates in the order (feature, threshold ascending); ties go to the first.
     """
 
+    threshold_histograms = True
+
     def __init__(self, edges: list[np.ndarray], *, n_threads: int = 1):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
@@ -118,6 +120,11 @@ class ThresholdLayout(LearnerLayout):
         j, b = divmod(flat, deriv.shape[1])
         return Candidate(ThresholdRanker(j, float(self.edges[j][b])), float(deriv[j, b]))
 
+    def no_candidate_reason(self) -> str | None:
+        if self.n_candidates == 0:
+            return "no feature has two distinct values on the training rows: no threshold separates them"
+        return None
+
     def bin_of(self, ranker: ThresholdRanker) -> int:
         edges = self.edges[ranker.feature]
         b = int(np.searchsorted(edges, ranker.threshold))
@@ -142,10 +149,18 @@ def _drop_equivalent(X: np.ndarray, thresholds: list[np.ndarray], rows: np.ndarr
             continue
         values = np.sort(X[rows, j].astype(np.float64))
         above = values.shape[0] - np.searchsorted(values, t, side="right")   # #{x > t}
-        keep = (above > 0) & (above < values.shape[0])
-        keep[1:] &= above[1:] != above[:-1]
-        out.append(t[keep])
+        out.append(_keep_distinct(t, above, values.shape[0]))
     return out
+
+
+def _keep_distinct(t: np.ndarray, above: np.ndarray, n: int) -> np.ndarray:
+    """The thresholds t (ascending) that split n rows, the first of each run with equal counts above."""
+    if t.size == 0:
+        return t
+    above = np.asarray(above)
+    keep = (above > 0) & (above < n)
+    keep[1:] &= above[1:] != above[:-1]
+    return t[keep]
 
 
 class Stumps(Learner):
@@ -176,6 +191,15 @@ class Stumps(Learner):
                               random_state=random_state)
         return ThresholdLayout(edges, n_threads=n_threads)
 
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """The ``prepare`` rule on the rows ``sample_rows`` draws: ``subsample`` rows gathered, not all."""
+        if thresholds is not None:
+            edges = check_thresholds(thresholds, rows.n_features)
+        else:
+            Xs, ws = rows.sample(self.subsample, random_state)
+            edges = bin_edges(Xs, self.max_bins, sample_weight=ws, subsample=None)
+        return ThresholdLayout(edges, n_threads=n_threads)
+
     def ranker_from_state(self, state):
         return threshold_ranker_from_state(state)
 
@@ -203,6 +227,16 @@ class Thresholds(Learner):
             candidates = quantile_thresholds(X, self.q, sample_weight=sample_weight, subsample=None)
         rows = np.arange(X.shape[0]) if sample_weight is None else np.flatnonzero(np.asarray(sample_weight) > 0)
         return ThresholdLayout(_drop_equivalent(np.asarray(X), candidates, rows), n_threads=n_threads)
+
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """Exact quantiles of all rows (``rows.quantiles``), then one counting pass drops equivalent ones."""
+        if thresholds is not None:
+            candidates = check_thresholds(thresholds, rows.n_features)
+        else:
+            candidates = rows.quantiles(self.q)
+        counts = rows.count_above(candidates)
+        return ThresholdLayout([_keep_distinct(t, above, rows.n_live) for t, above in zip(candidates, counts)],
+                               n_threads=n_threads)
 
     def ranker_from_state(self, state):
         return threshold_ranker_from_state(state)

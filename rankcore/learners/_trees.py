@@ -35,6 +35,7 @@ from ..spec import Parameter, SpecError
 from . import _tree_kernels
 from ._base import Candidate, Learner, LearnerLayout, WeakRanker
 from ._binning import _feature_edges, sample_rows
+from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 
 __all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state"]
 
@@ -45,6 +46,8 @@ N_SLOTS = 256
 MAX_TREE_BINS = 255
 #: Gains within this fraction of the largest term are ties, broken by the fixed candidate order.
 TIE_TOLERANCE = 1e-10
+#: Largest feature or node index a tree holds (its arrays are int32).
+MAX_NODE_INDEX = 2**31 - 1
 #: Threshold of a split that sends every non-missing value left (NaN right).
 ALL_LEFT = float(np.finfo(np.float64).max)
 
@@ -162,6 +165,10 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         for v in arrays[name]:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"tree: {name} must hold integers, got {v!r}")
+            # checked as Python integers, before the int32 arrays are built: 2**32 + 3 must not read feature 3
+            if not -1 <= int(v) <= MAX_NODE_INDEX:
+                raise ValueError(f"tree: {name} holds {int(v)}, outside [-1, {MAX_NODE_INDEX}] (-1: none; indices "
+                                 f"are int32)")
     for v in arrays["nan_left"]:
         if not isinstance(v, (bool, np.bool_)) and v not in (0, 1):
             raise ValueError(f"tree: nan_left must hold booleans, got {v!r}")
@@ -181,7 +188,7 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
         if left[i] < 0:
             continue
         if feature[i] < 0:
-            raise ValueError(f"tree: feature of node {i} must be a non-negative integer, got {feature[i]}")
+            raise ValueError(f"tree: feature of node {i} must be an integer in [0, {MAX_NODE_INDEX}], got {feature[i]}")
         for name, child in (("left", left[i]), ("right", right[i])):
             if not 0 < child < n:
                 raise ValueError(f"tree: {name} child of node {i} is {child}, expected an index in [1, {n - 1}]")
@@ -282,6 +289,7 @@ class TreeSearch:
         self.pending: dict | None = {"op": "root", "seed": self.seed, "id": self.seed}
         self.splits: dict[int, _Split | None] = {}
         self.min_weight = 0.0
+        self.root_gains: bool | None = None      # an unconstrained split of the root gains (when none was found)
         self.done = False
 
     # -- protocol ------------------------------------------------------
@@ -341,6 +349,8 @@ class TreeSearch:
         self.layout.release_histograms(self.hists.values())
         self.hists.clear()
         if len(nodes) <= 1:
+            rows = int(nodes[0]["count"]) if nodes else 0
+            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.feature_mask, self.root_gains)
             return None
         n = len(nodes)
         feature = np.full(n, -1, dtype=np.int32)
@@ -363,6 +373,9 @@ class TreeSearch:
             else:
                 value[i] = -node["G"] / (node["H"] + lam)
                 derivative += node["G"] * value[i]
+        self.layout.last_no_split = underflow_reason(value, lam)
+        if self.layout.last_no_split is not None:         # the tree is no direction at all
+            return None
         ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins)
         ranker.search_id = self.seed          # lets evaluate() read h from the blocks' row partition
         return Candidate(ranker, float(derivative))
@@ -377,6 +390,8 @@ class TreeSearch:
             return
         self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight)
         if self.splits[node_id] is None:
+            if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
+                self.root_gains = free_split_gain(self.hists[0], self.feature_mask, lay.l2, TIE_TOLERANCE)
             self._release(node_id)
 
     def _release(self, node_id: int) -> None:
@@ -464,6 +479,7 @@ class TreeLayout(LearnerLayout):
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
         self._hist_pool: list[np.ndarray] = []
+        self.last_no_split: str | None = None      # set by the last search (TreeSearch.result)
 
     # -- histogram buffers ---------------------------------------------
     # A node's (d, 256, 3) histogram is d·6 kB: allocating a fresh one per
@@ -504,6 +520,9 @@ class TreeLayout(LearnerLayout):
         codes = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
         return TreeBlock(codes, offset, row_ids)
+
+    def no_candidate_reason(self) -> str | None:
+        return self.last_no_split
 
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
@@ -658,7 +677,7 @@ class Trees(Learner):
         Parameter("max_leaves", int, default=31, minimum=2, doc="leaves per tree"),
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
-        Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none)"),
+        Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none; 0 is refused)"),
         Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise"),
                   doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
@@ -670,7 +689,8 @@ class Trees(Learner):
         Parameter("colsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of features per tree"),
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
-        Parameter("bin_subsample", int, default=200_000, minimum=1, doc="rows sampled to place the bins"),
+        Parameter("bin_subsample", int, default=200_000, minimum=2,
+                  doc="rows sampled to place the bins (>= 2: one row places no bin edge)"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -695,11 +715,23 @@ class Trees(Learner):
         for name in ("learning_rate", "min_child_weight", "l2"):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
+        # values no data can split with (legal values that cannot split *some* data warn at fit instead)
+        if self.max_depth == 0:
+            raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
+                            "(a tree of depth 0 has no split)")
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1):
         if thresholds is not None:
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         edges = _tree_edges(np.asarray(X), self.max_bins, sample_weight, self.bin_subsample, random_state)
+        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
+
+    def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
+        """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them)."""
+        if thresholds is not None:
+            raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
+        Xs, ws = rows.sample(self.bin_subsample, random_state)
+        edges = _tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
         return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
     def layout_from_edges(self, edges: list[np.ndarray], *, random_state: Any = None,

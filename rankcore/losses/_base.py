@@ -1,7 +1,7 @@
 """The :class:`Loss` base class of the ``loss`` plugin family.
 
 A loss ℓ compares one positive with one negative through the difference of
-their scores, z = f_i − f_k, in the push objective (SPEC §2)::
+their scores, z = f_i − f_k, in the push objective (docs/theory/push.md#the-objective)::
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),      L_k = Σ_i w_i · ℓ(f_i − f_k)
 
@@ -62,7 +62,7 @@ class Loss(Component):
     ``exponential_rate``
         A number r when ℓ(z) = exp(−r·z) exactly.  The push objective then
         uses the closed form L_k = e^{r f_k} · Σ_i w_i e^{−r f_i} in log space
-        (SPEC §2) instead of any pairwise sum; this is also what lets the
+        (docs/theory/push.md#log-space) instead of any pairwise sum; this is also what lets the
         objective be computed block by block (the Dask seam).  ``None``
         (default) is always correct.
 

@@ -1,4 +1,4 @@
-"""Built-in losses: ``exp``, ``logistic``, ``hinge``, ``sqhinge`` (SPEC §2)."""
+"""Built-in losses: ``exp``, ``logistic``, ``hinge``, ``sqhinge`` (docs/theory/push.md#pairwise-sums-without-pairs)."""
 
 from __future__ import annotations
 

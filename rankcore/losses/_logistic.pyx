@@ -7,9 +7,10 @@ A. With t_ik = e^{−(f_i − f_k)} = a_k · b_i, a_k = e^{f_k − s}, b_i = e^{
    derivatives are rational in t:  ℓ = log₂(1 + t),  ℓ′ = −t / ((1 + t) ln 2),
    ℓ″ = t / ((1 + t)² ln 2).  The 2(I + K) exponentials are computed once;
    the I·K pairs cost a multiply and a division each -- no exp per pair.
-   The pairwise kernel's loop structure is kept (prange over outputs, tiles
-   of the other side, one thread per output: results independent of
-   ``n_threads``), with four independent accumulators per output.
+   The pairwise kernels' loop is shared (``_tiling.run_tiled``: prange over
+   outputs, tiles of the other side, one thread per output, results
+   independent of ``n_threads``); each kernel here is its per-tile
+   contribution, with four independent accumulators per output.
 B. The value needs Σ_i w_i log(1 + t_i).  Terms with t ≥ 1e-3 are multiplied
    into a running product of (1 + t)^{w} -- for unit weights a plain product,
    its log taken only when it grows past 1e200 -- so one log serves about a
@@ -22,11 +23,9 @@ C. Valid while every |f − s| ≤ 300 (so t ≤ e^600); the Python wrapper chec
    the score range and otherwise uses the generic pairwise kernel.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport exp, log, log1p
 
-from rankcore._parallel cimport threads_for
-from ._blocking cimport TILE, CHUNK
+from ._tiling cimport PairSum, data_of, run_pairs
 
 import numpy as np
 
@@ -62,6 +61,133 @@ cdef inline double _value_sum(const double* b, const double* w, Py_ssize_t i0, P
     return total + log(prod)
 
 
+cdef inline double _ratio_sum(const double* base, const double* weight, Py_ssize_t j0, Py_ssize_t j1,
+                              double scale) noexcept nogil:
+    """Σ_{j0 ≤ j < j1} weight_j · t_j / (1 + t_j) with t_j = scale · base_j: four independent accumulators.
+
+    Both first-derivative sums are this with the roles swapped: D_k (base b,
+    weight w, scale a_k) and E_i (base a, weight c, scale b_i); t is the same
+    product either way (floating-point multiplication commutes exactly).
+    """
+    cdef double t, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t j = j0
+    while j + 4 <= j1:
+        t = scale * base[j]
+        s0 = s0 + weight[j] * t / (1.0 + t)
+        t = scale * base[j + 1]
+        s1 = s1 + weight[j + 1] * t / (1.0 + t)
+        t = scale * base[j + 2]
+        s2 = s2 + weight[j + 2] * t / (1.0 + t)
+        t = scale * base[j + 3]
+        s3 = s3 + weight[j + 3] * t / (1.0 + t)
+        j = j + 4
+    while j < j1:
+        t = scale * base[j]
+        s0 = s0 + weight[j] * t / (1.0 + t)
+        j = j + 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef class _LogisticSums(PairSum):
+    """The factors every logistic sum reads: b_i = e^{s − f_i}, the positives' weights w_i, a_k = e^{f_k − s}."""
+
+    cdef const double* b
+    cdef const double* w
+    cdef const double* a
+    cdef bint unit
+
+
+cdef class _NegativeSums(_LogisticSums):
+    """out0 = L_k += Σ_i w_i ℓ and out1 = D_k += Σ_i w_i ℓ′ over one tile of positives."""
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef double ak = self.a[k]
+        cdef double v = _value_sum(self.b, self.w, i0, i_end, ak, self.unit)
+        cdef double d = _ratio_sum(self.b, self.w, i0, i_end, ak)
+        self.out0[k] = self.out0[k] + INV_LN2 * v
+        self.out1[k] = self.out1[k] - INV_LN2 * d
+
+
+cdef class _PositiveSums(_LogisticSums):
+    """out0 = E_i += Σ_k c_k ℓ′ over one tile of negatives."""
+
+    cdef const double* c_neg
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        self.out0[i] = self.out0[i] - INV_LN2 * _ratio_sum(self.a, self.c_neg, k0, k_end, self.b[i])
+
+
+cdef class _DirectionalSums(_LogisticSums):
+    """out0..2 = L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+
+    cdef const double* hp
+    cdef const double* hn
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* b = self.b
+        cdef const double* w = self.w
+        cdef const double* hp = self.hp
+        cdef double ak = self.a[k], hk = self.hn[k], t, q, delta, s1 = 0.0, s2 = 0.0
+        cdef double v = _value_sum(b, w, i0, i_end, ak, self.unit)
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            delta = hp[i] - hk
+            s1 = s1 + w[i] * t * q * delta
+            s2 = s2 + w[i] * t * q * q * delta * delta
+        self.out0[k] = self.out0[k] + INV_LN2 * v
+        self.out1[k] = self.out1[k] - INV_LN2 * s1
+        self.out2[k] = self.out2[k] + INV_LN2 * s2
+
+
+cdef class _CurvatureNegativeSums(_LogisticSums):
+    """out0 = N_k += Σ_i w_i ℓ″ over one tile of positives (two accumulators)."""
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* b = self.b
+        cdef const double* w = self.w
+        cdef double ak = self.a[k], t, q, s0 = 0.0, s1 = 0.0
+        cdef Py_ssize_t i = i0
+        while i + 2 <= i_end:
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            s0 = s0 + w[i] * t * q * q
+            t = ak * b[i + 1]
+            q = 1.0 / (1.0 + t)
+            s1 = s1 + w[i + 1] * t * q * q
+            i = i + 2
+        while i < i_end:
+            t = ak * b[i]
+            q = 1.0 / (1.0 + t)
+            s0 = s0 + w[i] * t * q * q
+            i = i + 1
+        self.out0[k] = self.out0[k] + INV_LN2 * (s0 + s1)
+
+
+cdef class _CurvaturePositiveSums(_LogisticSums):
+    """out0 = P_i += Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) over one tile of negatives."""
+
+    cdef const double* c1
+    cdef const double* c2
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        cdef double bi = self.b[i], t, q, s1 = 0.0, s2 = 0.0
+        cdef Py_ssize_t k
+        for k in range(k0, k_end):            # no store in the loop: the fields' loads are hoisted
+            t = self.a[k] * bi
+            q = t / (1.0 + t)
+            s1 = s1 + self.c1[k] * q / (1.0 + t)
+            s2 = s2 + self.c2[k] * q * q
+        self.out0[i] = self.out0[i] + INV_LN2 * s1 + self.w[i] * INV_LN2 * INV_LN2 * s2
+
+
+cdef _LogisticSums _bind(_LogisticSums kernel, const double[::1] b, const double[::1] w, const double[::1] a,
+                         bint unit_weights=False):
+    kernel.b, kernel.w, kernel.a, kernel.unit = data_of(b), data_of(w), data_of(a), unit_weights
+    return kernel
+
+
 def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the positives
                   const double[::1] w,      # IN  (I,) their weights
                   const double[::1] a,      # IN  (K,) e^{f_k − s} of the negatives
@@ -70,41 +196,9 @@ def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the posi
                   bint unit_weights,
                   int n_threads=1):
     """L_k and D_k of the logistic loss (in bits).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, t, s0, s1, s2, s3, v
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                D[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    v = _value_sum(&b[0], &w[0], i0, i_end, ak, unit_weights)
-                    s0 = 0.0; s1 = 0.0; s2 = 0.0; s3 = 0.0
-                    i = i0
-                    while i + 4 <= i_end:
-                        t = ak * b[i]
-                        s0 = s0 + w[i] * t / (1.0 + t)
-                        t = ak * b[i + 1]
-                        s1 = s1 + w[i + 1] * t / (1.0 + t)
-                        t = ak * b[i + 2]
-                        s2 = s2 + w[i + 2] * t / (1.0 + t)
-                        t = ak * b[i + 3]
-                        s3 = s3 + w[i + 3] * t / (1.0 + t)
-                        i = i + 4
-                    while i < i_end:
-                        t = ak * b[i]
-                        s0 = s0 + w[i] * t / (1.0 + t)
-                        i = i + 1
-                    L[k] = L[k] + INV_LN2 * v
-                    D[k] = D[k] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+    cdef _LogisticSums kernel = _bind(_NegativeSums(), b, w, a, unit_weights)
+    kernel.out0, kernel.out1 = <double*>data_of(L), <double*>data_of(D)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
@@ -113,38 +207,9 @@ def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
                   double[::1] E,            # OUT (I,) Σ_k c_k ℓ′
                   int n_threads=1):
     """E_i of the logistic loss (in bits).  O(I·K) time, no transcendental per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
-    cdef double bi, t, s0, s1, s2, s3
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                E[i] = 0.0
-            for tt in range((K + TILE - 1) // TILE):
-                k0 = tt * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    bi = b[i]
-                    s0 = 0.0; s1 = 0.0; s2 = 0.0; s3 = 0.0
-                    k = k0
-                    while k + 4 <= k_end:
-                        t = a[k] * bi
-                        s0 = s0 + c_neg[k] * t / (1.0 + t)
-                        t = a[k + 1] * bi
-                        s1 = s1 + c_neg[k + 1] * t / (1.0 + t)
-                        t = a[k + 2] * bi
-                        s2 = s2 + c_neg[k + 2] * t / (1.0 + t)
-                        t = a[k + 3] * bi
-                        s3 = s3 + c_neg[k + 3] * t / (1.0 + t)
-                        k = k + 4
-                    while k < k_end:
-                        t = a[k] * bi
-                        s0 = s0 + c_neg[k] * t / (1.0 + t)
-                        k = k + 1
-                    E[i] = E[i] - INV_LN2 * ((s0 + s1) + (s2 + s3))
+    cdef _PositiveSums kernel = <_PositiveSums>_bind(_PositiveSums(), b, b, a)
+    kernel.c_neg, kernel.out0 = data_of(c_neg), <double*>data_of(E)
+    run_pairs(kernel, b.shape[0], a.shape[0], n_threads, 65536.0)
 
 
 def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
@@ -158,36 +223,10 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
                      bint unit_weights,
                      int n_threads=1):
     """L_k, L′_k, L″_k along h (δ_ik = h_i − h_k).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, hk, t, q, delta, v, s1, s2
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                L1[k] = 0.0
-                L2[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    hk = hn[k]
-                    v = _value_sum(&b[0], &w[0], i0, i_end, ak, unit_weights)
-                    s1 = 0.0
-                    s2 = 0.0
-                    for i in range(i0, i_end):
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        delta = hp[i] - hk
-                        s1 = s1 + w[i] * t * q * delta
-                        s2 = s2 + w[i] * t * q * q * delta * delta
-                    L[k] = L[k] + INV_LN2 * v
-                    L1[k] = L1[k] - INV_LN2 * s1
-                    L2[k] = L2[k] + INV_LN2 * s2
+    cdef _DirectionalSums kernel = <_DirectionalSums>_bind(_DirectionalSums(), b, w, a, unit_weights)
+    kernel.hp, kernel.hn = data_of(hp), data_of(hn)
+    kernel.out0, kernel.out1, kernel.out2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
@@ -196,38 +235,9 @@ def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
                             double[::1] N,         # OUT (K,) Σ_i w_i ℓ″(f_i − f_k)
                             int n_threads=1):
     """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair."""
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, k, k_end, i, i0, i_end
-    cdef double ak, t, q, s0, s1
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                N[k] = 0.0
-            for tt in range((I + TILE - 1) // TILE):
-                i0 = tt * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    ak = a[k]
-                    s0 = 0.0
-                    s1 = 0.0
-                    i = i0
-                    while i + 2 <= i_end:
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        s0 = s0 + w[i] * t * q * q
-                        t = ak * b[i + 1]
-                        q = 1.0 / (1.0 + t)
-                        s1 = s1 + w[i + 1] * t * q * q
-                        i = i + 2
-                    while i < i_end:
-                        t = ak * b[i]
-                        q = 1.0 / (1.0 + t)
-                        s0 = s0 + w[i] * t * q * q
-                        i = i + 1
-                    N[k] = N[k] + INV_LN2 * (s0 + s1)
+    cdef _LogisticSums kernel = _bind(_CurvatureNegativeSums(), b, w, a)
+    kernel.out0 = <double*>data_of(N)
+    run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
 
 
 def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
@@ -241,26 +251,6 @@ def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
 
     O(I·K) time, no transcendental per pair.
     """
-    cdef Py_ssize_t I = b.shape[0], K = a.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, tt, i, i_end, k, k0, k_end
-    cdef double bi, t, q, s1, s2
-    n_threads = threads_for(<double> I * K, n_threads, 65536.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                P[i] = 0.0
-            for tt in range((K + TILE - 1) // TILE):
-                k0 = tt * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    bi = b[i]
-                    s1 = 0.0
-                    s2 = 0.0
-                    for k in range(k0, k_end):
-                        t = a[k] * bi
-                        q = t / (1.0 + t)
-                        s1 = s1 + c1[k] * q / (1.0 + t)
-                        s2 = s2 + c2[k] * q * q
-                    P[i] = P[i] + INV_LN2 * s1 + w[i] * INV_LN2 * INV_LN2 * s2
+    cdef _CurvaturePositiveSums kernel = <_CurvaturePositiveSums>_bind(_CurvaturePositiveSums(), b, w, a)
+    kernel.c1, kernel.c2, kernel.out0 = data_of(c1), data_of(c2), <double*>data_of(P)
+    run_pairs(kernel, b.shape[0], a.shape[0], n_threads, 65536.0)

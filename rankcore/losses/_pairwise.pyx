@@ -4,7 +4,7 @@ Design
 ------
 A. The push objective needs, per negative k, L_k = Σ_i w_i ℓ(f_i − f_k) and
    D_k = Σ_i w_i ℓ′(f_i − f_k), and per positive i, E_i = Σ_k c_k ℓ′(f_i − f_k)
-   (SPEC §2).  Losses without a factorization (logistic, third-party losses)
+   (docs/theory/push.md#gradient).  Losses without a factorization (logistic, third-party losses)
    get them here by visiting every pair: O(I·K) time, O(I + K) memory -- the
    I × K matrix of pairs is never formed.
 B. One thread owns each output entry (prange over negatives for L, D and the
@@ -13,18 +13,18 @@ B. One thread owns each output entry (prange over negatives for L, D and the
    the thread count: results do not depend on ``n_threads``.
 C. The inner loop runs over a tile of the other side's scores (TILE doubles,
    L1-resident) for a chunk of outputs, accumulating straight into the
-   outputs, so large I or K stream from cache instead of memory.
+   outputs, so large I or K stream from cache instead of memory.  That loop
+   is ``_tiling.run_tiled``, shared with ``_logistic.pyx``: each kernel here
+   is only its per-tile contribution (a ``PairSum``).
 D. The loss itself is a ``PairwiseLoss`` extension type (see the .pxd) called
    through its vtable: a third-party Cython loss plugs in without touching
    these loops.  ``evaluate`` returns ℓ, ℓ′, ℓ″ together so that losses such
    as the logistic share one exp() between them.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport exp, log1p, fabs, NAN
 
-from rankcore._parallel cimport threads_for
-from ._blocking cimport TILE, CHUNK
+from ._tiling cimport PairSum, data_of, run_pairs
 
 import numpy as np
 
@@ -127,6 +127,82 @@ cdef class TruncatedPowerKernel(PairwiseLoss):
                 d2[0] = 0.0
 
 
+cdef class _LossSums(PairSum):
+    """The inputs every pairwise sum reads: the loss, the scores of both classes, the positives' weights."""
+
+    cdef PairwiseLoss loss
+    cdef const double* f_pos
+    cdef const double* w_pos
+    cdef const double* f_neg
+
+
+cdef class _NegativeSums(_LossSums):
+    """out0 = L_k += Σ_i w_i ℓ(f_i − f_k), out1 = D_k += Σ_i w_i ℓ′(f_i − f_k) over one tile of positives."""
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* f_pos = self.f_pos
+        cdef const double* w_pos = self.w_pos
+        cdef double fk = self.f_neg[k], sl = self.out0[k], sd = self.out1[k], v, d1, d2
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            self.loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
+            sl = sl + w_pos[i] * v
+            sd = sd + w_pos[i] * d1
+        self.out0[k] = sl
+        self.out1[k] = sd
+
+
+cdef class _PositiveSums(_LossSums):
+    """out0 = E_i += Σ_k c_k ℓ′(f_i − f_k) over one tile of negatives (negatives of zero weight skipped)."""
+
+    cdef const double* c_neg
+
+    cdef void tile(self, Py_ssize_t i, Py_ssize_t k0, Py_ssize_t k_end) noexcept nogil:
+        cdef const double* f_neg = self.f_neg
+        cdef const double* c_neg = self.c_neg
+        cdef double fi = self.f_pos[i], se = self.out0[i], v, d1, d2
+        cdef Py_ssize_t k
+        for k in range(k0, k_end):
+            if c_neg[k] != 0.0:
+                self.loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
+                se = se + c_neg[k] * d1
+        self.out0[i] = se
+
+
+cdef class _DirectionalSums(_LossSums):
+    """out0..2 = L_k, L′_k, L″_k along h over one tile of positives (δ_ik = h_i − h_k)."""
+
+    cdef const double* h_pos
+    cdef const double* h_neg
+    cdef int order
+
+    cdef void tile(self, Py_ssize_t k, Py_ssize_t i0, Py_ssize_t i_end) noexcept nogil:
+        cdef const double* f_pos = self.f_pos
+        cdef const double* w_pos = self.w_pos
+        cdef const double* h_pos = self.h_pos
+        cdef int order = self.order
+        cdef double fk = self.f_neg[k], hk = self.h_neg[k], delta, v, d1, d2
+        cdef double s0 = self.out0[k], s1 = self.out1[k], s2 = self.out2[k]
+        cdef Py_ssize_t i
+        for i in range(i0, i_end):
+            self.loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
+            delta = h_pos[i] - hk
+            s0 = s0 + w_pos[i] * v
+            s1 = s1 + w_pos[i] * d1 * delta
+            if order >= 2:
+                s2 = s2 + w_pos[i] * d2 * delta * delta
+        self.out0[k] = s0
+        self.out1[k] = s1
+        self.out2[k] = s2
+
+
+cdef _LossSums _bind(_LossSums kernel, PairwiseLoss loss, const double[::1] f_pos, const double[::1] w_pos,
+                     const double[::1] f_neg):
+    kernel.loss = loss
+    kernel.f_pos, kernel.w_pos, kernel.f_neg = data_of(f_pos), data_of(w_pos), data_of(f_neg)
+    return kernel
+
+
 def negative_sums(PairwiseLoss loss,
                   const double[::1] f_pos,   # IN  (I,) positive scores
                   const double[::1] w_pos,   # IN  (I,) positive weights
@@ -135,30 +211,9 @@ def negative_sums(PairwiseLoss loss,
                   double[::1] D,             # OUT (K,) Σ_i w_i ℓ′(f_i − f_k)
                   int n_threads=1):
     """Per-negative sums L_k and D_k.  O(I·K) time, O(1) extra memory."""
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
-    cdef double fk, sl, sd, v, d1, d2
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                D[k] = 0.0
-            for t in range((I + TILE - 1) // TILE):
-                i0 = t * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    fk = f_neg[k]
-                    sl = L[k]
-                    sd = D[k]
-                    for i in range(i0, i_end):
-                        loss.evaluate(f_pos[i] - fk, 1, &v, &d1, &d2)
-                        sl = sl + w_pos[i] * v
-                        sd = sd + w_pos[i] * d1
-                    L[k] = sl
-                    D[k] = sd
+    cdef _LossSums kernel = _bind(_NegativeSums(), loss, f_pos, w_pos, f_neg)
+    kernel.out0, kernel.out1 = <double*>data_of(L), <double*>data_of(D)
+    run_pairs(kernel, f_neg.shape[0], f_pos.shape[0], n_threads, 32768.0)
 
 
 def positive_sums(PairwiseLoss loss,
@@ -168,27 +223,9 @@ def positive_sums(PairwiseLoss loss,
                   double[::1] E,             # OUT (I,) Σ_k c_k ℓ′(f_i − f_k)
                   int n_threads=1):
     """Per-positive sums E_i.  O(I·K) time, O(1) extra memory."""
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (I + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, i, i_end, k, k0, k_end
-    cdef double fi, se, v, d1, d2
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            i_end = min((c + 1) * CHUNK, I)
-            for i in range(c * CHUNK, i_end):
-                E[i] = 0.0
-            for t in range((K + TILE - 1) // TILE):
-                k0 = t * TILE
-                k_end = min(k0 + TILE, K)
-                for i in range(c * CHUNK, i_end):
-                    fi = f_pos[i]
-                    se = E[i]
-                    for k in range(k0, k_end):
-                        if c_neg[k] != 0.0:
-                            loss.evaluate(fi - f_neg[k], 1, &v, &d1, &d2)
-                            se = se + c_neg[k] * d1
-                    E[i] = se
+    cdef _PositiveSums kernel = <_PositiveSums>_bind(_PositiveSums(), loss, f_pos, f_pos, f_neg)
+    kernel.c_neg, kernel.out0 = data_of(c_neg), <double*>data_of(E)
+    run_pairs(kernel, f_pos.shape[0], f_neg.shape[0], n_threads, 32768.0)
 
 
 def directional_sums(PairwiseLoss loss,
@@ -207,34 +244,7 @@ def directional_sums(PairwiseLoss loss,
     They are L_k(α) and its first two α-derivatives at α = 0 for the scores
     f + α·h.  O(I·K) time, O(1) extra memory.
     """
-    cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0]
-    cdef Py_ssize_t n_chunks = (K + CHUNK - 1) // CHUNK
-    cdef Py_ssize_t c, t, k, k_end, i, i0, i_end
-    cdef double fk, hk, delta, s0, s1, s2, v, d1, d2
-    n_threads = threads_for(<double> I * K, n_threads, 32768.0)
-    with nogil:
-        for c in prange(n_chunks, schedule="dynamic", num_threads=n_threads):
-            k_end = min((c + 1) * CHUNK, K)
-            for k in range(c * CHUNK, k_end):
-                L[k] = 0.0
-                L1[k] = 0.0
-                L2[k] = 0.0
-            for t in range((I + TILE - 1) // TILE):
-                i0 = t * TILE
-                i_end = min(i0 + TILE, I)
-                for k in range(c * CHUNK, k_end):
-                    fk = f_neg[k]
-                    hk = h_neg[k]
-                    s0 = L[k]
-                    s1 = L1[k]
-                    s2 = L2[k]
-                    for i in range(i0, i_end):
-                        loss.evaluate(f_pos[i] - fk, order, &v, &d1, &d2)
-                        delta = h_pos[i] - hk
-                        s0 = s0 + w_pos[i] * v
-                        s1 = s1 + w_pos[i] * d1 * delta
-                        if order >= 2:
-                            s2 = s2 + w_pos[i] * d2 * delta * delta
-                    L[k] = s0
-                    L1[k] = s1
-                    L2[k] = s2
+    cdef _DirectionalSums kernel = <_DirectionalSums>_bind(_DirectionalSums(), loss, f_pos, w_pos, f_neg)
+    kernel.h_pos, kernel.h_neg, kernel.order = data_of(h_pos), data_of(h_neg), order
+    kernel.out0, kernel.out1, kernel.out2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
+    run_pairs(kernel, f_neg.shape[0], f_pos.shape[0], n_threads, 32768.0)

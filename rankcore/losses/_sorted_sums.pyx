@@ -7,7 +7,7 @@ A. For a truncated power loss ℓ(z) = (1 − z)^m · 1[z < 1] (m = 1: hinge,
    P_k = {i : f_i − f_k < 1}, a prefix of the positives sorted by score; on
    P_k the loss is a polynomial in f_i, so L_k, D_k and the directional sums
    are a few prefix sums (of w, w·f, w·f², w·h, w·f·h, w·h²) combined with
-   powers of c = 1 + f_k (SPEC §2).  Symmetrically the negatives that
+   powers of c = 1 + f_k (docs/theory/push.md#pairwise-sums-without-pairs).  Symmetrically the negatives that
    contribute to positive i are a suffix of the negatives sorted by score.
 B. Membership uses the exact floating-point predicate (f_i − f_k < 1) of the
    pairwise definition, found by binary search: the predicate is monotone in

@@ -6,6 +6,8 @@ Functions take ``(y, scores)`` and return one value (``auc``, ``pauc``,
 :func:`evaluate` computes several at once from spec strings.  The classes
 are the registered metric plugins behind them; ``Metric.sorted_kernel()``
 gives the nogil Cython kernel (:mod:`rankcore.metrics._sorted`).
+:func:`confidence_interval` and :func:`compare` give intervals and paired
+tests (DeLong for the AUC, a one-sort bootstrap for every metric).
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
@@ -26,12 +28,26 @@ from ._functions import (
     tpauc,
 )
 from ._graded import Misrank
+from ._intervals import (
+    ConfidenceInterval,
+    DroppedReplicatesWarning,
+    PairedComparison,
+    compare,
+    confidence_interval,
+)
+
+from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
 __all__ = [
     "Metric",
     "evaluate",
+    "confidence_interval",
+    "compare",
+    "ConfidenceInterval",
+    "PairedComparison",
+    "DroppedReplicatesWarning",
     "split_sorted",
     "auc",
     "pauc",
@@ -56,4 +72,5 @@ __all__ = [
     "PNormRisk",
     "Misrank",
     "ROC",
+    "RocCells",
 ]

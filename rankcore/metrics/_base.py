@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any, ClassVar
 
 import numpy as np
@@ -9,7 +11,7 @@ import numpy as np
 from ..spec import Component
 from ..validation import check_labels_and_scores
 
-__all__ = ["Metric"]
+__all__ = ["Metric", "MetricValueError"]
 
 
 class Metric(Component):
@@ -27,7 +29,7 @@ class Metric(Component):
         Direction; ``None`` for non-scalar metrics (``roc``, ``height``).
     monotone : bool
         True when the value never gets worse as a positive's score rises or a
-        negative's score falls (SPEC §1).  ExactBoost accepts only monotone
+        negative's score falls (docs/theory/metrics.md#monotone-metrics).  ExactBoost accepts only monotone
         metrics, because its interval bound relies on exactly this.
     task : {"bipartite", "graded"}
         Labels in {0, 1}, or real-valued relevance.
@@ -49,6 +51,42 @@ class Metric(Component):
         Integer scores beyond ±2**53, which float64 would round into ties,
         are then replaced by their exact ranks; for other metrics such scores
         are refused with a ValueError.  The default ``False`` is always safe.
+    weighted_groups : bool
+        The metric has a *resampling form*, :meth:`from_weighted_groups`: its
+        value from the weighted tie groups of a presorted order.  Confidence
+        intervals (:func:`rankcore.metrics.confidence_interval`) then evaluate
+        each bootstrap replicate from one sort (natively when
+        :meth:`weighted_group_kernel` gives a Cython kernel, as for every
+        scalar bipartite built-in); without it they fall back to evaluating
+        the metric on each replicate's resampled rows, which is correct but
+        slower.  Default ``False``.
+    interval_method : {"bootstrap", "delong"}
+        What ``confidence_interval(..., method="auto")`` uses: the bootstrap
+        (default), or DeLong's asymptotic variance (the AUC).
+
+    Distributed evaluation
+    ----------------------
+    ``rankcore.dask.evaluate`` computes a metric from chunks of (y, scores)
+    it never holds together.  A metric says how by implementing one of three
+    forms (``distributed_form()`` reports which; None: not distributable):
+
+    ``"summary"`` -- a mergeable summary (the simple case)
+        :meth:`chunk_summary` maps one chunk's validated ``(y, scores)`` to a
+        small summary (a number, an array, or a tuple/list of them);
+        :meth:`merge_summaries` merges the chunks' summaries (default: added
+        element by element); :meth:`from_summary` gives the value.  Exact.
+    ``"thresholds"`` -- counts at a few score thresholds (exact rank metrics)
+        :meth:`score_thresholds` names the thresholds from the number of
+        scores n: ``("rank", k)`` is the k-th largest score, ``("max_negative",
+        0)`` the largest negative score (−inf without negatives); one pass
+        counts, per threshold t, the positives and negatives above t and equal
+        to t, and :meth:`from_threshold_counts` gives the value.
+    ``"roc"`` -- guaranteed bounds from a partially refined ROC curve
+        For metrics that depend on the scores only through the ROC curve:
+        :meth:`roc_bounds` gives (value with uncertain cells as ties, low,
+        high) from a :class:`rankcore.metrics.RocCells`, and
+        :meth:`roc_priority` says which cells widen the bound; the evaluator
+        refines those cells until the bound is within its tolerance.
 
     Examples
     --------
@@ -67,6 +105,8 @@ class Metric(Component):
     requires_both_classes: ClassVar[bool] = True
     shift_invariant: ClassVar[bool] = False
     order_invariant: ClassVar[bool] = False
+    weighted_groups: ClassVar[bool] = False
+    interval_method: ClassVar[str] = "bootstrap"
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
@@ -87,7 +127,21 @@ class Metric(Component):
             integers="rank" if self.order_invariant else "refuse",
         )
         self.check_data(y_arr, s_arr)
-        return self.compute(y_arr, s_arr)
+        return self.checked_value(self.compute(y_arr, s_arr))
+
+    def checked_value(self, value: Any) -> Any:
+        """``value`` as computed, refused when a scalar metric returned no finite real number.
+
+        A plugin's ``compute`` that returns NaN, inf or a string would
+        otherwise flow into rankings, early stopping and reports; the error
+        names the metric.
+        """
+        if not self.scalar:
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)) \
+                or not math.isfinite(float(value)):
+            raise MetricValueError(self.spec, value)
+        return value
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
@@ -110,6 +164,104 @@ class Metric(Component):
         """A ``rankcore.metrics._sorted.SortedMetric`` for nogil use, or None."""
         return None
 
+    # -- the resampling form (confidence intervals); separate from every other capability --
+
+    def weighted_group_kernel(self) -> Any:
+        """A ``rankcore.metrics._weighted.GroupMetric`` (nogil Cython) of the resampling form, or None."""
+        return None
+
+    def from_weighted_groups(self, pos_weight: Any, neg_weight: Any) -> float:
+        """The metric from the weighted tie groups of a presorted order (the resampling form).
+
+        Parameters
+        ----------
+        pos_weight, neg_weight : array-like of float, shape (n_groups,)
+            For each distinct score, highest first, the total weight of the
+            positives and of the negatives that carry it.  Integer weights
+            are row multiplicities: the value is then the metric of the rows
+            repeated that many times (a bootstrap replicate), since a
+            repeated row is tied with its original.
+
+        Returns
+        -------
+        float
+            NaN where the metric is undefined for these weights (a class of
+            zero weight, say); the bootstrap drops and counts such replicates.
+
+        Notes
+        -----
+        A metric declares this form with ``weighted_groups = True`` and
+        implements it here (Python, O(n_groups) per call) or through
+        :meth:`weighted_group_kernel` (Cython, used without the GIL); the
+        default uses the kernel.  Tie groups of one class with equal scores
+        are one group, so the form is only for metrics that depend on the
+        scores through their order (``order_invariant``).
+        """
+        kernel = self.weighted_group_kernel()
+        if kernel is None:
+            raise NotImplementedError(f"metric {self.spec!r} has no weighted tie-group form")
+        return kernel.evaluate(pos_weight, neg_weight)
+
+    # ------------------------------------------------------------------
+    # Distributed evaluation (see "Distributed evaluation" above)
+    # ------------------------------------------------------------------
+    @classmethod
+    def distributed_form(cls) -> str | None:
+        """``"summary"``, ``"thresholds"``, ``"roc"`` or None: the form this metric (class) implements."""
+        if cls.chunk_summary is not Metric.chunk_summary:
+            return "summary"
+        if cls.score_thresholds is not Metric.score_thresholds:
+            return "thresholds"
+        if cls.roc_bounds is not Metric.roc_bounds:
+            return "roc"
+        return None
+
+    def chunk_summary(self, y: np.ndarray, scores: np.ndarray) -> Any:
+        """The mergeable summary of one chunk of validated labels and scores (form ``"summary"``)."""
+        raise NotImplementedError(f"metric {self.spec!r} has no mergeable summary")
+
+    def merge_summaries(self, parts: list) -> Any:
+        """Merge the chunks' summaries; the default adds them element by element."""
+        total = parts[0]
+        for part in parts[1:]:
+            total = _add(total, part)
+        return total
+
+    def from_summary(self, summary: Any) -> Any:
+        """The value from the merged summary of every chunk."""
+        raise NotImplementedError(f"metric {self.spec!r} has no mergeable summary")
+
+    def score_thresholds(self, n: int) -> list[tuple[str, int]]:
+        """The score thresholds the value needs (form ``"thresholds"``): ``("rank", k)`` or ``("max_negative", 0)``.
+
+        ``n`` is the number of scores; raise ValueError for parameters that
+        do not fit it (as :meth:`check_data` would).
+        """
+        raise NotImplementedError(f"metric {self.spec!r} has no threshold-count form")
+
+    def from_threshold_counts(self, counts: np.ndarray, n_pos: int, n_neg: int) -> Any:
+        """The value from (m, 4) int64 counts, one row per requested threshold t.
+
+        Columns: positives above t, negatives above t, positives equal to t,
+        negatives equal to t.
+        """
+        raise NotImplementedError(f"metric {self.spec!r} has no threshold-count form")
+
+    def roc_bounds(self, cells: Any) -> tuple[float, float, float]:
+        """(value with the uncertain cells as ties, low, high) from a :class:`~rankcore.metrics.RocCells` (form ``"roc"``).
+
+        ``low <= exact value <= high`` for every order of the scores inside
+        the uncertain cells; all three equal when no cell is uncertain.
+        """
+        raise NotImplementedError(f"metric {self.spec!r} has no ROC-bound form")
+
+    def roc_priority(self, cells: Any) -> np.ndarray:
+        """Per cell, how much refining it narrows this metric's bound (any non-negative scale).
+
+        The default spreads the effort by the cells' pairs (``cells.pair_share()``).
+        """
+        return cells.pair_share()
+
     def to_loss(self, value: float) -> float:
         """Lower-is-better form of a value: ``1 - v`` (bounded), ``-v``, or ``v``."""
         if not self.scalar:
@@ -121,3 +273,25 @@ class Metric(Component):
     def loss(self, y: Any, scores: Any) -> float:
         """``to_loss(self(y, scores))``: the form ExactBoost and early stopping minimize."""
         return self.to_loss(self(y, scores))
+
+
+class MetricValueError(ValueError):
+    """A scalar metric returned something that is not a finite number (NaN, inf, a string).
+
+    Attributes
+    ----------
+    value : object
+        What the metric returned (the contract checks report it themselves).
+    """
+
+    def __init__(self, spec: str, value: Any) -> None:
+        self.value = value
+        super().__init__(f"metric {spec!r} returned {value!r}: a scalar metric must return a finite number "
+                         f"(its compute() is at fault, not the data)")
+
+
+def _add(a: Any, b: Any) -> Any:
+    """a + b element by element through tuples and lists."""
+    if isinstance(a, (tuple, list)):
+        return type(a)(_add(x, y) for x, y in zip(a, b))
+    return a + b

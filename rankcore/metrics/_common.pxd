@@ -11,3 +11,23 @@ cdef inline Py_ssize_t count_le(const double* a, Py_ssize_t n, double v) noexcep
         else:
             hi = mid
     return lo
+
+
+cdef inline double lowest_of(const double* pos, Py_ssize_t i, Py_ssize_t n_pos,
+                        const double* neg, Py_ssize_t j, Py_ssize_t n_neg) noexcept nogil:
+    """The lowest score among pos[i..n_pos) and neg[j..n_neg) (not both empty)."""
+    if i == n_pos:
+        return neg[j]
+    if j == n_neg:
+        return pos[i]
+    return pos[i] if pos[i] < neg[j] else neg[j]
+
+
+cdef inline double area_above(double x0, double y0, double x1, double y1, double b) noexcept nogil:
+    """∫ max(0, y − b) dx over the segment (x0, y0)–(x1, y1), y0 <= y1."""
+    if y1 <= b or x1 <= x0:
+        return 0.0
+    if y0 >= b:
+        return (x1 - x0) * ((y0 - b) + (y1 - b)) * 0.5
+    # the segment crosses y = b at x0 + (x1 − x0)·(b − y0)/(y1 − y0)
+    return (x1 - x0) * ((y1 - b) / (y1 - y0)) * (y1 - b) * 0.5

@@ -34,6 +34,10 @@ class RocCurve(NamedTuple):
     thresholds: np.ndarray
 
 
+#: Largest count a curve parameter takes (the kernels' C long).
+MAX_COUNT = 2**63 - 1
+
+
 def count_or_all(value: Any) -> int | None:
     """Parameter kind: a count >= 0, or None / "all" for no limit."""
     if value is None or (isinstance(value, str) and value.strip().lower() in ("all", "none")):
@@ -43,7 +47,10 @@ def count_or_all(value: Any) -> int | None:
     number = float(value)
     if not math.isfinite(number) or not number.is_integer() or number < 0:
         raise ValueError(f"expected a whole count >= 0 or 'all', got {value!r}")
-    return int(number)
+    count = int(value) if isinstance(value, int) else int(number)
+    if count > MAX_COUNT:                          # the curve kernels count in C long
+        raise ValueError(f"expected a whole count in [0, {MAX_COUNT}] or 'all', got {value!r}")
+    return count
 
 
 def roc_from_sorted(pos: np.ndarray, neg: np.ndarray, max_fp: int | None = None) -> RocCurve:

@@ -23,7 +23,8 @@ __all__ = ["evaluate"]
 
 
 def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric], *,
-             n_jobs: int | None = None) -> dict[str, Any]:
+             n_jobs: int | None = None, ci: float | None = None, n_boot: int = 2000,
+             random_state: Any = None) -> dict[str, Any]:
     """Evaluate several metrics on one scoring; validate and sort only once.
 
     Parameters
@@ -38,7 +39,17 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         (any registered metric, plugins included; ``rankcore.get_registry().names("metric")``
         lists them) or configured metric objects.
     n_jobs : int, optional
-        Threads for the two sorts (``None``: every core).
+        Threads for the two sorts and the bootstrap (``None``: every core).
+    ci : float in (0, 1), optional
+        Also give each scalar metric's confidence interval at this level
+        (:func:`rankcore.metrics.confidence_interval` with ``method="auto"``:
+        DeLong for the AUC, the bootstrap stratified by class otherwise --
+        graded metrics resample all rows together; every metric on the same
+        replicates).
+    n_boot : int >= 100, default 2000
+        Bootstrap replicates (with ``ci``).
+    random_state : None, int, RandomState or Generator
+        Seeds the replicates (with ``ci``).
 
     Returns
     -------
@@ -47,6 +58,9 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         value: a float or an int for scalar metrics (in each metric's own
         direction -- ``max_height``, ``pnorm`` and ``misrank`` are lower-is-
         better), an array or a :class:`~rankcore.metrics.RocCurve` otherwise.
+        With ``ci``, each scalar metric's value is a
+        :class:`~rankcore.metrics.ConfidenceInterval` instead (its
+        ``estimate`` is the value above); non-scalar values are unchanged.
 
     Raises
     ------
@@ -71,7 +85,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     >>> {name: round(value, 4) for name, value in result.items()}
     {'auc': 0.8889, 'prec@k:3': 0.6667, 'rmax': 2}
     """
-    effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
+    threads = effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
     if isinstance(metrics, (str, Component)):
         metrics = [metrics]
     try:
@@ -108,6 +122,11 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
             check_both_classes(y_arr, what=f"metric {metric.spec!r}")
         metric.check_data(y_arr, s_arr)
 
+    if ci is not None:
+        from ._intervals import intervals_of
+
+        return intervals_of(resolved, labels, s_arr, level=ci, n_boot=n_boot, random_state=random_state,
+                            n_threads=threads)
     sorted_sides: tuple[np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for key, metric in resolved:
@@ -116,7 +135,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
             # the metric's own compute would split and sort: share that work
             if sorted_sides is None:
                 sorted_sides = split_sorted(labels["bipartite"], s_arr, n_threads=n_jobs)
-            out[key] = metric.from_sorted(*sorted_sides)
+            out[key] = metric.checked_value(metric.from_sorted(*sorted_sides))
         else:
-            out[key] = metric.compute(y_arr, s_arr)
+            out[key] = metric.checked_value(metric.compute(y_arr, s_arr))
     return out

@@ -320,7 +320,7 @@ def max_height(y: Any, scores: Any) -> int:
     """The largest height over the negatives, I − rmax (spec ``"max_height"``); lower is better.
 
     max_k #{i : f_i <= f_k}: the number of positives at or below the
-    highest-scored negative -- the "R_max" of the push theory (SPEC §2).
+    highest-scored negative -- the "R_max" of the push theory (docs/theory/push.md#the-top-of-the-list).
 
     Parameters
     ----------
@@ -393,7 +393,7 @@ def pnorm_risk(y: Any, scores: Any, p: float, theta: float = 0.0) -> float:
 
     R^p_θ = ( (1/K) Σ_k ( (1/I) Σ_i 1[f_i − f_k <= θ] )^p )^{1/p}: the ℓ_p
     mean of the negatives' relative heights, the quantity of the push
-    generalization bound (SPEC §1).  Larger p weighs the highest-scored
+    generalization bound (docs/theory/metrics.md#p-norm-risk).  Larger p weighs the highest-scored
     negatives more; as p grows it approaches max_height / I.
 
     Parameters
@@ -464,7 +464,7 @@ def misrank(y: Any, scores: Any) -> float:
     * Ties in the scores count as misranked (f_i <= f_j), so a constant
       scorer gets 1; with 0/1 labels misrank = 1 − auc + ½·(tied pairs).
     * Ties in the labels are not pairs and do not count at all.
-    * Not monotone in the sense of SPEC §1 (``monotone = False``), so
+    * Not monotone in the sense of docs/theory/metrics.md#monotone-metrics (``monotone = False``), so
       ExactBoost does not accept it.
     * O(n log n) by inversion counting (a Fenwick tree), never O(n²).
 

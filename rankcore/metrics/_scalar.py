@@ -16,6 +16,16 @@ import numpy as np
 from ..spec import Parameter, count_or_fraction
 from ..validation import check_k
 from ._base import Metric
+from ._weighted import (
+    GroupAUC,
+    GroupKS,
+    GroupMaxHeight,
+    GroupPartialAUC,
+    GroupPNormRisk,
+    GroupPrecAtK,
+    GroupRMax,
+    GroupTwoWayPartialAUC,
+)
 from ._sorted import (
     SortedAUC,
     SortedKS,
@@ -44,8 +54,12 @@ class _SortedKernelMetric(Metric):
 
     shift_invariant = True  # only differences of scores matter
     order_invariant = True  # only the order of the scores matters (ties included)
+    weighted_groups = True  # resampled from one sort by a GroupMetric kernel
 
     def _make_kernel(self) -> Any:
+        raise NotImplementedError
+
+    def _make_weighted_kernel(self) -> Any:
         raise NotImplementedError
 
     def sorted_kernel(self) -> Any:
@@ -54,16 +68,31 @@ class _SortedKernelMetric(Metric):
             kernel = self.__dict__["_kernel"] = self._make_kernel()
         return kernel
 
+    def weighted_group_kernel(self) -> Any:
+        if not self.weighted_groups:
+            return None
+        kernel = self.__dict__.get("_weighted_kernel")
+        if kernel is None:
+            kernel = self.__dict__["_weighted_kernel"] = self._make_weighted_kernel()
+        return kernel
+
 
 class AUC(_SortedKernelMetric):
     """Area under the ROC curve; ties count one half (higher is better)."""
 
     name = "auc"
     bounded = True
+    interval_method = "delong"  # DeLong's variance from placement values (Sun & Xu, 2014)
     examples = ("auc",)
 
     def _make_kernel(self):
         return SortedAUC()
+
+    def _make_weighted_kernel(self):
+        return GroupAUC()
+
+    def roc_bounds(self, cells):
+        return cells.auc_bounds()
 
 
 _MAX_FPR = Parameter("max_fpr", float, minimum=0.0, exclusive_minimum=True, maximum=1.0,
@@ -85,6 +114,20 @@ class PartialAUC(_SortedKernelMetric):
     def _make_kernel(self):
         return SortedPartialAUC(self.max_fpr, self.scale)
 
+    def _make_weighted_kernel(self):
+        return GroupPartialAUC(self.max_fpr, self.scale)
+
+    def roc_bounds(self, cells):
+        alpha = self.max_fpr
+        IK = float(cells.I) * float(cells.K)
+        raw = [cells.area(mode, alpha, 0.0) / IK for mode in ("tie", "low", "high")]
+        if self.scale == "mcclish":
+            raw = [0.5 * (1.0 + (r - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha)) for r in raw]
+        return tuple(raw)
+
+    def roc_priority(self, cells):
+        return cells.fpr_reach_share(self.max_fpr)
+
 
 class TwoWayPartialAUC(_SortedKernelMetric):
     """Two-way partial AUC: ROC area with TPR >= min_tpr and FPR <= max_fpr (higher is better)."""
@@ -103,6 +146,20 @@ class TwoWayPartialAUC(_SortedKernelMetric):
     def _make_kernel(self):
         return SortedTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
 
+    def _make_weighted_kernel(self):
+        return GroupTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
+
+    def roc_bounds(self, cells):
+        alpha, beta = self.max_fpr, self.min_tpr
+        IK = float(cells.I) * float(cells.K)
+        raw = [cells.area(mode, alpha, beta) / IK for mode in ("tie", "low", "high")]
+        if self.scale == "normalized":
+            raw = [r / ((1.0 - beta) * alpha) for r in raw]
+        return tuple(raw)
+
+    def roc_priority(self, cells):
+        return cells.fpr_reach_share(self.max_fpr)
+
 
 class KS(_SortedKernelMetric):
     """Kolmogorov-Smirnov statistic max_t (F-(t) - F+(t)) (higher is better)."""
@@ -113,6 +170,15 @@ class KS(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedKS()
+
+    def _make_weighted_kernel(self):
+        return GroupKS()
+
+    def roc_bounds(self, cells):
+        return cells.ks_bounds()
+
+    def roc_priority(self, cells):
+        return cells.ks_excess()
 
 
 class PrecisionAtK(_SortedKernelMetric):
@@ -133,6 +199,18 @@ class PrecisionAtK(_SortedKernelMetric):
     def _make_kernel(self):
         return SortedPrecAtK(self.k)
 
+    def _make_weighted_kernel(self):
+        return GroupPrecAtK(self.sorted_kernel())
+
+    def score_thresholds(self, n):
+        return [("rank", check_k(self.k, int(n), name=f"metric {self.spec!r}: k"))]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        """The tie group at rank k shares the places left above it (the in-memory tie rule)."""
+        k = check_k(self.k, int(n_pos) + int(n_neg), name=f"metric {self.spec!r}: k")
+        pos_above, neg_above, pos_eq, neg_eq = (int(v) for v in counts[0])
+        return (pos_above + (k - (pos_above + neg_above)) * (pos_eq / (pos_eq + neg_eq))) / k
+
 
 class _CountMetric(_SortedKernelMetric):
     """A metric whose value is a count of positives: reported as an int."""
@@ -150,6 +228,15 @@ class RMax(_CountMetric):
     def _make_kernel(self):
         return SortedRMax()
 
+    def _make_weighted_kernel(self):
+        return GroupRMax()
+
+    def score_thresholds(self, n):
+        return [("max_negative", 0)]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        return int(counts[0][0])                    # positives above the top negative (all without negatives)
+
 
 class MaxHeight(_CountMetric):
     """Largest height over the negatives, #positives not above the top negative (lower is better)."""
@@ -160,6 +247,15 @@ class MaxHeight(_CountMetric):
 
     def _make_kernel(self):
         return SortedMaxHeight()
+
+    def _make_weighted_kernel(self):
+        return GroupMaxHeight()
+
+    def score_thresholds(self, n):
+        return [("max_negative", 0)]
+
+    def from_threshold_counts(self, counts, n_pos, n_neg):
+        return 0 if n_neg == 0 else int(n_pos) - int(counts[0][0])
 
 
 class PNormRisk(_SortedKernelMetric):
@@ -177,6 +273,14 @@ class PNormRisk(_SortedKernelMetric):
 
     def _make_kernel(self):
         return SortedPNormRisk(self.p, self.theta)
+
+    def _make_weighted_kernel(self):
+        return GroupPNormRisk(self.p)
+
+    @property
+    def weighted_groups(self) -> bool:  # type: ignore[override]
+        """A margin θ ≠ 0 compares score differences, which tie groups do not carry."""
+        return self.theta == 0.0
 
     @property
     def order_invariant(self) -> bool:  # type: ignore[override]

@@ -2,7 +2,7 @@
 #
 # Design
 # ------
-# A. One sort, then O(n) merges.  Every scalar bipartite metric of SPEC §1 is
+# A. One sort, then O(n) merges.  Every scalar bipartite metric (docs/theory/metrics.md) is
 #    a function of how the positive scores interleave with the negative ones,
 #    so the Python layer splits the scores by label and sorts each side once
 #    (two threads; np.sort releases the GIL), and the kernels below walk the
@@ -27,7 +27,7 @@
 
 from libc.math cimport floor, pow, INFINITY
 
-from ._common cimport count_le
+from ._common cimport area_above, count_le, lowest_of
 
 import numpy as np
 
@@ -51,16 +51,6 @@ cdef inline Py_ssize_t _drop_top(const double* a, Py_ssize_t i, double v) noexce
     while i > 0 and a[i - 1] >= v:
         i -= 1
     return i
-
-
-cdef inline double _low(const double* pos, Py_ssize_t i, Py_ssize_t n_pos,
-                        const double* neg, Py_ssize_t j, Py_ssize_t n_neg) noexcept nogil:
-    """The lowest score among pos[i..n_pos) and neg[j..n_neg) (not both empty)."""
-    if i == n_pos:
-        return neg[j]
-    if j == n_neg:
-        return pos[i]
-    return pos[i] if pos[i] < neg[j] else neg[j]
 
 
 cdef inline Py_ssize_t _resolve_k(Py_ssize_t k_count, double k_fraction, Py_ssize_t n) noexcept nogil:
@@ -221,7 +211,7 @@ cdef class SortedKS(SortedMetric):
         if n_pos == 0 or n_neg == 0:
             return 0.0
         while i < n_pos or j < n_neg:
-            v = _low(pos, i, n_pos, neg, j, n_neg)
+            v = lowest_of(pos, i, n_pos, neg, j, n_neg)
             while i < n_pos and pos[i] <= v:
                 i += 1
             while j < n_neg and neg[j] <= v:
@@ -404,16 +394,6 @@ cdef class SortedPartialAUC(SortedMetric):
         return f"SortedPartialAUC(max_fpr={self.max_fpr!r}, scale={self.scale!r})"
 
 
-cdef inline double _area_above(double x0, double y0, double x1, double y1, double b) noexcept nogil:
-    """∫ max(0, y − b) dx over the segment (x0, y0)–(x1, y1), y0 <= y1."""
-    if y1 <= b or x1 <= x0:
-        return 0.0
-    if y0 >= b:
-        return (x1 - x0) * ((y0 - b) + (y1 - b)) * 0.5
-    # the segment crosses y = b at x0 + (x1 − x0)·(b − y0)/(y1 − y0)
-    return (x1 - x0) * ((y1 - b) / (y1 - y0)) * (y1 - b) * 0.5
-
-
 cdef class SortedTwoWayPartialAUC(SortedMetric):
     """tpauc:β,α = area of the ROC region with TPR >= β and FPR <= α.
 
@@ -459,7 +439,7 @@ cdef class SortedTwoWayPartialAUC(SortedMetric):
                 if x1 > limit:  # cut the segment at FPR = α
                     y1 = y0 + (y1 - y0) * ((limit - x0) / (x1 - x0))
                     x1 = limit
-                area += _area_above(x0, y0, x1, y1, b)
+                area += area_above(x0, y0, x1, y1, b)
                 x0, y0 = x1, y1
                 i, j = i_next, j_next
             raw = area / (<double> n_pos * n_neg)

@@ -118,8 +118,8 @@ linear ones) are fitted with gradient leaves and the driver's line search.
 A plugin objective gets Newton leaves by overriding
 :meth:`Objective.value_gradient_hessian` (``(y, scores, sample_weight) ->
 (value, gradient, hessian)``); the default binding forwards it and clips it
-at the floor.  A :class:`SeparableObjective` implements
-:meth:`SeparableObjective.block_gradient_hessian` (a row's gradient and
+at the floor.  A :class:`BoundSeparable` implements
+:meth:`BoundSeparable.block_gradient_hessian` (a row's gradient and
 curvature from its own label, weight, score and the merged stage results G
 only), so blocked and Dask backends get the curvature block by block.
 
@@ -131,13 +131,13 @@ binds the three methods above to the data.  Objectives that want to
 precompute (index arrays, sorted labels) or that have fast paths return their
 own :class:`BoundObjective` subclass.
 
-A :class:`SeparableObjective` additionally exposes its work as **reductions
+A :class:`BoundSeparable` additionally exposes its work as **reductions
 over blocks of rows**: a few scalars merged across blocks (log-sum-exp sums,
 moments), from which every row's gradient follows without looking at other
 rows.  Backends that hold the data in blocks (the in-memory backend with
 ``block_rows``; the Dask backend of a later release) use that form; the
 whole-vector methods are then implemented on top of it, so the two can never
-disagree.  See :class:`SeparableObjective` for the protocol.
+disagree.  See :class:`BoundSeparable` for the protocol.
 """
 
 from __future__ import annotations
@@ -154,6 +154,7 @@ __all__ = [
     "HESSIAN_FLOOR",
     "Objective",
     "BoundObjective",
+    "BoundSeparable",
     "SeparableObjective",
     "LinePoint",
     "RowBlock",
@@ -243,6 +244,15 @@ class Objective(Component):
         width s > 0 of the random tie-break offset its training scores start
         from (see "Ties" in the module documentation).  Only the estimators
         read it; calling the objective is unaffected.
+    sum_over_negatives : bool
+        Declares J = log Σ_k t_k for a bipartite, ``log_value`` objective
+        whose term t_k reads only negative k's score and weight and the
+        positives' scores and weights (the push family: t_k = v_k g(L_k)).
+        Bound to all the positives and any subset of the negatives it then
+        gives log of that subset's part of the sum, so a backend holding the
+        negatives in shards evaluates J, ∇J and the line search exactly by
+        broadcasting the positives (``rankcore.dask``'s pairwise path, for
+        objectives that are not a :class:`BoundSeparable`).
     """
 
     family: ClassVar[str] = "objective"
@@ -250,6 +260,7 @@ class Objective(Component):
     log_value: ClassVar[bool] = False
     supports_sample_weight: ClassVar[bool] = True
     tie_break_scale: float = 0.0
+    sum_over_negatives: ClassVar[bool] = False
 
     # ------------------------------------------------------------------
     # What a simple plugin implements
@@ -329,7 +340,7 @@ class Objective(Component):
         """
         if sample_weight is not None and not self.supports_sample_weight:
             raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
-        return _DefaultBound(self, y, sample_weight)
+        return _BoundDefault(self, y, sample_weight)
 
     # ------------------------------------------------------------------
     # Convenience for users and tests
@@ -369,7 +380,7 @@ class BoundObjective:
     log_value : bool
         Copied from the objective: J is the log of a positive objective.
     separable : bool
-        True for :class:`SeparableObjective` (row-block reductions available).
+        True for :class:`BoundSeparable` (row-block reductions available).
     """
 
     separable: ClassVar[bool] = False
@@ -434,7 +445,7 @@ class BoundObjective:
         return evaluate
 
 
-class _DefaultBound(BoundObjective):
+class _BoundDefault(BoundObjective):
     """Binds an objective's three data-taking methods to fixed labels and weights."""
 
     def value_and_gradient(self, scores):
@@ -479,7 +490,7 @@ class _DefaultBound(BoundObjective):
         return evaluate
 
 
-class SeparableObjective(BoundObjective):
+class BoundSeparable(BoundObjective):
     """A bound objective whose work is a reduction over blocks of rows.
 
     This is the seam that lets the same driver run on data held in blocks --
@@ -520,8 +531,21 @@ class SeparableObjective(BoundObjective):
     Optional: ``block_gradient_hessian(block, G) -> (gradient, hessian)`` (the
     curvature of :meth:`BoundObjective.value_gradient_hessian`, per row from G;
     ``has_hessian`` is then True), ``block_line_summary(block, h_block, values, G, gradient=None)``,
-    ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)`` and
-    ``stages_after_step(summary, values, G, alpha)``.
+    ``merge_line_summaries(parts)``, ``line_from_summary(summary, values, G)``,
+    ``stages_after_step(summary, values, G, alpha)`` and
+    ``summary_from_abs_sums(sums, G)`` (``has_abs_sum_summary`` is then True).
+
+    The distributed summary
+    -----------------------
+    Everything a backend exchanges for such an objective is these merged
+    vectors: the stage partials G, and for a ranker with few values the line
+    summary.  The Dask backend calls exactly the methods above on the chunks
+    its workers hold and merges with the objective's own merges; nothing
+    else is needed to run a separable objective on a cluster.  An objective
+    that can also build its line summary from the per-class sums of
+    |∂J/∂f| by value of h (:meth:`summary_from_abs_sums`) lets a backend read
+    those sums off per-class histograms of the gradient: with a
+    ``threshold_histograms`` learner one round trip per iteration.
     """
 
     separable: ClassVar[bool] = True
@@ -555,7 +579,7 @@ class SeparableObjective(BoundObjective):
 
     @property
     def has_hessian(self) -> bool:
-        return type(self).block_gradient_hessian is not SeparableObjective.block_gradient_hessian
+        return type(self).block_gradient_hessian is not BoundSeparable.block_gradient_hessian
 
     def block_line_summary(self, block: RowBlock, h: np.ndarray, values: np.ndarray,
                            G: Sequence[np.ndarray], gradient: np.ndarray | None = None) -> np.ndarray | None:
@@ -575,6 +599,22 @@ class SeparableObjective(BoundObjective):
         would otherwise follow every update.
         """
         return None
+
+    @property
+    def has_abs_sum_summary(self) -> bool:
+        """Whether :meth:`summary_from_abs_sums` is available (it is overridden, by default)."""
+        return type(self).summary_from_abs_sums is not BoundSeparable.summary_from_abs_sums
+
+    def summary_from_abs_sums(self, sums: np.ndarray, G: Sequence[np.ndarray]) -> np.ndarray:
+        """The line summary of a direction from Σ|∂J/∂f_n| per value of h and class.
+
+        ``sums`` is (V, 2): rows the values of h (as in :meth:`block_line_summary`),
+        columns positives, negatives.  An objective implementing it guarantees
+        that within each class the gradient has one sign, so that a backend may
+        compute these sums as |Σ ∂J/∂f_n| over the rows of one class and value
+        (e.g. from per-class histograms of the gradient).
+        """
+        raise NotImplementedError(f"objective {self.objective.spec!r} has no line summary from gradient sums")
 
     def merge_line_summaries(self, parts: Sequence[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
@@ -627,3 +667,9 @@ class SeparableObjective(BoundObjective):
             return LinePoint(alpha, point.value, point.d1, point.d2)
 
         return evaluate
+
+
+# Objectives bound to data are named Bound...: the earlier names stay as aliases.
+#: Deprecated alias of :class:`BoundSeparable`.
+SeparableObjective = BoundSeparable
+_DefaultBound = _BoundDefault

@@ -1,4 +1,4 @@
-"""Row-block reductions of the exponential push objective (SPEC §2), in log space.
+"""Row-block reductions of the exponential push objective, in log space (docs/theory/push.md#log-space).
 
 Design
 ------

@@ -1,6 +1,6 @@
 """The push objective with the exponential loss, as row-block reductions in log space.
 
-With ℓ(z) = e^{−r z} the inner sums factorize (SPEC §2):
+With ℓ(z) = e^{−r z} the inner sums factorize (docs/theory/push.md#log-space):
 L_k = e^{r f_k} · S with S = Σ_i w_i e^{−r f_i}, so
 
 * for a price of homogeneous degree d (``identity``: 1, ``pow:p``: p),
@@ -45,9 +45,9 @@ import math
 import numpy as np
 
 from . import _exp_kernels
-from ._base import HESSIAN_FLOOR, LinePoint, SeparableObjective, clip_hessian
+from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
 
-__all__ = ["ExpPushProblem"]
+__all__ = ["BoundExpPush", "ExpPushProblem"]
 
 _EMPTY = np.empty(0)
 
@@ -56,7 +56,7 @@ def _as_int8(y: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(y, dtype=np.int8)
 
 
-class ExpPushProblem(SeparableObjective):
+class BoundExpPush(BoundSeparable):
     """Bound push objective for an exponential loss (see the module docstring)."""
 
     def __init__(self, objective, y, sample_weight, loss, price, *, n_threads=1):
@@ -244,6 +244,11 @@ class ExpPushProblem(SeparableObjective):
             raise ValueError(f"direction: {bad} value(s) are not among the declared values {values.tolist()}")
         return out
 
+    @property
+    def has_abs_sum_summary(self) -> bool:
+        """Homogeneous prices only: then the line summary is the four class sums (see the module docs)."""
+        return self.degree is not None
+
     def summary_from_abs_sums(self, sums, G):
         """The line summary from Σ|∂J/∂f_n| per value of h (rows) and class (columns: positives, negatives).
 
@@ -252,6 +257,8 @@ class ExpPushProblem(SeparableObjective):
         gradient give them for every threshold ranker (``rankcore.dask``) --
         gets the same summary without another pass over the rows.
         """
+        if self.degree is None:
+            return super().summary_from_abs_sums(sums, G)
         scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
         with np.errstate(divide="ignore"):
             out = np.log(np.asarray(sums, dtype=np.float64) / scale)
@@ -301,3 +308,7 @@ def _softmax(log_weights: np.ndarray):
     e = np.exp(log_weights - top)
     s = e.sum()
     return float(top + math.log(s)), e / s
+
+
+#: Deprecated alias of :class:`BoundExpPush` (objectives bound to data are named Bound...).
+ExpPushProblem = BoundExpPush

@@ -1,4 +1,4 @@
-"""The push objective R_{g,ℓ} (SPEC §2), composed from a registered loss and price.
+"""The push objective R_{g,ℓ} (docs/theory/push.md), composed from a registered loss and price.
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),    L_k = Σ_i w_i · ℓ(f_i − f_k)
 
@@ -7,10 +7,10 @@ value is J = log R, so that steep prices (``pow:64``) never overflow.
 
 Two bound forms:
 
-* :class:`~rankcore.objectives._exp_push.ExpPushProblem` when the loss is
+* :class:`~rankcore.objectives._exp_push.BoundExpPush` when the loss is
   exponential (``loss.exponential_rate`` set): closed forms in log space,
   O(n) per evaluation, and row-separable (block reductions; the Dask seam).
-* :class:`PairwisePushProblem` for every other loss: the loss's pairwise sums
+* :class:`BoundPairwisePush` for every other loss: the loss's pairwise sums
   (sorted prefix sums for the hinge losses, the exact blocked kernel for the
   logistic and third-party losses), combined with the price in log space.
 
@@ -51,7 +51,7 @@ from scipy.special import logsumexp
 from ..spec import Component, Parameter, SpecError
 from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
-__all__ = ["PushObjective", "PairwisePushProblem"]
+__all__ = ["PushObjective", "BoundPairwisePush", "PairwisePushProblem"]
 
 
 def _component_spec(family: str):
@@ -93,6 +93,7 @@ class PushObjective(Objective):
                 "push:sqhinge,pow:4")
     task = "bipartite"
     log_value = True
+    sum_over_negatives = True         # R = Σ_k v_k g(L_k): each term reads one negative and all positives
 
     def _validate(self) -> None:
         from ..registry import resolve
@@ -123,10 +124,10 @@ class PushObjective(Objective):
 
     def bind(self, y, sample_weight=None, *, n_threads=1):
         if self._loss.exponential_rate is not None:
-            from ._exp_push import ExpPushProblem
+            from ._exp_push import BoundExpPush
 
-            return ExpPushProblem(self, y, sample_weight, self._loss, self._price, n_threads=n_threads)
-        return PairwisePushProblem(self, y, sample_weight, self._loss, self._price, n_threads=n_threads)
+            return BoundExpPush(self, y, sample_weight, self._loss, self._price, n_threads=n_threads)
+        return BoundPairwisePush(self, y, sample_weight, self._loss, self._price, n_threads=n_threads)
 
 
 def _log_nonneg(values: np.ndarray) -> np.ndarray:
@@ -134,7 +135,7 @@ def _log_nonneg(values: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(values, 0.0))
 
 
-class PairwisePushProblem(BoundObjective):
+class BoundPairwisePush(BoundObjective):
     """The push objective for any loss, through the loss's pairwise sums.
 
     Per evaluation: one ``negative_sums`` and one ``positive_sums`` call for
@@ -244,3 +245,7 @@ class PairwisePushProblem(BoundObjective):
             return LinePoint(alpha, value, d1, curvature - d1 * d1)
 
         return evaluate
+
+
+#: Deprecated alias of :class:`BoundPairwisePush` (objectives bound to data are named Bound...).
+PairwisePushProblem = BoundPairwisePush

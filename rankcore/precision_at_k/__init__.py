@@ -1,4 +1,6 @@
-"""Precision@k: the surrogates of Kar, Narasimhan and Jain and their linear learners (SPEC §3).
+"""Precision@k: the surrogates of Kar, Narasimhan and Jain and their linear learners.
+
+The surrogates, their evaluation and the learners' rules: ``docs/theory/precision_at_k.md``.
 
 * :func:`surrogate` / :func:`surrogate_and_grad` -- the ``struct``, ``ramp``,
   ``max`` and ``avg`` surrogates of the prec@k loss over a score vector, with a

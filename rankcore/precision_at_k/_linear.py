@@ -1,4 +1,4 @@
-"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (SPEC §3).
+"""Linear learners for precision@k: Perceptron@k-avg/max and SGD@k-avg/max/struct (docs/theory/precision_at_k.md).
 
 Both estimators score with a linear model s = ⟨w, x⟩ (no intercept: a shift
 changes no ranking) and learn from mini-batches.  Each batch is ranked by the
@@ -38,45 +38,29 @@ Edge cases, decided once for both estimators:
 from __future__ import annotations
 
 import math
-import numbers
+import time
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..persistence import ModelFormatError
-from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from .._degenerate import warn_if_constant
+from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
+from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, run_callbacks
 from ..validation import (
     check_finite_scores,
     check_fit_data,
     check_k,
     check_matrix,
-    check_random_state_param,
     effective_n_threads,
     reject_1d,
 )
-from .surrogates import check_surrogate_name
+from ._linear_state import restore_linear_state
+from ._params import LINEAR_FITTED, PERCEPTRON_PARAMETERS, SGD_PARAMETERS
+from ._warm_start import logistic_start
 
 __all__ = ["PerceptronAtK", "SGDAtK", "batch_k"]
-
-
-def _check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        extra = " or None" if allow_none else ""
-        raise ValueError(f"{name}: expected a positive integer{extra}, got {value!r}")
-    return int(value)
-
-
-def _check_nonneg_float(value: Any, name: str, *, positive: bool = False) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if not ok or value < 0 or (positive and value == 0):
-        rule = "a finite number > 0" if positive else "a finite number >= 0"
-        raise ValueError(f"{name}: expected {rule}, got {value!r}")
-    return float(value)
 
 
 def batch_k(k: Any, n: int, batch: int) -> int:
@@ -94,27 +78,45 @@ def batch_k(k: Any, n: int, batch: int) -> int:
     return int(min(batch, max(1, math.floor(kappa * batch + 0.5))))
 
 
-def _check_bool(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}: expected True or False, got {value!r}")
-    return bool(value)
-
-
 def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     """Column means and scales (standard deviations; 1 for constant columns).
 
-    Sparse input is scaled but not centred (centring would densify it): its
-    mean is reported as 0.
+    Computed on each column divided by a power of two near its largest
+    |value|, then scaled back: exact (the same numbers as on the column
+    itself wherever nothing overflows or underflows), and free of the
+    overflow of the squares at |x| ≈ 1e200 and of their underflow at 1e-200.
+    Sparse input is centred implicitly later (``_sgd_fast``, Design H), so
+    its true mean is reported.  A column is constant when its scale is at
+    most 1e-12 of its mean's magnitude (rounding noise) -- a relative rule,
+    so the features' units do not matter.
+
+    Raises
+    ------
+    ValueError
+        A non-constant column whose scale is subnormal (below ~2.2e-308):
+        the weights in the units of the input (``coef_``) would overflow.
     """
-    if hasattr(X, "indptr"):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+    sparse = hasattr(X, "indptr")
+    peak = np.asarray(abs(X).max(axis=0).toarray() if sparse else np.abs(X).max(axis=0), dtype=np.float64).ravel()
+    unit = np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1])      # a power of two >= max |x|
+    if sparse:
+        Xu = X.copy()
+        Xu.data = Xu.data / unit[Xu.indices]
+        mean = np.asarray(Xu.mean(axis=0)).ravel()
+        sq = np.asarray(Xu.multiply(Xu).mean(axis=0)).ravel()
         scale = np.sqrt(np.maximum(sq - mean * mean, 0.0))
-        mean = np.zeros_like(mean)
     else:
-        mean = X.mean(axis=0)
-        scale = X.std(axis=0)
-    scale = np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
+        Xu = X / unit
+        mean = Xu.mean(axis=0)
+        scale = Xu.std(axis=0)
+    varies = scale > 1e-12 * np.abs(mean)
+    mean, scale = mean * unit, scale * unit
+    small = varies & (scale < np.finfo(np.float64).tiny)
+    if small.any():
+        j = int(np.flatnonzero(small)[0])
+        raise ValueError(f"X: column {j} varies on a scale too small to fit a model in the units of the input "
+                         f"(standard deviation {scale[j]:.3g}, a subnormal number): rescale the features")
+    scale = np.where(varies, scale, 1.0)
     return np.ascontiguousarray(mean, dtype=np.float64), np.ascontiguousarray(scale, dtype=np.float64)
 
 
@@ -124,7 +126,7 @@ def _max_abs(X) -> float:
     return float(np.max(np.abs(data))) if data.size else 0.0
 
 
-def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) -> None:
+def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, center: np.ndarray) -> None:
     """Raise if the scores ⟨w, x⟩ of the training rows overflow float64.
 
     The kernel ranks each batch by these scores; finite but huge features
@@ -134,10 +136,10 @@ def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) 
     exceeds float64 are the scores computed.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = float(np.abs(coef).sum()) * _max_abs(X)
+        bound = float(np.abs(coef).sum()) * (_max_abs(X) + float(np.abs(center).max(initial=0.0)))
         if bound < 1e300:
             return
-        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1)
+        scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1) - float(center @ coef)
     if not np.isfinite(scores).all():
         raise FloatingPointError(
             f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {_max_abs(X):.3g}); "
@@ -145,44 +147,41 @@ def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray) 
         )
 
 
-class _LinearAtK(BaseEstimator):
+class _LinearAtK(Ranker):
     """Shared machinery: validation, the epoch loop, streams, scoring, persistence."""
 
     _rule = "sgd"
+    fitted = LINEAR_FITTED
+    iteration_parameter = "n_epochs"
+    accepts_sparse = True
 
     # ------------------------------------------------------------------
     # what subclasses define
-    def _kind(self) -> str:  # pragma: no cover - abstract
+    def _kind(self, params) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _hyper(self) -> tuple[float, float, float]:
+    def _hyper(self, params) -> tuple[float, float, float]:
         """(eta0, alpha, radius); radius 0 means no projection."""
         return 1.0, 0.0, 0.0
 
-    # ------------------------------------------------------------------
-    def _init_kind(self) -> str:
+    def _init_kind(self, params) -> str:
         return "zero"
 
-    def _validate_params(self, n_rows: int) -> dict:
-        batch_size = _check_positive_int(self.batch_size, "batch_size", allow_none=True)
+    # ------------------------------------------------------------------
+    def _setup(self, n_rows: int) -> dict:
+        """Every parameter checked (k against ``n_rows`` training rows): the settings of the epoch kernel."""
+        checked = self._check_params()
+        batch_size = checked.batch_size
         batch = n_rows if batch_size is None else min(batch_size, n_rows)
-        n_epochs = _check_positive_int(self.n_epochs, "n_epochs")
-        _check_bool(self.shuffle, "shuffle")
-        _check_bool(self.average, "average")
-        _check_bool(self.standardize, "standardize")
+        n_epochs = checked.n_epochs
         # k: the top of the whole training set (n_rows), translated to each batch
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, numbers.Real):
-            raise ValueError(f"k: expected an integer count or a fraction in (0, 1) of the training rows, got {k!r}")
+        k = checked.k
         k_total = check_k(k, n_rows)
         k_fraction = float(k) if float(k) < 1 else k_total / n_rows
         k_count = 0
-        kpb = self.k_per_batch
+        kpb = checked.k_per_batch
         if kpb is not None:
             # the per-batch form: a count of each batch or a fraction of each batch
-            if isinstance(kpb, bool) or not isinstance(kpb, numbers.Real):
-                raise ValueError(f"k_per_batch: expected None, an integer count or a fraction in (0, 1) "
-                                 f"of each batch, got {kpb!r}")
             if 0 < float(kpb) < 1:
                 k_count, k_fraction = 0, float(kpb)
             else:
@@ -192,11 +191,10 @@ class _LinearAtK(BaseEstimator):
                         f"k_per_batch: a count must not exceed the batch size ({batch} rows), got {kpb!r}; "
                         "raise batch_size or give k for the whole training set"
                     )
-        n_threads = effective_n_threads(self.n_jobs)
-        check_random_state_param(self.random_state)
-        eta0, alpha, radius = self._hyper()
-        kind = self._kind()
-        init = self._init_kind()
+        n_threads = effective_n_threads(checked.n_jobs)
+        eta0, alpha, radius = self._hyper(checked)
+        kind = self._kind(checked)
+        init = self._init_kind(checked)
         return dict(batch_size=batch_size, n_epochs=n_epochs, k_count=k_count, k_fraction=k_fraction,
                     n_threads=n_threads, eta0=eta0, alpha=alpha, radius=radius, kind=kind, init=init)
 
@@ -209,7 +207,7 @@ class _LinearAtK(BaseEstimator):
             self.feature_mean_, self.feature_scale_ = np.zeros(d), np.ones(d)
         start = np.zeros(d, dtype=np.float64)
         if params["init"] == "logistic" and 0 < int(y01.sum()) < y01.shape[0]:
-            start = self._logistic_start(self._standardized(X), y01)
+            start = logistic_start(self._standardized(X), self._center(X), y01)
         self.iterate_ = start
         self.average_ = start.copy()
         self.coef_ = start / self.feature_scale_
@@ -221,34 +219,25 @@ class _LinearAtK(BaseEstimator):
         self.loss_per_epoch_ = np.zeros(0)
         self.surrogate_per_epoch_ = np.zeros(0)
 
-    @staticmethod
-    def _logistic_start(Z, y01: np.ndarray) -> np.ndarray:
-        """Weights of an L2 logistic regression (C = 1) on the standardized rows: the warm start."""
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning
-        from sklearn.linear_model import LogisticRegression
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model = LogisticRegression(C=1.0, max_iter=1000).fit(Z, y01)
-        coef = np.ascontiguousarray(model.coef_.ravel(), dtype=np.float64)
-        return coef if np.isfinite(coef).all() else np.zeros_like(coef)
-
     def _standardized(self, X):
-        """X in the units the learner works in: (X − mean) / scale (sparse: X / scale)."""
+        """X in the units the learner works in: (X − mean) / scale (sparse: X / scale, centred by the kernel)."""
         if not self.standardize:
             return X
         if hasattr(X, "indptr"):
-            import scipy.sparse as sp
-
-            Z = (X @ sp.diags(1.0 / self.feature_scale_)).tocsr()
+            Z = X.tocsr(copy=True)
+            Z.data = Z.data / self.feature_scale_[Z.indices]     # a division: 1/scale may overflow
             Z.sort_indices()
             return Z
         return np.ascontiguousarray((X - self.feature_mean_) / self.feature_scale_)
 
-    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict) -> None:
-        """One pass over ``order`` of the standardized rows ``Z`` in mini-batches (``_sgd_fast``)."""
+    def _center(self, X) -> np.ndarray:
+        """What the kernels subtract from the rows of ``_standardized(X)``: mean / scale for sparse X, else 0."""
+        if self.standardize and hasattr(X, "indptr"):
+            return np.ascontiguousarray(self.feature_mean_ / self.feature_scale_)
+        return np.zeros(X.shape[1])
+
+    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict, center: np.ndarray) -> None:
+        """One pass over ``order`` of the standardized rows ``Z`` − ``center`` in mini-batches (``_sgd_fast``)."""
         from . import _sgd_fast, _surrogates
 
         batch_size = params["batch_size"] or Z.shape[0]
@@ -261,7 +250,7 @@ class _LinearAtK(BaseEstimator):
                 _surrogates.KINDS[params["kind"]], params["eta0"], params["alpha"], params["radius"],
                 state, params["n_threads"])
         if hasattr(Z, "indptr"):
-            stats = _sgd_fast.epoch_csr(Z.data, Z.indices, Z.indptr, y01, order, *args)
+            stats = _sgd_fast.epoch_csr(Z.data, Z.indices, Z.indptr, y01, order, *args, center=center)
         else:
             stats = _sgd_fast.epoch_dense(Z, y01, order, *args)
         iterate = state.coef()
@@ -270,11 +259,17 @@ class _LinearAtK(BaseEstimator):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
-        _check_scores_stay_finite(type(self).__name__, Z, order, model)
+        _check_scores_stay_finite(type(self).__name__, Z, order, model, center)
+        with np.errstate(over="ignore"):
+            coef = model / self.feature_scale_
+        if not np.isfinite(coef).all():
+            j = int(np.flatnonzero(~np.isfinite(coef))[0])
+            raise ValueError(f"X: column {j} varies on a scale too small to express coef_ in the units of the "
+                             f"input (scale {self.feature_scale_[j]:.3g}): rescale the features")
         self.iterate_ = iterate
         self.average_ = model
         self.n_averaged_ = int(state.n_averaged) if self.average else 0
-        self.coef_ = model / self.feature_scale_
+        self.coef_ = coef
         self.t_ = int(state.t)
         self.n_iter_ += 1
         self.n_skipped_batches_ += int(stats.n_skipped)
@@ -294,7 +289,7 @@ class _LinearAtK(BaseEstimator):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y):
+    def fit(self, X, y, *, eval_set=None, callbacks=None):
         """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.
 
         Parameters
@@ -304,6 +299,14 @@ class _LinearAtK(BaseEstimator):
             (updates then cost O(nnz of the batch)).
         y : array-like of shape (n_samples,)
             Two distinct labels; the greater one is the relevant class.
+        eval_set : tuple (X_val, y_val), optional
+            Validation data: its prec@k (``score``) after each epoch is
+            recorded in ``validation_scores_``.
+        callbacks : callable or list of callables, optional
+            Each is called after every epoch with an
+            :class:`~rankcore.base.IterationInfo` (epoch, mean batch
+            surrogate, validation score, elapsed seconds); a truthy return
+            value ends the fit after that epoch.
 
         Returns
         -------
@@ -311,21 +314,57 @@ class _LinearAtK(BaseEstimator):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        user_callbacks = check_callbacks(callbacks)
         validate_data(self, X, reset=True, skip_check_array=True)
         X, y01, classes = check_fit_data(X, y, accept_sparse=True)
         X = self._canonical(X)
-        params = self._validate_params(X.shape[0])
+        params = self._setup(X.shape[0])
+        validation = None
+        if eval_set is not None:
+            X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True)
+            validation = self._canonical(X_val), y_val
         self._init_state(X, y01, params)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
-        Z = self._standardized(X)
+        Z, center = self._standardized(X), self._center(X)
         rng = check_random_state(self.random_state)
-        for _ in range(params["n_epochs"]):
+        started = time.perf_counter()
+        scores = []
+        for epoch in range(1, params["n_epochs"] + 1):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_pass(Z, y01, order.astype(np.intp), params)
+            self._run_pass(Z, y01, order.astype(np.intp), params, center)
+            score = None
+            if validation is not None:
+                score = self._precision(validation[0], validation[1])
+                scores.append(score)
+                self.validation_scores_ = np.array(scores)
+            if user_callbacks:
+                info = IterationInfo(epoch, params["n_epochs"], float(self.surrogate_per_epoch_[-1]),
+                                     validation_score=score, elapsed=time.perf_counter() - started)
+                if run_callbacks(user_callbacks, info):
+                    break
+        with np.errstate(over="ignore", invalid="ignore"):
+            train_scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        warn_if_constant(train_scores, owner=type(self).__name__,
+                         why="the weights are zero" if not self.coef_.any()
+                         else "the weighted features are equal on every row (constant features?)")
         return self
 
-    @fits_on_a_copy
+    def _precision(self, X, y01) -> float:
+        """prec@k of the current model's scores of ``X`` (k resolved on len(X), as :meth:`score`)."""
+        from ..metrics import prec_at_k
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
+        return float(prec_at_k(y01, scores, self.k))
+
+    def _training_curve(self) -> TrainingCurve:
+        values = np.asarray(self.surrogate_per_epoch_, dtype=np.float64)
+        validation = getattr(self, "validation_scores_", None)
+        return TrainingCurve(np.arange(1, values.shape[0] + 1), values, validation, "mean batch surrogate",
+                             None if validation is None else "prec@k", "epoch")
+
+    @continues_on_a_copy
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in mini-batches, in the given order (a stream).
 
@@ -384,12 +423,14 @@ class _LinearAtK(BaseEstimator):
                 f"y: labels must be one of {classes_.tolist()!r}, got {np.unique(y_arr[unknown])[:5].tolist()!r}"
             )
         y01 = np.ascontiguousarray(y_arr == classes_[1], dtype=np.int8)
-        params = self._validate_params(X.shape[0])
+        params = self._setup(X.shape[0])
         if first:
             self._init_state(X, y01, params)
             self.classes_ = classes_
             self.n_features_in_ = X.shape[1]
-        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params)
+        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params, self._center(X))
+        if hasattr(self, "validation_scores_"):      # a pass without validation data
+            self.validation_scores_ = np.append(self.validation_scores_, np.nan)
         return self
 
     @reads_a_snapshot
@@ -433,107 +474,18 @@ class _LinearAtK(BaseEstimator):
         return prec_at_k(y01, scores, self.k)
 
     # ------------------------------------------------------------------
-    # persistence (rankcore.persistence)
-    _STATE_ARRAYS = ("mistakes_per_epoch_", "loss_per_epoch_", "surrogate_per_epoch_")
-    _FEATURE_ARRAYS = ("iterate_", "average_", "feature_mean_", "feature_scale_")
+    # persistence (rankcore.persistence; the fields are declared in _params.LINEAR_FITTED)
+    def _check_loaded_params(self, state: dict):
+        return self._setup(n_rows=2**62)     # the parameters read from the file pass the same checks as in fit
 
-    def _get_fitted_state(self) -> dict:
-        state = {
-            "coef_": np.asarray(self.coef_, dtype=np.float64),
-            "classes_": [c.item() if hasattr(c, "item") else c for c in self.classes_],
-            "n_features_in_": int(self.n_features_in_),
-            "t_": int(self.t_),
-            "n_iter_": int(self.n_iter_),
-            "n_skipped_batches_": int(self.n_skipped_batches_),
-            "n_averaged_": int(self.n_averaged_),
-        }
-        for name in self._STATE_ARRAYS + self._FEATURE_ARRAYS:
-            state[name] = np.asarray(getattr(self, name), dtype=np.float64)
-        if hasattr(self, "feature_names_in_"):
-            state["feature_names_in_"] = [str(f) for f in self.feature_names_in_]
-        return state
-
-    def _set_fitted_state(self, state: dict) -> None:
-        name = type(self).__name__
-        try:  # the parameters read from the file pass the same checks as in fit
-            self._validate_params(n_rows=2**62)
-        except (TypeError, ValueError) as exc:
-            raise ModelFormatError(f"{name}: invalid parameters: {exc}") from None
-        expected = {"coef_", "classes_", "n_features_in_", "t_", "n_iter_", "n_skipped_batches_", *self._STATE_ARRAYS}
-        new_fields = {"n_averaged_", *self._FEATURE_ARRAYS}   # absent from models saved before they existed
-        missing = expected - set(state)
-        extra = set(state) - expected - new_fields - {"feature_names_in_"}
-        if missing or extra:
-            raise ModelFormatError(f"{name}: state fields missing {sorted(missing)} / unexpected {sorted(extra)}")
-        if (new_fields & set(state)) and not new_fields <= set(state):
-            raise ModelFormatError(f"{name}: state fields missing {sorted(new_fields - set(state))}")
-        coef = state["coef_"]
-        if not (isinstance(coef, np.ndarray) and coef.dtype == np.float64 and coef.ndim == 1 and coef.size >= 1):
-            raise ModelFormatError(f"{name}: coef_ must be a non-empty 1-D float64 array")
-        if not np.isfinite(coef).all():
-            raise ModelFormatError(f"{name}: coef_ has non-finite values")
-        for key in ("n_features_in_", "t_", "n_iter_", "n_skipped_batches_", "n_averaged_"):
-            value = state.get(key, 0)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ModelFormatError(f"{name}: {key} must be a non-negative integer, got {value!r}")
-        if state["n_features_in_"] != coef.shape[0]:
-            raise ModelFormatError(f"{name}: n_features_in_ = {state['n_features_in_']} but coef_ has {coef.shape[0]} entries")
-        if state.get("n_averaged_", 0) > state["t_"]:
-            raise ModelFormatError(f"{name}: n_averaged_ = {state['n_averaged_']} exceeds the batches used, t_ = {state['t_']}")
-        classes = state["classes_"]
-        if not (isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]):
-            raise ModelFormatError(f"{name}: classes_ must be a list of two distinct labels, got {classes!r}")
-        classes_arr = np.asarray(classes)
-        if classes_arr.dtype == object or not np.array_equal(np.sort(classes_arr), classes_arr):
-            raise ModelFormatError(f"{name}: classes_ must be two sorted labels of one type, got {classes!r}")
-        for key in self._STATE_ARRAYS:
-            arr = state[key]
-            if not (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.shape[0] == state["n_iter_"]):
-                raise ModelFormatError(f"{name}: {key} must be a 1-D array with n_iter_ = {state['n_iter_']} entries")
-            if arr.dtype.kind not in "iuf" or not np.isfinite(arr).all():
-                raise ModelFormatError(f"{name}: {key} must hold finite numbers")
-        d = coef.shape[0]
-        defaults = {"iterate_": coef, "average_": coef, "feature_mean_": np.zeros(d), "feature_scale_": np.ones(d)}
-        features = {}
-        for key in self._FEATURE_ARRAYS:
-            arr = state.get(key, defaults[key])
-            if not (isinstance(arr, np.ndarray) and arr.shape == (d,) and np.isfinite(arr).all()):
-                raise ModelFormatError(f"{name}: {key} must be a finite 1-D array of {d} entries (one per feature)")
-            features[key] = arr.astype(np.float64)
-        if not (features["feature_scale_"] > 0).all():
-            raise ModelFormatError(f"{name}: feature_scale_ must be positive")
-        if not np.allclose(features["average_"] / features["feature_scale_"], coef, rtol=1e-12, atol=0.0):
-            raise ModelFormatError(f"{name}: coef_ must equal average_ / feature_scale_")
-        names = state.get("feature_names_in_")
-        if names is not None:
-            if not (isinstance(names, list) and len(names) == coef.shape[0] and all(isinstance(f, str) for f in names)):
-                raise ModelFormatError(f"{name}: feature_names_in_ must list {coef.shape[0]} strings")
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.coef_ = coef
-        self.classes_ = classes_arr
-        self.n_features_in_ = state["n_features_in_"]
-        self.t_ = state["t_"]
-        self.n_iter_ = state["n_iter_"]
-        self.n_skipped_batches_ = state["n_skipped_batches_"]
-        self.n_averaged_ = state.get("n_averaged_", 0)
-        for key, arr in features.items():
-            setattr(self, key, arr)
-        for key in self._STATE_ARRAYS:
-            setattr(self, key, state[key].astype(np.float64))
-
-    # ------------------------------------------------------------------
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        # Not a classifier (no predict), but a binary target: ClassifierTags with
-        # multi_class=False makes scikit-learn's checks send two-class targets.
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags
+    def _restore_fitted_state(self, state: dict, setup) -> None:
+        restore_linear_state(self, state)
 
 
 class PerceptronAtK(_LinearAtK):
-    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015; SPEC §3).
+    """Perceptron@k-avg and Perceptron@k-max (Kar, Narasimhan, Jain 2015).
+
+    The rules: docs/theory/precision_at_k.md#perceptron-learners.
 
     On each mini-batch, rank by the current scores; FP are the negatives in
     the top k, FN the positives outside it, Δ_t = |FP|.  If Δ_t > 0:
@@ -544,40 +496,6 @@ class PerceptronAtK(_LinearAtK):
     Defaults: averaged (the mean of the iterates after each batch: the
     averaged perceptron), on internally standardized features, batches of 64
     rows (at 5 % of a batch that is k_b = 3), 25 passes (the paper's budget).
-
-    Parameters
-    ----------
-    k : int or float, default 0.05
-        The top of the list you act on, **for the whole training set**: a
-        count (1 <= k <= n) or a fraction in (0, 1) of the n training rows.
-        Each batch of b rows gets k_b = round(k·b/n) clipped to [1, b] (the
-        paper's k = κ·b with κ = k/n; :func:`rankcore.precision_at_k.batch_k`),
-        capped at the batch's number of positives.  ``score`` uses the same
-        k on the scored rows.
-    k_per_batch : int, float or None, default None
-        The per-batch form instead: the k of every batch, as a count (at most
-        the batch size) or a fraction of the batch.  None: translate ``k``.
-    variant : {"avg", "max"}, default "avg"
-    batch_size : int or None, default 64
-        Rows per mini-batch; None uses the whole data as one batch.
-    n_epochs : int, default 25
-        Passes over the data in :meth:`fit`.
-    average : bool, default True
-        Return the average of the iterates after each used batch
-        (Polyak-Ruppert); False: the last iterate.
-    standardize : bool, default True
-        Centre and scale each feature on the data of ``fit`` (or of the first
-        ``partial_fit`` call) inside the model; sparse input is only scaled.
-        ``coef_`` is in the units of the input either way.
-    shuffle : bool, default True
-        Draw a new batch order for each epoch from ``random_state``.
-    random_state : int, RandomState or None
-    n_jobs : int or None, default 1
-        Threads for scoring a batch (None: all cores).  The default is one
-        thread: a batch is a fraction of a millisecond of work and a parallel
-        region per batch costs more than it saves; threads are only used for
-        batches of at least 2¹⁸ multiply-adds (e.g. 2,600 rows × 100
-        features) and pay only on idle cores.
 
     Attributes
     ----------
@@ -622,27 +540,19 @@ class PerceptronAtK(_LinearAtK):
     True
     """
 
+    name, aliases, parameters = "PerceptronAtK", ("perceptron@k", "perceptron"), PERCEPTRON_PARAMETERS
+    summary = "Perceptron@k (avg or max)"
+    examples = ("PerceptronAtK:k=5,n_epochs=3,random_state=0",)
     _rule = "perceptron"
 
-    def __init__(self, *, k=0.05, k_per_batch=None, variant="avg", batch_size=64, n_epochs=25, average=True,
-                 standardize=True, shuffle=True, random_state=None, n_jobs=1):
-        self.k = k
-        self.k_per_batch = k_per_batch
-        self.variant = variant
-        self.batch_size = batch_size
-        self.n_epochs = n_epochs
-        self.average = average
-        self.standardize = standardize
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-
-    def _kind(self) -> str:
-        return check_surrogate_name(self.variant, argument="variant", allowed=("avg", "max"))
+    def _kind(self, params) -> str:
+        return params.variant
 
 
 class SGDAtK(_LinearAtK):
-    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline (SPEC §3).
+    """SGD@k-avg, SGD@k-max and the struct-SVM (1PMB-style) baseline.
+
+    The rule: docs/theory/precision_at_k.md#stochastic-gradient-learners.
 
     Mini-batch projected subgradient descent on a precision@k surrogate of
     each batch: w ← Π(w − η_t ∇_w surrogate_t(w)), η_t = η₀/√t, the surrogate
@@ -664,39 +574,6 @@ class SGDAtK(_LinearAtK):
     logistic regression's.  ``init="zero", eta0=1.0, average=False,
     standardize=False, n_epochs=10`` is the paper's algorithm (and this
     class's earlier default).
-
-    Parameters
-    ----------
-    k : int or float, default 0.05
-        The top of the list you act on, **for the whole training set**: a
-        count (1 <= k <= n) or a fraction in (0, 1) of the n training rows.
-        Each batch of b rows gets k_b = round(k·b/n) clipped to [1, b] (the
-        paper's k = κ·b with κ = k/n; :func:`rankcore.precision_at_k.batch_k`),
-        capped at the batch's number of positives.  ``score`` uses the same
-        k on the scored rows.
-    k_per_batch : int, float or None, default None
-        The per-batch form instead: the k of every batch, as a count (at most
-        the batch size) or a fraction of the batch.  None: translate ``k``.
-    surrogate : {"avg", "max", "struct"}, default "avg"
-        ``"ramp"`` is not offered: it is not convex.
-    eta0 : float, default 0.03
-        Initial step size.
-    init : {"logistic", "zero"}, default "logistic"
-        Starting weights: an L2 logistic regression (C = 1, scikit-learn's
-        lbfgs) on the standardized training rows, or w = 0.
-    alpha : float, default 0.0
-        L2 penalty.
-    radius : float or None, default None
-        Radius of the ball the weights are projected on (the paper's
-        setting); None: no projection.  Both ``radius`` and ``alpha`` may be set.
-    batch_size : int or None, default 512
-    n_epochs : int, default 30
-    average : bool, default True
-    standardize : bool, default True
-    shuffle : bool, default True
-    random_state : int, RandomState or None
-    n_jobs : int or None, default 1
-        As in :class:`PerceptronAtK`.
 
     Attributes
     ----------
@@ -720,34 +597,17 @@ class SGDAtK(_LinearAtK):
 
     _rule = "sgd"
 
-    def __init__(self, *, k=0.05, k_per_batch=None, surrogate="avg", eta0=0.03, init="logistic", alpha=0.0,
-                 radius=None, batch_size=512, n_epochs=30, average=True, standardize=True, shuffle=True,
-                 random_state=None, n_jobs=1):
-        self.k = k
-        self.k_per_batch = k_per_batch
-        self.surrogate = surrogate
-        self.eta0 = eta0
-        self.init = init
-        self.alpha = alpha
-        self.radius = radius
-        self.batch_size = batch_size
-        self.n_epochs = n_epochs
-        self.average = average
-        self.standardize = standardize
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+    name = "SGDAtK"
+    aliases = ("sgd@k", "sgd")
+    summary = "SGD@k on a precision@k surrogate"
+    examples = ("SGDAtK:k=5,n_epochs=3,random_state=0",)
+    parameters = SGD_PARAMETERS
 
-    def _kind(self) -> str:
-        return check_surrogate_name(self.surrogate, argument="surrogate", allowed=("avg", "max", "struct"))
+    def _kind(self, params) -> str:
+        return params.surrogate
 
-    def _init_kind(self) -> str:
-        if self.init not in ("logistic", "zero"):
-            raise ValueError(f"init: expected 'logistic' or 'zero', got {self.init!r}")
-        return self.init
+    def _init_kind(self, params) -> str:
+        return params.init
 
-    def _hyper(self) -> tuple[float, float, float]:
-        eta0 = _check_nonneg_float(self.eta0, "eta0", positive=True)
-        alpha = _check_nonneg_float(self.alpha, "alpha")
-        radius = 0.0 if self.radius is None else _check_nonneg_float(self.radius, "radius", positive=True)
-        return eta0, alpha, radius
+    def _hyper(self, params) -> tuple[float, float, float]:
+        return params.eta0, params.alpha, 0.0 if params.radius is None else params.radius

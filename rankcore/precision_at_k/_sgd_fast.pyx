@@ -1,5 +1,5 @@
 # distutils: language = c++
-"""One epoch of Perceptron@k / SGD@k over mini-batches, dense or CSR (SPEC §3).
+"""One epoch of Perceptron@k / SGD@k over mini-batches, dense or CSR (docs/theory/precision_at_k.md).
 
 Design
 ------
@@ -34,9 +34,16 @@ G. Iterate (Polyak-Ruppert) averaging, when the state asks for it, adds the
    weights after every used batch to a running mean ``a <- a + (w - a)/m``:
    O(d) per batch, which a dense batch's O(b·d) scoring dominates; on very
    sparse, very wide data it is the one O(d) cost per batch.
+H. Sparse rows are centred implicitly: with the column means μ, the score
+   of a row is (x − μ)·v = x·v − μ·v (μ·v once per batch) and a step c on
+   the row is c·x on its stored entries plus −(Σ c)·μ once per batch, so a
+   CSR epoch computes what the dense epoch computes on explicitly centred
+   rows, without densifying X.  ‖v‖² is then recomputed per batch (O(d))
+   when a radius is set.
 
 Complexity per epoch: time O(nnz(X) + Σ_batches b log b) (dense: nnz = n·d),
-plus O(d) per batch with averaging; memory O(batch_size) besides X and the weights.
+plus O(d) per batch with averaging or implicit centring; memory O(batch_size)
+besides X and the weights.
 """
 
 from cython.parallel cimport prange
@@ -333,16 +340,29 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
 def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
               const signed char[::1] y, const Py_ssize_t[::1] order,
               Py_ssize_t batch_size, Py_ssize_t k_count, double k_fraction, int rule, int kind,
-              double eta0, double alpha, double radius, LinearState state, int n_threads):
+              double eta0, double alpha, double radius, LinearState state, int n_threads,
+              const double[::1] center=None):
     """As :func:`epoch_dense` for a CSR matrix given by its three arrays; O(nnz) per epoch.
 
     data, indices, indptr # IN (canonical CSR: no duplicate column in a row);
-    y, order # IN; state # IN/OUT.
+    y, order # IN; state # IN/OUT; center (d,) # IN, optional.
+
+    ``center`` μ centres the rows implicitly (Design H): the epoch runs on
+    x − μ without densifying X, as :func:`epoch_dense` does on explicitly
+    centred rows.  Adds O(d) per batch (μ·v before scoring, one axpy of μ
+    after the update); None or all zeros: the rows as stored.
     """
     cdef Py_ssize_t n = order.shape[0]
+    cdef Py_ssize_t d = state.v.shape[0]
     cdef Py_ssize_t start, nb, j, i, p, nnz_batch
-    cdef double step, c, vx, xx, acc
+    cdef double step, c, vx, xx, acc, mv, moved
     cdef double* v = &state.v[0]
+    cdef bint centred = center is not None and np.any(np.asarray(center))
+    cdef const double* mu = NULL
+    if centred:
+        if center.shape[0] != d:
+            raise ValueError(f"center: expected {d} values (one per feature), got {center.shape[0]}")
+        mu = &center[0]
     cdef int threads
     cdef BatchRule r = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
     cdef EpochStats stats = EpochStats()
@@ -360,20 +380,22 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
                 i = order[start + j]
                 nnz_batch += indptr[i + 1] - indptr[i]
             threads = n_threads if nnz_batch >= PARALLEL_WORK else 1
+            mv = dense_dot(mu, v, d) if centred else 0.0
             for j in prange(nb, num_threads=threads, schedule="static"):
                 i = order[start + j]
                 acc = 0.0
                 for p in range(indptr[i], indptr[i + 1]):
                     acc = acc + data[p] * v[indices[p]]
-                sb[j] = state.wscale * acc
+                sb[j] = state.wscale * (acc - mv)
                 yb[j] = y[i]
             if ranked_batch(&r, ws, &sb[0], &yb[0], nb, &gb[0], state, stats, &step):
+                moved = 0.0
                 for j in range(nb):
                     if gb[j] == 0.0:
                         continue
                     i = order[start + j]
                     c = -step * gb[j] / state.wscale
-                    if radius > 0.0:
+                    if radius > 0.0 and not centred:
                         vx = 0.0
                         xx = 0.0
                         for p in range(indptr[i], indptr[i + 1]):
@@ -382,6 +404,13 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
                         state.sq_norm += 2.0 * c * vx + c * c * xx
                     for p in range(indptr[i], indptr[i + 1]):
                         v[indices[p]] += c * data[p]
+                    moved += c
+                if centred:
+                    # the rows were x − μ: every moved row also moved v by −c·μ, in one O(d) pass
+                    if moved != 0.0:
+                        dense_add(mu, v, d, -moved)
+                    if radius > 0.0:
+                        state.reset_norm()
                 if radius > 0.0:
                     state.shrink_and_project(1.0, radius)
             if stats.n_batches > used:

@@ -1,4 +1,4 @@
-# Shared declarations of the precision@k batch kernels (SPEC §3).
+# Shared declarations of the precision@k batch kernels (docs/theory/precision_at_k.md).
 #
 # ``RankWorkspace`` ranks one batch of scores (one sort) and then evaluates,
 # without the GIL, any of the four surrogates with a subgradient, the prec@k

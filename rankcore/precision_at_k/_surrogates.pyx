@@ -1,12 +1,12 @@
 # distutils: language = c++
-"""Precision@k surrogates and the Perceptron@k rule on one batch (SPEC §3).
+"""Precision@k surrogates and the Perceptron@k rule on one batch (docs/theory/precision_at_k.md).
 
 Design
 ------
 A. One sort per batch.  ``rank`` sorts the batch once by descending score
    (O(n log n)) and splits it into the positives' and the negatives' sorted
    lists; every quantity afterwards is a linear scan of those lists.
-B. The Δ-decomposition of SPEC §3: each surrogate is the maximum over the
+B. The Δ-decomposition (docs/theory/precision_at_k.md#fast-evaluation): each surrogate is the maximum over the
    number Δ of negatives in a candidate labelling of a closed form in the
    prefix sums N_Δ of the top negative scores and the suffix sums of the
    positive scores (suffix rather than prefix sums, so that "the sum of the
@@ -224,7 +224,7 @@ cdef class RankWorkspace:
         return fp
 
     cdef double perceptron(self, Py_ssize_t k, int kind, double* grad, BatchInfo* info) noexcept nogil:
-        """Perceptron@k direction (SPEC §3) into ``grad``; returns the mistakes Δ_t.
+        """Perceptron@k direction into ``grad``; returns the mistakes Δ_t (docs/theory/precision_at_k.md).
 
         The update is ``w <- w - Σ_n grad[n] x_n``: ``grad`` is +1 on the
         false positives and, for ``kind`` SURROGATE_AVG, -Δ_t/|FN| on every

@@ -1,7 +1,7 @@
 # distutils: language = c++
 """Kernels of the exact line of the boosted precision@k surrogates (issue 14, item 4).
 
-φ(α) = J(f + α·h) of a precision@k surrogate (SPEC §3) reads the scores only
+φ(α) = J(f + α·h) of a precision@k surrogate (docs/theory/precision_at_k.md) reads the scores only
 through the k highest positive scores (avg, struct, ramp) or the k lowest
 (max), the k highest negative scores, and the sum of all positive scores.
 When the weak ranker h takes G distinct values, the rows sharing a value of

@@ -1,7 +1,7 @@
 """The precision@k surrogates as objectives of the boosting driver (``objective`` family).
 
 Spec strings ``prec@k-avg:k``, ``prec@k-max:k``, ``prec@k-ramp:k`` and
-``prec@k-struct:k`` name the surrogates of SPEC §3 as functions of the whole
+``prec@k-struct:k`` name the surrogates of docs/theory/precision_at_k.md as functions of the whole
 score vector, so ``rankcore.boost(objective="prec@k-avg:20", learner="stumps")``
 minimizes precision@k surrogates over nonlinear weak rankers (the paper only
 has linear models).
@@ -131,11 +131,11 @@ class _PrecAtKSurrogate(Objective):
 
     def value_and_gradient(self, y, scores, sample_weight=None):
         self.check_target(y, sample_weight)
-        return _SurrogateBound(self, y, None).value_and_gradient(scores)
+        return _BoundPrecAtK(self, y, None).value_and_gradient(scores)
 
     def bind(self, y, sample_weight=None, *, n_threads=1):
         self.check_target(y, sample_weight)
-        return _SurrogateBound(self, y, sample_weight)
+        return _BoundPrecAtK(self, y, sample_weight)
 
 
 #: Most distinct values of a direction for the exact line (:class:`TopKLine`).
@@ -243,7 +243,7 @@ def top_k_value_and_gradient(kind: str, k: int, y: np.ndarray, scores: np.ndarra
         np.ascontiguousarray(scores, dtype=np.float64))
 
 
-class _SurrogateBound(BoundObjective):
+class _BoundPrecAtK(BoundObjective):
     """The surrogate with its labels and k fixed: straight to the Cython kernel."""
 
     #: Use :class:`TopKLine` and :func:`top_k_value_and_gradient` where they apply
@@ -335,3 +335,6 @@ class PrecAtKStruct(_PrecAtKSurrogate):
 
 #: The classes registered through ``rankcore_register_objectives``.
 SURROGATE_OBJECTIVES = [PrecAtKAvg, PrecAtKMax, PrecAtKRamp, PrecAtKStruct]
+
+
+_SurrogateBound = _BoundPrecAtK     # the earlier name (objectives bound to data are named Bound...)

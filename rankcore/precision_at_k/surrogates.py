@@ -1,4 +1,4 @@
-"""The precision@k surrogates of Kar, Narasimhan and Jain (SPEC §3), as functions of scores.
+"""The precision@k surrogates of Kar, Narasimhan and Jain (docs/theory/precision_at_k.md), as functions of scores.
 
 For 0/1 labels ``y`` with n₊ positives, scores ``s`` and 1 <= k <= n₊, each
 surrogate is a maximum over labellings ŷ with |ŷ| = k; with Δ the number of

@@ -1,7 +1,7 @@
 """The :class:`Price` base class of the ``price`` plugin family.
 
 A price g is applied to each negative example's summed loss in the push
-objective (SPEC §2)::
+objective (docs/theory/push.md#the-objective)::
 
     R_{g,ℓ}(f) = Σ_k v_k · g(L_k),      L_k = Σ_i w_i · ℓ(f_i − f_k) ≥ 0
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Price"]
+__all__ = ["Price", "log_form"]
 
 
 class Price(Component):
@@ -49,14 +49,20 @@ class Price(Component):
     ``log_value(log_r)``, ``log_derivative(log_r)``, ``log_second_derivative(log_r)``
         log g(r), log g′(r), log g″(r) as functions of log r (``-inf`` for
         r = 0; the result is ``-inf`` where the value is 0).  The defaults
-        exponentiate, call the plain form and take the log, which overflows
-        for large r: **override them whenever g grows fast** (every built-in
-        does).
+        exponentiate, call the plain form and take the log -- exact wherever
+        the plain form is finite.  Beyond the point where it overflows
+        float64 (g(r) = r + r² at r > 10¹⁵⁴), and below the point where it
+        underflows (r⁶⁴ at r < 10⁻⁴·⁸), they continue log g linearly in log r
+        with the slope of its last usable stretch (:func:`log_form`):
+        exact for a polynomial's leading power, never NaN, never decreasing,
+        but only a lower bound for a g that grows faster than any power, so
+        **override them when g grows fast or you know the closed form**
+        (every built-in does).
     ``homogeneous_degree``
         A number d when g(c·r) = c^d · g(r) for all c > 0 (so g(r) = g(1)·r^d):
         ``identity`` has 1, ``pow:p`` has p.  With the exponential loss this
         makes the whole objective a product of two sums, computed in one pass
-        over the data (SPEC §2, "pairwise sums without pairs").  ``None`` (the
+        over the data (docs/theory/push.md#pairwise-sums-without-pairs).  ``None`` (the
         default) is always correct, only slower.
 
     Contract (checked for every registered price by
@@ -65,10 +71,15 @@ class Price(Component):
     log forms agree with the plain forms; ``homogeneous_degree`` is honest;
     inputs are not modified and shapes are preserved.
 
+    A parameter declared in ``parameters`` arrives as an attribute of the
+    same name: ``Parameter("w", float)`` is ``self.w`` (``"quadratic:0.5"``
+    sets it to 0.5).
+
     Examples
     --------
     A plugin price (this is the whole class; register it with a
-    ``rankcore_register_prices`` hook)::
+    ``rankcore_register_prices`` hook, and it passes
+    ``rankcore.testing.check_component("price", "cube")``)::
 
         import numpy as np
         import rankcore
@@ -119,19 +130,96 @@ class Price(Component):
     # Log-space forms (override for prices that grow fast)
     # ------------------------------------------------------------------
     def log_value(self, log_r: np.ndarray) -> np.ndarray:
-        """log g(r) as a function of log r."""
-        return _log_of(self.value, log_r)
+        """log g(r) as a function of log r (see :func:`log_form`)."""
+        return log_form(self, "value", log_r)
 
     def log_derivative(self, log_r: np.ndarray) -> np.ndarray:
-        """log g′(r) as a function of log r."""
-        return _log_of(self.derivative, log_r)
+        """log g′(r) as a function of log r (see :func:`log_form`)."""
+        return log_form(self, "derivative", log_r)
 
     def log_second_derivative(self, log_r: np.ndarray) -> np.ndarray:
-        """log g″(r) as a function of log r (needs :meth:`second_derivative`)."""
-        return _log_of(self.second_derivative, log_r)
+        """log g″(r) as a function of log r (needs :meth:`second_derivative`; see :func:`log_form`)."""
+        return log_form(self, "second_derivative", log_r)
 
 
-def _log_of(func, log_r) -> np.ndarray:
-    log_r = np.asarray(log_r, dtype=np.float64)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+#: log r at which float64's exp overflows: the plain forms cannot even be called beyond it.
+_LOG_MAX = float(np.log(np.finfo(np.float64).max))
+#: log of the smallest normal float64: a plain form below it has lost digits (or underflowed to 0).
+_LOG_TINY = float(np.log(np.finfo(np.float64).tiny))
+
+
+def _plain_log(func, log_r) -> np.ndarray:
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         return np.log(np.asarray(func(np.exp(log_r)), dtype=np.float64))
+
+
+def log_form(price: "Price", name: str, log_r) -> np.ndarray:
+    """log of the plain form ``name`` of ``price`` ("value", "derivative", ...) at r = exp(log_r), computed stably.
+
+    Where the plain form is a finite, normal float64 the result is its log,
+    exactly.  Beyond the two ends of that range log g continues linearly in
+    log r:
+
+    * at large r, where the plain form overflows (or is NaN, as inf − inf
+      gives), from the last point t* where it is finite, with the slope of
+      its secant over [t* − 1, t*];
+    * at small r, where it underflows (r⁶⁴ below 10⁻³⁰⁸, at r < 10⁻⁴·⁸), from
+      the first point where it is a normal number, with the slope over the
+      next unit of log r -- but only when it does underflow there: a g that
+      is exactly 0 near r = 0 (as max(0, r − 1)²) keeps log g = −inf.
+
+    For g(r) = Σ c_j r^j with coefficients of ordinary size the slopes are
+    the leading and the lowest power to within e^(−|t*|), so the
+    continuation is exact to rounding; for a g growing faster than any power
+    it is a lower bound.  The ends and slopes are found once per component
+    and form (a bisection of 60 scalar calls each).
+
+    Time O(n) per call after that.
+    """
+    log_r = np.asarray(log_r, dtype=np.float64)
+    out = _plain_log(getattr(price, name), log_r)
+    overflow = ~np.isfinite(out) & (log_r > 0.0)
+    underflow = (out < _LOG_TINY) & np.isfinite(log_r) & (log_r < 0.0)
+    for side, mask in (("large", overflow), ("small", underflow)):
+        if mask.any():
+            edge, at_edge, slope = _tail(price, name, side)
+            beyond = mask & (log_r > edge if side == "large" else log_r < edge)
+            if beyond.any():
+                out = np.array(out, dtype=np.float64)
+                out[beyond] = at_edge + slope * (log_r[beyond] - edge)
+    return out
+
+
+def _tail(price: "Price", name: str, side: str) -> tuple[float, float, float]:
+    """(t*, log g(e^t*), slope): where the plain form's log stops being usable on ``side``, and how it continues.
+
+    ``t*`` is nan when there is nothing to continue (the form is usable on the
+    whole range, or nowhere, or it is exactly 0 near r = 0 rather than
+    underflowing).
+    """
+    cache = price.__dict__.setdefault("_log_form_tails", {})
+    key = (name, side)
+    if key not in cache:
+        func = getattr(price, name)
+        large = side == "large"
+
+        def usable(t):
+            values = _plain_log(func, np.atleast_1d(np.asarray(t, dtype=np.float64)))
+            return np.isfinite(values) if large else values >= _LOG_TINY
+
+        # bracket the end on a coarse grid of log r (one vectorized call), then bisect
+        grid = np.linspace(-_LOG_MAX - 40.0, _LOG_MAX + 1.0, 151)
+        ok = np.flatnonzero(usable(grid))
+        cache[key] = (np.nan, np.nan, np.nan)
+        i = (ok[-1] if large else ok[0]) if ok.size else None
+        if i is not None and 0 < i < grid.size - 1:
+            good, bad = grid[i], grid[i + 1 if large else i - 1]
+            for _ in range(60):  # bisection to float64 resolution of t
+                mid = 0.5 * (good + bad)
+                good, bad = (mid, bad) if usable(mid)[0] else (good, mid)
+            step = -1.0 if large else 1.0
+            inner, edge = _plain_log(func, np.array([good + step, good]))
+            # below: only an underflow continues (the edge value is then at the bottom of the normal range)
+            if np.isfinite(inner) and np.isfinite(edge) and (large or edge < _LOG_TINY + 1.0):
+                cache[key] = (good, float(edge), max(float((edge - inner) / -step), 0.0))
+    return cache[key]

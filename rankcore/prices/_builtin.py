@@ -1,7 +1,7 @@
 """Built-in prices: ``identity`` (RankBoost), ``pow:p`` (P-Norm Push), ``exp:β``.
 
 Each gives its log-space forms in closed form, so that the push objective stays
-finite for any p (SPEC §2: p = 64 overflows float64 otherwise).
+finite for any p (docs/theory/push.md#log-space: p = 64 overflows float64 otherwise).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Identity(Price):
 
 
 class Power(Price):
-    """g(r) = r^p with 1 ≤ p ≤ 10⁶ (:data:`MAX_POWER`): the P-Norm Push; larger p pushes harder at the top."""
+    """g(r) = r^p with 1 ≤ p ≤ 10⁶ (MAX_POWER): the P-Norm Push; larger p pushes harder at the top."""
 
     name = "pow"
     aliases = ("power", "pnorm")
@@ -109,7 +109,7 @@ class Power(Price):
 
 
 class Exponential(Price):
-    """g(r) = exp(β·r) with 0 < β ≤ 1000 (:data:`MAX_RATE`): an exponential push (log g = β·r is never overflowed)."""
+    """g(r) = exp(β·r) with 0 < β ≤ 1000 (MAX_RATE): an exponential push (log g = β·r is never overflowed)."""
 
     name = "exp"
     aliases = ("exponential",)

@@ -1,12 +1,26 @@
-"""The push family: the generic boosting driver and its estimators (SPEC §2).
+"""The push family: the generic boosting driver and its estimators.
 
 ``rankcore.boost(loss=..., price=..., learner=...)``, :class:`PushBoost`,
 :class:`PNormPush` and :class:`RankBoost` minimize the push objective
 R_{g,ℓ}(f) = Σ_k g(Σ_i ℓ(f_i − f_k)) -- or any registered objective -- over
-linear combinations of weak rankers.  See ``docs/push.md``.
+linear combinations of weak rankers.  See ``docs/push.md`` and the theory in
+``docs/theory/push.md``.
+
+For estimators that run the same driver on another backend (``rankcore.dask``):
+:class:`ObjectiveState` (what a backend's ``objective_state()`` returns),
+:func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
+:func:`check_tie_break_scale` (an objective's declared tie-break width) and
+:func:`int_seed` (the seed every random draw of a fit derives from),
+``ATTRIBUTES_DOC`` (the fitted attributes' documentation); their declared
+parameters are the classes' ``parameters``.
 """
 
+from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
-from ._progress import IterationInfo
+from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
+from ._estimators import _int_seed as int_seed
+from ._progress import IterationInfo, check_callbacks
+from ._tie_break import check_tie_break_scale
 
-__all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo"]
+__all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
+           "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC"]

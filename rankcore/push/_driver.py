@@ -1,6 +1,7 @@
 """The generic boosting (coordinate-descent) driver of the push family.
 
-Figure 1 of seed 001, without the I × K × n array M: each iteration
+The coordinate descent of Rudin (2006), Figure 1 (docs/theory/push.md#coordinate-descent),
+without the I × K × n array M: each iteration
 
 1. the backend reduces the objective at the current scores to its global
    scalars (value and what every row's gradient weight follows from);
@@ -59,8 +60,12 @@ class BoostingResult:
         ``"n_iter"``, ``"converged"`` (no weak ranker has |derivative| > tol),
         ``"no_decrease"`` (the best step does not lower J), ``"overflow"``
         (the derivative, the line search or J became non-finite: the records
-        end at the last finite model, and a ``RuntimeWarning`` says so), or
-        whatever the callback returned (e.g. ``"early_stopping"``).
+        end at the last finite model, and a ``RuntimeWarning`` says so),
+        ``"no_split"`` (the learner could form no weak ranker on these rows:
+        every feature constant, too few rows for a tree's leaves; a
+        ``UserWarning`` says which constraint blocked), or whatever the
+        callback returned (e.g. ``"early_stopping"``).  A run that ends with
+        no iteration at all (a constant model) always warns.
     """
 
     initial_value: float
@@ -124,7 +129,14 @@ def run_boosting(
         if candidate is not None and not math.isfinite(candidate.derivative):
             _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
             break
-        if candidate is None or abs(candidate.derivative) <= tol:
+        if candidate is None:
+            why = _no_candidate_reason(layout)
+            if why is not None or not result.records:
+                _no_split(result, iteration, why)
+            else:
+                result.stop_reason = "converged"
+            break
+        if abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
         phi = backend.line_function(state, candidate.ranker)
@@ -161,7 +173,29 @@ def run_boosting(
             if reason:
                 result.stop_reason = str(reason)
                 break
+    if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
+        warnings.warn(
+            f"boosting added no weak ranker (stop_reason_ = {result.stop_reason!r}): no step along the best weak "
+            f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
+            UserWarning, stacklevel=2)
     return result
+
+
+def _no_candidate_reason(layout) -> str | None:
+    """The layout's account of an empty search (``LearnerLayout.no_candidate_reason``), if it gives one."""
+    ask = getattr(layout, "no_candidate_reason", None)
+    return ask() if callable(ask) else None
+
+
+def _no_split(result: BoostingResult, iteration: int, why: str | None) -> None:
+    """Stop with ``"no_split"``: the learner could form no weak ranker; warn, saying why."""
+    result.stop_reason = "no_split"
+    kept = len(result.records)
+    model = "the model is constant" if not kept else f"the model keeps the {kept} iteration(s) before it"
+    warnings.warn(
+        f"boosting stopped at iteration {iteration} (stop_reason_ = 'no_split'): "
+        f"{why or 'the learner found no weak ranker on the training rows'}; {model}",
+        UserWarning, stacklevel=3)
 
 
 def _overflow(result: BoostingResult, iteration: int, what: str) -> None:

@@ -1,27 +1,29 @@
 """scikit-learn estimators of the push family: PushBoost, PNormPush, RankBoost, boost().
 
-Each estimator resolves its spec strings at ``fit`` (objective, or loss +
-price; learner; metric), prepares the learner, binds the objective to the
-training labels, and runs the generic driver on an in-memory backend.
-Fitted models are lists of (weak ranker, coefficient) pairs; the score of a
-row is Σ_t α_t h_t(x).
+Each estimator checks its parameters and resolves its spec strings once at
+``fit`` (:meth:`_BaseBoost._setup`: objective, or loss + price; learner;
+scoring metric), prepares the learner, binds the objective to the training
+labels, and runs the generic driver on an in-memory backend.  Fitted models
+are lists of (weak ranker, coefficient) pairs; the score of a row is
+Σ_t α_t h_t(x).  Parameters and fitted state are declared in
+:mod:`rankcore.push._params`; loading a model file in
+:mod:`rankcore.push._persistence`.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import sys
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils import ClassifierTags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..registry import resolve
-from ..spec import Component
+from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, resolve_parameter
+from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
     check_finite_scores,
@@ -34,100 +36,109 @@ from ..validation import (
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
+from ._params import BOOSTING, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
+from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._validation import patience, plan_validation
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
-_STOP_REASONS = ("n_iter", "converged", "early_stopping")
-
-
-def _spec_text(value: Any, family: str, name: str) -> str:
-    if isinstance(value, Component):
-        return value.spec
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"{name}: expected a {family} spec string such as {_EXAMPLES[family]!r} "
-                    f"or a rankcore component, got {type(value).__name__}")
-
-
-_EXAMPLES = {"loss": "exp", "price": "pow:4", "learner": "stumps", "objective": "push:exp,pow:4", "metric": "auc"}
-
-
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_float(value: Any, name: str, *, low: float, high: float = math.inf,
-                 low_open: bool = False, high_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name}: expected a number, got {value!r}")
-    v = float(value)
-    if (v <= low if low_open else v < low) or (v >= high if high_open else v > high):
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        raise ValueError(f"{name}: expected a number in {lo}{low:g}, {high:g}{hi}, got {value!r}")
-    return v
+_STOP_REASONS = STOP_REASONS
 
 
 def _int_seed(random_state: Any) -> Any:
-    """A seed NumPy's default_rng accepts, from None, an int, a Generator or a RandomState."""
-    if random_state is None or isinstance(random_state, np.random.Generator) or (
-            isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0):
-        return random_state
+    """A seed NumPy's default_rng accepts, from None, an int, a Generator or a RandomState (checked before)."""
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(0, 2**31 - 1))
-    raise ValueError(f"random_state: expected None, an integer >= 0 or a numpy random generator, "
-                     f"got {random_state!r}")
+    return random_state
 
 
-class _BaseBoost(BaseEstimator):
+@dataclass(frozen=True)
+class BoostSetup:
+    """A push estimator's configuration, checked and resolved once: what a fit, the tags and loading use.
+
+    Attributes
+    ----------
+    params : CheckedParams
+        Every parameter, checked.
+    objective, learner : Objective, Learner
+        The resolved components.
+    metric : Metric
+        The ``scoring`` metric (default: ``auc``, or ``misrank`` for a graded objective).
+    n_threads : int
+        ``n_jobs`` as a thread count.
+    """
+
+    params: CheckedParams
+    objective: Any
+    learner: Any
+    metric: Any
+    n_threads: int
+
+    @property
+    def task(self) -> str:
+        return self.objective.task
+
+
+class _BaseBoost(Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
+
+    fitted = PUSH_FITTED + (Fitted("n_iter_"),)
+    iteration_parameter = "n_iter"
+    monitor_parameter = "scoring"
 
     # ------------------------------------------------------------------
     # What the subclasses define
     # ------------------------------------------------------------------
-    def _objective_spec(self) -> Any:
+    def _objective(self, params: CheckedParams, learner) -> Any:
+        """The resolved objective of the parameters (``learner`` gives the default price)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------
-    # Parameters
+    # Parameters, resolved once
     # ------------------------------------------------------------------
-    def _resolve_components(self):
-        objective = resolve("objective", self._objective_spec())
-        learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
-        return objective, learner
+    def _setup(self) -> BoostSetup:
+        """Check every parameter and resolve every spec string: the record a fit works from."""
+        params = self._check_params()
+        learner = resolve_parameter("learner", "learner", params.learner)
+        objective = self._objective(params, learner)
+        metric = self._scoring_metric(objective.task, params.scoring)
+        return BoostSetup(params, objective, learner, metric, effective_n_threads(params.n_jobs))
 
-    def _validate_common(self) -> None:
-        _check_int(self.n_iter, "n_iter", 1)
-        _check_float(self.tol, "tol", low=0.0)
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise ValueError(f"early_stopping: expected True or False, got {self.early_stopping!r}")
-        _check_float(self.validation_fraction, "validation_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
-        if self.n_iter_no_change is not None:
-            _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
-        _check_int(self.verbose, "verbose", 0)
-        effective_n_threads(self.n_jobs)
-        _int_seed(self.random_state)
+    def _objective_spec(self):
+        """The resolved objective (kept for older callers; :meth:`_setup` resolves everything at once)."""
+        return self._setup().objective
 
-    def _scoring_metric(self, task: str | None = None):
-        scoring = self.scoring
+    def _try_setup(self) -> BoostSetup | None:
+        try:
+            return self._setup()
+        except (TypeError, ValueError):
+            return None
+
+    def _scoring_metric(self, task: str, scoring: Any = None):
+        scoring = self.scoring if scoring is None else scoring
         if scoring is None:
-            task = task or getattr(self, "task_", None) or self._task()
             scoring = "misrank" if task == "graded" else "auc"
-        metric = resolve("metric", _spec_text(scoring, "metric", "scoring"))
+        metric = resolve_parameter("scoring", "metric", scoring)
         if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
-            raise ValueError(f"scoring: the metric {metric.spec!r} is not a scalar score")
+            raise ParameterError(f"scoring: the metric {metric.spec!r} is not a scalar score")
         return metric
+
+    def _task(self) -> str:
+        """``"bipartite"`` or ``"graded"``: the labels the configured objective takes."""
+        setup = self._try_setup()
+        return "bipartite" if setup is None else setup.task
+
+    def _allows_nan(self) -> bool:
+        """The configured learner handles missing values (``allow_nan``, e.g. trees)."""
+        setup = self._try_setup()
+        return setup is not None and bool(getattr(setup.learner, "allow_nan", False))
 
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _allow_nan(self, learner=None) -> bool:
-        """The learner handles missing values (``allow_nan``, e.g. trees): NaN is then accepted in X."""
+    def _learner_allows_nan(self, learner=None) -> bool:
         learner = learner if learner is not None else getattr(self, "_learner", None)
         return bool(getattr(learner, "allow_nan", False))
 
@@ -136,7 +147,7 @@ class _BaseBoost(BaseEstimator):
         validate_data(self, X, reset=reset, skip_check_array=True)
         arr = np.asarray(X) if not hasattr(X, "toarray") else X
         dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
-        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._allow_nan(learner))
+        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._learner_allows_nan(learner))
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -169,7 +180,7 @@ class _BaseBoost(BaseEstimator):
             the internal split.
         callbacks : callable or list of callables, optional
             Each is called after every iteration with an
-            :class:`~rankcore.push.IterationInfo` (iteration, objective,
+            :class:`~rankcore.base.IterationInfo` (iteration, objective,
             alpha, ranker, validation score, elapsed seconds).  A truthy
             return value stops the fit: a string becomes ``stop_reason_``,
             anything else stops with ``"callback"``.  The weak rankers chosen
@@ -181,32 +192,26 @@ class _BaseBoost(BaseEstimator):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        self._validate_params()
-        self._validate_common()
+        setup = self._setup()
+        params, objective, learner = setup.params, setup.objective, setup.learner
         user_callbacks = check_callbacks(callbacks)
-        objective, learner = self._resolve_components()
         X_arr = self._check_X(X, reset=True, learner=learner)
         y_clean, classes = self._check_target(objective, y, X_arr.shape[0])
         w = None if sample_weight is None else check_sample_weight(sample_weight, X_arr.shape[0])
         if w is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
-        n_threads = effective_n_threads(self.n_jobs)
-        seed = _int_seed(self.random_state)
-        metric = None
-        monitor = eval_set is not None or self.early_stopping
-        if monitor:
-            metric = self._scoring_metric(objective.task)
-
-        if self.thresholds is not None and not learner.uses_thresholds:
+        seed = _int_seed(params.random_state)
+        monitor = eval_set is not None or params.early_stopping
+        metric = setup.metric if monitor else None
+        if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        fit_on = self._make_backend_factory(objective, learner, n_threads, seed)
-        if eval_set is None and self.early_stopping:
-            self._fit_with_selected_n_iter(X_arr, y_clean, w, classes, objective, learner, metric, fit_on, seed,
-                                           user_callbacks)
+        fit_on = self._make_backend_factory(setup, seed)
+        if eval_set is None and params.early_stopping:
+            self._fit_with_selected_n_iter(setup, X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
             return self
         X_val = y_val = None
         if eval_set is not None:
-            X_val, y_val = self._check_eval_set(eval_set, objective, classes)
+            X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
         objective.check_target(y_clean, w)
         layout, backend = fit_on(X_arr, y_clean, w)
         result, records, history, best = self._boost(backend, layout, objective, metric, X_val, y_val,
@@ -214,11 +219,13 @@ class _BaseBoost(BaseEstimator):
         self._set_fitted(objective, learner, classes, result, records, history, best, monitor=monitor)
         return self
 
-    def _make_backend_factory(self, objective, learner, n_threads, seed):
+    def _make_backend_factory(self, setup: BoostSetup, seed):
         """A function (X, y, w) -> (layout, backend) preparing the learner and objective on some rows."""
+        objective, learner, n_threads = setup.objective, setup.learner, setup.n_threads
+        thresholds = setup.params.thresholds
 
         def fit_on(X, y, w):
-            layout = learner.prepare(X, sample_weight=w, thresholds=self.thresholds, random_state=seed,
+            layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
                                      n_threads=n_threads)
             problem = objective.bind(y, w, n_threads=n_threads)
             # A non-smooth objective starts from distinct training scores (never part of the model).
@@ -228,7 +235,7 @@ class _BaseBoost(BaseEstimator):
 
         return fit_on
 
-    def _fit_with_selected_n_iter(self, X, y, w, classes, objective, learner, metric, fit_on, seed, user_callbacks):
+    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
         """Early stopping without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
@@ -240,9 +247,10 @@ class _BaseBoost(BaseEstimator):
         boosted on all the rows, with ``verbose`` and ``callbacks``.  Works
         for any learner: only ``prepare``/``predict`` are used.
         """
+        objective, learner, metric = setup.objective, setup.learner, setup.metric
         stratify = objective.task != "graded"
-        plan = plan_validation(y, float(self.validation_fraction), seed, stratify=stratify)
-        n_iter = int(self.n_iter)
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify)
+        n_iter = setup.params.n_iter
         losses, scores, reasons = [], [], []
         for tr, va in plan.folds:
             w_tr = None if w is None else w[tr]
@@ -273,6 +281,10 @@ class _BaseBoost(BaseEstimator):
         best = {"iteration": best_n}
         self._set_fitted(objective, learner, classes, result, records, list(mean_score[1:]), best, monitor=True)
         self.stop_reason_ = stop_reason
+        if best_n == 0:
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping chose 0 iterations: no iteration improved the held-out "
+                              f"{metric.spec} ({plan.kind})", stacklevel=4)
 
     def _boost(self, backend, layout, objective, metric, X_val, y_val, user_callbacks=(), *, n_iter=None,
                stop_early=None, silent=False):
@@ -340,16 +352,20 @@ class _BaseBoost(BaseEstimator):
         self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
         self.n_iter_ = len(records)
         self.stop_reason_ = self._stop_reason(result)
+        if not records and result.records:     # early stopping on eval_set cut every iteration
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
+                              "eval_set score", stacklevel=4)
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
         self._learner = learner
 
-    def _check_eval_set(self, eval_set, objective, classes):
+    def _check_eval_set(self, eval_set, objective, classes, learner):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
         X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64,
-                             allow_nan=self._allow_nan(self._resolve_components()[1]))
+                             allow_nan=self._learner_allows_nan(learner))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -361,6 +377,16 @@ class _BaseBoost(BaseEstimator):
             y_val = (y_arr == classes[1]).astype(np.int8)
         check_same_length(**{"eval_set X": X_val, "eval_set y": y_val})
         return X_val, y_val
+
+    def _training_curve(self) -> TrainingCurve:
+        values = np.asarray(self.objective_values_, dtype=np.float64)
+        validation = None
+        if hasattr(self, "validation_scores_"):
+            validation = np.full(values.shape[0], np.nan)
+            validation[1:] = self.validation_scores_
+        metric = self._scoring_metric(self.task_).spec if validation is not None else None
+        return TrainingCurve(np.arange(values.shape[0]), values, validation,
+                             "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
 
     # ------------------------------------------------------------------
     # Prediction
@@ -428,7 +454,7 @@ class _BaseBoost(BaseEstimator):
     def score(self, X, y) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better)."""
         check_is_fitted(self)
-        metric = self._scoring_metric()
+        metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         scores = self.decision_function(X)
         if getattr(self, "task_", "bipartite") == "graded":
             y_clean = check_graded_labels(y, name="y")
@@ -444,210 +470,26 @@ class _BaseBoost(BaseEstimator):
     # ------------------------------------------------------------------
     # Persistence (rankcore.persistence: JSON, no pickle)
     # ------------------------------------------------------------------
-    def _get_fitted_state(self) -> dict:
-        state = {
-            "objective": self.objective_spec_,
-            "learner": self.learner_spec_,
-            "task": self.task_,
-            "n_features_in": int(self.n_features_in_),
-            "rankers": [r.to_state() for r in self.rankers_],
-            "alphas": np.ascontiguousarray(self.alphas_, dtype=np.float64),
-            "objective_values": np.ascontiguousarray(self.objective_values_, dtype=np.float64),
-            "stop_reason": self.stop_reason_,
-        }
-        if hasattr(self, "classes_"):
-            classes = self.classes_
-            state["classes"] = classes if classes.dtype.kind in "biuf" else [str(c) for c in classes]
-        if hasattr(self, "feature_names_in_"):
-            state["feature_names_in"] = [str(name) for name in self.feature_names_in_]
-        if hasattr(self, "validation_scores_"):
-            state["validation_scores"] = np.ascontiguousarray(self.validation_scores_, dtype=np.float64)
-            state["best_iteration"] = int(self.best_iteration_)
-        return state
+    def _check_loaded_params(self, state: dict) -> BoostSetup:
+        return self._setup()
 
-    def _set_fitted_state(self, state: dict) -> None:
-        from ..persistence import ModelFormatError
-
-        name = type(self).__name__
-
-        def fail(message):
-            raise ModelFormatError(f"{name} state: {message}")
-
-        required = {"objective", "learner", "task", "n_features_in", "rankers", "alphas", "objective_values",
-                    "stop_reason"}
-        optional = {"classes", "feature_names_in", "validation_scores", "best_iteration"}
-        keys = set(state)
-        if not required <= keys or not keys <= required | optional:
-            fail(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
-        try:  # the parameters read from the file pass the same checks as in fit
-            self._validate_params()
-            self._validate_common()
-            self._scoring_metric(state["task"] if state["task"] in ("bipartite", "graded") else None)
-        except (TypeError, ValueError) as exc:
-            fail(f"invalid parameters: {exc}")
-        try:
-            objective, learner = self._resolve_components()
-        except (TypeError, ValueError) as exc:
-            fail(f"the parameters do not resolve: {exc}")
-        if state["objective"] != objective.spec:
-            fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
-        if state["learner"] != learner.spec:
-            fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
-        if state["task"] != objective.task:
-            fail(f"task {state['task']!r} does not match the objective's ({objective.task!r})")
-        d = state["n_features_in"]
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-            fail(f"n_features_in must be a positive integer, got {d!r}")
-        alphas = state["alphas"]
-        if not (isinstance(alphas, np.ndarray) and alphas.dtype == np.float64 and alphas.ndim == 1):
-            fail("alphas must be a float64 vector")
-        if not np.isfinite(alphas).all():
-            fail("alphas must be finite")
-        T = alphas.shape[0]
-        if T > self.n_iter:
-            fail(f"{T} iterations stored, but n_iter={self.n_iter}")
-        raw = state["rankers"]
-        if not isinstance(raw, list) or len(raw) != T:
-            fail(f"rankers must be a list of {T} records (one per coefficient)")
-        rankers = []
-        for t, record in enumerate(raw):
-            if not isinstance(record, dict):
-                fail(f"rankers[{t}] must be a record")
-            try:
-                ranker = learner.ranker_from_state(record)
-            except (TypeError, ValueError, KeyError) as exc:
-                fail(f"rankers[{t}]: {exc}")
-            if any(not 0 <= j < d for j in ranker.features):
-                fail(f"rankers[{t}] reads feature {max(ranker.features)}, but n_features_in={d}")
-            rankers.append(ranker)
-        values = state["objective_values"]
-        if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
-            fail(f"objective_values must be a float64 vector of length {T + 1}")
-        if np.isnan(values).any() or (values == np.inf).any():
-            fail("objective_values must not contain NaN or +inf")
-        if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
-            fail("objective_values must not increase (the driver never increases the objective)")
-        if state["stop_reason"] not in _STOP_REASONS:
-            fail(f"stop_reason must be one of {_STOP_REASONS}, got {state['stop_reason']!r}")
-        classes = state.get("classes")
-        if objective.task == "graded":
-            if classes is not None:
-                fail("a graded model has no classes")
-        else:
-            if classes is None:
-                fail("classes are missing")
-            classes = np.asarray(classes)
-            if classes.ndim != 1 or classes.shape[0] != 2:
-                fail("classes must hold exactly two labels")
-            if classes.dtype.kind == "f" and not np.isfinite(classes).all():
-                fail("classes must be finite")
-            if not classes[0] < classes[1]:
-                fail("classes must be two sorted, distinct labels")
-        names = state.get("feature_names_in")
-        if names is not None and not (isinstance(names, list) and len(names) == d
-                                      and all(isinstance(s, str) for s in names)):
-            fail(f"feature_names_in must be a list of {d} strings")
-        has_val = "validation_scores" in state
-        if has_val != ("best_iteration" in state):
-            fail("validation_scores and best_iteration go together")
-        if has_val:
-            scores = state["validation_scores"]
-            if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (T,)):
-                fail(f"validation_scores must be a float64 vector of length {T}")
-            best = state["best_iteration"]
-            if isinstance(best, bool) or not isinstance(best, int) or best < 0:
-                fail(f"best_iteration must be a non-negative integer, got {best!r}")
-
-        self.objective_spec_ = objective.spec
-        self.learner_spec_ = learner.spec
-        self.task_ = objective.task
-        if classes is not None:
-            self.classes_ = classes
-        self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.rankers_ = rankers
-        self.alphas_ = alphas
-        self.objective_values_ = values
-        self.n_iter_ = T
-        self.stop_reason_ = state["stop_reason"]
-        if has_val:
-            self.validation_scores_ = state["validation_scores"]
-            self.best_iteration_ = state["best_iteration"]
-        self._learner = learner
-
-    # ------------------------------------------------------------------
-    def _validate_params(self) -> None:  # scikit-learn's hook name; ours are explicit checks
-        pass
-
-    def _task(self) -> str:
-        """``"bipartite"`` or ``"graded"``: the labels the configured objective takes."""
-        try:
-            return resolve("objective", self._objective_spec()).task
-        except (TypeError, ValueError):
-            return "bipartite"
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        try:
-            learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
-        except (TypeError, ValueError):
-            learner = None
-        tags.input_tags.allow_nan = self._allow_nan(learner) if learner is not None else False
-        if self._task() != "graded":
-            # Not a classifier (no predict), but a two-class target: ClassifierTags
-            # with multi_class=False makes scikit-learn's checks send two classes.
-            tags.classifier_tags = ClassifierTags(multi_class=False)
-        return tags
+    def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
+        restore_push_state(self, state, setup)
 
 
-_COMMON_DOC = """
-    learner : str or Learner, default="stumps"
-        Weak-learner family: ``"stumps"`` (best threshold per feature, binned;
-        ``"stumps:max_bins=1024"``), ``"thresholds"`` (``"thresholds:q=4"``
-        quantile thresholds, or the ``thresholds`` parameter), ``"features"``
-        (min–max scaled features: a linear model, as in the paper), or a
-        plugin's.
-    n_iter : int, default=100
-        Boosting iterations (weak rankers added).
-    thresholds : list of array-like, optional
-        Per-feature candidate thresholds for threshold learners (``stumps``:
-        the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
-        ``thresholds``: the thresholds themselves).
-    tol : float, default=1e-12
-        Stop when no weak ranker has |∂J/∂α| above ``tol`` (J is the log of
-        the push objective, so this is a relative rate).
-    early_stopping : bool, default=False
-        Choose the number of iterations (at most ``n_iter``) on validation
-        data scored with ``scoring`` after every iteration.  With
-        ``fit(..., eval_set=...)``: stop after ``n_iter_no_change``
-        iterations without improvement and keep the best iteration's model.
-        Without: hold out a stratified ``validation_fraction`` of the rows
-        (drawn with ``random_state``) when that holds at least 50 rows and
-        about 10 of each class, else use 5-fold cross-validation (the folds'
-        validation curves averaged); then refit on all the rows with the
-        best number of iterations (``rankcore.push._validation``).
-    scoring : str, optional
-        A registered metric (``"rmax"``, ``"prec@k:20"``, ``"pauc:0.1"``, ...)
-        for early stopping, ``eval_set`` and :meth:`score`.  Default:
-        ``"auc"`` for bipartite objectives, ``"misrank"`` for graded ones.
-    validation_fraction : float, default=0.1
-        The share of rows held out by ``early_stopping`` (see there).
-    n_iter_no_change : int or None, default=None
-        The patience of early stopping, in iterations; None: max(10, n_iter / 5).
-    random_state : None, int or numpy Generator
-        Seeds the validation split, the learners' sampling (bin edges of
-        data larger than ``stumps``'s ``subsample``) and, for a non-smooth
-        objective (``tie_break_scale > 0``, e.g. ``"prec@k-avg:20"``), the
-        order of the tie-break offset the training scores start from.
-    n_jobs : int or None, default=None
-        Threads for the kernels (None or -1: all cores).  Results do not
-        depend on it.
-    verbose : int, default=0
-        0: silent; 1: a progress line about every tenth of the iterations;
-        2: every iteration.
+def _log_objective(estimator) -> bool:
+    """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
+    from ..registry import resolve
 
+    try:
+        return bool(resolve("objective", estimator.objective_spec_).log_value)
+    except (TypeError, ValueError):
+        return False
+
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
     Attributes
     ----------
     rankers_ : list of WeakRanker
@@ -663,12 +505,20 @@ _COMMON_DOC = """
         precision@k surrogates G = 2, so within s).
     n_iter_ : int
     stop_reason_ : str
-        ``"n_iter"``, ``"converged"`` or ``"early_stopping"``.
+        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
+        (a non-finite step: the model keeps the last finite iteration, with
+        a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
+        ranker on these rows -- every feature constant, too few rows for a
+        tree's leaves -- with a ``UserWarning`` naming the constraint), or a
+        callback's string.
     validation_scores_ : ndarray
         The ``scoring`` metric on the validation data after each iteration
         (with ``early_stopping`` or ``eval_set``).
     best_iteration_ : int
         Iteration with the best validation score (0 = no iteration).
+    training_curve_ : TrainingCurve
+        ``objective_values_`` and ``validation_scores_`` per iteration
+        (:class:`rankcore.base.TrainingCurve`).
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
     objective_spec_, learner_spec_ : str
@@ -678,28 +528,14 @@ _COMMON_DOC = """
 
 
 class PushBoost(_BaseBoost):
-    """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
+    __doc__ = """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
 
     Minimizes the objective over linear combinations of weak rankers by
-    coordinate descent (seed 001, Figure 1), with every pairwise sum computed
-    without pairs where the loss allows it (SPEC §2) and in log space, so
+    coordinate descent (Rudin 2006; docs/theory/push.md#coordinate-descent),
+    with every pairwise sum computed without pairs where the loss allows it
+    and in log space, so
     ``price="pow:64"`` stays finite.
-
-    Parameters
-    ----------
-    loss : str or Loss, default="exp"
-        Pairwise loss ℓ: ``"exp"``, ``"logistic"``, ``"hinge"``, ``"sqhinge"``
-        or a plugin's.
-    price : str, Price or None, default=None
-        Price g: ``"identity"`` (RankBoost), ``"pow:p"`` (P-Norm Push),
-        ``"exp:β"``, or a plugin's.  Larger p pushes harder at the top.
-        None: the learner's ``default_price`` -- ``"pow:4"`` for stumps,
-        thresholds and features, ``"pow:2"`` for trees (which fit the
-        training rows more closely, so a milder push generalizes better).
-    objective : str or Objective, optional
-        Any registered objective instead (e.g. ``"prec@k-avg:20"``); then
-        ``loss`` and ``price`` must stay at their defaults.
-""" + _COMMON_DOC + """
+""" + _ATTRIBUTES_DOC + """
     Examples
     --------
     >>> import rankcore
@@ -710,109 +546,69 @@ class PushBoost(_BaseBoost):
     (3,)
     """
 
-    def __init__(self, *, loss="exp", price=None, objective=None, learner="stumps", n_iter=100,
-                 thresholds=None, tol=1e-12, early_stopping=False, scoring=None, validation_fraction=0.1,
-                 n_iter_no_change=None, random_state=None, n_jobs=None, verbose=0):
-        self.loss = loss
-        self.price = price
-        self.objective = objective
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
+    name = "PushBoost"
+    aliases = ("push", "pushboost", "pnorm")
+    summary = "the push family (P-Norm Push; any loss, price and weak learner)"
+    examples = ("PushBoost:n_iter=10", "PushBoost:objective=mp-squared,n_iter=5",
+                "PushBoost:learner=trees:max_leaves=4,n_iter=4,random_state=0")
+    parameters = (LOSS, PRICE, OBJECTIVE) + BOOSTING
 
-    def _objective_spec(self):
-        loss = _spec_text(self.loss, "loss", "loss")
-        if self.objective is None:
-            from ..objectives._push import PushObjective
+    def _objective(self, params, learner):
+        from ..objectives._push import PushObjective
 
-            if self.price is None:        # the learner's own default (pow:4; pow:2 for trees)
-                learner = resolve("learner", _spec_text(self.learner, "learner", "learner"))
-                price = learner.default_price
-            else:
-                price = _spec_text(self.price, "price", "price")
+        if params.objective is None:
+            loss = resolve_parameter("loss", "loss", params.loss)
+            # None: the learner's own default (pow:4; pow:2 for trees)
+            price = resolve_parameter("price", "price", learner.default_price if params.price is None
+                                      else params.price)
             return PushObjective(loss=loss, price=price)
-        price = None if self.price is None else _spec_text(self.price, "price", "price")
+        loss = getattr(params.loss, "spec", params.loss)
+        price = getattr(params.price, "spec", params.price)
         if loss != "exp" or price is not None:
             raise ValueError(
                 f"objective={self.objective!r} replaces loss and price; got also loss={loss!r}, price={price!r} "
                 "(leave them at their defaults, or use objective='push:<loss>,<price>')"
             )
-        return _spec_text(self.objective, "objective", "objective")
+        return resolve_parameter("objective", "objective", params.objective)
 
 
 class PNormPush(_BaseBoost):
-    """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
+    __doc__ = """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
 
     The same estimator as ``PushBoost(loss="exp", price=f"pow:{p}")``.
+""" + _ATTRIBUTES_DOC
 
-    Parameters
-    ----------
-    p : float, default=4
-        The power, in [1, 1e6] (``rankcore.prices.MAX_POWER``); p = 1 is
-        RankBoost, larger p pushes harder at the top.
-""" + _COMMON_DOC
+    name = "PNormPush"
+    summary = "P-Norm Push: exponential loss, price r^p"
+    command_line = False          # on the command line: --model push --price pow:p
+    examples = ("PNormPush:p=8,n_iter=10",)
+    parameters = (P,) + BOOSTING
 
-    def __init__(self, *, p=4.0, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
-                 scoring=None, validation_fraction=0.1, n_iter_no_change=None, random_state=None, n_jobs=None,
-                 verbose=0):
-        self.p = p
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-
-    def _objective_spec(self):
+    def _objective(self, params, learner):
         from ..objectives._push import PushObjective
-        from ..prices._builtin import MAX_POWER
+        from ..registry import resolve
 
-        p = _check_float(self.p, "p", low=1.0)
-        if p > MAX_POWER:
-            raise ValueError(f"p: expected a number in [1, {MAX_POWER:g}] (rankcore.prices.MAX_POWER), got {self.p!r}")
-
-        return PushObjective(loss="exp", price=f"pow:{p!r}")
+        try:
+            price = resolve("price", f"pow:{params.p!r}")
+        except ValueError as exc:     # above rankcore.prices.MAX_POWER
+            raise ParameterError(f"p={self.p!r}: {exc}") from None
+        return PushObjective(loss="exp", price=price)
 
 
 class RankBoost(_BaseBoost):
-    """RankBoost for bipartite ranking (Freund et al. 2003): exponential loss, no push.
+    __doc__ = """RankBoost for bipartite ranking (Freund et al. 2003): exponential loss, no push.
 
     The same estimator as ``PushBoost(loss="exp", price="identity")``; with
     binary weak rankers each step equals RankBoost's closed form ½ ln(W₊/W₋).
+""" + _ATTRIBUTES_DOC
 
-    Parameters
-    ----------
-""" + _COMMON_DOC
+    name = "RankBoost"
+    aliases = ("rankboost",)
+    summary = "RankBoost (exp loss, identity price)"
+    examples = ("RankBoost:n_iter=10",)
+    parameters = BOOSTING
 
-    def __init__(self, *, learner="stumps", n_iter=100, thresholds=None, tol=1e-12, early_stopping=False,
-                 scoring=None, validation_fraction=0.1, n_iter_no_change=None, random_state=None, n_jobs=None,
-                 verbose=0):
-        self.learner = learner
-        self.n_iter = n_iter
-        self.thresholds = thresholds
-        self.tol = tol
-        self.early_stopping = early_stopping
-        self.scoring = scoring
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-
-    def _objective_spec(self):
+    def _objective(self, params, learner):
         from ..objectives._push import PushObjective
 
         return PushObjective(loss="exp", price="identity")

@@ -1,6 +1,6 @@
 """Safeguarded one-dimensional minimization along a weak ranker.
 
-φ(α) = J(f + α·h) is minimized by finding the sign change of φ′ (SPEC §2:
+φ(α) = J(f + α·h) is minimized by finding the sign change of φ′ (docs/theory/push.md#coordinate-descent:
 "safeguarded Newton or bisection on the derivative").  The search
 
 1. orients itself downhill (α has the sign of −φ′(0));

@@ -3,67 +3,12 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO
+from typing import TextIO
 
+# Shared by every iterative estimator (rankcore.base); kept importable from here.
+from ..base import IterationInfo, check_callbacks, run_callbacks
 
-@dataclass(frozen=True)
-class IterationInfo:
-    """What a ``callbacks=`` function of a push ``fit`` receives after each iteration.
-
-    Attributes
-    ----------
-    iteration : int
-        1-based number of the iteration just completed.
-    n_iter : int
-        The planned number of iterations (the fit may stop earlier).
-    objective : float
-        The objective after the step (the value ``objective_values_`` records).
-    alpha : float
-        The step taken along the chosen weak ranker.
-    ranker : WeakRanker
-        The weak ranker chosen at this iteration.
-    validation_score : float or None
-        The ``scoring`` metric on the validation data (``eval_set`` or the
-        early-stopping split); None when nothing is monitored.
-    elapsed : float
-        Seconds since the fit started iterating.
-    """
-
-    iteration: int
-    n_iter: int
-    objective: float
-    alpha: float
-    ranker: Any
-    validation_score: float | None
-    elapsed: float
-
-
-def check_callbacks(callbacks) -> tuple[Callable[[IterationInfo], Any], ...]:
-    """Validate ``fit(callbacks=...)``: None, one callable, or a sequence of callables."""
-    if callbacks is None:
-        return ()
-    if callable(callbacks):
-        return (callbacks,)
-    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Sequence):
-        raise TypeError(f"callbacks: expected a callable or a list of callables, got {type(callbacks).__name__}")
-    for i, cb in enumerate(callbacks):
-        if not callable(cb):
-            raise TypeError(f"callbacks[{i}]: expected a callable taking an IterationInfo, got {cb!r}")
-    return tuple(callbacks)
-
-
-def run_callbacks(callbacks, info: IterationInfo) -> str | None:
-    """Call every callback; the first truthy return value stops the fit.
-
-    A returned string becomes ``stop_reason_``; any other truthy value stops
-    with the reason ``"callback"``.
-    """
-    for cb in callbacks:
-        answer = cb(info)
-        if answer:
-            return answer if isinstance(answer, str) else "callback"
-    return None
+__all__ = ["IterationInfo", "check_callbacks", "run_callbacks", "Progress"]
 
 
 class Progress:

@@ -1,4 +1,6 @@
-"""Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+"""Regularized ranking in a reproducing kernel Hilbert space.
+
+The risk, the filters and the parameter choice: ``docs/theory/kernel_ranking.md``.
 
 :class:`KernelRanker` fits magnitude-preserving least-squares ranking
 functions under any registered spectral filter and kernel; one decomposition

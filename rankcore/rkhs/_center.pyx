@@ -1,6 +1,6 @@
 # Design
 # ------
-# A. The ranking operator of seed 003 is A = P K P / m with the centering
+# A. The ranking operator (docs/theory/kernel_ranking.md#computation) is A = P K P / m with the centering
 #    projector P = I - 11^T/m.  Forming it in place (two passes over the
 #    m x m buffer, parallel over rows) avoids the three temporaries that
 #    ``K - K.mean(0) - K.mean(1)[:, None] + K.mean()`` allocates: at

@@ -7,26 +7,25 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..base import CheckedParams, Ranker, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
-from ..persistence import ModelFormatError
 from ..registry import registry
 from ..validation import (
     check_bipartite_target,
     check_finite_scores,
     check_graded_labels,
     check_matrix,
-    check_random_state_param,
     effective_n_threads,
 )
-from ._krylov import (DEFAULT_MAX_ITER, DEFAULT_TOL, BlockKernelOperator, BlockKrylovSpectrum, DenseOperator,
-                      KrylovSpectrum)
+from ._krylov import BlockKernelOperator, BlockKrylovSpectrum, DenseOperator, KrylovSpectrum
+from ._params import KERNEL_RANKER_FITTED, KERNEL_RANKER_PARAMETERS
 from ._plan import default_memory_budget, plan_solver
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
@@ -45,8 +44,6 @@ KRYLOV_BLOCK = 1024
 #: docs (rkhs page, "Block Lanczos"): on the kernel matrix in memory the single-vector route is faster.
 KRYLOV_VECTORS = 32
 
-SOLVERS = ("auto", "exact", "krylov", "nystroem")
-
 #: 32-bit LAPACK indexing of an m x m array: m * m < 2**31.
 EXACT_MAX_SAMPLES = 46_340
 
@@ -63,8 +60,8 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-class KernelRanker(BaseEstimator):
-    """Regularized ranking in a reproducing kernel Hilbert space (seed 003, SPEC §4).
+class KernelRanker(Ranker):
+    """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
     Minimizes the magnitude-preserving least-squares ranking risk
     (1/m²) Σ_{i,j} (y_i − y_j − (f(x_i) − f(x_j)))² under a spectral
@@ -72,81 +69,6 @@ class KernelRanker(BaseEstimator):
     c = U g_λ(Σ) Uᵀ (P y / m), where P K P / m = U Σ Uᵀ.  One decomposition
     serves every λ and every filter, so a λ path, a hold-out choice over 200
     values or several filters at once cost little more than one fit.
-
-    Parameters
-    ----------
-    kernel : str, rankcore.Kernel or callable, default "rbf"
-        A registered kernel spec (``"rbf"``, ``"rbf:100"``, ``"laplacian"``,
-        ``"poly:2"``, ``"linear"``, or a plugin's), a configured
-        :class:`rankcore.Kernel`, or a callable ``func(X, Y) -> Gram matrix``
-        (or scikit-learn's pair form ``func(x, y) -> float``).  Length scales
-        divide: ``rbf`` is exp(−‖x − x'‖²/γ), so scikit-learn's
-        ``gamma=g`` is ``gamma=1/g`` here.
-    gamma : float, optional
-        Overrides the kernel's γ (``rbf``, ``laplacian``, ``poly``).  Default:
-        the kernel spec's value, ``"scale"`` = from the training data (for
-        ``rbf``: n_features · Var(X)).
-    degree, coef0 : optional
-        Override the ``poly`` kernel's parameters.
-    filter : str, rankcore.Filter or sequence of them, default "tikhonov"
-        The regularization scheme: ``"tikhonov"``, ``"iterated:ν"``,
-        ``"cutoff"``, ``"landweber"``, ``"showalter"`` or a plugin's.  A
-        sequence fits (or, with ``lam="holdout"``, chooses among) several.
-    lam : float, array-like, "holdout" or "apriori", default 1e-3
-        λ > 0; an array fits the whole path (decision values get a λ axis);
-        ``"holdout"`` chooses λ (and the filter, if several) on a held-out
-        part by ``metric``; ``"apriori"`` extrapolates λ₊(s) = α s^{−β/2}
-        fitted by hold-out on small subsets (seed 003 §4.4).
-    lam_grid : array-like, optional
-        The grid of the hold-out and a-priori choices; default λ₀ q^j with
-        λ₀ = 1, q = 0.95, j = 1..200 (the paper's).
-    metric : str, default "misrank"
-        Any registered metric spec; bipartite metrics (``auc``, ...) need y
-        with two values.
-    holdout_size : float, default 0.5
-        Fraction of the rows held out to choose λ.
-    refit : bool, default True
-        After the hold-out choice, refit on all rows (True) or keep the model
-        fitted on the fitting part (False, the paper's Table 1 protocol).
-    apriori_sizes : sequence of int, default (20, 30, 40, 50)
-        Subset sizes for ``lam="apriori"`` (repeat a size to average over
-        several subsets); each must be smaller than the training set.
-    solver : {"auto", "exact", "krylov", "nystroem"}, default "auto"
-        ``"exact"``: one decomposition of the m x m operator (every filter
-        exactly; O(m³) time, two m x m arrays).  ``"krylov"``: one Lanczos
-        basis for every λ and filter (:mod:`rankcore.rkhs._krylov`), each
-        (filter, λ) certified to ``tol``; on the kernel matrix in memory
-        when m² doubles fit ``memory_budget``, else matrix-free (kernel rows
-        recomputed block by block; block Lanczos, 32 vectors per sweep over
-        the kernel, the random ones seeded by ``random_state``; O(m (32
-        steps + block)) memory).
-        ``"nystroem"``: low rank with ``n_components`` landmarks.
-        ``"auto"`` chooses by predicted time and memory (exact on small
-        data, Krylov up to about 2,700 rows, Nyström beyond on a 2-core
-        machine); ``solver_`` and ``solver_plan_`` say what it chose and why.
-    tol : float, default 1e-8
-        ``solver="krylov"``: relative coefficient error certified for every
-        (filter, λ); the default reproduces the exact path's scores to
-        better than 1e-6 and its hold-out choices.
-    max_iter : int, default 500
-        ``solver="krylov"``: Lanczos steps (block steps matrix-free) at most; a (filter, λ) whose
-        bound is not met by then gets a ``KrylovConvergenceWarning`` and the
-        exact solver (when the kernel matrix is in memory).
-    memory_budget : int or None
-        Bytes the m x m arrays may take (``solver="auto"``/``"krylov"``);
-        default half the physical memory.
-    n_components : int, default 1000
-        Nyström landmarks (capped at the number of rows).
-    random_state : int, RandomState or None
-        Hold-out splits, a-priori subsets, Nyström landmarks and the random
-        start vectors of the matrix-free Krylov route (its path differs
-        from one seed to another within ``tol``).
-    n_jobs : int or None
-        Threads (BLAS and the Gram/centering kernels); None = all cores.
-        Fits on fewer than ``PARALLEL_MIN_ROWS`` (1024) rows, and predictions
-        on small batches, run serially: there a second thread costs more
-        than it saves.  The results do not depend on the thread count
-        beyond BLAS rounding.
 
     Attributes
     ----------
@@ -199,55 +121,15 @@ class KernelRanker(BaseEstimator):
     (3,)
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: Any = "rbf",
-        gamma: Any = None,
-        degree: Any = None,
-        coef0: Any = None,
-        filter: Any = "tikhonov",
-        lam: Any = 1e-3,
-        lam_grid: Any = None,
-        metric: Any = "misrank",
-        holdout_size: float = 0.5,
-        refit: bool = True,
-        apriori_sizes: Any = (20, 30, 40, 50),
-        solver: str = "auto",
-        tol: float = DEFAULT_TOL,
-        max_iter: int = 500,
-        memory_budget: Any = None,
-        n_components: int = 1000,
-        random_state: Any = None,
-        n_jobs: Any = None,
-    ) -> None:
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.filter = filter
-        self.lam = lam
-        self.lam_grid = lam_grid
-        self.metric = metric
-        self.holdout_size = holdout_size
-        self.refit = refit
-        self.apriori_sizes = apriori_sizes
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.memory_budget = memory_budget
-        self.n_components = n_components
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+    name = "KernelRanker"
+    aliases = ("kernel", "kernelranker", "rkhs")
+    summary = "regularized kernel ranking (spectral filters)"
+    examples = ("KernelRanker:lam=0.1", "KernelRanker:lam=holdout,metric=auc,random_state=0")
+    parameters = KERNEL_RANKER_PARAMETERS
+    fitted = KERNEL_RANKER_FITTED
 
-    # ------------------------------------------------------------------
-    # scikit-learn plumbing
-    # ------------------------------------------------------------------
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.pairwise = False
-        return tags
+    def _task(self) -> str:
+        return "any"      # real-valued grades or two labels: no classifier tags
 
     # ------------------------------------------------------------------
     # Parameter resolution (spec strings stay strings until fit)
@@ -282,17 +164,15 @@ class KernelRanker(BaseEstimator):
             kernel = type(kernel)(**{**kernel.params, **overrides})
         return kernel
 
-    def _check_params(self, m: int) -> None:
-        """Every parameter check ``fit`` makes, for a model of ``m`` support rows (used when loading)."""
+    def _setup(self) -> CheckedParams:
+        """Every parameter checked and every spec resolved that needs no data (the start of ``fit`` and of loading)."""
+        params = self._check_params()
         self._configured_kernel()
         self._resolve_filters()
         self._resolve_lam()
         self._resolve_grid()
-        self._check_scalars(m)
-        self._check_apriori_sizes(2**62)
-        registry().resolve("metric", self.metric)
-        effective_n_threads(self.n_jobs)
-        check_random_state_param(self.random_state)
+        resolve_parameter("metric", "metric", params.metric)
+        return params
 
     def _resolve_filters(self) -> tuple[list[Filter], bool]:
         spec = self.filter
@@ -334,25 +214,10 @@ class KernelRanker(BaseEstimator):
             raise ValueError(f"lam_grid: expected a non-empty 1-D array of finite numbers > 0, got {self.lam_grid!r}")
         return grid
 
-    def _check_scalars(self, m: int, filters=()) -> tuple[str, int]:
-        if not (_is_number(self.holdout_size) and 0 < float(self.holdout_size) < 1):
-            raise ValueError(f"holdout_size: expected a fraction in (0, 1), got {self.holdout_size!r}")
-        if not isinstance(self.refit, (bool, np.bool_)):
-            raise TypeError(f"refit: expected True or False, got {self.refit!r}")
-        if not isinstance(self.solver, str) or self.solver not in SOLVERS:
-            raise ValueError(f"solver: expected 'auto', 'exact', 'krylov' or 'nystroem', got {self.solver!r}")
-        if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
-            raise ValueError(f"n_components: expected an integer >= 1, got {self.n_components!r}")
-        if not (_is_number(self.tol) and 0 < float(self.tol) < 1):
-            raise ValueError(f"tol: expected a relative error in (0, 1), got {self.tol!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter: expected an integer >= 1 (Lanczos steps), got {self.max_iter!r}")
+    def _plan(self, m: int, filters=()) -> tuple[str, int]:
+        """The solver for ``m`` rows (``"auto"`` chooses by predicted time and memory) and the landmarks."""
         budget = self.memory_budget
-        if budget is None:
-            budget = default_memory_budget()
-        elif isinstance(budget, bool) or not isinstance(budget, numbers.Integral) or budget < 1:
-            raise ValueError(f"memory_budget: expected a number of bytes (an integer >= 1) or None, got {budget!r}")
-        self._memory_budget = int(budget)
+        self._memory_budget = int(default_memory_budget() if budget is None else budget)
         solver = self.solver
         auto, self.solver_plan_ = plan_solver(m, int(self.n_components), self._memory_budget,
                                               min(EXACT_AUTO_LIMIT, EXACT_MAX_SAMPLES),
@@ -415,8 +280,7 @@ class KernelRanker(BaseEstimator):
         -------
         self
         """
-        if hasattr(self, "dual_coef_"):
-            del self.dual_coef_  # a fit that fails leaves the estimator unfitted, not stale
+        self._setup()
         X_arr = self._check_X(X, reset=True)
         m = X_arr.shape[0]
         if m < 2:
@@ -427,7 +291,7 @@ class KernelRanker(BaseEstimator):
         self.n_features_in_ = X_arr.shape[1]
         filters, single_filter = self._resolve_filters()
         mode, lams = self._resolve_lam()
-        solver, n_components = self._check_scalars(m, filters)
+        solver, n_components = self._plan(m, filters)
         kernel = self._resolve_kernel(X_arr)
         metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
@@ -563,6 +427,12 @@ class KernelRanker(BaseEstimator):
         self.lam_ = float(self.lams_[0]) if single_lam else None
         self.filter_ = self.filters_[0] if single_filter else None
         self.spectrum_ = None if spectrum is None else spectrum.eigenvalues.copy()
+        if spectrum is not None and not np.any(spectrum.eigenvalues > 0):
+            # A = P K P / m is zero: the kernel values do not vary over the training rows
+            warn_constant(owner="KernelRanker",
+                          why=f"the centred kernel matrix of {getattr(self.kernel_, 'spec', 'the kernel')!r} is zero "
+                              "on the training rows (constant features, or a length scale far from the "
+                              "features' scale)", stacklevel=4)
         if isinstance(spectrum, KrylovSpectrum):
             self.n_iter_ = spectrum.n_iter
         if spectrum is not None:
@@ -632,40 +502,18 @@ class KernelRanker(BaseEstimator):
         if isinstance(self.kernel_, CallableKernel):
             raise TypeError("KernelRanker: a model with a callable kernel cannot be saved (it has no spec string); "
                             "register the kernel as a plugin to save it")
-        state = {
-            "kernel": self.kernel_.spec,
-            "filters": [f.spec for f in self.filters_],
-            "single_filter": self._single_filter,
-            "single_lam": self._single_lam,
-            "lams": self.lams_,
-            "support": self.support_,
-            "dual_coef": self.dual_coef_,
-            "spectrum": self.spectrum_,
-            "solver": self.solver_,
-            "n_features_in": int(self.n_features_in_),
-            "target_type": self.target_type_,
-            "classes": None if not hasattr(self, "classes_") else self.classes_.tolist(),
-            "feature_names_in": None if not hasattr(self, "feature_names_in_") else [str(v) for v in self.feature_names_in_],
-            "lam_grid": self.lam_grid_,
-            "holdout_losses": self.holdout_losses_,
-            "apriori": self.apriori_,
-        }
-        return state
+        return super()._get_fitted_state()
 
-    def _set_fitted_state(self, state: dict) -> None:
-        def fail(message: str):
-            raise ModelFormatError(f"KernelRanker state: {message}")
+    def _check_loaded_params(self, state: dict):
+        # the parameters read from the file pass the same checks as in fit (m: the support rows)
+        params = self._setup()
+        support_rows = getattr(state.get("support"), "shape", (1,))[0]
+        self._plan(max(int(support_rows), 1))
+        self._check_apriori_sizes(2**62)
+        return params
 
-        expected = {"kernel", "filters", "single_filter", "single_lam", "lams", "support", "dual_coef", "spectrum",
-                    "solver", "n_features_in", "target_type", "classes", "feature_names_in", "lam_grid",
-                    "holdout_losses", "apriori"}
-        if set(state) != expected:
-            fail(f"unexpected or missing fields {sorted(set(state) ^ expected)}")
-        support_rows = getattr(state["support"], "shape", (1,))[0]
-        try:  # the parameters read from the file pass the same checks as in fit
-            self._check_params(max(int(support_rows), 1))
-        except (TypeError, ValueError) as exc:
-            fail(f"invalid parameters: {exc}")
+    def _restore_fitted_state(self, state: dict, setup) -> None:
+        fail = self._state_error
         reg = registry()
         if not isinstance(state["kernel"], str):
             fail("kernel must be a spec string")

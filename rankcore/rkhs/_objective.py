@@ -5,8 +5,8 @@ Over a score vector f with graded labels y and residuals a = y − f,
     J(f) = (1/W²) Σ_{i,j} w_i w_j (y_i − y_j − (f_i − f_j))²
          = (1/W²) Σ_{i,j} w_i w_j (a_i − a_j)²,           W = Σ_i w_i,
 
-the empirical risk of seed 003 (eq. 3 without the penalty; unit weights give
-its 1/m² normalization).  The pairs never need forming:
+the empirical risk of docs/theory/kernel_ranking.md#the-risk (without the
+penalty; unit weights give its 1/m² normalization).  The pairs never need forming:
 Σ_{i,j}(a_i − a_j)² = 2n Σ a_i² − 2(Σ a_i)², and with weights
 
     J = 2 Σ_i w_i (a_i − ā)² / W,   ā = Σ_i w_i a_i / W   (twice the weighted variance),
@@ -17,7 +17,7 @@ the residuals share a large offset.  Along a direction h the objective is an
 exact quadratic, φ(α) = J(f + αh) = 2 Var_w(a − αh), so the line search gets
 φ′ = −4 Cov_w(a, h) and φ″ = 4 Var_w(h) and one Newton step is exact.
 
-As row-block reductions (:class:`~rankcore.objectives.SeparableObjective`),
+As row-block reductions (:class:`~rankcore.objectives.BoundSeparable`),
 each block contributes (W, mean a, M2 a, mean h, M2 h, co-moment of a and h)
 merged by Chan's pairwise update: numerically stable, associative, O(1) per
 block -- the seam the blocked (Dask) backends use.
@@ -34,7 +34,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..objectives._base import LinePoint, Objective, RowBlock, SeparableObjective, clip_hessian
+from ..objectives._base import LinePoint, Objective, RowBlock, BoundSeparable, clip_hessian
 
 __all__ = ["MagnitudePreservingSquared"]
 
@@ -105,10 +105,10 @@ class MagnitudePreservingSquared(Objective):
             raise ValueError(f"objective {self.spec!r}: the total sample weight must be positive")
 
     def bind(self, y, sample_weight=None, *, n_threads=1):
-        return _MPSquaredProblem(self, np.asarray(y, dtype=np.float64), sample_weight)
+        return _BoundMPSquared(self, np.asarray(y, dtype=np.float64), sample_weight)
 
 
-class _MPSquaredProblem(SeparableObjective):
+class _BoundMPSquared(BoundSeparable):
     """Bound form: one reduction stage of mergeable moments."""
 
     n_stages = 1

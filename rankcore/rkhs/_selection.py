@@ -1,4 +1,6 @@
-"""Choosing λ: hold-out on a geometric grid, and the a-priori rule of seed 003 §4.4.
+"""Choosing λ: hold-out on a geometric grid, and the a-priori rule.
+
+The rules: docs/theory/kernel_ranking.md#choosing-the-regularization-parameter.
 
 Both reuse one decomposition per training set: the hold-out choice scores
 the whole grid (every filter, every λ) from the one spectrum of the fitting
@@ -20,7 +22,7 @@ from ..metrics import Metric
 __all__ = ["default_grid", "HoldoutResult", "holdout_split", "holdout_choice", "GridEdgeWarning", "AprioriResult",
            "apriori_choice"]
 
-#: The paper's grid: λ_j = λ₀ q^j, λ₀ = 1, q = 0.95, j = 1..200 (seed 003 §4.1).
+#: The paper's grid: λ_j = λ₀ q^j, λ₀ = 1, q = 0.95, j = 1..200 (Kriukova, Pereverzyev and Tkachenko 2014).
 GRID_START, GRID_RATIO, GRID_SIZE = 1.0, 0.95, 200
 
 

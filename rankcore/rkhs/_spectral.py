@@ -1,8 +1,8 @@
-"""One decomposition of the ranking operator for every filter and every λ (SPEC §4).
+"""One decomposition of the ranking operator for every filter and every λ (docs/theory/kernel_ranking.md#computation).
 
 With f = Σ_i c_i K(x_i, ·), the centering projector P = I − 11ᵀ/m and the
 symmetric operator A = P K P / m = U Σ Uᵀ, every regularized ranking
-function of seed 003 has the coefficients
+function (docs/theory/kernel_ranking.md#the-risk) has the coefficients
 
     c = U g_λ(Σ) Uᵀ b,        b = P y / m,
 
@@ -96,23 +96,35 @@ class Spectrum:
     weights: np.ndarray
     norm: float
     n_support: int
+    #: The size of the kernel entries, mean |K_ii| (0: unknown).  Centring cancels a constant part of
+    #: K (nearly all of it for a very wide rbf), but the rounding of K's entries stays: see lam_floor.
+    entry_scale: float = 0.0
 
     def coefficients(self, G: np.ndarray) -> np.ndarray:
         """Coefficient vectors for filter values ``G`` of shape (k, n_t): shape (k, n_support)."""
         raise NotImplementedError
 
     @property
+    def floor_scale(self) -> float:
+        """max(‖A‖, mean |K_ii|): the scale of the rounding noise in A (see :attr:`lam_floor`)."""
+        return max(self.norm, self.entry_scale)
+
+    @property
     def lam_floor(self) -> float:
-        """The smallest usable λ: n·ε·‖A‖ (n eigenvalues, ε the float64 epsilon).
+        """The smallest usable λ: n·ε·max(‖A‖, mean |K_ii|) (n eigenvalues, ε the float64 epsilon).
 
         A computed eigenvalue of the symmetric A is exact only to about
-        n·ε·‖A‖ (the backward error of the eigensolver), so eigen-directions
-        below that are rounding noise.  Every filter amplifies a direction by
+        n·ε·‖A‖ (the backward error of the eigensolver), and A = P K P / m
+        carries the rounding of K's entries, about ε·|K_ij| each: when the
+        centring cancels most of K (a very wide rbf, K ≈ 1 everywhere, makes
+        ‖A‖ ~ 1e-10) that noise, not ‖A‖, sets the floor.  Eigen-directions
+        below it are rounding noise.  Every filter amplifies a direction by
         at most about 1/λ (g_λ(0) = 1/λ for Tikhonov, 1/t for t ≥ λ for the
         cut-off): with λ below the floor the noise is amplified beyond the
-        signal and the scores are meaningless (|f| of 1e275 at λ = 1e-300).
+        signal and the scores are meaningless (|f| of 1e275 at λ = 1e-300;
+        training AUC 0.34 where the signal gives 0.9).
         """
-        return max(self.eigenvalues.shape[0], 1) * np.finfo(np.float64).eps * self.norm
+        return max(self.eigenvalues.shape[0], 1) * np.finfo(np.float64).eps * self.floor_scale
 
     def usable_lams(self, lams) -> np.ndarray:
         """λ values clipped to :attr:`lam_floor`, with a ``RuntimeWarning`` when any was below it."""
@@ -121,9 +133,10 @@ class Spectrum:
         low = lams < floor
         if low.any():
             warnings.warn(
-                f"lam: {float(lams[low].min()):.3g} is below the numerical floor n*eps*||A|| = {floor:.3g} of this "
-                f"training set (n = {self.eigenvalues.shape[0]} eigenvalues, ||A|| = {self.norm:.3g}): eigenvalues "
-                f"that small are rounding noise and would be amplified; using lam = {floor:.3g} instead",
+                f"lam: {float(lams[low].min()):.3g} is below the numerical floor n*eps*max(||A||, mean K_ii) = "
+                f"{floor:.3g} of this training set (n = {self.eigenvalues.shape[0]} eigenvalues, ||A|| = "
+                f"{self.norm:.3g}, mean K_ii = {self.entry_scale:.3g}): eigenvalues that small are rounding noise "
+                f"and would be amplified; using lam = {floor:.3g} instead",
                 RuntimeWarning, stacklevel=3)
             lams = np.maximum(lams, floor)
         return lams
@@ -227,6 +240,7 @@ class ExactSpectrum(Spectrum):
         m = y.shape[0]
         self.n_support = m
         b = _centered_target(np.asarray(y, dtype=np.float64))
+        self.entry_scale = float(np.abs(np.diagonal(K)).mean())    # before the centring cancels it
         _center.center_inplace(K, n_threads)  # K <- P K P / m
         if m == 1:
             self._n_eigen = 1
@@ -272,8 +286,8 @@ class ExactSpectrum(Spectrum):
 
     @property
     def lam_floor(self) -> float:
-        """n·ε·‖A‖ with n = m, also when only some eigenpairs were computed (``min_eigenvalue``)."""
-        return max(self._n_eigen, 1) * np.finfo(np.float64).eps * self.norm
+        """n·ε·max(‖A‖, mean |K_ii|) with n = m, also when only some eigenpairs were computed."""
+        return max(self._n_eigen, 1) * np.finfo(np.float64).eps * self.floor_scale
 
     def coefficients(self, G: np.ndarray) -> np.ndarray:
         if self._z is None:
@@ -316,6 +330,7 @@ class NystroemSpectrum(Spectrum):
         m, r = K_mr.shape
         if K_rr.shape != (r, r) or y.shape[0] != m:
             raise ValueError(f"NystroemSpectrum: shapes do not match: K_mr {K_mr.shape}, K_rr {K_rr.shape}, y {y.shape}")
+        self.entry_scale = float(np.abs(np.diagonal(K_rr)).mean()) if r else 0.0
         s, V = scipy.linalg.eigh(0.5 * (K_rr + K_rr.T))
         # K_rr's eigenvalues below rounding level carry no information: drop
         # them (the pseudo-inverse), as scikit-learn's Nystroem does.

@@ -1,7 +1,7 @@
 """Contract checks for rankcore components, like scikit-learn's ``check_estimator``.
 
-Every registered component -- built-in or from a third-party plugin -- can be
-run through the checks of its family::
+Every registered component -- built-in or from a third-party plugin, estimators
+included -- can be run through the checks of its family::
 
     from rankcore.testing import check_component
     check_component("price", "pow:4")          # raises AssertionError on a violation
@@ -12,6 +12,12 @@ run through the checks of its family::
 
     @pytest.mark.parametrize("check", component_checks("price", "cubic"), ids=str)
     def test_cubic(check):
+        check()
+
+    # or the whole test of a plugin package: every example spec's checks, then
+    # found through the registry and used by a model by name
+    @pytest.mark.parametrize("check", plugin_checks(CubicPrice), ids=str)
+    def test_plugin(check):
         check()
 
 The checks of each family live in ``rankcore/testing/_<family>.py`` as a list
@@ -28,7 +34,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["check_component", "component_checks", "registry_cases", "ComponentCheck"]
+__all__ = ["check_component", "component_checks", "plugin_checks", "registry_cases", "ComponentCheck"]
 
 _FAMILY_MODULES = {
     "loss": "_losses",
@@ -39,6 +45,7 @@ _FAMILY_MODULES = {
     "filter": "_filters",
     "kernel": "_kernels",
     "candidate": "_candidates",
+    "estimator": "_estimators",
 }
 
 
@@ -75,6 +82,27 @@ def _family_checks(family: str) -> tuple:
 def component_checks(family: str, spec: str, *, seed: int = 0) -> list[ComponentCheck]:
     """Every contract check of ``family`` bound to the component ``spec``."""
     return [ComponentCheck(family, spec, func, seed) for func in _family_checks(family)]
+
+
+def plugin_checks(cls: type, *, seed: int = 0) -> list[ComponentCheck]:
+    """Everything a plugin package tests about one component class.
+
+    The contract checks of its family for each of its example specs
+    (``cls.example_specs()``), then, on the first example: the registry finds
+    the class by name, provided by the distribution of its package (so the
+    entry point works), and a model uses it by name on a small problem
+    (``rankcore.testing._plugins``).  The package must be installed (or
+    registered with ``register_plugin``).
+    """
+    from ._plugins import PLUGIN_CHECKS
+
+    family = getattr(cls, "family", "")
+    if family not in _FAMILY_MODULES:
+        raise TypeError(f"cls: expected a component class of one of the families {', '.join(_FAMILY_MODULES)}, "
+                        f"got {cls!r}")
+    specs = cls.example_specs()
+    checks = [check for spec in specs for check in component_checks(family, spec, seed=seed)]
+    return checks + [ComponentCheck(family, specs[0], func, seed) for func in PLUGIN_CHECKS]
 
 
 def check_component(family: str, spec: str, *, seed: int = 0) -> None:

@@ -50,7 +50,7 @@ def check_filter_limit_at_zero(flt, rng):
 
 
 def check_filter_residual_bounded(flt, rng):
-    """0 ≤ t·g_λ(t) ≤ 1: the residual 1 − t g_λ(t) lies in [0, 1] (γ₀ ≤ 1, seed 003 Def. 2.2)."""
+    """0 ≤ t·g_λ(t) ≤ 1: the residual 1 − t g_λ(t) lies in [0, 1] (docs/theory/kernel_ranking.md#filters)."""
     t = _spectrum(rng)
     for lam in _LAMS:
         tg = t * flt(t, lam, norm=_NORM)

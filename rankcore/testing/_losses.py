@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._common import assert_finite
+
 __all__ = ["CHECKS", "pairwise_reference"]
 
 
@@ -29,6 +31,8 @@ def check_loss_shape(loss, rng):
     """ℓ ≥ 0, ℓ ≥ 1 on z ≤ 0 (an upper bound of 1[z ≤ 0]), non-increasing, convex."""
     z = np.linspace(-20.0, 20.0, 401)
     v = _call(loss.value, z)
+    assert_finite(v, owner=f"loss {loss.spec!r}", what="ℓ", at=z, at_name="z")
+    assert_finite(_call(loss.derivative, z), owner=f"loss {loss.spec!r}", what="ℓ'", at=z, at_name="z")
     assert np.all(v >= 0), f"loss {loss.spec!r}: negative values"
     assert np.all(v[z <= 0] >= 1.0 - 1e-12), f"loss {loss.spec!r}: ℓ(z) < 1 for some z <= 0 (not an upper bound of 1[z <= 0])"
     assert np.all(np.diff(v) <= 1e-12 * np.maximum(1, np.abs(v[1:]))), f"loss {loss.spec!r}: ℓ increases"
@@ -42,6 +46,8 @@ def check_loss_derivatives(loss, rng):
     z = rng.uniform(-4, 4, 40)
     z = z[np.abs(z - 1.0) > 1e-3]           # keep away from the hinge kink
     h = 1e-6
+    for name in ("value", "derivative") + (("second_derivative",) if loss.has_second_derivative else ()):
+        assert_finite(_call(getattr(loss, name), z), owner=f"loss {loss.spec!r}", what=name, at=z, at_name="z")
     fd = (_call(loss.value, z + h) - _call(loss.value, z - h)) / (2 * h)
     np.testing.assert_allclose(_call(loss.derivative, z), fd, rtol=1e-5, atol=1e-7,
                                err_msg=f"loss {loss.spec!r}: ℓ' vs finite differences")

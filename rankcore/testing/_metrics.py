@@ -13,6 +13,9 @@ import numbers
 
 import numpy as np
 
+from ..metrics._base import MetricValueError
+from ._common import assert_finite
+
 __all__ = [
     "CHECKS",
     "check_metric_attributes",
@@ -25,6 +28,7 @@ __all__ = [
     "check_metric_shift_invariance",
     "check_metric_rejects_bad_input",
     "check_metric_one_class",
+    "check_metric_weighted_groups",
 ]
 
 _SIZES = (30, 61, 200)
@@ -92,11 +96,28 @@ def check_metric_spec_round_trip(metric, rng):
     assert again == metric, f"resolve('metric', {metric.spec!r}) gave {again!r}, expected {metric!r}"
 
 
+def _call(metric, y, scores):
+    """``metric(y, scores)``, or the non-finite value it returned (``Metric.__call__`` refuses it):
+    the checks below name such a value themselves ("is NaN")."""
+    try:
+        return metric(y, scores)
+    except MetricValueError as exc:
+        return exc.value
+
+
+def _loss(metric, y, scores):
+    """``metric.loss(y, scores)``, or ``to_loss`` of the non-finite value the metric returned."""
+    try:
+        return metric.loss(y, scores)
+    except MetricValueError as exc:
+        return metric.to_loss(exc.value)
+
+
 def check_metric_value_type(metric, rng):
     """Scalar metrics return finite real numbers (in [0, 1] when bounded); nothing returns None."""
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
-        value = metric(y, scores)
+        value = _call(metric, y, scores)
         if metric.scalar:
             assert isinstance(value, numbers.Real) and not isinstance(value, bool), (
                 f"{metric.spec}: expected a real number, got {type(value).__name__} {value!r}")
@@ -118,12 +139,12 @@ def check_metric_loss_direction(metric, rng):
     values = []
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
-        value = metric(y, scores)
-        assert _same(metric.loss(y, scores), metric.to_loss(value)), (
+        value = _call(metric, y, scores)
+        assert _same(_loss(metric, y, scores), metric.to_loss(value)), (
             f"{metric.spec}: loss(y, s) differs from to_loss(metric(y, s))")
         values.append(float(value))
         # a perfect-ish and a reversed scoring give values to compare too
-        values.append(float(metric(y, np.asarray(y, dtype=np.float64) + 0.0)))
+        values.append(float(_call(metric, y, np.asarray(y, dtype=np.float64) + 0.0)))
     for a in values:
         for b in values:
             if a == b:
@@ -141,12 +162,13 @@ def check_metric_monotone(metric, rng):
         return
     for trial in range(40):
         y, scores = _data(metric, rng, _SIZES[trial % len(_SIZES)])
-        before = float(metric(y, scores))
+        before = float(_call(metric, y, scores))
         moved = scores.copy()
         idx = int(rng.integers(0, y.shape[0]))
         step = float(rng.integers(0, 4))  # 0 keeps, small steps make and break ties
         moved[idx] += step if y[idx] == 1 else -step
-        after = float(metric(y, moved))
+        after = float(_call(metric, y, moved))
+        assert_finite([before, after], owner=metric.spec, what="the value before and after the move")
         assert _not_worse(metric, before, after), (
             f"{metric.spec}: not monotone: moving the {'positive' if y[idx] == 1 else 'negative'} "
             f"at {idx} from {scores[idx]} to {moved[idx]} changed the value from {before!r} to {after!r}")
@@ -160,7 +182,7 @@ def check_metric_sorted_kernel(metric, rng):
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
         pos, neg = np.sort(scores[y == 1]), np.sort(scores[y == 0])
-        direct = metric(y, scores)
+        direct = _call(metric, y, scores)
         via_kernel = kernel.evaluate(pos, neg)
         via_sorted = metric.from_sorted(pos, neg)
         assert _same(float(direct), via_kernel), (
@@ -176,7 +198,7 @@ def check_metric_permutation_invariance(metric, rng):
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
         perm = rng.permutation(n)
-        a, b = metric(y, scores), metric(y[perm], scores[perm])
+        a, b = _call(metric, y, scores), _call(metric, y[perm], scores[perm])
         assert _same(a, b), f"{metric.spec}: permuting the examples changed the value from {a!r} to {b!r}"
 
 
@@ -186,7 +208,7 @@ def check_metric_shift_invariance(metric, rng):
         return
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
-        a, b = metric(y, scores), metric(y, scores + 1000.0)
+        a, b = _call(metric, y, scores), _call(metric, y, scores + 1000.0)
         assert _same(a, b), f"{metric.spec}: adding 1000 to every score changed the value from {a!r} to {b!r}"
 
 
@@ -234,10 +256,45 @@ def check_metric_one_class(metric, rng):
         if metric.requires_both_classes:
             _expect_error(metric, (ValueError,), y, scores, f"only label {label}")
         else:
-            value = metric(y, scores)
+            value = _call(metric, y, scores)
             if metric.scalar:
                 assert math.isfinite(float(value)), (
                     f"{metric.spec}: with only label {label} expected a finite value, got {value!r}")
+
+
+def check_metric_weighted_groups(metric, rng):
+    """A declared resampling form (``weighted_groups``) equals the metric of the repeated rows.
+
+    Unit weights give the metric itself; integer weights (a bootstrap
+    replicate) give the metric of each row repeated that many times.
+    """
+    if not getattr(metric, "weighted_groups", False):
+        return
+    assert metric.task == "bipartite", f"{metric.spec}: weighted_groups is a form of bipartite metrics"
+    from rankcore.metrics._resampling import tie_groups
+
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        pos = np.sort(scores[y == 1])
+        neg = np.sort(scores[y == 0])
+        pos_size, neg_size, values = tie_groups(pos, neg)
+        got = metric.from_weighted_groups(pos_size.astype(float), neg_size.astype(float))
+        assert _same(float(got), float(metric(y, scores))), (
+            f"{metric.spec}: from_weighted_groups with unit weights gives {got!r}, the metric {metric(y, scores)!r}")
+        pos_w = rng.integers(0, 3, pos_size.shape[0]) * (pos_size > 0)
+        neg_w = rng.integers(0, 3, neg_size.shape[0]) * (neg_size > 0)
+        pos_w[np.argmax(pos_size)] += 1  # both classes keep some weight
+        neg_w[np.argmax(neg_size)] += 1
+        y_rep = np.r_[np.ones(pos_w.sum(), np.int8), np.zeros(neg_w.sum(), np.int8)]
+        s_rep = np.r_[np.repeat(values, pos_w), np.repeat(values, neg_w)]
+        got = metric.from_weighted_groups(pos_w.astype(float), neg_w.astype(float))
+        try:
+            expected = float(metric(y_rep, s_rep))
+        except ValueError:
+            continue  # a parameter that does not fit the repeated rows (k > n)
+        assert _same(float(got), expected), (
+            f"{metric.spec}: from_weighted_groups with integer weights gives {got!r}, the metric of the "
+            f"repeated rows {expected!r}")
 
 
 CHECKS = [
@@ -251,4 +308,5 @@ CHECKS = [
     check_metric_shift_invariance,
     check_metric_rejects_bad_input,
     check_metric_one_class,
+    check_metric_weighted_groups,
 ]

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from ._common import assert_finite
+
 __all__ = ["CHECKS"]
 
 
@@ -43,6 +45,7 @@ def check_objective_gradient_finite_differences(objective, rng):
     y, w, bound = _bound(objective, rng, n=20)
     scores = rng.normal(size=y.shape[0])
     _, grad = bound.value_and_gradient(scores)
+    assert_finite(grad, owner=f"objective {objective.spec!r}", what="the gradient")
     eps = 1e-6
     fd = np.empty_like(scores)
     for j in range(scores.shape[0]):
@@ -61,6 +64,7 @@ def check_objective_line_function(objective, rng):
     line = bound.line(scores, h)
     for alpha in (0.0, 0.37, -0.8):
         p = line(alpha)
+        assert_finite([p.value, p.d1], owner=f"objective {objective.spec!r}", what=f"the line's φ, φ′ at α={alpha}")
         assert math.isclose(p.value, bound.value(scores + alpha * h), rel_tol=1e-10, abs_tol=1e-10), (
             f"objective {objective.spec!r}: line value at α={alpha} differs from value(scores + α h)")
         eps = 1e-6

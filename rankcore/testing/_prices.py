@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._common import assert_finite
+
 __all__ = ["CHECKS"]
 
 _GRID = np.r_[0.0, np.geomspace(1e-6, 1e-2, 5), np.linspace(0.05, 5.0, 40), np.geomspace(6.0, 200.0, 10)]
@@ -27,9 +29,13 @@ def check_price_shapes_and_types(price, rng):
 
 def check_price_nonnegative_increasing_convex(price, rng):
     """g ≥ 0, g′ ≥ 0, g non-decreasing and convex on [0, 200]."""
+    owner = f"price {price.spec!r}"
     with np.errstate(over="ignore"):
         g = _call(price.value, _GRID)
         dg = _call(price.derivative, _GRID)
+    # +inf is an honest overflow of a steep g (exp:2 at r = 200); NaN never is
+    assert_finite(g, owner=owner, what="g", at=_GRID, at_name="r", allow_inf=True)
+    assert_finite(dg, owner=owner, what="g'", at=_GRID, at_name="r", allow_inf=True)
     finite = np.isfinite(g)
     assert np.all(g[finite] >= 0), f"price {price.spec!r}: g < 0 at r = {_GRID[finite][g[finite] < 0][:3]}"
     assert np.all(dg[np.isfinite(dg)] >= 0), f"price {price.spec!r}: g' < 0 somewhere on [0, 200]"
@@ -39,6 +45,8 @@ def check_price_nonnegative_increasing_convex(price, rng):
     a, b = rng.uniform(0, 20, 200), rng.uniform(0, 20, 200)
     with np.errstate(over="ignore"):
         ga, gb, gm = _call(price.value, a), _call(price.value, b), _call(price.value, 0.5 * (a + b))
+    for values, at in ((ga, a), (gb, b), (gm, 0.5 * (a + b))):
+        assert_finite(values, owner=owner, what="g", at=at, at_name="r", allow_inf=True)
     ok = np.isfinite(ga) & np.isfinite(gb)
     slack = 1e-9 * np.maximum(1.0, np.abs(ga + gb))
     assert np.all(gm[ok] <= 0.5 * (ga + gb)[ok] + slack[ok]), f"price {price.spec!r}: not convex"
@@ -46,8 +54,11 @@ def check_price_nonnegative_increasing_convex(price, rng):
 
 def check_price_derivatives(price, rng):
     """g′ (and g″ if given) agree with central finite differences."""
+    owner = f"price {price.spec!r}"
     r = rng.uniform(0.2, 5.0, 30)
     h = 1e-6 * np.maximum(1.0, r)
+    for name in ("value", "derivative") + (("second_derivative",) if price.has_second_derivative else ()):
+        assert_finite(_call(getattr(price, name), r), owner=owner, what=name, at=r, at_name="r")
     fd = (_call(price.value, r + h) - _call(price.value, r - h)) / (2 * h)
     dg = _call(price.derivative, r)
     np.testing.assert_allclose(dg, fd, rtol=1e-5, atol=1e-8, err_msg=f"price {price.spec!r}: g' vs finite differences")
@@ -70,6 +81,8 @@ def check_price_log_forms(price, rng):
             expected = np.log(_call(plain, r))
             got = _call(log_form, log_r)
         finite = np.isfinite(expected)
+        assert not np.isnan(got).any(), (
+            f"price {price.spec!r}: {log_form.__name__} is NaN at log r = {log_r[np.isnan(got)][0]!r}")
         np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-9, atol=1e-9,
                                    err_msg=f"price {price.spec!r}: {log_form.__name__} vs log of {plain.__name__}")
         assert np.array_equal(got[~finite], expected[~finite]), (
@@ -78,14 +91,18 @@ def check_price_log_forms(price, rng):
 
 
 def check_price_log_forms_large(price, rng):
-    """The log forms never give NaN and never decrease, even where g itself overflows."""
+    """The log forms are finite and never decrease, even where g itself overflows (log r up to 700)."""
     log_r = np.linspace(-50.0, 700.0, 200)
     with np.errstate(over="ignore", invalid="ignore"):
         for log_form in (price.log_value, price.log_derivative):
             got = _call(log_form, log_r)
-            assert not np.isnan(got).any(), f"price {price.spec!r}: {log_form.__name__} is NaN for large r"
-            assert np.all(np.diff(got) >= -1e-9 * np.maximum(1.0, np.abs(got[1:]))), (
-                f"price {price.spec!r}: {log_form.__name__} decreases in log r")
+            # a non-finite value is reported as what it is (a NaN, an overflow), not as a decrease
+            assert_finite(got, owner=f"price {price.spec!r}", what=f"{log_form.__name__} (log form)", at=log_r,
+                          at_name="log r")
+            drop = np.diff(got) < -1e-9 * np.maximum(1.0, np.abs(got[1:]))
+            assert not drop.any(), (
+                f"price {price.spec!r}: {log_form.__name__} decreases in log r, from {got[:-1][drop][0]!r} at "
+                f"log r = {log_r[:-1][drop][0]!r} to {got[1:][drop][0]!r}")
 
 
 def check_price_homogeneous_degree(price, rng):

@@ -1,0 +1,10 @@
+"""The hook implementation rankcore loads through the entry point (``pyproject.toml``)."""
+
+import rankcore
+
+from .metric import RecallAtK
+
+
+@rankcore.hookimpl
+def rankcore_register_metrics():
+    return [RecallAtK]

@@ -1,0 +1,12 @@
+"""The 'recall@k' metric passes rankcore's contract checks, is found through its entry point and is used by name."""
+
+import pytest
+
+from rankcore.testing import plugin_checks
+
+from rankcore_recall_at_k.metric import RecallAtK
+
+
+@pytest.mark.parametrize("check", plugin_checks(RecallAtK), ids=str)
+def test_plugin(check):
+    check()

@@ -1,0 +1,10 @@
+"""The hook implementation rankcore loads through the entry point (``pyproject.toml``)."""
+
+import rankcore
+
+from .objective import SquaredAuc
+
+
+@rankcore.hookimpl
+def rankcore_register_objectives():
+    return [SquaredAuc]

@@ -1,0 +1,97 @@
+"""Confidence intervals on the command line: ``--ci``/``--n-boot`` and the tables they add.
+
+``rankcore evaluate --ci 0.95`` adds lower/upper columns; ``rankcore compare
+--ci 0.95`` adds, for the held-out split, every model's intervals and a "Δ
+against the best" table: each model's difference from the best model on each
+metric, its interval and the paired test's p-value (DeLong for the AUC, the
+paired bootstrap otherwise; :func:`rankcore.metrics.compare`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._common import Table, _checked_number
+
+__all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables"]
+
+
+def level(text: str) -> float:
+    """argparse type: a confidence level in (0, 1)."""
+    return _checked_number(text, float, lambda v: 0 < v < 1, "a confidence level in (0, 1) such as 0.95")
+
+
+def n_boot(text: str) -> int:
+    """argparse type: at least 100 replicates."""
+    return _checked_number(text, int, lambda v: v >= 100, "an integer number of bootstrap replicates >= 100")
+
+
+def add_interval_options(parser, *, random_state: bool) -> None:
+    group = parser.add_argument_group("confidence intervals")
+    group.add_argument("--ci", type=level, nargs="?", const=0.95, metavar="LEVEL",
+                       help="also give confidence intervals at LEVEL (0.95 when no level follows): DeLong for "
+                            "auc, a stratified bootstrap for every other metric")
+    group.add_argument("--n-boot", type=n_boot, default=2000, metavar="N",
+                       help="bootstrap replicates of the intervals (default 2000, at least 100)")
+    if random_state:
+        group.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                           help="seed of the bootstrap replicates (default 0)")
+
+
+def interval_table(y: Any, scores: Any, specs: list[str], args) -> Table:
+    """``metric, value, lower, upper, method`` for one scoring (``evaluate --ci``)."""
+    from ..metrics import evaluate
+
+    results = evaluate(y, scores, specs, ci=args.ci, n_boot=args.n_boot, random_state=args.random_state)
+    rows = [[spec, r.estimate, r.lower, r.upper, r.method] for spec, r in results.items()]
+    return Table(["metric", "value", "lower", "upper", "method"], rows)
+
+
+def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
+    """The intervals of every model and the Δ-against-the-best table on the held-out split."""
+    from ..metrics import compare, evaluate
+    from ..registry import resolve
+
+    split = next((s for s in comparison.splits if s != "train"), "train")
+    y = comparison.splits[split][1]
+    level_pct = f"{100 * args.ci:g}%"
+    rows = []
+    for fitted in comparison.models:
+        found = evaluate(y, fitted.scores[split], comparison.metrics, ci=args.ci, n_boot=args.n_boot,
+                         random_state=args.random_state)
+        rows += [[fitted.config.label, spec, r.estimate, r.lower, r.upper, r.method] for spec, r in found.items()]
+    intervals = Table(["model", "metric", "value", "lower", "upper", "method"], rows)
+    deltas = []
+    if len(comparison.models) > 1:
+        for spec in comparison.metrics:
+            metric = resolve("metric", spec)
+            values = {f.config.label: f.metrics[split][spec] for f in comparison.models}
+            pick = max if metric.greater_is_better else min
+            best = pick(comparison.models, key=lambda f: values[f.config.label])
+            for fitted in comparison.models:
+                if fitted is best:
+                    continue
+                d = compare(y, fitted.scores[split], best.scores[split], spec, level=args.ci, n_boot=args.n_boot,
+                            random_state=args.random_state)
+                deltas.append([spec, fitted.config.label, best.config.label, d.difference, d.lower, d.upper,
+                               d.p_value])
+    differences = Table(["metric", "model", "best", "delta", "lower", "upper", "p"], deltas)
+    return split, [(f"{split} split: {level_pct} intervals", intervals),
+                   (f"{split} split: Δ against the best, {level_pct} interval, paired p-value", differences)]
+
+
+def render_tables(main: Table, extra: list[tuple[str, Table]], fmt: str) -> str:
+    """The main table, then each titled table (JSON: one object with every table; without any, the table alone)."""
+    if not extra:
+        return main.render(fmt)
+    if fmt == "json":
+        keys = ["metrics", "intervals", "differences"]
+        parts = {keys[0]: json.loads(main.render("json"))}
+        parts.update({key: json.loads(table.render("json")) for key, (_, table) in zip(keys[1:], extra)})
+        return json.dumps(parts, indent=1)
+    blocks = [main.render(fmt)]
+    for title, table in extra:
+        if table.rows:
+            blocks.append((f"# {title}\n" if fmt == "csv" else f"{title}\n") + table.render(fmt))
+    return "\n\n".join(blocks)

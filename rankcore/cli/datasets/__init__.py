@@ -1,0 +1,60 @@
+"""Reading labelled data files for the command line: CSV with a header, LIBSVM/svmlight, ``.npy`` and ``.npz``.
+
+:func:`load_data` returns a :class:`Dataset` -- a dense float64 feature
+matrix, the raw labels and the feature names -- and turns every problem in a
+file into one :class:`DataError` line that names the file and, for text
+formats, the line (``data.csv, line 12, column 'age': expected a number, got
+'n/a'``).  The command line prints that line and exits with status 2.
+
+Formats (chosen by extension, or by ``fmt=``):
+
+``csv`` (``.csv``, ``.tsv``, ``.txt``, any of them gzipped as ``.gz``)
+    A header line, then one row per example.  The delimiter (comma,
+    semicolon or tab) is read off the header.  The label is the column named
+    ``label`` (default ``"label"``); every other column is a feature unless
+    dropped with ``drop=``.  Label values may be numbers or text.  A
+    missing feature value -- a field that is empty or one of
+    :data:`MISSING_VALUES` (``NA``, ``N/A``, ``NaN``, ``null``, ``None``,
+    ``?``, ``-``; any case, surrounding spaces ignored) or any other spelling
+    of NaN (``-nan``) -- is read as NaN, for the learners that handle missing
+    values (the ``trees`` learner); ``allow_missing=False`` refuses it.
+    Infinite values (``inf``, ``1e400``) and a missing or non-finite label
+    are always errors.
+``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
+    ``label index:value index:value ... # comment``; an optional ``qid:n``
+    is ignored.  Indices are one-based unless some index is 0 (then
+    zero-based, as scikit-learn's ``zero_based="auto"``).  The matrix is
+    made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
+    matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
+``npy``
+    A 2-D numeric array; ``label`` is the column index of the label
+    (default: the last column).
+``npz``
+    Arrays ``X`` (2-D) and ``y`` (1-D, key chosen by ``label``), and
+    optionally ``feature_names``.  Loaded without pickle.
+
+Speed: a clean CSV is read by pandas' C parser when pandas is installed
+(NumPy's ``loadtxt`` otherwise, for files of numbers); only a file that
+fails there goes through the line-tracking parser that finds and names the
+problem (``benchmarks/bench_cli_datasets.py`` measures the three).  pandas
+also reads missing values (:data:`MISSING_VALUES` in any case).  pandas
+cannot tell a missing value in the *last* column from a short row, so then
+the delimiters of every line are counted (a NumPy pass over the bytes); a
+file with quotes or lone carriage returns, and unusual spellings
+(``' NA '``), go to the checking parser, which reads them too, only slower.
+
+``.npy``/``.npz`` features may hold NaN (missing values) as well; LIBSVM
+files cannot (an absent feature is 0 there), so NaN in them is an error.
+
+Labels become a bipartite target with :meth:`Dataset.binary_target`: the
+greater of the two labels is the relevant one (``1`` of {0, 1}, ``M`` of
+{B, M}), unless ``positive=`` names it -- then every other label is
+irrelevant, so a multi-class file can rank one class against the rest.
+"""
+
+from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues
+from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES
+from ._load import detect_format, load_data
+
+__all__ = ["DataError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
+           "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS"]

@@ -1,0 +1,201 @@
+"""CSV with a header line: the checking parser, which names the line and column of every problem.
+
+A clean file is read by a C reader first (:mod:`._csv_fast`); only a file
+that fails there, or whose values need a closer look, comes through the
+line-tracking parser here.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import gzip
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._csv_fast import _csv_fast_path
+from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, _canonical_nan, _columns, _is_number,
+                       _label_array, _label_problem, _open_text)
+
+_CHUNK_ROWS = 65536  # rows converted to float at a time (bounded memory for the text form)
+
+
+def _sniff_delimiter(header: str) -> str:
+    counts = {d: header.count(d) for d in (",", "\t", ";")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str]) -> Dataset:
+    label_name = DEFAULT_LABEL if label is None else str(label)
+    explicit_label = label is not None
+    try:
+        fh = _open_text(source)
+        with fh:
+            return _parse_csv(fh, source, label_name, explicit_label, require_label, drop)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}); is it a binary file?") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise DataError(f"{source}: damaged gzip data ({exc})") from None
+    except csv.Error as exc:
+        raise DataError(f"{source}: malformed CSV ({exc})") from None
+
+
+def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> Dataset:
+    # Find the header: the first non-blank line.
+    header_line = ""
+    header_lineno = 0
+    for header_lineno, header_line in enumerate(fh, start=1):
+        if header_line.strip():
+            break
+    else:
+        raise DataError(f"{source}: the file is empty (expected a header line, then one row per example)")
+    delimiter = _sniff_delimiter(header_line)
+    header = next(csv.reader([header_line], delimiter=delimiter))
+    names = [h.strip() for h in header]
+    if any(not n for n in names):
+        raise DataError(f"{source}, line {header_lineno}: the header has an empty column name "
+                        f"(column {names.index('') + 1})")
+    seen: dict[str, int] = {}
+    for n in names:
+        if n in seen:
+            raise DataError(f"{source}, line {header_lineno}: the header names the column {n!r} twice")
+        seen[n] = 1
+    if all(_is_number(n) for n in names):
+        raise DataError(f"{source}, line {header_lineno}: expected a header line of column names, "
+                        f"got numbers ({header_line.strip()[:60]!r}); add a header")
+    unknown = [d for d in drop if d not in seen]
+    if unknown:
+        raise DataError(f"{source}: no column {unknown[0]!r} to drop (columns: {_columns(names)})")
+    label_index: int | None
+    if label_name in seen:
+        label_index = names.index(label_name)
+    elif require_label or explicit_label:
+        close = difflib.get_close_matches(label_name, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        if not explicit_label:
+            hint += "; name the label column with --label COLUMN"
+        raise DataError(f"{source}: no label column {label_name!r} in the header (columns: {_columns(names)}){hint}")
+    else:
+        label_index = None
+    if label_index is not None and label_name in drop:
+        raise DataError(f"{source}: the label column {label_name!r} cannot also be dropped")
+    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop]
+    if not feature_idx:
+        raise DataError(f"{source}: no feature columns (columns: {_columns(names)})")
+
+    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index)
+    if fast is not None:
+        X, y = fast
+        data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
+                       source, "csv")
+        data.row_lines = _LazyLines(source, header_lineno, delimiter)
+        return data
+
+    n_fields = len(names)
+    reader = csv.reader(fh, delimiter=delimiter)
+    # the reader's line_num counts from the first line it reads
+    offset = header_lineno
+    blocks: list[np.ndarray] = []
+    labels: list[str] = []
+    lines: list[int] = []
+    chunk: list[list[str]] = []
+    chunk_lines: list[int] = []
+    take = np.asarray(feature_idx)
+
+    def flush():
+        if chunk:
+            blocks.append(_chunk_to_float(chunk, chunk_lines, take, names, source))
+            chunk.clear()
+            chunk_lines.clear()
+
+    for row in reader:
+        lineno = reader.line_num + offset
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue  # blank line
+        if len(row) != n_fields:
+            raise DataError(f"{source}, line {lineno}: expected {n_fields} fields as in the header, got {len(row)}")
+        if label_index is not None:
+            value = row[label_index].strip()
+            if value.lower() in _MISSING:
+                raise DataError(f"{source}, line {lineno}: missing label in column {label_name!r}")
+            labels.append(value)
+        lines.append(lineno)
+        chunk.append(row)
+        chunk_lines.append(lineno)
+        if len(chunk) >= _CHUNK_ROWS:
+            flush()
+    flush()
+    if not lines:
+        raise DataError(f"{source}: no data rows after the header")
+    X = np.ascontiguousarray(np.concatenate(blocks, axis=0))
+    if label_index is not None:
+        for text in set(labels):  # the distinct labels: few, even in a long file
+            problem = _label_problem(text)
+            if problem is not None:
+                row = labels.index(text)
+                raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
+                                f"got {text[:40]!r}")
+    y = _label_array(labels) if label_index is not None else None
+    return Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
+                   source, "csv", np.asarray(lines, dtype=np.int64))
+
+
+class _LazyLines:
+    """The file line of each data row, found by re-reading the file on first use (errors only)."""
+
+    def __init__(self, source: str, header_lineno: int, delimiter: str):
+        self.source, self.header_lineno, self.delimiter = source, header_lineno, delimiter
+        self._lines: np.ndarray | None = None
+
+    def __getitem__(self, row: int) -> int:
+        if self._lines is None:
+            lines = []
+            with _open_text(self.source) as fh:
+                for _ in range(self.header_lineno):
+                    next(fh)
+                reader = csv.reader(fh, delimiter=self.delimiter)
+                for fields in reader:
+                    if fields and not (len(fields) == 1 and not fields[0].strip()):
+                        lines.append(reader.line_num + self.header_lineno)
+            self._lines = np.asarray(lines, dtype=np.int64)
+        return int(self._lines[row])
+
+
+def _chunk_to_float(chunk, chunk_lines, take, names, source) -> np.ndarray:
+    """The feature fields of a chunk of rows as float64, missing values as NaN.
+
+    A column of plain numbers is converted at once; only a column that fails
+    goes field by field (missing value, number, or an error naming the line).
+    """
+    cells = np.asarray(chunk, dtype=object)[:, take]
+    try:
+        block = cells.astype(np.float64)
+    except (ValueError, TypeError):
+        block = np.empty(cells.shape, dtype=np.float64)
+        for c in range(cells.shape[1]):
+            try:
+                block[:, c] = cells[:, c].astype(np.float64)
+            except (ValueError, TypeError):
+                name = names[take[c]]
+                block[:, c] = [_field_value(text, source, chunk_lines[r], name) for r, text in enumerate(cells[:, c])]
+    infinite = np.isinf(block)
+    if infinite.any():
+        r, c = (int(v[0]) for v in np.nonzero(infinite))
+        raise DataError(f"{source}, line {chunk_lines[r]}, column {names[take[c]]!r}: expected a finite number, "
+                        f"got {str(cells[r, c]).strip()[:40]!r}")
+    return _canonical_nan(block)
+
+
+def _field_value(text: str, source: str, line: int, name: str) -> float:
+    """One feature field: a number, NaN for a missing value, or a DataError naming the line and column."""
+    stripped = str(text).strip()
+    if stripped.lower() in _MISSING:
+        return math.nan
+    try:
+        return float(stripped)
+    except ValueError:
+        raise DataError(f"{source}, line {line}, column {name!r}: expected a number, got {stripped[:40]!r}"
+                        " (drop non-numeric columns with --drop COLUMN)") from None

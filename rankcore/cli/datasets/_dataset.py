@@ -1,0 +1,293 @@
+"""What every reader returns: :class:`Dataset`, :class:`MissingValues`, :class:`DataError`, and shared helpers."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+__all__ = ["DataError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL", "MISSING_VALUES"]
+
+#: Formats :func:`load_data` reads.
+FORMATS = ("csv", "libsvm", "npy", "npz")
+
+#: The label column a CSV file is expected to have when none is named.
+DEFAULT_LABEL = "label"
+
+#: The CSV fields read as a missing value (NaN), compared case-insensitively
+#: after stripping surrounding spaces; any other spelling of NaN that
+#: ``float()`` reads (``-nan``, ``+NaN``) is missing too.  A missing label is
+#: an error.
+MISSING_VALUES = ("", "NA", "N/A", "NaN", "null", "None", "?", "-")
+_MISSING = frozenset(v.lower() for v in MISSING_VALUES)
+
+
+class DataError(ValueError):
+    """A data file that cannot be used, with a one-line message naming the file (and line)."""
+
+
+@dataclass
+class Dataset:
+    """Features and labels read from one file.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        C-contiguous; finite, or NaN where a value is missing (see
+        :meth:`missing`).
+    y : ndarray of shape (n_samples,) or None
+        The raw labels (float64, or str objects when a CSV label is text);
+        None when the file has no label.
+    feature_names : list of str
+    label_name : str or None
+        The label's column name (CSV), array key (npz), index (npy) or
+        ``"first field"`` (libsvm).
+    source : str
+        The path as given, for messages.
+    format : str
+        One of :data:`FORMATS`.
+    row_lines : sequence of int or None
+        For text formats, the file line of each row (1-based), so that errors
+        found after parsing still point at a line.
+    """
+
+    X: np.ndarray
+    y: np.ndarray | None
+    feature_names: list[str]
+    label_name: str | None
+    source: str
+    format: str
+    row_lines: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.X)
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    def missing(self) -> "MissingValues | None":
+        """Where the features have missing values (NaN), or None if they have none.
+
+        Time O(n_samples * n_features), memory one bool per value.
+        """
+        mask = np.isnan(self.X)
+        if not mask.any():
+            return None
+        rows = mask.any(axis=1)
+        columns = np.flatnonzero(mask.any(axis=0))
+        first_row = int(np.argmax(rows))
+        first_column = int(np.argmax(mask[first_row]))
+        return MissingValues(
+            n_values=int(np.count_nonzero(mask)),
+            n_rows=int(np.count_nonzero(rows)),
+            n_samples=self.n_samples,
+            columns=[self.feature_names[j] for j in columns],
+            n_features=self.n_features,
+            first=f"{self.where(first_row)}, column {self.feature_names[first_column]!r}",
+        )
+
+    def where(self, row: int) -> str:
+        """``"data.csv, line 12"`` (text formats) or ``"data.npy, row 10"``."""
+        if self.row_lines is not None:
+            return f"{self.source}, line {int(self.row_lines[row])}"
+        return f"{self.source}, row {row}"
+
+    def binary_target(self, positive: Any = None, *, require_both: bool = True) -> np.ndarray:
+        """The labels as a bipartite target: 1 for the relevant label, 0 otherwise.
+
+        Parameters
+        ----------
+        positive : label, optional
+            The relevant label (compared with the labels as read: ``"1"`` and
+            ``1`` both match a numeric label 1).  Default: the greater of the
+            two labels; a third label is then an error naming its line.
+        require_both : bool, default True
+            Raise if only one class is present (training needs both;
+            scoring a file of one class does not).
+
+        Returns
+        -------
+        ndarray of int8, shape (n_samples,)
+        """
+        if self.y is None:
+            raise DataError(f"{self.source}: the file has no label ({self._label_hint()})")
+        labels = self.y
+        uniques, first_index, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        if positive is not None:
+            target = _match_label(positive, labels, self.source)
+            y01 = (labels == target).astype(np.int8)
+            if require_both and (y01.all() or not y01.any()):
+                what = "every" if y01.all() else "no"
+                raise DataError(
+                    f"{self.source}: {what} row has the relevant label {_show(target)} "
+                    f"(labels present: {_show_list(uniques)}); ranking needs both classes"
+                )
+            return y01
+        if uniques.shape[0] > 2:
+            # the row that brought in the third distinct label, in file order
+            order = np.sort(first_index)
+            row = int(order[2])
+            seen = [labels[i] for i in order[:2]]
+            raise DataError(
+                f"{self.where(row)}: the label {self._label_desc()} has a third value {_show(labels[row])} "
+                f"(after {_show(seen[0])} and {_show(seen[1])}); a bipartite ranking needs exactly two labels "
+                "(or name the relevant one with --positive LABEL)"
+            )
+        if uniques.shape[0] < 2:
+            if require_both:
+                raise DataError(
+                    f"{self.source}: the label {self._label_desc()} has only one value, {_show(uniques[0])}; "
+                    "ranking needs both classes"
+                )
+            only = uniques[0]
+            return np.full(labels.shape[0], 1 if _is_one(only) else 0, dtype=np.int8)
+        return inverse.astype(np.int8)
+
+    def _label_desc(self) -> str:
+        return f"column {self.label_name!r}" if self.format == "csv" else f"{self.label_name}"
+
+    def _label_hint(self) -> str:
+        return {
+            "csv": "name the label column with --label COLUMN",
+            "npy": "give the label's column index with --label INDEX",
+            "npz": "store the labels as array 'y' or name the array with --label KEY",
+        }.get(self.format, "")
+
+
+@dataclass(frozen=True)
+class MissingValues:
+    """How many feature values of a :class:`Dataset` are missing, and where (:meth:`Dataset.missing`).
+
+    Attributes
+    ----------
+    n_values : int
+        Missing values (NaN cells).
+    n_rows, n_samples : int
+        Rows with at least one missing value, of all rows.
+    columns : list of str
+        The feature columns with at least one missing value, in file order.
+    n_features : int
+        All feature columns.
+    first : str
+        Where the first one is, e.g. ``"data.csv, line 12, column 'age'"``.
+    """
+
+    n_values: int
+    n_rows: int
+    n_samples: int
+    columns: list[str]
+    n_features: int
+    first: str
+
+    def describe(self, limit: int = 6) -> str:
+        """One phrase: ``"12 missing values in 9 of 200 rows and 2 of 5 columns (age, bmi); the first at ..."``."""
+        shown = ", ".join(self.columns[:limit]) + (", ..." if len(self.columns) > limit else "")
+        plural = "s" if self.n_values != 1 else ""
+        return (f"{self.n_values} missing value{plural} in {self.n_rows} of {self.n_samples} rows and "
+                f"{len(self.columns)} of {self.n_features} columns ({shown}); the first at {self.first}")
+
+
+# --------------------------------------------------------------------------
+# helpers shared by the readers
+# --------------------------------------------------------------------------
+
+
+def _canonical_nan(X: np.ndarray) -> np.ndarray:
+    """X with every NaN the one quiet NaN (``-nan`` reads with its sign bit set in some readers, not others).
+
+    A missing value is a missing value whatever its spelling: every reader
+    then gives the same bytes.  In place; O(size).
+    """
+    missing = np.isnan(X)
+    if missing.any():
+        X[missing] = np.nan
+    return X
+
+
+def _open_text(source: str):
+    with open(source, "rb") as fh:
+        magic = fh.read(2)
+    raw = gzip.open(source, "rb") if magic == b"\x1f\x8b" else open(source, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict", newline="")
+
+
+def _label_problem(text: str) -> str | None:
+    """``"missing"`` or ``"non-finite"`` for a label field that cannot be a label, else None."""
+    if text.strip().lower() in _MISSING:
+        return "missing"
+    try:
+        value = float(text)
+    except ValueError:
+        return None  # a text label
+    if math.isnan(value):
+        return "missing"
+    return None if math.isfinite(value) else "non-finite"
+
+
+def _label_array(labels: list[str]) -> np.ndarray:
+    try:
+        values = np.asarray(labels, dtype=np.float64)
+    except ValueError:
+        return np.asarray(labels, dtype=object)
+    if not np.isfinite(values).all():
+        return np.asarray(labels, dtype=object)
+    return values
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _columns(names: Iterable[str], limit: int = 12) -> str:
+    """The column names, or the first and last few of a long header (the label is often last)."""
+    names = list(names)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:6]) + ", ..., " + ", ".join(names[-4:]) + f" ({len(names)} in all)"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return repr(int(value))
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+def _show_list(values: Iterable[Any], limit: int = 5) -> str:
+    values = list(values)
+    shown = ", ".join(_show(v) for v in values[:limit])
+    return shown + (", ..." if len(values) > limit else "")
+
+
+def _is_one(value: Any) -> bool:
+    try:
+        return float(value) == 1.0
+    except (TypeError, ValueError):
+        return False
+
+
+def _match_label(positive: Any, labels: np.ndarray, source: str) -> Any:
+    """The label value equal to ``positive`` (text from the command line or a value)."""
+    uniques = np.unique(labels)
+    for value in uniques:
+        if value == positive or str(value) == str(positive):
+            return value
+        if labels.dtype.kind == "f":
+            try:
+                if float(positive) == float(value):
+                    return value
+            except (TypeError, ValueError):
+                pass
+    raise DataError(f"{source}: the relevant label {positive!r} does not occur (labels present: {_show_list(uniques)})")

@@ -1,0 +1,105 @@
+"""LIBSVM / svmlight text: ``label index:value index:value ... # comment``, made dense."""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import numpy as np
+
+from ._dataset import DataError, Dataset, _open_text
+
+#: Largest LIBSVM feature index read (the matrix is made dense: a file naming
+#: feature 2,000,000,000 on one line must not ask for gigabytes).  Wider,
+#: genuinely sparse data: read it with scikit-learn's ``load_svmlight_file``
+#: and pass the CSR matrix to a learner that accepts it (SGDAtK, PerceptronAtK).
+MAX_LIBSVM_FEATURES = 1_000_000
+#: Largest dense matrix a LIBSVM file becomes, in float64 cells (1 GiB).
+MAX_DENSE_CELLS = 1 << 27
+
+
+def _read_libsvm(source: str, n_features: int | None) -> Dataset:
+    labels: list[float] = []
+    lines: list[int] = []
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    min_index = None
+    max_index = -1
+    try:
+        fh = _open_text(source)
+        with fh:
+            for lineno, raw in enumerate(fh, start=1):
+                text = raw.split("#", 1)[0].strip()
+                if not text:
+                    continue
+                fields = text.split()
+                try:
+                    label = float(fields[0])
+                except ValueError:
+                    raise DataError(f"{source}, line {lineno}: expected a numeric label first, got "
+                                    f"{fields[0][:40]!r} (LIBSVM rows are 'label index:value ...')") from None
+                if not math.isfinite(label):
+                    raise DataError(f"{source}, line {lineno}: expected a finite label, got {fields[0]!r}")
+                row = len(labels)
+                previous = -1
+                for item in fields[1:]:
+                    key, colon, value = item.partition(":")
+                    if not colon:
+                        raise DataError(f"{source}, line {lineno}: malformed feature {item[:40]!r} "
+                                        "(expected index:value)")
+                    if key == "qid":
+                        continue
+                    try:
+                        index = int(key)
+                        number = float(value)
+                    except ValueError:
+                        raise DataError(f"{source}, line {lineno}: malformed feature {item[:40]!r} "
+                                        "(expected an integer index and a number)") from None
+                    if index < 0:
+                        raise DataError(f"{source}, line {lineno}: negative feature index in {item!r}")
+                    if index > MAX_LIBSVM_FEATURES:
+                        raise DataError(f"{source}, line {lineno}: feature index {index} is beyond the limit of "
+                                        f"{MAX_LIBSVM_FEATURES} features (rankcore.cli.datasets.MAX_LIBSVM_FEATURES; "
+                                        "the matrix is made dense)")
+                    if index <= previous:
+                        raise DataError(f"{source}, line {lineno}: feature indices must increase, "
+                                        f"got {index} after {previous}")
+                    if not math.isfinite(number):
+                        raise DataError(f"{source}, line {lineno}: feature {index}: expected a finite number, "
+                                        f"got {value!r} (a LIBSVM file has no missing values: an absent "
+                                        "feature is 0; write missing values to a CSV or .npy file)")
+                    previous = index
+                    min_index = index if min_index is None else min(min_index, index)
+                    max_index = max(max_index, index)
+                    rows.append(row)
+                    cols.append(index)
+                    vals.append(number)
+                labels.append(label)
+                lines.append(lineno)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}); is it a binary file?") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise DataError(f"{source}: damaged gzip data ({exc})") from None
+    if not labels:
+        raise DataError(f"{source}: no data rows (LIBSVM rows are 'label index:value ...')")
+    zero_based = min_index == 0
+    width = max_index + 1 if zero_based else max_index
+    if n_features is not None:
+        if width > n_features:
+            raise DataError(f"{source}: feature index {max_index} is beyond the model's {n_features} features")
+        width = n_features
+    if width < 1:
+        raise DataError(f"{source}: no feature values in any row")
+    if len(labels) * width > MAX_DENSE_CELLS:
+        raise DataError(f"{source}: {len(labels)} rows x {width} features is too large a dense matrix "
+                        f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
+                        "with sklearn.datasets.load_svmlight_file")
+    X = np.zeros((len(labels), width), dtype=np.float64)
+    if vals:
+        c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)
+        X[np.asarray(rows, dtype=np.int64), c] = np.asarray(vals, dtype=np.float64)
+    base = 0 if zero_based else 1
+    names = [f"f{j + base}" for j in range(width)]
+    return Dataset(X, np.asarray(labels, dtype=np.float64), names, "first field", source, "libsvm",
+                   np.asarray(lines, dtype=np.int64))

@@ -1,0 +1,113 @@
+"""NumPy files: ``.npy`` (one 2-D array, a label column) and ``.npz`` (arrays ``X``, ``y``), without pickle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._dataset import DataError, Dataset
+
+
+def _load_numpy(source: str):
+    try:
+        return np.load(source, allow_pickle=False)
+    except ValueError as exc:
+        raise DataError(f"{source}: not a NumPy file without pickled objects ({exc})") from None
+    except (EOFError, OSError) as exc:
+        raise DataError(f"{source}: not a readable NumPy file ({exc})") from None
+    except Exception as exc:  # zipfile.BadZipFile and friends
+        raise DataError(f"{source}: not a readable NumPy file ({type(exc).__name__}: {exc})") from None
+
+
+def _numeric_matrix(arr: Any, source: str, what: str) -> np.ndarray:
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "biuf":
+        raise DataError(f"{source}: {what} must hold numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise DataError(f"{source}: {what} must be a 2-D array (rows, columns), got shape {arr.shape}")
+    if arr.shape[0] < 1:
+        raise DataError(f"{source}: {what} has no rows")
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.isinf(out)  # NaN is a missing value; a missing label is refused by the caller
+    if bad.any():
+        r, c = (int(v[0]) for v in np.nonzero(bad))
+        raise DataError(f"{source}, row {r}: {what} column {c}: expected a finite number, got {float(out[r, c])!r}")
+    return out
+
+
+def _read_npy(source: str, label: Any, require_label: bool, n_features: int | None) -> Dataset:
+    arr = _load_numpy(source)
+    if not isinstance(arr, np.ndarray):
+        raise DataError(f"{source}: expected one array (.npy); for several arrays use .npz")
+    M = _numeric_matrix(arr, source, "the array")
+    d = M.shape[1]
+    if label is None:
+        index = d - 1
+    else:
+        try:
+            index = int(label)
+        except (TypeError, ValueError):
+            raise DataError(f"{source}: for a .npy file --label is the label's column index "
+                            f"(e.g. -1 for the last), got {label!r}") from None
+        if not -d <= index < d:
+            raise DataError(f"{source}: label column index {index} is out of range for {d} columns")
+        index %= d
+    has_label = require_label or label is not None or (n_features is not None and d == n_features + 1)
+    if has_label:
+        if d < 2:
+            raise DataError(f"{source}: the array has 1 column; it needs features and a label column")
+        keep = [j for j in range(d) if j != index]
+        missing = np.isnan(M[:, index])
+        if missing.any():
+            raise DataError(f"{source}, row {int(np.argmax(missing))}: missing label (NaN) in column {index}")
+        return Dataset(np.ascontiguousarray(M[:, keep]), M[:, index].copy(), [f"x{j}" for j in keep],
+                       f"column {index}", source, "npy")
+    return Dataset(M, None, [f"x{j}" for j in range(d)], None, source, "npy")
+
+
+def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
+    archive = _load_numpy(source)
+    if isinstance(archive, np.ndarray):
+        raise DataError(f"{source}: expected an .npz archive with arrays 'X' and 'y', got a single array")
+    with archive:
+        keys = list(archive.files)
+        if "X" not in keys:
+            raise DataError(f"{source}: no array 'X' (arrays: {', '.join(keys) or 'none'})")
+        try:
+            X = _numeric_matrix(archive["X"], source, "X")
+            y_key = "y" if label is None else str(label)
+            y = None
+            if y_key in keys:
+                y = np.asarray(archive[y_key])
+            elif require_label or label is not None:
+                raise DataError(f"{source}: no label array {y_key!r} (arrays: {', '.join(keys)}); "
+                                "name it with --label KEY")
+            names = [f"x{j}" for j in range(X.shape[1])]
+            if "feature_names" in keys:
+                raw = np.asarray(archive["feature_names"])
+                if raw.ndim != 1 or raw.shape[0] != X.shape[1]:
+                    raise DataError(f"{source}: feature_names must list {X.shape[1]} names, got shape {raw.shape}")
+                names = [str(v) for v in raw]
+        except ValueError as exc:
+            if isinstance(exc, DataError):
+                raise
+            raise DataError(f"{source}: {exc}") from None
+    if y is not None:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise DataError(f"{source}: the label array {y_key!r} must be 1-D, got shape {y.shape}")
+        if y.shape[0] != X.shape[0]:
+            raise DataError(f"{source}: X has {X.shape[0]} rows but the label array {y_key!r} has {y.shape[0]}")
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            row = int(np.flatnonzero(~np.isfinite(y))[0])
+            what = "missing label (NaN)" if np.isnan(y[row]) else f"non-finite label {float(y[row])!r}"
+            raise DataError(f"{source}, row {row}: {what} in array {y_key!r}")
+        if y.dtype.kind in "biu":
+            y = y.astype(np.float64)
+        elif y.dtype.kind == "U":
+            y = y.astype(object)
+        elif y.dtype.kind != "f":
+            raise DataError(f"{source}: the label array {y_key!r} must hold numbers or text, got dtype {y.dtype}")
+    return Dataset(X, y, names, None if y is None else y_key, source, "npz")

@@ -1,0 +1,88 @@
+"""Why a tree could not be grown: the trees learner's account of an empty search.
+
+A search that returns no tree either has nothing left to fit -- no split of
+the root gains even without the leaf constraints (the driver reports
+``"converged"``) -- or a constraint blocked every split: too few rows for two
+leaves of ``min_samples_leaf``, an empty row sample, no bin edge, leaves too
+light for ``min_child_weight``, or an ``l2`` that shrinks every leaf value
+below the smallest normal number.  :func:`unsplit_reason` names the one that
+applies, in the words of the parameters to change (the driver then stops
+with ``stop_reason_ = "no_split"`` and a ``UserWarning``).
+
+Cost: :func:`free_split_gain` is O(d·256) on the root's histogram, once per
+search that finds no split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["free_split_gain", "unsplit_reason", "underflow_reason"]
+
+#: Smallest normal float64: a tree whose leaf values are all below it (in magnitude) is no direction.
+TINY = float(np.finfo(np.float64).tiny)
+
+
+def free_split_gain(hist: np.ndarray, feature_mask: np.ndarray, l2: float, tie_tolerance: float) -> bool:
+    """Whether some split of a node gains without ``min_samples_leaf`` and ``min_child_weight``.
+
+    ``hist`` is the node's (d, 256, 3) histogram (Σg, Σh, count per feature
+    and code; code 255 is NaN, sent right here).  A gain counts when it
+    exceeds ``tie_tolerance`` times the largest term, as the split search's
+    ties do.
+    """
+    h = hist[np.asarray(feature_mask, dtype=bool)]
+    if h.shape[0] == 0:
+        return False
+    total = h.sum(axis=1)                                     # (d', 3): every feature sums the same rows
+    left = np.cumsum(h[:, :-1, :], axis=1)[:, :-1, :]         # codes <= b on the left, b = 0..253
+    right = total[:, None, :] - left
+    both = (left[..., 2] > 0) & (right[..., 2] > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms_l = left[..., 0] ** 2 / (left[..., 1] + l2)
+        terms_r = right[..., 0] ** 2 / (right[..., 1] + l2)
+        parent = total[:, 0] ** 2 / (total[:, 1] + l2)
+        gain = terms_l + terms_r - parent[:, None]
+        scale = np.maximum(np.maximum(terms_l, terms_r), parent[:, None])
+    ok = both & np.isfinite(gain) & (gain > tie_tolerance * scale) & (gain > 0)
+    return bool(ok.any())
+
+
+def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool | None) -> str | None:
+    """Why a tree's root was not split, or None when nothing is left to fit (no split gains at all).
+
+    Parameters
+    ----------
+    layout : TreeLayout
+        Its parameters (``subsample``, ``min_samples_leaf``, ...) and bin edges.
+    rows : int
+        The rows of this tree (after the row subsample).
+    feature_mask : uint8 array
+        The features drawn for this tree.
+    root_gains : bool or None
+        :func:`free_split_gain` of the root when its split search found
+        nothing; None when the search never ran (too few rows).
+    """
+    sampled = f" (subsample={layout.subsample:g})" if layout.subsample < 1.0 else ""
+    if rows <= 0:
+        return f"no row was drawn for this tree{sampled}: raise subsample"
+    if not np.any(layout.n_edges[np.asarray(feature_mask, dtype=bool)]):
+        return ("no feature has a bin edge: every feature drawn for this tree is constant on the rows that placed "
+                "the bins (raise bin_subsample or colsample)")
+    if rows < 2 * layout.min_samples_leaf:
+        more = " or raise subsample" if sampled else ""
+        return (f"this tree's {rows} rows{sampled} cannot make two leaves of min_samples_leaf="
+                f"{layout.min_samples_leaf} rows: lower min_samples_leaf (to at most {max(1, rows // 2)}){more}")
+    if not root_gains:
+        return None
+    return (f"every split of this tree's {rows} rows that gains leaves fewer than min_samples_leaf="
+            f"{layout.min_samples_leaf} rows or less than min_child_weight={layout.min_child_weight:g} of "
+            f"curvature on a side: lower them")
+
+
+def underflow_reason(values: np.ndarray, l2: float) -> str | None:
+    """The reason to refuse a tree whose leaf values all underflow (``l2`` = 1e308), else None."""
+    if np.any(np.abs(values) >= TINY):
+        return None
+    return (f"every leaf value -G/(H + l2) of this tree underflows to 0 or a subnormal number (l2={l2:g}): "
+            "lower l2")

@@ -1,0 +1,108 @@
+"""Loading a push model's fitted state: every field checked before the model is used (no pickle)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._params import STOP_REASONS, is_callback_reason
+
+__all__ = ["restore_push_state"]
+
+
+def restore_push_state(estimator, state: dict, setup) -> None:
+    """Check a push model file's ``state`` against the parameters' ``setup`` and set the fitted attributes.
+
+    ``setup`` is the estimator's resolved configuration (``_BaseBoost._setup``):
+    the file's objective, learner and task must be those of its parameters.
+    Raises ``ModelFormatError`` (through ``estimator._state_error``) naming the field.
+    """
+    fail = estimator._state_error
+    objective, learner = setup.objective, setup.learner
+    if state["objective"] != objective.spec:
+        fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
+    if state["learner"] != learner.spec:
+        fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
+    if state["task"] != objective.task:
+        fail(f"task {state['task']!r} does not match the objective's ({objective.task!r})")
+    d = state["n_features_in"]
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        fail(f"n_features_in must be a positive integer, got {d!r}")
+    alphas = state["alphas"]
+    if not (isinstance(alphas, np.ndarray) and alphas.dtype == np.float64 and alphas.ndim == 1):
+        fail("alphas must be a float64 vector")
+    if not np.isfinite(alphas).all():
+        fail("alphas must be finite")
+    T = alphas.shape[0]
+    if T > estimator.n_iter:
+        fail(f"{T} iterations stored, but n_iter={estimator.n_iter}")
+    raw = state["rankers"]
+    if not isinstance(raw, list) or len(raw) != T:
+        fail(f"rankers must be a list of {T} records (one per coefficient)")
+    rankers = []
+    for t, record in enumerate(raw):
+        if not isinstance(record, dict):
+            fail(f"rankers[{t}] must be a record")
+        try:
+            ranker = learner.ranker_from_state(record)
+        except (TypeError, ValueError, KeyError) as exc:
+            fail(f"rankers[{t}]: {exc}")
+        if any(not 0 <= j < d for j in ranker.features):
+            fail(f"rankers[{t}] reads feature {max(ranker.features)}, but n_features_in={d}")
+        rankers.append(ranker)
+    values = state["objective_values"]
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
+        fail(f"objective_values must be a float64 vector of length {T + 1}")
+    if np.isnan(values).any() or (values == np.inf).any():
+        fail("objective_values must not contain NaN or +inf")
+    if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
+        fail("objective_values must not increase (the driver never increases the objective)")
+    reason = state["stop_reason"]
+    if reason not in STOP_REASONS and not is_callback_reason(reason):
+        fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
+    classes = state.get("classes")
+    if objective.task == "graded":
+        if classes is not None:
+            fail("a graded model has no classes")
+    else:
+        if classes is None:
+            fail("classes are missing")
+        classes = np.asarray(classes)
+        if classes.ndim != 1 or classes.shape[0] != 2:
+            fail("classes must hold exactly two labels")
+        if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+            fail("classes must be finite")
+        if not classes[0] < classes[1]:
+            fail("classes must be two sorted, distinct labels")
+    names = state.get("feature_names_in")
+    if names is not None and not (isinstance(names, list) and len(names) == d
+                                  and all(isinstance(s, str) for s in names)):
+        fail(f"feature_names_in must be a list of {d} strings")
+    has_val = "validation_scores" in state
+    if has_val != ("best_iteration" in state):
+        fail("validation_scores and best_iteration go together")
+    if has_val:
+        scores = state["validation_scores"]
+        if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (T,)):
+            fail(f"validation_scores must be a float64 vector of length {T}")
+        best = state["best_iteration"]
+        if isinstance(best, bool) or not isinstance(best, int) or best < 0:
+            fail(f"best_iteration must be a non-negative integer, got {best!r}")
+
+    estimator.objective_spec_ = objective.spec
+    estimator.learner_spec_ = learner.spec
+    estimator.task_ = objective.task
+    if classes is not None:
+        estimator.classes_ = classes
+    estimator.n_features_in_ = d
+    if names is not None:
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    estimator.rankers_ = rankers
+    estimator.alphas_ = alphas
+    estimator.objective_values_ = values
+    estimator.n_iter_ = T
+    estimator.stop_reason_ = state["stop_reason"]
+    if has_val:
+        estimator.validation_scores_ = state["validation_scores"]
+        estimator.best_iteration_ = state["best_iteration"]
+    estimator._learner = learner
+
