@@ -27,6 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..spec import Parameter
 from ..validation import check_matrix
+from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers
