@@ -279,6 +279,54 @@ def test_auto_failing_candidate_is_recorded_and_the_search_goes_on(broken_plugin
     assert model.best_candidate_ != "broken-for-tests"
 
 
+class _Warns(Candidate):
+    """A candidate whose fit warns (as trees that cannot split a small fold do)."""
+
+    name = "warns-for-tests"
+    relative_cost = 0.01
+    accepts_missing = True
+
+    def build(self, context):
+        return _WarningEstimator()
+
+
+class _WarningEstimator:
+    def fit(self, X, y):
+        import warnings
+
+        warnings.warn("this candidate always warns", UserWarning)
+        self.w_ = np.ones(X.shape[1])
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X) @ self.w_
+
+
+class _WarnsPlugin:
+    @rankcore.hookimpl
+    def rankcore_register_auto_candidates(self):
+        return [_Warns]
+
+
+def test_auto_fold_warnings_are_noted_in_the_leaderboard_not_shown():
+    """A fold's warning goes to the candidate's note; only the final refit's warnings reach the user."""
+    import warnings
+
+    register_plugin(_WarnsPlugin(), name="auto-warns-test")
+    try:
+        X, y = _data(n=100)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = AutoRanker(candidates=[*FAST[:1], "warns-for-tests"], blend=False, random_state=0,
+                               n_jobs=1).fit(X, y)
+        row = model.leaderboard_["warns-for-tests"]
+        assert "fold 1 warned: UserWarning: this candidate always warns" in row.note
+        refits = 1 if model.best_candidate_ == "warns-for-tests" else 0
+        assert sum("always warns" in str(w.message) for w in caught) == refits
+    finally:
+        unregister_plugin("auto-warns-test")
+
+
 def test_auto_plugin_candidate_joins_the_default_search(broken_plugin):
     from rankcore.auto import default_specs
 

@@ -23,6 +23,8 @@ def _row(search, c: int, n_units: int, status: str, note: str = "") -> Leaderboa
     values = np.array([v for v in scores if math.isfinite(v)])
     fit = out.fit_times.get(c, [])
     score_t = out.score_times.get(c, [])
+    if c in out.warnings and status != "failed":
+        note = (note + "; " if note else "") + out.warnings[c]
     return LeaderboardRow(
         name=search.specs[c], status=status,
         mean=float(values.mean()) if values.size else math.nan,

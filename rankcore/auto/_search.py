@@ -65,6 +65,7 @@ class SearchOutcome:
     fit_times: dict[int, list[float]] = field(default_factory=dict)
     score_times: dict[int, list[float]] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    warnings: dict[int, str] = field(default_factory=dict)                # candidate -> its first fold warning
     halved_after: dict[int, int] = field(default_factory=dict)            # candidate -> folds it got
     not_run: set[int] = field(default_factory=set)
     n_folds_final: int = 0
@@ -161,6 +162,8 @@ class SuccessiveHalving:
         c = result.candidate
         self.outcome.fit_times.setdefault(c, []).append(result.fit_time)
         self.outcome.score_times.setdefault(c, []).append(result.score_time)
+        if result.warning is not None:
+            self.outcome.warnings.setdefault(c, f"fold {result.fold + 1} warned: {result.warning}")
         if result.error is not None:
             self.outcome.errors.setdefault(c, f"fold {result.fold + 1}: {result.error}")
         else:

@@ -11,6 +11,7 @@ candidates ran before, how many threads ran beside it, or where.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,7 @@ class TaskResult:
     fit_time: float
     score_time: float
     error: str | None = None
+    warning: str | None = None     # the first warning the fit or the scoring raised (recorded, not shown)
 
 
 def fold_seed(base_seed: int, fold: int) -> int:
@@ -57,26 +59,42 @@ def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: i
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
              base_seed: int, n_jobs: int) -> TaskResult:
-    """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``; errors are returned, not raised."""
+    """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
+
+    Errors are returned (``TaskResult.error``), not raised; the first warning
+    is returned too (``TaskResult.warning``), not shown.
+    """
     from ..registry import resolve
 
     start = time.perf_counter()
     fit_time = 0.0
-    try:
-        candidate = resolve("candidate", task.spec)
-        X_tr, y_tr = X[train], y[train]
-        estimator = candidate.build(make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs))
-        estimator.fit(X_tr, y_tr)
-        fit_time = time.perf_counter() - start
-        start = time.perf_counter()
-        scores = np.asarray(candidate.scores(estimator, X[validation]), dtype=np.float64)
-        if scores.shape != (validation.shape[0],):
-            raise ValueError(f"scores of shape {scores.shape}, expected ({validation.shape[0]},)")
-        if not np.isfinite(scores).all():
-            raise ValueError("non-finite scores")
-        return TaskResult(task.candidate, task.fold, scores, fit_time, time.perf_counter() - start)
-    except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
-        if not fit_time:
+    with warnings.catch_warnings(record=True) as caught:
+        # a fold's fit that warns (trees that cannot split 40 rows...) is noted in the leaderboard, not shown
+        # once per fold: the user sees the warnings of the final refit, of the model they get
+        warnings.simplefilter("always")
+        try:
+            candidate = resolve("candidate", task.spec)
+            X_tr, y_tr = X[train], y[train]
+            estimator = candidate.build(make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs))
+            estimator.fit(X_tr, y_tr)
             fit_time = time.perf_counter() - start
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, text[:300])
+            start = time.perf_counter()
+            scores = np.asarray(candidate.scores(estimator, X[validation]), dtype=np.float64)
+            if scores.shape != (validation.shape[0],):
+                raise ValueError(f"scores of shape {scores.shape}, expected ({validation.shape[0]},)")
+            if not np.isfinite(scores).all():
+                raise ValueError("non-finite scores")
+            return TaskResult(task.candidate, task.fold, scores, fit_time, time.perf_counter() - start,
+                              warning=_first(caught))
+        except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
+            if not fit_time:
+                fit_time = time.perf_counter() - start
+            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, type(exc).__name__))
+
+
+def _one_line(message, kind: str) -> str:
+    return " ".join(f"{kind}: {message}".split())[:300]
+
+
+def _first(caught) -> str | None:
+    return _one_line(caught[0].message, caught[0].category.__name__) if caught else None
