@@ -28,7 +28,7 @@ def _spec_args(component, names) -> str:
 
 
 class TreesCandidate(Candidate):
-    """Gradient-boosted trees on the push objective (``rankcore.boost(learner="trees")``) and variants."""
+    """Gradient-boosted trees on the push objective (rankcore.boost(learner="trees")) and variants."""
 
     name = "trees"
     parameters = (
@@ -62,7 +62,7 @@ class TreesCandidate(Candidate):
 
 
 class StumpsCandidate(Candidate):
-    """P-Norm Push boosting of decision stumps (``rankcore.boost()``)."""
+    """P-Norm Push boosting of decision stumps (rankcore.boost())."""
 
     name = "stumps"
     parameters = (Parameter("n_iter", int, default=100, minimum=1, doc="stumps"),)
@@ -100,7 +100,7 @@ class LinearCandidate(Candidate):
 
 
 class KernelCandidate(Candidate):
-    """Kernel ranking (``KernelRanker``) on standardized features; small data only (its cost grows as n³)."""
+    """Kernel ranking (KernelRanker) on standardized features; small data only (its cost grows as n³)."""
 
     name = "kernel"
     parameters = (
@@ -191,14 +191,14 @@ class _GBDTCandidate(Candidate):
 
 
 class LightGBMCandidate(_GBDTCandidate):
-    """LightGBM's ``LGBMClassifier`` trained on a rankcore objective (needs lightgbm)."""
+    """LightGBM's LGBMClassifier trained on a rankcore objective (needs lightgbm)."""
 
     name = "lightgbm"
     package, estimator, adapter, extra = "lightgbm", "LGBMClassifier", "lightgbm_objective", {"verbose": -1}
 
 
 class XGBoostCandidate(_GBDTCandidate):
-    """XGBoost's ``XGBClassifier`` trained on a rankcore objective (needs xgboost)."""
+    """XGBoost's XGBClassifier trained on a rankcore objective (needs xgboost)."""
 
     name = "xgboost"
     package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
