@@ -44,7 +44,10 @@ else:
     # -g0: Python's own CFLAGS carry -g, and the debug information was 80 % of
     # the compiled modules' size in the wheel; RANKCORE_DEBUG=1 keeps it.
     COMPILE_ARGS = ["-O0", "-g"] if DEBUG else ["-O3", "-g0"]
-    COMPILE_ARGS += ["-fopenmp"]
+    # -ffp-contract=off: no fused multiply-adds behind our back (they are the default where the
+    # target has them, e.g. aarch64), so a kernel's arithmetic is the one written -- the trees'
+    # native grower and line search must repeat the Python-side search's operations exactly.
+    COMPILE_ARGS += ["-fopenmp", "-ffp-contract=off"]
     LINK_ARGS = ["-fopenmp"]
 
 

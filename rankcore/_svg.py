@@ -116,6 +116,15 @@ def _text(x: float, y: float, text: str, size: float, *, anchor: str = "middle",
             f"{escape(text)}</text>")
 
 
+_GRID = 'stroke="#e6e6e6" stroke-width="0.8"'    # grid lines
+_TICK = 'stroke="#333333" stroke-width="0.8"'    # tick marks (and the frame's colour)
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, stroke: str) -> str:
+    """A ``<line>`` from (x1, y1) to (x2, y2) with the given stroke attributes."""
+    return f'<line x1="{_attr(x1)}" y1="{_attr(y1)}" x2="{_attr(x2)}" y2="{_attr(y2)}" {stroke}/>'
+
+
 def _stroke(series) -> str:
     if series.reference:
         return 'stroke="#999999" stroke-width="0.8" stroke-dasharray="1.5 2.5"'
@@ -159,17 +168,13 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
     # grid and ticks
     for tick, label in zip(xticks, xlabels):
         x = float(sx(tick))
-        out.append(f'<line x1="{_attr(x)}" y1="{_attr(top)}" x2="{_attr(x)}" y2="{_attr(bottom)}" '
-                   f'stroke="#e6e6e6" stroke-width="0.8"/>')
-        out.append(f'<line x1="{_attr(x)}" y1="{_attr(bottom)}" x2="{_attr(x)}" y2="{_attr(bottom + 4)}" '
-                   f'stroke="#333333" stroke-width="0.8"/>')
+        out.append(_line(x, top, x, bottom, _GRID))
+        out.append(_line(x, bottom, x, bottom + 4, _TICK))
         out.append(_text(x, bottom + 17, label, _TICK_FONT, extra=' class="xtick"'))
     for tick, label in zip(yticks, ylabels):
         y = float(sy(tick))
-        out.append(f'<line x1="{_attr(left)}" y1="{_attr(y)}" x2="{_attr(right)}" y2="{_attr(y)}" '
-                   f'stroke="#e6e6e6" stroke-width="0.8"/>')
-        out.append(f'<line x1="{_attr(left - 4)}" y1="{_attr(y)}" x2="{_attr(left)}" y2="{_attr(y)}" '
-                   f'stroke="#333333" stroke-width="0.8"/>')
+        out.append(_line(left, y, right, y, _GRID))
+        out.append(_line(left - 4, y, left, y, _TICK))
         out.append(_text(left - 7, y + 4, label, _TICK_FONT, anchor="end", extra=' class="ytick"'))
     # the lines, reference lines first (underneath)
     for band in panel.bands:  # shaded intervals under the lines
@@ -209,8 +214,7 @@ def _legend(panel, left: float, top: float, right: float, bottom: float) -> list
            f'height="{_attr(height)}" rx="3" fill="white" fill-opacity="0.85" stroke="#cccccc"/>']
     for i, series in enumerate(entries):
         yy = y + 3 + line_height * (i + 0.5)
-        out.append(f'<line x1="{_attr(x + 8)}" y1="{_attr(yy)}" x2="{_attr(x + 32)}" y2="{_attr(yy)}" '
-                   f'{_stroke(series)}/>')
+        out.append(_line(x + 8, yy, x + 32, yy, _stroke(series)))
         out.append(_text(x + 38, yy + 4, series.label, _LEGEND_FONT, anchor="start"))
     out.append("</g>")
     return out

@@ -143,11 +143,17 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
 # --------------------------------------------------------------------------
 
 
-def _to_float(value: Any) -> float:
+def _parsed_number(value: Any, *, boolean: str) -> Any:
+    """``value`` with text parsed as a float; a boolean is refused (ValueError ``boolean``), not read as 0/1."""
     if isinstance(value, bool):
-        raise ValueError("expected a number, got a boolean")
+        raise ValueError(boolean)
     if isinstance(value, str):
-        value = float(value)
+        return float(value)
+    return value
+
+
+def _to_float(value: Any) -> float:
+    value = _parsed_number(value, boolean="expected a number, got a boolean")
     out = float(value)
     if not math.isfinite(out):
         raise ValueError(f"expected a finite number, got {value!r}")
@@ -184,11 +190,7 @@ def count_or_fraction(value: Any) -> int | float:
     ``"10"`` and ``10`` give the count 10; ``"0.05"`` and ``0.05`` give the
     fraction 0.05; ``"10.0"`` gives the count 10.
     """
-    if isinstance(value, bool):
-        raise ValueError("a boolean is neither")
-    if isinstance(value, str):
-        value = float(value)
-    number = float(value)
+    number = float(_parsed_number(value, boolean="a boolean is neither"))
     if not math.isfinite(number):
         raise ValueError("not a finite number")
     if number <= 0:

@@ -33,6 +33,7 @@ __all__ = [
     "check_bipartite_target",
     "check_fit_data",
     "check_finite_scores",
+    "check_learner_matrix",
 ]
 
 
@@ -300,7 +301,8 @@ def check_matrix(
     dtype : numpy dtype, default float64
         The returned dtype (float32 is kept when asked for).
     accept_sparse : bool, default False
-        Accept a scipy.sparse matrix and return it as CSR.
+        Accept a scipy.sparse matrix and return it as CSR with sorted column
+        indices (NaN in its stored values only with ``allow_nan``).
     min_rows : int
         Minimum number of rows.
     allow_nan : bool, default False
@@ -319,7 +321,9 @@ def check_matrix(
         Xs = sp.csr_matrix(X, dtype=dtype)
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
-        _check_finite(Xs.data, name, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
+        _check_finite(Xs.data, name, allow_nan=allow_nan, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
+        if not Xs.has_sorted_indices:       # a copy: the caller's matrix is not reordered
+            Xs = Xs.sorted_indices()
         return Xs
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:
@@ -494,3 +498,47 @@ def check_finite_scores(scores: np.ndarray, *, owner: str, X: Any = None) -> np.
         f"model's coefficients are too large for float64; rescale the features (e.g. StandardScaler) "
         f"or check the model"
     )
+
+
+def check_learner_matrix(X: Any, learner: Any, *, name: str = "X") -> tuple[Any, tuple[int, ...]]:
+    """Validate a feature matrix for a learner, as far as the learner declares it can take it.
+
+    * float32 stays float32, anything else becomes float64;
+    * NaN only for learners with ``allow_nan`` (infinite values never);
+    * a ``scipy.sparse`` matrix only for learners with ``accept_sparse`` (it
+      is returned as CSR, never made dense);
+    * a pandas DataFrame's ``category`` columns, for learners with
+      ``accept_categorical``, become their category codes (missing: NaN) and
+      are returned as the categorical columns.  The codes follow the order of
+      the column's categories, so predict with the same category dtype as in
+      fit.  For other learners a category column is read as its values.
+
+    Returns
+    -------
+    X : ndarray (C-contiguous) or scipy.sparse.csr_matrix
+    categorical : tuple of int
+        The columns that had a ``category`` dtype (for categorical learners).
+    """
+    categorical: tuple[int, ...] = ()
+    if getattr(learner, "accept_categorical", False) and hasattr(X, "dtypes") and hasattr(X, "columns"):
+        X, categorical = _category_codes(X)
+    sparse = hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse")
+    dtype = np.float32 if getattr(X if sparse else np.asarray(X), "dtype", None) == np.float32 else np.float64
+    arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),
+                       accept_sparse=sparse and bool(getattr(learner, "accept_sparse", False)))
+    return arr, categorical
+
+
+def _category_codes(frame: Any) -> tuple[Any, tuple[int, ...]]:
+    """A DataFrame with its ``category`` columns replaced by their codes as float64 (−1, missing, as NaN)."""
+    import pandas as pd
+
+    columns = [j for j, dtype in enumerate(frame.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
+    if not columns:
+        return frame, ()
+    out = frame.copy()
+    for j in columns:
+        codes = out.iloc[:, j].cat.codes.to_numpy().astype(np.float64)
+        codes[codes < 0] = np.nan
+        out.isetitem(j, codes)
+    return out, tuple(columns)

@@ -219,6 +219,38 @@ def test_dask_eval_set_and_early_stopping(dask_client):
     assert model.rankers_ == local.rankers_
 
 
+def test_dask_auto_early_stopping_matches_memory_on_an_eval_set(dask_client):
+    # early_stopping="auto" (the default) above 10,000 rows: stop on eval_set, with the large-data
+    # settings (stumps: up to 300 iterations, validated by pauc:0.1), as the in-memory estimator does
+    from rankcore.push._validation import AUTO_MIN_ROWS
+
+    X, y = _data(n=AUTO_MIN_ROWS + 1, seed=11)
+    Xv, yv = _data(n=400, seed=12)
+    Xd, yd, _ = _dask(X, y, chunks=(4000, 3000, 3001))
+    params = dict(thresholds=bin_edges(X, max_bins=8), n_iter_no_change=2)
+    model = DaskPushBoost(**params).fit(Xd, yd, eval_set=(Xv, yv))
+    local = rankcore.PushBoost(**params).fit(X, y, eval_set=(Xv, yv))
+    assert model.validation_metric_ == local.validation_metric_ == "pauc:0.1"
+    assert model.best_iteration_ == local.best_iteration_ == model.n_iter_
+    np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
+    assert model.rankers_ == local.rankers_
+    # without eval_set it is off on a cluster: no hold-out is drawn from distributed data
+    assert not hasattr(DaskPushBoost(n_iter=2, **params).fit(Xd, yd), "validation_scores_")
+
+
+@pytest.mark.parametrize("kwargs, name", [({"validation_fraction": 1.0}, "validation_fraction"),
+                                          ({"n_iter_no_change": 0}, "n_iter_no_change"), ({"tol": -1.0}, "tol"),
+                                          ({"early_stopping": "on"}, "early_stopping"),
+                                          ({"scoring": "objectiv"}, "scoring")])
+@pytest.mark.parametrize("estimator", [DaskPushBoost, DaskPNormPush, DaskRankBoost])
+def test_dask_twins_check_the_early_stopping_parameters_alike(dask_client, estimator, kwargs, name):
+    X, y = _data(seed=13)
+    Xd, yd, _ = _dask(X, y)
+    with pytest.raises(ValueError, match=name):
+        estimator(**kwargs).fit(Xd, yd)
+    assert estimator(scoring="objective", early_stopping="auto").get_params()["early_stopping"] == "auto"
+
+
 def test_dask_score_is_distributed(dask_client):
     X, y = _data(seed=10)
     Xd, yd, _ = _dask(X, y)

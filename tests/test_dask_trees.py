@@ -76,3 +76,11 @@ def test_dask_trees_refuse_the_pairwise_path(dask_client):
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
     with pytest.raises(ValueError, match="multi-pass"):
         DaskPushBoost(loss="hinge", price="pow:2", learner="trees", n_iter=2).fit(Xd, yd)
+
+
+def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F811
+    X, y = _data(n=200)
+    Xd = da.from_array(X, chunks=(100, X.shape[1]))
+    yd = da.from_array(y, chunks=100)
+    with pytest.raises(ValueError, match="categorical columns are not supported on Dask"):
+        DaskPushBoost(learner="trees:categorical=2", n_iter=2).fit(Xd, yd)

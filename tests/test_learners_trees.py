@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.learners import _tree_kernels
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._trees import ALL_LEFT, NAN_CODE, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
+from rankcore.learners._tree_layout import slot_layout
+from rankcore.learners._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
 from rankcore.objectives._base import Objective, _DefaultBound
 from rankcore.persistence import ModelFormatError, _checksum
 from rankcore.push._backend import InMemoryBackend
@@ -59,7 +60,7 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
             if not feature_mask[j]:
                 continue
             c = codes[j, rows]
-            is_nan = c == NAN_CODE
+            is_nan = c == n_edges[j] + 1                  # the NaN bin
             has_nan = is_nan.any()
             for b in range(n_edges[j] + 1):
                 for nan_left in (True, False):
@@ -169,7 +170,7 @@ def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
 
         def goes_left(j, b, nan_left):
             c = codes[j, rows]
-            return np.where(c == NAN_CODE, bool(nan_left), c <= b)
+            return np.where(c == layout.n_edges[j] + 1, bool(nan_left), c <= b)
 
         np.testing.assert_array_equal(goes_left(tree.feature[i], tree.bins[i], tree.nan_left[i]),
                                       goes_left(ref["feature"][i], ref["bin"][i], ref["nan_left"][i]),
@@ -197,20 +198,23 @@ def test_trees_do_not_depend_on_threads_or_blocks():
 
 
 def _reference_best_split(hist, n_edges, mask, min_samples_leaf, min_child_weight, l2):
-    """best_split from a histogram, candidate by candidate in the kernel's order (NumPy sums)."""
-    d = hist.shape[0]
+    """best_split from an (S, 3) histogram (feature j's slots: its bins, then NaN), candidate by candidate
+    in the kernel's order (NumPy sums)."""
+    d = len(n_edges)
+    base = np.r_[0, np.cumsum(np.asarray(n_edges) + 2)]
     scale = 0.0
     cands = []
     for j in range(d):
-        G, H, C = hist[j].sum(axis=0)
+        fh = hist[base[j]:base[j + 1]]
+        G, H, C = fh.sum(axis=0)
         if H + l2 > 0:
             scale = max(scale, G * G / (H + l2))
         if not mask[j]:
             continue
         parent = G * G / (H + l2) if H + l2 > 0 else 0.0
-        ng, nh, nc = hist[j, NAN_CODE]
-        cum = np.cumsum(hist[j, :NAN_CODE], axis=0)
-        nb = min(int(n_edges[j]), NAN_CODE - 1)
+        ng, nh, nc = fh[-1]
+        cum = np.cumsum(fh[:-1], axis=0)
+        nb = int(n_edges[j])
         for b in range(nb + 1):
             cg, ch, cc = cum[b]
             for nan_left in (True, False):
@@ -238,21 +242,22 @@ def test_best_split_kernel_matches_numpy_and_threads(seed):
     rng = np.random.default_rng(seed)
     d, n = 90, 600
     codes = rng.integers(0, 12, size=(n, d)).astype(np.uint8)
-    codes[rng.random((n, d)) < 0.05] = NAN_CODE
+    codes[rng.random((n, d)) < 0.05] = 12           # the NaN bin of 11 edges
     codes[:, 40] = codes[:, 7]                       # feature 40 ties feature 7 exactly
     g = rng.normal(size=n) + 0.8 * (codes[:, 7] > 5)
     h = rng.uniform(0.5, 1.5, n)
-    hist = np.zeros((d, NAN_CODE + 1, 3))
-    for j in range(d):
-        np.add.at(hist[j], codes[:, j], np.column_stack([g, h, np.ones(n)]))
     n_edges = np.full(d, 11, dtype=np.intp)
+    slots = slot_layout(n_edges)
+    hist = np.zeros((slots.n_slots, 3))
+    for j in range(d):
+        np.add.at(hist, slots.base[j] + codes[:, j], np.column_stack([g, h, np.ones(n)]))
     mask = (rng.random(d) < 0.8).astype(np.uint8)
     mask[[7, 40]] = 1
     for msl, mcw, l2 in [(1.0, 0.0, 0.0), (20.0, 5.0, 1.0)]:
         outs = []
         for n_threads in (1, 2):
             out = np.empty(10)
-            found = _tree_kernels.best_split(hist, n_edges, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
+            found = _tree_kernels.best_split(hist, slots, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
             outs.append((found, out.copy()))
         assert outs[0][0] == outs[1][0]
         np.testing.assert_array_equal(outs[0][1], outs[1][1])        # threads: bitwise
@@ -266,14 +271,15 @@ def test_best_split_kernel_matches_numpy_and_threads(seed):
 
 
 def test_best_split_no_candidate_and_bad_shapes():
-    hist = np.zeros((3, NAN_CODE + 1, 3))
-    hist[:, 0] = (1.0, 1.0, 5.0)                       # one bin only: no split anywhere
+    slots = slot_layout(np.zeros(3, dtype=np.intp))        # 3 constant features: bin 0 and NaN each
+    hist = np.zeros((slots.n_slots, 3))
+    hist[slots.base] = (1.0, 1.0, 5.0)                    # one bin only: no split anywhere
     out = np.empty(10)
-    assert not _tree_kernels.best_split(hist, np.zeros(3, dtype=np.intp), np.ones(3, np.uint8), 1.0, 0.0, 0.0,
-                                        TIE_TOLERANCE, out, 2)
+    assert not _tree_kernels.best_split(hist, slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 2)
     with pytest.raises(ValueError, match="best_split"):
-        _tree_kernels.best_split(hist, np.zeros(2, dtype=np.intp), np.ones(3, np.uint8), 1.0, 0.0, 0.0,
-                                 TIE_TOLERANCE, out, 1)
+        _tree_kernels.best_split(hist[:-1], slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+    with pytest.raises(ValueError, match="best_split"):
+        _tree_kernels.best_split(hist, slots, np.ones(2, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
 
 
 def test_reused_histogram_buffers_do_not_change_trees():
@@ -296,6 +302,12 @@ def test_reused_histogram_buffers_do_not_change_trees():
 # ----------------------------------------------------------------------
 # Kernels against NumPy
 # ----------------------------------------------------------------------
+def _split_table(slots, feature, bin, nan_left):
+    """The partition's code -> goes-left table of one split."""
+    return _tree_kernels.split_tables(slots, np.array([feature], np.int32), np.array([bin], np.int32),
+                                      np.array([nan_left], np.uint8), np.zeros(1, np.int32))[0]
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_kernel_encode_matches_searchsorted(dtype):
     X, _ = _data(1, n=500, dtype=dtype)
@@ -303,7 +315,7 @@ def test_kernel_encode_matches_searchsorted(dtype):
     codes = layout.encode(X).codes.T
     for j in range(X.shape[1]):
         col = X[:, j].astype(np.float64)
-        expected = np.where(np.isnan(col), NAN_CODE, np.searchsorted(layout.edges[j], col, side="left"))
+        expected = np.where(np.isnan(col), layout.n_edges[j] + 1, np.searchsorted(layout.edges[j], col, side="left"))
         np.testing.assert_array_equal(codes[j], expected)
         assert layout.n_edges[j] <= 15
 
@@ -312,35 +324,37 @@ def test_kernel_encode_matches_searchsorted(dtype):
 @given(st.integers(0, 2**31), st.integers(1, 300), st.integers(1, 4))
 def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     rng = np.random.default_rng(seed)
-    codes = rng.integers(0, 6, size=(d, n)).astype(np.uint8)
-    codes[rng.random((d, n)) < 0.2] = NAN_CODE
+    codes = rng.integers(0, 5, size=(d, n)).astype(np.uint8)      # bins 0..4 of 4 edges
+    codes[rng.random((d, n)) < 0.2] = 5                            # the NaN bin
     row_major = np.ascontiguousarray(codes.T)           # the kernels' (n, d) layout
+    slots = slot_layout(np.full(d, 4))
     g, h = rng.normal(size=n), rng.random(n)
     idx = rng.permutation(n).astype(np.int32)
     start, end = sorted(rng.integers(0, n + 1, 2))
     for identity, unit_h in [(False, False), (True, False), (False, True), (True, True)]:
-        hist = np.full((d, 256, 3), np.nan)
+        hist = np.full((slots.n_slots, 3), np.nan)
         order = np.arange(n, dtype=np.int32) if identity else idx
         hh = np.ones(n) if unit_h else h
-        _tree_kernels.node_histogram(row_major, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
+        _tree_kernels.node_histogram(row_major, slots, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
                                      identity, unit_h)
         rows = order[start:end].copy()
         for j in range(d):
             c = codes[j, rows]
-            np.testing.assert_allclose(hist[j, :, 0], np.bincount(c, g[rows], minlength=256), atol=1e-12)
-            np.testing.assert_allclose(hist[j, :, 1], np.bincount(c, hh[rows], minlength=256), atol=1e-12)
-            np.testing.assert_array_equal(hist[j, :, 2], np.bincount(c, minlength=256))
+            fh = hist[slots.base[j]:slots.base[j] + 6]
+            np.testing.assert_allclose(fh[:, 0], np.bincount(c, g[rows], minlength=6), atol=1e-12)
+            np.testing.assert_allclose(fh[:, 1], np.bincount(c, hh[rows], minlength=6), atol=1e-12)
+            np.testing.assert_array_equal(fh[:, 2], np.bincount(c, minlength=6))
     rows = idx[start:end].copy()
     # stable partition of idx[start:end] on feature 0 at bin 2
     nan_left = bool(rng.integers(0, 2))
     c = codes[0, rows]
-    go_left = np.where(c == NAN_CODE, nan_left, c <= 2)
+    go_left = np.where(c == 5, nan_left, c <= 2)
+    table = _split_table(slots, 0, 2, nan_left)
     before = idx.copy()
     # one thread, and 2-3 threads forced onto small ranges (min_parallel=0): the same stable order
     for n_threads in (1, 2, 3):
         work = before.copy()
-        nl = _tree_kernels.partition(row_major, work, np.empty(n, np.int32), start, end, 0, 2, nan_left,
-                                     n_threads, 0)
+        nl = _tree_kernels.partition(row_major, work, np.empty(n, np.int32), start, end, 0, table, n_threads, 0)
         assert nl == go_left.sum()
         np.testing.assert_array_equal(work[start:end], np.r_[rows[go_left], rows[~go_left]])
         np.testing.assert_array_equal(work[:start], before[:start])
@@ -351,24 +365,25 @@ def test_parallel_gather_and_partition_on_large_nodes_match_numpy():
     """Above PARALLEL_ROWS the gather and the partition run on 2 threads: same histogram, same order."""
     rng = np.random.default_rng(3)
     n, d = _tree_kernels.PARALLEL_ROWS * 2 + 17, 3
-    codes = rng.integers(0, 9, size=(n, d)).astype(np.uint8)
-    codes[rng.random((n, d)) < 0.05] = NAN_CODE
+    codes = rng.integers(0, 8, size=(n, d)).astype(np.uint8)       # bins 0..7 of 7 edges
+    codes[rng.random((n, d)) < 0.05] = 8                           # the NaN bin
+    slots = slot_layout(np.full(d, 7))
     g, h = rng.normal(size=n), rng.random(n)
     idx = rng.permutation(n).astype(np.int32)
     start, end = 5, n - 3
     rows = idx[start:end]
     for n_threads in (1, 2):
-        hist = np.zeros((d, 256, 3))
-        _tree_kernels.node_histogram(codes, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads)
+        hist = np.zeros((slots.n_slots, 3))
+        _tree_kernels.node_histogram(codes, slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads)
         for j in range(d):
-            np.testing.assert_allclose(hist[j, :, 0], np.bincount(codes[rows, j], g[rows], minlength=256),
-                                       atol=1e-9)
-            np.testing.assert_allclose(hist[j, :, 1], np.bincount(codes[rows, j], h[rows], minlength=256),
-                                       atol=1e-9)
+            fh = hist[slots.base[j]:slots.base[j] + 9]
+            np.testing.assert_allclose(fh[:, 0], np.bincount(codes[rows, j], g[rows], minlength=9), atol=1e-9)
+            np.testing.assert_allclose(fh[:, 1], np.bincount(codes[rows, j], h[rows], minlength=9), atol=1e-9)
         work = idx.copy()
-        nl = _tree_kernels.partition(codes, work, np.empty(n, np.int32), start, end, 1, 4, True, n_threads)
+        nl = _tree_kernels.partition(codes, work, np.empty(n, np.int32), start, end, 1,
+                                     _split_table(slots, 1, 4, True), n_threads)
         c = codes[rows, 1]
-        go_left = np.where(c == NAN_CODE, True, c <= 4)
+        go_left = np.where(c == 8, True, c <= 4)
         assert nl == go_left.sum()
         np.testing.assert_array_equal(work[start:end], np.r_[rows[go_left], rows[~go_left]])
 
@@ -725,7 +740,8 @@ def test_trees_defaults_are_pinned():
     X, y = _data(11, n=300, nan_fraction=0.0)
     model = rankcore.boost(learner="trees", random_state=0).fit(X, y)
     assert model.objective_spec_ == "push:exp,pow:2"
-    assert model.n_iter == 100
+    # n_iter=None: 100 iterations below 10,000 rows (early_stopping="auto" is off there)
+    assert model.n_iter is None and model.n_iter_ == 100 and model.stop_reason_ == "n_iter"
     trees = rankcore.resolve("learner", "trees")
     assert isinstance(trees, Trees)
     assert (trees.max_leaves, trees.learning_rate, trees.min_samples_leaf, trees.max_bins) == (31, 0.1, 20, 255)

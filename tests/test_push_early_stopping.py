@@ -13,11 +13,14 @@ import rankcore
 from rankcore import PushBoost
 from rankcore.push._validation import (
     CV_FOLDS,
+    CV_SLACK,
+    MIN_HOLDOUT_ROWS,
     MIN_VALIDATION_CLASS,
     MIN_VALIDATION_ROWS,
     holdout_size,
     patience,
     plan_validation,
+    selected_iteration,
 )
 
 
@@ -126,28 +129,30 @@ def test_eval_set_early_stopping_keeps_the_best_prefix():
     auc = rankcore.resolve("metric", "auc")
     # index t = the scores after t iterations (t = 0: every score 0)
     staged = [auc(y_va, np.zeros(len(y_va)))] + [auc(y_va, s) for s in full.staged_decision_function(X_va)]
-    best = int(np.argmax(staged[: model.best_iteration_ + 6]))    # the first maximum within the run
+    run = np.asarray(staged[: model.best_iteration_ + 6])
+    best = int(run.shape[0] - 1 - np.argmax(run[::-1]))          # the last maximum within the run
     assert model.best_iteration_ == model.n_iter_ == best
     np.testing.assert_array_equal(model.alphas_, full.alphas_[:best])
     assert model.validation_scores_[-1] == max(model.validation_scores_)
 
 
-@pytest.mark.parametrize("n, kind", [(3000, "holdout"), (160, "cv")])
-def test_internal_early_stopping_refits_the_best_iteration_on_all_rows(n, kind):
+@pytest.mark.parametrize("n, fraction, kind", [(3000, 0.4, "holdout"), (3000, 0.1, "cv"), (160, 0.1, "cv")])
+def test_internal_early_stopping_refits_the_best_iteration_on_all_rows(n, fraction, kind):
     X, y = _data(2, n=n)
-    plan = plan_validation(y, 0.1, 0, stratify=True)
+    # early_stopping=True holds out only 1,000 rows or more: 10 % of 3,000 rows is cross-validated
+    plan = plan_validation(y, fraction, 0, stratify=True, min_rows=MIN_HOLDOUT_ROWS)
     assert plan.kind == kind
-    model = PushBoost(n_iter=60, early_stopping=True, random_state=0, n_jobs=1).fit(X, y)
+    model = PushBoost(n_iter=60, early_stopping=True, validation_fraction=fraction, random_state=0,
+                      n_jobs=1).fit(X, y)
     assert model.n_iter_ == model.best_iteration_ <= 60
     # the kept model is the first best_iteration_ iterations of a fit on every row
     refit = PushBoost(n_iter=60, random_state=0, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(model.alphas_, refit.alphas_[: model.n_iter_])
     assert model.rankers_ == refit.rankers_[: model.n_iter_]
-    # the validation curve: its best entry is the kept iteration
     scores = model.validation_scores_
     assert scores.shape == (model.n_iter_,)
-    if model.n_iter_:
-        assert scores[-1] == max(scores)
+    if model.n_iter_ and kind == "holdout":
+        assert scores[-1] == max(scores)           # one curve: its best entry (the last of ties) is kept
 
 
 def test_cv_selection_averages_the_folds():
@@ -161,9 +166,27 @@ def test_cv_selection_averages_the_folds():
         fold = PushBoost(n_iter=25, random_state=1, n_jobs=1).fit(X[tr], y[tr])
         curve = [metric(y[va], np.zeros(len(va)))] + [metric(y[va], s) for s in fold.staged_decision_function(X[va])]
         curves.append(curve + [curve[-1]] * (26 - len(curve)))
-    mean = np.mean(curves, axis=0)
-    assert model.best_iteration_ == int(np.argmax(mean))
+    curves = np.asarray(curves)
+    mean = curves.mean(axis=0)
+    # the largest count whose mean AUC loss is within CV_SLACK standard errors of the best mean
+    losses = 1.0 - curves
+    best = int(mean.shape[0] - 1 - np.argmax(mean[::-1]))
+    se = losses[:, best].std(ddof=1) / np.sqrt(len(plan.folds))
+    expected = max(t for t in range(26) if 1.0 - mean[t] <= 1.0 - mean[best] + CV_SLACK * se)
+    assert model.best_iteration_ == expected == selected_iteration(losses) >= best
     np.testing.assert_allclose(model.validation_scores_, mean[1: model.n_iter_ + 1], rtol=1e-12)
+
+
+def test_selected_iteration_takes_the_largest_count_within_the_slack():
+    one = np.array([[0.5, 0.3, 0.2, 0.25, 0.2, 0.4]])
+    assert selected_iteration(one) == 4                      # one curve: the last minimum
+    folds = np.array([[0.5, 0.30, 0.20, 0.22, 0.220, 0.40],
+                      [0.5, 0.32, 0.24, 0.22, 0.230, 0.40],
+                      [0.5, 0.28, 0.22, 0.26, 0.222, 0.40]])
+    mean = folds.mean(axis=0)                                # best mean at t = 2 (0.22), then 0.233, 0.224
+    se = folds[:, 2].std(ddof=1) / np.sqrt(3)                # 0.0115...
+    assert mean[4] <= mean[2] + CV_SLACK * se < mean[5]      # t = 4 is within the slack, 5 is not
+    assert selected_iteration(folds) == 4
 
 
 def test_early_stopping_is_deterministic_on_small_data():

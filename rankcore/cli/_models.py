@@ -392,7 +392,8 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
         through ``eval_set``; others: once, at the end).
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
-        ``early_stopping=True`` stops on ``eval_set`` when it is given; test
+        early stopping on (``True``, or ``"auto"`` on more than 10,000 rows)
+        stops on ``eval_set`` when it is given; test
         data or the training data must not do that, so then the model keeps
         its own internal validation split and the metric is shown at the end.
     """
@@ -402,7 +403,7 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
     task = progress.task(config.label, total, metric_name)
     start = time.perf_counter()
     try:
-        steers = bool(estimator.get_params(deep=False).get("early_stopping", False))
+        steers = _early_stopping_on(estimator, X.shape[0])
         if config.kind.live:
             fit_kwargs = {}
             if monitor is not None and (monitor_is_validation or not steers):
@@ -444,10 +445,24 @@ def _planned_iterations(config: ModelConfig, estimator) -> int | None:
     return int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
 
 
+def _early_stopping_on(estimator, n_rows: int) -> bool:
+    """Whether the estimator's ``early_stopping`` would stop on an ``eval_set`` (``"auto"``: on large data)."""
+    from ..push import AUTO_MIN_ROWS
+
+    setting = estimator.get_params(deep=False).get("early_stopping", False)
+    return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)
+
+
+#: What a stop reason means, where its name alone does not say it.
+_STOP_NOTES = {"no_validation_split": "n_iter reached; early_stopping='auto' had too few rows of a class "
+                                      "for a validation split"}
+
+
 def _stop_summary(estimator) -> str:
     reason = getattr(estimator, "stop_reason_", None)
     if reason and reason != "n_iter":
-        return f"stopped: {reason} after {getattr(estimator, 'n_iter_', '?')} iterations"
+        note = f" ({_STOP_NOTES[reason]})" if reason in _STOP_NOTES else ""
+        return f"stopped: {reason}{note} after {getattr(estimator, 'n_iter_', '?')} iterations"
     return ""
 
 

@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
-from ..push import (ATTRIBUTES_DOC, PNormPush, PushBoost, RankBoost, check_callbacks, check_tie_break_scale,
-                    int_seed)
+from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, PNormPush, PushBoost, RankBoost, check_callbacks,
+                    check_tie_break_scale, int_seed)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_matrix
 from ._client import ClientParameter
@@ -79,7 +79,8 @@ class _FitSession:
     kind: str
     shards: Any
     backend: Any
-    metric: Any = None
+    setup: Any = None
+    stop_early: bool = False
     X_val: Any = None
     y_val: Any = None
 
@@ -122,13 +123,13 @@ class _DaskBoost(ClientParameter):
         user_callbacks = check_callbacks(callbacks)
         session = self._start(X, y, sample_weight, eval_set)
         try:
-            result, records, history, best = self._boost(session.backend, session.backend.layout,
-                                                         session.objective, session.metric, session.X_val,
-                                                         session.y_val, user_callbacks)
+            result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
+                                                         session.X_val, session.y_val, None, user_callbacks,
+                                                         stop_early=session.stop_early)
         finally:
             session.close()
-        self._set_fitted(session.objective, session.learner, session.classes, result, records, history, best,
-                         monitor=session.metric is not None)
+        self._set_fitted(session.setup, session.classes, result, records, history, best,
+                         monitor=session.X_val is not None)
         self.fit_info_ = {
             "path": session.kind,
             "chunks": session.data.n_chunks,
@@ -147,7 +148,7 @@ class _DaskBoost(ClientParameter):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup()
-        if self.early_stopping and eval_set is None:
+        if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
         objective, learner = setup.objective, setup.learner
@@ -192,11 +193,13 @@ class _DaskBoost(ClientParameter):
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
         seed = int_seed(self.random_state)
-        metric = None
-        monitor = eval_set is not None
+        # "auto" on a cluster: early stopping on eval_set (there is no internal split) above AUTO_MIN_ROWS rows
+        auto_on = setup.params.early_stopping == "auto" and eval_set is not None and data.n_rows > AUTO_MIN_ROWS
+        if auto_on:
+            setup = setup.for_large_data()
+            learner = setup.learner
         X_val = y_val = None
-        if monitor:
-            metric = setup.metric
+        if eval_set is not None:
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
 
@@ -207,8 +210,9 @@ class _DaskBoost(ClientParameter):
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
         backend = make_backend(shards.actors, problem, layout, kind=kind)
+        stop_early = eval_set is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
-                           metric, X_val, y_val)
+                           setup, stop_early, X_val, y_val)
 
     # ------------------------------------------------------------------
     # Prediction
@@ -322,7 +326,11 @@ _DASK_NOTES = """
     O(features × bins) numbers per worker (see ``docs/dask.md``).  The model
     equals the in-memory estimator's fit with the same bin edges.  ``n_jobs``
     is not used on the workers: their kernels use each worker's own thread
-    count.  ``early_stopping`` needs an ``eval_set`` (kept on the client).
+    count.  Early stopping validates on an ``eval_set`` (kept on the
+    client): ``early_stopping=True`` needs one, and the default ``"auto"``
+    stops on it when the training data have more than 10,000 rows (with
+    the learner's large-data settings, as in memory) and is off without one
+    -- the in-memory hold-out is not drawn from distributed data.
 
     ``fit_info_`` records the backend path (``"fast"``, ``"separable"`` or
     ``"pairwise"``), the number of chunks, of workers and of round trips.

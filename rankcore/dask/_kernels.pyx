@@ -16,58 +16,19 @@ B. The rows of a block are stored negatives first, then positives (the
    of a row is known from its position: the kernel walks the rows below
    ``n_neg`` into the negatives' histogram and the rest into the positives',
    with exactly the loop of the one-class histogram (no label is read).
-C. Layout (d, B, 2): the two classes of a bin are adjacent.  Parallel over
-   features, rows in chunks of ROWS so a chunk of g stays in cache while
-   every feature of the thread reads it; each feature's bins are summed by
-   one thread in row order, so the result does not depend on n_threads.
+C. Layout (d, B, 2): the two classes of a bin are adjacent.  The loop is
+   ``rankcore.learners.histograms.feature_histograms`` with two classes (the
+   ``stumps`` histogram's, written once): parallel over features, rows in
+   chunks so a chunk of g stays in cache while every feature of the thread
+   reads it; each feature's bins are summed by one thread in row order, so
+   the result does not depend on n_threads.
 D. The histogram is *added to* (not zeroed): a worker accumulates all its
    blocks into one array and sends only that.
 """
 
-from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t
-
+from rankcore.typedefs cimport code_t
 from rankcore._parallel cimport threads_for
-
-ctypedef fused code_t:
-    uint8_t
-    uint16_t
-
-cdef enum:
-    ROWS = 16384
-
-
-cdef inline void _rows(const code_t* codes, const double* g, double* h,
-                       Py_ssize_t r0, Py_ssize_t r_end, Py_ssize_t B) noexcept nogil:
-    """h[2·codes[r]] += g[r] for r in [r0, r_end) (h points at one class's column).
-
-    For uint8 codes, four interleaved partial histograms break the chain of
-    dependent read-modify-writes when consecutive rows share a bin (the loop
-    is otherwise bound by store-to-load latency); they are added into h at
-    the end, in a fixed order.
-    """
-    cdef Py_ssize_t r, b
-    cdef double acc[4 * 256]
-    if r_end <= r0:
-        return
-    if code_t is uint8_t:
-        for b in range(4 * 256):
-            acc[b] = 0.0
-        r = r0
-        while r + 4 <= r_end:
-            acc[codes[r]] += g[r]
-            acc[256 + codes[r + 1]] += g[r + 1]
-            acc[512 + codes[r + 2]] += g[r + 2]
-            acc[768 + codes[r + 3]] += g[r + 3]
-            r = r + 4
-        while r < r_end:
-            acc[codes[r]] += g[r]
-            r = r + 1
-        for b in range(min(B, 256)):
-            h[2 * b] += (acc[b] + acc[256 + b]) + (acc[512 + b] + acc[768 + b])
-    else:
-        for r in range(r0, r_end):
-            h[2 * codes[r]] += g[r]
+from rankcore.learners.histograms cimport feature_histograms
 
 
 def class_histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes, negatives' rows first
@@ -83,7 +44,6 @@ def class_histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes, negat
     beyond ``hist`` (and 8 KiB of stack per thread for uint8 codes).
     """
     cdef Py_ssize_t d = codes.shape[0], n = codes.shape[1], B = hist.shape[1]
-    cdef Py_ssize_t t, j, c, r0, r_end, split
     cdef int T
     if hist.shape[0] != d or hist.shape[2] != 2:
         raise ValueError(f"hist: expected shape ({d}, B, 2), got ({hist.shape[0]}, {hist.shape[1]}, {hist.shape[2]})")
@@ -99,13 +59,4 @@ def class_histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes, negat
     if T < 1:
         T = 1
     with nogil:
-        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-            for c in range((n + ROWS - 1) // ROWS):
-                r0 = c * ROWS
-                r_end = min(r0 + ROWS, n)
-                split = max(r0, min(r_end, n_neg))
-                j = t
-                while j < d:
-                    _rows(&codes[j, 0], &g[0], &hist[j, 0, 0], r0, split, B)
-                    _rows(&codes[j, 0], &g[0], &hist[j, 0, 1], split, r_end, B)
-                    j = j + T
+        feature_histograms(&codes[0, 0], d, n, &g[0], &hist[0, 0, 0], B, 2, n_neg, T)

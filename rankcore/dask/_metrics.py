@@ -60,9 +60,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..metrics import Metric, RocCells
+from ..metrics import Metric, RocCells, resolve_metrics
 from ..registry import registry, resolve
-from ..spec import Component
 from ..validation import check_binary_labels, check_scores
 from ._inputs import get_client, is_dask_collection, tree_sum
 from ._order import RankSearch, float_keys, interval_counts
@@ -219,20 +218,8 @@ def distributed_metric_names() -> list[str]:
 
 
 def _resolve_metrics(metrics):
-    if isinstance(metrics, (str, Component)):
-        metrics = [metrics]
-    try:
-        items = list(metrics)
-    except TypeError:
-        raise TypeError(
-            f"metrics: expected a spec string such as 'auc' or a list of them, got {type(metrics).__name__}"
-        ) from None
-    if not items:
-        raise ValueError("metrics: expected at least one metric spec such as 'auc', got an empty list")
-    resolved = []
-    for item in items:
-        metric = resolve("metric", item)
-        key = item if isinstance(item, str) else getattr(item, "spec", repr(item))
+    resolved = resolve_metrics(metrics)
+    for _, metric in resolved:
         if metric.distributed_form() is None:
             names = ", ".join(distributed_metric_names())
             raise ValueError(
@@ -240,7 +227,6 @@ def _resolve_metrics(metrics):
                 f"computes {names}: metrics that declare a distributed form, see rankcore.Metric); evaluate a "
                 f"local copy with rankcore.evaluate(y.compute(), scores.compute(), ...)"
             )
-        resolved.append((key, metric))
     return resolved
 
 

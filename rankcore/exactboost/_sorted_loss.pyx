@@ -16,9 +16,9 @@ B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
    arrays (tested); other metrics expand (the base class's default).
 """
 
-from libc.math cimport floor
 from libc.stdint cimport int32_t
 
+from rankcore.metrics._common cimport highest_of, resolve_k
 from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator
@@ -83,21 +83,9 @@ cdef double prec_runs(Py_ssize_t k_count, double k_fraction,
     cdef double v
     if n == 0:
         return 0.0
-    if k_fraction > 0:
-        k = <Py_ssize_t> floor(k_fraction * n + 0.5)
-    else:
-        k = k_count
-    if k > n:
-        k = n
-    if k < 1:
-        k = 1
+    k = resolve_k(k_count, k_fraction, n)
     while True:  # terminates: k <= n
-        if i == 0:
-            v = nv[j - 1]
-        elif j == 0:
-            v = pv[i - 1]
-        else:
-            v = pv[i - 1] if pv[i - 1] > nv[j - 1] else nv[j - 1]
+        v = highest_of(pv, i, nv, j)
         gp = 0
         group = 0
         if i > 0 and pv[i - 1] == v:

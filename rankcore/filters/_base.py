@@ -26,22 +26,22 @@ from ..spec import Component
 __all__ = ["Filter"]
 
 
+def _check_positive(value: Any, argument: str, owner: str, *, meaning: str = "") -> float:
+    """``value`` as a finite float > 0; ``meaning`` (e.g. " (the largest eigenvalue)") is added to the error."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{owner}: {argument} must be a positive number, got {type(value).__name__}")
+    out = float(value)
+    if not (math.isfinite(out) and out > 0):
+        raise ValueError(f"{owner}: {argument} must be a finite number > 0{meaning}, got {value!r}")
+    return out
+
+
 def _check_lam(lam: Any, owner: str) -> float:
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
-        raise TypeError(f"{owner}: lam must be a positive number, got {type(lam).__name__}")
-    value = float(lam)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{owner}: lam must be a finite number > 0, got {lam!r}")
-    return value
+    return _check_positive(lam, "lam", owner)
 
 
 def _check_norm(norm: Any, owner: str) -> float:
-    if isinstance(norm, bool) or not isinstance(norm, numbers.Real):
-        raise TypeError(f"{owner}: norm must be a positive number, got {type(norm).__name__}")
-    value = float(norm)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{owner}: norm must be a finite number > 0 (the largest eigenvalue), got {norm!r}")
-    return value
+    return _check_positive(norm, "norm", owner, meaning=" (the largest eigenvalue)")
 
 
 def _check_spectrum(t: Any, owner: str) -> np.ndarray:

@@ -46,8 +46,10 @@ are.  ``curvature`` is a positive per-row weight: the objective's diagonal
 Hessian surrogate, or the sample weights.  A multi-pass layout's
 ``encode(X_block, offset=...)`` also receives the position of the block's
 first row in the training set (per-row random draws must not depend on the
-blocks).  :func:`multi_pass_search` is the loop for blocks held in memory.
-Single-pass learners are unchanged.
+blocks).  :func:`multi_pass_search` is the loop for blocks held in memory;
+an in-memory backend calls ``layout.search_in_memory(...)``, which is that
+loop unless the layout has a faster route to the same result (the trees grow
+a tree in one native call).  Single-pass learners are unchanged.
 
 The driver applies the layout's ``shrinkage`` η (default 1) to every step:
 f ← f + η·α·h, and records η·α as the coefficient.
@@ -70,7 +72,8 @@ search of the winner from them without another pass over the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -158,6 +161,9 @@ class LearnerLayout:
     #: driver only uses to stop when it is about zero (its line search evaluates
     #: the ranker on every row).
     sampled_derivative: bool = False
+    #: ``evaluate(ranker, encoded, out=buffer)`` writes h into a float64 buffer of the
+    #: block's length (and returns it): a backend then allocates nothing per iteration.
+    evaluates_into: ClassVar[bool] = False
     #: Declares the binned threshold form: ``encode`` returns (d, n) integer bin codes below
     #: ``n_bins``; ``statistics(codes, g)`` is the (d, n_bins) histogram of g by feature and code;
     #: every ranker is 1[code of ``ranker.feature`` > ``bin_of(ranker)``] with ``values`` (0, 1).
@@ -180,6 +186,16 @@ class LearnerLayout:
     def evaluate(self, ranker: WeakRanker, encoded: Any) -> np.ndarray:
         """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
         raise NotImplementedError
+
+    def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *,
+                         n_threads: int = 1) -> Candidate | None:
+        """A multi-pass layout's search over blocks held in memory (:func:`multi_pass_search`).
+
+        A layout may grow its ranker in one native call instead when it can
+        (the trees do for one block); the result must equal the multi-pass
+        protocol's bit for bit.
+        """
+        return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
 
     def no_candidate_reason(self) -> str | None:
         """Why the last search found no weak ranker, when the family's constraints are the cause.
@@ -221,6 +237,10 @@ class Learner(Component):
     default_price : str
         The price the push estimators use with this learner when the user
         gives none (``price=None``): ``"pow:4"``, or what suits the family.
+    accept_sparse : bool
+        It takes ``scipy.sparse`` input without making it dense.
+    accept_categorical : bool
+        Its ``prepare`` takes ``categorical_features=`` (see above).
     """
 
     family: ClassVar[str] = "learner"
@@ -231,6 +251,17 @@ class Learner(Component):
     allow_nan: ClassVar[bool] = False
     #: Its rankers take values in [0, 1] on the training data (False: real-valued, e.g. tree leaves).
     bounded: ClassVar[bool] = True
+    #: Large-data settings: when ``early_stopping="auto"`` switches on (more than 10,000
+    #: training rows, validated on a hold-out), the push estimators set these spec
+    #: parameters unless the learner spec gives them, and boost up to
+    #: ``large_data_n_iter`` iterations unless ``n_iter`` is given (None: the usual 100).
+    large_data_params: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    large_data_n_iter: ClassVar[int | None] = None
+    #: ``prepare``, ``encode`` and its rankers' ``predict`` take a ``scipy.sparse`` CSR matrix (never made dense).
+    accept_sparse: ClassVar[bool] = False
+    #: ``prepare`` takes ``categorical_features=`` (column indices split by category groups); the
+    #: estimators then pass a DataFrame's ``category`` columns as such.
+    accept_categorical: ClassVar[bool] = False
 
     def prepare(
         self,

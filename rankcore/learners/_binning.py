@@ -50,13 +50,36 @@ def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int) -> np.ndarray:
-    distinct, inverse = np.unique(values, return_inverse=True)
+    """The edges of one feature's values (NaN-free): see :func:`bin_edges`.  O(n log n), one sort."""
+    ordered = np.sort(values)
+    if ordered.shape[0] == 0:
+        return np.empty(0)
+    first = np.empty(ordered.shape[0], dtype=bool)        # the first of each run of equal values
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+
+    def mass() -> np.ndarray:
+        if weights is None:                               # run lengths: the counts of the distinct values
+            return np.diff(np.r_[np.flatnonzero(first), ordered.shape[0]]).astype(np.float64)
+        # weights summed in the values' order
+        return np.bincount(np.searchsorted(distinct, values), weights=weights,
+                           minlength=distinct.shape[0]).astype(np.float64)
+
+    return edges_of_distinct(distinct, mass, max_bins)
+
+
+def edges_of_distinct(distinct: np.ndarray, mass, max_bins: int) -> np.ndarray:
+    """The edges of a feature with these sorted distinct values; ``mass()`` their weights (called if needed).
+
+    Every midpoint when there are at most ``max_bins`` values, else the
+    midpoints after the weighted quantiles b/max_bins (see :func:`bin_edges`).
+    """
     if distinct.shape[0] <= 1:
         return np.empty(0)
     if distinct.shape[0] <= max_bins:
         return _midpoints(distinct[:-1], distinct[1:])
-    mass = np.bincount(inverse, weights=weights, minlength=distinct.shape[0]).astype(np.float64)
-    cumulative = np.cumsum(mass)
+    cumulative = np.cumsum(mass())
     levels = np.arange(1, max_bins) / max_bins * cumulative[-1]
     idx = np.searchsorted(cumulative, levels, side="left")
     idx = np.unique(np.minimum(idx, distinct.shape[0] - 2))

@@ -10,32 +10,21 @@ A. A threshold ranker is h(x) = 1[x_j > t].  With the candidate thresholds
    best threshold of every feature (a depth-1 GBDT round).
 B. Codes are stored feature-major, (d, n) uint8 (or uint16 beyond 256 bins),
    so a feature's codes are contiguous.  Rows are processed in chunks of
-   ROWS (the chunk of the gradient stays in cache while every feature reads
+   ``HIST_ROWS`` (the chunk of the gradient stays in cache while every feature reads
    it); within a chunk the features are split over threads (prange).  Each
    feature's histogram is accumulated by one thread in row order, so the
    result is bitwise identical for any ``n_threads``.
-C. The encoder binary-searches each value in its feature's edges, in
+C. The encoder binary-searches each value in its feature's edges (``bin_code``), in
    parallel over features; it reads X in either float32 or float64.
 """
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint16_t
 
+from rankcore.typedefs cimport code_t, real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners.histograms cimport bin_code, feature_histograms, HIST_ROWS
 
 import numpy as np
-
-ctypedef fused code_t:
-    uint8_t
-    uint16_t
-
-ctypedef fused real_t:
-    float
-    double
-
-
-cdef enum:
-    ROWS = 16384
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values
@@ -44,23 +33,13 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values
            code_t[:, ::1] codes,                # OUT (d, n) c = #{edges of j < x}
            int n_threads=1):
     """Bin codes of every value.  O(n·d·log B) time, no extra memory."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, lo, hi, mid, base
-    cdef double x
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r
+    cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
     n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
         for j in prange(d, schedule="dynamic", num_threads=n_threads):
-            base = offsets[j]
             for r in range(n):
-                x = X[r, j]
-                lo = 0
-                hi = offsets[j + 1] - base
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if edges[base + mid] < x:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                codes[j, r] = <code_t> lo
+                codes[j, r] = <code_t> bin_code(X[r, j], e + offsets[j], offsets[j + 1] - offsets[j])
 
 
 cdef inline int _feature_threads(Py_ssize_t n, Py_ssize_t d, int n_threads) noexcept nogil:
@@ -77,69 +56,25 @@ def histograms(const code_t[:, ::1] codes,   # IN  (d, n) bin codes
                int n_threads=1):
     """Histogram of the gradient per feature and bin.  O(n·d) time, O(d·B) memory.
 
-    One parallel region: thread t owns features t, t + T, t + 2T, ... and
-    walks the rows in chunks of ROWS, so a chunk of g is read from cache by
-    every feature of the thread.  Each feature's bins are summed in row order
-    by one thread: the result does not depend on ``n_threads``.  Every code
-    must be < B (the layout's encoder guarantees it); only those B bins of a
-    feature are ever written.
+    ``rankcore.learners.histograms.feature_histograms`` with one class: thread
+    t owns features t, t + T, ... and walks the rows in chunks, so a chunk of
+    g is read from cache by every feature of the thread.  Each feature's bins
+    are summed in row order by one thread: the result does not depend on
+    ``n_threads``.  Every code must be < B (the layout's encoder guarantees
+    it); only those B bins of a feature are ever written.
     """
     cdef Py_ssize_t d = codes.shape[0], n = codes.shape[1], B = hist.shape[1]
-    cdef Py_ssize_t t, j, r, r0, r_end, c
     cdef int T
     if hist.shape[0] != d:
         raise ValueError(f"hist: expected {d} rows (one per feature of codes), got {hist.shape[0]}")
     if g.shape[0] != n:
         raise ValueError(f"g: expected {n} values (as codes has rows), got {g.shape[0]}")
     hist[:, :] = 0.0
+    if n == 0 or d == 0:
+        return
     T = _feature_threads(n, d, n_threads)
     with nogil:
-        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-            for c in range((n + ROWS - 1) // ROWS):
-                r0 = c * ROWS
-                r_end = min(r0 + ROWS, n)
-                j = t
-                while j < d:
-                    _feature_rows(&codes[j, 0], &g[0], &hist[j, 0], r0, r_end, B)
-                    j = j + T
-
-
-cdef inline void _feature_rows(const code_t* codes, const double* g, double* h,
-                               Py_ssize_t r0, Py_ssize_t r_end, Py_ssize_t B) noexcept nogil:
-    """h[codes[r]] += g[r] for r in [r0, r_end); h is one feature's row of B bins (every code < B).
-
-    For uint8 codes, four interleaved partial histograms break the chain of
-    dependent read-modify-writes when consecutive rows share a bin (the loop
-    is otherwise bound by store-to-load latency); they are added into h at
-    the end, in a fixed order -- the first B bins only: h has B entries, and
-    the next feature's row, which another thread may be filling, follows it
-    in memory (adding 0.0 to it raced with that thread and lost its updates,
-    so binary features gave results that changed with n_threads and between
-    runs, and the last feature wrote past the array).
-    """
-    cdef Py_ssize_t r, b, nb = B if B < 256 else 256
-    cdef double acc[4 * 256]
-    if code_t is uint8_t:
-        for b in range(nb):
-            acc[b] = 0.0
-            acc[256 + b] = 0.0
-            acc[512 + b] = 0.0
-            acc[768 + b] = 0.0
-        r = r0
-        while r + 4 <= r_end:
-            acc[codes[r]] += g[r]
-            acc[256 + codes[r + 1]] += g[r + 1]
-            acc[512 + codes[r + 2]] += g[r + 2]
-            acc[768 + codes[r + 3]] += g[r + 3]
-            r = r + 4
-        while r < r_end:
-            acc[codes[r]] += g[r]
-            r = r + 1
-        for b in range(nb):
-            h[b] += (acc[b] + acc[256 + b]) + (acc[512 + b] + acc[768 + b])
-    else:
-        for r in range(r0, r_end):
-            h[codes[r]] += g[r]
+        feature_histograms(&codes[0, 0], d, n, &g[0], &hist[0, 0], B, 1, n, T)
 
 
 def dots(const double[:, ::1] Z,   # IN  (d, n) scaled features, feature-major
@@ -158,9 +93,9 @@ def dots(const double[:, ::1] Z,   # IN  (d, n) scaled features, feature-major
     T = _feature_threads(n, d, n_threads)
     with nogil:
         for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-            for c in range((n + ROWS - 1) // ROWS):
-                r0 = c * ROWS
-                r_end = min(r0 + ROWS, n)
+            for c in range((n + HIST_ROWS - 1) // HIST_ROWS):
+                r0 = c * HIST_ROWS
+                r_end = min(r0 + HIST_ROWS, n)
                 j = t
                 while j < d:
                     s = out[j]

@@ -9,7 +9,7 @@ below the smallest normal number.  :func:`unsplit_reason` names the one that
 applies, in the words of the parameters to change (the driver then stops
 with ``stop_reason_ = "no_split"`` and a ``UserWarning``).
 
-Cost: :func:`free_split_gain` is O(d·256) on the root's histogram, once per
+Cost: :func:`free_split_gain` is O(S) on the root's histogram of S slots, once per
 search that finds no split.
 """
 
@@ -23,27 +23,35 @@ __all__ = ["free_split_gain", "unsplit_reason", "underflow_reason"]
 TINY = float(np.finfo(np.float64).tiny)
 
 
-def free_split_gain(hist: np.ndarray, feature_mask: np.ndarray, l2: float, tie_tolerance: float) -> bool:
+def free_split_gain(hist, feature_mask: np.ndarray, l2: float, tie_tolerance: float) -> bool:
     """Whether some split of a node gains without ``min_samples_leaf`` and ``min_child_weight``.
 
-    ``hist`` is the node's (d, 256, 3) histogram (Σg, Σh, count per feature
-    and code; code 255 is NaN, sent right here).  A gain counts when it
+    ``hist`` holds one (B_j, 3) histogram per feature (Σg, Σh, count per
+    code; the last code is NaN, sent right here): a (d, 256, 3) array, or
+    the per-feature slot blocks of a trees layout.  A gain counts when it
     exceeds ``tie_tolerance`` times the largest term, as the split search's
     ties do.
     """
-    h = hist[np.asarray(feature_mask, dtype=bool)]
-    if h.shape[0] == 0:
+    for j in np.flatnonzero(np.asarray(feature_mask, dtype=bool)):
+        if _feature_gains(np.asarray(hist[j], dtype=np.float64), l2, tie_tolerance):
+            return True
+    return False
+
+
+def _feature_gains(h: np.ndarray, l2: float, tie_tolerance: float) -> bool:
+    """:func:`free_split_gain` for one feature's (B, 3) histogram."""
+    if h.shape[0] < 3:
         return False
-    total = h.sum(axis=1)                                     # (d', 3): every feature sums the same rows
-    left = np.cumsum(h[:, :-1, :], axis=1)[:, :-1, :]         # codes <= b on the left, b = 0..253
-    right = total[:, None, :] - left
-    both = (left[..., 2] > 0) & (right[..., 2] > 0)
+    total = h.sum(axis=0)                                     # (3,)
+    left = np.cumsum(h[:-1, :], axis=0)[:-1, :]               # codes <= b on the left, b = 0..B-3
+    right = total[None, :] - left
+    both = (left[:, 2] > 0) & (right[:, 2] > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms_l = left[..., 0] ** 2 / (left[..., 1] + l2)
-        terms_r = right[..., 0] ** 2 / (right[..., 1] + l2)
-        parent = total[:, 0] ** 2 / (total[:, 1] + l2)
-        gain = terms_l + terms_r - parent[:, None]
-        scale = np.maximum(np.maximum(terms_l, terms_r), parent[:, None])
+        terms_l = left[:, 0] ** 2 / (left[:, 1] + l2)
+        terms_r = right[:, 0] ** 2 / (right[:, 1] + l2)
+        parent = total[0] ** 2 / (total[1] + l2)
+        gain = terms_l + terms_r - parent
+        scale = np.maximum(np.maximum(terms_l, terms_r), parent)
     ok = both & np.isfinite(gain) & (gain > tie_tolerance * scale) & (gain > 0)
     return bool(ok.any())
 

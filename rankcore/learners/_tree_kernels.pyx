@@ -2,259 +2,414 @@
 
 Design
 ------
-A. Bin codes are uint8, stored **row-major** (n, d) (unlike ``stumps``): a
-   node's rows are visited in index order, and a row's d codes share a cache
-   line, where a feature-major layout costs one cache miss per row *and*
-   feature on large data.  Code
-   c = #{edges of j < x} in [0, 254] (at most 254 edges), and NaN gets the
-   reserved code ``NAN_CODE`` = 255.  A split (j, b) sends a row right iff
-   c > b, i.e. iff x > edges[b]: training (codes) and prediction (raw values)
-   route every row the same way, exactly.
-B. Rows are partitioned per node as in LightGBM: every block keeps a
+A. Bin codes are uint8, stored **row-major** (n, c) (unlike ``stumps``): a
+   node's rows are visited in index order, and a row's codes share a cache
+   line, where a column-major layout costs one cache miss per row *and*
+   column on large data.  Feature j's bin of a value x is
+   b = #{edges of j < x} in [0, n_edges_j] (at most 254 edges), and NaN
+   gets the bin n_edges_j + 1.  A split (j, b) sends a row right iff its bin
+   is > b, i.e. iff x > edges[b]: training (codes) and prediction (raw
+   values) route every row the same way, exactly.
+B. Histograms are **compact**: an (S, 3) array of (Σg, Σh, count) per slot,
+   feature j owning the n_edges_j + 2 slots from ``base[j]`` (its bins, then
+   NaN), so a node's histogram -- zeroed, subtracted and scanned once per
+   node -- costs Σ_j (n_edges_j + 2) slots, not d·256 (binary features: 3).
+   A code column is one feature (code = bin) or a bundle of mutually
+   exclusive features (see :class:`SlotLayout`); column c's code k counts in
+   slot ``col_base[c] + k``.
+C. Rows are partitioned per node as in LightGBM: every block keeps a
    permutation ``idx`` of its rows in which each node owns a contiguous range
    [start, end).  Splitting a node is a stable in-place partition of its
-   range (``partition``), so a node's rows stay in increasing order and the
-   histogram of a node costs O(rows in node × features), not O(n × d).
-C. ``node_histogram`` first gathers the node's gradient and Hessian into
-   contiguous buffers, then builds the (g, h, count) histogram of every
-   feature: the features are split into one contiguous group per thread
-   (prange over groups), and each thread walks the node's rows, updating its
-   features' histograms from the row's cache line.  Each feature's bins are
-   summed by one thread in the node's row order: the result does not depend
-   on ``n_threads``.  The sibling's histogram is the parent's minus this one
-   (done by the caller, in NumPy, on (d, 256, 3) arrays).
-D. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
+   range (``partition``), driven by a 256-entry table saying which codes of
+   the split's column go left (``split_table``), so a node's rows stay in
+   increasing order and its histogram costs O(rows in node × columns).
+D. ``node_histogram`` (``rankcore.learners.histograms``) gathers the node's
+   gradient and Hessian, then fills the slots of every column: one contiguous
+   group of columns per thread, each thread walking the node's rows in order,
+   so every slot is summed in row order by one thread -- the result does not
+   depend on ``n_threads``.  The sibling's histogram is the parent's minus it.
+E. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
    and block by the caller; no kernel allocates memory proportional to n·d.
-E. ``predict_trees`` walks a list of trees for each row, in parallel over
-   rows (static schedule), accumulating Σ_t α_t v_t(x) in tree order -- the
-   same floating-point operations, in the same order, as adding the trees'
-   predictions one after another, so it equals that sum bitwise.
+F. Prediction (from codes or raw values) is in ``_tree_predict.pyx``.
 """
 
 from cython.parallel cimport prange
 from libc.math cimport isnan
-from libc.stdlib cimport free, malloc
-from libc.stdint cimport uint8_t, int32_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
+from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
+                                          node_histogram as _node_histogram)
 
 import numpy as np
 
 cdef extern from *:
     """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define RC_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define RC_PREFETCH(p) ((void)0)
-    #endif
+    #include <stdint.h>
+    #include <string.h>
+    /* Whether a histogram slot (3 doubles) holds anything but zeros (of either sign): the bits,
+       sign bit aside, tested together -- no floating-point compare per value. */
+    static inline int rc_slot_nonzero(const double* x) {
+        uint64_t a, b, c;
+        memcpy(&a, x, 8); memcpy(&b, x + 1, 8); memcpy(&c, x + 2, 8);
+        return ((a | b | c) << 1) != 0;
+    }
     """
-    void RC_PREFETCH(const void* p) noexcept nogil
+    int rc_slot_nonzero(const double* x) noexcept nogil
 
 cdef enum:
-    AHEAD = 16          # rows prefetched ahead when the node's rows are not contiguous
-
-
-ctypedef fused real_t:
-    float
-    double
-
-#: The bin code of a missing value (NaN).
-NAN_CODE = 255
-cdef enum:
-    C_NAN_CODE = 255
-
-cdef enum:
-    C_PARALLEL_ROWS = 65536
+    MAX_PARTITION_THREADS = 64
+    C_MAX_EDGES = 254
 
 #: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
-PARALLEL_ROWS = C_PARALLEL_ROWS
+PARALLEL_ROWS = HIST_PARALLEL_ROWS
+#: Largest number of bin edges of a feature (its bins 0..254 and the NaN bin fit a uint8 code).
+MAX_EDGES = C_MAX_EDGES
+
+
+cdef inline const Py_ssize_t* _ptr(const Py_ssize_t[::1] a) noexcept:
+    return &a[0] if a.shape[0] > 0 else NULL
+
+
+cdef class SlotLayout:
+    """Where each feature's bins live: in the histogram (slots) and in the codes (columns).
+
+    Parameters
+    ----------
+    base : (d,) int
+        Feature j's first slot; its bins 0..n_edges[j] and NaN bin
+        n_edges[j] + 1 take the n_edges[j] + 2 slots from there.
+    n_edges : (d,) int in [0, 254]
+    col : (d,) int
+        The code column of feature j.
+    col_base : (n_cols,) int
+        The slot of code 0 of each column: the feature's first slot for a
+        column holding one feature; for a *bundle* (several features none of
+        which leaves its default bin on the same row), a slot of its own
+        counting the rows where every member is at its default bin, and member
+        j's bin b is the code base[j] + b − col_base.
+    default_bin : (d,) int
+        A bundled feature's default bin (its rows are not coded in its
+        column, and its slot is filled by subtraction: the node's total minus
+        the feature's other slots), −1 for a feature alone in its column.
+    n_slots : int
+        S, the histogram's length.
+    categorical : (d,) bool, optional
+        Feature j's bins are categories (split by groups of them, see
+        :func:`best_split`); default: none.
+
+    Every feature's slots must lie in [0, S), and a bundle's codes in [0, 255];
+    a ValueError says which feature or column breaks this.
+    """
+
+    def __cinit__(self, base, n_edges, col, col_base, default_bin, Py_ssize_t n_slots, categorical=None):
+        cdef Py_ssize_t d, j
+        self.base = np.ascontiguousarray(base, dtype=np.intp)
+        self.n_edges = np.ascontiguousarray(n_edges, dtype=np.intp)
+        self.col = np.ascontiguousarray(col, dtype=np.intp)
+        self.col_base = np.ascontiguousarray(col_base, dtype=np.intp)
+        self.default_bin = np.ascontiguousarray(default_bin, dtype=np.intp)
+        d = self.base.shape[0]
+        self.categorical = np.ascontiguousarray(np.zeros(d, dtype=np.uint8) if categorical is None else categorical,
+                                                dtype=np.uint8)
+        if any(a.ndim != 1 or a.shape[0] != d for a in (self.n_edges, self.col, self.default_bin, self.categorical)):
+            raise ValueError(f"SlotLayout: base, n_edges, col, default_bin and categorical must be 1-D of length {d}")
+        n_cols = self.col_base.shape[0]
+        for j in range(d):
+            b, e, c, z = int(self.base[j]), int(self.n_edges[j]), int(self.col[j]), int(self.default_bin[j])
+            if not (0 <= e <= MAX_EDGES and 0 <= b and b + e + 2 <= n_slots and 0 <= c < n_cols
+                    and -1 <= z <= e + 1):
+                raise ValueError(f"SlotLayout: feature {j} (base {b}, n_edges {e}, column {c}, default bin {z}) "
+                                 f"does not fit {n_slots} slots and {n_cols} columns")
+            cb = int(self.col_base[c])
+            if z < 0 and cb != b:
+                raise ValueError(f"SlotLayout: feature {j} is alone in column {c} but the column starts at slot {cb}")
+            if not (0 <= cb <= b and b + e + 1 - cb <= 255):
+                raise ValueError(f"SlotLayout: feature {j}'s codes in column {c} do not fit [0, 255]")
+        self.bundled = np.ascontiguousarray(np.flatnonzero(self.default_bin >= 0), dtype=np.intp)
+        self.fs.d = d
+        self.fs.n_cols = n_cols
+        self.fs.n_slots = n_slots
+        self.fs.base = _ptr(self.base)
+        self.fs.n_edges = _ptr(self.n_edges)
+        self.fs.col = _ptr(self.col)
+        self.fs.col_base = _ptr(self.col_base)
+        self.fs.default_bin = _ptr(self.default_bin)
+        self.fs.n_bundled = self.bundled.shape[0]
+        self.fs.bundled = _ptr(self.bundled)
+        cdef const uint8_t[::1] cat = self.categorical
+        self.fs.categorical = &cat[0] if d > 0 else NULL
+
+    @property
+    def n_slots(self):
+        return self.fs.n_slots
+
+    @property
+    def n_cols(self):
+        return self.fs.n_cols
+
+    def __reduce__(self):
+        return (SlotLayout, (self.base, self.n_edges, self.col, self.col_base, self.default_bin, self.fs.n_slots,
+                             self.categorical))
+
+
+cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, double x, const double* edges,
+                          const Py_ssize_t* offsets) noexcept nogil:
+    """Write feature j's code of the value x into its column of ``row``; 1 if that was a bundle conflict.
+
+    NaN is bin n_edges[j] + 1.  A lone feature's code is its bin; a bundled
+    feature writes only a non-default bin, as the column's code (a conflict
+    when a member already wrote the column on this row).
+    """
+    cdef Py_ssize_t b, c = fs.col[j]
+    cdef int conflict = 0
+    if isnan(x):
+        b = fs.n_edges[j] + 1
+    else:
+        b = bin_code(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+    if fs.default_bin[j] < 0:
+        row[c] = <uint8_t> b
+    elif b != fs.default_bin[j]:
+        conflict = row[c] != 0
+        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+    return conflict
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
            const double[::1] edges,             # IN  concatenated sorted edges of every feature
            const Py_ssize_t[::1] offsets,       # IN  (d + 1,) feature j's edges: edges[offsets[j]:offsets[j+1]]
-           uint8_t[:, ::1] codes,               # OUT (n, d) #{edges of j < x}, or NAN_CODE for NaN
+           SlotLayout slots,
+           uint8_t[:, ::1] codes,               # IN/OUT (n, n_cols) zeros on entry (bundles); the codes
            int n_threads=1):
-    """Bin codes of every value, NaN → ``NAN_CODE``.  O(n·d·log B) time, no extra memory; parallel over rows."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, lo, hi, mid, base
-    cdef double x
+    """Bin codes of every value (NaN → bin n_edges_j + 1), into each feature's column.
+
+    A bundled feature writes only its non-default bins (as column codes);
+    returns the number of values that found their bundle's column already
+    written on the same row (0 when the bundles are exclusive on X).
+    O(n·d·log B) time, no extra memory; parallel over rows.
+    """
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, conflicts = 0
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
+    if d != fs.d or codes.shape[0] != n or codes.shape[1] != fs.n_cols or offsets.shape[0] != d + 1:
+        raise ValueError(f"encode: X has {d} features and codes {codes.shape[1]} columns; the layout "
+                         f"expects {fs.d} and {fs.n_cols}")
     n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             for j in range(d):
-                x = X[r, j]
-                if isnan(x):
-                    codes[r, j] = C_NAN_CODE
-                    continue
-                base = offsets[j]
-                lo = 0
-                hi = offsets[j + 1] - base
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if edges[base + mid] < x:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                codes[r, j] = <uint8_t> lo
+                conflicts += _put_code(fs, &codes[r, 0], j, X[r, j], e, &offsets[0])
+    return conflicts
 
 
-def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
+def all_ones(const double[::1] h):
+    """Whether every entry is 1.0 (stops at the first that is not: O(1) for a Hessian).  No allocation."""
+    cdef Py_ssize_t i
+    for i in range(h.shape[0]):
+        if h[i] != 1.0:
+            return False
+    return True
+
+
+def encode_csr(const index_t[::1] indptr,         # IN  (n + 1,) CSR row pointers
+               const index_t[::1] indices,        # IN  (nnz,) column of each stored value (sorted per row)
+               const real_t[::1] data,            # IN  (nnz,) stored values (NaN allowed)
+               const double[::1] edges,           # IN  concatenated sorted edges of every feature
+               const Py_ssize_t[::1] offsets,     # IN  (d + 1,)
+               SlotLayout slots,
+               const uint8_t[::1] column_default, # IN  (n_cols,) each column's code when every value is 0
+               uint8_t[:, ::1] codes,             # OUT (n, n_cols)
+               int n_threads=1):
+    """The codes :func:`encode` gives the dense form of a CSR matrix, from its stored values only.
+
+    Each row starts from the columns' codes of an all-zero row, then each
+    stored value writes its feature's code as in :func:`encode`.  Returns the
+    number of bundle conflicts (0 when the bundles are exclusive).
+    O(n·c + nnz·log B), no extra memory; parallel over rows.
+    """
+    cdef Py_ssize_t n = codes.shape[0], r, k, c, conflicts = 0
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
+    if indptr.shape[0] != n + 1 or codes.shape[1] != fs.n_cols or column_default.shape[0] != fs.n_cols \
+            or offsets.shape[0] != fs.d + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
+        raise ValueError("encode_csr: the CSR arrays, codes and column defaults do not fit the layout")
+    for k in range(indptr[n]):
+        if not 0 <= indices[k] < fs.d:
+            raise ValueError(f"encode_csr: column index {indices[k]} out of range [0, {fs.d})")
+    n_threads = threads_for(<double> n * fs.n_cols + indptr[n], n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for c in range(fs.n_cols):
+                codes[r, c] = column_default[c]
+            for k in range(indptr[r], indptr[r + 1]):
+                conflicts += _put_code(fs, &codes[r, 0], indices[k], data[k], e, &offsets[0])
+    return conflicts
+
+
+def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
+    """The (c, n) column-major copy of (n, c) row-major codes: a split's partition reads one column.
+
+    Blocked by 64 rows (a block's column segments are whole cache lines);
+    O(n·c) time and memory, parallel over blocks.
+    """
+    cdef Py_ssize_t n = codes.shape[0], c = codes.shape[1], b, r, j, r0, r1
+    out = np.empty((c, n), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    if n == 0 or c == 0:
+        return out
+    n_threads = threads_for(<double> n * c, n_threads, 1048576.0)
+    with nogil:
+        for b in prange((n + 63) // 64, schedule="static", num_threads=n_threads):
+            r0 = b * 64
+            r1 = min(r0 + 64, n)
+            for j in range(c):
+                for r in range(r0, r1):
+                    o[j, r] = codes[r, j]
+    return out
+
+
+# ----------------------------------------------------------------------
+# Histograms
+# ----------------------------------------------------------------------
+cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
+                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
+                          double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil:
+    """A node's histogram (``histograms.node_histogram``), then its bundled features' default-bin slots.
+
+    A bundled feature's default bin gets the node's total (Σg, Σh, count,
+    summed over its rows in order) minus the feature's other slots, summed in
+    slot order.  O(m·c + S) for m rows and c columns.
+    """
+    cdef Py_ssize_t m = end - start, i, k, b, j, q, z, base
+    cdef double totals[3]
+    cdef double s
+    cdef const double* gg
+    cdef const double* hh
+    _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots, n_threads,
+                    identity, unit_h)
+    if fs.n_bundled == 0:
+        return
+    gg = g + start if identity else og
+    hh = h + start if identity else oh
+    totals[0] = 0.0
+    totals[1] = 0.0
+    for i in range(m):
+        totals[0] += gg[i]
+        totals[1] += 1.0 if unit_h else hh[i]
+    totals[2] = <double> m
+    for q in range(fs.n_bundled):
+        j = fs.bundled[q]
+        z = fs.default_bin[j]
+        base = fs.base[j]
+        for k in range(3):
+            s = 0.0
+            for b in range(fs.n_edges[j] + 2):
+                if b != z:
+                    s = s + hist[(base + b) * 3 + k]
+            hist[(base + z) * 3 + k] = totals[k] - s
+
+
+def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block
+                   SlotLayout slots,
                    const double[::1] g,           # IN  (n,) gradient of the block's rows
                    const double[::1] h,           # IN  (n,) Hessian (or weight) of the block's rows
                    const int32_t[::1] idx,        # IN  (n,) row permutation; the node owns idx[start:end]
                    Py_ssize_t start, Py_ssize_t end,
                    double[::1] og,                # SCRATCH (n,) gathered gradient
                    double[::1] oh,                # SCRATCH (n,) gathered Hessian
-                   double[:, :, ::1] hist,        # OUT (d, 256, 3) Σg, Σh, count per (feature, code); zeroed here
+                   double[:, ::1] hist,           # OUT (S, 3) Σg, Σh, count per slot; zeroed here
                    int n_threads=1,
                    bint identity=False,           # idx[start:end] is start..end-1 (the root): no gather
                    bint unit_h=False):            # h is all ones: Σh is the count (not accumulated)
-    """(g, h, count) histogram of the rows idx[start:end], per feature and bin code.
+    """(g, h, count) histogram of the rows idx[start:end], per slot (see :func:`build_histogram`).
 
-    O(m·d) time for m = end − start rows, O(d·256) output, no allocation.
-    The features are split into one contiguous group per thread; each
-    thread walks the rows in order and updates its group's histograms, so
-    every feature is summed in row order by one thread: bitwise independent
-    of ``n_threads``.
+    O(m·c) time for m = end − start rows and c columns, O(S) output, no
+    allocation; bitwise independent of ``n_threads``.
     """
-    cdef Py_ssize_t d = codes.shape[1], m = end - start, i, j, r, t
-    cdef int T
-    cdef const double* gg
-    cdef const double* hh
-    cdef const int32_t* rows = NULL
-    hist[:, :, :] = 0.0
-    if m <= 0:
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef Py_ssize_t n = codes.shape[0]
+    if codes.shape[1] != fs.n_cols or hist.shape[0] != fs.n_slots or hist.shape[1] != 3:
+        raise ValueError(f"node_histogram: codes must have {fs.n_cols} columns and hist shape ({fs.n_slots}, 3)")
+    if not (0 <= start <= end <= n) or g.shape[0] < n or h.shape[0] < n or idx.shape[0] < n \
+            or og.shape[0] < end - start or oh.shape[0] < end - start:
+        raise ValueError(f"node_histogram: rows [{start}, {end}) do not fit the {n} rows and buffers given")
+    if fs.n_slots == 0:
         return
     with nogil:
-        if identity:
-            gg = &g[start]
-            hh = &h[start]
-        else:
-            # the gather is a copy: any split of the rows over threads gives the same arrays
-            T = threads_for(<double> m, n_threads, C_PARALLEL_ROWS)
-            for i in prange(m, schedule="static", num_threads=T):
-                if i + AHEAD < m:
-                    RC_PREFETCH(&g[idx[start + i + AHEAD]])
-                og[i] = g[idx[start + i]]
-                if not unit_h:
-                    oh[i] = h[idx[start + i]]
-            gg = &og[0]
-            hh = &oh[0]
-            rows = &idx[start]
-        T = threads_for(<double> m * d, n_threads, 131072.0)
-        if T > d:
-            T = <int> d
-        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-            _group_histogram(&codes[0, 0], d, (t * d) // T, ((t + 1) * d) // T, rows, start, gg, hh, m, unit_h,
-                             &hist[0, 0, 0])
-        if unit_h:
-            for j in range(d):
-                for r in range(256):
-                    hist[j, r, 1] = hist[j, r, 2]
+        build_histogram(&codes[0, 0] if n > 0 else NULL, fs, &g[0] if n > 0 else NULL,
+                        &h[0] if n > 0 else NULL, &idx[0] if n > 0 else NULL, start, end,
+                        &og[0] if og.shape[0] > 0 else NULL, &oh[0] if oh.shape[0] > 0 else NULL,
+                        &hist[0, 0], n_threads, identity, unit_h)
 
 
-cdef inline void _group_histogram(const uint8_t* codes, Py_ssize_t d, Py_ssize_t j0, Py_ssize_t j1,
-                                  const int32_t* rows, Py_ssize_t start, const double* gg, const double* hh,
-                                  Py_ssize_t m, bint unit_h, double* hist) noexcept nogil:
-    """Histograms of features [j0, j1) over m rows (row rows[i], or start + i without rows), in row order."""
-    cdef Py_ssize_t i, j, r
-    cdef const uint8_t* row
-    cdef double* hp
-    cdef double gv, hv
-    for i in range(m):
-        if rows != NULL:
-            r = rows[i]
-            if i + AHEAD < m:          # the node's rows are scattered: fetch a later row's codes now
-                RC_PREFETCH(codes + rows[i + AHEAD] * d + j0)
-        else:
-            r = start + i
-        row = codes + r * d
-        gv = gg[i]
-        if unit_h:
-            for j in range(j0, j1):
-                hp = hist + (j * 256 + row[j]) * 3
-                hp[0] += gv
-                hp[2] += 1.0
-        else:
-            hv = hh[i]
-            for j in range(j0, j1):
-                hp = hist + (j * 256 + row[j]) * 3
-                hp[0] += gv
-                hp[1] += hv
-                hp[2] += 1.0
+# ----------------------------------------------------------------------
+# Partition
+# ----------------------------------------------------------------------
+cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil:
+    """go_left[k] for every code k of the split feature's column: does a row with that code go left?
 
-
-def partition(const uint8_t[:, ::1] codes,   # IN  (n, d) bin codes of the block
-              int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
-              int32_t[::1] scratch,          # SCRATCH (n,)
-              Py_ssize_t start, Py_ssize_t end,
-              Py_ssize_t feature, Py_ssize_t bin, bint nan_left,
-              int n_threads=1,
-              double min_parallel=PARALLEL_ROWS):   # rows from which the threads share the work
-    """Stable partition of idx[start:end]: rows going left (code ≤ bin, or NaN when ``nan_left``) first.
-
-    Returns the number of rows going left.  O(m) time for m = end − start
-    rows, no allocation beyond T counters.  With T > 1 threads the range is
-    cut into T contiguous chunks: each thread splits its chunk into scratch
-    (its left rows from the chunk's front, its right rows from the back),
-    then, once every chunk's count is known, copies them to their places --
-    the left rows of chunk 0, 1, ... then the right rows of chunk 0, 1, ... --
-    which is the order of the one-thread pass: the result does not depend on
-    ``n_threads``.
+    Numeric: bin ≤ ``split.bin``, or the NaN bin when ``split.nan_left``;
+    categorical: the bin is among ``split.left_bins``.  In a bundle, a code
+    outside the feature's range means the feature is at its default bin.
     """
-    cdef Py_ssize_t m = end - start, nl = 0, t
-    cdef int T
-    cdef Py_ssize_t* before
-    cdef const uint8_t* cp = &codes[0, 0] if codes.shape[0] > 0 else NULL
-    cdef Py_ssize_t d = codes.shape[1]
-    if m <= 0:
-        return 0
-    T = threads_for(<double> m, n_threads, min_parallel)
-    if T > m:
-        T = <int> m
-    if T <= 1:
-        with nogil:
-            nl = _split_chunk(cp, d, &idx[0], &scratch[0], start, start, end, feature, bin, nan_left)
-            _place_chunk(&idx[0], &scratch[0], start, start, end, nl, start, start + nl)
-        return nl
-    # before[t]: left rows of the chunks before chunk t (before[T] = all of them)
-    before = <Py_ssize_t*> malloc((T + 1) * sizeof(Py_ssize_t))
-    if before == NULL:
-        raise MemoryError("partition: no memory for the per-thread counts")
-    try:
-        with nogil:
-            for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-                before[t + 1] = _split_chunk(cp, d, &idx[0], &scratch[0], start, start + (t * m) // T,
-                                             start + ((t + 1) * m) // T, feature, bin, nan_left)
-            before[0] = 0
-            for t in range(T):
-                before[t + 1] += before[t]
-            nl = before[T]
-            for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-                # chunk t's right rows follow all left rows and the right rows of chunks < t
-                _place_chunk(&idx[0], &scratch[0], start, start + (t * m) // T, start + ((t + 1) * m) // T,
-                             before[t + 1] - before[t], start + before[t], start + nl + (t * m) // T - before[t])
-    finally:
-        free(before)
-    return nl
+    cdef Py_ssize_t k, b, feature = split.feature, nb = fs.n_edges[feature], z = fs.default_bin[feature]
+    cdef Py_ssize_t shift = fs.col_base[fs.col[feature]] - fs.base[feature]
+    for k in range(256):
+        b = k + shift
+        if b < 0 or b > nb + 1:
+            b = z
+        if b < 0:
+            go_left[k] = 0               # a code the column never holds
+        elif split.categorical:
+            go_left[k] = (split.left_bins[b >> 6] >> (b & 63)) & 1
+        elif b == nb + 1:
+            go_left[k] = split.nan_left
+        else:
+            go_left[k] = b <= split.bin
 
 
-cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t d, const int32_t* idx, int32_t* scratch,
-                                    Py_ssize_t start, Py_ssize_t s, Py_ssize_t e, Py_ssize_t feature,
-                                    Py_ssize_t bin, bint nan_left) noexcept nogil:
+def split_tables(SlotLayout slots, const int32_t[::1] feature, const int32_t[::1] bins,
+                 const uint8_t[::1] nan_left, const int32_t[::1] left, const uint64_t[:, ::1] left_bins=None):
+    """(nodes, 256) uint8: row i is internal node i's :func:`split_table` (zeros at leaves).
+
+    ``left_bins`` (nodes, 4): a categorical node's left bins as 256 bits
+    (all zero for numeric nodes, which then use ``bins`` and ``nan_left``).
+    """
+    cdef Py_ssize_t n = feature.shape[0], i, v
+    cdef SplitChoice split
+    out = np.zeros((n, 256), dtype=np.uint8)
+    cdef uint8_t[:, ::1] o = out
+    if left_bins is not None and (left_bins.shape[0] != n or left_bins.shape[1] != 4):
+        raise ValueError(f"split_tables: left_bins must be ({n}, 4)")
+    for i in range(n):
+        if left[i] >= 0:
+            if not 0 <= feature[i] < slots.fs.d:
+                raise ValueError(f"split_tables: node {i} splits on feature {feature[i]}, not one of {slots.fs.d}")
+            split.feature = feature[i]
+            split.bin = bins[i]
+            split.nan_left = nan_left[i]
+            split.categorical = slots.fs.categorical[feature[i]] != 0
+            for v in range(4):
+                split.left_bins[v] = left_bins[i, v] if left_bins is not None else 0
+            split_table(&slots.fs, &split, &o[i, 0])
+    return out
+
+
+cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t n_cols, const int32_t* idx, int32_t* scratch,
+                                    Py_ssize_t start, Py_ssize_t s, Py_ssize_t e, Py_ssize_t column,
+                                    const uint8_t* go_left) noexcept nogil:
     """Rows idx[s:e] into scratch[s−start:e−start]: left ones from the front in order, right ones from the back.
 
     Returns the number of left rows.
     """
     cdef Py_ssize_t i, r, nl = 0, back = e - start - 1, left
     cdef int32_t* front = scratch + (s - start)
-    cdef uint8_t c
     for i in range(s, e):
         r = idx[i]
-        if i + AHEAD < e:
-            RC_PREFETCH(codes + idx[i + AHEAD] * d + feature)
-        c = codes[r * d + feature]
-        left = (c <= bin) if c != C_NAN_CODE else nan_left
+        if i + HIST_AHEAD < e:
+            RC_PREFETCH(codes + idx[i + HIST_AHEAD] * n_cols + column)
+        left = go_left[codes[r * n_cols + column]]
         # branch-free (the side is a coin flip the predictor cannot learn): write the row to
         # both ends and advance one; a slot written in vain is overwritten later or is the
         # slot the other end writes the same row to (front + nl <= scratch + back throughout)
@@ -267,7 +422,7 @@ cdef inline Py_ssize_t _split_chunk(const uint8_t* codes, Py_ssize_t d, const in
 
 cdef inline void _place_chunk(int32_t* idx, const int32_t* scratch, Py_ssize_t start, Py_ssize_t s, Py_ssize_t e,
                               Py_ssize_t nl, Py_ssize_t left_at, Py_ssize_t right_at) noexcept nogil:
-    """Copy a chunk's split rows back: its nl left rows to idx[left_at:], its right rows (in order) to idx[right_at:]."""
+    """Copy a chunk's split rows back: its nl left rows to idx[left_at:], its right rows in order to idx[right_at:]."""
     cdef Py_ssize_t k, nr = (e - s) - nl
     for k in range(nl):
         idx[left_at + k] = scratch[s - start + k]
@@ -275,116 +430,156 @@ cdef inline void _place_chunk(int32_t* idx, const int32_t* scratch, Py_ssize_t s
         idx[right_at + k] = scratch[e - start - 1 - k]
 
 
-def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, d) bin codes
-                  const int32_t[::1] feature,     # IN  (nodes,) split feature
-                  const int32_t[::1] bins,        # IN  (nodes,) split bin: right iff code > bin
-                  const uint8_t[::1] nan_left,    # IN  (nodes,) NaN goes left
-                  const int32_t[::1] left,        # IN  (nodes,) left child, −1 at a leaf
-                  const int32_t[::1] right,       # IN  (nodes,) right child
-                  const double[::1] value,        # IN  (nodes,) leaf value
-                  double[::1] out,                # OUT (n,)
-                  int n_threads=1):
-    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
-    cdef Py_ssize_t n = codes.shape[0], r, node
-    cdef uint8_t c
-    n_threads = threads_for(<double> n, n_threads, 65536.0)
-    with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            node = 0
-            while left[node] >= 0:
-                c = codes[r, feature[node]]
-                if c == C_NAN_CODE:
-                    node = left[node] if nan_left[node] else right[node]
-                elif c > bins[node]:
-                    node = right[node]
-                else:
-                    node = left[node]
-            out[r] = value[node]
+cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
+                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
+                               int n_threads, double min_parallel) noexcept nogil:
+    """Stable partition of idx[start:end]: rows whose code in ``column`` goes left (``go_left``) first.
 
+    Row r's code is codes[r·n_cols + column]: row-major codes, or one column
+    of column-major codes with n_cols = 1 and column = 0 (which the trees
+    pass: a column is read with far fewer cache misses than every row's line).
 
-def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
-                  const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
-                  const double[::1] threshold,    # IN  right iff x > threshold
-                  const uint8_t[::1] nan_left,    # IN  NaN goes left
-                  const int32_t[::1] left,        # IN  left child (index within the tree), −1 at a leaf
-                  const int32_t[::1] right,       # IN  right child
-                  const double[::1] value,        # IN  leaf values
-                  const Py_ssize_t[::1] roots,    # IN  (T,) offset of each tree's node 0
-                  const double[::1] alpha,        # IN  (T,) coefficient of each tree
-                  double[::1] out,                # OUT (n,) Σ_t α_t v_t(x), summed in tree order
-                  int n_threads=1):
-    """Σ_t α_t h_t(x) for every row.  O(n·Σ_t depth_t) time, no allocation, parallel over rows.
-
-    Per row the sum starts at 0 and adds α_t·v_t in tree order: bitwise the
-    result of ``s += alpha_t * tree_t.predict(X)`` tree after tree.
+    Returns the number of rows going left.  O(m) time for m = end − start
+    rows, no allocation.  With T > 1 threads the range is cut into T
+    contiguous chunks: each thread splits its chunk into scratch (its left
+    rows from the chunk's front, its right rows from the back), then, once
+    every chunk's count is known, copies them to their places -- the left
+    rows of chunk 0, 1, ... then the right rows of chunk 0, 1, ... -- which
+    is the order of the one-thread pass: the result does not depend on
+    ``n_threads``.
     """
-    cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
-    cdef double s, x
-    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    cdef Py_ssize_t m = end - start, nl, t
+    cdef Py_ssize_t before[MAX_PARTITION_THREADS + 1]     # before[t]: left rows of the chunks before chunk t
+    cdef int T
+    if m <= 0:
+        return 0
+    T = threads_for(<double> m, n_threads, min_parallel)
+    if T > m:
+        T = <int> m
+    if T > MAX_PARTITION_THREADS:
+        T = MAX_PARTITION_THREADS
+    if T <= 1:
+        nl = _split_chunk(codes, n_cols, idx, scratch, start, start, end, column, go_left)
+        _place_chunk(idx, scratch, start, start, end, nl, start, start + nl)
+        return nl
+    for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+        before[t + 1] = _split_chunk(codes, n_cols, idx, scratch, start, start + (t * m) // T,
+                                     start + ((t + 1) * m) // T, column, go_left)
+    before[0] = 0
+    for t in range(T):
+        before[t + 1] += before[t]
+    nl = before[T]
+    for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+        # chunk t's right rows follow all left rows and the right rows of chunks < t
+        _place_chunk(idx, scratch, start, start + (t * m) // T, start + ((t + 1) * m) // T,
+                     before[t + 1] - before[t], start + before[t], start + nl + (t * m) // T - before[t])
+    return nl
+
+
+def partition(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block, or (n, 1): one column
+              int32_t[::1] idx,              # IN/OUT (n,) row permutation; idx[start:end] is partitioned
+              int32_t[::1] scratch,          # SCRATCH (n,)
+              Py_ssize_t start, Py_ssize_t end,
+              Py_ssize_t column,             # the code column the split reads
+              const uint8_t[::1] go_left,    # IN  (256,) code → goes left (see split_table)
+              int n_threads=1,
+              double min_parallel=PARALLEL_ROWS):   # rows from which the threads share the work
+    """Stable partition of idx[start:end] (see :c:func:`partition_rows`); returns the rows going left."""
+    cdef Py_ssize_t n = codes.shape[0], nl
+    if not (0 <= start <= end <= n) or idx.shape[0] < n or scratch.shape[0] < end - start \
+            or not 0 <= column < codes.shape[1] or go_left.shape[0] != 256:
+        raise ValueError("partition: bad range, column or buffers (go_left must have 256 entries)")
+    if end == start:
+        return 0
     with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            s = 0.0
-            for t in range(T):
-                base = roots[t]
-                node = 0
-                while left[base + node] >= 0:
-                    x = X[r, feature[base + node]]
-                    if isnan(x):
-                        node = left[base + node] if nan_left[base + node] else right[base + node]
-                    elif x > threshold[base + node]:
-                        node = right[base + node]
-                    else:
-                        node = left[base + node]
-                s = s + alpha[t] * value[base + node]
-            out[r] = s
+        nl = partition_rows(&codes[0, 0], codes.shape[1], &idx[0], &scratch[0], start, end, column, &go_left[0],
+                            n_threads, min_parallel)
+    return nl
 
 
-cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t n_edges_j,
-                          double min_samples_leaf, double min_child_weight, double l2,
-                          double threshold, bint find, double* out, double* parent_out) noexcept nogil:
-    """One feature's candidates, in order (bin, then NaN left before NaN right).
+# ----------------------------------------------------------------------
+# Split search
+# ----------------------------------------------------------------------
+cdef inline bint _allowed(double lc, double rc, double lh, double rh, const SplitParams* p) noexcept nogil:
+    """Both sides hold min_samples_leaf rows and min_child_weight curvature (and a positive H + λ)."""
+    return not (lc < p.min_samples_leaf or rc < p.min_samples_leaf or lh < p.min_child_weight
+                or rh < p.min_child_weight or lh + p.l2 <= 0 or rh + p.l2 <= 0)
+
+
+cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t b, bint nan_left, bint categorical,
+                         double lg, double lh, double lc, double rg, double rh, double rc) noexcept nogil:
+    out.gain = gain
+    out.feature = j
+    out.bin = b
+    out.nan_left = nan_left
+    out.categorical = categorical
+    out.left[0] = lg
+    out.left[1] = lh
+    out.left[2] = lc
+    out.right[0] = rg
+    out.right[1] = rh
+    out.right[2] = rc
+
+
+cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                          double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    """One numeric feature's candidates, in order (bin, then NaN left before NaN right); ``fh``: its first slot.
 
     ``parent_out`` (if not NULL) receives the feature's parent term
     G²/(H+λ) (0 when H+λ <= 0), which scales the tie tolerance.
     ``find`` False: the feature's best gain (-1 if no candidate is allowed).
     ``find`` True: the first candidate whose gain is >= ``threshold`` is
-    written to ``out`` (10 values, see ``best_split``) and 1 is returned,
-    else 0.  Both modes compute every gain with the same operations in the
-    same order, so a gain found in the first mode is met again in the second.
-    O(256).
+    written to ``out`` and 1 is returned, else 0.  Both modes compute every
+    gain with the same operations in the same order, so a gain found in the
+    first mode is met again in the second.
+
+    One pass keeps the cumulative sums at the bins that hold something: a
+    bin b > 0 whose slot is exactly (0, 0, 0) sends the same rows left as
+    bin b − 1, so its candidates repeat the previous ones -- same sums, same
+    gains, later in the order -- and are skipped without changing the
+    result.  (A zero count is not enough: a subtracted histogram can hold a
+    rounding residue there.)  O(n_edges_j) time, 8 KiB of stack.
     """
-    cdef Py_ssize_t b, nb
+    cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
     cdef int side
-    cdef double best = -1.0, gain, parent
-    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef double best = -1.0, gain, parent, l2 = p.l2
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
     cdef bint has_nan
-    ng = hist[j, C_NAN_CODE, 0]
-    nh = hist[j, C_NAN_CODE, 1]
-    nc = hist[j, C_NAN_CODE, 2]
-    tg = 0.0
-    th = 0.0
-    tc = 0.0
-    for b in range(C_NAN_CODE):         # the same order as a cumulative sum over the bins
-        tg = tg + hist[j, b, 0]
-        th = th + hist[j, b, 1]
-        tc = tc + hist[j, b, 2]
-    tg = tg + ng
-    th = th + nh
-    tc = tc + nc
+    cdef const double* x
+    cdef int pos[C_MAX_EDGES + 1]
+    cdef double pg[C_MAX_EDGES + 1]
+    cdef double ph[C_MAX_EDGES + 1]
+    cdef double pc[C_MAX_EDGES + 1]
+    if nb > C_MAX_EDGES:
+        nb = C_MAX_EDGES
+    for b in range(nb + 1):             # the bins that hold something (branch-free: pos[nk] is kept or overwritten)
+        x = fh + 3 * b
+        pos[nk] = <int> b
+        nk += (b == 0) | rc_slot_nonzero(x)
+    for k in range(nk):                 # their cumulative sums, in bin order
+        x = fh + 3 * pos[k]
+        cg = cg + x[0]
+        ch = ch + x[1]
+        cc = cc + x[2]
+        pg[k] = cg
+        ph[k] = ch
+        pc[k] = cc
+    x = fh + 3 * (n_edges_j + 1)        # the NaN bin
+    ng = x[0]
+    nh = x[1]
+    nc = x[2]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
     if parent_out != NULL:
         parent_out[0] = parent
     has_nan = nc > 0
-    nb = n_edges_j
-    if nb > C_NAN_CODE - 1:
-        nb = C_NAN_CODE - 1
-    cg = 0.0
-    ch = 0.0
-    cc = 0.0
-    for b in range(nb + 1):
-        cg = cg + hist[j, b, 0]
-        ch = ch + hist[j, b, 1]
-        cc = cc + hist[j, b, 2]
+    for k in range(nk):
+        b = pos[k]
+        cg = pg[k]
+        ch = ph[k]
+        cc = pc[k]
         for side in range(2):           # 0: NaN left, 1: NaN right
             if b == nb and (side == 0 or not has_nan):
                 continue
@@ -401,102 +596,231 @@ cdef double _scan_feature(const double[:, :, ::1] hist, Py_ssize_t j, Py_ssize_t
             rg = tg - lg
             rh = th - lh
             rc = tc - lc
-            if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight
-                    or rh < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0):
+            if not _allowed(lc, rc, lh, rh, p):
                 continue
             gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
             if not find:
                 if gain > best:
                     best = gain
             elif gain >= threshold:
-                out[0] = gain
-                out[1] = <double> j
-                out[2] = <double> b
-                out[3] = 1.0 if side == 0 else 0.0
-                out[4] = lg
-                out[5] = lh
-                out[6] = lc
-                out[7] = rg
-                out[8] = rh
-                out[9] = rc
+                _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
                 return 1.0
     return best if not find else 0.0
 
 
-cdef inline double _parent_term(const double[:, :, ::1] hist, Py_ssize_t j, double l2) noexcept nogil:
+cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                              double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
+
+    The categories present at the node (count > 0) are ordered by
+    G/(H + cat_smooth) (ties: the lower bin), and the candidates are the
+    first k of that order, k = 1 .. min(P − 1, max_cat), then the last k
+    (the order read backwards) -- for a Newton gain, the best binary
+    partition of the categories is a prefix of this order (Fisher 1958; as
+    LightGBM and scikit-learn's HistGradientBoosting split categories).
+    Categories absent from the node go right; NaN, when absent, to the side
+    with more rows.  Modes and returns as :func:`_scan_feature`.
+    O(K log K) for the K categories, 4 KiB of stack.
+    """
+    cdef Py_ssize_t K = n_edges_j + 1, P = 0, b, i, q, k, limit, v
+    cdef int direction
+    cdef double tg = 0.0, th = 0.0, tc = 0.0, cg, ch, cc, rg, rh, rc, gain, parent, best = -1.0, denom, l2 = p.l2
+    cdef bint nan_left
+    cdef const double* x
+    cdef int order[C_MAX_EDGES + 2]
+    cdef double key[C_MAX_EDGES + 2]
+    for b in range(K + 1):              # the categories' bins in order, then NaN: the numeric scan's sums
+        x = fh + 3 * b
+        tg = tg + x[0]
+        th = th + x[1]
+        tc = tc + x[2]
+        if x[2] > 0:
+            denom = x[1] + p.cat_smooth
+            key[P] = x[0] / denom if denom > 0 else 0.0
+            order[P] = <int> b
+            # insertion by (key, bin): P <= 256
+            k = P
+            while k > 0 and key[k - 1] > key[k]:
+                key[k - 1], key[k] = key[k], key[k - 1]
+                order[k - 1], order[k] = order[k], order[k - 1]
+                k -= 1
+            P += 1
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    limit = P - 1
+    if limit > p.max_cat:
+        limit = p.max_cat
+    for direction in range(2):
+        cg = 0.0
+        ch = 0.0
+        cc = 0.0
+        for i in range(limit):
+            q = order[i] if direction == 0 else order[P - 1 - i]
+            x = fh + 3 * q
+            cg = cg + x[0]
+            ch = ch + x[1]
+            cc = cc + x[2]
+            rg = tg - cg
+            rh = th - ch
+            rc = tc - cc
+            if not _allowed(cc, rc, ch, rh, p):
+                continue
+            gain = cg * cg / (ch + l2) + rg * rg / (rh + l2) - parent
+            if not find:
+                if gain > best:
+                    best = gain
+            elif gain >= threshold:
+                nan_left = False
+                for v in range(4):
+                    out.left_bins[v] = 0
+                for k in range(i + 1):
+                    b = order[k] if direction == 0 else order[P - 1 - k]
+                    out.left_bins[b >> 6] |= (<uint64_t> 1) << (b & 63)
+                    nan_left = nan_left or b == K
+                if (fh + 3 * K)[2] <= 0:        # NaN absent: to the side with more rows
+                    nan_left = cc >= rc
+                    if nan_left:
+                        out.left_bins[K >> 6] |= (<uint64_t> 1) << (K & 63)
+                _record(out, gain, j, i + 1, nan_left, True, cg, ch, cc, rg, rh, rc)
+                return 1.0
+    return best if not find else 0.0
+
+
+cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l2) noexcept nogil:
     """G²/(H+λ) of a feature not scanned (masked out), summed as ``_scan_feature`` sums it."""
-    cdef Py_ssize_t b
+    cdef Py_ssize_t b, nan_slot = n_edges_j + 1
     cdef double tg = 0.0, th = 0.0
-    for b in range(C_NAN_CODE):
-        tg = tg + hist[j, b, 0]
-        th = th + hist[j, b, 1]
-    tg = tg + hist[j, C_NAN_CODE, 0]
-    th = th + hist[j, C_NAN_CODE, 1]
+    for b in range(nan_slot):
+        tg = tg + fh[3 * b]
+        th = th + fh[3 * b + 1]
+    tg = tg + fh[3 * nan_slot]
+    th = th + fh[3 * nan_slot + 1]
     return tg * tg / (th + l2) if th + l2 > 0 else 0.0
 
 
-def best_split(const double[:, :, ::1] hist,      # IN  (d, 256, 3) Σg, Σh, count per (feature, code) of a node
-               const Py_ssize_t[::1] n_edges,     # IN  (d,) candidate bins of each feature
+cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t j, const SplitParams* p,
+                         double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    if fs.categorical[j]:
+        return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+
+
+cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                               Py_ssize_t j, const SplitParams* p, double* feat_best, double* feat_parent,
+                               const double* subtract) noexcept nogil:
+    cdef Py_ssize_t s, s0, s1
+    if subtract != NULL:        # the sibling subtraction, feature by feature: its slots are then hot
+        s0 = 3 * fs.base[j]
+        s1 = s0 + 3 * (fs.n_edges[j] + 2)
+        for s in range(s0, s1):
+            hist[s] = hist[s] - subtract[s]
+    if feature_mask[j]:
+        feat_best[j] = _scan(hist, fs, j, p, 0.0, False, NULL, &feat_parent[j])
+    else:
+        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], p.l2)
+        feat_best[j] = -1.0
+
+
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil:
+    """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
+
+    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
+    (or NULL): first replace every feature's slots of ``hist`` by
+    hist − subtract (the sibling subtraction, done feature by feature just
+    before each feature is scanned; slots of no feature are left as they are).
+    """
+    cdef Py_ssize_t d = fs.d, j
+    cdef double best = -1.0, scale = 0.0, threshold, term
+    cdef double* feat_best = scratch
+    cdef double* feat_parent = scratch + d
+    cdef int T
+    if d == 0:
+        return False
+    T = threads_for(<double> fs.n_slots, n_threads, 16384.0)
+    if T <= 1:
+        for j in range(d):
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
+    else:
+        for j in prange(d, num_threads=T, schedule="static"):
+            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
+    for j in range(d):              # reductions in feature order: independent of the threads
+        term = feat_parent[j]
+        if term > scale:
+            scale = term
+        if feature_mask[j] and feat_best[j] > best:
+            best = feat_best[j]
+    if best > scale:
+        scale = best
+    if best > params.tie_tolerance * scale:
+        threshold = best - params.tie_tolerance * scale
+        for j in range(d):
+            if feature_mask[j] and feat_best[j] >= threshold:
+                if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
+                    return True
+    return False
+
+
+def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count per slot of a node
+               SlotLayout slots,
                const uint8_t[::1] feature_mask,   # IN  (d,) features this tree may split on
                double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
                double[::1] out,                   # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
-               int n_threads=1):
+               int n_threads=1,
+               double cat_smooth=0.0, Py_ssize_t max_cat=C_MAX_EDGES + 1,
+               uint64_t[::1] left_bins=None):     # OUT (4,) a categorical split's left bins (256 bits)
     """The best split of a node from its histogram; returns False when no split gains.
 
-    Candidates, in this order: feature j, bin b ≤ n_edges[j] (b = n_edges[j]
-    only with NaN right: every value left, NaN right), NaN left before NaN
-    right; a node without NaN has one direction (NaN to the side with more
-    rows).  Gain G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides
-    holding at least ``min_samples_leaf`` rows and ``min_child_weight``
-    curvature.  Gains within ``tie_tolerance`` × scale of the best (scale:
-    the largest of the best gain and the features' parent terms) are ties,
-    won by the first candidate; a best gain below that is no split.
+    Candidates, in this order: feature j; for a numeric feature, bin
+    b ≤ n_edges[j] (b = n_edges[j] only with NaN right: every value left,
+    NaN right), NaN left before NaN right, and a node without NaN has one
+    direction (NaN to the side with more rows); for a categorical feature,
+    groups of its categories (see ``_scan_categorical``; ``out[2]`` is the
+    group's size, ``left_bins`` its bins).  Gain
+    G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides holding at least
+    ``min_samples_leaf`` rows and ``min_child_weight`` curvature.  Gains
+    within ``tie_tolerance`` × scale of the best (scale: the largest of the
+    best gain and the features' parent terms) are ties, won by the first
+    candidate; a best gain below that is no split.
 
-    O(d·256) time: each feature's best gain and parent term (``prange`` over
-    the features with ``n_threads``), then the first candidate within the
+    O(S) time (plus O(K log K) per categorical feature of K categories):
+    each feature's best gain and parent term (``prange`` over the features
+    with ``n_threads`` when S is large), then the first candidate within the
     tolerance, found by rescanning only the first feature whose best reaches
     it (its gains recomputed identically).  O(d) scratch memory; the result
     does not depend on ``n_threads``.
     """
-    cdef Py_ssize_t d = hist.shape[0], j
-    cdef double best = -1.0, scale = 0.0, threshold, term
-    cdef bint found = False
-    cdef int T
-    if hist.shape[1] < C_NAN_CODE + 1 or hist.shape[2] < 3 or n_edges.shape[0] < d or feature_mask.shape[0] < d \
-            or out.shape[0] < 10:
-        raise ValueError("best_split: hist must be (d, 256, 3), n_edges and feature_mask (d,), out (10,)")
-    if d == 0:
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef SplitChoice choice
+    cdef SplitParams params
+    cdef bint found
+    cdef Py_ssize_t v
+    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] < fs.d or out.shape[0] < 10 \
+            or (left_bins is not None and left_bins.shape[0] < 4):
+        raise ValueError(f"best_split: hist must be ({fs.n_slots}, 3), feature_mask ({fs.d},), out (10,), "
+                         f"left_bins (4,)")
+    if fs.d == 0:
         return False
-    cdef double* feat_best = <double*>malloc(2 * d * sizeof(double))
-    if feat_best == NULL:
-        raise MemoryError()
-    cdef double* feat_parent = feat_best + d
-    T = threads_for(<double> d * C_NAN_CODE, n_threads, 16384.0)
-    try:
-        with nogil:
-            for j in prange(d, num_threads=T, schedule="static"):
-                if feature_mask[j]:
-                    feat_best[j] = _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                                 0.0, False, NULL, &feat_parent[j])
-                else:
-                    feat_parent[j] = _parent_term(hist, j, l2)
-                    feat_best[j] = -1.0
-            for j in range(d):              # reductions in feature order: independent of the threads
-                term = feat_parent[j]
-                if term > scale:
-                    scale = term
-                if feature_mask[j] and feat_best[j] > best:
-                    best = feat_best[j]
-            if best > scale:
-                scale = best
-            if best > tie_tolerance * scale:
-                threshold = best - tie_tolerance * scale
-                for j in range(d):
-                    if feature_mask[j] and feat_best[j] >= threshold:
-                        if _scan_feature(hist, j, n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                         threshold, True, &out[0], NULL) > 0:
-                            found = True
-                            break
-    finally:
-        free(feat_best)
+    params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
+    scratch = np.empty(2 * fs.d)
+    cdef double[::1] sc = scratch
+    with nogil:
+        found = find_best_split(<double*> &hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads,
+                                NULL)
+    if found:
+        out[0] = choice.gain
+        out[1] = <double> choice.feature
+        out[2] = <double> choice.bin
+        out[3] = 1.0 if choice.nan_left else 0.0
+        out[4] = choice.left[0]
+        out[5] = choice.left[1]
+        out[6] = choice.left[2]
+        out[7] = choice.right[0]
+        out[8] = choice.right[1]
+        out[9] = choice.right[2]
+        if left_bins is not None:
+            for v in range(4):
+                left_bins[v] = choice.left_bins[v] if choice.categorical else 0
     return found

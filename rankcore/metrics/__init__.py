@@ -13,7 +13,8 @@ See ``docs/metrics.md`` for definitions and tie conventions.
 
 from ._base import Metric
 from ._curves import ROC, Height, RocCurve
-from ._evaluate import evaluate
+from . import _functions, _scalar
+from ._evaluate import evaluate, resolve_metrics
 from ._functions import (
     auc,
     height,
@@ -40,36 +41,21 @@ from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
+# the metric functions and the scalar metric classes are listed once, in their modules
 __all__ = [
     "Metric",
     "evaluate",
+    "resolve_metrics",
     "confidence_interval",
     "compare",
     "ConfidenceInterval",
     "PairedComparison",
     "DroppedReplicatesWarning",
     "split_sorted",
-    "auc",
-    "pauc",
-    "tpauc",
-    "ks",
-    "prec_at_k",
-    "rmax",
-    "max_height",
-    "height",
-    "pnorm_risk",
-    "misrank",
-    "roc_curve",
+    *_functions.__all__,
     "RocCurve",
-    "AUC",
-    "PartialAUC",
-    "TwoWayPartialAUC",
-    "KS",
-    "PrecisionAtK",
-    "RMax",
-    "MaxHeight",
+    *_scalar.__all__,
     "Height",
-    "PNormRisk",
     "Misrank",
     "ROC",
     "RocCells",

@@ -275,6 +275,17 @@ class Metric(Component):
         return self.to_loss(self(y, scores))
 
 
+class OrderMetric(Metric):
+    """A metric of the order of the scores alone, ties included (every rank metric).
+
+    Declares both invariances once for the built-in rank metrics: only the
+    order of the scores matters, hence also only their differences.
+    """
+
+    shift_invariant = True
+    order_invariant = True
+
+
 class MetricValueError(ValueError):
     """A scalar metric returned something that is not a finite number (NaN, inf, a string).
 

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..spec import Parameter
-from ._base import Metric
+from ._base import Metric, OrderMetric
 from ._roc import height_counts, roc_points
 
 __all__ = ["RocCurve", "ROC", "Height", "roc_from_sorted", "heights"]
@@ -93,11 +93,8 @@ class ROC(Metric):
         return roc_from_sorted(pos, neg, self.max_fp)
 
 
-class Height(Metric):
+class Height(OrderMetric):
     """Per-negative height #{positives scored at or below it}, in input order (lower is better)."""
-
-    shift_invariant = True  # only differences of scores matter
-    order_invariant = True  # only the order of the scores matters (ties included)
 
     name = "height"
     greater_is_better = None

@@ -19,7 +19,44 @@ from ..validation import (
 from ._base import Metric
 from ._split import split_sorted
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "resolve_metrics"]
+
+
+def resolve_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[tuple[str, Metric]]:
+    """The metrics of an ``evaluate`` call, resolved: ``(key, metric)`` pairs in the order given.
+
+    Parameters
+    ----------
+    metrics : str, Metric, or iterable of them
+        Spec strings (``"auc"``, ``"prec@k:10"``) or configured metric objects.
+
+    Returns
+    -------
+    list of (str, Metric)
+        The key of each result (the spec string as given; for a metric
+        object, its ``.spec``) and the resolved metric.
+
+    Raises
+    ------
+    TypeError
+        ``metrics`` is neither a spec, a metric nor an iterable of them.
+    ValueError
+        An empty list.
+    UnknownComponentError, SpecError
+        As :func:`rankcore.resolve`.
+    """
+    if isinstance(metrics, (str, Component)):
+        metrics = [metrics]
+    try:
+        items = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"metrics: expected a spec string such as 'auc' or a list of them, got {type(metrics).__name__}"
+        ) from None
+    if not items:
+        raise ValueError("metrics: expected at least one metric spec such as 'auc', got an empty list")
+    return [(item if isinstance(item, str) else getattr(item, "spec", repr(item)), resolve("metric", item))
+            for item in items]
 
 
 def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric], *,
@@ -86,18 +123,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     {'auc': 0.8889, 'prec@k:3': 0.6667, 'rmax': 2}
     """
     threads = effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
-    if isinstance(metrics, (str, Component)):
-        metrics = [metrics]
-    try:
-        items = list(metrics)
-    except TypeError:
-        raise TypeError(
-            f"metrics: expected a spec string such as 'auc' or a list of them, got {type(metrics).__name__}"
-        ) from None
-    if not items:
-        raise ValueError("metrics: expected at least one metric spec such as 'auc', got an empty list")
-    resolved = [(item if isinstance(item, str) else getattr(item, "spec", repr(item)),
-                 resolve("metric", item)) for item in items]
+    resolved = resolve_metrics(metrics)
 
     # integer scores beyond 2**53 keep their exact order: ranks when every metric
     # only reads the order, a clear error otherwise (float64 would tie them)

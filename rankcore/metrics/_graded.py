@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric
+from ._base import OrderMetric
 from ._misrank import misranked_pairs
 
 __all__ = ["Misrank", "misrank_counts"]
@@ -26,11 +26,8 @@ def misrank_counts(y: np.ndarray, scores: np.ndarray) -> tuple[int, int]:
     )
 
 
-class Misrank(Metric):
+class Misrank(OrderMetric):
     """Fraction of pairs with y_i > y_j that are misranked (f_i <= f_j); graded labels (lower is better)."""
-
-    shift_invariant = True  # only differences of scores matter
-    order_invariant = True  # only the order of the scores matters (ties included)
 
     name = "misrank"
     greater_is_better = False

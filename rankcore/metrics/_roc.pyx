@@ -16,6 +16,8 @@
 
 import numpy as np
 
+from ._common cimport drop_top, highest_of
+
 
 def roc_points(const double[::1] pos,   # IN ascending positive scores
                const double[::1] neg,   # IN ascending negative scores
@@ -43,6 +45,8 @@ def roc_points(const double[::1] pos,   # IN ascending positive scores
     cdef Py_ssize_t i = n_pos, j = n_neg, i_next, j_next, m = 1
     cdef long long fp = 0, tp = 0
     cdef double v
+    cdef const double* p = &pos[0] if n_pos > 0 else NULL   # not dereferenced while i == 0
+    cdef const double* q = &neg[0] if n_neg > 0 else NULL   # nor while j == 0
     fp_arr = np.empty(n_pos + n_neg + 1, dtype=np.int64)
     tp_arr = np.empty(n_pos + n_neg + 1, dtype=np.int64)
     th_arr = np.empty(n_pos + n_neg + 1, dtype=np.float64)
@@ -54,18 +58,9 @@ def roc_points(const double[::1] pos,   # IN ascending positive scores
     th_out[0] = np.inf
     with nogil:
         while i > 0 or j > 0:
-            if i == 0:
-                v = neg[j - 1]
-            elif j == 0:
-                v = pos[i - 1]
-            else:
-                v = pos[i - 1] if pos[i - 1] > neg[j - 1] else neg[j - 1]
-            i_next = i
-            while i_next > 0 and pos[i_next - 1] >= v:
-                i_next -= 1
-            j_next = j
-            while j_next > 0 and neg[j_next - 1] >= v:
-                j_next -= 1
+            v = highest_of(p, i, q, j)
+            i_next = drop_top(p, i, v)
+            j_next = drop_top(q, j, v)
             if max_fp >= 0 and fp + (j - j_next) > max_fp:
                 break
             fp += j - j_next

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..spec import Parameter, count_or_fraction
 from ..validation import check_k
-from ._base import Metric
+from ._base import OrderMetric
 from ._weighted import (
     GroupAUC,
     GroupKS,
@@ -49,18 +49,23 @@ __all__ = [
 ]
 
 
-class _SortedKernelMetric(Metric):
+class _SortedKernelMetric(OrderMetric):
     """A scalar bipartite metric backed by a Cython ``SortedMetric``."""
 
-    shift_invariant = True  # only differences of scores matter
-    order_invariant = True  # only the order of the scores matters (ties included)
     weighted_groups = True  # resampled from one sort by a GroupMetric kernel
+    #: The Cython ``SortedMetric`` and ``GroupMetric`` classes; both take the
+    #: metric's parameters in their declared order (override the ``_make_*`` otherwise).
+    sorted_kernel_type: ClassVar[type]
+    group_kernel_type: ClassVar[type]
+
+    def _kernel_args(self) -> tuple:
+        return tuple(getattr(self, p.name) for p in self.parameters)
 
     def _make_kernel(self) -> Any:
-        raise NotImplementedError
+        return self.sorted_kernel_type(*self._kernel_args())
 
     def _make_weighted_kernel(self) -> Any:
-        raise NotImplementedError
+        return self.group_kernel_type(*self._kernel_args())
 
     def sorted_kernel(self) -> Any:
         kernel = self.__dict__.get("_kernel")
@@ -84,22 +89,38 @@ class AUC(_SortedKernelMetric):
     bounded = True
     interval_method = "delong"  # DeLong's variance from placement values (Sun & Xu, 2014)
     examples = ("auc",)
-
-    def _make_kernel(self):
-        return SortedAUC()
-
-    def _make_weighted_kernel(self):
-        return GroupAUC()
+    sorted_kernel_type = SortedAUC
+    group_kernel_type = GroupAUC
 
     def roc_bounds(self, cells):
         return cells.auc_bounds()
+
+
+class _PartialArea(_SortedKernelMetric):
+    """The ROC area with FPR <= max_fpr and TPR >= a floor (pauc: 0, tpauc: min_tpr), then scaled."""
+
+    bounded = True
+
+    def _tpr_floor(self) -> float:
+        return 0.0
+
+    def _scaled(self, raw: float) -> float:
+        return raw
+
+    def roc_bounds(self, cells):
+        IK = float(cells.I) * float(cells.K)
+        return tuple(self._scaled(cells.area(mode, self.max_fpr, self._tpr_floor()) / IK)
+                     for mode in ("tie", "low", "high"))
+
+    def roc_priority(self, cells):
+        return cells.fpr_reach_share(self.max_fpr)
 
 
 _MAX_FPR = Parameter("max_fpr", float, minimum=0.0, exclusive_minimum=True, maximum=1.0,
                      doc="the FPR range [0, max_fpr] of the partial area")
 
 
-class PartialAUC(_SortedKernelMetric):
+class PartialAUC(_PartialArea):
     """Partial area under the ROC curve for FPR <= max_fpr, raw or McClish-standardized (higher is better)."""
 
     name = "pauc"
@@ -108,28 +129,18 @@ class PartialAUC(_SortedKernelMetric):
         Parameter("scale", str, default="raw", choices=("raw", "mcclish"),
                   doc="raw area in [0, max_fpr], or McClish-standardized as scikit-learn's max_fpr"),
     )
-    bounded = True
     examples = ("pauc:0.1", "pauc:0.3,mcclish", "pauc:1")
+    sorted_kernel_type = SortedPartialAUC
+    group_kernel_type = GroupPartialAUC
 
-    def _make_kernel(self):
-        return SortedPartialAUC(self.max_fpr, self.scale)
-
-    def _make_weighted_kernel(self):
-        return GroupPartialAUC(self.max_fpr, self.scale)
-
-    def roc_bounds(self, cells):
+    def _scaled(self, raw: float) -> float:
+        if self.scale != "mcclish":
+            return raw
         alpha = self.max_fpr
-        IK = float(cells.I) * float(cells.K)
-        raw = [cells.area(mode, alpha, 0.0) / IK for mode in ("tie", "low", "high")]
-        if self.scale == "mcclish":
-            raw = [0.5 * (1.0 + (r - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha)) for r in raw]
-        return tuple(raw)
-
-    def roc_priority(self, cells):
-        return cells.fpr_reach_share(self.max_fpr)
+        return 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
 
 
-class TwoWayPartialAUC(_SortedKernelMetric):
+class TwoWayPartialAUC(_PartialArea):
     """Two-way partial AUC: ROC area with TPR >= min_tpr and FPR <= max_fpr (higher is better)."""
 
     name = "tpauc"
@@ -140,25 +151,15 @@ class TwoWayPartialAUC(_SortedKernelMetric):
         Parameter("scale", str, default="raw", choices=("raw", "normalized"),
                   doc="raw area in [0, (1-min_tpr)*max_fpr], or divided by that maximum"),
     )
-    bounded = True
     examples = ("tpauc:0.5,0.5", "tpauc:0.2,0.3,normalized", "tpauc:0,1")
+    sorted_kernel_type = SortedTwoWayPartialAUC
+    group_kernel_type = GroupTwoWayPartialAUC
 
-    def _make_kernel(self):
-        return SortedTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
+    def _tpr_floor(self) -> float:
+        return self.min_tpr
 
-    def _make_weighted_kernel(self):
-        return GroupTwoWayPartialAUC(self.min_tpr, self.max_fpr, self.scale)
-
-    def roc_bounds(self, cells):
-        alpha, beta = self.max_fpr, self.min_tpr
-        IK = float(cells.I) * float(cells.K)
-        raw = [cells.area(mode, alpha, beta) / IK for mode in ("tie", "low", "high")]
-        if self.scale == "normalized":
-            raw = [r / ((1.0 - beta) * alpha) for r in raw]
-        return tuple(raw)
-
-    def roc_priority(self, cells):
-        return cells.fpr_reach_share(self.max_fpr)
+    def _scaled(self, raw: float) -> float:
+        return raw / ((1.0 - self.min_tpr) * self.max_fpr) if self.scale == "normalized" else raw
 
 
 class KS(_SortedKernelMetric):
@@ -167,12 +168,8 @@ class KS(_SortedKernelMetric):
     name = "ks"
     bounded = True
     examples = ("ks",)
-
-    def _make_kernel(self):
-        return SortedKS()
-
-    def _make_weighted_kernel(self):
-        return GroupKS()
+    sorted_kernel_type = SortedKS
+    group_kernel_type = GroupKS
 
     def roc_bounds(self, cells):
         return cells.ks_bounds()
@@ -192,15 +189,14 @@ class PrecisionAtK(_SortedKernelMetric):
     bounded = True
     requires_both_classes = False
     examples = ("prec@k:1", "prec@k:10", "prec@k:0.1")
+    sorted_kernel_type = SortedPrecAtK
+    group_kernel_type = GroupPrecAtK
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         check_k(self.k, int(y.shape[0]), name=f"metric {self.spec!r}: k")
 
-    def _make_kernel(self):
-        return SortedPrecAtK(self.k)
-
     def _make_weighted_kernel(self):
-        return GroupPrecAtK(self.sorted_kernel())
+        return self.group_kernel_type(self.sorted_kernel())  # the k resolved per call by the sorted kernel
 
     def score_thresholds(self, n):
         return [("rank", check_k(self.k, int(n), name=f"metric {self.spec!r}: k"))]
@@ -213,10 +209,13 @@ class PrecisionAtK(_SortedKernelMetric):
 
 
 class _CountMetric(_SortedKernelMetric):
-    """A metric whose value is a count of positives: reported as an int."""
+    """A count of positives against the highest negative score: reported as an int."""
 
     def from_sorted(self, pos: np.ndarray, neg: np.ndarray) -> int:
         return int(super().from_sorted(pos, neg))
+
+    def score_thresholds(self, n):
+        return [("max_negative", 0)]
 
 
 class RMax(_CountMetric):
@@ -224,15 +223,8 @@ class RMax(_CountMetric):
 
     name = "rmax"
     examples = ("rmax",)
-
-    def _make_kernel(self):
-        return SortedRMax()
-
-    def _make_weighted_kernel(self):
-        return GroupRMax()
-
-    def score_thresholds(self, n):
-        return [("max_negative", 0)]
+    sorted_kernel_type = SortedRMax
+    group_kernel_type = GroupRMax
 
     def from_threshold_counts(self, counts, n_pos, n_neg):
         return int(counts[0][0])                    # positives above the top negative (all without negatives)
@@ -244,15 +236,8 @@ class MaxHeight(_CountMetric):
     name = "max_height"
     greater_is_better = False
     examples = ("max_height",)
-
-    def _make_kernel(self):
-        return SortedMaxHeight()
-
-    def _make_weighted_kernel(self):
-        return GroupMaxHeight()
-
-    def score_thresholds(self, n):
-        return [("max_negative", 0)]
+    sorted_kernel_type = SortedMaxHeight
+    group_kernel_type = GroupMaxHeight
 
     def from_threshold_counts(self, counts, n_pos, n_neg):
         return 0 if n_neg == 0 else int(n_pos) - int(counts[0][0])
@@ -270,12 +255,11 @@ class PNormRisk(_SortedKernelMetric):
     greater_is_better = False
     bounded = True
     examples = ("pnorm:1", "pnorm:4", "pnorm:64", "pnorm:2,0.1")
-
-    def _make_kernel(self):
-        return SortedPNormRisk(self.p, self.theta)
+    sorted_kernel_type = SortedPNormRisk
+    group_kernel_type = GroupPNormRisk
 
     def _make_weighted_kernel(self):
-        return GroupPNormRisk(self.p)
+        return self.group_kernel_type(self.p)  # the margin is 0 whenever tie groups are used
 
     @property
     def weighted_groups(self) -> bool:  # type: ignore[override]

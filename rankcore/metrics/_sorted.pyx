@@ -25,9 +25,9 @@
 #    class it returns a documented finite value (listed per class) and the
 #    Python wrapper ``evaluate`` raises instead where the metric is undefined.
 
-from libc.math cimport floor, pow, INFINITY
+from libc.math cimport pow, INFINITY
 
-from ._common cimport area_above, count_le, lowest_of
+from ._common cimport area_above, count_le, drop_top, highest_of, lowest_of, resolve_k
 
 import numpy as np
 
@@ -35,37 +35,6 @@ import numpy as np
 # ---------------------------------------------------------------------------
 # Per-step helpers
 # ---------------------------------------------------------------------------
-
-cdef inline double _top(const double* pos, Py_ssize_t i,
-                        const double* neg, Py_ssize_t j) noexcept nogil:
-    """The highest score among pos[0..i) and neg[0..j) (i + j >= 1)."""
-    if i == 0:
-        return neg[j - 1]
-    if j == 0:
-        return pos[i - 1]
-    return pos[i - 1] if pos[i - 1] > neg[j - 1] else neg[j - 1]
-
-
-cdef inline Py_ssize_t _drop_top(const double* a, Py_ssize_t i, double v) noexcept nogil:
-    """Remove the entries equal to the current top value ``v`` from a[0..i)."""
-    while i > 0 and a[i - 1] >= v:
-        i -= 1
-    return i
-
-
-cdef inline Py_ssize_t _resolve_k(Py_ssize_t k_count, double k_fraction, Py_ssize_t n) noexcept nogil:
-    """k as a count in [1, n]: a fraction κ gives max(1, floor(κn + 0.5))."""
-    cdef Py_ssize_t k
-    if k_fraction > 0:
-        k = <Py_ssize_t> floor(k_fraction * n + 0.5)
-    else:
-        k = k_count
-    if k > n:
-        k = n
-    if k < 1:
-        k = 1
-    return k
-
 
 cdef Py_ssize_t _first_unsorted(const double[::1] a) noexcept nogil:
     """Index of the first entry that is not finite or is below its predecessor; -1 if none."""
@@ -268,11 +237,11 @@ cdef class SortedPrecAtK(SortedMetric):
         cdef double v
         if n == 0:
             return 0.0
-        k = _resolve_k(self.k_count, self.k_fraction, n)
+        k = resolve_k(self.k_count, self.k_fraction, n)
         while True:  # terminates: k <= n
-            v = _top(pos, i, neg, j)
-            i_next = _drop_top(pos, i, v)
-            j_next = _drop_top(neg, j, v)
+            v = highest_of(pos, i, neg, j)
+            i_next = drop_top(pos, i, v)
+            j_next = drop_top(neg, j, v)
             group = (i - i_next) + (j - j_next)
             if above + group >= k:
                 return (hits + (k - above) * (<double> (i - i_next) / group)) / k
@@ -367,9 +336,9 @@ cdef class SortedPartialAUC(SortedMetric):
         else:
             limit = alpha * n_neg
             while (i > 0 or j > 0) and fp < limit:
-                v = _top(pos, i, neg, j)
-                i_next = _drop_top(pos, i, v)
-                j_next = _drop_top(neg, j, v)
+                v = highest_of(pos, i, neg, j)
+                i_next = drop_top(pos, i, v)
+                j_next = drop_top(neg, j, v)
                 cp = i - i_next
                 cn = j - j_next
                 if fp + cn <= limit:
@@ -431,9 +400,9 @@ cdef class SortedTwoWayPartialAUC(SortedMetric):
             x0 = 0.0
             y0 = 0.0
             while (i > 0 or j > 0) and x0 < limit:
-                v = _top(pos, i, neg, j)
-                i_next = _drop_top(pos, i, v)
-                j_next = _drop_top(neg, j, v)
+                v = highest_of(pos, i, neg, j)
+                i_next = drop_top(pos, i, v)
+                j_next = drop_top(neg, j, v)
                 x1 = x0 + (j - j_next)
                 y1 = y0 + (i - i_next)
                 if x1 > limit:  # cut the segment at FPR = α

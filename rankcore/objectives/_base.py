@@ -157,6 +157,7 @@ __all__ = [
     "BoundSeparable",
     "SeparableObjective",
     "LinePoint",
+    "LineSearchResult",
     "RowBlock",
 ]
 
@@ -191,6 +192,31 @@ class LinePoint:
 
 #: A line function: α ↦ LinePoint (φ, φ′, φ″ at α).
 LineFunction = Callable[[float], LinePoint]
+
+
+@dataclass(frozen=True)
+class LineSearchResult:
+    """Outcome of a line search (``rankcore.push._line_search.line_search``, or a line's own ``minimize``).
+
+    Attributes
+    ----------
+    alpha : float
+        The step (0.0 when no step decreases φ).
+    value : float
+        φ(alpha).
+    n_evaluations : int
+    reason : str
+        ``"converged"``, ``"max_step"`` (still decreasing at ``MAX_STEP``), ``"flat"``
+        (still descending, but φ stopped decreasing measurably: an asymptote),
+        ``"plateau"`` (φ′(0) < 0 but φ does not change along the line: the first
+        trial step is taken anyway, which never increases φ),
+        ``"stationary"`` (φ′(0) = 0), ``"no_decrease"`` or ``"max_evaluations"``.
+    """
+
+    alpha: float
+    value: float
+    n_evaluations: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -381,9 +407,14 @@ class BoundObjective:
         Copied from the objective: J is the log of a positive objective.
     separable : bool
         True for :class:`BoundSeparable` (row-block reductions available).
+    gradient_into : bool
+        ``block_gradient_hessian(block, G, out=(gradient, hessian))`` writes
+        into the given float64 buffers of the block's length (and returns
+        them): a backend then allocates nothing per iteration.
     """
 
     separable: ClassVar[bool] = False
+    gradient_into: ClassVar[bool] = False
 
     def __init__(self, objective: Objective, y: np.ndarray, sample_weight: np.ndarray | None):
         self.objective = objective

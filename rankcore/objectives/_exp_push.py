@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from . import _exp_kernels
+from . import _exp_kernels, _exp_line
 from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
 
 __all__ = ["BoundExpPush", "ExpPushProblem"]
@@ -140,7 +140,7 @@ class BoundExpPush(BoundSeparable):
         r = self.rate
         if self.degree is not None:
             d = self.degree
-            A, mp, sp, B, mn, sn = (float(v) for v in G[0])
+            A, mp, sp, B, mn, sn = np.asarray(G[0], dtype=np.float64).tolist()
             value = self.log_g1 + d * A + B
             if not with_direction:
                 return LinePoint(0.0, value, math.nan, math.nan)
@@ -180,8 +180,15 @@ class BoundExpPush(BoundSeparable):
         """True for homogeneous prices, and for others when the price has g″."""
         return self.degree is not None or self.has_second
 
-    def block_gradient_hessian(self, block, G):
-        """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only."""
+    #: ``block_gradient_hessian`` writes into ``out`` buffers (see BoundObjective).
+    gradient_into = True
+
+    def block_gradient_hessian(self, block, G, out=None):
+        """(∇J, diagonal of ∇²R/R clipped at the floor) of the block's rows; O(rows), from G only.
+
+        ``out``: (gradient, hessian) float64 buffers of the block's length to
+        write into (homogeneous prices: no allocation).
+        """
         if not self.has_hessian:
             return super().block_gradient_hessian(block, G)
         y = _as_int8(block.y)
@@ -192,7 +199,7 @@ class BoundExpPush(BoundSeparable):
             A, B = float(G[0][0]), float(G[0][3])
             w = np.ascontiguousarray(block.weight, dtype=np.float64)
             f = np.ascontiguousarray(block.scores, dtype=np.float64)
-            grad, hess = np.empty(f.shape[0]), np.empty(f.shape[0])
+            grad, hess = (np.empty(f.shape[0]), np.empty(f.shape[0])) if out is None else out
             _exp_kernels.gradient_hessian(y, w, f, -r, A, d * r, d * r * r, d * (d - 1.0) * r * r,
                                           d * r, B, d * r, d * d * r * r, HESSIAN_FLOOR, grad, hess, self.n_threads)
             return grad, hess
@@ -214,7 +221,12 @@ class BoundExpPush(BoundSeparable):
             t2 = np.exp(np.log(w[neg]) + self.price.log_second_derivative(u) + 2.0 * u - float(G[1][0]))
         t2 = np.where(live, t2, 0.0)
         hess[neg] = r * (grad[neg] + r * t2)
-        return grad, clip_hessian(hess)
+        hess = clip_hessian(hess)
+        if out is not None:
+            out[0][:] = grad
+            out[1][:] = hess
+            return out
+        return grad, hess
 
     # ------------------------------------------------------------------
     # Compressed line search for directions with few values
@@ -260,13 +272,12 @@ class BoundExpPush(BoundSeparable):
         if self.degree is None:
             return super().summary_from_abs_sums(sums, G)
         scale = self.degree * self.rate              # |∂J/∂f| = d r × normalized weight
-        with np.errstate(divide="ignore"):
-            out = np.log(np.asarray(sums, dtype=np.float64) / scale)
-        out[:, 0] += float(G[0][0])
-        out[:, 1] += float(G[0][3])
-        return out
+        return _exp_line.log_abs_sums(np.ascontiguousarray(sums, dtype=np.float64), scale, float(G[0][0]),
+                                      float(G[0][3]))
 
     def merge_line_summaries(self, parts):
+        if len(parts) == 1:                     # logaddexp over one block is that block, bit for bit
+            return np.asarray(parts[0], dtype=np.float64)
         parts = np.asarray(parts, dtype=np.float64)
         return np.logaddexp.reduce(parts, axis=0)
 
@@ -274,40 +285,16 @@ class BoundExpPush(BoundSeparable):
         """G at the scores f + α·h, from the line summary of h: no pass over the rows."""
         if self.degree is None:
             return None
-        values = np.asarray(values, dtype=np.float64)
-        A, _ = _softmax(summary[:, 0] - self.rate * alpha * values)
-        B, _ = _softmax(summary[:, 1] + self.degree * self.rate * alpha * values)
+        A, B = _exp_line.lse_at(summary, values, self.degree, self.rate, float(alpha))
         return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
 
     def line_from_summary(self, summary, values, G):
-        d, r, log_g1 = self.degree, self.rate, self.log_g1
-        values = np.asarray(values, dtype=np.float64)
-        lp, ln = summary[:, 0], summary[:, 1]
-        diff = values[:, None] - values[None, :]            # u − u′
+        """φ along the direction from its line summary: an :class:`~rankcore.objectives._exp_line.ExpLine`.
 
-        def evaluate(alpha: float) -> LinePoint:
-            a = lp - r * alpha * values                     # positives' log weights by value of h
-            b = ln + d * r * alpha * values                 # negatives'
-            A, pi = _softmax(a)
-            B, rho = _softmax(b)
-            # φ′ = d r (E_ρ[h] − E_π[h]) = d r Σ_{u,u′} ρ_u π_u′ (u − u′): pair by pair over the
-            # few values, so that a tiny derivative near an asymptote is not lost to cancellation.
-            d1 = d * r * float(rho @ diff @ pi)
-            var_p = 0.5 * float(pi @ (diff * diff) @ pi)
-            var_n = 0.5 * float(rho @ (diff * diff) @ rho)
-            return LinePoint(alpha, log_g1 + d * A + B, d1, d * r * r * var_p + d * d * r * r * var_n)
-
-        return evaluate
-
-
-def _softmax(log_weights: np.ndarray):
-    """(log Σ e^a, e^{a − lse}); (−inf, zeros) when every weight is zero."""
-    top = np.max(log_weights)
-    if not np.isfinite(top):
-        return -math.inf, np.zeros_like(log_weights)
-    e = np.exp(log_weights - top)
-    s = e.sum()
-    return float(top + math.log(s)), e / s
+        A callable α ↦ LinePoint whose ``minimize(max_step)`` is the driver's
+        line search run natively (see ``_exp_line.pyx``).
+        """
+        return _exp_line.ExpLine(summary, values, self.degree, self.rate, self.log_g1)
 
 
 #: Deprecated alias of :class:`BoundExpPush` (objectives bound to data are named Bound...).

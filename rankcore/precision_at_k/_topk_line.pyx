@@ -243,7 +243,7 @@ cdef Py_ssize_t merge_two(const double* f, const double* h, Py_ssize_t a, Py_ssi
                           double* v_out, double* h_out) noexcept nogil:
     """:func:`merge_groups` for two non-empty groups [a, ea) and [b, eb) (a stump), without a
     branch per rank (selects instead of jumps): O(need + ties)."""
-    cdef Py_ssize_t m = 0, i, j, step = -1 if ascending else 1
+    cdef Py_ssize_t m = 0, i, j, p, step = -1 if ascending else 1
     cdef double vi, vj, v
     cdef bint take_i
     if ascending:   # walk each group from its lowest (its end) up
@@ -266,19 +266,16 @@ cdef Py_ssize_t merge_two(const double* f, const double* h, Py_ssize_t a, Py_ssi
     while i != ea or j != eb:
         if j == eb or (i != ea and ((f[i] + alpha * h[i] <= f[j] + alpha * h[j]) if ascending
                                     else (f[i] + alpha * h[i] >= f[j] + alpha * h[j]))):
-            v = f[i] + alpha * h[i]
-            if m >= need and (m == 0 or v != v_out[m - 1]):
-                break
-            v_out[m] = v
-            h_out[m] = h[i]
+            p = i           # the next rank, from group i
             i += step
         else:
-            v = f[j] + alpha * h[j]
-            if m >= need and (m == 0 or v != v_out[m - 1]):
-                break
-            v_out[m] = v
-            h_out[m] = h[j]
+            p = j
             j += step
+        v = f[p] + alpha * h[p]
+        if m >= need and (m == 0 or v != v_out[m - 1]):
+            break           # past need and a new value: the ranks end (i, j are not used again)
+        v_out[m] = v
+        h_out[m] = h[p]
         m += 1
     return m
 

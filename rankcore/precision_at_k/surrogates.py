@@ -69,6 +69,17 @@ def resolve_k(k: Any, n: int, n_pos: int, *, name: str = "k") -> int:
     return count
 
 
+def _surrogate_batch(y: Any, scores: Any, k: Any, kind: str, *, with_grad: bool):
+    """The validated inputs through the kernel: (value, grad or None, k used), unnormalized."""
+    check_surrogate_name(kind, argument="kind")
+    y_arr, s_arr = check_labels_and_scores(y, scores, what=f"surrogate {kind!r}")
+    n_pos = int(np.count_nonzero(y_arr))
+    count = resolve_k(k, y_arr.shape[0], n_pos)
+    kernels = _kernels()
+    value, grad, k_used, _, _ = kernels.surrogate_batch(s_arr, y_arr, count, kernels.KINDS[kind], with_grad)
+    return value, grad, k_used
+
+
 def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normalize: bool = True
                        ) -> tuple[float, np.ndarray]:
     """Value and a subgradient of a precision@k surrogate with respect to the scores.
@@ -99,12 +110,7 @@ def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normal
     Time O(n log n) (one sort), memory O(n).  For a linear model s = Xw the
     gradient in w is ``X.T @ grad``.
     """
-    check_surrogate_name(kind, argument="kind")
-    y_arr, s_arr = check_labels_and_scores(y, scores, what=f"surrogate {kind!r}")
-    n_pos = int(np.count_nonzero(y_arr))
-    count = resolve_k(k, y_arr.shape[0], n_pos)
-    kernels = _kernels()
-    value, grad, k_used, _, _ = kernels.surrogate_batch(s_arr, y_arr, count, kernels.KINDS[kind], True)
+    value, grad, k_used = _surrogate_batch(y, scores, k, kind, with_grad=True)
     if normalize:
         value /= k_used
         grad /= k_used
@@ -113,10 +119,5 @@ def surrogate_and_grad(y: Any, scores: Any, k: Any, kind: str = "avg", *, normal
 
 def surrogate(y: Any, scores: Any, k: Any, kind: str = "avg", *, normalize: bool = True) -> float:
     """Value of a precision@k surrogate (see :func:`surrogate_and_grad`)."""
-    check_surrogate_name(kind, argument="kind")
-    y_arr, s_arr = check_labels_and_scores(y, scores, what=f"surrogate {kind!r}")
-    n_pos = int(np.count_nonzero(y_arr))
-    count = resolve_k(k, y_arr.shape[0], n_pos)
-    kernels = _kernels()
-    value, _, k_used, _, _ = kernels.surrogate_batch(s_arr, y_arr, count, kernels.KINDS[kind], False)
+    value, _, k_used = _surrogate_batch(y, scores, k, kind, with_grad=False)
     return float(value / k_used) if normalize else float(value)

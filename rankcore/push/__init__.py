@@ -11,8 +11,9 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
-``ATTRIBUTES_DOC`` (the fitted attributes' documentation); their declared
-parameters are the classes' ``parameters``.
+``ATTRIBUTES_DOC`` (the fitted attributes' documentation) and
+``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
+than this); their declared parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
@@ -21,6 +22,8 @@ from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
 from ._estimators import _int_seed as int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._tie_break import check_tie_break_scale
+from ._validation import AUTO_MIN_ROWS
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
-           "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC"]
+           "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
+           "AUTO_MIN_ROWS"]

@@ -45,7 +45,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners._base import LearnerLayout, WeakRanker, multi_pass_search
+from ..learners._base import LearnerLayout, WeakRanker
 from ..objectives._base import BoundObjective, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
@@ -137,6 +137,10 @@ class InMemoryBackend:
             self.encoded = [layout.encode(X[s], offset=s.start) for s in self.slices]
         else:
             self.encoded = [layout.encode(X[s]) for s in self.slices]
+        # per-block buffers the objective and the layout write into when they can (declared by
+        # ``problem.gradient_into`` / ``layout.evaluates_into``): no allocation of n per iteration
+        self._gradient_buffers: list | None = None
+        self._direction_buffers: list | None = None
         self._h_cache: tuple[WeakRanker, list[np.ndarray]] | None = None
         self._grad_cache: tuple[ObjectiveState, list[np.ndarray]] | None = None
         self._summary: tuple | None = None            # (ranker, summary, values, G) of the last line
@@ -158,7 +162,12 @@ class InMemoryBackend:
     def _directions(self, ranker: WeakRanker) -> list[np.ndarray]:
         if self._h_cache is not None and self._h_cache[0] is ranker:
             return self._h_cache[1]
-        h = [self.layout.evaluate(ranker, enc) for enc in self.encoded]
+        if getattr(self.layout, "evaluates_into", False):
+            if self._direction_buffers is None:
+                self._direction_buffers = [np.empty(s.stop - s.start) for s in self.slices]
+            h = [self.layout.evaluate(ranker, enc, out=buf) for enc, buf in zip(self.encoded, self._direction_buffers)]
+        else:
+            h = [self.layout.evaluate(ranker, enc) for enc in self.encoded]
         self._h_cache = (ranker, h)
         return h
 
@@ -204,9 +213,14 @@ class InMemoryBackend:
         grads, hess = [], []
         if state.stages is None and curved:
             _, whole_g, whole_h = problem.value_gradient_hessian(self._scores)
-        for s, block in zip(self.slices, self._blocks()):
+        into = curved and state.stages is not None and bool(getattr(problem, "gradient_into", False))
+        if into and self._gradient_buffers is None:
+            self._gradient_buffers = [(np.empty(s.stop - s.start), np.empty(s.stop - s.start)) for s in self.slices]
+        for j, (s, block) in enumerate(zip(self.slices, self._blocks())):
             if state.stages is not None:
-                if curved:
+                if into:
+                    g, h = problem.block_gradient_hessian(block, state.stages, out=self._gradient_buffers[j])
+                elif curved:
                     g, h = problem.block_gradient_hessian(block, state.stages)
                 else:
                     g, h = problem.block_gradient(block, state.stages), block.weight
@@ -222,10 +236,11 @@ class InMemoryBackend:
 
         Each pass sends the search's request to every block
         (``layout.block_pass``), adds the blocks' arrays in block order, and
-        hands the sum back to the search.
+        hands the sum back to the search (``layout.search_in_memory``: a
+        layout may take a native route to the same result).
         """
         grads, hess = self.gradient_and_curvature(state)
-        candidate = multi_pass_search(self.layout, self.encoded, grads, hess, n_threads=self.n_threads)
+        candidate = self.layout.search_in_memory(self.encoded, grads, hess, n_threads=self.n_threads)
         self._grad_cache = (state, grads)
         return candidate
 

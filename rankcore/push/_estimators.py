@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..validation import (
     check_bipartite_target,
     check_finite_scores,
     check_graded_labels,
-    check_matrix,
+    check_learner_matrix,
     check_sample_weight,
     check_same_length,
     effective_n_threads,
@@ -36,11 +37,20 @@ from ..validation import (
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, run_boosting
-from ._params import BOOSTING, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
+from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ._scoring import LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring
 from ._tie_break import check_tie_break_scale, tie_break_offsets
-from ._validation import patience, plan_validation
+from ._validation import (
+    MIN_HOLDOUT_ROWS,
+    NO_VALIDATION,
+    large_data_learner,
+    patience,
+    selected_iteration,
+    plan_validation,
+    resolve_early_stopping,
+)
 
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
@@ -65,20 +75,44 @@ class BoostSetup:
     objective, learner : Objective, Learner
         The resolved components.
     metric : Metric
-        The ``scoring`` metric (default: ``auc``, or ``misrank`` for a graded objective).
+        The ``scoring`` metric of :meth:`score` (default: ``auc``, or
+        ``misrank`` for a graded objective).
+    validation : MetricScoring or ObjectiveScoring
+        What validation data are scored by (``scoring``; see ``_scoring``).
     n_threads : int
         ``n_jobs`` as a thread count.
+    n_iter : int
+        The iteration cap: ``n_iter``, or the default for None.
     """
 
     params: CheckedParams
     objective: Any
     learner: Any
     metric: Any
+    validation: Any
     n_threads: int
+    n_iter: int
 
     @property
     def task(self) -> str:
         return self.objective.task
+
+    def for_large_data(self) -> "BoostSetup":
+        """The setup when ``early_stopping="auto"`` switches on: the learner's large-data settings.
+
+        Spec parameters of ``learner.large_data_params`` that the user's
+        learner spec leaves out are set, ``n_iter=None`` becomes
+        ``learner.large_data_n_iter`` (when the learner declares one), and
+        ``scoring=None`` validates by ``pauc:0.1`` (bipartite objectives).
+        """
+        learner = large_data_learner(self.params.learner, self.learner)
+        n_iter = self.n_iter
+        if self.params.n_iter is None and self.learner.large_data_n_iter is not None:
+            n_iter = int(self.learner.large_data_n_iter)
+        validation = self.validation
+        if self.params.scoring is None and self.task != "graded":
+            validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
+        return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
 class _BaseBoost(Ranker):
@@ -104,7 +138,9 @@ class _BaseBoost(Ranker):
         learner = resolve_parameter("learner", "learner", params.learner)
         objective = self._objective(params, learner)
         metric = self._scoring_metric(objective.task, params.scoring)
-        return BoostSetup(params, objective, learner, metric, effective_n_threads(params.n_jobs))
+        validation = ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING else MetricScoring(metric)
+        n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
+        return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
 
     def _objective_spec(self):
         """The resolved objective (kept for older callers; :meth:`_setup` resolves everything at once)."""
@@ -117,8 +153,9 @@ class _BaseBoost(Ranker):
             return None
 
     def _scoring_metric(self, task: str, scoring: Any = None):
+        """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
         scoring = self.scoring if scoring is None else scoring
-        if scoring is None:
+        if scoring is None or scoring == OBJECTIVE_SCORING:
             scoring = "misrank" if task == "graded" else "auc"
         metric = resolve_parameter("scoring", "metric", scoring)
         if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
@@ -135,19 +172,23 @@ class _BaseBoost(Ranker):
         setup = self._try_setup()
         return setup is not None and bool(getattr(setup.learner, "allow_nan", False))
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        setup = self._try_setup()          # sparse X as far as the configured learner takes it (trees)
+        tags.input_tags.sparse = setup is not None and bool(getattr(setup.learner, "accept_sparse", False))
+        return tags
+
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
-    def _learner_allows_nan(self, learner=None) -> bool:
-        learner = learner if learner is not None else getattr(self, "_learner", None)
-        return bool(getattr(learner, "allow_nan", False))
-
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        arr = np.asarray(X) if not hasattr(X, "toarray") else X
-        dtype = np.float32 if getattr(arr, "dtype", None) == np.float32 else np.float64
-        X_arr = check_matrix(X, name="X", dtype=dtype, allow_nan=self._learner_allows_nan(learner))
+        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py)
+        learner = learner if learner is not None else getattr(self, "_learner", None)
+        X_arr, categorical = check_learner_matrix(X, learner)
+        if reset:
+            self._categorical_columns = categorical
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
@@ -163,7 +204,7 @@ class _BaseBoost(Ranker):
 
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
-        """Boost ``n_iter`` weak rankers on ``(X, y)``.
+        """Boost up to ``n_iter`` weak rankers on ``(X, y)``.
 
         Parameters
         ----------
@@ -176,8 +217,9 @@ class _BaseBoost(Ranker):
             Non-negative weights, used as multiplicities by the push objective.
         eval_set : tuple (X_val, y_val), optional
             Validation data scored by ``scoring`` after every iteration
-            (``validation_scores_``); with ``early_stopping=True`` it replaces
-            the internal split.
+            (``validation_scores_``); when early stopping is on (``True``, or
+            ``"auto"`` on more than 10,000 training rows) it replaces the
+            internal split.
         callbacks : callable or list of callables, optional
             Each is called after every iteration with an
             :class:`~rankcore.base.IterationInfo` (iteration, objective,
@@ -200,23 +242,32 @@ class _BaseBoost(Ranker):
         w = None if sample_weight is None else check_sample_weight(sample_weight, X_arr.shape[0])
         if w is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
-        seed = _int_seed(params.random_state)
-        monitor = eval_set is not None or params.early_stopping
-        metric = setup.metric if monitor else None
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        seed = _int_seed(params.random_state)
+        stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
+                                          has_eval_set=eval_set is not None, stratify=objective.task != "graded")
+        if stopping.fallback:
+            warnings.warn(stopping.fallback, UserWarning, stacklevel=3)
+        if stopping.auto:
+            setup = setup.for_large_data()
         fit_on = self._make_backend_factory(setup, seed)
-        if eval_set is None and params.early_stopping:
+        if stopping.mode == "select":
             self._fit_with_selected_n_iter(setup, X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
+            return self
+        if stopping.mode == "holdout":
+            self._fit_on_holdout(setup, X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
             return self
         X_val = y_val = None
         if eval_set is not None:
-            X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
+            X_val, y_val = self._check_eval_set(eval_set, objective, classes, setup.learner)
         objective.check_target(y_clean, w)
         layout, backend = fit_on(X_arr, y_clean, w)
-        result, records, history, best = self._boost(backend, layout, objective, metric, X_val, y_val,
-                                                     user_callbacks)
-        self._set_fitted(objective, learner, classes, result, records, history, best, monitor=monitor)
+        result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
+                                                     stop_early=stopping.mode == "eval_set")
+        self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
+        if stopping.fallback and self.stop_reason_ == "n_iter":
+            self.stop_reason_ = NO_VALIDATION
         return self
 
     def _make_backend_factory(self, setup: BoostSetup, seed):
@@ -225,8 +276,11 @@ class _BaseBoost(Ranker):
         thresholds = setup.params.thresholds
 
         def fit_on(X, y, w):
+            # a DataFrame's category columns, for learners that split by category groups
+            categorical = getattr(self, "_categorical_columns", ())
+            extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
             layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
-                                     n_threads=n_threads)
+                                     n_threads=n_threads, **extra)
             problem = objective.bind(y, w, n_threads=n_threads)
             # A non-smooth objective starts from distinct training scores (never part of the model).
             start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
@@ -235,88 +289,111 @@ class _BaseBoost(Ranker):
 
         return fit_on
 
+    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
+        """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
+
+        No refit on every row (it would double the cost): the model is the
+        best prefix of the fit on the other rows, as scikit-learn's
+        HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
+        """
+        objective = setup.objective
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
+        (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
+        w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
+        objective.check_target(y[tr], w_tr)
+        layout, backend = fit_on(X[tr], y[tr], w_tr)
+        result, records, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va, user_callbacks,
+                                                     stop_early=True)
+        self._set_fitted(setup, classes, result, records, history, best, monitor=True)
+
     def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
-        """Early stopping without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
+        """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
-        stratified ``validation_fraction`` hold-out when it holds enough rows
-        of each class, else K-fold cross-validation.  A hold-out run stops
-        after the patience; cross-validation runs every fold for ``n_iter``
-        iterations and averages the folds' validation losses.  The best
-        iteration count (the first minimum of the validation loss) is then
-        boosted on all the rows, with ``verbose`` and ``callbacks``.  Works
-        for any learner: only ``prepare``/``predict`` are used.
+        stratified ``validation_fraction`` hold-out when it holds at least
+        ``MIN_HOLDOUT_ROWS`` rows and enough of each class, else K-fold
+        cross-validation.  A hold-out run stops after the patience and keeps
+        the last minimum of its validation loss; cross-validation runs every
+        fold for ``n_iter`` iterations and takes the largest count within
+        ``CV_SLACK`` standard errors of the best mean loss
+        (:func:`~rankcore.push._validation.selected_iteration`).  That count is
+        then boosted on all the rows, with ``verbose`` and ``callbacks``.
+        Works for any learner: only ``prepare``/``predict`` are used.
         """
-        objective, learner, metric = setup.objective, setup.learner, setup.metric
+        objective, scoring = setup.objective, setup.validation
         stratify = objective.task != "graded"
-        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify)
-        n_iter = setup.params.n_iter
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify,
+                               min_rows=MIN_HOLDOUT_ROWS)
+        n_iter = setup.n_iter
         losses, scores, reasons = [], [], []
         for tr, va in plan.folds:
-            w_tr = None if w is None else w[tr]
+            w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
             objective.check_target(y[tr], w_tr)
             layout, backend = fit_on(X[tr], y[tr], w_tr)
-            result, _, history, _ = self._boost(backend, layout, objective, metric, X[va], y[va],
-                                                stop_early=plan.kind == "holdout", silent=True)
-            curve = np.array([metric(y[va], np.zeros(va.shape[0]))] + history, dtype=np.float64)
+            result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
+                                                   stop_early=plan.kind == "holdout", silent=True)
+            curve = np.array([best["start"]] + history, dtype=np.float64)
             # a fit that converged early keeps its last scores for the remaining iterations
             curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
             scores.append(curve)
-            losses.append(np.array([metric.to_loss(float(v)) for v in curve]))
+            losses.append(np.array([scoring.to_loss(float(v)) for v in curve]))
             reasons.append(self._stop_reason(result))
         mean_loss = np.mean(losses, axis=0)
         mean_score = np.mean(scores, axis=0)
         if plan.kind == "holdout":
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
-        best_n = int(np.argmin(mean_loss))            # the first minimum: fewest iterations
+        best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
         objective.check_target(y, w)
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
         layout, backend = fit_on(X, y, w)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
-        result, records, _, _ = self._boost(backend, layout, objective, None, None, None, user_callbacks,
+        result, records, _, _ = self._boost(backend, layout, setup, None, None, None, user_callbacks,
                                             n_iter=best_n, stop_early=False)
         best = {"iteration": best_n}
-        self._set_fitted(objective, learner, classes, result, records, list(mean_score[1:]), best, monitor=True)
+        self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
         self.stop_reason_ = stop_reason
         if best_n == 0:
             warn_constant(owner=type(self).__name__,
                           why=f"early stopping chose 0 iterations: no iteration improved the held-out "
-                              f"{metric.spec} ({plan.kind})", stacklevel=4)
+                              f"{scoring.name} ({plan.kind})", stacklevel=4)
 
-    def _boost(self, backend, layout, objective, metric, X_val, y_val, user_callbacks=(), *, n_iter=None,
-               stop_early=None, silent=False):
+    def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
+               stop_early=False, silent=False):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
-        kept, validation history, best)``: with early stopping the records are
-        cut back to the best iteration.  ``n_iter`` and ``stop_early``
-        override the estimator's ``n_iter`` and ``early_stopping``; ``silent``
-        turns progress off (the selection fits of early stopping).
+        kept, validation history, best)``: with ``stop_early`` the fit stops
+        after the patience and the records are cut back to the best iteration
+        -- of tied best validation scores the later one, so that a metric that
+        saturates (AUC 1 on a small validation set) does not stop the fit at
+        its first perfect iteration.  ``n_iter`` overrides ``setup.n_iter``;
+        ``silent`` turns progress off (the selection fits of early stopping).
         """
-        n_iter = int(self.n_iter) if n_iter is None else int(n_iter)
-        stop_early = bool(self.early_stopping) if stop_early is None else bool(stop_early)
-        wait = patience(self.n_iter_no_change, n_iter)
+        n_iter = setup.n_iter if n_iter is None else int(n_iter)
+        wait = patience(setup.params.n_iter_no_change, n_iter)
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
+        score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads)
+        to_loss = setup.validation.to_loss
         history: list[float] = []
-        progress = Progress(0 if silent else self.verbose, n_iter, metric.spec if metric is not None else None,
-                            stream=sys.stdout)
+        progress = Progress(0 if silent else setup.params.verbose, n_iter,
+                            setup.validation.name if X_val is not None else None, stream=sys.stdout)
         best = {"iteration": 0, "loss": math.inf}
 
         def callback(record: BoostingRecord):
             score = None
             if val_scores is not None:
                 val_scores[:] += record.alpha * record.ranker.predict(X_val)
-                score = float(metric(y_val, val_scores))
+                score = score_of(val_scores)
                 history.append(score)
-                loss = metric.to_loss(score)
-                if loss < best["loss"]:
+                loss = to_loss(score)
+                if loss <= best["loss"]:             # ties: the later iteration
                     best.update(iteration=record.iteration, loss=loss)
             progress.update(record, score)
             if user_callbacks:
-                info = IterationInfo(record.iteration, int(self.n_iter), record.value, record.alpha, record.ranker,
+                info = IterationInfo(record.iteration, n_iter, record.value, record.alpha, record.ranker,
                                      score, progress.elapsed())
                 reason = run_callbacks(user_callbacks, info)
                 if reason:
@@ -326,10 +403,11 @@ class _BaseBoost(Ranker):
             return None
 
         if val_scores is not None:
-            best.update(iteration=0, loss=metric.to_loss(float(metric(y_val, val_scores))))
+            start = score_of(val_scores)
+            best.update(iteration=0, loss=to_loss(start), start=start)
         progress.start()
-        result = run_boosting(backend, layout, n_iter=n_iter, log_value=objective.log_value,
-                              tol=float(self.tol), callback=callback)
+        result = run_boosting(backend, layout, n_iter=n_iter, log_value=setup.objective.log_value,
+                              tol=float(setup.params.tol), callback=callback)
         records = result.records
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
@@ -340,8 +418,9 @@ class _BaseBoost(Ranker):
     def _stop_reason(result) -> str:
         return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
 
-    def _set_fitted(self, objective, learner, classes, result, records, history, best, *, monitor: bool):
+    def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool):
         """The fitted attributes from a run of :meth:`_boost`."""
+        objective, learner = setup.objective, setup.learner
         self.objective_spec_ = objective.spec
         self.learner_spec_ = learner.spec
         self.task_ = objective.task
@@ -359,13 +438,13 @@ class _BaseBoost(Ranker):
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
+            self.validation_metric_ = setup.validation.name
         self._learner = learner
 
     def _check_eval_set(self, eval_set, objective, classes, learner):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = check_matrix(eval_set[0], name="eval_set X", dtype=np.float64,
-                             allow_nan=self._learner_allows_nan(learner))
+        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X")
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -384,7 +463,9 @@ class _BaseBoost(Ranker):
         if hasattr(self, "validation_scores_"):
             validation = np.full(values.shape[0], np.nan)
             validation[1:] = self.validation_scores_
-        metric = self._scoring_metric(self.task_).spec if validation is not None else None
+        metric = None
+        if validation is not None:
+            metric = getattr(self, "validation_metric_", None) or self._scoring_metric(self.task_).spec
         return TrainingCurve(np.arange(values.shape[0]), values, validation,
                              "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
 
@@ -509,11 +590,17 @@ _ATTRIBUTES_DOC = """
         (a non-finite step: the model keeps the last finite iteration, with
         a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
         ranker on these rows -- every feature constant, too few rows for a
-        tree's leaves -- with a ``UserWarning`` naming the constraint), or a
+        tree's leaves -- with a ``UserWarning`` naming the constraint),
+        ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
+        of a class for a hold-out and ran ``n_iter`` iterations), or a
         callback's string.
     validation_scores_ : ndarray
-        The ``scoring`` metric on the validation data after each iteration
-        (with ``early_stopping`` or ``eval_set``).
+        The validation score after each iteration (with early stopping or
+        ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.
+    validation_metric_ : str
+        What ``validation_scores_`` holds: a metric spec (``"auc"``;
+        ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)
+        or ``"objective"``.
     best_iteration_ : int
         Iteration with the best validation score (0 = no iteration).
     training_curve_ : TrainingCurve
@@ -615,7 +702,7 @@ class RankBoost(_BaseBoost):
 
 
 def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learner: Any = "stumps",
-          n_iter: int = 100, **params: Any) -> PushBoost:
+          n_iter: int | None = None, **params: Any) -> PushBoost:
     """An unfitted :class:`PushBoost` for the given components.
 
     ``rankcore.boost(loss="exp", price="pow:16", learner="features", n_iter=200)``

@@ -24,10 +24,9 @@ of the tests.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
-from ..objectives._base import LinePoint
+from ..objectives._base import LinePoint, LineSearchResult
 
 __all__ = ["LineSearchResult", "line_search", "piecewise_linear_search", "MAX_STEP"]
 
@@ -36,33 +35,40 @@ __all__ = ["LineSearchResult", "line_search", "piecewise_linear_search", "MAX_ST
 MAX_STEP = 1e4
 
 
-@dataclass(frozen=True)
-class LineSearchResult:
-    """Outcome of :func:`line_search`.
-
-    Attributes
-    ----------
-    alpha : float
-        The step (0.0 when no step decreases φ).
-    value : float
-        φ(alpha).
-    n_evaluations : int
-    reason : str
-        ``"converged"``, ``"max_step"`` (still decreasing at ``MAX_STEP``), ``"flat"``
-        (still descending, but φ stopped decreasing measurably: an asymptote),
-        ``"plateau"`` (φ′(0) < 0 but φ does not change along the line: the first
-        trial step is taken anyway, which never increases φ),
-        ``"stationary"`` (φ′(0) = 0), ``"no_decrease"`` or ``"max_evaluations"``.
-    """
-
-    alpha: float
-    value: float
-    n_evaluations: int
-    reason: str
-
-
 def _bad(point: LinePoint) -> bool:
     return math.isnan(point.value) or math.isnan(point.d1) or point.value == math.inf
+
+
+def _newton_curvature(t, d1, d2, t_prev, d_prev, log_value: bool) -> float:
+    """A positive curvature for a Newton step on ψ′ at t, or NaN.
+
+    φ″ when positive (Newton on J′; log-sum-exp objectives are convex in
+    log form); else, for log-form objectives, R″/R = φ″ + φ′² (Newton on
+    R′, positive whenever R is convex); else the secant slope of ψ′ from
+    the previous point (t_prev, d_prev).
+    """
+    if math.isfinite(d2):
+        if d2 > 0:
+            return d2
+        if log_value and d2 + d1 * d1 > 0:
+            return d2 + d1 * d1
+    if math.isfinite(d_prev) and t != t_prev:
+        slope = (d1 - d_prev) / (t - t_prev)
+        if math.isfinite(slope) and slope > 0:
+            return slope
+    return math.nan
+
+
+def _safeguarded_step(t, d1, c, lo, hi, dx, dx_old, bad):
+    """The next point of a bracketed root search of ψ′ (rtsafe): Newton's step
+    from t, or bisection of [lo, hi] when Newton leaves the bracket or does not
+    halve the step before last.  Returns (t_next, dx, dx_old)."""
+    newton = t - d1 / c if math.isfinite(c) else math.nan
+    if bad or not (lo < newton < hi) or abs(newton - t) > 0.5 * abs(dx_old):
+        dx_old, dx = dx, 0.5 * (hi - lo)
+        return lo + dx, dx, dx_old
+    dx_old, dx = dx, newton - t
+    return newton, dx, dx_old
 
 
 def line_search(
@@ -106,22 +112,7 @@ def line_search(
         return p.value, s * p.d1, p.d2
 
     def curvature(t, d1, d2, t_prev, d_prev):
-        """A positive curvature for a Newton step on ψ′, or NaN.
-
-        φ″ when positive (Newton on J′; log-sum-exp objectives are convex in
-        log form); else, for log-form objectives, R″/R = φ″ + φ′² (Newton on
-        R′, positive whenever R is convex); else the secant slope of ψ′.
-        """
-        if math.isfinite(d2):
-            if d2 > 0:
-                return d2
-            if log_value and d2 + d1 * d1 > 0:
-                return d2 + d1 * d1
-        if math.isfinite(d_prev) and t != t_prev:
-            slope = (d1 - d_prev) / (t - t_prev)
-            if math.isfinite(slope) and slope > 0:
-                return slope
-        return math.nan
+        return _newton_curvature(t, d1, d2, t_prev, d_prev, log_value)
 
     best_t, best_v = 0.0, p0.value
     evaluated = {0.0}
@@ -180,12 +171,7 @@ def line_search(
         if math.isfinite(newton) and abs(newton - t) <= xtol * max(1.0, abs(t)):
             reason = "converged"              # the Newton step from t vanishes: t is the root
             break
-        if bad or not (lo < newton < hi) or abs(newton - t) > 0.5 * abs(dx_old):
-            dx_old, dx = dx, 0.5 * (hi - lo)
-            t_next = lo + dx
-        else:
-            dx_old, dx = dx, newton - t
-            t_next = newton
+        t_next, dx, dx_old = _safeguarded_step(t, d1, c, lo, hi, dx, dx_old, bad)
         if not bad:
             t_prev, d_prev = t, d1
         scale = max(1.0, abs(t_next))

@@ -12,20 +12,37 @@ import math
 import numpy as np
 
 from ..base import ANY, N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
-from ..spec import Parameter
+from ..spec import Kind, Parameter
+from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
-           "is_callback_reason"]
+           "DEFAULT_N_ITER", "is_callback_reason"]
 
 #: The reasons a fit stops, as ``stop_reason_`` records them (the driver's, less "no_decrease", which
-#: is reported as "converged"); a callback may also stop a fit with a string of its own
-#: (see :func:`is_callback_reason`).
-STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback")
+#: is reported as "converged"; ``"no_validation_split"``: an ``early_stopping="auto"`` fit with too few
+#: rows of a class for a validation split ran ``n_iter``); a callback may also stop a fit with a string
+#: of its own (see :func:`is_callback_reason`).
+STOP_REASONS = ("n_iter", "converged", "early_stopping", "overflow", "no_split", "callback", NO_VALIDATION)
+
+#: The default number of iterations (``n_iter=None`` outside the large-data settings).
+DEFAULT_N_ITER = 100
 
 
 def is_callback_reason(value) -> bool:
     """A callback's stop reason as a model file may hold it: a short, printable, one-line string."""
     return isinstance(value, str) and 0 < len(value) <= 100 and value.isprintable()
+
+
+def _early_stopping(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) and value == "auto":
+        return value
+    raise ValueError("not a setting")
+
+
+#: ``early_stopping``: True, False or "auto".
+EARLY_STOPPING = Kind("True, False or 'auto'", _early_stopping, type_doc="bool or 'auto'")
 
 LOSS = Parameter("loss", spec_kind("loss"), default="exp", doc="""
     Pairwise loss ℓ: ``"exp"``, ``"logistic"``, ``"hinge"``, ``"sqhinge"``
@@ -56,34 +73,57 @@ BOOSTING = (
         quantile thresholds, or the ``thresholds`` parameter), ``"features"``
         (min–max scaled features: a linear model, as in the paper),
         ``"trees"`` (gradient-boosted trees), or a plugin's."""),
-    Parameter("n_iter", int, default=100, minimum=1, doc="""
-        Boosting iterations (weak rankers added)."""),
+    Parameter("n_iter", int, default=None, minimum=1, nullable=True, doc="""
+        Boosting iterations (weak rankers added), at most.  None: 100, or the
+        learner's larger cap when ``early_stopping="auto"`` switches on
+        (``trees``: 120, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
     Parameter("thresholds", ANY, default=None, type_doc="list of array-like or None", doc="""
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
         ``thresholds``: the thresholds themselves)."""),
-    Parameter("tol", float, default=1e-12, minimum=0.0, maximum=math.inf, doc="""
+    Parameter("tol", float, default=1e-12, minimum=0.0, doc="""
         Stop when no weak ranker has |∂J/∂α| above ``tol`` (J is the log of
         the push objective, so this is a relative rate)."""),
-    Parameter("early_stopping", bool, default=False, doc="""
+    Parameter("early_stopping", EARLY_STOPPING, default="auto", doc="""
         Choose the number of iterations (at most ``n_iter``) on validation
-        data scored with ``scoring`` after every iteration.  With
-        ``fit(..., eval_set=...)``: stop after ``n_iter_no_change``
-        iterations without improvement and keep the best iteration's model.
-        Without: hold out a stratified ``validation_fraction`` of the rows
-        (drawn with ``random_state``) when that holds at least 50 rows and
-        about 10 of each class, else use 5-fold cross-validation (the folds'
-        validation curves averaged); then refit on all the rows with the
-        best number of iterations (``rankcore.push._validation``)."""),
-    Parameter("scoring", spec_kind("metric"), default=None, nullable=True, type_doc="str or None", doc="""
-        A registered metric (``"rmax"``, ``"prec@k:20"``, ``"pauc:0.1"``, ...)
-        for early stopping, ``eval_set`` and :meth:`score`.  Default:
-        ``"auc"`` for bipartite objectives, ``"misrank"`` for graded ones."""),
+        data scored after every iteration; of tied best scores the later
+        iteration is kept.
+
+        ``"auto"``: on when the training set has more than 10,000 rows (as
+        scikit-learn's HistGradientBoosting), the large-data way: hold out a
+        stratified ``validation_fraction`` of the rows (drawn with
+        ``random_state``; or stop on ``eval_set`` when given), boost on the
+        rest, stop after ``n_iter_no_change`` iterations without improvement
+        and keep the best iteration -- no refit.  The large-data settings
+        apply: ``scoring=None`` validates by ``pauc:0.1``, and the learner's
+        own (``trees``: 63 leaves at learning rate 0.2 on every row, up to 120
+        trees; ``stumps``: up to 300), except what the learner spec or
+        ``n_iter`` sets.  When the hold-out would hold fewer than about 10
+        rows of a class, the fit runs ``n_iter`` iterations without early
+        stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
+
+        ``True``: with ``fit(..., eval_set=...)`` stop on it as above;
+        without, hold out the stratified fraction when that holds at least
+        1,000 rows and about 10 of each class, else use 5-fold
+        cross-validation (of iteration counts whose mean validation score is
+        within one standard error of the best, the largest); then refit on
+        all the rows with the chosen number of iterations
+        (``rankcore.push._validation``).  ``False``: ``n_iter`` iterations."""),
+    Parameter("scoring", spec_kind("metric", also="'objective'"), default=None, nullable=True,
+              type_doc="str or None", doc="""
+        What validation data are scored by for early stopping and
+        ``eval_set``: a registered metric (``"auc"``, ``"pauc:0.1"``,
+        ``"prec@k:20"``, ...) or ``"objective"`` (the fit's own objective J
+        on the validation rows).  None: ``"auc"`` (``"pauc:0.1"`` when
+        ``early_stopping="auto"`` switches on) for bipartite objectives,
+        ``"misrank"`` for graded ones.  :meth:`score` uses the metric (None
+        and ``"objective"``: ``"auc"``, or ``"misrank"``)."""),
     Parameter("validation_fraction", float, default=0.1, minimum=0.0, maximum=1.0, exclusive_minimum=True,
               exclusive_maximum=True, doc="""
-        The share of rows held out by ``early_stopping`` (see there)."""),
+        The share of rows held out by ``early_stopping``, in (0, 1) (see there)."""),
     Parameter("n_iter_no_change", int, default=None, minimum=1, nullable=True, doc="""
-        The patience of early stopping, in iterations; None: max(10, n_iter / 5)."""),
+        The patience of early stopping, in iterations (an integer >= 1);
+        None: max(10, n_iter / 5)."""),
     Parameter("random_state", random_state_kind(), default=None, doc="""
         Seeds the validation split, the learners' sampling (bin edges of
         data larger than ``stumps``'s ``subsample``, the trees' row samples)
@@ -117,6 +157,7 @@ PUSH_FITTED = (
     Fitted("feature_names_in_", "feature_names_in", string_list, optional=True),
     Fitted("validation_scores_", "validation_scores", float64_array, optional=True),
     Fitted("best_iteration_", "best_iteration", int, optional=True),
+    Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("_learner"),
 )
 

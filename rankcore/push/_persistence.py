@@ -17,9 +17,15 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     Raises ``ModelFormatError`` (through ``estimator._state_error``) naming the field.
     """
     fail = estimator._state_error
-    objective, learner = setup.objective, setup.learner
+    objective, learner, cap = setup.objective, setup.learner, setup.n_iter
     if state["objective"] != objective.spec:
         fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
+    if setup.params.early_stopping == "auto":
+        # a large-data fit used the learner's large-data settings (and cap): either setup may be the file's
+        large = setup.for_large_data()
+        if state["learner"] == large.learner.spec:
+            learner = large.learner
+        cap = max(cap, large.n_iter)
     if state["learner"] != learner.spec:
         fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
     if state["task"] != objective.task:
@@ -33,8 +39,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if not np.isfinite(alphas).all():
         fail("alphas must be finite")
     T = alphas.shape[0]
-    if T > estimator.n_iter:
-        fail(f"{T} iterations stored, but n_iter={estimator.n_iter}")
+    if T > cap:
+        fail(f"{T} iterations stored, but at most {cap} for n_iter={estimator.n_iter!r}")
     raw = state["rankers"]
     if not isinstance(raw, list) or len(raw) != T:
         fail(f"rankers must be a list of {T} records (one per coefficient)")
@@ -87,6 +93,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         best = state["best_iteration"]
         if isinstance(best, bool) or not isinstance(best, int) or best < 0:
             fail(f"best_iteration must be a non-negative integer, got {best!r}")
+    metric = state.get("validation_metric")
+    if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
+        fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
 
     estimator.objective_spec_ = objective.spec
     estimator.learner_spec_ = learner.spec
@@ -104,5 +113,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if has_val:
         estimator.validation_scores_ = state["validation_scores"]
         estimator.best_iteration_ = state["best_iteration"]
+    if metric is not None:
+        estimator.validation_metric_ = metric
     estimator._learner = learner
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["assert_finite"]
+__all__ = ["assert_finite", "spec_round_trip_check"]
 
 
 def assert_finite(values, *, owner: str, what: str, at=None, at_name: str = "x", allow_inf: bool = False) -> None:
@@ -36,3 +36,21 @@ def assert_finite(values, *, owner: str, what: str, at=None, at_name: str = "x",
         where = f" at {at_name} = {float(np.asarray(at, dtype=np.float64).ravel()[first])!r}"
     kind = "NaN" if np.isnan(arr[first]) else repr(float(arr[first]))
     raise AssertionError(f"{owner}: {what} is {kind}{where} ({int(bad.sum())} of {arr.size} values not finite)")
+
+
+def spec_round_trip_check(family: str):
+    """The check ``check_<family>_spec_round_trip(component, rng)`` of a family.
+
+    It asserts that the canonical spec resolves to an equal component; every
+    family whose components are specs shares this one check.
+    """
+
+    def check(component, rng):
+        from ..registry import resolve
+
+        assert resolve(family, component.spec) == component, (
+            f"{family} {component.spec!r}: spec does not round-trip")
+
+    check.__name__ = check.__qualname__ = f"check_{family}_spec_round_trip"
+    check.__doc__ = "The canonical spec resolves to an equal component."
+    return check

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import assert_finite
+from ._common import assert_finite, spec_round_trip_check
 
 __all__ = ["CHECKS", "pairwise_reference"]
 
@@ -153,10 +153,7 @@ def check_loss_inputs_untouched(loss, rng):
     loss.directional_sums(f_pos, w, hp, f_neg, hn)
 
 
-def check_loss_spec_round_trip(loss, rng):
-    from ..registry import resolve
-
-    assert resolve("loss", loss.spec) == loss, f"loss {loss.spec!r}: spec does not round-trip"
+check_loss_spec_round_trip = spec_round_trip_check("loss")
 
 
 CHECKS = [

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._common import assert_finite
+from ._common import assert_finite, spec_round_trip_check
 
 __all__ = ["CHECKS"]
 
@@ -194,10 +194,7 @@ def check_objective_curvature(objective, rng):
                                    err_msg=f"objective {spec!r}: blocked hessian differs")
 
 
-def check_objective_spec_round_trip(objective, rng):
-    from ..registry import resolve
-
-    assert resolve("objective", objective.spec) == objective, f"objective {objective.spec!r}: spec does not round-trip"
+check_objective_spec_round_trip = spec_round_trip_check("objective")
 
 
 CHECKS = [

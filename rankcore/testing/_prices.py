@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import assert_finite
+from ._common import assert_finite, spec_round_trip_check
 
 __all__ = ["CHECKS"]
 
@@ -116,11 +116,7 @@ def check_price_homogeneous_degree(price, rng):
                                    err_msg=f"price {price.spec!r}: homogeneous_degree={d} is wrong (c={c})")
 
 
-def check_price_spec_round_trip(price, rng):
-    """The canonical spec resolves to an equal component."""
-    from ..registry import resolve
-
-    assert resolve("price", price.spec) == price, f"price {price.spec!r}: spec does not round-trip"
+check_price_spec_round_trip = spec_round_trip_check("price")
 
 
 CHECKS = [

@@ -1,0 +1,209 @@
+"""The ``trees`` learner's bins, from dense arrays or ``scipy.sparse`` matrices alike.
+
+:func:`tree_edges` places each feature's bin edges by the ``stumps`` rule
+(:func:`rankcore.learners.bin_edges`) on the non-missing values of a sample
+of rows; a sparse matrix gives the same edges as its dense form (its
+implicit zeros are values like any other).  :func:`tree_bundles` finds the
+exclusive bundles (``_tree_bundles.py``) on every training row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
+from ._tree_bundles import MIN_DEFAULT_FRACTION, default_bins, exclusive_bundles, nondefault_rows
+
+__all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float", "column_indices", "categorical_columns",
+           "category_edges"]
+
+#: Rows of the quick look that picks the bundling candidates before the exact count on every row.
+_PEEK_ROWS = 10_000
+#: Bundles are used only when they remove at least this fraction of the code columns: a bundled
+#: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
+#: work -- one-hot data -- and not for a pair or two among many dense columns.
+MIN_COLUMN_SAVING = 0.2
+
+
+def is_sparse(X) -> bool:
+    """A ``scipy.sparse`` matrix (validated input is CSR)."""
+    return hasattr(X, "tocsc") and hasattr(X, "nnz")
+
+
+def csr_float(X):
+    """X as CSR with float32 or float64 values, sorted column indices and one index dtype (no copy if it is)."""
+    X = X.tocsr()
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    if X.indices.dtype != X.indptr.dtype:
+        X = X.copy()
+        X.indices = X.indices.astype(X.indptr.dtype)
+    return X
+
+
+def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
+    """The ``stumps`` bin-edge rule (:func:`rankcore.learners.bin_edges`) on each feature's non-missing values.
+
+    O(s·d log s) for the s sampled rows of dense X.  A sparse X gives the
+    edges of its dense form from its stored values: O(nnz log nnz) without
+    weights (the zeros enter by their count), O(s·d) with them.
+    """
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
+    if is_sparse(X):
+        return _sparse_edges(csr_float(X).tocsc(), rows, w, max_bins)
+    Xs = np.asarray(X)[rows].astype(np.float64)
+    ws = None if w is None else w[rows]
+    edges = []
+    for j in range(X.shape[1]):
+        col = Xs[:, j]
+        present = ~np.isnan(col)
+        edges.append(_feature_edges(col[present], None if ws is None else ws[present], max_bins))
+    return edges
+
+
+def _sparse_edges(Xc, rows: np.ndarray, w, max_bins: int) -> list[np.ndarray]:
+    """:func:`tree_edges` of a CSC matrix: each column's sampled values are its stored ones and zeros."""
+    n, d = Xc.shape
+    position = np.full(n, -1, dtype=np.intp)           # row -> its place in the sample (−1: not sampled)
+    position[rows] = np.arange(rows.shape[0])
+    edges = []
+    for j in range(d):
+        start, end = Xc.indptr[j], Xc.indptr[j + 1]
+        where = position[Xc.indices[start:end]]
+        kept = where >= 0
+        where, values = where[kept], Xc.data[start:end][kept].astype(np.float64)
+        if w is not None:                               # the dense sample's column, for its weighted order
+            col = np.zeros(rows.shape[0])
+            col[where] = values
+            present = ~np.isnan(col)
+            edges.append(_feature_edges(col[present], w[rows][present], max_bins))
+            continue
+        n_zero = rows.shape[0] - where.shape[0]       # sampled rows where no value is stored: 0
+        edges.append(_edges_with_zeros(values[~np.isnan(values)], n_zero, max_bins))
+    return edges
+
+
+def _edges_with_zeros(values: np.ndarray, n_zero: int, max_bins: int) -> np.ndarray:
+    """``_feature_edges`` of ``values`` and ``n_zero`` more zeros (unweighted), without making the zeros."""
+    ordered = np.sort(values)
+    if n_zero:                                          # one zero stands for all of them; counted below
+        ordered = np.insert(ordered, int(np.searchsorted(ordered, 0.0, side="left")), 0.0)
+    if ordered.shape[0] == 0:
+        return np.empty(0)
+    first = np.empty(ordered.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+
+    def mass() -> np.ndarray:
+        counts = np.diff(np.r_[np.flatnonzero(first), ordered.shape[0]]).astype(np.float64)
+        if n_zero:
+            counts[int(np.searchsorted(distinct, 0.0, side="left"))] += n_zero - 1
+        return counts
+
+    return edges_of_distinct(distinct, mass, max_bins)
+
+
+def _default_fractions(X, edges: list[np.ndarray], z: np.ndarray) -> np.ndarray:
+    """Fraction of the rows at each feature's default bin: exact for sparse X, on a sample for dense X."""
+    n = X.shape[0]
+    if is_sparse(X):
+        counts = [r.shape[0] for r in nondefault_rows(X, edges, z, np.arange(len(edges))).values()]
+        return 1.0 - np.asarray(counts, dtype=np.float64) / max(1, n)
+    Xs = np.asarray(X)[sample_rows(n, _PEEK_ROWS, 0)].astype(np.float64)
+    out = np.empty(len(edges))
+    for j, e in enumerate(edges):
+        lo = -np.inf if z[j] == 0 else e[z[j] - 1]
+        hi = np.inf if z[j] >= e.shape[0] else e[z[j]]
+        col = Xs[:, j]
+        out[j] = np.count_nonzero((col > lo) & (col <= hi)) / max(1, col.shape[0])
+    return out
+
+
+def tree_bundles(X, edges: list[np.ndarray]) -> list[list[int]]:
+    """Groups of mutually exclusive features (on every row of X) to store as one code column each.
+
+    Candidates are the features at their default bin (the bin of 0) on at
+    least half of the rows: a quick look at up to 10,000 rows of dense X
+    keeps those near or above 40 %, then their non-default rows are listed
+    exactly (from the stored values of sparse X).
+    No bundles (``[]``) unless they remove at least ``MIN_COLUMN_SAVING`` of
+    the columns.
+    O(d·min(n, 10⁴)) for the look, O(n) per candidate (O(nnz) for sparse
+    X), then :func:`~rankcore.learners._tree_bundles.exclusive_bundles`.
+    """
+    n, d = X.shape
+    if d < 2 or n == 0:
+        return []
+    z = default_bins(edges)
+    candidates = np.flatnonzero(_default_fractions(X, edges, z) >= MIN_DEFAULT_FRACTION - 0.1)
+    if candidates.shape[0] < 2:
+        return []
+    rows = nondefault_rows(X, edges, z, candidates)
+    rows = {j: r for j, r in rows.items() if r.shape[0] <= (1.0 - MIN_DEFAULT_FRACTION) * n}
+    if len(rows) < 2:
+        return []
+    n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
+    bundles = exclusive_bundles(rows, n_edges, n)
+    saved = sum(len(b) - 1 for b in bundles)
+    return bundles if saved >= MIN_COLUMN_SAVING * d else []
+
+
+# ----------------------------------------------------------------------
+# Categorical columns
+# ----------------------------------------------------------------------
+def column_indices(value) -> str:
+    """Parameter kind: column indices (``"0;3;7"``, a sequence of integers, or ``""`` for none) → ``"0;3;7"``."""
+    if isinstance(value, str):
+        text = value.strip()
+        parts = [] if text.lower() in ("", "none") else [p.strip() for p in text.split(";")]
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        parts = [value]
+    else:
+        parts = list(value)
+    out = set()
+    for p in parts:
+        if isinstance(p, bool) or (isinstance(p, float) and not float(p).is_integer()):
+            raise ValueError(f"{p!r} is not a column index")
+        j = int(p)
+        if j < 0:
+            raise ValueError(f"{p!r} is not a column index (>= 0)")
+        out.add(j)
+    return ";".join(str(j) for j in sorted(out))
+
+
+column_indices.__name__ = "column indices such as 0;3;7"
+
+
+def categorical_columns(spec_value: str, extra, n_features: int) -> list[int]:
+    """The learner's ``categorical`` columns and the ones given to ``prepare``, checked against the width."""
+    columns = {int(j) for j in column_indices(spec_value).split(";") if j}
+    columns |= {int(j) for j in (extra or ())}
+    bad = [j for j in columns if not 0 <= j < n_features]
+    if bad:
+        raise ValueError(f"categorical: column {bad[0]} is not one of the {n_features} columns of X")
+    return sorted(columns)
+
+
+def category_edges(X, j: int, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(edges, categories) of categorical column j: its distinct non-missing values on every row.
+
+    The edges are the midpoints between consecutive categories, so a
+    category's bin is its rank.  At most ``max_bins`` categories (a
+    ValueError says how many there are).  O(n log n) (O(nnz log nnz) sparse).
+    """
+    if is_sparse(X):
+        Xc = csr_float(X).tocsc()
+        values = Xc.data[Xc.indptr[j]:Xc.indptr[j + 1]].astype(np.float64)
+        if Xc.indptr[j + 1] - Xc.indptr[j] < X.shape[0]:
+            values = np.r_[values, 0.0]                 # a value not stored is a category too: 0
+    else:
+        values = np.asarray(X[:, j], dtype=np.float64)
+    categories = np.unique(values[~np.isnan(values)])
+    if categories.shape[0] > max_bins:
+        raise ValueError(f"categorical: column {j} has {categories.shape[0]} categories, more than "
+                         f"max_bins={max_bins} (encode rare categories together, or raise max_bins up to 255)")
+    return _midpoints(categories[:-1], categories[1:]), categories

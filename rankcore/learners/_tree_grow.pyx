@@ -1,0 +1,586 @@
+"""The ``trees`` learner's in-memory grower: a whole tree in one call, without the GIL.
+
+Design
+------
+A. :class:`TreeGrower` grows one tree per :meth:`TreeGrower.grow` call on a
+   block of rows held in memory -- row sample, histograms, split search,
+   partition, sibling subtraction -- taking, in the same order and with the
+   same floating-point operations, every decision the multi-pass search of
+   ``_trees.py`` (``TreeSearch``) takes on the client from the summed
+   histograms of its blocks.  With one block both routes give the same tree
+   bit for bit (the tests grow both over a grid of parameters); the
+   multi-pass search stays the public contract (Dask, plugins).
+B. The kernels are the search's own (``_tree_kernels.pxd``: the histogram
+   with its bundled default bins, the split scan, the table-driven
+   partition), so there is one loop of each.
+C. Memory: everything is allocated once per fit (per grower): the node
+   records (2·max_leaves − 1 nodes), a pool of at most max_leaves + 1
+   histograms of S slots, allocated on first use and reused tree after tree
+   (a fresh S·24-byte allocation per node cost more than filling it: page
+   faults), and 256 bytes of split table per node.  A tree costs
+   O(m·c) for the root's m sampled rows over c code columns, then per split
+   O(m'·c) for the smaller child's m' rows, O(rows) for the partition and
+   O(S) for the subtraction and the split scan.
+D. Row subsampling draws row r (training position offset + r) iff
+   splitmix64(seed + r) < ⌊subsample·2⁶⁴⌋ -- the search's draw, so it does
+   not depend on the blocks; kept rows come first in ``idx``, in order.
+"""
+
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from rankcore.learners._tree_kernels cimport (FeatureSlots, SlotLayout, SplitChoice, SplitParams, build_histogram,
+                                              find_best_split, partition_rows, split_params, split_table)
+from rankcore._parallel cimport threads_for
+
+import numpy as np
+
+cdef extern from *:
+    """
+    static inline unsigned long long rc_splitmix(unsigned long long z) {
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    """
+    unsigned long long rc_splitmix(unsigned long long z) noexcept nogil
+
+
+cdef class TreeGrower:
+    """A per-fit workspace that grows trees leaf-wise (or depth-wise) on one block in memory.
+
+    Parameters
+    ----------
+    slots : SlotLayout
+        The layout's features, slots and code columns.
+    max_leaves, max_depth : int
+        Leaf budget (>= 2) and depth limit (−1: none).
+    min_samples_leaf, min_child_weight, l2, tie_tolerance : float
+        As in ``TreeSearch``; ``min_child_weight`` is in units of the root's
+        mean curvature H/C.
+    cat_smooth : float
+        Categorical splits: added to each category's curvature when ordering
+        categories, in units of the root's mean curvature.
+    max_cat : int
+        Categorical splits: categories on the left, at most.
+    depthwise : bool
+        Split every splittable leaf of the tree per round (``growth="depthwise"``).
+    n_threads : int
+        Threads of the histogram, partition and split-scan kernels (the
+        tree does not depend on it).
+
+    After :meth:`grow`, the node records are the arrays ``feature``, ``bin``,
+    ``nan_left``, ``left``, ``right``, ``G``, ``H``, ``count``, ``gain``,
+    ``start`` and ``end`` (the node's rows are ``idx[start:end]``), first
+    ``n_nodes`` entries.
+    """
+
+    cdef SlotLayout slots
+    cdef const FeatureSlots* fs
+    cdef Py_ssize_t max_leaves, max_nodes, max_depth
+    cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth
+    cdef SplitParams params
+    cdef bint depthwise
+    cdef int n_threads
+    cdef double** pool
+    cdef Py_ssize_t pool_size, pool_free
+    cdef Py_ssize_t* free_list
+    cdef readonly object feature, bin, nan_left, left, right, G, H, count, gain, start, end, tables
+    cdef readonly Py_ssize_t n_nodes, n_sampled
+    # raw views of the record arrays above (which keep them alive), for the nogil code
+    cdef int32_t* p_feature
+    cdef int32_t* p_bin
+    cdef uint8_t* p_nan_left
+    cdef int32_t* p_left
+    cdef int32_t* p_right
+    cdef double* p_G
+    cdef double* p_H
+    cdef double* p_count
+    cdef double* p_gain
+    cdef Py_ssize_t* p_start
+    cdef Py_ssize_t* p_end
+    cdef uint8_t* p_tables
+    cdef Py_ssize_t* hist_of
+    cdef uint8_t* splittable
+    cdef SplitChoice* choice
+    cdef Py_ssize_t* depth
+    cdef double* scan_scratch
+    cdef Py_ssize_t* order
+
+    def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
+                  double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
+                  double cat_smooth=0.0, Py_ssize_t max_cat=256):
+        if max_leaves < 2:
+            raise ValueError(f"max_leaves: expected an integer >= 2, got {max_leaves}")
+        self.slots = slots
+        self.fs = &slots.fs
+        self.max_leaves = max_leaves
+        self.max_nodes = 2 * max_leaves - 1
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.l2 = l2
+        self.tie_tolerance = tie_tolerance
+        self.cat_smooth = cat_smooth
+        # min_child_weight and cat_smooth are scaled per tree (by the mean curvature per row), in grow
+        self.params = split_params(min_samples_leaf, 0.0, l2, tie_tolerance, 0.0, max_cat)
+        self.depthwise = depthwise
+        self.n_threads = n_threads
+        n = self.max_nodes
+        self.feature = np.zeros(n, dtype=np.int32)
+        self.bin = np.zeros(n, dtype=np.int32)
+        self.nan_left = np.zeros(n, dtype=np.uint8)
+        self.left = np.full(n, -1, dtype=np.int32)
+        self.right = np.full(n, -1, dtype=np.int32)
+        self.G = np.zeros(n)
+        self.H = np.zeros(n)
+        self.count = np.zeros(n)
+        self.gain = np.zeros(n)
+        self.start = np.zeros(n, dtype=np.intp)
+        self.end = np.zeros(n, dtype=np.intp)
+        self.tables = np.zeros((n, 256), dtype=np.uint8)
+        self._bind_records()
+        self.pool_size = max_leaves + 1
+        self.pool = <double**> malloc(self.pool_size * sizeof(double*))
+        self.free_list = <Py_ssize_t*> malloc(self.pool_size * sizeof(Py_ssize_t))
+        self.hist_of = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.splittable = <uint8_t*> malloc(n * sizeof(uint8_t))
+        self.choice = <SplitChoice*> malloc(n * sizeof(SplitChoice))
+        self.depth = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.order = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.scan_scratch = <double*> malloc((2 * slots.fs.d + 1) * sizeof(double))
+        if (self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
+                or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL):
+            raise MemoryError("TreeGrower: no memory for the node records")
+        memset(self.pool, 0, self.pool_size * sizeof(double*))
+        self.pool_free = 0
+
+    cdef void _bind_records(self):
+        cdef int32_t[::1] feature = self.feature, bin = self.bin, left = self.left, right = self.right
+        cdef uint8_t[::1] nan_left = self.nan_left
+        cdef double[::1] G = self.G, H = self.H, count = self.count, gain = self.gain
+        cdef Py_ssize_t[::1] start = self.start, end = self.end
+        cdef uint8_t[:, ::1] tables = self.tables
+        self.p_feature = &feature[0]
+        self.p_bin = &bin[0]
+        self.p_nan_left = &nan_left[0]
+        self.p_left = &left[0]
+        self.p_right = &right[0]
+        self.p_G = &G[0]
+        self.p_H = &H[0]
+        self.p_count = &count[0]
+        self.p_gain = &gain[0]
+        self.p_start = &start[0]
+        self.p_end = &end[0]
+        self.p_tables = &tables[0, 0]
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.pool != NULL:
+            for i in range(self.pool_size):
+                free(self.pool[i])
+        free(self.pool)
+        free(self.free_list)
+        free(self.hist_of)
+        free(self.splittable)
+        free(self.choice)
+        free(self.depth)
+        free(self.order)
+        free(self.scan_scratch)
+
+    def __reduce__(self):
+        raise TypeError("a TreeGrower is a per-fit workspace; it is not copied or pickled")
+
+    cdef int _allocate_pool(self) except -1:
+        """Every histogram buffer, once (grow() runs without the GIL and cannot fail)."""
+        cdef Py_ssize_t i, size = 3 * self.fs.n_slots + 1
+        for i in range(self.pool_size):
+            if self.pool[i] == NULL:
+                self.pool[i] = <double*> malloc(size * sizeof(double))
+                if self.pool[i] == NULL:
+                    raise MemoryError(f"TreeGrower: no memory for {self.pool_size} histograms of "
+                                      f"{self.fs.n_slots} slots")
+        return 0
+
+    def grow(self, const uint8_t[:, ::1] codes, const uint8_t[:, ::1] codes_t, const double[::1] g,
+             const double[::1] h, int32_t[::1] idx,
+             int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
+             uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
+             bint unit_h=False):
+        """Grow one tree on the block; returns the number of nodes (1: no split).
+
+        ``sample``: keep row r iff splitmix64(seed_shift + position) <
+        ``keep_below``, position = ``row_ids[r]`` or ``offset + r``; else every
+        row.  ``idx`` receives the kept rows first (``n_sampled`` of them), in
+        order, then the others.  ``unit_h``: h is all ones.
+        """
+        cdef Py_ssize_t n = codes.shape[0], m
+        cdef const int64_t[::1] rid
+        cdef const int64_t* rid_ptr = NULL
+        if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
+                or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
+                or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
+            raise ValueError("TreeGrower.grow: codes (and codes_t, by columns), g, h, idx, scratch, og, oh must "
+                             "hold the block's rows and feature_mask one entry per feature")
+        if row_ids is not None:
+            rid = row_ids
+            if rid.shape[0] != n:
+                raise ValueError(f"TreeGrower.grow: row_ids must hold {n} positions")
+            if n > 0:
+                rid_ptr = &rid[0]
+        self._allocate_pool()
+        if n == 0:
+            self.n_nodes = 0
+            self.n_sampled = 0
+            return 0
+        with nogil:
+            m = self._sample(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
+            self.n_sampled = m
+            self.n_nodes = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
+                                      &oh[0], &feature_mask[0], m, m == n and not sample, unit_h)
+        return self.n_nodes
+
+    # ------------------------------------------------------------------
+    # Row sample
+    # ------------------------------------------------------------------
+    cdef Py_ssize_t _sample(self, int32_t* idx, int32_t* scratch, Py_ssize_t n, uint64_t seed_shift,
+                            uint64_t keep_below, bint sample, const int64_t* row_ids,
+                            Py_ssize_t offset) noexcept nogil:
+        """idx ← kept rows (in order), then the others (in order); returns the number kept."""
+        cdef Py_ssize_t r, m = 0, k = 0
+        cdef uint64_t position
+        if not sample:
+            for r in range(n):
+                idx[r] = <int32_t> r
+            return n
+        for r in range(n):
+            position = <uint64_t> (row_ids[r] if row_ids != NULL else offset + r)
+            if rc_splitmix(position + seed_shift) < keep_below:
+                idx[m] = <int32_t> r
+                m += 1
+            else:
+                scratch[k] = <int32_t> r
+                k += 1
+        for r in range(k):
+            idx[m + r] = scratch[r]
+        return m
+
+    # ------------------------------------------------------------------
+    # Histogram buffers
+    # ------------------------------------------------------------------
+    cdef inline Py_ssize_t _take(self) noexcept nogil:
+        """A free histogram buffer (at most max_leaves + 1 are live at once: the pool never runs out)."""
+        self.pool_free -= 1
+        return self.free_list[self.pool_free]
+
+    cdef inline void _release(self, Py_ssize_t node) noexcept nogil:
+        if self.hist_of[node] >= 0:
+            self.free_list[self.pool_free] = self.hist_of[node]
+            self.pool_free += 1
+            self.hist_of[node] = -1
+
+    # ------------------------------------------------------------------
+    # Growth (mirrors TreeSearch: _consider, _grow, _split_request, _receive_split)
+    # ------------------------------------------------------------------
+    cdef Py_ssize_t _grow(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                          const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                          const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h) noexcept nogil:
+        """Grow the tree on the sampled rows idx[:m]; returns the number of nodes."""
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t i, s, n_nodes = 1, n_leaves = 1, best, k, n_live, budget, base0
+        cdef double G = 0.0, H = 0.0, C = 0.0, top, thr, min_weight
+        cdef double* hist
+        cdef double* Gv = self.p_G
+        cdef double* Hv = self.p_H
+        cdef double* Cv = self.p_count
+        cdef Py_ssize_t* st = self.p_start
+        cdef Py_ssize_t* en = self.p_end
+        for i in range(self.pool_size):
+            self.free_list[i] = self.pool_size - 1 - i
+        self.pool_free = self.pool_size
+        for i in range(self.max_nodes):
+            self.hist_of[i] = -1
+            self.splittable[i] = 0
+        self._reset_node(0)
+        self.depth[0] = 0
+        st[0] = 0
+        en[0] = m
+        self.hist_of[0] = self._take()
+        hist = self.pool[self.hist_of[0]]
+        build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h)
+        if fs.d > 0:
+            base0 = fs.base[0]
+            for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order
+                G = G + hist[3 * (base0 + s)]
+                H = H + hist[3 * (base0 + s) + 1]
+                C = C + hist[3 * (base0 + s) + 2]
+        Gv[0] = G
+        Hv[0] = H
+        Cv[0] = C
+        if C <= 0 or fs.d == 0:
+            return 1
+        # min_child_weight counts average rows: objectives normalize their curvature differently
+        min_weight = self.min_child_weight * (H / C)
+        self.params.min_child_weight = min_weight
+        self.params.cat_smooth = self.cat_smooth * (H / C)
+        self._consider(0, mask, NULL)
+        while n_leaves < self.max_leaves:
+            n_live = 0
+            for i in range(n_nodes):
+                if self.splittable[i]:
+                    self.order[n_live] = i
+                    n_live += 1
+            if n_live == 0:
+                break
+            if not self.depthwise:
+                top = self.choice[self.order[0]].gain
+                for k in range(1, n_live):
+                    if self.choice[self.order[k]].gain > top:
+                        top = self.choice[self.order[k]].gain
+                thr = top - self.tie_tolerance * top
+                best = -1
+                for k in range(n_live):         # ties (within rounding): the smallest node id
+                    if self.choice[self.order[k]].gain >= thr:
+                        best = self.order[k]
+                        break
+                self.order[0] = best
+                n_live = 1
+            else:
+                # every splittable leaf in one round; when the leaf budget is short, the largest
+                # gains first (ties: the smaller node id), then split in node order
+                self._sort_by_gain(n_live)
+                budget = self.max_leaves - n_leaves
+                for k in range(budget, n_live):
+                    self.splittable[self.order[k]] = 0
+                    self._release(self.order[k])
+                if n_live > budget:
+                    n_live = budget
+                self._sort_by_id(n_live)
+            n_nodes = self._split_round(codes, codes_t, n, g, h, idx, scratch, og, oh, mask, n_live, n_nodes,
+                                        n_leaves + n_live >= self.max_leaves, unit_h)
+            n_leaves += n_live
+        return n_nodes
+
+    cdef void _reset_node(self, Py_ssize_t i) noexcept nogil:
+        self.p_left[i] = -1
+        self.p_right[i] = -1
+        self.p_gain[i] = 0.0
+
+    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask, const double* subtract) noexcept nogil:
+        """Find the node's best split, or mark it a final leaf (depth, size, or no gain).
+
+        ``subtract`` (or NULL): the node's histogram is its buffer minus this
+        one, computed during the scan (``find_best_split``).
+        """
+        cdef double* Cv = self.p_count
+        if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.min_samples_leaf:
+            self.splittable[node] = 0
+            self._release(node)
+            return
+        self.splittable[node] = find_best_split(self.pool[self.hist_of[node]], self.fs, mask, &self.params,
+                                                &self.choice[node], self.scan_scratch, self.n_threads, subtract)
+        if not self.splittable[node]:
+            self._release(node)
+
+    cdef Py_ssize_t _split_round(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                                 const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                                 const uint8_t* mask, Py_ssize_t n_split, Py_ssize_t n_nodes, bint last,
+                                 bint unit_h) noexcept nogil:
+        """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t k, node, a, b, depth, small, large, nl, q
+        cdef SplitChoice* sp
+        cdef bint histogram
+        cdef int32_t* ft = self.p_feature
+        cdef int32_t* bn = self.p_bin
+        cdef int32_t* lf = self.p_left
+        cdef int32_t* rt = self.p_right
+        cdef uint8_t* nanl = self.p_nan_left
+        cdef double* Gv = self.p_G
+        cdef double* Hv = self.p_H
+        cdef double* Cv = self.p_count
+        cdef double* gn = self.p_gain
+        cdef Py_ssize_t* st = self.p_start
+        cdef Py_ssize_t* en = self.p_end
+        for k in range(n_split):                # the requests: children and what the blocks do
+            node = self.order[k]
+            sp = &self.choice[node]
+            self.splittable[node] = 0
+            a = n_nodes
+            b = n_nodes + 1
+            n_nodes += 2
+            lf[node] = <int32_t> a
+            rt[node] = <int32_t> b
+            ft[node] = <int32_t> sp.feature
+            bn[node] = <int32_t> sp.bin
+            nanl[node] = sp.nan_left
+            gn[node] = sp.gain
+            depth = self.depth[node] + 1
+            for q in range(2):
+                self._reset_node(a + q)
+                self.depth[a + q] = depth
+                self.splittable[a + q] = 0
+            Gv[a] = sp.left[0]
+            Hv[a] = sp.left[1]
+            Cv[a] = sp.left[2]
+            Gv[b] = sp.right[0]
+            Hv[b] = sp.right[1]
+            Cv[b] = sp.right[2]
+            # the children's histograms are needed only if one of them may still be split
+            histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
+                         and (sp.left[2] >= 2 * self.min_samples_leaf or sp.right[2] >= 2 * self.min_samples_leaf))
+            if not histogram:
+                self._release(node)
+            split_table(fs, sp, self.p_tables + 256 * node)
+            # the split feature's column, column-major: far fewer cache misses than each row's line
+            nl = partition_rows(codes_t + fs.col[sp.feature] * n, 1, idx, scratch, st[node], en[node], 0,
+                                self.p_tables + 256 * node, self.n_threads, 65536.0)
+            st[a] = st[node]
+            en[a] = st[node] + nl
+            st[b] = st[node] + nl
+            en[b] = en[node]
+            if histogram:
+                small, large = (a, b) if sp.left[2] <= sp.right[2] else (b, a)
+                self.hist_of[small] = self._take()
+                build_histogram(codes, fs, g, h, idx, st[small], en[small], og, oh, self.pool[self.hist_of[small]],
+                                self.n_threads, False, unit_h)
+        for k in range(n_split):                # the client's side: subtraction, then the children's scans
+            node = self.order[k]
+            if self.hist_of[node] < 0:
+                continue                        # no histogram: both children are final leaves
+            a = lf[node]
+            b = rt[node]
+            small, large = (a, b) if Cv[a] <= Cv[b] else (b, a)
+            # the parent's buffer becomes the larger child's: parent − smaller (the sibling
+            # subtraction), done during the larger child's scan, feature by feature -- or not at
+            # all when the larger child is a final leaf.  The smaller child is scanned after, its
+            # histogram being read by the subtraction.
+            self.hist_of[large] = self.hist_of[node]
+            self.hist_of[node] = -1
+            self._consider(large, mask, self.pool[self.hist_of[small]])
+            self._consider(small, mask, NULL)
+        return n_nodes
+
+    cdef void _sort_by_gain(self, Py_ssize_t n) noexcept nogil:
+        """order[:n] by gain, largest first, ties by node id (insertion sort: n <= max_leaves)."""
+        cdef Py_ssize_t i, k, v
+        for i in range(1, n):
+            v = self.order[i]
+            k = i
+            while k > 0 and (self.choice[self.order[k - 1]].gain < self.choice[v].gain
+                             or (self.choice[self.order[k - 1]].gain == self.choice[v].gain and self.order[k - 1] > v)):
+                self.order[k] = self.order[k - 1]
+                k -= 1
+            self.order[k] = v
+
+    cdef void _sort_by_id(self, Py_ssize_t n) noexcept nogil:
+        cdef Py_ssize_t i, k, v
+        for i in range(1, n):
+            v = self.order[i]
+            k = i
+            while k > 0 and self.order[k - 1] > v:
+                self.order[k] = self.order[k - 1]
+                k -= 1
+            self.order[k] = v
+
+    # ------------------------------------------------------------------
+    # The grown tree on the block's rows
+    # ------------------------------------------------------------------
+    def leaf_values(self, const uint8_t[:, ::1] codes, const int32_t[::1] idx, const double[::1] value,
+                    double[::1] out):
+        """out[r] = value of row r's leaf in the tree just grown: O(n) from the partition for the sampled rows,
+        O(depth) per other row by walking its codes."""
+        cdef Py_ssize_t n = codes.shape[0], i, r, node, n_nodes = self.n_nodes
+        cdef const int32_t[::1] lf = self.left, rt = self.right
+        cdef const uint8_t[:, ::1] tables = self.tables
+        cdef const int32_t[::1] ft = self.feature
+        cdef const Py_ssize_t[::1] st = self.start, en = self.end
+        cdef const Py_ssize_t* col = self.fs.col
+        if idx.shape[0] != n or out.shape[0] != n or value.shape[0] < n_nodes or n_nodes < 1:
+            raise ValueError("leaf_values: idx and out must hold the block's rows, value one entry per node")
+        with nogil:
+            for node in range(n_nodes):
+                if lf[node] < 0:
+                    for i in range(st[node], en[node]):
+                        out[idx[i]] = value[node]
+            for i in range(self.n_sampled, n):
+                r = idx[i]
+                node = 0
+                while lf[node] >= 0:
+                    if tables[node, codes[r, col[ft[node]]]]:
+                        node = lf[node]
+                    else:
+                        node = rt[node]
+                out[r] = value[node]
+
+    def ranker_arrays(self, const double[::1] flat_edges, const Py_ssize_t[::1] offsets, double l2,
+                      double all_left):
+        """The grown tree as ``TreeSearch.result`` builds it, in one call.
+
+        Returns (feature, threshold, nan_left, left, right, value, gain, bins,
+        derivative, distinct leaf values ascending, categorical nodes, their
+        left bins as (nodes, 4) 256-bit sets): −1 / 0 at leaves for the
+        split fields, leaf values −G/(H + l2) at leaves and 0 elsewhere, and the
+        derivative Σ_leaves G·v summed in node order -- the search's own
+        arithmetic.  None when the tree is a single leaf.
+        """
+        cdef Py_ssize_t n = self.n_nodes, i, f, b, k, q, n_leaves = 0, n_distinct = 0
+        cdef double derivative = 0.0, v
+        if n <= 1:
+            return None
+        feature = np.empty(n, dtype=np.int32)
+        bins = np.empty(n, dtype=np.int32)
+        threshold = np.empty(n)
+        nan_left = np.empty(n, dtype=np.uint8)
+        left = np.empty(n, dtype=np.int32)
+        right = np.empty(n, dtype=np.int32)
+        value = np.empty(n)
+        gain = np.empty(n)
+        distinct = np.empty(n)
+        is_cat = np.zeros(n, dtype=np.uint8)
+        left_bins = np.zeros((n, 4), dtype=np.uint64)
+        cdef uint8_t[::1] co = is_cat
+        cdef uint64_t[:, ::1] lbo = left_bins
+        cdef int32_t[::1] fo = feature, bo = bins, lo = left, ro = right
+        cdef double[::1] to = threshold, vo = value, go = gain, dv = distinct
+        cdef uint8_t[::1] no = nan_left
+        for i in range(n):
+            lo[i] = self.p_left[i]
+            ro[i] = self.p_right[i]
+            if self.p_left[i] >= 0:
+                f = self.p_feature[i]
+                b = self.p_bin[i]
+                fo[i] = <int32_t> f
+                bo[i] = <int32_t> b
+                no[i] = self.p_nan_left[i]
+                go[i] = self.p_gain[i]
+                vo[i] = 0.0
+                # the threshold of bin b: edges[b], or "every value left" past the last edge
+                to[i] = flat_edges[offsets[f] + b] if b < offsets[f + 1] - offsets[f] else all_left
+                if self.choice[i].categorical:
+                    co[i] = 1
+                    to[i] = 0.0
+                    for q in range(4):
+                        lbo[i, q] = self.choice[i].left_bins[q]
+            else:
+                fo[i] = -1
+                bo[i] = -1
+                no[i] = 0
+                go[i] = 0.0
+                to[i] = 0.0
+                v = -self.p_G[i] / (self.p_H[i] + l2)
+                vo[i] = v
+                derivative = derivative + self.p_G[i] * v
+                # insert v into the ascending distinct values (a tree has few leaves)
+                k = 0
+                while k < n_distinct and dv[k] < v:
+                    k += 1
+                if k < n_distinct and dv[k] == v:
+                    continue
+                for q in range(n_distinct, k, -1):
+                    dv[q] = dv[q - 1]
+                dv[k] = v
+                n_distinct += 1
+        return (feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct[:n_distinct],
+                is_cat, left_bins)

@@ -1,0 +1,77 @@
+# The ``trees`` learner's kernels that its in-memory grower (``_tree_grow.pyx``) calls without the GIL.
+#
+# A tree node's histogram is an (S, 3) float64 array of (Σg, Σh, count) per *slot*: feature j owns
+# the slots base[j] .. base[j] + n_edges[j] + 1 -- its bins 0..n_edges[j], then its NaN bin -- so a
+# histogram costs Σ_j (n_edges[j] + 2) slots, not d·256.  Rows are stored as row-major uint8 codes in
+# ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
+# code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
+# bin; see ``_tree_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
+from libc.stdint cimport uint8_t, int32_t, uint64_t
+
+
+cdef struct FeatureSlots:
+    Py_ssize_t d                    # features
+    Py_ssize_t n_cols               # code columns
+    Py_ssize_t n_slots              # histogram slots S
+    const Py_ssize_t* base          # (d,) feature j's first slot
+    const Py_ssize_t* n_edges       # (d,) feature j's bins are 0..n_edges[j]; its NaN bin is n_edges[j] + 1
+    const Py_ssize_t* col           # (d,) the code column holding feature j
+    const Py_ssize_t* col_base      # (n_cols,) slot of code 0 of column c
+    const Py_ssize_t* default_bin   # (d,) a bundled feature's default bin (its rows are not in its column), else −1
+    Py_ssize_t n_bundled            # features with default_bin >= 0
+    const Py_ssize_t* bundled       # (n_bundled,) those features, ascending
+    const uint8_t* categorical      # (d,) feature j's bins are categories: split by groups of them
+
+
+cdef struct SplitParams:
+    double min_samples_leaf
+    double min_child_weight         # in curvature units (the caller scales it)
+    double l2
+    double tie_tolerance
+    double cat_smooth               # added to each category's H when ordering categories, curvature units
+    Py_ssize_t max_cat              # categories on the left of a categorical split, at most
+
+
+cdef inline SplitParams split_params(double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
+                                     double cat_smooth, Py_ssize_t max_cat) noexcept nogil:
+    """The split search's parameters as one record."""
+    cdef SplitParams p
+    p.min_samples_leaf = min_samples_leaf
+    p.min_child_weight = min_child_weight
+    p.l2 = l2
+    p.tie_tolerance = tie_tolerance
+    p.cat_smooth = cat_smooth
+    p.max_cat = max_cat
+    return p
+
+
+cdef struct SplitChoice:
+    double gain
+    Py_ssize_t feature
+    Py_ssize_t bin                  # numeric: rows go right iff their bin > bin; categorical: left group size
+    bint nan_left
+    bint categorical
+    uint64_t left_bins[4]           # categorical: the bins (NaN bin included) that go left, as 256 bits
+    double left[3]                  # (G, H, count) of the left child
+    double right[3]
+
+
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil
+
+cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil
+
+cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
+                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
+                               int n_threads, double min_parallel) noexcept nogil
+
+cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
+                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
+                          double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil
+
+
+cdef class SlotLayout:
+    """The arrays behind a :c:type:`FeatureSlots` (kept alive with it)."""
+    cdef FeatureSlots fs
+    cdef readonly object base, n_edges, col, col_base, default_bin, bundled, categorical

@@ -1,0 +1,457 @@
+"""The ``trees`` learner prepared on a training set: bins, code columns, blocks, the two search routes.
+
+:class:`TreeLayout` encodes blocks of rows (:class:`TreeBlock`: row-major
+bin codes and the per-fit buffers) and searches a tree per iteration by
+either route:
+
+* the **multi-pass protocol** (``begin_search`` / ``block_pass``, the
+  client's :class:`~rankcore.learners._tree_search.TreeSearch`): one
+  reduction over the blocks per split, so blocks may live anywhere (Dask);
+* the **in-memory grower** (:meth:`TreeLayout.search_in_memory`, one block):
+  ``_tree_grow.TreeGrower`` grows the whole tree in one call without the
+  GIL.  Same tree, bit for bit (the same kernels, decisions and
+  floating-point operations; see ``_tree_grow.pyx``).
+
+Histograms are compact (S, 3) arrays over *slots* (``_tree_kernels.pyx``,
+design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import _tree_grow, _tree_kernels, _tree_predict
+from ._base import Candidate, LearnerLayout, multi_pass_search
+from ._no_split import underflow_reason
+from ._tree_binning import csr_float as _csr_float
+from ._tree_binning import is_sparse
+from ._tree_bundles import bundled_slot_layout, default_bins
+from ._tree_search import TreeSearch, _Split
+from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+
+__all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class TreeBlock:
+    """One block of encoded rows and its per-fit buffers.
+
+    Attributes
+    ----------
+    codes : uint8 array (n, c)
+        Row-major bin codes in the layout's c code columns (see ``_tree_kernels``).
+    codes_t : uint8 array (c, n)
+        The same codes column-major: a split's partition reads one column.
+    idx, scratch : int32 arrays (n,)
+        The row permutation (each node owns a contiguous range) and the
+        partition's scratch space.
+    og, oh : float64 arrays (n,)
+        Gathered gradient and Hessian of the node being histogrammed.
+    ranges : dict node → (start, end)
+        The current tree's nodes' ranges in ``idx`` (multi-pass route).
+    """
+
+    def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None, n_threads: int = 1):
+        n = codes.shape[0]
+        self.codes = codes
+        self.codes_t = _tree_kernels.transpose_codes(codes, n_threads)     # column-major: partitions read one column
+        self.offset = int(offset)
+        # the rows' positions in the training set (row subsampling draws by position)
+        self.row_ids = None if row_ids is None else np.ascontiguousarray(row_ids, dtype=np.int64)
+        self.idx = np.arange(n, dtype=np.int32)
+        self.scratch = np.empty(n, dtype=np.int32)
+        self.og = np.empty(n)
+        self.oh = np.empty(n)
+        self.ranges: dict[int, tuple[int, int]] = {}
+        self.full = False            # the current tree's leaves cover every row (no row subsampling)
+        self.tree_id = None
+        self.grown = None            # the in-memory grower that grew the current tree, if it did
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["grown"] = None         # the in-memory grower is a per-fit workspace: it does not travel
+        return state
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: codes (twice: by rows and by columns) and the per-fit buffers (2c + 24 per row)."""
+        return int(self.codes.nbytes + self.codes_t.nbytes + self.idx.nbytes + self.scratch.nbytes + self.og.nbytes
+                   + self.oh.nbytes)
+
+    def curvature(self, hessian: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The curvature as contiguous float64 and whether it is all ones.
+
+        A curvature of all ones (no weights, no Hessian) is the count: not
+        accumulated.  Checked on every call (a backend may refill one buffer):
+        the check stops at the first entry that is not 1, and allocates nothing.
+        """
+        h = np.ascontiguousarray(hessian, dtype=np.float64)
+        return h, _tree_kernels.all_ones(h)
+
+
+def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (seed, global row index): the row-subsampling draw, independent of the blocks."""
+    with np.errstate(over="ignore"):
+        z = rows.astype(np.uint64) + np.uint64((seed * _GOLDEN) & _MASK64)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def slot_layout(n_edges: np.ndarray) -> _tree_kernels.SlotLayout:
+    """Every feature alone in its code column, its n_edges + 2 slots after the previous feature's."""
+    n_edges = np.asarray(n_edges, dtype=np.intp)
+    return bundled_slot_layout(n_edges, np.zeros(n_edges.shape[0], dtype=np.intp), [])
+
+
+class TreeLayout(LearnerLayout):
+    """Trees over fixed per-feature bin edges; a multi-pass search (see :class:`TreeSearch`) or one native call.
+
+    Time per tree: O(n·c) for the root histogram over c code columns, then
+    per split O(m·c) for the smaller child's m rows, O(m) for the partition
+    and O(S) for the subtraction and split scan over the S histogram slots;
+    memory O(n) per block (allocated once per fit, in :meth:`encode`) plus
+    at most max_leaves + 1 histograms of S slots (client or grower).
+    """
+
+    multi_pass = True
+    evaluates_into = True
+
+    def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
+                 categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1):
+        self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
+        self.n_features = len(self.edges)
+        self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
+        self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
+        self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
+        # each feature's default bin (of the value 0): a bundle member's rows there are coded 0
+        self.default_bins = default_bins(self.edges)
+        self.bundles = [list(map(int, b)) for b in bundles]
+        # categorical features: their bins are the categories, the values below in ascending order
+        self.categories = {int(j): np.ascontiguousarray(v, dtype=np.float64) for j, v in (categories or {}).items()}
+        is_cat = np.zeros(self.n_features, dtype=np.uint8)
+        is_cat[list(self.categories)] = 1
+        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles, is_cat)
+        # each column's code on a row of zeros (a sparse row's starting point): a lone feature's
+        # default bin, a bundle's 0
+        self.column_default = np.zeros(self.slots.n_cols, dtype=np.uint8)
+        alone = np.asarray(self.slots.default_bin) < 0
+        self.column_default[np.asarray(self.slots.col)[alone]] = self.default_bins[alone]
+        self.n_threads = int(n_threads)
+        for key, v in params.items():
+            setattr(self, key, v)
+        self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
+        self.sampled_derivative = float(self.subsample) < 1.0
+        self._rng = np.random.default_rng(random_state)
+        self._split_out = np.empty(10)
+        self._split_bits = np.zeros(4, dtype=np.uint64)
+        self._hist_pool: list[np.ndarray] = []
+        self._grower = None
+        self.last_no_split: str | None = None      # set by the last search (TreeSearch.result, _candidate)
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.slots.n_slots)
+
+    def feature_slots(self, j: int) -> slice:
+        """Feature j's slots in a node histogram: its bins 0..n_edges[j], then its NaN bin."""
+        base = int(self.slots.base[j])
+        return slice(base, base + int(self.n_edges[j]) + 2)
+
+    # -- histogram buffers ---------------------------------------------
+    # A node's (S, 3) histogram is 24·S bytes: allocating a fresh one per split
+    # cost more than filling it (page faults, measured 3x on 3,500 x 300).
+    # The search hands back the histograms of nodes it no longer needs, and the
+    # next passes fill those (node_histogram zeroes its output first).
+
+    def _new_histogram(self) -> np.ndarray:
+        try:
+            return self._hist_pool.pop()
+        except IndexError:
+            return np.empty((self.n_slots, 3))
+
+    def release_histograms(self, arrays) -> None:
+        """Keep histograms the search is done with, for the next passes (at most 2·(max_leaves + 1))."""
+        cap = 2 * (int(self.max_leaves) + 1)
+        for a in arrays:
+            if (len(self._hist_pool) < cap and a.dtype == np.float64 and a.shape == (self.n_slots, 3)
+                    and a.flags.c_contiguous and a.flags.writeable):
+                self._hist_pool.append(a)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_hist_pool"] = []      # scratch buffers do not travel (to Dask workers, copies)
+        state["_grower"] = None
+        return state
+
+    # -- encoding ------------------------------------------------------
+    def encode(self, X, offset: int = 0, row_ids: np.ndarray | None = None):
+        """Bin codes of a block (a :class:`TreeBlock` with its per-fit buffers).
+
+        ``offset`` is the training-set position of the block's first row, or
+        ``row_ids`` the position of every row (rows stored out of order).
+        """
+        if is_sparse(X):                      # from the stored values only (``encode_csr``)
+            X = _csr_float(X)
+            codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
+            _tree_kernels.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
+                                     self.column_default, codes, self.n_threads)
+            return TreeBlock(codes, offset, row_ids, self.n_threads)
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+        codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
+        _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads)
+        return TreeBlock(codes, offset, row_ids, self.n_threads)
+
+    def no_candidate_reason(self) -> str | None:
+        return self.last_no_split
+
+    def threshold_of(self, feature: int, b: int) -> float:
+        return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
+
+    def category_values(self, feature: int, left_bins) -> np.ndarray:
+        """The categories (values) of a categorical feature whose bins are in the 256-bit set (NaN bin excluded)."""
+        values = self.categories[feature]
+        bits = np.asarray(left_bins, dtype=np.uint64)
+        b = np.arange(values.shape[0])
+        inside = (bits[b >> 6] >> (b & 63).astype(np.uint64)) & np.uint64(1)
+        return values[inside.astype(bool)]
+
+    # -- the multi-pass search ----------------------------------------
+    def _draw_tree(self) -> tuple[int, np.ndarray]:
+        """This tree's seed (row subsample) and feature subset (colsample), from the layout's generator."""
+        seed = int(self._rng.integers(0, 2**62))
+        mask = np.ones(self.n_features, dtype=np.uint8)
+        if self.colsample < 1.0 and self.n_features > 1:
+            k = max(1, int(math.ceil(self.colsample * self.n_features)))
+            mask[:] = 0
+            mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
+        return seed, mask
+
+    def begin_search(self) -> TreeSearch:
+        """A new tree: draws this tree's seed (row subsample) and feature subset."""
+        seed, mask = self._draw_tree()
+        return TreeSearch(self, seed, mask)
+
+    def _keep_below(self) -> int:
+        """Row r is in the subsample iff its hash is below this (subsample < 1)."""
+        return int(self.subsample * 2.0**64 - 1)
+
+    def block_pass(self, block: TreeBlock, gradient: np.ndarray, hessian: np.ndarray, request: dict,
+                   *, n_threads: int | None = None) -> np.ndarray | None:
+        """One block's share of one pass: partition, then the histogram asked for (additive over blocks).
+
+        Returns an (S, 3) array (Σg, Σh, count per slot) or None when the
+        request asks for no histogram; a depth-wise pass (``op == "splits"``)
+        returns the (k, S, 3) stack of the k histograms its splits ask for,
+        in their order.
+        """
+        T = self.n_threads if n_threads is None else int(n_threads)
+        g = np.ascontiguousarray(gradient, dtype=np.float64)
+        h, unit_h = block.curvature(hessian)
+        hist = self._new_histogram()
+        if request["op"] == "root":
+            n = block.n_rows
+            if self.subsample < 1.0:
+                rows = (block.row_ids if block.row_ids is not None
+                        else np.arange(block.offset, block.offset + n, dtype=np.int64))
+                keep = _splitmix(request["seed"], rows) < np.uint64(self._keep_below())
+                kept = np.flatnonzero(keep).astype(np.int32)
+                block.idx[: kept.shape[0]] = kept
+                block.idx[kept.shape[0]:] = np.flatnonzero(~keep)
+                m = int(kept.shape[0])
+                block.full = m == n
+            else:
+                block.idx[:] = np.arange(n, dtype=np.int32)
+                m = n
+                block.full = True
+            block.ranges = {0: (0, m)}
+            block.tree_id = request["id"]
+            block.grown = None
+            _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
+                                         m == n and self.subsample >= 1.0, unit_h)
+            return hist
+        if request["op"] == "splits":
+            parts = [self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T)
+                     for item in request["items"]]
+            parts = [p for p in parts if p is not None]
+            return np.stack(parts) if parts else None
+        start, end = block.ranges.pop(request["node"])
+        bits = request.get("left_bins")
+        table = _tree_kernels.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
+                                           np.array([request["bin"]], dtype=np.int32),
+                                           np.array([request["nan_left"]], dtype=np.uint8),
+                                           np.zeros(1, dtype=np.int32),
+                                           None if bits is None else np.array([bits], dtype=np.uint64))[0]
+        column = block.codes_t[int(self.slots.col[request["feature"]])][:, None]     # one column, (n, 1)
+        nl = _tree_kernels.partition(column, block.idx, block.scratch, start, end, 0, table, T)
+        block.ranges[request["left_id"]] = (start, start + nl)
+        block.ranges[request["right_id"]] = (start + nl, end)
+        if not request["histogram"]:
+            return None
+        s, e = block.ranges[request["left_id"] if request["smaller"] == "left" else request["right_id"]]
+        _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, s, e, block.og, block.oh, hist, T,
+                                     False, unit_h)
+        return hist
+
+    def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None,
+                   cat_smooth: float = 0.0) -> _Split | None:
+        """The best split of a node from its summed (S, 3) histogram; None when no split gains.
+
+        Candidates: bins b < n_edges[j] with NaN left or right, and
+        b = n_edges[j] (every value left, NaN right).  Ties -- gains within
+        ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
+        in the order (feature, bin, NaN left before NaN right).  See
+        ``_tree_kernels.best_split`` (O(S), over the features in parallel
+        with the layout's ``n_threads``).
+        """
+        out, bits = self._split_out, self._split_bits
+        if not _tree_kernels.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
+                                        float(self.min_child_weight if min_weight is None else min_weight),
+                                        float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
+                                        float(cat_smooth), int(self.max_cat_threshold), bits):
+            return None
+        feature = int(out[1])
+        return _Split(float(out[0]), feature, int(out[2]), bool(out[3]),
+                      (float(out[4]), float(out[5]), float(out[6])), (float(out[7]), float(out[8]), float(out[9])),
+                      tuple(int(v) for v in bits) if feature in self.categories else None)
+
+    # -- the in-memory route -------------------------------------------
+    def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *, n_threads: int = 1):
+        """The tree of this iteration, grown in one native call when the rows are one block.
+
+        The same tree, bit for bit, as :func:`~rankcore.learners._base.multi_pass_search`
+        (which several blocks use): the grower takes the search's decisions
+        with the search's kernels (``_tree_grow.pyx``).
+        """
+        if len(encoded) != 1:
+            return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
+        block = encoded[0]
+        g = np.ascontiguousarray(gradients[0], dtype=np.float64)
+        h, unit_h = block.curvature(curvatures[0])
+        seed, mask = self._draw_tree()
+        grower = self._tree_grower(n_threads, block.n_rows)
+        sample = self.subsample < 1.0
+        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
+                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
+                    block.offset, unit_h)
+        block.ranges = {}
+        block.tree_id = seed
+        block.grown = grower
+        block.full = grower.n_sampled == block.n_rows
+        candidate = self._candidate(grower, seed)
+        if candidate is None:
+            # no tree (the end of a fit): the multi-pass search replays it -- the same decisions --
+            # and says why (``last_no_split``), which the native grower does not work out
+            self._replay(block, g, h, seed, mask)
+        return candidate
+
+    def _replay(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, seed: int, mask: np.ndarray) -> None:
+        """Run the multi-pass search of a tree (this seed and feature subset) on one block, for its account."""
+        search = TreeSearch(self, seed, mask)
+        while (request := search.next_request()) is not None:
+            search.receive(self.block_pass(block, g, h, request))
+        if search.result() is not None:          # pragma: no cover - the two routes agree (tests)
+            raise AssertionError("the multi-pass search grew a tree where the in-memory grower grew none")
+
+    def _tree_grower(self, n_threads: int, n_rows: int):
+        # the grower holds 2·max_leaves − 1 nodes: a tree never has more leaves than rows, so
+        # max_leaves beyond the row count (trees:max_leaves=2**31) grows the same trees, without
+        # allocating for them
+        leaves = max(2, min(int(self.max_leaves), int(n_rows)))
+        if self._grower is None or self._grower_key != (int(n_threads), leaves):
+            self._grower_key = (int(n_threads), leaves)
+            self._grower = _tree_grow.TreeGrower(self.slots, leaves, int(self.max_depth),
+                                                 float(self.min_samples_leaf), float(self.min_child_weight),
+                                                 float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
+                                                 int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold))
+        return self._grower
+
+    def _candidate(self, grower, seed: int) -> Candidate | None:
+        """The grown tree as ``TreeSearch.result`` builds it (leaf values −G/(H+λ), derivative Σ G·v)."""
+        arrays = grower.ranker_arrays(self.flat_edges, self.offsets, float(self.l2), ALL_LEFT)
+        if arrays is None:
+            return None
+        feature, threshold, nan_left, left, right, value, gain, bins, derivative, distinct, is_cat, bin_sets = arrays
+        self.last_no_split = underflow_reason(value, float(self.l2))
+        if self.last_no_split is not None:         # the tree is no direction at all
+            return None
+        categories = None
+        if self.categories and is_cat.any():
+            categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None
+                          for i in range(feature.shape[0])]
+        ranker = TreeRanker.from_arrays(feature, threshold, nan_left, left, right, value, gain, bins, distinct,
+                                        categories, bin_sets)
+        ranker.search_id = seed               # lets evaluate() read h from the block's row partition
+        return Candidate(ranker, float(derivative))
+
+    # -- single-pass entry points of the protocol: not used by trees ---
+    def statistics(self, encoded, gradient, *, n_threads=1):
+        raise NotImplementedError("the trees learner searches in several passes (begin_search / block_pass)")
+
+    def select(self, statistics):
+        raise NotImplementedError("the trees learner searches in several passes (begin_search / block_pass)")
+
+    def evaluate(self, ranker: TreeRanker, encoded: TreeBlock, out: np.ndarray | None = None) -> np.ndarray:
+        """h on the block's rows: from the row partition of the tree just grown, else by walking the codes."""
+        out = np.empty(encoded.n_rows) if out is None else out
+        current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
+        if current and encoded.grown is not None:
+            encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
+            return out
+        if current and encoded.full and len(encoded.ranges) == ranker.n_leaves:
+            for node, (s, e) in encoded.ranges.items():
+                out[encoded.idx[s:e]] = ranker.value[node]
+            return out
+        bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
+        internal = ranker.left >= 0
+        feature = np.where(internal, ranker.feature, 0).astype(np.int32)
+        bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
+        tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
+        _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
+                                    ranker.right, ranker.value, out, self.n_threads)
+        return out
+
+    def _bin_sets_of(self, ranker: TreeRanker) -> np.ndarray | None:
+        """A saved tree's categorical nodes' left categories as bins of this layout (256-bit sets)."""
+        if not ranker.categorical:
+            return None
+        sets = np.zeros((ranker.n_nodes, 4), dtype=np.uint64)
+        for i, values in enumerate(ranker.categories):
+            if values is None:
+                continue
+            j = int(ranker.feature[i])
+            known = self.categories.get(j)
+            if known is None or not np.isin(values, known).all():
+                raise ValueError(f"{ranker!r}: node {i}'s categories of feature {j} are not categories of this layout")
+            b = np.searchsorted(known, values)
+            b = np.r_[b, self.n_edges[j] + 1] if ranker.nan_left[i] else b
+            for v in b.tolist():
+                sets[i, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+        return sets
+
+    def _bins_of(self, ranker: TreeRanker) -> np.ndarray:
+        bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
+        for i in np.flatnonzero(ranker.left >= 0):
+            j, t = int(ranker.feature[i]), float(ranker.threshold[i])
+            if ranker.categories[i] is not None:
+                continue
+            if t == ALL_LEFT:
+                bins[i] = self.n_edges[j]
+                continue
+            b = int(np.searchsorted(self.edges[j], t))
+            if b >= self.n_edges[j] or self.edges[j][b] != t:
+                raise ValueError(f"{ranker!r}: threshold {t} of feature {j} is not a bin edge of this layout")
+            bins[i] = b
+        return bins

@@ -1,0 +1,154 @@
+"""Prediction kernels of the ``trees`` learner: trees walked on bin codes or on raw values (dense or CSR).
+
+Design
+------
+A. ``predict_codes`` walks one tree on a block's codes: each internal node's
+   256-entry table (``_tree_kernels.split_tables``) says which codes of its
+   column go left -- numeric, categorical and bundled features alike.
+B. ``predict_trees`` walks a list of trees for each row, in parallel over
+   rows (static schedule), accumulating Σ_t α_t v_t(x) in tree order -- the
+   same floating-point operations, in the same order, as adding the trees'
+   predictions one after another, so it equals that sum bitwise.  A numeric
+   node sends x right iff x > threshold; a categorical node sends x left iff
+   x is one of its left categories (binary search); NaN follows nan_left.
+C. ``predict_trees_csr`` reads a CSR matrix's stored values only (a value not
+   stored is 0): the same walk, bit for bit, as on the dense form.
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport isnan
+from libc.stdint cimport uint8_t, int32_t, int64_t
+
+from rankcore.typedefs cimport index_t, real_t
+from rankcore._parallel cimport threads_for
+from rankcore.learners.histograms cimport bin_code
+
+
+def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
+                  const int32_t[::1] column,      # IN  (nodes,) the code column each split reads
+                  const uint8_t[:, ::1] go_left,  # IN  (nodes, 256) each split's table (split_tables)
+                  const int32_t[::1] left,        # IN  (nodes,) left child, −1 at a leaf
+                  const int32_t[::1] right,       # IN  (nodes,) right child
+                  const double[::1] value,        # IN  (nodes,) leaf value
+                  double[::1] out,                # OUT (n,)
+                  int n_threads=1):
+    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
+    cdef Py_ssize_t n = codes.shape[0], r, node
+    n_threads = threads_for(<double> n, n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            node = 0
+            while left[node] >= 0:
+                if go_left[node, codes[r, column[node]]]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            out[r] = value[node]
+
+
+cdef inline bint _in_sorted(const double* values, Py_ssize_t lo, Py_ssize_t end, double x) noexcept nogil:
+    """Whether x is one of values[lo:end] (ascending)."""
+    lo = lo + bin_code(x, values + lo, end - lo)          # the first of them >= x
+    return lo < end and values[lo] == x
+
+
+cdef inline Py_ssize_t _child(double x, Py_ssize_t k, const double* threshold, const uint8_t* nan_left,
+                              const int32_t* left, const int32_t* right, const uint8_t* is_cat,
+                              const int64_t* cat_offset, const double* cat_values) noexcept nogil:
+    """The child of node k (index in the concatenated nodes) that value x goes to.
+
+    Numeric node: right iff x > threshold.  Categorical node: left iff x is
+    one of its left categories.  NaN: left iff nan_left.
+    """
+    if isnan(x):
+        return left[k] if nan_left[k] else right[k]
+    if is_cat[k]:
+        return left[k] if _in_sorted(cat_values, cat_offset[k], cat_offset[k + 1], x) else right[k]
+    return right[k] if x > threshold[k] else left[k]
+
+
+def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
+                  const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
+                  const double[::1] threshold,    # IN  numeric nodes: right iff x > threshold
+                  const uint8_t[::1] nan_left,    # IN  NaN goes left
+                  const int32_t[::1] left,        # IN  left child (index within the tree), −1 at a leaf
+                  const int32_t[::1] right,       # IN  right child
+                  const double[::1] value,        # IN  leaf values
+                  const Py_ssize_t[::1] roots,    # IN  (T,) offset of each tree's node 0
+                  const double[::1] alpha,        # IN  (T,) coefficient of each tree
+                  const uint8_t[::1] is_cat,      # IN  categorical nodes
+                  const int64_t[::1] cat_offset,  # IN  (nodes + 1,) node k's left categories: cat_values[k0:k1]
+                  const double[::1] cat_values,   # IN  the categorical nodes' left categories, ascending per node
+                  double[::1] out,                # OUT (n,) Σ_t α_t v_t(x), summed in tree order
+                  int n_threads=1):
+    """Σ_t α_t h_t(x) for every row.  O(n·Σ_t depth_t) time, no allocation, parallel over rows.
+
+    Per row the sum starts at 0 and adds α_t·v_t in tree order: bitwise the
+    result of ``s += alpha_t * tree_t.predict(X)`` tree after tree.
+    """
+    cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
+    cdef double s
+    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
+    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
+        raise ValueError("predict_trees: is_cat and cat_offset must describe every node")
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            s = 0.0
+            for t in range(T):
+                base = roots[t]
+                node = 0
+                while left[base + node] >= 0:
+                    node = _child(X[r, feature[base + node]], base + node, &threshold[0], &nan_left[0], &left[0],
+                                  &right[0], &is_cat[0], &cat_offset[0], cv)
+                s = s + alpha[t] * value[base + node]
+            out[r] = s
+
+
+cdef inline double _csr_value(const index_t* indices, const real_t* data, Py_ssize_t lo, Py_ssize_t end,
+                              Py_ssize_t j) noexcept nogil:
+    """Column j's value in the CSR row holding entries [lo, end) (sorted columns): 0 unless stored."""
+    cdef Py_ssize_t hi = end, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if indices[mid] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and indices[lo] == j:
+        return data[lo]
+    return 0.0
+
+
+def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
+                      const int32_t[::1] feature, const double[::1] threshold, const uint8_t[::1] nan_left,
+                      const int32_t[::1] left, const int32_t[::1] right, const double[::1] value,
+                      const Py_ssize_t[::1] roots, const double[::1] alpha, const uint8_t[::1] is_cat,
+                      const int64_t[::1] cat_offset, const double[::1] cat_values, double[::1] out, int n_threads=1):
+    """:func:`predict_trees` on a CSR matrix with sorted column indices, reading only its stored values.
+
+    A value not stored is 0: the same walk, bit for bit, as on the dense
+    form.  O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
+    """
+    cdef Py_ssize_t n = out.shape[0], T = roots.shape[0], r, t, node, base, lo, hi
+    cdef double s, x
+    cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
+    if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
+        raise ValueError("predict_trees_csr: the CSR arrays do not hold the rows of out")
+    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
+        raise ValueError("predict_trees_csr: is_cat and cat_offset must describe every node")
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            s = 0.0
+            lo = indptr[r]
+            hi = indptr[r + 1]
+            for t in range(T):
+                base = roots[t]
+                node = 0
+                while left[base + node] >= 0:
+                    x = _csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
+                    node = _child(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
+                                  &cat_offset[0], cv)
+                s = s + alpha[t] * value[base + node]
+            out[r] = s

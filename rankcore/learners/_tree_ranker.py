@@ -1,0 +1,196 @@
+"""The ``trees`` learner's weak ranker: a regression tree h(x) = the value of the leaf x falls in."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _tree_predict
+from ._base import WeakRanker
+
+__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest"]
+
+#: Largest ``max_bins`` (one code is reserved for NaN).
+MAX_TREE_BINS = 255
+#: Gains within this fraction of the largest term are ties, broken by the fixed candidate order.
+TIE_TOLERANCE = 1e-10
+#: Threshold of a split that sends every non-missing value left (NaN right).
+ALL_LEFT = float(np.finfo(np.float64).max)
+
+#: The fields of a tree's saved record (besides ``kind``).
+_NODE_FIELDS = ("feature", "threshold", "nan_left", "left", "right", "value", "gain")
+
+
+class TreeRanker(WeakRanker):
+    """A regression tree h(x) = value of the leaf x falls in.
+
+    Nodes are numbered from the root (0); node i is a leaf iff
+    ``left[i] == -1``.  At an internal node a row goes right iff
+    ``x[feature] > threshold``, and NaN goes left iff ``nan_left``.  At a
+    *categorical* node (``categories[i]`` is not None) a row goes left iff
+    its value is one of ``categories[i]`` (NaN: iff ``nan_left``; any other
+    value, a category never seen at that node included, goes right).
+
+    Attributes
+    ----------
+    feature, left, right : int32 arrays
+    threshold, value, gain : float64 arrays
+        ``value`` holds the leaf values (0 at internal nodes), ``gain`` the
+        split gains (0 at leaves; used by ``feature_importances_``).
+    nan_left : uint8 array
+    categories : tuple of (ndarray or None)
+        Per node: the sorted category values going left at a categorical
+        node, None elsewhere.
+    values : tuple of float
+        The distinct leaf values, ascending (the exp push objective's
+        compressed line search uses them).
+    """
+
+    kind = "tree"
+
+    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None, categories=None):
+        self.feature = _frozen(feature, np.int32)
+        self.threshold = _frozen(threshold, np.float64)
+        self.nan_left = _frozen(nan_left, np.uint8)
+        self.left = _frozen(left, np.int32)
+        self.right = _frozen(right, np.int32)
+        self.value = _frozen(value, np.float64)
+        self.gain = _frozen(gain, np.float64)
+        self.bins = None if bins is None else _frozen(bins, np.int32)    # training bins (not saved)
+        self._set_categories(categories)
+        leaves = self.left < 0
+        self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
+
+    def _set_categories(self, categories) -> None:
+        n = int(self.feature.shape[0])
+        if categories is None:
+            self.categories = (None,) * n
+        else:
+            self.categories = tuple(None if c is None else _frozen(np.unique(np.asarray(c, dtype=np.float64)),
+                                                                   np.float64) for c in categories)
+        self.bin_sets = None            # categorical nodes' training bins going left, (nodes, 4) bits (not saved)
+
+    @property
+    def categorical(self) -> bool:
+        """Whether any split is categorical."""
+        return any(c is not None for c in self.categories)
+
+    @classmethod
+    def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values,
+                    categories=None, bin_sets=None) -> "TreeRanker":
+        """A tree from arrays of the right dtypes that nobody else holds (the grower's), without copying them.
+
+        ``values`` are the distinct leaf values, ascending; ``bin_sets`` the
+        categorical nodes' training bins going left.
+        """
+        tree = cls.__new__(cls)
+        for name, arr in (("feature", feature), ("threshold", threshold), ("nan_left", nan_left), ("left", left),
+                          ("right", right), ("value", value), ("gain", gain), ("bins", bins)):
+            arr.setflags(write=False)
+            setattr(tree, name, arr)
+        tree._set_categories(categories)
+        tree.bin_sets = bin_sets
+        tree.values = tuple(values.tolist())
+        return tree
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def n_leaves(self) -> int:
+        return int((self.left < 0).sum())
+
+    @property
+    def features(self):
+        return tuple(sorted({int(j) for j in self.feature[self.left >= 0]}))
+
+    def predict(self, X):
+        return predict_forest([self], np.ones(1), X, 1)
+
+    def importances(self, n_features: int) -> np.ndarray:
+        """Total split gain per feature (length ``n_features``)."""
+        internal = self.left >= 0
+        return np.bincount(self.feature[internal], weights=self.gain[internal], minlength=n_features)
+
+    def to_state(self):
+        state = {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
+                 "nan_left": [bool(v) for v in self.nan_left], "left": self.left.tolist(),
+                 "right": self.right.tolist(), "value": self.value.tolist(), "gain": self.gain.tolist()}
+        if self.categorical:            # only then: trees without categorical splits save as before
+            state["categories"] = [None if c is None else c.tolist() for c in self.categories]
+        return state
+
+    def describe(self, feature_names=None):
+        internal = self.left >= 0
+        names = [feature_names[j] if feature_names is not None else f"x{j}" for j in self.feature[internal]]
+        if not names:
+            return f"tree({self.n_leaves} leaves)"
+        if self.categories[0] is not None:
+            first = self.categories[0]
+            shown = ", ".join(f"{v:g}" for v in first[:5]) + (", ..." if len(first) > 5 else "")
+            return f"tree({self.n_leaves} leaves, root {names[0]} in {{{shown}}})"
+        return f"tree({self.n_leaves} leaves, root {names[0]} > {self.threshold[0]:.6g})"
+
+    def __repr__(self):
+        return f"TreeRanker({self.n_leaves} leaves, features {list(self.features)})"
+
+
+def _frozen(a, dtype) -> np.ndarray:
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+    """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (dense or CSR X).
+
+    A CSR matrix is read from its stored values (the others are 0), with the
+    same walk as its dense form: the same scores, bit for bit.
+    """
+    from ._tree_binning import csr_float, is_sparse
+
+    sparse = is_sparse(X)
+    if sparse:
+        X = csr_float(X)
+    else:
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+    out = np.empty(X.shape[0])
+    if not rankers:
+        out[:] = 0.0
+        return out
+    sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
+    roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
+    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
+           for f in ("feature", "threshold", "nan_left", "left", "right", "value")}
+    is_cat, cat_offset, cat_values = _categorical_arrays(rankers, int(sizes.sum()))
+    args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
+            np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
+    if sparse:
+        _tree_predict.predict_trees_csr(X.indptr, X.indices, X.data, *args)
+    else:
+        _tree_predict.predict_trees(X, *args)
+    return out
+
+
+def _categorical_arrays(rankers, n_nodes: int):
+    """(is_cat, cat_offset, cat_values) of the concatenated nodes: node k's left categories are
+    cat_values[cat_offset[k]:cat_offset[k + 1]]."""
+    is_cat = np.zeros(n_nodes, dtype=np.uint8)
+    counts = np.zeros(n_nodes, dtype=np.int64)
+    values = []
+    k = 0
+    for r in rankers:
+        if r.categorical:
+            for i, c in enumerate(r.categories):
+                if c is not None:
+                    is_cat[k + i] = 1
+                    counts[k + i] = c.shape[0]
+                    values.append(c)
+        k += r.n_nodes
+    cat_offset = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(counts, out=cat_offset[1:])
+    cat_values = np.ascontiguousarray(np.concatenate(values) if values else np.empty(0), dtype=np.float64)
+    return is_cat, cat_offset, cat_values

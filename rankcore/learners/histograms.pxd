@@ -1,0 +1,202 @@
+# Binning and histogram kernels shared by rankcore's learners (cimport them; each loop is written once):
+#
+#     from rankcore.learners.histograms cimport bin_code, feature_histograms, node_histogram
+#
+# * ``bin_code``: a value's bin code, #{edges < x}, by binary search (stumps, trees, Dask);
+# * ``feature_histograms``: histograms of a gradient per feature and bin code over feature-major
+#   (d, n) codes, optionally per class (the ``stumps``/``thresholds`` search and the Dask backend's
+#   per-class histograms);
+# * ``node_histogram``: (Σg, Σh, count) histograms of one tree node's rows over row-major (n, c)
+#   codes (the ``trees`` learner, both its in-memory grower and its multi-pass protocol).
+#
+# Only ``cdef inline`` functions live here (no histograms.pyx): each kernel module compiles its own
+# copy and nothing is imported at run time.  Every function is bitwise independent of the number
+# of threads: each histogram bin is summed by one thread, in row order.
+#
+# Complexity: ``bin_code`` O(log B); ``feature_histograms`` O(n·d) time, O(1) memory beyond the
+# output (8 KiB of stack per thread for uint8 codes); ``node_histogram`` O(m·c) for a node of m rows
+# over c code columns, O(S) to zero its S-slot output, no allocation.
+
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, int32_t
+
+from rankcore.typedefs cimport code_t
+from rankcore._parallel cimport threads_for
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define RC_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define RC_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void RC_PREFETCH(const void* p) noexcept nogil
+
+cdef enum:
+    # rows prefetched ahead when a node's rows are not contiguous
+    HIST_AHEAD = 32
+    # rows per chunk of ``feature_histograms``: a chunk of g stays in cache while every feature reads it
+    HIST_ROWS = 16384
+    # rows from which a tree node's gather runs on several threads
+    HIST_PARALLEL_ROWS = 65536
+
+
+cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
+    """#{b : edges[b] < x} for ascending ``edges`` (lower bound); x must not be NaN.  O(log n_edges)."""
+    cdef Py_ssize_t lo = 0, hi = n_edges, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if edges[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline void code_histogram(const code_t* codes, const double* g, double* h, Py_ssize_t r0,
+                                Py_ssize_t r_end, Py_ssize_t B, Py_ssize_t stride) noexcept nogil:
+    """h[stride·codes[r]] += g[r] for r in [r0, r_end); every code < B.
+
+    For uint8 codes, four interleaved partial histograms break the chain of
+    dependent read-modify-writes when consecutive rows share a bin (the loop
+    is otherwise bound by store-to-load latency); they are added into h at
+    the end, in a fixed order, and only the first B bins: h belongs to one
+    feature (and class), and the next feature's bins, which another thread
+    may be filling, follow it in memory.
+    """
+    cdef Py_ssize_t r, b, nb = B if B < 256 else 256
+    cdef double acc[4 * 256]
+    if r_end <= r0:
+        return
+    if code_t is uint8_t:
+        for b in range(nb):
+            acc[b] = 0.0
+            acc[256 + b] = 0.0
+            acc[512 + b] = 0.0
+            acc[768 + b] = 0.0
+        r = r0
+        while r + 4 <= r_end:
+            acc[codes[r]] += g[r]
+            acc[256 + codes[r + 1]] += g[r + 1]
+            acc[512 + codes[r + 2]] += g[r + 2]
+            acc[768 + codes[r + 3]] += g[r + 3]
+            r = r + 4
+        while r < r_end:
+            acc[codes[r]] += g[r]
+            r = r + 1
+        for b in range(nb):
+            h[stride * b] += (acc[b] + acc[256 + b]) + (acc[512 + b] + acc[768 + b])
+    else:
+        for r in range(r0, r_end):
+            h[stride * codes[r]] += g[r]
+
+
+cdef inline void feature_histograms(const code_t* codes, Py_ssize_t d, Py_ssize_t n, const double* g,
+                                    double* hist, Py_ssize_t B, Py_ssize_t n_classes, Py_ssize_t split_at,
+                                    int T) noexcept nogil:
+    """Add Σ g per (feature, code[, class]) of feature-major (d, n) codes into ``hist`` (d, B, n_classes).
+
+    With ``n_classes`` = 2 the rows below ``split_at`` go to class 0, the
+    others to class 1 (rows stored negatives first); with 1 every row goes to
+    its feature's single column (``split_at`` = n).  One parallel region of T
+    threads: thread t owns features t, t + T, ... and walks the rows in chunks
+    of HIST_ROWS, so a chunk of g is read from cache by each of its features.
+    """
+    cdef Py_ssize_t t, j, c, r0, r_end, split
+    for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+        for c in range((n + HIST_ROWS - 1) // HIST_ROWS):
+            r0 = c * HIST_ROWS
+            r_end = min(r0 + HIST_ROWS, n)
+            split = max(r0, min(r_end, split_at))
+            j = t
+            while j < d:
+                code_histogram(codes + j * n, g, hist + j * B * n_classes, r0, split, B, n_classes)
+                code_histogram(codes + j * n, g, hist + j * B * n_classes + 1, split, r_end, B, n_classes)
+                j = j + T
+
+
+cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
+                            Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
+                            const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
+                            double* hist) noexcept nogil:
+    """Slots of columns [j0, j1) over m rows (row rows[i], or start + i without rows), in row order.
+
+    Column j's code c of a row lands in slot col_base[j] + c of ``hist`` (S, 3).
+    """
+    cdef Py_ssize_t i, j, r
+    cdef const uint8_t* row
+    cdef double* hp
+    cdef double gv, hv
+    for i in range(m):
+        if rows != NULL:
+            r = rows[i]
+            if i + HIST_AHEAD < m:          # the node's rows are scattered: fetch a later row's codes now
+                RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j0)
+                RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j1 - 1)     # (its second line, if any)
+        else:
+            r = start + i
+        row = codes + r * n_cols
+        gv = gg[i]
+        if unit_h:
+            for j in range(j0, j1):
+                hp = hist + (col_base[j] + row[j]) * 3
+                hp[0] += gv
+                hp[2] += 1.0
+        else:
+            hv = hh[i]
+            for j in range(j0, j1):
+                hp = hist + (col_base[j] + row[j]) * 3
+                hp[0] += gv
+                hp[1] += hv
+                hp[2] += 1.0
+
+
+cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
+                                const double* g, const double* h, const int32_t* idx, Py_ssize_t start,
+                                Py_ssize_t end, double* og, double* oh, double* hist, Py_ssize_t n_slots,
+                                int n_threads, bint identity, bint unit_h) noexcept nogil:
+    """(Σg, Σh, count) of the rows idx[start:end] per slot: ``hist`` (n_slots, 3), zeroed here.
+
+    ``codes`` is row-major (n, n_cols); column j's code c counts in slot
+    col_base[j] + c.  Unless ``identity`` (idx[start:end] = start..end-1, the
+    root without sampling) the node's g and h are first gathered into og, oh
+    (a copy: parallel over rows from HIST_PARALLEL_ROWS on).  Then the columns
+    are cut into one contiguous group per thread, and each thread walks the
+    rows in order updating its group's slots from the row's cache line.  With
+    ``unit_h`` (h all ones) Σh is the count, copied at the end.
+    """
+    cdef Py_ssize_t m = end - start, i, s
+    cdef int T, t
+    cdef const double* gg = g + start
+    cdef const double* hh = h + start
+    cdef const int32_t* rows = NULL
+    for s in range(3 * n_slots):
+        hist[s] = 0.0
+    if m <= 0:
+        return
+    if not identity:
+        T = threads_for(<double> m, n_threads, HIST_PARALLEL_ROWS)
+        for i in prange(m, schedule="static", num_threads=T):
+            if i + HIST_AHEAD < m:
+                RC_PREFETCH(&g[idx[start + i + HIST_AHEAD]])
+                if not unit_h:
+                    RC_PREFETCH(&h[idx[start + i + HIST_AHEAD]])
+            og[i] = g[idx[start + i]]
+            if not unit_h:
+                oh[i] = h[idx[start + i]]
+        gg = og
+        hh = oh
+        rows = idx + start
+    T = threads_for(<double> m * n_cols, n_threads, 131072.0)
+    if T > n_cols:
+        T = <int> n_cols
+    if T <= 1:
+        _node_rows(codes, n_cols, col_base, 0, n_cols, rows, start, gg, hh, m, unit_h, hist)
+    else:
+        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
+            _node_rows(codes, n_cols, col_base, (t * n_cols) // T, ((t + 1) * n_cols) // T, rows, start, gg, hh,
+                       m, unit_h, hist)
+    if unit_h:
+        for s in range(n_slots):
+            hist[3 * s + 1] = hist[3 * s + 2]

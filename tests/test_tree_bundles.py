@@ -1,0 +1,164 @@
+"""Exclusive feature bundling of the ``trees`` learner: bundles, codes, histograms and trees against references."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.learners import _tree_kernels
+from rankcore.learners._base import multi_pass_search
+from rankcore.learners._tree_bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
+from rankcore.learners._tree_layout import slot_layout
+from rankcore.registry import resolve
+
+
+def one_hot_data(seed=0, n=600, levels=(4, 7, 3), n_numeric=2, nan_fraction=0.0):
+    """One-hot columns of categorical variables (exclusive within a variable), then numeric columns."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for k in levels:
+        codes = rng.integers(0, k, n)
+        blocks.append(np.eye(k)[codes])
+    X = np.hstack(blocks + [rng.normal(size=(n, n_numeric))])
+    if nan_fraction:
+        X[rng.random(X.shape) < nan_fraction] = np.nan
+    y = ((X[:, 0] + X[:, 5] + 0.5 * np.nan_to_num(X[:, -1]) + rng.normal(scale=0.5, size=n)) > 0.8).astype(int)
+    return X, y
+
+
+def _reference_bundles(rows, n_edges, n_rows, max_codes=MAX_BUNDLE_CODES):
+    """The greedy rule, written plainly: features by decreasing non-default count, first bundle they fit."""
+    order = sorted(rows, key=lambda j: (-len(rows[j]), j))
+    groups = []
+    for j in order:
+        for g in groups:
+            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(rows[j]) & g["rows"]):
+                g["members"].append(j)
+                g["codes"] += n_edges[j] + 2
+                g["rows"] |= set(rows[j])
+                break
+        else:
+            groups.append({"members": [j], "codes": 1 + n_edges[j] + 2, "rows": set(rows[j])})
+    return [sorted(g["members"]) for g in groups if len(g["members"]) > 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 25), st.integers(5, 80))
+def test_exclusive_bundles_match_the_plain_greedy_rule(seed, d, n):
+    rng = np.random.default_rng(seed)
+    rows = {j: np.sort(rng.choice(n, size=rng.integers(0, n // 3 + 1), replace=False)) for j in range(d)}
+    n_edges = rng.integers(0, 120, d)
+    bundles = exclusive_bundles(rows, n_edges, n)
+    assert bundles == _reference_bundles(rows, n_edges, n)
+    for b in bundles:                       # exclusive, and the codes fit one byte
+        seen = np.concatenate([rows[j] for j in b])
+        assert np.unique(seen).shape[0] == seen.shape[0]
+        assert 1 + sum(n_edges[j] + 2 for j in b) <= MAX_BUNDLE_CODES
+
+
+def test_one_hot_columns_are_bundled_per_variable_and_codes_decode():
+    X, _ = one_hot_data(nan_fraction=0.0)
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    assert sorted(map(sorted, layout.bundles)) == [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9, 10], [11, 12, 13]]
+    assert layout.slots.n_cols == 3 + 2
+    plain = resolve("learner", "trees:bundle=false").prepare(X, random_state=0)
+    assert plain.bundles == [] and plain.slots.n_cols == X.shape[1]
+    codes, ref = layout.encode(X).codes, plain.encode(X).codes
+    slots = layout.slots
+    for j in range(X.shape[1]):
+        # the feature's bin of each row, read back from its column as a split table reads it
+        c = codes[:, slots.col[j]].astype(np.intp)
+        b = c + slots.col_base[slots.col[j]] - slots.base[j]
+        inside = (b >= 0) & (b <= layout.n_edges[j] + 1)
+        decoded = np.where(inside, b, layout.default_bins[j]) if slots.default_bin[j] >= 0 else c
+        np.testing.assert_array_equal(decoded, ref[:, j])
+
+
+def _fixed_histogram(codes_plain, n_edges, g, h, rows):
+    """The unbundled histogram of the rows, per feature slot (NumPy)."""
+    slots = slot_layout(n_edges)
+    out = np.zeros((slots.n_slots, 3))
+    for j in range(codes_plain.shape[1]):
+        np.add.at(out, slots.base[j] + codes_plain[rows, j], np.column_stack([g[rows], h[rows], np.ones(rows.size)]))
+    return slots, out
+
+
+@pytest.mark.parametrize("nan_fraction", [0.0, 0.05])
+def test_bundled_histograms_equal_the_unbundled_ones(nan_fraction):
+    X, _ = one_hot_data(seed=3, nan_fraction=nan_fraction)
+    rng = np.random.default_rng(0)
+    n = X.shape[0]
+    g = rng.integers(-8, 9, n).astype(float)            # integers: every sum exact, in any order
+    h = rng.integers(1, 5, n).astype(float)
+    plain = resolve("learner", "trees:bundle=false").prepare(X, random_state=0)
+    bundled = resolve("learner", "trees").prepare(X, random_state=0)
+    if nan_fraction == 0.0:
+        assert bundled.bundles
+    codes_b, codes_p = bundled.encode(X).codes, plain.encode(X).codes
+    idx = rng.permutation(n).astype(np.int32)
+    for start, end, identity in [(0, n, True), (50, 400, False), (7, 9, False)]:
+        order = np.arange(n, dtype=np.int32) if identity else idx
+        hist = np.full((bundled.n_slots, 3), np.nan)
+        _tree_kernels.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n), hist,
+                                     1, identity, False)
+        _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
+        for j in range(X.shape[1]):
+            np.testing.assert_array_equal(hist[bundled.feature_slots(j)], ref[plain.feature_slots(j)])
+
+
+def _trees(spec, X, g, h, native):
+    layout = resolve("learner", spec).prepare(X, random_state=0)
+    block = layout.encode(X)
+    found = layout.search_in_memory([block], [g], [h]) if native else multi_pass_search(layout, [block], [g], [h])
+    # the training rows' values (from codes) equal the tree's predictions (from raw values)
+    np.testing.assert_array_equal(layout.evaluate(found.ranker, block), found.ranker.predict(X))
+    return found
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,min_samples_leaf=3", "trees:growth=depthwise,colsample=0.7"])
+def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec):
+    X, _ = one_hot_data(seed=5, n=800, nan_fraction=0.0)
+    rng = np.random.default_rng(2)
+    g = rng.integers(-20, 21, X.shape[0]).astype(float) / 4       # dyadic: exact sums
+    h = rng.integers(1, 9, X.shape[0]).astype(float) / 8
+    for native in (True, False):
+        a = _trees(spec, X, g, h, native).ranker
+        b = _trees(spec + (",bundle=false" if ":" in spec else ":bundle=false"), X, g, h, native).ranker
+        for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
+def test_bundled_native_growth_equals_the_protocol_bitwise(spec):
+    X, _ = one_hot_data(seed=7, n=700, nan_fraction=0.0)
+    rng = np.random.default_rng(4)
+    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
+    a = _trees(spec, X, g, h, True)
+    b = _trees(spec, X, g, h, False)
+    assert a.derivative == b.derivative
+    for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
+        np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
+
+
+def test_bundled_fit_learns_and_matches_the_unbundled_fit():
+    from sklearn.metrics import roc_auc_score
+
+    X, y = one_hot_data(seed=9, n=1500)
+    bundled = rankcore.boost(learner="trees", n_iter=30, random_state=0).fit(X, y)
+    plain = rankcore.boost(learner="trees:bundle=false", n_iter=30, random_state=0).fit(X, y)
+    assert roc_auc_score(y, bundled.decision_function(X)) > 0.8
+    np.testing.assert_allclose(bundled.decision_function(X), plain.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def test_bundled_slot_layout_and_bad_layouts():
+    n_edges = np.array([1, 1, 5, 1])
+    z = np.zeros(4, dtype=np.intp)
+    slots = bundled_slot_layout(n_edges, z, [[0, 3]])
+    assert slots.n_cols == 3 and slots.col[0] == slots.col[3] == 0
+    assert slots.base[0] == 1 and slots.base[3] == 4 and slots.n_slots == 1 + 3 + 3 + 3 + 7
+    np.testing.assert_array_equal(default_bins([np.array([-1.0, 2.0]), np.array([0.0]), np.array([0.5])]), [1, 0, 0])
+    with pytest.raises(ValueError, match="does not fit"):
+        _tree_kernels.SlotLayout([0], [300], [0], [0], [-1], 400)
+    with pytest.raises(ValueError, match="codes"):
+        _tree_kernels.SlotLayout([0, 200], [1, 100], [0, 0], [0], [0, 0], 400)

@@ -1,0 +1,190 @@
+"""The ``trees`` learner's in-memory grower (one native call per tree) against the multi-pass protocol.
+
+Both routes must give the same trees bit for bit: the protocol (``begin_search`` / ``block_pass`` /
+``TreeSearch``) is the public contract that Dask and plugins use, the grower is its fast twin for
+rows held in memory.  The protocol route itself is checked against an exact NumPy reference builder
+in ``test_learners_trees.py``.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.learners._base import multi_pass_search
+from rankcore.push._backend import InMemoryBackend
+from rankcore.push._driver import run_boosting
+from rankcore.registry import resolve
+
+
+def _data(seed, n=500, d=6, nan_fraction=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 0] = np.round(X[:, 0], 1)                      # ties
+    if d > 1:
+        X[: n // 4, 1] = 0.0
+    if d > 2:
+        X[:, 2] = rng.integers(0, 3, n)                 # few distinct values
+    if d > 3:
+        X[:, 3] = 1.0                                   # a constant feature (no edges)
+    if nan_fraction:
+        X[rng.random((n, d)) < nan_fraction] = np.nan
+    return X
+
+
+def _tree_state(candidate):
+    if candidate is None:
+        return None
+    r = candidate.ranker
+    arrays = (r.feature, r.threshold, r.nan_left, r.left, r.right, r.value, r.gain, r.bins)
+    return tuple(a.tobytes() for a in arrays) + (np.float64(candidate.derivative).tobytes(),)
+
+
+def _both_routes(spec, X, gradients, curvatures, *, seed=0, n_threads=1):
+    """Trees of consecutive searches by the native route and by the protocol, on one block each."""
+    learner = resolve("learner", spec)
+    native = learner.prepare(X, random_state=seed, n_threads=n_threads)
+    protocol = learner.prepare(X, random_state=seed, n_threads=n_threads)
+    block_n, block_p = native.encode(X), protocol.encode(X)
+    out = []
+    for g, h in zip(gradients, curvatures):
+        a = native.search_in_memory([block_n], [g], [h], n_threads=n_threads)
+        b = multi_pass_search(protocol, [block_p], [g], [h], n_threads=n_threads)
+        out.append((a, b))
+        if a is not None:
+            # the training rows' values read from the grower equal the tree's prediction
+            np.testing.assert_array_equal(native.evaluate(a.ranker, block_n), a.ranker.predict(X))
+            np.testing.assert_array_equal(protocol.evaluate(b.ranker, block_p), b.ranker.predict(X))
+    return out
+
+
+GRID = [
+    "trees:subsample=1",
+    "trees",                                              # the defaults: subsample=0.8
+    "trees:max_leaves=7,max_depth=2,min_samples_leaf=3",
+    "trees:max_leaves=63,min_samples_leaf=1,min_child_weight=0",
+    "trees:l2=2,min_child_weight=5,subsample=0.5",
+    "trees:colsample=0.5,subsample=0.7",
+    "trees:max_leaves=2",
+    "trees:max_bins=4,min_samples_leaf=40",
+    "trees:growth=depthwise,max_leaves=12",
+    "trees:growth=depthwise,max_depth=3,subsample=0.6,colsample=0.7",
+]
+
+
+@pytest.mark.parametrize("spec", GRID)
+@pytest.mark.parametrize("curvature", ["ones", "weights", "hessian"])
+def test_native_growth_equals_the_multi_pass_protocol_bitwise(spec, curvature):
+    X = _data(3)
+    rng = np.random.default_rng(7)
+    n = X.shape[0]
+    gradients = [rng.normal(size=n) for _ in range(4)]
+    gradients[1][rng.random(n) < 0.3] = 0.25               # tied gradients
+    if curvature == "ones":
+        curvatures = [np.ones(n)] * 4
+    elif curvature == "weights":
+        w = rng.uniform(0.0, 3.0, n)
+        w[rng.random(n) < 0.1] = 0.0                        # rows of zero weight
+        curvatures = [w] * 4
+    else:
+        curvatures = [rng.uniform(1e-3, 2.0, n) for _ in range(4)]
+    pairs = _both_routes(spec, X, gradients, curvatures)
+    assert any(a is not None for a, _ in pairs)
+    for a, b in pairs:
+        assert _tree_state(a) == _tree_state(b)
+
+
+def test_native_growth_does_not_depend_on_threads():
+    X = _data(5, n=3000, d=9)
+    rng = np.random.default_rng(0)
+    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.5, 1.5, X.shape[0])
+    one = _both_routes("trees:min_samples_leaf=5,colsample=0.8", X, [g, -g], [h, h], n_threads=1)
+    two = _both_routes("trees:min_samples_leaf=5,colsample=0.8", X, [g, -g], [h, h], n_threads=2)
+    for (a1, b1), (a2, b2) in zip(one, two):
+        assert _tree_state(a1) == _tree_state(a2) == _tree_state(b1) == _tree_state(b2)
+
+
+def test_native_growth_without_any_split_returns_none():
+    X = np.ones((50, 3))
+    rng = np.random.default_rng(1)
+    pairs = _both_routes("trees", X, [rng.normal(size=50)], [np.ones(50)])
+    assert pairs[0] == (None, None)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 260), st.integers(1, 5), st.sampled_from(GRID))
+def test_native_growth_equals_the_protocol_on_random_data(seed, n, d, spec):
+    X = _data(seed, n=n, d=d, nan_fraction=0.2)
+    rng = np.random.default_rng(seed)
+    g = np.round(rng.normal(size=n), 1)                     # many exact ties between candidates
+    h = rng.uniform(0.5, 1.5, n)
+    for a, b in _both_routes(spec, X, [g, g[::-1].copy()], [h, h], seed=seed):
+        assert _tree_state(a) == _tree_state(b)
+
+
+def _fit(spec, X, y, *, native, w=None, objective="push:exp,pow:2", n_iter=15):
+    learner = resolve("learner", spec)
+    layout = learner.prepare(X, sample_weight=w, random_state=0, n_threads=2)
+    if not native:                          # force the protocol route (what several blocks and Dask use)
+        layout.search_in_memory = lambda *a, **k: multi_pass_search(layout, *a, **k)
+    problem = resolve("objective", objective).bind(y, w, n_threads=2)
+    backend = InMemoryBackend(problem, layout, X, y, w, n_threads=2)
+    result = run_boosting(backend, layout, n_iter=n_iter, log_value=True)
+    return [(r.alpha, _tree_state_of(r.ranker)) for r in result.records], backend.scores.copy()
+
+
+def _tree_state_of(ranker):
+    return tuple(a.tobytes() for a in (ranker.feature, ranker.threshold, ranker.nan_left, ranker.left,
+                                       ranker.right, ranker.value))
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.6", "trees:max_depth=3,l2=1"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_boosting_by_either_route_gives_the_same_model(spec, weighted):
+    X = _data(11, n=700)
+    rng = np.random.default_rng(2)
+    y = ((np.nan_to_num(X[:, 0]) + rng.normal(size=X.shape[0])) > 0.5).astype(np.int8)
+    w = rng.uniform(0.2, 2.0, X.shape[0]) if weighted else None
+    recs_n, scores_n = _fit(spec, X, y, native=True, w=w)
+    recs_p, scores_p = _fit(spec, X, y, native=False, w=w)
+    assert recs_n == recs_p
+    np.testing.assert_array_equal(scores_n, scores_p)
+
+
+def test_estimator_fit_is_unchanged_by_the_route():
+    """An estimator's fit (one block: native) equals the protocol's on several blocks' boundaries of one."""
+    X = _data(4, n=400)
+    y = (np.nan_to_num(X[:, 1]) > 0).astype(int)
+    model = rankcore.boost(learner="trees:max_leaves=8", n_iter=10, random_state=0).fit(X, y)
+    recs_p, _ = _fit("trees:max_leaves=8", X, y.astype(np.int8), native=False, n_iter=10)
+    assert [_tree_state_of(r) for r in model.rankers_] == [s for _, s in recs_p]
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1"])
+def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
+    """After the first iterations (which allocate the fit's buffers), boosting on trees with the exp
+    push allocates far less than one array of n doubles per iteration (tracemalloc sees NumPy's)."""
+    import tracemalloc
+
+    n = 60_000
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, 8)).astype(np.float32)
+    y = (rng.random(n) < 0.1).astype(np.int8)
+    X[y == 1, :3] += 0.3
+    layout = resolve("learner", spec).prepare(X, random_state=0)
+    backend = InMemoryBackend(resolve("objective", "push:exp,pow:2").bind(y), layout, X, y)
+    # Warm up with the same call as measured: anything allocated once per process (lazy imports,
+    # caches other tests may have emptied) is paid here, so the peak below is per-iteration only.
+    run_boosting(backend, layout, n_iter=8, log_value=True)
+    import gc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = run_boosting(backend, layout, n_iter=8, log_value=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result.records) == 8
+    assert peak < n * 8 / 4, f"peak {peak} bytes during 8 iterations"
