@@ -22,8 +22,11 @@ Usage::
     python benchmarks/top_of_list_comparison.py --splits 3 --max-rows 20000 \
         --learners rankcore-trees,lightgbm --out report.md
 
-Learners whose package is missing (LightGBM, XGBoost, rankcore.gbdt) are left
-out with a note.  ``ijcnn1-test`` is not used (it is the test half of
+Learners whose package is missing (LightGBM, XGBoost, CatBoost, FLAML,
+rankcore.gbdt) are left out with a note.  ``auto`` is ``rankcore.AutoRanker()``
+with its defaults (choosing by pAUC@0.1 on the training part only: the
+comparison is nested); ``flaml`` is FLAML's ``AutoML`` on AUC given the time
+AutoRanker took on the same split; ``catboost`` is ``CatBoostClassifier()``.  ``ijcnn1-test`` is not used (it is the test half of
 ``ijcnn1``); data larger than ``--max-rows`` is subsampled (stratified, seeded)
 before splitting, and said so in the report.
 """
@@ -135,7 +138,121 @@ def _learners() -> dict[str, Callable[[int], object] | str]:
     except ImportError:
         out["xgboost"] = "unavailable (xgboost is not installed)"
     out["logistic"] = lambda seed: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    out.update(_auto_learners())
     return out
+
+
+# ----------------------------------------------------------------------
+# AutoRanker and the tools it is judged against (issue 24)
+# ----------------------------------------------------------------------
+class _SameBudget:
+    """A learner given the time AutoRanker took on the same split (FLAML's ``time_budget``)."""
+
+    needs_budget = True
+
+    def __init__(self, make):
+        self.make = make
+
+    def __call__(self, seed, budget=None):
+        return self.make(seed, budget)
+
+
+def _auto_learners() -> dict[str, Callable[[int], object] | str]:
+    """AutoRanker with its defaults, CatBoost's defaults and FLAML at AutoRanker's time, when installed.
+
+    The comparison is nested by construction: each learner (AutoRanker's and
+    FLAML's selections included) sees only the training part of a split;
+    the test part judges it.
+    """
+    import rankcore
+
+    out: dict[str, Callable[[int], object] | str] = {
+        "auto": lambda seed: rankcore.AutoRanker(random_state=seed)}
+    try:
+        import catboost
+
+        out["catboost"] = lambda seed: catboost.CatBoostClassifier(random_seed=seed, verbose=0,
+                                                                   allow_writing_files=False)
+    except ImportError:
+        out["catboost"] = "unavailable (catboost is not installed)"
+    try:
+        import flaml
+
+        out["flaml"] = _SameBudget(lambda seed, budget: _FLAML(flaml, seed, budget))
+    except ImportError:
+        out["flaml"] = "unavailable (flaml is not installed)"
+    return out
+
+
+class _FLAML:
+    """FLAML's ``AutoML`` on AUC with a time budget (default: 10 s when AutoRanker did not run first)."""
+
+    def __init__(self, flaml, seed, budget):
+        self.automl = flaml.AutoML()
+        self.seed, self.budget = seed, 10.0 if budget is None else max(float(budget), 1.0)
+
+    def fit(self, X, y):
+        self.automl.fit(X, y, task="classification", metric="roc_auc", time_budget=self.budget, seed=self.seed,
+                        verbose=0)
+        return self
+
+    def predict_proba(self, X):
+        return self.automl.predict_proba(X)
+
+
+def _make(factory, seed, budgets):
+    """An unfitted learner: FLAML gets the seconds AutoRanker took on this split."""
+    if getattr(factory, "needs_budget", False):
+        return factory(seed, budgets.get("auto"))
+    return factory(seed)
+
+
+def means_table(results, learners) -> list[str]:
+    """Markdown lines: each learner's mean over datasets (each the mean of its splits) per metric.
+
+    A learner that failed on a dataset (NaN) is left out of that metric's mean and marked with its
+    number of datasets.
+    """
+    lines = ["", "## Means over datasets", "", "| learner | " + " | ".join(METRICS) + " |",
+             "|---|" + "---:|" * len(METRICS)]
+    for n in learners:
+        cells = []
+        for m in METRICS:
+            per = [np.nanmean(results[d][n][m]) if np.isfinite(results[d][n][m]).any() else np.nan for d in results]
+            ok = [v for v in per if np.isfinite(v)]
+            cell = f"{np.mean(ok):.3f}" if ok else "-"
+            cells.append(cell if len(ok) == len(per) else f"{cell} ({len(ok)} sets)")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def cost_ratios(times, reference="lightgbm"):
+    """dataset -> learner -> least (fit+score seconds) over the splits / the reference's least.
+
+    The least of the repeats, not the mean: on a shared machine one split's
+    timing can be off by a large factor (a first fit paying for imports and
+    thread pools, other processes taking the cores).
+    """
+    out = {}
+    for d, per_learner in times.items():
+        if reference not in per_learner:
+            continue
+        ref = np.asarray(per_learner[reference])
+        out[d] = {n: float(np.min(t) / np.min(ref)) for n, t in per_learner.items() if len(t) == len(ref)}
+    return out
+
+
+def cost_table(times, learners, reference="lightgbm") -> list[str]:
+    """Markdown lines: each learner's fit+score time as a multiple of the reference's, per dataset."""
+    ratios = cost_ratios(times, reference)
+    if not ratios:
+        return []
+    shown = [n for n in learners if n != reference]
+    lines = ["", f"## Fit + score time as a multiple of {reference}'s (least over the splits of each)", "",
+             "| dataset | " + " | ".join(shown) + " |", "|---|" + "---:|" * len(shown)]
+    for d, per in ratios.items():
+        lines.append(f"| {d} | " + " | ".join(f"{per[n]:.1f}" if n in per else "-" for n in shown) + " |")
+    return lines
 
 
 # ----------------------------------------------------------------------
@@ -180,8 +297,9 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_s
         results[name] = {n: {m: [] for m in METRICS} for n in active}
         times[name] = {n: [] for n in active}
         for split, (tr, te) in enumerate(splitter.split(X, y)):
+            budgets: dict[str, float] = {}
             for learner in active:
-                model = factories[learner](split)
+                model = _make(factories[learner], split, budgets)
                 start = time.perf_counter()
                 try:
                     model.fit(X[tr], y[tr])
@@ -194,6 +312,7 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_s
                 if test_scores is not None:
                     test_scores.setdefault(name, {}).setdefault(learner, []).append((y[te], scores))
                 times[name][learner].append(time.perf_counter() - start)
+                budgets[learner] = times[name][learner][-1]
                 for m in METRICS:
                     results[name][learner][m].append(got[m])
         log(f"{name}: " + ", ".join(
@@ -239,6 +358,8 @@ def report(results, times, unavailable, notes, n_splits) -> str:
                 cell = f"{np.nanmean(v):.3f} ± {np.nanstd(v):.3f}"
                 cells.append(f"**{cell}**" if np.nanmean(v) == best else cell)
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    lines += means_table(results, learners)
+    lines += cost_table(times, learners)
     if unavailable or notes:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}: {why}" for n, why in unavailable.items()]
@@ -402,6 +523,7 @@ def main(argv=None) -> int:
     parser.add_argument("--learners", default=None, help="comma-separated names (default: all)")
     parser.add_argument("--max-rows", type=int, default=50_000)
     parser.add_argument("--out", default=None, help="write the Markdown report here (default: stdout)")
+    parser.add_argument("--json", default=None, help="also write the raw per-split results and times here")
     parser.add_argument("--reference", default="lightgbm",
                         help="the learner every other is tested against (default lightgbm; 'none' skips the section)")
     parser.add_argument("--n-boot", type=int, default=2000, help="replicates of the paired bootstrap (default 2000)")
@@ -423,6 +545,9 @@ def main(argv=None) -> int:
     test_scores: dict = {}
     results, times, unavailable, notes = run(datasets, learners, args.splits, args.max_rows,
                                              log=lambda s: print(s, file=sys.stderr), test_scores=test_scores)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "times": times, "notes": notes,
+                                               "unavailable": unavailable, "splits": args.splits}))
     section = "" if args.reference == "none" else significance_section(results, test_scores, args.reference,
                                                                         n_boot=args.n_boot)
     text = section if args.significance_only else report(results, times, unavailable, notes, args.splits) + section

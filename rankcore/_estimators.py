@@ -24,6 +24,7 @@ BUILTIN_ESTIMATORS: tuple[str, ...] = (
     "rankcore.precision_at_k:PerceptronAtK",
     "rankcore.precision_at_k:SGDAtK",
     "rankcore.rkhs:KernelRanker",
+    "rankcore.auto:AutoRanker",
 )
 
 

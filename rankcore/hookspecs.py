@@ -4,7 +4,7 @@ A plugin is a module (or any object) with functions decorated by
 :data:`hookimpl` whose names match the hooks below.  Each registration hook
 takes no arguments and returns a list of *classes*; the registry flattens
 them once, by each class's ``name`` (and ``aliases``), into the families
-rankcore resolves names against: seven families of components (spec strings)
+rankcore resolves names against: eight families of components (spec strings)
 and the estimators.
 
 Built-in components are registered through exactly these hooks (see
@@ -154,6 +154,27 @@ def rankcore_register_kernels():
     matrix between two sets of rows.
 
     :return: a list of :class:`rankcore.Kernel` subclasses.
+    """
+
+
+# --------------------------------------------------------------------------
+# AutoRanker: candidate learners
+# --------------------------------------------------------------------------
+
+
+@hookspec
+def rankcore_register_auto_candidates():
+    """Register candidates that :class:`rankcore.AutoRanker` cross-validates and may choose.
+
+    Each class derives from :class:`rankcore.auto.Candidate`: it builds an
+    unfitted estimator (``fit(X, y)`` with y in {0, 1}, and
+    ``decision_function`` or ``predict_proba``) for the data at hand, and
+    declares when it applies (``accepts_missing``, ``max_rows``), its rough
+    ``relative_cost`` and the configurations of the default search
+    (``default_specs``; by default its bare name, so an installed plugin's
+    candidate joins ``AutoRanker(candidates="auto")``).
+
+    :return: a list of :class:`rankcore.auto.Candidate` subclasses.
     """
 
 

@@ -1,4 +1,4 @@
-"""The plugin registry: one pluggy manager, seven component families and the estimators.
+"""The plugin registry: one pluggy manager, eight component families and the estimators.
 
 Built-in components and third-party plugins come through the same door: the
 modules in :data:`DEFAULT_PLUGINS` are registered with ``pm.register`` exactly
@@ -62,6 +62,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "rankcore.filters._plugin",
     "rankcore.kernels._plugin",
     "rankcore.rkhs._plugin",
+    "rankcore.auto._plugin",
     "rankcore._estimators",
 )
 
@@ -74,6 +75,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "metric": ("rankcore_register_metrics", "rankcore.metrics._base:Metric"),
     "filter": ("rankcore_register_filters", "rankcore.filters._base:Filter"),
     "kernel": ("rankcore_register_kernels", "rankcore.kernels._base:Kernel"),
+    "candidate": ("rankcore_register_auto_candidates", "rankcore.auto._candidate:Candidate"),
     "estimator": ("rankcore_register_estimators", "rankcore.base:Ranker"),
 }
 
@@ -254,7 +256,8 @@ def _plural(family: str) -> str:
 
 def _example(family: str) -> str:
     return {"loss": "exp", "price": "pow:16", "learner": "stumps", "metric": "prec@k:10",
-            "objective": "push", "filter": "tikhonov", "kernel": "rbf", "estimator": "ExactBoost:n_runs=20"}[family]
+            "objective": "push", "filter": "tikhonov", "kernel": "rbf", "candidate": "trees",
+            "estimator": "ExactBoost:n_runs=20"}[family]
 
 
 def _base_class(family: str) -> type:

@@ -21,6 +21,7 @@ def _data():
 
 
 def _estimators():
+    from rankcore.auto import AutoRanker
     from rankcore.exactboost import ExactBoost
     from rankcore.precision_at_k import PerceptronAtK, SGDAtK
     from rankcore.push import PNormPush, PushBoost, RankBoost
@@ -34,6 +35,8 @@ def _estimators():
         "PerceptronAtK": PerceptronAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
         "SGDAtK": SGDAtK(k=5, n_epochs=2, batch_size=20, random_state=0),
         "KernelRanker": KernelRanker(lam=0.1, random_state=0),
+        "AutoRanker": AutoRanker(candidates=["trees:n_iter=3", "linear:n_epochs=2", "kernel"], random_state=0,
+                                 n_jobs=1),
         # the kinds whose files hold integer indices and a gate threshold (issue 27)
         "PushBoost-trees": PushBoost(learner="trees:max_leaves=4,min_samples_leaf=3,subsample=1", n_iter=3,
                                      random_state=0),

@@ -24,6 +24,12 @@ DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
 # --------------------------------------------------------------------------
 
 
+def add_data_argument(parser, what: str = "labelled data") -> None:
+    """The DATA argument (``what`` it holds) and the data options."""
+    parser.add_argument("data", metavar="DATA", help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    add_data_options(parser)
+
+
 def add_data_options(parser) -> None:
     group = parser.add_argument_group("data file")
     group.add_argument(

@@ -61,10 +61,14 @@ class Task:
         Name of the validation metric shown with each update (e.g. ``"test auc"``).
     mode : {"bar", "lines", "none"}
     stream : text stream
+    unit : str, default "iterations"
+        What is counted (its first four letters label the count: ``iter 3/100``).
     """
 
-    def __init__(self, name: str, total: int | None, metric: str | None, mode: str, stream: TextIO):
+    def __init__(self, name: str, total: int | None, metric: str | None, mode: str, stream: TextIO,
+                 unit: str = "iterations"):
         self.name = name
+        self.unit = unit
         self.total = total
         self.metric = metric
         self.mode = mode
@@ -80,7 +84,7 @@ class Task:
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
         if mode == "lines":
-            what = f"{total} iterations" if total else "fitting"
+            what = f"{total} {unit}" if total else "fitting"
             self._write(f"[{name}] {what}" + (f", monitoring {metric}" if metric else "") + "\n")
 
     # -- public -----------------------------------------------------------
@@ -145,10 +149,11 @@ class Task:
 
     def _details(self) -> list[str]:
         parts = []
+        short = self.unit[:4]
         if self.total and self.iteration:
-            parts.append(f"iter {self.iteration}/{self.total}")
+            parts.append(f"{short} {self.iteration}/{self.total}")
         elif self.iteration:
-            parts.append(f"iter {self.iteration}")
+            parts.append(f"{short} {self.iteration}")
         if self.objective is not None:
             parts.append(f"objective {_number(self.objective)}")
         if self.metric and self.score is not None:
@@ -203,8 +208,8 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.mode = choose_mode(mode, quiet, self.stream)
 
-    def task(self, name: str, total: int | None, metric: str | None = None) -> Task:
-        return Task(name, total, metric, self.mode, self.stream)
+    def task(self, name: str, total: int | None, metric: str | None = None, unit: str = "iterations") -> Task:
+        return Task(name, total, metric, self.mode, self.stream, unit)
 
 
 def add_progress_options(parser) -> None:

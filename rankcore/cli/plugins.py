@@ -20,7 +20,7 @@ def add_parser(subparsers):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--family", help="only this family (loss, price, learner, objective, metric, filter, kernel, "
-                                         "estimator)")
+                                         "candidate, estimator)")
     parser.add_argument("--json", action="store_true", help="print JSON records instead of a table")
     actions = parser.add_subparsers(dest="plugins_command", metavar="new")
     new = actions.add_parser(

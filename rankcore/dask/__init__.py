@@ -11,6 +11,8 @@ from ``decision_function``, and convert to the in-memory estimator with
   the push family's driver on a Dask backend (rows stay on the workers).
 * :class:`DaskExactBoost` -- ExactBoost with its independent runs spread over
   the workers.
+* :class:`DaskAutoRanker` -- AutoRanker with its candidates x folds as
+  tasks on the workers (the same choice and model as in process).
 * :func:`evaluate` -- auc, pauc, tpauc, ks (guaranteed bounds, exact on
   request), prec@k, rmax, max_height (exact) of distributed scores.
 * :func:`bin_edges` -- the ``stumps`` bin edges of distributed data (the
@@ -27,6 +29,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "install them with: pip install 'rankcore[dask]'"
     ) from exc
 
+from ._auto import DaskAutoRanker
 from ._binning import bin_edges
 from ._estimators import DaskPNormPush, DaskPushBoost, DaskRankBoost
 from ._exactboost import DaskExactBoost
@@ -37,6 +40,7 @@ __all__ = [
     "DaskPNormPush",
     "DaskRankBoost",
     "DaskExactBoost",
+    "DaskAutoRanker",
     "evaluate",
     "DistributedEvaluation",
     "bin_edges",

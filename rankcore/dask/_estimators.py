@@ -25,6 +25,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, PNormPush, PushBoost, RankBoo
                     check_tie_break_scale, int_seed)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_matrix
+from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
@@ -87,7 +88,7 @@ class _FitSession:
         self.shards.close()
 
 
-class _DaskBoost:
+class _DaskBoost(ClientParameter):
     """The Dask fit, prediction and conversion shared by the Dask push estimators (a mixin)."""
 
     _local_class: type
@@ -301,19 +302,6 @@ class _DaskBoost:
         local._set_fitted_state(self._get_fitted_state())
         return local
 
-    def __sklearn_clone__(self):
-        # scikit-learn's clone deep-copies every parameter; a Client cannot be copied, so it is shared
-        from sklearn.base import clone
-
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(client=client, **{key: clone(value, safe=False) for key, value in params.items()})
-
-    def __getstate__(self):
-        # a Client cannot be pickled: the estimator travels without it (as in lightgbm's Dask estimators)
-        state = dict(super().__getstate__())
-        state["client"] = None
-        return state
 
 
 #: The Dask estimators' first parameter.

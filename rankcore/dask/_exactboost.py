@@ -27,6 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..spec import Parameter
 from ..validation import check_matrix
+from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers
@@ -50,7 +51,7 @@ def _local(value):
     return value
 
 
-class DaskExactBoost(ExactBoost):
+class DaskExactBoost(ClientParameter, ExactBoost):
     __doc__ = ("ExactBoost with its independent runs distributed over a Dask cluster.\n\n"
                "    Identical to :class:`rankcore.ExactBoost` fitted with the same parameters (same\n"
                "    ``random_state``: same runs, same stumps); the runs execute as tasks on the workers.\n"
@@ -131,16 +132,7 @@ class DaskExactBoost(ExactBoost):
         local._set_fitted_state(self._get_fitted_state())
         return local
 
-    def __sklearn_clone__(self):
-        # scikit-learn's clone deep-copies every parameter; a Client cannot be copied, so it is shared
-        from sklearn.base import clone
-
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(client=client, **{key: clone(value, safe=False) for key, value in params.items()})
-
     def __getstate__(self):
-        state = dict(super().__getstate__())
-        state["client"] = None
+        state = super().__getstate__()          # without the client (ClientParameter)
         state.pop("_fit_client", None)
         return state

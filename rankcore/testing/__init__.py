@@ -44,6 +44,7 @@ _FAMILY_MODULES = {
     "metric": "_metrics",
     "filter": "_filters",
     "kernel": "_kernels",
+    "candidate": "_candidates",
     "estimator": "_estimators",
 }
 

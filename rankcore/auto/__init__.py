@@ -1,0 +1,25 @@
+"""AutoRanker: cross-validate rankcore's learners on a top-of-list metric and keep the best (or their blend).
+
+* :class:`AutoRanker` -- the estimator (``rankcore.AutoRanker``).
+* :class:`Candidate`, :class:`CandidateContext` -- what a plugin subclasses
+  to add a candidate (hook ``rankcore_register_auto_candidates``).
+* :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
+* :class:`RankAverage` -- the fitted rank-average blend.
+* :class:`SearchEvent` -- what ``fit(..., callbacks=...)`` receives.
+* :func:`run_task`, :class:`Task`, :class:`TaskResult`, :class:`LocalExecutor`
+  -- one (candidate, fold) fit and where it runs: the seam of
+  :meth:`AutoRanker.make_executor`, which ``rankcore.dask`` overrides.
+
+See ``docs/auto.md``.
+"""
+
+from ._blend import RankAverage
+from ._candidate import Candidate, CandidateContext
+from ._estimator import AutoRanker, default_specs
+from ._executors import LocalExecutor
+from ._leaderboard import Leaderboard, LeaderboardRow
+from ._progress import SearchEvent
+from ._tasks import Task, TaskResult, run_task
+
+__all__ = ["AutoRanker", "Candidate", "CandidateContext", "Leaderboard", "LeaderboardRow", "RankAverage",
+           "SearchEvent", "default_specs", "LocalExecutor", "Task", "TaskResult", "run_task"]

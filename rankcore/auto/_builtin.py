@@ -1,0 +1,225 @@
+"""AutoRanker's built-in candidates: one class per family, configured by spec strings.
+
+Each class lists in ``default_specs`` the configurations of the default
+search (``AutoRanker(candidates="auto")``); any other configuration can be
+asked for by its spec (``"trees:max_leaves=8"``, ``"exactboost:n_runs=250"``).
+Why these defaults, measured, is in ``docs/auto.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..spec import Parameter
+from ._candidate import Candidate, CandidateContext
+
+__all__ = ["TreesCandidate", "StumpsCandidate", "LinearCandidate", "KernelCandidate", "ExactBoostCandidate",
+           "LightGBMCandidate", "XGBoostCandidate", "BUILTIN_CANDIDATES"]
+
+
+def _spec_args(component, names) -> str:
+    """``"max_leaves=8,subsample=1"``: the parameters among ``names`` that differ from their defaults."""
+    parts = []
+    for param in component.parameters:
+        if param.name in names and component.params[param.name] != param.default:
+            value = component.params[param.name]
+            parts.append(f"{param.name}={int(value) if float(value).is_integer() else value!r}")
+    return ",".join(parts)
+
+
+class TreesCandidate(Candidate):
+    """Gradient-boosted trees on the push objective (rankcore.boost(learner="trees")) and variants."""
+
+    name = "trees"
+    parameters = (
+        Parameter("n_iter", int, default=100, minimum=1, doc="trees"),
+        Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True, doc="shrinkage"),
+        Parameter("max_leaves", int, default=31, minimum=2, doc="leaves per tree"),
+        Parameter("subsample", float, default=0.8, minimum=0.0, maximum=1.0, exclusive_minimum=True,
+                  doc="fraction of rows per tree"),
+        Parameter("colsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
+                  doc="fraction of features per tree"),
+        Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
+    )
+    examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1")
+    default_specs = ("trees", "trees:subsample=1")
+    accepts_missing = True
+    priority = 0
+
+    @property
+    def relative_cost(self) -> float:  # type: ignore[override]
+        return self.n_iter / 100 * (0.6 if self.max_leaves <= 8 else 1.0)
+
+    def learner_spec(self) -> str:
+        args = _spec_args(self, {"learning_rate", "max_leaves", "subsample", "colsample", "min_samples_leaf"})
+        return "trees" + (":" + args if args else "")
+
+    def build(self, context: CandidateContext) -> Any:
+        from ..push import boost
+
+        return boost(learner=self.learner_spec(), n_iter=self.n_iter, random_state=context.random_state,
+                     n_jobs=context.n_jobs)
+
+
+class StumpsCandidate(Candidate):
+    """P-Norm Push boosting of decision stumps (rankcore.boost())."""
+
+    name = "stumps"
+    parameters = (Parameter("n_iter", int, default=100, minimum=1, doc="stumps"),)
+    examples = ("stumps:n_iter=10",)
+    default_specs = ()              # on request: never chosen over the default trees in our study (docs/auto.md)
+    relative_cost = 0.3
+    priority = 10
+
+    def build(self, context: CandidateContext) -> Any:
+        from ..push import boost
+
+        return boost(n_iter=self.n_iter, random_state=context.random_state, n_jobs=context.n_jobs)
+
+
+class LinearCandidate(Candidate):
+    """A linear ranker: L2 logistic regression on standardized features, refined by SGD on a precision@k surrogate."""
+
+    name = "linear"
+    parameters = (
+        Parameter("k", float, default=0.05, minimum=0.0, exclusive_minimum=True, doc="the top fraction (or count) "
+                  "the surrogate aims at"),
+        Parameter("n_epochs", int, default=30, minimum=0, doc="SGD passes after the logistic start"),
+    )
+    examples = ("linear:n_epochs=2",)
+    default_specs = ("linear",)
+    relative_cost = 0.1
+    priority = 5
+
+    def build(self, context: CandidateContext) -> Any:
+        from ..precision_at_k import SGDAtK
+
+        k = self.k if self.k < 1 else min(int(self.k), context.n_rows)
+        # one thread: its batches are small, and a second thread costs more than it saves
+        return SGDAtK(k=k, n_epochs=self.n_epochs, random_state=context.random_state, n_jobs=1)
+
+
+class KernelCandidate(Candidate):
+    """Kernel ranking (KernelRanker) on standardized features; small data only (its cost grows as n³)."""
+
+    name = "kernel"
+    parameters = (
+        Parameter("kernel", str, default="laplacian", choices=("laplacian", "rbf"), doc="the kernel"),
+        Parameter("lam", float, default=1e-3, minimum=0.0, exclusive_minimum=True, doc="regularization λ"),
+    )
+    examples = ("kernel", "kernel:rbf,0.01")
+    default_specs = ("kernel", "kernel:kernel=rbf")
+    max_rows = 3000
+    relative_cost = 0.5
+    priority = 20
+
+    def build(self, context: CandidateContext) -> Any:
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        from ..rkhs import KernelRanker
+
+        return make_pipeline(StandardScaler(), KernelRanker(kernel=self.kernel, lam=self.lam,
+                                                            random_state=context.random_state,
+                                                            n_jobs=context.n_jobs))
+
+
+class ExactBoostCandidate(Candidate):
+    """ExactBoost: stumps boosted on the target metric itself, exactly (AUC if the metric is not monotone)."""
+
+    name = "exactboost"
+    parameters = (
+        Parameter("n_runs", int, default=50, minimum=1, doc="independent runs averaged"),
+        Parameter("depth", int, default=2, minimum=1, doc="branch-and-bound depth"),
+        Parameter("metric", str, default="auto", doc="'auto' (the target metric when ExactBoost accepts it, "
+                                                     "else auc) or a metric spec"),
+    )
+    examples = ("exactboost:n_runs=3",)
+    default_specs = ("exactboost",)
+    # its branch and bound grows with rows x features: where it wins (small, narrow, noisy tables) it is cheap
+    max_rows = 2000
+    max_features = 50
+    relative_cost = 2.0
+    priority = 30
+
+    def fit_metric(self, context: CandidateContext) -> str:
+        if self.metric != "auto":
+            return self.metric
+        from ..registry import resolve
+
+        target = resolve("metric", context.metric)
+        ok = getattr(target, "monotone", False) and target.task == "bipartite" and target.greater_is_better is not None
+        return target.spec if ok else "auc"
+
+    def build(self, context: CandidateContext) -> Any:
+        from ..exactboost import ExactBoost
+
+        return ExactBoost(metric=self.fit_metric(context), n_runs=self.n_runs, depth=self.depth,
+                          random_state=context.random_state, n_jobs=context.n_jobs)
+
+
+class _GBDTCandidate(Candidate):
+    """Shared: a gradient-boosting library's classifier trained on a rankcore objective (``rankcore.gbdt``)."""
+
+    package: ClassVar[str] = ""            # the module to import
+    estimator: ClassVar[str] = ""          # its scikit-learn classifier
+    adapter: ClassVar[str] = ""            # the rankcore.gbdt function making the objective
+    extra: ClassVar[dict] = {}             # other constructor arguments
+    parameters = (Parameter("objective", str, default="push:exp,pow:4", doc="a registered objective spec"),)
+    default_specs = ()          # opt-in: their models cannot be saved without pickle
+    accepts_missing = True
+    savable = False
+    relative_cost = 0.5
+    priority = 40
+
+    def skip_reason(self, context: CandidateContext) -> str | None:
+        import importlib.util
+
+        if importlib.util.find_spec(self.package) is None:
+            return f"{self.package} is not installed"
+        return super().skip_reason(context)
+
+    def build(self, context: CandidateContext) -> Any:
+        import importlib
+
+        from .. import gbdt
+
+        objective = getattr(gbdt, self.adapter)(self.objective, random_state=context.random_state, n_jobs=1)
+        model = getattr(importlib.import_module(self.package), self.estimator)
+        return _RawScores(model(objective=objective, random_state=context.random_state, n_jobs=context.n_jobs,
+                                **self.extra))
+
+
+class LightGBMCandidate(_GBDTCandidate):
+    """LightGBM's LGBMClassifier trained on a rankcore objective (needs lightgbm)."""
+
+    name = "lightgbm"
+    package, estimator, adapter, extra = "lightgbm", "LGBMClassifier", "lightgbm_objective", {"verbose": -1}
+
+
+class XGBoostCandidate(_GBDTCandidate):
+    """XGBoost's XGBClassifier trained on a rankcore objective (needs xgboost)."""
+
+    name = "xgboost"
+    package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
+
+
+class _RawScores:
+    """A classifier fitted on a custom objective, scored by its raw margin (what the objective ranks by)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, X, y):
+        self.model.fit(X, y)
+        return self
+
+    def decision_function(self, X):
+        try:
+            return self.model.predict(X, raw_score=True)          # LightGBM
+        except TypeError:
+            return self.model.predict(X, output_margin=True)      # XGBoost
+
+
+BUILTIN_CANDIDATES = [TreesCandidate, LinearCandidate, StumpsCandidate, KernelCandidate, ExactBoostCandidate,
+                      LightGBMCandidate, XGBoostCandidate]

@@ -1,0 +1,142 @@
+"""The :class:`Candidate` base class: one configured learner AutoRanker may choose.
+
+A candidate is a registered component (family ``"candidate"``, hook
+``rankcore_register_auto_candidates``) that builds an unfitted estimator for
+the data at hand and says, by declared attributes, when it applies: whether
+it accepts missing values, up to how many rows it is worth fitting, how
+expensive it is compared with the default trees, and whether it belongs to
+the default search.  AutoRanker reads these declarations; it never asks
+which class a candidate is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..spec import Component
+
+__all__ = ["Candidate", "CandidateContext", "candidate_scores"]
+
+
+@dataclass(frozen=True)
+class CandidateContext:
+    """What a candidate knows when it builds an estimator for one fit.
+
+    Attributes
+    ----------
+    metric : str
+        The spec of the metric AutoRanker selects on (``"pauc:0.1"``).
+    n_rows, n_features, n_positive : int
+        Shape of the rows this fit trains on (a fold's training part, or
+        every row for the final refit).
+    has_missing : bool
+        X holds NaN somewhere.
+    random_state : int
+        The seed of this fit (every fit of one AutoRanker gets its own).
+    n_jobs : int
+        Threads the estimator may use.
+    """
+
+    metric: str
+    n_rows: int
+    n_features: int
+    n_positive: int
+    has_missing: bool
+    random_state: int
+    n_jobs: int = 1
+
+
+class Candidate(Component):
+    """Base class of AutoRanker's candidates (the ``candidate`` plugin family).
+
+    Subclass it, set ``name`` (and optionally the declarations below), and
+    implement :meth:`build`; register the class with the
+    ``rankcore_register_auto_candidates`` hook.
+
+    Attributes
+    ----------
+    default_specs : tuple of str or None
+        The configurations of this class in ``AutoRanker(candidates="auto")``
+        (spec strings).  None, the default: the bare name, so that an
+        installed plugin's candidate joins the default search; ``()``: only
+        on request.
+    accepts_missing : bool
+        The estimator accepts NaN in X; otherwise the candidate is skipped
+        (with that reason in the leaderboard) when X has missing values.
+    max_rows, max_features : int or None
+        Skipped on data with more training rows, or more features (too slow
+        to be worth it there).
+    relative_cost : float
+        Rough fit time relative to the default trees on the same rows; the
+        search orders work and plans a time budget with it until it has
+        measured the candidate itself.
+    priority : int
+        Order of evaluation (lower first); ties by name.
+    savable : bool
+        Its fitted estimator can be saved by :func:`rankcore.save_model`
+        (possibly behind a standard scaler, see :meth:`build`).
+    """
+
+    family: ClassVar[str] = "candidate"
+    default_specs: ClassVar[tuple[str, ...] | None] = None
+    accepts_missing: ClassVar[bool] = False
+    max_rows: ClassVar[int | None] = None
+    max_features: ClassVar[int | None] = None
+    relative_cost: ClassVar[float] = 1.0
+    priority: ClassVar[int] = 100
+    savable: ClassVar[bool] = True
+
+    @property
+    def spec(self) -> str:
+        """``"trees:max_leaves=8,subsample=1"``: the name and every parameter that differs from its default, by name."""
+        changed = [f"{p.name}={_format(self.params[p.name])}" for p in self.parameters
+                   if self.params[p.name] != p.default]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+    @classmethod
+    def default_search_specs(cls) -> tuple[str, ...]:
+        """The specs this class adds to the default search."""
+        return (cls.name,) if cls.default_specs is None else tuple(cls.default_specs)
+
+    def skip_reason(self, context: CandidateContext) -> str | None:
+        """Why this candidate does not apply to the data (None: it applies)."""
+        if context.has_missing and not self.accepts_missing:
+            return "X has missing values, which it does not accept"
+        if self.max_rows is not None and context.n_rows > self.max_rows:
+            return f"more than {self.max_rows} training rows"
+        if self.max_features is not None and context.n_features > self.max_features:
+            return f"more than {self.max_features} features"
+        return None
+
+    def build(self, context: CandidateContext) -> Any:
+        """An unfitted estimator with ``fit(X, y)`` (y in {0, 1}) and scores for new rows.
+
+        The estimator gets ``context.random_state`` and ``context.n_jobs``.
+        It may be a scikit-learn ``Pipeline`` of a ``StandardScaler`` and a
+        rankcore estimator (still savable inside an AutoRanker model).
+        """
+        raise NotImplementedError(f"candidate {self.name!r} does not implement build()")
+
+    def scores(self, estimator: Any, X: Any) -> np.ndarray:
+        """Ranking scores of the fitted ``estimator`` for the rows of X (default: :func:`candidate_scores`)."""
+        return candidate_scores(estimator, X)
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+def candidate_scores(estimator: Any, X: Any) -> np.ndarray:
+    """Ranking scores of a fitted candidate estimator: ``decision_function``, else P(relevant)."""
+    if hasattr(estimator, "decision_function"):
+        scores = estimator.decision_function(X)
+    else:
+        scores = estimator.predict_proba(X)[:, 1]
+    return np.asarray(scores, dtype=np.float64)

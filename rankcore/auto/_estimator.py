@@ -1,0 +1,445 @@
+"""AutoRanker: the best top of the list for the data at hand, chosen by honest cross-validation.
+
+``fit`` validates everything first (parameters, data, the metric on every
+validation part), then runs successive halving over candidates x folds
+(:mod:`._search`), chooses a candidate -- or the rank-average blend of the
+leaders -- with the variance-aware, nested rule of :mod:`._selection`,
+refits the choice on every row and records the leaderboard.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
+from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
+from ._candidate import candidate_scores
+from ._folds import check_metric_on_units, plan_folds, plan_units
+from ._params import AUTO_FITTED, AUTO_PARAMETERS
+from ._progress import SearchEvent, SearchProgress, check_callbacks
+from ._report import blend_name, build_leaderboard
+from ._search import SuccessiveHalving, default_rungs
+from ._selection import select
+from ._saved import encode_fitted
+from ._state import restore_state
+from ._tasks import REFIT_FOLD, fold_seed, make_context
+
+__all__ = ["AutoRanker"]
+
+
+def check_params(estimator: "AutoRanker") -> dict[str, Any]:
+    """Check every parameter of ``estimator`` and resolve what needs the registry (once per fit).
+
+    The declared checks (:data:`~rankcore.auto._params.AUTO_PARAMETERS`) run
+    first; then the metric and the candidates are resolved.  Returns a dict
+    with ``metric`` (a resolved Metric), ``specs`` (the candidate specs asked
+    for, or None for the default search), ``budget`` (float or None) and
+    ``n_threads``.
+    """
+    from ..base import resolve_parameter
+
+    checked = estimator._check_params()
+    metric = resolve_parameter("metric", "metric", checked.metric)
+    if getattr(metric, "family", None) != "metric":
+        raise TypeError(f"metric: expected a metric spec string such as 'pauc:0.1' or a rankcore Metric, "
+                        f"got {type(checked.metric).__name__}")
+    if not getattr(metric, "scalar", True) or metric.greater_is_better is None or metric.task != "bipartite":
+        raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
+                         f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
+    return {"metric": metric, "specs": _check_candidates(checked.candidates), "budget": checked.time_budget,
+            "n_threads": effective_n_threads(checked.n_jobs)}
+
+
+def _check_candidates(candidates) -> list[str] | None:
+    from ..registry import resolve
+
+    if isinstance(candidates, str):
+        if candidates == "auto":
+            return None
+        candidates = [candidates]
+    if not isinstance(candidates, (list, tuple)) or not candidates:
+        raise ValueError(f"candidates: expected 'auto' or a non-empty list of candidate specs, got {candidates!r}")
+    specs = []
+    for item in candidates:
+        if not isinstance(item, str):
+            raise TypeError(f"candidates: expected candidate spec strings such as 'trees' or 'kernel:rbf', "
+                            f"got {type(item).__name__}")
+        spec = resolve("candidate", item).spec
+        if spec in specs:
+            raise ValueError(f"candidates: {spec!r} is listed twice")
+        specs.append(spec)
+    return specs
+
+
+def default_specs() -> list[str]:
+    """The specs of ``candidates="auto"``: every registered class's ``default_specs``, by priority."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
+        reg = registry()
+    entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
+                     key=lambda e: (e.cls.priority, e.name))
+    specs = []
+    for entry in entries:
+        for spec in entry.cls.default_search_specs():
+            resolved = reg.resolve("candidate", spec).spec
+            if resolved not in specs:
+                specs.append(resolved)
+    return specs
+
+
+def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.ndarray]:
+    """candidate spec -> its out-of-fold score of each row over the plan's first pass of folds (NaN elsewhere)."""
+    first = range(min(plan.n_splits if plan.kind == "kfold" else 1, plan.n_folds))
+    out = {}
+    for c, by_fold in outcome.predictions.items():
+        if c in outcome.errors or not all(f in by_fold for f in first):
+            continue
+        scores = np.full(n_rows, np.nan)
+        for f in first:
+            scores[plan.folds[f][1]] = by_fold[f]
+        out[specs[c]] = scores
+    return out
+
+
+def _base_seed(random_state) -> int:
+    if random_state is None:
+        return int(np.random.default_rng().integers(2**31 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return int(random_state)
+
+
+class AutoRanker(Ranker):
+    """Cross-validates rankcore's learners on your top-of-list metric and keeps the best (or their blend).
+
+    Candidates from every family -- gradient-boosted trees (and on every
+    row), a linear ranker, kernel ranking on small data, ExactBoost on the
+    metric itself on small narrow tables, push stumps and LightGBM/XGBoost on
+    request, and any candidate a plugin registers -- are scored on the same
+    folds; successive halving drops the weak ones
+    early; the default trees are kept unless another candidate beats them by
+    more than the noise of the folds; a rank-average blend of the two leaders
+    wins only if a nested estimate says it does.  The choice is refitted on
+    every row.  See ``docs/auto.md``.
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The chosen candidate refitted on every row, or a
+        :class:`~rankcore.auto.RankAverage` of the blend's members.
+    best_candidate_ : str
+        Its spec (``"blend(trees+kernel)"`` for a blend).
+    best_score_ : float
+        Its mean validation score (for a blend: the nested estimate).
+    leaderboard_ : Leaderboard
+        Every candidate: status, mean ± sd, fold scores, times, notes
+        (``leaderboard_.to_frame()`` with pandas).
+    cv_results_ : dict
+        The same in scikit-learn's ``cv_results_`` layout.
+    best_index_ : int
+        Row of the choice in ``cv_results_``.
+    cv_description_ : str
+        The folds used, in words.
+    cv_predictions_ : dict of str to ndarray
+        Candidate spec -> out-of-fold score of every row over the first pass of
+        folds (each row scored by a model that did not see it; NaN for rows a
+        hold-out did not validate), for the candidates evaluated on that whole
+        pass.  Not saved in model files.
+    metric_ : str
+        The spec of the metric the search chose by (resolved: ``"pauc:0.1"``).
+    selection_reason_ : str
+    search_time_, refit_time_ : float
+        Seconds of the search and of the final refit.
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the relevant class ranked on top.
+    n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import rankcore
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> auto = rankcore.AutoRanker(candidates=["trees", "linear"], random_state=0).fit(X, 1 - y)
+    >>> auto.best_candidate_ in ("trees", "linear", "blend(trees+linear)")
+    True
+    """
+
+    name = "AutoRanker"
+    aliases = ("auto",)
+    summary = "cross-validated choice among rankcore's learners on a top-of-list metric (docs/auto.md)"
+    #: ``rankcore auto`` is its command (``rankcore fit --model`` fits one configured learner).
+    command_line = False
+    examples = ("AutoRanker:candidates=linear,blend=False,random_state=0",)
+    parameters = AUTO_PARAMETERS
+    fitted = AUTO_FITTED
+
+    # ------------------------------------------------------------------
+    # fit
+    # ------------------------------------------------------------------
+    @fits_on_a_copy
+    def fit(self, X, y, *, callbacks=None):
+        """Search the candidates on ``(X, y)``, choose, and refit the choice on every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN is accepted when a candidate accepts it (the trees do);
+            candidates that do not are then skipped.
+        y : array-like of shape (n_samples,)
+            Two labels; the greater one is the relevant class ranked on top.
+        callbacks : callable or list of callables, optional
+            Each is called with a :class:`~rankcore.auto.SearchEvent` after
+            every task (candidate x fold).
+
+        Returns
+        -------
+        self
+        """
+        started = time.perf_counter()
+        if y is None:
+            raise ValueError("AutoRanker requires y to be passed, but the target y is None")
+        params = check_params(self)
+        listeners = check_callbacks(callbacks)
+        metric = params["metric"]
+        X_arr, y01 = self._check_data(X, y)
+        self.metric_ = metric.spec
+        seed = _base_seed(self.random_state)
+        specs, skipped = self._applicable(params["specs"], X_arr, y01, params["n_threads"], metric.spec)
+        plan = plan_folds(y01, self.cv, seed)
+        units = plan_units(plan, y01, seed)
+        check_metric_on_units(metric, y01, plan, units)                   # before any fit
+        progress = SearchProgress(metric.spec) if self.verbose else None
+        search = SuccessiveHalving(
+            specs, [self._resolved(s).relative_cost for s in specs], plan, y01, units, metric,
+            self.make_executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
+            X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter)
+        search.start = started
+        outcome = search.run_search(default_rungs(plan, params["budget"] is not None))
+        self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
+                               params["n_threads"])
+        self.search_time_ = outcome.elapsed
+        if progress is not None:
+            progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
+        return self
+
+    def _check_data(self, X, y):
+        reject_1d(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
+        y01, classes = check_bipartite_target(y)
+        check_same_length(X=X_arr, y=y01)
+        self.classes_ = classes
+        return X_arr, y01
+
+    @staticmethod
+    def _resolved(spec: str):
+        from ..registry import resolve
+
+        return resolve("candidate", spec)
+
+    def _applicable(self, requested, X, y, n_threads, metric_spec):
+        """The candidates that apply to the data (the anchor first), and why the others were skipped."""
+        specs = requested if requested is not None else default_specs()
+        context = make_context(metric_spec, X, y, 0, n_threads)
+        context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
+        applicable, skipped = [], {}
+        for spec in specs:
+            reason = self._resolved(spec).skip_reason(context)
+            if reason is None:
+                applicable.append(spec)
+            else:
+                skipped[spec] = reason
+        if not applicable:
+            details = "; ".join(f"{s}: {r}" for s, r in skipped.items())
+            raise ValueError(f"candidates: none applies to these data ({details})")
+        return applicable, skipped
+
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
+        """Where the search's tasks run: a callable ``run(tasks, may_start, on_result)``.
+
+        In this process, one task after the other on ``n_threads`` threads
+        (:class:`~rankcore.auto.LocalExecutor`); :class:`rankcore.dask.DaskAutoRanker`
+        overrides it.  ``plan.folds[f]`` is fold ``f``'s (training, validation)
+        row indices; a task is run by :func:`~rankcore.auto.run_task` with
+        ``metric_spec`` and the base ``seed``, so results never depend on where.
+        """
+        from ._executors import LocalExecutor
+
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads)
+
+    @staticmethod
+    def _event_forwarder(specs, plan, listeners, progress):
+        if not listeners and progress is None:
+            return None
+        sinks = list(listeners) + ([progress] if progress is not None else [])
+        done = [0]
+
+        def forward(result, search):
+            done[0] += 1
+            scored = [c for c in range(len(specs)) if search.outcome.scores.get(c)]
+            best = search._ranked(scored)[0] if scored else None
+            value = search.outcome.scores.get(result.candidate, {}).get(result.fold)
+            event = SearchEvent(
+                candidate=specs[result.candidate], fold=result.fold + 1, n_splits=plan.n_splits, done=done[0],
+                planned=search.planned_tasks, score=value, error=result.error,
+                best=None if best is None else specs[best],
+                best_score=math.nan if best is None else search.mean_score(best), elapsed=search.elapsed())
+            for sink in sinks:
+                sink(event)
+
+        return forward
+
+    # ------------------------------------------------------------------
+    # Choosing and refitting
+    # ------------------------------------------------------------------
+    def _choose_and_refit(self, X, y, specs, skipped, plan, units, search, outcome, metric, seed, n_threads):
+        from ._folds import Units
+
+        alive = outcome.survivors
+        if not alive:
+            failures = "; ".join(f"{specs[c]}: {e}" for c, e in outcome.errors.items()) or "no time to fit any"
+            raise ValueError(f"AutoRanker: no candidate could be evaluated ({failures})")
+        used = [u for u in range(len(units)) if units.fold[u] < outcome.n_folds_final]
+        sub = Units([units.rows[u] for u in used], [units.fold[u] for u in used],
+                    [units.within[u] for u in used], [units.group[u] for u in used], units.variance_inflation)
+        scores = outcome.units_scores(alive, used)
+        predictions = {c: [outcome.predictions[c][units.fold[u]][units.within[u]] for u in used] for c in alive}
+        labels = [y[units.rows[u]] for u in used]
+        sign = 1.0 if metric.greater_is_better else -1.0
+        selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
+        selection.units_used = used
+        refit_start = time.perf_counter()
+        chosen, fitted, failures = self._refit(X, y, selection, alive, scores, sign, specs, metric.spec, seed,
+                                               n_threads)
+        if len(chosen) > 1:
+            references = [np.concatenate([outcome.predictions[c][f] for f in range(outcome.n_folds_final)])
+                          for c in chosen]
+            from ._blend import RankAverage, quantile_reference
+
+            self.best_estimator_ = RankAverage([specs[c] for c in chosen], fitted,
+                                               [quantile_reference(r) for r in references])
+            self.best_candidate_ = blend_name([specs[c] for c in chosen])
+            self.best_score_ = float(sign * np.mean(selection.blend_nested))
+            self.selection_reason_ = selection.reason
+        else:
+            self.best_estimator_ = fitted[0]
+            self.best_candidate_ = specs[chosen[0]]
+            self.best_score_ = float(np.mean(scores[chosen[0]]))
+            self.selection_reason_ = selection.reason if chosen == selection.chosen else \
+                "the next best single candidate (the choice failed to refit)"
+        self.refit_time_ = time.perf_counter() - refit_start
+        self.cv_description_ = plan.describe(outcome.n_folds_final)
+        self.leaderboard_ = build_leaderboard(search, selection, chosen, skipped, metric, self.cv_description_,
+                                              failures)
+        self.cv_results_ = self.leaderboard_.cv_results()
+        self.best_index_ = 0
+        self._candidate = self._resolved(specs[chosen[0]]) if len(chosen) == 1 else None
+        self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
+
+    def _refit(self, X, y, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
+        """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
+        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
+        order = [selection.chosen]
+        if selection.is_blend:
+            order.append((selection.single,))
+        by_mean = sorted(alive, key=lambda c: (-sign * float(np.mean(scores[c])), c))
+        order += [(c,) for c in by_mean if (c,) not in order]
+        failures: dict[int, str] = {}
+        for members in order:
+            if any(c in failures for c in members):
+                continue
+            fitted = []
+            for c in members:
+                try:
+                    estimator = self._resolved(specs[c]).build(context)
+                    estimator.fit(X, y)
+                    fitted.append(estimator)
+                except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
+                    failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+                    break
+            if len(fitted) == len(members):
+                return members, fitted, failures
+        raise ValueError("AutoRanker: every candidate failed its final refit ("
+                         + "; ".join(f"{specs[c]}: {e}" for c, e in failures.items()) + ")")
+
+    # ------------------------------------------------------------------
+    # Prediction
+    # ------------------------------------------------------------------
+    @reads_a_snapshot
+    def decision_function(self, X) -> np.ndarray:
+        """The chosen model's scores of the rows of X (n_samples, n_features): higher is nearer the top.
+
+        A blend scores each row alone (the mean of its members' quantiles), so
+        the score of a row does not depend on the other rows of X.
+        """
+        check_is_fitted(self)
+        reject_1d(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
+        if X_arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
+        candidate = getattr(self, "_candidate", None)
+        scorer = candidate.scores if candidate is not None else candidate_scores
+        scores = np.asarray(scorer(self.best_estimator_, X_arr), dtype=np.float64)
+        if not np.isfinite(scores).all():
+            raise FloatingPointError(f"AutoRanker.decision_function: the chosen model {self.best_candidate_!r} "
+                                     f"gave non-finite scores")
+        return scores
+
+    @reads_a_snapshot
+    def score(self, X, y) -> float:
+        """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is)."""
+        from ..registry import resolve
+
+        check_is_fitted(self)
+        metric = resolve("metric", self.leaderboard_.metric)
+        y_arr = np.asarray(y)
+        if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
+            raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
+        scores = self.decision_function(X)
+        check_same_length(X=scores, y=y_arr)
+        value = float(metric((y_arr == self.classes_[1]).astype(np.int8), scores))
+        return value if metric.greater_is_better else -value
+
+    # ------------------------------------------------------------------
+    # Persistence (rankcore.persistence: JSON, no pickle) and tags
+    # ------------------------------------------------------------------
+    def _get_fitted_state(self) -> dict:
+        state = super()._get_fitted_state()
+        state["best"] = encode_fitted(self.best_estimator_, self.best_candidate_)   # names the candidate
+        return state
+
+    def _check_loaded_params(self, state: dict) -> Any:
+        return check_params(self)
+
+    def _restore_fitted_state(self, state: dict, setup: Any) -> None:
+        restore_state(self, state, setup["metric"])
+        self._candidate = None
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    def _allows_nan(self) -> bool:
+        best = getattr(self, "best_estimator_", None)
+        if best is not None:
+            from ._saved import accepts_missing
+
+            return accepts_missing(best)
+        try:
+            specs = _check_candidates(self.candidates)
+            specs = default_specs() if specs is None else specs
+            return any(self._resolved(s).accepts_missing for s in specs)
+        except (TypeError, ValueError):
+            return False

@@ -1,0 +1,36 @@
+"""Where the tasks run: in this process, one after the other (``rankcore.dask`` runs them on a cluster).
+
+An executor is a callable ``run(tasks, may_start, on_result)``: it runs the
+tasks ``may_start`` accepts (asked just before each is started, so that a
+time budget sees the latest measurements) and hands each result to
+``on_result`` in task order.  Results never depend on the executor: a task
+is a pure function of its inputs (:func:`rankcore.auto.run_task`).  An
+estimator chooses its executor in :meth:`AutoRanker.make_executor`, the one
+seam :class:`rankcore.dask.DaskAutoRanker` overrides.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ._tasks import Task, TaskResult, run_task
+
+__all__ = ["LocalExecutor"]
+
+
+class LocalExecutor:
+    """Run tasks one after the other in this process, each on ``n_jobs`` threads."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int):
+        self.X, self.y, self.plan = X, y, plan
+        self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
+
+    def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
+                 on_result: Callable[[TaskResult], None]) -> None:
+        for task in tasks:
+            if not may_start(task):
+                continue
+            train, validation = self.plan.folds[task.fold]
+            on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs))

@@ -1,0 +1,252 @@
+"""How AutoRanker holds data out: repeated stratified folds on small data, one hold-out on large data.
+
+The plan is drawn once, before any fit, from the labels and the seed alone,
+so every candidate is judged on the same rows (paired comparisons) and the
+same seed gives the same plan.  Folds are ordered repeat by repeat; the
+search (:mod:`rankcore.auto._search`) gives a candidate the first few folds
+and more only if it survives, so that a plan with several repeats costs
+little for candidates that lose early.
+
+Before anything is fitted, :func:`check_metric_on_folds` computes the metric
+on every validation part with constant scores: a metric that cannot be
+computed there (k larger than a fold, a single class in a fold) is an error
+naming the metric and the fold size, not a failure after minutes of fitting.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["FoldPlan", "Units", "plan_folds", "plan_units", "check_cv", "check_metric_on_units",
+           "CV_MAX_ROWS", "N_FOLDS", "MAX_REPEATS", "HOLDOUT_FRACTION", "HOLDOUT_UNITS"]
+
+#: ``cv="auto"`` uses repeated K-fold up to this many rows, one hold-out beyond.
+CV_MAX_ROWS = 3000
+#: Folds per repeat of ``cv="auto"``.
+N_FOLDS = 5
+#: Repeats ``cv="auto"`` plans on small data (the search uses as many as it can afford).
+MAX_REPEATS = 3
+#: Share of the rows ``cv="auto"`` holds out on large data.
+HOLDOUT_FRACTION = 0.2
+#: Stratified parts a hold-out's validation rows are scored in (units of variance).
+HOLDOUT_UNITS = 5
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """Row indices of every (train, validation) pair, in the order the search uses them.
+
+    Attributes
+    ----------
+    kind : str
+        ``"kfold"`` (one or more repeats of stratified K-fold) or ``"holdout"``.
+    folds : tuple of (ndarray, ndarray)
+        Sorted training and validation row indices.
+    n_splits, n_repeats : int
+        Folds per repeat (1 for a hold-out) and repeats.
+    """
+
+    kind: str
+    folds: tuple[tuple[np.ndarray, np.ndarray], ...]
+    n_splits: int
+    n_repeats: int
+
+    @property
+    def n_folds(self) -> int:
+        return len(self.folds)
+
+    def describe(self, n_used: int | None = None) -> str:
+        """``"5-fold stratified cross-validation, 2 repeats"`` (of the first ``n_used`` folds)."""
+        used = self.n_folds if n_used is None else n_used
+        if self.kind == "holdout":
+            n_val = self.folds[0][1].shape[0]
+            text = f"stratified hold-out of {n_val} rows"
+            return text if used <= 1 else f"{text}, {used} draws"
+        repeats = math.ceil(used / self.n_splits)
+        text = f"{self.n_splits}-fold stratified cross-validation"
+        return text + (f", {repeats} repeats" if repeats > 1 else "")
+
+    def to_state(self) -> dict:
+        return {"kind": self.kind, "n_splits": self.n_splits, "n_repeats": self.n_repeats,
+                "validation_rows": [int(va.shape[0]) for _, va in self.folds]}
+
+
+def check_cv(cv) -> object:
+    """Validate the ``cv`` parameter; returns it unchanged.
+
+    ``"auto"``; an integer K >= 2 (stratified K-fold); a pair ``(K, R)``
+    (K folds, R repeats); or a fraction in (0, 1) (one stratified hold-out
+    of that share of the rows).
+    """
+    if isinstance(cv, str):
+        if cv != "auto":
+            raise ValueError(f"cv: expected 'auto', an integer >= 2, a pair (n_splits, n_repeats) or a fraction "
+                             f"in (0, 1), got {cv!r}")
+        return cv
+    if _is_int(cv):
+        if cv < 2:
+            raise ValueError(f"cv: expected at least 2 folds, got {cv!r}")
+        return cv
+    if isinstance(cv, (tuple, list)):
+        if len(cv) != 2 or not all(_is_int(v) for v in cv) or cv[0] < 2 or cv[1] < 1:
+            raise ValueError(f"cv: a pair must be (n_splits >= 2, n_repeats >= 1), got {cv!r}")
+        return cv
+    if isinstance(cv, numbers.Real) and not isinstance(cv, bool) and 0 < float(cv) < 1:
+        return cv
+    raise ValueError(f"cv: expected 'auto', an integer >= 2, a pair (n_splits, n_repeats) or a fraction in (0, 1), "
+                     f"got {cv!r}")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def plan_folds(y: np.ndarray, cv, seed: int) -> FoldPlan:
+    """The fold plan of ``cv`` for 0/1 labels ``y``, drawn with ``seed``.
+
+    ``cv="auto"``: up to :data:`CV_MAX_ROWS` rows, :data:`MAX_REPEATS`
+    repeats of stratified :data:`N_FOLDS`-fold (fewer folds when a class has
+    fewer rows than that); beyond, one stratified hold-out of
+    :data:`HOLDOUT_FRACTION` of the rows.
+
+    Raises
+    ------
+    ValueError
+        A class with fewer rows than the folds need.
+    """
+    y = np.asarray(y)
+    n = y.shape[0]
+    smallest = int(min(np.count_nonzero(y), n - np.count_nonzero(y)))
+    if isinstance(cv, str):                      # "auto"
+        if n > CV_MAX_ROWS:
+            return _holdout(y, HOLDOUT_FRACTION, seed)
+        n_splits = min(N_FOLDS, smallest)
+        if n_splits < 2:
+            raise ValueError(f"y: cross-validation needs at least 2 rows of each class, got {smallest} of the "
+                             f"smaller class")
+        return _kfold(y, n_splits, MAX_REPEATS, seed)
+    if _is_int(cv) or isinstance(cv, (tuple, list)):
+        n_splits, n_repeats = (int(cv), 1) if _is_int(cv) else (int(cv[0]), int(cv[1]))
+        if smallest < n_splits:
+            raise ValueError(f"cv: {n_splits}-fold stratified cross-validation needs at least {n_splits} rows of "
+                             f"each class, got {smallest} of the smaller class; use fewer folds")
+        return _kfold(y, n_splits, n_repeats, seed)
+    return _holdout(y, float(cv), seed)
+
+
+def _kfold(y, n_splits: int, n_repeats: int, seed: int) -> FoldPlan:
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = []
+    rng = np.random.default_rng(seed)
+    for _ in range(n_repeats):
+        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        folds += [(np.sort(tr), np.sort(va)) for tr, va in splitter.split(np.zeros(y.shape[0]), y)]
+    return FoldPlan("kfold", tuple(folds), n_splits, n_repeats)
+
+
+def _holdout(y, fraction: float, seed: int) -> FoldPlan:
+    from sklearn.model_selection import train_test_split
+
+    n = y.shape[0]
+    n_val = max(1, min(n - 1, math.ceil(fraction * n)))
+    idx = np.arange(n)
+    try:
+        tr, va = train_test_split(idx, test_size=n_val, stratify=y, random_state=seed)
+    except ValueError as exc:
+        raise ValueError(f"cv: cannot hold out {n_val} of {n} rows with both classes on each side ({exc})") from None
+    return FoldPlan("holdout", ((np.sort(tr), np.sort(va)),), 1, 1)
+
+
+@dataclass(frozen=True)
+class Units:
+    """How validation rows are cut into scoring units.
+
+    Attributes
+    ----------
+    rows : list of ndarray
+        Row indices (into the whole data) of each unit's validation rows.
+    fold : list of int
+        The plan fold each unit belongs to (its predictions come from that fold's model).
+    within : list of ndarray
+        Positions of the unit's rows within its fold's validation part.
+    group : list of int
+        Units of one group have disjoint rows and come from one repeat (or one hold-out).
+    variance_inflation : float
+        n_validation / n_train for K-fold units (Nadeau-Bengio), 0 for the parts of one hold-out.
+    """
+
+    rows: list
+    fold: list
+    within: list
+    group: list
+    variance_inflation: float
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+
+def plan_units(plan: FoldPlan, y: np.ndarray, seed: int) -> Units:
+    """The scoring units of ``plan``: each K-fold validation part, or :data:`HOLDOUT_UNITS` parts of a hold-out.
+
+    A hold-out's validation rows are cut into stratified parts (fewer when a
+    class has fewer rows) so that the selection sees the spread of the
+    score; its parts form one group and no Nadeau-Bengio inflation applies
+    (one model, disjoint rows).
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    rows, folds, within, groups = [], [], [], []
+    if plan.kind == "holdout":
+        for f, (_, va) in enumerate(plan.folds):
+            y_val = y[va]
+            parts = min(HOLDOUT_UNITS, int(min(np.count_nonzero(y_val), y_val.shape[0] - np.count_nonzero(y_val))))
+            if parts < 2:
+                rows.append(va), folds.append(f), within.append(np.arange(va.shape[0])), groups.append(f)
+                continue
+            splitter = StratifiedKFold(n_splits=parts, shuffle=True, random_state=seed)
+            for _, part in splitter.split(np.zeros(y_val.shape[0]), y_val):
+                part = np.sort(part)
+                rows.append(va[part]), folds.append(f), within.append(part), groups.append(f)
+        return Units(rows, folds, within, groups, 0.0)
+    for f, (tr, va) in enumerate(plan.folds):
+        rows.append(va), folds.append(f), within.append(np.arange(va.shape[0])), groups.append(f // plan.n_splits)
+    n_val = np.mean([va.shape[0] for _, va in plan.folds])
+    n_tr = np.mean([tr.shape[0] for tr, _ in plan.folds])
+    return Units(rows, folds, within, groups, float(n_val / n_tr))
+
+
+def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -> None:
+    """Raise a ValueError, before any fit, if ``metric`` cannot be computed on some scoring unit.
+
+    The metric is evaluated on each unit's labels with constant scores: what
+    fails there (k larger than the unit, a single class) would fail after
+    fitting too.
+    """
+    sizes = sorted({int(r.shape[0]) for r in units.rows})
+    size_text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+    if plan.kind == "kfold":
+        where, part = f"the validation folds of {plan.describe()} ({size_text} rows each", "fold"
+    else:
+        where = f"the {plan.describe()} (scored in {len(units)} part(s) of {size_text} rows"
+        part = "part"
+    for number, rows in enumerate(units.rows, start=1):
+        y_val = y[rows]
+        try:
+            metric(y_val, np.zeros(y_val.shape[0]))
+        except (ValueError, TypeError) as exc:
+            positives = int(np.count_nonzero(y_val))
+            if 0 < positives < y_val.shape[0]:
+                advice = ("use a metric that fits them (for precision at the top, a fraction such as "
+                          "'prec@k:0.05') or larger validation parts (fewer folds, a larger hold-out)")
+            else:
+                advice = "each needs both classes: use fewer folds or a larger hold-out"
+            raise ValueError(
+                f"metric {metric.spec!r} cannot be computed on {where}; {part} {number} has {y_val.shape[0]} rows, "
+                f"{positives} relevant): {exc}. {advice[0].upper()}{advice[1:]}"
+            ) from None

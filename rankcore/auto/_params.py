@@ -1,0 +1,96 @@
+"""AutoRanker's parameters and fitted state, declared once (:class:`rankcore.base.Ranker` reads them).
+
+From these declarations come ``__init__``, ``get_params``/``set_params``,
+the docstring's "Parameters" section, the checks ``fit`` starts with (and a
+model file's parameters go through on load), the fields of a model file and
+what a fit publishes in one step.  What a check needs the registry for (the
+metric and the candidates resolved) is done by ``fit``, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import N_JOBS, Fitted, random_state_kind, spec_kind
+from ..spec import Kind, Parameter
+from ._folds import check_cv
+
+__all__ = ["AUTO_PARAMETERS", "AUTO_FITTED"]
+
+
+def _candidates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(item, str) for item in value):
+        return value
+    raise TypeError("not a list of spec strings")
+
+
+_CANDIDATES = Kind("'auto', a candidate spec string or a non-empty list of them", _candidates,
+                   type_doc='"auto" or list of str', shows_type=True)
+_CV = Kind("'auto', an integer >= 2, a pair (n_splits, n_repeats) or a fraction in (0, 1)", check_cv,
+           type_doc='"auto", int, (int, int) or float')
+
+AUTO_PARAMETERS = (
+    Parameter("metric", spec_kind("metric"), default="pauc:0.1", type_doc="str or Metric", doc="""
+        Any registered scalar metric of two-class labels: ``"pauc:0.1"``,
+        ``"prec@k:0.05"`` (a fraction of each validation part), ``"prec@k:50"``
+        (a count: at most the rows of a validation part), ``"rmax"``, ``"auc"``..."""),
+    Parameter("time_budget", float, default=None, nullable=True, minimum=0.0, exclusive_minimum=True,
+              rule="None or a positive number of seconds", doc="""
+        Seconds for the whole fit (search and refit).  None: a fixed plan whose
+        cost scales with one default fit (about 10-25 fits of the default
+        trees, see ``docs/auto.md``), deterministic for a fixed ``random_state``.
+        With a budget the search adds repeats of the folds while time remains
+        and stops a rung that would overrun; the choice then depends on the
+        measured times."""),
+    Parameter("cv", _CV, default="auto", doc="""
+        ``"auto"``: repeated stratified 5-fold cross-validation up to 3,000
+        rows (the first repeat without a budget), else one stratified hold-out
+        of 20 %.  An integer K: stratified K-fold; a pair (K, R): K folds, R
+        repeats; a float in (0, 1): one stratified hold-out of that share."""),
+    Parameter("candidates", _CANDIDATES, default="auto", doc="""
+        Candidate specs (``rankcore plugins --family candidate`` lists them):
+        ``"auto"`` is every registered candidate's default configurations.
+        The first candidate is the *default* the others must beat (``"trees"``
+        in the default search)."""),
+    Parameter("blend", bool, default=True, doc="""
+        Consider the rank-average blend of the two leading candidates."""),
+    Parameter("n_jobs", N_JOBS, default=None, doc="""
+        Threads of each fit (None or -1: all cores)."""),
+    Parameter("random_state", random_state_kind(generator=False), default=None, doc="""
+        Seeds the folds and every candidate's fit."""),
+    Parameter("verbose", int, default=0, minimum=0, doc="""
+        0: silent; 1: a progress display on stderr (candidate, fold, best so
+        far: a bar in a terminal, lines otherwise)."""),
+)
+
+
+def _records(leaderboard) -> list[dict]:
+    return [{k: v for k, v in record.items() if k != "n_folds"} for record in leaderboard.records()]
+
+
+def _classes(classes) -> Any:
+    return classes if classes.dtype.kind in "biuf" else [str(c) for c in classes]
+
+
+#: What a fit publishes and a model file holds (``best`` is written by ``AutoRanker._get_fitted_state``:
+#: its record names the candidate in the error of a model that cannot be saved).
+AUTO_FITTED = (
+    Fitted("metric_", "metric"),
+    Fitted("n_features_in_", "n_features_in", int),
+    Fitted("classes_", "classes", _classes),
+    Fitted("best_estimator_", "best"),
+    Fitted("best_candidate_", "best_candidate"),
+    Fitted("best_score_", "best_score", float),
+    Fitted("leaderboard_", "leaderboard", _records),
+    Fitted("cv_description_", "cv_description"),
+    Fitted("selection_reason_", "selection_reason"),
+    Fitted("search_time_", "search_time", float),
+    Fitted("refit_time_", "refit_time", float),
+    Fitted("feature_names_in_", "feature_names_in", lambda names: [str(n) for n in names], optional=True),
+    Fitted("cv_results_"),
+    Fitted("best_index_"),
+    Fitted("cv_predictions_", optional=True),
+    Fitted("_candidate", optional=True),
+)

@@ -1,0 +1,135 @@
+"""AutoRanker's chosen model inside a model file: nested model records, validated on load.
+
+Three shapes of fitted model are saved, each as a JSON record:
+
+``{"kind": "model", "model": {...}}``
+    a rankcore estimator, as :func:`rankcore.persistence.model_to_dict`
+    writes it (with its own checksum and validation on load);
+``{"kind": "standardized", "mean": [...], "scale": [...], "model": {...}}``
+    a scikit-learn ``Pipeline`` of a fitted ``StandardScaler`` and a
+    rankcore estimator (the kernel candidate);
+``{"kind": "blend", "names": [...], "members": [records], "references": [...]}``
+    a :class:`~rankcore.auto.RankAverage` of such records.
+
+Anything else (a LightGBM model, a plugin's estimator) cannot be saved: the
+error names the candidate.  Loading goes through
+:func:`rankcore.persistence.model_from_dict` for every nested model, so a
+nested file gets exactly the checks of a top-level one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._blend import RankAverage
+
+__all__ = ["encode_fitted", "decode_fitted", "accepts_missing"]
+
+
+def _scaler_and_model(estimator: Any):
+    """``(scaler, model)`` of a Pipeline(StandardScaler, model), else None."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if isinstance(estimator, Pipeline) and len(estimator.steps) == 2:
+        scaler, model = estimator.steps[0][1], estimator.steps[1][1]
+        if isinstance(scaler, StandardScaler) and scaler.with_mean and scaler.with_std:
+            return scaler, model
+    return None
+
+
+def encode_fitted(estimator: Any, name: str) -> dict:
+    """The JSON record of a fitted candidate estimator (``name`` is its candidate, for errors)."""
+    from ..persistence import model_to_dict
+
+    if isinstance(estimator, RankAverage):
+        return {"kind": "blend", "names": list(estimator.names),
+                "members": [encode_fitted(e, n) for e, n in zip(estimator.estimators, estimator.names)],
+                "references": [np.ascontiguousarray(r, dtype=np.float64) for r in estimator.references]}
+    pair = _scaler_and_model(estimator)
+    try:
+        if pair is not None:
+            scaler, model = pair
+            return {"kind": "standardized", "mean": np.ascontiguousarray(scaler.mean_, dtype=np.float64),
+                    "scale": np.ascontiguousarray(scaler.scale_, dtype=np.float64), "model": model_to_dict(model)}
+        return {"kind": "model", "model": model_to_dict(estimator)}
+    except TypeError as exc:
+        raise TypeError(f"AutoRanker: the chosen candidate {name!r} ({type(estimator).__name__}) cannot be saved "
+                        f"without pickle ({exc}); restrict candidates to savable ones to save the model") from None
+
+
+def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
+    """Rebuild and validate a record of :func:`encode_fitted` for data with ``n_features`` columns."""
+    from ..persistence import ModelFormatError, _encode, model_from_dict
+
+    if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "blend"):
+        raise ModelFormatError(f"AutoRanker state: {where} must be a model record of kind 'model', "
+                               f"'standardized' or 'blend'")
+    kind = record["kind"]
+    expected = {"model": {"kind", "model"}, "standardized": {"kind", "mean", "scale", "model"},
+                "blend": {"kind", "names", "members", "references"}}[kind]
+    if set(record) != expected:
+        raise ModelFormatError(f"AutoRanker state: {where} has fields {sorted(record)}, expected {sorted(expected)}")
+    if kind == "blend":
+        return _decode_blend(record, n_features, where)
+    # The model file's loader has already decoded the nested arrays; encode them back (the exact inverse) so
+    # that the nested model is checked like a top-level file, checksum included.
+    model = model_from_dict(_encode(record["model"], where), source=f"AutoRanker state: {where}")
+    if getattr(model, "n_features_in_", n_features) != n_features:
+        raise ModelFormatError(f"AutoRanker state: {where} reads {model.n_features_in_} features, "
+                               f"expected {n_features}")
+    if kind == "model":
+        return model
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    mean, scale = record["mean"], record["scale"]
+    for label, arr in (("mean", mean), ("scale", scale)):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (n_features,)
+                and np.isfinite(arr).all()):
+            raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {n_features} finite float64 values")
+    with np.errstate(over="ignore"):
+        var = scale**2
+    if not ((scale > 0).all() and np.isfinite(var).all()):
+        raise ModelFormatError(f"AutoRanker state: {where}.scale must be positive, below 1e154")
+    scaler = StandardScaler()
+    scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, var
+    scaler.n_features_in_, scaler.n_samples_seen_ = n_features, 0
+    return Pipeline([("standardscaler", scaler), (type(model).__name__.lower(), model)])
+
+
+def _decode_blend(record: dict, n_features: int, where: str) -> RankAverage:
+    from ..persistence import ModelFormatError
+
+    names, members, references = record["names"], record["members"], record["references"]
+    if not (isinstance(names, list) and isinstance(members, list) and isinstance(references, list)
+            and len(names) == len(members) == len(references) >= 2 and all(isinstance(n, str) for n in names)):
+        raise ModelFormatError(f"AutoRanker state: {where} must hold at least two members, each with a name, "
+                               f"a model record and a reference")
+    estimators = []
+    for i, member in enumerate(members):
+        if isinstance(member, dict) and member.get("kind") == "blend":
+            raise ModelFormatError(f"AutoRanker state: {where}.members[{i}] is a blend; blends do not nest")
+        estimators.append(decode_fitted(member, n_features, f"{where}.members[{i}]"))
+    for i, ref in enumerate(references):
+        if not (isinstance(ref, np.ndarray) and ref.dtype == np.float64 and ref.ndim == 1 and ref.shape[0] >= 1
+                and np.isfinite(ref).all() and (np.diff(ref) >= 0).all()):
+            raise ModelFormatError(f"AutoRanker state: {where}.references[{i}] must be sorted finite float64 "
+                                   f"values")
+    return RankAverage(names, estimators, references)
+
+
+def accepts_missing(estimator: Any) -> bool:
+    """Whether a fitted candidate estimator scores rows with NaN (every member of a blend; a pipeline's model)."""
+    from sklearn.utils import get_tags
+
+    if isinstance(estimator, RankAverage):
+        return all(accepts_missing(e) for e in estimator.estimators)
+    pair = _scaler_and_model(estimator)
+    model = pair[1] if pair is not None else estimator
+    try:
+        return bool(get_tags(model).input_tags.allow_nan)
+    except Exception:  # noqa: BLE001 - an object without scikit-learn tags: assume not
+        return False

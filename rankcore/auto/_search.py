@@ -1,0 +1,285 @@
+"""Successive halving over candidates x folds, within an optional time budget.
+
+The search runs in *rungs*.  Rung r gives every surviving candidate the
+folds up to ``rungs[r]`` (cumulative, in the plan's order, so every survivor
+is judged on the same rows), then keeps the better half (never fewer than
+:data:`MIN_SURVIVORS`, and always the anchor -- the first candidate, the
+default trees -- against which the final choice is made, see
+:mod:`rankcore.auto._selection`).  Without a time budget the rungs are fixed
+by the plan, so the search is deterministic; with one, each task is started
+only if the time spent so far, its predicted cost and the predicted cost of
+the final refit fit in the budget, and rungs continue (more repeats of the
+folds, the anchor and the leaders only) while time remains.
+
+Costs are predicted from measurements: a candidate's first fold from the
+fastest measured fit times its declared ``relative_cost`` ratio; later folds
+from its own mean; a refit on all n rows from a fold fit on m rows as
+(n/m)^1.2 times it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ._folds import FoldPlan
+from ._tasks import Task, TaskResult
+
+__all__ = ["SearchOutcome", "SuccessiveHalving", "default_rungs", "MIN_SURVIVORS", "ETA"]
+
+#: Candidates kept at least after each rung (besides the anchor).
+MIN_SURVIVORS = 3
+#: Halving rate: each rung keeps about 1/ETA of its candidates.
+ETA = 2
+#: Refit cost on n rows from a fold fit on m rows: (n / m) ** REFIT_EXPONENT times.
+REFIT_EXPONENT = 1.2
+
+
+def default_rungs(plan: FoldPlan, budget: bool) -> list[int]:
+    """Cumulative fold counts of the rungs.
+
+    K-fold plans: the first two folds, then the rest of the first repeat;
+    with a time budget, one more rung per further repeat.  A hold-out: one
+    rung (further draws only with a budget, none planned here).
+    """
+    if plan.kind == "holdout":
+        return [1]
+    k = plan.n_splits
+    rungs = [min(2, k), k] if k > 2 else [k]
+    repeats = plan.n_repeats if budget else 1
+    rungs += [k * r for r in range(2, repeats + 1)]
+    return rungs
+
+
+@dataclass
+class SearchOutcome:
+    """Fold scores and times of every task run, by candidate."""
+
+    scores: dict[int, dict[int, float]] = field(default_factory=dict)      # candidate -> fold -> mean unit score
+    unit_scores: dict[int, dict[int, float]] = field(default_factory=dict)  # candidate -> unit -> metric value
+    predictions: dict[int, dict[int, np.ndarray]] = field(default_factory=dict)
+    fit_times: dict[int, list[float]] = field(default_factory=dict)
+    score_times: dict[int, list[float]] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+    warnings: dict[int, str] = field(default_factory=dict)                # candidate -> its first fold warning
+    halved_after: dict[int, int] = field(default_factory=dict)            # candidate -> folds it got
+    not_run: set[int] = field(default_factory=set)
+    n_folds_final: int = 0
+    survivors: list[int] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    def units_scores(self, candidates: list[int], units: list[int]) -> dict[int, np.ndarray]:
+        """candidate -> its scores on ``units`` (every candidate must have them)."""
+        return {c: np.array([self.unit_scores[c][u] for u in units]) for c in candidates}
+
+
+class SuccessiveHalving:
+    """Run the rungs for candidates ``specs`` (index 0 is the anchor) on ``plan``.
+
+    Parameters
+    ----------
+    specs : list of str
+        Candidate specs, the anchor first.
+    relative_costs : list of float
+        Their declared costs relative to the anchor.
+    plan : FoldPlan
+    y : ndarray
+        0/1 labels of every row (to score validation parts).
+    units : Units
+        The scoring units of the plan.
+    metric : Metric
+        Resolved; ``greater_is_better`` decides the order.
+    run : callable
+        ``run(tasks, may_start, on_result) -> list[TaskResult]`` (the executor).
+    budget : float or None
+        Seconds for the whole fit, refit included.
+    n_rows : int
+        Rows of the final refit.
+    on_event : callable, optional
+        Called with each TaskResult after it is recorded (progress).
+    """
+
+    def __init__(self, specs, relative_costs, plan: FoldPlan, y, units, metric, run: Callable,
+                 budget: float | None, n_rows: int, on_event: Callable | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.specs = list(specs)
+        self.relative_costs = [max(float(c), 1e-3) for c in relative_costs]
+        self.plan, self.y, self.units, self.metric = plan, y, units, metric
+        self.run, self.budget, self.n_rows = run, budget, n_rows
+        self.on_event, self.clock = on_event, clock
+        self.start = clock()
+        self.outcome = SearchOutcome()
+        self.planned_tasks = 0
+
+    # ------------------------------------------------------------------
+    # Cost predictions
+    # ------------------------------------------------------------------
+    def _fold_cost(self, c: int) -> float:
+        """Predicted seconds of one fold fit + score of candidate ``c``."""
+        times = self.outcome.fit_times.get(c)
+        if times:
+            return float(np.mean(times) + np.mean(self.outcome.score_times[c]))
+        measured = [(np.mean(t) + np.mean(self.outcome.score_times[k])) / self.relative_costs[k]
+                    for k, t in self.outcome.fit_times.items() if t]
+        if not measured:
+            return math.nan
+        return min(measured) * self.relative_costs[c]
+
+    def refit_cost(self, c: int) -> float:
+        """Predicted seconds of refitting candidate ``c`` on every row."""
+        n_train = self.plan.folds[0][0].shape[0]
+        return self._fold_cost(c) * (self.n_rows / n_train) ** REFIT_EXPONENT
+
+    def _refit_reserve(self, alive: list[int]) -> float:
+        """Seconds kept for the final refit: the two most expensive refits among the three leaders (a blend)."""
+        leaders = self._ranked(alive)[:3]
+        costs = sorted((self.refit_cost(c) for c in leaders if not math.isnan(self.refit_cost(c))), reverse=True)
+        return float(sum(costs[:2]))
+
+    def elapsed(self) -> float:
+        return self.clock() - self.start
+
+    def _may_start(self, alive: list[int]) -> Callable[[Task], bool]:
+        if self.budget is None:
+            return lambda task: True
+
+        def may_start(task: Task) -> bool:
+            cost = self._fold_cost(task.candidate)
+            if math.isnan(cost):
+                return True            # the first task: nothing is measured yet
+            return self.elapsed() + cost + self._refit_reserve(alive) <= self.budget
+
+        return may_start
+
+    # ------------------------------------------------------------------
+    # The rungs
+    # ------------------------------------------------------------------
+    def _record(self, result: TaskResult) -> None:
+        c = result.candidate
+        self.outcome.fit_times.setdefault(c, []).append(result.fit_time)
+        self.outcome.score_times.setdefault(c, []).append(result.score_time)
+        if result.warning is not None:
+            self.outcome.warnings.setdefault(c, f"fold {result.fold + 1} warned: {result.warning}")
+        if result.error is not None:
+            self.outcome.errors.setdefault(c, f"fold {result.fold + 1}: {result.error}")
+        else:
+            values = []
+            for u, fold in enumerate(self.units.fold):
+                if fold == result.fold:
+                    value = float(self.metric(self.y[self.units.rows[u]], result.scores[self.units.within[u]]))
+                    self.outcome.unit_scores.setdefault(c, {})[u] = value
+                    values.append(value)
+            self.outcome.scores.setdefault(c, {})[result.fold] = float(np.mean(values))
+            self.outcome.predictions.setdefault(c, {})[result.fold] = result.scores
+        if self.on_event is not None:
+            self.on_event(result, self)
+
+    def mean_score(self, c: int, n_folds: int | None = None) -> float:
+        got = self.outcome.scores.get(c, {})
+        folds = range(n_folds) if n_folds is not None else got.keys()
+        values = [got[f] for f in folds if f in got]
+        return float(np.mean(values)) if values else math.nan
+
+    def _ranked(self, alive: list[int], n_folds: int | None = None) -> list[int]:
+        """``alive``, best mean first (ties: the earlier candidate first)."""
+        sign = 1.0 if self.metric.greater_is_better else -1.0
+
+        def key(c):
+            m = self.mean_score(c, n_folds)
+            return (-(sign * m) if not math.isnan(m) else math.inf, c)
+
+        return sorted(alive, key=key)
+
+    def _plan_size(self, rungs: list[int]) -> int:
+        """Tasks the rungs would run if every candidate succeeded (an upper bound for progress displays)."""
+        n, done, total = len(self.specs), 0, 0
+        for r, upto in enumerate(rungs):
+            upto = min(upto, self.plan.n_folds)
+            total += n * max(0, upto - done)
+            done = max(done, upto)
+            if r < len(rungs) - 1:
+                n = min(n, max(MIN_SURVIVORS, math.ceil(n / ETA)) + 1)
+        return total
+
+    def _check_budget_floor(self, first: Task) -> None:
+        """After the first (cheapest) task: refuse a budget smaller than that candidate's fold and refit."""
+        if self.budget is None or first.candidate in self.outcome.errors:
+            return
+        needed = self.elapsed() + self.refit_cost(first.candidate)
+        if needed > self.budget:
+            raise ValueError(
+                f"time_budget: {self.budget:g} s is too small for even one candidate: the cheapest, "
+                f"{first.spec!r}, needs about {needed:.2g} s on these data (its first fold of "
+                f"{self.plan.describe(1)} and its refit on all {self.n_rows} rows, measured); "
+                f"give at least that, or time_budget=None")
+
+    def run_search(self, rungs: list[int]) -> SearchOutcome:
+        alive = list(range(len(self.specs)))
+        done = 0
+        out = self.outcome
+        self.planned_tasks = self._plan_size(rungs)
+        for r, upto in enumerate(rungs):
+            upto = min(upto, self.plan.n_folds)
+            if upto <= done:
+                continue
+            # fold-major: every survivor gets fold f before any gets fold f + 1, so a budget that runs out
+            # leaves the survivors with the same folds (give or take the last)
+            order = alive if r else sorted(alive, key=lambda c: (self.relative_costs[c], c))
+            tasks = [Task(c, self.specs[c], f) for f in range(done, upto) for c in order]
+            if r == 0 and self.budget is not None:
+                self.run(tasks[:1], self._may_start(alive), self._record)
+                self._check_budget_floor(tasks[0])
+                tasks = tasks[1:]
+            self.run(tasks, self._may_start(alive), self._record)
+            alive = [c for c in alive if c not in out.errors]
+            complete = [c for c in alive if all(f in out.scores.get(c, {}) for f in range(upto))]
+            if len(complete) < len(alive):
+                alive, done = self._cut_short(alive)
+                break
+            done = upto
+            if r < len(rungs) - 1:
+                alive = self._halve(alive, done)
+        out.n_folds_final = done
+        out.survivors = alive
+        out.elapsed = self.elapsed()
+        return out
+
+    def _consecutive_folds(self, c: int) -> int:
+        got = self.outcome.scores.get(c, {})
+        n = 0
+        while n in got:
+            n += 1
+        return n
+
+    def _cut_short(self, alive: list[int]) -> tuple[list[int], int]:
+        """The budget stopped a rung: compare on the folds the anchor got (or the most any got).
+
+        Candidates with fewer folds are dropped ("halved"), those with none are "not run".
+        """
+        counts = {c: self._consecutive_folds(c) for c in alive}
+        for c in alive:
+            if counts[c] == 0:
+                self.outcome.not_run.add(c)
+        alive = [c for c in alive if counts[c] > 0]
+        if not alive:
+            return [], 0
+        done = counts[0] if 0 in alive else max(counts.values())
+        for c in alive:
+            if counts[c] < done:
+                self.outcome.halved_after[c] = counts[c]
+        return [c for c in alive if counts[c] >= done], done
+
+    def _halve(self, alive: list[int], n_folds: int) -> list[int]:
+        keep = max(MIN_SURVIVORS, math.ceil(len(alive) / ETA))
+        ranked = self._ranked(alive, n_folds)
+        kept = ranked[:keep]
+        if 0 in alive and 0 not in kept:
+            kept.append(0)                    # the anchor always stays: the choice is made against it
+        for c in alive:
+            if c not in kept:
+                self.outcome.halved_after[c] = n_folds
+        return sorted(kept)

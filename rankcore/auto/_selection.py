@@ -1,0 +1,148 @@
+"""Choosing among cross-validated candidates without fooling ourselves.
+
+Scores live on *units* (:func:`rankcore.auto._folds.plan_units`): the
+validation folds of a K-fold plan, or a few stratified parts of a hold-out.  Units belong to
+*groups* -- the folds of one repeat, or the parts of one hold-out -- whose
+validation rows are disjoint.
+
+**The single choice** (:func:`choose_single`) is variance-aware: the anchor
+(the default trees) is kept unless another candidate's mean advantage over it,
+paired unit by unit, exceeds ``Z`` standard errors.  The standard error of a
+mean of K-fold differences is inflated by Nadeau and Bengio's correction
+(Nadeau & Bengio, "Inference for the generalization error", 2003): the
+folds' training sets overlap, so their differences are correlated, and the
+naive se (sd/√J) is too small; the corrected variance is
+σ²·(1/J + n_validation/n_train).  Among the candidates that clear the bar,
+the one with the best mean wins.
+
+**The blend** -- the rank average of the top ``BLEND_SIZE`` candidates --
+is judged *nested*: on each unit u, its members are the top candidates by
+the mean over the *other* units of u's group (never u itself, and never a
+unit of another repeat, whose rows overlap u's), and the blend is scored on
+u.  That is an honest estimate of "blend the CV leaders", free of the
+winner's curse that choosing the members on u would add.  The single choice
+is nested the same way (chosen without u, scored on u), and the blend wins
+only if its nested advantage over the nested single choice, paired over
+units, exceeds ``Z`` standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._blend import fold_blend_scores
+from ._folds import Units
+
+__all__ = ["Selection", "choose_single", "select", "Z", "BLEND_SIZE"]
+
+#: Standard errors by which a candidate must beat the anchor (and the blend the single choice).
+Z = 1.0
+#: Members of the rank-average blend.
+BLEND_SIZE = 2
+
+
+@dataclass
+class Selection:
+    """The choice and how it was made."""
+
+    chosen: tuple[int, ...]                  # one candidate, or the blend's members
+    single: int
+    blend_members: tuple[int, ...] = ()
+    blend_nested: np.ndarray | None = None   # the blend's nested score per unit
+    single_nested: np.ndarray | None = None
+    reason: str = ""
+    advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
+    units_used: list = field(default_factory=list)   # the plan's units the scores are on (set by the caller)
+
+    @property
+    def is_blend(self) -> bool:
+        return len(self.chosen) > 1
+
+
+def _se(differences: np.ndarray, inflation: float) -> float:
+    J = differences.shape[0]
+    if J < 2:
+        return math.inf
+    return math.sqrt(float(np.var(differences, ddof=1)) * (1.0 / J + inflation))
+
+
+def choose_single(scores: dict[int, np.ndarray], anchor: int, inflation: float, z: float = Z) -> tuple[int, dict]:
+    """The anchor, unless a candidate beats it by more than ``z`` (corrected) standard errors; then the best such.
+
+    ``scores`` are oriented so that greater is better.  Returns the choice
+    and each candidate's (mean advantage, se).
+    """
+    if anchor not in scores:
+        best = max(scores, key=lambda c: (scores[c].mean(), -c))
+        return best, {}
+    advantages = {}
+    clear = []
+    for c, values in scores.items():
+        if c == anchor:
+            continue
+        d = values - scores[anchor]
+        advantages[c] = (float(d.mean()), _se(d, inflation))
+        if d.mean() > z * advantages[c][1]:
+            clear.append(c)
+    if not clear:
+        return anchor, advantages
+    return max(clear, key=lambda c: (scores[c].mean(), -c)), advantages
+
+
+def _top(scores: dict[int, np.ndarray], units: list[int], size: int) -> tuple[int, ...]:
+    means = {c: float(v[units].mean()) for c, v in scores.items()}
+    return tuple(sorted(sorted(means, key=lambda c: (-means[c], c))[:size]))
+
+
+def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray]], labels: list[np.ndarray],
+           units: Units, anchor: int, metric_sign: float, metric, *, blend: bool = True, z: float = Z,
+           blend_size: int = BLEND_SIZE) -> Selection:
+    """Choose a candidate, or the blend of the leaders, from unit scores.
+
+    Parameters
+    ----------
+    scores : dict
+        candidate -> metric value per unit (as the metric reports it).
+    predictions : dict
+        candidate -> validation scores per unit (for the blend).
+    labels : list of ndarray
+        0/1 labels per unit.
+    units : Units
+    anchor : int
+        The default candidate the others must beat.
+    metric_sign : float
+        +1 when greater is better, -1 otherwise.
+    metric : Metric
+        Scores the blend's predictions on each unit.
+    """
+    oriented = {c: metric_sign * np.asarray(v, dtype=np.float64) for c, v in scores.items()}
+    single, advantages = choose_single(oriented, anchor, units.variance_inflation, z)
+    selection = Selection(chosen=(single,), single=single, advantages=advantages,
+                          reason="the default" if single == anchor else "beats the default by more than its noise")
+    if not blend or len(oriented) < 2 or len(units) < 2:
+        return selection
+    n = len(units)
+    groups = np.asarray(units.group)
+    blend_nested = np.empty(n)
+    single_nested = np.empty(n)
+    for u in range(n):
+        others = [v for v in range(n) if groups[v] == groups[u] and v != u]
+        if not others:
+            return selection
+        inner = {c: v[others] for c, v in oriented.items()}
+        single_u, _ = choose_single(inner, anchor, units.variance_inflation, z)
+        single_nested[u] = oriented[single_u][u]
+        members = _top(oriented, others, blend_size)
+        blended = fold_blend_scores([predictions[c][u] for c in members])
+        blend_nested[u] = metric_sign * float(metric(labels[u], blended))
+    selection.blend_members = _top(oriented, list(range(n)), blend_size)
+    selection.blend_nested = metric_sign * blend_nested
+    selection.single_nested = metric_sign * single_nested
+    d = blend_nested - single_nested
+    if d.mean() > z * _se(d, units.variance_inflation):
+        selection.chosen = selection.blend_members
+        selection.reason = "the blend beats the single choice by more than its noise (nested)"
+    return selection

@@ -1,0 +1,106 @@
+"""AutoRanker's fitted state read back from a model file: every field validated before it is set.
+
+The fields are declared in :data:`rankcore.auto._params.AUTO_FITTED` (the
+base class checks that a file has exactly those); the chosen model is a
+nested model record (:mod:`._saved`), the leaderboard plain data.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ._leaderboard import STATUSES, Leaderboard, LeaderboardRow
+from ._saved import decode_fitted
+
+__all__ = ["restore_state"]
+
+def _fail(message: str):
+    from ..persistence import ModelFormatError
+
+    raise ModelFormatError(f"AutoRanker state: {message}")
+
+
+def _number(value: Any, where: str, *, allow_nan: bool = True) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _fail(f"{where} must be a number, got {type(value).__name__}")
+    value = float(value)
+    if math.isinf(value) or (math.isnan(value) and not allow_nan):
+        _fail(f"{where} must be finite, got {value!r}")
+    return value
+
+
+def _row(record: Any, i: int) -> LeaderboardRow:
+    fields = {"name", "status", "mean", "sd", "fold_scores", "fit_time", "score_time", "note"}
+    if not isinstance(record, dict) or set(record) != fields:
+        _fail(f"leaderboard[{i}] must be a record with fields {sorted(fields)}")
+    if not isinstance(record["name"], str) or not isinstance(record["note"], str):
+        _fail(f"leaderboard[{i}]: name and note must be strings")
+    if record["status"] not in STATUSES:
+        _fail(f"leaderboard[{i}]: status must be one of {STATUSES}, got {record['status']!r}")
+    scores = record["fold_scores"]
+    if not isinstance(scores, list):
+        _fail(f"leaderboard[{i}].fold_scores must be a list of numbers")
+    return LeaderboardRow(
+        name=record["name"], status=record["status"],
+        mean=_number(record["mean"], f"leaderboard[{i}].mean"), sd=_number(record["sd"], f"leaderboard[{i}].sd"),
+        fold_scores=[_number(v, f"leaderboard[{i}].fold_scores[{j}]") for j, v in enumerate(scores)],
+        fit_time=_number(record["fit_time"], f"leaderboard[{i}].fit_time"),
+        score_time=_number(record["score_time"], f"leaderboard[{i}].score_time"), note=record["note"])
+
+
+def restore_state(model, state: dict, metric) -> None:
+    """Validate ``state`` and set the fitted attributes of ``model`` (raises ModelFormatError).
+
+    ``metric`` is the parameter ``metric`` resolved; the file's metric must be the same.
+    """
+    from ..registry import resolve
+
+    d = state["n_features_in"]
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        _fail(f"n_features_in must be a positive integer, got {d!r}")
+    saved_metric = state["metric"]
+    if not isinstance(saved_metric, str):
+        _fail("metric must be a spec string")
+    try:
+        saved_metric = resolve("metric", saved_metric).spec
+    except (TypeError, ValueError) as exc:
+        _fail(f"metric: {exc}")
+    if metric.spec != saved_metric:
+        _fail(f"metric {saved_metric!r} differs from the parameter metric={metric.spec!r}")
+    classes = np.asarray(state["classes"])
+    if classes.ndim != 1 or classes.shape[0] != 2 or not classes[0] < classes[1]:
+        _fail("classes must be two sorted, distinct labels")
+    if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+        _fail("classes must be finite")
+    names = state.get("feature_names_in")
+    if names is not None and not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
+        _fail(f"feature_names_in must be a list of {d} strings")
+    for key in ("best_candidate", "cv_description", "selection_reason"):
+        if not isinstance(state[key], str):
+            _fail(f"{key} must be a string")
+    rows = state["leaderboard"]
+    if not isinstance(rows, list) or not rows:
+        _fail("leaderboard must be a non-empty list of records")
+    leaderboard = Leaderboard([_row(r, i) for i, r in enumerate(rows)], saved_metric, state["cv_description"])
+    if leaderboard.rows[0].status != "chosen" or leaderboard.rows[0].name != state["best_candidate"]:
+        _fail("the leaderboard's first row must be the chosen candidate, best_candidate")
+    best = decode_fitted(state["best"], d)
+    model.metric_ = saved_metric
+    model.best_estimator_ = best
+    model.best_candidate_ = state["best_candidate"]
+    model.best_score_ = _number(state["best_score"], "best_score")
+    model.leaderboard_ = leaderboard
+    model.cv_results_ = leaderboard.cv_results()
+    model.best_index_ = 0
+    model.cv_description_ = state["cv_description"]
+    model.selection_reason_ = state["selection_reason"]
+    model.search_time_ = _number(state["search_time"], "search_time", allow_nan=False)
+    model.refit_time_ = _number(state["refit_time"], "refit_time", allow_nan=False)
+    model.classes_ = classes
+    model.n_features_in_ = d
+    if names is not None:
+        model.feature_names_in_ = np.asarray(names, dtype=object)

@@ -1,0 +1,100 @@
+"""One unit of the search: fit one candidate on one fold's training rows, score its validation rows.
+
+:func:`run_task` is a plain function of its arguments (the data, the fold's
+row indices, the candidate's spec, the seed, the thread count), so it runs
+the same in this process and as a Dask task on a worker: the candidate is
+resolved by its spec through the registry wherever it runs, and its seed
+depends only on the AutoRanker's seed and the fold -- never on which
+candidates ran before, how many threads ran beside it, or where.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._candidate import CandidateContext
+
+__all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
+
+#: The "fold" number of the final refit on every row (its seed is drawn like a fold's).
+REFIT_FOLD = -1
+
+
+@dataclass(frozen=True)
+class Task:
+    """Fit candidate ``spec`` on fold ``fold`` of the plan."""
+
+    candidate: int       # index in the search's candidate list
+    spec: str
+    fold: int
+
+
+@dataclass
+class TaskResult:
+    """The outcome of a :class:`Task`: validation scores and times, or the error."""
+
+    candidate: int
+    fold: int
+    scores: np.ndarray | None
+    fit_time: float
+    score_time: float
+    error: str | None = None
+    warning: str | None = None     # the first warning the fit or the scoring raised (recorded, not shown)
+
+
+def fold_seed(base_seed: int, fold: int) -> int:
+    """The seed of every fit on ``fold`` (the same for every candidate: paired comparisons)."""
+    return int(np.random.SeedSequence([int(base_seed), int(fold) + 1]).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int) -> CandidateContext:
+    return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
+                            n_positive=int(np.count_nonzero(y)), has_missing=bool(np.isnan(X).any()),
+                            random_state=seed, n_jobs=n_jobs)
+
+
+def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
+             base_seed: int, n_jobs: int) -> TaskResult:
+    """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
+
+    Errors are returned (``TaskResult.error``), not raised; the first warning
+    is returned too (``TaskResult.warning``), not shown.
+    """
+    from ..registry import resolve
+
+    start = time.perf_counter()
+    fit_time = 0.0
+    with warnings.catch_warnings(record=True) as caught:
+        # a fold's fit that warns (trees that cannot split 40 rows...) is noted in the leaderboard, not shown
+        # once per fold: the user sees the warnings of the final refit, of the model they get
+        warnings.simplefilter("always")
+        try:
+            candidate = resolve("candidate", task.spec)
+            X_tr, y_tr = X[train], y[train]
+            estimator = candidate.build(make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs))
+            estimator.fit(X_tr, y_tr)
+            fit_time = time.perf_counter() - start
+            start = time.perf_counter()
+            scores = np.asarray(candidate.scores(estimator, X[validation]), dtype=np.float64)
+            if scores.shape != (validation.shape[0],):
+                raise ValueError(f"scores of shape {scores.shape}, expected ({validation.shape[0]},)")
+            if not np.isfinite(scores).all():
+                raise ValueError("non-finite scores")
+            return TaskResult(task.candidate, task.fold, scores, fit_time, time.perf_counter() - start,
+                              warning=_first(caught))
+        except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
+            if not fit_time:
+                fit_time = time.perf_counter() - start
+            return TaskResult(task.candidate, task.fold, None, fit_time, 0.0, _one_line(exc, type(exc).__name__))
+
+
+def _one_line(message, kind: str) -> str:
+    return " ".join(f"{kind}: {message}".split())[:300]
+
+
+def _first(caught) -> str | None:
+    return _one_line(caught[0].message, caught[0].category.__name__) if caught else None

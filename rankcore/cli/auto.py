@@ -1,0 +1,240 @@
+"""``rankcore auto DATA``: cross-validate every candidate on a top-of-list metric, keep the best, save it.
+
+Prints the leaderboard (stdout), shows the search's progress (stderr),
+saves the chosen model (``--out``) and optionally writes a self-contained
+HTML report (``--report``): the leaderboard, the chosen model's parameters,
+and the leftmost-ROC figure of the leading candidates drawn from their
+out-of-fold scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+
+from . import CommandError
+from ._common import (
+    Table,
+    add_data_argument,
+    add_force_option,
+    add_table_format_option,
+    check_distinct_outputs,
+    check_output,
+    info,
+    load,
+    registered_names,
+    scalar_metric,
+    split_specs,
+)
+from ._progress import add_progress_options
+
+#: Candidates drawn in the report's ROC figure (the choice first).
+FIGURE_CANDIDATES = 4
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "auto",
+        help="choose the best ranking model for a data file by cross-validation",
+        description="Cross-validate rankcore's candidate learners (trees, a linear ranker, kernel ranking, "
+                    "ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
+                    "or the rank-average blend of the two leaders when a nested estimate says it wins -- refit it "
+                    "on every row and save it. The leaderboard goes to standard output.",
+        epilog="examples:\n"
+               "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
+               "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
+               "  rankcore plugins --family candidate      # every candidate and its parameters",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_data_argument(parser)
+    search = parser.add_argument_group("search")
+    search.add_argument("--metric", default="pauc:0.1", metavar="METRIC",
+                        help="the metric to choose by (default pauc:0.1; e.g. prec@k:50, prec@k:0.05, rmax, auc)")
+    search.add_argument("--time", type=_seconds, default=None, metavar="SECONDS",
+                        help="time budget of the whole search and refit (default: the fixed default plan)")
+    search.add_argument("--candidates", default="auto", metavar="SPECS",
+                        help="comma-separated candidate specs (default auto: every registered candidate's default "
+                             "configurations; `rankcore plugins --family candidate` lists them)")
+    search.add_argument("--cv", default="auto", type=_cv, metavar="CV",
+                        help="auto (default), K (stratified K-fold), K,R (K folds, R repeats) or a fraction "
+                             "(one stratified hold-out)")
+    search.add_argument("--no-blend", action="store_true", help="never choose the rank-average blend")
+    search.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                        help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
+    search.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads per fit (default: every core)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
+                     help="where to save the chosen model (default model.json)")
+    out.add_argument("--report", metavar="FILE.html",
+                     help="also write a self-contained HTML report (leaderboard, chosen parameters, ROC figure)")
+    add_table_format_option(out)
+    add_force_option(out)
+    add_progress_options(parser)
+    return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _cv(text: str):
+    text = text.strip()
+    if text == "auto":
+        return text
+    try:
+        parts = [int(p) for p in text.split(",")]
+    except ValueError:
+        parts = None
+    if parts is not None and len(parts) in (1, 2):
+        return parts[0] if len(parts) == 1 else tuple(parts)
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected auto, K, K,R or a fraction, got {text!r}") from None
+
+
+def _candidates(text: str):
+    if text.strip() == "auto":
+        return "auto"
+    return split_specs(text, registered_names("candidate"), what="--candidates")
+
+
+def build_estimator(args):
+    from ..auto import AutoRanker
+
+    estimator = AutoRanker(metric=scalar_metric(args.metric, "--metric"), time_budget=args.time, cv=args.cv,
+                           candidates=_candidates(args.candidates), blend=not args.no_blend,
+                           n_jobs=args.n_jobs, random_state=args.random_state)
+    from ..auto._estimator import check_params
+
+    check_params(estimator)          # every parameter, before the data are read
+    return estimator
+
+
+def run(args) -> int:
+    from ..persistence import save_model
+    from ._progress import Progress
+
+    check_distinct_outputs({"--out": args.out, "--report": args.report})
+    check_output(args.out, "--out", inputs={"DATA": args.data}, force=args.force)
+    if args.report:
+        check_output(args.report, "--report", inputs={"DATA": args.data}, force=args.force)
+    estimator = build_estimator(args)
+    data = load(args, args.data)
+    y = data.binary_target(args.positive)
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
+               f"(label: {data.label_name}); choosing by {estimator.metric}")
+    progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), estimator.metric)
+    try:
+        estimator.fit(data.X, y, callbacks=progress)
+    except BaseException:
+        progress.abort()
+        raise
+    progress.close(f"chose {estimator.best_candidate_}")
+    print(leaderboard_table(estimator).render(args.table_format), flush=True)
+    try:
+        save_model(estimator, args.out)
+    except TypeError as exc:
+        raise CommandError(f"--out: {exc}") from None
+    info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric} "
+               f"{estimator.best_score_:.4f} over {estimator.cv_description_}; saved to {args.out} "
+               f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
+    if args.report:
+        from ..report import write_report
+
+        write_report(build_report(args, estimator, data), args.report)
+        info(args, f"wrote {os.path.normpath(args.report)}")
+    return 0
+
+
+class _SearchDisplay:
+    """The search's events drawn as one progress task: candidate, fold, best so far."""
+
+    def __init__(self, progress, metric: str):
+        from ..auto._progress import SearchProgress
+
+        self.display = SearchProgress(metric, mode=progress.mode, stream=progress.stream)
+
+    def __call__(self, event) -> None:
+        self.display(event)
+
+    def close(self, summary: str) -> None:
+        self.display.close(summary)
+
+    def abort(self) -> None:
+        if self.display.task is not None:
+            self.display.task.abort()
+
+
+def leaderboard_table(estimator) -> Table:
+    rows = estimator.leaderboard_.table_rows()
+    return Table(["candidate", "status", f"{estimator.leaderboard_.metric} (mean ± sd)", "parts", "fit s/fold",
+                  "note"], rows)
+
+
+def roc_curves(estimator, y):
+    """``{"out-of-fold": {spec: (y, scores)}}`` of the leading candidates, on the rows every one of them scored."""
+    import numpy as np
+
+    leaders = [r.name for r in estimator.leaderboard_ if r.name in estimator.cv_predictions_]
+    if estimator.best_candidate_ in estimator.cv_predictions_:
+        leaders.remove(estimator.best_candidate_)
+        leaders.insert(0, estimator.best_candidate_)
+    leaders = leaders[:FIGURE_CANDIDATES]
+    if not leaders:
+        return None
+    rows = np.all([np.isfinite(estimator.cv_predictions_[name]) for name in leaders], axis=0)
+    return {"out-of-fold": {name: (y[rows], estimator.cv_predictions_[name][rows]) for name in leaders}}
+
+
+def build_report(args, estimator, data):
+    from ..plotting import figure_bytes, roc_data
+    from ..report import Report, file_sha256
+
+    y = data.binary_target(args.positive)
+    figures = []
+    curves = roc_curves(estimator, y)
+    if curves is not None:
+        figure = roc_data(curves, title=f"{os.path.basename(data.source)}: leading candidates")
+        figures.append(("ROC curves of the leading candidates in counts, from out-of-fold scores (each row scored "
+                        "by a model that did not see it, first pass of folds): the right panel zooms on the "
+                        "leftmost part, the top of the list.", figure_bytes(figure, "svg")))
+    table = leaderboard_table(estimator)
+    return Report(
+        title=f"rankcore auto: {os.path.basename(data.source)}",
+        command=" ".join(shlex.quote(a) for a in ["rankcore", *getattr(args, "_argv", [])]),
+        data=[("file", data.source), ("sha256", file_sha256(data.source)), ("rows", str(data.n_samples)),
+              ("features", str(data.n_features)), ("label", str(data.label_name)),
+              ("validation", estimator.cv_description_)],
+        columns=table.columns, rows=table.rows, figures=figures,
+        models=_chosen_models(estimator),
+        settings={"metric": estimator.metric, "time budget": str(estimator.time_budget),
+                  "candidates": str(estimator.candidates), "blend": str(estimator.blend),
+                  "random_state": str(estimator.random_state),
+                  "chosen": f"{estimator.best_candidate_}: {estimator.selection_reason_}"},
+        notes=[f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
+               f"validation parts of {estimator.cv_description_}; a blend's is its nested estimate."],
+    )
+
+
+def _chosen_models(estimator) -> list[dict]:
+    from ..auto import RankAverage
+
+    best = estimator.best_estimator_
+    members = list(zip(best.names, best.estimators)) if isinstance(best, RankAverage) else \
+        [(estimator.best_candidate_, best)]
+    models = []
+    for name, model in members:
+        steps = getattr(model, "steps", None)
+        inner = steps[-1][1] if steps else model
+        models.append({"label": name, "estimator": type(inner).__name__,
+                       "params": inner.get_params(deep=False) if hasattr(inner, "get_params") else {},
+                       "fit_seconds": None})
+    return models

@@ -1,0 +1,94 @@
+"""DaskAutoRanker: AutoRanker with its candidates x folds running as Dask tasks.
+
+The in-memory estimator's public seam, :meth:`rankcore.AutoRanker.make_executor`,
+is replaced: the data are scattered to every worker once, and each task (one
+candidate on one fold) is one future running :func:`rankcore.auto.run_task`
+-- the same function, with the same seed, as in process -- on one worker
+thread.  The search, the choice and the final refit stay on the client, so
+the result is the in-process AutoRanker's for the same ``random_state``
+(candidates whose fits do not depend on the thread count: all the built-in
+ones).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..auto import AutoRanker, Task, TaskResult, run_task
+from ._client import ClientParameter
+from ._estimators import CLIENT
+from ._inputs import get_client, is_dask_collection
+
+__all__ = ["DaskAutoRanker", "DaskExecutor"]
+
+
+class DaskExecutor:
+    """Run tasks as Dask tasks: the data are scattered to every worker once, then each task is one future.
+
+    Tasks go out in waves of as many tasks as the cluster has threads; each
+    task of a wave is accepted (``may_start``) before the wave is submitted,
+    on the measurements of the waves before, so a time budget is checked
+    once per wave.
+    """
+
+    def __init__(self, client, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int):
+        self.client, self.plan = client, plan
+        self.metric, self.base_seed = metric, base_seed
+        self._data = client.scatter((X, y), broadcast=True, hash=False)
+
+    def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
+                 on_result: Callable[[TaskResult], None]) -> None:
+        threads = sum(int(w.get("nthreads", 1)) for w in self.client.scheduler_info()["workers"].values()) or 1
+        for start in range(0, len(tasks), threads):
+            wave = [task for task in tasks[start:start + threads] if may_start(task)]
+            futures = [self.client.submit(_remote_task, self._data, self.plan.folds[task.fold], task, self.metric,
+                                          self.base_seed, pure=False)
+                       for task in wave]
+            for future in futures:               # in task order: the same records as in process
+                on_result(future.result())
+
+
+def _remote_task(data, fold, task: Task, metric: str, base_seed: int) -> TaskResult:
+    """A task on a worker: one thread per task (the worker runs as many tasks as it has threads)."""
+    X, y = data
+    train, validation = fold
+    return run_task(X, y, train, validation, task, metric, base_seed, 1)
+
+
+class DaskAutoRanker(ClientParameter, AutoRanker):
+    """AutoRanker with its candidates x folds run as tasks on a Dask cluster.
+
+    Same search, same choice and same model as :class:`rankcore.AutoRanker`
+    fitted with the same parameters; the (candidate, fold) fits execute on
+    the workers, one thread each.  Every candidate a task names must be
+    registered on the workers too (plugins installed there).  The final
+    refit runs on the client; ``to_local()`` gives the in-memory AutoRanker
+    (to save it).
+    """
+
+    name = "DaskAutoRanker"
+    aliases = ()
+    examples = ()
+    parameters = (CLIENT,) + AutoRanker.parameters
+
+    def fit(self, X, y, *, callbacks=None):
+        """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first."""
+        X = X.compute() if is_dask_collection(X) else X
+        y = y.compute() if is_dask_collection(y) else y
+        return super().fit(X, y, callbacks=callbacks)
+
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
+        return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed)
+
+    def to_local(self) -> AutoRanker:
+        """The in-memory :class:`rankcore.AutoRanker` with these parameters and fit (savable)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "client"}
+        local = AutoRanker(**params)
+        local.__dict__.update({f.name: self.__dict__[f.name] for f in local.fitted if f.name in self.__dict__})
+        return local
+

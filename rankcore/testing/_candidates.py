@@ -1,0 +1,121 @@
+"""Contract checks for AutoRanker's candidates (the ``candidate`` family).
+
+Each check takes a configured :class:`rankcore.auto.Candidate` and a NumPy
+generator, uses only the public interface (the declarations, ``skip_reason``,
+``build``, ``scores``) on small data, and raises ``AssertionError`` naming the
+candidate.  A candidate that does not apply to the check data (its
+``skip_reason`` says why, e.g. an optional package that is not installed) is
+checked for its declarations only.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["CHECKS"]
+
+
+def _data(rng: np.random.Generator, n: int = 80, d: int = 4, nan: bool = False):
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.4).astype(np.int8)
+    y[:3], y[3:6] = 1, 0                        # both classes, whatever the draw
+    if nan:
+        X[rng.random(size=X.shape) < 0.1] = np.nan
+    return X, y
+
+
+def _context(candidate, X, y, seed=0):
+    from ..auto._tasks import make_context
+
+    return make_context("pauc:0.1", X, y, seed, 1)
+
+
+def _fit_scores(candidate, X, y, seed=0):
+    estimator = candidate.build(_context(candidate, X, y, seed))
+    estimator.fit(X, y)
+    return estimator, np.asarray(candidate.scores(estimator, X), dtype=np.float64)
+
+
+def check_candidate_declarations(candidate, rng):
+    """The declarations AutoRanker reads have the documented types, and the default specs resolve."""
+    from ..registry import resolve
+
+    name = candidate.spec
+    assert isinstance(candidate.accepts_missing, bool), f"candidate {name!r}: accepts_missing must be a bool"
+    assert isinstance(candidate.savable, bool), f"candidate {name!r}: savable must be a bool"
+    for attribute in ("max_rows", "max_features"):
+        value = getattr(candidate, attribute)
+        assert value is None or (isinstance(value, numbers.Integral) and value >= 1), \
+            f"candidate {name!r}: {attribute} must be None or a positive integer, got {value!r}"
+    cost = candidate.relative_cost
+    assert isinstance(cost, numbers.Real) and math.isfinite(cost) and cost > 0, \
+        f"candidate {name!r}: relative_cost must be a positive number, got {cost!r}"
+    assert isinstance(candidate.priority, numbers.Integral), f"candidate {name!r}: priority must be an integer"
+    for spec in type(candidate).default_search_specs():
+        resolved = resolve("candidate", spec)
+        assert type(resolved) is type(candidate), f"candidate {name!r}: default spec {spec!r} is another class"
+    assert resolve("candidate", candidate.spec) == candidate, f"candidate {name!r}: its spec does not round-trip"
+
+
+def check_candidate_fits_and_scores(candidate, rng):
+    """``build`` gives an estimator that fits (X, y in {0, 1}) and scores every row with a finite number."""
+    X, y = _data(rng)
+    if candidate.skip_reason(_context(candidate, X, y)) is not None:
+        return
+    _, scores = _fit_scores(candidate, X, y)
+    assert scores.shape == (X.shape[0],), f"candidate {candidate.spec!r}: scores of shape {scores.shape}"
+    assert np.isfinite(scores).all(), f"candidate {candidate.spec!r}: non-finite scores"
+
+
+def check_candidate_deterministic(candidate, rng):
+    """The same data and seed give the same scores (AutoRanker's search is repeatable)."""
+    X, y = _data(rng)
+    if candidate.skip_reason(_context(candidate, X, y)) is not None:
+        return
+    first = _fit_scores(candidate, X, y, seed=7)[1]
+    second = _fit_scores(candidate, X, y, seed=7)[1]
+    np.testing.assert_allclose(first, second, rtol=1e-9, atol=0,
+                               err_msg=f"candidate {candidate.spec!r}: two fits with one seed differ")
+
+
+def check_candidate_missing_values(candidate, rng):
+    """A candidate declaring ``accepts_missing`` fits and scores rows with NaN; one that does not is skipped."""
+    from dataclasses import replace
+
+    X, y = _data(rng, nan=True)
+    context = _context(candidate, X, y)
+    reason = candidate.skip_reason(context)
+    if not candidate.accepts_missing:
+        assert reason is not None, f"candidate {candidate.spec!r}: refuses NaN but is not skipped on data with NaN"
+        return
+    if reason is not None or candidate.skip_reason(replace(context, has_missing=False)) is not None:
+        return
+    _, scores = _fit_scores(candidate, X, y)
+    assert np.isfinite(scores).all(), f"candidate {candidate.spec!r}: non-finite scores on rows with NaN"
+
+
+def check_candidate_savable(candidate, rng):
+    """A candidate declaring ``savable`` fits an estimator that AutoRanker's model file saves and restores."""
+    from ..auto._saved import decode_fitted, encode_fitted
+    from ..persistence import _decode, _encode
+
+    X, y = _data(rng)
+    if not candidate.savable or candidate.skip_reason(_context(candidate, X, y)) is not None:
+        return
+    estimator, scores = _fit_scores(candidate, X, y)
+    record = _decode(_encode(encode_fitted(estimator, candidate.spec), "best"), "best")
+    restored = decode_fitted(record, X.shape[1])
+    np.testing.assert_allclose(np.asarray(candidate.scores(restored, X)), scores, rtol=1e-12,
+                               err_msg=f"candidate {candidate.spec!r}: the saved model scores differently")
+
+
+CHECKS = [
+    check_candidate_declarations,
+    check_candidate_fits_and_scores,
+    check_candidate_deterministic,
+    check_candidate_missing_values,
+    check_candidate_savable,
+]

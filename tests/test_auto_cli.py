@@ -1,0 +1,72 @@
+"""`rankcore auto`: leaderboard, saved model, report, errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.cli import main
+
+FAST = "trees:n_iter=8,linear:n_epochs=2,stumps:n_iter=10"
+
+
+@pytest.fixture
+def data_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.6 * rng.normal(size=150) > 0.5).astype(int)
+    path = tmp_path / "d.csv"
+    with open(path, "w") as fh:
+        fh.write("a,b,c,d,label\n")
+        for row, label in zip(X.tolist(), y.tolist()):
+            fh.write(",".join(map(repr, row)) + f",{label}\n")
+    return path, X, y
+
+
+def test_auto_cli_prints_the_leaderboard_saves_the_choice_and_writes_the_report(data_csv, tmp_path, capsys):
+    path, X, y = data_csv
+    out, report = tmp_path / "m.json", tmp_path / "auto.html"
+    code = main(["auto", str(path), "--metric", "prec@k:0.1", "--candidates", FAST, "--out", str(out),
+                 "--report", str(report), "--table-format", "json", "--progress", "lines"])
+    assert code == 0
+    captured = capsys.readouterr()
+    rows = json.loads(captured.out)
+    assert rows[0]["status"] == "chosen"
+    assert {r["candidate"] for r in rows} >= {"trees:n_iter=8", "linear:n_epochs=2", "stumps:n_iter=10"}
+    assert "auto: " in captured.err and "fold 1/5" in captured.err and "chose " in captured.err
+    model = rankcore.load_model(out)
+    library = rankcore.AutoRanker(metric="prec@k:0.1", candidates=FAST.split(","), random_state=0).fit(X, y)
+    assert model.best_candidate_ == library.best_candidate_ == rows[0]["candidate"]
+    np.testing.assert_allclose(model.decision_function(X), library.decision_function(X), rtol=1e-12)
+    page = report.read_text()
+    assert "leading candidates" in page and rows[0]["candidate"] in page and "data:image/svg+xml" in page
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["--metric", "prec@k:100"], "cannot be computed on the validation folds"),
+    (["--metric", "roc"], "not a scalar metric"),
+    (["--candidates", "trees,nothing-like-this"], "unknown candidate"),
+    (["--cv", "x"], "--cv"),
+    (["--time", "-2"], "--time"),
+    (["--time", "0.000001"], "too small for even one candidate"),
+])
+def test_auto_cli_errors_are_one_line(data_csv, tmp_path, capsys, argv, fragment):
+    path, _, _ = data_csv
+    base = ["auto", str(path), "--out", str(tmp_path / "m.json"), "--quiet"]
+    try:
+        code = main(base + ([] if "--candidates" in argv else ["--candidates", FAST]) + argv)
+    except SystemExit as exc:           # argparse's own usage errors
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and err.splitlines()[-1].startswith(("rankcore: error: ", "rankcore auto: error: ")), err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_auto_cli_refuses_to_overwrite_the_data(data_csv, capsys):
+    path, _, _ = data_csv
+    before = path.read_bytes()
+    assert main(["auto", str(path), "--candidates", FAST, "--out", str(path), "--quiet", "--force"]) == 2
+    assert "is the input DATA" in capsys.readouterr().err
+    assert path.read_bytes() == before

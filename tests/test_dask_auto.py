@@ -1,0 +1,38 @@
+"""DaskAutoRanker: candidates x folds as tasks on a real 2-worker LocalCluster, the same search as in process."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.dataframe")     # rankcore.dask needs the [dask] extra
+pytest.importorskip("distributed")
+
+import rankcore  # noqa: E402
+from rankcore.dask import DaskAutoRanker  # noqa: E402
+from rankcore.persistence import model_from_dict, model_to_dict  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
+
+
+def test_dask_auto_ranker_equals_the_in_process_search(dask_client):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.6 * rng.normal(size=150) > 0.5).astype(int)
+    params = dict(candidates=["trees:n_iter=8", "linear:n_epochs=2", "stumps:n_iter=10"], random_state=5, n_jobs=1)
+    remote = DaskAutoRanker(client=dask_client, **params).fit(X, y)
+    local = rankcore.AutoRanker(**params).fit(X, y)
+    assert [r.name for r in remote.leaderboard_] == [r.name for r in local.leaderboard_]
+    for a, b in zip(remote.leaderboard_, local.leaderboard_):
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
+    saved = model_to_dict(remote.to_local())
+    np.testing.assert_array_equal(model_from_dict(saved).decision_function(X), local.decision_function(X))
+
+
+def test_dask_auto_ranker_with_a_budget_runs_on_the_cluster(dask_client):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(int)
+    model = DaskAutoRanker(client=dask_client, candidates=["trees:n_iter=5", "linear:n_epochs=2"], time_budget=60,
+                           random_state=0).fit(X, y)
+    assert model.leaderboard_[0].status == "chosen"
+    assert model.cv_description_.startswith("5-fold stratified cross-validation")
