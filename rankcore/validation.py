@@ -34,6 +34,7 @@ __all__ = [
     "check_fit_data",
     "check_finite_scores",
     "check_learner_matrix",
+    "ordered_labels",
 ]
 
 
@@ -91,6 +92,16 @@ def _csr_location(Xs: Any, k: int) -> str:
     """Where the k-th stored value of a CSR matrix is."""
     row = int(np.searchsorted(Xs.indptr, k, side="right") - 1)
     return f"at row {row}, column {int(Xs.indices[k])}"
+
+
+def ordered_labels(y: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)``; object labels of mixed types are a TypeError naming ``name``."""
+    if y.dtype != object:
+        return np.unique(y, return_inverse=True)
+    try:
+        return np.unique(y, return_inverse=True)
+    except TypeError:
+        raise TypeError(f"{name}: labels of mixed types cannot be ordered") from None
 
 
 def _check_finite(arr: np.ndarray, name: str, *, locate=None, nan_hint: str = "", allow_nan: bool = False) -> None:
@@ -439,13 +450,7 @@ def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.n
         raise ValueError(f"{name}: expected at least one label, got an empty array")
     if arr.dtype.kind == "f":
         _check_finite(arr, name)
-    if arr.dtype == object:
-        try:
-            classes, inverse = np.unique(arr, return_inverse=True)
-        except TypeError:
-            raise TypeError(f"{name}: labels of mixed types cannot be ordered") from None
-    else:
-        classes, inverse = np.unique(arr, return_inverse=True)
+    classes, inverse = ordered_labels(arr, name)
     if classes.shape[0] != 2:
         if classes.shape[0] < 2:
             raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)} (one class)")

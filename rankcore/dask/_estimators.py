@@ -27,7 +27,7 @@ from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
-from ._inputs import as_row_chunks, get_client, is_dask_collection
+from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
@@ -218,24 +218,7 @@ class _DaskBoost(ClientParameter):
     # Prediction
     # ------------------------------------------------------------------
     def _dask_matrix(self, X):
-        import dask.array as da
-        import dask.dataframe as dd
-
-        if isinstance(X, dd.DataFrame):
-            names = getattr(self, "feature_names_in_", None)
-            if names is not None and [str(c) for c in X.columns] != list(names):
-                raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
-                                 f"{list(names)!r}")
-            X = X.to_dask_array()
-        elif not isinstance(X, da.Array):
-            raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
-        if X.ndim != 2:
-            raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X.shape[1]}")
-        if len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
-        return X
+        return fitted_dask_matrix(self, X)
 
     def _lazy_scores(self, X, stop: int | None = None):
         rankers = self.rankers_[:stop]

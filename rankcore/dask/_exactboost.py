@@ -29,7 +29,7 @@ from ..spec import Parameter
 from ..validation import check_matrix
 from ._client import ClientParameter
 from ._estimators import CLIENT
-from ._inputs import get_client, is_dask_collection
+from ._inputs import fitted_dask_matrix, get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers
 
 __all__ = ["DaskExactBoost"]
@@ -103,23 +103,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         check_is_fitted(self)
         if not is_dask_collection(X):
             return super().decision_function(X)
-        import dask.array as da
-        import dask.dataframe as dd
-
-        if isinstance(X, dd.DataFrame):
-            names = getattr(self, "feature_names_in_", None)
-            if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
-                raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
-                                 f"{list(names)!r}")
-            X = X.to_dask_array()
-        if not isinstance(X, da.Array):
-            raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
-        if X.ndim != 2:
-            raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X.shape[1]}")
-        if len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
+        X = fitted_dask_matrix(self, X)
         return X.map_blocks(_decide_chunk, self._table, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
 

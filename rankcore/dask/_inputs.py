@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "is_dask_collection", "tree_sum"]
+__all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection", "tree_sum"]
 
 
 def get_client(client: Any = None):
@@ -92,6 +92,32 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
     if arr.shape[1] == 0:
         raise ValueError(f"{name}: expected at least one feature, got 0 columns")
     return arr, names
+
+
+def fitted_dask_matrix(estimator, X):
+    """X to predict on with a fitted estimator: a 2-D Dask array with its features, one column chunk.
+
+    A dask.dataframe's columns must be the features seen in fit (when fit
+    saw names); the number of columns must be ``n_features_in_``.
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        names = getattr(estimator, "feature_names_in_", None)
+        if names is not None and [str(c) for c in X.columns] != [str(c) for c in names]:
+            raise ValueError(f"X: the columns {list(X.columns)!r} differ from the features seen in fit "
+                             f"{list(names)!r}")
+        X = X.to_dask_array()
+    elif not isinstance(X, da.Array):
+        raise TypeError(f"X: expected a dask.array or dask.dataframe collection, got {type(X).__name__}")
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-D array, got {X.ndim} dimension(s)")
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X: expected {estimator.n_features_in_} features (as in fit), got {X.shape[1]}")
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    return X
 
 
 def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):

@@ -40,7 +40,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..learners import RowSource, sample_rows
-from ..validation import _describe, check_bipartite_target, check_graded_labels, check_matrix, check_scores
+from ..validation import (_describe, check_bipartite_target, check_graded_labels, check_matrix, check_scores,
+                          ordered_labels)
 from ._order import RankSearch, float_keys, interval_counts
 
 __all__ = ["DataSummary", "summarize", "DaskRows", "stump_edges", "check_chunk"]
@@ -86,13 +87,7 @@ def _chunk_summary(i, X, y, w, task):
     if y is None:
         return out
     if task == "bipartite":
-        if y.dtype == object:
-            try:
-                labels, inverse = np.unique(y, return_inverse=True)
-            except TypeError:
-                raise TypeError(f"y (chunk {i}): labels of mixed types cannot be ordered") from None
-        else:
-            labels, inverse = np.unique(y, return_inverse=True)
+        labels, inverse = ordered_labels(y, f"y (chunk {i})")
         if labels.shape[0] > 2:
             raise ValueError(f"y: expected two classes (bipartite ranking), got at least {labels.shape[0]} "
                              f"in chunk {i}: {_describe(labels)}")

@@ -79,8 +79,8 @@ cdef class TreeGrower:
     cdef SlotLayout slots
     cdef const FeatureSlots* fs
     cdef Py_ssize_t max_leaves, max_nodes, max_depth
-    cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth
-    cdef SplitParams params
+    cdef SplitParams base_params        # as given (min_child_weight, cat_smooth per average row)
+    cdef SplitParams params             # this tree's: min_child_weight, cat_smooth scaled in grow
     cdef bint depthwise
     cdef int n_threads
     cdef double** pool
@@ -118,13 +118,9 @@ cdef class TreeGrower:
         self.max_leaves = max_leaves
         self.max_nodes = 2 * max_leaves - 1
         self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.min_child_weight = min_child_weight
-        self.l2 = l2
-        self.tie_tolerance = tie_tolerance
-        self.cat_smooth = cat_smooth
+        self.base_params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
         # min_child_weight and cat_smooth are scaled per tree (by the mean curvature per row), in grow
-        self.params = split_params(min_samples_leaf, 0.0, l2, tie_tolerance, 0.0, max_cat)
+        self.params = self.base_params
         self.depthwise = depthwise
         self.n_threads = n_threads
         n = self.max_nodes
@@ -321,9 +317,9 @@ cdef class TreeGrower:
         if C <= 0 or fs.d == 0:
             return 1
         # min_child_weight counts average rows: objectives normalize their curvature differently
-        min_weight = self.min_child_weight * (H / C)
+        min_weight = self.base_params.min_child_weight * (H / C)
         self.params.min_child_weight = min_weight
-        self.params.cat_smooth = self.cat_smooth * (H / C)
+        self.params.cat_smooth = self.base_params.cat_smooth * (H / C)
         self._consider(0, mask, NULL)
         while n_leaves < self.max_leaves:
             n_live = 0
@@ -338,7 +334,7 @@ cdef class TreeGrower:
                 for k in range(1, n_live):
                     if self.choice[self.order[k]].gain > top:
                         top = self.choice[self.order[k]].gain
-                thr = top - self.tie_tolerance * top
+                thr = top - self.params.tie_tolerance * top
                 best = -1
                 for k in range(n_live):         # ties (within rounding): the smallest node id
                     if self.choice[self.order[k]].gain >= thr:
@@ -374,7 +370,7 @@ cdef class TreeGrower:
         one, computed during the scan (``find_best_split``).
         """
         cdef double* Cv = self.p_count
-        if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.min_samples_leaf:
+        if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.params.min_samples_leaf:
             self.splittable[node] = 0
             self._release(node)
             return
@@ -429,7 +425,8 @@ cdef class TreeGrower:
             Cv[b] = sp.right[2]
             # the children's histograms are needed only if one of them may still be split
             histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
-                         and (sp.left[2] >= 2 * self.min_samples_leaf or sp.right[2] >= 2 * self.min_samples_leaf))
+                         and (sp.left[2] >= 2 * self.params.min_samples_leaf
+                              or sp.right[2] >= 2 * self.params.min_samples_leaf))
             if not histogram:
                 self._release(node)
             split_table(fs, sp, self.p_tables + 256 * node)

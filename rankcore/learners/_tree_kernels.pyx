@@ -506,6 +506,27 @@ cdef inline bint _allowed(double lc, double rc, double lh, double rh, const Spli
                 or rh < p.min_child_weight or lh + p.l2 <= 0 or rh + p.l2 <= 0)
 
 
+cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th, double tc, double l2,
+                           double parent, const SplitParams* p, bint find, double threshold, double* best,
+                           double* gain, double* rg, double* rh, double* rc) noexcept nogil:
+    """Weigh sending (lg, lh, lc) of the totals left: sets the right side's sums and the gain of an allowed split.
+
+    Scan (not ``find``): keeps the best gain in ``best``, returns False.
+    Find: whether the split is allowed and its gain reaches ``threshold``.
+    """
+    rg[0] = tg - lg
+    rh[0] = th - lh
+    rc[0] = tc - lc
+    if not _allowed(lc, rc[0], lh, rh[0], p):
+        return False
+    gain[0] = lg * lg / (lh + l2) + rg[0] * rg[0] / (rh[0] + l2) - parent
+    if not find:
+        if gain[0] > best[0]:
+            best[0] = gain[0]
+        return False
+    return gain[0] >= threshold
+
+
 cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t b, bint nan_left, bint categorical,
                          double lg, double lh, double lc, double rg, double rh, double rc) noexcept nogil:
     out.gain = gain
@@ -593,16 +614,7 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
                 lg = cg
                 lh = ch
                 lc = cc
-            rg = tg - lg
-            rh = th - lh
-            rc = tc - lc
-            if not _allowed(lc, rc, lh, rh, p):
-                continue
-            gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
-            if not find:
-                if gain > best:
-                    best = gain
-            elif gain >= threshold:
+            if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
                 _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
                 return 1.0
     return best if not find else 0.0
@@ -661,16 +673,7 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
             cg = cg + x[0]
             ch = ch + x[1]
             cc = cc + x[2]
-            rg = tg - cg
-            rh = th - ch
-            rc = tc - cc
-            if not _allowed(cc, rc, ch, rh, p):
-                continue
-            gain = cg * cg / (ch + l2) + rg * rg / (rh + l2) - parent
-            if not find:
-                if gain > best:
-                    best = gain
-            elif gain >= threshold:
+            if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
                 nan_left = False
                 for v in range(4):
                     out.left_bins[v] = 0

@@ -35,6 +35,7 @@ from ._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._tree_oblivious_ranker import ObliviousTreeRanker
 from ._tree_ranker import TIE_TOLERANCE
+from ._tree_search import MultiPassSearch
 
 __all__ = ["ObliviousSearch", "oblivious_depth", "DEFAULT_DEPTH", "MAX_DEPTH"]
 
@@ -58,7 +59,7 @@ def oblivious_depth(max_depth: int, max_leaves: int) -> int:
     return depth
 
 
-class ObliviousSearch:
+class ObliviousSearch(MultiPassSearch):
     """The client side of one oblivious tree's multi-pass search (the protocol of ``TreeSearch``).
 
     One pass for the root, then one per level: the request splits every
@@ -82,21 +83,11 @@ class ObliviousSearch:
         self._n_edges = np.ascontiguousarray(layout.n_edges, dtype=np.intp)
 
     # -- protocol ------------------------------------------------------
-    def next_request(self):
-        if self.pending is not None:
-            return self.pending
-        if self.done:
-            return None
-        return self._next_level()
-
     def receive(self, total: np.ndarray | None) -> None:
-        request, self.pending = self.pending, None
-        if request is None:
-            raise RuntimeError("ObliviousSearch.receive called without a pending request")
+        request = self._take_request()
         lay = self.layout
         if request["op"] == "root":
-            G, H, C = ((float(v) for v in total[lay.feature_slots(0)].sum(axis=0))
-                       if total is not None and lay.n_features else (0.0, 0.0, 0.0))
+            G, H, C = self._root_sums(total)
             self.nodes.append({"G": G, "H": H, "count": C})
             self.level = [0]
             if C <= 0 or not lay.n_features or self.depth < 1:
@@ -151,7 +142,7 @@ class ObliviousSearch:
     def _splittable(self, node_id: int) -> bool:
         return node_id in self.hists and self.nodes[node_id]["count"] >= 2 * self.layout.min_samples_leaf
 
-    def _next_level(self):
+    def _next_pass(self):
         """The shared split of the next level and the request that applies it, or None (the tree is done)."""
         lay = self.layout
         if len(self.levels) >= self.depth:

@@ -8,19 +8,13 @@ import numpy as np
 
 from . import _tree_oblivious_kernels as _kernels
 from ._base import WeakRanker
-from ._tree_ranker import prediction_matrix
+from ._tree_ranker import prediction_matrix, store_frozen
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
 
 _FIELDS = ("feature", "threshold", "nan_left", "value", "gain")
 #: Deepest tree a model file may hold (2^depth leaf values).
 _MAX_STATE_DEPTH = 16
-
-
-def _frozen(a, dtype) -> np.ndarray:
-    arr = np.array(a, dtype=dtype)
-    arr.setflags(write=False)
-    return arr
 
 
 class ObliviousTreeRanker(WeakRanker):
@@ -46,12 +40,7 @@ class ObliviousTreeRanker(WeakRanker):
     kind = "oblivious_tree"
 
     def __init__(self, feature, threshold, nan_left, value, gain, *, bins=None):
-        self.feature = _frozen(feature, np.int32)
-        self.threshold = _frozen(threshold, np.float64)
-        self.nan_left = _frozen(nan_left, np.uint8)
-        self.value = _frozen(value, np.float64)
-        self.gain = _frozen(gain, np.float64)
-        self.bins = None if bins is None else _frozen(bins, np.int32)     # training bins (not saved)
+        store_frozen(self, bins, feature=feature, threshold=threshold, nan_left=nan_left, value=value, gain=gain)
         self.values = tuple(float(v) for v in np.unique(self.value))
 
     @property

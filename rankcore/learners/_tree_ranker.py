@@ -48,14 +48,8 @@ class TreeRanker(WeakRanker):
     kind = "tree"
 
     def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None, categories=None):
-        self.feature = _frozen(feature, np.int32)
-        self.threshold = _frozen(threshold, np.float64)
-        self.nan_left = _frozen(nan_left, np.uint8)
-        self.left = _frozen(left, np.int32)
-        self.right = _frozen(right, np.int32)
-        self.value = _frozen(value, np.float64)
-        self.gain = _frozen(gain, np.float64)
-        self.bins = None if bins is None else _frozen(bins, np.int32)    # training bins (not saved)
+        store_frozen(self, bins, feature=feature, threshold=threshold, nan_left=nan_left,
+                     left=left, right=right, value=value, gain=gain)
         self._set_categories(categories)
         leaves = self.left < 0
         self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
@@ -139,6 +133,18 @@ def _frozen(a, dtype) -> np.ndarray:
     arr = np.array(a, dtype=dtype)
     arr.setflags(write=False)
     return arr
+
+
+#: The dtype of each node array a tree stores (by field name).
+_FIELD_DTYPES = {"feature": np.int32, "threshold": np.float64, "nan_left": np.uint8,
+                 "left": np.int32, "right": np.int32, "value": np.float64, "gain": np.float64}
+
+
+def store_frozen(ranker, bins, **arrays) -> None:
+    """Store each node array read-only on ``ranker`` in its field's dtype, and the training bins (not saved)."""
+    for name, a in arrays.items():
+        setattr(ranker, name, _frozen(a, _FIELD_DTYPES[name]))
+    ranker.bins = None if bins is None else _frozen(bins, np.int32)
 
 
 def prediction_matrix(X):

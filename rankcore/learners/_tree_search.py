@@ -36,7 +36,37 @@ class _Split:
     left_bins: tuple[int, int, int, int] | None = None     # categorical: the bins going left, 256 bits
 
 
-class TreeSearch:
+class MultiPassSearch:
+    """The protocol both tree searches share: hand out the pending request, or the next pass's.
+
+    A subclass sets ``layout``, ``pending`` (the root request) and ``done``,
+    and implements ``_next_pass`` (the next request, or None when done) and
+    ``receive`` (which starts with :meth:`_take_request`).
+    """
+
+    def next_request(self):
+        if self.pending is not None:
+            return self.pending
+        if self.done:
+            return None
+        return self._next_pass()
+
+    def _take_request(self) -> dict:
+        """The pending request, now answered (a RuntimeError when there was none)."""
+        request, self.pending = self.pending, None
+        if request is None:
+            raise RuntimeError(f"{type(self).__name__}.receive called without a pending request")
+        return request
+
+    def _root_sums(self, total: np.ndarray | None) -> tuple[float, float, float]:
+        """The root's (G, H, count): feature 0's slots of the summed histogram, in order."""
+        if total is None or not self.layout.n_features:
+            return 0.0, 0.0, 0.0
+        G, H, C = (float(v) for v in total[self.layout.feature_slots(0)].sum(axis=0))
+        return G, H, C
+
+
+class TreeSearch(MultiPassSearch):
     """The client side of one tree's multi-pass search.
 
     Protocol: while ``request = search.next_request()`` is not None, every
@@ -59,21 +89,10 @@ class TreeSearch:
         self.done = False
 
     # -- protocol ------------------------------------------------------
-    def next_request(self):
-        if self.pending is not None:
-            return self.pending
-        if self.done:
-            return None
-        return self._grow()
-
     def receive(self, total: np.ndarray | None) -> None:
-        request, self.pending = self.pending, None
-        if request is None:
-            raise RuntimeError("TreeSearch.receive called without a pending request")
+        request = self._take_request()
         if request["op"] == "root":
-            # the root's sums: feature 0's slots, in order
-            G, H, C = ((float(v) for v in total[self.layout.feature_slots(0)].sum(axis=0))
-                       if total is not None and self.layout.n_features else (0.0, 0.0, 0.0))
+            G, H, C = self._root_sums(total)
             self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1})
             if C <= 0 or not self.layout.n_features:
                 self.done = True
@@ -178,7 +197,7 @@ class TreeSearch:
         if hist is not None:
             self.layout.release_histograms([hist])
 
-    def _grow(self):
+    def _next_pass(self):
         lay = self.layout
         n_leaves = sum(1 for nd in self.nodes if "children" not in nd)
         if n_leaves >= lay.max_leaves:

@@ -128,57 +128,62 @@ class Logistic(Loss):
         s = 0.5 * (lo + hi)
         return np.exp(s - f_pos), np.exp(f_neg - s)      # b_i, a_k with a_k b_i = e^{−(f_i − f_k)}
 
-    def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
-        f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
+    def _sums(self, generic, factored, f_pos, f_neg, args, n_threads):
+        """``factored(_logistic, b, a, *args, n_threads)`` while the scores' span allows the factors, else ``generic``."""
         factors = self._factors(f_pos, f_neg)
         if factors is None:
-            return super().negative_sums(f_pos, w_pos, f_neg, n_threads=n_threads)
+            return generic(*args, n_threads=n_threads)
         from . import _logistic
 
         b, a = factors
-        L, D = np.empty(f_neg.shape[0]), np.empty(f_neg.shape[0])
-        _logistic.negative_sums(b, w_pos, a, L, D, bool(np.all(w_pos == 1.0)), int(n_threads))
-        return L, D
+        return factored(_logistic, b, a, *args, int(n_threads))
+
+    def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
+        f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
+        return self._sums(super().negative_sums, _factored_negative_sums, f_pos, f_neg, (f_pos, w_pos, f_neg), n_threads)
 
     def positive_sums(self, f_pos, f_neg, c_neg, *, n_threads=1):
         f_pos, f_neg, c_neg = _f64(f_pos), _f64(f_neg), _f64(c_neg)
-        factors = self._factors(f_pos, f_neg)
-        if factors is None:
-            return super().positive_sums(f_pos, f_neg, c_neg, n_threads=n_threads)
-        from . import _logistic
-
-        b, a = factors
-        E = np.empty(f_pos.shape[0])
-        _logistic.positive_sums(b, a, c_neg, E, int(n_threads))
-        return E
+        return self._sums(super().positive_sums, _factored_positive_sums, f_pos, f_neg, (f_pos, f_neg, c_neg), n_threads)
 
     def directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, *, n_threads=1):
         f_pos, w_pos, h_pos = _f64(f_pos), _f64(w_pos), _f64(h_pos)
         f_neg, h_neg = _f64(f_neg), _f64(h_neg)
-        factors = self._factors(f_pos, f_neg)
-        if factors is None:
-            return super().directional_sums(f_pos, w_pos, h_pos, f_neg, h_neg, n_threads=n_threads)
-        from . import _logistic
-
-        b, a = factors
-        K = f_neg.shape[0]
-        L, L1, L2 = np.empty(K), np.empty(K), np.empty(K)
-        _logistic.directional_sums(b, w_pos, h_pos, a, h_neg, L, L1, L2, bool(np.all(w_pos == 1.0)), int(n_threads))
-        return L, L1, L2
+        return self._sums(super().directional_sums, _factored_directional_sums, f_pos, f_neg,
+                          (f_pos, w_pos, h_pos, f_neg, h_neg), n_threads)
 
     def curvature_sums(self, f_pos, w_pos, f_neg, c1_neg, c2_neg, *, n_threads=1):
         f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
         c1_neg, c2_neg = _f64(c1_neg), _f64(c2_neg)
-        factors = self._factors(f_pos, f_neg)
-        if factors is None:
-            return super().curvature_sums(f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads=n_threads)
-        from . import _logistic
+        return self._sums(super().curvature_sums, _factored_curvature_sums, f_pos, f_neg,
+                          (f_pos, w_pos, f_neg, c1_neg, c2_neg), n_threads)
 
-        b, a = factors
-        P, N = np.empty(f_pos.shape[0]), np.empty(f_neg.shape[0])
-        _logistic.curvature_positive_sums(b, w_pos, a, c1_neg, c2_neg, P, int(n_threads))
-        _logistic.curvature_negative_sums(b, w_pos, a, N, int(n_threads))
-        return P, N
+
+# The logistic sums by the factors b_i = e^{s − f_i}, a_k = e^{f_k − s} (``Logistic._factors``).
+def _factored_negative_sums(kernels, b, a, f_pos, w_pos, f_neg, n_threads):
+    L, D = np.empty(f_neg.shape[0]), np.empty(f_neg.shape[0])
+    kernels.negative_sums(b, w_pos, a, L, D, bool(np.all(w_pos == 1.0)), n_threads)
+    return L, D
+
+
+def _factored_positive_sums(kernels, b, a, f_pos, f_neg, c_neg, n_threads):
+    E = np.empty(f_pos.shape[0])
+    kernels.positive_sums(b, a, c_neg, E, n_threads)
+    return E
+
+
+def _factored_directional_sums(kernels, b, a, f_pos, w_pos, h_pos, f_neg, h_neg, n_threads):
+    K = f_neg.shape[0]
+    L, L1, L2 = np.empty(K), np.empty(K), np.empty(K)
+    kernels.directional_sums(b, w_pos, h_pos, a, h_neg, L, L1, L2, bool(np.all(w_pos == 1.0)), n_threads)
+    return L, L1, L2
+
+
+def _factored_curvature_sums(kernels, b, a, f_pos, w_pos, f_neg, c1_neg, c2_neg, n_threads):
+    P, N = np.empty(f_pos.shape[0]), np.empty(f_neg.shape[0])
+    kernels.curvature_positive_sums(b, w_pos, a, c1_neg, c2_neg, P, n_threads)
+    kernels.curvature_negative_sums(b, w_pos, a, N, n_threads)
+    return P, N
 
 
 class _TruncatedPower(Loss):
