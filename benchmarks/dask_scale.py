@@ -126,7 +126,25 @@ def traffic_model(d: int, bins: int, ns_per_row_feature: float, rows: int, bandw
     return message, lines, w_star
 
 
-def main(argv=None) -> int:
+def _report_traffic(args, big_t) -> dict:
+    """Print the per-iteration traffic model at the measured per-row cost; return its figures."""
+    ns_per_row_feature = big_t["min_s"] / (args.rows * args.features) * 1e9 * 2       # per worker thread
+    message, lines, w_star = traffic_model(args.features, 256, ns_per_row_feature, args.rows)
+    print(f"\ntraffic per iteration: each worker sends d × B × 2 × 8 = {args.features} × 256 × 16 = "
+          f"{message / 1024:.0f} KiB (per-class histograms) and receives < 1 KiB (the update and two scalars)")
+    print(f"model at {args.rows:,d} rows, 10 Gbit/s client link, {ns_per_row_feature:.2f} ns per row-feature on "
+          f"one worker (measured above):")
+    print(f"  {'workers':>8}  {'client ingress':>15}  {'network s':>10}  {'compute s':>10}")
+    for workers, inbound, network, compute in lines:
+        print(f"  {workers:>8d}  {inbound / 2**20:>12.1f} MiB  {network:>10.4f}  {compute:>10.4f}")
+    print(f"  compute per worker falls as 1/W while the client's ingress grows as W: they cross near "
+          f"W ≈ {w_star:.0f} workers")
+    return {"message_bytes_per_worker_per_iteration": message, "break_even_workers_10gbit": w_star,
+            "ns_per_row_feature_per_worker": ns_per_row_feature}
+
+
+def _parse_args(argv):
+    """The command line, checked: positive counts, a slice made of whole chunks."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=20_000_000)
     parser.add_argument("--features", type=int, default=50)
@@ -148,6 +166,11 @@ def main(argv=None) -> int:
     if args.slice_rows < 2 * args.chunk_rows and args.slice_rows % 2:
         parser.error(f"--slice-rows: below two chunks the slice is cut in two chunks; expected an even count, "
                      f"got {args.slice_rows}")
+    return args
+
+
+def main(argv=None) -> int:
+    args = _parse_args(argv)
 
     from distributed import Client, LocalCluster
 
@@ -240,19 +263,7 @@ def main(argv=None) -> int:
         big.close()
         small.close()
 
-    ns_per_row_feature = big_t["min_s"] / (args.rows * args.features) * 1e9 * 2       # per worker thread
-    message, lines, w_star = traffic_model(args.features, 256, ns_per_row_feature, args.rows)
-    figures["traffic"] = {"message_bytes_per_worker_per_iteration": message, "break_even_workers_10gbit": w_star,
-                          "ns_per_row_feature_per_worker": ns_per_row_feature}
-    print(f"\ntraffic per iteration: each worker sends d × B × 2 × 8 = {args.features} × 256 × 16 = "
-          f"{message / 1024:.0f} KiB (per-class histograms) and receives < 1 KiB (the update and two scalars)")
-    print(f"model at {args.rows:,d} rows, 10 Gbit/s client link, {ns_per_row_feature:.2f} ns per row-feature on "
-          f"one worker (measured above):")
-    print(f"  {'workers':>8}  {'client ingress':>15}  {'network s':>10}  {'compute s':>10}")
-    for workers, inbound, network, compute in lines:
-        print(f"  {workers:>8d}  {inbound / 2**20:>12.1f} MiB  {network:>10.4f}  {compute:>10.4f}")
-    print(f"  compute per worker falls as 1/W while the client's ingress grows as W: they cross near "
-          f"W ≈ {w_star:.0f} workers")
+    figures["traffic"] = _report_traffic(args, big_t)
     load_after = os.getloadavg()
     figures["load_after"] = load_after
     print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
