@@ -21,14 +21,24 @@ Usage::
     python benchmarks/top_of_list_comparison.py                      # everything
     python benchmarks/top_of_list_comparison.py --splits 3 --max-rows 20000 \
         --learners rankcore-trees,lightgbm --out report.md
+    # one thread per learner; raw per-split results kept, one file per run
+    python benchmarks/top_of_list_comparison.py --datasets sonar --threads 1 --json a.json
+    python benchmarks/top_of_list_comparison.py --datasets musk --threads 1 --json b.json
+    python benchmarks/top_of_list_comparison.py --merge a.json,b.json   # one report of both
 
 Learners whose package is missing (LightGBM, XGBoost, CatBoost, FLAML,
 rankcore.gbdt) are left out with a note.  ``auto`` is ``rankcore.AutoRanker()``
 with its defaults (choosing by pAUC@0.1 on the training part only: the
 comparison is nested); ``flaml`` is FLAML's ``AutoML`` on AUC given the time
-AutoRanker took on the same split; ``catboost`` is ``CatBoostClassifier()``.  ``ijcnn1-test`` is not used (it is the test half of
-``ijcnn1``); data larger than ``--max-rows`` is subsampled (stratified, seeded)
-before splitting, and said so in the report.
+AutoRanker took on the same split; ``catboost`` is ``CatBoostClassifier()``.
+``ijcnn1-test`` is not used (it is the test half of ``ijcnn1``); data larger
+than ``--max-rows`` is subsampled (stratified, seeded) before splitting, and
+said so in the report.
+
+``--threads N`` gives every learner N threads (on a shared machine, 1 keeps
+the runs repeatable and the other jobs' timings intact); ``--json`` keeps the
+raw per-split results of a run, and ``--merge`` reports several such runs as
+one (a data set may come from one run only).
 """
 
 from __future__ import annotations
@@ -101,31 +111,39 @@ def _scores(model, X):
     return model.predict_proba(X)[:, 1]
 
 
-def _learners() -> dict[str, Callable[[int], object] | str]:
-    """name -> factory(seed), or name -> reason it is unavailable."""
+def _learners(threads: int | None = None) -> dict[str, Callable[[int], object] | str]:
+    """name -> factory(seed), or name -> reason it is unavailable.
+
+    ``threads``: None leaves every learner its own default (most use every
+    core); an integer is passed to each as its thread count (``n_jobs``,
+    CatBoost's ``thread_count``), so a run on a shared machine is repeatable
+    and leaves the other cores alone.  Thread counts change no model here
+    beyond the last bits of floating-point sums.
+    """
     import rankcore
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
+    jobs = {} if threads is None else {"n_jobs": threads}
     out: dict[str, Callable[[int], object] | str] = {}
     try:
         rankcore.resolve("learner", "trees")
-        out["rankcore-trees"] = lambda seed: rankcore.boost(learner="trees", random_state=seed)
+        out["rankcore-trees"] = lambda seed: rankcore.boost(learner="trees", random_state=seed, **jobs)
     except Exception as exc:  # noqa: BLE001 - a report, not a library
         out["rankcore-trees"] = f"unavailable ({exc})"
-    out["rankcore-stumps"] = lambda seed: rankcore.boost(random_state=seed)
-    out["exactboost"] = lambda seed: rankcore.ExactBoost(random_state=seed)
+    out["rankcore-stumps"] = lambda seed: rankcore.boost(random_state=seed, **jobs)
+    out["exactboost"] = lambda seed: rankcore.ExactBoost(random_state=seed, **jobs)
     try:
         import lightgbm
 
-        out["lightgbm"] = lambda seed: lightgbm.LGBMClassifier(verbose=-1)
+        out["lightgbm"] = lambda seed: lightgbm.LGBMClassifier(verbose=-1, **jobs)
         try:
             from rankcore.gbdt import lightgbm_objective
 
             out["lightgbm+push"] = lambda seed: lightgbm.LGBMClassifier(
-                objective=lightgbm_objective("push:exp,pow:4"), verbose=-1)
+                objective=lightgbm_objective("push:exp,pow:4", **jobs), verbose=-1, **jobs)
         except ImportError as exc:
             out["lightgbm+push"] = f"unavailable ({exc})"
     except ImportError:
@@ -134,11 +152,11 @@ def _learners() -> dict[str, Callable[[int], object] | str]:
     try:
         import xgboost
 
-        out["xgboost"] = lambda seed: xgboost.XGBClassifier(random_state=seed)
+        out["xgboost"] = lambda seed: xgboost.XGBClassifier(random_state=seed, **jobs)
     except ImportError:
         out["xgboost"] = "unavailable (xgboost is not installed)"
     out["logistic"] = lambda seed: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
-    out.update(_auto_learners())
+    out.update(_auto_learners(threads))
     return out
 
 
@@ -157,7 +175,7 @@ class _SameBudget:
         return self.make(seed, budget)
 
 
-def _auto_learners() -> dict[str, Callable[[int], object] | str]:
+def _auto_learners(threads: int | None = None) -> dict[str, Callable[[int], object] | str]:
     """AutoRanker with its defaults, CatBoost's defaults and FLAML at AutoRanker's time, when installed.
 
     The comparison is nested by construction: each learner (AutoRanker's and
@@ -166,19 +184,21 @@ def _auto_learners() -> dict[str, Callable[[int], object] | str]:
     """
     import rankcore
 
+    jobs = {} if threads is None else {"n_jobs": threads}
     out: dict[str, Callable[[int], object] | str] = {
-        "auto": lambda seed: rankcore.AutoRanker(random_state=seed)}
+        "auto": lambda seed: rankcore.AutoRanker(random_state=seed, **jobs)}
     try:
         import catboost
 
+        cores = {} if threads is None else {"thread_count": threads}
         out["catboost"] = lambda seed: catboost.CatBoostClassifier(random_seed=seed, verbose=0,
-                                                                   allow_writing_files=False)
+                                                                   allow_writing_files=False, **cores)
     except ImportError:
         out["catboost"] = "unavailable (catboost is not installed)"
     try:
         import flaml
 
-        out["flaml"] = _SameBudget(lambda seed, budget: _FLAML(flaml, seed, budget))
+        out["flaml"] = _SameBudget(lambda seed, budget: _FLAML(flaml, seed, budget, threads))
     except ImportError:
         out["flaml"] = "unavailable (flaml is not installed)"
     return out
@@ -187,13 +207,14 @@ def _auto_learners() -> dict[str, Callable[[int], object] | str]:
 class _FLAML:
     """FLAML's ``AutoML`` on AUC with a time budget (default: 10 s when AutoRanker did not run first)."""
 
-    def __init__(self, flaml, seed, budget):
+    def __init__(self, flaml, seed, budget, threads=None):
         self.automl = flaml.AutoML()
         self.seed, self.budget = seed, 10.0 if budget is None else max(float(budget), 1.0)
+        self.jobs = {} if threads is None else {"n_jobs": threads}
 
     def fit(self, X, y):
         self.automl.fit(X, y, task="classification", metric="roc_auc", time_budget=self.budget, seed=self.seed,
-                        verbose=0)
+                        verbose=0, **self.jobs)
         return self
 
     def predict_proba(self, X):
@@ -276,13 +297,13 @@ def _subsample(X, y, max_rows: int, seed: int):
     return X[keep], y[keep], True
 
 
-def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_scores=None):
+def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_scores=None, threads=None):
     """Fit and judge every learner; ``test_scores``, a dict, also receives
     ``{dataset: {learner: [(y_test, scores), ...]}}`` (one pair per split) for
-    the significance section."""
+    the significance section.  ``threads``: see :func:`_learners`."""
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    factories = _learners()
+    factories = _learners(threads)
     unavailable = {n: factories[n] for n in learner_names if isinstance(factories.get(n), str)}
     active = [n for n in learner_names if callable(factories.get(n))]
     results: dict[str, dict[str, dict[str, list[float]]]] = {}
@@ -516,7 +537,36 @@ def significance_section(results, test_scores, reference: str = "lightgbm", n_bo
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
+def merge_raw(paths) -> tuple[dict, dict, list[str], int]:
+    """Results, times, notes and splits of several ``--json`` files, as one run's.
+
+    Each data set must come from one file only (a set run twice is refused,
+    not averaged), and every file must hold the same learners.
+    """
+    results: dict = {}
+    times: dict = {}
+    notes: list[str] = []
+    splits = set()
+    learners = None
+    for path in paths:
+        raw = json.loads(Path(path).read_text())
+        for name, per_learner in raw["results"].items():
+            if name in results:
+                raise ValueError(f"--merge: data set {name!r} is in more than one file")
+            if learners is None:
+                learners = list(per_learner)
+            elif list(per_learner) != learners:
+                raise ValueError(f"--merge: {path} has learners {list(per_learner)}, expected {learners}")
+            results[name] = per_learner
+            times[name] = raw["times"][name]
+        notes += [f"{Path(path).name}: {note}" for note in raw.get("notes", [])]
+        splits.add(raw["splits"])
+    if len(splits) != 1:
+        raise ValueError(f"--merge: the files have different numbers of splits {sorted(splits)}")
+    return results, times, notes, splits.pop()
+
+
+def _parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--datasets", default=None, help="comma-separated names (default: every binary dataset)")
@@ -524,12 +574,33 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=50_000)
     parser.add_argument("--out", default=None, help="write the Markdown report here (default: stdout)")
     parser.add_argument("--json", default=None, help="also write the raw per-split results and times here")
+    parser.add_argument("--merge", default=None,
+                        help="comma-separated --json files of earlier runs: report them as one run (no fitting, "
+                             "no significance section)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads of every learner (n_jobs, CatBoost's thread_count; OpenMP and BLAS pools "
+                             "limited too); default: each learner's own default")
     parser.add_argument("--reference", default="lightgbm",
                         help="the learner every other is tested against (default lightgbm; 'none' skips the section)")
     parser.add_argument("--n-boot", type=int, default=2000, help="replicates of the paired bootstrap (default 2000)")
     parser.add_argument("--significance-only", action="store_true",
                         help="print only the significance section (the other tables are unchanged by it)")
-    args = parser.parse_args(argv)
+    return parser, parser.parse_args(argv)
+
+
+def _write(text: str, out) -> None:
+    if out:
+        Path(out).write_text(text)
+    else:
+        print(text)
+
+
+def main(argv=None) -> int:
+    parser, args = _parse_args(argv)
+    if args.merge:
+        results, times, notes, splits = merge_raw(args.merge.split(","))
+        _write(report(results, times, {}, notes, splits), args.out)
+        return 0
     try:
         datasets = args.datasets.split(",") if args.datasets else binary_datasets()
         for d in datasets:
@@ -543,18 +614,20 @@ def main(argv=None) -> int:
     if bad:
         parser.error(f"unknown learners {bad}; choose from {all_learners}")
     test_scores: dict = {}
-    results, times, unavailable, notes = run(datasets, learners, args.splits, args.max_rows,
-                                             log=lambda s: print(s, file=sys.stderr), test_scores=test_scores)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=args.threads):  # scikit-learn's OpenMP pool and BLAS; None: no limit
+        results, times, unavailable, notes = run(datasets, learners, args.splits, args.max_rows,
+                                                 log=lambda s: print(s, file=sys.stderr), test_scores=test_scores,
+                                                 threads=args.threads)
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "times": times, "notes": notes,
-                                               "unavailable": unavailable, "splits": args.splits}))
+                                               "unavailable": unavailable, "splits": args.splits,
+                                               "threads": args.threads}))
     section = "" if args.reference == "none" else significance_section(results, test_scores, args.reference,
                                                                         n_boot=args.n_boot)
     text = section if args.significance_only else report(results, times, unavailable, notes, args.splits) + section
-    if args.out:
-        Path(args.out).write_text(text)
-    else:
-        print(text)
+    _write(text, args.out)
     return 0
 
 
