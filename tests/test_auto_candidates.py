@@ -107,7 +107,10 @@ def test_auto_small_data_anchor_is_the_oblivious_trees():
     (2500, [OBLIVIOUS, "linear", "exactboost"]),
     (2510, [OBLIVIOUS, "linear"]),                                                 # ExactBoost: > 2,000
     (3000, [OBLIVIOUS, "linear"]),
-    (3001, ["trees", "trees:subsample=1", "linear"]),                              # the hold-out plan, unchanged
+    # the hold-out plan, unchanged: the leafwise trees anchor it; kernels up to 3,000 fold rows
+    (3001, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
+    (3750, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
+    (3760, ["trees", "trees:subsample=1", "linear"]),
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
