@@ -1,27 +1,36 @@
-"""The study behind AutoRanker's recipe: which candidates, which selection rule, whether to blend.
+"""The study behind AutoRanker's recipe: which candidates, which anchor, which selection rule, at what cost.
 
 Two steps, so that many recipes can be compared without refitting:
 
 ``collect``
-    For every dataset of the folder (``$RANKCORE_DATASETS``) and each of the
-    first ``--splits`` stratified 70/30 splits of
+    For every dataset of the folder (``$RANKCORE_DATASETS``; ``--max-train``
+    keeps those whose 70 % training part is at most that many rows) and each
+    of the first ``--splits`` stratified 70/30 splits of
     ``benchmarks/top_of_list_comparison.py`` (the same splits), fit every
-    candidate on the 5 folds of the training part (``--repeats`` times; a 20 %
-    hold-out beyond 7,000 training rows) and once on the whole training part,
-    and keep the out-of-fold and test scores in ``DIR/<dataset>__<split>.npz``
-    (plus the test scores of the reference learners).  Existing files are kept,
-    so a run can be resumed.
+    candidate of :data:`CANDIDATES` on the 5 folds of the training part
+    (``--repeats`` times; a 20 % hold-out beyond 7,000 training rows) and once
+    on the whole training part, on one thread, and keep the out-of-fold and
+    test scores and the process CPU seconds of every fit in
+    ``DIR/<dataset>__<split>.npz``, with the test scores of the reference
+    learners and the CPU seconds of one ``LGBMClassifier(n_jobs=1)`` fit (the
+    cost unit).  Candidates are recorded whatever AutoRanker's row limits (the
+    recipes apply them).  Existing files get only the candidates they lack, so
+    a run can be resumed or extended with new candidates.
 ``simulate``
-    Replay recipes on those scores with AutoRanker's own selection code
-    (:func:`rankcore.auto._selection.select`): the default trees alone, the
-    best cross-validated mean, the variance-aware rule, with and without the
-    nested blend, with successive halving; each judged on the test parts by the
-    metrics of ``top_of_list_comparison.py`` (computed without rankcore).
+    Replay recipes (:func:`_recipes`) on those scores with AutoRanker's own
+    halving and selection code (:func:`rankcore.auto._selection.select`):
+    candidate lists, anchors, blend or not, halving points, tie-breaks; each
+    judged on the test parts by the metrics of ``top_of_list_comparison.py``
+    (computed without rankcore), with its cost in ``LGBMClassifier()`` fits
+    (the fold fits the plan runs and the refit of the choice) and its average
+    rank against the references.
 
 Usage::
 
-    python benchmarks/auto_recipe_study.py collect --out /tmp/study --splits 3
+    RANKCORE_DATASETS=/path/to/datasets python benchmarks/auto_recipe_study.py collect --out /tmp/study \
+        --splits 5 --max-train 3000
     python benchmarks/auto_recipe_study.py simulate --out /tmp/study
+    python benchmarks/auto_recipe_study.py simulate --out /tmp/study --only "AutoRanker now"   # and its choices
 """
 
 from __future__ import annotations
