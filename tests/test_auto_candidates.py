@@ -75,9 +75,9 @@ def test_auto_oblivious_candidate_fits_and_is_deterministic():
 
 
 # ----------------------------------------------------------------------
-# The default search: one plan for small data, the former one beyond
+# The default search: which candidates apply at which size
 # ----------------------------------------------------------------------
-OBLIVIOUS = "trees:n_iter=60,learning_rate=0.15,growth=oblivious"
+DEFAULT = ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf", "exactboost"]
 
 
 def _applicable(n, d=5, nan=False):
@@ -89,25 +89,20 @@ def _applicable(n, d=5, nan=False):
     return rankcore.AutoRanker()._applicable(None, X, y, 1, "pauc:0.1")
 
 
-def test_auto_small_data_anchor_is_the_oblivious_trees():
+def test_auto_default_search_lists_the_anchor_first():
     from rankcore.auto import default_specs
 
-    small = default_specs(small=True)
-    assert small[0] == OBLIVIOUS and rankcore.resolve("candidate", OBLIVIOUS).spec == OBLIVIOUS
-    assert "trees" not in small and "trees:subsample=1" not in small
-    assert set(small[1:]) == {"linear", "kernel", "kernel:kernel=rbf", "exactboost"}
-    # beyond 3,000 rows the default search is the one before: the leafwise trees anchor it
-    assert default_specs() == ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf", "exactboost"]
+    assert default_specs() == DEFAULT
 
 
 @pytest.mark.parametrize("n, applicable", [
-    (400, [OBLIVIOUS, "linear", "kernel", "kernel:kernel=rbf", "exactboost"]),
-    (750, [OBLIVIOUS, "linear", "kernel", "kernel:kernel=rbf", "exactboost"]),     # folds of 600 rows
-    (760, [OBLIVIOUS, "linear", "exactboost"]),                                    # kernels: > 600 fold rows
-    (2500, [OBLIVIOUS, "linear", "exactboost"]),
-    (2510, [OBLIVIOUS, "linear"]),                                                 # ExactBoost: > 2,000
-    (3000, [OBLIVIOUS, "linear"]),
-    # the hold-out plan, unchanged: the leafwise trees anchor it; kernels up to 3,000 fold rows
+    (400, DEFAULT),
+    (750, DEFAULT),                                                               # folds of 600 rows
+    (760, ["trees", "trees:subsample=1", "linear", "exactboost"]),                # kernels: > 600 fold rows
+    (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
+    (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
+    (3000, ["trees", "trees:subsample=1", "linear"]),
+    # the hold-out plan, unchanged: kernels while a fold has at most 3,000 rows
     (3001, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
     (3750, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
     (3760, ["trees", "trees:subsample=1", "linear"]),
@@ -119,9 +114,9 @@ def test_auto_default_candidates_by_size(n, applicable):
         assert "more than 600 training rows" in skipped["kernel"]
 
 
-def test_auto_small_data_with_missing_values_keeps_only_the_trees():
+def test_auto_missing_values_keep_only_the_trees():
     specs, skipped = _applicable(300, nan=True)
-    assert specs == [OBLIVIOUS]
+    assert specs == ["trees", "trees:subsample=1"]
     assert set(skipped) == {"linear", "kernel", "kernel:kernel=rbf", "exactboost"}
 
 
@@ -132,15 +127,15 @@ def test_auto_default_search_on_small_data_is_deterministic():
     a = rankcore.AutoRanker(random_state=2, n_jobs=1).fit(X, y)
     b = rankcore.AutoRanker(random_state=2, n_jobs=1).fit(X, y)
     names = [r.name for r in a.leaderboard_]
-    assert names == [r.name for r in b.leaderboard_] and OBLIVIOUS in names and "trees" not in names
+    assert names == [r.name for r in b.leaderboard_]
     for ra, rb in zip(a.leaderboard_, b.leaderboard_):
         np.testing.assert_array_equal(ra.fold_scores, rb.fold_scores)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     assert a.cv_description_ == "5-fold stratified cross-validation"
     # the plan: every candidate on two folds, then the three leaders and the anchor on five
     folds = {r.name: r.n_folds for r in a.leaderboard_ if not r.name.startswith("blend(")}
-    assert len(folds) == 5 and folds[OBLIVIOUS] == 5
-    assert sorted(folds.values()) in ([2, 2, 5, 5, 5], [2, 5, 5, 5, 5])
+    assert set(folds) == set(DEFAULT) and folds["trees"] == 5
+    assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])
 
 
 def test_auto_exactboost_candidate_defaults_to_ten_runs():

@@ -56,10 +56,6 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12")
     default_specs = ("trees", "trees:subsample=1")
-    # small data (cross-validated): symmetric trees are the anchor, 60 of them at rate 0.15 (the cost of 100 at
-    # 0.1 is 3 to 4 LightGBM fits there); the leafwise trees and trees on every row lost on average in the
-    # recipe study (docs/auto.md, "Why this recipe")
-    small_data_specs = ("trees:n_iter=60,learning_rate=0.15,growth=oblivious",)
     accepts_missing = True
     priority = 0
 

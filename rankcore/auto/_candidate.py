@@ -63,10 +63,6 @@ class Candidate(Component):
         (spec strings).  None, the default: the bare name, so that an
         installed plugin's candidate joins the default search; ``()``: only
         on request.
-    small_data_specs : tuple of str or None
-        The configurations in the default search on small data (at most
-        :data:`~rankcore.auto._folds.CV_MAX_ROWS` rows, where ``cv="auto"``
-        cross-validates).  None, the default: ``default_specs``.
     accepts_missing : bool
         The estimator accepts NaN in X; otherwise the candidate is skipped
         (with that reason in the leaderboard) when X has missing values.
@@ -86,7 +82,6 @@ class Candidate(Component):
 
     family: ClassVar[str] = "candidate"
     default_specs: ClassVar[tuple[str, ...] | None] = None
-    small_data_specs: ClassVar[tuple[str, ...] | None] = None
     accepts_missing: ClassVar[bool] = False
     max_rows: ClassVar[int | None] = None
     max_features: ClassVar[int | None] = None
@@ -102,10 +97,8 @@ class Candidate(Component):
         return self.name + (":" + ",".join(changed) if changed else "")
 
     @classmethod
-    def default_search_specs(cls, small: bool = False) -> tuple[str, ...]:
-        """The specs this class adds to the default search (``small``: on small data)."""
-        if small and cls.small_data_specs is not None:
-            return tuple(cls.small_data_specs)
+    def default_search_specs(cls) -> tuple[str, ...]:
+        """The specs this class adds to the default search."""
         return (cls.name,) if cls.default_specs is None else tuple(cls.default_specs)
 
     def skip_reason(self, context: CandidateContext) -> str | None:

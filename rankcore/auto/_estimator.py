@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._candidate import candidate_scores
-from ._folds import CV_MAX_ROWS, check_metric_on_units, plan_folds, plan_units
+from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
@@ -77,12 +77,8 @@ def _check_candidates(candidates) -> list[str] | None:
     return specs
 
 
-def default_specs(small: bool = False) -> list[str]:
-    """The specs of ``candidates="auto"``: every registered class's ``default_specs``, by priority.
-
-    ``small``: on small data (at most ``CV_MAX_ROWS`` rows), where a class's
-    ``small_data_specs`` replace its ``default_specs`` (docs/auto.md says why).
-    """
+def default_specs() -> list[str]:
+    """The specs of ``candidates="auto"``: every registered class's ``default_specs``, by priority."""
     import warnings
 
     from ..registry import registry
@@ -94,7 +90,7 @@ def default_specs(small: bool = False) -> list[str]:
                      key=lambda e: (e.cls.priority, e.name))
     specs = []
     for entry in entries:
-        for spec in entry.cls.default_search_specs(small):
+        for spec in entry.cls.default_search_specs():
             resolved = reg.resolve("candidate", spec).spec
             if resolved not in specs:
                 specs.append(resolved)
@@ -253,7 +249,7 @@ class AutoRanker(Ranker):
 
     def _applicable(self, requested, X, y, n_threads, metric_spec):
         """The candidates that apply to the data (the anchor first), and why the others were skipped."""
-        specs = requested if requested is not None else default_specs(X.shape[0] <= CV_MAX_ROWS)
+        specs = requested if requested is not None else default_specs()
         context = make_context(metric_spec, X, y, 0, n_threads)
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, skipped = [], {}
@@ -443,7 +439,7 @@ class AutoRanker(Ranker):
             return accepts_missing(best)
         try:
             specs = _check_candidates(self.candidates)
-            specs = default_specs() + default_specs(small=True) if specs is None else specs
+            specs = default_specs() if specs is None else specs
             return any(self._resolved(s).accepts_missing for s in specs)
         except (TypeError, ValueError):
             return False

@@ -54,7 +54,7 @@ def check_candidate_declarations(candidate, rng):
     assert isinstance(cost, numbers.Real) and math.isfinite(cost) and cost > 0, \
         f"candidate {name!r}: relative_cost must be a positive number, got {cost!r}"
     assert isinstance(candidate.priority, numbers.Integral), f"candidate {name!r}: priority must be an integer"
-    for spec in type(candidate).default_search_specs() + type(candidate).default_search_specs(small=True):
+    for spec in type(candidate).default_search_specs():
         resolved = resolve("candidate", spec)
         assert type(resolved) is type(candidate), f"candidate {name!r}: default spec {spec!r} is another class"
     assert resolve("candidate", candidate.spec) == candidate, f"candidate {name!r}: its spec does not round-trip"
