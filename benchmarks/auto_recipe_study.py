@@ -287,7 +287,7 @@ def _recipes():
     rest = cut[1:]
     core = [n for n in cut if n != "trees_ss1"]
     return {
-        "AutoRanker now (D60, kernels <= 600 fold rows)": auto(["obl60"] + core[1:], cap=600),
+        "AutoRanker now ((a), kernels <= 600 fold rows)": auto(cut, cap=600),
         "trees alone": lambda r: ("trees", _cost(r, ["trees"], {}, (0,))),
         "obl alone": lambda r: ("obl", _cost(r, ["obl"], {}, (0,))),
         "best CV mean (before)": auto(BEFORE, argmax=True),
