@@ -30,6 +30,7 @@ from ._plan import default_memory_budget, plan_solver
 from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
+__all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
 
 _CONTROLLER: list = []
 
@@ -46,7 +47,6 @@ def _blas_limit(threads: int):
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=threads, user_api="blas")
 
-__all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
 
 #: ``solver="auto"`` never chooses the exact decomposition above this many
 #: rows; below it, the choice is by predicted time and memory (:mod:`._plan`).
