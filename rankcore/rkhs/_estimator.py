@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
@@ -31,6 +31,22 @@ from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
 __all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
+
+_CONTROLLER: list = []
+
+
+def _blas_limit(threads: int):
+    """A context limiting the BLAS threads: one controller, made on first use, serves every fit.
+
+    ``threadpool_limits`` scans the process's loaded libraries on every call
+    (about 5 ms with LightGBM, XGBoost and CatBoost loaded, several times a
+    small kernel fit); the libraries BLAS runs in are loaded with NumPy, so
+    one scan is enough.
+    """
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=threads, user_api="blas")
+
 
 #: ``solver="auto"`` never chooses the exact decomposition above this many
 #: rows; below it, the choice is by predicted time and memory (:mod:`._plan`).
@@ -315,7 +331,7 @@ class KernelRanker(Ranker):
         self._krylov_seed = krylov_seed
         self.n_iter_ = None
 
-        with threadpool_limits(limits=threads, user_api="blas"):
+        with _blas_limit(threads):
             if mode in ("single", "path"):
                 spectrum, support = self._decompose(X_arr, y_values)
                 lams = spectrum.usable_lams(lams)    # λ below the rounding floor: clipped, with a warning
@@ -458,7 +474,7 @@ class KernelRanker(Ranker):
         # Same rule as fit: parallel only when the cross-Gram matrix is big.
         big = X_arr.shape[0] * self.support_.shape[0] >= PARALLEL_MIN_ROWS ** 2
         threads = effective_n_threads(self.n_jobs) if big else 1
-        with threadpool_limits(limits=threads, user_api="blas"):
+        with _blas_limit(threads):
             K = self.kernel_(X_arr, self.support_, n_threads=threads)
             coef = self.dual_coef_.reshape(-1, self.dual_coef_.shape[-1])
             with np.errstate(over="ignore", invalid="ignore"):    # checked below

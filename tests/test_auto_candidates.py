@@ -1,0 +1,145 @@
+"""AutoRanker's built-in candidates: the trees' CatBoost-like settings (growth, leaf penalty, long schedule)."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.auto._builtin import LONG_TREES, long_rate, start_curvature
+from rankcore.auto._tasks import make_context
+
+
+def _context(n=300, positives=60, seed=0):
+    X = np.zeros((n, 3))
+    y = np.zeros(n, dtype=int)
+    y[:positives] = 1
+    return make_context("pauc:0.1", X, y, seed, 1)
+
+
+@pytest.mark.parametrize("n, positives", [(2, 1), (40, 3), (301, 150), (1000, 999)])
+def test_auto_start_curvature_is_the_objectives_mean_curvature_on_any_label_order(n, positives):
+    rng = np.random.default_rng(n)
+    y = np.zeros(n, dtype=np.int8)
+    y[rng.choice(n, positives, replace=False)] = 1
+    bound = rankcore.resolve("objective", "push:exp,pow:2").bind(y)
+    _, _, h = bound.value_gradient_hessian(np.zeros(n))
+    assert start_curvature(n, positives) == pytest.approx(float(np.mean(h)), rel=1e-12)
+
+
+def test_auto_long_rate_follows_the_clipped_power_rule():
+    for n in (50, 1000, 3000, 10_000, 50_000, 10**7):
+        assert long_rate(n) == pytest.approx(float(np.clip(0.05 * (n / 1e4) ** 0.3, 0.02, 0.1)))
+    assert long_rate(100) == 0.02 and long_rate(10**8) == 0.1
+
+
+def test_auto_trees_candidate_places_the_penalty_and_the_schedule_from_the_fold():
+    candidate = rankcore.resolve("candidate", "trees:growth=oblivious,leaf_reg=12,schedule=long")
+    assert candidate.spec == "trees:growth=oblivious,leaf_reg=12,schedule=long"
+    context = _context()
+    l2 = 12 * start_curvature(300, 60)
+    assert candidate.learner_spec(context) == (f"trees:growth=oblivious,learning_rate={long_rate(300):.6g},"
+                                               f"l2={l2:.6g}")
+    model = candidate.build(context)
+    assert model.n_iter == LONG_TREES
+    # the penalty scales with the curvature of the fold's labels: more rows, smaller per-row curvature
+    assert start_curvature(3000, 600) < start_curvature(300, 60)
+    # the default spec is unchanged by the new parameters
+    assert rankcore.resolve("candidate", "trees").learner_spec(context) == "trees"
+    assert rankcore.resolve("candidate", "trees:learning_rate=0.05,schedule=long").learner_spec(context) == \
+        f"trees:learning_rate={long_rate(300):.6g}"
+
+
+def test_auto_trees_candidate_costs_rank_as_measured():
+    cost = {s: rankcore.resolve("candidate", s).relative_cost
+            for s in ("trees", "trees:growth=oblivious", "trees:schedule=long")}
+    assert cost["trees"] < cost["trees:growth=oblivious"] < cost["trees:schedule=long"]
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("trees:growth=symmetric", "growth"),
+    ("trees:leaf_reg=-1", "leaf_reg"),
+    ("trees:schedule=short", "schedule"),
+])
+def test_auto_trees_candidate_refuses_bad_settings_naming_them(spec, match):
+    with pytest.raises(ValueError, match=match):
+        rankcore.resolve("candidate", spec)
+
+
+def test_auto_oblivious_candidate_fits_and_is_deterministic():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=200) > 0.5).astype(int)
+    candidate = rankcore.resolve("candidate", "trees:n_iter=10,growth=oblivious,leaf_reg=12")
+    a = candidate.build(make_context("pauc:0.1", X, y, 7, 1)).fit(X, y)
+    b = candidate.build(make_context("pauc:0.1", X, y, 7, 1)).fit(X, y)
+    np.testing.assert_array_equal(candidate.scores(a, X), candidate.scores(b, X))
+
+
+# ----------------------------------------------------------------------
+# The default search: which candidates apply at which size
+# ----------------------------------------------------------------------
+DEFAULT = ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf", "exactboost"]
+
+
+def _applicable(n, d=5, nan=False):
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, d))
+    if nan:
+        X[0, 0] = np.nan
+    y = (X[:, 0] + rng.normal(size=n) > 0.8).astype(int)
+    return rankcore.AutoRanker()._applicable(None, X, y, 1, "pauc:0.1")
+
+
+def test_auto_default_search_lists_the_anchor_first():
+    from rankcore.auto import default_specs
+
+    assert default_specs() == DEFAULT
+
+
+@pytest.mark.parametrize("n, applicable", [
+    (400, DEFAULT),
+    (750, DEFAULT),                                                               # folds of 600 rows
+    (760, ["trees", "trees:subsample=1", "linear", "exactboost"]),                # kernels: > 600 fold rows
+    (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
+    (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
+    (3000, ["trees", "trees:subsample=1", "linear"]),
+    # the hold-out plan, unchanged: kernels while a fold has at most 3,000 rows
+    (3001, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
+    (3750, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
+    (3760, ["trees", "trees:subsample=1", "linear"]),
+])
+def test_auto_default_candidates_by_size(n, applicable):
+    specs, skipped = _applicable(n)
+    assert specs == applicable
+    if 750 < n <= 3000:
+        assert "more than 600 training rows" in skipped["kernel"]
+
+
+def test_auto_missing_values_keep_only_the_trees():
+    specs, skipped = _applicable(300, nan=True)
+    assert specs == ["trees", "trees:subsample=1"]
+    assert set(skipped) == {"linear", "kernel", "kernel:kernel=rbf", "exactboost"}
+
+
+def test_auto_default_search_on_small_data_is_deterministic():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.7 * rng.normal(size=150) > 0.6).astype(int)
+    a = rankcore.AutoRanker(random_state=2, n_jobs=1).fit(X, y)
+    b = rankcore.AutoRanker(random_state=2, n_jobs=1).fit(X, y)
+    names = [r.name for r in a.leaderboard_]
+    assert names == [r.name for r in b.leaderboard_]
+    for ra, rb in zip(a.leaderboard_, b.leaderboard_):
+        np.testing.assert_array_equal(ra.fold_scores, rb.fold_scores)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.cv_description_ == "5-fold stratified cross-validation"
+    # the plan: every candidate on two folds, then the three leaders and the anchor on five
+    folds = {r.name: r.n_folds for r in a.leaderboard_ if not r.name.startswith("blend(")}
+    assert set(folds) == set(DEFAULT) and folds["trees"] == 5
+    assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])
+
+
+def test_auto_exactboost_candidate_defaults_to_ten_runs():
+    candidate = rankcore.resolve("candidate", "exactboost")
+    assert candidate.n_runs == 10
+    assert candidate.build(_context()).n_runs == 10
+    assert rankcore.resolve("candidate", "exactboost:n_runs=50").relative_cost > candidate.relative_cost
