@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _tree_kernels
 
-__all__ = ["default_bins", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
+__all__ = ["default_bins", "default_interval", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
 
 #: A feature is a bundling candidate if at least this fraction of the rows is at its default bin.
 MIN_DEFAULT_FRACTION = 0.5
@@ -48,7 +48,7 @@ def default_bins(edges: list[np.ndarray]) -> np.ndarray:
     return np.array([int(np.searchsorted(e, 0.0, side="left")) for e in edges], dtype=np.intp)
 
 
-def _default_interval(e: np.ndarray, z: int) -> tuple[float, float]:
+def default_interval(e: np.ndarray, z: int) -> tuple[float, float]:
     """(lo, hi): a value x is in bin z iff lo < x <= hi."""
     lo = -np.inf if z == 0 else float(e[z - 1])
     hi = np.inf if z >= e.shape[0] else float(e[z])
@@ -65,14 +65,14 @@ def nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, candidates: np.nd
     if hasattr(X, "tocsc"):
         Xc = X.tocsc()
         for j in candidates.tolist():
-            lo, hi = _default_interval(edges[j], int(z[j]))
+            lo, hi = default_interval(edges[j], int(z[j]))
             start, end = Xc.indptr[j], Xc.indptr[j + 1]
             values = Xc.data[start:end]
             outside = ~((values > lo) & (values <= hi))
             out[j] = np.sort(Xc.indices[start:end][outside]).astype(np.intp)
         return out
     for j in candidates.tolist():
-        lo, hi = _default_interval(edges[j], int(z[j]))
+        lo, hi = default_interval(edges[j], int(z[j]))
         col = X[:, j]
         out[j] = np.flatnonzero(~((col > lo) & (col <= hi)))
     return out

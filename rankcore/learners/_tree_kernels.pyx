@@ -39,7 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
-from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
+from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
                                           node_histogram as _node_histogram)
 
 import numpy as np
@@ -162,18 +162,37 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
     feature writes only a non-default bin, as the column's code (a conflict
     when a member already wrote the column on this row).
     """
-    cdef Py_ssize_t b, c = fs.col[j]
+    cdef Py_ssize_t b, c = fs.col[j], z = fs.default_bin[j]
     cdef int conflict = 0
+    cdef bint moved
     if isnan(x):
         b = fs.n_edges[j] + 1
     else:
-        b = bin_code(x, edges + offsets[j], offsets[j + 1] - offsets[j])
-    if fs.default_bin[j] < 0:
+        b = _lower_bound(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+    if z < 0:
         row[c] = <uint8_t> b
-    elif b != fs.default_bin[j]:
-        conflict = row[c] != 0
-        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+    else:                           # (without a branch: whether a one-hot value is 1 is a coin flip)
+        moved = b != z
+        conflict = moved & (row[c] != 0)
+        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c]) if moved else row[c]
     return conflict
+
+
+cdef inline Py_ssize_t _lower_bound(double x, const double* e, Py_ssize_t n) noexcept nogil:
+    """#{b : e[b] < x} for ascending e (``bin_code``), by a binary search without branches on the data.
+
+    Each step keeps the upper or the lower half by a conditional move, not a
+    jump: a value's bin is unpredictable, and a mispredicted jump per step
+    cost more than the step.  O(log n).
+    """
+    cdef Py_ssize_t base = 0, half
+    if n == 0:
+        return 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if e[base + half] < x else base
+        n -= half
+    return base + (e[base] < x)
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
