@@ -62,11 +62,14 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     # columns with at most max_bins distinct values (one-hot, counts, flags): every midpoint is an
     # edge, whatever the weights, so their values are only collected (one pass, no sort)
     values, counts = few_distinct(X, max_bins, None if every_row else rows, n_threads)
+    width = max(1, int(counts.max(initial=0)))
+    # every midpoint of those columns at once (elementwise: the same numbers as column by column)
+    middle = _midpoints(values[:, : width - 1], values[:, 1:width])
     ws = None if w is None else w[rows]
     edges = []
     for j in range(X.shape[1]):
         if counts[j] >= 0:
-            edges.append(edges_of_distinct(values[j, : counts[j]], None, max_bins))
+            edges.append(middle[j, : max(0, counts[j] - 1)].copy())
             continue
         col = (X[:, j] if every_row else X[rows, j]).astype(np.float64)
         present = ~np.isnan(col)

@@ -639,6 +639,54 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
     return best if not find else 0.0
 
 
+cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, double threshold, bint find,
+                         SplitChoice* out, double* parent_out) noexcept nogil:
+    """:func:`_scan_feature` of a numeric feature with one edge (bins 0 and 1, then NaN): one-hot columns.
+
+    The same candidates, in the same order, from the same floating-point
+    operations (so the same gains, bit for bit), without the general scan's
+    buffers and loops, which cost more than the two candidates themselves:
+    bin 0 (NaN left, then NaN right; without NaN, only the side with more
+    rows), then bin 1 (every value left) with NaN right when the node has NaN
+    and bin 1 holds something.  O(1).
+    """
+    cdef double best = -1.0, gain, parent, l2 = p.l2
+    cdef double g0 = 0.0 + fh[0], h0 = 0.0 + fh[1], c0 = 0.0 + fh[2]
+    cdef double cg = g0, ch = h0, cc = c0, ng = fh[6], nh = fh[7], nc = fh[8]
+    cdef double tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan = nc > 0, one = rc_slot_nonzero(fh + 3)
+    cdef int side
+    if one:
+        cg = g0 + fh[3]
+        ch = h0 + fh[4]
+        cc = c0 + fh[5]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    for side in range(2):               # bin 0; 0: NaN left, 1: NaN right
+        if not has_nan and (side == 0) != (c0 >= tc - c0):
+            continue
+        if side == 0:
+            lg = g0 + ng
+            lh = h0 + nh
+            lc = c0 + nc
+        else:
+            lg = g0
+            lh = h0
+            lc = c0
+        if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 0, side == 0, False, lg, lh, lc, rg, rh, rc)
+            return 1.0
+    if has_nan and one:                 # bin 1: every value left, NaN right
+        if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 1, False, False, cg, ch, cc, rg, rh, rc)
+            return 1.0
+    return best if not find else 0.0
+
+
 cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
                               double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
     """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
@@ -725,6 +773,8 @@ cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t 
                          double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
     if fs.categorical[j]:
         return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    if fs.n_edges[j] == 1:
+        return _scan_binary(hist + 3 * fs.base[j], j, p, threshold, find, out, parent_out)
     return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
 
 
