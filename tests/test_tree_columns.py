@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from rankcore.learners import _tree_kernels
 from rankcore.learners._binning import _feature_edges, sample_rows
-from rankcore.learners._tree_binning import tree_bundles, tree_edges
-from rankcore.learners._tree_bundles import default_bins, default_interval, exclusive_bundles, nondefault_rows
+from rankcore.learners._tree_binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
+from rankcore.learners._tree_bundles import MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles, nondefault_rows
 from rankcore.learners._tree_columns import few_distinct, outside_counts, outside_rows
 from rankcore.learners._tree_layout import slot_layout
 
@@ -105,21 +105,79 @@ def test_tree_edges_equal_the_sort_of_every_column(seed, n, weighted):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 200))
 def test_dense_bundles_equal_the_per_column_reference(seed, n):
-    """Exact non-default rows of every candidate (dense kernels) = ``nondefault_rows`` on each column."""
+    """Exact non-default rows (dense kernels) = ``nondefault_rows`` on each column, for candidates and joiners."""
     rng = np.random.default_rng(seed)
     levels = rng.integers(2, 6, size=3)
-    X = np.hstack([np.eye(k)[rng.integers(0, k, n)] for k in levels] + [_columns(rng, n, 3, np.float64)])
+    blocks = []
+    for k in levels:                                    # skewed levels: the first is often a joiner
+        p = np.r_[3.0, np.ones(k - 1)]
+        blocks.append(np.eye(k)[rng.choice(k, size=n, p=p / p.sum())])
+    X = np.hstack(blocks + [_columns(rng, n, 3, np.float64)])
     edges = tree_edges(X, 255, None, None, 0)
     z = default_bins(edges)
-    rows = nondefault_rows(X, edges, z, np.arange(X.shape[1]))
-    rows = {j: r for j, r in rows.items() if r.shape[0] <= 0.5 * n}
-    expected = exclusive_bundles(rows, np.array([e.shape[0] for e in edges]), n) if len(rows) >= 2 else []
-    if sum(len(b) - 1 for b in expected) < 0.2 * X.shape[1]:
+    every = nondefault_rows(X, edges, z, np.arange(X.shape[1]))
+    rows = {j: r for j, r in every.items() if r.shape[0] <= (1 - MIN_DEFAULT_FRACTION) * n}
+    joiners = {j: r.shape[0] for j, r in every.items()
+               if (1 - MIN_DEFAULT_FRACTION) * n < r.shape[0] <= (1 - MIN_JOIN_FRACTION) * n}
+    n_edges = np.array([e.shape[0] for e in edges])
+    expected = exclusive_bundles(rows, n_edges, n, joiners, lambda js: {j: every[j] for j in js})
+    if sum(len(b) - 1 for b in expected) < MIN_COLUMN_SAVING * X.shape[1]:
         expected = []
     assert tree_bundles(X, edges, 2) == expected
     for j, e in enumerate(edges):                       # the default interval holds the value 0
         lo, hi = default_interval(e, int(z[j]))
         assert lo < 0.0 <= hi
+
+
+def _plain_joining(rows, joiner_rows, n_edges, n_rows, max_codes=256):
+    """The greedy rule then the joiners, written plainly with sets (groups of one included)."""
+    groups = []
+    for j in sorted(rows, key=lambda j: (-len(rows[j]), j)):
+        for g in groups:
+            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(rows[j]) & g["rows"]):
+                g["members"].append(j)
+                g["codes"] += n_edges[j] + 2
+                g["rows"] |= set(rows[j])
+                break
+        else:
+            groups.append({"members": [j], "codes": 1 + n_edges[j] + 2, "rows": set(rows[j])})
+    for j in sorted(joiner_rows, key=lambda j: (-len(joiner_rows[j]), j)):
+        for g in groups:
+            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(joiner_rows[j]) & g["rows"]):
+                g["members"].append(j)
+                g["codes"] += n_edges[j] + 2
+                g["rows"] |= set(joiner_rows[j])
+                break
+    return [sorted(g["members"]) for g in groups if len(g["members"]) > 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 20), st.integers(4, 60))
+def test_joiners_take_the_first_group_they_do_not_meet(seed, d, n):
+    rng = np.random.default_rng(seed)
+    every = {j: np.sort(rng.choice(n, size=rng.integers(0, n + 1), replace=False)) for j in range(d)}
+    rows = {j: r for j, r in every.items() if r.shape[0] <= n // 2}
+    joiner_rows = {j: r for j, r in every.items() if r.shape[0] > n // 2}
+    n_edges = rng.integers(0, 90, d)
+    asked = []
+
+    def listed(js):
+        asked.extend(js)
+        return {j: joiner_rows[j] for j in js}
+
+    got = exclusive_bundles(rows, n_edges, n, {j: r.shape[0] for j, r in joiner_rows.items()}, listed)
+    assert got == _plain_joining(rows, joiner_rows, n_edges, n)
+    assert len(asked) == len(set(asked)) and set(asked) <= set(joiner_rows)
+
+
+def test_the_most_frequent_level_joins_its_variables_bundle():
+    """One-hot columns of a variable whose first level holds 70 % of the rows: one bundle, no column left alone."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    codes = rng.choice(4, size=n, p=[0.7, 0.1, 0.1, 0.1])
+    X = np.hstack([np.eye(4)[codes], np.eye(3)[rng.integers(0, 3, n)], rng.normal(size=(n, 1))])
+    edges = tree_edges(X, 255, None, None, 0)
+    assert sorted(tree_bundles(X, edges)) == [[0, 1, 2, 3], [4, 5, 6]]
 
 
 @settings(max_examples=40, deadline=None)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
 from ._tree_columns import few_distinct, outside_counts, outside_rows
-from ._tree_bundles import MIN_DEFAULT_FRACTION, default_bins, default_interval, exclusive_bundles, nondefault_rows
+from ._tree_bundles import MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles, nondefault_rows
 
 __all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float", "column_indices", "categorical_columns",
            "category_edges"]
@@ -128,49 +128,60 @@ def _edges_with_zeros(values: np.ndarray, n_zero: int, max_bins: int) -> np.ndar
     return edges_of_distinct(distinct, mass, max_bins)
 
 
-def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int) -> dict[int, np.ndarray]:
-    """Each feature's non-default rows (ascending), for the features at their default bin on half the rows or more.
+def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
+    """Each feature's non-default rows: (candidates' rows, joiners' counts, joiners' rows on demand).
 
-    Exact, on every row: from the stored values of sparse X
-    (``nondefault_rows``); dense X is read twice whole, to count each
-    column's rows outside its default bin, then to list them for the
-    candidates (``_tree_columns``).
+    Candidates are at their default bin on at least ``MIN_DEFAULT_FRACTION``
+    of the rows, joiners on at least ``MIN_JOIN_FRACTION`` of them (but less
+    than the candidates); see ``exclusive_bundles``.  Exact, on every row:
+    from the stored values of sparse X (``nondefault_rows``); dense X is read
+    whole to count each column's rows outside its default bin, then again to
+    list them for the candidates, and for the joiners asked for
+    (``_tree_columns``).  Rows ascending.
     """
     n = X.shape[0]
-    limit = (1.0 - MIN_DEFAULT_FRACTION) * n
+    limit, join_limit = (1.0 - MIN_DEFAULT_FRACTION) * n, (1.0 - MIN_JOIN_FRACTION) * n
     if is_sparse(X):
         rows = nondefault_rows(X, edges, z, np.arange(len(edges)))
-        return {j: r for j, r in rows.items() if r.shape[0] <= limit}
+        joiners = {j: r.shape[0] for j, r in rows.items() if limit < r.shape[0] <= join_limit}
+        return ({j: r for j, r in rows.items() if r.shape[0] <= limit}, joiners,
+                lambda js: {j: rows[j] for j in js})
     X = _dense_float(X)
     bounds = np.array([default_interval(e, int(z[j])) for j, e in enumerate(edges)], dtype=np.float64).reshape(-1, 2)
     lo, hi = np.ascontiguousarray(bounds[:, 0]), np.ascontiguousarray(bounds[:, 1])
     counts = outside_counts(X, lo, hi, n_threads)
-    candidates = np.flatnonzero(counts <= limit)
-    indptr = np.r_[0, np.cumsum(counts[candidates])].astype(np.int64)
-    listed = outside_rows(X, candidates.astype(np.intp), lo[candidates], hi[candidates], indptr)
-    return {int(j): listed[indptr[q]:indptr[q + 1]] for q, j in enumerate(candidates.tolist())}
+
+    def listed(columns) -> dict[int, np.ndarray]:
+        columns = np.asarray(columns, dtype=np.intp)
+        indptr = np.r_[0, np.cumsum(counts[columns])].astype(np.int64)
+        out = outside_rows(X, columns, lo[columns], hi[columns], indptr)
+        return {int(j): out[indptr[q]:indptr[q + 1]] for q, j in enumerate(columns.tolist())}
+
+    joiners = {int(j): int(counts[j]) for j in np.flatnonzero((counts > limit) & (counts <= join_limit))}
+    return listed(np.flatnonzero(counts <= limit)), joiners, listed
 
 
 def tree_bundles(X, edges: list[np.ndarray], n_threads: int = 1) -> list[list[int]]:
     """Groups of mutually exclusive features (on every row of X) to store as one code column each.
 
     Candidates are the features at their default bin (the bin of 0) on at
-    least half of the rows, counted exactly on every row.
+    least half of the rows, counted exactly on every row; denser features
+    (at it on 10 % of the rows or more) may join their bundles
+    (:func:`~rankcore.learners._tree_bundles.exclusive_bundles`).
     No bundles (``[]``) unless they remove at least ``MIN_COLUMN_SAVING`` of
     the columns.
-    O(n·d) for dense X (two passes over it, the second over the candidates'
-    columns), O(nnz) for sparse X, then
-    :func:`~rankcore.learners._tree_bundles.exclusive_bundles`.
+    O(n·d) for dense X (a pass over it, then one over the listed features'
+    columns), O(nnz) for sparse X, then the greedy rule.
     """
     n, d = X.shape
     if d < 2 or n == 0:
         return []
     z = default_bins(edges)
-    rows = _nondefault_rows(X, edges, z, n_threads)
-    if len(rows) < 2:
+    rows, joiners, joiner_rows = _nondefault_rows(X, edges, z, n_threads)
+    if len(rows) + len(joiners) < 2:
         return []
     n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
-    bundles = exclusive_bundles(rows, n_edges, n)
+    bundles = exclusive_bundles(rows, n_edges, n, joiners, joiner_rows)
     saved = sum(len(b) - 1 for b in bundles)
     return bundles if saved >= MIN_COLUMN_SAVING * d else []
 
