@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from rankcore.learners import _tree_kernels
 from rankcore.learners._binning import _feature_edges, sample_rows
 from rankcore.learners._tree_binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
-from rankcore.learners._tree_bundles import MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles, nondefault_rows
+from rankcore.learners._tree_bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
+                                            exclusive_bundles, nondefault_rows)
 from rankcore.learners._tree_columns import few_distinct, outside_counts, outside_rows
 from rankcore.learners._tree_layout import slot_layout
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
 from ._tree_columns import few_distinct, outside_counts, outside_rows
-from ._tree_bundles import MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles, nondefault_rows
+from ._tree_bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles,
+                            nondefault_rows)
 
 __all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float", "column_indices", "categorical_columns",
            "category_edges"]

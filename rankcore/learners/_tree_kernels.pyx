@@ -179,12 +179,8 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
 
 
 cdef inline Py_ssize_t _lower_bound(double x, const double* e, Py_ssize_t n) noexcept nogil:
-    """#{b : e[b] < x} for ascending e (``bin_code``), by a binary search without branches on the data.
-
-    Each step keeps the upper or the lower half by a conditional move, not a
-    jump: a value's bin is unpredictable, and a mispredicted jump per step
-    cost more than the step.  O(log n).
-    """
+    """#{b : e[b] < x} for ascending e (``bin_code``); each halving a conditional move, not a mispredicted
+    jump (a value's bin is unpredictable).  O(log n)."""
     cdef Py_ssize_t base = 0, half
     if n == 0:
         return 0
@@ -641,14 +637,12 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
 
 cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, double threshold, bint find,
                          SplitChoice* out, double* parent_out) noexcept nogil:
-    """:func:`_scan_feature` of a numeric feature with one edge (bins 0 and 1, then NaN): one-hot columns.
+    """:func:`_scan_feature` of a numeric one-edge feature (bins 0, 1, NaN: one-hot columns), without its buffers.
 
-    The same candidates, in the same order, from the same floating-point
-    operations (so the same gains, bit for bit), without the general scan's
-    buffers and loops, which cost more than the two candidates themselves:
-    bin 0 (NaN left, then NaN right; without NaN, only the side with more
-    rows), then bin 1 (every value left) with NaN right when the node has NaN
-    and bin 1 holds something.  O(1).
+    The same candidates in the same order from the same operations (the same
+    gains, bit for bit): bin 0 (NaN left, then right; without NaN, the side
+    with more rows), then bin 1 with NaN right if NaN is present and bin 1
+    holds something.  O(1).
     """
     cdef double best = -1.0, gain, parent, l2 = p.l2
     cdef double g0 = 0.0 + fh[0], h0 = 0.0 + fh[1], c0 = 0.0 + fh[2]
