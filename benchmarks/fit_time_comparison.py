@@ -29,6 +29,7 @@ Usage::
 
     python benchmarks/fit_time_comparison.py                        # shared sets + one-hot
     python benchmarks/fit_time_comparison.py --synthetic 100000,1000000 --repeats 3 --out fit_times.md
+    python benchmarks/fit_time_comparison.py --only-one-hot --threads 1 --clock cpu --repeats 5
 """
 
 from __future__ import annotations
@@ -112,13 +113,15 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
     names = sorted(p.name[: -len(".csv.gz")] for p in folder.glob("*.csv.gz")) if folder.is_dir() else []
     if args.datasets:
         names = [n for n in names if n in args.datasets.split(",")]
+    if args.only_one_hot:
+        names = []
     for name in names:
         try:
             X, y, _ = load_dataset(name)
         except DatasetUnavailable:
             continue
         out.append((name, X, y))
-    if not names:
+    if not names and not args.only_one_hot:
         print(f"(no shared datasets at {folder}: set RANKCORE_DATASETS)", file=sys.stderr)
     if args.one_hot:
         X, y = census_shaped()
@@ -128,7 +131,7 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
             out.append(("kernlab income one-hot", *income))
         else:
             print("(kernlab income not available: needs r-cran-kernlab and `pip install rdata`)", file=sys.stderr)
-    for n in [int(v) for v in args.synthetic.split(",") if v]:
+    for n in [] if args.only_one_hot else [int(v) for v in args.synthetic.split(",") if v]:
         X, y = synthetic_dense(n)
         out.append((f"synthetic {n:,} x 50 float32", X, y))
     return out
@@ -194,8 +197,12 @@ def main(argv=None) -> int:
     parser.add_argument("--synthetic", default="100000,1000000",
                         help="comma-separated row counts of synthetic dense data ('' for none)")
     parser.add_argument("--no-one-hot", dest="one_hot", action="store_false", help="leave out the one-hot data")
+    parser.add_argument("--only-one-hot", action="store_true",
+                        help="the one-hot data alone (no shared datasets, no synthetic dense data)")
     parser.add_argument("--out", type=Path, help="also write the Markdown table here")
     args = parser.parse_args(argv)
+    if args.only_one_hot and not args.one_hot:
+        parser.error("--only-one-hot and --no-one-hot leave nothing to time")
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu needs --threads 1 (CPU time adds up every thread's)")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter

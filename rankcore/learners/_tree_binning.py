@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
-from ._tree_bundles import MIN_DEFAULT_FRACTION, default_bins, exclusive_bundles, nondefault_rows
+from ._tree_columns import few_distinct, outside_counts, outside_rows
+from ._tree_bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval, exclusive_bundles,
+                            nondefault_rows)
 
 __all__ = ["tree_edges", "tree_bundles", "is_sparse", "csr_float", "column_indices", "categorical_columns",
            "category_edges"]
 
-#: Rows of the quick look that picks the bundling candidates before the exact count on every row.
-_PEEK_ROWS = 10_000
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
 #: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
 #: work -- one-hot data -- and not for a pair or two among many dense columns.
@@ -43,10 +43,14 @@ def csr_float(X):
     return X
 
 
-def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state) -> list[np.ndarray]:
+def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state,
+               n_threads: int = 1) -> list[np.ndarray]:
     """The ``stumps`` bin-edge rule (:func:`rankcore.learners.bin_edges`) on each feature's non-missing values.
 
-    O(s·d log s) for the s sampled rows of dense X.  A sparse X gives the
+    Dense X: one pass over the s sampled rows collects the distinct values
+    of the columns with at most ``max_bins`` of them (O(s·d·log B), see
+    ``_tree_columns.few_distinct``), whose edges are all their midpoints;
+    the other columns are sorted, O(s log s) each.  A sparse X gives the
     edges of its dense form from its stored values: O(nnz log nnz) without
     weights (the zeros enter by their count), O(s·d) with them.
     """
@@ -54,14 +58,32 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))
     if is_sparse(X):
         return _sparse_edges(csr_float(X).tocsc(), rows, w, max_bins)
-    Xs = np.asarray(X)[rows].astype(np.float64)
+    X = _dense_float(X)
+    every_row = rows.shape[0] == X.shape[0]          # sample_rows keeps the rows in order
+    # columns with at most max_bins distinct values (one-hot, counts, flags): every midpoint is an
+    # edge, whatever the weights, so their values are only collected (one pass, no sort)
+    values, counts = few_distinct(X, max_bins, None if every_row else rows, n_threads)
+    width = max(1, int(counts.max(initial=0)))
+    # every midpoint of those columns at once (elementwise: the same numbers as column by column)
+    middle = _midpoints(values[:, : width - 1], values[:, 1:width])
     ws = None if w is None else w[rows]
     edges = []
     for j in range(X.shape[1]):
-        col = Xs[:, j]
+        if counts[j] >= 0:
+            edges.append(middle[j, : max(0, counts[j] - 1)].copy())
+            continue
+        col = (X[:, j] if every_row else X[rows, j]).astype(np.float64)
         present = ~np.isnan(col)
         edges.append(_feature_edges(col[present], None if ws is None else ws[present], max_bins))
     return edges
+
+
+def _dense_float(X) -> np.ndarray:
+    """Dense X as a C-contiguous float32 or float64 array (no copy if it is one)."""
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X)
 
 
 def _sparse_edges(Xc, rows: np.ndarray, w, max_bins: int) -> list[np.ndarray]:
@@ -107,47 +129,60 @@ def _edges_with_zeros(values: np.ndarray, n_zero: int, max_bins: int) -> np.ndar
     return edges_of_distinct(distinct, mass, max_bins)
 
 
-def _default_fractions(X, edges: list[np.ndarray], z: np.ndarray) -> np.ndarray:
-    """Fraction of the rows at each feature's default bin: exact for sparse X, on a sample for dense X."""
+def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
+    """Each feature's non-default rows: (candidates' rows, joiners' counts, joiners' rows on demand).
+
+    Candidates are at their default bin on at least ``MIN_DEFAULT_FRACTION``
+    of the rows, joiners on at least ``MIN_JOIN_FRACTION`` of them (but less
+    than the candidates); see ``exclusive_bundles``.  Exact, on every row:
+    from the stored values of sparse X (``nondefault_rows``); dense X is read
+    whole to count each column's rows outside its default bin, then again to
+    list them for the candidates, and for the joiners asked for
+    (``_tree_columns``).  Rows ascending.
+    """
     n = X.shape[0]
+    limit, join_limit = (1.0 - MIN_DEFAULT_FRACTION) * n, (1.0 - MIN_JOIN_FRACTION) * n
     if is_sparse(X):
-        counts = [r.shape[0] for r in nondefault_rows(X, edges, z, np.arange(len(edges))).values()]
-        return 1.0 - np.asarray(counts, dtype=np.float64) / max(1, n)
-    Xs = np.asarray(X)[sample_rows(n, _PEEK_ROWS, 0)].astype(np.float64)
-    out = np.empty(len(edges))
-    for j, e in enumerate(edges):
-        lo = -np.inf if z[j] == 0 else e[z[j] - 1]
-        hi = np.inf if z[j] >= e.shape[0] else e[z[j]]
-        col = Xs[:, j]
-        out[j] = np.count_nonzero((col > lo) & (col <= hi)) / max(1, col.shape[0])
-    return out
+        rows = nondefault_rows(X, edges, z, np.arange(len(edges)))
+        joiners = {j: r.shape[0] for j, r in rows.items() if limit < r.shape[0] <= join_limit}
+        return ({j: r for j, r in rows.items() if r.shape[0] <= limit}, joiners,
+                lambda js: {j: rows[j] for j in js})
+    X = _dense_float(X)
+    bounds = np.array([default_interval(e, int(z[j])) for j, e in enumerate(edges)], dtype=np.float64).reshape(-1, 2)
+    lo, hi = np.ascontiguousarray(bounds[:, 0]), np.ascontiguousarray(bounds[:, 1])
+    counts = outside_counts(X, lo, hi, n_threads)
+
+    def listed(columns) -> dict[int, np.ndarray]:
+        columns = np.asarray(columns, dtype=np.intp)
+        indptr = np.r_[0, np.cumsum(counts[columns])].astype(np.int64)
+        out = outside_rows(X, columns, lo[columns], hi[columns], indptr)
+        return {int(j): out[indptr[q]:indptr[q + 1]] for q, j in enumerate(columns.tolist())}
+
+    joiners = {int(j): int(counts[j]) for j in np.flatnonzero((counts > limit) & (counts <= join_limit))}
+    return listed(np.flatnonzero(counts <= limit)), joiners, listed
 
 
-def tree_bundles(X, edges: list[np.ndarray]) -> list[list[int]]:
+def tree_bundles(X, edges: list[np.ndarray], n_threads: int = 1) -> list[list[int]]:
     """Groups of mutually exclusive features (on every row of X) to store as one code column each.
 
     Candidates are the features at their default bin (the bin of 0) on at
-    least half of the rows: a quick look at up to 10,000 rows of dense X
-    keeps those near or above 40 %, then their non-default rows are listed
-    exactly (from the stored values of sparse X).
+    least half of the rows, counted exactly on every row; denser features
+    (at it on 10 % of the rows or more) may join their bundles
+    (:func:`~rankcore.learners._tree_bundles.exclusive_bundles`).
     No bundles (``[]``) unless they remove at least ``MIN_COLUMN_SAVING`` of
     the columns.
-    O(d·min(n, 10⁴)) for the look, O(n) per candidate (O(nnz) for sparse
-    X), then :func:`~rankcore.learners._tree_bundles.exclusive_bundles`.
+    O(n·d) for dense X (a pass over it, then one over the listed features'
+    columns), O(nnz) for sparse X, then the greedy rule.
     """
     n, d = X.shape
     if d < 2 or n == 0:
         return []
     z = default_bins(edges)
-    candidates = np.flatnonzero(_default_fractions(X, edges, z) >= MIN_DEFAULT_FRACTION - 0.1)
-    if candidates.shape[0] < 2:
-        return []
-    rows = nondefault_rows(X, edges, z, candidates)
-    rows = {j: r for j, r in rows.items() if r.shape[0] <= (1.0 - MIN_DEFAULT_FRACTION) * n}
-    if len(rows) < 2:
+    rows, joiners, joiner_rows = _nondefault_rows(X, edges, z, n_threads)
+    if len(rows) + len(joiners) < 2:
         return []
     n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
-    bundles = exclusive_bundles(rows, n_edges, n)
+    bundles = exclusive_bundles(rows, n_edges, n, joiners, joiner_rows)
     saved = sum(len(b) - 1 for b in bundles)
     return bundles if saved >= MIN_COLUMN_SAVING * d else []
 

@@ -22,7 +22,10 @@ Boosting Decision Tree*, NeurIPS 2017, Algorithm 3, with no conflicts
 allowed): the candidate features -- at their default bin on at least half
 of the rows -- in decreasing order of their non-default count (ties: the
 lower index), each into the first open bundle it does not meet and whose
-codes still fit one byte, else into a new bundle; groups of one stay plain
+codes still fit one byte, else into a new bundle; then the denser features
+(at their default bin on at least ``MIN_JOIN_FRACTION`` of the rows, the
+most frequent level of a categorical variable, one-hot encoded) join the
+first open bundle they do not meet, opening none; groups of one stay plain
 columns.  O(Σ_j nnz_j · b) time for b bundles tried per feature (at most
 ``MAX_OPEN_BUNDLES``) and O(n) bytes per open bundle.
 """
@@ -33,10 +36,12 @@ import numpy as np
 
 from . import _tree_kernels
 
-__all__ = ["default_bins", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
+__all__ = ["default_bins", "default_interval", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
 
 #: A feature is a bundling candidate if at least this fraction of the rows is at its default bin.
 MIN_DEFAULT_FRACTION = 0.5
+#: A denser feature joins an open bundle if at least this fraction of the rows is at its default bin.
+MIN_JOIN_FRACTION = 0.1
 #: Codes of one bundle: code 0 (every member at its default bin) and the members' slots.
 MAX_BUNDLE_CODES = 256
 #: Bundles a feature is tried against (and kept open) at most.
@@ -48,7 +53,7 @@ def default_bins(edges: list[np.ndarray]) -> np.ndarray:
     return np.array([int(np.searchsorted(e, 0.0, side="left")) for e in edges], dtype=np.intp)
 
 
-def _default_interval(e: np.ndarray, z: int) -> tuple[float, float]:
+def default_interval(e: np.ndarray, z: int) -> tuple[float, float]:
     """(lo, hi): a value x is in bin z iff lo < x <= hi."""
     lo = -np.inf if z == 0 else float(e[z - 1])
     hi = np.inf if z >= e.shape[0] else float(e[z])
@@ -65,44 +70,62 @@ def nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, candidates: np.nd
     if hasattr(X, "tocsc"):
         Xc = X.tocsc()
         for j in candidates.tolist():
-            lo, hi = _default_interval(edges[j], int(z[j]))
+            lo, hi = default_interval(edges[j], int(z[j]))
             start, end = Xc.indptr[j], Xc.indptr[j + 1]
             values = Xc.data[start:end]
             outside = ~((values > lo) & (values <= hi))
             out[j] = np.sort(Xc.indices[start:end][outside]).astype(np.intp)
         return out
     for j in candidates.tolist():
-        lo, hi = _default_interval(edges[j], int(z[j]))
+        lo, hi = default_interval(edges[j], int(z[j]))
         col = X[:, j]
         out[j] = np.flatnonzero(~((col > lo) & (col <= hi)))
     return out
 
 
-def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: int) -> list[list[int]]:
+def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: int,
+                      joiners: dict[int, int] | None = None, joiner_rows=None) -> list[list[int]]:
     """Groups of two or more mutually exclusive features (the greedy rule of the module doc).
 
-    ``rows[j]`` are candidate j's non-default rows.
+    ``rows[j]`` are candidate j's non-default rows.  ``joiners`` (feature →
+    its non-default count) are denser features, off their default bin on more
+    than half of the rows: after the greedy pass each of them, by decreasing
+    count, joins the first group (a lone candidate included) that it does not
+    meet and whose codes still fit, and opens none.  ``joiner_rows(js)``
+    lists the non-default rows of those joiners that some group could take,
+    as a dict.  A group whose rows and the feature's add up to more than
+    ``n_rows`` must meet it: it is passed over without looking at the rows.
     """
-    order = sorted(rows, key=lambda j: (-rows[j].shape[0], j))
     groups: list[list[int]] = []
     codes: list[int] = []
     used: list[np.ndarray] = []
-    for j in order:
+    held: list[int] = []                # rows a group's members leave their default bin on
+
+    def place(j: int, r: np.ndarray, open_new: bool) -> None:
         need = int(n_edges[j]) + 2
-        r = rows[j]
         for k in range(len(groups)):
-            if codes[k] + need <= MAX_BUNDLE_CODES and not used[k][r].any():
+            if codes[k] + need <= MAX_BUNDLE_CODES and held[k] + r.shape[0] <= n_rows and not used[k][r].any():
                 groups[k].append(j)
                 codes[k] += need
+                held[k] += r.shape[0]
                 used[k][r] = True
-                break
-        else:
-            if len(groups) < MAX_OPEN_BUNDLES:
-                mask = np.zeros(n_rows, dtype=bool)
-                mask[r] = True
-                groups.append([j])
-                codes.append(1 + need)
-                used.append(mask)
+                return
+        if open_new and len(groups) < MAX_OPEN_BUNDLES:
+            mask = np.zeros(n_rows, dtype=bool)
+            mask[r] = True
+            groups.append([j])
+            codes.append(1 + need)
+            held.append(r.shape[0])
+            used.append(mask)
+
+    for j in sorted(rows, key=lambda j: (-rows[j].shape[0], j)):
+        place(j, rows[j], True)
+    if joiners and groups:
+        room = n_rows - min(held)
+        hopeful = sorted((j for j, c in joiners.items() if c <= room), key=lambda j: (-joiners[j], j))
+        listed = joiner_rows(hopeful) if hopeful else {}
+        for j in hopeful:
+            place(j, listed[j], False)
     return [sorted(g) for g in groups if len(g) > 1]
 
 

@@ -39,7 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
-from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
+from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
                                           node_histogram as _node_histogram)
 
 import numpy as np
@@ -162,18 +162,33 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
     feature writes only a non-default bin, as the column's code (a conflict
     when a member already wrote the column on this row).
     """
-    cdef Py_ssize_t b, c = fs.col[j]
+    cdef Py_ssize_t b, c = fs.col[j], z = fs.default_bin[j]
     cdef int conflict = 0
+    cdef bint moved
     if isnan(x):
         b = fs.n_edges[j] + 1
     else:
-        b = bin_code(x, edges + offsets[j], offsets[j + 1] - offsets[j])
-    if fs.default_bin[j] < 0:
+        b = _lower_bound(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+    if z < 0:
         row[c] = <uint8_t> b
-    elif b != fs.default_bin[j]:
-        conflict = row[c] != 0
-        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c])
+    else:                           # (without a branch: whether a one-hot value is 1 is a coin flip)
+        moved = b != z
+        conflict = moved & (row[c] != 0)
+        row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c]) if moved else row[c]
     return conflict
+
+
+cdef inline Py_ssize_t _lower_bound(double x, const double* e, Py_ssize_t n) noexcept nogil:
+    """#{b : e[b] < x} for ascending e (``bin_code``); each halving a conditional move, not a mispredicted
+    jump (a value's bin is unpredictable).  O(log n)."""
+    cdef Py_ssize_t base = 0, half
+    if n == 0:
+        return 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if e[base + half] < x else base
+        n -= half
+    return base + (e[base] < x)
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)
@@ -620,6 +635,52 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
     return best if not find else 0.0
 
 
+cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, double threshold, bint find,
+                         SplitChoice* out, double* parent_out) noexcept nogil:
+    """:func:`_scan_feature` of a numeric one-edge feature (bins 0, 1, NaN: one-hot columns), without its buffers.
+
+    The same candidates in the same order from the same operations (the same
+    gains, bit for bit): bin 0 (NaN left, then right; without NaN, the side
+    with more rows), then bin 1 with NaN right if NaN is present and bin 1
+    holds something.  O(1).
+    """
+    cdef double best = -1.0, gain, parent, l2 = p.l2
+    cdef double g0 = 0.0 + fh[0], h0 = 0.0 + fh[1], c0 = 0.0 + fh[2]
+    cdef double cg = g0, ch = h0, cc = c0, ng = fh[6], nh = fh[7], nc = fh[8]
+    cdef double tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan = nc > 0, one = rc_slot_nonzero(fh + 3)
+    cdef int side
+    if one:
+        cg = g0 + fh[3]
+        ch = h0 + fh[4]
+        cc = c0 + fh[5]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    for side in range(2):               # bin 0; 0: NaN left, 1: NaN right
+        if not has_nan and (side == 0) != (c0 >= tc - c0):
+            continue
+        if side == 0:
+            lg = g0 + ng
+            lh = h0 + nh
+            lc = c0 + nc
+        else:
+            lg = g0
+            lh = h0
+            lc = c0
+        if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 0, side == 0, False, lg, lh, lc, rg, rh, rc)
+            return 1.0
+    if has_nan and one:                 # bin 1: every value left, NaN right
+        if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 1, False, False, cg, ch, cc, rg, rh, rc)
+            return 1.0
+    return best if not find else 0.0
+
+
 cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
                               double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
     """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
@@ -706,6 +767,8 @@ cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t 
                          double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
     if fs.categorical[j]:
         return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    if fs.n_edges[j] == 1:
+        return _scan_binary(hist + 3 * fs.base[j], j, p, threshold, find, out, parent_out)
     return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
 
 

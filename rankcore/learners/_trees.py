@@ -243,11 +243,11 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
                              f"or pass the columns as numbers")
-        edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state)
+        edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state, n_threads)
         categories = {}
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)
-        bundles = tree_bundles(X, edges) if self.bundle else []
+        bundles = tree_bundles(X, edges, n_threads) if self.bundle else []
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
                                       n_threads=n_threads)
 
