@@ -56,6 +56,18 @@ cdef struct SplitChoice:
     double right[3]
 
 
+cdef struct NodeScan:
+    double* hist                    # the node's (S, 3) histogram
+    const double* subtract          # NULL, or a histogram to take from it first (the sibling subtraction)
+    double* scratch                 # (2·d,) out: each feature's best gain, then its parent term
+
+
+cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                     const SplitParams* params, int n_threads) noexcept nogil
+
+cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                       const SplitParams* params, SplitChoice* out, const double* scratch) noexcept nogil
+
 cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
                           const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
                           const double* subtract) noexcept nogil

@@ -61,6 +61,8 @@ cdef extern from *:
 cdef enum:
     MAX_PARTITION_THREADS = 64
     C_MAX_EDGES = 254
+    # histogram slots (over the nodes scanned together) from which the split scan runs on several threads
+    SCAN_PARALLEL_SLOTS = 2048
 
 #: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
 PARALLEL_ROWS = HIST_PARALLEL_ROWS
@@ -725,30 +727,46 @@ cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8
         feat_best[j] = -1.0
 
 
-cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
-                          const double* subtract) noexcept nogil:
-    """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
+cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                     const SplitParams* params, int n_threads) noexcept nogil:
+    """Every feature's best gain and parent term of k nodes (a split's two children), in one parallel region.
 
-    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
-    (or NULL): first replace every feature's slots of ``hist`` by
-    hist − subtract (the sibling subtraction, done feature by feature just
-    before each feature is scanned; slots of no feature are left as they are).
+    Node i's ``scratch`` receives them (2·d doubles); its ``subtract`` (or
+    NULL) is first taken from its histogram, feature by feature (the sibling
+    subtraction; it may be another node's histogram: read only).  The (node,
+    feature) items are dealt to the threads in turn -- a node or a feature
+    is never split between threads, so the result does not depend on
+    ``n_threads``.  From SCAN_PARALLEL_SLOTS slots in all the threads share
+    the work (a few thousand slots are ~10 µs: worth one fork and join).
+    O(k·S) time.
+    """
+    cdef Py_ssize_t d = fs.d, i, q
+    cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
+    if T > k * d:
+        T = <int> (k * d)
+    if T <= 1:
+        for i in range(k * d):
+            q = i // d
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
+                          nodes[q].subtract)
+    else:
+        for i in prange(k * d, num_threads=T, schedule="static", chunksize=1):
+            q = i // d
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
+                          nodes[q].subtract)
+
+
+cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                       const SplitParams* params, SplitChoice* out, const double* scratch) noexcept nogil:
+    """The node's best split into ``out`` from its features' best gains and parent terms (:func:`scan_nodes`).
+
+    Reductions in feature order, then the first candidate within the tie
+    tolerance, found by rescanning the first feature whose best reaches it.
     """
     cdef Py_ssize_t d = fs.d, j
     cdef double best = -1.0, scale = 0.0, threshold, term
-    cdef double* feat_best = scratch
-    cdef double* feat_parent = scratch + d
-    cdef int T
-    if d == 0:
-        return False
-    T = threads_for(<double> fs.n_slots, n_threads, 16384.0)
-    if T <= 1:
-        for j in range(d):
-            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
-    else:
-        for j in prange(d, num_threads=T, schedule="static"):
-            _feature_best(hist, fs, feature_mask, j, params, feat_best, feat_parent, subtract)
+    cdef const double* feat_best = scratch
+    cdef const double* feat_parent = scratch + d
     for j in range(d):              # reductions in feature order: independent of the threads
         term = feat_parent[j]
         if term > scale:
@@ -764,6 +782,26 @@ cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* f
                 if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
                     return True
     return False
+
+
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil:
+    """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
+
+    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
+    (or NULL): first replace every feature's slots of ``hist`` by
+    hist − subtract (the sibling subtraction, done feature by feature just
+    before each feature is scanned; slots of no feature are left as they are).
+    """
+    cdef NodeScan node
+    if fs.d == 0:
+        return False
+    node.hist = hist
+    node.subtract = subtract
+    node.scratch = scratch
+    scan_nodes(&node, 1, fs, feature_mask, params, n_threads)
+    return choose_split(hist, fs, feature_mask, params, out, scratch)
 
 
 def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count per slot of a node
