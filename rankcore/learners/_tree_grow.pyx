@@ -49,7 +49,7 @@ cdef extern from *:
 
 cdef enum:
     # rows from which a node's partition runs on several threads (about 10 µs of work on one)
-    PARTITION_PARALLEL_ROWS = 8192
+    PARTITION_PARALLEL_ROWS = 2048
 
 
 cdef class TreeGrower:

@@ -62,7 +62,7 @@ cdef enum:
     MAX_PARTITION_THREADS = 64
     C_MAX_EDGES = 254
     # histogram slots (over the nodes scanned together) from which the split scan runs on several threads
-    SCAN_PARALLEL_SLOTS = 2048
+    SCAN_PARALLEL_SLOTS = 1024
 
 #: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
 PARALLEL_ROWS = HIST_PARALLEL_ROWS

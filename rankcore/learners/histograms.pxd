@@ -39,10 +39,10 @@ cdef enum:
     # rows per chunk of ``feature_histograms``: a chunk of g stays in cache while every feature reads it
     HIST_ROWS = 16384
     # rows from which a tree node's gather runs on several threads (~20 µs of random reads on one)
-    HIST_PARALLEL_ROWS = 16384
+    HIST_PARALLEL_ROWS = 8192
     # (rows × code columns) of a tree node from which its histogram runs on several threads
     # (~30 µs on one: a fork and join costs a few µs on a quiet machine)
-    HIST_PARALLEL_CELLS = 32768
+    HIST_PARALLEL_CELLS = 12288
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
