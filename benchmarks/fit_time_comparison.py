@@ -25,9 +25,16 @@ times say more about the scheduler than about the code (a parallel region
 waits for its descheduled thread); ``--threads 1 --clock cpu`` times each
 fit in CPU time on one thread, which the load barely moves.
 
+``--setup`` times the set-up alone instead of the whole fit: rankcore's
+binning and encoding of the training matrix (``Trees().prepare(X)`` then
+``layout.encode(X)``: bin edges, bundles, row-major and column-major codes)
+against ``lightgbm.Dataset(X, y).construct()`` (its bin mappers and binned
+data), same threads, same alternation and least-of-repeats rule.
+
 Usage::
 
     python benchmarks/fit_time_comparison.py                        # shared sets + one-hot
+    python benchmarks/fit_time_comparison.py --setup --synthetic 1000000 --datasets none --no-one-hot
     python benchmarks/fit_time_comparison.py --synthetic 100000,1000000 --repeats 3 --out fit_times.md
     python benchmarks/fit_time_comparison.py --only-one-hot --threads 1 --clock cpu --repeats 5
 """
@@ -159,6 +166,36 @@ def learners(threads: int) -> dict:
     return found
 
 
+class _Setup:
+    """A "model" whose fit is a learner's set-up only (binning and encoding), for :func:`least_fit_seconds`."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def fit(self, X, y):
+        self.run(X, y)
+        return self
+
+
+def setups(threads: int) -> dict:
+    """The set-up of each library's trees: rankcore's binning and codes, LightGBM's Dataset construction."""
+    from rankcore.learners._trees import Trees
+
+    def ours(X, y):
+        layout = Trees().prepare(X, random_state=0, n_threads=threads)
+        layout.encode(X)
+
+    found = {"rankcore trees": lambda: _Setup(ours)}
+    try:
+        import lightgbm
+
+        params = {"num_threads": threads, "verbose": -1}
+        found["lightgbm.Dataset"] = lambda: _Setup(lambda X, y: lightgbm.Dataset(X, y, params=params).construct())
+    except ImportError:
+        print("(LightGBM not installed: left out)", file=sys.stderr)
+    return found
+
+
 def least_fit_seconds(makers: dict, X, y, repeats: int, clock=time.perf_counter) -> dict[str, float]:
     """The least time of each learner's whole fit, the learners alternating within each repeat."""
     best = {name: float("inf") for name in makers}
@@ -173,11 +210,11 @@ def least_fit_seconds(makers: dict, X, y, repeats: int, clock=time.perf_counter)
     return best
 
 
-def report(rows, names, threads: int, repeats: int, clock: str = "wall") -> str:
+def report(rows, names, threads: int, repeats: int, clock: str = "wall", what: str = "Whole default fit") -> str:
     ours = "rankcore trees"
     others = [n for n in names if n != ours]
     head = ["dataset (rows × features)"] + [f"{n} (s)" for n in names] + [f"ours / {n.split('(')[0]}" for n in others]
-    lines = [f"Whole default fit, {threads} thread(s) each, {clock} time, least of {repeats} alternating repeats, "
+    lines = [f"{what}, {threads} thread(s) each, {clock} time, least of {repeats} alternating repeats, "
              "one process.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
     for label, shape, seconds in rows:
@@ -199,6 +236,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-one-hot", dest="one_hot", action="store_false", help="leave out the one-hot data")
     parser.add_argument("--only-one-hot", action="store_true",
                         help="the one-hot data alone (no shared datasets, no synthetic dense data)")
+    parser.add_argument("--setup", action="store_true",
+                        help="time the set-up only (binning, codes) against lightgbm.Dataset(X, y).construct()")
     parser.add_argument("--out", type=Path, help="also write the Markdown table here")
     args = parser.parse_args(argv)
     if args.only_one_hot and not args.one_hot:
@@ -206,15 +245,17 @@ def main(argv=None) -> int:
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu needs --threads 1 (CPU time adds up every thread's)")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    makers = learners(args.threads)
+    makers = setups(args.threads) if args.setup else learners(args.threads)
+    other = "lightgbm.Dataset" if args.setup else "LGBMClassifier()"
     rows = []
     for label, X, y in datasets(args):
         seconds = least_fit_seconds(makers, X, y, args.repeats, clock)
         rows.append((label, X.shape, seconds))
-        ratio = seconds["rankcore trees"] / seconds.get("LGBMClassifier()", float("nan"))
+        ratio = seconds["rankcore trees"] / seconds.get(other, float("nan"))
         print(f"{label:40s} " + "  ".join(f"{n} {s:.3f}s" for n, s in seconds.items()) + f"  ours/LightGBM {ratio:.2f}",
               file=sys.stderr, flush=True)
-    text = report(rows, list(makers), args.threads, args.repeats, args.clock)
+    text = report(rows, list(makers), args.threads, args.repeats, args.clock,
+                  "Set-up (binning and codes)" if args.setup else "Whole default fit")
     print(text)
     if args.out is not None:
         args.out.write_text(text)

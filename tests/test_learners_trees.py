@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_kernels
+from rankcore.learners import _tree_kernels, _tree_split
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_layout import slot_layout
 from rankcore.learners._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
@@ -257,7 +257,7 @@ def test_best_split_kernel_matches_numpy_and_threads(seed):
         outs = []
         for n_threads in (1, 2):
             out = np.empty(10)
-            found = _tree_kernels.best_split(hist, slots, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
+            found = _tree_split.best_split(hist, slots, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
             outs.append((found, out.copy()))
         assert outs[0][0] == outs[1][0]
         np.testing.assert_array_equal(outs[0][1], outs[1][1])        # threads: bitwise
@@ -275,11 +275,11 @@ def test_best_split_no_candidate_and_bad_shapes():
     hist = np.zeros((slots.n_slots, 3))
     hist[slots.base] = (1.0, 1.0, 5.0)                    # one bin only: no split anywhere
     out = np.empty(10)
-    assert not _tree_kernels.best_split(hist, slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 2)
+    assert not _tree_split.best_split(hist, slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 2)
     with pytest.raises(ValueError, match="best_split"):
-        _tree_kernels.best_split(hist[:-1], slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+        _tree_split.best_split(hist[:-1], slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
     with pytest.raises(ValueError, match="best_split"):
-        _tree_kernels.best_split(hist, slots, np.ones(2, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+        _tree_split.best_split(hist, slots, np.ones(2, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
 
 
 def test_reused_histogram_buffers_do_not_change_trees():

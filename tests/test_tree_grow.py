@@ -105,6 +105,33 @@ def test_native_growth_does_not_depend_on_threads():
         assert _tree_state(a1) == _tree_state(a2) == _tree_state(b1) == _tree_state(b2)
 
 
+@pytest.mark.parametrize("spec", ["trees:max_leaves=63,subsample=1", "trees:growth=depthwise,max_leaves=15,categorical=2"])
+def test_native_growth_does_not_depend_on_threads_above_every_parallel_threshold(spec):
+    """20,000 rows: the gather, partition, histogram and paired split scan all run on 2 and 3 threads."""
+    from rankcore.learners import _tree_kernels
+
+    n = 20_000
+    assert n > _tree_kernels.PARALLEL_ROWS
+    X = _data(7, n=n, d=12)
+    rng = np.random.default_rng(2)
+    g, h = rng.normal(size=n), rng.uniform(0.5, 1.5, n)
+    states = [[_tree_state(a) for a, _ in _both_routes(spec, X, [g, -g], [h, h], n_threads=t)] for t in (1, 2, 3)]
+    assert states[0][0] is not None
+    assert states[0] == states[1] == states[2]
+
+
+def test_early_stopped_trees_do_not_depend_on_threads():
+    """early_stopping="auto" (12,000 rows): the same trees and hold-out scores on 1 and 2 threads."""
+    rng = np.random.default_rng(4)
+    X = _data(8, n=12_000, d=8)
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=12_000) > 1.2).astype(int)
+    fits = [rankcore.boost(learner="trees", n_iter=15, random_state=0, n_jobs=t).fit(X, y) for t in (1, 2)]
+    assert fits[0].best_iteration_ >= 1
+    assert [r.to_state() for r in fits[0].rankers_] == [r.to_state() for r in fits[1].rankers_]
+    np.testing.assert_array_equal(fits[0].alphas_, fits[1].alphas_)
+    np.testing.assert_array_equal(fits[0].validation_scores_, fits[1].validation_scores_)
+
+
 def test_native_growth_without_any_split_returns_none():
     X = np.ones((50, 3))
     rng = np.random.default_rng(1)

@@ -30,8 +30,9 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from rankcore.learners._tree_kernels cimport (FeatureSlots, SlotLayout, SplitChoice, SplitParams, build_histogram,
-                                              find_best_split, partition_rows, split_params, split_table)
+from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
+                                              build_histogram, partition_rows, split_params, split_table)
+from rankcore.learners._tree_split cimport choose_split, scan_nodes
 from rankcore._parallel cimport threads_for
 
 import numpy as np
@@ -45,6 +46,10 @@ cdef extern from *:
     }
     """
     unsigned long long rc_splitmix(unsigned long long z) noexcept nogil
+
+cdef enum:
+    # rows from which a node's partition runs on several threads (about 10 µs of work on one)
+    PARTITION_PARALLEL_ROWS = 2048
 
 
 cdef class TreeGrower:
@@ -145,7 +150,7 @@ cdef class TreeGrower:
         self.choice = <SplitChoice*> malloc(n * sizeof(SplitChoice))
         self.depth = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.order = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
-        self.scan_scratch = <double*> malloc((2 * slots.fs.d + 1) * sizeof(double))
+        self.scan_scratch = <double*> malloc((4 * slots.fs.d + 1) * sizeof(double))     # two nodes' scans
         if (self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
                 or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL):
             raise MemoryError("TreeGrower: no memory for the node records")
@@ -320,7 +325,7 @@ cdef class TreeGrower:
         min_weight = self.base_params.min_child_weight * (H / C)
         self.params.min_child_weight = min_weight
         self.params.cat_smooth = self.base_params.cat_smooth * (H / C)
-        self._consider(0, mask, NULL)
+        self._consider(0, mask, -1)
         while n_leaves < self.max_leaves:
             n_live = 0
             for i in range(n_nodes):
@@ -363,21 +368,42 @@ cdef class TreeGrower:
         self.p_right[i] = -1
         self.p_gain[i] = 0.0
 
-    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask, const double* subtract) noexcept nogil:
-        """Find the node's best split, or mark it a final leaf (depth, size, or no gain).
+    cdef bint _may_split(self, Py_ssize_t node) noexcept nogil:
+        """Whether the node may be split (depth and size allow it): else it is a final leaf, not scanned."""
+        return not ((self.max_depth >= 0 and self.depth[node] >= self.max_depth)
+                    or self.p_count[node] < 2 * self.params.min_samples_leaf)
 
-        ``subtract`` (or NULL): the node's histogram is its buffer minus this
-        one, computed during the scan (``find_best_split``).
+    cdef void _consider(self, Py_ssize_t node, const uint8_t* mask, Py_ssize_t sibling) noexcept nogil:
+        """Find the best split of ``node`` (and of ``sibling`` >= 0), or mark it a final leaf (depth, size, no gain).
+
+        With a sibling (a split's smaller child), ``node``'s histogram is its
+        buffer minus the sibling's, computed during its scan; both nodes'
+        features are scanned in one parallel region (``scan_nodes``), then
+        each node's split is chosen, ``node`` first.
         """
-        cdef double* Cv = self.p_count
-        if (self.max_depth >= 0 and self.depth[node] >= self.max_depth) or Cv[node] < 2 * self.params.min_samples_leaf:
-            self.splittable[node] = 0
-            self._release(node)
-            return
-        self.splittable[node] = find_best_split(self.pool[self.hist_of[node]], self.fs, mask, &self.params,
-                                                &self.choice[node], self.scan_scratch, self.n_threads, subtract)
-        if not self.splittable[node]:
-            self._release(node)
+        cdef NodeScan scans[2]
+        cdef Py_ssize_t k = 0, q, i, d = self.fs.d
+        cdef Py_ssize_t which[2]
+        which[0] = node
+        which[1] = sibling
+        for q in range(2 if sibling >= 0 else 1):
+            i = which[q]
+            self.splittable[i] = 0
+            if self._may_split(i):
+                scans[k].hist = self.pool[self.hist_of[i]]
+                scans[k].subtract = self.pool[self.hist_of[sibling]] if q == 0 and sibling >= 0 else NULL
+                scans[k].scratch = self.scan_scratch + 2 * d * q
+                self.splittable[i] = 1
+                k += 1
+        if k > 0:
+            scan_nodes(scans, k, self.fs, mask, &self.params, self.n_threads)
+        for q in range(2 if sibling >= 0 else 1):
+            i = which[q]
+            if self.splittable[i]:
+                self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, mask, &self.params,
+                                                  &self.choice[i], self.scan_scratch + 2 * d * q)
+            if not self.splittable[i]:
+                self._release(i)
 
     cdef Py_ssize_t _split_round(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
                                  const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
@@ -432,7 +458,7 @@ cdef class TreeGrower:
             split_table(fs, sp, self.p_tables + 256 * node)
             # the split feature's column, column-major: far fewer cache misses than each row's line
             nl = partition_rows(codes_t + fs.col[sp.feature] * n, 1, idx, scratch, st[node], en[node], 0,
-                                self.p_tables + 256 * node, self.n_threads, 65536.0)
+                                self.p_tables + 256 * node, self.n_threads, PARTITION_PARALLEL_ROWS)
             st[a] = st[node]
             en[a] = st[node] + nl
             st[b] = st[node] + nl
@@ -451,12 +477,11 @@ cdef class TreeGrower:
             small, large = (a, b) if Cv[a] <= Cv[b] else (b, a)
             # the parent's buffer becomes the larger child's: parent − smaller (the sibling
             # subtraction), done during the larger child's scan, feature by feature -- or not at
-            # all when the larger child is a final leaf.  The smaller child is scanned after, its
-            # histogram being read by the subtraction.
+            # all when the larger child is a final leaf.  Both children are scanned in one parallel
+            # region, the smaller one's histogram being read by the subtraction.
             self.hist_of[large] = self.hist_of[node]
             self.hist_of[node] = -1
-            self._consider(large, mask, self.pool[self.hist_of[small]])
-            self._consider(small, mask, NULL)
+            self._consider(large, mask, small)
         return n_nodes
 
     cdef void _sort_by_gain(self, Py_ssize_t n) noexcept nogil:

@@ -56,9 +56,11 @@ cdef struct SplitChoice:
     double right[3]
 
 
-cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
-                          const double* subtract) noexcept nogil
+cdef struct NodeScan:
+    double* hist                    # the node's (S, 3) histogram
+    const double* subtract          # NULL, or a histogram to take from it first (the sibling subtraction)
+    double* scratch                 # (2·d,) out: each feature's best gain, then its parent term
+
 
 cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil
 

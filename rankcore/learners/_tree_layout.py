@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _tree_grow, _tree_kernels, _tree_predict
+from . import _tree_grow, _tree_kernels, _tree_predict, _tree_split
 from ._base import Candidate, LearnerLayout, multi_pass_search
 from ._no_split import underflow_reason
 from ._tree_binning import csr_float as _csr_float
@@ -317,11 +317,11 @@ class TreeLayout(LearnerLayout):
         b = n_edges[j] (every value left, NaN right).  Ties -- gains within
         ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
         in the order (feature, bin, NaN left before NaN right).  See
-        ``_tree_kernels.best_split`` (O(S), over the features in parallel
+        ``_tree_split.best_split`` (O(S), over the features in parallel
         with the layout's ``n_threads``).
         """
         out, bits = self._split_out, self._split_bits
-        if not _tree_kernels.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
+        if not _tree_split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
                                         float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
                                         float(cat_smooth), int(self.max_cat_threshold), bits):

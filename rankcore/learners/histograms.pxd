@@ -38,8 +38,11 @@ cdef enum:
     HIST_AHEAD = 32
     # rows per chunk of ``feature_histograms``: a chunk of g stays in cache while every feature reads it
     HIST_ROWS = 16384
-    # rows from which a tree node's gather runs on several threads
-    HIST_PARALLEL_ROWS = 65536
+    # rows from which a tree node's gather runs on several threads (~20 µs of random reads on one)
+    HIST_PARALLEL_ROWS = 8192
+    # (rows × code columns) of a tree node from which its histogram runs on several threads
+    # (~30 µs on one: a fork and join costs a few µs on a quiet machine)
+    HIST_PARALLEL_CELLS = 12288
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
@@ -188,7 +191,7 @@ cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const P
         gg = og
         hh = oh
         rows = idx + start
-    T = threads_for(<double> m * n_cols, n_threads, 131072.0)
+    T = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
     if T > n_cols:
         T = <int> n_cols
     if T <= 1:

@@ -382,10 +382,19 @@ class _BaseBoost(Ranker):
                             setup.validation.name if X_val is not None else None, stream=sys.stdout)
         best = {"iteration": 0, "loss": math.inf}
 
+        # a learner that sums its rankers natively (trees) adds α·h of the validation rows in one
+        # parallel pass with the fit's threads: bitwise α·h(x), as the ranker's own predict gives it
+        predict_sum = getattr(setup.learner, "predict_sum", None)
+        alpha = np.empty(1)
+
         def callback(record: BoostingRecord):
             score = None
             if val_scores is not None:
-                val_scores[:] += record.alpha * record.ranker.predict(X_val)
+                if predict_sum is not None:
+                    alpha[0] = record.alpha
+                    val_scores[:] += predict_sum([record.ranker], alpha, X_val, setup.n_threads)
+                else:
+                    val_scores[:] += record.alpha * record.ranker.predict(X_val)
                 score = score_of(val_scores)
                 history.append(score)
                 loss = to_loss(score)

@@ -1,0 +1,455 @@
+"""Split search of the ``trees`` learner: a node's best split from its compact histogram.
+
+A node's histogram is the (S, 3) slot array described in ``_tree_kernels.pyx``
+(feature j's bins 0..n_edges[j], then its NaN bin).  ``scan_nodes`` finds
+each feature's best gain and parent term for one or several nodes (the two
+children of a split share one parallel region), ``choose_split`` then picks
+the first candidate within the tie tolerance of the best, and
+``best_split`` is the Python entry point the multi-pass learner and the
+tests use.  Every function is O(S) time per node (plus O(K log K) per
+categorical feature of K categories) and O(d) scratch memory; none depends
+on the thread count.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport uint8_t, uint64_t
+
+from rankcore._parallel cimport threads_for
+from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
+                                              split_params)
+
+import numpy as np
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* Whether a histogram slot (3 doubles) holds anything but zeros (of either sign): the bits,
+       sign bit aside, tested together -- no floating-point compare per value. */
+    static inline int rc_slot_nonzero(const double* x) {
+        uint64_t a, b, c;
+        memcpy(&a, x, 8); memcpy(&b, x + 1, 8); memcpy(&c, x + 2, 8);
+        return ((a | b | c) << 1) != 0;
+    }
+    """
+    int rc_slot_nonzero(const double* x) noexcept nogil
+
+cdef enum:
+    C_MAX_EDGES = 254
+    # histogram slots (over the nodes scanned together) from which the split scan runs on several threads
+    SCAN_PARALLEL_SLOTS = 1024
+
+# ----------------------------------------------------------------------
+# Split search
+# ----------------------------------------------------------------------
+cdef inline bint _allowed(double lc, double rc, double lh, double rh, const SplitParams* p) noexcept nogil:
+    """Both sides hold min_samples_leaf rows and min_child_weight curvature (and a positive H + λ)."""
+    return not (lc < p.min_samples_leaf or rc < p.min_samples_leaf or lh < p.min_child_weight
+                or rh < p.min_child_weight or lh + p.l2 <= 0 or rh + p.l2 <= 0)
+
+
+cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th, double tc, double l2,
+                           double parent, const SplitParams* p, bint find, double threshold, double* best,
+                           double* gain, double* rg, double* rh, double* rc) noexcept nogil:
+    """Weigh sending (lg, lh, lc) of the totals left: sets the right side's sums and the gain of an allowed split.
+
+    Scan (not ``find``): keeps the best gain in ``best``, returns False.
+    Find: whether the split is allowed and its gain reaches ``threshold``.
+    """
+    rg[0] = tg - lg
+    rh[0] = th - lh
+    rc[0] = tc - lc
+    if not _allowed(lc, rc[0], lh, rh[0], p):
+        return False
+    gain[0] = lg * lg / (lh + l2) + rg[0] * rg[0] / (rh[0] + l2) - parent
+    if not find:
+        if gain[0] > best[0]:
+            best[0] = gain[0]
+        return False
+    return gain[0] >= threshold
+
+
+cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t b, bint nan_left, bint categorical,
+                         double lg, double lh, double lc, double rg, double rh, double rc) noexcept nogil:
+    out.gain = gain
+    out.feature = j
+    out.bin = b
+    out.nan_left = nan_left
+    out.categorical = categorical
+    out.left[0] = lg
+    out.left[1] = lh
+    out.left[2] = lc
+    out.right[0] = rg
+    out.right[1] = rh
+    out.right[2] = rc
+
+
+cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                          double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    """One numeric feature's candidates, in order (bin, then NaN left before NaN right); ``fh``: its first slot.
+
+    ``parent_out`` (if not NULL) receives the feature's parent term
+    G²/(H+λ) (0 when H+λ <= 0), which scales the tie tolerance.
+    ``find`` False: the feature's best gain (-1 if no candidate is allowed).
+    ``find`` True: the first candidate whose gain is >= ``threshold`` is
+    written to ``out`` and 1 is returned, else 0.  Both modes compute every
+    gain with the same operations in the same order, so a gain found in the
+    first mode is met again in the second.
+
+    One pass keeps the cumulative sums at the bins that hold something: a
+    bin b > 0 whose slot is exactly (0, 0, 0) sends the same rows left as
+    bin b − 1, so its candidates repeat the previous ones -- same sums, same
+    gains, later in the order -- and are skipped without changing the
+    result.  (A zero count is not enough: a subtracted histogram can hold a
+    rounding residue there.)  O(n_edges_j) time, 8 KiB of stack.
+    """
+    cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
+    cdef int side
+    cdef double best = -1.0, gain, parent, l2 = p.l2
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan
+    cdef const double* x
+    cdef int pos[C_MAX_EDGES + 1]
+    cdef double pg[C_MAX_EDGES + 1]
+    cdef double ph[C_MAX_EDGES + 1]
+    cdef double pc[C_MAX_EDGES + 1]
+    if nb > C_MAX_EDGES:
+        nb = C_MAX_EDGES
+    for b in range(nb + 1):             # the bins that hold something (branch-free: pos[nk] is kept or overwritten)
+        x = fh + 3 * b
+        pos[nk] = <int> b
+        nk += (b == 0) | rc_slot_nonzero(x)
+    for k in range(nk):                 # their cumulative sums, in bin order
+        x = fh + 3 * pos[k]
+        cg = cg + x[0]
+        ch = ch + x[1]
+        cc = cc + x[2]
+        pg[k] = cg
+        ph[k] = ch
+        pc[k] = cc
+    x = fh + 3 * (n_edges_j + 1)        # the NaN bin
+    ng = x[0]
+    nh = x[1]
+    nc = x[2]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    has_nan = nc > 0
+    for k in range(nk):
+        b = pos[k]
+        cg = pg[k]
+        ch = ph[k]
+        cc = pc[k]
+        for side in range(2):           # 0: NaN left, 1: NaN right
+            if b == nb and (side == 0 or not has_nan):
+                continue
+            if not has_nan and (side == 0) != (cc >= tc - cc):
+                continue
+            if side == 0:
+                lg = cg + ng
+                lh = ch + nh
+                lc = cc + nc
+            else:
+                lg = cg
+                lh = ch
+                lc = cc
+            if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+                _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
+                return 1.0
+    return best if not find else 0.0
+
+
+cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, double threshold, bint find,
+                         SplitChoice* out, double* parent_out) noexcept nogil:
+    """:func:`_scan_feature` of a numeric one-edge feature (bins 0, 1, NaN: one-hot columns), without its buffers.
+
+    The same candidates in the same order from the same operations (the same
+    gains, bit for bit): bin 0 (NaN left, then right; without NaN, the side
+    with more rows), then bin 1 with NaN right if NaN is present and bin 1
+    holds something.  O(1).
+    """
+    cdef double best = -1.0, gain, parent, l2 = p.l2
+    cdef double g0 = 0.0 + fh[0], h0 = 0.0 + fh[1], c0 = 0.0 + fh[2]
+    cdef double cg = g0, ch = h0, cc = c0, ng = fh[6], nh = fh[7], nc = fh[8]
+    cdef double tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef bint has_nan = nc > 0, one = rc_slot_nonzero(fh + 3)
+    cdef int side
+    if one:
+        cg = g0 + fh[3]
+        ch = h0 + fh[4]
+        cc = c0 + fh[5]
+    tg = cg + ng
+    th = ch + nh
+    tc = cc + nc
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    for side in range(2):               # bin 0; 0: NaN left, 1: NaN right
+        if not has_nan and (side == 0) != (c0 >= tc - c0):
+            continue
+        if side == 0:
+            lg = g0 + ng
+            lh = h0 + nh
+            lc = c0 + nc
+        else:
+            lg = g0
+            lh = h0
+            lc = c0
+        if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 0, side == 0, False, lg, lh, lc, rg, rh, rc)
+            return 1.0
+    if has_nan and one:                 # bin 1: every value left, NaN right
+        if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, 1, False, False, cg, ch, cc, rg, rh, rc)
+            return 1.0
+    return best if not find else 0.0
+
+
+cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                              double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    """One categorical feature's candidates: groups of its categories (bins, and NaN as one more) going left.
+
+    The categories present at the node (count > 0) are ordered by
+    G/(H + cat_smooth) (ties: the lower bin), and the candidates are the
+    first k of that order, k = 1 .. min(P − 1, max_cat), then the last k
+    (the order read backwards) -- for a Newton gain, the best binary
+    partition of the categories is a prefix of this order (Fisher 1958; as
+    LightGBM and scikit-learn's HistGradientBoosting split categories).
+    Categories absent from the node go right; NaN, when absent, to the side
+    with more rows.  Modes and returns as :func:`_scan_feature`.
+    O(K log K) for the K categories, 4 KiB of stack.
+    """
+    cdef Py_ssize_t K = n_edges_j + 1, P = 0, b, i, q, k, limit, v
+    cdef int direction
+    cdef double tg = 0.0, th = 0.0, tc = 0.0, cg, ch, cc, rg, rh, rc, gain, parent, best = -1.0, denom, l2 = p.l2
+    cdef bint nan_left
+    cdef const double* x
+    cdef int order[C_MAX_EDGES + 2]
+    cdef double key[C_MAX_EDGES + 2]
+    for b in range(K + 1):              # the categories' bins in order, then NaN: the numeric scan's sums
+        x = fh + 3 * b
+        tg = tg + x[0]
+        th = th + x[1]
+        tc = tc + x[2]
+        if x[2] > 0:
+            denom = x[1] + p.cat_smooth
+            key[P] = x[0] / denom if denom > 0 else 0.0
+            order[P] = <int> b
+            # insertion by (key, bin): P <= 256
+            k = P
+            while k > 0 and key[k - 1] > key[k]:
+                key[k - 1], key[k] = key[k], key[k - 1]
+                order[k - 1], order[k] = order[k], order[k - 1]
+                k -= 1
+            P += 1
+    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    limit = P - 1
+    if limit > p.max_cat:
+        limit = p.max_cat
+    for direction in range(2):
+        cg = 0.0
+        ch = 0.0
+        cc = 0.0
+        for i in range(limit):
+            q = order[i] if direction == 0 else order[P - 1 - i]
+            x = fh + 3 * q
+            cg = cg + x[0]
+            ch = ch + x[1]
+            cc = cc + x[2]
+            if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+                nan_left = False
+                for v in range(4):
+                    out.left_bins[v] = 0
+                for k in range(i + 1):
+                    b = order[k] if direction == 0 else order[P - 1 - k]
+                    out.left_bins[b >> 6] |= (<uint64_t> 1) << (b & 63)
+                    nan_left = nan_left or b == K
+                if (fh + 3 * K)[2] <= 0:        # NaN absent: to the side with more rows
+                    nan_left = cc >= rc
+                    if nan_left:
+                        out.left_bins[K >> 6] |= (<uint64_t> 1) << (K & 63)
+                _record(out, gain, j, i + 1, nan_left, True, cg, ch, cc, rg, rh, rc)
+                return 1.0
+    return best if not find else 0.0
+
+
+cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l2) noexcept nogil:
+    """G²/(H+λ) of a feature not scanned (masked out), summed as ``_scan_feature`` sums it."""
+    cdef Py_ssize_t b, nan_slot = n_edges_j + 1
+    cdef double tg = 0.0, th = 0.0
+    for b in range(nan_slot):
+        tg = tg + fh[3 * b]
+        th = th + fh[3 * b + 1]
+    tg = tg + fh[3 * nan_slot]
+    th = th + fh[3 * nan_slot + 1]
+    return tg * tg / (th + l2) if th + l2 > 0 else 0.0
+
+
+cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t j, const SplitParams* p,
+                         double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+    if fs.categorical[j]:
+        return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    if fs.n_edges[j] == 1:
+        return _scan_binary(hist + 3 * fs.base[j], j, p, threshold, find, out, parent_out)
+    return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+
+
+cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                               Py_ssize_t j, const SplitParams* p, double* feat_best, double* feat_parent,
+                               const double* subtract) noexcept nogil:
+    cdef Py_ssize_t s, s0, s1
+    if subtract != NULL:        # the sibling subtraction, feature by feature: its slots are then hot
+        s0 = 3 * fs.base[j]
+        s1 = s0 + 3 * (fs.n_edges[j] + 2)
+        for s in range(s0, s1):
+            hist[s] = hist[s] - subtract[s]
+    if feature_mask[j]:
+        feat_best[j] = _scan(hist, fs, j, p, 0.0, False, NULL, &feat_parent[j])
+    else:
+        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], p.l2)
+        feat_best[j] = -1.0
+
+
+cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                     const SplitParams* params, int n_threads) noexcept nogil:
+    """Every feature's best gain and parent term of k nodes (a split's two children), in one parallel region.
+
+    Node i's ``scratch`` receives them (2·d doubles); its ``subtract`` (or
+    NULL) is first taken from its histogram, feature by feature (the sibling
+    subtraction; it may be another node's histogram: read only).  The (node,
+    feature) items are dealt to the threads in turn -- a node or a feature
+    is never split between threads, so the result does not depend on
+    ``n_threads``.  From SCAN_PARALLEL_SLOTS slots in all the threads share
+    the work (a few thousand slots are ~10 µs: worth one fork and join).
+    O(k·S) time.
+    """
+    cdef Py_ssize_t d = fs.d, i, q
+    cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
+    if T > k * d:
+        T = <int> (k * d)
+    if T <= 1:
+        for i in range(k * d):
+            q = i // d
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
+                          nodes[q].subtract)
+    else:
+        for i in prange(k * d, num_threads=T, schedule="static", chunksize=1):
+            q = i // d
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
+                          nodes[q].subtract)
+
+
+cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                       const SplitParams* params, SplitChoice* out, const double* scratch) noexcept nogil:
+    """The node's best split into ``out`` from its features' best gains and parent terms (:func:`scan_nodes`).
+
+    Reductions in feature order, then the first candidate within the tie
+    tolerance, found by rescanning the first feature whose best reaches it.
+    """
+    cdef Py_ssize_t d = fs.d, j
+    cdef double best = -1.0, scale = 0.0, threshold, term
+    cdef const double* feat_best = scratch
+    cdef const double* feat_parent = scratch + d
+    for j in range(d):              # reductions in feature order: independent of the threads
+        term = feat_parent[j]
+        if term > scale:
+            scale = term
+        if feature_mask[j] and feat_best[j] > best:
+            best = feat_best[j]
+    if best > scale:
+        scale = best
+    if best > params.tie_tolerance * scale:
+        threshold = best - params.tie_tolerance * scale
+        for j in range(d):
+            if feature_mask[j] and feat_best[j] >= threshold:
+                if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
+                    return True
+    return False
+
+
+cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
+                          const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
+                          const double* subtract) noexcept nogil:
+    """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
+
+    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
+    (or NULL): first replace every feature's slots of ``hist`` by
+    hist − subtract (the sibling subtraction, done feature by feature just
+    before each feature is scanned; slots of no feature are left as they are).
+    """
+    cdef NodeScan node
+    if fs.d == 0:
+        return False
+    node.hist = hist
+    node.subtract = subtract
+    node.scratch = scratch
+    scan_nodes(&node, 1, fs, feature_mask, params, n_threads)
+    return choose_split(hist, fs, feature_mask, params, out, scratch)
+
+
+def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count per slot of a node
+               SlotLayout slots,
+               const uint8_t[::1] feature_mask,   # IN  (d,) features this tree may split on
+               double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
+               double[::1] out,                   # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
+               int n_threads=1,
+               double cat_smooth=0.0, Py_ssize_t max_cat=C_MAX_EDGES + 1,
+               uint64_t[::1] left_bins=None):     # OUT (4,) a categorical split's left bins (256 bits)
+    """The best split of a node from its histogram; returns False when no split gains.
+
+    Candidates, in this order: feature j; for a numeric feature, bin
+    b ≤ n_edges[j] (b = n_edges[j] only with NaN right: every value left,
+    NaN right), NaN left before NaN right, and a node without NaN has one
+    direction (NaN to the side with more rows); for a categorical feature,
+    groups of its categories (see ``_scan_categorical``; ``out[2]`` is the
+    group's size, ``left_bins`` its bins).  Gain
+    G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), with both sides holding at least
+    ``min_samples_leaf`` rows and ``min_child_weight`` curvature.  Gains
+    within ``tie_tolerance`` × scale of the best (scale: the largest of the
+    best gain and the features' parent terms) are ties, won by the first
+    candidate; a best gain below that is no split.
+
+    O(S) time (plus O(K log K) per categorical feature of K categories):
+    each feature's best gain and parent term (``prange`` over the features
+    with ``n_threads`` when S is large), then the first candidate within the
+    tolerance, found by rescanning only the first feature whose best reaches
+    it (its gains recomputed identically).  O(d) scratch memory; the result
+    does not depend on ``n_threads``.
+    """
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef SplitChoice choice
+    cdef SplitParams params
+    cdef bint found
+    cdef Py_ssize_t v
+    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] < fs.d or out.shape[0] < 10 \
+            or (left_bins is not None and left_bins.shape[0] < 4):
+        raise ValueError(f"best_split: hist must be ({fs.n_slots}, 3), feature_mask ({fs.d},), out (10,), "
+                         f"left_bins (4,)")
+    if fs.d == 0:
+        return False
+    params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
+    scratch = np.empty(2 * fs.d)
+    cdef double[::1] sc = scratch
+    with nogil:
+        found = find_best_split(<double*> &hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads,
+                                NULL)
+    if found:
+        out[0] = choice.gain
+        out[1] = <double> choice.feature
+        out[2] = <double> choice.bin
+        out[3] = 1.0 if choice.nan_left else 0.0
+        out[4] = choice.left[0]
+        out[5] = choice.left[1]
+        out[6] = choice.left[2]
+        out[7] = choice.right[0]
+        out[8] = choice.right[1]
+        out[9] = choice.right[2]
+        if left_bins is not None:
+            for v in range(4):
+                left_bins[v] = choice.left_bins[v] if choice.categorical else 0
+    return found
