@@ -110,13 +110,126 @@ cdef extern from *:
     RC_BEST_GAIN(rc_best_gain_8, 8, __attribute__((target("avx512f,avx512dq"))))
     #endif
 
+    /* A numeric feature's bins 0..nbins-1 that hold something (bin 0 always) into pos, in order;
+       returns how many.  With sub (not NULL), its n_sub slots are first taken from fh's, in the
+       same pass (the sibling subtraction: fh[s] - sub[s], the same operation at every width).
+       A slot holds something unless its three values are zeros (of either sign), as
+       rc_slot_nonzero.  pos has room for nbins entries (the vector bodies store whole vectors
+       of positions at pos + nk, nk + 8 <= b + 8 <= nbins). */
+    static Py_ssize_t rc_nonzero_bins_1(double* fh, const double* sub, Py_ssize_t nbins, Py_ssize_t n_sub,
+                                        int* pos) {
+        Py_ssize_t b, nk = 0;
+        if (sub != NULL)
+            for (b = 0; b < 3 * n_sub; b++)
+                fh[b] = fh[b] - sub[b];
+        for (b = 0; b < nbins; b++) {       /* branch-free: pos[nk] is kept or overwritten */
+            pos[nk] = (int) b;
+            nk += (b == 0) | rc_slot_nonzero(fh + 3 * b);
+        }
+        return nk;
+    }
+
+    #ifdef RC_SIMD_DISPATCH
+    #include <immintrin.h>
+    /* The tail of the vector kernels: the slots from b on (subtraction, then the scalar test). */
+    static Py_ssize_t rc_nonzero_tail(double* fh, const double* sub, Py_ssize_t b, Py_ssize_t nbins,
+                                      Py_ssize_t n_sub, int* pos, Py_ssize_t nk) {
+        Py_ssize_t s;
+        if (sub != NULL)
+            for (s = 3 * b; s < 3 * n_sub; s++)
+                fh[s] = fh[s] - sub[s];
+        for (; b < nbins; b++) {
+            pos[nk] = (int) b;
+            nk += (b == 0) | rc_slot_nonzero(fh + 3 * b);
+        }
+        return nk;
+    }
+
+    /* 4 slots (12 doubles) per step: which doubles are zero (sign aside), then which slots. */
+    __attribute__((target("avx2")))
+    static Py_ssize_t rc_nonzero_bins_4(double* fh, const double* sub, Py_ssize_t nbins, Py_ssize_t n_sub,
+                                        int* pos) {
+        Py_ssize_t b = 0, nk = 0, q;
+        const __m256i keep = _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL), zero = _mm256_setzero_si256();
+        __m256d v[3];
+        unsigned z, t;
+        for (; b + 4 <= nbins; b += 4) {
+            for (q = 0; q < 3; q++) {
+                v[q] = _mm256_loadu_pd(fh + 3 * b + 4 * q);
+                if (sub != NULL) {
+                    v[q] = _mm256_sub_pd(v[q], _mm256_loadu_pd(sub + 3 * b + 4 * q));
+                    _mm256_storeu_pd(fh + 3 * b + 4 * q, v[q]);
+                }
+            }
+            z = 0;
+            for (q = 0; q < 3; q++)
+                z |= (unsigned) _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(
+                        _mm256_and_si256(_mm256_castpd_si256(v[q]), keep), zero))) << (4 * q);
+            t = ~z & 0xFFFu;                        /* the nonzero doubles; slot i: bits 3i..3i+2 */
+            t = t | (t >> 1) | (t >> 2);
+            t = (t & 1u) | ((t >> 2) & 2u) | ((t >> 4) & 4u) | ((t >> 6) & 8u);
+            if (b == 0)
+                t |= 1u;
+            for (q = 0; q < 4; q++) {
+                pos[nk] = (int) (b + q);
+                nk += (t >> q) & 1u;
+            }
+        }
+        return rc_nonzero_tail(fh, sub, b, nbins, n_sub, pos, nk);
+    }
+
+    /* 8 slots (24 doubles) per step; the positions of the nonzero ones compressed into a vector. */
+    __attribute__((target("avx512f,avx512dq,avx512vl,bmi2,popcnt")))
+    static Py_ssize_t rc_nonzero_bins_8(double* fh, const double* sub, Py_ssize_t nbins, Py_ssize_t n_sub,
+                                        int* pos) {
+        Py_ssize_t b = 0, nk = 0, q;
+        const __m512i keep = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
+        const __m256i eight = _mm256_set1_epi32(8);
+        __m256i at = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        __m512d v;
+        unsigned t;
+        for (; b + 8 <= nbins; b += 8) {
+            t = 0;
+            for (q = 0; q < 3; q++) {
+                v = _mm512_loadu_pd(fh + 3 * b + 8 * q);
+                if (sub != NULL) {
+                    v = _mm512_sub_pd(v, _mm512_loadu_pd(sub + 3 * b + 8 * q));
+                    _mm512_storeu_pd(fh + 3 * b + 8 * q, v);
+                }
+                t |= (unsigned) _mm512_test_epi64_mask(_mm512_castpd_si512(v), keep) << (8 * q);
+            }
+            t = t | (t >> 1) | (t >> 2);
+            t = _pext_u32(t, 0x249249u);            /* bits 0, 3, ..., 21: one per slot */
+            if (b == 0)
+                t |= 1u;
+            _mm256_storeu_si256((__m256i*) (pos + nk), _mm256_maskz_compress_epi32((__mmask8) t, at));
+            nk += __builtin_popcount(t);
+            at = _mm256_add_epi32(at, eight);
+        }
+        return rc_nonzero_tail(fh, sub, b, nbins, n_sub, pos, nk);
+    }
+    #endif
+
     /* 0: vectors of 2 (any target), 1: AVX2, 2: AVX-512; set once at import (rc_simd_init). */
     static int rc_simd_level = 0;
+
+    static Py_ssize_t rc_nonzero_bins(double* fh, const double* sub, Py_ssize_t nbins, Py_ssize_t n_sub,
+                                      int* pos) {
+    #ifdef RC_SIMD_DISPATCH
+        if (rc_simd_level == 2)
+            return rc_nonzero_bins_8(fh, sub, nbins, n_sub, pos);
+        if (rc_simd_level == 1)
+            return rc_nonzero_bins_4(fh, sub, nbins, n_sub, pos);
+    #endif
+        return rc_nonzero_bins_1(fh, sub, nbins, n_sub, pos);
+    }
 
     static int rc_simd_supported(void) {
     #ifdef RC_SIMD_DISPATCH
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
+                && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2")
+                && __builtin_cpu_supports("popcnt"))
             return 2;
         if (__builtin_cpu_supports("avx2"))
             return 1;
@@ -141,6 +254,8 @@ cdef extern from *:
     int rc_simd_supported() noexcept nogil
     double rc_best_gain(const double* pg, const double* ph, const double* pc, Py_ssize_t n, int mode,
                         const rc_gain_args* a, double best) noexcept nogil
+    Py_ssize_t rc_nonzero_bins(double* fh, const double* sub, Py_ssize_t nbins, Py_ssize_t n_sub,
+                               int* pos) noexcept nogil
 
 rc_simd_level = rc_simd_supported()
 
@@ -210,8 +325,9 @@ cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t
     out.right[2] = rc
 
 
-cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
-                          double threshold, bint find, SplitChoice* out, double* parent_out) noexcept nogil:
+cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
+                          double threshold, bint find, SplitChoice* out, double* parent_out,
+                          const double* subtract) noexcept nogil:
     """One numeric feature's candidates, in order (bin, then NaN left before NaN right); ``fh``: its first slot.
 
     ``parent_out`` (if not NULL) receives the feature's parent term
@@ -227,9 +343,12 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
     bin b − 1, so its candidates repeat the previous ones -- same sums, same
     gains, later in the order -- and are skipped without changing the
     result.  (A zero count is not enough: a subtracted histogram can hold a
-    rounding residue there.)  The first mode weighs several candidates at
-    once (``rc_best_gain``: the same gains, and their maximum is the same in
-    any order).  O(n_edges_j) time, 8 KiB of stack.
+    rounding residue there.)  ``subtract`` (or NULL): the feature's slots
+    of another histogram, first taken from ``fh``'s in the same pass (the
+    sibling subtraction).  The bins are found and the first mode weighs its
+    candidates several at once (``rc_nonzero_bins``, ``rc_best_gain``: the
+    same gains, and their maximum is the same in any order).  O(n_edges_j)
+    time, 8 KiB of stack.
     """
     cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
     cdef int side
@@ -245,10 +364,7 @@ cdef double _scan_feature(const double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, 
     cdef double pc[C_MAX_EDGES + 1]
     if nb > C_MAX_EDGES:
         nb = C_MAX_EDGES
-    for b in range(nb + 1):             # the bins that hold something (branch-free: pos[nk] is kept or overwritten)
-        x = fh + 3 * b
-        pos[nk] = <int> b
-        nk += (b == 0) | rc_slot_nonzero(x)
+    nk = rc_nonzero_bins(fh, subtract, nb + 1, n_edges_j + 2, pos)     # the bins that hold something
     for k in range(nk):                 # their cumulative sums, in bin order
         x = fh + 3 * pos[k]
         cg = cg + x[0]
@@ -442,13 +558,21 @@ cdef inline double _scan(const double* hist, const FeatureSlots* fs, Py_ssize_t 
         return _scan_categorical(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
     if fs.n_edges[j] == 1:
         return _scan_binary(hist + 3 * fs.base[j], j, p, threshold, find, out, parent_out)
-    return _scan_feature(hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out)
+    # (not written: nothing to subtract)
+    return _scan_feature(<double*> hist + 3 * fs.base[j], j, fs.n_edges[j], p, threshold, find, out, parent_out,
+                         NULL)
 
 
 cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
                                Py_ssize_t j, const SplitParams* p, double* feat_best, double* feat_parent,
                                const double* subtract) noexcept nogil:
     cdef Py_ssize_t s, s0, s1
+    if feature_mask[j] and not fs.categorical[j] and fs.n_edges[j] > 1:
+        # a numeric feature's scan takes the sibling subtraction in its first pass over the slots
+        s0 = 3 * fs.base[j]
+        feat_best[j] = _scan_feature(hist + s0, j, fs.n_edges[j], p, 0.0, False, NULL, &feat_parent[j],
+                                     subtract + s0 if subtract != NULL else NULL)
+        return
     if subtract != NULL:        # the sibling subtraction, feature by feature: its slots are then hot
         s0 = 3 * fs.base[j]
         s1 = s0 + 3 * (fs.n_edges[j] + 2)
@@ -601,25 +725,30 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     return found
 
 
-def feature_gains(const double[:, ::1] hist,     # IN  (S, 3) Σg, Σh, count per slot of a node
+def feature_gains(double[:, ::1] hist,           # IN/OUT (S, 3) Σg, Σh, count per slot of a node
                   SlotLayout slots,
                   const uint8_t[::1] feature_mask,  # IN  (d,) features scanned (the others: parent term only)
-                  double min_samples_leaf, double min_child_weight, double l2):
+                  double min_samples_leaf, double min_child_weight, double l2,
+                  const double[:, ::1] subtract=None):  # IN  (S, 3) or None: taken from hist first
     """Each feature's best gain (−1: none allowed or masked out) and parent term G²/(H+λ), as (2, d).
 
-    The scan :func:`best_split` runs before it picks a split (O(S) time).
+    The scan :func:`best_split` runs before it picks a split.  With
+    ``subtract``, every feature's slots of ``hist`` are first replaced by
+    hist − subtract, feature by feature (the sibling subtraction of the
+    in-memory grower).  O(S) time.
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef SplitParams params = split_params(min_samples_leaf, min_child_weight, l2, 0.0, 0.0, C_MAX_EDGES + 1)
     cdef NodeScan node
-    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] != fs.d:
-        raise ValueError(f"feature_gains: hist must be ({fs.n_slots}, 3) and feature_mask ({fs.d},)")
+    if hist.shape[0] != fs.n_slots or hist.shape[1] != 3 or feature_mask.shape[0] != fs.d \
+            or (subtract is not None and (subtract.shape[0] != fs.n_slots or subtract.shape[1] != 3)):
+        raise ValueError(f"feature_gains: hist and subtract must be ({fs.n_slots}, 3) and feature_mask ({fs.d},)")
     out = np.empty((2, fs.d))
     cdef double[:, ::1] o = out
     if fs.d == 0:
         return out
-    node.hist = <double*> &hist[0, 0]
-    node.subtract = NULL
+    node.hist = &hist[0, 0]
+    node.subtract = &subtract[0, 0] if subtract is not None else NULL
     node.scratch = &o[0, 0]
     with nogil:
         scan_nodes(&node, 1, fs, &feature_mask[0], &params, 1)
