@@ -591,15 +591,19 @@ cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, cons
 
     Node i's ``scratch`` receives them (2·d doubles); its ``subtract`` (or
     NULL) is first taken from its histogram, feature by feature (the sibling
-    subtraction; it may be another node's histogram: read only).  The (node,
-    feature) items are dealt to the threads in turn -- a node or a feature
-    is never split between threads, so the result does not depend on
-    ``n_threads``.  From SCAN_PARALLEL_SLOTS slots in all the threads share
-    the work (a few thousand slots are ~10 µs: worth one fork and join).
-    O(k·S) time.
+    subtraction; it may be another node's histogram: read only).  Thread t
+    takes the features of the code columns [t·c/T, (t+1)·c/T) -- the columns
+    whose histogram slots it filled (``node_histogram`` cuts the columns so)
+    and which are still in its core's cache -- of every node; with more
+    threads than columns the (node, feature) items are dealt in turn.  A
+    node's feature is never split between threads, so the result does not
+    depend on ``n_threads``.  From SCAN_PARALLEL_SLOTS slots in all the
+    threads share the work (a few thousand slots are ~10 µs: worth one fork
+    and join).  O(k·S) time.
     """
-    cdef Py_ssize_t d = fs.d, i, q
+    cdef Py_ssize_t d = fs.d, c = fs.n_cols, i, q, j, lo, hi
     cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
+    cdef int t
     if T > k * d:
         T = <int> (k * d)
     if T <= 1:
@@ -607,6 +611,15 @@ cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, cons
             q = i // d
             _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
                           nodes[q].subtract)
+    elif T <= c:
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            lo = (t * c) // T
+            hi = ((t + 1) * c) // T
+            for q in range(k):
+                for j in range(d):
+                    if lo <= fs.col[j] < hi:
+                        _feature_best(nodes[q].hist, fs, feature_mask, j, params, nodes[q].scratch,
+                                      nodes[q].scratch + d, nodes[q].subtract)
     else:
         for i in prange(k * d, num_threads=T, schedule="static", chunksize=1):
             q = i // d
