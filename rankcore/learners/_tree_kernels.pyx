@@ -287,17 +287,22 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
     cdef double s
     cdef const double* gg
     cdef const double* hh
-    _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots, n_threads,
-                    identity, unit_h)
+    cdef bint gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist,
+                                         fs.n_slots, n_threads, identity, unit_h)
     if fs.n_bundled == 0:
         return
-    gg = g + start if identity else og
-    hh = h + start if identity else oh
     totals[0] = 0.0
     totals[1] = 0.0
-    for i in range(m):
-        totals[0] += gg[i]
-        totals[1] += 1.0 if unit_h else hh[i]
+    if identity or gathered:
+        gg = g + start if identity else og
+        hh = h + start if identity else oh
+        for i in range(m):
+            totals[0] += gg[i]
+            totals[1] += 1.0 if unit_h else hh[i]
+    else:                       # the same sums, in the same order, from the rows' own g and h
+        for i in range(m):
+            totals[0] += g[idx[start + i]]
+            totals[1] += 1.0 if unit_h else h[idx[start + i]]
     totals[2] = <double> m
     for q in range(fs.n_bundled):
         j = fs.bundled[q]

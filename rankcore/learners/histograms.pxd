@@ -122,10 +122,12 @@ cdef inline void feature_histograms(const code_t* codes, Py_ssize_t d, Py_ssize_
 cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
                             Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
                             const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
-                            double* hist) noexcept nogil:
+                            double* hist, bint by_row) noexcept nogil:
     """Slots of columns [j0, j1) over m rows (row rows[i], or start + i without rows), in row order.
 
     Column j's code c of a row lands in slot col_base[j] + c of ``hist`` (S, 3).
+    The i-th row's g and h are gg[i], hh[i], or with ``by_row`` gg[r], hh[r]
+    for its row r (not gathered).
     """
     cdef Py_ssize_t i, j, r
     cdef const uint8_t* row
@@ -140,14 +142,14 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
         else:
             r = start + i
         row = codes + r * n_cols
-        gv = gg[i]
+        gv = gg[r] if by_row else gg[i]
         if unit_h:
             for j in range(j0, j1):
                 hp = hist + (col_base[j] + row[j]) * 3
                 hp[0] += gv
                 hp[2] += 1.0
         else:
-            hv = hh[i]
+            hv = hh[r] if by_row else hh[i]
             for j in range(j0, j1):
                 hp = hist + (col_base[j] + row[j]) * 3
                 hp[0] += gv
@@ -155,7 +157,7 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
                 hp[2] += 1.0
 
 
-cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
+cdef inline bint node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
                                 const double* g, const double* h, const int32_t* idx, Py_ssize_t start,
                                 Py_ssize_t end, double* og, double* oh, double* hist, Py_ssize_t n_slots,
                                 int n_threads, bint identity, bint unit_h) noexcept nogil:
@@ -164,23 +166,36 @@ cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const P
     ``codes`` is row-major (n, n_cols); column j's code c counts in slot
     col_base[j] + c.  Unless ``identity`` (idx[start:end] = start..end-1, the
     root without sampling) the node's g and h are first gathered into og, oh
-    (a copy: parallel over rows from HIST_PARALLEL_ROWS on).  Then the columns
-    are cut into one contiguous group per thread, and each thread walks the
-    rows in order updating its group's slots from the row's cache line.  With
-    ``unit_h`` (h all ones) Σh is the count, copied at the end.
+    (a copy: parallel over rows from HIST_PARALLEL_ROWS on) -- except when
+    the histogram runs on several threads and the gather would not: then
+    each thread reads g[r], h[r] itself (a serial gather would keep the
+    other threads waiting).  Then the columns are cut into one contiguous
+    group per thread, and each thread walks the rows in order updating its
+    group's slots from the row's cache line.  With ``unit_h`` (h all ones)
+    Σh is the count, copied at the end.  Returns whether og, oh hold the
+    gathered g, h.  The sums do not depend on the route.
     """
     cdef Py_ssize_t m = end - start, i, s
-    cdef int T, t
+    cdef int T, t, T_rows
     cdef const double* gg = g + start
     cdef const double* hh = h + start
     cdef const int32_t* rows = NULL
+    cdef bint by_row = False
     for s in range(3 * n_slots):
         hist[s] = 0.0
     if m <= 0:
-        return
-    if not identity:
-        T = threads_for(<double> m, n_threads, HIST_PARALLEL_ROWS)
-        for i in prange(m, schedule="static", num_threads=T):
+        return False
+    T = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
+    if T > n_cols:
+        T = <int> n_cols
+    T_rows = threads_for(<double> m, n_threads, HIST_PARALLEL_ROWS)
+    if not identity and T > 1 and T_rows <= 1:
+        gg = g
+        hh = h
+        rows = idx + start
+        by_row = True
+    elif not identity:                  # T: the histogram's threads, T_rows: the gather's
+        for i in prange(m, schedule="static", num_threads=T_rows):
             if i + HIST_AHEAD < m:
                 RC_PREFETCH(&g[idx[start + i + HIST_AHEAD]])
                 if not unit_h:
@@ -191,15 +206,13 @@ cdef inline void node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const P
         gg = og
         hh = oh
         rows = idx + start
-    T = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
-    if T > n_cols:
-        T = <int> n_cols
     if T <= 1:
-        _node_rows(codes, n_cols, col_base, 0, n_cols, rows, start, gg, hh, m, unit_h, hist)
+        _node_rows(codes, n_cols, col_base, 0, n_cols, rows, start, gg, hh, m, unit_h, hist, by_row)
     else:
         for t in prange(T, schedule="static", chunksize=1, num_threads=T):
             _node_rows(codes, n_cols, col_base, (t * n_cols) // T, ((t + 1) * n_cols) // T, rows, start, gg, hh,
-                       m, unit_h, hist)
+                       m, unit_h, hist, by_row)
     if unit_h:
         for s in range(n_slots):
             hist[3 * s + 1] = hist[3 * s + 2]
+    return not identity and not by_row

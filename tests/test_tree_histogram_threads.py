@@ -1,0 +1,69 @@
+"""Node histograms on several threads: the gathered and the row-by-row routes give the one-thread sums, bit for bit."""
+
+import numpy as np
+import pytest
+
+from rankcore.learners import _tree_kernels
+from rankcore.learners._tree_layout import slot_layout
+from rankcore.registry import resolve
+
+
+def _reference(codes, slots, g, h, rows, unit_h):
+    """(Σg, Σh, count) per slot, each sum in row order (np.add.at adds repeated slots one after the other)."""
+    hist = np.zeros((slots.n_slots, 3))
+    col_base = np.asarray(slots.col_base)
+    for c in range(codes.shape[1]):
+        at = col_base[c] + codes[rows, c].astype(np.intp)
+        np.add.at(hist[:, 0], at, g[rows])
+        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
+        np.add.at(hist[:, 2], at, 1.0)
+    return hist
+
+
+@pytest.mark.parametrize("m", [300, 2500, 9000])        # one thread; two reading g[r] themselves; two after a gather
+@pytest.mark.parametrize("unit_h", [False, True])
+def test_plain_histogram_routes_match_reference(m, unit_h):
+    rng = np.random.default_rng(m)
+    n, d = 9500, 6
+    codes = rng.integers(0, 30, size=(n, d)).astype(np.uint8)
+    codes[rng.random((n, d)) < 0.5] = 0                  # runs of one bin, as sparse columns have
+    codes[rng.random((n, d)) < 0.05] = 30                # the NaN bin of 29 edges
+    slots = slot_layout(np.full(d, 29))
+    g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
+    idx = rng.permutation(n).astype(np.int32)
+    start = 123
+    rows = idx[start:start + m]
+    ref = _reference(codes, slots, g, h, rows, unit_h)
+    if unit_h:
+        ref[:, 1] = ref[:, 2]
+    for n_threads in (1, 2):
+        hist = np.full((slots.n_slots, 3), np.nan)
+        _tree_kernels.node_histogram(codes, slots, g, h, idx, start, start + m, np.empty(n), np.empty(n), hist,
+                                     n_threads, False, unit_h)
+        np.testing.assert_array_equal(hist, ref)
+
+
+def test_bundled_histogram_on_two_threads_equals_one():
+    """The bundled features' default-bin slots (the node's totals minus the others) on both routes."""
+    rng = np.random.default_rng(5)
+    n = 8000
+    levels = (5, 9, 4, 12)
+    X = np.hstack([np.eye(k)[rng.integers(0, k, n)] for k in levels] + [rng.normal(size=(n, 2))])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    assert layout.bundles
+    codes = layout.encode(X).codes
+    g, h = rng.normal(size=n), rng.random(n)
+    idx = rng.permutation(n).astype(np.int32)
+    for start, end in [(10, 60), (100, 4100), (0, n)]:
+        hists = []
+        for n_threads in (1, 2):
+            hist = np.full((layout.n_slots, 3), np.nan)
+            _tree_kernels.node_histogram(codes, layout.slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist,
+                                         n_threads)
+            hists.append(hist)
+        np.testing.assert_array_equal(hists[1], hists[0])
+        rows = idx[start:end]
+        for j in range(X.shape[1]):
+            fh = hists[0][layout.feature_slots(j)]
+            np.testing.assert_array_equal(fh[:, 2].sum(), end - start)
+            np.testing.assert_allclose(fh[:, 0].sum(), g[rows].sum(), atol=1e-9)
