@@ -103,7 +103,32 @@ cdef extern from *:
         return best;                                                                              \
     }
 
+    #if defined(__GNUC__) || defined(__clang__)
     RC_BEST_GAIN(rc_best_gain_2, 2, )
+    #else
+    /* no vector extensions: the scalar loop (the vector bodies' tail) alone */
+    static double rc_best_gain_2(const double* pg, const double* ph, const double* pc, Py_ssize_t n, int mode,
+                                 const rc_gain_args* a, double best) {
+        Py_ssize_t k;
+        for (k = 0; k < n; k++) {
+            double xg = pg[k], xh = ph[k], xc = pc[k], g, gr, hr, cr;
+            if (mode == 0 || (mode == 2 && xc >= a->tc - xc)) {
+                xg = xg + a->ng;
+                xh = xh + a->nh;
+                xc = xc + a->nc;
+            }
+            gr = a->tg - xg;
+            hr = a->th - xh;
+            cr = a->tc - xc;
+            if (xc < a->msl || cr < a->msl || xh < a->mcw || hr < a->mcw || xh + a->l2 <= 0.0 || hr + a->l2 <= 0.0)
+                continue;
+            g = xg * xg / (xh + a->l2) + gr * gr / (hr + a->l2) - a->parent;
+            if (g > best)
+                best = g;
+        }
+        return best;
+    }
+    #endif
     #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     #define RC_SIMD_DISPATCH 1
     RC_BEST_GAIN(rc_best_gain_4, 4, __attribute__((target("avx2"))))
