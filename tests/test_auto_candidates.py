@@ -102,15 +102,14 @@ def test_auto_default_search_lists_the_anchor_first():
     (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
     (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
     (3000, ["trees", "trees:subsample=1", "linear"]),
-    # the hold-out plan, unchanged: kernels while a fold has at most 3,000 rows
-    (3001, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
-    (3750, ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf"]),
+    (3001, ["trees", "trees:subsample=1", "linear"]),                             # the hold-out plan
+    (3750, ["trees", "trees:subsample=1", "linear"]),
     (3760, ["trees", "trees:subsample=1", "linear"]),
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
     assert specs == applicable
-    if 750 < n <= 3000:
+    if n > 750:
         assert "more than 600 training rows" in skipped["kernel"]
 
 

@@ -20,6 +20,7 @@ from libc.stdint cimport int64_t
 
 from rankcore.typedefs cimport real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners._lower_bound cimport lower_bound
 
 import numpy as np
 
@@ -28,7 +29,7 @@ cdef inline void _distinct_group(const real_t* X, Py_ssize_t n, Py_ssize_t d, co
                                  Py_ssize_t j0, Py_ssize_t j1, Py_ssize_t k, double* values,
                                  Py_ssize_t* counts) noexcept nogil:
     """Columns [j0, j1) of the rows: their sorted distinct values into values[j·k:], counts[j] (−1: more than k)."""
-    cdef Py_ssize_t i, r, j, lo, hi, mid, c
+    cdef Py_ssize_t i, r, j, lo, mid, c
     cdef double x
     cdef double* v
     for i in range(n):
@@ -46,13 +47,7 @@ cdef inline void _distinct_group(const real_t* X, Py_ssize_t n, Py_ssize_t d, co
                 for mid in range(c):
                     lo += v[mid] < x
             else:                           # lower bound of x among the c sorted values
-                hi = c
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if v[mid] < x:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = lower_bound(x, v, c)
             if lo < c and v[lo] == x:
                 continue
             if c == k:                      # a (k + 1)-th value: the column is left to the sort

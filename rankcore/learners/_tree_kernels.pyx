@@ -39,6 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
+from rankcore.learners._lower_bound cimport lower_bound
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
                                           node_histogram as _node_histogram)
 
@@ -154,7 +155,7 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
     if isnan(x):
         b = fs.n_edges[j] + 1
     else:
-        b = _lower_bound(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+        b = lower_bound(x, edges + offsets[j], offsets[j + 1] - offsets[j])
     if z < 0:
         row[c] = <uint8_t> b
     else:                           # (without a branch: whether a one-hot value is 1 is a coin flip)
@@ -162,19 +163,6 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
         conflict = moved & (row[c] != 0)
         row[c] = <uint8_t> (b + fs.base[j] - fs.col_base[c]) if moved else row[c]
     return conflict
-
-
-cdef inline Py_ssize_t _lower_bound(double x, const double* e, Py_ssize_t n) noexcept nogil:
-    """#{b : e[b] < x} for ascending e (``bin_code``); each halving a conditional move, not a mispredicted
-    jump (a value's bin is unpredictable).  O(log n)."""
-    cdef Py_ssize_t base = 0, half
-    if n == 0:
-        return 0
-    while n > 1:
-        half = n >> 1
-        base = base + half if e[base + half] < x else base
-        n -= half
-    return base + (e[base] < x)
 
 
 def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN allowed)

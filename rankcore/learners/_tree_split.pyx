@@ -350,6 +350,39 @@ cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t
     out.right[2] = rc
 
 
+cdef inline bint _weigh_bin(double cg, double ch, double cc, double ng, double nh, double nc, bint has_nan,
+                            bint last, double tg, double th, double tc, double parent, const SplitParams* p,
+                            bint find, double threshold, double* best, Py_ssize_t j, Py_ssize_t b,
+                            SplitChoice* out) noexcept nogil:
+    """A numeric bin's two candidates, NaN left then right, from the sums (cg, ch, cc) of bins 0..b.
+
+    Bin b sends its bins left; NaN goes left (its sums added) or right.  The
+    last bin has only "NaN right", and only with NaN present (every value
+    left); without NaN the two are the same split, weighed once, on the side
+    with more rows.  True when ``find`` and a candidate reaches the threshold
+    (recorded in ``out``); otherwise ``best`` carries the best gain.
+    """
+    cdef double lg, lh, lc, gain, rg, rh, rc
+    cdef int side
+    for side in range(2):               # 0: NaN left, 1: NaN right
+        if last and (side == 0 or not has_nan):
+            continue
+        if not has_nan and (side == 0) != (cc >= tc - cc):
+            continue
+        if side == 0:
+            lg = cg + ng
+            lh = ch + nh
+            lc = cc + nc
+        else:
+            lg = cg
+            lh = ch
+            lc = cc
+        if _is_found(lg, lh, lc, tg, th, tc, p.l2, parent, p, find, threshold, best, &gain, &rg, &rh, &rc):
+            _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
+            return True
+    return False
+
+
 cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const SplitParams* p,
                           double threshold, bint find, SplitChoice* out, double* parent_out,
                           const double* subtract) noexcept nogil:
@@ -376,9 +409,8 @@ cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const 
     time, 8 KiB of stack.
     """
     cdef Py_ssize_t b, k, nk = 0, nb = n_edges_j
-    cdef int side
-    cdef double best = -1.0, gain, parent, l2 = p.l2
-    cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef double best = -1.0, parent, l2 = p.l2
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, ng, nh, nc, tg, th, tc
     cdef bint has_nan
     cdef const double* x
     cdef rc_gain_args args
@@ -427,25 +459,9 @@ cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const 
         return rc_best_gain(pg, ph, pc, n_low, 2, &args, best)
     for k in range(nk):
         b = pos[k]
-        cg = pg[k]
-        ch = ph[k]
-        cc = pc[k]
-        for side in range(2):           # 0: NaN left, 1: NaN right
-            if b == nb and (side == 0 or not has_nan):
-                continue
-            if not has_nan and (side == 0) != (cc >= tc - cc):
-                continue
-            if side == 0:
-                lg = cg + ng
-                lh = ch + nh
-                lc = cc + nc
-            else:
-                lg = cg
-                lh = ch
-                lc = cc
-            if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
-                _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
-                return 1.0
+        if _weigh_bin(pg[k], ph[k], pc[k], ng, nh, nc, has_nan, b == nb, tg, th, tc, parent, p, find, threshold,
+                      &best, j, b, out):
+            return 1.0
     return best if not find else 0.0
 
 
@@ -461,9 +477,8 @@ cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, d
     cdef double best = -1.0, gain, parent, l2 = p.l2
     cdef double g0 = 0.0 + fh[0], h0 = 0.0 + fh[1], c0 = 0.0 + fh[2]
     cdef double cg = g0, ch = h0, cc = c0, ng = fh[6], nh = fh[7], nc = fh[8]
-    cdef double tg, th, tc, lg, lh, lc, rg, rh, rc
+    cdef double tg, th, tc, rg, rh, rc
     cdef bint has_nan = nc > 0, one = rc_slot_nonzero(fh + 3)
-    cdef int side
     if one:
         cg = g0 + fh[3]
         ch = h0 + fh[4]
@@ -474,20 +489,9 @@ cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, d
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
     if parent_out != NULL:
         parent_out[0] = parent
-    for side in range(2):               # bin 0; 0: NaN left, 1: NaN right
-        if not has_nan and (side == 0) != (c0 >= tc - c0):
-            continue
-        if side == 0:
-            lg = g0 + ng
-            lh = h0 + nh
-            lc = c0 + nc
-        else:
-            lg = g0
-            lh = h0
-            lc = c0
-        if _is_found(lg, lh, lc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
-            _record(out, gain, j, 0, side == 0, False, lg, lh, lc, rg, rh, rc)
-            return 1.0
+    if _weigh_bin(g0, h0, c0, ng, nh, nc, has_nan, False, tg, th, tc, parent, p, find, threshold, &best, j, 0,
+                  out):
+        return 1.0
     if has_nan and one:                 # bin 1: every value left, NaN right
         if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
             _record(out, gain, j, 1, False, False, cg, ch, cc, rg, rh, rc)

@@ -207,8 +207,12 @@ class Trees(Learner):
     # Large data (early_stopping="auto" on, more than 10,000 rows, hold-out validated):
     # larger trees on every row at a larger rate, up to 120 of them.  On ijcnn1
     # (docs/push.md, *Early stopping*) 63 leaves at rate 0.2 on every row reach in 100
-    # trees the pAUC@0.1 that the defaults reach in 300-400.
-    large_data_params = MappingProxyType({"max_leaves": 63, "learning_rate": 0.2, "subsample": 1.0})
+    # trees the pAUC@0.1 that the defaults reach in 300-400.  With 63 leaves a node's
+    # split scan and histogram subtraction, O(bins) per feature, are a large part of the
+    # fit: 127 bins instead of 255 cost 16 % less CPU on ijcnn1 at the same test pAUC@0.1
+    # (5 splits: 0.9764 against 0.9760; ijcnn1-test 0.9950 against 0.9953).
+    large_data_params = MappingProxyType({"max_leaves": 63, "learning_rate": 0.2, "subsample": 1.0,
+                                          "max_bins": 127})
     large_data_n_iter = 120
 
     def _validate(self) -> None:
