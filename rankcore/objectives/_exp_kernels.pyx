@@ -20,7 +20,7 @@ C. A partial is the triple (m, s, s1, s2) → (lse, E[h], E[h²]); merging two
 """
 
 from cython.parallel cimport prange
-from libc.math cimport exp, log, INFINITY, isinf
+from libc.math cimport exp, log, INFINITY, NAN, isinf
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
@@ -30,6 +30,113 @@ import numpy as np
 
 cdef enum:
     CHUNK = 16384
+    # directions with at most this many values find a row's value by comparing with all at once
+    VALUES_AT_ONCE = 32
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* Σ|g| per (value of h, class) over rows [r0, r_end), each sum in row order: group_abs_sums'
+       loop, with a row's value found by comparing h with every value at once (AVX2: 4, AVX-512: 8
+       per instruction) instead of a binary search.  ``padded``: the V (<= 32) distinct ascending
+       values, then NaN up to 32 (never equal to anything), so the equal value is the one the
+       search finds; a row whose h equals none counts as bad.  Returns the bad rows. */
+    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    #define RC_EXP_SIMD 1
+    #include <immintrin.h>
+    #define RC_ABS_SUMS_BODY(FIND)                                                                \
+        Py_ssize_t r, lo, bad = 0;                                                                \
+        uint32_t m;                                                                               \
+        double a;                                                                                 \
+        for (r = r0; r < r_end; r++) {                                                            \
+            FIND                                                                                  \
+            if (m == 0) {                                                                         \
+                bad++;                                                                            \
+                continue;                                                                         \
+            }                                                                                     \
+            lo = __builtin_ctz(m);                                                                \
+            a = g[r] >= 0 ? g[r] : -g[r];                                                         \
+            parts[2 * lo + (y[r] != 0 ? 0 : 1)] += a;                                             \
+        }                                                                                         \
+        return bad;
+
+    __attribute__((target("avx2")))
+    static Py_ssize_t rc_abs_sums_4(const signed char* y, const double* g, const double* h,
+                                    const double* padded, Py_ssize_t r0, Py_ssize_t r_end, double* parts) {
+        __m256d p[8], x;
+        int k;
+        for (k = 0; k < 8; k++)
+            p[k] = _mm256_loadu_pd(padded + 4 * k);
+        RC_ABS_SUMS_BODY(
+            x = _mm256_set1_pd(h[r]);
+            m = 0;
+            for (k = 0; k < 8; k++)
+                m |= (uint32_t) _mm256_movemask_pd(_mm256_cmp_pd(x, p[k], _CMP_EQ_OQ)) << (4 * k);
+        )
+    }
+
+    __attribute__((target("avx512f")))
+    static Py_ssize_t rc_abs_sums_8(const signed char* y, const double* g, const double* h,
+                                    const double* padded, Py_ssize_t r0, Py_ssize_t r_end, double* parts) {
+        __m512d p0 = _mm512_loadu_pd(padded), p1 = _mm512_loadu_pd(padded + 8),
+                p2 = _mm512_loadu_pd(padded + 16), p3 = _mm512_loadu_pd(padded + 24), x;
+        RC_ABS_SUMS_BODY(
+            x = _mm512_set1_pd(h[r]);
+            m = (uint32_t) _mm512_cmp_pd_mask(x, p0, _CMP_EQ_OQ)
+                | ((uint32_t) _mm512_cmp_pd_mask(x, p1, _CMP_EQ_OQ) << 8)
+                | ((uint32_t) _mm512_cmp_pd_mask(x, p2, _CMP_EQ_OQ) << 16)
+                | ((uint32_t) _mm512_cmp_pd_mask(x, p3, _CMP_EQ_OQ) << 24);
+        )
+    }
+    #endif
+
+    /* 0: the binary search, 1: AVX2, 2: AVX-512 (set at import, to the CPU's best). */
+    static int rc_exp_simd_level = 0;
+
+    static int rc_exp_simd_supported(void) {
+    #ifdef RC_EXP_SIMD
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f"))
+            return 2;
+        if (__builtin_cpu_supports("avx2"))
+            return 1;
+    #endif
+        return 0;
+    }
+
+    static Py_ssize_t rc_abs_sums(const signed char* y, const double* g, const double* h, const double* padded,
+                                  Py_ssize_t r0, Py_ssize_t r_end, double* parts) {
+    #ifdef RC_EXP_SIMD
+        if (rc_exp_simd_level == 2)
+            return rc_abs_sums_8(y, g, h, padded, r0, r_end, parts);
+        return rc_abs_sums_4(y, g, h, padded, r0, r_end, parts);
+    #else
+        return 0;   /* not called: level 0 */
+    #endif
+    }
+    """
+    int rc_exp_simd_level
+    int rc_exp_simd_supported() noexcept nogil
+    Py_ssize_t rc_abs_sums(const signed char* y, const double* g, const double* h, const double* padded,
+                           Py_ssize_t r0, Py_ssize_t r_end, double* parts) noexcept nogil
+
+rc_exp_simd_level = rc_exp_simd_supported()
+
+
+def simd_level(level=None):
+    """How :func:`group_abs_sums` finds a row's value: 0 (binary search), 1 (AVX2), 2 (AVX-512).
+
+    With ``level``, use that from now on (at most the CPU's: for the tests,
+    which check that every level gives the same sums); returns the level in
+    use before.
+    """
+    global rc_exp_simd_level
+    cdef int previous = rc_exp_simd_level
+    if level is not None:
+        if not 0 <= level <= rc_exp_simd_supported():
+            raise ValueError(f"level: this CPU supports levels 0 to {rc_exp_simd_supported()}, got {level}")
+        rc_exp_simd_level = level
+    return previous
 
 
 cdef inline double _log_weight(double w) noexcept nogil:
@@ -344,6 +451,11 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                    int n_threads=1):
     """Σ|g| per class and value of h: the line-search summary from an existing gradient.  O(n + V) expected, no exp.
 
+    Up to 32 distinct values are compared with a row's h all at once (AVX2 or
+    AVX-512, as the CPU allows: O(n·V/8) instructions, no dependent loads;
+    in a fit a third of the hash table's time), else the hash table (or the
+    binary search) finds them; the sums are the same.
+
     Returns the number of rows whose h is not one of ``values``.
     """
     cdef Py_ssize_t n = g.shape[0], V = values.shape[0]
@@ -354,11 +466,19 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
     cdef double* parts = <double*> malloc(2 * V * (n_chunks + 1) * sizeof(double))
     cdef double a
     cdef ValueTable table
+    cdef double padded[VALUES_AT_ONCE]
+    cdef bint at_once = 2 < V <= VALUES_AT_ONCE and rc_exp_simd_level > 0
     if parts == NULL:
         raise MemoryError()
     if _table_init(&table, vals, V) != 0:
         free(parts)
         raise MemoryError()
+    for v in range(1, V):
+        if not values[v - 1] < values[v]:           # not distinct and ascending: the table's own answer
+            at_once = False
+    if at_once:
+        for v in range(VALUES_AT_ONCE):
+            padded[v] = values[v] if v < V else NAN
     n_threads = threads_for(<double> n, n_threads, 32768.0)      # two chunks and more
     try:
         with nogil:
@@ -366,6 +486,9 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                 for v in range(2 * V):
                     parts[2 * V * c + v] = 0.0
                 r_end = min((c + 1) * CHUNK, n)
+                if at_once:
+                    bad += rc_abs_sums(&y[0], &g[0], &h[0], padded, c * CHUNK, r_end, &parts[2 * V * c])
+                    continue
                 for r in range(c * CHUNK, r_end):
                     lo = _table_index(&table, h[r])
                     if lo == V:
