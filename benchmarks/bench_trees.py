@@ -169,7 +169,7 @@ def models(data):
     X, y = data
     rows = np.random.default_rng(2).choice(X.shape[0], 20_000, replace=False)
     ours = rankcore.boost(learner=f"trees:max_leaves={LEAVES},min_samples_leaf=5,subsample=1", n_iter=N_TREES, tol=0.0,
-                          random_state=0).fit(X[rows], y[rows])
+                          early_stopping=False, random_state=0).fit(X[rows], y[rows])   # N_TREES trees, as LightGBM
     params = {**_lgb_params(THREADS[-1]), "min_data_in_leaf": 5}
     theirs = lgb.train(params, lgb.Dataset(X[rows], label=y[rows], params=params), num_boost_round=N_TREES)
     return ours, theirs
