@@ -173,3 +173,12 @@ def test_simd_level_validation():
     with pytest.raises(ValueError, match="level"):
         _tree_split.simd_level(-1)
     assert _tree_split.simd_level() == _tree_split.simd_level(_tree_split.simd_level())
+
+
+@pytest.mark.parametrize("level", [-1, 3, 1.0, "1", True, None])
+def test_checked_level_refuses_what_is_not_a_supported_level(level):
+    from rankcore._simd import checked_level
+
+    with pytest.raises(ValueError, match="supports levels 0 to 2"):
+        checked_level(level, 2)
+    assert checked_level(2, 2) == 2 and checked_level(0, 0) == 0

@@ -22,6 +22,8 @@ from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout
 
 import numpy as np
 
+from rankcore._simd import checked_level
+
 cdef extern from *:
     """
     #include <stdint.h>
@@ -295,9 +297,7 @@ def simd_level(level=None):
     global rc_simd_level
     cdef int previous = rc_simd_level
     if level is not None:
-        if not 0 <= level <= rc_simd_supported():
-            raise ValueError(f"level: this CPU supports levels 0 to {rc_simd_supported()}, got {level}")
-        rc_simd_level = level
+        rc_simd_level = checked_level(level, rc_simd_supported())
     return previous
 
 cdef enum:
@@ -348,6 +348,20 @@ cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t
     out.right[0] = rg
     out.right[1] = rh
     out.right[2] = rc
+
+
+cdef inline double _node_totals(double cg, double ch, double cc, double ng, double nh, double nc, double l2,
+                                double* tg, double* th, double* tc, double* parent_out) noexcept nogil:
+    """The node's totals (the feature's bins, then its NaN bin) and its parent term G²/(H + λ), also into
+    ``parent_out`` when given."""
+    cdef double parent
+    tg[0] = cg + ng
+    th[0] = ch + nh
+    tc[0] = cc + nc
+    parent = tg[0] * tg[0] / (th[0] + l2) if th[0] + l2 > 0 else 0.0
+    if parent_out != NULL:
+        parent_out[0] = parent
+    return parent
 
 
 cdef inline bint _weigh_bin(double cg, double ch, double cc, double ng, double nh, double nc, bint has_nan,
@@ -434,12 +448,7 @@ cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const 
     ng = x[0]
     nh = x[1]
     nc = x[2]
-    tg = cg + ng
-    th = ch + nh
-    tc = cc + nc
-    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
-    if parent_out != NULL:
-        parent_out[0] = parent
+    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out)
     has_nan = nc > 0
     if not find:                        # the best gain only: vectors of candidates
         args.tg = tg
@@ -483,12 +492,7 @@ cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, d
         cg = g0 + fh[3]
         ch = h0 + fh[4]
         cc = c0 + fh[5]
-    tg = cg + ng
-    th = ch + nh
-    tc = cc + nc
-    parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
-    if parent_out != NULL:
-        parent_out[0] = parent
+    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out)
     if _weigh_bin(g0, h0, c0, ng, nh, nc, has_nan, False, tg, th, tc, parent, p, find, threshold, &best, j, 0,
                   out):
         return 1.0

@@ -28,6 +28,8 @@ from rankcore._parallel cimport threads_for
 
 import numpy as np
 
+from rankcore._simd import checked_level
+
 cdef enum:
     CHUNK = 16384
     # directions with at most this many values find a row's value by comparing with all at once
@@ -133,9 +135,7 @@ def simd_level(level=None):
     global rc_exp_simd_level
     cdef int previous = rc_exp_simd_level
     if level is not None:
-        if not 0 <= level <= rc_exp_simd_supported():
-            raise ValueError(f"level: this CPU supports levels 0 to {rc_exp_simd_supported()}, got {level}")
-        rc_exp_simd_level = level
+        rc_exp_simd_level = checked_level(level, rc_exp_simd_supported())
     return previous
 
 
