@@ -43,9 +43,34 @@ class MetricScoring:
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
              n_threads: int = 1) -> Callable[[np.ndarray], float]:
-        """scores -> the metric of ``(y, scores)`` (metrics take no weights)."""
+        """scores -> the metric of ``(y, scores)`` (metrics take no weights).
+
+        Early stopping scores the same validation labels after every
+        iteration, so the labels are checked once here; each call then checks
+        only that the scores are finite float64 values of the right length
+        (anything else goes through the metric's own checks, and their
+        error).  The value is the metric's, bit for bit.  A metric with its
+        own ``__call__`` is called as it is.
+        """
+        from ..metrics._base import Metric
+        from ..validation import check_labels_and_scores
+
         metric = self.metric
-        return lambda scores: float(metric(y, scores))
+        if type(metric).__call__ is not Metric.__call__:
+            return lambda scores: float(metric(y, scores))
+        probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
+        y_arr, _ = check_labels_and_scores(y, probe, graded=metric.task == "graded",
+                                           both_classes=metric.requires_both_classes, what=f"metric {metric.spec!r}",
+                                           integers="rank" if metric.order_invariant else "refuse")
+        metric.check_data(y_arr, probe)
+
+        def score(scores: np.ndarray) -> float:
+            s = scores if isinstance(scores, np.ndarray) else np.asarray(scores)
+            if s.dtype != np.float64 or s.ndim != 1 or s.shape[0] != y_arr.shape[0] or not np.isfinite(s).all():
+                return float(metric(y, scores))
+            return float(metric.checked_value(metric.compute(y_arr, np.ascontiguousarray(s))))
+
+        return score
 
     def to_loss(self, value: float) -> float:
         return self.metric.to_loss(value)
