@@ -470,15 +470,16 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
     cdef bint at_once = 2 < V <= VALUES_AT_ONCE and rc_exp_simd_level > 0
     if parts == NULL:
         raise MemoryError()
-    if _table_init(&table, vals, V) != 0:
-        free(parts)
-        raise MemoryError()
     for v in range(1, V):
         if not values[v - 1] < values[v]:           # not distinct and ascending: the table's own answer
             at_once = False
     if at_once:
         for v in range(VALUES_AT_ONCE):
             padded[v] = values[v] if v < V else NAN
+    # the table only where the rows are looked up in it
+    if _table_init(&table, vals, 0 if at_once else V) != 0:
+        free(parts)
+        raise MemoryError()
     n_threads = threads_for(<double> n, n_threads, 32768.0)      # two chunks and more
     try:
         with nogil:
