@@ -222,5 +222,9 @@ def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     one array of n float32 per iteration would add 3n·4 bytes.
     """
     n = 30_000
-    small, large = _peak_bytes_of_boosting(spec, n), _peak_bytes_of_boosting(spec, 4 * n)
+    # the least of two runs each: tracemalloc counts every thread's arrays, and a fresh CI run once saw
+    # both sizes' peaks inflated by about 2.7 bytes per row that neither a rerun of the suite nor the test
+    # alone reproduced; an allocation by the iterations themselves is in every run
+    small = min(_peak_bytes_of_boosting(spec, n) for _ in range(2))
+    large = min(_peak_bytes_of_boosting(spec, 4 * n) for _ in range(2))
     assert large - small < 3 * n, f"peak {small} bytes on {n} rows, {large} on {4 * n}"
