@@ -6,6 +6,10 @@ rows held in memory.  The protocol route itself is checked against an exact NumP
 in ``test_learners_trees.py``.
 """
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -222,9 +226,12 @@ def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     one array of n float32 per iteration would add 3n·4 bytes.
     """
     n = 30_000
-    # the least of two runs each: tracemalloc counts every thread's arrays, and a fresh CI run once saw
-    # both sizes' peaks inflated by about 2.7 bytes per row that neither a rerun of the suite nor the test
-    # alone reproduced; an allocation by the iterations themselves is in every run
-    small = min(_peak_bytes_of_boosting(spec, n) for _ in range(2))
-    large = min(_peak_bytes_of_boosting(spec, 4 * n) for _ in range(2))
+    # in a fresh interpreter: tracemalloc counts every thread's arrays, and threads an earlier test left
+    # running (a fresh CI run once saw peaks grow with the run's duration) are not this fit's allocations
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_tree_grow as t; "
+            f"print(t._peak_bytes_of_boosting({spec!r}, {n}), t._peak_bytes_of_boosting({spec!r}, {4 * n}))")
+    done = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    small, large = (int(v) for v in done.stdout.split())
     assert large - small < 3 * n, f"peak {small} bytes on {n} rows, {large} on {4 * n}"
