@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
+from _tree_references import first_within_tolerance
 from rankcore.learners import _tree_kernels, _tree_split
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_layout import slot_layout
@@ -227,13 +228,7 @@ def _reference_best_split(hist, n_edges, mask, min_samples_leaf, min_child_weigh
                 if min(lc, rc) < min_samples_leaf or min(lh, rh) < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0:
                     continue
                 cands.append((lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent, j, b, nan_left))
-    if not cands:
-        return None
-    best = max(c[0] for c in cands)
-    scale = max(scale, best)
-    if not best > TIE_TOLERANCE * scale:
-        return None
-    return next(c for c in cands if c[0] >= best - TIE_TOLERANCE * scale)
+    return first_within_tolerance(cands, scale, TIE_TOLERANCE)
 
 
 @pytest.mark.parametrize("seed", range(4))

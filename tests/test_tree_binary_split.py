@@ -4,6 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _tree_references import first_within_tolerance
 from rankcore.learners import _tree_split
 from rankcore.learners._tree_layout import slot_layout
 from rankcore.learners._tree_ranker import TIE_TOLERANCE
@@ -41,13 +42,7 @@ def _binary_reference(hist, mask, msl, mcw, l2):
                 continue
             gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
             cands.append((gain, j, b, nan_left, (lg, lh, lc), (rg, rh, rc)))
-    if not cands:
-        return None
-    best = max(c[0] for c in cands)
-    scale = max(scale, best)
-    if not best > TIE_TOLERANCE * scale:
-        return None
-    return next(c for c in cands if c[0] >= best - TIE_TOLERANCE * scale)
+    return first_within_tolerance(cands, scale, TIE_TOLERANCE)
 
 
 @settings(max_examples=150, deadline=None)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
+from _tree_references import greedy_bundles
 from rankcore.learners import _tree_kernels
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
@@ -29,18 +30,7 @@ def one_hot_data(seed=0, n=600, levels=(4, 7, 3), n_numeric=2, nan_fraction=0.0)
 
 def _reference_bundles(rows, n_edges, n_rows, max_codes=MAX_BUNDLE_CODES):
     """The greedy rule, written plainly: features by decreasing non-default count, first bundle they fit."""
-    order = sorted(rows, key=lambda j: (-len(rows[j]), j))
-    groups = []
-    for j in order:
-        for g in groups:
-            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(rows[j]) & g["rows"]):
-                g["members"].append(j)
-                g["codes"] += n_edges[j] + 2
-                g["rows"] |= set(rows[j])
-                break
-        else:
-            groups.append({"members": [j], "codes": 1 + n_edges[j] + 2, "rows": set(rows[j])})
-    return [sorted(g["members"]) for g in groups if len(g["members"]) > 1]
+    return [sorted(g["members"]) for g in greedy_bundles(rows, n_edges, max_codes) if len(g["members"]) > 1]
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _tree_references import greedy_bundles
 from rankcore.learners import _tree_kernels
 from rankcore.learners._binning import _feature_edges, sample_rows
 from rankcore.learners._tree_binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
@@ -132,23 +133,7 @@ def test_dense_bundles_equal_the_per_column_reference(seed, n):
 
 def _plain_joining(rows, joiner_rows, n_edges, n_rows, max_codes=256):
     """The greedy rule then the joiners, written plainly with sets (groups of one included)."""
-    groups = []
-    for j in sorted(rows, key=lambda j: (-len(rows[j]), j)):
-        for g in groups:
-            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(rows[j]) & g["rows"]):
-                g["members"].append(j)
-                g["codes"] += n_edges[j] + 2
-                g["rows"] |= set(rows[j])
-                break
-        else:
-            groups.append({"members": [j], "codes": 1 + n_edges[j] + 2, "rows": set(rows[j])})
-    for j in sorted(joiner_rows, key=lambda j: (-len(joiner_rows[j]), j)):
-        for g in groups:
-            if g["codes"] + n_edges[j] + 2 <= max_codes and not (set(joiner_rows[j]) & g["rows"]):
-                g["members"].append(j)
-                g["codes"] += n_edges[j] + 2
-                g["rows"] |= set(joiner_rows[j])
-                break
+    groups = greedy_bundles(joiner_rows, n_edges, max_codes, greedy_bundles(rows, n_edges, max_codes), open_new=False)
     return [sorted(g["members"]) for g in groups if len(g["members"]) > 1]
 
 
