@@ -395,6 +395,17 @@ def test_predict_trees_equals_the_sum_of_tree_predictions_bitwise():
     np.testing.assert_array_equal(model.decision_function(X), expected)
     staged = list(model.staged_decision_function(X))
     np.testing.assert_array_equal(staged[-1], expected)
+    # one tree at a time (early stopping's validation rows): α·h(x) of that tree, bit for bit, numeric and
+    # categorical splits alike
+    Xc = X.copy()
+    Xc[:, 0] = np.floor(np.abs(Xc[:, 0]) * 3) % 5
+    cat_model = rankcore.boost(learner="trees:max_leaves=9,categorical=0", n_iter=6, n_jobs=1).fit(Xc, y)
+    for fitted, data in ((model, X), (cat_model, Xc)):
+        for ranker, alpha in zip(fitted.rankers_, fitted.alphas_):
+            for n_threads in (1, 2):
+                one = Trees.predict_sum([ranker], np.array([alpha]), data, n_threads)
+                np.testing.assert_array_equal(one, alpha * ranker.predict(data))
+    assert any(r.categorical for r in cat_model.rankers_)
 
 
 def test_predict_walks_raw_values_like_a_python_reference():

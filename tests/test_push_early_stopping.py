@@ -17,6 +17,7 @@ from rankcore.push._validation import (
     MIN_HOLDOUT_ROWS,
     MIN_VALIDATION_CLASS,
     MIN_VALIDATION_ROWS,
+    holdout_rows,
     holdout_size,
     patience,
     plan_validation,
@@ -90,6 +91,38 @@ def test_plan_depends_on_the_seed_only():
     assert a.kind == "holdout"
     np.testing.assert_array_equal(a.folds[0][1], b.folds[0][1])
     assert not np.array_equal(a.folds[0][1], c.folds[0][1])
+
+
+@settings(deadline=None, max_examples=80)
+@given(n=st.integers(2, 2000), share=st.floats(0.0, 1.0), fraction=st.floats(0.01, 0.99), stratify=st.booleans(),
+       seed=st.integers(0, 99))
+def test_holdout_rows_cover_the_rows_once_and_keep_each_class_share(n, share, fraction, stratify, seed):
+    y = _labels(n, min(n, round(share * n)), seed)
+    n_val = min(n, max(1, math.ceil(fraction * n)))
+    train, val = holdout_rows(y, n_val, np.random.default_rng(seed), stratify=stratify)
+    assert val.shape == (n_val,)
+    assert np.all(np.diff(train) > 0) and np.all(np.diff(val) > 0)      # ascending, no repeats
+    np.testing.assert_array_equal(np.sort(np.concatenate([train, val])), np.arange(n))
+    if stratify:
+        # the reference: each class within one row of its share of the validation rows
+        n_pos = int(y.sum())
+        assert abs(int(y[val].sum()) - n_pos * n_val / n) <= 1
+        assert abs(int((1 - y[val]).sum()) - (n - n_pos) * n_val / n) <= 1
+
+
+def test_holdout_rows_are_drawn_by_the_generator():
+    y = _labels(5000, 400)
+    a = holdout_rows(y, 500, np.random.default_rng(7), stratify=True)[1]
+    b = holdout_rows(y, 500, np.random.default_rng(7), stratify=True)[1]
+    c = holdout_rows(y, 500, np.random.default_rng(8), stratify=True)[1]
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert int(y[a].sum()) == 40                              # 500 rows x 8 % positives
+    # every row can be drawn: over many seeds the validation rows reach (nearly) all rows
+    seen = np.zeros(5000, dtype=bool)
+    for seed in range(60):
+        seen[holdout_rows(y, 500, np.random.default_rng(seed), stratify=True)[1]] = True
+    assert seen.mean() > 0.99
 
 
 def test_tiny_data_fall_back_to_fewer_folds_and_fail_clearly():

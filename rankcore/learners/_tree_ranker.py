@@ -159,6 +159,14 @@ def prediction_matrix(X):
     return np.ascontiguousarray(X), False
 
 
+#: the node arrays the prediction walk reads (not the gains)
+_WALK_FIELDS = ("feature", "threshold", "nan_left", "left", "right", "value")
+_ONE_ROOT = np.zeros(1, dtype=np.intp)
+_NO_CATEGORIES = np.empty(0, dtype=np.float64)
+_ONE_ROOT.flags.writeable = False
+_NO_CATEGORIES.flags.writeable = False
+
+
 def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     """Σ_t α_t h_t(x) for a list of trees, in one parallel pass over the rows (dense or CSR X).
 
@@ -169,11 +177,18 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     out = np.zeros(X.shape[0])
     if not rankers:
         return out
-    sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
-    roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
-    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
-           for f in ("feature", "threshold", "nan_left", "left", "right", "value")}
-    is_cat, cat_offset, cat_values = _categorical_arrays(rankers, int(sizes.sum()))
+    if len(rankers) == 1:
+        # one tree (early stopping adds each new tree's α·h to the validation scores): its own arrays,
+        # nothing concatenated -- per call this is most of the cost on a few thousand rows
+        tree = rankers[0]
+        roots = _ONE_ROOT
+        cat = {f: np.ascontiguousarray(getattr(tree, f)) for f in _WALK_FIELDS}
+        is_cat, cat_offset, cat_values = _categorical_arrays(rankers, tree.n_nodes)
+    else:
+        sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
+        roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
+        cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers])) for f in _WALK_FIELDS}
+        is_cat, cat_offset, cat_values = _categorical_arrays(rankers, int(sizes.sum()))
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
             np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
     if sparse:
@@ -186,6 +201,8 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
 def _categorical_arrays(rankers, n_nodes: int):
     """(is_cat, cat_offset, cat_values) of the concatenated nodes: node k's left categories are
     cat_values[cat_offset[k]:cat_offset[k + 1]]."""
+    if not any(r.categorical for r in rankers):
+        return np.zeros(n_nodes, dtype=np.uint8), np.zeros(n_nodes + 1, dtype=np.int64), _NO_CATEGORIES
     is_cat = np.zeros(n_nodes, dtype=np.uint8)
     counts = np.zeros(n_nodes, dtype=np.int64)
     values = []
