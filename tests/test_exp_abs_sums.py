@@ -33,7 +33,7 @@ def _reference(y, g, h, values):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), V=st.sampled_from([0, 1, 2, 3, 5, 8, 9, 16, 31, 32, 33, 40]),
+@given(seed=st.integers(0, 2**31 - 1), V=st.sampled_from([0, 1, 2, 3, 5, 8, 9, 16, 31, 32, 33, 40, 63, 200]),
        n=st.sampled_from([0, 1, 7, 500, 17000]), bad_share=st.sampled_from([0.0, 0.05]))
 def test_group_abs_sums_match_reference_at_every_level(seed, V, n, bad_share):
     rng = np.random.default_rng(seed)
@@ -49,6 +49,9 @@ def test_group_abs_sums_match_reference_at_every_level(seed, V, n, bad_share):
     g[rng.random(n) < 0.05] = -0.0
     y = (rng.random(n) < 0.3).astype(np.int8)
     ref, ref_bad = _reference(y, g, h, values)
+    # the tree's route: each row's position in values given (255, out of range, for a row of no value)
+    position = {float(v): i for i, v in enumerate(values)}
+    index = np.array([position.get(float(v), 255) if not np.isnan(v) else 255 for v in h], dtype=np.uint8)
     before = _exp_kernels.simd_level()
     try:
         for level in LEVELS:
@@ -57,6 +60,10 @@ def test_group_abs_sums_match_reference_at_every_level(seed, V, n, bad_share):
                 out = np.full((values.size, 2), np.nan)
                 bad = _exp_kernels.group_abs_sums(y, g, h, values, out, n_threads)
                 assert bad == ref_bad
+                np.testing.assert_array_equal(out, ref)
+                out = np.full((values.size, 2), np.nan)
+                bad = _exp_kernels.group_abs_sums(y, g, np.full(n, np.nan), values, out, n_threads, index)
+                assert bad == ref_bad                    # h is not read on this route
                 np.testing.assert_array_equal(out, ref)
     finally:
         _exp_kernels.simd_level(before)
@@ -81,6 +88,12 @@ def test_group_abs_sums_with_repeated_values_keeps_the_search():
         assert bad == 1
         np.testing.assert_array_equal(out, outs[0][1])
     assert outs[0][1].sum() == 10.0
+
+
+def test_group_abs_sums_refuses_a_value_index_of_the_wrong_length():
+    with pytest.raises(ValueError, match="value_index must have one entry per row"):
+        _exp_kernels.group_abs_sums(np.zeros(3, dtype=np.int8), np.ones(3), np.zeros(3), np.zeros(1),
+                                    np.empty((1, 2)), 1, np.zeros(2, dtype=np.uint8))
 
 
 def test_exp_simd_level_validation():

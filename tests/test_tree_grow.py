@@ -59,6 +59,10 @@ def _both_routes(spec, X, gradients, curvatures, *, seed=0, n_threads=1):
         if a is not None:
             # the training rows' values read from the grower equal the tree's prediction
             np.testing.assert_array_equal(native.evaluate(a.ranker, block_n), a.ranker.predict(X))
+            # ... and so does each row's recorded position among the tree's distinct values
+            position = native.value_index(a.ranker, block_n)
+            assert position is not None and position.dtype == np.uint8
+            np.testing.assert_array_equal(np.asarray(a.ranker.values)[position], a.ranker.predict(X))
             np.testing.assert_array_equal(protocol.evaluate(b.ranker, block_p), b.ranker.predict(X))
     return out
 

@@ -510,22 +510,38 @@ cdef class TreeGrower:
     # The grown tree on the block's rows
     # ------------------------------------------------------------------
     def leaf_values(self, const uint8_t[:, ::1] codes, const int32_t[::1] idx, const double[::1] value,
-                    double[::1] out):
+                    double[::1] out, const uint8_t[::1] node_index=None, uint8_t[::1] index_out=None):
         """out[r] = value of row r's leaf in the tree just grown: O(n) from the partition for the sampled rows,
-        O(depth) per other row by walking its codes."""
+        O(depth) per other row by walking its codes.
+
+        With ``node_index`` and ``index_out`` (both or neither) also
+        index_out[r] = node_index[leaf of r]: the position of the row's value
+        among the tree's distinct values, which the line search's summary
+        reads instead of searching for h[r].
+        """
         cdef Py_ssize_t n = codes.shape[0], i, r, node, n_nodes = self.n_nodes
         cdef const int32_t[::1] lf = self.left, rt = self.right
         cdef const uint8_t[:, ::1] tables = self.tables
         cdef const int32_t[::1] ft = self.feature
         cdef const Py_ssize_t[::1] st = self.start, en = self.end
         cdef const Py_ssize_t* col = self.fs.col
+        cdef bint indexed = index_out is not None
+        cdef uint8_t k
         if idx.shape[0] != n or out.shape[0] != n or value.shape[0] < n_nodes or n_nodes < 1:
             raise ValueError("leaf_values: idx and out must hold the block's rows, value one entry per node")
+        if (node_index is None) != (index_out is None):
+            raise ValueError("leaf_values: give node_index and index_out together")
+        if indexed and (index_out.shape[0] != n or node_index.shape[0] < n_nodes):
+            raise ValueError("leaf_values: index_out must hold the block's rows, node_index one entry per node")
         with nogil:
             for node in range(n_nodes):
                 if lf[node] < 0:
                     for i in range(st[node], en[node]):
                         out[idx[i]] = value[node]
+                    if indexed:
+                        k = node_index[node]
+                        for i in range(st[node], en[node]):
+                            index_out[idx[i]] = k
             for i in range(self.n_sampled, n):
                 r = idx[i]
                 node = 0
@@ -535,6 +551,8 @@ cdef class TreeGrower:
                     else:
                         node = rt[node]
                 out[r] = value[node]
+                if indexed:
+                    index_out[r] = node_index[node]
 
     def ranker_arrays(self, const double[::1] flat_edges, const Py_ssize_t[::1] offsets, double l2,
                       double all_left):

@@ -73,6 +73,9 @@ class TreeBlock:
         self.full = False            # the current tree's leaves cover every row (no row subsampling)
         self.tree_id = None
         self.grown = None            # the in-memory grower that grew the current tree, if it did
+        # each row's position among the distinct leaf values of the tree evaluated last (value_index_of)
+        self.value_index = None
+        self.value_index_of = None
 
     @property
     def n_rows(self) -> int:
@@ -415,8 +418,18 @@ class TreeLayout(LearnerLayout):
             return self._evaluate_oblivious(ranker, encoded, out)
         current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
         if current and encoded.grown is not None:
-            encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
+            node_index = _node_value_index(ranker)
+            if node_index is None:
+                encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
+                encoded.value_index_of = None
+                return out
+            if encoded.value_index is None:
+                encoded.value_index = np.empty(encoded.n_rows, dtype=np.uint8)
+            encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out, node_index,
+                                      encoded.value_index)
+            encoded.value_index_of = ranker
             return out
+        encoded.value_index_of = None
         if current and encoded.full and len(encoded.ranges) == ranker.n_leaves:
             for node, (s, e) in encoded.ranges.items():
                 out[encoded.idx[s:e]] = ranker.value[node]
@@ -429,6 +442,12 @@ class TreeLayout(LearnerLayout):
         _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
+
+    @staticmethod
+    def value_index(ranker, encoded: TreeBlock) -> np.ndarray | None:
+        """Each row's position in ``ranker.values`` (uint8), when the last :meth:`evaluate` of ``ranker``
+        on this block recorded it (the tree just grown in memory); else None."""
+        return encoded.value_index if encoded.value_index_of is ranker else None
 
     def _evaluate_oblivious(self, ranker, encoded: TreeBlock, out: np.ndarray) -> np.ndarray:
         """An oblivious tree on the block's codes, by bit index (O(n·depth))."""
@@ -485,3 +504,14 @@ class TreeLayout(LearnerLayout):
             if ranker.categories[i] is None:
                 bins[i] = self._threshold_bin(ranker, j, t)
         return bins
+
+
+def _node_value_index(ranker) -> np.ndarray | None:
+    """uint8 (nodes,): each leaf's position among ``ranker.values`` (0 at internal nodes); None beyond 255 values."""
+    values = ranker.values
+    if values is None or not 0 < len(values) <= 255:
+        return None
+    distinct = np.asarray(values, dtype=np.float64)
+    leaves = ranker.left < 0
+    position = np.searchsorted(distinct, np.where(leaves, ranker.value, distinct[0]))
+    return np.ascontiguousarray(np.minimum(position, len(values) - 1), dtype=np.uint8)

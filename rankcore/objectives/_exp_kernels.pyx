@@ -22,6 +22,7 @@ C. A partial is the triple (m, s, s1, s2) → (lse, E[h], E[h²]); merging two
 from cython.parallel cimport prange
 from libc.math cimport exp, log, INFINITY, NAN, isinf
 from libc.stdlib cimport malloc, free
+from libc.stdint cimport uint8_t
 from libc.string cimport memcpy
 
 from rankcore._parallel cimport threads_for
@@ -448,15 +449,22 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                    const double[::1] h,        # IN  (n,) direction; every value must be in `values`
                    const double[::1] values,   # IN  (V,) the direction's possible values, ascending
                    double[:, ::1] out,         # OUT (V, 2) Σ |g| of positives, negatives per value
-                   int n_threads=1):
+                   int n_threads=1,
+                   const uint8_t[::1] value_index=None):   # IN  (n,) optional: h[r] = values[value_index[r]]
     """Σ|g| per class and value of h: the line-search summary from an existing gradient.  O(n + V) expected, no exp.
 
-    Up to 32 distinct values are compared with a row's h all at once (AVX2 or
-    AVX-512, as the CPU allows: O(n·V/8) instructions, no dependent loads;
-    in a fit a third of the hash table's time), else the hash table (or the
-    binary search) finds them; the sums are the same.
+    With ``value_index`` (a tree knows each row's leaf, hence its value's
+    position) each row's value is read from it: O(n + V), one byte per row
+    and no search; h is not read.  Otherwise up to 32 distinct values are
+    compared with a row's h all at once (AVX2 or AVX-512, as the CPU allows:
+    O(n·V/8) instructions, no dependent loads; in a fit a third of the hash
+    table's time), else the hash table (or the binary search) finds them.
+    Every route adds the same |g| in the same order (row order within
+    chunks of CHUNK rows, then the chunks in order): the sums are the same,
+    bit for bit, and do not depend on the threads.
 
-    Returns the number of rows whose h is not one of ``values``.
+    Returns the number of rows whose h is not one of ``values`` (with
+    ``value_index``: whose index is not below V).
     """
     cdef Py_ssize_t n = g.shape[0], V = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
@@ -467,9 +475,18 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
     cdef double a
     cdef ValueTable table
     cdef double padded[VALUES_AT_ONCE]
-    cdef bint at_once = 2 < V <= VALUES_AT_ONCE and rc_exp_simd_level > 0
+    cdef bint indexed = value_index is not None
+    cdef const uint8_t* vi = NULL
+    cdef bint at_once = 2 < V <= VALUES_AT_ONCE and rc_exp_simd_level > 0 and not indexed
     if parts == NULL:
         raise MemoryError()
+    if indexed:
+        if value_index.shape[0] != n:
+            free(parts)
+            raise ValueError(f"group_abs_sums: value_index must have one entry per row ({n}), "
+                             f"got {value_index.shape[0]}")
+        if n > 0:
+            vi = &value_index[0]
     for v in range(1, V):
         if not values[v - 1] < values[v]:           # not distinct and ascending: the table's own answer
             at_once = False
@@ -477,7 +494,7 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
         for v in range(VALUES_AT_ONCE):
             padded[v] = values[v] if v < V else NAN
     # the table only where the rows are looked up in it
-    if _table_init(&table, vals, 0 if at_once else V) != 0:
+    if _table_init(&table, vals, 0 if (at_once or indexed) else V) != 0:
         free(parts)
         raise MemoryError()
     n_threads = threads_for(<double> n, n_threads, 32768.0)      # two chunks and more
@@ -491,8 +508,8 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                     bad += rc_abs_sums(&y[0], &g[0], &h[0], padded, c * CHUNK, r_end, &parts[2 * V * c])
                     continue
                 for r in range(c * CHUNK, r_end):
-                    lo = _table_index(&table, h[r])
-                    if lo == V:
+                    lo = vi[r] if indexed else _table_index(&table, h[r])
+                    if lo >= V:
                         bad += 1
                         continue
                     a = g[r] if g[r] >= 0 else -g[r]

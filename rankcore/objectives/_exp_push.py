@@ -231,12 +231,17 @@ class BoundExpPush(BoundSeparable):
     # ------------------------------------------------------------------
     # Compressed line search for directions with few values
     # ------------------------------------------------------------------
-    def block_line_summary(self, block, h, values, G, gradient=None):
+    #: ``block_line_summary`` accepts ``value_index=`` (each row's position in ``values``).
+    takes_value_index = True
+
+    def block_line_summary(self, block, h, values, G, gradient=None, value_index=None):
         """(V, 2) log-sum-exps of each class's exponential weights, by value of h.
 
         From the block's gradient for the same G when given (it holds the
         normalized weights already: no exponential is evaluated), else from the
-        scores.
+        scores.  ``value_index`` (uint8, with ``gradient``): h[r] is
+        values[value_index[r]], so no row's value is searched for; the
+        summary is the same, bit for bit.
         """
         if self.degree is None:
             return None
@@ -246,7 +251,7 @@ class BoundExpPush(BoundSeparable):
         h = np.ascontiguousarray(h, dtype=np.float64)
         if gradient is not None:
             bad = _exp_kernels.group_abs_sums(y, np.ascontiguousarray(gradient, dtype=np.float64), h, values, out,
-                                              self.n_threads)
+                                              self.n_threads, value_index)
             out = self.summary_from_abs_sums(out, G)
         else:
             bad = _exp_kernels.lse_by_value(y, np.ascontiguousarray(block.weight, dtype=np.float64),

@@ -171,6 +171,15 @@ class InMemoryBackend:
         self._h_cache = (ranker, h)
         return h
 
+    def _value_indices(self, ranker: WeakRanker) -> list[np.ndarray] | None:
+        """Per block, each row's position in ``ranker.values`` when the layout recorded it while evaluating
+        ``ranker`` (trees grown in memory), else None: the line summary then need not search for h."""
+        reader = getattr(self.layout, "value_index", None)
+        if reader is None:
+            return None
+        indices = [reader(ranker, enc) for enc in self.encoded]
+        return None if any(i is None for i in indices) else indices
+
     # ------------------------------------------------------------------
     # The seam
     # ------------------------------------------------------------------
@@ -255,7 +264,9 @@ class InMemoryBackend:
         if values is not None:
             vals = np.asarray(values, dtype=np.float64)
             grads = self._grad_cache[1] if self._grad_cache is not None and self._grad_cache[0] is state else None
-            parts = [problem.block_line_summary(b, hb, vals, state.stages, None if grads is None else grads[j])
+            indices = self._value_indices(ranker) if getattr(problem, "takes_value_index", False) else None
+            parts = [problem.block_line_summary(b, hb, vals, state.stages, None if grads is None else grads[j],
+                                                **({} if indices is None else {"value_index": indices[j]}))
                      for j, (b, hb) in enumerate(zip(blocks, h))]
             if all(p is not None for p in parts):
                 summary = problem.merge_line_summaries(parts)
