@@ -92,7 +92,7 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
     cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
         raise ValueError("predict_trees: is_cat and cat_offset must describe every node")
-    n_threads = threads_for(<double> n * T, n_threads, 4096.0)
+    n_threads = threads_for(<double> n * T, n_threads, 1024.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
             s = 0.0

@@ -444,6 +444,23 @@ def lse_by_value(const signed char[::1] y,   # IN  (n,)
     return bad
 
 
+cdef inline Py_ssize_t _indexed_abs_sums(const signed char* y, const double* g, const uint8_t* index,
+                                         Py_ssize_t V, Py_ssize_t r0, Py_ssize_t r_end,
+                                         double* part) noexcept nogil:
+    """part[2·index[r] + (0 if positive else 1)] += |g[r]| for r in [r0, r_end), in row order; rows with an
+    index ≥ V are counted (returned), not added."""
+    cdef Py_ssize_t r, k, bad = 0
+    cdef double a
+    for r in range(r0, r_end):
+        k = index[r]
+        if k >= V:
+            bad += 1
+            continue
+        a = g[r] if g[r] >= 0 else -g[r]
+        part[2 * k + (y[r] == 0)] += a
+    return bad
+
+
 def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                    const double[::1] g,        # IN  (n,) the rows' gradient
                    const double[::1] h,        # IN  (n,) direction; every value must be in `values`
@@ -507,9 +524,12 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
                 if at_once:
                     bad += rc_abs_sums(&y[0], &g[0], &h[0], padded, c * CHUNK, r_end, &parts[2 * V * c])
                     continue
+                if indexed:
+                    bad += _indexed_abs_sums(&y[0], &g[0], vi, V, c * CHUNK, r_end, &parts[2 * V * c])
+                    continue
                 for r in range(c * CHUNK, r_end):
-                    lo = vi[r] if indexed else _table_index(&table, h[r])
-                    if lo >= V:
+                    lo = _table_index(&table, h[r])
+                    if lo == V:
                         bad += 1
                         continue
                     a = g[r] if g[r] >= 0 else -g[r]
