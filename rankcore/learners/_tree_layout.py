@@ -511,7 +511,7 @@ def _node_value_index(ranker) -> np.ndarray | None:
     values = ranker.values
     if values is None or not 0 < len(values) <= 255:
         return None
-    distinct = np.asarray(values, dtype=np.float64)
-    leaves = ranker.left < 0
-    position = np.searchsorted(distinct, np.where(leaves, ranker.value, distinct[0]))
-    return np.ascontiguousarray(np.minimum(position, len(values) - 1), dtype=np.uint8)
+    # internal nodes (value 0) get some position too: only the leaves' are read
+    position = np.searchsorted(np.asarray(values, dtype=np.float64), ranker.value)
+    np.minimum(position, len(values) - 1, out=position)
+    return position.astype(np.uint8)
