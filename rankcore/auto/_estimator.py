@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._blas import blas_limit
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._candidate import candidate_scores
@@ -224,9 +225,11 @@ class AutoRanker(Ranker):
             self.make_executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
             X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter)
         search.start = started
-        outcome = search.run_search(default_rungs(plan, params["budget"] is not None))
-        self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
-                               params["n_threads"])
+        # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
+        with blas_limit(params["n_threads"]):
+            outcome = search.run_search(default_rungs(plan, params["budget"] is not None))
+            self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
+                                   params["n_threads"])
         self.search_time_ = outcome.elapsed
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")

@@ -45,6 +45,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._blas import blas_limit
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, run_callbacks
@@ -207,7 +208,9 @@ class _LinearAtK(Ranker):
             self.feature_mean_, self.feature_scale_ = np.zeros(d), np.ones(d)
         start = np.zeros(d, dtype=np.float64)
         if params["init"] == "logistic" and 0 < int(y01.sum()) < y01.shape[0]:
-            start = logistic_start(self._standardized(X), self._center(X), y01)
+            # BLAS within the fit's threads (an idle OpenBLAS pool busy-waits after each call)
+            with blas_limit(params["n_threads"]):
+                start = logistic_start(self._standardized(X), self._center(X), y01)
         self.iterate_ = start
         self.average_ = start.copy()
         self.coef_ = start / self.feature_scale_

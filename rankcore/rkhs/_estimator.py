@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
+from .._blas import blas_limit as _blas_limit
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import CheckedParams, Ranker, resolve_parameter
@@ -31,22 +31,6 @@ from ._selection import apriori_choice, default_grid, holdout_choice
 from ._spectral import ExactSpectrum, NystroemSpectrum
 
 __all__ = ["KernelRanker", "EXACT_AUTO_LIMIT"]
-
-_CONTROLLER: list = []
-
-
-def _blas_limit(threads: int):
-    """A context limiting the BLAS threads: one controller, made on first use, serves every fit.
-
-    ``threadpool_limits`` scans the process's loaded libraries on every call
-    (about 5 ms with LightGBM, XGBoost and CatBoost loaded, several times a
-    small kernel fit); the libraries BLAS runs in are loaded with NumPy, so
-    one scan is enough.
-    """
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=threads, user_api="blas")
-
 
 #: ``solver="auto"`` never chooses the exact decomposition above this many
 #: rows; below it, the choice is by predicted time and memory (:mod:`._plan`).

@@ -1,0 +1,68 @@
+"""BLAS threads follow an estimator's ``n_jobs``: an idle OpenBLAS pool busy-waits on the other cores."""
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import rankcore
+from rankcore._blas import blas_limit
+
+pytestmark = pytest.mark.skipif(not any(lib["user_api"] == "blas" for lib in threadpool_info()),
+                                reason="no BLAS library that threadpoolctl can see")
+
+
+def _blas_threads() -> set[int]:
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+
+def _data(n=200, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + rng.normal(size=n) > 0.8).astype(int)
+    return X, y
+
+
+def test_blas_limit_sets_every_blas_library_and_restores_it():
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = _blas_threads()
+        with blas_limit(1):
+            assert _blas_threads() == {1}
+        assert _blas_threads() == outside
+        with blas_limit(0):                       # at least one thread
+            assert _blas_threads() == {1}
+
+
+def test_sgd_at_k_logistic_start_runs_blas_on_its_threads(monkeypatch):
+    from rankcore.precision_at_k import _linear
+
+    seen = []
+    original = _linear.logistic_start
+
+    def spy(*args):
+        seen.append(_blas_threads())
+        return original(*args)
+
+    monkeypatch.setattr(_linear, "logistic_start", spy)
+    X, y = _data()
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = _blas_threads()
+        rankcore.SGDAtK(k=10, n_epochs=1, n_jobs=1, random_state=0).fit(X, y)
+        assert _blas_threads() == outside                 # restored after the fit
+    assert seen == [{1}]
+
+
+def test_auto_ranker_candidates_run_blas_on_its_threads(monkeypatch):
+    from rankcore.auto import _executors
+
+    seen = []
+    original = _executors.run_task
+
+    def spy(*args, **kwargs):
+        seen.append(_blas_threads())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_executors, "run_task", spy)
+    X, y = _data(n=150)
+    with threadpool_limits(limits=2, user_api="blas"):
+        rankcore.AutoRanker(candidates=["linear"], blend=False, n_jobs=1, random_state=0).fit(X, y)
+    assert seen and all(s == {1} for s in seen)
