@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "check_categorical_features",
     "check_scores",
     "check_binary_labels",
     "check_graded_labels",
@@ -532,6 +533,48 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X") -> tuple[Any,
     arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),
                        accept_sparse=sparse and bool(getattr(learner, "accept_sparse", False)))
     return arr, categorical
+
+
+def check_categorical_features(value: Any, n_features: int, feature_names: Any = None,
+                               *, name: str = "categorical_features") -> tuple[int, ...]:
+    """The column indices an estimator's ``categorical_features`` names, ascending.
+
+    ``value`` is None (no column), an array-like of column indices (0 to
+    ``n_features`` − 1), a boolean mask of ``n_features`` entries, or column
+    names of the DataFrame the estimator was fitted on (``feature_names``, as
+    ``feature_names_in_``).  Anything else is a TypeError, an index out of
+    range, a mask of the wrong length or an unknown name a ValueError, each
+    naming ``name``.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") and not hasattr(value, "__iter__"):
+        raise TypeError(f"{name}: expected column indices, a boolean mask or column names (a list), "
+                        f"got {value!r}")
+    items = list(value)
+    if not items:
+        return ()
+    if all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != n_features:
+            raise ValueError(f"{name}: a boolean mask must have one entry per column ({n_features}), "
+                             f"got {len(items)}")
+        return tuple(int(j) for j in np.flatnonzero(items))
+    if all(isinstance(v, str) for v in items):
+        if feature_names is None:
+            raise ValueError(f"{name}: column names need X as a DataFrame with those columns, got names "
+                             f"{items[:3]!r}")
+        position = {str(c): j for j, c in enumerate(feature_names)}
+        unknown = [v for v in items if v not in position]
+        if unknown:
+            raise ValueError(f"{name}: {unknown[0]!r} is not a column of X (columns: {list(position)[:8]!r}...)")
+        return tuple(sorted({position[v] for v in items}))
+    if all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in items):
+        bad = [int(v) for v in items if not 0 <= int(v) < n_features]
+        if bad:
+            raise ValueError(f"{name}: column {bad[0]} is not one of the {n_features} columns of X")
+        return tuple(sorted({int(v) for v in items}))
+    raise TypeError(f"{name}: expected column indices, a boolean mask or column names, not a mix, "
+                    f"got {items[:5]!r}")
 
 
 def _category_codes(frame: Any) -> tuple[Any, tuple[int, ...]]:

@@ -84,6 +84,8 @@ def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F8
     yd = da.from_array(y, chunks=100)
     with pytest.raises(ValueError, match="categorical columns are not supported on Dask"):
         DaskPushBoost(learner="trees:categorical=2", n_iter=2).fit(Xd, yd)
+    with pytest.raises(ValueError, match="categorical_features: categorical columns are not supported on Dask"):
+        DaskPushBoost(learner="trees", categorical_features=[2], n_iter=2).fit(Xd, yd)
 
 
 @pytest.mark.parametrize("sort", [True, False])

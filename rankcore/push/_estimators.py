@@ -27,6 +27,7 @@ from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, resolve_paramet
 from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
+    check_categorical_features,
     check_finite_scores,
     check_graded_labels,
     check_learner_matrix,
@@ -188,10 +189,19 @@ class _BaseBoost(Ranker):
         learner = learner if learner is not None else getattr(self, "_learner", None)
         X_arr, categorical = check_learner_matrix(X, learner)
         if reset:
-            self._categorical_columns = categorical
+            self._categorical_columns = self._categorical(categorical, X_arr.shape[1], learner)
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
+
+    def _categorical(self, from_frame, n_features: int, learner) -> tuple[int, ...]:
+        """The columns split by category groups: a DataFrame's ``category`` columns and ``categorical_features``."""
+        given = check_categorical_features(self.categorical_features, n_features,
+                                           getattr(self, "feature_names_in_", None))
+        if given and not getattr(learner, "accept_categorical", False):
+            raise ValueError(f"categorical_features: the learner {getattr(learner, 'spec', learner)!r} does not "
+                             f"split by category groups (learner='trees' does); got columns {list(given)}")
+        return tuple(sorted(set(from_frame) | set(given)))
 
     def _check_target(self, objective, y, n: int):
         if objective.task == "graded":

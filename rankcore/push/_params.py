@@ -81,6 +81,14 @@ BOOSTING = (
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
         ``thresholds``: the thresholds themselves)."""),
+    Parameter("categorical_features", ANY, default=None, type_doc="array-like of int, bool or str, or None", doc="""
+        Columns to split by groups of categories, for learners that do
+        (``"trees"``): column indices, a boolean mask over the columns, or
+        column names of the DataFrame passed to ``fit``.  A DataFrame's
+        ``category`` columns are categorical without it; the learner spec's
+        ``categorical`` adds to both.  A categorical column holds category
+        codes (any numbers, NaN missing), at most ``max_bins`` of them.
+        Other learners refuse it (a ValueError), as does the Dask backend."""),
     Parameter("tol", float, default=1e-12, minimum=0.0, doc="""
         Stop when no weak ranker has |∂J/∂α| above ``tol`` (J is the log of
         the push objective, so this is a relative rate)."""),
