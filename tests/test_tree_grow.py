@@ -239,3 +239,21 @@ def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     assert done.returncode == 0, done.stderr
     small, large = (int(v) for v in done.stdout.split())
     assert large - small < 3 * n, f"peak {small} bytes on {n} rows, {large} on {4 * n}"
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_leaf_values_of_many_unsampled_rows_equal_the_prediction(n_threads):
+    """Thousands of rows the tree did not sample (they walk it on their codes) next to the sampled ones (read
+    from the partition): the values and the value positions are the tree's prediction all the same."""
+    X = _data(21, n=9000, d=6)
+    rng = np.random.default_rng(3)
+    g = rng.normal(size=X.shape[0])
+    h = rng.uniform(0.5, 2.0, X.shape[0])
+    learner = resolve("learner", "trees:subsample=0.5,max_leaves=40,min_samples_leaf=5")
+    layout = learner.prepare(X, random_state=0, n_threads=n_threads)
+    block = layout.encode(X)
+    candidate = layout.search_in_memory([block], [g], [h], n_threads=n_threads)
+    assert candidate is not None and block.grown.n_sampled < X.shape[0] - 2048
+    np.testing.assert_array_equal(layout.evaluate(candidate.ranker, block), candidate.ranker.predict(X))
+    position = layout.value_index(candidate.ranker, block)
+    np.testing.assert_array_equal(np.asarray(candidate.ranker.values)[position], candidate.ranker.predict(X))

@@ -251,18 +251,20 @@ cdef class TreeGrower:
         """idx ← kept rows (in order), then the others (in order); returns the number kept."""
         cdef Py_ssize_t r, m = 0, k = 0
         cdef uint64_t position
+        cdef Py_ssize_t keep
         if not sample:
             for r in range(n):
                 idx[r] = <int32_t> r
             return n
+        # branch-free: every row is written to both lists and only the list it belongs to advances (a
+        # kept/dropped branch at random mispredicts on about one row in five)
         for r in range(n):
             position = <uint64_t> (row_ids[r] if row_ids != NULL else offset + r)
-            if rc_splitmix(position + seed_shift) < keep_below:
-                idx[m] = <int32_t> r
-                m += 1
-            else:
-                scratch[k] = <int32_t> r
-                k += 1
+            keep = rc_splitmix(position + seed_shift) < keep_below
+            idx[m] = <int32_t> r
+            scratch[k] = <int32_t> r
+            m += keep
+            k += 1 - keep
         for r in range(k):
             idx[m + r] = scratch[r]
         return m
