@@ -257,3 +257,24 @@ def test_leaf_values_of_many_unsampled_rows_equal_the_prediction(n_threads):
     np.testing.assert_array_equal(layout.evaluate(candidate.ranker, block), candidate.ranker.predict(X))
     position = layout.value_index(candidate.ranker, block)
     np.testing.assert_array_equal(np.asarray(candidate.ranker.values)[position], candidate.ranker.predict(X))
+
+
+def test_trees_with_more_than_255_leaf_values_keep_the_search_route():
+    """A row's value position is one byte: beyond 255 distinct leaf values none is recorded, the line
+    summary finds each row's value itself, and the model is the protocol's all the same."""
+    X = _data(31, n=3000, d=6, nan_fraction=0.0)
+    rng = np.random.default_rng(5)
+    g = rng.normal(size=X.shape[0])
+    h = np.ones(X.shape[0])
+    learner = resolve("learner", "trees:max_leaves=400,min_samples_leaf=2,subsample=1")
+    layout = learner.prepare(X, random_state=0)
+    block = layout.encode(X)
+    candidate = layout.search_in_memory([block], [g], [h])
+    assert len(candidate.ranker.values) > 255
+    np.testing.assert_array_equal(layout.evaluate(candidate.ranker, block), candidate.ranker.predict(X))
+    assert layout.value_index(candidate.ranker, block) is None
+    y = (rng.random(X.shape[0]) < 0.3).astype(np.int8)
+    recs_n, scores_n = _fit("trees:max_leaves=400,min_samples_leaf=2", X, y, native=True, n_iter=3)
+    recs_p, scores_p = _fit("trees:max_leaves=400,min_samples_leaf=2", X, y, native=False, n_iter=3)
+    assert recs_n == recs_p
+    np.testing.assert_array_equal(scores_n, scores_p)
