@@ -41,8 +41,9 @@ cdef enum:
     # rows from which a tree node's gather runs on several threads (~20 µs of random reads on one)
     HIST_PARALLEL_ROWS = 8192
     # (rows × code columns) of a tree node from which its histogram runs on several threads
-    # (~30 µs on one: a fork and join costs a few µs on a quiet machine)
-    HIST_PARALLEL_CELLS = 12288
+    # (~15 µs on one: a fork and join costs a few µs on a quiet machine; 12,288 was measured 1-3 %
+    # slower on spambase, kernlab income and ijcnn1 at two threads, 3,072 no faster than this)
+    HIST_PARALLEL_CELLS = 6144
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
