@@ -187,6 +187,16 @@ class LearnerLayout:
         """h on the encoded rows (float64, exactly ``ranker.predict`` of the raw rows)."""
         raise NotImplementedError
 
+    def value_index(self, ranker: WeakRanker, encoded: Any) -> np.ndarray | None:
+        """Each row's position in ``ranker.values`` (uint8), if the last :meth:`evaluate` recorded it; else None.
+
+        Optional: an objective's line summary groups the rows by their value of
+        h, and a layout that knows each row's group while evaluating (a tree
+        grown in memory knows each row's leaf) saves it the search for h's
+        value.  The summary is the same either way, bit for bit.
+        """
+        return None
+
     def search_in_memory(self, encoded: list, gradients: list, curvatures: list, *,
                          n_threads: int = 1) -> Candidate | None:
         """A multi-pass layout's search over blocks held in memory (:func:`multi_pass_search`).

@@ -443,8 +443,7 @@ class TreeLayout(LearnerLayout):
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
 
-    @staticmethod
-    def value_index(ranker, encoded: TreeBlock) -> np.ndarray | None:
+    def value_index(self, ranker, encoded: TreeBlock) -> np.ndarray | None:
         """Each row's position in ``ranker.values`` (uint8), when the last :meth:`evaluate` of ``ranker``
         on this block recorded it (the tree just grown in memory); else None."""
         return encoded.value_index if encoded.value_index_of is ranker else None
