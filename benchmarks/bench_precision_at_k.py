@@ -161,7 +161,7 @@ def test_boost_time_per_iteration(benchmark, boost_data, name):
 
     def fit(n_iter):
         stamps = []
-        model = rankcore.boost(objective=objective, n_iter=n_iter, random_state=0, n_jobs=1)
+        model = rankcore.boost(objective=objective, n_iter=n_iter, early_stopping=False, random_state=0, n_jobs=1)
         model.fit(X, y, callbacks=lambda info: stamps.append(time.perf_counter()))
         assert model.n_iter_ == n_iter, f"{name}: stopped after {model.n_iter_} iterations ({model.stop_reason_})"
         medians.append(float(np.median(np.diff(stamps))))
