@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _tree_references import greedy_bundles
-from rankcore.learners import _tree_kernels
+from rankcore.learners import _tree_columns, _tree_kernels
 from rankcore.learners._binning import _feature_edges, sample_rows
 from rankcore.learners._tree_binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
 from rankcore.learners._tree_bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
@@ -181,3 +181,23 @@ def test_encode_bins_equal_searchsorted_at_ties(seed, n_edges, n):
     x = X[:, 0]
     expected = np.where(np.isnan(x), n_edges + 1, np.searchsorted(e, x, side="left"))
     np.testing.assert_array_equal(codes[:, 0], expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), b=st.integers(0, 12), n=st.integers(1, 300), density=st.floats(0.0, 0.5),
+       m=st.integers(0, 40))
+def test_first_free_bundle_matches_a_numpy_reference(seed, b, n, density, m):
+    rng = np.random.default_rng(seed)
+    used = (rng.random((b, n)) < density).astype(np.uint8)
+    eligible = (rng.random(b) < 0.8).astype(np.uint8)
+    rows = np.sort(rng.choice(n, min(m, n), replace=False)).astype(np.intp)
+    free = [k for k in range(b) if eligible[k] and not used[k, rows].any()]
+    assert _tree_columns.first_free_bundle(used, eligible, rows) == (free[0] if free else -1)
+
+
+def test_first_free_bundle_refuses_bad_shapes():
+    used = np.zeros((2, 5), dtype=np.uint8)
+    with pytest.raises(ValueError, match="eligible must have one entry per bundle"):
+        _tree_columns.first_free_bundle(used, np.ones(3, dtype=np.uint8), np.array([0], dtype=np.intp))
+    with pytest.raises(ValueError, match="row 5 is not one of the 5 rows"):
+        _tree_columns.first_free_bundle(used, np.ones(2, dtype=np.uint8), np.array([5], dtype=np.intp))

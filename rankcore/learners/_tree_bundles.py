@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tree_kernels
+from . import _tree_columns, _tree_kernels
 
 __all__ = ["default_bins", "default_interval", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
 
@@ -97,31 +97,38 @@ def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: 
     ``n_rows`` must meet it: it is passed over without looking at the rows.
     """
     groups: list[list[int]] = []
-    codes: list[int] = []
-    used: list[np.ndarray] = []
-    held: list[int] = []                # rows a group's members leave their default bin on
+    codes = np.zeros(MAX_OPEN_BUNDLES, dtype=np.int64)     # codes each group's column holds
+    held = np.zeros(MAX_OPEN_BUNDLES, dtype=np.int64)      # rows a group's members leave their default bin on
+    used = np.zeros((min(MAX_OPEN_BUNDLES, 8), n_rows), dtype=np.uint8)   # those rows, one mask per group
 
     def place(j: int, r: np.ndarray, open_new: bool) -> None:
+        nonlocal used
         need = int(n_edges[j]) + 2
-        for k in range(len(groups)):
-            if codes[k] + need <= MAX_BUNDLE_CODES and held[k] + r.shape[0] <= n_rows and not used[k][r].any():
+        r = np.ascontiguousarray(r, dtype=np.intp)
+        b = len(groups)
+        if b:
+            # the first group whose codes still fit, that is not certain to meet j by its row count alone,
+            # and that j does not meet (each try stops at its first shared row, natively)
+            eligible = ((codes[:b] + need <= MAX_BUNDLE_CODES) & (held[:b] + r.shape[0] <= n_rows)).view(np.uint8)
+            k = _tree_columns.first_free_bundle(used[:b], eligible, r)
+            if k >= 0:
                 groups[k].append(j)
                 codes[k] += need
                 held[k] += r.shape[0]
-                used[k][r] = True
+                used[k, r] = 1
                 return
-        if open_new and len(groups) < MAX_OPEN_BUNDLES:
-            mask = np.zeros(n_rows, dtype=bool)
-            mask[r] = True
+        if open_new and b < MAX_OPEN_BUNDLES:
+            if b == used.shape[0]:
+                used = np.concatenate([used, np.zeros_like(used)])[:MAX_OPEN_BUNDLES]
+            used[b, r] = 1
             groups.append([j])
-            codes.append(1 + need)
-            held.append(r.shape[0])
-            used.append(mask)
+            codes[b] = 1 + need
+            held[b] = r.shape[0]
 
     for j in sorted(rows, key=lambda j: (-rows[j].shape[0], j)):
         place(j, rows[j], True)
     if joiners and groups:
-        room = n_rows - min(held)
+        room = n_rows - int(held[:len(groups)].min())
         hopeful = sorted((j for j, c in joiners.items() if c <= room), key=lambda j: (-joiners[j], j))
         listed = joiner_rows(hopeful) if hopeful else {}
         for j in hopeful:

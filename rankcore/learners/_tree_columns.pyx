@@ -16,7 +16,7 @@ depend on the number of threads.
 
 from cython.parallel cimport prange
 from libc.math cimport isnan
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 from rankcore.typedefs cimport real_t
 from rankcore._parallel cimport threads_for
@@ -184,3 +184,32 @@ def outside_rows(const real_t[:, ::1] X, const Py_ssize_t[::1] columns, const do
     if overflow or any(f[q] != indptr[q + 1] for q in range(nq)):
         raise ValueError("outside_rows: indptr does not match the columns' counts")
     return out
+
+
+def first_free_bundle(const uint8_t[:, ::1] used,      # IN  (b, n) each open bundle's rows taken (0/1)
+                      const uint8_t[::1] eligible,     # IN  (b,) bundles that may still take the feature
+                      const Py_ssize_t[::1] rows):     # IN  the feature's non-default rows
+    """The first eligible bundle k that no row of ``rows`` is taken in (used[k, r] == 0 for all), or −1.
+
+    Exclusive bundling tries a feature against every open bundle in turn; a
+    bundle it meets usually shows it within the first few rows, so each try
+    stops at its first conflict.  O(b + the rows read: at most b·len(rows)),
+    no allocation.
+    """
+    cdef Py_ssize_t b = used.shape[0], m = rows.shape[0], n = used.shape[1], k, i, found = -1
+    if eligible.shape[0] != b:
+        raise ValueError(f"first_free_bundle: eligible must have one entry per bundle ({b}), got {eligible.shape[0]}")
+    for i in range(m):
+        if not 0 <= rows[i] < n:
+            raise ValueError(f"first_free_bundle: row {rows[i]} is not one of the {n} rows")
+    with nogil:
+        for k in range(b):
+            if not eligible[k]:
+                continue
+            i = 0
+            while i < m and not used[k, rows[i]]:
+                i += 1
+            if i == m:
+                found = k
+                break
+    return found
