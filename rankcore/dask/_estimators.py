@@ -151,7 +151,7 @@ class _DaskBoost(ClientParameter):
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
-        if self.categorical_features is not None and len(self.categorical_features):
+        if self.categorical_features is not None and np.size(self.categorical_features):
             raise ValueError("categorical_features: categorical columns are not supported on Dask yet; fit in "
                              "memory (rankcore.boost(..., categorical_features=...)), or leave it None to split "
                              "their codes as numbers")

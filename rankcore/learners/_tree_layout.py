@@ -414,6 +414,7 @@ class TreeLayout(LearnerLayout):
     def evaluate(self, ranker: TreeRanker, encoded: TreeBlock, out: np.ndarray | None = None) -> np.ndarray:
         """h on the block's rows: from the row partition of the tree just grown, else by walking the codes."""
         out = np.empty(encoded.n_rows) if out is None else out
+        encoded.value_index_of = None          # set again below only where the positions are recorded
         if ranker.kind == "oblivious_tree":
             return self._evaluate_oblivious(ranker, encoded, out)
         current = ranker.bins is not None and getattr(ranker, "search_id", None) == encoded.tree_id
@@ -421,7 +422,6 @@ class TreeLayout(LearnerLayout):
             node_index = _node_value_index(ranker)
             if node_index is None:
                 encoded.grown.leaf_values(encoded.codes, encoded.idx, ranker.value, out)
-                encoded.value_index_of = None
                 return out
             if encoded.value_index is None:
                 encoded.value_index = np.empty(encoded.n_rows, dtype=np.uint8)
@@ -429,7 +429,6 @@ class TreeLayout(LearnerLayout):
                                       encoded.value_index)
             encoded.value_index_of = ranker
             return out
-        encoded.value_index_of = None
         if current and encoded.full and len(encoded.ranges) == ranker.n_leaves:
             for node, (s, e) in encoded.ranges.items():
                 out[encoded.idx[s:e]] = ranker.value[node]
