@@ -538,15 +538,30 @@ class Component:
 
     @property
     def spec(self) -> str:
-        """Canonical spec string; ``registry().resolve(family, c.spec) == c``."""
+        """Canonical spec string; ``registry().resolve(family, c.spec) == c``.
+
+        Positional up to the last parameter that differs from its default; from a
+        value that cannot be written positionally (an empty string), the later
+        parameters that differ are written as ``name=value``.
+        """
         shown = []
+        by_name = False
         for param in self.parameters:
             value = self._params[param.name]
-            if param.default is not REQUIRED and value == param.default and not _later_params_differ(
-                self.parameters, param, self._params
-            ):
+            at_default = param.default is not REQUIRED and value == param.default
+            if by_name:
+                if not at_default:
+                    shown.append(f"{param.name}={_format_value(value)}")
                 continue
-            shown.append(_format_value(value))
+            if at_default and not _later_params_differ(self.parameters, param, self._params):
+                continue
+            text = _format_value(value)
+            if text == "":
+                by_name = True
+                if not at_default:
+                    shown.append(f"{param.name}=")
+                continue
+            shown.append(text)
         return self.name + (":" + ",".join(shown) if shown else "")
 
     def __repr__(self) -> str:

@@ -34,3 +34,37 @@ def first_within_tolerance(cands, scale, tolerance):
     if not best > tolerance * scale:
         return None
     return next(c for c in cands if c[0] >= best - tolerance * scale)
+
+
+_M64 = (1 << 64) - 1
+
+
+def _mix(z):
+    """splitmix64's finalizer of z + golden ratio, on Python integers."""
+    z = (z + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def split_noise_reference(seed, node, feature):
+    """The random strength's deviate of (seed, node, feature): the hash's top 12 bits pick the normal
+    quantile Φ⁻¹((i + ½)/4096) (plain Python and the standard library)."""
+    from statistics import NormalDist
+
+    a = _mix((_mix((seed ^ _mix(node)) & _M64) + feature) & _M64)
+    return NormalDist().inv_cdf(((a >> 52) + 0.5) / 4096)
+
+
+def noisy_feature(feature_best, threshold, strength, seed, node):
+    """The feature random strength picks: argmax_j best_j + r·m·z_j over the features whose best gain
+    exceeds ``threshold`` (m: the lower median of those gains, or of the 31 at positions ⌊i·k/31⌋ of
+    the k in feature order when k > 31; the first j on ties); None if none can."""
+    can = sorted(j for j, v in feature_best.items() if v > threshold)
+    if not can:
+        return None
+    sample = can if len(can) <= 31 else [can[(i * len(can)) // 31] for i in range(31)]
+    median = sorted(feature_best[j] for j in sample)[(len(sample) - 1) // 2]
+    noisy = {j: feature_best[j] + strength * median * split_noise_reference(seed, node, j) for j in can}
+    top = max(noisy.values())
+    return next(j for j in can if noisy[j] == top)

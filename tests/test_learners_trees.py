@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from _tree_references import first_within_tolerance
+from _tree_references import first_within_tolerance, noisy_feature
 from rankcore.learners import _tree_kernels, _tree_split
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_layout import slot_layout
@@ -45,16 +45,18 @@ def _data(seed=0, n=400, d=5, nan_fraction=0.1, dtype=np.float64):
 # A NumPy reference tree builder: exact greedy, leaf-wise, on the same bins
 # ----------------------------------------------------------------------
 def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_samples_leaf=1,
-                   min_child_weight=0.0, l2=0.0, feature_mask=None):
+                   min_child_weight=0.0, l2=0.0, feature_mask=None, random_strength=0.0, noise_seed=0):
     """Leaf-wise growth with histograms summed directly from each node's rows (no subtraction trick).
 
     Returns (feature, bin, nan_left, left, right, value) per node, numbered as the learner does.
+    ``random_strength`` > 0: each node's feature is chosen with the noise of
+    ``noisy_feature`` (keyed by ``noise_seed`` and the node's number).
     """
     d, n = codes.shape
     feature_mask = np.ones(d, bool) if feature_mask is None else feature_mask
     min_child_weight = min_child_weight * h.sum() / n          # in units of the mean curvature
 
-    def best_split(rows):
+    def best_split(rows, node_id):
         G, H = g[rows].sum(), h[rows].sum()
         candidates = []
         for j in range(d):
@@ -86,6 +88,12 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
         scale = max(top, G ** 2 / (H + l2))
         if top <= TIE_TOLERANCE * scale:
             return None
+        if random_strength > 0:
+            feature_best = {}
+            for c in candidates:
+                feature_best[c[1]] = max(feature_best.get(c[1], -np.inf), c[0])
+            j = noisy_feature(feature_best, TIE_TOLERANCE * scale, random_strength, noise_seed, node_id)
+            return next(c for c in candidates if c[1] == j and c[0] >= feature_best[j] - TIE_TOLERANCE * scale)
         return next(c for c in candidates if c[0] >= top - TIE_TOLERANCE * scale)   # first of the ties
 
     nodes = [{"rows": np.arange(n), "depth": 0}]
@@ -95,7 +103,7 @@ def reference_tree(codes, n_edges, g, h, *, max_leaves, max_depth=-1, min_sample
         node = nodes[i]
         if (max_depth >= 0 and node["depth"] >= max_depth) or node["rows"].size < 2 * min_samples_leaf:
             return
-        split = best_split(node["rows"])
+        split = best_split(node["rows"], i)
         if split is not None:
             open_[i] = split
 
@@ -135,7 +143,9 @@ def _search(layout, X, g, h, cuts=None, n_threads=1):
 
 PARAMS = [
     dict(max_leaves=8),
+    dict(max_leaves=8, random_strength=0),                 # the best gain always wins
     dict(max_leaves=31, min_samples_leaf=5),
+    dict(max_leaves=31, min_samples_leaf=5, random_strength=0.5),
     dict(max_leaves=16, max_depth=3, l2=1.0),
     dict(max_leaves=12, min_child_weight=3.0, min_samples_leaf=6),
     dict(max_leaves=2),
@@ -156,9 +166,11 @@ def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
     learner = resolve("learner", spec)
     layout = learner.prepare(X, random_state=seed)
     codes = layout.encode(X).codes.T                 # feature-major view for the reference
+    # the defaults' random strength draws with the first tree's seed (the layout's first draw)
     ref = reference_tree(codes, layout.n_edges, g, h, max_leaves=learner.max_leaves, max_depth=learner.max_depth,
                          min_samples_leaf=learner.min_samples_leaf, min_child_weight=learner.min_child_weight,
-                         l2=learner.l2)
+                         l2=learner.l2, random_strength=learner.random_strength,
+                         noise_seed=int(np.random.default_rng(seed).integers(0, 2**62)))
     candidate = _search(layout, X, g, h)
     tree = candidate.ranker
     np.testing.assert_array_equal(tree.left, ref["left"])
@@ -278,12 +290,14 @@ def test_best_split_no_candidate_and_bad_shapes():
 
 
 def test_reused_histogram_buffers_do_not_change_trees():
-    """A layout's second tree (built in buffers the first one handed back) equals a fresh layout's."""
+    """A layout's second tree (built in buffers the first one handed back) equals a fresh layout's.
+
+    (Without random strength, whose noise follows each tree's seed: the second tree's is not the first's.)"""
     X, _ = _data(5, n=800, d=6)
     rng = np.random.default_rng(1)
     g1, g2 = rng.normal(size=(2, X.shape[0]))
     h = rng.uniform(0.5, 1.5, X.shape[0])
-    learner = resolve("learner", "trees:max_leaves=15,min_samples_leaf=3,subsample=1")
+    learner = resolve("learner", "trees:max_leaves=15,min_samples_leaf=3,subsample=1,random_strength=0")
     used = learner.prepare(X, random_state=0)
     _search(used, X, g1, h)
     assert used._hist_pool                                  # the first tree's histograms came back
@@ -812,12 +826,13 @@ def _depth(tree):
 @pytest.mark.parametrize("seed", range(6))
 def test_depthwise_growth_makes_one_pass_per_level_and_equals_leafwise_without_a_leaf_budget(seed):
     """Without a binding leaf budget both growths split every splittable node up to max_depth:
-    the same tree (same h on every row), but depth-wise needs one pass per level, not per split."""
+    the same tree (same h on every row), but depth-wise needs one pass per level, not per split.
+    (Without random strength: its noise is keyed by the node numbers, which differ between the orders.)"""
     X, y = _data(seed, n=600, nan_fraction=0.1)
     rng = np.random.default_rng(seed)
     g = rng.normal(size=X.shape[0]) - (y - 0.5)
     h = rng.uniform(0.5, 2.0, size=X.shape[0])
-    base = "trees:max_depth=3,max_leaves=64,min_samples_leaf=10"
+    base = "trees:max_depth=3,max_leaves=64,min_samples_leaf=10,random_strength=0"
     deep, n_deep, lay_d, enc_d = _passes_per_tree(base + ",growth=depthwise", X, g, h)
     leaf, n_leaf, lay_l, enc_l = _passes_per_tree(base, X, g, h)
     np.testing.assert_array_equal(deep.predict(X), leaf.predict(X))

@@ -20,6 +20,7 @@ from rankcore.registry import resolve
 from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
+from _tree_references import noisy_feature
 
 
 def _data(seed, n=300, d=5, nan_fraction=0.1):
@@ -44,8 +45,12 @@ def _bins(layout, X):
     return B
 
 
-def _reference_tree(layout, X, g, h, depth, msl, mcw, l2):
-    """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values)."""
+def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0):
+    """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values).
+
+    ``random_strength`` > 0: each level's feature is chosen with the noise of
+    ``noisy_feature`` (keyed by ``noise_seed`` and the level).
+    """
     B = _bins(layout, X)
     n, d = X.shape
     min_weight = mcw * h.sum() / n
@@ -78,8 +83,16 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2):
                     best_gain = max(best_gain, total)
         if best_gain <= 0:
             break
-        # ties: the first in the order (feature, bin, NaN left before right)
-        j, b, nan_left = next(k for k, v in gains.items() if v >= best_gain - TIE_TOLERANCE * best_gain * 10)
+        if random_strength > 0:
+            feature_top = {}
+            for (j, b, nan_left), v in gains.items():
+                feature_top[j] = max(feature_top.get(j, 0.0), v)
+            chosen = noisy_feature(feature_top, TIE_TOLERANCE * best_gain, random_strength, noise_seed, len(levels))
+            j, b, nan_left = next(k for k, v in gains.items()
+                                  if k[0] == chosen and v >= feature_top[chosen] - TIE_TOLERANCE * feature_top[chosen] * 10)
+        else:
+            # ties: the first in the order (feature, bin, NaN left before right)
+            j, b, nan_left = next(k for k, v in gains.items() if v >= best_gain - TIE_TOLERANCE * best_gain * 10)
         nb = layout.n_edges[j]
         if not any((B[node_of == node, j] == nb + 1).any() for node in active):
             left = sum((B[node_of == node, j] <= b).sum() for node in active)
@@ -112,7 +125,9 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("params", [dict(max_depth=3, min_samples_leaf=5, min_child_weight=0.0, l2=0.0),
                                     dict(max_depth=4, min_samples_leaf=20, min_child_weight=1.0, l2=1.0),
-                                    dict(max_depth=2, min_samples_leaf=1, min_child_weight=0.0, l2=0.5)])
+                                    dict(max_depth=2, min_samples_leaf=1, min_child_weight=0.0, l2=0.5),
+                                    dict(max_depth=3, min_samples_leaf=5, min_child_weight=0.0, l2=0.0,
+                                         random_strength=0.0)])
 def test_oblivious_trees_match_the_numpy_reference_grower(seed, params):
     X, _ = _data(seed, n=150, d=4)
     rng = np.random.default_rng(seed)
@@ -123,8 +138,10 @@ def test_oblivious_trees_match_the_numpy_reference_grower(seed, params):
     layout = learner.prepare(X, random_state=0)
     block = layout.encode(X)
     cand = layout.search_in_memory([block], [g], [h])
+    # the defaults' random strength draws with the first tree's seed (the layout's first draw)
     levels, values = _reference_tree(layout, X, g, h, params["max_depth"], params["min_samples_leaf"],
-                                     params["min_child_weight"], params["l2"])
+                                     params["min_child_weight"], params["l2"], learner.random_strength,
+                                     int(np.random.default_rng(0).integers(0, 2**62)))
     assert cand is not None and levels
     tree = cand.ranker
     assert [(int(j), int(b), bool(v)) for j, b, v in zip(tree.feature, tree.bins, tree.nan_left)] == levels

@@ -69,6 +69,8 @@ cdef class TreeGrower:
         categories, in units of the root's mean curvature.
     max_cat : int
         Categorical splits: categories on the left, at most.
+    random_strength : float
+        Noise on each node's choice of feature (``_split_noise.pxd``); 0: none.
     depthwise : bool
         Split every splittable leaf of the tree per round (``growth="depthwise"``).
     n_threads : int
@@ -115,7 +117,7 @@ cdef class TreeGrower:
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
                   double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
-                  double cat_smooth=0.0, Py_ssize_t max_cat=256):
+                  double cat_smooth=0.0, Py_ssize_t max_cat=256, double random_strength=0.0):
         if max_leaves < 2:
             raise ValueError(f"max_leaves: expected an integer >= 2, got {max_leaves}")
         self.slots = slots
@@ -123,7 +125,10 @@ cdef class TreeGrower:
         self.max_leaves = max_leaves
         self.max_nodes = 2 * max_leaves - 1
         self.max_depth = max_depth
+        if not random_strength >= 0:
+            raise ValueError(f"random_strength: expected a number >= 0, got {random_strength}")
         self.base_params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
+        self.base_params.random_strength = random_strength
         # min_child_weight and cat_smooth are scaled per tree (by the mean curvature per row), in grow
         self.params = self.base_params
         self.depthwise = depthwise
@@ -150,7 +155,7 @@ cdef class TreeGrower:
         self.choice = <SplitChoice*> malloc(n * sizeof(SplitChoice))
         self.depth = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.order = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
-        self.scan_scratch = <double*> malloc((4 * slots.fs.d + 1) * sizeof(double))     # two nodes' scans
+        self.scan_scratch = <double*> malloc((6 * slots.fs.d + 1) * sizeof(double))     # two nodes' scans
         if (self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
                 or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL):
             raise MemoryError("TreeGrower: no memory for the node records")
@@ -208,13 +213,14 @@ cdef class TreeGrower:
              const double[::1] h, int32_t[::1] idx,
              int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
              uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
-             bint unit_h=False):
+             bint unit_h=False, uint64_t noise_seed=0):
         """Grow one tree on the block; returns the number of nodes (1: no split).
 
         ``sample``: keep row r iff splitmix64(seed_shift + position) <
         ``keep_below``, position = ``row_ids[r]`` or ``offset + r``; else every
         row.  ``idx`` receives the kept rows first (``n_sampled`` of them), in
-        order, then the others.  ``unit_h``: h is all ones.
+        order, then the others.  ``unit_h``: h is all ones.  ``noise_seed``: the
+        tree's seed of the split noise (with ``random_strength`` > 0).
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
@@ -231,6 +237,7 @@ cdef class TreeGrower:
             if n > 0:
                 rid_ptr = &rid[0]
         self._allocate_pool()
+        self.params.noise_seed = noise_seed
         if n == 0:
             self.n_nodes = 0
             self.n_sampled = 0
@@ -394,7 +401,7 @@ cdef class TreeGrower:
             if self._may_split(i):
                 scans[k].hist = self.pool[self.hist_of[i]]
                 scans[k].subtract = self.pool[self.hist_of[sibling]] if q == 0 and sibling >= 0 else NULL
-                scans[k].scratch = self.scan_scratch + 2 * d * q
+                scans[k].scratch = self.scan_scratch + 3 * d * q
                 self.splittable[i] = 1
                 k += 1
         if k > 0:
@@ -403,7 +410,7 @@ cdef class TreeGrower:
             i = which[q]
             if self.splittable[i]:
                 self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, mask, &self.params,
-                                                  &self.choice[i], self.scan_scratch + 2 * d * q)
+                                                  &self.choice[i], self.scan_scratch + 3 * d * q, i)
             if not self.splittable[i]:
                 self._release(i)
 

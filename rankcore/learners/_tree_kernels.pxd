@@ -30,6 +30,8 @@ cdef struct SplitParams:
     double tie_tolerance
     double cat_smooth               # added to each category's H when ordering categories, curvature units
     Py_ssize_t max_cat              # categories on the left of a categorical split, at most
+    double random_strength          # > 0: each feature's best gain gets noise (``_split_noise.pxd``)
+    uint64_t noise_seed             # the tree's seed of that noise
 
 
 cdef inline SplitParams split_params(double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
@@ -42,6 +44,8 @@ cdef inline SplitParams split_params(double min_samples_leaf, double min_child_w
     p.tie_tolerance = tie_tolerance
     p.cat_smooth = cat_smooth
     p.max_cat = max_cat
+    p.random_strength = 0.0
+    p.noise_seed = 0
     return p
 
 

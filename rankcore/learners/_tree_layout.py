@@ -152,6 +152,7 @@ class TreeLayout(LearnerLayout):
         alone = np.asarray(self.slots.default_bin) < 0
         self.column_default[np.asarray(self.slots.col)[alone]] = self.default_bins[alone]
         self.n_threads = int(n_threads)
+        self.random_strength = 0.0                        # (params may predate it)
         for key, v in params.items():
             setattr(self, key, v)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
@@ -313,7 +314,7 @@ class TreeLayout(LearnerLayout):
         return hist
 
     def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None,
-                   cat_smooth: float = 0.0) -> _Split | None:
+                   cat_smooth: float = 0.0, *, node: int = 0, seed: int = 0) -> _Split | None:
         """The best split of a node from its summed (S, 3) histogram; None when no split gains.
 
         Candidates: bins b < n_edges[j] with NaN left or right, and
@@ -321,13 +322,16 @@ class TreeLayout(LearnerLayout):
         ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
         in the order (feature, bin, NaN left before NaN right).  See
         ``_tree_split.best_split`` (O(S), over the features in parallel
-        with the layout's ``n_threads``).
+        with the layout's ``n_threads``).  With ``random_strength`` > 0 the
+        feature is chosen with noise keyed by the tree's ``seed`` and the
+        ``node``'s id, as the in-memory grower draws it.
         """
         out, bits = self._split_out, self._split_bits
         if not _tree_split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
                                         float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
-                                        float(cat_smooth), int(self.max_cat_threshold), bits):
+                                        float(cat_smooth), int(self.max_cat_threshold), bits,
+                                        float(self.random_strength), int(seed), int(node)):
             return None
         feature = int(out[1])
         return _Split(float(out[0]), feature, int(out[2]), bool(out[3]),
@@ -353,7 +357,7 @@ class TreeLayout(LearnerLayout):
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h)
+                    block.offset, unit_h, seed)
         block.ranges = {}
         block.tree_id = seed
         block.grown = grower
@@ -383,7 +387,8 @@ class TreeLayout(LearnerLayout):
             self._grower = _tree_grow.TreeGrower(self.slots, leaves, int(self.max_depth),
                                                  float(self.min_samples_leaf), float(self.min_child_weight),
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
-                                                 int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold))
+                                                 int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
+                                                 float(self.random_strength))
         return self._grower
 
     def _candidate(self, grower, seed: int) -> Candidate | None:

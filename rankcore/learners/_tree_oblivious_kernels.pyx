@@ -16,19 +16,25 @@ A. An oblivious tree splits every node of a level on one shared
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
+   With ``random_strength`` > 0 the level's feature is chosen with noise, as
+   the other modes choose a node's (``_split_noise.pxd``), keyed by the level.
 C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
    and 2^D leaf values; x's leaf is Σ_l 2^l·[x goes right at level l]
    (x_f > t, or NaN with nan_left false).  No branch on the tree's shape:
    D comparisons and one load per tree and row.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport isnan
 from cython.parallel cimport prange
 
 from rankcore.learners._csr cimport csr_value
 from rankcore._parallel cimport threads_for
 from rankcore.typedefs cimport index_t, real_t
+from rankcore.learners._split_noise cimport lower_median
+from rankcore.learners._tree_split cimport split_noise
+
+import numpy as np
 
 
 # ----------------------------------------------------------------------
@@ -107,28 +113,57 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
 
 def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains (level_gains_add)
                const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
-               double tie_tolerance):
+               double tie_tolerance, double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t level=0):
     """(feature, bin, nan_left, gain) of the best candidate, or None when no candidate gains (> 0).
 
     Ties within ``tie_tolerance``·best go to the first in the order
-    (feature, bin, NaN left before NaN right).  O(S).
+    (feature, bin, NaN left before NaN right).  ``random_strength`` > 0: the
+    feature is chosen with noise keyed by (``noise_seed``, ``level``, feature)
+    among those whose best passes the no-split threshold (``_split_noise.pxd``),
+    then its first candidate within the tolerance of its own best.  O(S)
+    time, O(d) memory with noise.
     """
-    cdef Py_ssize_t d = base.shape[0], j, b
+    cdef Py_ssize_t d = base.shape[0], j, b, k = 0, chosen = -1
     cdef int side
-    cdef double top = 0.0, thr
+    cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or gains.shape[1] != 2:
         raise ValueError("level_best: expected gains (S, 2) and base, n_edges, feature_mask of one entry per feature")
+    if not random_strength >= 0:
+        raise ValueError(f"level_best: random_strength must be >= 0, got {random_strength}")
     for j in range(d):
         if base[j] < 0 or base[j] + n_edges[j] + 2 > gains.shape[0] or n_edges[j] < 0:
             raise ValueError(f"level_best: feature {j}'s slots do not fit the {gains.shape[0]} slots")
+    feature_top = np.zeros(d)
+    cdef double[::1] ft = feature_top
+    for j in range(d):
         if feature_mask[j]:
             for b in range(n_edges[j] + 1):
                 for side in range(2):
-                    if gains[base[j] + b, side] > top:
-                        top = gains[base[j] + b, side]
+                    if gains[base[j] + b, side] > ft[j]:
+                        ft[j] = gains[base[j] + b, side]
+            if ft[j] > top:
+                top = ft[j]
     if not top > 0:
         return None
     thr = top - tie_tolerance * top
+    if random_strength > 0:
+        work = np.empty(d)
+        values = [ft[j] for j in range(d) if feature_mask[j] and ft[j] > tie_tolerance * top]
+        k = len(values)
+        work[:k] = values
+        median = _median(work, k)
+        for j in range(d):
+            if feature_mask[j] and ft[j] > tie_tolerance * top:
+                noisy = ft[j] + random_strength * median * split_noise(noise_seed, level, j)
+                if chosen < 0 or noisy > noisy_top:
+                    chosen = j
+                    noisy_top = noisy
+        fb = ft[chosen]
+        thr = fb - tie_tolerance * fb
+        for b in range(n_edges[chosen] + 1):
+            for side in range(2):
+                if gains[base[chosen] + b, side] >= thr:
+                    return int(chosen), int(b), side == 0, float(gains[base[chosen] + b, side])
     for j in range(d):
         if feature_mask[j]:
             for b in range(n_edges[j] + 1):
@@ -136,6 +171,11 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
                     if gains[base[j] + b, side] >= thr:
                         return int(j), int(b), side == 0, float(gains[base[j] + b, side])
     return None
+
+
+cdef double _median(double[::1] work, Py_ssize_t k):
+    """The lower median of work[:k] (``_split_noise.lower_median``)."""
+    return lower_median(&work[0], k)
 
 
 # ----------------------------------------------------------------------

@@ -184,7 +184,8 @@ class TreeSearch(MultiPassSearch):
             self.splits[node_id] = None
             self._release(node_id)
             return
-        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth)
+        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth,
+                                              node=node_id, seed=self.seed)
         if self.splits[node_id] is None:
             if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]

@@ -1,5 +1,5 @@
 # The split search (``_tree_split.pyx``) that the in-memory grower (``_tree_grow.pyx``) calls without the GIL.
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint64_t
 
 from rankcore.learners._tree_kernels cimport FeatureSlots, NodeScan, SplitChoice, SplitParams
 
@@ -8,8 +8,10 @@ cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, cons
                      const SplitParams* params, int n_threads) noexcept nogil
 
 cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                       const SplitParams* params, SplitChoice* out, const double* scratch) noexcept nogil
+                       const SplitParams* params, SplitChoice* out, double* scratch, Py_ssize_t node) noexcept nogil
 
 cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
                           const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
-                          const double* subtract) noexcept nogil
+                          const double* subtract, Py_ssize_t node_id) noexcept nogil
+
+cdef double split_noise(uint64_t seed, Py_ssize_t node, Py_ssize_t feature) noexcept nogil

@@ -17,6 +17,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint64_t
 
 from rankcore._parallel cimport threads_for
+from rankcore.learners._split_noise cimport lower_median, noise_key, noise_mix
 from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
                                               split_params)
 
@@ -660,17 +661,60 @@ cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, cons
                           nodes[q].subtract)
 
 
+# ----------------------------------------------------------------------
+# Random strength's deviates (``_split_noise.pxd``)
+# ----------------------------------------------------------------------
+cdef enum:
+    NOISE_BITS = 12
+
+cdef double _NOISE[1 << NOISE_BITS]
+
+
+def noise_quantiles():
+    """The 4,096 standard normal quantiles Φ⁻¹((i + ½)/4096) the deviates are drawn from (the standard
+    library's inverse normal CDF, so a plain-Python reference gets the same numbers)."""
+    from statistics import NormalDist
+
+    normal = NormalDist()
+    return np.array([normal.inv_cdf((i + 0.5) / (1 << NOISE_BITS)) for i in range(1 << NOISE_BITS)])
+
+
+def _fill_noise_table():
+    cdef Py_ssize_t i
+    cdef double[::1] q = noise_quantiles()
+    for i in range(1 << NOISE_BITS):
+        _NOISE[i] = q[i]
+
+
+_fill_noise_table()
+
+
+cdef inline double _deviate(uint64_t key, Py_ssize_t feature) noexcept nogil:
+    """Feature j's deviate under the node's ``noise_key``: the hash's top bits pick a quantile."""
+    return _NOISE[noise_mix(key + <uint64_t> feature) >> (64 - NOISE_BITS)]
+
+
+cdef double split_noise(uint64_t seed, Py_ssize_t node, Py_ssize_t feature) noexcept nogil:
+    """A standard normal deviate (one of 4,096 quantiles), a function of (seed, node, feature) alone."""
+    return _deviate(noise_key(seed, node), feature)
+
+
 cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
-                       const SplitParams* params, SplitChoice* out, const double* scratch) noexcept nogil:
+                       const SplitParams* params, SplitChoice* out, double* scratch, Py_ssize_t node) noexcept nogil:
     """The node's best split into ``out`` from its features' best gains and parent terms (:func:`scan_nodes`).
 
     Reductions in feature order, then the first candidate within the tie
     tolerance, found by rescanning the first feature whose best reaches it.
+    With ``params.random_strength`` > 0 the feature is chosen with noise
+    (``_split_noise.pxd``; ``node`` keys it, scratch[2d:3d] holds the median's
+    work), then its own first candidate within the tolerance of its best.
     """
-    cdef Py_ssize_t d = fs.d, j
-    cdef double best = -1.0, scale = 0.0, threshold, term
+    cdef Py_ssize_t d = fs.d, j, k = 0, chosen = -1
+    cdef double best = -1.0, scale = 0.0, threshold, term, median, noisy, top = 0.0, floor, spread
+    cdef uint64_t key
     cdef const double* feat_best = scratch
     cdef const double* feat_parent = scratch + d
+    cdef double* work = scratch + 2 * d
     for j in range(d):              # reductions in feature order: independent of the threads
         term = feat_parent[j]
         if term > scale:
@@ -679,21 +723,40 @@ cdef bint choose_split(const double* hist, const FeatureSlots* fs, const uint8_t
             best = feat_best[j]
     if best > scale:
         scale = best
-    if best > params.tie_tolerance * scale:
-        threshold = best - params.tie_tolerance * scale
+    if not best > params.tie_tolerance * scale:
+        return False
+    threshold = best - params.tie_tolerance * scale
+    if params.random_strength > 0:
+        for j in range(d):          # the features that can split: best gain above the no-split threshold
+            if feature_mask[j] and feat_best[j] > params.tie_tolerance * scale:
+                work[k] = feat_best[j]
+                k += 1
+        median = lower_median(work, k)
+        spread = params.random_strength * median
+        key = noise_key(params.noise_seed, node)
+        # a feature whose best gain is below best − 2·spread·max|z| cannot win: no deviate drawn for it
+        floor = best - 2.0 * spread * _NOISE[(1 << NOISE_BITS) - 1]
         for j in range(d):
-            if feature_mask[j] and feat_best[j] >= threshold:
-                if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
-                    return True
+            if feature_mask[j] and feat_best[j] > params.tie_tolerance * scale and feat_best[j] >= floor:
+                noisy = feat_best[j] + spread * _deviate(key, j)
+                if chosen < 0 or noisy > top:
+                    chosen = j
+                    top = noisy
+        if _scan(hist, fs, chosen, params, feat_best[chosen] - params.tie_tolerance * scale, True, out, NULL) > 0:
+            return True
+    for j in range(d):
+        if feature_mask[j] and feat_best[j] >= threshold:
+            if _scan(hist, fs, j, params, threshold, True, out, NULL) > 0:
+                return True
     return False
 
 
 cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* feature_mask,
                           const SplitParams* params, SplitChoice* out, double* scratch, int n_threads,
-                          const double* subtract) noexcept nogil:
+                          const double* subtract, Py_ssize_t node_id) noexcept nogil:
     """The best split of a node from its (S, 3) histogram into ``out``; False when no split gains.
 
-    See :func:`best_split`.  ``scratch`` holds 2·d doubles.  ``subtract``
+    See :func:`best_split`.  ``scratch`` holds 3·d doubles; ``node_id`` keys the noise.  ``subtract``
     (or NULL): first replace every feature's slots of ``hist`` by
     hist − subtract (the sibling subtraction, done feature by feature just
     before each feature is scanned; slots of no feature are left as they are).
@@ -705,7 +768,7 @@ cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* f
     node.subtract = subtract
     node.scratch = scratch
     scan_nodes(&node, 1, fs, feature_mask, params, n_threads)
-    return choose_split(hist, fs, feature_mask, params, out, scratch)
+    return choose_split(hist, fs, feature_mask, params, out, scratch, node_id)
 
 
 def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count per slot of a node
@@ -715,7 +778,8 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                double[::1] out,                   # OUT (10,) gain, feature, bin, nan_left, GL, HL, CL, GR, HR, CR
                int n_threads=1,
                double cat_smooth=0.0, Py_ssize_t max_cat=C_MAX_EDGES + 1,
-               uint64_t[::1] left_bins=None):     # OUT (4,) a categorical split's left bins (256 bits)
+               uint64_t[::1] left_bins=None,      # OUT (4,) a categorical split's left bins (256 bits)
+               double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t node=0):
     """The best split of a node from its histogram; returns False when no split gains.
 
     Candidates, in this order: feature j; for a numeric feature, bin
@@ -728,7 +792,10 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     ``min_samples_leaf`` rows and ``min_child_weight`` curvature.  Gains
     within ``tie_tolerance`` × scale of the best (scale: the largest of the
     best gain and the features' parent terms) are ties, won by the first
-    candidate; a best gain below that is no split.
+    candidate; a best gain below that is no split.  ``random_strength`` > 0:
+    the feature is chosen with noise keyed by (``noise_seed``, ``node``, feature)
+    (see ``_split_noise.pxd``), then its first candidate within the tolerance
+    of its own best.
 
     O(S) time (plus O(K log K) per categorical feature of K categories):
     each feature's best gain and parent term (``prange`` over the features
@@ -748,12 +815,16 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                          f"left_bins (4,)")
     if fs.d == 0:
         return False
+    if not random_strength >= 0:
+        raise ValueError(f"best_split: random_strength must be >= 0, got {random_strength}")
     params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
-    scratch = np.empty(2 * fs.d)
+    params.random_strength = random_strength
+    params.noise_seed = noise_seed
+    scratch = np.empty(3 * fs.d)
     cdef double[::1] sc = scratch
     with nogil:
         found = find_best_split(<double*> &hist[0, 0], fs, &feature_mask[0], &params, &choice, &sc[0], n_threads,
-                                NULL)
+                                NULL, node)
     if found:
         out[0] = choice.gain
         out[1] = <double> choice.feature
@@ -798,4 +869,14 @@ def feature_gains(double[:, ::1] hist,           # IN/OUT (S, 3) Σg, Σh, count
     node.scratch = &o[0, 0]
     with nogil:
         scan_nodes(&node, 1, fs, &feature_mask[0], &params, 1)
+    return out
+
+
+def split_noise_deviates(uint64_t seed, Py_ssize_t node, Py_ssize_t d):
+    """The noise deviates z_0..z_{d-1} of a node (``_split_noise.pxd``), for tests and references."""
+    out = np.empty(d)
+    cdef double[::1] o = out
+    cdef Py_ssize_t j
+    for j in range(d):
+        o[j] = split_noise(seed, node, j)
     return out
