@@ -127,7 +127,7 @@ def models() -> dict:
     return out
 
 
-def run(datasets, names, n_splits: int, max_rows: int, cache: Path, log=print) -> dict:
+def run(datasets, names, n_splits: int, max_rows: int, cache: Path, log=print, seed_offset: int = 0) -> dict:
     from sklearn.model_selection import StratifiedShuffleSplit
 
     factories = models()
@@ -141,7 +141,9 @@ def run(datasets, names, n_splits: int, max_rows: int, cache: Path, log=print) -
                 key = f"{name}|{d}|{split}"
                 if key in done:
                     continue
-                model = factories[name](split, y[tr])
+                # every model's seed is the split's number (+ seed_offset: another draw of each
+                # model's own randomness on the same splits, cached apart)
+                model = factories[name](split + seed_offset, y[tr])
                 start = time.process_time()
                 model.fit(X[tr], y[tr])
                 fit = time.process_time() - start
@@ -182,6 +184,9 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", default=None, help="comma-separated names (default: every binary dataset)")
     parser.add_argument("--models", default=None, help="comma-separated names (default: all available)")
     parser.add_argument("--max-rows", type=int, default=50_000)
+    parser.add_argument("--seed-offset", type=int, default=0,
+                        help="added to every model's seed (the split's number): another draw on the same splits; "
+                             "use another --cache")
     parser.add_argument("--cache", default="catboost_study.json", help="per-fit results, reused when present")
     parser.add_argument("--out", default=None, help="write the Markdown table here (default: stdout)")
     args = parser.parse_args(argv)
@@ -196,7 +201,8 @@ def main(argv=None) -> int:
     except DatasetUnavailable as exc:
         print(f"skipped: {exc}", file=sys.stderr)
         return 0
-    done = run(datasets, names, args.splits, args.max_rows, Path(args.cache), log=lambda s: print(s, file=sys.stderr))
+    done = run(datasets, names, args.splits, args.max_rows, Path(args.cache), log=lambda s: print(s, file=sys.stderr),
+               seed_offset=args.seed_offset)
     text = report(done, datasets, names, args.splits)
     if args.out:
         Path(args.out).write_text(text)
