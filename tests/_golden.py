@@ -44,7 +44,7 @@ def configs():
         "push-logistic-thresholds": (lambda: PushBoost(loss="logistic", price="pow:2", learner="thresholds:q=4",
                                                        n_iter=10, n_jobs=1), {}, "y"),
         "push-features-exp": (lambda: PushBoost(price="exp:1", learner="features", n_iter=10, n_jobs=1), {}, "y"),
-        "push-trees": (lambda: PushBoost(learner="trees:max_leaves=4,random_strength=0", n_iter=6, n_jobs=1, random_state=0), {}, "y"),
+        "push-trees": (lambda: PushBoost(learner="trees:max_leaves=4", n_iter=6, n_jobs=1, random_state=0), {}, "y"),
         "push-prec@k": (lambda: PushBoost(objective="prec@k-avg:10", n_iter=8, n_jobs=1, random_state=0), {}, "y"),
         "push-mp-squared": (lambda: PushBoost(objective="mp-squared", n_iter=8, n_jobs=1), {}, "grade"),
         "push-early-stopping": (lambda: PushBoost(n_iter=25, early_stopping=True, n_jobs=1, random_state=3),

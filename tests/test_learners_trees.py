@@ -143,7 +143,7 @@ def _search(layout, X, g, h, cuts=None, n_threads=1):
 
 PARAMS = [
     dict(max_leaves=8),
-    dict(max_leaves=8, random_strength=0),                 # the best gain always wins
+    dict(max_leaves=8, random_strength=3),                 # each node's feature chosen with noise
     dict(max_leaves=31, min_samples_leaf=5),
     dict(max_leaves=31, min_samples_leaf=5, random_strength=0.5),
     dict(max_leaves=16, max_depth=3, l2=1.0),
@@ -166,7 +166,7 @@ def test_trees_match_the_numpy_reference_builder(seed, params, curvature):
     learner = resolve("learner", spec)
     layout = learner.prepare(X, random_state=seed)
     codes = layout.encode(X).codes.T                 # feature-major view for the reference
-    # the defaults' random strength draws with the first tree's seed (the layout's first draw)
+    # random strength draws with the first tree's seed (the layout's first draw)
     ref = reference_tree(codes, layout.n_edges, g, h, max_leaves=learner.max_leaves, max_depth=learner.max_depth,
                          min_samples_leaf=learner.min_samples_leaf, min_child_weight=learner.min_child_weight,
                          l2=learner.l2, random_strength=learner.random_strength,

@@ -249,12 +249,12 @@ def test_noise_changes_the_trees_deterministically(growth):
     assert rankcore.metrics.auc(y, noisy.decision_function(X)) > 0.8
 
 
-def test_the_default_strength_is_three_and_off_in_the_large_data_recipe():
+def test_no_noise_by_default():
     X, y = _xy(1)
     a = rankcore.boost(learner="trees", n_iter=10, random_state=0).fit(X, y)
-    b = rankcore.boost(learner="trees:random_strength=3", n_iter=10, random_state=0).fit(X, y)
+    b = rankcore.boost(learner="trees:random_strength=0", n_iter=10, random_state=0).fit(X, y)
     assert [r.to_state() for r in a.rankers_] == [r.to_state() for r in b.rankers_]
-    assert resolve("learner", "trees").large_data_params["random_strength"] == 0
+    assert resolve("learner", "trees").random_strength == 0
 
 
 def test_python_deviates_equal_the_kernels():
