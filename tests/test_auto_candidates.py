@@ -54,8 +54,16 @@ def test_auto_trees_candidate_costs_rank_as_measured():
     assert cost["trees"] < cost["trees:growth=oblivious"] < cost["trees:schedule=long"]
 
 
+def test_auto_trees_candidate_passes_random_strength_to_the_learner():
+    candidate = rankcore.resolve("candidate", "trees:random_strength=3")
+    assert candidate.learner_spec(_context()) == "trees:random_strength=3"
+    model = candidate.build(_context())
+    assert rankcore.resolve("learner", model.learner).random_strength == 3
+
+
 @pytest.mark.parametrize("spec, match", [
     ("trees:growth=symmetric", "growth"),
+    ("trees:random_strength=-1", "random_strength"),
     ("trees:leaf_reg=-1", "leaf_reg"),
     ("trees:schedule=short", "schedule"),
 ])

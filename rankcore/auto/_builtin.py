@@ -52,9 +52,11 @@ class TreesCandidate(Candidate):
         Parameter("schedule", str, default="fixed", choices=("fixed", "long"),
                   doc="long: 500 trees at rate clip(0.05 (n/1e4)^0.3, 0.02, 0.1) for n training rows "
                       "(replaces n_iter and learning_rate)"),
+        Parameter("random_strength", float, default=0.0, minimum=0.0,
+                  doc="noise on each node's choice of feature (the trees learner's random_strength)"),
     )
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
-                "trees:n_iter=5,growth=oblivious,leaf_reg=12")
+                "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3")
     default_specs = ("trees", "trees:subsample=1")
     accepts_missing = True
     priority = 0
@@ -75,7 +77,7 @@ class TreesCandidate(Candidate):
     def learner_spec(self, context: CandidateContext | None = None) -> str:
         """The trees learner's spec (``context`` places the long schedule's rate and the leaf penalty)."""
         args = _spec_args(self, {"learning_rate", "max_leaves", "subsample", "colsample", "min_samples_leaf",
-                                 "growth"})
+                                 "growth", "random_strength"})
         extra = []
         if context is not None and self.schedule == "long":
             args = ",".join(a for a in args.split(",") if a and not a.startswith("learning_rate="))
