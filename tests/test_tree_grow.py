@@ -78,6 +78,9 @@ GRID = [
     "trees:max_bins=4,min_samples_leaf=40",
     "trees:growth=depthwise,max_leaves=12",
     "trees:growth=depthwise,max_depth=3,subsample=0.6,colsample=0.7",
+    "trees:random_strength=1",                            # noise on each node's choice of feature
+    "trees:growth=depthwise,max_leaves=12,random_strength=2,colsample=0.7",
+    "trees:max_leaves=63,min_samples_leaf=1,random_strength=0.5",
 ]
 
 
@@ -113,7 +116,8 @@ def test_native_growth_does_not_depend_on_threads():
         assert _tree_state(a1) == _tree_state(a2) == _tree_state(b1) == _tree_state(b2)
 
 
-@pytest.mark.parametrize("spec", ["trees:max_leaves=63,subsample=1", "trees:growth=depthwise,max_leaves=15,categorical=2"])
+@pytest.mark.parametrize("spec", ["trees:max_leaves=63,subsample=1", "trees:growth=depthwise,max_leaves=15,categorical=2",
+                                  "trees:max_leaves=63,subsample=1,random_strength=1"])
 def test_native_growth_does_not_depend_on_threads_above_every_parallel_threshold(spec):
     """20,000 rows: the gather, partition, histogram and paired split scan all run on 2 and 3 threads."""
     from rankcore.learners import _tree_kernels
@@ -174,7 +178,8 @@ def _tree_state_of(ranker):
                                        ranker.right, ranker.value))
 
 
-@pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.6", "trees:max_depth=3,l2=1"])
+@pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.6", "trees:max_depth=3,l2=1",
+                                  "trees:random_strength=1", "trees:growth=depthwise,random_strength=2"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_boosting_by_either_route_gives_the_same_model(spec, weighted):
     X = _data(11, n=700)

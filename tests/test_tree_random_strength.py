@@ -4,7 +4,9 @@ The kernels choose argmax_j best_j + r·m·z_j over the features whose best gain
 threshold (m: the lower median of those gains, z_j: a deviate keyed by the tree's seed, the node and
 j), then that feature's first candidate within the tie tolerance of its best.  Checked here: the
 deviates, the choice against a reference built from ``feature_gains``, the oblivious level's choice,
-both growth routes and every thread count bit for bit, and the estimator's behaviour.
+and the estimator's behaviour.  Whole noisy trees against the NumPy reference builders are in
+test_learners_trees.py and test_tree_oblivious.py; both routes and every thread count, bit for bit,
+in test_tree_grow.py (its GRID holds noisy specs).
 """
 
 import numpy as np
@@ -19,7 +21,7 @@ from rankcore.learners._tree_layout import slot_layout
 from rankcore.learners._tree_ranker import TIE_TOLERANCE
 from rankcore.registry import SpecError, resolve
 from test_learners_trees import _reference_best_split
-from test_tree_grow import _both_routes, _data, _fit, _tree_state
+from test_tree_grow import _data
 
 
 # ----------------------------------------------------------------------
@@ -175,33 +177,8 @@ def test_oblivious_level_choice_matches_numpy(seed, r, noise_seed, level):
 # ----------------------------------------------------------------------
 # Whole trees: both routes, threads, the estimator
 # ----------------------------------------------------------------------
-NOISY = ["trees:random_strength=1", "trees:random_strength=3,subsample=1,min_samples_leaf=5",
-         "trees:growth=depthwise,max_leaves=12,random_strength=2,colsample=0.7",
-         "trees:max_leaves=63,min_samples_leaf=1,random_strength=0.5"]
-
-
-@pytest.mark.parametrize("spec", NOISY)
-def test_noisy_native_growth_equals_the_multi_pass_protocol_bitwise(spec):
-    X = _data(3)
-    rng = np.random.default_rng(7)
-    n = X.shape[0]
-    gradients = [np.round(rng.normal(size=n), 1) for _ in range(4)]
-    curvatures = [rng.uniform(1e-3, 2.0, n) for _ in range(4)]
-    pairs = _both_routes(spec, X, gradients, curvatures)
-    assert all(a is not None for a, _ in pairs)
-    for a, b in pairs:
-        assert _tree_state(a) == _tree_state(b)
-
-
-def test_noisy_trees_do_not_depend_on_threads():
-    """20,000 rows: every parallel kernel runs on 2 and 3 threads."""
-    X = _data(7, n=20_000, d=12)
-    rng = np.random.default_rng(2)
-    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.5, 1.5, X.shape[0])
-    spec = "trees:random_strength=1,max_leaves=63,subsample=1"
-    states = [[_tree_state(a) for a, _ in _both_routes(spec, X, [g, -g], [h, h], n_threads=t)] for t in (1, 2, 3)]
-    assert states[0][0] is not None
-    assert states[0] == states[1] == states[2]
+# Both routes and every thread count give the same noisy trees bit for bit: the noisy specs are in
+# test_tree_grow.py's GRID, its thread test and its boosting test.
 
 
 def test_noisy_oblivious_fits_do_not_depend_on_threads():
@@ -212,17 +189,6 @@ def test_noisy_oblivious_fits_do_not_depend_on_threads():
                            early_stopping=False, n_jobs=t).fit(X, y) for t in (1, 2, 3)]
     states = [[r.to_state() for r in f.rankers_] for f in fits]
     assert states[0] == states[1] == states[2]
-
-
-@pytest.mark.parametrize("spec", ["trees:random_strength=1", "trees:growth=depthwise,random_strength=2"])
-def test_boosting_by_either_route_gives_the_same_noisy_model(spec):
-    X = _data(11, n=700)
-    rng = np.random.default_rng(2)
-    y = ((np.nan_to_num(X[:, 0]) + rng.normal(size=X.shape[0])) > 0.5).astype(np.int8)
-    recs_n, scores_n = _fit(spec, X, y, native=True)
-    recs_p, scores_p = _fit(spec, X, y, native=False)
-    assert recs_n == recs_p
-    np.testing.assert_array_equal(scores_n, scores_p)
 
 
 def _xy(seed=0, n=600, d=10):
