@@ -15,7 +15,7 @@
 #
 # z_j is a deterministic function of (the tree's seed, the node's id, j) -- a splitmix64 hash whose
 # top 12 bits pick one of 4,096 normal quantiles Φ⁻¹((i + ½)/4096) (``_tree_split.split_noise``: a
-# table lookup, where a Box-Muller deviate's log and cosine had cost dna-ei's 180 features a third
+# table lookup, where a Box-Muller deviate's log and cosine had cost dna-ei's 180 features a fifth
 # of the fit) -- so both routes of a tree search (the in-memory grower and the multi-pass search)
 # and every thread count draw the same noise.  O(1) per deviate; the median is a selection over at
 # most 31 values (O(k) time to gather the k candidates' gains, k doubles of scratch).
