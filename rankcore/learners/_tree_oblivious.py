@@ -158,7 +158,7 @@ class ObliviousSearch(MultiPassSearch):
                                      float(lay.min_samples_leaf), float(self.min_weight), float(lay.l2), gains,
                                      int(lay.n_threads))
         best = _kernels.level_best(gains, self._base, self._n_edges, self.feature_mask, TIE_TOLERANCE,
-                                   float(getattr(lay, "random_strength", 0.0)), self.seed, len(self.levels))
+                                   float(lay.random_strength), self.seed, len(self.levels))
         if best is None:
             if not self.levels:           # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]

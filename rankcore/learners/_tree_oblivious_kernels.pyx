@@ -121,7 +121,7 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     feature is chosen with noise keyed by (``noise_seed``, ``level``, feature)
     among those whose best passes the no-split threshold (``_split_noise.pxd``),
     then its first candidate within the tolerance of its own best.  O(S)
-    time, O(d) memory with noise.
+    time, O(d) memory (each feature's best gain).
     """
     cdef Py_ssize_t d = base.shape[0], j, b, k = 0, chosen = -1
     cdef int side
