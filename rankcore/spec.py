@@ -541,8 +541,8 @@ class Component:
         """Canonical spec string; ``registry().resolve(family, c.spec) == c``.
 
         Positional up to the last parameter that differs from its default; from a
-        value that cannot be written positionally (an empty string), the later
-        parameters that differ are written as ``name=value``.
+        value that cannot be written positionally (an empty string, at its
+        default), the later parameters that differ are written as ``name=value``.
         """
         shown = []
         by_name = False
@@ -556,10 +556,8 @@ class Component:
             if at_default and not _later_params_differ(self.parameters, param, self._params):
                 continue
             text = _format_value(value)
-            if text == "":
+            if text == "":                 # (only ever a default here: the trees' categorical columns)
                 by_name = True
-                if not at_default:
-                    shown.append(f"{param.name}=")
                 continue
             shown.append(text)
         return self.name + (":" + ",".join(shown) if shown else "")

@@ -98,6 +98,18 @@ def test_spec_round_trip_and_equality():
     assert repr(Toy(p=4)) == "<price toy:4>"
 
 
+def test_spec_after_an_empty_default_names_the_later_parameters():
+    """An empty value cannot be written positionally ("a,,b"): later non-defaults follow by name."""
+    import rankcore
+
+    for spec in ["trees:random_strength=1", "trees:max_leaves=7,cat_smooth=5,random_strength=0.5",
+                 "trees:categorical=0;3,random_strength=1"]:
+        learner = rankcore.resolve("learner", spec)
+        assert ",," not in learner.spec
+        assert rankcore.resolve("learner", learner.spec) == learner
+    assert rankcore.resolve("learner", "trees:random_strength=2").spec.endswith(",true,random_strength=2")
+
+
 def test_component_copies_and_pickles_by_parameters():
     c = Toy(p=2, mode="b")
     assert copy.deepcopy(c) == c

@@ -152,7 +152,6 @@ class TreeLayout(LearnerLayout):
         alone = np.asarray(self.slots.default_bin) < 0
         self.column_default[np.asarray(self.slots.col)[alone]] = self.default_bins[alone]
         self.n_threads = int(n_threads)
-        self.random_strength = 0.0                        # (params may predate it)
         for key, v in params.items():
             setattr(self, key, v)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h

@@ -123,7 +123,7 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     then its first candidate within the tolerance of its own best.  O(S)
     time, O(d) memory (each feature's best gain).
     """
-    cdef Py_ssize_t d = base.shape[0], j, b, k = 0, chosen = -1
+    cdef Py_ssize_t d = base.shape[0], j, b, chosen = -1
     cdef int side
     cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or gains.shape[1] != 2:
@@ -147,11 +147,9 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
         return None
     thr = top - tie_tolerance * top
     if random_strength > 0:
-        work = np.empty(d)
-        values = [ft[j] for j in range(d) if feature_mask[j] and ft[j] > tie_tolerance * top]
-        k = len(values)
-        work[:k] = values
-        median = _median(work, k)
+        # the features that can split (best above the no-split threshold), in feature order
+        work = feature_top[np.asarray(feature_mask, dtype=bool) & (feature_top > tie_tolerance * top)]
+        median = _median(work, work.shape[0])
         for j in range(d):
             if feature_mask[j] and ft[j] > tie_tolerance * top:
                 noisy = ft[j] + random_strength * median * split_noise(noise_seed, level, j)
