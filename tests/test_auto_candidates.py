@@ -85,7 +85,10 @@ def test_auto_oblivious_candidate_fits_and_is_deterministic():
 # ----------------------------------------------------------------------
 # The default search: which candidates apply at which size
 # ----------------------------------------------------------------------
-DEFAULT = ["trees", "trees:subsample=1", "linear", "kernel", "kernel:kernel=rbf", "exactboost"]
+DEFAULT = ["trees", "trees:subsample=1", "trees:large_data=false", "linear", "kernel", "kernel:kernel=rbf",
+           "exactboost"]
+#: Up to 10,000 training rows (of a fold) the small-data shape is the default trees: skipped as the same fit.
+SMALL = [spec for spec in DEFAULT if spec != "trees:large_data=false"]
 
 
 def _applicable(n, d=5, nan=False):
@@ -104,8 +107,8 @@ def test_auto_default_search_lists_the_anchor_first():
 
 
 @pytest.mark.parametrize("n, applicable", [
-    (400, DEFAULT),
-    (750, DEFAULT),                                                               # folds of 600 rows
+    (400, SMALL),
+    (750, SMALL),                                                                 # folds of 600 rows
     (760, ["trees", "trees:subsample=1", "linear", "exactboost"]),                # kernels: > 600 fold rows
     (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
     (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
@@ -113,18 +116,57 @@ def test_auto_default_search_lists_the_anchor_first():
     (3001, ["trees", "trees:subsample=1", "linear"]),                             # the hold-out plan
     (3750, ["trees", "trees:subsample=1", "linear"]),
     (3760, ["trees", "trees:subsample=1", "linear"]),
+    (12_500, ["trees", "trees:subsample=1", "linear"]),                            # folds of 10,000 rows
+    (12_510, ["trees", "trees:large_data=false", "linear"]),                       # the large-data trees
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
     assert specs == applicable
     if n > 750:
         assert "more than 600 training rows" in skipped["kernel"]
+    if n <= 12_500:
+        assert skipped["trees:large_data=false"] == "fits the same model as 'trees' on these data"
+    else:
+        # the large-data settings train on every row: the every-row trees are the default trees there
+        assert skipped["trees:subsample=1"] == "fits the same model as 'trees' on these data"
+
+
+def test_auto_candidates_that_fit_the_same_model_are_skipped():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    specs, skipped = rankcore.AutoRanker()._applicable(
+        ["trees", "trees:max_leaves=31,subsample=0.8", "trees:n_iter=100", "trees:max_leaves=8", "linear"],
+        X, y, 1, "pauc:0.1")
+    assert specs == ["trees", "trees:max_leaves=8", "linear"]
+    assert skipped == {s: "fits the same model as 'trees' on these data"
+                       for s in ("trees:max_leaves=31,subsample=0.8", "trees:n_iter=100")}
+
+
+@pytest.mark.parametrize("spec, leaves, rate, subsample", [
+    ("trees", 63, 0.2, 1.0),                        # the learner's large-data settings
+    ("trees:large_data=false", 31, 0.1, 0.8),       # the small-data shape, still stopped early
+    ("trees:large_data=false,max_leaves=15", 15, 0.1, 0.8),
+])
+def test_auto_trees_large_data_shape(spec, leaves, rate, subsample):
+    from rankcore.registry import resolve
+
+    rng = np.random.default_rng(1)
+    n = 10_050
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(size=n) > 1).astype(int)
+    candidate = resolve("candidate", spec)
+    model = candidate.build(make_context("pauc:0.1", X, y, 3, 1))
+    model.set_params(n_iter=2).fit(X, y)
+    learner = resolve("learner", model.learner_spec_)
+    assert (learner.max_leaves, learner.learning_rate, learner.subsample) == (leaves, rate, subsample)
+    assert model.validation_metric_ == "pauc:0.1"
 
 
 def test_auto_missing_values_keep_only_the_trees():
     specs, skipped = _applicable(300, nan=True)
     assert specs == ["trees", "trees:subsample=1"]
-    assert set(skipped) == {"linear", "kernel", "kernel:kernel=rbf", "exactboost"}
+    assert set(skipped) == {"trees:large_data=false", "linear", "kernel", "kernel:kernel=rbf", "exactboost"}
 
 
 def test_auto_default_search_on_small_data_is_deterministic():
@@ -142,6 +184,8 @@ def test_auto_default_search_on_small_data_is_deterministic():
     # the plan: every candidate on two folds, then the three leaders and the anchor on five
     folds = {r.name: r.n_folds for r in a.leaderboard_ if not r.name.startswith("blend(")}
     assert set(folds) == set(DEFAULT) and folds["trees"] == 5
+    assert a.leaderboard_["trees:large_data=false"].status == "skipped"
+    del folds["trees:large_data=false"]
     assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])
 
 

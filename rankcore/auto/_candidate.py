@@ -111,6 +111,15 @@ class Candidate(Component):
             return f"more than {self.max_features} features"
         return None
 
+    def fit_identity(self, context: CandidateContext) -> Any:
+        """A hashable key such that two candidates with equal keys fit the same model on ``context``'s rows.
+
+        AutoRanker skips a candidate whose key equals an earlier one's (say,
+        two spellings of one configuration, or a variant that the data's
+        size makes the same).  None, the default: never the same as another.
+        """
+        return None
+
     def build(self, context: CandidateContext) -> Any:
         """An unfitted estimator with ``fit(X, y)`` (y in {0, 1}) and scores for new rows.
 

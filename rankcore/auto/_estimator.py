@@ -255,9 +255,15 @@ class AutoRanker(Ranker):
         specs = requested if requested is not None else default_specs()
         context = make_context(metric_spec, X, y, 0, n_threads)
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
-        applicable, skipped = [], {}
+        applicable, skipped, fitted_as = [], {}, {}
         for spec in specs:
-            reason = self._resolved(spec).skip_reason(context)
+            candidate = self._resolved(spec)
+            reason = candidate.skip_reason(context)
+            identity = None if reason is not None else candidate.fit_identity(context)
+            if identity is not None and identity in fitted_as:
+                reason = f"fits the same model as {fitted_as[identity]!r} on these data"
+            elif identity is not None:
+                fitted_as[identity] = spec
             if reason is None:
                 applicable.append(spec)
             else:
