@@ -1,5 +1,7 @@
 """AutoRanker's built-in candidates: the trees' CatBoost-like settings (growth, leaf penalty, long schedule)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,27 @@ def test_auto_exactboost_candidate_defaults_to_ten_runs():
     assert candidate.n_runs == 10
     assert candidate.build(_context()).n_runs == 10
     assert rankcore.resolve("candidate", "exactboost:n_runs=50").relative_cost > candidate.relative_cost
+
+
+@pytest.mark.parametrize("n, refit_stops_early", [(11_000, False), (13_000, True)])
+def test_auto_refit_fits_the_model_its_folds_validated(n, refit_stops_early):
+    # 11,000 rows: folds of 8,800 training rows fit without early stopping (it switches on above
+    # 10,000), so the refit on all 11,000 rows must too; 13,000: folds of 10,400, early stopping in both
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + rng.normal(size=n) > 1).astype(int)
+    model = rankcore.AutoRanker(candidates=["trees:n_iter=3", "stumps:n_iter=3"], blend=False, random_state=0,
+                                n_jobs=1).fit(X, y)
+    refit = model.best_estimator_
+    assert refit.early_stopping == ("auto" if refit_stops_early else False)
+    assert hasattr(refit, "validation_scores_") == refit_stops_early
+
+
+def test_auto_early_stopping_as_validated():
+    from rankcore.auto._builtin import early_stopping_as_validated
+
+    context = _context(n=20_000, positives=5_000)
+    assert early_stopping_as_validated(context) == "auto"                                   # a fold's fit
+    assert early_stopping_as_validated(replace(context, validated_rows=10_000)) is False
+    assert early_stopping_as_validated(replace(context, validated_rows=10_001)) == "auto"
+    assert early_stopping_as_validated(replace(context, n_rows=9_000, validated_rows=7_200)) == "auto"

@@ -129,7 +129,23 @@ class TreesCandidate(Candidate):
         from ..push import boost
 
         return boost(learner=self.learner_spec(context), n_iter=self.schedule_for(context.n_rows)[0],
+                     early_stopping=early_stopping_as_validated(context),
                      random_state=context.random_state, n_jobs=context.n_jobs)
+
+
+def early_stopping_as_validated(context: CandidateContext):
+    """``early_stopping`` of a push fit: ``"auto"``, or False for a refit validated without it.
+
+    ``"auto"`` switches early stopping (and the learner's large-data
+    settings) on above 10,000 training rows.  A search whose folds trained
+    on at most that many rows validated fits without it; the refit on every
+    row -- which may hold more -- must fit the model that was validated.
+    """
+    from ..push import AUTO_MIN_ROWS
+
+    if context.validated_rows is not None and context.validated_rows <= AUTO_MIN_ROWS < context.n_rows:
+        return False
+    return "auto"
 
 
 #: Trees of the long schedule.
@@ -171,7 +187,8 @@ class StumpsCandidate(Candidate):
     def build(self, context: CandidateContext) -> Any:
         from ..push import boost
 
-        return boost(n_iter=self.n_iter, random_state=context.random_state, n_jobs=context.n_jobs)
+        return boost(n_iter=self.n_iter, early_stopping=early_stopping_as_validated(context),
+                     random_state=context.random_state, n_jobs=context.n_jobs)
 
 
 class LinearCandidate(Candidate):

@@ -38,6 +38,11 @@ class CandidateContext:
         The seed of this fit (every fit of one AutoRanker gets its own).
     n_jobs : int
         Threads the estimator may use.
+    validated_rows : int or None
+        For the final refit on every row: the training rows of the fits the
+        choice was validated on (a fold's training part), so that a
+        candidate whose settings depend on the number of rows can refit as
+        it was validated.  None for a fold's fit.
     """
 
     metric: str
@@ -47,6 +52,7 @@ class CandidateContext:
     has_missing: bool
     random_state: int
     n_jobs: int = 1
+    validated_rows: int | None = None
 
 
 class Candidate(Component):

@@ -328,7 +328,7 @@ class AutoRanker(Ranker):
         selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
         selection.units_used = used
         refit_start = time.perf_counter()
-        chosen, fitted, failures = self._refit(X, y, selection, alive, scores, sign, specs, metric.spec, seed,
+        chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, specs, metric.spec, seed,
                                                n_threads)
         if len(chosen) > 1:
             references = [np.concatenate([outcome.predictions[c][f] for f in range(outcome.n_folds_final)])
@@ -355,9 +355,10 @@ class AutoRanker(Ranker):
         self._candidate = self._resolved(specs[chosen[0]]) if len(chosen) == 1 else None
         self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
 
-    def _refit(self, X, y, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
+    def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
+        context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds))
         order = [selection.chosen]
         if selection.is_blend:
             order.append((selection.single,))
