@@ -212,6 +212,20 @@ def test_auto_refit_fits_the_model_its_folds_validated(n, refit_stops_early):
     assert hasattr(refit, "validation_scores_") == refit_stops_early
 
 
+@pytest.mark.parametrize("n, spec", [(11_000, "trees:n_iter=3"), (13_000, "trees:large_data=false,n_iter=3")])
+def test_auto_large_data_choices_save_and_load(tmp_path, n, spec):
+    from rankcore.persistence import load_model, save_model
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] * X[:, 1] + rng.normal(size=n) > 1).astype(int)
+    model = rankcore.AutoRanker(candidates=[spec], random_state=0, n_jobs=1).fit(X, y)
+    save_model(model, tmp_path / "auto.json")
+    loaded = load_model(tmp_path / "auto.json")
+    np.testing.assert_array_equal(loaded.decision_function(X[:500]), model.decision_function(X[:500]))
+    assert loaded.best_estimator_.get_params() == model.best_estimator_.get_params()
+
+
 def test_auto_early_stopping_as_validated():
     from rankcore.auto._builtin import early_stopping_as_validated
 
