@@ -87,10 +87,10 @@ def test_auto_oblivious_candidate_fits_and_is_deterministic():
 # ----------------------------------------------------------------------
 # The default search: which candidates apply at which size
 # ----------------------------------------------------------------------
-DEFAULT = ["trees", "trees:subsample=1", "trees:large_data=false", "linear", "kernel", "kernel:kernel=rbf",
-           "exactboost"]
+DEFAULT = ["trees", "trees:subsample=1", "trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear",
+           "kernel", "kernel:kernel=rbf", "exactboost"]
 #: Up to 10,000 training rows (of a fold) the small-data shape is the default trees: skipped as the same fit.
-SMALL = [spec for spec in DEFAULT if spec != "trees:large_data=false"]
+SMALL = [spec for spec in DEFAULT if spec not in ("trees:large_data=false", "trees:n_iter=300,min_rows=3000")]
 
 
 def _applicable(n, d=5, nan=False):
@@ -116,16 +116,18 @@ def test_auto_default_search_lists_the_anchor_first():
     (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
     (3000, ["trees", "trees:subsample=1", "linear"]),
     (3001, ["trees", "trees:subsample=1", "linear"]),                             # the hold-out plan
-    (3750, ["trees", "trees:subsample=1", "linear"]),
-    (3760, ["trees", "trees:subsample=1", "linear"]),
-    (12_500, ["trees", "trees:subsample=1", "linear"]),                            # folds of 10,000 rows
-    (12_510, ["trees", "trees:large_data=false", "linear"]),                       # the large-data trees
+    (3740, ["trees", "trees:subsample=1", "linear"]),
+    (3750, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),    # folds of 3,000 rows
+    (12_500, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000
+    (12_510, ["trees", "trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear"]),  # large data
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
     assert specs == applicable
     if n > 750:
         assert "more than 600 training rows" in skipped["kernel"]
+    if n < 3750:
+        assert skipped["trees:n_iter=300,min_rows=3000"] == "fewer than 3,000 training rows"
     if n <= 12_500:
         assert skipped["trees:large_data=false"] == "fits the same model as 'trees' on these data"
     else:
@@ -168,7 +170,8 @@ def test_auto_trees_large_data_shape(spec, leaves, rate, subsample):
 def test_auto_missing_values_keep_only_the_trees():
     specs, skipped = _applicable(300, nan=True)
     assert specs == ["trees", "trees:subsample=1"]
-    assert set(skipped) == {"trees:large_data=false", "linear", "kernel", "kernel:kernel=rbf", "exactboost"}
+    assert set(skipped) == {"trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear", "kernel",
+                            "kernel:kernel=rbf", "exactboost"}
 
 
 def test_auto_default_search_on_small_data_is_deterministic():
@@ -186,8 +189,9 @@ def test_auto_default_search_on_small_data_is_deterministic():
     # the plan: every candidate on two folds, then the three leaders and the anchor on five
     folds = {r.name: r.n_folds for r in a.leaderboard_ if not r.name.startswith("blend(")}
     assert set(folds) == set(DEFAULT) and folds["trees"] == 5
-    assert a.leaderboard_["trees:large_data=false"].status == "skipped"
-    del folds["trees:large_data=false"]
+    for spec in ("trees:large_data=false", "trees:n_iter=300,min_rows=3000"):
+        assert a.leaderboard_[spec].status == "skipped"
+        del folds[spec]
     assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])
 
 
