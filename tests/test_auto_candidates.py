@@ -68,6 +68,10 @@ def test_auto_trees_candidate_passes_random_strength_to_the_learner():
     ("trees:random_strength=-1", "random_strength"),
     ("trees:leaf_reg=-1", "leaf_reg"),
     ("trees:schedule=short", "schedule"),
+    ("trees:min_rows=-1", "min_rows must be an integer >= 0"),
+    ("trees:min_rows=2.5", "min_rows must be an integer >= 0"),
+    ("trees:large_data=maybe", "large_data must be true or false"),
+    ("trees:large_data=2", "large_data must be true or false"),
 ])
 def test_auto_trees_candidate_refuses_bad_settings_naming_them(spec, match):
     with pytest.raises(ValueError, match=match):
@@ -238,21 +242,6 @@ def test_auto_early_stopping_as_validated():
     assert early_stopping_as_validated(replace(context, validated_rows=10_000)) is False
     assert early_stopping_as_validated(replace(context, validated_rows=10_001)) == "auto"
     assert early_stopping_as_validated(replace(context, n_rows=9_000, validated_rows=7_200)) == "auto"
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("trees:min_rows=-1", "min_rows must be an integer >= 0"),
-    ("trees:min_rows=2.5", "min_rows must be an integer >= 0"),
-    ("trees:large_data=maybe", "large_data must be true or false"),
-    ("trees:large_data=2", "large_data must be true or false"),
-])
-def test_auto_trees_candidate_refuses_bad_values(spec, message):
-    from rankcore.spec import SpecError
-
-    with pytest.raises(SpecError, match=message):
-        rankcore.resolve("candidate", spec)
-    with pytest.raises(ValueError, match=message):
-        rankcore.AutoRanker(candidates=["trees", spec]).fit(np.zeros((40, 2)), np.arange(40) % 2)
 
 
 def test_auto_trees_min_rows_skips_below_it():
