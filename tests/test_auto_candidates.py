@@ -91,10 +91,11 @@ def test_auto_oblivious_candidate_fits_and_is_deterministic():
 # ----------------------------------------------------------------------
 # The default search: which candidates apply at which size
 # ----------------------------------------------------------------------
-DEFAULT = ["trees", "trees:subsample=1", "trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear",
+LARGE_SHAPE = "trees:n_iter=300,large_data=false,min_rows=10001"
+DEFAULT = ["trees", "trees:subsample=1", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear",
            "kernel", "kernel:kernel=rbf", "exactboost"]
-#: Up to 10,000 training rows (of a fold) the small-data shape is the default trees: skipped as the same fit.
-SMALL = [spec for spec in DEFAULT if spec not in ("trees:large_data=false", "trees:n_iter=300,min_rows=3000")]
+#: Up to 10,000 training rows (of a fold) the small-data shape for large data is skipped, below 3,000 the 300 trees.
+SMALL = [spec for spec in DEFAULT if spec not in (LARGE_SHAPE, "trees:n_iter=300,min_rows=3000")]
 
 
 def _applicable(n, d=5, nan=False):
@@ -123,7 +124,7 @@ def test_auto_default_search_lists_the_anchor_first():
     (3740, ["trees", "trees:subsample=1", "linear"]),
     (3750, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),    # folds of 3,000 rows
     (12_500, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000
-    (12_510, ["trees", "trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear"]),  # large data
+    (12_510, ["trees", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear"]),               # large data
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
@@ -133,7 +134,7 @@ def test_auto_default_candidates_by_size(n, applicable):
     if n < 3750:
         assert skipped["trees:n_iter=300,min_rows=3000"] == "fewer than 3,000 training rows"
     if n <= 12_500:
-        assert skipped["trees:large_data=false"] == "fits the same model as 'trees' on these data"
+        assert skipped[LARGE_SHAPE] == "fewer than 10,001 training rows"
     else:
         # the large-data settings train on every row: the every-row trees are the default trees there
         assert skipped["trees:subsample=1"] == "fits the same model as 'trees' on these data"
@@ -174,7 +175,7 @@ def test_auto_trees_large_data_shape(spec, leaves, rate, subsample):
 def test_auto_missing_values_keep_only_the_trees():
     specs, skipped = _applicable(300, nan=True)
     assert specs == ["trees", "trees:subsample=1"]
-    assert set(skipped) == {"trees:large_data=false", "trees:n_iter=300,min_rows=3000", "linear", "kernel",
+    assert set(skipped) == {LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear", "kernel",
                             "kernel:kernel=rbf", "exactboost"}
 
 
@@ -193,7 +194,7 @@ def test_auto_default_search_on_small_data_is_deterministic():
     # the plan: every candidate on two folds, then the three leaders and the anchor on five
     folds = {r.name: r.n_folds for r in a.leaderboard_ if not r.name.startswith("blend(")}
     assert set(folds) == set(DEFAULT) and folds["trees"] == 5
-    for spec in ("trees:large_data=false", "trees:n_iter=300,min_rows=3000"):
+    for spec in (LARGE_SHAPE, "trees:n_iter=300,min_rows=3000"):
         assert a.leaderboard_[spec].status == "skipped"
         del folds[spec]
     assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..push._validation import AUTO_MIN_ROWS
 from ..spec import Parameter
 from ._candidate import Candidate, CandidateContext
 
@@ -69,17 +70,18 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
                 "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
-    # Two shapes of data want opposite trees beyond 10,000 rows, and which one a set is shows only on
-    # held-out rows: on clean data with interactions the large-data settings gain 0.01-0.03 pAUC@0.1 over
-    # the small-data shape (ijcnn1 0.974 against 0.966, letter-vowel 0.980 against 0.961), on noisy data
-    # they lose as much (the UCI Adult census one-hot encoded 0.509 against 0.515, credit-shaped synthetic
-    # sets 0.216 and 0.445 against 0.241 and 0.476): docs/auto.md, *Large data*.  Both are candidates; each
-    # variant that fits the same model as the default trees on the data at hand is skipped (the every-row
-    # trees on large data, the small-data shape on small data: fit_identity).
+    # Beyond 10,000 rows the trees' large-data settings (63 leaves at rate 0.2) reach in about 100 trees what
+    # the small-data shape reaches in about 300 on clean data (ijcnn1 0.9736 against 0.9744, letter-vowel
+    # 0.982 against 0.980), but lose on noisy tables (the UCI Adult census one-hot encoded 0.511 against
+    # 0.514, credit-shaped synthetic sets 0.446 and 0.218 against 0.477 and 0.247), and which kind a table is
+    # shows only on held-out rows: both are candidates (docs/auto.md, *Large data: which trees*).  The
+    # small-data shape runs only beyond 10,000 rows (min_rows); a variant that fits the same model as the
+    # default trees on the data at hand is skipped (the every-row trees on large data: fit_identity).
     # 300 trees where a fold trains on 3,000 rows or more (AutoRanker's hold-out plan, where a candidate costs
     # one fit, not five): more trees gain on clean data (satellite-damp +0.027 pAUC@0.1 on 5 splits, dna-ei,
-    # letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the hold-out decides (docs/auto.md).
-    default_specs = ("trees", "trees:subsample=1", "trees:large_data=false", "trees:n_iter=300,min_rows=3000")
+    # letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the hold-out decides.
+    default_specs = ("trees", "trees:subsample=1", f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
+                     "trees:n_iter=300,min_rows=3000")
     accepts_missing = True
     priority = 0
 
@@ -102,7 +104,6 @@ class TreesCandidate(Candidate):
         apply to what the spec leaves out (``trees:subsample=1`` is then
         ``trees``); up to there ``large_data`` changes nothing.
         """
-        from ..push import AUTO_MIN_ROWS
         from ..push._validation import large_data_learner
         from ..registry import resolve
 
@@ -152,8 +153,6 @@ def early_stopping_as_validated(context: CandidateContext):
     on at most that many rows validated fits without it; the refit on every
     row -- which may hold more -- must fit the model that was validated.
     """
-    from ..push import AUTO_MIN_ROWS
-
     if context.validated_rows is not None and context.validated_rows <= AUTO_MIN_ROWS < context.n_rows:
         return False
     return "auto"
