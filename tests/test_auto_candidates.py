@@ -250,3 +250,16 @@ def test_auto_trees_min_rows_skips_below_it():
     candidate = rankcore.resolve("candidate", "trees:n_iter=300,min_rows=3000")
     assert candidate.skip_reason(context) == "fewer than 3,000 training rows"
     assert candidate.skip_reason(replace(context, n_rows=3_000)) is None
+
+
+@pytest.mark.parametrize("n, same", [(10_050, True), (2_000, False)])
+def test_auto_fit_identity_means_the_same_fit(n, same):
+    # the claim behind skipping a candidate: equal identities fit equal models (and unequal ones may not)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] * X[:, 2] + rng.normal(size=n) > 0.8).astype(int)
+    context = make_context("pauc:0.1", X, y, 5, 1)
+    a, b = (rankcore.resolve("candidate", spec) for spec in ("trees:n_iter=4", "trees:n_iter=4,subsample=1"))
+    assert (a.fit_identity(context) == b.fit_identity(context)) is same
+    fits = [candidate.build(context).fit(X, y).decision_function(X) for candidate in (a, b)]
+    assert np.array_equal(fits[0], fits[1]) is same
