@@ -20,7 +20,7 @@ each, scored with the metrics of ``top_of_list_comparison.py``:
 Data: named sets from the datasets folder (``RANKCORE_DATASETS``; missing
 ones are skipped) and three synthetic ones built here:
 ``census-shaped`` (as in ``fit_time_comparison.py``), ``credit-shaped``
-and ``credit-shaped-weak`` (60,000 rows × 10, 5 % missing cells, about 6 %
+and ``credit-shaped-weak`` (60,000 rows × 10, 5 % missing cells, 11 % and 6 %
 positives, interactions; the weak one's signal is about half as strong).
 
 Usage::
@@ -48,7 +48,7 @@ METRICS = ("pauc@0.1", "prec@1%", "prec@5%", "auc")
 
 
 def credit_shaped(strength: float, seed: int, n: int = 60_000):
-    """Credit-scoring-like data: skewed and count columns, 5 % missing cells, interactions, ~6 % positives."""
+    """Credit-scoring-like data: skewed and count columns, 5 % missing cells, interactions, 5-11 % positives."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 10))
     X[:, 3] = np.round(np.abs(X[:, 3]) * 3)
