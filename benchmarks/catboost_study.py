@@ -63,6 +63,10 @@ from top_of_list_comparison import METRICS, _scores, _subsample, binary_datasets
 
 SMALL = 5_000
 
+#: CatBoost's rate recipe at its automatic rate for a few hundred rows: 1,000 trees at η = 0.0065, depth 6,
+#: one row per leaf at least (CatBoost's min_data_in_leaf), an L2 leaf penalty as (c).
+RECIPE_TREES, RECIPE_RATE = 1000, 0.0065
+
 
 def long_schedule(n_train: int) -> tuple[int, float]:
     """(b): 500 trees at η = clip(0.05·(n/10⁴)^0.3, 0.02, 0.1)."""
@@ -80,12 +84,15 @@ def small_data_l2(y_train: np.ndarray, objective: str = "push:exp,pow:2") -> dic
     return {"l2": float(f"{12.0 * float(np.mean(h)):.6g}")}
 
 
-def _trees(seed: int, y_train: np.ndarray, *, oblivious=False, long=False, l2=False, noise=False):
+def _trees(seed: int, y_train: np.ndarray, *, oblivious=False, long=False, l2=False, noise=False, recipe=False):
     import rankcore
 
     spec = {"random_strength": 3} if noise else {}
     n_iter = 100
     n_train = y_train.shape[0]
+    if recipe:
+        n_iter = RECIPE_TREES
+        spec.update(learning_rate=RECIPE_RATE, max_depth=6, max_leaves=64, min_samples_leaf=1)
     if oblivious:
         spec["growth"] = "oblivious"
     if long:
@@ -98,23 +105,9 @@ def _trees(seed: int, y_train: np.ndarray, *, oblivious=False, long=False, l2=Fa
     return rankcore.boost(learner=learner, n_iter=n_iter, n_jobs=1, random_state=seed, early_stopping=False)
 
 
-#: CatBoost's rate recipe at its automatic rate for a few hundred rows: 1,000 trees at η = 0.0065, depth 6,
-#: one row per leaf at least (CatBoost's min_data_in_leaf), an L2 leaf penalty.
-RECIPE_TREES, RECIPE_RATE = 1000, 0.0065
-
-
-def _trees_recipe(seed: int, y_train: np.ndarray):
-    import rankcore
-
-    spec = {"learning_rate": RECIPE_RATE, "max_depth": 6, "max_leaves": 64, "min_samples_leaf": 1,
-            **small_data_l2(y_train)}
-    learner = "trees:" + ",".join(f"{k}={v}" for k, v in spec.items())
-    return rankcore.boost(learner=learner, n_iter=RECIPE_TREES, n_jobs=1, random_state=seed, early_stopping=False)
-
-
 def models() -> dict:
     out = {
-        "trees+recipe": lambda s, n: _trees_recipe(s, n),
+        "trees+recipe": lambda s, n: _trees(s, n, recipe=True, l2=True),
         "trees": lambda s, n: _trees(s, n),
         "trees+noise": lambda s, n: _trees(s, n, noise=True),
         "trees+oblivious": lambda s, n: _trees(s, n, oblivious=True),

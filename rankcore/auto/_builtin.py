@@ -12,29 +12,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..push._validation import AUTO_MIN_ROWS
+from ..push._validation import AUTO_MIN_ROWS, large_data_learner
 from ..spec import Parameter
-from ._candidate import Candidate, CandidateContext
+from ._candidate import Candidate, CandidateContext, _format
 
 __all__ = ["TreesCandidate", "StumpsCandidate", "LinearCandidate", "KernelCandidate", "ExactBoostCandidate",
            "LightGBMCandidate", "XGBoostCandidate", "BUILTIN_CANDIDATES"]
 
 
-def _format_number(value) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+def _spec_args(component, names, always=()) -> str:
+    """``"max_leaves=8,subsample=1"``: the parameters among ``names`` that differ from their defaults.
 
-
-def _spec_args(component, names) -> str:
-    """``"max_leaves=8,subsample=1"``: the parameters among ``names`` that differ from their defaults."""
-    parts = []
-    for param in component.parameters:
-        if param.name in names and component.params[param.name] != param.default:
-            value = component.params[param.name]
-            if isinstance(value, str):
-                parts.append(f"{param.name}={value}")
-            else:
-                parts.append(f"{param.name}={_format_number(value)}")
-    return ",".join(parts)
+    The parameters in ``always`` are written even at their defaults.
+    """
+    values = component.params
+    return ",".join(f"{p.name}={_format(values[p.name])}" for p in component.parameters
+                    if p.name in always or (p.name in names and values[p.name] != p.default))
 
 
 class TreesCandidate(Candidate):
@@ -104,7 +97,6 @@ class TreesCandidate(Candidate):
         apply to what the spec leaves out (``trees:subsample=1`` is then
         ``trees``); up to there ``large_data`` changes nothing.
         """
-        from ..push._validation import large_data_learner
         from ..registry import resolve
 
         given = self.learner_spec(context)
@@ -121,14 +113,11 @@ class TreesCandidate(Candidate):
 
     def learner_spec(self, context: CandidateContext | None = None) -> str:
         """The trees learner's spec (``context`` places the long schedule's rate and the leaf penalty)."""
+        # named in the spec, the learner's large-data settings leave the small-data shape as it is
+        shape = () if self.large_data else ("max_leaves", "learning_rate", "subsample")
         args = _spec_args(self, {"learning_rate", "max_leaves", "subsample", "colsample", "min_samples_leaf",
-                                 "growth", "random_strength"})
+                                 "growth", "random_strength"}, always=shape)
         extra = []
-        if not self.large_data:
-            # named in the spec, the learner's large-data settings leave them as they are
-            named = {a.split("=")[0] for a in args.split(",") if a}
-            extra += [f"{name}={_format_number(getattr(self, name))}"
-                      for name in ("max_leaves", "learning_rate", "subsample") if name not in named]
         if context is not None and self.schedule == "long":
             args = ",".join(a for a in args.split(",") if a and not a.startswith("learning_rate="))
             extra.append(f"learning_rate={self.schedule_for(context.n_rows)[1]:.6g}")
