@@ -153,7 +153,7 @@ def test_auto_candidates_that_fit_the_same_model_are_skipped():
 
 
 @pytest.mark.parametrize("spec, leaves, rate, subsample", [
-    ("trees", 63, 0.2, 1.0),                        # the learner's large-data settings
+    ("trees", 31, 0.2, 1.0),                        # the learner's large-data settings
     ("trees:large_data=false", 31, 0.1, 0.8),       # the small-data shape, still stopped early
     ("trees:large_data=false,max_leaves=15", 15, 0.1, 0.8),
 ])

@@ -220,8 +220,7 @@ def test_auto_switches_on_above_ten_thousand_rows(n, on):
 def test_auto_gives_trees_their_large_data_settings_unless_the_user_set_them():
     X, y = _data(AUTO_MIN_ROWS + 1, seed=10)
     trees = rankcore.resolve("learner", "trees")
-    assert dict(trees.large_data_params) == {"max_leaves": 63, "learning_rate": 0.2, "subsample": 1.0,
-                                             "max_bins": 127}
+    assert dict(trees.large_data_params) == {"learning_rate": 0.2, "subsample": 1.0}
     model = PushBoost(learner="trees", n_iter=2, random_state=0).fit(X, y)
     assert rankcore.resolve("learner", model.learner_spec_).params == {**trees.params, **trees.large_data_params}
     mine = PushBoost(learner="trees:max_leaves=15,subsample=0.5", n_iter=2, random_state=0).fit(X, y)

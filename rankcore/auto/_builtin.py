@@ -54,7 +54,7 @@ class TreesCandidate(Candidate):
                   doc="noise on each node's choice of feature (the trees learner's random_strength)"),
         Parameter("large_data", bool, default=True,
                   doc="on more than 10,000 training rows, where the trees stop early on a hold-out: true, the "
-                      "trees learner's large-data settings (63 leaves at rate 0.2 on every row); false, the "
+                      "trees learner's large-data settings (rate 0.2 on every row, up to 120 trees); false, the "
                       "small-data shape (max_leaves, learning_rate and subsample as given), up to n_iter trees"),
         Parameter("min_rows", int, default=0, minimum=0,
                   doc="skipped where a fit trains on fewer rows (a fold's training part): for configurations "
@@ -63,13 +63,14 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
                 "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
-    # Beyond 10,000 rows the trees' large-data settings (63 leaves at rate 0.2) reach in about 100 trees what
-    # the small-data shape reaches in about 300 on clean data (ijcnn1 0.9736 against 0.9744, letter-vowel
-    # 0.982 against 0.980), but lose on noisy tables (the UCI Adult census one-hot encoded 0.511 against
-    # 0.514, credit-shaped synthetic sets 0.446 and 0.218 against 0.477 and 0.247), and which kind a table is
-    # shows only on held-out rows: both are candidates (docs/auto.md, *Large data: which trees*).  The
-    # small-data shape runs only beyond 10,000 rows (min_rows); a variant that fits the same model as the
-    # default trees on the data at hand is skipped (the every-row trees on large data: fit_identity).
+    # Beyond 10,000 rows the trees' large-data settings (31 leaves at rate 0.2 on every row, up to 120 trees)
+    # keep the default fit within LightGBM's time, but lose to the small-data shape (rate 0.1 on 80 % of the
+    # rows, up to 300 trees) on noisy tables (credit-shaped synthetic sets 0.457 and 0.240 against 0.476 and
+    # 0.245, the UCI Adult census one-hot encoded 0.581 against 0.585) and to 300 trees of their own on clean
+    # data (letter-vowel), and which kind a table is shows only on held-out rows: all three are candidates
+    # (docs/auto.md, *Large data: which trees*).  The small-data shape runs only beyond 10,000 rows
+    # (min_rows); a variant that fits the same model as the default trees on the data at hand is skipped
+    # (the every-row trees on large data: fit_identity).
     # 300 trees where a fold trains on 3,000 rows or more (AutoRanker's hold-out plan, where a candidate costs
     # one fit, not five): more trees gain on clean data (satellite-damp +0.027 pAUC@0.1 on 5 splits, dna-ei,
     # letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the hold-out decides.
