@@ -640,6 +640,13 @@ cdef class TreeGrower:
                                    &w.T_gather)
             if w.k > 0:
                 w.T_scan = scan_threads(w.k, fs, self.n_threads)
+            if w.T_hist < w.T_scan <= fs.n_cols:
+                # a histogram too small to pay for a region of its own: the scans' region is there
+                # anyway, and on the scans' threads the histogram needs no barrier either (each
+                # thread scans the columns it filled) -- rather than one thread filling while the
+                # others wait (each histogram thread then reads its rows' g and h itself)
+                w.T_hist = w.T_scan
+                w.T_gather = 0
         team = max(max(w.T_part, w.T_hist), max(w.T_gather, w.T_scan))
         if team <= 1:
             _split_team(&w, 0)
