@@ -93,9 +93,9 @@ cdef void _split_team(SplitTeam* w, int tid) noexcept nogil:
     after a parallel gather, and before the scans unless they run on the
     histogram's threads -- then thread t scans the columns whose slots
     (bundled features' default bins included) it zeroed and filled itself
-    (``histogram_part``), and waits for no one.  O(m/T + m'·c/T + S/T) per thread for a
-    node of m rows and a smaller child of m', no allocation; the tree does
-    not depend on the threads.
+    (``histogram_part``), and waits for no one.  O(m/T + m'·c/T + S/T)
+    per thread for a node of m rows and a smaller child of m', no
+    allocation; the tree does not depend on the threads.
     """
     cdef Py_ssize_t nl, s, e
     nl = partition_part(w.column, 1, w.idx, w.scratch, w.start, w.end, 0, w.table, tid, w.T_part, w.before)

@@ -621,7 +621,7 @@ cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8
 
 cdef int scan_threads(Py_ssize_t k, const FeatureSlots* fs, int n_threads) noexcept nogil:
     """The threads of :func:`scan_nodes` for k nodes: ``n_threads`` from SCAN_PARALLEL_SLOTS slots in all
-    on (a few thousand slots are ~10 µs: worth one fork and join), at most one per (node, feature)."""
+    on (a few thousand slots are ~10 µs: worth one fork and join), at most one per (node, feature).  O(1)."""
     cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
     if T > k * fs.d:
         T = <int> (k * fs.d)

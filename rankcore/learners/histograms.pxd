@@ -174,7 +174,7 @@ cdef inline void node_histogram_threads(Py_ssize_t m, Py_ssize_t n_cols, int n_t
                                         int* T, int* T_gather) noexcept nogil:
     """The threads of a node's histogram over m rows: ``T`` fill the slots (one group of columns each),
     ``T_gather`` gather its g and h first (0: no gather -- the root without sampling, or each
-    histogram thread reads g[r], h[r] itself because the gather would stay on one thread)."""
+    histogram thread reads g[r], h[r] itself because the gather would stay on one thread).  O(1)."""
     T[0] = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
     if T[0] > n_cols:
         T[0] = <int> n_cols
