@@ -30,10 +30,15 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from cython.parallel cimport parallel, threadid
+
 from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
-                                              build_histogram, partition_rows, split_params, split_table)
-from rankcore.learners._tree_split cimport choose_split, scan_nodes
-from rankcore._parallel cimport threads_for
+                                              MAX_PARTITION_THREADS, build_histogram, histogram_part,
+                                              partition_part, partition_rows, partition_threads, split_params,
+                                              split_table)
+from rankcore.learners._tree_split cimport choose_split, scan_nodes, scan_part, scan_threads
+from rankcore.learners.histograms cimport node_histogram_threads
+from rankcore._parallel cimport rc_barrier, threads_for
 
 import numpy as np
 
@@ -50,6 +55,61 @@ cdef extern from *:
 cdef enum:
     # rows from which a node's partition runs on several threads (about 10 µs of work on one)
     PARTITION_PARALLEL_ROWS = 2048
+
+
+cdef struct SplitTeam:
+    # one split's work for the threads of one parallel region (TreeGrower._split_one)
+    const uint8_t* codes            # (n, c) row-major codes
+    const uint8_t* column           # the split feature's column of the column-major codes
+    const uint8_t* table            # the split's table: code -> goes left
+    const FeatureSlots* fs
+    const double* g
+    const double* h
+    int32_t* idx
+    int32_t* scratch
+    double* og
+    double* oh
+    const uint8_t* mask
+    const SplitParams* params
+    Py_ssize_t* before              # the partition's per-chunk counts (shared)
+    Py_ssize_t start, end           # the node's rows idx[start:end]
+    Py_ssize_t nl                   # out: its rows going left (the left child's)
+    bint histogram                  # the smaller child's histogram and the children's scans are wanted
+    bint small_left                 # the smaller child is the left one
+    double* hist                    # its (zeroed here) histogram buffer
+    bint unit_h
+    NodeScan scans[2]
+    Py_ssize_t k                    # scans (0, 1 or 2)
+    int T_part, T_hist, T_gather, T_scan
+
+
+cdef void _split_team(SplitTeam* w, int tid) noexcept nogil:
+    """Thread ``tid``'s share of a split: partition, then the smaller child's histogram, then both children's scans.
+
+    Every thread of the region calls it.  Each phase runs on its own number
+    of threads (as the separate calls would: ``partition_threads``,
+    ``node_histogram_threads``, ``scan_threads``), the others only meeting
+    its barriers: after the partition (every thread reads the new ranges),
+    after a parallel gather, and before the scans unless they run on the
+    histogram's threads -- then thread t scans the columns whose slots
+    (bundled features' default bins included) it zeroed and filled itself
+    (``histogram_part``), and waits for no one.  O(m/T + m'·c/T + S/T)
+    per thread for a node of m rows and a smaller child of m', no
+    allocation; the tree does not depend on the threads.
+    """
+    cdef Py_ssize_t nl, s, e
+    nl = partition_part(w.column, 1, w.idx, w.scratch, w.start, w.end, 0, w.table, tid, w.T_part, w.before)
+    if tid == 0:
+        w.nl = nl
+    if not w.histogram:
+        return
+    s, e = (w.start, w.start + nl) if w.small_left else (w.start + nl, w.end)
+    histogram_part(w.codes, w.fs, w.g, w.h, w.idx, s, e, w.og, w.oh, w.hist, tid, w.T_hist, w.T_gather, False,
+                   w.unit_h)
+    if w.T_scan != w.T_hist:
+        rc_barrier()
+    if w.k > 0:
+        scan_part(w.scans, w.k, w.fs, w.mask, w.params, tid, w.T_scan)
 
 
 cdef class TreeGrower:
@@ -114,6 +174,7 @@ cdef class TreeGrower:
     cdef Py_ssize_t* depth
     cdef double* scan_scratch
     cdef Py_ssize_t* order
+    cdef Py_ssize_t* before             # the partition's per-chunk counts (_split_one)
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
                   double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
@@ -156,8 +217,10 @@ cdef class TreeGrower:
         self.depth = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.order = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.scan_scratch = <double*> malloc((6 * slots.fs.d + 1) * sizeof(double))     # two nodes' scans
+        self.before = <Py_ssize_t*> malloc((MAX_PARTITION_THREADS + 1) * sizeof(Py_ssize_t))
         if (self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
-                or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL):
+                or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL
+                or self.before == NULL):
             raise MemoryError("TreeGrower: no memory for the node records")
         memset(self.pool, 0, self.pool_size * sizeof(double*))
         self.pool_free = 0
@@ -194,6 +257,7 @@ cdef class TreeGrower:
         free(self.depth)
         free(self.order)
         free(self.scan_scratch)
+        free(self.before)
 
     def __reduce__(self):
         raise TypeError("a TreeGrower is a per-fit workspace; it is not copied or pickled")
@@ -391,6 +455,18 @@ cdef class TreeGrower:
         each node's split is chosen, ``node`` first.
         """
         cdef NodeScan scans[2]
+        cdef Py_ssize_t k = self._scans(node, sibling, scans)
+        if k > 0:
+            scan_nodes(scans, k, self.fs, mask, &self.params, self.n_threads)
+        self._choose(node, mask, sibling)
+
+    cdef Py_ssize_t _scans(self, Py_ssize_t node, Py_ssize_t sibling, NodeScan* scans) noexcept nogil:
+        """The scans of ``node`` and ``sibling`` (>= 0, or none) that may split, in that order; returns how many.
+
+        Marks them splittable (or not); ``node``'s scan first subtracts the
+        sibling's histogram.  Node q of (node, sibling) gets the scratch
+        3·d·q of ``scan_scratch``.
+        """
         cdef Py_ssize_t k = 0, q, i, d = self.fs.d
         cdef Py_ssize_t which[2]
         which[0] = node
@@ -404,8 +480,14 @@ cdef class TreeGrower:
                 scans[k].scratch = self.scan_scratch + 3 * d * q
                 self.splittable[i] = 1
                 k += 1
-        if k > 0:
-            scan_nodes(scans, k, self.fs, mask, &self.params, self.n_threads)
+        return k
+
+    cdef void _choose(self, Py_ssize_t node, const uint8_t* mask, Py_ssize_t sibling) noexcept nogil:
+        """After the scans of :meth:`_scans`: each splittable node's split (``node`` first), else a final leaf."""
+        cdef Py_ssize_t q, i, d = self.fs.d
+        cdef Py_ssize_t which[2]
+        which[0] = node
+        which[1] = sibling
         for q in range(2 if sibling >= 0 else 1):
             i = which[q]
             if self.splittable[i]:
@@ -420,50 +502,24 @@ cdef class TreeGrower:
                                  bint unit_h) noexcept nogil:
         """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t k, node, a, b, depth, small, large, nl, q
+        cdef Py_ssize_t k, node, a, b, small, large, nl
         cdef SplitChoice* sp
         cdef bint histogram
-        cdef int32_t* ft = self.p_feature
-        cdef int32_t* bn = self.p_bin
         cdef int32_t* lf = self.p_left
         cdef int32_t* rt = self.p_right
-        cdef uint8_t* nanl = self.p_nan_left
-        cdef double* Gv = self.p_G
-        cdef double* Hv = self.p_H
         cdef double* Cv = self.p_count
-        cdef double* gn = self.p_gain
         cdef Py_ssize_t* st = self.p_start
         cdef Py_ssize_t* en = self.p_end
+        if n_split == 1 and self.fs.column_slots:
+            return self._split_one(codes, codes_t, n, g, h, idx, scratch, og, oh, mask, self.order[0], n_nodes, last,
+                                   unit_h)
         for k in range(n_split):                # the requests: children and what the blocks do
             node = self.order[k]
             sp = &self.choice[node]
-            self.splittable[node] = 0
             a = n_nodes
             b = n_nodes + 1
             n_nodes += 2
-            lf[node] = <int32_t> a
-            rt[node] = <int32_t> b
-            ft[node] = <int32_t> sp.feature
-            bn[node] = <int32_t> sp.bin
-            nanl[node] = sp.nan_left
-            gn[node] = sp.gain
-            depth = self.depth[node] + 1
-            for q in range(2):
-                self._reset_node(a + q)
-                self.depth[a + q] = depth
-                self.splittable[a + q] = 0
-            Gv[a] = sp.left[0]
-            Hv[a] = sp.left[1]
-            Cv[a] = sp.left[2]
-            Gv[b] = sp.right[0]
-            Hv[b] = sp.right[1]
-            Cv[b] = sp.right[2]
-            # the children's histograms are needed only if one of them may still be split
-            histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
-                         and (sp.left[2] >= 2 * self.params.min_samples_leaf
-                              or sp.right[2] >= 2 * self.params.min_samples_leaf))
-            if not histogram:
-                self._release(node)
+            histogram = self._children(node, a, last)
             split_table(fs, sp, self.p_tables + 256 * node)
             # the split feature's column, column-major: far fewer cache misses than each row's line
             nl = partition_rows(codes_t + fs.col[sp.feature] * n, 1, idx, scratch, st[node], en[node], 0,
@@ -492,6 +548,119 @@ cdef class TreeGrower:
             self.hist_of[node] = -1
             self._consider(large, mask, small)
         return n_nodes
+
+    cdef bint _children(self, Py_ssize_t node, Py_ssize_t a, bint last) noexcept nogil:
+        """Record node's split (its choice) and its children a, a + 1; whether their histograms are needed.
+
+        A node whose children need no histogram (none of them may be split)
+        gives its buffer back.
+        """
+        cdef SplitChoice* sp = &self.choice[node]
+        cdef Py_ssize_t b = a + 1, q, depth
+        cdef bint histogram
+        self.splittable[node] = 0
+        self.p_left[node] = <int32_t> a
+        self.p_right[node] = <int32_t> b
+        self.p_feature[node] = <int32_t> sp.feature
+        self.p_bin[node] = <int32_t> sp.bin
+        self.p_nan_left[node] = sp.nan_left
+        self.p_gain[node] = sp.gain
+        depth = self.depth[node] + 1
+        for q in range(2):
+            self._reset_node(a + q)
+            self.depth[a + q] = depth
+            self.splittable[a + q] = 0
+        self.p_G[a] = sp.left[0]
+        self.p_H[a] = sp.left[1]
+        self.p_count[a] = sp.left[2]
+        self.p_G[b] = sp.right[0]
+        self.p_H[b] = sp.right[1]
+        self.p_count[b] = sp.right[2]
+        # the children's histograms are needed only if one of them may still be split
+        histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
+                     and (sp.left[2] >= 2 * self.params.min_samples_leaf
+                          or sp.right[2] >= 2 * self.params.min_samples_leaf))
+        if not histogram:
+            self._release(node)
+        return histogram
+
+    cdef Py_ssize_t _split_one(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                               const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                               const uint8_t* mask, Py_ssize_t node, Py_ssize_t n_nodes, bint last,
+                               bint unit_h) noexcept nogil:
+        """Split one node as :meth:`_split_round` does, its three phases in one parallel region.
+
+        The partition, the smaller child's histogram and both children's
+        scans (the same kernels, threads and work per thread as three
+        separate calls: ``_split_team``) run in one region; a region's fork
+        and join cost about 1.7 µs on two threads, four times a barrier, and
+        a leaf-wise tree paid three or four of them per split.  Needs every
+        column's slots to lie between its first slot and the next column's
+        (``fs.column_slots``): each thread then zeroes, fills and scans its
+        own columns' slots with no barrier in between.
+        """
+        cdef const FeatureSlots* fs = self.fs
+        cdef SplitTeam w
+        cdef Py_ssize_t a = n_nodes, b = n_nodes + 1, small, large
+        cdef int team, tid = 0
+        w.histogram = self._children(node, a, last)
+        split_table(fs, &self.choice[node], self.p_tables + 256 * node)
+        w.codes = codes
+        w.column = codes_t + fs.col[self.choice[node].feature] * n
+        w.table = self.p_tables + 256 * node
+        w.fs = fs
+        w.g = g
+        w.h = h
+        w.idx = idx
+        w.scratch = scratch
+        w.og = og
+        w.oh = oh
+        w.mask = mask
+        w.params = &self.params
+        w.before = self.before
+        w.start = self.p_start[node]
+        w.end = self.p_end[node]
+        w.unit_h = unit_h
+        w.T_part = partition_threads(w.end - w.start, self.n_threads, PARTITION_PARALLEL_ROWS)
+        w.T_hist = 1
+        w.T_gather = 0
+        w.T_scan = 1
+        w.k = 0
+        small = large = -1
+        if w.histogram:
+            small, large = (a, b) if self.p_count[a] <= self.p_count[b] else (b, a)
+            w.small_left = small == a
+            self.hist_of[small] = self._take()
+            w.hist = self.pool[self.hist_of[small]]
+            # the parent's buffer becomes the larger child's (see _split_round)
+            self.hist_of[large] = self.hist_of[node]
+            self.hist_of[node] = -1
+            w.k = self._scans(large, small, w.scans)
+            node_histogram_threads(<Py_ssize_t> self.p_count[small], fs.n_cols, self.n_threads, False, &w.T_hist,
+                                   &w.T_gather)
+            if w.k > 0:
+                w.T_scan = scan_threads(w.k, fs, self.n_threads)
+            if w.T_hist < w.T_scan <= fs.n_cols:
+                # a histogram too small to pay for a region of its own: the scans' region is there
+                # anyway, and on the scans' threads the histogram needs no barrier either (each
+                # thread scans the columns it filled) -- rather than one thread filling while the
+                # others wait (each histogram thread then reads its rows' g and h itself)
+                w.T_hist = w.T_scan
+                w.T_gather = 0
+        team = max(max(w.T_part, w.T_hist), max(w.T_gather, w.T_scan))
+        if team <= 1:
+            _split_team(&w, 0)
+        else:
+            with parallel(num_threads=team):
+                tid = threadid()
+                _split_team(&w, tid)
+        self.p_start[a] = w.start
+        self.p_end[a] = w.start + w.nl
+        self.p_start[b] = w.start + w.nl
+        self.p_end[b] = w.end
+        if w.histogram:
+            self._choose(large, mask, small)
+        return n_nodes + 2
 
     cdef void _sort_by_gain(self, Py_ssize_t n) noexcept nogil:
         """order[:n] by gain, largest first, ties by node id (insertion sort: n <= max_leaves)."""

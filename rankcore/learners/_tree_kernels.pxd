@@ -21,6 +21,9 @@ cdef struct FeatureSlots:
     Py_ssize_t n_bundled            # features with default_bin >= 0
     const Py_ssize_t* bundled       # (n_bundled,) those features, ascending
     const uint8_t* categorical      # (d,) feature j's bins are categories: split by groups of them
+    bint column_slots               # col_base ascending and column c's features' slots in [col_base[c],
+                                    # col_base[c + 1]) (the last column's up to S): columns [j0, j1) own
+                                    # the slots [col_base[j0], col_base[j1])
 
 
 cdef struct SplitParams:
@@ -68,9 +71,26 @@ cdef struct NodeScan:
 
 cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil
 
+cdef enum:
+    MAX_PARTITION_THREADS = 64      # a partition's threads, at most
+
+cdef int partition_threads(Py_ssize_t m, int n_threads, double min_parallel) noexcept nogil
+
+cdef Py_ssize_t partition_part(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
+                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
+                               int tid, int T, Py_ssize_t* before) noexcept nogil
+
 cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
                                Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
                                int n_threads, double min_parallel) noexcept nogil
+
+cdef void bundle_defaults(const FeatureSlots* fs, const double* g, const double* h, const int32_t* idx,
+                          Py_ssize_t start, Py_ssize_t end, const double* og, const double* oh, double* hist,
+                          bint identity, bint gathered, bint unit_h) noexcept nogil
+
+cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
+                         const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
+                         int tid, int T, int T_gather, bint identity, bint unit_h) noexcept nogil
 
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,

@@ -33,20 +33,20 @@ E. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
 F. Prediction (from codes or raw values) is in ``_tree_predict.pyx``.
 """
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport isnan
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
-from rankcore._parallel cimport threads_for
+from rankcore._parallel cimport rc_barrier, threads_for
 from rankcore.learners._lower_bound cimport lower_bound
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
-                                          node_histogram as _node_histogram)
+                                          node_histogram as _node_histogram, node_histogram_part,
+                                          node_histogram_threads)
 
 import numpy as np
 
 cdef enum:
-    MAX_PARTITION_THREADS = 64
     C_MAX_EDGES = 254
 
 #: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
@@ -127,6 +127,10 @@ cdef class SlotLayout:
         self.fs.bundled = _ptr(self.bundled)
         cdef const uint8_t[::1] cat = self.categorical
         self.fs.categorical = &cat[0] if d > 0 else NULL
+        ends = np.r_[self.col_base[1:], n_slots] if n_cols > 0 else np.empty(0, dtype=np.intp)
+        self.fs.column_slots = bool(np.all(ends >= self.col_base)
+                                    and np.all(self.base >= self.col_base[self.col])
+                                    and np.all(self.base + self.n_edges + 2 <= ends[self.col]))
 
     @property
     def n_slots(self):
@@ -266,17 +270,92 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
                           double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil:
     """A node's histogram (``histograms.node_histogram``), then its bundled features' default-bin slots.
 
-    A bundled feature's default bin gets the node's total (Σg, Σh, count,
-    summed over its rows in order) minus the feature's other slots, summed in
-    slot order.  O(m·c + S) for m rows and c columns.
+    With ``fs.column_slots`` one parallel region of :c:func:`histogram_part`
+    (each thread fills its columns' default-bin slots itself); else the
+    filling, then :c:func:`bundle_defaults` on one thread.  O(m·c + S) for
+    m rows and c columns.
     """
-    cdef Py_ssize_t m = end - start, i, k, b, j, q, z, base
+    cdef bint gathered
+    cdef int T, T_gather, team, tid = 0
+    if fs.column_slots:
+        node_histogram_threads(end - start, fs.n_cols, n_threads, identity, &T, &T_gather)
+        team = T if T > T_gather else T_gather
+        if team <= 1:
+            histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, 0, T, T_gather, identity, unit_h)
+        else:
+            with parallel(num_threads=team):
+                tid = threadid()
+                histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, tid, T, T_gather, identity, unit_h)
+        return
+    gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots,
+                               n_threads, identity, unit_h)
+    bundle_defaults(fs, g, h, idx, start, end, og, oh, hist, identity, gathered, unit_h)
+
+
+cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
+                         const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
+                         int tid, int T, int T_gather, bint identity, bint unit_h) noexcept nogil:
+    """Thread ``tid``'s share of :c:func:`build_histogram` (``fs.column_slots`` layouts), in a parallel region
+    whose threads all call it (``T``, ``T_gather``: ``histograms.node_histogram_threads``).
+
+    Thread t < T zeroes, fills and (``unit_h``) completes the slots of its
+    columns (``histograms.node_histogram_part``), then the default-bin
+    slots of the bundled features among them, from the node's totals that
+    it summed in row order while filling (as :c:func:`bundle_defaults`
+    sums them): no thread waits for another but in a parallel gather, and
+    a thread may scan its columns right after.  Thread 0 alone (T = 1)
+    owns every slot.  Returns whether og, oh hold the gathered g, h.
+    O(m·c/T + S/T) per thread, no allocation.
+    """
+    cdef Py_ssize_t c = fs.n_cols, j0 = 0, j1 = 0, lo = 0, hi = 0, q, j
     cdef double totals[3]
+    cdef bint bundles = False, gathered
+    if tid < T:
+        j0 = (tid * c) // T
+        j1 = ((tid + 1) * c) // T
+        lo = 0 if tid == 0 else fs.col_base[j0]
+        hi = fs.n_slots if tid == T - 1 else fs.col_base[j1]
+        for q in range(fs.n_bundled):
+            if j0 <= fs.col[fs.bundled[q]] < j1:
+                bundles = True
+    gathered = node_histogram_part(codes, c, fs.col_base, g, h, idx, start, end, og, oh, hist, lo, hi, tid, T,
+                                   T_gather, identity, unit_h, totals if bundles else NULL)
+    if bundles:
+        totals[2] = <double> (end - start if end > start else 0)
+        for q in range(fs.n_bundled):
+            j = fs.bundled[q]
+            if j0 <= fs.col[j] < j1:
+                _bundle_default(fs, j, hist, totals)
+    return gathered
+
+
+cdef inline void _bundle_default(const FeatureSlots* fs, Py_ssize_t j, double* hist,
+                                 const double* totals) noexcept nogil:
+    """Bundled feature j's default-bin slot: the node's totals minus its other slots, summed in slot order.
+    O(n_edges_j), no allocation."""
+    cdef Py_ssize_t k, b, z = fs.default_bin[j], base = fs.base[j]
     cdef double s
+    for k in range(3):
+        s = 0.0
+        for b in range(fs.n_edges[j] + 2):
+            if b != z:
+                s = s + hist[(base + b) * 3 + k]
+        hist[(base + z) * 3 + k] = totals[k] - s
+
+
+cdef void bundle_defaults(const FeatureSlots* fs, const double* g, const double* h, const int32_t* idx,
+                          Py_ssize_t start, Py_ssize_t end, const double* og, const double* oh, double* hist,
+                          bint identity, bint gathered, bint unit_h) noexcept nogil:
+    """The bundled features' default-bin slots of a node's filled histogram (nothing without bundles).
+
+    A bundled feature's default bin gets the node's total (Σg, Σh, count,
+    summed over its rows in order: from og, oh when ``gathered``) minus the
+    feature's other slots, summed in slot order.  O(m + S), one thread.
+    """
+    cdef Py_ssize_t m = end - start, i, q
+    cdef double totals[3]
     cdef const double* gg
     cdef const double* hh
-    cdef bint gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist,
-                                         fs.n_slots, n_threads, identity, unit_h)
     if fs.n_bundled == 0:
         return
     totals[0] = 0.0
@@ -293,15 +372,7 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
             totals[1] += 1.0 if unit_h else h[idx[start + i]]
     totals[2] = <double> m
     for q in range(fs.n_bundled):
-        j = fs.bundled[q]
-        z = fs.default_bin[j]
-        base = fs.base[j]
-        for k in range(3):
-            s = 0.0
-            for b in range(fs.n_edges[j] + 2):
-                if b != z:
-                    s = s + hist[(base + b) * 3 + k]
-            hist[(base + z) * 3 + k] = totals[k] - s
+        _bundle_default(fs, fs.bundled[q], hist, totals)
 
 
 def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block
@@ -424,6 +495,59 @@ cdef inline void _place_chunk(int32_t* idx, const int32_t* scratch, Py_ssize_t s
         idx[right_at + k] = scratch[e - start - 1 - k]
 
 
+cdef int partition_threads(Py_ssize_t m, int n_threads, double min_parallel) noexcept nogil:
+    """The threads of a partition of m rows: ``n_threads`` from ``min_parallel`` rows on (at most one per
+    row and MAX_PARTITION_THREADS), else 1.  O(1)."""
+    cdef int T = threads_for(<double> m, n_threads, min_parallel)
+    if T > m:
+        T = <int> m
+    if T > MAX_PARTITION_THREADS:
+        T = MAX_PARTITION_THREADS
+    return T if T > 1 else 1
+
+
+cdef Py_ssize_t partition_part(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
+                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
+                               int tid, int T, Py_ssize_t* before) noexcept nogil:
+    """Thread ``tid``'s share of :c:func:`partition_rows` on T threads (``partition_threads``), in a
+    parallel region whose threads all call it; every thread returns the number of rows going left.
+
+    ``before`` (MAX_PARTITION_THREADS + 1 entries, shared by the threads)
+    receives each chunk's left rows.  Thread t < T splits chunk t into
+    scratch; after a barrier each thread adds up the chunks' counts itself
+    (no thread waits for another's sums) and places its chunk; a last
+    barrier makes the whole range (and the count) visible to every thread
+    of the region -- with T = 1 thread 0 does all of it.  O(m/T) per
+    thread, no allocation.
+    """
+    cdef Py_ssize_t m = end - start, nl = 0, left_at = 0, t, s, e
+    if m > 0 and T <= 1:
+        if tid == 0:
+            before[1] = _split_chunk(codes, n_cols, idx, scratch, start, start, end, column, go_left)
+            _place_chunk(idx, scratch, start, start, end, before[1], start, start + before[1])
+    elif m > 0:
+        if tid < T:
+            before[tid + 1] = _split_chunk(codes, n_cols, idx, scratch, start, start + (tid * m) // T,
+                                           start + ((tid + 1) * m) // T, column, go_left)
+        rc_barrier()
+        for t in range(T):
+            if t < tid:
+                left_at += before[t + 1]
+            nl += before[t + 1]
+        if tid < T:
+            # chunk t's right rows follow all left rows and the right rows of chunks < t
+            s = start + (tid * m) // T
+            e = start + ((tid + 1) * m) // T
+            _place_chunk(idx, scratch, start, s, e, before[tid + 1], start + left_at,
+                         start + nl + (s - start) - left_at)
+    rc_barrier()
+    if m <= 0:
+        return 0
+    if T <= 1:
+        return before[1]
+    return nl
+
+
 cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t* idx, int32_t* scratch,
                                Py_ssize_t start, Py_ssize_t end, Py_ssize_t column, const uint8_t* go_left,
                                int n_threads, double min_parallel) noexcept nogil:
@@ -440,33 +564,25 @@ cdef Py_ssize_t partition_rows(const uint8_t* codes, Py_ssize_t n_cols, int32_t*
     every chunk's count is known, copies them to their places -- the left
     rows of chunk 0, 1, ... then the right rows of chunk 0, 1, ... -- which
     is the order of the one-thread pass: the result does not depend on
-    ``n_threads``.
+    ``n_threads``.  One parallel region (:c:func:`partition_part`'s two
+    phases, a barrier apart).
     """
-    cdef Py_ssize_t m = end - start, nl, t
-    cdef Py_ssize_t before[MAX_PARTITION_THREADS + 1]     # before[t]: left rows of the chunks before chunk t
-    cdef int T
+    cdef Py_ssize_t m = end - start, nl
+    cdef Py_ssize_t before[MAX_PARTITION_THREADS + 1]     # before[t + 1]: left rows of chunk t
+    cdef int T, tid = 0
     if m <= 0:
         return 0
-    T = threads_for(<double> m, n_threads, min_parallel)
-    if T > m:
-        T = <int> m
-    if T > MAX_PARTITION_THREADS:
-        T = MAX_PARTITION_THREADS
+    T = partition_threads(m, n_threads, min_parallel)
     if T <= 1:
         nl = _split_chunk(codes, n_cols, idx, scratch, start, start, end, column, go_left)
         _place_chunk(idx, scratch, start, start, end, nl, start, start + nl)
         return nl
-    for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-        before[t + 1] = _split_chunk(codes, n_cols, idx, scratch, start, start + (t * m) // T,
-                                     start + ((t + 1) * m) // T, column, go_left)
-    before[0] = 0
-    for t in range(T):
-        before[t + 1] += before[t]
-    nl = before[T]
-    for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-        # chunk t's right rows follow all left rows and the right rows of chunks < t
-        _place_chunk(idx, scratch, start, start + (t * m) // T, start + ((t + 1) * m) // T,
-                     before[t + 1] - before[t], start + before[t], start + nl + (t * m) // T - before[t])
+    with parallel(num_threads=T):
+        tid = threadid()
+        partition_part(codes, n_cols, idx, scratch, start, end, column, go_left, tid, T, before)
+    nl = 0
+    for tid in range(T):
+        nl += before[tid + 1]
     return nl
 
 

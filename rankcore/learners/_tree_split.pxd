@@ -4,6 +4,11 @@ from libc.stdint cimport uint8_t, uint64_t
 from rankcore.learners._tree_kernels cimport FeatureSlots, NodeScan, SplitChoice, SplitParams
 
 
+cdef int scan_threads(Py_ssize_t k, const FeatureSlots* fs, int n_threads) noexcept nogil
+
+cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                    const SplitParams* params, int tid, int T) noexcept nogil
+
 cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
                      const SplitParams* params, int n_threads) noexcept nogil
 

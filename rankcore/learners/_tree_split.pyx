@@ -619,46 +619,69 @@ cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8
         feat_best[j] = -1.0
 
 
-cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
-                     const SplitParams* params, int n_threads) noexcept nogil:
-    """Every feature's best gain and parent term of k nodes (a split's two children), in one parallel region.
+cdef int scan_threads(Py_ssize_t k, const FeatureSlots* fs, int n_threads) noexcept nogil:
+    """The threads of :func:`scan_nodes` for k nodes: ``n_threads`` from SCAN_PARALLEL_SLOTS slots in all
+    on (a few thousand slots are ~10 µs: worth one fork and join), at most one per (node, feature).  O(1)."""
+    cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
+    if T > k * fs.d:
+        T = <int> (k * fs.d)
+    return T if T > 1 else 1
 
-    Node i's ``scratch`` receives them (2·d doubles); its ``subtract`` (or
-    NULL) is first taken from its histogram, feature by feature (the sibling
-    subtraction; it may be another node's histogram: read only).  Thread t
-    takes the features of the code columns [t·c/T, (t+1)·c/T) -- the columns
-    whose histogram slots it filled (``node_histogram`` cuts the columns so)
-    and which are still in its core's cache -- of every node; with more
-    threads than columns the (node, feature) items are dealt in turn.  A
-    node's feature is never split between threads, so the result does not
-    depend on ``n_threads``.  From SCAN_PARALLEL_SLOTS slots in all the
-    threads share the work (a few thousand slots are ~10 µs: worth one fork
-    and join).  O(k·S) time.
+
+cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                    const SplitParams* params, int tid, int T) noexcept nogil:
+    """Thread ``tid``'s share of :func:`scan_nodes` on T threads (``scan_threads``); no barrier.
+
+    With T <= c code columns thread t takes the features of the columns
+    [t·c/T, (t+1)·c/T) of every node -- the columns whose slots
+    ``histograms.node_histogram_part`` has thread t fill, so a thread may
+    scan right after filling, without waiting for the others; with more
+    threads than columns the (node, feature) items are dealt in turn.
+    O(k·S/T) per thread.
     """
     cdef Py_ssize_t d = fs.d, c = fs.n_cols, i, q, j, lo, hi
-    cdef int T = threads_for(<double> k * fs.n_slots, n_threads, SCAN_PARALLEL_SLOTS)
-    cdef int t
-    if T > k * d:
-        T = <int> (k * d)
+    if tid >= T:
+        return
     if T <= 1:
         for i in range(k * d):
             q = i // d
             _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
                           nodes[q].subtract)
     elif T <= c:
-        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
-            lo = (t * c) // T
-            hi = ((t + 1) * c) // T
-            for q in range(k):
-                for j in range(d):
-                    if lo <= fs.col[j] < hi:
-                        _feature_best(nodes[q].hist, fs, feature_mask, j, params, nodes[q].scratch,
-                                      nodes[q].scratch + d, nodes[q].subtract)
+        lo = (tid * c) // T
+        hi = ((tid + 1) * c) // T
+        for q in range(k):
+            for j in range(d):
+                if lo <= fs.col[j] < hi:
+                    _feature_best(nodes[q].hist, fs, feature_mask, j, params, nodes[q].scratch,
+                                  nodes[q].scratch + d, nodes[q].subtract)
     else:
-        for i in prange(k * d, num_threads=T, schedule="static", chunksize=1):
+        i = tid
+        while i < k * d:
             q = i // d
             _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
                           nodes[q].subtract)
+            i += T
+
+
+cdef void scan_nodes(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
+                     const SplitParams* params, int n_threads) noexcept nogil:
+    """Every feature's best gain and parent term of k nodes (a split's two children), in one parallel region.
+
+    Node i's ``scratch`` receives them (2·d doubles); its ``subtract`` (or
+    NULL) is first taken from its histogram, feature by feature (the sibling
+    subtraction; it may be another node's histogram: read only).  The
+    threads (``scan_threads``) share the features as :func:`scan_part`
+    says.  A node's feature is never split between threads, so the result
+    does not depend on ``n_threads``.  O(k·S) time.
+    """
+    cdef int T = scan_threads(k, fs, n_threads)
+    cdef int t
+    if T <= 1:
+        scan_part(nodes, k, fs, feature_mask, params, 0, 1)
+        return
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        scan_part(nodes, k, fs, feature_mask, params, t, T)
 
 
 # ----------------------------------------------------------------------

@@ -17,11 +17,11 @@
 # output (8 KiB of stack per thread for uint8 codes); ``node_histogram`` O(m·c) for a node of m rows
 # over c code columns, O(S) to zero its S-slot output, no allocation.
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.stdint cimport uint8_t, int32_t
 
 from rankcore.typedefs cimport code_t
-from rankcore._parallel cimport threads_for
+from rankcore._parallel cimport rc_barrier, threads_for
 
 cdef extern from *:
     """
@@ -123,17 +123,20 @@ cdef inline void feature_histograms(const code_t* codes, Py_ssize_t d, Py_ssize_
 cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
                             Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
                             const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
-                            double* hist, bint by_row) noexcept nogil:
+                            double* hist, bint by_row, double* totals) noexcept nogil:
     """Slots of columns [j0, j1) over m rows (row rows[i], or start + i without rows), in row order.
 
     Column j's code c of a row lands in slot col_base[j] + c of ``hist`` (S, 3).
     The i-th row's g and h are gg[i], hh[i], or with ``by_row`` gg[r], hh[r]
-    for its row r (not gathered).
+    for its row r (not gathered).  ``totals`` (or NULL) receives Σg and Σh
+    of the rows, each summed in row order from 0 (Σh of ``unit_h``: the
+    ones): two dependent chains of additions that hide behind the slots'
+    updates, where a pass of their own would take ~4 cycles a row.
     """
     cdef Py_ssize_t i, j, r
     cdef const uint8_t* row
     cdef double* hp
-    cdef double gv, hv
+    cdef double gv, hv, tg = 0.0, th = 0.0
     for i in range(m):
         if rows != NULL:
             r = rows[i]
@@ -149,6 +152,9 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
                 hp = hist + (col_base[j] + row[j]) * 3
                 hp[0] += gv
                 hp[2] += 1.0
+            if totals != NULL:
+                tg = tg + gv
+                th = th + 1.0
         else:
             hv = hh[r] if by_row else hh[i]
             for j in range(j0, j1):
@@ -156,6 +162,89 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
                 hp[0] += gv
                 hp[1] += hv
                 hp[2] += 1.0
+            if totals != NULL:
+                tg = tg + gv
+                th = th + hv
+    if totals != NULL:
+        totals[0] = tg
+        totals[1] = th
+
+
+cdef inline void node_histogram_threads(Py_ssize_t m, Py_ssize_t n_cols, int n_threads, bint identity,
+                                        int* T, int* T_gather) noexcept nogil:
+    """The threads of a node's histogram over m rows: ``T`` fill the slots (one group of columns each),
+    ``T_gather`` gather its g and h first (0: no gather -- the root without sampling, or each
+    histogram thread reads g[r], h[r] itself because the gather would stay on one thread).  O(1)."""
+    T[0] = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
+    if T[0] > n_cols:
+        T[0] = <int> n_cols
+    T_gather[0] = threads_for(<double> m, n_threads, HIST_PARALLEL_ROWS)
+    if identity or (T[0] > 1 and T_gather[0] <= 1):
+        T_gather[0] = 0
+
+
+cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
+                                     const double* g, const double* h, const int32_t* idx, Py_ssize_t start,
+                                     Py_ssize_t end, double* og, double* oh, double* hist, Py_ssize_t slot_lo,
+                                     Py_ssize_t slot_hi, int tid, int T, int T_gather, bint identity,
+                                     bint unit_h, double* totals) noexcept nogil:
+    """Thread ``tid``'s share of :func:`node_histogram`, in a parallel region whose threads all call it.
+
+    ``T`` and ``T_gather`` as :func:`node_histogram_threads` gives them (at
+    most the region's threads; threads beyond them only meet the barrier).
+    The thread zeroes the slots [slot_lo, slot_hi) first and, with
+    ``unit_h``, copies their counts to Σh at the end: the caller gives each
+    thread the slots of its own columns (then no barrier separates the
+    zeroing, the filling and a scan of those columns by the same thread),
+    or an empty range and zeroes (and copies) itself.  ``totals`` (or NULL)
+    receives the thread's Σg, Σh over the rows in row order (zeros for a
+    thread that fills no column).  A parallel gather
+    ends with a barrier (every thread's rows are read by every column
+    group); nothing else waits.  Returns whether og, oh hold the gathered
+    g, h.  O(m·c/T + slots) per thread, no allocation; the sums do not
+    depend on the threads.
+    """
+    cdef Py_ssize_t m = end - start, i, s, i0, i1
+    cdef const double* gg = g + start
+    cdef const double* hh = h + start
+    cdef const int32_t* rows = NULL
+    cdef bint by_row = False
+    for s in range(3 * slot_lo, 3 * slot_hi):
+        hist[s] = 0.0
+    if totals != NULL:
+        totals[0] = 0.0
+        totals[1] = 0.0
+    if m <= 0:
+        return False
+    if not identity:
+        rows = idx + start
+        if T_gather == 0:               # each histogram thread reads its rows' g and h
+            gg = g
+            hh = h
+            by_row = True
+        else:
+            if tid < T_gather:
+                i0 = (tid * m) // T_gather
+                i1 = ((tid + 1) * m) // T_gather
+                for i in range(i0, i1):
+                    if i + HIST_AHEAD < m:
+                        RC_PREFETCH(&g[idx[start + i + HIST_AHEAD]])
+                        if not unit_h:
+                            RC_PREFETCH(&h[idx[start + i + HIST_AHEAD]])
+                    og[i] = g[idx[start + i]]
+                    if not unit_h:
+                        oh[i] = h[idx[start + i]]
+            if T_gather > 1:
+                rc_barrier()
+            gg = og
+            hh = oh
+    if tid < T:
+        _node_rows(codes, n_cols, col_base, (tid * n_cols) // T, ((tid + 1) * n_cols) // T, rows, start, gg, hh,
+                   m, unit_h, hist, by_row, totals)
+    if unit_h:
+        for s in range(slot_lo, slot_hi):
+            hist[3 * s + 1] = hist[3 * s + 2]
+    return not identity and not by_row
 
 
 cdef inline bint node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
@@ -174,46 +263,27 @@ cdef inline bint node_histogram(const uint8_t* codes, Py_ssize_t n_cols, const P
     group per thread, and each thread walks the rows in order updating its
     group's slots from the row's cache line.  With ``unit_h`` (h all ones)
     Σh is the count, copied at the end.  Returns whether og, oh hold the
-    gathered g, h.  The sums do not depend on the route.
+    gathered g, h.  The sums do not depend on the route.  One parallel
+    region (the gather and the filling are :func:`node_histogram_part`'s
+    phases).
     """
-    cdef Py_ssize_t m = end - start, i, s
-    cdef int T, t, T_rows
-    cdef const double* gg = g + start
-    cdef const double* hh = h + start
-    cdef const int32_t* rows = NULL
-    cdef bint by_row = False
+    cdef Py_ssize_t s
+    cdef int T, T_gather, team, tid = 0
     for s in range(3 * n_slots):
         hist[s] = 0.0
-    if m <= 0:
+    if end <= start:
         return False
-    T = threads_for(<double> m * n_cols, n_threads, HIST_PARALLEL_CELLS)
-    if T > n_cols:
-        T = <int> n_cols
-    T_rows = threads_for(<double> m, n_threads, HIST_PARALLEL_ROWS)
-    if not identity and T > 1 and T_rows <= 1:
-        gg = g
-        hh = h
-        rows = idx + start
-        by_row = True
-    elif not identity:                  # T: the histogram's threads, T_rows: the gather's
-        for i in prange(m, schedule="static", num_threads=T_rows):
-            if i + HIST_AHEAD < m:
-                RC_PREFETCH(&g[idx[start + i + HIST_AHEAD]])
-                if not unit_h:
-                    RC_PREFETCH(&h[idx[start + i + HIST_AHEAD]])
-            og[i] = g[idx[start + i]]
-            if not unit_h:
-                oh[i] = h[idx[start + i]]
-        gg = og
-        hh = oh
-        rows = idx + start
-    if T <= 1:
-        _node_rows(codes, n_cols, col_base, 0, n_cols, rows, start, gg, hh, m, unit_h, hist, by_row)
+    node_histogram_threads(end - start, n_cols, n_threads, identity, &T, &T_gather)
+    team = T if T > T_gather else T_gather
+    if team <= 1:
+        node_histogram_part(codes, n_cols, col_base, g, h, idx, start, end, og, oh, hist, 0, 0, 0, T, T_gather,
+                            identity, unit_h, NULL)
     else:
-        for t in prange(T, schedule="static", chunksize=1, num_threads=T):
-            _node_rows(codes, n_cols, col_base, (t * n_cols) // T, ((t + 1) * n_cols) // T, rows, start, gg, hh,
-                       m, unit_h, hist, by_row)
+        with parallel(num_threads=team):
+            tid = threadid()
+            node_histogram_part(codes, n_cols, col_base, g, h, idx, start, end, og, oh, hist, 0, 0, tid, T,
+                                T_gather, identity, unit_h, NULL)
     if unit_h:
         for s in range(n_slots):
             hist[3 * s + 1] = hist[3 * s + 2]
-    return not identity and not by_row
+    return T_gather > 0             # (what node_histogram_part returns)
