@@ -32,7 +32,7 @@ Large data (``--large``; issue 23, item 3)
   ``top_of_list_comparison.py``); split s seeds the models.
 * Methods: ``rankcore.boost(learner="trees")`` as it was (100 trees of 31
   leaves at rate 0.1, ``early_stopping=False``) and with today's defaults
-  (``"auto"``: a 10 % hold-out, 31 leaves at 0.2 on every row, up to 120
+  (``"auto"``: a 10 % hold-out, 31 leaves at 0.2 on every row, up to 150
   trees, the best prefix kept), and the same validated on the objective's own
   loss (``scoring="objective"``); stumps before and with the defaults (up to
   300 stumps); ``LGBMClassifier()``.

@@ -2,7 +2,7 @@
 
 Beyond 10,000 training rows ``rankcore.boost(learner="trees")`` stops early on
 a hold-out with its large-data settings: 31 leaves at learning rate 0.2 on
-every row, up to 120 trees.  On clean data with interactions they match the
+every row, up to 150 trees.  On clean data with interactions they match the
 small-data shape (31 leaves at rate 0.1 on 80 % of the rows, up to 300
 trees) in fewer trees; on noisy data they lose to it.  AutoRanker validates both (``trees`` and
 ``trees:n_iter=300,large_data=false,min_rows=10001``) and keeps the better

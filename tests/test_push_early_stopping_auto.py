@@ -234,8 +234,8 @@ def test_auto_gives_trees_their_large_data_settings_unless_the_user_set_them():
     off = PushBoost(learner="trees", n_iter=2, early_stopping=False, random_state=0).fit(X, y)
     assert off.learner_spec_ == "trees"
     # and the cap: n_iter=None is the learner's large-data cap there, 100 elsewhere
-    assert trees.large_data_n_iter == 120
-    assert PushBoost(learner="trees")._setup().for_large_data().n_iter == 120
+    assert trees.large_data_n_iter == 150
+    assert PushBoost(learner="trees")._setup().for_large_data().n_iter == 150
     assert PushBoost(learner="trees")._setup().n_iter == 100
     assert PushBoost(learner="trees", n_iter=7)._setup().for_large_data().n_iter == 7
     assert PushBoost()._setup().for_large_data().n_iter == 300         # stumps: a larger cap, no spec change

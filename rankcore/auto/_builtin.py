@@ -54,7 +54,7 @@ class TreesCandidate(Candidate):
                   doc="noise on each node's choice of feature (the trees learner's random_strength)"),
         Parameter("large_data", bool, default=True,
                   doc="on more than 10,000 training rows, where the trees stop early on a hold-out: true, the "
-                      "trees learner's large-data settings (rate 0.2 on every row, up to 120 trees); false, the "
+                      "trees learner's large-data settings (rate 0.2 on every row, up to 150 trees); false, the "
                       "small-data shape (max_leaves, learning_rate and subsample as given), up to n_iter trees"),
         Parameter("min_rows", int, default=0, minimum=0,
                   doc="skipped where a fit trains on fewer rows (a fold's training part): for configurations "
@@ -63,7 +63,7 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
                 "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
-    # Beyond 10,000 rows the trees' large-data settings (31 leaves at rate 0.2 on every row, up to 120 trees)
+    # Beyond 10,000 rows the trees' large-data settings (31 leaves at rate 0.2 on every row, up to 150 trees)
     # keep the default fit within LightGBM's time, but lose to the small-data shape (rate 0.1 on 80 % of the
     # rows, up to 300 trees) on noisy tables (credit-shaped synthetic sets 0.457 and 0.240 against 0.476 and
     # 0.245, the UCI Adult census one-hot encoded 0.581 against 0.585) and to 300 trees of their own on clean

@@ -76,7 +76,7 @@ BOOSTING = (
     Parameter("n_iter", int, default=None, minimum=1, nullable=True, doc="""
         Boosting iterations (weak rankers added), at most.  None: 100, or the
         learner's larger cap when ``early_stopping="auto"`` switches on
-        (``trees``: 120, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
+        (``trees``: 150, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
     Parameter("thresholds", ANY, default=None, type_doc="list of array-like or None", doc="""
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
@@ -104,7 +104,7 @@ BOOSTING = (
         rest, stop after ``n_iter_no_change`` iterations without improvement
         and keep the best iteration -- no refit.  The large-data settings
         apply: ``scoring=None`` validates by ``pauc:0.1``, and the learner's
-        own (``trees``: learning rate 0.2 on every row, up to 120 trees; ``stumps``: up to 300), except what the learner spec or
+        own (``trees``: learning rate 0.2 on every row, up to 150 trees; ``stumps``: up to 300), except what the learner spec or
         ``n_iter`` sets.  When the hold-out would hold fewer than about 10
         rows of a class, the fit runs ``n_iter`` iterations without early
         stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
