@@ -37,6 +37,7 @@ Usage::
     python benchmarks/fit_time_comparison.py --setup --synthetic 1000000 --datasets none --no-one-hot
     python benchmarks/fit_time_comparison.py --synthetic 100000,1000000 --repeats 3 --out fit_times.md
     python benchmarks/fit_time_comparison.py --only-one-hot --threads 1 --clock cpu --repeats 5
+    python benchmarks/fit_time_comparison.py --datasets ijcnn1 --synthetic '' --no-one-hot --trees-n-iter 120,160
 """
 
 from __future__ import annotations
@@ -147,10 +148,14 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
 # ----------------------------------------------------------------------
 # Learners and timing
 # ----------------------------------------------------------------------
-def learners(threads: int) -> dict:
+def learners(threads: int, caps=()) -> dict:
+    """name -> a fresh model: rankcore's trees (also with each of ``caps`` as ``n_iter``), LightGBM, XGBoost."""
     import rankcore
 
     found = {"rankcore trees": lambda: rankcore.boost(learner="trees", random_state=0, n_jobs=threads)}
+    for cap in caps:
+        found[f"rankcore trees, n_iter={cap}"] = (
+            lambda cap=cap: rankcore.boost(learner="trees", n_iter=cap, random_state=0, n_jobs=threads))
     try:
         import lightgbm
 
@@ -211,15 +216,21 @@ def least_fit_seconds(makers: dict, X, y, repeats: int, clock=time.perf_counter)
 
 
 def report(rows, names, threads: int, repeats: int, clock: str = "wall", what: str = "Whole default fit") -> str:
-    ours = "rankcore trees"
-    others = [n for n in names if n != ours]
-    head = ["dataset (rows × features)"] + [f"{n} (s)" for n in names] + [f"ours / {n.split('(')[0]}" for n in others]
+    ours = [n for n in names if n.startswith("rankcore trees")]
+    others = [n for n in names if n not in ours]
+    pairs = [(o, n) for o in ours for n in others]
+
+    def short(name):
+        return "ours" if name == "rankcore trees" else name.replace("rankcore trees, ", "")
+
+    head = (["dataset (rows × features)"] + [f"{n} (s)" for n in names]
+            + [f"{short(o)} / {n.split('(')[0]}" for o, n in pairs])
     lines = [f"{what}, {threads} thread(s) each, {clock} time, least of {repeats} alternating repeats, "
              "one process.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" + "---:|" * (len(head) - 1)]
     for label, shape, seconds in rows:
         cells = [f"{label} ({shape[0]:,} × {shape[1]})"] + [f"{seconds[n]:.3f}" for n in names]
-        cells += [f"{seconds[ours] / seconds[n]:.2f}" for n in others]
+        cells += [f"{seconds[o] / seconds[n]:.2f}" for o, n in pairs]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -238,6 +249,9 @@ def main(argv=None) -> int:
                         help="the one-hot data alone (no shared datasets, no synthetic dense data)")
     parser.add_argument("--setup", action="store_true",
                         help="time the set-up only (binning, codes) against lightgbm.Dataset(X, y).construct()")
+    parser.add_argument("--trees-n-iter", default="",
+                        help="also time the trees with these iteration caps (comma-separated, e.g. 120,160): what "
+                             "the large-data cap costs")
     parser.add_argument("--out", type=Path, help="also write the Markdown table here")
     args = parser.parse_args(argv)
     if args.only_one_hot and not args.one_hot:
@@ -245,7 +259,10 @@ def main(argv=None) -> int:
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu needs --threads 1 (CPU time adds up every thread's)")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    makers = setups(args.threads) if args.setup else learners(args.threads)
+    caps = [int(c) for c in args.trees_n_iter.split(",") if c.strip()]
+    if caps and args.setup:
+        parser.error("--trees-n-iter times whole fits; --setup times the set-up alone")
+    makers = setups(args.threads) if args.setup else learners(args.threads, caps)
     other = "lightgbm.Dataset" if args.setup else "LGBMClassifier()"
     rows = []
     for label, X, y in datasets(args):

@@ -216,7 +216,7 @@ class Trees(Learner):
     # 0.9736, letter-vowel loses 0.003 (AutoRanker's 300-tree candidate recovers it).  A
     # 31-leaf tree costs about 80 % of a 63-leaf one there (the passes over every row weigh
     # most).  The cap binds on clean data: 150 is the largest whose whole fit stays within
-    # one LightGBM fit on ijcnn1 at two threads (120: 0.79x, 150: 0.94x, 160: 1.00x);
+    # one LightGBM fit on ijcnn1 at two threads (120: 0.74x, 150: 0.91x, 160: 0.99x);
     # 80 % rows, min_samples_leaf 40-200, l2 1-10, rate 0.25 and 63 bins were no better on average.
     # Random strength (noise on each node's choice of feature) stays off by default: over 20 sets below
     # 10,000 rows it raised mean pAUC@0.1 by 0.001-0.005 and AUC by 0.003, but the 13-set table lost
