@@ -502,12 +502,9 @@ cdef class TreeGrower:
                                  bint unit_h) noexcept nogil:
         """Split the nodes order[:n_split] (in that order): children, partitions, histograms, then scans."""
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t k, node, a, b, small, large, nl
+        cdef Py_ssize_t k, node, a, b, small, nl
         cdef SplitChoice* sp
         cdef bint histogram
-        cdef int32_t* lf = self.p_left
-        cdef int32_t* rt = self.p_right
-        cdef double* Cv = self.p_count
         cdef Py_ssize_t* st = self.p_start
         cdef Py_ssize_t* en = self.p_end
         if n_split == 1 and self.fs.column_slots:
@@ -529,7 +526,7 @@ cdef class TreeGrower:
             st[b] = st[node] + nl
             en[b] = en[node]
             if histogram:
-                small, large = (a, b) if sp.left[2] <= sp.right[2] else (b, a)
+                small = self._smaller_child(node)
                 self.hist_of[small] = self._take()
                 build_histogram(codes, fs, g, h, idx, st[small], en[small], og, oh, self.pool[self.hist_of[small]],
                                 self.n_threads, False, unit_h)
@@ -537,17 +534,28 @@ cdef class TreeGrower:
             node = self.order[k]
             if self.hist_of[node] < 0:
                 continue                        # no histogram: both children are final leaves
-            a = lf[node]
-            b = rt[node]
-            small, large = (a, b) if Cv[a] <= Cv[b] else (b, a)
-            # the parent's buffer becomes the larger child's: parent − smaller (the sibling
-            # subtraction), done during the larger child's scan, feature by feature -- or not at
-            # all when the larger child is a final leaf.  Both children are scanned in one parallel
-            # region, the smaller one's histogram being read by the subtraction.
-            self.hist_of[large] = self.hist_of[node]
-            self.hist_of[node] = -1
-            self._consider(large, mask, small)
+            small = self._smaller_child(node)
+            # both children are scanned in one parallel region, the smaller one's histogram being
+            # read by the subtraction
+            self._consider(self._hand_over(node, small), mask, small)
         return n_nodes
+
+    cdef inline Py_ssize_t _smaller_child(self, Py_ssize_t node) noexcept nogil:
+        """The child of ``node`` with fewer rows (ties: the left one), whose histogram is built."""
+        cdef Py_ssize_t a = self.p_left[node], b = self.p_right[node]
+        return a if self.p_count[a] <= self.p_count[b] else b
+
+    cdef inline Py_ssize_t _hand_over(self, Py_ssize_t node, Py_ssize_t small) noexcept nogil:
+        """The parent's histogram buffer becomes its larger child's; returns that child.
+
+        The larger child's histogram is parent − smaller (the sibling
+        subtraction), done during its scan, feature by feature -- or not at
+        all when it is a final leaf.
+        """
+        cdef Py_ssize_t large = self.p_left[node] + self.p_right[node] - small
+        self.hist_of[large] = self.hist_of[node]
+        self.hist_of[node] = -1
+        return large
 
     cdef bint _children(self, Py_ssize_t node, Py_ssize_t a, bint last) noexcept nogil:
         """Record node's split (its choice) and its children a, a + 1; whether their histograms are needed.
@@ -628,13 +636,11 @@ cdef class TreeGrower:
         w.k = 0
         small = large = -1
         if w.histogram:
-            small, large = (a, b) if self.p_count[a] <= self.p_count[b] else (b, a)
+            small = self._smaller_child(node)
             w.small_left = small == a
             self.hist_of[small] = self._take()
             w.hist = self.pool[self.hist_of[small]]
-            # the parent's buffer becomes the larger child's (see _split_round)
-            self.hist_of[large] = self.hist_of[node]
-            self.hist_of[node] = -1
+            large = self._hand_over(node, small)
             w.k = self._scans(large, small, w.scans)
             node_histogram_threads(<Py_ssize_t> self.p_count[small], fs.n_cols, self.n_threads, False, &w.T_hist,
                                    &w.T_gather)
