@@ -43,6 +43,20 @@ def test_auto_cli_prints_the_leaderboard_saves_the_choice_and_writes_the_report(
     assert "leading candidates" in page and rows[0]["candidate"] in page and "data:image/svg+xml" in page
 
 
+def test_auto_cli_no_bag_folds_saves_the_refit_alone(data_csv, tmp_path):
+    from rankcore.auto import FoldBag
+
+    path, X, y = data_csv
+    bagged, plain = tmp_path / "bag.json", tmp_path / "plain.json"
+    assert main(["auto", str(path), "--candidates", FAST, "--out", str(bagged), "--quiet"]) == 0
+    assert main(["auto", str(path), "--candidates", FAST, "--no-bag-folds", "--out", str(plain), "--quiet"]) == 0
+    assert rankcore.load_model(plain).bag_folds is False
+    best, alone = rankcore.load_model(bagged).best_estimator_, rankcore.load_model(plain).best_estimator_
+    members = best.estimators if hasattr(best, "names") else [best]
+    assert all(isinstance(m, FoldBag) for m in members)
+    assert not isinstance(alone, FoldBag) and not any(isinstance(m, FoldBag) for m in getattr(alone, "estimators", []))
+
+
 @pytest.mark.parametrize(("argv", "fragment"), [
     (["--metric", "prec@k:100"], "cannot be computed on the validation folds"),
     (["--metric", "roc"], "not a scalar metric"),

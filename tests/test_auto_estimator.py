@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rankcore
 from rankcore import AutoRanker
-from rankcore.auto import Candidate, Leaderboard, RankAverage, SearchEvent
+from rankcore.auto import Candidate, FoldBag, Leaderboard, RankAverage, SearchEvent
 from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict, save_model
 from rankcore.registry import register_plugin, unregister_plugin
 
@@ -154,13 +154,117 @@ def test_auto_model_file_with_a_broken_nested_model_is_refused(fitted):
     from _model_files import resign
 
     data = model_to_dict(fitted[0])
-    data["state"]["best"]["model"]["state"]["n_features_in"] = 99
+    best = data["state"]["best"]
+    record = best["members"][1] if best["kind"] == "bag" else best        # a fold model of the bag
+    record["model"]["state"]["n_features_in"] = 99
     with pytest.raises(ModelFormatError, match="best"):
         model_from_dict(resign(data))
     data = model_to_dict(fitted[0])
     data["state"]["leaderboard"][0]["status"] = "winner"
     with pytest.raises(ModelFormatError, match="status"):
         model_from_dict(resign(data))
+
+
+# ----------------------------------------------------------------------
+# The fold bag
+# ----------------------------------------------------------------------
+def _fold_models_by_hand(model, X, y, spec, seed):
+    """The candidate's fold models of the first repeat, refitted here with the search's own folds and seeds."""
+    from rankcore.auto._estimator import _base_seed
+    from rankcore.auto._folds import plan_folds
+    from rankcore.auto._tasks import fold_seed, make_context
+
+    base = _base_seed(seed)
+    plan = plan_folds(y, "auto", base)
+    candidate = rankcore.resolve("candidate", spec)
+    models, held_out = [], []
+    for f in range(plan.n_splits):
+        tr, va = plan.folds[f]
+        m = candidate.build(make_context("pauc:0.1", X[tr], y[tr], fold_seed(base, f), 1)).fit(X[tr], y[tr])
+        models.append(m)
+        held_out.append(candidate.scores(m, X[va]))
+    return models, held_out
+
+
+def test_auto_fold_bag_is_the_mean_of_standardized_refit_and_fold_models(fitted):
+    """The bag's score is, by hand, the mean of each model's score standardized by its held-out scores."""
+    model, X, y = fitted
+    bag = model.best_estimator_
+    assert isinstance(bag, FoldBag) and bag.name == model.best_candidate_ and len(bag.estimators) == 6
+    from rankcore.auto._estimator import _base_seed
+    from rankcore.auto._tasks import REFIT_FOLD, fold_seed, make_context
+
+    models, held_out = _fold_models_by_hand(model, X, y, model.best_candidate_, 0)
+    candidate = rankcore.resolve("candidate", model.best_candidate_)
+    pooled = np.concatenate(held_out)
+    refit = candidate.build(make_context("pauc:0.1", X, y, fold_seed(_base_seed(0), REFIT_FOLD), 1)).fit(X, y)
+    z = [(candidate.scores(refit, X) - pooled.mean()) / pooled.std()]
+    z += [(candidate.scores(m, X) - h.mean()) / h.std() for m, h in zip(models, held_out)]
+    np.testing.assert_allclose(model.decision_function(X), np.mean(z, axis=0), rtol=1e-10, atol=1e-12)
+
+
+def test_auto_bag_folds_false_keeps_the_refit_alone():
+    X, y = _data(seed=6)
+    plain = AutoRanker(candidates=FAST[:1], bag_folds=False, random_state=0, n_jobs=1).fit(X, y)
+    bagged = AutoRanker(candidates=FAST[:1], random_state=0, n_jobs=1).fit(X, y)
+    assert not isinstance(plain.best_estimator_, FoldBag)
+    assert isinstance(bagged.best_estimator_, FoldBag)
+    # the bag's first model is that refit, fitted the same way
+    np.testing.assert_array_equal(bagged.best_estimator_.estimators[0].decision_function(X),
+                                  plain.decision_function(X))
+
+
+def test_auto_hold_out_plan_keeps_the_refit_alone():
+    X, y = _data(seed=7)
+    model = AutoRanker(candidates=FAST[:1], cv=0.3, random_state=0, n_jobs=1).fit(X, y)
+    assert not isinstance(model.best_estimator_, FoldBag)
+
+
+def test_auto_blend_members_are_bagged_and_scored_alone(monkeypatch, tmp_path):
+    from rankcore.auto import _estimator
+
+    real = _estimator.select
+    monkeypatch.setattr(_estimator, "select", lambda *a, **k: real(*a, **dict(k, z=-math.inf)))
+    X, y = _data(seed=8)
+    model = AutoRanker(candidates=FAST[:2], random_state=0, n_jobs=1).fit(X, y)
+    assert isinstance(model.best_estimator_, RankAverage)
+    assert all(isinstance(m, FoldBag) for m in model.best_estimator_.estimators)
+    np.testing.assert_allclose(model.decision_function(X[:9]), model.decision_function(X)[:9], rtol=1e-12)
+    save_model(model, tmp_path / "blend.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "blend.json").decision_function(X),
+                                  model.decision_function(X))
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda bag: bag.update(centers=bag["centers"][:-1]), "centers"),
+    (lambda bag: bag["scales"].__setitem__(0, 0.0), "scales"),
+    (lambda bag: bag["scales"].__setitem__(1, np.nan), "scales"),
+    (lambda bag: bag.update(members=bag["members"][:1]), "at least two"),
+    (lambda bag: bag["members"].__setitem__(0, {"kind": "bag", **{k: None for k in ("name", "members", "centers",
+                                                                                   "scales")}}),
+     "holds models only"),
+    (lambda bag: bag.pop("name"), "fields"),
+])
+def test_auto_model_file_with_a_broken_bag_is_refused(fitted, edit, match):
+    from _model_files import resign
+
+    from rankcore.persistence import _decode, _encode
+
+    data = model_to_dict(fitted[0])
+    bag = data["state"]["best"]
+    assert bag["kind"] == "bag"
+    bag["centers"], bag["scales"] = _decode(bag["centers"], "centers"), _decode(bag["scales"], "scales").copy()
+    edit(bag)
+    bag["centers"], bag["scales"] = _encode(bag["centers"], "centers"), _encode(bag["scales"], "scales")
+    with pytest.raises(ModelFormatError, match=match):
+        model_from_dict(resign(data))
+
+
+def test_fold_bag_checks_its_arguments():
+    with pytest.raises(ValueError, match="at least two"):
+        FoldBag("trees", [object()], [0.0], [1.0])
+    with pytest.raises(ValueError, match="scales"):
+        FoldBag("trees", [object(), object()], [0.0, 0.0], [1.0, 0.0])
 
 
 def test_auto_callbacks_and_verbose_progress(capsys):

@@ -5,6 +5,7 @@
   to add a candidate (hook ``rankcore_register_auto_candidates``).
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
 * :class:`RankAverage` -- the fitted rank-average blend.
+* :class:`FoldBag` -- the choice's refit averaged with its cross-validation fold models.
 * :class:`SearchEvent` -- what ``fit(..., callbacks=...)`` receives.
 * :func:`run_task`, :class:`Task`, :class:`TaskResult`, :class:`LocalExecutor`
   -- one (candidate, fold) fit and where it runs: the seam of
@@ -13,6 +14,7 @@
 See ``docs/auto.md``.
 """
 
+from ._bag import FoldBag
 from ._blend import RankAverage
 from ._candidate import Candidate, CandidateContext
 from ._estimator import AutoRanker, default_specs
@@ -21,5 +23,5 @@ from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent
 from ._tasks import Task, TaskResult, run_task
 
-__all__ = ["AutoRanker", "Candidate", "CandidateContext", "Leaderboard", "LeaderboardRow", "RankAverage",
+__all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow", "RankAverage",
            "SearchEvent", "default_specs", "LocalExecutor", "Task", "TaskResult", "run_task"]

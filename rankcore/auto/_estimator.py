@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
+from ._bag import FoldBag, standardization
 from ._candidate import candidate_scores
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
@@ -32,6 +33,14 @@ from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
 
 __all__ = ["AutoRanker"]
+
+
+def _held_out_scale(scores: np.ndarray, model) -> np.ndarray:
+    """A fold's out-of-fold scores on the scale ``model`` scores on: standardized by themselves for a fold bag."""
+    if isinstance(model, FoldBag):
+        center, scale = standardization(scores)
+        return (scores - center) / scale
+    return scores
 
 
 def check_params(estimator: "AutoRanker") -> dict[str, Any]:
@@ -136,8 +145,10 @@ class AutoRanker(Ranker):
     Attributes
     ----------
     best_estimator_ : estimator
-        The chosen candidate refitted on every row, or a
-        :class:`~rankcore.auto.RankAverage` of the blend's members.
+        The chosen candidate refitted on every row -- on a K-fold plan a
+        :class:`~rankcore.auto.FoldBag` of that refit and the candidate's fold
+        models (``bag_folds``) -- or a :class:`~rankcore.auto.RankAverage` of
+        the blend's members (each bagged the same way).
     best_candidate_ : str
         Its spec (``"blend(trees+kernel)"`` for a blend).
     best_score_ : float
@@ -223,7 +234,8 @@ class AutoRanker(Ranker):
         search = SuccessiveHalving(
             specs, [self._resolved(s).relative_cost for s in specs], plan, y01, units, metric,
             self.make_executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
-            X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter)
+            X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
+            keep_models=bool(self.bag_folds))
         search.start = started
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
         with blas_limit(params["n_threads"]):
@@ -330,9 +342,14 @@ class AutoRanker(Ranker):
         refit_start = time.perf_counter()
         chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, specs, metric.spec, seed,
                                                n_threads)
+        fitted = [self._fold_bag(specs[c], refit, outcome.predictions[c], outcome.models.get(c, {}), plan.n_splits)
+                  for c, refit in zip(chosen, fitted)]
+        outcome.models.clear()                     # the bag holds what it needs; the other fold models go
         if len(chosen) > 1:
-            references = [np.concatenate([outcome.predictions[c][f] for f in range(outcome.n_folds_final)])
-                          for c in chosen]
+            # a member's quantiles are taken among its out-of-fold scores, on the scale its model scores on
+            references = [np.concatenate([_held_out_scale(outcome.predictions[c][f], fitted[i])
+                                          for f in range(outcome.n_folds_final)])
+                          for i, c in enumerate(chosen)]
             from ._blend import RankAverage, quantile_reference
 
             self.best_estimator_ = RankAverage([specs[c] for c in chosen], fitted,
@@ -352,8 +369,18 @@ class AutoRanker(Ranker):
                                               failures)
         self.cv_results_ = self.leaderboard_.cv_results()
         self.best_index_ = 0
-        self._candidate = self._resolved(specs[chosen[0]]) if len(chosen) == 1 else None
+        self._candidate = (self._resolved(specs[chosen[0]])
+                           if len(chosen) == 1 and not isinstance(fitted[0], FoldBag) else None)
         self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
+
+    def _fold_bag(self, spec: str, refit, predictions: dict, models: dict, n_splits: int):
+        """The refit averaged with the candidate's fold models of the first repeat, if it has all of them."""
+        if not (self.bag_folds and n_splits >= 2 and all(f in models and f in predictions for f in range(n_splits))):
+            return refit
+        pooled = np.concatenate([predictions[f] for f in range(n_splits)])
+        scaling = [standardization(pooled)] + [standardization(predictions[f]) for f in range(n_splits)]
+        return FoldBag(spec, [refit] + [models[f] for f in range(n_splits)], [c for c, _ in scaling],
+                       [s for _, s in scaling], scorer=self._resolved(spec).scores)
 
     def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""

@@ -56,6 +56,12 @@ AUTO_PARAMETERS = (
         in the default search)."""),
     Parameter("blend", bool, default=True, doc="""
         Consider the rank-average blend of the two leading candidates."""),
+    Parameter("bag_folds", bool, default=True, doc="""
+        On a K-fold plan, average the choice's refit on every row with its
+        models of the first repeat's folds (already fitted by the search; each
+        model's scores standardized by its held-out scores): bagging for
+        free, less variance on small noisy data.  False: the refit alone.
+        A hold-out plan always keeps the refit alone."""),
     Parameter("n_jobs", N_JOBS, default=None, doc="""
         Threads of each fit (None or -1: all cores)."""),
     Parameter("random_state", random_state_kind(generator=False), default=None, doc="""

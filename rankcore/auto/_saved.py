@@ -8,8 +8,10 @@ Three shapes of fitted model are saved, each as a JSON record:
 ``{"kind": "standardized", "mean": [...], "scale": [...], "model": {...}}``
     a scikit-learn ``Pipeline`` of a fitted ``StandardScaler`` and a
     rankcore estimator (the kernel candidate);
+``{"kind": "bag", "name": "...", "members": [records], "centers": [...], "scales": [...]}``
+    a :class:`~rankcore.auto.FoldBag` of such records (the refit first);
 ``{"kind": "blend", "names": [...], "members": [records], "references": [...]}``
-    a :class:`~rankcore.auto.RankAverage` of such records.
+    a :class:`~rankcore.auto.RankAverage` of such records (or of bags).
 
 Anything else (a LightGBM model, a plugin's estimator) cannot be saved: the
 error names the candidate.  Loading goes through
@@ -23,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ._bag import FoldBag
 from ._blend import RankAverage
 
 __all__ = ["encode_fitted", "decode_fitted", "accepts_missing"]
@@ -48,6 +51,10 @@ def encode_fitted(estimator: Any, name: str) -> dict:
         return {"kind": "blend", "names": list(estimator.names),
                 "members": [encode_fitted(e, n) for e, n in zip(estimator.estimators, estimator.names)],
                 "references": [np.ascontiguousarray(r, dtype=np.float64) for r in estimator.references]}
+    if isinstance(estimator, FoldBag):
+        return {"kind": "bag", "name": estimator.name, "members": [encode_fitted(e, name) for e in estimator.estimators],
+                "centers": np.ascontiguousarray(estimator.centers, dtype=np.float64),
+                "scales": np.ascontiguousarray(estimator.scales, dtype=np.float64)}
     pair = _scaler_and_model(estimator)
     try:
         if pair is not None:
@@ -64,16 +71,19 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
     """Rebuild and validate a record of :func:`encode_fitted` for data with ``n_features`` columns."""
     from ..persistence import ModelFormatError, _encode, model_from_dict
 
-    if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "blend"):
+    if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "bag", "blend"):
         raise ModelFormatError(f"AutoRanker state: {where} must be a model record of kind 'model', "
-                               f"'standardized' or 'blend'")
+                               f"'standardized', 'bag' or 'blend'")
     kind = record["kind"]
     expected = {"model": {"kind", "model"}, "standardized": {"kind", "mean", "scale", "model"},
+                "bag": {"kind", "name", "members", "centers", "scales"},
                 "blend": {"kind", "names", "members", "references"}}[kind]
     if set(record) != expected:
         raise ModelFormatError(f"AutoRanker state: {where} has fields {sorted(record)}, expected {sorted(expected)}")
     if kind == "blend":
         return _decode_blend(record, n_features, where)
+    if kind == "bag":
+        return _decode_bag(record, n_features, where)
     # The model file's loader has already decoded the nested arrays; encode them back (the exact inverse) so
     # that the nested model is checked like a top-level file, checksum included.
     model = model_from_dict(_encode(record["model"], where), source=f"AutoRanker state: {where}")
@@ -98,6 +108,28 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
     scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, var
     scaler.n_features_in_, scaler.n_samples_seen_ = n_features, 0
     return Pipeline([("standardscaler", scaler), (type(model).__name__.lower(), model)])
+
+
+def _decode_bag(record: dict, n_features: int, where: str) -> FoldBag:
+    from ..persistence import ModelFormatError
+
+    name, members, centers, scales = record["name"], record["members"], record["centers"], record["scales"]
+    if not (isinstance(name, str) and isinstance(members, list) and len(members) >= 2):
+        raise ModelFormatError(f"AutoRanker state: {where} must hold a candidate name and at least two model "
+                               f"records")
+    for label, arr in (("centers", centers), ("scales", scales)):
+        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (len(members),)
+                and np.isfinite(arr).all()):
+            raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {len(members)} finite float64 values")
+    if not (scales > 0).all():
+        raise ModelFormatError(f"AutoRanker state: {where}.scales must be positive")
+    estimators = []
+    for i, member in enumerate(members):
+        if isinstance(member, dict) and member.get("kind") in ("bag", "blend"):
+            raise ModelFormatError(f"AutoRanker state: {where}.members[{i}] is a {member['kind']}; a bag holds "
+                                   f"models only")
+        estimators.append(decode_fitted(member, n_features, f"{where}.members[{i}]"))
+    return FoldBag(name, estimators, centers, scales)
 
 
 def _decode_blend(record: dict, n_features: int, where: str) -> RankAverage:
@@ -125,7 +157,7 @@ def accepts_missing(estimator: Any) -> bool:
     """Whether a fitted candidate estimator scores rows with NaN (every member of a blend; a pipeline's model)."""
     from sklearn.utils import get_tags
 
-    if isinstance(estimator, RankAverage):
+    if isinstance(estimator, (RankAverage, FoldBag)):
         return all(accepts_missing(e) for e in estimator.estimators)
     pair = _scaler_and_model(estimator)
     model = pair[1] if pair is not None else estimator

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -62,6 +62,7 @@ class SearchOutcome:
     scores: dict[int, dict[int, float]] = field(default_factory=dict)      # candidate -> fold -> mean unit score
     unit_scores: dict[int, dict[int, float]] = field(default_factory=dict)  # candidate -> unit -> metric value
     predictions: dict[int, dict[int, np.ndarray]] = field(default_factory=dict)
+    models: dict[int, dict[int, Any]] = field(default_factory=dict)       # candidate -> fold -> kept fitted model
     fit_times: dict[int, list[float]] = field(default_factory=dict)
     score_times: dict[int, list[float]] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
@@ -101,11 +102,15 @@ class SuccessiveHalving:
         Rows of the final refit.
     on_event : callable, optional
         Called with each TaskResult after it is recorded (progress).
+    keep_models : bool, default=False
+        Keep each candidate's fitted models of the first repeat's folds of a
+        K-fold plan (``outcome.models``: the fold bag); a candidate's are
+        dropped when it is halved.
     """
 
     def __init__(self, specs, relative_costs, plan: FoldPlan, y, units, metric, run: Callable,
                  budget: float | None, n_rows: int, on_event: Callable | None = None,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, keep_models: bool = False):
         self.specs = list(specs)
         self.relative_costs = [max(float(c), 1e-3) for c in relative_costs]
         self.plan, self.y, self.units, self.metric = plan, y, units, metric
@@ -114,6 +119,7 @@ class SuccessiveHalving:
         self.start = clock()
         self.outcome = SearchOutcome()
         self.planned_tasks = 0
+        self.keep_models = bool(keep_models) and plan.kind == "kfold"
 
     # ------------------------------------------------------------------
     # Cost predictions
@@ -175,6 +181,8 @@ class SuccessiveHalving:
                     values.append(value)
             self.outcome.scores.setdefault(c, {})[result.fold] = float(np.mean(values))
             self.outcome.predictions.setdefault(c, {})[result.fold] = result.scores
+            if result.estimator is not None:
+                self.outcome.models.setdefault(c, {})[result.fold] = result.estimator
         if self.on_event is not None:
             self.on_event(result, self)
 
@@ -229,7 +237,7 @@ class SuccessiveHalving:
             # fold-major: every survivor gets fold f before any gets fold f + 1, so a budget that runs out
             # leaves the survivors with the same folds (give or take the last)
             order = alive if r else sorted(alive, key=lambda c: (self.relative_costs[c], c))
-            tasks = [Task(c, self.specs[c], f) for f in range(done, upto) for c in order]
+            tasks = [Task(c, self.specs[c], f, self._keeps(f)) for f in range(done, upto) for c in order]
             if r == 0 and self.budget is not None:
                 self.run(tasks[:1], self._may_start(alive), self._record)
                 self._check_budget_floor(tasks[0])
@@ -247,6 +255,10 @@ class SuccessiveHalving:
         out.survivors = alive
         out.elapsed = self.elapsed()
         return out
+
+    def _keeps(self, fold: int) -> bool:
+        """Whether the model fitted on ``fold`` is kept (a fold of the first repeat, when models are kept)."""
+        return self.keep_models and fold < self.plan.n_splits
 
     def _consecutive_folds(self, c: int) -> int:
         got = self.outcome.scores.get(c, {})
@@ -282,4 +294,5 @@ class SuccessiveHalving:
         for c in alive:
             if c not in kept:
                 self.outcome.halved_after[c] = n_folds
+                self.outcome.models.pop(c, None)      # a halved candidate is never the choice
         return sorted(kept)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,7 @@ class Task:
     candidate: int       # index in the search's candidate list
     spec: str
     fold: int
+    keep_model: bool = False   # return the fitted model too (a fold of the first repeat: the fold bag)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class TaskResult:
     score_time: float
     error: str | None = None
     warning: str | None = None     # the first warning the fit or the scoring raised (recorded, not shown)
+    estimator: Any = None          # the fitted model, when the task asked to keep it
 
 
 def fold_seed(base_seed: int, fold: int) -> int:
@@ -85,7 +88,7 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
             if not np.isfinite(scores).all():
                 raise ValueError("non-finite scores")
             return TaskResult(task.candidate, task.fold, scores, fit_time, time.perf_counter() - start,
-                              warning=_first(caught))
+                              warning=_first(caught), estimator=estimator if task.keep_model else None)
         except Exception as exc:  # noqa: BLE001 - a failing candidate is recorded and the search goes on
             if not fit_time:
                 fit_time = time.perf_counter() - start

@@ -40,7 +40,7 @@ def add_parser(subparsers):
         description="Cross-validate rankcore's candidate learners (trees, a linear ranker, kernel ranking, "
                     "ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
                     "or the rank-average blend of the two leaders when a nested estimate says it wins -- refit it "
-                    "on every row and save it. The leaderboard goes to standard output.",
+                    "on every row (averaged with its fold models) and save it. The leaderboard goes to standard output.",
         epilog="examples:\n"
                "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
                "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
@@ -60,6 +60,8 @@ def add_parser(subparsers):
                         help="auto (default), K (stratified K-fold), K,R (K folds, R repeats) or a fraction "
                              "(one stratified hold-out)")
     search.add_argument("--no-blend", action="store_true", help="never choose the rank-average blend")
+    search.add_argument("--no-bag-folds", action="store_true",
+                        help="keep the refit alone instead of averaging it with the choice's fold models")
     search.add_argument("--random-state", type=int, default=0, metavar="SEED",
                         help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
     search.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads per fit (default: every core)")
@@ -111,7 +113,7 @@ def build_estimator(args):
 
     estimator = AutoRanker(metric=scalar_metric(args.metric, "--metric"), time_budget=args.time, cv=args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
-                           n_jobs=args.n_jobs, random_state=args.random_state)
+                           bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)
     from ..auto._estimator import check_params
 
     check_params(estimator)          # every parameter, before the data are read
@@ -217,6 +219,7 @@ def build_report(args, estimator, data):
         models=_chosen_models(estimator),
         settings={"metric": estimator.metric, "time budget": str(estimator.time_budget),
                   "candidates": str(estimator.candidates), "blend": str(estimator.blend),
+                  "bag_folds": str(estimator.bag_folds),
                   "random_state": str(estimator.random_state),
                   "chosen": f"{estimator.best_candidate_}: {estimator.selection_reason_}"},
         notes=[f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
@@ -225,13 +228,16 @@ def build_report(args, estimator, data):
 
 
 def _chosen_models(estimator) -> list[dict]:
-    from ..auto import RankAverage
+    from ..auto import FoldBag, RankAverage
 
     best = estimator.best_estimator_
     members = list(zip(best.names, best.estimators)) if isinstance(best, RankAverage) else \
         [(estimator.best_candidate_, best)]
     models = []
     for name, model in members:
+        if isinstance(model, FoldBag):        # the refit's parameters (the fold models share them)
+            name = f"{name} (the refit, averaged with {len(model.estimators) - 1} fold models)"
+            model = model.estimators[0]
         steps = getattr(model, "steps", None)
         inner = steps[-1][1] if steps else model
         models.append({"label": name, "estimator": type(inner).__name__,
