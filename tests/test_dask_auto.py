@@ -24,6 +24,11 @@ def test_dask_auto_ranker_equals_the_in_process_search(dask_client):
     for a, b in zip(remote.leaderboard_, local.leaderboard_):
         np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
     np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
+    # the fold models of the bag came back from the workers (a blend's members are bags too)
+    best = local.best_estimator_
+    bags = best.estimators if hasattr(best, "names") else [best]
+    assert all(isinstance(b, rankcore.auto.FoldBag) for b in bags)
+    assert repr(remote.best_estimator_) == repr(best)
     saved = model_to_dict(remote.to_local())
     np.testing.assert_array_equal(model_from_dict(saved).decision_function(X), local.decision_function(X))
 
