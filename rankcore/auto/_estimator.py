@@ -4,7 +4,8 @@
 validation part), then runs successive halving over candidates x folds
 (:mod:`._search`), chooses a candidate -- or the rank-average blend of the
 leaders -- with the variance-aware, nested rule of :mod:`._selection`,
-refits the choice on every row and records the leaderboard.
+refits the choice on every row (on a K-fold plan averaged with its fold
+models: :mod:`._bag`) and records the leaderboard.
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ class AutoRanker(Ranker):
     early; the default trees are kept unless another candidate beats them by
     more than the noise of the folds; a rank-average blend of the two leaders
     wins only if a nested estimate says it does.  The choice is refitted on
-    every row.  See ``docs/auto.md``.
+    every row and, on a K-fold plan, averaged with the models the search
+    fitted on the folds (``bag_folds``).  See ``docs/auto.md``.
 
     Attributes
     ----------
