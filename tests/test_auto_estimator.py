@@ -214,6 +214,27 @@ def test_auto_bag_folds_false_keeps_the_refit_alone():
                                   plain.decision_function(X))
 
 
+def test_auto_bag_with_a_budget_holds_the_first_repeat_only():
+    """With a budget the search repeats the folds; the bag keeps the refit and the first repeat's models."""
+    X, y = _data(seed=9)
+    model = AutoRanker(candidates=FAST[:2], time_budget=30, random_state=0, n_jobs=1).fit(X, y)
+    assert "repeats" in model.cv_description_
+    members = model.best_estimator_.estimators if isinstance(model.best_estimator_, RankAverage) \
+        else [model.best_estimator_]
+    assert all(isinstance(m, FoldBag) and len(m.estimators) == 6 for m in members)
+
+
+def test_fold_bag_scores_each_row_alone_and_keeps_each_models_order():
+    """Every model's map is increasing: a bag of one model twice ranks as that model; rows are scored alone."""
+    X, y = _data(seed=10)
+    model = AutoRanker(candidates=FAST[:1], random_state=0, n_jobs=1).fit(X, y)
+    bag = model.best_estimator_
+    twin = FoldBag(bag.name, [bag.estimators[0]] * 2, [bag.centers[0]] * 2, [bag.scales[0]] * 2)
+    refit = bag.estimators[0].decision_function(X)
+    np.testing.assert_allclose(twin.decision_function(X), (refit - bag.centers[0]) / bag.scales[0], rtol=1e-12)
+    np.testing.assert_array_equal(bag.decision_function(X[5:9]), bag.decision_function(X)[5:9])
+
+
 def test_auto_hold_out_plan_keeps_the_refit_alone():
     X, y = _data(seed=7)
     model = AutoRanker(candidates=FAST[:1], cv=0.3, random_state=0, n_jobs=1).fit(X, y)
