@@ -120,7 +120,7 @@ def test_auto_default_search_lists_the_anchor_first():
     (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
     (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
     (3000, ["trees", "trees:subsample=1", "linear"]),
-    (3001, ["trees", "trees:subsample=1", "linear"]),                             # the hold-out plan
+    (3001, ["trees", "trees:subsample=1", "linear"]),
     (3740, ["trees", "trees:subsample=1", "linear"]),
     (3750, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),    # folds of 3,000 rows
     (12_500, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000

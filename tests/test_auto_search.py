@@ -41,6 +41,12 @@ def test_auto_folds_partition_every_repeat_and_are_stratified():
     assert not np.array_equal(plan_folds(y, "auto", 1).folds[0][1], plan.folds[0][1])
 
 
+@pytest.mark.parametrize("n, kind", [(3001, "kfold"), (10_000, "kfold"), (10_001, "holdout")])
+def test_auto_plan_is_five_folds_up_to_ten_thousand_rows(n, kind):
+    y = _labels(n=n, positives=n // 10)
+    assert plan_folds(y, "auto", 0).kind == kind
+
+
 def test_auto_large_data_get_one_holdout_cut_into_stratified_units():
     from rankcore.auto import _folds
 

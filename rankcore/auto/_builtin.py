@@ -71,9 +71,10 @@ class TreesCandidate(Candidate):
     # (docs/auto.md, *Large data: which trees*).  The small-data shape runs only beyond 10,000 rows
     # (min_rows); a variant that fits the same model as the default trees on the data at hand is skipped
     # (the every-row trees on large data: fit_identity).
-    # 300 trees where a fold trains on 3,000 rows or more (AutoRanker's hold-out plan, where a candidate costs
-    # one fit, not five): more trees gain on clean data (satellite-damp +0.027 pAUC@0.1 on 5 splits, dna-ei,
-    # letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the hold-out decides.
+    # 300 trees where a fold trains on 3,000 rows or more (below, five folds of three times the trees' work
+    # would break AutoRanker's budget on small data): more trees gain on clean data (satellite-damp +0.027
+    # pAUC@0.1 on 5 splits, dna-ei, letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the
+    # validation decides.
     default_specs = ("trees", "trees:subsample=1", f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
                      "trees:n_iter=300,min_rows=3000")
     accepts_missing = True
@@ -226,9 +227,8 @@ class KernelCandidate(Candidate):
     # its cost grows as n^3 against LightGBM's n: a fit on 300 to 500 rows costs about one LightGBM fit, on
     # 800 rows 2 to 3, on 1,750 rows 8 to 11; two kernels on five folds beyond 600 rows would take more than a
     # third of AutoRanker's budget of 30 LightGBM fits, and the recipe study saw them win only below (sonar,
-    # ionosphere, wdbc, musk: docs/auto.md).  So: at most 600 training rows on either plan (the hold-out plan,
-    # beyond 3,000 rows, had kept 3,000: on dna-ei they cost 9.4 LightGBM fits against 3.6 without and were
-    # never chosen).
+    # ionosphere, wdbc, musk: docs/auto.md).  So: at most 600 training rows on either plan (the hold-out plan
+    # had once kept 3,000: on dna-ei they cost 9.4 LightGBM fits against 3.6 without and were never chosen).
     max_rows = 600
     relative_cost = 0.5
     priority = 20

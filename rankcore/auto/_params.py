@@ -45,7 +45,7 @@ AUTO_PARAMETERS = (
         and stops a rung that would overrun; the choice then depends on the
         measured times."""),
     Parameter("cv", _CV, default="auto", doc="""
-        ``"auto"``: repeated stratified 5-fold cross-validation up to 3,000
+        ``"auto"``: repeated stratified 5-fold cross-validation up to 10,000
         rows (the first repeat without a budget), else one stratified hold-out
         of 20 %.  An integer K: stratified K-fold; a pair (K, R): K folds, R
         repeats; a float in (0, 1): one stratified hold-out of that share."""),
