@@ -180,6 +180,20 @@ def test_auto_single_choice_without_the_anchor_takes_the_best_mean():
     assert choose_single({1: np.array([0.2, 0.3]), 2: np.array([0.4, 0.4])}, 0, 0.25)[0] == 2
 
 
+def test_auto_selection_without_the_anchor_says_the_default_was_not_evaluated():
+    """A budget that ran out before the default trees: the reason must not claim a bar was cleared."""
+    y = _labels(n=200, positives=50)
+    plan = plan_folds(y, 5, 0)
+    units = plan_units(plan, y, 0)
+    rng = np.random.default_rng(1)
+    preds = {c: [rng.normal(size=r.size) + y[r] for r in units.rows] for c in (1, 2)}
+    labels = [y[r] for r in units.rows]
+    scores = {c: np.array([METRIC(lab, p) for lab, p in zip(labels, preds[c])]) for c in preds}
+    selection = select(scores, preds, labels, units, 0, 1.0, METRIC, blend=False)
+    assert selection.chosen[0] in (1, 2)
+    assert "the default was not" in selection.reason and "beats the default" not in selection.reason
+
+
 def test_auto_blend_of_complementary_candidates_wins_nested():
     """Two candidates that each see half of the signal: their blend beats both, nested."""
     rng = np.random.default_rng(0)

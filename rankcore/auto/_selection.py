@@ -120,8 +120,11 @@ def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray
     """
     oriented = {c: metric_sign * np.asarray(v, dtype=np.float64) for c, v in scores.items()}
     single, advantages = choose_single(oriented, anchor, units.variance_inflation, z)
-    selection = Selection(chosen=(single,), single=single, advantages=advantages,
-                          reason="the default" if single == anchor else "beats the default by more than its noise")
+    if anchor not in oriented:          # the default never ran (a time budget, or it failed): no bar to clear
+        reason = "the best mean of the candidates evaluated (the default was not)"
+    else:
+        reason = "the default" if single == anchor else "beats the default by more than its noise"
+    selection = Selection(chosen=(single,), single=single, advantages=advantages, reason=reason)
     if not blend or len(oriented) < 2 or len(units) < 2:
         return selection
     n = len(units)
