@@ -118,18 +118,18 @@ def _decode_bag(record: dict, n_features: int, where: str) -> FoldBag:
         raise ModelFormatError(f"AutoRanker state: {where} must hold a candidate name and at least two model "
                                f"records")
     for label, arr in (("centers", centers), ("scales", scales)):
-        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (len(members),)
-                and np.isfinite(arr).all()):
-            raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {len(members)} finite float64 values")
-    if not (scales > 0).all():
-        raise ModelFormatError(f"AutoRanker state: {where}.scales must be positive")
+        if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (len(members),)):
+            raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {len(members)} float64 values")
     estimators = []
     for i, member in enumerate(members):
         if isinstance(member, dict) and member.get("kind") in ("bag", "blend"):
             raise ModelFormatError(f"AutoRanker state: {where}.members[{i}] is a {member['kind']}; a bag holds "
                                    f"models only")
         estimators.append(decode_fitted(member, n_features, f"{where}.members[{i}]"))
-    return FoldBag(name, estimators, centers, scales)
+    try:                                    # the bag's own checks: finite centers, finite positive scales
+        return FoldBag(name, estimators, centers, scales)
+    except ValueError as exc:
+        raise ModelFormatError(f"AutoRanker state: {where}: {exc}") from None
 
 
 def _decode_blend(record: dict, n_features: int, where: str) -> RankAverage:
