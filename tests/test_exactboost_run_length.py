@@ -22,8 +22,9 @@ from rankcore.exactboost._bnb import _FeatureProblem
 from rankcore.exactboost._evaluators import CompositeLoss, PythonLoss
 from rankcore.exactboost._metric import make_evaluator
 
-RUN_KERNEL_SPECS = ["auc", "ks", "prec@k:1", "prec@k:3", "prec@k:0.3", "prec@k:0.05"]
-FALLBACK_SPECS = ["pauc:0.1", "rmax", "max_height", "pnorm:4", "tpauc:0.5,0.3"]
+RUN_KERNEL_SPECS = ["auc", "ks", "prec@k:1", "prec@k:3", "prec@k:0.3", "prec@k:0.05",
+                    "pauc:0.1", "pauc:0.25", "pauc:1", "pauc:0.1,mcclish"]
+FALLBACK_SPECS = ["rmax", "max_height", "pnorm:4", "tpauc:0.5,0.3"]
 
 
 def as_runs(values):
@@ -50,7 +51,7 @@ def test_loss_runs_equals_loss_on_expanded_arrays(spec, pos, neg):
     assert got == expected  # the same integer counts and the same final division: bit for bit
 
 
-@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.2"])
+@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.2", "pauc:0.1", "pauc:0.1,mcclish"])
 def test_loss_runs_with_one_class_empty(spec):
     ev = make_evaluator(rankcore.resolve("metric", spec))
     p, c = as_runs([0.5, 0.5, 1.0])
@@ -123,7 +124,7 @@ def planted(n=600, d=6, seed=0, binary=False):
     return X, y
 
 
-@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.05", "prec@k:10", "pauc:0.2"])
+@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.05", "prec@k:10", "pauc:0.2", "pauc:0.05,mcclish"])
 @pytest.mark.parametrize("binary", [False, True], ids=["rounded", "binary"])
 @pytest.mark.parametrize("tie_break", [None, "auc"])
 def test_fit_runs_same_stumps_with_and_without_runs(spec, binary, tie_break):
@@ -202,7 +203,7 @@ def test_tie_break_survives_save_and_load(tmp_path):
 
 
 # --------------------------------------------------------------------------
-# AUC by pair counts (box_bound_pairs) and two-valued features (issue 14 item 2)
+# AUC by pair counts (box_bound_pairs), pAUC from the top (box_bound_pauc), two-valued features
 # --------------------------------------------------------------------------
 
 
@@ -280,7 +281,65 @@ def test_auc_search_by_pair_counts_same_as_expanded(shift_invariant):
         assert out[0] == out[2] and out[1] == out[3]
 
 
-@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.1"])
+def test_pauc_form_only_for_pauc():
+    assert make_evaluator(rankcore.resolve("metric", "pauc:0.1"))._pauc_form() == (0.1, False, -1.0, 1.0)
+    alpha, mcclish, _, _ = make_evaluator(rankcore.resolve("metric", "pauc:0.3,mcclish"))._pauc_form()
+    assert (alpha, mcclish) == (0.3, True)
+    for spec in ["auc", "ks", "prec@k:0.2", "tpauc:0.5,0.3"]:
+        assert make_evaluator(rankcore.resolve("metric", spec))._pauc_form() is None
+
+
+@pytest.mark.parametrize("spec", ["pauc:0.1", "pauc:0.02", "pauc:0.5,mcclish", "pauc:1"])
+@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
+@pytest.mark.parametrize("theta, c0, c1", [(0.0, 1.0, 0.0), (0.3, 1.5, 1.0)])
+def test_pauc_box_bound_from_the_top_matches_references(spec, shift_invariant, theta, c0, c1):
+    """Every box: the top-down pAUC bound == expanded-array bound (bit for bit) == scikit-learn's pAUC."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(13)
+    ev = make_evaluator(rankcore.resolve("metric", spec))
+    alpha, mcclish, sign, offset = ev._pauc_form()
+    depth, grid = 3, 8
+    for _ in range(25):
+        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
+        fast, slow = (_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=depth, theta=theta, c0=c0, c1=c1,
+                                      shift_invariant=shift_invariant, run_length=run_length)
+                      for run_length in (True, False))
+        a_root, b_root = fast.root[:2], fast.root[2:]
+        for _ in range(12):
+            t_lo, t_hi = np.sort(rng.integers(0, nd - 1, 2))
+            ai = np.sort(rng.integers(a_root[0], a_root[1] + 1, 2))
+            bi = np.sort(rng.integers(b_root[0], b_root[1] + 1, 2))
+            box = (int(t_lo), int(t_hi), int(ai[0]), int(ai[1]), int(bi[0]), int(bi[1]))
+            got = fast.bound(*box)
+            assert got == slow.bound(*box)
+            a_lo, a_hi, b_lo, b_hi = ((2 * i - grid) / grid for i in (*ai, *bi))
+            margin = theta * (c0 + c1 * max(0.0, b_lo - a_hi, a_lo - b_hi) / 2)
+            pos = (sp + np.where(lrp <= t_lo, a_hi, np.where(lrp > t_hi, b_hi, max(a_hi, b_hi)))) - margin
+            neg = sn + np.where(lrn <= t_lo, a_lo, np.where(lrn > t_hi, b_lo, min(a_lo, b_lo)))
+            y, scores = np.r_[np.ones(pos.size), np.zeros(neg.size)], np.r_[pos, neg]
+            # scikit-learn's max_fpr is McClish's standardization; raw = its inverse; alpha = 1 is plain AUC
+            mc = roc_auc_score(y, scores, max_fpr=alpha if alpha < 1 else None)
+            raw = alpha * alpha / 2 + (2 * mc - 1) * (alpha - alpha * alpha / 2)
+            assert got == pytest.approx(sign * (mc if mcclish else raw) + offset, abs=1e-12)
+
+
+@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
+@pytest.mark.parametrize("spec", ["pauc:0.1", "pauc:0.3,mcclish"])
+def test_pauc_search_from_the_top_same_as_expanded(shift_invariant, spec):
+    """Whole searches with and without a budget: same optimum, same evaluation count."""
+    rng = np.random.default_rng(14)
+    ev = make_evaluator(rankcore.resolve("metric", spec))
+    for _ in range(15):
+        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
+        budgets = [0, int(rng.integers(1, 40))]
+        out = [_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=3, theta=0.05, max_boxes=budget,
+                               shift_invariant=shift_invariant, run_length=run_length).search()
+               for run_length in (False, True) for budget in budgets]
+        assert out[0] == out[2] and out[1] == out[3]
+
+
+@pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.1", "pauc:0.1"])
 def test_two_valued_features_same_stumps_with_and_without_runs(spec):
     """Binary, constant and rare-valued features, binned ones (max_bins=2), small subsamples
     (a feature often takes one value in a round): the one-pass groups == the general path."""

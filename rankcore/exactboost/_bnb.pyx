@@ -44,7 +44,8 @@ Time per run: O(T (n + f (V + m log m + B (q log m + m)))) for T rounds, n
 examples, f features searched per round with V distinct values, a subsample
 of m in q score levels and B bound evaluations per feature search (the
 metric's kernel is O(m); with run-length evaluation the B term is
-B (q log m + q) for AUC, KS and prec@k).  Memory per run: O(n + d + V + m + heap); the heap
+B (q log m + q) for AUC, KS and prec@k, and B q log m plus the runs above
+FPR = alpha for pAUC).  Memory per run: O(n + d + V + m + heap); the heap
 holds at most 8 boxes per bound evaluation; per fit, d n bytes for the
 two-valued features' ranks (run-length path).  Nothing is O(I x K).
 """
@@ -401,6 +402,8 @@ cdef void run_start(RunState* R, const Data* D, const Settings* st, uint64_t see
     R.s.max_boxes = st.max_boxes
     R.s.run_length = st.run_length
     R.s.pair_auc = st.run_length and ev_sub.pair_count_form(&R.s.auc_sign, &R.s.auc_offset)
+    R.s.top_pauc = st.run_length and ev_sub.pauc_form(&R.s.pauc_alpha, &R.s.pauc_mcclish, &R.s.pauc_sign,
+                                                      &R.s.pauc_offset)
     R.s.c1 = 0.0 if st.margin_mode == 0 else 1.0
     set_root_box(&R.s, st.shift_invariant)
     memset(R.selected, 0, D.n * sizeof(uint8_t))
@@ -835,6 +838,8 @@ cdef class _FeatureProblem:
             raise ValueError(f"lrp, lrn: expected ranks in [0, {n_distinct - 1}]")
         self.s.run_length = run_length
         self.s.pair_auc = run_length and ev.pair_count_form(&self.s.auc_sign, &self.s.auc_offset)
+        self.s.top_pauc = run_length and ev.pauc_form(&self.s.pauc_alpha, &self.s.pauc_mcclish,
+                                                      &self.s.pauc_sign, &self.s.pauc_offset)
         self.s.n_ranks = n_distinct
         search_set_subsample(&self.s, &sp[0], &lrp[0], &sn[0], &lrn[0])
         self.s.t_max = n_distinct - 2

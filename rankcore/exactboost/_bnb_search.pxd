@@ -47,6 +47,10 @@ cdef struct Search:
     # AUC by pair counts (see box_bound_pairs): on when the evaluator has the form
     bint pair_auc
     double auc_sign, auc_offset
+    # pAUC from the top of the groups (see box_bound_pauc): on when the evaluator has the form
+    bint top_pauc
+    bint pauc_mcclish
+    double pauc_alpha, pauc_sign, pauc_offset
     int64_t gen             # bumped whenever gp/gn change (keys the cross cache)
     Cross cache[9 * CROSS_WAYS]  # recent (offsets, counts) of each (positive group, negative group) pair
     uint8_t cache_next[9]   # the entry of each pair's set replaced next (round robin)

@@ -29,6 +29,12 @@ D2. AUC counts pairs, so on the run-length path a box's AUC needs no merge:
    bit.  With a pinned at 0 (shift-invariant search), the (left, left) pair
    never changes within a threshold range and other pairs' offsets recur
    along a dive: each pair caches its last four offset combinations.
+D4. The partial AUC reads only the top of the list, down to FPR = alpha,
+   so on the run-length path a box's pAUC merges its three positive and
+   three negative groups from the top, only as far as that walk goes
+   (``box_bound_pauc``): O(runs above FPR = alpha) per box instead of the
+   O(q) merge, with the scores, tied groups and expressions of
+   ``pauc_runs`` on the merged runs, so the loss is the same bit for bit.
 E. Search: best-bound-first with pruning against the incumbent, which is
    shared by all features of a round and starts at the loss of adding
    nothing.  Boxes are bisected into disjoint halves, so every grid point is
@@ -41,7 +47,8 @@ E. Search: best-bound-first with pruning against the incumbent, which is
    the paper's greedy descent.
 
 Time per feature search: B bound evaluations of O(q log m + m) (the metric's
-kernel is O(m); O(q log m + q) on runs for AUC, KS and prec@k).  Memory:
+kernel is O(m); O(q log m + q) on runs for AUC, KS and prec@k; for pAUC
+O(q log m) plus the runs above FPR = alpha).  Memory:
 O(m + heap); the heap holds at most 8 boxes per bound evaluation.
 """
 
@@ -231,6 +238,77 @@ cdef double box_bound_pairs(Search* s, double ol, double om, double orr, double 
     return s.auc_sign * value + s.auc_offset
 
 
+cdef inline double head_of(const double* v, Py_ssize_t i, double o, double sh) noexcept nogil:
+    """The highest remaining score (v[i - 1] + o) - sh of a group, -inf when it is used up."""
+    return (v[i - 1] + o) - sh if i > 0 else -INFINITY
+
+
+cdef inline int64_t take_top(const double* v, const int32_t* c, Py_ssize_t* i, double o, double sh,
+                             double top) noexcept nogil:
+    """Remove the group's runs scoring ``top`` (as ``merge_groups_runs`` writes scores): their count."""
+    cdef int64_t k = 0
+    while i[0] > 0 and (v[i[0] - 1] + o) - sh == top:
+        i[0] -= 1
+        k += c[i[0]]
+    return k
+
+
+cdef double box_bound_pauc(Search* s, double pl, double pm, double pr, double shift,
+                           double nl, double nm, double nr) noexcept nogil:
+    """The partial AUC's loss of a box, walking its groups from the top: no full merge.
+
+    ``pauc_runs`` on the runs ``merge_groups_runs`` would write reads them
+    from the top and stops at FPR = alpha; here the three groups of each
+    class are merged from the top as far as that walk goes, with the same
+    scores, the same tied groups and the kernel's own expressions, so the
+    loss is the same bit for bit.  O(runs above FPR = alpha) per box, where
+    merging costs O(q).
+    """
+    cdef const Groups* p = &s.gp
+    cdef const Groups* q = &s.gn
+    cdef Py_ssize_t pi = p.nl, pj = p.nm, pk = p.nr, ni = q.nl, nj = q.nm, nk = q.nr
+    cdef double alpha = s.pauc_alpha, raw, limit, dx, y_cut, area = 0.0, vp, vn, v, x
+    cdef long long area2 = 0, fp = 0, tp = 0, cp, cn
+    if s.mp == 0 or s.mn == 0:
+        raw = 0.5 * alpha * alpha
+    else:
+        limit = alpha * s.mn
+        while fp < limit:
+            vp = head_of(p.lv, pi, pl, shift)
+            x = head_of(p.mv, pj, pm, shift)
+            vp = x if x > vp else vp
+            x = head_of(p.rv, pk, pr, shift)
+            vp = x if x > vp else vp
+            vn = head_of(q.lv, ni, nl, 0.0)
+            x = head_of(q.mv, nj, nm, 0.0)
+            vn = x if x > vn else vn
+            x = head_of(q.rv, nk, nr, 0.0)
+            vn = x if x > vn else vn
+            if vp == -INFINITY and vn == -INFINITY:
+                break
+            v = vp if vp > vn else vn
+            cp = 0
+            cn = 0
+            if vp == v:
+                cp = (take_top(p.lv, p.lc, &pi, pl, shift, v) + take_top(p.mv, p.mc, &pj, pm, shift, v)
+                      + take_top(p.rv, p.rc, &pk, pr, shift, v))
+            if vn == v:
+                cn = (take_top(q.lv, q.lc, &ni, nl, 0.0, v) + take_top(q.mv, q.mc, &nj, nm, 0.0, v)
+                      + take_top(q.rv, q.rc, &nk, nr, 0.0, v))
+            if fp + cn <= limit:
+                area2 += cn * (2 * tp + cp)
+            else:  # the segment crosses FPR = alpha: cut it there
+                dx = limit - fp
+                y_cut = tp + cp * (dx / cn)
+                area = dx * (tp + y_cut)
+            fp += cn
+            tp += cp
+        raw = (area2 + area) / (2.0 * s.mp * s.mn)
+    if s.pauc_mcclish:
+        raw = 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
+    return s.pauc_sign * raw + s.pauc_offset
+
+
 cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
     """Interval lower bound of the margin-adjusted loss on box b; exact on a single point.
 
@@ -247,6 +325,9 @@ cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:
     if s.pair_auc:  # AUC: pair counts of the groups, no merge
         return box_bound_pairs(s, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift,
                                a_lo, a_lo if a_lo < b_lo else b_lo, b_lo)
+    if s.top_pauc:  # pAUC: the groups merged from the top only as far as FPR = alpha
+        return box_bound_pauc(s, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift,
+                              a_lo, a_lo if a_lo < b_lo else b_lo, b_lo)
     if s.run_length:  # O(q) merges and, for AUC / KS / prec@k, an O(q) metric
         rp = merge_groups_runs(&s.gp, a_hi, a_hi if a_hi > b_hi else b_hi, b_hi, shift, s.run_vp, s.run_cp)
         rn = merge_groups_runs(&s.gn, a_lo, a_lo if a_lo < b_lo else b_lo, b_lo, 0.0, s.run_vn, s.run_cn)
@@ -426,6 +507,11 @@ cdef int search_alloc(Search* s, Py_ssize_t mp, Py_ssize_t mn) noexcept nogil:
     s.pair_auc = False
     s.auc_sign = 0.0
     s.auc_offset = 0.0
+    s.top_pauc = False
+    s.pauc_mcclish = False
+    s.pauc_alpha = 0.0
+    s.pauc_sign = 0.0
+    s.pauc_offset = 0.0
     s.gen = 0
     memset(s.cache, 0, 9 * CROSS_WAYS * sizeof(Cross))
     memset(s.cache_next, 0, 9 * sizeof(uint8_t))

@@ -9,12 +9,15 @@
 # ``loss_runs`` is the same loss on run-length encoded scores: strictly
 # ascending distinct values, each with the number of examples holding it.
 # The base class expands the runs into the scratch arrays and calls ``loss``
-# (any metric); ``SortedLoss`` evaluates AUC, KS and prec@k on the runs
+# (any metric); ``SortedLoss`` evaluates AUC, KS, prec@k and pAUC on the runs
 # directly, in O(runs) instead of O(examples), with the same result.
 #
 # ``pair_count_form`` tells the kernel that the loss is an affine function of
 # AUC's pair counts (below, tied): it can then add up the counts of groups of
 # examples without merging them (``_bnb.box_bound``), with the same result.
+# ``pauc_form`` does the same for the partial AUC, which reads only the top
+# of the list: the kernel merges a box's groups from the top down and stops
+# where the metric stops looking.
 
 from libc.stdint cimport int32_t
 
@@ -29,6 +32,9 @@ cdef class LossEvaluator:
     # True when loss = sign * (2 below + tied) / (2 n_pos n_neg) + offset (AUC's
     # pair-count form, see ``_sorted_loss``); the kernel may then count pairs itself.
     cdef bint pair_count_form(self, double* sign, double* offset) noexcept nogil
+    # True when loss = sign * pauc:alpha (raw or McClish) + offset; the kernel may
+    # then walk a box's groups from the top and stop at FPR = alpha.
+    cdef bint pauc_form(self, double* alpha, bint* mcclish, double* sign, double* offset) noexcept nogil
 
 
 cdef class PythonLoss(LossEvaluator):

@@ -53,6 +53,10 @@ cdef class LossEvaluator:
         """False: the loss is not known to be AUC's affine pair-count form (see the pxd)."""
         return False
 
+    cdef bint pauc_form(self, double* alpha, bint* mcclish, double* sign, double* offset) noexcept nogil:
+        """False: the loss is not known to be an affine function of the partial AUC (see the pxd)."""
+        return False
+
     def evaluate_runs(self, const double[::1] pv, const int32_t[::1] pc,
                       const double[::1] nv, const int32_t[::1] nc):
         """``loss_runs`` on strictly ascending values with positive counts (for tests)."""

@@ -10,16 +10,19 @@ A. ``loss`` calls the kernel on the expanded score arrays (any metric).
 B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
    with counts), the form ExactBoost's boxes come in: a subsample of m
    examples holds q << m distinct scores once scores live on its dyadic
-   lattice.  AUC, KS and prec@k are evaluated on the runs in O(q) with the
-   same integer counts and the same final division as their SortedMetric
-   kernels, so the result is bit-identical to ``loss`` on the expanded
-   arrays (tested); other metrics expand (the base class's default).
+   lattice.  AUC, KS, prec@k and pAUC are evaluated on the runs in O(q) with
+   the same integer counts and the same floating-point operations, in the
+   same order, as their SortedMetric kernels, so the result is bit-identical
+   to ``loss`` on the expanded arrays (tested); other metrics expand (the
+   base class's default).  prec@k and pAUC walk down from the top and stop
+   where the metric stops looking: O(runs above rank k) and O(runs above
+   FPR = α), where expanding costs O(m) before the kernel starts.
 """
 
 from libc.stdint cimport int32_t
 
 from rankcore.metrics._common cimport highest_of, resolve_k
-from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPrecAtK
+from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPartialAUC, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator
 
@@ -28,6 +31,7 @@ cdef enum RunKind:
     RUNS_AUC = 1
     RUNS_KS = 2
     RUNS_PREC = 3
+    RUNS_PAUC = 4
 
 
 cdef double auc_runs(const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
@@ -101,6 +105,49 @@ cdef double prec_runs(Py_ssize_t k_count, double k_fraction,
         hits += gp
 
 
+cdef double pauc_runs(double alpha, bint mcclish,
+                      const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
+                      const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg) noexcept nogil:
+    """SortedPartialAUC on runs, walking down from the top: O(runs above FPR = alpha).
+
+    A run is a group of tied scores, so each step takes one positive run
+    and/or one negative run where the kernel drops the same tied group from
+    the expanded arrays; counts, the cut at FPR = alpha and the final
+    division are the kernel's own expressions (bit for bit).
+    """
+    cdef double raw, limit, dx, y_cut, area = 0.0
+    cdef long long area2 = 0
+    cdef Py_ssize_t i = rp, j = rn, cp, cn
+    cdef long long fp = 0, tp = 0
+    cdef double v
+    if n_pos == 0 or n_neg == 0:
+        raw = 0.5 * alpha * alpha
+    else:
+        limit = alpha * n_neg
+        while (i > 0 or j > 0) and fp < limit:
+            v = highest_of(pv, i, nv, j)
+            cp = 0
+            cn = 0
+            if i > 0 and pv[i - 1] == v:
+                cp = pc[i - 1]
+                i -= 1
+            if j > 0 and nv[j - 1] == v:
+                cn = nc[j - 1]
+                j -= 1
+            if fp + cn <= limit:
+                area2 += cn * (2 * tp + cp)
+            else:  # the segment crosses FPR = alpha: cut it there
+                dx = limit - fp
+                y_cut = tp + cp * (dx / cn)
+                area = dx * (tp + y_cut)
+            fp += cn
+            tp += cp
+        raw = (area2 + area) / (2.0 * n_pos * n_neg)
+    if mcclish:
+        return 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
+    return raw
+
+
 cdef class SortedLoss(LossEvaluator):
     """``sign * kernel.value(pos, neg) + offset``: a metric's loss form, without the GIL.
 
@@ -114,7 +161,7 @@ cdef class SortedLoss(LossEvaluator):
         lower-is-better ones).
 
     Time O(n_pos + n_neg) per call (the kernel's), no allocation; on runs
-    O(number of runs) for AUC, KS and prec@k.
+    O(number of runs) for AUC, KS, prec@k and pAUC.
     """
 
     cdef SortedMetric kernel
@@ -123,6 +170,8 @@ cdef class SortedLoss(LossEvaluator):
     cdef int kind
     cdef Py_ssize_t k_count
     cdef double k_fraction
+    cdef double max_fpr
+    cdef bint mcclish
 
     def __init__(self, SortedMetric kernel not None, double sign, double offset):
         self.kernel = kernel
@@ -139,6 +188,10 @@ cdef class SortedLoss(LossEvaluator):
             self.kind = RUNS_PREC
             self.k_count = (<SortedPrecAtK>kernel).k_count
             self.k_fraction = (<SortedPrecAtK>kernel).k_fraction
+        elif type(kernel) is SortedPartialAUC:
+            self.kind = RUNS_PAUC
+            self.max_fpr = (<SortedPartialAUC>kernel).max_fpr
+            self.mcclish = (<SortedPartialAUC>kernel).mcclish
 
     cdef double loss(self, const double* pos, Py_ssize_t n_pos,
                      const double* neg, Py_ssize_t n_neg) noexcept nogil:
@@ -151,6 +204,22 @@ cdef class SortedLoss(LossEvaluator):
         sign[0] = self.sign
         offset[0] = self.offset
         return True
+
+    cdef bint pauc_form(self, double* alpha, bint* mcclish, double* sign, double* offset) noexcept nogil:
+        """pAUC: loss = sign * pauc_runs(alpha, mcclish, ...) + offset, as ``loss_runs`` computes it."""
+        if self.kind != RUNS_PAUC:
+            return False
+        alpha[0] = self.max_fpr
+        mcclish[0] = self.mcclish
+        sign[0] = self.sign
+        offset[0] = self.offset
+        return True
+
+    def _pauc_form(self):
+        """(alpha, mcclish, sign, offset) of ``pauc_form`` or None (for tests)."""
+        cdef double alpha = 0.0, sign = 0.0, offset = 0.0
+        cdef bint mcclish = False
+        return (alpha, bool(mcclish), sign, offset) if self.pauc_form(&alpha, &mcclish, &sign, &offset) else None
 
     def _pair_count_form(self):
         """(sign, offset) of ``pair_count_form`` or None (for tests)."""
@@ -167,6 +236,8 @@ cdef class SortedLoss(LossEvaluator):
             value = ks_runs(pv, pc, rp, n_pos, nv, nc, rn, n_neg)
         elif self.kind == RUNS_PREC:
             value = prec_runs(self.k_count, self.k_fraction, pv, pc, rp, n_pos, nv, nc, rn, n_neg)
+        elif self.kind == RUNS_PAUC:
+            value = pauc_runs(self.max_fpr, self.mcclish, pv, pc, rp, n_pos, nv, nc, rn, n_neg)
         else:
             return LossEvaluator.loss_runs(self, pv, pc, rp, n_pos, nv, nc, rn, n_neg, scratch_p, scratch_n)
         return self.sign * value + self.offset
