@@ -57,6 +57,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from rankcore.metrics._common cimport PaucWalk, pauc_walk_add, pauc_walk_start, pauc_walk_value
+
 from ._bnb_boxes cimport (Box, grid_value, heap_pop, heap_push, is_leaf, margin_of, smallest_half_gap,
                           split_range)
 from ._bnb_levels cimport (build_levels, build_levels_counting, doubles, expand_runs, group_levels, groups_alloc,
@@ -260,20 +262,19 @@ cdef double box_bound_pauc(Search* s, double pl, double pm, double pr, double sh
     ``pauc_runs`` on the runs ``merge_groups_runs`` would write reads them
     from the top and stops at FPR = alpha; here the three groups of each
     class are merged from the top as far as that walk goes, with the same
-    scores, the same tied groups and the kernel's own expressions, so the
-    loss is the same bit for bit.  O(runs above FPR = alpha) per box, where
-    merging costs O(q).
+    scores, the same tied groups and the kernels' own step
+    (``pauc_walk_add``), so the loss is the same bit for bit.  O(runs above
+    FPR = alpha) per box, where merging costs O(q).
     """
     cdef const Groups* p = &s.gp
     cdef const Groups* q = &s.gn
     cdef Py_ssize_t pi = p.nl, pj = p.nm, pk = p.nr, ni = q.nl, nj = q.nm, nk = q.nr
-    cdef double alpha = s.pauc_alpha, raw, limit, dx, y_cut, area = 0.0, vp, vn, v, x
-    cdef long long area2 = 0, fp = 0, tp = 0, cp, cn
-    if s.mp == 0 or s.mn == 0:
-        raw = 0.5 * alpha * alpha
-    else:
-        limit = alpha * s.mn
-        while fp < limit:
+    cdef double vp, vn, v, x
+    cdef long long cp, cn
+    cdef PaucWalk w
+    pauc_walk_start(&w, s.pauc_alpha, s.mn)
+    if s.mp > 0 and s.mn > 0:
+        while w.fp < w.limit:
             vp = head_of(p.lv, pi, pl, shift)
             x = head_of(p.mv, pj, pm, shift)
             vp = x if x > vp else vp
@@ -295,18 +296,8 @@ cdef double box_bound_pauc(Search* s, double pl, double pm, double pr, double sh
             if vn == v:
                 cn = (take_top(q.lv, q.lc, &ni, nl, 0.0, v) + take_top(q.mv, q.mc, &nj, nm, 0.0, v)
                       + take_top(q.rv, q.rc, &nk, nr, 0.0, v))
-            if fp + cn <= limit:
-                area2 += cn * (2 * tp + cp)
-            else:  # the segment crosses FPR = alpha: cut it there
-                dx = limit - fp
-                y_cut = tp + cp * (dx / cn)
-                area = dx * (tp + y_cut)
-            fp += cn
-            tp += cp
-        raw = (area2 + area) / (2.0 * s.mp * s.mn)
-    if s.pauc_mcclish:
-        raw = 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
-    return s.pauc_sign * raw + s.pauc_offset
+            pauc_walk_add(&w, cp, cn)
+    return s.pauc_sign * pauc_walk_value(&w, s.pauc_alpha, s.pauc_mcclish, s.mp, s.mn) + s.pauc_offset
 
 
 cdef double box_bound(Search* s, LossEvaluator ev, const Box* b) noexcept nogil:

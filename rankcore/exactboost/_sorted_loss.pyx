@@ -21,7 +21,7 @@ B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
 
 from libc.stdint cimport int32_t
 
-from rankcore.metrics._common cimport highest_of, resolve_k
+from rankcore.metrics._common cimport PaucWalk, highest_of, pauc_walk_add, pauc_walk_start, pauc_walk_value, resolve_k
 from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPartialAUC, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator
@@ -112,19 +112,15 @@ cdef double pauc_runs(double alpha, bint mcclish,
 
     A run is a group of tied scores, so each step takes one positive run
     and/or one negative run where the kernel drops the same tied group from
-    the expanded arrays; counts, the cut at FPR = alpha and the final
-    division are the kernel's own expressions (bit for bit).
+    the expanded arrays, through the kernel's own step (bit for bit).
     """
-    cdef double raw, limit, dx, y_cut, area = 0.0
-    cdef long long area2 = 0
-    cdef Py_ssize_t i = rp, j = rn, cp, cn
-    cdef long long fp = 0, tp = 0
+    cdef Py_ssize_t i = rp, j = rn
+    cdef long long cp, cn
     cdef double v
-    if n_pos == 0 or n_neg == 0:
-        raw = 0.5 * alpha * alpha
-    else:
-        limit = alpha * n_neg
-        while (i > 0 or j > 0) and fp < limit:
+    cdef PaucWalk w
+    pauc_walk_start(&w, alpha, n_neg)
+    if n_pos > 0 and n_neg > 0:
+        while (i > 0 or j > 0) and w.fp < w.limit:
             v = highest_of(pv, i, nv, j)
             cp = 0
             cn = 0
@@ -134,18 +130,8 @@ cdef double pauc_runs(double alpha, bint mcclish,
             if j > 0 and nv[j - 1] == v:
                 cn = nc[j - 1]
                 j -= 1
-            if fp + cn <= limit:
-                area2 += cn * (2 * tp + cp)
-            else:  # the segment crosses FPR = alpha: cut it there
-                dx = limit - fp
-                y_cut = tp + cp * (dx / cn)
-                area = dx * (tp + y_cut)
-            fp += cn
-            tp += cp
-        raw = (area2 + area) / (2.0 * n_pos * n_neg)
-    if mcclish:
-        return 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
-    return raw
+            pauc_walk_add(&w, cp, cn)
+    return pauc_walk_value(&w, alpha, mcclish, n_pos, n_neg)
 
 
 cdef class SortedLoss(LossEvaluator):

@@ -65,3 +65,49 @@ cdef inline Py_ssize_t resolve_k(Py_ssize_t k_count, double k_fraction, Py_ssize
     if k < 1:
         k = 1
     return k
+
+
+cdef struct PaucWalk:
+    # the partial AUC's ROC walk from the top of the list, one tied group at a time
+    double limit            # alpha * n_neg: the walk stops once fp reaches it
+    long long fp, tp        # negatives and positives above the current group
+    long long area2         # twice the area of the complete segments, in counts squared
+    double area             # the segment cut at FPR = alpha (at most one)
+
+
+cdef inline void pauc_walk_start(PaucWalk* w, double alpha, Py_ssize_t n_neg) noexcept nogil:
+    w.limit = alpha * n_neg
+    w.fp = 0
+    w.tp = 0
+    w.area2 = 0
+    w.area = 0.0
+
+
+cdef inline void pauc_walk_add(PaucWalk* w, long long cp, long long cn) noexcept nogil:
+    """Add the next group of tied scores from the top: cp positives and cn negatives.
+
+    Every pAUC kernel (sorted arrays, runs, ExactBoost's boxes) steps through
+    this one expression, so they agree bit for bit.
+    """
+    cdef double dx, y_cut
+    if w.fp + cn <= w.limit:
+        w.area2 += cn * (2 * w.tp + cp)
+    else:  # the segment crosses FPR = alpha: cut it there
+        dx = w.limit - w.fp
+        y_cut = w.tp + cp * (dx / cn)
+        w.area = dx * (w.tp + y_cut)
+    w.fp += cn
+    w.tp += cp
+
+
+cdef inline double pauc_walk_value(const PaucWalk* w, double alpha, bint mcclish,
+                                   Py_ssize_t n_pos, Py_ssize_t n_neg) noexcept nogil:
+    """The walk's partial AUC (raw, or McClish's standardization); a constant scorer's with an empty class."""
+    cdef double raw
+    if n_pos == 0 or n_neg == 0:
+        raw = 0.5 * alpha * alpha
+    else:
+        raw = (w.area2 + w.area) / (2.0 * n_pos * n_neg)
+    if mcclish:
+        return 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
+    return raw

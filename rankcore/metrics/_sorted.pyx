@@ -27,7 +27,8 @@
 
 from libc.math cimport pow, INFINITY
 
-from ._common cimport area_above, count_le, drop_top, highest_of, lowest_of, resolve_k
+from ._common cimport (PaucWalk, area_above, count_le, drop_top, highest_of, lowest_of, pauc_walk_add,
+                      pauc_walk_start, pauc_walk_value, resolve_k)
 
 import numpy as np
 
@@ -326,34 +327,18 @@ cdef class SortedPartialAUC(SortedMetric):
 
     cdef double value(self, const double* pos, Py_ssize_t n_pos,
                       const double* neg, Py_ssize_t n_neg) noexcept nogil:
-        cdef double alpha = self.max_fpr, raw, limit, dx, y_cut, area = 0.0
-        cdef long long area2 = 0  # twice the area of the complete segments, in counts²
-        cdef Py_ssize_t i = n_pos, j = n_neg, i_next, j_next, cp, cn
-        cdef long long fp = 0, tp = 0
+        cdef Py_ssize_t i = n_pos, j = n_neg, i_next, j_next
         cdef double v
-        if n_pos == 0 or n_neg == 0:
-            raw = 0.5 * alpha * alpha
-        else:
-            limit = alpha * n_neg
-            while (i > 0 or j > 0) and fp < limit:
+        cdef PaucWalk w
+        pauc_walk_start(&w, self.max_fpr, n_neg)
+        if n_pos > 0 and n_neg > 0:
+            while (i > 0 or j > 0) and w.fp < w.limit:
                 v = highest_of(pos, i, neg, j)
                 i_next = drop_top(pos, i, v)
                 j_next = drop_top(neg, j, v)
-                cp = i - i_next
-                cn = j - j_next
-                if fp + cn <= limit:
-                    area2 += cn * (2 * tp + cp)
-                else:  # the segment crosses FPR = α: cut it there
-                    dx = limit - fp
-                    y_cut = tp + cp * (dx / cn)
-                    area = dx * (tp + y_cut)
-                fp += cn
-                tp += cp
+                pauc_walk_add(&w, i - i_next, j - j_next)
                 i, j = i_next, j_next
-            raw = (area2 + area) / (2.0 * n_pos * n_neg)
-        if self.mcclish:
-            return 0.5 * (1.0 + (raw - 0.5 * alpha * alpha) / (alpha - 0.5 * alpha * alpha))
-        return raw
+        return pauc_walk_value(&w, self.max_fpr, self.mcclish, n_pos, n_neg)
 
     @property
     def scale(self):
