@@ -356,6 +356,55 @@ def average_ranks(results, learners, metric):
     return {n: float(np.mean(v)) for n, v in ranks.items()}
 
 
+def head_to_head(results, learners, metric) -> dict[str, tuple[int, int, int]]:
+    """The first learner against each other one, data set by data set: (wins, ties, losses) of its mean.
+
+    A learner that failed on every split of a set (a NaN mean) loses there,
+    as in :func:`average_ranks`; equal means (within 1e-12) tie.
+    """
+    import warnings
+
+    first, out = learners[0], {}
+    for other in learners[1:]:
+        wins = ties = losses = 0
+        for per_learner in results.values():
+            with warnings.catch_warnings():  # a learner failed on every split: its mean is NaN, said here
+                warnings.simplefilter("ignore", RuntimeWarning)
+                a, b = (np.nanmean(per_learner[n][metric]) if per_learner[n][metric] else np.nan
+                        for n in (first, other))
+            a, b = (-np.inf if np.isnan(v) else v for v in (a, b))
+            if a == b or abs(a - b) <= 1e-12:
+                ties += 1
+            elif a > b:
+                wins += 1
+            else:
+                losses += 1
+        out[other] = (wins, ties, losses)
+    return out
+
+
+def head_to_head_section(results, learners) -> list[str]:
+    """Markdown: the first learner's wins/ties/losses against each other one, and the Wilcoxon p over sets."""
+    if len(learners) < 2 or len(results) < 2:
+        return []
+    first = learners[0]
+    counts = {m: head_to_head(results, learners, m) for m in METRICS}
+    wil = {m: wilcoxon_over_datasets({d: {n: per[n] for n in learners} for d, per in results.items()}, first, m)
+           for m in METRICS}
+    lines = ["", f"## {first} against each other learner, over the data sets", "",
+             f"Per data set, {first}'s mean test metric against the other's: wins / ties / losses (a learner "
+             "that failed on a set loses there); then the Wilcoxon signed-rank test over the data sets "
+             "(Demšar, 2006; zero differences split; sets where either failed left out). Per-set means of "
+             "a few splits: which of two close learners wins a set is often noise, so the test, not the "
+             "counts, says whether a lead is real.", "",
+             "| against | " + " | ".join(f"{m} W/T/L | p" for m in METRICS) + " |",
+             "|---|" + "---:|---:|" * len(METRICS)]
+    for other in learners[1:]:
+        cells = [f"{'/'.join(map(str, counts[m][other]))} | {wil[m][other][1]:.3f}" for m in METRICS]
+        lines.append(f"| {other} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def report(results, times, unavailable, notes, n_splits) -> str:
     learners = list(next(iter(results.values())).keys()) if results else []
     lines = ["# Top of the list: rankcore against the gradient-boosting defaults", "",
@@ -380,6 +429,7 @@ def report(results, times, unavailable, notes, n_splits) -> str:
                 cells.append(f"**{cell}**" if np.nanmean(v) == best else cell)
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines += means_table(results, learners)
+    lines += head_to_head_section(results, learners)
     lines += cost_table(times, learners)
     if unavailable or notes:
         lines += ["", "## Notes", ""]

@@ -97,3 +97,26 @@ def test_threads_reach_every_learner(tol):
         assert learners["flaml"](0, 2.0).jobs == {"n_jobs": 1}
     default = tol._learners()
     assert default["rankcore-trees"](0).n_jobs is None
+
+
+def test_head_to_head_counts_wins_ties_losses_and_failures(tol):
+    nan = math.nan
+    metrics = ("prec@1%", "prec@5%", "pauc@0.1", "auc")
+
+    def sets(rows):
+        return {f"s{i}": {n: {m: list(v) for m in metrics} for n, v in row.items()} for i, row in enumerate(rows)}
+
+    results = sets([
+        {"a": [0.5, 0.7], "b": [0.4, 0.6], "c": [0.6, 0.6]},      # a wins b, a ties c (same mean)
+        {"a": [0.2, 0.2], "b": [0.3, 0.3], "c": [nan, nan]},      # a loses to b, c failed: a wins
+        {"a": [nan, 0.9], "b": [0.9, 0.9], "c": [0.1, 0.2]},      # a failed split: its mean over the other
+    ])
+    counts = tol.head_to_head(results, ["a", "b", "c"], "auc")
+    assert counts == {"b": (1, 1, 1), "c": (2, 1, 0)}
+    lines = tol.head_to_head_section(results, ["a", "b", "c"])
+    text = "\n".join(lines)
+    assert "## a against each other learner" in text
+    assert "| b | 1/1/1 | " in text and "| c | 2/1/0 | " in text
+    assert tol.head_to_head_section(results, ["a"]) == []
+    assert "## a against each other learner" in tol.report(
+        results, {d: {n: [1.0] for n in "abc"} for d in results}, {}, [], 2)
