@@ -9,12 +9,15 @@ spent its time on (search, refit) and its choice.  With ``--budget``, the fit
 is ``AutoRanker(time_budget=B)`` and the table shows how close to ``B`` it
 ended.  With ``--cpu``, both run on one thread (``n_jobs=1``) and are timed
 in process CPU seconds, which a busy machine disturbs far less than wall
-time.
+time.  ``--metric`` fits ``AutoRanker(metric=...)`` instead of the default
+``pauc:0.1`` (ExactBoost, the costliest candidate on small data, trains on
+that metric, so the cost depends on it).
 
 Usage::
 
     python benchmarks/auto_cost.py --repeats 3
     python benchmarks/auto_cost.py --datasets wdbc,spambase --budget 5
+    python benchmarks/auto_cost.py --cpu --metric prec@k:0.05
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ def _timed(fit, clock) -> float:
     return clock() - start
 
 
-def measure(name: str, repeats: int, budget: float | None, max_rows: int, cpu: bool = False) -> dict:
+def measure(name: str, repeats: int, budget: float | None, max_rows: int, cpu: bool = False,
+            metric: str = "pauc:0.1") -> dict:
     import lightgbm
 
     import rankcore
@@ -49,7 +53,7 @@ def measure(name: str, repeats: int, budget: float | None, max_rows: int, cpu: b
     lgbm, auto, last = [], [], None
     for _ in range(repeats):
         lgbm.append(_timed(lambda: lightgbm.LGBMClassifier(verbose=-1, **threads).fit(X, y), clock))
-        model = rankcore.AutoRanker(random_state=0, time_budget=budget, **threads)
+        model = rankcore.AutoRanker(metric=metric, random_state=0, time_budget=budget, **threads)
         auto.append(_timed(lambda: model.fit(X, y), clock))
         last = model
     return {"dataset": name, "rows": X.shape[0], "features": X.shape[1], "lgbm": min(lgbm), "auto": min(auto),
@@ -65,6 +69,8 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=None, help="AutoRanker(time_budget=...) instead of None")
     parser.add_argument("--max-rows", type=int, default=50_000)
     parser.add_argument("--cpu", action="store_true", help="one thread each, timed in process CPU seconds")
+    parser.add_argument("--metric", default="pauc:0.1",
+                        help="AutoRanker(metric=...): the default pauc:0.1, or another metric spec")
     args = parser.parse_args(argv)
     try:
         import lightgbm  # noqa: F401
@@ -73,7 +79,7 @@ def main(argv=None) -> int:
         return 0
     try:
         names = args.datasets.split(",") if args.datasets else binary_datasets()
-        rows = [measure(n, args.repeats, args.budget, args.max_rows, args.cpu) for n in names]
+        rows = [measure(n, args.repeats, args.budget, args.max_rows, args.cpu, args.metric) for n in names]
     except DatasetUnavailable as exc:
         print(f"skipped: {exc}", file=sys.stderr)
         return 0
@@ -88,7 +94,8 @@ def main(argv=None) -> int:
     ratios = np.array([r["ratio"] for r in rows])
     what = "process CPU seconds, one thread each" if args.cpu else "wall seconds, default threads"
     print(f"\nratio: median {np.median(ratios):.1f}x, largest {ratios.max():.1f}x "
-          f"({rows[int(ratios.argmax())]['dataset']}); least of {args.repeats} alternating fits each, {what}")
+          f"({rows[int(ratios.argmax())]['dataset']}); least of {args.repeats} alternating fits each, {what}; "
+          f"metric {args.metric}")
     if args.budget is not None:
         over = max(r["auto"] / args.budget for r in rows)
         print(f"time_budget={args.budget:g} s: the longest fit took {over:.2f}x the budget")
