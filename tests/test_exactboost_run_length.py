@@ -240,20 +240,18 @@ def test_pair_count_form_only_for_auc():
         assert getattr(ev, "_pair_count_form", lambda: None)() is None
 
 
-@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
-@pytest.mark.parametrize("theta, c0, c1", [(0.0, 1.0, 0.0), (0.05, 1.0, 0.0), (0.3, 1.5, 1.0)])
-def test_auc_box_bound_by_pair_counts_matches_references(shift_invariant, theta, c0, c1):
-    """Every box: pair-count bound == expanded-array bound (bit for bit) == all-pairs NumPy loss."""
-    rng = np.random.default_rng(11)
-    ev = make_evaluator(rankcore.resolve("metric", "auc"))
-    depth, grid = 3, 8
-    for _ in range(25):
+def boxes_with_scores(rng, ev, shift_invariant, theta, c0, c1, depth=3, n_problems=25, n_boxes=12):
+    """Random lopsided problems and boxes: yields each box's bound on the run-length path and the box's
+    positive and negative scores (the reference's input), once the bound is checked equal, bit for bit,
+    to the expanded-array path's."""
+    grid = 2 ** depth
+    for _ in range(n_problems):
         sp, lrp, sn, lrn, nd = lopsided_problem(rng)
         fast, slow = (_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=depth, theta=theta, c0=c0, c1=c1,
                                       shift_invariant=shift_invariant, run_length=run_length)
                       for run_length in (True, False))
         a_root, b_root = fast.root[:2], fast.root[2:]
-        for _ in range(12):
+        for _ in range(n_boxes):
             t_lo, t_hi = np.sort(rng.integers(0, nd - 1, 2))
             ai = np.sort(rng.integers(a_root[0], a_root[1] + 1, 2))
             bi = np.sort(rng.integers(b_root[0], b_root[1] + 1, 2))
@@ -264,14 +262,25 @@ def test_auc_box_bound_by_pair_counts_matches_references(shift_invariant, theta,
             margin = theta * (c0 + c1 * max(0.0, b_lo - a_hi, a_lo - b_hi) / 2)
             pos = (sp + np.where(lrp <= t_lo, a_hi, np.where(lrp > t_hi, b_hi, max(a_hi, b_hi)))) - margin
             neg = sn + np.where(lrn <= t_lo, a_lo, np.where(lrn > t_hi, b_lo, min(a_lo, b_lo)))
-            assert got == pytest.approx(numpy_auc_loss(pos, neg), abs=1e-12)
+            yield got, pos, neg
 
 
 @pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
-def test_auc_search_by_pair_counts_same_as_expanded(shift_invariant):
-    """Whole searches (the cross cache at work): same optimum, same evaluation count."""
-    rng = np.random.default_rng(12)
+@pytest.mark.parametrize("theta, c0, c1", [(0.0, 1.0, 0.0), (0.05, 1.0, 0.0), (0.3, 1.5, 1.0)])
+def test_auc_box_bound_by_pair_counts_matches_references(shift_invariant, theta, c0, c1):
+    """Every box: pair-count bound == expanded-array bound (bit for bit) == all-pairs NumPy loss."""
     ev = make_evaluator(rankcore.resolve("metric", "auc"))
+    for got, pos, neg in boxes_with_scores(np.random.default_rng(11), ev, shift_invariant, theta, c0, c1):
+        assert got == pytest.approx(numpy_auc_loss(pos, neg), abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["auc", "pauc:0.1", "pauc:0.3,mcclish"])
+@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
+def test_search_by_pair_counts_or_from_the_top_same_as_expanded(spec, shift_invariant):
+    """Whole searches, with and without a budget (AUC: the cross cache at work; pAUC: boxes read from the
+    top): same optimum, same evaluation count."""
+    rng = np.random.default_rng(12)
+    ev = make_evaluator(rankcore.resolve("metric", spec))
     for _ in range(15):
         sp, lrp, sn, lrn, nd = lopsided_problem(rng)
         budgets = [0, int(rng.integers(1, 40))]
@@ -296,47 +305,14 @@ def test_pauc_box_bound_from_the_top_matches_references(spec, shift_invariant, t
     """Every box: the top-down pAUC bound == expanded-array bound (bit for bit) == scikit-learn's pAUC."""
     from sklearn.metrics import roc_auc_score
 
-    rng = np.random.default_rng(13)
     ev = make_evaluator(rankcore.resolve("metric", spec))
     alpha, mcclish, sign, offset = ev._pauc_form()
-    depth, grid = 3, 8
-    for _ in range(25):
-        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
-        fast, slow = (_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=depth, theta=theta, c0=c0, c1=c1,
-                                      shift_invariant=shift_invariant, run_length=run_length)
-                      for run_length in (True, False))
-        a_root, b_root = fast.root[:2], fast.root[2:]
-        for _ in range(12):
-            t_lo, t_hi = np.sort(rng.integers(0, nd - 1, 2))
-            ai = np.sort(rng.integers(a_root[0], a_root[1] + 1, 2))
-            bi = np.sort(rng.integers(b_root[0], b_root[1] + 1, 2))
-            box = (int(t_lo), int(t_hi), int(ai[0]), int(ai[1]), int(bi[0]), int(bi[1]))
-            got = fast.bound(*box)
-            assert got == slow.bound(*box)
-            a_lo, a_hi, b_lo, b_hi = ((2 * i - grid) / grid for i in (*ai, *bi))
-            margin = theta * (c0 + c1 * max(0.0, b_lo - a_hi, a_lo - b_hi) / 2)
-            pos = (sp + np.where(lrp <= t_lo, a_hi, np.where(lrp > t_hi, b_hi, max(a_hi, b_hi)))) - margin
-            neg = sn + np.where(lrn <= t_lo, a_lo, np.where(lrn > t_hi, b_lo, min(a_lo, b_lo)))
-            y, scores = np.r_[np.ones(pos.size), np.zeros(neg.size)], np.r_[pos, neg]
-            # scikit-learn's max_fpr is McClish's standardization; raw = its inverse; alpha = 1 is plain AUC
-            mc = roc_auc_score(y, scores, max_fpr=alpha if alpha < 1 else None)
-            raw = alpha * alpha / 2 + (2 * mc - 1) * (alpha - alpha * alpha / 2)
-            assert got == pytest.approx(sign * (mc if mcclish else raw) + offset, abs=1e-12)
-
-
-@pytest.mark.parametrize("shift_invariant", [True, False], ids=["shift-invariant", "general"])
-@pytest.mark.parametrize("spec", ["pauc:0.1", "pauc:0.3,mcclish"])
-def test_pauc_search_from_the_top_same_as_expanded(shift_invariant, spec):
-    """Whole searches with and without a budget: same optimum, same evaluation count."""
-    rng = np.random.default_rng(14)
-    ev = make_evaluator(rankcore.resolve("metric", spec))
-    for _ in range(15):
-        sp, lrp, sn, lrn, nd = lopsided_problem(rng)
-        budgets = [0, int(rng.integers(1, 40))]
-        out = [_FeatureProblem(sp, lrp, sn, lrn, nd, ev, depth=3, theta=0.05, max_boxes=budget,
-                               shift_invariant=shift_invariant, run_length=run_length).search()
-               for run_length in (False, True) for budget in budgets]
-        assert out[0] == out[2] and out[1] == out[3]
+    for got, pos, neg in boxes_with_scores(np.random.default_rng(13), ev, shift_invariant, theta, c0, c1):
+        y, scores = np.r_[np.ones(pos.size), np.zeros(neg.size)], np.r_[pos, neg]
+        # scikit-learn's max_fpr is McClish's standardization; raw = its inverse; alpha = 1 is plain AUC
+        mc = roc_auc_score(y, scores, max_fpr=alpha if alpha < 1 else None)
+        raw = alpha * alpha / 2 + (2 * mc - 1) * (alpha - alpha * alpha / 2)
+        assert got == pytest.approx(sign * (mc if mcclish else raw) + offset, abs=1e-12)
 
 
 @pytest.mark.parametrize("spec", ["auc", "ks", "prec@k:0.1", "pauc:0.1"])

@@ -78,6 +78,14 @@ cdef double ks_runs(const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize
     return best / (<double> n_pos * n_neg)
 
 
+cdef inline Py_ssize_t take_top_run(const double* v, const int32_t* c, Py_ssize_t* i, double top) noexcept nogil:
+    """The count of the last of the runs v[0..i) when it scores ``top`` (then removed: i - 1), else 0."""
+    if i[0] > 0 and v[i[0] - 1] == top:
+        i[0] -= 1
+        return c[i[0]]
+    return 0
+
+
 cdef double prec_runs(Py_ssize_t k_count, double k_fraction,
                       const double* pv, const int32_t* pc, Py_ssize_t rp, Py_ssize_t n_pos,
                       const double* nv, const int32_t* nc, Py_ssize_t rn, Py_ssize_t n_neg) noexcept nogil:
@@ -90,15 +98,8 @@ cdef double prec_runs(Py_ssize_t k_count, double k_fraction,
     k = resolve_k(k_count, k_fraction, n)
     while True:  # terminates: k <= n
         v = highest_of(pv, i, nv, j)
-        gp = 0
-        group = 0
-        if i > 0 and pv[i - 1] == v:
-            gp = pc[i - 1]
-            i -= 1
-        group = gp
-        if j > 0 and nv[j - 1] == v:
-            group += nc[j - 1]
-            j -= 1
+        gp = take_top_run(pv, pc, &i, v)
+        group = gp + take_top_run(nv, nc, &j, v)
         if above + group >= k:
             return (hits + (k - above) * (<double> gp / group)) / k
         above += group
@@ -115,22 +116,13 @@ cdef double pauc_runs(double alpha, bint mcclish,
     the expanded arrays, through the kernel's own step (bit for bit).
     """
     cdef Py_ssize_t i = rp, j = rn
-    cdef long long cp, cn
     cdef double v
     cdef PaucWalk w
     pauc_walk_start(&w, alpha, n_neg)
     if n_pos > 0 and n_neg > 0:
         while (i > 0 or j > 0) and w.fp < w.limit:
             v = highest_of(pv, i, nv, j)
-            cp = 0
-            cn = 0
-            if i > 0 and pv[i - 1] == v:
-                cp = pc[i - 1]
-                i -= 1
-            if j > 0 and nv[j - 1] == v:
-                cn = nc[j - 1]
-                j -= 1
-            pauc_walk_add(&w, cp, cn)
+            pauc_walk_add(&w, take_top_run(pv, pc, &i, v), take_top_run(nv, nc, &j, v))
     return pauc_walk_value(&w, alpha, mcclish, n_pos, n_neg)
 
 
