@@ -266,6 +266,8 @@ cdef double box_bound_pauc(Search* s, double pl, double pm, double pr, double sh
     (``pauc_walk_add``), so the loss is the same bit for bit.  O(runs above
     FPR = alpha) per box, where merging costs O(q).
     """
+    # the three groups of each class are written out (not a helper over an array of indices): with
+    # the six indices in registers the walk measured about 5 % faster, and it runs for every box
     cdef const Groups* p = &s.gp
     cdef const Groups* q = &s.gn
     cdef Py_ssize_t pi = p.nl, pj = p.nm, pk = p.nr, ni = q.nl, nj = q.nm, nk = q.nr
