@@ -465,14 +465,45 @@ def test_auto_every_candidate_failing_is_an_error(broken_plugin):
         AutoRanker(candidates=["broken-for-tests"], random_state=0).fit(X, y)
 
 
-def test_auto_missing_values_skip_the_candidates_that_refuse_them():
+class _RefusesNaN(Candidate):
+    """A candidate that refuses NaN and asks not to be imputed."""
+
+    name = "refuses-nan-for-tests"
+    relative_cost = 0.01
+    impute_missing = False
+
+    def build(self, context):
+        return _WarningEstimator()
+
+
+class _RefusesNaNPlugin:
+    @rankcore.hookimpl
+    def rankcore_register_auto_candidates(self):
+        return [_RefusesNaN]
+
+
+def test_auto_missing_values_impute_for_the_candidates_that_refuse_them():
     X, y = _data(n=120, nan=True)
     model = AutoRanker(candidates=FAST, random_state=0, n_jobs=1).fit(X, y)
-    assert model.leaderboard_["linear:n_epochs=2"].status == "skipped"
-    assert "missing values" in model.leaderboard_["linear:n_epochs=2"].note
+    assert all(row.status != "skipped" for row in model.leaderboard_)
     assert np.isfinite(model.decision_function(X)).all()
-    with pytest.raises(ValueError, match="none applies.*missing values"):
-        AutoRanker(candidates=["linear"]).fit(X, y)
+    linear = AutoRanker(candidates=["linear:n_epochs=2"], random_state=0, n_jobs=1).fit(X, y)
+    refit = linear.best_estimator_.estimators[0]          # the fold bag's refit
+    assert isinstance(refit.steps[0][1], rankcore.auto.MissingValueImputer)
+    assert np.isfinite(linear.decision_function(X)).all()
+
+
+def test_auto_missing_values_skip_a_candidate_that_asks_not_to_be_imputed():
+    register_plugin(_RefusesNaNPlugin(), name="auto-refuses-nan-test")
+    try:
+        X, y = _data(n=120, nan=True)
+        model = AutoRanker(candidates=[FAST[0], "refuses-nan-for-tests"], random_state=0, n_jobs=1).fit(X, y)
+        assert model.leaderboard_["refuses-nan-for-tests"].status == "skipped"
+        assert "missing values" in model.leaderboard_["refuses-nan-for-tests"].note
+        with pytest.raises(ValueError, match="none applies.*missing values"):
+            AutoRanker(candidates=["refuses-nan-for-tests"]).fit(X, y)
+    finally:
+        unregister_plugin("auto-refuses-nan-test")
 
 
 def test_auto_large_data_use_one_holdout_scored_in_parts():

@@ -41,3 +41,18 @@ def test_dask_auto_ranker_with_a_budget_runs_on_the_cluster(dask_client):
                            random_state=0).fit(X, y)
     assert model.leaderboard_[0].status == "chosen"
     assert model.cv_description_.startswith("5-fold stratified cross-validation")
+
+
+def test_dask_auto_ranker_imputes_like_the_in_process_search(dask_client):
+    """Data with missing values: the candidates that refuse NaN run behind the imputer on the workers too."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] - X[:, 1] + 0.6 * rng.normal(size=150) > 0.5).astype(int)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    params = dict(candidates=["trees:n_iter=8", "linear:n_epochs=2"], random_state=2, n_jobs=1)
+    remote = DaskAutoRanker(client=dask_client, **params).fit(X, y)
+    local = rankcore.AutoRanker(**params).fit(X, y)
+    assert all(row.status != "skipped" for row in local.leaderboard_)
+    for a, b in zip(remote.leaderboard_, local.leaderboard_):
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))

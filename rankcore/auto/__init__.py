@@ -6,6 +6,8 @@
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
 * :class:`RankAverage` -- the fitted rank-average blend.
 * :class:`FoldBag` -- the choice's refit averaged with its cross-validation fold models.
+* :class:`MissingValueImputer` -- the median fill and missing-value indicators
+  in front of candidates that do not accept NaN, on data with missing values.
 * :class:`SearchEvent` -- what ``fit(..., callbacks=...)`` receives.
 * :func:`run_task`, :class:`Task`, :class:`TaskResult`, :class:`LocalExecutor`
   -- one (candidate, fold) fit and where it runs: the seam of
@@ -18,10 +20,12 @@ from ._bag import FoldBag
 from ._blend import RankAverage
 from ._candidate import Candidate, CandidateContext
 from ._estimator import AutoRanker, default_specs
+from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent
 from ._tasks import Task, TaskResult, run_task
 
-__all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow", "RankAverage",
-           "SearchEvent", "default_specs", "LocalExecutor", "Task", "TaskResult", "run_task"]
+__all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
+           "MissingValueImputer", "RankAverage", "SearchEvent", "default_specs", "LocalExecutor", "Task",
+           "TaskResult", "run_task"]

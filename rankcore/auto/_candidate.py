@@ -18,7 +18,7 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Candidate", "CandidateContext", "candidate_scores"]
+__all__ = ["Candidate", "CandidateContext", "build_estimator", "candidate_scores"]
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,15 @@ class Candidate(Component):
         installed plugin's candidate joins the default search; ``()``: only
         on request.
     accepts_missing : bool
-        The estimator accepts NaN in X; otherwise the candidate is skipped
-        (with that reason in the leaderboard) when X has missing values.
+        The estimator accepts NaN in X.  Otherwise, when X has missing
+        values, AutoRanker fits it behind a
+        :class:`~rankcore.auto.MissingValueImputer` (each column's training
+        median, and a 0/1 indicator per column that had missing values) --
+        unless ``impute_missing`` is False, when the candidate is skipped
+        (with that reason in the leaderboard).
+    impute_missing : bool
+        Fit the candidate behind the imputer on data with missing values
+        (default True; irrelevant when ``accepts_missing``).
     max_rows, max_features : int or None
         Skipped on data with more training rows, or more features (too slow
         to be worth it there).
@@ -89,6 +96,7 @@ class Candidate(Component):
     family: ClassVar[str] = "candidate"
     default_specs: ClassVar[tuple[str, ...] | None] = None
     accepts_missing: ClassVar[bool] = False
+    impute_missing: ClassVar[bool] = True
     max_rows: ClassVar[int | None] = None
     max_features: ClassVar[int | None] = None
     relative_cost: ClassVar[float] = 1.0
@@ -109,7 +117,7 @@ class Candidate(Component):
 
     def skip_reason(self, context: CandidateContext) -> str | None:
         """Why this candidate does not apply to the data (None: it applies)."""
-        if context.has_missing and not self.accepts_missing:
+        if context.has_missing and not (self.accepts_missing or self.impute_missing):
             return "X has missing values, which it does not accept"
         if self.max_rows is not None and context.n_rows > self.max_rows:
             return f"more than {self.max_rows} training rows"
@@ -146,6 +154,22 @@ def _format(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     return str(value)
+
+
+def build_estimator(candidate: Candidate, context: CandidateContext, data_has_missing: bool) -> Any:
+    """``candidate.build(context)``, behind a :class:`~rankcore.auto.MissingValueImputer` when the data have
+    missing values that the candidate's estimator does not accept.
+
+    ``data_has_missing`` is about the whole data, not the rows ``context``
+    describes: a fold's training part without NaN may still be scored on
+    rows with NaN.
+    """
+    estimator = candidate.build(context)
+    if data_has_missing and not candidate.accepts_missing:
+        from ._impute import with_imputer
+
+        return with_imputer(estimator)
+    return estimator
 
 
 def candidate_scores(estimator: Any, X: Any) -> np.ndarray:

@@ -22,7 +22,7 @@ from .._blas import blas_limit
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._bag import FoldBag, standardization
-from ._candidate import candidate_scores
+from ._candidate import build_estimator, candidate_scores
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
@@ -400,7 +400,7 @@ class AutoRanker(Ranker):
             fitted = []
             for c in members:
                 try:
-                    estimator = self._resolved(specs[c]).build(context)
+                    estimator = build_estimator(self._resolved(specs[c]), context, context.has_missing)
                     estimator.fit(X, y)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
@@ -479,6 +479,6 @@ class AutoRanker(Ranker):
         try:
             specs = _check_candidates(self.candidates)
             specs = default_specs() if specs is None else specs
-            return any(self._resolved(s).accepts_missing for s in specs)
+            return any(c.accepts_missing or c.impute_missing for c in map(self._resolved, specs))
         except (TypeError, ValueError):
             return False

@@ -8,6 +8,10 @@ Three shapes of fitted model are saved, each as a JSON record:
 ``{"kind": "standardized", "mean": [...], "scale": [...], "model": {...}}``
     a scikit-learn ``Pipeline`` of a fitted ``StandardScaler`` and a
     rankcore estimator (the kernel candidate);
+``{"kind": "imputed", "fill": [...], "indicators": [...], "model": record}``
+    a :class:`~rankcore.auto.MissingValueImputer` (its fill values and
+    indicator columns) in front of a ``model`` or ``standardized`` record,
+    which reads the filled columns and then the indicators;
 ``{"kind": "bag", "name": "...", "members": [records], "centers": [...], "scales": [...]}``
     a :class:`~rankcore.auto.FoldBag` of such records (the refit first);
 ``{"kind": "blend", "names": [...], "members": [records], "references": [...]}``
@@ -27,6 +31,7 @@ import numpy as np
 
 from ._bag import FoldBag
 from ._blend import RankAverage
+from ._impute import MissingValueImputer, imputer_and_model
 
 __all__ = ["encode_fitted", "decode_fitted", "accepts_missing"]
 
@@ -55,6 +60,12 @@ def encode_fitted(estimator: Any, name: str) -> dict:
         return {"kind": "bag", "name": estimator.name, "members": [encode_fitted(e, name) for e in estimator.estimators],
                 "centers": np.ascontiguousarray(estimator.centers, dtype=np.float64),
                 "scales": np.ascontiguousarray(estimator.scales, dtype=np.float64)}
+    imputed = imputer_and_model(estimator)
+    if imputed is not None:
+        imputer, model = imputed
+        return {"kind": "imputed", "fill": np.ascontiguousarray(imputer.fill_values_, dtype=np.float64),
+                "indicators": np.ascontiguousarray(imputer.indicator_features_, dtype=np.int64),
+                "model": encode_fitted(model, name)}
     pair = _scaler_and_model(estimator)
     try:
         if pair is not None:
@@ -71,15 +82,18 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
     """Rebuild and validate a record of :func:`encode_fitted` for data with ``n_features`` columns."""
     from ..persistence import ModelFormatError, _encode, model_from_dict
 
-    if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "bag", "blend"):
+    if not isinstance(record, dict) or record.get("kind") not in ("model", "standardized", "imputed", "bag", "blend"):
         raise ModelFormatError(f"AutoRanker state: {where} must be a model record of kind 'model', "
-                               f"'standardized', 'bag' or 'blend'")
+                               f"'standardized', 'imputed', 'bag' or 'blend'")
     kind = record["kind"]
     expected = {"model": {"kind", "model"}, "standardized": {"kind", "mean", "scale", "model"},
+                "imputed": {"kind", "fill", "indicators", "model"},
                 "bag": {"kind", "name", "members", "centers", "scales"},
                 "blend": {"kind", "names", "members", "references"}}[kind]
     if set(record) != expected:
         raise ModelFormatError(f"AutoRanker state: {where} has fields {sorted(record)}, expected {sorted(expected)}")
+    if kind == "imputed":
+        return _decode_imputed(record, n_features, where)
     if kind == "blend":
         return _decode_blend(record, n_features, where)
     if kind == "bag":
@@ -108,6 +122,28 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
     scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, var
     scaler.n_features_in_, scaler.n_samples_seen_ = n_features, 0
     return Pipeline([("standardscaler", scaler), (type(model).__name__.lower(), model)])
+
+
+def _decode_imputed(record: dict, n_features: int, where: str):
+    from sklearn.pipeline import Pipeline
+
+    from ..persistence import ModelFormatError
+
+    fill, indicators, inner = record["fill"], record["indicators"], record["model"]
+    if not (isinstance(fill, np.ndarray) and fill.dtype == np.float64 and fill.shape == (n_features,)
+            and np.isfinite(fill).all()):
+        raise ModelFormatError(f"AutoRanker state: {where}.fill must be {n_features} finite float64 values")
+    if not (isinstance(indicators, np.ndarray) and indicators.dtype == np.int64 and indicators.ndim == 1
+            and (indicators.size == 0 or (indicators[0] >= 0 and indicators[-1] < n_features
+                                          and (np.diff(indicators) > 0).all()))):
+        raise ModelFormatError(f"AutoRanker state: {where}.indicators must be ascending int64 column indices "
+                               f"in [0, {n_features})")
+    if not (isinstance(inner, dict) and inner.get("kind") in ("model", "standardized")):
+        raise ModelFormatError(f"AutoRanker state: {where}.model must be a record of kind 'model' or 'standardized'")
+    model = decode_fitted(inner, n_features + indicators.size, f"{where}.model")
+    imputer = MissingValueImputer()
+    imputer.fill_values_, imputer.indicator_features_, imputer.n_features_in_ = fill, indicators, n_features
+    return Pipeline([("missingvalueimputer", imputer), ("model", model)])
 
 
 def _decode_bag(record: dict, n_features: int, where: str) -> FoldBag:
@@ -159,6 +195,8 @@ def accepts_missing(estimator: Any) -> bool:
 
     if isinstance(estimator, (RankAverage, FoldBag)):
         return all(accepts_missing(e) for e in estimator.estimators)
+    if imputer_and_model(estimator) is not None:
+        return True
     pair = _scaler_and_model(estimator)
     model = pair[1] if pair is not None else estimator
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._candidate import CandidateContext
+from ._candidate import CandidateContext, build_estimator
 
 __all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
 
@@ -78,7 +78,8 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
         try:
             candidate = resolve("candidate", task.spec)
             X_tr, y_tr = X[train], y[train]
-            estimator = candidate.build(make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs))
+            context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs)
+            estimator = build_estimator(candidate, context, bool(np.isnan(X).any()))
             estimator.fit(X_tr, y_tr)
             fit_time = time.perf_counter() - start
             start = time.perf_counter()

@@ -34,7 +34,10 @@ def _context(candidate, X, y, seed=0):
 
 
 def _fit_scores(candidate, X, y, seed=0):
-    estimator = candidate.build(_context(candidate, X, y, seed))
+    """Fit as AutoRanker does (behind the imputer when X has NaN the candidate refuses) and score X."""
+    from ..auto._candidate import build_estimator
+
+    estimator = build_estimator(candidate, _context(candidate, X, y, seed), bool(np.isnan(X).any()))
     estimator.fit(X, y)
     return estimator, np.asarray(candidate.scores(estimator, X), dtype=np.float64)
 
@@ -45,6 +48,7 @@ def check_candidate_declarations(candidate, rng):
 
     name = candidate.spec
     assert isinstance(candidate.accepts_missing, bool), f"candidate {name!r}: accepts_missing must be a bool"
+    assert isinstance(candidate.impute_missing, bool), f"candidate {name!r}: impute_missing must be a bool"
     assert isinstance(candidate.savable, bool), f"candidate {name!r}: savable must be a bool"
     for attribute in ("max_rows", "max_features"):
         value = getattr(candidate, attribute)
@@ -82,34 +86,42 @@ def check_candidate_deterministic(candidate, rng):
 
 
 def check_candidate_missing_values(candidate, rng):
-    """A candidate declaring ``accepts_missing`` fits and scores rows with NaN; one that does not is skipped."""
+    """On data with NaN a candidate fits and scores rows with NaN: itself when it declares
+    ``accepts_missing``, else behind AutoRanker's imputer; one that sets ``impute_missing = False`` is
+    skipped.  Its saved model (imputer included) scores the same."""
     from dataclasses import replace
 
     X, y = _data(rng, nan=True)
     context = _context(candidate, X, y)
     reason = candidate.skip_reason(context)
-    if not candidate.accepts_missing:
+    if not (candidate.accepts_missing or candidate.impute_missing):
         assert reason is not None, f"candidate {candidate.spec!r}: refuses NaN but is not skipped on data with NaN"
         return
     if reason is not None or candidate.skip_reason(replace(context, has_missing=False)) is not None:
         return
-    _, scores = _fit_scores(candidate, X, y)
+    estimator, scores = _fit_scores(candidate, X, y)
     assert np.isfinite(scores).all(), f"candidate {candidate.spec!r}: non-finite scores on rows with NaN"
+    if candidate.savable:
+        _check_restored(candidate, estimator, X, scores)
 
 
-def check_candidate_savable(candidate, rng):
-    """A candidate declaring ``savable`` fits an estimator that AutoRanker's model file saves and restores."""
+def _check_restored(candidate, estimator, X, scores):
     from ..auto._saved import decode_fitted, encode_fitted
     from ..persistence import _decode, _encode
 
-    X, y = _data(rng)
-    if not candidate.savable or candidate.skip_reason(_context(candidate, X, y)) is not None:
-        return
-    estimator, scores = _fit_scores(candidate, X, y)
     record = _decode(_encode(encode_fitted(estimator, candidate.spec), "best"), "best")
     restored = decode_fitted(record, X.shape[1])
     np.testing.assert_allclose(np.asarray(candidate.scores(restored, X)), scores, rtol=1e-12,
                                err_msg=f"candidate {candidate.spec!r}: the saved model scores differently")
+
+
+def check_candidate_savable(candidate, rng):
+    """A candidate declaring ``savable`` fits an estimator that AutoRanker's model file saves and restores."""
+    X, y = _data(rng)
+    if not candidate.savable or candidate.skip_reason(_context(candidate, X, y)) is not None:
+        return
+    estimator, scores = _fit_scores(candidate, X, y)
+    _check_restored(candidate, estimator, X, scores)
 
 
 CHECKS = [
