@@ -1,6 +1,6 @@
 """AutoRanker's chosen model inside a model file: nested model records, validated on load.
 
-Three shapes of fitted model are saved, each as a JSON record:
+The shapes of fitted model saved, each as a JSON record:
 
 ``{"kind": "model", "model": {...}}``
     a rankcore estimator, as :func:`rankcore.persistence.model_to_dict`
