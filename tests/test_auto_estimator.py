@@ -4,6 +4,7 @@ Every fit here is on small synthetic data with a reduced candidate set (a few
 cheap trees, the linear ranker), so the module stays fast.
 """
 
+import contextlib
 import math
 
 import numpy as np
@@ -383,17 +384,27 @@ class _BrokenEstimator:
         raise RuntimeError("this candidate always fails")
 
 
-class _BrokenPlugin:
-    @rankcore.hookimpl
-    def rankcore_register_auto_candidates(self):
-        return [_Broken]
+@contextlib.contextmanager
+def _registered(candidate_class, name):
+    """``candidate_class`` registered as a plugin's candidate (hook ``rankcore_register_auto_candidates``)
+    while the block runs."""
+
+    class Plugin:
+        @rankcore.hookimpl
+        def rankcore_register_auto_candidates(self):
+            return [candidate_class]
+
+    register_plugin(Plugin(), name=name)
+    try:
+        yield
+    finally:
+        unregister_plugin(name)
 
 
 @pytest.fixture
 def broken_plugin():
-    register_plugin(_BrokenPlugin(), name="auto-broken-test")
-    yield
-    unregister_plugin("auto-broken-test")
+    with _registered(_Broken, "auto-broken-test"):
+        yield
 
 
 def test_auto_failing_candidate_is_recorded_and_the_search_goes_on(broken_plugin):
@@ -427,18 +438,11 @@ class _WarningEstimator:
         return np.asarray(X) @ self.w_
 
 
-class _WarnsPlugin:
-    @rankcore.hookimpl
-    def rankcore_register_auto_candidates(self):
-        return [_Warns]
-
-
 def test_auto_fold_warnings_are_noted_in_the_leaderboard_not_shown():
     """A fold's warning goes to the candidate's note; only the final refit's warnings reach the user."""
     import warnings
 
-    register_plugin(_WarnsPlugin(), name="auto-warns-test")
-    try:
+    with _registered(_Warns, "auto-warns-test"):
         X, y = _data(n=100)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -448,8 +452,6 @@ def test_auto_fold_warnings_are_noted_in_the_leaderboard_not_shown():
         assert "fold 1 warned: UserWarning: this candidate always warns" in row.note
         refits = 1 if model.best_candidate_ == "warns-for-tests" else 0
         assert sum("always warns" in str(w.message) for w in caught) == refits
-    finally:
-        unregister_plugin("auto-warns-test")
 
 
 def test_auto_plugin_candidate_joins_the_default_search(broken_plugin):
@@ -476,12 +478,6 @@ class _RefusesNaN(Candidate):
         return _WarningEstimator()
 
 
-class _RefusesNaNPlugin:
-    @rankcore.hookimpl
-    def rankcore_register_auto_candidates(self):
-        return [_RefusesNaN]
-
-
 def test_auto_missing_values_impute_for_the_candidates_that_refuse_them():
     X, y = _data(n=120, nan=True)
     model = AutoRanker(candidates=FAST, random_state=0, n_jobs=1).fit(X, y)
@@ -494,16 +490,13 @@ def test_auto_missing_values_impute_for_the_candidates_that_refuse_them():
 
 
 def test_auto_missing_values_skip_a_candidate_that_asks_not_to_be_imputed():
-    register_plugin(_RefusesNaNPlugin(), name="auto-refuses-nan-test")
-    try:
+    with _registered(_RefusesNaN, "auto-refuses-nan-test"):
         X, y = _data(n=120, nan=True)
         model = AutoRanker(candidates=[FAST[0], "refuses-nan-for-tests"], random_state=0, n_jobs=1).fit(X, y)
         assert model.leaderboard_["refuses-nan-for-tests"].status == "skipped"
         assert "missing values" in model.leaderboard_["refuses-nan-for-tests"].note
         with pytest.raises(ValueError, match="none applies.*missing values"):
             AutoRanker(candidates=["refuses-nan-for-tests"]).fit(X, y)
-    finally:
-        unregister_plugin("auto-refuses-nan-test")
 
 
 def test_auto_large_data_use_one_holdout_scored_in_parts():
