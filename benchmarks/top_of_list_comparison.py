@@ -228,6 +228,13 @@ def _make(factory, seed, budgets):
     return factory(seed)
 
 
+def split_mean(values) -> float:
+    """The mean of a learner's per-split values, NaN (without a warning) when it failed on every split."""
+    v = np.asarray(values, dtype=np.float64)
+    finite = v[np.isfinite(v)]
+    return float(finite.mean()) if finite.shape[0] else math.nan
+
+
 def means_table(results, learners) -> list[str]:
     """Markdown lines: each learner's mean over datasets (each the mean of its splits) per metric.
 
@@ -239,7 +246,7 @@ def means_table(results, learners) -> list[str]:
     for n in learners:
         cells = []
         for m in METRICS:
-            per = [np.nanmean(results[d][n][m]) if np.isfinite(results[d][n][m]).any() else np.nan for d in results]
+            per = [split_mean(results[d][n][m]) for d in results]
             ok = [v for v in per if np.isfinite(v)]
             cell = f"{np.mean(ok):.3f}" if ok else "-"
             cells.append(cell if len(ok) == len(per) else f"{cell} ({len(ok)} sets)")
@@ -337,7 +344,7 @@ def run(datasets, learner_names, n_splits: int, max_rows: int, log=print, test_s
                 for m in METRICS:
                     results[name][learner][m].append(got[m])
         log(f"{name}: " + ", ".join(
-            f"{n} {np.nanmean(results[name][n]['pauc@0.1']):.3f}" for n in active))
+            f"{n} {split_mean(results[name][n]['pauc@0.1']):.3f}" for n in active))
     return results, times, unavailable, notes
 
 
@@ -347,8 +354,7 @@ def average_ranks(results, learners, metric):
 
     ranks = {n: [] for n in learners}
     for per_learner in results.values():
-        means = np.array([np.nanmean(per_learner[n][metric]) if per_learner[n][metric] else np.nan
-                          for n in learners])
+        means = np.array([split_mean(per_learner[n][metric]) for n in learners])
         means = np.where(np.isnan(means), -np.inf, means)
         r = rankdata(-means, method="average")
         for n, value in zip(learners, r):
@@ -362,16 +368,11 @@ def head_to_head(results, learners, metric) -> dict[str, tuple[int, int, int]]:
     A learner that failed on every split of a set (a NaN mean) loses there,
     as in :func:`average_ranks`; equal means (within 1e-12) tie.
     """
-    import warnings
-
     first, out = learners[0], {}
     for other in learners[1:]:
         wins = ties = losses = 0
         for per_learner in results.values():
-            with warnings.catch_warnings():  # a learner failed on every split: its mean is NaN, said here
-                warnings.simplefilter("ignore", RuntimeWarning)
-                a, b = (np.nanmean(per_learner[n][metric]) if per_learner[n][metric] else np.nan
-                        for n in (first, other))
+            a, b = (split_mean(per_learner[n][metric]) for n in (first, other))
             a, b = (-np.inf if np.isnan(v) else v for v in (a, b))
             if a == b or abs(a - b) <= 1e-12:
                 ties += 1
@@ -421,12 +422,15 @@ def report(results, times, unavailable, notes, n_splits) -> str:
         lines += ["", f"## {m}: mean ± sd over splits", "",
                   "| dataset | " + " | ".join(learners) + " |", "|---|" + "---:|" * len(learners)]
         for d, per_learner in results.items():
-            best = max(np.nanmean(per_learner[n][m]) for n in learners)
+            best = max(split_mean(per_learner[n][m]) for n in learners)
             cells = []
             for n in learners:
-                v = np.asarray(per_learner[n][m])
-                cell = f"{np.nanmean(v):.3f} ± {np.nanstd(v):.3f}"
-                cells.append(f"**{cell}**" if np.nanmean(v) == best else cell)
+                v = np.asarray(per_learner[n][m], dtype=np.float64)
+                if not np.isfinite(v).any():
+                    cells.append("failed")
+                    continue
+                cell = f"{split_mean(v):.3f} ± {np.std(v[np.isfinite(v)]):.3f}"
+                cells.append(f"**{cell}**" if split_mean(v) == best else cell)
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines += means_table(results, learners)
     lines += head_to_head_section(results, learners)
@@ -524,7 +528,7 @@ def wilcoxon_over_datasets(results, reference: str, metric: str) -> dict[str, tu
         a, b = [], []
         for per in results.values():
             if learner in per and reference in per:
-                x, y = np.nanmean(per[learner][metric]), np.nanmean(per[reference][metric])
+                x, y = split_mean(per[learner][metric]), split_mean(per[reference][metric])
                 if np.isfinite(x) and np.isfinite(y):
                     a.append(x)
                     b.append(y)

@@ -120,3 +120,22 @@ def test_head_to_head_counts_wins_ties_losses_and_failures(tol):
     assert tol.head_to_head_section(results, ["a"]) == []
     assert "## a against each other learner" in tol.report(
         results, {d: {n: [1.0] for n in "abc"} for d in results}, {}, [], 2)
+
+
+def test_a_learner_failed_everywhere_is_reported_without_warnings(tol):
+    """FLAML refuses NaN on every split of a set: its cells say "failed", it ranks last, and nothing warns."""
+    import warnings
+
+    raw = _raw(["x", "y"], learners=("a", "b", "c"))
+    for m in raw["results"]["y"]["c"]:
+        raw["results"]["y"]["c"][m] = [math.nan, math.nan]
+    assert math.isnan(tol.split_mean([math.nan, math.nan]))
+    assert tol.split_mean([0.2, math.nan, 0.4]) == pytest.approx(0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = tol.report(raw["results"], raw["times"], {}, [], 2)
+        ranks = tol.average_ranks(raw["results"], ["a", "b", "c"], "pauc@0.1")
+    row = next(line for line in text.splitlines() if line.startswith("| y |"))
+    assert row.endswith("| failed |") and "nan" not in row
+    assert ranks["c"] == pytest.approx((1 + 3) / 2)   # best on x, last on y
+    assert "| c | " in text and "(1 sets)" in text
