@@ -92,7 +92,7 @@ def test_auto_oblivious_candidate_fits_and_is_deterministic():
 # The default search: which candidates apply at which size
 # ----------------------------------------------------------------------
 LARGE_SHAPE = "trees:n_iter=300,large_data=false,min_rows=10001"
-DEFAULT = ["trees", "trees:subsample=1", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear",
+DEFAULT = ["trees", "trees:max_leaves=8", "trees:subsample=1", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear",
            "kernel", "kernel:kernel=rbf", "exactboost"]
 #: Up to 10,000 training rows (of a fold) the small-data shape for large data is skipped, below 3,000 the 300 trees.
 SMALL = [spec for spec in DEFAULT if spec not in (LARGE_SHAPE, "trees:n_iter=300,min_rows=3000")]
@@ -116,15 +116,15 @@ def test_auto_default_search_lists_the_anchor_first():
 @pytest.mark.parametrize("n, applicable", [
     (400, SMALL),
     (750, SMALL),                                                                 # folds of 600 rows
-    (760, ["trees", "trees:subsample=1", "linear", "exactboost"]),                # kernels: > 600 fold rows
-    (2500, ["trees", "trees:subsample=1", "linear", "exactboost"]),
-    (2510, ["trees", "trees:subsample=1", "linear"]),                             # ExactBoost: > 2,000
-    (3000, ["trees", "trees:subsample=1", "linear"]),
-    (3001, ["trees", "trees:subsample=1", "linear"]),
-    (3740, ["trees", "trees:subsample=1", "linear"]),
-    (3750, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),    # folds of 3,000 rows
-    (12_500, ["trees", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000
-    (12_510, ["trees", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear"]),               # large data
+    (760, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear", "exactboost"]),  # kernels: > 600 fold rows
+    (2500, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear", "exactboost"]),
+    (2510, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),  # ExactBoost: > 2,000
+    (3000, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
+    (3001, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
+    (3740, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
+    (3750, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 3,000 rows
+    (12_500, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000
+    (12_510, ["trees", "trees:max_leaves=8", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear"]),  # large data
 ])
 def test_auto_default_candidates_by_size(n, applicable):
     specs, skipped = _applicable(n)
@@ -198,7 +198,7 @@ def test_auto_default_search_on_small_data_is_deterministic():
     for spec in (LARGE_SHAPE, "trees:n_iter=300,min_rows=3000"):
         assert a.leaderboard_[spec].status == "skipped"
         del folds[spec]
-    assert sorted(folds.values()) in ([2, 2, 2, 5, 5, 5], [2, 2, 5, 5, 5, 5])
+    assert sorted(folds.values()) in ([2, 2, 2, 2, 5, 5, 5], [2, 2, 2, 5, 5, 5, 5])
 
 
 def test_auto_exactboost_candidate_defaults_to_ten_runs():
