@@ -307,9 +307,9 @@ def main(argv=None) -> int:
     parser.add_argument("--group", choices=sorted(GROUPS), default="held-out",
                         help="held-out: the ten tasks of docs/top_of_list.md (default); verify: eighteen more; "
                              "fresh: nine more, the independent check of AutoRanker's final recipe; missing: six "
-                             "with missing values, the check of AutoRanker's imputation; sixth: twelve more, the check "
-                             "of the recipe after all five were seen; seventh: thirteen more, the check of the 8-leaf trees; eighth: ten "
-                             "more, kept for the next change")
+                             "with missing values, the check of AutoRanker's imputation; sixth: twelve more, the "
+                             "check of the recipe after all five were seen; seventh: thirteen more, the check of the "
+                             "8-leaf trees; eighth: ten more, kept for the next change")
     parser.add_argument("--tasks", default=None, help="comma-separated names (default: all of the group)")
     args = parser.parse_args(argv)
     tasks = GROUPS[args.group]

@@ -426,11 +426,12 @@ def report(results, times, unavailable, notes, n_splits) -> str:
             cells = []
             for n in learners:
                 v = np.asarray(per_learner[n][m], dtype=np.float64)
-                if not np.isfinite(v).any():
+                finite = v[np.isfinite(v)]
+                if not finite.shape[0]:
                     cells.append("failed")
                     continue
-                cell = f"{split_mean(v):.3f} ± {np.std(v[np.isfinite(v)]):.3f}"
-                cells.append(f"**{cell}**" if split_mean(v) == best else cell)
+                cell = f"{finite.mean():.3f} ± {finite.std():.3f}"
+                cells.append(f"**{cell}**" if float(finite.mean()) == best else cell)
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines += means_table(results, learners)
     lines += head_to_head_section(results, learners)

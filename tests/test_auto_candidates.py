@@ -122,8 +122,9 @@ def test_auto_default_search_lists_the_anchor_first():
     (3000, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
     (3001, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
     (3740, ["trees", "trees:max_leaves=8", "trees:subsample=1", "linear"]),
-    (3750, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 3,000 rows
-    (12_500, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),  # folds of 10,000
+    # folds of 3,000 rows, of 10,000
+    (3750, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),
+    (12_500, ["trees", "trees:max_leaves=8", "trees:subsample=1", "trees:n_iter=300,min_rows=3000", "linear"]),
     (12_510, ["trees", "trees:max_leaves=8", LARGE_SHAPE, "trees:n_iter=300,min_rows=3000", "linear"]),  # large data
 ])
 def test_auto_default_candidates_by_size(n, applicable):

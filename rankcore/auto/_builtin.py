@@ -80,7 +80,8 @@ class TreesCandidate(Candidate):
     # on clean data with interactions they lose (letter-vowel 0.919 against 0.979, satellite-damp,
     # tic-tac-toe): over 68 sets +0.005 alone, and as one more candidate AutoRanker's nested pAUC@0.1
     # +0.002 and prec@5% +0.002 (docs/auto.md, *Trees of 8 leaves*).
-    default_specs = ("trees", "trees:max_leaves=8", "trees:subsample=1", f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
+    default_specs = ("trees", "trees:max_leaves=8", "trees:subsample=1",
+                     f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
                      "trees:n_iter=300,min_rows=3000")
     accepts_missing = True
     priority = 0
