@@ -12,7 +12,7 @@ import rankcore
 from rankcore.auto._blend import fold_blend_scores, quantile_position, quantile_reference
 from rankcore.auto._folds import check_metric_on_units, plan_folds, plan_units
 from rankcore.auto._search import MIN_SURVIVORS, SuccessiveHalving, default_rungs
-from rankcore.auto._selection import choose_single, select, unmeasurable
+from rankcore.auto._selection import choose_single, select
 from rankcore.auto._tasks import TaskResult, fold_seed
 
 METRIC = rankcore.resolve("metric", "auc")
@@ -211,64 +211,6 @@ def test_auto_blend_of_complementary_candidates_wins_nested():
     assert selection.blend_nested.mean() > max(scores[0].mean(), scores[1].mean())
     no_blend = select(scores, preds, labels, units, 0, 1.0, METRIC, blend=False)
     assert not no_blend.is_blend
-
-
-def _unmeasurable_reference(metric_spec, labels):
-    """The rule written out: pAUC@a needs a * (fewest negatives of a part) >= 1; prec@k:fraction k * rows >= 1."""
-    name, _, arg = metric_spec.partition(":")
-    if name == "pauc":
-        alpha = float(arg.split(",")[0])
-        return alpha < 1 and alpha * min(int((lab == 0).sum()) for lab in labels) < 1
-    if name == "prec@k":
-        k = float(arg)
-        return k < 1 and k * min(lab.shape[0] for lab in labels) < 1
-    return False
-
-
-@settings(max_examples=80, deadline=None)
-@given(spec=st.sampled_from(["pauc:0.1", "pauc:0.2,mcclish", "pauc:0.05", "pauc:1", "prec@k:0.05", "prec@k:0.2",
-                             "prec@k:3", "auc", "rmax"]),
-       sizes=st.lists(st.tuples(st.integers(1, 40), st.integers(0, 40)), min_size=1, max_size=6))
-def test_auto_unmeasurable_matches_the_rule(spec, sizes):
-    metric = rankcore.resolve("metric", spec)
-    labels = [np.r_[np.ones(p, dtype=np.int8), np.zeros(n, dtype=np.int8)] for p, n in sizes]
-    why = unmeasurable(metric, labels)
-    assert (why is not None) == _unmeasurable_reference(spec, labels)
-    if why is not None:
-        assert spec.split(",")[0] in why and "cannot tell the candidates apart" in why
-
-
-def test_auto_unmeasurable_parts_keep_the_anchor():
-    """Folds with 7 negatives cannot measure pAUC@0.1: a candidate that wins every fold is still not taken."""
-    y = _labels(n=75, positives=38)                       # 37 negatives: 7 or 8 per validation fold
-    plan = plan_folds(y, 5, 0)
-    units = plan_units(plan, y, 0)
-    rng = np.random.default_rng(3)
-    labels = [y[r] for r in units.rows]
-    preds = {0: [rng.normal(size=r.size) for r in units.rows],          # the anchor: noise
-             1: [3.0 * y[r] + rng.normal(size=r.size) for r in units.rows]}
-    for spec, kept in (("pauc:0.1", True), ("pauc:0.2", False), ("auc", False)):
-        metric = rankcore.resolve("metric", spec)
-        scores = {c: np.array([metric(lab, p) for lab, p in zip(labels, preds[c])]) for c in preds}
-        selection = select(scores, preds, labels, units, 0, 1.0, metric)
-        assert (selection.chosen == (0,)) == kept, spec
-        assert (selection.unmeasurable is not None) == kept
-        if kept:
-            assert selection.reason.startswith("the default, kept:") and 1 in selection.advantages
-            assert selection.advantages[1][0] > 0                 # the scores are still reported
-
-
-def test_auto_ranker_warns_and_keeps_the_default_on_parts_too_small_for_the_metric():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(75, 3))
-    y = np.r_[np.ones(38, dtype=int), np.zeros(37, dtype=int)]
-    X[:, 0] += 2.5 * y                                    # linear signal: the linear ranker would win
-    candidates = ["trees:n_iter=5", "linear"]
-    with pytest.warns(UserWarning, match="pauc:0.1.*the default 'trees:n_iter=5' is kept"):
-        auto = rankcore.AutoRanker(candidates=candidates, random_state=0, n_jobs=1).fit(X, y)
-    assert auto.best_candidate_ == "trees:n_iter=5" and "kept" in auto.selection_reason_
-    measurable = rankcore.AutoRanker(candidates=candidates, metric="pauc:0.2", random_state=0, n_jobs=1).fit(X, y)
-    assert "kept" not in measurable.selection_reason_
 
 
 # ----------------------------------------------------------------------

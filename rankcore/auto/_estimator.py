@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -173,9 +172,6 @@ class AutoRanker(Ranker):
     metric_ : str
         The spec of the metric the search chose by (resolved: ``"pauc:0.1"``).
     selection_reason_ : str
-        Why the choice was made: the default kept, a candidate beating it by more than its noise, the blend
-        winning nested, or the default kept because the validation parts are too small for the metric
-        (fewer than 1/alpha negatives for ``pauc:alpha``; a UserWarning says so too).
     search_time_, refit_time_ : float
         Seconds of the search and of the final refit.
     classes_ : ndarray of shape (2,)
@@ -345,10 +341,6 @@ class AutoRanker(Ranker):
         sign = 1.0 if metric.greater_is_better else -1.0
         selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
         selection.units_used = used
-        if selection.unmeasurable is not None and selection.chosen == (0,):
-            warnings.warn(f"AutoRanker: {selection.unmeasurable}; the default {specs[0]!r} is kept. To let the "
-                          f"folds choose, ask for a metric they can measure (a larger max_fpr, 'auc', a count k) "
-                          f"or give more rows", UserWarning, stacklevel=4)
         refit_start = time.perf_counter()
         chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, specs, metric.spec, seed,
                                                n_threads)

@@ -24,15 +24,6 @@ winner's curse that choosing the members on u would add.  The single choice
 is nested the same way (chosen without u, scored on u), and the blend wins
 only if its nested advantage over the nested single choice, paired over
 units, exceeds ``Z`` standard errors.
-
-**Parts too small for the metric** (:func:`unmeasurable`): pAUC up to
-FPR = α reads the α·n highest-scored of a part's n negatives, and
-precision at a fraction k of the rows reads k·m of its m rows.  Where a
-part holds less than one of them, the metric there is decided by the single
-top negative (or the single top row), so the units' differences are not
-evidence about the metric asked for -- and a standard error from a handful
-of such values cannot say so.  Then the anchor is kept, whatever the
-scores (they are still reported).
 """
 
 from __future__ import annotations
@@ -45,7 +36,7 @@ import numpy as np
 from ._blend import fold_blend_scores
 from ._folds import Units
 
-__all__ = ["Selection", "choose_single", "select", "unmeasurable", "Z", "BLEND_SIZE"]
+__all__ = ["Selection", "choose_single", "select", "Z", "BLEND_SIZE"]
 
 #: Standard errors by which a candidate must beat the anchor (and the blend the single choice).
 Z = 1.0
@@ -65,7 +56,6 @@ class Selection:
     reason: str = ""
     advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
     units_used: list = field(default_factory=list)   # the plan's units the scores are on (set by the caller)
-    unmeasurable: str | None = None          # why the metric cannot compare candidates on these units
 
     @property
     def is_blend(self) -> bool:
@@ -102,31 +92,6 @@ def choose_single(scores: dict[int, np.ndarray], anchor: int, inflation: float, 
     return max(clear, key=lambda c: (scores[c].mean(), -c)), advantages
 
 
-def unmeasurable(metric, labels: list[np.ndarray]) -> str | None:
-    """Why ``metric`` cannot compare candidates on validation parts with these 0/1 ``labels``; None if it can.
-
-    pAUC with ``max_fpr`` = α below 1 needs α·n >= 1 for the fewest
-    negatives n of a part; ``prec@k`` with a fraction k needs k·m >= 1 for
-    the smallest part of m rows.  O(total rows).
-    """
-    from ..metrics._scalar import PartialAUC, PrecisionAtK
-
-    if not labels:
-        return None
-    if isinstance(metric, PartialAUC) and metric.max_fpr < 1.0:
-        fewest = min(int(np.count_nonzero(np.asarray(y) == 0)) for y in labels)
-        if metric.max_fpr * fewest < 1.0:
-            return (f"{metric.spec!r} reads the top {metric.max_fpr:g} of a validation part's negatives, and the "
-                    f"smallest holds {fewest}: less than one negative, so the parts cannot tell the candidates "
-                    f"apart")
-    if isinstance(metric, PrecisionAtK) and 0.0 < float(metric.k) < 1.0:
-        smallest = min(int(np.asarray(y).shape[0]) for y in labels)
-        if float(metric.k) * smallest < 1.0:
-            return (f"{metric.spec!r} reads the top {float(metric.k):g} of a validation part's rows, and the "
-                    f"smallest holds {smallest}: less than one row, so the parts cannot tell the candidates apart")
-    return None
-
-
 def _top(scores: dict[int, np.ndarray], units: list[int], size: int) -> tuple[int, ...]:
     means = {c: float(v[units].mean()) for c, v in scores.items()}
     return tuple(sorted(sorted(means, key=lambda c: (-means[c], c))[:size]))
@@ -160,11 +125,6 @@ def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray
     else:
         reason = "the default" if single == anchor else "beats the default by more than its noise"
     selection = Selection(chosen=(single,), single=single, advantages=advantages, reason=reason)
-    selection.unmeasurable = unmeasurable(metric, labels)
-    if selection.unmeasurable is not None and anchor in oriented:
-        selection.chosen, selection.single = (anchor,), anchor
-        selection.reason = f"the default, kept: {selection.unmeasurable}"
-        return selection
     if not blend or len(oriented) < 2 or len(units) < 2:
         return selection
     n = len(units)
