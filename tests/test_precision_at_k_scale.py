@@ -146,3 +146,38 @@ def test_the_warm_start_is_the_l2_logistic_regression_optimum():
     # implicitly centred sparse rows give the same weights
     Zs = sp.csr_matrix(X / X.std(axis=0))
     np.testing.assert_allclose(logistic_start(Zs, X.mean(axis=0) / X.std(axis=0), y), ours, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("make", [lambda: SGDAtK(k=10, random_state=0), lambda: PerceptronAtK(k=10, random_state=0),
+                                  lambda: SGDAtK(k=10, surrogate="struct", random_state=0)],
+                         ids=["sgd", "perceptron", "sgd-struct"])
+def test_mostly_zero_dense_rows_are_fitted_as_csr_to_the_same_model(monkeypatch, make):
+    """Dense rows with few nonzeros take the O(nnz) route: the same model as the dense route, much faster.
+
+    The dense route is forced by a threshold no matrix meets; the two must
+    agree to the solvers' tolerance and rank the rows alike.
+    """
+    from rankcore.precision_at_k import _linear
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((400, 300)) < 0.04) * rng.poisson(3.0, size=(400, 300)).astype(np.float64)
+    y = (X[:, :5].sum(axis=1) + rng.normal(size=400) > 0.8).astype(int)
+    assert X.size >= _linear.SPARSE_MIN_ENTRIES and np.count_nonzero(X) <= _linear.SPARSE_DENSITY * X.size
+    assert sp.issparse(_linear._LinearAtK._canonical(X))
+    converted = make().fit(X, y)
+    monkeypatch.setattr(_linear, "SPARSE_DENSITY", -1.0)
+    assert not sp.issparse(_linear._LinearAtK._canonical(X))
+    dense = make().fit(X, y)
+    np.testing.assert_allclose(converted.coef_, dense.coef_, rtol=1e-7, atol=1e-9 * np.abs(dense.coef_).max())
+    np.testing.assert_array_equal(np.argsort(converted.decision_function(X), kind="stable"),
+                                  np.argsort(dense.decision_function(X), kind="stable"))
+
+
+def test_small_or_dense_rows_stay_dense():
+    from rankcore.precision_at_k import _linear
+
+    few = np.zeros((10, 10))
+    few[0, 0] = 1.0                                    # mostly zeros, but too small to be worth converting
+    assert not sp.issparse(_linear._LinearAtK._canonical(few))
+    full = np.random.default_rng(0).random((400, 300))  # large, but dense
+    assert not sp.issparse(_linear._LinearAtK._canonical(full))
