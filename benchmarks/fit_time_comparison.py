@@ -12,8 +12,11 @@ same number of threads (``--threads``, default 2) on
   numeric columns, two of them mostly zero: 108 columns), and, when the R
   package kernlab's data and the ``rdata`` package are installed, kernlab's
   ``income`` survey (8,993 rows, 13 categorical columns one-hot encoded to 75;
-  the label is an income of $50,000 or more).  The data are built here and
-  never written.
+  the label is an income of $50,000 or more),
+* wide sparse counts: 8,190 rows × 1,500 count columns, 2 % of the entries
+  nonzero (the shape of modeldata's grant applications, where AutoRanker
+  found the trees slower than LightGBM).  The data are built here and never
+  written.
 
 Timing: the learners are timed in turn within each repeat (ours, LightGBM,
 XGBoost, then again), in one process, and the least of ``--repeats`` wall
@@ -97,6 +100,22 @@ def census_shaped(n: int = CENSUS_ROWS, seed: int = 2):
     return np.ascontiguousarray(np.hstack(blocks + [numeric])), y
 
 
+def sparse_counts(n: int = 8_190, d: int = 1_500, density: float = 0.02, seed: int = 3):
+    """n × d Poisson counts on ``density`` of the entries (most columns binary), about 45 % positives.
+
+    The label follows a logistic model of 60 columns' presence and two
+    interactions: many mostly-zero columns of a few distinct values, as in
+    bag-of-words or event-count tables.
+    """
+    rng = np.random.default_rng(seed)
+    X = np.where(rng.random((n, d)) < density, rng.poisson(0.3, size=(n, d)) + 1.0, 0.0)
+    used = rng.choice(d, size=60, replace=False)
+    logit = (X[:, used] > 0) @ rng.normal(scale=1.0, size=60)
+    logit += 1.5 * (X[:, used[0]] > 0) * (X[:, used[1]] > 0) - 1.0 * (X[:, used[2]] > 1)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(logit - np.quantile(logit, 0.55))))).astype(np.int8)
+    return np.ascontiguousarray(X), y
+
+
 def kernlab_income():
     """kernlab's ``income`` survey, one-hot encoded (NaN rows of a column: all zeros); None if unavailable."""
     path = R_LIBRARY / "kernlab" / "data" / "income.rda"
@@ -139,6 +158,8 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
             out.append(("kernlab income one-hot", *income))
         else:
             print("(kernlab income not available: needs r-cran-kernlab and `pip install rdata`)", file=sys.stderr)
+        X, y = sparse_counts()
+        out.append(("wide sparse counts (synthetic)", X, y))
     for n in [] if args.only_one_hot else [int(v) for v in args.synthetic.split(",") if v]:
         X, y = synthetic_dense(n)
         out.append((f"synthetic {n:,} x 50 float32", X, y))
@@ -244,9 +265,9 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", default="", help="comma-separated shared dataset names (default: all)")
     parser.add_argument("--synthetic", default="100000,1000000",
                         help="comma-separated row counts of synthetic dense data ('' for none)")
-    parser.add_argument("--no-one-hot", dest="one_hot", action="store_false", help="leave out the one-hot data")
+    parser.add_argument("--no-one-hot", dest="one_hot", action="store_false", help="leave out the one-hot and sparse data")
     parser.add_argument("--only-one-hot", action="store_true",
-                        help="the one-hot data alone (no shared datasets, no synthetic dense data)")
+                        help="the one-hot and sparse data alone (no shared datasets, no synthetic dense data)")
     parser.add_argument("--setup", action="store_true",
                         help="time the set-up only (binning, codes) against lightgbm.Dataset(X, y).construct()")
     parser.add_argument("--trees-n-iter", default="",
