@@ -152,3 +152,89 @@ def test_bundled_slot_layout_and_bad_layouts():
         _tree_kernels.SlotLayout([0], [300], [0], [0], [-1], 400)
     with pytest.raises(ValueError, match="codes"):
         _tree_kernels.SlotLayout([0, 200], [1, 100], [0, 0], [0], [0, 0], 400)
+
+
+def sparse_count_data(seed=0, n=900, d=40, density=0.02, n_dense=3):
+    """Mostly-zero count columns that meet one another on a few rows (no exclusive bundle forms), then dense ones."""
+    rng = np.random.default_rng(seed)
+    X = np.where(rng.random((n, d)) < density, rng.poisson(0.5, size=(n, d)) + 1.0, 0.0)
+    X = np.hstack([X, rng.normal(size=(n, n_dense))])
+    y = ((X[:, :5] > 0).sum(axis=1) + 0.5 * X[:, -1] + rng.normal(scale=0.5, size=n) > 0.7).astype(int)
+    return X, y
+
+
+def test_sparse_lone_features_become_sparse_bundles_first():
+    from rankcore.learners._tree_binning import SPARSE_BUNDLE_SHARE, tree_bundles, tree_columns, tree_edges
+
+    X, _ = sparse_count_data(n=3000, d=60)
+    X[:, 7] = np.where(np.arange(X.shape[0]) % 10 == 0, 1.0, 0.0)       # 10 % nonzero: not sparse enough
+    edges = tree_edges(X, 255, None, None, None)
+    multi = tree_bundles(X, edges)
+    bundles, n_sparse = tree_columns(X, edges)
+    nonzero = (X != 0).sum(axis=0)
+    limit = SPARSE_BUNDLE_SHARE * X.shape[0]
+    grouped = {j for b in multi for j in b}
+    singles = [[j] for j in range(X.shape[1]) if j not in grouped and nonzero[j] <= limit]
+    sparse_multi = [b for b in multi if nonzero[b].sum() <= limit]
+    expected = sparse_multi + singles + [b for b in multi if nonzero[b].sum() > limit]
+    assert singles and bundles == expected and n_sparse == len(sparse_multi) + len(singles)
+    assert [7] not in bundles
+    sparse_input = tree_columns(__import__("scipy.sparse").sparse.csr_matrix(X), edges)
+    assert sparse_input == (bundles, n_sparse)
+    # one-hot variables: their bundles cover every row, so none is sparse and nothing is reordered
+    Xo, _ = one_hot_data(seed=1, n=400)
+    edges_o = tree_edges(Xo, 255, None, None, None)
+    assert tree_columns(Xo, edges_o) == (tree_bundles(Xo, edges_o), 0)
+
+
+def test_sparse_bundle_histograms_equal_the_unbundled_ones():
+    """Code 0 of a sparse bundle is not counted; every feature's slots still hold the unbundled sums."""
+    X, _ = sparse_count_data(seed=2)
+    rng = np.random.default_rng(0)
+    n = X.shape[0]
+    g = rng.integers(-8, 9, n).astype(float)            # integers: every sum exact, in any order
+    h = rng.integers(1, 5, n).astype(float)
+    plain = resolve("learner", "trees:bundle=false").prepare(X, random_state=0)
+    sparse = resolve("learner", "trees").prepare(X, random_state=0)
+    assert 0 < sparse.slots.sparse_columns < len(sparse.bundles)         # sparse bundles first, then others
+    codes_s, codes_p = sparse.encode(X).codes, plain.encode(X).codes
+    idx = rng.permutation(n).astype(np.int32)
+    for start, end, identity in [(0, n, True), (50, 700, False), (7, 9, False)]:
+        order = np.arange(n, dtype=np.int32) if identity else idx
+        for n_threads in (1, 2):
+            hist = np.full((sparse.n_slots, 3), np.nan)
+            _tree_kernels.node_histogram(codes_s, sparse.slots, g, h, order, start, end, np.empty(n), np.empty(n),
+                                         hist, n_threads, identity, False)
+            _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
+            for j in range(X.shape[1]):
+                np.testing.assert_array_equal(hist[sparse.feature_slots(j)], ref[plain.feature_slots(j)])
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
+def test_sparse_bundles_grow_the_unbundled_trees_and_both_routes_agree(spec):
+    X, _ = sparse_count_data(seed=3, n=700)
+    rng = np.random.default_rng(2)
+    g = rng.integers(-20, 21, X.shape[0]).astype(float) / 4       # dyadic: exact sums
+    h = rng.integers(1, 9, X.shape[0]).astype(float) / 8
+    for native in (True, False):
+        a = _trees(spec, X, g, h, native).ranker
+        b = _trees(spec + (",bundle=false" if ":" in spec else ":bundle=false"), X, g, h, native).ranker
+        for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
+    a, b = _trees(spec, X, g, h, True), _trees(spec, X, g, h, False)
+    for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
+        np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
+
+
+def test_sparse_columns_must_be_bundles_with_a_code_0_slot():
+    n_edges, z = np.array([1, 1, 5]), np.zeros(3, dtype=np.intp)
+    slots = bundled_slot_layout(n_edges, z, [[0], [1]], n_sparse=2)
+    assert slots.sparse_columns == 2
+    import pickle
+
+    assert pickle.loads(pickle.dumps(slots)).sparse_columns == 2
+    with pytest.raises(ValueError, match="sparse_columns"):
+        bundled_slot_layout(n_edges, z, [[0]], n_sparse=2)          # column 1 is feature 1 alone
+    with pytest.raises(ValueError, match="sparse_columns"):
+        _tree_kernels.SlotLayout([0], [1], [0], [0], [0], 3, None, 1)   # code 0 is the feature's own bin 0

@@ -26,7 +26,9 @@ codes still fit one byte, else into a new bundle; then the denser features
 (at their default bin on at least ``MIN_JOIN_FRACTION`` of the rows, the
 most frequent level of a categorical variable, one-hot encoded) join the
 first open bundle they do not meet, opening none; groups of one stay plain
-columns.  O(Σ_j nnz_j · b) time for b bundles tried per feature (at most
+columns (but a feature at its default bin on 95 % of the rows or more, which
+``_tree_binning.tree_columns`` makes a bundle of one, so that the histograms
+can skip its code 0: a *sparse* bundle).  O(Σ_j nnz_j · b) time for b bundles tried per feature (at most
 ``MAX_OPEN_BUNDLES``) and O(n) bytes per open bundle.
 """
 
@@ -137,13 +139,14 @@ def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: 
 
 
 def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[int]],
-                        categorical: np.ndarray | None = None) -> _tree_kernels.SlotLayout:
+                        categorical: np.ndarray | None = None, n_sparse: int = 0) -> _tree_kernels.SlotLayout:
     """Code columns for the features: one per bundle (first, in the order given), then one per other feature.
 
     A bundle's column starts with its own slot (code 0: every member at its
     default bin), then its members' slots in turn; every other feature's
     column holds its bins directly.  ``categorical`` flags the features whose
-    bins are categories.
+    bins are categories.  The first ``n_sparse`` bundles are sparse: the
+    histograms do not count their code 0 (``SlotLayout``'s ``sparse_columns``).
     """
     d = n_edges.shape[0]
     base = np.zeros(d, dtype=np.intp)
@@ -165,4 +168,5 @@ def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[i
         base[j], col[j] = slot, len(col_base)
         col_base.append(slot)
         slot += int(n_edges[j]) + 2
-    return _tree_kernels.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot, categorical)
+    return _tree_kernels.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot, categorical,
+                                    sparse_columns=n_sparse)

@@ -19,6 +19,7 @@ cdef struct FeatureSlots:
     const Py_ssize_t* col_base      # (n_cols,) slot of code 0 of column c
     const Py_ssize_t* default_bin   # (d,) a bundled feature's default bin (its rows are not in its column), else −1
     Py_ssize_t n_bundled            # features with default_bin >= 0
+    Py_ssize_t n_skip0              # the first columns: sparse bundles, whose code 0 the histograms skip
     const Py_ssize_t* bundled       # (n_bundled,) those features, ascending
     const uint8_t* categorical      # (d,) feature j's bins are categories: split by groups of them
     bint column_slots               # col_base ascending and column c's features' slots in [col_base[c],

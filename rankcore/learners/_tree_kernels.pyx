@@ -85,12 +85,18 @@ cdef class SlotLayout:
     categorical : (d,) bool, optional
         Feature j's bins are categories (split by groups of them, see
         :func:`best_split`); default: none.
+    sparse_columns : int, optional
+        The first this many columns are *sparse* bundles (code 0 on nearly
+        every row): the histograms do not count their code 0, which no split
+        reads (a member's default-bin slot is the node's total minus its other
+        slots).  Each must be a bundle whose code 0 has a slot of its own.
 
     Every feature's slots must lie in [0, S), and a bundle's codes in [0, 255];
     a ValueError says which feature or column breaks this.
     """
 
-    def __cinit__(self, base, n_edges, col, col_base, default_bin, Py_ssize_t n_slots, categorical=None):
+    def __cinit__(self, base, n_edges, col, col_base, default_bin, Py_ssize_t n_slots, categorical=None,
+                  Py_ssize_t sparse_columns=0):
         cdef Py_ssize_t d, j
         self.base = np.ascontiguousarray(base, dtype=np.intp)
         self.n_edges = np.ascontiguousarray(n_edges, dtype=np.intp)
@@ -125,6 +131,13 @@ cdef class SlotLayout:
         self.fs.default_bin = _ptr(self.default_bin)
         self.fs.n_bundled = self.bundled.shape[0]
         self.fs.bundled = _ptr(self.bundled)
+        own_slot = np.zeros(n_cols, dtype=bool)              # columns whose code 0 is a slot of its own
+        own_slot[self.col[self.bundled]] = True
+        own_slot[self.col[self.base == self.col_base[self.col]]] = False
+        if not (0 <= sparse_columns <= n_cols and own_slot[:sparse_columns].all()):
+            raise ValueError(f"SlotLayout: sparse_columns={sparse_columns} must count leading columns that are "
+                             f"bundles with a slot of their own for code 0 (of {n_cols} columns)")
+        self.fs.n_skip0 = sparse_columns
         cdef const uint8_t[::1] cat = self.categorical
         self.fs.categorical = &cat[0] if d > 0 else NULL
         ends = np.r_[self.col_base[1:], n_slots] if n_cols > 0 else np.empty(0, dtype=np.intp)
@@ -142,7 +155,11 @@ cdef class SlotLayout:
 
     def __reduce__(self):
         return (SlotLayout, (self.base, self.n_edges, self.col, self.col_base, self.default_bin, self.fs.n_slots,
-                             self.categorical))
+                             self.categorical, self.fs.n_skip0))
+
+    @property
+    def sparse_columns(self):
+        return self.fs.n_skip0
 
 
 cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, double x, const double* edges,
@@ -288,7 +305,7 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
                 histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, tid, T, T_gather, identity, unit_h)
         return
     gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots,
-                               n_threads, identity, unit_h)
+                               n_threads, identity, unit_h, fs.n_skip0)
     bundle_defaults(fs, g, h, idx, start, end, og, oh, hist, identity, gathered, unit_h)
 
 
@@ -319,7 +336,7 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
             if j0 <= fs.col[fs.bundled[q]] < j1:
                 bundles = True
     gathered = node_histogram_part(codes, c, fs.col_base, g, h, idx, start, end, og, oh, hist, lo, hi, tid, T,
-                                   T_gather, identity, unit_h, totals if bundles else NULL)
+                                   T_gather, identity, unit_h, totals if bundles else NULL, fs.n_skip0)
     if bundles:
         totals[2] = <double> (end - start if end > start else 0)
         for q in range(fs.n_bundled):

@@ -132,7 +132,8 @@ class TreeLayout(LearnerLayout):
     evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
-                 categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1):
+                 categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1,
+                 n_sparse_bundles: int = 0):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
@@ -145,7 +146,8 @@ class TreeLayout(LearnerLayout):
         self.categories = {int(j): np.ascontiguousarray(v, dtype=np.float64) for j, v in (categories or {}).items()}
         is_cat = np.zeros(self.n_features, dtype=np.uint8)
         is_cat[list(self.categories)] = 1
-        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles, is_cat)
+        self.slots = bundled_slot_layout(self.n_edges, self.default_bins, self.bundles, is_cat,
+                                         n_sparse=int(n_sparse_bundles))
         # each column's code on a row of zeros (a sparse row's starting point): a lone feature's
         # default bin, a bundle's 0
         self.column_default = np.zeros(self.slots.n_cols, dtype=np.uint8)

@@ -37,7 +37,7 @@ import numpy as np
 from ..spec import Parameter, SpecError
 from . import _tree_kernels
 from ._base import Learner
-from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_bundles, tree_edges
+from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_columns, tree_edges
 from ._tree_layout import TreeBlock, TreeLayout
 from ._tree_oblivious import MAX_DEPTH
 from ._tree_oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -260,9 +260,9 @@ class Trees(Learner):
         categories = {}
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)
-        bundles = tree_bundles(X, edges, n_threads) if self.bundle else []
+        bundles, n_sparse = tree_columns(X, edges, n_threads) if self.bundle else ([], 0)
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
-                                      n_threads=n_threads)
+                                      n_threads=n_threads, n_sparse_bundles=n_sparse)
 
     def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
         """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them).
@@ -280,11 +280,14 @@ class Trees(Learner):
         return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
     def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (),
-                          categories: dict | None = None, random_state: Any = None, n_threads: int = 1):
+                          categories: dict | None = None, random_state: Any = None, n_threads: int = 1,
+                          n_sparse_bundles: int = 0):
         """The layout for given bin edges (a distributed fit computes the edges from a sample).
 
         ``bundles``: groups of features that no row takes off their default
-        bin together (``_tree_bundles.py``), each stored as one code column;
+        bin together (``_tree_bundles.py``), each stored as one code column,
+        the first ``n_sparse_bundles`` of them sparse (their code 0 is not
+        counted in the histograms: ``_tree_binning.tree_columns``);
         ``categories``: feature → its categories, ascending (the edges are
         their midpoints).
         """
@@ -296,7 +299,7 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
-                          n_threads=n_threads)
+                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles)
 
     def ranker_from_state(self, state):
         """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""
