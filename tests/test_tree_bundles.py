@@ -74,9 +74,10 @@ def _fixed_histogram(codes_plain, n_edges, g, h, rows):
     return slots, out
 
 
-@pytest.mark.parametrize("nan_fraction", [0.0, 0.05])
-def test_bundled_histograms_equal_the_unbundled_ones(nan_fraction):
-    X, _ = one_hot_data(seed=3, nan_fraction=nan_fraction)
+@pytest.mark.parametrize("data, nan_fraction", [("one-hot", 0.0), ("one-hot", 0.05), ("sparse counts", 0.0)])
+def test_bundled_histograms_equal_the_unbundled_ones(data, nan_fraction):
+    """Every feature's slots hold the unbundled sums, on one thread and two (a sparse bundle's code 0 uncounted)."""
+    X = one_hot_data(seed=3, nan_fraction=nan_fraction)[0] if data == "one-hot" else sparse_count_data(seed=2)[0]
     rng = np.random.default_rng(0)
     n = X.shape[0]
     g = rng.integers(-8, 9, n).astype(float)            # integers: every sum exact, in any order
@@ -85,16 +86,19 @@ def test_bundled_histograms_equal_the_unbundled_ones(nan_fraction):
     bundled = resolve("learner", "trees").prepare(X, random_state=0)
     if nan_fraction == 0.0:
         assert bundled.bundles
+    if data == "sparse counts":
+        assert 0 < bundled.slots.sparse_columns < len(bundled.bundles)     # sparse bundles first, then others
     codes_b, codes_p = bundled.encode(X).codes, plain.encode(X).codes
     idx = rng.permutation(n).astype(np.int32)
     for start, end, identity in [(0, n, True), (50, 400, False), (7, 9, False)]:
         order = np.arange(n, dtype=np.int32) if identity else idx
-        hist = np.full((bundled.n_slots, 3), np.nan)
-        _tree_kernels.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n), hist,
-                                     1, identity, False)
         _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
-        for j in range(X.shape[1]):
-            np.testing.assert_array_equal(hist[bundled.feature_slots(j)], ref[plain.feature_slots(j)])
+        for n_threads in (1, 2):
+            hist = np.full((bundled.n_slots, 3), np.nan)
+            _tree_kernels.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n),
+                                         hist, n_threads, identity, False)
+            for j in range(X.shape[1]):
+                np.testing.assert_array_equal(hist[bundled.feature_slots(j)], ref[plain.feature_slots(j)])
 
 
 def _trees(spec, X, g, h, native):
@@ -106,9 +110,15 @@ def _trees(spec, X, g, h, native):
     return found
 
 
+def _bundling_data(kind, seed, n):
+    """One-hot columns (exclusive bundles) or sparse counts (mostly sparse bundles, some of one)."""
+    return (one_hot_data(seed=seed, n=n, nan_fraction=0.0) if kind == "one-hot" else sparse_count_data(seed, n))[0]
+
+
+@pytest.mark.parametrize("data", ["one-hot", "sparse counts"])
 @pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,min_samples_leaf=3", "trees:growth=depthwise,colsample=0.7"])
-def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec):
-    X, _ = one_hot_data(seed=5, n=800, nan_fraction=0.0)
+def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec, data):
+    X = _bundling_data(data, 5, 800)
     rng = np.random.default_rng(2)
     g = rng.integers(-20, 21, X.shape[0]).astype(float) / 4       # dyadic: exact sums
     h = rng.integers(1, 9, X.shape[0]).astype(float) / 8
@@ -119,9 +129,10 @@ def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
 
 
+@pytest.mark.parametrize("data", ["one-hot", "sparse counts"])
 @pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
-def test_bundled_native_growth_equals_the_protocol_bitwise(spec):
-    X, _ = one_hot_data(seed=7, n=700, nan_fraction=0.0)
+def test_bundled_native_growth_equals_the_protocol_bitwise(spec, data):
+    X = _bundling_data(data, 7, 700)
     rng = np.random.default_rng(4)
     g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
     a = _trees(spec, X, g, h, True)
@@ -185,46 +196,6 @@ def test_sparse_lone_features_become_sparse_bundles_first():
     Xo, _ = one_hot_data(seed=1, n=400)
     edges_o = tree_edges(Xo, 255, None, None, None)
     assert tree_columns(Xo, edges_o) == (tree_bundles(Xo, edges_o), 0)
-
-
-def test_sparse_bundle_histograms_equal_the_unbundled_ones():
-    """Code 0 of a sparse bundle is not counted; every feature's slots still hold the unbundled sums."""
-    X, _ = sparse_count_data(seed=2)
-    rng = np.random.default_rng(0)
-    n = X.shape[0]
-    g = rng.integers(-8, 9, n).astype(float)            # integers: every sum exact, in any order
-    h = rng.integers(1, 5, n).astype(float)
-    plain = resolve("learner", "trees:bundle=false").prepare(X, random_state=0)
-    sparse = resolve("learner", "trees").prepare(X, random_state=0)
-    assert 0 < sparse.slots.sparse_columns < len(sparse.bundles)         # sparse bundles first, then others
-    codes_s, codes_p = sparse.encode(X).codes, plain.encode(X).codes
-    idx = rng.permutation(n).astype(np.int32)
-    for start, end, identity in [(0, n, True), (50, 700, False), (7, 9, False)]:
-        order = np.arange(n, dtype=np.int32) if identity else idx
-        for n_threads in (1, 2):
-            hist = np.full((sparse.n_slots, 3), np.nan)
-            _tree_kernels.node_histogram(codes_s, sparse.slots, g, h, order, start, end, np.empty(n), np.empty(n),
-                                         hist, n_threads, identity, False)
-            _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
-            for j in range(X.shape[1]):
-                np.testing.assert_array_equal(hist[sparse.feature_slots(j)], ref[plain.feature_slots(j)])
-
-
-@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
-def test_sparse_bundles_grow_the_unbundled_trees_and_both_routes_agree(spec):
-    X, _ = sparse_count_data(seed=3, n=700)
-    rng = np.random.default_rng(2)
-    g = rng.integers(-20, 21, X.shape[0]).astype(float) / 4       # dyadic: exact sums
-    h = rng.integers(1, 9, X.shape[0]).astype(float) / 8
-    for native in (True, False):
-        a = _trees(spec, X, g, h, native).ranker
-        b = _trees(spec + (",bundle=false" if ":" in spec else ":bundle=false"), X, g, h, native).ranker
-        for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
-            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
-    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
-    a, b = _trees(spec, X, g, h, True), _trees(spec, X, g, h, False)
-    for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
-        np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))
 
 
 def test_sparse_columns_must_be_bundles_with_a_code_0_slot():
