@@ -256,8 +256,8 @@ NINTH_TASKS = {
 #: A tenth group, exported on 2026-11-27 (the fifth session) before any model was fitted on it: mid-sized
 #: tasks (113 to 7,874 rows) from packages no earlier group used (survival, TH.data, mlmRev, pROC, ROSE,
 #: ipred) and modeldata (two of its tasks, attrition and cells, were found to be the verification group's
-#: and left out before the check was read), kept unseen until the check of the next change (a selection rule, refused) and of
-#: the final code.  Columns that give the label away
+#: and left out before the check was read), kept unseen until the check of the next change (a selection
+#: rule, refused) and of the final code.  Columns that give the label away
 #: are dropped: follow-up times (edrel, futime, time), the cause of death (chapter), the outcome scale the
 #: label is cut from (gos6), identifiers.
 TENTH_TASKS = {
@@ -288,7 +288,8 @@ ELEVENTH_TASKS = {
     "glaucoma": ("TH.data", "GlaucomaM", "GlaucomaM", "Class", ("glaucoma",), ()),
     "wpbc-recurrence": ("TH.data", "wpbc", "wpbc", "status", ("R",), ("time",)),
     "vowel-hid": ("mlbench", "Vowel", "Vowel", "Class", ("hid",), ()),
-    "rotterdam-death": ("survival", "cancer", "rotterdam", "death", ("1", "1.0"), ("pid", "rtime", "recur", "dtime")),
+    "rotterdam-death": ("survival", "cancer", "rotterdam", "death", ("1", "1.0"),
+                        ("pid", "rtime", "recur", "dtime")),
     "lung-death": ("survival", "cancer", "lung", "status", ("2", "2.0"), ("time",)),
 }
 

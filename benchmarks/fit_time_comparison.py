@@ -265,7 +265,8 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", default="", help="comma-separated shared dataset names (default: all)")
     parser.add_argument("--synthetic", default="100000,1000000",
                         help="comma-separated row counts of synthetic dense data ('' for none)")
-    parser.add_argument("--no-one-hot", dest="one_hot", action="store_false", help="leave out the one-hot and sparse data")
+    parser.add_argument("--no-one-hot", dest="one_hot", action="store_false",
+                        help="leave out the one-hot and sparse data")
     parser.add_argument("--only-one-hot", action="store_true",
                         help="the one-hot and sparse data alone (no shared datasets, no synthetic dense data)")
     parser.add_argument("--setup", action="store_true",

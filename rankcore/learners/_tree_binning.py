@@ -16,8 +16,8 @@ from ._tree_columns import few_distinct, outside_counts, outside_rows
 from ._tree_bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
 
-__all__ = ["tree_edges", "tree_bundles", "tree_columns", "is_sparse", "csr_float", "column_indices", "categorical_columns",
-           "category_edges"]
+__all__ = ["tree_edges", "tree_bundles", "tree_columns", "is_sparse", "csr_float", "column_indices",
+           "categorical_columns", "category_edges"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
 #: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
@@ -168,33 +168,20 @@ def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
     return listed(np.flatnonzero(counts <= limit)), joiners, listed
 
 
-def tree_columns(X, edges: list[np.ndarray], n_threads: int = 1) -> tuple[list[list[int]], int]:
-    """(bundles, n_sparse): :func:`tree_bundles`, plus lone sparse features as bundles of one, sparse ones first.
-
-    The first ``n_sparse`` bundles are sparse (their members leave their
-    default bin on at most ``SPARSE_BUNDLE_SHARE`` of the rows, together):
-    the histograms skip their code 0.  A lone candidate feature that sparse
-    whose codes fit a bundle's byte becomes a bundle of one.  The trees grown
-    are those of :func:`tree_bundles`' layout up to the rounding of the
-    default-bin sums (by subtraction, as for any bundle member).  O(n·d) for
-    dense X, O(nnz) for sparse X, then the greedy rule.
-    """
+def _bundles_and_counts(X, edges: list[np.ndarray], n_threads: int) -> tuple[list[list[int]], dict[int, int]]:
+    """(:func:`tree_bundles`' groups, each bundling candidate's and joiner's count of non-default rows)."""
     n, d = X.shape
     if d == 0 or n == 0:
-        return [], 0
+        return [], {}
     z = default_bins(edges)
     rows, joiners, joiner_rows = _nondefault_rows(X, edges, z, n_threads)
-    n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
-    bundles = exclusive_bundles(rows, n_edges, n, joiners, joiner_rows) if len(rows) + len(joiners) >= 2 else []
-    if sum(len(b) - 1 for b in bundles) < MIN_COLUMN_SAVING * d:
-        bundles = []
     held = {j: r.shape[0] for j, r in rows.items()} | dict(joiners)
-    limit = SPARSE_BUNDLE_SHARE * n
-    grouped = {j for b in bundles for j in b}
-    singles = [[j] for j in sorted(rows) if j not in grouped and held[j] <= limit and n_edges[j] + 3 <= MAX_BUNDLE_CODES]
-    sparse = [b for b in bundles if sum(held[j] for j in b) <= limit] + singles
-    dense = [b for b in bundles if sum(held[j] for j in b) > limit]
-    return sparse + dense, len(sparse)
+    if d < 2 or len(rows) + len(joiners) < 2:
+        return [], held
+    n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
+    bundles = exclusive_bundles(rows, n_edges, n, joiners, joiner_rows)
+    saved = sum(len(b) - 1 for b in bundles)
+    return (bundles if saved >= MIN_COLUMN_SAVING * d else []), held
 
 
 def tree_bundles(X, edges: list[np.ndarray], n_threads: int = 1) -> list[list[int]]:
@@ -209,17 +196,28 @@ def tree_bundles(X, edges: list[np.ndarray], n_threads: int = 1) -> list[list[in
     O(n·d) for dense X (a pass over it, then one over the listed features'
     columns), O(nnz) for sparse X, then the greedy rule.
     """
-    n, d = X.shape
-    if d < 2 or n == 0:
-        return []
-    z = default_bins(edges)
-    rows, joiners, joiner_rows = _nondefault_rows(X, edges, z, n_threads)
-    if len(rows) + len(joiners) < 2:
-        return []
-    n_edges = np.array([e.shape[0] for e in edges], dtype=np.intp)
-    bundles = exclusive_bundles(rows, n_edges, n, joiners, joiner_rows)
-    saved = sum(len(b) - 1 for b in bundles)
-    return bundles if saved >= MIN_COLUMN_SAVING * d else []
+    return _bundles_and_counts(X, edges, n_threads)[0]
+
+
+def tree_columns(X, edges: list[np.ndarray], n_threads: int = 1) -> tuple[list[list[int]], int]:
+    """(bundles, n_sparse): :func:`tree_bundles`, plus lone sparse features as bundles of one, sparse ones first.
+
+    The first ``n_sparse`` bundles are sparse (their members leave their
+    default bin on at most ``SPARSE_BUNDLE_SHARE`` of the rows, together):
+    the histograms skip their code 0.  A lone candidate feature that sparse
+    whose codes fit a bundle's byte becomes a bundle of one.  The trees grown
+    are those of :func:`tree_bundles`' layout up to the rounding of the
+    default-bin sums (by subtraction, as for any bundle member).  The same
+    passes as :func:`tree_bundles`.
+    """
+    bundles, held = _bundles_and_counts(X, edges, n_threads)
+    limit = SPARSE_BUNDLE_SHARE * X.shape[0]
+    grouped = {j for b in bundles for j in b}
+    singles = [[j] for j in sorted(held) if j not in grouped and held[j] <= limit
+               and edges[j].shape[0] + 3 <= MAX_BUNDLE_CODES]
+    sparse = [b for b in bundles if sum(held[j] for j in b) <= limit] + singles
+    dense = [b for b in bundles if sum(held[j] for j in b) > limit]
+    return sparse + dense, len(sparse)
 
 
 # ----------------------------------------------------------------------

@@ -28,8 +28,9 @@ most frequent level of a categorical variable, one-hot encoded) join the
 first open bundle they do not meet, opening none; groups of one stay plain
 columns (but a feature at its default bin on 95 % of the rows or more, which
 ``_tree_binning.tree_columns`` makes a bundle of one, so that the histograms
-can skip its code 0: a *sparse* bundle).  O(Σ_j nnz_j · b) time for b bundles tried per feature (at most
-``MAX_OPEN_BUNDLES``) and O(n) bytes per open bundle.
+can skip its code 0: a *sparse* bundle).  O(Σ_j nnz_j · b) time for b
+bundles tried per feature (at most ``MAX_OPEN_BUNDLES``) and O(n) bytes per
+open bundle.
 """
 
 from __future__ import annotations
