@@ -16,8 +16,8 @@ from ._tree_columns import few_distinct, outside_counts, outside_rows
 from ._tree_bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
 
-__all__ = ["tree_edges", "tree_bundles", "tree_columns", "is_sparse", "csr_float", "column_indices",
-           "categorical_columns", "category_edges"]
+__all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "take_columns", "is_sparse",
+           "csr_float", "column_indices", "categorical_columns", "category_edges"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
 #: member's default-bin sums come by subtraction (other rounding), which is worth it where it saves
@@ -218,6 +218,33 @@ def tree_columns(X, edges: list[np.ndarray], n_threads: int = 1) -> tuple[list[l
     sparse = [b for b in bundles if sum(held[j] for j in b) <= limit] + singles
     dense = [b for b in bundles if sum(held[j] for j in b) > limit]
     return sparse + dense, len(sparse)
+
+
+def splittable_columns(X, min_samples_leaf: int) -> np.ndarray:
+    """The features that some split may use on the rows of X: nonzero or missing on ``min_samples_leaf`` or more.
+
+    A split sends the bin of the value 0 to one side, so where a feature is
+    0 on all but a few rows the other side holds only rows where it is not
+    (or is missing).  A feature nonzero on fewer than ``min_samples_leaf``
+    rows cannot split any node of a tree fitted on these rows or on a subset
+    of them (a row sample, a node): storing it would cost codes, histogram
+    slots and a scan per node for nothing (as LightGBM's
+    ``feature_pre_filter`` drops features that cannot split).  Ascending
+    feature indices.  O(n·d) for dense X, O(nnz) for sparse X.
+    """
+    if is_sparse(X):                # a value not stored is 0
+        X = csr_float(X)
+        counts = np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+    else:
+        counts = np.count_nonzero(np.asarray(X), axis=0)      # NaN != 0: missing counts as nonzero
+    return np.flatnonzero(counts >= min_samples_leaf).astype(np.intp)
+
+
+def take_columns(X, columns: np.ndarray):
+    """The listed columns of X (dense: a C-contiguous copy; sparse: CSR), in that order."""
+    if is_sparse(X):
+        return csr_float(X)[:, columns]
+    return np.ascontiguousarray(np.asarray(X)[:, columns])
 
 
 # ----------------------------------------------------------------------

@@ -191,25 +191,39 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
            const Py_ssize_t[::1] offsets,       # IN  (d + 1,) feature j's edges: edges[offsets[j]:offsets[j+1]]
            SlotLayout slots,
            uint8_t[:, ::1] codes,               # IN/OUT (n, n_cols) zeros on entry (bundles); the codes
-           int n_threads=1):
+           int n_threads=1,
+           const Py_ssize_t[::1] columns=None):  # IN  (d,) or None: feature j is column columns[j] of X
     """Bin codes of every value (NaN → bin n_edges_j + 1), into each feature's column.
 
     A bundled feature writes only its non-default bins (as column codes);
     returns the number of values that found their bundle's column already
     written on the same row (0 when the bundles are exclusive on X).
+    ``columns``: the columns of X that the layout's features are (a layout
+    that leaves some out), read in place; None: every column, in order.
     O(n·d·log B) time, no extra memory; parallel over rows.
     """
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, conflicts = 0
     cdef const FeatureSlots* fs = &slots.fs
     cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
+    cdef const Py_ssize_t* where = NULL
+    if columns is not None:
+        if columns.shape[0] != fs.d or (fs.d > 0 and not (0 <= np.min(columns) and np.max(columns) < d)):
+            raise ValueError(f"encode: columns must hold {fs.d} column indices of X's {d}")
+        where = &columns[0] if fs.d > 0 else NULL
+        d = fs.d
     if d != fs.d or codes.shape[0] != n or codes.shape[1] != fs.n_cols or offsets.shape[0] != d + 1:
         raise ValueError(f"encode: X has {d} features and codes {codes.shape[1]} columns; the layout "
                          f"expects {fs.d} and {fs.n_cols}")
     n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            for j in range(d):
-                conflicts += _put_code(fs, &codes[r, 0], j, X[r, j], e, &offsets[0])
+        if where == NULL:
+            for r in prange(n, schedule="static", num_threads=n_threads):
+                for j in range(d):
+                    conflicts += _put_code(fs, &codes[r, 0], j, X[r, j], e, &offsets[0])
+        else:
+            for r in prange(n, schedule="static", num_threads=n_threads):
+                for j in range(d):
+                    conflicts += _put_code(fs, &codes[r, 0], j, X[r, where[j]], e, &offsets[0])
     return conflicts
 
 

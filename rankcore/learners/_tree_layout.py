@@ -27,7 +27,7 @@ from . import _tree_grow, _tree_kernels, _tree_predict, _tree_split
 from ._base import Candidate, LearnerLayout, multi_pass_search
 from ._no_split import underflow_reason
 from ._tree_binning import csr_float as _csr_float
-from ._tree_binning import is_sparse
+from ._tree_binning import is_sparse, take_columns
 from ._tree_bundles import bundled_slot_layout, default_bins
 from ._tree_oblivious import ObliviousSearch
 from ._tree_oblivious_kernels import oblivious_codes
@@ -133,9 +133,18 @@ class TreeLayout(LearnerLayout):
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
                  categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1,
-                 n_sparse_bundles: int = 0):
+                 n_sparse_bundles: int = 0, columns: np.ndarray | None = None):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
+        # the columns of X that the features are (None: every column, in order); rankers name columns of X
+        self.columns = None if columns is None else np.ascontiguousarray(columns, dtype=np.intp)
+        if self.columns is not None and (self.columns.shape != (self.n_features,)
+                                         or np.any(np.diff(self.columns) <= 0) or np.any(self.columns < 0)):
+            raise ValueError(f"TreeLayout: columns must be {self.n_features} ascending column indices of X")
+        self._feature_of_column = None
+        if self.columns is not None:
+            self._feature_of_column = np.full(int(self.columns[-1]) + 1 if self.n_features else 0, -1, dtype=np.intp)
+            self._feature_of_column[self.columns] = np.arange(self.n_features)
         self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
         self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
         self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
@@ -168,6 +177,35 @@ class TreeLayout(LearnerLayout):
     @property
     def n_slots(self) -> int:
         return int(self.slots.n_slots)
+
+    # -- features and the columns of X ---------------------------------
+    def column_of(self, feature: np.ndarray) -> np.ndarray:
+        """The columns of X that layout features are (−1, a leaf's, stays −1)."""
+        feature = np.asarray(feature)
+        if self.columns is None:
+            return feature
+        return np.where(feature >= 0, self.columns[np.maximum(feature, 0)], feature).astype(feature.dtype)
+
+    def feature_of(self, column: np.ndarray, what: str = "a tree") -> np.ndarray:
+        """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.
+
+        The layout leaves out columns no split can use on the rows it was
+        prepared on (``_tree_binning.splittable_columns``), so a tree read
+        from elsewhere that splits one cannot be evaluated on its codes.
+        """
+        column = np.asarray(column)
+        if self.columns is None:
+            return column
+        feature = np.full(column.shape, -1, dtype=np.intp)
+        split = column >= 0
+        known = split & (column < self._feature_of_column.shape[0])
+        feature[known] = self._feature_of_column[column[known]]
+        missing = split & (feature < 0)
+        if np.any(missing):
+            raise ValueError(f"{what} splits column {int(column[missing].flat[0])}, which this layout does not store "
+                             f"(nonzero on fewer than min_samples_leaf={self.min_samples_leaf} of the rows it was "
+                             f"prepared on)")
+        return feature.astype(column.dtype)
 
     def feature_slots(self, j: int) -> slice:
         """Feature j's slots in a node histogram: its bins 0..n_edges[j], then its NaN bin."""
@@ -207,6 +245,8 @@ class TreeLayout(LearnerLayout):
         ``offset`` is the training-set position of the block's first row, or
         ``row_ids`` the position of every row (rows stored out of order).
         """
+        if self.columns is not None and is_sparse(X):
+            X = self._stored_columns(X)
         if is_sparse(X):                      # from the stored values only (``encode_csr``)
             X = _csr_float(X)
             codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
@@ -217,9 +257,22 @@ class TreeLayout(LearnerLayout):
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
+        if self.columns is not None:
+            self._check_width(X)
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
-        _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads)
+        _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
         return TreeBlock(codes, offset, row_ids, self.n_threads)
+
+    def _check_width(self, X) -> None:
+        """A ValueError if X (2-D) lacks a column the layout reads."""
+        if X.ndim != 2 or X.shape[1] <= int(self.columns[-1]):
+            raise ValueError(f"encode: X has {X.shape[1] if X.ndim == 2 else 'no'} columns; the layout reads "
+                             f"column {int(self.columns[-1])}")
+
+    def _stored_columns(self, X):
+        """The columns of sparse X that the layout stores, as CSR."""
+        self._check_width(X)
+        return take_columns(X, self.columns)
 
     def no_candidate_reason(self) -> str | None:
         return self.last_no_split
@@ -405,7 +458,8 @@ class TreeLayout(LearnerLayout):
         if self.categories and is_cat.any():
             categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None
                           for i in range(feature.shape[0])]
-        ranker = TreeRanker.from_arrays(feature, threshold, nan_left, left, right, value, gain, bins, distinct,
+        ranker = TreeRanker.from_arrays(self.column_of(feature), threshold, nan_left, left, right, value, gain, bins,
+                                        distinct,
                                         categories, bin_sets)
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
         return Candidate(ranker, float(derivative))
@@ -441,7 +495,8 @@ class TreeLayout(LearnerLayout):
             return out
         bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
         internal = ranker.left >= 0
-        feature = np.where(internal, ranker.feature, 0).astype(np.int32)
+        feature = np.where(internal, self.feature_of(np.where(internal, ranker.feature, -1), repr(ranker)),
+                           0).astype(np.int32)
         bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
         tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
         _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
@@ -457,7 +512,7 @@ class TreeLayout(LearnerLayout):
         """An oblivious tree on the block's codes, by bit index (O(n·depth))."""
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
-        feature = np.ascontiguousarray(ranker.feature, dtype=np.int32)
+        feature = np.ascontiguousarray(self.feature_of(ranker.feature, repr(ranker)), dtype=np.int32)
         tables = _tree_kernels.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
@@ -468,7 +523,8 @@ class TreeLayout(LearnerLayout):
     def _level_bins(self, ranker) -> np.ndarray:
         """A saved oblivious tree's thresholds as bins of this layout."""
         bins = np.empty(ranker.depth, dtype=np.int32)
-        for level, (j, t) in enumerate(zip(ranker.feature.tolist(), ranker.threshold.tolist())):
+        for level, (j, t) in enumerate(zip(self.feature_of(ranker.feature, repr(ranker)).tolist(),
+                                           ranker.threshold.tolist())):
             if not 0 <= j < self.n_features:
                 raise ValueError(f"{ranker!r}: level {level} reads feature {j}, the layout has {self.n_features}")
             bins[level] = self._threshold_bin(ranker, j, t)
@@ -491,7 +547,7 @@ class TreeLayout(LearnerLayout):
         for i, values in enumerate(ranker.categories):
             if values is None:
                 continue
-            j = int(ranker.feature[i])
+            j = int(self.feature_of(ranker.feature[i], repr(ranker)))
             known = self.categories.get(j)
             if known is None or not np.isin(values, known).all():
                 raise ValueError(f"{ranker!r}: node {i}'s categories of feature {j} are not categories of this layout")
@@ -504,7 +560,7 @@ class TreeLayout(LearnerLayout):
     def _bins_of(self, ranker: TreeRanker) -> np.ndarray:
         bins = np.full(ranker.n_nodes, -1, dtype=np.int32)
         for i in np.flatnonzero(ranker.left >= 0):
-            j, t = int(ranker.feature[i]), float(ranker.threshold[i])
+            j, t = int(self.feature_of(ranker.feature[i], repr(ranker))), float(ranker.threshold[i])
             if ranker.categories[i] is None:
                 bins[i] = self._threshold_bin(ranker, j, t)
         return bins

@@ -134,7 +134,7 @@ class ObliviousSearch(MultiPassSearch):
             return None
         feature, bins, nan_left, gain = (np.array(v) for v in zip(*self.levels))
         threshold = np.array([self.layout.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
-        ranker = ObliviousTreeRanker(feature, threshold, nan_left, value, gain, bins=bins)
+        ranker = ObliviousTreeRanker(self.layout.column_of(feature), threshold, nan_left, value, gain, bins=bins)
         ranker.search_id = self.seed          # lets evaluate() know the tree is the block's current one
         return Candidate(ranker, float(derivative))
 

@@ -170,7 +170,7 @@ class TreeSearch(MultiPassSearch):
         self.layout.last_no_split = underflow_reason(value, lam)
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None
-        ranker = TreeRanker(feature, threshold, nan_left, left, right, value, gain, bins=bins,
+        ranker = TreeRanker(self.layout.column_of(feature), threshold, nan_left, left, right, value, gain, bins=bins,
                             categories=categories if any(c is not None for c in categories) else None)
         ranker.bin_sets = bin_sets
         ranker.search_id = self.seed          # lets evaluate() read h from the blocks' row partition

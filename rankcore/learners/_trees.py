@@ -37,7 +37,8 @@ import numpy as np
 from ..spec import Parameter, SpecError
 from . import _tree_kernels
 from ._base import Learner
-from ._tree_binning import categorical_columns, category_edges, column_indices, is_sparse, tree_columns, tree_edges
+from ._tree_binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
+                            take_columns, tree_columns, tree_edges)
 from ._tree_layout import TreeBlock, TreeLayout
 from ._tree_oblivious import MAX_DEPTH
 from ._tree_oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -256,13 +257,23 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
                              f"or pass the columns as numbers")
+        columns = None
+        if self.growth != "oblivious":
+            # features no split can use on these rows are not stored (wide sparse data: most of them).
+            # Oblivious trees keep every feature: a level's split is chosen on the sum over its nodes.
+            kept = splittable_columns(X, self.min_samples_leaf)
+            if 0 < kept.shape[0] < X.shape[1]:
+                columns = kept
+                X = take_columns(X, kept)
+                position = {int(j): q for q, j in enumerate(kept.tolist())}
+                categorical = [position[j] for j in categorical if j in position]
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state, n_threads)
         categories = {}
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)
         bundles, n_sparse = tree_columns(X, edges, n_threads) if self.bundle else ([], 0)
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
-                                      n_threads=n_threads, n_sparse_bundles=n_sparse)
+                                      n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns)
 
     def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
         """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them).
@@ -281,7 +292,7 @@ class Trees(Learner):
 
     def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (),
                           categories: dict | None = None, random_state: Any = None, n_threads: int = 1,
-                          n_sparse_bundles: int = 0):
+                          n_sparse_bundles: int = 0, columns: np.ndarray | None = None):
         """The layout for given bin edges (a distributed fit computes the edges from a sample).
 
         ``bundles``: groups of features that no row takes off their default
@@ -289,7 +300,8 @@ class Trees(Learner):
         the first ``n_sparse_bundles`` of them sparse (their code 0 is not
         counted in the histograms: ``_tree_binning.tree_columns``);
         ``categories``: feature → its categories, ascending (the edges are
-        their midpoints).
+        their midpoints); ``columns``: the columns of X that the features are
+        (None: every column, in order), the others never split.
         """
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
@@ -299,7 +311,7 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
-                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles)
+                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns)
 
     def ranker_from_state(self, state):
         """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""
