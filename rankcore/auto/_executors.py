@@ -26,6 +26,7 @@ class LocalExecutor:
     def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int):
         self.X, self.y, self.plan = X, y, plan
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
+        self.has_missing = bool(np.isnan(X).any())        # once, not once per task
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
                  on_result: Callable[[TaskResult], None]) -> None:
@@ -33,4 +34,5 @@ class LocalExecutor:
             if not may_start(task):
                 continue
             train, validation = self.plan.folds[task.fold]
-            on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs))
+            on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs,
+                               self.has_missing))

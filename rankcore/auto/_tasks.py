@@ -54,21 +54,28 @@ def fold_seed(base_seed: int, fold: int) -> int:
     return int(np.random.SeedSequence([int(base_seed), int(fold) + 1]).generate_state(1)[0] & 0x7FFFFFFF)
 
 
-def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int) -> CandidateContext:
+def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
+                 has_missing: bool | None = None) -> CandidateContext:
+    """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up)."""
+    missing = bool(np.isnan(X).any()) if has_missing is None else bool(has_missing)
     return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
-                            n_positive=int(np.count_nonzero(y)), has_missing=bool(np.isnan(X).any()),
+                            n_positive=int(np.count_nonzero(y)), has_missing=missing,
                             random_state=seed, n_jobs=n_jobs)
 
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
-             base_seed: int, n_jobs: int) -> TaskResult:
+             base_seed: int, n_jobs: int, x_has_missing: bool | None = None) -> TaskResult:
     """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
 
+    ``x_has_missing``: whether X holds NaN, when the caller knows (an
+    executor looks once, not once per task: a pass over X); None: look.
     Errors are returned (``TaskResult.error``), not raised; the first warning
     is returned too (``TaskResult.warning``), not shown.
     """
     from ..registry import resolve
 
+    if x_has_missing is None:
+        x_has_missing = bool(np.isnan(X).any())
     start = time.perf_counter()
     fit_time = 0.0
     with warnings.catch_warnings(record=True) as caught:
@@ -78,8 +85,10 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
         try:
             candidate = resolve("candidate", task.spec)
             X_tr, y_tr = X[train], y[train]
-            context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs)
-            estimator = build_estimator(candidate, context, bool(np.isnan(X).any()))
+            # without NaN in X none is in its rows; with some, the training part's own look decides
+            context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs,
+                                   has_missing=None if x_has_missing else False)
+            estimator = build_estimator(candidate, context, x_has_missing)
             estimator.fit(X_tr, y_tr)
             fit_time = time.perf_counter() - start
             start = time.perf_counter()
