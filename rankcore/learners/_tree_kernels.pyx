@@ -168,11 +168,15 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
 
     NaN is bin n_edges[j] + 1.  A lone feature's code is its bin; a bundled
     feature writes only a non-default bin, as the column's code (a conflict
-    when a member already wrote the column on this row).
+    when a member already wrote the column on this row).  A bundled
+    feature's default bin is the bin of 0 (as ``encode_csr`` takes it for
+    the values not stored), so its zeros write nothing without a search.
     """
     cdef Py_ssize_t b, c = fs.col[j], z = fs.default_bin[j]
     cdef int conflict = 0
     cdef bint moved
+    if z >= 0 and x == 0.0:             # most values of a bundled (sparse) feature
+        return 0
     if isnan(x):
         b = fs.n_edges[j] + 1
     else:
