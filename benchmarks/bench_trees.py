@@ -262,8 +262,8 @@ def _small_dense():
 
 @pytest.mark.parametrize("case", ["census-shaped one-hot", "small dense", "wide sparse counts", "wide skewed counts"])
 def test_trees_whole_fit_against_lightgbm(benchmark, case):
-    # wide sparse counts: the shape where the trees are still slower than LightGBM (docs/benchmarks.md);
-    # skewed counts: most columns too rare to split, which the layout leaves out
+    # wide sparse counts: 1,500 sparse columns, whose nonzero codes the histograms read from each row's
+    # list; skewed counts: most columns too rare to split, which the layout leaves out (docs/benchmarks.md)
     from fit_time_comparison import census_shaped, skewed_counts, sparse_counts
 
     makers = {"census-shaped one-hot": census_shaped, "small dense": _small_dense, "wide sparse counts": sparse_counts,

@@ -1,5 +1,7 @@
 """Exclusive feature bundling of the ``trees`` learner: bundles, codes, histograms and trees against references."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from _tree_references import greedy_bundles
 from rankcore.learners import _tree_kernels
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
+from rankcore.learners import _tree_layout
 from rankcore.learners._tree_layout import slot_layout
 from rankcore.registry import resolve
 
@@ -92,16 +95,33 @@ def test_bundled_histograms_equal_the_unbundled_ones(data, nan_fraction):
     if data == "sparse counts":
         assert 0 < bundled.slots.sparse_columns < len(bundled.bundles)     # sparse bundles first, then others
     codes_b, codes_p = bundled.encode(X).codes, plain.encode(X).codes
+    # the sparse columns' slots read row-wise from each row's list (``listed_rows``) or from the codes
+    listed = [None, _tree_kernels.listed_rows(codes_b, bundled.slots)] if data == "sparse counts" else [None]
     idx = rng.permutation(n).astype(np.int32)
     for start, end, identity in [(0, n, True), (50, 400, False), (7, 9, False)]:
         order = np.arange(n, dtype=np.int32) if identity else idx
         _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
-        for n_threads in (1, 2):
+        for n_threads, rows in itertools.product((1, 2), listed):
             hist = np.full((bundled.n_slots, 3), np.nan)
             _tree_kernels.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n),
-                                         hist, n_threads, identity, False)
+                                         hist, n_threads, identity, False, rows)
             for j in range(X.shape[1]):
                 np.testing.assert_array_equal(hist[bundled.feature_slots(j)], ref[plain.feature_slots(j)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 60), st.integers(1, 12), st.floats(0.0, 1.0))
+def test_listed_rows_match_a_plain_listing(seed, n, d, density):
+    """Each row's slots of its sparse columns' nonzero codes, in column order, against a plain loop."""
+    X = np.where(np.random.default_rng(seed).random((n, d)) < density, 1.0, 0.0)
+    X = np.vstack([X, np.eye(d)[: max(0, 2 - n)]]) if n < 2 else X
+    layout = resolve("learner", "trees:min_samples_leaf=1").prepare(X, random_state=0)
+    codes = layout.encode(X).codes
+    ptr, slot = _tree_kernels.listed_rows(codes, layout.slots, 2)
+    col_base, n_sparse = np.asarray(layout.slots.col_base), layout.slots.sparse_columns
+    expected = [[int(col_base[j] + codes[r, j]) for j in range(n_sparse) if codes[r, j]] for r in range(codes.shape[0])]
+    assert ptr[0] == 0 and ptr.shape == (codes.shape[0] + 1,)
+    assert [slot[ptr[r]:ptr[r + 1]].tolist() for r in range(codes.shape[0])] == expected
 
 
 def _trees(spec, X, g, h, native):
@@ -132,14 +152,29 @@ def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec, data):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
 
 
-@pytest.mark.parametrize("data", ["one-hot", "sparse counts"])
+@pytest.mark.parametrize("data", ["one-hot", "sparse counts", "sparse counts, listed"])
 @pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
-def test_bundled_native_growth_equals_the_protocol_bitwise(spec, data):
-    X = _bundling_data(data, 7, 700)
+def test_bundled_native_growth_equals_the_protocol_bitwise(spec, data, monkeypatch):
+    if data.endswith("listed"):     # the native grower's histograms read the rows' lists of sparse slots
+        monkeypatch.setattr(_tree_layout, "LISTED_MIN_COLUMNS", 1)
+        spec += (",min_samples_leaf=3" if ":" in spec else ":min_samples_leaf=3")     # the sparse columns split
+    # listed: 100 count columns that meet one another (almost no bundle), most a sparse column of its own
+    X = sparse_count_data(7, n=3000, d=100, density=0.045)[0] if data.endswith("listed") else _bundling_data(data, 7,
+                                                                                                            700)
+    block = resolve("learner", spec).prepare(X, random_state=0).encode(X)
+    assert (block.listed is not None) == data.endswith("listed")
+    if block.listed is not None:
+        assert block.listed[1].shape[0] > 3 * X.shape[0]          # several sparse columns' codes a row
     rng = np.random.default_rng(4)
     g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
     a = _trees(spec, X, g, h, True)
     b = _trees(spec, X, g, h, False)
+    if data.endswith("listed"):
+        assert any(a.ranker.feature[i] < 100 for i in np.flatnonzero(a.ranker.left >= 0))    # a count column
+        layout = resolve("learner", spec).prepare(X, random_state=0, n_threads=2)       # two threads' lists
+        two = layout.search_in_memory([layout.encode(X)], [g], [h], n_threads=2)
+        for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
+            np.testing.assert_array_equal(getattr(two.ranker, field), getattr(a.ranker, field))
     assert a.derivative == b.derivative
     for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
         np.testing.assert_array_equal(getattr(a.ranker, field), getattr(b.ranker, field))

@@ -60,6 +60,8 @@ cdef enum:
 cdef struct SplitTeam:
     # one split's work for the threads of one parallel region (TreeGrower._split_one)
     const uint8_t* codes            # (n, c) row-major codes
+    const int64_t* sp_ptr           # the rows' listed sparse slots (``listed_rows``), or NULL
+    const int32_t* sp_slot
     const uint8_t* column           # the split feature's column of the column-major codes
     const uint8_t* table            # the split's table: code -> goes left
     const FeatureSlots* fs
@@ -105,7 +107,7 @@ cdef void _split_team(SplitTeam* w, int tid) noexcept nogil:
         return
     s, e = (w.start, w.start + nl) if w.small_left else (w.start + nl, w.end)
     histogram_part(w.codes, w.fs, w.g, w.h, w.idx, s, e, w.og, w.oh, w.hist, tid, w.T_hist, w.T_gather, False,
-                   w.unit_h)
+                   w.unit_h, w.sp_ptr, w.sp_slot)
     if w.T_scan != w.T_hist:
         rc_barrier()
     if w.k > 0:
@@ -173,6 +175,8 @@ cdef class TreeGrower:
     cdef SplitChoice* choice
     cdef Py_ssize_t* depth
     cdef double* scan_scratch
+    cdef const int64_t* sp_ptr      # during grow(): the block's listed sparse slots, or NULL
+    cdef const int32_t* sp_slot
     cdef Py_ssize_t* order
     cdef Py_ssize_t* before             # the partition's per-chunk counts (_split_one)
 
@@ -277,7 +281,7 @@ cdef class TreeGrower:
              const double[::1] h, int32_t[::1] idx,
              int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
              uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
-             bint unit_h=False, uint64_t noise_seed=0):
+             bint unit_h=False, uint64_t noise_seed=0, listed=None):
         """Grow one tree on the block; returns the number of nodes (1: no split).
 
         ``sample``: keep row r iff splitmix64(seed_shift + position) <
@@ -285,10 +289,23 @@ cdef class TreeGrower:
         row.  ``idx`` receives the kept rows first (``n_sampled`` of them), in
         order, then the others.  ``unit_h``: h is all ones.  ``noise_seed``: the
         tree's seed of the split noise (with ``random_strength`` > 0).
+        ``listed``: ``_tree_kernels.listed_rows(codes, slots)`` or None; the
+        histograms then read the sparse columns' slots from it (the same tree).
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
         cdef const int64_t* rid_ptr = NULL
+        cdef const int64_t[::1] sp_ptr
+        cdef const int32_t[::1] sp_slot
+        self.sp_ptr = NULL
+        self.sp_slot = NULL
+        if listed is not None:
+            sp_ptr, sp_slot = listed
+            if sp_ptr.shape[0] != n + 1 or not self.fs.column_slots or (n > 0 and sp_slot.shape[0] < sp_ptr[n]):
+                raise ValueError("TreeGrower.grow: listed must be listed_rows(codes, slots) of a column-ordered "
+                                 "layout")
+            self.sp_ptr = &sp_ptr[0]
+            self.sp_slot = &sp_slot[0] if sp_slot.shape[0] > 0 else NULL
         if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
                 or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
                 or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
@@ -311,6 +328,8 @@ cdef class TreeGrower:
             self.n_sampled = m
             self.n_nodes = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
                                       &oh[0], &feature_mask[0], m, m == n and not sample, unit_h)
+        self.sp_ptr = NULL          # the arrays are the caller's: not kept past the call
+        self.sp_slot = NULL
         return self.n_nodes
 
     # ------------------------------------------------------------------
@@ -382,7 +401,8 @@ cdef class TreeGrower:
         en[0] = m
         self.hist_of[0] = self._take()
         hist = self.pool[self.hist_of[0]]
-        build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h)
+        build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h, self.sp_ptr,
+                        self.sp_slot)
         if fs.d > 0:
             base0 = fs.base[0]
             for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order
@@ -529,7 +549,7 @@ cdef class TreeGrower:
                 small = self._smaller_child(node)
                 self.hist_of[small] = self._take()
                 build_histogram(codes, fs, g, h, idx, st[small], en[small], og, oh, self.pool[self.hist_of[small]],
-                                self.n_threads, False, unit_h)
+                                self.n_threads, False, unit_h, self.sp_ptr, self.sp_slot)
         for k in range(n_split):                # the client's side: subtraction, then the children's scans
             node = self.order[k]
             if self.hist_of[node] < 0:
@@ -614,6 +634,8 @@ cdef class TreeGrower:
         w.histogram = self._children(node, a, last)
         split_table(fs, &self.choice[node], self.p_tables + 256 * node)
         w.codes = codes
+        w.sp_ptr = self.sp_ptr
+        w.sp_slot = self.sp_slot
         w.column = codes_t + fs.col[self.choice[node].feature] * n
         w.table = self.p_tables + 256 * node
         w.fs = fs

@@ -6,7 +6,7 @@
 # ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
 # code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
 # bin; see ``_tree_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
-from libc.stdint cimport uint8_t, int32_t, uint64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 
 cdef struct FeatureSlots:
@@ -91,11 +91,13 @@ cdef void bundle_defaults(const FeatureSlots* fs, const double* g, const double*
 
 cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
-                         int tid, int T, int T_gather, bint identity, bint unit_h) noexcept nogil
+                         int tid, int T, int T_gather, bint identity, bint unit_h,
+                         const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil
 
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
-                          double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil
+                          double* hist, int n_threads, bint identity, bint unit_h,
+                          const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil
 
 
 cdef class SlotLayout:

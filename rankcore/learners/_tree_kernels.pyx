@@ -161,6 +161,11 @@ cdef class SlotLayout:
     def sparse_columns(self):
         return self.fs.n_skip0
 
+    @property
+    def column_slots(self):
+        """Whether each column's slots lie between its first slot and the next column's (columns in slot order)."""
+        return bool(self.fs.column_slots)
+
 
 cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, double x, const double* edges,
                           const Py_ssize_t* offsets) noexcept nogil:
@@ -302,13 +307,17 @@ def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
 # ----------------------------------------------------------------------
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
-                          double* hist, int n_threads, bint identity, bint unit_h) noexcept nogil:
+                          double* hist, int n_threads, bint identity, bint unit_h,
+                          const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
     """A node's histogram (``histograms.node_histogram``), then its bundled features' default-bin slots.
 
     With ``fs.column_slots`` one parallel region of :c:func:`histogram_part`
     (each thread fills its columns' default-bin slots itself); else the
-    filling, then :c:func:`bundle_defaults` on one thread.  O(m·c + S) for
-    m rows and c columns.
+    filling, then :c:func:`bundle_defaults` on one thread.  ``sp_ptr``,
+    ``sp_slot`` (or NULL): the rows' listed sparse slots (:func:`listed_rows`),
+    read instead of the sparse columns' codes (``fs.column_slots`` only).
+    O(m·c + S) for m rows and c columns (the sparse columns: O(their nonzero
+    codes) when listed).
     """
     cdef bint gathered
     cdef int T, T_gather, team, tid = 0
@@ -316,11 +325,13 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
         node_histogram_threads(end - start, fs.n_cols, n_threads, identity, &T, &T_gather)
         team = T if T > T_gather else T_gather
         if team <= 1:
-            histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, 0, T, T_gather, identity, unit_h)
+            histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, 0, T, T_gather, identity, unit_h,
+                           sp_ptr, sp_slot)
         else:
             with parallel(num_threads=team):
                 tid = threadid()
-                histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, tid, T, T_gather, identity, unit_h)
+                histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, tid, T, T_gather, identity, unit_h,
+                               sp_ptr, sp_slot)
         return
     gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots,
                                n_threads, identity, unit_h, fs.n_skip0)
@@ -329,7 +340,8 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
 
 cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
-                         int tid, int T, int T_gather, bint identity, bint unit_h) noexcept nogil:
+                         int tid, int T, int T_gather, bint identity, bint unit_h,
+                         const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
     """Thread ``tid``'s share of :c:func:`build_histogram` (``fs.column_slots`` layouts), in a parallel region
     whose threads all call it (``T``, ``T_gather``: ``histograms.node_histogram_threads``).
 
@@ -354,7 +366,8 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
             if j0 <= fs.col[fs.bundled[q]] < j1:
                 bundles = True
     gathered = node_histogram_part(codes, c, fs.col_base, g, h, idx, start, end, og, oh, hist, lo, hi, tid, T,
-                                   T_gather, identity, unit_h, totals if bundles else NULL, fs.n_skip0)
+                                   T_gather, identity, unit_h, totals if bundles else NULL, fs.n_skip0, sp_ptr,
+                                   sp_slot)
     if bundles:
         totals[2] = <double> (end - start if end > start else 0)
         for q in range(fs.n_bundled):
@@ -421,14 +434,25 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
                    double[:, ::1] hist,           # OUT (S, 3) Σg, Σh, count per slot; zeroed here
                    int n_threads=1,
                    bint identity=False,           # idx[start:end] is start..end-1 (the root): no gather
-                   bint unit_h=False):            # h is all ones: Σh is the count (not accumulated)
+                   bint unit_h=False,             # h is all ones: Σh is the count (not accumulated)
+                   listed=None):                  # IN  (sp_ptr, sp_slot) of listed_rows(codes, slots), or None
     """(g, h, count) histogram of the rows idx[start:end], per slot (see :func:`build_histogram`).
 
     O(m·c) time for m = end − start rows and c columns, O(S) output, no
-    allocation; bitwise independent of ``n_threads``.
+    allocation; bitwise independent of ``n_threads`` and of ``listed``.
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef Py_ssize_t n = codes.shape[0]
+    cdef const int64_t[::1] sp_ptr
+    cdef const int32_t[::1] sp_slot
+    cdef const int64_t* ptr = NULL
+    cdef const int32_t* slot = NULL
+    if listed is not None:
+        sp_ptr, sp_slot = listed
+        if sp_ptr.shape[0] != n + 1 or not fs.column_slots or (n > 0 and sp_slot.shape[0] < sp_ptr[n]):
+            raise ValueError("node_histogram: listed must be listed_rows(codes, slots) of a column-ordered layout")
+        ptr = &sp_ptr[0]
+        slot = &sp_slot[0] if sp_slot.shape[0] > 0 else NULL
     if codes.shape[1] != fs.n_cols or hist.shape[0] != fs.n_slots or hist.shape[1] != 3:
         raise ValueError(f"node_histogram: codes must have {fs.n_cols} columns and hist shape ({fs.n_slots}, 3)")
     if not (0 <= start <= end <= n) or g.shape[0] < n or h.shape[0] < n or idx.shape[0] < n \
@@ -440,7 +464,44 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
         build_histogram(&codes[0, 0] if n > 0 else NULL, fs, &g[0] if n > 0 else NULL,
                         &h[0] if n > 0 else NULL, &idx[0] if n > 0 else NULL, start, end,
                         &og[0] if og.shape[0] > 0 else NULL, &oh[0] if oh.shape[0] > 0 else NULL,
-                        &hist[0, 0], n_threads, identity, unit_h)
+                        &hist[0, 0], n_threads, identity, unit_h, ptr, slot)
+
+
+def listed_rows(const uint8_t[:, ::1] codes, SlotLayout slots, int n_threads=1):
+    """Each row's slots of its sparse columns' nonzero codes, as CSR: (sp_ptr (n + 1,) int64, sp_slot int32).
+
+    Row r's nonzero codes c of the first ``slots.sparse_columns`` columns j,
+    in column order, as slots col_base[j] + c (ascending when col_base is):
+    what a node histogram updates for them.  With many sparse columns a
+    histogram reads these lists instead of every row's codes (one read per
+    nonzero code, not one per eight columns).  O(n·s) time for s sparse
+    columns, O(n + nonzero codes) memory; two passes, parallel over rows.
+    """
+    cdef const FeatureSlots* fs = &slots.fs
+    cdef Py_ssize_t n = codes.shape[0], s = fs.n_skip0, r, j, k
+    if codes.shape[1] != fs.n_cols:
+        raise ValueError(f"listed_rows: codes must have {fs.n_cols} columns")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t[::1] p = ptr
+    n_threads = threads_for(<double> n * s, n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            k = 0
+            for j in range(s):
+                if codes[r, j] != 0:
+                    k = k + 1
+            p[r + 1] = k
+    np.cumsum(ptr, out=ptr)
+    slot = np.empty(int(ptr[n]), dtype=np.int32)
+    cdef int32_t[::1] q = slot
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            k = p[r]
+            for j in range(s):
+                if codes[r, j] != 0:
+                    q[k] = <int32_t> (fs.col_base[j] + codes[r, j])
+                    k = k + 1
+    return ptr, slot
 
 
 # ----------------------------------------------------------------------

@@ -36,6 +36,14 @@ from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 
+#: Sparse columns from which the in-memory grower's histograms read each row's list of their nonzero
+#: codes' slots (``_tree_kernels.listed_rows``) instead of the row's codes: read as codes, a row's
+#: sparse columns cost one read per eight of them; listed, one per nonzero code.  Measured (whole
+#: default fit, one thread): 1,500 count columns 2 % nonzero, all sparse, 0.97 s → 0.51 s; the grant
+#: applications' 14 sparse columns of 85, 0.225 s → 0.219 s; 8 of 44, no change.  Below a word of
+#: columns the codes are read as one word anyway.
+LISTED_MIN_COLUMNS = 8
+
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -62,6 +70,9 @@ class TreeBlock:
         n = codes.shape[0]
         self.codes = codes
         self.codes_t = _tree_kernels.transpose_codes(codes, n_threads)     # column-major: partitions read one column
+        # (sp_ptr, sp_slot): each row's slots of its sparse columns' nonzero codes, when the layout has many
+        # sparse columns (``_tree_kernels.listed_rows``; the in-memory grower's histograms read them)
+        self.listed = None
         self.offset = int(offset)
         # the rows' positions in the training set (row subsampling draws by position)
         self.row_ids = None if row_ids is None else np.ascontiguousarray(row_ids, dtype=np.int64)
@@ -252,7 +263,7 @@ class TreeLayout(LearnerLayout):
             codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
             _tree_kernels.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
                                      self.column_default, codes, self.n_threads)
-            return TreeBlock(codes, offset, row_ids, self.n_threads)
+            return self._block(codes, offset, row_ids)
         X = np.asarray(X)
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
@@ -261,7 +272,14 @@ class TreeLayout(LearnerLayout):
             self._check_width(X)
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
         _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
-        return TreeBlock(codes, offset, row_ids, self.n_threads)
+        return self._block(codes, offset, row_ids)
+
+    def _block(self, codes: np.ndarray, offset: int, row_ids) -> TreeBlock:
+        """The block of these codes, with its rows' listed sparse slots when the sparse columns are many."""
+        block = TreeBlock(codes, offset, row_ids, self.n_threads)
+        if self.slots.sparse_columns >= LISTED_MIN_COLUMNS and self.slots.column_slots:
+            block.listed = _tree_kernels.listed_rows(codes, self.slots, self.n_threads)
+        return block
 
     def _check_width(self, X) -> None:
         """A ValueError if X (2-D) lacks a column the layout reads."""
@@ -411,7 +429,7 @@ class TreeLayout(LearnerLayout):
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed)
+                    block.offset, unit_h, seed, block.listed)
         block.ranges = {}
         block.tree_id = seed
         block.grown = grower

@@ -18,7 +18,7 @@
 # over c code columns, O(S) to zero its S-slot output, no allocation.
 
 from cython.parallel cimport parallel, prange, threadid
-from libc.stdint cimport uint8_t, int32_t, uint64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy
 
 from rankcore.typedefs cimport code_t
@@ -154,10 +154,35 @@ cdef inline void _sparse_row(const uint8_t* row, Py_ssize_t j0, Py_ssize_t j1, c
             j = j + 1
 
 
+cdef inline void _listed_row(const int64_t* sp_ptr, const int32_t* sp_slot, Py_ssize_t r, Py_ssize_t s_lo,
+                             Py_ssize_t s_hi, double* hist, double gv, double hv, bint unit_h) noexcept nogil:
+    """One row's updates of its listed slots in [s_lo, s_hi): the sparse columns' nonzero codes, row-wise.
+
+    Row r's slots are sp_slot[sp_ptr[r]:sp_ptr[r + 1]], ascending (its
+    sparse columns' nonzero codes in column order), so the range is one run
+    of them.  O(listed slots of the row), one update each.
+    """
+    cdef Py_ssize_t k = sp_ptr[r], k1 = sp_ptr[r + 1], slot
+    cdef double* hp
+    while k < k1 and sp_slot[k] < s_lo:
+        k = k + 1
+    while k < k1:
+        slot = sp_slot[k]
+        if slot >= s_hi:
+            break
+        hp = hist + slot * 3
+        hp[0] += gv
+        if not unit_h:
+            hp[1] += hv
+        hp[2] += 1.0
+        k = k + 1
+
+
 cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
                             Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
                             const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
-                            double* hist, bint by_row, double* totals, Py_ssize_t n_skip0) noexcept nogil:
+                            double* hist, bint by_row, double* totals, Py_ssize_t n_skip0,
+                            const int64_t* sp_ptr=NULL, const int32_t* sp_slot=NULL) noexcept nogil:
     """Slots of columns [j0, j1) over m rows (row rows[i], or start + i without rows), in row order.
 
     Column j's code c of a row lands in slot col_base[j] + c of ``hist`` (S, 3),
@@ -171,8 +196,15 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
     of the rows, each summed in row order from 0 (Σh of ``unit_h``: the
     ones): two dependent chains of additions that hide behind the slots'
     updates, where a pass of their own would take ~4 cycles a row.
+    With ``sp_ptr`` (not NULL) the sparse columns' nonzero codes are read
+    from each row's list of their slots (``_listed_row``) instead of from
+    its codes: one read per nonzero code instead of one per eight columns,
+    the same updates in the same order (needs col_base ascending).
     """
     cdef Py_ssize_t i, j, r, jb = min(j1, max(j0, n_skip0))
+    cdef Py_ssize_t s_lo = col_base[j0] if j0 < n_cols else 0
+    cdef Py_ssize_t s_hi = col_base[jb] if jb < n_cols else (<Py_ssize_t> 1) << 62
+    cdef bint listed = sp_ptr != NULL and jb > j0
     cdef const uint8_t* row
     cdef double* hp
     cdef double gv, hv, tg = 0.0, th = 0.0
@@ -187,7 +219,9 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
         row = codes + r * n_cols
         gv = gg[r] if by_row else gg[i]
         if unit_h:
-            if jb > j0:
+            if listed:
+                _listed_row(sp_ptr, sp_slot, r, s_lo, s_hi, hist, gv, 1.0, True)
+            elif jb > j0:
                 _sparse_row(row, j0, jb, col_base, hist, gv, 1.0, True)
             for j in range(jb, j1):
                 hp = hist + (col_base[j] + row[j]) * 3
@@ -198,7 +232,9 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
                 th = th + 1.0
         else:
             hv = hh[r] if by_row else hh[i]
-            if jb > j0:
+            if listed:
+                _listed_row(sp_ptr, sp_slot, r, s_lo, s_hi, hist, gv, hv, False)
+            elif jb > j0:
                 _sparse_row(row, j0, jb, col_base, hist, gv, hv, False)
             for j in range(jb, j1):
                 hp = hist + (col_base[j] + row[j]) * 3
@@ -230,7 +266,8 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
                                      const double* g, const double* h, const int32_t* idx, Py_ssize_t start,
                                      Py_ssize_t end, double* og, double* oh, double* hist, Py_ssize_t slot_lo,
                                      Py_ssize_t slot_hi, int tid, int T, int T_gather, bint identity,
-                                     bint unit_h, double* totals, Py_ssize_t n_skip0=0) noexcept nogil:
+                                     bint unit_h, double* totals, Py_ssize_t n_skip0=0,
+                                     const int64_t* sp_ptr=NULL, const int32_t* sp_slot=NULL) noexcept nogil:
     """Thread ``tid``'s share of :func:`node_histogram`, in a parallel region whose threads all call it.
 
     ``T`` and ``T_gather`` as :func:`node_histogram_threads` gives them (at
@@ -283,7 +320,7 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
             hh = oh
     if tid < T:
         _node_rows(codes, n_cols, col_base, (tid * n_cols) // T, ((tid + 1) * n_cols) // T, rows, start, gg, hh,
-                   m, unit_h, hist, by_row, totals, n_skip0)
+                   m, unit_h, hist, by_row, totals, n_skip0, sp_ptr, sp_slot)
     if unit_h:
         for s in range(slot_lo, slot_hi):
             hist[3 * s + 1] = hist[3 * s + 2]
