@@ -227,3 +227,22 @@ def test_early_stopping_by_held_out_rows_that_chooses_no_iteration_warns(seed, c
         model = PushBoost(n_iter=20, early_stopping=True, random_state=0).fit(X, y)
     assert (model.n_iter_ == 0) == chooses_none
     assert any("early stopping chose 0" in str(w.message) for w in caught) == chooses_none
+
+
+def test_free_split_gain_with_an_overflowed_gradient_counts_no_gain_and_warns_nothing():
+    """Rows whose gradient overflowed to inf (scores pushed apart without bound on separable rows) give gains
+    that are not finite: no gain, and no numpy warning leaks to the user."""
+    import warnings
+
+    from rankcore.learners._no_split import free_split_gain
+
+    hist = np.zeros((1, 6, 3))
+    hist[0, :5, 2] = 1.0
+    hist[0, :5, 1] = 1.0
+    hist[0, 2, :2] = np.inf                                     # inf − inf in the right-hand sums
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not free_split_gain(hist, np.ones(1, dtype=np.uint8), 0.0, 1e-10)
+        hist[0, 2, :2] = 1.0
+        hist[0, :2, 0] = -1.0                                   # finite again: a split gains
+        assert free_split_gain(hist, np.ones(1, dtype=np.uint8), 0.0, 1e-10)

@@ -42,11 +42,13 @@ def _feature_gains(h: np.ndarray, l2: float, tie_tolerance: float) -> bool:
     """:func:`free_split_gain` for one feature's (B, 3) histogram."""
     if h.shape[0] < 3:
         return False
-    total = h.sum(axis=0)                                     # (3,)
-    left = np.cumsum(h[:-1, :], axis=0)[:-1, :]               # codes <= b on the left, b = 0..B-3
-    right = total[None, :] - left
-    both = (left[:, 2] > 0) & (right[:, 2] > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # (a gradient that overflowed -- scores pushed apart without bound on separable rows -- makes
+    # inf − inf here: those gains are not finite and count as none, without a warning)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        total = h.sum(axis=0)                                     # (3,)
+        left = np.cumsum(h[:-1, :], axis=0)[:-1, :]               # codes <= b on the left, b = 0..B-3
+        right = total[None, :] - left
+        both = (left[:, 2] > 0) & (right[:, 2] > 0)
         terms_l = left[:, 0] ** 2 / (left[:, 1] + l2)
         terms_r = right[:, 0] ** 2 / (right[:, 1] + l2)
         parent = total[0] ** 2 / (total[1] + l2)

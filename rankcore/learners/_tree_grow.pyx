@@ -33,7 +33,7 @@ from libc.string cimport memset
 from cython.parallel cimport parallel, threadid
 
 from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
-                                              MAX_PARTITION_THREADS, build_histogram, histogram_part,
+                                              MAX_PARTITION_THREADS, build_histogram, histogram_part, listed_pointers,
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
 from rankcore.learners._tree_split cimport choose_split, scan_nodes, scan_part, scan_threads
@@ -295,17 +295,7 @@ cdef class TreeGrower:
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
         cdef const int64_t* rid_ptr = NULL
-        cdef const int64_t[::1] sp_ptr
-        cdef const int32_t[::1] sp_slot
-        self.sp_ptr = NULL
-        self.sp_slot = NULL
-        if listed is not None:
-            sp_ptr, sp_slot = listed
-            if sp_ptr.shape[0] != n + 1 or not self.fs.column_slots or (n > 0 and sp_slot.shape[0] < sp_ptr[n]):
-                raise ValueError("TreeGrower.grow: listed must be listed_rows(codes, slots) of a column-ordered "
-                                 "layout")
-            self.sp_ptr = &sp_ptr[0]
-            self.sp_slot = &sp_slot[0] if sp_slot.shape[0] > 0 else NULL
+        listed_pointers(listed, n, self.fs, &self.sp_ptr, &self.sp_slot, "TreeGrower.grow")
         if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
                 or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
                 or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:

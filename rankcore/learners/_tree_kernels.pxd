@@ -99,6 +99,9 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
                           double* hist, int n_threads, bint identity, bint unit_h,
                           const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil
 
+cdef int listed_pointers(object listed, Py_ssize_t n, const FeatureSlots* fs, const int64_t** sp_ptr,
+                         const int32_t** sp_slot, str caller) except -1
+
 
 cdef class SlotLayout:
     """The arrays behind a :c:type:`FeatureSlots` (kept alive with it)."""

@@ -443,16 +443,9 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef Py_ssize_t n = codes.shape[0]
-    cdef const int64_t[::1] sp_ptr
-    cdef const int32_t[::1] sp_slot
     cdef const int64_t* ptr = NULL
     cdef const int32_t* slot = NULL
-    if listed is not None:
-        sp_ptr, sp_slot = listed
-        if sp_ptr.shape[0] != n + 1 or not fs.column_slots or (n > 0 and sp_slot.shape[0] < sp_ptr[n]):
-            raise ValueError("node_histogram: listed must be listed_rows(codes, slots) of a column-ordered layout")
-        ptr = &sp_ptr[0]
-        slot = &sp_slot[0] if sp_slot.shape[0] > 0 else NULL
+    listed_pointers(listed, n, fs, &ptr, &slot, "node_histogram")
     if codes.shape[1] != fs.n_cols or hist.shape[0] != fs.n_slots or hist.shape[1] != 3:
         raise ValueError(f"node_histogram: codes must have {fs.n_cols} columns and hist shape ({fs.n_slots}, 3)")
     if not (0 <= start <= end <= n) or g.shape[0] < n or h.shape[0] < n or idx.shape[0] < n \
@@ -465,6 +458,27 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
                         &h[0] if n > 0 else NULL, &idx[0] if n > 0 else NULL, start, end,
                         &og[0] if og.shape[0] > 0 else NULL, &oh[0] if oh.shape[0] > 0 else NULL,
                         &hist[0, 0], n_threads, identity, unit_h, ptr, slot)
+
+
+cdef int listed_pointers(object listed, Py_ssize_t n, const FeatureSlots* fs, const int64_t** sp_ptr,
+                         const int32_t** sp_slot, str caller) except -1:
+    """Point ``sp_ptr``, ``sp_slot`` at ``listed`` (:func:`listed_rows` of n rows; None: NULL), checked first.
+
+    The arrays stay the caller's: the pointers are good while it holds ``listed``.
+    """
+    cdef const int64_t[::1] ptr
+    cdef const int32_t[::1] slot
+    sp_ptr[0] = NULL
+    sp_slot[0] = NULL
+    if listed is None:
+        return 0
+    ptr, slot = listed
+    if ptr.shape[0] != n + 1 or not fs.column_slots or ptr[0] != 0 or slot.shape[0] != ptr[n]:
+        raise ValueError(f"{caller}: listed must be listed_rows(codes, slots) of the {n} rows, for a layout whose "
+                         f"columns are in slot order")
+    sp_ptr[0] = &ptr[0]
+    sp_slot[0] = &slot[0] if slot.shape[0] > 0 else NULL
+    return 0
 
 
 def listed_rows(const uint8_t[:, ::1] codes, SlotLayout slots, int n_threads=1):
