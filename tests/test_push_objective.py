@@ -121,6 +121,61 @@ def test_stages_after_step_equal_a_fresh_reduction():
     np.testing.assert_allclose(G_next[0][[0, 3]], fresh[0][[0, 3]], rtol=1e-13)
 
 
+def test_stages_after_a_step_the_summary_cannot_describe_are_summed_again():
+    """A summary built from the gradient loses the rows whose weight underflowed; a step that moves the
+    exponents apart by more than EXACT_SHIFT could make them dominate, so the next stages come from the rows."""
+    from rankcore.objectives._exp_push import EXACT_SHIFT
+
+    objective = resolve("objective", "push:exp,pow:2")
+    y = np.array([1, 1, 1, 0, 0, 0], dtype=np.int8)
+    f = np.array([900.0, 905.0, 910.0, 0.0, 1.0, -900.0])        # separated: the last negative's weight underflows
+    w = np.ones(6)
+    h = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])                  # ... and the direction raises it alone
+    bound = objective.bind(y, w)
+    block = RowBlock(y, w, f)
+    G = bound.reduce([block])
+    values = np.array([0.0, 1.0])
+    summary = bound.block_line_summary(block, h, values, G, gradient=bound.block_gradient(block, G))
+    assert summary[1, 1] == -np.inf                                # that row is lost to the summary
+    small = 0.5 * EXACT_SHIFT / 2.0                                 # d·r·α·spread below the bound: read from it
+    np.testing.assert_allclose(bound.stages_after_step(summary, values, G, small)[0][[0, 3]],
+                               bound.reduce([RowBlock(y, w, f + small * h)])[0][[0, 3]], rtol=1e-12)
+    large = 1000.0                                                  # the row now leads the negatives
+    assert bound.stages_after_step(summary, values, G, large) is None
+    fresh = bound.reduce([RowBlock(y, w, f + large * h)])
+    assert fresh[0][3] == pytest.approx(2.0 * 100.0, rel=1e-9)      # LSE of 2·f over the negatives: 2·(−900 + 1000)
+
+
+def test_boosting_on_separable_rows_keeps_finite_gradients():
+    """Steps reach the driver's cap on separable rows; every gradient the trees see stays finite."""
+    import warnings
+
+    import rankcore
+    from rankcore.push import _backend
+
+    seen = []
+    original = _backend.InMemoryBackend.gradient_and_curvature
+
+    def recording(self, state):
+        grads, hess = original(self, state)
+        seen.append(all(np.isfinite(g).all() for g in grads) and all(np.isfinite(c).all() for c in hess))
+        return grads, hess
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(100, 3))
+    y = (X[:, 0] + 0.1 * X[:, 1] > 0).astype(int)
+    _backend.InMemoryBackend.gradient_and_curvature = recording
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            warnings.simplefilter("error", RuntimeWarning)
+            model = rankcore.boost(learner="trees", random_state=0, n_jobs=1).fit(X, y)
+    finally:
+        _backend.InMemoryBackend.gradient_and_curvature = original
+    assert max(model.alphas_) >= 999.0 and seen and all(seen)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
 def test_sample_weights_are_multiplicities():
     objective = resolve("objective", "push:hinge,pow:2")
     y, f, _, _ = _data(6, n=12)

@@ -287,8 +287,19 @@ class BoundExpPush(BoundSeparable):
         return np.logaddexp.reduce(parts, axis=0)
 
     def stages_after_step(self, summary, values, G, alpha):
-        """G at the scores f + α·h, from the line summary of h: no pass over the rows."""
+        """G at the scores f + α·h, from the line summary of h: no pass over the rows.
+
+        None (the backend then sums G over the rows) for a step that moves
+        the rows' exponents apart by more than ``EXACT_SHIFT``: a summary
+        built from the gradient has lost the groups whose share of their
+        class's weight underflowed in its linear sums (below e^-708), and
+        such a step could make one of them dominate.
+        """
         if self.degree is None:
+            return None
+        values = np.asarray(values, dtype=np.float64)
+        spread = float(values.max() - values.min()) if values.size else 0.0
+        if max(1.0, self.degree) * self.rate * abs(float(alpha)) * spread > EXACT_SHIFT:
             return None
         A, B = _exp_line.lse_at(summary, values, self.degree, self.rate, float(alpha))
         return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
@@ -300,6 +311,14 @@ class BoundExpPush(BoundSeparable):
         line search run natively (see ``_exp_line.pyx``).
         """
         return _exp_line.ExpLine(summary, values, self.degree, self.rate, self.log_g1)
+
+
+#: The largest spread of the rows' exponents a step may add for the next stage sums to be read from the
+#: line summary (``stages_after_step``): a group the summary lost to underflow (below e^-708 of its
+#: class) stays below e^-108 after it -- nothing in double precision.  Found on separable tiny sets,
+#: where the line search's step reaches the driver's cap of 1,000 and the sums read from the summary
+#: were off by hundreds in log space (the next gradient overflowed).
+EXACT_SHIFT = 600.0
 
 
 #: Deprecated alias of :class:`BoundExpPush` (objectives bound to data are named Bound...).
