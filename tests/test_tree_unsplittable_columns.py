@@ -91,7 +91,9 @@ def _tree(spec, X, g, h, native):
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,min_samples_leaf=30,max_leaves=8",
-                                  "trees:growth=depthwise,bundle=false", "trees:categorical=1;61,subsample=1"])
+                                  "trees:growth=depthwise,bundle=false",
+                                  # column 7 (nonzero on 4 rows) is left out; 1 and 61 stay, renumbered
+                                  "trees:categorical=1;7;61,subsample=1"])
 def test_trees_equal_the_trees_of_every_column(spec, sparse, monkeypatch):
     X, _ = wide_sparse_data(seed=4)
     X[:, 61] = np.random.default_rng(1).integers(0, 5, X.shape[0])       # a categorical column that splits
@@ -102,6 +104,9 @@ def test_trees_equal_the_trees_of_every_column(spec, sparse, monkeypatch):
     for native in (True, False):
         layout, found = _tree(spec, data, g, h, native)
         assert layout.columns is not None and layout.n_features < X.shape[1]
+        if "categorical" in spec:           # the categories follow their columns to the stored positions
+            assert 7 not in layout.columns
+            assert sorted(layout.columns[list(layout.categories)].tolist()) == [1, 61]
         with monkeypatch.context() as m:
             m.setattr(_trees, "splittable_columns", _every_column)
             full_layout, full = _tree(spec, data, g, h, native)
