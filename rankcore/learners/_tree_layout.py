@@ -152,10 +152,12 @@ class TreeLayout(LearnerLayout):
         if self.columns is not None and (self.columns.shape != (self.n_features,)
                                          or np.any(np.diff(self.columns) <= 0) or np.any(self.columns < 0)):
             raise ValueError(f"TreeLayout: columns must be {self.n_features} ascending column indices of X")
-        self._feature_of_column = None
+        self._feature_of_column = self._column_of_feature = None
         if self.columns is not None:
             self._feature_of_column = np.full(int(self.columns[-1]) + 1 if self.n_features else 0, -1, dtype=np.intp)
             self._feature_of_column[self.columns] = np.arange(self.n_features)
+            # column_of's table: feature j -> columns[j], and index −1 (a leaf) -> −1, in one lookup per tree
+            self._column_of_feature = np.r_[self.columns, -1].astype(np.int32)
         self.n_edges = np.array([e.shape[0] for e in self.edges], dtype=np.intp)
         self.offsets = np.ascontiguousarray(np.r_[0, np.cumsum(self.n_edges)], dtype=np.intp)
         self.flat_edges = np.ascontiguousarray(np.concatenate(self.edges) if self.edges else np.empty(0))
@@ -195,7 +197,7 @@ class TreeLayout(LearnerLayout):
         feature = np.asarray(feature)
         if self.columns is None:
             return feature
-        return np.where(feature >= 0, self.columns[np.maximum(feature, 0)], feature).astype(feature.dtype)
+        return self._column_of_feature[feature].astype(feature.dtype, copy=False)
 
     def feature_of(self, column: np.ndarray, what: str = "a tree") -> np.ndarray:
         """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.

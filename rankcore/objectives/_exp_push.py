@@ -297,8 +297,7 @@ class BoundExpPush(BoundSeparable):
         """
         if self.degree is None:
             return None
-        values = np.asarray(values, dtype=np.float64)
-        spread = float(values.max() - values.min()) if values.size else 0.0
+        spread = float(values[-1]) - float(values[0]) if len(values) else 0.0       # values ascend
         if max(1.0, self.degree) * self.rate * abs(float(alpha)) * spread > EXACT_SHIFT:
             return None
         A, B = _exp_line.lse_at(summary, values, self.degree, self.rate, float(alpha))
