@@ -479,8 +479,7 @@ class TreeLayout(LearnerLayout):
             categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None
                           for i in range(feature.shape[0])]
         ranker = TreeRanker.from_arrays(self.column_of(feature), threshold, nan_left, left, right, value, gain, bins,
-                                        distinct,
-                                        categories, bin_sets)
+                                        distinct, categories, bin_sets)
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
         return Candidate(ranker, float(derivative))
 
