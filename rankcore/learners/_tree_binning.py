@@ -215,8 +215,9 @@ def tree_columns(X, edges: list[np.ndarray], n_threads: int = 1) -> tuple[list[l
     grouped = {j for b in bundles for j in b}
     singles = [[j] for j in sorted(held) if j not in grouped and held[j] <= limit
                and edges[j].shape[0] + 3 <= MAX_BUNDLE_CODES]
-    sparse = [b for b in bundles if sum(held[j] for j in b) <= limit] + singles
-    dense = [b for b in bundles if sum(held[j] for j in b) > limit]
+    is_sparse_bundle = [sum(held[j] for j in b) <= limit for b in bundles]
+    sparse = [b for b, thin in zip(bundles, is_sparse_bundle) if thin] + singles
+    dense = [b for b, thin in zip(bundles, is_sparse_bundle) if not thin]
     return sparse + dense, len(sparse)
 
 
