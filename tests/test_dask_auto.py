@@ -56,3 +56,16 @@ def test_dask_auto_ranker_imputes_like_the_in_process_search(dask_client):
     for a, b in zip(remote.leaderboard_, local.leaderboard_):
         np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
     np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
+
+
+def test_dask_auto_ranker_keeps_the_same_small_data_blend(dask_client):
+    """The default search on at most 120 rows: the fixed blend's members run on the workers, the same blend."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(70, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=70) > 0.3).astype(int)
+    remote = DaskAutoRanker(client=dask_client, random_state=4, n_jobs=1).fit(X, y)
+    local = rankcore.AutoRanker(random_state=4, n_jobs=1).fit(X, y)
+    assert remote.best_candidate_ == local.best_candidate_ == "blend(linear+kernel+exactboost)"
+    for a, b in zip(remote.leaderboard_, local.leaderboard_):
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))

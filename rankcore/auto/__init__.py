@@ -24,8 +24,9 @@ from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent
+from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, run_task
 
 __all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
-           "MissingValueImputer", "RankAverage", "SearchEvent", "default_specs", "LocalExecutor", "Task",
+           "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs", "small_data_specs", "LocalExecutor", "Task",
            "TaskResult", "run_task"]

@@ -209,6 +209,7 @@ class LinearCandidate(Candidate):
     )
     examples = ("linear:n_epochs=2",)
     default_specs = ("linear",)
+    small_data_specs = ("linear",)
     # measured against the default trees' fold fit (one thread): 0.27 (pima) to 0.44 (svmguide1), 1.2 on
     # ticdata (85 columns); 0.1 had made a budgeted search, which predicts the unmeasured trees from it,
     # give up before the default trees on ticdata
@@ -233,6 +234,7 @@ class KernelCandidate(Candidate):
     )
     examples = ("kernel", "kernel:rbf,0.01")
     default_specs = ("kernel", "kernel:kernel=rbf")
+    small_data_specs = ("kernel",)
     # its cost grows as n^3 against LightGBM's n: a fit on 300 to 500 rows costs about one LightGBM fit, on
     # 800 rows 2 to 3, on 1,750 rows 8 to 11; two kernels on five folds beyond 600 rows would take more than a
     # third of AutoRanker's budget of 30 LightGBM fits, and the recipe study saw them win only below (sonar,
@@ -265,6 +267,7 @@ class ExactBoostCandidate(Candidate):
     )
     examples = ("exactboost:n_runs=3",)
     default_specs = ("exactboost",)
+    small_data_specs = ("exactboost",)
     # its branch and bound grows with rows x features: where it wins (small, narrow, noisy tables) it is cheap
     max_rows = 2000
     max_features = 50

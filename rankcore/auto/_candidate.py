@@ -69,6 +69,12 @@ class Candidate(Component):
         (spec strings).  None, the default: the bare name, so that an
         installed plugin's candidate joins the default search; ``()``: only
         on request.
+    small_data_specs : tuple of str
+        The configurations of this class in the *small-data blend*: on data
+        of at most :data:`~rankcore.auto.SMALL_DATA_ROWS` rows the default
+        search fits only these (of every registered class) and keeps the
+        rank average of those that apply (``docs/auto.md``, *Small data: a
+        fixed blend*).  Default ``()``: not a member.
     accepts_missing : bool
         The estimator accepts NaN in X.  Otherwise, when X has missing
         values, AutoRanker fits it behind a
@@ -95,6 +101,7 @@ class Candidate(Component):
 
     family: ClassVar[str] = "candidate"
     default_specs: ClassVar[tuple[str, ...] | None] = None
+    small_data_specs: ClassVar[tuple[str, ...]] = ()
     accepts_missing: ClassVar[bool] = False
     impute_missing: ClassVar[bool] = True
     max_rows: ClassVar[int | None] = None

@@ -28,7 +28,8 @@ from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
-from ._selection import select
+from ._selection import fixed_blend, select
+from ._small_data import SMALL_DATA_ROWS, small_data_specs, uses_small_data_blend
 from ._saved import encode_fitted
 from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
@@ -140,7 +141,11 @@ class AutoRanker(Ranker):
     folds; successive halving drops the weak ones
     early; the default trees are kept unless another candidate beats them by
     more than the noise of the folds; a rank-average blend of the two leaders
-    wins only if a nested estimate says it does.  The choice is refitted on
+    wins only if a nested estimate says it does.  On small data (at most
+    ``SMALL_DATA_ROWS`` = 120 rows) the default search chooses nothing: it
+    fits the small-data candidates (the linear ranker, kernel ranking and
+    ExactBoost) and keeps their rank-average blend, since folds of a few
+    dozen rows cannot tell the candidates apart.  The choice is refitted on
     every row and, on a K-fold plan, averaged with the models the search
     fitted on the folds (``bag_folds``).  See ``docs/auto.md``.
 
@@ -228,7 +233,8 @@ class AutoRanker(Ranker):
         X_arr, y01 = self._check_data(X, y)
         self.metric_ = metric.spec
         seed = _base_seed(self.random_state)
-        specs, skipped = self._applicable(params["specs"], X_arr, y01, params["n_threads"], metric.spec)
+        small = uses_small_data_blend(X_arr.shape[0], params["specs"], self.blend)
+        specs, skipped = self._applicable(params["specs"], X_arr, y01, params["n_threads"], metric.spec, small)
         plan = plan_folds(y01, self.cv, seed)
         units = plan_units(plan, y01, seed)
         check_metric_on_units(metric, y01, plan, units)                   # before any fit
@@ -241,9 +247,12 @@ class AutoRanker(Ranker):
         search.start = started
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
         with blas_limit(params["n_threads"]):
-            outcome = search.run_search(default_rungs(plan, params["budget"] is not None))
+            rungs = default_rungs(plan, params["budget"] is not None)
+            if small and len(rungs) > 1:
+                rungs = rungs[1:]               # no halving: every member of the fixed blend gets every fold
+            outcome = search.run_search(rungs)
             self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
-                                   params["n_threads"])
+                                   params["n_threads"], small)
         self.search_time_ = outcome.elapsed
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
@@ -264,12 +273,23 @@ class AutoRanker(Ranker):
 
         return resolve("candidate", spec)
 
-    def _applicable(self, requested, X, y, n_threads, metric_spec):
-        """The candidates that apply to the data (the anchor first), and why the others were skipped."""
+    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False):
+        """The candidates that apply to the data (the anchor first), and why the others were skipped.
+
+        ``small``: the default search on small data, which fits only the
+        small-data blend's members (the other default candidates are listed
+        as skipped, with that reason).
+        """
         specs = requested if requested is not None else default_specs()
+        skipped: dict[str, str] = {}
+        if small:
+            members = small_data_specs()
+            skipped = {s: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend of "
+                          f"{', '.join(members)}" for s in specs if s not in members}
+            specs = members
         context = make_context(metric_spec, X, y, 0, n_threads)
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
-        applicable, skipped, fitted_as = [], {}, {}
+        applicable, fitted_as = [], {}
         for spec in specs:
             candidate = self._resolved(spec)
             reason = candidate.skip_reason(context)
@@ -325,7 +345,8 @@ class AutoRanker(Ranker):
     # ------------------------------------------------------------------
     # Choosing and refitting
     # ------------------------------------------------------------------
-    def _choose_and_refit(self, X, y, specs, skipped, plan, units, search, outcome, metric, seed, n_threads):
+    def _choose_and_refit(self, X, y, specs, skipped, plan, units, search, outcome, metric, seed, n_threads,
+                          small=False):
         from ._folds import Units
 
         alive = outcome.survivors
@@ -339,7 +360,12 @@ class AutoRanker(Ranker):
         predictions = {c: [outcome.predictions[c][units.fold[u]][units.within[u]] for u in used] for c in alive}
         labels = [y[units.rows[u]] for u in used]
         sign = 1.0 if metric.greater_is_better else -1.0
-        selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
+        if small:
+            selection = fixed_blend(scores, predictions, labels, tuple(alive), sign, metric,
+                                    f"small data (at most {SMALL_DATA_ROWS} rows): the rank average of the "
+                                    f"small-data candidates, fixed before any fit")
+        else:
+            selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
         selection.units_used = used
         refit_start = time.perf_counter()
         chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, specs, metric.spec, seed,

@@ -55,7 +55,10 @@ AUTO_PARAMETERS = (
         The first candidate is the *default* the others must beat (``"trees"``
         in the default search)."""),
     Parameter("blend", bool, default=True, doc="""
-        Consider the rank-average blend of the two leading candidates."""),
+        Consider the rank-average blend of the two leading candidates.  With
+        the default candidates on at most ``SMALL_DATA_ROWS`` (120) rows, keep
+        the small-data blend (linear, kernel and ExactBoost rank-averaged)
+        without a choice; False: search and choose there too."""),
     Parameter("bag_folds", bool, default=True, doc="""
         On a K-fold plan, average the choice's refit on every row with its
         models of the first repeat's folds (already fitted by the search; each

@@ -69,13 +69,16 @@ def build_leaderboard(search, selection, chosen: tuple[int, ...], skipped: dict[
         for value, u in zip(nested, selection.units_used):
             scores[u] = float(value)
         is_chosen = len(chosen) > 1
-        gain = float(np.mean(selection.blend_nested - selection.single_nested))
+        if selection.fixed:
+            how = "its members' validation scores rank-averaged on each part"
+        else:
+            gain = float(np.mean(selection.blend_nested - selection.single_nested))
+            how = f"nested estimate: members chosen without the part scored; {gain:+.4f} vs the nested single choice"
         rows.append(LeaderboardRow(
             name=blend_name(members), status="chosen" if is_chosen else "evaluated",
             mean=float(np.mean(nested)), sd=float(np.std(nested, ddof=1)) if nested.size > 1 else math.nan,
             fold_scores=scores,
-            note=(selection.reason + "; " if is_chosen else "")
-            + f"nested estimate: members chosen without the part scored; {gain:+.4f} vs the nested single choice"))
+            note=(selection.reason + "; " if is_chosen else "") + how))
     chosen_rows = [r for r in rows if r.status == "chosen"]
     ranked = sorted((r for r in rows if r.status == "evaluated"),
                     key=lambda r: -sign * r.mean if math.isfinite(r.mean) else math.inf)

@@ -36,7 +36,7 @@ import numpy as np
 from ._blend import fold_blend_scores
 from ._folds import Units
 
-__all__ = ["Selection", "choose_single", "select", "Z", "BLEND_SIZE"]
+__all__ = ["Selection", "choose_single", "select", "fixed_blend", "Z", "BLEND_SIZE"]
 
 #: Standard errors by which a candidate must beat the anchor (and the blend the single choice).
 Z = 1.0
@@ -56,6 +56,8 @@ class Selection:
     reason: str = ""
     advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
     units_used: list = field(default_factory=list)   # the plan's units the scores are on (set by the caller)
+    fixed: bool = False                              # the blend's members were fixed before any fit
+
 
     @property
     def is_blend(self) -> bool:
@@ -149,3 +151,23 @@ def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray
         selection.chosen = selection.blend_members
         selection.reason = "the blend beats the single choice by more than its noise (nested)"
     return selection
+
+
+def fixed_blend(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray]], labels: list[np.ndarray],
+                members: tuple[int, ...], metric_sign: float, metric, reason: str) -> Selection:
+    """The rank average of ``members``, fixed before any fit (the small-data blend), scored on every unit.
+
+    No choice is made, so the blend's score on a unit -- its members'
+    validation scores rank-averaged there -- is an honest estimate as it
+    stands.  ``single`` (the fallback should a member fail its refit) is the
+    member with the best mean.
+    """
+    members = tuple(sorted(members))
+    oriented = {c: metric_sign * np.asarray(scores[c], dtype=np.float64) for c in members}
+    single = max(members, key=lambda c: (oriented[c].mean(), -c))
+    n = len(labels)
+    blended = np.array([metric_sign * float(metric(labels[u], fold_blend_scores([predictions[c][u] for c in members])))
+                        for u in range(n)])
+    return Selection(chosen=members if len(members) > 1 else (single,), single=single,
+                     blend_members=members if len(members) > 1 else (),
+                     blend_nested=blended if len(members) > 1 else None, reason=reason, fixed=True)

@@ -1,0 +1,49 @@
+"""Small data: a fixed rank-average blend instead of a choice.
+
+On a few dozen rows a validation part of five-fold cross-validation holds
+10 to 25 rows, and a top-of-list metric reads one or two of them: which of
+seven candidates looks best on such folds is mostly noise, and the default
+trees (20 rows a leaf at least) can hardly split.  There the default search
+fits only the candidates that rank small tables well -- each class's
+``small_data_specs``: the linear ranker, kernel ranking and ExactBoost among
+the built-ins -- and keeps the rank average of those that apply, which
+needs no choice at all.  Measured nested on 22 tables of 32 to 150 rows
+(docs/auto.md, *Small data: a fixed blend*).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["SMALL_DATA_ROWS", "small_data_specs", "uses_small_data_blend"]
+
+#: The default search on at most this many rows fits and keeps the small-data blend.
+SMALL_DATA_ROWS = 120
+
+
+def small_data_specs() -> list[str]:
+    """The specs of the small-data blend: every registered class's ``small_data_specs``, by priority."""
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
+        reg = registry()
+    entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
+                     key=lambda e: (e.cls.priority, e.name))
+    specs: list[str] = []
+    for entry in entries:
+        for spec in entry.cls.small_data_specs:
+            resolved = reg.resolve("candidate", spec).spec
+            if resolved not in specs:
+                specs.append(resolved)
+    return specs
+
+
+def uses_small_data_blend(n_rows: int, requested, blend: bool) -> bool:
+    """Whether a fit on ``n_rows`` rows keeps the small-data blend.
+
+    Only the default search (``requested`` None: ``candidates="auto"``) with
+    ``blend=True`` does; a list of candidates, or ``blend=False``, is always
+    searched and chosen from.
+    """
+    return requested is None and bool(blend) and n_rows <= SMALL_DATA_ROWS
