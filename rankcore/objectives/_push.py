@@ -182,10 +182,38 @@ class BoundPairwisePush(BoundObjective):
         with np.errstate(invalid="ignore", over="ignore"):
             c = self.v_neg * np.exp(self.price.log_derivative(log_l) - value)   # v_k g′(L_k) / R
         c = np.where(self.v_neg > 0, c, 0.0)
+        scale = 1.0
+        if not np.isfinite(c).all():
+            c, _, scale = self._scaled_weights(log_l, value)
+            if not math.isfinite(scale):
+                return value, grad          # the summed losses underflow: the objective is at its floor
         E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=self.n_threads)
-        grad[self.pos] = self.w_pos * E
-        grad[self.neg] = -c * D
+        grad[self.pos] = self.w_pos * E * scale
+        grad[self.neg] = -c * D * scale
         return value, grad
+
+    def _scaled_weights(self, log_l, value, second=False):
+        """(c / s, c2 / s, s): the weights v_k g′(L_k)/R (and v_k g″(L_k)/R) over a common scale s.
+
+        Where R is subnormal (every pair far apart) g′/R overflows while the
+        loss's sums underflow; the weights are then formed in logs and scaled
+        down by s = e^(max log - 700), which the caller multiplies back into
+        the gradient and the curvature (products of an overflowing weight and
+        an underflowing sum, each finite once scaled).  s is infinite when
+        even the scaled weights cannot be formed: the losses are then below
+        about 1e-300, every pair separated far beyond what the loss can tell,
+        and the callers report the objective at its floor (a zero gradient).
+        """
+        live = self.v_neg > 0
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            log_c = np.where(live, self.log_v + self.price.log_derivative(log_l) - value, -np.inf)
+            log_c2 = (np.where(live & (log_l > -np.inf), self.log_v + self.price.log_second_derivative(log_l) - value,
+                               -np.inf) if second else np.full(log_c.shape, -np.inf))
+        top = max(float(np.max(log_c, initial=-np.inf)), float(np.max(log_c2, initial=-np.inf)))
+        shift = max(top - _SAFE_LOG_WEIGHT, 0.0)
+        with np.errstate(over="ignore"):
+            scale = float(np.exp(shift))            # inf only past any float: the driver stops on it
+        return np.exp(log_c - shift), np.exp(log_c2 - shift), scale
 
     def value_gradient_hessian(self, scores):
         """(J, ∇J, diagonal of ∇²R / R clipped at the floor); the loss's sums, O(its gradient's cost)."""
@@ -206,12 +234,17 @@ class BoundPairwisePush(BoundObjective):
             # g″ at L = 0 may be infinite (pow:p with p < 2), but then no pair of that negative is
             # active (ℓ′ = D_k = 0), so it contributes nothing.
             c2 = np.where(live & (L > 0), self.v_neg * np.exp(self.price.log_second_derivative(log_l) - value), 0.0)
+        scale = 1.0
+        if not (np.isfinite(c).all() and np.isfinite(c2).all()):
+            c, c2, scale = self._scaled_weights(log_l, value, second=True)
+            if not math.isfinite(scale):
+                return value, grad, clip_hessian(hess)      # the summed losses underflow: at the floor
         E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=t)
         P, N = self.loss.curvature_sums(f_pos, self.w_pos, f_neg, c, c2, n_threads=t)
-        grad[self.pos] = self.w_pos * E
-        grad[self.neg] = -c * D
-        hess[self.pos] = self.w_pos * P
-        hess[self.neg] = c2 * D * D + c * N
+        grad[self.pos] = self.w_pos * E * scale
+        grad[self.neg] = -c * D * scale
+        hess[self.pos] = self.w_pos * P * scale
+        hess[self.neg] = (c2 * D * D + c * N) * scale
         return value, grad, clip_hessian(hess)
 
     def value(self, scores):
@@ -233,6 +266,10 @@ class BoundPairwisePush(BoundObjective):
             if not math.isfinite(value):
                 return LinePoint(alpha, value, 0.0, 0.0)
             live = self.v_neg > 0
+            if value < _SUBNORMAL_LOG:
+                # R is subnormal (every pair far apart): q1 = g′/R overflows while the sums L1, L2 underflow,
+                # so the products are formed as exp(log q + log|L|) -- finite, where q·L would be inf·0
+                return self._line_point_in_logs(alpha, value, log_l, live, L1, L2)
             with np.errstate(invalid="ignore", over="ignore"):
                 q1 = np.where(live, self.v_neg * np.exp(self.price.log_derivative(log_l) - value), 0.0)
             d1 = float(np.dot(q1, L1))
@@ -245,6 +282,39 @@ class BoundPairwisePush(BoundObjective):
             return LinePoint(alpha, value, d1, curvature - d1 * d1)
 
         return evaluate
+
+    def _line_point_in_logs(self, alpha, value, log_l, live, L1, L2) -> LinePoint:
+        """The line's point where R is subnormal: d1 = Σ q1·L1 and R″/R from logs of the weights."""
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            log_q1 = np.where(live, self.log_v + self.price.log_derivative(log_l) - value, -np.inf)
+        d1 = _signed_exp_sum(log_q1, L1)
+        if not self.second:
+            return LinePoint(alpha, value, d1, math.nan)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            log_q2 = np.where(live & (L1 != 0.0),
+                              self.log_v + self.price.log_second_derivative(log_l) - value, -np.inf)
+        curvature = _signed_exp_sum(log_q2, L1, power=2) + _signed_exp_sum(log_q1, L2)
+        return LinePoint(alpha, value, d1, curvature - d1 * d1)
+
+
+#: Largest log of a weight g′/R formed directly (e^700 ≈ 1e304, within float64).
+_SAFE_LOG_WEIGHT = 700.0
+#: log R below which R is subnormal (2^-1022): the line's derivatives are then formed in logs.
+_SUBNORMAL_LOG = -1022 * math.log(2.0)
+
+
+def _signed_exp_sum(log_weights: np.ndarray, values: np.ndarray, power: int = 1) -> float:
+    """Σ exp(log_weights)·values**power, without forming exp(log_weights) or values**power.
+
+    The weights may overflow exactly where the values underflow; their
+    product is formed as exp(log w + power·log|v|).  Time and memory O(n).
+    """
+    keep = np.isfinite(log_weights) & (values != 0.0)
+    if not keep.any():
+        return 0.0
+    v = values[keep]
+    terms = np.exp(log_weights[keep] + power * np.log(np.abs(v)))
+    return float(np.sum(np.sign(v) ** power * terms))
 
 
 #: Deprecated alias of :class:`BoundPairwisePush` (objectives bound to data are named Bound...).
