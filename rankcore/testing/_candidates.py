@@ -61,6 +61,11 @@ def check_candidate_declarations(candidate, rng):
     for spec in type(candidate).default_search_specs():
         resolved = resolve("candidate", spec)
         assert type(resolved) is type(candidate), f"candidate {name!r}: default spec {spec!r} is another class"
+    small = type(candidate).small_data_specs
+    assert isinstance(small, tuple), f"candidate {name!r}: small_data_specs must be a tuple of spec strings"
+    for spec in small:
+        assert type(resolve("candidate", spec)) is type(candidate), \
+            f"candidate {name!r}: small-data spec {spec!r} is another class"
     assert resolve("candidate", candidate.spec) == candidate, f"candidate {name!r}: its spec does not round-trip"
 
 
