@@ -172,3 +172,12 @@ def test_fixed_blend_by_hand():
     np.testing.assert_allclose(selection.blend_nested, [0.5, 0.5])
     one = fixed_blend(scores, predictions, labels, (1,), 1.0, Mean(), "why")
     assert one.chosen == (1,) and one.blend_nested is None and not one.is_blend
+
+
+def test_small_data_blend_with_a_budget_gives_every_member_the_same_folds():
+    # a budget adds repeats of the folds for the leaders on larger data; the fixed blend needs none
+    X, y = _data(80)
+    model = AutoRanker(random_state=0, n_jobs=1, time_budget=60).fit(X, y)
+    assert model.best_candidate_ == BLEND
+    assert model.cv_description_ == "5-fold stratified cross-validation"
+    assert {model.leaderboard_[m].n_folds for m in ("linear", "kernel", "exactboost")} == {5}

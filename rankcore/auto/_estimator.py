@@ -248,8 +248,9 @@ class AutoRanker(Ranker):
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
         with blas_limit(params["n_threads"]):
             rungs = default_rungs(plan, params["budget"] is not None)
-            if small and len(rungs) > 1:
-                rungs = rungs[1:]               # no halving: every member of the fixed blend gets every fold
+            if small and plan.kind == "kfold":
+                # no halving and no further repeats: every member of the fixed blend gets the same folds
+                rungs = [plan.n_splits]
             outcome = search.run_search(rungs)
             self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
                                    params["n_threads"], small)
