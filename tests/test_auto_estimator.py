@@ -4,7 +4,6 @@ Every fit here is on small synthetic data with a reduced candidate set (a few
 cheap trees, the linear ranker), so the module stays fast.
 """
 
-import contextlib
 import math
 
 import numpy as np
@@ -15,7 +14,8 @@ import rankcore
 from rankcore import AutoRanker
 from rankcore.auto import Candidate, FoldBag, Leaderboard, RankAverage, SearchEvent
 from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict, save_model
-from rankcore.registry import register_plugin, unregister_plugin
+
+from _candidate_plugins import registered_candidate
 
 FAST = ["trees:n_iter=8", "linear:n_epochs=2", "stumps:n_iter=10"]
 
@@ -384,26 +384,9 @@ class _BrokenEstimator:
         raise RuntimeError("this candidate always fails")
 
 
-@contextlib.contextmanager
-def _registered(candidate_class, name):
-    """``candidate_class`` registered as a plugin's candidate (hook ``rankcore_register_auto_candidates``)
-    while the block runs."""
-
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_auto_candidates(self):
-            return [candidate_class]
-
-    register_plugin(Plugin(), name=name)
-    try:
-        yield
-    finally:
-        unregister_plugin(name)
-
-
 @pytest.fixture
 def broken_plugin():
-    with _registered(_Broken, "auto-broken-test"):
+    with registered_candidate(_Broken, "auto-broken-test"):
         yield
 
 
@@ -442,7 +425,7 @@ def test_auto_fold_warnings_are_noted_in_the_leaderboard_not_shown():
     """A fold's warning goes to the candidate's note; only the final refit's warnings reach the user."""
     import warnings
 
-    with _registered(_Warns, "auto-warns-test"):
+    with registered_candidate(_Warns, "auto-warns-test"):
         X, y = _data(n=100)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -490,7 +473,7 @@ def test_auto_missing_values_impute_for_the_candidates_that_refuse_them():
 
 
 def test_auto_missing_values_skip_a_candidate_that_asks_not_to_be_imputed():
-    with _registered(_RefusesNaN, "auto-refuses-nan-test"):
+    with registered_candidate(_RefusesNaN, "auto-refuses-nan-test"):
         X, y = _data(n=120, nan=True)
         model = AutoRanker(candidates=[FAST[0], "refuses-nan-for-tests"], random_state=0, n_jobs=1).fit(X, y)
         assert model.leaderboard_["refuses-nan-for-tests"].status == "skipped"

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-import rankcore
 from rankcore import AutoRanker
 from rankcore.auto import SMALL_DATA_ROWS, Candidate, RankAverage, small_data_specs
 from rankcore.auto._estimator import _base_seed
 from rankcore.auto._folds import plan_folds
 from rankcore.auto._selection import fixed_blend
 from rankcore.persistence import load_model, save_model
-from rankcore.registry import register_plugin, resolve, unregister_plugin
+from rankcore.registry import resolve
+
+from _candidate_plugins import registered_candidate
 
 BLEND = "blend(linear+kernel+exactboost)"
 
@@ -132,23 +131,9 @@ class _FirstFeature:
         return np.asarray(X)[:, 0]
 
 
-@contextlib.contextmanager
-def _registered(candidate_class, name):
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_auto_candidates(self):
-            return [candidate_class]
-
-    register_plugin(Plugin(), name=name)
-    try:
-        yield
-    finally:
-        unregister_plugin(name)
-
-
 def test_a_plugin_candidate_joins_the_small_data_blend():
     X, y = _data(70, seed=3)
-    with _registered(_Scaled, "auto-small-data-test"):
+    with registered_candidate(_Scaled, "auto-small-data-test"):
         assert small_data_specs()[0] == "first-feature-for-tests"
         model = AutoRanker(random_state=0, n_jobs=1).fit(X, y)
     assert model.best_candidate_ == "blend(first-feature-for-tests+linear+kernel+exactboost)"

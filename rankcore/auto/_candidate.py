@@ -186,3 +186,23 @@ def candidate_scores(estimator: Any, X: Any) -> np.ndarray:
     else:
         scores = estimator.predict_proba(X)[:, 1]
     return np.asarray(scores, dtype=np.float64)
+
+
+def registered_specs(select) -> list[str]:
+    """``select(cls)``'s specs of every registered candidate class, by priority (then name), each once, resolved."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
+        reg = registry()
+    entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
+                     key=lambda e: (e.cls.priority, e.name))
+    specs: list[str] = []
+    for entry in entries:
+        for spec in select(entry.cls):
+            resolved = reg.resolve("candidate", spec).spec
+            if resolved not in specs:
+                specs.append(resolved)
+    return specs

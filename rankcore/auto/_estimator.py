@@ -22,7 +22,7 @@ from .._blas import blas_limit
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._bag import FoldBag, standardization
-from ._candidate import build_estimator, candidate_scores
+from ._candidate import build_estimator, candidate_scores, registered_specs
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
@@ -91,22 +91,7 @@ def _check_candidates(candidates) -> list[str] | None:
 
 def default_specs() -> list[str]:
     """The specs of ``candidates="auto"``: every registered class's ``default_specs``, by priority."""
-    import warnings
-
-    from ..registry import registry
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
-        reg = registry()
-    entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
-                     key=lambda e: (e.cls.priority, e.name))
-    specs = []
-    for entry in entries:
-        for spec in entry.cls.default_search_specs():
-            resolved = reg.resolve("candidate", spec).spec
-            if resolved not in specs:
-                specs.append(resolved)
-    return specs
+    return registered_specs(lambda cls: cls.default_search_specs())
 
 
 def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.ndarray]:

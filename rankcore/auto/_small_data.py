@@ -13,7 +13,7 @@ needs no choice at all.  Measured nested on 22 tables of 32 to 150 rows
 
 from __future__ import annotations
 
-import warnings
+from ._candidate import registered_specs
 
 __all__ = ["SMALL_DATA_ROWS", "small_data_specs", "uses_small_data_blend"]
 
@@ -23,20 +23,7 @@ SMALL_DATA_ROWS = 120
 
 def small_data_specs() -> list[str]:
     """The specs of the small-data blend: every registered class's ``small_data_specs``, by priority."""
-    from ..registry import registry
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems are reported by `rankcore plugins`
-        reg = registry()
-    entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
-                     key=lambda e: (e.cls.priority, e.name))
-    specs: list[str] = []
-    for entry in entries:
-        for spec in entry.cls.small_data_specs:
-            resolved = reg.resolve("candidate", spec).spec
-            if resolved not in specs:
-                specs.append(resolved)
-    return specs
+    return registered_specs(lambda cls: cls.small_data_specs)
 
 
 def uses_small_data_blend(n_rows: int, requested, blend: bool) -> bool:
