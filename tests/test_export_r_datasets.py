@@ -46,7 +46,8 @@ def test_no_two_tasks_read_the_same_data(export):
 
 @pytest.mark.parametrize("group", ["held-out", "verify", "fresh", "missing", "sixth", "seventh", "eighth",
                                    "ninth", "tenth", "eleventh", "twelfth",
-                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth"])
+                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+                                   "seventeenth"])
 def test_tasks_are_well_formed(export, group):
     for name, (package, data_file, obj, target, positive, drop) in export.GROUPS[group].items():
         assert name == name.lower() and " " not in name
@@ -62,7 +63,7 @@ def test_only_later_groups_leave_unlabeled_rows_out(export):
                                            | set(export.TENTH_TASKS) | set(export.ELEVENTH_TASKS)
                                            | set(export.TWELFTH_TASKS) | set(export.THIRTEENTH_TASKS)
                                            | set(export.FOURTEENTH_TASKS) | set(export.FIFTEENTH_TASKS)
-                                           | set(export.SIXTEENTH_TASKS))
+                                           | set(export.SIXTEENTH_TASKS) | set(export.SEVENTEENTH_TASKS))
     for group in ("held-out", "verify", "fresh", "sixth", "seventh"):
         assert not set(export.GROUPS[group]) & set(export.DROP_UNLABELED)
 
