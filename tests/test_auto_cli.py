@@ -84,3 +84,21 @@ def test_auto_cli_refuses_to_overwrite_the_data(data_csv, capsys):
     assert main(["auto", str(path), "--candidates", FAST, "--out", str(path), "--quiet", "--force"]) == 2
     assert "is the input DATA" in capsys.readouterr().err
     assert path.read_bytes() == before
+
+
+def test_auto_cli_keeps_the_small_data_blend_unless_no_blend(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=60) > 0.3).astype(int)
+    path = tmp_path / "small.csv"
+    path.write_text("a,b,c,label\n" + "".join(",".join(map(repr, row)) + f",{label}\n"
+                                             for row, label in zip(X.tolist(), y.tolist())))
+    assert main(["auto", str(path), "--table-format", "json", "--quiet", "--out", str(tmp_path / "a.json")]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["candidate"] == "blend(linear+kernel+exactboost)" and rows[0]["status"] == "chosen"
+    assert any(r["status"] == "skipped" and r["candidate"] == "trees" for r in rows)
+    assert main(["auto", str(path), "--table-format", "json", "--quiet", "--no-blend",
+                 "--out", str(tmp_path / "b.json")]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert not rows[0]["candidate"].startswith("blend(")
+    assert not any(r["status"] == "skipped" and r["candidate"] == "trees" for r in rows)

@@ -40,7 +40,8 @@ def add_parser(subparsers):
         description="Cross-validate rankcore's candidate learners (trees, a linear ranker, kernel ranking, "
                     "ExactBoost, plugins' candidates) on a top-of-list metric, keep the best -- "
                     "or the rank-average blend of the two leaders when a nested estimate says it wins -- refit it "
-                    "on every row (averaged with its fold models) and save it. The leaderboard goes to standard output.",
+                    "on every row (averaged with its fold models) and save it; on at most 120 rows keep the fixed "
+                    "blend of the linear, kernel and ExactBoost rankers. The leaderboard goes to standard output.",
         epilog="examples:\n"
                "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
                "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
@@ -59,7 +60,8 @@ def add_parser(subparsers):
     search.add_argument("--cv", default="auto", type=_cv, metavar="CV",
                         help="auto (default), K (stratified K-fold), K,R (K folds, R repeats) or a fraction "
                              "(one stratified hold-out)")
-    search.add_argument("--no-blend", action="store_true", help="never choose the rank-average blend")
+    search.add_argument("--no-blend", action="store_true",
+                        help="never choose a rank-average blend (on small data too: search and choose one candidate)")
     search.add_argument("--no-bag-folds", action="store_true",
                         help="keep the refit alone instead of averaging it with the choice's fold models")
     search.add_argument("--random-state", type=int, default=0, metavar="SEED",
@@ -223,7 +225,8 @@ def build_report(args, estimator, data):
                   "random_state": str(estimator.random_state),
                   "chosen": f"{estimator.best_candidate_}: {estimator.selection_reason_}"},
         notes=[f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
-               f"validation parts of {estimator.cv_description_}; a blend's is its nested estimate."],
+               f"validation parts of {estimator.cv_description_}; a blend's is its nested estimate (the small-data "
+               f"blend's, its members' rank average on each part)."],
     )
 
 
