@@ -51,13 +51,12 @@ class Selection:
     chosen: tuple[int, ...]                  # one candidate, or the blend's members
     single: int
     blend_members: tuple[int, ...] = ()
-    blend_nested: np.ndarray | None = None   # the blend's nested score per unit
+    blend_nested: np.ndarray | None = None   # the blend's score per unit (nested, unless its members are fixed)
     single_nested: np.ndarray | None = None
     reason: str = ""
     advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
     units_used: list = field(default_factory=list)   # the plan's units the scores are on (set by the caller)
     fixed: bool = False                              # the blend's members were fixed before any fit
-
 
     @property
     def is_blend(self) -> bool:
@@ -165,9 +164,9 @@ def fixed_blend(scores: dict[int, np.ndarray], predictions: dict[int, list[np.nd
     members = tuple(sorted(members))
     oriented = {c: metric_sign * np.asarray(scores[c], dtype=np.float64) for c in members}
     single = max(members, key=lambda c: (oriented[c].mean(), -c))
-    n = len(labels)
+    if len(members) < 2:
+        return Selection(chosen=(single,), single=single, reason=reason, fixed=True)
     blended = np.array([metric_sign * float(metric(labels[u], fold_blend_scores([predictions[c][u] for c in members])))
-                        for u in range(n)])
-    return Selection(chosen=members if len(members) > 1 else (single,), single=single,
-                     blend_members=members if len(members) > 1 else (),
-                     blend_nested=blended if len(members) > 1 else None, reason=reason, fixed=True)
+                        for u in range(len(labels))])
+    return Selection(chosen=members, single=single, blend_members=members, blend_nested=blended, reason=reason,
+                     fixed=True)
