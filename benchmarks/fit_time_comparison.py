@@ -228,7 +228,7 @@ class _Setup:
 
 def setups(threads: int) -> dict:
     """The set-up of each library's trees: rankcore's binning and codes, LightGBM's Dataset construction."""
-    from rankcore.learners._trees import Trees
+    from rankcore.learners.trees._learner import Trees
 
     def ours(X, y):
         layout = Trees().prepare(X, random_state=0, n_threads=threads)

@@ -1,4 +1,4 @@
-"""The check shared by the kernels' ``simd_level`` switches (``_tree_split``, ``_exp_kernels``)."""
+"""The check shared by the kernels' ``simd_level`` switches (``trees._split``, ``_exp_kernels``)."""
 
 from __future__ import annotations
 

@@ -449,7 +449,7 @@ def test_missing_value_errors_say_which_learners_and_models_refuse_them(nan_data
 def test_missing_values_follow_a_plugin_learners_allow_nan(nan_data, tmp_path):
     """A plugin learner declaring allow_nan is offered and fits the missing values; one without it is listed."""
     from rankcore.learners import Stumps
-    from rankcore.learners._trees import Trees
+    from rankcore.learners.trees._learner import Trees
     from rankcore.registry import register_plugin, unregister_plugin
 
     class NanTrees(Trees):

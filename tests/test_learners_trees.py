@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 import rankcore
 from _tree_references import first_within_tolerance, noisy_feature
-from rankcore.learners import _tree_kernels, _tree_split
+from rankcore.learners.trees import _histogram, _split
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._tree_layout import slot_layout
-from rankcore.learners._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._learner import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
 from rankcore.objectives._base import Objective, _DefaultBound
 from rankcore.persistence import ModelFormatError, _checksum
 from rankcore.push._backend import InMemoryBackend
@@ -264,7 +264,7 @@ def test_best_split_kernel_matches_numpy_and_threads(seed):
         outs = []
         for n_threads in (1, 2):
             out = np.empty(10)
-            found = _tree_split.best_split(hist, slots, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
+            found = _split.best_split(hist, slots, mask, msl, mcw, l2, TIE_TOLERANCE, out, n_threads)
             outs.append((found, out.copy()))
         assert outs[0][0] == outs[1][0]
         np.testing.assert_array_equal(outs[0][1], outs[1][1])        # threads: bitwise
@@ -282,11 +282,11 @@ def test_best_split_no_candidate_and_bad_shapes():
     hist = np.zeros((slots.n_slots, 3))
     hist[slots.base] = (1.0, 1.0, 5.0)                    # one bin only: no split anywhere
     out = np.empty(10)
-    assert not _tree_split.best_split(hist, slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 2)
+    assert not _split.best_split(hist, slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 2)
     with pytest.raises(ValueError, match="best_split"):
-        _tree_split.best_split(hist[:-1], slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+        _split.best_split(hist[:-1], slots, np.ones(3, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
     with pytest.raises(ValueError, match="best_split"):
-        _tree_split.best_split(hist, slots, np.ones(2, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+        _split.best_split(hist, slots, np.ones(2, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
 
 
 def test_reused_histogram_buffers_do_not_change_trees():
@@ -313,7 +313,7 @@ def test_reused_histogram_buffers_do_not_change_trees():
 # ----------------------------------------------------------------------
 def _split_table(slots, feature, bin, nan_left):
     """The partition's code -> goes-left table of one split."""
-    return _tree_kernels.split_tables(slots, np.array([feature], np.int32), np.array([bin], np.int32),
+    return _histogram.split_tables(slots, np.array([feature], np.int32), np.array([bin], np.int32),
                                       np.array([nan_left], np.uint8), np.zeros(1, np.int32))[0]
 
 
@@ -344,7 +344,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
         hist = np.full((slots.n_slots, 3), np.nan)
         order = np.arange(n, dtype=np.int32) if identity else idx
         hh = np.ones(n) if unit_h else h
-        _tree_kernels.node_histogram(row_major, slots, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
+        _histogram.node_histogram(row_major, slots, g, hh, order, start, end, np.empty(n), np.empty(n), hist, 2,
                                      identity, unit_h)
         rows = order[start:end].copy()
         for j in range(d):
@@ -363,7 +363,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
     # one thread, and 2-3 threads forced onto small ranges (min_parallel=0): the same stable order
     for n_threads in (1, 2, 3):
         work = before.copy()
-        nl = _tree_kernels.partition(row_major, work, np.empty(n, np.int32), start, end, 0, table, n_threads, 0)
+        nl = _histogram.partition(row_major, work, np.empty(n, np.int32), start, end, 0, table, n_threads, 0)
         assert nl == go_left.sum()
         np.testing.assert_array_equal(work[start:end], np.r_[rows[go_left], rows[~go_left]])
         np.testing.assert_array_equal(work[:start], before[:start])
@@ -373,7 +373,7 @@ def test_kernel_histogram_and_partition_match_numpy(seed, n, d):
 def test_parallel_gather_and_partition_on_large_nodes_match_numpy():
     """Above PARALLEL_ROWS the gather and the partition run on 2 threads: same histogram, same order."""
     rng = np.random.default_rng(3)
-    n, d = _tree_kernels.PARALLEL_ROWS * 2 + 17, 3
+    n, d = _histogram.PARALLEL_ROWS * 2 + 17, 3
     codes = rng.integers(0, 8, size=(n, d)).astype(np.uint8)       # bins 0..7 of 7 edges
     codes[rng.random((n, d)) < 0.05] = 8                           # the NaN bin
     slots = slot_layout(np.full(d, 7))
@@ -383,13 +383,13 @@ def test_parallel_gather_and_partition_on_large_nodes_match_numpy():
     rows = idx[start:end]
     for n_threads in (1, 2):
         hist = np.zeros((slots.n_slots, 3))
-        _tree_kernels.node_histogram(codes, slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads)
+        _histogram.node_histogram(codes, slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads)
         for j in range(d):
             fh = hist[slots.base[j]:slots.base[j] + 9]
             np.testing.assert_allclose(fh[:, 0], np.bincount(codes[rows, j], g[rows], minlength=9), atol=1e-9)
             np.testing.assert_allclose(fh[:, 1], np.bincount(codes[rows, j], h[rows], minlength=9), atol=1e-9)
         work = idx.copy()
-        nl = _tree_kernels.partition(codes, work, np.empty(n, np.int32), start, end, 1,
+        nl = _histogram.partition(codes, work, np.empty(n, np.int32), start, end, 1,
                                      _split_table(slots, 1, 4, True), n_threads)
         c = codes[rows, 1]
         go_left = np.where(c == 8, True, c <= 4)
@@ -761,7 +761,7 @@ def test_cli_fit_and_compare_accept_trees(tmp_path):
 
 def test_trees_defaults_are_pinned():
     """boost(learner="trees"): exp loss, the trees' own price pow:2, 100 LightGBM-sized trees."""
-    from rankcore.learners._trees import Trees
+    from rankcore.learners.trees._learner import Trees
 
     X, y = _data(11, n=300, nan_fraction=0.0)
     model = rankcore.boost(learner="trees", random_state=0).fit(X, y)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankcore.learners._trees import tree_arrays_from_state
+from rankcore.learners.trees._learner import tree_arrays_from_state
 from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
 
 from _model_files import resign

@@ -189,7 +189,7 @@ def test_boost_helper_and_dask_share_the_driver_warning():
 
 
 def test_free_split_gain_tells_a_blocked_split_from_nothing_to_gain():
-    from rankcore.learners._no_split import free_split_gain
+    from rankcore.learners.trees._no_split import free_split_gain
 
     rng = np.random.default_rng(0)
     hist = np.zeros((2, 256, 3))
@@ -234,7 +234,7 @@ def test_free_split_gain_with_an_overflowed_gradient_counts_no_gain_and_warns_no
     that are not finite: no gain, and no numpy warning leaks to the user."""
     import warnings
 
-    from rankcore.learners._no_split import free_split_gain
+    from rankcore.learners.trees._no_split import free_split_gain
 
     hist = np.zeros((1, 6, 3))
     hist[0, :5, 2] = 1.0

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _tree_references import first_within_tolerance
-from rankcore.learners import _tree_split
-from rankcore.learners._tree_layout import slot_layout
-from rankcore.learners._tree_ranker import TIE_TOLERANCE
+from rankcore.learners.trees import _split
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._ranker import TIE_TOLERANCE
 
 
 def _binary_reference(hist, mask, msl, mcw, l2):
@@ -60,7 +60,7 @@ def test_binary_scan_matches_the_reference_bitwise(seed, d, params, n_threads):
     mask = (rng.random(d) < 0.8).astype(np.uint8)
     msl, mcw, l2 = params
     out = np.empty(10)
-    found = _tree_split.best_split(hist, slot_layout(np.ones(d, dtype=np.intp)), mask, msl, mcw, l2,
+    found = _split.best_split(hist, slot_layout(np.ones(d, dtype=np.intp)), mask, msl, mcw, l2,
                                      TIE_TOLERANCE, out, n_threads)
     ref = _binary_reference(hist, mask, msl, mcw, l2)
     assert found == (ref is not None)
@@ -75,11 +75,11 @@ def test_binary_scan_takes_every_value_left_only_with_nan_right():
     slots = slot_layout(np.ones(1, dtype=np.intp))
     hist = np.array([[1.0, 1.0, 10.0], [1.0, 1.0, 10.0], [-20.0, 5.0, 10.0]])    # NaN rows carry the signal
     out = np.empty(10)
-    assert _tree_split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+    assert _split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
     assert (int(out[2]), bool(out[3])) == (1, False)
     assert tuple(out[4:7]) == (2.0, 2.0, 20.0)
     hist[1] = 0.0                                       # bin 1 empty: bin 0 with NaN right is the same split
-    assert _tree_split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+    assert _split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
     assert (int(out[2]), bool(out[3])) == (0, False)
 
 
@@ -89,6 +89,6 @@ def test_binary_scan_without_nan_sends_nan_to_the_larger_side_left_at_a_tie():
     out = np.empty(10)
     for c1, nan_left in ((5.0, True), (6.0, False), (4.0, True)):
         hist = np.array([[3.0, 1.0, 5.0], [-2.0, 1.0, c1], [0.0, 0.0, 0.0]])
-        assert _tree_split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
+        assert _split.best_split(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1)
         assert (int(out[2]), bool(out[3])) == (0, nan_left)
         assert out[0] == _binary_reference(hist, np.ones(1), 1.0, 0.0, 0.0)[0]

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 import rankcore
 from _tree_references import greedy_bundles
-from rankcore.learners import _tree_kernels
+from rankcore.learners.trees import _histogram
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._tree_bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
-from rankcore.learners import _tree_layout
-from rankcore.learners._tree_layout import slot_layout
+from rankcore.learners.trees._bundles import MAX_BUNDLE_CODES, bundled_slot_layout, default_bins, exclusive_bundles
+from rankcore.learners.trees import _layout
+from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
 
@@ -96,14 +96,14 @@ def test_bundled_histograms_equal_the_unbundled_ones(data, nan_fraction):
         assert 0 < bundled.slots.sparse_columns < len(bundled.bundles)     # sparse bundles first, then others
     codes_b, codes_p = bundled.encode(X).codes, plain.encode(X).codes
     # the sparse columns' slots read row-wise from each row's list (``listed_rows``) or from the codes
-    listed = [None, _tree_kernels.listed_rows(codes_b, bundled.slots)] if data == "sparse counts" else [None]
+    listed = [None, _histogram.listed_rows(codes_b, bundled.slots)] if data == "sparse counts" else [None]
     idx = rng.permutation(n).astype(np.int32)
     for start, end, identity in [(0, n, True), (50, 400, False), (7, 9, False)]:
         order = np.arange(n, dtype=np.int32) if identity else idx
         _, ref = _fixed_histogram(codes_p, plain.n_edges, g, h, order[start:end])
         for n_threads, rows in itertools.product((1, 2), listed):
             hist = np.full((bundled.n_slots, 3), np.nan)
-            _tree_kernels.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n),
+            _histogram.node_histogram(codes_b, bundled.slots, g, h, order, start, end, np.empty(n), np.empty(n),
                                          hist, n_threads, identity, False, rows)
             for j in range(X.shape[1]):
                 np.testing.assert_array_equal(hist[bundled.feature_slots(j)], ref[plain.feature_slots(j)])
@@ -117,14 +117,14 @@ def test_listed_rows_match_a_plain_listing(seed, n, d, density):
     X = np.vstack([X, np.eye(d)[: max(0, 2 - n)]]) if n < 2 else X
     layout = resolve("learner", "trees:min_samples_leaf=1").prepare(X, random_state=0)
     codes = layout.encode(X).codes
-    ptr, slot = _tree_kernels.listed_rows(codes, layout.slots, 2)
+    ptr, slot = _histogram.listed_rows(codes, layout.slots, 2)
     col_base, n_sparse = np.asarray(layout.slots.col_base), layout.slots.sparse_columns
     expected = [[int(col_base[j] + codes[r, j]) for j in range(n_sparse) if codes[r, j]] for r in range(codes.shape[0])]
     assert ptr[0] == 0 and ptr.shape == (codes.shape[0] + 1,)
     assert [slot[ptr[r]:ptr[r + 1]].tolist() for r in range(codes.shape[0])] == expected
 
 
-def _trees(spec, X, g, h, native):
+def _learner(spec, X, g, h, native):
     layout = resolve("learner", spec).prepare(X, random_state=0)
     block = layout.encode(X)
     found = layout.search_in_memory([block], [g], [h]) if native else multi_pass_search(layout, [block], [g], [h])
@@ -146,8 +146,8 @@ def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec, data):
     g = rng.integers(-20, 21, X.shape[0]).astype(float) / 4       # dyadic: exact sums
     h = rng.integers(1, 9, X.shape[0]).astype(float) / 8
     for native in (True, False):
-        a = _trees(spec, X, g, h, native).ranker
-        b = _trees(spec + (",bundle=false" if ":" in spec else ":bundle=false"), X, g, h, native).ranker
+        a = _learner(spec, X, g, h, native).ranker
+        b = _learner(spec + (",bundle=false" if ":" in spec else ":bundle=false"), X, g, h, native).ranker
         for field in ("feature", "threshold", "nan_left", "left", "right", "value", "gain"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
 
@@ -156,7 +156,7 @@ def test_bundled_trees_equal_unbundled_trees_when_sums_are_exact(spec, data):
 @pytest.mark.parametrize("spec", ["trees", "trees:subsample=1,max_leaves=8", "trees:growth=depthwise"])
 def test_bundled_native_growth_equals_the_protocol_bitwise(spec, data, monkeypatch):
     if data.endswith("listed"):     # the native grower's histograms read the rows' lists of sparse slots
-        monkeypatch.setattr(_tree_layout, "LISTED_MIN_COLUMNS", 1)
+        monkeypatch.setattr(_layout, "LISTED_MIN_COLUMNS", 1)
         spec += (",min_samples_leaf=3" if ":" in spec else ":min_samples_leaf=3")     # the sparse columns split
     # listed: 100 count columns that meet one another (almost no bundle), most a sparse column of its own
     X = sparse_count_data(7, n=3000, d=100, density=0.045)[0] if data.endswith("listed") else _bundling_data(data, 7,
@@ -167,8 +167,8 @@ def test_bundled_native_growth_equals_the_protocol_bitwise(spec, data, monkeypat
         assert block.listed[1].shape[0] > 3 * X.shape[0]          # several sparse columns' codes a row
     rng = np.random.default_rng(4)
     g, h = rng.normal(size=X.shape[0]), rng.uniform(0.2, 2.0, X.shape[0])
-    a = _trees(spec, X, g, h, True)
-    b = _trees(spec, X, g, h, False)
+    a = _learner(spec, X, g, h, True)
+    b = _learner(spec, X, g, h, False)
     if data.endswith("listed"):
         assert any(a.ranker.feature[i] < 100 for i in np.flatnonzero(a.ranker.left >= 0))    # a count column
         layout = resolve("learner", spec).prepare(X, random_state=0, n_threads=2)       # two threads' lists
@@ -198,9 +198,9 @@ def test_bundled_slot_layout_and_bad_layouts():
     assert slots.base[0] == 1 and slots.base[3] == 4 and slots.n_slots == 1 + 3 + 3 + 3 + 7
     np.testing.assert_array_equal(default_bins([np.array([-1.0, 2.0]), np.array([0.0]), np.array([0.5])]), [1, 0, 0])
     with pytest.raises(ValueError, match="does not fit"):
-        _tree_kernels.SlotLayout([0], [300], [0], [0], [-1], 400)
+        _histogram.SlotLayout([0], [300], [0], [0], [-1], 400)
     with pytest.raises(ValueError, match="codes"):
-        _tree_kernels.SlotLayout([0, 200], [1, 100], [0, 0], [0], [0, 0], 400)
+        _histogram.SlotLayout([0, 200], [1, 100], [0, 0], [0], [0, 0], 400)
 
 
 def sparse_count_data(seed=0, n=900, d=40, density=0.02, n_dense=3):
@@ -213,7 +213,7 @@ def sparse_count_data(seed=0, n=900, d=40, density=0.02, n_dense=3):
 
 
 def test_sparse_lone_features_become_sparse_bundles_first():
-    from rankcore.learners._tree_binning import SPARSE_BUNDLE_SHARE, tree_bundles, tree_columns, tree_edges
+    from rankcore.learners.trees._binning import SPARSE_BUNDLE_SHARE, tree_bundles, tree_columns, tree_edges
 
     X, _ = sparse_count_data(n=3000, d=60)
     X[:, 7] = np.where(np.arange(X.shape[0]) % 10 == 0, 1.0, 0.0)       # 10 % nonzero: not sparse enough
@@ -246,4 +246,4 @@ def test_sparse_columns_must_be_bundles_with_a_code_0_slot():
     with pytest.raises(ValueError, match="sparse_columns"):
         bundled_slot_layout(n_edges, z, [[0]], n_sparse=2)          # column 1 is feature 1 alone
     with pytest.raises(ValueError, match="sparse_columns"):
-        _tree_kernels.SlotLayout([0], [1], [0], [0], [0], 3, None, 1)   # code 0 is the feature's own bin 0
+        _histogram.SlotLayout([0], [1], [0], [0], [0], 3, None, 1)   # code 0 is the feature's own bin 0

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_kernels, _tree_split
+from rankcore.learners.trees import _histogram, _split
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._tree_layout import slot_layout
-from rankcore.learners._trees import tree_arrays_from_state
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._learner import tree_arrays_from_state
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 
@@ -55,9 +55,9 @@ def _reference_scan(hist, l2, smooth, max_cat, msl, mcw):
 
 def _kernel_split(hist, l2=0.0, smooth=0.0, max_cat=256, msl=1.0, mcw=0.0):
     K = hist.shape[0] - 1
-    slots = _tree_kernels.SlotLayout([0], [K - 1], [0], [0], [-1], K + 1, [1])
+    slots = _histogram.SlotLayout([0], [K - 1], [0], [0], [-1], K + 1, [1])
     out, bits = np.empty(10), np.zeros(4, dtype=np.uint64)
-    found = _tree_split.best_split(hist, slots, np.ones(1, np.uint8), msl, mcw, l2, 1e-10, out, 1, smooth, max_cat,
+    found = _split.best_split(hist, slots, np.ones(1, np.uint8), msl, mcw, l2, 1e-10, out, 1, smooth, max_cat,
                                      bits)
     group = frozenset(b for b in range(K + 1) if (int(bits[b >> 6]) >> (b & 63)) & 1)
     return found, out, group

@@ -1,4 +1,4 @@
-"""The trees' one-pass column summaries (``_tree_columns``) and the encoder's binary search, against NumPy."""
+"""The trees' one-pass column summaries (``_columns``) and the encoder's binary search, against NumPy."""
 
 import numpy as np
 import pytest
@@ -6,16 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _tree_references import greedy_bundles
-from rankcore.learners import _tree_columns, _tree_kernels
+from rankcore.learners.trees import _columns, _histogram
 from rankcore.learners._binning import _feature_edges, sample_rows
-from rankcore.learners._tree_binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
-from rankcore.learners._tree_bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
+from rankcore.learners.trees._binning import MIN_COLUMN_SAVING, tree_bundles, tree_edges
+from rankcore.learners.trees._bundles import (MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                                             exclusive_bundles, nondefault_rows)
-from rankcore.learners._tree_columns import few_distinct, outside_counts, outside_rows
-from rankcore.learners._tree_layout import slot_layout
+from rankcore.learners.trees._columns import few_distinct, outside_counts, outside_rows
+from rankcore.learners.trees._layout import slot_layout
 
 
-def _columns(rng, n, d, dtype):
+def _random_columns(rng, n, d, dtype):
     """Columns of 1 to 12 distinct values drawn with ties, continuous ones, ±0 and NaN."""
     X = np.empty((n, d))
     for j in range(d):
@@ -37,7 +37,7 @@ def _columns(rng, n, d, dtype):
        st.sampled_from([np.float64, np.float32]), st.booleans(), st.integers(1, 3))
 def test_few_distinct_matches_numpy_unique(seed, n, d, k, dtype, subset, n_threads):
     rng = np.random.default_rng(seed)
-    X = _columns(rng, n, d, dtype)
+    X = _random_columns(rng, n, d, dtype)
     rows = np.sort(rng.choice(n, size=rng.integers(0, n + 1), replace=False)) if subset and n else None
     values, counts = few_distinct(X, k, rows, n_threads)
     assert values.shape == (d, k) and counts.shape == (d,)
@@ -65,7 +65,7 @@ def test_few_distinct_refuses_bad_arguments():
        st.integers(1, 3))
 def test_outside_counts_and_rows_match_numpy(seed, n, d, dtype, n_threads):
     rng = np.random.default_rng(seed)
-    X = _columns(rng, n, d, dtype)
+    X = _random_columns(rng, n, d, dtype)
     # bounds on the values themselves (ties at lo and hi), and infinite ones
     lo = np.array([-np.inf if rng.random() < 0.3 else rng.choice([-0.5, 0.0, -1.0]) for _ in range(d)])
     hi = np.array([np.inf if rng.random() < 0.3 else rng.choice([0.0, 0.5, 1.0]) for _ in range(d)])
@@ -92,7 +92,7 @@ def test_outside_counts_and_rows_match_numpy(seed, n, d, dtype, n_threads):
 def test_tree_edges_equal_the_sort_of_every_column(seed, n, weighted):
     """The one-pass route gives the edges of ``_feature_edges`` on each column's sampled values."""
     rng = np.random.default_rng(seed)
-    X = _columns(rng, n, 6, np.float64)
+    X = _random_columns(rng, n, 6, np.float64)
     X[:, 0] = rng.normal(size=n)                        # more distinct values than max_bins = 8
     w = rng.integers(0, 3, n).astype(float) if weighted else None
     edges = tree_edges(X, 8, w, 50, 0)
@@ -114,7 +114,7 @@ def test_dense_bundles_equal_the_per_column_reference(seed, n):
     for k in levels:                                    # skewed levels: the first is often a joiner
         p = np.r_[3.0, np.ones(k - 1)]
         blocks.append(np.eye(k)[rng.choice(k, size=n, p=p / p.sum())])
-    X = np.hstack(blocks + [_columns(rng, n, 3, np.float64)])
+    X = np.hstack(blocks + [_random_columns(rng, n, 3, np.float64)])
     edges = tree_edges(X, 255, None, None, 0)
     z = default_bins(edges)
     every = nondefault_rows(X, edges, z, np.arange(X.shape[1]))
@@ -176,7 +176,7 @@ def test_encode_bins_equal_searchsorted_at_ties(seed, n_edges, n):
     X = np.ascontiguousarray(rng.choice(pool, size=(n, 1)))
     slots = slot_layout(np.array([n_edges]))
     codes = np.zeros((n, 1), dtype=np.uint8)
-    _tree_kernels.encode(X, np.ascontiguousarray(e, dtype=np.float64), np.array([0, n_edges], dtype=np.intp), slots,
+    _histogram.encode(X, np.ascontiguousarray(e, dtype=np.float64), np.array([0, n_edges], dtype=np.intp), slots,
                          codes)
     x = X[:, 0]
     expected = np.where(np.isnan(x), n_edges + 1, np.searchsorted(e, x, side="left"))
@@ -192,12 +192,12 @@ def test_first_free_bundle_matches_a_numpy_reference(seed, b, n, density, m):
     eligible = (rng.random(b) < 0.8).astype(np.uint8)
     rows = np.sort(rng.choice(n, min(m, n), replace=False)).astype(np.intp)
     free = [k for k in range(b) if eligible[k] and not used[k, rows].any()]
-    assert _tree_columns.first_free_bundle(used, eligible, rows) == (free[0] if free else -1)
+    assert _columns.first_free_bundle(used, eligible, rows) == (free[0] if free else -1)
 
 
 def test_first_free_bundle_refuses_bad_shapes():
     used = np.zeros((2, 5), dtype=np.uint8)
     with pytest.raises(ValueError, match="eligible must have one entry per bundle"):
-        _tree_columns.first_free_bundle(used, np.ones(3, dtype=np.uint8), np.array([0], dtype=np.intp))
+        _columns.first_free_bundle(used, np.ones(3, dtype=np.uint8), np.array([0], dtype=np.intp))
     with pytest.raises(ValueError, match="row 5 is not one of the 5 rows"):
-        _tree_columns.first_free_bundle(used, np.ones(2, dtype=np.uint8), np.array([5], dtype=np.intp))
+        _columns.first_free_bundle(used, np.ones(2, dtype=np.uint8), np.array([5], dtype=np.intp))

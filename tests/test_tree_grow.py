@@ -120,10 +120,10 @@ def test_native_growth_does_not_depend_on_threads():
                                   "trees:max_leaves=63,subsample=1,random_strength=1"])
 def test_native_growth_does_not_depend_on_threads_above_every_parallel_threshold(spec):
     """20,000 rows: the gather, partition, histogram and paired split scan all run on 2 and 3 threads."""
-    from rankcore.learners import _tree_kernels
+    from rankcore.learners.trees import _histogram
 
     n = 20_000
-    assert n > _tree_kernels.PARALLEL_ROWS
+    assert n > _histogram.PARALLEL_ROWS
     X = _data(7, n=n, d=12)
     rng = np.random.default_rng(2)
     g, h = rng.normal(size=n), rng.uniform(0.5, 1.5, n)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rankcore.learners import _tree_kernels
-from rankcore.learners._tree_layout import slot_layout
+from rankcore.learners.trees import _histogram
+from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
 
@@ -38,7 +38,7 @@ def test_plain_histogram_routes_match_reference(m, unit_h):
         ref[:, 1] = ref[:, 2]
     for n_threads in (1, 2):
         hist = np.full((slots.n_slots, 3), np.nan)
-        _tree_kernels.node_histogram(codes, slots, g, h, idx, start, start + m, np.empty(n), np.empty(n), hist,
+        _histogram.node_histogram(codes, slots, g, h, idx, start, start + m, np.empty(n), np.empty(n), hist,
                                      n_threads, False, unit_h)
         np.testing.assert_array_equal(hist, ref)
 
@@ -58,7 +58,7 @@ def test_bundled_histogram_on_two_threads_equals_one():
         hists = []
         for n_threads in (1, 2):
             hist = np.full((layout.n_slots, 3), np.nan)
-            _tree_kernels.node_histogram(codes, layout.slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist,
+            _histogram.node_histogram(codes, layout.slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist,
                                          n_threads)
             hists.append(hist)
         np.testing.assert_array_equal(hists[1], hists[0])

@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_oblivious_kernels as kernels
+from rankcore.learners.trees import _oblivious_kernels as kernels
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._tree_oblivious import oblivious_depth
-from rankcore.learners._tree_oblivious_ranker import (ObliviousTreeRanker, oblivious_from_state,
+from rankcore.learners.trees._oblivious import oblivious_depth
+from rankcore.learners.trees._oblivious_ranker import (ObliviousTreeRanker, oblivious_from_state,
                                                       predict_oblivious_forest)
-from rankcore.learners._tree_ranker import TIE_TOLERANCE
+from rankcore.learners.trees._ranker import TIE_TOLERANCE
 from rankcore.registry import resolve
 from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file

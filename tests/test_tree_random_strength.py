@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_oblivious_kernels as oblivious_kernels
-from rankcore.learners import _tree_split
-from rankcore.learners._tree_layout import slot_layout
-from rankcore.learners._tree_ranker import TIE_TOLERANCE
+from rankcore.learners.trees import _oblivious_kernels as oblivious_kernels
+from rankcore.learners.trees import _split
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._ranker import TIE_TOLERANCE
 from rankcore.registry import SpecError, resolve
 from test_learners_trees import _reference_best_split
 from test_tree_grow import _data
@@ -28,19 +28,19 @@ from test_tree_grow import _data
 # The deviates
 # ----------------------------------------------------------------------
 def test_deviates_are_standard_normal_and_keyed_by_seed_node_and_feature():
-    z = np.concatenate([_tree_split.split_noise_deviates(seed, node, 500) for seed in (0, 1, 2**61 + 5)
+    z = np.concatenate([_split.split_noise_deviates(seed, node, 500) for seed in (0, 1, 2**61 + 5)
                         for node in range(20)])
     assert np.all(np.isfinite(z))
     assert abs(z.mean()) < 0.03 and abs(z.std() - 1.0) < 0.03
     assert abs(np.mean(z > 1.959964) - 0.025) < 0.006                    # the tails too
-    a = _tree_split.split_noise_deviates(7, 3, 50)
-    np.testing.assert_array_equal(a, _tree_split.split_noise_deviates(7, 3, 50))      # a function of its key
-    np.testing.assert_array_equal(a[:20], _tree_split.split_noise_deviates(7, 3, 20))  # feature by feature
-    assert not np.any(a == _tree_split.split_noise_deviates(8, 3, 50))
-    assert not np.any(a == _tree_split.split_noise_deviates(7, 4, 50))
+    a = _split.split_noise_deviates(7, 3, 50)
+    np.testing.assert_array_equal(a, _split.split_noise_deviates(7, 3, 50))      # a function of its key
+    np.testing.assert_array_equal(a[:20], _split.split_noise_deviates(7, 3, 20))  # feature by feature
+    assert not np.any(a == _split.split_noise_deviates(8, 3, 50))
+    assert not np.any(a == _split.split_noise_deviates(7, 4, 50))
     # neighbouring keys are not correlated (the hash mixes every input bit)
-    b = _tree_split.split_noise_deviates(7, 5, 2000)
-    c = _tree_split.split_noise_deviates(7, 6, 2000)
+    b = _split.split_noise_deviates(7, 5, 2000)
+    c = _split.split_noise_deviates(7, 6, 2000)
     assert abs(np.corrcoef(b, c)[0, 1]) < 0.1
 
 
@@ -65,7 +65,7 @@ def _histogram(seed, d=12, n=400):
 
 def _reference_noisy_feature(hist, slots, mask, params, r, seed, node):
     """The feature the noisy choice must take, from each feature's best gain (``feature_gains``) in NumPy."""
-    gains = _tree_split.feature_gains(hist.copy(), slots, mask, *params)
+    gains = _split.feature_gains(hist.copy(), slots, mask, *params)
     best, parent = gains
     scale = max(best[mask.astype(bool)].max(initial=-1.0), parent.max(initial=0.0))
     can = mask.astype(bool) & (best > TIE_TOLERANCE * scale)
@@ -75,7 +75,7 @@ def _reference_noisy_feature(hist, slots, mask, params, r, seed, node):
     if values.size > 31:                                   # 31 of them, evenly spaced in feature order
         values = values[(np.arange(31) * values.size) // 31]
     median = np.sort(values)[(values.size - 1) // 2]
-    z = _tree_split.split_noise_deviates(seed, node, len(best))
+    z = _split.split_noise_deviates(seed, node, len(best))
     noisy = np.where(can, best + r * median * z, -np.inf)
     return int(np.argmax(noisy)), best
 
@@ -87,7 +87,7 @@ def _reference_noisy_feature(hist, slots, mask, params, r, seed, node):
 def test_noisy_choice_matches_the_numpy_reference(seed, r, noise_seed, node, params, d):
     hist, slots, n_edges, mask = _histogram(seed, d=d)
     out = np.empty(10)
-    found = _tree_split.best_split(hist, slots, mask, *params, TIE_TOLERANCE, out, 1, random_strength=r,
+    found = _split.best_split(hist, slots, mask, *params, TIE_TOLERANCE, out, 1, random_strength=r,
                                    noise_seed=noise_seed, node=node)
     feature, best = _reference_noisy_feature(hist, slots, mask, params, r, noise_seed, node)
     assert found == (feature is not None)
@@ -102,7 +102,7 @@ def test_noisy_choice_matches_the_numpy_reference(seed, r, noise_seed, node, par
     assert (int(out[1]), int(out[2]), bool(out[3])) == ref[1:]
     # threads do not matter
     out2 = np.empty(10)
-    _tree_split.best_split(hist, slots, mask, *params, TIE_TOLERANCE, out2, 2, random_strength=r,
+    _split.best_split(hist, slots, mask, *params, TIE_TOLERANCE, out2, 2, random_strength=r,
                            noise_seed=noise_seed, node=node)
     np.testing.assert_array_equal(out, out2)
 
@@ -111,8 +111,8 @@ def test_no_noise_and_vanishing_noise_choose_the_best_split():
     for seed in range(6):
         hist, slots, _, mask = _histogram(seed)
         plain, tiny = np.empty(10), np.empty(10)
-        a = _tree_split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, plain, 1)
-        b = _tree_split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, tiny, 1,
+        a = _split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, plain, 1)
+        b = _split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, tiny, 1,
                                    random_strength=1e-14, noise_seed=seed, node=3)
         assert a == b
         np.testing.assert_array_equal(plain, tiny)
@@ -123,7 +123,7 @@ def test_strong_noise_spreads_the_choice_over_the_features():
     chosen = set()
     for node in range(200):
         out = np.empty(10)
-        assert _tree_split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1,
+        assert _split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, out, 1,
                                       random_strength=100.0, noise_seed=1, node=node)
         chosen.add(int(out[1]))
     assert len(chosen) >= 4
@@ -133,7 +133,7 @@ def test_strong_noise_spreads_the_choice_over_the_features():
 def test_negative_strength_is_refused_by_the_kernels():
     hist, slots, _, mask = _histogram(0)
     with pytest.raises(ValueError, match="random_strength"):
-        _tree_split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, np.empty(10), 1,
+        _split.best_split(hist, slots, mask, 1.0, 0.0, 0.0, TIE_TOLERANCE, np.empty(10), 1,
                                random_strength=-1.0)
     with pytest.raises(ValueError, match="random_strength"):
         oblivious_kernels.level_best(np.ones((4, 2)), np.zeros(1, np.intp), np.full(1, 2, np.intp),
@@ -165,7 +165,7 @@ def test_oblivious_level_choice_matches_numpy(seed, r, noise_seed, level):
     can = [j for j in sorted(cands) if feature_top[j] > TIE_TOLERANCE * top]
     sample = can if len(can) <= 31 else [can[(i * len(can)) // 31] for i in range(31)]
     median = sorted(feature_top[j] for j in sample)[(len(sample) - 1) // 2]
-    z = _tree_split.split_noise_deviates(noise_seed, level, d)
+    z = _split.split_noise_deviates(noise_seed, level, d)
     chosen = max(can, key=lambda j: (feature_top[j] + r * median * z[j], -j))
     fb = feature_top[chosen]
     b, side, g = next(c for c in cands[chosen] if c[2] >= fb - TIE_TOLERANCE * fb)
@@ -228,7 +228,7 @@ def test_python_deviates_equal_the_kernels():
     from _tree_references import split_noise_reference
 
     for seed, node in [(0, 0), (1, 7), (2**62 - 1, 12345), (987654321, 3)]:
-        got = _tree_split.split_noise_deviates(seed, node, 40)
+        got = _split.split_noise_deviates(seed, node, 40)
         assert got.tolist() == [split_noise_reference(seed, node, j) for j in range(40)]
 
 

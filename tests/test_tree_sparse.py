@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_kernels
+from rankcore.learners.trees import _histogram
 from rankcore.registry import resolve
 from test_tree_bundles import one_hot_data
 
@@ -111,5 +111,5 @@ def test_kernel_checks_csr_arrays():
     layout = resolve("learner", "trees").prepare(np.eye(4), random_state=0)
     codes = np.empty((4, layout.slots.n_cols), dtype=np.uint8)
     with pytest.raises(ValueError, match="out of range"):
-        _tree_kernels.encode_csr(np.array([0, 1, 1, 1, 1], np.int32), np.array([9], np.int32), np.array([1.0]),
+        _histogram.encode_csr(np.array([0, 1, 1, 1, 1], np.int32), np.array([9], np.int32), np.array([1.0]),
                                  layout.flat_edges, layout.offsets, layout.slots, layout.column_default, codes)

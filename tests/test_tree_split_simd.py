@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankcore.learners import _tree_split
-from rankcore.learners._tree_layout import slot_layout
-from rankcore.learners._tree_ranker import TIE_TOLERANCE
+from rankcore.learners.trees import _split
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.learners.trees._ranker import TIE_TOLERANCE
 
-LEVELS = range(_tree_split.simd_level() + 1)
+LEVELS = range(_split.simd_level() + 1)
 
 
 def _feature_best_reference(fh, msl, mcw, l2):
@@ -78,14 +78,14 @@ def test_feature_gains_match_reference_at_every_width(seed, nan_share, residue, 
     ref = np.array([_feature_best_reference(hist[slots.base[j]:slots.base[j] + n_edges[j] + 2], msl, mcw, l2)
                     for j in range(d)]).T
     ref[0, mask == 0] = -1.0
-    before = _tree_split.simd_level()
+    before = _split.simd_level()
     try:
         for level in LEVELS:
-            _tree_split.simd_level(level)
-            got = _tree_split.feature_gains(hist, slots, mask, msl, mcw, l2)
+            _split.simd_level(level)
+            got = _split.feature_gains(hist, slots, mask, msl, mcw, l2)
             np.testing.assert_array_equal(got, ref)
     finally:
-        _tree_split.simd_level(before)
+        _split.simd_level(before)
 
 
 @settings(max_examples=30, deadline=None)
@@ -102,16 +102,16 @@ def test_sibling_subtraction_in_the_scan_at_every_width(seed, nan_share, n_rows)
     slots, parent = _random_histogram(rng, n_edges, n_rows, nan_share, True)
     _, child = _random_histogram(rng, n_edges, max(2, n_rows // 3), nan_share, False)
     mask = (rng.random(d) < 0.8).astype(np.uint8)
-    before = _tree_split.simd_level()
+    before = _split.simd_level()
     results = []
     try:
         for level in LEVELS:
-            _tree_split.simd_level(level)
+            _split.simd_level(level)
             hist = parent.copy()
-            got = _tree_split.feature_gains(hist, slots, mask, 2.0, 0.0, 0.5, subtract=child)
+            got = _split.feature_gains(hist, slots, mask, 2.0, 0.0, 0.5, subtract=child)
             results.append((hist, got))
     finally:
-        _tree_split.simd_level(before)
+        _split.simd_level(before)
     expected = parent - child
     for j in range(d):
         fh = expected[slots.base[j]:slots.base[j] + n_edges[j] + 2]
@@ -134,14 +134,14 @@ def test_nan_residue_follows_the_side_with_more_rows(n_edges):
     hist[:n_edges + 1, 0] = np.where(np.arange(n_edges + 1) < (n_edges + 1) // 2, -1.0, 1.0)
     hist[n_edges + 1, 0] = 0.25                   # a rounding residue, large enough to change the gain
     ref = _feature_best_reference(hist, 1.0, 0.0, 0.0)
-    before = _tree_split.simd_level()
+    before = _split.simd_level()
     try:
         for level in LEVELS:
-            _tree_split.simd_level(level)
-            got = _tree_split.feature_gains(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0)
+            _split.simd_level(level)
+            got = _split.feature_gains(hist, slots, np.ones(1, np.uint8), 1.0, 0.0, 0.0)
             assert (got[0, 0], got[1, 0]) == ref
     finally:
-        _tree_split.simd_level(before)
+        _split.simd_level(before)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -151,16 +151,16 @@ def test_best_split_same_at_every_width(seed):
     n_edges = rng.choice([1, 5, 13, 64, 254], size=30).astype(np.intp)
     slots, hist = _random_histogram(rng, n_edges, 800, [0.0, 0.1][seed % 2], seed % 3 == 0)
     mask = np.ones(n_edges.size, np.uint8)
-    before = _tree_split.simd_level()
+    before = _split.simd_level()
     outs = []
     try:
         for level in LEVELS:
-            _tree_split.simd_level(level)
+            _split.simd_level(level)
             out = np.zeros(10)
-            found = _tree_split.best_split(hist, slots, mask, 5.0, 1e-3, 0.5, TIE_TOLERANCE, out, 1)
+            found = _split.best_split(hist, slots, mask, 5.0, 1e-3, 0.5, TIE_TOLERANCE, out, 1)
             outs.append((found, out))
     finally:
-        _tree_split.simd_level(before)
+        _split.simd_level(before)
     assert outs[0][0]
     for found, out in outs[1:]:
         assert found == outs[0][0]
@@ -169,10 +169,10 @@ def test_best_split_same_at_every_width(seed):
 
 def test_simd_level_validation():
     with pytest.raises(ValueError, match="level"):
-        _tree_split.simd_level(3)
+        _split.simd_level(3)
     with pytest.raises(ValueError, match="level"):
-        _tree_split.simd_level(-1)
-    assert _tree_split.simd_level() == _tree_split.simd_level(_tree_split.simd_level())
+        _split.simd_level(-1)
+    assert _split.simd_level() == _split.simd_level(_split.simd_level())
 
 
 @pytest.mark.parametrize("level", [-1, 3, 1.0, "1", True, None])

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners import _tree_kernels, _trees
+from rankcore.learners.trees import _histogram, _learner
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners._tree_binning import splittable_columns, take_columns
-from rankcore.learners._tree_ranker import TreeRanker
+from rankcore.learners.trees._binning import splittable_columns, take_columns
+from rankcore.learners.trees._ranker import TreeRanker
 from rankcore.persistence import load_model, save_model
 from rankcore.registry import resolve
 
@@ -66,14 +66,14 @@ def test_encode_reads_the_listed_columns_in_place(seed, n, d):
     layout = resolve("learner", "trees:min_samples_leaf=1").layout_from_edges(
         [np.array([0.5, 1.5, 2.5])[: rng.integers(0, 4)] for _ in columns])
     expected = np.zeros((n, layout.slots.n_cols), dtype=np.uint8)
-    _tree_kernels.encode(np.ascontiguousarray(X[:, columns]), layout.flat_edges, layout.offsets, layout.slots,
+    _histogram.encode(np.ascontiguousarray(X[:, columns]), layout.flat_edges, layout.offsets, layout.slots,
                          expected)
     for n_threads in (1, 2):
         codes = np.zeros_like(expected)
-        _tree_kernels.encode(X, layout.flat_edges, layout.offsets, layout.slots, codes, n_threads, columns)
+        _histogram.encode(X, layout.flat_edges, layout.offsets, layout.slots, codes, n_threads, columns)
         np.testing.assert_array_equal(codes, expected)
     with pytest.raises(ValueError, match="columns"):
-        _tree_kernels.encode(X, layout.flat_edges, layout.offsets, layout.slots, codes, 1, columns + d)
+        _histogram.encode(X, layout.flat_edges, layout.offsets, layout.slots, codes, 1, columns + d)
 
 
 def _every_column(X, min_samples_leaf):
@@ -108,7 +108,7 @@ def test_trees_equal_the_trees_of_every_column(spec, sparse, monkeypatch):
             assert 7 not in layout.columns
             assert sorted(layout.columns[list(layout.categories)].tolist()) == [1, 61]
         with monkeypatch.context() as m:
-            m.setattr(_trees, "splittable_columns", _every_column)
+            m.setattr(_learner, "splittable_columns", _every_column)
             full_layout, full = _tree(spec, data, g, h, native)
         assert full_layout.columns is None
         assert found.derivative == full.derivative
@@ -121,7 +121,7 @@ def test_a_fit_names_the_columns_of_x_and_matches_the_fit_on_every_column(monkey
     X, y = wide_sparse_data(seed=6, n=1200, d=80)
     model = rankcore.boost(learner="trees", n_iter=30, random_state=0).fit(X, y)
     with monkeypatch.context() as m:
-        m.setattr(_trees, "splittable_columns", _every_column)
+        m.setattr(_learner, "splittable_columns", _every_column)
         full = rankcore.boost(learner="trees", n_iter=30, random_state=0).fit(X, y)
     np.testing.assert_allclose(model.decision_function(X), full.decision_function(X), rtol=1e-9, atol=1e-12)
     kept = set(splittable_columns(X, 20).tolist())

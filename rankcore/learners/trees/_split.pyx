@@ -1,6 +1,6 @@
 """Split search of the ``trees`` learner: a node's best split from its compact histogram.
 
-A node's histogram is the (S, 3) slot array described in ``_tree_kernels.pyx``
+A node's histogram is the (S, 3) slot array described in ``_histogram.pyx``
 (feature j's bins 0..n_edges[j], then its NaN bin).  ``scan_nodes`` finds
 each feature's best gain and parent term for one or several nodes (the two
 children of a split share one parallel region), ``choose_split`` then picks
@@ -17,8 +17,8 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint64_t
 
 from rankcore._parallel cimport threads_for
-from rankcore.learners._split_noise cimport lower_median, noise_key, noise_mix
-from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
+from rankcore.learners.trees._split_noise cimport lower_median, noise_key, noise_mix
+from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
                                               split_params)
 
 import numpy as np

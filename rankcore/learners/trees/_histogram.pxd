@@ -1,11 +1,11 @@
-# The ``trees`` learner's kernels that its in-memory grower (``_tree_grow.pyx``) calls without the GIL.
+# The ``trees`` learner's kernels that its in-memory grower (``_grow.pyx``) calls without the GIL.
 #
 # A tree node's histogram is an (S, 3) float64 array of (Σg, Σh, count) per *slot*: feature j owns
 # the slots base[j] .. base[j] + n_edges[j] + 1 -- its bins 0..n_edges[j], then its NaN bin -- so a
 # histogram costs Σ_j (n_edges[j] + 2) slots, not d·256.  Rows are stored as row-major uint8 codes in
 # ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
 # code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
-# bin; see ``_tree_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
+# bin; see ``_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 

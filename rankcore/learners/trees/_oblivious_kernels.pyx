@@ -28,11 +28,11 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport isnan
 from cython.parallel cimport prange
 
-from rankcore.learners._csr cimport csr_value
+from rankcore.learners.trees._csr cimport csr_value
 from rankcore._parallel cimport threads_for
 from rankcore.typedefs cimport index_t, real_t
-from rankcore.learners._split_noise cimport lower_median
-from rankcore.learners._tree_split cimport split_noise
+from rankcore.learners.trees._split_noise cimport lower_median
+from rankcore.learners.trees._split cimport split_noise
 
 import numpy as np
 

@@ -10,15 +10,15 @@ search then finds α along it and the update is f ← f + η·α·h with the
 shrinkage η = ``learning_rate``.
 
 The search is a **multi-pass** reduction over row blocks
-(:meth:`TreeLayout.begin_search`, ``_tree_layout.py`` and
-``_tree_search.py``): one pass builds the root's histograms, then one pass
+(:meth:`TreeLayout.begin_search`, ``_layout.py`` and
+``_search.py``): one pass builds the root's histograms, then one pass
 per split partitions the split node's rows in every block and builds the
 histograms of the smaller child (the larger one is the parent's minus the
 smaller: the sibling subtraction trick).  Histograms are added across
 blocks; every decision is taken on the client from the summed histograms, so
 the tree does not depend on how the rows are split into blocks (up to the
 rounding of the sums).  Rows held in memory as one block take a native
-route instead (:meth:`TreeLayout.search_in_memory`, ``_tree_grow.pyx``): the
+route instead (:meth:`TreeLayout.search_in_memory`, ``_grow.pyx``): the
 same tree, bit for bit, grown in one call.
 
 Missing values: NaN has its own bin; each split sends NaN to the side with
@@ -34,16 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from ..spec import Parameter, SpecError
-from . import _tree_kernels
-from ._base import Learner
-from ._tree_binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
+from ...spec import Parameter, SpecError
+from . import _histogram
+from .._base import Learner
+from ._binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
                             take_columns, tree_columns, tree_edges)
-from ._tree_layout import TreeBlock, TreeLayout
-from ._tree_oblivious import MAX_DEPTH
-from ._tree_oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
-from ._tree_ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
-from ._tree_search import TreeSearch
+from ._layout import TreeBlock, TreeLayout
+from ._oblivious import MAX_DEPTH
+from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
+from ._ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
+from ._search import TreeSearch
 
 __all__ = ["TreeRanker", "TreeLayout", "TreeBlock", "TreeSearch", "Trees", "tree_arrays_from_state",
            "ALL_LEFT", "TIE_TOLERANCE", "MAX_TREE_BINS"]
@@ -149,7 +149,7 @@ class Trees(Learner):
     search scales it and the update is shrunk by ``learning_rate``.  Bins:
     the ``stumps`` rule with ``max_bins`` ≤ 255 plus one bin for NaN.
     ``growth="depthwise"`` splits a level per pass; ``growth="oblivious"``
-    grows symmetric trees, one split per level (``_tree_oblivious.py``),
+    grows symmetric trees, one split per level (``_oblivious.py``),
     saved as ``oblivious_tree`` records and predicted by bit index.
     """
 
@@ -296,9 +296,9 @@ class Trees(Learner):
         """The layout for given bin edges (a distributed fit computes the edges from a sample).
 
         ``bundles``: groups of features that no row takes off their default
-        bin together (``_tree_bundles.py``), each stored as one code column,
+        bin together (``_bundles.py``), each stored as one code column,
         the first ``n_sparse_bundles`` of them sparse (their code 0 is not
-        counted in the histograms: ``_tree_binning.tree_columns``);
+        counted in the histograms: ``_binning.tree_columns``);
         ``categories``: feature → its categories, ascending (the edges are
         their midpoints); ``columns``: the columns of X that the features are
         (None: every column, in order), the others never split.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tree_predict
-from ._base import WeakRanker
+from . import _predict
+from .._base import WeakRanker
 
 __all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix"]
 
@@ -149,7 +149,7 @@ def store_frozen(ranker, bins, **arrays) -> None:
 
 def prediction_matrix(X):
     """(X as the predictors read it, whether it is CSR): float32/float64 C-contiguous, or CSR with sorted indices."""
-    from ._tree_binning import csr_float, is_sparse
+    from ._binning import csr_float, is_sparse
 
     if is_sparse(X):
         return csr_float(X), True
@@ -192,9 +192,9 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
             np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
     if sparse:
-        _tree_predict.predict_trees_csr(X.indptr, X.indices, X.data, *args)
+        _predict.predict_trees_csr(X.indptr, X.indices, X.data, *args)
     else:
-        _tree_predict.predict_trees(X, *args)
+        _predict.predict_trees(X, *args)
     return out
 
 

@@ -14,7 +14,7 @@
 # recorded gain stays the split's true gain.
 #
 # z_j is a deterministic function of (the tree's seed, the node's id, j) -- a splitmix64 hash whose
-# top 12 bits pick one of 4,096 normal quantiles Φ⁻¹((i + ½)/4096) (``_tree_split.split_noise``: a
+# top 12 bits pick one of 4,096 normal quantiles Φ⁻¹((i + ½)/4096) (``_split.split_noise``: a
 # table lookup, where a Box-Muller deviate's log and cosine had cost dna-ei's 180 features a fifth
 # of the fit) -- so both routes of a tree search (the in-memory grower and the multi-pass search)
 # and every thread count draw the same noise.  O(1) per deviate; the median is a selection over at
@@ -31,7 +31,7 @@ cdef inline uint64_t noise_mix(uint64_t z) noexcept nogil:
 
 
 cdef inline uint64_t noise_key(uint64_t seed, Py_ssize_t node) noexcept nogil:
-    """The hash of (seed, node) that each feature's deviate is drawn from (``_tree_split.split_noise``)."""
+    """The hash of (seed, node) that each feature's deviate is drawn from (``_split.split_noise``)."""
     return noise_mix(seed ^ noise_mix(<uint64_t> node))
 
 

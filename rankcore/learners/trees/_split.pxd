@@ -1,7 +1,7 @@
-# The split search (``_tree_split.pyx``) that the in-memory grower (``_tree_grow.pyx``) calls without the GIL.
+# The split search (``_split.pyx``) that the in-memory grower (``_grow.pyx``) calls without the GIL.
 from libc.stdint cimport uint8_t, uint64_t
 
-from rankcore.learners._tree_kernels cimport FeatureSlots, NodeScan, SplitChoice, SplitParams
+from rankcore.learners.trees._histogram cimport FeatureSlots, NodeScan, SplitChoice, SplitParams
 
 
 cdef int scan_threads(Py_ssize_t k, const FeatureSlots* fs, int n_threads) noexcept nogil

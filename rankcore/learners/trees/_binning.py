@@ -4,16 +4,16 @@
 (:func:`rankcore.learners.bin_edges`) on the non-missing values of a sample
 of rows; a sparse matrix gives the same edges as its dense form (its
 implicit zeros are values like any other).  :func:`tree_bundles` finds the
-exclusive bundles (``_tree_bundles.py``) on every training row.
+exclusive bundles (``_bundles.py``) on every training row.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
-from ._tree_columns import few_distinct, outside_counts, outside_rows
-from ._tree_bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
+from .._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
+from ._columns import few_distinct, outside_counts, outside_rows
+from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
 
 __all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "take_columns", "is_sparse",
@@ -55,7 +55,7 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
 
     Dense X: one pass over the s sampled rows collects the distinct values
     of the columns with at most ``max_bins`` of them (O(s·d·log B), see
-    ``_tree_columns.few_distinct``), whose edges are all their midpoints;
+    ``_columns.few_distinct``), whose edges are all their midpoints;
     the other columns are sorted, O(s log s) each.  A sparse X gives the
     edges of its dense form from its stored values: O(nnz log nnz) without
     weights (the zeros enter by their count), O(s·d) with them.
@@ -144,7 +144,7 @@ def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
     from the stored values of sparse X (``nondefault_rows``); dense X is read
     whole to count each column's rows outside its default bin, then again to
     list them for the candidates, and for the joiners asked for
-    (``_tree_columns``).  Rows ascending.
+    (``_columns``).  Rows ascending.
     """
     n = X.shape[0]
     limit, join_limit = (1.0 - MIN_DEFAULT_FRACTION) * n, (1.0 - MIN_JOIN_FRACTION) * n
@@ -190,7 +190,7 @@ def tree_bundles(X, edges: list[np.ndarray], n_threads: int = 1) -> list[list[in
     Candidates are the features at their default bin (the bin of 0) on at
     least half of the rows, counted exactly on every row; denser features
     (at it on 10 % of the rows or more) may join their bundles
-    (:func:`~rankcore.learners._tree_bundles.exclusive_bundles`).
+    (:func:`~rankcore.learners.trees._bundles.exclusive_bundles`).
     No bundles (``[]``) unless they remove at least ``MIN_COLUMN_SAVING`` of
     the columns.
     O(n·d) for dense X (a pass over it, then one over the listed features'

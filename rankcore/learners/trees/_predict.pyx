@@ -3,7 +3,7 @@
 Design
 ------
 A. ``predict_codes`` walks one tree on a block's codes: each internal node's
-   256-entry table (``_tree_kernels.split_tables``) says which codes of its
+   256-entry table (``_histogram.split_tables``) says which codes of its
    column go left -- numeric, categorical and bundled features alike.
 B. ``predict_trees`` walks a list of trees for each row, in parallel over
    rows (static schedule), accumulating Σ_t α_t v_t(x) in tree order -- the
@@ -22,7 +22,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
 from rankcore.learners.histograms cimport bin_code
-from rankcore.learners._csr cimport csr_value
+from rankcore.learners.trees._csr cimport csr_value
 
 
 def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes

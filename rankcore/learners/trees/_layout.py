@@ -5,14 +5,14 @@ bin codes and the per-fit buffers) and searches a tree per iteration by
 either route:
 
 * the **multi-pass protocol** (``begin_search`` / ``block_pass``, the
-  client's :class:`~rankcore.learners._tree_search.TreeSearch`): one
+  client's :class:`~rankcore.learners.trees._search.TreeSearch`): one
   reduction over the blocks per split, so blocks may live anywhere (Dask);
 * the **in-memory grower** (:meth:`TreeLayout.search_in_memory`, one block):
-  ``_tree_grow.TreeGrower`` grows the whole tree in one call without the
+  ``_grow.TreeGrower`` grows the whole tree in one call without the
   GIL.  Same tree, bit for bit (the same kernels, decisions and
-  floating-point operations; see ``_tree_grow.pyx``).
+  floating-point operations; see ``_grow.pyx``).
 
-Histograms are compact (S, 3) arrays over *slots* (``_tree_kernels.pyx``,
+Histograms are compact (S, 3) arrays over *slots* (``_histogram.pyx``,
 design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
 """
 
@@ -23,21 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from . import _tree_grow, _tree_kernels, _tree_predict, _tree_split
-from ._base import Candidate, LearnerLayout, multi_pass_search
+from . import _grow, _histogram, _predict, _split
+from .._base import Candidate, LearnerLayout, multi_pass_search
 from ._no_split import underflow_reason
-from ._tree_binning import csr_float as _csr_float
-from ._tree_binning import is_sparse, take_columns
-from ._tree_bundles import bundled_slot_layout, default_bins
-from ._tree_oblivious import ObliviousSearch
-from ._tree_oblivious_kernels import oblivious_codes
-from ._tree_search import TreeSearch, _Split
-from ._tree_ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+from ._binning import csr_float as _csr_float
+from ._binning import is_sparse, take_columns
+from ._bundles import bundled_slot_layout, default_bins
+from ._oblivious import ObliviousSearch
+from ._oblivious_kernels import oblivious_codes
+from ._search import TreeSearch, _Split
+from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 
 #: Sparse columns from which the in-memory grower's histograms read each row's list of their nonzero
-#: codes' slots (``_tree_kernels.listed_rows``) instead of the row's codes: read as codes, a row's
+#: codes' slots (``_histogram.listed_rows``) instead of the row's codes: read as codes, a row's
 #: sparse columns cost one read per eight of them; listed, one per nonzero code.  Measured (whole
 #: default fit, one thread): 1,500 count columns 2 % nonzero, all sparse, 0.97 s → 0.51 s; the grant
 #: applications' 14 sparse columns of 85, 0.225 s → 0.219 s; 8 of 44, no change.  Below a word of
@@ -54,7 +54,7 @@ class TreeBlock:
     Attributes
     ----------
     codes : uint8 array (n, c)
-        Row-major bin codes in the layout's c code columns (see ``_tree_kernels``).
+        Row-major bin codes in the layout's c code columns (see ``_histogram``).
     codes_t : uint8 array (c, n)
         The same codes column-major: a split's partition reads one column.
     idx, scratch : int32 arrays (n,)
@@ -69,9 +69,9 @@ class TreeBlock:
     def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None, n_threads: int = 1):
         n = codes.shape[0]
         self.codes = codes
-        self.codes_t = _tree_kernels.transpose_codes(codes, n_threads)     # column-major: partitions read one column
+        self.codes_t = _histogram.transpose_codes(codes, n_threads)     # column-major: partitions read one column
         # (sp_ptr, sp_slot): each row's slots of its sparse columns' nonzero codes, when the layout has many
-        # sparse columns (``_tree_kernels.listed_rows``; the in-memory grower's histograms read them)
+        # sparse columns (``_histogram.listed_rows``; the in-memory grower's histograms read them)
         self.listed = None
         self.offset = int(offset)
         # the rows' positions in the training set (row subsampling draws by position)
@@ -111,7 +111,7 @@ class TreeBlock:
         the check stops at the first entry that is not 1, and allocates nothing.
         """
         h = np.ascontiguousarray(hessian, dtype=np.float64)
-        return h, _tree_kernels.all_ones(h)
+        return h, _histogram.all_ones(h)
 
 
 def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
@@ -123,7 +123,7 @@ def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def slot_layout(n_edges: np.ndarray) -> _tree_kernels.SlotLayout:
+def slot_layout(n_edges: np.ndarray) -> _histogram.SlotLayout:
     """Every feature alone in its code column, its n_edges + 2 slots after the previous feature's."""
     n_edges = np.asarray(n_edges, dtype=np.intp)
     return bundled_slot_layout(n_edges, np.zeros(n_edges.shape[0], dtype=np.intp), [])
@@ -203,7 +203,7 @@ class TreeLayout(LearnerLayout):
         """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.
 
         The layout leaves out columns no split can use on the rows it was
-        prepared on (``_tree_binning.splittable_columns``), so a tree read
+        prepared on (``_binning.splittable_columns``), so a tree read
         from elsewhere that splits one cannot be evaluated on its codes.
         """
         column = np.asarray(column)
@@ -263,7 +263,7 @@ class TreeLayout(LearnerLayout):
         if is_sparse(X):                      # from the stored values only (``encode_csr``)
             X = _csr_float(X)
             codes = np.empty((X.shape[0], self.slots.n_cols), dtype=np.uint8)
-            _tree_kernels.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
+            _histogram.encode_csr(X.indptr, X.indices, X.data, self.flat_edges, self.offsets, self.slots,
                                      self.column_default, codes, self.n_threads)
             return self._block(codes, offset, row_ids)
         X = np.asarray(X)
@@ -273,14 +273,14 @@ class TreeLayout(LearnerLayout):
         if self.columns is not None:
             self._check_width(X)
         codes = np.zeros((X.shape[0], self.slots.n_cols), dtype=np.uint8)
-        _tree_kernels.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
+        _histogram.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
         return self._block(codes, offset, row_ids)
 
     def _block(self, codes: np.ndarray, offset: int, row_ids) -> TreeBlock:
         """The block of these codes, with its rows' listed sparse slots when the sparse columns are many."""
         block = TreeBlock(codes, offset, row_ids, self.n_threads)
         if self.slots.sparse_columns >= LISTED_MIN_COLUMNS and self.slots.column_slots:
-            block.listed = _tree_kernels.listed_rows(codes, self.slots, self.n_threads)
+            block.listed = _histogram.listed_rows(codes, self.slots, self.n_threads)
         return block
 
     def _check_width(self, X) -> None:
@@ -361,7 +361,7 @@ class TreeLayout(LearnerLayout):
             block.ranges = {0: (0, m)}
             block.tree_id = request["id"]
             block.grown = None
-            _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
+            _histogram.node_histogram(block.codes, self.slots, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
                                          m == n and self.subsample >= 1.0, unit_h)
             return hist
         if request["op"] == "splits":
@@ -371,19 +371,19 @@ class TreeLayout(LearnerLayout):
             return np.stack(parts) if parts else None
         start, end = block.ranges.pop(request["node"])
         bits = request.get("left_bins")
-        table = _tree_kernels.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
+        table = _histogram.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
                                            np.array([request["bin"]], dtype=np.int32),
                                            np.array([request["nan_left"]], dtype=np.uint8),
                                            np.zeros(1, dtype=np.int32),
                                            None if bits is None else np.array([bits], dtype=np.uint64))[0]
         column = block.codes_t[int(self.slots.col[request["feature"]])][:, None]     # one column, (n, 1)
-        nl = _tree_kernels.partition(column, block.idx, block.scratch, start, end, 0, table, T)
+        nl = _histogram.partition(column, block.idx, block.scratch, start, end, 0, table, T)
         block.ranges[request["left_id"]] = (start, start + nl)
         block.ranges[request["right_id"]] = (start + nl, end)
         if not request["histogram"]:
             return None
         s, e = block.ranges[request["left_id"] if request["smaller"] == "left" else request["right_id"]]
-        _tree_kernels.node_histogram(block.codes, self.slots, g, h, block.idx, s, e, block.og, block.oh, hist, T,
+        _histogram.node_histogram(block.codes, self.slots, g, h, block.idx, s, e, block.og, block.oh, hist, T,
                                      False, unit_h)
         return hist
 
@@ -395,13 +395,13 @@ class TreeLayout(LearnerLayout):
         b = n_edges[j] (every value left, NaN right).  Ties -- gains within
         ``TIE_TOLERANCE`` times the largest term of the gain -- go to the first
         in the order (feature, bin, NaN left before NaN right).  See
-        ``_tree_split.best_split`` (O(S), over the features in parallel
+        ``_split.best_split`` (O(S), over the features in parallel
         with the layout's ``n_threads``).  With ``random_strength`` > 0 the
         feature is chosen with noise keyed by the tree's ``seed`` and the
         ``node``'s id, as the in-memory grower draws it.
         """
         out, bits = self._split_out, self._split_bits
-        if not _tree_split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
+        if not _split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
                                         float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
                                         float(cat_smooth), int(self.max_cat_threshold), bits,
@@ -418,7 +418,7 @@ class TreeLayout(LearnerLayout):
 
         The same tree, bit for bit, as :func:`~rankcore.learners._base.multi_pass_search`
         (which several blocks use): the grower takes the search's decisions
-        with the search's kernels (``_tree_grow.pyx``).
+        with the search's kernels (``_grow.pyx``).
         """
         if len(encoded) != 1 or self.growth == "oblivious":
             # oblivious trees: one pass per level (at most 17), the protocol itself
@@ -458,7 +458,7 @@ class TreeLayout(LearnerLayout):
         leaves = max(2, min(int(self.max_leaves), int(n_rows)))
         if self._grower is None or self._grower_key != (int(n_threads), leaves):
             self._grower_key = (int(n_threads), leaves)
-            self._grower = _tree_grow.TreeGrower(self.slots, leaves, int(self.max_depth),
+            self._grower = _grow.TreeGrower(self.slots, leaves, int(self.max_depth),
                                                  float(self.min_samples_leaf), float(self.min_child_weight),
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
@@ -517,8 +517,8 @@ class TreeLayout(LearnerLayout):
         feature = np.where(internal, self.feature_of(np.where(internal, ranker.feature, -1), repr(ranker)),
                            0).astype(np.int32)
         bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
-        tables = _tree_kernels.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
-        _tree_predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
+        tables = _histogram.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
+        _predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
 
@@ -532,7 +532,7 @@ class TreeLayout(LearnerLayout):
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
         feature = np.ascontiguousarray(self.feature_of(ranker.feature, repr(ranker)), dtype=np.int32)
-        tables = _tree_kernels.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
+        tables = _histogram.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
         column = np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)

@@ -9,7 +9,7 @@ bundling does): code 0 when every member is at its default bin, else the
 code of the one member's bin.  A node's histogram then costs one update per
 row for the whole group instead of one per member, and each member's
 default-bin slot is filled by subtraction (the node's total minus the
-member's other slots; ``_tree_kernels.build_histogram``).
+member's other slots; ``_histogram.build_histogram``).
 
 Exclusivity is checked on **every** training row, so the bundles are exact:
 a bundled fit sees the same bins as an unbundled one, and grows the same
@@ -27,7 +27,7 @@ codes still fit one byte, else into a new bundle; then the denser features
 most frequent level of a categorical variable, one-hot encoded) join the
 first open bundle they do not meet, opening none; groups of one stay plain
 columns (but a feature at its default bin on 95 % of the rows or more, which
-``_tree_binning.tree_columns`` makes a bundle of one, so that the histograms
+``_binning.tree_columns`` makes a bundle of one, so that the histograms
 can skip its code 0: a *sparse* bundle).  O(Σ_j nnz_j · b) time for b
 bundles tried per feature (at most ``MAX_OPEN_BUNDLES``) and O(n) bytes per
 open bundle.
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tree_columns, _tree_kernels
+from . import _columns, _histogram
 
 __all__ = ["default_bins", "default_interval", "exclusive_bundles", "bundled_slot_layout", "nondefault_rows"]
 
@@ -113,7 +113,7 @@ def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: 
             # the first group whose codes still fit, that is not certain to meet j by its row count alone,
             # and that j does not meet (each try stops at its first shared row, natively)
             eligible = ((codes[:b] + need <= MAX_BUNDLE_CODES) & (held[:b] + r.shape[0] <= n_rows)).view(np.uint8)
-            k = _tree_columns.first_free_bundle(used[:b], eligible, r)
+            k = _columns.first_free_bundle(used[:b], eligible, r)
             if k >= 0:
                 groups[k].append(j)
                 codes[k] += need
@@ -140,7 +140,7 @@ def exclusive_bundles(rows: dict[int, np.ndarray], n_edges: np.ndarray, n_rows: 
 
 
 def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[int]],
-                        categorical: np.ndarray | None = None, n_sparse: int = 0) -> _tree_kernels.SlotLayout:
+                        categorical: np.ndarray | None = None, n_sparse: int = 0) -> _histogram.SlotLayout:
     """Code columns for the features: one per bundle (first, in the order given), then one per other feature.
 
     A bundle's column starts with its own slot (code 0: every member at its
@@ -169,5 +169,5 @@ def bundled_slot_layout(n_edges: np.ndarray, z: np.ndarray, bundles: list[list[i
         base[j], col[j] = slot, len(col_base)
         col_base.append(slot)
         slot += int(n_edges[j]) + 2
-    return _tree_kernels.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot, categorical,
+    return _histogram.SlotLayout(base, n_edges, col, np.array(col_base, dtype=np.intp), default, slot, categorical,
                                     sparse_columns=n_sparse)

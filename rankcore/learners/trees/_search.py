@@ -3,12 +3,12 @@
 :class:`TreeSearch` takes every decision of one tree from the histograms of
 its nodes summed over the blocks of rows (see ``rankcore.learners._base``,
 "Multi-pass searches"): which leaf to split, on which feature and bin, and
-what the blocks do next.  ``_tree_grow.pyx`` takes the same decisions in the
+what the blocks do next.  ``_grow.pyx`` takes the same decisions in the
 same order, with the same floating-point operations, for one block in memory
 (``TreeLayout.search_in_memory``): both give the same tree bit for bit.
 
 A node's histogram is an (S, 3) array of (Σg, Σh, count) per slot (see
-``_tree_kernels.pyx``): feature j's bins and its NaN bin are the slots
+``_histogram.pyx``): feature j's bins and its NaN bin are the slots
 ``base[j] .. base[j] + n_edges[j] + 1``.
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import Candidate
+from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
-from ._tree_ranker import TIE_TOLERANCE, TreeRanker
+from ._ranker import TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeSearch"]
 

@@ -6,11 +6,11 @@ A. :class:`TreeGrower` grows one tree per :meth:`TreeGrower.grow` call on a
    block of rows held in memory -- row sample, histograms, split search,
    partition, sibling subtraction -- taking, in the same order and with the
    same floating-point operations, every decision the multi-pass search of
-   ``_trees.py`` (``TreeSearch``) takes on the client from the summed
+   ``_learner.py`` (``TreeSearch``) takes on the client from the summed
    histograms of its blocks.  With one block both routes give the same tree
    bit for bit (the tests grow both over a grid of parameters); the
    multi-pass search stays the public contract (Dask, plugins).
-B. The kernels are the search's own (``_tree_kernels.pxd``: the histogram
+B. The kernels are the search's own (``_histogram.pxd``: the histogram
    with its bundled default bins, the split scan, the table-driven
    partition), so there is one loop of each.
 C. Memory: everything is allocated once per fit (per grower): the node
@@ -32,11 +32,11 @@ from libc.string cimport memset
 
 from cython.parallel cimport parallel, threadid
 
-from rankcore.learners._tree_kernels cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
+from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
                                               MAX_PARTITION_THREADS, build_histogram, histogram_part, listed_pointers,
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
-from rankcore.learners._tree_split cimport choose_split, scan_nodes, scan_part, scan_threads
+from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads
 from rankcore.learners.histograms cimport node_histogram_threads
 from rankcore._parallel cimport rc_barrier, threads_for
 
@@ -289,7 +289,7 @@ cdef class TreeGrower:
         row.  ``idx`` receives the kept rows first (``n_sampled`` of them), in
         order, then the others.  ``unit_h``: h is all ones.  ``noise_seed``: the
         tree's seed of the split noise (with ``random_strength`` > 0).
-        ``listed``: ``_tree_kernels.listed_rows(codes, slots)`` or None; the
+        ``listed``: ``_histogram.listed_rows(codes, slots)`` or None; the
         histograms then read the sparse columns' slots from it (the same tree).
         """
         cdef Py_ssize_t n = codes.shape[0], m

@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t, uint8_t
 
 from rankcore.typedefs cimport real_t
 from rankcore._parallel cimport threads_for
-from rankcore.learners._lower_bound cimport lower_bound
+from rankcore.learners.trees._lower_bound cimport lower_bound
 
 import numpy as np
 

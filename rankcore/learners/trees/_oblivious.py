@@ -30,12 +30,12 @@ import math
 
 import numpy as np
 
-from . import _tree_oblivious_kernels as _kernels
-from ._base import Candidate
+from . import _oblivious_kernels as _kernels
+from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
-from ._tree_oblivious_ranker import ObliviousTreeRanker
-from ._tree_ranker import TIE_TOLERANCE
-from ._tree_search import MultiPassSearch
+from ._oblivious_ranker import ObliviousTreeRanker
+from ._ranker import TIE_TOLERANCE
+from ._search import MultiPassSearch
 
 __all__ = ["ObliviousSearch", "oblivious_depth", "DEFAULT_DEPTH", "MAX_DEPTH"]
 

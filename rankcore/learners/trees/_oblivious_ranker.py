@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from . import _tree_oblivious_kernels as _kernels
-from ._base import WeakRanker
-from ._tree_ranker import prediction_matrix, store_frozen
+from . import _oblivious_kernels as _kernels
+from .._base import WeakRanker
+from ._ranker import prediction_matrix, store_frozen
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
 

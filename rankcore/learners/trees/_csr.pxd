@@ -1,5 +1,5 @@
 # Reading one value of a CSR row without the GIL (the tree predictors walk CSR rows with it):
-#     from rankcore.learners._csr cimport csr_value
+#     from rankcore.learners.trees._csr cimport csr_value
 from rankcore.typedefs cimport index_t, real_t
 
 

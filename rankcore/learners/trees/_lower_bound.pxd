@@ -1,5 +1,5 @@
-# The lower bound of a value among ascending edges, without the GIL (binning: _tree_kernels, _tree_columns):
-#     from rankcore.learners._lower_bound cimport lower_bound
+# The lower bound of a value among ascending edges, without the GIL (binning: _histogram, _columns):
+#     from rankcore.learners.trees._lower_bound cimport lower_bound
 
 
 cdef inline Py_ssize_t lower_bound(double x, const double* e, Py_ssize_t n) noexcept nogil:

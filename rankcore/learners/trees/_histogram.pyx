@@ -30,7 +30,7 @@ D. ``node_histogram`` (``rankcore.learners.histograms``) gathers the node's
    depend on ``n_threads``.  The sibling's histogram is the parent's minus it.
 E. Every buffer (idx, scratch, gathered gradients) is allocated once per fit
    and block by the caller; no kernel allocates memory proportional to n·d.
-F. Prediction (from codes or raw values) is in ``_tree_predict.pyx``.
+F. Prediction (from codes or raw values) is in ``_predict.pyx``.
 """
 
 from cython.parallel cimport parallel, prange, threadid
@@ -39,7 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
-from rankcore.learners._lower_bound cimport lower_bound
+from rankcore.learners.trees._lower_bound cimport lower_bound
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
                                           node_histogram as _node_histogram, node_histogram_part,
                                           node_histogram_threads)
