@@ -27,7 +27,7 @@ both sides alike); the cheap side runs several times per round.  About
 10-30 s in all on a busy 2-core machine.
 
 The kernels are looked up at call time (``rankcore.metrics.auc``,
-``rankcore.learners._histogram.histograms``, ``run_boosting``), so a test can
+``rankcore.learners._threshold_kernels.histograms``, ``run_boosting``), so a test can
 replace one with a slowed wrapper and see the check fail.
 """
 

@@ -151,10 +151,10 @@ def slowed(function, times=20):
 
 @pytest.mark.parametrize("kernel", ["auc", "stumps_search"])
 def test_check_fails_when_a_kernel_is_slowed_on_purpose(track, tmp_path, monkeypatch, kernel):
-    import rankcore.learners._histogram
+    import rankcore.learners._threshold_kernels
     import rankcore.metrics
 
-    target = {"auc": (rankcore.metrics, "auc"), "stumps_search": (rankcore.learners._histogram, "histograms")}
+    target = {"auc": (rankcore.metrics, "auc"), "stumps_search": (rankcore.learners._threshold_kernels, "histograms")}
     results, baseline = tmp_path / "results", tmp_path / "baseline.json"
     args = ["check", "--kernels", kernel, "--results", str(results), "--baseline", str(baseline),
             "--tolerance", str(CI_TOLERANCE)]

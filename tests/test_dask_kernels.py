@@ -62,10 +62,10 @@ def test_class_histograms_do_not_depend_on_threads(n_threads):
     class_histograms(codes, g, n_neg, many, n_threads)
     np.testing.assert_array_equal(one, many)
     # the two classes added are the one-class histogram of the learners
-    from rankcore.learners import _histogram
+    from rankcore.learners import _threshold_kernels
 
     plain = np.empty((7, 256))
-    _histogram.histograms(codes, g, plain, 1)
+    _threshold_kernels.histograms(codes, g, plain, 1)
     np.testing.assert_allclose(one.sum(axis=2), plain, rtol=1e-12, atol=1e-12)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rankcore import ExactBoost, PerceptronAtK, PNormPush, PushBoost, RankBoost, SGDAtK
-from rankcore.learners import _histogram
+from rankcore.learners import _threshold_kernels
 from rankcore.losses import _sorted_sums
 from rankcore.objectives import _exp_kernels
 
@@ -67,12 +67,12 @@ def test_histogram_kernels_are_bitwise_equal_for_any_thread_count():
     results = []
     for t in THREADS:
         codes = np.empty((d, n), dtype=np.uint8)
-        _histogram.encode(X, flat, offsets, codes, t)
+        _threshold_kernels.encode(X, flat, offsets, codes, t)
         hist = np.empty((d, 256))
-        _histogram.histograms(codes, g, hist, t)
+        _threshold_kernels.histograms(codes, g, hist, t)
         Z = np.ascontiguousarray(X.T)
         dots = np.empty(d)
-        _histogram.dots(Z, g, dots, t)
+        _threshold_kernels.dots(Z, g, dots, t)
         results.append((codes, hist, dots))
     _all_equal(results)
 
@@ -92,7 +92,7 @@ def test_histograms_write_only_their_own_bins(n_bins, n_threads):
     g = rng.normal(size=n)
     buffer = np.full((d + 300, n_bins), -0.0)
     hist = buffer[:d]
-    _histogram.histograms(codes, g, hist, n_threads)
+    _threshold_kernels.histograms(codes, g, hist, n_threads)
     assert np.signbit(buffer[d:]).all(), "the kernel wrote past the histogram"
     expected = np.zeros((d, n_bins))
     for j in range(d):
@@ -107,19 +107,19 @@ def test_binary_feature_histograms_do_not_race():
     codes = (rng.random((d, n)) < 0.3).astype(np.uint8)
     g = rng.normal(size=n)
     ref = np.empty((d, 2))
-    _histogram.histograms(codes, g, ref, 1)
+    _threshold_kernels.histograms(codes, g, ref, 1)
     for _ in range(30):
         hist = np.empty((d, 2))
-        _histogram.histograms(codes, g, hist, 2)
+        _threshold_kernels.histograms(codes, g, hist, 2)
         np.testing.assert_array_equal(hist, ref)
 
 
 def test_histograms_check_their_shapes():
     codes = np.zeros((3, 10), dtype=np.uint8)
     with pytest.raises(ValueError, match="hist: expected 3 rows"):
-        _histogram.histograms(codes, np.zeros(10), np.empty((2, 4)), 1)
+        _threshold_kernels.histograms(codes, np.zeros(10), np.empty((2, 4)), 1)
     with pytest.raises(ValueError, match="g: expected 10 values"):
-        _histogram.histograms(codes, np.zeros(9), np.empty((3, 4)), 1)
+        _threshold_kernels.histograms(codes, np.zeros(9), np.empty((3, 4)), 1)
 
 
 @pytest.mark.parametrize("degree", [1, 2])

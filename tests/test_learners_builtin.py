@@ -15,7 +15,7 @@ from rankcore.learners import (
     quantile_thresholds,
     sample_rows,
 )
-from rankcore.learners import _histogram
+from rankcore.learners import _threshold_kernels
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 from rankcore.testing import check_component
@@ -107,7 +107,7 @@ def test_histograms_match_bincount(n, dtype, n_bins, n_threads):
     codes.setflags(write=False)
     g = rng.normal(size=n)
     hist = np.full((d, n_bins), np.nan)
-    _histogram.histograms(codes, g, hist, n_threads)
+    _threshold_kernels.histograms(codes, g, hist, n_threads)
     np.testing.assert_allclose(hist, _hist_reference(codes, g, n_bins), rtol=1e-12, atol=1e-12)
 
 

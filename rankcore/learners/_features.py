@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _histogram
+from . import _threshold_kernels
 from ._base import Candidate, Learner, LearnerLayout, WeakRanker
 
 __all__ = ["FeatureRanker", "FeatureLayout", "Features"]
@@ -85,7 +85,7 @@ class FeatureLayout(LearnerLayout):
 
     def statistics(self, encoded, gradient, *, n_threads=None):
         out = np.empty(self.n_features)
-        _histogram.dots(encoded, np.ascontiguousarray(gradient, dtype=np.float64), out,
+        _threshold_kernels.dots(encoded, np.ascontiguousarray(gradient, dtype=np.float64), out,
                         self.n_threads if n_threads is None else int(n_threads))
         return out
 

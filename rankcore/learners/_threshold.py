@@ -1,7 +1,7 @@
 """Threshold rankers h(x) = 1[x_j > t]: the ``stumps`` and ``thresholds`` learners.
 
 Both search the same way -- histograms of the gradient over bin codes, one
-pass over the rows per iteration (see ``_histogram.pyx``); they differ in the
+pass over the rows per iteration (see ``_threshold_kernels.pyx``); they differ in the
 candidate thresholds:
 
 * ``stumps``: every split of the training data when a feature has at most
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spec import Parameter
-from . import _histogram
+from . import _threshold_kernels
 from ._base import Candidate, Learner, LearnerLayout, WeakRanker
 from ._binning import MAX_BINS, bin_edges, check_thresholds, quantile_thresholds
 
@@ -96,12 +96,12 @@ class ThresholdLayout(LearnerLayout):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
         codes = np.empty((self.n_features, X.shape[0]), dtype=self.code_dtype)
-        _histogram.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
+        _threshold_kernels.encode(X, self.flat_edges, self.offsets, codes, self.n_threads)
         return codes
 
     def statistics(self, encoded, gradient, *, n_threads=None):
         hist = np.empty((self.n_features, self.n_bins))
-        _histogram.histograms(encoded, np.ascontiguousarray(gradient, dtype=np.float64), hist,
+        _threshold_kernels.histograms(encoded, np.ascontiguousarray(gradient, dtype=np.float64), hist,
                               self.n_threads if n_threads is None else int(n_threads))
         return hist
 

@@ -1,4 +1,4 @@
-"""Binned threshold search: encoding rows to bin codes, histograms of the gradient.
+"""Kernels of the threshold learners (``stumps``, ``thresholds``) and the ``features`` learner, over feature-major codes.
 
 Design
 ------
