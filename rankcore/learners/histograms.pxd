@@ -2,7 +2,8 @@
 #
 #     from rankcore.learners.histograms cimport bin_code, feature_histograms, node_histogram
 #
-# * ``bin_code``: a value's bin code, #{edges < x}, by binary search (stumps, trees, Dask);
+# * ``bin_code``: a value's bin code, #{edges < x}, by binary search: the one search of every
+#   learner's encoder (stumps, thresholds, trees) and of the trees' prediction and column summaries;
 # * ``feature_histograms``: histograms of a gradient per feature and bin code over feature-major
 #   (d, n) codes, optionally per class (the ``stumps``/``thresholds`` search and the Dask backend's
 #   per-class histograms);
@@ -48,15 +49,19 @@ cdef enum:
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
-    """#{b : edges[b] < x} for ascending ``edges`` (lower bound); x must not be NaN.  O(log n_edges)."""
-    cdef Py_ssize_t lo = 0, hi = n_edges, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if edges[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    """#{b : edges[b] < x} for ascending ``edges`` (lower bound; 0 for NaN).  O(log n_edges).
+
+    Each halving is a conditional move, not a jump: a value's bin is
+    unpredictable, and a mispredicted branch per halving dominates the search.
+    """
+    cdef Py_ssize_t base = 0, half
+    if n_edges == 0:
+        return 0
+    while n_edges > 1:
+        half = n_edges >> 1
+        base = base + half if edges[base + half] < x else base
+        n_edges -= half
+    return base + (edges[base] < x)
 
 
 cdef inline void code_histogram(const code_t* codes, const double* g, double* h, Py_ssize_t r0,

@@ -20,7 +20,7 @@ from libc.stdint cimport int64_t, uint8_t
 
 from rankcore.typedefs cimport real_t
 from rankcore._parallel cimport threads_for
-from rankcore.learners.trees._lower_bound cimport lower_bound
+from rankcore.learners.histograms cimport bin_code
 
 import numpy as np
 
@@ -47,7 +47,7 @@ cdef inline void _distinct_group(const real_t* X, Py_ssize_t n, Py_ssize_t d, co
                 for mid in range(c):
                     lo += v[mid] < x
             else:                           # lower bound of x among the c sorted values
-                lo = lower_bound(x, v, c)
+                lo = bin_code(x, v, c)
             if lo < c and v[lo] == x:
                 continue
             if c == k:                      # a (k + 1)-th value: the column is left to the sort

@@ -39,8 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
-from rankcore.learners.trees._lower_bound cimport lower_bound
-from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS,
+from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
                                           node_histogram as _node_histogram, node_histogram_part,
                                           node_histogram_threads)
 
@@ -185,7 +184,7 @@ cdef inline int _put_code(const FeatureSlots* fs, uint8_t* row, Py_ssize_t j, do
     if isnan(x):
         b = fs.n_edges[j] + 1
     else:
-        b = lower_bound(x, edges + offsets[j], offsets[j + 1] - offsets[j])
+        b = bin_code(x, edges + offsets[j], offsets[j + 1] - offsets[j])
     if z < 0:
         row[c] = <uint8_t> b
     else:                           # (without a branch: whether a one-hot value is 1 is a coin flip)
