@@ -63,23 +63,7 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
                 "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
-    # Beyond 10,000 rows the trees' large-data settings (31 leaves at rate 0.2 on every row, up to 150 trees)
-    # keep the default fit within LightGBM's time, but lose to the small-data shape (rate 0.1 on 80 % of the
-    # rows, up to 300 trees) on noisy tables (credit-shaped synthetic sets 0.457 and 0.240 against 0.476 and
-    # 0.245, the UCI Adult census one-hot encoded 0.581 against 0.585) and to 300 trees of their own on clean
-    # data (letter-vowel), and which kind a table is shows only on held-out rows: all three are candidates
-    # (docs/auto.md, *Large data: which trees*).  The small-data shape runs only beyond 10,000 rows
-    # (min_rows); a variant that fits the same model as the default trees on the data at hand is skipped
-    # (the every-row trees on large data: fit_identity).
-    # 300 trees where a fold trains on 3,000 rows or more (below, five folds of three times the trees' work
-    # would break AutoRanker's budget on small data): more trees gain on clean data (satellite-damp +0.027
-    # pAUC@0.1 on 5 splits, dna-ei, letter-vowel, ijcnn1) and lose on noisy data (ticdata -0.019), so the
-    # validation decides.
-    # Trees of 8 leaves: on noisy tables and rare labels smaller trees rank the top better (check-times
-    # 0.167 pAUC@0.1 against 0.119, ticdata 0.206 against 0.173, boston-chas, credit-data, lending-club),
-    # on clean data with interactions they lose (letter-vowel 0.919 against 0.979, satellite-damp,
-    # tic-tac-toe): over 68 sets +0.005 alone, and as one more candidate AutoRanker's nested pAUC@0.1
-    # +0.002 and prec@5% +0.002 (docs/auto.md, *Trees of 8 leaves*).
+    # the default, 8-leaf, every-row and two 300-tree variants: docs/studies/tree-defaults.md says why
     default_specs = ("trees", "trees:max_leaves=8", "trees:subsample=1",
                      f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
                      "trees:n_iter=300,min_rows=3000")
@@ -210,9 +194,7 @@ class LinearCandidate(Candidate):
     examples = ("linear:n_epochs=2",)
     default_specs = ("linear",)
     small_data_specs = ("linear",)
-    # measured against the default trees' fold fit (one thread): 0.27 (pima) to 0.44 (svmguide1), 1.2 on
-    # ticdata (85 columns); 0.1 had made a budgeted search, which predicts the unmeasured trees from it,
-    # give up before the default trees on ticdata
+    # a fold fit costs 0.27 to 1.2 default trees' (docs/studies/tree-defaults.md)
     relative_cost = 0.4
     priority = 5
 
@@ -235,11 +217,7 @@ class KernelCandidate(Candidate):
     examples = ("kernel", "kernel:rbf,0.01")
     default_specs = ("kernel", "kernel:kernel=rbf")
     small_data_specs = ("kernel",)
-    # its cost grows as n^3 against LightGBM's n: a fit on 300 to 500 rows costs about one LightGBM fit, on
-    # 800 rows 2 to 3, on 1,750 rows 8 to 11; two kernels on five folds beyond 600 rows would take more than a
-    # third of AutoRanker's budget of 30 LightGBM fits, and the recipe study saw them win only below (sonar,
-    # ionosphere, wdbc, musk: docs/auto.md).  So: at most 600 training rows on either plan (the hold-out plan
-    # had once kept 3,000: on dna-ei they cost 9.4 LightGBM fits against 3.6 without and were never chosen).
+    # its cost grows as n³: beyond 600 rows it takes too much of the budget (docs/studies/tree-defaults.md)
     max_rows = 600
     relative_cost = 0.5
     priority = 20
@@ -275,8 +253,7 @@ class ExactBoostCandidate(Candidate):
 
     @property
     def relative_cost(self) -> float:  # type: ignore[override]
-        # measured on the small sets (pAUC, AutoRanker's default metric): 10 runs cost 0.5 to 2.3 default
-        # tree fits, about 1.5 (2.5 before pAUC boxes were read from the top of their groups)
+        # 10 runs cost about 1.5 default tree fits (docs/studies/tree-defaults.md)
         return 0.15 * self.n_runs
 
     def fit_metric(self, context: CandidateContext) -> str:

@@ -196,32 +196,9 @@ class Trees(Learner):
     bounded = False
     accept_sparse = True
     accept_categorical = True
-    # Trees fit the training set far more closely than stumps, so a milder push
-    # generalizes better: on the shared datasets (docs/top_of_list.md) pow:2 gave
-    # the best test pAUC@0.1 on average (small and large sets alike) against pow:4,
-    # pow:3 and identity, at the same prec@k.
+    # a milder push than the stumps' (trees fit closely); why, and the other defaults: docs/studies/tree-defaults.md
     default_price = "pow:2"
-    # subsample=0.8 by default (stochastic gradient boosting): each tree sees a
-    # seeded 80 % of the rows. On the ten shared sets with at most 1,000 rows
-    # (20 splits, two independent sets of splits) it raised test pAUC@0.1 by
-    # 0.005-0.010 and AUC by 0.006-0.009 over every row, and cost at most 0.002 on
-    # the larger sets (docs/top_of_list.md, *Are the trees' defaults the best*).
-    # Feature subsampling (colsample) and an L2 leaf penalty gained as much on the
-    # small sets but lost up to 0.03 pAUC on ijcnn1, so they stay off.
-    # Large data (early_stopping="auto" on, more than 10,000 rows, hold-out validated):
-    # every row at twice the rate, up to 150 trees, stopped on the hold-out.  On seven
-    # large sets (docs/push.md, *Which trees on large data*; 3 splits) this beat the
-    # earlier recipe of up to 120 trees of 63 leaves with 127 bins on average (pAUC@0.1
-    # 0.654 against 0.648): the noisy tables gain 0.005-0.022 (the 63-leaf trees overfit
-    # them within 20-50 trees; they stop within 30-80 trees now), ijcnn1 0.9754 against
-    # 0.9736, letter-vowel loses 0.003 (AutoRanker's 300-tree candidate recovers it).  A
-    # 31-leaf tree costs about 80 % of a 63-leaf one there (the passes over every row weigh
-    # most).  The cap binds on clean data: 150 is the largest whose whole fit stays within
-    # one LightGBM fit on ijcnn1 at two threads (120: 0.74x, 150: 0.91x, 160: 0.99x);
-    # 80 % rows, min_samples_leaf 40-200, l2 1-10, rate 0.25 and 63 bins were no better on average.
-    # Random strength (noise on each node's choice of feature) stays off by default: over 20 sets below
-    # 10,000 rows it raised mean pAUC@0.1 by 0.001-0.005 and AUC by 0.003, but the 13-set table lost
-    # prec@1% and prec@5% (a few test rows) and the held-out sets lost pAUC@0.1 (docs/push.md).
+    # beyond 10,000 rows, stopped on a hold-out: every row at twice the rate (docs/studies/tree-defaults.md)
     large_data_params = MappingProxyType({"learning_rate": 0.2, "subsample": 1.0})
     large_data_n_iter = 150
 
