@@ -7,6 +7,6 @@ from ..hookspecs import hookimpl
 def rankcore_register_learners():
     from ._features import Features
     from ._threshold import Stumps, Thresholds
-    from .trees._learner import Trees
+    from .trees import Trees
 
     return [Features, Thresholds, Stumps, Trees]
