@@ -418,7 +418,7 @@ def test_demo_figures_show_the_models_of_its_table(tmp_path):
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
-    from rankcore import demo
+    from rankcore.cli import demo
 
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(io.StringIO()):

@@ -108,7 +108,7 @@ def test_plugins_json_summaries_are_plain_text():
 
 @pytest.mark.parametrize("columns", [60, 100])
 def test_demo_table_fits_the_terminal_and_says_what_its_columns_mean(monkeypatch, columns):
-    from rankcore.demo import run_demo
+    from rankcore.cli.demo import run_demo
 
     monkeypatch.setenv("COLUMNS", str(columns))
     out = io.StringIO()

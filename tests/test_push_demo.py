@@ -1,8 +1,8 @@
-"""rankcore.demo.run_demo: the main job's table on the bundled breast-cancer data."""
+"""rankcore.cli.demo.run_demo: the main job's table on the bundled breast-cancer data."""
 
 import io
 
-from rankcore.demo import DEMO_METRICS, run_demo
+from rankcore.cli.demo import DEMO_METRICS, run_demo
 
 
 def test_run_demo_prints_the_table_and_returns_the_records():

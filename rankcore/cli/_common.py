@@ -197,7 +197,7 @@ class Table:
 
 
 def _pretty(value: Any) -> str:
-    from ..report import format_value
+    from ._report import format_value
 
     return format_value(value)
 

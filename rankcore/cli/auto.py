@@ -116,7 +116,7 @@ def build_estimator(args):
     estimator = AutoRanker(metric=scalar_metric(args.metric, "--metric"), time_budget=args.time, cv=args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
                            bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)
-    from ..auto._estimator import check_params
+    from ..auto import check_params
 
     check_params(estimator)          # every parameter, before the data are read
     return estimator
@@ -151,7 +151,7 @@ def run(args) -> int:
                f"{estimator.best_score_:.4f} over {estimator.cv_description_}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
     if args.report:
-        from ..report import write_report
+        from ._report import write_report
 
         write_report(build_report(args, estimator, data), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
@@ -162,7 +162,7 @@ class _SearchDisplay:
     """The search's events drawn as one progress task: candidate, fold, best so far."""
 
     def __init__(self, progress, metric: str):
-        from ..auto._progress import SearchProgress
+        from ..auto import SearchProgress
 
         self.display = SearchProgress(metric, mode=progress.mode, stream=progress.stream)
 
@@ -200,7 +200,7 @@ def roc_curves(estimator, y):
 
 def build_report(args, estimator, data):
     from ..plotting import figure_bytes, roc_data
-    from ..report import Report, file_sha256
+    from ._report import Report, file_sha256
 
     y = data.binary_target(args.positive)
     figures = []

@@ -246,7 +246,7 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
 def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]], title: str, argv: list[str],
                  guide: dict[str, str] | None = None):
     from ..plotting import figure_bytes
-    from ..report import Report
+    from ._report import Report
 
     figures = comparison.figures
     captions = _captions(comparison, guide)
@@ -294,7 +294,7 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
         for name, path in paths.items():
             info(args, f"wrote {os.path.normpath(path)}: {sentences[name]}")
     if args.report:
-        from ..report import write_report
+        from ._report import write_report
 
         write_report(build_report(args, comparison, data_facts, title, argv or sys.argv[1:], guide),
                      args.report)
@@ -350,7 +350,7 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=())
 
 
 def data_facts_of(data, extra: list[tuple[str, str]], found=()) -> list[tuple[str, str]]:
-    from ..report import file_sha256
+    from ._report import file_sha256
 
     facts = [("file", data.source), ("sha256", file_sha256(data.source)), ("format", data.format),
              ("rows", str(data.n_samples)), ("features", str(data.n_features)),
@@ -373,7 +373,7 @@ def run(args) -> int:
     if args.test:
         test = load(args, args.test, n_features=data.n_features)
         splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}
-        from ..report import file_sha256
+        from ._report import file_sha256
 
         split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
                        ("test rows", str(test.n_samples))]

@@ -84,8 +84,8 @@ def environment_versions() -> dict[str, str]:
     """Python, platform, rankcore, its dependencies and every loaded plugin distribution."""
     import warnings
 
-    from . import __version__
-    from .registry import registry
+    from .. import __version__
+    from ..registry import registry
 
     versions = {
         "python": sys.version.split()[0],
