@@ -75,7 +75,8 @@ def test_compare_ci_tables_report_and_band(files, tmp_path):
 
 
 def test_roc_band_reads_the_replicate_curves():
-    from rankcore.plotting import _tp_at, roc_band
+    from rankcore.metrics import roc_band
+    from rankcore.metrics._roc_band import _tp_at
 
     fp = np.array([0.0, 2.0, 2.0, 5.0])
     tp = np.array([3.0, 3.0, 6.0, 7.0])

@@ -11,7 +11,7 @@ tests (DeLong for the AUC, a one-sort bootstrap for every metric).
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
-from ._base import Metric
+from ._base import Metric, MetricValueError
 from ._curves import ROC, Height, RocCurve
 from . import _functions, _scalar
 from ._evaluate import evaluate, resolve_metrics
@@ -37,6 +37,8 @@ from ._intervals import (
     confidence_interval,
 )
 
+from ._resampling import tie_groups
+from ._roc_band import roc_band
 from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
@@ -44,6 +46,8 @@ from ._split import split_sorted
 # the metric functions and the scalar metric classes are listed once, in their modules
 __all__ = [
     "Metric",
+    "MetricValueError",
+    "tie_groups",
     "evaluate",
     "resolve_metrics",
     "confidence_interval",
@@ -51,6 +55,7 @@ __all__ = [
     "ConfidenceInterval",
     "PairedComparison",
     "DroppedReplicatesWarning",
+    "roc_band",
     "split_sorted",
     *_functions.__all__,
     "RocCurve",

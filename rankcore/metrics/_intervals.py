@@ -192,8 +192,13 @@ def _check_strata(y: np.ndarray, metric: Metric, stratified: bool) -> None:
             raise ValueError(f"y: the stratified bootstrap resamples each label value on its own and needs at "
                              f"least two rows of each; the label {lone!r} has one (pass stratified=False)")
         return
-    n_pos = int(np.count_nonzero(y))
-    n_neg = int(y.shape[0]) - n_pos
+    check_two_of_each_class(y)
+
+
+def check_two_of_each_class(y01: np.ndarray) -> None:
+    """At least two rows of each class: what a stratified bootstrap of two-class data (and DeLong) needs."""
+    n_pos = int(np.count_nonzero(y01))
+    n_neg = int(y01.shape[0]) - n_pos
     if n_pos < 2 or n_neg < 2:
         raise ValueError(f"y: a confidence interval needs at least two rows of each class (each class is a "
                          f"stratum of the bootstrap and a sample of DeLong's variance), got {n_pos} positive "
