@@ -18,15 +18,17 @@ See ``docs/auto.md``.
 
 from ._bag import FoldBag
 from ._blend import RankAverage
-from ._candidate import Candidate, CandidateContext
-from ._estimator import AutoRanker, default_specs
+from ._candidate import Candidate, CandidateContext, build_estimator
+from ._estimator import AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
 from ._leaderboard import Leaderboard, LeaderboardRow
-from ._progress import SearchEvent
+from ._progress import SearchEvent, SearchProgress
+from ._saved import decode_fitted, encode_fitted
 from ._small_data import SMALL_DATA_ROWS, small_data_specs
-from ._tasks import Task, TaskResult, run_task
+from ._tasks import Task, TaskResult, make_context, run_task
 
 __all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
            "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs", "small_data_specs", "LocalExecutor", "Task",
-           "TaskResult", "run_task"]
+           "TaskResult", "run_task", "SearchProgress", "check_params", "build_estimator", "make_context",
+           "encode_fitted", "decode_fitted"]

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..push._validation import AUTO_MIN_ROWS, large_data_learner
+from ..push import AUTO_MIN_ROWS, large_data_learner
 from ..spec import Parameter
 from ._candidate import Candidate, CandidateContext, _format
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..base import N_JOBS, check_parameters, random_state_kind, resolve_parameter
-from ..objectives._base import Objective
+from ..objectives import Objective
 from ..spec import Component, Parameter
 
 __all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels"]
@@ -124,7 +124,7 @@ class ObjectiveAdapter:
     """
 
     def __init__(self, objective: str | Objective, *, random_state: int | None = 0, n_jobs: int | None = None):
-        from ..push._tie_break import check_tie_break_scale
+        from ..push import check_tie_break_scale
         from ..validation import effective_n_threads
 
         params = check_parameters(_ADAPTER_PARAMETERS, {"random_state": random_state, "n_jobs": n_jobs})
@@ -149,7 +149,7 @@ class ObjectiveAdapter:
         self._bound = self.objective.bind(y, w, n_threads=self.n_threads)
         self._bound_key = (y.copy(), None if w is None else w.copy())
         if self.tie_break_scale > 0:
-            from ..push._tie_break import tie_break_offsets
+            from ..push import tie_break_offsets
 
             self._offset = tie_break_offsets(y.shape[0], self.tie_break_scale, self.random_state)
         return self._bound

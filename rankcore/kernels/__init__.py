@@ -6,5 +6,6 @@ Built-ins: ``rbf[:γ]``, ``laplacian[:γ]``, ``poly[:degree,γ,coef0]``,
 
 from ._base import CallableKernel, Kernel
 from ._builtin import RBF, Laplacian, Linear, Polynomial
+from ._gram import inner_products
 
-__all__ = ["Kernel", "CallableKernel", "RBF", "Laplacian", "Polynomial", "Linear"]
+__all__ = ["Kernel", "CallableKernel", "RBF", "Laplacian", "Polynomial", "Linear", "inner_products"]

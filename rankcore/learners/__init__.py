@@ -1,6 +1,6 @@
 """The ``learner`` plugin family: weak-ranker families searched by boosting."""
 
-from ._base import Candidate, Learner, LearnerLayout, WeakRanker
+from ._base import Candidate, Learner, LearnerLayout, WeakRanker, multi_pass_search
 from ._binning import MAX_BINS, bin_edges, check_thresholds, quantile_thresholds, sample_rows
 from ._features import FeatureLayout, FeatureRanker, Features
 from ._rows import InMemoryRows, RowSource
@@ -11,5 +11,5 @@ __all__ = [
     "Features", "FeatureLayout", "FeatureRanker",
     "Stumps", "Thresholds", "ThresholdLayout", "ThresholdRanker",
     "bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS",
-    "RowSource", "InMemoryRows",
+    "RowSource", "InMemoryRows", "multi_pass_search",
 ]

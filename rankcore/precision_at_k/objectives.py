@@ -66,7 +66,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..objectives._base import BoundObjective, LinePoint, Objective
+from ..objectives import BoundObjective, LinePoint, Objective
 from ..spec import Parameter, count_or_fraction
 from ..validation import check_k
 
@@ -217,7 +217,7 @@ class TopKLine:
         :func:`rankcore.push._line_search.piecewise_linear_search` (first trial
         step 1, the steps of :func:`line_search`).
         """
-        from ..push._line_search import convex_piecewise_linear_search, piecewise_linear_search
+        from ..push import convex_piecewise_linear_search, piecewise_linear_search
 
         if self.kind not in self.CONVEX_KINDS:
             return piecewise_linear_search(self, max_step=max_step)

@@ -21,9 +21,11 @@ from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
 from ._estimators import _int_seed as int_seed
 from ._progress import IterationInfo, check_callbacks
-from ._tie_break import check_tie_break_scale
-from ._validation import AUTO_MIN_ROWS
+from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
+from ._tie_break import check_tie_break_scale, tie_break_offsets
+from ._validation import AUTO_MIN_ROWS, large_data_learner
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
-           "AUTO_MIN_ROWS"]
+           "AUTO_MIN_ROWS",
+           "large_data_learner", "tie_break_offsets", "piecewise_linear_search", "convex_piecewise_linear_search"]

@@ -45,8 +45,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..learners._base import LearnerLayout, WeakRanker
-from ..objectives._base import BoundObjective, LinePoint, RowBlock
+from ..learners import LearnerLayout, WeakRanker
+from ..objectives import BoundObjective, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
 

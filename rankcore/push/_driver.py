@@ -29,7 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..learners._base import WeakRanker
+from ..learners import WeakRanker
 from ._line_search import MAX_STEP, line_search
 
 __all__ = ["BoostingRecord", "BoostingResult", "run_boosting"]

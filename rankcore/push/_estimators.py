@@ -660,7 +660,7 @@ class PushBoost(_BaseBoost):
     parameters = (LOSS, PRICE, OBJECTIVE) + BOOSTING
 
     def _objective(self, params, learner):
-        from ..objectives._push import PushObjective
+        from ..objectives import PushObjective
 
         if params.objective is None:
             loss = resolve_parameter("loss", "loss", params.loss)
@@ -691,7 +691,7 @@ class PNormPush(_BaseBoost):
     parameters = (P,) + BOOSTING
 
     def _objective(self, params, learner):
-        from ..objectives._push import PushObjective
+        from ..objectives import PushObjective
         from ..registry import resolve
 
         try:
@@ -715,7 +715,7 @@ class RankBoost(_BaseBoost):
     parameters = BOOSTING
 
     def _objective(self, params, learner):
-        from ..objectives._push import PushObjective
+        from ..objectives import PushObjective
 
         return PushObjective(loss="exp", price="identity")
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from ..objectives._base import LinePoint, LineSearchResult
+from ..objectives import LinePoint, LineSearchResult
 
 __all__ = ["LineSearchResult", "line_search", "piecewise_linear_search", "MAX_STEP"]
 

@@ -52,7 +52,7 @@ class MetricScoring:
         error).  The value is the metric's, bit for bit.  A metric with its
         own ``__call__`` is called as it is.
         """
-        from ..metrics._base import Metric
+        from ..metrics import Metric
         from ..validation import check_labels_and_scores
 
         metric = self.metric

@@ -236,7 +236,7 @@ class BlockKernelOperator:
             self._rbf = (Xc, np.einsum("ij,ij->i", Xc, Xc), 1.0 / float(kernel.gamma))
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
-        from ..kernels import _gram
+        from ..kernels import inner_products
         from . import _matfree
 
         v = np.ascontiguousarray(v, dtype=np.float64)
@@ -245,7 +245,7 @@ class BlockKernelOperator:
             stop = min(start + self.block, self.m)
             if self._rbf is not None:
                 Xc, sq, inv_gamma = self._rbf
-                G = _gram.inner_products(Xc[start:stop], Xc, False)
+                G = inner_products(Xc[start:stop], Xc, False)
                 _matfree.rbf_rows_dot(G, sq[start:stop], sq, inv_gamma, v, out[start:stop], self.n_threads)
             else:  # the kernel was validated at fit: call its compiled routine directly
                 rows = np.asarray(self.kernel.compute(self.X[start:stop], self.X, self.n_threads), dtype=np.float64)
@@ -261,7 +261,7 @@ class BlockKernelOperator:
         divides the kernel cost by the ratio of block steps to single steps.
         O(m² s) multiply-adds (BLAS-3), memory O(block · m + m s).
         """
-        from ..kernels import _gram
+        from ..kernels import inner_products
         from . import _matfree
 
         Vt = np.ascontiguousarray(np.asarray(V, dtype=np.float64).T)  # (m, s)
@@ -270,7 +270,7 @@ class BlockKernelOperator:
             stop = min(start + self.block, self.m)
             if self._rbf is not None:
                 Xc, sq, inv_gamma = self._rbf
-                G = np.asarray(_gram.inner_products(Xc[start:stop], Xc, False))
+                G = np.asarray(inner_products(Xc[start:stop], Xc, False))
                 _matfree.rbf_rows_exp(G, sq[start:stop], sq, inv_gamma, self.n_threads)
                 out[start:stop] = G @ Vt
             else:

@@ -34,7 +34,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..objectives._base import LinePoint, Objective, RowBlock, BoundSeparable, clip_hessian
+from ..objectives import LinePoint, Objective, RowBlock, BoundSeparable, clip_hessian
 
 __all__ = ["MagnitudePreservingSquared"]
 

@@ -28,14 +28,14 @@ def _data(rng: np.random.Generator, n: int = 80, d: int = 4, nan: bool = False):
 
 
 def _context(candidate, X, y, seed=0):
-    from ..auto._tasks import make_context
+    from ..auto import make_context
 
     return make_context("pauc:0.1", X, y, seed, 1)
 
 
 def _fit_scores(candidate, X, y, seed=0):
     """Fit as AutoRanker does (behind the imputer when X has NaN the candidate refuses) and score X."""
-    from ..auto._candidate import build_estimator
+    from ..auto import build_estimator
 
     estimator = build_estimator(candidate, _context(candidate, X, y, seed), bool(np.isnan(X).any()))
     estimator.fit(X, y)
@@ -111,7 +111,7 @@ def check_candidate_missing_values(candidate, rng):
 
 
 def _check_restored(candidate, estimator, X, scores):
-    from ..auto._saved import decode_fitted, encode_fitted
+    from ..auto import decode_fitted, encode_fitted
     from ..persistence import _decode, _encode
 
     record = _decode(_encode(encode_fitted(estimator, candidate.spec), "best"), "best")

@@ -28,7 +28,7 @@ def _search(layout, blocks, g, *, n_threads=None):
     gets the sample weights (ones) as its curvature.
     """
     if getattr(layout, "multi_pass", False):
-        from ..learners._base import multi_pass_search
+        from ..learners import multi_pass_search
 
         return multi_pass_search(layout, [enc for enc, _ in blocks], [g[s] for _, s in blocks],
                                  [np.ones(g[s].shape[0]) for _, s in blocks], n_threads=n_threads or 1)

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from ..metrics._base import MetricValueError
+from ..metrics import MetricValueError
 from ._common import assert_finite
 
 __all__ = [
@@ -271,7 +271,7 @@ def check_metric_weighted_groups(metric, rng):
     if not getattr(metric, "weighted_groups", False):
         return
     assert metric.task == "bipartite", f"{metric.spec}: weighted_groups is a form of bipartite metrics"
-    from rankcore.metrics._resampling import tie_groups
+    from ..metrics import tie_groups
 
     for n in _SIZES:
         y, scores = _data(metric, rng, n)

@@ -102,7 +102,7 @@ def check_objective_sample_weight_multiplicity(objective, rng):
 
 def check_objective_separable_blocks(objective, rng):
     """A separable objective gives the same value, gradient and line over any split into row blocks."""
-    from ..objectives._base import RowBlock
+    from ..objectives import RowBlock
 
     y, w, bound = _bound(objective, rng, n=40, weights=objective.supports_sample_weight)
     if not bound.separable:
@@ -146,7 +146,7 @@ def check_objective_curvature(objective, rng):
     """With ``has_hessian``: value_gradient_hessian agrees with value_and_gradient, h is finite,
     ≥ HESSIAN_FLOOR, float64 of the scores' shape, and the gradient matches finite differences of
     J along random directions.  Without it: value_gradient_hessian raises NotImplementedError."""
-    from ..objectives._base import HESSIAN_FLOOR
+    from ..objectives import HESSIAN_FLOOR
 
     y, w, bound = _bound(objective, rng, n=24, weights=objective.supports_sample_weight)
     spec = objective.spec
@@ -180,7 +180,7 @@ def check_objective_curvature(objective, rng):
         assert math.isclose(float(grad @ d), fd, rel_tol=1e-5, abs_tol=1e-7 * max(1.0, np.abs(grad).sum())), (
             f"objective {spec!r}: ⟨∇J, d⟩ = {float(grad @ d)} but finite differences give {fd}")
     if bound.separable:
-        from ..objectives._base import RowBlock
+        from ..objectives import RowBlock
 
         weight = np.ones(y.shape[0]) if w is None else w
         cuts = [0, 7, 8, y.shape[0]]
