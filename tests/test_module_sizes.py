@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "rankcore"
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "rankcore" / "__init__.py").is_file()) / "rankcore"
 MAX_FILE_LINES = 900
 MAX_FUNCTION_LINES = 100
 
