@@ -3,7 +3,7 @@
 ``python tests/_golden.py`` (re)writes ``tests/data/golden/``: one saved model
 file per configuration and ``scores.json`` with the decision values of the
 training and test rows as hexadecimal floats (bit for bit).
-``tests/test_golden.py`` refits every configuration and compares: the same
+``tests/persistence/test_golden.py`` refits every configuration and compares: the same
 scores bit for bit and the same saved file (parameters and fitted state), and
 the stored files still load and score the same.  Regenerate only when a change
 is *meant* to change the models, and say so in the commit.

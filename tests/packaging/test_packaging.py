@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LEFTOVERS = (".c", ".cpp", ".html", ".o", ".pyx", *EXTENSION_SUFFIXES)
 
 pytestmark = pytest.mark.skipif(not (ROOT / "setup.py").exists() or not (ROOT / "MANIFEST.in").exists(),

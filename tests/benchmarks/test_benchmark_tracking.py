@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRACK = ROOT / "benchmarks" / "track.py"
 CI_TOLERANCE = 3.0  # fail when a ratio is more than 4x worse than the baseline (docs/benchmarks.md)
 

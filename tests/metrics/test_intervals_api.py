@@ -274,7 +274,7 @@ def test_metrics_doc_example_prints_what_it_shows(capsys):
     import re
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
     section = page.split("## Confidence intervals and paired tests", 1)[1].split("\n## ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)

@@ -164,7 +164,7 @@ def test_precision_at_k_objective(test_plugin):
 # The example third-party plugin (plugins/rankcore-example-plugin): its price
 # --------------------------------------------------------------------------
 
-PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "rankcore-example-plugin"
+PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugins" / "rankcore-example-plugin"
 
 
 @pytest.fixture(scope="module")

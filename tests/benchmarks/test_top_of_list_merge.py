@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "top_of_list_comparison.py"
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's benchmarks/")

@@ -1,6 +1,6 @@
 """The interval kernels against plain NumPy references: tie-group metrics, replicate drivers, sampler, placements.
 
-References: the metric definitions of tests/test_metrics_reference.py evaluated
+References: the metric definitions of tests/metrics/test_metrics_reference.py evaluated
 on the *repeated rows* of a replicate (a row of weight w appears w times), the
 O(I·K) pair kernel ψ for DeLong's placements, and scipy's binomial law for
 the sampler.

@@ -264,7 +264,7 @@ def example_plugin_components(monkeypatch):
     if "cubic" in rankcore.get_registry().names("price"):
         yield
         return
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "plugins" / "rankcore-example-plugin"))
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "plugins" / "rankcore-example-plugin"))
     import rankcore_example_plugin.plugin as plugin
 
     registry.register_plugin(plugin, name="example-for-cli-test", distribution="rankcore-example-plugin")

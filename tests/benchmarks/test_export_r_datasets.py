@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "export_r_datasets.py"
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's benchmarks/")

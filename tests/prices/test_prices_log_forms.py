@@ -16,7 +16,7 @@ from rankcore.prices._base import log_form
 from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import check_component, component_checks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _docs_price():

@@ -15,7 +15,7 @@ import pytest
 import rankcore
 from _plugin_install import installed_plugin
 
-PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "rankcore-toy-estimator"
+PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugins" / "rankcore-toy-estimator"
 DIST = "rankcore-toy-estimator"
 
 

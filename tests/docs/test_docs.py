@@ -6,7 +6,7 @@ blocks are read and marked (``<!-- docs-test: skip REASON -->``,
 ``<!-- docs-test: output -->``, ``# -> TEXT``, ...) is described in
 tests/_docs_blocks.py and in the README's Development section.  The
 command lines run in this process through ``rankcore.cli.main``, the console
-script's function (tests/test_cli_commands.py runs the installed entry point).
+script's function (tests/cli/test_cli_commands.py runs the installed entry point).
 """
 
 import contextlib
@@ -27,7 +27,7 @@ from _docs_blocks import (
 )
 from rankcore import hookspecs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 #: Terminal width the command lines see (their tables fit it).
 COLUMNS = 100

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("rankcore", "docs", "benchmarks", "plugins", "tests", "README.md", "CHANGELOG.md", "setup.py",
            "pyproject.toml", "MANIFEST.in")
 TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".pxi", ".md", ".txt", ".toml", ".cfg", ".in", ".rst", ".json", ".yml",

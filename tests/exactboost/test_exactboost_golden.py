@@ -11,7 +11,7 @@ the digest recorded with the kernel before the split.  ExactBoost's scores
 are sums of dyadic numbers and its thresholds midpoints of data values, so
 the digests do not depend on the thread count (tested here too).
 
-To record new digests after a deliberate change: ``python tests/test_exactboost_golden.py``.
+To record new digests after a deliberate change: ``python tests/exactboost/test_exactboost_golden.py``.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def _expected_failed_checks(estimator):
     if isinstance(learner, str) and learner.startswith("trees"):
         # Newton leaves use the objective's per-row diagonal curvature, which is not additive over
         # duplicated rows (a row of weight 2 interacts with itself through the price and the log);
-        # the gradient-leaf path is exactly multiplicity-invariant (tests/test_learners_trees.py).
+        # the gradient-leaf path is exactly multiplicity-invariant (tests/learners/test_learners_trees.py).
         return {**EXPECTED_FAILED_CHECKS,
                 **{f"check_sample_weight_equivalence_on_{kind}_data":
                    "diagonal curvature is not additive over duplicated rows" for kind in ("dense", "sparse")}}

@@ -28,7 +28,7 @@ from rankcore.cli._plugin_template import PluginNames, plugin_files, template_fa
 from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import plugin_checks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 #: The component each family's example package in docs/examples/ holds.
 EXAMPLE_NAMES = {"loss": "modified-huber", "price": "quadratic", "learner": "comparisons",

@@ -11,7 +11,7 @@ import pytest
 import rankcore
 from _plugin_install import installed_plugin
 
-PLUGIN_DIR = Path(__file__).resolve().parent.parent / "plugins" / "rankcore-example-plugin"
+PLUGIN_DIR = Path(__file__).resolve().parents[2] / "plugins" / "rankcore-example-plugin"
 DIST = "rankcore-example-plugin"
 
 
