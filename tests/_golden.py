@@ -1,4 +1,4 @@
-"""Golden fits: every estimator, fixed seeds, small deterministic data (the refactoring guard of issue 22).
+"""Golden fits: every estimator, fixed seeds, small deterministic data.
 
 ``python tests/_golden.py`` (re)writes ``tests/data/golden/``: one saved model
 file per configuration and ``scores.json`` with the decision values of the

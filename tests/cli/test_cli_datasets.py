@@ -455,7 +455,7 @@ def test_feature_count_must_match_the_model(tmp_path):
 
 
 # --------------------------------------------------------------------------
-# LIBSVM width bounds (issue 13, item 8)
+# LIBSVM width bounds
 # --------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The CLI never writes over its inputs, nor over an existing file without --force (issue 13, item 3)."""
+"""The CLI never writes over its inputs, nor over an existing file without --force."""
 
 import os
 

@@ -1,6 +1,6 @@
 """What a new user meets first: which label is ranked first, where a NaN is, tables that fit the terminal.
 
-Each test pins one finding of a fresh-clone walk-through (issue 26): the
+Each test pins one finding of a fresh-clone walk-through: the
 command line ranked text labels without saying which one is on top, Python
 errors named a "flat index", ``rankcore plugins`` printed 298-character lines
 with Sphinx markup and the demo's table was 160 wide.

@@ -1,4 +1,4 @@
-"""rankcore.dask works from the components' public declarations only (issue 22, item 3).
+"""rankcore.dask works from the components' public declarations only.
 
 * A toy learner and a toy metric written outside the package against the
   public API (``tests/_toy_plugins.py``), registered as a plugin, run on a

@@ -1,4 +1,4 @@
-"""ExactBoost's ``max_bins``: quantile bin codes computed once per fit (issue 14 item 2).
+"""ExactBoost's ``max_bins``: quantile bin codes computed once per fit.
 
 The codes and edges against plain NumPy, the first round against an
 exhaustive search over the bin edges, the training losses against the
@@ -134,7 +134,7 @@ def test_max_bins_is_validated(value):
 
 
 def test_defaults_agree_between_the_estimator_run_settings_and_dask():
-    """depth, max_boxes, max_bins... moved together (issue 14 item 2): no copy kept an old default."""
+    """depth, max_boxes, max_bins... moved together: no copy kept an old default."""
     import dataclasses
     import inspect
 

@@ -1,6 +1,6 @@
 """ExactBoost's fits do not move: scores and stumps bit for bit against recorded digests.
 
-The kernel (``rankcore/exactboost/_bnb*.pyx``) was split by job in issue 22
+The kernel (``rankcore/exactboost/_bnb*.pyx``) was split by job
 (runs, search, boxes, score levels) with the promise of the same results bit
 for bit.  Each configuration below -- every search path: pair-count AUC, the
 run-length kernels, the expanded reference, shift-invariant and general

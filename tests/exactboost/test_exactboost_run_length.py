@@ -1,4 +1,4 @@
-"""ExactBoost's run-length box evaluation and tie-break (issue 14, items 2 and 3).
+"""ExactBoost's run-length box evaluation and tie-break.
 
 The fast paths against their references: loss on runs against the loss on
 the expanded arrays (every built-in monotone metric, ties, empty classes);

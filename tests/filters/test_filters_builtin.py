@@ -140,7 +140,7 @@ def test_base_class_reports_a_defective_filter():
 
 
 def test_iterated_tikhonov_nu_is_bounded():
-    """Issue 13, item 8: iterated:1e308 is a spec error naming the documented bound."""
+    """iterated:1e308 is a spec error naming the documented bound."""
     from rankcore.spec import SpecError
 
     with pytest.raises(SpecError, match=r"nu must be an integer >= 1 and <= 1e\+06"):

@@ -151,7 +151,7 @@ def test_kernel_base_requires_compute():
 
 
 # --------------------------------------------------------------------------
-# Documented parameter bounds (issue 13, item 8): clear spec errors, not RuntimeError
+# Documented parameter bounds: clear spec errors, not RuntimeError
 # --------------------------------------------------------------------------
 
 
@@ -186,7 +186,7 @@ def test_kernel_parameter_bounds_are_exit_2_from_the_cli(tmp_path, capsys):
 
 
 def test_kernel_overflow_on_huge_finite_data_is_a_value_error():
-    """Issue 13 (found by the load_model fuzzing): |x| ~ 1e200 overflows poly; an input error, not a bug."""
+    """Found by the load_model fuzzing: |x| ~ 1e200 overflows poly; an input error, not a bug."""
     X = np.array([[1e200, 0.0], [0.0, 1.0]])
     kernel = rankcore.get_registry().resolve("kernel", "poly:2,gamma=1")
     with pytest.raises(ValueError, match="not finite on these data.*scale them"):

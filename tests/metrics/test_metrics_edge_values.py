@@ -1,4 +1,4 @@
-"""Metrics at the edges of what numbers can say (issue 27, item 9).
+"""Metrics at the edges of what numbers can say.
 
 Before: ``auc([0, 1], [10**30, 10**30 + 1])`` was 0.5 (Python integers beyond
 int64 were converted to float64 first, which ties them), ``roc:1e300`` raised

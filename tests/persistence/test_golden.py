@@ -1,7 +1,6 @@
 """The golden fits (tests/_golden.py) still give the same models: scores bit for bit, the same saved files.
 
-Written before the estimator architecture was unified (issue 22, item 7) and
-kept passing through it; the stored model files are also old-format files that
+The stored model files are also old-format files that
 must keep loading.  In another numerical environment (NumPy, SciPy or
 scikit-learn versions other than the recording's) BLAS and LAPACK may round
 differently, so there the scores are compared to 1e-9 and the files by their

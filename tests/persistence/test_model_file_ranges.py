@@ -1,4 +1,4 @@
-"""Model-file numbers are checked against their real range before any narrowing cast (issue 27).
+"""Model-file numbers are checked against their real range before any narrowing cast.
 
 Every file here is edited and re-signed (the checksum recomputed), as someone
 editing a file on purpose would: only validation stands between it and a

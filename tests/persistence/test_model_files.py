@@ -1,4 +1,4 @@
-"""Model files are validated like constructor arguments (issue 13, item 9).
+"""Model files are validated like constructor arguments.
 
 The checksum catches corruption, not an editor who recomputes it: these files
 are re-signed after editing, so only validation stands between them and a

@@ -136,7 +136,7 @@ def test_corrupted_files(tmp_path):
 
 
 # --------------------------------------------------------------------------
-# Saving is atomic and never follows a planted link (issue 13, item 2)
+# Saving is atomic and never follows a planted link
 # --------------------------------------------------------------------------
 
 
@@ -216,7 +216,7 @@ def test_save_failure_leaves_no_temporary_file(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# Size and nesting limits (issue 13, item 8)
+# Size and nesting limits
 # --------------------------------------------------------------------------
 
 

@@ -143,7 +143,7 @@ def test_standardization_makes_the_fit_unit_free(cls):
 
 
 def test_sparse_input_is_scaled_and_centred_implicitly():
-    """The kernels centre sparse rows without densifying them (issue 27): the true mean is the model's."""
+    """The kernels centre sparse rows without densifying them: the true mean is the model's."""
     X, y = _data()
     X[np.abs(X) < 0.8] = 0.0
     Xs = sp.csr_matrix(X * np.array([10.0, 1.0, 1.0, 0.1, 1.0]))

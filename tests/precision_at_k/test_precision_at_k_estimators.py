@@ -104,7 +104,7 @@ def test_load_rejects_tampered_state(edit, match):
     X, y = _data()
     model = PerceptronAtK(random_state=0).fit(X, y)
     data = _tampered(model, edit)
-    # parameters from a file are validated on load, as fit validates them (issue 13)
+    # parameters from a file are validated on load, as fit validates them
     with pytest.raises(ModelFormatError, match=match):
         model_from_dict(data)
 

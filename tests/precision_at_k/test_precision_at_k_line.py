@@ -1,4 +1,4 @@
-"""The exact line and the top-k value/gradient of the boosted precision@k surrogates (issue 14, item 4).
+"""The exact line and the top-k value/gradient of the boosted precision@k surrogates.
 
 References: the generic line (``BoundObjective.line``: the Cython kernel at
 f + α·h, tie-averaged subgradient · h) and the sorting kernel

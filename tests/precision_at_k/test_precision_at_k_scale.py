@@ -1,4 +1,4 @@
-"""Perceptron@k and SGD@k do not depend on the features' scale or storage (issue 27, items 3 and 7).
+"""Perceptron@k and SGD@k do not depend on the features' scale or storage.
 
 Before: features near 1e200 overflowed the internal standardization (the
 variance is a sum of squares), every scale became inf and ``coef_`` 0:

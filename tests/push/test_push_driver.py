@@ -134,7 +134,7 @@ def test_plugin_objective_over_scores(test_plugin):
 
 
 def test_graded_objective_takes_real_valued_targets(test_plugin):
-    """An objective with task = "graded" makes the estimator accept real y (issue 7's MP squared loss)."""
+    """An objective with task = "graded" makes the estimator accept real y."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(120, 3))
     y = X[:, 0] * 2 + rng.normal(0, 0.3, 120)                    # real-valued grades
@@ -147,7 +147,7 @@ def test_graded_objective_takes_real_valued_targets(test_plugin):
 
 
 def test_precision_at_k_objective(test_plugin):
-    """The precision@k surrogates (issue 6) boost with the same driver, from the tie-break offset."""
+    """The precision@k surrogates boost with the same driver, from the tie-break offset."""
     X, y = _data(9, n=200)
     # 40 iterations: the path depends on ties (which rows a step separates), so
     # how soon the large steps come is not pinned, only that they come

@@ -1,4 +1,4 @@
-"""KernelRanker: the correctness statements of issue 7 item 4, λ choice, shapes, errors."""
+"""KernelRanker: the correctness statements of the spectral filters, λ choice, shapes, errors."""
 
 import math
 

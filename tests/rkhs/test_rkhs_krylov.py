@@ -1,4 +1,4 @@
-"""The Krylov (Lanczos) path against the exact spectral path and direct solves (issue 15)."""
+"""The Krylov (Lanczos) path against the exact spectral path and direct solves."""
 
 import warnings
 
@@ -263,7 +263,7 @@ def test_plan_solver_by_time_and_memory():
 
 
 # ----------------------------------------------------------------------
-# Hold-out choice at the edge of its grid (issue 14, item 5)
+# Hold-out choice at the edge of its grid
 # ----------------------------------------------------------------------
 def test_holdout_at_grid_edge_warns_and_extends():
     rng = np.random.default_rng(12)

@@ -1,4 +1,4 @@
-"""λ below the rounding floor of the spectrum is clipped with a warning (issue 13, item 6)."""
+"""λ below the rounding floor of the spectrum is clipped with a warning."""
 
 import warnings
 
@@ -39,7 +39,7 @@ def test_floor_is_n_eps_norm_and_a_path_clips_only_the_small_lambdas():
         model = KernelRanker(kernel="linear", lam=[1e-300, 1e-3]).fit(X, y)
     floor, kept = model.lams_
     assert kept == 1e-3
-    # n·ε·max(‖A‖, mean K_ii): the kernel entries' rounding counts too (issue 27)
+    # n·ε·max(‖A‖, mean K_ii): the kernel entries' rounding counts too
     entry_scale = np.mean(np.einsum("ij,ij->i", X, X))
     assert floor == pytest.approx(X.shape[0] * np.finfo(float).eps * max(model.spectrum_.max(), entry_scale),
                                   rel=1e-12)

@@ -1,4 +1,4 @@
-"""The magnitude-preserving squared loss as a boosting objective ("mp-squared", issue 7 item 6)."""
+"""The magnitude-preserving squared loss as a boosting objective."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""KernelRanker at extreme feature scales and extreme lambdas (issue 27, items 5 and 9).
+"""KernelRanker at extreme feature scales and extreme lambdas.
 
 Before: with the default ``gamma="scale"``, features ×1e-150 were refused by
 an error about ``gamma`` (which the user never set), ×1e-310 (and ×1e-200)

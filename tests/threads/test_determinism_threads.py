@@ -1,4 +1,4 @@
-"""Results do not depend on the number of threads (issue 13, item 10).
+"""Results do not depend on the number of threads.
 
 Two levels: every parallel kernel, at sizes above its serial threshold, gives
 bitwise the same output for 1, 2 and 3 threads; and every estimator that takes

@@ -1,4 +1,4 @@
-"""One estimator fitted from two threads at once, and predicting while another thread refits (issue 13, item 11).
+"""One estimator fitted from two threads at once, and predicting while another thread refits.
 
 The rule (``rankcore/_threadsafe.py``): each fit works on its own copy and
 publishes the fitted attributes in one step, so the final model equals one of
