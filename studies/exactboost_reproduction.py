@@ -16,9 +16,9 @@ quoted in issue 5) and the paper's table (docs/theory/exactboost.md#beyond-the-p
 
 Usage::
 
-    python benchmarks/exactboost_reproduction.py                 # every dataset, 5 splits
-    python benchmarks/exactboost_reproduction.py --seeds 2 --datasets german-numeric heart-statlog
-    python benchmarks/exactboost_reproduction.py --max-rows 10000 --out out/exactboost.md
+    python studies/exactboost_reproduction.py                 # every dataset, 5 splits
+    python studies/exactboost_reproduction.py --seeds 2 --datasets german-numeric heart-statlog
+    python studies/exactboost_reproduction.py --max-rows 10000 --out out/exactboost.md
 
 ``--before-after`` prints issue 14's before/after tables instead:
 
@@ -47,9 +47,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
 
 METRICS = {"AUC": "auc", "KS": "ks", "P@k": "prec@k:0.2"}
 

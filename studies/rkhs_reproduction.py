@@ -25,8 +25,8 @@ Protocol (docs/theory/kernel_ranking.md#the-academic-example)
 
 Run::
 
-    python benchmarks/rkhs_reproduction.py                 # 10 repetitions, seed 0
-    python benchmarks/rkhs_reproduction.py --repetitions 100 --seed 1
+    python studies/rkhs_reproduction.py                 # 10 repetitions, seed 0
+    python studies/rkhs_reproduction.py --repetitions 100 --seed 1
 
 Prints a Markdown table with the paper's numbers beside ours.
 """

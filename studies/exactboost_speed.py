@@ -24,8 +24,8 @@ Configurations:
 
 Usage::
 
-    python benchmarks/exactboost_speed.py --seeds 3 --out out/exactboost_speed.md
-    python benchmarks/exactboost_speed.py --datasets german-numeric svmguide1 --seeds 2 --no-synthetic
+    python studies/exactboost_speed.py --seeds 3 --out out/exactboost_speed.md
+    python studies/exactboost_speed.py --datasets german-numeric svmguide1 --seeds 2 --no-synthetic
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from exactboost_reproduction import synthetic_binary  # noqa: E402
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.exactboost_reproduction import synthetic_binary  # noqa: E402
 
 DATASETS = ["german-numeric", "heart-statlog", "heart-cleveland", "ionosphere", "liver-disorders-bupa", "splice",
             "svmguide1", "spambase"]
