@@ -22,7 +22,7 @@
    comparison (and XGBoost) on every shared dataset.
 
 ``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100.  ``full``:
-n = 10⁶, T = 500 (the sizes of issue 12).  Skipped when LightGBM is not
+n = 10⁶, T = 500 (the full profile's sizes).  Skipped when LightGBM is not
 installed.  Run with ``pytest benchmarks/bench_trees.py --benchmark-only``;
 the ratios are printed at the end and stored in ``extra_info``.  The timings
 are noisy on a shared machine: compare the ratios, measured side by side.

@@ -1,4 +1,4 @@
-"""Scale demonstration of the Dask push backend (issue 9).
+"""Scale demonstration of the Dask push backend (docs/dask.md, *Speed and scale*).
 
 A 2·10⁷ × 50 synthetic dataset is generated chunk by chunk on the workers of
 a 2-worker LocalCluster (never on the client) and fitted with ``stumps``,
@@ -20,7 +20,7 @@ run:
 
 Usage::
 
-    python studies/dask_scale.py                              # the issue's sizes
+    python studies/dask_scale.py                              # 2·10⁷ × 50
     python studies/dask_scale.py --rows 2000000 --slice-rows 500000 --iterations 6   # a quick look
 
 Needs about 1.5 GB per worker at 2·10⁷ rows (uint8 codes: 50 bytes per row,

@@ -11,7 +11,7 @@ Protocol
 
   - ``fixed (n_iter=100)``: no early stopping (the defaults below 10,000
     rows, where ``early_stopping="auto"`` is off).
-  - ``old recipe``: the recipe documented before issue 14,
+  - ``old recipe``: the earlier documented recipe,
     ``n_iter=300, early_stopping=True`` with a 10 % stratified hold-out,
     patience 10, the model trained on the other 90 % -- reproduced here with
     ``eval_set`` on the split the old code drew.
@@ -24,7 +24,7 @@ Protocol
   5 % of the test rows, per dataset and the mean over the datasets; and the
   mean number of iterations kept.
 
-Large data (``--large``; issue 23, item 3)
+Large data (``--large``)
 -----------------------------------------
 * Datasets: those with more than 10,000 rows (where ``early_stopping="auto"``
   switches on; ijcnn1 in the shared folder), ``--splits`` stratified 70/30

@@ -1,4 +1,4 @@
-"""ExactBoost speed at equal quality (issue 14 item 2): configurations side by side in one run.
+"""ExactBoost speed at equal quality: configurations side by side in one run.
 
 For each dataset (the paper's, spambase, and the synthetic 30,000 × 123 binary
 set of ``exactboost_reproduction.py``) and stratified 70/30 splits, fits
@@ -15,7 +15,7 @@ configuration below, one after the other on the same split, and reports
 Configurations:
 
 - ``pre-wave-2``: today's defaults with boxes evaluated on expanded score
-  arrays (``fit_runs(..., run_length=False)``), the code before issue 14's
+  arrays (``fit_runs(..., run_length=False)``), the code before the
   run-length kernel (same stumps as ``main``, checked);
 - ``main``: the defaults before this change (max_bins=None, depth=4,
   max_boxes=256);
@@ -48,7 +48,7 @@ DATASETS = ["german-numeric", "heart-statlog", "heart-cleveland", "ionosphere", 
 
 #: name -> (ExactBoost parameters, run_length).  Every configuration names
 #: the parameters it depends on, so the table stays meaningful when defaults move.
-BEFORE = dict(max_bins=None, depth=4, max_boxes=256)  # the defaults before issue 14 item 2
+BEFORE = dict(max_bins=None, depth=4, max_boxes=256)  # the defaults before the speed-ups
 CONFIGS = {
     "pre-wave-2": (BEFORE, False),
     "main": (BEFORE, True),

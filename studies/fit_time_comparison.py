@@ -108,7 +108,7 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
             continue
         out.append((name, X, y))
     if not names and not args.only_one_hot:
-        print(f"(no shared datasets at {folder}: set RANKCORE_DATASETS)", file=sys.stderr)
+        print(f"(no datasets at {folder}: set RANKCORE_DATASETS)", file=sys.stderr)
     if args.one_hot:
         X, y = census_shaped()
         out.append((f"census-shaped one-hot (synthetic)", X, y))
@@ -229,7 +229,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-one-hot", dest="one_hot", action="store_false",
                         help="leave out the one-hot and sparse data")
     parser.add_argument("--only-one-hot", action="store_true",
-                        help="the one-hot and sparse data alone (no shared datasets, no synthetic dense data)")
+                        help="the one-hot and sparse data alone (no datasets folder, no synthetic dense data)")
     parser.add_argument("--setup", action="store_true",
                         help="time the set-up only (binning, codes) against lightgbm.Dataset(X, y).construct()")
     parser.add_argument("--trees-n-iter", default="",

@@ -1,6 +1,6 @@
-"""``KernelRanker(solver="auto")`` on the shared datasets: what it chooses, fit time and test AUC (issues 14, 15).
+"""``KernelRanker(solver="auto")`` on the benchmark datasets: what it chooses, fit time and test AUC.
 
-For every shared dataset with at most 20,000 training rows (beyond, the old
+For every benchmark dataset with at most 20,000 training rows (beyond, the old
 default was Nyström as well): a stratified 70/30 split, features
 standardized on the training part, then
 

@@ -1,4 +1,4 @@
-"""Test precision@k of the precision@k learners and their baselines on real datasets (issue 6, item 5).
+"""Test precision@k of the precision@k learners and their baselines on real datasets.
 
 Protocol
 --------
@@ -26,7 +26,7 @@ Run::
     python studies/precision_at_k_comparison.py            # all datasets, 5 splits
     python studies/precision_at_k_comparison.py --datasets spambase --splits 2
 
-Defaults, before and after (issue 14, item 1; ``--defaults``)
+Defaults, before and after (``--defaults``)
 -------------------------------------------------------------
 * Datasets: the twelve two-class datasets of the shared folder (70/30
   stratified splits, ``StratifiedShuffleSplit(random_state=0)``, the same for

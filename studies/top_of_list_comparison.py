@@ -161,7 +161,7 @@ def _learners(threads: int | None = None) -> dict[str, Callable[[int], object] |
 
 
 # ----------------------------------------------------------------------
-# AutoRanker and the tools it is judged against (issue 24)
+# AutoRanker and the tools it is judged against
 # ----------------------------------------------------------------------
 class _SameBudget:
     """A learner given the time AutoRanker took on the same split (FLAML's ``time_budget``)."""

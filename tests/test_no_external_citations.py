@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ("rankcore", "docs", "benchmarks", "plugins", "tests", "README.md", "CHANGELOG.md", "setup.py",
+SCANNED = ("rankcore", "docs", "benchmarks", "studies", "tools", "plugins", "tests", "README.md", "CHANGELOG.md", "setup.py",
            "pyproject.toml", "MANIFEST.in")
 TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".pxi", ".md", ".txt", ".toml", ".cfg", ".in", ".rst", ".json", ".yml",
                  ".yaml", ".ini", ""}

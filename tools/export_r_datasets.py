@@ -1,7 +1,7 @@
 """Export binary tasks from R packages as datasets folders: ten held-out tasks, and eighteen more to verify with.
 
 A check on data nobody here tuned on: the trees' defaults were chosen on the
-shared datasets (``docs/top_of_list.md``), so this script writes ten other
+benchmark datasets (``docs/studies/top_of_list_comparison.md``), so this script writes ten other
 public tasks in the same format (gzipped CSV, last column ``label``, and a
 ``MANIFEST.json``), and the comparison runs on them unchanged::
 
