@@ -1,4 +1,4 @@
-"""The R export script's task tables (benchmarks/export_r_datasets.py): consistent without R installed.
+"""The R export script's task tables (tools/export_r_datasets.py): consistent without R installed.
 
 Each task is looked up by name across the groups, so a name in two groups
 would silently export the first group's task; a dropped column that is the
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "export_r_datasets.py"
+SCRIPT = ROOT / "tools" / "export_r_datasets.py"
 
-pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's benchmarks/")
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's tools/")
 
 
 @pytest.fixture(scope="module")
 def export():
-    spec = importlib.util.spec_from_file_location("rankcore_benchmarks_export_r", SCRIPT)
+    spec = importlib.util.spec_from_file_location("rankcore_tools_export_r", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

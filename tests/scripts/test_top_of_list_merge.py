@@ -1,4 +1,4 @@
-"""The top-of-the-list comparison's bookkeeping (benchmarks/top_of_list_comparison.py).
+"""The top-of-the-list comparison's bookkeeping (studies/top_of_list_comparison.py).
 
 ``--merge`` joins the raw per-split results of several runs into one report:
 it must give the report of one run over the same sets, and refuse what it
@@ -14,17 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "top_of_list_comparison.py"
+SCRIPT = ROOT / "studies" / "top_of_list_comparison.py"
 
-pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's benchmarks/")
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's studies/")
 
 
 @pytest.fixture(scope="module")
 def tol():
-    import sys
-
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("rankcore_benchmarks_top_of_list", SCRIPT)
+    spec = importlib.util.spec_from_file_location("rankcore_studies_top_of_list", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -15,9 +15,9 @@ that metric, so the cost depends on it).
 
 Usage::
 
-    python benchmarks/auto_cost.py --repeats 3
-    python benchmarks/auto_cost.py --datasets wdbc,spambase --budget 5
-    python benchmarks/auto_cost.py --cpu --metric prec@k:0.05
+    python studies/auto_cost.py --repeats 3
+    python studies/auto_cost.py --datasets wdbc,spambase --budget 5
+    python studies/auto_cost.py --cpu --metric prec@k:0.05
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from top_of_list_comparison import _subsample, binary_datasets  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.top_of_list_comparison import _subsample, binary_datasets  # noqa: E402
 
 
 def _timed(fit, clock) -> float:

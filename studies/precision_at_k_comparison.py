@@ -1,4 +1,4 @@
-"""Test precision@k of the precision@k learners and their baselines on real datasets (issue 6, item 5).
+"""Test precision@k of the precision@k learners and their baselines on real datasets.
 
 Protocol
 --------
@@ -23,10 +23,10 @@ Protocol
 
 Run::
 
-    python benchmarks/precision_at_k_comparison.py            # all datasets, 5 splits
-    python benchmarks/precision_at_k_comparison.py --datasets spambase --splits 2
+    python studies/precision_at_k_comparison.py            # all datasets, 5 splits
+    python studies/precision_at_k_comparison.py --datasets spambase --splits 2
 
-Defaults, before and after (issue 14, item 1; ``--defaults``)
+Defaults, before and after (``--defaults``)
 -------------------------------------------------------------
 * Datasets: the twelve two-class datasets of the shared folder (70/30
   stratified splits, ``StratifiedShuffleSplit(random_state=0)``, the same for
@@ -41,7 +41,7 @@ Defaults, before and after (issue 14, item 1; ``--defaults``)
   unnormalized: at most 0.1), mean ± sd over the splits, and the mean over
   the datasets.
 
-    python benchmarks/precision_at_k_comparison.py --defaults --splits 5 [--with-ijcnn1]
+    python studies/precision_at_k_comparison.py --defaults --splits 5 [--with-ijcnn1]
 
 Prints Markdown tables; exits cleanly if the datasets are not there.
 """
@@ -55,9 +55,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
 
 DATASETS = ("spambase", "svmguide1", "german-numeric", "splice", "ijcnn1")
 TEST_OF = {"ijcnn1": "ijcnn1-test"}

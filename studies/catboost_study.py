@@ -43,7 +43,7 @@ can be resumed or extended with more models.
 
 Usage::
 
-    RANKCORE_DATASETS=/path/to/datasets python benchmarks/catboost_study.py --splits 3 --out study.md
+    RANKCORE_DATASETS=/path/to/datasets python studies/catboost_study.py --splits 3 --out study.md
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from top_of_list_comparison import METRICS, _scores, _subsample, binary_datasets, judge  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.top_of_list_comparison import METRICS, _scores, _subsample, binary_datasets, judge  # noqa: E402
 
 SMALL = 5_000
 

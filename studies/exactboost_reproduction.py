@@ -6,21 +6,22 @@ and several stratified 70/30 splits (``random_state`` = 0, 1, ...), fit
 - rankcore's ExactBoost with the paper's hyperparameters (250 runs, 50 rounds,
   20 % observation and feature subsampling, margin 0.05), trained on the metric
   it is judged on (AUC, KS, P@k);
-- standardized logistic regression (the issue's baseline);
+- standardized logistic regression (the baseline);
 - rankcore's RankBoost (``rankcore.RankBoost()``, stumps, 100 iterations);
 
 and report the test losses 1 - AUC, 1 - KS and 1 - P@k (k = 20 % of the test
-set, as the authors' evaluation), mean ± sd over splits, with fit times.  The
-closing note compares with the authors' public code on split 0 (numbers
-quoted in issue 5) and the paper's table (docs/theory/exactboost.md#beyond-the-paper).
+set, as the authors' evaluation), mean ± sd over splits, with fit times, and
+split 0 against the authors' public code run on it (``AUTHORS_CODE_AUC``; the
+record is docs/studies/exactboost_reproduction.md) and the paper's table
+(docs/theory/exactboost.md#beyond-the-paper).
 
 Usage::
 
-    python benchmarks/exactboost_reproduction.py                 # every dataset, 5 splits
-    python benchmarks/exactboost_reproduction.py --seeds 2 --datasets german-numeric heart-statlog
-    python benchmarks/exactboost_reproduction.py --max-rows 10000 --out out/exactboost.md
+    python studies/exactboost_reproduction.py                 # every dataset, 5 splits
+    python studies/exactboost_reproduction.py --seeds 2 --datasets german-numeric heart-statlog
+    python studies/exactboost_reproduction.py --max-rows 10000 --out out/exactboost.md
 
-``--before-after`` prints issue 14's before/after tables instead:
+``--before-after`` prints the before/after tables of the speed-ups instead:
 
 - the kernel: fit time of the run-length box evaluation against the
   expanded reference path (``fit_runs(..., run_length=False)``, today's code
@@ -47,15 +48,15 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
 
 METRICS = {"AUC": "auc", "KS": "ks", "P@k": "prec@k:0.2"}
 
 # The authors' public code at the paper's settings, stratified 70/30 split with
 # random_state 0: test AUC loss; and standardized logistic regression on the
-# same split (issue 5).
+# same split.
 AUTHORS_CODE_AUC = {
     "ionosphere": 0.070, "splice": 0.074, "svmguide1": 0.021, "liver-disorders-bupa": 0.377,
     "heart-statlog": 0.087, "german-numeric": 0.195, "pima-indians-diabetes": 0.190,
@@ -106,7 +107,7 @@ def run_dataset(name: str, seeds: int, n_jobs) -> dict:
 
     X, y_file, _ = load_dataset(name)
     # The splits are drawn on the labels of the file (so that split 0 is the one
-    # the issue's numbers were measured on); then the paper's class goes on top.
+    # the authors' code was run on); then the paper's class goes on top.
     y = (1 - y_file).astype(y_file.dtype) if name in PAPER_POSITIVE_IS_OUR_ZERO else y_file
     out: dict = {"n": int(X.shape[0]), "d": int(X.shape[1]), "positives": float(y.mean()),
                  "losses": {}, "times": {}}
@@ -154,7 +155,7 @@ def report(results: dict, seeds: int) -> str:
                 f"{_fmt(res['losses'][f'ExactBoost|{label}'])} | {_fmt(res['losses'][f'LogReg|{label}'])} | "
                 f"{_fmt(res['losses'][f'RankBoost|{label}'])} | {'' if paper is None else f'{paper:.2f}'} |"
             )
-    lines += ["", "## Split 0 (random_state 0), test AUC loss, against the numbers quoted in issue 5", ""]
+    lines += ["", "## Split 0 (random_state 0), test AUC loss, against the authors' public code", ""]
     lines.append("| dataset | ExactBoost (rankcore) | authors' code | logistic regression (ours) | logistic regression (issue) |")
     lines.append("|---|---|---|---|---|")
     for name in AUTHORS_CODE_AUC:
@@ -252,7 +253,7 @@ def _ms(values, digits=3) -> str:
 
 
 def before_after_report(kernel: dict, flat: dict, seeds: int, n_runs: int) -> str:
-    lines = [f"# ExactBoost, issue 14: before / after ({n_runs} runs × 50 rounds, {seeds} stratified 70/30 splits)", ""]
+    lines = [f"# ExactBoost: before / after ({n_runs} runs × 50 rounds, {seeds} stratified 70/30 splits)", ""]
     if kernel:
         lines += ["## Fit time (CPU seconds, one thread), metric AUC: expanded boxes (before) against run-length boxes (after)", "",
                   "Same stumps on every split (checked), so the same test metrics.", "",
@@ -314,7 +315,7 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=0, help="skip datasets with more rows (0: no limit)")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads for ExactBoost and RankBoost")
     parser.add_argument("--out", type=Path, help="also write the Markdown report (and a .json) here")
-    parser.add_argument("--before-after", action="store_true", help="issue 14's before/after tables instead")
+    parser.add_argument("--before-after", action="store_true", help="the speed-ups' before/after tables instead")
     parser.add_argument("--part", choices=("all", "kernel", "flat"), default="all",
                         help="with --before-after: which table")
     parser.add_argument("--n-runs", type=int, default=250, help="with --before-after: runs per fit")

@@ -25,8 +25,8 @@ positives, interactions; the weak one's signal is about half as strong).
 
 Usage::
 
-    python benchmarks/large_data_recipes.py                                  # ijcnn1 + synthetic
-    RANKCORE_DATASETS=/path/to/folder python benchmarks/large_data_recipes.py --datasets adult letter-vowel
+    python studies/large_data_recipes.py                                  # ijcnn1 + synthetic
+    RANKCORE_DATASETS=/path/to/folder python studies/large_data_recipes.py --datasets adult letter-vowel
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from fit_time_comparison import census_shaped  # noqa: E402
-from top_of_list_comparison import judge  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from benchmarks._shapes import census_shaped  # noqa: E402
+from studies.top_of_list_comparison import judge  # noqa: E402
 
 SMALL_SHAPE = "trees:max_leaves=31,learning_rate=0.1,subsample=0.8"
 METRICS = ("pauc@0.1", "prec@1%", "prec@5%", "auc")

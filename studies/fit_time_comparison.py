@@ -38,11 +38,11 @@ data), same threads, same alternation and least-of-repeats rule.
 
 Usage::
 
-    python benchmarks/fit_time_comparison.py                        # shared sets + one-hot
-    python benchmarks/fit_time_comparison.py --setup --synthetic 1000000 --datasets none --no-one-hot
-    python benchmarks/fit_time_comparison.py --synthetic 100000,1000000 --repeats 3 --out fit_times.md
-    python benchmarks/fit_time_comparison.py --only-one-hot --threads 1 --clock cpu --repeats 5
-    python benchmarks/fit_time_comparison.py --datasets ijcnn1 --synthetic '' --no-one-hot --trees-n-iter 120,160
+    python studies/fit_time_comparison.py                        # shared sets + one-hot
+    python studies/fit_time_comparison.py --setup --synthetic 1000000 --datasets none --no-one-hot
+    python studies/fit_time_comparison.py --synthetic 100000,1000000 --repeats 3 --out fit_times.md
+    python studies/fit_time_comparison.py --only-one-hot --threads 1 --clock cpu --repeats 5
+    python studies/fit_time_comparison.py --datasets ijcnn1 --synthetic '' --no-one-hot --trees-n-iter 120,160
 """
 
 from __future__ import annotations
@@ -55,12 +55,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+from benchmarks._shapes import census_shaped, skewed_counts, sparse_counts  # noqa: E402
 
-#: The UCI Adult census' categorical columns and their level counts (workclass ... native-country).
-CENSUS_LEVELS = (9, 16, 7, 15, 6, 5, 2, 42)
-CENSUS_ROWS = 32_561
 R_LIBRARY = Path("/usr/lib/R/site-library")
 
 
@@ -75,66 +73,6 @@ def synthetic_dense(n: int, d: int = 50, seed: int = 1):
     X[y == 1, :10] += 0.3
     X[:, 10] = X[:, 0] * X[:, 1]
     return X, y
-
-
-def census_shaped(n: int = CENSUS_ROWS, seed: int = 2):
-    """One-hot categorical columns with the census' level counts, plus 6 numeric columns (2 mostly zero).
-
-    Levels are drawn with skewed (Zipf-like) frequencies; the label follows
-    a logistic model of a few levels, the numeric columns and one
-    interaction, with about 24 % positives (as in the census).
-    """
-    rng = np.random.default_rng(seed)
-    blocks, logit = [], np.zeros(n)
-    for levels in CENSUS_LEVELS:
-        p = 1.0 / np.arange(1, levels + 1) ** 1.2
-        codes = rng.choice(levels, size=n, p=p / p.sum())
-        effect = rng.normal(scale=0.8, size=levels)
-        logit += effect[codes]
-        blocks.append(np.eye(levels, dtype=np.float64)[codes])
-    numeric = rng.normal(size=(n, 6))
-    numeric[:, 0] = np.round(17 + 60 * rng.beta(2, 4, n))                    # age-like
-    numeric[:, 4] = np.where(rng.random(n) < 0.08, np.round(np.exp(rng.normal(8, 1, n))), 0.0)   # gains
-    numeric[:, 5] = np.where(rng.random(n) < 0.05, np.round(np.exp(rng.normal(7, 0.5, n))), 0.0)
-    logit += 0.04 * (numeric[:, 0] - 38) + 0.5 * numeric[:, 1] + 0.8 * (numeric[:, 4] > 5000)
-    logit += 0.6 * blocks[0][:, 0] * numeric[:, 2]
-    y = (rng.random(n) < 1 / (1 + np.exp(-(logit - np.quantile(logit, 0.76))))).astype(np.int8)
-    return np.ascontiguousarray(np.hstack(blocks + [numeric])), y
-
-
-def sparse_counts(n: int = 8_190, d: int = 1_500, density: float = 0.02, seed: int = 3):
-    """n × d Poisson counts on ``density`` of the entries (most columns binary), about 45 % positives.
-
-    The label follows a logistic model of 60 columns' presence and two
-    interactions: many mostly-zero columns of a few distinct values, as in
-    bag-of-words or event-count tables.
-    """
-    rng = np.random.default_rng(seed)
-    X = np.where(rng.random((n, d)) < density, rng.poisson(0.3, size=(n, d)) + 1.0, 0.0)
-    used = rng.choice(d, size=60, replace=False)
-    logit = (X[:, used] > 0) @ rng.normal(scale=1.0, size=60)
-    logit += 1.5 * (X[:, used[0]] > 0) * (X[:, used[1]] > 0) - 1.0 * (X[:, used[2]] > 1)
-    y = (rng.random(n) < 1 / (1 + np.exp(-(logit - np.quantile(logit, 0.55))))).astype(np.int8)
-    return np.ascontiguousarray(X), y
-
-
-def skewed_counts(n: int = 8_190, d: int = 1_500, seed: int = 5):
-    """n × d Poisson counts whose columns' shares of nonzero entries fall as a power of their rank.
-
-    Column j (from 0) is nonzero on a share 0.3·(j + 1)^-0.8 of the rows, as
-    word counts are (a few common, most rare): about three quarters of the
-    columns are nonzero on fewer than 20 rows -- modeldata's grant
-    applications have the same share -- and no split of 20-row leaves can
-    use them.  The label follows a logistic model of 40 of the first 300
-    columns' presence.
-    """
-    rng = np.random.default_rng(seed)
-    share = 0.3 * (np.arange(d) + 1.0) ** -0.8
-    X = np.where(rng.random((n, d)) < share, rng.poisson(0.3, size=(n, d)) + 1.0, 0.0)
-    used = rng.choice(300, size=40, replace=False)
-    logit = (X[:, used] > 0) @ rng.normal(scale=1.0, size=40)
-    y = (rng.random(n) < 1 / (1 + np.exp(-(logit - np.quantile(logit, 0.55))))).astype(np.int8)
-    return np.ascontiguousarray(X), y
 
 
 def kernlab_income():
@@ -170,7 +108,7 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
             continue
         out.append((name, X, y))
     if not names and not args.only_one_hot:
-        print(f"(no shared datasets at {folder}: set RANKCORE_DATASETS)", file=sys.stderr)
+        print(f"(no datasets at {folder}: set RANKCORE_DATASETS)", file=sys.stderr)
     if args.one_hot:
         X, y = census_shaped()
         out.append((f"census-shaped one-hot (synthetic)", X, y))
@@ -291,7 +229,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-one-hot", dest="one_hot", action="store_false",
                         help="leave out the one-hot and sparse data")
     parser.add_argument("--only-one-hot", action="store_true",
-                        help="the one-hot and sparse data alone (no shared datasets, no synthetic dense data)")
+                        help="the one-hot and sparse data alone (no datasets folder, no synthetic dense data)")
     parser.add_argument("--setup", action="store_true",
                         help="time the set-up only (binning, codes) against lightgbm.Dataset(X, y).construct()")
     parser.add_argument("--trees-n-iter", default="",

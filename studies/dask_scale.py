@@ -1,4 +1,4 @@
-"""Scale demonstration of the Dask push backend (issue 9).
+"""Scale demonstration of the Dask push backend (docs/dask.md, *Speed and scale*).
 
 A 2·10⁷ × 50 synthetic dataset is generated chunk by chunk on the workers of
 a 2-worker LocalCluster (never on the client) and fitted with ``stumps``,
@@ -20,8 +20,8 @@ run:
 
 Usage::
 
-    python benchmarks/dask_scale.py                              # the issue's sizes
-    python benchmarks/dask_scale.py --rows 2000000 --slice-rows 500000 --iterations 6   # a quick look
+    python studies/dask_scale.py                              # 2·10⁷ × 50
+    python studies/dask_scale.py --rows 2000000 --slice-rows 500000 --iterations 6   # a quick look
 
 Needs about 1.5 GB per worker at 2·10⁷ rows (uint8 codes: 50 bytes per row,
 plus 25 bytes of scores, labels and weights, plus the chunk being generated)
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from dask_synthetic import local_slice, synthetic  # noqa: E402
+from benchmarks.dask_synthetic import local_slice, synthetic  # noqa: E402
 
 
 def _peak_rss_mib() -> float:

@@ -18,13 +18,13 @@ metric (1 = best; ties share their mean rank).
 
 Usage::
 
-    python benchmarks/top_of_list_comparison.py                      # everything
-    python benchmarks/top_of_list_comparison.py --splits 3 --max-rows 20000 \
+    python studies/top_of_list_comparison.py                      # everything
+    python studies/top_of_list_comparison.py --splits 3 --max-rows 20000 \
         --learners rankcore-trees,lightgbm --out report.md
     # one thread per learner; raw per-split results kept, one file per run
-    python benchmarks/top_of_list_comparison.py --datasets sonar --threads 1 --json a.json
-    python benchmarks/top_of_list_comparison.py --datasets musk --threads 1 --json b.json
-    python benchmarks/top_of_list_comparison.py --merge a.json,b.json   # one report of both
+    python studies/top_of_list_comparison.py --datasets sonar --threads 1 --json a.json
+    python studies/top_of_list_comparison.py --datasets musk --threads 1 --json b.json
+    python studies/top_of_list_comparison.py --merge a.json,b.json   # one report of both
 
 Learners whose package is missing (LightGBM, XGBoost, CatBoost, FLAML,
 rankcore.gbdt) are left out with a note.  ``auto`` is ``rankcore.AutoRanker()``
@@ -53,8 +53,8 @@ from typing import Callable
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
 
 METRICS = ("prec@1%", "prec@5%", "pauc@0.1", "auc")
 SKIP_DATASETS = {"ijcnn1-test"}
@@ -161,7 +161,7 @@ def _learners(threads: int | None = None) -> dict[str, Callable[[int], object] |
 
 
 # ----------------------------------------------------------------------
-# AutoRanker and the tools it is judged against (issue 24)
+# AutoRanker and the tools it is judged against
 # ----------------------------------------------------------------------
 class _SameBudget:
     """A learner given the time AutoRanker took on the same split (FLAML's ``time_budget``)."""

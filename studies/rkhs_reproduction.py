@@ -21,12 +21,12 @@ Protocol (docs/theory/kernel_ranking.md#the-academic-example)
   paper's text describes it ("half"), and the model refitted on all m points
   at the chosen λ ("refit": ``refit=True``, rankcore's default; KernelRidge
   with ``alpha = m·λ``).  The paper's numbers sit closest to the "refit"
-  columns (see the closing note of issue 7 / docs/kernel_ranking.md).
+  columns (docs/studies/kernel_ranking_reproduction.md).
 
 Run::
 
-    python benchmarks/rkhs_reproduction.py                 # 10 repetitions, seed 0
-    python benchmarks/rkhs_reproduction.py --repetitions 100 --seed 1
+    python studies/rkhs_reproduction.py                 # 10 repetitions, seed 0
+    python studies/rkhs_reproduction.py --repetitions 100 --seed 1
 
 Prints a Markdown table with the paper's numbers beside ours.
 """
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
 
-    print(f"Seed 003, Table 1 reproduction: test pairwise misranking in %, mean ± sd over "
+    print(f"Kriukova, Pereverzyev and Tkachenko (2014), Table 1 reproduction: test pairwise misranking in %, mean ± sd over "
           f"{args.repetitions} repetitions (seed {args.seed})\n")
     print("| m | ranking: paper | ranking: half | ranking: refit | KRR/SLR: paper | KRR: half | KRR: refit |")
     print("|---|---|---|---|---|---|---|")

@@ -20,7 +20,7 @@ then pAUC@0.1 per set for the trees.  Metrics are computed independently of
 rankcore (``top_of_list_comparison.judge``).  Without the folder it says so
 and exits with status 0::
 
-    RANKCORE_DATASETS=/path/to/datasets python benchmarks/fold_bag_study.py --splits 5 --seeds 5
+    RANKCORE_DATASETS=/path/to/datasets python studies/fold_bag_study.py --splits 5 --seeds 5
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from top_of_list_comparison import binary_datasets, judge  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.top_of_list_comparison import binary_datasets, judge  # noqa: E402
 
 #: The default search's candidates that cross-validate on small data (AutoRanker's row limits aside).
 CANDIDATES = ("trees", "trees:subsample=1", "exactboost", "linear", "kernel", "kernel:kernel=rbf")

@@ -1,12 +1,12 @@
 """Export binary tasks from R packages as datasets folders: ten held-out tasks, and eighteen more to verify with.
 
 A check on data nobody here tuned on: the trees' defaults were chosen on the
-shared datasets (``docs/top_of_list.md``), so this script writes ten other
+benchmark datasets (``docs/studies/top_of_list_comparison.md``), so this script writes ten other
 public tasks in the same format (gzipped CSV, last column ``label``, and a
 ``MANIFEST.json``), and the comparison runs on them unchanged::
 
-    python benchmarks/export_r_datasets.py --out /tmp/rdatasets
-    RANKCORE_DATASETS=/tmp/rdatasets python benchmarks/top_of_list_comparison.py --splits 5
+    python tools/export_r_datasets.py --out /tmp/rdatasets
+    RANKCORE_DATASETS=/tmp/rdatasets python studies/top_of_list_comparison.py --splits 5
 
 The data come from the Debian packages ``r-cran-mlbench`` and
 ``r-cran-kernlab`` (``apt-get install r-cran-mlbench r-cran-kernlab``; R
@@ -24,7 +24,7 @@ without it they are skipped, saying so.  Columns that are the label in
 disguise are dropped (``CreditCard``'s spending, ``PSID1976``'s hours and
 wages)::
 
-    python benchmarks/export_r_datasets.py --group verify --out /tmp/verifydatasets
+    python tools/export_r_datasets.py --group verify --out /tmp/verifydatasets
 
 ``--group fresh`` writes nine more (``r-cran-cardata``, ``r-cran-caret``,
 ``r-cran-mass`` and R's own ``datasets``: Titanic survival, Chilean vote,

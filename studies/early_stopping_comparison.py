@@ -11,7 +11,7 @@ Protocol
 
   - ``fixed (n_iter=100)``: no early stopping (the defaults below 10,000
     rows, where ``early_stopping="auto"`` is off).
-  - ``old recipe``: the recipe documented before issue 14,
+  - ``old recipe``: the earlier documented recipe,
     ``n_iter=300, early_stopping=True`` with a 10 % stratified hold-out,
     patience 10, the model trained on the other 90 % -- reproduced here with
     ``eval_set`` on the split the old code drew.
@@ -24,7 +24,7 @@ Protocol
   5 % of the test rows, per dataset and the mean over the datasets; and the
   mean number of iterations kept.
 
-Large data (``--large``; issue 23, item 3)
+Large data (``--large``)
 -----------------------------------------
 * Datasets: those with more than 10,000 rows (where ``early_stopping="auto"``
   switches on; ijcnn1 in the shared folder), ``--splits`` stratified 70/30
@@ -44,9 +44,9 @@ Large data (``--large``; issue 23, item 3)
 
 Run::
 
-    python benchmarks/early_stopping_comparison.py                 # 12 datasets, 5 splits
-    python benchmarks/early_stopping_comparison.py --datasets wdbc pima-indians-diabetes --splits 2
-    python benchmarks/early_stopping_comparison.py --large --splits 5 --repeats 3
+    python studies/early_stopping_comparison.py                 # 12 datasets, 5 splits
+    python studies/early_stopping_comparison.py --datasets wdbc pima-indians-diabetes --splits 2
+    python studies/early_stopping_comparison.py --large --splits 5 --repeats 3
 
 Prints a Markdown table; exits cleanly if the datasets are not there.
 """
@@ -61,9 +61,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
 
 DATASETS = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
             "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
@@ -194,7 +194,7 @@ def _ranking_scores(model, X):
 
 def run_large(datasets, n_splits, repeats, out=print):
     """(dataset, method) -> rows of (pAUC@0.1, AUC, iterations, fit seconds, LightGBM's fit seconds)."""
-    from top_of_list_comparison import judge
+    from studies.top_of_list_comparison import judge
 
     results: dict = {}
     for name, X, y, seed, train, test in _splits(datasets, n_splits, out, test_size=0.3):

@@ -6,7 +6,7 @@ Two steps, so that many recipes can be compared without refitting:
     For every dataset of the folder (``$RANKCORE_DATASETS``; ``--max-train``
     keeps those whose 70 % training part is at most that many rows) and each
     of the first ``--splits`` stratified 70/30 splits of
-    ``benchmarks/top_of_list_comparison.py`` (the same splits), fit every
+    ``studies/top_of_list_comparison.py`` (the same splits), fit every
     candidate of :data:`CANDIDATES` on the 5 folds of the training part
     (``--repeats`` times; a 20 % hold-out beyond 7,000 training rows) and once
     on the whole training part, on one thread, and keep the out-of-fold and
@@ -27,10 +27,10 @@ Two steps, so that many recipes can be compared without refitting:
 
 Usage::
 
-    RANKCORE_DATASETS=/path/to/datasets python benchmarks/auto_recipe_study.py collect --out /tmp/study \
+    RANKCORE_DATASETS=/path/to/datasets python studies/auto_recipe_study.py collect --out /tmp/study \
         --splits 5 --max-train 3000
-    python benchmarks/auto_recipe_study.py simulate --out /tmp/study
-    python benchmarks/auto_recipe_study.py simulate --out /tmp/study --only "AutoRanker now"   # and its choices
+    python studies/auto_recipe_study.py simulate --out /tmp/study
+    python studies/auto_recipe_study.py simulate --out /tmp/study --only "AutoRanker now"   # and its choices
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from top_of_list_comparison import METRICS, binary_datasets, judge  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.top_of_list_comparison import METRICS, binary_datasets, judge  # noqa: E402
 
 #: Candidate name -> AutoRanker candidate spec (the study's names are the file keys).
 CANDIDATES = {

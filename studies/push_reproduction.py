@@ -22,7 +22,7 @@ draws the leftmost portion of the training and test ROC curves (counts).
 
 Run::
 
-    python benchmarks/push_reproduction.py [--out-dir out/push_reproduction] [--repeats 10]
+    python studies/push_reproduction.py [--out-dir out/push_reproduction] [--repeats 10]
 
 Datasets come from ``$RANKCORE_DATASETS`` (see ``benchmarks/_data.py``); the
 script exits cleanly with a message when they are not there.
@@ -37,9 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
 
 P_VALUES = (1, 2, 4, 8, 16, 64)
 

@@ -1,4 +1,4 @@
-"""ExactBoost speed at equal quality (issue 14 item 2): configurations side by side in one run.
+"""ExactBoost speed at equal quality: configurations side by side in one run.
 
 For each dataset (the paper's, spambase, and the synthetic 30,000 × 123 binary
 set of ``exactboost_reproduction.py``) and stratified 70/30 splits, fits
@@ -15,7 +15,7 @@ configuration below, one after the other on the same split, and reports
 Configurations:
 
 - ``pre-wave-2``: today's defaults with boxes evaluated on expanded score
-  arrays (``fit_runs(..., run_length=False)``), the code before issue 14's
+  arrays (``fit_runs(..., run_length=False)``), the code before the
   run-length kernel (same stumps as ``main``, checked);
 - ``main``: the defaults before this change (max_bins=None, depth=4,
   max_boxes=256);
@@ -24,8 +24,8 @@ Configurations:
 
 Usage::
 
-    python benchmarks/exactboost_speed.py --seeds 3 --out out/exactboost_speed.md
-    python benchmarks/exactboost_speed.py --datasets german-numeric svmguide1 --seeds 2 --no-synthetic
+    python studies/exactboost_speed.py --seeds 3 --out out/exactboost_speed.md
+    python studies/exactboost_speed.py --datasets german-numeric svmguide1 --seeds 2 --no-synthetic
 """
 
 from __future__ import annotations
@@ -38,17 +38,17 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from _data import DatasetUnavailable, load_dataset  # noqa: E402
-from exactboost_reproduction import synthetic_binary  # noqa: E402
+from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies.exactboost_reproduction import synthetic_binary  # noqa: E402
 
 DATASETS = ["german-numeric", "heart-statlog", "heart-cleveland", "ionosphere", "liver-disorders-bupa", "splice",
             "svmguide1", "spambase"]
 
 #: name -> (ExactBoost parameters, run_length).  Every configuration names
 #: the parameters it depends on, so the table stays meaningful when defaults move.
-BEFORE = dict(max_bins=None, depth=4, max_boxes=256)  # the defaults before issue 14 item 2
+BEFORE = dict(max_bins=None, depth=4, max_boxes=256)  # the defaults before the speed-ups
 CONFIGS = {
     "pre-wave-2": (BEFORE, False),
     "main": (BEFORE, True),

@@ -1,6 +1,6 @@
-"""``KernelRanker(solver="auto")`` on the shared datasets: what it chooses, fit time and test AUC (issues 14, 15).
+"""``KernelRanker(solver="auto")`` on the benchmark datasets: what it chooses, fit time and test AUC.
 
-For every shared dataset with at most 20,000 training rows (beyond, the old
+For every benchmark dataset with at most 20,000 training rows (beyond, the old
 default was Nyström as well): a stratified 70/30 split, features
 standardized on the training part, then
 
@@ -14,23 +14,27 @@ is wall clock on a shared machine: compare the columns of one run.
 
 Run::
 
-    python benchmarks/kernel_solver_auto.py [--splits 1] [--max-rows 20000]
+    python studies/kernel_solver_auto.py [--splits 1] [--max-rows 20000]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from _data import DatasetUnavailable, datasets_dir, load_dataset
 from rankcore import KernelRanker
 from rankcore.rkhs import GridEdgeWarning
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
+from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
 
 
 def fit_timed(model, X, y):
