@@ -63,7 +63,7 @@ class TreesCandidate(Candidate):
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
                 "trees:n_iter=5,large_data=false", "trees:n_iter=5,min_rows=10")
-    # the default, 8-leaf, every-row and two 300-tree variants: docs/studies/tree-defaults.md says why
+    # the default, 8-leaf, every-row and two 300-tree variants: docs/studies/trees_defaults.md says why
     default_specs = ("trees", "trees:max_leaves=8", "trees:subsample=1",
                      f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
                      "trees:n_iter=300,min_rows=3000")
@@ -194,7 +194,7 @@ class LinearCandidate(Candidate):
     examples = ("linear:n_epochs=2",)
     default_specs = ("linear",)
     small_data_specs = ("linear",)
-    # a fold fit costs 0.27 to 1.2 default trees' (docs/studies/tree-defaults.md)
+    # a fold fit costs 0.27 to 1.2 default trees' (docs/studies/trees_defaults.md)
     relative_cost = 0.4
     priority = 5
 
@@ -217,7 +217,7 @@ class KernelCandidate(Candidate):
     examples = ("kernel", "kernel:rbf,0.01")
     default_specs = ("kernel", "kernel:kernel=rbf")
     small_data_specs = ("kernel",)
-    # its cost grows as n³: beyond 600 rows it takes too much of the budget (docs/studies/tree-defaults.md)
+    # its cost grows as n³: beyond 600 rows it takes too much of the budget (docs/studies/trees_defaults.md)
     max_rows = 600
     relative_cost = 0.5
     priority = 20
@@ -253,7 +253,7 @@ class ExactBoostCandidate(Candidate):
 
     @property
     def relative_cost(self) -> float:  # type: ignore[override]
-        # 10 runs cost about 1.5 default tree fits (docs/studies/tree-defaults.md)
+        # 10 runs cost about 1.5 default tree fits (docs/studies/trees_defaults.md)
         return 0.15 * self.n_runs
 
     def fit_metric(self, context: CandidateContext) -> str:

@@ -196,9 +196,9 @@ class Trees(Learner):
     bounded = False
     accept_sparse = True
     accept_categorical = True
-    # a milder push than the stumps' (trees fit closely); why, and the other defaults: docs/studies/tree-defaults.md
+    # a milder push than the stumps' (trees fit closely); why, and the other defaults: docs/studies/trees_defaults.md
     default_price = "pow:2"
-    # beyond 10,000 rows, stopped on a hold-out: every row at twice the rate (docs/studies/tree-defaults.md)
+    # beyond 10,000 rows, stopped on a hold-out: every row at twice the rate (docs/studies/trees_defaults.md)
     large_data_params = MappingProxyType({"learning_rate": 0.2, "subsample": 1.0})
     large_data_n_iter = 150
 
