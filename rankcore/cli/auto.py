@@ -124,7 +124,7 @@ def build_estimator(args):
 
 def run(args) -> int:
     from ..persistence import save_model
-    from ._progress import Progress
+    from .._progress import Progress
 
     check_distinct_outputs({"--out": args.out, "--report": args.report})
     check_output(args.out, "--out", inputs={"DATA": args.data}, force=args.force)

@@ -47,7 +47,8 @@ from ._models import (
     models_epilog,
 )
 from ._intervals import add_interval_options, comparison_tables, render_tables
-from ._progress import Progress, add_progress_options
+from .._progress import Progress
+from ._progress import add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
 # What to look at in each figure: one sentence, printed after the file is written

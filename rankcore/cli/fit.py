@@ -16,7 +16,8 @@ from ._common import (
     scalar_metric,
 )
 from ._models import add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog
-from ._progress import Progress, add_progress_options
+from .._progress import Progress
+from ._progress import add_progress_options
 
 
 def missing_note(data, found) -> str:
