@@ -520,6 +520,44 @@ def models_epilog(*examples: str) -> str:
 
 
 # --------------------------------------------------------------------------
+# Categorical columns
+# --------------------------------------------------------------------------
+
+
+def split_by_category(configs: list[ModelConfig], data) -> None:
+    """Have every model split ``data``'s categorical columns by category, or refuse, before any training.
+
+    Each configuration gets ``categorical_features`` = those columns' names,
+    which its model file then records; a model without that parameter, or
+    whose learner does not split by category (its ``accept_categorical``),
+    is refused with the way out.
+    """
+    if not data.categories:
+        return
+    from ..registry import resolve
+    from ._common import categorical_learners
+
+    names = list(data.categories)
+    cannot = []
+    for config in configs:
+        estimator = config.build()
+        params = estimator.get_params(deep=False)
+        learner = params.get("learner")
+        spec = learner if isinstance(learner, str) else getattr(learner, "spec", None)
+        if "categorical_features" not in params or spec is None or \
+                not getattr(resolve("learner", spec), "accept_categorical", False):
+            cannot.append(describe_estimator(estimator, config.label))
+        else:
+            config.params["categorical_features"] = names
+    if cannot:
+        flags = " or ".join(f"--learner {name}" for name in categorical_learners()) or "a learner that does"
+        users = " or ".join(k.name for k in KINDS.values() if "learner" in k.options)
+        raise CommandError(f"--categorical: {', '.join(cannot)} cannot split by category (the columns "
+                           f"{', '.join(names)}): use {flags} with --model {users}, or leave the columns out "
+                           f"with --drop {','.join(names)}")
+
+
+# --------------------------------------------------------------------------
 # Missing values
 # --------------------------------------------------------------------------
 

@@ -52,9 +52,9 @@ greater of the two labels is the relevant one (``1`` of {0, 1}, ``M`` of
 irrelevant, so a multi-class file can rank one class against the rest.
 """
 
-from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues
+from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES
 from ._load import detect_format, load_data
 
-__all__ = ["DataError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
+__all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS"]
