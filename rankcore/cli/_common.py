@@ -72,7 +72,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     ``keep``: columns read aside (``--id``).  Text in any other feature
     column is one error naming every such column and what to do.
     """
-    from .datasets import TextColumnsError, load_data
+    from .datasets import load_data
+    from .datasets._dataset import TextColumnsError
 
     if categorical is None and getattr(args, "categorical", None):
         categorical = "auto" if args.categorical.strip() == "auto" else column_list(args.categorical)

@@ -27,6 +27,7 @@ from ._common import (
     scalar_metric,
     split_specs,
 )
+from ._columns import estimator_input
 from ._progress import add_progress_options
 
 #: Candidates drawn in the report's ROC figure (the choice first).
@@ -138,7 +139,7 @@ def run(args) -> int:
                f"(label: {data.label_name}); choosing by {estimator.metric}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), estimator.metric)
     try:
-        estimator.fit(data.X, y, callbacks=progress)
+        estimator.fit(estimator_input(data), y, callbacks=progress)
     except BaseException:
         progress.abort()
         raise

@@ -45,7 +45,9 @@ from ._models import (
     fit_one,
     missing_facts,
     models_epilog,
+    split_by_category,
 )
+from ._columns import align, estimator_input
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
@@ -79,7 +81,7 @@ def add_parser(subparsers):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, categorical=True)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
                        help="fraction of DATA held out for testing, stratified (default 0.3)")
@@ -371,9 +373,15 @@ def run(args) -> int:
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
     data = load(args, args.data)
     y = data.binary_target(args.positive)
+    split_by_category(configs, data)
+    X = estimator_input(data)
     if args.test:
-        test = load(args, args.test, n_features=data.n_features)
-        splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}
+        test = load(args, args.test, n_features=None if data.named else data.n_features,
+                    categorical=list(data.categories) or None)
+        if data.named and test.named:
+            align(test, data.feature_names, f"the training data {data.source}")
+        splits = {"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
+                                                                                         require_both=False))}
         from ..report import file_sha256
 
         split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
@@ -381,7 +389,7 @@ def run(args) -> int:
     else:
         test = None
         try:
-            X_tr, X_te, y_tr, y_te = train_test_split(data.X, y, test_size=args.test_size, stratify=y,
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
                                                       random_state=args.random_state)
         except ValueError as exc:
             raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None

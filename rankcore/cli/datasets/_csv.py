@@ -278,8 +278,8 @@ def _chunk_to_float(rows, chunk_lines, take, names, source, text, found_new, ref
                 elif found_new:
                     new.add(j)
                 elif j not in refused:
-                    refused[j] = (f"line {chunk_lines[bad[0]]}, column {names[j]!r}: "
-                                  f"{str(cells[bad[0], c]).strip()[:40]!r}")
+                    refused[j] = (f"line {chunk_lines[bad[0]]}, column {names[j]!r}: expected a number, "
+                                  f"got {str(cells[bad[0], c]).strip()[:40]!r}")
     infinite = np.isinf(block)
     if infinite.any():
         r, c = (int(v[0]) for v in np.nonzero(infinite))

@@ -34,20 +34,19 @@ class DataError(ValueError):
 class TextColumnsError(DataError):
     """Feature columns of a CSV file hold text where numbers were expected.
 
+    The message names the first such value (file, line, column) and every
+    such column.
+
     Attributes
     ----------
-    source : str
     columns : list of str
-        Every such column, in file order.
-    first : str
-        The first text value and where it is (``"line 2, column 'city': 'Paris'"``).
+        Every feature column holding text, in file order.
     """
 
     def __init__(self, source: str, columns: list[str], first: str):
-        self.source, self.columns, self.first = source, list(columns), first
+        self.columns = list(columns)
         plural = "s" if len(columns) != 1 else ""
-        super().__init__(f"{source}: {len(columns)} column{plural} of text where numbers were expected: "
-                         f"{', '.join(columns)} (the first at {first})")
+        super().__init__(f"{source}, {first}; text in {len(columns)} column{plural}: {', '.join(columns)}")
 
 
 @dataclass
