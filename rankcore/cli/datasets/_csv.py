@@ -175,7 +175,7 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     if not lines:
         raise DataError(f"{source}: no data rows after the header")
     if refused:
-        raise TextColumnsError(source, [names[j] for j in sorted(refused)], refused[min(refused)])
+        raise TextColumnsError(source, [names[j] for j in sorted(refused)], next(iter(refused.values())))
     X = np.ascontiguousarray(np.concatenate(blocks, axis=0))
     if label_index is not None:
         for text in set(labels):  # the distinct labels: few, even in a long file
