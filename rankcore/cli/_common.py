@@ -86,11 +86,12 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
 
 def _text_advice(args, columns: list[str]) -> str:
     """What to do with feature columns of text: split them by category (where the command can), or drop them."""
-    drop = f"leave {'them' if len(columns) > 1 else 'it'} out with --drop {','.join(columns)}"
+    them = "them" if len(columns) > 1 else "it"
+    drop = f"leave {them} out with --drop {','.join(columns)}"
     if not hasattr(args, "categorical"):
-        return drop + " (or encode them as numbers)"
+        return f"{drop} (or encode {them} as numbers)"
     learners = " or ".join(f"--learner {name}" for name in categorical_learners()) or "a learner that does"
-    return f"split them by category with --categorical auto (or --categorical COLS), with {learners}; or {drop}"
+    return f"split {them} by category with --categorical auto (or --categorical COLS), with {learners}; or {drop}"
 
 
 def categorical_learners() -> list[str]:
