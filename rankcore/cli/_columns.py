@@ -73,6 +73,17 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
     return data, data.frame()
 
 
+def like_training(other, data) -> None:
+    """Give ``other`` (a validation or test file) the training file's columns: by name, or by position."""
+    if data.named and other.named:
+        align(other, data.feature_names, f"the training data {data.source}")
+    elif other.n_features != data.n_features:
+        raise CommandError(f"{other.source}: {other.n_features} feature columns, but the training data "
+                           f"{data.source} has {data.n_features}")
+    else:
+        other.feature_names, other.named = list(data.feature_names), data.named
+
+
 def align(data, names: list[str], what: str) -> None:
     """Put ``data``'s feature columns in the order of ``names`` (in place), refusing missing or unknown ones.
 

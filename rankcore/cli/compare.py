@@ -47,7 +47,7 @@ from ._models import (
     models_epilog,
     split_by_category,
 )
-from ._columns import align, estimator_input
+from ._columns import estimator_input, like_training
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
@@ -378,8 +378,7 @@ def run(args) -> int:
     if args.test:
         test = load(args, args.test, n_features=None if data.named else data.n_features,
                     categorical=list(data.categories) or None)
-        if data.named and test.named:
-            align(test, data.feature_names, f"the training data {data.source}")
+        like_training(test, data)
         splits = {"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
                                                                                          require_both=False))}
         from ..report import file_sha256

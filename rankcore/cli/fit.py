@@ -15,7 +15,7 @@ from ._common import (
     load,
     scalar_metric,
 )
-from ._columns import align, estimator_input
+from ._columns import estimator_input, like_training
 from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
                       split_by_category)
 from .._progress import Progress
@@ -93,8 +93,7 @@ def run(args) -> int:
     if args.validation:
         val = load(args, args.validation, n_features=None if data.named else data.n_features,
                    categorical=list(data.categories) or None)
-        if data.named and val.named:
-            align(val, data.feature_names, f"the training data {data.source}")
+        like_training(val, data)
         X_val, y_val, where = estimator_input(val), val.binary_target(args.positive, require_both=False), "validation"
     else:
         val = None

@@ -114,6 +114,8 @@ class Dataset:
         """
         import pandas as pd
 
+        if not self.categories:        # one float block over X itself: no copy, the same array back
+            return pd.DataFrame(self.X, columns=list(self.feature_names), copy=False)
         columns = {}
         for j, name in enumerate(self.feature_names):
             if name in self.categories:
