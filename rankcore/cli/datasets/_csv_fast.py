@@ -112,12 +112,10 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
         # which columns hold text: read everything as text, then convert the columns of numbers
         frame = _pandas_frame(source, delimiter, header_lineno, n_fields, ())
         for j in feature_idx:
-            values = frame[j].str.strip()
-            numbers = pd.to_numeric(values, errors="coerce")
-            if (numbers.isna() & values.notna()).any():
+            try:                   # as the checking parser converts: Python's float() of each field
+                frame[j] = frame[j].to_numpy(dtype=object).astype(np.float64)
+            except (ValueError, TypeError):
                 named |= {j}
-            else:
-                frame[j] = numbers.astype(np.float64)
     if label_index is not None and frame[label_index].isna().any():
         return None  # a missing label: named by the checking parser
     if frame[n_fields - 1].isna().any() and not _rows_complete(source, delimiter, header_lineno, n_fields):
