@@ -65,14 +65,14 @@ def leaderboard(*rows):
                        "5-fold stratified cross-validation")
 
 
-def test_scored_parts_says_when_the_choice_missed_folds():
+def test_scored_parts_counts_the_folds_the_choice_was_scored_on():
     nan = math.nan
     partial = types.SimpleNamespace(cv_description_="5-fold stratified cross-validation", leaderboard_=leaderboard(
         ("trees", "chosen", [0.5, nan, nan, nan, nan]), ("linear", "halved", [0.4, 0.5, nan, nan, nan])))
-    assert scored_parts(partial) == "1 fold of 5-fold stratified cross-validation (5 planned; no time for the others)"
+    assert scored_parts(partial) == "1 fold of 5-fold stratified cross-validation"
     whole = types.SimpleNamespace(cv_description_="5-fold stratified cross-validation",
-                                  leaderboard_=leaderboard(("trees", "chosen", [0.5] * 5)))
-    assert scored_parts(whole) == "5-fold stratified cross-validation"
+                                  leaderboard_=leaderboard(("trees", "chosen", [0.5] * 5 + [nan] * 10)))
+    assert scored_parts(whole) == "5 folds of 5-fold stratified cross-validation"
 
 
 def test_imputation_note_names_the_candidates_that_saw_filled_values(tmp_path):

@@ -189,17 +189,16 @@ def leaderboard_table(estimator) -> Table:
 
 
 def scored_parts(estimator) -> str:
-    """``"5-fold stratified cross-validation"``, or ``"3 folds of ..."`` when the choice was scored on fewer.
+    """``"3 folds of 5-fold stratified cross-validation"``: the validation parts the choice's score is a mean over.
 
-    A time budget or successive halving may stop a candidate after some of
-    the planned validation parts: its mean is over those only.
+    A time budget may stop a search before the chosen candidate has been
+    scored on every fold of the plan: its mean is over the ones it has.
     """
     chosen = next((row for row in estimator.leaderboard_ if row.status == "chosen"), None)
-    if chosen is None or chosen.n_folds >= len(chosen.fold_scores):
+    if chosen is None:
         return estimator.cv_description_
     part = "part" if "hold-out" in estimator.cv_description_ else "fold"
-    return (f"{chosen.n_folds} {part}{'s' if chosen.n_folds != 1 else ''} of {estimator.cv_description_} "
-            f"({len(chosen.fold_scores)} planned; no time for the others)")
+    return f"{chosen.n_folds} {part}{'s' if chosen.n_folds != 1 else ''} of {estimator.cv_description_}"
 
 
 def imputation_note(estimator, missing) -> str:
