@@ -13,7 +13,8 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`int_seed` (the seed every random draw of a fit derives from),
 ``ATTRIBUTES_DOC`` (the fitted attributes' documentation) and
 ``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
-than this); their declared parameters are the classes' ``parameters``.
+than this) and ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
+``scoring`` is None); their declared parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
@@ -21,9 +22,10 @@ from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
 from ._estimators import _int_seed as int_seed
 from ._progress import IterationInfo, check_callbacks
+from ._scoring import LARGE_DATA_METRIC
 from ._tie_break import check_tie_break_scale
 from ._validation import AUTO_MIN_ROWS
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
-           "AUTO_MIN_ROWS"]
+           "AUTO_MIN_ROWS", "LARGE_DATA_METRIC"]

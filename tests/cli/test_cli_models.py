@@ -218,7 +218,7 @@ def test_output_checked_before_training(small_data, tmp_path):
 
 
 def test_compare_figures_plot_the_models_scores(small_data):
-    from rankcore.cli._progress import Progress
+    from rankcore._progress import Progress
     from rankcore.cli.compare import run_comparison, write_figures
     from rankcore.metrics import roc_curve
 
