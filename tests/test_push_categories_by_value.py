@@ -8,7 +8,7 @@ import pytest
 
 import rankcore
 from rankcore._categories import categories_from_state, categories_to_state, encode_categories
-from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
+from rankcore.persistence import ModelFormatError, _encode, model_from_dict, model_to_dict
 
 from _model_files import resign
 
@@ -153,16 +153,9 @@ def test_categories_by_value_a_file_written_before_loads_and_scores_by_codes(fit
 def test_categories_by_value_bad_file_fields_are_refused(fitted, bad, match):
     model = fitted[0]
     data = model_to_dict(model)
-    data["state"]["categories"] = model_to_dict_value(bad)
+    data["state"]["categories"] = _encode(bad, "state")        # as a file holds it (arrays encoded)
     with pytest.raises(ModelFormatError, match=match):
         model_from_dict(resign(data))
-
-
-def model_to_dict_value(value):
-    """A state value as a model file holds it (arrays encoded)."""
-    from rankcore.persistence import _encode
-
-    return _encode(value, "state")
 
 
 @pytest.mark.parametrize("categories", [
