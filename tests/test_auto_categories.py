@@ -32,16 +32,34 @@ def fitted():
     return model, train, y, test, aligned
 
 
-def test_auto_categories_a_category_column_is_its_codes_for_every_candidate(fitted):
-    model, train, y, _, _ = fitted
+def test_auto_categories_numeric_candidates_see_the_positions(fitted):
+    _, train, y, _, _ = fitted
+    model = rankcore.AutoRanker(candidates=["linear:n_epochs=2"], random_state=0, n_jobs=1).fit(train, y)
     assert list(model.categories_[0]) == LEVELS and model.categories_[1] is None
     # the documented encoding, by hand: position among the categories, missing NaN
     position = {v: float(k) for k, v in enumerate(LEVELS)}
     codes = np.column_stack([[position.get(v, np.nan) for v in train["colour"].astype(object)],
                              train["x"].to_numpy()])
-    by_codes = rankcore.AutoRanker(candidates=CANDIDATES, random_state=0, n_jobs=1).fit(codes, y)
-    assert by_codes.best_candidate_ == model.best_candidate_
+    by_codes = rankcore.AutoRanker(candidates=["linear:n_epochs=2"], random_state=0, n_jobs=1).fit(codes, y)
     np.testing.assert_array_equal(model.decision_function(train), by_codes.decision_function(codes))
+
+
+def _trees_of(model):
+    best = model.best_estimator_
+    return [r for m in getattr(best, "estimators", [best]) for r in m.rankers_]
+
+
+def test_auto_categories_the_trees_split_by_category_groups(fitted):
+    model, train, y, _, _ = fitted
+    assert model.best_candidate_.startswith("trees")
+    assert any(r.categorical for r in _trees_of(model))
+    numeric = train.assign(colour=train["colour"].cat.codes.astype(float).where(train["colour"].notna()))
+    by_numbers = rankcore.AutoRanker(candidates=CANDIDATES, random_state=0, n_jobs=1).fit(numeric, y)
+    assert not any(r.categorical for r in _trees_of(by_numbers))
+    # the oblivious trees do not split categories: they see the positions as numbers (and fit)
+    oblivious = rankcore.AutoRanker(candidates=["trees:n_iter=4,growth=oblivious"], random_state=0,
+                                    n_jobs=1).fit(train, y)
+    assert oblivious.leaderboard_.rows[0].status == "chosen" and oblivious.best_estimator_ is not None
 
 
 def test_auto_categories_shifted_codes_score_as_aligned_also_after_save_and_load(fitted):

@@ -285,7 +285,7 @@ class AutoRanker(Ranker):
             skipped = {s: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend of "
                           f"{', '.join(members)}" for s in specs if s not in members}
             specs = members
-        context = make_context(metric_spec, X, y, 0, n_threads)
+        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns())
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, fitted_as = [], {}
         for spec in specs:
@@ -316,7 +316,12 @@ class AutoRanker(Ranker):
         """
         from ._executors import LocalExecutor
 
-        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads)
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns())
+
+    def categorical_columns(self) -> tuple[tuple[int, int], ...]:
+        """(column, number of categories) of the fit's category columns (see ``categories_``)."""
+        categories = getattr(self, "categories_", None) or ()
+        return tuple((j, len(c)) for j, c in enumerate(categories) if c is not None)
 
     @staticmethod
     def _event_forwarder(specs, plan, listeners, progress):
@@ -410,7 +415,8 @@ class AutoRanker(Ranker):
 
     def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
-        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
+        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
+                               categorical=self.categorical_columns())
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds))
         order = [selection.chosen]
         if selection.is_blend:
