@@ -43,6 +43,11 @@ class CandidateContext:
         choice was validated on (a fold's training part), so that a
         candidate whose settings depend on the number of rows can refit as
         it was validated.  None for a fold's fit.
+    categorical : tuple of (int, int)
+        (column, number of categories) of each column that holds a pandas
+        ``category`` column's positions (0, 1, ...; NaN missing): a
+        candidate that splits by groups of categories may do so there;
+        the others see numbers.
     """
 
     metric: str
@@ -53,6 +58,7 @@ class CandidateContext:
     random_state: int
     n_jobs: int = 1
     validated_rows: int | None = None
+    categorical: tuple[tuple[int, int], ...] = ()
 
 
 class Candidate(Component):

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
+from .._categories import encode_categories
 from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
 from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
 from ._bag import FoldBag, standardization
@@ -166,6 +167,13 @@ class AutoRanker(Ranker):
         Seconds of the search and of the final refit.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
+    categories_ : list of (ndarray or None)
+        Fitted on a pandas DataFrame with ``category`` columns: per column,
+        the categories of a category column (None for the others).  Every
+        candidate sees such a column as its values' positions among these
+        categories (0, 1, ...; missing: NaN), and a frame scored later is
+        encoded the same way by value: a category not listed scores as a
+        missing value.
     n_features_in_, feature_names_in_
 
     Examples
@@ -247,6 +255,10 @@ class AutoRanker(Ranker):
     def _check_data(self, X, y):
         reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
+        # a DataFrame's category columns: every candidate sees a value's position among the categories
+        X, categories = encode_categories(X, None)
+        if categories is not None and any(c is not None for c in categories):
+            self.categories_ = categories
         X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
         y01, classes = check_bipartite_target(y)
         check_same_length(X=X_arr, y=y01)
@@ -273,7 +285,7 @@ class AutoRanker(Ranker):
             skipped = {s: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend of "
                           f"{', '.join(members)}" for s in specs if s not in members}
             specs = members
-        context = make_context(metric_spec, X, y, 0, n_threads)
+        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns())
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, fitted_as = [], {}
         for spec in specs:
@@ -304,7 +316,12 @@ class AutoRanker(Ranker):
         """
         from ._executors import LocalExecutor
 
-        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads)
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns())
+
+    def categorical_columns(self) -> tuple[tuple[int, int], ...]:
+        """(column, number of categories) of the fit's category columns (see ``categories_``)."""
+        categories = getattr(self, "categories_", None) or ()
+        return tuple((j, len(c)) for j, c in enumerate(categories) if c is not None)
 
     @staticmethod
     def _event_forwarder(specs, plan, listeners, progress):
@@ -398,7 +415,8 @@ class AutoRanker(Ranker):
 
     def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
-        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
+        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
+                               categorical=self.categorical_columns())
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds))
         order = [selection.chosen]
         if selection.is_blend:
@@ -436,6 +454,9 @@ class AutoRanker(Ranker):
         check_is_fitted(self)
         reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
+        # matched by value to the fit's categories; a fit without category columns refuses them
+        X, _ = encode_categories(X, getattr(self, "categories_", None) or [None] * self.n_features_in_,
+                                 feature_names=getattr(self, "feature_names_in_", None))
         X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")

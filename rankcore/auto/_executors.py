@@ -23,9 +23,11 @@ __all__ = ["LocalExecutor"]
 class LocalExecutor:
     """Run tasks one after the other in this process, each on ``n_jobs`` threads."""
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int):
+    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int,
+                 categorical: tuple = ()):
         self.X, self.y, self.plan = X, y, plan
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
+        self.categorical = categorical
         self.has_missing = bool(np.isnan(X).any())        # once, not once per task
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
@@ -35,4 +37,4 @@ class LocalExecutor:
                 continue
             train, validation = self.plan.folds[task.fold]
             on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs,
-                               self.has_missing))
+                               self.has_missing, self.categorical))

@@ -55,20 +55,25 @@ def fold_seed(base_seed: int, fold: int) -> int:
 
 
 def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
-                 has_missing: bool | None = None) -> CandidateContext:
-    """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up)."""
+                 has_missing: bool | None = None, categorical: tuple = ()) -> CandidateContext:
+    """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up).
+
+    ``categorical``: (column, number of categories) of X's category columns.
+    """
     missing = bool(np.isnan(X).any()) if has_missing is None else bool(has_missing)
     return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
                             n_positive=int(np.count_nonzero(y)), has_missing=missing,
-                            random_state=seed, n_jobs=n_jobs)
+                            random_state=seed, n_jobs=n_jobs, categorical=tuple(categorical))
 
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
-             base_seed: int, n_jobs: int, x_has_missing: bool | None = None) -> TaskResult:
+             base_seed: int, n_jobs: int, x_has_missing: bool | None = None,
+             categorical: tuple = ()) -> TaskResult:
     """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
 
     ``x_has_missing``: whether X holds NaN, when the caller knows (an
     executor looks once, not once per task: a pass over X); None: look.
+    ``categorical``: (column, number of categories) of X's category columns.
     Errors are returned (``TaskResult.error``), not raised; the first warning
     is returned too (``TaskResult.warning``), not shown.
     """
@@ -87,7 +92,7 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
             X_tr, y_tr = X[train], y[train]
             # without NaN in X none is in its rows; with some, the training part's own look decides
             context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs,
-                                   has_missing=None if x_has_missing else False)
+                                   has_missing=None if x_has_missing else False, categorical=categorical)
             estimator = build_estimator(candidate, context, x_has_missing)
             estimator.fit(X_tr, y_tr)
             fit_time = time.perf_counter() - start

@@ -185,14 +185,23 @@ class _BaseBoost(Ranker):
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py)
+        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py):
+        # a fit keeps the category columns' categories, and later frames are encoded by their values
         learner = learner if learner is not None else getattr(self, "_learner", None)
-        X_arr, categorical = check_learner_matrix(X, learner)
+        X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
+                                                 feature_names=getattr(self, "feature_names_in_", None))
         if reset:
-            self._categorical_columns = self._categorical(categorical, X_arr.shape[1], learner)
+            if categories is not None:
+                self.categories_ = categories
+            from_frame = [j for j, c in enumerate(categories or ()) if c is not None]
+            self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner)
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
+
+    def _categories(self) -> list | None:
+        """The categories kept at fit (None: fitted on an array, or loaded from a file written without them)."""
+        return getattr(self, "categories_", None)
 
     def _categorical(self, from_frame, n_features: int, learner) -> tuple[int, ...]:
         """The columns split by category groups: a DataFrame's ``category`` columns and ``categorical_features``."""
@@ -463,7 +472,8 @@ class _BaseBoost(Ranker):
     def _check_eval_set(self, eval_set, objective, classes, learner):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X")
+        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X", categories=self._categories(),
+                                        feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -622,6 +632,11 @@ _ATTRIBUTES_DOC = """
         or ``"objective"``.
     best_iteration_ : int
         Iteration with the best validation score (0 = no iteration).
+    categories_ : list of (ndarray or None)
+        Fitted on a pandas DataFrame by a learner that splits categories:
+        per column, the categories of a ``category`` column (None for the
+        other columns).  A DataFrame scored later is encoded by its values
+        against them; a category they do not list scores as a missing value.
     training_curve_ : TrainingCurve
         ``objective_values_`` and ``validation_scores_`` per iteration
         (:class:`rankcore.base.TrainingCurve`).
