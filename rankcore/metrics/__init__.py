@@ -8,6 +8,9 @@ are the registered metric plugins behind them; ``Metric.sorted_kernel()``
 gives the nogil Cython kernel (:mod:`rankcore.metrics._sorted`).
 :func:`confidence_interval` and :func:`compare` give intervals and paired
 tests (DeLong for the AUC, a one-sort bootstrap for every metric).
+With ``qid`` every scalar metric is computed per query and averaged
+(:func:`per_query` shows each query); ``ndcg@k``, ``err@k``, ``map`` and
+``mrr`` are the list metrics of search, on graded labels.
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
@@ -37,6 +40,8 @@ from ._intervals import (
     confidence_interval,
 )
 
+from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
+from ._query_evaluate import QueryValues, per_query
 from ._roc_cells import RocCells
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
@@ -52,6 +57,12 @@ __all__ = [
     "PairedComparison",
     "DroppedReplicatesWarning",
     "split_sorted",
+    "per_query",
+    "QueryValues",
+    "NDCG",
+    "ERR",
+    "MeanAveragePrecision",
+    "MeanReciprocalRank",
     *_functions.__all__,
     "RocCurve",
     *_scalar.__all__,

@@ -146,6 +146,18 @@ class Metric(Component):
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
 
+    def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Any) -> np.ndarray:
+        """The value of each query (validated arrays, a :class:`~rankcore.metrics._queries.Queries`).
+
+        NaN marks a query the mean leaves out (the metric is undefined on
+        it).  The default evaluates the metric on each query's rows;
+        non-scalar metrics refuse ``qid``.  List metrics (``ndcg@k``, ...)
+        compute every query at once from one sort.
+        """
+        from ._query_mean import values_by_query
+
+        return values_by_query(self, y, scores, queries)
+
     def compute(self, y: np.ndarray, scores: np.ndarray) -> Any:
         """Evaluate on validated arrays (int8 labels or float64 relevance, float64 scores)."""
         from ._split import split_sorted
