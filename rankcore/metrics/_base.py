@@ -63,6 +63,11 @@ class Metric(Component):
     interval_method : {"bootstrap", "delong"}
         What ``confidence_interval(..., method="auto")`` uses: the bootstrap
         (default), or DeLong's asymptotic variance (the AUC).
+    ties_by_row_order : bool
+        Tied scores are ordered by their rows' order (LightGBM's and
+        trec_eval's conventions, ``ndcg@k:10,ties=first``), so reordering
+        the rows may change the value when scores tie.  Default ``False``:
+        ties are never broken by position.
 
     Distributed evaluation
     ----------------------
@@ -107,6 +112,7 @@ class Metric(Component):
     order_invariant: ClassVar[bool] = False
     weighted_groups: ClassVar[bool] = False
     interval_method: ClassVar[str] = "bootstrap"
+    ties_by_row_order: ClassVar[bool] = False
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.

@@ -90,6 +90,11 @@ class QueryMetric(OrderMetric):
         self.ties_rule = self.ties or self.default_conventions[0]
         self.empty_rule = self.empty or self.default_conventions[1]
 
+    @property
+    def ties_by_row_order(self) -> bool:  # type: ignore[override]
+        """``ties="first"`` orders a tie by row."""
+        return self.ties_rule == "first"
+
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         self.check_query_data(y, Queries.single(int(y.shape[0])))
 
