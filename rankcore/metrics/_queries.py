@@ -91,12 +91,15 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
     O(n log n) for ids NumPy can sort (numbers, strings), O(n) hashing plus
     a sort of the distinct ids otherwise; O(n) memory.
     """
-    if qid is None or isinstance(qid, (str, bytes)) or np.ndim(qid) == 0 and not hasattr(qid, "__len__"):
+    if qid is None or isinstance(qid, (str, bytes)) or not hasattr(qid, "__len__"):
         raise TypeError(f"{name}: expected one query id per row (an array or a list), got {type(qid).__name__}")
     if isinstance(qid, np.ndarray):
         arr = qid
     else:
         items = list(qid)
+        if items and all(isinstance(v, (list, np.ndarray)) for v in items):
+            raise ValueError(f"{name}: expected a 1-D array of query ids, got rows that are lists or arrays "
+                             f"(a 2-D array?)")
         arr = np.empty(len(items), dtype=object)
         for row, value in enumerate(items):        # element by element: tuples stay ids, not rows
             arr[row] = value
