@@ -43,6 +43,7 @@ from ._intervals import (
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
 from ._query_evaluate import QueryValues, per_query
 from ._roc_cells import RocCells
+from ._scorer import make_query_scorer
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
@@ -58,6 +59,7 @@ __all__ = [
     "DroppedReplicatesWarning",
     "split_sorted",
     "per_query",
+    "make_query_scorer",
     "QueryValues",
     "NDCG",
     "ERR",

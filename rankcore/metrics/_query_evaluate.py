@@ -192,7 +192,7 @@ def per_query(y: Any, scores: Any, metric: str | Metric, *, qid: Any = None, gro
     --------
     >>> from rankcore.metrics import per_query
     >>> per_query([2, 0, 1, 0, 0], [0.9, 0.8, 0.1, 0.5, 0.4], "ndcg@k:2", qid=["a", "a", "b", "b", "c"])
-    QueryValues(ndcg@k:2 0.5 over 2 queries, 1 left out)
+    QueryValues(ndcg@k:2 0.8155 over 2 queries, 1 left out)
     """
     from ..registry import resolve
     from ._intervals import _check_data
