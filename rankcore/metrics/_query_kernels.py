@@ -12,9 +12,10 @@ B. Ties are never broken by position unless asked (``ties="first"``: row
    a tie group counts as the expected value over a uniformly random order
    of the tie.  For DCG and precision that expectation is linear: each row
    of the group takes the group's mean gain.  For AP it has a closed form
-   per group (harmonic numbers).  For the reciprocal rank and ERR it needs
-   the group's composition: a short loop over the tied groups that matter
-   (the first group with a relevant row; groups starting above k).
+   per group (harmonic numbers).  The reciprocal rank needs the first group
+   with a relevant row (O(its size), one per query); ERR the mean products
+   of the group's continue probabilities over subsets, a recurrence run for
+   every tied group above k at once.
 """
 
 from __future__ import annotations
@@ -190,19 +191,34 @@ def reciprocal_rank(ranking: Ranking, relevant: np.ndarray, ties: str) -> np.nda
     return out
 
 
-def _subset_products(x: np.ndarray, t_max: int) -> np.ndarray:
-    """E_t, t = 0..t_max: the mean over t-subsets of ``x`` of their product (E_0 = 1).
+def _tied_stops(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np.ndarray,
+                place: np.ndarray) -> np.ndarray:
+    """Per tie group, the expected Σ_{t < slots} stop at its t-th slot / (place + t + 1) times what continues to it.
 
-    Adding element x_j to j − 1 others: E_t ← ((j−t)/j)·E_t + (t/j)·x_j·E_{t−1}.
-    O(len(x) · t_max), every term in [0, 1].
+    For continue probabilities x = 1 − stop of the group's m rows in a random
+    order, the t-th slot stops exactly there with probability E_t − E_{t+1},
+    E_t the mean product of x over t-subsets (E_0 = 1).  Adding the group's
+    j-th row: E_t ← ((j−t)/j)·E_t + (t/j)·x_j·E_{t−1}, every term in [0, 1].
+    All groups at once, the largest first, so the groups still growing at
+    step j are a prefix: O(Σ m · max slots) time, O(groups · max slots) memory.
     """
-    E = np.zeros(t_max + 1)
-    E[0] = 1.0
-    t = np.arange(t_max + 1, dtype=np.float64)
-    for j, value in enumerate(x, start=1):
-        shifted = np.concatenate([[0.0], E[:-1]])
-        E = np.where(t <= j, ((j - t) / j) * E + (t / j) * value * shifted, 0.0)
-    return E
+    by_size = np.argsort(-size, kind="stable")
+    first, size, slots, place = first[by_size], size[by_size], slots[by_size], place[by_size]
+    width = int(slots.max()) + 1
+    t = np.arange(width, dtype=np.float64)
+    E = np.zeros((first.shape[0], width))
+    E[:, 0] = 1.0
+    growing = np.searchsorted(-size, -np.arange(1, int(size[0]) + 1), side="right")  # groups with size >= j
+    for j, count in enumerate(growing, start=1):
+        x = 1.0 - stop[first[:count] + j - 1]
+        part = E[:count]
+        shifted = np.zeros_like(part)
+        shifted[:, 1:] = part[:, :-1]
+        E[:count] = ((j - t) / j) * part + (t / j) * x[:, None] * shifted
+    stopped = np.where(t[:-1] < slots[:, None], (E[:, :-1] - E[:, 1:]) / (place[:, None] + 1.0 + t[:-1]), 0.0)
+    out = np.empty(first.shape[0])
+    out[by_size] = stopped.sum(axis=1)
+    return out
 
 
 def expected_reciprocal_rank(ranking: Ranking, stop: np.ndarray, k: np.ndarray, ties: str) -> np.ndarray:
@@ -210,8 +226,8 @@ def expected_reciprocal_rank(ranking: Ranking, stop: np.ndarray, k: np.ndarray, 
 
     With ``ties="average"``, a group at places p+1.. with "continue"
     probabilities x = 1 − stop contributes, at its t-th slot, (E_t − E_{t+1}) /
-    (p + t + 1) times the product above it (E_t as in :func:`_subset_products`,
-    the t-th slot stopping exactly there): O(m · min(m, k − p)) per tied group.
+    (p + t + 1) times the product above it (:func:`_tied_stops`, the t-th slot
+    stopping exactly there): O(m · min(m, k − p)) per tied group, all at once.
     """
     s = stop[ranking.order]
     log_continue = np.log1p(-s)
@@ -225,9 +241,9 @@ def expected_reciprocal_rank(ranking: Ranking, stop: np.ndarray, k: np.ndarray, 
     single = ranking.group_size == 1
     read = p < k[ranking.group_query]
     values = np.where(single & read, above * ranking.per_group(s) / (p + 1.0), 0.0)
-    for g in np.flatnonzero(~single & read):
-        first, m = int(ranking.group_first[g]), int(ranking.group_size[g])
-        slots = min(m, int(k[ranking.group_query[g]]) - int(p[g]))
-        E = _subset_products(1.0 - s[first:first + m], slots)
-        values[g] = above[g] * float(np.sum((E[:slots] - E[1:slots + 1]) / (p[g] + 1.0 + np.arange(slots))))
+    tied = np.flatnonzero(~single & read)
+    if tied.size:
+        slots = np.minimum(ranking.group_size[tied], k[ranking.group_query[tied]] - p[tied])
+        values[tied] = above[tied] * _tied_stops(s, ranking.group_first[tied], ranking.group_size[tied], slots,
+                                                 p[tied])
     return ranking.groups_per_query(values)
