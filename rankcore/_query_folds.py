@@ -8,7 +8,6 @@ from typing import Any, Iterator
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _num_samples
 
 from .metrics._queries import check_qid
 from .validation import check_random_state_param
@@ -70,7 +69,8 @@ class QueryKFold(BaseCrossValidator):
             raise ValueError(f"n_splits: expected an integer >= 2, got {n!r}")
         return int(n)
 
-    def split(self, X: Any, y: Any = None, groups: Any = None, qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def split(self, X: Any, y: Any = None, groups: Any = None,
+              qid: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Train and test row indices of each fold.
 
         Parameters
@@ -100,8 +100,8 @@ class QueryKFold(BaseCrossValidator):
         if qid is None and groups is None:
             raise ValueError("qid: QueryKFold needs the query of each row: split(X, qid=qid) or groups=qid "
                              "(through cross_val_score(..., params={'qid': qid}) with metadata routing)")
-        queries = check_qid(qid if qid is not None else groups, _num_samples(X),
-                            name="qid" if qid is not None else "groups")
+        n_rows = X.shape[0] if hasattr(X, "shape") else len(X)
+        queries = check_qid(qid if qid is not None else groups, n_rows, name="qid" if qid is not None else "groups")
         if queries.n_queries < n_splits:
             raise ValueError(f"n_splits: {n_splits} folds need at least {n_splits} queries, got "
                              f"{queries.n_queries}")

@@ -53,6 +53,19 @@ def test_bad_grades_are_named():
         rankcore.evaluate([1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4], "auc", qid=qid)
 
 
+def test_very_high_grades():
+    y, scores, qid = [2000.0, 0.0, 1500.0, 3.0, 0.0], [0.1, 0.2, 0.2, 0.5, 0.4], [1, 1, 1, 2, 2]
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2': the gain 2\^grade - 1 overflows for grades >= 1024"):
+        rankcore.evaluate(y, scores, "ndcg@k:2", qid=qid)
+    assert rankcore.evaluate(y, scores, "ndcg@k:2,gain=linear", qid=qid)["ndcg@k:2,gain=linear"] > 0
+    # R = 1 in float64 for the 2000 (the reader stops there for sure): every value stays finite
+    for ties in ("average", "first"):
+        values = per_query(y, scores, f"err@k:3,ties={ties}", qid=qid).values
+        assert np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all()
+    first = per_query(y, scores, "err@k:3,ties=first", qid=qid).values[0]
+    assert first == pytest.approx(2.0 ** -500 * 0.5 + (1 - 2.0 ** -500) * 1 / 3, abs=1e-15)
+
+
 def test_k_larger_than_every_query_is_an_error():
     y, scores, qid = [1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], [1, 1, 2, 2, 2]
     for spec in ("ndcg@k:4", "err@k:4", "prec@k:4"):
@@ -81,8 +94,8 @@ def test_qid_and_group():
 
 
 def test_a_metric_that_counts_no_query_says_how_to_count_them():
-    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2' counts none of the 2 queries: no query has a "
-                                         r"relevant row .* pass empty=0 or empty=1"):
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2' counts none of the 2 queries: .* without a "
+                                         r"relevant row \(pass empty=0 or empty=1 to count them\)"):
         rankcore.evaluate([0, 0, 0, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=[1, 1, 2, 2])
     assert rankcore.evaluate([0, 0, 0, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2,empty=1", qid=[1, 1, 2, 2]) == {
         "ndcg@k:2,empty=1": 1.0}

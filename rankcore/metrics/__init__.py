@@ -40,6 +40,7 @@ from ._intervals import (
     confidence_interval,
 )
 
+from ._queries import Queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
 from ._query_evaluate import QueryValues, per_query
 from ._roc_cells import RocCells
@@ -59,6 +60,7 @@ __all__ = [
     "DroppedReplicatesWarning",
     "split_sorted",
     "per_query",
+    "Queries",
     "make_query_scorer",
     "QueryValues",
     "NDCG",

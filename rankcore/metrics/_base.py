@@ -153,7 +153,7 @@ class Metric(Component):
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
 
     def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Any) -> np.ndarray:
-        """The value of each query (validated arrays, a :class:`~rankcore.metrics._queries.Queries`).
+        """The value of each query (validated arrays, a :class:`~rankcore.metrics.Queries`).
 
         NaN marks a query the mean leaves out (the metric is undefined on
         it).  The default evaluates the metric on each query's rows;

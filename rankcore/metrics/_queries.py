@@ -103,9 +103,9 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         arr = np.empty(len(items), dtype=object)
         for row, value in enumerate(items):        # element by element: tuples stay ids, not rows
             arr[row] = value
-        if arr.size and all(isinstance(v, (numbers.Integral, str)) and not isinstance(v, bool) for v in items) \
+        if arr.size and all(isinstance(v, (numbers.Real, str)) and not isinstance(v, bool) for v in items) \
                 and len({type(v) is str for v in items}) == 1:
-            arr = np.asarray(items)
+            arr = np.asarray(items)                # numbers or strings: sorted by NumPy
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
     if arr.shape[0] != n:

@@ -162,6 +162,9 @@ class NDCG(QueryMetric):
     def gains(self, y: np.ndarray) -> np.ndarray:
         """The gain of each grade."""
         if self.gain_rule == "exp":
+            if float(y.max()) >= 1024.0:
+                raise ValueError(f"y: metric {self.spec!r}: the gain 2^grade - 1 overflows for grades >= 1024, got "
+                                 f"{float(y.max())!r}; use gain=linear or a gain table")
             return np.expm1(y * np.log(2.0))
         if self.gain_rule == "linear":
             return y
@@ -209,7 +212,8 @@ class ERR(QueryMetric):
 
     def raw_query_values(self, y, scores, queries):
         top = self.max_grade if self.max_grade is not None else float(y.max())
-        stop = np.expm1(y * np.log(2.0)) / 2.0 ** top if top > 0 else np.zeros_like(y)
+        # (2^g - 1) / 2^top written as 2^(g - top) - 2^-top: finite for any grade
+        stop = np.exp2(y - top) - np.exp2(-top) if top > 0 else np.zeros_like(y)
         return expected_reciprocal_rank(rank_queries(scores, queries), stop, cutoffs(self.k, queries.sizes),
                                         self.ties_rule)
 

@@ -29,8 +29,8 @@ from ._intervals import (
 )
 from ._queries import Queries
 
-__all__ = ["QueryValues", "per_query", "check_query_method", "query_values_of", "mean_of", "evaluate_queries", "query_interval", "query_comparison",
-           "QUERY_BOOTSTRAP"]
+__all__ = ["QueryValues", "per_query", "check_query_method", "query_values_of", "mean_of", "evaluate_queries",
+           "query_interval", "query_comparison", "QUERY_BOOTSTRAP"]
 
 #: The ``method`` of intervals that resample queries.
 QUERY_BOOTSTRAP = "bootstrap over queries"
@@ -87,9 +87,9 @@ def mean_of(metric: Metric, values: np.ndarray) -> float:
     """The mean over the counted queries; an error naming the metric when it counts none."""
     counted = ~np.isnan(values)
     if not counted.any():
-        why = ("no query has a relevant row (a grade > 0); pass empty=0 or empty=1 to count such queries"
-               if hasattr(metric, "empty_rule") else "the metric is undefined on every query (one class in each?)")
-        raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries: {why}")
+        raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries: it leaves out the "
+                         f"queries it is undefined on (one class for auc) and, with empty=skip, those without a "
+                         f"relevant row (pass empty=0 or empty=1 to count them)")
     return float(np.mean(values[counted]))
 
 

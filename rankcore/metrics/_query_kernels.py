@@ -126,7 +126,7 @@ def precision(ranking: Ranking, relevant: np.ndarray, k: np.ndarray, ties: str) 
 
 
 def _before_in_query(ranking: Ranking, values: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """For sorted rows (or groups) of queries ``query``, the sum of ``values`` strictly before each, within its query."""
+    """For sorted rows (or groups) in queries ``query``: the sum of ``values`` before each inside its query."""
     inclusive = np.cumsum(values)
     totals = np.bincount(query, weights=values, minlength=ranking.n_queries)
     start = np.concatenate([[0.0], np.cumsum(totals)])[query]
@@ -230,13 +230,17 @@ def expected_reciprocal_rank(ranking: Ranking, stop: np.ndarray, k: np.ndarray, 
     stopping exactly there): O(m · min(m, k − p)) per tied group, all at once.
     """
     s = stop[ranking.order]
-    log_continue = np.log1p(-s)
-    kk = k[ranking.query]
+    # the product of (1 - stop) above each row or group, as a sum of logs; a certain stop (stop = 1,
+    # a grade far above the others) is counted apart, since its log is -inf
+    certain = (s >= 1.0).astype(np.float64)
+    log_continue = np.log1p(-np.where(certain > 0, 0.0, s))
     if ties == "first":
-        above = np.exp(_before_in_query(ranking, log_continue, ranking.query))
+        kk = k[ranking.query]
+        above = np.where(_before_in_query(ranking, certain, ranking.query) > 0, 0.0,
+                         np.exp(_before_in_query(ranking, log_continue, ranking.query)))
         return ranking.per_query(np.where(ranking.position < kk, above * s / (ranking.position + 1.0), 0.0))
-    group_log = ranking.per_group(log_continue)
-    above = np.exp(_before_in_query(ranking, group_log, ranking.group_query))
+    above = np.where(_before_in_query(ranking, ranking.per_group(certain), ranking.group_query) > 0, 0.0,
+                     np.exp(_before_in_query(ranking, ranking.per_group(log_continue), ranking.group_query)))
     p = ranking.group_place
     single = ranking.group_size == 1
     read = p < k[ranking.group_query]
