@@ -141,7 +141,6 @@ class NDCG(QueryMetric):
     """
 
     name = "ndcg@k"
-    aliases = ("ndcg",)
     parameters = (
         _K,
         Parameter("gain", GAIN, default="", doc="'exp' 2^grade - 1, 'linear', or gains per grade '0/1/3/7'"),
@@ -194,7 +193,6 @@ class ERR(QueryMetric):
     """
 
     name = "err@k"
-    aliases = ("err",)
     parameters = (
         _K,
         _TIES,
