@@ -211,3 +211,16 @@ def test_compare_over_queries():
     assert (again.lower, again.upper, again.p_value) == (result.lower, result.upper, result.p_value)
     with pytest.raises(ValueError, match=r"method: with qid the interval of metric 'auc' resamples queries"):
         compare((y > 1).astype(int), good, scores, "auc", qid=qid, method="delong")
+    with pytest.raises(ValueError, match=r"method: with qid the interval of metric 'auc' resamples queries"):
+        confidence_interval((y > 1).astype(int), good, "auc", qid=qid, method="delong")
+
+
+def test_auc_over_queries_takes_the_query_bootstrap_by_default():
+    y, scores, qid = grouped(8, n_queries=80)
+    labels = (y > 1).astype(int)
+    ci = confidence_interval(labels, scores + labels, "auc", qid=qid, n_boot=200, random_state=0,
+                             return_replicates=True)
+    assert ci.method == "bootstrap over queries" and ci.replicates.shape == (200,)
+    assert ci.estimate == rankcore.evaluate(labels, scores + labels, "auc", qid=qid)["auc"]
+    paired = compare(labels, scores + labels, scores, "auc", qid=qid, n_boot=200, random_state=0)
+    assert paired.method == "bootstrap over queries" and paired.difference > 0

@@ -371,15 +371,16 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     >>> confidence_interval(y, scores, "prec@k:10", random_state=0)
     ConfidenceInterval(prec@k:10 0.6667, 95% CI [0.3, 0.9], bootstrap, 2000 replicates)
     """
+    asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is not None:
         from ._query_evaluate import check_query_method, query_interval, query_values_of
 
-        check_query_method(method, metric)
+        check_query_method(asked, metric)
         return query_interval(metric, query_values_of(metric, y_arr, s_arr, queries), level=level, n_boot=n_boot,
-                              seed=seed)
+                              seed=seed, return_replicates=return_replicates)
     _check_strata(y_arr, metric, bool(stratified))
     data = SortedData(y_arr, s_arr, n_threads=threads)
     return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=bool(stratified),
@@ -476,13 +477,14 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     >>> compare(labels, signal, signal + rng.normal(size=100), "auc")
     PairedComparison(auc 0.7083 - 0.6717 = 0.03667, 95% CI [-0.04488, 0.1182], p = 0.378, delong)
     """
+    asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     y_arr, scorings = _check_data(y, {"scores1": scores1, "scores2": scores2}, metric)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is not None:
         from ._query_evaluate import check_query_method, query_comparison, query_values_of
 
-        check_query_method(method, metric)
+        check_query_method(asked, metric)
         v1, v2 = (query_values_of(metric, y_arr, s, queries) for s in scorings)
         return query_comparison(metric, v1, v2, level=level, n_boot=n_boot, seed=seed,
                                 return_replicates=return_replicates)

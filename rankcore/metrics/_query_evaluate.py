@@ -112,14 +112,15 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np
     return out
 
 
-def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int) -> ConfidenceInterval:
+def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int,
+                   return_replicates: bool = False) -> ConfidenceInterval:
     """The percentile interval of the metric's mean over resampled queries."""
     estimate = mean_of(metric, values)
     replicates = _replicate_means([values], seed, n_boot)[:, 0]
     kept, n_dropped = _kept(replicates, metric, n_boot, "replicates of the queries")
     lower, upper = _percentiles(kept, level)
     return ConfidenceInterval(metric.spec, lower, upper, level, QUERY_BOOTSTRAP, float(np.std(kept, ddof=1)),
-                              n_boot, n_dropped, False, estimate=estimate)
+                              n_boot, n_dropped, False, replicates if return_replicates else None, estimate=estimate)
 
 
 def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *, level: float, n_boot: int,
