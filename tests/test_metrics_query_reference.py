@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankcore
 from rankcore.metrics import per_query
@@ -197,3 +199,22 @@ def test_large_ties_are_exact_against_a_closed_form():
             here = (3 - j) / (200 - t)
             value += above * here * stop[0] * 0.5 ** j / (t + 1)
     assert err == pytest.approx(value, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=14),
+       k=st.integers(1, 4))
+def test_query_metrics_equal_the_tie_enumeration_on_any_tiny_data(data, k):
+    """(grade, score, query) rows of up to three tiny queries: every metric equals the enumeration of tie orders."""
+    y = np.array([row[0] for row in data], dtype=np.float64)
+    scores = np.array([row[1] for row in data], dtype=np.float64)
+    qid = np.array([row[2] for row in data])
+    if max(np.bincount(qid)) < k or not (y > 0).any():
+        return                                                     # k > every query, no counted query: errors
+    queries = _by_query(y, scores, qid)
+    top = float(y.max())
+    for spec, metric, options in [(f"ndcg@k:{k}", "ndcg", dict(k=k)), (f"err@k:{k}", "err", dict(k=k, top=top)),
+                                  ("map", "map", {}), ("mrr", "mrr", {})]:
+        expected = [reference(metric, g, s, **options) for g, s in queries]
+        np.testing.assert_allclose(per_query(y, scores, spec, qid=qid).values, expected, rtol=0, atol=1e-12,
+                                   equal_nan=True, err_msg=spec)

@@ -48,7 +48,6 @@ class Ranking:
     group_size: np.ndarray
     group_query: np.ndarray
     group_place: np.ndarray
-    query_first: np.ndarray
     n_queries: int
 
     def per_query(self, row_values: np.ndarray) -> np.ndarray:
@@ -76,7 +75,7 @@ def rank_queries(scores: np.ndarray, queries: Queries) -> Ranking:
     group_size = np.diff(np.append(group_first, order.shape[0]))
     group = np.cumsum(new_group) - 1
     return Ranking(order, query, position, group, group_first, group_size, query[group_first],
-                   position[group_first], first, queries.n_queries)
+                   position[group_first], queries.n_queries)
 
 
 def cutoffs(k: int | float, sizes: np.ndarray) -> np.ndarray:
