@@ -147,7 +147,7 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup()
+        setup = self._setup_record()
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")

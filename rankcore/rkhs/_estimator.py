@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,39 @@ PARALLEL_MIN_ROWS = 1024
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class KernelSetup:
+    """KernelRanker's configuration, checked and resolved once: what ``fit``, ``score`` and loading use.
+
+    Attributes
+    ----------
+    params : CheckedParams
+        Every parameter, checked.
+    kernel : Kernel
+        The configured kernel before it sees the data (``gamma``, ``degree``,
+        ``coef0`` applied; a callable wrapped).
+    filters : tuple of Filter
+        The resolved filters; ``single_filter``: ``filter`` named one.
+    lam_mode : str
+        ``"single"``, ``"path"``, ``"holdout"`` or ``"apriori"``.
+    lams : ndarray or None
+        The λ values of ``"single"`` and ``"path"``.
+    grid : ndarray
+        The grid of the hold-out and a-priori choices.
+    metric : Metric
+        The resolved ``metric``.
+    """
+
+    params: CheckedParams
+    kernel: Kernel
+    filters: tuple
+    single_filter: bool
+    lam_mode: str
+    lams: np.ndarray | None
+    grid: np.ndarray
+    metric: Any
 
 
 class KernelRanker(Ranker):
@@ -134,10 +168,6 @@ class KernelRanker(Ranker):
     # ------------------------------------------------------------------
     # Parameter resolution (spec strings stay strings until fit)
     # ------------------------------------------------------------------
-    def _resolve_kernel(self, X: np.ndarray) -> Kernel:
-        kernel = self._configured_kernel()
-        return kernel if isinstance(kernel, CallableKernel) else kernel.with_data(X)
-
     def _configured_kernel(self) -> Kernel:
         """The kernel the parameters describe, before it sees the data."""
         overrides = {name: getattr(self, name) for name in _KERNEL_OVERRIDES if getattr(self, name) is not None}
@@ -164,15 +194,15 @@ class KernelRanker(Ranker):
             kernel = type(kernel)(**{**kernel.params, **overrides})
         return kernel
 
-    def _setup(self) -> CheckedParams:
+    def _setup(self) -> KernelSetup:
         """Every parameter checked and every spec resolved that needs no data (the start of ``fit`` and of loading)."""
         params = self._check_params()
-        self._configured_kernel()
-        self._resolve_filters()
-        self._resolve_lam()
-        self._resolve_grid()
-        resolve_parameter("metric", "metric", params.metric)
-        return params
+        kernel = self._configured_kernel()
+        filters, single_filter = self._resolve_filters()
+        lam_mode, lams = self._resolve_lam()
+        grid = self._resolve_grid()
+        metric = resolve_parameter("metric", "metric", params.metric)
+        return KernelSetup(params, kernel, tuple(filters), single_filter, lam_mode, lams, grid, metric)
 
     def _resolve_filters(self) -> tuple[list[Filter], bool]:
         spec = self.filter
@@ -280,7 +310,7 @@ class KernelRanker(Ranker):
         -------
         self
         """
-        self._setup()
+        setup = self._setup_record()
         X_arr = self._check_X(X, reset=True)
         m = X_arr.shape[0]
         if m < 2:
@@ -289,11 +319,11 @@ class KernelRanker(Ranker):
         if X_arr.shape[0] != y_values.shape[0]:
             raise ValueError(f"inconsistent lengths: X has {X_arr.shape[0]} rows, y has {y_values.shape[0]} values")
         self.n_features_in_ = X_arr.shape[1]
-        filters, single_filter = self._resolve_filters()
-        mode, lams = self._resolve_lam()
+        filters, single_filter = list(setup.filters), setup.single_filter
+        mode, lams = setup.lam_mode, setup.lams
         solver, n_components = self._plan(m, filters)
-        kernel = self._resolve_kernel(X_arr)
-        metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
+        kernel = setup.kernel if isinstance(setup.kernel, CallableKernel) else setup.kernel.with_data(X_arr)
+        metric = setup.metric if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
             raise ValueError(f"metric: {metric.spec!r} is not a scalar metric and cannot choose lambda")
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
@@ -322,7 +352,7 @@ class KernelRanker(Ranker):
                 coef = spectrum.path(filters, lams)
                 self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
             elif mode == "holdout":
-                grid = self._resolve_grid()
+                grid = setup.grid
                 result = self._holdout(X_arr, y_values, filters, grid, metric, extend=True)
                 grid = result.lams
                 self.lam_grid_, self.holdout_losses_ = grid, result.losses
@@ -337,7 +367,7 @@ class KernelRanker(Ranker):
             else:  # apriori
                 if not single_filter:
                     raise ValueError("filter: lam='apriori' extrapolates lambda for one filter; give a single filter")
-                grid = self._resolve_grid()
+                grid = setup.grid
                 sizes = self._check_apriori_sizes(m)
                 last: dict[str, Any] = {}
 
@@ -475,7 +505,7 @@ class KernelRanker(Ranker):
         scores = self.decision_function(X)
         if scores.ndim != 1:
             raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")
-        metric = registry().resolve("metric", self.metric)
+        metric = self._setup_record().metric
         y_values, _ = self._validate_target_for_score(y)
         from ._selection import metric_labels
 
@@ -506,11 +536,11 @@ class KernelRanker(Ranker):
 
     def _check_loaded_params(self, state: dict):
         # the parameters read from the file pass the same checks as in fit (m: the support rows)
-        params = self._setup()
+        setup = self._setup_record()
         support_rows = getattr(state.get("support"), "shape", (1,))[0]
         self._plan(max(int(support_rows), 1))
         self._check_apriori_sizes(2**62)
-        return params
+        return setup
 
     def _restore_fitted_state(self, state: dict, setup) -> None:
         fail = self._state_error
