@@ -61,7 +61,6 @@ __all__ = [
     "spec_kind",
     "random_state_kind",
     "N_JOBS",
-    "ANY",
 ]
 
 
@@ -92,15 +91,12 @@ def spec_kind(family: str, *, also: str = "", accept: Callable[[Any], bool] | No
 
 def random_state_kind(*, generator: bool = True, legacy: bool = True) -> Kind:
     """``random_state``: None, a seed >= 0, and (if allowed) a numpy ``RandomState`` / ``Generator``."""
-    allowed = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
+    from .validation import check_random_state_param
+
     names = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
 
     def check(value: Any) -> Any:
-        if value is None or isinstance(value, allowed):
-            return value
-        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 0:
-            return value
-        raise ValueError("not a seed")
+        return check_random_state_param(value, generator=generator, legacy=legacy)
 
     return Kind(f"None, an integer >= 0 or a numpy {names}", check, type_doc=f"int, {names} or None")
 
@@ -115,9 +111,6 @@ def _check_n_jobs(value: Any) -> Any:
 #: ``n_jobs``: None or -1 (every core), a positive count, or -2 (all but one) and below.
 N_JOBS = Kind("None, a positive integer or a negative integer (-1 = all cores)", _check_n_jobs,
               type_doc="int or None")
-
-#: Any value (checked where it is used, e.g. against the data).
-ANY = Kind("any value", lambda value: value)
 
 
 def resolve_parameter(name: str, family: str, value: Any):

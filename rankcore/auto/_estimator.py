@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
 from ..base import CheckedParams, Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
-from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
+from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
+                          reject_1d)
 from ._bag import FoldBag, standardization
 from ._candidate import Candidate, build_estimator, candidate_scores, registered_candidates
 from ._folds import check_metric_on_units, plan_folds, plan_units
@@ -137,11 +138,9 @@ def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.n
 
 
 def _base_seed(random_state) -> int:
-    if random_state is None:
-        return int(np.random.default_rng().integers(2**31 - 1))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
-    return int(random_state)
+    """The seed every fit of the search derives its own from; None: fresh entropy."""
+    seed = int_seed(random_state)
+    return int(np.random.default_rng().integers(2**31 - 1)) if seed is None else int(seed)
 
 
 class AutoRanker(Ranker):

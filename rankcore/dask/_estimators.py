@@ -162,7 +162,7 @@ class _DaskBoost(ClientParameter):
         except (ValueError, TypeError) as exc:
             raise ValueError(
                 f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
-                "(SeparableObjective, whose value is a merge of per-chunk partials) and the push objective "
+                "(BoundSeparable, whose value is a merge of per-chunk partials) and the push objective "
                 "have a distributed form, and this one needs the whole label vector when it is bound "
                 f"(binding it to a two-row placeholder failed: {exc}); fit it in memory"
             ) from None

@@ -51,7 +51,7 @@ from scipy.special import logsumexp
 from ..spec import Component, Parameter, SpecError
 from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
-__all__ = ["PushObjective", "BoundPairwisePush", "PairwisePushProblem"]
+__all__ = ["PushObjective", "BoundPairwisePush"]
 
 
 def _component(family: str):
@@ -322,7 +322,3 @@ def _signed_exp_sum(log_weights: np.ndarray, values: np.ndarray, power: int = 1)
     v = values[keep]
     terms = np.exp(log_weights[keep] + power * np.log(np.abs(v)))
     return float(np.sum(np.sign(v) ** power * terms))
-
-
-#: Deprecated alias of :class:`BoundPairwisePush` (objectives bound to data are named Bound...).
-PairwisePushProblem = BoundPairwisePush

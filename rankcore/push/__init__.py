@@ -19,7 +19,7 @@ than this); their declared parameters are the classes' ``parameters``.
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
-from ._estimators import _int_seed as int_seed
+from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._tie_break import check_tie_break_scale
 from ._validation import AUTO_MIN_ROWS

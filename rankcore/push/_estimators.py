@@ -34,6 +34,7 @@ from ..validation import (
     check_sample_weight,
     check_same_length,
     effective_n_threads,
+    int_seed,
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
@@ -56,13 +57,6 @@ from ._validation import (
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
 _STOP_REASONS = STOP_REASONS
-
-
-def _int_seed(random_state: Any) -> Any:
-    """A seed NumPy's default_rng accepts, from None, an int, a Generator or a RandomState (checked before)."""
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
-    return random_state
 
 
 @dataclass(frozen=True)
@@ -243,7 +237,7 @@ class _BaseBoost(Ranker):
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        seed = _int_seed(params.random_state)
+        seed = int_seed(params.random_state)
         stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
                                           has_eval_set=eval_set is not None, stratify=objective.task != "graded")
         if stopping.fallback:

@@ -24,6 +24,7 @@ from ..validation import (
     check_graded_labels,
     check_matrix,
     effective_n_threads,
+    int_seed,
 )
 from ._krylov import BlockKernelOperator, BlockKrylovSpectrum, DenseOperator, KrylovSpectrum
 from ._params import KERNEL_RANKER_FITTED, KERNEL_RANKER_PARAMETERS
@@ -326,11 +327,11 @@ class KernelRanker(Ranker):
         metric = setup.metric if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
             raise ValueError(f"metric: {metric.spec!r} is not a scalar metric and cannot choose lambda")
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
+        rng = np.random.default_rng(int_seed(check_random_state(self.random_state))) \
             if mode in ("holdout", "apriori") or solver == "nystroem" else None
         threads = effective_n_threads(self.n_jobs) if m >= PARALLEL_MIN_ROWS else 1
         # the block Lanczos start vectors of the matrix-free route (drawn after the hold-out's generator)
-        krylov_seed = check_random_state(self.random_state).randint(2**31 - 1) if solver == "krylov" else None
+        krylov_seed = int_seed(check_random_state(self.random_state)) if solver == "krylov" else None
 
         self.kernel_, self.filters_, self.solver_ = kernel, filters, solver
         self.target_type_ = "bipartite" if np.unique(y_values).shape[0] == 2 else "graded"
