@@ -121,3 +121,18 @@ def test_the_push_objective_takes_resolved_components_without_resolving_them(res
     assert not resolutions
     assert objective.spec == "push:logistic,pow:8"
     assert objective.loss_component is loss and objective.price_component is price
+
+
+@pytest.mark.parametrize("spec", _examples())
+def test_loading_a_model_file_resolves_each_spec_once(spec, resolutions, tmp_path):
+    X, y = _data()
+    estimator = _estimator(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(X, y)
+    rankcore.save_model(estimator, tmp_path / "model.json")
+    resolutions.clear()
+    loaded = rankcore.load_model(tmp_path / "model.json")
+    again = {key: count for key, count in resolutions.items() if count > 1}
+    assert not again, f"{spec}: resolved more than once in one load: {again}"
+    np.testing.assert_array_equal(loaded.decision_function(X), estimator.decision_function(X))

@@ -458,8 +458,9 @@ class ExactBoost(Ranker):
 
     def _check_loaded_params(self, state: dict) -> ExactBoostSetup:
         setup = self._setup_record()
-        try:
-            metric = resolve_monotone_metric(state.get("metric"))
+        try:      # the file's metric, as the parameters' resolved one when it names it
+            metric = setup.metric if state.get("metric") == setup.metric.spec else \
+                resolve_monotone_metric(state.get("metric"))
         except (TypeError, ValueError) as exc:
             self._state_error(f"metric: {exc}")
         if metric.spec != setup.metric.spec:

@@ -553,7 +553,8 @@ class KernelRanker(Ranker):
             fail(f"kernel {state['kernel']!r} still depends on the training data")
         if not (isinstance(state["filters"], list) and state["filters"] and all(isinstance(s, str) for s in state["filters"])):
             fail("filters must be a non-empty list of spec strings")
-        filters = [reg.resolve("filter", s) for s in state["filters"]]
+        configured = {f.spec: f for f in setup.filters}     # the parameters' filters, resolved
+        filters = [configured[s] if s in configured else reg.resolve("filter", s) for s in state["filters"]]
         single_filter, single_lam = state["single_filter"], state["single_lam"]
         if not isinstance(single_filter, bool) or not isinstance(single_lam, bool):
             fail("single_filter and single_lam must be booleans")
