@@ -39,6 +39,7 @@ def test_a_value_of_the_wrong_kind_is_refused_by_the_parameter_check(make, name,
     (rankcore.KernelRanker, dict(gamma="scale", degree=None, coef0=None, filter=["tikhonov", "cutoff"],
                                  lam=np.array([0.1, 0.01]), lam_grid=[0.1, 0.2], apriori_sizes=(10, 20))),
     (rankcore.KernelRanker, dict(gamma=2.0, degree=np.int64(3), coef0=1, lam="holdout", lam_grid=None)),
+    (rankcore.KernelRanker, dict(kernel="poly", degree=2.0)),
 ])
 def test_values_of_the_declared_kinds_pass_unchanged(make, params):
     checked = make(**params)._check_params()

@@ -33,7 +33,14 @@ def _check_gamma(value):
     raise TypeError("not a number")
 
 
+def _check_degree(value):
+    if _is_number(value) and float(value).is_integer():     # 2.0 too: the kernel reads it as 2
+        return value
+    raise TypeError("not a whole number")
+
+
 # the kernel checks the value (its own range, "scale" where it has one)
+_DEGREE = Kind("a whole number", _check_degree, type_doc="int or None")
 _GAMMA = Kind("a number or a kernel's text value such as 'scale'", _check_gamma, type_doc="float, str or None")
 _FILTER = sequence_kind("a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list of them",
                         type_doc="str, rankcore.Filter or sequence of them", non_empty=True,
@@ -54,7 +61,7 @@ KERNEL_RANKER_PARAMETERS = (
         Overrides the kernel's γ (``rbf``, ``laplacian``, ``poly``).  Default:
         the kernel spec's value, ``"scale"`` = from the training data (for
         ``rbf``: n_features · Var(X))."""),
-    Parameter("degree", int, default=None, nullable=True, doc="""
+    Parameter("degree", _DEGREE, default=None, nullable=True, doc="""
         Overrides the ``poly`` kernel's degree."""),
     Parameter("coef0", float, default=None, nullable=True, doc="""
         Overrides the ``poly`` kernel's constant."""),
