@@ -33,6 +33,7 @@ __all__ = [
     "check_sample_weight",
     "effective_n_threads",
     "check_random_state_param",
+    "int_seed",
     "reject_1d",
     "check_bipartite_target",
     "check_fit_data",
@@ -407,20 +408,36 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     return max(1, cores + 1 + n_jobs)
 
 
-def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True) -> Any:
-    """Check a ``random_state`` parameter without drawing from it.
+def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True,
+                             legacy: bool = True) -> Any:
+    """Check a ``random_state`` parameter without drawing from it: the one check of every ``random_state``.
 
     Accepts ``None``, a non-negative integer seed, a
-    :class:`numpy.random.RandomState` and (unless ``generator=False``) a
-    :class:`numpy.random.Generator`.  Returns the value unchanged.
+    :class:`numpy.random.RandomState` (unless ``legacy=False``) and a
+    :class:`numpy.random.Generator` (unless ``generator=False``).  Returns the
+    value unchanged.
     """
-    kinds = (np.random.RandomState, np.random.Generator) if generator else (np.random.RandomState,)
+    kinds = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
     if random_state is None or isinstance(random_state, kinds):
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
         return random_state
-    allowed = "a numpy RandomState or Generator" if generator else "a numpy RandomState"
-    raise ValueError(f"{name}: expected None, a non-negative integer seed or {allowed}, got {random_state!r}")
+    allowed = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
+    raise ValueError(f"{name}: expected None, a non-negative integer seed or a numpy {allowed}, got {random_state!r}")
+
+
+def int_seed(random_state: Any) -> Any:
+    """The seed the random draws of a fit derive from, for a checked ``random_state``.
+
+    An integer seed is itself; a :class:`numpy.random.RandomState` gives one
+    draw in [0, 2**31 - 1) (and advances); None and a
+    :class:`numpy.random.Generator` stay as they are (fresh entropy, or the
+    generator itself, where they are used).  ``int_seed(check_random_state(rs))``
+    is the seed of the RandomState that scikit-learn makes of ``rs``.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return random_state
 
 
 def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:

@@ -165,7 +165,7 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup()
+        setup = self._setup_record()
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
@@ -180,7 +180,7 @@ class _DaskBoost(ClientParameter):
         except (ValueError, TypeError) as exc:
             raise ValueError(
                 f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
-                "(SeparableObjective, whose value is a merge of per-chunk partials) and the push objective "
+                "(BoundSeparable, whose value is a merge of per-chunk partials) and the push objective "
                 "have a distributed form, and this one needs the whole label vector when it is bound "
                 f"(binding it to a two-row placeholder failed: {exc}); fit it in memory"
             ) from None

@@ -23,7 +23,7 @@ stop reason ``NO_VALIDATION``); their declared parameters are the classes'
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
-from ._estimators import _int_seed as int_seed
+from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._scoring import LARGE_DATA_METRIC
 from ._tie_break import check_tie_break_scale

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from .._categories import categories_to_state
-from ..base import ANY, N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
-from ..spec import Kind, Parameter
+from ..base import N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
+from ..spec import Kind, Parameter, sequence_kind
 from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
@@ -78,11 +78,14 @@ BOOSTING = (
         Boosting iterations (weak rankers added), at most.  None: 100, or the
         learner's larger cap when ``early_stopping="auto"`` switches on
         (``trees``: 150, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
-    Parameter("thresholds", ANY, default=None, type_doc="list of array-like or None", doc="""
+    Parameter("thresholds", sequence_kind("one array of thresholds per feature", type_doc="list of array-like"),
+              default=None, nullable=True, type_doc="list of array-like or None", doc="""
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
         ``thresholds``: the thresholds themselves)."""),
-    Parameter("categorical_features", ANY, default=None, type_doc="array-like of int, bool or str, or None", doc="""
+    Parameter("categorical_features",
+              sequence_kind("column indices, a boolean mask or column names (a list)", type_doc="array-like"),
+              default=None, nullable=True, type_doc="array-like of int, bool or str, or None", doc="""
         Columns to split by groups of categories, for learners that do
         (``"trees"``): column indices, a boolean mask over the columns, or
         column names of the DataFrame passed to ``fit``.  A DataFrame's

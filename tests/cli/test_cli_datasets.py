@@ -1,4 +1,4 @@
-"""rankcore.datasets: reading CSV, LIBSVM, .npy and .npz files, and one clear error line for bad ones."""
+"""rankcore.cli.datasets: reading CSV, LIBSVM, .npy and .npz files, and one clear error line for bad ones."""
 
 import gzip
 import sys
@@ -483,18 +483,6 @@ def test_libsvm_wide_file_is_exit_2_from_the_cli(tmp_path, capsys):
     assert main(["fit", str(path), "--out", str(tmp_path / "m.json"), "-q"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "beyond the limit" in err
-
-
-def test_the_deprecated_rankcore_datasets_alias_gives_the_same_names():
-    """``rankcore.datasets`` moved to ``rankcore.cli.datasets``; the old import warns and still works."""
-    import importlib
-    import sys
-
-    sys.modules.pop("rankcore.datasets", None)
-    with pytest.warns(DeprecationWarning, match="rankcore.cli.datasets"):
-        old = importlib.import_module("rankcore.datasets")
-    assert old.load_data is load_data and old.DataError is DataError
-    assert set(old.__all__) == set(datasets.__all__) and all(getattr(old, n) is getattr(datasets, n) for n in old.__all__)
 
 
 def test_each_reader_module_stays_small():

@@ -543,7 +543,7 @@ def test_dask_training_scores_on_the_workers_equal_the_in_memory_scores(dask_cli
     finally:
         session.close()
     assert [index for index, _ in chunks] == list(range(len(CHUNKS)))
-    objective = resolve("objective", DaskPushBoost(**params)._objective_spec())
+    objective = DaskPushBoost(**params)._setup_record().objective
     layout = resolve("learner", "stumps").prepare(X, thresholds=edges)
     y8 = y.astype(np.int8)
     local = InMemoryBackend(objective.bind(y8), layout, X, y8)
