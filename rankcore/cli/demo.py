@@ -24,7 +24,7 @@ import time
 from typing import Any, Sequence, TextIO
 
 from ._common import metric_specs
-from ._progress import Progress
+from .._progress import Progress
 
 __all__ = ["run_demo", "DEMO_PRICES", "DEMO_METRICS"]
 

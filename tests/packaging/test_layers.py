@@ -18,10 +18,8 @@ import pytest
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "rankcore" / "__init__.py").is_file())
 TABLE_MARKER = "<!-- layers: tests/test_layers.py parses the rows below -->"
 
-#: Imports allowed for now although they break a rule: (importing module, imported module).
+#: Imports allowed although they break a rule: (importing module, imported module).
 ALLOWED = {
-    # the progress display moves below the command line on the CLI branch; remove at its merge
-    ("rankcore.auto._progress", "rankcore.cli._progress"),
     # ExactBoost's kernels cimport the metric kernels' Cython declarations, which are published under
     # private names (docs/metrics.md shows ``rankcore.metrics._sorted``); public .pxd names mean
     # renaming compiled modules of both packages

@@ -19,7 +19,11 @@ Formats (chosen by extension, or by ``fmt=``):
     of NaN (``-nan``) -- is read as NaN, for the learners that handle missing
     values (the ``trees`` learner); ``allow_missing=False`` refuses it.
     Infinite values (``inf``, ``1e400``) and a missing or non-finite label
-    are always errors.
+    are always errors.  Feature columns of text are read by category with
+    ``categorical=`` (the columns, or ``"auto"``: every column of text;
+    :attr:`Dataset.categories`); otherwise text in feature columns is one
+    error naming every such column.  ``keep=`` reads columns aside as text
+    (an identifier, :attr:`Dataset.kept`).
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
     ``label index:value index:value ... # comment``; an optional ``qid:n``
     is ignored.  Indices are one-based unless some index is 0 (then
@@ -52,9 +56,9 @@ greater of the two labels is the relevant one (``1`` of {0, 1}, ``M`` of
 irrelevant, so a multi-class file can rank one class against the rest.
 """
 
-from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues
+from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES
 from ._load import detect_format, load_data
 
-__all__ = ["DataError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
+__all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS"]
