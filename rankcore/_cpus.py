@@ -51,7 +51,7 @@ def process_cpu_quota() -> float | None:
     Reading a cgroup file costs about 0.1 ms on some kernels, and every fit
     asks; a container's quota is set when it starts.
     """
-    return cgroup_cpu_quota()
+    return cgroup_cpu_quota(CGROUP_ROOT, PROC_CGROUP)
 
 
 def cgroup_cpu_quota(root: str | os.PathLike = CGROUP_ROOT, proc_cgroup: str | os.PathLike = PROC_CGROUP) -> float | None:
