@@ -26,9 +26,10 @@ PROC_CGROUP = "/proc/self/cgroup"
 def available_cpus() -> int:
     """The number of CPUs this process may use.
 
-    The CPUs of its affinity mask (``os.sched_getaffinity``; ``os.cpu_count``
-    where that does not exist), at most the container's CPU quota rounded up
-    (:func:`cgroup_cpu_quota`).  At least 1.
+    The CPUs of its affinity mask (``os.sched_getaffinity``, read at every
+    call since ``taskset`` may change it; ``os.cpu_count`` where it does not
+    exist), at most the container's CPU quota rounded up
+    (:func:`process_cpu_quota`).  At least 1.
 
     Returns
     -------
