@@ -27,6 +27,8 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).parent
 DEBUG = os.environ.get("RANKCORE_DEBUG", "") not in ("", "0")
+# The cores this build may use (``taskset`` and batch schedulers narrow the affinity mask).
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 # The compiler directives of every kernel, in one place (STYLE: build flags).
 DIRECTIVES = {
@@ -82,7 +84,7 @@ class ParallelBuildExt(build_ext):
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
-            self.parallel = os.cpu_count() or 1
+            self.parallel = CORES
 
 
 setup(
@@ -90,6 +92,6 @@ setup(
     ext_modules=cythonize(
         _extensions(),
         compiler_directives=DIRECTIVES,
-        nthreads=os.cpu_count() or 1,
+        nthreads=CORES,
     ),
 )

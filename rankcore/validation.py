@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from . import _cpus, _openmp
 from ._categories import encode_categories
 
 __all__ = [
@@ -393,19 +393,24 @@ def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weigh
 def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     """Number of threads for ``n_jobs``.
 
-    ``None`` and ``-1`` mean every available core (as LightGBM does: the
-    kernels release the GIL and scale); a positive integer is taken as is,
-    capped at the number of cores; ``-2`` means all but one, and so on.
+    ``None`` and ``-1`` mean every CPU the process may use (as LightGBM does:
+    the kernels release the GIL and scale): the CPUs of its affinity mask,
+    at most its container's CPU quota (``rankcore._cpus.available_cpus``); a
+    positive integer is taken as is, capped at that number; ``-2`` means all
+    but one, and so on.  Every count is also capped by the OpenMP runtime's
+    limit for the calling thread: ``OMP_NUM_THREADS`` or a
+    ``threadpoolctl.threadpool_limits`` the call runs under.
     """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if n_jobs is None:
-        return cores
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+    if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
         raise ValueError(f"{name}: expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
-    n_jobs = int(n_jobs)
-    if n_jobs > 0:
-        return min(n_jobs, cores)
-    return max(1, cores + 1 + n_jobs)
+    cpus = _cpus.available_cpus()
+    if n_jobs is None:
+        wanted = cpus
+    elif n_jobs > 0:
+        wanted = min(int(n_jobs), cpus)
+    else:
+        wanted = max(1, cpus + 1 + int(n_jobs))
+    return max(1, min(wanted, _openmp.max_threads()))
 
 
 def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True,

@@ -17,14 +17,23 @@
 #    parallel over rows.
 # E. Every function takes ``n_threads``; the loops are ``prange`` with a
 #    static schedule over rows (dynamic for triangles, whose rows differ).
+#    Below GRAM_PARALLEL_ENTRIES entries (a few hundred microseconds of
+#    exponentials) a call runs on one thread: waking a sleeping thread costs
+#    tens of microseconds on a busy machine, and ``Kernel.diagonal`` calls
+#    ``compute`` once per row.  Every entry is computed alone, so the result
+#    does not depend on the threads.
 
 from cython.parallel cimport prange
 from libc.math cimport exp, fabs, pow
 from scipy.linalg.cython_blas cimport dgemm, dsyrk
 
+from rankcore._parallel cimport threads_for
+
 import numpy as np
 
 cdef Py_ssize_t _TILE = 64
+# Entries (n * r, times d for the L1 distances) from which a pass runs on n_threads.
+cdef double GRAM_PARALLEL_ENTRIES = 65536.0
 
 
 def inner_products(const double[:, ::1] X, const double[:, ::1] Y, bint symmetric):
@@ -91,6 +100,7 @@ def rbf_inplace(double[:, ::1] G, const double[::1] sq_x, const double[::1] sq_y
     O(n r) exponentials (n(n+1)/2 when symmetric), parallel over rows.
     """
     cdef Py_ssize_t n = G.shape[0], r = G.shape[1], i, j
+    n_threads = threads_for(<double> n * r, n_threads, GRAM_PARALLEL_ENTRIES)
     with nogil:
         if symmetric:
             for i in prange(n, schedule="dynamic", num_threads=n_threads):
@@ -111,6 +121,7 @@ def poly_inplace(double[:, ::1] G, double inv_gamma, double coef0, double degree
     G : (n, r)  # IN/OUT (lower triangle only when symmetric).  O(n r).
     """
     cdef Py_ssize_t n = G.shape[0], r = G.shape[1], i, j
+    n_threads = threads_for(<double> n * r, n_threads, GRAM_PARALLEL_ENTRIES)
     with nogil:
         if symmetric:
             for i in prange(n, schedule="dynamic", num_threads=n_threads):
@@ -127,6 +138,7 @@ def mirror_lower(double[:, ::1] G, int n_threads):
     """Make a square matrix symmetric by copying its lower triangle upward.  G  # IN/OUT."""
     if G.shape[0] != G.shape[1]:
         raise ValueError(f"mirror_lower: expected a square matrix, got shape {tuple(G.shape)[:2]}")
+    n_threads = threads_for(<double> G.shape[0] * G.shape[0], n_threads, GRAM_PARALLEL_ENTRIES)
     with nogil:
         _mirror_lower(G, n_threads)
 
@@ -151,6 +163,7 @@ def laplacian(const double[:, ::1] X, const double[:, ::1] Y, double inv_gamma, 
     cdef Py_ssize_t i, j
     out_arr = np.empty((n, r))
     cdef double[:, ::1] out = out_arr
+    n_threads = threads_for(<double> n * r * d, n_threads, GRAM_PARALLEL_ENTRIES)
     with nogil:
         if symmetric:
             for i in prange(n, schedule="dynamic", num_threads=n_threads):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "rankcore" / "__init__.py").is_file())
-TABLE_MARKER = "<!-- layers: tests/test_layers.py parses the rows below -->"
+TABLE_MARKER = "<!-- layers: tests/packaging/test_layers.py parses the rows below -->"
 
 #: Imports allowed although they break a rule: (importing module, imported module).
 ALLOWED = {
