@@ -54,12 +54,12 @@ def test_constructor_signature_and_docs_come_from_the_declaration(cls):
         cls(1)
 
 
-def test_dask_twins_declare_client_first_and_their_own_patience():
+def test_dask_twins_declare_client_first_and_the_in_memory_patience():
     pytest.importorskip("distributed")
     from rankcore.dask import DaskExactBoost, DaskPushBoost
 
     params = inspect.signature(DaskPushBoost).parameters
-    assert list(params)[0] == "client" and params["n_iter_no_change"].default == 10
+    assert list(params)[0] == "client" and params["n_iter_no_change"].default is None
     assert list(inspect.signature(DaskExactBoost).parameters)[:2] == ["client", "batches_per_worker_thread"]
     assert "client : distributed.Client or None" in DaskPushBoost.__doc__
 

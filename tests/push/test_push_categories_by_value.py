@@ -184,5 +184,5 @@ def test_categorical_features_refuses_a_mapping():
     train, y, _, _ = _frames(3, n=200)
     X = train.assign(colour=train["colour"].cat.codes.astype(float)).to_numpy()
     with pytest.raises(TypeError, match="categorical_features: expected column indices, a boolean mask or column "
-                                        "names \\(a list\\), got a dict \\{0: 1\\}"):
+                                        "names \\(a list\\), got \\{0: 1\\}"):
         rankcore.boost(learner="trees", categorical_features={0: 1}, n_iter=2).fit(X, y)
