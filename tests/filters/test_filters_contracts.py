@@ -5,9 +5,10 @@ import pytest
 
 import rankcore
 from rankcore.filters import Filter
-from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import _filters
 from rankcore.testing import check_component
+
+from _plugin_registration import components_registered
 
 
 class NaiveIterated(Filter):
@@ -70,18 +71,10 @@ def test_correct_plugin_filter_passes_and_is_usable():
             out[pos] = -np.expm1(-t[pos] / lam) / t[pos]
             return out
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_filters(self):
-            return [Exponential]
-
-    register_plugin(Plugin(), name="test-filter-plugin")
-    try:
+    with components_registered("rankcore_register_filters", [Exponential], "test-filter-plugin"):
         check_component("filter", "test-exponential")
         X = np.linspace(0, 1, 30).reshape(-1, 1)
         y = np.floor(X[:, 0] * 5)
         ours = rankcore.KernelRanker(filter="test-exponential", lam=1e-3).fit(X, y).decision_function(X)
         builtin = rankcore.KernelRanker(filter="showalter", lam=1e-3).fit(X, y).decision_function(X)
         np.testing.assert_allclose(ours, builtin, rtol=1e-10, atol=1e-12)
-    finally:
-        unregister_plugin("test-filter-plugin")
