@@ -1,13 +1,13 @@
 """The filter contract checks (rankcore.testing._filters) catch broken filters, and a plugin filter works end to end."""
 
 import numpy as np
-import pytest
 
 import rankcore
 from rankcore.filters import Filter
 from rankcore.testing import _filters
 from rankcore.testing import check_component
 
+from _contract_cases import contract_checks_catch
 from _plugin_registration import components_registered
 
 
@@ -48,15 +48,12 @@ class MutatesInput(Filter):
         return 1.0 / (t + lam)
 
 
-@pytest.mark.parametrize("broken, check", [
+test_contract_check_fails_on_broken_filter = contract_checks_catch([
     (NaiveIterated, _filters.check_filter_limit_at_zero),
     (Overshoot, _filters.check_filter_residual_bounded),
     (NotARegularization, _filters.check_filter_converges_to_inverse),
     (NotARegularization, _filters.check_filter_dense_application),
-], ids=lambda v: getattr(v, "__name__", str(v)))
-def test_contract_check_fails_on_broken_filter(broken, check):
-    with pytest.raises(AssertionError):
-        check(broken(), np.random.default_rng(0))
+])
 
 
 def test_correct_plugin_filter_passes_and_is_usable():

@@ -1,12 +1,12 @@
 """The kernel contract checks (rankcore.testing._kernels) catch broken kernels, and a plugin kernel works end to end."""
 
 import numpy as np
-import pytest
 
 import rankcore
 from rankcore.kernels import Kernel
 from rankcore.testing import _kernels, check_component
 
+from _contract_cases import contract_checks_catch
 from _plugin_registration import components_registered
 
 
@@ -39,14 +39,11 @@ class WrongDiagonal(Kernel):
         return np.zeros(np.asarray(X).shape[0])
 
 
-@pytest.mark.parametrize("broken, check", [
+test_contract_check_fails_on_broken_kernel = contract_checks_catch([
     (Asymmetric, _kernels.check_kernel_symmetric_psd),
     (Indefinite, _kernels.check_kernel_symmetric_psd),
     (WrongDiagonal, _kernels.check_kernel_blocks_consistent),
-], ids=lambda v: getattr(v, "__name__", str(v)))
-def test_contract_check_fails_on_broken_kernel(broken, check):
-    with pytest.raises(AssertionError):
-        check(broken(), np.random.default_rng(0))
+])
 
 
 def test_plugin_kernel_passes_checks_and_fits():
