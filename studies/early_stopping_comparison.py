@@ -64,6 +64,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
 from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies._tables import mean_sd_tables  # noqa: E402
 
 DATASETS = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
             "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
@@ -142,24 +143,8 @@ def run(datasets, n_splits, out=print):
 
 def format_table(results) -> str:
     """One Markdown table per figure (pAUC@0.1, prec@5 %, iterations kept): datasets × methods."""
-    datasets = list(dict.fromkeys(d for d, _ in results))
-    names = list(dict.fromkeys(m for _, m in results))
-    blocks = []
-    for j, (title, fmt) in enumerate((("test pAUC@0.1", "{:.4f}"), ("test prec@5 %", "{:.3f}"),
-                                      ("iterations kept", "{:.0f}"))):
-        lines = [f"{title}", "", "| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        means = {m: [] for m in names}
-        for d in datasets:
-            cells = []
-            for m in names:
-                v = np.asarray(results[(d, m)], dtype=float)[:, j]
-                means[m].append(v.mean())
-                cells.append(f"{fmt.format(v.mean())} ± {fmt.format(v.std())}")
-            lines.append(f"| {d} | " + " | ".join(cells) + " |")
-        lines.append("| **mean over datasets** | " + " | ".join(f"**{fmt.format(np.mean(means[m]))}**" for m in names)
-                     + " |")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return mean_sd_tables(results, [("test pAUC@0.1", "{:.4f}"), ("test prec@5 %", "{:.3f}"),
+                                    ("iterations kept", "{:.0f}")])
 
 
 LARGE_DATASETS = ("ijcnn1",)
