@@ -382,6 +382,13 @@ def test_contract_checks_pass_on_builtins(check, spec):
     check(rankcore.resolve("metric", spec), np.random.default_rng(1))
 
 
+@pytest.mark.parametrize("name", _functions.__all__)
+def test_function_docstrings_have_their_shared_sections_filled_in(name):
+    doc = getattr(_functions, name).__doc__
+    assert not any("{" + key + "}" in doc for key in _functions._SHARED_DOC), doc
+    assert "Parameters\n    ----------\n    y : array-like of shape (n,)\n" in doc
+
+
 def test_function_docstring_examples_run():
     failures, tests = doctest.testmod(_functions, optionflags=doctest.ELLIPSIS)[:2]
     assert tests > 10 and failures == 0
