@@ -301,11 +301,13 @@ def loaded_datasets(names, max_rows=0):
         yield name, X, y
 
 
-def write_report(path, text, results):
-    """The Markdown report at ``path`` and its results beside it as ``.json`` (folders made as needed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text + "\n")
-    path.with_suffix(".json").write_text(json.dumps(results, indent=1))
+def publish_report(text, results, path=None):
+    """Print the Markdown report; with ``path``, also write it there and the results beside it as ``.json``."""
+    print(text)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+        path.with_suffix(".json").write_text(json.dumps(results, indent=1))
 
 
 def before_after(args) -> int:
@@ -319,10 +321,8 @@ def before_after(args) -> int:
     if args.synthetic and args.part in ("all", "kernel"):
         X, y = synthetic_binary()
         kernel["synthetic binary"] = kernel_before_after("synthetic binary", X, y, 1, args.n_runs)
-    text = before_after_report(kernel, flat, args.seeds, args.n_runs)
-    print(text)
-    if args.out:
-        write_report(args.out, text, {"kernel": kernel, "flat": flat})
+    publish_report(before_after_report(kernel, flat, args.seeds, args.n_runs), {"kernel": kernel, "flat": flat},
+                   args.out)
     return 0
 
 
@@ -355,10 +355,7 @@ def main(argv=None) -> int:
     if not results:
         print("exactboost_reproduction: nothing to run", file=sys.stderr)
         return 0
-    text = report(results, args.seeds)
-    print(text)
-    if args.out:
-        write_report(args.out, text, results)
+    publish_report(report(results, args.seeds), results, args.out)
     return 0
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from studies.exactboost_reproduction import loaded_datasets, synthetic_binary, write_report  # noqa: E402
+from studies.exactboost_reproduction import loaded_datasets, publish_report, synthetic_binary  # noqa: E402
 
 DATASETS = ["german-numeric", "heart-statlog", "heart-cleveland", "ionosphere", "liver-disorders-bupa", "splice",
             "svmguide1", "spambase"]
@@ -161,9 +161,7 @@ def main(argv=None) -> int:
         X, y = synthetic_binary()
         results["synthetic binary"] = run("synthetic binary", X, y, 1, args.n_runs, args.configs, args.metric)
     text = report(results, args.seeds, args.n_runs).replace("metric AUC", f"trained on {args.metric}")
-    print(text)
-    if args.out:
-        write_report(args.out, text, results)
+    publish_report(text, results, args.out)
     return 0
 
 
