@@ -64,7 +64,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
 from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
-from studies._tables import mean_sd_tables  # noqa: E402
+from studies._report import mean_sd_tables, note, print_results  # noqa: E402
 
 DATASETS = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
             "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
@@ -224,24 +224,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="--large: fits per model for the least fit time")
     args = parser.parse_args(argv)
     if args.large:
-        results = run_large(args.datasets or list(LARGE_DATASETS), args.splits, args.repeats,
-                            out=lambda m: print(m, file=sys.stderr))
-        if not results:
-            print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-            return 0
-        print(f"mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR [0, 0.1] normalized "
-              f"(1 is perfect); fit time: least of {args.repeats}, alternating, same process\n")
-        print(format_large(results))
-        return 0
-    args.datasets = args.datasets or list(DATASETS)
-    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-    if not results:
-        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-        return 0
-    print(f"boost() with stumps: mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR [0, 0.1] "
-          "is unnormalized (at most 0.1)\n")
-    print(format_table(results))
-    return 0
+        results = run_large(args.datasets or list(LARGE_DATASETS), args.splits, args.repeats, out=note)
+        return print_results(results, f"mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR "
+                             f"[0, 0.1] normalized (1 is perfect); fit time: least of {args.repeats}, alternating, "
+                             "same process\n", format_large)
+    results = run(args.datasets or list(DATASETS), args.splits, out=note)
+    return print_results(results, f"boost() with stumps: mean ± sd over {args.splits} stratified 70/30 split(s); "
+                         "pAUC over FPR [0, 0.1] is unnormalized (at most 0.1)\n", format_table)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
 from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
-from studies._tables import mean_sd_tables  # noqa: E402
+from studies._report import mean_sd_tables, note, print_results  # noqa: E402
 
 DATASETS = ("spambase", "svmguide1", "german-numeric", "splice", "ijcnn1")
 TEST_OF = {"ijcnn1": "ijcnn1-test"}
@@ -238,24 +238,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.defaults:
         datasets = list(args.datasets or SHARED) + (["ijcnn1"] if args.with_ijcnn1 else [])
-        results = run_defaults(datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-        if not results:
-            print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-            return 0
-        print(f"k = 5 %; mean ± sd over {args.splits} stratified 70/30 split(s) (ijcnn1: seeds on its "
-              "train/test pair)\n")
-        print(format_defaults(results))
-        return 0
-    args.datasets = args.datasets or list(DATASETS)
-    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-    if not results:
-        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-        return 0
-    present = [d for d in args.datasets if any(key[0] == d for key in results)]
-    print(f"test prec@k, mean ± sd over {args.splits} split(s)/seed(s); columns: dataset and k "
-          "(1 % / 5 % of the test set, n+ = number of test positives)\n")
-    print(format_table(results, present, args.splits))
-    return 0
+        results = run_defaults(datasets, args.splits, out=note)
+        return print_results(results, f"k = 5 %; mean ± sd over {args.splits} stratified 70/30 split(s) (ijcnn1: "
+                             "seeds on its train/test pair)\n", format_defaults)
+    datasets = args.datasets or list(DATASETS)
+    results = run(datasets, args.splits, out=note)
+    present = [d for d in datasets if any(key[0] == d for key in results)]
+    return print_results(results, f"test prec@k, mean ± sd over {args.splits} split(s)/seed(s); columns: dataset "
+                         "and k (1 % / 5 % of the test set, n+ = number of test positives)\n",
+                         lambda results: format_table(results, present, args.splits))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,25 @@
-"""Markdown tables shared by the studies: one table per figure, data sets by methods, mean ± sd over splits."""
+"""What the studies print: progress notes, mean ± sd tables (data sets by methods), the report or why there is none."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+
+
+def note(message):
+    """A progress note on stderr, apart from the report on stdout."""
+    print(message, file=sys.stderr)
+
+
+def print_results(results, header, format_results) -> int:
+    """Print ``header`` and ``format_results(results)``, or that no data set was available; the exit status (0)."""
+    if not results:
+        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
+        return 0
+    print(header)
+    print(format_results(results))
+    return 0
 
 
 def mean_sd_tables(results, figures) -> str:
