@@ -1,8 +1,9 @@
-"""Synthetic data shaped like the real sets where the trees' layout matters (one-hot, sparse and rare counts).
+"""Synthetic data for the benchmarks and the studies: rare positives in dense features, and sets shaped
+like the real ones where the trees' layout matters (one-hot, sparse and rare counts).
 
 Built in memory and never written; each maker takes a seed, so a benchmark
 and a study that call it with the same arguments see the same data.  The
-trees' whole-fit benchmark (``bench_trees.py``) and the studies in
+push, trees and oblivious benchmarks (``bench_*.py``) and the studies in
 ``studies/`` share them.
 """
 
@@ -13,6 +14,21 @@ import numpy as np
 #: The UCI Adult census' categorical columns and their level counts (workclass ... native-country).
 CENSUS_LEVELS = (9, 16, 7, 15, 6, 5, 2, 42)
 CENSUS_ROWS = 32_561
+
+
+def rare_positives(n: int, d: int = 50, seed: int = 1, product_feature: bool = True):
+    """n × d float32 normal features, 5 % positives shifted by 0.3 on the first 10 features.
+
+    With ``product_feature`` column 10 is replaced by the product of columns
+    0 and 1: an interaction trees can use and stumps cannot.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    y = (rng.random(n) < 0.05).astype(np.int8)
+    X[y == 1, :10] += 0.3
+    if product_feature:
+        X[:, 10] = X[:, 0] * X[:, 1]
+    return X, y
 
 
 def census_shaped(n: int = CENSUS_ROWS, seed: int = 2):

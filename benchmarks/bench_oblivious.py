@@ -20,6 +20,7 @@ import os
 import numpy as np
 import pytest
 
+from _shapes import rare_positives
 from bench_metrics import _interleaved as _least      # least time of each call, the calls taking turns
 
 lgb = pytest.importorskip("lightgbm")
@@ -35,12 +36,7 @@ SPECS = {"oblivious": "trees:growth=oblivious,subsample=1", "leafwise": "trees:s
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(N, 50)).astype(np.float32)
-    y = (rng.random(N) < 0.05).astype(np.int8)
-    X[y == 1, :10] += 0.3
-    X[:, 10] = X[:, 0] * X[:, 1]
-    return X, y
+    return rare_positives(N, 50)
 
 
 @pytest.fixture(scope="module")

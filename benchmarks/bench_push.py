@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
+from _shapes import rare_positives
 from rankcore.objectives._push import BoundPairwisePush
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
@@ -159,11 +160,7 @@ STUMP_D = 50
 
 @pytest.fixture(scope="module")
 def stump_data():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(STUMP_N, STUMP_D)).astype(np.float32)
-    y = (rng.random(STUMP_N) < 0.05).astype(np.int8)
-    X[y == 1, :10] += 0.3
-    return X, y
+    return rare_positives(STUMP_N, STUMP_D, product_feature=False)
 
 
 THREADS = sorted({1, effective_n_threads(None)})

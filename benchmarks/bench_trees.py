@@ -38,6 +38,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
+from _shapes import census_shaped, rare_positives, skewed_counts, sparse_counts
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.registry import resolve
@@ -61,12 +62,7 @@ _TIMES: dict = {}
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(N, D)).astype(np.float32)
-    y = (rng.random(N) < 0.05).astype(np.int8)
-    X[y == 1, :10] += 0.3
-    X[:, 10] = X[:, 0] * X[:, 1]                     # an interaction trees can use
-    return X, y
+    return rare_positives(N, D)
 
 
 def _lgb_params(n_threads):
@@ -264,8 +260,6 @@ def _small_dense():
 def test_trees_whole_fit_against_lightgbm(benchmark, case):
     # wide sparse counts: 1,500 sparse columns, whose nonzero codes the histograms read from each row's
     # list; skewed counts: most columns too rare to split, which the layout leaves out (docs/benchmarks.md)
-    from _shapes import census_shaped, skewed_counts, sparse_counts
-
     makers = {"census-shaped one-hot": census_shaped, "small dense": _small_dense, "wide sparse counts": sparse_counts,
               "wide skewed counts": skewed_counts}
     X, y = makers[case]()

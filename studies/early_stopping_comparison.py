@@ -64,6 +64,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
 from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies._report import mean_sd_tables, note, print_results  # noqa: E402
 
 DATASETS = ("pima-indians-diabetes", "wdbc", "tic-tac-toe", "boston-chas", "ionosphere", "german-numeric",
             "heart-cleveland", "heart-statlog", "liver-disorders-bupa", "splice", "svmguide1", "spambase")
@@ -142,24 +143,8 @@ def run(datasets, n_splits, out=print):
 
 def format_table(results) -> str:
     """One Markdown table per figure (pAUC@0.1, prec@5 %, iterations kept): datasets × methods."""
-    datasets = list(dict.fromkeys(d for d, _ in results))
-    names = list(dict.fromkeys(m for _, m in results))
-    blocks = []
-    for j, (title, fmt) in enumerate((("test pAUC@0.1", "{:.4f}"), ("test prec@5 %", "{:.3f}"),
-                                      ("iterations kept", "{:.0f}"))):
-        lines = [f"{title}", "", "| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        means = {m: [] for m in names}
-        for d in datasets:
-            cells = []
-            for m in names:
-                v = np.asarray(results[(d, m)], dtype=float)[:, j]
-                means[m].append(v.mean())
-                cells.append(f"{fmt.format(v.mean())} ± {fmt.format(v.std())}")
-            lines.append(f"| {d} | " + " | ".join(cells) + " |")
-        lines.append("| **mean over datasets** | " + " | ".join(f"**{fmt.format(np.mean(means[m]))}**" for m in names)
-                     + " |")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return mean_sd_tables(results, [("test pAUC@0.1", "{:.4f}"), ("test prec@5 %", "{:.3f}"),
+                                    ("iterations kept", "{:.0f}")])
 
 
 LARGE_DATASETS = ("ijcnn1",)
@@ -239,24 +224,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="--large: fits per model for the least fit time")
     args = parser.parse_args(argv)
     if args.large:
-        results = run_large(args.datasets or list(LARGE_DATASETS), args.splits, args.repeats,
-                            out=lambda m: print(m, file=sys.stderr))
-        if not results:
-            print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-            return 0
-        print(f"mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR [0, 0.1] normalized "
-              f"(1 is perfect); fit time: least of {args.repeats}, alternating, same process\n")
-        print(format_large(results))
-        return 0
-    args.datasets = args.datasets or list(DATASETS)
-    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-    if not results:
-        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-        return 0
-    print(f"boost() with stumps: mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR [0, 0.1] "
-          "is unnormalized (at most 0.1)\n")
-    print(format_table(results))
-    return 0
+        results = run_large(args.datasets or list(LARGE_DATASETS), args.splits, args.repeats, out=note)
+        return print_results(results, f"mean ± sd over {args.splits} stratified 70/30 split(s); pAUC over FPR "
+                             f"[0, 0.1] normalized (1 is perfect); fit time: least of {args.repeats}, alternating, "
+                             "same process\n", format_large)
+    results = run(args.datasets or list(DATASETS), args.splits, out=note)
+    return print_results(results, f"boost() with stumps: mean ± sd over {args.splits} stratified 70/30 split(s); "
+                         "pAUC over FPR [0, 0.1] is unnormalized (at most 0.1)\n", format_table)
 
 
 if __name__ == "__main__":

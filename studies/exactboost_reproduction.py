@@ -279,18 +279,40 @@ def before_after_report(kernel: dict, flat: dict, seeds: int, n_runs: int) -> st
     return "\n".join(lines)
 
 
-def before_after(args) -> int:
+def dataset_names(requested):
+    """The requested dataset names, or every ``*.csv.gz`` in the datasets folder (none when it is missing)."""
+    if requested:
+        return requested
     folder = datasets_dir()
-    names = args.datasets or (sorted(p.name[: -len(".csv.gz")] for p in folder.glob("*.csv.gz")) if folder.is_dir() else [])
-    kernel, flat = {}, {}
+    return sorted(p.name[: -len(".csv.gz")] for p in folder.glob("*.csv.gz")) if folder.is_dir() else []
+
+
+def loaded_datasets(names, max_rows=0):
+    """``(name, X, y)`` of each dataset that loads, with at most ``max_rows`` rows (0: any); the rest noted on stderr."""
     for name in names:
         try:
             X, y, _ = load_dataset(name)
         except DatasetUnavailable as exc:
             print(f"skipping {name}: {exc}", file=sys.stderr)
             continue
-        if args.max_rows and X.shape[0] > args.max_rows:
+        if max_rows and X.shape[0] > max_rows:
+            print(f"skipping {name}: {X.shape[0]} rows > --max-rows {max_rows}", file=sys.stderr)
             continue
+        yield name, X, y
+
+
+def publish_report(text, results, path=None):
+    """Print the Markdown report; with ``path``, also write it there and the results beside it as ``.json``."""
+    print(text)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+        path.with_suffix(".json").write_text(json.dumps(results, indent=1))
+
+
+def before_after(args) -> int:
+    kernel, flat = {}, {}
+    for name, X, y in loaded_datasets(dataset_names(args.datasets), args.max_rows):
         if name in PAPER_DATASETS and args.part in ("all", "kernel"):
             kernel[name] = kernel_before_after(name, X, y, args.seeds, args.n_runs)
         if args.part in ("all", "flat"):
@@ -299,12 +321,8 @@ def before_after(args) -> int:
     if args.synthetic and args.part in ("all", "kernel"):
         X, y = synthetic_binary()
         kernel["synthetic binary"] = kernel_before_after("synthetic binary", X, y, 1, args.n_runs)
-    text = before_after_report(kernel, flat, args.seeds, args.n_runs)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-        args.out.with_suffix(".json").write_text(json.dumps({"kernel": kernel, "flat": flat}, indent=1))
+    publish_report(before_after_report(kernel, flat, args.seeds, args.n_runs), {"kernel": kernel, "flat": flat},
+                   args.out)
     return 0
 
 
@@ -325,36 +343,19 @@ def main(argv=None) -> int:
     if args.before_after:
         return before_after(args)
 
-    folder = datasets_dir()
-    if args.datasets:
-        names = args.datasets
-    else:
-        names = sorted(p.name[: -len(".csv.gz")] for p in folder.glob("*.csv.gz")) if folder.is_dir() else []
+    names = dataset_names(args.datasets)
     if not names:
-        print(f"exactboost_reproduction: no datasets found in {folder}; set RANKCORE_DATASETS", file=sys.stderr)
+        print(f"exactboost_reproduction: no datasets found in {datasets_dir()}; set RANKCORE_DATASETS", file=sys.stderr)
         return 0
     results = {}
-    for name in names:
-        try:
-            X, _, _ = load_dataset(name)
-        except DatasetUnavailable as exc:
-            print(f"skipping {name}: {exc}", file=sys.stderr)
-            continue
-        if args.max_rows and X.shape[0] > args.max_rows:
-            print(f"skipping {name}: {X.shape[0]} rows > --max-rows {args.max_rows}", file=sys.stderr)
-            continue
+    for name, _, _ in loaded_datasets(names, args.max_rows):
         start = time.perf_counter()
         results[name] = run_dataset(name, args.seeds, args.n_jobs)
         print(f"{name}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     if not results:
         print("exactboost_reproduction: nothing to run", file=sys.stderr)
         return 0
-    text = report(results, args.seeds)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-        args.out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    publish_report(report(results, args.seeds), results, args.out)
     return 0
 
 

@@ -31,7 +31,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -40,8 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
-from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
-from studies.exactboost_reproduction import synthetic_binary  # noqa: E402
+from studies.exactboost_reproduction import loaded_datasets, publish_report, synthetic_binary  # noqa: E402
 
 DATASETS = ["german-numeric", "heart-statlog", "heart-cleveland", "ionosphere", "liver-disorders-bupa", "splice",
             "svmguide1", "spambase"]
@@ -156,22 +154,14 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     results = {}
-    for name in ([] if args.synthetic_only else (args.datasets if args.datasets is not None else DATASETS)):
-        try:
-            X, y, _ = load_dataset(name)
-        except DatasetUnavailable as exc:
-            print(f"skipping {name}: {exc}", file=sys.stderr)
-            continue
+    names = [] if args.synthetic_only else (args.datasets if args.datasets is not None else DATASETS)
+    for name, X, y in loaded_datasets(names):
         results[name] = run(name, X, y, args.seeds, args.n_runs, args.configs, args.metric)
     if not args.no_synthetic:
         X, y = synthetic_binary()
         results["synthetic binary"] = run("synthetic binary", X, y, 1, args.n_runs, args.configs, args.metric)
     text = report(results, args.seeds, args.n_runs).replace("metric AUC", f"trained on {args.metric}")
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-        args.out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    publish_report(text, results, args.out)
     return 0
 
 

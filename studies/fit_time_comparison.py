@@ -57,7 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 from benchmarks._data import DatasetUnavailable, datasets_dir, load_dataset  # noqa: E402
-from benchmarks._shapes import census_shaped, skewed_counts, sparse_counts  # noqa: E402
+from benchmarks._shapes import census_shaped, rare_positives, skewed_counts, sparse_counts  # noqa: E402
 
 R_LIBRARY = Path("/usr/lib/R/site-library")
 
@@ -65,16 +65,6 @@ R_LIBRARY = Path("/usr/lib/R/site-library")
 # ----------------------------------------------------------------------
 # Data
 # ----------------------------------------------------------------------
-def synthetic_dense(n: int, d: int = 50, seed: int = 1):
-    """n × d float32 normal features, 5 % positives shifted on 10 features, one product feature."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)).astype(np.float32)
-    y = (rng.random(n) < 0.05).astype(np.int8)
-    X[y == 1, :10] += 0.3
-    X[:, 10] = X[:, 0] * X[:, 1]
-    return X, y
-
-
 def kernlab_income():
     """kernlab's ``income`` survey, one-hot encoded (NaN rows of a column: all zeros); None if unavailable."""
     path = R_LIBRARY / "kernlab" / "data" / "income.rda"
@@ -122,7 +112,7 @@ def datasets(args) -> list[tuple[str, np.ndarray, np.ndarray]]:
         X, y = skewed_counts()
         out.append(("wide skewed counts (synthetic)", X, y))
     for n in [] if args.only_one_hot else [int(v) for v in args.synthetic.split(",") if v]:
-        X, y = synthetic_dense(n)
+        X, y = rare_positives(n)
         out.append((f"synthetic {n:,} x 50 float32", X, y))
     return out
 

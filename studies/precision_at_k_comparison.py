@@ -58,6 +58,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `benchmarks`, `studies`
 
 from benchmarks._data import DatasetUnavailable, load_dataset  # noqa: E402
+from studies._report import mean_sd_tables, note, print_results  # noqa: E402
 
 DATASETS = ("spambase", "svmguide1", "german-numeric", "splice", "ijcnn1")
 TEST_OF = {"ijcnn1": "ijcnn1-test"}
@@ -119,6 +120,17 @@ def _splits(name, n_splits):
         yield seed, X[train], y[train], X[test], y[test]
 
 
+def _available_splits(datasets, n_splits, out):
+    """``(name, splits)`` of each dataset that loads; the others are skipped with a note through ``out``."""
+    for name in datasets:
+        try:
+            splits = list(_splits(name, n_splits))
+        except DatasetUnavailable as exc:
+            out(f"skipping {name}: {exc}")
+            continue
+        yield name, splits
+
+
 def run(datasets, n_splits, out=print):
     from sklearn.preprocessing import StandardScaler
 
@@ -126,12 +138,7 @@ def run(datasets, n_splits, out=print):
 
     learners = {**_linear_learners(), **_boosting_learners()}
     results: dict = {}
-    for name in datasets:
-        try:
-            splits = list(_splits(name, n_splits))
-        except DatasetUnavailable as exc:
-            out(f"skipping {name}: {exc}")
-            continue
+    for name, splits in _available_splits(datasets, n_splits, out):
         for seed, X_train, y_train, X_test, y_test in splits:
             scaler = StandardScaler().fit(X_train)
             X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
@@ -201,12 +208,7 @@ def run_defaults(datasets, n_splits, out=print):
 
     learners = _defaults_learners()
     results: dict = {}
-    for name in datasets:
-        try:
-            splits = list(_splits(name, n_splits))
-        except DatasetUnavailable as exc:
-            out(f"skipping {name}: {exc}")
-            continue
+    for name, splits in _available_splits(datasets, n_splits, out):
         for seed, X_train, y_train, X_test, y_test in splits:
             scaler = StandardScaler().fit(X_train)
             Z_train, Z_test = scaler.transform(X_train), scaler.transform(X_test)
@@ -222,24 +224,8 @@ def run_defaults(datasets, n_splits, out=print):
 
 
 def format_defaults(results) -> str:
-    datasets = list(dict.fromkeys(d for d, _ in results))
-    methods = list(dict.fromkeys(m for _, m in results))
-    blocks = []
-    for j, metric in enumerate(DEFAULT_METRICS):
-        lines = [f"test {metric}", "", "| dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
-        means = {m: [] for m in methods}
-        for d in datasets:
-            cells = []
-            for m in methods:
-                v = np.asarray(results[(d, m)])[:, j]
-                means[m].append(v.mean())
-                cells.append(f"{v.mean():.4f} ± {v.std():.4f}" if j else f"{v.mean():.3f} ± {v.std():.3f}")
-            lines.append(f"| {d} | " + " | ".join(cells) + " |")
-        fmt = "{:.4f}" if j else "{:.3f}"
-        lines.append("| **mean over datasets** | " + " | ".join(f"**{fmt.format(np.mean(means[m]))}**" for m in methods)
-                     + " |")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return mean_sd_tables(results, [(f"test {metric}", "{:.4f}" if j else "{:.3f}")
+                                    for j, metric in enumerate(DEFAULT_METRICS)])
 
 
 def main(argv=None) -> int:
@@ -252,24 +238,15 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.defaults:
         datasets = list(args.datasets or SHARED) + (["ijcnn1"] if args.with_ijcnn1 else [])
-        results = run_defaults(datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-        if not results:
-            print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-            return 0
-        print(f"k = 5 %; mean ± sd over {args.splits} stratified 70/30 split(s) (ijcnn1: seeds on its "
-              "train/test pair)\n")
-        print(format_defaults(results))
-        return 0
-    args.datasets = args.datasets or list(DATASETS)
-    results = run(args.datasets, args.splits, out=lambda m: print(m, file=sys.stderr))
-    if not results:
-        print("no dataset available; set RANKCORE_DATASETS to the datasets folder")
-        return 0
-    present = [d for d in args.datasets if any(key[0] == d for key in results)]
-    print(f"test prec@k, mean ± sd over {args.splits} split(s)/seed(s); columns: dataset and k "
-          "(1 % / 5 % of the test set, n+ = number of test positives)\n")
-    print(format_table(results, present, args.splits))
-    return 0
+        results = run_defaults(datasets, args.splits, out=note)
+        return print_results(results, f"k = 5 %; mean ± sd over {args.splits} stratified 70/30 split(s) (ijcnn1: "
+                             "seeds on its train/test pair)\n", format_defaults)
+    datasets = args.datasets or list(DATASETS)
+    results = run(datasets, args.splits, out=note)
+    present = [d for d in datasets if any(key[0] == d for key in results)]
+    return print_results(results, f"test prec@k, mean ± sd over {args.splits} split(s)/seed(s); columns: dataset "
+                         "and k (1 % / 5 % of the test set, n+ = number of test positives)\n",
+                         lambda results: format_table(results, present, args.splits))
 
 
 if __name__ == "__main__":

@@ -682,6 +682,42 @@ cdef object _fill_data(Data* D, const int32_t[:, ::1] ranks, const int32_t[::1] 
     return keep
 
 
+cdef void _fill_settings(Settings* st, int n_rounds, Py_ssize_t m_pos, Py_ssize_t m_neg, int n_feat,
+                         int depth, long long max_boxes, int max_bins, double theta, int margin_mode,
+                         bint shift_invariant, bint run_length, bint has_tie) noexcept:
+    """Copy ``fit_runs``' scalar arguments into the settings every run reads (the grid is ``2 ** depth``)."""
+    st.n_rounds = n_rounds
+    st.m_pos = m_pos
+    st.m_neg = m_neg
+    st.n_feat = n_feat
+    st.max_bins = max_bins
+    st.grid = 1 << depth
+    st.max_boxes = max_boxes
+    st.theta = theta
+    st.margin_mode = margin_mode
+    st.shift_invariant = shift_invariant
+    st.run_length = run_length
+    st.has_tie = has_tie
+
+
+cdef object _raise_run_failures(const int32_t[::1] status, LossEvaluator ev_sub, LossEvaluator ev_full,
+                                LossEvaluator ev_tie):
+    """Raise the first failure of the runs: a metric's own error (status -2), or MemoryError (status -1).
+
+    A metric that failed is re-raised with its own message, so the user sees
+    what the metric said rather than a bare status code.
+    """
+    cdef Py_ssize_t e
+    for e in range(status.shape[0]):
+        if status[e] == -2 or ev_sub.failed or ev_full.failed or (ev_tie is not None and ev_tie.failed):
+            ev_sub._raise_if_failed()
+            ev_full._raise_if_failed()
+            if ev_tie is not None:
+                ev_tie._raise_if_failed()
+        if status[e] == -1:
+            raise MemoryError("ExactBoost: out of memory in a boosting run")
+
+
 MARGIN_MODES = {"constant": 0, "stump": 1, "normalized": 2}
 
 
@@ -741,18 +777,8 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
         raise ValueError(f"binned: expected {ranks.shape[0]} flags (one per feature), got {binned.shape[0]}")
     keep = _fill_data(&D, ranks, n_values, value_start, values, binned, pos_idx, neg_idx, run_length,
                       &dummy_value, &dummy_byte)
-    st.n_rounds = n_rounds
-    st.m_pos = m_pos
-    st.m_neg = m_neg
-    st.n_feat = n_feat
-    st.max_bins = max_bins
-    st.grid = 1 << depth
-    st.max_boxes = max_boxes
-    st.theta = theta
-    st.margin_mode = margin_mode
-    st.shift_invariant = shift_invariant
-    st.run_length = run_length
-    st.has_tie = ev_tie is not None
+    _fill_settings(&st, n_rounds, m_pos, m_neg, n_feat, depth, max_boxes, max_bins, theta, margin_mode,
+                   shift_invariant, run_length, ev_tie is not None)
 
     outs = <RunOut*>malloc(n_runs * sizeof(RunOut))
     if outs == NULL:
@@ -775,14 +801,7 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
                 status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
     finally:
         free(outs)
-    for e in range(n_runs):
-        if status[e] == -2 or ev_sub.failed or ev_full.failed or (ev_tie is not None and ev_tie.failed):
-            ev_sub._raise_if_failed()
-            ev_full._raise_if_failed()
-            if ev_tie is not None:
-                ev_tie._raise_if_failed()
-        if status[e] == -1:
-            raise MemoryError("ExactBoost: out of memory in a boosting run")
+    _raise_run_failures(status, ev_sub, ev_full, ev_tie)
     return {
         "feature": np.asarray(feature),
         "threshold": np.asarray(threshold),

@@ -43,6 +43,32 @@ __all__ = [
 ]
 
 
+#: Docstring sections shared by the metric functions, written once: ``{name}`` in a docstring stands for one.
+_SHARED_DOC = {
+    "parameters_y_scores": """Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels in {0, 1}; 1 = relevant.
+    scores : array-like of shape (n,)
+        Finite scores.""",
+    "raises_one_class": """Raises
+    ------
+    ValueError
+        One class present, or any input error listed under :func:`auc`.""",
+}
+
+
+def _with_shared_doc(function):
+    """``function`` with each ``{name}`` of :data:`_SHARED_DOC` in its docstring replaced by the entry.
+
+    A docstring stripped by ``python -OO`` (None) stays None.
+    """
+    if function.__doc__ is not None:
+        for name, entry in _SHARED_DOC.items():
+            function.__doc__ = function.__doc__.replace("{" + name + "}", entry)
+    return function
+
+
 def auc(y: Any, scores: Any) -> float:
     """Area under the ROC curve (spec ``"auc"``); higher is better.
 
@@ -88,15 +114,11 @@ def auc(y: Any, scores: Any) -> float:
     return AUC()(y, scores)
 
 
+@_with_shared_doc
 def pauc(y: Any, scores: Any, max_fpr: float, *, scale: str = "raw") -> float:
     """Partial area under the ROC curve for FPR in [0, max_fpr] (spec ``"pauc:max_fpr[,scale]"``); higher is better.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
     max_fpr : float in (0, 1]
         α, the right end of the false-positive-rate range.
     scale : {"raw", "mcclish"}, default "raw"
@@ -109,6 +131,7 @@ def pauc(y: Any, scores: Any, max_fpr: float, *, scale: str = "raw") -> float:
     Returns
     -------
     float
+        The area on the scale asked for: in [0, α] (raw) or at most 1 (McClish).
 
     Raises
     ------
@@ -135,6 +158,7 @@ def pauc(y: Any, scores: Any, max_fpr: float, *, scale: str = "raw") -> float:
     return PartialAUC(max_fpr=max_fpr, scale=scale)(y, scores)
 
 
+@_with_shared_doc
 def tpauc(y: Any, scores: Any, min_tpr: float, max_fpr: float, *, scale: str = "raw") -> float:
     """Two-way partial AUC (spec ``"tpauc:min_tpr,max_fpr[,scale]"``); higher is better.
 
@@ -142,12 +166,7 @@ def tpauc(y: Any, scores: Any, min_tpr: float, max_fpr: float, *, scale: str = "
     (``max_fpr``): ∫_0^α max(0, ROC(u) − β) du.  It scores how well the
     hardest positives are ranked against the hardest negatives.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
     min_tpr : float in [0, 1)
         β.
     max_fpr : float in (0, 1]
@@ -159,6 +178,7 @@ def tpauc(y: Any, scores: Any, min_tpr: float, max_fpr: float, *, scale: str = "
     Returns
     -------
     float
+        The area on the scale asked for: in [0, (1 − β)α] (raw) or [0, 1] (normalized).
 
     Raises
     ------
@@ -184,6 +204,7 @@ def tpauc(y: Any, scores: Any, min_tpr: float, max_fpr: float, *, scale: str = "
     return TwoWayPartialAUC(min_tpr=min_tpr, max_fpr=max_fpr, scale=scale)(y, scores)
 
 
+@_with_shared_doc
 def ks(y: Any, scores: Any) -> float:
     """Kolmogorov-Smirnov statistic (spec ``"ks"``); higher is better.
 
@@ -191,12 +212,7 @@ def ks(y: Any, scores: Any) -> float:
     P(score <= t) of the negatives and of the positives: the largest vertical
     distance between the ROC curve and the diagonal.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
 
     Returns
     -------
@@ -205,10 +221,7 @@ def ks(y: Any, scores: Any) -> float:
         entirely below the negatives (the one-sided statistic), 1 for a
         perfect ranking.
 
-    Raises
-    ------
-    ValueError
-        One class present, or any input error listed under :func:`auc`.
+    {raises_one_class}
 
     Notes
     -----
@@ -224,15 +237,11 @@ def ks(y: Any, scores: Any) -> float:
     return KS()(y, scores)
 
 
+@_with_shared_doc
 def prec_at_k(y: Any, scores: Any, k: int | float) -> float:
     """Precision among the k top-scored examples (spec ``"prec@k:k"``); higher is better.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
     k : int or float
         A count in [1, n], or a fraction κ in (0, 1) of n, resolved to
         max(1, floor(κ·n + 0.5)).
@@ -277,28 +286,21 @@ def prec_at_k(y: Any, scores: Any, k: int | float) -> float:
     return PrecisionAtK(k=k)(y, scores)
 
 
+@_with_shared_doc
 def rmax(y: Any, scores: Any) -> int:
     """Number of positives scored strictly above every negative (spec ``"rmax"``); higher is better.
 
     The height of the leftmost point of the ROC curve (in counts), and the
     "R_max" reported in the P-Norm Push experiments.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
 
     Returns
     -------
     int
         In [0, I].
 
-    Raises
-    ------
-    ValueError
-        One class present, or any input error listed under :func:`auc`.
+    {raises_one_class}
 
     Notes
     -----
@@ -316,28 +318,21 @@ def rmax(y: Any, scores: Any) -> int:
     return RMax()(y, scores)
 
 
+@_with_shared_doc
 def max_height(y: Any, scores: Any) -> int:
     """The largest height over the negatives, I − rmax (spec ``"max_height"``); lower is better.
 
     max_k #{i : f_i <= f_k}: the number of positives at or below the
     highest-scored negative -- the "R_max" of the push theory (docs/theory/push.md#the-top-of-the-list).
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
 
     Returns
     -------
     int
         In [0, I]; 0 when every positive is above every negative.
 
-    Raises
-    ------
-    ValueError
-        One class present, or any input error listed under :func:`auc`.
+    {raises_one_class}
 
     Notes
     -----
@@ -353,15 +348,11 @@ def max_height(y: Any, scores: Any) -> int:
     return MaxHeight()(y, scores)
 
 
+@_with_shared_doc
 def height(y: Any, scores: Any) -> np.ndarray:
     """Height of every negative: #{positives scored at or below it} (spec ``"height"``); lower is better.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
 
     Returns
     -------
@@ -369,10 +360,7 @@ def height(y: Any, scores: Any) -> np.ndarray:
         Height(k) = #{i : f_i <= f_k}, one entry per negative, in the order
         the negatives appear in ``y``.
 
-    Raises
-    ------
-    ValueError
-        One class present, or any input error listed under :func:`auc`.
+    {raises_one_class}
 
     Notes
     -----
@@ -388,6 +376,7 @@ def height(y: Any, scores: Any) -> np.ndarray:
     return Height()(y, scores)
 
 
+@_with_shared_doc
 def pnorm_risk(y: Any, scores: Any, p: float, theta: float = 0.0) -> float:
     """The P-Norm Push risk R^p_θ (spec ``"pnorm:p[,theta]"``); lower is better.
 
@@ -396,12 +385,7 @@ def pnorm_risk(y: Any, scores: Any, p: float, theta: float = 0.0) -> float:
     generalization bound (docs/theory/metrics.md#p-norm-risk).  Larger p weighs the highest-scored
     negatives more; as p grows it approaches max_height / I.
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
     p : float >= 1
     theta : float, default 0
         Margin: a positive must beat a negative by more than θ to count as
@@ -479,15 +463,11 @@ def misrank(y: Any, scores: Any) -> float:
     return Misrank()(y, scores)
 
 
+@_with_shared_doc
 def roc_curve(y: Any, scores: Any, *, max_fp: int | None = None) -> RocCurve:
     """The ROC curve as counts and rates (spec ``"roc[:max_fp]"``).
 
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Labels in {0, 1}; 1 = relevant.
-    scores : array-like of shape (n,)
-        Finite scores.
+    {parameters_y_scores}
     max_fp : int >= 0, optional
         Return only the leftmost portion of the curve: the points with at
         most ``max_fp`` false positives.  ``None``: the whole curve.

@@ -159,11 +159,11 @@ cdef class ExpLine:
                      double* value_out, int* n_out) noexcept nogil:
         """``line_search`` with log_value=True; returns the reason code (−1: φ(0) not finite)."""
         cdef double v0, g0, h0, s, t, v, d1, d2, c, t_next, newton, scale
-        cdef double best_t = 0.0, best_v, lo = 0.0, hi = NAN, t_prev = 0.0, d_prev, c0
+        cdef double best_t = 0.0, best_v, lo = 0.0, hi = NAN, t_prev = 0.0, d_prev
         cdef double dx_old = INFINITY, dx = INFINITY, flat_from, flat_tol = 4.0 * 2.220446049250313e-16
         cdef double evaluated[MAX_EVALUATIONS_CAP + 1]
-        cdef int n_eval = 1, n_seen = 1, reason = R_MAX_EVALUATIONS, k
-        cdef bint bad, seen
+        cdef int n_eval = 1, n_seen = 1, reason = R_MAX_EVALUATIONS
+        cdef bint bad
         self.point(0.0, &v0, &g0, &h0)
         if isnan(v0) or isnan(g0) or v0 == INFINITY:
             return -1
@@ -176,9 +176,7 @@ cdef class ExpLine:
         best_v = v0
         evaluated[0] = 0.0
         d_prev = s * g0
-        c0 = _curvature(0.0, d_prev, h0, 0.0, NAN)
-        t = -d_prev / c0 if isfinite(c0) else 1.0
-        t = _pymin(_pymax(t, 1e-12), max_step)
+        t = _first_step(d_prev, h0, max_step)
         flat_from = v0
         v = v0
         d1 = g0
@@ -239,12 +237,7 @@ cdef class ExpLine:
                 d_prev = d1
             scale = _pymax(1.0, fabs(t_next))
             if fabs(dx) <= xtol * scale or hi - lo <= xtol * scale:
-                seen = False
-                for k in range(n_seen):
-                    if evaluated[k] == t_next:
-                        seen = True
-                        break
-                if not seen and n_eval < max_evaluations:
+                if not _contains(evaluated, n_seen, t_next) and n_eval < max_evaluations:
                     n_eval += 1
                     self.point(s * t_next, &v, &d1, &d2)
                     d1 = s * d1
@@ -255,14 +248,7 @@ cdef class ExpLine:
         if reason == R_CONVERGED and t > 0 and not (isnan(v) or isnan(d1)) and v <= v0:
             best_t = t
             best_v = v
-        n_out[0] = n_eval
-        if best_t == 0.0:
-            alpha_out[0] = 0.0
-            value_out[0] = v0
-            return R_NO_DECREASE
-        alpha_out[0] = s * best_t
-        value_out[0] = best_v
-        return reason
+        return _outcome(best_t, best_v, v0, s, reason, n_eval, alpha_out, value_out, n_out)
 
 
 def lse_at(summary, values, double degree, double rate, double alpha):
@@ -326,6 +312,35 @@ cdef inline double _pair_variance(const double* p, const double* u, double* w, P
     for q in range(V):
         total = total + w[q] * p[q]
     return total
+
+
+cdef inline double _first_step(double d0, double h0, double max_step) noexcept nogil:
+    """The first trial step: Newton's from α = 0 where the curvature is usable, else 1, kept in [1e-12, max_step]."""
+    cdef double c0 = _curvature(0.0, d0, h0, 0.0, NAN)
+    cdef double t = -d0 / c0 if isfinite(c0) else 1.0
+    return _pymin(_pymax(t, 1e-12), max_step)
+
+
+cdef inline bint _contains(const double* xs, int n, double x) noexcept nogil:
+    """Whether ``x`` is one of the first ``n`` values of ``xs`` (a step already evaluated)."""
+    cdef int k
+    for k in range(n):
+        if xs[k] == x:
+            return True
+    return False
+
+
+cdef inline int _outcome(double best_t, double best_v, double v0, double s, int reason, int n_eval,
+                         double* alpha_out, double* value_out, int* n_out) noexcept nogil:
+    """Write the search's result and return its reason: no decrease when no step lowered φ below φ(0)."""
+    n_out[0] = n_eval
+    if best_t == 0.0:
+        alpha_out[0] = 0.0
+        value_out[0] = v0
+        return R_NO_DECREASE
+    alpha_out[0] = s * best_t
+    value_out[0] = best_v
+    return reason
 
 
 cdef inline double _curvature(double t, double d1, double d2, double t_prev, double d_prev) noexcept nogil:

@@ -24,6 +24,7 @@ from rankcore.dask import DaskPNormPush, DaskPushBoost, DaskRankBoost  # noqa: E
 from rankcore.learners import bin_edges  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _plugin_registration import components_registered, plugin_registered  # noqa: E402
 
 CHUNKS = (100, 37, 200, 163, 100)
 
@@ -443,7 +444,6 @@ def test_dask_callbacks_see_every_iteration_and_can_stop(dask_client):
 
 def test_dask_refuses_objectives_that_start_from_tie_break_offsets(dask_client):
     """A non-smooth objective (tie_break_scale > 0) starts from per-row offsets in memory: refused on Dask."""
-    from rankcore.registry import register_plugin, unregister_plugin
     from rankcore.rkhs._objective import MagnitudePreservingSquared
 
     class TiedSquared(MagnitudePreservingSquared):
@@ -451,45 +451,28 @@ def test_dask_refuses_objectives_that_start_from_tie_break_offsets(dask_client):
         aliases = ()
         tie_break_scale = 0.1
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_objectives(self):
-            return [TiedSquared]
-
-    register_plugin(Plugin(), name="dask-test-tied")
-    try:
+    with components_registered("rankcore_register_objectives", [TiedSquared], "dask-test-tied"):
         X, y = _data(seed=20, graded=True)
         Xd, yd, _ = _dask(X, y)
         with pytest.raises(ValueError, match="test-tied-squared.*cannot be boosted on Dask.*tie_break_scale"):
             DaskPushBoost(objective="test-tied-squared", n_iter=2).fit(Xd, yd)
-    finally:
-        unregister_plugin("dask-test-tied")
 
 
 def test_dask_plugin_learner_subclass_inherits_the_distributed_preparation(dask_client):
     """A runtime plugin subclassing stumps declares nothing: it inherits prepare_distributed and fits on Dask."""
     from rankcore.learners import Stumps
-    from rankcore.registry import register_plugin, unregister_plugin
 
     class MyStumps(Stumps):
         name = "my-stumps"
         aliases = ()
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_learners(self):
-            return [MyStumps]
-
-    register_plugin(Plugin(), name="dask-test-learner")
-    try:
+    with components_registered("rankcore_register_learners", [MyStumps], "dask-test-learner"):
         X, y = _data(seed=12)
         Xd, yd, _ = _dask(X, y)
         model = DaskPushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
         local = rankcore.PushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(X, y)
         assert model.fit_info_["path"] == "fast"
         _assert_same_fit(model, local, Xd, X)
-    finally:
-        unregister_plugin("dask-test-learner")
 
 
 # --------------------------------------------------------------------------
@@ -553,8 +536,6 @@ def test_dask_training_scores_on_the_workers_equal_the_in_memory_scores(dask_cli
 
 def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
     """A plugin loss registered only on the client: a clear error, workers unharmed; registered on both: it fits."""
-    from rankcore.registry import register_plugin, unregister_plugin
-
     from _dask_cluster import register_everywhere, unregister_everywhere
     from _push_plugins import Plugin
 
@@ -562,12 +543,9 @@ def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
     chunks = (100, 37, 163)
     Xd, yd, _ = _dask(X, y, chunks=chunks)
     edges = bin_edges(X, max_bins=8)
-    register_plugin(Plugin(), name="dask-client-only")
-    try:
+    with plugin_registered(Plugin(), "dask-client-only"):
         with pytest.raises(ValueError, match="not available on the Dask worker.*register_plugin"):
             DaskPushBoost(loss="test-pyhinge", n_iter=2, thresholds=edges).fit(Xd, yd)
-    finally:
-        unregister_plugin("dask-client-only")
     assert len(dask_client.scheduler_info()["workers"]) == 2
 
     register_everywhere(dask_client, "_push_plugins", "Plugin", "dask-everywhere")

@@ -1,13 +1,14 @@
 """The filter contract checks (rankcore.testing._filters) catch broken filters, and a plugin filter works end to end."""
 
 import numpy as np
-import pytest
 
 import rankcore
 from rankcore.filters import Filter
-from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import _filters
 from rankcore.testing import check_component
+
+from _contract_cases import contract_checks_catch
+from _plugin_registration import components_registered
 
 
 class NaiveIterated(Filter):
@@ -47,15 +48,12 @@ class MutatesInput(Filter):
         return 1.0 / (t + lam)
 
 
-@pytest.mark.parametrize("broken, check", [
+test_contract_check_fails_on_broken_filter = contract_checks_catch([
     (NaiveIterated, _filters.check_filter_limit_at_zero),
     (Overshoot, _filters.check_filter_residual_bounded),
     (NotARegularization, _filters.check_filter_converges_to_inverse),
     (NotARegularization, _filters.check_filter_dense_application),
-], ids=lambda v: getattr(v, "__name__", str(v)))
-def test_contract_check_fails_on_broken_filter(broken, check):
-    with pytest.raises(AssertionError):
-        check(broken(), np.random.default_rng(0))
+])
 
 
 def test_correct_plugin_filter_passes_and_is_usable():
@@ -70,18 +68,10 @@ def test_correct_plugin_filter_passes_and_is_usable():
             out[pos] = -np.expm1(-t[pos] / lam) / t[pos]
             return out
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_filters(self):
-            return [Exponential]
-
-    register_plugin(Plugin(), name="test-filter-plugin")
-    try:
+    with components_registered("rankcore_register_filters", [Exponential], "test-filter-plugin"):
         check_component("filter", "test-exponential")
         X = np.linspace(0, 1, 30).reshape(-1, 1)
         y = np.floor(X[:, 0] * 5)
         ours = rankcore.KernelRanker(filter="test-exponential", lam=1e-3).fit(X, y).decision_function(X)
         builtin = rankcore.KernelRanker(filter="showalter", lam=1e-3).fit(X, y).decision_function(X)
         np.testing.assert_allclose(ours, builtin, rtol=1e-10, atol=1e-12)
-    finally:
-        unregister_plugin("test-filter-plugin")

@@ -1,12 +1,13 @@
 """The kernel contract checks (rankcore.testing._kernels) catch broken kernels, and a plugin kernel works end to end."""
 
 import numpy as np
-import pytest
 
 import rankcore
 from rankcore.kernels import Kernel
-from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import _kernels, check_component
+
+from _contract_cases import contract_checks_catch
+from _plugin_registration import components_registered
 
 
 class Asymmetric(Kernel):
@@ -38,14 +39,11 @@ class WrongDiagonal(Kernel):
         return np.zeros(np.asarray(X).shape[0])
 
 
-@pytest.mark.parametrize("broken, check", [
+test_contract_check_fails_on_broken_kernel = contract_checks_catch([
     (Asymmetric, _kernels.check_kernel_symmetric_psd),
     (Indefinite, _kernels.check_kernel_symmetric_psd),
     (WrongDiagonal, _kernels.check_kernel_blocks_consistent),
-], ids=lambda v: getattr(v, "__name__", str(v)))
-def test_contract_check_fails_on_broken_kernel(broken, check):
-    with pytest.raises(AssertionError):
-        check(broken(), np.random.default_rng(0))
+])
 
 
 def test_plugin_kernel_passes_checks_and_fits():
@@ -60,13 +58,7 @@ def test_plugin_kernel_passes_checks_and_fits():
             d2 = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
             return 1.0 / (1.0 + d2 / self.gamma)
 
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_kernels(self):
-            return [Cauchy]
-
-    register_plugin(Plugin(), name="test-kernel-plugin")
-    try:
+    with components_registered("rankcore_register_kernels", [Cauchy], "test-kernel-plugin"):
         check_component("kernel", "test-cauchy:2")
         rng = np.random.default_rng(0)
         X = rng.normal(size=(40, 2))
@@ -74,5 +66,3 @@ def test_plugin_kernel_passes_checks_and_fits():
         model = rankcore.KernelRanker(kernel="test-cauchy", gamma=2.0, lam=1e-3).fit(X, y)
         assert model.kernel_.spec == "test-cauchy:2"
         assert model.score(X, y) > 0.8
-    finally:
-        unregister_plugin("test-kernel-plugin")

@@ -15,8 +15,9 @@ import pytest
 
 import rankcore
 from rankcore.metrics import Metric, auc, evaluate
-from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.spec import SpecError
+
+from _plugin_registration import components_registered
 
 
 @pytest.mark.parametrize("scores, expected", [
@@ -77,17 +78,8 @@ class _StringMetric(Metric):
 
 @pytest.fixture
 def bad_metrics():
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_metrics(self):
-            return [_NaNMetric, _StringMetric]
-
-    plugin = Plugin()
-    register_plugin(plugin, name="test-bad-metrics")
-    try:
+    with components_registered("rankcore_register_metrics", [_NaNMetric, _StringMetric], "test-bad-metrics"):
         yield
-    finally:
-        unregister_plugin("test-bad-metrics")
 
 
 @pytest.mark.parametrize("name", ["test-nan-metric", "test-string-metric"])

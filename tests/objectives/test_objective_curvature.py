@@ -10,8 +10,11 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.objectives._base import HESSIAN_FLOOR, RowBlock
 from rankcore.objectives._push import BoundPairwisePush
-from rankcore.registry import register_plugin, resolve, unregister_plugin
+from rankcore.registry import resolve
 from rankcore.testing import _objectives
+
+from _plugin_registration import components_registered
+
 
 LOSSES = ["exp", "logistic", "sqhinge"]
 PRICES = ["identity", "pow:1.5", "pow:4", "pow:64", "exp:0.5"]
@@ -231,13 +234,7 @@ class WrongGradientCurvature(PairwiseSquaredWithCurvature):
 
 
 def test_plugin_objective_curvature_is_forwarded():
-    class Plugin:
-        @rankcore.hookimpl
-        def rankcore_register_objectives(self):
-            return [PairwiseSquaredWithCurvature]
-
-    register_plugin(Plugin(), name="curv-test")
-    try:
+    with components_registered("rankcore_register_objectives", [PairwiseSquaredWithCurvature], "curv-test"):
         objective = resolve("objective", "test-pairsq-curv")
         y, f, _ = _data(1, weights=False)
         bound = objective.bind(y)
@@ -245,8 +242,6 @@ def test_plugin_objective_curvature_is_forwarded():
         _, _, hess = bound.value_gradient_hessian(f)
         assert hess[y == 1] == pytest.approx(2 * np.count_nonzero(y == 0))
         rankcore.testing.check_component("objective", "test-pairsq-curv")
-    finally:
-        unregister_plugin("curv-test")
     assert resolve("objective", "prec@k-avg:3").bind(_data(1)[0]).has_hessian is False
 
 

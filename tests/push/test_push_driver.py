@@ -13,8 +13,9 @@ import rankcore
 from rankcore import PNormPush, PushBoost, RankBoost
 from rankcore.push._backend import InMemoryBackend, split_blocks
 from rankcore.push._driver import run_boosting
-from rankcore.registry import register_plugin, resolve, unregister_plugin
+from rankcore.registry import resolve
 
+from _plugin_registration import plugin_registered
 from _push_plugins import Plugin
 
 
@@ -110,9 +111,8 @@ def test_results_do_not_depend_on_n_jobs():
 
 @pytest.fixture
 def test_plugin():
-    register_plugin(Plugin(), name="push-test-plugin", distribution="rankcore tests")
-    yield
-    unregister_plugin("push-test-plugin")
+    with plugin_registered(Plugin(), "push-test-plugin", distribution="rankcore tests"):
+        yield
 
 
 def test_plugin_loss_equals_builtin_hinge(test_plugin):

@@ -11,7 +11,9 @@ import rankcore
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.push._tie_break import check_tie_break_scale, tie_break_offsets
-from rankcore.registry import register_plugin, resolve, unregister_plugin
+from rankcore.registry import resolve
+
+from _plugin_registration import components_registered
 
 
 # --------------------------------------------------------------------------
@@ -153,17 +155,11 @@ class TopNegativeHingeTieBreak(TopNegativeHinge):
     tie_break_scale = 0.05
 
 
-class _Plugin:
-    @rankcore.hookimpl
-    def rankcore_register_objectives(self):
-        return [TopNegativeHinge, TopNegativeHingeTieBreak]
-
-
 @pytest.fixture
 def topneg_plugin():
-    register_plugin(_Plugin(), name="tie-break-test-plugin", distribution="rankcore tests")
-    yield
-    unregister_plugin("tie-break-test-plugin")
+    with components_registered("rankcore_register_objectives", [TopNegativeHinge, TopNegativeHingeTieBreak],
+                               "tie-break-test-plugin", distribution="rankcore tests"):
+        yield
 
 
 def test_plugin_objective_declaring_a_scale_gets_the_offset(topneg_plugin):

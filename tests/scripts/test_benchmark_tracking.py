@@ -7,31 +7,18 @@ the generous CI tolerance (a ratio must get 4x worse to fail: timing on a
 shared or virtual machine is noisy, a real regression of that size is not).
 """
 
-import importlib.util
 import io
 import json
 import os
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-TRACK = ROOT / "benchmarks" / "track.py"
+from _checkout_scripts import script_module_fixture
+
 CI_TOLERANCE = 3.0  # fail when a ratio is more than 4x worse than the baseline (docs/benchmarks.md)
 
-pytestmark = pytest.mark.skipif(not TRACK.exists(), reason="needs the source checkout's benchmarks/")
-
-
-@pytest.fixture(scope="module")
-def track():
-    spec = importlib.util.spec_from_file_location("rankcore_benchmarks_track", TRACK)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop(spec.name, None)
+track = script_module_fixture("benchmarks/track.py", "rankcore_benchmarks_track")
 
 
 def run_of(**ratios):

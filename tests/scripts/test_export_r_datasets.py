@@ -5,25 +5,14 @@ would silently export the first group's task; a dropped column that is the
 label, or an empty list of positive levels, would export a broken task.
 """
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "tools" / "export_r_datasets.py"
+from _checkout_scripts import script_module_fixture
 
-pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's tools/")
-
-
-@pytest.fixture(scope="module")
-def export():
-    spec = importlib.util.spec_from_file_location("rankcore_tools_export_r", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+export = script_module_fixture("tools/export_r_datasets.py", "rankcore_tools_export_r")
 
 
 def test_every_task_name_is_in_one_group(export):

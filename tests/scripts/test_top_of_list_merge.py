@@ -6,25 +6,14 @@ cannot join (a set in two files, different learners, different split counts).
 ``--threads`` must reach every learner as its own thread parameter.
 """
 
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "studies" / "top_of_list_comparison.py"
+from _checkout_scripts import script_module_fixture
 
-pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="needs the source checkout's studies/")
-
-
-@pytest.fixture(scope="module")
-def tol():
-    spec = importlib.util.spec_from_file_location("rankcore_studies_top_of_list", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+tol = script_module_fixture("studies/top_of_list_comparison.py", "rankcore_studies_top_of_list")
 
 
 def _raw(sets, learners=("a", "b"), splits=2, offset=0.0):

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import rankcore
-from rankcore.registry import register_plugin, unregister_plugin
 from rankcore.testing import component_checks
+
+from _plugin_registration import plugin_registered
 
 
 class NaNLoss(rankcore.Loss):
@@ -44,9 +45,8 @@ class _Plugin:
 
 @pytest.fixture
 def plugin():
-    register_plugin(_Plugin(), name="test-contract-messages", distribution="tests")
-    yield
-    unregister_plugin("test-contract-messages")
+    with plugin_registered(_Plugin(), "test-contract-messages", distribution="tests"):
+        yield
 
 
 def _check(family, spec, name):
