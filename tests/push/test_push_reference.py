@@ -40,8 +40,16 @@ def test_push_matches_naive_m_array(loss, price, learner):
     for t in range(model.n_iter_):
         j, alpha, value = naive.step()
         assert ranker_key(model.rankers_[t]) == keys[j], f"iteration {t + 1}: different weak ranker"
-        np.testing.assert_allclose(model.alphas_[t], alpha, rtol=1e-8, err_msg=f"iteration {t + 1}: α")
         np.testing.assert_allclose(model.objective_values_[t + 1], value, rtol=1e-10)
+        # Along a direction where the objective is flat to rounding (the logistic loss's tail on
+        # separated rows: α = 63 and 126 give the same value to 1e-15) the step is not determined by
+        # the objective, and the last bit of a BLAS kernel's sum decides how far the bracket grows;
+        # the objective reached, checked above, is then all there is to compare.
+        at_model_step = naive.lam.copy()
+        at_model_step[j] += model.alphas_[t] - alpha
+        flat = np.isclose(naive.value(at_model_step), value, rtol=1e-13)
+        if not flat:
+            np.testing.assert_allclose(model.alphas_[t], alpha, rtol=1e-8, err_msg=f"iteration {t + 1}: α")
     # Coordinate descent on the piecewise-linear hinge/identity objective with binary
     # weak rankers reaches a kink where no single coordinate decreases it after two
     # steps on this data (the reference stops there too); the others run longer.
