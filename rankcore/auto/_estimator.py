@@ -183,6 +183,7 @@ class AutoRanker(Ranker):
     summary = "cross-validated choice among rankcore's learners on a top-of-list metric (docs/auto.md)"
     #: ``rankcore auto`` is its command (``rankcore fit --model`` fits one configured learner).
     command_line = False
+    command_line_instead = "use `rankcore auto` (it cross-validates the candidates and saves the chosen model)"
     examples = ("AutoRanker:candidates=linear,blend=False,random_state=0",)
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
