@@ -22,11 +22,12 @@ from ._candidate import Candidate, CandidateContext
 from ._estimator import AutoRanker, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
+from ._folds import MAX_CV_REPEATS
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent
 from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, run_task
 
 __all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
-           "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs", "small_data_specs", "LocalExecutor", "Task",
+           "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs", "small_data_specs", "LocalExecutor", "Task",
            "TaskResult", "run_task"]

@@ -235,8 +235,8 @@ class AutoRanker(Ranker):
         with blas_limit(params["n_threads"]):
             rungs = default_rungs(plan, params["budget"] is not None)
             if small and plan.kind == "kfold":
-                # no halving and no further repeats: every member of the fixed blend gets the same folds
-                rungs = [plan.n_splits]
+                # no halving and only the fixed repeats: every member of the fixed blend gets the same folds
+                rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
             self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
                                    params["n_threads"], small)
@@ -400,7 +400,8 @@ class AutoRanker(Ranker):
     def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
-        context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds))
+        # every repeat has the first one's fold sizes: no further repeat is drawn for them
+        context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
         if selection.is_blend:
             order.append((selection.single,))
