@@ -1,7 +1,7 @@
 """AutoRanker model files: finite values no fit writes are refused at load, naming the field.
 
-A bag center of 1e308 tied every row; a standardization scale of 5e-324
-loaded and then blamed the user's X at predict (the scores overflowed).
+Loaded, a bag center of 1e308 would tie every row, and a standardization
+scale of 5e-324 would overflow the scores and blame the user's X at predict.
 """
 
 from __future__ import annotations

@@ -1,14 +1,18 @@
 """SGD@k's standardization kernel against NumPy's own expressions, bit for bit.
 
-The kernel (``_moments.scaled_column_moments``) replaced three temporaries
-the size of X; it must return exactly NumPy's ``(X / unit).mean(axis=0)``
-and ``.std(axis=0)`` so that every fitted model stays the same.
+The kernel (``_moments.scaled_column_moments``) computes them without a
+temporary the size of X; it must return exactly NumPy's
+``(X / unit).mean(axis=0)`` and ``.std(axis=0)`` so that every fitted model
+is the same whichever computes them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from rankcore.precision_at_k import SGDAtK
 from rankcore.precision_at_k._linear import _dense_moments, _standardization
@@ -87,3 +91,13 @@ def test_kernel_refuses_arrays_of_the_wrong_kind():
         scaled_column_moments(np.asfortranarray(np.ones((3, 2))), np.ones(2))
     with pytest.raises((ValueError, TypeError)):
         scaled_column_moments(np.ones((3, 2), dtype=np.float32), np.ones(2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(2, 9)),
+              elements=st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False)))
+def test_kernel_equals_numpy_on_any_finite_matrix(X):
+    mean, std, unit = _numpy_reference(X)
+    got_mean, got_std = scaled_column_moments(np.ascontiguousarray(X), unit)
+    np.testing.assert_array_equal(_bits(got_mean), _bits(mean))
+    np.testing.assert_array_equal(_bits(got_std), _bits(std))

@@ -59,7 +59,7 @@ def test_a_data_scale_gamma_scale_cannot_represent_is_a_clear_error_naming_x(ker
 @pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
 @pytest.mark.parametrize("peak", [2.0**1023, 1.5 * 2.0**1023, np.finfo(np.float64).max])
 def test_features_at_the_top_of_float64_are_the_same_clear_error_naming_x(kernel, peak):
-    # max |x| >= 2**1023: the power of two above it is not a float64 (once "math range error")
+    # max |x| >= 2**1023: the power of two above it is not a float64, so the scaling must not form it
     X, y = _data()
     X = X / np.abs(X).max() * peak
     assert np.isfinite(X).all() and np.abs(X).max() >= 2.0**1023

@@ -4,9 +4,9 @@ Design
 ------
 A. Bit for bit NumPy's ``(X / unit).mean(axis=0)`` and ``.std(axis=0)`` on
    a C-ordered matrix: NumPy reduces over the rows one row after the other
-   from 0.0 (``total = total + row``), which is the loop here, so a model
-   fitted before this kernel existed is unchanged.  (A single column is
-   contiguous and NumPy sums it pairwise: the caller keeps NumPy for d = 1.)
+   from 0.0 (``total = total + row``), which is the loop here, so the
+   fitted models are exactly those of NumPy's expressions.  (A single column
+   is contiguous and NumPy sums it pairwise: the caller keeps NumPy for d = 1.)
 B. Two reads of X and O(d) memory: the sums of X / unit, then the sums of
    the squared deviations from their mean -- the two-pass variance NumPy
    computes, without its three temporaries the size of X, whose allocation
