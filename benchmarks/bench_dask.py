@@ -4,7 +4,7 @@
    per boosting iteration of the Dask backend (2 worker processes × 1
    thread, data generated chunk-wise on the workers) and of the in-memory
    backend (2 threads) on the same rows with the same bin edges.  Target
-   (issue 9): Dask ≤ 2 × in-memory at 10⁶ × 50.
+   (docs/dask.md): Dask ≤ 2 × in-memory at 10⁶ × 50.
 2. Per-row cost of a Dask iteration at two sizes (10⁶ and 2·10⁷ rows in the
    ``full`` profile): the larger must not cost more per row.
 
@@ -13,7 +13,7 @@ of a started fit); validation, binning and encoding are setup.  Each call of
 ``run_boosting`` starts with one reduction for the objective's scalars (both
 backends pay it), so a call runs 10 iterations to dilute it.  ``fast``
 (default) runs 10⁵ and 4·10⁵ rows; ``RANKCORE_BENCH_PROFILE=full`` the
-issue's sizes (the 2·10⁷ case needs ~3 GB per worker and a few minutes).
+full sizes (the 2·10⁷ case needs ~3 GB per worker and a few minutes).
 Run with ``pytest benchmarks/bench_dask.py --benchmark-only -s``.
 """
 

@@ -2,13 +2,13 @@
 
 Run with ``pytest benchmarks/bench_exactboost.py --benchmark-only`` (add
 ``-s`` for the printed summary).  ``RANKCORE_BENCH_PROFILE=full`` uses the
-issue's sizes (250 runs; synthetic 100,000 × 20; 25 runs on 70,000 × 20);
+paper's sizes (250 runs; synthetic 100,000 × 20; 25 runs on 70,000 × 20);
 ``fast`` (default) scales runs and rows down so that the file runs in about a
 minute.
 
 The alternative is the authors' public C++ implementation, which cannot run
 here; its fit times on this machine class (2 threads, the paper's settings,
-quoted in issue 5) are the reference: german 700 × 24 in 4.4 s, splice 700 × 60
+as the authors report them) are the reference: german 700 × 24 in 4.4 s, splice 700 × 60
 in 13 s, svmguide1 2,162 × 4 in 3.3 s, 25 runs on 70,000 × 20 in 40-120 s --
 while doing one real round per run.  ``extra_info["vs_reference"]`` is
 reference time / rankcore time (> 1: rankcore is faster), scaled to the same
@@ -28,7 +28,7 @@ from _data import require_dataset
 
 SUMMARY: list[str] = []
 
-REFERENCE_SECONDS = {  # authors' C++ code, 2 threads, paper settings (issue 5)
+REFERENCE_SECONDS = {  # authors' C++ code, 2 threads, paper settings
     "german-numeric": (4.4, 250),
     "splice": (13.0, 250),
     "svmguide1": (3.3, 250),
@@ -96,7 +96,7 @@ def test_bench_exactboost_fit_paper_settings(benchmark, profile, dataset, metric
 
 
 def test_bench_exactboost_german_full_1000x24(benchmark, profile):
-    """The issue's german figure: all 1,000 rows, paper settings, AUC, 2 threads."""
+    """The reference's german figure: all 1,000 rows, paper settings, AUC, 2 threads."""
     X, y, _ = require_dataset("german-numeric")
     n_runs = runs_for(profile, 250)
     model, seconds = fit_once(benchmark, X, y, metric="auc", n_runs=n_runs, n_jobs=2)
@@ -123,7 +123,7 @@ def test_bench_exactboost_fit_synthetic_100000x20(benchmark, profile, metric, th
 
 
 def test_bench_exactboost_fit_synthetic_25_runs_70000x20(benchmark, profile):
-    """The issue's large reference point: 25 runs on 70,000 × 20, AUC, 2 threads."""
+    """The large reference point: 25 runs on 70,000 × 20, AUC, 2 threads."""
     n = 70_000 if profile == "full" else 7_000
     X, y = synthetic(n)
     model, seconds = fit_once(benchmark, X, y, metric="auc", n_runs=25, n_jobs=2)

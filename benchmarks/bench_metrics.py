@@ -4,7 +4,7 @@ Run::
 
     RANKCORE_BENCH_PROFILE=full pytest benchmarks/bench_metrics.py --benchmark-only
 
-Goal (issue 3, item 6): at n = 10⁶ scores with ties, rankcore's auc at least
+Goal: at n = 10⁶ scores with ties, rankcore's auc at least
 3x faster than ``sklearn.metrics.roc_auc_score`` and within 1.5x of a bare
 ``np.argsort`` of the scores.  The ``fast`` profile (default) uses n = 10⁵.
 
@@ -185,7 +185,7 @@ def test_evaluate_all_at_once(benchmark, data, n, argsort_seconds, capsys):
 
 
 # ---------------------------------------------------------------------------
-# confidence intervals (issue 25): DeLong against one auc call, the one-sort
+# confidence intervals: DeLong against one auc call, the one-sort
 # bootstrap of pauc@0.1 against the clock and against pROC (R)
 # ---------------------------------------------------------------------------
 

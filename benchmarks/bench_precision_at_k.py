@@ -1,6 +1,6 @@
 """One epoch of SGD@k-avg next to one epoch of scikit-learn's hinge SGD, same data, same run.
 
-Goal (issue 6): SGD@k-avg costs at most 2× ``SGDClassifier(loss="hinge")``
+Goal: SGD@k-avg costs at most 2× ``SGDClassifier(loss="hinge")``
 per epoch, on 10⁶ × 100 dense data and on a sparse CSR set of similar size
 (10⁶ rows × 20,000 columns, 30 non-zeros per row: 3·10⁷ stored values).
 
@@ -12,7 +12,7 @@ The ``fast`` profile (default) uses 10⁵ rows.  Each case records its time in
 ``benchmark.extra_info``; the summary printed at the end of the session gives
 the ratio ours / scikit-learn per data layout.
 
-Boosted surrogates (issue 14, item 4): ``rankcore.boost(objective=...)`` for
+Boosted surrogates: ``rankcore.boost(objective=...)`` for
 each boostable surrogate (``prec@k-avg:0.05``, ``prec@k-ramp:0.05``,
 ``prec@k-max:0.05``, ``prec@k-struct``) against the push objective
 (``rankcore.boost()``), time per boosting iteration at 10⁵ rows × 20 (both
@@ -133,7 +133,7 @@ BOOST_CASES = {
     "prec@k-ramp": "prec@k-ramp:0.05",
     "prec@k-max": "prec@k-max:0.05",
     "prec@k-struct": "prec@k-struct",            # k = n+ (about 30 000 here): the largest k
-    # the avg objective along the paths before issue 14 item 4's last changes, same session
+    # the avg objective along the slower paths (first trial step 1, bisection, the generic line), same session
     "prec@k-avg first step 1": "prec@k-avg:0.05",        # piecewise_linear_search from t = 1
     "prec@k-avg bisection": "prec@k-avg:0.05",           # the exact line, minimized by line_search
     "prec@k-avg generic line": "prec@k-avg:0.05",        # no exact line: a sort per evaluation

@@ -1,4 +1,4 @@
-"""Kernel ranking speed: the whole λ path from one decomposition vs direct solves (issue 7, "Speed").
+"""Kernel ranking speed: the whole λ path from one decomposition vs direct solves (docs/kernel_ranking.md, "Speed").
 
 Run::
 
@@ -33,7 +33,7 @@ Two modes (the ``threads`` parameter):
   background load does not distort: the ratios of the work itself.  Here
   ``200 solves`` is 20 timed solves x 10.
 
-``test_krylov_path_against_direct_solve`` (issue 15) times, side by side on 2
+``test_krylov_path_against_direct_solve`` times, side by side on 2
 BLAS threads: one solve, 200 solves, the exact path and the Krylov path (all
 five filters -- the cut-off values Lanczos cannot certify take the exact
 route -- and the four smooth ones), prints the Lanczos steps at which each
@@ -169,7 +169,7 @@ def _compare(benchmark, profile, size_index, threads, capsys):
 
 
 # ----------------------------------------------------------------------
-# The Krylov path (issue 15)
+# The Krylov path
 # ----------------------------------------------------------------------
 KRYLOV_SIZES = {"fast": (500, 1000), "full": (2000, 5000)}
 KRYLOV_GOALS = {2000: 1.5, 5000: 1.0}  # path / one direct solve

@@ -18,11 +18,11 @@
    categorical columns one-hot encoded, 6 numeric; both profiles), where
    exclusive bundling stores the one-hot groups as one column each, and on
    a small dense set (2,000 × 20, both profiles), where the per-iteration
-   overhead counts.  ``benchmarks/fit_time_comparison.py`` runs the same
+   overhead counts.  ``studies/fit_time_comparison.py`` runs the same
    comparison (and XGBoost) on every shared dataset.
 
 ``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100.  ``full``:
-n = 10⁶, T = 500 (the sizes of issue 12).  Skipped when LightGBM is not
+n = 10⁶, T = 500 (the full profile's sizes).  Skipped when LightGBM is not
 installed.  Run with ``pytest benchmarks/bench_trees.py --benchmark-only``;
 the ratios are printed at the end and stored in ``extra_info``.  The timings
 are noisy on a shared machine: compare the ratios, measured side by side.
@@ -264,7 +264,7 @@ def _small_dense():
 def test_trees_whole_fit_against_lightgbm(benchmark, case):
     # wide sparse counts: 1,500 sparse columns, whose nonzero codes the histograms read from each row's
     # list; skewed counts: most columns too rare to split, which the layout leaves out (docs/benchmarks.md)
-    from fit_time_comparison import census_shaped, skewed_counts, sparse_counts
+    from _shapes import census_shaped, skewed_counts, sparse_counts
 
     makers = {"census-shaped one-hot": census_shaped, "small dense": _small_dense, "wide sparse counts": sparse_counts,
               "wide skewed counts": skewed_counts}

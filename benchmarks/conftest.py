@@ -2,7 +2,7 @@
 
 Run with ``pytest benchmarks/ --benchmark-only``.  ``RANKCORE_BENCH_PROFILE``
 picks the sizes: ``fast`` (default; seconds, for a sanity check) or ``full``
-(the sizes the issues name, for the figures in closing notes).
+(the sizes the docs' figures were measured at).
 
 Every run is saved (pytest-benchmark's autosave) as JSON under
 ``benchmarks/.results/<machine>/`` -- machine info, commit, and each
@@ -49,7 +49,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
 
 
 def pytest_report_header(config):
-    return f"rankcore benchmark profile: {PROFILE} (set RANKCORE_BENCH_PROFILE=full for the issue sizes)"
+    return f"rankcore benchmark profile: {PROFILE} (set RANKCORE_BENCH_PROFILE=full for the full sizes)"
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Thread safety of the estimators: fit on a private copy, publish in one step, predict on a snapshot.
 
-The rule (issue 13): one estimator may be fitted from several threads at
+The rule: one estimator may be fitted from several threads at
 once, and used for prediction while another thread refits it.
 
 * A fit works on a shallow copy of the estimator (its own ``__dict__``), so

@@ -1,6 +1,6 @@
 """Read the fenced code blocks of a Markdown page and check what they claim.
 
-Used by tests/test_docs.py, which runs every block of README.md and docs/*.md.
+Used by tests/docs/test_docs.py, which runs every block of README.md and docs/*.md.
 
 How a page is read
 ------------------

@@ -1,9 +1,9 @@
-"""Golden fits: every estimator, fixed seeds, small deterministic data (the refactoring guard of issue 22).
+"""Golden fits: every estimator, fixed seeds, small deterministic data.
 
 ``python tests/_golden.py`` (re)writes ``tests/data/golden/``: one saved model
 file per configuration and ``scores.json`` with the decision values of the
 training and test rows as hexadecimal floats (bit for bit).
-``tests/test_golden.py`` refits every configuration and compares: the same
+``tests/persistence/test_golden.py`` refits every configuration and compares: the same
 scores bit for bit and the same saved file (parameters and fitted state), and
 the stored files still load and score the same.  Regenerate only when a change
 is *meant* to change the models, and say so in the commit.
@@ -98,10 +98,19 @@ def decode(text: str) -> np.ndarray:
 
 
 def environment():
+    """The versions and the BLAS kernel family the scores depend on.
+
+    OpenBLAS picks its kernels by processor (or by ``OPENBLAS_CORETYPE``), and two kernel
+    families round a product differently; recorded with one, the scores are compared bit for
+    bit only where the same one runs (set ``OPENBLAS_CORETYPE`` to the recorded one to get there).
+    """
     import scipy
     import sklearn
+    from threadpoolctl import threadpool_info
 
-    return {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}
+    blas = sorted({f"{pool.get('internal_api')}:{pool.get('architecture')}"
+                   for pool in threadpool_info() if pool.get("user_api") == "blas"})
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__, "blas": blas}
 
 
 def canonical(model: dict) -> dict:

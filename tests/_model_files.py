@@ -37,7 +37,7 @@ def _estimators():
         "KernelRanker": KernelRanker(lam=0.1, random_state=0),
         "AutoRanker": AutoRanker(candidates=["trees:n_iter=3", "linear:n_epochs=2", "kernel"], random_state=0,
                                  n_jobs=1),
-        # the kinds whose files hold integer indices and a gate threshold (issue 27)
+        # the kinds whose files hold integer indices and a gate threshold
         "PushBoost-trees": PushBoost(learner="trees:max_leaves=4,min_samples_leaf=3,subsample=1", n_iter=3,
                                      random_state=0),
         "ExactBoost-head-tail": ExactBoost(metric="prec@k:5", n_runs=2, n_rounds=3, random_state=0),

@@ -25,7 +25,7 @@ class PairwiseSquared(rankcore.Objective):
 
 
 class MagnitudeSquared(rankcore.Objective):
-    """Σ_{i,j} w_i w_j ((y_i − y_j) − (f_i − f_j))² for graded y, O(n) (issue 7's boosting objective)."""
+    """Σ_{i,j} w_i w_j ((y_i − y_j) − (f_i − f_j))² for graded y, O(n)."""
 
     name = "test-mpsq"
     task = "graded"

@@ -3,7 +3,7 @@
 Nothing here knows about Dask.  The learner declares no distributed
 preparation (it inherits ``Learner.prepare_distributed``, which gathers the
 rows) and its statistics are plain dot products; the metric declares the
-simplest distributed form, a mergeable summary.  ``tests/test_dask_seams.py``
+simplest distributed form, a mergeable summary.  ``tests/dask/test_dask_seams.py``
 registers them (in this process and on the workers) and runs them on a
 ``distributed.LocalCluster`` unmodified.
 """

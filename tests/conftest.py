@@ -1,8 +1,13 @@
 """Test configuration shared by the whole suite."""
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
+
+# The tests live in one folder per package (tests/<package>/); the shared references and fixtures
+# (tests/_*.py) are imported by name from every folder.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # Deterministic property tests: CI and developers see the same examples.
 settings.register_profile(

@@ -81,7 +81,7 @@ def test_one_validation_style_names_the_parameter(make, message):
 
 
 def test_exactboost_head_beyond_its_range_is_refused_naming_head():
-    """Issue 27, item 4: head=1e308 raised OverflowError naming nothing."""
+    """head=1e308 raised OverflowError naming nothing."""
     X, y = _data()
     with pytest.raises(ValueError, match=r"^head: expected 'auto', None or a number in \[1, 1e\+06\]"):
         rankcore.ExactBoost(metric="prec@k:5", head=1e308, n_runs=2, n_rounds=2).fit(X, y)
@@ -90,7 +90,7 @@ def test_exactboost_head_beyond_its_range_is_refused_naming_head():
 
 @pytest.mark.parametrize("random_state", ["x", -1, 1.5, True])
 def test_gbdt_adapters_name_random_state(random_state):
-    """Issue 27, item 8: the adapters' random_state is checked like an estimator's and named."""
+    """The adapters' random_state is checked like an estimator's and named."""
     from rankcore.gbdt import lightgbm_objective, xgboost_objective
 
     for make in (lightgbm_objective, xgboost_objective):
@@ -99,7 +99,7 @@ def test_gbdt_adapters_name_random_state(random_state):
 
 
 def test_price_typo_names_the_parameter_and_suggests_the_name():
-    """Issue 26, item 4: not "objective 'push': price must be price spec", but the parameter set and a guess."""
+    """Not "objective 'push': price must be price spec", but the parameter set and a guess."""
     X, y = _data()
     with pytest.raises(ValueError, match=r"^price='pwo:16': unknown price 'pwo'; did you mean 'pow'\?") as info:
         rankcore.PushBoost(price="pwo:16").fit(X, y)

@@ -1,4 +1,4 @@
-"""Fuzzing inside the suite (issues 13 and 27): hostile inputs get the documented error or a valid result.
+"""Fuzzing inside the suite: hostile inputs get the documented error or a valid result.
 
 Each category is a bounded, derandomized hypothesis run (together about a
 minute and a half on one core):
@@ -430,7 +430,7 @@ def test_fuzz_cli_arguments(cli_files, monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# Tree and head/tail ExactBoost model files: indices and the gate (issue 27)
+# Tree and head/tail ExactBoost model files: indices and the gate
 # --------------------------------------------------------------------------
 
 _INDEX_VALUES = [-(2**63), -(2**32) - 1, -2, -1, 0, 1, 2, 3, 6, 7, 2**31 - 1, 2**31, 2**32, 2**32 + 3, 2**33,
@@ -752,8 +752,8 @@ _BAD_SEEDS = ["x", -1, 1.5, True]
 @pytest.mark.parametrize("random_state", _BAD_SEEDS, ids=repr)
 @pytest.mark.parametrize("make", ["lightgbm_objective", "xgboost_objective"])
 def test_fuzz_gbdt_random_state_is_refused_at_construction_naming_it(make, random_state):
-    """Issue 27 item 8 (the one-style parameter validation): before, 'x' and -1 failed late without naming
-    ``random_state`` and 1.5 was accepted."""
+    """The one-style parameter validation: 'x', -1 and 1.5 are refused at construction, naming
+    ``random_state``."""
     import rankcore.gbdt
 
     factory = getattr(rankcore.gbdt, make)

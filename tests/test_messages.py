@@ -1,4 +1,4 @@
-"""Clear messages for common mistakes (issue 13, item 12)."""
+"""Clear messages for common mistakes."""
 
 import numpy as np
 import pytest

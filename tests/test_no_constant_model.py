@@ -1,4 +1,4 @@
-"""No fit returns a constant model without saying so (issue 27, item 1).
+"""No fit returns a constant model without saying so.
 
 Before: the trees learner returned an all-zero model with
 ``stop_reason_ = "converged"`` and no warning whenever no split was possible

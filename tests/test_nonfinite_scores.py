@@ -1,4 +1,4 @@
-"""No public call returns NaN/inf scores silently (issue 13, item 5)."""
+"""No public call returns NaN/inf scores silently."""
 
 import numpy as np
 import pytest

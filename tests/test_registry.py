@@ -202,7 +202,7 @@ def test_registry_repr_counts_families():
 
 
 # --------------------------------------------------------------------------
-# A plugin can fail in any way; rankcore stays usable (issue 13, item 1)
+# A plugin can fail in any way; rankcore stays usable
 # --------------------------------------------------------------------------
 
 

@@ -1,5 +1,5 @@
 # distutils: language = c++
-"""Kernels of the exact line of the boosted precision@k surrogates (issue 14, item 4).
+"""Kernels of the exact line of the boosted precision@k surrogates.
 
 φ(α) = J(f + α·h) of a precision@k surrogate (docs/theory/precision_at_k.md) reads the scores only
 through the k highest positive scores (avg, struct, ramp) or the k lowest

@@ -17,8 +17,8 @@ __all__ = ["Identity", "Power", "Exponential", "MAX_POWER", "MAX_RATE"]
 
 #: Largest exponent of ``pow:p``.  The objective grows like p·log L, so the
 #: useful step along a weak ranker shrinks like 1/p: beyond about 10^13 it is
-#: below the rounding of the scores and the fit cannot move (it used to report
-#: a constant model as converged).  10^6 already pushes as hard as the maximum
+#: below the rounding of the scores and the fit cannot move (it would report a
+#: constant model as converged).  10^6 already pushes as hard as the maximum
 #: over the negatives, and leaves seven orders of magnitude of margin.
 MAX_POWER = 1e6
 

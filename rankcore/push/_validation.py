@@ -237,7 +237,7 @@ def last_minimum(losses) -> int:
 #: Cross-validation keeps the last iteration whose mean validation loss is within this many
 #: standard errors (over the folds) of the minimum: a tie within the folds' noise goes to the
 #: later iteration (measured in docs/push.md, *Early stopping*: 0.5 keeps the stumps recipe's
-#: gain on small data and no longer stops trees short on svmguide1 and spambase).
+#: gain on small data and does not stop trees short on svmguide1 and spambase).
 CV_SLACK = 0.5
 
 

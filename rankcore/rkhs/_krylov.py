@@ -1,4 +1,4 @@
-"""One Lanczos basis for every filter and every λ (issue 15).
+"""One Lanczos basis for every filter and every λ.
 
 The exact path (:mod:`rankcore.rkhs._spectral`) pays (4/3) m³ flops for the
 tridiagonal reduction before the first coefficient.  Here the same

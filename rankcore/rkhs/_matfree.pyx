@@ -1,6 +1,6 @@
 # Design
 # ------
-# A. The matrix-free Krylov route (issue 15) needs K v without K: each
+# A. The matrix-free Krylov route needs K v without K: each
 #    Lanczos step recomputes the kernel, a block of rows at a time.  For the
 #    Gaussian kernel the inner products of a block come from one GEMM
 #    (rankcore.kernels._gram.inner_products) and the exponentials are fused

@@ -1,4 +1,4 @@
-"""The magnitude-preserving squared loss as a boosting objective (issue 7, item 6).
+"""The magnitude-preserving squared loss as a boosting objective.
 
 Over a score vector f with graded labels y and residuals a = y − f,
 

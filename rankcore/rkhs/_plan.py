@@ -1,4 +1,4 @@
-"""``solver="auto"``: choose exact, Krylov or Nyström by predicted time and memory (issues 14 and 15).
+"""``solver="auto"``: choose exact, Krylov or Nyström by predicted time and memory.
 
 The predictions are flop and byte counts divided by rates measured on a
 2-core machine (module constants below; they only need to be right within a

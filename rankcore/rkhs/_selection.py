@@ -256,7 +256,9 @@ def apriori_choice(
     rng: np.random.Generator,
     bounds: tuple[float, float] | None = None,
 ) -> AprioriResult:
-    """Seed 003 §4.4: λ₊ on random subsets of the given sizes, then log-linear extrapolation.
+    """The a priori choice: λ₊ on random subsets of the given sizes, then log-linear extrapolation.
+
+    The rule is in docs/theory/kernel_ranking.md#choosing-the-regularization-parameter.
 
     ``choose(X_sub, y_sub) -> λ₊`` runs the hold-out choice on one subset.
     ``bounds=(low, high)`` clips the extrapolated λ to the range the hold-out
