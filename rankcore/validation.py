@@ -333,6 +333,7 @@ def check_matrix(
         if not accept_sparse:
             raise TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray())")
         Xs = sp.csr_matrix(X, dtype=dtype)
+        check_sparse_structure(Xs, name=name)         # what LIL or DOK rows, never checked above, became
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
         _check_finite(Xs.data, name, allow_nan=allow_nan, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))

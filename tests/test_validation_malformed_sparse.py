@@ -196,3 +196,10 @@ def test_a_malformed_matrix_is_a_value_error_even_where_sparse_is_refused():
         check_matrix(malformed("negative column index"))
     with pytest.raises(TypeError, match="X: sparse input is not supported here"):
         check_matrix(sp.csr_matrix(_data()[0]))
+
+
+def test_malformed_lil_rows_are_refused_after_their_conversion():
+    M = sp.lil_matrix(_data()[0])
+    M.rows[1], M.data[1] = [7], [1.0]                   # a column past the five
+    with pytest.raises(ValueError, match="X: malformed sparse CSR matrix .* got 7 in row 1"):
+        check_matrix(M, accept_sparse=True)
