@@ -80,6 +80,7 @@ _LAZY: dict[str, str] = {
     "Kernel": "kernels:Kernel",
     # metrics
     "evaluate": "metrics:evaluate",
+    "QueryKFold": "_query_folds:QueryKFold",
     # push family
     "boost": "push:boost",
     "load_model": "persistence:load_model",

@@ -15,8 +15,11 @@ as :class:`Fitted` records.  From these one declaration :class:`Ranker` derives
 * what a fit publishes, in one step, to the estimator other threads see,
   when ``fit`` is decorated with :func:`fits_on_a_copy` (and
   ``decision_function`` with :func:`reads_a_snapshot`), as every built-in is;
+* the frozen setup record of the parameters (:meth:`Ranker._setup_record`):
+  checked and resolved once per parameter state, what ``fit``, scoring and
+  loading a file work from;
 * ``training_curve_`` (the objective and validation metric per iteration) and
-  the scikit-learn tags.
+  the scikit-learn tags, read from the declarations without resolving a spec.
 
 Estimators are a plugin family like the components: a third-party
 distribution returns its :class:`Ranker` subclasses from the hook
@@ -54,10 +57,10 @@ __all__ = [
     "fits_on_a_copy",
     "reads_a_snapshot",
     "resolve_parameter",
+    "declared_attribute",
     "spec_kind",
     "random_state_kind",
     "N_JOBS",
-    "ANY",
 ]
 
 
@@ -88,15 +91,12 @@ def spec_kind(family: str, *, also: str = "", accept: Callable[[Any], bool] | No
 
 def random_state_kind(*, generator: bool = True, legacy: bool = True) -> Kind:
     """``random_state``: None, a seed >= 0, and (if allowed) a numpy ``RandomState`` / ``Generator``."""
-    allowed = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
+    from .validation import check_random_state_param
+
     names = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
 
     def check(value: Any) -> Any:
-        if value is None or isinstance(value, allowed):
-            return value
-        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) and value >= 0:
-            return value
-        raise ValueError("not a seed")
+        return check_random_state_param(value, generator=generator, legacy=legacy)
 
     return Kind(f"None, an integer >= 0 or a numpy {names}", check, type_doc=f"int, {names} or None")
 
@@ -111,9 +111,6 @@ def _check_n_jobs(value: Any) -> Any:
 #: ``n_jobs``: None or -1 (every core), a positive count, or -2 (all but one) and below.
 N_JOBS = Kind("None, a positive integer or a negative integer (-1 = all cores)", _check_n_jobs,
               type_doc="int or None")
-
-#: Any value (checked where it is used, e.g. against the data).
-ANY = Kind("any value", lambda value: value)
 
 
 def resolve_parameter(name: str, family: str, value: Any):
@@ -131,6 +128,27 @@ def resolve_parameter(name: str, family: str, value: Any):
         if not text.startswith(f"{name}"):
             text = f"{name}={_spec_repr(value)}: {text}"
         raise type(exc)(text) if _rebuildable(exc) else ParameterError(text) from None
+
+
+def declared_attribute(family: str, value: Any, attribute: str, default: Any) -> Any:
+    """A class attribute (a declaration) of the component ``value`` names, read without configuring it.
+
+    ``declared_attribute("learner", "trees:max_leaves=8", "allow_nan", False)``
+    looks the class ``trees`` up in the registry and reads ``allow_nan``;
+    ``default`` when ``value`` names no registered component (the error is
+    the fit's to raise).
+    """
+    if isinstance(value, Component):
+        return getattr(value, attribute, default)
+    if not isinstance(value, str):
+        return default
+    from .registry import registry
+    from .spec import parse_spec
+
+    try:
+        return getattr(registry().get(family, parse_spec(value)[0]), attribute, default)
+    except (TypeError, ValueError):
+        return default
 
 
 def _spec_repr(value: Any) -> str:
@@ -357,8 +375,9 @@ def string_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-#: The fitted attributes every estimator has (set by scikit-learn's ``validate_data``).
-COMMON_FITTED = (Fitted("n_features_in_"), Fitted("feature_names_in_", optional=True))
+#: The fitted attributes every estimator has: those scikit-learn's ``validate_data`` sets, and the
+#: setup record a fit worked from (:meth:`Ranker._setup_record`; each fit starts without one).
+COMMON_FITTED = (Fitted("n_features_in_"), Fitted("feature_names_in_", optional=True), Fitted("_setup_cache"))
 
 
 # --------------------------------------------------------------------------
@@ -482,6 +501,38 @@ class Ranker(BaseEstimator):
         """Every declared parameter checked (type and range); the start of ``fit`` and of loading a file."""
         return check_parameters(self.parameters, {p.name: getattr(self, p.name) for p in self.parameters})
 
+    def _setup(self) -> Any:
+        """Check every parameter and resolve every spec: the frozen record a fit works from.
+
+        The default is the checked parameters; an estimator with spec
+        parameters returns its own record of resolved components.  Called
+        through :meth:`_setup_record`, never directly.
+        """
+        return self._check_params()
+
+    def _setup_record(self) -> Any:
+        """The setup record of the current parameter values, made once per parameter state.
+
+        It is kept with the values it was made from (``_setup_cache``, not a
+        parameter: ``get_params`` and ``clone`` never see it); a parameter
+        changed since -- by ``set_params`` or by assignment -- makes a new
+        one.  A fit starts without it (see :func:`fits_on_a_copy`) and
+        publishes the one it made with the model.
+        """
+        key = _parameter_key(self)
+        cached = self.__dict__.get("_setup_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        record = self._setup()
+        self.__dict__["_setup_cache"] = (key, record)
+        return record
+
+    def __getstate__(self):
+        # the setup record is made again on demand: its key holds the parameter objects themselves
+        state = dict(super().__getstate__())
+        state.pop("_setup_cache", None)
+        return state
+
     # ------------------------------------------------------------------
     # Iterations
     # ------------------------------------------------------------------
@@ -569,6 +620,25 @@ class Ranker(BaseEstimator):
 
     def _restore_fitted_state(self, state: dict, setup: Any) -> None:
         raise NotImplementedError(f"{type(self).__name__} cannot be loaded from a file")
+
+
+def _parameter_key(estimator: Ranker) -> tuple:
+    """The parameter values of ``estimator`` as a comparable key: values by value, mutable objects by identity.
+
+    A list of spec strings compares by its items (a copy with the same items
+    is the same state); an array or another unhashable object by identity.
+    """
+    return tuple(_value_key(getattr(estimator, p.name)) for p in estimator.parameters)
+
+
+def _value_key(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(_value_key(v) for v in value))
+    try:
+        hash(value)
+    except TypeError:
+        return (type(value), id(value), value)     # the object itself too: its id stays its own while cached
+    return (type(value), value)
 
 
 def _literal(text: str) -> Any:

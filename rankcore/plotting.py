@@ -625,7 +625,7 @@ def _line_panel(title: str, xlabel: str, ylabel: str, x: np.ndarray, values: np.
 def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
                    xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
                    columns: int | None = None, held_out: Mapping[str, Any] | None = None,
-                   held_out_label: str = "held-out metric") -> FigureData:
+                   held_out_label: str | Mapping[str, str] = "held-out metric") -> FigureData:
     """The training objective after each iteration, one panel per model; beside it the held-out metric.
 
     Parameters
@@ -644,8 +644,8 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
         model is one row: its training objective on the left, the held-out
         metric on the right -- the one that says whether more iterations
         help (a training objective keeps falling long after).
-    held_out_label : str
-        The held-out metric's name (``"test auc"``).
+    held_out_label : str or mapping of str to str
+        The held-out metric's name (``"test auc"``), or one per model.
 
     Returns
     -------
@@ -663,8 +663,10 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
             x, arr, f"objective:{label}", index))
         if extra:
             hx, hv = extra.get(label, (np.empty(0), np.empty(0)))
-            panels.append(_line_panel(f"{label}: {held_out_label}" if label in extra else f"{label}: no "
-                                      "held-out record per iteration", unit, held_out_label, hx, hv,
+            what = held_out_label.get(label, "held-out metric") if isinstance(held_out_label, Mapping) \
+                else held_out_label
+            panels.append(_line_panel(f"{label}: {what}" if label in extra else f"{label}: no "
+                                      "held-out record per iteration", unit, what, hx, hv,
                                       f"held-out:{label}", index))
     if extra:
         cols = 2
@@ -678,7 +680,7 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
 def objective_figure(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, str] = "training objective",
                      xlabel: str | Mapping[str, str] = "iteration", title: str | None = None,
                      columns: int | None = None, held_out: Mapping[str, Any] | None = None,
-                     held_out_label: str = "held-out metric"):
+                     held_out_label: str | Mapping[str, str] = "held-out metric"):
     """:func:`objective_data` drawn by matplotlib (unused panels hidden)."""
     return to_matplotlib(objective_data(histories, ylabel=ylabel, xlabel=xlabel, title=title, columns=columns,
                                         held_out=held_out, held_out_label=held_out_label))

@@ -39,6 +39,7 @@ __all__ = [
     "SpecError",
     "parse_spec",
     "count_or_fraction",
+    "sequence_kind",
 ]
 
 
@@ -259,6 +260,27 @@ class Kind:
 
     def __call__(self, value: Any) -> Any:
         return self.check(value)
+
+
+def sequence_kind(description: str, *, type_doc: str, also: Callable[[Any], bool] | None = None,
+                  non_empty: bool = False) -> Kind:
+    """Kind of a parameter holding a list, tuple or array (never a string), or a value ``also`` accepts.
+
+    Only the container is checked here; its items are checked where they are
+    used (against the data, or resolved through the registry).
+    ``description`` is the accepted values in words, as errors show them.
+    """
+
+    def check(value: Any) -> Any:
+        if also is not None and also(value):
+            return value
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+            raise TypeError("not a sequence")
+        if non_empty and len(value) == 0:
+            raise ValueError("empty")
+        return value
+
+    return Kind(description, check, type_doc=type_doc)
 
 
 def _strict_int(value: Any) -> int:

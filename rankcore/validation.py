@@ -13,9 +13,12 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
+from ._categories import encode_categories
 
 __all__ = [
     "check_categorical_features",
@@ -31,6 +34,7 @@ __all__ = [
     "check_sample_weight",
     "effective_n_threads",
     "check_random_state_param",
+    "int_seed",
     "reject_1d",
     "check_bipartite_target",
     "check_fit_data",
@@ -494,20 +498,36 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     return max(1, cores + 1 + n_jobs)
 
 
-def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True) -> Any:
-    """Check a ``random_state`` parameter without drawing from it.
+def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True,
+                             legacy: bool = True) -> Any:
+    """Check a ``random_state`` parameter without drawing from it: the one check of every ``random_state``.
 
     Accepts ``None``, a non-negative integer seed, a
-    :class:`numpy.random.RandomState` and (unless ``generator=False``) a
-    :class:`numpy.random.Generator`.  Returns the value unchanged.
+    :class:`numpy.random.RandomState` (unless ``legacy=False``) and a
+    :class:`numpy.random.Generator` (unless ``generator=False``).  Returns the
+    value unchanged.
     """
-    kinds = (np.random.RandomState, np.random.Generator) if generator else (np.random.RandomState,)
+    kinds = tuple(t for t, ok in ((np.random.RandomState, legacy), (np.random.Generator, generator)) if ok)
     if random_state is None or isinstance(random_state, kinds):
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
         return random_state
-    allowed = "a numpy RandomState or Generator" if generator else "a numpy RandomState"
-    raise ValueError(f"{name}: expected None, a non-negative integer seed or {allowed}, got {random_state!r}")
+    allowed = " or ".join(n for n, ok in (("RandomState", legacy), ("Generator", generator)) if ok)
+    raise ValueError(f"{name}: expected None, a non-negative integer seed or a numpy {allowed}, got {random_state!r}")
+
+
+def int_seed(random_state: Any) -> Any:
+    """The seed the random draws of a fit derive from, for a checked ``random_state``.
+
+    An integer seed is itself; a :class:`numpy.random.RandomState` gives one
+    draw in [0, 2**31 - 1) (and advances); None and a
+    :class:`numpy.random.Generator` stay as they are (fresh entropy, or the
+    generator itself, where they are used).  ``int_seed(check_random_state(rs))``
+    is the seed of the RandomState that scikit-learn makes of ``rs``.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    return random_state
 
 
 def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
@@ -596,7 +616,8 @@ def check_finite_scores(scores: np.ndarray, *, owner: str, X: Any = None) -> np.
     )
 
 
-def check_learner_matrix(X: Any, learner: Any, *, name: str = "X") -> tuple[Any, tuple[int, ...]]:
+def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: list | None = None,
+                         feature_names: Any = None) -> tuple[Any, list | None]:
     """Validate a feature matrix for a learner, as far as the learner declares it can take it.
 
     * float32 stays float32, anything else becomes float64;
@@ -604,25 +625,28 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X") -> tuple[Any,
     * a ``scipy.sparse`` matrix only for learners with ``accept_sparse`` (it
       is returned as CSR, never made dense);
     * a pandas DataFrame's ``category`` columns, for learners with
-      ``accept_categorical``, become their category codes (missing: NaN) and
-      are returned as the categorical columns.  The codes follow the order of
-      the column's categories, so predict with the same category dtype as in
-      fit.  For other learners a category column is read as its values.
+      ``accept_categorical``, become codes matched by value
+      (:func:`rankcore._categories.encode_categories`): at fit
+      (``categories`` None) the positions of the values among the column's
+      categories, later among the fit's ``categories`` (a value they do not
+      list, or missing: NaN).  For other learners a category column is read
+      as its values.
 
     Returns
     -------
     X : ndarray (C-contiguous) or scipy.sparse.csr_matrix
-    categorical : tuple of int
-        The columns that had a ``category`` dtype (for categorical learners).
+    categories : list or None
+        For categorical learners and a DataFrame: per column, its categories
+        (None for a column that is not categorical); else None.
     """
-    categorical: tuple[int, ...] = ()
-    if getattr(learner, "accept_categorical", False) and hasattr(X, "dtypes") and hasattr(X, "columns"):
-        X, categorical = _category_codes(X)
+    found = None
+    if getattr(learner, "accept_categorical", False):
+        X, found = encode_categories(X, categories, name=name, feature_names=feature_names)
     sparse = hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse")
     dtype = np.float32 if getattr(X if sparse else np.asarray(X), "dtype", None) == np.float32 else np.float64
     arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),
                        accept_sparse=sparse and bool(getattr(learner, "accept_sparse", False)))
-    return arr, categorical
+    return arr, found
 
 
 def check_categorical_features(value: Any, n_features: int, feature_names: Any = None,
@@ -632,12 +656,16 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
     ``value`` is None (no column), an array-like of column indices (0 to
     ``n_features`` − 1), a boolean mask of ``n_features`` entries, or column
     names of the DataFrame the estimator was fitted on (``feature_names``, as
-    ``feature_names_in_``).  Anything else is a TypeError, an index out of
+    ``feature_names_in_``).  Anything else -- a mapping too, whose keys
+    iteration would read -- is a TypeError, an index out of
     range, a mask of the wrong length or an unknown name a ValueError, each
     naming ``name``.
     """
     if value is None:
         return ()
+    if isinstance(value, Mapping):
+        raise TypeError(f"{name}: expected column indices, a boolean mask or column names (a list), "
+                        f"got a {type(value).__name__} {value!r}")
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") and not hasattr(value, "__iter__"):
         raise TypeError(f"{name}: expected column indices, a boolean mask or column names (a list), "
                         f"got {value!r}")
@@ -665,18 +693,3 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
         return tuple(sorted({int(v) for v in items}))
     raise TypeError(f"{name}: expected column indices, a boolean mask or column names, not a mix, "
                     f"got {items[:5]!r}")
-
-
-def _category_codes(frame: Any) -> tuple[Any, tuple[int, ...]]:
-    """A DataFrame with its ``category`` columns replaced by their codes as float64 (−1, missing, as NaN)."""
-    import pandas as pd
-
-    columns = [j for j, dtype in enumerate(frame.dtypes) if isinstance(dtype, pd.CategoricalDtype)]
-    if not columns:
-        return frame, ()
-    out = frame.copy()
-    for j in columns:
-        codes = out.iloc[:, j].cat.codes.to_numpy().astype(np.float64)
-        codes[codes < 0] = np.nan
-        out.isetitem(j, codes)
-    return out, tuple(columns)

@@ -136,9 +136,15 @@ class TreesCandidate(Candidate):
 
     def build(self, context: CandidateContext) -> Any:
         from ..push import boost
+        from ..registry import resolve
 
-        return boost(learner=self.learner_spec(context), n_iter=self.schedule_for(context.n_rows)[0],
-                     early_stopping=early_stopping_as_validated(context),
+        spec = self.learner_spec(context)
+        learner = resolve("learner", spec)
+        # category columns split by groups where the trees can (not oblivious; within their bins)
+        categorical = [j for j, k in context.categorical
+                       if learner.accept_categorical and self.growth != "oblivious" and k <= learner.max_bins]
+        return boost(learner=spec, n_iter=self.schedule_for(context.n_rows)[0],
+                     early_stopping=early_stopping_as_validated(context), categorical_features=categorical or None,
                      random_state=context.random_state, n_jobs=context.n_jobs)
 
 

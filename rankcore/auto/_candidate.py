@@ -18,7 +18,7 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Candidate", "CandidateContext", "build_estimator", "candidate_scores"]
+__all__ = ["Candidate", "CandidateContext", "build_estimator", "candidate_scores", "registered_candidates"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ class CandidateContext:
         choice was validated on (a fold's training part), so that a
         candidate whose settings depend on the number of rows can refit as
         it was validated.  None for a fold's fit.
+    categorical : tuple of (int, int)
+        (column, number of categories) of each column that holds a pandas
+        ``category`` column's positions (0, 1, ...; NaN missing): a
+        candidate that splits by groups of categories may do so there;
+        the others see numbers.
     """
 
     metric: str
@@ -53,6 +58,7 @@ class CandidateContext:
     random_state: int
     n_jobs: int = 1
     validated_rows: int | None = None
+    categorical: tuple[tuple[int, int], ...] = ()
 
 
 class Candidate(Component):
@@ -188,7 +194,7 @@ def candidate_scores(estimator: Any, X: Any) -> np.ndarray:
     return np.asarray(scores, dtype=np.float64)
 
 
-def registered_specs(select) -> list[str]:
+def registered_candidates(select) -> list[Candidate]:
     """``select(cls)``'s specs of every registered candidate class, by priority (then name), each once, resolved."""
     import warnings
 
@@ -199,10 +205,9 @@ def registered_specs(select) -> list[str]:
         reg = registry()
     entries = sorted((reg.entry("candidate", name) for name in reg.names("candidate")),
                      key=lambda e: (e.cls.priority, e.name))
-    specs: list[str] = []
+    candidates: dict[str, Candidate] = {}
     for entry in entries:
         for spec in select(entry.cls):
-            resolved = reg.resolve("candidate", spec).spec
-            if resolved not in specs:
-                specs.append(resolved)
-    return specs
+            candidate = reg.resolve("candidate", spec)
+            candidates.setdefault(candidate.spec, candidate)
+    return list(candidates.values())

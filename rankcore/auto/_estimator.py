@@ -12,24 +12,26 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
-from ..base import Ranker, fits_on_a_copy, reads_a_snapshot
-from ..validation import check_bipartite_target, check_matrix, check_same_length, effective_n_threads, reject_1d
+from .._categories import encode_categories
+from ..base import CheckedParams, Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
+from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
+                          reject_1d)
 from ._bag import FoldBag, standardization
-from ._candidate import build_estimator, candidate_scores, registered_specs
+from ._candidate import Candidate, build_estimator, candidate_scores, registered_candidates
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
 from ._selection import fixed_blend, select
-from ._small_data import SMALL_DATA_ROWS, small_data_specs, uses_small_data_blend
+from ._small_data import SMALL_DATA_ROWS, small_data_candidates, uses_small_data_blend
 from ._saved import encode_fitted
 from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
@@ -45,14 +47,37 @@ def _held_out_scale(scores: np.ndarray, model) -> np.ndarray:
     return scores
 
 
-def check_params(estimator: "AutoRanker") -> dict[str, Any]:
-    """Check every parameter of ``estimator`` and resolve what needs the registry (once per fit).
+@dataclass(frozen=True)
+class AutoSetup:
+    """AutoRanker's configuration, checked and resolved once: what ``fit`` and loading a file use.
+
+    Attributes
+    ----------
+    params : CheckedParams
+        Every parameter, checked.
+    metric : Metric
+        The resolved metric the search chooses by.
+    candidates : tuple of Candidate or None
+        The candidates asked for, resolved (the anchor first); None:
+        ``candidates="auto"``, the registered defaults for the data's size.
+    budget : float or None
+        ``time_budget``.
+    n_threads : int
+        ``n_jobs`` as a thread count.
+    """
+
+    params: CheckedParams
+    metric: Any
+    candidates: tuple[Candidate, ...] | None
+    budget: float | None
+    n_threads: int
+
+
+def check_params(estimator: "AutoRanker") -> AutoSetup:
+    """Check every parameter of ``estimator`` and resolve what needs the registry: its :class:`AutoSetup`.
 
     The declared checks (:data:`~rankcore.auto._params.AUTO_PARAMETERS`) run
-    first; then the metric and the candidates are resolved.  Returns a dict
-    with ``metric`` (a resolved Metric), ``specs`` (the candidate specs asked
-    for, or None for the default search), ``budget`` (float or None) and
-    ``n_threads``.
+    first; then the metric and the candidates are resolved.
     """
     from ..base import resolve_parameter
 
@@ -64,11 +89,11 @@ def check_params(estimator: "AutoRanker") -> dict[str, Any]:
     if not getattr(metric, "scalar", True) or metric.greater_is_better is None or metric.task != "bipartite":
         raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
                          f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
-    return {"metric": metric, "specs": _check_candidates(checked.candidates), "budget": checked.time_budget,
-            "n_threads": effective_n_threads(checked.n_jobs)}
+    return AutoSetup(checked, metric, _check_candidates(checked.candidates), checked.time_budget,
+                     effective_n_threads(checked.n_jobs))
 
 
-def _check_candidates(candidates) -> list[str] | None:
+def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
     from ..registry import resolve
 
     if isinstance(candidates, str):
@@ -77,21 +102,26 @@ def _check_candidates(candidates) -> list[str] | None:
         candidates = [candidates]
     if not isinstance(candidates, (list, tuple)) or not candidates:
         raise ValueError(f"candidates: expected 'auto' or a non-empty list of candidate specs, got {candidates!r}")
-    specs = []
+    resolved: dict[str, Candidate] = {}
     for item in candidates:
         if not isinstance(item, str):
             raise TypeError(f"candidates: expected candidate spec strings such as 'trees' or 'kernel:rbf', "
                             f"got {type(item).__name__}")
-        spec = resolve("candidate", item).spec
-        if spec in specs:
-            raise ValueError(f"candidates: {spec!r} is listed twice")
-        specs.append(spec)
-    return specs
+        candidate = resolve("candidate", item)
+        if candidate.spec in resolved:
+            raise ValueError(f"candidates: {candidate.spec!r} is listed twice")
+        resolved[candidate.spec] = candidate
+    return tuple(resolved.values())
+
+
+def default_candidates() -> list[Candidate]:
+    """The candidates of ``candidates="auto"``: every registered class's ``default_specs``, by priority, resolved."""
+    return registered_candidates(lambda cls: cls.default_search_specs())
 
 
 def default_specs() -> list[str]:
-    """The specs of ``candidates="auto"``: every registered class's ``default_specs``, by priority."""
-    return registered_specs(lambda cls: cls.default_search_specs())
+    """The specs of ``candidates="auto"`` (:func:`default_candidates`)."""
+    return [candidate.spec for candidate in default_candidates()]
 
 
 def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.ndarray]:
@@ -109,11 +139,9 @@ def _first_pass_predictions(n_rows: int, specs, plan, outcome) -> dict[str, np.n
 
 
 def _base_seed(random_state) -> int:
-    if random_state is None:
-        return int(np.random.default_rng().integers(2**31 - 1))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
-    return int(random_state)
+    """The seed every fit of the search derives its own from; None: fresh entropy."""
+    seed = int_seed(random_state)
+    return int(np.random.default_rng().integers(2**31 - 1)) if seed is None else int(seed)
 
 
 class AutoRanker(Ranker):
@@ -166,6 +194,13 @@ class AutoRanker(Ranker):
         Seconds of the search and of the final refit.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
+    categories_ : list of (ndarray or None)
+        Fitted on a pandas DataFrame with ``category`` columns: per column,
+        the categories of a category column (None for the others).  Every
+        candidate sees such a column as its values' positions among these
+        categories (0, 1, ...; missing: NaN), and a frame scored later is
+        encoded the same way by value: a category not listed scores as a
+        missing value.
     n_features_in_, feature_names_in_
 
     Examples
@@ -213,33 +248,34 @@ class AutoRanker(Ranker):
         started = time.perf_counter()
         if y is None:
             raise ValueError("AutoRanker requires y to be passed, but the target y is None")
-        params = check_params(self)
+        setup = self._setup_record()
         listeners = check_callbacks(callbacks)
-        metric = params["metric"]
+        metric, n_threads = setup.metric, setup.n_threads
         X_arr, y01 = self._check_data(X, y)
         self.metric_ = metric.spec
         seed = _base_seed(self.random_state)
-        small = uses_small_data_blend(X_arr.shape[0], params["specs"], self.blend)
-        specs, skipped = self._applicable(params["specs"], X_arr, y01, params["n_threads"], metric.spec, small)
+        small = uses_small_data_blend(X_arr.shape[0], setup.candidates, self.blend)
+        applicable, skipped = self._applicable(setup.candidates, X_arr, y01, n_threads, metric.spec, small)
+        specs = [candidate.spec for candidate in applicable]
         plan = plan_folds(y01, self.cv, seed)
         units = plan_units(plan, y01, seed)
         check_metric_on_units(metric, y01, plan, units)                   # before any fit
         progress = SearchProgress(metric.spec) if self.verbose else None
         search = SuccessiveHalving(
-            specs, [self._resolved(s).relative_cost for s in specs], plan, y01, units, metric,
-            self.make_executor(X_arr, y01, plan, metric.spec, seed, params["n_threads"]), params["budget"],
+            specs, [candidate.relative_cost for candidate in applicable], plan, y01, units, metric,
+            self.make_executor(X_arr, y01, plan, metric.spec, seed, n_threads), setup.budget,
             X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
             keep_models=bool(self.bag_folds))
         search.start = started
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
-        with blas_limit(params["n_threads"]):
-            rungs = default_rungs(plan, params["budget"] is not None)
+        with blas_limit(n_threads):
+            rungs = default_rungs(plan, setup.budget is not None)
             if small and plan.kind == "kfold":
                 # no halving and only the fixed repeats: every member of the fixed blend gets the same folds
                 rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
-            self._choose_and_refit(X_arr, y01, specs, skipped, plan, units, search, outcome, metric, seed,
-                                   params["n_threads"], small)
+            self._choose_and_refit(X_arr, y01, applicable, skipped, plan, units, search, outcome, metric, seed,
+                                   n_threads, small)
         self.search_time_ = outcome.elapsed
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
@@ -248,37 +284,40 @@ class AutoRanker(Ranker):
     def _check_data(self, X, y):
         reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
+        # a DataFrame's category columns: every candidate sees a value's position among the categories
+        X, categories = encode_categories(X, None)
+        if categories is not None and any(c is not None for c in categories):
+            self.categories_ = categories
         X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
         y01, classes = check_bipartite_target(y)
         check_same_length(X=X_arr, y=y01)
         self.classes_ = classes
         return X_arr, y01
 
-    @staticmethod
-    def _resolved(spec: str):
-        from ..registry import resolve
-
-        return resolve("candidate", spec)
+    def _setup(self) -> AutoSetup:
+        return check_params(self)
 
     def _applicable(self, requested, X, y, n_threads, metric_spec, small=False):
-        """The candidates that apply to the data (the anchor first), and why the others were skipped.
+        """The candidates that apply to the data (the anchor first), and why the others were skipped (by spec).
 
-        ``small``: the default search on small data, which fits only the
-        small-data blend's members (the other default candidates are listed
-        as skipped, with that reason).
+        ``requested``: the resolved candidates asked for, or None for the
+        default ones.  ``small``: the default search on small data, which fits
+        only the small-data blend's members (the other default candidates are
+        listed as skipped, with that reason).
         """
-        specs = requested if requested is not None else default_specs()
+        candidates = list(requested) if requested is not None else default_candidates()
         skipped: dict[str, str] = {}
         if small:
-            members = small_data_specs()
-            skipped = {s: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend of "
-                          f"{', '.join(members)}" for s in specs if s not in members}
-            specs = members
-        context = make_context(metric_spec, X, y, 0, n_threads)
+            members = small_data_candidates()
+            names = [m.spec for m in members]
+            skipped = {c.spec: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend "
+                               f"of {', '.join(names)}" for c in candidates if c.spec not in names}
+            candidates = members
+        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns())
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, fitted_as = [], {}
-        for spec in specs:
-            candidate = self._resolved(spec)
+        for candidate in candidates:
+            spec = candidate.spec
             reason = candidate.skip_reason(context)
             identity = None if reason is not None else candidate.fit_identity(context)
             if identity is not None and identity in fitted_as:
@@ -286,7 +325,7 @@ class AutoRanker(Ranker):
             elif identity is not None:
                 fitted_as[identity] = spec
             if reason is None:
-                applicable.append(spec)
+                applicable.append(candidate)
             else:
                 skipped[spec] = reason
         if not applicable:
@@ -305,7 +344,12 @@ class AutoRanker(Ranker):
         """
         from ._executors import LocalExecutor
 
-        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads)
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns())
+
+    def categorical_columns(self) -> tuple[tuple[int, int], ...]:
+        """(column, number of categories) of the fit's category columns (see ``categories_``)."""
+        categories = getattr(self, "categories_", None) or ()
+        return tuple((j, len(c)) for j, c in enumerate(categories) if c is not None)
 
     @staticmethod
     def _event_forwarder(specs, plan, listeners, progress):
@@ -332,10 +376,11 @@ class AutoRanker(Ranker):
     # ------------------------------------------------------------------
     # Choosing and refitting
     # ------------------------------------------------------------------
-    def _choose_and_refit(self, X, y, specs, skipped, plan, units, search, outcome, metric, seed, n_threads,
+    def _choose_and_refit(self, X, y, candidates, skipped, plan, units, search, outcome, metric, seed, n_threads,
                           small=False):
         from ._folds import Units
 
+        specs = [candidate.spec for candidate in candidates]
         alive = outcome.survivors
         if not alive:
             failures = "; ".join(f"{specs[c]}: {e}" for c, e in outcome.errors.items()) or "no time to fit any"
@@ -355,9 +400,10 @@ class AutoRanker(Ranker):
             selection = select(scores, predictions, labels, sub, 0, sign, metric, blend=bool(self.blend))
         selection.units_used = used
         refit_start = time.perf_counter()
-        chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, specs, metric.spec, seed,
-                                               n_threads)
-        fitted = [self._fold_bag(specs[c], refit, outcome.predictions[c], outcome.models.get(c, {}), plan.n_splits)
+        chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec,
+                                               seed, n_threads)
+        fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}),
+                                 plan.n_splits)
                   for c, refit in zip(chosen, fitted)]
         outcome.models.clear()                     # the bag holds what it needs; the other fold models go
         if len(chosen) > 1:
@@ -384,22 +430,23 @@ class AutoRanker(Ranker):
                                               failures)
         self.cv_results_ = self.leaderboard_.cv_results()
         self.best_index_ = 0
-        self._candidate = (self._resolved(specs[chosen[0]])
+        self._candidate = (candidates[chosen[0]]
                            if len(chosen) == 1 and not isinstance(fitted[0], FoldBag) else None)
         self.cv_predictions_ = _first_pass_predictions(X.shape[0], specs, plan, outcome)
 
-    def _fold_bag(self, spec: str, refit, predictions: dict, models: dict, n_splits: int):
+    def _fold_bag(self, candidate: Candidate, refit, predictions: dict, models: dict, n_splits: int):
         """The refit averaged with the candidate's fold models of the first repeat, if it has all of them."""
         if not (self.bag_folds and n_splits >= 2 and all(f in models and f in predictions for f in range(n_splits))):
             return refit
         pooled = np.concatenate([predictions[f] for f in range(n_splits)])
         scaling = [standardization(pooled)] + [standardization(predictions[f]) for f in range(n_splits)]
-        return FoldBag(spec, [refit] + [models[f] for f in range(n_splits)], [c for c, _ in scaling],
-                       [s for _, s in scaling], scorer=self._resolved(spec).scores)
+        return FoldBag(candidate.spec, [refit] + [models[f] for f in range(n_splits)], [c for c, _ in scaling],
+                       [s for _, s in scaling], scorer=candidate.scores)
 
-    def _refit(self, X, y, plan, selection, alive, scores, sign, specs, metric_spec, seed, n_threads):
+    def _refit(self, X, y, plan, selection, alive, scores, sign, candidates, metric_spec, seed, n_threads):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
-        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads)
+        context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
+                               categorical=self.categorical_columns())
         # every repeat has the first one's fold sizes: no further repeat is drawn for them
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
@@ -414,7 +461,7 @@ class AutoRanker(Ranker):
             fitted = []
             for c in members:
                 try:
-                    estimator = build_estimator(self._resolved(specs[c]), context, context.has_missing)
+                    estimator = build_estimator(candidates[c], context, context.has_missing)
                     estimator.fit(X, y)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
@@ -423,7 +470,7 @@ class AutoRanker(Ranker):
             if len(fitted) == len(members):
                 return members, fitted, failures
         raise ValueError("AutoRanker: every candidate failed its final refit ("
-                         + "; ".join(f"{specs[c]}: {e}" for c, e in failures.items()) + ")")
+                         + "; ".join(f"{candidates[c].spec}: {e}" for c, e in failures.items()) + ")")
 
     # ------------------------------------------------------------------
     # Prediction
@@ -438,6 +485,9 @@ class AutoRanker(Ranker):
         check_is_fitted(self)
         reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
+        # matched by value to the fit's categories; a fit without category columns refuses them
+        X, _ = encode_categories(X, getattr(self, "categories_", None) or [None] * self.n_features_in_,
+                                 feature_names=getattr(self, "feature_names_in_", None))
         X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
@@ -455,7 +505,9 @@ class AutoRanker(Ranker):
         from ..registry import resolve
 
         check_is_fitted(self)
-        metric = resolve("metric", self.leaderboard_.metric)
+        setup = self._setup_record()
+        metric = setup.metric if setup.metric.spec == self.leaderboard_.metric else \
+            resolve("metric", self.leaderboard_.metric)
         y_arr = np.asarray(y)
         if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
             raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
@@ -472,11 +524,11 @@ class AutoRanker(Ranker):
         state["best"] = encode_fitted(self.best_estimator_, self.best_candidate_)   # names the candidate
         return state
 
-    def _check_loaded_params(self, state: dict) -> Any:
-        return check_params(self)
+    def _check_loaded_params(self, state: dict) -> AutoSetup:
+        return self._setup_record()
 
-    def _restore_fitted_state(self, state: dict, setup: Any) -> None:
-        restore_state(self, state, setup["metric"])
+    def _restore_fitted_state(self, state: dict, setup: AutoSetup) -> None:
+        restore_state(self, state, setup.metric)
         self._candidate = None
 
     def __sklearn_tags__(self):
@@ -490,9 +542,15 @@ class AutoRanker(Ranker):
             from ._saved import accepts_missing
 
             return accepts_missing(best)
-        try:
-            specs = _check_candidates(self.candidates)
-            specs = default_specs() if specs is None else specs
-            return any(c.accepts_missing or c.impute_missing for c in map(self._resolved, specs))
-        except (TypeError, ValueError):
-            return False
+        return any(declared_attribute("candidate", spec, "accepts_missing", False)
+                   or declared_attribute("candidate", spec, "impute_missing", False) for spec in self._asked_specs())
+
+    def _asked_specs(self) -> list[str]:
+        """The candidate specs as given (``"auto"``: every registered class's default ones), unresolved."""
+        from ..registry import registry
+
+        if isinstance(self.candidates, (list, tuple)):
+            return list(self.candidates)
+        if self.candidates != "auto":
+            return [self.candidates]
+        return [spec for entry in registry().in_order("candidate") for spec in entry.cls.default_search_specs()]

@@ -21,12 +21,18 @@ __all__ = ["LocalExecutor"]
 
 
 class LocalExecutor:
-    """Run tasks one after the other in this process, each on ``n_jobs`` threads."""
+    """Run tasks one after the other in this process, each on ``n_jobs`` threads.
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int):
+    Each candidate is resolved once, at its first task, for all its tasks.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int,
+                 categorical: tuple = ()):
         self.X, self.y, self.plan = X, y, plan
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
+        self.categorical = categorical
         self.has_missing = bool(np.isnan(X).any())        # once, not once per task
+        self._candidates: dict = {}
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
                  on_result: Callable[[TaskResult], None]) -> None:
@@ -35,4 +41,16 @@ class LocalExecutor:
                 continue
             train, validation = self.plan.folds[task.fold]
             on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs,
-                               self.has_missing))
+                               self.has_missing, self.categorical, self._candidate(task.spec)))
+
+    def _candidate(self, spec: str):
+        """The candidate ``spec`` names, resolved at its first task; None when it does not resolve
+        (then :func:`run_task` records the error of resolving it)."""
+        if spec not in self._candidates:
+            from ..registry import resolve
+
+            try:
+                self._candidates[spec] = resolve("candidate", spec)
+            except (TypeError, ValueError):
+                self._candidates[spec] = None
+        return self._candidates[spec]

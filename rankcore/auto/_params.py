@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._categories import categories_to_state
 from ..base import N_JOBS, Fitted, random_state_kind, spec_kind
 from ..spec import Kind, Parameter
 from ._folds import MAX_CV_REPEATS, check_cv
@@ -101,6 +102,7 @@ AUTO_FITTED = (
     Fitted("search_time_", "search_time", float),
     Fitted("refit_time_", "refit_time", float),
     Fitted("feature_names_in_", "feature_names_in", lambda names: [str(n) for n in names], optional=True),
+    Fitted("categories_", "categories", categories_to_state, optional=True),
     Fitted("cv_results_"),
     Fitted("best_index_"),
     Fitted("cv_predictions_", optional=True),

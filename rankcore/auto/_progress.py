@@ -2,8 +2,8 @@
 
 Every recorded task produces a :class:`SearchEvent`; ``AutoRanker.fit``
 passes it to the user's ``callbacks`` and, with ``verbose``, to a
-:class:`SearchProgress` that draws the command line's progress display
-(:mod:`rankcore.cli._progress`: a bar redrawn in place in a terminal, plain
+:class:`SearchProgress` that draws the progress display
+(:mod:`rankcore._progress`: a bar redrawn in place in a terminal, plain
 lines in a log).
 """
 
@@ -74,7 +74,7 @@ def check_callbacks(callbacks: Any) -> list[Callable]:
 
 
 class SearchProgress:
-    """A progress display of the search, drawn by the command line's :class:`~rankcore.cli._progress.Task`.
+    """A progress display of the search, drawn by :class:`rankcore._progress.Task`.
 
     Parameters
     ----------
@@ -84,7 +84,7 @@ class SearchProgress:
     """
 
     def __init__(self, metric: str, mode: str = "auto", stream=None):
-        from ..cli._progress import Progress
+        from .._progress import Progress
 
         self.metric = metric
         self.progress = Progress(mode, stream=sys.stderr if stream is None else stream)

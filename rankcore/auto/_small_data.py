@@ -13,17 +13,22 @@ needs no choice at all.  Measured nested on 22 tables of 32 to 150 rows
 
 from __future__ import annotations
 
-from ._candidate import registered_specs
+from ._candidate import Candidate, registered_candidates
 
-__all__ = ["SMALL_DATA_ROWS", "small_data_specs", "uses_small_data_blend"]
+__all__ = ["SMALL_DATA_ROWS", "small_data_candidates", "small_data_specs", "uses_small_data_blend"]
 
 #: The default search on at most this many rows fits and keeps the small-data blend.
 SMALL_DATA_ROWS = 120
 
 
+def small_data_candidates() -> list[Candidate]:
+    """The members of the small-data blend: every registered class's ``small_data_specs``, by priority, resolved."""
+    return registered_candidates(lambda cls: cls.small_data_specs)
+
+
 def small_data_specs() -> list[str]:
-    """The specs of the small-data blend: every registered class's ``small_data_specs``, by priority."""
-    return registered_specs(lambda cls: cls.small_data_specs)
+    """The specs of the small-data blend (:func:`small_data_candidates`)."""
+    return [candidate.spec for candidate in small_data_candidates()]
 
 
 def uses_small_data_blend(n_rows: int, requested, blend: bool) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._categories import categories_from_state
 from ._leaderboard import STATUSES, Leaderboard, LeaderboardRow
 from ._saved import decode_fitted
 
@@ -79,6 +80,12 @@ def restore_state(model, state: dict, metric) -> None:
     names = state.get("feature_names_in")
     if names is not None and not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
         _fail(f"feature_names_in must be a list of {d} strings")
+    categories = state.get("categories")
+    if categories is not None:
+        try:
+            categories = categories_from_state(categories, d)
+        except ValueError as exc:
+            _fail(f"categories: {exc}")
     for key in ("best_candidate", "cv_description", "selection_reason"):
         if not isinstance(state[key], str):
             _fail(f"{key} must be a string")
@@ -104,3 +111,5 @@ def restore_state(model, state: dict, metric) -> None:
     model.n_features_in_ = d
     if names is not None:
         model.feature_names_in_ = np.asarray(names, dtype=object)
+    if categories is not None:
+        model.categories_ = categories

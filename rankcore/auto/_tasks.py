@@ -3,7 +3,8 @@
 :func:`run_task` is a plain function of its arguments (the data, the fold's
 row indices, the candidate's spec, the seed, the thread count), so it runs
 the same in this process and as a Dask task on a worker: the candidate is
-resolved by its spec through the registry wherever it runs, and its seed
+passed on resolved in this process and resolved by its spec through the
+registry on a worker, and its seed
 depends only on the AutoRanker's seed and the fold -- never on which
 candidates ran before, how many threads ran beside it, or where.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._candidate import CandidateContext, build_estimator
+from ._candidate import Candidate, CandidateContext, build_estimator
 
 __all__ = ["Task", "TaskResult", "run_task", "fold_seed", "REFIT_FOLD"]
 
@@ -55,20 +56,27 @@ def fold_seed(base_seed: int, fold: int) -> int:
 
 
 def make_context(metric: str, X: np.ndarray, y: np.ndarray, seed: int, n_jobs: int,
-                 has_missing: bool | None = None) -> CandidateContext:
-    """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up)."""
+                 has_missing: bool | None = None, categorical: tuple = ()) -> CandidateContext:
+    """The context of a fit on (X, y); ``has_missing``: whether X holds NaN, when known (else looked up).
+
+    ``categorical``: (column, number of categories) of X's category columns.
+    """
     missing = bool(np.isnan(X).any()) if has_missing is None else bool(has_missing)
     return CandidateContext(metric=metric, n_rows=int(X.shape[0]), n_features=int(X.shape[1]),
                             n_positive=int(np.count_nonzero(y)), has_missing=missing,
-                            random_state=seed, n_jobs=n_jobs)
+                            random_state=seed, n_jobs=n_jobs, categorical=tuple(categorical))
 
 
 def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.ndarray, task: Task, metric: str,
-             base_seed: int, n_jobs: int, x_has_missing: bool | None = None) -> TaskResult:
+             base_seed: int, n_jobs: int, x_has_missing: bool | None = None,
+             categorical: tuple = (), candidate: Candidate | None = None) -> TaskResult:
     """Fit ``task``'s candidate on ``X[train]`` and score ``X[validation]``.
 
     ``x_has_missing``: whether X holds NaN, when the caller knows (an
     executor looks once, not once per task: a pass over X); None: look.
+    ``categorical``: (column, number of categories) of X's category columns.
+    ``candidate``: the task's candidate, resolved by the caller (once for all
+    its tasks); None: resolved from ``task.spec`` here.
     Errors are returned (``TaskResult.error``), not raised; the first warning
     is returned too (``TaskResult.warning``), not shown.
     """
@@ -83,11 +91,12 @@ def run_task(X: np.ndarray, y: np.ndarray, train: np.ndarray, validation: np.nda
         # once per fold: the user sees the warnings of the final refit, of the model they get
         warnings.simplefilter("always")
         try:
-            candidate = resolve("candidate", task.spec)
+            if candidate is None:
+                candidate = resolve("candidate", task.spec)
             X_tr, y_tr = X[train], y[train]
             # without NaN in X none is in its rows; with some, the training part's own look decides
             context = make_context(metric, X_tr, y_tr, fold_seed(base_seed, task.fold), n_jobs,
-                                   has_missing=None if x_has_missing else False)
+                                   has_missing=None if x_has_missing else False, categorical=categorical)
             estimator = build_estimator(candidate, context, x_has_missing)
             estimator.fit(X_tr, y_tr)
             fit_time = time.perf_counter() - start

@@ -66,29 +66,34 @@ def iterations_verdict(values: Sequence[float], *, greater_is_better: bool, what
             "would not help")
 
 
-def iterations_advice(models: Sequence[tuple[str, Any]], *, metric: str, split: str,
-                      greater_is_better: bool) -> str:
-    """The objective figure's caption: what it shows and, per model, the verdict on the held-out metric.
+def iterations_advice(models: Sequence[tuple[str, Any, str | None]]) -> str:
+    """The objective figure's caption: what it shows and, per model, the verdict on its held-out metric.
 
     The verdicts follow the first line, one per line (indented by two spaces).
 
     Parameters
     ----------
-    models : sequence of (label, TrainingCurve)
-    metric, split : str
-        The monitored metric and the split it was measured on (``"auc"``, ``"test"``).
+    models : sequence of (label, TrainingCurve, held-out label)
+        The held-out label says which split's metric the curve's validation
+        scores are, ``"<split> <metric spec>"`` (``"test auc"``, or
+        ``"valid pauc:0.1"`` for a model that stopped early on its own
+        hold-out); None when the curve has none.
     """
+    from ..registry import resolve
+
     verdicts = []
-    for label, curve in models:
+    for label, curve, what in models:
         history = held_out_history(curve)
-        if history is not None:
-            verdicts.append(f"{label}: " + iterations_verdict(history[1], greater_is_better=greater_is_better,
-                                                              what=f"{split} {metric}"))
-    head = (f"each model's training objective after each iteration (left, on its own scale) and its {split} "
-            f"{metric} (right); judge the number of iterations by the {split} {metric}, not by the training "
-            "objective, which keeps falling after the ranking stops improving")
+        if history is not None and what is not None:
+            better = resolve("metric", what.partition(" ")[2]).greater_is_better is not False
+            verdicts.append(f"{label}: " + iterations_verdict(history[1], greater_is_better=better, what=what))
     if not verdicts:
         return ("each model's training objective after each iteration, on its own scale; no held-out metric "
                 "was recorded per iteration, so this figure cannot say whether more iterations would help "
                 "(a training objective keeps falling after the ranking stops improving)")
+    named = {what for _, _, what in models if what is not None}
+    what = named.pop() if len(named) == 1 else "held-out metric"
+    head = (f"each model's training objective after each iteration (left, on its own scale) and its {what} "
+            f"(right); judge the number of iterations by the {what}, not by the training "
+            "objective, which keeps falling after the ranking stops improving")
     return head + ":" + "".join(f"\n  {verdict}" for verdict in verdicts)

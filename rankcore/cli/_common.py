@@ -30,7 +30,8 @@ def add_data_argument(parser, what: str = "labelled data") -> None:
     add_data_options(parser)
 
 
-def add_data_options(parser) -> None:
+def add_data_options(parser, *, categorical: bool = False) -> None:
+    """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models)."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -50,15 +51,59 @@ def add_data_options(parser) -> None:
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
     )
+    if categorical:
+        group.add_argument(
+            "--categorical", metavar="COLS|auto",
+            help="comma-separated CSV columns split by category (their values are names, not amounts), or auto: "
+                 "every column of text; for the learners that split by category (--learner trees)",
+        )
 
 
-def load(args, path: str, *, require_label: bool = True, n_features: int | None = None):
-    """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`)."""
+def column_list(text: str | None) -> list[str]:
+    """``"a, b,c"`` -> ``["a", "b", "c"]`` (a comma-separated option of column names)."""
+    return [c.strip() for c in (text or "").split(",") if c.strip()]
+
+
+def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
+         categorical: list[str] | str | None = None, keep: list[str] = ()):
+    """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
+
+    ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
+    ``keep``: columns read aside (``--id``).  Text in any other feature
+    column is one error naming every such column and what to do.
+    """
     from .datasets import load_data
+    from .datasets._dataset import TextColumnsError
 
-    drop = [c.strip() for c in (args.drop or "").split(",") if c.strip()]
-    return load_data(path, label=args.label, require_label=require_label, drop=drop, fmt=args.data_format,
-                     n_features=n_features)
+    if categorical is None and getattr(args, "categorical", None):
+        categorical = "auto" if args.categorical.strip() == "auto" else column_list(args.categorical)
+    try:
+        return load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
+                         fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep)
+    except TextColumnsError as exc:
+        raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
+
+
+def _text_advice(args, columns: list[str]) -> str:
+    """What to do with feature columns of text: split them by category (where the command can), or drop them."""
+    them = "them" if len(columns) > 1 else "it"
+    drop = f"leave {them} out with --drop {','.join(columns)}"
+    if not hasattr(args, "categorical"):
+        return f"{drop} (or encode {them} as numbers)"
+    learners = " or ".join(f"--learner {name}" for name in categorical_learners()) or "a learner that does"
+    return f"split {them} by category with --categorical auto (or --categorical COLS), with {learners}; or {drop}"
+
+
+def categorical_learners() -> list[str]:
+    """The registered learners that split by category (their declaration ``accept_categorical``)."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reg = registry()
+    return [name for name in reg.names("learner") if getattr(reg.get("learner", name), "accept_categorical", False)]
 
 
 def announce_positive(args, data) -> None:

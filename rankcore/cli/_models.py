@@ -390,6 +390,7 @@ class FitOutcome:
     seconds: float
     curve: Any            # the estimator's TrainingCurve, or None (not iterative)
     monitor_score: float | None
+    held_out: str | None = None   # what the curve's validation scores are ("test auc", "valid pauc:0.1")
 
     @property
     def history(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -397,12 +398,15 @@ class FitOutcome:
         return None if self.curve is None else (self.curve.iterations, self.curve.objective)
 
 
-def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, monitor: tuple | None = None,
+def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
     ----------
+    X : ndarray or DataFrame
+        The training features (a DataFrame keeps the column names and the
+        categorical columns).
     monitor : (metric spec, X_val, y_val), optional
         A metric shown while fitting (push family: after every iteration
         through ``eval_set``; others: once, at the end).
@@ -411,22 +415,32 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
         early stopping on (``True``, or ``"auto"`` on more than 10,000 rows)
         stops on ``eval_set`` when it is given; test
         data or the training data must not do that, so then the model keeps
-        its own internal validation split and the metric is shown at the end.
+        its own internal validation split: the progress shows that hold-out's
+        score, labelled ``valid <metric>``, and the monitored metric at the end.
     """
     estimator = config.build()
     total = _planned_iterations(config, estimator)
-    metric_name = None if monitor is None else (monitor_label or monitor[0])
-    task = progress.task(config.label, total, metric_name)
+    steers = _early_stopping_on(estimator, X.shape[0])
+    on_eval_set = config.kind.live and monitor is not None and (monitor_is_validation or not steers)
+    monitor_name = None if monitor is None else (monitor_label or monitor[0])
+    if on_eval_set:
+        held_out = monitor_name
+    elif config.kind.live and steers:
+        held_out = f"valid {_holdout_metric(estimator, X.shape[0])}"
+    else:
+        held_out = None
+    task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
     start = time.perf_counter()
     try:
-        steers = _early_stopping_on(estimator, X.shape[0])
         if config.kind.live:
             fit_kwargs = {}
-            if monitor is not None and (monitor_is_validation or not steers):
+            if on_eval_set:
                 estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
                 fit_kwargs["eval_set"] = (monitor[1], monitor[2])
 
             def report(info):
+                if task.total is None:      # n_iter left to the estimator: its plan, for one line in ten
+                    task.total = info.n_iter
                 task.update(info.iteration, info.objective, info.validation_score)
 
             estimator.fit(X, y, callbacks=[report], **fit_kwargs)
@@ -447,10 +461,19 @@ def fit_one(config: ModelConfig, X: np.ndarray, y: np.ndarray, *, progress, moni
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
         task.objective = float(history[1][-1])
+    summary = [_stop_summary(estimator)]
     if score is not None:
-        task.score = score
-    task.close(_stop_summary(estimator))
-    return FitOutcome(estimator, seconds, curve, score)
+        if task.metric == monitor_name:
+            task.score = score
+        else:                               # the progress showed the hold-out's score: the monitor's too
+            summary.insert(0, f"{monitor_name} {score:.4f}")
+    task.close("  ".join(part for part in summary if part))
+    return FitOutcome(estimator, seconds, curve, score, held_out if held_out_recorded(curve) else None)
+
+
+def held_out_recorded(curve: Any) -> bool:
+    """Whether a ``TrainingCurve`` holds a validation score of some iteration."""
+    return curve is not None and curve.validation is not None and bool(np.isfinite(curve.validation).any())
 
 
 def _planned_iterations(config: ModelConfig, estimator) -> int | None:
@@ -467,6 +490,17 @@ def _early_stopping_on(estimator, n_rows: int) -> bool:
 
     setting = estimator.get_params(deep=False).get("early_stopping", False)
     return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)
+
+
+def _holdout_metric(estimator, n_rows: int) -> str:
+    """The metric that scores a push model's own early-stopping hold-out (its ``scoring``, else the default)."""
+    from ..push import AUTO_MIN_ROWS, LARGE_DATA_METRIC
+
+    params = estimator.get_params(deep=False)
+    scoring = params.get("scoring")
+    if isinstance(scoring, str):
+        return scoring
+    return LARGE_DATA_METRIC if params.get("early_stopping") == "auto" and n_rows > AUTO_MIN_ROWS else "auc"
 
 
 #: What a stop reason means, where its name alone does not say it.
@@ -499,6 +533,44 @@ def describe_kinds() -> str:
 def models_epilog(*examples: str) -> str:
     """Help epilog of a command that trains models: the model kinds, then example command lines."""
     return "models:\n" + describe_kinds() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in examples)
+
+
+# --------------------------------------------------------------------------
+# Categorical columns
+# --------------------------------------------------------------------------
+
+
+def split_by_category(configs: list[ModelConfig], data) -> None:
+    """Have every model split ``data``'s categorical columns by category, or refuse, before any training.
+
+    Each configuration gets ``categorical_features`` = those columns' names,
+    which its model file then records; a model without that parameter, or
+    whose learner does not split by category (its ``accept_categorical``),
+    is refused with the way out.
+    """
+    if not data.categories:
+        return
+    from ..registry import resolve
+    from ._common import categorical_learners
+
+    names = list(data.categories)
+    cannot = []
+    for config in configs:
+        estimator = config.build()
+        params = estimator.get_params(deep=False)
+        learner = params.get("learner")
+        spec = learner if isinstance(learner, str) else getattr(learner, "spec", None)
+        if "categorical_features" not in params or spec is None or \
+                not getattr(resolve("learner", spec), "accept_categorical", False):
+            cannot.append(describe_estimator(estimator, config.label))
+        else:
+            config.params["categorical_features"] = names
+    if cannot:
+        flags = " or ".join(f"--learner {name}" for name in categorical_learners()) or "a learner that does"
+        users = " or ".join(k.name for k in KINDS.values() if "learner" in k.options)
+        raise CommandError(f"--categorical: {', '.join(cannot)} cannot split by category (the columns "
+                           f"{', '.join(names)}): use {flags} with --model {users}, or leave the columns out "
+                           f"with --drop {','.join(names)}")
 
 
 # --------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from ._common import (
     scalar_metric,
     split_specs,
 )
+from ._columns import estimator_input
 from ._progress import add_progress_options
 
 #: Candidates drawn in the report's ROC figure (the choice first).
@@ -124,7 +125,7 @@ def build_estimator(args):
 
 def run(args) -> int:
     from ..persistence import save_model
-    from ._progress import Progress
+    from .._progress import Progress
 
     check_distinct_outputs({"--out": args.out, "--report": args.report})
     check_output(args.out, "--out", inputs={"DATA": args.data}, force=args.force)
@@ -133,11 +134,12 @@ def run(args) -> int:
     estimator = build_estimator(args)
     data = load(args, args.data)
     y = data.binary_target(args.positive)
+    missing = data.missing()
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
                f"(label: {data.label_name}); choosing by {estimator.metric}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), estimator.metric)
     try:
-        estimator.fit(data.X, y, callbacks=progress)
+        estimator.fit(estimator_input(data), y, callbacks=progress)
     except BaseException:
         progress.abort()
         raise
@@ -150,12 +152,15 @@ def run(args) -> int:
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric} "
-               f"{estimator.best_score_:.4f} over {estimator.cv_description_}; saved to {args.out} "
+               f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
+    imputation = imputation_note(estimator, missing)
+    if imputation:
+        info(args, imputation)
     if args.report:
         from ..report import write_report
 
-        write_report(build_report(args, estimator, data), args.report)
+        write_report(build_report(args, estimator, data, imputation), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     return 0
 
@@ -185,6 +190,43 @@ def leaderboard_table(estimator) -> Table:
                   "note"], rows)
 
 
+def scored_parts(estimator) -> str:
+    """``"3 folds of 5-fold stratified cross-validation"``: the validation parts the choice's score is a mean over.
+
+    A time budget may stop a search before the chosen candidate has been
+    scored on every fold of the plan: its mean is over the ones it has.
+    """
+    chosen = next((row for row in estimator.leaderboard_ if row.status == "chosen"), None)
+    if chosen is None:
+        return estimator.cv_description_
+    part = "part" if "hold-out" in estimator.cv_description_ else "fold"
+    return f"{chosen.n_folds} {part}{'s' if chosen.n_folds != 1 else ''} of {estimator.cv_description_}"
+
+
+def imputation_note(estimator, missing) -> str:
+    """Which candidates saw the missing values filled in, and how; "" when the data have none.
+
+    Candidates that do not take NaN (their declaration ``accepts_missing``)
+    are fitted behind :class:`rankcore.auto.MissingValueImputer`.
+    """
+    if missing is None:
+        return ""
+    from ..registry import resolve
+
+    imputed, as_is = [], []
+    for row in estimator.leaderboard_:
+        if row.status in ("skipped", "failed", "not run") or row.name.startswith("blend("):
+            continue
+        (as_is if resolve("candidate", row.name).accepts_missing else imputed).append(row.name)
+    text = f"missing values: {missing.n_values} in {missing.n_rows} rows and {len(missing.columns)} columns"
+    if imputed:
+        text += (f"; filled in with each column's training median plus a 0/1 missing-value indicator per column "
+                 f"for {', '.join(imputed)}")
+    if as_is:
+        text += f"; used as they are by {', '.join(as_is)}"
+    return text
+
+
 def roc_curves(estimator, y):
     """``{"out-of-fold": {spec: (y, scores)}}`` of the leading candidates, on the rows every one of them scored."""
     import numpy as np
@@ -200,7 +242,7 @@ def roc_curves(estimator, y):
     return {"out-of-fold": {name: (y[rows], estimator.cv_predictions_[name][rows]) for name in leaders}}
 
 
-def build_report(args, estimator, data):
+def build_report(args, estimator, data, imputation: str = ""):
     from ..plotting import figure_bytes, roc_data
     from ..report import Report, file_sha256
 
@@ -212,6 +254,14 @@ def build_report(args, estimator, data):
         figures.append(("ROC curves of the leading candidates in counts, from out-of-fold scores (each row scored "
                         "by a model that did not see it, first pass of folds): the right panel zooms on the "
                         "leftmost part, the top of the list.", figure_bytes(figure, "svg")))
+    notes = [f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
+             f"validation parts each candidate was scored on (the parts column) of {estimator.cv_description_}; "
+             f"a blend's is its nested estimate (the small-data blend's, its members' rank average on each part)."]
+    if not figures:
+        notes.append("No ROC figure: no candidate was scored on the whole first pass of folds, so no row has an "
+                     "out-of-fold score of every leading candidate (a longer --time lets them finish).")
+    if imputation:
+        notes.append(imputation[0].upper() + imputation[1:] + ".")
     table = leaderboard_table(estimator)
     return Report(
         title=f"rankcore auto: {os.path.basename(data.source)}",
@@ -226,9 +276,7 @@ def build_report(args, estimator, data):
                   "bag_folds": str(estimator.bag_folds),
                   "random_state": str(estimator.random_state),
                   "chosen": f"{estimator.best_candidate_}: {estimator.selection_reason_}"},
-        notes=[f"Chosen: {estimator.best_candidate_} ({estimator.selection_reason_}). Scores are means over the "
-               f"validation parts of {estimator.cv_description_}; a blend's is its nested estimate (the small-data "
-               f"blend's, its members' rank average on each part)."],
+        notes=notes,
     )
 
 

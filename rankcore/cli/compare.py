@@ -45,9 +45,12 @@ from ._models import (
     fit_one,
     missing_facts,
     models_epilog,
+    split_by_category,
 )
+from ._columns import estimator_input, like_training
 from ._intervals import add_interval_options, comparison_tables, render_tables
-from ._progress import Progress, add_progress_options
+from .._progress import Progress
+from ._progress import add_progress_options
 
 FIGURES = ("roc", "precision_at_k", "objective")
 # What to look at in each figure: one sentence, printed after the file is written
@@ -78,7 +81,7 @@ def add_parser(subparsers):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, categorical=True)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
                        help="fraction of DATA held out for testing, stratified (default 0.3)")
@@ -126,6 +129,7 @@ class Fitted:
     estimator: Any
     seconds: float
     curve: Any              # the estimator's TrainingCurve, or None (not iterative)
+    held_out: str | None = None   # what the curve's validation scores are ("test auc", "valid pauc:0.1")
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -138,8 +142,6 @@ class Comparison:
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
     interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
     band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
-    monitor: str = "auc"            # the metric measured on monitor_split after every iteration (push models)
-    monitor_split: str = "train"
 
     def table(self) -> Table:
         rows = []
@@ -156,7 +158,7 @@ class Comparison:
         return {f.config.label: (f.curve.iterations, f.curve.objective) for f in self.models if f.curve is not None}
 
     def held_out_histories(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """The monitored metric after each iteration, for the models whose training curve recorded it."""
+        """The held-out metric after each iteration, for the models whose training curve recorded it."""
         from ._advice import held_out_history
 
         out = {}
@@ -166,14 +168,15 @@ class Comparison:
                 out[f.config.label] = history
         return out
 
+    def held_out_labels(self) -> dict[str, str]:
+        """What each model's held-out record is: the monitored split's metric, or its own hold-out's."""
+        return {f.config.label: f.held_out for f in self.models if f.held_out is not None}
+
     def objective_caption(self) -> str:
         """What the objective figure shows, with each model's verdict on its held-out metric."""
-        from ..registry import resolve
         from ._advice import iterations_advice
 
-        better = resolve("metric", self.monitor).greater_is_better is not False
-        return iterations_advice([(f.config.label, f.curve) for f in self.models if f.curve is not None],
-                                 metric=self.monitor, split=self.monitor_split, greater_is_better=better)
+        return iterations_advice([(f.config.label, f.curve, f.held_out) for f in self.models if f.curve is not None])
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
@@ -192,12 +195,12 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                               monitor_label=f"{monitor_split} {monitor}")
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
-        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve)
+        fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
             fitted.scores[split] = decision_scores(outcome.estimator, X)
             fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
         models.append(fitted)
-    return Comparison(splits, metrics, models, monitor=monitor, monitor_split=monitor_split)
+    return Comparison(splits, metrics, models)
 
 
 def figure_paths(out_dir: str, image_format: str) -> dict[str, str]:
@@ -232,7 +235,7 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
         figures["objective"] = objective_data(histories, ylabel=ylabels, xlabel=xlabels,
                                               title=f"{title}: training objective",
                                               held_out=held_out or None,
-                                              held_out_label=f"{comparison.monitor_split} {comparison.monitor}")
+                                              held_out_label=comparison.held_out_labels())
     comparison.figures = figures
     paths = {}
     if image_format is not None:
@@ -370,9 +373,14 @@ def run(args) -> int:
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
     data = load(args, args.data)
     y = data.binary_target(args.positive)
+    split_by_category(configs, data)
+    X = estimator_input(data)
     if args.test:
-        test = load(args, args.test, n_features=data.n_features)
-        splits = {"train": (data.X, y), "test": (test.X, test.binary_target(args.positive, require_both=False))}
+        test = load(args, args.test, n_features=None if data.named else data.n_features,
+                    categorical=list(data.categories) or None)
+        like_training(test, data)
+        splits = {"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
+                                                                                         require_both=False))}
         from ..report import file_sha256
 
         split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
@@ -380,7 +388,7 @@ def run(args) -> int:
     else:
         test = None
         try:
-            X_tr, X_te, y_tr, y_te = train_test_split(data.X, y, test_size=args.test_size, stratify=y,
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
                                                       random_state=args.random_state)
         except ValueError as exc:
             raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from ._common import metric_specs
-from ._progress import Progress
+from .._progress import Progress
 
 # What to look at in the demo's figures (the push family's story; see compare.FIGURE_GUIDE)
 DEMO_GUIDE = {

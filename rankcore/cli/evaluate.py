@@ -8,9 +8,9 @@ from ._common import (
     add_data_options,
     add_table_format_option,
     announce_positive,
-    load,
     metric_specs,
 )
+from ._columns import load_for_model
 from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
 
@@ -19,7 +19,8 @@ def add_parser(subparsers):
     parser = subparsers.add_parser(
         "evaluate",
         help="metrics of a saved model on a labelled data file",
-        description="Score DATA with a saved model and print ranking metrics against its labels.",
+        description="Score DATA with a saved model and print ranking metrics against its labels. A model fitted "
+                    "on named columns takes them by name, in any order.",
         epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
@@ -39,10 +40,10 @@ def run(args) -> int:
 
     specs = metric_specs(args.metrics)
     model = load_model(args.model)
-    data = load(args, args.data, n_features=int(model.n_features_in_))
+    data, X = load_for_model(args, args.data, model, args.model)
     check_model_missing(model, args.model, data)
     y = data.binary_target(args.positive, require_both=False)
-    scores = decision_scores(model, data.X)
+    scores = decision_scores(model, X)
     announce_positive(args, data)
     if args.ci is not None:
         print(interval_table(y, scores, specs, args).render(args.table_format))

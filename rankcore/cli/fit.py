@@ -15,8 +15,11 @@ from ._common import (
     load,
     scalar_metric,
 )
-from ._models import add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog
-from ._progress import Progress, add_progress_options
+from ._columns import estimator_input, like_training
+from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
+                      split_by_category)
+from .._progress import Progress
+from ._progress import add_progress_options
 
 
 def missing_note(data, found) -> str:
@@ -25,6 +28,13 @@ def missing_note(data, found) -> str:
         if source is data:
             return f"; {missing.n_values} missing value{'s' if missing.n_values != 1 else ''} in {missing.n_rows} rows"
     return ""
+
+
+def category_note(data) -> str:
+    """``"; 2 split by category (city, colour)"`` for the status line, when ``data`` has categorical columns."""
+    if not data.categories:
+        return ""
+    return f"; {len(data.categories)} split by category ({', '.join(data.categories)})"
 
 
 def add_parser(subparsers):
@@ -39,11 +49,12 @@ def add_parser(subparsers):
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
             "rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
+            "rankcore fit adult.csv --label income --learner trees --categorical auto --out m.json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, categorical=True)
     add_model_options(parser, multiple=False)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
@@ -77,20 +88,24 @@ def run(args) -> int:
 
     data = load(args, args.data)
     y = data.binary_target(args.positive)
+    split_by_category([config], data)
+    X = estimator_input(data)
     if args.validation:
-        val = load(args, args.validation, n_features=data.n_features)
-        X_val, y_val, where = val.X, val.binary_target(args.positive, require_both=False), "validation"
+        val = load(args, args.validation, n_features=None if data.named else data.n_features,
+                   categorical=list(data.categories) or None)
+        like_training(val, data)
+        X_val, y_val, where = estimator_input(val), val.binary_target(args.positive, require_both=False), "validation"
     else:
         val = None
-        X_val, y_val, where = data.X, y, "train"
+        X_val, y_val, where = X, y, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
     announce_positive(args, data)
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
-               f"(label: {data.label_name})" + missing_note(data, found))
+               f"(label: {data.label_name})" + missing_note(data, found) + category_note(data))
 
     progress = Progress(args.progress, quiet=args.quiet)
-    outcome = fit_one(config, data.X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),
+    outcome = fit_one(config, X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),
                       monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation))
     try:
         save_model(outcome.estimator, args.out)

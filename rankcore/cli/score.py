@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import sys
 
-from ._common import add_data_options, add_force_option, check_output, info, load
+from ._columns import load_for_model
+from ._common import add_data_options, add_force_option, check_output, info
 from ._models import check_model_missing, decision_scores
 
 
@@ -15,14 +16,17 @@ def add_parser(subparsers):
         help="score the rows of a data file with a saved model",
         description="Score every row of DATA with a saved model and write the scores as CSV (column 'score', "
                     "higher = nearer the top of the ranking), one line per row in the file's order. The label "
-                    "column, if present, is ignored (and copied with --with-label).",
+                    "column, if present, is ignored (and copied with --with-label). A model fitted on named "
+                    "columns takes them by name, in any order.",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz")
     add_data_options(parser)
     parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the scores here (default: standard output)")
     add_force_option(parser)
-    parser.add_argument("--with-label", action="store_true", help="add the file's label as a second column")
+    parser.add_argument("--id", metavar="COLUMN", dest="id_column",
+                        help="copy this CSV column (an identifier, not a feature) to the output, before the score")
+    parser.add_argument("--with-label", action="store_true", help="add the file's label as a column")
     parser.add_argument("--rank", action="store_true",
                         help="add each row's rank (1 = top; tied scores share the best rank)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
@@ -37,11 +41,14 @@ def run(args) -> int:
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
-    data = load(args, args.data, require_label=args.with_label, n_features=int(model.n_features_in_))
+    keep = [args.id_column] if args.id_column else []
+    data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep)
     check_model_missing(model, args.model, data)
-    scores = decision_scores(model, data.X)
+    scores = decision_scores(model, X)
     columns = ["score"]
     extra: list[np.ndarray] = []
+    if args.id_column:
+        columns.insert(0, args.id_column)
     if args.with_label:
         columns.append(data.label_name or "label")
         extra.append(data.y)
@@ -54,8 +61,10 @@ def run(args) -> int:
     try:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
+        ids = data.kept.get(args.id_column) if args.id_column else None
         for i, value in enumerate(scores):
-            writer.writerow([repr(float(value))] + [_cell(col[i]) for col in extra])
+            writer.writerow(([ids[i]] if ids is not None else []) + [repr(float(value))]
+                            + [_cell(col[i]) for col in extra])
     finally:
         if args.out:
             handle.close()

@@ -33,9 +33,10 @@ class DaskExecutor:
     once per wave.
     """
 
-    def __init__(self, client, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int):
+    def __init__(self, client, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int,
+                 categorical: tuple = ()):
         self.client, self.plan = client, plan
-        self.metric, self.base_seed = metric, base_seed
+        self.metric, self.base_seed, self.categorical = metric, base_seed, categorical
         self._data = client.scatter((X, y), broadcast=True, hash=False)
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
@@ -44,17 +45,17 @@ class DaskExecutor:
         for start in range(0, len(tasks), threads):
             wave = [task for task in tasks[start:start + threads] if may_start(task)]
             futures = [self.client.submit(_remote_task, self._data, self.plan.folds[task.fold], task, self.metric,
-                                          self.base_seed, pure=False)
+                                          self.base_seed, self.categorical, pure=False)
                        for task in wave]
             for future in futures:               # in task order: the same records as in process
                 on_result(future.result())
 
 
-def _remote_task(data, fold, task: Task, metric: str, base_seed: int) -> TaskResult:
+def _remote_task(data, fold, task: Task, metric: str, base_seed: int, categorical: tuple) -> TaskResult:
     """A task on a worker: one thread per task (the worker runs as many tasks as it has threads)."""
     X, y = data
     train, validation = fold
-    return run_task(X, y, train, validation, task, metric, base_seed, 1)
+    return run_task(X, y, train, validation, task, metric, base_seed, 1, categorical=categorical)
 
 
 class DaskAutoRanker(ClientParameter, AutoRanker):
@@ -80,7 +81,7 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
         return super().fit(X, y, callbacks=callbacks)
 
     def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
-        return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed)
+        return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed, self.categorical_columns())
 
     def to_local(self) -> AutoRanker:
         """The in-memory :class:`rankcore.AutoRanker` with these parameters and fit (savable)."""

@@ -13,6 +13,7 @@ deployment, or scoring NumPy arrays).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,10 +22,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
-from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, PNormPush, PushBoost, RankBoost, check_callbacks,
-                    check_tie_break_scale, int_seed)
+from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
+                    check_callbacks, check_tie_break_scale, int_seed, plan_validation, resolve_early_stopping)
 from ..spec import Kind, Parameter
-from ..validation import check_finite_scores, check_matrix
+from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
@@ -65,6 +66,19 @@ def _local_copy(value):
     return value.compute() if is_dask_collection(value) else value
 
 
+@dataclass(frozen=True)
+class _HoldOut:
+    """The in-memory fit's hold-out of the training rows: positions, and the held-out rows' labels."""
+
+    train: np.ndarray
+    held_out: np.ndarray
+    y_held_out: np.ndarray
+
+
+#: ``early_stopping`` off (``False``, or ``"auto"`` on at most ``AUTO_MIN_ROWS`` rows).
+NO_STOPPING = EarlyStopping("off")
+
+
 @dataclass
 class _FitSession:
     """A started Dask fit: the resolved components, the data, its layout, the shards and the backend."""
@@ -83,6 +97,8 @@ class _FitSession:
     stop_early: bool = False
     X_val: Any = None
     y_val: Any = None
+    w_val: Any = None
+    fallback: str = ""
 
     def close(self) -> None:
         self.shards.close()
@@ -124,12 +140,14 @@ class _DaskBoost(ClientParameter):
         session = self._start(X, y, sample_weight, eval_set)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
-                                                         session.X_val, session.y_val, None, user_callbacks,
-                                                         stop_early=session.stop_early)
+                                                         session.X_val, session.y_val, session.w_val,
+                                                         user_callbacks, stop_early=session.stop_early)
         finally:
             session.close()
         self._set_fitted(session.setup, session.classes, result, records, history, best,
                          monitor=session.X_val is not None)
+        if session.fallback and self.stop_reason_ == "n_iter":
+            self.stop_reason_ = NO_VALIDATION
         self.fit_info_ = {
             "path": session.kind,
             "chunks": session.data.n_chunks,
@@ -147,7 +165,7 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup()
+        setup = self._setup_record()
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
@@ -162,7 +180,7 @@ class _DaskBoost(ClientParameter):
         except (ValueError, TypeError) as exc:
             raise ValueError(
                 f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
-                "(SeparableObjective, whose value is a merge of per-chunk partials) and the push objective "
+                "(BoundSeparable, whose value is a merge of per-chunk partials) and the push objective "
                 "have a distributed form, and this one needs the whole label vector when it is bound "
                 f"(binding it to a two-row placeholder failed: {exc}); fit it in memory"
             ) from None
@@ -197,15 +215,23 @@ class _DaskBoost(ClientParameter):
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
         seed = int_seed(self.random_state)
-        # "auto" on a cluster: early stopping on eval_set (there is no internal split) above AUTO_MIN_ROWS rows
-        auto_on = setup.params.early_stopping == "auto" and eval_set is not None and data.n_rows > AUTO_MIN_ROWS
+        # "auto" above AUTO_MIN_ROWS rows: early stopping on eval_set, else on the in-memory fit's hold-out
+        stopping, holdout = NO_STOPPING, None
+        if setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
+            stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
+                                                    has_eval_set=eval_set is not None)
+        if stopping.fallback:
+            warnings.warn(stopping.fallback, UserWarning, stacklevel=4)
+        auto_on = stopping.auto
         if auto_on:
             setup = setup.for_large_data()
             learner = setup.learner
-        X_val = y_val = None
+        X_val = y_val = w_val = None
         if eval_set is not None:
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
+        elif holdout is not None:
+            data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner)
 
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
@@ -214,9 +240,42 @@ class _DaskBoost(ClientParameter):
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
         backend = make_backend(shards.actors, problem, layout, kind=kind)
-        stop_early = eval_set is not None and (setup.params.early_stopping is True or auto_on)
+        stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
-                           setup, stop_early, X_val, y_val)
+                           setup, stop_early, X_val, y_val, w_val, stopping.fallback)
+
+    @staticmethod
+    def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):
+        """``early_stopping="auto"`` on more than ``AUTO_MIN_ROWS`` rows, by the in-memory rule: (rule, hold-out).
+
+        Without ``eval_set`` the labels are brought to the client (one small
+        number per row) to draw the in-memory fit's hold-out: the same rows
+        for the same ``random_state``, so that the default fit is the
+        in-memory one.  The hold-out is None when there is none to draw.
+        """
+        if has_eval_set:
+            return EarlyStopping("eval_set", auto=True), None
+        y = np.asarray(client.compute(data.y).result())
+        y = (y == classes[1]).astype(np.int8) if task == "bipartite" else y.astype(np.float64)
+        fraction = setup.params.validation_fraction
+        stopping = resolve_early_stopping("auto", y, fraction, has_eval_set=False, stratify=task != "graded")
+        if stopping.mode != "holdout":
+            return stopping, None
+        (train, held_out), = plan_validation(y, fraction, seed, stratify=task != "graded").folds
+        return stopping, _HoldOut(train, held_out, y[held_out])
+
+    @staticmethod
+    def _hold_out(client, data, plan, objective, task, learner):
+        """The training rows on the cluster (and their summary), the held-out rows on the client."""
+        held = data.take(plan.held_out)
+        X_val = np.asarray(client.compute(held.X).result())
+        X_val, _ = check_learner_matrix(X_val, learner, name="X (held-out rows)")
+        w_val = None if held.weight is None else np.asarray(client.compute(held.weight).result(), dtype=np.float64)
+        data = data.take(plan.train)
+        summary = summarize(client, data, task=task)
+        if task == "bipartite":
+            objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
+        return data, summary, (X_val, plan.y_held_out, w_val)
 
     # ------------------------------------------------------------------
     # Prediction
@@ -299,8 +358,8 @@ CLIENT = Parameter("client", Kind("a distributed.Client or None", lambda client:
 
 
 def _on_dask(parameters: tuple) -> tuple:
-    """``client`` first, then the in-memory estimator's parameters; on Dask the patience defaults to 10."""
-    return (CLIENT,) + tuple(replace(p, default=10) if p.name == "n_iter_no_change" else p for p in parameters)
+    """``client`` first, then the in-memory estimator's parameters (with their defaults: the same default fit)."""
+    return (CLIENT,) + tuple(parameters)
 
 
 _DASK_NOTES = """
@@ -313,11 +372,13 @@ _DASK_NOTES = """
     O(features × bins) numbers per worker (see ``docs/dask.md``).  The model
     equals the in-memory estimator's fit with the same bin edges.  ``n_jobs``
     is not used on the workers: their kernels use each worker's own thread
-    count.  Early stopping validates on an ``eval_set`` (kept on the
-    client): ``early_stopping=True`` needs one, and the default ``"auto"``
-    stops on it when the training data have more than 10,000 rows (with
-    the learner's large-data settings, as in memory) and is off without one
-    -- the in-memory hold-out is not drawn from distributed data.
+    count.  ``early_stopping=True`` validates on an ``eval_set`` (kept on
+    the client) and needs one.  The default ``"auto"``, when the training
+    data have more than 10,000 rows, stops on ``eval_set`` if given, else
+    on the in-memory fit's hold-out -- the same rows for the same
+    ``random_state``, drawn on the client from the labels and brought there
+    to be scored -- with the learner's large-data settings: the default fit
+    is the in-memory one.
 
     ``fit_info_`` records the backend path (``"fast"``, ``"separable"`` or
     ``"pairwise"``), the number of chunks, of workers and of round trips.

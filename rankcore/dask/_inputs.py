@@ -220,6 +220,13 @@ class RowChunks:
     def n_chunks(self) -> int:
         return len(self.X.chunks[0])
 
+    def take(self, rows: np.ndarray) -> "RowChunks":
+        """These rows (ascending positions) of X, y and the weights, each chunk keeping its own rows (lazily)."""
+        def pick(arr):
+            return None if arr is None else arr[rows]
+
+        return RowChunks(pick(self.X), pick(self.y), pick(self.weight), self.feature_names)
+
     def delayed_chunks(self):
         """Per chunk i: (X_i, y_i, w_i) as delayed objects (y_i, w_i None when absent)."""
         xs = self.X.to_delayed().ravel().tolist()

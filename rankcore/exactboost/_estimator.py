@@ -286,7 +286,7 @@ class ExactBoost(Ranker):
             ``X``, labels that are not exactly two classes, or metric
             parameters that do not fit the data (k > n).
         """
-        setup = self._setup()
+        setup = self._setup_record()
         user_callbacks = check_callbacks(callbacks)
         if y is None:
             raise ValueError("ExactBoost requires y to be passed, but the target y is None")
@@ -457,9 +457,10 @@ class ExactBoost(Ranker):
     _TAIL_KEYS = {"head_threshold", "tail_metric", "tail_stumps", "tail_run_lengths", "tail_train_loss"}
 
     def _check_loaded_params(self, state: dict) -> ExactBoostSetup:
-        setup = self._setup()
-        try:
-            metric = resolve_monotone_metric(state.get("metric"))
+        setup = self._setup_record()
+        try:      # the file's metric, as the parameters' resolved one when it names it
+            metric = setup.metric if state.get("metric") == setup.metric.spec else \
+                resolve_monotone_metric(state.get("metric"))
         except (TypeError, ValueError) as exc:
             self._state_error(f"metric: {exc}")
         if metric.spec != setup.metric.spec:

@@ -109,11 +109,6 @@ def make_evaluator(metric):
     return PythonLoss(metric)
 
 
-def uses_python_fallback(metric) -> bool:
-    """Whether ``metric`` is evaluated by its Python code (under the GIL)."""
-    return metric.sorted_kernel() is None or affine_loss_form(metric) is None
-
-
 def is_shift_invariant(metric) -> bool:
     """Whether adding a constant to every score leaves the metric unchanged.
 

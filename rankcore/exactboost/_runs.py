@@ -198,14 +198,11 @@ def run_seeds(random_state: Any, n_runs: int) -> np.ndarray:
     """
     from sklearn.utils import check_random_state
 
-    if random_state is None or isinstance(random_state, np.random.RandomState):
-        entropy = int(check_random_state(random_state).randint(0, 2**31 - 1))
-    elif isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
-        entropy = int(random_state)
-        if entropy < 0:
-            raise ValueError(f"random_state: expected None, a non-negative integer or a RandomState, got {random_state!r}")
-    else:
-        raise ValueError(f"random_state: expected None, a non-negative integer or a RandomState, got {random_state!r}")
+    from ..validation import check_random_state_param, int_seed
+
+    check_random_state_param(random_state, generator=False)
+    # None: a draw from NumPy's global RandomState (as scikit-learn's check_random_state gives it)
+    entropy = int(int_seed(check_random_state(None) if random_state is None else random_state))
     children = np.random.SeedSequence(entropy).spawn(n_runs)
     return np.array([c.generate_state(1, dtype=np.uint64)[0] for c in children], dtype=np.uint64)
 

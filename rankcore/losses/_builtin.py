@@ -48,10 +48,6 @@ class Exponential(Loss):
 
         return ExponentialKernel(1.0)
 
-    @staticmethod
-    def _log_sum(log_w, values):
-        return logsumexp(log_w, b=values) if values is not None else logsumexp(log_w)
-
     def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
         f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
         log_s = logsumexp(_log_weights(w_pos) - f_pos) if f_pos.size else -np.inf

@@ -8,6 +8,9 @@ are the registered metric plugins behind them; ``Metric.sorted_kernel()``
 gives the nogil Cython kernel (:mod:`rankcore.metrics._sorted`).
 :func:`confidence_interval` and :func:`compare` give intervals and paired
 tests (DeLong for the AUC, a one-sort bootstrap for every metric).
+With ``qid`` every scalar metric is computed per query and averaged
+(:func:`per_query` shows each query); ``ndcg@k``, ``err@k``, ``map`` and
+``mrr`` are the list metrics of search, on graded labels.
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
@@ -37,7 +40,11 @@ from ._intervals import (
     confidence_interval,
 )
 
+from ._queries import Queries
+from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
+from ._query_evaluate import QueryValues, per_query
 from ._roc_cells import RocCells
+from ._scorer import make_query_scorer
 from ._scalar import AUC, KS, MaxHeight, PartialAUC, PNormRisk, PrecisionAtK, RMax, TwoWayPartialAUC
 from ._split import split_sorted
 
@@ -52,6 +59,14 @@ __all__ = [
     "PairedComparison",
     "DroppedReplicatesWarning",
     "split_sorted",
+    "per_query",
+    "Queries",
+    "make_query_scorer",
+    "QueryValues",
+    "NDCG",
+    "ERR",
+    "MeanAveragePrecision",
+    "MeanReciprocalRank",
     *_functions.__all__,
     "RocCurve",
     *_scalar.__all__,

@@ -63,6 +63,11 @@ class Metric(Component):
     interval_method : {"bootstrap", "delong"}
         What ``confidence_interval(..., method="auto")`` uses: the bootstrap
         (default), or DeLong's asymptotic variance (the AUC).
+    ties_by_row_order : bool
+        Tied scores are ordered by their rows' order (LightGBM's and
+        trec_eval's conventions, ``ndcg@k:10,ties=first``), so reordering
+        the rows may change the value when scores tie.  Default ``False``:
+        ties are never broken by position.
 
     Distributed evaluation
     ----------------------
@@ -107,6 +112,7 @@ class Metric(Component):
     order_invariant: ClassVar[bool] = False
     weighted_groups: ClassVar[bool] = False
     interval_method: ClassVar[str] = "bootstrap"
+    ties_by_row_order: ClassVar[bool] = False
 
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
@@ -145,6 +151,18 @@ class Metric(Component):
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
         """Data-dependent parameter checks (e.g. k <= n); raise ValueError."""
+
+    def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Any) -> np.ndarray:
+        """The value of each query (validated arrays, a :class:`~rankcore.metrics.Queries`).
+
+        NaN marks a query the mean leaves out (the metric is undefined on
+        it).  The default evaluates the metric on each query's rows;
+        non-scalar metrics refuse ``qid``.  List metrics (``ndcg@k``, ...)
+        compute every query at once from one sort.
+        """
+        from ._query_mean import values_by_query
+
+        return values_by_query(self, y, scores, queries)
 
     def compute(self, y: np.ndarray, scores: np.ndarray) -> Any:
         """Evaluate on validated arrays (int8 labels or float64 relevance, float64 scores)."""

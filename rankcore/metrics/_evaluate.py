@@ -17,6 +17,7 @@ from ..validation import (
     effective_n_threads,
 )
 from ._base import Metric
+from ._queries import check_queries
 from ._split import split_sorted
 
 __all__ = ["evaluate", "resolve_metrics"]
@@ -61,7 +62,7 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[tupl
 
 def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric], *,
              n_jobs: int | None = None, ci: float | None = None, n_boot: int = 2000,
-             random_state: Any = None) -> dict[str, Any]:
+             random_state: Any = None, qid: Any = None, group: Any = None) -> dict[str, Any]:
     """Evaluate several metrics on one scoring; validate and sort only once.
 
     Parameters
@@ -87,6 +88,14 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         Bootstrap replicates (with ``ci``).
     random_state : None, int, RandomState or Generator
         Seeds the replicates (with ``ci``).
+    qid : array-like of shape (n,), optional
+        One query id per row (any hashable type; rows need not be sorted or
+        contiguous): each metric is computed per query and averaged over the
+        queries it counts (:func:`rankcore.metrics.per_query` shows them),
+        and ``ci`` resamples whole queries.  With ``qid``, ``y`` holds grades
+        >= 0 for the list metrics (``ndcg@k``, ``err@k``, ``map``, ``mrr``).
+    group : array-like of int, optional
+        LightGBM's form of ``qid``: the sizes of consecutive queries.
 
     Returns
     -------
@@ -107,7 +116,10 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         A malformed spec or a parameter out of range.
     ValueError, TypeError
         Invalid input (see :func:`rankcore.metrics.auc`), one class present
-        for a metric that needs both (the message names the metric), k > n.
+        for a metric that needs both (the message names the metric), k > n;
+        with ``qid``: both ``qid`` and ``group``, ``qid`` of the wrong length
+        or holding None/NaN, negative grades, k larger than every query, a
+        non-scalar metric, a metric that counts no query.
 
     Notes
     -----
@@ -148,6 +160,11 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
             check_both_classes(y_arr, what=f"metric {metric.spec!r}")
         metric.check_data(y_arr, s_arr)
 
+    queries = check_queries(qid, group, int(s_arr.shape[0]))
+    if queries is not None:
+        from ._query_evaluate import evaluate_queries
+
+        return evaluate_queries(resolved, labels, s_arr, queries, ci=ci, n_boot=n_boot, random_state=random_state)
     if ci is not None:
         from ._intervals import intervals_of
 

@@ -28,6 +28,7 @@ from ..validation import (
 )
 from ._base import Metric
 from ._delong import delong_variance, paired_delong
+from ._queries import check_queries
 from ._resampling import SortedData, paired_replicate_values, replicate_values, seed_of
 
 __all__ = ["confidence_interval", "compare", "ConfidenceInterval", "PairedComparison",
@@ -295,7 +296,8 @@ def interval_of(metric: Metric, data: SortedData, *, level: float, method: str, 
 
 def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: float = 0.95, method: str = "auto",
                         n_boot: int = 2000, stratified: bool = True, random_state: Any = None,
-                        return_replicates: bool = False, n_jobs: int | None = None) -> ConfidenceInterval:
+                        return_replicates: bool = False, n_jobs: int | None = None, qid: Any = None,
+                        group: Any = None) -> ConfidenceInterval:
     """A confidence interval for any scalar metric of one scoring.
 
     Parameters
@@ -324,6 +326,11 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
         Keep the replicates' values (NaN where the metric was undefined).
     n_jobs : int, optional
         Threads for the sort and the replicates (None: every core).
+    qid, group : array-like, optional
+        The query of each row (or LightGBM's sizes of consecutive queries):
+        the estimate is the mean over queries and the bootstrap resamples
+        whole queries (method ``"bootstrap over queries"``; ``stratified``
+        does not apply).
 
     Returns
     -------
@@ -374,9 +381,17 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     >>> confidence_interval(y, scores, "prec@k:10", random_state=0)
     ConfidenceInterval(prec@k:10 0.6667, 95% CI [0.3, 0.9], bootstrap, 2000 replicates)
     """
+    asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     stratified = _check_stratified(stratified)
     y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
+    queries = check_queries(qid, group, int(y_arr.shape[0]))
+    if queries is not None:
+        from ._query_evaluate import check_query_method, query_interval, query_values_of
+
+        check_query_method(asked, metric)
+        return query_interval(metric, query_values_of(metric, y_arr, s_arr, queries), level=level, n_boot=n_boot,
+                              seed=seed, return_replicates=return_replicates)
     _check_strata(y_arr, metric, stratified)
     data = SortedData(y_arr, s_arr, n_threads=threads)
     return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=stratified,
@@ -421,7 +436,8 @@ def _p_value(difference: float, se: float) -> float:
 
 def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: float = 0.95,
             method: str = "auto", n_boot: int = 2000, stratified: bool = True, random_state: Any = None,
-            return_replicates: bool = False, n_jobs: int | None = None) -> PairedComparison:
+            return_replicates: bool = False, n_jobs: int | None = None, qid: Any = None,
+            group: Any = None) -> PairedComparison:
     """Compare two scorings of the same rows by one metric: difference, interval and p-value.
 
     Parameters
@@ -436,6 +452,10 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
         pROC's ``roc.test(..., method="delong", paired=TRUE)``); the paired
         bootstrap draws one vector of row multiplicities per replicate and
         evaluates both scorings on it.
+    qid, group : array-like, optional
+        As for :func:`confidence_interval`: the paired bootstrap resamples
+        whole queries, both scorings on the same replicates, over the
+        queries both count.
 
     Returns
     -------
@@ -468,9 +488,18 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     >>> compare(labels, signal, signal + rng.normal(size=100), "auc")
     PairedComparison(auc 0.7083 - 0.6717 = 0.03667, 95% CI [-0.04488, 0.1182], p = 0.378, delong)
     """
+    asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
     stratified = _check_stratified(stratified)
     y_arr, scorings = _check_data(y, {"scores1": scores1, "scores2": scores2}, metric)
+    queries = check_queries(qid, group, int(y_arr.shape[0]))
+    if queries is not None:
+        from ._query_evaluate import check_query_method, query_comparison, query_values_of
+
+        check_query_method(asked, metric)
+        v1, v2 = (query_values_of(metric, y_arr, s, queries) for s in scorings)
+        return query_comparison(metric, v1, v2, level=level, n_boot=n_boot, seed=seed,
+                                return_replicates=return_replicates)
     _check_strata(y_arr, metric, stratified)
     estimates = tuple(_estimate(metric, SortedData(y_arr, s, n_threads=threads)) for s in scorings)
     difference = estimates[0] - estimates[1]

@@ -198,6 +198,11 @@ class PrecisionAtK(_SortedKernelMetric):
     def _make_weighted_kernel(self):
         return self.group_kernel_type(self.sorted_kernel())  # the k resolved per call by the sorted kernel
 
+    def query_values(self, y, scores, queries):
+        from ._query_mean import precision_by_query
+
+        return precision_by_query(self.k, self.spec, y, scores, queries)
+
     def score_thresholds(self, n):
         return [("rank", check_k(self.k, int(n), name=f"metric {self.spec!r}: k"))]
 

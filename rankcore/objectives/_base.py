@@ -155,7 +155,6 @@ __all__ = [
     "Objective",
     "BoundObjective",
     "BoundSeparable",
-    "SeparableObjective",
     "LinePoint",
     "LineSearchResult",
     "RowBlock",
@@ -699,8 +698,3 @@ class BoundSeparable(BoundObjective):
 
         return evaluate
 
-
-# Objectives bound to data are named Bound...: the earlier names stay as aliases.
-#: Deprecated alias of :class:`BoundSeparable`.
-SeparableObjective = BoundSeparable
-_DefaultBound = _BoundDefault

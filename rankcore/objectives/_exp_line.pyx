@@ -4,7 +4,7 @@ Design
 ------
 A. Along a direction h with V distinct values u (a tree's leaf values, a
    stump's 0 and 1), the line summary holds, per value and class, the
-   log-sum-exp of the rows' exponential weights (``ExpPushProblem``).  With
+   log-sum-exp of the rows' exponential weights (``BoundExpPush``).  With
    a_u = lp_u − r·α·u and b_u = ln_u + d·r·α·u, π = softmax(a), ρ = softmax(b):
    φ(α) = log g(1) + d·LSE(a) + LSE(b),
    φ′(α) = d r Σ_{u,u′} ρ_u (u − u′) π_u′ (pair by pair, so that a tiny

@@ -47,7 +47,7 @@ import numpy as np
 from . import _exp_kernels, _exp_line
 from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
 
-__all__ = ["BoundExpPush", "ExpPushProblem"]
+__all__ = ["BoundExpPush"]
 
 _EMPTY = np.empty(0)
 
@@ -319,6 +319,3 @@ class BoundExpPush(BoundSeparable):
 #: were off by hundreds in log space (the next gradient overflowed).
 EXACT_SHIFT = 600.0
 
-
-#: Deprecated alias of :class:`BoundExpPush` (objectives bound to data are named Bound...).
-ExpPushProblem = BoundExpPush

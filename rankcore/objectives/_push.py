@@ -51,21 +51,23 @@ from scipy.special import logsumexp
 from ..spec import Component, Parameter, SpecError
 from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
-__all__ = ["PushObjective", "BoundPairwisePush", "PairwisePushProblem"]
+__all__ = ["PushObjective", "BoundPairwisePush"]
 
 
-def _component_spec(family: str):
-    """Parameter kind: a registered component of ``family`` (spec or instance), kept as its canonical spec."""
+def _component(family: str):
+    """Parameter kind: a registered component of ``family``, given as a spec string (resolved here) or configured."""
 
-    def convert(value: Any) -> str:
+    def convert(value: Any) -> Component:
         from ..registry import resolve
 
-        if isinstance(value, Component) and value.family != family:
-            raise ValueError(f"expected a {family}, got the {value.family} {value.spec!r}")
-        if not isinstance(value, (str, Component)):
+        if isinstance(value, Component):
+            if value.family != family:
+                raise ValueError(f"expected a {family}, got the {value.family} {value.spec!r}")
+            return value
+        if not isinstance(value, str):
             raise ValueError(f"expected a {family} spec string")
         try:
-            return resolve(family, value).spec
+            return resolve(family, value)
         except SpecError as exc:
             raise ValueError(str(exc)) from None
 
@@ -86,8 +88,8 @@ class PushObjective(Objective):
     name = "push"
     aliases = ("pnorm-push", "rgl")
     parameters = (
-        Parameter("loss", _component_spec("loss"), default="exp", doc="a registered loss, e.g. exp or hinge"),
-        Parameter("price", _component_spec("price"), default="identity", doc="a registered price, e.g. pow:4"),
+        Parameter("loss", _component("loss"), default="exp", doc="a registered loss, e.g. exp or hinge"),
+        Parameter("price", _component("price"), default="identity", doc="a registered price, e.g. pow:4"),
     )
     examples = ("push", "push:exp,pow:4", "push:exp,exp:0.5", "push:hinge,pow:2", "push:logistic,identity",
                 "push:sqhinge,pow:4")
@@ -98,8 +100,13 @@ class PushObjective(Objective):
     def _validate(self) -> None:
         from ..registry import resolve
 
-        self._loss = resolve("loss", self.loss)
-        self._price = resolve("price", self.price)
+        # The kinds resolved the given loss and price once (a default is still its spec); the objective
+        # keeps the components and, as its parameters, their canonical specs (so that equal objectives
+        # compare and print equal).
+        self._loss = self.loss if isinstance(self.loss, Component) else resolve("loss", self.loss)
+        self._price = self.price if isinstance(self.price, Component) else resolve("price", self.price)
+        self.loss, self.price = self._loss.spec, self._price.spec
+        self._params.update(loss=self.loss, price=self.price)
 
     @property
     def loss_component(self):
@@ -315,7 +322,3 @@ def _signed_exp_sum(log_weights: np.ndarray, values: np.ndarray, power: int = 1)
     v = values[keep]
     terms = np.exp(log_weights[keep] + power * np.log(np.abs(v)))
     return float(np.sum(np.sign(v) ** power * terms))
-
-
-#: Deprecated alias of :class:`BoundPairwisePush` (objectives bound to data are named Bound...).
-PairwisePushProblem = BoundPairwisePush

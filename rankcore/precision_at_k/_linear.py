@@ -192,7 +192,7 @@ class _LinearAtK(Ranker):
         return "zero"
 
     # ------------------------------------------------------------------
-    def _setup(self, n_rows: int) -> dict:
+    def _epoch_settings(self, n_rows: int) -> dict:
         """Every parameter checked (k against ``n_rows`` training rows): the settings of the epoch kernel."""
         checked = self._check_params()
         batch_size = checked.batch_size
@@ -366,7 +366,7 @@ class _LinearAtK(Ranker):
         validate_data(self, X, reset=True, skip_check_array=True)
         X, y01, classes = check_fit_data(X, y, accept_sparse=True)
         X = self._canonical(X)
-        params = self._setup(X.shape[0])
+        params = self._epoch_settings(X.shape[0])
         validation = None
         if eval_set is not None:
             X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True)
@@ -472,7 +472,7 @@ class _LinearAtK(Ranker):
                 f"y: labels must be one of {classes_.tolist()!r}, got {np.unique(y_arr[unknown])[:5].tolist()!r}"
             )
         y01 = np.ascontiguousarray(y_arr == classes_[1], dtype=np.int8)
-        params = self._setup(X.shape[0])
+        params = self._epoch_settings(X.shape[0])
         if first:
             self._init_state(X, y01, params)
             self.classes_ = classes_
@@ -526,7 +526,7 @@ class _LinearAtK(Ranker):
     # ------------------------------------------------------------------
     # persistence (rankcore.persistence; the fields are declared in _params.LINEAR_FITTED)
     def _check_loaded_params(self, state: dict):
-        return self._setup(n_rows=2**62)     # the parameters read from the file pass the same checks as in fit
+        return self._epoch_settings(n_rows=2**62)     # the parameters read from the file pass the same checks as in fit
 
     def _restore_fitted_state(self, state: dict, setup) -> None:
         restore_linear_state(self, state)

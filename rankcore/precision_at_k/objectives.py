@@ -335,6 +335,3 @@ class PrecAtKStruct(_PrecAtKSurrogate):
 
 #: The classes registered through ``rankcore_register_objectives``.
 SURROGATE_OBJECTIVES = [PrecAtKAvg, PrecAtKMax, PrecAtKRamp, PrecAtKStruct]
-
-
-_SurrogateBound = _BoundPrecAtK     # the earlier name (objectives bound to data are named Bound...)

@@ -11,19 +11,25 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
-``ATTRIBUTES_DOC`` (the fitted attributes' documentation) and
+``ATTRIBUTES_DOC`` (the fitted attributes' documentation),
 ``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
-than this); their declared parameters are the classes' ``parameters``.
+than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
+``scoring`` is None), and the rule of early stopping (:func:`resolve_early_stopping`,
+its :class:`EarlyStopping`, the hold-out of :func:`plan_validation`, the
+stop reason ``NO_VALIDATION``); their declared parameters are the classes'
+``parameters``.
 """
 
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
-from ._estimators import _int_seed as int_seed
+from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
+from ._scoring import LARGE_DATA_METRIC
 from ._tie_break import check_tie_break_scale
-from ._validation import AUTO_MIN_ROWS
+from ._validation import AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, plan_validation, resolve_early_stopping
 
 __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
-           "AUTO_MIN_ROWS"]
+           "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
+           "resolve_early_stopping"]

@@ -5,7 +5,7 @@ backend for four things, and only these:
 
 ``objective_state()``
     the **global scalars** of the objective at the current scores: for a
-    :class:`~rankcore.objectives.SeparableObjective`, the merged per-block
+    :class:`~rankcore.objectives.BoundSeparable`, the merged per-block
     partials G (log-sum-exps and moments); for any other objective, the value
     and the whole gradient vector.  ``value(state)`` reads J from it.
 ``learner_statistics(state)``

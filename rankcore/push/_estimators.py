@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, resolve_parameter
+from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
@@ -34,6 +34,7 @@ from ..validation import (
     check_sample_weight,
     check_same_length,
     effective_n_threads,
+    int_seed,
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
@@ -56,13 +57,6 @@ from ._validation import (
 __all__ = ["PushBoost", "PNormPush", "RankBoost", "boost"]
 
 _STOP_REASONS = STOP_REASONS
-
-
-def _int_seed(random_state: Any) -> Any:
-    """A seed NumPy's default_rng accepts, from None, an int, a Generator or a RandomState (checked before)."""
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(0, 2**31 - 1))
-    return random_state
 
 
 @dataclass(frozen=True)
@@ -143,16 +137,6 @@ class _BaseBoost(Ranker):
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
         return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
 
-    def _objective_spec(self):
-        """The resolved objective (kept for older callers; :meth:`_setup` resolves everything at once)."""
-        return self._setup().objective
-
-    def _try_setup(self) -> BoostSetup | None:
-        try:
-            return self._setup()
-        except (TypeError, ValueError):
-            return None
-
     def _scoring_metric(self, task: str, scoring: Any = None):
         """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
         scoring = self.scoring if scoring is None else scoring
@@ -164,19 +148,18 @@ class _BaseBoost(Ranker):
         return metric
 
     def _task(self) -> str:
-        """``"bipartite"`` or ``"graded"``: the labels the configured objective takes."""
-        setup = self._try_setup()
-        return "bipartite" if setup is None else setup.task
+        """``"bipartite"`` or ``"graded"``: the labels the configured objective takes (its class declares it)."""
+        objective = getattr(self, "objective", None)      # None: the push objective (two classes)
+        return "bipartite" if objective is None else declared_attribute("objective", objective, "task", "bipartite")
 
     def _allows_nan(self) -> bool:
-        """The configured learner handles missing values (``allow_nan``, e.g. trees)."""
-        setup = self._try_setup()
-        return setup is not None and bool(getattr(setup.learner, "allow_nan", False))
+        """The configured learner handles missing values (its class declares ``allow_nan``, e.g. trees)."""
+        return bool(declared_attribute("learner", self.learner, "allow_nan", False))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        setup = self._try_setup()          # sparse X as far as the configured learner takes it (trees)
-        tags.input_tags.sparse = setup is not None and bool(getattr(setup.learner, "accept_sparse", False))
+        # sparse X as far as the configured learner takes it (trees)
+        tags.input_tags.sparse = bool(declared_attribute("learner", self.learner, "accept_sparse", False))
         return tags
 
     # ------------------------------------------------------------------
@@ -185,14 +168,23 @@ class _BaseBoost(Ranker):
     def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
-        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py)
+        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py):
+        # a fit keeps the category columns' categories, and later frames are encoded by their values
         learner = learner if learner is not None else getattr(self, "_learner", None)
-        X_arr, categorical = check_learner_matrix(X, learner)
+        X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
+                                                 feature_names=getattr(self, "feature_names_in_", None))
         if reset:
-            self._categorical_columns = self._categorical(categorical, X_arr.shape[1], learner)
+            if categories is not None:
+                self.categories_ = categories
+            from_frame = [j for j, c in enumerate(categories or ()) if c is not None]
+            self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner)
         if not reset and X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
+
+    def _categories(self) -> list | None:
+        """The categories kept at fit (None: fitted on an array, or loaded from a file written without them)."""
+        return getattr(self, "categories_", None)
 
     def _categorical(self, from_frame, n_features: int, learner) -> tuple[int, ...]:
         """The columns split by category groups: a DataFrame's ``category`` columns and ``categorical_features``."""
@@ -244,7 +236,7 @@ class _BaseBoost(Ranker):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup()
+        setup = self._setup_record()
         params, objective, learner = setup.params, setup.objective, setup.learner
         user_callbacks = check_callbacks(callbacks)
         X_arr = self._check_X(X, reset=True, learner=learner)
@@ -254,7 +246,7 @@ class _BaseBoost(Ranker):
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        seed = _int_seed(params.random_state)
+        seed = int_seed(params.random_state)
         stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
                                           has_eval_set=eval_set is not None, stratify=objective.task != "graded")
         if stopping.fallback:
@@ -463,7 +455,8 @@ class _BaseBoost(Ranker):
     def _check_eval_set(self, eval_set, objective, classes, learner):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
             raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X")
+        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X", categories=self._categories(),
+                                        feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         if objective.task == "graded":
@@ -554,7 +547,9 @@ class _BaseBoost(Ranker):
     def score(self, X, y) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better)."""
         check_is_fitted(self)
-        metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
+        task = getattr(self, "task_", "bipartite")
+        setup = self._setup_record()
+        metric = setup.metric if setup.task == task else self._scoring_metric(task)
         scores = self.decision_function(X)
         if getattr(self, "task_", "bipartite") == "graded":
             y_clean = check_graded_labels(y, name="y")
@@ -571,7 +566,7 @@ class _BaseBoost(Ranker):
     # Persistence (rankcore.persistence: JSON, no pickle)
     # ------------------------------------------------------------------
     def _check_loaded_params(self, state: dict) -> BoostSetup:
-        return self._setup()
+        return self._setup_record()
 
     def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
         restore_push_state(self, state, setup)
@@ -579,12 +574,7 @@ class _BaseBoost(Ranker):
 
 def _log_objective(estimator) -> bool:
     """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
-    from ..registry import resolve
-
-    try:
-        return bool(resolve("objective", estimator.objective_spec_).log_value)
-    except (TypeError, ValueError):
-        return False
+    return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
 
 
 _ATTRIBUTES_DOC = """
@@ -622,6 +612,11 @@ _ATTRIBUTES_DOC = """
         or ``"objective"``.
     best_iteration_ : int
         Iteration with the best validation score (0 = no iteration).
+    categories_ : list of (ndarray or None)
+        Fitted on a pandas DataFrame by a learner that splits categories:
+        per column, the categories of a ``category`` column (None for the
+        other columns).  A DataFrame scored later is encoded by its values
+        against them; a category they do not list scores as a missing value.
     training_curve_ : TrainingCurve
         ``objective_values_`` and ``validation_scores_`` per iteration
         (:class:`rankcore.base.TrainingCurve`).
@@ -667,7 +662,7 @@ class PushBoost(_BaseBoost):
             # None: the learner's own default (pow:4; pow:2 for trees)
             price = resolve_parameter("price", "price", learner.default_price if params.price is None
                                       else params.price)
-            return PushObjective(loss=loss, price=price)
+            return PushObjective(loss=loss, price=price)          # the components, never their text again
         loss = getattr(params.loss, "spec", params.loss)
         price = getattr(params.price, "spec", params.price)
         if loss != "exp" or price is not None:

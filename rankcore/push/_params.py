@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from ..base import ANY, N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
-from ..spec import Kind, Parameter
+from .._categories import categories_to_state
+from ..base import N_JOBS, Fitted, float64_array, random_state_kind, spec_kind, string_list
+from ..spec import Kind, Parameter, sequence_kind
 from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
@@ -77,17 +78,23 @@ BOOSTING = (
         Boosting iterations (weak rankers added), at most.  None: 100, or the
         learner's larger cap when ``early_stopping="auto"`` switches on
         (``trees``: 150, ``stumps``: 300).  ``n_iter_`` is the number kept."""),
-    Parameter("thresholds", ANY, default=None, type_doc="list of array-like or None", doc="""
+    Parameter("thresholds", sequence_kind("one array of thresholds per feature", type_doc="list of array-like"),
+              default=None, nullable=True, type_doc="list of array-like or None", doc="""
         Per-feature candidate thresholds for threshold learners (``stumps``:
         the bin edges, e.g. from :func:`rankcore.learners.bin_edges`;
         ``thresholds``: the thresholds themselves)."""),
-    Parameter("categorical_features", ANY, default=None, type_doc="array-like of int, bool or str, or None", doc="""
+    Parameter("categorical_features",
+              sequence_kind("column indices, a boolean mask or column names (a list)", type_doc="array-like"),
+              default=None, nullable=True, type_doc="array-like of int, bool or str, or None", doc="""
         Columns to split by groups of categories, for learners that do
         (``"trees"``): column indices, a boolean mask over the columns, or
         column names of the DataFrame passed to ``fit``.  A DataFrame's
-        ``category`` columns are categorical without it; the learner spec's
-        ``categorical`` adds to both.  A categorical column holds category
-        codes (any numbers, NaN missing), at most ``max_bins`` of them.
+        ``category`` columns are categorical without it (their categories
+        are kept, ``categories_``, and a frame scored later is matched by
+        value: a category not among them scores as a missing value); the
+        learner spec's ``categorical`` adds to both.  A categorical column of
+        numbers holds category codes (any numbers, NaN missing), at most
+        ``max_bins`` of them.
         Other learners refuse it (a ValueError), as does the Dask backend."""),
     Parameter("tol", float, default=1e-12, minimum=0.0, doc="""
         Stop when no weak ranker has |∂J/∂α| above ``tol`` (J is the log of
@@ -165,6 +172,7 @@ PUSH_FITTED = (
     Fitted("validation_scores_", "validation_scores", float64_array, optional=True),
     Fitted("best_iteration_", "best_iteration", int, optional=True),
     Fitted("validation_metric_", "validation_metric", optional=True),
+    Fitted("categories_", "categories", categories_to_state, optional=True),
     Fitted("_learner"),
 )
 

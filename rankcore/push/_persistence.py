@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._categories import categories_from_state
 from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
@@ -93,6 +94,12 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         best = state["best_iteration"]
         if isinstance(best, bool) or not isinstance(best, int) or best < 0:
             fail(f"best_iteration must be a non-negative integer, got {best!r}")
+    categories = state.get("categories")
+    if categories is not None:
+        try:
+            categories = categories_from_state(categories, d)
+        except ValueError as exc:
+            fail(f"categories: {exc}")
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
@@ -115,5 +122,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.best_iteration_ = state["best_iteration"]
     if metric is not None:
         estimator.validation_metric_ = metric
+    if categories is not None:
+        estimator.categories_ = categories
     estimator._learner = learner
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..validation import (
     check_graded_labels,
     check_matrix,
     effective_n_threads,
+    int_seed,
 )
 from ._krylov import BlockKernelOperator, BlockKrylovSpectrum, DenseOperator, KrylovSpectrum
 from ._params import KERNEL_RANKER_FITTED, KERNEL_RANKER_PARAMETERS
@@ -58,6 +60,39 @@ PARALLEL_MIN_ROWS = 1024
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class KernelSetup:
+    """KernelRanker's configuration, checked and resolved once: what ``fit``, ``score`` and loading use.
+
+    Attributes
+    ----------
+    params : CheckedParams
+        Every parameter, checked.
+    kernel : Kernel
+        The configured kernel before it sees the data (``gamma``, ``degree``,
+        ``coef0`` applied; a callable wrapped).
+    filters : tuple of Filter
+        The resolved filters; ``single_filter``: ``filter`` named one.
+    lam_mode : str
+        ``"single"``, ``"path"``, ``"holdout"`` or ``"apriori"``.
+    lams : ndarray or None
+        The λ values of ``"single"`` and ``"path"``.
+    grid : ndarray
+        The grid of the hold-out and a-priori choices.
+    metric : Metric
+        The resolved ``metric``.
+    """
+
+    params: CheckedParams
+    kernel: Kernel
+    filters: tuple
+    single_filter: bool
+    lam_mode: str
+    lams: np.ndarray | None
+    grid: np.ndarray
+    metric: Any
 
 
 class KernelRanker(Ranker):
@@ -134,10 +169,6 @@ class KernelRanker(Ranker):
     # ------------------------------------------------------------------
     # Parameter resolution (spec strings stay strings until fit)
     # ------------------------------------------------------------------
-    def _resolve_kernel(self, X: np.ndarray) -> Kernel:
-        kernel = self._configured_kernel()
-        return kernel if isinstance(kernel, CallableKernel) else kernel.with_data(X)
-
     def _configured_kernel(self) -> Kernel:
         """The kernel the parameters describe, before it sees the data."""
         overrides = {name: getattr(self, name) for name in _KERNEL_OVERRIDES if getattr(self, name) is not None}
@@ -164,15 +195,15 @@ class KernelRanker(Ranker):
             kernel = type(kernel)(**{**kernel.params, **overrides})
         return kernel
 
-    def _setup(self) -> CheckedParams:
+    def _setup(self) -> KernelSetup:
         """Every parameter checked and every spec resolved that needs no data (the start of ``fit`` and of loading)."""
         params = self._check_params()
-        self._configured_kernel()
-        self._resolve_filters()
-        self._resolve_lam()
-        self._resolve_grid()
-        resolve_parameter("metric", "metric", params.metric)
-        return params
+        kernel = self._configured_kernel()
+        filters, single_filter = self._resolve_filters()
+        lam_mode, lams = self._resolve_lam()
+        grid = self._resolve_grid()
+        metric = resolve_parameter("metric", "metric", params.metric)
+        return KernelSetup(params, kernel, tuple(filters), single_filter, lam_mode, lams, grid, metric)
 
     def _resolve_filters(self) -> tuple[list[Filter], bool]:
         spec = self.filter
@@ -280,7 +311,7 @@ class KernelRanker(Ranker):
         -------
         self
         """
-        self._setup()
+        setup = self._setup_record()
         X_arr = self._check_X(X, reset=True)
         m = X_arr.shape[0]
         if m < 2:
@@ -289,18 +320,18 @@ class KernelRanker(Ranker):
         if X_arr.shape[0] != y_values.shape[0]:
             raise ValueError(f"inconsistent lengths: X has {X_arr.shape[0]} rows, y has {y_values.shape[0]} values")
         self.n_features_in_ = X_arr.shape[1]
-        filters, single_filter = self._resolve_filters()
-        mode, lams = self._resolve_lam()
+        filters, single_filter = list(setup.filters), setup.single_filter
+        mode, lams = setup.lam_mode, setup.lams
         solver, n_components = self._plan(m, filters)
-        kernel = self._resolve_kernel(X_arr)
-        metric = registry().resolve("metric", self.metric) if mode in ("holdout", "apriori") else None
+        kernel = setup.kernel if isinstance(setup.kernel, CallableKernel) else setup.kernel.with_data(X_arr)
+        metric = setup.metric if mode in ("holdout", "apriori") else None
         if metric is not None and not metric.scalar:
             raise ValueError(f"metric: {metric.spec!r} is not a scalar metric and cannot choose lambda")
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1)) \
+        rng = np.random.default_rng(int_seed(check_random_state(self.random_state))) \
             if mode in ("holdout", "apriori") or solver == "nystroem" else None
         threads = effective_n_threads(self.n_jobs) if m >= PARALLEL_MIN_ROWS else 1
         # the block Lanczos start vectors of the matrix-free route (drawn after the hold-out's generator)
-        krylov_seed = check_random_state(self.random_state).randint(2**31 - 1) if solver == "krylov" else None
+        krylov_seed = int_seed(check_random_state(self.random_state)) if solver == "krylov" else None
 
         self.kernel_, self.filters_, self.solver_ = kernel, filters, solver
         self.target_type_ = "bipartite" if np.unique(y_values).shape[0] == 2 else "graded"
@@ -322,7 +353,7 @@ class KernelRanker(Ranker):
                 coef = spectrum.path(filters, lams)
                 self._set_model(support, coef, lams, spectrum, single_filter, mode == "single")
             elif mode == "holdout":
-                grid = self._resolve_grid()
+                grid = setup.grid
                 result = self._holdout(X_arr, y_values, filters, grid, metric, extend=True)
                 grid = result.lams
                 self.lam_grid_, self.holdout_losses_ = grid, result.losses
@@ -337,7 +368,7 @@ class KernelRanker(Ranker):
             else:  # apriori
                 if not single_filter:
                     raise ValueError("filter: lam='apriori' extrapolates lambda for one filter; give a single filter")
-                grid = self._resolve_grid()
+                grid = setup.grid
                 sizes = self._check_apriori_sizes(m)
                 last: dict[str, Any] = {}
 
@@ -475,7 +506,7 @@ class KernelRanker(Ranker):
         scores = self.decision_function(X)
         if scores.ndim != 1:
             raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")
-        metric = registry().resolve("metric", self.metric)
+        metric = self._setup_record().metric
         y_values, _ = self._validate_target_for_score(y)
         from ._selection import metric_labels
 
@@ -506,11 +537,11 @@ class KernelRanker(Ranker):
 
     def _check_loaded_params(self, state: dict):
         # the parameters read from the file pass the same checks as in fit (m: the support rows)
-        params = self._setup()
+        setup = self._setup_record()
         support_rows = getattr(state.get("support"), "shape", (1,))[0]
         self._plan(max(int(support_rows), 1))
         self._check_apriori_sizes(2**62)
-        return params
+        return setup
 
     def _restore_fitted_state(self, state: dict, setup) -> None:
         fail = self._state_error
@@ -522,7 +553,8 @@ class KernelRanker(Ranker):
             fail(f"kernel {state['kernel']!r} still depends on the training data")
         if not (isinstance(state["filters"], list) and state["filters"] and all(isinstance(s, str) for s in state["filters"])):
             fail("filters must be a non-empty list of spec strings")
-        filters = [reg.resolve("filter", s) for s in state["filters"]]
+        configured = {f.spec: f for f in setup.filters}     # the parameters' filters, resolved
+        filters = [configured[s] if s in configured else reg.resolve("filter", s) for s in state["filters"]]
         single_filter, single_lam = state["single_filter"], state["single_lam"]
         if not isinstance(single_filter, bool) or not isinstance(single_lam, bool):
             fail("single_filter and single_lam must be booleans")

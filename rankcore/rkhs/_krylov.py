@@ -747,8 +747,10 @@ class BlockKrylovSpectrum(KrylovSpectrum):
         super().__init__(operator, y, **kw)
         from sklearn.utils import check_random_state
 
+        from ..validation import int_seed
+
         self.block_size = int(block_size)
-        self._rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1)) \
+        self._rng = np.random.default_rng(int_seed(check_random_state(random_state))) \
             if not isinstance(random_state, np.random.Generator) else random_state
         self._starts = [0]  # first basis row of each block multiplied so far, then the basis size they cover
         self._A: list[np.ndarray] = []  # diagonal blocks

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from ..base import ANY, N_JOBS, Fitted, random_state_kind, spec_kind, string_list
-from ..spec import Component, Kind, Parameter
+import numbers
+
+from ..base import N_JOBS, Fitted, random_state_kind, spec_kind, string_list
+from ..spec import Component, Kind, Parameter, sequence_kind
 from ._krylov import DEFAULT_TOL
 
 __all__ = ["KERNEL_RANKER_PARAMETERS", "KERNEL_RANKER_FITTED", "SOLVERS"]
@@ -20,6 +22,33 @@ def _check_kernel(value):
 _KERNEL = Kind("a kernel spec such as 'rbf', a rankcore.Kernel or a callable", _check_kernel,
                type_doc="str, rankcore.Kernel or callable", shows_type=True)
 
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_gamma(value):
+    if isinstance(value, str) or _is_number(value):
+        return value
+    raise TypeError("not a number")
+
+
+def _check_degree(value):
+    if _is_number(value) and float(value).is_integer():     # 2.0 too: the kernel reads it as 2
+        return value
+    raise TypeError("not a whole number")
+
+
+# the kernel checks the value (its own range, "scale" where it has one)
+_DEGREE = Kind("a whole number", _check_degree, type_doc="int or None")
+_GAMMA = Kind("a number or a kernel's text value such as 'scale'", _check_gamma, type_doc="float, str or None")
+_FILTER = sequence_kind("a filter spec such as 'tikhonov', a rankcore.Filter or a non-empty list of them",
+                        type_doc="str, rankcore.Filter or sequence of them", non_empty=True,
+                        also=lambda value: isinstance(value, (str, Component)))
+_LAM = sequence_kind("a number > 0, an array of them, 'holdout' or 'apriori'",
+                     type_doc='float, array-like, "holdout" or "apriori"',
+                     also=lambda value: isinstance(value, str) or _is_number(value))
+
 KERNEL_RANKER_PARAMETERS = (
     Parameter("kernel", _KERNEL, default="rbf", doc="""
         A registered kernel spec (``"rbf"``, ``"rbf:100"``, ``"laplacian"``,
@@ -28,25 +57,26 @@ KERNEL_RANKER_PARAMETERS = (
         (or scikit-learn's pair form ``func(x, y) -> float``).  Length scales
         divide: ``rbf`` is exp(−‖x − x'‖²/γ), so scikit-learn's
         ``gamma=g`` is ``gamma=1/g`` here."""),
-    Parameter("gamma", ANY, default=None, type_doc="float, str or None", doc="""
+    Parameter("gamma", _GAMMA, default=None, nullable=True, doc="""
         Overrides the kernel's γ (``rbf``, ``laplacian``, ``poly``).  Default:
         the kernel spec's value, ``"scale"`` = from the training data (for
         ``rbf``: n_features · Var(X))."""),
-    Parameter("degree", ANY, default=None, type_doc="int or None", doc="""
+    Parameter("degree", _DEGREE, default=None, nullable=True, doc="""
         Overrides the ``poly`` kernel's degree."""),
-    Parameter("coef0", ANY, default=None, type_doc="float or None", doc="""
+    Parameter("coef0", float, default=None, nullable=True, doc="""
         Overrides the ``poly`` kernel's constant."""),
-    Parameter("filter", ANY, default="tikhonov", type_doc="str, rankcore.Filter or sequence of them", doc="""
+    Parameter("filter", _FILTER, default="tikhonov", doc="""
         The regularization scheme: ``"tikhonov"``, ``"iterated:ν"``,
         ``"cutoff"``, ``"landweber"``, ``"showalter"`` or a plugin's.  A
         sequence fits (or, with ``lam="holdout"``, chooses among) several."""),
-    Parameter("lam", ANY, default=1e-3, type_doc='float, array-like, "holdout" or "apriori"', doc="""
+    Parameter("lam", _LAM, default=1e-3, doc="""
         λ > 0; an array fits the whole path (decision values get a λ axis);
         ``"holdout"`` chooses λ (and the filter, if several) on a held-out
         part by ``metric``; ``"apriori"`` extrapolates λ₊(s) = α s^{−β/2}
         fitted by hold-out on small subsets (Yao, Rosasco and Caponnetto's
         a-priori rule)."""),
-    Parameter("lam_grid", ANY, default=None, type_doc="array-like or None", doc="""
+    Parameter("lam_grid", sequence_kind("an array of numbers > 0", type_doc="array-like"), default=None,
+              nullable=True, doc="""
         The grid of the hold-out and a-priori choices; default λ₀ q^j with
         λ₀ = 1, q = 0.95, j = 1..200 (the paper's)."""),
     Parameter("metric", spec_kind("metric"), default="misrank", type_doc="str or Metric", doc="""
@@ -58,7 +88,8 @@ KERNEL_RANKER_PARAMETERS = (
     Parameter("refit", bool, default=True, doc="""
         After the hold-out choice, refit on all rows (True) or keep the model
         fitted on the fitting part (False, the paper's Table 1 protocol)."""),
-    Parameter("apriori_sizes", ANY, default=(20, 30, 40, 50), type_doc="sequence of int", doc="""
+    Parameter("apriori_sizes", sequence_kind("a non-empty sequence of integers >= 4", type_doc="sequence of int"),
+              default=(20, 30, 40, 50), doc="""
         Subset sizes for ``lam="apriori"`` (repeat a size to average over
         several subsets); each must be smaller than the training set."""),
     Parameter("solver", str, default="auto", choices=SOLVERS, rule="'auto', 'exact', 'krylov' or 'nystroem'",

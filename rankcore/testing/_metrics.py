@@ -29,6 +29,7 @@ __all__ = [
     "check_metric_rejects_bad_input",
     "check_metric_one_class",
     "check_metric_weighted_groups",
+    "check_metric_query_values",
 ]
 
 _SIZES = (30, 61, 200)
@@ -192,11 +193,16 @@ def check_metric_sorted_kernel(metric, rng):
 
 
 def check_metric_permutation_invariance(metric, rng):
-    """Reordering the examples does not change a scalar metric (ties are not broken by position)."""
+    """Reordering the examples does not change a scalar metric (ties are not broken by position).
+
+    A metric that declares ``ties_by_row_order`` is checked on scores without ties.
+    """
     if not metric.scalar:
         return
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
+        if getattr(metric, "ties_by_row_order", False):
+            scores = rng.permutation(n).astype(np.float64)
         perm = rng.permutation(n)
         a, b = _call(metric, y, scores), _call(metric, y[perm], scores[perm])
         assert _same(a, b), f"{metric.spec}: permuting the examples changed the value from {a!r} to {b!r}"
@@ -297,6 +303,44 @@ def check_metric_weighted_groups(metric, rng):
             f"repeated rows {expected!r}")
 
 
+def check_metric_query_values(metric, rng):
+    """With ``qid``: one query gives the metric itself; the values per query ignore the order of the rows.
+
+    A metric that is not a single number must refuse ``qid`` with a ValueError.
+    """
+    from rankcore.metrics import Queries
+    from rankcore.metrics._queries import check_qid
+
+    n = _SIZES[-1]
+    y, scores = _data(metric, rng, n)
+    if not metric.scalar:
+        _expect_query_error(metric, y, scores)
+        return
+    whole = metric.query_values(y, scores, Queries.single(n))
+    assert whole.shape == (1,) and _same(float(whole[0]), float(_call(metric, y, scores))), (
+        f"{metric.spec}: query_values on one query gave {whole!r}, the metric {_call(metric, y, scores)!r}")
+    if getattr(metric, "ties_by_row_order", False):
+        scores = rng.permutation(n).astype(np.float64)
+    qid = rng.integers(0, 3, size=n)
+    values = metric.query_values(y, scores, check_qid(qid, n))
+    perm = rng.permutation(n)
+    again = metric.query_values(y[perm], scores[perm], check_qid(qid[perm], n))
+    assert values.shape == (3,) and not np.isinf(values).any(), f"{metric.spec}: query_values gave {values!r}"
+    assert np.allclose(values, again, rtol=1e-12, atol=1e-12, equal_nan=True), (
+        f"{metric.spec}: permuting the rows changed the values per query from {values!r} to {again!r}")
+
+
+def _expect_query_error(metric, y, scores):
+    from rankcore.metrics._queries import check_qid
+
+    try:
+        metric.query_values(y, scores, check_qid(np.arange(y.shape[0]) % 2, y.shape[0]))
+    except ValueError as exc:
+        assert "qid" in str(exc), f"{metric.spec}: refusing qid, the error should name qid: {exc}"
+        return
+    raise AssertionError(f"{metric.spec}: a metric that is not a single number should refuse qid")
+
+
 CHECKS = [
     check_metric_attributes,
     check_metric_spec_round_trip,
@@ -309,4 +353,5 @@ CHECKS = [
     check_metric_rejects_bad_input,
     check_metric_one_class,
     check_metric_weighted_groups,
+    check_metric_query_values,
 ]

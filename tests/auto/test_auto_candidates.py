@@ -104,7 +104,8 @@ def _applicable(n, d=5, nan=False):
     if nan:
         X[0, 0] = np.nan
     y = (X[:, 0] + rng.normal(size=n) > 0.8).astype(int)
-    return rankcore.AutoRanker()._applicable(None, X, y, 1, "pauc:0.1")
+    applicable, skipped = rankcore.AutoRanker()._applicable(None, X, y, 1, "pauc:0.1")
+    return [candidate.spec for candidate in applicable], skipped
 
 
 def test_auto_default_search_lists_the_anchor_first():
@@ -145,12 +146,14 @@ def test_auto_candidates_that_fit_the_same_model_are_skipped():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = (X[:, 0] > 0.5).astype(int)
-    specs, skipped = rankcore.AutoRanker()._applicable(
-        ["trees", "trees:max_leaves=31,subsample=0.8", "trees:n_iter=100", "trees:max_leaves=8", "linear"],
-        X, y, 1, "pauc:0.1")
-    assert specs == ["trees", "trees:max_leaves=8", "linear"]
-    assert skipped == {s: "fits the same model as 'trees' on these data"
-                       for s in ("trees:max_leaves=31,subsample=0.8", "trees:n_iter=100")}
+    from rankcore.registry import resolve
+
+    # up to 10,000 rows the large-data settings change nothing: two specs, one model
+    asked = ["trees", "trees:large_data=false", "trees:max_leaves=8", "linear"]
+    applicable, skipped = rankcore.AutoRanker()._applicable([resolve("candidate", s) for s in asked], X, y, 1,
+                                                            "pauc:0.1")
+    assert [candidate.spec for candidate in applicable] == ["trees", "trees:max_leaves=8", "linear"]
+    assert skipped == {"trees:large_data=false": "fits the same model as 'trees' on these data"}
 
 
 @pytest.mark.parametrize("spec, leaves, rate, subsample", [

@@ -221,7 +221,7 @@ def test_output_checked_before_training(small_data, tmp_path):
 
 
 def test_compare_figures_plot_the_models_scores(small_data):
-    from rankcore.cli._progress import Progress
+    from rankcore._progress import Progress
     from rankcore.cli.compare import run_comparison, write_figures
     from rankcore.metrics import roc_curve
 
@@ -258,7 +258,7 @@ def test_early_stopping_in_compare_never_looks_at_the_test_split(small_data, tmp
 
 @pytest.fixture
 def example_plugin_components(monkeypatch):
-    """The example plugin's `cubic` price and `ndcg@k` metric, registered at runtime if not installed."""
+    """The example plugin's `cubic` price and `binary_ndcg@k` metric, registered at runtime if not installed."""
     import sys
     from pathlib import Path
 
@@ -281,7 +281,7 @@ def example_plugin_components(monkeypatch):
 def test_plugin_components_work_on_the_command_line(example_plugin_components, small_data, tmp_path):
     d, X, y = small_data
     status, out, err = run_main("compare", d / "data.csv", "--price", "pow:4,cubic", "--n-iter", "8",
-                                "--metrics", "auc,ndcg@k:10", "--no-plots", "-q", "--table-format", "json",
+                                "--metrics", "auc,binary_ndcg@k:10", "--no-plots", "-q", "--table-format", "json",
                                 "--save-models", tmp_path)
     assert status == 0, err
     rows = json.loads(out)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rankcore.cli._progress import Progress, Task, choose_mode
+from rankcore._progress import Progress, Task, choose_mode
 
 
 class FakeTerminal(io.StringIO):

@@ -69,3 +69,22 @@ def test_dask_auto_ranker_keeps_the_same_small_data_blend(dask_client):
     for a, b in zip(remote.leaderboard_, local.leaderboard_):
         np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
     np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
+
+
+def test_dask_auto_ranker_splits_category_columns_like_the_in_process_search(dask_client):
+    """A DataFrame's category columns reach the trees on the workers as in process (split by groups)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    colour = rng.choice(list("abcdef"), 200)
+    x = rng.normal(size=200)
+    y = (np.isin(colour, ["b", "e"]) + 0.4 * x + 0.5 * rng.normal(size=200) > 0.8).astype(int)
+    frame = pd.DataFrame({"colour": pd.Categorical(colour), "x": x})
+    params = dict(candidates=["trees:n_iter=8", "linear:n_epochs=2"], random_state=4, n_jobs=1)
+    remote = DaskAutoRanker(client=dask_client, **params).fit(frame, y)
+    local = rankcore.AutoRanker(**params).fit(frame, y)
+    for a, b in zip(remote.leaderboard_, local.leaderboard_):
+        np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+    np.testing.assert_array_equal(remote.decision_function(frame), local.decision_function(frame))
+    trees = [m for m in getattr(local.best_estimator_, "estimators", [local.best_estimator_])
+             if hasattr(m, "rankers_")]
+    assert any(r.categorical for m in trees for r in m.rankers_)

@@ -234,8 +234,43 @@ def test_dask_auto_early_stopping_matches_memory_on_an_eval_set(dask_client):
     assert model.best_iteration_ == local.best_iteration_ == model.n_iter_
     np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
     assert model.rankers_ == local.rankers_
-    # without eval_set it is off on a cluster: no hold-out is drawn from distributed data
-    assert not hasattr(DaskPushBoost(n_iter=2, **params).fit(Xd, yd), "validation_scores_")
+
+
+@pytest.mark.parametrize("params, weighted", [
+    ({}, False),                                                # the default fit: stumps, 300 iterations at most
+    ({"learner": "trees:max_leaves=4", "n_iter": 6}, True),
+], ids=["default", "trees-weighted"])
+def test_dask_default_early_stopping_holds_out_the_in_memory_rows(dask_client, params, weighted):
+    """early_stopping="auto" without eval_set above 10,000 rows: the in-memory hold-out, the same model."""
+    from rankcore.push._validation import AUTO_MIN_ROWS
+
+    X, y = _data(n=AUTO_MIN_ROWS + 500, seed=14)
+    w = np.random.default_rng(15).uniform(0.5, 2.0, y.shape[0]) if weighted else None
+    Xd, yd, wd = _dask(X, y, w, chunks=(4000, 3000, 3500))
+    model = DaskPushBoost(random_state=3, **params).fit(Xd, yd, sample_weight=wd)
+    local = rankcore.PushBoost(random_state=3, **params).fit(X, y, sample_weight=w)
+    assert model.validation_metric_ == local.validation_metric_ == "pauc:0.1"
+    assert model.stop_reason_ == local.stop_reason_
+    assert model.n_iter_ == local.n_iter_ and model.best_iteration_ == local.best_iteration_
+    np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-12, atol=1e-12)
+    assert model.get_params()["n_iter_no_change"] == local.get_params()["n_iter_no_change"] is None
+
+
+def test_dask_default_early_stopping_falls_back_as_in_memory(dask_client):
+    """Too few positives for a hold-out: both warn and run n_iter iterations (stop_reason_ says why)."""
+    from rankcore.push._validation import AUTO_MIN_ROWS, NO_VALIDATION
+
+    X, y = _data(n=AUTO_MIN_ROWS + 1, seed=16)
+    y = np.zeros_like(y)
+    y[::2000] = 1                                     # 6 positives: a hold-out would hold none
+    Xd, yd, _ = _dask(X, y, chunks=(5001, 5000))
+    with pytest.warns(UserWarning, match="early_stopping='auto'"):
+        model = DaskPushBoost(n_iter=3, random_state=0).fit(Xd, yd)
+    with pytest.warns(UserWarning, match="early_stopping='auto'"):
+        local = rankcore.PushBoost(n_iter=3, random_state=0).fit(X, y)
+    assert model.stop_reason_ == local.stop_reason_ == NO_VALIDATION
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("kwargs, name", [({"validation_fraction": 1.0}, "validation_fraction"),
@@ -508,7 +543,7 @@ def test_dask_training_scores_on_the_workers_equal_the_in_memory_scores(dask_cli
     finally:
         session.close()
     assert [index for index, _ in chunks] == list(range(len(CHUNKS)))
-    objective = resolve("objective", DaskPushBoost(**params)._objective_spec())
+    objective = DaskPushBoost(**params)._setup_record().objective
     layout = resolve("learner", "stumps").prepare(X, thresholds=edges)
     y8 = y.astype(np.int8)
     local = InMemoryBackend(objective.bind(y8), layout, X, y8)

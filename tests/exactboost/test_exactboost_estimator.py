@@ -348,10 +348,10 @@ def test_exactboost_example_plugin_metric_if_installed(synthetic):
     from rankcore.registry import registry
 
     reg = registry()
-    if "ndcg@k" not in reg.names("metric"):
+    if "binary_ndcg@k" not in reg.names("metric"):
         pytest.skip("rankcore-example-plugin is not installed")
     X, y = synthetic
-    model = ExactBoost(metric="ndcg@k:20", n_runs=2, n_rounds=6, random_state=0).fit(X, y)
+    model = ExactBoost(metric="binary_ndcg@k:20", n_runs=2, n_rounds=6, random_state=0).fit(X, y)
     assert np.all(np.diff(model.train_loss_, axis=1) <= 0)
 
 

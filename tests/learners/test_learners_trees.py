@@ -15,7 +15,7 @@ from rankcore.learners import _tree_kernels, _tree_split
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners._tree_layout import slot_layout
 from rankcore.learners._trees import ALL_LEFT, TIE_TOLERANCE, TreeRanker, Trees, tree_arrays_from_state
-from rankcore.objectives._base import Objective, _DefaultBound
+from rankcore.objectives._base import Objective, _BoundDefault
 from rankcore.persistence import ModelFormatError, _checksum
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
@@ -586,7 +586,7 @@ class _Logistic(Objective):
         return _CurvedBound(self, y, sample_weight)
 
 
-class _CurvedBound(_DefaultBound):
+class _CurvedBound(_BoundDefault):
     has_hessian = True
 
     def value_gradient_hessian(self, scores):

@@ -35,9 +35,9 @@ def test_plugin_components_found_without_import(example_plugin_installed):
         "print(json.dumps({f: {n: reg.entry(f, n).distribution for n in reg.names(f)} for f in ('price', 'metric')}))\n"
     )
     found = json.loads(out)
-    assert found["metric"]["ndcg@k"] == f"{DIST} 0.1.0"
+    assert found["metric"]["binary_ndcg@k"] == f"{DIST} 0.1.0"
     assert found["price"]["cubic"] == f"{DIST} 0.1.0"
-    assert all(dist == "rankcore" for name, dist in found["metric"].items() if name != "ndcg@k")
+    assert all(dist == "rankcore" for name, dist in found["metric"].items() if name != "binary_ndcg@k")
     assert all(dist == "rankcore" for name, dist in found["price"].items() if name != "cubic")
 
 
@@ -55,18 +55,18 @@ def test_plugin_price_configured_by_spec(example_plugin_installed):
 def test_plugin_metric_used_by_name(example_plugin_installed):
     y = np.array([1, 0, 1, 0, 0, 1])
     scores = np.array([0.9, 0.8, 0.7, 0.7, 0.1, 0.0])
-    value = rankcore.evaluate(y, scores, ["ndcg@k:3"])["ndcg@k:3"]
+    value = rankcore.evaluate(y, scores, ["binary_ndcg@k:3"])["binary_ndcg@k:3"]
     # ranks 1..3: pos, neg, then a tie (pos, neg) over ranks 3..4 -> half credit at rank 3
     ideal = 1 + 1 / np.log2(3) + 1 / np.log2(4)
     assert value == pytest.approx((1 + 0.5 / np.log2(4)) / ideal)
     entries = {(r["family"], r["name"]): r["distribution"] for r in rankcore.list_plugins()}
-    assert entries[("metric", "ndcg@k")] == f"{DIST} 0.1.0"
+    assert entries[("metric", "binary_ndcg@k")] == f"{DIST} 0.1.0"
 
 
 def test_plugin_shown_by_command_line(example_plugin_installed):
     done = subprocess.run([sys.executable, "-m", "rankcore", "plugins", "--json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     records = json.loads(done.stdout)["components"]
-    assert {"family": "metric", "name": "ndcg@k", "distribution": f"{DIST} 0.1.0"}.items() <= next(
-        r for r in records if r["name"] == "ndcg@k"
+    assert {"family": "metric", "name": "binary_ndcg@k", "distribution": f"{DIST} 0.1.0"}.items() <= next(
+        r for r in records if r["name"] == "binary_ndcg@k"
     ).items()

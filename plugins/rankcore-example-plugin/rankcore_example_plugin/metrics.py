@@ -1,4 +1,4 @@
-"""The ``ndcg@k`` metric: normalized discounted cumulative gain of the top k."""
+"""The ``binary_ndcg@k`` metric: normalized discounted cumulative gain of the top k."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ class NDCGAtK(rankcore.Metric):
     a positive's score never lowers it), so ExactBoost can optimize it.
     """
 
-    name = "ndcg@k"
-    aliases = ("ndcg_at_k",)
+    name = "binary_ndcg@k"
+    aliases = ("binary_ndcg_at_k",)
     parameters = (Parameter("k", count_or_fraction, doc="count, or fraction of n"),)
-    examples = ("ndcg@k:1", "ndcg@k:5", "ndcg@k:0.2")
+    examples = ("binary_ndcg@k:1", "binary_ndcg@k:5", "binary_ndcg@k:0.2")
     greater_is_better = True
     monotone = True
     bounded = True

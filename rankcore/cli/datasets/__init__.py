@@ -19,7 +19,11 @@ Formats (chosen by extension, or by ``fmt=``):
     of NaN (``-nan``) -- is read as NaN, for the learners that handle missing
     values (the ``trees`` learner); ``allow_missing=False`` refuses it.
     Infinite values (``inf``, ``1e400``) and a missing or non-finite label
-    are always errors.
+    are always errors.  Feature columns of text are read by category with
+    ``categorical=`` (the columns, or ``"auto"``: every column of text;
+    :attr:`Dataset.categories`); otherwise text in feature columns is one
+    error naming every such column.  ``keep=`` reads columns aside as text
+    (an identifier, :attr:`Dataset.kept`).
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
     ``label index:value index:value ... # comment``; an optional ``qid:n``
     is ignored.  Indices are one-based unless some index is 0 (then

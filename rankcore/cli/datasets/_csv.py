@@ -16,8 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._csv_fast import _csv_fast_path
-from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, _canonical_nan, _columns, _is_number,
-                       _label_array, _label_problem, _open_text)
+from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
+                       _is_number, _label_array, _label_problem, _open_text)
 
 _CHUNK_ROWS = 65536  # rows converted to float at a time (bounded memory for the text form)
 
@@ -28,13 +28,28 @@ def _sniff_delimiter(header: str) -> str:
     return best if counts[best] else ","
 
 
-def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str]) -> Dataset:
+class _NewTextColumns(Exception):
+    """Text found, after the first chunk of rows, in columns read as numbers until then: read again."""
+
+    def __init__(self, columns: set[int]):
+        super().__init__(columns)
+        self.columns = columns
+
+
+def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str], categorical: Any = None,
+              keep: Sequence[str] = ()) -> Dataset:
     label_name = DEFAULT_LABEL if label is None else str(label)
     explicit_label = label is not None
+    found: set[int] = set()     # in "auto" mode: the columns known to hold text
     try:
-        fh = _open_text(source)
-        with fh:
-            return _parse_csv(fh, source, label_name, explicit_label, require_label, drop)
+        while True:
+            fh = _open_text(source)
+            with fh:
+                try:
+                    return _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
+                                      keep, found)
+                except _NewTextColumns as more:
+                    found |= more.columns
     except UnicodeDecodeError as exc:
         raise DataError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}); is it a binary file?") from None
     except (EOFError, gzip.BadGzipFile) as exc:
@@ -43,7 +58,7 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str])
         raise DataError(f"{source}: malformed CSV ({exc})") from None
 
 
-def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> Dataset:
+def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found) -> Dataset:
     # Find the header: the first non-blank line.
     header_line = ""
     header_lineno = 0
@@ -82,17 +97,29 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> D
         label_index = None
     if label_index is not None and label_name in drop:
         raise DataError(f"{source}: the label column {label_name!r} cannot also be dropped")
-    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop]
+    for name in keep:
+        if name not in seen:
+            raise DataError(f"{source}: no column {name!r} to copy to the output (columns: {_columns(names)})")
+        if name == label_name or name in drop:
+            raise DataError(f"{source}: the column {name!r} to copy to the output is the label or dropped")
+    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop and n not in keep]
     if not feature_idx:
         raise DataError(f"{source}: no feature columns (columns: {_columns(names)})")
+    text = _text_columns(categorical, names, feature_idx, source)
+    keep_idx = [names.index(n) for n in keep]
 
-    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index)
+    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index, text, keep_idx)
     if fast is not None:
-        X, y = fast
+        X, y, texts, kept = fast
         data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
-                       source, "csv")
+                       source, "csv", named=True)
         data.row_lines = _LazyLines(source, header_lineno, delimiter)
-        return data
+        return _with_text(data, texts, kept, feature_idx, names)
+    if text == "auto":
+        text = frozenset(found)
+        auto = True
+    else:
+        auto = False
 
     n_fields = len(names)
     reader = csv.reader(fh, delimiter=delimiter)
@@ -104,10 +131,27 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> D
     chunk: list[list[str]] = []
     chunk_lines: list[int] = []
     take = np.asarray(feature_idx)
+    texts: dict[int, list] = {j: [] for j in text}
+    kept: dict[int, list] = {j: [] for j in keep_idx}
+    refused: dict[int, str] = {}     # a text column not read as text -> where its first text value is
 
     def flush():
+        nonlocal text
         if chunk:
-            blocks.append(_chunk_to_float(chunk, chunk_lines, take, names, source))
+            cells = np.asarray(chunk, dtype=object)
+            block, new = _chunk_to_float(cells, chunk_lines, take, names, source, text, auto or None, refused)
+            if new:                  # auto: columns of text found in this chunk
+                if blocks:
+                    raise _NewTextColumns(found | new)
+                text = text | new
+                for j in new:
+                    texts[j] = []
+                block, _ = _chunk_to_float(cells, chunk_lines, take, names, source, text, None, refused)
+            blocks.append(block)
+            for j, values in texts.items():
+                values.extend(_text_value(v) for v in cells[:, j])
+            for j, values in kept.items():
+                values.extend(str(v).strip() for v in cells[:, j])
             chunk.clear()
             chunk_lines.clear()
 
@@ -130,6 +174,8 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> D
     flush()
     if not lines:
         raise DataError(f"{source}: no data rows after the header")
+    if refused:
+        raise TextColumnsError(source, [names[j] for j in sorted(refused)], next(iter(refused.values())))
     X = np.ascontiguousarray(np.concatenate(blocks, axis=0))
     if label_index is not None:
         for text in set(labels):  # the distinct labels: few, even in a long file
@@ -139,8 +185,44 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop) -> D
                 raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
                                 f"got {text[:40]!r}")
     y = _label_array(labels) if label_index is not None else None
-    return Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
-                   source, "csv", np.asarray(lines, dtype=np.int64))
+    data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
+                   source, "csv", np.asarray(lines, dtype=np.int64), named=True)
+    return _with_text(data, {j: np.asarray(v, dtype=object) for j, v in texts.items()},
+                      {j: np.asarray(v, dtype=object) for j, v in kept.items()}, feature_idx, names)
+
+
+def _text_columns(categorical: Any, names: list[str], feature_idx: list[int], source: str):
+    """The feature columns to read as text: ``"auto"`` (every one that holds text) or their indices."""
+    if categorical is None:
+        return frozenset()
+    if isinstance(categorical, str) and categorical == "auto":
+        return "auto"
+    features = {names[j]: j for j in feature_idx}
+    unknown = [c for c in categorical if c not in features]
+    if unknown:
+        raise DataError(f"{source}: no feature column {unknown[0]!r} to read by category "
+                        f"(feature columns: {_columns(features)})")
+    return frozenset(features[c] for c in categorical)
+
+
+def _text_value(text: Any) -> str | None:
+    """A categorical field: its text without surrounding spaces, or None for a missing value."""
+    stripped = str(text).strip()
+    return None if stripped.lower() in _MISSING else stripped
+
+
+def _with_text(data: Dataset, texts: dict, kept: dict, feature_idx: list[int], names: list[str]) -> Dataset:
+    """``data`` with its text feature columns as category codes (:attr:`Dataset.categories`) and kept columns."""
+    for j, values in texts.items():
+        present = values[np.not_equal(values, None)]
+        categories = np.unique(present.astype(str)) if present.size else np.empty(0, dtype=str)
+        codes = np.full(values.shape[0], np.nan)
+        mask = np.not_equal(values, None)
+        codes[mask] = np.searchsorted(categories, values[mask].astype(str))
+        data.X[:, feature_idx.index(j)] = codes
+        data.categories[names[j]] = categories.astype(object)
+    data.kept = {names[j]: values for j, values in kept.items()}
+    return data
 
 
 class _LazyLines:
@@ -164,38 +246,54 @@ class _LazyLines:
         return int(self._lines[row])
 
 
-def _chunk_to_float(chunk, chunk_lines, take, names, source) -> np.ndarray:
-    """The feature fields of a chunk of rows as float64, missing values as NaN.
+def _chunk_to_float(rows, chunk_lines, take, names, source, text, found_new, refused):
+    """The feature fields of a chunk of rows as float64, missing values as NaN, text columns NaN.
 
     A column of plain numbers is converted at once; only a column that fails
-    goes field by field (missing value, number, or an error naming the line).
+    goes field by field (missing value or number).  A column with other text
+    is, with ``found_new`` (``"auto"`` mode), returned among the new text
+    columns; otherwise recorded in ``refused`` (column -> where its first
+    text value is), to be named with every other one once the file is read.
+
+    Returns
+    -------
+    (block, new text columns)
     """
-    cells = np.asarray(chunk, dtype=object)[:, take]
+    cells = rows[:, take]
+    new: set[int] = set()
+    block = np.full(cells.shape, np.nan)
+    numeric = [c for c in range(cells.shape[1]) if int(take[c]) not in text]
     try:
-        block = cells.astype(np.float64)
+        block[:, numeric] = cells[:, numeric].astype(np.float64)
     except (ValueError, TypeError):
-        block = np.empty(cells.shape, dtype=np.float64)
-        for c in range(cells.shape[1]):
+        for c in numeric:
             try:
                 block[:, c] = cells[:, c].astype(np.float64)
             except (ValueError, TypeError):
-                name = names[take[c]]
-                block[:, c] = [_field_value(text, source, chunk_lines[r], name) for r, text in enumerate(cells[:, c])]
+                j = int(take[c])
+                values = [_field_value(value) for value in cells[:, c]]
+                bad = [r for r, v in enumerate(values) if v is None]
+                if not bad:
+                    block[:, c] = values
+                elif found_new:
+                    new.add(j)
+                elif j not in refused:
+                    refused[j] = (f"line {chunk_lines[bad[0]]}, column {names[j]!r}: expected a number, "
+                                  f"got {str(cells[bad[0], c]).strip()[:40]!r}")
     infinite = np.isinf(block)
     if infinite.any():
         r, c = (int(v[0]) for v in np.nonzero(infinite))
         raise DataError(f"{source}, line {chunk_lines[r]}, column {names[take[c]]!r}: expected a finite number, "
                         f"got {str(cells[r, c]).strip()[:40]!r}")
-    return _canonical_nan(block)
+    return _canonical_nan(block), new
 
 
-def _field_value(text: str, source: str, line: int, name: str) -> float:
-    """One feature field: a number, NaN for a missing value, or a DataError naming the line and column."""
+def _field_value(text: str) -> float | None:
+    """One feature field: a number, NaN for a missing value, or None for text."""
     stripped = str(text).strip()
     if stripped.lower() in _MISSING:
         return math.nan
     try:
         return float(stripped)
     except ValueError:
-        raise DataError(f"{source}, line {line}, column {name!r}: expected a number, got {stripped[:40]!r}"
-                        " (drop non-numeric columns with --drop COLUMN)") from None
+        return None

@@ -15,7 +15,8 @@ import numpy as np
 from ._dataset import _MISSING, _canonical_nan, _label_problem, _open_text
 
 
-def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, label_index):
+def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text=frozenset(),
+                   keep_idx=()):
     """A C reader for the common, clean file; None sends it to the checking parser.
 
     pandas' reader when pandas is installed (about four times faster than
@@ -24,11 +25,22 @@ def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, labe
     The checking parser (the ``csv`` module) tracks lines, so it runs only
     when this fails or a value needs a closer look, and names the line.
 
+    Parameters
+    ----------
+    text : frozenset of int or "auto"
+        Feature columns read as text (categories), or every column that
+        holds text.  Text in any other feature column sends the file to the
+        checking parser, which names every such column.
+    keep_idx : sequence of int
+        Columns read aside as text (identifiers).
+
     Returns
     -------
-    (X, y) or None
+    (X, y, texts, kept) or None
         ``y`` as :func:`_label_array` would give it (float64, or stripped
-        text), or None without a label column.
+        text), or None without a label column.  ``texts``: text feature
+        column index -> its stripped values (None where missing); their
+        ``X`` column is NaN.  ``kept``: kept column index -> its values.
     """
     try:
         with warnings.catch_warnings():
@@ -36,20 +48,24 @@ def _csv_fast_path(source, delimiter, header_lineno, n_fields, feature_idx, labe
             try:
                 import pandas  # noqa: F401
             except ImportError:
+                if text or keep_idx:
+                    return None
                 result = _csv_numpy_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index)
+                result = None if result is None else (*result, {}, {})
             else:
-                result = _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index)
+                result = _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index,
+                                          text, keep_idx)
     except Exception:  # any problem: the checking parser finds it and names the line
         return None
     if result is None:
         return None
-    X, y = result
+    X, y, texts, kept = result
     if X.shape[0] == 0 or np.isinf(X).any():
         return None  # NaN is a missing value; inf is refused by the checking parser, which names it
     X = _canonical_nan(X)
     if y is not None and y.shape[0] != X.shape[0]:
         return None
-    return np.ascontiguousarray(X, dtype=np.float64), y
+    return np.ascontiguousarray(X, dtype=np.float64), y, texts, kept
 
 
 def _case_spellings(word: str) -> list[str]:
@@ -62,11 +78,11 @@ def _case_spellings(word: str) -> list[str]:
 _PANDAS_NA = sorted({s for word in (*_MISSING, "+nan", "-nan") for s in _case_spellings(word)})
 
 
-def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index):
+def _pandas_frame(source, delimiter, header_lineno, n_fields, numeric):
     import pandas as pd
 
     dtypes = {j: str for j in range(n_fields)}
-    dtypes.update({j: np.float64 for j in feature_idx})
+    dtypes.update({j: np.float64 for j in numeric})
     # a row longer than the header makes pandas warn and drop data: refuse it
     warnings.filterwarnings("error", category=pd.errors.ParserWarning)
     with open(source, "rb") as fh:
@@ -77,26 +93,53 @@ def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, la
     # the last ones: NaN in the last column is a missing value only if every
     # row has all its fields (_rows_complete), else the checking parser
     # decides and names the short row.
-    frame = pd.read_csv(source, sep=delimiter, header=None, names=list(range(n_fields)), index_col=False,
-                        skiprows=header_lineno, dtype=dtypes, na_filter=True, keep_default_na=False,
-                        na_values=_PANDAS_NA, quotechar='"', skip_blank_lines=True, engine="c",
-                        encoding="utf-8-sig", compression="gzip" if gzipped else None)
+    return pd.read_csv(source, sep=delimiter, header=None, names=list(range(n_fields)), index_col=False,
+                       skiprows=header_lineno, dtype=dtypes, na_filter=True, keep_default_na=False,
+                       na_values=_PANDAS_NA, quotechar='"', skip_blank_lines=True, engine="c",
+                       encoding="utf-8-sig", compression="gzip" if gzipped else None)
+
+
+def _csv_pandas_read(source, delimiter, header_lineno, n_fields, feature_idx, label_index, text, keep_idx):
+    import pandas as pd
+
+    named = frozenset() if text == "auto" else frozenset(text)
+    numeric = [j for j in feature_idx if j not in named]
+    try:
+        frame = _pandas_frame(source, delimiter, header_lineno, n_fields, numeric)
+    except ValueError:
+        if text != "auto":
+            return None  # text in a numeric column: the checking parser names every such column
+        # which columns hold text: read everything as text, then convert the columns of numbers
+        frame = _pandas_frame(source, delimiter, header_lineno, n_fields, ())
+        for j in feature_idx:
+            try:                   # as the checking parser converts: Python's float() of each field
+                frame[j] = frame[j].to_numpy(dtype=object).astype(np.float64)
+            except (ValueError, TypeError):
+                named |= {j}
     if label_index is not None and frame[label_index].isna().any():
         return None  # a missing label: named by the checking parser
     if frame[n_fields - 1].isna().any() and not _rows_complete(source, delimiter, header_lineno, n_fields):
         return None  # a short row, or a file the delimiter count cannot vouch for
-    X = frame[list(feature_idx)].to_numpy(dtype=np.float64)
+    if any(frame[j].isna().any() for j in keep_idx):
+        return None  # an identifier spelled like a missing value: the checking parser keeps its text
+    texts = {j: frame[j].str.strip().astype(object).where(frame[j].notna(), None).to_numpy(dtype=object)
+             for j in feature_idx if j in named}
+    kept = {j: frame[j].str.strip().to_numpy(dtype=object) for j in keep_idx}
+    X = np.full((frame.shape[0], len(feature_idx)), np.nan)
+    for c, j in enumerate(feature_idx):
+        if j not in named:
+            X[:, c] = frame[j].to_numpy(dtype=np.float64)
     if label_index is None:
-        return X, None
+        return X, None, texts, kept
     labels = frame[label_index].str.strip()
     if labels.str.lower().isin(_MISSING).any():
         return None  # a missing label (" NA "): named by the checking parser
     numbers = pd.to_numeric(labels, errors="coerce").to_numpy(dtype=np.float64)
     if np.isfinite(numbers).all():
-        return X, numbers
-    if np.isinf(numbers).any() or any(_label_problem(text) for text in labels.unique()):
+        return X, numbers, texts, kept
+    if np.isinf(numbers).any() or any(_label_problem(value) for value in labels.unique()):
         return None  # a non-finite label: named by the checking parser
-    return X, labels.to_numpy(dtype=object)
+    return X, labels.to_numpy(dtype=object), texts, kept
 
 
 def _rows_complete(source: str, delimiter: str, header_lineno: int, n_fields: int,

@@ -10,7 +10,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["DataError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL", "MISSING_VALUES"]
+__all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL",
+           "MISSING_VALUES"]
 
 #: Formats :func:`load_data` reads.
 FORMATS = ("csv", "libsvm", "npy", "npz")
@@ -28,6 +29,24 @@ _MISSING = frozenset(v.lower() for v in MISSING_VALUES)
 
 class DataError(ValueError):
     """A data file that cannot be used, with a one-line message naming the file (and line)."""
+
+
+class TextColumnsError(DataError):
+    """Feature columns of a CSV file hold text where numbers were expected.
+
+    The message names the first such value (file, line, column) and every
+    such column.
+
+    Attributes
+    ----------
+    columns : list of str
+        Every feature column holding text, in file order.
+    """
+
+    def __init__(self, source: str, columns: list[str], first: str):
+        self.columns = list(columns)
+        plural = "s" if len(columns) != 1 else ""
+        super().__init__(f"{source}, {first}; text in {len(columns)} column{plural}: {', '.join(columns)}")
 
 
 @dataclass
@@ -53,6 +72,18 @@ class Dataset:
     row_lines : sequence of int or None
         For text formats, the file line of each row (1-based), so that errors
         found after parsing still point at a line.
+    named : bool
+        Whether ``feature_names`` are the file's own column names (a CSV
+        header, an npz ``feature_names`` array) rather than positions
+        (``x0``, ``x1``, ...).
+    categories : dict of str to ndarray of str
+        The categorical feature columns (CSV text read by category): column
+        name -> its distinct values, sorted.  Their ``X`` column holds each
+        row's category code (the value's position in that list; NaN where
+        the value is missing).
+    kept : dict of str to ndarray of str
+        Columns read aside, neither features nor the label (an identifier
+        column): name -> each row's text.
     """
 
     X: np.ndarray
@@ -62,6 +93,9 @@ class Dataset:
     source: str
     format: str
     row_lines: np.ndarray | None = field(default=None, repr=False)
+    named: bool = False
+    categories: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def n_samples(self) -> int:
@@ -70,6 +104,27 @@ class Dataset:
     @property
     def n_features(self) -> int:
         return self.X.shape[1]
+
+    def frame(self):
+        """The features as a pandas DataFrame under their names; categorical columns of pandas ``category`` dtype.
+
+        A numeric column is float64 (the same values as ``X``); a categorical
+        column's categories are its values (:attr:`categories`), so an
+        estimator that maps categories by value reads the file's text.
+        """
+        import pandas as pd
+
+        if not self.categories:        # one float block over X itself: no copy, the same array back
+            return pd.DataFrame(self.X, columns=list(self.feature_names), copy=False)
+        columns = {}
+        for j, name in enumerate(self.feature_names):
+            if name in self.categories:
+                codes = self.X[:, j]
+                codes = np.where(np.isnan(codes), -1, codes).astype(np.int64)
+                columns[name] = pd.Categorical.from_codes(codes, categories=self.categories[name])
+            else:
+                columns[name] = self.X[:, j]
+        return pd.DataFrame(columns, copy=False)
 
     def missing(self) -> "MissingValues | None":
         """Where the features have missing values (NaN), or None if they have none.

@@ -44,6 +44,8 @@ def load_data(
     fmt: str | None = None,
     n_features: int | None = None,
     allow_missing: bool = True,
+    categorical: Sequence[str] | str | None = None,
+    keep: Sequence[str] = (),
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -70,6 +72,14 @@ def load_data(
         :data:`MISSING_VALUES`; npy/npz: NaN) as NaN, for the learners that
         handle them (:meth:`Dataset.missing` says where they are).  With
         False, the first one is an error naming its line and column.
+    categorical : sequence of str or "auto", optional
+        CSV feature columns read as text, by category
+        (:attr:`Dataset.categories`); ``"auto"``: every column that holds
+        text.  Without it, text in feature columns is a
+        :class:`TextColumnsError` naming every such column.
+    keep : sequence of str
+        CSV columns read aside as text (:attr:`Dataset.kept`), e.g. an
+        identifier; neither features nor the label.
 
     Raises
     ------
@@ -89,8 +99,11 @@ def load_data(
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
     try:
+        if fmt != "csv" and (categorical or keep):
+            raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
+                            f"(this is a {fmt} file)")
         if fmt == "csv":
-            data = _read_csv(source, label, require_label, drop)
+            data = _read_csv(source, label, require_label, drop, categorical, keep)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features)
         elif fmt == "npy":

@@ -110,4 +110,4 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
             y = y.astype(object)
         elif y.dtype.kind != "f":
             raise DataError(f"{source}: the label array {y_key!r} must hold numbers or text, got dtype {y.dtype}")
-    return Dataset(X, y, names, None if y is None else y_key, source, "npz")
+    return Dataset(X, y, names, None if y is None else y_key, source, "npz", named="feature_names" in keys)

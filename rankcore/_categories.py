@@ -1,0 +1,181 @@
+"""A DataFrame's ``category`` columns matched by value: the categories kept at fit encode the frames scored later.
+
+pandas stores a ``category`` column as codes into its dtype's categories, so
+two frames read separately -- a category missing from one of them -- give
+the same value different codes.  An estimator that splits categories keeps
+each category column's categories at fit and encodes every later frame's
+*values* by them: a value's code is its position among the fit's categories,
+and a value the fit's categories do not list becomes NaN (it goes where a
+missing value goes).  A column that is categorical at fit but not later, or
+the reverse, is refused, naming the column.
+
+The categories are kept per column (None for a column that is not
+categorical) as NumPy arrays; a model file holds them as lists of strings or
+booleans, or as integer or float arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["encode_categories", "categories_to_state", "categories_from_state"]
+
+
+def _is_frame(X: Any) -> bool:
+    return hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _category_columns(frame: Any) -> list[bool]:
+    import pandas as pd
+
+    return [isinstance(dtype, pd.CategoricalDtype) for dtype in frame.dtypes]
+
+
+def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
+                      feature_names: Any = None) -> tuple[Any, list | None]:
+    """``X`` with its ``category`` columns replaced by float64 codes (missing and unseen values: NaN).
+
+    Parameters
+    ----------
+    X : DataFrame, array-like or sparse matrix
+        Anything else than a pandas DataFrame is returned as it is.
+    fitted : list or None
+        Per column, the categories kept at fit (None for a column that was
+        not categorical).  None at fit -- and for a model saved before
+        categories were kept -- encodes a frame by its own categories.
+    name : str
+        The argument named in errors (``"X"``, ``"eval_set X"``).
+    feature_names : array-like of str, optional
+        The fit's column names, to name a column when ``X`` has none.
+
+    Returns
+    -------
+    X : DataFrame or as given
+    categories : list or None
+        Per column of a DataFrame: its categories (an ndarray) or None; None
+        when ``X`` is not a DataFrame.  With ``fitted``: ``fitted``.
+
+    Raises
+    ------
+    ValueError
+        With ``fitted``: a column categorical in fit but not in ``X`` or the
+        reverse, or ``X`` not a DataFrame though the fit had category columns.
+    """
+    if fitted is None:
+        if not _is_frame(X):
+            return X, None
+        is_cat = _category_columns(X)
+        categories = [X.iloc[:, j].cat.categories.to_numpy() if c else None for j, c in enumerate(is_cat)]
+        return _codes(X, categories), categories
+    if not _is_frame(X):
+        fitted_cat = [j for j, c in enumerate(fitted) if c is not None]
+        if fitted_cat and X is not None:
+            labels = [_label(j, feature_names) for j in fitted_cat]
+            raise ValueError(f"{name}: the model was fitted on a DataFrame with the category column(s) "
+                             f"{', '.join(map(repr, labels[:5]))}{', ...' if len(labels) > 5 else ''}; pass a "
+                             f"DataFrame with these columns of pandas 'category' dtype (their values are matched "
+                             f"to the fit's categories), got {type(X).__name__}")
+        return X, fitted
+    if X.shape[1] != len(fitted):
+        return X, fitted              # the caller's width check names the mismatch
+    for j, (now, then) in enumerate(zip(_category_columns(X), fitted)):
+        if now and then is None:
+            raise ValueError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column but was not "
+                             f"categorical in fit; pass its values as in fit "
+                             f"(e.g. X[{X.columns[j]!r}].astype(float))")
+        if then is not None and not now:
+            raise ValueError(f"{name}: column {X.columns[j]!r} was a pandas 'category' column in fit but is "
+                             f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
+                             f"astype('category')): its values are matched to the fit's categories")
+    return _codes(X, fitted), fitted
+
+
+def _label(j: int, feature_names: Any) -> Any:
+    return str(feature_names[j]) if feature_names is not None and j < len(feature_names) else j
+
+
+def _codes(frame: Any, categories: list) -> Any:
+    """``frame`` with each column of ``categories[j]`` (not None) as its values' positions in it, as float64."""
+    import pandas as pd
+
+    columns = [j for j, c in enumerate(categories) if c is not None]
+    if not columns:
+        return frame
+    out = frame.copy()
+    for j in columns:
+        column = out.iloc[:, j]
+        # by value: each of the frame's categories -> its position among the given ones (-1: absent)
+        position = pd.Index(categories[j]).get_indexer(column.cat.categories)
+        own = column.cat.codes.to_numpy()
+        codes = np.where(own >= 0, position[np.maximum(own, 0)], -1).astype(np.float64)
+        codes[codes < 0] = np.nan
+        out.isetitem(j, codes)
+    return out
+
+
+def categories_to_state(categories: list) -> list:
+    """The per-column categories as a model file holds them: lists of str or bool, int64 or float64 arrays.
+
+    Raises
+    ------
+    ValueError
+        Categories of another kind (dates, intervals, mixed types), naming the column.
+    """
+    out = []
+    for j, values in enumerate(categories):
+        if values is None:
+            out.append(None)
+            continue
+        values = np.asarray(values)
+        if values.dtype.kind in "iu":
+            out.append(values.astype(np.int64))
+        elif values.dtype.kind == "f":
+            out.append(values.astype(np.float64))
+        elif values.dtype.kind == "b":
+            out.append([bool(v) for v in values])
+        elif values.dtype.kind in "OU" and all(isinstance(v, str) for v in values.tolist()):
+            out.append([str(v) for v in values.tolist()])
+        else:
+            kinds = (", ".join(sorted({type(v).__name__ for v in values.tolist()})) if values.dtype.kind == "O"
+                     else str(values.dtype))
+            raise ValueError(f"categories_: column {j} has categories of type {kinds}, which a model "
+                             f"file cannot hold (strings, integers, floats or booleans); convert them "
+                             f"(e.g. .astype(str)) before fit")
+    return out
+
+
+def categories_from_state(state: Any, n_features: int) -> list:
+    """The per-column categories of a model file, checked: one entry per column, distinct values.
+
+    Raises
+    ------
+    ValueError
+        Naming what is wrong.
+    """
+    if not isinstance(state, list) or len(state) != n_features:
+        raise ValueError(f"must be a list of {n_features} entries (one per column), got "
+                         f"{type(state).__name__}{f' of {len(state)}' if isinstance(state, list) else ''}")
+    out = []
+    for j, values in enumerate(state):
+        if values is None:
+            out.append(None)
+            continue
+        if isinstance(values, np.ndarray):
+            ok = values.ndim == 1 and (values.dtype == np.int64 or values.dtype == np.float64
+                                       and not np.isnan(values).any())
+            array = values
+        elif isinstance(values, list) and (all(isinstance(v, str) for v in values)
+                                           or all(isinstance(v, bool) for v in values)):
+            ok = True
+            array = np.array(values, dtype=object if values and isinstance(values[0], str) else bool)
+        else:
+            ok = False
+        if not ok:
+            raise ValueError(f"column {j}: expected None, a list of strings or booleans, or an int64 or "
+                             f"float64 vector without NaN")
+        if np.unique(array).shape[0] != array.shape[0]:
+            raise ValueError(f"column {j}: the categories must be distinct")
+        out.append(array)
+    return out

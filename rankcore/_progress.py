@@ -1,0 +1,214 @@
+"""A progress display of long fits for people: a bar redrawn in place, or plain lines in a log.
+
+Three modes (the command line chooses one with ``--progress`` and ``--quiet``):
+
+``bar``
+    in a terminal: one line redrawn in place (at most ten times a second) with
+    a bar, the iteration, the objective, a validation metric and the elapsed
+    time; the line is kept, completed, when the fit ends.
+``lines``
+    when stderr is not a terminal (a log file, CI): a plain line about every
+    tenth of the iterations and one at the end.
+``none``
+    nothing (``--quiet``).
+
+Everything goes to stderr so that stdout carries only results (tables,
+scores) and stays pipeable.  The library itself prints nothing unless its
+estimators are given ``verbose=``; this display serves the command line and
+``AutoRanker(verbose=...)``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+MODES = ("auto", "bar", "lines", "none")
+_BAR_WIDTH = 24
+_REDRAW_SECONDS = 0.1
+_TICK_SECONDS = 0.25
+
+
+def choose_mode(requested: str, quiet: bool, stream: TextIO) -> str:
+    """The mode to use: ``none`` if quiet, the requested one, else bar in a terminal and lines otherwise."""
+    if quiet or requested == "none":
+        return "none"
+    if requested in ("bar", "lines"):
+        return requested
+    isatty = getattr(stream, "isatty", None)
+    return "bar" if isatty is not None and isatty() else "lines"
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+        return f"{value:.4e}"
+    return f"{value:.6f}"
+
+
+class Task:
+    """The progress of one fit: ``update`` per iteration, ``close`` at the end.
+
+    Parameters
+    ----------
+    name : str
+        What is being fitted (shown first).
+    total : int or None
+        Planned iterations; None when unknown (then only the elapsed time moves).
+    metric : str or None
+        Name of the validation metric shown with each update (e.g. ``"test auc"``).
+    mode : {"bar", "lines", "none"}
+    stream : text stream
+    unit : str, default "iterations"
+        What is counted (its first four letters label the count: ``iter 3/100``).
+    """
+
+    def __init__(self, name: str, total: int | None, metric: str | None, mode: str, stream: TextIO,
+                 unit: str = "iterations"):
+        self.name = name
+        self.unit = unit
+        self.total = total
+        self.metric = metric
+        self.mode = mode
+        self.stream = stream
+        self.iteration = 0
+        self.objective: float | None = None
+        self.score: float | None = None
+        self.t0 = time.perf_counter()
+        self._last_draw = -1.0
+        self._last_line_step = -1
+        self._width = 0
+        self._lock = threading.Lock()
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
+        if mode == "lines":
+            what = f"{total} {unit}" if total else "fitting"
+            self._write(f"[{name}] {what}" + (f", monitoring {metric}" if metric else "") + "\n")
+
+    # -- public -----------------------------------------------------------
+    def update(self, iteration: int, objective: float | None = None, score: float | None = None) -> None:
+        """Record iteration ``iteration`` (1-based) with its objective and validation score."""
+        with self._lock:
+            self.iteration = int(iteration)
+            if objective is not None:
+                self.objective = float(objective)
+            if score is not None:
+                self.score = float(score)
+            if self.mode == "bar":
+                now = time.perf_counter()
+                if now - self._last_draw >= _REDRAW_SECONDS or iteration == self.total:
+                    self._draw_bar()
+                    self._last_draw = now
+            elif self.mode == "lines":
+                step = max(1, (self.total or 10) // 10)
+                if self.iteration // step != self._last_line_step or iteration == self.total:
+                    self._last_line_step = self.iteration // step
+                    self._write(self._status_line() + "\n")
+
+    def keep_alive(self) -> "Task":
+        """For fits without per-iteration reports: redraw the elapsed time while they run (bar mode)."""
+        if self.mode == "bar" and self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, name="rankcore-progress", daemon=True)
+            self._ticker.start()
+        return self
+
+    def abort(self) -> None:
+        """End the task without a summary (an error message follows on its own line)."""
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            if self.mode == "bar" and self._width:
+                self._write("\n")
+
+    def close(self, summary: str = "") -> float:
+        """End the task; returns the elapsed seconds."""
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        elapsed = time.perf_counter() - self.t0
+        with self._lock:
+            if self.mode == "bar":
+                self._draw_bar(done=True, summary=summary)
+                self._write("\n")
+            elif self.mode == "lines":
+                details = self._details()
+                if summary:
+                    details.append(summary)
+                self._write(f"[{self.name}] done in {elapsed:.2f}s" + (": " + "  ".join(details) if details else "")
+                            + "\n")
+        return elapsed
+
+    # -- drawing ------------------------------------------------------------
+    def _tick(self) -> None:
+        while not self._stop.wait(_TICK_SECONDS):
+            with self._lock:
+                self._draw_bar()
+
+    def _details(self) -> list[str]:
+        parts = []
+        short = self.unit[:4]
+        if self.total and self.iteration:
+            parts.append(f"{short} {self.iteration}/{self.total}")
+        elif self.iteration:
+            parts.append(f"{short} {self.iteration}")
+        if self.objective is not None:
+            parts.append(f"objective {_number(self.objective)}")
+        if self.metric and self.score is not None:
+            parts.append(f"{self.metric} {self.score:.4f}")
+        return parts
+
+    def _status_line(self) -> str:
+        return "  ".join([f"[{self.name}]", *self._details(), f"{time.perf_counter() - self.t0:.1f}s"])
+
+    def _draw_bar(self, done: bool = False, summary: str = "") -> None:
+        if self._ticker is not None and not done:
+            # no per-iteration reports: a spinner and the clock, not a bar stuck at 0
+            spinner = "|/-\\"[int((time.perf_counter() - self.t0) / _TICK_SECONDS) % 4]
+            planned = f" ({self.total} iterations)" if self.total else ""
+            text = f"[{self.name}] {spinner} fitting{planned}  {time.perf_counter() - self.t0:.1f}s"
+            self._write("\r" + text + "\x1b[K")
+            self._width = len(text)
+            return
+        if self.total:
+            fraction = 1.0 if done else min(1.0, self.iteration / self.total)
+            filled = int(round(fraction * _BAR_WIDTH))
+            bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
+            head = f"[{self.name}] |{bar}| {self.iteration}/{self.total}"
+        else:
+            spinner = "|/-\\"[int((time.perf_counter() - self.t0) / _TICK_SECONDS) % 4]
+            head = f"[{self.name}] {'done' if done else spinner}"
+        parts = [head]
+        if self.objective is not None:
+            parts.append(f"objective {_number(self.objective)}")
+        if self.metric and self.score is not None:
+            parts.append(f"{self.metric} {self.score:.4f}")
+        parts.append(f"{time.perf_counter() - self.t0:.1f}s")
+        if summary:
+            parts.append(summary)
+        text = "  ".join(parts)
+        # \r back to the start, then erase what a longer previous line left behind
+        self._write("\r" + text + "\x1b[K")
+        self._width = len(text)
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed pipe must not break the fit
+            pass
+
+
+class Progress:
+    """Makes :class:`Task` objects for one command invocation."""
+
+    def __init__(self, mode: str = "auto", *, quiet: bool = False, stream: TextIO | None = None):
+        self.stream = sys.stderr if stream is None else stream
+        self.mode = choose_mode(mode, quiet, self.stream)
+
+    def task(self, name: str, total: int | None, metric: str | None = None, unit: str = "iterations") -> Task:
+        return Task(name, total, metric, self.mode, self.stream, unit)
+

@@ -1,0 +1,116 @@
+"""A data file's columns matched to a model's features by name, and the features an estimator is given.
+
+A model fitted by the command line on a file with column names (a CSV
+header, an npz ``feature_names`` array) keeps them (``feature_names_in_``,
+saved in its model file) and the columns it split by category (its
+``categorical_features``).  ``score`` and ``evaluate`` then take a file's
+columns in the model's order whatever their order in the file, and refuse
+a file that lacks one of them or has a feature column the model does not
+know.  A model without names (saved before they were kept, or fitted on
+arrays) scores a file by position, as does a file without names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import CommandError
+from ._common import load
+
+
+def estimator_input(data) -> Any:
+    """What an estimator is fitted on: a DataFrame under the file's column names when it has some, else ``X``.
+
+    The names are then the model's ``feature_names_in_``, and categorical
+    columns are pandas ``category`` columns, matched by value.
+    """
+    return data.frame() if data.named else data.X
+
+
+def model_features(model) -> list[str] | None:
+    """The column names the model was fitted on, or None."""
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else [str(n) for n in names]
+
+
+def model_categorical(model) -> list[str]:
+    """The columns the model splits by category, by name (its ``categorical_features``, as the CLI sets them)."""
+    value = model.get_params(deep=False).get("categorical_features") if hasattr(model, "get_params") else None
+    if value is None or isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        return []
+    return list(value)
+
+
+def load_for_model(args, path: str, model, model_path: str, *, require_label: bool = True,
+                   keep: list[str] = ()) -> tuple[Any, Any]:
+    """Read a data file for a fitted model: ``(dataset, features in the model's order)``.
+
+    Raises
+    ------
+    CommandError
+        A file with names lacks some of the model's columns, or has feature
+        columns the model does not know (both named).
+    """
+    from .datasets import detect_format
+
+    names = model_features(model)
+    fmt = args.data_format or detect_format(path)
+    by_name = names is not None and fmt in ("csv", "npz")
+    data = load(args, path, require_label=require_label, keep=keep,
+                n_features=None if by_name else int(model.n_features_in_),
+                categorical=model_categorical(model) or None)
+    if names is None:
+        return data, data.X
+    if by_name and data.named:
+        align(data, names, f"the model {model_path}")
+    elif data.n_features != len(names):
+        raise CommandError(f"{data.source}: {data.n_features} feature columns, but the model {model_path} was "
+                           f"fitted on {len(names)}")
+    else:                                  # a file without names: its columns by position, under the model's names
+        data.feature_names = list(names)
+    return data, data.frame()
+
+
+def like_training(other, data) -> None:
+    """Give ``other`` (a validation or test file) the training file's columns: by name, or by position."""
+    if data.named and other.named:
+        align(other, data.feature_names, f"the training data {data.source}")
+    elif other.n_features != data.n_features:
+        raise CommandError(f"{other.source}: {other.n_features} feature columns, but the training data "
+                           f"{data.source} has {data.n_features}")
+    else:
+        other.feature_names, other.named = list(data.feature_names), data.named
+
+
+def align(data, names: list[str], what: str) -> None:
+    """Put ``data``'s feature columns in the order of ``names`` (in place), refusing missing or unknown ones.
+
+    Parameters
+    ----------
+    data : Dataset
+    names : list of str
+        The feature columns expected, in order.
+    what : str
+        Whose columns they are, for the messages (``"the model m.json"``).
+    """
+    present = data.feature_names
+    missing = [n for n in names if n not in present]
+    if missing:
+        raise CommandError(f"{data.source}: no column {_quoted(missing)}, a feature of {what} "
+                           f"(its features: {_quoted(names, limit=12)})")
+    unknown = [n for n in present if n not in names]
+    if unknown:
+        raise CommandError(f"{data.source}: the column{'s' if len(unknown) > 1 else ''} {_quoted(unknown)} "
+                           f"{'are' if len(unknown) > 1 else 'is'} not a feature of {what}; leave "
+                           f"{'them' if len(unknown) > 1 else 'it'} out with --drop {','.join(unknown)}")
+    order = [present.index(n) for n in names]
+    if order != list(range(len(order))):
+        data.X = np.ascontiguousarray(data.X[:, order])
+        data.feature_names = list(names)
+
+
+def _quoted(names: list[str], limit: int = 6) -> str:
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")

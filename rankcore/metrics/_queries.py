@@ -1,0 +1,172 @@
+"""Query ids: validated once, turned into contiguous row blocks (one per query) by one stable sort."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Queries", "check_qid", "check_queries"]
+
+
+@dataclass(frozen=True)
+class Queries:
+    """The rows of each query, from one label per row.
+
+    Attributes
+    ----------
+    labels : ndarray, shape (n_queries,)
+        The distinct query ids, sorted (by type name and ``repr`` when the
+        ids cannot be compared with each other), so that the order of the
+        rows never changes the order of the queries.
+    codes : ndarray of int64, shape (n,)
+        Each row's query, as an index into ``labels``.
+    sizes : ndarray of int64, shape (n_queries,)
+        Rows per query.
+    """
+
+    labels: np.ndarray
+    codes: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def single(cls, n: int) -> "Queries":
+        """All ``n`` rows as one query (a single list)."""
+        return cls(np.array([0]), np.zeros(n, dtype=np.int64), np.array([n], dtype=np.int64))
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.sizes.shape[0])
+
+    @property
+    def starts(self) -> np.ndarray:
+        """Offset of each query's first row in query order (int64, shape (n_queries,))."""
+        return np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+
+    def rows(self) -> np.ndarray:
+        """Row indices grouped by query, each query's rows in their original order (a stable sort)."""
+        return np.argsort(self.codes, kind="stable")
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return True
+    return False
+
+
+def _sort_key(value: Any) -> tuple[str, str]:
+    return type(value).__name__, repr(value)
+
+
+def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
+    """Validate one query id per row and group the rows by query.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n,)
+        Any hashable ids (ints, strings, tuples of them, ...); rows need not
+        be sorted or contiguous.
+    n : int
+        The number of rows (of ``y``).
+
+    Returns
+    -------
+    Queries
+
+    Raises
+    ------
+    ValueError
+        Not 1-D, a length other than ``n``, None or NaN ids.
+    TypeError
+        Unhashable ids (lists, dicts), or a string/bytes/scalar in place of
+        a sequence.
+
+    Notes
+    -----
+    O(n log n) for ids NumPy can sort (numbers, strings), O(n) hashing plus
+    a sort of the distinct ids otherwise; O(n) memory.
+    """
+    if qid is None or isinstance(qid, (str, bytes)) or not hasattr(qid, "__len__"):
+        raise TypeError(f"{name}: expected one query id per row (an array or a list), got {type(qid).__name__}")
+    if isinstance(qid, np.ndarray):
+        arr = qid
+    else:
+        items = list(qid)
+        if items and all(isinstance(v, (list, np.ndarray)) for v in items):
+            raise ValueError(f"{name}: expected a 1-D array of query ids, got rows that are lists or arrays "
+                             f"(a 2-D array?)")
+        arr = np.empty(len(items), dtype=object)
+        for row, value in enumerate(items):        # element by element: tuples stay ids, not rows
+            arr[row] = value
+        if arr.size and all(isinstance(v, (numbers.Real, str)) and not isinstance(v, bool) for v in items) \
+                and len({type(v) is str for v in items}) == 1:
+            arr = np.asarray(items)                # numbers or strings: sorted by NumPy
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name}: expected one query id per row of y ({n}), got {arr.shape[0]}")
+    if arr.dtype.kind == "f":
+        bad = np.flatnonzero(np.isnan(arr))
+        if bad.size:
+            raise ValueError(f"{name}: query ids must not be NaN, got NaN at row {int(bad[0])}")
+    if arr.dtype.kind in "iufUSb":
+        labels, codes = np.unique(arr, return_inverse=True)
+        codes = codes.reshape(-1).astype(np.int64)
+    else:
+        index: dict[Any, int] = {}
+        codes = np.empty(n, dtype=np.int64)
+        for row, value in enumerate(arr):
+            if _is_missing(value):
+                raise ValueError(f"{name}: query ids must not be None or NaN, got {value!r} at row {row}")
+            try:
+                codes[row] = index.setdefault(value, len(index))
+            except TypeError:
+                raise TypeError(f"{name}: query ids must be hashable, got {type(value).__name__} "
+                                f"{value!r} at row {row}") from None
+        found = list(index)
+        try:
+            ranking = sorted(range(len(found)), key=lambda i: found[i])
+        except TypeError:
+            ranking = sorted(range(len(found)), key=lambda i: _sort_key(found[i]))
+        relabel = np.empty(len(found), dtype=np.int64)
+        relabel[ranking] = np.arange(len(found))
+        codes = relabel[codes]
+        labels = np.empty(len(found), dtype=object)
+        for position, i in enumerate(ranking):
+            labels[position] = found[i]
+    sizes = np.bincount(codes, minlength=labels.shape[0]).astype(np.int64)
+    return Queries(labels, codes, sizes)
+
+
+def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
+    """The queries of ``n`` rows from ``qid`` (one id per row) or ``group`` (sizes of consecutive blocks).
+
+    ``group`` is LightGBM's form: row counts of consecutive queries, summing
+    to ``n``.  None when neither is given.
+
+    Raises
+    ------
+    ValueError
+        Both given, group sizes that are not positive integers or do not sum
+        to ``n``, or any error of :func:`check_qid`.
+    """
+    if qid is not None and group is not None:
+        raise ValueError("qid, group: give one of them (qid: one query id per row; group: LightGBM's sizes of "
+                         "consecutive queries), not both")
+    if group is None:
+        return None if qid is None else check_qid(qid, n)
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" and not (
+            sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.round(sizes))):
+        raise ValueError(f"group: expected a 1-D array of query sizes (whole numbers >= 1), got {sizes!r}")
+    sizes = sizes.astype(np.int64)
+    if sizes.min() < 1:
+        raise ValueError(f"group: every query size must be >= 1, got {int(sizes.min())}")
+    if int(sizes.sum()) != n:
+        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, but y has {n} rows")
+    return Queries(np.arange(sizes.shape[0]), np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes), sizes)

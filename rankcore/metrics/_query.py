@@ -1,0 +1,245 @@
+"""The list metrics of search and recommendation: ``ndcg@k``, ``err@k``, ``map``, ``mrr``.
+
+Each judges one ranking per query with graded relevance (any non-negative
+grades, ints or floats) and reports the mean over the queries; called
+without ``qid`` the whole input is one query.  Per-query values come from
+:mod:`rankcore.metrics._query_kernels` (one sort, no pairs).  The conventions
+that make libraries disagree are parameters, stated in each class and in
+``docs/metrics.md``:
+
+* ``ties``: ``"average"`` (default) counts a tie group as the expected value
+  over a random order of the tie, as ``prec@k`` does; ``"first"`` breaks
+  ties by row order inside the query (LightGBM's stable sort).
+* ``empty``: a query without a relevant row (every grade 0) is left out of
+  the mean (``"skip"``, default) or counts 0 or 1.  Such queries are counted
+  in :func:`rankcore.metrics.per_query`'s report.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..spec import Kind, Parameter, count_or_fraction
+from ._base import OrderMetric
+from ._queries import Queries
+from ._query_kernels import (
+    average_precision,
+    cutoffs,
+    dcg,
+    expected_reciprocal_rank,
+    ideal_dcg,
+    rank_queries,
+    reciprocal_rank,
+)
+
+__all__ = ["QueryMetric", "NDCG", "ERR", "MeanAveragePrecision", "MeanReciprocalRank", "CONVENTIONS"]
+
+
+def _gain(value: Any) -> str:
+    """``"exp"``, ``"linear"``, or a table of gains per integer grade written ``"0/1/3/7"`` (or a sequence)."""
+    if isinstance(value, str) and value in ("exp", "linear"):
+        return value
+    parts = value.split("/") if isinstance(value, str) else list(value)
+    try:
+        table = [float(v) for v in parts]
+    except (TypeError, ValueError):
+        raise ValueError("not 'exp', 'linear' or gains per grade such as '0/1/3/7'") from None
+    if len(table) < 2 or not all(np.isfinite(table)) or min(table) < 0:
+        raise ValueError("a table needs at least two finite gains >= 0, one per grade 0, 1, ...")
+    return "/".join(repr(int(v)) if v.is_integer() else repr(v) for v in table)
+
+
+GAIN = Kind("'exp' (2^grade - 1), 'linear' (the grade) or gains per grade such as '0/1/3/7'", _gain)
+
+#: The settings (gain, ties, empty) of ``ndcg@k`` that reproduce each library's numbers.
+CONVENTIONS = {
+    "rankcore": ("exp", "average", "skip"),
+    "lightgbm": ("exp", "first", "1"),
+    "sklearn": ("linear", "average", "0"),
+    "trec_eval": ("linear", "first", "0"),
+}
+
+# "" (the default) takes the rule of the metric's convention
+_TIES = Parameter("ties", str, default="", choices=("average", "first"),
+                  doc="'average': a tie counts as the expected value over a random order of it; "
+                      "'first': row order inside the query")
+_EMPTY = Parameter("empty", str, default="", choices=("skip", "0", "1"),
+                   doc="a query without a relevant row: left out of the mean, or counted as 0 or 1")
+_K = Parameter("k", count_or_fraction, doc="the places read: a count >= 1 or a fraction in (0, 1) of each query")
+
+
+class QueryMetric(OrderMetric):
+    """A graded list metric computed per query and averaged (the base of ``ndcg@k``, ``err@k``, ``map``, ``mrr``).
+
+    Subclasses implement :meth:`raw_query_values`; queries without a
+    relevant row follow ``empty``.  Called without ``qid`` the input is one
+    query.  O(n log n) time (one sort), O(n) memory.
+    """
+
+    task = "graded"
+    bounded = True
+    monotone = False          # "monotone" is defined for 0/1 labels; these metrics take grades
+    requires_both_classes = False
+    #: Defaults of (ties, empty) when the spec leaves them out.
+    default_conventions: ClassVar[tuple[str, str]] = ("average", "skip")
+
+    def _validate(self) -> None:
+        self.ties_rule = self.ties or self.default_conventions[0]
+        self.empty_rule = self.empty or self.default_conventions[1]
+
+    @property
+    def ties_by_row_order(self) -> bool:  # type: ignore[override]
+        """``ties="first"`` orders a tie by row."""
+        return self.ties_rule == "first"
+
+    def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:
+        self.check_query_data(y, Queries.single(int(y.shape[0])))
+
+    def check_query_data(self, y: np.ndarray, queries: Queries) -> None:
+        """Grades >= 0; a count k no larger than the largest query."""
+        negative = np.flatnonzero(y < 0)
+        if negative.size:
+            raise ValueError(f"y: metric {self.spec!r} takes relevance grades >= 0, got {float(y[negative[0]])!r} "
+                             f"at row {int(negative[0])}")
+        k = getattr(self, "k", None)
+        largest = int(queries.sizes.max())
+        if isinstance(k, numbers.Integral) and k > largest:
+            where = "the input" if queries.n_queries == 1 else "every query"
+            raise ValueError(f"metric {self.spec!r}: k = {k} is larger than {where} (the largest has {largest} "
+                             f"rows), so no query is cut at k; choose k <= {largest}")
+
+    def raw_query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
+        """The value of each query, whatever its relevant rows (validated, checked input)."""
+        raise NotImplementedError
+
+    def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
+        self.check_query_data(y, queries)
+        values = self.raw_query_values(y, scores, queries)
+        empty = np.bincount(queries.codes, weights=(y > 0).astype(np.float64), minlength=queries.n_queries) == 0
+        fill = {"skip": np.nan, "0": 0.0, "1": 1.0}[self.empty_rule]
+        return np.where(empty, fill, values)
+
+    def compute(self, y: np.ndarray, scores: np.ndarray) -> float:
+        values = self.query_values(y, scores, Queries.single(int(y.shape[0])))
+        if np.isnan(values[0]):
+            raise ValueError(f"y: metric {self.spec!r} is undefined without a relevant row (every grade is 0); "
+                             f"pass empty=0 or empty=1 to give such a list a value")
+        return float(values[0])
+
+
+class NDCG(QueryMetric):
+    """Normalized discounted cumulative gain of the first k places, averaged over queries (higher is better).
+
+    DCG@k = Σ_{place < k} gain(grade) / log2(place + 2), divided by the DCG@k
+    of the best order.  ``gain``: ``exp`` 2^grade − 1 (default; any grade,
+    no cap), ``linear`` the grade, or a table per integer grade
+    (``"0/1/3/7"``).  ``convention`` sets (gain, ties, empty) to a library's
+    (:data:`CONVENTIONS`); an explicit ``gain``/``ties``/``empty`` overrides it.
+    """
+
+    name = "ndcg@k"
+    parameters = (
+        _K,
+        Parameter("gain", GAIN, default="", doc="'exp' 2^grade - 1, 'linear', or gains per grade '0/1/3/7'"),
+        _TIES,
+        _EMPTY,
+        Parameter("convention", str, default="rankcore", choices=tuple(CONVENTIONS),
+                  doc="the library whose gain, tie rule and empty-query value the defaults follow"),
+    )
+    examples = ("ndcg@k:10", "ndcg@k:5,gain=linear,ties=first,empty=0", "ndcg@k:0.5,convention=lightgbm",
+                "ndcg@k:3,gain=0/1/3/7/15")
+
+    def _validate(self) -> None:
+        gain, ties, empty = CONVENTIONS[self.convention]
+        self.gain_rule = self.gain or gain
+        self.ties_rule = self.ties or ties
+        self.empty_rule = self.empty or empty
+
+    def gains(self, y: np.ndarray) -> np.ndarray:
+        """The gain of each grade."""
+        if self.gain_rule == "exp":
+            if float(y.max()) >= 1024.0:
+                raise ValueError(f"y: metric {self.spec!r}: the gain 2^grade - 1 overflows for grades >= 1024, got "
+                                 f"{float(y.max())!r}; use gain=linear or a gain table")
+            return np.expm1(y * np.log(2.0))
+        if self.gain_rule == "linear":
+            return y
+        table = np.array([float(v) for v in self.gain_rule.split("/")])
+        grade = y.astype(np.int64)
+        bad = np.flatnonzero((grade != y) | (grade >= table.shape[0]))
+        if bad.size:
+            raise ValueError(f"y: metric {self.spec!r} has gains for the grades 0..{table.shape[0] - 1}, "
+                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+        return table[grade]
+
+    def raw_query_values(self, y, scores, queries):
+        gains = self.gains(y)
+        k = cutoffs(self.k, queries.sizes)
+        best = ideal_dcg(gains, queries, k)
+        got = dcg(rank_queries(scores, queries), gains, k, self.ties_rule)
+        return np.divide(got, best, out=np.zeros_like(got), where=best > 0)
+
+
+class ERR(QueryMetric):
+    """Expected reciprocal rank of the first k places, averaged over queries (higher is better).
+
+    A reader scans down the list and stops at a row of grade g with
+    probability R = (2^g − 1) / 2^g_max; ERR@k = Σ_{place < k} R / (place + 1)
+    · Π_{earlier} (1 − R).  ``max_grade`` is g_max (default: the largest grade
+    in ``y`` over every query; give it to compare values across data sets).
+    """
+
+    name = "err@k"
+    parameters = (
+        _K,
+        _TIES,
+        _EMPTY,
+        Parameter("max_grade", float, default=None, minimum=0.0, exclusive_minimum=True,
+                  doc="g_max of the stopping probability (2^g - 1) / 2^g_max; default: the largest grade"),
+    )
+    examples = ("err@k:10", "err@k:5,max_grade=4,ties=first,empty=0")
+
+    def check_query_data(self, y, queries):
+        super().check_query_data(y, queries)
+        if self.max_grade is not None and float(y.max()) > self.max_grade:
+            raise ValueError(f"y: metric {self.spec!r} takes grades <= max_grade = {self.max_grade:g}, "
+                             f"got {float(y.max())!r}")
+
+    def raw_query_values(self, y, scores, queries):
+        top = self.max_grade if self.max_grade is not None else float(y.max())
+        # (2^g - 1) / 2^top written as 2^(g - top) - 2^-top: finite for any grade
+        stop = np.exp2(y - top) - np.exp2(-top) if top > 0 else np.zeros_like(y)
+        return expected_reciprocal_rank(rank_queries(scores, queries), stop, cutoffs(self.k, queries.sizes),
+                                        self.ties_rule)
+
+
+class MeanAveragePrecision(QueryMetric):
+    """Mean over queries of the average precision; a row is relevant when its grade is > 0 (higher is better).
+
+    AP = (1/R) Σ over the R relevant rows of the precision at their place,
+    reading the whole list (trec_eval's ``map``).
+    """
+
+    name = "map"
+    parameters = (_TIES, _EMPTY)
+    examples = ("map", "map:ties=first,empty=0")
+
+    def raw_query_values(self, y, scores, queries):
+        relevant = y > 0
+        n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
+        return average_precision(rank_queries(scores, queries), relevant, n_relevant, self.ties_rule)
+
+
+class MeanReciprocalRank(QueryMetric):
+    """Mean over queries of 1 / (place of the first relevant row); relevant: grade > 0 (higher is better)."""
+
+    name = "mrr"
+    parameters = (_TIES, _EMPTY)
+    examples = ("mrr", "mrr:ties=first,empty=0")
+
+    def raw_query_values(self, y, scores, queries):
+        return reciprocal_rank(rank_queries(scores, queries), y > 0, self.ties_rule)
+

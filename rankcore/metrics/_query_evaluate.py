@@ -1,0 +1,210 @@
+"""Metrics over queries: per-query values, their mean, and intervals and paired tests by resampling queries.
+
+A metric with ``qid`` is the mean of its per-query values over the queries
+it counts (``Metric.query_values``: NaN for a query left out).  The
+bootstrap resamples whole queries: replicate b draws Q queries from the Q
+with replacement (multinomial counts w) and each metric's replicate is
+Σ w_q v_q / Σ w_q over the queries it counts -- the metric recomputed on the
+resampled queries.  Every metric (and both scorings of ``compare``) sees the
+same replicates.  O(n_boot · Q) time after the per-query values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._base import Metric
+from ._intervals import (
+    ConfidenceInterval,
+    PairedComparison,
+    _check_level,
+    _check_n_boot,
+    _kept,
+    _p_value,
+    _percentiles,
+    _seed,
+)
+from ._queries import Queries
+
+__all__ = ["QueryValues", "per_query", "check_query_method", "query_values_of", "mean_of", "evaluate_queries",
+           "query_interval", "query_comparison", "QUERY_BOOTSTRAP"]
+
+#: The ``method`` of intervals that resample queries.
+QUERY_BOOTSTRAP = "bootstrap over queries"
+#: At most this many multinomial counts are held at once.
+_CHUNK_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class QueryValues:
+    """A metric's value on each query and their mean.
+
+    Attributes
+    ----------
+    metric : str
+        The metric's spec.
+    queries : ndarray
+        The distinct query ids, sorted.
+    values : ndarray of float64
+        One value per query; NaN for a query the mean leaves out.
+    sizes : ndarray of int64
+        Rows per query.
+    mean : float
+        The mean over the counted queries (the metric's value with ``qid``).
+    n_counted, n_left_out : int
+        Queries in the mean and queries left out (no relevant row with
+        ``empty=skip``; one class for metrics that need both).
+    """
+
+    metric: str
+    queries: np.ndarray
+    values: np.ndarray
+    sizes: np.ndarray
+    mean: float
+    n_counted: int
+    n_left_out: int
+
+    def __repr__(self) -> str:
+        return (f"QueryValues({self.metric} {self.mean:.4g} over {self.n_counted} queries, "
+                f"{self.n_left_out} left out)")
+
+
+def query_values_of(metric: Metric, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
+    """``metric.query_values`` checked: one float per query (NaN: left out)."""
+    values = np.asarray(metric.query_values(y, scores, queries), dtype=np.float64)
+    if values.shape != (queries.n_queries,):
+        raise ValueError(f"metric {metric.spec!r}: query_values returned shape {values.shape}, expected one value "
+                         f"per query ({queries.n_queries})")
+    if np.isinf(values).any():
+        raise ValueError(f"metric {metric.spec!r}: query_values returned an infinite value")
+    return values
+
+
+def mean_of(metric: Metric, values: np.ndarray) -> float:
+    """The mean over the counted queries; an error naming the metric when it counts none."""
+    counted = ~np.isnan(values)
+    if not counted.any():
+        raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries: it leaves out the "
+                         f"queries it is undefined on (one class for auc) and, with empty=skip, those without a "
+                         f"relevant row (pass empty=0 or empty=1 to count them)")
+    return float(np.mean(values[counted]))
+
+
+def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np.ndarray:
+    """(n_boot, len(value_sets)): each set's mean over its counted queries on shared query replicates."""
+    n_queries = value_sets[0].shape[0]
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+    out = np.empty((n_boot, len(value_sets)))
+    step = max(1, _CHUNK_CELLS // n_queries)
+    uniform = np.full(n_queries, 1.0 / n_queries)
+    for start in range(0, n_boot, step):
+        count = min(step, n_boot - start)
+        weights = rng.multinomial(n_queries, uniform, size=count).astype(np.float64)
+        for j, values in enumerate(value_sets):
+            counted = ~np.isnan(values)
+            w = weights[:, counted]
+            total = w.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start:start + count, j] = np.where(total > 0, (w @ values[counted]) / total, np.nan)
+    return out
+
+
+def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int,
+                   return_replicates: bool = False) -> ConfidenceInterval:
+    """The percentile interval of the metric's mean over resampled queries."""
+    estimate = mean_of(metric, values)
+    replicates = _replicate_means([values], seed, n_boot)[:, 0]
+    kept, n_dropped = _kept(replicates, metric, n_boot, "replicates of the queries")
+    lower, upper = _percentiles(kept, level)
+    return ConfidenceInterval(metric.spec, lower, upper, level, QUERY_BOOTSTRAP, float(np.std(kept, ddof=1)),
+                              n_boot, n_dropped, False, replicates if return_replicates else None, estimate=estimate)
+
+
+def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *, level: float, n_boot: int,
+                     seed: int, return_replicates: bool) -> PairedComparison:
+    """Two scorings' means compared on shared query replicates: difference, interval, p-value."""
+    both = ~np.isnan(values1) & ~np.isnan(values2)
+    values1, values2 = np.where(both, values1, np.nan), np.where(both, values2, np.nan)
+    estimates = (mean_of(metric, values1), mean_of(metric, values2))
+    difference = estimates[0] - estimates[1]
+    replicates = _replicate_means([values1, values2], seed, n_boot)
+    kept, n_dropped = _kept(replicates, metric, n_boot, "replicates of the queries")
+    differences = kept[:, 0] - kept[:, 1]
+    lower, upper = _percentiles(differences, level)
+    se = float(np.std(differences, ddof=1))
+    return PairedComparison(metric.spec, lower, upper, level, QUERY_BOOTSTRAP, se, n_boot, n_dropped, False,
+                            replicates if return_replicates else None, estimates=estimates, difference=difference,
+                            p_value=_p_value(difference, se))
+
+
+def evaluate_queries(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
+                     queries: Queries, *, ci: float | None, n_boot: Any, random_state: Any) -> dict[str, Any]:
+    """``evaluate(..., qid=)``: each metric's mean over queries, or its interval with ``ci``."""
+    values = {key: query_values_of(metric, labels[metric.task], scores, queries) for key, metric in resolved}
+    if ci is None:
+        return {key: mean_of(metric, values[key]) for key, metric in resolved}
+    level, n_boot, seed = _check_level(ci), _check_n_boot(n_boot), _seed(random_state)
+    return {key: query_interval(metric, values[key], level=level, n_boot=n_boot, seed=seed)
+            for key, metric in resolved}
+
+
+def check_query_method(method: str, metric: Metric) -> None:
+    """With queries the interval is always the bootstrap over queries."""
+    if method == "delong":
+        raise ValueError(f"method: with qid the interval of metric {metric.spec!r} resamples queries "
+                         f"(method='bootstrap' or 'auto'); 'delong' treats the rows as independent")
+
+
+def per_query(y: Any, scores: Any, metric: str | Metric, *, qid: Any = None, group: Any = None) -> QueryValues:
+    """A metric's value on each query, with the mean and the count of queries left out.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Grades >= 0 for the list metrics (``ndcg@k``, ``err@k``, ``map``,
+        ``mrr``), 0/1 labels for the bipartite ones (``auc``, ``prec@k``, ...).
+    scores : array-like of shape (n,)
+        Finite scores; higher ranks higher inside each query.
+    metric : str or Metric
+        Any registered scalar metric.
+    qid : array-like of shape (n,), optional
+        One query id per row, of any hashable type; rows need not be sorted
+        or contiguous.
+    group : array-like of int, optional
+        LightGBM's form instead: the sizes of consecutive queries.
+
+    Returns
+    -------
+    QueryValues
+        ``queries`` (sorted ids), ``values`` (NaN for a query left out),
+        ``sizes``, ``mean``, ``n_counted``, ``n_left_out``.
+
+    Raises
+    ------
+    ValueError
+        Neither or both of ``qid`` and ``group``; ``qid`` of the wrong length
+        or with None/NaN; negative or NaN grades; k larger than every query;
+        a metric that counts no query or is not a single number.
+
+    Examples
+    --------
+    >>> from rankcore.metrics import per_query
+    >>> per_query([2, 0, 1, 0, 0], [0.9, 0.8, 0.1, 0.5, 0.4], "ndcg@k:2", qid=["a", "a", "b", "b", "c"])
+    QueryValues(ndcg@k:2 0.8155 over 2 queries, 1 left out)
+    """
+    from ..registry import resolve
+    from ._intervals import _check_data
+    from ._queries import check_queries
+
+    metric = resolve("metric", metric)
+    y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
+    queries = check_queries(qid, group, int(y_arr.shape[0]))
+    if queries is None:
+        raise ValueError("qid: per_query needs the query of each row (qid=, or group= sizes)")
+    values = query_values_of(metric, y_arr, s_arr, queries)
+    counted = int(np.count_nonzero(~np.isnan(values)))
+    return QueryValues(metric.spec, queries.labels, values, queries.sizes, mean_of(metric, values), counted,
+                       queries.n_queries - counted)

@@ -1,0 +1,76 @@
+"""``make_query_scorer``: a scikit-learn scorer that evaluates a metric per query of the test fold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import resolve
+from ._base import Metric
+
+__all__ = ["make_query_scorer"]
+
+
+def _score_by_query(y_true: Any, y_score: Any, qid: Any = None, *, metric: str) -> float:
+    if qid is None:
+        raise ValueError(f"qid: the query scorer of {metric!r} received no qid; pass it with "
+                         f"params={{'qid': qid}} (cross_val_score) or fit(X, y, qid=qid) (GridSearchCV), with "
+                         f"sklearn.set_config(enable_metadata_routing=True)")
+    from ._evaluate import evaluate
+
+    return float(evaluate(y_true, y_score, [metric], qid=qid)[metric])
+
+
+def make_query_scorer(metric: str | Metric) -> Any:
+    """A scorer for ``cross_val_score``/``GridSearchCV`` that averages ``metric`` over the test fold's queries.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        Any registered scalar metric (``"ndcg@k:10"``, ``"map"``, ``"auc"``,
+        ...), as :func:`rankcore.evaluate` takes it with ``qid``.
+
+    Returns
+    -------
+    scorer
+        A scikit-learn scorer that requests ``qid`` through metadata
+        routing and scores ``decision_function`` (else ``predict``); a
+        lower-is-better metric is negated, as scikit-learn's scorers are.
+
+    Raises
+    ------
+    RuntimeError
+        scikit-learn's metadata routing is off: without it the scorer could
+        not receive the test fold's ``qid``.
+    ValueError
+        A metric that is not a single number.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from rankcore import QueryKFold
+    >>> from rankcore.metrics import make_query_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X, qid = rng.normal(size=(120, 3)), np.repeat(np.arange(12), 10)
+    >>> y = np.clip(np.round(X[:, 0] + 1), 0, 3)
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     scores = cross_val_score(Ridge(), X, y, cv=QueryKFold(3), scoring=make_query_scorer("ndcg@k:5"),
+    ...                              params={"qid": qid})
+    >>> bool(scores.min() > 0.9)
+    True
+    """
+    import sklearn
+    from sklearn.metrics import make_scorer
+
+    resolved = resolve("metric", metric)
+    if not resolved.scalar or resolved.greater_is_better is None:
+        raise ValueError(f"metric: {resolved.spec!r} is not a single number; a scorer needs a scalar metric "
+                         f"such as 'ndcg@k:10'")
+    if not sklearn.get_config().get("enable_metadata_routing", False):
+        raise RuntimeError("make_query_scorer: scikit-learn's metadata routing is off, so the scorer would not "
+                           "receive each test fold's qid; call sklearn.set_config(enable_metadata_routing=True) "
+                           "first (or use sklearn.config_context)")
+    scorer = make_scorer(_score_by_query, response_method=("decision_function", "predict"),
+                         greater_is_better=bool(resolved.greater_is_better), metric=resolved.spec)
+    return scorer.set_score_request(qid=True)

@@ -1,0 +1,226 @@
+"""Metrics with ``qid``: bad input named, odd queries counted, rows in any order, intervals over queries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankcore
+from rankcore.metrics import compare, confidence_interval, per_query
+
+LIST_METRICS = ["ndcg@k:3", "ndcg@k:5,gain=linear", "err@k:4", "map", "mrr"]
+
+
+def grouped(seed, n_queries=30, max_size=12):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size + 1, size=n_queries)
+    qid = np.repeat([f"q{i}" for i in range(n_queries)], sizes)
+    y = rng.integers(0, 4, size=qid.shape[0]).astype(float)
+    scores = rng.integers(0, 4, size=qid.shape[0]).astype(float)
+    return y, scores, qid
+
+
+# --------------------------------------------------------------------------
+# bad input
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("qid,error,match", [
+    ([1, 1, 2], ValueError, r"qid: expected one query id per row of y \(4\), got 3"),
+    (np.array([1.0, np.nan, 2.0, 2.0]), ValueError, r"qid: query ids must not be NaN, got NaN at row 1"),
+    ([1, None, 2, 2], ValueError, r"qid: query ids must not be None or NaN, got None at row 1"),
+    (["a", "b", float("nan"), "b"], ValueError, r"must not be None or NaN, got nan at row 2"),
+    ([[1], [1], [2], [2]], ValueError, r"qid: expected a 1-D array of query ids"),
+    ([1, 1, [2], 2], TypeError, r"qid: query ids must be hashable, got list \[2\] at row 2"),
+    ("abcd", TypeError, r"qid: expected one query id per row"),
+], ids=["length", "nan", "none", "nan-in-strings", "2-d", "unhashable", "string"])
+def test_bad_qid_is_named(qid, error, match):
+    with pytest.raises(error, match=match):
+        rankcore.evaluate([1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=qid)
+
+
+def test_bad_grades_are_named():
+    qid = [1, 1, 2, 2]
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2' takes relevance grades >= 0, got -1.0 at row 2"):
+        rankcore.evaluate([1, 0, -1, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=qid)
+    with pytest.raises(ValueError, match=r"y: .*NaN"):
+        rankcore.evaluate([1, 0, np.nan, 0], [0.1, 0.2, 0.3, 0.4], "map", qid=qid)
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2,0/1/3' has gains for the grades 0..2, got 3.0"):
+        rankcore.evaluate([1, 0, 3, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2,gain=0/1/3", qid=qid)
+    with pytest.raises(ValueError, match=r"binary labels"):           # a bipartite metric keeps 0/1 labels
+        rankcore.evaluate([1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4], "auc", qid=qid)
+
+
+def test_very_high_grades():
+    y, scores, qid = [2000.0, 0.0, 1500.0, 3.0, 0.0], [0.1, 0.2, 0.2, 0.5, 0.4], [1, 1, 1, 2, 2]
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2': the gain 2\^grade - 1 overflows for grades >= 1024"):
+        rankcore.evaluate(y, scores, "ndcg@k:2", qid=qid)
+    assert rankcore.evaluate(y, scores, "ndcg@k:2,gain=linear", qid=qid)["ndcg@k:2,gain=linear"] > 0
+    # R = 1 in float64 for the 2000 (the reader stops there for sure): every value stays finite
+    for ties in ("average", "first"):
+        values = per_query(y, scores, f"err@k:3,ties={ties}", qid=qid).values
+        assert np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all()
+    first = per_query(y, scores, "err@k:3,ties=first", qid=qid).values[0]
+    assert first == pytest.approx(2.0 ** -500 * 0.5 + (1 - 2.0 ** -500) * 1 / 3, abs=1e-15)
+
+
+def test_k_larger_than_every_query_is_an_error():
+    y, scores, qid = [1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], [1, 1, 2, 2, 2]
+    for spec in ("ndcg@k:4", "err@k:4", "prec@k:4"):
+        labels = np.minimum(y, 1) if spec.startswith("prec") else y
+        with pytest.raises(ValueError, match=rf"metric '{spec}': k = 4 is larger than every query \(the largest "
+                                             r"has 3 rows\)"):
+            rankcore.evaluate(labels, scores, spec, qid=qid)
+    assert rankcore.evaluate(y, scores, "ndcg@k:3", qid=qid)["ndcg@k:3"] > 0    # k = the largest query is fine
+
+
+def test_qid_refused_by_a_metric_that_is_not_a_number():
+    with pytest.raises(ValueError, match=r"qid: metric 'roc' is not a single number, so it cannot be averaged"):
+        rankcore.evaluate([1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4], ["auc", "roc"], qid=[1, 1, 2, 2])
+
+
+def test_qid_and_group():
+    y, scores = [1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5]
+    with pytest.raises(ValueError, match=r"qid, group: give one of them"):
+        rankcore.evaluate(y, scores, "map", qid=[1, 1, 2, 2, 2], group=[2, 3])
+    with pytest.raises(ValueError, match=r"group: the query sizes sum to 4, but y has 5 rows"):
+        rankcore.evaluate(y, scores, "map", group=[2, 2])
+    with pytest.raises(ValueError, match=r"group: every query size must be >= 1, got 0"):
+        rankcore.evaluate(y, scores, "map", group=[5, 0])
+    assert rankcore.evaluate(y, scores, "map", group=[2, 3]) == rankcore.evaluate(y, scores, "map",
+                                                                                  qid=["b", "b", "a", "a", "a"])
+
+
+def test_a_metric_that_counts_no_query_says_how_to_count_them():
+    with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2' counts none of the 2 queries: .* without a "
+                                         r"relevant row \(pass empty=0 or empty=1 to count them\)"):
+        rankcore.evaluate([0, 0, 0, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=[1, 1, 2, 2])
+    assert rankcore.evaluate([0, 0, 0, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2,empty=1", qid=[1, 1, 2, 2]) == {
+        "ndcg@k:2,empty=1": 1.0}
+    with pytest.raises(ValueError, match=r"y: metric 'map' is undefined without a relevant row"):
+        rankcore.evaluate([0, 0], [0.1, 0.2], "map")                 # one list, no qid
+
+
+def test_single_row_and_single_grade_queries_are_counted():
+    y = [2, 1, 1, 1, 0, 0, 3]
+    scores = [0.5, 0.1, 0.9, 0.3, 0.2, 0.4, 0.0]
+    qid = ["one-row", "same", "same", "same", "empty", "empty", "last"]
+    got = per_query(y, scores, "ndcg@k:3", qid=qid)
+    assert list(got.queries) == ["empty", "last", "one-row", "same"]
+    np.testing.assert_array_equal(got.values, [np.nan, 1.0, 1.0, 1.0])
+    assert (got.n_counted, got.n_left_out, list(got.sizes)) == (3, 1, [2, 1, 1, 3])
+    assert repr(got) == "QueryValues(ndcg@k:3 1 over 3 queries, 1 left out)"
+
+
+def test_query_ids_of_any_hashable_type():
+    y, scores, _ = grouped(0, n_queries=4, max_size=12)
+    n = len(y)
+    blocks = np.arange(n) % 4
+    kinds = {
+        "int": blocks,
+        "str": np.array(["a", "b", "c", "d"])[blocks],
+        "tuple": [(int(b), "x") for b in blocks],
+        "mixed": [[1, "1", 2.5, ("t",)][b] for b in blocks],
+    }
+    values = {kind: rankcore.evaluate(y, scores, LIST_METRICS, qid=q) for kind, q in kinds.items()}
+    for kind in kinds:
+        assert values[kind] == pytest.approx(values["int"], abs=1e-15), kind   # queries listed in another order
+
+
+# --------------------------------------------------------------------------
+# rows in any order
+# --------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_shuffling_rows_changes_no_metric(seed):
+    y, scores, qid = grouped(seed % 1000, n_queries=15)
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(y.shape[0])
+    labels = (y > 1).astype(int)
+    specs = LIST_METRICS + ["ndcg@k:0.5,convention=sklearn", "map:empty=0"]
+    before = rankcore.evaluate(y, scores, specs, qid=qid)
+    after = rankcore.evaluate(y[perm], scores[perm], specs, qid=qid[perm])
+    for spec in specs:
+        assert after[spec] == pytest.approx(before[spec], abs=1e-12)
+        assert 0.0 <= before[spec] <= 1.0
+    bipartite = ["auc", "prec@k:2", "pauc:0.5"]
+    before = rankcore.evaluate(labels, scores, bipartite, qid=qid)
+    after = rankcore.evaluate(labels[perm], scores[perm], bipartite, qid=qid[perm])
+    assert after == pytest.approx(before, abs=1e-12)
+
+
+def test_one_query_equals_the_single_list():
+    y, scores, _ = grouped(3, n_queries=1, max_size=40)
+    for spec in LIST_METRICS:
+        assert rankcore.evaluate(y, scores, spec, qid=np.zeros(len(y)))[spec] == pytest.approx(
+            rankcore.resolve("metric", spec)(y, scores), abs=1e-15)
+
+
+# --------------------------------------------------------------------------
+# intervals and paired tests over queries
+# --------------------------------------------------------------------------
+
+
+def test_intervals_over_queries_are_seeded_and_cover_the_estimate():
+    y, scores, qid = grouped(5, n_queries=60)
+    first = rankcore.evaluate(y, scores, LIST_METRICS, qid=qid, ci=0.95, n_boot=500, random_state=1)
+    again = rankcore.evaluate(y, scores, LIST_METRICS, qid=qid, ci=0.95, n_boot=500, random_state=1)
+    other = rankcore.evaluate(y, scores, LIST_METRICS, qid=qid, ci=0.95, n_boot=500, random_state=2)
+    means = rankcore.evaluate(y, scores, LIST_METRICS, qid=qid)
+    for spec in LIST_METRICS:
+        ci = first[spec]
+        assert ci.method == "bootstrap over queries" and ci.n_boot == 500
+        assert ci.lower <= ci.estimate == means[spec] <= ci.upper and ci.lower < ci.upper
+        assert (again[spec].lower, again[spec].upper) == (ci.lower, ci.upper)
+        assert (other[spec].lower, other[spec].upper) != (ci.lower, ci.upper)
+    single = confidence_interval(y, scores, "map", qid=qid, n_boot=500, random_state=1)
+    assert (single.lower, single.upper, single.estimate) == (first["map"].lower, first["map"].upper, means["map"])
+
+
+def test_interval_over_queries_matches_resampling_whole_queries():
+    """The replicate is the metric of the data rebuilt from the drawn queries (its standard error, roughly)."""
+    y, scores, qid = grouped(6, n_queries=40)
+    ci = confidence_interval(y, scores, "ndcg@k:3", qid=qid, n_boot=400, random_state=0)
+    rng = np.random.default_rng(0)
+    names = np.unique(qid)
+    naive = []
+    for _ in range(400):
+        drawn = rng.choice(names, size=names.shape[0])
+        rows = np.concatenate([np.flatnonzero(qid == q) for q in drawn])
+        copy = np.repeat(np.arange(names.shape[0]), [np.count_nonzero(qid == q) for q in drawn])
+        naive.append(rankcore.evaluate(y[rows], scores[rows], "ndcg@k:3", qid=copy)["ndcg@k:3"])
+    assert ci.standard_error == pytest.approx(np.std(naive, ddof=1), rel=0.25)
+
+
+def test_compare_over_queries():
+    y, scores, qid = grouped(7, n_queries=80)
+    good = scores + 2.0 * y                                           # knows the grades
+    same = compare(y, scores, scores.copy(), "ndcg@k:5", qid=qid, random_state=0, n_boot=300)
+    assert (same.difference, same.lower, same.upper, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+    result = compare(y, good, scores, "ndcg@k:5", qid=qid, random_state=0, n_boot=300, return_replicates=True)
+    means = (rankcore.evaluate(y, good, "ndcg@k:5", qid=qid)["ndcg@k:5"],
+             rankcore.evaluate(y, scores, "ndcg@k:5", qid=qid)["ndcg@k:5"])
+    assert result.estimates == means and result.difference == means[0] - means[1]
+    assert result.lower <= result.difference <= result.upper and result.lower > 0 and result.p_value < 1e-6
+    assert result.replicates.shape == (300, 2) and result.method == "bootstrap over queries"
+    again = compare(y, good, scores, "ndcg@k:5", qid=qid, random_state=0, n_boot=300)
+    assert (again.lower, again.upper, again.p_value) == (result.lower, result.upper, result.p_value)
+    with pytest.raises(ValueError, match=r"method: with qid the interval of metric 'auc' resamples queries"):
+        compare((y > 1).astype(int), good, scores, "auc", qid=qid, method="delong")
+    with pytest.raises(ValueError, match=r"method: with qid the interval of metric 'auc' resamples queries"):
+        confidence_interval((y > 1).astype(int), good, "auc", qid=qid, method="delong")
+
+
+def test_auc_over_queries_takes_the_query_bootstrap_by_default():
+    y, scores, qid = grouped(8, n_queries=80)
+    labels = (y > 1).astype(int)
+    ci = confidence_interval(labels, scores + labels, "auc", qid=qid, n_boot=200, random_state=0,
+                             return_replicates=True)
+    assert ci.method == "bootstrap over queries" and ci.replicates.shape == (200,)
+    assert ci.estimate == rankcore.evaluate(labels, scores + labels, "auc", qid=qid)["auc"]
+    paired = compare(labels, scores + labels, scores, "auc", qid=qid, n_boot=200, random_state=0)
+    assert paired.method == "bootstrap over queries" and paired.difference > 0

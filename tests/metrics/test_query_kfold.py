@@ -1,0 +1,146 @@
+"""QueryKFold keeps queries whole (directly, in cross_val_score and in GridSearchCV); the query scorer."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.linear_model import Ridge
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+import rankcore
+from rankcore import QueryKFold
+from rankcore.metrics import make_query_scorer
+
+
+def grouped(seed=0, n_queries=25):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 15, size=n_queries)
+    qid = np.repeat([f"q{i}" for i in range(n_queries)], sizes)
+    perm = rng.permutation(qid.shape[0])                              # rows of a query not contiguous
+    qid = qid[perm]
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.clip(np.round(X[:, 0] + rng.normal(scale=0.5, size=qid.shape[0]) + 1), 0, 3)
+    return X, y, qid
+
+
+@pytest.fixture
+def routing():
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield
+
+
+def _assert_whole(qid, train, test):
+    assert not set(qid[train]) & set(qid[test])
+    assert np.array_equal(np.sort(np.r_[train, test]), np.arange(qid.shape[0]))
+
+
+@pytest.mark.parametrize("shuffle,random_state", [(False, None), (True, 0), (True, 7)])
+def test_query_kfold_keeps_queries_whole_and_covers_every_row_once(shuffle, random_state):
+    X, y, qid = grouped()
+    splitter = QueryKFold(n_splits=4, shuffle=shuffle, random_state=random_state)
+    folds = list(splitter.split(X, qid=qid))
+    assert len(folds) == splitter.get_n_splits() == 4
+    for train, test in folds:
+        _assert_whole(qid, train, test)
+    tests = np.concatenate([test for _, test in folds])
+    assert np.array_equal(np.sort(tests), np.arange(qid.shape[0]))
+    again = list(splitter.split(X, groups=qid))                       # the same folds from groups=
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    queries_per_fold = [len(set(qid[test])) for _, test in folds]
+    if shuffle:
+        assert max(queries_per_fold) - min(queries_per_fold) <= 1
+    else:
+        rows = [test.shape[0] for _, test in folds]
+        assert max(rows) - min(rows) <= 14                            # at most one query's rows apart
+
+
+def test_query_kfold_shuffle_is_seeded():
+    X, y, qid = grouped()
+    first = [test for _, test in QueryKFold(3, shuffle=True, random_state=1).split(X, qid=qid)]
+    again = [test for _, test in QueryKFold(3, shuffle=True, random_state=1).split(X, qid=qid)]
+    other = [test for _, test in QueryKFold(3, shuffle=True, random_state=2).split(X, qid=qid)]
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+
+
+def test_query_kfold_errors():
+    X, y, qid = grouped(n_queries=3)
+    with pytest.raises(ValueError, match=r"n_splits: 4 folds need at least 4 queries, got 3"):
+        next(QueryKFold(4).split(X, qid=qid))
+    with pytest.raises(ValueError, match=r"n_splits: expected an integer >= 2, got 1"):
+        next(QueryKFold(1).split(X, qid=qid))
+    with pytest.raises(ValueError, match=r"qid: QueryKFold needs the query of each row"):
+        next(QueryKFold(2).split(X))
+    with pytest.raises(ValueError, match=r"qid, groups: give the query of each row once"):
+        next(QueryKFold(2).split(X, groups=qid, qid=qid))
+    with pytest.raises(ValueError, match=r"groups: expected one query id per row of y"):
+        next(QueryKFold(2).split(X, groups=qid[:-1]))
+    with pytest.raises(ValueError, match=r"random_state: expected None, a non-negative integer seed"):
+        next(QueryKFold(2, shuffle=True, random_state=-1).split(X, qid=qid))
+
+
+def test_cross_val_score_without_routing_takes_groups():
+    X, y, qid = grouped()
+    scores = cross_val_score(Ridge(), X, y, groups=qid, cv=QueryKFold(3))
+    assert scores.shape == (3,)
+
+
+def test_grid_search_with_query_kfold_never_splits_a_query(routing):
+    X, y, qid = grouped(1)
+    sizes = {q: int(np.count_nonzero(qid == q)) for q in np.unique(qid)}
+    rows = np.arange(qid.shape[0], dtype=float)
+    seen = []
+
+    def whole_queries(y_true, y_pred, qid, row):
+        # the test fold holds every row of each of its queries, and no row of another fold's query
+        seen.append(set(row.astype(int)))
+        for q in np.unique(qid):
+            assert np.count_nonzero(qid == q) == sizes[q]
+        return 0.0
+
+    scorer = make_scorer(whole_queries).set_score_request(qid=True, row=True)
+    search = GridSearchCV(Ridge(), {"alpha": [0.1, 10.0]}, cv=QueryKFold(4, shuffle=True, random_state=0),
+                          scoring=scorer)
+    search.fit(X, y, qid=qid, row=rows)
+    assert len(seen) == 8                                             # 2 candidates x 4 folds
+    assert set().union(*seen[:4]) == set(range(qid.shape[0]))
+
+
+def test_query_scorer_scores_each_fold_per_query(routing):
+    X, y, qid = grouped(2)
+    cv = QueryKFold(3)
+    got = cross_val_score(Ridge(), X, y, cv=cv, scoring=make_query_scorer("ndcg@k:5"), params={"qid": qid})
+    expected = []
+    for train, test in cv.split(X, qid=qid):
+        model = Ridge().fit(X[train], y[train])
+        expected.append(rankcore.evaluate(y[test], model.predict(X[test]), "ndcg@k:5", qid=qid[test])["ndcg@k:5"])
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
+    search = GridSearchCV(Ridge(), {"alpha": [0.1, 1e4]}, cv=cv, scoring=make_query_scorer("map")).fit(X, y, qid=qid)
+    assert search.best_params_ == {"alpha": 0.1}
+
+
+def test_query_scorer_errors(routing):
+    X, y, qid = grouped(3)
+    with pytest.raises(ValueError, match=r"qid: the query scorer of 'ndcg@k:5' received no qid"):
+        make_query_scorer("ndcg@k:5")(Ridge().fit(X, y), X, y)
+    with pytest.raises(ValueError, match=r"metric: 'roc' is not a single number"):
+        make_query_scorer("roc")
+
+
+def test_query_scorer_needs_routing():
+    with sklearn.config_context(enable_metadata_routing=False):
+        with pytest.raises(RuntimeError, match=r"metadata routing is off"):
+            make_query_scorer("ndcg@k:5")
+
+
+def test_query_tools_docstring_examples():
+    from rankcore import _query_folds
+    from rankcore.metrics import _query_evaluate, _scorer
+
+    for module in (_query_folds, _scorer, _query_evaluate):
+        failures, tests = doctest.testmod(module)[:2]
+        assert tests > 0 and failures == 0, module.__name__
