@@ -430,6 +430,8 @@ class Ranker(BaseEstimator):
     summary: ClassVar[str] = ""
     #: Whether ``rankcore fit --model`` offers it (under its first alias, else its name in lower case).
     command_line: ClassVar[bool] = True
+    #: When ``command_line`` is False: how the command line reaches it instead (said when one asks ``--model``).
+    command_line_instead: ClassVar[str] = ""
     #: Specs the contract checks of :mod:`rankcore.testing` fit (default: the name, all defaults).
     examples: ClassVar[tuple[str, ...]] = ()
     family: ClassVar[str] = "estimator"

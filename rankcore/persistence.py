@@ -324,7 +324,11 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
     # a predictable name cannot redirect the write, and two savers never share
     # a temporary file.  os.replace then swaps the complete file in atomically
     # (replacing a symlink at ``path`` itself, never the file it points to).
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    # An error names ``path``: the temporary file is an implementation detail the caller never chose.
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, target) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -332,9 +336,11 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, target) from None
         raise
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "check_labels_and_scores",
     "check_k",
     "check_matrix",
+    "check_sparse_structure",
     "check_sample_weight",
     "effective_n_threads",
     "check_random_state_param",
@@ -330,11 +331,13 @@ def check_matrix(
     ndarray (C-contiguous) or scipy.sparse.csr_matrix
     """
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
-        if not accept_sparse:
-            raise TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray())")
         import scipy.sparse as sp
 
+        check_sparse_structure(X, name=name)          # before any conversion reads the index arrays
+        if not accept_sparse:
+            raise TypeError(f"{name}: sparse input is not supported here; pass a dense array (X.toarray())")
         Xs = sp.csr_matrix(X, dtype=dtype)
+        check_sparse_structure(Xs, name=name)         # what LIL or DOK rows, never checked above, became
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
         _check_finite(Xs.data, name, allow_nan=allow_nan, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
@@ -350,6 +353,93 @@ def check_matrix(
     arr = np.ascontiguousarray(arr, dtype=dtype)
     _check_finite(arr, name, allow_nan=allow_nan, nan_hint=NAN_HINT)
     return arr
+
+
+#: The compressed formats: (index array along the rows or columns, the word for one of its entries).
+_COMPRESSED = {"csr": ("row", "column"), "csc": ("column", "row"), "bsr": ("block row", "block column")}
+
+
+def check_sparse_structure(X: Any, *, name: str = "X") -> None:
+    """Refuse a scipy.sparse matrix whose index arrays do not describe a matrix of its shape.
+
+    scipy checks only the lengths when it builds a matrix from
+    ``(data, indices, indptr)`` and nothing when the arrays are assigned
+    later, while its conversions (``tocsc``, ``tocsr``) and rankcore's
+    kernels trust them: an out-of-range or negative index, or an ``indptr``
+    that decreases, reads or writes outside the arrays.  Checked here, in
+    O(nnz) time and without copying: for CSR, CSC and BSR the length,
+    first and last entries and monotonicity of ``indptr``, the lengths of
+    ``indices`` and ``data``, and every stored index against the shape; for
+    COO the row and column of every entry.  Other formats keep no index
+    arrays to trust.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the array at fault, the rule and the value found.
+    """
+    fmt = getattr(X, "format", None)
+    if fmt not in ("csr", "csc", "bsr", "coo") or len(X.shape) != 2:
+        return
+    shape = tuple(int(v) for v in X.shape)
+    where = f"{name}: malformed sparse {fmt.upper()} matrix of shape {shape}"
+    if fmt == "coo":
+        data = np.asarray(X.data)
+        for label, bound in (("row", shape[0]), ("col", shape[1])):
+            index = _index_array(getattr(X, label), f"{where}: {label}")
+            if index.shape[0] != data.shape[0]:
+                raise ValueError(f"{where}: {label} and data must have the same length, got "
+                                 f"{index.shape[0]} and {data.shape[0]}")
+            k = _first_outside(index, bound)
+            if k is not None:
+                raise ValueError(f"{where}: every {label} index must lie in [0, {bound}), got {int(index[k])} "
+                                 f"at stored value {k}")
+        return
+    major, minor = _COMPRESSED[fmt]
+    if fmt == "bsr":
+        block_rows, block_columns = (int(v) for v in X.blocksize)
+        n_major, n_minor = shape[0] // block_rows, shape[1] // block_columns
+    else:
+        n_major, n_minor = (shape[0], shape[1]) if fmt == "csr" else (shape[1], shape[0])
+    indptr = _index_array(X.indptr, f"{where}: indptr")
+    indices = _index_array(X.indices, f"{where}: indices")
+    n_data = int(np.shape(X.data)[0]) if np.ndim(X.data) else 0
+    if indptr.shape[0] != n_major + 1:
+        raise ValueError(f"{where}: indptr must have one entry per {major} plus one ({n_major + 1}), "
+                         f"got {indptr.shape[0]}")
+    if indices.shape[0] != n_data:
+        raise ValueError(f"{where}: indices and data must have the same length, got {indices.shape[0]} "
+                         f"and {n_data}")
+    if int(indptr[0]) != 0:
+        raise ValueError(f"{where}: indptr must start at 0, got {int(indptr[0])}")
+    steps = np.diff(indptr)
+    if steps.size and int(steps.min()) < 0:
+        i = int(np.flatnonzero(steps < 0)[0])
+        raise ValueError(f"{where}: indptr must not decrease, got {int(indptr[i])} then {int(indptr[i + 1])} "
+                         f"at {major} {i}")
+    nnz = int(indptr[-1])
+    if nnz > n_data:
+        raise ValueError(f"{where}: indptr ends at {nnz}, past the {n_data} stored values")
+    k = _first_outside(indices[:nnz], n_minor)
+    if k is not None:
+        i = int(np.searchsorted(indptr, k, side="right") - 1)
+        raise ValueError(f"{where}: every {minor} index must lie in [0, {n_minor}), got {int(indices[k])} "
+                         f"in {major} {i}")
+
+
+def _index_array(values: Any, what: str) -> np.ndarray:
+    """``values`` as a 1-D integer array (no copy), or a ValueError saying what it is instead."""
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise ValueError(f"{what} must be a 1-D array of integers, got dtype {arr.dtype} and shape {arr.shape}")
+    return arr
+
+
+def _first_outside(index: np.ndarray, bound: int) -> int | None:
+    """The position of the first entry of ``index`` outside [0, bound), or None."""
+    if index.size == 0 or (int(index.min()) >= 0 and int(index.max()) < bound):
+        return None
+    return int(np.flatnonzero((index < 0) | (index >= bound))[0])
 
 
 _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single feature: X.reshape(-1, 1))"

@@ -22,6 +22,7 @@ from ._candidate import Candidate, CandidateContext, build_estimator
 from ._estimator import AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
+from ._folds import MAX_CV_REPEATS
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent, SearchProgress
 from ._saved import decode_fitted, encode_fitted
@@ -29,6 +30,6 @@ from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, make_context, run_task
 
 __all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
-           "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs", "small_data_specs", "LocalExecutor", "Task",
-           "TaskResult", "run_task", "SearchProgress", "check_params", "build_estimator", "make_context",
-           "encode_fitted", "decode_fitted"]
+           "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs",
+           "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress", "check_params",
+           "build_estimator", "make_context", "encode_fitted", "decode_fitted"]

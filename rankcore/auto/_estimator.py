@@ -218,6 +218,7 @@ class AutoRanker(Ranker):
     summary = "cross-validated choice among rankcore's learners on a top-of-list metric (docs/auto.md)"
     #: ``rankcore auto`` is its command (``rankcore fit --model`` fits one configured learner).
     command_line = False
+    command_line_instead = "use `rankcore auto` (it cross-validates the candidates and saves the chosen model)"
     examples = ("AutoRanker:candidates=linear,blend=False,random_state=0",)
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
@@ -270,8 +271,8 @@ class AutoRanker(Ranker):
         with blas_limit(n_threads):
             rungs = default_rungs(plan, setup.budget is not None)
             if small and plan.kind == "kfold":
-                # no halving and no further repeats: every member of the fixed blend gets the same folds
-                rungs = [plan.n_splits]
+                # no halving and only the fixed repeats: every member of the fixed blend gets the same folds
+                rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
             self._choose_and_refit(X_arr, y01, applicable, skipped, plan, units, search, outcome, metric, seed,
                                    n_threads, small)
@@ -446,7 +447,8 @@ class AutoRanker(Ranker):
         """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
                                categorical=self.categorical_columns())
-        context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds))
+        # every repeat has the first one's fold sizes: no further repeat is drawn for them
+        context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
         if selection.is_blend:
             order.append((selection.single,))

@@ -1,11 +1,13 @@
 """How AutoRanker holds data out: repeated stratified folds on small data, one hold-out on large data.
 
-The plan is drawn once, before any fit, from the labels and the seed alone,
-so every candidate is judged on the same rows (paired comparisons) and the
-same seed gives the same plan.  Folds are ordered repeat by repeat; the
-search (:mod:`rankcore.auto._search`) gives a candidate the first few folds
-and more only if it survives, so that a plan with several repeats costs
-little for candidates that lose early.
+The plan is fixed before any fit by the labels and the seed alone, so every
+candidate is judged on the same rows (paired comparisons) and the same seed
+gives the same plan.  Folds are ordered repeat by repeat; the search
+(:mod:`rankcore.auto._search`) gives a candidate the first few folds and more
+only if it survives, so that a plan with several repeats costs little for
+candidates that lose early.  Each repeat is drawn when the search first asks
+for one of its folds (in order, from one seeded stream: the same folds as
+drawing them all at once), so a repeat never used costs nothing.
 
 Before anything is fitted, :func:`check_metric_on_folds` computes the metric
 on every validation part with constant scores: a metric that cannot be
@@ -17,12 +19,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["FoldPlan", "Units", "plan_folds", "plan_units", "check_cv", "check_metric_on_units",
-           "CV_MAX_ROWS", "N_FOLDS", "MAX_REPEATS", "HOLDOUT_FRACTION", "HOLDOUT_UNITS"]
+           "CV_MAX_ROWS", "N_FOLDS", "MAX_REPEATS", "MAX_CV_REPEATS", "HOLDOUT_FRACTION", "HOLDOUT_UNITS"]
 
 #: ``cv="auto"`` uses repeated K-fold up to this many rows, one hold-out beyond.  Up to here five folds (and
 #: the fold bag) cost at most about 25 one-thread LightGBM fits (ticdata, 9,822 rows: 23x); from 3,000 to
@@ -32,6 +36,10 @@ CV_MAX_ROWS = 10_000
 N_FOLDS = 5
 #: Repeats ``cv="auto"`` plans on small data (the search uses as many as it can afford).
 MAX_REPEATS = 3
+#: Most repeats a pair ``cv=(K, R)`` may ask for: the search fits every candidate on the K·R folds (with a
+#: budget, as many as time allows); beyond 100 repeats the mean fold score's standard error has shrunk tenfold
+#: and further repeats only cost fits.
+MAX_CV_REPEATS = 100
 #: Share of the rows ``cv="auto"`` holds out on large data.
 HOLDOUT_FRACTION = 0.2
 #: Stratified parts a hold-out's validation rows are scored in (units of variance).
@@ -46,16 +54,21 @@ class FoldPlan:
     ----------
     kind : str
         ``"kfold"`` (one or more repeats of stratified K-fold) or ``"holdout"``.
-    folds : tuple of (ndarray, ndarray)
-        Sorted training and validation row indices.
+    folds : sequence of (ndarray, ndarray)
+        Sorted training and validation row indices (a K-fold plan draws each
+        repeat on first access).
     n_splits, n_repeats : int
         Folds per repeat (1 for a hold-out) and repeats.
+    fixed_repeats : int
+        The repeats a search without a time budget uses: all the repeats a
+        pair ``(K, R)`` asks for; the first only of ``cv="auto"``'s.
     """
 
     kind: str
-    folds: tuple[tuple[np.ndarray, np.ndarray], ...]
+    folds: Sequence
     n_splits: int
     n_repeats: int
+    fixed_repeats: int = 1
 
     @property
     def n_folds(self) -> int:
@@ -81,8 +94,8 @@ def check_cv(cv) -> object:
     """Validate the ``cv`` parameter; returns it unchanged.
 
     ``"auto"``; an integer K >= 2 (stratified K-fold); a pair ``(K, R)``
-    (K folds, R repeats); or a fraction in (0, 1) (one stratified hold-out
-    of that share of the rows).
+    (K folds, R repeats, R at most :data:`MAX_CV_REPEATS`); or a fraction
+    in (0, 1) (one stratified hold-out of that share of the rows).
     """
     if isinstance(cv, str):
         if cv != "auto":
@@ -94,8 +107,9 @@ def check_cv(cv) -> object:
             raise ValueError(f"cv: expected at least 2 folds, got {cv!r}")
         return cv
     if isinstance(cv, (tuple, list)):
-        if len(cv) != 2 or not all(_is_int(v) for v in cv) or cv[0] < 2 or cv[1] < 1:
-            raise ValueError(f"cv: a pair must be (n_splits >= 2, n_repeats >= 1), got {cv!r}")
+        if len(cv) != 2 or not all(_is_int(v) for v in cv) or cv[0] < 2 or not 1 <= cv[1] <= MAX_CV_REPEATS:
+            raise ValueError(f"cv: a pair must be (n_splits >= 2, n_repeats from 1 to {MAX_CV_REPEATS}), "
+                             f"got {cv!r}")
         return cv
     if isinstance(cv, numbers.Real) and not isinstance(cv, bool) and 0 < float(cv) < 1:
         return cv
@@ -130,25 +144,51 @@ def plan_folds(y: np.ndarray, cv, seed: int) -> FoldPlan:
         if n_splits < 2:
             raise ValueError(f"y: cross-validation needs at least 2 rows of each class, got {smallest} of the "
                              f"smaller class")
-        return _kfold(y, n_splits, MAX_REPEATS, seed)
+        return FoldPlan("kfold", RepeatedFolds(y, n_splits, MAX_REPEATS, seed), n_splits, MAX_REPEATS, 1)
     if _is_int(cv) or isinstance(cv, (tuple, list)):
         n_splits, n_repeats = (int(cv), 1) if _is_int(cv) else (int(cv[0]), int(cv[1]))
         if smallest < n_splits:
             raise ValueError(f"cv: {n_splits}-fold stratified cross-validation needs at least {n_splits} rows of "
                              f"each class, got {smallest} of the smaller class; use fewer folds")
-        return _kfold(y, n_splits, n_repeats, seed)
+        return FoldPlan("kfold", RepeatedFolds(y, n_splits, n_repeats, seed), n_splits, n_repeats, n_repeats)
     return _holdout(y, float(cv), seed)
 
 
-def _kfold(y, n_splits: int, n_repeats: int, seed: int) -> FoldPlan:
-    from sklearn.model_selection import StratifiedKFold
+class RepeatedFolds(Sequence):
+    """The folds of ``n_repeats`` repeats of stratified ``n_splits``-fold, each repeat drawn on first access.
 
-    folds = []
-    rng = np.random.default_rng(seed)
-    for _ in range(n_repeats):
-        splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        folds += [(np.sort(tr), np.sort(va)) for tr, va in splitter.split(np.zeros(y.shape[0]), y)]
-    return FoldPlan("kfold", tuple(folds), n_splits, n_repeats)
+    Repeat r's shuffle seed is the r-th draw of one generator seeded with
+    ``seed``, so drawing lazily gives the same folds as drawing every
+    repeat up front -- in O(n) memory per repeat actually used.
+    """
+
+    def __init__(self, y: np.ndarray, n_splits: int, n_repeats: int, seed: int):
+        self._y = y
+        self._n_splits = n_splits
+        self._n_repeats = n_repeats
+        self._rng = np.random.default_rng(seed)
+        self._drawn: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def __len__(self) -> int:
+        return self._n_splits * self._n_repeats
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[f] for f in range(*index.indices(len(self)))]
+        f = operator.index(index)
+        f += len(self) if f < 0 else 0
+        if not 0 <= f < len(self):
+            raise IndexError(f"fold {index} of a plan of {len(self)} folds")
+        while len(self._drawn) <= f:
+            self._draw_next_repeat()
+        return self._drawn[f]
+
+    def _draw_next_repeat(self) -> None:
+        from sklearn.model_selection import StratifiedKFold
+
+        state = int(self._rng.integers(2**31 - 1))
+        splitter = StratifiedKFold(n_splits=self._n_splits, shuffle=True, random_state=state)
+        self._drawn += [(np.sort(tr), np.sort(va)) for tr, va in splitter.split(np.zeros(self._y.shape[0]), self._y)]
 
 
 def _holdout(y, fraction: float, seed: int) -> FoldPlan:
@@ -216,11 +256,28 @@ def plan_units(plan: FoldPlan, y: np.ndarray, seed: int) -> Units:
                 part = np.sort(part)
                 rows.append(va[part]), folds.append(f), within.append(part), groups.append(f)
         return Units(rows, folds, within, groups, 0.0)
-    for f, (tr, va) in enumerate(plan.folds):
-        rows.append(va), folds.append(f), within.append(np.arange(va.shape[0])), groups.append(f // plan.n_splits)
-    n_val = np.mean([va.shape[0] for _, va in plan.folds])
-    n_tr = np.mean([tr.shape[0] for tr, _ in plan.folds])
-    return Units(rows, folds, within, groups, float(n_val / n_tr))
+    # Every repeat's folds have the first repeat's sizes (StratifiedKFold allots each class's rows to the folds
+    # from the labels alone), so the sizes are read there and no further repeat is drawn for them.
+    first = plan.folds[:plan.n_splits]
+    n_val = np.mean([va.shape[0] for _, va in first] * plan.n_repeats)
+    n_tr = np.mean([tr.shape[0] for tr, _ in first] * plan.n_repeats)
+    folds = list(range(plan.n_folds))
+    return Units(_FoldPart(plan.folds, "rows"), folds, _FoldPart(plan.folds, "within"),
+                 [f // plan.n_splits for f in folds], float(n_val / n_tr))
+
+
+class _FoldPart(Sequence):
+    """Unit u of a K-fold plan is fold u's validation part: its ``"rows"``, or the positions ``"within"`` it."""
+
+    def __init__(self, folds: Sequence, part: str):
+        self._folds, self._part = folds, part
+
+    def __len__(self) -> int:
+        return len(self._folds)
+
+    def __getitem__(self, u):
+        validation = self._folds[u][1]
+        return validation if self._part == "rows" else np.arange(validation.shape[0])
 
 
 def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -> None:
@@ -230,15 +287,18 @@ def check_metric_on_units(metric, y: np.ndarray, plan: FoldPlan, units: Units) -
     fails there (k larger than the unit, a single class) would fail after
     fitting too.
     """
-    sizes = sorted({int(r.shape[0]) for r in units.rows})
+    # The units of the first group stand for all: the folds of every repeat have the same sizes and class
+    # counts (see plan_units), which is all the metric reads from constant scores.
+    checked = [u for u in range(len(units)) if units.group[u] == units.group[0]]
+    sizes = sorted({int(units.rows[u].shape[0]) for u in checked})
     size_text = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
     if plan.kind == "kfold":
         where, part = f"the validation folds of {plan.describe()} ({size_text} rows each", "fold"
     else:
         where = f"the {plan.describe()} (scored in {len(units)} part(s) of {size_text} rows"
         part = "part"
-    for number, rows in enumerate(units.rows, start=1):
-        y_val = y[rows]
+    for number, u in enumerate(checked, start=1):
+        y_val = y[units.rows[u]]
         try:
             metric(y_val, np.zeros(y_val.shape[0]))
         except (ValueError, TypeError) as exc:

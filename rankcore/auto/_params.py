@@ -14,7 +14,7 @@ from typing import Any
 from .._categories import categories_to_state
 from ..base import N_JOBS, Fitted, random_state_kind, spec_kind
 from ..spec import Kind, Parameter
-from ._folds import check_cv
+from ._folds import MAX_CV_REPEATS, check_cv
 
 __all__ = ["AUTO_PARAMETERS", "AUTO_FITTED"]
 
@@ -29,7 +29,8 @@ def _candidates(value: Any) -> Any:
 
 _CANDIDATES = Kind("'auto', a candidate spec string or a non-empty list of them", _candidates,
                    type_doc='"auto" or list of str', shows_type=True)
-_CV = Kind("'auto', an integer >= 2, a pair (n_splits, n_repeats) or a fraction in (0, 1)", check_cv,
+_CV = Kind(f"'auto', an integer >= 2, a pair (n_splits, n_repeats) with n_repeats from 1 to {MAX_CV_REPEATS} "
+           "or a fraction in (0, 1)", check_cv,
            type_doc='"auto", int, (int, int) or float')
 
 AUTO_PARAMETERS = (
@@ -49,7 +50,9 @@ AUTO_PARAMETERS = (
         ``"auto"``: repeated stratified 5-fold cross-validation up to 10,000
         rows (the first repeat without a budget), else one stratified hold-out
         of 20 %.  An integer K: stratified K-fold; a pair (K, R): K folds, R
-        repeats; a float in (0, 1): one stratified hold-out of that share."""),
+        repeats (at most ``rankcore.auto.MAX_CV_REPEATS``, 100), every one used (with a
+        budget, as many as time allows), each drawn when the search reaches
+        it; a float in (0, 1): one stratified hold-out of that share."""),
     Parameter("candidates", _CANDIDATES, default="auto", doc="""
         Candidate specs (``rankcore plugins --family candidate`` lists them):
         ``"auto"`` is every registered candidate's default configurations.

@@ -33,7 +33,16 @@ from ._bag import FoldBag
 from ._blend import RankAverage
 from ._impute import MissingValueImputer, imputer_and_model
 
-__all__ = ["encode_fitted", "decode_fitted", "accepts_missing"]
+__all__ = ["encode_fitted", "decode_fitted", "accepts_missing", "SCALER_LIMIT", "BAG_LIMIT"]
+
+#: A standardized record's means lie in [-1e154, 1e154] and its scales in [1e-154, 1e154]: the variance
+#: (scale squared) is then a normal float64 and X / scale stays finite for any |x| <= 1e154.  A fit writes
+#: far less (the kernel candidate refuses features whose variance is beyond 1e±100).
+SCALER_LIMIT = 1e154
+#: A bag's centers lie in [-1e150, 1e150] and its scales in [1e-150, 1e150]: they are the mean and standard
+#: deviation of a candidate's held-out scores, which are far inside; a center or scale beyond makes
+#: (score - center) / scale tie every row or overflow.
+BAG_LIMIT = 1e150
 
 
 def _scaler_and_model(estimator: Any):
@@ -114,14 +123,24 @@ def decode_fitted(record: Any, n_features: int, where: str = "best") -> Any:
         if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (n_features,)
                 and np.isfinite(arr).all()):
             raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {n_features} finite float64 values")
-    with np.errstate(over="ignore"):
-        var = scale**2
-    if not ((scale > 0).all() and np.isfinite(var).all()):
-        raise ModelFormatError(f"AutoRanker state: {where}.scale must be positive, below 1e154")
+    _check_bounds(mean, -SCALER_LIMIT, SCALER_LIMIT, f"{where}.mean")
+    _check_bounds(scale, 1.0 / SCALER_LIMIT, SCALER_LIMIT, f"{where}.scale")
+    var = scale**2
     scaler = StandardScaler()
     scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, var
     scaler.n_features_in_, scaler.n_samples_seen_ = n_features, 0
     return Pipeline([("standardscaler", scaler), (type(model).__name__.lower(), model)])
+
+
+def _check_bounds(values: np.ndarray, low: float, high: float, field: str) -> None:
+    """Refuse a model file's values outside [low, high] (NaN included), naming the field and the first one."""
+    from ..persistence import ModelFormatError
+
+    outside = ~((values >= low) & (values <= high))
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ModelFormatError(f"AutoRanker state: {field} must lie in [{low:g}, {high:g}] (a fit writes no "
+                               f"other), got {float(values[i])!r} at position {i}")
 
 
 def _decode_imputed(record: dict, n_features: int, where: str):
@@ -156,6 +175,8 @@ def _decode_bag(record: dict, n_features: int, where: str) -> FoldBag:
     for label, arr in (("centers", centers), ("scales", scales)):
         if not (isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (len(members),)):
             raise ModelFormatError(f"AutoRanker state: {where}.{label} must be {len(members)} float64 values")
+    _check_bounds(centers, -BAG_LIMIT, BAG_LIMIT, f"{where}.centers")
+    _check_bounds(scales, 1.0 / BAG_LIMIT, BAG_LIMIT, f"{where}.scales")
     estimators = []
     for i, member in enumerate(members):
         if isinstance(member, dict) and member.get("kind") in ("bag", "blend"):

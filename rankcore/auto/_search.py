@@ -42,15 +42,16 @@ REFIT_EXPONENT = 1.2
 def default_rungs(plan: FoldPlan, budget: bool) -> list[int]:
     """Cumulative fold counts of the rungs.
 
-    K-fold plans: the first two folds, then the rest of the first repeat;
-    with a time budget, one more rung per further repeat.  A hold-out: one
-    rung (further draws only with a budget, none planned here).
+    K-fold plans: the first two folds, then the rest of the first repeat,
+    then one more rung per further repeat -- the plan's fixed repeats
+    without a time budget (every repeat of ``cv=(K, R)``; the first only of
+    ``cv="auto"``), all of them with one.  A hold-out: one rung.
     """
     if plan.kind == "holdout":
         return [1]
     k = plan.n_splits
     rungs = [min(2, k), k] if k > 2 else [k]
-    repeats = plan.n_repeats if budget else 1
+    repeats = plan.n_repeats if budget else plan.fixed_repeats
     rungs += [k * r for r in range(2, repeats + 1)]
     return rungs
 

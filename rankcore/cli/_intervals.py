@@ -23,8 +23,11 @@ def level(text: str) -> float:
 
 
 def n_boot(text: str) -> int:
-    """argparse type: at least 100 replicates."""
-    return _checked_number(text, int, lambda v: v >= 100, "an integer number of bootstrap replicates >= 100")
+    """argparse type: from 100 to 1,000,000 replicates (the library's bounds)."""
+    from ..metrics._intervals import MAX_BOOT, MIN_BOOT
+
+    return _checked_number(text, int, lambda v: MIN_BOOT <= v <= MAX_BOOT,
+                           f"an integer number of bootstrap replicates >= {MIN_BOOT} and <= {MAX_BOOT:,}")
 
 
 def add_interval_options(parser, *, random_state: bool) -> None:
@@ -33,7 +36,7 @@ def add_interval_options(parser, *, random_state: bool) -> None:
                        help="also give confidence intervals at LEVEL (0.95 when no level follows): DeLong for "
                             "auc, a stratified bootstrap for every other metric")
     group.add_argument("--n-boot", type=n_boot, default=2000, metavar="N",
-                       help="bootstrap replicates of the intervals (default 2000, at least 100)")
+                       help="bootstrap replicates of the intervals (default 2000, from 100 to 1,000,000)")
     if random_state:
         group.add_argument("--random-state", type=int, default=0, metavar="SEED",
                            help="seed of the bootstrap replicates (default 0)")

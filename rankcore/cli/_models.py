@@ -145,12 +145,28 @@ def estimator_class(kind: ModelKind) -> type:
     return kind.cls
 
 
+def _refuse_estimator_offered_elsewhere(key: str) -> None:
+    """Say how to reach an estimator ``rankcore fit`` does not offer (``command_line_instead``) when ``key`` names it."""
+    import warnings
+
+    from ..registry import registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # plugin problems: `rankcore plugins` shows them
+        entries = registry().in_order("estimator")
+    for entry in entries:
+        cls = entry.cls
+        if not cls.command_line and cls.command_line_instead and key in (n.lower() for n in (cls.name, *cls.aliases)):
+            raise CommandError(f"--model: {cls.name} is not fitted by `rankcore fit`: {cls.command_line_instead}")
+
+
 def kind_named(name: str) -> ModelKind:
     key = name.strip().lower()
     table = KINDS._table()
     for kind in table.values():
         if key in kind.names:
             return kind
+    _refuse_estimator_offered_elsewhere(key)
     from ..registry import did_you_mean
 
     guess = did_you_mean(key, [n for kind in table.values() for n in kind.names])

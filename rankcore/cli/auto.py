@@ -149,6 +149,8 @@ def run(args) -> int:
         save_model(estimator, args.out)
     except TypeError as exc:
         raise CommandError(f"--out: {exc}") from None
+    except OSError as exc:
+        raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric} "
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")

@@ -107,7 +107,10 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     outcome = fit_one(config, X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),
                       monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation))
-    save_model(outcome.estimator, args.out)
+    try:
+        save_model(outcome.estimator, args.out)
+    except OSError as exc:
+        raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     if args.plot_objective:

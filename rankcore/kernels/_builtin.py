@@ -70,7 +70,8 @@ def _with_scale(kernel: Kernel, X: np.ndarray, spread, power: int) -> Kernel:
     X = np.asarray(X, dtype=np.float64)
     peak = float(np.abs(X).max()) if X.size else 0.0
     exponent = math.frexp(peak)[1] if peak > 0 else 0          # 2**exponent >= max |x|
-    inner = X.shape[1] * float(spread(X / math.ldexp(1.0, exponent))) if X.size else 0.0
+    # np.ldexp, not a division by 2**exponent: that power is not a float64 when max |x| >= 2**1023
+    inner = X.shape[1] * float(spread(np.ldexp(X, -exponent))) if X.size else 0.0
     params = kernel.params
     if not inner > 0:
         params["gamma"] = 1.0

@@ -84,7 +84,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         DeLong for the AUC, the bootstrap stratified by class otherwise --
         graded metrics resample all rows together; every metric on the same
         replicates).
-    n_boot : int >= 100, default 2000
+    n_boot : int in [100, 1,000,000], default 2000
         Bootstrap replicates (with ``ci``).
     random_state : None, int, RandomState or Generator
         Seeds the replicates (with ``ci``).

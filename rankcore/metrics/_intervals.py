@@ -32,11 +32,13 @@ from ._queries import check_queries
 from ._resampling import SortedData, paired_replicate_values, replicate_values, seed_of
 
 __all__ = ["confidence_interval", "compare", "ConfidenceInterval", "PairedComparison",
-           "DroppedReplicatesWarning", "METHODS", "MIN_BOOT"]
+           "DroppedReplicatesWarning", "METHODS", "MIN_BOOT", "MAX_BOOT"]
 
 METHODS = ("auto", "delong", "bootstrap")
 #: Fewer replicates than this cannot place the tails of a 95 % interval.
 MIN_BOOT = 100
+#: More replicates than this move no printed digit of an interval and only cost time and memory (8 bytes each).
+MAX_BOOT = 1_000_000
 
 
 class DroppedReplicatesWarning(RuntimeWarning):
@@ -159,7 +161,15 @@ def _check_n_boot(n_boot: Any) -> int:
         raise TypeError(f"n_boot: expected an integer number of replicates >= {MIN_BOOT}, got {n_boot!r}")
     if n_boot < MIN_BOOT:
         raise ValueError(f"n_boot: expected at least {MIN_BOOT} bootstrap replicates (2000 is usual), got {n_boot}")
+    if n_boot > MAX_BOOT:
+        raise ValueError(f"n_boot: expected at most {MAX_BOOT:,} bootstrap replicates (2000 is usual), got {n_boot}")
     return int(n_boot)
+
+
+def _check_stratified(stratified: Any) -> bool:
+    if not isinstance(stratified, (bool, np.bool_)):
+        raise TypeError(f"stratified: expected True or False, got {stratified!r}")
+    return bool(stratified)
 
 
 def _check_metric(metric: Any) -> Metric:
@@ -310,7 +320,7 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
         to [0, 1] (the AUC only); ``"bootstrap"``: the percentile interval of
         ``n_boot`` replicates; ``"auto"``: DeLong for the AUC, the bootstrap
         otherwise.
-    n_boot : int >= 100, default 2000
+    n_boot : int in [100, 1,000,000], default 2000
     stratified : bool, default True
         Resample the positives and the negatives each on their own (I and K
         fixed; for graded metrics: each label value), as pROC does by
@@ -337,13 +347,13 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     Raises
     ------
     ValueError
-        ``level`` outside (0, 1), ``n_boot`` < 100, an unknown ``method`` or
+        ``level`` outside (0, 1), ``n_boot`` outside [100, 1,000,000], an unknown ``method`` or
         ``"delong"`` for a metric other than the AUC, a non-scalar
         ``metric``, fewer than two rows of a class (``y``), non-finite
         ``scores``, different lengths, or -- with a warning first -- fewer
         than 100 replicates on which the metric is defined.
     TypeError
-        Non-numeric input, a non-integer ``n_boot``.
+        Non-numeric input, a non-integer ``n_boot``, a ``stratified`` other than True or False.
 
     Warns
     -----
@@ -378,6 +388,7 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     """
     asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
+    stratified = _check_stratified(stratified)
     y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is not None:
@@ -386,9 +397,9 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
         check_query_method(asked, metric)
         return query_interval(metric, query_values_of(metric, y_arr, s_arr, queries), level=level, n_boot=n_boot,
                               seed=seed, return_replicates=return_replicates)
-    _check_strata(y_arr, metric, bool(stratified))
+    _check_strata(y_arr, metric, stratified)
     data = SortedData(y_arr, s_arr, n_threads=threads)
-    return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=bool(stratified),
+    return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=stratified,
                        seed=seed, return_replicates=return_replicates, n_threads=threads)
 
 
@@ -484,6 +495,7 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     """
     asked = method                             # "auto" is DeLong for the AUC, but not over queries
     metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
+    stratified = _check_stratified(stratified)
     y_arr, scorings = _check_data(y, {"scores1": scores1, "scores2": scores2}, metric)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is not None:
@@ -493,7 +505,7 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
         v1, v2 = (query_values_of(metric, y_arr, s, queries) for s in scorings)
         return query_comparison(metric, v1, v2, level=level, n_boot=n_boot, seed=seed,
                                 return_replicates=return_replicates)
-    _check_strata(y_arr, metric, bool(stratified))
+    _check_strata(y_arr, metric, stratified)
     estimates = tuple(_estimate(metric, SortedData(y_arr, s, n_threads=threads)) for s in scorings)
     difference = estimates[0] - estimates[1]
     if method == "delong":
@@ -502,12 +514,12 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
         half = _normal_quantile(level) * se
         return PairedComparison(metric.spec, difference - half, difference + half, level, "delong", se,
                                 estimates=estimates, difference=difference, p_value=_p_value(difference, se))
-    values, _ = paired_replicate_values(metric, y_arr, scorings, seed, n_boot, stratified=bool(stratified),
+    values, _ = paired_replicate_values(metric, y_arr, scorings, seed, n_boot, stratified=stratified,
                                         n_threads=threads)
     kept, n_dropped = _kept(values, metric, n_boot, "replicates")
     differences = kept[:, 0] - kept[:, 1]
     lower, upper = _percentiles(differences, level)
     se = float(np.std(differences, ddof=1))
-    return PairedComparison(metric.spec, lower, upper, level, "bootstrap", se, n_boot, n_dropped, bool(stratified),
+    return PairedComparison(metric.spec, lower, upper, level, "bootstrap", se, n_boot, n_dropped, stratified,
                             values if return_replicates else None, estimates=estimates, difference=difference,
                             p_value=_p_value(difference, se))

@@ -84,6 +84,21 @@ def batch_k(k: Any, n: int, batch: int) -> int:
     return int(min(batch, max(1, math.floor(kappa * batch + 0.5))))
 
 
+def _dense_moments(X: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``((X / unit).mean(axis=0), (X / unit).std(axis=0))`` in two reads of X and no copy of it.
+
+    The kernel repeats NumPy's additions in NumPy's order (``_moments``,
+    Design A), so the numbers are NumPy's, bit for bit; one column (d = 1,
+    contiguous, which NumPy sums pairwise) keeps NumPy's own expressions.
+    """
+    if X.shape[1] == 1 or not X.flags.c_contiguous:
+        Xu = X / unit
+        return Xu.mean(axis=0), Xu.std(axis=0)
+    from ._moments import scaled_column_moments
+
+    return scaled_column_moments(X, unit)
+
+
 def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     """Column means and scales (standard deviations; 1 for constant columns).
 
@@ -94,7 +109,8 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
     Sparse input is centred implicitly later (``_sgd_fast``, Design H), so
     its true mean is reported.  A column is constant when its scale is at
     most 1e-12 of its mean's magnitude (rounding noise) -- a relative rule,
-    so the features' units do not matter.
+    so the features' units do not matter.  Dense X: O(n·d) in three reads
+    (peak, sums, squared deviations) and O(d) memory.
 
     Raises
     ------
@@ -103,7 +119,10 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
         the weights in the units of the input (``coef_``) would overflow.
     """
     sparse = hasattr(X, "indptr")
-    peak = np.asarray(abs(X).max(axis=0).toarray() if sparse else np.abs(X).max(axis=0), dtype=np.float64).ravel()
+    if sparse:
+        peak = np.asarray(abs(X).max(axis=0).toarray(), dtype=np.float64).ravel()
+    else:
+        peak = np.maximum(X.max(axis=0), -X.min(axis=0))                  # max |x| without a copy of X
     unit = np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1])      # a power of two >= max |x|
     if sparse:
         Xu = X.copy()
@@ -112,9 +131,7 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
         sq = np.asarray(Xu.multiply(Xu).mean(axis=0)).ravel()
         scale = np.sqrt(np.maximum(sq - mean * mean, 0.0))
     else:
-        Xu = X / unit
-        mean = Xu.mean(axis=0)
-        scale = Xu.std(axis=0)
+        mean, scale = _dense_moments(X, unit)
     varies = scale > 1e-12 * np.abs(mean)
     mean, scale = mean * unit, scale * unit
     small = varies & (scale < np.finfo(np.float64).tiny)
@@ -127,28 +144,29 @@ def _standardization(X) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _max_abs(X) -> float:
-    """max |x| over the stored entries of a dense or CSR matrix (0 when empty)."""
+    """max |x| over the stored entries of a dense or CSR matrix (0 when empty), without a copy of them."""
     data = X.data if hasattr(X, "indptr") else X
-    return float(np.max(np.abs(data))) if data.size else 0.0
+    return max(float(data.max()), -float(data.min())) if data.size else 0.0
 
 
-def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, center: np.ndarray) -> None:
+def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, center: np.ndarray,
+                              peak: float) -> None:
     """Raise if the scores ⟨w, x⟩ of the training rows overflow float64.
 
     The kernel ranks each batch by these scores; finite but huge features
     (|x| ≈ 1e200) make them ±inf or NaN while the weights stay finite, and
     the model would score everything NaN.  The cheap bound ‖w‖₁·max|x|
-    (O(nnz) for max|x|, no product) settles almost every call; only when it
-    exceeds float64 are the scores computed.
+    (``peak`` = max|x|, measured once per fit; no product) settles almost
+    every call; only when it exceeds float64 are the scores computed.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = float(np.abs(coef).sum()) * (_max_abs(X) + float(np.abs(center).max(initial=0.0)))
+        bound = float(np.abs(coef).sum()) * (peak + float(np.abs(center).max(initial=0.0)))
         if bound < 1e300:
             return
         scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1) - float(center @ coef)
     if not np.isfinite(scores).all():
         raise FloatingPointError(
-            f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {_max_abs(X):.3g}); "
+            f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {peak:.3g}); "
             "rescale the features (e.g. StandardScaler) before fitting"
         )
 
@@ -236,7 +254,9 @@ class _LinearAtK(Ranker):
             Z.data = Z.data / self.feature_scale_[Z.indices]     # a division: 1/scale may overflow
             Z.sort_indices()
             return Z
-        return np.ascontiguousarray((X - self.feature_mean_) / self.feature_scale_)
+        Z = np.subtract(X, self.feature_mean_)               # one copy of X, divided in place
+        Z /= self.feature_scale_
+        return Z
 
     def _center(self, X) -> np.ndarray:
         """What the kernels subtract from the rows of ``_standardized(X)``: mean / scale for sparse X, else 0."""
@@ -244,8 +264,12 @@ class _LinearAtK(Ranker):
             return np.ascontiguousarray(self.feature_mean_ / self.feature_scale_)
         return np.zeros(X.shape[1])
 
-    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict, center: np.ndarray) -> None:
-        """One pass over ``order`` of the standardized rows ``Z`` − ``center`` in mini-batches (``_sgd_fast``)."""
+    def _run_pass(self, Z, y01: np.ndarray, order: np.ndarray, params: dict, center: np.ndarray,
+                  peak: float) -> None:
+        """One pass over ``order`` of the standardized rows ``Z`` − ``center`` in mini-batches (``_sgd_fast``).
+
+        ``peak`` is max|z| over ``Z`` (:func:`_max_abs`), for the overflow check of the scores.
+        """
         from . import _sgd_fast, _surrogates
 
         batch_size = params["batch_size"] or Z.shape[0]
@@ -267,7 +291,7 @@ class _LinearAtK(Ranker):
             raise FloatingPointError(
                 f"{type(self).__name__}: the weights overflowed; lower eta0 or set radius / alpha"
             )
-        _check_scores_stay_finite(type(self).__name__, Z, order, model, center)
+        _check_scores_stay_finite(type(self).__name__, Z, order, model, center, peak)
         with np.errstate(over="ignore"):
             coef = model / self.feature_scale_
         if not np.isfinite(coef).all():
@@ -351,12 +375,13 @@ class _LinearAtK(Ranker):
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         Z, center = self._standardized(X), self._center(X)
+        peak = _max_abs(Z)
         rng = check_random_state(self.random_state)
         started = time.perf_counter()
         scores = []
         for epoch in range(1, params["n_epochs"] + 1):
             order = rng.permutation(X.shape[0]) if self.shuffle else np.arange(X.shape[0])
-            self._run_pass(Z, y01, order.astype(np.intp), params, center)
+            self._run_pass(Z, y01, order.astype(np.intp), params, center, peak)
             score = None
             if validation is not None:
                 score = self._precision(validation[0], validation[1])
@@ -452,7 +477,8 @@ class _LinearAtK(Ranker):
             self._init_state(X, y01, params)
             self.classes_ = classes_
             self.n_features_in_ = X.shape[1]
-        self._run_pass(self._standardized(X), y01, np.arange(X.shape[0], dtype=np.intp), params, self._center(X))
+        Z = self._standardized(X)
+        self._run_pass(Z, y01, np.arange(X.shape[0], dtype=np.intp), params, self._center(X), _max_abs(Z))
         if hasattr(self, "validation_scores_"):      # a pass without validation data
             self.validation_scores_ = np.append(self.validation_scores_, np.nan)
         return self

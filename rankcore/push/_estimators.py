@@ -681,7 +681,8 @@ class PNormPush(_BaseBoost):
 
     name = "PNormPush"
     summary = "P-Norm Push: exponential loss, price r^p"
-    command_line = False          # on the command line: --model push --price pow:p
+    command_line = False
+    command_line_instead = "use --model push --price pow:P (the same estimator)"
     examples = ("PNormPush:p=8,n_iter=10",)
     parameters = (P,) + BOOSTING
 

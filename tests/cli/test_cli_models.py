@@ -108,6 +108,9 @@ def test_model_spec_and_param():
     [
         (["--model", "push", "--metric", "auc"], "--metric applies to --model exactboost / kernel, not push"),
         (["--model", "nosuch"], "unknown model 'nosuch'"),
+        (["--model", "AutoRanker"], "--model: AutoRanker is not fitted by `rankcore fit`: use `rankcore auto`"),
+        (["--model", "auto"], "--model: AutoRanker is not fitted by `rankcore fit`: use `rankcore auto`"),
+        (["--model", "pnormpush"], "--model: PNormPush is not fitted by `rankcore fit`: use --model push --price"),
         (["--model", "push:nosuch=1"], "no parameter 'nosuch'"),
         (["--model", "push:pow"], "expected parameters as key=value"),
         (["--price", "pow:0.5"], "--price 'pow:0.5'"),

@@ -47,6 +47,7 @@ def test_evaluate_ci_adds_interval_columns(files):
 @pytest.mark.parametrize("argv, message", [
     (["--ci", "1.5"], "confidence level in (0, 1)"),
     (["--ci", "0.95", "--n-boot", "50"], ">= 100"),
+    (["--ci", "0.95", "--n-boot", str(2**62)], ">= 100 and <= 1,000,000, got '4611686018427387904'"),
 ])
 def test_evaluate_ci_bad_options(files, argv, message, capsys):
     with pytest.raises(SystemExit):

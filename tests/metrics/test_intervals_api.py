@@ -184,6 +184,8 @@ def test_delong_interval_covers_about_level_of_the_time():
     ({"level": 95}, "level"),
     ({"level": True}, "level"),
     ({"n_boot": 99}, "n_boot: expected at least 100"),
+    ({"n_boot": 2**62}, "n_boot: expected at most 1,000,000 bootstrap replicates"),
+    ({"n_boot": 1_000_001}, "n_boot: expected at most 1,000,000"),
     ({"method": "percentile"}, "method: expected one of"),
     ({"metric": "pauc:0.1", "method": "delong"}, "method: 'delong'"),
     ({"metric": "roc"}, "metric: 'roc' is not a single number"),
@@ -280,3 +282,19 @@ def test_metrics_doc_example_prints_what_it_shows(capsys):
     shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "metrics.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+@pytest.mark.parametrize("stratified", ["no", "", 1, 0, None, np.array([True])])
+def test_stratified_must_be_a_bool(data, stratified):
+    y, s1, s2 = data
+    with pytest.raises(TypeError, match="stratified: expected True or False, got "):
+        confidence_interval(y, s1, "prec@k:5", stratified=stratified)
+    with pytest.raises(TypeError, match="stratified: expected True or False"):
+        compare(y, s1, s2, "prec@k:5", stratified=stratified)
+
+
+def test_stratified_takes_numpy_bools(data):
+    y, s1, _ = data
+    a = confidence_interval(y, s1, "prec@k:5", n_boot=200, stratified=np.False_, random_state=0)
+    b = confidence_interval(y, s1, "prec@k:5", n_boot=200, stratified=False, random_state=0)
+    assert (a.lower, a.upper, a.stratified) == (b.lower, b.upper, False)

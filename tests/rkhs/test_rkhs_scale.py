@@ -56,6 +56,18 @@ def test_a_data_scale_gamma_scale_cannot_represent_is_a_clear_error_naming_x(ker
     assert "gamma must be" not in message          # the user never set gamma
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
+@pytest.mark.parametrize("peak", [2.0**1023, 1.5 * 2.0**1023, np.finfo(np.float64).max])
+def test_features_at_the_top_of_float64_are_the_same_clear_error_naming_x(kernel, peak):
+    # max |x| >= 2**1023: the power of two above it is not a float64, so the scaling must not form it
+    X, y = _data()
+    X = X / np.abs(X).max() * peak
+    assert np.isfinite(X).all() and np.abs(X).max() >= 2.0**1023
+    with pytest.raises(ValueError, match=r"^X: gamma='scale' takes the kernel's length scale from the data.*"
+                                         r"too large.*rescale"):
+        KernelRanker(kernel=kernel, random_state=0).fit(X, y)
+
+
 def test_constant_features_still_get_gamma_one_and_a_constant_model_warning():
     X = np.ones((30, 2))
     y = np.r_[np.zeros(15), np.ones(15)].astype(int)
