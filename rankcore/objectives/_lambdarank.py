@@ -99,11 +99,11 @@ class LambdaRank:
                 raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
             bad = np.flatnonzero(~np.isfinite(values))
             if bad.size:
-                raise ValueError(f"{name}: must be finite, got {values[bad[0]]!r} at row {int(bad[0])}")
+                raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
         bad = np.flatnonzero((y < 0) | (y > 1023))
         if bad.size:
             raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
-                             f"got {y[bad[0]]!r} at row {int(bad[0])}")
+                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
         grad = np.zeros(n)
         hess = np.zeros(n)
         rows = queries.rows()

@@ -99,12 +99,12 @@ def _check_grades(y, n_rows: int, gain_weighted: bool) -> np.ndarray:
     y = y.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(y) | (y < 0))
     if bad.size:
-        raise ValueError(f"y: grades must be finite and >= 0, got {y[bad[0]]!r} at row {int(bad[0])}")
+        raise ValueError(f"y: grades must be finite and >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}")
     if gain_weighted:
         bad = np.flatnonzero(y > MAX_GAIN_GRADE)
         if bad.size:
             raise ValueError(f"y: gain-weighted pairs need 2^grade to be finite (grades <= {MAX_GAIN_GRADE:g}), "
-                             f"got {y[bad[0]]!r} at row {int(bad[0])}")
+                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
     return y
 
 
@@ -116,7 +116,7 @@ def _check_weight(sample_weight, n_rows: int) -> np.ndarray:
         raise ValueError(f"sample_weight: expected one weight per row ({n_rows}), got shape {w.shape}")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if bad.size:
-        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {w[bad[0]]!r} at row {int(bad[0])}")
+        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} at row {int(bad[0])}")
     return w
 
 
@@ -194,7 +194,7 @@ class BoundQueryPush:
             raise ValueError(f"scores: expected one score per row ({self.n_rows}), got shape {f.shape}")
         bad = np.flatnonzero(~np.isfinite(f))
         if bad.size:
-            raise ValueError(f"scores: must be finite, got {f[bad[0]]!r} at row {int(bad[0])}")
+            raise ValueError(f"scores: must be finite, got {float(f[bad[0]])!r} at row {int(bad[0])}")
         return f[self.order]
 
     def _running(self, a: np.ndarray, reverse: bool, inclusive: bool) -> np.ndarray:
