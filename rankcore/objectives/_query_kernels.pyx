@@ -1,4 +1,3 @@
-# cython: boundscheck=False, wraparound=False, cdivision=True
 """Running log-sum-exps over the grade levels of each query (the per-query push's suffix and prefix sums).
 
 The per-query push works on one number per (query, grade level): a
@@ -25,7 +24,10 @@ cdef inline double _logaddexp(double a, double b) noexcept nogil:
     return b + log1p(exp(a - b))
 
 
-def running_lse(const double[::1] a, const int64_t[::1] bounds, bint reverse, bint inclusive, double[::1] out):
+def running_lse(const double[::1] a,          # IN
+                const int64_t[::1] bounds,    # IN
+                bint reverse, bint inclusive,
+                double[::1] out):             # OUT
     """Running log-sum-exp of ``a`` within each query's levels, into ``out``.
 
     Parameters

@@ -116,7 +116,8 @@ def _check_weight(sample_weight, n_rows: int) -> np.ndarray:
         raise ValueError(f"sample_weight: expected one weight per row ({n_rows}), got shape {w.shape}")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if bad.size:
-        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} at row {int(bad[0])}")
+        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} "
+                         f"at row {int(bad[0])}")
     return w
 
 

@@ -32,7 +32,8 @@ def test_matches_reference(truncation, norm, sigmoid):
         np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
         np.testing.assert_array_equal(grad[qid == 4], 0.0)                   # no relevant row: no pair weight
-        unweighted, _ = LambdaRank(truncation, sigmoid, norm=norm).gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+        objective = LambdaRank(truncation, sigmoid, norm=norm)
+        unweighted, _ = objective.gradient_hessian(y, f, check_qid(qid, y.shape[0]))
         for q in np.unique(qid):                                             # each pair pushes ±λ: Σ λ = 0
             assert abs(unweighted[qid == q].sum()) < 1e-12
 
