@@ -38,7 +38,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..metrics._queries import Queries
-from ._base import clip_hessian
+from ._base import LinePoint, clip_hessian
 from ._query_kernels import running_lse
 
 __all__ = ["QueryPush", "BoundQueryPush"]
@@ -129,12 +129,21 @@ def _log(x: np.ndarray) -> np.ndarray:
 class BoundQueryPush:
     """The per-query push on fixed grades, queries and weights (see the module docstring).
 
+    Answers what the boosting driver asks of a bound objective (``value``,
+    ``value_and_gradient``, ``value_gradient_hessian``, ``line``), in the
+    caller's row order.
+
     Attributes
     ----------
+    log_value : bool
+        Always True: the working value is J = log R.
+    n_rows : int
     n_single_grade_queries : int
         Queries whose rows all share one grade (or have one row): they
         contribute nothing.
     """
+
+    log_value = True
 
     def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None):
         if not isinstance(queries, Queries):
@@ -226,6 +235,18 @@ class BoundQueryPush:
             raise ValueError(f"loss {self.loss.spec!r}, price {self.price.spec!r}: no curvature (the loss is "
                              "piecewise linear, or the loss or price has no second derivative)")
         return self._evaluate(scores, 2)
+
+    def line(self, scores, direction):
+        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction) (φ″ NaN: secant steps)."""
+        f = np.asarray(scores, dtype=np.float64)
+        h = np.asarray(direction, dtype=np.float64)
+
+        def evaluate(alpha: float) -> LinePoint:
+            value, grad = self.value_and_gradient(f + alpha * h)
+            d1 = float(np.dot(grad, h)) if math.isfinite(value) else 0.0
+            return LinePoint(alpha, float(value), d1, math.nan)
+
+        return evaluate
 
     def _evaluate(self, scores, order: int):
         f = self._sorted_scores(scores)

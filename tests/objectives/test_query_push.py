@@ -223,3 +223,45 @@ def test_gain_weighted_grades_that_overflow_name_the_row():
 def test_queries_argument_must_be_queries():
     with pytest.raises(TypeError, match="queries: expected a Queries"):
         QueryPush().bind(np.array([0, 1.0]), [1, 1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), gain_weighted=st.booleans(), loss=st.sampled_from(["exp", "logistic"]))
+def test_hypothesis_shift_within_each_query_changes_nothing(seed, gain_weighted, loss):
+    """Only differences within a query count: adding a constant per query leaves J and ∇J."""
+    y, qid, f, w = _data(seed, n=30, n_queries=4, float_grades=True)
+    bound = _bind(loss, "pow:2", y, qid, w, gain_weighted)
+    J, grad = bound.value_and_gradient(f)
+    shift = np.random.default_rng(seed).uniform(-30, 30, qid.max() + 1)[qid]
+    J2, grad2 = bound.value_and_gradient(f + shift)
+    assert J2 == pytest.approx(J, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(grad2, grad, rtol=1e-9, atol=1e-12)
+    for q in np.unique(qid):                                            # Σ ∂J/∂f = 0 within each query
+        assert abs(grad[qid == q].sum()) <= 1e-10
+
+
+def test_line_agrees_with_the_gradient():
+    y, qid, f, w = _data(2)
+    bound = _bind("exp", "pow:4", y, qid, w, True)
+    h = np.random.default_rng(2).normal(size=y.shape[0])
+    line = bound.line(f, h)
+    at = line(0.1)
+    assert at.value == bound.value(f + 0.1 * h)
+    assert at.d1 == pytest.approx((line(0.1 + 1e-6).value - line(0.1 - 1e-6).value) / 2e-6, rel=1e-5)
+
+
+def test_a_query_of_100000_documents():
+    """RankBoost on one long query against the sorted prefix sums of its closed form."""
+    rng = np.random.default_rng(0)
+    n = 100_000
+    y = rng.choice([0.0, 1.0, 2.0], n)
+    f = rng.normal(size=n)
+    J, grad = _bind("exp", "identity", y, np.zeros(n), None).value_and_gradient(f)
+    # R = Σ_k e^{f_k} Σ_{y_i > y_k} e^{−f_i}: per grade, the sums over the higher grades
+    above = {g: np.exp(-f[y > g]).sum() for g in (0.0, 1.0)}
+    R = sum(np.exp(f[y == g]).sum() * above[g] for g in (0.0, 1.0))
+    assert J == pytest.approx(math.log(R), rel=1e-12)
+    below = {g: np.exp(f[y < g]).sum() for g in (1.0, 2.0)}
+    expected = np.where(y < 2, np.exp(f) * np.where(y == 0, above[0.0], above[1.0]), 0.0)
+    expected -= np.where(y > 0, np.exp(-f) * np.where(y == 2, below[2.0], below[1.0]), 0.0)
+    np.testing.assert_allclose(grad, expected / R, rtol=1e-9, atol=1e-18)
