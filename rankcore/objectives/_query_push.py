@@ -48,6 +48,9 @@ MAX_GAIN_GRADE = 1023.0
 
 _LN2 = math.log(2.0)
 
+#: The largest log of the weights c = v g′(L)/R formed in linear space by the pairwise form (e^700 < max float).
+_SAFE_LOG_WEIGHT = 700.0
+
 
 class QueryPush:
     """The push family within queries over grades: loss ℓ, price g, optional gain-weighted pairs.
@@ -119,6 +122,18 @@ def _check_weight(sample_weight, n_rows: int) -> np.ndarray:
         raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} "
                          f"at row {int(bad[0])}")
     return w
+
+
+def _scaled_down(log_x: np.ndarray) -> tuple[np.ndarray, float]:
+    """(e^{log_x − shift}, shift), shift ≥ 0 the least that keeps every value below e^700."""
+    shift = max(float(np.max(log_x, initial=-np.inf)) - _SAFE_LOG_WEIGHT, 0.0)
+    return np.exp(log_x - shift), shift
+
+
+def _scaled_up(x: np.ndarray, shift: float) -> np.ndarray:
+    """x · e^shift for x ≥ 0, formed in logs (e^shift itself may be beyond any float)."""
+    with np.errstate(divide="ignore"):
+        return np.exp(np.log(x) + shift)
 
 
 def _log(x: np.ndarray) -> np.ndarray:
@@ -358,12 +373,46 @@ class BoundQueryPush:
         hess = np.zeros(f.shape[0])
         if order == 0 or not math.isfinite(value):
             return value, grad, hess
-        c = np.zeros(f.shape[0])
-        c2 = np.zeros(f.shape[0])
+        # c = v g′(L)/R and c2 = v g″(L)/R, each over its own scale e^shift: where R is subnormal (every
+        # pair's loss nearly zero) they overflow while the loss's sums underflow; the products are finite.
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            c[live] = np.exp(self.log_weight[live] + price.log_derivative(log_l[live]) - value)
-            if order == 2:
-                c2[live] = np.exp(self.log_weight[live] + price.log_second_derivative(log_l[live]) - value)
+            log_c = np.where(live, self.log_weight + price.log_derivative(log_l) - value, -np.inf)
+            log_c2 = (np.where(live, self.log_weight + price.log_second_derivative(log_l) - value, -np.inf)
+                      if order == 2 else np.full(f.shape[0], -np.inf))
+        c, shift = _scaled_down(log_c)
+        c2, shift2 = _scaled_down(log_c2)
+        if not shift < _SAFE_LOG_WEIGHT:
+            # Even the scaled weights cannot be formed: every pair's loss is below about 1e-300, far beyond
+            # what the loss can tell apart; report the objective at its floor (a zero gradient).
+            return value, grad, hess
+        grad -= c * D
+        zeros = np.zeros(f.shape[0])
+        for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
+            c_neg = np.ascontiguousarray(c[lo:hi])
+            grad[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c_neg)
+            if order < 2:
+                continue
+            c2_neg = np.ascontiguousarray(c2[lo:hi])
+            if shift == shift2:
+                P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, c2_neg)
+                hess[hi:stop] += w_pos * P
+                hess[lo:hi] += c2_neg * D[lo:hi] ** 2 + c_neg * N
+                continue
+            # Different scales: the g′ and g″ parts of the curvature apart, each rescaled in logs.
+            P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, zeros[lo:hi])
+            hess[hi:stop] += _scaled_up(w_pos * P, shift)
+            hess[lo:hi] += _scaled_up(c_neg * N, shift)
+            P, _ = loss.curvature_sums(f_pos, w_pos, f_neg, zeros[lo:hi], c2_neg)
+            hess[hi:stop] += _scaled_up(w_pos * P, shift2)
+            with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
+                hess[lo:hi] += np.exp(log_c2[lo:hi] + 2.0 * np.log(np.abs(D[lo:hi])))
+        if shift:
+            grad *= math.exp(shift)
+        if order == 2 and shift == shift2 and shift:
+            hess = _scaled_up(hess, shift)
+        return value, grad, hess
+        c = np.exp(log_c - shift)
+        c2 = np.exp(log_c2 - shift)
         grad -= c * D
         for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
             c_neg = np.ascontiguousarray(c[lo:hi])
@@ -372,4 +421,8 @@ class BoundQueryPush:
                 P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, np.ascontiguousarray(c2[lo:hi]))
                 hess[hi:stop] += w_pos * P
                 hess[lo:hi] += c2[lo:hi] * D[lo:hi] ** 2 + c_neg * N
+        if shift:
+            scale = math.exp(shift)
+            grad *= scale
+            hess *= scale
         return value, grad, hess

@@ -265,3 +265,17 @@ def test_a_query_of_100000_documents():
     expected = np.where(y < 2, np.exp(f) * np.where(y == 0, above[0.0], above[1.0]), 0.0)
     expected -= np.where(y > 0, np.exp(-f) * np.where(y == 2, below[2.0], below[1.0]), 0.0)
     np.testing.assert_allclose(grad, expected / R, rtol=1e-9, atol=1e-18)
+
+
+def test_pairwise_form_where_the_objective_is_subnormal():
+    """Weights g′(L)/R beyond any float (L ≈ 2.5e-310, p = 64) are scaled, never inf or NaN."""
+    y = np.array([0.0, 1.0])
+    f = np.array([0.0, 0.5])
+    w = np.array([1.0, 1e-309])
+    J, grad, hess = _bind("sqhinge", "pow:64", y, [1, 1], w).value_gradient_hessian(f)
+    L = 1e-309 * 0.25
+    assert J == pytest.approx(64 * math.log(L), rel=1e-9)
+    # J = 64 log L, L = w (1 − z)²: ∂J/∂f_0 = 128 / (1 − z) = −∂J/∂f_1
+    np.testing.assert_allclose(grad, [256.0, -256.0], rtol=1e-9)
+    # R″/R = 64·63 (L′/L)² + 64 L″/L with L′/L = 2 / (1 − z) = 4, L″/L = 2 / (1 − z)² = 8 (g″ = e^1434 g′/L)
+    np.testing.assert_allclose(hess, [64 * 63 * 16 + 64 * 8] * 2, rtol=1e-9)
