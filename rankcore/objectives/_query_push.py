@@ -252,7 +252,7 @@ class BoundQueryPush:
         return self._evaluate(scores, 2)
 
     def line(self, scores, direction):
-        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction) (φ″ NaN: secant steps)."""
+        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction); φ″ is NaN."""
         f = np.asarray(scores, dtype=np.float64)
         h = np.asarray(direction, dtype=np.float64)
 

@@ -58,7 +58,7 @@ def test_invariant_to_shuffled_rows_without_score_ties():
 
 
 def test_agrees_with_lightgbm():
-    """One LightGBM tree from the scores as init_score: each leaf is −Σλ/Σh of its rows (learning rate 1, no L2)."""
+    """One LightGBM tree grown from the scores (init_score): each leaf is −Σλ/Σh of its rows (rate 1, no L2)."""
     lgb = pytest.importorskip("lightgbm")
     rng = np.random.default_rng(0)
     sizes = [7, 12, 5, 20]

@@ -277,5 +277,5 @@ def test_pairwise_form_where_the_objective_is_subnormal():
     assert J == pytest.approx(64 * math.log(L), rel=1e-9)
     # J = 64 log L, L = w (1 − z)²: ∂J/∂f_0 = 128 / (1 − z) = −∂J/∂f_1
     np.testing.assert_allclose(grad, [256.0, -256.0], rtol=1e-9)
-    # R″/R = 64·63 (L′/L)² + 64 L″/L with L′/L = 2 / (1 − z) = 4, L″/L = 2 / (1 − z)² = 8 (g″ = e^1434 g′/L)
+    # R″/R = 64·63 (L′/L)² + 64 L″/L with L′/L = 2 / (1 − z) = 4 and L″/L = 2 / (1 − z)² = 8
     np.testing.assert_allclose(hess, [64 * 63 * 16 + 64 * 8] * 2, rtol=1e-9)
