@@ -1,0 +1,428 @@
+"""The push objective within queries, over relevance grades (docs/theory/push.md#per-query-push).
+
+    R(f) = Σ_q Σ_{k ∈ q} v_k · g(L_k),    L_k = Σ_{i ∈ q, y_i > y_k} w_i · a_ik · ℓ(f_i − f_k)
+
+Every row k is priced by its height above the rows of higher grades in its own
+query (k a "negative" of each higher grade, i a "positive" of each lower one);
+a_ik = 1, or the gain difference 2^{y_i} − 2^{y_k} with ``gain_weighted``.
+RankBoost is ℓ = exp, g = identity; P-Norm Push is g(r) = r^p.  The working
+value is J = log R, as for the single list, so ``pow:64`` never overflows.
+
+Rows are sorted once by (query, grade); the rows of one query and one grade
+form a *level*.  Two forms:
+
+* ℓ(z) = e^{−rz}: L_k = e^{r f_k} · T_level(k), where T is a running sum over
+  the levels above of Σ w_i e^{−r f_i} (times the gain steps δ_l = 2^{g_l} −
+  2^{g_{l−1}} when gain-weighted, which keeps every sum a sum of positive
+  terms).  Every sum over pairs becomes a log-sum-exp per level and a running
+  log-sum-exp over the levels of each query (``_query_kernels.running_lse``):
+  O(rows + levels) per evaluation after the sort, never a loop over pairs.
+* any other loss: for each query and each level below its top, the loss's own
+  pairwise sums between that level's rows and the (contiguous) rows above it --
+  exact, O(n_q) memory, the cost of the loss's sums.
+
+Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
+``_push.py``), clipped below at ``HESSIAN_FLOOR``.
+
+Not wired into the estimators: the objective needs each row's query, which the
+:class:`~rankcore.objectives.Objective` contract (``bind(y, sample_weight)``)
+does not carry.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..metrics._queries import Queries
+from ._base import LinePoint, clip_hessian
+from ._query_kernels import running_lse
+
+__all__ = ["QueryPush", "BoundQueryPush"]
+
+#: The largest grade whose gain 2^g is a float64 (gain-weighted pairs).
+MAX_GAIN_GRADE = 1023.0
+
+_LN2 = math.log(2.0)
+
+#: The largest log of the weights c = v g′(L)/R formed in linear space by the pairwise form (e^700 < max float).
+_SAFE_LOG_WEIGHT = 700.0
+
+
+class QueryPush:
+    """The push family within queries over grades: loss ℓ, price g, optional gain-weighted pairs.
+
+    Parameters
+    ----------
+    loss : str or Loss
+        A registered loss (spec or instance), e.g. ``"exp"`` or ``"logistic"``.
+    price : str or Price
+        A registered price, e.g. ``"identity"`` (RankBoost) or ``"pow:4"``.
+    gain_weighted : bool
+        Weight each pair (i above k) by 2^{y_i} − 2^{y_k}.
+    """
+
+    def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False):
+        from ..registry import resolve
+
+        self.loss = _resolved("loss", loss, resolve)
+        self.price = _resolved("price", price, resolve)
+        if not isinstance(gain_weighted, (bool, np.bool_)):
+            raise TypeError(f"gain_weighted: expected True or False, got {gain_weighted!r}")
+        self.gain_weighted = bool(gain_weighted)
+
+    def bind(self, y, queries: Queries, sample_weight=None) -> "BoundQueryPush":
+        """The objective on fixed grades, queries and weights (sorts the rows once)."""
+        return BoundQueryPush(self, y, queries, sample_weight)
+
+
+def _resolved(family: str, value: Any, resolve):
+    from ..spec import Component, SpecError
+
+    if isinstance(value, Component) and value.family != family:
+        raise TypeError(f"{family}: expected a {family}, got the {value.family} {value.spec!r}")
+    if not isinstance(value, (str, Component)):
+        raise TypeError(f"{family}: expected a registered {family} (a spec string or an instance), "
+                        f"got {type(value).__name__}")
+    try:
+        return resolve(family, value)
+    except SpecError as exc:
+        raise ValueError(f"{family}: {exc}") from None
+
+
+def _check_grades(y, n_rows: int, gain_weighted: bool) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(f"y: expected one grade per row ({n_rows}), got shape {y.shape}")
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"y: grades must be numbers, got dtype {y.dtype}")
+    y = y.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(y) | (y < 0))
+    if bad.size:
+        raise ValueError(f"y: grades must be finite and >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}")
+    if gain_weighted:
+        bad = np.flatnonzero(y > MAX_GAIN_GRADE)
+        if bad.size:
+            raise ValueError(f"y: gain-weighted pairs need 2^grade to be finite (grades <= {MAX_GAIN_GRADE:g}), "
+                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+    return y
+
+
+def _check_weight(sample_weight, n_rows: int) -> np.ndarray:
+    if sample_weight is None:
+        return np.ones(n_rows)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n_rows,):
+        raise ValueError(f"sample_weight: expected one weight per row ({n_rows}), got shape {w.shape}")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise ValueError(f"sample_weight: weights must be finite and >= 0, got {float(w[bad[0]])!r} "
+                         f"at row {int(bad[0])}")
+    return w
+
+
+def _scaled_down(log_x: np.ndarray) -> tuple[np.ndarray, float]:
+    """(e^{log_x − shift}, shift), shift ≥ 0 the least that keeps every value below e^700."""
+    shift = max(float(np.max(log_x, initial=-np.inf)) - _SAFE_LOG_WEIGHT, 0.0)
+    return np.exp(log_x - shift), shift
+
+
+def _scaled_up(x: np.ndarray, shift: float) -> np.ndarray:
+    """x · e^shift for x ≥ 0, formed in logs (e^shift itself may be beyond any float)."""
+    with np.errstate(divide="ignore"):
+        return np.exp(np.log(x) + shift)
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(x)
+
+
+class BoundQueryPush:
+    """The per-query push on fixed grades, queries and weights (see the module docstring).
+
+    Answers what the boosting driver asks of a bound objective (``value``,
+    ``value_and_gradient``, ``value_gradient_hessian``, ``line``), in the
+    caller's row order.
+
+    Attributes
+    ----------
+    log_value : bool
+        Always True: the working value is J = log R.
+    n_rows : int
+    n_single_grade_queries : int
+        Queries whose rows all share one grade (or have one row): they
+        contribute nothing.
+    """
+
+    log_value = True
+
+    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None):
+        if not isinstance(queries, Queries):
+            raise TypeError(f"queries: expected a Queries (rankcore.metrics._queries.check_qid), "
+                            f"got {type(queries).__name__}")
+        n = int(queries.codes.shape[0])
+        self.loss = objective.loss
+        self.price = objective.price
+        self.gain_weighted = objective.gain_weighted
+        y = _check_grades(y, n, self.gain_weighted)
+        w = _check_weight(sample_weight, n)
+        self.n_rows = n
+        # One stable sort by (query, grade): the rows of a level are contiguous, levels ascend within a query.
+        self.order = np.lexsort((y, queries.codes))
+        codes = queries.codes[self.order]
+        self.grades = y[self.order]
+        self.weight = w[self.order]
+        with np.errstate(divide="ignore"):
+            self.log_weight = np.log(self.weight)
+        new_level = np.ones(n, dtype=bool)
+        new_level[1:] = (codes[1:] != codes[:-1]) | (self.grades[1:] != self.grades[:-1])
+        self.level_starts = np.flatnonzero(new_level)
+        self.level = np.cumsum(new_level) - 1
+        level_query = codes[self.level_starts]
+        level_grade = self.grades[self.level_starts]
+        per_query = np.bincount(level_query, minlength=queries.n_queries)
+        self.bounds = np.concatenate([[0], np.cumsum(per_query)]).astype(np.int64)
+        self.level_ends = np.append(self.level_starts[1:], n)
+        last = self.bounds[1:][per_query > 0] - 1
+        self.top_level = np.zeros(self.level_starts.shape[0], dtype=bool)
+        self.top_level[last] = True
+        self.below_top = ~self.top_level[self.level]          # rows priced against a higher grade
+        self.n_single_grade_queries = int(np.count_nonzero(per_query == 1))
+        first = np.zeros(self.level_starts.shape[0], dtype=bool)
+        first[self.bounds[:-1][per_query > 0]] = True
+        # log δ_l = log(2^{g_l} − 2^{g_{l−1}}), −inf at a query's first level (no step below it).
+        step = np.zeros_like(level_grade)
+        step[1:] = level_grade[:-1] - level_grade[1:]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.log_step = np.where(first, -np.inf, level_grade * _LN2 + np.log(-np.expm1(step * _LN2)))
+        live_pairs = self.below_top & (self.weight > 0)
+        above_weight = self._running(self._level_lse(self.log_weight), True, False)
+        if not np.any(live_pairs & np.isfinite(above_weight[self.level])):
+            raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
+                             f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
+        self.rate = self.loss.exponential_rate
+
+    # ------------------------------------------------------------------
+    @property
+    def has_hessian(self) -> bool:
+        """Whether ℓ″ and g″ exist and ℓ is not piecewise linear (as for the single-list push)."""
+        return (self.loss.has_second_derivative and self.price.has_second_derivative
+                and not getattr(self.loss, "piecewise_linear", False))
+
+    def _sorted_scores(self, scores) -> np.ndarray:
+        f = np.asarray(scores, dtype=np.float64)
+        if f.shape != (self.n_rows,):
+            raise ValueError(f"scores: expected one score per row ({self.n_rows}), got shape {f.shape}")
+        bad = np.flatnonzero(~np.isfinite(f))
+        if bad.size:
+            raise ValueError(f"scores: must be finite, got {float(f[bad[0]])!r} at row {int(bad[0])}")
+        return f[self.order]
+
+    def _running(self, a: np.ndarray, reverse: bool, inclusive: bool) -> np.ndarray:
+        out = np.empty(a.shape[0])
+        running_lse(np.ascontiguousarray(a), self.bounds, reverse, inclusive, out)
+        return out
+
+    def _level_lse(self, a: np.ndarray) -> np.ndarray:
+        return np.logaddexp.reduceat(a, self.level_starts)
+
+    def _unsort(self, sorted_values: np.ndarray) -> np.ndarray:
+        out = np.empty(self.n_rows)
+        out[self.order] = sorted_values
+        return out
+
+    # ------------------------------------------------------------------
+    def value(self, scores) -> float:
+        """J = log R at ``scores`` (``-inf`` when every pair's loss vanishes)."""
+        return self._evaluate(scores, 0)[0]
+
+    def value_and_gradient(self, scores) -> tuple[float, np.ndarray]:
+        """(J, ∂J/∂f) at ``scores``, rows in the caller's order."""
+        return self._evaluate(scores, 1)[:2]
+
+    def value_gradient_hessian(self, scores) -> tuple[float, np.ndarray, np.ndarray]:
+        """(J, ∂J/∂f, diagonal of ∇²R / R clipped at the floor), rows in the caller's order."""
+        if not self.has_hessian:
+            raise ValueError(f"loss {self.loss.spec!r}, price {self.price.spec!r}: no curvature (the loss is "
+                             "piecewise linear, or the loss or price has no second derivative)")
+        return self._evaluate(scores, 2)
+
+    def line(self, scores, direction):
+        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction); φ″ is NaN."""
+        f = np.asarray(scores, dtype=np.float64)
+        h = np.asarray(direction, dtype=np.float64)
+
+        def evaluate(alpha: float) -> LinePoint:
+            value, grad = self.value_and_gradient(f + alpha * h)
+            d1 = float(np.dot(grad, h)) if math.isfinite(value) else 0.0
+            return LinePoint(alpha, float(value), d1, math.nan)
+
+        return evaluate
+
+    def _evaluate(self, scores, order: int):
+        f = self._sorted_scores(scores)
+        if self.rate is not None:
+            value, grad, hess = self._exponential(f, order)
+        else:
+            value, grad, hess = self._pairwise(f, order)
+        if order == 0:
+            return value, None, None
+        grad = self._unsort(grad)
+        if order == 1:
+            return value, grad
+        return value, grad, clip_hessian(self._unsort(hess))
+
+    # ------------------------------------------------------------------
+    # ℓ(z) = e^{−rz}: running log-sum-exps over levels
+    # ------------------------------------------------------------------
+    def _exponential(self, f: np.ndarray, order: int):
+        r = float(self.rate)
+        price = self.price
+        level = self.level
+        live = self.below_top & (self.weight > 0)
+        # T_level: log Σ_{i above} a_ik w_i e^{−r f_i} / (the part common to the level), L_k = e^{r f_k} T.
+        above = self._running(self._level_lse(self.log_weight - r * f), True, self.gain_weighted)
+        if self.gain_weighted:
+            # Σ_{i above k} (2^{y_i} − 2^{y_k}) x_i = Σ_{levels l above k's} δ_l Σ_{i at level l or above} x_i
+            above = self._running(self.log_step + above, True, False)
+        with np.errstate(invalid="ignore"):
+            u = np.where(live, r * f + above[level], -np.inf)                  # log L_k
+        live &= u > -np.inf
+        terms = np.full(f.shape[0], -np.inf)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            terms[live] = self.log_weight[live] + price.log_value(u[live])
+        value = float(logsumexp(terms)) if np.any(live) else -math.inf
+        zeros = np.zeros(f.shape[0])
+        if order == 0 or not math.isfinite(value):
+            return value, zeros, np.zeros(f.shape[0])
+        log_c = np.full(f.shape[0], -np.inf)                                    # log v_k g′(L_k) / R
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            log_c[live] = self.log_weight[live] + price.log_derivative(u[live]) - value
+        # Negatives: ∂J/∂f_k = c_k ∂L_k/∂f_k = r c_k L_k.
+        grad = np.where(live, r * np.exp(log_c + u), 0.0)
+        # Positives: ∂J/∂f_n = −r w_n e^{−r f_n} Σ_{k below} a_nk c_k e^{r f_k}.
+        below = self._below(self._level_lse(log_c + r * f))
+        pos_log = self.log_weight - r * f + below[level]
+        grad_pos = r * np.exp(pos_log)
+        grad -= grad_pos
+        if order == 1:
+            return value, grad, None
+        log_c2 = np.full(f.shape[0], -np.inf)                                   # log v_k g″(L_k) / R
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            log_c2[live] = self.log_weight[live] + price.log_second_derivative(u[live]) - value
+        hess = np.where(live, r * r * (np.exp(log_c2 + 2.0 * u) + np.exp(log_c + u)), 0.0)
+        hess += r * grad_pos
+        below2 = self._below_squared(self._level_lse(log_c2 + 2.0 * r * f))
+        hess += r * r * np.exp(2.0 * (self.log_weight - r * f) + below2[level])
+        return value, grad, hess
+
+    def _below(self, level_sums: np.ndarray) -> np.ndarray:
+        """log Σ_{k below the level} a_nk · exp(level_sums[level(k)]) for a row n of each level."""
+        strict = self._running(level_sums, False, False)
+        if not self.gain_weighted:
+            return strict
+        return self._running(self.log_step + strict, False, True)
+
+    def _below_squared(self, level_sums: np.ndarray) -> np.ndarray:
+        """log Σ_{k below} a_nk² · exp(level_sums[level(k)]) (a = 1, or the gain difference)."""
+        strict = self._running(level_sums, False, False)
+        if not self.gain_weighted:
+            return strict
+        # a_nk² = Σ_{t ∈ (level k, level n]} δ_t (a_tk + a_{t−1,k}): sums of positive terms only.
+        stepped = self.log_step + strict
+        through = self._running(stepped, False, True)
+        before = self._running(stepped, False, False)
+        return self._running(self.log_step + np.logaddexp(through, before), False, True)
+
+    # ------------------------------------------------------------------
+    # Any other loss: the loss's pairwise sums, per query and level
+    # ------------------------------------------------------------------
+    def _pair_weights(self, level_index: int, start: int, stop: int) -> np.ndarray:
+        """w_i · a_ik of the rows start:stop above the level (a_ik depends on i and k's level only)."""
+        w = self.weight[start:stop]
+        if not self.gain_weighted:
+            return w
+        g = self.grades[self.level_starts[level_index]]
+        return w * np.exp2(g) * np.expm1((self.grades[start:stop] - g) * _LN2)
+
+    def _pairwise(self, f: np.ndarray, order: int):
+        loss, price = self.loss, self.price
+        levels = np.flatnonzero(~self.top_level)
+        tops = self.bounds[np.searchsorted(self.bounds, levels, side="right")] - 1     # each query's top level
+        log_l = np.full(f.shape[0], -np.inf)
+        D = np.zeros(f.shape[0])
+        blocks = []
+        for lv, top in zip(levels.tolist(), tops.tolist()):
+            lo, hi, stop = self.level_starts[lv], self.level_ends[lv], self.level_ends[top]
+            w_pos = np.ascontiguousarray(self._pair_weights(lv, hi, stop))
+            f_pos = np.ascontiguousarray(f[hi:stop])
+            f_neg = np.ascontiguousarray(f[lo:hi])
+            L, D[lo:hi] = loss.negative_sums(f_pos, w_pos, f_neg)
+            log_l[lo:hi] = _log(np.maximum(L, 0.0))
+            blocks.append((lo, hi, stop, f_pos, w_pos, f_neg))
+        live = self.below_top & (self.weight > 0) & (log_l > -np.inf)
+        terms = np.full(f.shape[0], -np.inf)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            terms[live] = self.log_weight[live] + price.log_value(log_l[live])
+        value = float(logsumexp(terms)) if np.any(live) else -math.inf
+        grad = np.zeros(f.shape[0])
+        hess = np.zeros(f.shape[0])
+        if order == 0 or not math.isfinite(value):
+            return value, grad, hess
+        # c = v g′(L)/R and c2 = v g″(L)/R, each over its own scale e^shift: where R is subnormal (every
+        # pair's loss nearly zero) they overflow while the loss's sums underflow; the products are finite.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            log_c = np.where(live, self.log_weight + price.log_derivative(log_l) - value, -np.inf)
+            log_c2 = (np.where(live, self.log_weight + price.log_second_derivative(log_l) - value, -np.inf)
+                      if order == 2 else np.full(f.shape[0], -np.inf))
+        c, shift = _scaled_down(log_c)
+        c2, shift2 = _scaled_down(log_c2)
+        if not shift < _SAFE_LOG_WEIGHT:
+            # Even the scaled weights cannot be formed: every pair's loss is below about 1e-300, far beyond
+            # what the loss can tell apart; report the objective at its floor (a zero gradient).
+            return value, grad, hess
+        grad -= c * D
+        zeros = np.zeros(f.shape[0])
+        for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
+            c_neg = np.ascontiguousarray(c[lo:hi])
+            grad[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c_neg)
+            if order < 2:
+                continue
+            c2_neg = np.ascontiguousarray(c2[lo:hi])
+            if shift == shift2:
+                P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, c2_neg)
+                hess[hi:stop] += w_pos * P
+                hess[lo:hi] += c2_neg * D[lo:hi] ** 2 + c_neg * N
+                continue
+            # Different scales: the g′ and g″ parts of the curvature apart, each rescaled in logs.
+            P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, zeros[lo:hi])
+            hess[hi:stop] += _scaled_up(w_pos * P, shift)
+            hess[lo:hi] += _scaled_up(c_neg * N, shift)
+            P, _ = loss.curvature_sums(f_pos, w_pos, f_neg, zeros[lo:hi], c2_neg)
+            hess[hi:stop] += _scaled_up(w_pos * P, shift2)
+            with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
+                hess[lo:hi] += np.exp(log_c2[lo:hi] + 2.0 * np.log(np.abs(D[lo:hi])))
+        if shift:
+            grad *= math.exp(shift)
+        if order == 2 and shift == shift2 and shift:
+            hess = _scaled_up(hess, shift)
+        return value, grad, hess
+        c = np.exp(log_c - shift)
+        c2 = np.exp(log_c2 - shift)
+        grad -= c * D
+        for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
+            c_neg = np.ascontiguousarray(c[lo:hi])
+            grad[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c_neg)
+            if order == 2:
+                P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, np.ascontiguousarray(c2[lo:hi]))
+                hess[hi:stop] += w_pos * P
+                hess[lo:hi] += c2[lo:hi] * D[lo:hi] ** 2 + c_neg * N
+        if shift:
+            scale = math.exp(shift)
+            grad *= scale
+            hess *= scale
+        return value, grad, hess

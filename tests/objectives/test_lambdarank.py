@@ -1,0 +1,105 @@
+"""LambdaMART's gradients as LightGBM defines them: a loop-by-loop reference, a hand check, LightGBM itself."""
+
+import math
+
+import numpy as np
+import pytest
+
+from _query_objective_reference import lambdarank_reference
+from rankcore.metrics._queries import check_qid
+from rankcore.objectives._lambdarank import LambdaRank
+
+
+def _data(seed, n=60, n_queries=5):
+    """Rows not sorted by query, ties in scores and grades, float grades, a query with no relevant row."""
+    rng = np.random.default_rng(seed)
+    qid = rng.choice([4, 9, 11, 20, 31][:n_queries], n, p=[0.1, 0.15, 0.2, 0.25, 0.3][:n_queries])
+    y = rng.choice([0, 0, 1, 2, 3.5], n)
+    y[qid == 4] = 0
+    f = rng.integers(-5, 6, n) / 2.0
+    return y, qid, f
+
+
+@pytest.mark.parametrize("truncation", [1, 3, 30, None])
+@pytest.mark.parametrize("norm", [True, False])
+@pytest.mark.parametrize("sigmoid", [1.0, 2.5])
+def test_matches_reference(truncation, norm, sigmoid):
+    for seed in range(3):
+        y, qid, f = _data(seed)
+        w = np.random.default_rng(seed).uniform(0.5, 2, y.shape[0])
+        grad, hess = LambdaRank(truncation, sigmoid, norm=norm).gradient_hessian(y, f, check_qid(qid, y.shape[0]), w)
+        ref_grad, ref_hess = lambdarank_reference(y, qid, f, truncation, sigmoid, norm, w)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(grad[qid == 4], 0.0)                   # no relevant row: no pair weight
+        objective = LambdaRank(truncation, sigmoid, norm=norm)
+        unweighted, _ = objective.gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+        for q in np.unique(qid):                                             # each pair pushes ±λ: Σ λ = 0
+            assert abs(unweighted[qid == q].sum()) < 1e-12
+
+
+def test_two_rows_by_hand():
+    # Tied scores: no distance normalisation; the relevant row sits at rank 1 (ties keep row order).
+    grad, hess = LambdaRank().gradient_hessian(np.array([0.0, 1.0]), np.zeros(2), check_qid([1, 1], 2))
+    delta = 1.0 - 1.0 / math.log2(3.0)            # gain 1, |D(0) − D(1)|, ideal DCG 1
+    factor = math.log2(1.0 + delta) / delta        # S = 2 · delta · 1/2
+    np.testing.assert_allclose(grad, [0.5 * delta * factor, -0.5 * delta * factor], rtol=1e-15)
+    np.testing.assert_allclose(hess, [0.25 * delta * factor] * 2, rtol=1e-15)
+
+
+def test_invariant_to_shuffled_rows_without_score_ties():
+    y, qid, _ = _data(4)
+    f = np.random.default_rng(4).normal(size=y.shape[0])
+    grad, hess = LambdaRank(5).gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+    perm = np.random.default_rng(5).permutation(y.shape[0])
+    grad2, hess2 = LambdaRank(5).gradient_hessian(y[perm], f[perm], check_qid(qid[perm].astype(str), y.shape[0]))
+    np.testing.assert_allclose(grad2, grad[perm], rtol=1e-13, atol=1e-16)
+    np.testing.assert_allclose(hess2, hess[perm], rtol=1e-13, atol=1e-16)
+
+
+def test_agrees_with_lightgbm():
+    """One LightGBM tree grown from the scores (init_score): each leaf is −Σλ/Σh of its rows (rate 1, no L2)."""
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    sizes = [7, 12, 5, 20]
+    n = sum(sizes)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.integers(0, 4, n).astype(float)
+    f = np.round(rng.normal(size=n), 2)
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    binning = dict(max_bin=1000, min_data_in_bin=1)
+    for truncation in (5, 30):
+        params = dict(objective="lambdarank", learning_rate=1.0, num_leaves=n, min_data_in_leaf=1,
+                      min_sum_hessian_in_leaf=1e-9, lambda_l2=0.0, verbose=-1, num_threads=1,
+                      lambdarank_truncation_level=truncation, **binning)
+        booster = lgb.train(params, lgb.Dataset(X, y, group=sizes, init_score=f, params=binning), num_boost_round=1)
+        leaf = booster.predict(X, pred_leaf=True).ravel().astype(int)
+        value = booster.predict(X, raw_score=True)
+        grad, hess = LambdaRank(truncation).gradient_hessian(y, f, check_qid(qid, n))
+        assert len(np.unique(leaf)) > n // 2
+        for index in np.unique(leaf):
+            rows = leaf == index
+            # LightGBM reads the sigmoid from a table and keeps λ, h in float32
+            assert value[rows][0] == pytest.approx(-grad[rows].sum() / hess[rows].sum(), rel=1e-3, abs=1e-4)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"truncation": 0}, r"truncation: must be an integer >= 1 \(or None for every position\), got 0"),
+    ({"truncation": 2.5}, r"truncation: .* got 2.5"),
+    ({"sigmoid": 0}, r"sigmoid: must be a finite number > 0, got 0"),
+    ({"sigmoid": "1"}, r"sigmoid: must be a finite number > 0, got '1'"),
+])
+def test_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        LambdaRank(**kwargs)
+
+
+@pytest.mark.parametrize("y,f,match", [
+    ([0, -1, 2], [0, 0, 0], r"y: grades must be in \[0, 1023\] .* got -1.0 at row 1"),
+    ([0, 1, 2000], [0, 0, 0], r"y: grades must be in \[0, 1023\] .* got 2000.0 at row 2"),
+    ([0, 1, 2], [0, np.nan, 0], r"scores: must be finite, got nan at row 1"),
+    ([0, 1], [0, 0, 0], r"y: expected one value per row \(3\)"),
+])
+def test_bad_input(y, f, match):
+    with pytest.raises(ValueError, match=match):
+        LambdaRank().gradient_hessian(np.array(y, dtype=float), np.array(f, dtype=float), check_qid([1, 1, 1], 3))
