@@ -85,7 +85,7 @@ def _grades(data, specs: list[str]):
                            f"--positive LABEL")
     binary = [spec for spec in specs if resolve("metric", spec).task == "bipartite"]
     if binary and not np.isin(y, (0, 1)).all():
-        grades = ", ".join(f"{g:g}" for g in np.unique(y)[:8])
+        grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
         raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
                            f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
                            f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade with --positive LABEL")
