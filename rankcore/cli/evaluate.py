@@ -88,5 +88,6 @@ def _grades(data, specs: list[str]):
         grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
         raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
                            f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
-                           f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade with --positive LABEL")
+                           f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade "
+                           "with --positive LABEL")
     return y

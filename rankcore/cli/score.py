@@ -49,7 +49,9 @@ def run(args) -> int:
     scores = decision_scores(model, X)
     columns = ["score"]
     extra: list[np.ndarray] = []
-    if data.qid is not None:
+    # the query ids, unless --id already copies that column
+    queries = data.qid if data.qid is not None and data.qid_name != args.id_column else None
+    if queries is not None:
         columns.insert(0, data.qid_name)
     if args.id_column:
         columns.insert(0, args.id_column)
@@ -64,7 +66,7 @@ def run(args) -> int:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
         ids = data.kept.get(args.id_column) if args.id_column else None
-        lead = [col for col in (ids, data.qid) if col is not None]
+        lead = [col for col in (ids, queries) if col is not None]
         for i, value in enumerate(scores):
             writer.writerow([_cell(col[i]) for col in lead] + [repr(float(value))] + [_cell(col[i]) for col in extra])
     finally:

@@ -247,7 +247,15 @@ def test_score_libsvm_with_qid_and_id_column_order(files, tmp_path):
     assert rows[0] == ["qid", "score"]
     np.testing.assert_array_equal([int(r[0]) for r in rows[1:]], qid)
     rows = scores_of(d, "test.csv", "--id", "query", "--qid", "query", "--label", "grade")
-    assert rows[0] == ["query", "query", "score"]
+    assert rows[0] == ["query", "score"]                # one column, both the identifier and the query
+    lines = (d / "test.csv").read_text().splitlines()
+    (tmp_path / "docs.csv").write_text("\n".join(f"{'doc' if i == 0 else f'd{i}'},{line}"
+                                                 for i, line in enumerate(lines)) + "\n")
+    status, out, err = run_main("score", d / "m.json", tmp_path / "docs.csv", "--id", "doc", "--qid", "query",
+                                "--label", "grade")
+    assert status == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["doc", "query", "score"] and rows[1][:2] == ["d1", f"q{qid[0]}"]
 
 
 # --------------------------------------------------------------------------
