@@ -28,8 +28,9 @@ Formats (chosen by extension, or by ``fmt=``):
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
     ``label qid:n index:value index:value ... # comment``; ``qid:n`` (an
     integer, on every row or none) is the row's query id
-    (:attr:`Dataset.qid`), not a feature.  Indices are one-based unless some index is 0 (then
-    zero-based, as scikit-learn's ``zero_based="auto"``).  The matrix is
+    (:attr:`Dataset.qid`), not a feature.  Indices are one-based unless
+    some index is 0 (then zero-based, as scikit-learn's
+    ``zero_based="auto"``).  The matrix is
     made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
     matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
 ``npy``
