@@ -287,3 +287,21 @@ def test_fit_on_libsvm_with_qid_fits_one_list_and_warns(tmp_path):
     assert status == 0 and "warning" not in err, err
     a, b = (rankcore.load_model(tmp_path / f"{n}.json") for n in "qp")
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_evaluate_is_the_same_on_shuffled_rows_with_float_grades(files, tmp_path):
+    d, *_ = files
+    lines = (d / "test.svm").read_text().splitlines()
+    rng = np.random.default_rng(11)
+    halves = [f"{float(line.split(' ', 1)[0]) / 2!r} {line.split(' ', 1)[1]}" for line in lines]   # grades 0..2
+    (tmp_path / "a.svm").write_text("\n".join(halves) + "\n")
+    (tmp_path / "b.svm").write_text("\n".join(halves[i] for i in rng.permutation(len(halves))) + "\n")
+    found, specs = [], ",".join(spec for spec in SPECS if "ties" not in spec and "lightgbm" not in spec)
+    for name in ("a.svm", "b.svm"):
+        status, out, err = run_main("evaluate", d / "m.json", tmp_path / name, "--metrics", specs,
+                                    "--table-format", "json")
+        assert status == 0, err
+        found.append({row["metric"]: row["value"] for row in json.loads(out)})
+    assert found[0].keys() == found[1].keys()
+    for key in found[0]:
+        assert found[0][key] == pytest.approx(found[1][key], abs=1e-12)
