@@ -44,8 +44,10 @@ def model_categorical(model) -> list[str]:
 
 
 def load_for_model(args, path: str, model, model_path: str, *, require_label: bool = True,
-                   keep: list[str] = ()) -> tuple[Any, Any]:
+                   keep: list[str] = (), queries: bool = False) -> tuple[Any, Any]:
     """Read a data file for a fitted model: ``(dataset, features in the model's order)``.
+
+    ``queries``: the rows' query ids are read (``--qid``, LIBSVM ``qid:``).
 
     Raises
     ------
@@ -60,7 +62,7 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
     by_name = names is not None and fmt in ("csv", "npz")
     data = load(args, path, require_label=require_label, keep=keep,
                 n_features=None if by_name else int(model.n_features_in_),
-                categorical=model_categorical(model) or None)
+                categorical=model_categorical(model) or None, queries=queries)
     if names is None:
         return data, data.X
     if by_name and data.named:

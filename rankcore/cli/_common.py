@@ -48,6 +48,11 @@ def add_data_options(parser, *, categorical: bool = False) -> None:
         help="comma-separated CSV columns that are neither features nor the label (ids, names)",
     )
     group.add_argument(
+        "--qid", metavar="COLUMN",
+        help="the CSV column of each row's query id (not a feature): the rows are ranked within their queries "
+             "(`evaluate`, `score`; LIBSVM files give qid:n on each line, read without this option)",
+    )
+    group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
     )
@@ -65,23 +70,47 @@ def column_list(text: str | None) -> list[str]:
 
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
-         categorical: list[str] | str | None = None, keep: list[str] = ()):
+         categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False):
     """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
 
     ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
     ``keep``: columns read aside (``--id``).  Text in any other feature
     column is one error naming every such column and what to do.
+    ``queries``: the command ranks within queries (``--qid``, a LIBSVM
+    file's ``qid:``); otherwise ``--qid`` is refused (:func:`refuse_qid`)
+    and a LIBSVM file's query ids are ignored with a warning.
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
 
+    if not queries:
+        refuse_qid(args)
     if categorical is None and getattr(args, "categorical", None):
         categorical = "auto" if args.categorical.strip() == "auto" else column_list(args.categorical)
     try:
-        return load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
-                         fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep)
+        data = load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
+                         fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
+                         qid=getattr(args, "qid", None))
     except TextColumnsError as exc:
         raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
+    if not queries and data.qid is not None:
+        import warnings
+
+        warnings.warn(f"{data.source}: the query ids (qid:) are ignored and the rows fitted as one list: fitting "
+                      f"within queries is not available yet; evaluate the model per query with "
+                      f"`rankcore evaluate MODEL {data.source}`", UserWarning, stacklevel=2)
+        data.qid = data.qid_name = None
+    return data
+
+
+def refuse_qid(args) -> None:
+    """``--qid`` for a command that fits models: one error saying it is not available yet, and what to do."""
+    column = getattr(args, "qid", None)
+    if column:
+        raise CommandError(f"--qid: fitting within queries is not available yet (the learners rank one list); "
+                           f"to fit one ranking over all rows, leave out --qid and pass --drop {column} (the ids "
+                           f"are not a feature), then evaluate the model per query with `rankcore evaluate MODEL "
+                           f"DATA --qid {column}`")
 
 
 def _text_advice(args, columns: list[str]) -> str:

@@ -42,11 +42,11 @@ def add_interval_options(parser, *, random_state: bool) -> None:
                            help="seed of the bootstrap replicates (default 0)")
 
 
-def interval_table(y: Any, scores: Any, specs: list[str], args) -> Table:
-    """``metric, value, lower, upper, method`` for one scoring (``evaluate --ci``)."""
+def interval_table(y: Any, scores: Any, specs: list[str], args, qid: Any = None) -> Table:
+    """``metric, value, lower, upper, method`` for one scoring (``evaluate --ci``); ``qid``: over queries."""
     from ..metrics import evaluate
 
-    results = evaluate(y, scores, specs, ci=args.ci, n_boot=args.n_boot, random_state=args.random_state)
+    results = evaluate(y, scores, specs, ci=args.ci, n_boot=args.n_boot, random_state=args.random_state, qid=qid)
     rows = [[spec, r.estimate, r.lower, r.upper, r.method] for spec, r in results.items()]
     return Table(["metric", "value", "lower", "upper", "method"], rows)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import CommandError
 from ._common import (
     DEFAULT_METRICS,
     Table,
@@ -14,21 +15,27 @@ from ._columns import load_for_model
 from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
 
+#: Metrics of the table when the rows have query ids and ``--metrics`` is not given.
+QUERY_METRICS = "ndcg@k:10,map,mrr"
+
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "evaluate",
         help="metrics of a saved model on a labelled data file",
         description="Score DATA with a saved model and print ranking metrics against its labels. A model fitted "
-                    "on named columns takes them by name, in any order.",
+                    "on named columns takes them by name, in any order. With query ids (--qid COLUMN, or a "
+                    "LIBSVM file's qid:) the labels are relevance grades >= 0 and each metric is the mean over "
+                    "the queries of its value within each query; --ci then resamples whole queries.",
         epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
     add_data_options(parser)
-    parser.add_argument("--metrics", "-m", default=DEFAULT_METRICS, metavar="SPECS",
-                        help=f"comma-separated metric specs (default {DEFAULT_METRICS}); any registered metric, "
-                             "plugins included (`rankcore plugins --family metric`)")
+    parser.add_argument("--metrics", "-m", metavar="SPECS",
+                        help=f"comma-separated metric specs (default {DEFAULT_METRICS}; with query ids "
+                             f"{QUERY_METRICS}); any registered metric, plugins included "
+                             "(`rankcore plugins --family metric`)")
     add_table_format_option(parser)
     add_interval_options(parser, random_state=True)
     return parser
@@ -38,17 +45,49 @@ def run(args) -> int:
     from ..metrics import evaluate
     from ..persistence import load_model
 
-    specs = metric_specs(args.metrics)
+    specs = metric_specs(args.metrics) if args.metrics else None   # a bad spec fails before any reading
     model = load_model(args.model)
-    data, X = load_for_model(args, args.data, model, args.model)
+    data, X = load_for_model(args, args.data, model, args.model, queries=True)
+    qid = data.qid
+    specs = specs or metric_specs(DEFAULT_METRICS if qid is None else QUERY_METRICS)
     check_model_missing(model, args.model, data)
-    y = data.binary_target(args.positive, require_both=False)
+    if qid is None or args.positive is not None:
+        y = data.binary_target(args.positive, require_both=False)
+    else:
+        y = _grades(data, specs)
     scores = decision_scores(model, X)
-    announce_positive(args, data)
+    if qid is None:
+        announce_positive(args, data)
     if args.ci is not None:
-        print(interval_table(y, scores, specs, args).render(args.table_format))
+        print(interval_table(y, scores, specs, args, qid=qid).render(args.table_format))
         return 0
-    values = evaluate(y, scores, specs)
+    values = evaluate(y, scores, specs, qid=qid)
     table = Table(["metric", "value"], [[spec, values[spec]] for spec in specs])
     print(table.render(args.table_format))
     return 0
+
+
+def _grades(data, specs: list[str]):
+    """The labels of rows in queries: relevance grades >= 0; 0/1 when a metric judges relevant against not."""
+    import numpy as np
+
+    from ..registry import resolve
+
+    option = f"--qid {data.qid_name}" if data.format == "csv" else "qid:"
+    y = data.y
+    if y.dtype.kind not in "biuf":
+        raise CommandError(f"{data.source}: with query ids ({option}) the labels are relevance grades (numbers "
+                           f">= 0), got {str(y[0])[:40]!r}; name the relevant label with --positive LABEL")
+    negative = np.flatnonzero(y < 0)
+    if negative.size:
+        raise CommandError(f"{data.where(int(negative[0]))}: with query ids ({option}) the labels are relevance "
+                           f"grades >= 0, got {float(y[negative[0]]):g}; name the relevant label with "
+                           f"--positive LABEL")
+    binary = [spec for spec in specs if resolve("metric", spec).task == "bipartite"]
+    if binary and not np.isin(y, (0, 1)).all():
+        grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
+        raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
+                           f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
+                           f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade "
+                           "with --positive LABEL")
+    return y

@@ -28,7 +28,8 @@ def add_parser(subparsers):
                         help="copy this CSV column (an identifier, not a feature) to the output, before the score")
     parser.add_argument("--with-label", action="store_true", help="add the file's label as a column")
     parser.add_argument("--rank", action="store_true",
-                        help="add each row's rank (1 = top; tied scores share the best rank)")
+                        help="add each row's rank (1 = top; tied scores share the best rank), within its query "
+                             "when the rows have query ids")
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     return parser
 
@@ -42,35 +43,58 @@ def run(args) -> int:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
     keep = [args.id_column] if args.id_column else []
-    data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep)
+    data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
+                             queries=True)
     check_model_missing(model, args.model, data)
     scores = decision_scores(model, X)
     columns = ["score"]
     extra: list[np.ndarray] = []
+    # the query ids, unless --id already copies that column
+    queries = data.qid if data.qid is not None and data.qid_name != args.id_column else None
+    if queries is not None:
+        columns.insert(0, data.qid_name)
     if args.id_column:
         columns.insert(0, args.id_column)
     if args.with_label:
         columns.append(data.label_name or "label")
         extra.append(data.y)
     if args.rank:
-        # rank 1 = highest score; ties share the smallest rank ("min" ranking)
-        order = np.sort(-scores)
         columns.append("rank")
-        extra.append(np.searchsorted(order, -scores, side="left") + 1)
+        extra.append(_ranks(scores, data.qid))
     handle = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout
     try:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
         ids = data.kept.get(args.id_column) if args.id_column else None
+        lead = [col for col in (ids, queries) if col is not None]
         for i, value in enumerate(scores):
-            writer.writerow(([ids[i]] if ids is not None else []) + [repr(float(value))]
-                            + [_cell(col[i]) for col in extra])
+            writer.writerow([_cell(col[i]) for col in lead] + [repr(float(value))] + [_cell(col[i]) for col in extra])
     finally:
         if args.out:
             handle.close()
     if args.out:
         info(args, f"wrote {len(scores)} scores to {args.out}")
     return 0
+
+
+def _ranks(scores, qid):
+    """Each row's rank, 1 = the highest score, ties sharing the smallest rank; within its query given ``qid``."""
+    import numpy as np
+
+    if qid is None:
+        order = np.sort(-scores)
+        return np.searchsorted(order, -scores, side="left") + 1
+    from ..metrics._queries import check_qid
+
+    queries = check_qid(qid, scores.shape[0], name="--qid")
+    rows = np.lexsort((-scores, queries.codes))                  # by query, then by descending score
+    codes, values = queries.codes[rows], scores[rows]
+    first = np.ones(rows.shape[0], dtype=bool)                   # the first row of each tie group of a query
+    first[1:] = (codes[1:] != codes[:-1]) | (values[1:] != values[:-1])
+    group_start = np.maximum.accumulate(np.where(first, np.arange(rows.shape[0]), 0))
+    ranks = np.empty(rows.shape[0], dtype=np.int64)
+    ranks[rows] = group_start - queries.starts[codes] + 1
+    return ranks
 
 
 def _cell(value):

@@ -50,6 +50,16 @@ evaluation" in the Metric docs); the evaluator knows no metric by name:
     into up to 1024 sub-bins of equal key width, at most ``bins`` sub-bins in
     all; a single cell becomes one distinct score after at most ⌈64/10⌉ = 7
     splits.  Traffic per pass: 2 × bins integers per chunk.
+
+With ``qid`` (rankings within queries: ``ndcg@k``, ``map``, ``mrr``, ...)
+    A per-query metric needs each query whole, and some need facts about
+    every query at once (``err@k``'s largest grade, the largest query for a
+    count k, the row order inside a query for ``ties=first``), so no
+    per-chunk reduction gives them when the rows of a query are spread over
+    chunks.  The (qid, y, score) columns -- three values a row, 24 bytes for
+    numeric ids -- are gathered to the client in row order and evaluated by
+    :func:`rankcore.evaluate` there: the same numbers as in memory by
+    construction, for every scalar metric, at O(n) memory on the client.
 """
 
 from __future__ import annotations
@@ -249,7 +259,7 @@ def _reduce(client, y, s, func, *args):
 
 
 def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric], *, client: Any = None,
-             tol: float = 1e-6, bins: int = 1 << 18, max_passes: int = 64) -> DistributedEvaluation:
+             tol: float = 1e-6, bins: int = 1 << 18, max_passes: int = 64, qid: Any = None) -> DistributedEvaluation:
     """Evaluate ranking metrics on distributed scores (see the module docs for the methods).
 
     Parameters
@@ -277,13 +287,30 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     max_passes : int, default 64
         Refinement passes at most; if a bound is still wider than ``tol``
         after them a ``RuntimeWarning`` says so.
+    qid : dask array / Series or array-like (n,), optional
+        Each row's query id (any hashable ids; the rows of a query may be
+        spread over chunks, in any order).  Every metric is then computed
+        within each query and averaged over the queries, as
+        :func:`rankcore.evaluate` with ``qid``; ``y`` holds grades >= 0 for
+        the list metrics (``ndcg@k``, ``err@k``, ``map``, ``mrr``) and any
+        scalar metric is accepted.  The (qid, y, score) columns are gathered
+        to the client (module docs); the values are exact.
 
     Returns
     -------
     DistributedEvaluation
         A dict spec -> value (floats; ints for rmax and max_height), with
         ``.bounds`` (guaranteed intervals), ``.exact`` and ``.passes``.
+
+    Raises
+    ------
+    ValueError
+        A metric without a distributed form (without ``qid``), lengths that
+        differ, and with ``qid`` every error of :func:`rankcore.evaluate`
+        (None or NaN ids, negative grades, k larger than every query, ...).
     """
+    if qid is not None:
+        return _evaluate_queries(y, scores, metrics, qid, get_client(client))
     resolved = _resolve_metrics(metrics)
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
         raise ValueError(f"tol: expected a number >= 0, got {tol!r}")
@@ -303,6 +330,25 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         return _evaluate(client, y, scores, n, resolved, requests, float(tol), int(bins), int(max_passes))
     finally:
         del y, scores
+
+
+def _evaluate_queries(y, scores, metrics, qid, client) -> DistributedEvaluation:
+    """Metrics within queries: the (qid, y, score) columns gathered in row order, evaluated in memory."""
+    from ..metrics import evaluate as evaluate_in_memory
+
+    resolve_metrics(metrics)                      # a bad spec fails before any work on the cluster
+    y, scores = _aligned(client, y, scores)
+    qid = as_dask_vector(qid, name="qid")
+    if any(np.isnan(c) for c in qid.chunks[0]):
+        qid = qid.compute_chunk_sizes()
+    if qid.shape[0] != scores.shape[0]:
+        raise ValueError(f"qid: expected one query id per row of y ({scores.shape[0]}), got {qid.shape[0]}")
+    try:
+        y_local, s_local, q_local = client.gather(client.compute([y, scores, qid]))
+    finally:
+        del y, scores
+    values = evaluate_in_memory(y_local, s_local, metrics, qid=q_local)
+    return DistributedEvaluation(values, {key: (v, v) for key, v in values.items()}, 1)
 
 
 def _evaluate(client, y, s, n, resolved, requests, tol, bins, max_passes):

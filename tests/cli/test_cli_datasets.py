@@ -337,9 +337,10 @@ def test_csv_round_trips_every_finite_float(tmp_path_factory, X):
 
 
 def test_libsvm_one_based_with_comments_and_qid(tmp_path):
-    path = write(tmp_path / "d.svm", "# a comment\n+1 qid:3 1:0.5 3:2\n-1 2:1 # trailing\n\n")
+    path = write(tmp_path / "d.svm", "# a comment\n+1 qid:3 1:0.5 3:2\n-1 qid:1 2:1 # trailing\n\n")
     data = load_data(path)
     np.testing.assert_array_equal(data.X, [[0.5, 0, 2], [0, 1, 0]])
+    np.testing.assert_array_equal(data.qid, [3, 1])
     np.testing.assert_array_equal(data.y, [1, -1])
     np.testing.assert_array_equal(data.binary_target(), [1, 0])
     assert data.feature_names == ["f1", "f2", "f3"]

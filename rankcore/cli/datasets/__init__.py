@@ -23,11 +23,14 @@ Formats (chosen by extension, or by ``fmt=``):
     ``categorical=`` (the columns, or ``"auto"``: every column of text;
     :attr:`Dataset.categories`); otherwise text in feature columns is one
     error naming every such column.  ``keep=`` reads columns aside as text
-    (an identifier, :attr:`Dataset.kept`).
+    (an identifier, :attr:`Dataset.kept`); ``qid=`` names the column of the
+    rows' query ids (:attr:`Dataset.qid`, text; none may be missing).
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
-    ``label index:value index:value ... # comment``; an optional ``qid:n``
-    is ignored.  Indices are one-based unless some index is 0 (then
-    zero-based, as scikit-learn's ``zero_based="auto"``).  The matrix is
+    ``label qid:n index:value index:value ... # comment``; ``qid:n`` (an
+    integer, on every row or none) is the row's query id
+    (:attr:`Dataset.qid`), not a feature.  Indices are one-based unless
+    some index is 0 (then zero-based, as scikit-learn's
+    ``zero_based="auto"``).  The matrix is
     made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
     matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
 ``npy``

@@ -37,7 +37,7 @@ class _NewTextColumns(Exception):
 
 
 def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str], categorical: Any = None,
-              keep: Sequence[str] = ()) -> Dataset:
+              keep: Sequence[str] = (), qid: str | None = None) -> Dataset:
     label_name = DEFAULT_LABEL if label is None else str(label)
     explicit_label = label is not None
     found: set[int] = set()     # in "auto" mode: the columns known to hold text
@@ -46,8 +46,9 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
             fh = _open_text(source)
             with fh:
                 try:
-                    return _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
-                                      keep, found)
+                    data = _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
+                                      _with_qid(keep, qid, label_name, drop, source), found, qid)
+                    return data if qid is None else _queries_aside(data, qid, keep)
                 except _NewTextColumns as more:
                     found |= more.columns
     except UnicodeDecodeError as exc:
@@ -58,7 +59,8 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
         raise DataError(f"{source}: malformed CSV ({exc})") from None
 
 
-def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found) -> Dataset:
+def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found,
+               qid=None) -> Dataset:
     # Find the header: the first non-blank line.
     header_line = ""
     header_lineno = 0
@@ -97,6 +99,11 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
         label_index = None
     if label_index is not None and label_name in drop:
         raise DataError(f"{source}: the label column {label_name!r} cannot also be dropped")
+    if qid is not None and qid not in seen:
+        close = difflib.get_close_matches(qid, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise DataError(f"{source}: no query-id column {qid!r} (--qid) in the header (columns: {_columns(names)})"
+                        f"{hint}")
     for name in keep:
         if name not in seen:
             raise DataError(f"{source}: no column {name!r} to copy to the output (columns: {_columns(names)})")
@@ -189,6 +196,27 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
                    source, "csv", np.asarray(lines, dtype=np.int64), named=True)
     return _with_text(data, {j: np.asarray(v, dtype=object) for j, v in texts.items()},
                       {j: np.asarray(v, dtype=object) for j, v in kept.items()}, feature_idx, names)
+
+
+def _with_qid(keep: Sequence[str], qid: str | None, label_name: str, drop: Sequence[str],
+              source: str) -> list[str]:
+    """The columns read aside: ``keep`` and the query-id column (checked to be neither the label nor dropped)."""
+    if qid is None or qid in keep:
+        return list(keep)
+    if qid == label_name or qid in drop:
+        raise DataError(f"{source}: the query-id column {qid!r} (--qid) is the label or dropped")
+    return [*keep, qid]
+
+
+def _queries_aside(data: Dataset, qid: str, keep: Sequence[str]) -> Dataset:
+    """``data`` with the query-id column moved from the kept columns to :attr:`Dataset.qid`; no id missing."""
+    values = data.kept[qid] if qid in keep else data.kept.pop(qid)
+    missing = np.flatnonzero(np.isin(np.char.lower(values.astype(str)), list(_MISSING)))
+    if missing.size:
+        raise DataError(f"{data.where(int(missing[0]))}: missing query id in column {qid!r} (--qid); "
+                        f"every row needs its query, got {values[missing[0]]!r}")
+    data.qid, data.qid_name = values, qid
+    return data
 
 
 def _text_columns(categorical: Any, names: list[str], feature_idx: list[int], source: str):

@@ -84,6 +84,12 @@ class Dataset:
     kept : dict of str to ndarray of str
         Columns read aside, neither features nor the label (an identifier
         column): name -> each row's text.
+    qid : ndarray or None
+        Each row's query id (a LIBSVM file's ``qid:`` fields, int64; a CSV
+        column named by ``qid=``, text), or None when the rows form one list.
+    qid_name : str or None
+        Where the query ids come from, for messages and outputs (the CSV
+        column's name, ``"qid"`` for LIBSVM).
     """
 
     X: np.ndarray
@@ -96,6 +102,8 @@ class Dataset:
     named: bool = False
     categories: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    qid: np.ndarray | None = field(default=None, repr=False)
+    qid_name: str | None = None
 
     @property
     def n_samples(self) -> int:

@@ -1,4 +1,8 @@
-"""LIBSVM / svmlight text: ``label index:value index:value ... # comment``, made dense."""
+"""LIBSVM / svmlight text: ``label qid:n index:value index:value ... # comment``, made dense.
+
+``qid:n`` (an integer) is the row's query id, kept as :attr:`Dataset.qid`
+(not a feature); a file gives it on every row or on none.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ MAX_DENSE_CELLS = 1 << 27
 def _read_libsvm(source: str, n_features: int | None) -> Dataset:
     labels: list[float] = []
     lines: list[int] = []
+    qids: list[int] = []
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
@@ -43,12 +48,16 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
                     raise DataError(f"{source}, line {lineno}: expected a finite label, got {fields[0]!r}")
                 row = len(labels)
                 previous = -1
+                qid = None
                 for item in fields[1:]:
                     key, colon, value = item.partition(":")
                     if not colon:
                         raise DataError(f"{source}, line {lineno}: malformed feature {item[:40]!r} "
                                         "(expected index:value)")
                     if key == "qid":
+                        if qid is not None:
+                            raise DataError(f"{source}, line {lineno}: two qid: fields on one row")
+                        qid = _query_id(value, source, lineno)
                         continue
                     try:
                         index = int(key)
@@ -75,6 +84,13 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
                     rows.append(row)
                     cols.append(index)
                     vals.append(number)
+                if (qid is None) != (not qids) and labels:
+                    first = "has no qid:" if qid is None else f"has qid:{qid}"
+                    raise DataError(f"{source}, line {lineno}: the row {first}, but the rows before it "
+                                    f"{'do not' if qid is not None else 'do'}; give every row its query "
+                                    "(qid:n after the label) or none")
+                if qid is not None:
+                    qids.append(qid)
                 labels.append(label)
                 lines.append(lineno)
     except UnicodeDecodeError as exc:
@@ -101,5 +117,17 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
         X[np.asarray(rows, dtype=np.int64), c] = np.asarray(vals, dtype=np.float64)
     base = 0 if zero_based else 1
     names = [f"f{j + base}" for j in range(width)]
-    return Dataset(X, np.asarray(labels, dtype=np.float64), names, "first field", source, "libsvm",
+    data = Dataset(X, np.asarray(labels, dtype=np.float64), names, "first field", source, "libsvm",
                    np.asarray(lines, dtype=np.int64))
+    if qids:
+        data.qid, data.qid_name = np.asarray(qids, dtype=np.int64), "qid"
+    return data
+
+
+def _query_id(text: str, source: str, lineno: int) -> int:
+    """The integer of a ``qid:n`` field (svmlight's query ids are integers)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise DataError(f"{source}, line {lineno}: malformed query id 'qid:{text[:40]}' (expected qid:n, "
+                        "an integer)") from None

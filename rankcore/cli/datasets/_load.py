@@ -46,6 +46,7 @@ def load_data(
     allow_missing: bool = True,
     categorical: Sequence[str] | str | None = None,
     keep: Sequence[str] = (),
+    qid: str | None = None,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -80,6 +81,10 @@ def load_data(
     keep : sequence of str
         CSV columns read aside as text (:attr:`Dataset.kept`), e.g. an
         identifier; neither features nor the label.
+    qid : str, optional
+        The CSV column of the rows' query ids (:attr:`Dataset.qid`, text);
+        neither a feature nor the label.  A LIBSVM file's ``qid:`` fields are
+        read without it.
 
     Raises
     ------
@@ -87,7 +92,8 @@ def load_data(
         Missing file, unreadable or malformed content, missing label column,
         non-numeric or infinite feature values, a missing or non-finite
         label, no rows; missing feature values when ``allow_missing`` is
-        False.
+        False; ``qid`` for a file that is not CSV, naming no column, or a
+        missing query id.
     """
     source = os.fspath(path)
     if fmt is None:
@@ -99,11 +105,15 @@ def load_data(
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
     try:
+        if fmt != "csv" and qid is not None:
+            hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
+            raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} "
+                            f"file{hint}")
         if fmt != "csv" and (categorical or keep):
             raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
                             f"(this is a {fmt} file)")
         if fmt == "csv":
-            data = _read_csv(source, label, require_label, drop, categorical, keep)
+            data = _read_csv(source, label, require_label, drop, categorical, keep, qid)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features)
         elif fmt == "npy":

@@ -1,0 +1,307 @@
+"""Rankings within queries on the command line: LIBSVM ``qid:``, CSV ``--qid``, ``evaluate`` and ``score``."""
+
+import contextlib
+import csv
+import io
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.cli import main
+from rankcore.cli.datasets import DataError, load_data
+
+
+def run_main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        status = main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def one_line_error(status, err, *fragments):
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankcore: error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def grouped(seed, n_queries=30):
+    """Graded rows of queries of 3..12 rows, shuffled so that no query is contiguous; scores with ties."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 13, size=n_queries)
+    qid = np.repeat(np.arange(100, 100 + n_queries), sizes)
+    X = np.round(rng.normal(size=(qid.size, 3)), 1)
+    grade = np.clip(np.round(X[:, 0] + rng.normal(scale=0.7, size=qid.size) + 1), 0, 4)
+    order = rng.permutation(qid.size)
+    return qid[order], X[order], grade[order]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("queries")
+    qid, X, grade = grouped(0)
+    with open(d / "test.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "a", "b", "c", "grade"])
+        for q, row, g in zip(qid, X, grade):
+            writer.writerow([f"q{q}", *map(repr, row.tolist()), repr(float(g))])
+    with open(d / "test.svm", "w") as fh:
+        for q, row, g in zip(qid, X, grade):
+            features = " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row.tolist()) if v != 0)
+            fh.write(f"{g:g} qid:{q} {features}\n")
+    # a model of one list: fitted by the command line without the query ids, relevant = grade >= 2
+    with open(d / "train.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "a", "b", "c", "label"])
+        for q, row, g in zip(qid, X, grade):
+            writer.writerow([f"q{q}", *map(repr, row.tolist()), int(g >= 2)])
+    status, _, err = run_main("fit", d / "train.csv", "--drop", "query", "--n-iter", "20", "-o", d / "m.json", "-q")
+    assert status == 0, err
+    return d, qid, X, grade
+
+
+def scores_of(d, data, *options):
+    status, out, err = run_main("score", d / "m.json", d / data, *options)
+    assert status == 0, err
+    return list(csv.reader(io.StringIO(out)))
+
+
+# --------------------------------------------------------------------------
+# reading query ids
+# --------------------------------------------------------------------------
+
+
+def test_libsvm_qid_is_the_rows_query_not_a_feature_and_grades_are_kept(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_text("2.5 qid:7 1:0.5 3:2\n0 qid:3 2:1 # comment\n4 qid:7 1:1\n")
+    data = load_data(path)
+    np.testing.assert_array_equal(data.X, [[0.5, 0, 2], [0, 1, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(data.y, [2.5, 0, 4])
+    np.testing.assert_array_equal(data.qid, [7, 3, 7])
+    assert data.qid_name == "qid" and data.feature_names == ["f1", "f2", "f3"] and data.qid.dtype == np.int64
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 qid:1 1:2\n0 1:1\n", "d.svm, line 2: the row has no qid:, but the rows before it do"),
+    ("1 1:2\n0 qid:4 1:1\n", "d.svm, line 2: the row has qid:4, but the rows before it do not"),
+    ("1 qid:a 1:2\n", "d.svm, line 1: malformed query id 'qid:a' (expected qid:n, an integer)"),
+    ("1 qid:1 qid:2 1:2\n", "d.svm, line 1: two qid: fields on one row"),
+])
+def test_libsvm_bad_query_ids_name_the_line(tmp_path, text, message):
+    path = tmp_path / "d.svm"
+    path.write_text(text)
+    with pytest.raises(DataError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_data(path)
+
+
+def test_a_libsvm_file_without_qid_has_no_queries(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:2\n0 2:1\n")
+    assert load_data(path).qid is None
+
+
+def test_csv_qid_column_is_read_aside(files):
+    d, qid, X, grade = files
+    data = load_data(d / "test.csv", label="grade", qid="query")
+    assert data.feature_names == ["a", "b", "c"] and data.kept == {}
+    np.testing.assert_array_equal(data.X, X)
+    np.testing.assert_array_equal(data.qid, [f"q{q}" for q in qid])
+    assert data.qid_name == "query"
+    both = load_data(d / "test.csv", label="grade", qid="query", keep=["query"])
+    np.testing.assert_array_equal(both.kept["query"], both.qid)
+
+
+@pytest.mark.parametrize("cell", ["", "NA", "nan", " "])
+def test_csv_missing_query_id_names_the_line_and_option(tmp_path, cell):
+    path = tmp_path / "d.csv"
+    path.write_text(f"q,a,label\n1,0.5,1\n{cell},0.1,0\n")
+    with pytest.raises(DataError, match=r"d.csv, line 3: missing query id in column 'q' \(--qid\)"):
+        load_data(path, qid="q")
+
+
+def test_csv_qid_errors(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("query,a,label\n1,0.5,1\n2,0.1,0\n")
+    with pytest.raises(DataError, match=r"no query-id column 'qry' \(--qid\) in the header .*did you mean 'query'"):
+        load_data(path, qid="qry")
+    with pytest.raises(DataError, match=r"the query-id column 'label' \(--qid\) is the label or dropped"):
+        load_data(path, qid="label")
+    with pytest.raises(DataError, match=r"the query-id column 'query' \(--qid\) is the label or dropped"):
+        load_data(path, qid="query", drop=["query"])
+    np.save(tmp_path / "d.npy", np.ones((3, 3)))
+    with pytest.raises(DataError, match=r"only CSV files name a column of query ids \(--qid\); this is a npy"):
+        load_data(tmp_path / "d.npy", qid="q")
+
+
+# --------------------------------------------------------------------------
+# evaluate
+# --------------------------------------------------------------------------
+
+SPECS = ["ndcg@k:5", "ndcg@k:3,convention=lightgbm", "map", "mrr", "err@k:4"]
+
+
+@pytest.mark.parametrize("data, options", [("test.csv", ["--qid", "query", "--label", "grade"]), ("test.svm", [])])
+def test_evaluate_within_queries_equals_the_library(files, data, options):
+    d, qid, X, grade = files
+    rows = scores_of(d, data, *options)
+    assert rows[0] == ["query" if data.endswith(".csv") else "qid", "score"]
+    ids = [r[0] for r in rows[1:]]
+    scores = np.array([float(r[1]) for r in rows[1:]])
+    expected = rankcore.evaluate(grade, scores, SPECS, qid=ids)
+    status, out, err = run_main("evaluate", d / "m.json", d / data, *options, "--metrics", ",".join(SPECS),
+                                "--table-format", "json")
+    assert status == 0, err
+    assert {row["metric"]: row["value"] for row in json.loads(out)} == expected
+    # one list (the query ids ignored) gives other numbers: the queries are used
+    assert rankcore.evaluate(grade, scores, "map")["map"] != expected["map"]
+
+
+def test_evaluate_intervals_resample_queries(files):
+    d, qid, X, grade = files
+    options = ["--qid", "query", "--label", "grade"]
+    rows = scores_of(d, "test.csv", *options)
+    ids, scores = [r[0] for r in rows[1:]], np.array([float(r[1]) for r in rows[1:]])
+    status, out, err = run_main("evaluate", d / "m.json", d / "test.csv", *options, "--metrics", "ndcg@k:5,mrr",
+                                "--ci", "0.9", "--n-boot", "300", "--random-state", "4", "--table-format", "json")
+    assert status == 0, err
+    expected = rankcore.evaluate(grade, scores, ["ndcg@k:5", "mrr"], qid=ids, ci=0.9, n_boot=300, random_state=4)
+    for row in json.loads(out):
+        ci = expected[row["metric"]]
+        assert (row["value"], row["lower"], row["upper"], row["method"]) == (ci.estimate, ci.lower, ci.upper,
+                                                                              "bootstrap over queries")
+
+
+def test_evaluate_with_queries_defaults_to_list_metrics(files):
+    d, *_ = files
+    status, out, err = run_main("evaluate", d / "m.json", d / "test.svm", "--table-format", "json")
+    assert status == 0, err
+    assert [row["metric"] for row in json.loads(out)] == ["ndcg@k:10", "map", "mrr"]
+
+
+def test_evaluate_positive_judges_one_grade_relevant_within_queries(files):
+    d, qid, X, grade = files
+    rows = scores_of(d, "test.svm")
+    scores = np.array([float(r[1]) for r in rows[1:]])
+    status, out, err = run_main("evaluate", d / "m.json", d / "test.svm", "--positive", "4", "--metrics", "auc,map",
+                                "--table-format", "json")
+    assert status == 0, err
+    expected = rankcore.evaluate((grade == 4).astype(int), scores, ["auc", "map"], qid=qid)
+    assert {row["metric"]: row["value"] for row in json.loads(out)} == expected
+
+
+def test_evaluate_bipartite_metric_on_grades_names_the_options(files):
+    d, *_ = files
+    status, _, err = run_main("evaluate", d / "m.json", d / "test.csv", "--qid", "query", "--label", "grade",
+                              "--metrics", "ndcg@k:5,auc")
+    one_line_error(status, err, "--metrics: auc judges 0/1 labels", "(--qid query) have the grades 0, 1, 2",
+                   "--positive LABEL")
+
+
+def test_evaluate_negative_or_text_grades_name_the_line(tmp_path, files):
+    d, *_ = files
+    path = tmp_path / "neg.svm"
+    path.write_text("1 qid:1 1:0.5\n-1 qid:1 2:1\n")
+    status, _, err = run_main("evaluate", d / "m.json", path, "--metrics", "map")
+    one_line_error(status, err, "neg.svm, line 2: with query ids (qid:) the labels are relevance grades >= 0, got -1")
+    path = tmp_path / "text.csv"
+    path.write_text("query,a,b,c,label\n1,0,0,0,good\n1,1,1,1,bad\n")
+    status, _, err = run_main("evaluate", d / "m.json", path, "--qid", "query", "--metrics", "map")
+    one_line_error(status, err, "with query ids (--qid query) the labels are relevance grades", "--positive")
+
+
+def test_evaluate_missing_qid_column_names_the_option(files):
+    d, *_ = files
+    status, _, err = run_main("evaluate", d / "m.json", d / "test.csv", "--qid", "session", "--label", "grade")
+    one_line_error(status, err, "no query-id column 'session' (--qid)")
+
+
+# --------------------------------------------------------------------------
+# score
+# --------------------------------------------------------------------------
+
+
+def test_score_copies_the_query_ids_and_ranks_within_queries(files):
+    d, qid, X, grade = files
+    rows = scores_of(d, "test.csv", "--qid", "query", "--label", "grade", "--rank", "--with-label")
+    assert rows[0] == ["query", "score", "grade", "rank"]
+    ids = np.array([r[0] for r in rows[1:]])
+    scores = np.array([float(r[1]) for r in rows[1:]])
+    ranks = np.array([int(r[3]) for r in rows[1:]])
+    np.testing.assert_array_equal(ids, [f"q{q}" for q in qid])
+    for q in np.unique(ids):
+        mine = ids == q
+        expected = [1 + np.count_nonzero(scores[mine] > v) for v in scores[mine]]   # ties share the best rank
+        np.testing.assert_array_equal(ranks[mine], expected)
+    # the same scores as without query ids
+    plain = scores_of(d, "test.csv", "--drop", "query", "--label", "grade")
+    np.testing.assert_array_equal([float(r[0]) for r in plain[1:]], scores)
+
+
+def test_score_libsvm_with_qid_and_id_column_order(files, tmp_path):
+    d, qid, *_ = files
+    rows = scores_of(d, "test.svm")
+    assert rows[0] == ["qid", "score"]
+    np.testing.assert_array_equal([int(r[0]) for r in rows[1:]], qid)
+    rows = scores_of(d, "test.csv", "--id", "query", "--qid", "query", "--label", "grade")
+    assert rows[0] == ["query", "score"]                # one column, both the identifier and the query
+    lines = (d / "test.csv").read_text().splitlines()
+    (tmp_path / "docs.csv").write_text("\n".join(f"{'doc' if i == 0 else f'd{i}'},{line}"
+                                                 for i, line in enumerate(lines)) + "\n")
+    status, out, err = run_main("score", d / "m.json", tmp_path / "docs.csv", "--id", "doc", "--qid", "query",
+                                "--label", "grade")
+    assert status == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["doc", "query", "score"] and rows[1][:2] == ["d1", f"q{qid[0]}"]
+
+
+# --------------------------------------------------------------------------
+# commands that fit
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["fit", "-o", "out.json"], ["compare"], ["auto", "-o", "out.json"]])
+def test_fitting_commands_refuse_qid_with_advice(files, command, tmp_path):
+    d, *_ = files
+    status, _, err = run_main(command[0], d / "train.csv", "--qid", "query", *[tmp_path / c if c.endswith(".json")
+                                                                                else c for c in command[1:]])
+    one_line_error(status, err, "--qid: fitting within queries is not available yet",
+                   "leave out --qid and pass --drop query", "rankcore evaluate MODEL DATA --qid query")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_fit_on_libsvm_with_qid_fits_one_list_and_warns(tmp_path):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(60, 2)), 2)
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    lines = [f"{t} {{}}1:{a!r} 2:{b!r}" for t, (a, b) in zip(y, X.tolist())]
+    (tmp_path / "q.svm").write_text("".join(line.format(f"qid:{i % 6} ") + "\n" for i, line in enumerate(lines)))
+    (tmp_path / "p.svm").write_text("".join(line.format("") + "\n" for line in lines))
+    status, _, err = run_main("fit", tmp_path / "q.svm", "--n-iter", "5", "-o", tmp_path / "q.json", "-q")
+    assert status == 0, err
+    assert "rankcore: warning: " in err and "query ids (qid:) are ignored" in err and "not available yet" in err
+    status, _, err = run_main("fit", tmp_path / "p.svm", "--n-iter", "5", "-o", tmp_path / "p.json", "-q")
+    assert status == 0 and "warning" not in err, err
+    a, b = (rankcore.load_model(tmp_path / f"{n}.json") for n in "qp")
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_evaluate_is_the_same_on_shuffled_rows_with_float_grades(files, tmp_path):
+    d, *_ = files
+    lines = (d / "test.svm").read_text().splitlines()
+    rng = np.random.default_rng(11)
+    halves = [f"{float(line.split(' ', 1)[0]) / 2!r} {line.split(' ', 1)[1]}" for line in lines]   # grades 0..2
+    (tmp_path / "a.svm").write_text("\n".join(halves) + "\n")
+    (tmp_path / "b.svm").write_text("\n".join(halves[i] for i in rng.permutation(len(halves))) + "\n")
+    found, specs = [], ",".join(spec for spec in SPECS if "ties" not in spec and "lightgbm" not in spec)
+    for name in ("a.svm", "b.svm"):
+        status, out, err = run_main("evaluate", d / "m.json", tmp_path / name, "--metrics", specs,
+                                    "--table-format", "json")
+        assert status == 0, err
+        found.append({row["metric"]: row["value"] for row in json.loads(out)})
+    assert found[0].keys() == found[1].keys()
+    for key in found[0]:
+        assert found[0][key] == pytest.approx(found[1][key], abs=1e-12)
