@@ -61,7 +61,31 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
 
 def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found,
                qid=None) -> Dataset:
-    # Find the header: the first non-blank line.
+    header_lineno, delimiter, names = _read_header(fh, source)
+    unknown = [d for d in drop if d not in names]
+    if unknown:
+        raise DataError(f"{source}: no column {unknown[0]!r} to drop (columns: {_columns(names)})")
+    label_index = _label_column(names, label_name, explicit_label, require_label, drop, source)
+    _check_aside(names, label_name, drop, keep, qid, source)
+    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop and n not in keep]
+    if not feature_idx:
+        raise DataError(f"{source}: no feature columns (columns: {_columns(names)})")
+    text = _text_columns(categorical, names, feature_idx, source)
+    keep_idx = [names.index(n) for n in keep]
+
+    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index, text, keep_idx)
+    if fast is None:
+        return _parse_rows(fh, source, delimiter, header_lineno, names, label_index, label_name, feature_idx,
+                           _Blocks(names, feature_idx, keep_idx, source, text, found))
+    X, y, texts, kept = fast
+    data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
+                   source, "csv", named=True)
+    data.row_lines = _LazyLines(source, header_lineno, delimiter)
+    return _with_text(data, texts, kept, feature_idx, names)
+
+
+def _read_header(fh, source: str) -> tuple[int, str, list[str]]:
+    """The header: the first non-blank line, as ``(line number, delimiter, column names)``, names checked."""
     header_line = ""
     header_lineno = 0
     for header_lineno, header_line in enumerate(fh, start=1):
@@ -75,93 +99,122 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     if any(not n for n in names):
         raise DataError(f"{source}, line {header_lineno}: the header has an empty column name "
                         f"(column {names.index('') + 1})")
-    seen: dict[str, int] = {}
+    seen: set[str] = set()
     for n in names:
         if n in seen:
             raise DataError(f"{source}, line {header_lineno}: the header names the column {n!r} twice")
-        seen[n] = 1
+        seen.add(n)
     if all(_is_number(n) for n in names):
         raise DataError(f"{source}, line {header_lineno}: expected a header line of column names, "
                         f"got numbers ({header_line.strip()[:60]!r}); add a header")
-    unknown = [d for d in drop if d not in seen]
-    if unknown:
-        raise DataError(f"{source}: no column {unknown[0]!r} to drop (columns: {_columns(names)})")
-    label_index: int | None
-    if label_name in seen:
-        label_index = names.index(label_name)
-    elif require_label or explicit_label:
-        close = difflib.get_close_matches(label_name, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        if not explicit_label:
-            hint += "; name the label column with --label COLUMN"
-        raise DataError(f"{source}: no label column {label_name!r} in the header (columns: {_columns(names)}){hint}")
-    else:
-        label_index = None
-    if label_index is not None and label_name in drop:
+    return header_lineno, delimiter, names
+
+
+def _label_column(names: list[str], label_name: str, explicit_label: bool, require_label: bool,
+                  drop: Sequence[str], source: str) -> int | None:
+    """The index of the label column; None when the file has none and none is required."""
+    if label_name not in names:
+        if require_label or explicit_label:
+            close = difflib.get_close_matches(label_name, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            if not explicit_label:
+                hint += "; name the label column with --label COLUMN"
+            raise DataError(f"{source}: no label column {label_name!r} in the header (columns: {_columns(names)})"
+                            f"{hint}")
+        return None
+    if label_name in drop:
         raise DataError(f"{source}: the label column {label_name!r} cannot also be dropped")
-    if qid is not None and qid not in seen:
+    return names.index(label_name)
+
+
+def _check_aside(names: list[str], label_name: str, drop: Sequence[str], keep: Sequence[str], qid: str | None,
+                 source: str) -> None:
+    """The query-id column and the columns copied to the output are in the header, neither label nor dropped."""
+    if qid is not None and qid not in names:
         close = difflib.get_close_matches(qid, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise DataError(f"{source}: no query-id column {qid!r} (--qid) in the header (columns: {_columns(names)})"
                         f"{hint}")
     for name in keep:
-        if name not in seen:
+        if name not in names:
             raise DataError(f"{source}: no column {name!r} to copy to the output (columns: {_columns(names)})")
         if name == label_name or name in drop:
             raise DataError(f"{source}: the column {name!r} to copy to the output is the label or dropped")
-    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop and n not in keep]
-    if not feature_idx:
-        raise DataError(f"{source}: no feature columns (columns: {_columns(names)})")
-    text = _text_columns(categorical, names, feature_idx, source)
-    keep_idx = [names.index(n) for n in keep]
 
-    fast = _csv_fast_path(source, delimiter, header_lineno, len(names), feature_idx, label_index, text, keep_idx)
-    if fast is not None:
-        X, y, texts, kept = fast
-        data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
-                       source, "csv", named=True)
-        data.row_lines = _LazyLines(source, header_lineno, delimiter)
-        return _with_text(data, texts, kept, feature_idx, names)
-    if text == "auto":
-        text = frozenset(found)
-        auto = True
-    else:
-        auto = False
 
-    n_fields = len(names)
-    reader = csv.reader(fh, delimiter=delimiter)
-    # the reader's line_num counts from the first line it reads
-    offset = header_lineno
-    blocks: list[np.ndarray] = []
+class _Blocks:
+    """The rows read so far, converted a chunk at a time: float feature blocks, text and kept columns.
+
+    In ``"auto"`` mode (``text == "auto"``) the columns known to hold text
+    are ``found``; text in another column of the first chunk adds it, text
+    after the first chunk raises :class:`_NewTextColumns` to read the file
+    again.
+    """
+
+    def __init__(self, names: list[str], feature_idx: list[int], keep_idx: list[int], source: str, text: Any,
+                 found: set[int]):
+        self.auto = text == "auto"
+        self.text = frozenset(found) if self.auto else text
+        self.names, self.source, self.found = names, source, found
+        self.take = np.asarray(feature_idx)
+        self.blocks: list[np.ndarray] = []
+        self.texts: dict[int, list] = {j: [] for j in self.text}
+        self.kept: dict[int, list] = {j: [] for j in keep_idx}
+        self.refused: dict[int, str] = {}     # a text column not read as text -> where its first text value is
+
+    def add(self, chunk: list[list[str]], chunk_lines: list[int]) -> None:
+        """Convert and keep one chunk of rows (``chunk_lines``: their file lines)."""
+        cells = np.asarray(chunk, dtype=object)
+        block, new = _chunk_to_float(cells, chunk_lines, self.take, self.names, self.source, self.text,
+                                     self.auto or None, self.refused)
+        if new:                  # auto: columns of text found in this chunk
+            if self.blocks:
+                raise _NewTextColumns(self.found | new)
+            self.text = self.text | new
+            for j in new:
+                self.texts[j] = []
+            block, _ = _chunk_to_float(cells, chunk_lines, self.take, self.names, self.source, self.text, None,
+                                       self.refused)
+        self.blocks.append(block)
+        for j, values in self.texts.items():
+            values.extend(_text_value(v) for v in cells[:, j])
+        for j, values in self.kept.items():
+            values.extend(str(v).strip() for v in cells[:, j])
+
+    def features(self) -> np.ndarray:
+        """All feature rows as one C-contiguous float64 array; every refused text column named in one error."""
+        if self.refused:
+            raise TextColumnsError(self.source, [self.names[j] for j in sorted(self.refused)],
+                                   next(iter(self.refused.values())))
+        return np.ascontiguousarray(np.concatenate(self.blocks, axis=0))
+
+
+def _parse_rows(fh, source: str, delimiter: str, header_lineno: int, names: list[str], label_index: int | None,
+                label_name: str, feature_idx: list[int], blocks: _Blocks) -> Dataset:
+    """The data rows after the header, each problem named by its file line."""
+    labels, lines = _read_rows(csv.reader(fh, delimiter=delimiter), header_lineno, len(names), label_index,
+                               label_name, source, blocks)
+    if not lines:
+        raise DataError(f"{source}: no data rows after the header")
+    X = blocks.features()
+    y = None
+    if label_index is not None:
+        _check_labels(labels, lines, label_name, source)
+        y = _label_array(labels)
+    data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
+                   source, "csv", np.asarray(lines, dtype=np.int64), named=True)
+    return _with_text(data, {j: np.asarray(v, dtype=object) for j, v in blocks.texts.items()},
+                      {j: np.asarray(v, dtype=object) for j, v in blocks.kept.items()}, feature_idx, names)
+
+
+def _read_rows(reader, header_lineno: int, n_fields: int, label_index: int | None, label_name: str, source: str,
+               blocks: _Blocks) -> tuple[list[str], list[int]]:
+    """Every non-blank row handed to ``blocks`` a chunk at a time: ``(label texts, file line of each row)``."""
+    offset = header_lineno       # the reader's line_num counts from the first line it reads
     labels: list[str] = []
     lines: list[int] = []
     chunk: list[list[str]] = []
     chunk_lines: list[int] = []
-    take = np.asarray(feature_idx)
-    texts: dict[int, list] = {j: [] for j in text}
-    kept: dict[int, list] = {j: [] for j in keep_idx}
-    refused: dict[int, str] = {}     # a text column not read as text -> where its first text value is
-
-    def flush():
-        nonlocal text
-        if chunk:
-            cells = np.asarray(chunk, dtype=object)
-            block, new = _chunk_to_float(cells, chunk_lines, take, names, source, text, auto or None, refused)
-            if new:                  # auto: columns of text found in this chunk
-                if blocks:
-                    raise _NewTextColumns(found | new)
-                text = text | new
-                for j in new:
-                    texts[j] = []
-                block, _ = _chunk_to_float(cells, chunk_lines, take, names, source, text, None, refused)
-            blocks.append(block)
-            for j, values in texts.items():
-                values.extend(_text_value(v) for v in cells[:, j])
-            for j, values in kept.items():
-                values.extend(str(v).strip() for v in cells[:, j])
-            chunk.clear()
-            chunk_lines.clear()
-
     for row in reader:
         lineno = reader.line_num + offset
         if not row or (len(row) == 1 and not row[0].strip()):
@@ -177,25 +230,21 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
         chunk.append(row)
         chunk_lines.append(lineno)
         if len(chunk) >= _CHUNK_ROWS:
-            flush()
-    flush()
-    if not lines:
-        raise DataError(f"{source}: no data rows after the header")
-    if refused:
-        raise TextColumnsError(source, [names[j] for j in sorted(refused)], next(iter(refused.values())))
-    X = np.ascontiguousarray(np.concatenate(blocks, axis=0))
-    if label_index is not None:
-        for text in set(labels):  # the distinct labels: few, even in a long file
-            problem = _label_problem(text)
-            if problem is not None:
-                row = labels.index(text)
-                raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
-                                f"got {text[:40]!r}")
-    y = _label_array(labels) if label_index is not None else None
-    data = Dataset(X, y, [names[i] for i in feature_idx], label_name if label_index is not None else None,
-                   source, "csv", np.asarray(lines, dtype=np.int64), named=True)
-    return _with_text(data, {j: np.asarray(v, dtype=object) for j, v in texts.items()},
-                      {j: np.asarray(v, dtype=object) for j, v in kept.items()}, feature_idx, names)
+            blocks.add(chunk, chunk_lines)
+            chunk, chunk_lines = [], []
+    if chunk:
+        blocks.add(chunk, chunk_lines)
+    return labels, lines
+
+
+def _check_labels(labels: list[str], lines: list[int], label_name: str, source: str) -> None:
+    """Every label a number; the first bad one named by its line."""
+    for text in set(labels):  # the distinct labels: few, even in a long file
+        problem = _label_problem(text)
+        if problem is not None:
+            row = labels.index(text)
+            raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
+                            f"got {text[:40]!r}")
 
 
 def _with_qid(keep: Sequence[str], qid: str | None, label_name: str, drop: Sequence[str],
