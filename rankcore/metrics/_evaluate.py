@@ -136,30 +136,8 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     """
     threads = effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
     resolved = resolve_metrics(metrics)
-
-    # integer scores beyond 2**53 keep their exact order: ranks when every metric
-    # only reads the order, a clear error otherwise (float64 would tie them)
-    by_value = [spec for spec, m in resolved if not m.order_invariant]
-    s_arr = check_scores(scores, name="scores", integers="refuse" if by_value else "rank",
-                         what=f"metric {by_value[0]!r}" if by_value else "")
-    labels: dict[str, np.ndarray] = {}
-    for task in sorted({m.task for _, m in resolved}):
-        if task == "graded":
-            labels[task] = check_graded_labels(y, name="y")
-        else:
-            try:
-                labels[task] = check_binary_labels(y, name="y")
-            except ValueError as exc:
-                users = ", ".join(repr(m.spec) for _, m in resolved if m.task == task)
-                raise ValueError(f"{exc} (needed by the {task} metric(s) {users})") from None
-        check_same_length(y=labels[task], scores=s_arr)
-
-    for _, metric in resolved:
-        y_arr = labels[metric.task]
-        if metric.task != "graded" and metric.requires_both_classes:
-            check_both_classes(y_arr, what=f"metric {metric.spec!r}")
-        metric.check_data(y_arr, s_arr)
-
+    s_arr = _checked_scores(scores, resolved)
+    labels = _checked_labels(y, s_arr, resolved)
     queries = check_queries(qid, group, int(s_arr.shape[0]))
     if queries is not None:
         from ._query_evaluate import evaluate_queries
@@ -170,6 +148,45 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
 
         return intervals_of(resolved, labels, s_arr, level=ci, n_boot=n_boot, random_state=random_state,
                             n_threads=threads)
+    return _values(resolved, labels, s_arr, n_jobs)
+
+
+def _checked_scores(scores: Any, resolved: list[tuple[str, Metric]]) -> np.ndarray:
+    """The scores checked once for every metric.
+
+    Integer scores beyond 2**53 keep their exact order: ranks when every
+    metric only reads the order, a clear error otherwise (float64 would tie
+    them).
+    """
+    by_value = [spec for spec, m in resolved if not m.order_invariant]
+    return check_scores(scores, name="scores", integers="refuse" if by_value else "rank",
+                        what=f"metric {by_value[0]!r}" if by_value else "")
+
+
+def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric]]) -> dict[str, np.ndarray]:
+    """``y`` checked once per task of the metrics (``"bipartite"``, ``"graded"``, ...), then by each metric."""
+    labels: dict[str, np.ndarray] = {}
+    for task in sorted({m.task for _, m in resolved}):
+        if task == "graded":
+            labels[task] = check_graded_labels(y, name="y")
+        else:
+            try:
+                labels[task] = check_binary_labels(y, name="y")
+            except ValueError as exc:
+                users = ", ".join(repr(m.spec) for _, m in resolved if m.task == task)
+                raise ValueError(f"{exc} (needed by the {task} metric(s) {users})") from None
+        check_same_length(y=labels[task], scores=scores)
+    for _, metric in resolved:
+        y_arr = labels[metric.task]
+        if metric.task != "graded" and metric.requires_both_classes:
+            check_both_classes(y_arr, what=f"metric {metric.spec!r}")
+        metric.check_data(y_arr, scores)
+    return labels
+
+
+def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
+            n_jobs: int | None) -> dict[str, Any]:
+    """Each metric's value; the bipartite metrics with a sorted form share one split and sort."""
     sorted_sides: tuple[np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for key, metric in resolved:
@@ -177,8 +194,8 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         if metric.task == "bipartite" and type(metric).compute is Metric.compute:
             # the metric's own compute would split and sort: share that work
             if sorted_sides is None:
-                sorted_sides = split_sorted(labels["bipartite"], s_arr, n_threads=n_jobs)
+                sorted_sides = split_sorted(labels["bipartite"], scores, n_threads=n_jobs)
             out[key] = metric.checked_value(metric.from_sorted(*sorted_sides))
         else:
-            out[key] = metric.checked_value(metric.compute(y_arr, s_arr))
+            out[key] = metric.checked_value(metric.compute(y_arr, scores))
     return out

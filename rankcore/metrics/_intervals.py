@@ -28,7 +28,7 @@ from ..validation import (
 )
 from ._base import Metric
 from ._delong import delong_variance, paired_delong
-from ._queries import check_queries
+from ._queries import Queries, check_queries
 from ._resampling import SortedData, paired_replicate_values, replicate_values, seed_of
 
 __all__ = ["confidence_interval", "compare", "ConfidenceInterval", "PairedComparison",
@@ -234,11 +234,43 @@ def _seed(random_state: Any) -> int:
     return seed_of(check_random_state_param(random_state))
 
 
-def _options(metric: Any, level: Any, n_boot: Any, method: Any, n_jobs: Any, random_state: Any) -> tuple:
-    """The checked (metric, level, n_boot, method, threads, seed), each error naming its argument."""
+def bootstrap_options(level: Any, n_boot: Any, random_state: Any) -> tuple[float, int, int]:
+    """The checked ``(level, n_boot, seed)`` of a bootstrap, each error naming its argument."""
+    return _check_level(level), _check_n_boot(n_boot), _seed(random_state)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """The checked arguments and data of :func:`confidence_interval` and :func:`compare`."""
+
+    metric: Metric
+    level: float
+    n_boot: int
+    method: str
+    stratified: bool
+    threads: int
+    seed: int
+    y: np.ndarray
+    scorings: list[np.ndarray]
+    queries: Queries | None
+
+
+def _checked(y: Any, scorings: dict[str, Any], metric: Any, *, level: Any, method: Any, n_boot: Any,
+             stratified: Any, random_state: Any, n_jobs: Any, qid: Any, group: Any) -> _Checked:
+    """Every argument checked, each error naming it; with queries the method is checked for them, else the strata."""
     metric = _check_metric(metric)
-    return (metric, _check_level(level), _check_n_boot(n_boot), _check_method(method, metric),
-            effective_n_threads(n_jobs, name="n_jobs"), _seed(random_state))
+    level, n_boot, checked_method = _check_level(level), _check_n_boot(n_boot), _check_method(method, metric)
+    threads, seed = effective_n_threads(n_jobs, name="n_jobs"), _seed(random_state)
+    stratified = _check_stratified(stratified)
+    y_arr, arrays = _check_data(y, scorings, metric)
+    queries = check_queries(qid, group, int(y_arr.shape[0]))
+    if queries is not None:
+        from ._query_evaluate import check_query_method
+
+        check_query_method(method, metric)     # as asked: "auto" is DeLong for the AUC, but not over queries
+    else:
+        _check_strata(y_arr, metric, stratified)
+    return _Checked(metric, level, n_boot, checked_method, stratified, threads, seed, y_arr, arrays, queries)
 
 
 # --------------------------------------------------------------------------
@@ -266,7 +298,7 @@ def _kept(values: np.ndarray, metric: Metric, n_boot: int, what: str) -> tuple[n
                              f"(the metric needs more data than a resample keeps)")
         warnings.warn(f"metric {metric.spec!r} is undefined on {n_dropped} of {n_boot} bootstrap {what} "
                       f"(e.g. no positive drawn); the interval uses the other {kept}",
-                      DroppedReplicatesWarning, stacklevel=3)
+                      DroppedReplicatesWarning, stacklevel=4)  # past the percentile helper and its caller
     return values[defined], n_dropped
 
 
@@ -275,6 +307,15 @@ def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
     tail = (1.0 - level) / 2.0
     lower, upper = np.quantile(values, [tail, 1.0 - tail])
     return float(lower), float(upper)
+
+
+def percentile_interval(metric: Metric, replicates: np.ndarray, *, estimate: float, level: float, method: str,
+                        n_boot: int, stratified: bool, what: str, return_replicates: bool) -> ConfidenceInterval:
+    """The percentile interval of a metric's defined replicates (``what`` names them in the warning)."""
+    kept, n_dropped = _kept(replicates, metric, n_boot, what)
+    lower, upper = _percentiles(kept, level)
+    return ConfidenceInterval(metric.spec, lower, upper, level, method, float(np.std(kept, ddof=1)), n_boot,
+                              n_dropped, stratified, replicates if return_replicates else None, estimate=estimate)
 
 
 def _normal_quantile(level: float) -> float:
@@ -293,10 +334,8 @@ def interval_of(metric: Metric, data: SortedData, *, level: float, method: str, 
         return ConfidenceInterval(metric.spec, max(0.0, estimate - half), min(1.0, estimate + half), level,
                                   "delong", se, estimate=estimate)
     values, _ = replicate_values(metric, data, seed, n_boot, stratified=stratified, n_threads=n_threads)
-    kept, n_dropped = _kept(values, metric, n_boot, "replicates")
-    lower, upper = _percentiles(kept, level)
-    return ConfidenceInterval(metric.spec, lower, upper, level, "bootstrap", float(np.std(kept, ddof=1)), n_boot,
-                              n_dropped, bool(stratified), values if return_replicates else None, estimate=estimate)
+    return percentile_interval(metric, values, estimate=estimate, level=level, method="bootstrap", n_boot=n_boot,
+                               stratified=bool(stratified), what="replicates", return_replicates=return_replicates)
 
 
 def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: float = 0.95, method: str = "auto",
@@ -386,29 +425,25 @@ def confidence_interval(y: Any, scores: Any, metric: str | Metric, *, level: flo
     >>> confidence_interval(y, scores, "prec@k:10", random_state=0)
     ConfidenceInterval(prec@k:10 0.6667, 95% CI [0.3, 0.9], bootstrap, 2000 replicates)
     """
-    asked = method                             # "auto" is DeLong for the AUC, but not over queries
-    metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
-    stratified = _check_stratified(stratified)
-    y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
-    queries = check_queries(qid, group, int(y_arr.shape[0]))
-    if queries is not None:
-        from ._query_evaluate import check_query_method, query_interval, query_values_of
+    checked = _checked(y, {"scores": scores}, metric, level=level, method=method, n_boot=n_boot,
+                       stratified=stratified, random_state=random_state, n_jobs=n_jobs, qid=qid, group=group)
+    metric, (s_arr,) = checked.metric, checked.scorings
+    if checked.queries is not None:
+        from ._query_evaluate import query_interval, query_values_of
 
-        check_query_method(asked, metric)
-        return query_interval(metric, query_values_of(metric, y_arr, s_arr, queries), level=level, n_boot=n_boot,
-                              seed=seed, return_replicates=return_replicates)
-    _check_strata(y_arr, metric, stratified)
-    data = SortedData(y_arr, s_arr, n_threads=threads)
-    return interval_of(metric, data, level=level, method=method, n_boot=n_boot, stratified=stratified,
-                       seed=seed, return_replicates=return_replicates, n_threads=threads)
+        values = query_values_of(metric, checked.y, s_arr, checked.queries)
+        return query_interval(metric, values, level=checked.level, n_boot=checked.n_boot, seed=checked.seed,
+                              return_replicates=return_replicates)
+    data = SortedData(checked.y, s_arr, n_threads=checked.threads)
+    return interval_of(metric, data, level=checked.level, method=checked.method, n_boot=checked.n_boot,
+                       stratified=checked.stratified, seed=checked.seed, return_replicates=return_replicates,
+                       n_threads=checked.threads)
 
 
 def intervals_of(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray, *,
                  level: Any, n_boot: Any, random_state: Any, n_threads: int) -> dict[str, Any]:
     """``evaluate(..., ci=level)``: every scalar metric's interval from one sort and one seed."""
-    level = _check_level(level)
-    n_boot = _check_n_boot(n_boot)
-    seed = _seed(random_state)
+    level, n_boot, seed = bootstrap_options(level, n_boot, random_state)
     data: dict[str, SortedData] = {}
     out: dict[str, Any] = {}
     for key, metric in resolved:
@@ -437,6 +472,20 @@ def _p_value(difference: float, se: float) -> float:
     if se <= 0.0 or not math.isfinite(se):
         return 1.0 if difference == 0.0 else 0.0
     return float(2.0 * norm.sf(abs(difference) / se))
+
+
+def paired_percentile_comparison(metric: Metric, replicates: np.ndarray, *, estimates: tuple[float, float],
+                                 level: float, method: str, n_boot: int, stratified: bool, what: str,
+                                 return_replicates: bool) -> PairedComparison:
+    """The percentile interval and p-value of the difference of two scorings' defined replicates, shape (n_boot, 2)."""
+    kept, n_dropped = _kept(replicates, metric, n_boot, what)
+    differences = kept[:, 0] - kept[:, 1]
+    lower, upper = _percentiles(differences, level)
+    se = float(np.std(differences, ddof=1))
+    difference = estimates[0] - estimates[1]
+    return PairedComparison(metric.spec, lower, upper, level, method, se, n_boot, n_dropped, stratified,
+                            replicates if return_replicates else None, estimates=estimates, difference=difference,
+                            p_value=_p_value(difference, se))
 
 
 def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: float = 0.95,
@@ -493,33 +542,32 @@ def compare(y: Any, scores1: Any, scores2: Any, metric: str | Metric, *, level: 
     >>> compare(labels, signal, signal + rng.normal(size=100), "auc")
     PairedComparison(auc 0.7083 - 0.6717 = 0.03667, 95% CI [-0.04488, 0.1182], p = 0.378, delong)
     """
-    asked = method                             # "auto" is DeLong for the AUC, but not over queries
-    metric, level, n_boot, method, threads, seed = _options(metric, level, n_boot, method, n_jobs, random_state)
-    stratified = _check_stratified(stratified)
-    y_arr, scorings = _check_data(y, {"scores1": scores1, "scores2": scores2}, metric)
-    queries = check_queries(qid, group, int(y_arr.shape[0]))
-    if queries is not None:
-        from ._query_evaluate import check_query_method, query_comparison, query_values_of
+    checked = _checked(y, {"scores1": scores1, "scores2": scores2}, metric, level=level, method=method,
+                       n_boot=n_boot, stratified=stratified, random_state=random_state, n_jobs=n_jobs, qid=qid,
+                       group=group)
+    metric, y_arr, scorings = checked.metric, checked.y, checked.scorings
+    if checked.queries is not None:
+        from ._query_evaluate import query_comparison, query_values_of
 
-        check_query_method(asked, metric)
-        v1, v2 = (query_values_of(metric, y_arr, s, queries) for s in scorings)
-        return query_comparison(metric, v1, v2, level=level, n_boot=n_boot, seed=seed,
+        v1, v2 = (query_values_of(metric, y_arr, s, checked.queries) for s in scorings)
+        return query_comparison(metric, v1, v2, level=checked.level, n_boot=checked.n_boot, seed=checked.seed,
                                 return_replicates=return_replicates)
-    _check_strata(y_arr, metric, stratified)
-    estimates = tuple(_estimate(metric, SortedData(y_arr, s, n_threads=threads)) for s in scorings)
+    estimates = tuple(_estimate(metric, SortedData(y_arr, s, n_threads=checked.threads)) for s in scorings)
+    if checked.method == "delong":
+        return _paired_delong_comparison(metric, y_arr, scorings, estimates, checked.level)
+    values, _ = paired_replicate_values(metric, y_arr, scorings, checked.seed, checked.n_boot,
+                                        stratified=checked.stratified, n_threads=checked.threads)
+    return paired_percentile_comparison(metric, values, estimates=estimates, level=checked.level, method="bootstrap",
+                                        n_boot=checked.n_boot, stratified=checked.stratified, what="replicates",
+                                        return_replicates=return_replicates)
+
+
+def _paired_delong_comparison(metric: Metric, y: np.ndarray, scorings: list[np.ndarray],
+                              estimates: tuple[float, float], level: float) -> PairedComparison:
+    """DeLong's paired test: the difference ± z·SE from the two AUCs' covariance."""
     difference = estimates[0] - estimates[1]
-    if method == "delong":
-        _, cov = paired_delong(y_arr, scorings)
-        se = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1], 0.0))
-        half = _normal_quantile(level) * se
-        return PairedComparison(metric.spec, difference - half, difference + half, level, "delong", se,
-                                estimates=estimates, difference=difference, p_value=_p_value(difference, se))
-    values, _ = paired_replicate_values(metric, y_arr, scorings, seed, n_boot, stratified=stratified,
-                                        n_threads=threads)
-    kept, n_dropped = _kept(values, metric, n_boot, "replicates")
-    differences = kept[:, 0] - kept[:, 1]
-    lower, upper = _percentiles(differences, level)
-    se = float(np.std(differences, ddof=1))
-    return PairedComparison(metric.spec, lower, upper, level, "bootstrap", se, n_boot, n_dropped, stratified,
-                            values if return_replicates else None, estimates=estimates, difference=difference,
-                            p_value=_p_value(difference, se))
+    _, cov = paired_delong(y, scorings)
+    se = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1], 0.0))
+    half = _normal_quantile(level) * se
+    return PairedComparison(metric.spec, difference - half, difference + half, level, "delong", se,
+                            estimates=estimates, difference=difference, p_value=_p_value(difference, se))

@@ -20,12 +20,9 @@ from ._base import Metric
 from ._intervals import (
     ConfidenceInterval,
     PairedComparison,
-    _check_level,
-    _check_n_boot,
-    _kept,
-    _p_value,
-    _percentiles,
-    _seed,
+    bootstrap_options,
+    paired_percentile_comparison,
+    percentile_interval,
 )
 from ._queries import Queries
 
@@ -117,10 +114,9 @@ def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: 
     """The percentile interval of the metric's mean over resampled queries."""
     estimate = mean_of(metric, values)
     replicates = _replicate_means([values], seed, n_boot)[:, 0]
-    kept, n_dropped = _kept(replicates, metric, n_boot, "replicates of the queries")
-    lower, upper = _percentiles(kept, level)
-    return ConfidenceInterval(metric.spec, lower, upper, level, QUERY_BOOTSTRAP, float(np.std(kept, ddof=1)),
-                              n_boot, n_dropped, False, replicates if return_replicates else None, estimate=estimate)
+    return percentile_interval(metric, replicates, estimate=estimate, level=level, method=QUERY_BOOTSTRAP,
+                               n_boot=n_boot, stratified=False, what="replicates of the queries",
+                               return_replicates=return_replicates)
 
 
 def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *, level: float, n_boot: int,
@@ -129,15 +125,10 @@ def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *
     both = ~np.isnan(values1) & ~np.isnan(values2)
     values1, values2 = np.where(both, values1, np.nan), np.where(both, values2, np.nan)
     estimates = (mean_of(metric, values1), mean_of(metric, values2))
-    difference = estimates[0] - estimates[1]
     replicates = _replicate_means([values1, values2], seed, n_boot)
-    kept, n_dropped = _kept(replicates, metric, n_boot, "replicates of the queries")
-    differences = kept[:, 0] - kept[:, 1]
-    lower, upper = _percentiles(differences, level)
-    se = float(np.std(differences, ddof=1))
-    return PairedComparison(metric.spec, lower, upper, level, QUERY_BOOTSTRAP, se, n_boot, n_dropped, False,
-                            replicates if return_replicates else None, estimates=estimates, difference=difference,
-                            p_value=_p_value(difference, se))
+    return paired_percentile_comparison(metric, replicates, estimates=estimates, level=level,
+                                        method=QUERY_BOOTSTRAP, n_boot=n_boot, stratified=False,
+                                        what="replicates of the queries", return_replicates=return_replicates)
 
 
 def evaluate_queries(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
@@ -146,7 +137,7 @@ def evaluate_queries(resolved: list[tuple[str, Metric]], labels: dict[str, np.nd
     values = {key: query_values_of(metric, labels[metric.task], scores, queries) for key, metric in resolved}
     if ci is None:
         return {key: mean_of(metric, values[key]) for key, metric in resolved}
-    level, n_boot, seed = _check_level(ci), _check_n_boot(n_boot), _seed(random_state)
+    level, n_boot, seed = bootstrap_options(ci, n_boot, random_state)
     return {key: query_interval(metric, values[key], level=level, n_boot=n_boot, seed=seed)
             for key, metric in resolved}
 

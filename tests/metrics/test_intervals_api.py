@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -243,6 +244,15 @@ def test_dropped_replicates_are_counted_and_warned():
         warnings.simplefilter("error")
         assert confidence_interval(y, s, "auc", method="bootstrap", n_boot=200, random_state=0).n_dropped == 0
 
+
+
+def test_dropped_replicates_warning_of_compare_points_at_the_caller():
+    """The paired bootstrap's warning is attributed to the code that called ``compare``."""
+    y = np.r_[1, 1, np.zeros(18)]
+    s = np.arange(20.0)
+    with pytest.warns(DroppedReplicatesWarning) as record:
+        compare(y, s, s[::-1].copy(), "auc", method="bootstrap", stratified=False, n_boot=1000, random_state=0)
+    assert [Path(w.filename).name for w in record] == [Path(__file__).name]
 
 class DistinctPositivesAtK(rankcore.Metric):
     """A plugin-style metric undefined when fewer than k distinct positives were drawn."""
