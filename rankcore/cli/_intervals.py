@@ -24,7 +24,7 @@ def level(text: str) -> float:
 
 def n_boot(text: str) -> int:
     """argparse type: from 100 to 1,000,000 replicates (the library's bounds)."""
-    from ..metrics._intervals import MAX_BOOT, MIN_BOOT
+    from ..metrics import MAX_BOOT, MIN_BOOT
 
     return _checked_number(text, int, lambda v: MIN_BOOT <= v <= MAX_BOOT,
                            f"an integer number of bootstrap replicates >= {MIN_BOOT} and <= {MAX_BOOT:,}")

@@ -84,7 +84,7 @@ def _ranks(scores, qid):
     if qid is None:
         order = np.sort(-scores)
         return np.searchsorted(order, -scores, side="left") + 1
-    from ..metrics._queries import check_qid
+    from ..metrics import check_qid
 
     queries = check_qid(qid, scores.shape[0], name="--qid")
     rows = np.lexsort((-scores, queries.codes))                  # by query, then by descending score

@@ -57,7 +57,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from rankcore.metrics._common cimport PaucWalk, pauc_walk_add, pauc_walk_start, pauc_walk_value
+from rankcore.metrics.sorted_helpers cimport PaucWalk, pauc_walk_add, pauc_walk_start, pauc_walk_value
 
 from ._bnb_boxes cimport (Box, grid_value, heap_pop, heap_push, is_leaf, margin_of, smallest_half_gap,
                           split_range)

@@ -1,7 +1,7 @@
 """The nogil loss evaluator of built-in metrics (a SortedMetric kernel).
 
 Kept in its own module so that the branch-and-bound kernel imports without
-``rankcore.metrics._sorted``; this module is loaded only for metrics whose
+``rankcore.metrics.sorted_kernels``; this module is loaded only for metrics whose
 ``sorted_kernel()`` returns a kernel.
 
 Design
@@ -21,8 +21,8 @@ B. ``loss_runs`` takes scores run-length encoded (strictly ascending values
 
 from libc.stdint cimport int32_t
 
-from rankcore.metrics._common cimport PaucWalk, highest_of, pauc_walk_add, pauc_walk_start, pauc_walk_value, resolve_k
-from rankcore.metrics._sorted cimport SortedAUC, SortedKS, SortedMetric, SortedPartialAUC, SortedPrecAtK
+from rankcore.metrics.sorted_helpers cimport PaucWalk, highest_of, pauc_walk_add, pauc_walk_start, pauc_walk_value, resolve_k
+from rankcore.metrics.sorted_kernels cimport SortedAUC, SortedKS, SortedMetric, SortedPartialAUC, SortedPrecAtK
 
 from ._evaluators cimport LossEvaluator
 

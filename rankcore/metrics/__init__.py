@@ -5,7 +5,7 @@ Functions take ``(y, scores)`` and return one value (``auc``, ``pauc``,
 ``misrank``) or a curve/vector (``roc_curve``, ``height``);
 :func:`evaluate` computes several at once from spec strings.  The classes
 are the registered metric plugins behind them; ``Metric.sorted_kernel()``
-gives the nogil Cython kernel (:mod:`rankcore.metrics._sorted`).
+gives the nogil Cython kernel (:mod:`rankcore.metrics.sorted_kernels`).
 :func:`confidence_interval` and :func:`compare` give intervals and paired
 tests (DeLong for the AUC, a one-sort bootstrap for every metric).
 With ``qid`` every scalar metric is computed per query and averaged
@@ -33,6 +33,8 @@ from ._functions import (
 )
 from ._graded import Misrank
 from ._intervals import (
+    MAX_BOOT,
+    MIN_BOOT,
     ConfidenceInterval,
     DroppedReplicatesWarning,
     PairedComparison,
@@ -62,6 +64,8 @@ __all__ = [
     "ConfidenceInterval",
     "PairedComparison",
     "DroppedReplicatesWarning",
+    "MIN_BOOT",
+    "MAX_BOOT",
     "roc_band",
     "split_sorted",
     "per_query",

@@ -179,7 +179,7 @@ class Metric(Component):
         return kernel.evaluate(pos, neg)
 
     def sorted_kernel(self) -> Any:
-        """A ``rankcore.metrics._sorted.SortedMetric`` for nogil use, or None."""
+        """A ``rankcore.metrics.sorted_kernels.SortedMetric`` for nogil use, or None."""
         return None
 
     # -- the resampling form (confidence intervals); separate from every other capability --

@@ -41,7 +41,7 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._common cimport lowest_of
+from .sorted_helpers cimport lowest_of
 from ._weighted cimport GroupMetric, GroupWalk
 from rankcore._parallel cimport threads_for
 

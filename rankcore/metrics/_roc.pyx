@@ -2,7 +2,7 @@
 #
 # Design
 # ------
-# A. The ROC curve is the walk of _sorted.pyx (down from the top score, one
+# A. The ROC curve is the walk of sorted_kernels.pyx (down from the top score, one
 #    step per distinct score) recording each step instead of integrating it.
 #    The output is allocated at its largest possible size (n + 1 points) and
 #    cut to the points actually produced; np.empty does not touch the pages,
@@ -16,7 +16,7 @@
 
 import numpy as np
 
-from ._common cimport drop_top, highest_of
+from .sorted_helpers cimport drop_top, highest_of
 
 
 def roc_points(const double[::1] pos,   # IN ascending positive scores

@@ -1,7 +1,7 @@
 """The scalar bipartite metrics: one Metric class per Cython ``SortedMetric`` kernel.
 
 Each class declares its parameters, direction and flags and builds its kernel
-(:mod:`rankcore.metrics._sorted`) from its parameters; validation, the split
+(:mod:`rankcore.metrics.sorted_kernels`) from its parameters; validation, the split
 by label and the one sort come from :class:`rankcore.Metric`.  The user-facing
 documentation of each metric is the docstring of its function in
 :mod:`rankcore.metrics._functions`.
@@ -26,7 +26,7 @@ from ._weighted import (
     GroupRMax,
     GroupTwoWayPartialAUC,
 )
-from ._sorted import (
+from .sorted_kernels import (
     SortedAUC,
     SortedKS,
     SortedMaxHeight,

@@ -13,7 +13,7 @@
 #    α, prec@k once k rows are seen, rmax at the first negative, auc/ks/pnorm
 #    once every positive is above), so the driver need not even draw the
 #    weights of the rest.
-# C. The same tie conventions as _sorted.pyx: ½ credit for tied pairs in auc,
+# C. The same tie conventions as sorted_kernels.pyx: ½ credit for tied pairs in auc,
 #    diagonal ROC segments in pauc/tpauc, fractional credit at the k-th row in
 #    prec@k, tied positives not above a negative in rmax.  With unit weights
 #    each kernel reproduces its SortedMetric (tests/test_intervals_kernels.py).
@@ -23,8 +23,8 @@
 
 from libc.math cimport NAN, floor, pow
 
-from ._common cimport area_above
-from ._sorted cimport SortedPrecAtK
+from .sorted_helpers cimport area_above
+from .sorted_kernels cimport SortedPrecAtK
 
 import numpy as np
 

@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 from scipy.special import expit
 
-from ..metrics._queries import Queries
+from ..metrics import Queries
 
 __all__ = ["LambdaRank"]
 

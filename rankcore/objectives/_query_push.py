@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..metrics._queries import Queries
+from ..metrics import Queries
 from ._base import LinePoint, clip_hessian
 from ._query_kernels import running_lse
 

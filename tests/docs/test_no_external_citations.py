@@ -1,4 +1,4 @@
-"""The repository cites papers and its own docs, never documents it does not contain (issue 22, item 6).
+"""The repository cites papers and its own docs, never documents it does not contain.
 
 The mathematics lives in ``docs/theory/``; code and docs point there (page and
 section) and cite papers by authors, title and year.  No file may refer to a

@@ -240,7 +240,7 @@ def test_sorted_kernel_empty_class_value(spec, no_pos, no_neg):
 
 
 def test_prec_at_k_kernel_clamps_and_resolves_fraction_at_call_time():
-    from rankcore.metrics._sorted import SortedPrecAtK
+    from rankcore.metrics.sorted_kernels import SortedPrecAtK
 
     kernel = SortedPrecAtK(0.5)
     pos, neg = np.array([3.0, 4.0]), np.array([0.0, 1.0, 2.0, 5.0])
@@ -262,7 +262,7 @@ def test_prec_at_k_kernel_clamps_and_resolves_fraction_at_call_time():
 
 
 def test_sorted_kernels_reject_bad_parameters():
-    from rankcore.metrics._sorted import SortedPartialAUC, SortedPNormRisk, SortedTwoWayPartialAUC
+    from rankcore.metrics.sorted_kernels import SortedPartialAUC, SortedPNormRisk, SortedTwoWayPartialAUC
 
     with pytest.raises(ValueError, match="max_fpr"):
         SortedPartialAUC(0.0)

@@ -19,14 +19,7 @@ ROOT = next(p for p in Path(__file__).resolve().parents if (p / "rankcore" / "__
 TABLE_MARKER = "<!-- layers: tests/packaging/test_layers.py parses the rows below -->"
 
 #: Imports allowed although they break a rule: (importing module, imported module).
-ALLOWED = {
-    # ExactBoost's kernels cimport the metric kernels' Cython declarations, which are published under
-    # private names (docs/metrics.md shows ``rankcore.metrics._sorted``); public .pxd names mean
-    # renaming compiled modules of both packages
-    ("rankcore.exactboost._sorted_loss", "rankcore.metrics._sorted"),
-    ("rankcore.exactboost._sorted_loss", "rankcore.metrics._common"),
-    ("rankcore.exactboost._bnb_search", "rankcore.metrics._common"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 _CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(rankcore[\w.]*)\s+c?import\s+(.+)|c?import\s+(rankcore[\w.]*))",
                             re.MULTILINE)

@@ -59,7 +59,7 @@ def test_wheel_holds_no_generated_sources_or_leftovers_and_ships_the_licence(che
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.endswith(LEFTOVERS)], "build products or sources in the wheel"
     assert not [n for n in names if n.startswith("build/")]
-    # the Cython declarations stay: `from rankcore.metrics._sorted cimport SortedMetric` needs them
+    # the Cython declarations stay: `from rankcore.metrics.sorted_kernels cimport SortedMetric` needs them
     pxd = sorted(str(p.relative_to(checkout)) for p in (checkout / "rankcore").rglob("*.pxd"))
     assert pxd and sorted(n for n in names if n.endswith(".pxd")) == pxd
     assert "rankcore/metrics/_evaluate.py" in names

@@ -5,7 +5,7 @@
 # the GIL, so that other kernels (ExactBoost's branch and bound) can call any
 # built-in metric from inside a ``with nogil`` block:
 #
-#     from rankcore.metrics._sorted cimport SortedMetric
+#     from rankcore.metrics.sorted_kernels cimport SortedMetric
 #     cdef SortedMetric m = metric.sorted_kernel()
 #     with nogil:
 #         v = m.value(&pos[0], n_pos, &neg[0], n_neg)
@@ -13,7 +13,7 @@
 # Callers guarantee sortedness, n_pos + n_neg >= 1 and whatever the metric's
 # Python wrapper checks (both classes present where required, k <= n).
 #
-# Guarantees of every built-in kernel (see _sorted.pyx):
+# Guarantees of every built-in kernel (see sorted_kernels.pyx):
 # - ``value`` allocates nothing and uses O(1) scratch space;
 # - it never reads outside pos[0..n_pos) / neg[0..n_neg), also when n_pos == 0
 #   or n_neg == 0 (the pointers are then not dereferenced), and it returns a

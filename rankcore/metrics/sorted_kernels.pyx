@@ -19,7 +19,7 @@
 #    highest score and stop as soon as they are done, so their cost is
 #    proportional to the part of the list they look at.
 # E. The kernels are extension types with their parameters as cdef fields and a
-#    ``value(...) noexcept nogil`` method (declared in _sorted.pxd), so that
+#    ``value(...) noexcept nogil`` method (declared in sorted_kernels.pxd), so that
 #    ExactBoost's branch and bound can call any of them from nogil code in a
 #    tight loop.  ``value`` never reads outside the given ranges; with an empty
 #    class it returns a documented finite value (listed per class) and the
@@ -27,7 +27,7 @@
 
 from libc.math cimport pow, INFINITY
 
-from ._common cimport (PaucWalk, area_above, count_le, drop_top, highest_of, lowest_of, pauc_walk_add,
+from .sorted_helpers cimport (PaucWalk, area_above, count_le, drop_top, highest_of, lowest_of, pauc_walk_add,
                       pauc_walk_start, pauc_walk_value, resolve_k)
 
 import numpy as np
