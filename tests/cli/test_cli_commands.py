@@ -283,7 +283,7 @@ def test_tampered_model_file(tmp_path, wdbc_csv):
 
 
 def test_debug_shows_the_traceback(tmp_path):
-    (tmp_path / "bad.csv").write_text("a,label\nx,0\n")
+    (tmp_path / "bad.csv").write_text("a,b\n1,0\n")          # no label column: the reader's DataError
     done = run_cli("--debug", "fit", "bad.csv", cwd=tmp_path)
     assert done.returncode != 0
     assert "Traceback" in done.stderr and "DataError" in done.stderr
