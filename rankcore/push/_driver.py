@@ -135,8 +135,9 @@ def run_boosting(
         if abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
+        phi = backend.line_function(state, candidate.ranker)
         try:
-            search = _search_line(backend, state, candidate.ranker, log_value, max_step)
+            search = _minimize_line(phi, log_value, max_step)
         except FloatingPointError as exc:
             _overflow(result, iteration, str(exc))
             break
@@ -177,13 +178,12 @@ def _best_candidate(backend, layout, state):
     return layout.select(stats)
 
 
-def _search_line(backend, state, ranker, log_value: bool, max_step: float):
-    """Minimize the objective along ``ranker`` from ``state`` (a :class:`LineSearchResult`).
+def _minimize_line(phi, log_value: bool, max_step: float):
+    """Minimize the line function ``phi`` (a :class:`LineSearchResult`).
 
     A line function may know φ's shape (e.g. piecewise linear) and minimize it
     exactly, with :func:`line_search`'s semantics.
     """
-    phi = backend.line_function(state, ranker)
     minimize = getattr(phi, "minimize", None)
     if minimize is not None:
         return minimize(max_step)
