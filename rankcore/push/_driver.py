@@ -121,11 +121,7 @@ def run_boosting(
         if value == -math.inf:
             result.stop_reason = "converged"
             break
-        if getattr(layout, "multi_pass", False):
-            candidate = backend.learner_search(state)     # several reductions (one per tree split)
-        else:
-            stats = backend.learner_statistics(state)
-            candidate = layout.select(stats)
+        candidate = _best_candidate(backend, layout, state)
         if candidate is not None and not math.isfinite(candidate.derivative):
             _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
             break
@@ -141,11 +137,7 @@ def run_boosting(
             break
         phi = backend.line_function(state, candidate.ranker)
         try:
-            # a line function may know φ's shape (e.g. piecewise linear) and minimize
-            # it exactly, with line_search's semantics (LineSearchResult)
-            minimize = getattr(phi, "minimize", None)
-            search = (minimize(max_step) if minimize is not None
-                      else line_search(phi, log_value=log_value, max_step=max_step))
+            search = _minimize_line(phi, log_value, max_step)
         except FloatingPointError as exc:
             _overflow(result, iteration, str(exc))
             break
@@ -174,11 +166,36 @@ def run_boosting(
                 result.stop_reason = str(reason)
                 break
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
-        warnings.warn(
-            f"boosting added no weak ranker (stop_reason_ = {result.stop_reason!r}): no step along the best weak "
-            f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
-            UserWarning, stacklevel=2)
+        _warn_constant(result, tol)
     return result
+
+
+def _best_candidate(backend, layout, state):
+    """The learner's best weak ranker at ``state`` (None when it can form none)."""
+    if getattr(layout, "multi_pass", False):
+        return backend.learner_search(state)     # several reductions (one per tree split)
+    stats = backend.learner_statistics(state)
+    return layout.select(stats)
+
+
+def _minimize_line(phi, log_value: bool, max_step: float):
+    """Minimize the line function ``phi`` (a :class:`LineSearchResult`).
+
+    A line function may know φ's shape (e.g. piecewise linear) and minimize it
+    exactly, with :func:`line_search`'s semantics.
+    """
+    minimize = getattr(phi, "minimize", None)
+    if minimize is not None:
+        return minimize(max_step)
+    return line_search(phi, log_value=log_value, max_step=max_step)
+
+
+def _warn_constant(result: BoostingResult, tol: float) -> None:
+    """Warn that the run added no weak ranker, so the model is constant."""
+    warnings.warn(
+        f"boosting added no weak ranker (stop_reason_ = {result.stop_reason!r}): no step along the best weak "
+        f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
+        UserWarning, stacklevel=3)
 
 
 def _no_candidate_reason(layout) -> str | None:

@@ -18,82 +18,24 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     Raises ``ModelFormatError`` (through ``estimator._state_error``) naming the field.
     """
     fail = estimator._state_error
-    objective, learner, cap = setup.objective, setup.learner, setup.n_iter
-    if state["objective"] != objective.spec:
-        fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
-    if setup.params.early_stopping == "auto":
-        # a large-data fit used the learner's large-data settings (and cap): either setup may be the file's
-        large = setup.for_large_data()
-        if state["learner"] == large.learner.spec:
-            learner = large.learner
-        cap = max(cap, large.n_iter)
-    if state["learner"] != learner.spec:
-        fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
-    if state["task"] != objective.task:
-        fail(f"task {state['task']!r} does not match the objective's ({objective.task!r})")
+    objective = setup.objective
+    learner, cap = _check_components(state, setup, fail)
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
-    alphas = state["alphas"]
-    if not (isinstance(alphas, np.ndarray) and alphas.dtype == np.float64 and alphas.ndim == 1):
-        fail("alphas must be a float64 vector")
-    if not np.isfinite(alphas).all():
-        fail("alphas must be finite")
+    alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]
-    if T > cap:
-        fail(f"{T} iterations stored, but at most {cap} for n_iter={estimator.n_iter!r}")
-    raw = state["rankers"]
-    if not isinstance(raw, list) or len(raw) != T:
-        fail(f"rankers must be a list of {T} records (one per coefficient)")
-    rankers = []
-    for t, record in enumerate(raw):
-        if not isinstance(record, dict):
-            fail(f"rankers[{t}] must be a record")
-        try:
-            ranker = learner.ranker_from_state(record)
-        except (TypeError, ValueError, KeyError) as exc:
-            fail(f"rankers[{t}]: {exc}")
-        if any(not 0 <= j < d for j in ranker.features):
-            fail(f"rankers[{t}] reads feature {max(ranker.features)}, but n_features_in={d}")
-        rankers.append(ranker)
-    values = state["objective_values"]
-    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
-        fail(f"objective_values must be a float64 vector of length {T + 1}")
-    if np.isnan(values).any() or (values == np.inf).any():
-        fail("objective_values must not contain NaN or +inf")
-    if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
-        fail("objective_values must not increase (the driver never increases the objective)")
+    rankers = _check_rankers(state, learner, T, d, fail)
+    values = _check_objective_values(state, T, fail)
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
-    classes = state.get("classes")
-    if objective.task == "graded":
-        if classes is not None:
-            fail("a graded model has no classes")
-    else:
-        if classes is None:
-            fail("classes are missing")
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or classes.shape[0] != 2:
-            fail("classes must hold exactly two labels")
-        if classes.dtype.kind == "f" and not np.isfinite(classes).all():
-            fail("classes must be finite")
-        if not classes[0] < classes[1]:
-            fail("classes must be two sorted, distinct labels")
+    classes = _check_classes(state, objective.task, fail)
     names = state.get("feature_names_in")
     if names is not None and not (isinstance(names, list) and len(names) == d
                                   and all(isinstance(s, str) for s in names)):
         fail(f"feature_names_in must be a list of {d} strings")
-    has_val = "validation_scores" in state
-    if has_val != ("best_iteration" in state):
-        fail("validation_scores and best_iteration go together")
-    if has_val:
-        scores = state["validation_scores"]
-        if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (T,)):
-            fail(f"validation_scores must be a float64 vector of length {T}")
-        best = state["best_iteration"]
-        if isinstance(best, bool) or not isinstance(best, int) or best < 0:
-            fail(f"best_iteration must be a non-negative integer, got {best!r}")
+    has_val = _check_validation_scores(state, T, fail)
     categories = state.get("categories")
     if categories is not None:
         try:
@@ -126,3 +68,100 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.categories_ = categories
     estimator._learner = learner
 
+
+def _check_components(state: dict, setup, fail):
+    """The file's objective, learner and task against the parameters'; returns the learner and the iteration cap.
+
+    With ``early_stopping="auto"`` a large-data fit used the learner's large-data
+    settings (and cap): either setup may be the file's.
+    """
+    objective, learner, cap = setup.objective, setup.learner, setup.n_iter
+    if state["objective"] != objective.spec:
+        fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
+    if setup.params.early_stopping == "auto":
+        large = setup.for_large_data()
+        if state["learner"] == large.learner.spec:
+            learner = large.learner
+        cap = max(cap, large.n_iter)
+    if state["learner"] != learner.spec:
+        fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
+    if state["task"] != objective.task:
+        fail(f"task {state['task']!r} does not match the objective's ({objective.task!r})")
+    return learner, cap
+
+
+def _check_alphas(state: dict, cap: int, n_iter, fail) -> np.ndarray:
+    """The coefficients: a finite float64 vector of at most ``cap`` entries."""
+    alphas = state["alphas"]
+    if not (isinstance(alphas, np.ndarray) and alphas.dtype == np.float64 and alphas.ndim == 1):
+        fail("alphas must be a float64 vector")
+    if not np.isfinite(alphas).all():
+        fail("alphas must be finite")
+    if alphas.shape[0] > cap:
+        fail(f"{alphas.shape[0]} iterations stored, but at most {cap} for n_iter={n_iter!r}")
+    return alphas
+
+
+def _check_rankers(state: dict, learner, T: int, d: int, fail) -> list:
+    """The ``T`` weak rankers, rebuilt by the learner, each reading features below ``d``."""
+    raw = state["rankers"]
+    if not isinstance(raw, list) or len(raw) != T:
+        fail(f"rankers must be a list of {T} records (one per coefficient)")
+    rankers = []
+    for t, record in enumerate(raw):
+        if not isinstance(record, dict):
+            fail(f"rankers[{t}] must be a record")
+        try:
+            ranker = learner.ranker_from_state(record)
+        except (TypeError, ValueError, KeyError) as exc:
+            fail(f"rankers[{t}]: {exc}")
+        if any(not 0 <= j < d for j in ranker.features):
+            fail(f"rankers[{t}] reads feature {max(ranker.features)}, but n_features_in={d}")
+        rankers.append(ranker)
+    return rankers
+
+
+def _check_objective_values(state: dict, T: int, fail) -> np.ndarray:
+    """The objective before and after each of the ``T`` iterations: never NaN, +inf or increasing."""
+    values = state["objective_values"]
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
+        fail(f"objective_values must be a float64 vector of length {T + 1}")
+    if np.isnan(values).any() or (values == np.inf).any():
+        fail("objective_values must not contain NaN or +inf")
+    if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
+        fail("objective_values must not increase (the driver never increases the objective)")
+    return values
+
+
+def _check_classes(state: dict, task: str, fail):
+    """The two sorted labels of a binary model (None for a graded one)."""
+    classes = state.get("classes")
+    if task == "graded":
+        if classes is not None:
+            fail("a graded model has no classes")
+        return None
+    if classes is None:
+        fail("classes are missing")
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.shape[0] != 2:
+        fail("classes must hold exactly two labels")
+    if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+        fail("classes must be finite")
+    if not classes[0] < classes[1]:
+        fail("classes must be two sorted, distinct labels")
+    return classes
+
+
+def _check_validation_scores(state: dict, T: int, fail) -> bool:
+    """The early-stopping record (``validation_scores`` with ``best_iteration``); returns whether there is one."""
+    has_val = "validation_scores" in state
+    if has_val != ("best_iteration" in state):
+        fail("validation_scores and best_iteration go together")
+    if has_val:
+        scores = state["validation_scores"]
+        if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (T,)):
+            fail(f"validation_scores must be a float64 vector of length {T}")
+        best = state["best_iteration"]
+        if isinstance(best, bool) or not isinstance(best, int) or best < 0:
+            fail(f"best_iteration must be a non-negative integer, got {best!r}")
+    return has_val
