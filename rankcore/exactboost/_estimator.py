@@ -12,8 +12,9 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._degenerate import warn_if_constant
+from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import (CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
+from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
                     run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
@@ -139,14 +140,13 @@ def _truncated(result: RunResult, rounds: int) -> RunResult:
 
 
 @dataclass(frozen=True)
-class ExactBoostSetup:
+class ExactBoostSetup(EstimatorSetup):
     """ExactBoost's configuration, checked and resolved once: what ``fit``, its runs and loading use.
 
     ``settings`` is the head runs' :class:`RunSettings` (metrics resolved);
     ``tail_metric`` is None without a tail.
     """
 
-    params: CheckedParams
     metric: Any
     tie_break: Any
     head: float | None

@@ -14,7 +14,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit as _blas_limit
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import CheckedParams, Ranker, resolve_parameter
+from .._setup import EstimatorSetup
+from ..base import Ranker, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
@@ -63,13 +64,11 @@ def _is_number(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class KernelSetup:
+class KernelSetup(EstimatorSetup):
     """KernelRanker's configuration, checked and resolved once: what ``fit``, ``score`` and loading use.
 
     Attributes
     ----------
-    params : CheckedParams
-        Every parameter, checked.
     kernel : Kernel
         The configured kernel before it sees the data (``gamma``, ``degree``,
         ``coef0`` applied; a callable wrapped).
@@ -85,7 +84,6 @@ class KernelSetup:
         The resolved ``metric``.
     """
 
-    params: CheckedParams
     kernel: Kernel
     filters: tuple
     single_filter: bool
