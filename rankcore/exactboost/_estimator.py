@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._degenerate import warn_if_constant
 from .._setup import EstimatorSetup
+from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
                     run_callbacks)
@@ -506,9 +507,7 @@ class ExactBoost(Ranker):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 fail(f"{key} must be a non-negative integer, got {value!r}")
         names = state.get("feature_names_in")
-        if names is not None:
-            if not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
-                fail(f"feature_names_in must be a list of {d} strings")
+        check_feature_names(names, d, fail)
         validation = state.get("validation_scores")
         if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
                                            and validation.shape == (loss.shape[1],)
