@@ -27,9 +27,10 @@ E. Scoring a batch is the only part that can use threads (``prange`` over
    2-core machine were 10-50× slower than one), so threads are used only when
    ``n_threads > 1`` is asked for *and* a batch holds at least
    ``PARALLEL_WORK`` multiply-adds.
-F. The dense and CSR epochs share everything a batch needs after it is
-   scored (``ranked_batch``: rank, skip, rule, statistics, L2 shrink); only
-   scoring a batch and adding a row to ``v`` are written per representation.
+F. The dense and CSR epochs share the walk over the batches and its buffers
+   (``_Batches``) and everything a batch needs after it is scored
+   (``ranked_batch``: rank, skip, rule, statistics, L2 shrink); only scoring a
+   batch and adding a row to ``v`` are written per representation.
 G. Iterate (Polyak-Ruppert) averaging, when the state asks for it, adds the
    weights after every used batch to a running mean ``a <- a + (w - a)/m``:
    O(d) per batch, which a dense batch's O(b·d) scoring dominates; on very
