@@ -19,7 +19,6 @@ Run with ``pytest benchmarks/bench_dask.py --benchmark-only -s``.
 
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
@@ -31,6 +30,7 @@ from rankcore.push._backend import InMemoryBackend  # noqa: E402
 from rankcore.push._driver import run_boosting  # noqa: E402
 from rankcore.registry import resolve  # noqa: E402
 
+from _ratios import time_ratio  # noqa: E402
 from dask_synthetic import local_slice, synthetic  # noqa: E402
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
@@ -112,8 +112,7 @@ def test_in_memory_iteration(benchmark, edges, n_threads):
     benchmark.pedantic(run_boosting, args=(backend, layout), kwargs=dict(n_iter=PER_CALL, log_value=True),
                        rounds=3, iterations=1)
     per_iteration = benchmark.stats.stats.median / PER_CALL
-    dask = _TIMES.get(("dask", BASE_N))
-    ratio = dask / per_iteration if dask else math.nan
+    ratio = time_ratio(_TIMES.get(("dask", BASE_N)), per_iteration)
     benchmark.extra_info.update(n=BASE_N, d=D, threads=n_threads, seconds_per_iteration=per_iteration,
                                 dask_over_in_memory=ratio)
     SUMMARY.append(f"in-memory n={BASE_N:>9,d} x {D}, threads={n_threads}: {per_iteration * 1e3:8.1f} ms/iteration; "

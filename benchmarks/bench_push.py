@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import time
 
@@ -27,6 +26,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
+from _ratios import time_ratio
 from _shapes import rare_positives
 from rankcore.objectives._push import BoundPairwisePush
 from rankcore.push._backend import InMemoryBackend
@@ -136,8 +136,7 @@ def test_iteration_naive_pairwise(benchmark, n):
     X, y = _iteration_data(n)
     benchmark.pedantic(naive_pairwise_iteration, args=(X, y), rounds=1 if n >= 6_000 else 2, iterations=1)
     seconds = _record(("naive", n), benchmark.stats.stats.median)
-    ours = _TIMES.get(("ours", n))
-    ratio = seconds / ours if ours else math.nan
+    ratio = time_ratio(seconds, _TIMES.get(("ours", n)))
     benchmark.extra_info.update(n=n, I=n // 2, K=n // 2, seconds=seconds, speedup_of_ours=ratio)
     SUMMARY.append(f"one iteration, I=K={n // 2:>6}: naive pairwise {seconds:8.3f} s; ours is {ratio:10.0f}x faster")
 
@@ -188,7 +187,7 @@ def test_stumps_round_lightgbm(benchmark, stump_data, n_threads):
                   verbose=-1, max_bin=255, min_data_in_leaf=1, min_sum_hessian_in_leaf=0.0)
     seconds = seconds_per_lightgbm_round(benchmark, lgb, X, y, params, per_call=10)
     ours = _TIMES.get(("stumps", n_threads))
-    ratio = ours / seconds if ours else math.nan
+    ratio = time_ratio(ours, seconds)
     benchmark.extra_info.update(n=STUMP_N, d=STUMP_D, threads=n_threads, seconds_per_round=seconds,
                                 ours_over_lightgbm=ratio)
     SUMMARY.append(f"stumps {STUMP_N}x{STUMP_D} float32, threads={n_threads}: ours {ours * 1e3:7.1f} ms/iteration, "

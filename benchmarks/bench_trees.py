@@ -38,6 +38,7 @@ import numpy as np
 import pytest
 
 from _lightgbm import seconds_per_lightgbm_round
+from _ratios import time_ratio
 from _shapes import census_shaped, rare_positives, skewed_counts, sparse_counts
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
@@ -72,7 +73,7 @@ def _lgb_params(n_threads):
 
 
 def _ratio_line(what, ours, theirs, unit="ms"):
-    ratio = ours / theirs if theirs else math.nan
+    ratio = time_ratio(ours, theirs)
     return ratio, (f"{what}: ours {ours * 1e3:8.1f} {unit}, LightGBM {theirs * 1e3:8.1f} {unit}, "
                    f"ratio ours/LightGBM {ratio:5.2f}")
 

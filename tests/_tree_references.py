@@ -24,6 +24,28 @@ def greedy_bundles(rows, n_edges, max_codes, groups=None, *, open_new=True):
     return groups
 
 
+def numeric_split_gains(cums, nan_sums, totals, n_bins, parent, min_samples_leaf, min_child_weight, l2):
+    """``(gain, b, nan_left)`` of every admissible split of one numeric feature, in the kernel's order.
+
+    ``cums`` yields ``(b, g, h, count)``: the sums over bins 0..b; ``nan_sums``
+    and ``totals`` are the NaN slot's and the node's ``(g, h, count)``; a
+    split at ``b == n_bins`` sends only the NaN rows right.
+    """
+    ng, nh, nc = nan_sums
+    G, H, C = totals
+    for b, cg, ch, cc in cums:
+        for nan_left in (True, False):
+            if b == n_bins and (nan_left or nc <= 0):
+                continue
+            if nc <= 0 and nan_left != (cc >= C - cc):
+                continue
+            lg, lh, lc = (cg + ng, ch + nh, cc + nc) if nan_left else (cg, ch, cc)
+            rg, rh, rc = G - lg, H - lh, C - lc
+            if min(lc, rc) < min_samples_leaf or min(lh, rh) < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0:
+                continue
+            yield lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent, b, nan_left
+
+
 def first_within_tolerance(cands, scale, tolerance):
     """The split search's choice among candidates (gain first): the first within ``tolerance`` × scale of the
     best gain, scale being the larger of ``scale`` (the parent terms) and the best; None without a gain."""

@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blas import blas_limit
 from .._categories import encode_categories
-from ..base import CheckedParams, Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
+from .._setup import EstimatorSetup
+from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._bag import FoldBag, standardization
@@ -48,13 +49,11 @@ def _held_out_scale(scores: np.ndarray, model) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AutoSetup:
+class AutoSetup(EstimatorSetup):
     """AutoRanker's configuration, checked and resolved once: what ``fit`` and loading a file use.
 
     Attributes
     ----------
-    params : CheckedParams
-        Every parameter, checked.
     metric : Metric
         The resolved metric the search chooses by.
     candidates : tuple of Candidate or None
@@ -66,7 +65,6 @@ class AutoSetup:
         ``n_jobs`` as a thread count.
     """
 
-    params: CheckedParams
     metric: Any
     candidates: tuple[Candidate, ...] | None
     budget: float | None

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._categories import categories_from_state
+from .._state_fields import check_feature_names, checked_categories
 from ._leaderboard import STATUSES, Leaderboard, LeaderboardRow
 from ._saved import decode_fitted
 
@@ -78,14 +78,8 @@ def restore_state(model, state: dict, metric) -> None:
     if classes.dtype.kind == "f" and not np.isfinite(classes).all():
         _fail("classes must be finite")
     names = state.get("feature_names_in")
-    if names is not None and not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
-        _fail(f"feature_names_in must be a list of {d} strings")
-    categories = state.get("categories")
-    if categories is not None:
-        try:
-            categories = categories_from_state(categories, d)
-        except ValueError as exc:
-            _fail(f"categories: {exc}")
+    check_feature_names(names, d, _fail)
+    categories = checked_categories(state, d, _fail)
     for key in ("best_candidate", "cv_description", "selection_reason"):
         if not isinstance(state[key], str):
             _fail(f"{key} must be a string")

@@ -12,8 +12,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._degenerate import warn_if_constant
+from .._setup import EstimatorSetup
+from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import (CheckedParams, IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
+from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
                     run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
@@ -139,14 +141,13 @@ def _truncated(result: RunResult, rounds: int) -> RunResult:
 
 
 @dataclass(frozen=True)
-class ExactBoostSetup:
+class ExactBoostSetup(EstimatorSetup):
     """ExactBoost's configuration, checked and resolved once: what ``fit``, its runs and loading use.
 
     ``settings`` is the head runs' :class:`RunSettings` (metrics resolved);
     ``tail_metric`` is None without a tail.
     """
 
-    params: CheckedParams
     metric: Any
     tie_break: Any
     head: float | None
@@ -506,9 +507,7 @@ class ExactBoost(Ranker):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 fail(f"{key} must be a non-negative integer, got {value!r}")
         names = state.get("feature_names_in")
-        if names is not None:
-            if not (isinstance(names, list) and len(names) == d and all(isinstance(s, str) for s in names)):
-                fail(f"feature_names_in must be a list of {d} strings")
+        check_feature_names(names, d, fail)
         validation = state.get("validation_scores")
         if validation is not None and not (isinstance(validation, np.ndarray) and validation.dtype == np.float64
                                            and validation.shape == (loss.shape[1],)

@@ -47,46 +47,45 @@ cdef class PairwiseLoss:
         return v, d1, d2
 
 
-cdef class LogisticKernel(PairwiseLoss):
-    """ℓ(z) = scale·log(1 + e^{−z}), evaluated without overflow for any z."""
+cdef class _OneParameterLoss(PairwiseLoss):
+    """A pairwise loss with one real parameter ``c``: the logistic's scale, the exponential's rate."""
 
-    cdef double scale
+    cdef double c
 
-    def __init__(self, double scale=1.0):
-        self.scale = scale
+    def __init__(self, double c=1.0):
+        self.c = c
+
+
+cdef class LogisticKernel(_OneParameterLoss):
+    """ℓ(z) = c·log(1 + e^{−z}), evaluated without overflow for any z."""
 
     cdef void evaluate(self, double z, int order, double* v, double* d1,
                        double* d2) noexcept nogil:
         cdef double e = exp(-fabs(z))      # in (0, 1]: never overflows
         cdef double s                      # σ(−z) = 1 / (1 + e^{z})
         if z >= 0:
-            v[0] = self.scale * log1p(e)
+            v[0] = self.c * log1p(e)
             s = e / (1.0 + e)
         else:
-            v[0] = self.scale * (-z + log1p(e))
+            v[0] = self.c * (-z + log1p(e))
             s = 1.0 / (1.0 + e)
         if order >= 1:
-            d1[0] = -self.scale * s
+            d1[0] = -self.c * s
         if order >= 2:
-            d2[0] = self.scale * s * (1.0 - s)
+            d2[0] = self.c * s * (1.0 - s)
 
 
-cdef class ExponentialKernel(PairwiseLoss):
-    """ℓ(z) = exp(−rate·z) (a reference path; the push driver uses log space)."""
-
-    cdef double rate
-
-    def __init__(self, double rate=1.0):
-        self.rate = rate
+cdef class ExponentialKernel(_OneParameterLoss):
+    """ℓ(z) = exp(−c·z) (a reference path; the push driver uses log space)."""
 
     cdef void evaluate(self, double z, int order, double* v, double* d1,
                        double* d2) noexcept nogil:
-        cdef double e = exp(-self.rate * z)
+        cdef double e = exp(-self.c * z)
         v[0] = e
         if order >= 1:
-            d1[0] = -self.rate * e
+            d1[0] = -self.c * e
         if order >= 2:
-            d2[0] = self.rate * self.rate * e
+            d2[0] = self.c * self.c * e
 
 
 cdef class TruncatedPowerKernel(PairwiseLoss):

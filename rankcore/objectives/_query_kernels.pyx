@@ -45,28 +45,18 @@ def running_lse(const double[::1] a,          # IN
     out : ndarray of float64, shape (n_levels,)
         Written; ``-inf`` where the sum is empty.
     """
-    cdef Py_ssize_t q, j, lo, hi
+    cdef Py_ssize_t q, j, k, lo, hi
     cdef double acc
     with nogil:
         for q in range(bounds.shape[0] - 1):
             lo = bounds[q]
             hi = bounds[q + 1]
             acc = -INFINITY
-            if reverse:
-                j = hi - 1
-                while j >= lo:
-                    if inclusive:
-                        acc = _logaddexp(acc, a[j])
-                        out[j] = acc
-                    else:
-                        out[j] = acc
-                        acc = _logaddexp(acc, a[j])
-                    j -= 1
-            else:
-                for j in range(lo, hi):
-                    if inclusive:
-                        acc = _logaddexp(acc, a[j])
-                        out[j] = acc
-                    else:
-                        out[j] = acc
-                        acc = _logaddexp(acc, a[j])
+            for k in range(hi - lo):
+                j = hi - 1 - k if reverse else lo + k
+                if inclusive:
+                    acc = _logaddexp(acc, a[j])
+                    out[j] = acc
+                else:
+                    out[j] = acc
+                    acc = _logaddexp(acc, a[j])

@@ -27,9 +27,10 @@ E. Scoring a batch is the only part that can use threads (``prange`` over
    2-core machine were 10-50× slower than one), so threads are used only when
    ``n_threads > 1`` is asked for *and* a batch holds at least
    ``PARALLEL_WORK`` multiply-adds.
-F. The dense and CSR epochs share everything a batch needs after it is
-   scored (``ranked_batch``: rank, skip, rule, statistics, L2 shrink); only
-   scoring a batch and adding a row to ``v`` are written per representation.
+F. The dense and CSR epochs share the walk over the batches and its buffers
+   (``_Batches``) and everything a batch needs after it is scored
+   (``ranked_batch``: rank, skip, rule, statistics, L2 shrink); only scoring a
+   batch and adding a row to ``v`` are written per representation.
 G. Iterate (Polyak-Ruppert) averaging, when the state asks for it, adds the
    weights after every used batch to a running mean ``a <- a + (w - a)/m``:
    O(d) per batch, which a dense batch's O(b·d) scoring dominates; on very
@@ -283,6 +284,59 @@ cdef bint ranked_batch(const BatchRule* r, RankWorkspace ws, const double* score
     return True
 
 
+cdef class _Batches:
+    """One epoch's walk over ``order`` in batches, and what every batch reuses.
+
+    Holds the batch rule, the statistics, the ranking workspace and one
+    batch's scores, labels and gradient coefficients (O(batch_size) memory).
+    :meth:`next` moves to the next batch (``start``, ``nb``), first adding
+    the weights to the running average after a used batch; :meth:`finish`
+    ends the epoch.
+    """
+
+    cdef BatchRule rule
+    cdef EpochStats stats
+    cdef RankWorkspace ws
+    cdef LinearState state
+    cdef double[::1] scores
+    cdef double[::1] grad
+    cdef signed char[::1] labels
+    cdef Py_ssize_t n, size, start, nb, used
+
+    def __cinit__(self, Py_ssize_t n, Py_ssize_t batch_size, Py_ssize_t k_count, double k_fraction, int rule,
+                  int kind, double eta0, double alpha, LinearState state):
+        self.rule = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
+        self.stats = EpochStats()
+        self.ws = RankWorkspace(batch_size)
+        self.state = state
+        self.scores = np.empty(batch_size, dtype=np.float64)
+        self.grad = np.empty(batch_size, dtype=np.float64)
+        self.labels = np.empty(batch_size, dtype=np.int8)
+        self.n = n
+        self.size = batch_size
+        self.start = self.nb = self.used = 0
+
+    cdef bint next(self) noexcept nogil:
+        """Move to the next batch; False when the epoch has no rows left."""
+        if self.stats.n_batches > self.used:
+            self.state.accumulate()
+            self.used = self.stats.n_batches
+        self.start += self.nb
+        if self.start >= self.n:
+            return False
+        self.nb = self.size if self.start + self.size <= self.n else self.n - self.start
+        return True
+
+    cdef bint ranked(self, double* step) noexcept nogil:
+        """:func:`ranked_batch` on the scored batch: True when rows must move by ``−step[0] · grad[j]``."""
+        return ranked_batch(&self.rule, self.ws, &self.scores[0], &self.labels[0], self.nb, &self.grad[0],
+                            self.state, self.stats, step)
+
+    cdef void finish(self) noexcept nogil:
+        self.state.fold()
+        self.state.reset_norm()
+
+
 def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize_t[::1] order,
                 Py_ssize_t batch_size, Py_ssize_t k_count, double k_fraction, int rule, int kind,
                 double eta0, double alpha, double radius, LinearState state, int n_threads):
@@ -295,32 +349,24 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
     -------
     EpochStats
     """
-    cdef Py_ssize_t n = order.shape[0], d = X.shape[1]
-    cdef Py_ssize_t start, nb, j, i
+    cdef Py_ssize_t d = X.shape[1], start, nb, j, i
     cdef double step, c, vx, xx
     cdef double* v = &state.v[0]
     cdef int threads
-    cdef BatchRule r = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
-    cdef EpochStats stats = EpochStats()
-    cdef RankWorkspace ws = RankWorkspace(batch_size)
-    cdef double[::1] sb = np.empty(batch_size, dtype=np.float64)
-    cdef double[::1] gb = np.empty(batch_size, dtype=np.float64)
-    cdef signed char[::1] yb = np.empty(batch_size, dtype=np.int8)
-    cdef Py_ssize_t used = 0
+    cdef _Batches batches = _Batches(order.shape[0], batch_size, k_count, k_fraction, rule, kind, eta0, alpha, state)
     with nogil:
-        start = 0
-        while start < n:
-            nb = batch_size if start + batch_size <= n else n - start
+        while batches.next():
+            start, nb = batches.start, batches.nb
             threads = n_threads if nb * d >= PARALLEL_WORK else 1
             for j in prange(nb, num_threads=threads, schedule="static"):
-                sb[j] = state.wscale * dense_dot(&X[order[start + j], 0], v, d)
-                yb[j] = y[order[start + j]]
-            if ranked_batch(&r, ws, &sb[0], &yb[0], nb, &gb[0], state, stats, &step):
+                batches.scores[j] = state.wscale * dense_dot(&X[order[start + j], 0], v, d)
+                batches.labels[j] = y[order[start + j]]
+            if batches.ranked(&step):
                 for j in range(nb):
-                    if gb[j] == 0.0:
+                    if batches.grad[j] == 0.0:
                         continue
                     i = order[start + j]
-                    c = -step * gb[j] / state.wscale
+                    c = -step * batches.grad[j] / state.wscale
                     if radius > 0.0:
                         vx = dense_dot(&X[i, 0], v, d)
                         xx = dense_dot(&X[i, 0], &X[i, 0], d)
@@ -328,13 +374,8 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
                     dense_add(&X[i, 0], v, d, c)
                 if radius > 0.0:
                     state.shrink_and_project(1.0, radius)
-            if stats.n_batches > used:
-                state.accumulate()
-                used = stats.n_batches
-            start += nb
-        state.fold()
-        state.reset_norm()
-    return stats
+        batches.finish()
+    return batches.stats
 
 
 def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
@@ -352,7 +393,6 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
     centred rows.  Adds O(d) per batch (μ·v before scoring, one axpy of μ
     after the update); None or all zeros: the rows as stored.
     """
-    cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t d = state.v.shape[0]
     cdef Py_ssize_t start, nb, j, i, p, nnz_batch
     cdef double step, c, vx, xx, acc, mv, moved
@@ -364,17 +404,10 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
             raise ValueError(f"center: expected {d} values (one per feature), got {center.shape[0]}")
         mu = &center[0]
     cdef int threads
-    cdef BatchRule r = BatchRule(k_count, k_fraction, rule, kind, eta0, alpha)
-    cdef EpochStats stats = EpochStats()
-    cdef RankWorkspace ws = RankWorkspace(batch_size)
-    cdef double[::1] sb = np.empty(batch_size, dtype=np.float64)
-    cdef double[::1] gb = np.empty(batch_size, dtype=np.float64)
-    cdef signed char[::1] yb = np.empty(batch_size, dtype=np.int8)
-    cdef Py_ssize_t used = 0
+    cdef _Batches batches = _Batches(order.shape[0], batch_size, k_count, k_fraction, rule, kind, eta0, alpha, state)
     with nogil:
-        start = 0
-        while start < n:
-            nb = batch_size if start + batch_size <= n else n - start
+        while batches.next():
+            start, nb = batches.start, batches.nb
             nnz_batch = 0
             for j in range(nb):
                 i = order[start + j]
@@ -386,15 +419,15 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
                 acc = 0.0
                 for p in range(indptr[i], indptr[i + 1]):
                     acc = acc + data[p] * v[indices[p]]
-                sb[j] = state.wscale * (acc - mv)
-                yb[j] = y[i]
-            if ranked_batch(&r, ws, &sb[0], &yb[0], nb, &gb[0], state, stats, &step):
+                batches.scores[j] = state.wscale * (acc - mv)
+                batches.labels[j] = y[i]
+            if batches.ranked(&step):
                 moved = 0.0
                 for j in range(nb):
-                    if gb[j] == 0.0:
+                    if batches.grad[j] == 0.0:
                         continue
                     i = order[start + j]
-                    c = -step * gb[j] / state.wscale
+                    c = -step * batches.grad[j] / state.wscale
                     if radius > 0.0 and not centred:
                         vx = 0.0
                         xx = 0.0
@@ -413,10 +446,5 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
                         state.reset_norm()
                 if radius > 0.0:
                     state.shrink_and_project(1.0, radius)
-            if stats.n_batches > used:
-                state.accumulate()
-                used = stats.n_batches
-            start += nb
-        state.fold()
-        state.reset_norm()
-    return stats
+        batches.finish()
+    return batches.stats

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._degenerate import warn_constant
+from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
 from ..spec import ParameterError
@@ -60,13 +61,11 @@ _STOP_REASONS = STOP_REASONS
 
 
 @dataclass(frozen=True)
-class BoostSetup:
+class BoostSetup(EstimatorSetup):
     """A push estimator's configuration, checked and resolved once: what a fit, the tags and loading use.
 
     Attributes
     ----------
-    params : CheckedParams
-        Every parameter, checked.
     objective, learner : Objective, Learner
         The resolved components.
     metric : Metric
@@ -80,7 +79,6 @@ class BoostSetup:
         The iteration cap: ``n_iter``, or the default for None.
     """
 
-    params: CheckedParams
     objective: Any
     learner: Any
     metric: Any

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._categories import categories_from_state
+from .._state_fields import check_feature_names, checked_categories
 from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
@@ -32,16 +32,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
     classes = _check_classes(state, objective.task, fail)
     names = state.get("feature_names_in")
-    if names is not None and not (isinstance(names, list) and len(names) == d
-                                  and all(isinstance(s, str) for s in names)):
-        fail(f"feature_names_in must be a list of {d} strings")
+    check_feature_names(names, d, fail)
     has_val = _check_validation_scores(state, T, fail)
-    categories = state.get("categories")
-    if categories is not None:
-        try:
-            categories = categories_from_state(categories, d)
-        except ValueError as exc:
-            fail(f"categories: {exc}")
+    categories = checked_categories(state, d, fail)
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")

@@ -14,7 +14,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit as _blas_limit
 from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import CheckedParams, Ranker, resolve_parameter
+from .._setup import EstimatorSetup
+from .._state_fields import check_feature_names
+from ..base import Ranker, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
@@ -63,13 +65,11 @@ def _is_number(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class KernelSetup:
+class KernelSetup(EstimatorSetup):
     """KernelRanker's configuration, checked and resolved once: what ``fit``, ``score`` and loading use.
 
     Attributes
     ----------
-    params : CheckedParams
-        Every parameter, checked.
     kernel : Kernel
         The configured kernel before it sees the data (``gamma``, ``degree``,
         ``coef0`` applied; a callable wrapped).
@@ -85,7 +85,6 @@ class KernelSetup:
         The resolved ``metric``.
     """
 
-    params: CheckedParams
     kernel: Kernel
     filters: tuple
     single_filter: bool
@@ -592,9 +591,7 @@ class KernelRanker(Ranker):
             if classes_arr.dtype == object or not classes_arr[0] < classes_arr[1]:
                 fail(f"classes must be two sorted, distinct labels of one type, got {classes!r}")
         names = state["feature_names_in"]
-        if names is not None and (not isinstance(names, list) or len(names) != n_features
-                                  or not all(isinstance(v, str) for v in names)):
-            fail(f"feature_names_in must be a list of {n_features} strings")
+        check_feature_names(names, n_features, fail)
         for name in ("lam_grid", "holdout_losses"):
             value = state[name]
             if value is not None and (not isinstance(value, np.ndarray) or value.dtype != np.float64):

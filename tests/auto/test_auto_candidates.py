@@ -63,21 +63,6 @@ def test_auto_trees_candidate_passes_random_strength_to_the_learner():
     assert rankcore.resolve("learner", model.learner).random_strength == 3
 
 
-@pytest.mark.parametrize("spec, match", [
-    ("trees:growth=symmetric", "growth"),
-    ("trees:random_strength=-1", "random_strength"),
-    ("trees:leaf_reg=-1", "leaf_reg"),
-    ("trees:schedule=short", "schedule"),
-    ("trees:min_rows=-1", "min_rows must be an integer >= 0"),
-    ("trees:min_rows=2.5", "min_rows must be an integer >= 0"),
-    ("trees:large_data=maybe", "large_data must be true or false"),
-    ("trees:large_data=2", "large_data must be true or false"),
-])
-def test_auto_trees_candidate_refuses_bad_settings_naming_them(spec, match):
-    with pytest.raises(ValueError, match=match):
-        rankcore.resolve("candidate", spec)
-
-
 def test_auto_oblivious_candidate_fits_and_is_deterministic():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 4))

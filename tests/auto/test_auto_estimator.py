@@ -368,20 +368,27 @@ def test_auto_budget_too_small_says_what_the_cheapest_needs():
         AutoRanker(candidates=FAST, time_budget=1e-6).fit(X, y)
 
 
-class _Broken(Candidate):
-    """A candidate whose fit always raises."""
+class _CheapCandidate(Candidate):
+    """A cheap test candidate that builds its ``estimator_type``."""
 
-    name = "broken-for-tests"
     relative_cost = 0.01
-    accepts_missing = True
+    estimator_type = None
 
     def build(self, context):
-        return _BrokenEstimator()
+        return self.estimator_type()
 
 
 class _BrokenEstimator:
     def fit(self, X, y):
         raise RuntimeError("this candidate always fails")
+
+
+class _Broken(_CheapCandidate):
+    """A candidate whose fit always raises."""
+
+    name = "broken-for-tests"
+    accepts_missing = True
+    estimator_type = _BrokenEstimator
 
 
 @pytest.fixture
@@ -398,17 +405,6 @@ def test_auto_failing_candidate_is_recorded_and_the_search_goes_on(broken_plugin
     assert model.best_candidate_ != "broken-for-tests"
 
 
-class _Warns(Candidate):
-    """A candidate whose fit warns (as trees that cannot split a small fold do)."""
-
-    name = "warns-for-tests"
-    relative_cost = 0.01
-    accepts_missing = True
-
-    def build(self, context):
-        return _WarningEstimator()
-
-
 class _WarningEstimator:
     def fit(self, X, y):
         import warnings
@@ -419,6 +415,14 @@ class _WarningEstimator:
 
     def decision_function(self, X):
         return np.asarray(X) @ self.w_
+
+
+class _Warns(_CheapCandidate):
+    """A candidate whose fit warns (as trees that cannot split a small fold do)."""
+
+    name = "warns-for-tests"
+    accepts_missing = True
+    estimator_type = _WarningEstimator
 
 
 def test_auto_fold_warnings_are_noted_in_the_leaderboard_not_shown():
@@ -450,15 +454,12 @@ def test_auto_every_candidate_failing_is_an_error(broken_plugin):
         AutoRanker(candidates=["broken-for-tests"], random_state=0).fit(X, y)
 
 
-class _RefusesNaN(Candidate):
+class _RefusesNaN(_CheapCandidate):
     """A candidate that refuses NaN and asks not to be imputed."""
 
     name = "refuses-nan-for-tests"
-    relative_cost = 0.01
     impute_missing = False
-
-    def build(self, context):
-        return _WarningEstimator()
+    estimator_type = _WarningEstimator
 
 
 def test_auto_missing_values_impute_for_the_candidates_that_refuse_them():

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from _tree_references import first_within_tolerance, noisy_feature
+from _tree_references import first_within_tolerance, noisy_feature, numeric_split_gains
 from rankcore.learners.trees import _histogram, _split
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners.trees._layout import slot_layout
@@ -225,21 +225,12 @@ def _reference_best_split(hist, n_edges, mask, min_samples_leaf, min_child_weigh
         if not mask[j]:
             continue
         parent = G * G / (H + l2) if H + l2 > 0 else 0.0
-        ng, nh, nc = fh[-1]
         cum = np.cumsum(fh[:-1], axis=0)
         nb = int(n_edges[j])
-        for b in range(nb + 1):
-            cg, ch, cc = cum[b]
-            for nan_left in (True, False):
-                if b == nb and (nan_left or nc <= 0):
-                    continue
-                if nc <= 0 and nan_left != (cc >= C - cc):
-                    continue
-                lg, lh, lc = (cg + ng, ch + nh, cc + nc) if nan_left else (cg, ch, cc)
-                rg, rh, rc = G - lg, H - lh, C - lc
-                if min(lc, rc) < min_samples_leaf or min(lh, rh) < min_child_weight or lh + l2 <= 0 or rh + l2 <= 0:
-                    continue
-                cands.append((lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent, j, b, nan_left))
+        cums = ((b, *cum[b]) for b in range(nb + 1))
+        for gain, b, nan_left in numeric_split_gains(cums, fh[-1], (G, H, C), nb, parent, min_samples_leaf,
+                                                     min_child_weight, l2):
+            cands.append((gain, j, b, nan_left))
     return first_within_tolerance(cands, scale, TIE_TOLERANCE)
 
 

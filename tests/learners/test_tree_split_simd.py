@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _tree_references import numeric_split_gains
 from rankcore.learners.trees import _split
 from rankcore.learners.trees._layout import slot_layout
 from rankcore.learners.trees._ranker import TIE_TOLERANCE
@@ -27,21 +28,8 @@ def _feature_best_reference(fh, msl, mcw, l2):
     ng, nh, nc = (float(v) for v in fh[nb + 1])
     tg, th, tc = cg + ng, ch + nh, cc + nc
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
-    best = -1.0
-    for b, cg, ch, cc in cums:
-        for nan_left in (True, False):
-            if b == nb and (nan_left or nc <= 0):
-                continue
-            if nc <= 0 and nan_left != (cc >= tc - cc):
-                continue
-            lg, lh, lc = (cg + ng, ch + nh, cc + nc) if nan_left else (cg, ch, cc)
-            rg, rh, rc = tg - lg, th - lh, tc - lc
-            if lc < msl or rc < msl or lh < mcw or rh < mcw or lh + l2 <= 0 or rh + l2 <= 0:
-                continue
-            gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
-            if gain > best:
-                best = gain
-    return best, parent
+    gains = [gain for gain, _, _ in numeric_split_gains(cums, (ng, nh, nc), (tg, th, tc), nb, parent, msl, mcw, l2)]
+    return max([-1.0, *gains]), parent
 
 
 def _random_histogram(rng, n_edges, n_rows, nan_share, residue):

@@ -9,7 +9,6 @@ import rankcore
 from _precision_at_k_reference import brute_force_surrogate
 from rankcore.precision_at_k import surrogate_and_grad
 from rankcore.registry import registry
-from rankcore.spec import SpecError
 
 SPECS = {"avg": "prec@k-avg", "max": "prec@k-max", "ramp": "prec@k-ramp"}
 
@@ -88,24 +87,6 @@ def test_struct_objective_only_for_k_at_least_npos():
     with pytest.raises(ValueError, match=r"k = 3 < n₊ .* unbounded below"):
         rankcore.resolve("objective", "prec@k-struct:3")(y, s)
     assert rankcore.resolve("objective", f"prec@k-struct:{n_pos}")(y, s) == pytest.approx(struct(y, s))
-
-
-@pytest.mark.parametrize(
-    "spec, error, match",
-    [
-        ("prec@k-avg", SpecError, "missing parameter k"),
-        ("prec@k-avg:x", SpecError, "k must be a count, a fraction or n"),
-        ("prec@k-avg:0", SpecError, "k must be"),
-        ("prec@k-avg:2.5", SpecError, "whole count"),
-        ("prec@k-avg:1,0.1,2", SpecError, "too many arguments"),
-        ("prec@k-avg:5,tie_break=-0.1", SpecError, "tie_break must be a number >= 0"),
-        ("prec@k-avg:5,tie_break=x", SpecError, "tie_break must be a number"),
-        ("prec@k-max:5,tie_break=inf", SpecError, "tie_break must be a number"),
-    ],
-)
-def test_objective_bad_specs(spec, error, match):
-    with pytest.raises(error, match=match):
-        rankcore.resolve("objective", spec)
 
 
 def test_objective_bad_data():

@@ -68,6 +68,14 @@ cdef inline Py_ssize_t _child(double x, Py_ssize_t k, const double* threshold, c
     return right[k] if x > threshold[k] else left[k]
 
 
+cdef int _check_categorical_nodes(str caller, const int32_t[::1] feature, const uint8_t[::1] is_cat,
+                                  const int64_t[::1] cat_offset) except -1:
+    """Raise unless ``is_cat`` and ``cat_offset`` describe every node of ``feature``."""
+    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
+        raise ValueError(f"{caller}: is_cat and cat_offset must describe every node")
+    return 0
+
+
 def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
                   const int32_t[::1] feature,     # IN  all trees' nodes, concatenated
                   const double[::1] threshold,    # IN  numeric nodes: right iff x > threshold
@@ -90,8 +98,7 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
     cdef Py_ssize_t n = X.shape[0], T = roots.shape[0], r, t, node, base
     cdef double s
     cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
-    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
-        raise ValueError("predict_trees: is_cat and cat_offset must describe every node")
+    _check_categorical_nodes("predict_trees", feature, is_cat, cat_offset)
     n_threads = threads_for(<double> n * T, n_threads, 1024.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
@@ -121,8 +128,7 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
     cdef const double* cv = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
         raise ValueError("predict_trees_csr: the CSR arrays do not hold the rows of out")
-    if is_cat.shape[0] != feature.shape[0] or cat_offset.shape[0] != feature.shape[0] + 1:
-        raise ValueError("predict_trees_csr: is_cat and cat_offset must describe every node")
+    _check_categorical_nodes("predict_trees_csr", feature, is_cat, cat_offset)
     n_threads = threads_for(<double> n * T, n_threads, 4096.0)
     with nogil:
         for r in prange(n, schedule="static", num_threads=n_threads):
