@@ -34,7 +34,8 @@ def add_interval_options(parser, *, random_state: bool) -> None:
     group = parser.add_argument_group("confidence intervals")
     group.add_argument("--ci", type=level, nargs="?", const=0.95, metavar="LEVEL",
                        help="also give confidence intervals at LEVEL (0.95 when no level follows): DeLong for "
-                            "auc, a stratified bootstrap for every other metric")
+                            "auc, a stratified bootstrap for every other metric; with --qid, a bootstrap "
+                            "over whole queries")
     group.add_argument("--n-boot", type=n_boot, default=2000, metavar="N",
                        help="bootstrap replicates of the intervals (default 2000, from 100 to 1,000,000)")
     if random_state:
