@@ -177,7 +177,7 @@ class LambdaRank:
 
 
 class LambdaRankObjective(Objective):
-    """``lambdarank``: LambdaMART's gradients within each query (LightGBM's definition; no value).
+    """LambdaMART's gradients within each query, as LightGBM defines them (no value; Newton steps on trees).
 
     Spec: ``lambdarank``, ``lambdarank:20`` (truncation level),
     ``lambdarank:truncation=10,sigmoid=2,norm=false``.  Labels are relevance
