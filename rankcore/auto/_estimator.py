@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
-from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
+from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_queries
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._bag import FoldBag, standardization
@@ -225,7 +225,7 @@ class AutoRanker(Ranker):
     # fit
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, *, callbacks=None):
+    def fit(self, X, y, *, qid=None, group=None, callbacks=None):
         """Search the candidates on ``(X, y)``, choose, and refit the choice on every row.
 
         Parameters
@@ -235,6 +235,9 @@ class AutoRanker(Ranker):
             candidates that do not are then skipped.
         y : array-like of shape (n_samples,)
             Two labels; the greater one is the relevant class ranked on top.
+        qid, group : None
+            Not supported: this estimator ranks one list (a ValueError
+            naming it; ``rankcore.boost`` fits within queries).
         callbacks : callable or list of callables, optional
             Each is called with a :class:`~rankcore.auto.SearchEvent` after
             every task (candidate x fold).
@@ -243,6 +246,7 @@ class AutoRanker(Ranker):
         -------
         self
         """
+        refuse_queries(type(self).__name__, qid, group)
         started = time.perf_counter()
         if y is None:
             raise ValueError("AutoRanker requires y to be passed, but the target y is None")

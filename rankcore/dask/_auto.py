@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from ..auto import AutoRanker, Task, TaskResult, run_task
+from ..base import refuse_queries
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
@@ -74,8 +75,9 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
-    def fit(self, X, y, *, callbacks=None):
+    def fit(self, X, y, *, qid=None, group=None, callbacks=None):
         """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first."""
+        refuse_queries(type(self).__name__, qid, group)
         X = X.compute() if is_dask_collection(X) else X
         y = y.compute() if is_dask_collection(y) else y
         return super().fit(X, y, callbacks=callbacks)

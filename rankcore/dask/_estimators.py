@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted
+from ..base import Fitted, refuse_queries
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_tie_break_scale, int_seed, plan_validation, resolve_early_stopping)
 from ..spec import Kind, Parameter
@@ -111,7 +111,7 @@ class _DaskBoost(ClientParameter):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``.
 
         Parameters
@@ -123,6 +123,9 @@ class _DaskBoost(ClientParameter):
             Two labels (the greater one is relevant), or grades for graded
             objectives; re-chunked like X if needed.
         sample_weight : like y, optional
+        qid, group : None
+            Not supported: this estimator ranks one list (a ValueError
+            naming it; ``rankcore.boost`` fits within queries).
         eval_set : (X_val, y_val), optional
             Validation data, scored on the client after each iteration (a
             Dask collection is computed to the client: keep it small).
@@ -136,6 +139,7 @@ class _DaskBoost(ClientParameter):
         -------
         self
         """
+        refuse_queries(type(self).__name__, qid, group)
         user_callbacks = check_callbacks(callbacks)
         session = self._start(X, y, sample_weight, eval_set)
         try:

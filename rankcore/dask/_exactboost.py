@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..base import refuse_queries
 from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..spec import Parameter
 from ..validation import check_matrix
@@ -70,8 +71,9 @@ class DaskExactBoost(ClientParameter, ExactBoost):
     ) + ExactBoost.parameters
 
     @fits_on_a_copy
-    def fit(self, X, y, *, eval_set=None, callbacks=None):
+    def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit on (X, y); Dask collections are computed to the client (see the class notes)."""
+        refuse_queries(type(self).__name__, qid, group)
         self._check_params()
         self._fit_client = get_client(self.client)
         try:

@@ -132,8 +132,8 @@ declares ``ranks_within_queries = True`` and accepts ``queries=`` in
 query, from ``fit(..., qid=...)`` or ``group=...``).  The estimators then
 give it ``y`` as float64 relevance grades (any finite grades >= 0, ints or
 floats) and the bound objective compares only rows of the same query; a
-query whose rows share one grade contributes nothing (the bound objective
-counts such queries in ``n_single_grade_queries``, which the fit reports).
+query whose rows share one grade contributes nothing (the estimators count
+such queries, ``n_queries_without_pairs_``).
 ``queries=None`` is the single list of every other fit, unchanged: the
 estimators never pass ``queries`` when there are none, so an objective (or
 a plugin's) whose ``bind`` predates it keeps working.  The declarations:

@@ -177,7 +177,7 @@ class LambdaRank:
 
 
 class LambdaRankObjective(Objective):
-    """``lambdarank``: LambdaMART's gradients within each query (LightGBM's definition; no value).
+    """LambdaMART's gradients within each query, as LightGBM defines them (no value; Newton steps on trees).
 
     Spec: ``lambdarank``, ``lambdarank:20`` (truncation level),
     ``lambdarank:truncation=10,sigmoid=2,norm=false``.  Labels are relevance
@@ -222,11 +222,6 @@ class BoundLambdaRank(BoundObjective):
         super().__init__(objective, y, sample_weight)
         self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm)
         self.queries = queries
-        grades = np.asarray(y, dtype=np.float64)
-        levels = np.unique(np.stack([queries.codes.astype(np.float64), grades]), axis=1)
-        self.n_queries = queries.n_queries
-        self.n_single_grade_queries = int(np.count_nonzero(np.bincount(levels[0].astype(np.int64),
-                                                                       minlength=queries.n_queries) == 1))
         self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property

@@ -263,9 +263,21 @@ class BoundQueryPush(BoundObjective):
         return self._evaluate(scores, 2)
 
     def line(self, scores, direction):
-        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction); φ″ is NaN."""
+        """α ↦ :class:`~rankcore.objectives.LinePoint` of φ(α) = J(scores + α·direction).
+
+        With the exponential loss φ″ is exact (Newton steps, :meth:`_exponential_line`); with other
+        losses φ″ is NaN (secant steps).
+        """
         f = np.asarray(scores, dtype=np.float64)
         h = np.asarray(direction, dtype=np.float64)
+        if self.rate is not None:
+            f_sorted = self._sorted_scores(f)
+            h_sorted = self._sorted_scores(h)
+            # J depends on score differences within a query only: the direction shifted to h ≥ 0 is the same line
+            shifted = h_sorted - (float(h_sorted.min()) if h_sorted.size else 0.0)
+            with np.errstate(divide="ignore"):
+                log_h = np.log(shifted)
+            return lambda alpha: self._exponential_line(f_sorted + alpha * h_sorted, shifted, log_h, alpha)
 
         def evaluate(alpha: float) -> LinePoint:
             value, grad = self.value_and_gradient(f + alpha * h)
@@ -330,6 +342,51 @@ class BoundQueryPush(BoundObjective):
         below2 = self._below_squared(self._level_lse(log_c2 + 2.0 * r * f))
         hess += r * r * np.exp(2.0 * (self.log_weight - r * f) + below2[level])
         return value, grad, hess
+
+    def _above(self, log_x: np.ndarray) -> np.ndarray:
+        """log Σ_{i above the level} a_ik · exp(log_x[i]) for a row k of each level (a = 1, or the gain difference)."""
+        above = self._running(self._level_lse(log_x), True, self.gain_weighted)
+        if self.gain_weighted:
+            # Σ_{i above k} (2^{y_i} − 2^{y_k}) x_i = Σ_{levels l above k's} δ_l Σ_{i at level l or above} x_i
+            above = self._running(self.log_step + above, True, False)
+        return above
+
+    def _exponential_line(self, f: np.ndarray, h: np.ndarray, log_h: np.ndarray, alpha: float) -> LinePoint:
+        """φ, φ′, φ″ at the sorted scores f along the sorted direction h ≥ 0 (ℓ(z) = e^{−rz}).
+
+        With x_i = w_i e^{−r f_i} and, for a row k, the weighted moments E_k[h^j] of h over the rows
+        above it (weights a_ik x_i): d log L_k / dα = r (h_k − E_k[h]) and d² L_k/dα² / L_k =
+        r² E_k[(h_i − h_k)²].  So φ′ = Σ_k c_k L_k ℓ1_k and φ″ = Σ_k (c2_k L_k² ℓ1_k² + c_k L_k ℓ2_k) − φ′²
+        with c = v g′(L)/R, c2 = v g″(L)/R: three running log-sum-exps, O(rows + levels), no pairs.
+        """
+        r = float(self.rate)
+        level = self.level
+        log_x = self.log_weight - r * f
+        s0 = self._above(log_x)[level]
+        with np.errstate(invalid="ignore"):
+            u = np.where(self.below_top & (self.weight > 0), r * f + s0, -np.inf)           # log L_k
+        live = u > -np.inf
+        terms = np.full(f.shape[0], -np.inf)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            terms[live] = self.log_weight[live] + self.price.log_value(u[live])
+        if not np.any(live):
+            return LinePoint(alpha, -math.inf, 0.0, 0.0)
+        value = float(logsumexp(terms))
+        if not math.isfinite(value):
+            return LinePoint(alpha, value, 0.0, 0.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            mean1 = np.exp(self._above(log_x + log_h)[level][live] - s0[live])            # E_k[h]
+            mean2 = np.exp(self._above(log_x + 2.0 * log_h)[level][live] - s0[live])      # E_k[h²]
+        hk = h[live]
+        slope = r * (hk - mean1)
+        curve = r * r * np.maximum(hk * hk - 2.0 * hk * mean1 + mean2, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            first = np.exp(self.log_weight[live] + self.price.log_derivative(u[live]) - value + u[live])
+            second = np.exp(self.log_weight[live] + self.price.log_second_derivative(u[live]) - value
+                            + 2.0 * u[live])
+        d1 = float(np.dot(first, slope))
+        d2 = float(np.dot(np.nan_to_num(second, nan=0.0), slope * slope) + np.dot(first, curve)) - d1 * d1
+        return LinePoint(alpha, value, d1, d2)
 
     def _below(self, level_sums: np.ndarray) -> np.ndarray:
         """log Σ_{k below the level} a_nk · exp(level_sums[level(k)]) for a row n of each level."""

@@ -44,7 +44,7 @@ from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_F
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
-from ._queries import check_grades, query_rows, subset
+from ._queries import check_grades, check_query_labels, query_rows, single_grade_queries, subset
 from ._query_defaults import QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
@@ -339,9 +339,7 @@ class _BaseBoost(Ranker):
 
     def _describe_queries(self, setup: BoostSetup, y: np.ndarray, queries) -> None:
         """Set the queries' fitted attributes (every query given to ``fit``) and report them with ``verbose``."""
-        levels = np.unique(np.stack([queries.codes.astype(np.float64), y]), axis=1)[0].astype(np.int64)
-        self.n_queries_ = queries.n_queries
-        self.n_queries_without_pairs_ = int(np.count_nonzero(np.bincount(levels, minlength=queries.n_queries) == 1))
+        self.n_queries_, self.n_queries_without_pairs_ = queries.n_queries, single_grade_queries(y, queries)
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)
@@ -540,9 +538,7 @@ class _BaseBoost(Ranker):
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
             raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
         X_val = self._check_eval_matrix(eval_set[0], setup.learner)
-        n_val = X_val.shape[0]
-        return (X_val, check_grades(eval_set[1], n_val, name="eval_set y", objective=setup.objective),
-                check_qid(eval_set[2], n_val, name="eval_set qid"))
+        return (X_val, *check_query_labels(eval_set[1], eval_set[2], X_val.shape[0], setup.objective))
 
     def _check_eval_matrix(self, X, learner):
         X_val, _ = check_learner_matrix(X, learner, name="eval_set X", categories=self._categories(),
@@ -883,6 +879,8 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     registered objective; ``rankcore.boost(learner="trees")`` grows gradient-boosted
     trees on the push objective (price ``pow:2``, the trees' default; each tree on
     a seeded 80 % of the rows, so pass ``random_state`` for repeatable fits).  Other
-    keyword arguments are :class:`PushBoost`'s.
+    keyword arguments are :class:`PushBoost`'s.  ``fit(X, y, qid=...)`` fits within
+    queries: ``boost(loss="exp", price="pow:16", learner="trees").fit(X, y, qid=qid)``
+    is P-Norm Push within each query over relevance grades.
     """
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)

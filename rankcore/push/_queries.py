@@ -19,7 +19,8 @@ import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "subset", "query_folds"]
+__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "single_grade_queries", "subset",
+           "query_folds"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,17 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
         raise ValueError(f"{name}: the objective {objective.spec!r} weighs rows by the gain 2^grade, so grades must "
                          f"be <= {top:g}, got {arr[bad[0]].item()!r} at row {int(bad[0])}")
     return grades
+
+
+def check_query_labels(y, qid, n: int, objective) -> tuple[np.ndarray, Queries]:
+    """The grades and queries of ``n`` validation rows (``eval_set``'s ``y_val`` and ``qid_val``), in their order."""
+    return check_grades(y, n, name="eval_set y", objective=objective), check_qid(qid, n, name="eval_set qid")
+
+
+def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
+    """How many queries have a single grade among their rows (no pair to order)."""
+    levels = np.unique(np.stack([queries.codes.astype(np.float64), y]), axis=1)[0].astype(np.int64)
+    return int(np.count_nonzero(np.bincount(levels, minlength=queries.n_queries) == 1))
 
 
 def subset(queries: Queries, rows: np.ndarray) -> Queries:

@@ -2,9 +2,10 @@
 
 ``rankcore.boost(learner="trees").fit(X, y, qid=qid)`` reads these where the
 parameters are None (``price``, ``scoring``, ``n_iter``) or at their defaults
-(``loss``, ``objective``, the learner spec's own parameters).  The values
-are the ones measured by the per-query study (``docs/studies/``); a change
-of default is a change here only.
+(``loss``, ``objective``, the learner spec's own parameters).  None keeps the
+estimator's own default.  A value here is chosen, with its evidence, by the
+per-query study recorded in ``docs/studies/``; a change of default is a
+change here only (the estimators, persistence and the docs read these names).
 """
 
 from __future__ import annotations

@@ -110,3 +110,13 @@ def test_push_queries_one_query_of_100000_rows_fits():
         X, y, qid=np.zeros(n, dtype=int))
     assert model.n_queries_ == 1 and model.n_iter_ == 1
     assert np.all(np.diff(model.objective_values_) < 0)
+
+
+def test_push_queries_integer_weights_are_repeated_rows():
+    X, y, qid = graded_queries(9, n_queries=10)
+    counts = np.random.default_rng(0).integers(1, 4, y.shape[0])
+    rows = np.repeat(np.arange(y.shape[0]), counts)
+    weighted = _model("stumps").fit(X, y, counts.astype(float), qid=qid)
+    repeated = _model("stumps").fit(X[rows], y[rows], qid=qid[rows])
+    np.testing.assert_allclose(weighted.objective_values_, repeated.objective_values_, rtol=1e-12)
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=0, atol=1e-9)

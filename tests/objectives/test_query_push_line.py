@@ -1,0 +1,49 @@
+"""The exponential per-query push's line: φ exact, φ′ = ⟨∇J, h⟩, φ″ from the moments of h (Newton steps)."""
+
+import numpy as np
+import pytest
+
+from rankcore.metrics import check_qid
+from rankcore.objectives._query_push import QueryPush
+
+PRICES = ["identity", "pow:3", "pow:1.5", "exp:0.5"]
+
+
+def _data(seed, n=50, n_queries=6):
+    """Rows not sorted by query, ties in scores and grades, a single-grade query, a zero weight."""
+    rng = np.random.default_rng(seed)
+    qid = rng.integers(0, n_queries, n)
+    y = rng.choice([0, 1, 2, 4], n).astype(float)
+    y[qid == 0] = 1.0
+    f = rng.integers(-6, 7, n) / 4.0
+    w = rng.uniform(0.5, 2.0, n)
+    w[3] = 0.0
+    return y, qid, f, w
+
+
+@pytest.mark.parametrize("gain_weighted", [False, True])
+@pytest.mark.parametrize("price", PRICES)
+@pytest.mark.parametrize("direction", ["leaves", "continuous"])
+def test_query_push_line_exponential(price, gain_weighted, direction):
+    for seed in range(3):
+        y, qid, f, w = _data(seed)
+        rng = np.random.default_rng(seed)
+        h = rng.choice([-0.3, 0.0, 0.7, 1.1], y.shape[0]) if direction == "leaves" else rng.normal(size=y.shape[0])
+        bound = QueryPush("exp", price, gain_weighted=gain_weighted).bind(y, check_qid(qid, y.shape[0]), w)
+        line = bound.line(f, h)
+        for alpha in (0.0, 0.35, -0.6):
+            at = line(alpha)
+            value, grad = bound.value_and_gradient(f + alpha * h)
+            assert at.value == pytest.approx(value, rel=1e-13, abs=1e-13)
+            assert at.d1 == pytest.approx(float(grad @ h), rel=1e-9, abs=1e-12)
+            eps = 1e-5
+            fd2 = (line(alpha + eps).d1 - line(alpha - eps).d1) / (2 * eps)
+            assert at.d2 == pytest.approx(fd2, rel=1e-5, abs=1e-8)
+            assert at.d2 + at.d1 ** 2 >= -1e-12                 # R″/R ≥ 0: R is convex along the line
+
+
+def test_query_push_line_fails_without_the_fix():
+    """The exponential line gives φ″ (a Newton step), where the generic line leaves it NaN."""
+    y, qid, f, w = _data(0)
+    bound = QueryPush("exp", "pow:4").bind(y, check_qid(qid, y.shape[0]), w)
+    assert np.isfinite(bound.line(f, np.arange(y.shape[0]) % 3 / 2.0)(0.2).d2)
