@@ -17,7 +17,7 @@ from ..base import N_JOBS, check_parameters, random_state_kind, resolve_paramete
 from ..objectives import Objective
 from ..spec import Component, Parameter
 
-__all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels"]
+__all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels", "query_sizes"]
 
 
 def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
@@ -53,6 +53,27 @@ def _weights(weight: Any, n: int, *, what: str) -> np.ndarray | None:
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f"{what}: sample weights must be finite and >= 0")
     return np.ascontiguousarray(w)
+
+
+def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
+    """The library's query groups as sizes of consecutive blocks of rows, or None for a single list.
+
+    ``group`` is LightGBM's group sizes (``Dataset.get_group()``) or the sizes
+    XGBoost's group pointers give (``np.diff(group_ptr)``); None or empty:
+    the data carry no queries.
+    """
+    if group is None:
+        return None
+    sizes = np.asarray(group).ravel()
+    if sizes.size == 0:
+        return None
+    from ..metrics._queries import check_queries
+
+    try:
+        check_queries(None, sizes, n)
+    except ValueError as exc:
+        raise ValueError(f"{what}: the library's query groups do not fit the {n} rows ({exc})") from None
+    return sizes.astype(np.int64)
 
 
 def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
@@ -199,6 +220,13 @@ class MetricAdapter:
     weights other than all-equal are ignored, with a ``UserWarning``.
     Labels: two distinct values, the greater is relevant (graded metrics
     take them as grades).
+
+    **Queries.**  When the library's data carry query groups (LightGBM's
+    ``group``, XGBoost's ``qid``/``group``), the value is the metric's mean
+    over the queries, each query's rows ranked on their own: exactly
+    ``rankcore.evaluate(y, scores, metric, group=sizes)`` (queries the metric
+    leaves out -- no relevant row for ``ndcg@k`` by default -- are not in the
+    mean).  Without groups the rows are one list.
     """
 
     def __init__(self, metric: str | Component):
@@ -212,12 +240,21 @@ class MetricAdapter:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
-    def evaluate(self, labels: Any, preds: Any, weight: Any = None) -> float:
-        """The metric's value (in its own direction) of the scores ``preds``."""
+    def evaluate(self, labels: Any, preds: Any, weight: Any = None, group: Any = None) -> float:
+        """The metric's value (in its own direction) of the scores ``preds``; per query with ``group`` sizes."""
+        from ..metrics import per_query
+
         what = f"metric {self.spec!r}"
         y = relevance_labels(labels, self.metric.task, what=what)
-        w = _weights(weight, y.shape[0], what=what)
+        n = y.shape[0]
+        sizes = query_sizes(group, n, what=what)
+        if sizes is not None and weight is not None and np.asarray(weight).size == sizes.shape[0] != n:
+            weight = np.repeat(np.asarray(weight, dtype=np.float64).ravel(), sizes)   # XGBoost: one per query
+        w = _weights(weight, n, what=what)
         if w is not None and not np.all(w == w[0]):
             warnings.warn(f"{what}: rankcore metrics are unweighted; the evaluation sample weights are ignored",
                           UserWarning, stacklevel=3)
-        return float(self.metric(y, _scores(preds, y.shape[0], what=what)))
+        scores = _scores(preds, n, what=what)
+        if sizes is None:
+            return float(self.metric(y, scores))
+        return float(per_query(y, scores, self.metric, group=sizes).mean)
