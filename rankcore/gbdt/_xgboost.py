@@ -47,11 +47,13 @@ class XGBoostObjective(ObjectiveAdapter):
     (native) or ``model.predict(X, output_margin=True)`` (scikit-learn).
     XGBoost also reports its default metric for the custom objective unless
     ``disable_default_eval_metric=1`` (or an ``eval_metric``) is set.
+    Within queries natively only (``XGBRanker`` refuses custom objectives):
+    ``xgboost.train(params, DMatrix(X, y, qid=qid), obj=obj)``.
     """
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
-        if _is_dmatrix(second):                      # native: (predt, dtrain)
-            return self.gradient_hessian(second.get_label(), first, second.get_weight())
+        if _is_dmatrix(second):                      # native: (predt, dtrain), within its queries if any
+            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
         return self.gradient_hessian(first, second, sample_weight)   # scikit-learn: (y_true, y_pred)
 
 

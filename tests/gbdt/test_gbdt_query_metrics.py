@@ -105,5 +105,5 @@ def test_xgboost_query_weights_are_ignored_with_a_warning():
 def test_groups_that_do_not_fit_the_rows_are_named():
     metric = lightgbm_metric("ndcg@k:5")
     with pytest.raises(ValueError, match=r"metric 'ndcg@k:5': the library's query groups do not fit the "
-                                         r"\d+ rows \(group: the query sizes sum to"):
+                                         r"\d+ rows \(expected sizes of consecutive queries"):
         metric(Y_VA, X_VA[:, 0], None, G_VA[:-1])
