@@ -158,8 +158,9 @@ def _differences_panel(y, model: tuple[str, Any], baseline: tuple[str, Any], qid
                f"{paired.upper:+.4f}], p = {paired.p_value:.3g}", gid=f"mean-delta:{name}", index=1, width=1.8),
     ]
     band = Band(ends, np.full(2, paired.lower), np.full(2, paired.upper), gid=f"delta-band:{name}", index=1)
-    return Panel(f"{name} − {base_name}: {metric.spec} per query", "queries, sorted by the difference",
-                 f"Δ {metric.spec}", series, xlim=(1, float(ends[1])), legend="upper left", bands=[band])
+    return Panel(name, "queries, sorted by the difference", f"Δ {metric.spec} ({name} − {base_name})"
+                 if len(name) + len(base_name) < 30 else f"Δ {metric.spec}", series, xlim=(1, float(ends[1])),
+                 legend="upper left", bands=[band])
 
 
 def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",
@@ -184,11 +185,12 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
         The interval of the mean difference: :func:`rankcore.metrics.compare`
         with ``qid`` (the paired bootstrap over queries, seeded).
     title : str, optional
+        Followed by what the panels show (each model minus the baseline).
 
     Returns
     -------
     FigureData
-        One panel per model other than the baseline: the model's value minus
+        One panel per model other than the baseline, titled by the model: the model's value minus
         the baseline's on each query both count, sorted (gid
         ``"query-delta:<model>"``; its mean is ``compare``'s difference),
         the mean difference (``"mean-delta:<model>"``) and its interval
@@ -215,7 +217,8 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
                                  random_state=random_state) for item in named if item is not base]
     columns = min(2, len(panels))
     rows = -(-len(panels) // columns)
-    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows, title)
+    what = f"{resolved.spec} per query: each model − {base[0]}"
+    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows, f"{title}: {what}" if title else what)
 
 
 def query_differences_figure(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",
