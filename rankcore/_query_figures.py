@@ -26,6 +26,9 @@ from .plotting import Band, FigureData, Panel, Series, _note_coinciding, _stack_
 
 __all__ = ["metric_at_k_data", "metric_at_k_figure", "query_differences_data", "query_differences_figure"]
 
+#: The longest panel title that fits a panel's width (5.8 inches at the title's font size).
+_TITLE_CHARACTERS = 60
+
 
 def _metric_with_count_k(metric: Any):
     """The metric resolved; it must take a count cut-off ``k`` (``ndcg@k:10``, ``err@k:5``, ``prec@k:10``)."""
@@ -158,9 +161,9 @@ def _differences_panel(y, model: tuple[str, Any], baseline: tuple[str, Any], qid
                f"{paired.upper:+.4f}], p = {paired.p_value:.3g}", gid=f"mean-delta:{name}", index=1, width=1.8),
     ]
     band = Band(ends, np.full(2, paired.lower), np.full(2, paired.upper), gid=f"delta-band:{name}", index=1)
-    return Panel(name, "queries, sorted by the difference", f"Δ {metric.spec} ({name} − {base_name})"
-                 if len(name) + len(base_name) < 30 else f"Δ {metric.spec}", series, xlim=(1, float(ends[1])),
-                 legend="upper left", bands=[band])
+    title = f"{metric.spec}: {name} − {base_name}"
+    return Panel(title if len(title) <= _TITLE_CHARACTERS else name, "queries, sorted by the difference",
+                 f"Δ {metric.spec}", series, xlim=(1, float(ends[1])), legend="upper left", bands=[band])
 
 
 def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",
@@ -185,12 +188,13 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
         The interval of the mean difference: :func:`rankcore.metrics.compare`
         with ``qid`` (the paired bootstrap over queries, seeded).
     title : str, optional
-        Followed by what the panels show (each model minus the baseline).
 
     Returns
     -------
     FigureData
-        One panel per model other than the baseline, titled by the model: the model's value minus
+        One panel per model other than the baseline, titled
+        ``"<metric>: <model> − <baseline>"`` (the model alone when that is
+        longer than a panel's width): the model's value minus
         the baseline's on each query both count, sorted (gid
         ``"query-delta:<model>"``; its mean is ``compare``'s difference),
         the mean difference (``"mean-delta:<model>"``) and its interval
@@ -217,8 +221,7 @@ def query_differences_data(y: Any, scores: Mapping[str, Any], *, qid: Any, metri
                                  random_state=random_state) for item in named if item is not base]
     columns = min(2, len(panels))
     rows = -(-len(panels) // columns)
-    what = f"{resolved.spec} per query: each model − {base[0]}"
-    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows, f"{title}: {what}" if title else what)
+    return FigureData(panels, rows, columns, 5.8 * columns, 4.2 * rows, title)
 
 
 def query_differences_figure(y: Any, scores: Mapping[str, Any], *, qid: Any, metric: Any = "ndcg@k:10",
