@@ -212,7 +212,7 @@ class ObjectiveAdapter:
 
     def gradient_hessian(self, labels: Any, preds: Any, weight: Any = None,
                          group: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); within queries with ``group`` sizes."""
+        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); ``group``: query sizes."""
         what = f"objective {self.spec!r}"
         n = np.asarray(labels).size
         sizes = query_sizes(group, n, what=what)
