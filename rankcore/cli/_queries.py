@@ -4,12 +4,11 @@ A data file gives each row's query by a LIBSVM ``qid:`` field or a CSV
 column named by ``--qid``.  The labels are then relevance grades (numbers
 >= 0) unless ``--positive`` names the relevant one; the metrics are means
 over queries (default :data:`QUERY_METRICS`); a test split takes whole
-queries; only the estimators whose ``fit`` takes ``qid`` fit within queries.
+queries; only the estimators whose ``fit`` uses ``qid`` fit within queries.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import numpy as np
@@ -78,19 +77,25 @@ def query_labels(args, data, specs: list[str]) -> np.ndarray:
 
 
 def check_fit_within_queries(configs, data) -> None:
-    """Every model must fit within queries (its estimator's ``fit`` takes ``qid``); else one error naming it."""
-    able = [c.kind.name for c in configs if _fits_queries(c.kind.cls)]
+    """Every model must fit within queries (its estimator's ``fit`` uses ``qid``); else one error naming it."""
     for config in configs:
-        if not _fits_queries(config.kind.cls):
-            kinds = sorted({name for name, kind in _kinds().items() if _fits_queries(kind.cls)})
-            raise CommandError(f"{qid_option(data)}: {config.label} ({config.kind.cls.__name__}) ranks one list and "
-                               f"cannot fit within queries; use --model {' or '.join(kinds) or 'push'}"
-                               + (f" (as {', '.join(able)})" if able else "")
-                               + ", or --drop the query column to fit one list")
+        if _fits_queries(config.kind.cls):
+            continue
+        kinds = " or ".join(sorted(name for name, kind in _kinds().items() if _fits_queries(kind.cls)))
+        model = f"{config.label} ({config.kind.cls.__name__}) ranks one list and cannot fit within queries"
+        if data.format == "csv":
+            raise CommandError(f"--qid {data.qid_name}: {model}; use --model {kinds}, or leave out --qid and pass "
+                               f"--drop {data.qid_name} to fit one list")
+        raise CommandError(f"{data.source}: the rows have query ids (qid:), and {model}; use --model {kinds}")
 
 
 def _fits_queries(cls) -> bool:
-    return "qid" in inspect.signature(cls.fit).parameters
+    """Whether the estimator's ``fit`` uses ``qid``: it requests it as scikit-learn fit metadata."""
+    try:
+        routing = cls().get_metadata_routing()
+    except (AttributeError, TypeError, ValueError):   # not a scikit-learn estimator with defaults
+        return False
+    return routing.fit.requests.get("qid") is True
 
 
 def _kinds() -> dict:

@@ -92,8 +92,10 @@ def test_fit_refuses_a_model_that_ranks_one_list(files, tmp_path):
     status, _, err = run_main("fit", d / "in_order.csv", "--qid", "query", "--label", "grade", "--model", "exactboost",
                               "-o", tmp_path / "m.json")
     one_line_error(status, err, "--qid query: exactboost (ExactBoost) ranks one list and cannot fit within queries",
-                   "use --model push", "--drop the query column")
+                   "use --model push or rankboost", "leave out --qid and pass --drop query to fit one list")
     assert not (tmp_path / "m.json").exists()
+    status, _, err = run_main("compare", d / "data.svm", "--model", "push,sgd@k", "--no-plots")
+    one_line_error(status, err, "data.svm: the rows have query ids (qid:), and sgd@k (SGDAtK) ranks one list")
 
 
 def without_qid(d, tmp_path):
