@@ -429,7 +429,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     if on_eval_set:
         held_out = monitor_name
     elif config.kind.live and steers:
-        held_out = f"valid {_holdout_metric(estimator, X.shape[0])}"
+        held_out = f"valid {_holdout_metric(estimator, X.shape[0], queries=qid is not None)}"
     else:
         held_out = None
     task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
@@ -497,14 +497,17 @@ def _early_stopping_on(estimator, n_rows: int) -> bool:
     return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)
 
 
-def _holdout_metric(estimator, n_rows: int) -> str:
+def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:
     """The metric that scores a push model's own early-stopping hold-out (its ``scoring``, else the default)."""
     from ..push import AUTO_MIN_ROWS, LARGE_DATA_METRIC
+    from ._queries import QUERY_MONITOR
 
     params = estimator.get_params(deep=False)
     scoring = params.get("scoring")
     if isinstance(scoring, str):
         return scoring
+    if queries:
+        return QUERY_MONITOR
     return LARGE_DATA_METRIC if params.get("early_stopping") == "auto" and n_rows > AUTO_MIN_ROWS else "auc"
 
 

@@ -20,7 +20,8 @@ __all__ = ["QUERY_METRICS", "QUERY_MONITOR", "query_defaults", "qid_option", "qu
 
 #: Metrics of the tables when the rows have query ids and ``--metrics`` is not given.
 QUERY_METRICS = "ndcg@k:10,map,mrr"
-#: The metric shown with the progress when the rows have query ids and ``--monitor`` is not given.
+#: The metric shown with the progress when the rows have query ids and ``--monitor`` is not given; also what
+#: the push estimators score their own hold-out of queries by unless told otherwise.
 QUERY_MONITOR = "ndcg@k:10"
 
 
@@ -130,9 +131,10 @@ def query_split(qid: Any, test_size: float, random_state: int) -> tuple[np.ndarr
 
 
 def query_facts(y: np.ndarray, qid: Any) -> str:
-    """``"40 queries (3 to 12 rows), grades 0 to 4"`` for the status line."""
+    """``"40 queries (3 to 12 rows), grades 0 to 4"`` for the status line (``8 rows each`` when all are alike)."""
     from ..metrics import check_qid
 
     sizes = check_qid(qid, len(qid)).sizes
-    return (f"{sizes.shape[0]} queries ({int(sizes.min())} to {int(sizes.max())} rows), "
-            f"grades {float(y.min()):g} to {float(y.max()):g}")
+    rows = f"{int(sizes.min())} rows each" if sizes.min() == sizes.max() else \
+        f"{int(sizes.min())} to {int(sizes.max())} rows"
+    return f"{sizes.shape[0]} queries ({rows}), grades {float(y.min()):g} to {float(y.max()):g}"
