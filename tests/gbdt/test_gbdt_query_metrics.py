@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankcore.gbdt import lightgbm_metric, xgboost_metric
 from rankcore.metrics import evaluate
@@ -107,3 +109,18 @@ def test_groups_that_do_not_fit_the_rows_are_named():
     with pytest.raises(ValueError, match=r"metric 'ndcg@k:5': the library's query groups do not fit the "
                                          r"\d+ rows \(expected sizes of consecutive queries"):
         metric(Y_VA, X_VA[:, 0], None, G_VA[:-1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=2, max_size=12), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["ndcg@k:3,empty=0", "ndcg@k:2,ties=first,empty=1", "map:empty=0", "mrr:empty=1", "err@k:1"]))
+def test_both_adapters_equal_evaluate_on_any_groups(sizes, seed, spec):
+    rng = np.random.default_rng(seed)
+    sizes = [3] + sizes                                      # a query reaches every cut-off k
+    n = sum(sizes)
+    y = rng.integers(0, 3, n).astype(float)
+    y[0] = 1.0                                               # some query has a relevant row
+    scores = rng.integers(0, 4, n).astype(float)             # many ties
+    expected = evaluate(y, scores, spec, qid=np.repeat(np.arange(len(sizes)), sizes))[spec]
+    assert lightgbm_metric(spec)(y, scores, None, np.asarray(sizes))[1] == pytest.approx(expected, abs=1e-12)
+    assert xgboost_metric(spec).evaluate(y, scores, None, np.asarray(sizes)) == pytest.approx(expected, abs=1e-12)

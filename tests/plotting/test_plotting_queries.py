@@ -4,6 +4,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankcore import plotting
 from rankcore.metrics import compare, per_query
@@ -131,3 +133,22 @@ def test_matplotlib_draws_the_same_points():
                                                      for k in range(1, 6)])
     fig = plotting.query_differences_figure(y, {"a": s1, "b": s2}, qid=qid, n_boot=200)
     assert {ln.get_gid() for ln in fig.axes[0].get_lines()} >= {"query-delta:b", "mean-delta:b"}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 7), min_size=3, max_size=10), st.integers(0, 2 ** 32 - 1))
+def test_the_mean_of_the_drawn_differences_is_compares_difference(sizes, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [4] + sizes
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.integers(0, 3, qid.size).astype(float)
+    y[0] = 2.0
+    s1, s2 = rng.integers(0, 3, qid.size).astype(float), rng.normal(size=qid.size)
+    figure = plotting.query_differences_data(y, {"a": s1, "b": s2}, qid=qid, metric="ndcg@k:4,empty=0",
+                                             baseline="b", n_boot=100, random_state=1)
+    (panel,) = figure.panels
+    drawn = next(s for s in panel.series if s.gid == "query-delta:a")
+    assert np.all(np.diff(drawn.y) >= 0) and drawn.y.size == len(sizes)
+    paired = compare(y, s1, s2, "ndcg@k:4,empty=0", qid=qid, n_boot=100, random_state=1)
+    assert np.mean(drawn.y) == pytest.approx(paired.difference, abs=1e-12)
+    assert panel.bands[0].lower[0] == paired.lower and panel.bands[0].upper[0] == paired.upper
