@@ -79,7 +79,10 @@ def add_parser(subparsers):
         help="train several models and compare them at the top of the list",
         description="Train several models on a training split of DATA, print a table of top-of-list metrics on "
                     "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
-                    "against k and the training objective per iteration.",
+                    "against k and the training objective per iteration. With query ids (--qid COLUMN, or a "
+                    "LIBSVM file's qid:) the models rank within queries, the test split is whole queries, the "
+                    "metrics are means over the queries, and the figures are ndcg@k against k and each test "
+                    "query's difference between the models.",
         epilog=models_epilog(
             "rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3",
             "rankcore compare data.csv --model push,exactboost,sgd@k --report report.html",
@@ -92,7 +95,8 @@ def add_parser(subparsers):
     add_data_options(parser, categorical=True)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
-                       help="fraction of DATA held out for testing, stratified (default 0.3)")
+                       help="fraction of DATA held out for testing, stratified (default 0.3); with query ids, "
+                            "the fraction of the queries, whole")
     split.add_argument("--test", metavar="DATA", help="a separate labelled test file instead of splitting DATA")
     add_model_options(parser, multiple=True)
     add_output_options(parser)
