@@ -18,6 +18,10 @@ Every figure is first described without any drawing library -- a
 * :func:`objective_data` / :func:`objective_figure` -- the training objective
   after each iteration, one small panel per model (objectives of different
   models live on different scales).
+* :func:`metric_at_k_data` / :func:`metric_at_k_figure` -- ``ndcg@k`` against
+  k, the mean over queries; :func:`query_differences_data` /
+  :func:`query_differences_figure` -- each query's difference between two
+  models, with the mean and its interval (rankings within queries).
 * :func:`save_figure` -- SVG, PNG or PDF with fixed metadata and no
   timestamps: the same figure gives the same bytes.
 
@@ -62,6 +66,10 @@ __all__ = [
     "default_max_fp",
     "Band",
     "add_roc_bands",
+    "metric_at_k_data",
+    "metric_at_k_figure",
+    "query_differences_data",
+    "query_differences_figure",
 ]
 
 INSTALL_HINT = 'pip install "rankcore[plot]"'
@@ -694,3 +702,12 @@ def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> s
     with open(target, "wb") as fh:
         fh.write(data)
     return target
+
+
+# the figures of rankings within queries build on the classes above
+from ._query_figures import (  # noqa: E402
+    metric_at_k_data,
+    metric_at_k_figure,
+    query_differences_data,
+    query_differences_figure,
+)

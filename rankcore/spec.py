@@ -605,4 +605,8 @@ def _later_params_differ(parameters, param, values) -> bool:
 
 
 def _rebuild(cls, params):
-    return cls(**params)
+    # a parameter at its default is left out: some defaults only mean "not set" ("" for ndcg@k's
+    # gain, ties and empty) and are not values a caller may pass
+    defaults = {p.name: p.default for p in cls.parameters}
+    return cls(**{name: value for name, value in params.items()
+                  if defaults.get(name, REQUIRED) is REQUIRED or value != defaults[name]})

@@ -50,7 +50,8 @@ def add_data_options(parser, *, categorical: bool = False) -> None:
     group.add_argument(
         "--qid", metavar="COLUMN",
         help="the CSV column of each row's query id (not a feature): the rows are ranked within their queries "
-             "(`evaluate`, `score`; LIBSVM files give qid:n on each line, read without this option)",
+             "(`fit`, `compare`, `evaluate`, `score`; LIBSVM files give qid:n on each line, read without this "
+             "option)",
     )
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
@@ -77,8 +78,9 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     ``keep``: columns read aside (``--id``).  Text in any other feature
     column is one error naming every such column and what to do.
     ``queries``: the command ranks within queries (``--qid``, a LIBSVM
-    file's ``qid:``); otherwise ``--qid`` is refused (:func:`refuse_qid`)
-    and a LIBSVM file's query ids are ignored with a warning.
+    file's ``qid:``); otherwise (``auto``) ``--qid`` is refused
+    (:func:`refuse_qid`) and a LIBSVM file's query ids are ignored with a
+    warning.
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
@@ -96,21 +98,21 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     if not queries and data.qid is not None:
         import warnings
 
-        warnings.warn(f"{data.source}: the query ids (qid:) are ignored and the rows fitted as one list: fitting "
-                      f"within queries is not available yet; evaluate the model per query with "
-                      f"`rankcore evaluate MODEL {data.source}`", UserWarning, stacklevel=2)
+        warnings.warn(f"{data.source}: the query ids (qid:) are ignored and the rows fitted as one list: "
+                      f"`rankcore {args.command}` does not fit within queries; `rankcore fit` and `rankcore "
+                      f"compare` do", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None
     return data
 
 
 def refuse_qid(args) -> None:
-    """``--qid`` for a command that fits models: one error saying it is not available yet, and what to do."""
+    """``--qid`` for a command that cannot fit within queries: one error saying so, and what to do."""
     column = getattr(args, "qid", None)
     if column:
-        raise CommandError(f"--qid: fitting within queries is not available yet (the learners rank one list); "
-                           f"to fit one ranking over all rows, leave out --qid and pass --drop {column} (the ids "
-                           f"are not a feature), then evaluate the model per query with `rankcore evaluate MODEL "
-                           f"DATA --qid {column}`")
+        raise CommandError(f"--qid: `rankcore {args.command}` does not fit within queries; `rankcore fit DATA --qid "
+                           f"{column}` and `rankcore compare DATA --qid {column}` do (the push models); to fit one "
+                           f"ranking over all rows here, leave out --qid and pass --drop {column} (the ids are not "
+                           f"a feature)")
 
 
 def _text_advice(args, columns: list[str]) -> str:

@@ -4,7 +4,8 @@
 --ci 0.95`` adds, for the held-out split, every model's intervals and a "Δ
 against the best" table: each model's difference from the best model on each
 metric, its interval and the paired test's p-value (DeLong for the AUC, the
-paired bootstrap otherwise; :func:`rankcore.metrics.compare`).
+paired bootstrap otherwise; :func:`rankcore.metrics.compare`); with query
+ids, every interval and test resamples whole queries.
 """
 
 from __future__ import annotations
@@ -59,11 +60,12 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
 
     split = next((s for s in comparison.splits if s != "train"), "train")
     y = comparison.splits[split][1]
+    qid = comparison.qid.get(split)
     level_pct = f"{100 * args.ci:g}%"
     rows = []
     for fitted in comparison.models:
         found = evaluate(y, fitted.scores[split], comparison.metrics, ci=args.ci, n_boot=args.n_boot,
-                         random_state=args.random_state)
+                         random_state=args.random_state, qid=qid)
         rows += [[fitted.config.label, spec, r.estimate, r.lower, r.upper, r.method] for spec, r in found.items()]
     intervals = Table(["model", "metric", "value", "lower", "upper", "method"], rows)
     deltas = []
@@ -77,7 +79,7 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
                 if fitted is best:
                     continue
                 d = compare(y, fitted.scores[split], best.scores[split], spec, level=args.ci, n_boot=args.n_boot,
-                            random_state=args.random_state)
+                            random_state=args.random_state, qid=qid)
                 deltas.append([spec, fitted.config.label, best.config.label, d.difference, d.lower, d.upper,
                                d.p_value])
     differences = Table(["metric", "model", "best", "delta", "lower", "upper", "p"], deltas)

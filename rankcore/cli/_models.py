@@ -399,7 +399,7 @@ class FitOutcome:
 
 
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
-            monitor_label: str | None = None, monitor_is_validation: bool = False) -> FitOutcome:
+            monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -407,9 +407,12 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     X : ndarray or DataFrame
         The training features (a DataFrame keeps the column names and the
         categorical columns).
-    monitor : (metric spec, X_val, y_val), optional
+    monitor : (metric spec, X_val, y_val) or (metric spec, X_val, y_val, qid_val), optional
         A metric shown while fitting (push family: after every iteration
-        through ``eval_set``; others: once, at the end).
+        through ``eval_set``; others: once, at the end); with ``qid_val``
+        the mean over the validation rows' queries.
+    qid : array-like, optional
+        Each training row's query id: the model is fitted within queries.
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
         early stopping on (``True``, or ``"auto"`` on more than 10,000 rows)
@@ -426,17 +429,18 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     if on_eval_set:
         held_out = monitor_name
     elif config.kind.live and steers:
-        held_out = f"valid {_holdout_metric(estimator, X.shape[0])}"
+        held_out = f"valid {_holdout_metric(estimator, X.shape[0], queries=qid is not None)}"
     else:
         held_out = None
     task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
     start = time.perf_counter()
+    queries = {} if qid is None else {"qid": qid}
     try:
         if config.kind.live:
-            fit_kwargs = {}
+            fit_kwargs = dict(queries)
             if on_eval_set:
                 estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
-                fit_kwargs["eval_set"] = (monitor[1], monitor[2])
+                fit_kwargs["eval_set"] = tuple(monitor[1:])
 
             def report(info):
                 if task.total is None:      # n_iter left to the estimator: its plan, for one line in ten
@@ -446,7 +450,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
             estimator.fit(X, y, callbacks=[report], **fit_kwargs)
         else:
             task.keep_alive()
-            estimator.fit(X, y)
+            estimator.fit(X, y, **queries)
     except BaseException:
         task.abort()
         raise
@@ -457,7 +461,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     if monitor is not None:
         from ..metrics import evaluate
 
-        score = float(evaluate(monitor[2], decision_scores(estimator, monitor[1]), [monitor[0]])[monitor[0]])
+        score = float(evaluate(monitor[2], decision_scores(estimator, monitor[1]), [monitor[0]],
+                               qid=monitor[3] if len(monitor) > 3 else None)[monitor[0]])
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
         task.objective = float(history[1][-1])
@@ -492,14 +497,17 @@ def _early_stopping_on(estimator, n_rows: int) -> bool:
     return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)
 
 
-def _holdout_metric(estimator, n_rows: int) -> str:
+def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:
     """The metric that scores a push model's own early-stopping hold-out (its ``scoring``, else the default)."""
     from ..push import AUTO_MIN_ROWS, LARGE_DATA_METRIC
+    from ._queries import QUERY_MONITOR
 
     params = estimator.get_params(deep=False)
     scoring = params.get("scoring")
     if isinstance(scoring, str):
         return scoring
+    if queries:
+        return QUERY_MONITOR
     return LARGE_DATA_METRIC if params.get("early_stopping") == "auto" and n_rows > AUTO_MIN_ROWS else "auc"
 
 

@@ -51,8 +51,12 @@ from ._columns import estimator_input, like_training
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
+from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
+                       query_facts, query_labels, query_split)
 
 FIGURES = ("roc", "precision_at_k", "objective")
+#: The figures of rows in queries (``--qid``, LIBSVM ``qid:``): the top of each query, and the queries one by one.
+QUERY_FIGURES = ("ndcg_at_k", "query_differences", "objective")
 # What to look at in each figure: one sentence, printed after the file is written
 # and used as the report's caption.
 FIGURE_GUIDE = {
@@ -60,6 +64,10 @@ FIGURE_GUIDE = {
            "(the top of the list, few false positives), where models built for the top differ most.",
     "precision_at_k": "precision among the k top-ranked items: the curves differ most for small k, "
                       "the top of the list (the dotted line is the base rate).",
+    "ndcg_at_k": "ndcg@k against k, the mean over the test queries: the top of each query is at small k.",
+    "query_differences": "each test query's ndcg@k difference from the best model, sorted, with the mean "
+                         "difference and its interval (paired over queries): are the gains many small ones or a few "
+                         "large ones?",
     # replaced by the verdict on the held-out metric when one was recorded (see objective_caption)
     "objective": "the training objective after each iteration, each model on its own scale.",
 }
@@ -71,7 +79,10 @@ def add_parser(subparsers):
         help="train several models and compare them at the top of the list",
         description="Train several models on a training split of DATA, print a table of top-of-list metrics on "
                     "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
-                    "against k and the training objective per iteration.",
+                    "against k and the training objective per iteration. With query ids (--qid COLUMN, or a "
+                    "LIBSVM file's qid:) the models rank within queries, the test split is whole queries, the "
+                    "metrics are means over the queries, and the figures are ndcg@k against k and each test "
+                    "query's difference between the models.",
         epilog=models_epilog(
             "rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3",
             "rankcore compare data.csv --model push,exactboost,sgd@k --report report.html",
@@ -84,7 +95,8 @@ def add_parser(subparsers):
     add_data_options(parser, categorical=True)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
-                       help="fraction of DATA held out for testing, stratified (default 0.3)")
+                       help="fraction of DATA held out for testing, stratified (default 0.3); with query ids, "
+                            "the fraction of the queries, whole")
     split.add_argument("--test", metavar="DATA", help="a separate labelled test file instead of splitting DATA")
     add_model_options(parser, multiple=True)
     add_output_options(parser)
@@ -95,10 +107,11 @@ def add_parser(subparsers):
 
 def add_output_options(parser, *, default_dir: str = ".") -> None:
     out = parser.add_argument_group("output")
-    out.add_argument("--metrics", "-m", default=DEFAULT_METRICS, metavar="SPECS",
-                     help=f"comma-separated metric specs of the table (default {DEFAULT_METRICS})")
-    out.add_argument("--monitor", default="auc", metavar="METRIC",
-                     help="the test metric shown with the progress (default auc)")
+    out.add_argument("--metrics", "-m", metavar="SPECS",
+                     help=f"comma-separated metric specs of the table (default {DEFAULT_METRICS}; with query ids "
+                          f"{QUERY_METRICS}, means over the queries)")
+    out.add_argument("--monitor", metavar="METRIC",
+                     help=f"the test metric shown with the progress (default auc; with query ids {QUERY_MONITOR})")
     add_table_format_option(out)
     out.add_argument("--out-dir", default=default_dir, metavar="DIR",
                      help=f"directory of the figures (default {default_dir!r}; created if missing)")
@@ -142,6 +155,7 @@ class Comparison:
     figures: dict[str, Any] = field(default_factory=dict)   # name -> plotting.FigureData, reused by the report
     interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
     band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
+    qid: dict[str, Any] = field(default_factory=dict)       # split -> each row's query id, when in queries
 
     def table(self) -> Table:
         rows = []
@@ -180,32 +194,38 @@ class Comparison:
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
-                   *, progress, monitor: str) -> Comparison:
-    """Fit every configuration on ``splits["train"]`` and evaluate it on every split."""
+                   *, progress, monitor: str, qid: dict[str, Any] | None = None) -> Comparison:
+    """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
+
+    ``qid`` (split -> each row's query id): the models are fitted within the
+    training queries and every metric is a mean over each split's queries.
+    """
     from ..metrics import evaluate
 
+    qid = qid or {}
     X_tr, y_tr = splits["train"]
     held_out = [s for s in splits if s != "train"]
     monitor_split = held_out[0] if held_out else "train"
     X_mon, y_mon = splits[monitor_split]
+    watched = (monitor, X_mon, y_mon) + ((qid[monitor_split],) if qid else ())
     models = []
     for config in configs:
         try:
-            outcome = fit_one(config, X_tr, y_tr, progress=progress, monitor=(monitor, X_mon, y_mon),
+            outcome = fit_one(config, X_tr, y_tr, progress=progress, monitor=watched, qid=qid.get("train"),
                               monitor_label=f"{monitor_split} {monitor}")
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
             fitted.scores[split] = decision_scores(outcome.estimator, X)
-            fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics)
+            fitted.metrics[split] = evaluate(y, fitted.scores[split], metrics, qid=qid.get(split))
         models.append(fitted)
-    return Comparison(splits, metrics, models)
+    return Comparison(splits, metrics, models, qid=qid)
 
 
-def figure_paths(out_dir: str, image_format: str) -> dict[str, str]:
+def figure_paths(out_dir: str, image_format: str, names: tuple[str, ...] = FIGURES) -> dict[str, str]:
     """Where each figure goes: ``{name: out_dir/name.format}``."""
-    return {name: os.path.join(out_dir, f"{name}.{image_format}") for name in FIGURES}
+    return {name: os.path.join(out_dir, f"{name}.{image_format}") for name in names}
 
 
 def write_figures(comparison: Comparison, out_dir: str, image_format: str | None, max_fp: int | None,
@@ -218,11 +238,14 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     from ..plotting import objective_data, precision_at_k_data, roc_data, save_figure
 
     curves = comparison.curves()
-    figures = {
-        "roc": roc_data(curves, max_fp=max_fp, title=title),
-        "precision_at_k": precision_at_k_data(curves, title=title),
-    }
-    if getattr(comparison, "band", None):
+    if comparison.qid:
+        figures = query_figures(comparison, title)
+    else:
+        figures = {
+            "roc": roc_data(curves, max_fp=max_fp, title=title),
+            "precision_at_k": precision_at_k_data(curves, title=title),
+        }
+    if getattr(comparison, "band", None) and not comparison.qid:
         from ..plotting import add_roc_bands
 
         add_roc_bands(figures["roc"], curves, **comparison.band)
@@ -240,10 +263,27 @@ def write_figures(comparison: Comparison, out_dir: str, image_format: str | None
     paths = {}
     if image_format is not None:
         os.makedirs(out_dir, exist_ok=True)
-        targets = figure_paths(out_dir, image_format)
+        targets = figure_paths(out_dir, image_format, QUERY_FIGURES if comparison.qid else FIGURES)
         for name, fig in figures.items():
             paths[name] = save_figure(fig, targets[name])
     return paths
+
+
+def query_figures(comparison: Comparison, title: str) -> dict[str, Any]:
+    """The figures of rows in queries, on the held-out split: ndcg@k against k; each query's difference."""
+    from ..plotting import metric_at_k_data, query_differences_data
+
+    split = next((s for s in comparison.splits if s != "train"), "train")
+    y, qid = comparison.splits[split][1], comparison.qid[split]
+    figures = {"ndcg_at_k": metric_at_k_data({f.config.label: (y, f.scores[split], qid) for f in comparison.models},
+                                             title=f"{title}: {split} queries")}
+    if len(comparison.models) > 1:
+        cut = min(10, int(np.unique(qid, return_counts=True)[1].max()))    # ndcg@k:10, or the longest query's k
+        figures["query_differences"] = query_differences_data(
+            y, {f.config.label: f.scores[split] for f in comparison.models}, qid=qid, metric=f"ndcg@k:{cut}",
+            level=comparison.band.get("level", 0.95), n_boot=comparison.band.get("n_boot", 2000),
+            random_state=comparison.band.get("random_state", 0), title=f"{title}, {split} queries")
+    return figures
 
 
 def build_report(args, comparison: Comparison, data_facts: list[tuple[str, str]], title: str, argv: list[str],
@@ -287,6 +327,9 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
     if getattr(args, "ci", None) is not None:
         _, comparison.interval_tables = comparison_tables(comparison, args)
         comparison.band = {"level": args.ci, "n_boot": min(args.n_boot, 500), "random_state": args.random_state}
+    if comparison.qid:      # the interval of each query's mean difference, in the figure of the differences
+        comparison.band = {"level": getattr(args, "ci", None) or 0.95, "n_boot": args.n_boot,
+                           "random_state": args.random_state}
     if print_table:
         print(render_tables(comparison.table(), comparison.interval_tables, args.table_format), flush=True)
     sentences = _captions(comparison, guide)
@@ -323,10 +366,12 @@ def _file_name(label: str) -> str:
     return "".join(keep).strip("_") or "model"
 
 
-def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=()) -> None:
+def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
+                  figures: tuple[str, ...] = FIGURES) -> None:
     """Fail before any training if an output cannot be produced, or would overwrite a file.
 
-    ``inputs`` are never overwritten; other existing files only with ``--force``.
+    ``inputs`` are never overwritten; other existing files only with ``--force``;
+    ``figures``: the names of the figures written.
     """
     outputs: dict[str, str | None] = {"--report": args.report}
     if not args.no_plots and args.image_format != "svg":
@@ -337,7 +382,7 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=())
         if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
             raise CommandError(f"--out-dir: {args.out_dir!r} exists and is not a directory")
     if not args.no_plots:
-        for name, path in figure_paths(args.out_dir, args.image_format).items():
+        for name, path in figure_paths(args.out_dir, args.image_format, figures).items():
             outputs[f"--out-dir ({name} figure)"] = path
     if args.save_models:
         if os.path.exists(args.save_models) and not os.path.isdir(args.save_models):
@@ -365,47 +410,99 @@ def data_facts_of(data, extra: list[tuple[str, str]], found=()) -> list[tuple[st
 
 
 def run(args) -> int:
-    from sklearn.model_selection import train_test_split
-
-    metrics = metric_specs(args.metrics)
-    monitor = scalar_metric(args.monitor, "--monitor")
+    explicit = metric_specs(args.metrics) if args.metrics else None
+    if args.monitor is not None:
+        scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
-    check_outputs(args, {"DATA": args.data, "--test": args.test}, configs)
-    data = load(args, args.data)
-    y = data.binary_target(args.positive)
+    check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
+                  FIGURES if args.qid is None else QUERY_FIGURES)
+    data = load(args, args.data, queries=True)
+    if data.qid is not None:
+        if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
+            check_outputs(args, {"DATA": args.data, "--test": args.test}, configs, QUERY_FIGURES)
+        check_fit_within_queries(configs, data)
     split_by_category(configs, data)
-    X = estimator_input(data)
-    if args.test:
-        test = load(args, args.test, n_features=None if data.named else data.n_features,
-                    categorical=list(data.categories) or None)
-        like_training(test, data)
-        splits = {"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
-                                                                                         require_both=False))}
-        from ._report import file_sha256
-
-        split_facts = [("test file", test.source), ("test sha256", file_sha256(test.source)),
-                       ("test rows", str(test.n_samples))]
+    if data.qid is None:
+        metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
+        splits, qid, test, split_facts = _one_list_splits(args, data)
     else:
-        test = None
-        try:
-            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
-                                                      random_state=args.random_state)
-        except ValueError as exc:
-            raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
-        splits = {"train": (X_tr, y_tr), "test": (X_te, y_te)}
-        split_facts = [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")]
+        splits, qid, test, split_facts = _query_splits(args, data, (explicit or []) + [args.monitor or QUERY_MONITOR])
+        metrics = explicit or metric_specs(query_defaults(QUERY_METRICS, *qid.values()))
+        args.monitor = args.monitor or query_defaults(QUERY_MONITOR, *qid.values())
     found = missing_facts([data, test])
     check_missing(configs, [data, test], found=found)  # every model, before any training
     n_tr, n_te = splits["train"][1].shape[0], splits["test"][1].shape[0]
-    announce_positive(args, data)
-    info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, "
-               f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
+    if qid:
+        grades = np.concatenate([y for _, y in splits.values()])
+        what = (f"{np.unique(qid['train']).size} / {np.unique(qid['test']).size} queries, grades "
+                f"{float(grades.min()):g} to {float(grades.max()):g}")
+    else:
+        announce_positive(args, data)
+        what = f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
+    info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, {what}"
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"
                          + ("" if d is data else f" of {d.source}") for d, m in found)
                + f"; {len(configs)} model(s)")
     progress = Progress(args.progress, quiet=args.quiet)
-    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=monitor)
+    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid)
     title = os.path.basename(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
     return 0
+
+
+def _test_file(args, data):
+    """The ``--test`` file, its columns matched to the training file's, and its facts for the report."""
+    from ._report import file_sha256
+
+    test = load(args, args.test, n_features=None if data.named else data.n_features,
+                categorical=list(data.categories) or None, queries=data.qid is not None)
+    like_training(test, data)
+    return test, [("test file", test.source), ("test sha256", file_sha256(test.source)),
+                  ("test rows", str(test.n_samples))]
+
+
+def _one_list_splits(args, data):
+    """(splits, {}, test file or None, facts): the rows as one list, split stratified or by ``--test``."""
+    from sklearn.model_selection import train_test_split
+
+    y = data.binary_target(args.positive)
+    X = estimator_input(data)
+    if args.test:
+        test, facts = _test_file(args, data)
+        return ({"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
+                                                                                      require_both=False))},
+                {}, test, facts)
+    try:
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
+                                                  random_state=args.random_state)
+    except ValueError as exc:
+        raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
+    return ({"train": (X_tr, y_tr), "test": (X_te, y_te)}, {}, None,
+            [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")])
+
+
+def _query_splits(args, data, metrics: list[str]):
+    """(splits, qid per split, test file or None, facts): whole queries in each split.
+
+    ``metrics``: the specs the labels must suit (:func:`query_labels`).
+    """
+    y = query_labels(args, data, metrics)
+    X = estimator_input(data)
+    facts = [("queries", f"{qid_option(data)}: {query_facts(y, data.qid)}")]
+    if args.test:
+        test, test_facts = _test_file(args, data)
+        if test.qid is None:
+            raise CommandError(f"--test: {test.source} has no query ids, but the training rows are in queries "
+                               f"({qid_option(data)}); give the test rows' queries the same way")
+        splits = {"train": (X, y), "test": (estimator_input(test), query_labels(args, test, metrics))}
+        return splits, {"train": data.qid, "test": test.qid}, test, facts + test_facts
+    train, held = query_split(data.qid, args.test_size, args.random_state)
+    splits = {"train": (_rows(X, train), y[train]), "test": (_rows(X, held), y[held])}
+    return (splits, {"train": data.qid[train], "test": data.qid[held]}, None,
+            facts + [("split", f"whole queries, test size {args.test_size}, random_state {args.random_state}")])
+
+
+def _rows(X, rows: np.ndarray):
+    """Rows of an array or a DataFrame (by position)."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]

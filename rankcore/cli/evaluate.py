@@ -14,9 +14,7 @@ from ._common import (
 from ._columns import load_for_model
 from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
-
-#: Metrics of the table when the rows have query ids and ``--metrics`` is not given.
-QUERY_METRICS = "ndcg@k:10,map,mrr"
+from ._queries import QUERY_METRICS, query_defaults, query_labels
 
 
 def add_parser(subparsers):
@@ -49,12 +47,9 @@ def run(args) -> int:
     model = load_model(args.model)
     data, X = load_for_model(args, args.data, model, args.model, queries=True)
     qid = data.qid
-    specs = specs or metric_specs(DEFAULT_METRICS if qid is None else QUERY_METRICS)
+    specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     check_model_missing(model, args.model, data)
-    if qid is None or args.positive is not None:
-        y = data.binary_target(args.positive, require_both=False)
-    else:
-        y = _grades(data, specs)
+    y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
     scores = decision_scores(model, X)
     if qid is None:
         announce_positive(args, data)
@@ -66,28 +61,3 @@ def run(args) -> int:
     print(table.render(args.table_format))
     return 0
 
-
-def _grades(data, specs: list[str]):
-    """The labels of rows in queries: relevance grades >= 0; 0/1 when a metric judges relevant against not."""
-    import numpy as np
-
-    from ..registry import resolve
-
-    option = f"--qid {data.qid_name}" if data.format == "csv" else "qid:"
-    y = data.y
-    if y.dtype.kind not in "biuf":
-        raise CommandError(f"{data.source}: with query ids ({option}) the labels are relevance grades (numbers "
-                           f">= 0), got {str(y[0])[:40]!r}; name the relevant label with --positive LABEL")
-    negative = np.flatnonzero(y < 0)
-    if negative.size:
-        raise CommandError(f"{data.where(int(negative[0]))}: with query ids ({option}) the labels are relevance "
-                           f"grades >= 0, got {float(y[negative[0]]):g}; name the relevant label with "
-                           f"--positive LABEL")
-    binary = [spec for spec in specs if resolve("metric", spec).task == "bipartite"]
-    if binary and not np.isin(y, (0, 1)).all():
-        grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
-        raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
-                           f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
-                           f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade "
-                           "with --positive LABEL")
-    return y

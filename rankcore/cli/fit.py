@@ -20,6 +20,8 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
                       split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
+from ._queries import (QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults, query_facts,
+                       query_labels)
 
 
 def missing_note(data, found) -> str:
@@ -44,7 +46,9 @@ def add_parser(subparsers):
         "fit",
         help="train one model on a data file and save it",
         description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
-                    "rankcore.load_model, `rankcore score` and `rankcore evaluate`).",
+                    "rankcore.load_model, `rankcore score` and `rankcore evaluate`). With query ids (--qid COLUMN, "
+                    "or a LIBSVM file's qid:) the labels are relevance grades >= 0 and the model ranks the rows "
+                    "of each query against each other (the push models).",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
@@ -61,8 +65,8 @@ def add_parser(subparsers):
                      help="where to save the fitted model (default model.json)")
     out.add_argument("--validation", metavar="DATA",
                      help="labelled data scored by --monitor while fitting (default: the training data)")
-    out.add_argument("--monitor", default="auc", metavar="METRIC",
-                     help="the metric shown with the progress (default auc)")
+    out.add_argument("--monitor", metavar="METRIC",
+                     help=f"the metric shown with the progress (default auc; with query ids {QUERY_MONITOR})")
     out.add_argument("--plot-objective", metavar="FILE",
                      help="also draw the training objective per iteration (.svg, drawn by rankcore; "
                           ".png or .pdf, which need matplotlib)")
@@ -83,29 +87,44 @@ def run(args) -> int:
 
             require_matplotlib()  # before any training: say how to install it now, not after the fit
         check_output(args.plot_objective, "--plot-objective", inputs=inputs, force=args.force)
-    monitor_spec = scalar_metric(args.monitor, "--monitor")
+    if args.monitor is not None:
+        scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
 
-    data = load(args, args.data)
-    y = data.binary_target(args.positive)
+    data = load(args, args.data, queries=True)
+    qid = data.qid
+    monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
+    if qid is None:
+        y = data.binary_target(args.positive)
+    else:
+        check_fit_within_queries([config], data)
+        y = query_labels(args, data, [monitor_spec])
     split_by_category([config], data)
     X = estimator_input(data)
     if args.validation:
         val = load(args, args.validation, n_features=None if data.named else data.n_features,
-                   categorical=list(data.categories) or None)
+                   categorical=list(data.categories) or None, queries=qid is not None)
         like_training(val, data)
-        X_val, y_val, where = estimator_input(val), val.binary_target(args.positive, require_both=False), "validation"
+        if qid is not None and val.qid is None:
+            raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
+                               f"({qid_option(data)}); give the validation rows' queries the same way")
+        y_val = (val.binary_target(args.positive, require_both=False) if qid is None
+                 else query_labels(args, val, [monitor_spec]))
+        X_val, qid_val, where = estimator_input(val), val.qid, "validation"
     else:
         val = None
-        X_val, y_val, where = X, y, "train"
+        X_val, y_val, qid_val, where = X, y, qid, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
-    announce_positive(args, data)
-    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
+    if qid is None:
+        announce_positive(args, data)
+    what = f"{int(y.sum())} relevant" if qid is None else query_facts(y, qid)
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {what} "
                f"(label: {data.label_name})" + missing_note(data, found) + category_note(data))
 
     progress = Progress(args.progress, quiet=args.quiet)
-    outcome = fit_one(config, X, y, progress=progress, monitor=(monitor_spec, X_val, y_val),
+    monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
+    outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid,
                       monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation))
     try:
         save_model(outcome.estimator, args.out)

@@ -15,6 +15,10 @@ the library's native API and its scikit-learn API alike::
               callbacks=[lgb.early_stopping(20)])
     scores = model.predict(X_test, raw_score=True)
 
+On data with query groups (LightGBM's ``group``, XGBoost's ``qid``) a metric
+is the mean over the queries and an objective that ranks within queries
+(``"push:exp,pow:4"``, ``"lambdarank"``) compares only rows of the same query.
+
 Neither library is imported until an adapter is called: install them with
 ``pip install "rankcore[lightgbm]"`` or ``"rankcore[xgboost]"``.  The
 conventions (labels, weights, scaling, curvature, ties, metric direction)

@@ -17,7 +17,7 @@ from ..base import N_JOBS, check_parameters, random_state_kind, resolve_paramete
 from ..objectives import Objective
 from ..spec import Component, Parameter
 
-__all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels"]
+__all__ = ["ObjectiveAdapter", "MetricAdapter", "relevance_labels", "query_sizes"]
 
 
 def relevance_labels(labels: Any, task: str, *, what: str) -> np.ndarray:
@@ -53,6 +53,48 @@ def _weights(weight: Any, n: int, *, what: str) -> np.ndarray | None:
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f"{what}: sample weights must be finite and >= 0")
     return np.ascontiguousarray(w)
+
+
+def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
+    """The library's query groups as sizes of consecutive blocks of rows, or None for a single list.
+
+    ``group`` is LightGBM's group sizes (``Dataset.get_group()``) or the sizes
+    XGBoost's group pointers give (``np.diff(group_ptr)``); None or empty:
+    the data carry no queries.
+    """
+    if group is None:
+        return None
+    sizes = np.asarray(group).ravel()
+    if sizes.size == 0:
+        return None
+    whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and bool(np.all(sizes == np.round(sizes))))
+    if not whole or sizes.min() < 1 or int(sizes.sum()) != n:
+        raise ValueError(f"{what}: the library's query groups do not fit the {n} rows (expected sizes of "
+                         f"consecutive queries, whole numbers >= 1 summing to {n}; got {sizes.size} sizes summing "
+                         f"to {sizes.sum():g})")
+    return sizes.astype(np.int64)
+
+
+def consecutive_queries(sizes: np.ndarray):
+    """The :class:`rankcore.metrics.Queries` of consecutive blocks of ``sizes`` rows (query q: the q-th block)."""
+    from ..metrics import Queries
+
+    labels = np.arange(sizes.shape[0])
+    return Queries(labels, np.repeat(labels, sizes).astype(np.int64), sizes)
+
+
+def _per_row(weight: Any, sizes: np.ndarray | None, n: int) -> Any:
+    """XGBoost's ranking weights are one per query: each row then takes its query's."""
+    if sizes is not None and weight is not None and np.asarray(weight).size == sizes.shape[0] != n:
+        return np.repeat(np.asarray(weight, dtype=np.float64).ravel(), sizes)
+    return weight
+
+
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Both None, or arrays of one shape and the same values."""
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
 def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
@@ -116,8 +158,15 @@ class ObjectiveAdapter:
     * **Labels**: two distinct values, the greater is relevant (graded
       objectives take the labels as grades).  **Sample weights** are passed to
       the objective (which refuses them if it cannot honour them).
+    * **Queries.**  An objective that ranks within queries (the push,
+      ``lambdarank``) is bound to the library's query groups when the
+      training data carry them (LightGBM's ``group``, XGBoost's ``qid`` or
+      ``group``: consecutive rows, in the library's order) and the labels
+      are relevance grades >= 0; it compares only rows of the same query.
+      An objective defined only within queries refuses data without groups,
+      naming both; an objective of one list ranks every row together.
 
-    The adapter keeps the last binding (labels, weights) and reuses it while
+    The adapter keeps the last binding (labels, weights, groups) and reuses it while
     the library passes the same labels, so a call costs one evaluation of
     the objective.  It holds no other state: LightGBM deep-copies it with its
     parameters, and scikit-learn's ``clone`` does too.
@@ -140,14 +189,16 @@ class ObjectiveAdapter:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
-    def _bind(self, y: np.ndarray, w: np.ndarray | None):
-        key = self._bound_key
-        if key is not None and key[0].shape == y.shape and np.array_equal(key[0], y) and (
-                (w is None and key[1] is None) or (w is not None and key[1] is not None and np.array_equal(key[1], w))):
+    def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None):
+        key = (y, w, sizes)
+        if self._bound_key is not None and all(_same(a, b) for a, b in zip(self._bound_key, key)):
             return self._bound
-        self.objective.check_target(y, w)
-        self._bound = self.objective.bind(y, w, n_threads=self.n_threads)
-        self._bound_key = (y.copy(), None if w is None else w.copy())
+        if sizes is None:
+            self.objective.check_target(y, w)
+            self._bound = self.objective.bind(y, w, n_threads=self.n_threads)
+        else:
+            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes))
+        self._bound_key = tuple(None if a is None else a.copy() for a in key)
         if self.tie_break_scale > 0:
             from ..push import tie_break_offsets
 
@@ -159,14 +210,22 @@ class ObjectiveAdapter:
         """Whether the objective bound to the last data gives curvature (None before the first call)."""
         return None if self._bound is None else self._bound.has_hessian
 
-    def gradient_hessian(self, labels: Any, preds: Any, weight: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring)."""
+    def gradient_hessian(self, labels: Any, preds: Any, weight: Any = None,
+                         group: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); ``group``: query sizes."""
         what = f"objective {self.spec!r}"
-        y = relevance_labels(labels, self.objective.task, what=what)
-        n = y.shape[0]
-        w = _weights(weight, n, what=what)
+        n = np.asarray(labels).size
+        sizes = query_sizes(group, n, what=what)
+        if sizes is None and getattr(self.objective, "requires_queries", False):
+            raise ValueError(f"{what} ranks within queries, but the library's training data carry no query groups: "
+                             "give them (LightGBM: group= of the Dataset or of LGBMRanker.fit; XGBoost: qid= or "
+                             "group= of the DMatrix)")
+        if not getattr(self.objective, "ranks_within_queries", False):
+            sizes = None                             # an objective of one list ranks every row together
+        y = relevance_labels(labels, "graded" if sizes is not None else self.objective.task, what=what)
+        w = _weights(_per_row(weight, sizes, n), n, what=what)
         scores = _scores(preds, n, what=what)
-        bound = self._bind(y, w)
+        bound = self._bind(y, w, sizes)
         if self._offset is not None:
             scores = scores + self._offset
         if bound.has_hessian:
@@ -199,6 +258,13 @@ class MetricAdapter:
     weights other than all-equal are ignored, with a ``UserWarning``.
     Labels: two distinct values, the greater is relevant (graded metrics
     take them as grades).
+
+    **Queries.**  When the library's data carry query groups (LightGBM's
+    ``group``, XGBoost's ``qid``/``group``), the value is the metric's mean
+    over the queries, each query's rows ranked on their own: exactly
+    ``rankcore.evaluate(y, scores, metric, group=sizes)`` (queries the metric
+    leaves out -- no relevant row for ``ndcg@k`` by default -- are not in the
+    mean).  Without groups the rows are one list.
     """
 
     def __init__(self, metric: str | Component):
@@ -212,12 +278,19 @@ class MetricAdapter:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
-    def evaluate(self, labels: Any, preds: Any, weight: Any = None) -> float:
-        """The metric's value (in its own direction) of the scores ``preds``."""
+    def evaluate(self, labels: Any, preds: Any, weight: Any = None, group: Any = None) -> float:
+        """The metric's value (in its own direction) of the scores ``preds``; per query with ``group`` sizes."""
+        from ..metrics import per_query
+
         what = f"metric {self.spec!r}"
         y = relevance_labels(labels, self.metric.task, what=what)
-        w = _weights(weight, y.shape[0], what=what)
+        n = y.shape[0]
+        sizes = query_sizes(group, n, what=what)
+        w = _weights(_per_row(weight, sizes, n), n, what=what)
         if w is not None and not np.all(w == w[0]):
             warnings.warn(f"{what}: rankcore metrics are unweighted; the evaluation sample weights are ignored",
                           UserWarning, stacklevel=3)
-        return float(self.metric(y, _scores(preds, y.shape[0], what=what)))
+        scores = _scores(preds, n, what=what)
+        if sizes is None:
+            return float(self.metric(y, scores))
+        return float(per_query(y, scores, self.metric, group=sizes).mean)

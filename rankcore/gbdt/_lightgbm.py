@@ -5,12 +5,16 @@ Call conventions handled here:
 * native objective ``lightgbm.train({"objective": obj}, train_set)``:
   ``obj(preds, train_set) -> (grad, hess)``;
 * scikit-learn objective ``LGBMClassifier(objective=obj)``: LightGBM counts
-  the callable's parameters; ours has three, so it is called as
-  ``obj(y_true, y_pred, weight)``;
+  the callable's parameters; ours has four, so it is called as
+  ``obj(y_true, y_pred, weight, group)`` (``group`` None but for a ranker);
 * native metric ``lightgbm.train(..., feval=metric)``:
   ``metric(preds, eval_data) -> (name, value, is_higher_better)``;
-* scikit-learn metric ``fit(..., eval_metric=metric)``:
-  ``metric(y_true, y_pred, weight) -> (name, value, is_higher_better)``.
+* scikit-learn metric ``fit(..., eval_metric=metric)``: LightGBM counts the
+  callable's parameters; ours has four, so it is called as
+  ``metric(y_true, y_pred, weight, group) -> (name, value, is_higher_better)``.
+
+A metric reads the query groups of the evaluated data (``Dataset.get_group()``,
+``LGBMRanker.fit(..., eval_group=...)``) and is then the mean over queries.
 
 The gradient is that of the loss to *minimize* (n·J, see
 :class:`rankcore.gbdt.ObjectiveAdapter`), which is what LightGBM expects; the
@@ -39,12 +43,14 @@ class LightGBMObjective(ObjectiveAdapter):
     See :class:`rankcore.gbdt.ObjectiveAdapter` for what LightGBM receives.
     Scores for ranking: ``booster.predict(X)`` (native; raw scores with a
     custom objective) or ``model.predict(X, raw_score=True)`` (scikit-learn).
+    With query groups (``LGBMRanker.fit(..., group=...)``, a ``Dataset``'s
+    ``group``) an objective that ranks within queries is fitted within them.
     """
 
-    def __call__(self, first: Any, second: Any, weight: Any = None):
+    def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         if _is_dataset(second):                      # native: (preds, train_data)
-            return self.gradient_hessian(second.get_label(), first, second.get_weight())
-        return self.gradient_hessian(first, second, weight)   # scikit-learn: (y_true, y_pred, weight)
+            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
+        return self.gradient_hessian(first, second, weight, group)   # scikit-learn: (y_true, y_pred, weight, group)
 
 
 class LightGBMMetric(MetricAdapter):
@@ -54,14 +60,16 @@ class LightGBMMetric(MetricAdapter):
     ``greater_is_better``.  Pass it as ``feval=`` (native) or
     ``eval_metric=`` (scikit-learn); ``lightgbm.early_stopping`` then watches
     it (with ``first_metric_only=True``, or ``"metric": "None"`` in the
-    parameters, to watch it alone).
+    parameters, to watch it alone).  On data with query groups (``group=``
+    of the ``Dataset``, ``eval_group=`` of ``LGBMRanker.fit``) the value is
+    the mean over the queries (:class:`rankcore.gbdt.MetricAdapter`).
     """
 
-    def __call__(self, first: Any, second: Any, weight: Any = None):
+    def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         if _is_dataset(second):                      # native: (preds, eval_data)
-            value = self.evaluate(second.get_label(), first, second.get_weight())
-        else:                                        # scikit-learn: (y_true, y_pred, weight)
-            value = self.evaluate(first, second, weight)
+            value = self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())
+        else:                                        # scikit-learn: (y_true, y_pred, weight, group)
+            value = self.evaluate(first, second, weight, group)
         return self.spec, value, self.greater_is_better
 
 

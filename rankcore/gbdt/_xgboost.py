@@ -16,6 +16,12 @@ XGBoost *minimizes* a custom metric unless told otherwise: pass
 ``maximize=metric.maximize`` to ``xgboost.train`` and to
 ``xgboost.callback.EarlyStopping`` (True for ``prec@k``, ``auc``, ``pauc``;
 False for lower-is-better metrics such as ``pnorm`` or ``misrank``).
+
+Queries: natively, a metric reads the DMatrix's query groups (``qid=`` or
+``group=``) and is the mean over queries, as ``rankcore.evaluate(..., qid=)``.
+``XGBRanker(eval_metric=metric)`` is different: XGBoost's scikit-learn
+wrapper calls the metric on each query's rows itself and averages the values
+weighted by the queries' sizes (a query of one row counting 1).
 """
 
 from __future__ import annotations
@@ -41,11 +47,13 @@ class XGBoostObjective(ObjectiveAdapter):
     (native) or ``model.predict(X, output_margin=True)`` (scikit-learn).
     XGBoost also reports its default metric for the custom objective unless
     ``disable_default_eval_metric=1`` (or an ``eval_metric``) is set.
+    Within queries natively only (``XGBRanker`` refuses custom objectives):
+    ``xgboost.train(params, DMatrix(X, y, qid=qid), obj=obj)``.
     """
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
-        if _is_dmatrix(second):                      # native: (predt, dtrain)
-            return self.gradient_hessian(second.get_label(), first, second.get_weight())
+        if _is_dmatrix(second):                      # native: (predt, dtrain), within its queries if any
+            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
         return self.gradient_hessian(first, second, sample_weight)   # scikit-learn: (y_true, y_pred)
 
 
@@ -66,9 +74,17 @@ class XGBoostMetric(MetricAdapter):
         self.maximize = self.greater_is_better
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
-        if _is_dmatrix(second):                      # native: (predt, dmatrix)
-            return self.name, self.evaluate(second.get_label(), first, second.get_weight())
-        return self.evaluate(first, second, sample_weight)   # scikit-learn: (y_true, y_score)
+        if _is_dmatrix(second):                      # native: (predt, dmatrix), per query when it has groups
+            return self.name, self.evaluate(second.get_label(), first, second.get_weight(), second.get_group())
+        try:                                         # scikit-learn: (y_true, y_score)
+            return self.evaluate(first, second, sample_weight)
+        except ValueError as exc:
+            if self.metric.task != "graded":
+                raise
+            raise ValueError(f"{exc}. XGBRanker(eval_metric=...) calls a custom metric on each query's rows "
+                             "alone (and weights the values by query size); for the mean over queries, pass the "
+                             "metric natively: xgboost.train(..., custom_metric=metric) on a DMatrix with qid"
+                             ) from None
 
 
 def xgboost_objective(spec: Any, *, random_state: int | None = 0, n_jobs: int | None = None) -> XGBoostObjective:

@@ -1,4 +1,4 @@
-"""Rankings within queries on the command line: LIBSVM ``qid:``, CSV ``--qid``, ``evaluate`` and ``score``."""
+"""Rankings within queries on the command line: LIBSVM ``qid:``, CSV ``--qid``, ``evaluate``, ``score``, ``auto``."""
 
 import contextlib
 import csv
@@ -263,27 +263,28 @@ def test_score_libsvm_with_qid_and_id_column_order(files, tmp_path):
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [["fit", "-o", "out.json"], ["compare"], ["auto", "-o", "out.json"]])
-def test_fitting_commands_refuse_qid_with_advice(files, command, tmp_path):
+def test_auto_refuses_qid_with_advice(files, tmp_path):
     d, *_ = files
-    status, _, err = run_main(command[0], d / "train.csv", "--qid", "query", *[tmp_path / c if c.endswith(".json")
-                                                                                else c for c in command[1:]])
-    one_line_error(status, err, "--qid: fitting within queries is not available yet",
-                   "leave out --qid and pass --drop query", "rankcore evaluate MODEL DATA --qid query")
+    status, _, err = run_main("auto", d / "train.csv", "--qid", "query", "-o", tmp_path / "out.json")
+    one_line_error(status, err, "--qid: `rankcore auto` does not fit within queries",
+                   "`rankcore fit DATA --qid query` and `rankcore compare DATA --qid query` do",
+                   "leave out --qid and pass --drop query")
     assert not (tmp_path / "out.json").exists()
 
 
-def test_fit_on_libsvm_with_qid_fits_one_list_and_warns(tmp_path):
+def test_auto_on_libsvm_with_qid_fits_one_list_and_warns(tmp_path):
     rng = np.random.default_rng(5)
     X = np.round(rng.normal(size=(60, 2)), 2)
     y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
     lines = [f"{t} {{}}1:{a!r} 2:{b!r}" for t, (a, b) in zip(y, X.tolist())]
     (tmp_path / "q.svm").write_text("".join(line.format(f"qid:{i % 6} ") + "\n" for i, line in enumerate(lines)))
     (tmp_path / "p.svm").write_text("".join(line.format("") + "\n" for line in lines))
-    status, _, err = run_main("fit", tmp_path / "q.svm", "--n-iter", "5", "-o", tmp_path / "q.json", "-q")
+    options = ["--candidates", "linear", "--cv", "2", "--no-blend", "--no-bag-folds", "-q"]
+    status, _, err = run_main("auto", tmp_path / "q.svm", *options, "-o", tmp_path / "q.json")
     assert status == 0, err
-    assert "rankcore: warning: " in err and "query ids (qid:) are ignored" in err and "not available yet" in err
-    status, _, err = run_main("fit", tmp_path / "p.svm", "--n-iter", "5", "-o", tmp_path / "p.json", "-q")
+    assert "rankcore: warning: " in err and "query ids (qid:) are ignored" in err, err
+    assert "`rankcore auto` does not fit within queries" in err
+    status, _, err = run_main("auto", tmp_path / "p.svm", *options, "-o", tmp_path / "p.json")
     assert status == 0 and "warning" not in err, err
     a, b = (rankcore.load_model(tmp_path / f"{n}.json") for n in "qp")
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))

@@ -1,0 +1,140 @@
+"""Rows in queries on the command line: relevance grades, splits of whole queries, models that fit within queries.
+
+A data file gives each row's query by a LIBSVM ``qid:`` field or a CSV
+column named by ``--qid``.  The labels are then relevance grades (numbers
+>= 0) unless ``--positive`` names the relevant one; the metrics are means
+over queries (default :data:`QUERY_METRICS`); a test split takes whole
+queries; only the estimators whose ``fit`` uses ``qid`` fit within queries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import CommandError
+
+__all__ = ["QUERY_METRICS", "QUERY_MONITOR", "query_defaults", "qid_option", "query_labels",
+           "check_fit_within_queries", "query_split", "query_facts"]
+
+#: Metrics of the tables when the rows have query ids and ``--metrics`` is not given.
+QUERY_METRICS = "ndcg@k:10,map,mrr"
+#: The metric shown with the progress when the rows have query ids and ``--monitor`` is not given; also what
+#: the push estimators score their own hold-out of queries by unless told otherwise.
+QUERY_MONITOR = "ndcg@k:10"
+
+
+def query_defaults(text: str, *qids: Any) -> str:
+    """Default metrics for these query ids: ``ndcg@k:10`` cut at the longest query when all are shorter.
+
+    With several sets of ids (the splits of ``compare``) the cut is that of
+    the set whose longest query is the shortest.  (An explicit ``ndcg@k:10``
+    on shorter queries is an error; a default reads every place instead.)
+    """
+    from ..metrics import check_qid
+
+    longest = min(int(check_qid(qid, len(qid)).sizes.max()) for qid in qids)
+    return text if longest >= 10 else text.replace("ndcg@k:10", f"ndcg@k:{longest}")
+
+
+def qid_option(data) -> str:
+    """How the file gave its query ids: ``--qid COLUMN`` (CSV) or ``qid:`` (LIBSVM)."""
+    return f"--qid {data.qid_name}" if data.format == "csv" else "qid:"
+
+
+def query_labels(args, data, specs: list[str]) -> np.ndarray:
+    """The labels of rows in queries: relevance grades >= 0, or 0/1 with ``--positive``.
+
+    Raises
+    ------
+    CommandError
+        Text labels or a negative grade without ``--positive`` (naming the
+        row), or a metric of 0/1 labels (``auc``, ``prec@k``) on more than
+        two grades.
+    """
+    from ..registry import resolve
+
+    if args.positive is not None:
+        return data.binary_target(args.positive, require_both=False)
+    option = qid_option(data)
+    y = data.y
+    if y.dtype.kind not in "biuf":
+        raise CommandError(f"{data.source}: with query ids ({option}) the labels are relevance grades (numbers "
+                           f">= 0), got {str(y[0])[:40]!r}; name the relevant label with --positive LABEL")
+    negative = np.flatnonzero(y < 0)
+    if negative.size:
+        raise CommandError(f"{data.where(int(negative[0]))}: with query ids ({option}) the labels are relevance "
+                           f"grades >= 0, got {float(y[negative[0]]):g}; name the relevant label with "
+                           f"--positive LABEL")
+    binary = [spec for spec in specs if resolve("metric", spec).task == "bipartite"]
+    if binary and not np.isin(y, (0, 1)).all():
+        grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
+        raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
+                           f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
+                           f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade "
+                           "with --positive LABEL")
+    return np.asarray(y, dtype=np.float64)
+
+
+def check_fit_within_queries(configs, data) -> None:
+    """Every model must fit within queries (its estimator's ``fit`` uses ``qid``); else one error naming it."""
+    for config in configs:
+        if _fits_queries(config.kind.cls):
+            continue
+        kinds = " or ".join(sorted(name for name, kind in _kinds().items() if _fits_queries(kind.cls)))
+        model = f"{config.label} ({config.kind.cls.__name__}) ranks one list and cannot fit within queries"
+        if data.format == "csv":
+            raise CommandError(f"--qid {data.qid_name}: {model}; use --model {kinds}, or leave out --qid and pass "
+                               f"--drop {data.qid_name} to fit one list")
+        raise CommandError(f"{data.source}: the rows have query ids (qid:), and {model}; use --model {kinds}")
+
+
+def _fits_queries(cls) -> bool:
+    """Whether the estimator's ``fit`` uses ``qid``: it requests it as scikit-learn fit metadata."""
+    try:
+        routing = cls().get_metadata_routing()
+    except (AttributeError, TypeError, ValueError):   # not a scikit-learn estimator with defaults
+        return False
+    return routing.fit.requests.get("qid") is True
+
+
+def _kinds() -> dict:
+    from ._models import KINDS
+
+    return KINDS
+
+
+def query_split(qid: Any, test_size: float, random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, test rows): a seeded share ``test_size`` of the queries, whole, is the test split.
+
+    The queries are drawn from the sorted distinct ids, so the split does not
+    depend on the order of the rows.
+
+    Raises
+    ------
+    CommandError
+        Fewer than two queries.
+    """
+    from ..metrics import check_qid
+
+    queries = check_qid(qid, len(qid))
+    if queries.n_queries < 2:
+        raise CommandError(f"--test-size {test_size}: the rows form {queries.n_queries} query; a test split of "
+                           "whole queries needs at least 2 (or give --test DATA)")
+    n_test = min(queries.n_queries - 1, max(1, int(round(test_size * queries.n_queries))))
+    rng = np.random.default_rng(random_state)
+    test = np.zeros(queries.n_queries, dtype=bool)
+    test[rng.permutation(queries.n_queries)[:n_test]] = True
+    in_test = test[queries.codes]
+    return np.flatnonzero(~in_test), np.flatnonzero(in_test)
+
+
+def query_facts(y: np.ndarray, qid: Any) -> str:
+    """``"40 queries (3 to 12 rows), grades 0 to 4"`` for the status line (``8 rows each`` when all are alike)."""
+    from ..metrics import check_qid
+
+    sizes = check_qid(qid, len(qid)).sizes
+    rows = f"{int(sizes.min())} rows each" if sizes.min() == sizes.max() else \
+        f"{int(sizes.min())} to {int(sizes.max())} rows"
+    return f"{sizes.shape[0]} queries ({rows}), grades {float(y.min()):g} to {float(y.max()):g}"

@@ -1,0 +1,156 @@
+"""Fitting within queries on the command line: ``fit`` and ``compare`` with LIBSVM ``qid:`` and CSV ``--qid``."""
+
+import contextlib
+import csv
+import io
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import rankcore
+from rankcore.cli import main
+from rankcore.cli._queries import query_split
+from rankcore.metrics import evaluate
+
+N_ITER = "8"
+
+
+def run_main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        status = main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def one_line_error(status, err, *fragments):
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("rankcore: error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def grouped(seed, n_queries=24):
+    """Graded rows of queries of 4..11 rows, in query order; features rounded to one decimal (ties)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(4, 12, size=n_queries)
+    qid = np.repeat(np.arange(200, 200 + n_queries), sizes)
+    X = np.round(rng.normal(size=(qid.size, 3)), 1)
+    grade = np.clip(np.round(X[:, 0] + rng.normal(scale=0.7, size=qid.size) + 1), 0, 3)
+    return qid, X, grade
+
+
+def write_csv(path, qid, X, grade, order):
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "a", "b", "c", "grade"])
+        for i in order:
+            writer.writerow([f"q{qid[i]}", *map(repr, X[i].tolist()), repr(float(grade[i]))])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fit_queries")
+    qid, X, grade = grouped(0)
+    shuffled = np.random.default_rng(1).permutation(qid.size)
+    write_csv(d / "in_order.csv", qid, X, grade, range(qid.size))
+    write_csv(d / "shuffled.csv", qid, X, grade, shuffled)
+    with open(d / "data.svm", "w") as fh:
+        for q, row, g in zip(qid, X, grade):
+            fh.write(f"{g:g} qid:{q} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row.tolist()) if v) + "\n")
+    return d, qid, X, grade
+
+
+def test_fit_within_queries_is_the_estimators_fit_and_ignores_the_row_order(files, tmp_path):
+    d, qid, X, grade = files
+    models = {}
+    for name, argv in (("svm", [d / "data.svm"]), ("csv", [d / "in_order.csv", "--qid", "query", "--label", "grade"]),
+                       ("shuffled", [d / "shuffled.csv", "--qid", "query", "--label", "grade"])):
+        status, _, err = run_main("fit", *argv, "--n-iter", N_ITER, "-o", tmp_path / f"{name}.json")
+        assert status == 0, err
+        assert "24 queries (4 to 11 rows), grades 0 to 3" in err and "ndcg@k:10" in err
+        models[name] = rankcore.load_model(tmp_path / f"{name}.json")
+    frame = models["csv"].decision_function(_frame(X))
+    np.testing.assert_array_equal(models["svm"].decision_function(X), frame)
+    direct = type(models["svm"])(**models["svm"].get_params()).fit(X, grade, qid=qid)
+    np.testing.assert_array_equal(direct.decision_function(X), frame)
+    # rows in another order: the same model, up to the order of floating-point sums
+    np.testing.assert_allclose(models["shuffled"].decision_function(_frame(X)), frame, rtol=0, atol=1e-9)
+
+
+def _frame(X):
+    import pandas as pd
+
+    return pd.DataFrame(X, columns=["a", "b", "c"])
+
+
+def test_fit_refuses_a_model_that_ranks_one_list(files, tmp_path):
+    d, *_ = files
+    status, _, err = run_main("fit", d / "in_order.csv", "--qid", "query", "--label", "grade", "--model", "exactboost",
+                              "-o", tmp_path / "m.json")
+    one_line_error(status, err, "--qid query: exactboost (ExactBoost) ranks one list and cannot fit within queries",
+                   "use --model push or rankboost", "leave out --qid and pass --drop query to fit one list")
+    assert not (tmp_path / "m.json").exists()
+    status, _, err = run_main("compare", d / "data.svm", "--model", "push,sgd@k", "--no-plots")
+    one_line_error(status, err, "data.svm: the rows have query ids (qid:), and sgd@k (SGDAtK) ranks one list")
+
+
+def without_qid(d, tmp_path):
+    path = tmp_path / "plain.svm"
+    path.write_text("".join(line.replace(line.split()[1] + " ", "", 1) + "\n"
+                            for line in (d / "data.svm").read_text().splitlines()))
+    return path
+
+
+def test_fit_validation_file_needs_query_ids(files, tmp_path):
+    d, *_ = files
+    status, _, err = run_main("fit", d / "data.svm", "--validation", without_qid(d, tmp_path),
+                              "-o", tmp_path / "m.json")
+    one_line_error(status, err, "--validation:", "has no query ids, but the training rows are in queries (qid:)")
+
+
+def test_compare_within_queries_scores_whole_test_queries_and_draws_their_figures(files, tmp_path):
+    d, qid, X, grade = files
+    out = tmp_path / "figures"
+    status, table, err = run_main("compare", d / "data.svm", "--price", "identity,pow:4", "--n-iter", N_ITER,
+                                  "--out-dir", out, "--report", tmp_path / "r.html", "--save-models",
+                                  tmp_path / "models", "--table-format", "json", "--ci", "--n-boot", "200")
+    assert status == 0, err
+    parts = json.loads(table)
+    rows = parts["metrics"]
+    assert {r["model"] for r in rows} == {"push identity", "push pow:4"}
+    assert set(rows[0]) == {"model", "split", "ndcg@k:10", "map", "mrr"}
+    train, test = query_split(qid, 0.3, 0)
+    assert not set(qid[train]) & set(qid[test])
+    for row in rows:
+        model = rankcore.load_model(tmp_path / "models" / f"{re.sub(r'[^A-Za-z0-9_.@-]', '_', row['model'])}.json")
+        part = train if row["split"] == "train" else test
+        found = evaluate(grade[part], model.decision_function(X[part]), ["ndcg@k:10", "map", "mrr"], qid=qid[part])
+        for spec, value in found.items():
+            assert row[spec] == pytest.approx(value, abs=1e-12)
+    assert {r["method"] for r in parts["intervals"]} == {"bootstrap over queries"}
+    assert len(parts["differences"]) == 3
+    assert sorted(p.name for p in out.iterdir()) == ["ndcg_at_k.svg", "objective.svg", "query_differences.svg"]
+    assert 'data-series="at-k:push pow:4"' in (out / "ndcg_at_k.svg").read_text()
+    html = (tmp_path / "r.html").read_text()
+    assert "ndcg@k against k" in html and "each test query&#x27;s ndcg@k difference" in html
+
+
+def test_compare_is_the_same_on_shuffled_rows(files, tmp_path):
+    d, *_ = files
+    tables = []
+    for name in ("in_order.csv", "shuffled.csv"):
+        status, table, err = run_main("compare", d / name, "--qid", "query", "--label", "grade", "--n-iter", N_ITER,
+                                      "--no-plots", "--table-format", "csv")
+        assert status == 0, err
+        tables.append(table)
+    assert tables[0] == tables[1]
+
+
+def test_compare_test_file_needs_query_ids(files, tmp_path):
+    d, *_ = files
+    status, _, err = run_main("compare", d / "data.svm", "--test", without_qid(d, tmp_path), "--no-plots")
+    one_line_error(status, err, "--test:", "has no query ids, but the training rows are in queries (qid:)")
