@@ -37,7 +37,7 @@ from typing import Callable
 from ..learners import WeakRanker
 from ._line_search import MAX_STEP, line_search
 
-__all__ = ["BoostingRecord", "BoostingResult", "run_boosting"]
+__all__ = ["BoostingRecord", "BoostingResult", "run_boosting", "check_newton_steps"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,26 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol)
     return result
+
+
+def check_newton_steps(objective, learner, scoring) -> None:
+    """An objective without a value takes Newton steps: it needs Newton leaves, and cannot be the validation score.
+
+    Raises ``ParameterError`` naming the objective and the learner (or ``scoring="objective"``).
+    """
+    from ..spec import ParameterError
+    from ._query_defaults import QUERY_METRIC
+    from ._scoring import OBJECTIVE_SCORING
+
+    if objective.has_value:
+        return
+    if not learner.newton_leaves:
+        raise ParameterError(f"objective {objective.spec!r} gives gradients and curvature but no value, so each step "
+                             f"is a weak ranker's own Newton step; the learner {learner.spec!r} has no Newton leaves "
+                             "(use learner='trees', with any growth)")
+    if scoring == OBJECTIVE_SCORING:
+        raise ParameterError(f"scoring='objective': the objective {objective.spec!r} has no value to validate on; "
+                             f"pass a metric such as {QUERY_METRIC!r}")
 
 
 def _search_line(backend, state, ranker, log_value: bool, max_step: float, result: BoostingResult, iteration: int):

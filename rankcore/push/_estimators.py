@@ -39,12 +39,12 @@ from ..validation import (
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
-from ._driver import BoostingRecord, run_boosting
+from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
-from ._queries import check_grades, check_query_labels, query_rows, single_grade_queries, subset
+from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
 from ._query_defaults import QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
@@ -140,7 +140,7 @@ class _BaseBoost(Ranker):
         params = self._check_params()
         learner = resolve_parameter("learner", "learner", params.learner)
         objective = self._objective(params, learner)
-        _check_steps(objective, learner, params.scoring)
+        check_newton_steps(objective, learner, params.scoring)
         metric = self._scoring_metric(objective.task, params.scoring)
         validation = ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING else MetricScoring(metric)
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
@@ -158,7 +158,7 @@ class _BaseBoost(Ranker):
         if extra:
             learner = large_data_learner(params.learner, learner, extra)
         objective = self._query_objective(params, learner, setup.objective)
-        _check_steps(objective, learner, params.scoring)
+        check_newton_steps(objective, learner, params.scoring)
         metric = setup.metric
         if params.scoring in (None, OBJECTIVE_SCORING):
             metric = resolve_parameter("scoring", "metric", QUERY_METRIC)
@@ -328,7 +328,7 @@ class _BaseBoost(Ranker):
             X_val, y_val, q_val = self._check_query_eval_set(eval_set, setup)
         elif eval_set is not None:
             X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
-        _check_rows(objective, y_clean, w, queries)
+        check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries)
         result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
                                                      stop_early=stopping.mode == "eval_set", q_val=q_val)
@@ -379,7 +379,7 @@ class _BaseBoost(Ranker):
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
         q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
-        _check_rows(objective, y[tr], w_tr, q_tr)
+        check_rows(objective, y[tr], w_tr, q_tr)
         layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
         result, records, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va, user_callbacks,
                                                      stop_early=True, q_val=q_va)
@@ -409,7 +409,7 @@ class _BaseBoost(Ranker):
         for tr, va in plan.folds:
             w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
             q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
-            _check_rows(objective, y[tr], w_tr, q_tr)
+            check_rows(objective, y[tr], w_tr, q_tr)
             layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
             result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
                                                    stop_early=plan.kind == "holdout", silent=True, q_val=q_va)
@@ -425,7 +425,7 @@ class _BaseBoost(Ranker):
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        _check_rows(objective, y, w, queries)
+        check_rows(objective, y, w, queries)
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
@@ -684,26 +684,6 @@ class _BaseBoost(Ranker):
 
     def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
         restore_push_state(self, state, setup)
-
-
-def _check_steps(objective, learner, scoring) -> None:
-    """An objective without a value takes Newton steps: it needs Newton leaves, and cannot be the validation score."""
-    if objective.has_value:
-        return
-    if not learner.newton_leaves:
-        raise ParameterError(f"objective {objective.spec!r} gives gradients and curvature but no value, so each step "
-                             f"is a weak ranker's own Newton step; the learner {learner.spec!r} has no Newton leaves "
-                             "(use learner='trees', with any growth)")
-    if scoring == OBJECTIVE_SCORING:
-        raise ParameterError(f"scoring='objective': the objective {objective.spec!r} has no value to validate on; "
-                             f"pass a metric such as {QUERY_METRIC!r}")
-
-
-def _check_rows(objective, y: np.ndarray, w, queries) -> None:
-    """The objective's own checks of the rows a fit binds it to (one list: ``check_target``; within queries the
-    bound objective checks its grades and queries itself)."""
-    if queries is None:
-        objective.check_target(y, w)
 
 
 def _log_objective(estimator) -> bool:

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "single_grade_queries", "subset",
-           "query_folds"]
+__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "single_grade_queries",
+           "subset", "query_folds"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,13 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
 def check_query_labels(y, qid, n: int, objective) -> tuple[np.ndarray, Queries]:
     """The grades and queries of ``n`` validation rows (``eval_set``'s ``y_val`` and ``qid_val``), in their order."""
     return check_grades(y, n, name="eval_set y", objective=objective), check_qid(qid, n, name="eval_set qid")
+
+
+def check_rows(objective, y: np.ndarray, w, queries) -> None:
+    """The objective's own checks of the rows a fit binds it to: ``check_target`` on one list; within queries
+    the bound objective checks its grades and queries itself."""
+    if queries is None:
+        objective.check_target(y, w)
 
 
 def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
