@@ -21,6 +21,7 @@ import difflib
 import importlib
 import importlib.metadata as importlib_metadata
 import os
+import re
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -206,6 +207,7 @@ class Registry:
             name, args, kwargs = parse_spec(spec)
         except SpecError as exc:
             raise SpecError(f"{family} {exc}; registered {_plural(family)}: {', '.join(sorted(table))}") from None
+        name, args = _expand_at_k(name, args, table)
         cls = self.get(family, name)
         return cls.from_spec_args(args, kwargs, spec=spec)
 
@@ -233,6 +235,21 @@ class Registry:
         for problem in self.problems:
             lines.append(f"problem: {problem}")
         return "\n".join(lines)
+
+
+_AT_NUMBER = re.compile(r"^(?P<base>.+)@(?P<k>\d+(?:\.\d+)?)$")
+
+
+def _expand_at_k(name: str, args: list[str], table) -> tuple[str, list[str]]:
+    """``ndcg@10`` is ``ndcg@k:10``: a name ``base@K`` that is not registered, for a registered ``base@k``.
+
+    The number becomes the first positional argument, before any others the
+    spec gives (``ndcg@10:gain=linear`` is ``ndcg@k:10,gain=linear``).
+    """
+    match = _AT_NUMBER.match(name)
+    if name in table or match is None or f"{match['base']}@k" not in table:
+        return name, args
+    return f"{match['base']}@k", [match["k"], *args]
 
 
 def did_you_mean(name: str, candidates) -> str | None:
