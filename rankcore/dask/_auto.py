@@ -74,8 +74,16 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
-    def fit(self, X, y, *, callbacks=None):
-        """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first."""
+    def fit(self, X, y, *, qid=None, group=None, callbacks=None):
+        """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.
+
+        ``qid`` and ``group`` are refused (a ValueError naming the estimator):
+        the search within queries runs in memory, ``rankcore.AutoRanker``.
+        """
+        if qid is not None or group is not None:
+            given = "qid" if qid is not None else "group"
+            raise ValueError(f"DaskAutoRanker cannot search within queries ({given}); fit "
+                             f"rankcore.AutoRanker(...).fit(X, y, {given}={given}) in memory")
         X = X.compute() if is_dask_collection(X) else X
         y = y.compute() if is_dask_collection(y) else y
         return super().fit(X, y, callbacks=callbacks)
