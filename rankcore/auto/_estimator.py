@@ -189,7 +189,10 @@ class AutoRanker(Ranker):
     ExactBoost) and keeps their rank-average blend, since folds of a few
     dozen rows cannot tell the candidates apart.  The choice is refitted on
     every row and, on a K-fold plan, averaged with the models the search
-    fitted on the folds (``bag_folds``).  See ``docs/auto.md``.
+    fitted on the folds (``bag_folds``).  With ``fit(X, y, qid=qid)`` it
+    ranks within queries: folds of whole queries, the metric per query
+    (``ndcg@k:10`` by default), the candidates that rank within queries.
+    See ``docs/auto.md``.
 
     Attributes
     ----------
@@ -223,6 +226,12 @@ class AutoRanker(Ranker):
         Seconds of the search and of the final refit.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
+        Absent after a fit within queries (y holds grades).
+    n_queries_, n_queries_without_pairs_ : int
+        After a fit within queries only: the queries, and those whose rows
+        share one grade (a single row, or ties: nothing to order there).
+    ranks_within_queries_ : bool
+        Whether the model was chosen within queries.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame with ``category`` columns: per column,
         the categories of a category column (None for the others).  Every
