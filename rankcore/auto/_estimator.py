@@ -24,15 +24,13 @@ from .._categories import encode_categories
 from .._setup import EstimatorSetup
 from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
 from ..metrics import Queries, check_queries
-from ..push._queries import check_grades
-from ..push._query_defaults import QUERY_METRIC
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._bag import FoldBag, standardization
 from ._candidate import Candidate, build_estimator, candidate_scores, fit_estimator, registered_candidates
 from ._folds import check_metric_on_units, plan_folds, plan_units
-from ._queries import (PerQueryMean, QueryData, canonical_order, check_metric_on_query_units, counted_queries,
-                       plan_query_folds, plan_query_units, query_labels)
+from ._queries import (QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades,
+                       check_metric_on_query_units, counted_queries, plan_query_folds, plan_query_units, query_labels)
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
