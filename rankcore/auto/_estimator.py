@@ -659,7 +659,7 @@ class AutoRanker(Ranker):
         return self._setup_record()
 
     def _restore_fitted_state(self, state: dict, setup: AutoSetup) -> None:
-        restore_state(self, state, setup.query_metric if "n_queries" in state else setup.metric)
+        restore_state(self, state, setup.metric, setup.query_metric)
         self._candidate = None
 
     def __sklearn_tags__(self):

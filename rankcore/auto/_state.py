@@ -91,16 +91,20 @@ def _check_models_rank_as_chosen(best, within: bool) -> None:
                   f"{'within queries' if within else 'on one list'}")
 
 
-def restore_state(model, state: dict, metric) -> None:
+def restore_state(model, state: dict, metric, query_metric) -> None:
     """Validate ``state`` and set the fitted attributes of ``model`` (raises ModelFormatError).
 
-    ``metric`` is the parameter ``metric`` resolved; the file's metric must be the same.
+    ``metric`` and ``query_metric`` are the parameter ``metric`` resolved on
+    one list and within queries; the file's metric must be the one of the
+    way its model was chosen.
     """
     from ..registry import resolve
 
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         _fail(f"n_features_in must be a positive integer, got {d!r}")
+    within = _check_queries(state)
+    expected = query_metric if within else metric
     saved_metric = state["metric"]
     if not isinstance(saved_metric, str):
         _fail("metric must be a spec string")
@@ -108,9 +112,8 @@ def restore_state(model, state: dict, metric) -> None:
         saved_metric = resolve("metric", saved_metric).spec
     except (TypeError, ValueError) as exc:
         _fail(f"metric: {exc}")
-    if metric.spec != saved_metric:
-        _fail(f"metric {saved_metric!r} differs from the parameter metric={metric.spec!r}")
-    within = _check_queries(state)
+    if expected.spec != saved_metric:
+        _fail(f"metric {saved_metric!r} differs from the parameter metric={expected.spec!r}")
     classes = None if within else _classes(state)
     names = state.get("feature_names_in")
     check_feature_names(names, d, _fail)

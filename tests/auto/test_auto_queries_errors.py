@@ -83,3 +83,8 @@ def test_auto_queries_score_needs_grades():
         auto.score(X, -Y, qid=QID)
     with pytest.raises(ValueError, match=r"^qid: expected one query id per row"):
         auto.score(X, Y, qid=QID[:3])
+
+
+def test_auto_queries_grades_of_the_wrong_length():
+    with pytest.raises(ValueError, match=r"^y: expected one relevance grade per row of X \(60\), got 59$"):
+        _auto().fit(X, Y[:-1], qid=QID)

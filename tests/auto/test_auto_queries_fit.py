@@ -148,3 +148,40 @@ def test_auto_queries_one_list_unchanged_without_qid():
     auto = AutoRanker(candidates=CANDIDATES[:1], random_state=0, n_jobs=1).fit(X, y)
     assert auto.metric_ == "pauc:0.1" and not auto.ranks_within_queries_ and not hasattr(auto, "n_queries_")
     assert list(auto.classes_) == [0, 1]
+
+
+def test_auto_queries_holdout_of_whole_queries(data):
+    X, y, qid = data
+    auto = _fit(X, y, qid, cv=0.3, candidates=CANDIDATES[:1])
+    assert auto.cv_description_.startswith("hold-out of ") and "rows in whole queries (30 queries" in \
+        auto.cv_description_
+    assert 2 <= auto.leaderboard_[0].n_folds <= 5                # the hold-out scored in parts of whole queries
+    held = ~np.isnan(auto.cv_predictions_[CANDIDATES[0]])
+    assert not set(qid[held]) & set(qid[~held])
+
+
+@pytest.mark.parametrize("change", ["n_queries left out", "classes added", "a model of one list"])
+def test_auto_queries_model_file_checked_on_load(tmp_path, fitted, change):
+    from sklearn.datasets import make_classification
+
+    from _model_files import resign
+
+    from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
+
+    record = model_to_dict(fitted)
+    state = record["state"]
+    if change == "n_queries left out":
+        del state["n_queries"]
+        message = "n_queries and n_queries_without_pairs go together"
+    elif change == "classes added":
+        state["classes"] = [0, 1]
+        message = "a model chosen within queries ranks grades: it has no classes"
+    else:
+        X, y = make_classification(n_samples=120, random_state=0)
+        one_list = model_to_dict(AutoRanker(candidates=CANDIDATES[:1], random_state=0, n_jobs=1,
+                                            bag_folds=False).fit(X, y))
+        state["best"] = one_list["state"]["best"]
+        state["n_features_in"] = one_list["state"]["n_features_in"]
+        message = "was fitted on one list, but the AutoRanker was chosen within queries"
+    with pytest.raises(ModelFormatError, match=message):
+        model_from_dict(resign(record))
