@@ -329,6 +329,7 @@ class AutoRanker(Ranker):
         if progress is not None and found is not None:
             print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
                   f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
+        # qid only within queries: an executor seam overridden without it (DaskAutoRanker) serves one list
         executor = self.make_executor(X_arr, y_fit, plan, metric.spec, seed, n_threads,
                                       **({} if codes is None else {"qid": codes}))
         search = SuccessiveHalving(
@@ -376,10 +377,11 @@ class AutoRanker(Ranker):
         queries = check_queries(qid, group, n)
         grades = check_grades(y, n)
         order = canonical_order(X_arr, grades, queries.codes)
-        codes, grades = queries.codes[order], grades[order]
-        pairs = np.unique(np.stack([codes.astype(np.float64), grades]), axis=1)[0].astype(np.int64)
-        single = int(np.count_nonzero(np.bincount(pairs, minlength=queries.n_queries) == 1))
-        return X_arr[order], grades, QueryData(Queries(queries.labels, codes, queries.sizes), order, single)
+        in_order = Queries(queries.labels, queries.codes[order], queries.sizes)
+        grades = grades[order]
+        starts = in_order.starts                  # each query's rows are contiguous now
+        single = int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
+        return X_arr[order], grades, QueryData(in_order, order, single)
 
     def _publish_queries(self, found: QueryData) -> None:
         """The fitted state of a fit within queries: the counts, and the out-of-fold scores in the input's order."""
