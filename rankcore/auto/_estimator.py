@@ -259,6 +259,10 @@ class AutoRanker(Ranker):
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
 
+    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------

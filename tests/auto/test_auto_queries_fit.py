@@ -185,3 +185,16 @@ def test_auto_queries_model_file_checked_on_load(tmp_path, fitted, change):
         message = "was fitted on one list, but the AutoRanker was chosen within queries"
     with pytest.raises(ModelFormatError, match=message):
         model_from_dict(resign(record))
+
+
+def test_auto_queries_cross_val_score_routes_qid(data):
+    import sklearn
+    from sklearn.model_selection import cross_val_score
+
+    from rankcore import QueryKFold
+
+    X, y, qid = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        scores = cross_val_score(AutoRanker(candidates=CANDIDATES[:1], cv=3, random_state=0, n_jobs=1), X, y,
+                                 cv=QueryKFold(n_splits=3), params={"qid": qid})
+    assert scores.shape == (3,) and ((scores > 0.5) & (scores <= 1)).all()
