@@ -29,8 +29,8 @@ from ..metrics import Queries, check_qid
 from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, Units, _FoldPart,
                      _is_int)
 
-__all__ = ["QUERY_METRIC", "QUERY_LABELS", "check_grades", "QueryData", "PerQueryMean", "canonical_order", "query_labels", "plan_query_folds",
-           "plan_query_units", "counted_queries", "check_metric_on_query_units"]
+__all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
+           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
 
 #: The metric of ``metric=None`` within queries: NDCG of the first ten places per query, gains 2^grade − 1,
 #: queries without a relevant row left out of the mean (as a push fit within queries validates by).

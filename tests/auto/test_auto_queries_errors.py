@@ -27,7 +27,8 @@ BAD = {
     "group sizes not summing to the rows": ({"group": [30, 20]}, {},
                                             r"^group: the query sizes sum to 50, but y has 60 rows"),
     "k larger than every query": ({"qid": QID}, {"metric": "ndcg@k:50"},
-                                  r"^metric 'ndcg@k:50': k = 50 is larger than every query \(the largest has 14 rows\)"),
+                                  r"^metric 'ndcg@k:50': k = 50 is larger than every query "
+                                  r"\(the largest has 14 rows\)"),
     "fewer queries than folds": ({"qid": QID}, {"cv": 7},
                                  r"^cv: 7-fold cross-validation over whole queries needs at least 7 queries the "
                                  r"metric 'ndcg@k:10' counts .*got 5 of 6 queries; use fewer folds"),

@@ -8,7 +8,7 @@ from _query_data import graded_queries
 
 import rankcore
 from rankcore.auto import AutoRanker
-from rankcore.auto._queries import PerQueryMean, plan_query_folds, plan_query_units, query_labels
+from rankcore.auto._queries import PerQueryMean, counted_queries, plan_query_folds, plan_query_units, query_labels
 from rankcore.metrics import check_qid, per_query
 
 CANDIDATES = ["trees:n_iter=15,min_samples_leaf=5", "stumps:n_iter=15"]
@@ -97,7 +97,7 @@ def test_auto_queries_plan_independent_of_row_order(cv):
     for rows in (np.arange(y.shape[0]), order):
         queries = check_qid(qid[rows], rows.shape[0])
         labels = query_labels(y[rows], queries.codes)
-        counted = ~np.isnan(PerQueryMean(rankcore.resolve("metric", "ndcg@k:10")).values(labels, np.zeros(rows.shape[0])))
+        counted = counted_queries(PerQueryMean(rankcore.resolve("metric", "ndcg@k:10")), labels)
         plan = plan_query_folds(queries, counted, cv, 7, "ndcg@k:10")
         units = plan_query_units(plan, queries, counted, 7)
         folds = [frozenset(qid[rows][va]) for _, va in plan.folds]
