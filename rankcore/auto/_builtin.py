@@ -68,6 +68,7 @@ class TreesCandidate(Candidate):
                      f"trees:n_iter=300,large_data=false,min_rows={AUTO_MIN_ROWS + 1}",
                      "trees:n_iter=300,min_rows=3000")
     accepts_missing = True
+    ranks_within_queries = True
     priority = 0
 
     @property
@@ -178,6 +179,7 @@ class StumpsCandidate(Candidate):
     parameters = (Parameter("n_iter", int, default=100, minimum=1, doc="stumps"),)
     examples = ("stumps:n_iter=10",)
     default_specs = ()              # on request: never chosen over the default trees in our study (docs/auto.md)
+    ranks_within_queries = True
     relative_cost = 0.3
     priority = 10
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..spec import Component
 
-__all__ = ["Candidate", "CandidateContext", "build_estimator", "candidate_scores", "registered_candidates"]
+__all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "candidate_scores",
+           "registered_candidates"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,10 @@ class CandidateContext:
         ``category`` column's positions (0, 1, ...; NaN missing): a
         candidate that splits by groups of categories may do so there;
         the others see numbers.
+    n_queries : int or None
+        The fit ranks within this many queries (``fit(..., qid=...)``: y
+        holds relevance grades, and the estimator is fitted with each row's
+        query); None: one list of two classes.
     """
 
     metric: str
@@ -59,6 +64,7 @@ class CandidateContext:
     n_jobs: int = 1
     validated_rows: int | None = None
     categorical: tuple[tuple[int, int], ...] = ()
+    n_queries: int | None = None
 
 
 class Candidate(Component):
@@ -103,6 +109,10 @@ class Candidate(Component):
     savable : bool
         Its fitted estimator can be saved by :func:`rankcore.save_model`
         (possibly behind a standard scaler, see :meth:`build`).
+    ranks_within_queries : bool
+        Its estimator's ``fit(X, y, qid=qid)`` ranks within queries (relevance
+        grades, each query its own list).  Otherwise the candidate is
+        skipped when AutoRanker is fitted with ``qid``.
     """
 
     family: ClassVar[str] = "candidate"
@@ -115,6 +125,7 @@ class Candidate(Component):
     relative_cost: ClassVar[float] = 1.0
     priority: ClassVar[int] = 100
     savable: ClassVar[bool] = True
+    ranks_within_queries: ClassVar[bool] = False
 
     @property
     def spec(self) -> str:
@@ -130,6 +141,8 @@ class Candidate(Component):
 
     def skip_reason(self, context: CandidateContext) -> str | None:
         """Why this candidate does not apply to the data (None: it applies)."""
+        if context.n_queries is not None and not self.ranks_within_queries:
+            return "ranks one list: it cannot fit within queries"
         if context.has_missing and not (self.accepts_missing or self.impute_missing):
             return "X has missing values, which it does not accept"
         if self.max_rows is not None and context.n_rows > self.max_rows:
@@ -183,6 +196,21 @@ def build_estimator(candidate: Candidate, context: CandidateContext, data_has_mi
 
         return with_imputer(estimator)
     return estimator
+
+
+def fit_estimator(estimator: Any, X: np.ndarray, y: np.ndarray, qid: np.ndarray | None = None) -> Any:
+    """Fit a candidate's estimator (from :func:`build_estimator`) on ``(X, y)``; with ``qid``, within queries.
+
+    ``qid`` goes to the estimator's own ``fit``; behind the imputer (a
+    scikit-learn ``Pipeline``) to its last step, the model.
+    """
+    if qid is None:
+        return estimator.fit(X, y)
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline):
+        return estimator.fit(X, y, **{f"{estimator.steps[-1][0]}__qid": qid})
+    return estimator.fit(X, y, qid=qid)
 
 
 def candidate_scores(estimator: Any, X: Any) -> np.ndarray:

@@ -11,6 +11,7 @@ models: :mod:`._bag`) and records the leaderboard.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,12 +22,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
-from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_queries
+from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
+from ..metrics import Queries, check_queries
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._bag import FoldBag, standardization
-from ._candidate import Candidate, build_estimator, candidate_scores, registered_candidates
+from ._candidate import Candidate, build_estimator, candidate_scores, fit_estimator, registered_candidates
 from ._folds import check_metric_on_units, plan_folds, plan_units
+from ._queries import (QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades,
+                       check_metric_on_query_units, counted_queries, plan_query_folds, plan_query_units, query_labels)
 from ._params import AUTO_FITTED, AUTO_PARAMETERS
 from ._progress import SearchEvent, SearchProgress, check_callbacks
 from ._report import blend_name, build_leaderboard
@@ -37,7 +41,10 @@ from ._saved import encode_fitted
 from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
 
-__all__ = ["AutoRanker"]
+__all__ = ["AutoRanker", "DEFAULT_METRIC"]
+
+#: The metric of ``metric=None`` on one list (within queries: :data:`QUERY_METRIC`, ``ndcg@k:10`` per query).
+DEFAULT_METRIC = "pauc:0.1"
 
 
 def _held_out_scale(scores: np.ndarray, model) -> np.ndarray:
@@ -55,7 +62,10 @@ class AutoSetup(EstimatorSetup):
     Attributes
     ----------
     metric : Metric
-        The resolved metric the search chooses by.
+        The resolved metric the search chooses by on one list.
+    query_metric : Metric
+        The resolved metric within queries (``fit(..., qid=...)``): the
+        ``metric`` named, or :data:`QUERY_METRIC` for None.
     candidates : tuple of Candidate or None
         The candidates asked for, resolved (the anchor first); None:
         ``candidates="auto"``, the registered defaults for the data's size.
@@ -66,6 +76,7 @@ class AutoSetup(EstimatorSetup):
     """
 
     metric: Any
+    query_metric: Any
     candidates: tuple[Candidate, ...] | None
     budget: float | None
     n_threads: int
@@ -80,15 +91,33 @@ def check_params(estimator: "AutoRanker") -> AutoSetup:
     from ..base import resolve_parameter
 
     checked = estimator._check_params()
-    metric = resolve_parameter("metric", "metric", checked.metric)
+    metric = resolve_parameter("metric", "metric", DEFAULT_METRIC if checked.metric is None else checked.metric)
     if getattr(metric, "family", None) != "metric":
         raise TypeError(f"metric: expected a metric spec string such as 'pauc:0.1' or a rankcore Metric, "
                         f"got {type(checked.metric).__name__}")
-    if not getattr(metric, "scalar", True) or metric.greater_is_better is None or metric.task != "bipartite":
-        raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
-                         f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
-    return AutoSetup(checked, metric, _check_candidates(checked.candidates), checked.time_budget,
+    if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
+        _refuse_metric(metric)
+    query_metric = metric if checked.metric is not None else resolve_parameter("metric", "metric", QUERY_METRIC)
+    return AutoSetup(checked, metric, query_metric, _check_candidates(checked.candidates), checked.time_budget,
                      effective_n_threads(checked.n_jobs))
+
+
+def _refuse_metric(metric) -> None:
+    raise ValueError(f"metric: {metric.spec!r} is not a scalar metric of two-class labels "
+                     f"(use e.g. 'pauc:0.1', 'prec@k:0.05', 'rmax', 'auc')")
+
+
+def _check_query_metric(metric, grades: np.ndarray) -> None:
+    """Within queries: a metric of grades, or of two classes when every grade is 0 or 1."""
+    if metric.task == "bipartite":
+        other = np.setdiff1d(np.unique(grades), [0.0, 1.0])
+        if other.size:
+            raise ValueError(f"metric: {metric.spec!r} takes two classes (grades 0 and 1) in each query, but y holds "
+                             f"the grades {other[:5].tolist()}; use a metric of grades such as 'ndcg@k:10', 'map', "
+                             f"'mrr' or 'err@k:10'")
+    elif metric.task != "graded":
+        raise ValueError(f"metric: {metric.spec!r} is not a metric of relevance grades or two classes, so it cannot "
+                         f"be taken per query (use e.g. 'ndcg@k:10', 'map', 'mrr')")
 
 
 def _check_candidates(candidates) -> tuple[Candidate, ...] | None:
@@ -158,7 +187,10 @@ class AutoRanker(Ranker):
     ExactBoost) and keeps their rank-average blend, since folds of a few
     dozen rows cannot tell the candidates apart.  The choice is refitted on
     every row and, on a K-fold plan, averaged with the models the search
-    fitted on the folds (``bag_folds``).  See ``docs/auto.md``.
+    fitted on the folds (``bag_folds``).  With ``fit(X, y, qid=qid)`` it
+    ranks within queries: folds of whole queries, the metric per query
+    (``ndcg@k:10`` by default), the candidates that rank within queries.
+    See ``docs/auto.md``.
 
     Attributes
     ----------
@@ -192,6 +224,12 @@ class AutoRanker(Ranker):
         Seconds of the search and of the final refit.
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top.
+        Absent after a fit within queries (y holds grades).
+    n_queries_, n_queries_without_pairs_ : int
+        After a fit within queries only: the queries, and those whose rows
+        share one grade (a single row, or ties: nothing to order there).
+    ranks_within_queries_ : bool
+        Whether the model was chosen within queries.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame with ``category`` columns: per column,
         the categories of a category column (None for the others).  Every
@@ -221,6 +259,10 @@ class AutoRanker(Ranker):
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
 
+    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
     # ------------------------------------------------------------------
     # fit
     # ------------------------------------------------------------------
@@ -235,9 +277,17 @@ class AutoRanker(Ranker):
             candidates that do not are then skipped.
         y : array-like of shape (n_samples,)
             Two labels; the greater one is the relevant class ranked on top.
-        qid, group : None
-            Not supported: this estimator ranks one list (a ValueError
-            naming it; ``rankcore.boost`` fits within queries).
+            With ``qid``: relevance grades, any finite numbers >= 0.
+        qid : array-like of shape (n_samples,), optional
+            One query id per row (any hashable type; rows need not be sorted
+            or contiguous): rank within each query.  Folds and scoring parts
+            are sets of whole queries, the metric is taken per query and
+            averaged (``ndcg@k:10`` for ``metric=None``), and only the
+            candidates that rank within queries are fitted (the others are
+            listed as skipped).  A query with one row or one grade is
+            counted (``n_queries_without_pairs_``), never an error.
+        group : array-like of int, optional
+            LightGBM's form of ``qid``: the sizes of consecutive queries.
         callbacks : callable or list of callables, optional
             Each is called with a :class:`~rankcore.auto.SearchEvent` after
             every task (candidate x fold).
@@ -246,27 +296,50 @@ class AutoRanker(Ranker):
         -------
         self
         """
-        refuse_queries(type(self).__name__, qid, group)
         started = time.perf_counter()
         if y is None:
             raise ValueError("AutoRanker requires y to be passed, but the target y is None")
         setup = self._setup_record()
         listeners = check_callbacks(callbacks)
-        metric, n_threads = setup.metric, setup.n_threads
-        X_arr, y01 = self._check_data(X, y)
-        self.metric_ = metric.spec
+        n_threads = setup.n_threads
         seed = _base_seed(self.random_state)
-        small = uses_small_data_blend(X_arr.shape[0], setup.candidates, self.blend)
-        applicable, skipped = self._applicable(setup.candidates, X_arr, y01, n_threads, metric.spec, small)
+        if qid is None and group is None:
+            metric = setup.metric
+            if metric.task != "bipartite":
+                _refuse_metric(metric)
+            X_arr, y_fit = self._check_data(X, y)
+            labels, codes, found = y_fit, None, None
+            plan = plan_folds(y_fit, self.cv, seed)
+            units = plan_units(plan, y_fit, seed)
+            check_metric_on_units(metric, y_fit, plan, units)              # before any fit
+            unit_metric = metric
+        else:
+            X_arr, y_fit, found = self._check_query_data(X, y, qid, group)
+            metric = setup.query_metric
+            codes = found.queries.codes
+            labels = query_labels(y_fit, codes)
+            unit_metric = PerQueryMean(metric, default=self.metric is None)
+            _check_query_metric(metric, y_fit)
+            counted = counted_queries(unit_metric, labels)
+            plan = plan_query_folds(found.queries, counted, self.cv, seed, metric.spec)
+            units = plan_query_units(plan, found.queries, counted, seed)
+            check_metric_on_query_units(unit_metric, found.queries, plan, units)   # before any fit
+        self.metric_ = metric.spec
+        small = codes is None and uses_small_data_blend(X_arr.shape[0], setup.candidates, self.blend)
+        applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric.spec, small,
+                                               qid=codes)
         specs = [candidate.spec for candidate in applicable]
-        plan = plan_folds(y01, self.cv, seed)
-        units = plan_units(plan, y01, seed)
-        check_metric_on_units(metric, y01, plan, units)                   # before any fit
         progress = SearchProgress(metric.spec) if self.verbose else None
+        if progress is not None and found is not None:
+            print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
+                  f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
+        # qid only within queries: an executor seam overridden without it (DaskAutoRanker) serves one list
+        executor = self.make_executor(X_arr, y_fit, plan, metric.spec, seed, n_threads,
+                                      **({} if codes is None else {"qid": codes}))
         search = SuccessiveHalving(
-            specs, [candidate.relative_cost for candidate in applicable], plan, y01, units, metric,
-            self.make_executor(X_arr, y01, plan, metric.spec, seed, n_threads), setup.budget,
-            X_arr.shape[0], on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
+            specs, [candidate.relative_cost for candidate in applicable], plan, labels, units, unit_metric,
+            executor, setup.budget, X_arr.shape[0],
+            on_event=self._event_forwarder(specs, plan, listeners, progress), clock=time.perf_counter,
             keep_models=bool(self.bag_folds))
         search.start = started
         # every candidate's BLAS calls within AutoRanker's threads (plugins' candidates too)
@@ -276,36 +349,65 @@ class AutoRanker(Ranker):
                 # no halving and only the fixed repeats: every member of the fixed blend gets the same folds
                 rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
-            self._choose_and_refit(X_arr, y01, applicable, skipped, plan, units, search, outcome, metric, seed,
-                                   n_threads, small)
+            self._choose_and_refit(X_arr, y_fit, applicable, skipped, plan, units, search, outcome, unit_metric,
+                                   seed, n_threads, small, labels=labels, qid=codes)
+        if found is not None:
+            self._publish_queries(found)
         self.search_time_ = outcome.elapsed
         if progress is not None:
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
         return self
 
     def _check_data(self, X, y):
+        X_arr = self._check_X(X)
+        y01, classes = check_bipartite_target(y)
+        check_same_length(X=X_arr, y=y01)
+        self.classes_ = classes
+        return X_arr, y01
+
+    def _check_X(self, X) -> np.ndarray:
         reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         # a DataFrame's category columns: every candidate sees a value's position among the categories
         X, categories = encode_categories(X, None)
         if categories is not None and any(c is not None for c in categories):
             self.categories_ = categories
-        X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
-        y01, classes = check_bipartite_target(y)
-        check_same_length(X=X_arr, y=y01)
-        self.classes_ = classes
-        return X_arr, y01
+        return check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
+
+    def _check_query_data(self, X, y, qid, group) -> tuple[np.ndarray, np.ndarray, QueryData]:
+        """(X, grades, the queries) of a fit within queries, the rows in the canonical order (:mod:`._queries`)."""
+        X_arr = self._check_X(X)
+        n = X_arr.shape[0]
+        queries = check_queries(qid, group, n)
+        grades = check_grades(y, n)
+        order = canonical_order(X_arr, grades, queries.codes)
+        in_order = Queries(queries.labels, queries.codes[order], queries.sizes)
+        grades = grades[order]
+        starts = in_order.starts                  # each query's rows are contiguous now
+        single = int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
+        return X_arr[order], grades, QueryData(in_order, order, single)
+
+    def _publish_queries(self, found: QueryData) -> None:
+        """The fitted state of a fit within queries: the counts, and the out-of-fold scores in the input's order."""
+        self.n_queries_ = found.n_queries
+        self.n_queries_without_pairs_ = found.n_without_pairs
+        self.cv_description_ = f"{self.cv_description_} ({found.describe()})"
+        self.leaderboard_.description = self.cv_description_
+        back = np.empty_like(found.order)
+        back[found.order] = np.arange(found.order.shape[0])
+        self.cv_predictions_ = {spec: scores[back] for spec, scores in self.cv_predictions_.items()}
 
     def _setup(self) -> AutoSetup:
         return check_params(self)
 
-    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False):
+    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False, qid=None):
         """The candidates that apply to the data (the anchor first), and why the others were skipped (by spec).
 
         ``requested``: the resolved candidates asked for, or None for the
         default ones.  ``small``: the default search on small data, which fits
         only the small-data blend's members (the other default candidates are
-        listed as skipped, with that reason).
+        listed as skipped, with that reason).  ``qid``: each row's query code
+        (a fit within queries: candidates that rank one list are skipped).
         """
         candidates = list(requested) if requested is not None else default_candidates()
         skipped: dict[str, str] = {}
@@ -315,7 +417,7 @@ class AutoRanker(Ranker):
             skipped = {c.spec: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend "
                                f"of {', '.join(names)}" for c in candidates if c.spec not in names}
             candidates = members
-        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns())
+        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns(), qid=qid)
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, fitted_as = [], {}
         for candidate in candidates:
@@ -335,7 +437,7 @@ class AutoRanker(Ranker):
             raise ValueError(f"candidates: none applies to these data ({details})")
         return applicable, skipped
 
-    def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, qid=None):
         """Where the search's tasks run: a callable ``run(tasks, may_start, on_result)``.
 
         In this process, one task after the other on ``n_threads`` threads
@@ -343,10 +445,11 @@ class AutoRanker(Ranker):
         overrides it.  ``plan.folds[f]`` is fold ``f``'s (training, validation)
         row indices; a task is run by :func:`~rankcore.auto.run_task` with
         ``metric_spec`` and the base ``seed``, so results never depend on where.
+        ``qid`` (a fit within queries only): each row's query code.
         """
         from ._executors import LocalExecutor
 
-        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns())
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns(), qid)
 
     def categorical_columns(self) -> tuple[tuple[int, int], ...]:
         """(column, number of categories) of the fit's category columns (see ``categories_``)."""
@@ -379,7 +482,13 @@ class AutoRanker(Ranker):
     # Choosing and refitting
     # ------------------------------------------------------------------
     def _choose_and_refit(self, X, y, candidates, skipped, plan, units, search, outcome, metric, seed, n_threads,
-                          small=False):
+                          small=False, *, labels=None, qid=None):
+        """Choose from the search's outcome, refit, and set the fitted attributes.
+
+        ``labels``: the rows' labels as the units are scored on (default
+        ``y``; within queries, grades with their query codes); ``qid``: each
+        row's query code for the refit (None: one list).
+        """
         from ._folds import Units
 
         specs = [candidate.spec for candidate in candidates]
@@ -392,7 +501,7 @@ class AutoRanker(Ranker):
                     [units.within[u] for u in used], [units.group[u] for u in used], units.variance_inflation)
         scores = outcome.units_scores(alive, used)
         predictions = {c: [outcome.predictions[c][units.fold[u]][units.within[u]] for u in used] for c in alive}
-        labels = [y[units.rows[u]] for u in used]
+        labels = [(y if labels is None else labels)[units.rows[u]] for u in used]
         sign = 1.0 if metric.greater_is_better else -1.0
         if small:
             selection = fixed_blend(scores, predictions, labels, tuple(alive), sign, metric,
@@ -403,7 +512,7 @@ class AutoRanker(Ranker):
         selection.units_used = used
         refit_start = time.perf_counter()
         chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec,
-                                               seed, n_threads)
+                                               seed, n_threads, qid)
         fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}),
                                  plan.n_splits)
                   for c, refit in zip(chosen, fitted)]
@@ -445,10 +554,12 @@ class AutoRanker(Ranker):
         return FoldBag(candidate.spec, [refit] + [models[f] for f in range(n_splits)], [c for c, _ in scaling],
                        [s for _, s in scaling], scorer=candidate.scores)
 
-    def _refit(self, X, y, plan, selection, alive, scores, sign, candidates, metric_spec, seed, n_threads):
-        """Refit the choice on every row; on a failure fall back to the single choice, then the next best."""
+    def _refit(self, X, y, plan, selection, alive, scores, sign, candidates, metric_spec, seed, n_threads,
+               qid=None):
+        """Refit the choice on every row (within the queries ``qid``); on a failure fall back to the single
+        choice, then the next best."""
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
-                               categorical=self.categorical_columns())
+                               categorical=self.categorical_columns(), qid=qid)
         # every repeat has the first one's fold sizes: no further repeat is drawn for them
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
@@ -464,7 +575,7 @@ class AutoRanker(Ranker):
             for c in members:
                 try:
                     estimator = build_estimator(candidates[c], context, context.has_missing)
-                    estimator.fit(X, y)
+                    fit_estimator(estimator, X, y, qid)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
                     failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -502,21 +613,45 @@ class AutoRanker(Ranker):
         return scores
 
     @reads_a_snapshot
-    def score(self, X, y) -> float:
-        """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is)."""
+    def score(self, X, y, qid=None) -> float:
+        """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
+
+        A model fitted within queries takes relevance grades and scores per
+        query (``qid``: one query id per row; None: the rows are one query);
+        a model of one list takes its two labels, per query with ``qid``.
+        """
         from ..registry import resolve
 
         check_is_fitted(self)
         setup = self._setup_record()
-        metric = setup.metric if setup.metric.spec == self.leaderboard_.metric else \
+        within = self.ranks_within_queries_
+        configured = setup.query_metric if within else setup.metric
+        metric = configured if configured.spec == self.leaderboard_.metric else \
             resolve("metric", self.leaderboard_.metric)
-        y_arr = np.asarray(y)
-        if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
-            raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
         scores = self.decision_function(X)
-        check_same_length(X=scores, y=y_arr)
-        value = float(metric((y_arr == self.classes_[1]).astype(np.int8), scores))
+        if within:
+            y_clean = check_grades(y, scores.shape[0])
+        else:
+            y_arr = np.asarray(y)
+            if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
+                raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
+            check_same_length(X=scores, y=y_arr)
+            y_clean = (y_arr == self.classes_[1]).astype(np.int8)
+        if within or qid is not None:
+            from ..metrics import check_qid
+
+            queries = Queries.single(scores.shape[0]) if qid is None else check_qid(qid, scores.shape[0])
+            value = PerQueryMean(metric, default=within and self.metric is None)(
+                query_labels(y_clean.astype(np.float64), queries.codes), scores)
+        else:
+            value = float(metric(y_clean, scores))
         return value if metric.greater_is_better else -value
+
+    @property
+    def ranks_within_queries_(self) -> bool:
+        """Whether the model was chosen within queries (``fit(..., qid=...)`` or ``group=``)."""
+        check_is_fitted(self)
+        return hasattr(self, "n_queries_")
 
     # ------------------------------------------------------------------
     # Persistence (rankcore.persistence: JSON, no pickle) and tags
@@ -530,7 +665,7 @@ class AutoRanker(Ranker):
         return self._setup_record()
 
     def _restore_fitted_state(self, state: dict, setup: AutoSetup) -> None:
-        restore_state(self, state, setup.metric)
+        restore_state(self, state, setup.metric, setup.query_metric)
         self._candidate = None
 
     def __sklearn_tags__(self):

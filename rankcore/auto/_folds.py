@@ -62,6 +62,9 @@ class FoldPlan:
     fixed_repeats : int
         The repeats a search without a time budget uses: all the repeats a
         pair ``(K, R)`` asks for; the first only of ``cv="auto"``'s.
+    by_query : bool
+        The folds keep every query whole (``fit(..., qid=...)``; see
+        :mod:`rankcore.auto._queries`) instead of stratifying the two classes.
     """
 
     kind: str
@@ -69,6 +72,7 @@ class FoldPlan:
     n_splits: int
     n_repeats: int
     fixed_repeats: int = 1
+    by_query: bool = False
 
     @property
     def n_folds(self) -> int:
@@ -79,10 +83,12 @@ class FoldPlan:
         used = self.n_folds if n_used is None else n_used
         if self.kind == "holdout":
             n_val = self.folds[0][1].shape[0]
-            text = f"stratified hold-out of {n_val} rows"
+            text = f"hold-out of {n_val} rows in whole queries" if self.by_query else \
+                f"stratified hold-out of {n_val} rows"
             return text if used <= 1 else f"{text}, {used} draws"
         repeats = math.ceil(used / self.n_splits)
-        text = f"{self.n_splits}-fold stratified cross-validation"
+        text = f"{self.n_splits}-fold cross-validation over whole queries" if self.by_query else \
+            f"{self.n_splits}-fold stratified cross-validation"
         return text + (f", {repeats} repeats" if repeats > 1 else "")
 
     def to_state(self) -> dict:

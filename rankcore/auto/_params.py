@@ -34,10 +34,13 @@ _CV = Kind(f"'auto', an integer >= 2, a pair (n_splits, n_repeats) with n_repeat
            type_doc='"auto", int, (int, int) or float')
 
 AUTO_PARAMETERS = (
-    Parameter("metric", spec_kind("metric"), default="pauc:0.1", type_doc="str or Metric", doc="""
+    Parameter("metric", spec_kind("metric"), default=None, nullable=True, type_doc="str, Metric or None", doc="""
         Any registered scalar metric of two-class labels: ``"pauc:0.1"``,
         ``"prec@k:0.05"`` (a fraction of each validation part), ``"prec@k:50"``
-        (a count: at most the rows of a validation part), ``"rmax"``, ``"auc"``..."""),
+        (a count: at most the rows of a validation part), ``"rmax"``, ``"auc"``...
+        None: ``"pauc:0.1"``; fitted with ``qid``, ``"ndcg@k:10"`` per query.
+        With ``qid`` any metric is taken per query and averaged over the
+        queries it counts (``"map"``, ``"mrr"``, ``"err@k:5"``...)."""),
     Parameter("time_budget", float, default=None, nullable=True, minimum=0.0, exclusive_minimum=True,
               rule="None or a positive number of seconds", doc="""
         Seconds for the whole fit (search and refit).  None: a fixed plan whose
@@ -92,7 +95,7 @@ def _classes(classes) -> Any:
 AUTO_FITTED = (
     Fitted("metric_", "metric"),
     Fitted("n_features_in_", "n_features_in", int),
-    Fitted("classes_", "classes", _classes),
+    Fitted("classes_", "classes", _classes, optional=True),
     Fitted("best_estimator_", "best"),
     Fitted("best_candidate_", "best_candidate"),
     Fitted("best_score_", "best_score", float),
@@ -103,6 +106,8 @@ AUTO_FITTED = (
     Fitted("refit_time_", "refit_time", float),
     Fitted("feature_names_in_", "feature_names_in", lambda names: [str(n) for n in names], optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
+    Fitted("n_queries_", "n_queries", int, optional=True),
+    Fitted("n_queries_without_pairs_", "n_queries_without_pairs", int, optional=True),
     Fitted("cv_results_"),
     Fitted("best_index_"),
     Fitted("cv_predictions_", optional=True),

@@ -33,7 +33,7 @@ from ._bag import FoldBag
 from ._blend import RankAverage
 from ._impute import MissingValueImputer, imputer_and_model
 
-__all__ = ["encode_fitted", "decode_fitted", "accepts_missing", "SCALER_LIMIT", "BAG_LIMIT"]
+__all__ = ["encode_fitted", "decode_fitted", "accepts_missing", "fitted_models", "SCALER_LIMIT", "BAG_LIMIT"]
 
 #: A standardized record's means lie in [-1e154, 1e154] and its scales in [1e-154, 1e154]: the variance
 #: (scale squared) is then a normal float64 and X / scale stays finite for any |x| <= 1e154.  A fit writes
@@ -208,6 +208,17 @@ def _decode_blend(record: dict, n_features: int, where: str) -> RankAverage:
             raise ModelFormatError(f"AutoRanker state: {where}.references[{i}] must be sorted finite float64 "
                                    f"values")
     return RankAverage(names, estimators, references)
+
+
+def fitted_models(estimator: Any) -> list:
+    """The rankcore models inside a chosen estimator: a blend's and a bag's members, a pipeline's last step."""
+    if isinstance(estimator, (RankAverage, FoldBag)):
+        return [m for e in estimator.estimators for m in fitted_models(e)]
+    imputed = imputer_and_model(estimator)
+    if imputed is not None:
+        return fitted_models(imputed[1])
+    pair = _scaler_and_model(estimator)
+    return [pair[1] if pair is not None else estimator]
 
 
 def accepts_missing(estimator: Any) -> bool:

@@ -17,7 +17,6 @@ from typing import Callable
 import numpy as np
 
 from ..auto import AutoRanker, Task, TaskResult, run_task
-from ..base import refuse_queries
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
@@ -76,8 +75,15 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     parameters = (CLIENT,) + AutoRanker.parameters
 
     def fit(self, X, y, *, qid=None, group=None, callbacks=None):
-        """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first."""
-        refuse_queries(type(self).__name__, qid, group)
+        """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.
+
+        ``qid`` and ``group`` are refused (a ValueError naming the estimator):
+        the search within queries runs in memory, ``rankcore.AutoRanker``.
+        """
+        if qid is not None or group is not None:
+            given = "qid" if qid is not None else "group"
+            raise ValueError(f"DaskAutoRanker cannot search within queries ({given}); fit "
+                             f"rankcore.AutoRanker(...).fit(X, y, {given}={given}) in memory")
         X = X.compute() if is_dask_collection(X) else X
         y = y.compute() if is_dask_collection(y) else y
         return super().fit(X, y, callbacks=callbacks)

@@ -1,0 +1,331 @@
+"""AutoRanker within queries: the rows in a canonical order, folds and scoring units of whole queries.
+
+With ``fit(X, y, qid=...)`` every candidate is judged per query, so a fold
+or a scoring unit is a set of whole queries: no query has rows on both sides
+of a split, and a unit's score is the metric's mean over the queries it
+counts.  The folds are drawn at the level of the queries, from their sorted
+ids and the seed, so the rows' order changes no fold's content; and the
+rows are put in one canonical order (by query, grade, then the bytes of the
+row) before anything is fitted, so that a shuffle of the rows changes no fit
+either -- not even a learner's per-row draws.
+
+A unit's labels carry each row's query (:data:`QUERY_LABELS`, a structured
+array of grade and query code), so the search and the selection take a
+unit's labels and scores as on one list; :class:`PerQueryMean` reads the
+queries from the labels.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..metrics import Queries, check_qid
+from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, Units, _FoldPart,
+                     _is_int)
+
+__all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
+           "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
+
+#: The metric of ``metric=None`` within queries: NDCG of the first ten places per query, gains 2^grade − 1,
+#: queries without a relevant row left out of the mean (as a push fit within queries validates by).
+QUERY_METRIC = "ndcg@k:10"
+
+#: The labels of rows within queries as the search sees them: each row's grade and its query's code.
+QUERY_LABELS = np.dtype([("grade", np.float64), ("query", np.int64)])
+
+
+@dataclass(frozen=True)
+class QueryData:
+    """What ``fit`` learned of the queries (in the canonical row order).
+
+    Attributes
+    ----------
+    queries : Queries
+        Every row's query (``codes`` ascend: the rows are in query order).
+    order : ndarray of int64
+        The canonical order: ``X[order]`` are the rows the search works on.
+    n_without_pairs : int
+        Queries whose rows share one grade (a single row, or ties): nothing to
+        order there; they are counted, not refused.
+    """
+
+    queries: Queries
+    order: np.ndarray
+    n_without_pairs: int
+
+    @property
+    def n_queries(self) -> int:
+        return self.queries.n_queries
+
+    def describe(self) -> str:
+        """``"24 queries, 1 with a single grade"``."""
+        return f"{self.n_queries} queries, {self.n_without_pairs} with a single grade"
+
+
+def canonical_order(X: np.ndarray, grades: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The rows sorted by query, then grade, then the bytes of the row: the same rows in any input order.
+
+    Rows that tie on all three are identical, so their relative order
+    changes nothing.  O(n log n) comparisons of rows of ``X``.
+    """
+    rows = np.ascontiguousarray(X, dtype=np.float64)
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * max(rows.shape[1], 1)))).reshape(-1) \
+        if rows.shape[1] else np.zeros(rows.shape[0], dtype=np.int8)
+    order = np.argsort(as_bytes, kind="stable")
+    order = order[np.argsort(grades[order], kind="stable")]
+    return order[np.argsort(codes[order], kind="stable")].astype(np.int64)
+
+
+def query_labels(grades: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The structured labels (:data:`QUERY_LABELS`) of rows with these grades and query codes."""
+    labels = np.empty(grades.shape[0], dtype=QUERY_LABELS)
+    labels["grade"], labels["query"] = grades, codes
+    return labels
+
+
+def check_grades(y: Any, n: int) -> np.ndarray:
+    """Relevance grades for a fit within queries: one finite number >= 0 per row of X, as float64."""
+    from ..validation import check_graded_labels
+
+    grades = check_graded_labels(y, name="y")
+    if grades.shape[0] != n:
+        raise ValueError(f"y: expected one relevance grade per row of X ({n}), got {grades.shape[0]}")
+    negative = np.flatnonzero(grades < 0)
+    if negative.size:
+        raise ValueError(f"y: relevance grades must be numbers >= 0 (ranking within queries), got "
+                         f"{float(grades[negative[0]])!r} at row {int(negative[0])}")
+    return grades
+
+
+def _read_whole_queries(metric: Any, queries: Queries) -> Any:
+    """``metric`` with a count k above every query lowered to the largest query's size: the same values.
+
+    A list metric reads a query shorter than k whole, so lowering k to the
+    longest query changes no value; it only lifts the refusal of a k that no
+    query reaches, which the default ``ndcg@k:10`` must not meet on a fold of
+    short queries.
+    """
+    k = getattr(metric, "k", None)
+    largest = int(queries.sizes.max())
+    if isinstance(k, int) and not isinstance(k, bool) and k > largest:
+        given = {p.name: metric.params[p.name] for p in metric.parameters if metric.params[p.name] != p.default}
+        return type(metric)(**{**given, "k": largest})
+    return metric
+
+
+class PerQueryMean:
+    """A metric taken per query and averaged over the queries it counts, on labels of :data:`QUERY_LABELS`.
+
+    Parameters
+    ----------
+    metric : Metric
+        Any registered scalar metric (a list metric on grades, or a
+        single-list metric on 0/1 labels, computed on each query's rows).
+    default : bool
+        The metric was not named by the user (``ndcg@k:10``): on units whose
+        queries are all shorter than its k it reads them whole, as
+        ``ndcg@k:<largest>`` does (the same values), instead of refusing.
+    """
+
+    def __init__(self, metric: Any, *, default: bool = False):
+        self.metric = metric
+        self.spec = metric.spec
+        self.greater_is_better = metric.greater_is_better
+        self.default = default
+
+    def values(self, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Each query's value (NaN: not counted), queries in the order of their codes."""
+        queries = check_qid(labels["query"], int(labels.shape[0]))
+        metric = _read_whole_queries(self.metric, queries) if self.default else self.metric
+        grades = np.ascontiguousarray(labels["grade"])
+        y = grades if metric.task == "graded" else grades.astype(np.int8)
+        return np.asarray(metric.query_values(y, np.ascontiguousarray(scores, dtype=np.float64), queries),
+                          dtype=np.float64)
+
+    def __call__(self, labels: np.ndarray, scores: np.ndarray) -> float:
+        values = self.values(labels, scores)
+        counted = values[~np.isnan(values)]
+        if counted.size == 0:
+            raise ValueError(f"metric {self.spec!r} counts none of the {values.shape[0]} queries of this part")
+        return float(np.mean(counted))
+
+
+def counted_queries(metric: PerQueryMean, labels: np.ndarray) -> np.ndarray:
+    """Which queries ``metric`` counts (a relevant row for ``ndcg@k``, both classes for ``auc``...): bool per query.
+
+    Read with constant scores: what a metric leaves out depends on the labels only.
+    """
+    return ~np.isnan(metric.values(labels, np.zeros(labels.shape[0])))
+
+
+def _deal(order: np.ndarray, sizes: np.ndarray, counted: np.ndarray, n_parts: int) -> np.ndarray:
+    """The part of each query: the counted queries first, then the others, each to the part with the fewest rows.
+
+    The first ``n_parts`` counted queries go to distinct parts, so every part
+    holds a counted query when there are at least ``n_parts`` of them.
+    """
+    part_of = np.empty(sizes.shape[0], dtype=np.int64)
+    rows_in = np.zeros(n_parts, dtype=np.int64)
+    for q in np.concatenate([order[counted[order]], order[~counted[order]]]).tolist():
+        part = int(np.argmin(rows_in))
+        part_of[q] = part
+        rows_in[part] += sizes[q]
+    return part_of
+
+
+class QueryFolds(Sequence):
+    """The folds of ``n_repeats`` repeats of K-fold over whole queries, each repeat drawn on first access.
+
+    Repeat r deals the queries, in the r-th random order of one generator
+    seeded with ``seed`` over their sorted ids, to the fold with the fewest
+    rows so far (counted queries first: every fold holds some).
+    """
+
+    def __init__(self, queries: Queries, counted: np.ndarray, n_splits: int, n_repeats: int, seed: int):
+        self._queries, self._counted = queries, counted
+        self._n_splits, self._n_repeats = n_splits, n_repeats
+        self._rng = np.random.default_rng(seed)
+        self._fold_of_query: list[np.ndarray] = []
+        self._drawn: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def __len__(self) -> int:
+        return self._n_splits * self._n_repeats
+
+    def fold_of_query(self, repeat: int) -> np.ndarray:
+        """The fold of each query in repeat ``repeat`` (drawing the repeats up to it)."""
+        while len(self._fold_of_query) <= repeat:
+            order = self._rng.permutation(self._queries.n_queries)
+            self._fold_of_query.append(_deal(order, self._queries.sizes, self._counted, self._n_splits))
+        return self._fold_of_query[repeat]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[f] for f in range(*index.indices(len(self)))]
+        f = operator.index(index)
+        f += len(self) if f < 0 else 0
+        if not 0 <= f < len(self):
+            raise IndexError(f"fold {index} of a plan of {len(self)} folds")
+        while len(self._drawn) <= f:
+            repeat = len(self._drawn) // self._n_splits
+            fold_of_row = self.fold_of_query(repeat)[self._queries.codes]
+            self._drawn += [(np.flatnonzero(fold_of_row != k), np.flatnonzero(fold_of_row == k))
+                            for k in range(self._n_splits)]
+        return self._drawn[f]
+
+
+def plan_query_folds(queries: Queries, counted: np.ndarray, cv, seed: int, metric_spec: str) -> FoldPlan:
+    """The fold plan of ``cv`` over whole queries (rows in query order), drawn with ``seed``.
+
+    ``cv="auto"``: up to :data:`CV_MAX_ROWS` rows, :data:`MAX_REPEATS`
+    repeats of :data:`N_FOLDS`-fold (fewer folds with fewer counted queries);
+    beyond, one hold-out of whole queries holding :data:`HOLDOUT_FRACTION` of
+    the rows.
+
+    Raises
+    ------
+    ValueError
+        Fewer queries, or fewer queries the metric counts, than the folds need.
+    """
+    n = int(queries.codes.shape[0])
+    n_counted = int(np.count_nonzero(counted))
+    need = f"queries the metric {metric_spec!r} counts (with a relevant row, or both classes)"
+    if isinstance(cv, str):                       # "auto"
+        if n > CV_MAX_ROWS:
+            return _query_holdout(queries, counted, HOLDOUT_FRACTION, seed, need)
+        n_splits = min(N_FOLDS, n_counted)
+        if n_splits < 2:
+            raise ValueError(f"qid: cross-validation over whole queries needs at least 2 {need}, got {n_counted} "
+                             f"of {queries.n_queries} queries")
+        return FoldPlan("kfold", QueryFolds(queries, counted, n_splits, MAX_REPEATS, seed), n_splits, MAX_REPEATS,
+                        1, by_query=True)
+    if _is_int(cv) or isinstance(cv, (tuple, list)):
+        n_splits, n_repeats = (int(cv), 1) if _is_int(cv) else (int(cv[0]), int(cv[1]))
+        if queries.n_queries < n_splits or n_counted < n_splits:
+            raise ValueError(f"cv: {n_splits}-fold cross-validation over whole queries needs at least {n_splits} "
+                             f"{need}, got {n_counted} of {queries.n_queries} queries; use fewer folds")
+        return FoldPlan("kfold", QueryFolds(queries, counted, n_splits, n_repeats, seed), n_splits, n_repeats,
+                        n_repeats, by_query=True)
+    return _query_holdout(queries, counted, float(cv), seed, need)
+
+
+def _query_holdout(queries: Queries, counted: np.ndarray, fraction: float, seed: int, need: str) -> FoldPlan:
+    """A hold-out of whole queries: about ``fraction`` of the counted queries' rows and of the others'."""
+    n_counted = int(np.count_nonzero(counted))
+    if n_counted < 2:
+        raise ValueError(f"cv: a hold-out of whole queries needs at least 2 {need} (one on each side), got "
+                         f"{n_counted} of {queries.n_queries} queries")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(queries.n_queries)
+    held = np.zeros(queries.n_queries, dtype=bool)
+    for is_counted in (True, False):
+        members = order[counted[order] == is_counted]
+        if members.size == 0:
+            continue
+        reach = np.cumsum(queries.sizes[members])
+        n_held = min(int(np.searchsorted(reach, math.ceil(fraction * reach[-1]))) + 1, members.size)
+        if is_counted:
+            n_held = min(n_held, members.size - 1)          # a counted query on each side
+        held[members[:n_held]] = True
+    is_val = held[queries.codes]
+    return FoldPlan("holdout", ((np.flatnonzero(~is_val), np.flatnonzero(is_val)),), 1, 1, by_query=True)
+
+
+def plan_query_units(plan: FoldPlan, queries: Queries, counted: np.ndarray, seed: int) -> Units:
+    """The scoring units of a plan over whole queries: each K-fold validation part, or parts of a hold-out.
+
+    A hold-out's validation queries are dealt into :data:`HOLDOUT_UNITS`
+    parts (fewer with fewer counted queries), each holding counted queries.
+    """
+    if plan.kind == "holdout":
+        (_, va), = plan.folds
+        sub = check_qid(queries.codes[va], int(va.shape[0]))
+        sub_counted = counted[sub.labels.astype(np.int64)]
+        parts = min(HOLDOUT_UNITS, int(np.count_nonzero(sub_counted)))
+        order = np.random.default_rng(seed).permutation(sub.n_queries)
+        part_of_row = _deal(order, sub.sizes, sub_counted, max(parts, 1))[sub.codes]
+        within = [np.flatnonzero(part_of_row == p) for p in range(max(parts, 1))]
+        return Units([va[w] for w in within], [0] * len(within), within, [0] * len(within), 0.0)
+    first = plan.folds[:plan.n_splits]
+    n_val = np.mean([va.shape[0] for _, va in first])
+    n_tr = np.mean([tr.shape[0] for tr, _ in first])
+    folds = list(range(plan.n_folds))
+    return Units(_FoldPart(plan.folds, "rows"), folds, _FoldPart(plan.folds, "within"),
+                 [f // plan.n_splits for f in folds], float(n_val / n_tr))
+
+
+def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: FoldPlan, units: Units) -> None:
+    """Raise a ValueError, before any fit, if ``metric`` cannot be computed on some unit of the plan.
+
+    Every unit holds a query the metric counts (the folds are dealt so);
+    what remains is a count k larger than every query of a unit, which a
+    metric the user named refuses.  Checked for every repeat the plan may
+    use, at the level of the queries (no rows are drawn).
+    """
+    if metric.default:
+        return
+    k = getattr(metric.metric, "k", None)
+    if not isinstance(k, int) or isinstance(k, bool):
+        return
+    if plan.kind == "holdout":
+        largest = [int(queries.sizes[np.unique(queries.codes[rows])].max()) for rows in units.rows]
+        where = [f"part {p + 1} of the {plan.describe()}" for p in range(len(largest))]
+    else:
+        folds = plan.folds
+        largest, where = [], []
+        for r in range(plan.n_repeats):
+            fold_of_query = folds.fold_of_query(r)
+            longest = np.zeros(plan.n_splits, dtype=np.int64)
+            np.maximum.at(longest, fold_of_query, queries.sizes)
+            largest += longest.tolist()
+            where += [f"fold {f + 1} of repeat {r + 1} of {plan.describe()}" for f in range(plan.n_splits)]
+    for size, place in zip(largest, where):
+        if k > size:
+            raise ValueError(f"metric {metric.spec!r} cannot be computed on {place}: k = {k} is larger than every "
+                             f"query there (the longest has {size} rows). Use a smaller k, a fraction of each "
+                             f"query, or fewer folds")
