@@ -21,9 +21,3 @@ def test_estimator_qid_refused(estimator, given):
                                          rf"queries \({given}\); use rankcore.boost\(...\)"):
         estimator.fit(X, Y, **{given: value})
 
-
-def test_estimator_qid_refused_auto_ranker():
-    from rankcore.auto import AutoRanker
-
-    with pytest.raises(ValueError, match=r"^AutoRanker ranks one list; it cannot fit within queries \(qid\)"):
-        AutoRanker().fit(X, Y, qid=QID)
