@@ -19,17 +19,18 @@ See ``docs/auto.md``.
 from ._bag import FoldBag
 from ._blend import RankAverage
 from ._candidate import Candidate, CandidateContext, build_estimator
-from ._estimator import AutoRanker, check_params, default_specs
+from ._estimator import DEFAULT_METRIC, AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
 from ._folds import MAX_CV_REPEATS
 from ._leaderboard import Leaderboard, LeaderboardRow
 from ._progress import SearchEvent, SearchProgress
+from ._queries import QUERY_METRIC
 from ._saved import decode_fitted, encode_fitted
 from ._small_data import SMALL_DATA_ROWS, small_data_specs
 from ._tasks import Task, TaskResult, make_context, run_task
 
-__all__ = ["AutoRanker", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
+__all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
            "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs",
            "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress", "check_params",
            "build_estimator", "make_context", "encode_fitted", "decode_fitted"]

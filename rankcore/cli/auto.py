@@ -28,6 +28,7 @@ from ._common import (
     split_specs,
 )
 from ._columns import estimator_input
+from ._queries import query_defaults, query_facts, query_labels
 from ._progress import add_progress_options
 
 #: Candidates drawn in the report's ROC figure (the choice first).
@@ -51,8 +52,9 @@ def add_parser(subparsers):
     )
     add_data_argument(parser)
     search = parser.add_argument_group("search")
-    search.add_argument("--metric", default="pauc:0.1", metavar="METRIC",
-                        help="the metric to choose by (default pauc:0.1; e.g. prec@k:50, prec@k:0.05, rmax, auc)")
+    search.add_argument("--metric", default=None, metavar="METRIC",
+                        help="the metric to choose by (default pauc:0.1, or ndcg@k:10 per query when the rows have "
+                             "query ids; e.g. prec@k:50, prec@k:0.05, rmax, auc, map)")
     search.add_argument("--time", type=_seconds, default=None, metavar="SECONDS",
                         help="time budget of the whole search and refit (default: the fixed default plan)")
     search.add_argument("--candidates", default="auto", metavar="SPECS",
@@ -114,7 +116,8 @@ def _candidates(text: str):
 def build_estimator(args):
     from ..auto import AutoRanker
 
-    estimator = AutoRanker(metric=scalar_metric(args.metric, "--metric"), time_budget=args.time, cv=args.cv,
+    metric = None if args.metric is None else scalar_metric(args.metric, "--metric")
+    estimator = AutoRanker(metric=metric, time_budget=args.time, cv=args.cv,
                            candidates=_candidates(args.candidates), blend=not args.no_blend,
                            bag_folds=not args.no_bag_folds, n_jobs=args.n_jobs, random_state=args.random_state)
     from ..auto import check_params
@@ -132,14 +135,23 @@ def run(args) -> int:
     if args.report:
         check_output(args.report, "--report", inputs={"DATA": args.data}, force=args.force)
     estimator = build_estimator(args)
-    data = load(args, args.data)
-    y = data.binary_target(args.positive)
+    from ..auto import DEFAULT_METRIC, QUERY_METRIC
+
+    data = load(args, args.data, queries=True)
+    qid = data.qid
+    if qid is None:
+        y = data.binary_target(args.positive)
+        facts = f"{int(y.sum())} relevant"
+    else:
+        y = query_labels(args, data, [] if args.metric is None else [args.metric])
+        facts = query_facts(y, qid)
+    metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
     missing = data.missing()
-    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {int(y.sum())} relevant "
-               f"(label: {data.label_name}); choosing by {estimator.metric}")
-    progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), estimator.metric)
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {facts} "
+               f"(label: {data.label_name}); choosing by {metric}")
+    progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), metric)
     try:
-        estimator.fit(estimator_input(data), y, callbacks=progress)
+        estimator.fit(estimator_input(data), y, callbacks=progress, **({} if qid is None else {"qid": qid}))
     except BaseException:
         progress.abort()
         raise
@@ -151,7 +163,7 @@ def run(args) -> int:
         raise CommandError(f"--out: {exc}") from None
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
-    info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric} "
+    info(args, f"chose {estimator.best_candidate_} ({estimator.selection_reason_}); {estimator.metric_} "
                f"{estimator.best_score_:.4f} over {scored_parts(estimator)}; saved to {args.out} "
                f"[search {estimator.search_time_:.1f}s, refit {estimator.refit_time_:.1f}s]")
     imputation = imputation_note(estimator, missing)
@@ -160,7 +172,7 @@ def run(args) -> int:
     if args.report:
         from ._report import write_report
 
-        write_report(build_report(args, estimator, data, imputation), args.report)
+        write_report(build_report(args, estimator, data, y, imputation), args.report)
         info(args, f"wrote {os.path.normpath(args.report)}")
     return 0
 
@@ -228,7 +240,10 @@ def imputation_note(estimator, missing) -> str:
 
 
 def roc_curves(estimator, y):
-    """``{"out-of-fold": {spec: (y, scores)}}`` of the leading candidates, on the rows every one of them scored."""
+    """``{"out-of-fold": {spec: (y, scores, rows)}}`` of the leading candidates, on the rows every one of them scored.
+
+    ``rows`` is the mask of those rows (for their query ids).
+    """
     import numpy as np
 
     leaders = [r.name for r in estimator.leaderboard_ if r.name in estimator.cv_predictions_]
@@ -239,17 +254,27 @@ def roc_curves(estimator, y):
     if not leaders:
         return None
     rows = np.all([np.isfinite(estimator.cv_predictions_[name]) for name in leaders], axis=0)
-    return {"out-of-fold": {name: (y[rows], estimator.cv_predictions_[name][rows]) for name in leaders}}
+    return {"out-of-fold": {name: (y[rows], estimator.cv_predictions_[name][rows], rows) for name in leaders}}
 
 
-def build_report(args, estimator, data, imputation: str = ""):
-    from ..plotting import figure_bytes, roc_data
+def build_report(args, estimator, data, y, imputation: str = ""):
+    from ..auto import QUERY_METRIC
+    from ..plotting import figure_bytes, metric_at_k_data, roc_data
     from ._report import Report, file_sha256
 
-    y = data.binary_target(args.positive)
     figures = []
     curves = roc_curves(estimator, y)
-    if curves is not None:
+    if curves is not None and data.qid is not None:
+        curves = {split: {name: (y_rows, scores, data.qid[rows]) for name, (y_rows, scores, rows) in models.items()}
+                  for split, models in curves.items()}
+        figure = metric_at_k_data(curves, metric=query_defaults(QUERY_METRIC, data.qid),
+                                  title=f"{os.path.basename(data.source)}: leading candidates")
+        figures.append(("ndcg@k against k of the leading candidates, the mean over queries of out-of-fold scores "
+                        "(each query scored by a model that did not see it, first pass of folds).",
+                        figure_bytes(figure, "svg")))
+    elif curves is not None:
+        curves = {split: {name: (y_rows, scores) for name, (y_rows, scores, _) in models.items()}
+                  for split, models in curves.items()}
         figure = roc_data(curves, title=f"{os.path.basename(data.source)}: leading candidates")
         figures.append(("ROC curves of the leading candidates in counts, from out-of-fold scores (each row scored "
                         "by a model that did not see it, first pass of folds): the right panel zooms on the "
@@ -258,7 +283,7 @@ def build_report(args, estimator, data, imputation: str = ""):
              f"validation parts each candidate was scored on (the parts column) of {estimator.cv_description_}; "
              f"a blend's is its nested estimate (the small-data blend's, its members' rank average on each part)."]
     if not figures:
-        notes.append("No ROC figure: no candidate was scored on the whole first pass of folds, so no row has an "
+        notes.append("No figure: no candidate was scored on the whole first pass of folds, so no row has an "
                      "out-of-fold score of every leading candidate (a longer --time lets them finish).")
     if imputation:
         notes.append(imputation[0].upper() + imputation[1:] + ".")
@@ -271,7 +296,7 @@ def build_report(args, estimator, data, imputation: str = ""):
               ("validation", estimator.cv_description_)],
         columns=table.columns, rows=table.rows, figures=figures,
         models=_chosen_models(estimator),
-        settings={"metric": estimator.metric, "time budget": str(estimator.time_budget),
+        settings={"metric": estimator.metric_, "time budget": str(estimator.time_budget),
                   "candidates": str(estimator.candidates), "blend": str(estimator.blend),
                   "bag_folds": str(estimator.bag_folds),
                   "random_state": str(estimator.random_state),

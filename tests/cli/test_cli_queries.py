@@ -263,31 +263,49 @@ def test_score_libsvm_with_qid_and_id_column_order(files, tmp_path):
 # --------------------------------------------------------------------------
 
 
-def test_auto_refuses_qid_with_advice(files, tmp_path):
-    d, *_ = files
-    status, _, err = run_main("auto", d / "train.csv", "--qid", "query", "-o", tmp_path / "out.json")
-    one_line_error(status, err, "--qid: `rankcore auto` does not fit within queries",
-                   "`rankcore fit DATA --qid query` and `rankcore compare DATA --qid query` do",
-                   "leave out --qid and pass --drop query")
-    assert not (tmp_path / "out.json").exists()
+AUTO = ["--candidates", "trees:n_iter=15,stumps:n_iter=15", "--cv", "3", "--no-blend", "--no-bag-folds"]
 
 
-def test_auto_on_libsvm_with_qid_fits_one_list_and_warns(tmp_path):
-    rng = np.random.default_rng(5)
-    X = np.round(rng.normal(size=(60, 2)), 2)
-    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    lines = [f"{t} {{}}1:{a!r} 2:{b!r}" for t, (a, b) in zip(y, X.tolist())]
-    (tmp_path / "q.svm").write_text("".join(line.format(f"qid:{i % 6} ") + "\n" for i, line in enumerate(lines)))
-    (tmp_path / "p.svm").write_text("".join(line.format("") + "\n" for line in lines))
-    options = ["--candidates", "linear", "--cv", "2", "--no-blend", "--no-bag-folds", "-q"]
-    status, _, err = run_main("auto", tmp_path / "q.svm", *options, "-o", tmp_path / "q.json")
+def test_auto_chooses_within_queries_by_ndcg_on_csv_and_libsvm(files, tmp_path):
+    d, qid, X, grade = files
+    status, out, err = run_main("auto", d / "test.csv", "--qid", "query", "--label", "grade", *AUTO,
+                                "-o", tmp_path / "csv.json", "--report", tmp_path / "auto.html",
+                                "--progress", "none")
     assert status == 0, err
-    assert "rankcore: warning: " in err and "query ids (qid:) are ignored" in err, err
-    assert "`rankcore auto` does not fit within queries" in err
-    status, _, err = run_main("auto", tmp_path / "p.svm", *options, "-o", tmp_path / "p.json")
-    assert status == 0 and "warning" not in err, err
-    a, b = (rankcore.load_model(tmp_path / f"{n}.json") for n in "qp")
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert "queries" in err and "choosing by ndcg@k:10" in err, err
+    assert "ndcg@k:10 (mean ± sd)" in out
+    status, _, err = run_main("auto", d / "test.svm", *AUTO, "-o", tmp_path / "svm.json", "-q")
+    assert status == 0, err
+    by_csv, by_svm = (rankcore.load_model(tmp_path / f"{n}.json") for n in ("csv", "svm"))
+    assert by_csv.ranks_within_queries_ and by_csv.metric_ == "ndcg@k:10"
+    assert by_csv.n_queries_ == np.unique(qid).size
+    np.testing.assert_allclose(by_csv.decision_function(X), by_svm.decision_function(X), rtol=0, atol=1e-9)
+    assert "ndcg@k against k" in (tmp_path / "auto.html").read_text()
+
+
+def test_auto_within_queries_is_the_same_on_shuffled_rows(files, tmp_path):
+    d, qid, X, grade = files
+    lines = (d / "test.csv").read_text().splitlines()
+    order = np.random.default_rng(3).permutation(len(lines) - 1)
+    (tmp_path / "shuffled.csv").write_text("\n".join([lines[0], *(lines[1 + i] for i in order)]) + "\n")
+    for name, path in (("a", d / "test.csv"), ("b", tmp_path / "shuffled.csv")):
+        status, _, err = run_main("auto", path, "--qid", "query", "--label", "grade", *AUTO, "--metric", "map",
+                                  "-o", tmp_path / f"{name}.json", "-q")
+        assert status == 0, err
+    a, b = (rankcore.load_model(tmp_path / f"{n}.json") for n in "ab")
+    assert a.best_candidate_ == b.best_candidate_ and a.metric_ == "map"
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=0, atol=1e-9)
+
+
+def test_auto_with_query_ids_refuses_negative_grades(files, tmp_path):
+    d, *_ = files
+    text = (d / "test.csv").read_text().splitlines()
+    first = text[1].rsplit(",", 1)[0] + ",-1.0"
+    (tmp_path / "neg.csv").write_text("\n".join([text[0], first, *text[2:]]) + "\n")
+    status, _, err = run_main("auto", tmp_path / "neg.csv", "--qid", "query", "--label", "grade", *AUTO,
+                              "-o", tmp_path / "out.json")
+    one_line_error(status, err, "relevance grades >= 0, got -1")
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_evaluate_is_the_same_on_shuffled_rows_with_float_grades(files, tmp_path):
