@@ -283,8 +283,9 @@ def build_report(args, estimator, data, y, imputation: str = ""):
              f"validation parts each candidate was scored on (the parts column) of {estimator.cv_description_}; "
              f"a blend's is its nested estimate (the small-data blend's, its members' rank average on each part)."]
     if not figures:
-        notes.append(f"No {'ndcg@k' if data.qid is not None else 'ROC'} figure: no candidate was scored on the whole first pass of folds, so no row has an "
-                     "out-of-fold score of every leading candidate (a longer --time lets them finish).")
+        figure = "ndcg@k" if data.qid is not None else "ROC"
+        notes.append(f"No {figure} figure: no candidate was scored on the whole first pass of folds, so no row has "
+                     "an out-of-fold score of every leading candidate (a longer --time lets them finish).")
     if imputation:
         notes.append(imputation[0].upper() + imputation[1:] + ".")
     table = leaderboard_table(estimator)

@@ -97,11 +97,11 @@ def test_a_report_without_figure_says_why(tmp_path):
     model = rankcore.boost(n_iter=2, random_state=0).fit(data.X, data.binary_target())
     estimator = types.SimpleNamespace(
         leaderboard_=leaderboard(("linear", "chosen", [0.5, math.nan])), cv_predictions_={},
-        best_candidate_="linear", best_estimator_=model, selection_reason_="the default", metric="auc",
+        best_candidate_="linear", best_estimator_=model, selection_reason_="the default", metric="auc", metric_="auc",
         cv_description_="2-fold stratified cross-validation", time_budget=1.0, candidates="auto", blend=True,
         bag_folds=True, random_state=0)
     args = types.SimpleNamespace(positive=None, _argv=["auto", str(path)])
-    report = build_report(args, estimator, data)
+    report = build_report(args, estimator, data, data.binary_target())
     assert report.figures == []
     assert any(note.startswith("No ROC figure: no candidate was scored on the whole first pass of folds")
                for note in report.notes)
