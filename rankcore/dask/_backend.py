@@ -166,16 +166,18 @@ class DaskBackend(_ShardCaller):
         return total
 
     def learner_search(self, state: ObjectiveState):
-        """A multi-pass layout's search (trees): one round trip per pass.
+        """A multi-pass layout's search (trees): one round trip per pass, batched when the layout can.
 
-        Passes: the root, then one per split (``growth="leafwise"``) or one
-        per level (``growth="depthwise"``).
+        Passes of a tree: the root, then one per level (``growth="depthwise"``
+        and ``"oblivious"``), or, leaf-wise, one per batch of leaves split
+        ahead (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
 
         The first call applies the pending update and computes the gradient
         and curvature on the workers; every call returns each shard's summed
         histograms, added here in shard order.
         """
-        search = self.layout.begin_search()
+        batched = bool(getattr(self.layout, "batched_search", False))
+        search = self.layout.begin_search(batched=True) if batched else self.layout.begin_search()
         first = True
         while (request := search.next_request()) is not None:
             if first:

@@ -243,11 +243,19 @@ class Shard:
             self._grads = (token, grads)
             self._tree_curvature = hess
         grads, hess = self._grads[1], self._tree_curvature
-        total = None
+        total, parts = None, []
         for b, g, h in zip(self.blocks, grads, hess):
             part = self.layout.block_pass(b.codes, g, h, request, n_threads=self.n_threads)
-            if part is not None:
-                total = part if total is None else total + part
+            if part is None:
+                continue
+            if total is None:
+                total = part.copy()
+            else:
+                total += part                 # in place: the same sums, in block order, without a new array
+            parts.append(part)
+        release = getattr(self.layout, "release_histograms", None)
+        if release is not None:
+            release(parts)                    # the blocks' buffers serve the next pass
         return total
 
     def training_scores(self, update):
