@@ -50,6 +50,9 @@ blocks).  A layout declaring ``batched_search`` also takes
 ``begin_search(batched=True)``: a search that asks for more per pass (work
 that may go unused) so as to take fewer passes, for a backend whose passes
 are round trips to other machines; its result is the unbatched search's.
+A layout may offer ``merge_blocks(encoded_blocks)``: one encoded block of
+those blocks' rows in order, which a backend holding several blocks in one
+place searches instead (one histogram per pass, not one per block).
 :func:`multi_pass_search` is the loop for blocks held in memory;
 an in-memory backend calls ``layout.search_in_memory(...)``, which is that
 loop unless the layout has a faster route to the same result (the trees grow

@@ -277,6 +277,17 @@ class TreeLayout(LearnerLayout):
         _histogram.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
         return self._block(codes, offset, row_ids)
 
+    def merge_blocks(self, blocks: list[TreeBlock]) -> TreeBlock:
+        """One block of the rows of ``blocks``, in their order (their training-set positions kept).
+
+        A backend holding several blocks in one place searches them as one:
+        a pass then costs one histogram per node, not one per node and block.
+        """
+        codes = np.concatenate([b.codes for b in blocks])
+        row_ids = np.concatenate([b.row_ids if b.row_ids is not None
+                                  else np.arange(b.offset, b.offset + b.n_rows, dtype=np.int64) for b in blocks])
+        return self._block(codes, 0, row_ids)
+
     def _block(self, codes: np.ndarray, offset: int, row_ids) -> TreeBlock:
         """The block of these codes, with its rows' listed sparse slots when the sparse columns are many."""
         block = TreeBlock(codes, offset, row_ids, self.n_threads)
