@@ -2,7 +2,8 @@
 
 Same splits (features, thresholds, NaN directions, structure), leaf values
 and α to 1e-9 relative, scores within 1e-9; one round trip per search pass
-(the root, then one per split).  No part of Dask is mocked.
+(the root, then one per level or per batch of leaf-wise splits).  No part of
+Dask is mocked.
 """
 
 from __future__ import annotations
