@@ -311,8 +311,6 @@ class BatchedTreeSearch(TreeSearch):
 
     def _next_pass(self):
         lay = self.layout
-        if lay.growth != "leafwise":
-            return super()._next_pass()
         while True:
             n_leaves = sum(1 for nd in self.nodes if "children" not in nd)
             live = {i: sp for i, sp in self.splits.items() if sp is not None}
