@@ -1,8 +1,8 @@
 """A Dask fit fails cleanly or fits correctly, never hangs: a lost worker, one-class and tiny chunks, NaN in X.
 
 Each fit runs in a thread joined with a timeout, so a hang fails the test
-instead of the suite.  The lost-worker test starts its own 2-worker
-LocalCluster (it kills one of its workers); the others use the shared one.
+instead of the suite.  The lost-worker test starts its own one-worker
+LocalCluster (it kills the worker); the others use the shared one.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_a_worker_lost_mid_fit_is_a_clear_error():
     from distributed import Client, LocalCluster
 
     X, y = _data()
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                       memory_limit="1GiB", silence_logs=50) as cluster, Client(cluster) as client:
         def kill_a_worker(info):
             if info.iteration == 1:
