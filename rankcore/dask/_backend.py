@@ -84,18 +84,33 @@ def backend_kind(problem, layout) -> str:
 
 
 class _ShardCaller:
-    """Calls every shard at once and waits for all of them."""
+    """Calls every shard at once and waits for all of them.
+
+    A shard's worker lost during the fit (its process killed, its machine
+    gone) takes the blocks it held with it: Dask actors are not resilient,
+    and Dask reports the lost worker as an ``OSError`` when the call cannot
+    reach it.  That becomes a ``RuntimeError`` saying so.
+    """
 
     def __init__(self, shards):
         self.shards = list(shards)
 
     def call(self, method: str, *args):
-        futures = [getattr(shard, method)(*args) for shard in self.shards]
-        return [f.result() for f in futures]
+        return self._wait(method, [getattr(shard, method)(*args) for shard in self.shards])
 
     def call_each(self, method: str, per_shard_args):
-        futures = [getattr(shard, method)(*args) for shard, args in zip(self.shards, per_shard_args)]
-        return [f.result() for f in futures]
+        return self._wait(method, [getattr(shard, method)(*args) for shard, args in zip(self.shards, per_shard_args)])
+
+    @staticmethod
+    def _wait(method: str, futures):
+        try:
+            return [f.result() for f in futures]
+        except OSError as exc:
+            raise RuntimeError(
+                f"a Dask worker holding training rows was lost during the fit ({method}: {exc}); the encoded "
+                "blocks and scores it held are gone (the shards are Dask actors, which are not resilient): "
+                "fit again"
+            ) from exc
 
 
 class DaskBackend(_ShardCaller):
@@ -166,16 +181,18 @@ class DaskBackend(_ShardCaller):
         return total
 
     def learner_search(self, state: ObjectiveState):
-        """A multi-pass layout's search (trees): one round trip per pass.
+        """A multi-pass layout's search (trees): one round trip per pass, batched when the layout can.
 
-        Passes: the root, then one per split (``growth="leafwise"``) or one
-        per level (``growth="depthwise"``).
+        Passes of a tree: the root, then one per level (``growth="depthwise"``
+        and ``"oblivious"``), or, leaf-wise, one per batch of leaves split
+        ahead (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
 
         The first call applies the pending update and computes the gradient
         and curvature on the workers; every call returns each shard's summed
         histograms, added here in shard order.
         """
-        search = self.layout.begin_search()
+        batched = bool(getattr(self.layout, "batched_search", False))
+        search = self.layout.begin_search(batched=True) if batched else self.layout.begin_search()
         first = True
         while (request := search.next_request()) is not None:
             if first:

@@ -55,7 +55,15 @@ def check_chunk(i: int, X, y, w, *, task: str | None):
     """Validated (X, y, w) of chunk i: X float32/float64 finite, w finite >= 0 (or None)."""
     X = np.asarray(X)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
-    X = check_matrix(X, name=f"X (chunk {i})", dtype=dtype, min_rows=0)
+    try:
+        X = check_matrix(X, name=f"X (chunk {i})", dtype=dtype, min_rows=0)
+    except ValueError:
+        if X.dtype.kind == "f" and np.isnan(X).any():
+            r, c = (int(v[0]) for v in np.nonzero(np.isnan(X)))
+            raise ValueError(f"X (chunk {i}): missing values (NaN) are not supported on Dask, got NaN at row {r}, "
+                             f"column {c}; impute them first (e.g. dask_ml.impute.SimpleImputer), or fit in "
+                             f"memory, where the trees learner takes NaN") from None
+        raise
     if w is not None:
         w = check_scores(w, name=f"sample_weight (chunk {i})", allow_empty=True)
         if (w < 0).any():

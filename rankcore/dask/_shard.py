@@ -140,6 +140,16 @@ class Shard:
         self._h: tuple[Any, list[np.ndarray]] | None = None
         self._grads: tuple[int, list[np.ndarray]] | None = None
         self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
+        # a multi-pass layout that merges blocks searches this worker's blocks as one (their codes move
+        # into it: the per-chunk codes are dropped)
+        self._merged = None
+        self._merged_rows: tuple[np.ndarray, np.ndarray] | None = None     # its gradient and curvature
+        merge = getattr(layout, "merge_blocks", None) if getattr(layout, "multi_pass", False) else None
+        if merge is not None and len(self.blocks) > 1:
+            self._merged = merge([b.codes for b in self.blocks])
+            self._cuts = np.cumsum([b.n_rows for b in self.blocks])[:-1]
+            for b in self.blocks:
+                b.codes = None
         # pairwise fallback: the positives of every shard, and this shard's part of the gradient
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
@@ -149,14 +159,17 @@ class Shard:
     def info(self) -> dict:
         """Rows, blocks and bytes held (for reports and tests)."""
         nbytes = sum(b.scores.nbytes + b.y.nbytes + b.weight.nbytes + getattr(b.codes, "nbytes", 0)
-                     for b in self.blocks)
+                     for b in self.blocks) + getattr(self._merged, "nbytes", 0)
         return {"blocks": [b.index for b in self.blocks], "rows": sum(b.n_rows for b in self.blocks),
                 "bytes": int(nbytes), "threads": self.n_threads}
 
     def _directions(self, ranker) -> list[np.ndarray]:
         if self._h is not None and self._h[0] == ranker:
             return self._h[1]
-        h = [self.layout.evaluate(ranker, b.codes) for b in self.blocks]
+        if self._merged is not None:
+            h = np.split(self.layout.evaluate(ranker, self._merged), self._cuts)
+        else:
+            h = [self.layout.evaluate(ranker, b.codes) for b in self.blocks]
         self._h = (ranker, h)
         return h
 
@@ -242,12 +255,25 @@ class Shard:
                 hess.append(np.asarray(h, dtype=np.float64))
             self._grads = (token, grads)
             self._tree_curvature = hess
+            if self._merged is not None:
+                self._merged_rows = (np.concatenate(grads), np.concatenate(hess))
+        if self._merged is not None:
+            g, h = self._merged_rows
+            return self.layout.block_pass(self._merged, g, h, request, n_threads=self.n_threads)
         grads, hess = self._grads[1], self._tree_curvature
-        total = None
+        total, parts = None, []
         for b, g, h in zip(self.blocks, grads, hess):
             part = self.layout.block_pass(b.codes, g, h, request, n_threads=self.n_threads)
-            if part is not None:
-                total = part if total is None else total + part
+            if part is None:
+                continue
+            if total is None:
+                total = part.copy()
+            else:
+                total += part                 # in place: the same sums, in block order, without a new array
+            parts.append(part)
+        release = getattr(self.layout, "release_histograms", None)
+        if release is not None:
+            release(parts)                    # the blocks' buffers serve the next pass
         return total
 
     def training_scores(self, update):

@@ -46,7 +46,14 @@ are.  ``curvature`` is a positive per-row weight: the objective's diagonal
 Hessian surrogate, or the sample weights.  A multi-pass layout's
 ``encode(X_block, offset=...)`` also receives the position of the block's
 first row in the training set (per-row random draws must not depend on the
-blocks).  :func:`multi_pass_search` is the loop for blocks held in memory;
+blocks).  A layout declaring ``batched_search`` also takes
+``begin_search(batched=True)``: a search that asks for more per pass (work
+that may go unused) so as to take fewer passes, for a backend whose passes
+are round trips to other machines; its result is the unbatched search's.
+A layout may offer ``merge_blocks(encoded_blocks)``: one encoded block of
+those blocks' rows in order, which a backend holding several blocks in one
+place searches instead (one histogram per pass, not one per block).
+:func:`multi_pass_search` is the loop for blocks held in memory;
 an in-memory backend calls ``layout.search_in_memory(...)``, which is that
 loop unless the layout has a faster route to the same result (the trees grow
 a tree in one native call).  Single-pass learners are unchanged.
@@ -154,6 +161,8 @@ class LearnerLayout:
     n_features: int
     #: The search takes several reductions (see "Multi-pass searches" in the module doc).
     multi_pass: ClassVar[bool] = False
+    #: ``begin_search(batched=True)`` gives the same result in fewer passes (see "Multi-pass searches").
+    batched_search: ClassVar[bool] = False
     #: The driver's step is multiplied by this (the trees' learning rate).
     shrinkage: float = 1.0
     #: The candidate's derivative sums Σ g h over a random sample of the rows

@@ -2,7 +2,8 @@
 
 Same splits (features, thresholds, NaN directions, structure), leaf values
 and α to 1e-9 relative, scores within 1e-9; one round trip per search pass
-(the root, then one per split).  No part of Dask is mocked.
+(the root, then one per level or per batch of leaf-wise splits).  No part of
+Dask is mocked.
 """
 
 from __future__ import annotations
@@ -107,3 +108,21 @@ def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noq
     np.testing.assert_allclose(np.asarray(scores.compute()), local.decision_function(X), rtol=1e-9, atol=1e-9)
     # one round trip per level: the root and at most 4 levels per tree, plus the objective's
     assert model.fit_info_["round_trips"] <= 8 * (1 + 4 + 3) + 2
+
+
+def test_default_leafwise_trees_equal_the_in_memory_fit_in_few_round_trips(dask_client):  # noqa: F811
+    """The default ``trees`` (leaf-wise, 31 leaves, subsample 0.8): the in-memory model, about a third of the passes."""
+    X, y = _data(n=3000, d=6, seed=4, sort=False)
+    chunks = (700, 300, 1200, 800)
+    Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
+    model = DaskPushBoost(learner="trees", n_iter=4, random_state=0).fit(Xd, yd)
+    local = rankcore.PushBoost(learner="trees", n_iter=4, random_state=0).fit(X, y)
+    assert model.n_iter_ == local.n_iter_ == 4
+    for a, b in zip(model.rankers_, local.rankers_):
+        assert a.n_leaves == 31
+        for field in ("feature", "threshold", "nan_left", "left", "right"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-9)
+    # one pass per split would be 1 + 30 per tree, plus the line summary: batched, well under half of that
+    assert model.fit_info_["round_trips"] <= 4 * 16 + 2

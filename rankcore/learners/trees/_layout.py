@@ -31,7 +31,7 @@ from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._oblivious import ObliviousSearch
 from ._oblivious_kernels import oblivious_codes
-from ._search import TreeSearch, _Split
+from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
@@ -140,6 +140,7 @@ class TreeLayout(LearnerLayout):
     """
 
     multi_pass = True
+    batched_search = True
     evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
@@ -276,6 +277,17 @@ class TreeLayout(LearnerLayout):
         _histogram.encode(X, self.flat_edges, self.offsets, self.slots, codes, self.n_threads, self.columns)
         return self._block(codes, offset, row_ids)
 
+    def merge_blocks(self, blocks: list[TreeBlock]) -> TreeBlock:
+        """One block of the rows of ``blocks``, in their order (their training-set positions kept).
+
+        A backend holding several blocks in one place searches them as one:
+        a pass then costs one histogram per node, not one per node and block.
+        """
+        codes = np.concatenate([b.codes for b in blocks])
+        row_ids = np.concatenate([b.row_ids if b.row_ids is not None
+                                  else np.arange(b.offset, b.offset + b.n_rows, dtype=np.int64) for b in blocks])
+        return self._block(codes, 0, row_ids)
+
     def _block(self, codes: np.ndarray, offset: int, row_ids) -> TreeBlock:
         """The block of these codes, with its rows' listed sparse slots when the sparse columns are many."""
         block = TreeBlock(codes, offset, row_ids, self.n_threads)
@@ -319,11 +331,19 @@ class TreeLayout(LearnerLayout):
             mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
         return seed, mask
 
-    def begin_search(self) -> TreeSearch | ObliviousSearch:
-        """A new tree: draws this tree's seed (row subsample) and feature subset."""
+    def begin_search(self, *, batched: bool = False) -> TreeSearch | ObliviousSearch:
+        """A new tree: draws this tree's seed (row subsample) and feature subset.
+
+        ``batched``: leaf-wise growth asks for several leaves' partitions per
+        pass (:class:`BatchedTreeSearch`: the same tree in fewer passes, for
+        blocks a round trip away); depth-wise and oblivious growth already
+        take one pass per level.
+        """
         seed, mask = self._draw_tree()
         if self.growth == "oblivious":
             return ObliviousSearch(self, seed, mask)
+        if batched and self.growth == "leafwise":
+            return BatchedTreeSearch(self, seed, mask)
         return TreeSearch(self, seed, mask)
 
     def _keep_below(self) -> int:
@@ -368,8 +388,13 @@ class TreeLayout(LearnerLayout):
             parts = [self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T)
                      for item in request["items"]]
             parts = [p for p in parts if p is not None]
-            return np.stack(parts) if parts else None
-        start, end = block.ranges.pop(request["node"])
+            if not parts:
+                return None
+            stacked = np.stack(parts)
+            self.release_histograms(parts)            # copied into the stack: reused by the next passes
+            return stacked
+        # the node keeps its range: a partition asked ahead (BatchedTreeSearch) may leave it a leaf
+        start, end = block.ranges[request["node"]]
         bits = request.get("left_bins")
         table = _histogram.split_tables(self.slots, np.array([request["feature"]], dtype=np.int32),
                                            np.array([request["bin"]], dtype=np.int32),
@@ -508,9 +533,7 @@ class TreeLayout(LearnerLayout):
                                       encoded.value_index)
             encoded.value_index_of = ranker
             return out
-        if current and encoded.full and len(encoded.ranges) == ranker.n_leaves:
-            for node, (s, e) in encoded.ranges.items():
-                out[encoded.idx[s:e]] = ranker.value[node]
+        if current and encoded.full and self._leaf_values_from_ranges(ranker, encoded, out):
             return out
         bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
         internal = ranker.left >= 0
@@ -521,6 +544,24 @@ class TreeLayout(LearnerLayout):
         _predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
                                     ranker.right, ranker.value, out, self.n_threads)
         return out
+
+    @staticmethod
+    def _leaf_values_from_ranges(ranker: TreeRanker, encoded: TreeBlock, out: np.ndarray) -> bool:
+        """Write h from the block's row ranges of the tree's leaves; False (nothing written) if one is missing.
+
+        The ranges are keyed by the search's node keys (``ranker.block_nodes``,
+        when the search named them so) or node ids.
+        """
+        leaves = np.flatnonzero(ranker.left < 0)
+        keys = getattr(ranker, "block_nodes", None)
+        keys = leaves.tolist() if keys is None else keys[leaves].tolist()
+        ranges = encoded.ranges
+        if not all(k in ranges for k in keys):
+            return False
+        for node, key in zip(leaves.tolist(), keys):
+            s, e = ranges[key]
+            out[encoded.idx[s:e]] = ranker.value[node]
+        return True
 
     def value_index(self, ranker, encoded: TreeBlock) -> np.ndarray | None:
         """Each row's position in ``ranker.values`` (uint8), when the last :meth:`evaluate` of ``ranker``

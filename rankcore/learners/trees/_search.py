@@ -22,7 +22,7 @@ from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._ranker import TIE_TOLERANCE, TreeRanker
 
-__all__ = ["TreeSearch"]
+__all__ = ["TreeSearch", "BatchedTreeSearch"]
 
 
 @dataclass
@@ -249,3 +249,156 @@ class TreeSearch(MultiPassSearch):
         return {"node": node_id, "feature": best.feature, "bin": best.bin, "nan_left": bool(best.nan_left),
                 "left_bins": None if best.left_bins is None else [int(v) for v in best.left_bins],
                 "left_id": a, "right_id": b, "smaller": smaller, "histogram": histogram}
+
+
+class BatchedTreeSearch(TreeSearch):
+    """Leaf-wise growth in few passes: each pass partitions every node the growth may split next.
+
+    The leaf-wise rule needs the children of the best leaf before it can
+    choose the next one, so :class:`TreeSearch` asks for one pass per split.
+    This search asks, in one pass, for the partitions (and the smaller
+    children's histograms) of the nodes with the largest gains -- as many as
+    the tree may still add leaves -- among the live leaves *and* the children
+    of partitions already made (their best splits follow from their
+    histograms alone when ``random_strength`` is 0).  It then takes the
+    leaf-wise decisions on the client, one split at a time, and asks for
+    another pass only when the leaf to split next has not been partitioned.
+    The decisions, node ids and histograms are :class:`TreeSearch`'s, so the
+    tree is the same; a node partitioned ahead and never split costs its
+    histogram and stays a leaf.
+
+    Blocks name nodes by *keys* this search hands out when it asks for a
+    partition (a node's id is known only once the order of the splits is);
+    the tree records each node's key (``block_nodes``), so that ``evaluate``
+    reads h from the blocks' row ranges.  Histograms are kept whole per key
+    (the sibling is subtracted into a new array), so none is handed back to
+    the layout's pool while the search may read it.
+    """
+
+    def __init__(self, layout: "TreeLayout", seed: int, feature_mask: np.ndarray):
+        super().__init__(layout, seed, feature_mask)
+        self.keys: dict[int, int] = {0: 0}          # node id -> the blocks' key of its rows
+        self.next_key = 1
+        self.key_hist: dict[int, np.ndarray] = {}   # key -> its summed histogram, when known
+        self.key_size: dict[int, tuple[int, float]] = {0: (0, 0.0)}      # key -> (depth, rows)
+        self.key_split: dict[int, _Split | None] = {}                    # key -> its split, when worked out
+        self.parted: dict[int, tuple] = {}          # key -> (split, left key, right key) partitioned on the blocks
+        self.asked: list[tuple[int, _Split, int]] = []      # the pending items' (key, split, depth)
+
+    def receive(self, total: np.ndarray | None) -> None:
+        if self.pending is None or self.pending["op"] != "splits":
+            super().receive(total)
+            if 0 in self.hists:
+                self.key_hist[0] = self.hists[0]
+                self.key_size[0] = (0, self.nodes[0]["count"])
+            return
+        request = self._take_request()
+        k = 0
+        for (key, split, depth), item in zip(self.asked, request["items"]):
+            left_key, right_key = item["left_id"], item["right_id"]
+            self.parted[key] = (split, left_key, right_key)
+            self.key_size[left_key] = (depth, split.left[2])
+            self.key_size[right_key] = (depth, split.right[2])
+            if item["histogram"]:
+                small = total[k]
+                k += 1
+                large = np.subtract(self.key_hist[key], small)         # TreeSearch's subtraction, not in place
+                self.key_hist[left_key], self.key_hist[right_key] = (
+                    (small, large) if item["smaller"] == "left" else (large, small))
+
+    def _release(self, node_id: int) -> None:
+        self.hists.pop(node_id, None)                # kept by key: not handed back to the pool
+
+    def _next_pass(self):
+        lay = self.layout
+        while True:
+            n_leaves = sum(1 for nd in self.nodes if "children" not in nd)
+            live = {i: sp for i, sp in self.splits.items() if sp is not None}
+            if n_leaves >= lay.max_leaves or not live:
+                self.done = True
+                return None
+            top = max(sp.gain for sp in live.values())
+            # TreeSearch's choice: ties (within rounding) go to the smallest node id
+            best_id = min(i for i, sp in live.items() if sp.gain >= top - TIE_TOLERANCE * top)
+            parted = self.parted.get(self.keys[best_id])
+            if parted is None or not _same_split(parted[0], live[best_id]):
+                return self._ask_ahead(best_id, live, n_leaves)
+            self._split_ahead(best_id, live[best_id], parted[1:], n_leaves + 1 >= lay.max_leaves)
+
+    def _shadow_split(self, key: int) -> _Split | None:
+        """The split a node not yet in the tree will have (known only without random_strength)."""
+        if key not in self.key_split:
+            lay = self.layout
+            depth, rows = self.key_size[key]
+            hist = self.key_hist.get(key)
+            if (hist is None or lay.random_strength > 0 or (lay.max_depth >= 0 and depth >= lay.max_depth)
+                    or rows < 2 * lay.min_samples_leaf):
+                self.key_split[key] = None
+            else:
+                self.key_split[key] = lay.best_split(hist, self.feature_mask, self.min_weight, self.cat_smooth,
+                                                     seed=self.seed)
+        return self.key_split[key]
+
+    def _ask_ahead(self, best_id: int, live: dict, n_leaves: int) -> dict:
+        """The pass partitioning ``best_id`` and the nodes with the next largest gains."""
+        lay = self.layout
+        in_tree = set(self.keys.values())
+        known = [(sp.gain, self.keys[i], sp, self.nodes[i]["depth"]) for i, sp in live.items()]
+        for key in self.key_hist:
+            if key not in in_tree and (split := self._shadow_split(key)) is not None:
+                known.append((split.gain, key, split, self.key_size[key][0]))
+        # the leaves the tree may still add are at most the budget: the budget's largest gains, known so far
+        known.sort(key=lambda item: (-item[0], item[1]))
+        chosen = [item for item in known[:lay.max_leaves - n_leaves] if item[1] not in self.parted]
+        first = next(item for item in known if item[1] == self.keys[best_id])
+        chosen = [first] + [item for item in chosen if item is not first]
+        self.asked, items = [], []
+        for _, key, best, depth in chosen:
+            child_depth = depth + 1
+            # histograms only if a child may be split afterwards (the last split's children are not)
+            histogram = n_leaves + 1 < lay.max_leaves and (lay.max_depth < 0 or child_depth < lay.max_depth) and any(
+                s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right))
+            items.append({"node": key, "feature": best.feature, "bin": best.bin, "nan_left": bool(best.nan_left),
+                          "left_bins": None if best.left_bins is None else [int(v) for v in best.left_bins],
+                          "left_id": self.next_key, "right_id": self.next_key + 1,
+                          "smaller": "left" if best.left[2] <= best.right[2] else "right", "histogram": histogram})
+            self.asked.append((key, best, child_depth))
+            self.next_key += 2
+        self.pending = {"op": "splits", "id": self.seed, "items": items}
+        return self.pending
+
+    def _split_ahead(self, node_id: int, best: _Split, child_keys: tuple[int, int], last: bool) -> None:
+        """Split ``node_id`` as :class:`TreeSearch` does, from the partition and histograms made ahead."""
+        lay = self.layout
+        del self.splits[node_id]
+        self.hists.pop(node_id, None)
+        parent = self.nodes[node_id]
+        a, b = len(self.nodes), len(self.nodes) + 1
+        parent["children"] = (a, b)
+        parent["split"] = best
+        depth = parent["depth"] + 1
+        for stats in (best.left, best.right):
+            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id})
+        self.keys[a], self.keys[b] = child_keys
+        splittable = [not last and (lay.max_depth < 0 or depth < lay.max_depth)
+                      and s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right)]
+        if any(splittable):
+            for child in (a, b):
+                self.hists[child] = self.key_hist[self.keys[child]]
+                self._consider(child)
+        else:
+            self.splits[a] = self.splits[b] = None
+
+    def result(self) -> Candidate | None:
+        """:meth:`TreeSearch.result`, with each node's key on the blocks (``ranker.block_nodes``)."""
+        self.hists.clear()
+        self.key_hist.clear()
+        candidate = super().result()
+        if candidate is not None:
+            candidate.ranker.block_nodes = np.array([self.keys[i] for i in range(len(self.nodes))], dtype=np.int64)
+        return candidate
+
+
+def _same_split(a: _Split, b: _Split) -> bool:
+    """Whether two splits partition the rows alike."""
+    return (a.feature, a.bin, a.nan_left, a.left_bins) == (b.feature, b.bin, b.nan_left, b.left_bins)

@@ -1,0 +1,220 @@
+"""Dask trees beside LightGBM's and XGBoost's Dask fits: wall time, round trips, peak memory, held-out quality.
+
+A LocalCluster of 2 worker processes x 1 thread; the training rows are
+``dask_synthetic.synthetic(n, 40)`` in 16 chunks, generated on the workers;
+the held-out set is n/4 more rows drawn with another seed (a fifth of all
+rows), brought to the client.  Every learner fits 50 trees (50 iterations
+for the stumps) with its defaults otherwise:
+
+* rankcore ``DaskPushBoost`` with ``trees`` (leaf-wise, 31 leaves),
+  ``trees:growth=depthwise`` and ``stumps`` (``early_stopping=False``);
+* ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
+* ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
+
+Peak worker memory is the largest resident set a worker process reports
+while the fit runs (sampled every 0.5 s by a thread on the client, so
+short peaks may be missed); the wall time covers the whole ``fit``
+(validation, binning, encoding, trees).
+Round trips per tree are rankcore's ``fit_info_["round_trips"]`` over its
+trees (LightGBM and XGBoost reduce over their own sockets: not counted).
+
+Script mode prints the side-by-side table, learners alternating within each
+repetition, with ratios against ``DaskLGBMClassifier`` in the same
+repetition::
+
+    python benchmarks/bench_dask_trees.py 100000 1000000 --repeat 2
+
+Under pytest (``pytest benchmarks/bench_dask_trees.py --benchmark-only``)
+each learner is one benchmark at 2·10⁴ rows (``full`` profile: 10⁵); the
+LightGBM and XGBoost ones skip without those packages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from dask_synthetic import synthetic  # noqa: E402
+
+D = 40
+CHUNKS = 16
+TREES = 50
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore stumps", "DaskLGBMClassifier",
+            "xgboost.dask")
+REFERENCE = "DaskLGBMClassifier"
+
+
+def _rss() -> int:
+    """This process's resident memory in bytes."""
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+class _PeakMemory:
+    """The largest worker resident set seen while the ``with`` block runs (sampled every 0.5 s)."""
+
+    def __init__(self, client):
+        self.client = client
+        self.peak = 0
+        self._stop = threading.Event()
+
+    def _sample(self):
+        while not self._stop.is_set():
+            try:
+                self.peak = max(self.peak, *self.client.run(_rss).values())
+            except Exception:           # a worker busy or restarting: the next sample will do
+                pass
+            self._stop.wait(0.5)
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def _fit(name: str, client, X, y):
+    """(model, round trips per tree or None) of one learner on the cluster."""
+    if name.startswith("rankcore"):
+        from rankcore.dask import DaskPushBoost
+
+        learner = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
+                   "rankcore stumps": "stumps"}[name]
+        model = DaskPushBoost(learner=learner, n_iter=TREES, early_stopping=False, random_state=0,
+                              client=client).fit(X, y)
+        return model, model.fit_info_["round_trips"] / max(1, model.n_iter_)
+    if name == "DaskLGBMClassifier":
+        import lightgbm
+
+        return lightgbm.DaskLGBMClassifier(n_estimators=TREES, client=client, verbose=-1).fit(X, y), None
+    import xgboost.dask
+
+    return xgboost.dask.DaskXGBClassifier(n_estimators=TREES, tree_method="hist", client=client).fit(X, y), None
+
+
+def _scores(name: str, model, X_test) -> np.ndarray:
+    if name.startswith("rankcore"):
+        return np.asarray(model.to_local().decision_function(X_test))
+    if name == "DaskLGBMClassifier":
+        return model.to_local().predict_proba(X_test)[:, 1]
+    return model.get_booster().inplace_predict(X_test) if hasattr(model, "get_booster") else None
+
+
+def available(name: str) -> bool:
+    module = {"DaskLGBMClassifier": "lightgbm", "xgboost.dask": "xgboost.dask"}.get(name)
+    if module is None:
+        return True
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def measure(name: str, client, n: int) -> dict:
+    """Wall time, round trips per tree, peak worker memory and held-out auc / pauc:0.1 of one fit."""
+    import rankcore
+
+    X, y = synthetic(n, D, chunk_rows=-(-n // CHUNKS), seed=0)
+    X_test, y_test = (np.asarray(a) for a in client.compute([*synthetic(n // 4, D, chunk_rows=n // 4, seed=1)],
+                                                               sync=True))
+    with _PeakMemory(client) as memory:
+        start = time.perf_counter()
+        model, trips = _fit(name, client, X, y)
+        seconds = time.perf_counter() - start
+    peak = memory.peak
+    scores = _scores(name, model, X_test)
+    quality = rankcore.evaluate(y_test.astype(int), scores, ["auc", "pauc:0.1"])
+    return {"seconds": seconds, "round_trips_per_tree": trips, "peak_worker_bytes": peak, **quality}
+
+
+def _cluster():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                           memory_limit="8GiB", silence_logs=40)
+    return cluster, Client(cluster)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
+    args = parser.parse_args(argv)
+    names = [name for name in args.learners if available(name)]
+    cluster, client = _cluster()
+    try:
+        for n in args.rows:
+            print(f"\n{n:,d} rows x {D} features, {CHUNKS} chunks, 2 workers x 1 thread, {TREES} trees", flush=True)
+            print(f"{'learner':28s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'trips/tree':>10s} "
+                  f"{'peak MiB':>9s} {'auc':>7s} {'pauc:0.1':>8s}", flush=True)
+            for rep in range(args.repeat):
+                order = names if rep % 2 == 0 else names[::-1]          # alternate: neither side always first
+                results = {}
+                for name in order:
+                    try:
+                        results[name] = measure(name, client, n)
+                    except Exception as exc:             # a library broken on this Dask: say so, go on
+                        results[name] = f"failed: {type(exc).__name__}: {str(exc)[:80]}"
+                reference = results.get(REFERENCE, {}).get("seconds") if isinstance(results.get(REFERENCE), dict) else None
+                for name in names:
+                    r = results[name]
+                    if isinstance(r, str):
+                        print(f"{name:28s} {rep:3d} {r}", flush=True)
+                        continue
+                    ratio = f"{r['seconds'] / reference:7.2f}" if reference else f"{'-':>7s}"
+                    trips = f"{r['round_trips_per_tree']:10.1f}" if r["round_trips_per_tree"] else f"{'-':>10s}"
+                    print(f"{name:28s} {rep:3d} {r['seconds']:8.2f} {ratio} {trips} "
+                          f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
+    finally:
+        client.close()
+        cluster.close()
+
+
+# ----------------------------------------------------------------------
+# pytest-benchmark
+# ----------------------------------------------------------------------
+if __name__ != "__main__":
+    import pytest
+
+    pytest.importorskip("distributed")
+    BENCH_N = 100_000 if os.environ.get("RANKCORE_BENCH_PROFILE", "fast") == "full" else 20_000
+    SUMMARY: list[str] = []
+    SUMMARY_TITLE = "dask trees"
+
+    @pytest.fixture(scope="module")
+    def client():
+        cluster, c = _cluster()
+        yield c
+        c.close()
+        cluster.close()
+
+    @pytest.mark.parametrize("name", LEARNERS)
+    def test_dask_trees_fit(benchmark, client, name):
+        if not available(name):
+            pytest.skip(f"{name} needs {'lightgbm' if 'LGBM' in name else 'xgboost'}")
+        try:
+            result = benchmark.pedantic(measure, args=(name, client, BENCH_N), rounds=1, iterations=1)
+        except TypeError as exc:
+            if name.startswith("rankcore"):
+                raise
+            pytest.skip(f"{name} does not run on this Dask: {exc}")
+        benchmark.extra_info.update(n=BENCH_N, d=D, workers=2, **result)
+        SUMMARY.append(f"{name:28s} n={BENCH_N:,d}: {result['seconds']:6.2f} s, auc {result['auc']:.4f}")
+
+
+if __name__ == "__main__":
+    main()
