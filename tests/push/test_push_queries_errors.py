@@ -55,7 +55,7 @@ def test_push_queries_grades_overflowing_the_gain_name_the_row():
         _fit(rankcore.boost(objective="lambdarank", learner="trees", n_iter=2), y=y, qid=QID)
 
 
-@pytest.mark.parametrize("objective", ["prec@k-avg:5", "mp-squared"])
+@pytest.mark.parametrize("objective", ["prec@k-avg:5", "prec@k-ramp:5"])
 def test_push_queries_single_list_objectives_refuse_qid(objective):
     model = rankcore.boost(objective=objective, learner="stumps", n_iter=2)
     with pytest.raises(ValueError, match=f"qid: the objective '{objective}' ranks one list; it cannot rank within "
