@@ -150,12 +150,12 @@ def lightgbm_with(make_gradients, **params):
 # ----------------------------------------------------------------------
 # rankcore's own trees
 # ----------------------------------------------------------------------
-def rankcore_trees(**params):
-    """``rankcore.boost(learner="trees", **params).fit(X, y, qid=qid)`` with ``n_jobs=threads``."""
+def rankcore_trees(learner="trees", **params):
+    """``rankcore.boost(learner=learner, **params).fit(X, y, qid=qid)`` with ``n_jobs=threads``, seeded."""
     def fit(X, y, qid, threads):
         import rankcore
 
-        model = rankcore.boost(learner="trees", n_jobs=threads, **params).fit(X, y, qid=qid)
+        model = rankcore.boost(learner=learner, n_jobs=threads, random_state=0, **params).fit(X, y, qid=qid)
         return model.decision_function
 
     return fit
@@ -193,4 +193,12 @@ OBJECTIVES_IN_LIGHTGBM = {
 #: rankcore's own trees with ``qid``.
 RANKCORE = {
     "rankcore default": rankcore_trees(),
+    "rc identity": rankcore_trees(price="identity"),
+    "rc pow:4": rankcore_trees(price="pow:4"),
+    "rc lambdarank": rankcore_trees(objective="lambdarank"),
+    "rc subsample=1": rankcore_trees("trees:subsample=1"),
+    "rc rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", n_iter=200),
+    "rc leaves 15": rankcore_trees("trees:max_leaves=15"),
+    "rc stop ndcg@10 (500)": rankcore_trees(early_stopping=True, n_iter=500),
+    "rc identity, stop (500)": rankcore_trees(price="identity", early_stopping=True, n_iter=500),
 }

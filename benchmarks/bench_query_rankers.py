@@ -75,14 +75,14 @@ def test_default_fit(benchmark, small_queries, who):
 # ----------------------------------------------------------------------
 # Script mode
 # ----------------------------------------------------------------------
-def _model_sets(which):
+def _model_sets(which, skip=()):
     """The chosen groups of models, ``LGBMRanker()`` first, without those whose library is not installed."""
     import _query_models as m
 
     sets = {"peers": m.PEERS, "objectives": m.OBJECTIVES_IN_LIGHTGBM, "rankcore": m.RANKCORE}
     chosen = {"LGBMRanker()": m.lgbm_ranker}
     for name in which:
-        chosen.update(sets[name])
+        chosen.update({model: fit for model, fit in sets[name].items() if not any(s in model for s in skip)})
     missing = [name for name in chosen if importlib.util.find_spec(m.REQUIRES.get(name, "lightgbm")) is None]
     for name in missing:
         print(f"left out: {name} ({m.REQUIRES.get(name, 'lightgbm')} is not installed)", file=sys.stderr)
@@ -108,7 +108,7 @@ def _data_sets(which, synthetic_queries_count):
 def run_cv(args):
     from _query_cv import cross_validate, paired_table, seeds_table, summary_table
 
-    models = _model_sets(args.models)
+    models = _model_sets(args.models, args.skip)
     for title, (X, y, qid) in _data_sets(args.data, args.synthetic_queries).items():
         log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
         result = cross_validate(models, X, y, qid, n_splits=args.folds, seeds=args.seeds,
@@ -127,42 +127,71 @@ def run_cv(args):
         sys.stdout.flush()
 
 
-def run_cost(args):
-    """Seconds per iteration as queries grow (same rows): the per-query push's gradients and LightGBM's."""
+def _best_cpu_seconds(funcs, repeats):
+    """Least CPU seconds of each function, the functions taking turns ``repeats`` times."""
+    best = dict.fromkeys(funcs, np.inf)
+    for _ in range(repeats):
+        for name, func in funcs.items():
+            start = time.process_time()
+            func()
+            best[name] = min(best[name], time.process_time() - start)
+    return best
+
+
+def _cost_functions(length, n_rows, rounds):
+    """Callables timing ``rounds`` iterations of each method on ``n_rows`` rows in queries of ``length``."""
     import lightgbm as lgb
 
+    import rankcore
     from _query_models import group_sizes, push_gradients
     from rankcore.metrics import check_qid
 
-    print(f"\n## Cost per iteration, {args.cost_rows:,} rows x 20 features, 1 thread "
-          "(best of 3 alternating runs of 10 iterations, CPU time)\n")
-    print("| query length | push exp,pow:4 gradients | LightGBM round, own lambdarank | "
-          "LightGBM round, push gradients |")
-    print("|---|---|---|---|")
+    X, y, qid = fixed_length_queries(n_rows, length)
+    gradients = push_gradients("exp", "pow:2")(y, check_qid(qid, y.shape[0]))
+    scores = np.random.default_rng(0).normal(size=y.shape[0])
+    base = {"num_threads": 1, "verbose": -1}
+    boosters = {
+        "lambdarank, truncation 30": {**base, "objective": "lambdarank"},
+        "lambdarank, every pair": {**base, "objective": "lambdarank", "lambdarank_truncation_level": length},
+        "push gradients in LightGBM": {**base, "objective": "none"},
+    }
+    boosters = {name: lgb.Booster(params, lgb.Dataset(X, y, group=group_sizes(qid)))
+                for name, params in boosters.items()}
+
+    def updates(booster):
+        custom = (lambda preds, dataset: gradients(preds)) if booster.params["objective"] == "none" else None
+
+        def run():
+            for _ in range(rounds):
+                booster.update(fobj=custom)
+        return run
+
+    def rankcore_fit(n_iter):
+        return lambda: rankcore.boost(learner="trees", n_iter=n_iter, n_jobs=1, random_state=0).fit(X, y, qid=qid)
+
+    funcs = {"push gradients (exp, pow:2)": lambda: [gradients(scores) for _ in range(rounds)]}
+    funcs.update({f"LightGBM round, {name}": updates(booster) for name, booster in boosters.items()})
+    # rankcore's iterations: a fit of 2·rounds minus one of `rounds` (binning and setup cancel out)
+    funcs["rankcore fit, short"] = rankcore_fit(rounds)
+    funcs["rankcore fit, long"] = rankcore_fit(2 * rounds)
+    return funcs
+
+
+def run_cost(args):
+    """CPU milliseconds per iteration as queries grow (same rows): the per-query push and lambdarank."""
+    rounds = 5
+    table = {}
     for length in (100, 1_000, 10_000):
-        X, y, qid = fixed_length_queries(args.cost_rows, length)
-        gradients = push_gradients("exp", "pow:4")(y, check_qid(qid, y.shape[0]))
-        base = {"num_threads": 1, "verbose": -1}
-        boosters = {
-            "lambdarank": lgb.Booster({**base, "objective": "lambdarank"},
-                                      lgb.Dataset(X, y, group=group_sizes(qid))),
-            "push": lgb.Booster({**base, "objective": lambda p, d: gradients(p)},
-                                lgb.Dataset(X, y, group=group_sizes(qid))),
-        }
-        best = {"gradients": np.inf, "lambdarank": np.inf, "push": np.inf}
-        scores = np.random.default_rng(0).normal(size=y.shape[0])
-        for _ in range(3):
-            start = time.process_time()
-            for _ in range(10):
-                gradients(scores)
-            best["gradients"] = min(best["gradients"], (time.process_time() - start) / 10)
-            for name, booster in boosters.items():
-                start = time.process_time()
-                for _ in range(10):
-                    booster.update()
-                best[name] = min(best[name], (time.process_time() - start) / 10)
-        print(f"| {length:,} | {best['gradients'] * 1e3:.1f} ms | {best['lambdarank'] * 1e3:.1f} ms | "
-              f"{best['push'] * 1e3:.1f} ms |")
+        best = _best_cpu_seconds(_cost_functions(length, args.cost_rows, rounds), repeats=2)
+        best["rankcore trees iteration"] = best.pop("rankcore fit, long") - best.pop("rankcore fit, short")
+        table[length] = {name: seconds / rounds for name, seconds in best.items()}
+    names = list(next(iter(table.values())))
+    print(f"\n## Cost per iteration, {args.cost_rows:,} rows x 20 features, 1 thread "
+          f"(CPU ms per iteration, least of 2 alternating runs of {rounds} iterations)\n")
+    print("| query length | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for length, row in table.items():
+        print(f"| {length:,} | " + " | ".join(f"{row[name] * 1e3:.1f}" for name in names) + " |")
 
 
 def main(argv=None):
@@ -172,11 +201,13 @@ def main(argv=None):
     parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic"], choices=["lambdarank", "synthetic"])
     parser.add_argument("--models", nargs="+", default=["peers", "rankcore"],
                         choices=["peers", "objectives", "rankcore"])
+    parser.add_argument("--skip", nargs="+", default=[], metavar="TEXT",
+                        help="leave out the models whose name contains one of these")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--synthetic-queries", type=int, default=100)
-    parser.add_argument("--cost-rows", type=int, default=100_000)
+    parser.add_argument("--synthetic-queries", type=int, default=60)
+    parser.add_argument("--cost-rows", type=int, default=50_000)
     parser.add_argument("--verbose", action="store_true", help="log each fit to stderr")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("lightgbm") is None:
