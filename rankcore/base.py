@@ -53,6 +53,7 @@ __all__ = [
     "check_parameters",
     "check_callbacks",
     "check_eval_set",
+    "refuse_queries",
     "run_callbacks",
     "fits_on_a_copy",
     "reads_a_snapshot",
@@ -218,6 +219,14 @@ def check_parameters(parameters: Sequence[Parameter], values: Mapping[str, Any])
 # --------------------------------------------------------------------------
 # Iterations: callbacks, validation data and the training curve
 # --------------------------------------------------------------------------
+
+
+def refuse_queries(owner: str, qid: Any, group: Any) -> None:
+    """Refuse ``qid``/``group`` in the ``fit`` of an estimator that ranks one list (a ValueError naming it)."""
+    if qid is not None or group is not None:
+        given = "qid" if qid is not None else "group"
+        raise ValueError(f"{owner} ranks one list; it cannot fit within queries ({given}); use "
+                         "rankcore.boost(...), whose push estimators fit within queries")
 
 
 def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False):

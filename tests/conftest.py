@@ -3,6 +3,7 @@
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # The tests live in one folder per package (tests/<package>/); the shared references and fixtures
@@ -18,3 +19,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rankcore"))
+
+
+@pytest.fixture(autouse=True)
+def _fixed_terminal_width(monkeypatch):
+    """Tables and wrapped text laid out for 100 columns, whatever terminal (or test worker) runs the suite."""
+    monkeypatch.setenv("COLUMNS", "100")

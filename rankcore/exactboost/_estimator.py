@@ -16,7 +16,7 @@ from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
-                    run_callbacks)
+                    refuse_queries, run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
@@ -263,7 +263,7 @@ class ExactBoost(Ranker):
     # fit / predict
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, *, eval_set=None, callbacks=None):
+    def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit ``n_runs`` boosting runs on ``X`` (n, d) and two-class labels ``y``.
 
         Parameters
@@ -271,6 +271,9 @@ class ExactBoost(Ranker):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Two labels; the greater one is the relevant class.
+        qid, group : None
+            Not supported: this estimator ranks one list (a ValueError
+            naming it; ``rankcore.boost`` fits within queries).
         eval_set : tuple (X_val, y_val), optional
             Validation data: the metric of the model truncated after each
             round is recorded in ``validation_scores_``.
@@ -287,6 +290,7 @@ class ExactBoost(Ranker):
             ``X``, labels that are not exactly two classes, or metric
             parameters that do not fit the data (k > n).
         """
+        refuse_queries(type(self).__name__, qid, group)
         setup = self._setup_record()
         user_callbacks = check_callbacks(callbacks)
         if y is None:

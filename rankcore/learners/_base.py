@@ -251,6 +251,11 @@ class Learner(Component):
         It takes ``scipy.sparse`` input without making it dense.
     accept_categorical : bool
         Its ``prepare`` takes ``categorical_features=`` (see above).
+    newton_leaves : bool
+        Each weak ranker is a Newton step of the objective on its own: the
+        ranker's values are −Σg/Σh over the rows it groups (trees).  An
+        objective without a value (``lambdarank``) needs such a learner: the
+        driver then adds each ranker with α = 1 (times the shrinkage).
     """
 
     family: ClassVar[str] = "learner"
@@ -272,6 +277,8 @@ class Learner(Component):
     #: ``prepare`` takes ``categorical_features=`` (column indices split by category groups); the
     #: estimators then pass a DataFrame's ``category`` columns as such.
     accept_categorical: ClassVar[bool] = False
+    #: Its rankers' values are Newton steps −Σg/Σh (an objective without a value can be fitted).
+    newton_leaves: ClassVar[bool] = False
 
     def prepare(
         self,

@@ -42,7 +42,7 @@ from ._intervals import (
     confidence_interval,
 )
 
-from ._queries import Queries, check_qid
+from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
 from ._query_evaluate import QueryValues, per_query
 from ._resampling import tie_groups
@@ -71,6 +71,7 @@ __all__ = [
     "per_query",
     "Queries",
     "check_qid",
+    "check_queries",
     "make_query_scorer",
     "QueryValues",
     "NDCG",

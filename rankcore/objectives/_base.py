@@ -123,6 +123,42 @@ at the floor.  A :class:`BoundSeparable` implements
 curvature from its own label, weight, score and the merged stage results G
 only), so blocked and Dask backends get the curvature block by block.
 
+Queries: ranking within queries (optional)
+==========================================
+Search ranks many lists, one per query, and judges each on its own.  An
+objective that can rank the rows of each query against each other only
+declares ``ranks_within_queries = True`` and accepts ``queries=`` in
+:meth:`Objective.bind`: a :class:`~rankcore.metrics.Queries` (each row's
+query, from ``fit(..., qid=...)`` or ``group=...``).  The estimators then
+give it ``y`` as float64 relevance grades (any finite grades >= 0, ints or
+floats) and the bound objective compares only rows of the same query; a
+query whose rows share one grade contributes nothing (the bound objective
+counts such queries in ``n_single_grade_queries``, which the fit reports).
+``queries=None`` is the single list of every other fit, unchanged: the
+estimators never pass ``queries`` when there are none, so an objective (or
+a plugin's) whose ``bind`` predates it keeps working.  The declarations:
+
+``ranks_within_queries``
+    ``bind(..., queries=q)`` is supported.  The default ``bind`` refuses a
+    ``queries`` it cannot use with a ValueError naming the objective; the
+    estimators refuse ``qid`` for such an objective before binding.
+``requires_queries``
+    The objective is defined only within queries (``lambdarank``): a fit
+    without ``qid`` is refused, naming the objective and ``qid``.
+``max_grade``
+    The largest grade the objective takes within queries (``inf``; 1023 for
+    one that forms the gain 2^grade, the largest whose gain is a float64).
+    The estimators check the grades against it in the user's row order.
+``has_value``
+    False for an objective that gives only a gradient and a curvature, no
+    value J (LambdaMART's λ-gradients have no objective whose gradient they
+    are).  Its bound form implements ``value_gradient_hessian`` (the value is
+    NaN and ignored), and the driver takes the Newton step of each weak
+    ranker instead of a line search: α = 1, times the learner's shrinkage,
+    so it needs a learner with Newton leaves (``Learner.newton_leaves``:
+    trees, oblivious trees).  Validation cannot score it by
+    ``scoring="objective"``.
+
 Binding: precomputation and the Dask seam
 =========================================
 The driver calls ``objective.bind(y, sample_weight, n_threads=...)`` once per
@@ -269,6 +305,17 @@ class Objective(Component):
         width s > 0 of the random tie-break offset its training scores start
         from (see "Ties" in the module documentation).  Only the estimators
         read it; calling the objective is unaffected.
+    ranks_within_queries : bool
+        ``bind`` takes ``queries=`` and then ranks the rows of each query
+        against each other, over relevance grades (see "Queries" in the
+        module documentation).
+    requires_queries : bool
+        Defined only within queries: a fit without ``qid`` is refused.
+    has_value : bool
+        False when the objective gives a gradient and curvature but no value
+        J (the driver then takes Newton steps, no line search).
+    max_grade : float
+        The largest relevance grade it takes within queries (``inf``: any).
     sum_over_negatives : bool
         Declares J = log Σ_k t_k for a bipartite, ``log_value`` objective
         whose term t_k reads only negative k's score and weight and the
@@ -286,6 +333,10 @@ class Objective(Component):
     supports_sample_weight: ClassVar[bool] = True
     tie_break_scale: float = 0.0
     sum_over_negatives: ClassVar[bool] = False
+    ranks_within_queries: ClassVar[bool] = False
+    requires_queries: ClassVar[bool] = False
+    has_value: ClassVar[bool] = True
+    max_grade: float = math.inf
 
     # ------------------------------------------------------------------
     # What a simple plugin implements
@@ -349,20 +400,36 @@ class Objective(Component):
     def check_target(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
         """Data-dependent checks of validated labels (e.g. k ≤ n₊); raise ValueError."""
 
+    def check_queries(self, queries: Any) -> None:
+        """Refuse ``queries`` the objective cannot use, or their absence when it needs them (ValueError)."""
+        if queries is not None and not self.ranks_within_queries:
+            raise ValueError(f"qid: the objective {self.spec!r} ranks one list; it cannot rank within queries "
+                             "(use the push objective, e.g. loss='exp' with a price, or objective='lambdarank')")
+        if queries is None and self.requires_queries:
+            raise ValueError(f"qid: the objective {self.spec!r} ranks within queries; pass fit(X, y, qid=...) "
+                             "(one query id per row) or group=... (query sizes)")
+
     # ------------------------------------------------------------------
     # Binding to the data (override for precomputation or fast paths)
     # ------------------------------------------------------------------
-    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1) -> "BoundObjective":
+    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
+             queries: Any = None) -> "BoundObjective":
         """The objective with its data fixed: what the driver uses during a fit.
 
         Parameters
         ----------
         y : ndarray
-            Validated labels (see :meth:`value_and_gradient`).
+            Validated labels (see :meth:`value_and_gradient`); relevance
+            grades (float64) when ``queries`` is given.
         sample_weight : ndarray of float64 or None
         n_threads : int
             Threads the objective may use (kernels take it explicitly).
+        queries : Queries or None
+            Each row's query, for an objective that ``ranks_within_queries``
+            (None: one list).  This default binding ranks one list and
+            refuses queries.
         """
+        self.check_queries(queries)
         if sample_weight is not None and not self.supports_sample_weight:
             raise ValueError(f"objective {self.spec!r} does not support sample_weight; fit without it")
         return _BoundDefault(self, y, sample_weight)

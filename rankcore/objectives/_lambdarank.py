@@ -20,18 +20,29 @@ value is returned.
 Cost: one sort per query and O(min(truncation, n_q) · n_q) pairs -- with no
 truncation O(Σ n_q²), which is inherent to the method: every pair's weight
 depends on both rows' positions.  Memory O(block · n_q).
+
+:class:`LambdaRankObjective` registers it as ``objective="lambdarank"`` for
+the estimators: it requires queries, has no value (``has_value`` False: the
+driver takes each tree's Newton step, α = 1 times the learning rate, as
+LightGBM does), and so needs a learner with Newton leaves (trees).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 from scipy.special import expit
 
 from ..metrics import Queries
+from ..spec import Parameter
+from ._base import BoundObjective, Objective, clip_hessian
 
-__all__ = ["LambdaRank"]
+__all__ = ["LambdaRank", "LambdaRankObjective"]
+
+#: LightGBM's ``lambdarank_truncation_level`` default.
+DEFAULT_TRUNCATION = 30
 
 #: LightGBM adds 0.01 as a single-precision constant to |Δs|; the same double keeps the numbers equal.
 _DISTANCE_OFFSET = float(np.float32(0.01))
@@ -68,7 +79,7 @@ class LambdaRank:
         rescale each query's λ by log2(1 + S) / S.
     """
 
-    def __init__(self, truncation: int | None = 30, sigmoid: float = 1.0, *, norm: bool = True):
+    def __init__(self, truncation: int | None = DEFAULT_TRUNCATION, sigmoid: float = 1.0, *, norm: bool = True):
         self.truncation = None if truncation is None else _check_truncation(truncation)
         self.sigmoid = _check_sigmoid(sigmoid)
         if not isinstance(norm, (bool, np.bool_)):
@@ -163,3 +174,82 @@ class LambdaRank:
         grad[order] = lam
         hess[order] = curv
         return grad, hess
+
+
+class LambdaRankObjective(Objective):
+    """``lambdarank``: LambdaMART's gradients within each query (LightGBM's definition; no value).
+
+    Spec: ``lambdarank``, ``lambdarank:20`` (truncation level),
+    ``lambdarank:truncation=10,sigmoid=2,norm=false``.  Labels are relevance
+    grades (gains 2^y − 1, so grades up to 1023); a fit needs ``qid`` (or
+    ``group``) and a learner with Newton leaves (``trees``, any growth).
+    Sample weights multiply each row's λ and curvature, as in LightGBM.
+    """
+
+    name = "lambdarank"
+    aliases = ("lambdamart",)
+    parameters = (
+        Parameter("truncation", int, default=DEFAULT_TRUNCATION, minimum=1,
+                  doc="pairs need one row among this many top places of the query (LightGBM's "
+                      "lambdarank_truncation_level); also the depth of the ideal DCG"),
+        Parameter("sigmoid", float, default=1.0, minimum=0.0, exclusive_minimum=True, maximum=1e6,
+                  doc="σ > 0 of the RankNet probability 1 / (1 + e^(σ Δs))"),
+        Parameter("norm", bool, default=True,
+                  doc="LightGBM's lambdarank_norm: divide by the score distance, rescale each query's λ"),
+    )
+    examples = ("lambdarank", "lambdarank:10", "lambdarank:truncation=5,sigmoid=2,norm=false")
+    task = "graded"
+    ranks_within_queries = True
+    requires_queries = True
+    has_value = False
+    max_grade = 1023.0                # the gain 2^grade − 1 is a float64
+
+    def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+        """λ and curvature on fixed grades, queries and weights (``queries`` is required)."""
+        self.check_queries(queries)
+        return BoundLambdaRank(self, y, sample_weight, queries)
+
+
+class BoundLambdaRank(BoundObjective):
+    """:class:`LambdaRankObjective` on one training set: gradient and curvature, no value (J is NaN).
+
+    The driver asks for the gradient (to search) and for gradient and
+    curvature (Newton leaves) at the same scores: the last evaluation is kept,
+    so each iteration computes λ once.
+    """
+
+    def __init__(self, objective: LambdaRankObjective, y, sample_weight, queries: Queries):
+        super().__init__(objective, y, sample_weight)
+        self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm)
+        self.queries = queries
+        grades = np.asarray(y, dtype=np.float64)
+        levels = np.unique(np.stack([queries.codes.astype(np.float64), grades]), axis=1)
+        self.n_queries = queries.n_queries
+        self.n_single_grade_queries = int(np.count_nonzero(np.bincount(levels[0].astype(np.int64),
+                                                                       minlength=queries.n_queries) == 1))
+        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def has_hessian(self) -> bool:
+        return True
+
+    def _gradient_hessian(self, scores):
+        if self._last is not None and np.array_equal(self._last[0], scores):
+            return self._last[1], self._last[2]
+        grad, hess = self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight)
+        self._last = (np.array(scores, dtype=np.float64), grad, hess)
+        return grad, hess
+
+    def value(self, scores) -> float:
+        return math.nan
+
+    def value_and_gradient(self, scores):
+        return math.nan, self._gradient_hessian(scores)[0].copy()
+
+    def value_gradient_hessian(self, scores):
+        grad, hess = self._gradient_hessian(scores)
+        return math.nan, grad.copy(), clip_hessian(hess.copy())
+
+    def line(self, scores, direction):
+        raise NotImplementedError(f"objective {self.objective.spec!r} has no value to search a line on; the "
+                                  "driver takes its Newton step")

@@ -5,6 +5,7 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def rankcore_register_objectives():
+    from ._lambdarank import LambdaRankObjective
     from ._push import PushObjective
 
-    return [PushObjective]
+    return [PushObjective, LambdaRankObjective]

@@ -80,7 +80,10 @@ class PushObjective(Objective):
 
     Spec: ``push:<loss>,<price>``, e.g. ``push:exp,pow:4`` (P-Norm Push with
     p = 4), ``push:hinge,pow:2``; defaults ``exp`` and ``identity``
-    (RankBoost).  The estimators build it from their ``loss`` and ``price``
+    (RankBoost).  Bound with ``queries`` it is the push within each query
+    over relevance grades (:mod:`rankcore.objectives._query_push`);
+    ``gain_weighted`` then weights each pair by the gain difference of its
+    grades (on one list of 0/1 labels every pair's weight is 1).  The estimators build it from their ``loss`` and ``price``
     parameters.  Sample weights act as multiplicities: a positive of weight 2
     counts twice in every L_k, a negative of weight 2 counts twice in the sum.
     """
@@ -90,12 +93,15 @@ class PushObjective(Objective):
     parameters = (
         Parameter("loss", _component("loss"), default="exp", doc="a registered loss, e.g. exp or hinge"),
         Parameter("price", _component("price"), default="identity", doc="a registered price, e.g. pow:4"),
+        Parameter("gain_weighted", bool, default=False,
+                  doc="within queries, weight each pair by the gain difference 2^y_i - 2^y_k of its grades"),
     )
     examples = ("push", "push:exp,pow:4", "push:exp,exp:0.5", "push:hinge,pow:2", "push:logistic,identity",
                 "push:sqhinge,pow:4")
     task = "bipartite"
     log_value = True
     sum_over_negatives = True         # R = Σ_k v_k g(L_k): each term reads one negative and all positives
+    ranks_within_queries = True       # bound with queries: the same loss and price per query, over grades
 
     def _validate(self) -> None:
         from ..registry import resolve
@@ -107,6 +113,13 @@ class PushObjective(Objective):
         self._price = self.price if isinstance(self.price, Component) else resolve("price", self.price)
         self.loss, self.price = self._loss.spec, self._price.spec
         self._params.update(loss=self.loss, price=self.price)
+
+    @property
+    def max_grade(self) -> float:
+        """Gain-weighted pairs form 2^grade: grades up to 1023; otherwise any grade."""
+        from ._query_push import MAX_GAIN_GRADE
+
+        return MAX_GAIN_GRADE if self.gain_weighted else math.inf
 
     @property
     def loss_component(self):
@@ -129,7 +142,13 @@ class PushObjective(Objective):
                 f"got zero total {missing} weight"
             )
 
-    def bind(self, y, sample_weight=None, *, n_threads=1):
+    def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+        """The push on one list (0/1 labels), or within each query over relevance grades (``queries``)."""
+        if queries is not None:
+            from ._query_push import QueryPush
+
+            per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted)
+            return per_query.bind(y, queries, sample_weight, owner=self)
         if self._loss.exponential_rate is not None:
             from ._exp_push import BoundExpPush
 

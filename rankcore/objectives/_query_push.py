@@ -24,9 +24,8 @@ form a *level*.  Two forms:
 Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
 ``_push.py``), clipped below at ``HESSIAN_FLOOR``.
 
-Not wired into the estimators: the objective needs each row's query, which the
-:class:`~rankcore.objectives.Objective` contract (``bind(y, sample_weight)``)
-does not carry.
+The estimators reach it through ``PushObjective.bind(y, w, queries=...)``
+(``fit(X, y, qid=...)``): the same loss and price as the single list.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..metrics import Queries
-from ._base import LinePoint, clip_hessian
+from ._base import BoundObjective, LinePoint, clip_hessian
 from ._query_kernels import running_lse
 
 __all__ = ["QueryPush", "BoundQueryPush"]
@@ -65,6 +64,9 @@ class QueryPush:
         Weight each pair (i above k) by 2^{y_i} − 2^{y_k}.
     """
 
+    log_value = True
+    has_value = True
+
     def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False):
         from ..registry import resolve
 
@@ -74,9 +76,18 @@ class QueryPush:
             raise TypeError(f"gain_weighted: expected True or False, got {gain_weighted!r}")
         self.gain_weighted = bool(gain_weighted)
 
-    def bind(self, y, queries: Queries, sample_weight=None) -> "BoundQueryPush":
-        """The objective on fixed grades, queries and weights (sorts the rows once)."""
-        return BoundQueryPush(self, y, queries, sample_weight)
+    @property
+    def spec(self) -> str:
+        """``push:<loss>,<price>`` (with ``,gain_weighted=true``): the push objective it is the per-query form of."""
+        return f"push:{self.loss.spec},{self.price.spec}" + (",gain_weighted=true" if self.gain_weighted else "")
+
+    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None) -> "BoundQueryPush":
+        """The objective on fixed grades, queries and weights (sorts the rows once).
+
+        ``owner`` is the objective component the bound form answers for
+        (its ``objective`` attribute, named in errors); default this one.
+        """
+        return BoundQueryPush(self, y, queries, sample_weight, owner=owner)
 
 
 def _resolved(family: str, value: Any, resolve):
@@ -141,7 +152,7 @@ def _log(x: np.ndarray) -> np.ndarray:
         return np.log(x)
 
 
-class BoundQueryPush:
+class BoundQueryPush(BoundObjective):
     """The per-query push on fixed grades, queries and weights (see the module docstring).
 
     Answers what the boosting driver asks of a bound objective (``value``,
@@ -153,14 +164,13 @@ class BoundQueryPush:
     log_value : bool
         Always True: the working value is J = log R.
     n_rows : int
+    n_queries : int
     n_single_grade_queries : int
         Queries whose rows all share one grade (or have one row): they
         contribute nothing.
     """
 
-    log_value = True
-
-    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None):
+    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None):
         if not isinstance(queries, Queries):
             raise TypeError(f"queries: expected a Queries (rankcore.metrics._queries.check_qid), "
                             f"got {type(queries).__name__}")
@@ -170,7 +180,8 @@ class BoundQueryPush:
         self.gain_weighted = objective.gain_weighted
         y = _check_grades(y, n, self.gain_weighted)
         w = _check_weight(sample_weight, n)
-        self.n_rows = n
+        BoundObjective.__init__(self, objective if owner is None else owner, y, sample_weight)
+        self.n_queries = queries.n_queries
         # One stable sort by (query, grade): the rows of a level are contiguous, levels ascend within a query.
         self.order = np.lexsort((y, queries.codes))
         codes = queries.codes[self.order]
@@ -410,19 +421,4 @@ class BoundQueryPush:
             grad *= math.exp(shift)
         if order == 2 and shift == shift2 and shift:
             hess = _scaled_up(hess, shift)
-        return value, grad, hess
-        c = np.exp(log_c - shift)
-        c2 = np.exp(log_c2 - shift)
-        grad -= c * D
-        for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
-            c_neg = np.ascontiguousarray(c[lo:hi])
-            grad[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c_neg)
-            if order == 2:
-                P, N = loss.curvature_sums(f_pos, w_pos, f_neg, c_neg, np.ascontiguousarray(c2[lo:hi]))
-                hess[hi:stop] += w_pos * P
-                hess[lo:hi] += c2[lo:hi] * D[lo:hi] ** 2 + c_neg * N
-        if shift:
-            scale = math.exp(shift)
-            grad *= scale
-            hess *= scale
         return value, grad, hess

@@ -48,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
-from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, run_callbacks
+from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries, run_callbacks
 from ..validation import (
     check_finite_scores,
     check_fit_data,
@@ -337,7 +337,7 @@ class _LinearAtK(Ranker):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, *, eval_set=None, callbacks=None):
+    def fit(self, X, y, *, qid=None, group=None, eval_set=None, callbacks=None):
         """Fit on ``(X, y)`` for ``n_epochs`` passes over shuffled mini-batches.
 
         Parameters
@@ -347,6 +347,9 @@ class _LinearAtK(Ranker):
             (updates then cost O(nnz of the batch)).
         y : array-like of shape (n_samples,)
             Two distinct labels; the greater one is the relevant class.
+        qid, group : None
+            Not supported: this estimator ranks one list (a ValueError
+            naming it; ``rankcore.boost`` fits within queries).
         eval_set : tuple (X_val, y_val), optional
             Validation data: its prec@k (``score``) after each epoch is
             recorded in ``validation_scores_``.
@@ -360,6 +363,7 @@ class _LinearAtK(Ranker):
         -------
         self
         """
+        refuse_queries(type(self).__name__, qid, group)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         user_callbacks = check_callbacks(callbacks)

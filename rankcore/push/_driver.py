@@ -17,6 +17,11 @@ A multi-pass layout (``layout.multi_pass``, e.g. trees) replaces step 2 by
 ``backend.learner_search(state)``: several reductions over the blocks, one
 per split (see ``rankcore.learners._base``).
 
+An objective without a value (``has_value=False``: LambdaMART's λ-gradients)
+has no line to search: step 3 takes the weak ranker's own Newton step,
+α = 1 (the learner's leaves are −Σg/Σh, ``Learner.newton_leaves``), and J
+is recorded as NaN.
+
 The driver knows nothing about losses, prices, learners' internals or where
 the rows are: it sees a backend (``_backend.py``), a learner layout's
 ``select`` and the line search.
@@ -79,6 +84,7 @@ def run_boosting(
     *,
     n_iter: int,
     log_value: bool,
+    has_value: bool = True,
     tol: float = 0.0,
     max_step: float = MAX_STEP,
     callback: Callable[[BoostingRecord], str | None] | None = None,
@@ -92,6 +98,10 @@ def run_boosting(
     n_iter : int
     log_value : bool
         The objective's working value is a logarithm (Newton on R′).
+    has_value : bool
+        False: the objective gives gradients and curvature only; every
+        step is the weak ranker's Newton step (α = 1 before shrinkage), with
+        no line search, and the records' values are NaN.
     tol : float
         Stop when the best weak ranker's |Σ g h| is at most ``tol``.
     max_step : float
@@ -113,8 +123,8 @@ def run_boosting(
         never reported as convergence.
     """
     state = backend.objective_state()
-    value = backend.value(state)
-    if not (math.isfinite(value) or value == -math.inf):
+    value = backend.value(state) if has_value else math.nan
+    if has_value and not (math.isfinite(value) or value == -math.inf):
         raise FloatingPointError(f"the objective is not finite at the initial scores (J = {value})")
     result = BoostingResult(initial_value=value)
     for iteration in range(1, n_iter + 1):
@@ -135,30 +145,26 @@ def run_boosting(
         if abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
-        phi = backend.line_function(state, candidate.ranker)
-        try:
-            search = _minimize_line(phi, log_value, max_step)
-        except FloatingPointError as exc:
-            _overflow(result, iteration, str(exc))
-            break
-        if not (math.isfinite(search.alpha) and (math.isfinite(search.value) or search.value == -math.inf)):
-            _overflow(result, iteration, f"the line search returned alpha = {search.alpha}, J = {search.value}")
-            break
-        if search.alpha == 0.0:
-            result.stop_reason = "converged" if search.reason == "stationary" else "no_decrease"
-            break
+        if has_value:
+            search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
+            if search is None:
+                break
+            step, evaluations = search.alpha, search.n_evaluations
+        else:
+            step, evaluations = 1.0, 0
         # shrinkage (the trees' learning rate): f ← f + η·α·h, recorded as the coefficient η·α
-        alpha = search.alpha * float(getattr(layout, "shrinkage", 1.0))
+        alpha = step * float(getattr(layout, "shrinkage", 1.0))
         backend.apply_update(candidate.ranker, alpha)
         state = backend.objective_state()
-        new_value = backend.value(state)
-        if math.isnan(new_value) or new_value == math.inf:
-            # the update is not recorded: the model stays the last finite one
-            _overflow(result, iteration, f"the objective became {new_value} after the step")
-            break
-        value = new_value
+        if has_value:
+            new_value = backend.value(state)
+            if math.isnan(new_value) or new_value == math.inf:
+                # the update is not recorded: the model stays the last finite one
+                _overflow(result, iteration, f"the objective became {new_value} after the step")
+                break
+            value = new_value
         record = BoostingRecord(iteration, candidate.ranker, float(alpha), float(value),
-                                float(candidate.derivative), search.n_evaluations)
+                                float(candidate.derivative), evaluations)
         result.records.append(record)
         if callback is not None:
             reason = callback(record)
@@ -168,6 +174,23 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol)
     return result
+
+
+def _search_line(backend, state, ranker, log_value: bool, max_step: float, result: BoostingResult, iteration: int):
+    """The line search along ``ranker``; None when the fit stops here (overflow, or no step lowers J)."""
+    phi = backend.line_function(state, ranker)
+    try:
+        search = _minimize_line(phi, log_value, max_step)
+    except FloatingPointError as exc:
+        _overflow(result, iteration, str(exc))
+        return None
+    if not (math.isfinite(search.alpha) and (math.isfinite(search.value) or search.value == -math.inf)):
+        _overflow(result, iteration, f"the line search returned alpha = {search.alpha}, J = {search.value}")
+        return None
+    if search.alpha == 0.0:
+        result.stop_reason = "converged" if search.reason == "stationary" else "no_decrease"
+        return None
+    return search
 
 
 def _best_candidate(backend, layout, state):

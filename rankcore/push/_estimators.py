@@ -43,7 +43,11 @@ from ._driver import BoostingRecord, run_boosting
 from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
-from ._scoring import LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring
+from ..metrics import Queries, check_qid
+from ._queries import check_grades, query_rows, subset
+from ._query_defaults import QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE
+from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
+                       within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._validation import (
     MIN_HOLDOUT_ROWS,
@@ -51,6 +55,7 @@ from ._validation import (
     large_data_learner,
     patience,
     selected_iteration,
+    plan_query_validation,
     plan_validation,
     resolve_early_stopping,
 )
@@ -77,6 +82,9 @@ class BoostSetup(EstimatorSetup):
         ``n_jobs`` as a thread count.
     n_iter : int
         The iteration cap: ``n_iter``, or the default for None.
+    within_queries : bool
+        The setup of a fit within queries (``_BaseBoost._query_setup``): the
+        labels are relevance grades, validation and :meth:`score` go per query.
     """
 
     objective: Any
@@ -85,10 +93,12 @@ class BoostSetup(EstimatorSetup):
     validation: Any
     n_threads: int
     n_iter: int
+    within_queries: bool = False
 
     @property
     def task(self) -> str:
-        return self.objective.task
+        """The labels a fit takes: the objective's, or relevance grades (``"graded"``) within queries."""
+        return "graded" if self.within_queries else self.objective.task
 
     def for_large_data(self) -> "BoostSetup":
         """The setup when ``early_stopping="auto"`` switches on: the learner's large-data settings.
@@ -103,7 +113,7 @@ class BoostSetup(EstimatorSetup):
         if self.params.n_iter is None and self.learner.large_data_n_iter is not None:
             n_iter = int(self.learner.large_data_n_iter)
         validation = self.validation
-        if self.params.scoring is None and self.task != "graded":
+        if self.params.scoring is None and self.task != "graded":     # (within queries: graded, ndcg@k:10)
             validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
@@ -130,10 +140,33 @@ class _BaseBoost(Ranker):
         params = self._check_params()
         learner = resolve_parameter("learner", "learner", params.learner)
         objective = self._objective(params, learner)
+        _check_steps(objective, learner, params.scoring)
         metric = self._scoring_metric(objective.task, params.scoring)
         validation = ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING else MetricScoring(metric)
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
         return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
+
+    def _query_objective(self, params: CheckedParams, learner, objective) -> Any:
+        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults)."""
+        return objective
+
+    def _query_setup(self, setup: BoostSetup) -> BoostSetup:
+        """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them."""
+        params = setup.params
+        learner = setup.learner
+        extra = QUERY_LEARNER_PARAMS.get(learner.name)
+        if extra:
+            learner = large_data_learner(params.learner, learner, extra)
+        objective = self._query_objective(params, learner, setup.objective)
+        _check_steps(objective, learner, params.scoring)
+        metric = setup.metric
+        if params.scoring in (None, OBJECTIVE_SCORING):
+            metric = resolve_parameter("scoring", "metric", QUERY_METRIC)
+        validation = (ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING
+                      else MetricScoring(metric, default=params.scoring is None))
+        n_iter = int(QUERY_N_ITER) if params.n_iter is None and QUERY_N_ITER is not None else setup.n_iter
+        return replace(setup, objective=objective, learner=learner, metric=metric, validation=validation,
+                       n_iter=n_iter, within_queries=True)
 
     def _scoring_metric(self, task: str, scoring: Any = None):
         """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
@@ -202,9 +235,13 @@ class _BaseBoost(Ranker):
         check_same_length(X=np.empty(n), y=y_clean)
         return y_clean, classes
 
+    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, eval_set=None, callbacks=None):
-        """Boost up to ``n_iter`` weak rankers on ``(X, y)``.
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
+        """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
         Parameters
         ----------
@@ -213,9 +250,22 @@ class _BaseBoost(Ranker):
         y : array-like of shape (n_samples,)
             Two labels (the greater one is the relevant class ranked on
             top) for bipartite objectives; real-valued grades for graded ones.
+            With ``qid``: relevance grades, any finite numbers >= 0.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights, used as multiplicities by the push objective.
-        eval_set : tuple (X_val, y_val), optional
+        qid : array-like of shape (n_samples,), optional
+            One query id per row (any hashable type; rows need not be sorted
+            or contiguous): rank within each query.  The objective compares
+            only rows of the same query and orders every lower grade below the
+            higher ones (the push objective of ``loss`` and ``price`` per
+            query; ``objective="lambdarank"``); a query whose rows share one
+            grade contributes nothing (``n_queries_without_pairs_``).  Early
+            stopping holds out whole queries, and validation and
+            :meth:`score` go per query (``ndcg@k:10`` unless ``scoring``
+            says otherwise).
+        group : array-like of int, optional
+            LightGBM's form of ``qid``: the sizes of consecutive queries.
+        eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
             Validation data scored by ``scoring`` after every iteration
             (``validation_scores_``); when early stopping is on (``True``, or
             ``"auto"`` on more than 10,000 training rows) it replaces the
@@ -235,53 +285,80 @@ class _BaseBoost(Ranker):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup_record()
-        params, objective, learner = setup.params, setup.objective, setup.learner
         user_callbacks = check_callbacks(callbacks)
-        X_arr = self._check_X(X, reset=True, learner=learner)
-        y_clean, classes = self._check_target(objective, y, X_arr.shape[0])
-        w = None if sample_weight is None else check_sample_weight(sample_weight, X_arr.shape[0])
+        X_arr = self._check_X(X, reset=True, learner=setup.learner)
+        n = X_arr.shape[0]
+        rows = query_rows(qid, group, n)
+        if rows is None:
+            setup.objective.check_queries(None)
+            y_clean, classes = self._check_target(setup.objective, y, n)
+            queries = None
+        else:
+            setup = self._query_setup(setup)
+            setup.objective.check_queries(rows.queries)
+            y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
+            X_arr = rows.take(X_arr)
+        params, objective, learner = setup.params, setup.objective, setup.learner
+        w = None if sample_weight is None else check_sample_weight(sample_weight, n)
         if w is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+        w = w if rows is None else rows.take(w)
         if params.thresholds is not None and not learner.uses_thresholds:
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         seed = int_seed(params.random_state)
         stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
-                                          has_eval_set=eval_set is not None, stratify=objective.task != "graded")
+                                          has_eval_set=eval_set is not None, stratify=setup.task != "graded",
+                                          n_queries=None if queries is None else queries.n_queries)
         if stopping.fallback:
             warnings.warn(stopping.fallback, UserWarning, stacklevel=3)
         if stopping.auto:
             setup = setup.for_large_data()
+        if queries is not None:
+            self._describe_queries(setup, y_clean, queries)
         fit_on = self._make_backend_factory(setup, seed)
+        data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
         if stopping.mode == "select":
-            self._fit_with_selected_n_iter(setup, X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
+            self._fit_with_selected_n_iter(setup, *data, queries=queries)
             return self
         if stopping.mode == "holdout":
-            self._fit_on_holdout(setup, X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
+            self._fit_on_holdout(setup, *data, queries=queries)
             return self
-        X_val = y_val = None
-        if eval_set is not None:
-            X_val, y_val = self._check_eval_set(eval_set, objective, classes, setup.learner)
-        objective.check_target(y_clean, w)
-        layout, backend = fit_on(X_arr, y_clean, w)
+        X_val = y_val = q_val = None
+        if eval_set is not None and queries is not None:
+            X_val, y_val, q_val = self._check_query_eval_set(eval_set, setup)
+        elif eval_set is not None:
+            X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
+        _check_rows(objective, y_clean, w, queries)
+        layout, backend = fit_on(X_arr, y_clean, w, queries)
         result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
-                                                     stop_early=stopping.mode == "eval_set")
+                                                     stop_early=stopping.mode == "eval_set", q_val=q_val)
         self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         return self
+
+    def _describe_queries(self, setup: BoostSetup, y: np.ndarray, queries) -> None:
+        """Set the queries' fitted attributes (every query given to ``fit``) and report them with ``verbose``."""
+        levels = np.unique(np.stack([queries.codes.astype(np.float64), y]), axis=1)[0].astype(np.int64)
+        self.n_queries_ = queries.n_queries
+        self.n_queries_without_pairs_ = int(np.count_nonzero(np.bincount(levels, minlength=queries.n_queries) == 1))
+        if setup.params.verbose:
+            print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
+                  "no pair to order)", file=sys.stdout, flush=True)
 
     def _make_backend_factory(self, setup: BoostSetup, seed):
         """A function (X, y, w) -> (layout, backend) preparing the learner and objective on some rows."""
         objective, learner, n_threads = setup.objective, setup.learner, setup.n_threads
         thresholds = setup.params.thresholds
 
-        def fit_on(X, y, w):
+        def fit_on(X, y, w, queries=None):
             # a DataFrame's category columns, for learners that split by category groups
             categorical = getattr(self, "_categorical_columns", ())
             extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
             layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
                                      n_threads=n_threads, **extra)
-            problem = objective.bind(y, w, n_threads=n_threads)
+            # queries reach the objective only when there are some: a plugin's bind(y, w, n_threads=) works as before
+            problem = objective.bind(y, w, n_threads=n_threads, **({} if queries is None else {"queries": queries}))
             # A non-smooth objective starts from distinct training scores (never part of the model).
             start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
@@ -289,24 +366,28 @@ class _BaseBoost(Ranker):
 
         return fit_on
 
-    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
+    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
         """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
 
         No refit on every row (it would double the cost): the model is the
         best prefix of the fit on the other rows, as scikit-learn's
         HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
+        With ``queries`` the hold-out is whole queries.
         """
         objective = setup.objective
-        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
+        fraction = setup.params.validation_fraction
+        plan = (plan_validation(y, fraction, seed, stratify=objective.task != "graded") if queries is None
+                else plan_query_validation(queries, fraction, seed))
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-        objective.check_target(y[tr], w_tr)
-        layout, backend = fit_on(X[tr], y[tr], w_tr)
+        q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
+        _check_rows(objective, y[tr], w_tr, q_tr)
+        layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
         result, records, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va, user_callbacks,
-                                                     stop_early=True)
+                                                     stop_early=True, q_val=q_va)
         self._set_fitted(setup, classes, result, records, history, best, monitor=True)
 
-    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
+    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
         """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
@@ -318,20 +399,22 @@ class _BaseBoost(Ranker):
         ``CV_SLACK`` standard errors of the best mean loss
         (:func:`~rankcore.push._validation.selected_iteration`).  That count is
         then boosted on all the rows, with ``verbose`` and ``callbacks``.
-        Works for any learner: only ``prepare``/``predict`` are used.
+        Works for any learner: only ``prepare``/``predict`` are used.  With
+        ``queries`` every split keeps queries whole.
         """
         objective, scoring = setup.objective, setup.validation
-        stratify = objective.task != "graded"
-        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=stratify,
-                               min_rows=MIN_HOLDOUT_ROWS)
+        fraction = setup.params.validation_fraction
+        plan = (plan_validation(y, fraction, seed, stratify=objective.task != "graded", min_rows=MIN_HOLDOUT_ROWS)
+                if queries is None else plan_query_validation(queries, fraction, seed, min_rows=MIN_HOLDOUT_ROWS))
         n_iter = setup.n_iter
         losses, scores, reasons = [], [], []
         for tr, va in plan.folds:
             w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-            objective.check_target(y[tr], w_tr)
-            layout, backend = fit_on(X[tr], y[tr], w_tr)
+            q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
+            _check_rows(objective, y[tr], w_tr, q_tr)
+            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
             result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
-                                                   stop_early=plan.kind == "holdout", silent=True)
+                                                   stop_early=plan.kind == "holdout", silent=True, q_val=q_va)
             curve = np.array([best["start"]] + history, dtype=np.float64)
             # a fit that converged early keeps its last scores for the remaining iterations
             curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
@@ -344,11 +427,11 @@ class _BaseBoost(Ranker):
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        objective.check_target(y, w)
+        _check_rows(objective, y, w, queries)
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
-        layout, backend = fit_on(X, y, w)
+        layout, backend = fit_on(X, y, w, queries)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, None, None, user_callbacks,
                                             n_iter=best_n, stop_early=False)
@@ -361,7 +444,7 @@ class _BaseBoost(Ranker):
                               f"{scoring.name} ({plan.kind})", stacklevel=4)
 
     def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
-               stop_early=False, silent=False):
+               stop_early=False, silent=False, q_val=None):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
@@ -370,12 +453,14 @@ class _BaseBoost(Ranker):
         -- of tied best validation scores the later one, so that a metric that
         saturates (AUC 1 on a small validation set) does not stop the fit at
         its first perfect iteration.  ``n_iter`` overrides ``setup.n_iter``;
-        ``silent`` turns progress off (the selection fits of early stopping).
+        ``silent`` turns progress off (the selection fits of early stopping);
+        ``q_val``: the validation rows' queries (scored per query).
         """
         n_iter = setup.n_iter if n_iter is None else int(n_iter)
         wait = patience(setup.params.n_iter_no_change, n_iter)
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
-        score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads)
+        score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads,
+                                                                    queries=q_val)
         to_loss = setup.validation.to_loss
         history: list[float] = []
         progress = Progress(0 if silent else setup.params.verbose, n_iter,
@@ -416,7 +501,7 @@ class _BaseBoost(Ranker):
             best.update(iteration=0, loss=to_loss(start), start=start)
         progress.start()
         result = run_boosting(backend, layout, n_iter=n_iter, log_value=setup.objective.log_value,
-                              tol=float(setup.params.tol), callback=callback)
+                              has_value=setup.objective.has_value, tol=float(setup.params.tol), callback=callback)
         records = result.records
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
@@ -432,7 +517,7 @@ class _BaseBoost(Ranker):
         objective, learner = setup.objective, setup.learner
         self.objective_spec_ = objective.spec
         self.learner_spec_ = learner.spec
-        self.task_ = objective.task
+        self.task_ = setup.task
         if classes is not None:
             self.classes_ = classes
         self.rankers_ = [r.ranker for r in records]
@@ -450,13 +535,29 @@ class _BaseBoost(Ranker):
             self.validation_metric_ = setup.validation.name
         self._learner = learner
 
-    def _check_eval_set(self, eval_set, objective, classes, learner):
-        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
-            raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val, _ = check_learner_matrix(eval_set[0], learner, name="eval_set X", categories=self._categories(),
+    def _check_query_eval_set(self, eval_set, setup):
+        """(X_val, y_val, queries of the validation rows) of ``eval_set=(X_val, y_val, qid_val)`` within queries."""
+        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
+            raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
+        X_val = self._check_eval_matrix(eval_set[0], setup.learner)
+        n_val = X_val.shape[0]
+        return (X_val, check_grades(eval_set[1], n_val, name="eval_set y", objective=setup.objective),
+                check_qid(eval_set[2], n_val, name="eval_set qid"))
+
+    def _check_eval_matrix(self, X, learner):
+        X_val, _ = check_learner_matrix(X, learner, name="eval_set X", categories=self._categories(),
                                         feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
             raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
+        return X_val
+
+    def _check_eval_set(self, eval_set, objective, classes, learner):
+        if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
+            raise ValueError("eval_set: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
+                             "pass a pair (X_val, y_val)")
+        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
+            raise ValueError("eval_set: expected a pair (X_val, y_val)")
+        X_val = self._check_eval_matrix(eval_set[0], learner)
         if objective.task == "graded":
             y_val = check_graded_labels(eval_set[1], name="eval_set y")
         else:
@@ -542,11 +643,20 @@ class _BaseBoost(Ranker):
             yield scores
 
     @reads_a_snapshot
-    def score(self, X, y) -> float:
-        """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better)."""
+    def score(self, X, y, qid=None) -> float:
+        """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
+
+        With ``qid`` (one query id per row) the metric is computed within
+        each query and averaged over the queries it counts.  A model fitted
+        within queries scores by ``ndcg@k:10`` unless ``scoring`` names a
+        metric (on queries shorter than 10 rows: NDCG of the whole query).
+        """
         check_is_fitted(self)
         task = getattr(self, "task_", "bipartite")
         setup = self._setup_record()
+        default = self.ranks_within_queries_ and setup.params.scoring in (None, OBJECTIVE_SCORING)
+        if self.ranks_within_queries_:
+            setup = self._query_setup(setup)
         metric = setup.metric if setup.task == task else self._scoring_metric(task)
         scores = self.decision_function(X)
         if getattr(self, "task_", "bipartite") == "graded":
@@ -557,8 +667,18 @@ class _BaseBoost(Ranker):
                 raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
             y_clean = (y_arr == self.classes_[1]).astype(np.int8)
         check_same_length(X=scores, y=y_clean)
-        value = float(metric(y_clean, scores))
+        queries = Queries.single(scores.shape[0]) if qid is None else check_qid(qid, scores.shape[0])
+        if qid is None and not default:
+            value = float(metric(y_clean, scores))
+        else:
+            value = query_scorer(within_largest_query(metric, queries) if default else metric, y_clean, queries)(scores)
         return value if metric.greater_is_better else -value
+
+    @property
+    def ranks_within_queries_(self) -> bool:
+        """Whether the model was fitted within queries (``fit(..., qid=...)`` or ``group=``)."""
+        check_is_fitted(self)
+        return hasattr(self, "n_queries_")
 
     # ------------------------------------------------------------------
     # Persistence (rankcore.persistence: JSON, no pickle)
@@ -568,6 +688,26 @@ class _BaseBoost(Ranker):
 
     def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
         restore_push_state(self, state, setup)
+
+
+def _check_steps(objective, learner, scoring) -> None:
+    """An objective without a value takes Newton steps: it needs Newton leaves, and cannot be the validation score."""
+    if objective.has_value:
+        return
+    if not learner.newton_leaves:
+        raise ParameterError(f"objective {objective.spec!r} gives gradients and curvature but no value, so each step "
+                             f"is a weak ranker's own Newton step; the learner {learner.spec!r} has no Newton leaves "
+                             "(use learner='trees', with any growth)")
+    if scoring == OBJECTIVE_SCORING:
+        raise ParameterError(f"scoring='objective': the objective {objective.spec!r} has no value to validate on; "
+                             f"pass a metric such as {QUERY_METRIC!r}")
+
+
+def _check_rows(objective, y: np.ndarray, w, queries) -> None:
+    """The objective's own checks of the rows a fit binds it to (one list: ``check_target``; within queries the
+    bound objective checks its grades and queries itself)."""
+    if queries is None:
+        objective.check_target(y, w)
 
 
 def _log_objective(estimator) -> bool:
@@ -619,7 +759,15 @@ _ATTRIBUTES_DOC = """
         ``objective_values_`` and ``validation_scores_`` per iteration
         (:class:`rankcore.base.TrainingCurve`).
     classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the relevant class ranked on top.
+        The two labels; ``classes_[1]`` is the relevant class ranked on top
+        (not set for graded labels, nor within queries).
+    n_queries_ : int
+        Fitted within queries (``qid``/``group``): the queries given to fit.
+    n_queries_without_pairs_ : int
+        Of them, the queries whose rows share one grade: no pair to order,
+        they contribute nothing to the objective.
+    ranks_within_queries_ : bool
+        Whether the model was fitted within queries.
     objective_spec_, learner_spec_ : str
         The resolved components.
     n_features_in_, feature_names_in_
@@ -669,6 +817,17 @@ class PushBoost(_BaseBoost):
                 "(leave them at their defaults, or use objective='push:<loss>,<price>')"
             )
         return resolve_parameter("objective", "objective", params.objective)
+
+    def _query_objective(self, params, learner, objective):
+        from ..objectives import PushObjective
+
+        if params.objective is not None or getattr(params.loss, "spec", params.loss) != "exp":
+            return objective
+        if QUERY_OBJECTIVE is not None:
+            return resolve_parameter("objective", "objective", QUERY_OBJECTIVE)
+        if params.price is None and QUERY_PRICE is not None:
+            return PushObjective(loss=objective.loss_component, price=resolve_parameter("price", "price", QUERY_PRICE))
+        return objective
 
 
 class PNormPush(_BaseBoost):

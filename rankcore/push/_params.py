@@ -173,6 +173,9 @@ PUSH_FITTED = (
     Fitted("best_iteration_", "best_iteration", int, optional=True),
     Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
+    # fitted within queries (their presence is ``ranks_within_queries_``)
+    Fitted("n_queries_", "n_queries", int, optional=True),
+    Fitted("n_queries_without_pairs_", "n_queries_without_pairs", int, optional=True),
     Fitted("_learner"),
 )
 

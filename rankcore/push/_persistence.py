@@ -18,6 +18,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     Raises ``ModelFormatError`` (through ``estimator._state_error``) naming the field.
     """
     fail = estimator._state_error
+    n_queries = _check_queries(state, fail)
+    if n_queries is not None:
+        setup = estimator._query_setup(setup)
     objective = setup.objective
     learner, cap = _check_components(state, setup, fail)
     d = state["n_features_in"]
@@ -26,11 +29,11 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
-    values = _check_objective_values(state, T, fail)
+    values = _check_objective_values(state, T, objective.has_value, fail)
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
-    classes = _check_classes(state, objective.task, fail)
+    classes = _check_classes(state, setup.task, fail)
     names = state.get("feature_names_in")
     check_feature_names(names, d, fail)
     has_val = _check_validation_scores(state, T, fail)
@@ -41,7 +44,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
 
     estimator.objective_spec_ = objective.spec
     estimator.learner_spec_ = learner.spec
-    estimator.task_ = objective.task
+    estimator.task_ = setup.task
     if classes is not None:
         estimator.classes_ = classes
     estimator.n_features_in_ = d
@@ -59,6 +62,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.validation_metric_ = metric
     if categories is not None:
         estimator.categories_ = categories
+    if n_queries is not None:
+        estimator.n_queries_, estimator.n_queries_without_pairs_ = n_queries
     estimator._learner = learner
 
 
@@ -78,8 +83,8 @@ def _check_components(state: dict, setup, fail):
         cap = max(cap, large.n_iter)
     if state["learner"] != learner.spec:
         fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
-    if state["task"] != objective.task:
-        fail(f"task {state['task']!r} does not match the objective's ({objective.task!r})")
+    if state["task"] != setup.task:
+        fail(f"task {state['task']!r} does not match the objective's ({setup.task!r})")
     return learner, cap
 
 
@@ -114,11 +119,33 @@ def _check_rankers(state: dict, learner, T: int, d: int, fail) -> list:
     return rankers
 
 
-def _check_objective_values(state: dict, T: int, fail) -> np.ndarray:
-    """The objective before and after each of the ``T`` iterations: never NaN, +inf or increasing."""
+def _check_queries(state: dict, fail) -> tuple[int, int] | None:
+    """(n_queries, n_queries_without_pairs) of a model fitted within queries; None for one list."""
+    if ("n_queries" in state) != ("n_queries_without_pairs" in state):
+        fail("n_queries and n_queries_without_pairs go together (a model fitted within queries)")
+    if "n_queries" not in state:
+        return None
+    n, single = state["n_queries"], state["n_queries_without_pairs"]
+    for name, value in (("n_queries", n), ("n_queries_without_pairs", single)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            fail(f"{name} must be a non-negative integer, got {value!r}")
+    if not 0 <= single < n:
+        fail(f"n_queries_without_pairs must be below n_queries ({n}): some query must order a pair, got {single!r}")
+    return n, single
+
+
+def _check_objective_values(state: dict, T: int, has_value: bool, fail) -> np.ndarray:
+    """The objective before and after each of the ``T`` iterations: never NaN, +inf or increasing.
+
+    An objective without a value (``has_value`` False) records NaN throughout.
+    """
     values = state["objective_values"]
     if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
         fail(f"objective_values must be a float64 vector of length {T + 1}")
+    if not has_value:
+        if not np.isnan(values).all():
+            fail("objective_values must be NaN throughout: the objective has no value")
+        return values
     if np.isnan(values).any() or (values == np.inf).any():
         fail("objective_values must not contain NaN or +inf")
     if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):

@@ -9,7 +9,11 @@ O(n) for the exponential push objective (one log-sum-exp per class),
 O(n log n) for the hinge losses and O(I·K) for losses without a factorized
 pairwise sum (``logistic``).
 
-The default (``scoring=None``) is a metric: ``auc`` (``misrank`` for graded
+With queries (``fit(..., qid=...)``) every metric is computed per query of
+the validation rows and averaged over the queries it counts, as
+``rankcore.evaluate(..., qid=)`` does, and the default is
+:data:`QUERY_METRIC` (``ndcg@k:10``; queries without a relevant row left
+out).  Without queries the default (``scoring=None``) is a metric: ``auc`` (``misrank`` for graded
 objectives), and :data:`LARGE_DATA_METRIC` when ``early_stopping="auto"``
 switches on (a validation set of 1,000 rows or more, large enough to measure
 the top of the list).  The objective's own loss is not the default: for the
@@ -25,7 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["OBJECTIVE_SCORING", "LARGE_DATA_METRIC", "MetricScoring", "ObjectiveScoring"]
+__all__ = ["OBJECTIVE_SCORING", "LARGE_DATA_METRIC", "MetricScoring", "ObjectiveScoring", "query_scorer",
+           "within_largest_query"]
 
 #: The ``scoring`` value that validates on the objective's own loss.
 OBJECTIVE_SCORING = "objective"
@@ -33,17 +38,60 @@ OBJECTIVE_SCORING = "objective"
 LARGE_DATA_METRIC = "pauc:0.1"
 
 
-class MetricScoring:
-    """Validation by a registered scalar metric (its ``to_loss`` is what early stopping minimizes)."""
+def within_largest_query(metric: Any, queries: Any) -> Any:
+    """``metric`` with a count k above every query lowered to the largest query's size (the same values).
 
-    def __init__(self, metric: Any):
+    For the defaults only (``ndcg@k:10`` on queries of fewer than 10 rows
+    reads every row of each query, as ``ndcg@k:<largest>`` does); a metric
+    the user names keeps its own rule and its error.
+    """
+    k = getattr(metric, "k", None)
+    largest = int(queries.sizes.max())
+    if isinstance(k, int) and not isinstance(k, bool) and k > largest:
+        given = {p.name: metric.params[p.name] for p in metric.parameters if metric.params[p.name] != p.default}
+        return type(metric)(**{**given, "k": largest})
+    return metric
+
+
+def query_scorer(metric: Any, y: Any, queries: Any) -> Callable[[np.ndarray], float]:
+    """scores -> the mean of ``metric`` over the queries it counts (labels checked once).
+
+    Raises ValueError naming the metric when the labels do not suit it or it
+    counts none of the queries.
+    """
+    from ..validation import check_binary_labels, check_graded_labels
+
+    y_arr = check_graded_labels(y, name="y") if metric.task == "graded" else check_binary_labels(y, name="y")
+
+    def score(scores: np.ndarray) -> float:
+        values = np.asarray(metric.query_values(y_arr, np.ascontiguousarray(scores, dtype=np.float64), queries),
+                            dtype=np.float64)
+        counted = values[~np.isnan(values)]
+        if counted.size == 0:
+            raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves out "
+                             "queries without a relevant row, or with one class); score on other queries")
+        return float(np.mean(counted))
+
+    return score
+
+
+class MetricScoring:
+    """Validation by a registered scalar metric (its ``to_loss`` is what early stopping minimizes).
+
+    ``default``: the metric was not named by the user (``scoring=None``): on
+    queries shorter than its k it reads whole queries instead of refusing
+    them (:func:`within_largest_query`).
+    """
+
+    def __init__(self, metric: Any, *, default: bool = False):
         self.metric = metric
         self.name = metric.spec
         self.greater_is_better = bool(metric.greater_is_better)
+        self.default = bool(default)
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1) -> Callable[[np.ndarray], float]:
-        """scores -> the metric of ``(y, scores)`` (metrics take no weights).
+             n_threads: int = 1, queries: Any = None) -> Callable[[np.ndarray], float]:
+        """scores -> the metric of ``(y, scores)`` (metrics take no weights); per query with ``queries``.
 
         Early stopping scores the same validation labels after every
         iteration, so the labels are checked once here; each call then checks
@@ -56,6 +104,8 @@ class MetricScoring:
         from ..validation import check_labels_and_scores
 
         metric = self.metric
+        if queries is not None:
+            return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries)
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
@@ -91,8 +141,8 @@ class ObjectiveScoring:
         self.name = OBJECTIVE_SCORING
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1) -> Callable[[np.ndarray], float]:
-        """scores -> J of the validation rows at those scores.
+             n_threads: int = 1, queries: Any = None) -> Callable[[np.ndarray], float]:
+        """scores -> J of the validation rows at those scores (within their queries, when given).
 
         Raises
         ------
@@ -101,8 +151,10 @@ class ObjectiveScoring:
             missing, k above the validation positives), naming ``scoring``.
         """
         try:
-            self.objective.check_target(y, sample_weight)
-            bound = self.objective.bind(y, sample_weight, n_threads=n_threads)
+            if queries is None:
+                self.objective.check_target(y, sample_weight)
+            bound = self.objective.bind(y, sample_weight, n_threads=n_threads,
+                                        **({} if queries is None else {"queries": queries}))
         except ValueError as exc:
             raise ValueError(f"scoring='objective': the objective {self.objective.spec!r} cannot be evaluated on "
                              f"the {y.shape[0]} validation rows ({exc}); pass a metric as scoring") from None

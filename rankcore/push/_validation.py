@@ -24,6 +24,12 @@ plugin's) gets the same:
   The estimator then refits on all the rows with the chosen number of
   iterations (see ``_estimators._BaseBoost.fit``).
 
+* Within queries (``fit(..., qid=...)``) every split keeps queries whole:
+  the hold-out is whole queries, drawn from the sorted query ids with the
+  seed until they hold ``validation_fraction`` of the rows, and the folds
+  deal whole queries (``_queries.query_folds``); the floors count rows as
+  above, and a split needs two queries.
+
 :func:`resolve_early_stopping` is the whole rule of the three settings.
 """
 
@@ -94,6 +100,28 @@ def holdout_rows(y: np.ndarray, n_val: int, rng: np.random.Generator, *,
     held_out = np.zeros(n, dtype=bool)
     held_out[validation] = True
     return np.flatnonzero(~held_out), validation
+
+
+def plan_query_validation(queries, fraction: float, seed, *, min_rows: int = MIN_VALIDATION_ROWS) -> ValidationPlan:
+    """:func:`plan_validation` for rows in query order: a hold-out of whole queries, else folds of whole queries.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two queries.
+    """
+    from ._queries import query_folds
+
+    n, n_queries = int(queries.codes.shape[0]), queries.n_queries
+    if n_queries < 2:
+        raise ValueError(f"early_stopping: at least 2 queries are needed to validate the number of iterations on "
+                         f"whole queries, got {n_queries}")
+    held, folds = query_folds(queries, fraction, seed, n_folds=min(CV_FOLDS, n_queries))
+    if holdout_size(n, fraction, None, min_rows) <= math.ceil(fraction * n) and held.shape[0] < n:
+        kept = np.setdiff1d(np.arange(n), held, assume_unique=True)
+        return ValidationPlan("holdout", ((kept, held),))
+    everything = np.arange(n)
+    return ValidationPlan("cv", tuple((np.setdiff1d(everything, va, assume_unique=True), va) for va in folds))
 
 
 def plan_validation(y: np.ndarray, fraction: float, seed, *, stratify: bool,
@@ -176,13 +204,14 @@ class EarlyStopping:
 
 
 def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_set: bool,
-                           stratify: bool) -> EarlyStopping:
+                           stratify: bool, n_queries: int | None = None) -> EarlyStopping:
     """The rule of ``early_stopping`` (True, False or ``"auto"``) for training labels ``y``.
 
     ``"auto"`` is on when ``y`` has more than :data:`AUTO_MIN_ROWS` rows:
     then on ``eval_set`` if given, else on a hold-out of ``fraction`` -- when
-    that meets the floors of :func:`holdout_size`; when it does not, the fit
-    runs without early stopping and ``fallback`` says why.
+    that meets the floors of :func:`holdout_size` (and, for ``n_queries``
+    queries, leaves a query on each side); when it does not, the fit runs
+    without early stopping and ``fallback`` says why.
     """
     if setting is False:
         return EarlyStopping("off")
@@ -196,8 +225,13 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
     n_pos = int(np.count_nonzero(y)) if stratify else None
     wanted = math.ceil(fraction * n)
     need = holdout_size(n, fraction, n_pos)
-    if need <= wanted:
+    if need <= wanted and (n_queries is None or n_queries >= 2):
         return EarlyStopping("holdout", auto=True)
+    if n_queries is not None and n_queries < 2:
+        return EarlyStopping("off", fallback=(
+            f"early_stopping='auto': the {n} rows form {n_queries} query, and a hold-out keeps queries whole; "
+            f"fitted n_iter iterations without early stopping (stop_reason_ = {NO_VALIDATION!r}). "
+            "Pass eval_set=(X_val, y_val, qid_val) to stop on other queries"))
     what = (f"at least {MIN_VALIDATION_ROWS} rows" if n_pos is None or wanted < MIN_VALIDATION_ROWS
             else f"about {MIN_VALIDATION_CLASS} rows of each class")
     return EarlyStopping("off", fallback=(
@@ -207,17 +241,20 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
         "Raise validation_fraction, pass eval_set, or set early_stopping=True (cross-validation)"))
 
 
-def large_data_learner(given, learner):
+def large_data_learner(given, learner, settings=None):
     """``learner`` with its ``large_data_params`` set where the user's ``learner`` parameter leaves them out.
 
     ``given`` is the estimator's ``learner`` parameter as the user set it: a
     spec string (only the spec parameters it names are the user's; ``"trees"``
     names none) or a configured component (every parameter is the user's: it
-    is kept as it is).
+    is kept as it is).  ``settings`` replaces ``large_data_params`` (the
+    per-query defaults use the same rule).
     """
     from ..spec import parse_spec
 
-    settings = dict(getattr(learner, "large_data_params", None) or {})
+    if settings is None:
+        settings = getattr(learner, "large_data_params", None)
+    settings = dict(settings or {})
     if not settings or not isinstance(given, str):
         return learner
     _, args, kwargs = parse_spec(given)

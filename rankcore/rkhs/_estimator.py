@@ -16,7 +16,7 @@ from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
-from ..base import Ranker, resolve_parameter
+from ..base import Ranker, refuse_queries, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
@@ -296,7 +296,7 @@ class KernelRanker(Ranker):
     # Fitting
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X: Any, y: Any) -> "KernelRanker":
+    def fit(self, X: Any, y: Any, *, qid: Any = None, group: Any = None) -> "KernelRanker":
         """Fit the ranking function(s).
 
         Parameters
@@ -305,11 +305,15 @@ class KernelRanker(Ranker):
         y : array-like of shape (n_samples,)
             Real-valued relevance (graded), or two labels of any type
             (bipartite; the greater is relevant).
+        qid, group : None
+            Not supported: this estimator ranks one list (a ValueError
+            naming it; ``rankcore.boost`` fits within queries).
 
         Returns
         -------
         self
         """
+        refuse_queries(type(self).__name__, qid, group)
         setup = self._setup_record()
         X_arr = self._check_X(X, reset=True)
         m = X_arr.shape[0]

@@ -12,7 +12,7 @@ __all__ = ["CHECKS"]
 
 
 def _labels(objective, rng, n):
-    if objective.task == "graded":
+    if objective.task == "graded" or objective.requires_queries:
         return rng.integers(0, 4, n).astype(np.float64)
     y = np.zeros(n, dtype=np.int8)
     y[rng.choice(n, size=max(2, n // 3), replace=False)] = 1
@@ -20,15 +20,45 @@ def _labels(objective, rng, n):
 
 
 def _bound(objective, rng, n=30, weights=False):
+    """Labels, weights and the bound objective; an objective that requires queries gets three interleaved ones."""
     y = _labels(objective, rng, n)
     w = rng.uniform(0.5, 2.0, n) if weights else None
+    if objective.requires_queries:
+        from ..metrics import check_qid
+
+        return y, w, objective.bind(y, w, n_threads=1, queries=check_qid(np.arange(n) % 3, n))
     objective.check_target(y, w)
     return y, w, objective.bind(y, w, n_threads=1)
+
+
+def _without_value(objective, bound, rng, n) -> bool:
+    """For an objective without a value (``has_value`` False): its value is NaN, its gradient and curvature
+    finite float64 of the scores' shape (the curvature at least the floor).  Returns whether that was the case
+    to check: the checks of J then have nothing more to check."""
+    from ..objectives import HESSIAN_FLOOR
+
+    if objective.has_value:
+        return False
+    scores = rng.normal(size=n)
+    scores.setflags(write=False)
+    value, grad = bound.value_and_gradient(scores)
+    assert math.isnan(value), f"objective {objective.spec!r}: has_value is False but the value is {value!r}"
+    assert bound.has_hessian, f"objective {objective.spec!r}: without a value it must give a curvature (Newton steps)"
+    _, grad2, hess = bound.value_gradient_hessian(scores)
+    for what, arr in (("gradient", grad), ("hessian", hess)):
+        assert isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == scores.shape, (
+            f"objective {objective.spec!r}: {what} must be float64 of shape {scores.shape}")
+        assert np.isfinite(arr).all(), f"objective {objective.spec!r}: non-finite {what}"
+    np.testing.assert_array_equal(grad, grad2, err_msg=f"objective {objective.spec!r}: the two gradients differ")
+    assert (hess >= HESSIAN_FLOOR).all(), f"objective {objective.spec!r}: hessian below the floor"
+    return True
 
 
 def check_objective_value_and_gradient_types(objective, rng):
     """value_and_gradient gives a finite float and a float64 gradient of the scores' shape."""
     y, w, bound = _bound(objective, rng)
+    if _without_value(objective, bound, rng, y.shape[0]):
+        return
     for scores in (np.zeros(y.shape[0]), rng.normal(size=y.shape[0])):
         scores.setflags(write=False)
         value, grad = bound.value_and_gradient(scores)
@@ -43,6 +73,8 @@ def check_objective_value_and_gradient_types(objective, rng):
 def check_objective_gradient_finite_differences(objective, rng):
     """∇J agrees with central finite differences at random (tie-free) scores."""
     y, w, bound = _bound(objective, rng, n=20)
+    if _without_value(objective, bound, rng, y.shape[0]):
+        return
     scores = rng.normal(size=y.shape[0])
     _, grad = bound.value_and_gradient(scores)
     assert_finite(grad, owner=f"objective {objective.spec!r}", what="the gradient")
@@ -59,6 +91,8 @@ def check_objective_gradient_finite_differences(objective, rng):
 def check_objective_line_function(objective, rng):
     """line(scores, h)(α) matches value(scores + α h); φ′ and φ″ (when given) match finite differences."""
     y, w, bound = _bound(objective, rng, n=24)
+    if _without_value(objective, bound, rng, y.shape[0]):      # no value: the driver searches no line
+        return
     scores = rng.normal(size=y.shape[0])
     h = rng.uniform(0, 1, y.shape[0])
     line = bound.line(scores, h)
@@ -78,7 +112,13 @@ def check_objective_line_function(objective, rng):
 
 
 def check_objective_sample_weight_multiplicity(objective, rng):
-    """Integer sample weights act as multiplicities (or are refused with ValueError)."""
+    """Integer sample weights act as multiplicities (or are refused with ValueError).
+
+    Not for an objective without a value: its weights scale each row's gradient (LightGBM's lambdarank), and a
+    copied row takes a place of its own in the query's ranking.
+    """
+    if not objective.has_value:
+        return
     n = 16
     y = _labels(objective, rng, n)
     counts = rng.integers(1, 4, n).astype(np.float64)
@@ -149,6 +189,8 @@ def check_objective_curvature(objective, rng):
     from ..objectives import HESSIAN_FLOOR
 
     y, w, bound = _bound(objective, rng, n=24, weights=objective.supports_sample_weight)
+    if _without_value(objective, bound, rng, y.shape[0]):
+        return
     spec = objective.spec
     has = bound.has_hessian
     assert isinstance(has, bool), f"objective {spec!r}: has_hessian must be a bool, got {has!r}"

@@ -1,0 +1,119 @@
+"""The rows of a fit within queries: checked once, put in query order, held out by whole queries.
+
+A push fit with ``qid`` (or LightGBM's ``group`` sizes) works on its rows
+sorted by query -- the queries in the order of their sorted ids, each
+query's rows in their given order -- so that the model depends on which rows
+share a query, never on where the queries sit in the input: interleaved,
+shuffled or contiguous queries give the same model (and, for learners that
+draw nothing per row, so does any shuffle of the rows inside a query).
+Hold-outs (early stopping) take whole queries, drawn from the sorted query
+ids with the seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..metrics import Queries, check_qid, check_queries
+
+__all__ = ["QueryRows", "query_rows", "check_grades", "subset", "query_folds"]
+
+
+@dataclass(frozen=True)
+class QueryRows:
+    """Each training row's query, the rows in query order.
+
+    Attributes
+    ----------
+    queries : Queries
+        The queries of the rows *after* :attr:`order` is applied (their
+        codes ascend).
+    order : ndarray of int64 or None
+        The permutation putting the given rows in query order (None: they
+        already are).
+    """
+
+    queries: Queries
+    order: np.ndarray | None
+
+    def take(self, values):
+        """``values`` (an array, a sparse matrix or None) in query order."""
+        if values is None or self.order is None:
+            return values
+        return values[self.order]
+
+
+def query_rows(qid, group, n: int) -> QueryRows | None:
+    """The queries of ``n`` rows from ``qid`` or ``group`` (None when neither), with the query order.
+
+    Raises the errors of :func:`rankcore.metrics._queries.check_queries`
+    (both given, wrong length, None/NaN ids, sizes not summing to ``n``).
+    """
+    queries = check_queries(qid, group, n)
+    if queries is None:
+        return None
+    order = np.argsort(queries.codes, kind="stable")
+    if np.array_equal(order, np.arange(n)):
+        return QueryRows(queries, None)
+    return QueryRows(Queries(queries.labels, queries.codes[order], queries.sizes), order)
+
+
+def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
+    """Relevance grades for a fit within queries: one finite number >= 0 per row, as float64.
+
+    Any grades, ints or floats, up to the ``objective``'s ``max_grade`` (no
+    cap unless it forms 2^grade); errors name the row as the caller gave it.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of relevance grades, got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
+    if arr.shape[0] != n:
+        raise ValueError(f"{name}: expected one grade per row of X ({n}), got {arr.shape[0]}")
+    grades = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(grades) | (grades < 0))
+    if bad.size:
+        raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
+                         f"got {arr[bad[0]].item()!r} at row {int(bad[0])}")
+    top = math.inf if objective is None else objective.max_grade
+    bad = np.flatnonzero(grades > top)
+    if bad.size:
+        raise ValueError(f"{name}: the objective {objective.spec!r} weighs rows by the gain 2^grade, so grades must "
+                         f"be <= {top:g}, got {arr[bad[0]].item()!r} at row {int(bad[0])}")
+    return grades
+
+
+def subset(queries: Queries, rows: np.ndarray) -> Queries:
+    """The queries of ``rows`` (ascending indices into query-ordered rows), still in query order."""
+    return check_qid(queries.codes[rows], int(rows.shape[0]))
+
+
+def query_folds(queries: Queries, fraction: float, seed, *, n_folds: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(rows of a hold-out of whole queries, rows of each of ``n_folds`` folds of whole queries).
+
+    The queries are taken in a random order (``seed``) of their sorted ids:
+    the hold-out is the first of them until they hold ``fraction`` of the
+    rows; the folds deal them in that order to the fold with the fewest rows
+    so far.  Row indices ascend.  The rows of a query never change sides.
+    """
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(queries.n_queries)
+    wanted = math.ceil(fraction * queries.codes.shape[0])
+    reach = np.cumsum(queries.sizes[order])
+    n_held = int(np.searchsorted(reach, wanted)) + 1
+    held = np.isin(queries.codes, order[:n_held])
+    fold_of = np.empty(queries.n_queries, dtype=np.int64)
+    rows_in = np.zeros(max(n_folds, 1), dtype=np.int64)
+    for q in order.tolist():
+        f = int(np.argmin(rows_in))
+        fold_of[q] = f
+        rows_in[f] += queries.sizes[q]
+    folds = [np.flatnonzero(fold_of[queries.codes] == f) for f in range(n_folds)]
+    return np.flatnonzero(held), folds

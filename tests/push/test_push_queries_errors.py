@@ -1,0 +1,108 @@
+"""Bad input to a fit within queries: each a clear error naming the argument (issues' "Bad input" lists)."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from _query_data import graded_queries
+
+X, Y, QID = graded_queries(0)
+N = Y.shape[0]
+
+
+def _fit(model=None, X=X, y=Y, **kwargs):
+    model = model if model is not None else rankcore.boost(learner="trees", n_iter=2, random_state=0)
+    return model.fit(X, y, **kwargs)
+
+
+@pytest.mark.parametrize("qid, message", [
+    (QID[:-1], f"qid: expected one query id per row of y ({N}), got {N - 1}"),
+    (np.where(np.arange(N) == 5, np.nan, 1.0), "qid: query ids must not be NaN, got NaN at row 5"),
+    ([None] + list(QID[1:]), "qid: query ids must not be None or NaN, got None at row 0"),
+])
+def test_push_queries_bad_qid(qid, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        _fit(qid=qid)
+
+
+def test_push_queries_both_qid_and_group():
+    with pytest.raises(ValueError, match="qid, group: give one of them"):
+        _fit(qid=QID, group=[N])
+
+
+def test_push_queries_group_sizes_must_sum_to_the_rows():
+    with pytest.raises(ValueError, match=f"group: the query sizes sum to {N - 1}, but y has {N} rows"):
+        _fit(group=[N - 1])
+
+
+@pytest.mark.parametrize("bad, shown", [(-1.0, "-1.0"), (np.nan, "nan")])
+def test_push_queries_negative_or_nan_grades_name_y_and_the_row(bad, shown):
+    y = Y.copy()
+    y[7] = bad
+    with pytest.raises(ValueError, match=rf"y: relevance grades must be finite numbers >= 0 .* got {shown} at row 7"):
+        _fit(y=y, qid=QID)
+
+
+def test_push_queries_grades_overflowing_the_gain_name_the_row():
+    """Gain-weighted pairs form 2^grade: the row is the caller's, although the fit works in query order."""
+    y = Y.copy()
+    y[11] = 2000.0
+    model = rankcore.boost(objective="push:exp,pow:4,gain_weighted=true", learner="trees", n_iter=2)
+    with pytest.raises(ValueError, match=r"y: the objective 'push:exp,pow:4,true' weighs rows by the gain "
+                                         r"2\^grade, so grades must be <= 1023, got 2000.0 at row 11"):
+        _fit(model, y=y, qid=QID)
+    with pytest.raises(ValueError, match="so grades must be <= 1023, got 2000.0 at row 11"):
+        _fit(rankcore.boost(objective="lambdarank", learner="trees", n_iter=2), y=y, qid=QID)
+
+
+@pytest.mark.parametrize("objective", ["prec@k-avg:5", "mp-squared"])
+def test_push_queries_single_list_objectives_refuse_qid(objective):
+    model = rankcore.boost(objective=objective, learner="stumps", n_iter=2)
+    with pytest.raises(ValueError, match=f"qid: the objective '{objective}' ranks one list; it cannot rank within "
+                                         "queries"):
+        _fit(model, y=(Y > 1).astype(int), qid=QID)
+
+
+def test_push_queries_lambdarank_without_qid():
+    model = rankcore.boost(objective="lambdarank", learner="trees", n_iter=2)
+    with pytest.raises(ValueError, match=r"qid: the objective 'lambdarank' ranks within queries; pass "
+                                         r"fit\(X, y, qid=...\)"):
+        _fit(model)
+
+
+def test_push_queries_lambdarank_needs_newton_leaves():
+    model = rankcore.boost(objective="lambdarank", learner="stumps", n_iter=2)
+    with pytest.raises(ValueError, match="objective 'lambdarank' gives gradients and curvature but no value.*"
+                                         "the learner 'stumps' has no Newton leaves"):
+        _fit(model, qid=QID)
+
+
+def test_push_queries_lambdarank_has_no_objective_to_validate_on():
+    model = rankcore.boost(objective="lambdarank", learner="trees", n_iter=2, scoring="objective")
+    with pytest.raises(ValueError, match="scoring='objective': the objective 'lambdarank' has no value"):
+        _fit(model, qid=QID)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("lambdarank:0", "truncation"),
+    ("lambdarank:sigmoid=0", "sigmoid"),
+    ("lambdarank:sigmoid=-1", "sigmoid"),
+])
+def test_push_queries_lambdarank_parameters(spec, message):
+    with pytest.raises(ValueError, match=message):
+        _fit(rankcore.boost(objective=spec, learner="trees", n_iter=2), qid=QID)
+
+
+def test_push_queries_a_query_fit_needs_two_grades_somewhere():
+    with pytest.raises(ValueError, match="y, qid: the per-query push needs a query with two grades"):
+        _fit(y=np.ones(N), qid=QID)
+
+
+def test_push_queries_eval_set_is_a_triple():
+    with pytest.raises(ValueError, match=r"eval_set: expected a triple \(X_val, y_val, qid_val\) when fitting with "
+                                         "qid"):
+        _fit(qid=QID, eval_set=(X, Y))
+    with pytest.raises(ValueError, match=f"eval_set qid: expected one query id per row of y \\({N}\\), got 3"):
+        _fit(qid=QID, eval_set=(X, Y, QID[:3]))
+    with pytest.raises(ValueError, match=r"eval_set: a triple \(X_val, y_val, qid_val\) goes with fit\(..., qid=...\)"):
+        _fit(y=(Y > 1).astype(int), eval_set=(X, (Y > 1).astype(int), QID))

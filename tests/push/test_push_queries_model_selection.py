@@ -1,0 +1,55 @@
+"""scikit-learn tooling within queries: metadata routing of qid to fit, score and the query splitter."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+import rankcore
+from _query_data import graded_queries
+from rankcore import QueryKFold
+from rankcore.metrics import make_query_scorer
+from rankcore.push._estimators import _BaseBoost
+
+
+@pytest.fixture
+def fitted_queries(monkeypatch):
+    """(labels, sizes) of the queries of every fit, recorded as each fit describes them."""
+    seen = []
+    describe = _BaseBoost._describe_queries
+
+    def record(self, setup, y, queries):
+        seen.append((queries.labels.tolist(), queries.sizes.tolist()))
+        return describe(self, setup, y, queries)
+
+    monkeypatch.setattr(_BaseBoost, "_describe_queries", record)
+    return seen
+
+
+def test_push_queries_grid_search_never_splits_a_query(fitted_queries):
+    X, y, qid = graded_queries(0, n_queries=18)
+    sizes = dict(zip(*np.unique(qid, return_counts=True)))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0),
+                              {"price": ["pow:2", "pow:8"]}, cv=QueryKFold(3),
+                              scoring=make_query_scorer("ndcg@k:5"))
+        search.fit(X, y, qid=qid)
+    assert len(fitted_queries) == 2 * 3 + 1                     # every fold of each candidate, then the refit
+    for labels, counts in fitted_queries:
+        assert [sizes[q] for q in labels] == counts              # each query whole, or absent
+    assert len(fitted_queries[-1][0]) == 18
+    assert search.best_estimator_.ranks_within_queries_
+    assert 0 < search.best_score_ <= 1
+
+
+def test_push_queries_score_receives_qid_through_routing(fitted_queries):
+    X, y, qid = graded_queries(1, n_queries=12)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scores = cross_val_score(model, X, y, cv=QueryKFold(3), params={"qid": qid})
+    assert len(fitted_queries) == 3 and np.all((0 < scores) & (scores <= 1))
+    folds = list(QueryKFold(3).split(X, y, qid=qid))
+    train, test = folds[0]
+    fitted = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X[train], y[train],
+                                                                                         qid=qid[train])
+    assert scores[0] == pytest.approx(fitted.score(X[test], y[test], qid=qid[test]), abs=1e-12)

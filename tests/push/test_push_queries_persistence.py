@@ -1,0 +1,43 @@
+"""A model fitted within queries saves and loads (no pickle), says so, and its fields are checked on load."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from _query_data import graded_queries
+from rankcore.persistence import ModelFormatError, _checksum, model_from_dict, model_to_dict
+
+
+@pytest.mark.parametrize("objective", [None, "lambdarank"])
+def test_push_queries_model_round_trip(tmp_path, objective):
+    X, y, qid = graded_queries(0)
+    model = rankcore.boost(objective=objective, learner="trees:max_leaves=4", n_iter=4, random_state=0)
+    model.fit(X, y, qid=qid)
+    path = tmp_path / "model.json"
+    rankcore.save_model(model, path)
+    loaded = rankcore.load_model(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert loaded.ranks_within_queries_ and loaded.task_ == "graded"
+    assert (loaded.n_queries_, loaded.n_queries_without_pairs_) == (24, 2)
+    assert loaded.score(X, y, qid=qid) == model.score(X, y, qid=qid)
+
+
+def _tampered(change):
+    X, y, qid = graded_queries(0)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=2, random_state=0).fit(X, y, qid=qid)
+    document = model_to_dict(model)
+    change(document["state"])
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    return document
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s.pop("n_queries_without_pairs"), "n_queries and n_queries_without_pairs go together"),
+    (lambda s: s.update(n_queries=-1), "n_queries must be a non-negative integer, got -1"),
+    (lambda s: s.update(n_queries_without_pairs=24), "n_queries_without_pairs must be below n_queries"),
+    (lambda s: s.update(task="bipartite"), "task 'bipartite' does not match"),
+    (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "task 'graded' does not match"),
+])
+def test_push_queries_model_fields_are_checked_on_load(change, message):
+    with pytest.raises(ModelFormatError, match=message):
+        model_from_dict(_tampered(change))

@@ -1,0 +1,89 @@
+"""Early stopping and eval_set within queries: hold-outs of whole queries, ndcg@k:10 per query by default."""
+
+import numpy as np
+import pytest
+
+import rankcore
+from _query_data import graded_queries
+from rankcore.metrics import check_qid
+from rankcore.push._queries import query_rows
+from rankcore.push._validation import plan_query_validation
+
+
+def _whole(qid, train, test):
+    return not set(qid[train]) & set(qid[test])
+
+
+@pytest.mark.parametrize("min_rows, kind", [(50, "holdout"), (1000, "cv")])
+def test_push_queries_validation_plans_keep_queries_whole(min_rows, kind):
+    _, _, qid = graded_queries(0, n_queries=40)
+    rows = query_rows(qid, None, qid.shape[0])
+    sorted_qid = rows.take(qid)
+    plan = plan_query_validation(rows.queries, 0.2, 7, min_rows=min_rows)
+    assert plan.kind == kind
+    covered = np.concatenate([va for _, va in plan.folds])
+    for train, test in plan.folds:
+        assert _whole(sorted_qid, train, test) and train.shape[0] + test.shape[0] == qid.shape[0]
+    if kind == "cv":
+        assert np.array_equal(np.sort(covered), np.arange(qid.shape[0]))
+    else:
+        (_, test), = plan.folds
+        assert test.shape[0] >= 0.2 * qid.shape[0]
+
+
+def test_push_queries_hold_out_is_drawn_from_the_sorted_query_ids():
+    """The same queries are held out whatever the order of the rows."""
+    _, _, qid = graded_queries(1, n_queries=30)
+    held = []
+    for seed in range(3):
+        shuffled = qid[np.random.default_rng(seed).permutation(qid.shape[0])]
+        rows = query_rows(shuffled, None, qid.shape[0])
+        (_, test), = plan_query_validation(rows.queries, 0.25, 3).folds
+        held.append(set(rows.take(shuffled)[test]))
+    assert held[0] == held[1] == held[2]
+
+
+def test_push_queries_plans_need_two_queries():
+    with pytest.raises(ValueError, match="early_stopping: at least 2 queries are needed"):
+        plan_query_validation(check_qid(np.zeros(100), 100), 0.2, 0)
+
+
+def test_push_queries_early_stopping_validates_per_query_by_ndcg_at_10():
+    X, y, qid = graded_queries(2, n_queries=30)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=15, early_stopping=True, random_state=0)
+    model.fit(X, y, qid=qid)
+    assert model.validation_metric_ == "ndcg@k:10" and model.validation_scores_.shape == (15,)
+    assert 0 < model.best_iteration_ <= 15 and model.n_iter_ == model.best_iteration_
+
+
+def test_push_queries_eval_set_is_scored_per_query():
+    X, y, qid = graded_queries(3)
+    X_val, y_val, qid_val = graded_queries(4)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0, scoring="map")
+    model.fit(X, y, qid=qid, eval_set=(X_val, y_val, qid_val))
+    staged = list(model.staged_decision_function(X_val))
+    expected = [rankcore.evaluate(y_val, s, "map", qid=qid_val)["map"] for s in staged]
+    np.testing.assert_allclose(model.validation_scores_, expected, rtol=0, atol=1e-12)
+    assert model.score(X_val, y_val, qid=qid_val) == pytest.approx(expected[-1], abs=1e-12)
+
+
+def test_push_queries_auto_early_stopping_holds_out_whole_queries_on_large_data():
+    rng = np.random.default_rng(0)
+    n_queries, size = 401, 25                 # 10,025 rows: "auto" switches on
+    qid = np.repeat(np.arange(n_queries), size)
+    X = rng.normal(size=(qid.shape[0], 2))
+    y = np.clip(np.round(X[:, 0] + 1 + rng.normal(scale=0.5, size=qid.shape[0])), 0, 3)
+    seen = []
+    model = rankcore.boost(learner="stumps", n_iter=4, random_state=0)
+    model.fit(X, y, qid=qid, callbacks=lambda info: seen.append(info.validation_score))
+    assert model.validation_metric_ == "ndcg@k:10" and len(seen) == 4 and all(0 < s <= 1 for s in seen)
+
+
+def test_push_queries_short_queries_validate_on_whole_queries():
+    """ndcg@k:10 by default on queries of fewer than 10 rows reads each whole query, rather than refusing."""
+    X, y, qid = graded_queries(5, rows=(3, 7))
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=4, random_state=0, early_stopping=True)
+    model.fit(X, y, qid=qid)
+    assert model.validation_metric_ == "ndcg@k:10"
+    full = rankcore.evaluate(y, model.decision_function(X), "ndcg@k:6", qid=qid)["ndcg@k:6"]
+    assert model.score(X, y, qid=qid) == pytest.approx(full, abs=1e-12)
