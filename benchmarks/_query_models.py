@@ -199,6 +199,8 @@ RANKCORE = {
     "rc subsample=1": rankcore_trees("trees:subsample=1"),
     "rc rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", n_iter=200),
     "rc leaves 15": rankcore_trees("trees:max_leaves=15"),
+    "rc identity, rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", price="identity", n_iter=200),
+    "rc pow:4, rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", price="pow:4", n_iter=200),
     "rc stop ndcg@10 (500)": rankcore_trees(early_stopping=True, n_iter=500),
     "rc identity, stop (500)": rankcore_trees(price="identity", early_stopping=True, n_iter=500),
 }

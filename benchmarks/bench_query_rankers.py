@@ -75,14 +75,15 @@ def test_default_fit(benchmark, small_queries, who):
 # ----------------------------------------------------------------------
 # Script mode
 # ----------------------------------------------------------------------
-def _model_sets(which, skip=()):
+def _model_sets(which, skip=(), only=()):
     """The chosen groups of models, ``LGBMRanker()`` first, without those whose library is not installed."""
     import _query_models as m
 
     sets = {"peers": m.PEERS, "objectives": m.OBJECTIVES_IN_LIGHTGBM, "rankcore": m.RANKCORE}
     chosen = {"LGBMRanker()": m.lgbm_ranker}
     for name in which:
-        chosen.update({model: fit for model, fit in sets[name].items() if not any(s in model for s in skip)})
+        chosen.update({model: fit for model, fit in sets[name].items()
+                       if not any(s in model for s in skip) and (not only or model in only)})
     missing = [name for name in chosen if importlib.util.find_spec(m.REQUIRES.get(name, "lightgbm")) is None]
     for name in missing:
         print(f"left out: {name} ({m.REQUIRES.get(name, 'lightgbm')} is not installed)", file=sys.stderr)
@@ -108,7 +109,7 @@ def _data_sets(which, synthetic_queries_count):
 def run_cv(args):
     from _query_cv import cross_validate, paired_table, seeds_table, summary_table
 
-    models = _model_sets(args.models, args.skip)
+    models = _model_sets(args.models, args.skip, args.only)
     for title, (X, y, qid) in _data_sets(args.data, args.synthetic_queries).items():
         log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
         result = cross_validate(models, X, y, qid, n_splits=args.folds, seeds=args.seeds,
@@ -203,6 +204,7 @@ def main(argv=None):
                         choices=["peers", "objectives", "rankcore"])
     parser.add_argument("--skip", nargs="+", default=[], metavar="TEXT",
                         help="leave out the models whose name contains one of these")
+    parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="only these models (exact names)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
