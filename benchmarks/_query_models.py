@@ -201,6 +201,9 @@ RANKCORE = {
     "rc leaves 15": rankcore_trees("trees:max_leaves=15"),
     "rc identity, rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", price="identity", n_iter=200),
     "rc pow:4, rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", price="pow:4", n_iter=200),
+    "rc identity, gain": rankcore_trees(objective="push:exp,identity,gain_weighted=true"),
+    "rc identity, gain, rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", n_iter=200,
+                                                        objective="push:exp,identity,gain_weighted=true"),
     "rc stop ndcg@10 (500)": rankcore_trees(early_stopping=True, n_iter=500),
     "rc identity, stop (500)": rankcore_trees(price="identity", early_stopping=True, n_iter=500),
 }
