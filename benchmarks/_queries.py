@@ -1,0 +1,123 @@
+"""Grouped (per-query) data for the ranking benchmarks: LightGBM's LTR example and a synthetic generator.
+
+* :func:`load_lambdarank` reads LightGBM's public learning-to-rank example
+  (``lightgbm-lambdarank/rank.{train,test}.gz`` with their ``.query`` size
+  files) from the datasets folder :mod:`_data` finds, both files joined with
+  one query id per row.
+* :func:`synthetic_queries` draws queries of varying sizes with graded labels
+  0-4 from a nonlinear latent relevance: per-query shifts of the relevance
+  (which a model that ignores the queries cannot see) and of the features
+  (which it must see past), noise, a few informative features among many
+  noisy ones, and few relevant documents per query, so that the top matters.
+* :func:`fixed_length_queries` cuts a fixed number of rows into queries of
+  one length, for the cost-per-iteration tables.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+
+from _data import ENV_VAR, DatasetUnavailable, datasets_dir
+
+LAMBDARANK_DIR = "lightgbm-lambdarank"
+LAMBDARANK_FEATURES = 300
+
+#: Latent-relevance cut points of the grades 1..4 (about 84 % / 9 % / 4 % / 2 % / 1 % of the rows).
+_GRADE_CUTS = np.array([1.4, 2.0, 2.5, 3.0])
+
+
+def load_lambdarank():
+    """LightGBM's LTR example, train and test files joined.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (3773, 300)
+    y : ndarray of float64
+        Grades 0-4.
+    qid : ndarray of int64
+        One query id per row (0..250), rows in the files' order.
+
+    Raises
+    ------
+    DatasetUnavailable
+        The folder or one of its four files is missing.
+    """
+    from scipy import sparse
+    from sklearn.datasets import load_svmlight_file
+
+    folder = datasets_dir() / LAMBDARANK_DIR
+    parts, labels, sizes = [], [], []
+    for name in ("rank.train", "rank.test"):
+        data, sizes_file = folder / f"{name}.gz", folder / f"{name}.query"
+        if not (data.is_file() and sizes_file.is_file()):
+            raise DatasetUnavailable(f"{data.name} or {sizes_file.name} not found in {folder} "
+                                     f"(set {ENV_VAR} to the datasets folder)")
+        with gzip.open(data, "rb") as fh:
+            X, y = load_svmlight_file(fh, n_features=LAMBDARANK_FEATURES)
+        part_sizes = np.loadtxt(sizes_file, dtype=np.int64, ndmin=1)
+        if part_sizes.sum() != X.shape[0]:
+            raise DatasetUnavailable(f"{sizes_file.name}: the sizes sum to {part_sizes.sum()}, "
+                                     f"the data has {X.shape[0]} rows")
+        parts.append(X)
+        labels.append(y)
+        sizes.append(part_sizes)
+    sizes = np.concatenate(sizes)
+    qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+    return sparse.vstack(parts, format="csr"), np.concatenate(labels).astype(np.float64), qid
+
+
+def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informative=6, n_noise=44,
+                      noise=0.5, random_state=0):
+    """Queries of log-uniform sizes with graded labels 0-4 from a nonlinear latent relevance.
+
+    Parameters
+    ----------
+    n_queries : int
+    min_size, max_size : int
+        Query sizes are drawn log-uniformly in [min_size, max_size].
+    n_informative : int >= 4
+        Features the relevance depends on (through products, a sine and a
+        threshold); each also carries a per-query offset unrelated to it.
+    n_noise : int
+        Features independent of the relevance.
+    noise : float
+        Standard deviation of the relevance's row noise.
+    random_state : int
+
+    Returns
+    -------
+    X : ndarray of shape (n, n_informative + n_noise), float64
+    y : ndarray of float64
+        Grades 0-4, most rows 0 (few relevant documents per query).
+    qid : ndarray of int64
+        Query ids 0..n_queries-1, rows grouped by query.
+    """
+    if n_informative < 4:
+        raise ValueError(f"n_informative: the relevance uses 4 features at least, got {n_informative}")
+    rng = np.random.default_rng(random_state)
+    sizes = np.exp(rng.uniform(np.log(min_size), np.log(max_size + 1), n_queries)).astype(np.int64)
+    qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
+    n = qid.shape[0]
+    z = rng.normal(size=(n, n_informative))
+    relevance = (np.sin(1.5 * z[:, 0]) + 0.6 * z[:, 1] * z[:, 2] + 0.8 * (z[:, 3] > 0.5)
+                 + 0.3 * z[:, 4:].sum(axis=1) / np.sqrt(max(n_informative - 4, 1)))
+    relevance += rng.normal(0.0, 0.4, n_queries)[qid] + rng.normal(0.0, noise, n)
+    y = np.searchsorted(_GRADE_CUTS, relevance).astype(np.float64)
+    # The features a ranker sees: each informative one shifted per query (as a text score's scale
+    # varies from query to query), then noise columns.
+    shifted = z + rng.normal(0.0, 0.5, (n_queries, n_informative))[qid]
+    X = np.hstack([shifted, rng.normal(size=(n, n_noise))])
+    return X, y, qid
+
+
+def fixed_length_queries(n_rows, length, *, n_features=20, random_state=0):
+    """``n_rows`` rows cut into queries of ``length`` rows: (X, y, qid), grades 0-4 from the first features."""
+    rng = np.random.default_rng(random_state)
+    qid = np.repeat(np.arange(n_rows // length, dtype=np.int64), length)
+    n = qid.shape[0]
+    X = rng.normal(size=(n, n_features))
+    relevance = np.sin(1.5 * X[:, 0]) + 0.6 * X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n)
+    y = np.searchsorted(_GRADE_CUTS, relevance).astype(np.float64)
+    return X, y, qid

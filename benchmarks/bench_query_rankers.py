@@ -1,0 +1,228 @@
+"""Per-query rankers: rankcore's default against ``LGBMRanker()``, ``XGBRanker()`` and ``CatBoostRanker()``.
+
+Two modes.
+
+* pytest-benchmark (``pytest benchmarks/bench_query_rankers.py --benchmark-only``):
+  rankcore's default per-query fit (``rankcore.boost(learner="trees").fit(X, y,
+  qid=qid)``) beside ``LGBMRanker()`` on a small synthetic set of queries
+  (:func:`_queries.synthetic_queries`), one thread each, the ratio
+  ours/LightGBM printed at the end and stored in ``extra_info``.
+* script (``python benchmarks/bench_query_rankers.py --cv``): query-level
+  cross-validation (5 folds of whole queries per seed) of the models of
+  ``_query_models`` on LightGBM's LTR example (both files joined; read from
+  ``$RANKCORE_DATASETS/lightgbm-lambdarank``) and on a synthetic set, printing
+  for each set the mean NDCG@1/5/10, MAP and MRR with their intervals, the
+  differences to ``LGBMRanker()`` paired over queries with p-values, and the
+  fit CPU time; ``--cost`` prints the cost per iteration as queries grow.
+
+Skips (pytest) or leaves out (script) what is not installed: LightGBM is
+required, XGBoost and CatBoost are optional, and the LTR data set is left out
+when the datasets folder does not have it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _data import DatasetUnavailable  # noqa: E402
+from _queries import fixed_length_queries, load_lambdarank, synthetic_queries  # noqa: E402
+from _ratios import time_ratio  # noqa: E402
+
+PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
+SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
+SUMMARY_TITLE = "query rankers"
+_TIMES: dict = {}
+
+
+# ----------------------------------------------------------------------
+# pytest-benchmark
+# ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_queries():
+    pytest.importorskip("lightgbm")
+    n_queries = 200 if PROFILE == "full" else 40
+    return synthetic_queries(n_queries, max_size=300, random_state=0)
+
+
+@pytest.mark.parametrize("who", ["rankcore", "lightgbm"])
+def test_default_fit(benchmark, small_queries, who):
+    from _query_models import lgbm_ranker, rankcore_trees
+
+    X, y, qid = small_queries
+    fit = rankcore_trees() if who == "rankcore" else lgbm_ranker
+    predict = benchmark.pedantic(fit, args=(X, y, qid, 1), rounds=3, iterations=1)
+    assert np.isfinite(predict(X[:10])).all()
+    _TIMES[who] = benchmark.stats.stats.min
+    benchmark.extra_info.update(rows=int(X.shape[0]), queries=int(qid.max() + 1), threads=1)
+    if who == "lightgbm":
+        ratio = time_ratio(_TIMES.get("rankcore"), _TIMES["lightgbm"])
+        benchmark.extra_info["ratio"] = ratio
+        SUMMARY.append(f"default per-query fit, {X.shape[0]} rows in {qid.max() + 1} queries, 1 thread: "
+                       f"rankcore {_TIMES.get('rankcore', float('nan')):.3f} s, LGBMRanker() "
+                       f"{_TIMES['lightgbm']:.3f} s, ratio ours/LightGBM {ratio:.2f}")
+
+
+# ----------------------------------------------------------------------
+# Script mode
+# ----------------------------------------------------------------------
+def _model_sets(which, skip=(), only=()):
+    """The chosen groups of models, ``LGBMRanker()`` first, without those whose library is not installed."""
+    import _query_models as m
+
+    sets = {"peers": m.PEERS, "objectives": m.OBJECTIVES_IN_LIGHTGBM, "rankcore": m.RANKCORE}
+    chosen = {"LGBMRanker()": m.lgbm_ranker}
+    for name in which:
+        chosen.update({model: fit for model, fit in sets[name].items()
+                       if not any(s in model for s in skip) and (not only or model in only)})
+    missing = [name for name in chosen if importlib.util.find_spec(m.REQUIRES.get(name, "lightgbm")) is None]
+    for name in missing:
+        print(f"left out: {name} ({m.REQUIRES.get(name, 'lightgbm')} is not installed)", file=sys.stderr)
+        del chosen[name]
+    return chosen
+
+
+def _data_sets(which, synthetic_queries_count):
+    out = {}
+    if "lambdarank" in which:
+        try:
+            X, y, qid = load_lambdarank()
+            out["LightGBM's LTR example (3,773 rows, 251 queries)"] = (X.toarray(), y, qid)
+        except DatasetUnavailable as exc:
+            print(f"left out: {exc}", file=sys.stderr)
+    if "synthetic" in which:
+        X, y, qid = synthetic_queries(synthetic_queries_count, random_state=1)
+        out[f"synthetic (synthetic_queries({synthetic_queries_count}, random_state=1): "
+            f"{X.shape[0]:,} rows, {synthetic_queries_count} queries of 10-1,000 rows)"] = (X, y, qid)
+    return out
+
+
+def run_cv(args):
+    from _query_cv import cross_validate, paired_table, seeds_table, summary_table
+
+    models = _model_sets(args.models, args.skip, args.only)
+    for title, (X, y, qid) in _data_sets(args.data, args.synthetic_queries).items():
+        log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.verbose else None
+        result = cross_validate(models, X, y, qid, n_splits=args.folds, seeds=args.seeds,
+                                threads=args.threads, log=log)
+        print(f"\n## {title}\n\n{args.folds} folds of whole queries, seeds {list(args.seeds)}, "
+              f"{args.threads} thread(s) for every library; load average {os.getloadavg()[0]:.1f} at the end.\n")
+        for seed in args.seeds:
+            print(f"### seed {seed}: means over the queries (95 % bootstrap interval over queries)\n")
+            print(summary_table(result, seed))
+            print(f"\n### seed {seed}: paired over queries, model − LGBMRanker()\n")
+            print(paired_table(result, seed))
+            print()
+        if len(args.seeds) > 1:
+            print("### NDCG@10 by seed\n")
+            print(seeds_table(result))
+        sys.stdout.flush()
+
+
+def _best_cpu_seconds(funcs, repeats):
+    """Least CPU seconds of each function, the functions taking turns ``repeats`` times."""
+    best = dict.fromkeys(funcs, np.inf)
+    for _ in range(repeats):
+        for name, func in funcs.items():
+            start = time.process_time()
+            func()
+            best[name] = min(best[name], time.process_time() - start)
+    return best
+
+
+def _cost_functions(length, n_rows, rounds):
+    """Callables timing ``rounds`` iterations of each method on ``n_rows`` rows in queries of ``length``."""
+    import lightgbm as lgb
+
+    import rankcore
+    from _query_models import group_sizes, push_gradients
+    from rankcore.metrics import check_qid
+
+    X, y, qid = fixed_length_queries(n_rows, length)
+    gradients = push_gradients("exp", "pow:2")(y, check_qid(qid, y.shape[0]))
+    scores = np.random.default_rng(0).normal(size=y.shape[0])
+    base = {"num_threads": 1, "verbose": -1}
+    boosters = {
+        "lambdarank, truncation 30": {**base, "objective": "lambdarank"},
+        "lambdarank, every pair": {**base, "objective": "lambdarank", "lambdarank_truncation_level": length},
+        "push gradients in LightGBM": {**base, "objective": "none"},
+    }
+    boosters = {name: lgb.Booster(params, lgb.Dataset(X, y, group=group_sizes(qid)))
+                for name, params in boosters.items()}
+
+    def updates(booster):
+        custom = (lambda preds, dataset: gradients(preds)) if booster.params["objective"] == "none" else None
+
+        def run():
+            for _ in range(rounds):
+                booster.update(fobj=custom)
+        return run
+
+    def rankcore_fit(n_iter):
+        return lambda: rankcore.boost(learner="trees", n_iter=n_iter, n_jobs=1, random_state=0).fit(X, y, qid=qid)
+
+    funcs = {"push gradients (exp, pow:2)": lambda: [gradients(scores) for _ in range(rounds)]}
+    funcs.update({f"LightGBM round, {name}": updates(booster) for name, booster in boosters.items()})
+    # rankcore's iterations: a fit of 2·rounds minus one of `rounds` (binning and setup cancel out)
+    funcs["rankcore fit, short"] = rankcore_fit(rounds)
+    funcs["rankcore fit, long"] = rankcore_fit(2 * rounds)
+    return funcs
+
+
+def run_cost(args):
+    """CPU milliseconds per iteration as queries grow (same rows): the per-query push and lambdarank."""
+    rounds = 5
+    table = {}
+    for length in (100, 1_000, 10_000):
+        best = _best_cpu_seconds(_cost_functions(length, args.cost_rows, rounds), repeats=2)
+        best["rankcore trees iteration"] = best.pop("rankcore fit, long") - best.pop("rankcore fit, short")
+        table[length] = {name: seconds / rounds for name, seconds in best.items()}
+    names = list(next(iter(table.values())))
+    print(f"\n## Cost per iteration, {args.cost_rows:,} rows x 20 features, 1 thread "
+          f"(CPU ms per iteration, least of 2 alternating runs of {rounds} iterations)\n")
+    print("| query length | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for length, row in table.items():
+        print(f"| {length:,} | " + " | ".join(f"{row[name] * 1e3:.1f}" for name in names) + " |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cv", action="store_true", help="the cross-validation tables")
+    parser.add_argument("--cost", action="store_true", help="the cost-per-iteration table")
+    parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic"], choices=["lambdarank", "synthetic"])
+    parser.add_argument("--models", nargs="+", default=["peers", "rankcore"],
+                        choices=["peers", "objectives", "rankcore"])
+    parser.add_argument("--skip", nargs="+", default=[], metavar="TEXT",
+                        help="leave out the models whose name contains one of these")
+    parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="only these models (exact names)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--synthetic-queries", type=int, default=60)
+    parser.add_argument("--cost-rows", type=int, default=50_000)
+    parser.add_argument("--verbose", action="store_true", help="log each fit to stderr")
+    args = parser.parse_args(argv)
+    if importlib.util.find_spec("lightgbm") is None:
+        print("LightGBM is not installed: nothing to compare with", file=sys.stderr)
+        return 0
+    if args.cv:
+        run_cv(args)
+    if args.cost:
+        run_cost(args)
+    if not (args.cv or args.cost):
+        parser.print_usage()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
