@@ -288,6 +288,9 @@ class _DaskBoost(ClientParameter):
         their rows come to the client, in query order, to be scored.
         """
         survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
+        if survey.n_single_grade == survey.n_queries:
+            raise ValueError(f"y, qid: ranking within queries needs a query with two grades, got {survey.n_queries} "
+                             "queries, each with a single grade")
         self.n_queries_ = survey.n_queries
         self.n_queries_without_pairs_ = survey.n_single_grade
         if setup.params.verbose:

@@ -144,10 +144,11 @@ BAD = [
      ValueError, r"qid: query ids must not be NaN, got NaN at row 9 \(chunk 2, whose first row is row 131 of X\)"),
     (lambda X, y, q: dict(qid=q, group=[328]), ValueError, r"qid, group: give one of them"),
     (lambda X, y, q: dict(group=[300]), ValueError, r"group: the query sizes sum to 300"),
+    (lambda X, y, q: dict(qid=y), ValueError, r"y, qid: ranking within queries needs a query with two grades, got 4"),
 ]
 
 
-@pytest.mark.parametrize("make, error, pattern", BAD, ids=["length", "nan-local", "nan-dask", "both", "group-sum"])
+@pytest.mark.parametrize("make, error, pattern", BAD, ids=["length", "nan-local", "nan-dask", "both", "group-sum", "single-grades"])
 def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern):
     X, y, qid = _data()
     Xd, yd = _dask(X, y)
