@@ -24,10 +24,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
 from ..metrics import check_qid
-from ..objectives._query_blocks import BoundQueryBlocks
+from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    check_callbacks, check_tie_break_scale, int_seed, plan_validation, resolve_early_stopping)
-from ..push._validation import plan_query_validation
+                    check_callbacks, check_tie_break_scale, int_seed, plan_query_validation, plan_validation,
+                    resolve_early_stopping)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
@@ -181,12 +181,8 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup_record()
         within_queries = qid is not None or group is not None
-        if within_queries:
-            setup = self._query_setup(setup)
-        else:
-            setup.objective.check_queries(None)
+        setup = self._fit_setup(within_queries)
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
@@ -223,9 +219,8 @@ class _DaskBoost(ClientParameter):
         client = get_client(self.client)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
-        held = None
-        if within_queries:
-            data, query_stopping, held = self._place_queries(client, data, qid, group, setup, eval_set)
+        data, query_stopping, held = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
+                                      else (data, None, None))
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         summary = summarize(client, data, task=task)
@@ -262,8 +257,7 @@ class _DaskBoost(ClientParameter):
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
         elif held is not None:
-            X_val, _ = check_learner_matrix(held[0], learner, name="X (held-out queries)")
-            y_val, w_val, q_val = held[1].astype(np.float64), held[2], check_qid(held[3], held[3].shape[0])
+            X_val, y_val, w_val, q_val = held
         elif holdout is not None:
             data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner)
 
@@ -278,8 +272,16 @@ class _DaskBoost(ClientParameter):
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
 
+    def _fit_setup(self, within_queries: bool):
+        """The setup record of a fit: with the per-query defaults within queries (as in memory)."""
+        setup = self._setup_record()
+        if within_queries:
+            return self._query_setup(setup)
+        setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
+        return setup
+
     def _place_queries(self, client, data, qid, group, setup, eval_set):
-        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, held-out rows).
+        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, held-out rows or None).
 
         The ids and grades are checked in one pass and the queries described
         (``n_queries_``, ``n_queries_without_pairs_``).  ``early_stopping="auto"``
@@ -307,6 +309,10 @@ class _DaskBoost(ClientParameter):
                 (_, rows), = plan_query_validation(queries, fraction, int_seed(self.random_state)).folds
                 held_out = np.unique(queries.codes[rows])
         placed, held = place_queries(client, data, survey, held_out)
+        if held is not None:
+            X_held, y_held, w_held, codes = held
+            X_held, _ = check_learner_matrix(X_held, setup.learner, name="X (held-out queries)")
+            held = (X_held, y_held.astype(np.float64), w_held, check_qid(codes, codes.shape[0]))
         return placed, stopping, held
 
     @staticmethod

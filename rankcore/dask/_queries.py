@@ -72,7 +72,7 @@ def query_vector(qid: Any, group: Any, data: RowChunks):
 
 def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
     """(ids, rows per id, lowest and highest grade per id, ids in sorted order) of chunk i, checked."""
-    from ..push._queries import check_grades
+    from ..push import check_grades
 
     where = f" (chunk {i}, whose first row is row {offset} of X)"
     qid = np.asarray(qid)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..objectives import RowBlock
+from ..objectives import BoundQueryBlocks, RowBlock
 from ._prepare import check_chunk
 
 __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
@@ -148,8 +148,6 @@ class Shard:
         self.task = task
         self.n_threads = _worker_threads()
         if any(b.queries is not None for b in self.blocks):
-            from ..objectives._query_blocks import BoundQueryBlocks
-
             self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads)
         else:
             self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
