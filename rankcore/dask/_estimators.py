@@ -301,9 +301,10 @@ class _DaskBoost(ClientParameter):
         stopping, held_out = NO_STOPPING, None
         if setup.params.early_stopping == "auto":
             fraction = setup.params.validation_fraction
-            # the rule reads only the number of rows and of queries here (no stratification by grade)
-            stopping = resolve_early_stopping("auto", np.empty(data.n_rows), fraction, has_eval_set=eval_set is not None,
-                                              stratify=False, n_queries=survey.n_queries)
+            # unstratified, the rule reads the number of rows (not the grades) and of queries
+            stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows), fraction,
+                                              has_eval_set=eval_set is not None, stratify=False,
+                                              n_queries=survey.n_queries)
             if stopping.mode == "holdout":
                 queries = survey.queries()
                 (_, rows), = plan_query_validation(queries, fraction, int_seed(self.random_state)).folds

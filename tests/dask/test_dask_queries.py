@@ -3,8 +3,9 @@
 The rows' queries are interleaved (shuffled) across unequal chunks, so
 every query is split between chunks before the fit moves it.  Stumps and
 trees, the exponential loss with the identity and ``pow:4`` prices, and
-``lambdarank``; ids as a Dask array, a dataframe column or group sizes: the same weak rankers, α to 1e-9, predictions to 1e-9.
-No part of Dask is mocked.
+``lambdarank``; ids as a Dask array, a dataframe column or group sizes:
+the same weak rankers, α to 1e-9, predictions to 1e-9.  No part of Dask
+is mocked.
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("make, error, pattern", BAD, ids=["length", "nan-local", "nan-dask", "both", "group-sum", "single-grades"])
+@pytest.mark.parametrize("make, error, pattern", BAD,
+                         ids=["length", "nan-local", "nan-dask", "both", "group-sum", "single-grades"])
 def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern):
     X, y, qid = _data()
     Xd, yd = _dask(X, y)
