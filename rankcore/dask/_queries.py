@@ -71,7 +71,7 @@ def query_vector(qid: Any, group: Any, data: RowChunks):
 
 
 def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
-    """(ids, rows per id, lowest and highest grade per id, ids in sorted order) of chunk i, checked."""
+    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted) of chunk i, checked."""
     from ..push import check_grades
 
     where = f" (chunk {i}, whose first row is row {offset} of X)"
@@ -244,19 +244,16 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey, held_out: np.nda
     # a chunk contributes to a run only when it holds one of the run's queries
     holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]
     runs = [assemble(*[p[r] for p, have in zip(pieces, holds) if r in have]) for r in range(n_runs + 1)]
-    d, (X_dtype, y_dtype) = data.n_features, (data.X.dtype, data.y.dtype)
-    arrays = [
-        da.concatenate([da.from_delayed(run[0], shape=(rows[r], d), dtype=X_dtype) for r, run in enumerate(runs[:-1])]),
-        da.concatenate([da.from_delayed(run[1], shape=(rows[r],), dtype=y_dtype) for r, run in enumerate(runs[:-1])]),
-        None if data.weight is None else da.concatenate(
-            [da.from_delayed(run[2], shape=(rows[r],), dtype=data.weight.dtype) for r, run in enumerate(runs[:-1])]),
-        da.concatenate([da.from_delayed(run[3], shape=(rows[r],), dtype=np.int64) for r, run in enumerate(runs[:-1])]),
-    ]
-    given = [a for a in arrays if a is not None]
-    persisted = iter(client.persist(given))
-    X, y, w, codes = (None if a is None else next(persisted) for a in arrays)
+    columns = [(0, (data.n_features,), data.X.dtype), (1, (), data.y.dtype), (3, (), np.int64)]
+    if data.weight is not None:
+        columns.insert(2, (2, (), data.weight.dtype))
+    arrays = [da.concatenate([da.from_delayed(run[field], shape=(rows[r],) + tail, dtype=dtype)
+                              for r, run in enumerate(runs[:-1])])
+              for field, tail, dtype in columns]
+    # submitted together, the chunks are split once for the training runs and the held-out one
+    held_rows = client.compute(runs[-1]) if held.any() else None
+    arrays = client.persist(arrays)
+    X, y, codes = arrays[0], arrays[1], arrays[-1]
+    w = arrays[2] if data.weight is not None else None
     placed = RowChunks(X, y, w, data.feature_names, qid=codes)
-    if not held.any():
-        return placed, None
-    X_h, y_h, w_h, codes_h = client.compute(runs[-1]).result()
-    return placed, (X_h, y_h, w_h, codes_h)
+    return placed, None if held_rows is None else tuple(held_rows.result())
