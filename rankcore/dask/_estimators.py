@@ -13,6 +13,7 @@ deployment, or scoring NumPy arrays).
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,15 +22,19 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted, refuse_queries
+from ..base import Fitted
+from ..metrics import check_qid
+from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    check_callbacks, check_tie_break_scale, int_seed, plan_validation, resolve_early_stopping)
+                    check_callbacks, check_tie_break_scale, int_seed, plan_query_validation, plan_validation,
+                    resolve_early_stopping)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
+from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
@@ -99,6 +104,7 @@ class _FitSession:
     y_val: Any = None
     w_val: Any = None
     fallback: str = ""
+    q_val: Any = None
 
     def close(self) -> None:
         self.shards.close()
@@ -112,7 +118,7 @@ class _DaskBoost(ClientParameter):
     # ------------------------------------------------------------------
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
-        """Boost ``n_iter`` weak rankers on distributed ``(X, y)``.
+        """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
         Parameters
         ----------
@@ -123,10 +129,16 @@ class _DaskBoost(ClientParameter):
             Two labels (the greater one is relevant), or grades for graded
             objectives; re-chunked like X if needed.
         sample_weight : like y, optional
-        qid, group : None
-            Not supported: this estimator ranks one list (a ValueError
-            naming it; ``rankcore.boost`` fits within queries).
-        eval_set : (X_val, y_val), optional
+        qid : like y, optional
+            One query id per row, queries in any order across the chunks:
+            rank within each query, as the in-memory ``fit(X, y, qid=...)``
+            does (the same model on the same rows).  The rows are first
+            moved, on the workers, so that each query lies whole in one chunk
+            (``rankcore.dask._queries``: one pass over the ids, then each
+            row moves at most once).
+        group : array-like of int, optional
+            LightGBM's form of ``qid``: the sizes of consecutive queries.
+        eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
             Validation data, scored on the client after each iteration (a
             Dask collection is computed to the client: keep it small).
         callbacks : callable or list of callables, optional
@@ -139,13 +151,13 @@ class _DaskBoost(ClientParameter):
         -------
         self
         """
-        refuse_queries(type(self).__name__, qid, group)
         user_callbacks = check_callbacks(callbacks)
-        session = self._start(X, y, sample_weight, eval_set)
+        session = self._start(X, y, sample_weight, eval_set, qid=qid, group=group)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.X_val, session.y_val, session.w_val,
-                                                         user_callbacks, stop_early=session.stop_early)
+                                                         user_callbacks, stop_early=session.stop_early,
+                                                         q_val=session.q_val)
         finally:
             session.close()
         self._set_fitted(session.setup, session.classes, result, records, history, best,
@@ -161,7 +173,7 @@ class _DaskBoost(ClientParameter):
         }
         return self
 
-    def _start(self, X, y, sample_weight, eval_set) -> "_FitSession":
+    def _start(self, X, y, sample_weight, eval_set, *, qid=None, group=None) -> "_FitSession":
         """Validate, summarize, bin and encode the distributed data; start the shards and the backend.
 
         Everything of a fit before the boosting iterations (the benchmarks
@@ -169,7 +181,8 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        setup = self._setup_record()
+        within_queries = qid is not None or group is not None
+        setup = self._fit_setup(within_queries)
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
                              "the internal validation split of the in-memory estimator is not available on Dask")
@@ -178,10 +191,13 @@ class _DaskBoost(ClientParameter):
                              "memory (rankcore.boost(..., categorical_features=...)), or leave it None to split "
                              "their codes as numbers")
         objective, learner = setup.objective, setup.learner
-        task = objective.task
+        task = setup.task
         try:
-            probe = objective.bind(placeholder_labels(task), None)
+            # within queries: the objective over chunks of whole queries (refuses one that ranks one list)
+            probe = BoundQueryBlocks(objective) if within_queries else objective.bind(placeholder_labels(task), None)
         except (ValueError, TypeError) as exc:
+            if within_queries:
+                raise
             raise ValueError(
                 f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
                 "(BoundSeparable, whose value is a merge of per-chunk partials) and the push objective "
@@ -203,6 +219,8 @@ class _DaskBoost(ClientParameter):
         client = get_client(self.client)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        data, query_stopping, held = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
+                                      else (data, None, None))
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         summary = summarize(client, data, task=task)
@@ -221,7 +239,9 @@ class _DaskBoost(ClientParameter):
         seed = int_seed(self.random_state)
         # "auto" above AUTO_MIN_ROWS rows: early stopping on eval_set, else on the in-memory fit's hold-out
         stopping, holdout = NO_STOPPING, None
-        if setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
+        if within_queries:
+            stopping = query_stopping
+        elif setup.params.early_stopping == "auto" and data.n_rows > AUTO_MIN_ROWS:
             stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
                                                     has_eval_set=eval_set is not None)
         if stopping.fallback:
@@ -230,10 +250,14 @@ class _DaskBoost(ClientParameter):
         if auto_on:
             setup = setup.for_large_data()
             learner = setup.learner
-        X_val = y_val = w_val = None
-        if eval_set is not None:
+        X_val = y_val = w_val = q_val = None
+        if eval_set is not None and within_queries:
+            X_val, y_val, q_val = self._check_query_eval_set(tuple(_local_copy(v) for v in eval_set), setup)
+        elif eval_set is not None:
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
+        elif held is not None:
+            X_val, y_val, w_val, q_val = held
         elif holdout is not None:
             data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner)
 
@@ -246,7 +270,51 @@ class _DaskBoost(ClientParameter):
         backend = make_backend(shards.actors, problem, layout, kind=kind)
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
-                           setup, stop_early, X_val, y_val, w_val, stopping.fallback)
+                           setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
+
+    def _fit_setup(self, within_queries: bool):
+        """The setup record of a fit: with the per-query defaults within queries (as in memory)."""
+        setup = self._setup_record()
+        if within_queries:
+            return self._query_setup(setup)
+        setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
+        return setup
+
+    def _place_queries(self, client, data, qid, group, setup, eval_set):
+        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, held-out rows or None).
+
+        The ids and grades are checked in one pass and the queries described
+        (``n_queries_``, ``n_queries_without_pairs_``).  ``early_stopping="auto"``
+        on more than ``AUTO_MIN_ROWS`` rows holds out whole queries by the
+        in-memory rule (the same queries for the same ``random_state``);
+        their rows come to the client, in query order, to be scored.
+        """
+        survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
+        if survey.n_single_grade == survey.n_queries:
+            raise ValueError(f"y, qid: ranking within queries needs a query with two grades, got {survey.n_queries} "
+                             "queries, each with a single grade")
+        self.n_queries_ = survey.n_queries
+        self.n_queries_without_pairs_ = survey.n_single_grade
+        if setup.params.verbose:
+            print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
+                  "no pair to order)", file=sys.stdout, flush=True)
+        stopping, held_out = NO_STOPPING, None
+        if setup.params.early_stopping == "auto":
+            fraction = setup.params.validation_fraction
+            # unstratified, the rule reads the number of rows (not the grades) and of queries
+            stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows), fraction,
+                                              has_eval_set=eval_set is not None, stratify=False,
+                                              n_queries=survey.n_queries)
+            if stopping.mode == "holdout":
+                queries = survey.queries()
+                (_, rows), = plan_query_validation(queries, fraction, int_seed(self.random_state)).folds
+                held_out = np.unique(queries.codes[rows])
+        placed, held = place_queries(client, data, survey, held_out)
+        if held is not None:
+            X_held, y_held, w_held, codes = held
+            X_held, _ = check_learner_matrix(X_held, setup.learner, name="X (held-out queries)")
+            held = (X_held, y_held.astype(np.float64), w_held, check_qid(codes, codes.shape[0]))
+        return placed, stopping, held
 
     @staticmethod
     def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):
@@ -318,17 +386,26 @@ class _DaskBoost(ClientParameter):
             yield self._lazy_scores(X, t)
 
     @reads_a_snapshot
-    def score(self, X, y) -> float:
+    def score(self, X, y, qid=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
         Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
         for ``prec@k``/``rmax``, within its default ``tol=1e-6`` for
-        ``auc``-like metrics; other metrics raise there).
+        ``auc``-like metrics; other metrics raise there).  With ``qid`` the
+        scores are computed on the workers and the (qid, y, score) columns
+        gathered, as :func:`rankcore.dask.evaluate` does within queries, and
+        scored per query as the in-memory :meth:`score` scores them.
         """
         check_is_fitted(self)
         if not is_dask_collection(X):
-            return super().score(_local_copy(X), _local_copy(y))
+            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid))
         from ._metrics import evaluate, as_dask_vector
+
+        if qid is not None:
+            columns = [self.decision_function(X), as_dask_vector(y, name="y"), as_dask_vector(qid, name="qid")]
+            client = get_client(self.client)
+            scores, y_local, qid_local = client.gather(client.compute(columns))
+            return self._score_of(np.asarray(scores), np.asarray(y_local), np.asarray(qid_local))
 
         metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         if getattr(self, "task_", "bipartite") == "graded":

@@ -182,6 +182,9 @@ class RowChunks:
     X : dask.array.Array (n, d), one chunk along the columns
     y, weight : dask.array.Array (n,) with X's row chunks, or None
     feature_names : list of str or None
+    qid : dask.array.Array of int64 (n,) with X's row chunks, or None
+        Each row's query code, when the rows are placed for a fit within
+        queries (every query whole in one chunk: ``rankcore.dask._queries``).
     """
 
     X: Any
@@ -189,6 +192,7 @@ class RowChunks:
     weight: Any = None
     feature_names: list | None = None
     from_memory: tuple = (False, False, False)
+    qid: Any = None
 
     def persist_if_local(self, client) -> "RowChunks":
         """Send the inputs given in memory to the workers once.

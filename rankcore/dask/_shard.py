@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..objectives import RowBlock
+from ..objectives import BoundQueryBlocks, RowBlock
 from ._prepare import check_chunk
 
 __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
@@ -46,7 +46,8 @@ class Block:
     Bipartite blocks keep their rows sorted by label, negatives first
     (``n_neg`` of them): the per-class histogram kernel then knows a row's
     class from its position.  ``order`` maps the stored rows back to the
-    chunk's (None when they are in chunk order).
+    chunk's (None when they are in chunk order).  ``queries``: the rows'
+    queries when the fit ranks within queries (graded blocks, in chunk order).
     """
 
     index: int
@@ -56,13 +57,14 @@ class Block:
     scores: np.ndarray
     n_neg: int | None = None
     order: np.ndarray | None = None
+    queries: Any = None
 
     @property
     def n_rows(self) -> int:
         return int(self.scores.shape[0])
 
     def row_block(self) -> RowBlock:
-        return RowBlock(self.y, self.weight, self.scores)
+        return RowBlock(self.y, self.weight, self.scores, self.queries)
 
     def scores_in_chunk_order(self) -> np.ndarray:
         if self.order is None:
@@ -102,6 +104,15 @@ def encode_chunk(i, X, y, w, layout, classes, task, offsets=None) -> Block:
     return Block(int(i), _encode(layout, X, offset, order), labels, weight, np.zeros(n), n_neg, order)
 
 
+def with_queries(block: Block, codes) -> Block:
+    """``block`` with its rows' queries (a fit within queries: its chunk holds whole queries)."""
+    from ..metrics import check_qid
+
+    codes = np.asarray(codes)
+    block.queries = check_qid(codes, codes.shape[0])
+    return block
+
+
 def _worker_threads() -> int:
     try:
         from distributed import get_worker
@@ -136,7 +147,10 @@ class Shard:
         self.objective = objective
         self.task = task
         self.n_threads = _worker_threads()
-        self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
+        if any(b.queries is not None for b in self.blocks):
+            self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads)
+        else:
+            self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
         self._h: tuple[Any, list[np.ndarray]] | None = None
         self._grads: tuple[int, list[np.ndarray]] | None = None
         self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
@@ -461,6 +475,9 @@ def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
 
     offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
     futures = data.map(client, encode_chunk, layout, classes, task, offsets, gather=False)
+    if data.qid is not None:             # within queries: each block keeps its rows' queries
+        codes = client.compute(data.qid.to_delayed().ravel().tolist())
+        futures = client.map(with_queries, futures, codes, pure=False)
     wait(futures)
     for f in futures:
         if f.status == "error":

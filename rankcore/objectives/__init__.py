@@ -3,6 +3,7 @@
 from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock
 from ._base import HESSIAN_FLOOR, LineSearchResult, clip_hessian
 from ._push import PushObjective
+from ._query_blocks import BoundQueryBlocks
 
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
-           "LineSearchResult", "clip_hessian", "HESSIAN_FLOOR"]
+           "LineSearchResult", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks"]

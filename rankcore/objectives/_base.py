@@ -267,11 +267,15 @@ class RowBlock:
         Sample weights of the rows (ones when the user gave none).
     scores : ndarray of float64
         The rows' current scores.
+    queries : Queries or None
+        The rows' queries (codes local to the block) when the fit ranks
+        within queries; every query lies whole in one block.
     """
 
     y: np.ndarray
     weight: np.ndarray
     scores: np.ndarray
+    queries: Any = None
 
     def __len__(self) -> int:
         return int(self.scores.shape[0])

@@ -648,13 +648,16 @@ class _BaseBoost(Ranker):
         metric (on queries shorter than 10 rows: NDCG of the whole query).
         """
         check_is_fitted(self)
+        return self._score_of(self.decision_function(X), y, qid)
+
+    def _score_of(self, scores: np.ndarray, y, qid=None) -> float:
+        """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
         task = getattr(self, "task_", "bipartite")
         setup = self._setup_record()
         default = self.ranks_within_queries_ and setup.params.scoring in (None, OBJECTIVE_SCORING)
         if self.ranks_within_queries_:
             setup = self._query_setup(setup)
         metric = setup.metric if setup.task == task else self._scoring_metric(task)
-        scores = self.decision_function(X)
         if getattr(self, "task_", "bipartite") == "graded":
             y_clean = check_graded_labels(y, name="y")
         else:

@@ -1,0 +1,259 @@
+"""Rows of a Dask fit within queries: every query whole inside one chunk, the queries in the in-memory order.
+
+A per-query objective over blocks (:mod:`rankcore.objectives._query_blocks`)
+needs each query's rows in one block; users' chunks hold queries in any
+order, split across chunks.  Two passes put them in place, with Dask itself
+(the rows never go to the client):
+
+1. **Survey** (:func:`survey_queries`): one task per chunk checks its query
+   ids and grades and returns its distinct ids with their row counts and
+   lowest and highest grades -- O(queries in the chunk).  The client merges
+   them into the global query order of :func:`rankcore.metrics.check_qid`
+   (the sorted ids: the order the in-memory fit puts the rows in), the
+   sizes, and the number of queries with a single grade.
+2. **Placement** (:func:`place_queries`): the queries, in that order, are cut
+   into runs of whole queries of about n / K rows each (K the number of
+   chunks given; each run is within one query of the mean).  One task per
+   input chunk splits its rows by run; one task per run concatenates its
+   pieces in chunk order and sorts them by query (stable: each query keeps
+   its rows in their given order).  The runs are persisted as the training
+   chunks.  Queries held out for early stopping form one more run, computed
+   to the client (it is scored there).
+
+The result is the in-memory fit's row order: rows sorted by query, each
+query's rows in their given order.  So the bin edges (whose sample is drawn
+by row position), the trees' row sampling and every sum of the objective
+see the rows as the in-memory fit does, and the model is the same.
+
+Cost: a survey pass (reads the ids and grades), then every row crosses the
+network at most once.  Time O(n log m) over the workers (m rows a chunk:
+one ``check_qid`` and one stable sort per chunk); memory per worker about
+three times its share of the data while the runs form (input chunk, its
+pieces, the assembled run), then one copy (the persisted runs); the
+client holds O(queries) (O(n) integers when early stopping plans its
+hold-out of whole queries from the query sizes, as the in-memory rule does).
+A reduction across chunks instead (each chunk's partial sums per query,
+merged every evaluation) would send O(queries) numbers per round trip for
+the whole fit; the placement pays once.  When the rows already come in
+query order with no query split between chunks, nothing moves: only the
+codes are computed where the chunks are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..metrics import Queries, check_qid, check_queries
+from ._inputs import RowChunks, _as_dask_vector, is_dask_collection
+
+__all__ = ["QuerySurvey", "query_vector", "survey_queries", "place_queries"]
+
+
+def query_vector(qid: Any, group: Any, data: RowChunks):
+    """Each row's query id as a Dask vector with the chunks of ``data`` (``group`` sizes become ids 0, 1, ...).
+
+    Raises
+    ------
+    ValueError
+        Both ``qid`` and ``group``; a ``qid`` whose length is not the rows'
+        (``qid`` chunked differently is re-chunked); bad group sizes.
+    """
+    if group is not None:
+        sizes = np.asarray(group.compute() if is_dask_collection(group) else group)
+        qid = check_queries(qid, sizes, data.n_rows).codes      # also refuses qid and group together
+    elif not is_dask_collection(qid):
+        # ids on the client are checked here; their codes sort as the ids do
+        qid = check_qid(qid, data.n_rows).codes
+    return _as_dask_vector(qid, data.chunk_rows, name="qid")
+
+
+def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
+    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted) of chunk i, checked."""
+    from ..push import check_grades
+
+    where = f" (chunk {i}, whose first row is row {offset} of X)"
+    qid = np.asarray(qid)
+    try:
+        queries = check_qid(qid, qid.shape[0], name="qid")
+        grades = check_grades(np.asarray(y), qid.shape[0], name="y")
+    except ValueError as exc:
+        raise ValueError(f"{exc}{where}") from None
+    top = np.flatnonzero(grades > max_grade)
+    if top.size:
+        raise ValueError(f"y: the objective {spec!r} weighs rows by the gain 2^grade, so grades must be "
+                         f"<= {max_grade:g}, got {grades[top[0]]!r} at row {int(top[0])}{where}")
+    low = np.full(queries.n_queries, np.inf)
+    high = np.full(queries.n_queries, -np.inf)
+    np.minimum.at(low, queries.codes, grades)
+    np.maximum.at(high, queries.codes, grades)
+    in_order = bool(np.all(np.diff(queries.codes) >= 0))
+    return queries.labels, queries.sizes, low, high, in_order
+
+
+@dataclass(frozen=True)
+class QuerySurvey:
+    """The queries of distributed rows, in the global (sorted id) order.
+
+    Attributes
+    ----------
+    labels : ndarray
+        The distinct query ids, sorted as :func:`rankcore.metrics.check_qid` sorts them.
+    sizes : ndarray of int64
+        Rows per query.
+    chunk_codes : list of ndarray of int64
+        Per chunk: the global code of each of its distinct ids (in its sorted order).
+    n_single_grade : int
+        Queries whose rows share one grade.
+    in_order : bool
+        The rows come sorted by query with no query split between chunks.
+    qid : dask.array.Array
+        The rows' ids, chunked as the data.
+    """
+
+    labels: np.ndarray
+    sizes: np.ndarray
+    chunk_codes: list
+    n_single_grade: int
+    in_order: bool
+    qid: Any
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.sizes.shape[0])
+
+    def queries(self) -> Queries:
+        """The queries of the rows in query order (O(n) integers on the client)."""
+        codes = np.repeat(np.arange(self.n_queries, dtype=np.int64), self.sizes)
+        return Queries(self.labels, codes, self.sizes)
+
+
+def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
+    """One pass over the ids and grades (see the module docs); errors name the argument, chunk and row."""
+    import dask
+
+    offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
+    call = dask.delayed(_chunk_survey, pure=False)
+    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.spec)
+             for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
+    parts = client.gather(client.compute(tasks))
+    merged = check_qid(np.concatenate([p[0] for p in parts]), sum(p[0].shape[0] for p in parts), name="qid")
+    cuts = np.cumsum([p[0].shape[0] for p in parts])[:-1]
+    chunk_codes = np.split(merged.codes, cuts)
+    n_queries = merged.n_queries
+    sizes = np.zeros(n_queries, dtype=np.int64)
+    low = np.full(n_queries, np.inf)
+    high = np.full(n_queries, -np.inf)
+    for codes, (_, counts, lo, hi, _) in zip(chunk_codes, parts):
+        np.add.at(sizes, codes, counts)
+        np.minimum.at(low, codes, lo)
+        np.maximum.at(high, codes, hi)
+    firsts = [c[0] for c in chunk_codes if c.shape[0]]
+    lasts = [c[-1] for c in chunk_codes if c.shape[0]]
+    in_order = all(p[4] for p in parts) and all(a < b for a, b in zip(lasts[:-1], firsts[1:]))
+    return QuerySurvey(merged.labels, sizes, chunk_codes, int(np.count_nonzero(low == high)), in_order, qid)
+
+
+def _runs(sizes: np.ndarray, n_runs: int) -> np.ndarray:
+    """The run of each query: consecutive queries, about sum(sizes) / n_runs rows a run, none empty."""
+    n_runs = max(1, min(int(n_runs), sizes.shape[0]))
+    ends = np.cumsum(sizes)
+    targets = ends[-1] * np.arange(1, n_runs) / n_runs
+    cuts = np.unique(np.searchsorted(ends, targets, side="left") + 1)
+    cuts = cuts[(cuts > 0) & (cuts < sizes.shape[0])]
+    run = np.zeros(sizes.shape[0], dtype=np.int64)
+    run[cuts] = 1
+    return np.cumsum(run)
+
+
+def _global_codes(qid, chunk_codes):
+    """The global query code of each row of a chunk (its ids checked again where the chunk is)."""
+    qid = np.asarray(qid)
+    return chunk_codes[check_qid(qid, qid.shape[0], name="qid").codes]
+
+
+def _split(X, y, w, qid, chunk_codes, destination, n_runs: int):
+    """A chunk's rows cut by destination run: a list of (X, y, w, codes), one per run.
+
+    ``chunk_codes`` and ``destination``: the global code and the run of each
+    of the chunk's distinct ids, in its sorted order.
+    """
+    qid = np.asarray(qid)
+    local = check_qid(qid, qid.shape[0], name="qid").codes
+    codes, run = chunk_codes[local], destination[local]
+    order = np.argsort(run, kind="stable")
+    bounds = np.searchsorted(run[order], np.arange(n_runs + 1))
+    X, y = np.asarray(X), np.asarray(y)
+    pieces = []
+    for r in range(n_runs):
+        rows = order[bounds[r]:bounds[r + 1]]
+        pieces.append((X[rows], y[rows], None if w is None else np.asarray(w)[rows], codes[rows]))
+    return pieces
+
+
+def _assemble(*pieces):
+    """A run from its pieces in chunk order, its rows sorted by query (stable)."""
+    X = np.concatenate([p[0] for p in pieces])
+    y = np.concatenate([p[1] for p in pieces])
+    w = None if pieces[0][2] is None else np.concatenate([p[2] for p in pieces])
+    codes = np.concatenate([p[3] for p in pieces])
+    order = np.argsort(codes, kind="stable")
+    return X[order], y[order], None if w is None else w[order], codes[order]
+
+
+def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
+    """The rows as given (already in query order, whole queries per chunk), with their global codes."""
+    import dask
+    import dask.array as da
+
+    call = dask.delayed(_global_codes, pure=True)
+    parts = [da.from_delayed(call(q, codes), shape=(rows,), dtype=np.int64)
+             for q, codes, rows in zip(survey.qid.to_delayed().ravel(), survey.chunk_codes, data.chunk_rows)]
+    codes = client.persist(da.concatenate(parts))
+    return RowChunks(data.X, data.y, data.weight, data.feature_names, qid=codes)
+
+
+def place_queries(client, data: RowChunks, survey: QuerySurvey, held_out: np.ndarray | None = None):
+    """(training rows with every query whole in one chunk and their codes, held-out rows or None).
+
+    ``held_out``: global codes of the queries to hold out; their rows come
+    back as in-memory ``(X, y, w, codes)`` in query order.
+    """
+    import dask
+    import dask.array as da
+
+    held = np.zeros(survey.n_queries, dtype=bool)
+    if held_out is not None:
+        held[np.asarray(held_out, dtype=np.int64)] = True
+    if survey.in_order and not held.any():
+        return _codes_only(client, data, survey), None
+    kept = np.flatnonzero(~held)
+    destination = np.full(survey.n_queries, -1, dtype=np.int64)
+    destination[kept] = _runs(survey.sizes[kept], data.n_chunks)
+    n_runs = int(destination.max()) + 1
+    destination[held] = n_runs                      # the held-out queries: one more run
+    split = dask.delayed(_split, pure=False, nout=n_runs + 1)
+    assemble = dask.delayed(_assemble, pure=False, nout=4)
+    ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
+    pieces = [split(x, y, w, q, codes, destination[codes], n_runs + 1)
+              for x, y, w, q, codes in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
+                                           survey.qid.to_delayed().ravel(), survey.chunk_codes)]
+    rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs + 1).astype(np.int64)
+    # a chunk contributes to a run only when it holds one of the run's queries
+    holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]
+    runs = [assemble(*[p[r] for p, have in zip(pieces, holds) if r in have]) for r in range(n_runs + 1)]
+    columns = [(0, (data.n_features,), data.X.dtype), (1, (), data.y.dtype), (3, (), np.int64)]
+    if data.weight is not None:
+        columns.insert(2, (2, (), data.weight.dtype))
+    arrays = [da.concatenate([da.from_delayed(run[field], shape=(rows[r],) + tail, dtype=dtype)
+                              for r, run in enumerate(runs[:-1])])
+              for field, tail, dtype in columns]
+    # submitted together, the chunks are split once for the training runs and the held-out one
+    held_rows = client.compute(runs[-1]) if held.any() else None
+    arrays = client.persist(arrays)
+    X, y, codes = arrays[0], arrays[1], arrays[-1]
+    w = arrays[2] if data.weight is not None else None
+    placed = RowChunks(X, y, w, data.feature_names, qid=codes)
+    return placed, None if held_rows is None else tuple(held_rows.result())

@@ -1,0 +1,171 @@
+"""DaskPushBoost within queries on a real 2-worker LocalCluster equals the in-memory fit with qid.
+
+The rows' queries are interleaved (shuffled) across unequal chunks, so
+every query is split between chunks before the fit moves it.  Stumps and
+trees, the exponential loss with the identity and ``pow:4`` prices, and
+``lambdarank``; ids as a Dask array, a dataframe column or group sizes:
+the same weak rankers, α to 1e-9, predictions to 1e-9.  No part of Dask
+is mocked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import dask.array as da  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import rankcore  # noqa: E402
+from rankcore.dask import DaskPushBoost  # noqa: E402
+from rankcore.dask._inputs import as_row_chunks  # noqa: E402
+from rankcore.dask._queries import place_queries, query_vector, survey_queries  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
+from _query_data import graded_queries  # noqa: E402
+
+CHUNKS = (90, 41, 120, 77)
+
+
+def _data(seed=0):
+    X, y, qid = graded_queries(seed, n_queries=32, rows=(6, 18))
+    n = sum(CHUNKS)
+    return X[:n], y[:n], qid[:n]
+
+
+def _dask(*arrays):
+    return [da.from_array(a, chunks=(CHUNKS, -1) if a.ndim == 2 else (CHUNKS,)) for a in arrays]
+
+
+def _assert_same_model(model, local, Xd, X):
+    assert model.n_iter_ == local.n_iter_
+    for a, b in zip(model.rankers_, local.rankers_):
+        if hasattr(a, "left"):
+            for field in ("feature", "threshold", "nan_left", "left", "right"):
+                np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+            np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+        else:
+            assert a == b
+    np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
+    np.testing.assert_allclose(model.decision_function(Xd).compute(), local.decision_function(X), rtol=1e-9,
+                               atol=1e-9)
+    assert (model.n_queries_, model.n_queries_without_pairs_) == (local.n_queries_, local.n_queries_without_pairs_)
+
+
+CASES = [
+    dict(loss="exp", price="pow:4", learner="stumps:max_bins=16"),
+    dict(loss="exp", price="pow:4", learner="trees:max_leaves=6,min_samples_leaf=3"),
+    dict(loss="exp", price="identity", learner="trees:max_leaves=6,min_samples_leaf=3,subsample=0.7"),
+    dict(objective="lambdarank:5", learner="trees:max_leaves=4,min_samples_leaf=3"),
+]
+
+
+@pytest.mark.parametrize("params", CASES, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_dask_fit_within_queries_equals_in_memory(dask_client, params):
+    X, y, qid = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, y.shape[0])
+    Xd, yd, qd, wd = _dask(X, y, qid, w)
+    model = DaskPushBoost(n_iter=5, random_state=3, **params).fit(Xd, yd, sample_weight=wd, qid=qd)
+    local = rankcore.PushBoost(n_iter=5, random_state=3, **params).fit(X, y, sample_weight=w, qid=qid)
+    assert model.fit_info_["path"] == "separable"
+    _assert_same_model(model, local, Xd, X)
+    assert model.score(X, y, qid=qid) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
+    assert model.score(Xd, yd, qid=qd) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
+
+
+def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):
+    X, y, qid = _data(seed=2)
+    order = np.argsort(qid, kind="stable")
+    X, y, qid = X[order], y[order], qid[order]
+    frame = dd.from_pandas(pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]), npartitions=3)
+    ys = dd.from_pandas(pd.Series(y), npartitions=3)
+    qs = dd.from_pandas(pd.Series(qid), npartitions=3)
+    params = dict(learner="stumps:max_bins=16", price="identity", n_iter=3)
+    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
+    by_qid = DaskPushBoost(**params).fit(frame, ys, qid=qs)
+    _, sizes = np.unique(qid, return_counts=True)
+    by_group = DaskPushBoost(**params).fit(frame, ys, group=sizes)
+    Xd = frame.to_dask_array(lengths=True)
+    _assert_same_model(by_qid, local, Xd, X)
+    _assert_same_model(by_group, local, Xd, X)
+
+
+def test_placement_keeps_queries_whole_in_query_order_and_balanced(dask_client):
+    X, y, qid = _data(seed=4)
+    Xd, yd, qd = _dask(X, y, qid)
+    data = as_row_chunks(Xd, yd)
+    survey = survey_queries(dask_client, data, query_vector(qd, None, data), rankcore.objectives.PushObjective())
+    assert not survey.in_order
+    placed, held = place_queries(dask_client, data, survey)
+    assert held is None
+    codes = [np.asarray(c) for c in dask_client.compute(placed.qid.to_delayed().ravel().tolist(), sync=True)]
+    firsts, lasts = [c[0] for c in codes], [c[-1] for c in codes]
+    assert all(np.all(np.diff(c) >= 0) for c in codes) and all(a < b for a, b in zip(lasts[:-1], firsts[1:]))
+    assert max(placed.chunk_rows) - min(placed.chunk_rows) <= 2 * max(survey.sizes)
+    order = np.argsort(qid, kind="stable")                  # the in-memory fit's rows
+    np.testing.assert_array_equal(placed.X.compute(), X[order])
+    np.testing.assert_array_equal(placed.y.compute(), y[order])
+    # already in query order with whole queries per chunk: nothing moves
+    sorted_data = as_row_chunks(placed.X, placed.y)
+    again = survey_queries(dask_client, sorted_data, query_vector(placed.qid, None, sorted_data),
+                           rankcore.objectives.PushObjective())
+    assert again.in_order
+    kept, _ = place_queries(dask_client, sorted_data, again)
+    assert kept.X is sorted_data.X
+
+
+def test_dask_eval_set_and_auto_hold_out_of_whole_queries(dask_client):
+    X, y, qid = graded_queries(5, n_queries=700, rows=(14, 20))
+    n = 10_400
+    X, y, qid = X[:n], y[:n], qid[:n]
+    Xd, yd, qd = (da.from_array(a, chunks=(2600, -1) if a.ndim == 2 else 2600) for a in (X, y, qid))
+    params = dict(learner="stumps:max_bins=8", price="pow:2", n_iter=4, random_state=0)
+    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
+    model = DaskPushBoost(**params).fit(Xd, yd, qid=qd)
+    assert local.validation_metric_ == model.validation_metric_ == "ndcg@k:10"
+    np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
+    _assert_same_model(model, local, Xd, X)
+    half = n // 2
+    on_eval = DaskPushBoost(**params).fit(Xd[:half], yd[:half], qid=qd[:half],
+                                          eval_set=(X[half:], y[half:], qid[half:]))
+    local_eval = rankcore.PushBoost(**params).fit(X[:half], y[:half], qid=qid[:half],
+                                                  eval_set=(X[half:], y[half:], qid[half:]))
+    np.testing.assert_allclose(on_eval.validation_scores_, local_eval.validation_scores_, rtol=1e-12)
+
+
+BAD = [
+    (lambda X, y, q: dict(qid=q[:-3]), ValueError, r"qid: expected one query id per row of y \(328\), got 325"),
+    (lambda X, y, q: dict(qid=np.where(np.arange(q.shape[0]) == 100, np.nan, 1.0)), ValueError,
+     r"qid: query ids must not be NaN, got NaN at row 100"),
+    (lambda X, y, q: dict(qid=da.from_array(np.where(np.arange(q.shape[0]) == 140, np.nan, 1.0), chunks=100)),
+     ValueError, r"qid: query ids must not be NaN, got NaN at row 9 \(chunk 2, whose first row is row 131 of X\)"),
+    (lambda X, y, q: dict(qid=q, group=[328]), ValueError, r"qid, group: give one of them"),
+    (lambda X, y, q: dict(group=[300]), ValueError, r"group: the query sizes sum to 300"),
+    (lambda X, y, q: dict(qid=y), ValueError, r"y, qid: ranking within queries needs a query with two grades, got 4"),
+]
+
+
+@pytest.mark.parametrize("make, error, pattern", BAD,
+                         ids=["length", "nan-local", "nan-dask", "both", "group-sum", "single-grades"])
+def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern):
+    X, y, qid = _data()
+    Xd, yd = _dask(X, y)
+    with pytest.raises(error, match=pattern):
+        DaskPushBoost(n_iter=2).fit(Xd, yd, **make(X, y, qid))
+
+
+def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):
+    X, y, qid = _data()
+    Xd, yd, qd = _dask(X, y, qid)
+    with pytest.raises(ValueError, match="qid: the objective 'mp-squared' ranks one list"):
+        DaskPushBoost(objective="mp-squared", n_iter=2).fit(Xd, yd, qid=qd)
+    with pytest.raises(ValueError, match="qid: the objective 'lambdarank' ranks within queries; pass"):
+        DaskPushBoost(objective="lambdarank", learner="trees", n_iter=2).fit(Xd, yd)
+    bad = y.copy()
+    bad[200] = -1.0
+    with pytest.raises(ValueError, match=r"y: relevance grades must be finite numbers >= 0.*chunk 2"):
+        DaskPushBoost(n_iter=2).fit(Xd, da.from_array(bad, chunks=(CHUNKS,)), qid=qd)

@@ -1,0 +1,130 @@
+"""The per-query objectives over blocks of whole queries equal the objective bound to every row.
+
+Random data with ties in scores and grades, queries split into blocks in
+every way the test draws (one block, one query a block, random groups, a
+block with no pair); value, gradient, curvature and the line derivatives
+to 1e-12 relative; any grouping of the blocks' partials merges alike.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankcore.metrics._queries import check_qid
+from rankcore.objectives import RowBlock
+from rankcore.objectives._query_blocks import BoundQueryBlocks
+from rankcore.registry import resolve
+
+OBJECTIVES = ["push:exp,identity", "push:exp,pow:4", "push:logistic,pow:2", "push:exp,pow:2,gain_weighted=true",
+              "lambdarank:5"]
+
+
+def _data(seed, n=60, n_queries=8):
+    rng = np.random.default_rng(seed)
+    qid = rng.integers(0, n_queries, n) * 11
+    y = rng.choice([0.0, 1.0, 2.0, 4.0], n)
+    y[qid == 0] = 1.0                               # a query with one grade
+    f = rng.integers(-6, 7, n) / 4.0                # ties in scores
+    w = rng.uniform(0.5, 2.0, n)
+    w[rng.random(n) < 0.1] = 0.0
+    h = rng.integers(-2, 3, n) / 2.0
+    return y, qid, f, w, h
+
+
+def _blocks(y, qid, f, w, groups):
+    """RowBlocks of the queries in each group (rows in their given order), and the row indices of each."""
+    out, rows = [], []
+    for group in groups:
+        idx = np.flatnonzero(np.isin(qid, group))
+        out.append(RowBlock(y[idx], w[idx], f[idx], check_qid(qid[idx], idx.shape[0])))
+        rows.append(idx)
+    return out, rows
+
+
+def _groups(qid, rng):
+    labels = np.unique(qid)
+    cut = np.sort(rng.choice(np.arange(1, labels.shape[0]), rng.integers(0, labels.shape[0] - 1), replace=False))
+    return np.split(rng.permutation(labels), cut)
+
+
+def _check(spec, seed):
+    rng = np.random.default_rng(seed + 100)
+    y, qid, f, w, h = _data(seed)
+    objective = resolve("objective", spec)
+    whole = objective.bind(y, w, queries=check_qid(qid, y.shape[0]))
+    blocked = BoundQueryBlocks(objective)
+    blocks, rows = _blocks(y, qid, f, w, _groups(qid, rng))
+    G = blocked.reduce(blocks)
+    grad = np.empty_like(f)
+    hess = np.empty_like(f)
+    for block, idx in zip(blocks, rows):
+        grad[idx], hess[idx] = blocked.block_gradient_hessian(block, G)
+        np.testing.assert_array_equal(blocked.block_gradient(block, G), grad[idx])
+    value, grad_whole, hess_whole = whole.value_gradient_hessian(f)
+    np.testing.assert_allclose(grad, grad_whole, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hess, hess_whole, rtol=1e-12, atol=1e-15)
+    if not objective.has_value:
+        assert math.isnan(blocked.finish(G).value) and math.isnan(value)
+        return
+    assert blocked.finish(G).value == pytest.approx(value, rel=1e-12)
+    line = whole.line(f, h)
+    for alpha in (0.0, 0.3, -0.7):
+        point = blocked.finish(blocked.reduce(blocks, [h[idx] for idx in rows], alpha), with_direction=True)
+        expected = line(alpha)
+        assert point.value == pytest.approx(expected.value, rel=1e-12)
+        assert point.d1 == pytest.approx(expected.d1, rel=1e-12, abs=1e-15)
+        assert math.isnan(point.d2) == math.isnan(expected.d2)
+
+
+@pytest.mark.parametrize("spec", OBJECTIVES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_blocks_of_whole_queries_equal_the_whole_objective(spec, seed):
+    _check(spec, seed)
+
+
+def test_one_block_and_one_query_per_block_are_the_same_objective():
+    y, qid, f, w, h = _data(3)
+    objective = resolve("objective", "push:exp,pow:4")
+    blocked = BoundQueryBlocks(objective)
+    one, _ = _blocks(y, qid, f, w, [np.unique(qid)])
+    each, _ = _blocks(y, qid, f, w, [[q] for q in np.unique(qid)])
+    assert blocked.finish(blocked.reduce(each)).value == pytest.approx(blocked.finish(blocked.reduce(one)).value,
+                                                                       rel=1e-13)
+
+
+def test_a_block_without_pairs_contributes_nothing():
+    y, qid, f, w, h = _data(4)
+    objective = resolve("objective", "push:exp,pow:2")
+    blocked = BoundQueryBlocks(objective)
+    (flat,), _ = _blocks(y, qid, f, w, [[0]])                      # the query with a single grade
+    assert blocked.block_partials(0, flat, []).tolist() == [-math.inf]
+    assert blocked.block_partials(0, flat, [], h[: len(flat)], 0.5).tolist() == [-math.inf, 0.0, 0.0]
+    g, c = blocked.block_gradient_hessian(flat, [np.array([0.0])])
+    assert not g.any() and (c > 0).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.floats(-30, 5), st.floats(-3, 3), st.floats(0, 4)), min_size=1, max_size=6),
+       st.randoms(use_true_random=False))
+def test_merging_is_associative(parts, random):
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity"))
+    parts = [np.array(p) for p in parts] + [np.array([-math.inf, 0.0, 0.0])]
+    all_at_once = blocked.merge_partials(0, parts)
+    random.shuffle(parts)
+    cut = random.randrange(1, len(parts))
+    in_two = blocked.merge_partials(0, [blocked.merge_partials(0, parts[:cut]), blocked.merge_partials(0, parts[cut:])])
+    np.testing.assert_allclose(in_two, all_at_once, rtol=1e-9, atol=1e-9)
+
+
+def test_objectives_that_cannot_rank_within_queries_are_refused():
+    with pytest.raises(ValueError, match="qid: the objective 'mp-squared' ranks one list"):
+        BoundQueryBlocks(resolve("objective", "mp-squared"))
+
+
+def test_a_block_without_its_queries_is_refused():
+    blocked = BoundQueryBlocks(resolve("objective", "push"))
+    with pytest.raises(ValueError, match="queries: the rows of a block"):
+        blocked.block_partials(0, RowBlock(np.array([0.0, 1.0]), np.ones(2), np.zeros(2)), [])
