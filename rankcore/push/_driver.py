@@ -20,7 +20,9 @@ per split (see ``rankcore.learners._base``).
 An objective without a value (``has_value=False``: LambdaMART's λ-gradients)
 has no line to search: step 3 takes the weak ranker's own Newton step,
 α = 1 (the learner's leaves are −Σg/Σh, ``Learner.newton_leaves``), and J
-is recorded as NaN.
+is recorded as NaN.  A layout with ``line_search = False`` (``trees:
+line_search=false``) takes the same Newton step on an objective with a value,
+which is then evaluated once per iteration (the record, overflow checks).
 
 The driver knows nothing about losses, prices, learners' internals or where
 the rows are: it sees a backend (``_backend.py``), a learner layout's
@@ -145,7 +147,7 @@ def run_boosting(
         if abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
-        if has_value:
+        if has_value and getattr(layout, "line_search", True):
             search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
             if search is None:
                 break

@@ -45,7 +45,8 @@ from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
 from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
-from ._query_defaults import QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE
+from ._query_defaults import (QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE,
+                              QUERY_PRICE)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -108,7 +109,11 @@ class BoostSetup(EstimatorSetup):
         ``learner.large_data_n_iter`` (when the learner declares one), and
         ``scoring=None`` validates by ``pauc:0.1`` (bipartite objectives).
         """
-        learner = large_data_learner(self.params.learner, self.learner)
+        settings = dict(self.learner.large_data_params or {})
+        if self.within_queries:       # the per-query learner defaults hold on large data too
+            settings = {name: value for name, value in settings.items()
+                        if name not in QUERY_LEARNER_PARAMS.get(self.learner.name, {})}
+        learner = large_data_learner(self.params.learner, self.learner, settings)
         n_iter = self.n_iter
         if self.params.n_iter is None and self.learner.large_data_n_iter is not None:
             n_iter = int(self.learner.large_data_n_iter)
@@ -357,6 +362,10 @@ class _BaseBoost(Ranker):
                                      n_threads=n_threads, **extra)
             # queries reach the objective only when there are some: a plugin's bind(y, w, n_threads=) works as before
             problem = objective.bind(y, w, n_threads=n_threads, **({} if queries is None else {"queries": queries}))
+            if not getattr(layout, "line_search", True) and not problem.has_hessian:
+                raise ValueError(f"learner {learner.spec!r}: line_search=false takes each tree's Newton step, which "
+                                 f"needs a curvature; the objective {objective.spec!r} has none (leave line_search "
+                                 "at true)")
             # A non-smooth objective starts from distinct training scores (never part of the model).
             start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
@@ -800,13 +809,14 @@ class PushBoost(_BaseBoost):
     def _query_objective(self, params, learner, objective):
         from ..objectives import PushObjective
 
-        if params.objective is not None or getattr(params.loss, "spec", params.loss) != "exp":
+        if params.objective is not None:
             return objective
-        if QUERY_OBJECTIVE is not None:
+        if QUERY_OBJECTIVE is not None and getattr(params.loss, "spec", params.loss) == "exp":
             return resolve_parameter("objective", "objective", QUERY_OBJECTIVE)
+        price = objective.price_component
         if params.price is None and QUERY_PRICE is not None:
-            return PushObjective(loss=objective.loss_component, price=resolve_parameter("price", "price", QUERY_PRICE))
-        return objective
+            price = resolve_parameter("price", "price", QUERY_PRICE)
+        return PushObjective(loss=objective.loss_component, price=price, gain_weighted=QUERY_GAIN_WEIGHTED)
 
 
 class PNormPush(_BaseBoost):

@@ -161,7 +161,11 @@ def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern
 def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):
     X, y, qid = _data()
     Xd, yd, qd = _dask(X, y, qid)
-    with pytest.raises(ValueError, match="qid: the objective 'mp-squared' ranks one list"):
+    with pytest.raises(ValueError, match="qid: the objective 'prec@k-avg:5' ranks one list"):
+        DaskPushBoost(objective="prec@k-avg:5", n_iter=2).fit(Xd, yd, qid=qd)
+    # in memory it ranks within queries; on blocks it has no log-sum-exp merge
+    with pytest.raises(ValueError, match="objective 'mp-squared': within queries on blocks, an objective with a "
+                                         "value must give it as a logarithm"):
         DaskPushBoost(objective="mp-squared", n_iter=2).fit(Xd, yd, qid=qd)
     with pytest.raises(ValueError, match="qid: the objective 'lambdarank' ranks within queries; pass"):
         DaskPushBoost(objective="lambdarank", learner="trees", n_iter=2).fit(Xd, yd)

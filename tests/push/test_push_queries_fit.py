@@ -75,17 +75,24 @@ def test_push_queries_counts_queries_without_pairs_and_reports_them(capsys):
 def test_push_queries_float_grades_without_a_cap():
     """Grades are any numbers >= 0: large grades and fractions, ordered by value within each query."""
     X, y, qid = graded_queries(6)
-    scaled = _model("trees").fit(X, 40.0 * y + 0.25, qid=qid)     # grades up to 120.25: far past 2^31
-    plain = _model("trees").fit(X, y, qid=qid)
-    # the push reads only the order of the grades within a query: the same pairs, the same model
+    unweighted = "push:exp,identity"
+    scaled = _model("trees", objective=unweighted).fit(X, 40.0 * y + 0.25, qid=qid)   # grades up to 120.25
+    plain = _model("trees", objective=unweighted).fit(X, y, qid=qid)
+    # the push without gain weights reads only the order of the grades within a query: the same pairs, the same model
     np.testing.assert_allclose(scaled.decision_function(X), plain.decision_function(X), rtol=0, atol=1e-9)
+    # the default weighs each pair by its gain difference 2^y_i - 2^y_k: the grades' values count
+    halved, default = _model("trees").fit(X, y / 2, qid=qid), _model("trees").fit(X, y, qid=qid)
+    assert default.objective_spec_ == "push:exp,identity,true"
+    assert not np.allclose(halved.decision_function(X), default.decision_function(X))
 
 
 def test_push_queries_the_per_query_objective_is_the_estimators_loss_and_price():
     X, y, qid = graded_queries(7)
     for estimator, spec in ((rankcore.PNormPush(p=8, n_iter=3), "push:exp,pow:8"),
                             (rankcore.RankBoost(n_iter=3), "push"),
-                            (rankcore.boost(loss="logistic", price="pow:2", n_iter=3), "push:logistic,pow:2")):
+                            # built from loss and price, the push within queries weighs pairs by their gains
+                            (rankcore.boost(loss="logistic", price="pow:2", n_iter=3), "push:logistic,pow:2,true"),
+                            (rankcore.boost(objective="push:logistic,pow:2", n_iter=3), "push:logistic,pow:2")):
         model = estimator.fit(X, y, qid=qid)
         assert model.objective_spec_ == spec and model.ranks_within_queries_
 

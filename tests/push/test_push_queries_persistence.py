@@ -36,7 +36,9 @@ def _tampered(change):
     (lambda s: s.update(n_queries=-1), "n_queries must be a non-negative integer, got -1"),
     (lambda s: s.update(n_queries_without_pairs=24), "n_queries_without_pairs must be below n_queries"),
     (lambda s: s.update(task="bipartite"), "task 'bipartite' does not match"),
-    (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "task 'graded' does not match"),
+    # read as a model of one list, its per-query objective is not the one its parameters give
+    (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "objective 'push:exp,identity,true' does not "
+                                                                       "match the parameters"),
 ])
 def test_push_queries_model_fields_are_checked_on_load(change, message):
     with pytest.raises(ModelFormatError, match=message):

@@ -180,6 +180,7 @@ class TreeLayout(LearnerLayout):
         for key, v in params.items():
             setattr(self, key, v)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
+        self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
         self.sampled_derivative = float(self.subsample) < 1.0
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)

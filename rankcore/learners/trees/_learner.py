@@ -187,6 +187,10 @@ class Trees(Learner):
         Parameter("random_strength", float, default=0.0, minimum=0.0,
                   doc="noise on each node's choice of feature: best gain + r·(median best gain)·N(0, 1), "
                       "seeded per tree (CatBoost's randomized split scores); 0: the best gain wins"),
+        Parameter("line_search", bool, default=True,
+                  doc="search the step along each tree; false: take its Newton step (α = 1, times "
+                      "learning_rate), as LightGBM does -- one objective evaluation per tree instead of several; "
+                      "needs an objective with a curvature"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -284,7 +288,7 @@ class Trees(Learner):
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
-                                                         "max_cat_threshold", "random_strength")}
+                                                         "max_cat_threshold", "random_strength", "line_search")}
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
