@@ -120,7 +120,10 @@ def test_merging_is_associative(parts, random):
 
 
 def test_objectives_that_cannot_rank_within_queries_are_refused():
-    with pytest.raises(ValueError, match="qid: the objective 'mp-squared' ranks one list"):
+    with pytest.raises(ValueError, match="qid: the objective 'prec@k-avg:5' ranks one list"):
+        BoundQueryBlocks(resolve("objective", "prec@k-avg:5"))
+    # it ranks within queries in memory; its value is no logarithm, so blocks cannot merge it by log-sum-exp
+    with pytest.raises(ValueError, match="objective 'mp-squared': within queries on blocks"):
         BoundQueryBlocks(resolve("objective", "mp-squared"))
 
 
