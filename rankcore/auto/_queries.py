@@ -26,15 +26,13 @@ from typing import Any
 import numpy as np
 
 from ..metrics import Queries, check_qid
+from ..push import QUERY_METRIC, check_grades, within_largest_query
 from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, Units, _FoldPart,
                      _is_int)
 
 __all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
            "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
 
-#: The metric of ``metric=None`` within queries: NDCG of the first ten places per query, gains 2^grade − 1,
-#: queries without a relevant row left out of the mean (as a push fit within queries validates by).
-QUERY_METRIC = "ndcg@k:10"
 
 #: The labels of rows within queries as the search sees them: each row's grade and its query's code.
 QUERY_LABELS = np.dtype([("grade", np.float64), ("query", np.int64)])
@@ -89,36 +87,6 @@ def query_labels(grades: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return labels
 
 
-def check_grades(y: Any, n: int) -> np.ndarray:
-    """Relevance grades for a fit within queries: one finite number >= 0 per row of X, as float64."""
-    from ..validation import check_graded_labels
-
-    grades = check_graded_labels(y, name="y")
-    if grades.shape[0] != n:
-        raise ValueError(f"y: expected one relevance grade per row of X ({n}), got {grades.shape[0]}")
-    negative = np.flatnonzero(grades < 0)
-    if negative.size:
-        raise ValueError(f"y: relevance grades must be numbers >= 0 (ranking within queries), got "
-                         f"{float(grades[negative[0]])!r} at row {int(negative[0])}")
-    return grades
-
-
-def _read_whole_queries(metric: Any, queries: Queries) -> Any:
-    """``metric`` with a count k above every query lowered to the largest query's size: the same values.
-
-    A list metric reads a query shorter than k whole, so lowering k to the
-    longest query changes no value; it only lifts the refusal of a k that no
-    query reaches, which the default ``ndcg@k:10`` must not meet on a fold of
-    short queries.
-    """
-    k = getattr(metric, "k", None)
-    largest = int(queries.sizes.max())
-    if isinstance(k, int) and not isinstance(k, bool) and k > largest:
-        given = {p.name: metric.params[p.name] for p in metric.parameters if metric.params[p.name] != p.default}
-        return type(metric)(**{**given, "k": largest})
-    return metric
-
-
 class PerQueryMean:
     """A metric taken per query and averaged over the queries it counts, on labels of :data:`QUERY_LABELS`.
 
@@ -142,7 +110,7 @@ class PerQueryMean:
     def values(self, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """Each query's value (NaN: not counted), queries in the order of their codes."""
         queries = check_qid(labels["query"], int(labels.shape[0]))
-        metric = _read_whole_queries(self.metric, queries) if self.default else self.metric
+        metric = within_largest_query(self.metric, queries) if self.default else self.metric
         grades = np.ascontiguousarray(labels["grade"])
         y = grades if metric.task == "graded" else grades.astype(np.int8)
         return np.asarray(metric.query_values(y, np.ascontiguousarray(scores, dtype=np.float64), queries),

@@ -27,7 +27,8 @@ from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._queries import check_grades
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
-from ._scoring import LARGE_DATA_METRIC
+from ._query_defaults import QUERY_METRIC
+from ._scoring import LARGE_DATA_METRIC, within_largest_query
 from ._tie_break import check_tie_break_scale, tie_break_offsets
 from ._validation import (AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, large_data_learner, plan_query_validation,
                           plan_validation, resolve_early_stopping)
@@ -36,4 +37,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
-           "convex_piecewise_linear_search", "plan_query_validation", "check_grades"]
+           "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "QUERY_METRIC",
+           "within_largest_query"]

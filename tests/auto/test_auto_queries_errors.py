@@ -20,9 +20,9 @@ BAD = {
     "None in qid": ({"qid": [None if i == 2 else "a" for i in ROW]}, {},
                     r"^qid: query ids must not be None or NaN, got None at row 2"),
     "a negative grade": ({"qid": QID, "y": np.where(ROW == 4, -1.0, Y)}, {},
-                         r"^y: relevance grades must be numbers >= 0 \(ranking within queries\), got -1.0 at row 4$"),
+                         r"^y: relevance grades must be finite numbers >= 0 \(fitting within queries\), got -1.0 at row 4$"),
     "a NaN grade": ({"qid": QID, "y": np.where(ROW == 4, np.nan, Y)}, {},
-                    r"^y: expected finite numbers, got NaN at position 4"),
+                    r"^y: relevance grades must be finite numbers >= 0 \(fitting within queries\), got nan at row 4$"),
     "qid and group": ({"qid": QID, "group": [Y.shape[0]]}, {}, r"^qid, group: give one of them"),
     "group sizes not summing to the rows": ({"group": [30, 20]}, {},
                                             r"^group: the query sizes sum to 50, but y has 60 rows"),
@@ -80,12 +80,12 @@ def test_auto_queries_single_row_and_single_grade_queries_are_counted():
 
 def test_auto_queries_score_needs_grades():
     auto = _auto(cv=3).fit(X, Y, qid=QID)
-    with pytest.raises(ValueError, match=r"^y: relevance grades must be numbers >= 0"):
+    with pytest.raises(ValueError, match=r"^y: relevance grades must be finite numbers >= 0"):
         auto.score(X, -Y, qid=QID)
     with pytest.raises(ValueError, match=r"^qid: expected one query id per row"):
         auto.score(X, Y, qid=QID[:3])
 
 
 def test_auto_queries_grades_of_the_wrong_length():
-    with pytest.raises(ValueError, match=r"^y: expected one relevance grade per row of X \(60\), got 59$"):
+    with pytest.raises(ValueError, match=r"^y: expected one grade per row of X \(60\), got 59$"):
         _auto().fit(X, Y[:-1], qid=QID)
