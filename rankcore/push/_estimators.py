@@ -108,14 +108,17 @@ class BoostSetup(EstimatorSetup):
         learner spec leaves out are set, ``n_iter=None`` becomes
         ``learner.large_data_n_iter`` (when the learner declares one), and
         ``scoring=None`` validates by ``pauc:0.1`` (bipartite objectives).
+        Within queries the per-query defaults hold (``_query_defaults``): the
+        learner keeps its per-query parameters and ``n_iter=None`` its
+        per-query cap; the hold-out of whole queries validates by ``ndcg@k:10``.
         """
         settings = dict(self.learner.large_data_params or {})
-        if self.within_queries:       # the per-query learner defaults hold on large data too
+        if self.within_queries:
             settings = {name: value for name, value in settings.items()
                         if name not in QUERY_LEARNER_PARAMS.get(self.learner.name, {})}
         learner = large_data_learner(self.params.learner, self.learner, settings)
         n_iter = self.n_iter
-        if self.params.n_iter is None and self.learner.large_data_n_iter is not None:
+        if self.params.n_iter is None and self.learner.large_data_n_iter is not None and not self.within_queries:
             n_iter = int(self.learner.large_data_n_iter)
         validation = self.validation
         if self.params.scoring is None and self.task != "graded":     # (within queries: graded, ndcg@k:10)

@@ -87,3 +87,22 @@ def test_push_queries_short_queries_validate_on_whole_queries():
     assert model.validation_metric_ == "ndcg@k:10"
     full = rankcore.evaluate(y, model.decision_function(X), "ndcg@k:6", qid=qid)["ndcg@k:6"]
     assert model.score(X, y, qid=qid) == pytest.approx(full, abs=1e-12)
+
+
+def test_push_queries_large_data_keeps_the_per_query_defaults():
+    """``early_stopping="auto"`` on large data: every row per tree, but the per-query rate, steps and cap hold."""
+    from rankcore.push._query_defaults import QUERY_LEARNER_PARAMS, QUERY_N_ITER
+
+    estimator = rankcore.boost(learner="trees")
+    large = estimator._query_setup(estimator._setup_record()).for_large_data()
+    assert large.learner.subsample == 1.0
+    for name, value in QUERY_LEARNER_PARAMS["trees"].items():
+        assert getattr(large.learner, name) == value
+    assert large.n_iter == QUERY_N_ITER
+    # one list: the trees' own large-data recipe
+    single = estimator._setup_record().for_large_data()
+    assert single.learner.learning_rate == 0.2 and single.learner.line_search and single.n_iter == 150
+    # what the user sets is kept
+    mine = rankcore.boost(learner="trees:learning_rate=0.3", n_iter=40)
+    large = mine._query_setup(mine._setup_record()).for_large_data()
+    assert large.learner.learning_rate == 0.3 and large.n_iter == 40
