@@ -63,11 +63,15 @@ class ObjectiveState:
         Merged stage partials G (separable objectives).
     gradient : ndarray or None
         The whole gradient (non-separable objectives, in-memory only).
+    hessian : ndarray or None
+        The whole curvature, computed with the gradient when the layout grows
+        Newton leaves from it (non-separable objectives with a curvature).
     """
 
     value: float
     stages: list[np.ndarray] | None = None
     gradient: np.ndarray | None = None
+    hessian: np.ndarray | None = None
 
 
 def split_blocks(n_rows: int, block_rows: int | Sequence[int] | None) -> list[slice]:
@@ -190,6 +194,10 @@ class InMemoryBackend:
             G = self._next_stages if self._next_stages is not None else problem.reduce(self._blocks())
             self._next_stages = None
             return ObjectiveState(problem.finish(G).value, stages=G)
+        if getattr(self.layout, "multi_pass", False) and getattr(problem, "has_hessian", False):
+            # a tree wants the curvature too: one evaluation gives all three (the per-query objectives)
+            value, grad, hess = problem.value_gradient_hessian(self._scores)
+            return ObjectiveState(float(value), gradient=grad, hessian=hess)
         value, grad = problem.value_and_gradient(self._scores)
         return ObjectiveState(float(value), gradient=grad)
 
@@ -221,7 +229,7 @@ class InMemoryBackend:
         curved = bool(getattr(problem, "has_hessian", False))
         grads, hess = [], []
         if state.stages is None and curved:
-            _, whole_g, whole_h = problem.value_gradient_hessian(self._scores)
+            whole_h = state.hessian if state.hessian is not None else problem.value_gradient_hessian(self._scores)[2]
         into = curved and state.stages is not None and bool(getattr(problem, "gradient_into", False))
         if into and self._gradient_buffers is None:
             self._gradient_buffers = [(np.empty(s.stop - s.start), np.empty(s.stop - s.start)) for s in self.slices]
