@@ -215,7 +215,7 @@ class DaskBackend(_ShardCaller):
             summary = None
             if self.fast and self._hist is not None and self._hist[0] is state:
                 summary = problem.summary_from_abs_sums(self._threshold_sums(ranker), G)
-            elif not self.fast:
+            elif not self.fast and getattr(problem, "has_line_summary", True):   # a round trip only if it can answer
                 parts = self.call("line_summary", ranker, values, G, self._token)
                 if all(p is not None for p in parts):
                     summary = problem.merge_line_summaries(parts)

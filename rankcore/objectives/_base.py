@@ -702,6 +702,11 @@ class BoundSeparable(BoundObjective):
         return None
 
     @property
+    def has_line_summary(self) -> bool:
+        """Whether :meth:`block_line_summary` can give a summary (it is overridden)."""
+        return type(self).block_line_summary is not BoundSeparable.block_line_summary
+
+    @property
     def has_abs_sum_summary(self) -> bool:
         """Whether :meth:`summary_from_abs_sums` is available (it is overridden, by default)."""
         return type(self).summary_from_abs_sums is not BoundSeparable.summary_from_abs_sums
