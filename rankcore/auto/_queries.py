@@ -18,8 +18,6 @@ queries from the labels.
 from __future__ import annotations
 
 import math
-import operator
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +25,8 @@ import numpy as np
 
 from ..metrics import Queries, check_qid
 from ..push import QUERY_METRIC, check_grades, within_largest_query
-from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, Units, _FoldPart,
-                     _is_int)
+from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, N_FOLDS, FoldPlan, RepeatedFolds,
+                     Units, _FoldPart, _is_int)
 
 __all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
            "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
@@ -147,7 +145,7 @@ def _deal(order: np.ndarray, sizes: np.ndarray, counted: np.ndarray, n_parts: in
     return part_of
 
 
-class QueryFolds(Sequence):
+class QueryFolds(RepeatedFolds):
     """The folds of ``n_repeats`` repeats of K-fold over whole queries, each repeat drawn on first access.
 
     Repeat r deals the queries, in the r-th random order of one generator
@@ -156,14 +154,9 @@ class QueryFolds(Sequence):
     """
 
     def __init__(self, queries: Queries, counted: np.ndarray, n_splits: int, n_repeats: int, seed: int):
+        super().__init__(queries.codes, n_splits, n_repeats, seed)
         self._queries, self._counted = queries, counted
-        self._n_splits, self._n_repeats = n_splits, n_repeats
-        self._rng = np.random.default_rng(seed)
         self._fold_of_query: list[np.ndarray] = []
-        self._drawn: list[tuple[np.ndarray, np.ndarray]] = []
-
-    def __len__(self) -> int:
-        return self._n_splits * self._n_repeats
 
     def fold_of_query(self, repeat: int) -> np.ndarray:
         """The fold of each query in repeat ``repeat`` (drawing the repeats up to it)."""
@@ -172,19 +165,10 @@ class QueryFolds(Sequence):
             self._fold_of_query.append(_deal(order, self._queries.sizes, self._counted, self._n_splits))
         return self._fold_of_query[repeat]
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[f] for f in range(*index.indices(len(self)))]
-        f = operator.index(index)
-        f += len(self) if f < 0 else 0
-        if not 0 <= f < len(self):
-            raise IndexError(f"fold {index} of a plan of {len(self)} folds")
-        while len(self._drawn) <= f:
-            repeat = len(self._drawn) // self._n_splits
-            fold_of_row = self.fold_of_query(repeat)[self._queries.codes]
-            self._drawn += [(np.flatnonzero(fold_of_row != k), np.flatnonzero(fold_of_row == k))
-                            for k in range(self._n_splits)]
-        return self._drawn[f]
+    def _draw_next_repeat(self) -> None:
+        fold_of_row = self.fold_of_query(len(self._drawn) // self._n_splits)[self._queries.codes]
+        self._drawn += [(np.flatnonzero(fold_of_row != k), np.flatnonzero(fold_of_row == k))
+                        for k in range(self._n_splits)]
 
 
 def plan_query_folds(queries: Queries, counted: np.ndarray, cv, seed: int, metric_spec: str) -> FoldPlan:

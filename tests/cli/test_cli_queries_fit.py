@@ -1,36 +1,18 @@
 """Fitting within queries on the command line: ``fit`` and ``compare`` with LIBSVM ``qid:`` and CSV ``--qid``."""
 
-import contextlib
 import csv
-import io
 import json
 import re
-import warnings
 
 import numpy as np
 import pytest
 
 import rankcore
-from rankcore.cli import main
+from _cli_run import one_line_error, run_main
 from rankcore.cli._queries import query_split
 from rankcore.metrics import evaluate
 
 N_ITER = "8"
-
-
-def run_main(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        status = main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
-
-
-def one_line_error(status, err, *fragments):
-    assert status == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rankcore: error: "), err
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
 
 
 def grouped(seed, n_queries=24):

@@ -227,8 +227,8 @@ class TreeSearch(MultiPassSearch):
                             op="split", id=self.seed)
         return self.pending
 
-    def _split_request(self, node_id: int, best: _Split, last: bool) -> dict:
-        """Record the split of ``node_id`` (its two children) and describe it for the blocks."""
+    def _record_split(self, node_id: int, best: _Split, last: bool) -> tuple[int, int, bool]:
+        """Record the split of ``node_id``: its two children's ids, and whether either may still be split."""
         lay = self.layout
         del self.splits[node_id]
         parent = self.nodes[node_id]
@@ -238,10 +238,14 @@ class TreeSearch(MultiPassSearch):
         depth = parent["depth"] + 1
         for stats in (best.left, best.right):
             self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id})
+        splittable = not last and (lay.max_depth < 0 or depth < lay.max_depth) and any(
+            s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right))
+        return a, b, splittable
+
+    def _split_request(self, node_id: int, best: _Split, last: bool) -> dict:
+        """Record the split of ``node_id`` (its two children) and describe it for the blocks."""
         # the children's histograms are needed only if one of them may still be split
-        splittable = [not last and (lay.max_depth < 0 or depth < lay.max_depth)
-                      and s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right)]
-        histogram = any(splittable)
+        a, b, histogram = self._record_split(node_id, best, last)
         if not histogram:
             self.hists.pop(node_id, None)
             self.splits[a] = self.splits[b] = None
@@ -369,20 +373,10 @@ class BatchedTreeSearch(TreeSearch):
 
     def _split_ahead(self, node_id: int, best: _Split, child_keys: tuple[int, int], last: bool) -> None:
         """Split ``node_id`` as :class:`TreeSearch` does, from the partition and histograms made ahead."""
-        lay = self.layout
-        del self.splits[node_id]
         self.hists.pop(node_id, None)
-        parent = self.nodes[node_id]
-        a, b = len(self.nodes), len(self.nodes) + 1
-        parent["children"] = (a, b)
-        parent["split"] = best
-        depth = parent["depth"] + 1
-        for stats in (best.left, best.right):
-            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id})
+        a, b, splittable = self._record_split(node_id, best, last)
         self.keys[a], self.keys[b] = child_keys
-        splittable = [not last and (lay.max_depth < 0 or depth < lay.max_depth)
-                      and s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right)]
-        if any(splittable):
+        if splittable:
             for child in (a, b):
                 self.hists[child] = self.key_hist[self.keys[child]]
                 self._consider(child)
