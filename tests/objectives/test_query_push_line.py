@@ -47,3 +47,16 @@ def test_query_push_line_fails_without_the_fix():
     y, qid, f, w = _data(0)
     bound = QueryPush("exp", "pow:4").bind(y, check_qid(qid, y.shape[0]), w)
     assert np.isfinite(bound.line(f, np.arange(y.shape[0]) % 3 / 2.0)(0.2).d2)
+
+
+@pytest.mark.parametrize("x", [[0.0, 1.0, 2.0], [-np.inf, 700.0, 699.0], [-np.inf, -np.inf], [-1e300, 5.0],
+                               [745.0, -745.0, 0.0]])
+def test_log_sum_exp_is_scipys(x):
+    from scipy.special import logsumexp
+
+    from rankcore.objectives._query_push import _log_sum_exp
+
+    x = np.array(x)
+    with np.errstate(divide="ignore"):
+        expected = float(logsumexp(x))
+    assert _log_sum_exp(x) == pytest.approx(expected, rel=1e-15, abs=0) or _log_sum_exp(x) == expected
