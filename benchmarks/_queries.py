@@ -9,6 +9,11 @@
   (which a model that ignores the queries cannot see) and of the features
   (which it must see past), noise, a few informative features among many
   noisy ones, and few relevant documents per query, so that the top matters.
+* :func:`retrieval_queries` draws many short queries (a few to a few hundred
+  documents) whose features look like a search engine's: noisy, monotone
+  transforms of a query-document match (text scores on several fields, their
+  scale varying with the query), document-quality features, query-level
+  features constant within a query, and noise; grades 0-2 (or 0-4).
 * :func:`fixed_length_queries` cuts a fixed number of rows into queries of
   one length, for the cost-per-iteration tables.
 """
@@ -110,6 +115,69 @@ def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informativ
     shifted = z + rng.normal(0.0, 0.5, (n_queries, n_informative))[qid]
     X = np.hstack([shifted, rng.normal(size=(n, n_noise))])
     return X, y, qid
+
+
+def retrieval_queries(n_queries=800, *, mean_size=20, max_grade=2, n_match=25, n_quality=5, n_query=6,
+                      n_noise=10, random_state=0):
+    """Queries shaped like web-search data: many queries of log-normal sizes, retrieval-score-like features.
+
+    The latent relevance of a row is a saturating function of its match to the
+    query, plus document quality, an interaction of the two, a periodic
+    term of a freshness-like feature, a per-query difficulty shift and noise;
+    the grades are its quantiles (about 62 % of the rows at 0, 35 % at the
+    middle grades, 3 % at the top).
+
+    Parameters
+    ----------
+    n_queries : int
+    mean_size : int
+        Median query size (log-normal sizes, clipped to 3-400 rows).
+    max_grade : int
+        Grades 0..max_grade.
+    n_match, n_quality, n_query, n_noise : int
+        Text-score-like features (noisy monotone transforms of the match, in
+        five correlated "fields", scaled per query), document-quality
+        features, query-level features (constant within a query) and noise.
+    random_state : int
+
+    Returns
+    -------
+    X : ndarray of shape (n, n_match + n_quality + 1 + n_query + n_noise), float64
+    y : ndarray of float64
+    qid : ndarray of int64
+    """
+    rng = np.random.default_rng(random_state)
+    sizes = np.clip(rng.lognormal(np.log(mean_size), 0.6, n_queries).astype(np.int64), 3, 400)
+    qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
+    n = qid.shape[0]
+    difficulty = rng.normal(0.0, 0.8, n_queries)
+    scale = np.exp(rng.normal(0.0, 0.4, n_queries))
+    length = rng.integers(1, 8, n_queries)
+    match = rng.normal(size=n) + 0.3 * difficulty[qid]
+    quality = rng.normal(size=n)
+    fresh = rng.normal(size=n)
+    latent = (1.2 * np.tanh(match) + 0.5 * quality + 0.4 * match * (quality > 0.5) + 0.3 * np.sin(2 * fresh)
+              + difficulty[qid] + rng.normal(0.0, 0.6, n))
+    y = np.searchsorted(np.quantile(latent, np.linspace(0.62, 0.97, max_grade)), latent).astype(np.float64)
+    columns = []
+    field_noise = rng.normal(size=(n, 5))
+    for j in range(n_match):
+        s = match + 0.8 * field_noise[:, j % 5] + rng.normal(0.0, 0.6, n)
+        if j % 3 == 0:        # a BM25-like score: grows with the match, scaled by the query
+            columns.append(np.logaddexp(0.0, 2.0 * s) * scale[qid] * (1.0 + 0.2 * length[qid]))
+        elif j % 3 == 1:      # a bounded similarity, shifted by the query's length
+            columns.append(1.0 / (1.0 + np.exp(-s)) + 0.1 * length[qid])
+        else:                 # a heavy-tailed count
+            columns.append(np.exp(0.5 * s) * scale[qid])
+    for j in range(n_quality):
+        noisy = quality + rng.normal(0.0, 0.7, n)
+        columns.append(np.exp(noisy) if j % 2 == 0 else noisy)
+    columns.append(fresh + rng.normal(0.0, 0.3, n))
+    for j in range(n_query):
+        per_query = length * (j + 1) + rng.normal(0.0, 1.0, n_queries) + 0.5 * difficulty * (j % 2)
+        columns.append(per_query[qid])
+    columns.extend(rng.normal(size=n) for _ in range(n_noise))
+    return np.column_stack(columns), y, qid
 
 
 def fixed_length_queries(n_rows, length, *, n_features=20, random_state=0):

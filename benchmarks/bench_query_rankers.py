@@ -10,7 +10,8 @@ Two modes.
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
   cross-validation (5 folds of whole queries per seed) of the models of
   ``_query_models`` on LightGBM's LTR example (both files joined; read from
-  ``$RANKCORE_DATASETS/lightgbm-lambdarank``) and on a synthetic set, printing
+  ``$RANKCORE_DATASETS/lightgbm-lambdarank``), on a synthetic set of long
+  queries and on a retrieval-like one of many short queries, printing
   for each set the mean NDCG@1/5/10, MAP and MRR with their intervals, the
   differences to ``LGBMRanker()`` paired over queries with p-values, and the
   fit CPU time; ``--cost`` prints the cost per iteration as queries grow.
@@ -35,7 +36,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import DatasetUnavailable  # noqa: E402
-from _queries import fixed_length_queries, load_lambdarank, synthetic_queries  # noqa: E402
+from _queries import fixed_length_queries, load_lambdarank, retrieval_queries, synthetic_queries  # noqa: E402
 from _ratios import time_ratio  # noqa: E402
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
@@ -103,6 +104,9 @@ def _data_sets(which, synthetic_queries_count):
         X, y, qid = synthetic_queries(synthetic_queries_count, random_state=1)
         out[f"synthetic (synthetic_queries({synthetic_queries_count}, random_state=1): "
             f"{X.shape[0]:,} rows, {synthetic_queries_count} queries of 10-1,000 rows)"] = (X, y, qid)
+    if "retrieval" in which:
+        X, y, qid = retrieval_queries(800, random_state=3)
+        out[f"retrieval-like (retrieval_queries(800, random_state=3): {X.shape[0]:,} rows, 800 queries)"] = (X, y, qid)
     return out
 
 
@@ -199,7 +203,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cv", action="store_true", help="the cross-validation tables")
     parser.add_argument("--cost", action="store_true", help="the cost-per-iteration table")
-    parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic"], choices=["lambdarank", "synthetic"])
+    parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic", "retrieval"],
+                        choices=["lambdarank", "synthetic", "retrieval"])
     parser.add_argument("--models", nargs="+", default=["peers", "rankcore"],
                         choices=["peers", "objectives", "rankcore"])
     parser.add_argument("--skip", nargs="+", default=[], metavar="TEXT",
