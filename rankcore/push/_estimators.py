@@ -46,7 +46,7 @@ from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
 from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
 from ._query_defaults import (QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE,
-                              QUERY_PRICE)
+                              QUERY_PRICE, QUERY_SHAPE_PARAMS)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -54,6 +54,7 @@ from ._validation import (
     MIN_HOLDOUT_ROWS,
     NO_VALIDATION,
     large_data_learner,
+    named_parameters,
     patience,
     selected_iteration,
     plan_query_validation,
@@ -162,7 +163,10 @@ class _BaseBoost(Ranker):
         """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them."""
         params = setup.params
         learner = setup.learner
-        extra = QUERY_LEARNER_PARAMS.get(learner.name)
+        extra = dict(QUERY_LEARNER_PARAMS.get(learner.name, {}))
+        shape = QUERY_SHAPE_PARAMS.get(learner.name, ())
+        if named_parameters(params.learner, learner) & set(shape):
+            extra = {name: value for name, value in extra.items() if name not in shape}
         if extra:
             learner = large_data_learner(params.learner, learner, extra)
         objective = self._query_objective(params, learner, setup.objective)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 __all__ = ["QUERY_METRIC", "QUERY_OBJECTIVE", "QUERY_PRICE", "QUERY_GAIN_WEIGHTED", "QUERY_LEARNER_PARAMS",
-           "QUERY_N_ITER"]
+           "QUERY_SHAPE_PARAMS", "QUERY_N_ITER"]
 
 #: Validation (early stopping, ``eval_set``) and :meth:`score` with queries: NDCG of the first ten places
 #: per query, gains 2^grade − 1, queries without a relevant row left out of the mean.
@@ -38,6 +38,11 @@ QUERY_GAIN_WEIGHTED = True
 #: top of both study sets better than 31, for less time).
 QUERY_LEARNER_PARAMS = MappingProxyType({"trees": MappingProxyType({"learning_rate": 0.05, "line_search": False,
                                                                     "max_leaves": 15})})
+
+#: Learner spec parameters that set the shape of a tree together: when the user's learner spec names any of
+#: them (``trees:max_leaves=31``), none of the shape parameters of :data:`QUERY_LEARNER_PARAMS` is set, so
+#: that the user's shape is the one fitted (max_leaves means nothing to an oblivious tree of a given depth).
+QUERY_SHAPE_PARAMS = MappingProxyType({"trees": ("growth", "max_depth", "max_leaves")})
 
 #: The iteration cap with queries when ``n_iter=None`` (the trees' large-data cap still applies when
 #: ``early_stopping="auto"`` switches on).

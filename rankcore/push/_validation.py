@@ -241,6 +241,20 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
         "Raise validation_fraction, pass eval_set, or set early_stopping=True (cross-validation)"))
 
 
+def named_parameters(given, learner) -> set[str]:
+    """The spec parameters of ``learner`` that the user's ``learner`` parameter ``given`` names.
+
+    A spec string names its positional and keyword parameters (``"trees"``
+    names none); a configured component names every parameter.
+    """
+    from ..spec import parse_spec
+
+    if not isinstance(given, str):
+        return {p.name for p in learner.parameters}
+    _, args, kwargs = parse_spec(given)
+    return {p.name for p in learner.parameters[: len(args)]} | set(kwargs)
+
+
 def large_data_learner(given, learner, settings=None):
     """``learner`` with its ``large_data_params`` set where the user's ``learner`` parameter leaves them out.
 
@@ -250,15 +264,12 @@ def large_data_learner(given, learner, settings=None):
     is kept as it is).  ``settings`` replaces ``large_data_params`` (the
     per-query defaults use the same rule).
     """
-    from ..spec import parse_spec
-
     if settings is None:
         settings = getattr(learner, "large_data_params", None)
     settings = dict(settings or {})
     if not settings or not isinstance(given, str):
         return learner
-    _, args, kwargs = parse_spec(given)
-    explicit = {p.name for p in learner.parameters[: len(args)]} | set(kwargs)
+    explicit = named_parameters(given, learner)
     changes = {name: value for name, value in settings.items() if name not in explicit}
     if not changes:
         return learner

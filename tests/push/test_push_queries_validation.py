@@ -106,3 +106,24 @@ def test_push_queries_large_data_keeps_the_per_query_defaults():
     mine = rankcore.boost(learner="trees:learning_rate=0.3", n_iter=40)
     large = mine._query_setup(mine._setup_record()).for_large_data()
     assert large.learner.learning_rate == 0.3 and large.n_iter == 40
+
+
+def test_push_queries_shape_defaults_yield_to_a_shape_the_user_names():
+    """A learner spec naming any shape parameter keeps the user's shape: no per-query growth, depth or leaves."""
+    from rankcore.push._query_defaults import QUERY_LEARNER_PARAMS, QUERY_SHAPE_PARAMS
+
+    defaults = QUERY_LEARNER_PARAMS["trees"]
+    shape = set(QUERY_SHAPE_PARAMS["trees"])
+    plain = rankcore.boost(learner="trees")
+    fitted = plain._query_setup(plain._setup_record()).learner
+    for name, value in defaults.items():
+        assert getattr(fitted, name) == value
+    for spec in ["trees:max_leaves=31", "trees:growth=depthwise", "trees:max_depth=4", "trees:31"]:
+        estimator = rankcore.boost(learner=spec)
+        got = estimator._query_setup(estimator._setup_record()).learner
+        user = rankcore.resolve("learner", spec)
+        for name in shape:
+            assert getattr(got, name) == getattr(user, name), (spec, name)
+        for name, value in defaults.items():        # the other per-query settings still hold
+            if name not in shape:
+                assert getattr(got, name) == value, (spec, name)
