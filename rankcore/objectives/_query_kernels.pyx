@@ -1,13 +1,23 @@
-"""Running log-sum-exps over the grade levels of each query (the per-query push's suffix and prefix sums).
+"""Sums over the grade levels of each query for the per-query push with ℓ(z) = e^{−rz}.
 
-The per-query push works on one number per (query, grade level): a
-log-sum-exp of its rows' exponentials.  Its sums "over every higher level" and
-"over every lower level" are running log-sum-exps along the levels of one
-query, restarted at each query.  NumPy's ``logaddexp.accumulate`` cannot
-restart, and shifting each query by its maximum before summing in linear
-space loses levels more than e^708 below the top (scores of magnitude 700),
-so the running sums are kept as logarithms here: O(levels), one exp and one
-log1p per level.
+Design
+------
+A. The per-query push works on one number per (query, grade level); its sums
+   "over every higher level" and "over every lower level" are running sums
+   along the levels of one query, restarted at each query.
+B. ``running_lse`` keeps them as logarithms: O(levels), one exp and one log1p
+   per level, exact at any scale (levels e^{±1400} apart stay apart).  NumPy's
+   ``logaddexp.accumulate`` cannot restart at each query.  Every price but
+   those of degree 1 uses it, and they fall back on it.
+C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
+   (g(L) = g(1)·L) in linear space: shifted by the query's own mid-range c_q,
+   w_i e^{−r(f_i − c_q)} and e^{r(f_k − c_q)} multiply to the shift-free
+   pair terms, so one exp per row replaces the log-space form's ten NumPy
+   passes with exp and log.  Its sums are sums of positive terms (gain
+   weights enter by the steps 2^{g_l} − 2^{g_{l−1}} > 0), so no digit is lost
+   to cancellation; it refuses (``LinearStatus``) where a query's scores spread
+   so far that a sum could leave the normal doubles, and the caller then takes
+   the log-space path.
 """
 
 from libc.math cimport exp, fmax, fmin, isfinite, log1p, INFINITY
@@ -118,9 +128,10 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
         acc_x += level_x
         if gain:
             acc_t += step[l] * acc_x
-    # Upwards: R_q = Σ_l T_l B_l over the live levels (T_l > 0), then P_l from the live B below.
+    # Upwards: R_q = Σ_l T_l B_l, then P_l from the B below (a level with T_l = 0 has only rows of
+    # zero weight above it: its B_l reaches no positive).
     for l in range(first, last):
-        level_b = below[l] if above[l] > 0.0 else 0.0
+        level_b = below[l]
         total[0] += above[l] * level_b
         if gain:
             acc_p += step[l] * acc_b
@@ -152,7 +163,7 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     levels, one exp and one division per row, no log.  Gain-weighted pairs
     use the steps δ_l (a_ik is the sum of the δ between the two levels).
     Writes, in the caller's row order, ∂ log R/∂f = r (w_k L_k − x_n P_l) / R,
-    with P_l the (gain-weighted) sum of w_k b_k over the live rows below, and
+    with P_l the (gain-weighted) sum of w_k b_k over the rows below, and
     the curvature (∇²R)_nn / R = r (w_k L_k + x_n P_l) / R (g″ = 0).
 
     Parameters

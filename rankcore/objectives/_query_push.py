@@ -9,7 +9,7 @@ RankBoost is ℓ = exp, g = identity; P-Norm Push is g(r) = r^p.  The working
 value is J = log R, as for the single list, so ``pow:64`` never overflows.
 
 Rows are sorted once by (query, grade); the rows of one query and one grade
-form a *level*.  Two forms:
+form a *level*.  Three forms:
 
 * ℓ(z) = e^{−rz}: L_k = e^{r f_k} · T_level(k), where T is a running sum over
   the levels above of Σ w_i e^{−r f_i} (times the gain steps δ_l = 2^{g_l} −
@@ -17,6 +17,12 @@ form a *level*.  Two forms:
   terms).  Every sum over pairs becomes a log-sum-exp per level and a running
   log-sum-exp over the levels of each query (``_query_kernels.running_lse``):
   O(rows + levels) per evaluation after the sort, never a loop over pairs.
+* ℓ(z) = e^{−rz} with a price of degree 1 (g(L) = g(1)·L, RankBoost): the same
+  running sums in linear space, each query shifted by its own mid-range
+  (``_query_kernels.exp_linear_push``): one exp per row, no log, about ten
+  times faster.  A query whose scores spread too far for its sums to stay
+  normal doubles (``_linear_spread_limit``), or a sum over the queries that
+  overflows, sends the call to the log-space form, which is exact at any scale.
 * any other loss: for each query and each level below its top, the loss's own
   pairwise sums between that level's rows and the (contiguous) rows above it --
   exact, O(n_q) memory, the cost of the loss's sums.
