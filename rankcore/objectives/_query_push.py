@@ -19,8 +19,9 @@ form a *level*.  Three forms:
   O(rows + levels) per evaluation after the sort, never a loop over pairs.
 * ℓ(z) = e^{−rz} with a price of degree 1 (g(L) = g(1)·L, RankBoost): the same
   running sums in linear space, each query shifted by its own mid-range
-  (``_query_kernels.exp_linear_push``): one exp per row, no log, about ten
-  times faster.  A query whose scores spread too far for its sums to stay
+  (``_query_kernels.exp_linear_push``): one exp per row and no log, where the
+  log-space form makes about ten passes with exp and log.  A query whose
+  scores spread too far for its sums to stay
   normal doubles (``_linear_spread_limit``), or a sum over the queries that
   overflows, sends the call to the log-space form, which is exact at any scale.
 * any other loss: for each query and each level below its top, the loss's own
@@ -55,9 +56,9 @@ _LN2 = math.log(2.0)
 #: The largest log of the weights c = v g′(L)/R formed in linear space by the pairwise form (e^700 < max float).
 _SAFE_LOG_WEIGHT = 700.0
 
-#: The largest |log| of any sum the linear-space kernel forms: e^{±700} are normal doubles (they reach
-#: e^{±708}), so its products and sums of positive terms keep every digit, and the sum over queries
-#: overflows only past e^8 (about 3,000) queries at that bound, which the kernel detects.
+#: The largest |log| of any sum the linear-space kernel forms within a query: e^{±700} are normal
+#: doubles (they reach e^{±708}), so its products and sums of positive terms keep every digit.  The
+#: sum over the queries can still overflow (some 17,000 queries at the bound): the kernel checks it.
 _LINEAR_LOG_RANGE = 700.0
 
 
@@ -238,13 +239,13 @@ class BoundQueryPush(BoundObjective):
             raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
                              f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
         self.rate = self.loss.exponential_rate
-        self._log_g1 = self._linear_price()
+        self._log_g1 = self._linear_kernel_log_g1()
         if self._log_g1 is not None:
             self._level_edges = np.append(self.level_starts, n).astype(np.int64)
             self._level_step = np.exp(self.log_step) if self.gain_weighted else np.empty(0)
             self._spread_limit = self._linear_spread_limit(codes)
 
-    def _linear_price(self) -> float | None:
+    def _linear_kernel_log_g1(self) -> float | None:
         """log g(1) when ℓ(z) = e^{−rz} and g(L) = g(1)·L (degree 1): the linear-space kernel applies."""
         if self.rate is None or not self.rate > 0 or self.price.homogeneous_degree != 1:
             return None
