@@ -146,12 +146,12 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                     const int64_t[::1] order,        # IN  (n,) sorted position -> caller's row
                     const double[::1] weight,        # IN  (n,) sorted
                     const int64_t[::1] level_starts, # IN  (n_levels + 1,) the last entry is n
-                    const int64_t[::1] bounds,       # IN  (n_queries + 1,) query q owns levels bounds[q]:bounds[q+1]
+                    const int64_t[::1] bounds,       # IN  (n_queries + 1,) query q: levels bounds[q]:bounds[q+1]
                     const double[::1] step,          # IN  (n_levels,) δ_l, or empty: every pair weighs 1
-                    const double[::1] spread_limit,  # IN  (n_queries,) largest safe r·(max − min) of a query's scores
+                    const double[::1] spread_limit,  # IN  (n_queries,) largest safe r·(max − min) of scores
                     double rate, int want,
-                    double[::1] above,               # OUT (n_levels,) scratch: T_l, each level's sum over the levels above
-                    double[::1] below,               # OUT (n_levels,) scratch: P_l, each level's sum over the levels below
+                    double[::1] above,               # OUT (n_levels,) scratch: T_l, sums over the levels above
+                    double[::1] below,               # OUT (n_levels,) scratch: P_l, sums over the levels below
                     double[::1] grad,                # OUT (n,) caller's order (also scratch for e^{r(f − c_q)})
                     double[::1] hess):               # OUT (n,) caller's order, written when want == 2
     """The per-query push with ℓ(z) = e^{−rz} and g(L) = L, in linear space per query.
