@@ -1,16 +1,26 @@
-"""Running log-sum-exps over the grade levels of each query (the per-query push's suffix and prefix sums).
+"""Sums over the grade levels of each query for the per-query push with ℓ(z) = e^{−rz}.
 
-The per-query push works on one number per (query, grade level): a
-log-sum-exp of its rows' exponentials.  Its sums "over every higher level" and
-"over every lower level" are running log-sum-exps along the levels of one
-query, restarted at each query.  NumPy's ``logaddexp.accumulate`` cannot
-restart, and shifting each query by its maximum before summing in linear
-space loses levels more than e^708 below the top (scores of magnitude 700),
-so the running sums are kept as logarithms here: O(levels), one exp and one
-log1p per level.
+Design
+------
+A. The per-query push works on one number per (query, grade level); its sums
+   "over every higher level" and "over every lower level" are running sums
+   along the levels of one query, restarted at each query.
+B. ``running_lse`` keeps them as logarithms: O(levels), one exp and one log1p
+   per level, exact at any scale (levels e^{±1400} apart stay apart).  NumPy's
+   ``logaddexp.accumulate`` cannot restart at each query.  Every price but
+   those of degree 1 uses it, and they fall back on it.
+C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
+   (g(L) = g(1)·L) in linear space: shifted by the query's own mid-range c_q,
+   w_i e^{−r(f_i − c_q)} and e^{r(f_k − c_q)} multiply to the shift-free
+   pair terms, so one exp per row replaces the log-space form's ten NumPy
+   passes with exp and log.  Its sums are sums of positive terms (gain
+   weights enter by the steps 2^{g_l} − 2^{g_{l−1}} > 0), so no digit is lost
+   to cancellation; it refuses (``LinearStatus``) where a query's scores spread
+   so far that a sum could leave the normal doubles, and the caller then takes
+   the log-space path.
 """
 
-from libc.math cimport exp, log1p, INFINITY
+from libc.math cimport exp, fmax, fmin, isfinite, log1p, INFINITY
 from libc.stdint cimport int64_t
 
 
@@ -60,3 +70,145 @@ def running_lse(const double[::1] a,          # IN
                 else:
                     out[j] = acc
                     acc = _logaddexp(acc, a[j])
+
+
+cpdef enum LinearStatus:
+    # what exp_linear_push reports: anything but LINEAR_DONE sends the caller to the log-space path
+    LINEAR_DONE = 0
+    LINEAR_NOT_FINITE = 1
+    LINEAR_SPREAD = 2
+    LINEAR_OVERFLOW = 3
+
+
+cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, const double[::1] weight,
+                            const int64_t[::1] level_starts, Py_ssize_t first, Py_ssize_t last,
+                            const double[::1] step, double limit, double rate,
+                            double[::1] above, double[::1] below, double[::1] grad,
+                            double* total) noexcept nogil:
+    """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``; adds R_q."""
+    cdef bint gain = step.shape[0] > 0
+    cdef Py_ssize_t l, j
+    cdef int64_t o
+    cdef double lo = INFINITY, hi = -INFINITY, mid, f, b, w
+    cdef double level_x, level_b, acc_x = 0.0, acc_t = 0.0, acc_b = 0.0, acc_p = 0.0
+    for j in range(level_starts[first], level_starts[last]):
+        f = scores[order[j]]
+        if not isfinite(f):
+            return LINEAR_NOT_FINITE
+        lo = fmin(lo, f)
+        hi = fmax(hi, f)
+    if last - first < 2:
+        # one level: no pair, whatever the scores
+        for l in range(first, last):
+            above[l] = 0.0
+            below[l] = 0.0
+            for j in range(level_starts[l], level_starts[l + 1]):
+                grad[order[j]] = 1.0
+        return LINEAR_DONE
+    if not rate * (hi - lo) <= limit:
+        return LINEAR_SPREAD
+    mid = 0.5 * (lo + hi)
+    # Each level's Σ x (into above) and Σ w b (into below).
+    for l in range(first, last):
+        level_x = 0.0
+        level_b = 0.0
+        for j in range(level_starts[l], level_starts[l + 1]):
+            o = order[j]
+            b = exp(rate * (scores[o] - mid))
+            grad[o] = b
+            w = weight[j]
+            level_x += w / b
+            level_b += w * b
+        above[l] = level_x
+        below[l] = level_b
+    # Downwards: T_l = Σ_{m > l} Σ_{i ∈ m} x_i, or Σ_{m > l} δ_m Σ_{i at level m or above} x_i.
+    for l in range(last - 1, first - 1, -1):
+        level_x = above[l]
+        above[l] = acc_t if gain else acc_x
+        acc_x += level_x
+        if gain:
+            acc_t += step[l] * acc_x
+    # Upwards: R_q = Σ_l T_l B_l, then P_l from the B below (a level with T_l = 0 has only rows of
+    # zero weight above it: its B_l reaches no positive).
+    for l in range(first, last):
+        level_b = below[l]
+        total[0] += above[l] * level_b
+        if gain:
+            acc_p += step[l] * acc_b
+            below[l] = acc_p
+        else:
+            below[l] = acc_b
+        acc_b += level_b
+    return LINEAR_DONE
+
+
+def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row order
+                    const int64_t[::1] order,        # IN  (n,) sorted position -> caller's row
+                    const double[::1] weight,        # IN  (n,) sorted
+                    const int64_t[::1] level_starts, # IN  (n_levels + 1,) the last entry is n
+                    const int64_t[::1] bounds,       # IN  (n_queries + 1,) query q: levels bounds[q]:bounds[q+1]
+                    const double[::1] step,          # IN  (n_levels,) δ_l, or empty: every pair weighs 1
+                    const double[::1] spread_limit,  # IN  (n_queries,) largest safe r·(max − min) of scores
+                    double rate, int want,
+                    double[::1] above,               # OUT (n_levels,) scratch: T_l, sums over the levels above
+                    double[::1] below,               # OUT (n_levels,) scratch: P_l, sums over the levels below
+                    double[::1] grad,                # OUT (n,) caller's order (also scratch for e^{r(f − c_q)})
+                    double[::1] hess):               # OUT (n,) caller's order, written when want == 2
+    """The per-query push with ℓ(z) = e^{−rz} and g(L) = L, in linear space per query.
+
+    Within query q, shifted by its mid-range c_q, x_i = w_i e^{−r(f_i − c_q)}
+    and b_k = e^{r(f_k − c_q)} multiply to the shift-free w_i e^{r(f_k − f_i)},
+    so L_k = b_k T_l (T_l = Σ_{i above level l} a_ik x_i) and
+    R = Σ_q Σ_l T_l Σ_{k ∈ l} w_k b_k: running sums of positive terms over the
+    levels, one exp and one division per row, no log.  Gain-weighted pairs
+    use the steps δ_l (a_ik is the sum of the δ between the two levels).
+    Writes, in the caller's row order, ∂ log R/∂f = r (w_k L_k − x_n P_l) / R,
+    with P_l the (gain-weighted) sum of w_k b_k over the rows below, and
+    the curvature (∇²R)_nn / R = r (w_k L_k + x_n P_l) / R (g″ = 0).
+
+    Parameters
+    ----------
+    want : int
+        0: R only; 1: and the gradient; 2: and the curvature.
+
+    Returns
+    -------
+    status : LinearStatus
+        ``LINEAR_DONE``; ``LINEAR_NOT_FINITE`` a score is not finite;
+        ``LINEAR_SPREAD`` a query's r·(max − min) exceeds its
+        ``spread_limit`` (its sums could leave the range of normal doubles);
+        ``LINEAR_OVERFLOW`` the sum over the queries overflows.  Anything but
+        ``LINEAR_DONE`` means nothing usable was written.
+    R : float
+        The objective Σ_k w_k L_k (0 when no pair is live).
+
+    Notes
+    -----
+    O(rows + levels) time, O(levels) extra memory (``above``, ``below``).
+    Levels of one query are contiguous and ascend by grade; a query of one
+    level contributes nothing and is skipped whatever its scores.
+    """
+    cdef Py_ssize_t q, l, j
+    cdef int64_t o
+    cdef int status = LINEAR_DONE
+    cdef double total = 0.0, inv, b, neg, pos
+    with nogil:
+        for q in range(bounds.shape[0] - 1):
+            status = _query_linear_sums(scores, order, weight, level_starts, bounds[q], bounds[q + 1], step,
+                                        spread_limit[q], rate, above, below, grad, &total)
+            if status != LINEAR_DONE:
+                break
+        if status == LINEAR_DONE and not isfinite(total):
+            status = LINEAR_OVERFLOW
+        if status == LINEAR_DONE and want > 0 and total > 0.0:
+            inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
+            for l in range(level_starts.shape[0] - 1):
+                for j in range(level_starts[l], level_starts[l + 1]):
+                    o = order[j]
+                    b = grad[o]
+                    neg = rate * (weight[j] * b * above[l] * inv)
+                    pos = rate * (weight[j] / b * below[l] * inv)
+                    grad[o] = neg - pos
+                    if want == 2:
+                        hess[o] = rate * (neg + pos)
+    return LinearStatus(status), total

@@ -9,7 +9,7 @@ RankBoost is ℓ = exp, g = identity; P-Norm Push is g(r) = r^p.  The working
 value is J = log R, as for the single list, so ``pow:64`` never overflows.
 
 Rows are sorted once by (query, grade); the rows of one query and one grade
-form a *level*.  Two forms:
+form a *level*.  Three forms:
 
 * ℓ(z) = e^{−rz}: L_k = e^{r f_k} · T_level(k), where T is a running sum over
   the levels above of Σ w_i e^{−r f_i} (times the gain steps δ_l = 2^{g_l} −
@@ -17,6 +17,13 @@ form a *level*.  Two forms:
   terms).  Every sum over pairs becomes a log-sum-exp per level and a running
   log-sum-exp over the levels of each query (``_query_kernels.running_lse``):
   O(rows + levels) per evaluation after the sort, never a loop over pairs.
+* ℓ(z) = e^{−rz} with a price of degree 1 (g(L) = g(1)·L, RankBoost): the same
+  running sums in linear space, each query shifted by its own mid-range
+  (``_query_kernels.exp_linear_push``): one exp per row and no log, where the
+  log-space form makes about ten passes with exp and log.  A query whose
+  scores spread too far for its sums to stay
+  normal doubles (``_linear_spread_limit``), or a sum over the queries that
+  overflows, sends the call to the log-space form, which is exact at any scale.
 * any other loss: for each query and each level below its top, the loss's own
   pairwise sums between that level's rows and the (contiguous) rows above it --
   exact, O(n_q) memory, the cost of the loss's sums.
@@ -37,7 +44,7 @@ import numpy as np
 
 from ..metrics import Queries
 from ._base import BoundObjective, LinePoint, clip_hessian
-from ._query_kernels import running_lse
+from ._query_kernels import LinearStatus, exp_linear_push, running_lse
 
 __all__ = ["QueryPush", "BoundQueryPush"]
 
@@ -48,6 +55,11 @@ _LN2 = math.log(2.0)
 
 #: The largest log of the weights c = v g′(L)/R formed in linear space by the pairwise form (e^700 < max float).
 _SAFE_LOG_WEIGHT = 700.0
+
+#: The largest |log| of any sum the linear-space kernel forms within a query: e^{±700} are normal
+#: doubles (they reach e^{±708}), so its products and sums of positive terms keep every digit.  The
+#: sum over the queries can still overflow (some 17,000 queries at the bound): the kernel checks it.
+_LINEAR_LOG_RANGE = 700.0
 
 
 def _log_sum_exp(x: np.ndarray) -> float:
@@ -227,6 +239,41 @@ class BoundQueryPush(BoundObjective):
             raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
                              f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
         self.rate = self.loss.exponential_rate
+        self._log_g1 = self._linear_kernel_log_g1()
+        if self._log_g1 is not None:
+            self._level_edges = np.append(self.level_starts, n).astype(np.int64)
+            self._level_step = np.exp(self.log_step) if self.gain_weighted else np.empty(0)
+            self._spread_limit = self._linear_spread_limit(codes)
+
+    def _linear_kernel_log_g1(self) -> float | None:
+        """log g(1) when ℓ(z) = e^{−rz} and g(L) = g(1)·L (degree 1): the linear-space kernel applies."""
+        if self.rate is None or not self.rate > 0 or self.price.homogeneous_degree != 1:
+            return None
+        log_g1 = float(np.asarray(self.price.log_value(np.zeros(1)))[0])
+        return log_g1 if math.isfinite(log_g1) else None
+
+    def _linear_spread_limit(self, codes: np.ndarray) -> np.ndarray:
+        """Per query, the largest r·(max − min) of its scores at which the linear-space sums stay normal.
+
+        With s = r·(max − min), every nonzero sum the kernel forms for query q lies in
+        [e^{lo_q − s}, e^{hi_q + s}]: hi_q = log 2^{top grade} + 2 log n_q + 2 log(largest weight),
+        lo_q = log(smallest step δ) + 2 log(smallest positive weight) (no grade terms without gain
+        weights).  Both ends within e^{±700} bound s; +inf for a query with no positive weight.
+        """
+        starts = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
+        positive = self.weight > 0
+        log_top_weight = np.maximum.reduceat(self.log_weight, starts)
+        log_least_weight = np.minimum.reduceat(np.where(positive, self.log_weight, np.inf), starts)
+        hi = 2.0 * np.log(np.diff(np.append(starts, codes.shape[0]))) + 2.0 * log_top_weight
+        lo = 2.0 * log_least_weight
+        if self.gain_weighted:
+            hi = hi + np.maximum.reduceat(self.grades, starts) * _LN2
+            steps = self.log_step[self.level]
+            lo = lo + np.minimum.reduceat(np.where(np.isfinite(steps), steps, np.inf), starts)
+        limit = np.full(self.n_queries, np.inf)
+        with np.errstate(invalid="ignore"):
+            limit[codes[starts]] = np.fmin(_LINEAR_LOG_RANGE - hi, _LINEAR_LOG_RANGE + lo)
+        return limit
 
     # ------------------------------------------------------------------
     @property
@@ -298,6 +345,10 @@ class BoundQueryPush(BoundObjective):
         return evaluate
 
     def _evaluate(self, scores, order: int):
+        if self._log_g1 is not None:
+            linear = self._linear_exponential(scores, order)
+            if linear is not None:
+                return linear
         f = self._sorted_scores(scores)
         if self.rate is not None:
             value, grad, hess = self._exponential(f, order)
@@ -309,6 +360,39 @@ class BoundQueryPush(BoundObjective):
         if order == 1:
             return value, grad
         return value, grad, clip_hessian(self._unsort(hess))
+
+    # ------------------------------------------------------------------
+    # ℓ(z) = e^{−rz} and g(L) = g(1)·L: sums in linear space per query
+    # ------------------------------------------------------------------
+    def _linear_exponential(self, scores, order: int):
+        """What ``_evaluate`` returns, by the linear-space kernel; None where it cannot vouch for its sums.
+
+        None for scores of the wrong shape or not finite (the log-space path names the problem), a
+        query whose scores spread beyond its ``_spread_limit``, or a sum over the queries that
+        overflows: the log-space path then computes the same numbers.
+        """
+        f = np.asarray(scores, dtype=np.float64)
+        if f.shape != (self.n_rows,):
+            return None
+        n_levels = self.level_starts.shape[0]
+        grad = np.empty(self.n_rows)
+        hess = np.empty(self.n_rows if order == 2 else 0)
+        status, total = exp_linear_push(np.ascontiguousarray(f), self.order, self.weight, self._level_edges,
+                                        self.bounds, self._level_step, self._spread_limit, float(self.rate),
+                                        order, np.empty(n_levels), np.empty(n_levels), grad, hess)
+        if status != LinearStatus.LINEAR_DONE:
+            return None
+        if total == 0.0:
+            value = -math.inf
+            grad[:] = 0.0
+            hess[:] = 0.0
+        else:
+            value = math.log(total) + self._log_g1
+        if order == 0:
+            return value, None, None
+        if order == 1:
+            return value, grad
+        return value, grad, clip_hessian(hess)
 
     # ------------------------------------------------------------------
     # ℓ(z) = e^{−rz}: running log-sum-exps over levels
