@@ -33,11 +33,13 @@ QUERY_PRICE = "identity"
 QUERY_GAIN_WEIGHTED = True
 
 #: Learner spec parameters set with queries where the user's learner spec leaves them out (per learner name):
-#: the trees take each tree's Newton step at half the usual rate, for twice the trees (one objective
-#: evaluation per tree instead of a line search's five or six), with at most 15 leaves (which ranked the
-#: top of both study sets better than 31, for less time).
-QUERY_LEARNER_PARAMS = MappingProxyType({"trees": MappingProxyType({"learning_rate": 0.05, "line_search": False,
-                                                                    "max_leaves": 15})})
+#: oblivious (symmetric) trees of depth 6, as CatBoost grows them, with its randomized split scores
+#: (``random_strength=1``), each tree taking its Newton step (one objective evaluation per tree instead of a
+#: line search's five or six) at rate 0.1.  On queries of 10-1,000 documents they ranked the top far better
+#: than leaf-wise trees (NDCG@10 0.610 against 0.575 and LGBMRanker()'s 0.573), and level elsewhere.
+QUERY_LEARNER_PARAMS = MappingProxyType({"trees": MappingProxyType({"learning_rate": 0.1, "line_search": False,
+                                                                    "growth": "oblivious", "max_depth": 6,
+                                                                    "random_strength": 1.0})})
 
 #: Learner spec parameters that set the shape of a tree together: when the user's learner spec names any of
 #: them (``trees:max_leaves=31``), none of the shape parameters of :data:`QUERY_LEARNER_PARAMS` is set, so

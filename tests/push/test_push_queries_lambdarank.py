@@ -6,6 +6,7 @@ import pytest
 import rankcore
 from _query_data import graded_queries
 from _query_objective_reference import lambdarank_reference
+from rankcore.push._query_defaults import QUERY_LEARNER_PARAMS
 
 
 def _leaf_values_are_newton_steps(ranker, X, grad, hess):
@@ -22,7 +23,8 @@ def test_push_queries_lambdarank_leaves_are_newton_steps(learner):
     X, y, qid = graded_queries(0)
     model = rankcore.boost(objective="lambdarank:10", learner=learner, n_iter=3, random_state=0).fit(X, y, qid=qid)
     assert model.n_iter_ == 3 and np.isnan(model.objective_values_).all()
-    np.testing.assert_array_equal(model.alphas_, 0.05)         # α = 1, times the per-query learning rate
+    rate = QUERY_LEARNER_PARAMS["trees"]["learning_rate"]
+    np.testing.assert_array_equal(model.alphas_, rate)         # α = 1, times the per-query learning rate
     # the fit works in query order, each query's rows in their given order (lambdarank breaks score ties by it)
     order = np.argsort(qid, kind="stable")
     X, y, qid = X[order], y[order], qid[order]
