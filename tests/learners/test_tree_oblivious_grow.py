@@ -200,3 +200,75 @@ def test_categorical_features_and_bad_depths_are_refused_by_name():
     with pytest.raises(TypeError, match="not copied or pickled"):
         import pickle
         pickle.dumps(ObliviousGrower(plain, 6, 20.0, 1.0, 0.0, TIE_TOLERANCE))
+
+
+# ----------------------------------------------------------------------
+# The level's gains, every vector width, against plain Python
+# ----------------------------------------------------------------------
+def _level_gains_reference(hist, base, n_edges, mask, msl, mcw, l2, out):
+    """level_gains_add in plain Python floats, the same operations in the same order (so the same bits)."""
+    for j in np.flatnonzero(mask):
+        fh = hist[base[j]: base[j] + n_edges[j] + 2].tolist()
+        tg = th = tc = 0.0
+        for g, h, c in fh:
+            tg, th, tc = tg + g, th + h, tc + c
+        if th + l2 <= 0:
+            continue
+        parent = tg * tg / (th + l2)
+        ng, nh, nc = fh[-1]
+        cg = ch = cc = 0.0
+        for b in range(n_edges[j] + 1):
+            cg, ch, cc = cg + fh[b][0], ch + fh[b][1], cc + fh[b][2]
+            for side, (lg, lh, lc) in enumerate([(cg + ng, ch + nh, cc + nc), (cg, ch, cc)]):
+                rg, rh, rc = tg - lg, th - lh, tc - lc
+                if lc < msl or rc < msl or lh < mcw or rh < mcw or lh + l2 <= 0 or rh + l2 <= 0:
+                    gain = 0.0
+                else:
+                    gain = lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+                out[base[j] + b, side] += gain
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n_nodes=st.integers(1, 3), l2=st.sampled_from([0.0, 0.5, -0.5]),
+       msl=st.sampled_from([0.0, 1.0, 3.0]), mcw=st.sampled_from([0.0, 0.2]))
+def test_level_gains_are_the_plain_python_sums_bitwise_at_every_vector_width(seed, n_nodes, l2, msl, mcw):
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    d = 5
+    n_edges = rng.integers(0, 20, size=d).astype(np.intp)           # tails of every vector width
+    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
+    S = int((n_edges + 2).sum())
+    mask = rng.integers(0, 2, size=d).astype(np.uint8)
+    hists = []
+    for _ in range(n_nodes):
+        hist = np.zeros((S, 3))
+        hist[:, 2] = rng.integers(0, 4, size=S) * (rng.random(S) < 0.7)       # empty bins
+        hist[:, 0] = rng.normal(size=S) * (hist[:, 2] > 0)
+        hist[:, 1] = hist[:, 2] * rng.uniform(0.0, 1.0, size=S)
+        hists.append(hist)
+    expect = np.zeros((S, 2))
+    for hist in hists:
+        _level_gains_reference(hist, base, n_edges, mask, msl, mcw, l2, expect)
+    before = kernels.simd_level()
+    try:
+        for level in range(before + 1):
+            kernels.simd_level(level)
+            out = np.zeros((S, 2))
+            for hist in hists:
+                kernels.level_gains_add(hist, base, n_edges, mask, msl, mcw, l2, out, 2)
+            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
+    finally:
+        kernels.simd_level(before)
+
+
+def test_level_gains_refuse_features_beyond_one_byte_codes():
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    n_edges = np.array([255], dtype=np.intp)
+    hist = np.zeros((257, 3))
+    with pytest.raises(ValueError, match="more than 254 edges"):
+        kernels.level_gains_add(hist, np.zeros(1, np.intp), n_edges, np.ones(1, np.uint8), 1.0, 0.0, 0.0,
+                                np.zeros((257, 2)))
+    with pytest.raises(ValueError, match="level: this CPU supports levels 0 to"):
+        kernels.simd_level(7)

@@ -36,7 +36,8 @@ from cython.parallel cimport prange
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
                                               listed_pointers, partition_rows, split_table)
-from rankcore.learners.trees._oblivious_kernels cimport LevelSplit, choose_level_split, feature_gains_add
+from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
+                                                      feature_gains_add)
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -112,6 +113,9 @@ cdef class ObliviousGrower:
             if slots.fs.categorical[j]:
                 raise ValueError(f"ObliviousGrower: feature {j} is categorical; oblivious trees split numeric "
                                  "features only")
+            if slots.fs.n_edges[j] > MAX_EDGES:
+                raise ValueError(f"ObliviousGrower: feature {j} has {slots.fs.n_edges[j]} bin edges, at most "
+                                 f"{MAX_EDGES} fit its one-byte codes")
         self.slots = slots
         self.fs = &slots.fs
         self.depth = depth

@@ -3,6 +3,10 @@
 from libc.stdint cimport uint8_t, uint64_t
 
 
+cdef enum:
+    MAX_EDGES = 254                 # a feature's bin edges, at most (its codes, NaN's included, are one byte)
+
+
 cdef struct LevelSplit:
     Py_ssize_t feature
     Py_ssize_t bin                  # rows go right iff their bin > bin

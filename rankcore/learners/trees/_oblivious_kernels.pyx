@@ -8,11 +8,14 @@ A. An oblivious tree splits every node of a level on one shared
    side (0: NaN left, 1: NaN right) -- from the node's (S, 3) histogram of
    (Σg, Σh, count), computing each gain with the scan of the other growth
    modes: the cumulative sums over bins 0..b (plus the NaN bin on its side),
-   G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ).  A candidate the node does not
+   G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), several candidates per vector
+   (``_oblivious_simd.pxi``: every width gives the same bits).  A candidate the node does not
    allow (fewer than min_samples_leaf rows or min_child_weight curvature on
    a side) adds nothing there: that node will not be split by it (it stays
    one leaf).  Called once per node of the level, in node order, so every
-   sum is taken in the same order whatever the thread count.
+   sum is taken in the same order whatever the thread count; the in-memory
+   grower (``_grow_oblivious.pyx``) calls its per-feature part,
+   ``feature_gains_add``, for every node of a level in one pass.
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
@@ -36,65 +39,87 @@ from rankcore.learners.trees._split cimport split_noise
 
 import numpy as np
 
+from rankcore._simd import checked_level
+
 
 # ----------------------------------------------------------------------
 # The level's split search
 # ----------------------------------------------------------------------
-cdef inline double _gain(double lg, double lh, double lc, double tg, double th, double tc, double parent,
-                         double min_samples_leaf, double min_child_weight, double l2) noexcept nogil:
-    """The split's gain with (lg, lh, lc) on the left, or 0 when a side is too small (the node is not split)."""
-    cdef double rg = tg - lg, rh = th - lh, rc = tc - lc
-    if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight or rh < min_child_weight
-            or lh + l2 <= 0 or rh + l2 <= 0):
-        return 0.0
-    return lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+include "_oblivious_simd.pxi"
+
+rc_level_simd = rc_level_simd_supported()
+
+
+def simd_level(level=None):
+    """The vector width of the level search's gains: 0 (2 doubles), 1 (AVX2: 4), 2 (AVX-512: 8).
+
+    With ``level``, use that width from now on (at most the CPU's: for the
+    tests, which check that every width sums the same gains); returns the
+    level in use before.
+    """
+    global rc_level_simd
+    cdef int previous = rc_level_simd
+    if level is not None:
+        rc_level_simd = checked_level(level, rc_level_simd_supported())
+    return previous
 
 
 cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                             Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
                             double min_samples_leaf, double min_child_weight, double l2,
                             double* out) noexcept nogil:    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-    """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out``.
+    """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
 
-    A node without NaN rows of the feature (its NaN slot all zeros) gains
-    the same on both sides: computed once.  O(nb) time, no allocation.
+    The cumulative sums over bins 0..b, then every candidate's gain several
+    at once (``rc_level_gains``).  A node without NaN rows of the feature
+    (its NaN slot all zeros) gains the same on both sides: computed once.
+    O(nb) time, no allocation.
     """
     cdef Py_ssize_t b
-    cdef double cg, ch, cc, ng, nh, nc, tg = 0.0, th = 0.0, tc = 0.0, parent, g0 = 0.0, g1 = 0.0
+    cdef double pg[MAX_EDGES + 1]
+    cdef double ph[MAX_EDGES + 1]
+    cdef double pc[MAX_EDGES + 1]
+    cdef double g0[MAX_EDGES + 1]
+    cdef double g1[MAX_EDGES + 1]
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0
+    cdef rc_level_args a
     cdef const double* x
-    cdef bint no_nan
+    a.tg = 0.0
+    a.th = 0.0
+    a.tc = 0.0
     for b in range(nb + 2):
-        tg = tg + hist[3 * (s0 + b)]
-        th = th + hist[3 * (s0 + b) + 1]
-        tc = tc + hist[3 * (s0 + b) + 2]
-    if th + l2 <= 0:
+        a.tg = a.tg + hist[3 * (s0 + b)]
+        a.th = a.th + hist[3 * (s0 + b) + 1]
+        a.tc = a.tc + hist[3 * (s0 + b) + 2]
+    if a.th + l2 <= 0:
         return
-    parent = tg * tg / (th + l2)
-    ng = hist[3 * (s0 + nb + 1)]
-    nh = hist[3 * (s0 + nb + 1) + 1]
-    nc = hist[3 * (s0 + nb + 1) + 2]
-    # x + 0 is x for the running sums (they start at +0 and never become −0): NaN left is NaN right
-    no_nan = ng == 0 and nh == 0 and nc == 0
-    cg = 0.0
-    ch = 0.0
-    cc = 0.0
+    a.parent = a.tg * a.tg / (a.th + l2)
+    a.ng = hist[3 * (s0 + nb + 1)]
+    a.nh = hist[3 * (s0 + nb + 1) + 1]
+    a.nc = hist[3 * (s0 + nb + 1) + 2]
+    a.l2 = l2
+    a.msl = min_samples_leaf
+    a.mcw = min_child_weight
+    # (an empty bin adds zeros: its sums, and so its gains, are the previous bin's -- the sums start
+    # at +0 and never become −0, which x + 0 would change)
     for b in range(nb + 1):
         x = hist + 3 * (s0 + b)
-        if b > 0 and x[0] == 0 and x[1] == 0 and x[2] == 0:
-            # an empty bin splits the node as bin b − 1 does: the same gains, not recomputed
-            out[2 * (s0 + b)] += g0
-            out[2 * (s0 + b) + 1] += g1
-            continue
         cg = cg + x[0]
         ch = ch + x[1]
         cc = cc + x[2]
-        g1 = _gain(cg, ch, cc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
-        if no_nan:
-            g0 = g1
-        else:
-            g0 = _gain(cg + ng, ch + nh, cc + nc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
-        out[2 * (s0 + b)] += g0
-        out[2 * (s0 + b) + 1] += g1
+        pg[b] = cg
+        ph[b] = ch
+        pc[b] = cc
+    rc_level_gains(pg, ph, pc, nb + 1, 0, &a, g1)
+    if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
+        for b in range(nb + 1):
+            out[2 * (s0 + b)] += g1[b]
+            out[2 * (s0 + b) + 1] += g1[b]
+        return
+    rc_level_gains(pg, ph, pc, nb + 1, 1, &a, g0)
+    for b in range(nb + 1):
+        out[2 * (s0 + b)] += g0[b]
+        out[2 * (s0 + b) + 1] += g1[b]
 
 
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
@@ -115,8 +140,9 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
     for j in range(d):
-        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or n_edges[j] < 0:
-            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots")
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
+            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots (or it has more than "
+                             f"{MAX_EDGES} edges)")
     if d == 0:
         return
     n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
