@@ -8,9 +8,11 @@ either route:
   client's :class:`~rankcore.learners.trees._search.TreeSearch`): one
   reduction over the blocks per split, so blocks may live anywhere (Dask);
 * the **in-memory grower** (:meth:`TreeLayout.search_in_memory`, one block):
-  ``_grow.TreeGrower`` grows the whole tree in one call without the
-  GIL.  Same tree, bit for bit (the same kernels, decisions and
-  floating-point operations; see ``_grow.pyx``).
+  ``_grow.TreeGrower`` (leaf-wise, depth-wise) or
+  ``_grow_oblivious.ObliviousGrower`` (oblivious) grows the whole tree in
+  one call without the GIL.  Same tree, bit for bit (the same kernels,
+  decisions and floating-point operations; see ``_grow.pyx`` and
+  ``_grow_oblivious.pyx``).
 
 Histograms are compact (S, 3) arrays over *slots* (``_histogram.pyx``,
 design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
@@ -445,7 +447,8 @@ class TreeLayout(LearnerLayout):
 
         The same tree, bit for bit, as :func:`~rankcore.learners._base.multi_pass_search`
         (which several blocks use): the grower takes the search's decisions
-        with the search's kernels (``_grow.pyx``).
+        with the search's kernels (``_grow.pyx``; oblivious trees:
+        ``_grow_oblivious.pyx``).
         """
         if len(encoded) != 1:
             return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
