@@ -84,22 +84,6 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Î
     cdef double cg = 0.0, ch = 0.0, cc = 0.0
     cdef rc_level_args a
     cdef const double* x
-    a.tg = 0.0
-    a.th = 0.0
-    a.tc = 0.0
-    for b in range(nb + 2):
-        a.tg = a.tg + hist[3 * (s0 + b)]
-        a.th = a.th + hist[3 * (s0 + b) + 1]
-        a.tc = a.tc + hist[3 * (s0 + b) + 2]
-    if a.th + l2 <= 0:
-        return
-    a.parent = a.tg * a.tg / (a.th + l2)
-    a.ng = hist[3 * (s0 + nb + 1)]
-    a.nh = hist[3 * (s0 + nb + 1) + 1]
-    a.nc = hist[3 * (s0 + nb + 1) + 2]
-    a.l2 = l2
-    a.msl = min_samples_leaf
-    a.mcw = min_child_weight
     # (an empty bin adds zeros: its sums, and so its gains, are the previous bin's -- the sums start
     # at +0 and never become âˆ’0, which x + 0 would change)
     for b in range(nb + 1):
@@ -110,6 +94,19 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Î
         pg[b] = cg
         ph[b] = ch
         pc[b] = cc
+    a.ng = hist[3 * (s0 + nb + 1)]
+    a.nh = hist[3 * (s0 + nb + 1) + 1]
+    a.nc = hist[3 * (s0 + nb + 1) + 2]
+    # the node's totals: the sums over every slot in order, the NaN bin last
+    a.tg = cg + a.ng
+    a.th = ch + a.nh
+    a.tc = cc + a.nc
+    if a.th + l2 <= 0:
+        return
+    a.parent = a.tg * a.tg / (a.th + l2)
+    a.l2 = l2
+    a.msl = min_samples_leaf
+    a.mcw = min_child_weight
     rc_level_gains(pg, ph, pc, nb + 1, 0, &a, g1)
     if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
         for b in range(nb + 1):
