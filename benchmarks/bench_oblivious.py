@@ -7,6 +7,10 @@
    5 repeats.
 2. The whole fit of T trees on those 20,000 rows, one thread, least of 3
    alternating repeats: oblivious against leaf-wise.
+3. One oblivious tree's search on those 20,000 rows (depth 6, fixed
+   gradients, one thread) by its two routes, least of 10 alternating
+   repeats: the in-memory grower (one native call) against the multi-pass
+   protocol (one pass per level, as on Dask) -- the same tree.
 
 ``RANKCORE_BENCH_PROFILE=fast`` (default): n = 10⁵, T = 100; ``full``:
 n = 10⁶, T = 500.  Skipped without LightGBM.  The ratios are printed at the
@@ -77,3 +81,27 @@ def test_oblivious_predict_and_fit_beside_leafwise_and_lightgbm(benchmark, data,
                                 leafwise_over_lightgbm=lw / lg,
                                 fit_oblivious_over_leafwise=fits["oblivious"] / fits["leafwise"])
     assert np.isfinite(models["oblivious"].decision_function(X[:10])).all()
+
+
+def test_oblivious_native_grower_beside_the_multi_pass_protocol(benchmark, data):
+    from rankcore.learners._base import multi_pass_search
+    from rankcore.registry import resolve
+
+    X, y = data
+    Xs, ys = X[:20_000], y[:20_000]
+    rng = np.random.default_rng(0)
+    g = np.where(ys == 1, -0.95, 0.05) + 0.1 * rng.normal(size=ys.shape[0])       # a logistic loss's first step
+    h = rng.uniform(0.05, 0.25, ys.shape[0])
+    learner = resolve("learner", SPECS["oblivious"])
+    native, protocol = (learner.prepare(Xs, random_state=0, n_threads=1) for _ in range(2))
+    native_block, protocol_block = native.encode(Xs), protocol.encode(Xs)
+    routes = {"native": lambda: native.search_in_memory([native_block], [g], [h], n_threads=1),
+              "protocol": lambda: multi_pass_search(protocol, [protocol_block], [g], [h], n_threads=1)}
+    times = {}
+    benchmark.pedantic(lambda: times.update(_least(routes, 10)), rounds=1, iterations=1)
+    a, b = routes["native"](), routes["protocol"]()          # the layouts' next tree: the same seed
+    np.testing.assert_array_equal(a.ranker.value, b.ranker.value)
+    SUMMARY.append(f"one oblivious tree (depth 6) on 20000 x 50, 1 thread: native grower {times['native'] * 1e3:.1f} "
+                   f"ms, multi-pass protocol {times['protocol'] * 1e3:.1f} ms, ratio "
+                   f"{times['native'] / times['protocol']:.2f}")
+    benchmark.extra_info.update(native_over_protocol=times["native"] / times["protocol"])

@@ -225,7 +225,7 @@ def _peak_bytes_of_boosting(spec: str, n: int) -> int:
     return peak
 
 
-@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1"])
+@pytest.mark.parametrize("spec", ["trees", "trees:subsample=1", "trees:growth=oblivious"])
 def test_an_iteration_allocates_nothing_in_proportion_to_the_rows(spec):
     """After the first iterations (which allocate the fit's buffers), boosting on trees with the exp
     push allocates nothing that grows with n (tracemalloc sees NumPy's arrays).

@@ -268,7 +268,7 @@ def test_oblivious_tree_invariants(seed, n, depth, msl, nan_fraction):
 
 
 def test_search_in_memory_is_the_protocol():
-    """In memory the fit runs the protocol itself (several blocks: test_learners_trees, Dask: test_dask_trees)."""
+    """In memory the native grower grows the protocol's tree (more cases: test_tree_oblivious_grow)."""
     X, _ = _data(7, n=200)
     g = np.random.default_rng(7).normal(size=200)
     learner = resolve("learner", "trees:growth=oblivious,subsample=0.7,colsample=0.6")

@@ -36,21 +36,12 @@ from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLay
                                               MAX_PARTITION_THREADS, build_histogram, histogram_part, listed_pointers,
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
+from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads
 from rankcore.learners.histograms cimport node_histogram_threads
 from rankcore._parallel cimport rc_barrier, threads_for
 
 import numpy as np
-
-cdef extern from *:
-    """
-    static inline unsigned long long rc_splitmix(unsigned long long z) {
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    """
-    unsigned long long rc_splitmix(unsigned long long z) noexcept nogil
 
 cdef enum:
     # rows from which a node's partition runs on several threads (about 10 µs of work on one)
@@ -314,40 +305,13 @@ cdef class TreeGrower:
             self.n_sampled = 0
             return 0
         with nogil:
-            m = self._sample(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
+            m = sample_rows(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
             self.n_sampled = m
             self.n_nodes = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
                                       &oh[0], &feature_mask[0], m, m == n and not sample, unit_h)
         self.sp_ptr = NULL          # the arrays are the caller's: not kept past the call
         self.sp_slot = NULL
         return self.n_nodes
-
-    # ------------------------------------------------------------------
-    # Row sample
-    # ------------------------------------------------------------------
-    cdef Py_ssize_t _sample(self, int32_t* idx, int32_t* scratch, Py_ssize_t n, uint64_t seed_shift,
-                            uint64_t keep_below, bint sample, const int64_t* row_ids,
-                            Py_ssize_t offset) noexcept nogil:
-        """idx ← kept rows (in order), then the others (in order); returns the number kept."""
-        cdef Py_ssize_t r, m = 0, k = 0
-        cdef uint64_t position
-        cdef Py_ssize_t keep
-        if not sample:
-            for r in range(n):
-                idx[r] = <int32_t> r
-            return n
-        # branch-free: every row is written to both lists and only the list it belongs to advances (a
-        # kept/dropped branch at random mispredicts on about one row in five)
-        for r in range(n):
-            position = <uint64_t> (row_ids[r] if row_ids != NULL else offset + r)
-            keep = rc_splitmix(position + seed_shift) < keep_below
-            idx[m] = <int32_t> r
-            scratch[k] = <int32_t> r
-            m += keep
-            k += 1 - keep
-        for r in range(k):
-            idx[m + r] = scratch[r]
-        return m
 
     # ------------------------------------------------------------------
     # Histogram buffers

@@ -8,9 +8,11 @@ either route:
   client's :class:`~rankcore.learners.trees._search.TreeSearch`): one
   reduction over the blocks per split, so blocks may live anywhere (Dask);
 * the **in-memory grower** (:meth:`TreeLayout.search_in_memory`, one block):
-  ``_grow.TreeGrower`` grows the whole tree in one call without the
-  GIL.  Same tree, bit for bit (the same kernels, decisions and
-  floating-point operations; see ``_grow.pyx``).
+  ``_grow.TreeGrower`` (leaf-wise, depth-wise) or
+  ``_grow_oblivious.ObliviousGrower`` (oblivious) grows the whole tree in
+  one call without the GIL.  Same tree, bit for bit (the same kernels,
+  decisions and floating-point operations; see ``_grow.pyx`` and
+  ``_grow_oblivious.pyx``).
 
 Histograms are compact (S, 3) arrays over *slots* (``_histogram.pyx``,
 design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
@@ -23,13 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from . import _grow, _histogram, _predict, _split
+from . import _grow, _grow_oblivious, _histogram, _predict, _split
 from .._base import Candidate, LearnerLayout, multi_pass_search
 from ._no_split import underflow_reason
 from ._binning import csr_float as _csr_float
 from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
-from ._oblivious import ObliviousSearch
+from ._oblivious import ObliviousSearch, oblivious_depth
+from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_codes
 from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
@@ -444,15 +447,17 @@ class TreeLayout(LearnerLayout):
 
         The same tree, bit for bit, as :func:`~rankcore.learners._base.multi_pass_search`
         (which several blocks use): the grower takes the search's decisions
-        with the search's kernels (``_grow.pyx``).
+        with the search's kernels (``_grow.pyx``; oblivious trees:
+        ``_grow_oblivious.pyx``).
         """
-        if len(encoded) != 1 or self.growth == "oblivious":
-            # oblivious trees: one pass per level (at most 17), the protocol itself
+        if len(encoded) != 1:
             return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
         block = encoded[0]
         g = np.ascontiguousarray(gradients[0], dtype=np.float64)
         h, unit_h = block.curvature(curvatures[0])
         seed, mask = self._draw_tree()
+        if self.growth == "oblivious":
+            return self._grow_oblivious(block, g, h, unit_h, seed, mask, n_threads)
         grower = self._tree_grower(n_threads, block.n_rows)
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
@@ -469,9 +474,43 @@ class TreeLayout(LearnerLayout):
             self._replay(block, g, h, seed, mask)
         return candidate
 
+    def _grow_oblivious(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
+                        mask: np.ndarray, n_threads: int) -> Candidate | None:
+        """The oblivious tree of this seed and feature subset, grown in one native call (``_grow_oblivious.pyx``);
+        built as ``ObliviousSearch.result`` builds it."""
+        key = ("oblivious", int(n_threads))
+        if self._grower is None or self._grower_key != key:
+            self._grower_key = key
+            self._grower = _grow_oblivious.ObliviousGrower(
+                self.slots, oblivious_depth(int(self.max_depth), int(self.max_leaves)), float(self.min_samples_leaf),
+                float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, float(self.random_strength),
+                int(n_threads))
+        grower = self._grower
+        sample = self.subsample < 1.0
+        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
+                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
+                    block.offset, unit_h, seed, block.listed)
+        block.ranges = {}
+        block.tree_id = seed
+        block.grown = None
+        block.full = grower.n_sampled == block.n_rows
+        tree = grower.tree(float(self.l2))
+        if tree is None:
+            # no tree (the end of a fit): the multi-pass search replays it and says why (``last_no_split``)
+            self._replay(block, g, h, seed, mask)
+            return None
+        feature, bins, nan_left, gain, value, derivative = tree
+        self.last_no_split = underflow_reason(value, float(self.l2))
+        if self.last_no_split is not None:         # the tree is no direction at all
+            return None
+        threshold = np.array([self.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
+        ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins)
+        ranker.search_id = seed
+        return Candidate(ranker, float(derivative))
+
     def _replay(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, seed: int, mask: np.ndarray) -> None:
         """Run the multi-pass search of a tree (this seed and feature subset) on one block, for its account."""
-        search = TreeSearch(self, seed, mask)
+        search = (ObliviousSearch if self.growth == "oblivious" else TreeSearch)(self, seed, mask)
         while (request := search.next_request()) is not None:
             search.receive(self.block_pass(block, g, h, request))
         if search.result() is not None:          # pragma: no cover - the two routes agree (tests)

@@ -8,7 +8,8 @@ categorical features", 2018); its 2^D leaves are indexed by the bits
 G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ) summed over the level's nodes, each
 node's from its own histogram (the histograms, passes and sibling
 subtraction of the other growth modes: one pass per level, which asks the
-blocks to split the level's nodes -- the depth-wise request).
+blocks to split the level's nodes -- the depth-wise request).  Rows held in
+one block grow the same tree in one native call (``_grow_oblivious.pyx``).
 
 A node where the chosen split leaves fewer than ``min_samples_leaf`` rows or
 ``min_child_weight`` curvature on a side (or a node too small to split at

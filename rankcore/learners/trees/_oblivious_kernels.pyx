@@ -8,11 +8,14 @@ A. An oblivious tree splits every node of a level on one shared
    side (0: NaN left, 1: NaN right) -- from the node's (S, 3) histogram of
    (Σg, Σh, count), computing each gain with the scan of the other growth
    modes: the cumulative sums over bins 0..b (plus the NaN bin on its side),
-   G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ).  A candidate the node does not
+   G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), several candidates per vector
+   (``_oblivious_simd.pxi``: every width gives the same bits).  A candidate the node does not
    allow (fewer than min_samples_leaf rows or min_child_weight curvature on
    a side) adds nothing there: that node will not be split by it (it stays
    one leaf).  Called once per node of the level, in node order, so every
-   sum is taken in the same order whatever the thread count.
+   sum is taken in the same order whatever the thread count; the in-memory
+   grower (``_grow_oblivious.pyx``) calls its per-feature part,
+   ``feature_gains_add``, for every node of a level in one pass.
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
@@ -36,18 +39,84 @@ from rankcore.learners.trees._split cimport split_noise
 
 import numpy as np
 
+from rankcore._simd import checked_level
+
 
 # ----------------------------------------------------------------------
 # The level's split search
 # ----------------------------------------------------------------------
-cdef inline double _gain(double lg, double lh, double lc, double tg, double th, double tc, double parent,
-                         double min_samples_leaf, double min_child_weight, double l2) noexcept nogil:
-    """The split's gain with (lg, lh, lc) on the left, or 0 when a side is too small (the node is not split)."""
-    cdef double rg = tg - lg, rh = th - lh, rc = tc - lc
-    if (lc < min_samples_leaf or rc < min_samples_leaf or lh < min_child_weight or rh < min_child_weight
-            or lh + l2 <= 0 or rh + l2 <= 0):
-        return 0.0
-    return lg * lg / (lh + l2) + rg * rg / (rh + l2) - parent
+include "_oblivious_simd.pxi"
+
+rc_level_simd = rc_level_simd_supported()
+
+
+def simd_level(level=None):
+    """The vector width of the level search's gains: 0 (2 doubles), 1 (AVX2: 4), 2 (AVX-512: 8).
+
+    With ``level``, use that width from now on (at most the CPU's: for the
+    tests, which check that every width sums the same gains); returns the
+    level in use before.
+    """
+    global rc_level_simd
+    cdef int previous = rc_level_simd
+    if level is not None:
+        rc_level_simd = checked_level(level, rc_level_simd_supported())
+    return previous
+
+
+cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
+                            Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
+                            double min_samples_leaf, double min_child_weight, double l2,
+                            double* out) noexcept nogil:    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+    """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
+
+    The cumulative sums over bins 0..b, then every candidate's gain several
+    at once (``rc_level_gains``).  A node without NaN rows of the feature
+    (its NaN slot all zeros) gains the same on both sides: computed once.
+    O(nb) time, no allocation.
+    """
+    cdef Py_ssize_t b
+    cdef double pg[MAX_EDGES + 1]
+    cdef double ph[MAX_EDGES + 1]
+    cdef double pc[MAX_EDGES + 1]
+    cdef double g0[MAX_EDGES + 1]
+    cdef double g1[MAX_EDGES + 1]
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0
+    cdef rc_level_args a
+    cdef const double* x
+    # (an empty bin adds zeros: its sums, and so its gains, are the previous bin's -- the sums start
+    # at +0 and never become −0, which x + 0 would change)
+    for b in range(nb + 1):
+        x = hist + 3 * (s0 + b)
+        cg = cg + x[0]
+        ch = ch + x[1]
+        cc = cc + x[2]
+        pg[b] = cg
+        ph[b] = ch
+        pc[b] = cc
+    a.ng = hist[3 * (s0 + nb + 1)]
+    a.nh = hist[3 * (s0 + nb + 1) + 1]
+    a.nc = hist[3 * (s0 + nb + 1) + 2]
+    # the node's totals: the sums over every slot in order, the NaN bin last
+    a.tg = cg + a.ng
+    a.th = ch + a.nh
+    a.tc = cc + a.nc
+    if a.th + l2 <= 0:
+        return
+    a.parent = a.tg * a.tg / (a.th + l2)
+    a.l2 = l2
+    a.msl = min_samples_leaf
+    a.mcw = min_child_weight
+    rc_level_gains(pg, ph, pc, nb + 1, 0, &a, g1)
+    if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
+        for b in range(nb + 1):
+            out[2 * (s0 + b)] += g1[b]
+            out[2 * (s0 + b) + 1] += g1[b]
+        return
+    rc_level_gains(pg, ph, pc, nb + 1, 1, &a, g0)
+    for b in range(nb + 1):
+        out[2 * (s0 + b)] += g0[b]
+        out[2 * (s0 + b) + 1] += g1[b]
 
 
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
@@ -62,53 +131,85 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
     O(S) time, no allocation, parallel over features (each slot is written
     by one thread: the sums do not depend on ``n_threads``).
     """
-    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j, b, s0, nb
-    cdef double cg, ch, cc, ng, nh, nc, tg, th, tc, parent, g0, g1
+    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 or out.shape[0] != S \
             or out.shape[1] != 2:
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
     for j in range(d):
-        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or n_edges[j] < 0:
-            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots")
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
+            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots (or it has more than "
+                             f"{MAX_EDGES} edges)")
+    if d == 0:
+        return
     n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
     with nogil:
         for j in prange(d, schedule="static", num_threads=n_threads):
-            if not feature_mask[j]:
-                continue
-            s0 = base[j]
-            nb = n_edges[j]
-            tg = 0.0
-            th = 0.0
-            tc = 0.0
-            for b in range(nb + 2):
-                tg = tg + hist[s0 + b, 0]
-                th = th + hist[s0 + b, 1]
-                tc = tc + hist[s0 + b, 2]
-            if th + l2 <= 0:
-                continue
-            parent = tg * tg / (th + l2)
-            ng = hist[s0 + nb + 1, 0]
-            nh = hist[s0 + nb + 1, 1]
-            nc = hist[s0 + nb + 1, 2]
-            cg = 0.0
-            ch = 0.0
-            cc = 0.0
-            g0 = 0.0
-            g1 = 0.0
-            for b in range(nb + 1):
-                if b > 0 and hist[s0 + b, 0] == 0 and hist[s0 + b, 1] == 0 and hist[s0 + b, 2] == 0:
-                    # an empty bin splits the node as bin b − 1 does: the same gains, not recomputed
-                    out[s0 + b, 0] += g0
-                    out[s0 + b, 1] += g1
-                    continue
-                cg = cg + hist[s0 + b, 0]
-                ch = ch + hist[s0 + b, 1]
-                cc = cc + hist[s0 + b, 2]
-                g0 = _gain(cg + ng, ch + nh, cc + nc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
-                g1 = _gain(cg, ch, cc, tg, th, tc, parent, min_samples_leaf, min_child_weight, l2)
-                out[s0 + b, 0] += g0
-                out[s0 + b, 1] += g1
+            if feature_mask[j]:
+                feature_gains_add(&hist[0, 0], base[j], n_edges[j], min_samples_leaf, min_child_weight, l2,
+                                  &out[0, 0])
+
+
+cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed gains (feature_gains_add)
+                             const Py_ssize_t* base, const Py_ssize_t* n_edges, const uint8_t* feature_mask,
+                             Py_ssize_t d, double tie_tolerance, double random_strength, uint64_t noise_seed,
+                             Py_ssize_t level,
+                             double* feature_top,           # SCRATCH (d,)
+                             double* work,                  # SCRATCH (d,)
+                             LevelSplit* out) noexcept nogil:
+    """The best candidate into ``out`` (see :func:`level_best`); False when no candidate gains.  O(S)."""
+    cdef Py_ssize_t j, b, k = 0, chosen = -1
+    cdef int side
+    cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
+    for j in range(d):
+        feature_top[j] = 0.0
+        if feature_mask[j]:
+            for b in range(n_edges[j] + 1):
+                for side in range(2):
+                    if gains[2 * (base[j] + b) + side] > feature_top[j]:
+                        feature_top[j] = gains[2 * (base[j] + b) + side]
+            if feature_top[j] > top:
+                top = feature_top[j]
+    if not top > 0:
+        return False
+    thr = top - tie_tolerance * top
+    if random_strength > 0:
+        # the features that can split (best above the no-split threshold), in feature order
+        for j in range(d):
+            if feature_mask[j] and feature_top[j] > tie_tolerance * top:
+                work[k] = feature_top[j]
+                k += 1
+        median = lower_median(work, k)
+        for j in range(d):
+            if feature_mask[j] and feature_top[j] > tie_tolerance * top:
+                noisy = feature_top[j] + random_strength * median * split_noise(noise_seed, level, j)
+                if chosen < 0 or noisy > noisy_top:
+                    chosen = j
+                    noisy_top = noisy
+        fb = feature_top[chosen]
+        thr = fb - tie_tolerance * fb
+        if _first_within(gains, base, n_edges, chosen, thr, out):
+            return True
+    for j in range(d):
+        if feature_mask[j] and _first_within(gains, base, n_edges, j, thr, out):
+            return True
+    return False
+
+
+cdef inline bint _first_within(const double* gains, const Py_ssize_t* base, const Py_ssize_t* n_edges, Py_ssize_t j,
+                               double thr, LevelSplit* out) noexcept nogil:
+    """Feature j's first candidate (bin, NaN left before NaN right) gaining at least ``thr``, into ``out``."""
+    cdef Py_ssize_t b
+    cdef int side
+    for b in range(n_edges[j] + 1):
+        for side in range(2):
+            if gains[2 * (base[j] + b) + side] >= thr:
+                out.feature = j
+                out.bin = b
+                out.nan_left = side == 0
+                out.gain = gains[2 * (base[j] + b) + side]
+                return True
+    return False
 
 
 def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains (level_gains_add)
@@ -123,9 +224,9 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     then its first candidate within the tolerance of its own best.  O(S)
     time, O(d) memory (each feature's best gain).
     """
-    cdef Py_ssize_t d = base.shape[0], j, b, chosen = -1
-    cdef int side
-    cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
+    cdef Py_ssize_t d = base.shape[0], j
+    cdef LevelSplit best
+    cdef bint found
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or gains.shape[1] != 2:
         raise ValueError("level_best: expected gains (S, 2) and base, n_edges, feature_mask of one entry per feature")
     if not random_strength >= 0:
@@ -133,47 +234,15 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     for j in range(d):
         if base[j] < 0 or base[j] + n_edges[j] + 2 > gains.shape[0] or n_edges[j] < 0:
             raise ValueError(f"level_best: feature {j}'s slots do not fit the {gains.shape[0]} slots")
-    feature_top = np.zeros(d)
-    cdef double[::1] ft = feature_top
-    for j in range(d):
-        if feature_mask[j]:
-            for b in range(n_edges[j] + 1):
-                for side in range(2):
-                    if gains[base[j] + b, side] > ft[j]:
-                        ft[j] = gains[base[j] + b, side]
-            if ft[j] > top:
-                top = ft[j]
-    if not top > 0:
+    if d == 0:
         return None
-    thr = top - tie_tolerance * top
-    if random_strength > 0:
-        # the features that can split (best above the no-split threshold), in feature order
-        work = feature_top[np.asarray(feature_mask, dtype=bool) & (feature_top > tie_tolerance * top)]
-        median = _median(work, work.shape[0])
-        for j in range(d):
-            if feature_mask[j] and ft[j] > tie_tolerance * top:
-                noisy = ft[j] + random_strength * median * split_noise(noise_seed, level, j)
-                if chosen < 0 or noisy > noisy_top:
-                    chosen = j
-                    noisy_top = noisy
-        fb = ft[chosen]
-        thr = fb - tie_tolerance * fb
-        for b in range(n_edges[chosen] + 1):
-            for side in range(2):
-                if gains[base[chosen] + b, side] >= thr:
-                    return int(chosen), int(b), side == 0, float(gains[base[chosen] + b, side])
-    for j in range(d):
-        if feature_mask[j]:
-            for b in range(n_edges[j] + 1):
-                for side in range(2):
-                    if gains[base[j] + b, side] >= thr:
-                        return int(j), int(b), side == 0, float(gains[base[j] + b, side])
-    return None
-
-
-cdef double _median(double[::1] work, Py_ssize_t k):
-    """The lower median of work[:k] (``_split_noise.lower_median``)."""
-    return lower_median(&work[0], k)
+    scratch = np.empty((2, d))
+    cdef double[:, ::1] sc = scratch
+    found = choose_level_split(&gains[0, 0], &base[0], &n_edges[0], &feature_mask[0], d, tie_tolerance,
+                               random_strength, noise_seed, level, &sc[0, 0], &sc[1, 0], &best)
+    if not found:
+        return None
+    return int(best.feature), int(best.bin), bool(best.nan_left), float(best.gain)
 
 
 # ----------------------------------------------------------------------

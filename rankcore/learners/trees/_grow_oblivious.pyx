@@ -1,0 +1,493 @@
+"""The ``trees`` learner's in-memory oblivious grower: a whole symmetric tree in one call, without the GIL.
+
+Design
+------
+A. :class:`ObliviousGrower` grows one oblivious tree per
+   :meth:`ObliviousGrower.grow` call on a block of rows held in memory,
+   taking, in the same order and with the same floating-point operations,
+   every decision of the multi-pass search (``_oblivious.ObliviousSearch``
+   over ``TreeLayout.block_pass``): the same tree bit for bit (the tests
+   grow both).  The multi-pass search stays the public contract (Dask).
+B. A level is two phases.  The *gain pass* runs over the features in
+   parallel: thread t owns feature j's slots in every histogram of the
+   level, first completes the larger children's histograms by the sibling
+   subtraction (parent − smaller child, in the parent's buffer), then adds
+   each splittable node's gains to the level's (S, 2) sums in node order
+   (``_oblivious_kernels.feature_gains_add``: the sums do not depend on the
+   threads).  Then the shared split (``choose_level_split``), and the
+   *split pass*: each node's children, a stable partition of its rows and
+   the smaller child's histogram (``_histogram.pxd``'s kernels, on the
+   grower's threads).
+C. Memory: everything is allocated once per grower and reused tree after
+   tree: node records for the 2^(D+1) − 1 nodes of a tree of depth D, the
+   2^D cells, the level's (S, 2) gain sums, and histogram buffers of S
+   slots, allocated on first use (at most one per node of the widest level
+   that is searched, 2^(D−1)).  Time per tree: O(m·c) for the root's m
+   sampled rows over c code columns, then per level O(m'·c) for the smaller
+   children's rows, O(m) for the partitions and O(k·S) for the gain pass
+   over the level's k nodes.
+"""
+
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from cython.parallel cimport prange
+
+from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
+                                              listed_pointers, partition_rows, split_table)
+from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
+                                                      feature_gains_add)
+from rankcore.learners.trees._row_sample cimport sample_rows
+from rankcore._parallel cimport threads_for
+
+import numpy as np
+
+cdef enum:
+    # rows from which a node's partition runs on several threads (about 10 µs of work on one)
+    PARTITION_PARALLEL_ROWS = 2048
+
+
+cdef class ObliviousGrower:
+    """A per-fit workspace that grows oblivious trees on one block in memory.
+
+    Parameters
+    ----------
+    slots : SlotLayout
+        The layout's features, slots and code columns (no categorical feature).
+    depth : int
+        The tree's depth D, 0..16 (``_oblivious.oblivious_depth``).
+    min_samples_leaf, min_child_weight, l2, tie_tolerance : float
+        As in ``ObliviousSearch``; ``min_child_weight`` is in units of the
+        root's mean curvature H/C.
+    random_strength : float
+        Noise on each level's choice of feature (``_split_noise.pxd``); 0: none.
+    n_threads : int
+        Threads of the histogram, partition and gain kernels (the tree does
+        not depend on it).
+
+    After :meth:`grow`, :meth:`tree` returns the grown tree's arrays.
+    """
+
+    cdef SlotLayout slots
+    cdef const FeatureSlots* fs
+    cdef Py_ssize_t depth, max_nodes, n_cells
+    cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, random_strength
+    cdef int n_threads
+    cdef readonly Py_ssize_t n_levels, n_sampled
+    # histogram buffers: pool[k] for k < n_allocated, the free ones' indices in free_list[:n_free]
+    cdef double** pool
+    cdef Py_ssize_t pool_cap, n_allocated, n_free
+    cdef Py_ssize_t* free_list
+    cdef bint out_of_memory
+    # node records
+    cdef double* G
+    cdef double* H
+    cdef double* C
+    cdef double* child          # (max_nodes, 6): the node's children's (G, H, count) under the level's split
+    cdef Py_ssize_t* start
+    cdef Py_ssize_t* end
+    cdef Py_ssize_t* hist_of    # the node's histogram buffer, or −1
+    cdef Py_ssize_t* sub_of     # the sibling whose histogram its buffer still holds (subtract it), or −1
+    cdef uint8_t* splits        # the node allows the level's split
+    cdef Py_ssize_t* active     # the level's splittable nodes, ascending
+    cdef Py_ssize_t* cells      # (2^D,) each cell's node
+    # the levels' splits
+    cdef int32_t* level_feature
+    cdef int32_t* level_bin
+    cdef uint8_t* level_nan_left
+    cdef double* level_gain
+    # the level's search
+    cdef double* gains          # (S, 2)
+    cdef double* feature_top    # (d,)
+    cdef double* work           # (d,)
+    cdef uint8_t table[256]
+
+    def __cinit__(self, SlotLayout slots, Py_ssize_t depth, double min_samples_leaf, double min_child_weight,
+                  double l2, double tie_tolerance, double random_strength=0.0, int n_threads=1):
+        if not 0 <= depth <= 16:
+            raise ValueError(f"depth: expected an integer in 0..16, got {depth}")
+        if not random_strength >= 0:
+            raise ValueError(f"random_strength: expected a number >= 0, got {random_strength}")
+        for j in range(slots.fs.d):
+            if slots.fs.categorical[j]:
+                raise ValueError(f"ObliviousGrower: feature {j} is categorical; oblivious trees split numeric "
+                                 "features only")
+            if slots.fs.n_edges[j] > MAX_EDGES:
+                raise ValueError(f"ObliviousGrower: feature {j} has {slots.fs.n_edges[j]} bin edges, at most "
+                                 f"{MAX_EDGES} fit its one-byte codes")
+        self.slots = slots
+        self.fs = &slots.fs
+        self.depth = depth
+        self.max_nodes = (2 << depth) - 1
+        self.min_samples_leaf = min_samples_leaf
+        self.min_child_weight = min_child_weight
+        self.l2 = l2
+        self.tie_tolerance = tie_tolerance
+        self.random_strength = random_strength
+        self.n_threads = n_threads
+        self.pool_cap = max(1, (1 << depth) // 2)
+        cdef Py_ssize_t n = self.max_nodes, d = slots.fs.d + 1
+        self.pool = <double**> malloc(self.pool_cap * sizeof(double*))
+        self.free_list = <Py_ssize_t*> malloc(self.pool_cap * sizeof(Py_ssize_t))
+        self.G = <double*> malloc(n * sizeof(double))
+        self.H = <double*> malloc(n * sizeof(double))
+        self.C = <double*> malloc(n * sizeof(double))
+        self.child = <double*> malloc(6 * n * sizeof(double))
+        self.start = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.end = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.hist_of = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.sub_of = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.splits = <uint8_t*> malloc(n * sizeof(uint8_t))
+        self.active = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.cells = <Py_ssize_t*> malloc((<Py_ssize_t> 1 << depth) * sizeof(Py_ssize_t))
+        self.level_feature = <int32_t*> malloc((depth + 1) * sizeof(int32_t))
+        self.level_bin = <int32_t*> malloc((depth + 1) * sizeof(int32_t))
+        self.level_nan_left = <uint8_t*> malloc((depth + 1) * sizeof(uint8_t))
+        self.level_gain = <double*> malloc((depth + 1) * sizeof(double))
+        self.gains = <double*> malloc((2 * slots.fs.n_slots + 1) * sizeof(double))
+        self.feature_top = <double*> malloc(d * sizeof(double))
+        self.work = <double*> malloc(d * sizeof(double))
+        if (self.pool == NULL or self.free_list == NULL or self.G == NULL or self.H == NULL or self.C == NULL
+                or self.child == NULL or self.start == NULL or self.end == NULL or self.hist_of == NULL
+                or self.sub_of == NULL or self.splits == NULL or self.active == NULL or self.cells == NULL
+                or self.level_feature == NULL or self.level_bin == NULL or self.level_nan_left == NULL
+                or self.level_gain == NULL or self.gains == NULL or self.feature_top == NULL or self.work == NULL):
+            raise MemoryError(f"ObliviousGrower: no memory for the records of a tree of depth {depth}")
+        self.n_allocated = 0
+
+    def __dealloc__(self):
+        cdef Py_ssize_t k
+        if self.pool != NULL:
+            for k in range(self.n_allocated):
+                free(self.pool[k])
+        free(self.pool)
+        free(self.free_list)
+        free(self.G)
+        free(self.H)
+        free(self.C)
+        free(self.child)
+        free(self.start)
+        free(self.end)
+        free(self.hist_of)
+        free(self.sub_of)
+        free(self.splits)
+        free(self.active)
+        free(self.cells)
+        free(self.level_feature)
+        free(self.level_bin)
+        free(self.level_nan_left)
+        free(self.level_gain)
+        free(self.gains)
+        free(self.feature_top)
+        free(self.work)
+
+    def __reduce__(self):
+        raise TypeError("an ObliviousGrower is a per-fit workspace; it is not copied or pickled")
+
+    def grow(self, const uint8_t[:, ::1] codes, const uint8_t[:, ::1] codes_t, const double[::1] g,
+             const double[::1] h, int32_t[::1] idx, int32_t[::1] scratch, double[::1] og, double[::1] oh,
+             const uint8_t[::1] feature_mask, uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None,
+             Py_ssize_t offset=0, bint unit_h=False, uint64_t noise_seed=0, listed=None):
+        """Grow one tree on the block; returns its number of levels (0: no split).
+
+        The arguments are ``TreeGrower.grow``'s: ``sample``: keep row r iff
+        splitmix64(seed_shift + position) < ``keep_below``, position =
+        ``row_ids[r]`` or ``offset + r`` (``idx`` receives the kept rows first,
+        ``n_sampled`` of them); ``unit_h``: h is all ones; ``noise_seed``: the
+        tree's seed of the split noise; ``listed``: ``_histogram.listed_rows``
+        or None.
+        """
+        cdef Py_ssize_t n = codes.shape[0], m
+        cdef const int64_t[::1] rid
+        cdef const int64_t* rid_ptr = NULL
+        cdef const int64_t* sp_ptr = NULL
+        cdef const int32_t* sp_slot = NULL
+        listed_pointers(listed, n, self.fs, &sp_ptr, &sp_slot, "ObliviousGrower.grow")
+        if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
+                or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
+                or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
+            raise ValueError("ObliviousGrower.grow: codes (and codes_t, by columns), g, h, idx, scratch, og, oh must "
+                             "hold the block's rows and feature_mask one entry per feature")
+        if row_ids is not None:
+            rid = row_ids
+            if rid.shape[0] != n:
+                raise ValueError(f"ObliviousGrower.grow: row_ids must hold {n} positions")
+            if n > 0:
+                rid_ptr = &rid[0]
+        self.n_levels = 0
+        self.n_cells = 1
+        self.cells[0] = 0
+        self.G[0] = self.H[0] = self.C[0] = 0.0
+        if n == 0:
+            self.n_sampled = 0
+            return 0
+        self.out_of_memory = False
+        with nogil:
+            m = sample_rows(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
+            self.n_sampled = m
+            self.n_levels = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
+                                       &oh[0], &feature_mask[0], m, m == n and not sample, unit_h, noise_seed,
+                                       sp_ptr, sp_slot)
+        if self.out_of_memory:
+            self.n_levels = 0
+            raise MemoryError(f"ObliviousGrower: no memory for a histogram of {self.fs.n_slots} slots")
+        return self.n_levels
+
+    def tree(self, double l2):
+        """The grown tree as ``ObliviousSearch.result`` builds it, or None when it has no level.
+
+        Returns (feature, bin, nan_left, gain) per level, the 2^levels leaf
+        values −G/(H + l2) by cell, and the derivative Σ G·v over the
+        distinct leaves in the order of their first cell -- the search's
+        own arithmetic.
+        """
+        cdef Py_ssize_t L = self.n_levels, k, cell, node
+        cdef double derivative = 0.0, v
+        if L <= 0:
+            return None
+        feature = np.array([self.level_feature[k] for k in range(L)])
+        bins = np.array([self.level_bin[k] for k in range(L)])
+        nan_left = np.array([self.level_nan_left[k] != 0 for k in range(L)])
+        gain = np.array([self.level_gain[k] for k in range(L)])
+        value = np.empty(self.n_cells)
+        seen = np.zeros(self.max_nodes, dtype=np.uint8)
+        cdef double[::1] vo = value
+        cdef uint8_t[::1] so = seen
+        for cell in range(self.n_cells):
+            node = self.cells[cell]
+            v = -self.G[node] / (self.H[node] + l2)
+            vo[cell] = v
+            if not so[node]:
+                so[node] = 1
+                derivative = derivative + self.G[node] * v
+        return feature, bins, nan_left, gain, value, derivative
+
+    # ------------------------------------------------------------------
+    # Histogram buffers
+    # ------------------------------------------------------------------
+    cdef Py_ssize_t _take(self) noexcept nogil:
+        """A free histogram buffer, allocated on first use (−1, and out_of_memory, when malloc fails)."""
+        cdef double* buffer
+        if self.n_free > 0:
+            self.n_free -= 1
+            return self.free_list[self.n_free]
+        buffer = NULL
+        if self.n_allocated < self.pool_cap:
+            buffer = <double*> malloc((3 * self.fs.n_slots + 1) * sizeof(double))
+        if buffer == NULL:
+            self.out_of_memory = True
+            return -1
+        self.pool[self.n_allocated] = buffer
+        self.n_allocated += 1
+        return self.n_allocated - 1
+
+    cdef inline void _release(self, Py_ssize_t node) noexcept nogil:
+        if self.hist_of[node] >= 0:
+            self.free_list[self.n_free] = self.hist_of[node]
+            self.n_free += 1
+            self.hist_of[node] = -1
+        self.sub_of[node] = -1
+
+    # ------------------------------------------------------------------
+    # Growth (mirrors ObliviousSearch: receive, _next_pass, _children, _split_level)
+    # ------------------------------------------------------------------
+    cdef Py_ssize_t _grow(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                          const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
+                          const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h, uint64_t noise_seed,
+                          const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
+        """Grow the tree on the sampled rows idx[:m]; returns its number of levels."""
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t s, base0, level, first = 0, n_nodes = 1, n_active, k
+        cdef double min_weight
+        cdef LevelSplit split
+        cdef double* hist
+        self.n_free = self.n_allocated
+        for k in range(self.n_allocated):
+            self.free_list[k] = self.n_allocated - 1 - k
+        self.hist_of[0] = self._take()
+        self.sub_of[0] = -1
+        if self.hist_of[0] < 0:
+            return 0
+        hist = self.pool[self.hist_of[0]]
+        self.start[0] = 0
+        self.end[0] = m
+        build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h, sp_ptr, sp_slot)
+        if fs.d > 0:
+            base0 = fs.base[0]
+            for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order
+                self.G[0] = self.G[0] + hist[3 * (base0 + s)]
+                self.H[0] = self.H[0] + hist[3 * (base0 + s) + 1]
+                self.C[0] = self.C[0] + hist[3 * (base0 + s) + 2]
+        if self.C[0] <= 0 or fs.d == 0 or self.depth < 1:
+            return 0
+        # min_child_weight counts average rows: objectives normalize their curvature differently
+        min_weight = self.min_child_weight * (self.H[0] / self.C[0])
+        for level in range(self.depth):
+            n_active = 0
+            for k in range(first, n_nodes):         # the nodes of the last level, ascending
+                if self.hist_of[k] >= 0 and self.C[k] >= 2 * self.min_samples_leaf:
+                    self.active[n_active] = k
+                    n_active += 1
+            if n_active == 0:
+                break
+            self._gain_pass(first, n_nodes, n_active, mask, min_weight)
+            for k in range(first, n_nodes):         # histograms kept only for a sibling's subtraction
+                if self.hist_of[k] >= 0 and self.C[k] < 2 * self.min_samples_leaf:
+                    self._release(k)
+            if not choose_level_split(self.gains, fs.base, fs.n_edges, mask, fs.d, self.tie_tolerance,
+                                      self.random_strength, noise_seed, level, self.feature_top, self.work, &split):
+                break
+            self._children(n_active, &split, min_weight)
+            self.level_feature[level] = <int32_t> split.feature
+            self.level_bin[level] = <int32_t> split.bin
+            self.level_nan_left[level] = split.nan_left
+            self.level_gain[level] = split.gain
+            first = n_nodes
+            n_nodes = self._split_level(codes, codes_t, n, g, h, idx, scratch, og, oh, unit_h, sp_ptr, sp_slot,
+                                        &split, n_active, n_nodes, level + 1 >= self.depth)
+            self.n_levels = level + 1
+            if self.out_of_memory:
+                return 0
+        for k in range(first, n_nodes):
+            self._release(k)
+        return self.n_levels
+
+    cdef void _gain_pass(self, Py_ssize_t first, Py_ssize_t n_nodes, Py_ssize_t n_active, const uint8_t* mask,
+                         double min_weight) noexcept nogil:
+        """The level's summed gains: each feature's slots, on one thread, subtraction first, nodes in order."""
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t j, k, s, s0, e, held = 0
+        cdef double* hist
+        cdef const double* small
+        cdef int T
+        for k in range(first, n_nodes):
+            held += self.hist_of[k] >= 0
+        T = threads_for(<double> fs.n_slots * 4 * held, self.n_threads, 65536.0)
+        for j in prange(fs.d, schedule="dynamic", num_threads=T):
+            if not mask[j]:
+                continue
+            s0 = fs.base[j]
+            e = s0 + fs.n_edges[j] + 2
+            for s in range(2 * s0, 2 * e):
+                self.gains[s] = 0.0
+            for k in range(first, n_nodes):
+                if self.hist_of[k] < 0:
+                    continue
+                hist = self.pool[self.hist_of[k]]
+                if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
+                    small = self.pool[self.hist_of[self.sub_of[k]]]
+                    for s in range(3 * s0, 3 * e):
+                        hist[s] = hist[s] - small[s]
+                if self.C[k] >= 2 * self.min_samples_leaf:
+                    feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
+        for k in range(first, n_nodes):
+            self.sub_of[k] = -1
+
+    cdef void _children(self, Py_ssize_t n_active, LevelSplit* split, double min_weight) noexcept nogil:
+        """Each splittable node's children under the split (``child``, ``splits``); settles an unseen NaN's side.
+
+        The children's sums are the search's: running sums over bins 0..b
+        (plus the NaN bin on its side), the right side the total minus them.
+        Without a NaN row of the feature at any of the level's nodes, NaN
+        goes to the side with more rows.
+        """
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t q, k, node, s, s0 = fs.base[split.feature], nb = fs.n_edges[split.feature]
+        cdef double* hist
+        cdef double* c
+        cdef double run[3]
+        cdef double left_rows = 0.0, right_rows = 0.0
+        cdef bint any_nan = False
+        for k in range(n_active):
+            node = self.active[k]
+            hist = self.pool[self.hist_of[node]]
+            c = self.child + 6 * node
+            for q in range(3):
+                run[q] = hist[3 * s0 + q]
+                for s in range(1, split.bin + 1):
+                    run[q] = run[q] + hist[3 * (s0 + s) + q]
+                c[q] = run[q] + hist[3 * (s0 + nb + 1) + q] if split.nan_left else run[q]
+                for s in range(split.bin + 1, nb + 2):
+                    run[q] = run[q] + hist[3 * (s0 + s) + q]
+                c[3 + q] = run[q] - c[q]
+            self.splits[node] = not (c[2] < self.min_samples_leaf or c[5] < self.min_samples_leaf
+                                     or c[1] < min_weight or c[4] < min_weight
+                                     or c[1] + self.l2 <= 0 or c[4] + self.l2 <= 0)
+            if hist[3 * (s0 + nb + 1) + 2] > 0:
+                any_nan = True
+        if not any_nan:
+            for k in range(n_active):
+                node = self.active[k]
+                if self.splits[node]:
+                    left_rows = left_rows + self.child[6 * node + 2]
+                    right_rows = right_rows + self.child[6 * node + 5]
+            split.nan_left = left_rows >= right_rows
+
+    cdef Py_ssize_t _split_level(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
+                                 const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh, bint unit_h,
+                                 const int64_t* sp_ptr, const int32_t* sp_slot, LevelSplit* split,
+                                 Py_ssize_t n_active, Py_ssize_t n_nodes, bint last) noexcept nogil:
+        """Split the level's nodes that allow the split, in cell order; returns the number of nodes.
+
+        Each split node's children get the next two ids (left, right) and
+        the cells ``cell`` and ``cell + 2^level``; its rows are partitioned,
+        and unless both children are final, the smaller child's histogram
+        is built and the parent's buffer passes to the larger one (the
+        subtraction is the next gain pass's).
+        """
+        cdef const FeatureSlots* fs = self.fs
+        cdef SplitChoice choice
+        cdef Py_ssize_t k, cell, node, a, b, small, large, nl, size = self.n_cells, q
+        cdef double msl2 = 2 * self.min_samples_leaf
+        cdef bint histogram
+        cdef const uint8_t* column = codes_t + fs.col[split.feature] * n
+        for k in range(n_active):               # nodes the split does not allow stay leaves
+            if not self.splits[self.active[k]]:
+                self._release(self.active[k])
+        memset(&choice, 0, sizeof(SplitChoice))
+        choice.feature = split.feature
+        choice.bin = split.bin
+        choice.nan_left = split.nan_left
+        split_table(fs, &choice, self.table)
+        for cell in range(size):
+            node = self.cells[cell]
+            self.cells[cell + size] = node
+            if self.hist_of[node] < 0 or self.C[node] < msl2 or not self.splits[node]:
+                continue
+            a = n_nodes
+            b = n_nodes + 1
+            n_nodes += 2
+            self.cells[cell] = a
+            self.cells[cell + size] = b
+            for q in range(2):
+                self.G[a + q] = self.child[6 * node + 3 * q]
+                self.H[a + q] = self.child[6 * node + 3 * q + 1]
+                self.C[a + q] = self.child[6 * node + 3 * q + 2]
+                self.hist_of[a + q] = -1
+                self.sub_of[a + q] = -1
+            nl = partition_rows(column, 1, idx, scratch, self.start[node], self.end[node], 0, self.table,
+                                self.n_threads, PARTITION_PARALLEL_ROWS)
+            self.start[a] = self.start[node]
+            self.end[a] = self.start[node] + nl
+            self.start[b] = self.start[node] + nl
+            self.end[b] = self.end[node]
+            histogram = not last and (self.C[a] >= msl2 or self.C[b] >= msl2)
+            if not histogram:
+                self._release(node)
+                continue
+            small = a if self.C[a] <= self.C[b] else b
+            large = a + b - small
+            self.hist_of[small] = self._take()
+            if self.hist_of[small] < 0:
+                return n_nodes
+            build_histogram(codes, fs, g, h, idx, self.start[small], self.end[small], og, oh,
+                            self.pool[self.hist_of[small]], self.n_threads, False, unit_h, sp_ptr, sp_slot)
+            if self.C[large] >= msl2:
+                self.hist_of[large] = self.hist_of[node]
+                self.sub_of[large] = small
+                self.hist_of[node] = -1
+            else:
+                self._release(node)
+        self.n_cells = 2 * size
+        return n_nodes
