@@ -116,6 +116,10 @@ class _ShardCaller:
 class DaskBackend(_ShardCaller):
     """Backend seam for separable objectives over :class:`Shard` actors (fast or separable path).
 
+    ``lead_searches`` (class attribute, default True): a ``remote_search``
+    layout is searched by the first shard, one round trip per tree; False
+    runs the search on the client, one round trip per pass (the same trees).
+
     Parameters
     ----------
     shards : list of distributed Actor proxies of :class:`~rankcore.dask._shard.Shard`
@@ -125,6 +129,8 @@ class DaskBackend(_ShardCaller):
     fast : bool
         Use the per-class histogram path (see the module docs).
     """
+
+    lead_searches = True
 
     def __init__(self, shards, problem, layout, *, fast: bool):
         super().__init__(shards)
@@ -137,6 +143,8 @@ class DaskBackend(_ShardCaller):
         self._summary = None            # (ranker, summary, values, G) of the last line
         self._hist = None               # fast path: (state, (d, B, 2) per-class histograms)
         self._token = 0
+        self.passes = 0                 # passes of the trees' searches run by the first shard (between workers)
+        self._leading = False           # the first shard holds the others' actors (``Shard.lead``)
 
     # ------------------------------------------------------------------
     def call(self, method, *args):
@@ -181,17 +189,22 @@ class DaskBackend(_ShardCaller):
         return total
 
     def learner_search(self, state: ObjectiveState):
-        """A multi-pass layout's search (trees): one round trip per pass, batched when the layout can.
+        """A multi-pass layout's search (trees): one round trip per tree, or per pass.
 
-        Passes of a tree: the root, then one per level (``growth="depthwise"``
-        and ``"oblivious"``), or, leaf-wise, one per batch of leaves split
-        ahead (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
+        A layout declaring ``remote_search`` is searched by the first shard
+        (:meth:`_lead_search`): one round trip per tree.  Otherwise the
+        client runs the search, one round trip per pass: the root, then one
+        per level (``growth="depthwise"`` and ``"oblivious"``), or, leaf-wise,
+        one per batch of leaves split ahead
+        (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
 
-        The first call applies the pending update and computes the gradient
-        and curvature on the workers; every call returns each shard's summed
-        histograms, added here in shard order.
+        The first pass applies the pending update and computes the gradient
+        and curvature on the workers; every pass returns each shard's summed
+        histograms, added in shard order.
         """
         batched = bool(getattr(self.layout, "batched_search", False))
+        if self.lead_searches and getattr(self.layout, "remote_search", False):
+            return self._lead_search(state, batched)
         search = self.layout.begin_search(batched=True) if batched else self.layout.begin_search()
         first = True
         while (request := search.next_request()) is not None:
@@ -207,9 +220,34 @@ class DaskBackend(_ShardCaller):
             search.receive(total)
         return search.result()
 
+    def _lead_search(self, state: ObjectiveState, batched: bool):
+        """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
+        if not self._leading:
+            self.call_lead("lead", self.shards[1:])
+            self._leading = True
+        summarize = bool(getattr(self.problem, "has_line_summary", True))    # as line_function asks
+        outcome = self.call_lead("grow_tree", self._take_update(), state.stages, self._token,
+                                 self.layout.draw_search(), batched, summarize)
+        self.passes += outcome.passes
+        self.layout.adopt_no_candidate_reason(outcome.reason)
+        candidate = outcome.candidate
+        if outcome.line_summaries is not None:
+            values = np.asarray(candidate.ranker.values, dtype=np.float64)
+            summary = self.problem.merge_line_summaries(outcome.line_summaries)
+            self._summary = (candidate.ranker, summary, values, state.stages)
+        return candidate
+
+    def call_lead(self, method: str, *args):
+        """``method(*args)`` on the first shard only (one round trip)."""
+        self.round_trips += 1
+        return self._wait(method, [getattr(self.shards[0], method)(*args)])[0]
+
     def line_function(self, state: ObjectiveState, ranker):
         problem = self.problem
         G = state.stages
+        if self._summary is not None and self._summary[0] is ranker and self._summary[3] is G:
+            _, summary, values, _ = self._summary
+            return problem.line_from_summary(summary, values, G)
         if ranker.values is not None:
             values = np.asarray(ranker.values, dtype=np.float64)
             summary = None

@@ -168,6 +168,7 @@ class Shard:
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
         self._line = None
+        self._peers: list = []           # the other shards, when this one leads the trees' searches
 
     # ------------------------------------------------------------------
     def info(self) -> dict:
@@ -289,6 +290,16 @@ class Shard:
         if release is not None:
             release(parts)                    # the blocks' buffers serve the next pass
         return total
+
+    def lead(self, peers) -> None:
+        """Keep the other shards' actors (client order): this shard then grows whole trees (:meth:`grow_tree`)."""
+        self._peers = list(peers)
+
+    def grow_tree(self, update, G, token, plan, batched, summarize):
+        """One tree's whole search, run here with the other shards (``rankcore.dask._lead``)."""
+        from ._lead import grow_tree
+
+        return grow_tree(self, self._peers, update, G, token, plan, batched=batched, summarize=summarize)
 
     def training_scores(self, update):
         """(chunk index, scores) of every block, after the update."""

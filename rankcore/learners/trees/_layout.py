@@ -141,6 +141,7 @@ class TreeLayout(LearnerLayout):
 
     multi_pass = True
     batched_search = True
+    remote_search = True
     evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
@@ -310,6 +311,9 @@ class TreeLayout(LearnerLayout):
     def no_candidate_reason(self) -> str | None:
         return self.last_no_split
 
+    def adopt_no_candidate_reason(self, reason: str | None) -> None:
+        self.last_no_split = reason
+
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
 
@@ -332,15 +336,24 @@ class TreeLayout(LearnerLayout):
             mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
         return seed, mask
 
-    def begin_search(self, *, batched: bool = False) -> TreeSearch | ObliviousSearch:
-        """A new tree: draws this tree's seed (row subsample) and feature subset.
+    def draw_search(self) -> dict:
+        """This tree's random choices as plain data, for :meth:`begin_search` on a copy of the layout elsewhere."""
+        seed, mask = self._draw_tree()
+        return {"seed": seed, "feature_mask": mask}
+
+    def begin_search(self, *, batched: bool = False, plan: dict | None = None) -> TreeSearch | ObliviousSearch:
+        """A new tree: draws this tree's seed (row subsample) and feature subset, unless ``plan`` gives them.
 
         ``batched``: leaf-wise growth asks for several leaves' partitions per
         pass (:class:`BatchedTreeSearch`: the same tree in fewer passes, for
         blocks a round trip away); depth-wise and oblivious growth already
-        take one pass per level.
+        take one pass per level.  ``plan``: the choices :meth:`draw_search`
+        drew on the client (this layout's generator is not read).
         """
-        seed, mask = self._draw_tree()
+        if plan is None:
+            seed, mask = self._draw_tree()
+        else:
+            seed, mask = int(plan["seed"]), np.asarray(plan["feature_mask"], dtype=np.uint8)
         if self.growth == "oblivious":
             return ObliviousSearch(self, seed, mask)
         if batched and self.growth == "leafwise":

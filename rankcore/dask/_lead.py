@@ -1,0 +1,95 @@
+"""A whole tree grown by one shard, the *lead*, which calls the other shards for each pass.
+
+The client's part of a multi-pass search (``rankcore.learners._base``,
+"Multi-pass searches") costs one round trip to the workers per pass.  For a
+layout declaring ``remote_search`` the backend sends the whole search to the
+first shard instead: its actor runs the search on its copy of the layout,
+asks every shard (itself directly, the others as Dask actors, all at once)
+for each pass, adds their arrays in shard order -- the client's order, so
+the tree is the same bit for bit -- and returns only the finished tree.  The
+histograms of the other workers travel to the lead, never to the client, and
+the client waits once per tree.
+
+When the objective summarizes its line along a ranker of few values, the
+lead also asks the shards for that summary as soon as the tree is known: the
+client's line search and next objective state then need no round trip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TreeOutcome", "grow_tree"]
+
+
+@dataclass
+class TreeOutcome:
+    """What the lead returns to the client for one tree.
+
+    Attributes
+    ----------
+    candidate : Candidate or None
+        The search's result.
+    reason : str or None
+        The layout's ``no_candidate_reason()`` after the search.
+    passes : int
+        The passes the shards computed (each a round trip between workers).
+    line_summaries : list or None
+        Each shard's merged line summary along the tree (shard order), when asked for and given.
+    """
+
+    candidate: Any
+    reason: str | None
+    passes: int
+    line_summaries: list | None = None
+
+
+def _on_every_shard(lead, peers, method: str, *args) -> list:
+    """``method(*args)`` of the lead and its peers, the peers' running while the lead computes; shard order."""
+    futures = [getattr(peer, method)(*args) for peer in peers]
+    mine = getattr(lead, method)(*args)
+    return [mine] + [future.result() for future in futures]
+
+
+def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool) -> TreeOutcome:
+    """Run one tree's search on the lead shard (``lead``, a :class:`~rankcore.dask._shard.Shard`).
+
+    Parameters
+    ----------
+    lead : Shard
+        The shard running the search (its layout copy searches; its blocks answer first).
+    peers : list of Actor
+        The other shards, in the client's shard order.
+    update, G, token
+        As the first ``Shard.tree_pass`` of a search takes them (the pending
+        update, the objective's stages, the client's state token).
+    plan : dict
+        The layout's ``draw_search()``, drawn on the client.
+    batched : bool
+        Ask for the batched search (``batched_search`` layouts).
+    summarize : bool
+        Also return the shards' line summaries along the tree.
+    """
+    layout = lead.layout
+    search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
+    first, passes = (update, G, token), 0
+    while (request := search.next_request()) is not None:
+        parts = _on_every_shard(lead, peers, "tree_pass", *first, request)
+        first = (None, None, None)
+        passes += 1
+        total = None
+        for part in parts:
+            if part is not None:
+                total = part if total is None else total + part
+        search.receive(total)
+    candidate = search.result()
+    outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
+    if summarize and candidate is not None and candidate.ranker.values is not None:
+        values = np.asarray(candidate.ranker.values, dtype=np.float64)
+        parts = _on_every_shard(lead, peers, "line_summary", candidate.ranker, values, G, token)
+        if all(part is not None for part in parts):
+            outcome.line_summaries = parts
+    return outcome
