@@ -132,8 +132,9 @@ class DaskBackend(_ShardCaller):
 
     lead_searches = True
 
-    def __init__(self, shards, problem, layout, *, fast: bool):
+    def __init__(self, shards, problem, layout, *, fast: bool, addresses=None):
         super().__init__(shards)
+        self.addresses = list(addresses) if addresses is not None else None      # each shard's worker
         self.problem = problem
         self.layout = layout
         self.fast = bool(fast)
@@ -203,7 +204,7 @@ class DaskBackend(_ShardCaller):
         histograms, added in shard order.
         """
         batched = bool(getattr(self.layout, "batched_search", False))
-        if self.lead_searches and getattr(self.layout, "remote_search", False):
+        if self.lead_searches and self.addresses is not None and getattr(self.layout, "remote_search", False):
             return self._lead_search(state, batched)
         search = self.layout.begin_search(batched=True) if batched else self.layout.begin_search()
         first = True
@@ -223,9 +224,11 @@ class DaskBackend(_ShardCaller):
     def _lead_search(self, state: ObjectiveState, batched: bool):
         """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
         if not self._leading:
-            self.call_lead("lead", self.shards[1:])
+            self.call_lead("lead", [(address, shard.key) for address, shard in zip(self.addresses[1:], self.shards[1:])])
             self._leading = True
-        summarize = bool(getattr(self.problem, "has_line_summary", True))    # as line_function asks
+        # the driver searches the line (line_function asks the shards for the same summary); without a
+        # line search the next objective state is recomputed from the scores, as in memory
+        summarize = bool(getattr(self.problem, "has_line_summary", True)) and getattr(self.layout, "line_search", True)
         outcome = self.call_lead("grow_tree", self._take_update(), state.stages, self._token,
                                  self.layout.draw_search(), batched, summarize)
         self.passes += outcome.passes
@@ -402,8 +405,11 @@ class PairwiseDaskBackend(_ShardCaller):
         return sorted((item for part in parts for item in part), key=lambda item: item[0])
 
 
-def make_backend(shards, problem, layout, *, kind: str | None = None):
-    """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`)."""
+def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=None):
+    """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`).
+
+    ``addresses``: each shard's worker, which lets the trees' searches run on the first shard.
+    """
     kind = kind or backend_kind(problem, layout)
     if kind == "pairwise" and getattr(layout, "multi_pass", False):
         raise ValueError(f"learner with a multi-pass search (trees) and objective {problem.objective.spec!r}: "
@@ -411,4 +417,4 @@ def make_backend(shards, problem, layout, *, kind: str | None = None):
                          f"(exp loss) or fit in memory")
     if kind == "pairwise":
         return PairwiseDaskBackend(shards, problem, layout)
-    return DaskBackend(shards, problem, layout, fast=kind == "fast")
+    return DaskBackend(shards, problem, layout, fast=kind == "fast", addresses=addresses)

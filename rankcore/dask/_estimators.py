@@ -268,7 +268,7 @@ class _DaskBoost(ClientParameter):
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
-        backend = make_backend(shards.actors, problem, layout, kind=kind)
+        backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)

@@ -4,7 +4,8 @@ The client's part of a multi-pass search (``rankcore.learners._base``,
 "Multi-pass searches") costs one round trip to the workers per pass.  For a
 layout declaring ``remote_search`` the backend sends the whole search to the
 first shard instead: its actor runs the search on its copy of the layout,
-asks every shard (itself directly, the others as Dask actors, all at once)
+asks every shard (itself directly, the others through its worker's
+connections, all at once)
 for each pass, adds their arrays in shard order -- the client's order, so
 the tree is the same bit for bit -- and returns only the finished tree.  The
 histograms of the other workers travel to the lead, never to the client, and
@@ -17,12 +18,13 @@ client's line search and next objective state then need no round trip.
 
 from __future__ import annotations
 
+import concurrent.futures
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TreeOutcome", "grow_tree"]
+__all__ = ["Peer", "TreeOutcome", "grow_tree"]
 
 
 @dataclass
@@ -47,11 +49,54 @@ class TreeOutcome:
     line_summaries: list | None = None
 
 
-def _on_every_shard(lead, peers, method: str, *args) -> list:
+class Peer:
+    """Another worker's shard, called from the lead's actor thread.
+
+    The worker's own connection pool carries the call (Dask's ``actor_execute``
+    message, as an actor proxy sends it).  A proxy would also hold a client on
+    the worker and, when the peer's worker is lost, wait for the actor to be
+    recomputed, which a shard pinned to that worker never is: here the lost
+    connection is an ``OSError`` at once, which the client reports.
+
+    Parameters
+    ----------
+    address : str
+        The peer's worker.
+    key : str
+        Its actor's key.
+    """
+
+    def __init__(self, address: str, key: str):
+        self.address = address
+        self.key = key
+
+    def submit(self, method: str, *args) -> "concurrent.futures.Future":
+        """Start ``method(*args)`` on the peer; the future's result is the message Dask returns."""
+        import asyncio
+
+        from distributed import get_worker
+        from distributed.protocol import to_serialize
+
+        worker = get_worker()
+
+        async def call():
+            return await worker.rpc(self.address).actor_execute(
+                function=method, actor=self.key, args=[to_serialize(arg) for arg in args], kwargs={})
+
+        return asyncio.run_coroutine_threadsafe(call(), worker.loop.asyncio_loop)
+
+
+def _result(message):
+    if message["status"] == "OK":
+        return message["result"]
+    raise message["exception"]
+
+
+def _on_every_shard(lead, peers: list, method: str, *args) -> list:
     """``method(*args)`` of the lead and its peers, the peers' running while the lead computes; shard order."""
-    futures = [getattr(peer, method)(*args) for peer in peers]
+    futures = [peer.submit(method, *args) for peer in peers]
     mine = getattr(lead, method)(*args)
-    return [mine] + [future.result() for future in futures]
+    return [mine] + [_result(future.result()) for future in futures]
 
 
 def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool) -> TreeOutcome:
@@ -61,7 +106,7 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     ----------
     lead : Shard
         The shard running the search (its layout copy searches; its blocks answer first).
-    peers : list of Actor
+    peers : list of Peer
         The other shards, in the client's shard order.
     update, G, token
         As the first ``Shard.tree_pass`` of a search takes them (the pending

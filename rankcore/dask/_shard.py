@@ -292,8 +292,11 @@ class Shard:
         return total
 
     def lead(self, peers) -> None:
-        """Keep the other shards' actors (client order): this shard then grows whole trees (:meth:`grow_tree`)."""
-        self._peers = list(peers)
+        """Keep the other shards' (worker address, actor key) pairs, in client order: this shard then grows
+        whole trees (:meth:`grow_tree`)."""
+        from ._lead import Peer
+
+        self._peers = [Peer(address, key) for address, key in peers]
 
     def grow_tree(self, update, G, token, plan, batched, summarize):
         """One tree's whole search, run here with the other shards (``rankcore.dask._lead``)."""
