@@ -127,8 +127,12 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
         passes += 1
         total = None
         for part in parts:
-            if part is not None:
-                total = part if total is None else total + part
+            if part is None:
+                continue
+            if total is None:              # the lead's own array, or one received: the search's from now on
+                total = part if part.flags.writeable else part.copy()
+            else:
+                total += part              # in place: the client's sums, in shard order, without a new array
         search.receive(total)
     candidate = search.result()
     outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)

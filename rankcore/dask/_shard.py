@@ -271,7 +271,10 @@ class Shard:
             self._grads = (token, grads)
             self._tree_curvature = hess
             if self._merged is not None:
-                self._merged_rows = (np.concatenate(grads), np.concatenate(hess))
+                if self._merged_rows is None:        # one pair of buffers per fit, refilled every tree
+                    self._merged_rows = (np.empty(self._merged.n_rows), np.empty(self._merged.n_rows))
+                np.concatenate(grads, out=self._merged_rows[0])
+                np.concatenate(hess, out=self._merged_rows[1])
         if self._merged is not None:
             g, h = self._merged_rows
             return self.layout.block_pass(self._merged, g, h, request, n_threads=self.n_threads)
