@@ -116,11 +116,18 @@ class TreeBlock:
 
 def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
     """A 64-bit hash of (seed, global row index): the row-subsampling draw, independent of the blocks."""
-    with np.errstate(over="ignore"):
-        z = rows.astype(np.uint64) + np.uint64((seed * _GOLDEN) & _MASK64)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+    with np.errstate(over="ignore"):          # in place: two arrays of the rows' length, not eight
+        z = rows.astype(np.uint64)
+        z += np.uint64((seed * _GOLDEN) & _MASK64)
+        shifted = z >> np.uint64(30)
+        z ^= shifted
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        np.right_shift(z, np.uint64(27), out=shifted)
+        z ^= shifted
+        z *= np.uint64(0x94D049BB133111EB)
+        np.right_shift(z, np.uint64(31), out=shifted)
+        z ^= shifted
+        return z
 
 
 def slot_layout(n_edges: np.ndarray) -> _histogram.SlotLayout:
