@@ -224,7 +224,8 @@ class DaskBackend(_ShardCaller):
     def _lead_search(self, state: ObjectiveState, batched: bool):
         """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
         if not self._leading:
-            self.call_lead("lead", [(address, shard.key) for address, shard in zip(self.addresses[1:], self.shards[1:])])
+            peers = [(address, shard.key) for address, shard in zip(self.addresses[1:], self.shards[1:])]
+            self.call_lead("lead", peers)
             self._leading = True
         # the driver searches the line (line_function asks the shards for the same summary); without a
         # line search the next objective state is recomputed from the scores, as in memory

@@ -4,12 +4,11 @@ The client's part of a multi-pass search (``rankcore.learners._base``,
 "Multi-pass searches") costs one round trip to the workers per pass.  For a
 layout declaring ``remote_search`` the backend sends the whole search to the
 first shard instead: its actor runs the search on its copy of the layout,
-asks every shard (itself directly, the others through its worker's
-connections, all at once)
-for each pass, adds their arrays in shard order -- the client's order, so
-the tree is the same bit for bit -- and returns only the finished tree.  The
-histograms of the other workers travel to the lead, never to the client, and
-the client waits once per tree.
+asks every shard for each pass (itself directly, the others through its
+worker's connections, all at once), adds their arrays in shard order -- the
+client's order, so the tree is the same bit for bit -- and returns only the
+finished tree.  The histograms of the other workers travel to the lead,
+never to the client, and the client waits once per tree.
 
 When the objective summarizes its line along a ranker of few values, the
 lead also asks the shards for that summary as soon as the tree is known: the

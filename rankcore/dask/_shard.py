@@ -312,8 +312,10 @@ class Shard:
             np.concatenate(hess, out=self._merged_rows[1])
 
     def lead(self, peers) -> None:
-        """Keep the other shards' (worker address, actor key) pairs, in client order: this shard then grows
-        whole trees (:meth:`grow_tree`)."""
+        """Keep the other shards' (worker address, actor key) pairs, in client order, to grow whole trees.
+
+        This shard then runs :meth:`grow_tree`, calling the others for each pass.
+        """
         from ._lead import Peer
 
         self._peers = [Peer(address, key) for address, key in peers]
