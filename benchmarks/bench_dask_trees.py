@@ -8,6 +8,10 @@ for the stumps) with its defaults otherwise:
 
 * rankcore ``DaskPushBoost`` with ``trees`` (leaf-wise, 31 leaves),
   ``trees:growth=depthwise`` and ``stumps`` (``early_stopping=False``);
+  the trees also "per pass": the client running each tree's search, one
+  round trip per pass (``DaskBackend.lead_searches = False``), where by
+  default the first worker runs it with the others and the client waits
+  once per tree;
 * ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
 * ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
 
@@ -16,7 +20,9 @@ while the fit runs (sampled every 0.5 s by a thread on the client, so
 short peaks may be missed); the wall time covers the whole ``fit``
 (validation, binning, encoding, trees).
 Round trips per tree are rankcore's ``fit_info_["round_trips"]`` over its
-trees (LightGBM and XGBoost reduce over their own sockets: not counted).
+trees -- the client's waits on the workers -- and worker passes per tree its
+``fit_info_["worker_passes"]``, the passes the first worker ran with the
+others (LightGBM and XGBoost reduce over their own sockets: not counted).
 
 Script mode prints the side-by-side table, learners alternating within each
 repetition, with ratios against ``DaskLGBMClassifier`` in the same
@@ -47,8 +53,11 @@ from dask_synthetic import synthetic  # noqa: E402
 D = 40
 CHUNKS = 16
 TREES = 50
-LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore stumps", "DaskLGBMClassifier",
-            "xgboost.dask")
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, per pass)",
+            "rankcore trees (depthwise, per pass)", "rankcore stumps", "DaskLGBMClassifier", "xgboost.dask")
+RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
+                     "rankcore trees (leaf-wise, per pass)": "trees",
+                     "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
 REFERENCE = "DaskLGBMClassifier"
 
 
@@ -86,22 +95,27 @@ class _PeakMemory:
 
 
 def _fit(name: str, client, X, y):
-    """(model, round trips per tree or None) of one learner on the cluster."""
+    """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
         from rankcore.dask import DaskPushBoost
+        from rankcore.dask._backend import DaskBackend
 
-        learner = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
-                   "rankcore stumps": "stumps"}[name]
-        model = DaskPushBoost(learner=learner, n_iter=TREES, early_stopping=False, random_state=0,
-                              client=client).fit(X, y)
-        return model, model.fit_info_["round_trips"] / max(1, model.n_iter_)
+        DaskBackend.lead_searches = not name.endswith("per pass)")
+        try:
+            model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
+                                  client=client).fit(X, y)
+        finally:
+            DaskBackend.lead_searches = True
+        trees = max(1, model.n_iter_)
+        return model, model.fit_info_["round_trips"] / trees, model.fit_info_["worker_passes"] / trees
     if name == "DaskLGBMClassifier":
         import lightgbm
 
-        return lightgbm.DaskLGBMClassifier(n_estimators=TREES, client=client, verbose=-1).fit(X, y), None
+        return lightgbm.DaskLGBMClassifier(n_estimators=TREES, client=client, verbose=-1).fit(X, y), None, None
     import xgboost.dask
 
-    return xgboost.dask.DaskXGBClassifier(n_estimators=TREES, tree_method="hist", client=client).fit(X, y), None
+    model = xgboost.dask.DaskXGBClassifier(n_estimators=TREES, tree_method="hist", client=client).fit(X, y)
+    return model, None, None
 
 
 def _scores(name: str, model, X_test) -> np.ndarray:
@@ -132,12 +146,13 @@ def measure(name: str, client, n: int) -> dict:
                                                                sync=True))
     with _PeakMemory(client) as memory:
         start = time.perf_counter()
-        model, trips = _fit(name, client, X, y)
+        model, trips, passes = _fit(name, client, X, y)
         seconds = time.perf_counter() - start
     peak = memory.peak
     scores = _scores(name, model, X_test)
     quality = rankcore.evaluate(y_test.astype(int), scores, ["auc", "pauc:0.1"])
-    return {"seconds": seconds, "round_trips_per_tree": trips, "peak_worker_bytes": peak, **quality}
+    return {"seconds": seconds, "round_trips_per_tree": trips, "worker_passes_per_tree": passes,
+            "peak_worker_bytes": peak, **quality}
 
 
 def _cluster():
@@ -159,8 +174,8 @@ def main(argv=None) -> None:
     try:
         for n in args.rows:
             print(f"\n{n:,d} rows x {D} features, {CHUNKS} chunks, 2 workers x 1 thread, {TREES} trees", flush=True)
-            print(f"{'learner':28s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'trips/tree':>10s} "
-                  f"{'peak MiB':>9s} {'auc':>7s} {'pauc:0.1':>8s}", flush=True)
+            print(f"{'learner':38s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'trips/tree':>10s} "
+                  f"{'passes/tree':>11s} {'peak MiB':>9s} {'auc':>7s} {'pauc:0.1':>8s}", flush=True)
             for rep in range(args.repeat):
                 order = names if rep % 2 == 0 else names[::-1]          # alternate: neither side always first
                 results = {}
@@ -173,11 +188,13 @@ def main(argv=None) -> None:
                 for name in names:
                     r = results[name]
                     if isinstance(r, str):
-                        print(f"{name:28s} {rep:3d} {r}", flush=True)
+                        print(f"{name:38s} {rep:3d} {r}", flush=True)
                         continue
                     ratio = f"{r['seconds'] / reference:7.2f}" if reference else f"{'-':>7s}"
                     trips = f"{r['round_trips_per_tree']:10.1f}" if r["round_trips_per_tree"] else f"{'-':>10s}"
-                    print(f"{name:28s} {rep:3d} {r['seconds']:8.2f} {ratio} {trips} "
+                    passes = (f"{r['worker_passes_per_tree']:11.1f}" if r["worker_passes_per_tree"]
+                              else f"{'-':>11s}")
+                    print(f"{name:38s} {rep:3d} {r['seconds']:8.2f} {ratio} {trips} {passes} "
                           f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
     finally:
         client.close()
@@ -213,7 +230,7 @@ if __name__ != "__main__":
                 raise
             pytest.skip(f"{name} does not run on this Dask: {exc}")
         benchmark.extra_info.update(n=BENCH_N, d=D, workers=2, **result)
-        SUMMARY.append(f"{name:28s} n={BENCH_N:,d}: {result['seconds']:6.2f} s, auc {result['auc']:.4f}")
+        SUMMARY.append(f"{name:38s} n={BENCH_N:,d}: {result['seconds']:6.2f} s, auc {result['auc']:.4f}")
 
 
 if __name__ == "__main__":

@@ -116,6 +116,10 @@ class _ShardCaller:
 class DaskBackend(_ShardCaller):
     """Backend seam for separable objectives over :class:`Shard` actors (fast or separable path).
 
+    ``lead_searches`` (class attribute, default True): a ``remote_search``
+    layout is searched by the first shard, one round trip per tree; False
+    runs the search on the client, one round trip per pass (the same trees).
+
     Parameters
     ----------
     shards : list of distributed Actor proxies of :class:`~rankcore.dask._shard.Shard`
@@ -126,8 +130,11 @@ class DaskBackend(_ShardCaller):
         Use the per-class histogram path (see the module docs).
     """
 
-    def __init__(self, shards, problem, layout, *, fast: bool):
+    lead_searches = True
+
+    def __init__(self, shards, problem, layout, *, fast: bool, addresses=None):
         super().__init__(shards)
+        self.addresses = list(addresses) if addresses is not None else None      # each shard's worker
         self.problem = problem
         self.layout = layout
         self.fast = bool(fast)
@@ -137,6 +144,8 @@ class DaskBackend(_ShardCaller):
         self._summary = None            # (ranker, summary, values, G) of the last line
         self._hist = None               # fast path: (state, (d, B, 2) per-class histograms)
         self._token = 0
+        self.passes = 0                 # passes of the trees' searches run by the first shard (between workers)
+        self._leading = False           # the first shard holds the others' actors (``Shard.lead``)
 
     # ------------------------------------------------------------------
     def call(self, method, *args):
@@ -181,17 +190,22 @@ class DaskBackend(_ShardCaller):
         return total
 
     def learner_search(self, state: ObjectiveState):
-        """A multi-pass layout's search (trees): one round trip per pass, batched when the layout can.
+        """A multi-pass layout's search (trees): one round trip per tree, or per pass.
 
-        Passes of a tree: the root, then one per level (``growth="depthwise"``
-        and ``"oblivious"``), or, leaf-wise, one per batch of leaves split
-        ahead (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
+        A layout declaring ``remote_search`` is searched by the first shard
+        (:meth:`_lead_search`): one round trip per tree.  Otherwise the
+        client runs the search, one round trip per pass: the root, then one
+        per level (``growth="depthwise"`` and ``"oblivious"``), or, leaf-wise,
+        one per batch of leaves split ahead
+        (:class:`~rankcore.learners.trees._search.BatchedTreeSearch`).
 
-        The first call applies the pending update and computes the gradient
-        and curvature on the workers; every call returns each shard's summed
-        histograms, added here in shard order.
+        The first pass applies the pending update and computes the gradient
+        and curvature on the workers; every pass returns each shard's summed
+        histograms, added in shard order.
         """
         batched = bool(getattr(self.layout, "batched_search", False))
+        if self.lead_searches and self.addresses is not None and getattr(self.layout, "remote_search", False):
+            return self._lead_search(state, batched)
         search = self.layout.begin_search(batched=True) if batched else self.layout.begin_search()
         first = True
         while (request := search.next_request()) is not None:
@@ -207,9 +221,37 @@ class DaskBackend(_ShardCaller):
             search.receive(total)
         return search.result()
 
+    def _lead_search(self, state: ObjectiveState, batched: bool):
+        """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
+        if not self._leading:
+            peers = [(address, shard.key) for address, shard in zip(self.addresses[1:], self.shards[1:])]
+            self.call_lead("lead", peers)
+            self._leading = True
+        # the driver searches the line (line_function asks the shards for the same summary); without a
+        # line search the next objective state is recomputed from the scores, as in memory
+        summarize = bool(getattr(self.problem, "has_line_summary", True)) and getattr(self.layout, "line_search", True)
+        outcome = self.call_lead("grow_tree", self._take_update(), state.stages, self._token,
+                                 self.layout.draw_search(), batched, summarize)
+        self.passes += outcome.passes
+        self.layout.adopt_no_candidate_reason(outcome.reason)
+        candidate = outcome.candidate
+        if outcome.line_summaries is not None:
+            values = np.asarray(candidate.ranker.values, dtype=np.float64)
+            summary = self.problem.merge_line_summaries(outcome.line_summaries)
+            self._summary = (candidate.ranker, summary, values, state.stages)
+        return candidate
+
+    def call_lead(self, method: str, *args):
+        """``method(*args)`` on the first shard only (one round trip)."""
+        self.round_trips += 1
+        return self._wait(method, [getattr(self.shards[0], method)(*args)])[0]
+
     def line_function(self, state: ObjectiveState, ranker):
         problem = self.problem
         G = state.stages
+        if self._summary is not None and self._summary[0] is ranker and self._summary[3] is G:
+            _, summary, values, _ = self._summary
+            return problem.line_from_summary(summary, values, G)
         if ranker.values is not None:
             values = np.asarray(ranker.values, dtype=np.float64)
             summary = None
@@ -364,8 +406,11 @@ class PairwiseDaskBackend(_ShardCaller):
         return sorted((item for part in parts for item in part), key=lambda item: item[0])
 
 
-def make_backend(shards, problem, layout, *, kind: str | None = None):
-    """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`)."""
+def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=None):
+    """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`).
+
+    ``addresses``: each shard's worker, which lets the trees' searches run on the first shard.
+    """
     kind = kind or backend_kind(problem, layout)
     if kind == "pairwise" and getattr(layout, "multi_pass", False):
         raise ValueError(f"learner with a multi-pass search (trees) and objective {problem.objective.spec!r}: "
@@ -373,4 +418,4 @@ def make_backend(shards, problem, layout, *, kind: str | None = None):
                          f"(exp loss) or fit in memory")
     if kind == "pairwise":
         return PairwiseDaskBackend(shards, problem, layout)
-    return DaskBackend(shards, problem, layout, fast=kind == "fast")
+    return DaskBackend(shards, problem, layout, fast=kind == "fast", addresses=addresses)

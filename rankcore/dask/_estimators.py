@@ -169,6 +169,7 @@ class _DaskBoost(ClientParameter):
             "chunks": session.data.n_chunks,
             "workers": len(session.shards.workers),
             "round_trips": session.backend.round_trips,
+            "worker_passes": getattr(session.backend, "passes", 0),
             "iterations": len(result.records),
         }
         return self
@@ -267,7 +268,7 @@ class _DaskBoost(ClientParameter):
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task)
-        backend = make_backend(shards.actors, problem, layout, kind=kind)
+        backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
@@ -462,7 +463,10 @@ _DASK_NOTES = """
     is the in-memory one.
 
     ``fit_info_`` records the backend path (``"fast"``, ``"separable"`` or
-    ``"pairwise"``), the number of chunks, of workers and of round trips.
+    ``"pairwise"``), the number of chunks, of workers and of round trips
+    (the client's waits on the workers), and ``worker_passes``: the passes
+    of the trees' searches, which the first worker runs with the others
+    (one round trip per tree for the client).
 """
 
 

@@ -157,7 +157,8 @@ class Shard:
         # a multi-pass layout that merges blocks searches this worker's blocks as one (their codes move
         # into it: the per-chunk codes are dropped)
         self._merged = None
-        self._merged_rows: tuple[np.ndarray, np.ndarray] | None = None     # its gradient and curvature
+        # every row's gradient and curvature, blocks in order (the merged block's rows): one pair per fit
+        self._merged_rows: tuple[np.ndarray, np.ndarray] | None = None
         merge = getattr(layout, "merge_blocks", None) if getattr(layout, "multi_pass", False) else None
         if merge is not None and len(self.blocks) > 1:
             self._merged = merge([b.codes for b in self.blocks])
@@ -168,6 +169,7 @@ class Shard:
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
         self._line = None
+        self._peers: list = []           # the other shards, when this one leads the trees' searches
 
     # ------------------------------------------------------------------
     def info(self) -> dict:
@@ -258,19 +260,7 @@ class Shard:
         """
         if G is not None:
             self._apply(update)
-            curved = bool(getattr(self.problem, "has_hessian", False))
-            grads, hess = [], []
-            for b in self.blocks:
-                if curved:
-                    g, h = self.problem.block_gradient_hessian(b.row_block(), G)
-                else:
-                    g, h = self.problem.block_gradient(b.row_block(), G), b.weight
-                grads.append(np.asarray(g, dtype=np.float64))
-                hess.append(np.asarray(h, dtype=np.float64))
-            self._grads = (token, grads)
-            self._tree_curvature = hess
-            if self._merged is not None:
-                self._merged_rows = (np.concatenate(grads), np.concatenate(hess))
+            self._tree_rows(G, token)
         if self._merged is not None:
             g, h = self._merged_rows
             return self.layout.block_pass(self._merged, g, h, request, n_threads=self.n_threads)
@@ -289,6 +279,52 @@ class Shard:
         if release is not None:
             release(parts)                    # the blocks' buffers serve the next pass
         return total
+
+    def _tree_rows(self, G, token) -> None:
+        """Every block's gradient and curvature at the current scores, kept for a tree's passes.
+
+        They are written into one pair of buffers per fit, the blocks' rows in
+        order (the merged block's rows): pages allocated once, not per tree
+        (Dask's workers return freed memory to the system eagerly).
+        """
+        curved = bool(getattr(self.problem, "has_hessian", False))
+        into = curved and bool(getattr(self.problem, "gradient_into", False))
+        if self._merged_rows is None and (into or self._merged is not None):
+            n = sum(b.n_rows for b in self.blocks)
+            self._merged_rows = (np.empty(n), np.empty(n))
+        grads, hess, start = [], [], 0
+        for b in self.blocks:
+            if into:
+                rows = slice(start, start + b.n_rows)
+                g, h = self.problem.block_gradient_hessian(
+                    b.row_block(), G, out=(self._merged_rows[0][rows], self._merged_rows[1][rows]))
+            elif curved:
+                g, h = self.problem.block_gradient_hessian(b.row_block(), G)
+            else:
+                g, h = self.problem.block_gradient(b.row_block(), G), b.weight
+            grads.append(np.asarray(g, dtype=np.float64))
+            hess.append(np.asarray(h, dtype=np.float64))
+            start += b.n_rows
+        self._grads = (token, grads)
+        self._tree_curvature = hess
+        if self._merged is not None and not into:
+            np.concatenate(grads, out=self._merged_rows[0])
+            np.concatenate(hess, out=self._merged_rows[1])
+
+    def lead(self, peers) -> None:
+        """Keep the other shards' (worker address, actor key) pairs, in client order, to grow whole trees.
+
+        This shard then runs :meth:`grow_tree`, calling the others for each pass.
+        """
+        from ._lead import Peer
+
+        self._peers = [Peer(address, key) for address, key in peers]
+
+    def grow_tree(self, update, G, token, plan, batched, summarize):
+        """One tree's whole search, run here with the other shards (``rankcore.dask._lead``)."""
+        from ._lead import grow_tree
+
+        return grow_tree(self, self._peers, update, G, token, plan, batched=batched, summarize=summarize)
 
     def training_scores(self, update):
         """(chunk index, scores) of every block, after the update."""

@@ -50,6 +50,15 @@ blocks).  A layout declaring ``batched_search`` also takes
 ``begin_search(batched=True)``: a search that asks for more per pass (work
 that may go unused) so as to take fewer passes, for a backend whose passes
 are round trips to other machines; its result is the unbatched search's.
+A layout declaring ``remote_search`` lets a backend run a whole search where
+the blocks are, on a copy of the layout (a backend whose passes are round
+trips then waits once per search, not once per pass): the client draws the
+iteration's random choices with ``plan = layout.draw_search()`` (plain data;
+only the client's generator advances), the copy runs
+``begin_search(plan=plan, batched=...)`` and the passes, and the client
+hands the copy's ``no_candidate_reason()`` to its own layout with
+``layout.adopt_no_candidate_reason(reason)``; the result is the search's
+on the client, bit for bit, and its ranker travels pickled.
 A layout may offer ``merge_blocks(encoded_blocks)``: one encoded block of
 those blocks' rows in order, which a backend holding several blocks in one
 place searches instead (one histogram per pass, not one per block).
@@ -163,6 +172,9 @@ class LearnerLayout:
     multi_pass: ClassVar[bool] = False
     #: ``begin_search(batched=True)`` gives the same result in fewer passes (see "Multi-pass searches").
     batched_search: ClassVar[bool] = False
+    #: ``draw_search()`` and ``begin_search(plan=...)``: the search may run on a copy of the layout
+    #: where the blocks are (see "Multi-pass searches").
+    remote_search: ClassVar[bool] = False
     #: The driver's step is multiplied by this (the trees' learning rate).
     shrinkage: float = 1.0
     #: The candidate's derivative sums Σ g h over a random sample of the rows
@@ -215,6 +227,9 @@ class LearnerLayout:
         protocol's bit for bit.
         """
         return multi_pass_search(self, encoded, gradients, curvatures, n_threads=n_threads)
+
+    def adopt_no_candidate_reason(self, reason: str | None) -> None:
+        """Take the :meth:`no_candidate_reason` of a search run on a copy of this layout (``remote_search``)."""
 
     def no_candidate_reason(self) -> str | None:
         """Why the last search found no weak ranker, when the family's constraints are the cause.

@@ -119,11 +119,18 @@ class TreeBlock:
 
 def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
     """A 64-bit hash of (seed, global row index): the row-subsampling draw, independent of the blocks."""
-    with np.errstate(over="ignore"):
-        z = rows.astype(np.uint64) + np.uint64((seed * _GOLDEN) & _MASK64)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+    with np.errstate(over="ignore"):          # in place: two arrays of the rows' length, not eight
+        z = rows.astype(np.uint64)
+        z += np.uint64((seed * _GOLDEN) & _MASK64)
+        shifted = z >> np.uint64(30)
+        z ^= shifted
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        np.right_shift(z, np.uint64(27), out=shifted)
+        z ^= shifted
+        z *= np.uint64(0x94D049BB133111EB)
+        np.right_shift(z, np.uint64(31), out=shifted)
+        z ^= shifted
+        return z
 
 
 def slot_layout(n_edges: np.ndarray) -> _histogram.SlotLayout:
@@ -144,6 +151,7 @@ class TreeLayout(LearnerLayout):
 
     multi_pass = True
     batched_search = True
+    remote_search = True
     evaluates_into = True
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
@@ -313,6 +321,9 @@ class TreeLayout(LearnerLayout):
     def no_candidate_reason(self) -> str | None:
         return self.last_no_split
 
+    def adopt_no_candidate_reason(self, reason: str | None) -> None:
+        self.last_no_split = reason
+
     def threshold_of(self, feature: int, b: int) -> float:
         return float(self.edges[feature][b]) if b < self.n_edges[feature] else ALL_LEFT
 
@@ -335,15 +346,24 @@ class TreeLayout(LearnerLayout):
             mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
         return seed, mask
 
-    def begin_search(self, *, batched: bool = False) -> TreeSearch | ObliviousSearch:
-        """A new tree: draws this tree's seed (row subsample) and feature subset.
+    def draw_search(self) -> dict:
+        """This tree's random choices as plain data, for :meth:`begin_search` on a copy of the layout elsewhere."""
+        seed, mask = self._draw_tree()
+        return {"seed": seed, "feature_mask": mask}
+
+    def begin_search(self, *, batched: bool = False, plan: dict | None = None) -> TreeSearch | ObliviousSearch:
+        """A new tree: draws this tree's seed (row subsample) and feature subset, unless ``plan`` gives them.
 
         ``batched``: leaf-wise growth asks for several leaves' partitions per
         pass (:class:`BatchedTreeSearch`: the same tree in fewer passes, for
         blocks a round trip away); depth-wise and oblivious growth already
-        take one pass per level.
+        take one pass per level.  ``plan``: the choices :meth:`draw_search`
+        drew on the client (this layout's generator is not read).
         """
-        seed, mask = self._draw_tree()
+        if plan is None:
+            seed, mask = self._draw_tree()
+        else:
+            seed, mask = int(plan["seed"]), np.asarray(plan["feature_mask"], dtype=np.uint8)
         if self.growth == "oblivious":
             return ObliviousSearch(self, seed, mask)
         if batched and self.growth == "leafwise":

@@ -1,0 +1,143 @@
+"""A whole tree grown by one shard, the *lead*, which calls the other shards for each pass.
+
+The client's part of a multi-pass search (``rankcore.learners._base``,
+"Multi-pass searches") costs one round trip to the workers per pass.  For a
+layout declaring ``remote_search`` the backend sends the whole search to the
+first shard instead: its actor runs the search on its copy of the layout,
+asks every shard for each pass (itself directly, the others through its
+worker's connections, all at once), adds their arrays in shard order -- the
+client's order, so the tree is the same bit for bit -- and returns only the
+finished tree.  The histograms of the other workers travel to the lead,
+never to the client, and the client waits once per tree.
+
+When the objective summarizes its line along a ranker of few values, the
+lead also asks the shards for that summary as soon as the tree is known: the
+client's line search and next objective state then need no round trip.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Peer", "TreeOutcome", "grow_tree"]
+
+
+@dataclass
+class TreeOutcome:
+    """What the lead returns to the client for one tree.
+
+    Attributes
+    ----------
+    candidate : Candidate or None
+        The search's result.
+    reason : str or None
+        The layout's ``no_candidate_reason()`` after the search.
+    passes : int
+        The passes the shards computed (each a round trip between workers).
+    line_summaries : list or None
+        Each shard's merged line summary along the tree (shard order), when asked for and given.
+    """
+
+    candidate: Any
+    reason: str | None
+    passes: int
+    line_summaries: list | None = None
+
+
+class Peer:
+    """Another worker's shard, called from the lead's actor thread.
+
+    The worker's own connection pool carries the call (Dask's ``actor_execute``
+    message, as an actor proxy sends it).  A proxy would also hold a client on
+    the worker and, when the peer's worker is lost, wait for the actor to be
+    recomputed, which a shard pinned to that worker never is: here the lost
+    connection is an ``OSError`` at once, which the client reports.
+
+    Parameters
+    ----------
+    address : str
+        The peer's worker.
+    key : str
+        Its actor's key.
+    """
+
+    def __init__(self, address: str, key: str):
+        self.address = address
+        self.key = key
+
+    def submit(self, method: str, *args) -> "concurrent.futures.Future":
+        """Start ``method(*args)`` on the peer; the future's result is the message Dask returns."""
+        import asyncio
+
+        from distributed import get_worker
+        from distributed.protocol import to_serialize
+
+        worker = get_worker()
+
+        async def call():
+            return await worker.rpc(self.address).actor_execute(
+                function=method, actor=self.key, args=[to_serialize(arg) for arg in args], kwargs={})
+
+        return asyncio.run_coroutine_threadsafe(call(), worker.loop.asyncio_loop)
+
+
+def _result(message):
+    if message["status"] == "OK":
+        return message["result"]
+    raise message["exception"]
+
+
+def _on_every_shard(lead, peers: list, method: str, *args) -> list:
+    """``method(*args)`` of the lead and its peers, the peers' running while the lead computes; shard order."""
+    futures = [peer.submit(method, *args) for peer in peers]
+    mine = getattr(lead, method)(*args)
+    return [mine] + [_result(future.result()) for future in futures]
+
+
+def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool) -> TreeOutcome:
+    """Run one tree's search on the lead shard (``lead``, a :class:`~rankcore.dask._shard.Shard`).
+
+    Parameters
+    ----------
+    lead : Shard
+        The shard running the search (its layout copy searches; its blocks answer first).
+    peers : list of Peer
+        The other shards, in the client's shard order.
+    update, G, token
+        As the first ``Shard.tree_pass`` of a search takes them (the pending
+        update, the objective's stages, the client's state token).
+    plan : dict
+        The layout's ``draw_search()``, drawn on the client.
+    batched : bool
+        Ask for the batched search (``batched_search`` layouts).
+    summarize : bool
+        Also return the shards' line summaries along the tree.
+    """
+    layout = lead.layout
+    search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
+    first, passes = (update, G, token), 0
+    while (request := search.next_request()) is not None:
+        parts = _on_every_shard(lead, peers, "tree_pass", *first, request)
+        first = (None, None, None)
+        passes += 1
+        total = None
+        for part in parts:
+            if part is None:
+                continue
+            if total is None:              # the lead's own array, or one received: the search's from now on
+                total = part if part.flags.writeable else part.copy()
+            else:
+                total += part              # in place: the client's sums, in shard order, without a new array
+        search.receive(total)
+    candidate = search.result()
+    outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
+    if summarize and candidate is not None and candidate.ranker.values is not None:
+        values = np.asarray(candidate.ranker.values, dtype=np.float64)
+        parts = _on_every_shard(lead, peers, "line_summary", candidate.ranker, values, G, token)
+        if all(part is not None for part in parts):
+            outcome.line_summaries = parts
+    return outcome
