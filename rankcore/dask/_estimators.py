@@ -23,10 +23,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
-from ..metrics import check_qid
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    check_callbacks, check_tie_break_scale, int_seed, plan_query_validation, plan_validation,
+                    check_callbacks, check_tie_break_scale, int_seed, plan_validation,
                     resolve_early_stopping)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
@@ -220,8 +219,8 @@ class _DaskBoost(ClientParameter):
         client = get_client(self.client)
         check_components_on_workers(client, {"objective": objective.spec})
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
-        data, query_stopping, held = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
-                                      else (data, None, None))
+        data, query_stopping = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
+                                else (data, None))
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         summary = summarize(client, data, task=task)
@@ -257,8 +256,6 @@ class _DaskBoost(ClientParameter):
         elif eval_set is not None:
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
-        elif held is not None:
-            X_val, y_val, w_val, q_val = held
         elif holdout is not None:
             data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner)
 
@@ -282,13 +279,12 @@ class _DaskBoost(ClientParameter):
         return setup
 
     def _place_queries(self, client, data, qid, group, setup, eval_set):
-        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, held-out rows or None).
+        """Within queries: (rows with every query whole in a chunk, the early-stopping rule).
 
         The ids and grades are checked in one pass and the queries described
         (``n_queries_``, ``n_queries_without_pairs_``).  ``early_stopping="auto"``
-        on more than ``AUTO_MIN_ROWS`` rows holds out whole queries by the
-        in-memory rule (the same queries for the same ``random_state``);
-        their rows come to the client, in query order, to be scored.
+        on more than ``AUTO_MIN_ROWS`` rows stops on ``eval_set`` only, by the
+        in-memory rule (no training query is held out).
         """
         survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
         if survey.n_single_grade == survey.n_queries:
@@ -299,23 +295,13 @@ class _DaskBoost(ClientParameter):
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)
-        stopping, held_out = NO_STOPPING, None
+        stopping = NO_STOPPING
         if setup.params.early_stopping == "auto":
-            fraction = setup.params.validation_fraction
             # unstratified, the rule reads the number of rows (not the grades) and of queries
-            stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows), fraction,
-                                              has_eval_set=eval_set is not None, stratify=False,
-                                              n_queries=survey.n_queries)
-            if stopping.mode == "holdout":
-                queries = survey.queries()
-                (_, rows), = plan_query_validation(queries, fraction, int_seed(self.random_state)).folds
-                held_out = np.unique(queries.codes[rows])
-        placed, held = place_queries(client, data, survey, held_out)
-        if held is not None:
-            X_held, y_held, w_held, codes = held
-            X_held, _ = check_learner_matrix(X_held, setup.learner, name="X (held-out queries)")
-            held = (X_held, y_held.astype(np.float64), w_held, check_qid(codes, codes.shape[0]))
-        return placed, stopping, held
+            stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows),
+                                              setup.params.validation_fraction, has_eval_set=eval_set is not None,
+                                              stratify=False, n_queries=survey.n_queries)
+        return place_queries(client, data, survey), stopping
 
     @staticmethod
     def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):

@@ -17,8 +17,7 @@ order, split across chunks.  Two passes put them in place, with Dask itself
    input chunk splits its rows by run; one task per run concatenates its
    pieces in chunk order and sorts them by query (stable: each query keeps
    its rows in their given order).  The runs are persisted as the training
-   chunks.  Queries held out for early stopping form one more run, computed
-   to the client (it is scored there).
+   chunks.
 
 The result is the in-memory fit's row order: rows sorted by query, each
 query's rows in their given order.  So the bin edges (whose sample is drawn
@@ -215,45 +214,32 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
     return RowChunks(data.X, data.y, data.weight, data.feature_names, qid=codes)
 
 
-def place_queries(client, data: RowChunks, survey: QuerySurvey, held_out: np.ndarray | None = None):
-    """(training rows with every query whole in one chunk and their codes, held-out rows or None).
-
-    ``held_out``: global codes of the queries to hold out; their rows come
-    back as in-memory ``(X, y, w, codes)`` in query order.
-    """
+def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
+    """The training rows with every query whole in one chunk, and their query codes."""
     import dask
     import dask.array as da
 
-    held = np.zeros(survey.n_queries, dtype=bool)
-    if held_out is not None:
-        held[np.asarray(held_out, dtype=np.int64)] = True
-    if survey.in_order and not held.any():
-        return _codes_only(client, data, survey), None
-    kept = np.flatnonzero(~held)
-    destination = np.full(survey.n_queries, -1, dtype=np.int64)
-    destination[kept] = _runs(survey.sizes[kept], data.n_chunks)
+    if survey.in_order:
+        return _codes_only(client, data, survey)
+    destination = _runs(survey.sizes, data.n_chunks)
     n_runs = int(destination.max()) + 1
-    destination[held] = n_runs                      # the held-out queries: one more run
-    split = dask.delayed(_split, pure=False, nout=n_runs + 1)
+    split = dask.delayed(_split, pure=False, nout=n_runs)
     assemble = dask.delayed(_assemble, pure=False, nout=4)
     ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
-    pieces = [split(x, y, w, q, codes, destination[codes], n_runs + 1)
+    pieces = [split(x, y, w, q, codes, destination[codes], n_runs)
               for x, y, w, q, codes in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
                                            survey.qid.to_delayed().ravel(), survey.chunk_codes)]
-    rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs + 1).astype(np.int64)
+    rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs).astype(np.int64)
     # a chunk contributes to a run only when it holds one of the run's queries
     holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]
-    runs = [assemble(*[p[r] for p, have in zip(pieces, holds) if r in have]) for r in range(n_runs + 1)]
+    runs = [assemble(*[p[r] for p, have in zip(pieces, holds) if r in have]) for r in range(n_runs)]
     columns = [(0, (data.n_features,), data.X.dtype), (1, (), data.y.dtype), (3, (), np.int64)]
     if data.weight is not None:
         columns.insert(2, (2, (), data.weight.dtype))
     arrays = [da.concatenate([da.from_delayed(run[field], shape=(rows[r],) + tail, dtype=dtype)
-                              for r, run in enumerate(runs[:-1])])
+                              for r, run in enumerate(runs)])
               for field, tail, dtype in columns]
-    # submitted together, the chunks are split once for the training runs and the held-out one
-    held_rows = client.compute(runs[-1]) if held.any() else None
     arrays = client.persist(arrays)
     X, y, codes = arrays[0], arrays[1], arrays[-1]
     w = arrays[2] if data.weight is not None else None
-    placed = RowChunks(X, y, w, data.feature_names, qid=codes)
-    return placed, None if held_rows is None else tuple(held_rows.result())
+    return RowChunks(X, y, w, data.feature_names, qid=codes)

