@@ -332,8 +332,8 @@ class _BaseBoost(Ranker):
         if stopping.mode == "select":
             self._fit_with_selected_n_iter(setup, *data, queries=queries)
             return self
-        if stopping.mode == "holdout":
-            self._fit_on_holdout(setup, *data, queries=queries)
+        if stopping.mode == "holdout":            # one list only: within queries "auto" stops on eval_set only
+            self._fit_on_holdout(setup, *data)
             return self
         X_val = y_val = q_val = None
         if eval_set is not None and queries is not None:
@@ -380,25 +380,22 @@ class _BaseBoost(Ranker):
 
         return fit_on
 
-    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
+    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
         """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
 
         No refit on every row (it would double the cost): the model is the
         best prefix of the fit on the other rows, as scikit-learn's
         HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
-        With ``queries`` the hold-out is whole queries.
+        One list only: within queries ``"auto"`` holds out no training query.
         """
         objective = setup.objective
-        fraction = setup.params.validation_fraction
-        plan = (plan_validation(y, fraction, seed, stratify=objective.task != "graded") if queries is None
-                else plan_query_validation(queries, fraction, seed))
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-        q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
-        check_rows(objective, y[tr], w_tr, q_tr)
-        layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
+        check_rows(objective, y[tr], w_tr, None)
+        layout, backend = fit_on(X[tr], y[tr], w_tr, None)
         result, records, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va, user_callbacks,
-                                                     stop_early=True, q_val=q_va)
+                                                     stop_early=True)
         self._set_fitted(setup, classes, result, records, history, best, monitor=True)
 
     def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
