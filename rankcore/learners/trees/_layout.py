@@ -479,20 +479,25 @@ class TreeLayout(LearnerLayout):
         if self.growth == "oblivious":
             return self._grow_oblivious(block, g, h, unit_h, seed, mask, n_threads)
         grower = self._tree_grower(n_threads, block.n_rows)
-        sample = self.subsample < 1.0
-        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
-                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed, block.listed)
-        block.ranges = {}
-        block.tree_id = seed
+        self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = grower
-        block.full = grower.n_sampled == block.n_rows
         candidate = self._candidate(grower, seed)
         if candidate is None:
             # no tree (the end of a fit): the multi-pass search replays it -- the same decisions --
             # and says why (``last_no_split``), which the native grower does not work out
             self._replay(block, g, h, seed, mask)
         return candidate
+
+    def _grow_on(self, block: TreeBlock, grower, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
+                 mask: np.ndarray) -> None:
+        """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it."""
+        sample = self.subsample < 1.0
+        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
+                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
+                    block.offset, unit_h, seed, block.listed)
+        block.ranges = {}
+        block.tree_id = seed
+        block.full = grower.n_sampled == block.n_rows
 
     def _grow_oblivious(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
                         mask: np.ndarray, n_threads: int) -> Candidate | None:
@@ -506,14 +511,8 @@ class TreeLayout(LearnerLayout):
                 float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, float(self.random_strength),
                 int(n_threads))
         grower = self._grower
-        sample = self.subsample < 1.0
-        grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
-                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed, block.listed)
-        block.ranges = {}
-        block.tree_id = seed
+        self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None
-        block.full = grower.n_sampled == block.n_rows
         tree = grower.tree(float(self.l2))
         if tree is None:
             # no tree (the end of a fit): the multi-pass search replays it and says why (``last_no_split``)
