@@ -1,4 +1,7 @@
-"""Plain reference rules shared by the trees' tests (bundling, split choice), written without the kernels."""
+"""Plain reference rules shared by the trees' tests (bundling, split choice), written without the kernels,
+and the statistics the route-equality tests grow trees on."""
+
+import numpy as np
 
 
 def greedy_bundles(rows, n_edges, max_codes, groups=None, *, open_new=True):
@@ -90,3 +93,21 @@ def noisy_feature(feature_best, threshold, strength, seed, node):
     noisy = {j: feature_best[j] + strength * median * split_noise_reference(seed, node, j) for j in can}
     top = max(noisy.values())
     return next(j for j in can if noisy[j] == top)
+
+
+def route_statistics(n, count, curvature, seed=7):
+    """``count`` gradient vectors (one with tied values) and curvatures of a kind, for comparing two tree routes.
+
+    ``curvature``: ``"ones"``, ``"weights"`` (0-3, a tenth of the rows of zero weight) or ``"hessian"``
+    (positive, varying).
+    """
+    rng = np.random.default_rng(seed)
+    gradients = [rng.normal(size=n) for _ in range(count)]
+    gradients[1][rng.random(n) < 0.3] = 0.25               # tied gradients
+    if curvature == "ones":
+        return gradients, [np.ones(n)] * count
+    if curvature == "weights":
+        w = rng.uniform(0.0, 3.0, n)
+        w[rng.random(n) < 0.1] = 0.0                        # rows of zero weight
+        return gradients, [w] * count
+    return gradients, [rng.uniform(1e-3, 2.0, n) for _ in range(count)]

@@ -19,6 +19,7 @@ from rankcore.learners.trees._ranker import TIE_TOLERANCE
 from rankcore.push._backend import InMemoryBackend
 from rankcore.push._driver import run_boosting
 from rankcore.registry import resolve
+from _tree_references import route_statistics
 from test_tree_bundles import _bundling_data
 from test_tree_grow import _data
 
@@ -69,18 +70,7 @@ GRID = [
 @pytest.mark.parametrize("curvature", ["ones", "weights", "hessian"])
 def test_oblivious_grower_equals_the_multi_pass_protocol_bitwise(spec, curvature):
     X = _data(3)
-    rng = np.random.default_rng(7)
-    n = X.shape[0]
-    gradients = [rng.normal(size=n) for _ in range(3)]
-    gradients[1][rng.random(n) < 0.3] = 0.25               # tied gradients
-    if curvature == "ones":
-        curvatures = [np.ones(n)] * 3
-    elif curvature == "weights":
-        w = rng.uniform(0.0, 3.0, n)
-        w[rng.random(n) < 0.1] = 0.0                        # rows of zero weight
-        curvatures = [w] * 3
-    else:
-        curvatures = [rng.uniform(1e-3, 2.0, n) for _ in range(3)]
+    gradients, curvatures = route_statistics(X.shape[0], 3, curvature)
     pairs = _both_routes(spec, X, gradients, curvatures)
     assert any(a[0] is not None for a, _ in pairs)
     for a, b in pairs:
