@@ -46,6 +46,10 @@ cdef enum:
     # (~15 µs on one: a fork and join costs a few µs on a quiet machine; 12,288 was measured 1-3 %
     # slower on spambase, kernlab income and ijcnn1 at two threads, 3,072 no faster than this)
     HIST_PARALLEL_CELLS = 6144
+    # slots of a tree node's histogram that one walk over its rows fills (×24 bytes: 192 KiB, within a
+    # core's L2 cache; 585,351 rows × 137 columns of 255 bins: 1.93 → 1.59 ns an update on one thread,
+    # 4,096 and 16,384 slots slower; a histogram of 6,644 slots is one block)
+    HIST_BLOCK_SLOTS = 8192
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
@@ -254,6 +258,50 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
         totals[1] = th
 
 
+cdef inline Py_ssize_t _block_end(const Py_ssize_t* col_base, Py_ssize_t n_cols, Py_ssize_t a,
+                                   Py_ssize_t j1) noexcept nogil:
+    """The end of the block of columns from ``a`` (< j1) whose slots fit HIST_BLOCK_SLOTS (at least one column).
+
+    A column's width is the distance to the next column's first slot (256,
+    a column's most, for the last column or when col_base is not ascending:
+    the blocks then only come out smaller).  O(columns of the block).
+    """
+    cdef Py_ssize_t b = a, used = 0, w
+    while b < j1:
+        w = col_base[b + 1] - col_base[b] if b + 1 < n_cols else 256
+        if w <= 0 or w > 256:
+            w = 256
+        if b > a and used + w > HIST_BLOCK_SLOTS:
+            break
+        used += w
+        b += 1
+    return b
+
+
+cdef inline void _node_blocks(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
+                              Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
+                              const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
+                              double* hist, bint by_row, double* totals, Py_ssize_t n_skip0,
+                              const int64_t* sp_ptr=NULL, const int32_t* sp_slot=NULL) noexcept nogil:
+    """:func:`_node_rows` over columns [j0, j1), one block of columns at a time (:func:`_block_end`).
+
+    A histogram wider than the core's cache (137 columns of 255 bins: 840
+    KB) is filled from the cache when the rows are walked once per block of
+    HIST_BLOCK_SLOTS slots, instead of once with every update a miss; each
+    slot still receives its rows in row order from one thread, so the sums
+    are the same bits.  ``totals`` are summed in the first block's walk.
+    O(m·(j1 − j0)) updates, plus one read of the rows' codes per block.
+    """
+    cdef Py_ssize_t a = j0, b
+    cdef double* tot = totals
+    while a < j1:
+        b = _block_end(col_base, n_cols, a, j1)
+        _node_rows(codes, n_cols, col_base, a, b, rows, start, gg, hh, m, unit_h, hist, by_row, tot, n_skip0,
+                   sp_ptr, sp_slot)
+        tot = NULL
+        a = b
+
+
 cdef inline void node_histogram_threads(Py_ssize_t m, Py_ssize_t n_cols, int n_threads, bint identity,
                                         int* T, int* T_gather) noexcept nogil:
     """The threads of a node's histogram over m rows: ``T`` fill the slots (one group of columns each),
@@ -324,8 +372,8 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
             gg = og
             hh = oh
     if tid < T:
-        _node_rows(codes, n_cols, col_base, (tid * n_cols) // T, ((tid + 1) * n_cols) // T, rows, start, gg, hh,
-                   m, unit_h, hist, by_row, totals, n_skip0, sp_ptr, sp_slot)
+        _node_blocks(codes, n_cols, col_base, (tid * n_cols) // T, ((tid + 1) * n_cols) // T, rows, start, gg, hh,
+                     m, unit_h, hist, by_row, totals, n_skip0, sp_ptr, sp_slot)
     if unit_h:
         for s in range(slot_lo, slot_hi):
             hist[3 * s + 1] = hist[3 * s + 2]
