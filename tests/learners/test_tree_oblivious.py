@@ -238,6 +238,31 @@ def test_predict_by_bit_index_matches_numpy_dense_and_csr(seed, n_trees, dtype):
                                   predict_oblivious_forest(trees, alphas, zeros))
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(0, 300), depth=st.integers(0, 6), n_cols=st.integers(1, 9))
+def test_oblivious_columns_match_numpy_and_row_major(seed, n, depth, n_cols):
+    """A tree's leaf values from column-major codes: the numpy bit index, and oblivious_codes on the same rows."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 256, size=(n, n_cols)).astype(np.uint8)
+    codes[rng.random(codes.shape) < 0.4] = 3                     # runs of one code
+    column = rng.integers(0, n_cols, depth).astype(np.int32)
+    go_left = (rng.random((depth, 256)) < 0.5).astype(np.uint8)
+    value = rng.normal(size=2 ** depth)
+    leaf = np.zeros(n, dtype=np.int64)
+    for level in range(depth):
+        leaf |= (1 - go_left[level, codes[:, column[level]]]).astype(np.int64) << level
+    out = np.full(n, np.nan)
+    kernels.oblivious_columns(np.ascontiguousarray(codes.T), column, go_left, value, out, 2)
+    np.testing.assert_array_equal(out, value[leaf])
+    row_major = np.full(n, np.nan)
+    kernels.oblivious_codes(codes, column, go_left, value, row_major, 1)
+    np.testing.assert_array_equal(out, row_major)
+    with pytest.raises(ValueError, match="column"):
+        kernels.oblivious_columns(np.ascontiguousarray(codes.T), np.full(max(depth, 1), n_cols, dtype=np.int32),
+                                  np.zeros((max(depth, 1), 256), dtype=np.uint8), np.zeros(2 ** max(depth, 1)),
+                                  out, 1)
+
+
 # ----------------------------------------------------------------------
 # Invariants (hypothesis) and routes
 # ----------------------------------------------------------------------

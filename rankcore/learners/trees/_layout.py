@@ -33,7 +33,7 @@ from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
-from ._oblivious_kernels import oblivious_codes
+from ._oblivious_kernels import oblivious_columns
 from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 
@@ -636,7 +636,7 @@ class TreeLayout(LearnerLayout):
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
         column = np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)
-        oblivious_codes(encoded.codes, column, tables, ranker.value, out, self.n_threads)
+        oblivious_columns(encoded.codes_t, column, tables, ranker.value, out, self.n_threads)
         return out
 
     def _level_bins(self, ranker) -> np.ndarray:

@@ -376,3 +376,35 @@ def oblivious_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
             for l in range(D):
                 leaf = leaf | ((1 - go_left[l, codes[r, column[l]]]) << l)
             out[r] = value[leaf]
+
+
+def oblivious_columns(const uint8_t[:, ::1] codes_t,  # IN  (n_cols, n) bin codes, column-major
+                      const int32_t[::1] column,      # IN  (D,) the code column each level reads
+                      const uint8_t[:, ::1] go_left,  # IN  (D, 256) each level's split table (split_tables)
+                      const double[::1] value,        # IN  (2^D,) leaf values
+                      double[::1] out,                # OUT (n,)
+                      int n_threads=1):
+    """:func:`oblivious_codes` on column-major codes: the same leaf values, reading the D columns only.
+
+    Row-major codes cost a cache line per row and level on wide data (137
+    columns: the whole code matrix crosses the memory bus for every tree);
+    here the D columns are D sequential streams.  O(n·D) time, parallel over
+    rows, no allocation.
+    """
+    cdef Py_ssize_t n = codes_t.shape[1], D = column.shape[0], r, l, leaf
+    cdef Py_ssize_t where[30]
+    if go_left.shape[0] != D or value.shape[0] != (<Py_ssize_t> 1) << D or out.shape[0] != n or D > 30:
+        raise ValueError("oblivious_columns: expected D <= 30 tables, 2^D values and one output per row")
+    for l in range(D):
+        if not 0 <= column[l] < codes_t.shape[0]:
+            raise ValueError(f"oblivious_columns: level {l} reads column {column[l]}, codes have {codes_t.shape[0]}")
+        where[l] = column[l]
+    if n == 0:
+        return
+    n_threads = threads_for(<double> n * D, n_threads, 65536.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            leaf = 0
+            for l in range(D):
+                leaf = leaf | ((1 - go_left[l, codes_t[where[l], r]]) << l)
+            out[r] = value[leaf]
