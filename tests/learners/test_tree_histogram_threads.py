@@ -122,3 +122,34 @@ def test_wide_bundled_histogram_with_listed_rows():
             fh = hists[0][layout.feature_slots(j)]
             np.testing.assert_array_equal(fh[:, 2].sum(), end - start)
             np.testing.assert_allclose(fh[:, 0].sum(), g[rows].sum(), atol=1e-9)
+
+
+@pytest.mark.parametrize("unit_h", [False, True])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_root_counts_copied_give_the_counted_histogram(unit_h, n_threads):
+    """A root histogram given its counts (root_counts) is the one that counts its rows, bit for bit: plain
+    columns, sparse bundles read from their codes and from their listed rows, bundled default bins."""
+    rng = np.random.default_rng(7 + n_threads)
+    n = 5000
+    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
+    dense = np.round(rng.normal(size=(n, 40)), 2)
+    dense[rng.random(dense.shape) < 0.05] = np.nan
+    X = np.hstack([sparse, dense])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    block = layout.encode(X)
+    assert block.listed is not None and layout.bundles
+    counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
+    assert counts.shape == (layout.n_slots,) and counts.sum() > 0
+    g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
+    ident = np.arange(n, dtype=np.int32)
+    for listed in (None, block.listed):
+        counted = np.full((layout.n_slots, 3), np.nan)
+        copied = np.full((layout.n_slots, 3), np.nan)
+        for out, known in ((counted, None), (copied, counts)):
+            _histogram.node_histogram(block.codes, layout.slots, g, h, ident, 0, n, np.empty(n), np.empty(n), out,
+                                      n_threads, True, unit_h, listed, known)
+        np.testing.assert_array_equal(copied, counted)
+    np.testing.assert_array_equal(block.root_counts(layout.slots), counts)
+    with pytest.raises(ValueError, match="counts must hold one count per slot"):
+        _histogram.node_histogram(block.codes, layout.slots, g, h, ident, 0, n, np.empty(n), np.empty(n), counted,
+                                  n_threads, True, unit_h, None, counts[:-1])

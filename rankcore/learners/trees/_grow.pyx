@@ -33,7 +33,7 @@ from libc.string cimport memset
 from cython.parallel cimport parallel, threadid
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
-                                              MAX_PARTITION_THREADS, build_histogram, histogram_part, listed_pointers,
+                                              MAX_PARTITION_THREADS, build_histogram, checked_counts, histogram_part, listed_pointers,
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
 from rankcore.learners.trees._row_sample cimport sample_rows
@@ -272,7 +272,7 @@ cdef class TreeGrower:
              const double[::1] h, int32_t[::1] idx,
              int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
              uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
-             bint unit_h=False, uint64_t noise_seed=0, listed=None):
+             bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None):
         """Grow one tree on the block; returns the number of nodes (1: no split).
 
         ``sample``: keep row r iff splitmix64(seed_shift + position) <
@@ -282,11 +282,14 @@ cdef class TreeGrower:
         tree's seed of the split noise (with ``random_strength`` > 0).
         ``listed``: ``_histogram.listed_rows(codes, slots)`` or None; the
         histograms then read the sparse columns' slots from it (the same tree).
+        ``root_counts``: ``_histogram.root_counts`` of the block or None (read
+        when every row is in the tree: the root's histogram copies them).
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
         cdef const int64_t* rid_ptr = NULL
         listed_pointers(listed, n, self.fs, &self.sp_ptr, &self.sp_slot, "TreeGrower.grow")
+        cdef const double* counts = checked_counts(root_counts, self.fs, "TreeGrower.grow")
         if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
                 or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
                 or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
@@ -308,7 +311,7 @@ cdef class TreeGrower:
             m = sample_rows(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
             self.n_sampled = m
             self.n_nodes = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
-                                      &oh[0], &feature_mask[0], m, m == n and not sample, unit_h)
+                                      &oh[0], &feature_mask[0], m, m == n and not sample, unit_h, counts)
         self.sp_ptr = NULL          # the arrays are the caller's: not kept past the call
         self.sp_slot = NULL
         return self.n_nodes
@@ -332,8 +335,10 @@ cdef class TreeGrower:
     # ------------------------------------------------------------------
     cdef Py_ssize_t _grow(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
                           const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
-                          const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h) noexcept nogil:
-        """Grow the tree on the sampled rows idx[:m]; returns the number of nodes."""
+                          const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h,
+                          const double* counts) noexcept nogil:
+        """Grow the tree on the sampled rows idx[:m]; returns the number of nodes (``counts``: the block's
+        root counts or NULL, read when ``identity``)."""
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t i, s, n_nodes = 1, n_leaves = 1, best, k, n_live, budget, base0
         cdef double G = 0.0, H = 0.0, C = 0.0, top, thr, min_weight
@@ -356,7 +361,7 @@ cdef class TreeGrower:
         self.hist_of[0] = self._take()
         hist = self.pool[self.hist_of[0]]
         build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h, self.sp_ptr,
-                        self.sp_slot)
+                        self.sp_slot, counts if identity else NULL)
         if fs.d > 0:
             base0 = fs.base[0]
             for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order

@@ -307,7 +307,7 @@ def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
                           double* hist, int n_threads, bint identity, bint unit_h,
-                          const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
+                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=NULL) noexcept nogil:
     """A node's histogram (``histograms.node_histogram``), then its bundled features' default-bin slots.
 
     With ``fs.column_slots`` one parallel region of :c:func:`histogram_part`
@@ -315,6 +315,9 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
     filling, then :c:func:`bundle_defaults` on one thread.  ``sp_ptr``,
     ``sp_slot`` (or NULL): the rows' listed sparse slots (:func:`listed_rows`),
     read instead of the sparse columns' codes (``fs.column_slots`` only).
+    ``counts`` (or NULL; ``fs.column_slots`` only, else ignored): the
+    slots' counts of these rows, known beforehand (:func:`root_counts`):
+    copied, not counted row by row.
     O(m·c + S) for m rows and c columns (the sparse columns: O(their nonzero
     codes) when listed).
     """
@@ -325,12 +328,12 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
         team = T if T > T_gather else T_gather
         if team <= 1:
             histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, 0, T, T_gather, identity, unit_h,
-                           sp_ptr, sp_slot)
+                           sp_ptr, sp_slot, counts)
         else:
             with parallel(num_threads=team):
                 tid = threadid()
                 histogram_part(codes, fs, g, h, idx, start, end, og, oh, hist, tid, T, T_gather, identity, unit_h,
-                               sp_ptr, sp_slot)
+                               sp_ptr, sp_slot, counts)
         return
     gathered = _node_histogram(codes, fs.n_cols, fs.col_base, g, h, idx, start, end, og, oh, hist, fs.n_slots,
                                n_threads, identity, unit_h, fs.n_skip0)
@@ -340,7 +343,7 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
 cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
                          int tid, int T, int T_gather, bint identity, bint unit_h,
-                         const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
+                         const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=NULL) noexcept nogil:
     """Thread ``tid``'s share of :c:func:`build_histogram` (``fs.column_slots`` layouts), in a parallel region
     whose threads all call it (``T``, ``T_gather``: ``histograms.node_histogram_threads``).
 
@@ -366,7 +369,7 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
                 bundles = True
     gathered = node_histogram_part(codes, c, fs.col_base, g, h, idx, start, end, og, oh, hist, lo, hi, tid, T,
                                    T_gather, identity, unit_h, totals if bundles else NULL, fs.n_skip0, sp_ptr,
-                                   sp_slot)
+                                   sp_slot, counts)
     if bundles:
         totals[2] = <double> (end - start if end > start else 0)
         for q in range(fs.n_bundled):
@@ -434,17 +437,20 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
                    int n_threads=1,
                    bint identity=False,           # idx[start:end] is start..end-1 (the root): no gather
                    bint unit_h=False,             # h is all ones: Σh is the count (not accumulated)
-                   listed=None):                  # IN  (sp_ptr, sp_slot) of listed_rows(codes, slots), or None
+                   listed=None,                   # IN  (sp_ptr, sp_slot) of listed_rows(codes, slots), or None
+                   counts=None):                  # IN  (S,) the rows' counts per slot (root_counts), or None
     """(g, h, count) histogram of the rows idx[start:end], per slot (see :func:`build_histogram`).
 
     O(m·c) time for m = end − start rows and c columns, O(S) output, no
-    allocation; bitwise independent of ``n_threads`` and of ``listed``.
+    allocation; bitwise independent of ``n_threads``, of ``listed`` and of
+    ``counts`` (when they are these rows' counts).
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef Py_ssize_t n = codes.shape[0]
     cdef const int64_t* ptr = NULL
     cdef const int32_t* slot = NULL
     listed_pointers(listed, n, fs, &ptr, &slot, "node_histogram")
+    cdef const double* known = checked_counts(counts, fs, "node_histogram")
     if codes.shape[1] != fs.n_cols or hist.shape[0] != fs.n_slots or hist.shape[1] != 3:
         raise ValueError(f"node_histogram: codes must have {fs.n_cols} columns and hist shape ({fs.n_slots}, 3)")
     if not (0 <= start <= end <= n) or g.shape[0] < n or h.shape[0] < n or idx.shape[0] < n \
@@ -456,7 +462,36 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
         build_histogram(&codes[0, 0] if n > 0 else NULL, fs, &g[0] if n > 0 else NULL,
                         &h[0] if n > 0 else NULL, &idx[0] if n > 0 else NULL, start, end,
                         &og[0] if og.shape[0] > 0 else NULL, &oh[0] if oh.shape[0] > 0 else NULL,
-                        &hist[0, 0], n_threads, identity, unit_h, ptr, slot)
+                        &hist[0, 0], n_threads, identity, unit_h, ptr, slot, known)
+
+
+cdef const double* checked_counts(object counts, const FeatureSlots* fs, str caller) except? NULL:
+    """A pointer to ``counts`` ((S,) float64, C-contiguous) or NULL for None; a ValueError naming ``caller``
+    for any other shape.  The array stays the caller's: the pointer is good while it holds it."""
+    cdef const double[::1] view
+    if counts is None:
+        return NULL
+    view = counts
+    if view.shape[0] != fs.n_slots or fs.n_slots == 0:
+        raise ValueError(f"{caller}: counts must hold one count per slot ({fs.n_slots}), got {view.shape[0]}")
+    return &view[0]
+
+
+def root_counts(const uint8_t[:, ::1] codes, SlotLayout slots, listed=None, int n_threads=1):
+    """(S,) float64: every slot's count over all the rows of ``codes`` (a root without row sampling).
+
+    The count column of :func:`node_histogram` on every row, as that kernel
+    fills it (a sparse column's code 0 not counted): a root's counts are the
+    same tree after tree, so the growers copy them (``counts=``) and their
+    rows update Σg and Σh alone.  O(n·c) time once per block, O(S + n) memory.
+    """
+    cdef Py_ssize_t n = codes.shape[0]
+    hist = np.zeros((slots.fs.n_slots, 3))
+    if n > 0 and slots.fs.n_slots > 0:
+        zeros = np.zeros(n)
+        node_histogram(codes, slots, zeros, zeros, np.arange(n, dtype=np.int32), 0, n, zeros, zeros, hist,
+                       n_threads, True, False, listed)
+    return np.ascontiguousarray(hist[:, 2])
 
 
 cdef int listed_pointers(object listed, Py_ssize_t n, const FeatureSlots* fs, const int64_t** sp_ptr,

@@ -72,6 +72,7 @@ class TreeBlock:
     def __init__(self, codes: np.ndarray, offset: int = 0, row_ids: np.ndarray | None = None, n_threads: int = 1):
         n = codes.shape[0]
         self.codes = codes
+        self.n_threads = int(n_threads)
         self.codes_t = _histogram.transpose_codes(codes, n_threads)     # column-major: partitions read one column
         # (sp_ptr, sp_slot): each row's slots of its sparse columns' nonzero codes, when the layout has many
         # sparse columns (``_histogram.listed_rows``; the in-memory grower's histograms read them)
@@ -90,6 +91,14 @@ class TreeBlock:
         # each row's position among the distinct leaf values of the tree evaluated last (value_index_of)
         self.value_index = None
         self.value_index_of = None
+        self._root_counts = None
+
+    def root_counts(self, slots: _histogram.SlotLayout) -> np.ndarray:
+        """Every slot's count over all the block's rows (``_histogram.root_counts``), counted once per block:
+        the root of every tree without row sampling has them, so the growers copy them."""
+        if getattr(self, "_root_counts", None) is None:
+            self._root_counts = _histogram.root_counts(self.codes, slots, self.listed, self.n_threads)
+        return self._root_counts
 
     @property
     def n_rows(self) -> int:
@@ -494,7 +503,7 @@ class TreeLayout(LearnerLayout):
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed, block.listed)
+                    block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots))
         block.ranges = {}
         block.tree_id = seed
         block.full = grower.n_sampled == block.n_rows
