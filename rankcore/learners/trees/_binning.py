@@ -49,6 +49,10 @@ def csr_float(X):
     return X
 
 
+#: Values in one block of transposed columns that :func:`tree_edges` sorts (32 MB of float64).
+_TRANSPOSE_VALUES = 1 << 22
+
+
 def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_state,
                n_threads: int = 1) -> list[np.ndarray]:
     """The ``stumps`` bin-edge rule (:func:`rankcore.learners.bin_edges`) on each feature's non-missing values.
@@ -74,11 +78,19 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     middle = _midpoints(values[:, : width - 1], values[:, 1:width])
     ws = None if w is None else w[rows]
     edges = []
+    block, block_at = None, -1
+    # the sorted columns are copied a block of columns at a time, transposed (one read of each row's
+    # stretch, where a column copied alone costs a cache miss a value on a wide matrix)
+    width = max(1, _TRANSPOSE_VALUES // max(1, rows.shape[0]))
     for j in range(X.shape[1]):
         if counts[j] >= 0:
             edges.append(middle[j, : max(0, counts[j] - 1)].copy())
             continue
-        col = (X[:, j] if every_row else X[rows, j]).astype(np.float64)
+        if block is None or not block_at <= j < block_at + block.shape[0]:
+            block_at = j
+            part = X[:, j:j + width] if every_row else X[rows, j:j + width]
+            block = np.ascontiguousarray(part.T, dtype=np.float64)
+        col = block[j - block_at]
         present = ~np.isnan(col)
         edges.append(_feature_edges(col[present], None if ws is None else ws[present], max_bins))
     return edges

@@ -47,6 +47,9 @@ import numpy as np
 
 cdef enum:
     C_MAX_EDGES = 254
+    # rows of a block that :func:`encode` bins feature by feature (their values of 637 features, 330 KB,
+    # stay in the L2 cache from one feature to the next)
+    ENCODE_ROWS = 64
 
 #: Rows below which :func:`partition` and the gather of :func:`node_histogram` stay on one thread.
 PARALLEL_ROWS = HIST_PARALLEL_ROWS
@@ -208,9 +211,9 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
     written on the same row (0 when the bundles are exclusive on X).
     ``columns``: the columns of X that the layout's features are (a layout
     that leaves some out), read in place; None: every column, in order.
-    O(n·d·log B) time, no extra memory; parallel over rows.
+    O(n·d·log B) time, no extra memory; parallel over blocks of rows.
     """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, conflicts = 0
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], j, r, b, r0, r1, q, conflicts = 0
     cdef const FeatureSlots* fs = &slots.fs
     cdef const double* e = &edges[0] if edges.shape[0] > 0 else NULL
     cdef const Py_ssize_t* where = NULL
@@ -224,14 +227,17 @@ def encode(const real_t[:, ::1] X,              # IN  (n, d) feature values (NaN
                          f"expects {fs.d} and {fs.n_cols}")
     n_threads = threads_for(<double> n * d, n_threads, 65536.0)
     with nogil:
-        if where == NULL:
-            for r in prange(n, schedule="static", num_threads=n_threads):
-                for j in range(d):
-                    conflicts += _put_code(fs, &codes[r, 0], j, X[r, j], e, &offsets[0])
-        else:
-            for r in prange(n, schedule="static", num_threads=n_threads):
-                for j in range(d):
-                    conflicts += _put_code(fs, &codes[r, 0], j, X[r, where[j]], e, &offsets[0])
+        # blocks of ENCODE_ROWS rows, feature by feature within a block: one feature's edges stay in the
+        # core's cache while its binary search runs on the block's rows (row by row, every value of the
+        # row searches a different feature's edges: on 637 features × 255 edges, 1.3 MB of them, a
+        # cache miss a step); each row still takes its features in order (the same codes and conflicts)
+        for b in prange((n + ENCODE_ROWS - 1) // ENCODE_ROWS, schedule="static", num_threads=n_threads):
+            r0 = b * ENCODE_ROWS
+            r1 = min(r0 + ENCODE_ROWS, n)
+            for j in range(d):
+                q = where[j] if where != NULL else j
+                for r in range(r0, r1):
+                    conflicts += _put_code(fs, &codes[r, 0], j, X[r, q], e, &offsets[0])
     return conflicts
 
 
