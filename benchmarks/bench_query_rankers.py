@@ -4,9 +4,13 @@ Two modes.
 
 * pytest-benchmark (``pytest benchmarks/bench_query_rankers.py --benchmark-only``):
   rankcore's default per-query fit (``rankcore.boost(learner="trees").fit(X, y,
-  qid=qid)``) beside ``LGBMRanker()`` on a small synthetic set of queries
-  (:func:`_queries.synthetic_queries`), one thread each, the ratio
-  ours/LightGBM printed at the end and stored in ``extra_info``.
+  qid=qid)``) beside ``LGBMRanker()`` (its defaults, the same threads) on four
+  shapes -- a small synthetic set of long queries
+  (:func:`_queries.synthetic_queries`), many short retrieval-like queries
+  (:func:`_queries.retrieval_queries`), the same with 600 noise columns
+  (wide), and LightGBM's LTR example when the datasets folder has it -- on
+  one thread and on two, the ratio ours/LightGBM printed at the end and
+  stored in ``extra_info``.
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
   cross-validation (5 folds of whole queries per seed) of the models of
   ``_query_models`` on LightGBM's LTR example (both files joined; read from
@@ -14,7 +18,10 @@ Two modes.
   queries and on a retrieval-like one of many short queries, printing
   for each set the mean NDCG@1/5/10, MAP and MRR with their intervals, the
   differences to ``LGBMRanker()`` paired over queries with p-values, and the
-  fit CPU time; ``--cost`` prints the cost per iteration as queries grow.
+  fit CPU time; ``--cost`` prints the cost per iteration as queries grow;
+  ``--fit-cost`` prints the default's fit against ``LGBMRanker()``'s (CPU and
+  wall seconds, alternating, least of ``--repeats``) on the shapes of
+  ``--shapes`` for each of ``--threads``.
 
 Skips (pytest) or leaves out (script) what is not installed: LightGBM is
 required, XGBoost and CatBoost are optional, and the LTR data set is left out
@@ -48,29 +55,51 @@ _TIMES: dict = {}
 # ----------------------------------------------------------------------
 # pytest-benchmark
 # ----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small_queries():
+#: The shapes of the default-fit benchmark: (fast profile, full profile) arguments of their generators.
+_FIT_SHAPES = {
+    "synthetic": lambda full: synthetic_queries(200 if full else 40, max_size=300, random_state=0),
+    "retrieval": lambda full: retrieval_queries(1000 if full else 200, random_state=3),
+    "wide": lambda full: retrieval_queries(2500 if full else 150, n_noise=600, random_state=2),
+    "ltr": lambda full: _lambdarank_dense(),
+}
+
+
+def _lambdarank_dense():
+    X, y, qid = load_lambdarank()
+    return X.toarray(), y, qid
+
+
+@pytest.fixture(scope="module", params=list(_FIT_SHAPES))
+def fit_shape(request):
     pytest.importorskip("lightgbm")
-    n_queries = 200 if PROFILE == "full" else 40
-    return synthetic_queries(n_queries, max_size=300, random_state=0)
+    try:
+        return request.param, _FIT_SHAPES[request.param](PROFILE == "full")
+    except DatasetUnavailable as exc:
+        pytest.skip(str(exc))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("who", ["rankcore", "lightgbm"])
-def test_default_fit(benchmark, small_queries, who):
+def test_default_fit(benchmark, fit_shape, threads, who):
+    """The default per-query fit and ``LGBMRanker()``'s on the same data and threads; the ratio in extra_info."""
     from _query_models import lgbm_ranker, rankcore_trees
 
-    X, y, qid = small_queries
+    shape, (X, y, qid) = fit_shape
     fit = rankcore_trees() if who == "rankcore" else lgbm_ranker
-    predict = benchmark.pedantic(fit, args=(X, y, qid, 1), rounds=3, iterations=1)
+    predict = benchmark.pedantic(fit, args=(X, y, qid, threads), rounds=3 if X.shape[0] < 30_000 else 1,
+                                 iterations=1)
     assert np.isfinite(predict(X[:10])).all()
-    _TIMES[who] = benchmark.stats.stats.min
-    benchmark.extra_info.update(rows=int(X.shape[0]), queries=int(qid.max() + 1), threads=1)
+    key = (shape, threads)
+    _TIMES.setdefault(key, {})[who] = benchmark.stats.stats.min
+    benchmark.extra_info.update(shape=shape, rows=int(X.shape[0]), columns=int(X.shape[1]),
+                                queries=int(np.unique(qid).shape[0]), threads=threads)
     if who == "lightgbm":
-        ratio = time_ratio(_TIMES.get("rankcore"), _TIMES["lightgbm"])
+        ours, theirs = _TIMES[key].get("rankcore"), _TIMES[key]["lightgbm"]
+        ratio = time_ratio(ours, theirs)
         benchmark.extra_info["ratio"] = ratio
-        SUMMARY.append(f"default per-query fit, {X.shape[0]} rows in {qid.max() + 1} queries, 1 thread: "
-                       f"rankcore {_TIMES.get('rankcore', float('nan')):.3f} s, LGBMRanker() "
-                       f"{_TIMES['lightgbm']:.3f} s, ratio ours/LightGBM {ratio:.2f}")
+        SUMMARY.append(f"default per-query fit, {shape} ({X.shape[0]:,} x {X.shape[1]}), {threads} thread(s): "
+                       f"rankcore {ours or float('nan'):.3f} s, LGBMRanker() {theirs:.3f} s, "
+                       f"ratio ours/LightGBM {ratio:.2f}")
 
 
 # ----------------------------------------------------------------------
@@ -199,10 +228,50 @@ def run_cost(args):
         print(f"| {length:,} | " + " | ".join(f"{row[name] * 1e3:.1f}" for name in names) + " |")
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process, every thread's (the fits' own threads included)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_fit_cost(args):
+    """The default per-query fit against ``LGBMRanker()``: CPU and wall seconds, taking turns, least of repeats."""
+    from _query_models import lgbm_ranker, rankcore_trees
+
+    fits = {"rankcore": rankcore_trees(), "LGBMRanker()": lgbm_ranker}
+    print("\n| shape | rows × columns | threads | rankcore CPU s | wall s | LGBMRanker() CPU s | wall s "
+          "| ratio CPU | ratio wall |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for shape in args.shapes:
+        try:
+            X, y, qid = _FIT_SHAPES[shape](True)
+        except DatasetUnavailable as exc:
+            print(f"left out: {exc}", file=sys.stderr)
+            continue
+        for threads in args.threads_list:
+            best = {name: [np.inf, np.inf] for name in fits}
+            for _ in range(args.repeats):
+                for name, fit in fits.items():
+                    cpu, wall = _cpu_seconds(), time.perf_counter()
+                    fit(X, y, qid, threads)
+                    best[name][0] = min(best[name][0], _cpu_seconds() - cpu)
+                    best[name][1] = min(best[name][1], time.perf_counter() - wall)
+            (c, w), (lc, lw) = best["rankcore"], best["LGBMRanker()"]
+            print(f"| {shape} | {X.shape[0]:,} × {X.shape[1]} | {threads} | {c:.2f} | {w:.2f} | {lc:.2f} | {lw:.2f} "
+                  f"| {c / lc:.2f} | {w / lw:.2f} |", flush=True)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cv", action="store_true", help="the cross-validation tables")
     parser.add_argument("--cost", action="store_true", help="the cost-per-iteration table")
+    parser.add_argument("--fit-cost", action="store_true", help="the default's fit against LGBMRanker()'s")
+    parser.add_argument("--shapes", nargs="+", default=list(_FIT_SHAPES), choices=list(_FIT_SHAPES))
+    parser.add_argument("--threads-list", nargs="+", type=int, default=[1, 2], metavar="T")
+    parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic", "retrieval"],
                         choices=["lambdarank", "synthetic", "retrieval"])
     parser.add_argument("--models", nargs="+", default=["peers", "rankcore"],
@@ -224,7 +293,9 @@ def main(argv=None):
         run_cv(args)
     if args.cost:
         run_cost(args)
-    if not (args.cv or args.cost):
+    if args.fit_cost:
+        run_fit_cost(args)
+    if not (args.cv or args.cost or args.fit_cost):
         parser.print_usage()
     return 0
 
