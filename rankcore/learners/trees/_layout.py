@@ -65,6 +65,9 @@ class TreeBlock:
         partition's scratch space.
     og, oh : float64 arrays (n,)
         Gathered gradient and Hessian of the node being histogrammed.
+    root_counts(slots) : float64 array (S,)
+        Every slot's count over all the rows, counted on first use: the
+        root histogram of each tree without row sampling copies it.
     ranges : dict node → (start, end)
         The current tree's nodes' ranges in ``idx`` (multi-pass route).
     """
@@ -97,7 +100,8 @@ class TreeBlock:
         """Every slot's count over all the block's rows (``_histogram.root_counts``), counted once per block:
         the root of every tree without row sampling has them, so the growers copy them."""
         if getattr(self, "_root_counts", None) is None:
-            self._root_counts = _histogram.root_counts(self.codes, slots, self.listed, self.n_threads)
+            self._root_counts = _histogram.root_counts(self.codes, slots, self.listed,
+                                                       int(getattr(self, "n_threads", 1)))
         return self._root_counts
 
     @property
