@@ -119,6 +119,10 @@ class DaskBackend(_ShardCaller):
     ``lead_searches`` (class attribute, default True): a ``remote_search``
     layout is searched by the first shard, one round trip per tree; False
     runs the search on the client, one round trip per pass (the same trees).
+    ``direct_channels`` (class attribute, default True): the first shard
+    calls the others over direct TCP channels (``rankcore.dask._channel``)
+    where the cluster is plain TCP; False keeps Dask's actor messages (the
+    same trees).
 
     Parameters
     ----------
@@ -131,6 +135,7 @@ class DaskBackend(_ShardCaller):
     """
 
     lead_searches = True
+    direct_channels = True
 
     def __init__(self, shards, problem, layout, *, fast: bool, addresses=None):
         super().__init__(shards)
@@ -225,7 +230,7 @@ class DaskBackend(_ShardCaller):
         """The whole search on the first shard (``rankcore.dask._lead``), the line summary with it."""
         if not self._leading:
             peers = [(address, shard.key) for address, shard in zip(self.addresses[1:], self.shards[1:])]
-            self.call_lead("lead", peers)
+            self.call_lead("lead", peers, self.direct_channels)
             self._leading = True
         # the driver searches the line (line_function asks the shards for the same summary); without a
         # line search the next objective state is recomputed from the scores, as in memory
