@@ -11,7 +11,9 @@ for the stumps) with its defaults otherwise:
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
-  once per tree;
+  once per tree; and leaf-wise over "dask messages": the first worker
+  calls the others through Dask's actor messages
+  (``DaskBackend.direct_channels = False``) instead of its direct channels;
 * ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
 * ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
 
@@ -53,9 +55,11 @@ from dask_synthetic import synthetic  # noqa: E402
 D = 40
 CHUNKS = 16
 TREES = 50
-LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, per pass)",
-            "rankcore trees (depthwise, per pass)", "rankcore stumps", "DaskLGBMClassifier", "xgboost.dask")
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, dask messages)",
+            "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
+            "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
+                     "rankcore trees (leaf-wise, dask messages)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
 REFERENCE = "DaskLGBMClassifier"
@@ -101,11 +105,13 @@ def _fit(name: str, client, X, y):
         from rankcore.dask._backend import DaskBackend
 
         DaskBackend.lead_searches = not name.endswith("per pass)")
+        DaskBackend.direct_channels = not name.endswith("dask messages)")
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
                                   client=client).fit(X, y)
         finally:
             DaskBackend.lead_searches = True
+            DaskBackend.direct_channels = True
         trees = max(1, model.n_iter_)
         return model, model.fit_info_["round_trips"] / trees, model.fit_info_["worker_passes"] / trees
     if name == "DaskLGBMClassifier":

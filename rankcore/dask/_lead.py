@@ -152,7 +152,7 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     """
     layout = lead.layout
     search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
-    first, passes = (update, G, token), 0
+    first, passes, totals = (update, G, token), 0, []
     while (request := search.next_request()) is not None:
         # the peers' arrays are only added into the sums (copied if one is the first): their buffers are reused
         parts = _on_every_shard(lead, peers, "tree_pass", *first, request, reuse=True)
@@ -167,7 +167,11 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
             else:
                 total += part              # in place: the client's sums, in shard order, without a new array
         search.receive(total)
+        totals.append(total)
     candidate = search.result()
+    release = getattr(layout, "release_histograms", None)
+    if release is not None:
+        release(totals)                    # the passes' stacks: the search is done reading them
     outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
     if summarize and candidate is not None and candidate.ranker.values is not None:
         values = np.asarray(candidate.ranker.values, dtype=np.float64)
