@@ -41,6 +41,8 @@ __all__ = ["ChannelServer", "Channel", "channel_host"]
 
 #: Seconds the peer waits for the lead to connect before it stops listening.
 ACCEPT_TIMEOUT = 60.0
+#: Seconds the lead tries to connect before it keeps Dask's messages for that peer.
+CONNECT_TIMEOUT = 10.0
 _SECRET_BYTES = 32
 _HEADER = struct.Struct("!Q")          # a length
 _OK, _ERROR, _CLOSE = b"o", b"e", b"c"
@@ -180,7 +182,8 @@ class Channel:
     """The lead's end of a channel to one peer: :meth:`submit` a call, then :meth:`result` its reply."""
 
     def __init__(self, address: tuple, secret: bytes):
-        self.sock = socket.create_connection(tuple(address))
+        self.sock = socket.create_connection(tuple(address), timeout=CONNECT_TIMEOUT)
+        self.sock.settimeout(None)          # a pass may take long: a lost peer is a closed socket or keep-alive
         _keep_alive(self.sock)
         self.sock.sendall(secret)
         self._receiver = _Receiver(self.sock)

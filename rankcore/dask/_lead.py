@@ -74,12 +74,20 @@ class Peer:
         self.channel = None
 
     def connect(self) -> None:
-        """Open a direct channel to the peer, when its worker offers one (``Shard.open_channel``)."""
+        """Open a direct channel to the peer, when its worker offers one (``Shard.open_channel``).
+
+        A peer whose port cannot be reached (a firewall between the workers)
+        keeps Dask's messages: the same calls, at their cost.
+        """
         from ._channel import Channel
 
         offer = _Reply(self._dask_submit("open_channel")).result()
-        if offer is not None:
+        if offer is None:
+            return
+        try:
             self.channel = Channel(*offer)
+        except OSError:
+            self.channel = None
 
     def close(self) -> None:
         if self.channel is not None:

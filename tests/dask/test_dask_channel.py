@@ -55,10 +55,10 @@ def test_calls_return_values_in_order_and_reused_arrays_are_read_only():
     assert fresh.flags.writeable
     a, b = channel.submit("pair", np.arange(5.0), np.ones(5)).result()
     np.testing.assert_array_equal(b["sum"], np.arange(5.0) + 1)
-    assert target.released == ["tree_pass"] * 3 + ["pair"]
     channel.close()
     server._thread.join(5)
     assert not server._thread.is_alive()
+    assert target.released == ["tree_pass"] * 3 + ["pair"]        # each after its reply was sent
 
 
 def test_an_error_on_the_peer_is_raised_by_the_lead_and_the_channel_goes_on():
@@ -97,6 +97,23 @@ def test_a_peer_that_dies_is_an_oserror_at_once_not_a_hang():
         channel.submit("tree_pass", 1).result()
     assert time.monotonic() - start < 5
     listener.close()
+
+
+def test_a_peer_whose_port_cannot_be_reached_keeps_dask_messages(monkeypatch):
+    import concurrent.futures
+
+    from rankcore.dask._lead import Peer
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    address = closed.getsockname()
+    closed.close()                                    # nothing listens there now: the connection is refused
+    offer = concurrent.futures.Future()
+    offer.set_result({"status": "OK", "result": (address, b"s" * 32)})
+    monkeypatch.setattr(Peer, "_dask_submit", lambda self, method, *args: offer)
+    peer = Peer("tcp://127.0.0.1:1", "shard-key")
+    peer.connect()
+    assert peer.channel is None
 
 
 @pytest.mark.parametrize("address, host", [("tcp://127.0.0.1:4000", "127.0.0.1"), ("tcp://[::1]:4000", "::1"),
@@ -146,7 +163,7 @@ def test_the_lead_grows_the_same_trees_over_channels_as_over_dask_messages(dask_
     assert a.fit_info_["round_trips"] == b.fit_info_["round_trips"]
     assert a.fit_info_["worker_passes"] == b.fit_info_["worker_passes"] > 0
     # the channels end with the fit: no serving thread is left on a worker
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline and any(dask_client.run(_channel_threads).values()):
         time.sleep(0.1)
     assert not any(dask_client.run(_channel_threads).values())

@@ -198,6 +198,7 @@ class TreeLayout(LearnerLayout):
         self._split_bits = np.zeros(4, dtype=np.uint64)
         self._hist_pool: list[np.ndarray] = []
         self._stack_pool: dict[int, list[np.ndarray]] = {}
+        self._stacked_held = 0                     # histograms held in _stack_pool
         self._grower = None
         self.last_no_split: str | None = None      # set by the last search (TreeSearch.result, _candidate)
 
@@ -258,14 +259,18 @@ class TreeLayout(LearnerLayout):
     def _new_stack(self, k: int) -> np.ndarray:
         """A (k, S, 3) buffer for the k histograms of one pass (from the pool when one was released)."""
         stacks = self._stack_pool.get(k)
-        return stacks.pop() if stacks else np.empty((k, self.n_slots, 3))
+        if stacks:
+            self._stacked_held -= k
+            return stacks.pop()
+        return np.empty((k, self.n_slots, 3))
 
     def release_histograms(self, arrays) -> None:
         """Keep histograms the search is done with, for the next passes.
 
         (S, 3) node histograms (at most 2·(max_leaves + 1)) and (k, S, 3)
-        stacks of one pass (at most 2 per k); arrays that are views of others
-        are not kept, nor one already kept (handing one back twice is harmless).
+        stacks of one pass (as many histograms again in all, at most 2 stacks
+        per k); arrays that are views of others are not kept, nor one already
+        kept (handing one back twice is harmless).
         """
         cap = 2 * (int(self.max_leaves) + 1)
         for a in arrays:
@@ -277,13 +282,15 @@ class TreeLayout(LearnerLayout):
                     self._hist_pool.append(a)
             elif a.ndim == 3 and a.shape[1:] == (self.n_slots, 3):
                 stacks = self._stack_pool.setdefault(a.shape[0], [])
-                if len(stacks) < 2 and not any(b is a for b in stacks):
+                if (len(stacks) < 2 and self._stacked_held + a.shape[0] <= cap
+                        and not any(b is a for b in stacks)):
                     stacks.append(a)
+                    self._stacked_held += a.shape[0]
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_hist_pool"] = []      # scratch buffers do not travel (to Dask workers, copies)
-        state["_stack_pool"] = {}
+        state["_stack_pool"], state["_stacked_held"] = {}, 0
         state["_grower"] = None
         return state
 
