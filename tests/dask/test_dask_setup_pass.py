@@ -70,4 +70,8 @@ def test_rows_beyond_the_memory_share_are_streamed_by_each_pass(dask_client, tmp
     assert (counts == counts[0]).all() and counts[0] >= 3          # summary, bin-edge sample, encoding
     monkeypatch.undo()
     persisted = _fit(*_lazy(tmp_path / "again.txt"))
-    assert [r.to_state() for r in streamed.rankers_] == [r.to_state() for r in persisted.rankers_]
+    # the blocks may sit on other workers (the sums' order): the same splits, values to rounding
+    for a, b in zip(streamed.rankers_, persisted.rankers_):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
