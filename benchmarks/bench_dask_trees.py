@@ -167,7 +167,8 @@ def measure(name: str, client, n: int) -> dict:
     peak = memory.peak
     scores = _scores(name, model, X_test)
     quality = rankcore.evaluate(y_test.astype(int), scores, ["auc", "pauc:0.1"])
-    return {"seconds": seconds, "worker_cpu_seconds": cpu, "round_trips_per_tree": trips, "worker_passes_per_tree": passes,
+    return {"seconds": seconds, "worker_cpu_seconds": cpu, "round_trips_per_tree": trips,
+            "worker_passes_per_tree": passes,
             "peak_worker_bytes": peak, **quality}
 
 

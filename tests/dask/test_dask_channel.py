@@ -149,7 +149,8 @@ def _channel_threads():
 
 
 @pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.7"])
-def test_the_lead_grows_the_same_trees_over_channels_as_over_dask_messages(dask_client, monkeypatch, spec):  # noqa: F811
+def test_the_lead_grows_the_same_trees_over_channels_as_over_dask_messages(dask_client, monkeypatch,  # noqa: F811
+                                                                          spec):
     X, y = _data()
     chunks = (700, 300, 1200, 800)
     Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
