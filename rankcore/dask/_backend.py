@@ -120,8 +120,9 @@ class DaskBackend(_ShardCaller):
     layout is searched by the first shard, one round trip per tree; False
     runs the search on the client, one round trip per pass (the same trees).
     ``direct_channels`` (class attribute, default True): the first shard
-    calls the others over direct TCP channels (``rankcore.dask._channel``)
-    where the cluster is plain TCP; False keeps Dask's actor messages (the
+    calls the others over direct channels on Dask's comm layer
+    (``rankcore.dask._channel``: the workers' scheme and security settings)
+    where their workers can open one; False keeps Dask's actor messages (the
     same trees).
 
     Parameters

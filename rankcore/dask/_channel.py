@@ -1,176 +1,70 @@
-"""A direct TCP channel from the lead shard to another worker's shard, for the passes of a tree's search.
+"""A direct channel from the lead shard to another worker's shard, on Dask's own comm layer.
 
 The lead (``rankcore.dask._lead``) calls every other shard once per pass of
 a tree's search: a dozen calls per leaf-wise tree.  Through Dask's actor
 messages (``actor_execute``) a call costs ~2 ms of CPU on each side (the
-event loop's message handling, a hop to the actor's thread, the result's
-framing) besides the histograms' bytes; on 2 cores shared by both workers,
-that CPU is fit time.  A channel carries the same calls over one socket
-between the two actors' threads: the request pickled, the result pickled
-with its arrays' buffers sent as they are (pickle protocol 5, out of band),
-received into buffers reused from pass to pass.
+scheduler-style message handling, a hop to the actor's thread, the
+result's framing) besides the histograms' bytes; on 2 cores shared by both
+workers, that CPU is fit time.  A channel carries the same calls over one
+connection of Dask's comm layer between the two shards -- the way workers
+talk to each other in Dask's own peer-to-peer shuffles and dask-cuda's
+"explicit comms": :func:`distributed.comm.listen` and
+:func:`distributed.comm.connect` on the worker's own scheme (``tcp://``,
+``tls://``, ``inproc://``, ...) with the worker's security settings, each
+message a ``Comm.write``/``Comm.read`` whose arrays travel as Dask frames
+(:func:`distributed.protocol.to_serialize`), not as pickled copies.
 
-Calls on a channel are strictly sequential (the lead never has two
-outstanding on one peer), so a call is a request written at once and a
-reply read when the lead wants it: the peer computes while the lead
-computes its own share.
+Both ends run on event loops: the peer's listener on its worker's loop,
+which hands each call to one thread of the channel's own (the worker's loop
+stays free for heartbeats while the shard computes); the lead's connection
+on its worker's loop too (it measured cheaper than a private loop in a
+thread of the lead's, ``docs/studies/dask_trees_round_trips.md``).  Calls
+on a channel are strictly sequential (the lead never has two outstanding on
+one peer): a call is a request written at once and a reply read when the
+lead wants it, so the peer computes while the lead computes its own share.
+Dask's comms read each message into fresh buffers: a received histogram is
+a new array each pass (an allocation of its size; no copy beyond the read).
 
-Safety: the peer listens on its worker's host, accepts a single connection,
-and reads nothing from it (no unpickling) before the connection has sent the
-secret the peer handed the lead through Dask.  The channel needs plain TCP
-between the workers (``tcp://`` addresses); for other schemes (TLS,
-in-process) :func:`channel_host` returns None and the lead keeps Dask's
-messages.
+Safety: the listener accepts connections as the worker's own listener does
+(Dask's handshake; with TLS configured, only peers holding the cluster's
+certificates), serves the first one and stops listening.
 
-Failure: a peer whose process dies closes its socket; the lead's read then
-fails at once with an ``OSError`` (``ConnectionError``), which the client
-reports as a lost worker.  TCP keep-alive probes end a read on a peer whose
-machine vanished without closing anything (within about a minute).
+Failure: a peer whose process dies closes its connection; the lead's read
+then fails at once with Dask's ``CommClosedError`` (an ``OSError``), which
+the client reports as a lost worker.
 """
 
 from __future__ import annotations
 
-import hmac
-import pickle
-import secrets
-import socket
-import struct
-import threading
+import asyncio
+import concurrent.futures
 
-__all__ = ["ChannelServer", "Channel", "channel_host"]
+__all__ = ["ChannelServer", "Channel", "listen_address"]
 
 #: Seconds the peer waits for the lead to connect before it stops listening.
 ACCEPT_TIMEOUT = 60.0
 #: Seconds the lead tries to connect before it keeps Dask's messages for that peer.
 CONNECT_TIMEOUT = 10.0
-_SECRET_BYTES = 32
-_HEADER = struct.Struct("!Q")          # a length
-_OK, _ERROR, _CLOSE = b"o", b"e", b"c"
+#: Name of the threads a channel runs its peer's calls in (the tests count them).
+THREAD_NAME = "rankcore-channel"
+
+_CLOSE = "close"
 
 
-def channel_host(address: str) -> str | None:
-    """The host of a worker's ``tcp://host:port`` address, or None when it is not plain TCP."""
-    scheme, sep, rest = address.partition("://")
-    if not sep or scheme != "tcp":
-        return None
-    host = rest.rsplit(":", 1)[0]
-    return host.strip("[]") or None
+def listen_address(worker_address: str) -> str:
+    """Where a channel listens: the worker's scheme and host, any free port (``inproc``: a fresh address)."""
+    from distributed.comm.addressing import parse_address, parse_host_port, unparse_address, unparse_host_port
 
-
-def _keep_alive(sock: socket.socket) -> None:
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    for option, value in (("TCP_KEEPIDLE", 20), ("TCP_KEEPINTVL", 5), ("TCP_KEEPCNT", 6)):
-        if hasattr(socket, option):                   # Linux; elsewhere the system's defaults
-            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
-
-
-def _recv_exactly(sock: socket.socket, view: memoryview) -> None:
-    while view.nbytes:
-        got = sock.recv_into(view)
-        if got == 0:
-            raise ConnectionError("the channel's other end closed the connection")
-        view = view[got:]
-
-
-def _send(sock: socket.socket, kind: bytes, obj) -> None:
-    """One message: kind, the pickle's length and the buffers' lengths, the pickle, the buffers."""
-    buffers: list = []
-    data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
-    raws = [b.raw() for b in buffers]
-    head = kind + _HEADER.pack(len(data)) + _HEADER.pack(len(raws)) + b"".join(_HEADER.pack(r.nbytes) for r in raws)
-    sock.sendall(head)
-    sock.sendall(data)
-    for raw in raws:
-        sock.sendall(raw)
-
-
-class _Receiver:
-    """Reads messages from one socket; the out-of-band buffers land in arrays reused from call to call."""
-
-    def __init__(self, sock: socket.socket):
-        self.sock = sock
-        self._scratch: list[bytearray] = []
-
-    def _read(self, nbytes: int) -> bytearray:
-        out = bytearray(nbytes)
-        _recv_exactly(self.sock, memoryview(out))
-        return out
-
-    def receive(self, *, reuse: bool):
-        """(kind, object).  ``reuse``: the object's arrays are read-only views of buffers the next call overwrites."""
-        kind = bytes(self._read(1))
-        n_data, n_buffers = _HEADER.unpack(self._read(8))[0], _HEADER.unpack(self._read(8))[0]
-        sizes = [_HEADER.unpack(self._read(8))[0] for _ in range(n_buffers)]
-        data = self._read(n_data)
-        buffers = []
-        for k, size in enumerate(sizes):
-            if reuse:
-                while len(self._scratch) <= k:
-                    self._scratch.append(bytearray())
-                if len(self._scratch[k]) < size:
-                    self._scratch[k] = bytearray(size)
-                view = memoryview(self._scratch[k])[:size]
-                _recv_exactly(self.sock, view)
-                buffers.append(view.toreadonly())
-            else:
-                buffers.append(self._read(size))
-        return kind, pickle.loads(data, buffers=buffers)
-
-
-class ChannelServer:
-    """The peer's end: listens once, then serves the lead's calls on ``target`` in a thread of its own.
-
-    ``target``: the object whose methods the lead calls (the peer's
-    :class:`~rankcore.dask._shard.Shard`); ``target.after_reply(method,
-    result)`` is called once the result has been sent (buffers it may reuse).
-    The thread ends when the lead closes the channel or its connection ends.
-    """
-
-    def __init__(self, target, host: str):
-        self.target = target
-        self.secret = secrets.token_bytes(_SECRET_BYTES)
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._listener = socket.socket(family, socket.SOCK_STREAM)
-        self._listener.bind((host, 0))
-        self._listener.listen(1)
-        self._listener.settimeout(ACCEPT_TIMEOUT)
-        self.address = (host, self._listener.getsockname()[1])
-        self._thread = threading.Thread(target=self._serve, name="rankcore-channel", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        try:
-            try:
-                sock, _ = self._listener.accept()
-            finally:
-                self._listener.close()
-            with sock:
-                _keep_alive(sock)
-                secret = bytearray(_SECRET_BYTES)
-                _recv_exactly(sock, memoryview(secret))
-                if not hmac.compare_digest(bytes(secret), self.secret):
-                    return                               # not the lead: read nothing more from it
-                receiver = _Receiver(sock)
-                while True:
-                    kind, message = receiver.receive(reuse=False)
-                    if kind == _CLOSE:
-                        return
-                    method, args = message
-                    try:
-                        result = getattr(self.target, method)(*args)
-                    except Exception as exc:             # the lead raises it (its class kept where it pickles)
-                        _send(sock, _ERROR, _picklable(exc))
-                        continue
-                    _send(sock, _OK, result)
-                    self.target.after_reply(method, result)
-        except OSError:
-            return                                       # the lead is gone (its fit failed or ended)
-        finally:
-            self.target = None
+    scheme, loc = parse_address(worker_address)
+    if scheme == "inproc":
+        return "inproc://"
+    host, _ = parse_host_port(loc)
+    return unparse_address(scheme, unparse_host_port(host, 0))
 
 
 def _picklable(exc: BaseException) -> BaseException:
+    import pickle
+
     try:
         pickle.loads(pickle.dumps(exc))
         return exc
@@ -178,34 +72,142 @@ def _picklable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
+class ChannelServer:
+    """The peer's end: a listener on the worker's loop serving one lead's calls on ``target``.
+
+    ``target``: the object whose methods the lead calls (the peer's
+    :class:`~rankcore.dask._shard.Shard`); ``target.after_reply(method,
+    result)`` is called once the result has been written (buffers it may
+    reuse).  Start it with :meth:`start` (a coroutine, on the worker's
+    loop); :attr:`address` is then the address the lead connects to.  The
+    serving thread ends when the lead closes the channel or its connection
+    ends.
+
+    Parameters
+    ----------
+    target : object
+        The shard.
+    address : str
+        Where to listen (:func:`listen_address`).
+    listen_args : dict
+        The worker's ``security.get_listen_args("worker")``.
+    """
+
+    def __init__(self, target, address: str, listen_args: dict):
+        self.target = target
+        self._where = address
+        self._listen_args = listen_args
+        self._listener = None
+        self._expiry = None
+        self.address = None
+        # an in-process comm hands the lead the very objects: then the peer must not reuse their buffers
+        self._copies = not address.startswith("inproc://")
+        self.served = asyncio.Event()        # set once the connection has ended (tests wait on it)
+
+    async def start(self) -> str:
+        from distributed.comm import listen
+
+        self._listener = listen(self._where, self._handle, deserialize=True, **self._listen_args)
+        await self._listener.start()
+        self.address = self._listener.contact_address
+        self._expiry = asyncio.get_running_loop().call_later(ACCEPT_TIMEOUT, self._stop_listening)
+        return self.address
+
+    def _stop_listening(self) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener = None
+
+    async def _handle(self, comm) -> None:
+        from distributed.protocol import to_serialize
+
+        if self.target is None:               # a second connection: the lead already has the channel
+            await comm.close()
+            return
+        self._stop_listening()
+        target, self.target = self.target, None
+        loop = asyncio.get_running_loop()
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=THREAD_NAME)
+        try:
+            while True:
+                message = await comm.read()
+                if message == _CLOSE:
+                    return
+                method, args = message["method"], message["args"]
+                try:
+                    result = await loop.run_in_executor(pool, lambda: getattr(target, method)(*args))
+                except Exception as exc:          # the lead raises it (its class kept where it pickles)
+                    await comm.write({"error": to_serialize(_picklable(exc))})
+                    continue
+                await comm.write({"result": to_serialize(result)})
+                if self._copies:                  # the lead holds a copy now: the buffers are free again
+                    target.after_reply(method, result)
+        except OSError:
+            return                                 # the lead is gone (its fit failed or ended)
+        finally:
+            pool.shutdown(wait=False)
+            comm.abort()
+            self.served.set()
+
+
 class Channel:
-    """The lead's end of a channel to one peer: :meth:`submit` a call, then :meth:`result` its reply."""
+    """The lead's end of a channel to one peer: :meth:`submit` a call, then :meth:`result` its reply.
 
-    def __init__(self, address: tuple, secret: bytes):
-        self.sock = socket.create_connection(tuple(address), timeout=CONNECT_TIMEOUT)
-        self.sock.settimeout(None)          # a pass may take long: a lost peer is a closed socket or keep-alive
-        _keep_alive(self.sock)
-        self.sock.sendall(secret)
-        self._receiver = _Receiver(self.sock)
-        self._reuse = False
+    Built from the lead's thread; its connection lives on ``loop`` (an
+    asyncio loop running in another thread: the lead's worker's loop).
 
-    def submit(self, method: str, *args, reuse: bool = False) -> "Channel":
-        """Send the call; ``reuse``: its result's arrays may be overwritten by the next call's (read-only)."""
-        _send(self.sock, _OK, (method, args))
-        self._reuse = reuse
+    Parameters
+    ----------
+    address : str
+        The peer's :attr:`ChannelServer.address`.
+    connection_args : dict
+        The worker's ``security.get_connection_args("worker")``.
+    loop : asyncio.AbstractEventLoop
+        The loop the connection is driven on.
+    """
+
+    def __init__(self, address: str, connection_args: dict, loop):
+        from distributed.comm import connect
+
+        self._loop = loop
+        self._pending = None
+        self.comm = self._run(connect(address, timeout=CONNECT_TIMEOUT, **connection_args)).result()
+
+    def _run(self, coro) -> concurrent.futures.Future:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def _call(self, message):
+        await self.comm.write(message)
+        return await self.comm.read()
+
+    def submit(self, method: str, *args) -> "Channel":
+        """Send the call ``method(*args)``; :meth:`result` then waits for its reply."""
+        from distributed.protocol import to_serialize
+
+        self._pending = self._run(self._call({"method": method, "args": to_serialize(args)}))
         return self
 
     def result(self):
         """The submitted call's result, or its exception raised here."""
-        kind, obj = self._receiver.receive(reuse=self._reuse)
-        if kind == _ERROR:
-            raise obj
-        return obj
+        reply, self._pending = self._pending.result(), None
+        if "error" in reply:
+            raise reply["error"]
+        return reply["result"]
 
     def close(self) -> None:
+        """Tell the peer the channel is done (its serving thread ends), then close the connection."""
+        async def close():
+            try:
+                await self.comm.write(_CLOSE)
+            except OSError:
+                pass
+            finally:
+                await self.comm.close()
+
         try:
-            _send(self.sock, _CLOSE, None)
-        except OSError:
-            pass
-        finally:
-            self.sock.close()
+            self._run(close()).result(timeout=CONNECT_TIMEOUT)
+        except Exception:                       # a lost peer: its connection is gone already
+            self._loop.call_soon_threadsafe(self.comm.abort)

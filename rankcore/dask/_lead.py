@@ -5,8 +5,8 @@ The client's part of a multi-pass search (``rankcore.learners._base``,
 layout declaring ``remote_search`` the backend sends the whole search to the
 first shard instead: its actor runs the search on its copy of the layout,
 asks every shard for each pass (itself directly, the others over direct
-channels, ``rankcore.dask._channel``, or Dask's messages where the cluster is
-not plain TCP; all at once), adds their arrays in shard order -- the
+channels on Dask's comm layer, ``rankcore.dask._channel``, or Dask's actor
+messages where a channel cannot be opened; all at once), adds their arrays in shard order -- the
 client's order, so the tree is the same bit for bit -- and returns only the
 finished tree.  The histograms of the other workers travel to the lead,
 never to the client, and the client waits once per tree.
@@ -53,7 +53,7 @@ class Peer:
     """Another worker's shard, called from the lead's actor thread.
 
     Through a direct :class:`~rankcore.dask._channel.Channel` once
-    :meth:`connect` has opened one (plain TCP clusters), else through the
+    :meth:`connect` has opened one, else through the
     worker's own connection pool (Dask's ``actor_execute`` message, as an
     actor proxy sends it).  A proxy would also hold a client on the worker
     and, when the peer's worker is lost, wait for the actor to be recomputed,
@@ -76,16 +76,19 @@ class Peer:
     def connect(self) -> None:
         """Open a direct channel to the peer, when its worker offers one (``Shard.open_channel``).
 
-        A peer whose port cannot be reached (a firewall between the workers)
-        keeps Dask's messages: the same calls, at their cost.
+        A peer whose listener cannot be reached (a firewall between the
+        workers) keeps Dask's messages: the same calls, at their cost.
         """
+        from distributed import get_worker
+
         from ._channel import Channel
 
-        offer = _Reply(self._dask_submit("open_channel")).result()
-        if offer is None:
+        address = _Reply(self._dask_submit("open_channel")).result()
+        if address is None:
             return
+        worker = get_worker()
         try:
-            self.channel = Channel(*offer)
+            self.channel = Channel(address, worker.security.get_connection_args("worker"), lead_loop(worker))
         except OSError:
             self.channel = None
 
@@ -94,14 +97,10 @@ class Peer:
             self.channel.close()
             self.channel = None
 
-    def submit(self, method: str, *args, reuse: bool = False):
-        """Start ``method(*args)`` on the peer; the returned object's ``result()`` is its value.
-
-        ``reuse``: the value's arrays may be overwritten by the next call's
-        (read-only views of the channel's buffers; without a channel, fresh arrays).
-        """
+    def submit(self, method: str, *args):
+        """Start ``method(*args)`` on the peer; the returned object's ``result()`` is its value."""
         if self.channel is not None:
-            return self.channel.submit(method, *args, reuse=reuse)
+            return self.channel.submit(method, *args)
         return _Reply(self._dask_submit(method, *args))
 
     def _dask_submit(self, method: str, *args) -> "concurrent.futures.Future":
@@ -119,6 +118,27 @@ class Peer:
         return asyncio.run_coroutine_threadsafe(call(), worker.loop.asyncio_loop)
 
 
+#: Where the lead drives its channels' connections: "worker" (its worker's event loop) or "private"
+#: (a loop in a thread of the lead's own, started once per process); see the study for their costs.
+LEAD_LOOP = "worker"
+_private = None
+
+
+def lead_loop(worker):
+    """The asyncio loop the lead's channels run on (:data:`LEAD_LOOP`)."""
+    global _private
+    if LEAD_LOOP == "worker":
+        return worker.loop.asyncio_loop
+    if _private is None:
+        import asyncio
+        import threading
+
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="rankcore-lead-loop", daemon=True).start()
+        _private = loop
+    return _private
+
+
 class _Reply:
     """A Dask ``actor_execute`` call's future: ``result()`` is the method's value or raises its exception."""
 
@@ -132,9 +152,9 @@ class _Reply:
         raise message["exception"]
 
 
-def _on_every_shard(lead, peers: list, method: str, *args, reuse: bool = False) -> list:
+def _on_every_shard(lead, peers: list, method: str, *args) -> list:
     """``method(*args)`` of the lead and its peers, the peers' running while the lead computes; shard order."""
-    replies = [peer.submit(method, *args, reuse=reuse) for peer in peers]
+    replies = [peer.submit(method, *args) for peer in peers]
     mine = getattr(lead, method)(*args)
     return [mine] + [reply.result() for reply in replies]
 
@@ -162,8 +182,8 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
     first, passes, totals = (update, G, token), 0, []
     while (request := search.next_request()) is not None:
-        # the peers' arrays are only added into the sums (copied if one is the first): their buffers are reused
-        parts = _on_every_shard(lead, peers, "tree_pass", *first, request, reuse=True)
+        # the peers' arrays are only added into the sums (copied if one is the first and read-only)
+        parts = _on_every_shard(lead, peers, "tree_pass", *first, request)
         first = (None, None, None)
         passes += 1
         total = None

@@ -318,8 +318,9 @@ class Shard:
         """Keep the other shards' (worker address, actor key) pairs, in client order, to grow whole trees.
 
         This shard then runs :meth:`grow_tree`, calling the others for each
-        pass: through direct channels (``rankcore.dask._channel``) where
-        ``channels`` and the peers' workers offer them, else Dask's messages.
+        pass: through direct channels on Dask's comm layer
+        (``rankcore.dask._channel``) where ``channels`` and the peers' workers
+        offer them, else Dask's actor messages.
         """
         from ._lead import Peer
 
@@ -336,16 +337,23 @@ class Shard:
         self._peers = []
 
     def open_channel(self):
-        """Serve a lead's calls on a direct channel: ((host, port), secret), or None off plain TCP."""
+        """Serve a lead's calls on a direct channel: its address, or None when no listener can be opened.
+
+        The listener runs on this worker's event loop with the worker's
+        scheme, host and security settings (``rankcore.dask._channel``).
+        """
+        import asyncio
+
         from distributed import get_worker
 
-        from ._channel import ChannelServer, channel_host
+        from ._channel import ChannelServer, listen_address
 
-        host = channel_host(get_worker().address)
-        if host is None:
+        worker = get_worker()
+        try:
+            server = ChannelServer(self, listen_address(worker.address), worker.security.get_listen_args("worker"))
+            return asyncio.run_coroutine_threadsafe(server.start(), worker.loop.asyncio_loop).result()
+        except (OSError, ValueError):          # no port, or a comm backend without listeners: Dask's messages
             return None
-        server = ChannelServer(self, host)
-        return server.address, server.secret
 
     def after_reply(self, method: str, result) -> None:
         """A channel sent ``result``: a pass's histogram buffer serves this shard's next passes."""

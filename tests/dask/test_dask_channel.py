@@ -1,20 +1,25 @@
-"""The lead's direct channels to the other shards (``rankcore.dask._channel``) and the fit over them.
+"""The lead's direct channels to the other shards on Dask's comm layer (``rankcore.dask._channel``).
 
-The channel's two ends run here in one process over loopback (the same code
-the workers run); the fit tests compare the lead's trees over channels with
-those over Dask's actor messages on the shared cluster, bit for bit.
+The channel's two ends run here in one process over loopback TCP on an event
+loop of the test's own (the same code the workers run on theirs); the fit
+tests compare the lead's trees over channels with those over Dask's actor
+messages on the shared cluster, bit for bit.
 """
 
 from __future__ import annotations
 
-import socket
+import asyncio
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from rankcore.dask._channel import Channel, ChannelServer, channel_host
+pytest.importorskip("distributed")
+
+from rankcore.dask import _channel  # noqa: E402
+from rankcore.dask._channel import THREAD_NAME, Channel, ChannelServer, listen_address  # noqa: E402
 
 
 class _Target:
@@ -22,8 +27,10 @@ class _Target:
 
     def __init__(self):
         self.released = []
+        self.threads = set()
 
     def tree_pass(self, k):
+        self.threads.add(threading.current_thread().name)
         return np.full((3, 4), float(k))
 
     def pair(self, a, b):
@@ -36,97 +43,150 @@ class _Target:
         self.released.append(method)
 
 
-def _served():
+@pytest.fixture
+def loop():
+    """An asyncio loop in a thread, standing for a worker's event loop."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+def _on(loop, coro):
+    return asyncio.run_coroutine_threadsafe(coro, loop).result(10)
+
+
+def _channel_threads():
+    return sum(t.name.startswith(THREAD_NAME) for t in threading.enumerate())
+
+
+def _served(loop):
     target = _Target()
-    server = ChannelServer(target, "127.0.0.1")
-    return target, server, Channel(server.address, server.secret)
+    server = ChannelServer(target, "tcp://127.0.0.1:0", {})
+    address = _on(loop, server.start())
+    return target, server, Channel(address, {}, loop)
 
 
-def test_calls_return_values_in_order_and_reused_arrays_are_read_only():
-    target, server, channel = _served()
-    first = channel.submit("tree_pass", 1, reuse=True).result()
-    assert not first.flags.writeable
+def _wait_served(loop, server):
+    async def wait():
+        await asyncio.wait_for(server.served.wait(), 5)
+    _on(loop, wait())
+
+
+def test_calls_return_values_in_order_off_the_loop_and_the_thread_ends_with_the_channel(loop):
+    target, server, channel = _served(loop)
+    assert server.address.startswith("tcp://127.0.0.1:")
+    first = channel.submit("tree_pass", 1).result()
     np.testing.assert_array_equal(first, np.ones((3, 4)))
-    kept = first.copy()
-    second = channel.submit("tree_pass", 2, reuse=True).result()
+    second = channel.submit("tree_pass", 2).result()
     np.testing.assert_array_equal(second, np.full((3, 4), 2.0))
-    np.testing.assert_array_equal(kept, np.ones((3, 4)))
-    fresh = channel.submit("tree_pass", 3).result()
-    assert fresh.flags.writeable
+    np.testing.assert_array_equal(first, np.ones((3, 4)))          # a fresh array each reply
     a, b = channel.submit("pair", np.arange(5.0), np.ones(5)).result()
+    np.testing.assert_array_equal(a, np.arange(5.0))
     np.testing.assert_array_equal(b["sum"], np.arange(5.0) + 1)
+    assert all(name.startswith(THREAD_NAME) for name in target.threads)   # not on the loop's thread
+    assert _channel_threads() == 1
     channel.close()
-    server._thread.join(5)
-    assert not server._thread.is_alive()
-    assert target.released == ["tree_pass"] * 3 + ["pair"]        # each after its reply was sent
+    _wait_served(loop, server)
+    deadline = time.monotonic() + 5
+    while _channel_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _channel_threads() == 0
+    assert target.released == ["tree_pass"] * 2 + ["pair"]        # each after its reply was written
 
 
-def test_an_error_on_the_peer_is_raised_by_the_lead_and_the_channel_goes_on():
-    _, server, channel = _served()
+def test_an_error_on_the_peer_is_raised_by_the_lead_and_the_channel_goes_on(loop):
+    _, server, channel = _served(loop)
     with pytest.raises(ValueError, match="k must be positive"):
         channel.submit("fail").result()
     np.testing.assert_array_equal(channel.submit("tree_pass", 4).result(), np.full((3, 4), 4.0))
     channel.close()
+    _wait_served(loop, server)
 
 
-def test_a_connection_without_the_secret_is_dropped_unread():
-    target, server, channel = _served()
-    channel.sock.close()                              # the lead's connection never comes: use the slot
-    server2 = ChannelServer(target, "127.0.0.1")
-    intruder = Channel(server2.address, b"x" * 32)
-    with pytest.raises(OSError):
-        intruder.submit("tree_pass", 1).result()
-    server2._thread.join(5)
-    assert not server2._thread.is_alive()
+def test_the_listener_serves_one_lead_only(loop):
+    _, server, channel = _served(loop)
+    channel.submit("tree_pass", 1).result()
+    with pytest.raises(OSError):                       # it stopped listening once the lead connected
+        Channel(server.address, {}, loop).submit("tree_pass", 1).result()
+    channel.close()
 
 
-def test_a_peer_that_dies_is_an_oserror_at_once_not_a_hang():
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    accepted = []
-    threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True).start()
-    channel = Channel(listener.getsockname(), b"s" * 32)
-    for _ in range(100):
-        if accepted:
-            break
-        time.sleep(0.01)
-    accepted[0].close()                               # the peer's process ends: its socket closes
-    start = time.monotonic()
+def test_a_peer_that_dies_is_an_oserror_at_once_not_a_hang(loop, monkeypatch):
+    from distributed.comm import listen
+
+    async def die(comm):                               # the peer's process ends mid-call: its comm closes
+        await comm.read()
+        comm.abort()
+
+    async def start():
+        listener = listen("tcp://127.0.0.1:0", die)
+        await listener.start()
+        return listener
+
+    listener = _on(loop, start())
+    channel = Channel(listener.contact_address, {}, loop)
+    begin = time.monotonic()
     with pytest.raises(OSError):
         channel.submit("tree_pass", 1).result()
-    assert time.monotonic() - start < 5
-    listener.close()
+    assert time.monotonic() - begin < 5
+    loop.call_soon_threadsafe(listener.stop)
 
 
-def test_a_peer_whose_port_cannot_be_reached_keeps_dask_messages(monkeypatch):
+def test_a_peer_whose_listener_cannot_be_reached_keeps_dask_messages(loop, monkeypatch):
     import concurrent.futures
+    import socket
+
+    import distributed
+    from distributed.security import Security
 
     from rankcore.dask._lead import Peer
 
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
-    address = closed.getsockname()
+    port = closed.getsockname()[1]
     closed.close()                                    # nothing listens there now: the connection is refused
     offer = concurrent.futures.Future()
-    offer.set_result({"status": "OK", "result": (address, b"s" * 32)})
+    offer.set_result({"status": "OK", "result": f"tcp://127.0.0.1:{port}"})
     monkeypatch.setattr(Peer, "_dask_submit", lambda self, method, *args: offer)
+    monkeypatch.setattr(_channel, "CONNECT_TIMEOUT", 0.3)
+    worker = SimpleNamespace(security=Security(), loop=SimpleNamespace(asyncio_loop=loop))
+    monkeypatch.setattr(distributed, "get_worker", lambda: worker)
     peer = Peer("tcp://127.0.0.1:1", "shard-key")
     peer.connect()
     assert peer.channel is None
 
 
-@pytest.mark.parametrize("address, host", [("tcp://127.0.0.1:4000", "127.0.0.1"), ("tcp://[::1]:4000", "::1"),
-                                           ("tls://10.0.0.1:4000", None), ("inproc://10.0.0.1/1/2", None)])
-def test_only_plain_tcp_workers_offer_a_channel(address, host):
-    assert channel_host(address) == host
+def test_a_worker_that_cannot_open_a_listener_offers_no_channel(loop, monkeypatch):
+    import distributed
+    import distributed.comm
+    from distributed.security import Security
+
+    from rankcore.dask._shard import Shard
+
+    def refuse(*args, **kwargs):
+        raise OSError("no port for you")
+
+    monkeypatch.setattr(distributed.comm, "listen", refuse)
+    worker = SimpleNamespace(address="tcp://127.0.0.1:4000", security=Security(),
+                             loop=SimpleNamespace(asyncio_loop=loop))
+    monkeypatch.setattr(distributed, "get_worker", lambda: worker)
+    assert Shard.open_channel(SimpleNamespace()) is None
+
+
+@pytest.mark.parametrize("address, where", [("tcp://127.0.0.1:4000", "tcp://127.0.0.1:0"),
+                                            ("tcp://[::1]:4000", "tcp://[::1]:0"),
+                                            ("tls://10.0.0.1:4000", "tls://10.0.0.1:0"),
+                                            ("inproc://10.0.0.1/1/2", "inproc://")])
+def test_the_listener_takes_the_workers_scheme_and_host(address, where):
+    assert listen_address(address) == where
 
 
 # ----------------------------------------------------------------------
 # The fit over channels
 # ----------------------------------------------------------------------
-pytest.importorskip("distributed")
-
 import dask.array as da  # noqa: E402
 
 from rankcore.dask import DaskPushBoost  # noqa: E402
@@ -142,10 +202,6 @@ def _data(n=3000, d=6, seed=4):
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
     y[rng.random(n) < 0.1] ^= 1
     return X, y
-
-
-def _channel_threads():
-    return sum(t.name == "rankcore-channel" for t in threading.enumerate())
 
 
 @pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.7"])
