@@ -11,20 +11,28 @@ for the stumps) with its defaults otherwise:
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
-  once per tree;
+  once per tree; and leaf-wise over "dask messages": the first worker
+  calls the others through Dask's actor messages
+  (``DaskBackend.direct_channels = False``, the default) where the other
+  leaf-wise and depthwise learners use direct channels on Dask's comm layer; and leaf-wise with a "private lead loop": the
+  lead's channel connections driven on an event loop in a thread of its own
+  (``rankcore.dask._lead.LEAD_LOOP = "private"``) instead of its worker's loop;
 * ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
 * ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
 
 Peak worker memory is the largest resident set a worker process reports
 while the fit runs (sampled every 0.5 s by a thread on the client, so
 short peaks may be missed); the wall time covers the whole ``fit``
-(validation, binning, encoding, trees).
+(validation, binning, encoding, trees); worker CPU is the CPU time the
+worker processes spent during the fit (every thread), a figure that varies
+less than the wall time on a machine shared with other work.
 Round trips per tree are rankcore's ``fit_info_["round_trips"]`` over its
 trees -- the client's waits on the workers -- and worker passes per tree its
 ``fit_info_["worker_passes"]``, the passes the first worker ran with the
 others (LightGBM and XGBoost reduce over their own sockets: not counted).
 
-Script mode prints the side-by-side table, learners alternating within each
+Script mode warms every learner up on 4,000 rows (the workers' first
+imports), then prints the side-by-side table, learners alternating within each
 repetition, with ratios against ``DaskLGBMClassifier`` in the same
 repetition::
 
@@ -53,12 +61,21 @@ from dask_synthetic import synthetic  # noqa: E402
 D = 40
 CHUNKS = 16
 TREES = 50
-LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, per pass)",
-            "rankcore trees (depthwise, per pass)", "rankcore stumps", "DaskLGBMClassifier", "xgboost.dask")
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, dask messages)",
+            "rankcore trees (leaf-wise, private lead loop)",
+            "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
+            "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
+                     "rankcore trees (leaf-wise, dask messages)": "trees",
+                     "rankcore trees (leaf-wise, private lead loop)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
 REFERENCE = "DaskLGBMClassifier"
+
+
+def _cpu() -> float:
+    """This process's CPU time in seconds (every thread)."""
+    return time.process_time()
 
 
 def _rss() -> int:
@@ -94,18 +111,31 @@ class _PeakMemory:
         self._thread.join()
 
 
+def _lead_loop(where: str) -> None:
+    """On a worker: where the lead drives its channels (``rankcore.dask._lead.LEAD_LOOP``)."""
+    from rankcore.dask import _lead
+
+    _lead.LEAD_LOOP = where
+
+
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
         from rankcore.dask import DaskPushBoost
         from rankcore.dask._backend import DaskBackend
 
+        saved = DaskBackend.lead_searches, DaskBackend.direct_channels
         DaskBackend.lead_searches = not name.endswith("per pass)")
+        DaskBackend.direct_channels = not name.endswith("dask messages)")
+        if name.endswith("private lead loop)"):
+            client.run(_lead_loop, "private")
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
                                   client=client).fit(X, y)
         finally:
-            DaskBackend.lead_searches = True
+            DaskBackend.lead_searches, DaskBackend.direct_channels = saved
+            if name.endswith("private lead loop)"):
+                client.run(_lead_loop, "worker")
         trees = max(1, model.n_iter_)
         return model, model.fit_info_["round_trips"] / trees, model.fit_info_["worker_passes"] / trees
     if name == "DaskLGBMClassifier":
@@ -144,14 +174,17 @@ def measure(name: str, client, n: int) -> dict:
     X, y = synthetic(n, D, chunk_rows=-(-n // CHUNKS), seed=0)
     X_test, y_test = (np.asarray(a) for a in client.compute([*synthetic(n // 4, D, chunk_rows=n // 4, seed=1)],
                                                                sync=True))
+    cpu_before = client.run(_cpu)
     with _PeakMemory(client) as memory:
         start = time.perf_counter()
         model, trips, passes = _fit(name, client, X, y)
         seconds = time.perf_counter() - start
+    cpu = sum(after - cpu_before.get(worker, 0.0) for worker, after in client.run(_cpu).items())
     peak = memory.peak
     scores = _scores(name, model, X_test)
     quality = rankcore.evaluate(y_test.astype(int), scores, ["auc", "pauc:0.1"])
-    return {"seconds": seconds, "round_trips_per_tree": trips, "worker_passes_per_tree": passes,
+    return {"seconds": seconds, "worker_cpu_seconds": cpu, "round_trips_per_tree": trips,
+            "worker_passes_per_tree": passes,
             "peak_worker_bytes": peak, **quality}
 
 
@@ -172,9 +205,15 @@ def main(argv=None) -> None:
     names = [name for name in args.learners if available(name)]
     cluster, client = _cluster()
     try:
+        for name in names:            # the workers' first imports, not in any learner's figures
+            try:
+                measure(name, client, 4_000)
+            except Exception:         # reported by the measured runs below
+                pass
         for n in args.rows:
             print(f"\n{n:,d} rows x {D} features, {CHUNKS} chunks, 2 workers x 1 thread, {TREES} trees", flush=True)
-            print(f"{'learner':38s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'trips/tree':>10s} "
+            print(f"{'learner':41s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'cpu s':>6s} {'x LGBM':>7s} "
+                  f"{'trips/tree':>10s} "
                   f"{'passes/tree':>11s} {'peak MiB':>9s} {'auc':>7s} {'pauc:0.1':>8s}", flush=True)
             for rep in range(args.repeat):
                 order = names if rep % 2 == 0 else names[::-1]          # alternate: neither side always first
@@ -184,17 +223,20 @@ def main(argv=None) -> None:
                         results[name] = measure(name, client, n)
                     except Exception as exc:             # a library broken on this Dask: say so, go on
                         results[name] = f"failed: {type(exc).__name__}: {str(exc)[:80]}"
-                reference = results.get(REFERENCE, {}).get("seconds") if isinstance(results.get(REFERENCE), dict) else None
+                ref = results.get(REFERENCE) if isinstance(results.get(REFERENCE), dict) else {}
+                reference, reference_cpu = ref.get("seconds"), ref.get("worker_cpu_seconds")
                 for name in names:
                     r = results[name]
                     if isinstance(r, str):
-                        print(f"{name:38s} {rep:3d} {r}", flush=True)
+                        print(f"{name:41s} {rep:3d} {r}", flush=True)
                         continue
                     ratio = f"{r['seconds'] / reference:7.2f}" if reference else f"{'-':>7s}"
+                    cpu_ratio = f"{r['worker_cpu_seconds'] / reference_cpu:7.2f}" if reference_cpu else f"{'-':>7s}"
                     trips = f"{r['round_trips_per_tree']:10.1f}" if r["round_trips_per_tree"] else f"{'-':>10s}"
                     passes = (f"{r['worker_passes_per_tree']:11.1f}" if r["worker_passes_per_tree"]
                               else f"{'-':>11s}")
-                    print(f"{name:38s} {rep:3d} {r['seconds']:8.2f} {ratio} {trips} {passes} "
+                    print(f"{name:41s} {rep:3d} {r['seconds']:8.2f} {ratio} {r['worker_cpu_seconds']:6.1f} {cpu_ratio} "
+                          f"{trips} {passes} "
                           f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
     finally:
         client.close()

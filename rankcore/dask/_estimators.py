@@ -85,13 +85,13 @@ NO_STOPPING = EarlyStopping("off")
 
 @dataclass
 class _FitSession:
-    """A started Dask fit: the resolved components, the data, its layout, the shards and the backend."""
+    """A started Dask fit: the resolved components, the chunk count, the layout, the shards and the backend."""
 
     objective: Any
     learner: Any
     task: str
     classes: Any
-    data: Any
+    n_chunks: int
     summary: Any
     layout: Any
     kind: str
@@ -165,7 +165,7 @@ class _DaskBoost(ClientParameter):
             self.stop_reason_ = NO_VALIDATION
         self.fit_info_ = {
             "path": session.kind,
-            "chunks": session.data.n_chunks,
+            "chunks": session.n_chunks,
             "workers": len(session.shards.workers),
             "round_trips": session.backend.round_trips,
             "worker_passes": getattr(session.backend, "passes", 0),
@@ -223,6 +223,9 @@ class _DaskBoost(ClientParameter):
                                 else (data, None))
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+        # computed once for the passes below (summary, bin-edge sample, encoding), released once the shards
+        # hold their blocks: only the session's chunk count outlives this method
+        data = data.persisted_for_setup(client)
         summary = summarize(client, data, task=task)
         for attr in ("feature_names_in_",):
             self.__dict__.pop(attr, None)
@@ -267,7 +270,7 @@ class _DaskBoost(ClientParameter):
         shards = start_shards(client, data, layout, objective.spec, classes, task)
         backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
-        return _FitSession(objective, learner, task, classes, data, summary, layout, kind, shards, backend,
+        return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
 
     def _fit_setup(self, within_queries: bool):

@@ -17,6 +17,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+#: The largest share of the workers' summed memory limit that a fit's rows may take to be persisted for the
+#: passes before boosting (:meth:`RowChunks.persisted_for_setup`); larger data are streamed by each pass.
+SETUP_MEMORY_SHARE = 0.4
+
 __all__ = ["get_client", "RowChunks", "as_row_chunks", "as_dask_matrix", "fitted_dask_matrix", "is_dask_collection", "tree_sum"]
 
 
@@ -207,6 +211,33 @@ class RowChunks:
         for k, arr in zip(chosen, client.persist([arrays[k] for k in chosen])):
             arrays[k] = arr
         return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False))
+
+    def persisted_for_setup(self, client, *, share: float | None = None) -> "RowChunks":
+        """The rows computed once into the workers' memory, for the passes before boosting.
+
+        A fit reads the chunks several times before its first iteration (the
+        validating summary, the bin-edge sample, the encoding); a lazy
+        collection (generated or read on the workers) would be computed again
+        by each pass.  Persisted, each chunk is computed once and the later
+        passes read worker memory.  The caller drops the returned collection
+        once the shards hold their blocks, which releases that memory: the
+        boosting iterations never read X again.
+
+        The rows stay lazy (``self`` is returned) when X, y and the weights
+        take more than ``share`` (default :data:`SETUP_MEMORY_SHARE`) of the
+        workers' summed memory limit (workers without a limit count as
+        unlimited): such data are streamed by each pass, as before.
+        """
+        share = SETUP_MEMORY_SHARE if share is None else float(share)
+        arrays = [a for a in (self.X, self.y, self.weight, self.qid) if a is not None]
+        nbytes = sum(int(a.nbytes) for a in arrays)
+        limits = [int(info.get("memory_limit") or 0) for info in client.scheduler_info()["workers"].values()]
+        if limits and all(limits) and nbytes > share * sum(limits):
+            return self
+        persisted = client.persist(arrays)        # one graph: chunks shared by X and y are computed once
+        it = iter(persisted)
+        X, y, weight, qid = (next(it) if a is not None else None for a in (self.X, self.y, self.weight, self.qid))
+        return RowChunks(X, y, weight, self.feature_names, from_memory=(False, False, False), qid=qid)
 
     @property
     def chunk_rows(self) -> tuple[int, ...]:

@@ -4,8 +4,9 @@ The client's part of a multi-pass search (``rankcore.learners._base``,
 "Multi-pass searches") costs one round trip to the workers per pass.  For a
 layout declaring ``remote_search`` the backend sends the whole search to the
 first shard instead: its actor runs the search on its copy of the layout,
-asks every shard for each pass (itself directly, the others through its
-worker's connections, all at once), adds their arrays in shard order -- the
+asks every shard for each pass (itself directly, the others over direct
+channels on Dask's comm layer, ``rankcore.dask._channel``, or Dask's actor
+messages where a channel cannot be opened; all at once), adds their arrays in shard order -- the
 client's order, so the tree is the same bit for bit -- and returns only the
 finished tree.  The histograms of the other workers travel to the lead,
 never to the client, and the client waits once per tree.
@@ -51,11 +52,13 @@ class TreeOutcome:
 class Peer:
     """Another worker's shard, called from the lead's actor thread.
 
-    The worker's own connection pool carries the call (Dask's ``actor_execute``
-    message, as an actor proxy sends it).  A proxy would also hold a client on
-    the worker and, when the peer's worker is lost, wait for the actor to be
-    recomputed, which a shard pinned to that worker never is: here the lost
-    connection is an ``OSError`` at once, which the client reports.
+    Through a direct :class:`~rankcore.dask._channel.Channel` once
+    :meth:`connect` has opened one, else through the
+    worker's own connection pool (Dask's ``actor_execute`` message, as an
+    actor proxy sends it).  A proxy would also hold a client on the worker
+    and, when the peer's worker is lost, wait for the actor to be recomputed,
+    which a shard pinned to that worker never is: here the lost connection
+    is an ``OSError`` at once, which the client reports.
 
     Parameters
     ----------
@@ -68,9 +71,39 @@ class Peer:
     def __init__(self, address: str, key: str):
         self.address = address
         self.key = key
+        self.channel = None
 
-    def submit(self, method: str, *args) -> "concurrent.futures.Future":
-        """Start ``method(*args)`` on the peer; the future's result is the message Dask returns."""
+    def connect(self) -> None:
+        """Open a direct channel to the peer, when its worker offers one (``Shard.open_channel``).
+
+        A peer whose listener cannot be reached (a firewall between the
+        workers) keeps Dask's messages: the same calls, at their cost.
+        """
+        from distributed import get_worker
+
+        from ._channel import Channel
+
+        address = _Reply(self._dask_submit("open_channel")).result()
+        if address is None:
+            return
+        worker = get_worker()
+        try:
+            self.channel = Channel(address, worker.security.get_connection_args("worker"), lead_loop(worker))
+        except OSError:
+            self.channel = None
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+
+    def submit(self, method: str, *args):
+        """Start ``method(*args)`` on the peer; the returned object's ``result()`` is its value."""
+        if self.channel is not None:
+            return self.channel.submit(method, *args)
+        return _Reply(self._dask_submit(method, *args))
+
+    def _dask_submit(self, method: str, *args) -> "concurrent.futures.Future":
         import asyncio
 
         from distributed import get_worker
@@ -85,17 +118,45 @@ class Peer:
         return asyncio.run_coroutine_threadsafe(call(), worker.loop.asyncio_loop)
 
 
-def _result(message):
-    if message["status"] == "OK":
-        return message["result"]
-    raise message["exception"]
+#: Where the lead drives its channels' connections: "worker" (its worker's event loop) or "private"
+#: (a loop in a thread of the lead's own, started once per process); see the study for their costs.
+LEAD_LOOP = "worker"
+_private = None
+
+
+def lead_loop(worker):
+    """The asyncio loop the lead's channels run on (:data:`LEAD_LOOP`)."""
+    global _private
+    if LEAD_LOOP == "worker":
+        return worker.loop.asyncio_loop
+    if _private is None:
+        import asyncio
+        import threading
+
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="rankcore-lead-loop", daemon=True).start()
+        _private = loop
+    return _private
+
+
+class _Reply:
+    """A Dask ``actor_execute`` call's future: ``result()`` is the method's value or raises its exception."""
+
+    def __init__(self, future):
+        self.future = future
+
+    def result(self):
+        message = self.future.result()
+        if message["status"] == "OK":
+            return message["result"]
+        raise message["exception"]
 
 
 def _on_every_shard(lead, peers: list, method: str, *args) -> list:
     """``method(*args)`` of the lead and its peers, the peers' running while the lead computes; shard order."""
-    futures = [peer.submit(method, *args) for peer in peers]
+    replies = [peer.submit(method, *args) for peer in peers]
     mine = getattr(lead, method)(*args)
-    return [mine] + [_result(future.result()) for future in futures]
+    return [mine] + [reply.result() for reply in replies]
 
 
 def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool) -> TreeOutcome:
@@ -119,8 +180,9 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     """
     layout = lead.layout
     search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
-    first, passes = (update, G, token), 0
+    first, passes, totals = (update, G, token), 0, []
     while (request := search.next_request()) is not None:
+        # the peers' arrays are only added into the sums (copied if one is the first and read-only)
         parts = _on_every_shard(lead, peers, "tree_pass", *first, request)
         first = (None, None, None)
         passes += 1
@@ -133,7 +195,11 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
             else:
                 total += part              # in place: the client's sums, in shard order, without a new array
         search.receive(total)
+        totals.append(total)
     candidate = search.result()
+    release = getattr(layout, "release_histograms", None)
+    if release is not None:
+        release(totals)                    # the passes' stacks: the search is done reading them
     outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
     if summarize and candidate is not None and candidate.ranker.values is not None:
         values = np.asarray(candidate.ranker.values, dtype=np.float64)

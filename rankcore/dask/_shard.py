@@ -25,6 +25,9 @@ import numpy as np
 from ..objectives import BoundQueryBlocks, RowBlock
 from ._prepare import check_chunk
 
+#: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
+CLOSE_TIMEOUT = 10.0
+
 __all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
 
 
@@ -311,14 +314,52 @@ class Shard:
             np.concatenate(grads, out=self._merged_rows[0])
             np.concatenate(hess, out=self._merged_rows[1])
 
-    def lead(self, peers) -> None:
+    def lead(self, peers, channels: bool = True) -> None:
         """Keep the other shards' (worker address, actor key) pairs, in client order, to grow whole trees.
 
-        This shard then runs :meth:`grow_tree`, calling the others for each pass.
+        This shard then runs :meth:`grow_tree`, calling the others for each
+        pass: through direct channels on Dask's comm layer
+        (``rankcore.dask._channel``) where ``channels`` and the peers' workers
+        offer them, else Dask's actor messages.
         """
         from ._lead import Peer
 
+        self.close_peers()
         self._peers = [Peer(address, key) for address, key in peers]
+        if channels:
+            for peer in self._peers:
+                peer.connect()
+
+    def close_peers(self) -> None:
+        """Close the channels to the other shards (their serving threads end)."""
+        for peer in self._peers:
+            peer.close()
+        self._peers = []
+
+    def open_channel(self):
+        """Serve a lead's calls on a direct channel: its address, or None when no listener can be opened.
+
+        The listener runs on this worker's event loop with the worker's
+        scheme, host and security settings (``rankcore.dask._channel``).
+        """
+        import asyncio
+
+        from distributed import get_worker
+
+        from ._channel import ChannelServer, listen_address
+
+        worker = get_worker()
+        try:
+            server = ChannelServer(self, listen_address(worker.address), worker.security.get_listen_args("worker"))
+            return asyncio.run_coroutine_threadsafe(server.start(), worker.loop.asyncio_loop).result()
+        except (OSError, ValueError):          # no port, or a comm backend without listeners: Dask's messages
+            return None
+
+    def after_reply(self, method: str, result) -> None:
+        """A channel sent ``result``: a pass's histogram buffer serves this shard's next passes."""
+        release = getattr(self.layout, "release_histograms", None)
+        if method == "tree_pass" and release is not None and isinstance(result, np.ndarray):
+            release([result])
 
     def grow_tree(self, update, G, token, plan, batched, summarize):
         """One tree's whole search, run here with the other shards (``rankcore.dask._lead``)."""
@@ -423,6 +464,12 @@ class ShardSet:
         self.workers = workers
 
     def close(self) -> None:
+        """Close the lead's channels (errors ignored: a worker may be lost), then release the actors."""
+        if self.actors:
+            try:
+                self.actors[0].close_peers().result(timeout=CLOSE_TIMEOUT)
+            except Exception:             # a lost or busy worker: its channels end with its connections
+                pass
         self.actors = []
         self._futures = []
 

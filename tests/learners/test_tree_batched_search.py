@@ -92,3 +92,39 @@ def test_batched_depthwise_is_the_level_search():
     learner = resolve("learner", "trees:growth=depthwise,max_leaves=8")
     layout = learner.prepare(np.zeros((4, 2)))
     assert type(layout.begin_search(batched=True)) is TreeSearch
+
+
+def test_pooled_stacks_and_subtractions_serve_later_trees_unchanged_and_stay_bounded():
+    """The lead's loop: each pass's (k, S, 3) stack handed back once the tree is done, then reused.
+
+    A later tree grown on the pooled buffers equals the same tree on a fresh
+    layout (a buffer reused while the search still read it would change it),
+    and the pools hold at most 2·(max_leaves + 1) histograms each.
+    """
+    X, g, h = _data(0)
+    learner = resolve("learner", "trees:max_leaves=31,min_samples_leaf=5,subsample=1")
+    pooled = learner.prepare(X, random_state=0)
+    block = pooled.encode(X)
+    plan = {"seed": 11, "feature_mask": np.ones(X.shape[1], dtype=np.uint8)}
+    cap = 2 * (31 + 1)
+    for tree in range(4):
+        g_tree = g * (1.0 + 0.5 * tree) + 0.1 * tree                 # another tree's gradient
+        search = pooled.begin_search(batched=True, plan=plan)
+        totals = []
+        while (request := search.next_request()) is not None:
+            total = pooled.block_pass(block, g_tree, h, request)
+            search.receive(total)
+            totals.append(total)
+        got = search.result().ranker
+        pooled.release_histograms(totals)
+        fresh_layout = learner.prepare(X, random_state=0)
+        fresh, _ = _run(fresh_layout.begin_search(batched=True, plan=plan), fresh_layout,
+                        [(fresh_layout.encode(X), g_tree, h)])
+        assert got.to_state() == fresh.ranker.to_state()
+        assert len(pooled._hist_pool) <= cap and pooled._stacked_held <= cap
+        assert pooled._stacked_held == sum(s.shape[0] for stacks in pooled._stack_pool.values() for s in stacks)
+    assert pooled._stacked_held > 0                                   # stacks were kept and reused
+    view = np.empty((2, pooled.n_slots, 3))[0]
+    pooled._hist_pool.clear()
+    pooled.release_histograms([view])
+    assert pooled._hist_pool == []                                    # a view of a stack is never pooled

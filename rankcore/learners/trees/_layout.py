@@ -210,6 +210,8 @@ class TreeLayout(LearnerLayout):
         self._split_out = np.empty(10)
         self._split_bits = np.zeros(4, dtype=np.uint64)
         self._hist_pool: list[np.ndarray] = []
+        self._stack_pool: dict[int, list[np.ndarray]] = {}
+        self._stacked_held = 0                     # histograms held in _stack_pool
         self._grower = None
         self.last_no_split: str | None = None      # set by the last search (TreeSearch.result, _candidate)
 
@@ -257,23 +259,51 @@ class TreeLayout(LearnerLayout):
     # The search hands back the histograms of nodes it no longer needs, and the
     # next passes fill those (node_histogram zeroes its output first).
 
+    # A pass of several nodes returns their (k, S, 3) stack, filled in place (not stacked from k arrays);
+    # stacks are kept by k, and only arrays owning their memory are kept (a view of a stack in the node
+    # pool would alias the stack when that is reused).
+
     def _new_histogram(self) -> np.ndarray:
         try:
             return self._hist_pool.pop()
         except IndexError:
             return np.empty((self.n_slots, 3))
 
+    def _new_stack(self, k: int) -> np.ndarray:
+        """A (k, S, 3) buffer for the k histograms of one pass (from the pool when one was released)."""
+        stacks = self._stack_pool.get(k)
+        if stacks:
+            self._stacked_held -= k
+            return stacks.pop()
+        return np.empty((k, self.n_slots, 3))
+
     def release_histograms(self, arrays) -> None:
-        """Keep histograms the search is done with, for the next passes (at most 2·(max_leaves + 1))."""
+        """Keep histograms the search is done with, for the next passes.
+
+        (S, 3) node histograms (at most 2·(max_leaves + 1)) and (k, S, 3)
+        stacks of one pass (as many histograms again in all, at most 2 stacks
+        per k); arrays that are views of others are not kept, nor one already
+        kept (handing one back twice is harmless).
+        """
         cap = 2 * (int(self.max_leaves) + 1)
         for a in arrays:
-            if (len(self._hist_pool) < cap and a.dtype == np.float64 and a.shape == (self.n_slots, 3)
-                    and a.flags.c_contiguous and a.flags.writeable):
-                self._hist_pool.append(a)
+            if (a is None or a.dtype != np.float64 or a.base is not None or not a.flags.c_contiguous
+                    or not a.flags.writeable):
+                continue
+            if a.shape == (self.n_slots, 3):
+                if len(self._hist_pool) < cap and not any(b is a for b in self._hist_pool):
+                    self._hist_pool.append(a)
+            elif a.ndim == 3 and a.shape[1:] == (self.n_slots, 3):
+                stacks = self._stack_pool.setdefault(a.shape[0], [])
+                if (len(stacks) < 2 and self._stacked_held + a.shape[0] <= cap
+                        and not any(b is a for b in stacks)):
+                    stacks.append(a)
+                    self._stacked_held += a.shape[0]
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_hist_pool"] = []      # scratch buffers do not travel (to Dask workers, copies)
+        state["_stack_pool"], state["_stacked_held"] = {}, 0
         state["_grower"] = None
         return state
 
@@ -388,18 +418,30 @@ class TreeLayout(LearnerLayout):
         return int(self.subsample * 2.0**64 - 1)
 
     def block_pass(self, block: TreeBlock, gradient: np.ndarray, hessian: np.ndarray, request: dict,
-                   *, n_threads: int | None = None) -> np.ndarray | None:
+                   *, n_threads: int | None = None, out: np.ndarray | None = None) -> np.ndarray | None:
         """One block's share of one pass: partition, then the histogram asked for (additive over blocks).
 
         Returns an (S, 3) array (Σg, Σh, count per slot) or None when the
         request asks for no histogram; a depth-wise pass (``op == "splits"``)
         returns the (k, S, 3) stack of the k histograms its splits ask for,
-        in their order.
+        in their order (a buffer of the layout's: hand it back with
+        :meth:`release_histograms` once read).  ``out``: the (S, 3) array a
+        single node's histogram is written to.
         """
         T = self.n_threads if n_threads is None else int(n_threads)
+        if request["op"] == "splits":
+            items = request["items"]
+            k = sum(1 for item in items if item["histogram"])
+            stacked = self._new_stack(k) if k else None
+            filled = 0
+            for item in items:               # a split with a histogram returns it, in the stack's next row
+                if self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T,
+                                   out=stacked[filled] if item["histogram"] else None) is not None:
+                    filled += 1
+            return stacked
         g = np.ascontiguousarray(gradient, dtype=np.float64)
         h, unit_h = block.curvature(hessian)
-        hist = self._new_histogram()
+        hist = self._new_histogram() if out is None else out
         if request["op"] == "root":
             n = block.n_rows
             if self.subsample < 1.0:
@@ -421,15 +463,6 @@ class TreeLayout(LearnerLayout):
             _histogram.node_histogram(block.codes, self.slots, g, h, block.idx, 0, m, block.og, block.oh, hist, T,
                                          m == n and self.subsample >= 1.0, unit_h)
             return hist
-        if request["op"] == "splits":
-            parts = [self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T)
-                     for item in request["items"]]
-            parts = [p for p in parts if p is not None]
-            if not parts:
-                return None
-            stacked = np.stack(parts)
-            self.release_histograms(parts)            # copied into the stack: reused by the next passes
-            return stacked
         # the node keeps its range: a partition asked ahead (BatchedTreeSearch) may leave it a leaf
         start, end = block.ranges[request["node"]]
         bits = request.get("left_bins")

@@ -306,7 +306,8 @@ class BatchedTreeSearch(TreeSearch):
             if item["histogram"]:
                 small = total[k]
                 k += 1
-                large = np.subtract(self.key_hist[key], small)         # TreeSearch's subtraction, not in place
+                # TreeSearch's subtraction, not in place: into a buffer of the layout's, handed back by result()
+                large = np.subtract(self.key_hist[key], small, out=self.layout._new_histogram())
                 self.key_hist[left_key], self.key_hist[right_key] = (
                     (small, large) if item["smaller"] == "left" else (large, small))
 
@@ -386,6 +387,7 @@ class BatchedTreeSearch(TreeSearch):
     def result(self) -> Candidate | None:
         """:meth:`TreeSearch.result`, with each node's key on the blocks (``ranker.block_nodes``)."""
         self.hists.clear()
+        self.layout.release_histograms(self.key_hist.values())    # those owning their memory: the next tree's
         self.key_hist.clear()
         candidate = super().result()
         if candidate is not None:
