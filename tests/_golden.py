@@ -98,7 +98,7 @@ def decode(text: str) -> np.ndarray:
 
 
 def environment():
-    """The versions and the BLAS kernel family the scores depend on.
+    """The versions, the BLAS kernel family and NumPy's SIMD targets the scores depend on.
 
     OpenBLAS picks its kernels by processor (or by ``OPENBLAS_CORETYPE``), and two kernel
     families round a product differently; recorded with one, the scores are compared bit for
@@ -110,7 +110,22 @@ def environment():
 
     blas = sorted({f"{pool.get('internal_api')}:{pool.get('architecture')}"
                    for pool in threadpool_info() if pool.get("user_api") == "blas"})
-    return {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__, "blas": blas}
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__, "blas": blas,
+            "simd": _numpy_simd_targets()}
+
+
+def _numpy_simd_targets():
+    """The instruction sets NumPy's vectorized loops (``exp``, ``log``, ``power``...) run on here.
+
+    NumPy picks its loops by processor at import, and an AVX-512 machine's ``exp`` rounds the
+    last bit differently from an AVX2 machine's: the same versions and BLAS do not make the
+    same bits. (NumPy exposes this only privately; None where it cannot be read.)
+    """
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # pragma: no cover - another NumPy layout
+        return None
+    return sorted(name for name in __cpu_dispatch__ if __cpu_features__.get(name))
 
 
 def canonical(model: dict) -> dict:

@@ -180,6 +180,22 @@ class GridEdgeWarning(UserWarning):
     """The hold-out choice of λ fell on an end of its grid."""
 
 
+def _median_ratio(sorted_lams):
+    """The median ratio of neighbouring values of an increasing grid (the geometric mean of the middle two).
+
+    Quotients and square roots are rounded the same on every IEEE machine, where NumPy's
+    vectorized ``exp`` and ``log`` differ in the last bit from one CPU's instruction set to
+    another's: the extended grid, saved with the model, stays the same everywhere.
+    """
+    quotients = np.sort(sorted_lams[1:] / sorted_lams[:-1])
+    if not quotients.size:
+        return 1.0
+    middle = quotients.size // 2
+    if quotients.size % 2:
+        return float(quotients[middle])
+    return math.sqrt(float(quotients[middle - 1]) * float(quotients[middle]))
+
+
 def _extend_at_edge(score, C, losses, lams, fi, li):
     """Continue the grid past the end where the choice fell (one decade per round)."""
     start = float(lams[li])
@@ -188,13 +204,13 @@ def _extend_at_edge(score, C, losses, lams, fi, li):
     if lams[li] not in (low, high):
         return C, losses, lams, fi, li
     side = "smallest" if lams[li] == low else "largest"
-    ratio = float(np.exp(np.median(np.abs(np.diff(np.log(lams[order]))))))
+    ratio = _median_ratio(lams[order])
     ratio = ratio if ratio > 1.0 + 1e-12 else 10.0 ** 0.25
-    n_new = max(1, int(np.ceil(np.log(10.0) / np.log(ratio))))
+    n_new = max(1, math.ceil(math.log(10.0) / math.log(ratio)))
+    sign = -1 if side == "smallest" else 1
     for _ in range(MAX_EXTENSIONS):
         edge = float(lams.min() if side == "smallest" else lams.max())
-        steps = np.arange(1, n_new + 1, dtype=np.float64)
-        new = edge * ratio ** (-steps if side == "smallest" else steps)
+        new = np.array([edge * ratio ** (sign * k) for k in range(1, n_new + 1)])
         new = new[(new > 1e-300) & np.isfinite(new)]
         if not new.size:
             break

@@ -376,3 +376,13 @@ def test_exact_size_limit_and_failed_fit_leaves_the_previous_model(monkeypatch):
     assert model.set_params(solver="auto", n_components=20).fit(X, y).solver_ == "krylov"
     monkeypatch.setattr(est, "KRYLOV_BLOCK", 7)  # (unused here: the kernel matrix fits the budget)
     assert model.set_params(memory_budget=1000).fit(X, y).solver_ == "nystroem"
+
+
+def test_grid_extension_ratio_is_exact_and_median():
+    """The grid past its end steps by the median neighbour ratio, computed by IEEE quotients (no exp/log)."""
+    from rankcore.rkhs._selection import _median_ratio
+
+    assert _median_ratio(np.array([0.01, 0.1, 1.0])) == 10.0
+    assert _median_ratio(np.array([1.0, 2.0, 8.0, 16.0, 32.0])) == 2.0      # ratios 2, 4, 2, 2: median 2
+    assert _median_ratio(np.array([1.0, 2.0, 8.0])) == pytest.approx(np.sqrt(8.0), rel=1e-15)
+    assert _median_ratio(np.array([3.0])) == 1.0
