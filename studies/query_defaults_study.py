@@ -225,63 +225,100 @@ def run(set_name, models, seeds, cache: Path, threads=1):
         todo = [m for m in models if not _cache_file(cache, set_name, seed, m).is_file()]
         if not todo:
             continue
-        scores = {m: np.full(y.shape[0], np.nan) for m in todo}
-        seconds = {m: [] for m in todo}
         splits = list(QueryKFold(n_splits, shuffle=True, random_state=seed).split(X, qid=qid))[:n_fitted]
         for fold, (train, test) in enumerate(splits):
+            # each fit is kept as soon as it is done (``.foldK`` files), so a stopped run resumes
+            pending = [m for m in todo if not _fold_file(cache, set_name, seed, m, fold).is_file()]
+            if not pending:
+                continue
             train = train[_canonical_order(X[train], y[train], qid[train])]
             Xtr, ytr, qtr = X[train], y[train], qid[train]
-            for name in todo[fold % len(todo):] + todo[:fold % len(todo)]:
+            for name in pending[fold % len(pending):] + pending[:fold % len(pending)]:
                 start = time.process_time()
                 predict = MODELS[name](Xtr, ytr, qtr, threads)
-                seconds[name].append(time.process_time() - start)
-                scores[name][test] = predict(X[test])
-                print(f"  {set_name} seed {seed} fold {fold} {name}: {seconds[name][-1]:.2f} s "
+                seconds = time.process_time() - start
+                path = _fold_file(cache, set_name, seed, name, fold)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                np.savez(path, test=test, scores=predict(X[test]), seconds=seconds, load=os.getloadavg()[0])
+                print(f"  {set_name} seed {seed} fold {fold} {name}: {seconds:.2f} s "
                       f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
         for name in todo:
+            scores = np.full(y.shape[0], np.nan)
+            seconds = []
+            for fold in range(len(splits)):
+                with np.load(_fold_file(cache, set_name, seed, name, fold)) as part:
+                    scores[part["test"]] = part["scores"]
+                    seconds.append(float(part["seconds"]))
             path = _cache_file(cache, set_name, seed, name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(path, scores=scores[name], seconds=np.array(seconds[name]), load=os.getloadavg()[0])
+            np.savez(path, scores=scores, seconds=np.array(seconds), load=os.getloadavg()[0])
 
 
-def _load(cache, set_name, seed, model):
+def _fold_file(cache: Path, set_name, seed, model, fold):
     path = _cache_file(cache, set_name, seed, model)
-    if not path.is_file():
+    return path.with_name(f"{path.stem}.fold{fold}.npz")
+
+
+def _load(cache, set_name, seed, model, n_rows=None):
+    """(out-of-fold scores, CPU seconds, folds) of a model, or None; ``n_rows``: also the folds done so far."""
+    path = _cache_file(cache, set_name, seed, model)
+    if path.is_file():
+        with np.load(path) as data:
+            return data["scores"], float(data["seconds"].sum()), data["seconds"].shape[0]
+    parts = sorted(path.parent.glob(f"{path.stem}.fold*.npz")) if n_rows is not None else []
+    if not parts:
         return None
-    with np.load(path) as data:
-        return data["scores"], float(data["seconds"].sum())
+    scores, seconds = np.full(n_rows, np.nan), 0.0
+    for part_path in parts:
+        with np.load(part_path) as part:
+            scores[part["test"]] = part["scores"]
+            seconds += float(part["seconds"])
+    return scores, seconds, len(parts)
 
 
 def report(set_names, models, seeds, cache: Path, paired=True):
+    """Per set: NDCG@1/5/10, fit CPU × LGBMRanker and the paired NDCG@10 difference to it.
+
+    Every model is judged on the same queries: those every listed model has
+    scored (a model stopped part way through its folds narrows them, and the
+    heading says so); its time ratio is over the folds it shares with
+    ``LGBMRanker()``.
+    """
     import rankcore
     from rankcore.metrics import compare
 
     for set_name in set_names:
+        _, y, qid = SETS[set_name]()
         set_seeds = [s for s in seeds if _load(cache, set_name, s, REFERENCE) is not None]
         if not set_seeds:
             continue
-        _, y, qid = SETS[set_name]()
-        print(f"\n### {set_name} (seeds {set_seeds})\n")
+        loaded = {}
+        for model in models:
+            runs = {s: _load(cache, set_name, s, model, y.shape[0]) for s in set_seeds}
+            if all(v is not None for v in runs.values()):
+                loaded[model] = runs
+        common = {s: np.logical_and.reduce([np.isfinite(loaded[m][s][0]) for m in loaded]) for s in set_seeds}
+        scored = {s: np.isfinite(loaded[REFERENCE][s][0]) for s in set_seeds}
+        narrowed = [s for s in set_seeds if common[s].sum() < scored[s].sum()]
+        note = (f"; on the {int(sum(np.unique(qid[common[s]]).shape[0] for s in narrowed))} queries every model "
+                f"scored (split {narrowed})" if narrowed else "")
+        print(f"\n### {set_name} (seeds {set_seeds}{note})\n")
         head = "| model | NDCG@1 | NDCG@5 | NDCG@10 | fit CPU × LGBMRanker |"
         if paired:
             head += " NDCG@10 − LGBMRanker (p), per seed |"
         print(head)
         print("|---" * (head.count("|") - 1) + "|")
-        for model in models:
-            loaded = {s: _load(cache, set_name, s, model) for s in set_seeds}
-            if any(v is None for v in loaded.values()):
-                continue
+        for model, runs in loaded.items():
             values = {m: [] for m in METRICS}
             ratio_num = ratio_den = 0.0
             pairs = []
-            for s, (scores, secs) in loaded.items():
-                ref_scores, ref_secs = _load(cache, set_name, s, REFERENCE)
-                rows = np.isfinite(scores)
+            for s, (scores, secs, folds) in runs.items():
+                ref_scores, ref_secs, ref_folds = loaded[REFERENCE][s]
+                rows = common[s]
                 ev = rankcore.evaluate(y[rows], scores[rows], list(METRICS), qid=qid[rows])
                 for m in METRICS:
                     values[m].append(ev[m])
-                ratio_num += secs
-                ratio_den += ref_secs
+                ratio_num += secs / folds
+                ratio_den += ref_secs / ref_folds
                 if paired and model != REFERENCE:
                     c = compare(y[rows], scores[rows], ref_scores[rows], "ndcg@k:10", qid=qid[rows], random_state=0)
                     pairs.append(f"{c.difference:+.4f} ({c.p_value:.3f})")
