@@ -329,6 +329,33 @@ def report(set_names, models, seeds, cache: Path, paired=True):
             print(line)
 
 
+def deltas(set_names, models, seed, cache: Path, base="default"):
+    """One row per candidate: its NDCG@10 minus ``base``'s on each set, and the means over the sets of @1/@5/@10."""
+    import rankcore
+
+    sets, rows = [], {m: {} for m in models if m != base}
+    for set_name in set_names:
+        _, y, qid = SETS[set_name]()
+        base_run = _load(cache, set_name, seed, base)
+        if base_run is None:
+            continue
+        sets.append(set_name)
+        base_ev = rankcore.evaluate(y, base_run[0], list(METRICS), qid=qid)
+        for model in rows:
+            run = _load(cache, set_name, seed, model)
+            if run is not None:
+                ev = rankcore.evaluate(y, run[0], list(METRICS), qid=qid)
+                rows[model][set_name] = {m: ev[m] - base_ev[m] for m in METRICS}
+    print(f"\n### candidates − {base}, split {seed}: NDCG@10 per set; means over the sets\n")
+    head = "| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 |"
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    for model, per_set in rows.items():
+        cells = [f"{per_set[s]['ndcg@k:10']:+.4f}" if s in per_set else "" for s in sets]
+        means = [np.mean([v[m] for v in per_set.values()]) for m in METRICS]
+        print(f"| {model} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means) + " |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -339,6 +366,8 @@ def main(argv=None):
                                                                           "query_defaults_cache")))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--report", action="store_true", help="print the tables from the cache")
+    parser.add_argument("--deltas", action="store_true",
+                        help="print each model minus the default from the cache (the first of --seeds)")
     args = parser.parse_args(argv)
     models = []
     for name in args.models:
@@ -346,6 +375,9 @@ def main(argv=None):
     unknown = [m for m in models if m not in MODELS]
     if unknown:
         parser.error(f"unknown models {unknown}; known: {list(MODELS)}")
+    if args.deltas:
+        deltas(args.sets, models, args.seeds[0], args.cache)
+        return 0
     if args.report:
         report(args.sets, list(dict.fromkeys([REFERENCE] + models)), args.seeds, args.cache)
         return 0
