@@ -336,15 +336,16 @@ def deltas(set_names, models, seed, cache: Path, base="default"):
     sets, rows = [], {m: {} for m in models if m != base}
     for set_name in set_names:
         _, y, qid = SETS[set_name]()
-        base_run = _load(cache, set_name, seed, base)
+        base_run = _load(cache, set_name, seed, base, y.shape[0])
         if base_run is None:
             continue
         sets.append(set_name)
-        base_ev = rankcore.evaluate(y, base_run[0], list(METRICS), qid=qid)
         for model in rows:
-            run = _load(cache, set_name, seed, model)
+            run = _load(cache, set_name, seed, model, y.shape[0])
             if run is not None:
-                ev = rankcore.evaluate(y, run[0], list(METRICS), qid=qid)
+                both = np.isfinite(run[0]) & np.isfinite(base_run[0])
+                ev = rankcore.evaluate(y[both], run[0][both], list(METRICS), qid=qid[both])
+                base_ev = rankcore.evaluate(y[both], base_run[0][both], list(METRICS), qid=qid[both])
                 rows[model][set_name] = {m: ev[m] - base_ev[m] for m in METRICS}
     print(f"\n### candidates − {base}, split {seed}: NDCG@10 per set; means over the sets\n")
     head = "| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 |"
