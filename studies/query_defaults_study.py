@@ -352,6 +352,8 @@ def deltas(set_names, models, seed, cache: Path, base="default"):
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     for model, per_set in rows.items():
+        if not per_set:
+            continue
         cells = [f"{per_set[s]['ndcg@k:10']:+.4f}" if s in per_set else "" for s in sets]
         means = [np.mean([v[m] for v in per_set.values()]) for m in METRICS]
         print(f"| {model} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means) + " |")
