@@ -1,0 +1,397 @@
+"""The default per-query ranker against every peer, and candidate defaults, on seven grouped sets.
+
+Every model is fitted on the same splits of whole queries
+(``rankcore.QueryKFold(shuffle=True)``; training rows grouped by query and
+put in an order set by their values, as ``benchmarks/_query_cv.py`` does), one
+thread per fit, and its out-of-fold scores and fit CPU seconds
+(``time.process_time``) are cached per (set, seed, model) in ``--cache``, so
+that a run can be resumed or extended with more models; ``--report`` prints
+the tables from the cache: mean NDCG@1/5/10 over the queries (each split's
+pooled out-of-fold scores, then the mean over the splits), fit CPU × the
+``LGBMRanker()`` of the same splits, and each model minus ``LGBMRanker()``
+paired over queries on NDCG@10 (``rankcore.metrics.compare``, bootstrap of
+whole queries).
+
+Sets (``--sets``): ``ltr`` (LightGBM's LTR example, from
+``$RANKCORE_DATASETS``, left out without it), ``synthetic``
+(``synthetic_queries(60, random_state=1)``), ``synthetic100``
+(``synthetic_queries(100, random_state=7)``), ``retrieval``
+(``retrieval_queries(800, random_state=3)``), ``retrieval1500``
+(``retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9)``),
+``retrieval_long`` (``retrieval_queries(300, mean_size=120, max_grade=4,
+random_state=4)``), each with 5 folds per seed; and ``large``
+(``retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100,
+random_state=11)``, about 290,000 rows × 137 features) with one split: the
+first of ``QueryKFold(3)``, 2/3 of the queries to train, 1/3 to test.
+
+Models (``--models``, names of :data:`MODELS`): the peers with their
+defaults (``benchmarks/_query_models.py``), rankcore's default, and the
+candidates.  ``l2=c rows`` candidates set the trees' (absolute) ``l2`` at
+fit time to c mean per-row curvatures of the default objective at f = 0:
+the per-query push of the identity price has Σ_k h_k = 2 at every score (each
+pair's two curvatures sum to twice its loss, and J = log R divides by R),
+so the mean per-row curvature is 2/n and ``l2 = 2c/n`` weighs as c rows.
+
+Usage::
+
+    python studies/query_defaults_study.py --sets ltr synthetic --models peers default --seeds 0 1
+    python studies/query_defaults_study.py --report --sets ltr synthetic --seeds 0 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _data import DatasetUnavailable  # noqa: E402
+from _queries import load_lambdarank, retrieval_queries, synthetic_queries  # noqa: E402
+
+import _query_models as qm  # noqa: E402
+
+REFERENCE = "LGBMRanker()"
+METRICS = ("ndcg@k:1", "ndcg@k:5", "ndcg@k:10")
+
+SETS = {
+    "ltr": lambda: _ltr(),
+    "synthetic": lambda: synthetic_queries(60, random_state=1),
+    "synthetic100": lambda: synthetic_queries(100, random_state=7),
+    "retrieval": lambda: retrieval_queries(800, random_state=3),
+    "retrieval1500": lambda: retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9),
+    "retrieval_long": lambda: retrieval_queries(300, mean_size=120, max_grade=4, random_state=4),
+    "large": lambda: retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100, random_state=11),
+}
+#: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
+SPLITS = {"large": (3, 1)}
+
+
+def _ltr():
+    X, y, qid = load_lambdarank()
+    return X.toarray(), y, qid
+
+
+def relative_l2(rows, learner="trees", **params):
+    """rankcore's default with ``l2`` = ``rows`` mean per-row curvatures (2·rows/n at fit time)."""
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        spec = f"{learner}{':' if ':' not in learner else ','}l2={2.0 * rows / y.shape[0]:.6g}"
+        model = rankcore.boost(learner=spec, n_jobs=threads, random_state=0, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+class _Blend:
+    """The study's push + QueryRMSE blend (``objective=`` of ``rankcore.boost``): g = g_push + λ·c·g_rmse.
+
+    g_push, h_push: the default's gain-weighted per-query push (exp loss, identity price); g_rmse =
+    r_i − mean_q(r), r = f − y, h_rmse = 1 − 1/n_q (the per-query squared loss, CatBoost's QueryRMSE);
+    c = ‖g_push(0)‖₁ / ‖g_rmse(0)‖₁, fixed at the start.  No value: Newton steps.
+    """
+
+    def __new__(cls, weight=1.0):
+        from rankcore.objectives import Objective
+        from rankcore.objectives._base import BoundObjective, clip_hessian
+        from rankcore.objectives._query_push import QueryPush
+
+        class Bound(BoundObjective):
+            def __init__(self, objective, y, sample_weight, queries):
+                super().__init__(objective, y, sample_weight)
+                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+                self.codes = queries.codes
+                self.n_q = np.bincount(self.codes).astype(np.float64)
+                self.w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+                zero = np.zeros(y.shape[0])
+                g_push = self.push.value_gradient_hessian(zero)[1]
+                g_rmse = self._rmse(zero)[0]
+                self.scale = weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
+
+            @property
+            def has_hessian(self):
+                return True
+
+            def _rmse(self, scores):
+                r = scores - self.y
+                mean = np.bincount(self.codes, r * self.w) / np.bincount(self.codes, self.w)
+                return self.w * (r - mean[self.codes]), self.w * (1.0 - 1.0 / self.n_q[self.codes])
+
+            def value(self, scores):
+                return float("nan")
+
+            def value_and_gradient(self, scores):
+                return self.value_gradient_hessian(scores)[:2]
+
+            def value_gradient_hessian(self, scores):
+                _, g, h = self.push.value_gradient_hessian(scores)
+                gr, hr = self._rmse(scores)
+                return float("nan"), g + self.scale * gr, clip_hessian(h + self.scale * hr)
+
+            def line(self, scores, direction):
+                raise NotImplementedError
+
+        class Blend(Objective):
+            name = "study-blend"
+            task = "graded"
+            ranks_within_queries = True
+            requires_queries = True
+            has_value = False
+            max_grade = 1023.0
+
+            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+                return Bound(self, y, sample_weight, queries)
+
+        return Blend()
+
+
+def blend(weight=1.0, learner="trees", **params):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, objective=_Blend(weight), n_jobs=threads, random_state=0,
+                               **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+def rc(learner="trees", **params):
+    return qm.rankcore_trees(learner, **params)
+
+
+PEERS = {name: qm.PEERS[name] for name in ("LGBMRanker()", "XGBRanker()", "CatBoost YetiRank", "CatBoost QueryRMSE")}
+
+CANDIDATES = {
+    "default": rc(),
+    # leaf regularization (CatBoost: l2_leaf_reg=3, no floor on the rows per leaf)
+    "l2=3 rows": relative_l2(3),
+    "l2=10 rows": relative_l2(10),
+    "l2=30 rows": relative_l2(30),
+    "min_samples_leaf=5": rc("trees:min_samples_leaf=5"),
+    "min_samples_leaf=1": rc("trees:min_samples_leaf=1"),
+    "min_samples_leaf=1, l2=3 rows": relative_l2(3, "trees:min_samples_leaf=1"),
+    "min_samples_leaf=50": rc("trees:min_samples_leaf=50"),
+    # row sampling within queries
+    "subsample=1": rc("trees:subsample=1"),
+    "subsample=0.66": rc("trees:subsample=0.66"),
+    # iterations and rate
+    "300 trees, rate 0.07": rc("trees:learning_rate=0.07", n_iter=300),
+    "400 trees, rate 0.05": rc("trees:learning_rate=0.05", n_iter=400),
+    "150 trees, rate 0.13": rc("trees:learning_rate=0.13", n_iter=150),
+    # shape
+    "depth 5": rc("trees:max_depth=5"),
+    "depth 7": rc("trees:max_depth=7"),
+    "random_strength=0.5": rc("trees:random_strength=0.5"),
+}
+
+BLENDS = {
+    "blend": blend(1.0),
+    "blend, rmse x0.5": blend(0.5),
+    "blend, rmse x2": blend(2.0),
+    "blend, rmse x4": blend(4.0),
+    "blend, rmse x8": blend(8.0),
+}
+CANDIDATES.update(BLENDS)
+
+MODELS = {**PEERS, **CANDIDATES}
+GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS], "blends": list(BLENDS)}
+
+
+def _canonical_order(X, y, qid):
+    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)] + [y, qid]
+    return np.lexsort(keys)
+
+
+def _cache_file(cache: Path, set_name, seed, model):
+    safe = "".join(c if c.isalnum() or c in "-_.=" else "_" for c in model)
+    return cache / set_name / f"seed{seed}" / f"{safe}.npz"
+
+
+def run(set_name, models, seeds, cache: Path, threads=1):
+    from rankcore import QueryKFold
+
+    X, y, qid = SETS[set_name]()
+    n_splits, n_fitted = SPLITS.get(set_name, (5, 5))
+    print(f"{set_name}: {X.shape[0]:,} rows x {X.shape[1]}, {np.unique(qid).shape[0]} queries", file=sys.stderr)
+    for seed in seeds:
+        todo = [m for m in models if not _cache_file(cache, set_name, seed, m).is_file()]
+        if not todo:
+            continue
+        splits = list(QueryKFold(n_splits, shuffle=True, random_state=seed).split(X, qid=qid))[:n_fitted]
+        for fold, (train, test) in enumerate(splits):
+            # each fit is kept as soon as it is done (``.foldK`` files), so a stopped run resumes
+            pending = [m for m in todo if not _fold_file(cache, set_name, seed, m, fold).is_file()]
+            if not pending:
+                continue
+            train = train[_canonical_order(X[train], y[train], qid[train])]
+            Xtr, ytr, qtr = X[train], y[train], qid[train]
+            for name in pending[fold % len(pending):] + pending[:fold % len(pending)]:
+                start = time.process_time()
+                predict = MODELS[name](Xtr, ytr, qtr, threads)
+                seconds = time.process_time() - start
+                path = _fold_file(cache, set_name, seed, name, fold)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                np.savez(path, test=test, scores=predict(X[test]), seconds=seconds, load=os.getloadavg()[0])
+                print(f"  {set_name} seed {seed} fold {fold} {name}: {seconds:.2f} s "
+                      f"(load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+        for name in todo:
+            scores = np.full(y.shape[0], np.nan)
+            seconds = []
+            for fold in range(len(splits)):
+                with np.load(_fold_file(cache, set_name, seed, name, fold)) as part:
+                    scores[part["test"]] = part["scores"]
+                    seconds.append(float(part["seconds"]))
+            path = _cache_file(cache, set_name, seed, name)
+            np.savez(path, scores=scores, seconds=np.array(seconds), load=os.getloadavg()[0])
+
+
+def _fold_file(cache: Path, set_name, seed, model, fold):
+    path = _cache_file(cache, set_name, seed, model)
+    return path.with_name(f"{path.stem}.fold{fold}.npz")
+
+
+def _load(cache, set_name, seed, model, n_rows=None):
+    """(out-of-fold scores, CPU seconds, folds) of a model, or None; ``n_rows``: also the folds done so far."""
+    path = _cache_file(cache, set_name, seed, model)
+    if path.is_file():
+        with np.load(path) as data:
+            return data["scores"], float(data["seconds"].sum()), data["seconds"].shape[0]
+    parts = sorted(path.parent.glob(f"{path.stem}.fold*.npz")) if n_rows is not None else []
+    if not parts:
+        return None
+    scores, seconds = np.full(n_rows, np.nan), 0.0
+    for part_path in parts:
+        with np.load(part_path) as part:
+            scores[part["test"]] = part["scores"]
+            seconds += float(part["seconds"])
+    return scores, seconds, len(parts)
+
+
+def report(set_names, models, seeds, cache: Path, paired=True):
+    """Per set: NDCG@1/5/10, fit CPU × LGBMRanker and the paired NDCG@10 difference to it.
+
+    Every model is judged on the same queries: those every listed model has
+    scored (a model stopped part way through its folds narrows them, and the
+    heading says so); its time ratio is over the folds it shares with
+    ``LGBMRanker()``.
+    """
+    import rankcore
+    from rankcore.metrics import compare
+
+    for set_name in set_names:
+        _, y, qid = SETS[set_name]()
+        set_seeds = [s for s in seeds if _load(cache, set_name, s, REFERENCE) is not None]
+        if not set_seeds:
+            continue
+        loaded = {}
+        for model in models:
+            runs = {s: _load(cache, set_name, s, model, y.shape[0]) for s in set_seeds}
+            if all(v is not None for v in runs.values()):
+                loaded[model] = runs
+        common = {s: np.logical_and.reduce([np.isfinite(loaded[m][s][0]) for m in loaded]) for s in set_seeds}
+        scored = {s: np.isfinite(loaded[REFERENCE][s][0]) for s in set_seeds}
+        narrowed = [s for s in set_seeds if common[s].sum() < scored[s].sum()]
+        note = (f"; on the {int(sum(np.unique(qid[common[s]]).shape[0] for s in narrowed))} queries every model "
+                f"scored (split {narrowed})" if narrowed else "")
+        print(f"\n### {set_name} (seeds {set_seeds}{note})\n")
+        head = "| model | NDCG@1 | NDCG@5 | NDCG@10 | fit CPU × LGBMRanker |"
+        if paired:
+            head += " NDCG@10 − LGBMRanker (p), per seed |"
+        print(head)
+        print("|---" * (head.count("|") - 1) + "|")
+        for model, runs in loaded.items():
+            values = {m: [] for m in METRICS}
+            ratio_num = ratio_den = 0.0
+            pairs = []
+            for s, (scores, secs, folds) in runs.items():
+                ref_scores, ref_secs, ref_folds = loaded[REFERENCE][s]
+                rows = common[s]
+                ev = rankcore.evaluate(y[rows], scores[rows], list(METRICS), qid=qid[rows])
+                for m in METRICS:
+                    values[m].append(ev[m])
+                ratio_num += secs / folds
+                ratio_den += ref_secs / ref_folds
+                if paired and model != REFERENCE:
+                    c = compare(y[rows], scores[rows], ref_scores[rows], "ndcg@k:10", qid=qid[rows], random_state=0)
+                    pairs.append(f"{c.difference:+.4f} ({c.p_value:.3f})")
+            line = f"| {model} | " + " | ".join(f"{np.mean(values[m]):.4f}" for m in METRICS)
+            line += f" | {ratio_num / ratio_den:.2f} |"
+            if paired:
+                line += " " + ", ".join(pairs) + " |"
+            print(line)
+
+
+def deltas(set_names, models, seed, cache: Path, base="default"):
+    """One row per candidate: its NDCG@10 minus ``base``'s on each set, and the means over the sets of @1/@5/@10."""
+    import rankcore
+
+    sets, rows = [], {m: {} for m in models if m != base}
+    for set_name in set_names:
+        _, y, qid = SETS[set_name]()
+        base_run = _load(cache, set_name, seed, base, y.shape[0])
+        if base_run is None:
+            continue
+        sets.append(set_name)
+        for model in rows:
+            run = _load(cache, set_name, seed, model, y.shape[0])
+            if run is not None:
+                both = np.isfinite(run[0]) & np.isfinite(base_run[0])
+                ev = rankcore.evaluate(y[both], run[0][both], list(METRICS), qid=qid[both])
+                base_ev = rankcore.evaluate(y[both], base_run[0][both], list(METRICS), qid=qid[both])
+                rows[model][set_name] = {m: ev[m] - base_ev[m] for m in METRICS}
+    print(f"\n### candidates − {base}, split {seed}: NDCG@10 per set; means over the sets\n")
+    head = "| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 |"
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    for model, per_set in rows.items():
+        if not per_set:
+            continue
+        cells = [f"{per_set[s]['ndcg@k:10']:+.4f}" if s in per_set else "" for s in sets]
+        means = [np.mean([v[m] for v in per_set.values()]) for m in METRICS]
+        print(f"| {model} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means) + " |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--models", nargs="+", default=["peers", "default"],
+                        help="model names of MODELS, or the groups 'peers', 'candidates'")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--cache", type=Path, default=Path(os.environ.get("QUERY_STUDY_CACHE",
+                                                                          "query_defaults_cache")))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--report", action="store_true", help="print the tables from the cache")
+    parser.add_argument("--deltas", action="store_true",
+                        help="print each model minus the default from the cache (the first of --seeds)")
+    args = parser.parse_args(argv)
+    models = []
+    for name in args.models:
+        models.extend(GROUPS.get(name, [name]))
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        parser.error(f"unknown models {unknown}; known: {list(MODELS)}")
+    if args.deltas:
+        deltas(args.sets, models, args.seeds[0], args.cache)
+        return 0
+    if args.report:
+        report(args.sets, list(dict.fromkeys([REFERENCE] + models)), args.seeds, args.cache)
+        return 0
+    models = list(dict.fromkeys([REFERENCE] + models))
+    for set_name in args.sets:
+        try:
+            run(set_name, models, args.seeds, args.cache, args.threads)
+        except DatasetUnavailable as exc:
+            print(f"left out {set_name}: {exc}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
