@@ -194,15 +194,7 @@ from rankcore.dask import DaskPushBoost  # noqa: E402
 from rankcore.dask._backend import DaskBackend  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-
-
-def _data(n=3000, d=6, seed=4):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    X[:, 3] = np.round(X[:, 3], 1)                      # ties
-    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
-    y[rng.random(n) < 0.1] ^= 1
-    return X, y
+from test_dask_trees_lead import _data  # noqa: E402  (the same rows as the lead's own tests)
 
 
 @pytest.mark.parametrize("spec", ["trees", "trees:growth=depthwise,colsample=0.7"])
