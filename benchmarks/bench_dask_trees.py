@@ -11,12 +11,10 @@ for the stumps) with its defaults otherwise:
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
-  once per tree; and leaf-wise over "dask messages": the first worker
-  calls the others through Dask's actor messages
-  (``DaskBackend.direct_channels = False``, the default) where the other
-  leaf-wise and depthwise learners use direct channels on Dask's comm layer; and leaf-wise with a "private lead loop": the
-  lead's channel connections driven on an event loop in a thread of its own
-  (``rankcore.dask._lead.LEAD_LOOP = "private"``) instead of its worker's loop;
+  once per tree; and leaf-wise over "Dask-comm channels": the first worker
+  calls the others over connections of Dask's comm layer
+  (``DaskBackend.direct_channels = True``) where the default learners use
+  Dask's actor messages;
 * ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
 * ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
 
@@ -61,13 +59,11 @@ from dask_synthetic import synthetic  # noqa: E402
 D = 40
 CHUNKS = 16
 TREES = 50
-LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, dask messages)",
-            "rankcore trees (leaf-wise, private lead loop)",
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, Dask-comm channels)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
-                     "rankcore trees (leaf-wise, dask messages)": "trees",
-                     "rankcore trees (leaf-wise, private lead loop)": "trees",
+                     "rankcore trees (leaf-wise, Dask-comm channels)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
 REFERENCE = "DaskLGBMClassifier"
@@ -111,13 +107,6 @@ class _PeakMemory:
         self._thread.join()
 
 
-def _lead_loop(where: str) -> None:
-    """On a worker: where the lead drives its channels (``rankcore.dask._lead.LEAD_LOOP``)."""
-    from rankcore.dask import _lead
-
-    _lead.LEAD_LOOP = where
-
-
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
@@ -126,16 +115,12 @@ def _fit(name: str, client, X, y):
 
         saved = DaskBackend.lead_searches, DaskBackend.direct_channels
         DaskBackend.lead_searches = not name.endswith("per pass)")
-        DaskBackend.direct_channels = not name.endswith("dask messages)")
-        if name.endswith("private lead loop)"):
-            client.run(_lead_loop, "private")
+        DaskBackend.direct_channels = name.endswith("Dask-comm channels)")
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
                                   client=client).fit(X, y)
         finally:
             DaskBackend.lead_searches, DaskBackend.direct_channels = saved
-            if name.endswith("private lead loop)"):
-                client.run(_lead_loop, "worker")
         trees = max(1, model.n_iter_)
         return model, model.fit_info_["round_trips"] / trees, model.fit_info_["worker_passes"] / trees
     if name == "DaskLGBMClassifier":

@@ -88,7 +88,7 @@ class Peer:
             return
         worker = get_worker()
         try:
-            self.channel = Channel(address, worker.security.get_connection_args("worker"), lead_loop(worker))
+            self.channel = Channel(address, worker.security.get_connection_args("worker"), worker.loop.asyncio_loop)
         except OSError:
             self.channel = None
 
@@ -116,27 +116,6 @@ class Peer:
                 function=method, actor=self.key, args=[to_serialize(arg) for arg in args], kwargs={})
 
         return asyncio.run_coroutine_threadsafe(call(), worker.loop.asyncio_loop)
-
-
-#: Where the lead drives its channels' connections: "worker" (its worker's event loop) or "private"
-#: (a loop in a thread of the lead's own, started once per process); see the study for their costs.
-LEAD_LOOP = "worker"
-_private = None
-
-
-def lead_loop(worker):
-    """The asyncio loop the lead's channels run on (:data:`LEAD_LOOP`)."""
-    global _private
-    if LEAD_LOOP == "worker":
-        return worker.loop.asyncio_loop
-    if _private is None:
-        import asyncio
-        import threading
-
-        loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, name="rankcore-lead-loop", daemon=True).start()
-        _private = loop
-    return _private
 
 
 class _Reply:
