@@ -37,6 +37,12 @@ class CommandError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors kept to one clean line like rankcore's own."""
 
+    def format_help(self) -> str:
+        # an epilog may be a callable, formatted only when the help is shown (see ``models_epilog``)
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {_clean(message)}\n")

@@ -204,7 +204,9 @@ def add_model_options(parser, *, multiple: bool) -> None:
         "model" + (" (comma-separated values of any option are compared)" if multiple else ""))
     group.add_argument(
         "--model", action="append", metavar="NAME|SPEC",
-        help=f"the model: {', '.join(KINDS)} (default push), or one spec such as "
+        # the kinds are listed in the epilog, formatted only with the help: naming them here would load
+        # every plugin's estimators for each parse
+        help="the model: a kind listed under 'models' below (default push), or one spec such as "
              "'exactboost:metric=prec@k:50,n_runs=20'" + ("; may be repeated" if multiple else ""),
     )
     for option in OPTIONS:
@@ -538,9 +540,18 @@ def describe_kinds() -> str:
     return "\n".join(f"  {k.name:<13} {k.summary}" for k in KINDS.values())
 
 
-def models_epilog(*examples: str) -> str:
-    """Help epilog of a command that trains models: the model kinds, then example command lines."""
-    return "models:\n" + describe_kinds() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in examples)
+def models_epilog(*examples: str):
+    """Help epilog of a command that trains models: the model kinds, then example command lines.
+
+    Returned as a callable that the parser calls when it formats the help:
+    the model kinds come from the registry, which loads every plugin's
+    estimators, and a command line that only parses (a usage error, another
+    subcommand) should not pay for that.
+    """
+    def text() -> str:
+        return "models:\n" + describe_kinds() + "\n\nexamples:\n" + "\n".join(f"  {line}" for line in examples)
+
+    return text
 
 
 # --------------------------------------------------------------------------
