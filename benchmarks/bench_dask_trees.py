@@ -12,7 +12,10 @@ for the stumps) with its defaults otherwise:
   printed); leaf-wise also with ``placement="distributed"`` and
   ``"one_worker"`` (the crossover of the placement rule:
   ``--learners "rankcore trees (leaf-wise, distributed)" "rankcore trees
-  (leaf-wise, one worker)"`` over several sizes);
+  (leaf-wise, one worker)"`` over several sizes); and "pages not kept":
+  the workers' allocator left with Dask's settings during the fit
+  (``rankcore.dask._malloc.KEEP_PAGES = False``), where by default freed
+  pages are kept for reuse while a fit runs;
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
@@ -69,12 +72,15 @@ D = 40
 CHUNKS = 16
 TREES = 50
 LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (leaf-wise, distributed)",
-            "rankcore trees (leaf-wise, one worker)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, Dask-comm channels)",
+            "rankcore trees (leaf-wise, one worker)", "rankcore trees (leaf-wise, pages not kept)",
+            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, Dask-comm channels)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
                      "rankcore trees (leaf-wise, distributed)": "trees",
                      "rankcore trees (leaf-wise, one worker)": "trees",
+                     "rankcore trees (leaf-wise, pages not kept)": "trees",
+                     "rankcore trees (leaf-wise, one worker, pages not kept)": "trees",
                      "rankcore trees (leaf-wise, Dask-comm channels)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
@@ -119,6 +125,12 @@ class _PeakMemory:
         self._thread.join()
 
 
+def _keep_pages(keep: bool) -> None:
+    from rankcore.dask import _malloc
+
+    _malloc.KEEP_PAGES = keep
+
+
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
@@ -129,13 +141,16 @@ def _fit(name: str, client, X, y):
         DaskBackend.lead_searches = not name.endswith("per pass)")
         DaskBackend.direct_channels = name.endswith("Dask-comm channels)")
         # the default placement is "auto"; the per-pass and channel rows measure the distributed machinery
-        placement = ("one_worker" if name.endswith("one worker)") else
+        placement = ("one_worker" if name.endswith(("one worker)", "one worker, pages not kept)")) else
                      "distributed" if name.endswith(("distributed)", "per pass)", "channels)")) else "auto")
+        keep = not name.endswith("pages not kept)")       # Dask's allocator settings left alone during the fit
+        client.run(_keep_pages, keep)
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
                                   client=client, placement=placement).fit(X, y)
         finally:
             DaskBackend.lead_searches, DaskBackend.direct_channels = saved
+            client.run(_keep_pages, True)
         trees = max(1, model.n_iter_)
         if placement == "auto":
             print(f"  ({name}, {X.shape[0]:,d} rows: {model.fit_info_['placement']}: "

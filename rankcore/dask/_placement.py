@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ._malloc import pages_kept
 from ._prepare import check_chunk
 
 __all__ = ["PLACEMENTS", "Placement", "choose_placement", "messages_per_iteration", "fit_on_one_worker"]
@@ -175,7 +176,7 @@ def _fit_here(estimator, task, X_parts, y_parts, w_parts, q_parts, fit_kwargs):
     if "n_jobs" in estimator.get_params(deep=False):
         estimator.set_params(n_jobs=_worker_threads())       # the worker's threads, as the distributed fit uses
     out = io.StringIO()
-    with warnings.catch_warnings(record=True) as caught, redirect_stdout(out):
+    with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept():
         warnings.simplefilter("always")
         estimator.fit(X, y, w, qid=qid, **fit_kwargs)
     shown = [(w.category, str(w.message)) for w in caught]

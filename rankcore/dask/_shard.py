@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives import BoundQueryBlocks, RowBlock
+from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
 
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
@@ -174,6 +175,8 @@ class Shard:
         self._neg_grad: list[np.ndarray] | None = None
         self._line = None
         self._peers: list = []           # the other shards, when this one leads the trees' searches
+        # freed arrays reused while the fit runs, not fresh pages at every tree (rankcore.dask._malloc)
+        self._pages_kept = keep_pages()
 
     # ------------------------------------------------------------------
     def info(self) -> dict:
@@ -337,6 +340,13 @@ class Shard:
             peer.close()
         self._peers = []
 
+    def end(self) -> None:
+        """The fit is over: close the channels, give the worker's allocator settings back (idempotent)."""
+        self.close_peers()
+        if self._pages_kept:
+            self._pages_kept = False
+            release_pages()
+
     def open_channel(self):
         """Serve a lead's calls on a direct channel: its address, or None when no listener can be opened.
 
@@ -465,10 +475,16 @@ class ShardSet:
         self.workers = workers
 
     def close(self) -> None:
-        """Close the lead's channels (errors ignored: a worker may be lost), then release the actors."""
-        if self.actors:
+        """End every shard (the lead's channels, the allocator settings; errors ignored), then release the actors."""
+        ends = []
+        for actor in self.actors:
             try:
-                self.actors[0].close_peers().result(timeout=CLOSE_TIMEOUT)
+                ends.append(actor.end())
+            except Exception:             # a lost worker: nothing to end there
+                pass
+        for end in ends:
+            try:
+                end.result(timeout=CLOSE_TIMEOUT)
             except Exception:             # a lost or busy worker: its channels end with its connections
                 pass
         self.actors = []

@@ -209,3 +209,38 @@ def test_a_distributed_fit_does_not_depend_on_where_each_chunk_was_computed(dask
         fits.append(DaskPushBoost(**params).fit(Xd, yd))
     for other in fits[1:]:
         _assert_identical(other, fits[0], X)
+
+
+# --------------------------------------------------------------------------
+# The workers' allocator: freed pages kept during a fit, Dask's settings given back after
+# --------------------------------------------------------------------------
+
+def _pages_held():
+    from rankcore.dask import _malloc
+
+    return _malloc._holders
+
+
+def test_keep_pages_nests_and_is_a_no_op_outside_dask_workers(monkeypatch):
+    from rankcore.dask import _malloc
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    assert _malloc.keep_pages() is False and _malloc._holders == 0
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    if _malloc._libc() is None:
+        pytest.skip("not glibc: mallopt is not available")
+    with _malloc.pages_kept():
+        with _malloc.pages_kept():
+            assert _malloc._holders == 2
+        assert _malloc._holders == 1
+    assert _malloc._holders == 0
+    _malloc.release_pages()                              # one release too many changes nothing
+    assert _malloc._holders == 0
+
+
+def test_every_fit_gives_the_workers_allocator_settings_back(dask_client):  # noqa: F811
+    X, y = _data(n=400)
+    Xd, yd = _dask(X, y, chunks=(100,) * 4)
+    for placement in ("distributed", "one_worker"):
+        DaskPushBoost(placement=placement, learner=TREES, n_iter=2).fit(Xd, yd)
+        assert set(dask_client.run(_pages_held).values()) == {0}
