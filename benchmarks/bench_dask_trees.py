@@ -73,7 +73,8 @@ CHUNKS = 16
 TREES = 50
 LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (leaf-wise, distributed)",
             "rankcore trees (leaf-wise, one worker)", "rankcore trees (leaf-wise, pages not kept)",
-            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, Dask-comm channels)",
+            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)",
+            "rankcore trees (leaf-wise, Dask-comm channels)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",

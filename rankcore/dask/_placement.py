@@ -194,8 +194,6 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
     """
     import sys
 
-    import dask
-
     chunks = data.delayed_chunks()
     q = None if qid is None else qid.to_delayed().ravel().tolist()
     columns = [[c[0] for c in chunks], [c[1] for c in chunks],
@@ -204,8 +202,7 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
     X_f, y_f, w_f, q_f = futures
     if w_f is None:
         w_f = [None] * len(X_f)
-    with dask.annotate(retries=0):
-        future = client.submit(_fit_here, estimator, task, X_f, y_f, w_f, q_f, dict(fit_kwargs), pure=False)
+    future = client.submit(_fit_here, estimator, task, X_f, y_f, w_f, q_f, dict(fit_kwargs), pure=False)
     try:
         fitted, address, printed, caught = future.result()
     finally:

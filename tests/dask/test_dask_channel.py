@@ -226,7 +226,8 @@ def test_the_channels_carry_the_lead_passes(dask_client, monkeypatch):  # noqa: 
     Xd, yd = da.from_array(X, chunks=((1500, 1500), -1)), da.from_array(y, chunks=((1500, 1500),))
     dask_client.run(_count_served)
     try:
-        model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(Xd, yd)
         served = sum(dask_client.run(_served_count).values())
     finally:
         dask_client.run(_uncount_served)

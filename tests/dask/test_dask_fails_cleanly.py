@@ -75,7 +75,8 @@ def test_chunks_of_very_different_sizes_and_one_class_fit_the_in_memory_model(da
     X, y = _data()
     spec = "trees:max_leaves=8,min_samples_leaf=5"
     Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
-    model = _within_timeout(lambda: DaskPushBoost(placement="distributed", learner=spec, n_iter=5, random_state=1).fit(Xd, yd))
+    model = _within_timeout(lambda: DaskPushBoost(placement="distributed",
+                                                  learner=spec, n_iter=5, random_state=1).fit(Xd, yd))
     local = rankcore.PushBoost(learner=spec, n_iter=5, random_state=1).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 5
     for a, b in zip(model.rankers_, local.rankers_):

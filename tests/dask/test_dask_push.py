@@ -129,7 +129,8 @@ def test_dask_default_binning_is_the_in_memory_rule(dask_client):
     assert all(np.array_equal(a, b) for a, b in zip(
         rankcore.dask.bin_edges(Xd, 12, sample_weight=wd, subsample=250, random_state=7),
         bin_edges(X, 12, sample_weight=w, subsample=250, random_state=7)))
-    model = DaskPushBoost(placement="distributed", learner=learner, n_iter=10, random_state=7).fit(Xd, yd, sample_weight=wd)
+    model = DaskPushBoost(placement="distributed",
+                          learner=learner, n_iter=10, random_state=7).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(learner=learner, n_iter=10, random_state=7).fit(X, y, sample_weight=w)
     _assert_same_fit(model, local, Xd, X)
 
@@ -177,7 +178,8 @@ def test_dask_dataframe_inputs_and_feature_names(dask_client):
 def test_dask_to_local_saves_and_loads(dask_client, tmp_path):
     X, y = _data(seed=6)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(placement="distributed", n_iter=6, thresholds=bin_edges(X, max_bins=16), price="pow:8").fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=6, thresholds=bin_edges(X, max_bins=16), price="pow:8").fit(Xd, yd)
     local = model.to_local()
     assert type(local) is rankcore.PushBoost
     assert "client" not in local.get_params()
@@ -290,7 +292,8 @@ def test_dask_twins_check_the_early_stopping_parameters_alike(dask_client, estim
 def test_dask_score_is_distributed(dask_client):
     X, y = _data(seed=10)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(placement="distributed", n_iter=5, thresholds=bin_edges(X, max_bins=16), scoring="auc").fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=5, thresholds=bin_edges(X, max_bins=16), scoring="auc").fit(Xd, yd)
     assert model.score(Xd, yd) == pytest.approx(model.to_local().score(X, y), abs=1e-6)
 
 
@@ -336,7 +339,8 @@ def test_dask_errors_name_the_problem(dask_client):
     with pytest.raises(ValueError, match="both classes"):
         DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, da.zeros(X.shape[0], chunks=(CHUNKS,)))
     with pytest.raises(ValueError, match="two classes"):
-        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, da.from_array(np.arange(X.shape[0]) % 3, chunks=(CHUNKS,)))
+        DaskPushBoost(placement="distributed",
+                      n_iter=2).fit(Xd, da.from_array(np.arange(X.shape[0]) % 3, chunks=(CHUNKS,)))
     with pytest.raises(ValueError, match="expected 600 entries"):
         DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, y[:-1])
     with pytest.raises(ValueError, match="sample_weight.*non-negative"):
@@ -385,8 +389,10 @@ def test_dask_fit_accepts_labels_chunked_differently_from_X(dask_client):
     Xd, yd, _ = _dask(X, y)
     w = np.random.default_rng(2).uniform(0.5, 2.0, size=y.size)
     edges = bin_edges(X, max_bins=16)
-    model = DaskPushBoost(placement="distributed", n_iter=6, thresholds=edges).fit(Xd, da.from_array(y, chunks=77), sample_weight=w)
-    reference = DaskPushBoost(placement="distributed", n_iter=6, thresholds=edges).fit(Xd, yd, sample_weight=da.from_array(w, chunks=(CHUNKS,)))
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=6, thresholds=edges).fit(Xd, da.from_array(y, chunks=77), sample_weight=w)
+    reference = DaskPushBoost(placement="distributed",
+                              n_iter=6, thresholds=edges).fit(Xd, yd, sample_weight=da.from_array(w, chunks=(CHUNKS,)))
     local = rankcore.PushBoost(n_iter=6, thresholds=edges).fit(X, y, sample_weight=w)
     _assert_same_fit(model, local, Xd, X)
     _assert_same_fit(reference, local, Xd, X)
@@ -453,7 +459,8 @@ def test_dask_plugin_learner_subclass_inherits_the_distributed_preparation(dask_
     with components_registered("rankcore_register_learners", [MyStumps], "dask-test-learner"):
         X, y = _data(seed=12)
         Xd, yd, _ = _dask(X, y)
-        model = DaskPushBoost(placement="distributed", learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
         local = rankcore.PushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(X, y)
         assert model.fit_info_["path"] == "fast"
         _assert_same_fit(model, local, Xd, X)
@@ -482,7 +489,8 @@ def test_dask_estimator_pickles_without_its_client(dask_client):
 
     X, y = _data(seed=13)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(placement="distributed", client=dask_client, n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          client=dask_client, n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
     again = pickle.loads(pickle.dumps(model))
     assert again.client is None and model.client is dask_client
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
@@ -534,7 +542,8 @@ def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
 
     register_everywhere(dask_client, "_push_plugins", "Plugin", "dask-everywhere")
     try:
-        model = DaskPushBoost(placement="distributed", loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(Xd, yd)
         local = rankcore.PushBoost(loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(X, y)
         assert model.fit_info_["path"] == "pairwise"
         _assert_same_fit(model, local, Xd, X)

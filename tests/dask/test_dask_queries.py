@@ -69,7 +69,8 @@ def test_dask_fit_within_queries_equals_in_memory(dask_client, params):
     X, y, qid = _data()
     w = np.random.default_rng(1).uniform(0.5, 2.0, y.shape[0])
     Xd, yd, qd, wd = _dask(X, y, qid, w)
-    model = DaskPushBoost(placement="distributed", n_iter=5, random_state=3, **params).fit(Xd, yd, sample_weight=wd, qid=qd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=5, random_state=3, **params).fit(Xd, yd, sample_weight=wd, qid=qd)
     local = rankcore.PushBoost(n_iter=5, random_state=3, **params).fit(X, y, sample_weight=w, qid=qid)
     assert model.fit_info_["path"] == "separable"
     _assert_same_model(model, local, Xd, X)

@@ -44,7 +44,8 @@ def _data(n=600, d=5, seed=0, sort=True):
 def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     X, y = _data(sort=sort)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
-    model = DaskPushBoost(placement="distributed", loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
     for a, b in zip(model.rankers_, local.rankers_):
@@ -95,7 +96,8 @@ def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noq
     X, y = _data(sort=sort)
     spec = "trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
-    model = DaskPushBoost(placement="distributed", loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
     for a, b in zip(model.rankers_, local.rankers_):
