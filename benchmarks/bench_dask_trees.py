@@ -7,11 +7,20 @@ rows), brought to the client.  Every learner fits 50 trees (50 iterations
 for the stumps) with its defaults otherwise:
 
 * rankcore ``DaskPushBoost`` with ``trees`` (leaf-wise, 31 leaves),
-  ``trees:growth=depthwise`` and ``stumps`` (``early_stopping=False``);
+  ``trees:growth=depthwise`` and ``stumps`` (``early_stopping=False``),
+  with the default ``placement="auto"`` (the placement it chose is
+  printed); leaf-wise also with ``placement="distributed"`` and
+  ``"one_worker"`` (the crossover of the placement rule:
+  ``--learners "rankcore trees (leaf-wise, distributed)" "rankcore trees
+  (leaf-wise, one worker)"`` over several sizes); and "pages not kept":
+  the workers' allocator left with Dask's settings during the fit
+  (``rankcore.dask._malloc.KEEP_PAGES = False``), where by default freed
+  pages are kept for reuse while a fit runs;
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
-  once per tree; and leaf-wise over "Dask-comm channels": the first worker
+  once per tree (distributed placement); and leaf-wise over "Dask-comm
+  channels" (distributed placement): the first worker
   calls the others over connections of Dask's comm layer
   (``DaskBackend.direct_channels = True``) where the default learners use
   Dask's actor messages;
@@ -23,7 +32,10 @@ while the fit runs (sampled every 0.5 s by a thread on the client, so
 short peaks may be missed); the wall time covers the whole ``fit``
 (validation, binning, encoding, trees); worker CPU is the CPU time the
 worker processes spent during the fit (every thread), a figure that varies
-less than the wall time on a machine shared with other work.
+less than the wall time on a machine shared with other work; "max cpu" is the
+busiest worker's share of it, the wall time the fit would take on a machine
+where each worker had its own core (the figure the placement rule compares).
+The load average is printed after each size.
 Round trips per tree are rankcore's ``fit_info_["round_trips"]`` over its
 trees -- the client's waits on the workers -- and worker passes per tree its
 ``fit_info_["worker_passes"]``, the passes the first worker ran with the
@@ -59,10 +71,17 @@ from dask_synthetic import synthetic  # noqa: E402
 D = 40
 CHUNKS = 16
 TREES = 50
-LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (depthwise)", "rankcore trees (leaf-wise, Dask-comm channels)",
+LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (leaf-wise, distributed)",
+            "rankcore trees (leaf-wise, one worker)", "rankcore trees (leaf-wise, pages not kept)",
+            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)",
+            "rankcore trees (leaf-wise, Dask-comm channels)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
+                     "rankcore trees (leaf-wise, distributed)": "trees",
+                     "rankcore trees (leaf-wise, one worker)": "trees",
+                     "rankcore trees (leaf-wise, pages not kept)": "trees",
+                     "rankcore trees (leaf-wise, one worker, pages not kept)": "trees",
                      "rankcore trees (leaf-wise, Dask-comm channels)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
@@ -107,6 +126,12 @@ class _PeakMemory:
         self._thread.join()
 
 
+def _keep_pages(keep: bool) -> None:
+    from rankcore.dask import _malloc
+
+    _malloc.KEEP_PAGES = keep
+
+
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
@@ -116,12 +141,21 @@ def _fit(name: str, client, X, y):
         saved = DaskBackend.lead_searches, DaskBackend.direct_channels
         DaskBackend.lead_searches = not name.endswith("per pass)")
         DaskBackend.direct_channels = name.endswith("Dask-comm channels)")
+        # the default placement is "auto"; the per-pass and channel rows measure the distributed machinery
+        placement = ("one_worker" if name.endswith(("one worker)", "one worker, pages not kept)")) else
+                     "distributed" if name.endswith(("distributed)", "per pass)", "channels)")) else "auto")
+        keep = not name.endswith("pages not kept)")       # Dask's allocator settings left alone during the fit
+        client.run(_keep_pages, keep)
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
-                                  client=client).fit(X, y)
+                                  client=client, placement=placement).fit(X, y)
         finally:
             DaskBackend.lead_searches, DaskBackend.direct_channels = saved
+            client.run(_keep_pages, True)
         trees = max(1, model.n_iter_)
+        if placement == "auto":
+            print(f"  ({name}, {X.shape[0]:,d} rows: {model.fit_info_['placement']}: "
+                  f"{model.fit_info_['placement_reason']})", flush=True)
         return model, model.fit_info_["round_trips"] / trees, model.fit_info_["worker_passes"] / trees
     if name == "DaskLGBMClassifier":
         import lightgbm
@@ -164,11 +198,13 @@ def measure(name: str, client, n: int) -> dict:
         start = time.perf_counter()
         model, trips, passes = _fit(name, client, X, y)
         seconds = time.perf_counter() - start
-    cpu = sum(after - cpu_before.get(worker, 0.0) for worker, after in client.run(_cpu).items())
+    per_worker = [after - cpu_before.get(worker, 0.0) for worker, after in client.run(_cpu).items()]
+    cpu = sum(per_worker)
     peak = memory.peak
     scores = _scores(name, model, X_test)
     quality = rankcore.evaluate(y_test.astype(int), scores, ["auc", "pauc:0.1"])
-    return {"seconds": seconds, "worker_cpu_seconds": cpu, "round_trips_per_tree": trips,
+    return {"seconds": seconds, "worker_cpu_seconds": cpu, "busiest_worker_cpu_seconds": max(per_worker),
+            "round_trips_per_tree": trips,
             "worker_passes_per_tree": passes,
             "peak_worker_bytes": peak, **quality}
 
@@ -198,6 +234,7 @@ def main(argv=None) -> None:
         for n in args.rows:
             print(f"\n{n:,d} rows x {D} features, {CHUNKS} chunks, 2 workers x 1 thread, {TREES} trees", flush=True)
             print(f"{'learner':41s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'cpu s':>6s} {'x LGBM':>7s} "
+                  f"{'max cpu':>7s} "
                   f"{'trips/tree':>10s} "
                   f"{'passes/tree':>11s} {'peak MiB':>9s} {'auc':>7s} {'pauc:0.1':>8s}", flush=True)
             for rep in range(args.repeat):
@@ -221,8 +258,10 @@ def main(argv=None) -> None:
                     passes = (f"{r['worker_passes_per_tree']:11.1f}" if r["worker_passes_per_tree"]
                               else f"{'-':>11s}")
                     print(f"{name:41s} {rep:3d} {r['seconds']:8.2f} {ratio} {r['worker_cpu_seconds']:6.1f} {cpu_ratio} "
+                          f"{r['busiest_worker_cpu_seconds']:7.1f} "
                           f"{trips} {passes} "
                           f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
+            print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
     finally:
         client.close()
         cluster.close()

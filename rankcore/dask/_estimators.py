@@ -33,6 +33,7 @@ from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
+from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker
 from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 
@@ -151,7 +152,14 @@ class _DaskBoost(ClientParameter):
         self
         """
         user_callbacks = check_callbacks(callbacks)
-        session = self._start(X, y, sample_weight, eval_set, qid=qid, group=group)
+        setup, probe, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        placement = self._placement(client, data, setup, bool(user_callbacks))
+        if placement.kind == "one_worker":
+            self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
+                                    group=group, eval_set=eval_set)
+            return self
+        session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.X_val, session.y_val, session.w_val,
@@ -165,6 +173,8 @@ class _DaskBoost(ClientParameter):
             self.stop_reason_ = NO_VALIDATION
         self.fit_info_ = {
             "path": session.kind,
+            "placement": placement.kind,
+            "placement_reason": placement.reason,
             "chunks": session.n_chunks,
             "workers": len(session.shards.workers),
             "round_trips": session.backend.round_trips,
@@ -173,15 +183,44 @@ class _DaskBoost(ClientParameter):
         }
         return self
 
-    def _start(self, X, y, sample_weight, eval_set, *, qid=None, group=None) -> "_FitSession":
-        """Validate, summarize, bin and encode the distributed data; start the shards and the backend.
+    def _placement(self, client, data, setup, callbacks: bool):
+        """Where this fit runs (``placement``; ``"auto"``: the cost rule of ``rankcore.dask._placement``)."""
+        arrays = [a for a in (data.X, data.y, data.weight) if a is not None]
+        return choose_placement(setup.params.placement,
+                                n_rows=data.n_rows, n_features=data.n_features,
+                                data_bytes=sum(int(a.nbytes) for a in arrays), learner=setup.learner,
+                                workers=client.scheduler_info()["workers"], callbacks=callbacks)
 
-        Everything of a fit before the boosting iterations (the benchmarks
-        time the iterations of a started session on their own).
-        """
+    def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set) -> None:
+        """The in-memory estimator's fit, run whole on one worker holding every row (``placement``)."""
+        params = {key: value for key, value in self.get_params(deep=False).items()
+                  if key not in ("client", "placement")}
+        local = self._local_class(**params)
+        q = None if qid is None and group is None else query_vector(qid, group, data)
+        kwargs = {} if eval_set is None else {"eval_set": tuple(_local_copy(v) for v in eval_set)}
+        fitted, address = fit_on_one_worker(client, local, data, setup.task, qid=q, fit_kwargs=kwargs)
+        skip = {"_setup_cache"}
+        for name in type(fitted)._fitted_names - skip:
+            if name in vars(fitted):
+                self.__dict__[name] = vars(fitted)[name]
+        if data.feature_names is not None:
+            self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+        self.fit_info_ = {
+            "path": "in-memory",
+            "placement": "one_worker",
+            "placement_reason": placement.reason,
+            "worker": address,
+            "chunks": data.n_chunks,
+            "workers": 1,
+            "round_trips": 1,
+            "worker_passes": 0,
+            "iterations": len(self.rankers_),
+        }
+
+    def _check_request(self, y, eval_set, within_queries: bool):
+        """The checks of a fit before any data is read: (setup record, bound objective probe, client)."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        within_queries = qid is not None or group is not None
         setup = self._fit_setup(within_queries)
         if setup.params.early_stopping is True and eval_set is None:
             raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
@@ -218,7 +257,22 @@ class _DaskBoost(ClientParameter):
             raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
         client = get_client(self.client)
         check_components_on_workers(client, {"objective": objective.spec})
+        return setup, probe, client
+
+    def _start(self, X, y, sample_weight, eval_set, *, qid=None, group=None) -> "_FitSession":
+        """Validate, summarize, bin and encode the distributed data; start the shards and the backend.
+
+        Everything of a distributed fit before the boosting iterations (the
+        benchmarks time the iterations of a started session on their own).
+        """
+        setup, probe, client = self._check_request(y, eval_set, qid is not None or group is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
+
+    def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None):
+        """:meth:`_start` once the request is checked and the rows are chunks (``data``)."""
+        within_queries = qid is not None or group is not None
+        objective, learner, task = setup.objective, setup.learner, setup.task
         data, query_stopping = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
                                 else (data, None))
         if sample_weight is not None and not objective.supports_sample_weight:
@@ -414,7 +468,8 @@ class _DaskBoost(ClientParameter):
         with the same numbers as the Dask model's ``decision_function``.
         """
         check_is_fitted(self)
-        params = {key: value for key, value in self.get_params(deep=False).items() if key != "client"}
+        params = {key: value for key, value in self.get_params(deep=False).items()
+                  if key not in ("client", "placement")}
         local = self._local_class(**params)
         local._set_fitted_state(self._get_fitted_state())
         return local
@@ -428,9 +483,21 @@ CLIENT = Parameter("client", Kind("a distributed.Client or None", lambda client:
     (``distributed.default_client()``).""")
 
 
+#: Where the fit runs (``rankcore.dask._placement``).
+PLACEMENT = Parameter("placement", str, default="auto", choices=PLACEMENTS, doc="""
+    ``"distributed"``: the rows stay on every worker, which boost them
+    together; ``"one_worker"``: every row is gathered, worker to worker,
+    into one worker's memory and the in-memory estimator's ``fit`` runs
+    there (the in-memory model, bit for bit; not with ``callbacks``);
+    ``"auto"``: one worker when the messages of a distributed iteration
+    would cost more than the other workers save and the rows fit in a
+    quarter of a worker's memory limit, else distributed (see
+    ``docs/dask.md``).  ``fit_info_`` says which ran and why.""")
+
+
 def _on_dask(parameters: tuple) -> tuple:
-    """``client`` first, then the in-memory estimator's parameters (with their defaults: the same default fit)."""
-    return (CLIENT,) + tuple(parameters)
+    """``client`` and ``placement`` first, then the in-memory estimator's parameters (with their defaults)."""
+    return (CLIENT, PLACEMENT) + tuple(parameters)
 
 
 _DASK_NOTES = """

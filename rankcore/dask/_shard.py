@@ -23,12 +23,14 @@ from typing import Any
 import numpy as np
 
 from ..objectives import BoundQueryBlocks, RowBlock
+from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
 
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
 CLOSE_TIMEOUT = 10.0
 
-__all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "balance_blocks", "start_shards"]
+__all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "contiguous_shares", "place_shares",
+           "start_shards"]
 
 
 def placeholder_labels(task: str) -> np.ndarray:
@@ -173,6 +175,8 @@ class Shard:
         self._neg_grad: list[np.ndarray] | None = None
         self._line = None
         self._peers: list = []           # the other shards, when this one leads the trees' searches
+        # freed arrays reused while the fit runs, not fresh pages at every tree (rankcore.dask._malloc)
+        self._pages_kept = keep_pages()
 
     # ------------------------------------------------------------------
     def info(self) -> dict:
@@ -336,6 +340,13 @@ class Shard:
             peer.close()
         self._peers = []
 
+    def end(self) -> None:
+        """The fit is over: close the channels, give the worker's allocator settings back (idempotent)."""
+        self.close_peers()
+        if self._pages_kept:
+            self._pages_kept = False
+            release_pages()
+
     def open_channel(self):
         """Serve a lead's calls on a direct channel: its address, or None when no listener can be opened.
 
@@ -464,10 +475,16 @@ class ShardSet:
         self.workers = workers
 
     def close(self) -> None:
-        """Close the lead's channels (errors ignored: a worker may be lost), then release the actors."""
-        if self.actors:
+        """End every shard (the lead's channels, the allocator settings; errors ignored), then release the actors."""
+        ends = []
+        for actor in self.actors:
             try:
-                self.actors[0].close_peers().result(timeout=CLOSE_TIMEOUT)
+                ends.append(actor.end())
+            except Exception:             # a lost worker: nothing to end there
+                pass
+        for end in ends:
+            try:
+                end.result(timeout=CLOSE_TIMEOUT)
             except Exception:             # a lost or busy worker: its channels end with its connections
                 pass
         self.actors = []
@@ -507,49 +524,56 @@ def check_components_on_workers(client, specs: dict) -> None:
             )
 
 
-def balance_blocks(rows: list[int], holders: list[str], workers: list[str]) -> list[str]:
-    """The worker to keep each block on: rows spread evenly over ``workers``, blocks moved only when needed.
+def contiguous_shares(rows: list[int], n_shares: int) -> list[int]:
+    """The share (0 .. n_shares-1) of each block: contiguous runs of blocks, balanced by rows.
 
-    An iteration takes as long as the busiest worker, so the blocks are
-    spread by rows.  Largest blocks first, a block stays on the worker that
-    encoded it while that worker's share stays within n/W rows; otherwise it
-    goes to the worker with the fewest rows so far (greedy
-    largest-processing-time: the busiest worker ends within one block of the
-    mean).  Every worker of the cluster gets a share, not only those the
-    scheduler happened to compute chunks on.  O(blocks · log blocks + blocks · W).
-
-    Parameters
-    ----------
-    rows : list of int
-        Rows of each block.
-    holders : list of str
-        The worker holding each block now.
-    workers : list of str
-        The workers to spread over (sorted addresses).
-
-    Returns
-    -------
-    list of str, the chosen worker per block
+    Block i goes to the share its middle row falls in when the n rows are
+    cut into ``n_shares`` equal ranges, so each share ends within one block of
+    n / n_shares rows, and the map depends on the blocks' sizes and the
+    number of shares only -- never on where the blocks happened to be
+    computed.  A tree pass adds the shares' histograms in share order and
+    each share sums its rows in block order, so the sums' rounding, and
+    therefore the model, is the same in every fit on the same number of
+    workers.  O(blocks).
     """
-    cap = sum(rows) / max(1, len(workers))
-    load = {w: 0 for w in workers}
-    chosen = [""] * len(rows)
-    for b in sorted(range(len(rows)), key=lambda b: (-rows[b], b)):
-        holder = holders[b]
-        if holder in load and load[holder] + rows[b] <= cap:
-            target = holder
-        else:
-            target = min(workers, key=lambda w: (load[w], w != holder, w))
-        chosen[b] = target
-        load[target] += rows[b]
+    n = sum(rows)
+    shares, start = [], 0
+    for r in rows:
+        middle = start + r / 2.0
+        shares.append(min(n_shares - 1, int(middle * n_shares / n)) if n else 0)
+        start += r
+    return shares
+
+
+def place_shares(rows: list[int], shares: list[int], holders: list[str], workers: list[str]) -> list[str]:
+    """The worker of each share (index = share): the one already holding most of its rows, each worker once.
+
+    Which worker hosts a share does not change the sums (they follow the
+    share order); choosing the holder saves moving blocks.  Greedy over
+    (rows held, share, worker) in decreasing order of rows held: O(S·W·log(S·W)).
+    """
+    n_shares = max(shares) + 1 if shares else 0
+    held: dict[tuple[int, str], int] = {}
+    for r, share, holder in zip(rows, shares, holders):
+        held[share, holder] = held.get((share, holder), 0) + r
+    pairs = sorted(((held.get((s, w), 0), s, w) for s in range(n_shares) for w in workers),
+                   key=lambda item: (-item[0], item[1], item[2]))
+    chosen: list[str | None] = [None] * n_shares
+    taken: set[str] = set()
+    for _, share, worker in pairs:
+        if chosen[share] is None and worker not in taken:
+            chosen[share] = worker
+            taken.add(worker)
     return chosen
 
 
 def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
     """Encode every chunk where it is computed and start one :class:`Shard` per worker.
 
-    The blocks are spread over all the workers by rows (:func:`balance_blocks`:
-    a block moves, once, only when its worker has more than its share).
+    The blocks are cut into one contiguous share per worker, balanced by rows
+    (:func:`contiguous_shares`: the same shares in every fit, so the same
+    sums and model), each share hosted by the worker already holding most of
+    it (:func:`place_shares`: the others' blocks move there once).
     ``objective`` is the objective's spec string (resolved on each worker).
     """
     from collections import defaultdict
@@ -569,16 +593,19 @@ def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
     workers = sorted(address for address, info in client.scheduler_info()["workers"].items()
                      if info.get("nthreads", 1) > 0)
     holders = [sorted(where[f.key])[0] if where.get(f.key) else "" for f in futures]
-    chosen = balance_blocks(list(data.chunk_rows), holders, workers)
-    by_worker = defaultdict(list)
-    for f, address in zip(futures, chosen):
-        by_worker[address].append(f)           # a block on another worker is sent there once, with the actor
+    rows = list(data.chunk_rows)
+    shares = contiguous_shares(rows, min(len(workers), len(rows)))
+    hosts = place_shares(rows, shares, holders, workers)
+    by_share = defaultdict(list)
+    for f, share in zip(futures, shares):
+        by_share[share].append(f)              # a block on another worker is sent there once, with the actor
+    order = sorted(by_share)                   # the shards in share order: the lead holds the first rows
     actor_futures = [
-        client.submit(Shard, blocks, layout, objective, task, actor=True, workers=[address],
+        client.submit(Shard, by_share[share], layout, objective, task, actor=True, workers=[hosts[share]],
                       allow_other_workers=False, pure=False)
-        for address, blocks in sorted(by_worker.items())
+        for share in order
     ]
     actors = [f.result() for f in actor_futures]
-    workers = sorted(by_worker)
-    del futures, by_worker                # the actors now hold the blocks; the task results are released
+    workers = [hosts[share] for share in order]
+    del futures, by_share                 # the actors now hold the blocks; the task results are released
     return ShardSet(client, actor_futures, actors, workers)

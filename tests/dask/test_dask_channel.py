@@ -206,7 +206,7 @@ def test_the_lead_grows_the_same_trees_over_channels_as_over_dask_messages(dask_
     models = {}
     for channels in (True, False):
         monkeypatch.setattr(DaskBackend, "direct_channels", channels)
-        models[channels] = DaskPushBoost(learner=spec, n_iter=4, random_state=0).fit(Xd, yd)
+        models[channels] = DaskPushBoost(placement="distributed", learner=spec, n_iter=4, random_state=0).fit(Xd, yd)
     a, b = models[True], models[False]
     assert [r.to_state() for r in a.rankers_] == [r.to_state() for r in b.rankers_]
     np.testing.assert_array_equal(a.alphas_, b.alphas_)
@@ -226,7 +226,8 @@ def test_the_channels_carry_the_lead_passes(dask_client, monkeypatch):  # noqa: 
     Xd, yd = da.from_array(X, chunks=((1500, 1500), -1)), da.from_array(y, chunks=((1500, 1500),))
     dask_client.run(_count_served)
     try:
-        model = DaskPushBoost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(Xd, yd)
         served = sum(dask_client.run(_served_count).values())
     finally:
         dask_client.run(_uncount_served)

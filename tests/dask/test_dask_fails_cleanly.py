@@ -64,7 +64,7 @@ def test_a_worker_lost_mid_fit_is_a_clear_error():
                 pid = next(iter(client.run(os.getpid).values()))
                 os.kill(pid, 9)
 
-        model = DaskPushBoost(learner="trees:max_leaves=4", n_iter=20, client=client)
+        model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=20, client=client)
         Xd, yd = da.from_array(X, chunks=(250, -1)), da.from_array(y, chunks=250)
         with pytest.raises(RuntimeError, match="Dask worker holding training rows was lost during the fit"):
             _within_timeout(lambda: model.fit(Xd, yd, callbacks=[kill_a_worker]))
@@ -75,7 +75,8 @@ def test_chunks_of_very_different_sizes_and_one_class_fit_the_in_memory_model(da
     X, y = _data()
     spec = "trees:max_leaves=8,min_samples_leaf=5"
     Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
-    model = _within_timeout(lambda: DaskPushBoost(learner=spec, n_iter=5, random_state=1).fit(Xd, yd))
+    model = _within_timeout(lambda: DaskPushBoost(placement="distributed",
+                                                  learner=spec, n_iter=5, random_state=1).fit(Xd, yd))
     local = rankcore.PushBoost(learner=spec, n_iter=5, random_state=1).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 5
     for a, b in zip(model.rankers_, local.rankers_):
@@ -90,4 +91,4 @@ def test_nan_in_X_is_refused_by_name(dask_client):  # noqa: F811
     Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
     with pytest.raises(ValueError, match=r"X \(chunk 1\): missing values \(NaN\) are not supported on Dask, got NaN "
                                          r"at row 23, column 2"):
-        _within_timeout(lambda: DaskPushBoost(learner="trees", n_iter=2).fit(Xd, yd))
+        _within_timeout(lambda: DaskPushBoost(placement="distributed", learner="trees", n_iter=2).fit(Xd, yd))

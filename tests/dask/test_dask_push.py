@@ -78,7 +78,7 @@ def test_dask_fit_equals_in_memory(dask_client, params, path):
     n_iter = 6 if path == "pairwise" else 12
     learner = params.get("learner", "stumps")
     thresholds = bin_edges(X, max_bins=32) if learner == "stumps" else None
-    model = DaskPushBoost(n_iter=n_iter, thresholds=thresholds, **params).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", n_iter=n_iter, thresholds=thresholds, **params).fit(Xd, yd)
     local = rankcore.PushBoost(n_iter=n_iter, thresholds=thresholds, **params).fit(X, y)
     assert model.fit_info_["path"] == path
     assert model.fit_info_["chunks"] == len(CHUNKS) and model.fit_info_["workers"] == 2
@@ -93,7 +93,7 @@ def test_dask_long_fit_at_p64_stays_finite_and_equal(dask_client):
     X, y = _data()
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=32)
-    model = DaskPNormPush(p=64, n_iter=200, thresholds=edges, tol=0.0).fit(Xd, yd)
+    model = DaskPNormPush(placement="distributed", p=64, n_iter=200, thresholds=edges, tol=0.0).fit(Xd, yd)
     local = rankcore.PNormPush(p=64, n_iter=200, thresholds=edges, tol=0.0).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 200
     assert np.isfinite(model.objective_values_).all() and np.isfinite(model.alphas_).all()
@@ -105,7 +105,7 @@ def test_dask_long_fit_at_p64_stays_finite_and_equal(dask_client):
 def test_dask_fast_path_is_one_round_trip_per_iteration(dask_client):
     X, y = _data()
     Xd, yd, _ = _dask(X, y)
-    model = DaskPNormPush(p=4, n_iter=10, thresholds=bin_edges(X, max_bins=32)).fit(Xd, yd)
+    model = DaskPNormPush(placement="distributed", p=4, n_iter=10, thresholds=bin_edges(X, max_bins=32)).fit(Xd, yd)
     assert model.fit_info_["path"] == "fast"
     assert model.fit_info_["round_trips"] == model.fit_info_["iterations"] + 1    # + the initial scalars
 
@@ -114,9 +114,9 @@ def test_dask_rankboost_and_pnormpush_equal_their_in_memory_classes(dask_client)
     X, y = _data(seed=1)
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=16)
-    _assert_same_fit(DaskRankBoost(n_iter=8, thresholds=edges).fit(Xd, yd),
+    _assert_same_fit(DaskRankBoost(placement="distributed", n_iter=8, thresholds=edges).fit(Xd, yd),
                      rankcore.RankBoost(n_iter=8, thresholds=edges).fit(X, y), Xd, X)
-    _assert_same_fit(DaskPNormPush(p=16, n_iter=8, thresholds=edges).fit(Xd, yd),
+    _assert_same_fit(DaskPNormPush(placement="distributed", p=16, n_iter=8, thresholds=edges).fit(Xd, yd),
                      rankcore.PNormPush(p=16, n_iter=8, thresholds=edges).fit(X, y), Xd, X)
 
 
@@ -129,7 +129,8 @@ def test_dask_default_binning_is_the_in_memory_rule(dask_client):
     assert all(np.array_equal(a, b) for a, b in zip(
         rankcore.dask.bin_edges(Xd, 12, sample_weight=wd, subsample=250, random_state=7),
         bin_edges(X, 12, sample_weight=w, subsample=250, random_state=7)))
-    model = DaskPushBoost(learner=learner, n_iter=10, random_state=7).fit(Xd, yd, sample_weight=wd)
+    model = DaskPushBoost(placement="distributed",
+                          learner=learner, n_iter=10, random_state=7).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(learner=learner, n_iter=10, random_state=7).fit(X, y, sample_weight=w)
     _assert_same_fit(model, local, Xd, X)
 
@@ -139,7 +140,7 @@ def test_dask_thresholds_learner_exact_quantiles_with_weights(dask_client):
     X, y = _data(seed=3)
     w = np.random.default_rng(1).integers(0, 3, size=y.shape[0]).astype(float)
     Xd, yd, wd = _dask(X, y, w)
-    model = DaskPushBoost(learner="thresholds:q=7", n_iter=8).fit(Xd, yd, sample_weight=wd)
+    model = DaskPushBoost(placement="distributed", learner="thresholds:q=7", n_iter=8).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(learner="thresholds:q=7", n_iter=8).fit(X, y, sample_weight=w)
     _assert_same_fit(model, local, Xd, X)
 
@@ -148,7 +149,7 @@ def test_dask_graded_separable_objective(dask_client):
     X, y = _data(seed=4, graded=True)
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=16)
-    model = DaskPushBoost(objective="mp-squared", n_iter=8, thresholds=edges).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", objective="mp-squared", n_iter=8, thresholds=edges).fit(Xd, yd)
     local = rankcore.PushBoost(objective="mp-squared", n_iter=8, thresholds=edges).fit(X, y)
     assert model.fit_info_["path"] == "separable"
     _assert_same_fit(model, local, Xd, X)
@@ -161,7 +162,7 @@ def test_dask_dataframe_inputs_and_feature_names(dask_client):
     ddf = dd.from_pandas(frame, npartitions=3)
     dy = dd.from_pandas(pd.Series(np.where(y == 1, "yes", "no")), npartitions=3)
     edges = bin_edges(X, max_bins=16)
-    model = DaskPushBoost(n_iter=8, thresholds=edges).fit(ddf, dy)
+    model = DaskPushBoost(placement="distributed", n_iter=8, thresholds=edges).fit(ddf, dy)
     local = rankcore.PushBoost(n_iter=8, thresholds=edges).fit(frame, np.where(y == 1, "yes", "no"))
     assert list(model.feature_names_in_) == list(frame.columns)
     assert list(model.classes_) == ["no", "yes"]
@@ -177,7 +178,8 @@ def test_dask_dataframe_inputs_and_feature_names(dask_client):
 def test_dask_to_local_saves_and_loads(dask_client, tmp_path):
     X, y = _data(seed=6)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(n_iter=6, thresholds=bin_edges(X, max_bins=16), price="pow:8").fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=6, thresholds=bin_edges(X, max_bins=16), price="pow:8").fit(Xd, yd)
     local = model.to_local()
     assert type(local) is rankcore.PushBoost
     assert "client" not in local.get_params()
@@ -185,13 +187,13 @@ def test_dask_to_local_saves_and_loads(dask_client, tmp_path):
     rankcore.save_model(local, path)
     again = rankcore.load_model(path)
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(Xd).compute())
-    assert type(DaskRankBoost(n_iter=2).fit(Xd, yd).to_local()) is rankcore.RankBoost
+    assert type(DaskRankBoost(placement="distributed", n_iter=2).fit(Xd, yd).to_local()) is rankcore.RankBoost
 
 
 def test_dask_decision_function_is_lazy(dask_client):
     X, y = _data(seed=7)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
 
     def explode(block):
         raise RuntimeError("computed")
@@ -213,7 +215,7 @@ def test_dask_eval_set_and_early_stopping(dask_client):
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=16)
     params = dict(n_iter=15, thresholds=edges, early_stopping=True, n_iter_no_change=3, scoring="prec@k:20")
-    model = DaskPushBoost(**params).fit(Xd, yd, eval_set=(da.from_array(Xv, chunks=50), yv))
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=(da.from_array(Xv, chunks=50), yv))
     local = rankcore.PushBoost(**params).fit(X, y, eval_set=(Xv, yv))
     assert model.best_iteration_ == local.best_iteration_
     np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
@@ -229,7 +231,7 @@ def test_dask_auto_early_stopping_matches_memory_on_an_eval_set(dask_client):
     Xv, yv = _data(n=400, seed=12)
     Xd, yd, _ = _dask(X, y, chunks=(4000, 3000, 3001))
     params = dict(thresholds=bin_edges(X, max_bins=8), n_iter_no_change=2)
-    model = DaskPushBoost(**params).fit(Xd, yd, eval_set=(Xv, yv))
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=(Xv, yv))
     local = rankcore.PushBoost(**params).fit(X, y, eval_set=(Xv, yv))
     assert model.validation_metric_ == local.validation_metric_ == "pauc:0.1"
     assert model.best_iteration_ == local.best_iteration_ == model.n_iter_
@@ -248,7 +250,7 @@ def test_dask_default_early_stopping_holds_out_the_in_memory_rows(dask_client, p
     X, y = _data(n=AUTO_MIN_ROWS + 500, seed=14)
     w = np.random.default_rng(15).uniform(0.5, 2.0, y.shape[0]) if weighted else None
     Xd, yd, wd = _dask(X, y, w, chunks=(4000, 3000, 3500))
-    model = DaskPushBoost(random_state=3, **params).fit(Xd, yd, sample_weight=wd)
+    model = DaskPushBoost(placement="distributed", random_state=3, **params).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(random_state=3, **params).fit(X, y, sample_weight=w)
     assert model.validation_metric_ == local.validation_metric_ == "pauc:0.1"
     assert model.stop_reason_ == local.stop_reason_
@@ -267,7 +269,7 @@ def test_dask_default_early_stopping_falls_back_as_in_memory(dask_client):
     y[::2000] = 1                                     # 6 positives: a hold-out would hold none
     Xd, yd, _ = _dask(X, y, chunks=(5001, 5000))
     with pytest.warns(UserWarning, match="early_stopping='auto'"):
-        model = DaskPushBoost(n_iter=3, random_state=0).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed", n_iter=3, random_state=0).fit(Xd, yd)
     with pytest.warns(UserWarning, match="early_stopping='auto'"):
         local = rankcore.PushBoost(n_iter=3, random_state=0).fit(X, y)
     assert model.stop_reason_ == local.stop_reason_ == NO_VALIDATION
@@ -290,24 +292,9 @@ def test_dask_twins_check_the_early_stopping_parameters_alike(dask_client, estim
 def test_dask_score_is_distributed(dask_client):
     X, y = _data(seed=10)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(n_iter=5, thresholds=bin_edges(X, max_bins=16), scoring="auc").fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=5, thresholds=bin_edges(X, max_bins=16), scoring="auc").fit(Xd, yd)
     assert model.score(Xd, yd) == pytest.approx(model.to_local().score(X, y), abs=1e-6)
-
-
-def test_balance_blocks_spreads_rows_and_keeps_blocks_in_place_when_it_can():
-    from rankcore.dask._shard import balance_blocks
-
-    # four equal blocks all computed on worker a: two move to b
-    assert sorted(balance_blocks([5, 5, 5, 5], ["a"] * 4, ["a", "b"])) == ["a", "a", "b", "b"]
-    # already balanced: nothing moves
-    assert balance_blocks([5, 5, 5, 5], ["a", "b", "b", "a"], ["a", "b"]) == ["a", "b", "b", "a"]
-    # unequal chunks (the tests' sizes): the busiest worker ends within one block of the mean
-    rows = list(CHUNKS)
-    chosen = balance_blocks(rows, ["a"] * len(rows), ["a", "b", "c"])
-    loads = {w: sum(r for r, c in zip(rows, chosen) if c == w) for w in "abc"}
-    assert max(loads.values()) <= sum(rows) / 3 + max(rows) and min(loads.values()) > 0
-    # a worker not in the cluster any more, and more workers than blocks
-    assert sorted(balance_blocks([3, 1], ["gone", "gone"], ["a", "b", "c"])) == ["a", "b"]
 
 
 def test_dask_fit_spreads_blocks_over_every_worker(dask_client):
@@ -321,13 +308,13 @@ def test_dask_fit_spreads_blocks_over_every_worker(dask_client):
     wait([Xd, yd])
     assert {w for ws in dask_client.who_has(Xd).values() for w in ws} == {first}
     edges = bin_edges(X, max_bins=16)
-    session = DaskPushBoost(n_iter=3, thresholds=edges)._start(Xd, yd, None, None)
+    session = DaskPushBoost(placement="distributed", n_iter=3, thresholds=edges)._start(Xd, yd, None, None)
     try:
         rows = sorted(info["rows"] for info in session.shards.info())
     finally:
         session.close()
     assert rows == [300, 300]
-    model = DaskPushBoost(n_iter=6, thresholds=edges).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", n_iter=6, thresholds=edges).fit(Xd, yd)
     assert model.fit_info_["workers"] == 2
     _assert_same_fit(model, rankcore.PushBoost(n_iter=6, thresholds=edges).fit(X, y), Xd, X)
 
@@ -340,25 +327,26 @@ def test_dask_errors_name_the_problem(dask_client):
     X, y = _data(seed=11)
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(ValueError, match="prec@k-avg.*cannot be boosted on Dask"):
-        DaskPushBoost(objective="prec@k-avg:10", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", objective="prec@k-avg:10", n_iter=2).fit(Xd, yd)
     with pytest.raises(ValueError, match="prec@k-max:10.*cannot be boosted on Dask.*whole label vector"):
-        DaskPushBoost(objective="prec@k-max:10", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", objective="prec@k-max:10", n_iter=2).fit(Xd, yd)
     with pytest.raises(ValueError, match="early_stopping=True.*eval_set"):
-        DaskPushBoost(early_stopping=True).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", early_stopping=True).fit(Xd, yd)
     bad = X.copy()
     bad[450, 2] = np.nan                                  # in chunk 3
     with pytest.raises(ValueError, match=r"X \(chunk 3\)"):
-        DaskPushBoost(n_iter=2).fit(da.from_array(bad, chunks=(CHUNKS, -1)), yd)
+        DaskPushBoost(placement="distributed", n_iter=2).fit(da.from_array(bad, chunks=(CHUNKS, -1)), yd)
     with pytest.raises(ValueError, match="both classes"):
-        DaskPushBoost(n_iter=2).fit(Xd, da.zeros(X.shape[0], chunks=(CHUNKS,)))
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, da.zeros(X.shape[0], chunks=(CHUNKS,)))
     with pytest.raises(ValueError, match="two classes"):
-        DaskPushBoost(n_iter=2).fit(Xd, da.from_array(np.arange(X.shape[0]) % 3, chunks=(CHUNKS,)))
+        DaskPushBoost(placement="distributed",
+                      n_iter=2).fit(Xd, da.from_array(np.arange(X.shape[0]) % 3, chunks=(CHUNKS,)))
     with pytest.raises(ValueError, match="expected 600 entries"):
-        DaskPushBoost(n_iter=2).fit(Xd, y[:-1])
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, y[:-1])
     with pytest.raises(ValueError, match="sample_weight.*non-negative"):
-        DaskPushBoost(n_iter=2).fit(Xd, yd, sample_weight=-np.ones(X.shape[0]))
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, sample_weight=-np.ones(X.shape[0]))
     with pytest.raises(TypeError, match="client"):
-        DaskPushBoost(client="tcp://nowhere", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", client="tcp://nowhere", n_iter=2).fit(Xd, yd)
 
 
 BAD_INPUTS = [
@@ -392,7 +380,7 @@ def test_dask_fit_rejects_bad_input_clearly(dask_client, make, error, pattern):
     X, y = _data(seed=16)
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(error, match=pattern):
-        DaskPushBoost(n_iter=2).fit(*make(X, Xd, y, yd))
+        DaskPushBoost(placement="distributed", n_iter=2).fit(*make(X, Xd, y, yd))
 
 
 def test_dask_fit_accepts_labels_chunked_differently_from_X(dask_client):
@@ -401,8 +389,10 @@ def test_dask_fit_accepts_labels_chunked_differently_from_X(dask_client):
     Xd, yd, _ = _dask(X, y)
     w = np.random.default_rng(2).uniform(0.5, 2.0, size=y.size)
     edges = bin_edges(X, max_bins=16)
-    model = DaskPushBoost(n_iter=6, thresholds=edges).fit(Xd, da.from_array(y, chunks=77), sample_weight=w)
-    reference = DaskPushBoost(n_iter=6, thresholds=edges).fit(Xd, yd, sample_weight=da.from_array(w, chunks=(CHUNKS,)))
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=6, thresholds=edges).fit(Xd, da.from_array(y, chunks=77), sample_weight=w)
+    reference = DaskPushBoost(placement="distributed",
+                              n_iter=6, thresholds=edges).fit(Xd, yd, sample_weight=da.from_array(w, chunks=(CHUNKS,)))
     local = rankcore.PushBoost(n_iter=6, thresholds=edges).fit(X, y, sample_weight=w)
     _assert_same_fit(model, local, Xd, X)
     _assert_same_fit(reference, local, Xd, X)
@@ -412,8 +402,8 @@ def test_dask_prediction_rejects_bad_input(dask_client):
     X, y = _data(seed=18)
     Xd, yd, _ = _dask(X, y)
     with pytest.raises(Exception, match="not fitted"):
-        DaskPushBoost().decision_function(Xd)
-    model = DaskPushBoost(n_iter=2, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
+        DaskPushBoost(placement="distributed").decision_function(Xd)
+    model = DaskPushBoost(placement="distributed", n_iter=2, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
     with pytest.raises(ValueError, match=r"X: expected 5 features \(as in fit\), got 3"):
         model.decision_function(Xd[:, :3])
     with pytest.raises(ValueError, match="X: expected a 2-D array"):
@@ -430,16 +420,16 @@ def test_dask_callbacks_see_every_iteration_and_can_stop(dask_client):
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=16)
     seen, seen_local = [], []
-    model = DaskPushBoost(n_iter=8, thresholds=edges).fit(Xd, yd, callbacks=seen.append)
+    model = DaskPushBoost(placement="distributed", n_iter=8, thresholds=edges).fit(Xd, yd, callbacks=seen.append)
     rankcore.PushBoost(n_iter=8, thresholds=edges).fit(X, y, callbacks=[seen_local.append])
     assert [i.iteration for i in seen] == list(range(1, 9))
     assert [i.ranker for i in seen] == [i.ranker for i in seen_local] == model.rankers_
     np.testing.assert_allclose([i.alpha for i in seen], [i.alpha for i in seen_local], rtol=1e-9)
-    stopped = DaskPushBoost(n_iter=8, thresholds=edges).fit(
+    stopped = DaskPushBoost(placement="distributed", n_iter=8, thresholds=edges).fit(
         Xd, yd, callbacks=lambda info: "budget" if info.iteration == 3 else None)
     assert stopped.n_iter_ == 3 and stopped.stop_reason_ == "budget"
     with pytest.raises(TypeError, match="callbacks"):
-        DaskPushBoost(n_iter=2).fit(Xd, yd, callbacks=3)
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, callbacks=3)
 
 
 def test_dask_refuses_objectives_that_start_from_tie_break_offsets(dask_client):
@@ -455,7 +445,7 @@ def test_dask_refuses_objectives_that_start_from_tie_break_offsets(dask_client):
         X, y = _data(seed=20, graded=True)
         Xd, yd, _ = _dask(X, y)
         with pytest.raises(ValueError, match="test-tied-squared.*cannot be boosted on Dask.*tie_break_scale"):
-            DaskPushBoost(objective="test-tied-squared", n_iter=2).fit(Xd, yd)
+            DaskPushBoost(placement="distributed", objective="test-tied-squared", n_iter=2).fit(Xd, yd)
 
 
 def test_dask_plugin_learner_subclass_inherits_the_distributed_preparation(dask_client):
@@ -469,7 +459,8 @@ def test_dask_plugin_learner_subclass_inherits_the_distributed_preparation(dask_
     with components_registered("rankcore_register_learners", [MyStumps], "dask-test-learner"):
         X, y = _data(seed=12)
         Xd, yd, _ = _dask(X, y)
-        model = DaskPushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(Xd, yd)
         local = rankcore.PushBoost(learner="my-stumps:max_bins=16", n_iter=5, random_state=3).fit(X, y)
         assert model.fit_info_["path"] == "fast"
         _assert_same_fit(model, local, Xd, X)
@@ -498,7 +489,8 @@ def test_dask_estimator_pickles_without_its_client(dask_client):
 
     X, y = _data(seed=13)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(client=dask_client, n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          client=dask_client, n_iter=3, thresholds=bin_edges(X, max_bins=8)).fit(Xd, yd)
     again = pickle.loads(pickle.dumps(model))
     assert again.client is None and model.client is dask_client
     np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
@@ -519,14 +511,14 @@ def test_dask_training_scores_on_the_workers_equal_the_in_memory_scores(dask_cli
     X, y = _data(seed=14)
     Xd, yd, _ = _dask(X, y)
     edges = bin_edges(X, max_bins=16)
-    session = DaskPushBoost(n_iter=5, thresholds=edges, **params)._start(Xd, yd, None, None)
+    session = DaskPushBoost(placement="distributed", n_iter=5, thresholds=edges, **params)._start(Xd, yd, None, None)
     try:
         run_boosting(session.backend, session.layout, n_iter=5, log_value=True)
         chunks = session.backend.training_scores()
     finally:
         session.close()
     assert [index for index, _ in chunks] == list(range(len(CHUNKS)))
-    objective = DaskPushBoost(**params)._setup_record().objective
+    objective = DaskPushBoost(placement="distributed", **params)._setup_record().objective
     layout = resolve("learner", "stumps").prepare(X, thresholds=edges)
     y8 = y.astype(np.int8)
     local = InMemoryBackend(objective.bind(y8), layout, X, y8)
@@ -545,12 +537,13 @@ def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
     edges = bin_edges(X, max_bins=8)
     with plugin_registered(Plugin(), "dask-client-only"):
         with pytest.raises(ValueError, match="not available on the Dask worker.*register_plugin"):
-            DaskPushBoost(loss="test-pyhinge", n_iter=2, thresholds=edges).fit(Xd, yd)
+            DaskPushBoost(placement="distributed", loss="test-pyhinge", n_iter=2, thresholds=edges).fit(Xd, yd)
     assert len(dask_client.scheduler_info()["workers"]) == 2
 
     register_everywhere(dask_client, "_push_plugins", "Plugin", "dask-everywhere")
     try:
-        model = DaskPushBoost(loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(Xd, yd)
+        model = DaskPushBoost(placement="distributed",
+                              loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(Xd, yd)
         local = rankcore.PushBoost(loss="test-pyhinge", price="pow:2", n_iter=4, thresholds=edges).fit(X, y)
         assert model.fit_info_["path"] == "pairwise"
         _assert_same_fit(model, local, Xd, X)
@@ -561,7 +554,7 @@ def test_dask_runtime_plugin_needs_registering_on_the_workers(dask_client):
 def test_dask_lazy_scores_that_overflow_raise_when_computed(dask_client):
     X, y = _data(seed=2)
     Xd, yd, _ = _dask(X, y)
-    model = DaskRankBoost(n_iter=4).fit(Xd, yd)
+    model = DaskRankBoost(placement="distributed", n_iter=4).fit(Xd, yd)
     model.alphas_ = np.full_like(model.alphas_, 1e308)      # as a model file may hold
     with pytest.raises(FloatingPointError, match="Dask chunk.*overflowed"):
         model.decision_function(Xd * 1e10).compute()

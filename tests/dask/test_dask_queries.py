@@ -69,7 +69,8 @@ def test_dask_fit_within_queries_equals_in_memory(dask_client, params):
     X, y, qid = _data()
     w = np.random.default_rng(1).uniform(0.5, 2.0, y.shape[0])
     Xd, yd, qd, wd = _dask(X, y, qid, w)
-    model = DaskPushBoost(n_iter=5, random_state=3, **params).fit(Xd, yd, sample_weight=wd, qid=qd)
+    model = DaskPushBoost(placement="distributed",
+                          n_iter=5, random_state=3, **params).fit(Xd, yd, sample_weight=wd, qid=qd)
     local = rankcore.PushBoost(n_iter=5, random_state=3, **params).fit(X, y, sample_weight=w, qid=qid)
     assert model.fit_info_["path"] == "separable"
     _assert_same_model(model, local, Xd, X)
@@ -86,9 +87,9 @@ def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):
     qs = dd.from_pandas(pd.Series(qid), npartitions=3)
     params = dict(learner="stumps:max_bins=16", price="identity", n_iter=3)
     local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
-    by_qid = DaskPushBoost(**params).fit(frame, ys, qid=qs)
+    by_qid = DaskPushBoost(placement="distributed", **params).fit(frame, ys, qid=qs)
     _, sizes = np.unique(qid, return_counts=True)
-    by_group = DaskPushBoost(**params).fit(frame, ys, group=sizes)
+    by_group = DaskPushBoost(placement="distributed", **params).fit(frame, ys, group=sizes)
     Xd = frame.to_dask_array(lengths=True)
     _assert_same_model(by_qid, local, Xd, X)
     _assert_same_model(by_group, local, Xd, X)
@@ -124,11 +125,11 @@ def test_dask_auto_stops_on_eval_set_only_within_queries(dask_client):
     Xd, yd, qd = (da.from_array(a, chunks=(2600, -1) if a.ndim == 2 else 2600) for a in (X, y, qid))
     params = dict(learner="stumps:max_bins=8", price="pow:2", n_iter=4, random_state=0)
     # "auto" above 10,000 rows holds out no training query (as in memory): every row is trained on
-    auto = DaskPushBoost(**params).fit(Xd, yd, qid=qd)
+    auto = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
     assert auto.stop_reason_ == "n_iter" and not hasattr(auto, "validation_scores_")
     _assert_same_model(auto, rankcore.PushBoost(**params).fit(X, y, qid=qid), Xd, X)
     half = n // 2
-    on_eval = DaskPushBoost(**params).fit(Xd[:half], yd[:half], qid=qd[:half],
+    on_eval = DaskPushBoost(placement="distributed", **params).fit(Xd[:half], yd[:half], qid=qd[:half],
                                           eval_set=(X[half:], y[half:], qid[half:]))
     local_eval = rankcore.PushBoost(**params).fit(X[:half], y[:half], qid=qid[:half],
                                                   eval_set=(X[half:], y[half:], qid[half:]))
@@ -153,21 +154,21 @@ def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern
     X, y, qid = _data()
     Xd, yd = _dask(X, y)
     with pytest.raises(error, match=pattern):
-        DaskPushBoost(n_iter=2).fit(Xd, yd, **make(X, y, qid))
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, **make(X, y, qid))
 
 
 def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):
     X, y, qid = _data()
     Xd, yd, qd = _dask(X, y, qid)
     with pytest.raises(ValueError, match="qid: the objective 'prec@k-avg:5' ranks one list"):
-        DaskPushBoost(objective="prec@k-avg:5", n_iter=2).fit(Xd, yd, qid=qd)
+        DaskPushBoost(placement="distributed", objective="prec@k-avg:5", n_iter=2).fit(Xd, yd, qid=qd)
     # in memory it ranks within queries; on blocks it has no log-sum-exp merge
     with pytest.raises(ValueError, match="objective 'mp-squared': within queries on blocks, an objective with a "
                                          "value must give it as a logarithm"):
-        DaskPushBoost(objective="mp-squared", n_iter=2).fit(Xd, yd, qid=qd)
+        DaskPushBoost(placement="distributed", objective="mp-squared", n_iter=2).fit(Xd, yd, qid=qd)
     with pytest.raises(ValueError, match="qid: the objective 'lambdarank' ranks within queries; pass"):
-        DaskPushBoost(objective="lambdarank", learner="trees", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", objective="lambdarank", learner="trees", n_iter=2).fit(Xd, yd)
     bad = y.copy()
     bad[200] = -1.0
     with pytest.raises(ValueError, match=r"y: relevance grades must be finite numbers >= 0.*chunk 2"):
-        DaskPushBoost(n_iter=2).fit(Xd, da.from_array(bad, chunks=(CHUNKS,)), qid=qd)
+        DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, da.from_array(bad, chunks=(CHUNKS,)), qid=qd)

@@ -171,7 +171,7 @@ def test_dask_toy_learner_plugin_equals_its_in_memory_fit(toy_plugin, params, pa
     X, y = _data(seed=8)
     Xd, yd, _ = _dask(X, y)
     n_iter = 5 if path == "pairwise" else 10
-    model = DaskPushBoost(learner="toy-thirds", n_iter=n_iter, **params).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", learner="toy-thirds", n_iter=n_iter, **params).fit(Xd, yd)
     local = rankcore.PushBoost(learner="toy-thirds", n_iter=n_iter, **params).fit(X, y)
     assert model.fit_info_["path"] == path
     assert model.rankers_ == local.rankers_ and len(set(model.rankers_)) > 1
@@ -186,7 +186,7 @@ def test_dask_toy_learner_with_weights_equals_in_memory(toy_plugin):
     X, y = _data(seed=9)
     w = _weights(X.shape[0], 10)
     Xd, yd, wd = _dask(X, y, w)
-    model = DaskPushBoost(learner="toy-thirds", n_iter=8).fit(Xd, yd, sample_weight=wd)
+    model = DaskPushBoost(placement="distributed", learner="toy-thirds", n_iter=8).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(learner="toy-thirds", n_iter=8).fit(X, y, sample_weight=w)
     assert model.rankers_ == local.rankers_
     np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
@@ -206,7 +206,7 @@ def test_dask_toy_metric_through_evaluate_and_score(toy_plugin):
     assert got["toy-gap"] == pytest.approx(want["toy-gap"], rel=1e-12)
     assert got.exact["toy-gap"] and got["auc"] == pytest.approx(want["auc"], rel=1e-12)
     Xd, yd, _ = _dask(X, y)
-    model = DaskPushBoost(n_iter=4, scoring="toy-gap").fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", n_iter=4, scoring="toy-gap").fit(Xd, yd)
     assert model.score(Xd, yd) == pytest.approx(model.to_local().score(X, y), rel=1e-12)
 
 

@@ -45,7 +45,8 @@ def _computations(log):
 
 
 def _fit(X, y):
-    return DaskPushBoost(learner="trees:max_leaves=8", n_iter=3, early_stopping=False, random_state=0).fit(X, y)
+    return DaskPushBoost(placement="distributed",
+                         learner="trees:max_leaves=8", n_iter=3, early_stopping=False, random_state=0).fit(X, y)
 
 
 def test_each_lazy_chunk_is_computed_once_for_the_whole_fit(dask_client, tmp_path):  # noqa: F811

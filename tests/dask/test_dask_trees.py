@@ -44,7 +44,8 @@ def _data(n=600, d=5, seed=0, sort=True):
 def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     X, y = _data(sort=sort)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
-    model = DaskPushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
     for a, b in zip(model.rankers_, local.rankers_):
@@ -76,7 +77,7 @@ def test_dask_trees_refuse_the_pairwise_path(dask_client):
     X, y = _data()
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
     with pytest.raises(ValueError, match="multi-pass"):
-        DaskPushBoost(loss="hinge", price="pow:2", learner="trees", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", loss="hinge", price="pow:2", learner="trees", n_iter=2).fit(Xd, yd)
 
 
 def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F811
@@ -84,9 +85,9 @@ def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F8
     Xd = da.from_array(X, chunks=(100, X.shape[1]))
     yd = da.from_array(y, chunks=100)
     with pytest.raises(ValueError, match="categorical columns are not supported on Dask"):
-        DaskPushBoost(learner="trees:categorical=2", n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", learner="trees:categorical=2", n_iter=2).fit(Xd, yd)
     with pytest.raises(ValueError, match="categorical_features: categorical columns are not supported on Dask"):
-        DaskPushBoost(learner="trees", categorical_features=[2], n_iter=2).fit(Xd, yd)
+        DaskPushBoost(placement="distributed", learner="trees", categorical_features=[2], n_iter=2).fit(Xd, yd)
 
 
 @pytest.mark.parametrize("sort", [True, False])
@@ -95,7 +96,8 @@ def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noq
     X, y = _data(sort=sort)
     spec = "trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
-    model = DaskPushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed",
+                          loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
     for a, b in zip(model.rankers_, local.rankers_):
@@ -115,7 +117,7 @@ def test_default_leafwise_trees_equal_the_in_memory_fit_in_few_round_trips(dask_
     X, y = _data(n=3000, d=6, seed=4, sort=False)
     chunks = (700, 300, 1200, 800)
     Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
-    model = DaskPushBoost(learner="trees", n_iter=4, random_state=0).fit(Xd, yd)
+    model = DaskPushBoost(placement="distributed", learner="trees", n_iter=4, random_state=0).fit(Xd, yd)
     local = rankcore.PushBoost(learner="trees", n_iter=4, random_state=0).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 4
     for a, b in zip(model.rankers_, local.rankers_):

@@ -40,7 +40,7 @@ def _data(n=3000, d=6, seed=4):
 def _fit(X, y, spec, n_iter, *, lead: bool, monkeypatch):
     monkeypatch.setattr(DaskBackend, "lead_searches", lead)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
-    return DaskPushBoost(learner=spec, n_iter=n_iter, random_state=0).fit(Xd, yd)
+    return DaskPushBoost(placement="distributed", learner=spec, n_iter=n_iter, random_state=0).fit(Xd, yd)
 
 
 def _assert_same_trees(a_model, b_model):
@@ -104,7 +104,7 @@ def test_a_peer_worker_lost_during_the_lead_search_is_a_clear_error():
                 pids = client.run(os.getpid)
                 os.kill(pids[sorted(pids)[1]], 9)
 
-        model = DaskPushBoost(learner="trees:max_leaves=4", n_iter=20, client=client)
+        model = DaskPushBoost(placement="distributed", learner="trees:max_leaves=4", n_iter=20, client=client)
         Xd, yd = da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
         with pytest.raises(RuntimeError, match="Dask worker holding training rows was lost during the fit"):
             _within_timeout(lambda: model.fit(Xd, yd, callbacks=[kill_the_second_worker]))

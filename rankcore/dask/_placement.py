@@ -1,0 +1,215 @@
+"""Where a Dask fit runs: spread over every worker, or whole on one worker (``placement``).
+
+A distributed fit pays Dask's fixed cost per message at every pass of every
+iteration (a tree's passes between the workers, the client's round trip);
+what it buys is the histogram work split over the workers.  When the rows
+are few, the messages cost more than the other workers save: the fit then
+runs whole on one worker -- its rows gathered into that worker's memory
+(worker to worker, never through the client), the in-memory estimator's
+own ``fit`` run there, the fitted model returned -- so its model *is* the
+in-memory model.
+
+The rule (``placement="auto"``) compares, per iteration, the wall time the
+other workers save with the messages a distributed iteration costs::
+
+    one worker  iff  n · d · H / t · (1 - 1/W)  <=  m · C
+                and  the rows fit in a quarter of the smallest worker memory limit
+
+n rows, d features, t threads per worker, W workers, m the messages
+(passes) of one distributed iteration (:func:`messages_per_iteration`), H the
+in-memory fit's time per row, feature and iteration on one thread, C the
+wall time of one pass between workers.  H and C were measured on a
+``LocalCluster`` of two 1-thread workers (``docs/studies``; the Dask guide
+gives the crossover they imply).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from contextlib import redirect_stdout
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._malloc import pages_kept
+from ._prepare import check_chunk
+
+__all__ = ["PLACEMENTS", "Placement", "choose_placement", "messages_per_iteration", "fit_on_one_worker"]
+
+PLACEMENTS = ("auto", "distributed", "one_worker")
+
+#: The in-memory fit's time per row, feature and iteration on one thread, in seconds (leaf-wise trees of 31
+#: leaves, 40 float32 features, the exp loss: the whole fit's time over n·d·iterations, 10^5 .. 10^6 rows).
+HISTOGRAM_SECONDS = 6.0e-9
+
+#: Wall time of one pass between the workers, in seconds: the lead's message to a peer and the reply (Dask's
+#: fixed cost at both ends and the histograms' transfer) and the lead's work on the sums while the peer waits.
+MESSAGE_SECONDS = 4.0e-3
+
+#: Leaf-wise passes per tree for each leaf the tree may grow (11.6-11.7 passes per tree of 31 leaves).
+LEAFWISE_PASSES_PER_LEAF = 11.7 / 31
+
+#: Largest share of the smallest worker memory limit a one-worker fit may need (rows and their copies).
+ONE_WORKER_MEMORY_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The placement chosen for a fit, and why (``fit_info_["placement"]``, ``["placement_reason"]``)."""
+
+    kind: str
+    reason: str
+    estimate: dict = field(default_factory=dict)
+
+
+def messages_per_iteration(learner) -> float:
+    """The passes between workers a distributed iteration of ``learner`` makes, plus the client's round trip.
+
+    Trees: leaf-wise growth (batched) about :data:`LEAFWISE_PASSES_PER_LEAF`
+    per leaf; depth-wise and oblivious growth one per level and the root.
+    Single-pass learners (stumps, thresholds): the client's round trip only.
+    """
+    params = dict(getattr(learner, "params", None) or {})
+    growth = params.get("growth")
+    if growth is None:
+        return 1.0
+    max_leaves = int(params.get("max_leaves") or 31)
+    depth = params.get("max_depth")
+    levels = math.ceil(math.log2(max(2, max_leaves)))
+    if depth is not None and int(depth) > 0:
+        levels = min(levels, int(depth)) if growth != "leafwise" else levels
+    if growth == "leafwise":
+        return 1.0 + max(levels + 1, LEAFWISE_PASSES_PER_LEAF * max_leaves)
+    return 1.0 + levels + 1
+
+
+def one_worker_bytes(n_rows: int, n_features: int, data_bytes: int) -> int:
+    """Memory a one-worker fit needs: the chunks, their concatenation and a hold-out copy, codes and buffers."""
+    return int(3 * data_bytes + n_rows * (n_features + 64))
+
+
+def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes: int, learner, workers: dict,
+                     callbacks: bool) -> Placement:
+    """The placement of a fit: ``requested`` unless ``"auto"``, then the rule of the module docs.
+
+    Parameters
+    ----------
+    requested : {"auto", "distributed", "one_worker"}
+    n_rows, n_features, data_bytes : int
+        The training rows, features, and bytes of X, y, weights and query ids.
+    learner : Learner
+        The resolved learner (its growth and leaves give the messages per iteration).
+    workers : dict
+        The scheduler's ``workers`` info (``nthreads``, ``memory_limit``).
+    callbacks : bool
+        The fit has user callbacks (they run on the client, between iterations: distributed only).
+    """
+    if requested not in PLACEMENTS:
+        raise ValueError(f"placement: expected one of {list(PLACEMENTS)}, got {requested!r}")
+    limits = [int(info.get("memory_limit") or 0) for info in workers.values()]
+    need = one_worker_bytes(n_rows, n_features, data_bytes)
+    fits = not limits or not all(limits) or need <= ONE_WORKER_MEMORY_SHARE * min(limits)
+    if requested == "one_worker":
+        if callbacks:
+            raise ValueError("placement='one_worker': callbacks run on the client after every iteration, which a "
+                             "fit on one worker cannot do; use placement='distributed' (or 'auto') with callbacks")
+        return Placement("one_worker", "requested")
+    if requested == "distributed":
+        return Placement("distributed", "requested")
+    W = max(1, len(workers))
+    threads = max(1, min(int(info.get("nthreads", 1) or 1) for info in workers.values())) if workers else 1
+    saved = n_rows * n_features * HISTOGRAM_SECONDS / threads * (1.0 - 1.0 / W)
+    messages = messages_per_iteration(learner) * MESSAGE_SECONDS
+    estimate = {"saved_per_iteration": saved, "messages_per_iteration": messages, "one_worker_bytes": need}
+    if W == 1:
+        return Placement("one_worker", "one worker in the cluster", estimate)
+    if callbacks:
+        return Placement("distributed", "callbacks run on the client between iterations", estimate)
+    if not fits:
+        return Placement("distributed", f"the rows need ~{need / 2**20:.0f} MiB on one worker, more than "
+                                        f"{ONE_WORKER_MEMORY_SHARE:.0%} of its memory limit", estimate)
+    if saved <= messages:
+        return Placement("one_worker", f"the other workers would save ~{saved * 1e3:.1f} ms per iteration, "
+                                       f"the messages cost ~{messages * 1e3:.1f} ms", estimate)
+    return Placement("distributed", f"the other workers save ~{saved * 1e3:.1f} ms per iteration, more than the "
+                                    f"~{messages * 1e3:.1f} ms the messages cost", estimate)
+
+
+# --------------------------------------------------------------------------
+# The fit on one worker
+# --------------------------------------------------------------------------
+
+def _worker_threads() -> int:
+    from distributed import get_worker
+
+    return max(1, int(get_worker().state.nthreads))
+
+
+def _concatenated(parts, task, X_parts):
+    """Chunk i checked as the distributed fit checks it, then every chunk concatenated (rows in order)."""
+    X_out, y_out, w_out = [], [], []
+    for i, (X, y, w) in enumerate(zip(X_parts, parts[0], parts[1])):
+        X, y, w = check_chunk(i, X, y, w, task=task)
+        X_out.append(X)
+        y_out.append(y)
+        w_out.append(w)
+    dtype = np.float32 if all(X.dtype == np.float32 for X in X_out) else np.float64
+    X = np.concatenate([np.asarray(X, dtype=dtype) for X in X_out])
+    y = np.concatenate(y_out)
+    w = None if w_out[0] is None else np.concatenate(w_out)
+    return X, y, w
+
+
+def _fit_here(estimator, task, X_parts, y_parts, w_parts, q_parts, fit_kwargs):
+    """On the worker: the rows concatenated, the in-memory ``estimator.fit`` run on the worker's threads.
+
+    Returns (fitted estimator, worker address, printed output, warnings as (category, message)).
+    """
+    from distributed import get_worker
+
+    X, y, w = _concatenated((y_parts, w_parts), task, X_parts)
+    qid = None if q_parts is None else np.concatenate([np.asarray(q) for q in q_parts])
+    del X_parts, y_parts, w_parts, q_parts
+    if "n_jobs" in estimator.get_params(deep=False):
+        estimator.set_params(n_jobs=_worker_threads())       # the worker's threads, as the distributed fit uses
+    out = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept():
+        warnings.simplefilter("always")
+        estimator.fit(X, y, w, qid=qid, **fit_kwargs)
+    shown = [(w.category, str(w.message)) for w in caught]
+    return estimator, get_worker().address, out.getvalue(), shown
+
+
+def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwargs: dict) -> tuple[Any, str]:
+    """Fit the in-memory ``estimator`` on one worker holding every row of ``data``; (fitted estimator, worker).
+
+    The chunks are computed where the scheduler puts them and gathered, worker
+    to worker, into the memory of the worker that holds most of them (the
+    scheduler's choice for the fitting task): never through the client.
+    ``qid``: a Dask vector with the chunks of ``data`` (query codes), or None.
+    The fit's printed output and warnings are shown on the client.
+    """
+    import sys
+
+    chunks = data.delayed_chunks()
+    q = None if qid is None else qid.to_delayed().ravel().tolist()
+    columns = [[c[0] for c in chunks], [c[1] for c in chunks],
+               None if data.weight is None else [c[2] for c in chunks], q]
+    futures = [None if col is None else client.compute(col) for col in columns]
+    X_f, y_f, w_f, q_f = futures
+    if w_f is None:
+        w_f = [None] * len(X_f)
+    future = client.submit(_fit_here, estimator, task, X_f, y_f, w_f, q_f, dict(fit_kwargs), pure=False)
+    try:
+        fitted, address, printed, caught = future.result()
+    finally:
+        del future, futures, X_f, y_f, w_f, q_f
+    if printed:
+        sys.stdout.write(printed)
+        sys.stdout.flush()
+    for category, message in caught:
+        warnings.warn(message, category, stacklevel=4)
+    return fitted, address

@@ -1,0 +1,246 @@
+"""Where a Dask fit runs (``placement``), and fits that do not depend on where the chunks were computed.
+
+On the shared 2-worker LocalCluster: a fit on one worker is the in-memory
+fit bit for bit (one list, within queries, with ``eval_set`` and early
+stopping); ``"auto"`` follows the cost rule of ``rankcore.dask._placement``;
+and a distributed fit gives the same model bit for bit whichever worker
+computed which chunk.  No part of Dask is mocked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import dask.array as da  # noqa: E402
+
+import rankcore  # noqa: E402
+from rankcore.dask import DaskPushBoost  # noqa: E402
+from rankcore.dask._placement import (HISTOGRAM_SECONDS, MESSAGE_SECONDS, ONE_WORKER_MEMORY_SHARE,  # noqa: E402
+                                      choose_placement, messages_per_iteration, one_worker_bytes)
+from rankcore.dask._shard import contiguous_shares, place_shares  # noqa: E402
+from rankcore.registry import resolve  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
+from _query_data import graded_queries  # noqa: E402
+
+CHUNKS = (100, 37, 200, 163, 100)
+TREES = "trees:max_leaves=6,min_samples_leaf=5"
+
+
+def _data(n=600, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[:, 3] = np.round(X[:, 3], 1)                      # a feature with ties
+    y = (rng.random(n) < 0.2).astype(int)
+    X[y == 1, :2] += 0.7
+    return X, y
+
+
+def _dask(X, y, chunks=CHUNKS):
+    return da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
+
+
+def _assert_identical(a, b, X):
+    assert a.n_iter_ == b.n_iter_ and len(a.rankers_) == len(b.rankers_)
+    for ra, rb in zip(a.rankers_, b.rankers_):
+        for field in ("feature", "threshold", "nan_left", "left", "right", "value"):
+            np.testing.assert_array_equal(getattr(ra, field), getattr(rb, field))
+    np.testing.assert_array_equal(a.alphas_, b.alphas_)
+    np.testing.assert_array_equal(a.objective_values_, b.objective_values_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+# --------------------------------------------------------------------------
+# One worker: the in-memory fit
+# --------------------------------------------------------------------------
+
+def test_a_fit_on_one_worker_is_the_in_memory_fit_bit_for_bit(dask_client):  # noqa: F811
+    X, y = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, y.shape[0])
+    Xd, yd = _dask(X, y)
+    params = dict(learner=TREES, n_iter=6, random_state=4, early_stopping=False)
+    model = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd, sample_weight=da.from_array(w, chunks=CHUNKS))
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, sample_weight=w)
+    _assert_identical(model, local, X)
+    info = model.fit_info_
+    assert (info["placement"], info["placement_reason"], info["round_trips"]) == ("one_worker", "requested", 1)
+    assert info["worker"] in dask_client.scheduler_info()["workers"]
+    np.testing.assert_array_equal(model.decision_function(Xd).compute(), local.decision_function(X))
+    assert type(model.to_local()) is rankcore.PushBoost
+
+
+def test_one_worker_within_queries_with_eval_set_and_early_stopping(dask_client):  # noqa: F811
+    X, y, qid = graded_queries(3, n_queries=40, rows=(6, 14))
+    n = X.shape[0]
+    cut = (n * 3) // 4
+    Xd, yd, qd = (da.from_array(a[:cut], chunks=(cut // 3 + 1, -1) if a.ndim == 2 else cut // 3 + 1)
+                  for a in (X, y, qid))
+    params = dict(learner=TREES, n_iter=30, random_state=0, early_stopping=True, n_iter_no_change=2)
+    eval_set = (X[cut:], y[cut:], qid[cut:])
+    model = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd, qid=qd, eval_set=eval_set)
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X[:cut], y[:cut], qid=qid[:cut], eval_set=eval_set)
+    _assert_identical(model, local, X)
+    np.testing.assert_array_equal(model.validation_scores_, local.validation_scores_)
+    assert (model.best_iteration_, model.stop_reason_, model.n_queries_) == (local.best_iteration_,
+                                                                             local.stop_reason_, local.n_queries_)
+    # the distributed placement keeps the queries whole too: the same trees, to rounding
+    spread = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd, eval_set=eval_set)
+    assert spread.fit_info_["placement"] == "distributed" and spread.n_iter_ == model.n_iter_
+    np.testing.assert_allclose(spread.decision_function(X), model.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+def test_one_worker_checks_chunks_as_the_distributed_fit_does(dask_client):  # noqa: F811
+    X, y = _data(n=400)
+    X[123, 2] = np.nan
+    Xd, yd = _dask(X, y, chunks=(100,) * 4)
+    with pytest.raises(ValueError, match=r"X \(chunk 1\): missing values \(NaN\) are not supported on Dask"):
+        DaskPushBoost(placement="one_worker", learner=TREES, n_iter=2).fit(Xd, yd)
+
+
+def test_placement_is_validated_and_one_worker_refuses_callbacks(dask_client):  # noqa: F811
+    X, y = _data(n=200)
+    Xd, yd = _dask(X, y, chunks=(100, 100))
+    with pytest.raises(ValueError, match="placement: expected one of 'auto', 'distributed', 'one_worker', got 'two'"):
+        DaskPushBoost(placement="two", n_iter=2).fit(Xd, yd)
+    with pytest.raises(ValueError, match="placement='one_worker': callbacks run on the client"):
+        DaskPushBoost(placement="one_worker", n_iter=2).fit(Xd, yd, callbacks=lambda info: None)
+    # "auto" with callbacks: distributed, the callbacks called on the client
+    seen = []
+    model = DaskPushBoost(n_iter=2, learner="stumps:max_bins=8").fit(Xd, yd, callbacks=seen.append)
+    assert model.fit_info_["placement"] == "distributed" and len(seen) == 2
+    assert "callbacks" in model.fit_info_["placement_reason"]
+
+
+def test_auto_runs_a_small_fit_on_one_worker(dask_client):  # noqa: F811
+    X, y = _data()
+    Xd, yd = _dask(X, y)
+    model = DaskPushBoost(learner=TREES, n_iter=3, random_state=0).fit(Xd, yd)
+    assert model.fit_info_["placement"] == "one_worker"
+    assert "would save" in model.fit_info_["placement_reason"]
+    assert "placement" not in model.to_local().get_params()
+
+
+# --------------------------------------------------------------------------
+# The rule
+# --------------------------------------------------------------------------
+
+WORKERS = {"a": {"nthreads": 1, "memory_limit": 2**33}, "b": {"nthreads": 1, "memory_limit": 2**33}}
+
+
+def _choose(n, d=40, learner="trees", workers=WORKERS, callbacks=False, requested="auto"):
+    return choose_placement(requested, n_rows=n, n_features=d, data_bytes=n * (d + 1) * 4,
+                            learner=resolve("learner", learner), workers=workers, callbacks=callbacks)
+
+
+def test_the_auto_rule_is_the_crossover_of_the_cost_model():
+    m = messages_per_iteration(resolve("learner", "trees"))
+    assert m == pytest.approx(1 + 11.7)                      # leaf-wise, 31 leaves: the measured passes
+    assert messages_per_iteration(resolve("learner", "trees:growth=depthwise")) == 7      # root + 5 levels + client
+    assert messages_per_iteration(resolve("learner", "stumps")) == 1
+    # the crossover n*: the second worker saves n·d·H/2 per tree, the messages cost m·C
+    crossover = m * MESSAGE_SECONDS / (40 * HISTOGRAM_SECONDS * 0.5)
+    assert _choose(int(crossover * 0.99)).kind == "one_worker"
+    assert _choose(int(crossover * 1.01) + 1).kind == "distributed"
+    # more threads per worker make the histograms cheaper: the crossover moves up
+    two_threads = {k: dict(v, nthreads=2) for k, v in WORKERS.items()}
+    assert _choose(int(crossover * 1.5), workers=two_threads).kind == "one_worker"
+    # fewer messages (depth-wise) move it down
+    assert _choose(int(crossover * 0.9), learner="trees:growth=depthwise").kind == "distributed"
+
+
+def test_the_auto_rule_needs_the_rows_to_fit_in_a_worker_and_no_callbacks():
+    n = 1000
+    need = one_worker_bytes(n, 40, n * 41 * 4)
+    small = {k: dict(v, memory_limit=int(need / ONE_WORKER_MEMORY_SHARE) - 1) for k, v in WORKERS.items()}
+    placement = _choose(n, workers=small)
+    assert placement.kind == "distributed" and "memory limit" in placement.reason
+    enough = {k: dict(v, memory_limit=int(need / ONE_WORKER_MEMORY_SHARE) + 1) for k, v in WORKERS.items()}
+    assert _choose(n, workers=enough).kind == "one_worker"
+    assert _choose(n, callbacks=True).kind == "distributed"
+    assert _choose(10**9, workers={"a": WORKERS["a"]}).kind == "one_worker"          # a cluster of one worker
+    assert _choose(10, requested="distributed").kind == "distributed"
+    assert _choose(10**9, requested="one_worker").reason == "requested"
+    with pytest.raises(ValueError, match="placement: expected one of"):
+        _choose(10, requested="everywhere")
+
+
+# --------------------------------------------------------------------------
+# Determinism: the blocks' shares do not depend on where the chunks were computed
+# --------------------------------------------------------------------------
+
+def test_contiguous_shares_are_balanced_runs_and_place_shares_keeps_them_where_they_are():
+    assert contiguous_shares([150] * 4, 2) == [0, 0, 1, 1]
+    shares = contiguous_shares(list(CHUNKS), 3)
+    assert shares == sorted(shares) and set(shares) == {0, 1, 2}
+    loads = [sum(r for r, s in zip(CHUNKS, shares) if s == k) for k in range(3)]
+    assert max(loads) <= sum(CHUNKS) / 3 + max(CHUNKS)
+    assert contiguous_shares([5], 1) == [0]
+    # each share on the worker holding most of it, each worker once
+    assert place_shares([150] * 4, [0, 0, 1, 1], ["b", "b", "a", "b"], ["a", "b"]) == ["b", "a"]
+    assert place_shares([150] * 4, [0, 0, 1, 1], ["gone"] * 4, ["a", "b", "c"]) == ["a", "b"]
+
+
+def _on_workers(client, arrays, workers):
+    """Chunk i of each array persisted on ``workers[i]`` (Dask arrays, one chunk each, concatenated)."""
+    from distributed import wait
+
+    out = []
+    for a in arrays:
+        parts = []
+        for i, worker in enumerate(workers):
+            part = da.from_array(a[i * 150:(i + 1) * 150], chunks=-1)
+            parts.append(client.persist(part, workers=[worker]))
+        wait(parts)
+        out.append(da.concatenate(parts))
+    return out
+
+
+def test_a_distributed_fit_does_not_depend_on_where_each_chunk_was_computed(dask_client):  # noqa: F811
+    X, y = _data(seed=5)
+    a, b = sorted(dask_client.scheduler_info()["workers"])
+    params = dict(placement="distributed", learner=TREES, n_iter=4, random_state=1, early_stopping=False)
+    fits = []
+    for holders in ([a, b, a, b], [a, a, a, a], [b, a, b, a]):     # interleaved, on one worker, swapped
+        Xd, yd = _on_workers(dask_client, [X, y], holders)
+        fits.append(DaskPushBoost(**params).fit(Xd, yd))
+    for other in fits[1:]:
+        _assert_identical(other, fits[0], X)
+
+
+# --------------------------------------------------------------------------
+# The workers' allocator: freed pages kept during a fit, Dask's settings given back after
+# --------------------------------------------------------------------------
+
+def _pages_held():
+    from rankcore.dask import _malloc
+
+    return _malloc._holders
+
+
+def test_keep_pages_nests_and_is_a_no_op_outside_dask_workers(monkeypatch):
+    from rankcore.dask import _malloc
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    assert _malloc.keep_pages() is False and _malloc._holders == 0
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    if _malloc._libc() is None:
+        pytest.skip("not glibc: mallopt is not available")
+    with _malloc.pages_kept():
+        with _malloc.pages_kept():
+            assert _malloc._holders == 2
+        assert _malloc._holders == 1
+    assert _malloc._holders == 0
+    _malloc.release_pages()                              # one release too many changes nothing
+    assert _malloc._holders == 0
+
+
+def test_every_fit_gives_the_workers_allocator_settings_back(dask_client):  # noqa: F811
+    X, y = _data(n=400)
+    Xd, yd = _dask(X, y, chunks=(100,) * 4)
+    for placement in ("distributed", "one_worker"):
+        DaskPushBoost(placement=placement, learner=TREES, n_iter=2).fit(Xd, yd)
+        assert set(dask_client.run(_pages_held).values()) == {0}
