@@ -201,8 +201,19 @@ BLENDS = {
 }
 CANDIDATES.update(BLENDS)
 
+#: YetiRank's noisy-neighbour pairs (``objective="yetirank"``) on the default oblivious trees.
+YETI = {
+    "yetirank": rc(objective="yetirank"),
+    "yetirank, gradient leaves": rc(objective="yetirank:newton=false"),
+    "yetirank, 4 permutations": rc(objective="yetirank:4"),
+    "yetirank, 30 permutations": rc(objective="yetirank:30"),
+    "yetirank, decay 0.95": rc(objective="yetirank:decay=0.95"),
+}
+CANDIDATES.update(YETI)
+
 MODELS = {**PEERS, **CANDIDATES}
-GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS], "blends": list(BLENDS)}
+GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI],
+          "blends": list(BLENDS), "yeti": list(YETI)}
 
 
 def _canonical_order(X, y, qid):
