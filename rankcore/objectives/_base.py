@@ -278,12 +278,16 @@ class RowBlock:
     queries : Queries or None
         The rows' queries (codes local to the block) when the fit ranks
         within queries; every query lies whole in one block.
+    offset : int
+        The position of the block's first row in the training set (a
+        ``randomized`` objective numbers its rows' random draws from it).
     """
 
     y: np.ndarray
     weight: np.ndarray
     scores: np.ndarray
     queries: Any = None
+    offset: int = 0
 
     def __len__(self) -> int:
         return int(self.scores.shape[0])
