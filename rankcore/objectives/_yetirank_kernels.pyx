@@ -10,11 +10,12 @@ A. A NumPy form (sort all rows by (query, noisy score) with ``lexsort`` once
 B. Only the first ``places + 1`` places of a noisy order carry weight (the
    caller drops the places whose decay^k is below 1e-6): a longer query is
    first split around its (places + 1)-th best row by a selection (Hoare's,
-   median-of-three pivots: O(n_q)), and only that head is sorted -- by
-   insertion up to 24 rows, qsort beyond.  Selection and sort use one total
+   median-of-three pivots: O(n_q)), and only that head is sorted.  Selection and sort use one total
    order (noisy score, then row), so the result does not depend on the
    pivots.  A query of 1,000 rows costs a selection and a sort of 87 rows
-   instead of a sort of 1,000.
+   instead of a sort of 1,000.  The sort is a quicksort down to ranges of 16
+   rows and one insertion sort, inlined (libc's qsort, a call per
+   comparison, took twice as long on queries of 30-100 rows).
 C. The noise is the module's counter-based hash of (key of the permutation,
    row number), its top ``table_bits`` bits an index into a table of the
    logistic quantiles (both from Python): no logarithm per row, and the
@@ -25,7 +26,7 @@ D. One thread: queries are independent, so threads over queries are possible
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport exp, fabs
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
 
 cdef struct Noisy:
@@ -38,18 +39,8 @@ cdef inline bint _before(Noisy a, Noisy b) noexcept nogil:
     return a.z > b.z or (a.z == b.z and a.row < b.row)
 
 
-cdef int _descending(const void *pa, const void *pb) noexcept nogil:
-    cdef const Noisy *a = <const Noisy *> pa
-    cdef const Noisy *b = <const Noisy *> pb
-    if _before(a[0], b[0]):
-        return -1
-    if _before(b[0], a[0]):
-        return 1
-    return 0
-
-
-#: Heads up to this many rows are sorted by insertion (no call per comparison); longer ones by qsort.
-DEF _INSERTION = 24
+#: Ranges up to this many rows are left to the final insertion sort (no partition pays below it).
+DEF _INSERTION = 16
 
 
 cdef inline void _insertion_sort(Noisy *buf, Py_ssize_t n) noexcept nogil:
@@ -70,32 +61,53 @@ cdef inline void _swap(Noisy *buf, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
     buf[j] = t
 
 
+cdef Py_ssize_t _partition(Noisy *buf, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t *right) noexcept nogil:
+    """Hoare's partition of buf[lo:hi + 1] around its median of three: returns j, sets *right = i.
+
+    Afterwards buf[lo:j + 1] come no later than the pivot, buf[i:hi + 1] no earlier, and anything between
+    is the pivot.
+    """
+    cdef Py_ssize_t i = lo, j = hi, mid = lo + (hi - lo) // 2
+    cdef Noisy pivot
+    if _before(buf[mid], buf[lo]):
+        _swap(buf, mid, lo)
+    if _before(buf[hi], buf[lo]):
+        _swap(buf, hi, lo)
+    if _before(buf[hi], buf[mid]):
+        _swap(buf, hi, mid)
+    pivot = buf[mid]
+    while i <= j:
+        while _before(buf[i], pivot):
+            i += 1
+        while _before(pivot, buf[j]):
+            j -= 1
+        if i <= j:
+            _swap(buf, i, j)
+            i += 1
+            j -= 1
+    right[0] = i
+    return j
+
+
+cdef void _sort(Noisy *buf, Py_ssize_t n) noexcept nogil:
+    """buf[0:n] in the order ``_before``: quicksort down to ranges of 16, then one insertion sort."""
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j
+    while hi - lo > _INSERTION:
+        j = _partition(buf, lo, hi, &i)
+        if j - lo < hi - i:                   # recurse into the smaller side: depth O(log n)
+            _sort(buf + lo, j - lo + 1)
+            lo = i
+        else:
+            _sort(buf + i, hi - i + 1)
+            hi = j
+    _insertion_sort(buf, n)
+
+
 cdef void _select(Noisy *buf, Py_ssize_t n, Py_ssize_t m) noexcept nogil:
     """Reorder buf[0:n] so that buf[0:m] holds its m first entries in the order ``_before`` (in any order)."""
-    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, mid, target = m - 1
-    cdef Noisy pivot
+    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, target = m - 1
     while lo < hi:
-        mid = lo + (hi - lo) // 2
-        # median of three: buf[lo] ≤ buf[mid] ≤ buf[hi] in the order, the pivot the middle one
-        if _before(buf[mid], buf[lo]):
-            _swap(buf, mid, lo)
-        if _before(buf[hi], buf[lo]):
-            _swap(buf, hi, lo)
-        if _before(buf[hi], buf[mid]):
-            _swap(buf, hi, mid)
-        pivot = buf[mid]
-        i = lo
-        j = hi
-        while i <= j:
-            while _before(buf[i], pivot):
-                i += 1
-            while _before(pivot, buf[j]):
-                j -= 1
-            if i <= j:
-                _swap(buf, i, j)
-                i += 1
-                j -= 1
-        # buf[lo:j + 1] come no later than the pivot, buf[i:hi + 1] no earlier, anything between is the pivot
+        j = _partition(buf, lo, hi, &i)
         if target <= j:
             hi = j
         elif target >= i:
@@ -129,10 +141,7 @@ cdef void _one_query(const double[::1] y, const double[::1] f, const int64_t[::1
             buf[k].z = f[a] + table[bits >> shift]
         if head < n:
             _select(buf, n, head)
-        if head <= _INSERTION:
-            _insertion_sort(buf, head)
-        else:
-            qsort(buf, head, sizeof(Noisy), _descending)
+        _sort(buf, head)
         for k in range(head - 1):
             a = buf[k].row
             b = buf[k + 1].row
