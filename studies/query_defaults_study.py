@@ -201,8 +201,46 @@ BLENDS = {
 }
 CANDIDATES.update(BLENDS)
 
+def yetirank_gains(spec="yetirank", learner="trees", **params):
+    """``objective=spec`` with each pair weighted by its gain difference |2^y_a − 2^y_b| instead of |y_a − y_b|.
+
+    The grades handed to the objective are the gains 2^y − 1: the same order, the same ties, and
+    differences that are the gain differences.
+    """
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.registry import resolve
+
+        base = type(resolve("objective", spec))
+
+        class GainYetiRank(base):
+            name = "study-yetirank-gains"
+
+            def bind(self, y, sample_weight=None, **kwargs):
+                return super().bind(np.exp2(y) - 1.0, sample_weight, **kwargs)
+
+        objective = GainYetiRank(**resolve("objective", spec).params)
+        model = rankcore.boost(learner=learner, objective=objective, n_jobs=threads, random_state=0,
+                               **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: YetiRank's noisy-neighbour pairs (``objective="yetirank"``) on the default oblivious trees.
+YETI = {
+    "yetirank, gain weights": yetirank_gains(),
+    "yetirank": rc(objective="yetirank"),
+    "yetirank, gradient leaves": rc(objective="yetirank:newton=false"),
+    "yetirank, 4 permutations": rc(objective="yetirank:4"),
+    "yetirank, 30 permutations": rc(objective="yetirank:30"),
+    "yetirank, decay 0.95": rc(objective="yetirank:decay=0.95"),
+}
+CANDIDATES.update(YETI)
+
 MODELS = {**PEERS, **CANDIDATES}
-GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS], "blends": list(BLENDS)}
+GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI],
+          "blends": list(BLENDS), "yeti": list(YETI)}
 
 
 def _canonical_order(X, y, qid):

@@ -321,7 +321,7 @@ class _DaskBoost(ClientParameter):
                                              random_state=seed, n_threads=1)
         problem = probe
         kind = backend_kind(problem, layout)
-        shards = start_shards(client, data, layout, objective.spec, classes, task)
+        shards = start_shards(client, data, layout, objective.spec, classes, task, random_state=seed)
         backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,

@@ -52,7 +52,8 @@ class Block:
     (``n_neg`` of them): the per-class histogram kernel then knows a row's
     class from its position.  ``order`` maps the stored rows back to the
     chunk's (None when they are in chunk order).  ``queries``: the rows'
-    queries when the fit ranks within queries (graded blocks, in chunk order).
+    queries when the fit ranks within queries (graded blocks, in chunk order);
+    ``offset``: the position of its first row in the training set (graded blocks).
     """
 
     index: int
@@ -63,13 +64,15 @@ class Block:
     n_neg: int | None = None
     order: np.ndarray | None = None
     queries: Any = None
+    offset: int = 0
+
 
     @property
     def n_rows(self) -> int:
         return int(self.scores.shape[0])
 
     def row_block(self) -> RowBlock:
-        return RowBlock(self.y, self.weight, self.scores, self.queries)
+        return RowBlock(self.y, self.weight, self.scores, self.queries, self.offset)
 
     def scores_in_chunk_order(self) -> np.ndarray:
         if self.order is None:
@@ -99,7 +102,7 @@ def encode_chunk(i, X, y, w, layout, classes, task, offsets=None) -> Block:
     weight = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     if task == "graded":
         return Block(int(i), _encode(layout, X, offset, None), np.ascontiguousarray(y, dtype=np.float64), weight,
-                     np.zeros(n))
+                     np.zeros(n), offset=offset)
     labels = (y == classes[1]).astype(np.int8)
     n_neg = int(n - np.count_nonzero(labels))
     order = None
@@ -141,9 +144,12 @@ class Shard:
         (separable objectives) or, for the pairwise fallback, to the
         positives and this shard's negatives at each evaluation.
     task : {"bipartite", "graded"}
+    random_state : int, numpy Generator or None
+        The fit's seed: a randomized objective within queries (``yetirank``)
+        draws from it, numbering each block's rows from its ``offset``.
     """
 
-    def __init__(self, blocks, layout, objective, task):
+    def __init__(self, blocks, layout, objective, task, random_state=None):
         from ..registry import resolve
 
         self.blocks = sorted(blocks, key=lambda b: b.index)
@@ -153,7 +159,7 @@ class Shard:
         self.task = task
         self.n_threads = _worker_threads()
         if any(b.queries is not None for b in self.blocks):
-            self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads)
+            self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads, random_state=random_state)
         else:
             self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
         self._h: tuple[Any, list[np.ndarray]] | None = None
@@ -567,14 +573,15 @@ def place_shares(rows: list[int], shares: list[int], holders: list[str], workers
     return chosen
 
 
-def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
+def start_shards(client, data, layout, objective, classes, task, random_state=None) -> ShardSet:
     """Encode every chunk where it is computed and start one :class:`Shard` per worker.
 
     The blocks are cut into one contiguous share per worker, balanced by rows
     (:func:`contiguous_shares`: the same shares in every fit, so the same
     sums and model), each share hosted by the worker already holding most of
     it (:func:`place_shares`: the others' blocks move there once).
-    ``objective`` is the objective's spec string (resolved on each worker).
+    ``objective`` is the objective's spec string (resolved on each worker);
+    ``random_state`` the fit's seed, for a randomized objective within queries.
     """
     from collections import defaultdict
 
@@ -601,7 +608,8 @@ def start_shards(client, data, layout, objective, classes, task) -> ShardSet:
         by_share[share].append(f)              # a block on another worker is sent there once, with the actor
     order = sorted(by_share)                   # the shards in share order: the lead holds the first rows
     actor_futures = [
-        client.submit(Shard, by_share[share], layout, objective, task, actor=True, workers=[hosts[share]],
+        client.submit(Shard, by_share[share], layout, objective, task, random_state, actor=True,
+                      workers=[hosts[share]],
                       allow_other_workers=False, pure=False)
         for share in order
     ]

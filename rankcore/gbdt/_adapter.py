@@ -164,7 +164,9 @@ class ObjectiveAdapter:
       ``group``: consecutive rows, in the library's order) and the labels
       are relevance grades >= 0; it compares only rows of the same query.
       An objective defined only within queries refuses data without groups,
-      naming both; an objective of one list ranks every row together.
+      naming both; an objective of one list ranks every row together.  A
+      randomized objective (``yetirank``) draws its noise from
+      ``random_state``.
 
     The adapter keeps the last binding (labels, weights, groups) and reuses it while
     the library passes the same labels, so a call costs one evaluation of
@@ -193,11 +195,14 @@ class ObjectiveAdapter:
         key = (y, w, sizes)
         if self._bound_key is not None and all(_same(a, b) for a, b in zip(self._bound_key, key)):
             return self._bound
+        # a randomized objective (yetirank) draws from the adapter's seed: the library's fit repeats
+        extra = {"random_state": self.random_state} if self.objective.randomized else {}
         if sizes is None:
             self.objective.check_target(y, w)
-            self._bound = self.objective.bind(y, w, n_threads=self.n_threads)
+            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, **extra)
         else:
-            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes))
+            self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes),
+                                              **extra)
         self._bound_key = tuple(None if a is None else a.copy() for a in key)
         if self.tie_break_scale > 0:
             from ..push import tie_break_offsets

@@ -158,6 +158,14 @@ a plugin's) whose ``bind`` predates it keeps working.  The declarations:
     so it needs a learner with Newton leaves (``Learner.newton_leaves``:
     trees, oblivious trees).  Validation cannot score it by
     ``scoring="objective"``.
+``randomized``
+    The objective draws random numbers (YetiRank's noisy orders).  Its
+    ``bind`` then also takes ``random_state=`` (the fit's seed: an int, a
+    numpy Generator or None) and ``first_row=`` (the position of the bound
+    rows' first row in the training set, for blocks of it), and the bound
+    form draws fresh numbers at each evaluation at new scores -- one per
+    boosting iteration -- so a fit is repeatable for an integer
+    ``random_state``.  The estimators pass them only to such an objective.
 
 Binding: precomputation and the Dask seam
 =========================================
@@ -270,12 +278,16 @@ class RowBlock:
     queries : Queries or None
         The rows' queries (codes local to the block) when the fit ranks
         within queries; every query lies whole in one block.
+    offset : int
+        The position of the block's first row in the training set (a
+        ``randomized`` objective numbers its rows' random draws from it).
     """
 
     y: np.ndarray
     weight: np.ndarray
     scores: np.ndarray
     queries: Any = None
+    offset: int = 0
 
     def __len__(self) -> int:
         return int(self.scores.shape[0])
@@ -315,6 +327,9 @@ class Objective(Component):
         module documentation).
     requires_queries : bool
         Defined only within queries: a fit without ``qid`` is refused.
+    randomized : bool
+        ``bind`` takes ``random_state=`` and ``first_row=`` and draws its
+        random numbers from them.
     has_value : bool
         False when the objective gives a gradient and curvature but no value
         J (the driver then takes Newton steps, no line search).
@@ -339,6 +354,7 @@ class Objective(Component):
     sum_over_negatives: ClassVar[bool] = False
     ranks_within_queries: ClassVar[bool] = False
     requires_queries: ClassVar[bool] = False
+    randomized: ClassVar[bool] = False
     has_value: ClassVar[bool] = True
     max_grade: float = math.inf
 

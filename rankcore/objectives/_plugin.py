@@ -7,5 +7,6 @@ from ..hookspecs import hookimpl
 def rankcore_register_objectives():
     from ._lambdarank import LambdaRankObjective
     from ._push import PushObjective
+    from ._yetirank import YetiRankObjective
 
-    return [PushObjective, LambdaRankObjective]
+    return [PushObjective, LambdaRankObjective, YetiRankObjective]

@@ -14,9 +14,11 @@ the blocks combine through a few numbers:
   φ′ = Σ_c ρ_c φ_c′, φ″ = Σ_c ρ_c (φ_c″ + φ_c′²) − φ′²: the moments of a
   mixture, merged pairwise, so any grouping of the blocks gives the same
   numbers (to rounding).
-* an objective without a value (``lambdarank``): its gradient and curvature
-  are computed query by query, so each block's own are the rows' values;
-  the merged value is NaN, as the in-memory binding reports it.
+* an objective without a value (``lambdarank``, ``yetirank``): its gradient
+  and curvature are computed query by query, so each block's own are the
+  rows' values; the merged value is NaN, as the in-memory binding reports
+  it.  A ``randomized`` one (``yetirank``) numbers its rows' draws from the
+  block's ``offset``: the blocks draw what the whole binding draws.
 
 A block whose queries hold no pair of rows with different grades and
 positive weights contributes nothing (R_c = 0, zero gradient, the curvature
@@ -69,6 +71,10 @@ class BoundQueryBlocks(BoundSeparable):
         value) or one without a value (``lambdarank``).
     n_threads : int
         Threads of each block's binding.
+    random_state : int, numpy Generator or None
+        The fit's seed, for a ``randomized`` objective (YetiRank): each
+        block's binding gets it with the block's ``offset`` as its first
+        row, so that the blocks draw what one binding of all the rows would.
 
     Raises
     ------
@@ -79,13 +85,14 @@ class BoundQueryBlocks(BoundSeparable):
 
     n_stages = 1
 
-    def __init__(self, objective: Any, *, n_threads: int = 1):
+    def __init__(self, objective: Any, *, n_threads: int = 1, random_state: Any = None):
         objective.check_queries(Queries.single(2))
         if objective.has_value and not objective.log_value:
             raise ValueError(f"objective {objective.spec!r}: within queries on blocks, an objective with a value "
                              "must give it as a logarithm (log_value), so that the blocks merge by log-sum-exp")
         super().__init__(objective, _TWO_ROWS, None)
         self.n_threads = int(n_threads)
+        self.random_state = random_state
         self.has_value = bool(objective.has_value)
         self._template = objective.bind(_TWO_ROWS, None, n_threads=1, queries=Queries.single(2))
         self._bound: dict[int, tuple[Queries, Any]] = {}
@@ -106,7 +113,10 @@ class BoundQueryBlocks(BoundSeparable):
         weight = np.asarray(block.weight, dtype=np.float64)
         bound = None
         if has_pairs(np.asarray(block.y, dtype=np.float64), weight, block.queries.codes):
-            bound = self.objective.bind(block.y, weight, n_threads=self.n_threads, queries=block.queries)
+            extra = {}
+            if getattr(self.objective, "randomized", False):
+                extra = {"random_state": self.random_state, "first_row": int(block.offset)}
+            bound = self.objective.bind(block.y, weight, n_threads=self.n_threads, queries=block.queries, **extra)
         self._bound[key] = (block.queries, bound)
         return bound
 

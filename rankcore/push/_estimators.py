@@ -368,7 +368,10 @@ class _BaseBoost(Ranker):
             layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
                                      n_threads=n_threads, **extra)
             # queries reach the objective only when there are some: a plugin's bind(y, w, n_threads=) works as before
-            problem = objective.bind(y, w, n_threads=n_threads, **({} if queries is None else {"queries": queries}))
+            extra_bind = {} if queries is None else {"queries": queries}
+            if objective.randomized:              # its noise follows the fit's seed
+                extra_bind["random_state"] = seed
+            problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
             if not getattr(layout, "line_search", True) and not problem.has_hessian:
                 raise ValueError(f"learner {learner.spec!r}: line_search=false takes each tree's Newton step, which "
                                  f"needs a curvature; the objective {objective.spec!r} has none (leave line_search "

@@ -2,8 +2,8 @@
 
 The rows' queries are interleaved (shuffled) across unequal chunks, so
 every query is split between chunks before the fit moves it.  Stumps and
-trees, the exponential loss with the identity and ``pow:4`` prices, and
-``lambdarank``; ids as a Dask array, a dataframe column or group sizes:
+trees, the exponential loss with the identity and ``pow:4`` prices,
+``lambdarank`` and ``yetirank``; ids as a Dask array, a dataframe column or group sizes:
 the same weak rankers, α to 1e-9, predictions to 1e-9.  No part of Dask
 is mocked.
 """
@@ -61,6 +61,8 @@ CASES = [
     dict(loss="exp", price="pow:4", learner="trees:max_leaves=6,min_samples_leaf=3"),
     dict(loss="exp", price="identity", learner="trees:max_leaves=6,min_samples_leaf=3,subsample=0.7"),
     dict(objective="lambdarank:5", learner="trees:max_leaves=4,min_samples_leaf=3"),
+    # randomized: each chunk numbers its rows' noise from its offset, so the chunks draw the in-memory noise
+    dict(objective="yetirank:3", learner="trees:max_leaves=4,min_samples_leaf=3"),
 ]
 
 

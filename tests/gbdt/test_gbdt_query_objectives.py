@@ -127,3 +127,22 @@ def test_one_list_objectives_ignore_groups_as_before():
     scores = np.round(X_TR[:, 0], 1)
     obj = lightgbm_objective("prec@k-avg:0.1")
     np.testing.assert_array_equal(obj(y01, scores, None, G_TR)[0], obj(y01, scores, None, None)[0])
+
+
+def test_yetirank_in_lightgbm_draws_from_random_state():
+    """The adapter seeds a randomized objective: the same seed the same gradients, another seed others."""
+    scores = np.round(X_TR[:, 0], 1)
+    bound = resolve("objective", "yetirank").bind(Y_TR, None, queries=check_qid(Q_TR, len(Y_TR)), random_state=3)
+    grad = bound.value_gradient_hessian(scores)[1] * len(Y_TR)
+    g, _ = lightgbm_objective("yetirank", random_state=3)(Y_TR, scores, None, G_TR)
+    np.testing.assert_allclose(g, grad, rtol=1e-12, atol=1e-12)
+    other, _ = lightgbm_objective("yetirank", random_state=4)(Y_TR, scores, None, G_TR)
+    assert not np.allclose(other, grad)
+    model = lgb.LGBMRanker(objective=lightgbm_objective("yetirank"), n_estimators=20, num_leaves=7,
+                           min_child_samples=5, **LGB)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X_TR, Y_TR, group=G_TR)
+    learned = evaluate(Y_TE, model.predict(X_TE, raw_score=True), "ndcg@k:10", qid=Q_TE)["ndcg@k:10"]
+    chance = evaluate(Y_TE, np.random.default_rng(0).normal(size=Y_TE.size), "ndcg@k:10", qid=Q_TE)["ndcg@k:10"]
+    assert learned > chance + 0.1

@@ -131,3 +131,27 @@ def test_a_block_without_its_queries_is_refused():
     blocked = BoundQueryBlocks(resolve("objective", "push"))
     with pytest.raises(ValueError, match="queries: the rows of a block"):
         blocked.block_partials(0, RowBlock(np.array([0.0, 1.0]), np.ones(2), np.zeros(2)), [])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_yetirank_blocks_draw_the_whole_bindings_noise(seed):
+    """A randomized objective over consecutive blocks of whole queries, each numbered from its offset."""
+    y, qid, f, w, _ = _data(seed)
+    order = np.argsort(qid, kind="stable")
+    y, qid, f, w = y[order], qid[order], f[order], w[order]
+    objective = resolve("objective", "yetirank:3")
+    whole = objective.bind(y, w, queries=check_qid(qid, y.shape[0]), random_state=seed)
+    blocked = BoundQueryBlocks(objective, random_state=seed)
+    cuts = np.flatnonzero(np.diff(qid))[::2] + 1                    # block bounds between queries
+    blocks = [RowBlock(y[a:b], w[a:b], f[a:b], check_qid(qid[a:b], b - a), offset=int(a))
+              for a, b in zip(np.r_[0, cuts], np.r_[cuts, y.shape[0]])]
+    for step in range(2):                                           # two evaluations: the noise moves on
+        scores = f + step
+        for b in blocks:
+            b.scores[:] = scores[b.offset:b.offset + len(b)]
+        G = blocked.reduce(blocks)
+        grad = np.concatenate([blocked.block_gradient_hessian(b, G)[0] for b in blocks])
+        hess = np.concatenate([blocked.block_gradient_hessian(b, G)[1] for b in blocks])
+        _, ref_grad, ref_hess = whole.value_gradient_hessian(scores)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
