@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rankcore.learners.trees import _histogram, _layout
+from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
@@ -153,84 +153,3 @@ def test_root_counts_copied_give_the_counted_histogram(unit_h, n_threads):
     with pytest.raises(ValueError, match="counts must hold one count per slot"):
         _histogram.node_histogram(block.codes, layout.slots, g, h, ident, 0, n, np.empty(n), np.empty(n), counted,
                                   n_threads, True, unit_h, None, counts[:-1])
-
-
-def _slot_rows_reference(codes, col_base, sparse_columns, n_slots):
-    """Every slot's rows, ascending, in NumPy: a stable sort of the row-major codes' slots."""
-    n, c = codes.shape
-    slot = codes.astype(np.int64) + np.asarray(col_base)[None, :]
-    counted = np.ones((n, c), dtype=bool)
-    counted[:, :sparse_columns] = codes[:, :sparse_columns] != 0
-    flat = slot[counted]                                  # row-major: rows ascending within a slot
-    rows = np.nonzero(counted)[0]
-    order = np.argsort(flat, kind="stable")
-    ptr = np.r_[0, np.cumsum(np.bincount(flat, minlength=n_slots))]
-    return ptr, rows[order]
-
-
-def _bundled_root_data(rng, n):
-    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
-    dense = np.round(rng.normal(size=(n, 40)), 2)
-    dense[rng.random(dense.shape) < 0.05] = np.nan
-    return np.hstack([sparse, dense])
-
-
-@pytest.mark.parametrize("unit_h", [False, True])
-@pytest.mark.parametrize("n_threads", [1, 2])
-@pytest.mark.parametrize("sample", [False, True])
-def test_a_root_summed_slot_by_slot_is_the_scattered_root_bitwise(unit_h, n_threads, sample):
-    """A root's histogram from each slot's rows (slot_rows) is the row-by-row scatter's, bit for bit: plain
-    columns, sparse bundles (code 0 no slot's), bundled default bins, NaN bins, −0 and tied gradients, every
-    row or a sample of them (the others add +0s), one thread or two; slot_rows against NumPy."""
-    rng = np.random.default_rng(17 + n_threads + 2 * sample)
-    n = 5000
-    X = _bundled_root_data(rng, n)
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    assert layout.bundles and layout.slots.column_slots and layout.slots.sparse_columns > 0
-    ptr, rows = _histogram.slot_rows(block.codes, layout.slots)
-    ptr_ref, rows_ref = _slot_rows_reference(block.codes, layout.slots.col_base, layout.slots.sparse_columns,
-                                             layout.n_slots)
-    assert rows.dtype == np.uint16
-    np.testing.assert_array_equal(ptr, ptr_ref)
-    np.testing.assert_array_equal(rows, rows_ref)
-    g = np.round(rng.normal(size=n), 1)
-    g[rng.random(n) < 0.05] = -0.0
-    h = np.ones(n) if unit_h else rng.random(n)
-    keep = rng.random(n) < (0.8 if sample else 1.0)
-    idx = np.r_[np.flatnonzero(keep), np.flatnonzero(~keep)].astype(np.int32)
-    m = int(keep.sum())
-    for listed in (None, block.listed):
-        scattered = np.full((layout.n_slots, 3), np.nan)
-        by_slot = np.full((layout.n_slots, 3), np.nan)
-        for out, sr in ((scattered, None), (by_slot, (ptr, rows))):
-            _histogram.node_histogram(block.codes, layout.slots, g, h, idx, 0, m, np.empty(n), np.empty(n), out,
-                                      n_threads, not sample, unit_h, listed, None, sr)
-        assert by_slot.tobytes() == scattered.tobytes()
-    assert block.slot_rows(layout.slots)[1].tobytes() == rows.tobytes()
-    with pytest.raises(ValueError, match="slot_rows must be slot_rows"):
-        _histogram.node_histogram(block.codes, layout.slots, g, h, idx, 0, m, np.empty(n), np.empty(n), by_slot,
-                                  n_threads, not sample, unit_h, None, None, (ptr[:-1], rows))
-
-
-def test_slot_rows_beyond_16_bits_and_the_size_cap(monkeypatch):
-    """More than 65,536 rows: int32 row numbers, the same root; a block above SLOT_ROWS_MAX_CODES lists none."""
-    rng = np.random.default_rng(5)
-    n = 70_000
-    X = np.round(rng.normal(size=(n, 3)), 1)
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    ptr, rows = block.slot_rows(layout.slots)
-    assert rows.dtype == np.int32
-    ptr_ref, rows_ref = _slot_rows_reference(block.codes, layout.slots.col_base, 0, layout.n_slots)
-    np.testing.assert_array_equal(ptr, ptr_ref)
-    np.testing.assert_array_equal(rows, rows_ref)
-    g, h = rng.normal(size=n), rng.random(n)
-    idx = np.arange(n, dtype=np.int32)
-    scattered, by_slot = np.zeros((layout.n_slots, 3)), np.zeros((layout.n_slots, 3))
-    for out, sr in ((scattered, None), (by_slot, (ptr, rows))):
-        _histogram.node_histogram(block.codes, layout.slots, g, h, idx, 0, n, np.empty(n), np.empty(n), out, 1,
-                                  True, False, None, None, sr)
-    assert by_slot.tobytes() == scattered.tobytes()
-    monkeypatch.setattr(_layout, "SLOT_ROWS_MAX_CODES", n * block.codes.shape[1] - 1)
-    assert layout.encode(X).slot_rows(layout.slots) is None

@@ -39,8 +39,7 @@ from libc.string cimport memset
 from cython.parallel cimport prange
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
-                                              checked_counts, listed_pointers, partition_rows, slot_pointers,
-                                              split_table)
+                                              checked_counts, listed_pointers, partition_rows, split_table)
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
                                                       feature_best_gain, feature_gains_add, feature_gains_sub_add)
 from rankcore.learners.trees._row_sample cimport sample_rows
@@ -197,8 +196,7 @@ cdef class ObliviousGrower:
     def grow(self, const uint8_t[:, ::1] codes, const uint8_t[:, ::1] codes_t, const double[::1] g,
              const double[::1] h, int32_t[::1] idx, int32_t[::1] scratch, double[::1] og, double[::1] oh,
              const uint8_t[::1] feature_mask, uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None,
-             Py_ssize_t offset=0, bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None,
-             slot_rows=None):
+             Py_ssize_t offset=0, bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None):
         """Grow one tree on the block; returns its number of levels (0: no split).
 
         The arguments are ``TreeGrower.grow``'s: ``sample``: keep row r iff
@@ -208,9 +206,7 @@ cdef class ObliviousGrower:
         tree's seed of the split noise; ``listed``: ``_histogram.listed_rows``
         or None; ``root_counts``: ``_histogram.root_counts`` of the block or
         None (read when every row is in the tree: copied into the root's
-        histogram, whose rows then add Σg and Σh only); ``slot_rows``:
-        ``_histogram.slot_rows`` of the block or None (the root's
-        histogram is then summed slot by slot).
+        histogram, whose rows then add Σg and Σh only).
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
@@ -219,10 +215,6 @@ cdef class ObliviousGrower:
         cdef const int32_t* sp_slot = NULL
         listed_pointers(listed, n, self.fs, &sp_ptr, &sp_slot, "ObliviousGrower.grow")
         cdef const double* counts = checked_counts(root_counts, self.fs, "ObliviousGrower.grow")
-        cdef const int64_t* sl_ptr = NULL
-        cdef const void* sl_row = NULL
-        cdef int row_bytes = 4
-        slot_pointers(slot_rows, n, self.fs, &sl_ptr, &sl_row, &row_bytes, "ObliviousGrower.grow")
         if codes.shape[1] != self.fs.n_cols or codes_t.shape[0] != self.fs.n_cols or codes_t.shape[1] != n \
                 or g.shape[0] != n or h.shape[0] != n or idx.shape[0] != n \
                 or scratch.shape[0] != n or og.shape[0] != n or oh.shape[0] != n or feature_mask.shape[0] != self.fs.d:
@@ -247,7 +239,7 @@ cdef class ObliviousGrower:
             self.n_sampled = m
             self.n_levels = self._grow(&codes[0, 0], &codes_t[0, 0], n, &g[0], &h[0], &idx[0], &scratch[0], &og[0],
                                        &oh[0], &feature_mask[0], m, m == n and not sample, unit_h, noise_seed,
-                                       sp_ptr, sp_slot, counts, sl_ptr, sl_row, row_bytes)
+                                       sp_ptr, sp_slot, counts)
         if self.out_of_memory:
             self.n_levels = 0
             raise MemoryError(f"ObliviousGrower: no memory for a histogram of {self.fs.n_slots} slots")
@@ -314,11 +306,9 @@ cdef class ObliviousGrower:
     cdef Py_ssize_t _grow(self, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n, const double* g,
                           const double* h, int32_t* idx, int32_t* scratch, double* og, double* oh,
                           const uint8_t* mask, Py_ssize_t m, bint identity, bint unit_h, uint64_t noise_seed,
-                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts,
-                          const int64_t* sl_ptr, const void* sl_row, int row_bytes) noexcept nogil:
+                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts) noexcept nogil:
         """Grow the tree on the sampled rows idx[:m]; returns its number of levels (``counts``: the block's
-        root counts or NULL, read when ``identity``; ``sl_ptr``, ``sl_row``: its slot rows or NULL, read for the
-        root)."""
+        root counts or NULL, read when ``identity``)."""
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t s, base0, level, first = 0, n_nodes = 1, n_active, k
         cdef double min_weight
@@ -335,7 +325,7 @@ cdef class ObliviousGrower:
         self.start[0] = 0
         self.end[0] = m
         build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h, sp_ptr, sp_slot,
-                        counts if identity else NULL, sl_ptr, sl_row, row_bytes, n)
+                        counts if identity else NULL)
         if fs.d > 0:
             base0 = fs.base[0]
             for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order

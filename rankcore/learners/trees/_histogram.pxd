@@ -97,14 +97,9 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
                           double* hist, int n_threads, bint identity, bint unit_h,
-                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*,
-                          const int64_t* slot_ptr=*, const void* slot_row=*, int row_bytes=*,
-                          Py_ssize_t n_rows=*) noexcept nogil
+                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*) noexcept nogil
 
 cdef const double* checked_counts(object counts, const FeatureSlots* fs, str caller) except? NULL
-
-cdef int slot_pointers(object slot_rows, Py_ssize_t n, const FeatureSlots* fs, const int64_t** slot_ptr,
-                       const void** slot_row, int* row_bytes, str caller) except -1
 
 cdef int listed_pointers(object listed, Py_ssize_t n, const FeatureSlots* fs, const int64_t** sp_ptr,
                          const int32_t** sp_slot, str caller) except -1

@@ -35,9 +35,7 @@ F. Prediction (from codes or raw values) is in ``_predict.pyx``.
 
 from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport isnan
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
-from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
@@ -46,8 +44,6 @@ from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLE
                                           node_histogram_threads)
 
 import numpy as np
-
-include "_slot_sums.pxi"
 
 cdef enum:
     C_MAX_EDGES = 254
@@ -317,9 +313,7 @@ def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
                           double* hist, int n_threads, bint identity, bint unit_h,
-                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=NULL,
-                          const int64_t* slot_ptr=NULL, const void* slot_row=NULL, int row_bytes=4,
-                          Py_ssize_t n_rows=0) noexcept nogil:
+                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=NULL) noexcept nogil:
     """A node's histogram (``histograms.node_histogram``), then its bundled features' default-bin slots.
 
     With ``fs.column_slots`` one parallel region of :c:func:`histogram_part`
@@ -331,17 +325,10 @@ cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const do
     slots' counts of these rows, known beforehand (:func:`root_counts`):
     copied, not counted row by row.
     O(m·c + S) for m rows and c columns (the sparse columns: O(their nonzero
-    codes) when listed).  ``slot_ptr``, ``slot_row`` (or NULL; ``fs.column_slots``
-    only): :func:`slot_rows` of the block's ``n_rows`` rows, given for a
-    root only (idx[:end] the tree's rows, ascending, start = 0): its
-    histogram is then summed slot by slot (:c:func:`root_by_slot`).
+    codes) when listed).
     """
     cdef bint gathered
     cdef int T, T_gather, team, tid = 0
-    if (start == 0 and slot_ptr != NULL and fs.column_slots
-            and root_by_slot(fs, g, h, idx, end, n_rows, identity, hist, n_threads, unit_h, slot_ptr, slot_row,
-                             row_bytes)):
-        return
     if fs.column_slots:
         node_histogram_threads(end - start, fs.n_cols, n_threads, identity, &T, &T_gather)
         team = T if T > T_gather else T_gather
@@ -396,86 +383,6 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
             if j0 <= fs.col[j] < j1:
                 _bundle_default(fs, j, hist, totals)
     return gathered
-
-
-cdef bint root_by_slot(const FeatureSlots* fs, const double* g, const double* h, const int32_t* idx, Py_ssize_t m,
-                       Py_ssize_t n, bint identity, double* hist, int n_threads, bint unit_h,
-                       const int64_t* slot_ptr, const void* slot_row, int row_bytes) noexcept nogil:
-    """The histogram of a root (``fs.column_slots``): the rows idx[:m] of the block's n, ascending (every row
-    with ``identity``), its (Σg, Σh, count) read slot by slot.
-
-    The row-by-row scatter costs read-modify-writes of a slot in memory
-    per row and column; here each slot's rows (``slot_rows``, ascending)
-    are summed in registers, in the same order from +0, a row outside the
-    tree adding +0s: the same bits.  The rest as :c:func:`histogram_part`
-    completes it (Σh the counts with ``unit_h``, then the bundled features'
-    default-bin slots from the totals summed in row order).  Each of T
-    threads takes the slots of its columns.  False (nothing written) when
-    the rows' (g, h, 1, 0) cannot be allocated: the caller scatters.
-    O(n·c) reads and O(S) writes, O(n) memory.
-    """
-    cdef double* gh = <double*> malloc(4 * (n if n > 0 else 1) * sizeof(double))
-    cdef Py_ssize_t r, i
-    cdef int T, T_gather, tid = 0
-    if gh == NULL:
-        return False
-    if not identity:
-        memset(gh, 0, 4 * n * sizeof(double))
-    for i in range(m):
-        r = i if identity else idx[i]
-        gh[4 * r] = g[r]
-        gh[4 * r + 1] = h[r]
-        gh[4 * r + 2] = 1.0
-        gh[4 * r + 3] = 0.0
-    node_histogram_threads(m, fs.n_cols, n_threads, True, &T, &T_gather)
-    if T <= 1:
-        _root_part_by_slot(fs, g, h, idx, m, identity, gh, hist, 0, 1, unit_h, slot_ptr, slot_row, row_bytes)
-    else:
-        with parallel(num_threads=T):
-            tid = threadid()
-            _root_part_by_slot(fs, g, h, idx, m, identity, gh, hist, tid, T, unit_h, slot_ptr, slot_row,
-                               row_bytes)
-    free(gh)
-    return True
-
-
-cdef void _root_part_by_slot(const FeatureSlots* fs, const double* g, const double* h, const int32_t* idx,
-                             Py_ssize_t m, bint identity, const double* gh, double* hist, int tid, int T,
-                             bint unit_h, const int64_t* slot_ptr, const void* slot_row,
-                             int row_bytes) noexcept nogil:
-    """Thread ``tid``'s share of :c:func:`root_by_slot`: the slots of its columns (as :c:func:`histogram_part`
-    cuts them).  O(their rows' codes + its slots), plus O(m) for the totals when it holds bundled features."""
-    cdef Py_ssize_t c = fs.n_cols, j0, j1, lo, hi, s, q, j, i, r
-    cdef double totals[3]
-    cdef bint bundles = False
-    if tid >= T:
-        return
-    j0 = (tid * c) // T
-    j1 = ((tid + 1) * c) // T
-    lo = 0 if tid == 0 else fs.col_base[j0]
-    hi = fs.n_slots if tid == T - 1 else fs.col_base[j1]
-    for s in range(3 * lo, 3 * hi):
-        hist[s] = 0.0
-    rc_slot_sums(slot_ptr, slot_row, row_bytes, gh, lo, hi, hist)
-    if unit_h:
-        for s in range(lo, hi):
-            hist[3 * s + 1] = hist[3 * s + 2]
-    for q in range(fs.n_bundled):
-        if j0 <= fs.col[fs.bundled[q]] < j1:
-            bundles = True
-    if not bundles:
-        return
-    totals[0] = 0.0
-    totals[1] = 0.0
-    for i in range(m):                  # in row order, as the scatter sums them
-        r = i if identity else idx[i]
-        totals[0] = totals[0] + g[r]
-        totals[1] = totals[1] + (1.0 if unit_h else h[r])
-    totals[2] = <double> m
-    for q in range(fs.n_bundled):
-        j = fs.bundled[q]
-        if j0 <= fs.col[j] < j1:
-            _bundle_default(fs, j, hist, totals)
 
 
 cdef inline void _bundle_default(const FeatureSlots* fs, Py_ssize_t j, double* hist,
@@ -537,25 +444,18 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
                    bint identity=False,           # idx[start:end] is start..end-1 (the root): no gather
                    bint unit_h=False,             # h is all ones: Σh is the count (not accumulated)
                    listed=None,                   # IN  (sp_ptr, sp_slot) of listed_rows(codes, slots), or None
-                   counts=None,                   # IN  (S,) the rows' counts per slot (root_counts), or None
-                   slot_rows=None):               # IN  (slot_ptr, slot_row) of slot_rows(codes, slots), or None
+                   counts=None):                  # IN  (S,) the rows' counts per slot (root_counts), or None
     """(g, h, count) histogram of the rows idx[start:end], per slot (see :func:`build_histogram`).
 
     O(m·c) time for m = end − start rows and c columns, O(S) output, no
-    allocation (but the (g, h) pairs of the root by slot); bitwise
-    independent of ``n_threads``, of ``listed``, of ``counts`` (when they
-    are these rows' counts) and of ``slot_rows`` (read when ``start`` is 0:
-    a root, idx[:end] its rows in ascending order).
+    allocation; bitwise independent of ``n_threads``, of ``listed`` and of
+    ``counts`` (when they are these rows' counts).
     """
     cdef const FeatureSlots* fs = &slots.fs
     cdef Py_ssize_t n = codes.shape[0]
     cdef const int64_t* ptr = NULL
     cdef const int32_t* slot = NULL
-    cdef const int64_t* sl_ptr = NULL
-    cdef const void* sl_row = NULL
-    cdef int row_bytes = 4
     listed_pointers(listed, n, fs, &ptr, &slot, "node_histogram")
-    slot_pointers(slot_rows, n, fs, &sl_ptr, &sl_row, &row_bytes, "node_histogram")
     cdef const double* known = checked_counts(counts, fs, "node_histogram")
     if codes.shape[1] != fs.n_cols or hist.shape[0] != fs.n_slots or hist.shape[1] != 3:
         raise ValueError(f"node_histogram: codes must have {fs.n_cols} columns and hist shape ({fs.n_slots}, 3)")
@@ -568,8 +468,7 @@ def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of
         build_histogram(&codes[0, 0] if n > 0 else NULL, fs, &g[0] if n > 0 else NULL,
                         &h[0] if n > 0 else NULL, &idx[0] if n > 0 else NULL, start, end,
                         &og[0] if og.shape[0] > 0 else NULL, &oh[0] if oh.shape[0] > 0 else NULL,
-                        &hist[0, 0], n_threads, identity, unit_h, ptr, slot, known,
-                        sl_ptr if start == 0 else NULL, sl_row, row_bytes, n)
+                        &hist[0, 0], n_threads, identity, unit_h, ptr, slot, known)
 
 
 cdef const double* checked_counts(object counts, const FeatureSlots* fs, str caller) except? NULL:
@@ -657,90 +556,6 @@ def listed_rows(const uint8_t[:, ::1] codes, SlotLayout slots, int n_threads=1):
                     q[k] = <int32_t> (fs.col_base[j] + codes[r, j])
                     k = k + 1
     return ptr, slot
-
-
-def slot_rows(const uint8_t[:, ::1] codes, SlotLayout slots):
-    """The rows of every slot, ascending, as CSC: (slot_ptr (S + 1,) int64, slot_row uint16 or int32).
-
-    Slot s's rows are slot_row[slot_ptr[s]:slot_ptr[s + 1]]: the rows whose
-    code in some column j lands in it (col_base[j] + code; a sparse
-    column's code 0 is no slot's), as the scatter of a node histogram adds
-    them.  The root of every tree without row sampling sums its slots from
-    these (:c:func:`root_by_slot`).  Row numbers are uint16 for at most
-    65,536 rows (half the bytes to read), else int32.  O(n·c) time, two
-    passes; O(S + n·c) memory: 2 or 4 bytes a code (the caller decides
-    whether the block is small enough).  A ValueError when a code lands
-    beyond the layout's slots.
-    """
-    cdef const FeatureSlots* fs = &slots.fs
-    cdef Py_ssize_t n = codes.shape[0], c = fs.n_cols, S = fs.n_slots, r, j, k, bad = -1
-    if codes.shape[1] != c:
-        raise ValueError(f"slot_rows: codes must have {c} columns")
-    if n >= 2**31:
-        raise ValueError(f"slot_rows: at most 2**31 - 1 rows (int32 row numbers), got {n}")
-    ptr = np.zeros(S + 1, dtype=np.int64)
-    cdef int64_t[::1] p = ptr
-    with nogil:
-        for r in range(n):
-            for j in range(c):
-                if j < fs.n_skip0 and codes[r, j] == 0:
-                    continue
-                k = fs.col_base[j] + codes[r, j]
-                if k >= S:
-                    bad = j
-                    break
-                p[k + 1] += 1
-            if bad >= 0:
-                break
-    if bad >= 0:
-        raise ValueError(f"slot_rows: a code of column {bad} lands beyond the layout's {S} slots")
-    np.cumsum(ptr, out=ptr)
-    fill = ptr[:S].copy()
-    rows = np.empty(int(ptr[S]), dtype=np.int32)
-    cdef int64_t[::1] f = fill
-    cdef int32_t[::1] o = rows
-    with nogil:
-        for r in range(n):
-            for j in range(c):
-                if j < fs.n_skip0 and codes[r, j] == 0:
-                    continue
-                k = fs.col_base[j] + codes[r, j]
-                o[f[k]] = <int32_t> r
-                f[k] += 1
-    return ptr, (rows.astype(np.uint16) if n <= 65536 else rows)
-
-
-cdef int slot_pointers(object slot_rows, Py_ssize_t n, const FeatureSlots* fs, const int64_t** slot_ptr,
-                       const void** slot_row, int* row_bytes, str caller) except -1:
-    """Point ``slot_ptr``, ``slot_row`` at ``slot_rows`` (:func:`slot_rows` of n rows; None: NULL), its
-    shapes checked first; ``row_bytes``: 2 or 4.  The arrays stay the caller's: the pointers are good while
-    it holds them."""
-    cdef const int64_t[::1] ptr
-    cdef const uint16_t[::1] row16
-    cdef const int32_t[::1] row32
-    cdef Py_ssize_t size
-    slot_ptr[0] = NULL
-    slot_row[0] = NULL
-    row_bytes[0] = 4
-    if slot_rows is None:
-        return 0
-    ptr, rows = slot_rows
-    wide = getattr(rows, "dtype", None) != np.uint16
-    if wide:
-        row32 = rows
-        size = row32.shape[0]
-    else:
-        row16 = rows
-        size = row16.shape[0]
-    if ptr.shape[0] != fs.n_slots + 1 or fs.n_slots == 0 or ptr[0] != 0 or size != ptr[fs.n_slots] \
-            or ptr[fs.n_slots] > n * fs.n_cols or not fs.column_slots or (not wide and n > 65536):
-        raise ValueError(f"{caller}: slot_rows must be slot_rows(codes, slots) of the {n} rows, for a layout whose "
-                         f"columns are in slot order")
-    slot_ptr[0] = &ptr[0]
-    if size > 0:
-        slot_row[0] = <const void*> &row32[0] if wide else <const void*> &row16[0]
-        row_bytes[0] = 4 if wide else 2
-    return 0
 
 
 # ----------------------------------------------------------------------

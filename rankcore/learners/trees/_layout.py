@@ -47,11 +47,6 @@ __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 #: columns the codes are read as one word anyway.
 LISTED_MIN_COLUMNS = 8
 
-#: Codes (rows × code columns) of a block up to which the oblivious grower's roots sum their slots from
-#: each slot's list of rows (``_histogram.slot_rows``, 4 bytes a code: 64 MiB at most) instead of
-#: scattering row by row; larger blocks keep the scatter (the lists would outgrow the codes fourfold).
-SLOT_ROWS_MAX_CODES = 1 << 24
-
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -73,10 +68,6 @@ class TreeBlock:
     root_counts(slots) : float64 array (S,)
         Every slot's count over all the rows, counted on first use: the
         root histogram of each tree without row sampling copies it.
-    slot_rows(slots) : (int64 array (S + 1,), int32 array) or None
-        Every slot's rows (``_histogram.slot_rows``), listed on first use
-        for a block of at most ``SLOT_ROWS_MAX_CODES`` codes: the oblivious
-        grower sums the root's slots from them.
     ranges : dict node → (start, end)
         The current tree's nodes' ranges in ``idx`` (multi-pass route).
     """
@@ -104,7 +95,6 @@ class TreeBlock:
         self.value_index = None
         self.value_index_of = None
         self._root_counts = None
-        self._slot_rows = None
 
     def root_counts(self, slots: _histogram.SlotLayout) -> np.ndarray:
         """Every slot's count over all the block's rows (``_histogram.root_counts``), counted once per block:
@@ -113,15 +103,6 @@ class TreeBlock:
             self._root_counts = _histogram.root_counts(self.codes, slots, self.listed,
                                                        int(getattr(self, "n_threads", 1)))
         return self._root_counts
-
-    def slot_rows(self, slots: _histogram.SlotLayout):
-        """Every slot's rows (``_histogram.slot_rows``), listed once per block, or None for a block of more
-        than ``SLOT_ROWS_MAX_CODES`` codes (4 bytes each) or a layout whose columns are not in slot order."""
-        if getattr(self, "_slot_rows", None) is None:
-            if self.codes.size > SLOT_ROWS_MAX_CODES or not slots.column_slots or slots.n_slots == 0:
-                return None
-            self._slot_rows = _histogram.slot_rows(self.codes, slots)
-        return self._slot_rows
 
     @property
     def n_rows(self) -> int:
@@ -554,16 +535,12 @@ class TreeLayout(LearnerLayout):
         return candidate
 
     def _grow_on(self, block: TreeBlock, grower, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
-                 mask: np.ndarray, **root) -> None:
-        """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it.
-
-        ``root``: more of the root's arguments of this grower (``slot_rows``).
-        """
+                 mask: np.ndarray) -> None:
+        """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it."""
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots),
-                    **root)
+                    block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots))
         block.ranges = {}
         block.tree_id = seed
         block.full = grower.n_sampled == block.n_rows
@@ -580,7 +557,7 @@ class TreeLayout(LearnerLayout):
                 float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, float(self.random_strength),
                 int(n_threads))
         grower = self._grower
-        self._grow_on(block, grower, g, h, unit_h, seed, mask, slot_rows=block.slot_rows(self.slots))
+        self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None
         tree = grower.tree(float(self.l2))
         if tree is None:
