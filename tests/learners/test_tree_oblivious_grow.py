@@ -123,6 +123,35 @@ def test_oblivious_grower_does_not_depend_on_threads_above_every_parallel_thresh
     assert states[0] == states[1] == states[2]
 
 
+@pytest.mark.parametrize("subsample", [1.0, 0.7])
+def test_features_without_a_candidate_at_the_root_grow_the_same_trees(subsample):
+    """Features no candidate of which leaves min_samples_leaf rows on both sides of the root -- a constant one,
+    one whose other values are on fewer rows than that, one NaN on a few rows only -- beside one that splits
+    only with its NaN rows on the left and one only with them on the right: the grower skips the first three
+    (their candidates gain +0 at every node) and grows the protocol's trees."""
+    rng = np.random.default_rng(3)
+    n = 400
+    X = _data(3, n=n, d=8, nan_fraction=0.0)
+    X[:, 7] = 0.0
+    X[100:110, 7] = 1.0                                   # bin 1 alone is too small, NaN rows join it
+    X[-25:, 7] = np.nan
+    X[:, 3] = 1.0
+    X[:, 4] = 0.0
+    X[:12, 4] = rng.normal(size=12)
+    X[:, 5] = 2.0
+    X[-12:, 5] = np.nan
+    X[:, 6] = 1.0
+    X[:10, 6] = 0.0                                       # bin 0 alone is too small, NaN rows join it
+    X[10:40, 6] = np.nan
+    g = rng.normal(size=n) + 3.0 * (X[:, 4] != 0) + 2.0 * np.isnan(X[:, 5]) + 4.0 * (X[:, 6] != 1.0)
+    g = g + 5.0 * (X[:, 7] != 0.0)
+    h = rng.uniform(0.5, 1.5, n)
+    spec = f"trees:growth=oblivious,max_depth=4,min_samples_leaf=20,subsample={subsample}"
+    pairs = _both_routes(spec, X, [g, -g, g[::-1].copy()], [h, h, h])
+    for a, b in pairs:
+        assert a == b and a[0] is not None
+
+
 @pytest.mark.parametrize("data", ["one-hot", "sparse counts", "sparse counts, listed"])
 def test_bundled_columns_grow_the_same_tree(data, monkeypatch):
     """Exclusive features bundled into shared code columns (sparse bundles' code 0 uncounted, their rows'
@@ -248,6 +277,68 @@ def test_level_gains_are_the_plain_python_sums_bitwise_at_every_vector_width(see
             for hist in hists:
                 kernels.level_gains_add(hist, base, n_edges, mask, msl, mcw, l2, out, 2)
             assert out.tobytes() == expect.tobytes(), f"vector level {level}"
+    finally:
+        kernels.simd_level(before)
+
+
+def _first_best(out, base, n_edges, mask):
+    """Each searched feature's best summed gain as a scan in order finds it (above +0, else +0)."""
+    top = np.zeros(len(base))
+    for j in np.flatnonzero(mask):
+        for v in out[base[j]: base[j] + n_edges[j] + 1].ravel().tolist():
+            if v > top[j]:
+                top[j] = v
+    return top
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), l2=st.sampled_from([0.0, 0.5]), msl=st.sampled_from([0.0, 1.0, 3.0, 8.0]),
+       mcw=st.sampled_from([0.0, 0.2]))
+def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise(seed, l2, msl, mcw):
+    """The grower's fused walk of a larger child (parent − smaller sibling, then its gains, then each feature's
+    best) against the subtraction in NumPy and the plain Python sums, at every vector width; with bins the
+    larger child does not reach (whole-number counts, rounding residues of Σg), one-bin features, NaN rows
+    on some features, and a minimum of rows that rules out the first and last candidates."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    d = 6
+    n_edges = rng.integers(0, 20, size=d).astype(np.intp)
+    n_edges[0] = 0
+    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
+    S = int((n_edges + 2).sum())
+    mask = rng.integers(0, 2, size=d).astype(np.uint8)
+    mask[0] = 1
+    parent = np.zeros((S, 3))
+    parent[:, 2] = rng.integers(0, 6, size=S) * (rng.random(S) < 0.7)
+    parent[base + n_edges + 1, 2] *= rng.random(d) < 0.5                       # NaN rows on some features
+    small = np.zeros((S, 3))
+    small[:, 2] = rng.integers(0, parent[:, 2] + 1)
+    small[:, 0] = rng.normal(size=S) * (small[:, 2] > 0)
+    small[:, 1] = small[:, 2] * rng.uniform(0.0, 1.0, size=S)
+    parent[:, 0] = small[:, 0] + rng.normal(size=S) * (parent[:, 2] > small[:, 2])
+    parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
+    gone = (parent[:, 2] == small[:, 2]) & (rng.random(S) < 0.5)
+    parent[gone, 0] += 1e-17 * rng.normal(size=int(gone.sum()))                # residues of a subtraction
+    earlier = np.zeros((S, 3))                                                  # an earlier node of the level
+    earlier[:, 2] = rng.integers(0, 4, size=S)
+    earlier[:, 0] = rng.normal(size=S) * (earlier[:, 2] > 0)
+    earlier[:, 1] = earlier[:, 2] * rng.uniform(0.5, 1.0, size=S)
+    large = parent - small
+    expect = np.zeros((S, 2))
+    _level_gains_reference(earlier, base, n_edges, mask, msl, mcw, l2, expect)
+    _level_gains_reference(large, base, n_edges, mask, msl, mcw, l2, expect)
+    before = kernels.simd_level()
+    try:
+        for level in range(before + 1):
+            kernels.simd_level(level)
+            out = np.zeros((S, 2))
+            kernels.level_gains_add(earlier, base, n_edges, mask, msl, mcw, l2, out)
+            hist, top = parent.copy(), np.full(d, np.nan)
+            kernels.level_gains_sub_add(hist, small, base, n_edges, mask, msl, mcw, l2, out, top)
+            assert hist.tobytes() == large.tobytes(), f"vector level {level}"
+            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
+            assert top.tobytes() == _first_best(expect, base, n_edges, mask).tobytes(), f"vector level {level}"
     finally:
         kernels.simd_level(before)
 

@@ -10,11 +10,15 @@ A. :class:`ObliviousGrower` grows one oblivious tree per
    grow both).  The multi-pass search stays the public contract (Dask).
 B. A level is two phases.  The *gain pass* runs over the features in
    parallel: thread t owns feature j's slots in every histogram of the
-   level, first completes the larger children's histograms by the sibling
-   subtraction (parent − smaller child, in the parent's buffer), then adds
-   each splittable node's gains to the level's (S, 2) sums in node order
-   (``_oblivious_kernels.feature_gains_add``: the sums do not depend on the
-   threads).  Then the shared split (``choose_level_split``), and the
+   level and walks the level's nodes in order, completing a larger child's
+   histogram by the sibling subtraction (parent − smaller child, in the
+   parent's buffer) in the same walk that adds its gains to the level's
+   (S, 2) sums (``_oblivious_kernels.feature_gains_sub_add``; the others:
+   ``feature_gains_add``; the sums do not depend on the threads), then
+   takes the feature's best summed gain while its sums are in cache.
+   Features none of whose candidates leaves ``min_samples_leaf`` rows on
+   both sides of the root are not walked (they gain +0 at every node).
+   Then the shared split (``choose_level_split``), and the
    *split pass*: each node's children, a stable partition of its rows and
    the smaller child's histogram (``_histogram.pxd``'s kernels, on the
    grower's threads).
@@ -37,7 +41,7 @@ from cython.parallel cimport prange
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
                                               checked_counts, listed_pointers, partition_rows, split_table)
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
-                                                      feature_gains_add)
+                                                      feature_best_gain, feature_gains_add, feature_gains_sub_add)
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -99,8 +103,9 @@ cdef class ObliviousGrower:
     cdef double* level_gain
     # the level's search
     cdef double* gains          # (S, 2)
-    cdef double* feature_top    # (d,)
+    cdef double* feature_top    # (d,) each feature's best summed gain of the level (the gain pass's)
     cdef double* work           # (d,)
+    cdef uint8_t* live          # (d,) the feature has a candidate leaving min_samples_leaf rows each side at the root
     cdef uint8_t table[256]
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t depth, double min_samples_leaf, double min_child_weight,
@@ -148,11 +153,13 @@ cdef class ObliviousGrower:
         self.gains = <double*> malloc((2 * slots.fs.n_slots + 1) * sizeof(double))
         self.feature_top = <double*> malloc(d * sizeof(double))
         self.work = <double*> malloc(d * sizeof(double))
+        self.live = <uint8_t*> malloc(d * sizeof(uint8_t))
         if (self.pool == NULL or self.free_list == NULL or self.G == NULL or self.H == NULL or self.C == NULL
                 or self.child == NULL or self.start == NULL or self.end == NULL or self.hist_of == NULL
                 or self.sub_of == NULL or self.splits == NULL or self.active == NULL or self.cells == NULL
                 or self.level_feature == NULL or self.level_bin == NULL or self.level_nan_left == NULL
-                or self.level_gain == NULL or self.gains == NULL or self.feature_top == NULL or self.work == NULL):
+                or self.level_gain == NULL or self.gains == NULL or self.feature_top == NULL or self.work == NULL
+                or self.live == NULL):
             raise MemoryError(f"ObliviousGrower: no memory for the records of a tree of depth {depth}")
         self.n_allocated = 0
 
@@ -181,6 +188,7 @@ cdef class ObliviousGrower:
         free(self.gains)
         free(self.feature_top)
         free(self.work)
+        free(self.live)
 
     def __reduce__(self):
         raise TypeError("an ObliviousGrower is a per-fit workspace; it is not copied or pickled")
@@ -326,6 +334,7 @@ cdef class ObliviousGrower:
                 self.C[0] = self.C[0] + hist[3 * (base0 + s) + 2]
         if self.C[0] <= 0 or fs.d == 0 or self.depth < 1:
             return 0
+        self._live_features(hist, mask)
         # min_child_weight counts average rows: objectives normalize their curvature differently
         min_weight = self.min_child_weight * (self.H[0] / self.C[0])
         for level in range(self.depth):
@@ -341,7 +350,8 @@ cdef class ObliviousGrower:
                 if self.hist_of[k] >= 0 and self.C[k] < 2 * self.min_samples_leaf:
                     self._release(k)
             if not choose_level_split(self.gains, fs.base, fs.n_edges, mask, fs.d, self.tie_tolerance,
-                                      self.random_strength, noise_seed, level, self.feature_top, self.work, &split):
+                                      self.random_strength, noise_seed, level, self.feature_top, self.work, &split,
+                                      True):
                 break
             self._children(n_active, &split, min_weight)
             self.level_feature[level] = <int32_t> split.feature
@@ -358,34 +368,71 @@ cdef class ObliviousGrower:
             self._release(k)
         return self.n_levels
 
+    cdef void _live_features(self, const double* hist, const uint8_t* mask) noexcept nogil:
+        """``live``: the searched features with a candidate that leaves ``min_samples_leaf`` rows on each side
+        of the root (on one side with NaN left, and on the other with NaN right, at least).
+
+        A node's counts on either side of a candidate are at most the
+        root's, so a feature without one at the root has none at any node:
+        its candidates gain +0 everywhere, and the gain pass leaves its slots
+        alone (no split reads them).  O(S) on the root's counts.
+        """
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t j, b, s0, nb
+        cdef double cc, nc, tc, msl = self.min_samples_leaf
+        for j in range(fs.d):
+            self.live[j] = False
+            if not mask[j]:
+                continue
+            s0 = fs.base[j]
+            nb = fs.n_edges[j]
+            nc = hist[3 * (s0 + nb + 1) + 2]
+            tc = nc
+            for b in range(nb + 1):
+                tc = tc + hist[3 * (s0 + b) + 2]
+            cc = 0.0
+            for b in range(nb + 1):
+                cc = cc + hist[3 * (s0 + b) + 2]
+                if cc + nc >= msl and tc - cc >= msl:
+                    self.live[j] = True
+                    break
+
     cdef void _gain_pass(self, Py_ssize_t first, Py_ssize_t n_nodes, Py_ssize_t n_active, const uint8_t* mask,
                          double min_weight) noexcept nogil:
-        """The level's summed gains: each feature's slots, on one thread, subtraction first, nodes in order."""
+        """The level's summed gains and each feature's best of them (``feature_top``): each feature's slots on
+        one thread, nodes in order, a larger child's subtraction in the same walk as its gains.
+
+        Features that are not ``live`` get zero gains without a walk.
+        """
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t j, k, s, s0, e, held = 0
         cdef double* hist
-        cdef const double* small
+        cdef bint search
         cdef int T
         for k in range(first, n_nodes):
             held += self.hist_of[k] >= 0
         T = threads_for(<double> fs.n_slots * 4 * held, self.n_threads, 65536.0)
         for j in prange(fs.d, schedule="dynamic", num_threads=T):
+            self.feature_top[j] = 0.0
             if not mask[j]:
                 continue
             s0 = fs.base[j]
             e = s0 + fs.n_edges[j] + 2
             for s in range(2 * s0, 2 * e):
                 self.gains[s] = 0.0
+            if not self.live[j]:
+                continue
             for k in range(first, n_nodes):
                 if self.hist_of[k] < 0:
                     continue
                 hist = self.pool[self.hist_of[k]]
+                search = self.C[k] >= 2 * self.min_samples_leaf
                 if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
-                    small = self.pool[self.hist_of[self.sub_of[k]]]
-                    for s in range(3 * s0, 3 * e):
-                        hist[s] = hist[s] - small[s]
-                if self.C[k] >= 2 * self.min_samples_leaf:
+                    feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
+                                          self.min_samples_leaf, min_weight, self.l2, self.gains)
+                elif search:
                     feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
+            self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
         for k in range(first, n_nodes):
             self.sub_of[k] = -1
 

@@ -17,7 +17,13 @@ cdef struct LevelSplit:
 cdef void feature_gains_add(const double* hist, Py_ssize_t s0, Py_ssize_t nb, double min_samples_leaf,
                             double min_child_weight, double l2, double* out) noexcept nogil
 
+cdef void feature_gains_sub_add(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search,
+                                double min_samples_leaf, double min_child_weight, double l2,
+                                double* out) noexcept nogil
+
+cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil
+
 cdef bint choose_level_split(const double* gains, const Py_ssize_t* base, const Py_ssize_t* n_edges,
                              const uint8_t* feature_mask, Py_ssize_t d, double tie_tolerance, double random_strength,
                              uint64_t noise_seed, Py_ssize_t level, double* feature_top, double* work,
-                             LevelSplit* out) noexcept nogil
+                             LevelSplit* out, bint have_top=*) noexcept nogil

@@ -15,7 +15,11 @@ A. An oblivious tree splits every node of a level on one shared
    one leaf).  Called once per node of the level, in node order, so every
    sum is taken in the same order whatever the thread count; the in-memory
    grower (``_grow_oblivious.pyx``) calls its per-feature part,
-   ``feature_gains_add``, for every node of a level in one pass.
+   ``feature_gains_add`` (or ``feature_gains_sub_add``, which completes a
+   larger child's histogram by the sibling subtraction in the same walk),
+   for every node of a level in one pass.  Only the candidates that can
+   leave ``min_samples_leaf`` rows on both sides are computed (the others
+   add +0).
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
@@ -64,6 +68,58 @@ def simd_level(level=None):
     return previous
 
 
+cdef inline void _candidate_gains(const double* pg, const double* ph, const double* pc, Py_ssize_t nb,
+                                  const double* nan, double min_samples_leaf, double min_child_weight, double l2,
+                                  Py_ssize_t s0, double* out) noexcept nogil:
+    """Add one node's gains of one feature's candidates to ``out`` from its cumulative sums over bins 0..b.
+
+    ``nan``: the NaN slot's (Σg, Σh, count).  Only the candidates [lo, hi]
+    that can leave ``min_samples_leaf`` rows on both sides are computed: the
+    counts are whole numbers (sums of ones, and differences of such sums:
+    exact), so pc[b] + nc (the left side with NaN left, the larger) is
+    nondecreasing in b and pc[b] (the left side with NaN right) too; a
+    candidate outside the range has a side below the minimum whichever side
+    NaN takes, gains +0 there, and adding +0 changes no sum (the sums
+    never hold −0: they start at +0 and every gain is +0 or a sum of
+    squares' quotients minus the parent's).  O(nb) time, no allocation.
+    """
+    cdef Py_ssize_t b, lo, hi
+    cdef double g0[MAX_EDGES + 1]
+    cdef double g1[MAX_EDGES + 1]
+    cdef rc_level_args a
+    a.ng = nan[0]
+    a.nh = nan[1]
+    a.nc = nan[2]
+    # the node's totals: the sums over every slot in order, the NaN bin last
+    a.tg = pg[nb] + a.ng
+    a.th = ph[nb] + a.nh
+    a.tc = pc[nb] + a.nc
+    if a.th + l2 <= 0:
+        return
+    lo = 0
+    while lo <= nb and pc[lo] + a.nc < min_samples_leaf:
+        lo += 1
+    hi = nb
+    while hi >= lo and a.tc - pc[hi] < min_samples_leaf:
+        hi -= 1
+    if hi < lo:
+        return
+    a.parent = a.tg * a.tg / (a.th + l2)
+    a.l2 = l2
+    a.msl = min_samples_leaf
+    a.mcw = min_child_weight
+    rc_level_gains(pg + lo, ph + lo, pc + lo, hi - lo + 1, 0, &a, g1 + lo)
+    if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
+        for b in range(lo, hi + 1):
+            out[2 * (s0 + b)] += g1[b]
+            out[2 * (s0 + b) + 1] += g1[b]
+        return
+    rc_level_gains(pg + lo, ph + lo, pc + lo, hi - lo + 1, 1, &a, g0 + lo)
+    for b in range(lo, hi + 1):
+        out[2 * (s0 + b)] += g0[b]
+        out[2 * (s0 + b) + 1] += g1[b]
+
+
 cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                             Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
                             double min_samples_leaf, double min_child_weight, double l2,
@@ -71,18 +127,16 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
     """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
 
     The cumulative sums over bins 0..b, then every candidate's gain several
-    at once (``rc_level_gains``).  A node without NaN rows of the feature
-    (its NaN slot all zeros) gains the same on both sides: computed once.
-    O(nb) time, no allocation.
+    at once (``rc_level_gains``) -- those that can satisfy
+    ``min_samples_leaf`` only (``_candidate_gains``).  A node without NaN
+    rows of the feature (its NaN slot all zeros) gains the same on both
+    sides: computed once.  O(nb) time, no allocation.
     """
     cdef Py_ssize_t b
     cdef double pg[MAX_EDGES + 1]
     cdef double ph[MAX_EDGES + 1]
     cdef double pc[MAX_EDGES + 1]
-    cdef double g0[MAX_EDGES + 1]
-    cdef double g1[MAX_EDGES + 1]
     cdef double cg = 0.0, ch = 0.0, cc = 0.0
-    cdef rc_level_args a
     cdef const double* x
     # (an empty bin adds zeros: its sums, and so its gains, are the previous bin's -- the sums start
     # at +0 and never become −0, which x + 0 would change)
@@ -94,29 +148,78 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
         pg[b] = cg
         ph[b] = ch
         pc[b] = cc
-    a.ng = hist[3 * (s0 + nb + 1)]
-    a.nh = hist[3 * (s0 + nb + 1) + 1]
-    a.nc = hist[3 * (s0 + nb + 1) + 2]
-    # the node's totals: the sums over every slot in order, the NaN bin last
-    a.tg = cg + a.ng
-    a.th = ch + a.nh
-    a.tc = cc + a.nc
-    if a.th + l2 <= 0:
+    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+
+
+cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the larger child's buffer: parent − small
+                                const double* small,   # IN  (S, 3) the smaller sibling's histogram
+                                Py_ssize_t s0, Py_ssize_t nb, bint search,
+                                double min_samples_leaf, double min_child_weight, double l2,
+                                double* out) noexcept nogil:
+    """The sibling subtraction of one feature's slots, and with ``search`` its gains added (``feature_gains_add``).
+
+    One walk over the slots: each bin's difference is stored and added to
+    the running sums while in a register (the same differences and sums as
+    a subtraction pass followed by ``feature_gains_add``).  O(nb) time, no
+    allocation.
+    """
+    cdef Py_ssize_t b, k
+    cdef double pg[MAX_EDGES + 1]
+    cdef double ph[MAX_EDGES + 1]
+    cdef double pc[MAX_EDGES + 1]
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, xg, xh, xc
+    cdef double* x
+    cdef const double* y
+    if not search:
+        for k in range(3 * s0, 3 * (s0 + nb + 2)):
+            hist[k] = hist[k] - small[k]
         return
-    a.parent = a.tg * a.tg / (a.th + l2)
-    a.l2 = l2
-    a.msl = min_samples_leaf
-    a.mcw = min_child_weight
-    rc_level_gains(pg, ph, pc, nb + 1, 0, &a, g1)
-    if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
-        for b in range(nb + 1):
-            out[2 * (s0 + b)] += g1[b]
-            out[2 * (s0 + b) + 1] += g1[b]
-        return
-    rc_level_gains(pg, ph, pc, nb + 1, 1, &a, g0)
-    for b in range(nb + 1):
-        out[2 * (s0 + b)] += g0[b]
-        out[2 * (s0 + b) + 1] += g1[b]
+    for b in range(nb + 2):
+        x = hist + 3 * (s0 + b)
+        y = small + 3 * (s0 + b)
+        xg = x[0] - y[0]
+        xh = x[1] - y[1]
+        xc = x[2] - y[2]
+        x[0] = xg
+        x[1] = xh
+        x[2] = xc
+        if b <= nb:
+            cg = cg + xg
+            ch = ch + xh
+            cc = cc + xc
+            pg[b] = cg
+            ph[b] = ch
+            pc[b] = cc
+    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+
+
+cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
+    """The largest of one feature's summed gains gains[2·s0 : 2·(s0 + nb + 1)] that is above +0, else +0.
+
+    What ``choose_level_split`` finds scanning them in order (a gain
+    replaces the best so far when larger: NaN never does, and +0 stays the
+    floor): the maximum of a set, so four running maxima give the same
+    value with four comparisons in flight instead of one.  O(nb).
+    """
+    cdef Py_ssize_t k = 2 * s0, e = 2 * (s0 + nb + 1)
+    cdef double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, v
+    while k + 4 <= e:
+        v = gains[k]
+        t0 = v if v > t0 else t0
+        v = gains[k + 1]
+        t1 = v if v > t1 else t1
+        v = gains[k + 2]
+        t2 = v if v > t2 else t2
+        v = gains[k + 3]
+        t3 = v if v > t3 else t3
+        k += 4
+    while k < e:
+        v = gains[k]
+        t0 = v if v > t0 else t0
+        k += 1
+    t0 = t1 if t1 > t0 else t0
+    t0 = t2 if t2 > t0 else t0
+    return t3 if t3 > t0 else t0
 
 
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
@@ -150,26 +253,56 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
                                   &out[0, 0])
 
 
+def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent's histogram; the larger child's
+                        const double[:, ::1] small,   # IN  (S, 3) the smaller sibling's histogram
+                        const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
+                        double min_samples_leaf, double min_child_weight, double l2,
+                        double[:, ::1] out,           # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                        double[::1] top):             # OUT (d,) each searched feature's best summed gain, else +0
+    """The in-memory grower's walk of a larger child, one feature at a time: ``hist`` −= ``small`` on the
+    features' slots and, for the searched features, the node's gains added to ``out`` as
+    :func:`level_gains_add` adds them; then each feature's best of ``out`` into ``top``.
+
+    For the tests (the grower calls the kernels without the GIL).  O(S) time, no allocation, one thread.
+    """
+    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
+    if n_edges.shape[0] != d or feature_mask.shape[0] != d or top.shape[0] != d or hist.shape[1] != 3 \
+            or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
+        raise ValueError("level_gains_sub_add: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
+                         "feature_mask, top of one entry per feature")
+    for j in range(d):
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
+            raise ValueError(f"level_gains_sub_add: feature {j}'s slots do not fit the {S} slots (or it has more "
+                             f"than {MAX_EDGES} edges)")
+    if d == 0:
+        return
+    with nogil:
+        for j in range(d):
+            feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], feature_mask[j] != 0,
+                                  min_samples_leaf, min_child_weight, l2, &out[0, 0])
+            top[j] = feature_best_gain(&out[0, 0], base[j], n_edges[j]) if feature_mask[j] else 0.0
+
+
 cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed gains (feature_gains_add)
                              const Py_ssize_t* base, const Py_ssize_t* n_edges, const uint8_t* feature_mask,
                              Py_ssize_t d, double tie_tolerance, double random_strength, uint64_t noise_seed,
                              Py_ssize_t level,
-                             double* feature_top,           # SCRATCH (d,)
+                             double* feature_top,           # SCRATCH (d,), or IN with have_top
                              double* work,                  # SCRATCH (d,)
-                             LevelSplit* out) noexcept nogil:
-    """The best candidate into ``out`` (see :func:`level_best`); False when no candidate gains.  O(S)."""
-    cdef Py_ssize_t j, b, k = 0, chosen = -1
-    cdef int side
+                             LevelSplit* out, bint have_top=False) noexcept nogil:
+    """The best candidate into ``out`` (see :func:`level_best`); False when no candidate gains.  O(S).
+
+    ``have_top``: ``feature_top`` already holds each searched feature's
+    :c:func:`feature_best_gain` (+0 for the others), as the grower's gain pass
+    leaves it; else it is worked out here.
+    """
+    cdef Py_ssize_t j, k = 0, chosen = -1
     cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
     for j in range(d):
-        feature_top[j] = 0.0
-        if feature_mask[j]:
-            for b in range(n_edges[j] + 1):
-                for side in range(2):
-                    if gains[2 * (base[j] + b) + side] > feature_top[j]:
-                        feature_top[j] = gains[2 * (base[j] + b) + side]
-            if feature_top[j] > top:
-                top = feature_top[j]
+        if not have_top:
+            feature_top[j] = feature_best_gain(gains, base[j], n_edges[j]) if feature_mask[j] else 0.0
+        if feature_mask[j] and feature_top[j] > top:
+            top = feature_top[j]
     if not top > 0:
         return False
     thr = top - tie_tolerance * top
