@@ -280,7 +280,12 @@ class _DaskBoost(ClientParameter):
         # computed once for the passes below (summary, bin-edge sample, encoding), released once the shards
         # hold their blocks: only the session's chunk count outlives this method
         data = data.persisted_for_setup(client)
-        summary = summarize(client, data, task=task)
+        seed = int_seed(self.random_state)
+        # the bin-edge sample drawn in the summary pass, unless a hold-out will change the training rows
+        holdout_possible = (not within_queries and eval_set is None and setup.params.early_stopping == "auto"
+                            and data.n_rows > AUTO_MIN_ROWS)
+        summary = summarize(client, data, task=task,
+                            sample=None if holdout_possible else self._sample_request(learner, seed))
         for attr in ("feature_names_in_",):
             self.__dict__.pop(attr, None)
         self.n_features_in_ = data.n_features
@@ -293,7 +298,6 @@ class _DaskBoost(ClientParameter):
         elif not summary.weight > 0:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} needs a positive total weight")
 
-        seed = int_seed(self.random_state)
         # "auto" above AUTO_MIN_ROWS rows: early stopping on eval_set, else on the in-memory fit's hold-out
         stopping, holdout = NO_STOPPING, None
         if within_queries:
@@ -314,7 +318,8 @@ class _DaskBoost(ClientParameter):
             X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
                                                 learner)
         elif holdout is not None:
-            data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner)
+            data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner,
+                                                                  self._sample_request(learner, seed))
 
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
@@ -326,6 +331,11 @@ class _DaskBoost(ClientParameter):
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
+
+    def _sample_request(self, learner, seed):
+        """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""
+        subsample = learner.distributed_sample(thresholds=self.thresholds)
+        return None if subsample is None else (subsample, seed)
 
     def _fit_setup(self, within_queries: bool):
         """The setup record of a fit: with the per-query defaults within queries (as in memory)."""
@@ -381,14 +391,17 @@ class _DaskBoost(ClientParameter):
         return stopping, _HoldOut(train, held_out, y[held_out])
 
     @staticmethod
-    def _hold_out(client, data, plan, objective, task, learner):
-        """The training rows on the cluster (and their summary), the held-out rows on the client."""
+    def _hold_out(client, data, plan, objective, task, learner, sample=None):
+        """The training rows on the cluster (and their summary), the held-out rows on the client.
+
+        ``sample``: the bin-edge sample to draw with the training rows' summary (:func:`summarize`).
+        """
         held = data.take(plan.held_out)
         X_val = np.asarray(client.compute(held.X).result())
         X_val, _ = check_learner_matrix(X_val, learner, name="X (held-out rows)")
         w_val = None if held.weight is None else np.asarray(client.compute(held.weight).result(), dtype=np.float64)
         data = data.take(plan.train)
-        summary = summarize(client, data, task=task)
+        summary = summarize(client, data, task=task, sample=sample)
         if task == "bipartite":
             objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
         return data, summary, (X_val, plan.y_held_out, w_val)

@@ -79,7 +79,7 @@ def check_chunk(i: int, X, y, w, *, task: str | None):
     return X, y, w
 
 
-def _chunk_summary(i, X, y, w, task):
+def _chunk_summary(i, X, y, w, task, positions=None):
     X, y, w = check_chunk(i, X, y, w, task=task)
     n, d = X.shape
     live = np.ones(n, dtype=bool) if w is None else w > 0
@@ -92,6 +92,8 @@ def _chunk_summary(i, X, y, w, task):
         "highs": rows.max(axis=0).astype(np.float64) if rows.shape[0] else None,
         "weight": float(n if w is None else w.sum()),
     }
+    if positions is not None:              # the bin-edge sample's rows of this chunk (unweighted rows only)
+        out["sample"] = X[positions]
     if y is None:
         return out
     if task == "bipartite":
@@ -143,9 +145,33 @@ class DataSummary:
         return int(sum(self.chunk_live))
 
 
-def summarize(client, data, *, task: str | None) -> DataSummary:
-    """One validating pass over (X, y, sample_weight); see the module docs."""
-    parts = data.map(client, _chunk_summary, task)
+def _sample_positions(chunk_live, subsample: int | None, random_state: Any) -> list[np.ndarray]:
+    """Per chunk, the positions among its rows of positive weight that ``sample_rows`` draws over all chunks."""
+    live = np.asarray(chunk_live, dtype=np.int64)
+    positions = sample_rows(int(live.sum()), subsample, random_state)
+    offsets = np.r_[0, np.cumsum(live)]
+    return [positions[(positions >= offsets[c]) & (positions < offsets[c + 1])] - offsets[c]
+            for c in range(live.shape[0])]
+
+
+def summarize(client, data, *, task: str | None, sample: tuple | None = None) -> DataSummary:
+    """One validating pass over (X, y, sample_weight); see the module docs.
+
+    ``sample``: ``(subsample, random_state)`` of the bin-edge sample the
+    learner will ask (:meth:`rankcore.Learner.distributed_sample`).  Without
+    weights every row is live and the chunk sizes are known before the pass,
+    so the sample's positions are drawn now and each chunk returns its sampled
+    rows with its summary: :meth:`DaskRows.sample` then serves that request
+    without a pass of its own (one round trip and one read of X fewer).
+    Ignored with weights (the live rows are known only after this pass).
+    """
+    per_chunk = None
+    if sample is not None and data.weight is None:
+        per_chunk = _sample_positions(data.chunk_rows, *sample)
+    if per_chunk is None:
+        parts = data.map(client, _chunk_summary, task)
+    else:
+        parts = client.gather(client.compute(_summary_tasks(data, task, per_chunk)))
     lows = [p["lows"] for p in parts if p["lows"] is not None]
     highs = [p["highs"] for p in parts if p["highs"] is not None]
     if not lows:
@@ -162,6 +188,10 @@ def summarize(client, data, *, task: str | None) -> DataSummary:
         for p in parts:
             for label, mass in zip(p["labels"], p["label_weight"]):
                 class_weight[int(label == classes[1])] += mass
+    extra = {}
+    if per_chunk is not None:
+        Xs = np.concatenate([p["sample"] for p in parts]).astype(dtype, copy=False)
+        extra["sample"] = (tuple(sample), Xs)
     return DataSummary(
         chunk_rows=tuple(p["n"] for p in parts),
         chunk_live=tuple(p["n_live"] for p in parts),
@@ -171,7 +201,16 @@ def summarize(client, data, *, task: str | None) -> DataSummary:
         weight=weight,
         lows=np.minimum.reduce(lows),
         highs=np.maximum.reduce(highs),
+        extra=extra,
     )
+
+
+def _summary_tasks(data, task, per_chunk):
+    """The summary pass's tasks, each chunk's sample positions embedded in its task."""
+    import dask
+
+    call = dask.delayed(_chunk_summary, pure=False)
+    return [call(i, x, y, w, task, per_chunk[i]) for i, (x, y, w) in enumerate(data.delayed_chunks())]
 
 
 # --------------------------------------------------------------------------
@@ -191,12 +230,7 @@ def sample(client, data, summary: DataSummary, subsample: int | None, random_sta
     so positions are drawn in that index space and mapped to chunks by their
     per-chunk counts: the same rows the in-memory learner uses.
     """
-    live = np.asarray(summary.chunk_live, dtype=np.int64)
-    total = int(live.sum())
-    positions = sample_rows(total, subsample, random_state)
-    offsets = np.r_[0, np.cumsum(live)]
-    per_chunk = [positions[(positions >= offsets[c]) & (positions < offsets[c + 1])] - offsets[c]
-                 for c in range(live.shape[0])]
+    per_chunk = _sample_positions(summary.chunk_live, subsample, random_state)
     import dask
 
     call = dask.delayed(_chunk_sample, pure=False)
@@ -259,6 +293,13 @@ def _chunk_rows(i, X, y, w):
     return X, w
 
 
+def _same_request(a: tuple, b: tuple) -> bool:
+    """Two ``(subsample, random_state)`` requests draw the same rows: equal integers (None or a Generator never)."""
+    def plain(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    return all(plain(x) and plain(y) for x, y in zip(a, b)) and tuple(a) == tuple(b)
+
+
 class DaskRows(RowSource):
     """The distributed training rows as a :class:`rankcore.learners.RowSource` (see the module docs)."""
 
@@ -276,6 +317,9 @@ class DaskRows(RowSource):
         return self.summary.lows.copy(), self.summary.highs.copy()
 
     def sample(self, subsample, random_state=None):
+        fetched = self.summary.extra.get("sample")
+        if fetched is not None and _same_request(fetched[0], (subsample, random_state)):
+            return fetched[1], None               # drawn with the summary pass (unweighted rows)
         return sample(self.client, self.data, self.summary, subsample, random_state)
 
     def quantiles(self, q):

@@ -351,6 +351,19 @@ class Learner(Component):
         return self.prepare(X, sample_weight=w, thresholds=thresholds, random_state=random_state,
                             n_threads=n_threads)
 
+    def distributed_sample(self, *, thresholds: Any = None) -> int | None:
+        """The ``subsample`` that :meth:`prepare_distributed` first asks of ``rows.sample``, or None.
+
+        A declaration, read before the rows are summarized: a row source that
+        knows it can draw that sample in its first pass over the data (the
+        validating summary) instead of a pass of its own.  None (the default)
+        when the preparation asks no sample with these ``thresholds``, or asks
+        every row (``subsample=None``).  A wrong declaration costs a pass, never
+        the result: the row source serves a prefetched sample only to the same
+        request.
+        """
+        return None
+
     def ranker_from_state(self, state: dict) -> WeakRanker:
         """Rebuild a :class:`WeakRanker` from :meth:`WeakRanker.to_state` (validate it)."""
         raise NotImplementedError(f"learner {self.spec!r} cannot restore saved rankers")

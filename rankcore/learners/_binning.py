@@ -50,14 +50,21 @@ def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int) -> np.ndarray:
-    """The edges of one feature's values (NaN-free): see :func:`bin_edges`.  O(n log n), one sort."""
+    """The edges of one feature's values (NaN-free): see :func:`bin_edges`.  O(n log n), one sort.
+
+    ``values`` float32 or float64, sorted in their own type: float32 → float64
+    is exact and keeps the order and the ties, so the edges (float64, from the
+    distinct values) are the same as those of ``values.astype(float64)``, and
+    a float32 sort reads half the memory (the trees' bin edges, a third of an
+    in-memory fit of 10⁵ rows, are mostly these sorts).  O(n) extra memory.
+    """
     ordered = np.sort(values)
     if ordered.shape[0] == 0:
         return np.empty(0)
     first = np.empty(ordered.shape[0], dtype=bool)        # the first of each run of equal values
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    distinct = ordered[first]
+    distinct = ordered[first].astype(np.float64, copy=False)
 
     def mass() -> np.ndarray:
         if weights is None:                               # run lengths: the counts of the distinct values

@@ -195,6 +195,10 @@ class Stumps(Learner):
                               random_state=random_state)
         return ThresholdLayout(edges, n_threads=n_threads)
 
+    def distributed_sample(self, *, thresholds=None):
+        """``subsample``: the sample :meth:`prepare_distributed` draws without given thresholds."""
+        return None if thresholds is not None or self.subsample is None else int(self.subsample)
+
     def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
         """The ``prepare`` rule on the rows ``sample_rows`` draws: ``subsample`` rows gathered, not all."""
         if thresholds is not None:

@@ -246,3 +246,64 @@ def test_dask_row_source_answers_as_in_memory(dask_client, weighted):
     gathered = rows.gather()
     np.testing.assert_array_equal(gathered[0], X)
     assert (gathered[1] is None) == (w is None)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_the_sample_drawn_with_the_summary_is_the_in_memory_sample(dask_client, weighted):
+    """``summarize(sample=...)``: unweighted, the sample comes with the summary pass; the same rows either way."""
+    from rankcore.dask import _prepare
+    from rankcore.dask._inputs import as_row_chunks
+    from rankcore.dask._prepare import DaskRows, summarize
+
+    X, y = _data(seed=21)
+    X = X.astype(np.float32)
+    w = _weights(X.shape[0], 22) if weighted else None
+    Xd, _, wd = _dask(X, y, w)
+    data = as_row_chunks(Xd, None, wd)
+    summary = summarize(dask_client, data, task=None, sample=(150, 5))
+    assert ("sample" in summary.extra) == (not weighted)        # weighted: the live rows are not known before
+    rows = DaskRows(dask_client, data, summary)
+    passes = []
+    real = _prepare.sample
+
+    def counted(*args):
+        passes.append(args[-2:])
+        return real(*args)
+
+    _prepare.sample, saved = counted, _prepare.sample
+    try:
+        for request in [(150, 5), (150, 6), (40, 5), (150, None)]:
+            got, want = rows.sample(*request), InMemoryRows(X, w).sample(*request)
+            assert got[0].dtype == np.float32 and got[0].shape == want[0].shape
+            for a, b in zip(got, want):
+                if request[1] is not None:          # random_state=None: a fresh draw each time
+                    np.testing.assert_array_equal(a, b)
+    finally:
+        _prepare.sample = saved
+    # only the prefetched request is served without a pass of its own
+    assert passes == ([(150, 6), (40, 5), (150, None)] if not weighted else
+                      [(150, 5), (150, 6), (40, 5), (150, None)])
+
+
+class _RecordingRows(InMemoryRows):
+    def __init__(self, X):
+        super().__init__(X)
+        self.requests = []
+
+    def sample(self, subsample, random_state=None):
+        self.requests.append(subsample)
+        return super().sample(subsample, random_state)
+
+
+@pytest.mark.parametrize("spec", ["trees", "trees:bin_subsample=300", "stumps", "stumps:subsample=50", "thresholds"])
+def test_a_learner_declares_the_sample_its_distributed_preparation_draws_first(spec):
+    from rankcore.registry import resolve
+
+    learner = resolve("learner", spec)
+    X, _ = _data(seed=3)
+    rows = _RecordingRows(X)
+    learner.prepare_distributed(rows, random_state=0)
+    declared = learner.distributed_sample()
+    assert declared == (rows.requests[0] if rows.requests else None)
+    if learner.uses_thresholds:
+        assert learner.distributed_sample(thresholds=[np.zeros(1)] * X.shape[1]) is None

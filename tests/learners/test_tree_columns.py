@@ -105,6 +105,31 @@ def test_tree_edges_equal_the_sort_of_every_column(seed, n, weighted):
 
 
 @settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 400), st.sampled_from([None, "weights"]), st.integers(2, 40))
+def test_float32_edges_equal_the_float64_edges_of_the_same_values(seed, n, weighted, max_bins):
+    """A float32 X is sorted as float32: the edges are those of its exact float64 copy, bit for bit."""
+    rng = np.random.default_rng(seed)
+    X = _random_columns(rng, n, 5, np.float32)
+    X[:, 0] = rng.normal(size=n)                          # many distinct values
+    X[:, 1] = np.round(rng.normal(size=n), 1)             # ties
+    X[::3, 2] = np.float32(1e-30)                          # values whose float64 midpoints are not float32
+    X[1::3, 2] = np.nextafter(np.float32(1e-30), np.float32(1))
+    w = rng.integers(0, 3, n).astype(float) if weighted else None
+    got = tree_edges(X, max_bins, w, 300, 1)
+    want = tree_edges(X.astype(np.float64), max_bins, w, 300, 1)
+    for a, b in zip(got, want):
+        assert a.dtype == np.float64
+        np.testing.assert_array_equal(a, b)
+    for j in range(X.shape[1]):                           # the reference: every column's float64 values
+        values = X[:, j].astype(np.float64)
+        keep = ~np.isnan(values)
+        rows = sample_rows(n, 300, 1, None if w is None else np.flatnonzero(w > 0))
+        keep = keep[rows]
+        np.testing.assert_array_equal(
+            got[j], _feature_edges(values[rows][keep], None if w is None else w[rows][keep], max_bins))
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 200))
 def test_dense_bundles_equal_the_per_column_reference(seed, n):
     """Exact non-default rows (dense kernels) = ``nondefault_rows`` on each column, for candidates and joiners."""

@@ -257,6 +257,10 @@ class Trees(Learner):
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
                                       n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns)
 
+    def distributed_sample(self, *, thresholds=None):
+        """``bin_subsample``: the sample :meth:`prepare_distributed` draws."""
+        return None if thresholds is not None or self.categorical else int(self.bin_subsample)
+
     def prepare_distributed(self, rows, *, thresholds=None, random_state=None, n_threads=1):
         """``prepare``'s bin edges from the rows ``sample_rows`` draws (``bin_subsample`` of them).
 
