@@ -29,7 +29,6 @@ LightGBM does), and so needs a learner with Newton leaves (trees).
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -37,7 +36,8 @@ from scipy.special import expit
 
 from ..metrics import Queries
 from ..spec import Parameter
-from ._base import BoundObjective, Objective, clip_hessian
+from ._base import Objective
+from ._valueless import BoundValuelessObjective
 
 __all__ = ["LambdaRank", "LambdaRankObjective"]
 
@@ -210,7 +210,7 @@ class LambdaRankObjective(Objective):
         return BoundLambdaRank(self, y, sample_weight, queries)
 
 
-class BoundLambdaRank(BoundObjective):
+class BoundLambdaRank(BoundValuelessObjective):
     """:class:`LambdaRankObjective` on one training set: gradient and curvature, no value (J is NaN).
 
     The driver asks for the gradient (to search) and for gradient and
@@ -222,29 +222,6 @@ class BoundLambdaRank(BoundObjective):
         super().__init__(objective, y, sample_weight)
         self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm)
         self.queries = queries
-        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    @property
-    def has_hessian(self) -> bool:
-        return True
-
-    def _gradient_hessian(self, scores):
-        if self._last is not None and np.array_equal(self._last[0], scores):
-            return self._last[1], self._last[2]
-        grad, hess = self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight)
-        self._last = (np.array(scores, dtype=np.float64), grad, hess)
-        return grad, hess
-
-    def value(self, scores) -> float:
-        return math.nan
-
-    def value_and_gradient(self, scores):
-        return math.nan, self._gradient_hessian(scores)[0].copy()
-
-    def value_gradient_hessian(self, scores):
-        grad, hess = self._gradient_hessian(scores)
-        return math.nan, grad.copy(), clip_hessian(hess.copy())
-
-    def line(self, scores, direction):
-        raise NotImplementedError(f"objective {self.objective.spec!r} has no value to search a line on; the "
-                                  "driver takes its Newton step")
+    def _evaluate(self, scores):
+        return self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight)

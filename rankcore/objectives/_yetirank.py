@@ -44,7 +44,8 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
-from ._base import BoundObjective, Objective, clip_hessian
+from ._base import Objective
+from ._valueless import BoundValuelessObjective
 from ._yetirank_kernels import yetirank_gradient
 
 __all__ = ["YetiRank", "YetiRankObjective", "logistic_noise", "noise_table", "place_weights"]
@@ -255,7 +256,7 @@ def _seed_of(random_state) -> int:
     return int(random_state) & _MASK64
 
 
-class BoundYetiRank(BoundObjective):
+class BoundYetiRank(BoundValuelessObjective):
     """:class:`YetiRankObjective` on one training set: gradient and curvature, no value (J is NaN).
 
     Every evaluation at new scores draws the next noise (``evaluations``
@@ -273,32 +274,10 @@ class BoundYetiRank(BoundObjective):
         self.seed = seed
         self.first_row = first_row
         self.evaluations = 0
-        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    @property
-    def has_hessian(self) -> bool:
-        return True
-
-    def _gradient_hessian(self, scores):
-        if self._last is not None and np.array_equal(self._last[0], scores):
-            return self._last[1], self._last[2]
-        grad, hess = self.ranks.gradient_hessian(self.y, scores, self.queries, self.sample_weight, seed=self.seed,
-                                                 evaluation=self.evaluations, first_row=self.first_row,
-                                                 grouped=self.grouped)
+    def _evaluate(self, scores):
+        grad_hess = self.ranks.gradient_hessian(self.y, scores, self.queries, self.sample_weight, seed=self.seed,
+                                                evaluation=self.evaluations, first_row=self.first_row,
+                                                grouped=self.grouped)
         self.evaluations += 1
-        self._last = (np.array(scores, dtype=np.float64), grad, hess)
-        return grad, hess
-
-    def value(self, scores) -> float:
-        return math.nan
-
-    def value_and_gradient(self, scores):
-        return math.nan, self._gradient_hessian(scores)[0].copy()
-
-    def value_gradient_hessian(self, scores):
-        grad, hess = self._gradient_hessian(scores)
-        return math.nan, grad.copy(), clip_hessian(hess.copy())
-
-    def line(self, scores, direction):
-        raise NotImplementedError(f"objective {self.objective.spec!r} has no value to search a line on; the "
-                                  "driver takes its Newton step")
+        return grad_hess

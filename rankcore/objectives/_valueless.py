@@ -1,0 +1,55 @@
+"""Bound objectives that give a gradient and a curvature but no value (LambdaMART, YetiRank).
+
+Such methods define each row's pull directly, with no function whose
+gradient it is: the value is NaN, no line can be searched, and the driver
+takes each tree's Newton step.  The driver asks for the gradient (to search
+the weak ranker) and then for gradient and curvature (its leaves) at the same
+scores, so the last evaluation is kept and each iteration computes it once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._base import BoundObjective, clip_hessian
+
+__all__ = ["BoundValuelessObjective"]
+
+
+class BoundValuelessObjective(BoundObjective):
+    """A bound objective of gradient and curvature only; subclasses implement :meth:`_evaluate`."""
+
+    def __init__(self, objective, y, sample_weight):
+        super().__init__(objective, y, sample_weight)
+        self._last: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _evaluate(self, scores) -> tuple[np.ndarray, np.ndarray]:
+        """(gradient, curvature) at ``scores``: called once per new set of scores."""
+        raise NotImplementedError
+
+    @property
+    def has_hessian(self) -> bool:
+        return True
+
+    def _gradient_hessian(self, scores):
+        if self._last is not None and np.array_equal(self._last[0], scores):
+            return self._last[1], self._last[2]
+        grad, hess = self._evaluate(scores)
+        self._last = (np.array(scores, dtype=np.float64), grad, hess)
+        return grad, hess
+
+    def value(self, scores) -> float:
+        return math.nan
+
+    def value_and_gradient(self, scores):
+        return math.nan, self._gradient_hessian(scores)[0].copy()
+
+    def value_gradient_hessian(self, scores):
+        grad, hess = self._gradient_hessian(scores)
+        return math.nan, grad.copy(), clip_hessian(hess.copy())
+
+    def line(self, scores, direction):
+        raise NotImplementedError(f"objective {self.objective.spec!r} has no value to search a line on; the "
+                                  "driver takes its Newton step")
