@@ -37,7 +37,7 @@ from scipy.special import expit
 from ..metrics import Queries
 from ..spec import Parameter
 from ._base import Objective
-from ._valueless import BoundValuelessObjective
+from ._valueless import BoundValuelessObjective, checked_rows
 
 __all__ = ["LambdaRank", "LambdaRankObjective"]
 
@@ -100,17 +100,8 @@ class LambdaRank:
         sample_weight : array-like of shape (n,) or None
             Multiplies each row's λ and h.
         """
-        if not isinstance(queries, Queries):
-            raise TypeError(f"queries: expected a Queries, got {type(queries).__name__}")
-        n = int(queries.codes.shape[0])
-        y = np.asarray(y, dtype=np.float64)
-        f = np.asarray(scores, dtype=np.float64)
-        for name, values in (("y", y), ("scores", f)):
-            if values.shape != (n,):
-                raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
-            bad = np.flatnonzero(~np.isfinite(values))
-            if bad.size:
-                raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
+        y, f = checked_rows(y, scores, queries)
+        n = y.shape[0]
         bad = np.flatnonzero((y < 0) | (y > 1023))
         if bad.size:
             raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "

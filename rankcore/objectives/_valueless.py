@@ -13,9 +13,26 @@ import math
 
 import numpy as np
 
+from ..metrics import Queries
 from ._base import BoundObjective, clip_hessian
 
-__all__ = ["BoundValuelessObjective"]
+__all__ = ["BoundValuelessObjective", "checked_rows"]
+
+
+def checked_rows(y, scores, queries) -> tuple[np.ndarray, np.ndarray]:
+    """``(y, scores)`` as float64 vectors, one finite value per row of ``queries``, or a clear error naming the row."""
+    if not isinstance(queries, Queries):
+        raise TypeError(f"queries: expected a Queries, got {type(queries).__name__}")
+    n = int(queries.codes.shape[0])
+    y = np.asarray(y, dtype=np.float64)
+    f = np.asarray(scores, dtype=np.float64)
+    for name, values in (("y", y), ("scores", f)):
+        if values.shape != (n,):
+            raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
+    return y, f
 
 
 class BoundValuelessObjective(BoundObjective):

@@ -45,7 +45,7 @@ import numpy as np
 from ..metrics import Queries
 from ..spec import Parameter
 from ._base import Objective
-from ._valueless import BoundValuelessObjective
+from ._valueless import BoundValuelessObjective, checked_rows
 from ._yetirank_kernels import yetirank_gradient
 
 __all__ = ["YetiRank", "YetiRankObjective", "logistic_noise", "noise_table", "place_weights"]
@@ -171,17 +171,8 @@ class YetiRank:
         grouped : tuple or None
             :func:`grouping` of ``queries``, when the caller keeps it.
         """
-        if not isinstance(queries, Queries):
-            raise TypeError(f"queries: expected a Queries, got {type(queries).__name__}")
-        n = int(queries.codes.shape[0])
-        y = np.asarray(y, dtype=np.float64)
-        f = np.asarray(scores, dtype=np.float64)
-        for name, values in (("y", y), ("scores", f)):
-            if values.shape != (n,):
-                raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
-            bad = np.flatnonzero(~np.isfinite(values))
-            if bad.size:
-                raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
+        y, f = checked_rows(y, scores, queries)
+        n = y.shape[0]
         if np.any(y < 0):
             bad = int(np.flatnonzero(y < 0)[0])
             raise ValueError(f"y: grades must be >= 0, got {float(y[bad])!r} at row {bad}")
