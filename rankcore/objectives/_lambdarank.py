@@ -36,8 +36,7 @@ from scipy.special import expit
 
 from ..metrics import Queries
 from ..spec import Parameter
-from ._base import Objective
-from ._valueless import BoundValuelessObjective, checked_rows
+from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 
 __all__ = ["LambdaRank", "LambdaRankObjective"]
 
@@ -167,7 +166,7 @@ class LambdaRank:
         return grad, hess
 
 
-class LambdaRankObjective(Objective):
+class LambdaRankObjective(ValuelessQueryObjective):
     """LambdaMART's gradients within each query, as LightGBM defines them (no value; Newton steps on trees).
 
     Spec: ``lambdarank``, ``lambdarank:20`` (truncation level),
@@ -189,10 +188,6 @@ class LambdaRankObjective(Objective):
                   doc="LightGBM's lambdarank_norm: divide by the score distance, rescale each query's λ"),
     )
     examples = ("lambdarank", "lambdarank:10", "lambdarank:truncation=5,sigmoid=2,norm=false")
-    task = "graded"
-    ranks_within_queries = True
-    requires_queries = True
-    has_value = False
     max_grade = 1023.0                # the gain 2^grade − 1 is a float64
 
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):

@@ -14,9 +14,22 @@ import math
 import numpy as np
 
 from ..metrics import Queries
-from ._base import BoundObjective, clip_hessian
+from ._base import BoundObjective, Objective, clip_hessian
 
-__all__ = ["BoundValuelessObjective", "checked_rows"]
+__all__ = ["ValuelessQueryObjective", "BoundValuelessObjective", "checked_rows"]
+
+
+class ValuelessQueryObjective(Objective):
+    """An objective on grades within queries defined by its gradient alone (no value): what such methods share.
+
+    A fit needs ``qid`` (or ``group``) and a learner with Newton leaves; the
+    driver takes each tree's Newton step, as it has no line to search.
+    """
+
+    task = "graded"
+    ranks_within_queries = True
+    requires_queries = True
+    has_value = False
 
 
 def checked_rows(y, scores, queries) -> tuple[np.ndarray, np.ndarray]:

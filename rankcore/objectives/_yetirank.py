@@ -44,8 +44,7 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
-from ._base import Objective
-from ._valueless import BoundValuelessObjective, checked_rows
+from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 from ._yetirank_kernels import yetirank_gradient
 
 __all__ = ["YetiRank", "YetiRankObjective", "logistic_noise", "noise_table", "place_weights"]
@@ -199,7 +198,7 @@ def grouping(queries: Queries) -> tuple[np.ndarray, np.ndarray]:
     return rows, bounds
 
 
-class YetiRankObjective(Objective):
+class YetiRankObjective(ValuelessQueryObjective):
     """YetiRank's gradients within each query (no value; Newton steps on trees).
 
     Spec: ``yetirank``, ``yetirank:20`` (permutations),
@@ -220,11 +219,7 @@ class YetiRankObjective(Objective):
                   doc="Newton leaves from the pairs' curvature; false: h = 1 (leaves are mean gradients)"),
     )
     examples = ("yetirank", "yetirank:20", "yetirank:permutations=4,decay=0.5,newton=false")
-    task = "graded"
-    ranks_within_queries = True
-    requires_queries = True
     randomized = True
-    has_value = False
 
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None, random_state=None, first_row=0):
         """Gradient and curvature on fixed grades, queries and weights (``queries`` is required).
