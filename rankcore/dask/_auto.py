@@ -20,6 +20,7 @@ from ..auto import AutoRanker, Task, TaskResult, run_task
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import get_client, is_dask_collection
+from ._workers import worker_info
 
 __all__ = ["DaskAutoRanker", "DaskExecutor"]
 
@@ -41,7 +42,7 @@ class DaskExecutor:
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
                  on_result: Callable[[TaskResult], None]) -> None:
-        threads = sum(int(w.get("nthreads", 1)) for w in self.client.scheduler_info()["workers"].values()) or 1
+        threads = sum(int(w.get("nthreads", 1)) for w in worker_info(self.client).values()) or 1
         for start in range(0, len(tasks), threads):
             wave = [task for task in tasks[start:start + threads] if may_start(task)]
             futures = [self.client.submit(_remote_task, self._data, self.plan.folds[task.fold], task, self.metric,

@@ -36,6 +36,7 @@ from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker
 from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
+from ._workers import worker_info
 
 __all__ = ["DaskPushBoost", "DaskPNormPush", "DaskRankBoost"]
 
@@ -189,7 +190,7 @@ class _DaskBoost(ClientParameter):
         return choose_placement(setup.params.placement,
                                 n_rows=data.n_rows, n_features=data.n_features,
                                 data_bytes=sum(int(a.nbytes) for a in arrays), learner=setup.learner,
-                                workers=client.scheduler_info()["workers"], callbacks=callbacks)
+                                workers=worker_info(client), callbacks=callbacks)
 
     def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set) -> None:
         """The in-memory estimator's fit, run whole on one worker holding every row (``placement``)."""

@@ -32,6 +32,7 @@ from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import fitted_dask_matrix, get_client, is_dask_collection
 from ._shard import _worker_threads, check_components_on_workers
+from ._workers import worker_info
 
 __all__ = ["DaskExactBoost"]
 
@@ -91,7 +92,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
             check_components_on_workers(client, {"metric": settings.tie_break.spec})  # the tie-break metric
         settings = replace(settings, metric=settings.metric.spec,
                            tie_break=None if settings.tie_break is None else settings.tie_break.spec)
-        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values()) or 1
+        threads = sum(int(w.get("nthreads", 1)) for w in worker_info(client).values()) or 1
         n_batches = max(1, min(len(seeds), threads * int(self.batches_per_worker_thread)))
         data_future = client.scatter(data, broadcast=True, hash=False)
         futures = [client.submit(_run_batch, data_future, batch, settings, pure=False)

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._workers import worker_info
+
 #: The largest share of the workers' summed memory limit that a fit's rows may take to be persisted for the
 #: passes before boosting (:meth:`RowChunks.persisted_for_setup`); larger data are streamed by each pass.
 SETUP_MEMORY_SHARE = 0.4
@@ -231,7 +233,7 @@ class RowChunks:
         share = SETUP_MEMORY_SHARE if share is None else float(share)
         arrays = [a for a in (self.X, self.y, self.weight, self.qid) if a is not None]
         nbytes = sum(int(a.nbytes) for a in arrays)
-        limits = [int(info.get("memory_limit") or 0) for info in client.scheduler_info()["workers"].values()]
+        limits = [int(info.get("memory_limit") or 0) for info in worker_info(client).values()]
         if limits and all(limits) and nbytes > share * sum(limits):
             return self
         persisted = client.persist(arrays)        # one graph: chunks shared by X and y are computed once

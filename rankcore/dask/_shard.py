@@ -25,6 +25,7 @@ import numpy as np
 from ..objectives import BoundQueryBlocks, RowBlock
 from ._malloc import keep_pages, release_pages
 from ._prepare import check_chunk
+from ._workers import worker_info
 
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
 CLOSE_TIMEOUT = 10.0
@@ -597,7 +598,7 @@ def start_shards(client, data, layout, objective, classes, task, random_state=No
         if f.status == "error":
             f.result()                    # raises the chunk's error (validation) here
     where = client.who_has(futures)
-    workers = sorted(address for address, info in client.scheduler_info()["workers"].items()
+    workers = sorted(address for address, info in worker_info(client).items()
                      if info.get("nthreads", 1) > 0)
     holders = [sorted(where[f.key])[0] if where.get(f.key) else "" for f in futures]
     rows = list(data.chunk_rows)
