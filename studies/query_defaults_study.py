@@ -238,9 +238,22 @@ YETI = {
 }
 CANDIDATES.update(YETI)
 
+#: The default's gain-weighted push with its pairs weighted also by the place discounts of their rows
+#: (``discount``, truncated at ``truncation``) and/or each query's pair weights divided by their total.
+_PUSH = "push:exp,identity,gain_weighted=true"
+POSITIONS = {
+    "discount": rc(objective=f"{_PUSH},discount=true"),
+    "discount@10": rc(objective=f"{_PUSH},discount=true,truncation=10"),
+    "normalize": rc(objective=f"{_PUSH},normalize=true"),
+    "discount, normalize": rc(objective=f"{_PUSH},discount=true,normalize=true"),
+    "discount@10, normalize": rc(objective=f"{_PUSH},discount=true,truncation=10,normalize=true"),
+}
+CANDIDATES.update(POSITIONS)
+
 MODELS = {**PEERS, **CANDIDATES}
-GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI],
-          "blends": list(BLENDS), "yeti": list(YETI)}
+GROUPS = {"peers": list(PEERS),
+          "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS],
+          "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS)}
 
 
 def _canonical_order(X, y, qid):
