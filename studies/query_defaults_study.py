@@ -242,11 +242,13 @@ CANDIDATES.update(YETI)
 #: (``discount``, truncated at ``truncation``) and/or each query's pair weights divided by their total.
 _PUSH = "push:exp,identity,gain_weighted=true"
 POSITIONS = {
-    "discount": rc(objective=f"{_PUSH},discount=true"),
-    "discount@10": rc(objective=f"{_PUSH},discount=true,truncation=10"),
+    "discount": rc(objective=f"{_PUSH},discount=sum"),
+    "discount@10": rc(objective=f"{_PUSH},discount=sum,truncation=10"),
     "normalize": rc(objective=f"{_PUSH},normalize=true"),
-    "discount, normalize": rc(objective=f"{_PUSH},discount=true,normalize=true"),
-    "discount@10, normalize": rc(objective=f"{_PUSH},discount=true,truncation=10,normalize=true"),
+    "discount, normalize": rc(objective=f"{_PUSH},discount=sum,normalize=true"),
+    "discount@10, normalize": rc(objective=f"{_PUSH},discount=sum,truncation=10,normalize=true"),
+    "discount product": rc(objective=f"{_PUSH},discount=product"),
+    "discount product, normalize": rc(objective=f"{_PUSH},discount=product,normalize=true"),
 }
 CANDIDATES.update(POSITIONS)
 

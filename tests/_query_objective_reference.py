@@ -115,16 +115,16 @@ def place_discounts_reference(f, qid, truncation=0):
     return d
 
 
-def position_push_reference(y, qid, f, w, gain_weighted=False, discount=False, truncation=0, normalize=False):
+def position_push_reference(y, qid, f, w, gain_weighted=False, discount="none", truncation=0, normalize=False):
     """(J, ∂J/∂f, diagonal of ∇²R / R) of the position-aware per-query push (exp loss, identity price).
 
     R = Σ_q (1/Z_q) Σ_k Σ_{i in k's query, y_i > y_k} A_ik e^{f_k − f_i}, A_ik = w_i w_k a_ik (d_i + d_k)
-    (or without the discounts), d from the places at ``f`` held fixed; Z_q = Σ A_ik over the query's
+    (``discount="sum"``; d_i d_k with ``"product"``; 1 with ``"none"``), d from the places at ``f`` held fixed; Z_q = Σ A_ik over the query's
     pairs with ``normalize``, else 1.  A double loop over each query's pairs; plain arithmetic.
     """
     y, f, w = (np.asarray(v, dtype=np.float64) for v in (y, f, w))
     qid = np.asarray(qid)
-    d = place_discounts_reference(f, qid, truncation) if discount else None
+    d = place_discounts_reference(f, qid, truncation)
     n = f.shape[0]
     R = 0.0
     dR = np.zeros(n)
@@ -136,7 +136,8 @@ def position_push_reference(y, qid, f, w, gain_weighted=False, discount=False, t
             for i in rows:
                 if y[i] > y[k]:
                     a = (2.0 ** y[i] - 2.0 ** y[k]) if gain_weighted else 1.0
-                    weight = w[i] * w[k] * a * ((d[i] + d[k]) if discount else 1.0)
+                    factor = {"none": 1.0, "sum": d[i] + d[k], "product": d[i] * d[k]}[discount]
+                    weight = w[i] * w[k] * a * factor
                     pairs.append((i, k, weight))
         Z = sum(p[2] for p in pairs) if normalize else 1.0
         if Z <= 0:

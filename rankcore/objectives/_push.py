@@ -84,7 +84,7 @@ class PushObjective(Objective):
     over relevance grades (:mod:`rankcore.objectives._query_push`);
     ``gain_weighted`` then weights each pair by the gain difference of its
     grades (on one list of 0/1 labels every pair's weight is 1); ``discount``
-    also by the place discounts of its two rows at the current scores
+    also by the sum or product of the place discounts of its two rows at the current scores
     (optionally truncated at ``truncation``), and ``normalize`` divides each
     query's pair weights by their total
     (:mod:`rankcore.objectives._query_positions`).  The estimators build it from their ``loss`` and ``price``
@@ -99,9 +99,9 @@ class PushObjective(Objective):
         Parameter("price", _component("price"), default="identity", doc="a registered price, e.g. pow:4"),
         Parameter("gain_weighted", bool, default=False,
                   doc="within queries, weight each pair by the gain difference 2^y_i - 2^y_k of its grades"),
-        Parameter("discount", bool, default=False,
-                  doc="within queries, weight each pair also by d_i + d_k, d = 1/log2(1 + place) of its rows' "
-                      "current places (exp loss, identity price)"),
+        Parameter("discount", str, default="none", choices=("none", "sum", "product"),
+                  doc="within queries, weight each pair also by d_i + d_k (sum) or d_i * d_k (product), "
+                      "d = 1/log2(1 + place) of its rows' current places (exp loss, identity price)"),
         Parameter("truncation", int, default=0, minimum=0,
                   doc="with discount: places beyond this level have discount 0 (0: every place)"),
         Parameter("normalize", bool, default=False,
@@ -168,7 +168,7 @@ class PushObjective(Objective):
             per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted, discount=self.discount,
                                   truncation=self.truncation, normalize=self.normalize)
             return per_query.bind(y, queries, sample_weight, owner=self)
-        if self.discount or self.normalize:
+        if self.discount != "none" or self.normalize:
             raise ValueError(f"objective {self.spec!r}: discount and normalize act within queries; "
                              "fit with qid (or group), or leave them false")
         if self._loss.exponential_rate is not None:

@@ -1,9 +1,9 @@
 """The per-query push with position-aware pair weights and per-query normalization (opt-in options).
 
-NDCG rewards the places at the top of each query.  With ``discount`` each
-pair (i above k in grade) of the gain-weighted per-query push weighs, besides
-a_ik (1 or the gain difference), the discounts of the places its two rows
-hold now:
+NDCG rewards the places at the top of each query.  With ``discount="sum"``
+each pair (i above k in grade) of the gain-weighted per-query push weighs,
+besides a_ik (1 or the gain difference), the discounts of the places its two
+rows hold now:
 
     R(f) = Σ_q (1/Z_q) Σ_k v_k Σ_{i above k} w_i a_ik (d_i + d_k) e^{−r(f_i − f_k)},
 
@@ -18,7 +18,9 @@ of the exponential push: R = R₁ + R₂, where R₁ is the push whose rows weig
 w_i d_i as the row above and v_k as the row below, and R₂ the push with w_i
 and v_k d_k; each is one pass of the linear-space kernel, O(rows + levels)
 after the sort, and J = log R, ∂J = ρ₁ ∂J₁ + ρ₂ ∂J₂ with ρ_j = R_j / R
-(likewise the curvature ∇²R / R).
+(likewise the curvature ∇²R / R).  ``discount="product"`` weighs the pair
+by d_i · d_k instead: each row's weight times its discount, in both roles,
+one pass.
 
 With ``normalize`` each query's pair weights are divided by
 Z_q = Σ_k v_k Σ_{i above k} w_i a_ik (d_i + d_k) (or without the discounts),
@@ -29,7 +31,7 @@ the places and is read with them.  Without it Z_q = 1.
 Only for ℓ(z) = e^{−rz} and a price of degree 1 (RankBoost's identity): R is
 then bilinear in the two roles' weights.  Each evaluation adds a sort of the
 scores within queries, O(n log n), to the kernel's passes (two with
-``discount``).
+``discount="sum"``); memory O(n).
 """
 
 from __future__ import annotations
@@ -88,23 +90,23 @@ class BoundPositionPush(BoundObjective):
         The per-query push on the same rows (exponential loss, price of degree 1): its role weights
         are set at each evaluation.
     queries : Queries
-    discount : bool
-        Weigh each pair by d_i + d_k.
+    discount : {"none", "sum", "product"}
+        Weigh each pair also by d_i + d_k, or by d_i · d_k.
     truncation : int
         0, or the last place whose discount is not 0.
     normalize : bool
         Divide each query's pair weights by their total.
     """
 
-    def __init__(self, objective: Any, push, queries: Queries, *, discount: bool, truncation: int,
+    def __init__(self, objective: Any, push, queries: Queries, *, discount: str, truncation: int,
                  normalize: bool):
         super().__init__(objective, push.y, push.sample_weight)
         self.push = push
         self.codes = np.asarray(queries.codes)
-        self.discount = bool(discount)
+        self.discount = str(discount)
         self.truncation = int(truncation)
         self.normalize = bool(normalize)
-        self._fixed = None if self.discount else self._role_weights(None)
+        self._fixed = None if self.discount != "none" else self._role_weights(None)
 
     @property
     def has_hessian(self) -> bool:
@@ -114,9 +116,10 @@ class BoundPositionPush(BoundObjective):
     def _role_weights(self, scores) -> list[tuple[np.ndarray, np.ndarray]]:
         """The (row-above, row-below) weights of each part of R at ``scores``, in the push's sorted order."""
         w = self.push.weight
-        if self.discount:
+        if self.discount != "none":
             d = place_discounts(np.asarray(scores, dtype=np.float64), self.codes, self.truncation)[self.push.order]
-            parts = [(w * d, w), (w, w * d)]
+            # d_i + d_k splits into two pushes (one pass each), d_i · d_k into a weight of each row (one pass)
+            parts = [(w * d, w), (w, w * d)] if self.discount == "sum" else [(w * d, w * d)]
         else:
             parts = [(w, w)]
         if self.normalize:

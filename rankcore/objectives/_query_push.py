@@ -85,9 +85,10 @@ class QueryPush:
         A registered price, e.g. ``"identity"`` (RankBoost) or ``"pow:4"``.
     gain_weighted : bool
         Weight each pair (i above k) by 2^{y_i} − 2^{y_k}.
-    discount : bool
-        Weight each pair also by d_i + d_k, the discounts 1/log2(1 + place) of its rows' current places
-        in their query (``_query_positions``).  Exponential loss and a price of degree 1 only.
+    discount : {"none", "sum", "product"}
+        Weight each pair also by d_i + d_k (``"sum"``) or d_i · d_k (``"product"``), the discounts
+        1/log2(1 + place) of its rows' current places in their query (``_query_positions``).
+        Exponential loss and a price of degree 1 only.
     truncation : int
         With ``discount``: 0, every place; T ≥ 1, places beyond T have discount 0.
     normalize : bool
@@ -99,23 +100,25 @@ class QueryPush:
     has_value = True
 
     def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False,
-                 discount: bool = False, truncation: int = 0, normalize: bool = False):
+                 discount: str = "none", truncation: int = 0, normalize: bool = False):
         from ..registry import resolve
 
         self.loss = _resolved("loss", loss, resolve)
         self.price = _resolved("price", price, resolve)
-        for name, value in (("gain_weighted", gain_weighted), ("discount", discount), ("normalize", normalize)):
+        for name, value in (("gain_weighted", gain_weighted), ("normalize", normalize)):
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{name}: expected True or False, got {value!r}")
         self.gain_weighted = bool(gain_weighted)
-        self.discount = bool(discount)
+        if discount not in DISCOUNTS:
+            raise ValueError(f"discount: expected one of {', '.join(map(repr, DISCOUNTS))}, got {discount!r}")
+        self.discount = str(discount)
         self.normalize = bool(normalize)
         self.truncation = check_position_options(self.loss, self.price, self.discount, truncation, self.normalize)
 
     @property
     def spec(self) -> str:
         """``push:<loss>,<price>`` with its options by name: the push objective it is the per-query form of."""
-        options = [("gain_weighted", self.gain_weighted), ("discount", self.discount),
+        options = [("gain_weighted", self.gain_weighted), ("discount", self.discount != "none" and self.discount),
                    ("truncation", self.truncation), ("normalize", self.normalize)]
         return f"push:{self.loss.spec},{self.price.spec}" + "".join(
             f",{name}={str(value).lower()}" for name, value in options if value)
@@ -129,7 +132,7 @@ class QueryPush:
         :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one.
         """
         bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner)
-        if not (self.discount or self.normalize):
+        if self.discount == "none" and not self.normalize:
             return bound
         from ._query_positions import BoundPositionPush
 
@@ -137,13 +140,18 @@ class QueryPush:
                                  truncation=self.truncation, normalize=self.normalize)
 
 
-def check_position_options(loss, price, discount: bool, truncation: Any, normalize: bool) -> int:
+#: The pair discounts of the per-query push: none, d_i + d_k, d_i · d_k (d of the rows' current places).
+DISCOUNTS = ("none", "sum", "product")
+
+
+def check_position_options(loss, price, discount: str, truncation: Any, normalize: bool) -> int:
     """The truncation level as an int, after checking that the options fit the loss and price."""
+    discount = discount != "none"
     if isinstance(truncation, (bool, np.bool_)) or not isinstance(truncation, (int, np.integer)) or truncation < 0:
         raise ValueError(f"truncation: expected an integer >= 0 (0: every place), got {truncation!r}")
     if truncation and not discount:
-        raise ValueError(f"truncation: truncates the place discounts, so it needs discount=true; "
-                         f"got truncation={int(truncation)} with discount=false")
+        raise ValueError(f"truncation: truncates the place discounts, so it needs discount=sum or product; "
+                         f"got truncation={int(truncation)} with discount=none")
     if discount or normalize:
         option = "discount" if discount else "normalize"
         rate = loss.exponential_rate

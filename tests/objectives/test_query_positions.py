@@ -50,8 +50,9 @@ def test_place_discounts_match_a_loop(truncation):
         np.testing.assert_array_equal(place_discounts(f, qid, truncation), place_discounts_reference(f, qid, truncation))
 
 
-OPTIONS = [dict(discount=True), dict(discount=True, truncation=3), dict(normalize=True),
-           dict(discount=True, normalize=True), dict(discount=True, truncation=5, normalize=True)]
+OPTIONS = [dict(discount="sum"), dict(discount="sum", truncation=3), dict(normalize=True),
+           dict(discount="sum", normalize=True), dict(discount="sum", truncation=5, normalize=True),
+           dict(discount="product"), dict(discount="product", truncation=4, normalize=True)]
 
 
 @pytest.mark.parametrize("gain_weighted", [False, True], ids=["pairs", "gain_weighted"])
@@ -67,7 +68,7 @@ def test_matches_pairwise_reference(options, gain_weighted):
 def test_log_space_path_gives_the_same_numbers():
     """A query spread beyond the linear kernel's range: both parts take the log-space path, same definition."""
     y, qid, f, w = _data(4)
-    bound = _bind(y, qid, w, gain_weighted=True, discount=True, truncation=4, normalize=True)
+    bound = _bind(y, qid, w, gain_weighted=True, discount="sum", truncation=4, normalize=True)
     narrow = bound.value_gradient_hessian(f)
     bound.push._spread_limit = np.full_like(bound.push._spread_limit, -1.0)     # every query refused
     wide = bound.value_gradient_hessian(f)
@@ -79,7 +80,7 @@ def test_log_space_path_gives_the_same_numbers():
 def test_weights_come_from_the_places_of_each_evaluation():
     """Moving one row to the top changes the discounts: the gradient is the reference's at the new places."""
     y, qid, f, w = _data(5)
-    options = dict(gain_weighted=True, discount=True, truncation=2)
+    options = dict(gain_weighted=True, discount="sum", truncation=2)
     bound = _bind(y, qid, w, **options)
     _assert_matches(bound, y, qid, f, w, **options)
     g = f.copy()
@@ -90,7 +91,7 @@ def test_weights_come_from_the_places_of_each_evaluation():
 def test_normalized_queries_each_weigh_one_at_equal_scores():
     y, qid, _, w = _data(6)
     f = np.zeros(y.shape[0])
-    for options in (dict(normalize=True), dict(discount=True, truncation=3, normalize=True)):
+    for options in (dict(normalize=True), dict(discount="sum", truncation=3, normalize=True)):
         J = _bind(y, qid, w, gain_weighted=True, **options).value(f)
         live = [q for q in np.unique(qid) if len(np.unique(y[(qid == q) & (w > 0)])) > 1]
         assert math.exp(J) == pytest.approx(len(live), rel=1e-12)
@@ -98,7 +99,7 @@ def test_normalized_queries_each_weigh_one_at_equal_scores():
 
 def test_line_matches_values_and_gradient_with_the_weights_held():
     y, qid, f, w = _data(7)
-    bound = _bind(y, qid, w, gain_weighted=True, discount=True, normalize=True)
+    bound = _bind(y, qid, w, gain_weighted=True, discount="sum", normalize=True)
     h = np.random.default_rng(7).normal(size=f.shape[0])
     J, grad = bound.value_and_gradient(f)
     point = bound.line(f, h)(0.0)
@@ -112,19 +113,19 @@ def test_line_matches_values_and_gradient_with_the_weights_held():
 
 def test_curvature_is_clipped_at_the_floor_where_no_pair_reaches():
     y, qid, f, w = _data(8)
-    _, _, hess = _bind(y, qid, w, gain_weighted=True, discount=True).value_gradient_hessian(f)
+    _, _, hess = _bind(y, qid, w, gain_weighted=True, discount="sum").value_gradient_hessian(f)
     assert np.all(hess >= HESSIAN_FLOOR)
     assert np.all(hess[w == 0][np.isin(qid[w == 0], [qid[0]])] == HESSIAN_FLOOR)
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), truncation=st.integers(0, 6), normalize=st.booleans(),
-       shift=st.floats(-5, 5), scale=st.floats(0.2, 3.0))
-def test_hypothesis_invariants(seed, truncation, normalize, shift, scale):
+       discount=st.sampled_from(["sum", "product"]), shift=st.floats(-5, 5), scale=st.floats(0.2, 3.0))
+def test_hypothesis_invariants(seed, truncation, normalize, discount, shift, scale):
     """Per query the gradient sums to 0; a shift per query, or an increasing map of all scores that keeps
     the places, leaves the places' discounts and the gradient's signs; the reference agrees."""
     y, qid, f, w = _data(seed, n=40, n_queries=5)
-    options = dict(gain_weighted=True, discount=True, truncation=truncation, normalize=normalize)
+    options = dict(gain_weighted=True, discount=discount, truncation=truncation, normalize=normalize)
     bound = _bind(y, qid, w, **options)
     J, grad, _ = bound.value_gradient_hessian(f)
     np.testing.assert_allclose(np.bincount(qid, grad), 0.0, atol=1e-12)
@@ -139,11 +140,11 @@ def test_hypothesis_invariants(seed, truncation, normalize, shift, scale):
 
 
 @pytest.mark.parametrize("spec, match", [
-    ("push:logistic,identity,discount=true", "discount: needs the exponential loss"),
+    ("push:logistic,identity,discount=sum", "discount: needs the exponential loss"),
     ("push:exp,pow:4,normalize=true", "normalize: needs the exponential loss"),
-    ("push:exp,identity,truncation=3", "truncation: .*needs discount=true"),
-    ("push:exp,identity,discount=true,truncation=-1", "truncation must be an integer >= 0"),
-    ("push:exp,identity,discount=maybe", "discount must be"),
+    ("push:exp,identity,truncation=3", "truncation: .*needs discount=sum or product"),
+    ("push:exp,identity,discount=sum,truncation=-1", "truncation must be an integer >= 0"),
+    ("push:exp,identity,discount=maybe", "discount must be .*one of 'none', 'sum', 'product'"),
 ])
 def test_bad_options_are_named(spec, match):
     with pytest.raises(SpecError, match=match):
@@ -151,22 +152,24 @@ def test_bad_options_are_named(spec, match):
 
 
 def test_bad_options_of_the_query_push_are_named():
-    with pytest.raises(TypeError, match="discount: expected True or False"):
-        QueryPush("exp", "identity", discount=1)
+    with pytest.raises(ValueError, match="discount: expected one of 'none', 'sum', 'product'"):
+        QueryPush("exp", "identity", discount=True)
+    with pytest.raises(TypeError, match="normalize: expected True or False"):
+        QueryPush("exp", "identity", normalize=1)
     with pytest.raises(ValueError, match="truncation: expected an integer >= 0"):
-        QueryPush("exp", "identity", discount=True, truncation=2.5)
+        QueryPush("exp", "identity", discount="sum", truncation=2.5)
 
 
 def test_options_on_one_list_need_queries():
-    objective = resolve("objective", "push:exp,identity,discount=true")
+    objective = resolve("objective", "push:exp,identity,discount=sum")
     with pytest.raises(ValueError, match="discount and normalize act within queries"):
         objective.bind(np.array([0.0, 1.0, 1.0]))
 
 
 def test_spec_round_trips():
-    for spec in ("push:exp,identity,gain_weighted=true,discount=true,truncation=10,normalize=true",
-                 "push:exp,identity,normalize=true"):
+    for spec in ("push:exp,identity,gain_weighted=true,discount=sum,truncation=10,normalize=true",
+                 "push:exp,identity,discount=product", "push:exp,identity,normalize=true"):
         objective = resolve("objective", spec)
         assert resolve("objective", objective.spec) == objective
-    assert QueryPush("exp", "identity", gain_weighted=True, discount=True, truncation=10).spec == \
-        "push:exp,identity,gain_weighted=true,discount=true,truncation=10"
+    assert QueryPush("exp", "identity", gain_weighted=True, discount="sum", truncation=10).spec == \
+        "push:exp,identity,gain_weighted=true,discount=sum,truncation=10"
