@@ -173,3 +173,19 @@ def test_spec_round_trips():
         assert resolve("objective", objective.spec) == objective
     assert QueryPush("exp", "identity", gain_weighted=True, discount="sum", truncation=10).spec == \
         "push:exp,identity,gain_weighted=true,discount=sum,truncation=10"
+
+
+@pytest.mark.parametrize("options", ["discount=sum,truncation=10,normalize=true", "discount=product"])
+def test_trees_learn_the_grades_with_the_options(options):
+    """A fit through ``rankcore.boost`` takes the options (Newton leaves) and ranks its training queries."""
+    import rankcore
+
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(12), 15)
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.clip(np.round(X[:, 0] + 1.5), 0, 3)
+    model = rankcore.boost(learner="trees", objective=f"push:exp,identity,gain_weighted=true,{options}",
+                           n_iter=15, random_state=0).fit(X, y, qid=qid)
+    assert model.score(X, y, qid=qid) > 0.9
+    reversed_grades = rankcore.evaluate(y, -model.decision_function(X), ["ndcg@k:10"], qid=qid)["ndcg@k:10"]
+    assert reversed_grades < 0.7
