@@ -30,7 +30,7 @@ the places and is read with them.  Without it Z_q = 1.
 
 Only for ℓ(z) = e^{−rz} and a price of degree 1 (RankBoost's identity): R is
 then bilinear in the two roles' weights.  Each evaluation adds a sort of the
-scores within queries, O(n log n), to the kernel's passes (two with
+scores within each query (``_place_kernels``, O(Σ_q n_q log n_q)) to the kernel's passes (two with
 ``discount="sum"``); memory O(n).
 """
 
@@ -43,8 +43,9 @@ import numpy as np
 
 from ..metrics import Queries
 from ._base import BoundObjective, LinePoint, clip_hessian
+from ._place_kernels import grouped_place_discounts
 
-__all__ = ["BoundPositionPush", "place_discounts"]
+__all__ = ["BoundPositionPush", "QueryRows", "place_discounts"]
 
 
 def place_discounts(scores: np.ndarray, codes: np.ndarray, truncation: int = 0) -> np.ndarray:
@@ -64,19 +65,33 @@ def place_discounts(scores: np.ndarray, codes: np.ndarray, truncation: int = 0) 
 
     Notes
     -----
-    O(n log n) time (one stable sort), O(n) memory.
+    O(n log n) time (a sort of the rows by query, then of each query by score), O(n) memory.
     """
-    by_place = np.lexsort((-scores, codes))            # stable: equal scores keep their row order
-    sorted_codes = codes[by_place]
-    starts = np.flatnonzero(np.append(True, sorted_codes[1:] != sorted_codes[:-1]))
-    first = np.repeat(starts, np.diff(np.append(starts, codes.shape[0])))
-    place = np.arange(codes.shape[0]) - first + 1.0
-    d = 1.0 / np.log2(1.0 + place)
-    if truncation:
-        d[place > truncation] = 0.0
-    out = np.empty(codes.shape[0])
-    out[by_place] = d
-    return out
+    return QueryRows(codes).discounts(scores, truncation)
+
+
+class QueryRows:
+    """The rows of each query, grouped once, for the place discounts at any scores.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n,)
+        Each row's query code.
+    """
+
+    def __init__(self, codes: np.ndarray):
+        codes = np.asarray(codes)
+        self.rows = np.argsort(codes, kind="stable").astype(np.int64)
+        grouped = codes[self.rows]
+        self.starts = np.flatnonzero(np.append(True, grouped[1:] != grouped[:-1])).astype(np.int64)
+        self.starts = np.append(self.starts, codes.shape[0]).astype(np.int64)
+
+    def discounts(self, scores: np.ndarray, truncation: int = 0) -> np.ndarray:
+        """d of every row at ``scores`` (finite), in the rows' order: O(Σ_q n_q log n_q), a C++ sort per query."""
+        out = np.empty(self.rows.shape[0])
+        grouped_place_discounts(np.ascontiguousarray(scores, dtype=np.float64), self.rows, self.starts,
+                                int(truncation), out)
+        return out
 
 
 class BoundPositionPush(BoundObjective):
@@ -102,7 +117,7 @@ class BoundPositionPush(BoundObjective):
                  normalize: bool):
         super().__init__(objective, push.y, push.sample_weight)
         self.push = push
-        self.codes = np.asarray(queries.codes)
+        self.query_rows = QueryRows(queries.codes)
         self.discount = str(discount)
         self.truncation = int(truncation)
         self.normalize = bool(normalize)
@@ -117,7 +132,7 @@ class BoundPositionPush(BoundObjective):
         """The (row-above, row-below) weights of each part of R at ``scores``, in the push's sorted order."""
         w = self.push.weight
         if self.discount != "none":
-            d = place_discounts(np.asarray(scores, dtype=np.float64), self.codes, self.truncation)[self.push.order]
+            d = self.query_rows.discounts(scores, self.truncation)[self.push.order]
             # d_i + d_k splits into two pushes (one pass each), d_i · d_k into a weight of each row (one pass)
             parts = [(w * d, w), (w, w * d)] if self.discount == "sum" else [(w * d, w * d)]
         else:
@@ -181,7 +196,10 @@ class BoundPositionPush(BoundObjective):
 
         Each part's line, merged as the moments of the mixture ρ_j = R_j / R.
         """
-        parts = self._parts(np.asarray(scores, dtype=np.float64))
+        f = np.asarray(scores, dtype=np.float64)
+        if f.shape != (self.n_rows,) or not np.all(np.isfinite(f)):
+            self.push._sorted_scores(f)                                   # names the problem
+        parts = self._parts(f)
 
         def evaluate(alpha: float) -> LinePoint:
             points = []

@@ -263,7 +263,7 @@ class BoundQueryPush(BoundObjective):
         # Each row's weight as the row above a pair (w) and as the row below (v): the sample weight in both
         # roles, until set_role_weights splits a pair weight between its rows (position-aware pairs).
         self.pos_weight = self.neg_weight = self.weight
-        self.log_pos = self.log_neg = self.log_weight
+        self._log_pos = self._log_neg = self.log_weight
         self.sorted_codes = codes
         new_level = np.ones(n, dtype=bool)
         new_level[1:] = (codes[1:] != codes[:-1]) | (self.grades[1:] != self.grades[:-1])
@@ -309,10 +309,22 @@ class BoundQueryPush(BoundObjective):
                              "their rows need the exponential loss and a price of degree 1 (identity)")
         self.pos_weight = np.ascontiguousarray(pos_weight, dtype=np.float64)
         self.neg_weight = np.ascontiguousarray(neg_weight, dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            self.log_pos = np.log(self.pos_weight)
-            self.log_neg = np.log(self.neg_weight)
+        self._log_pos = self._log_neg = None          # formed when the log-space path asks for them
         self._spread_limit = self._linear_spread_limit(self.sorted_codes)
+
+    @property
+    def log_pos(self) -> np.ndarray:
+        """log of each row's weight as the row above a pair (sorted order)."""
+        if self._log_pos is None:
+            self._log_pos = _log(self.pos_weight)
+        return self._log_pos
+
+    @property
+    def log_neg(self) -> np.ndarray:
+        """log of each row's weight as the row below a pair (sorted order)."""
+        if self._log_neg is None:
+            self._log_neg = _log(self.neg_weight)
+        return self._log_neg
 
     def _linear_kernel_log_g1(self) -> float | None:
         """log g(1) when ℓ(z) = e^{−rz} and g(L) = g(1)·L (degree 1): the linear-space kernel applies."""
@@ -332,9 +344,9 @@ class BoundQueryPush(BoundObjective):
         starts = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
         hi = 2.0 * np.log(np.diff(np.append(starts, codes.shape[0])))
         lo = np.zeros(starts.shape[0])
-        for log_w in (self.log_pos, self.log_neg):      # one weight of each role in every product
-            hi = hi + np.maximum.reduceat(log_w, starts)
-            lo = lo + np.minimum.reduceat(np.where(log_w > -np.inf, log_w, np.inf), starts)
+        for w in (self.pos_weight, self.neg_weight):      # one weight of each role in every product
+            hi = hi + _log(np.maximum.reduceat(w, starts))
+            lo = lo + _log(np.minimum.reduceat(np.where(w > 0, w, np.inf), starts))
         if self.gain_weighted:
             hi = hi + np.maximum.reduceat(self.grades, starts) * _LN2
             steps = self.log_step[self.level]
