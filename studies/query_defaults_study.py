@@ -250,6 +250,34 @@ POSITIONS = {
     "discount product": rc(objective=f"{_PUSH},discount=product"),
     "discount product, normalize": rc(objective=f"{_PUSH},discount=product,normalize=true"),
 }
+
+
+def discount_power(power, discount="product", learner="trees", **params):
+    """``discount=<discount>`` with every place discount raised to ``power`` (study only: a milder or steeper d)."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.objectives._query_positions import QueryRows
+
+        plain = QueryRows.discounts
+
+        def powered(self, scores, truncation=0):
+            return plain(self, scores, truncation) ** power
+
+        QueryRows.discounts = powered
+        try:
+            model = rankcore.boost(learner=learner, objective=f"{_PUSH},discount={discount}", n_jobs=threads,
+                                   random_state=0, **params).fit(X, y, qid=qid)
+        finally:
+            QueryRows.discounts = plain
+        return model.decision_function
+
+    return fit
+
+
+POSITIONS.update({
+    "discount product^0.5": discount_power(0.5),
+    "discount^0.5": discount_power(0.5, "sum"),
+})
 CANDIDATES.update(POSITIONS)
 
 MODELS = {**PEERS, **CANDIDATES}

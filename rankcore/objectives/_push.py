@@ -170,7 +170,7 @@ class PushObjective(Objective):
             return per_query.bind(y, queries, sample_weight, owner=self)
         if self.discount != "none" or self.normalize:
             raise ValueError(f"objective {self.spec!r}: discount and normalize act within queries; "
-                             "fit with qid (or group), or leave them false")
+                             "fit with qid (or group), or leave discount=none and normalize=false")
         if self._loss.exponential_rate is not None:
             from ._exp_push import BoundExpPush
 

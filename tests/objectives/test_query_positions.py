@@ -189,3 +189,12 @@ def test_trees_learn_the_grades_with_the_options(options):
     assert model.score(X, y, qid=qid) > 0.9
     reversed_grades = rankcore.evaluate(y, -model.decision_function(X), ["ndcg@k:10"], qid=qid)["ndcg@k:10"]
     assert reversed_grades < 0.7
+
+
+def test_a_fit_without_queries_names_the_options():
+    import rankcore
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(float)
+    with pytest.raises(ValueError, match="discount and normalize act within queries; fit with qid"):
+        rankcore.boost(learner="trees", objective="push:exp,identity,discount=product", n_iter=3).fit(X, y)
