@@ -119,8 +119,9 @@ def position_push_reference(y, qid, f, w, gain_weighted=False, discount="none", 
     """(J, ∂J/∂f, diagonal of ∇²R / R) of the position-aware per-query push (exp loss, identity price).
 
     R = Σ_q (1/Z_q) Σ_k Σ_{i in k's query, y_i > y_k} A_ik e^{f_k − f_i}, A_ik = w_i w_k a_ik (d_i + d_k)
-    (``discount="sum"``; d_i d_k with ``"product"``; 1 with ``"none"``), d from the places at ``f`` held fixed; Z_q = Σ A_ik over the query's
-    pairs with ``normalize``, else 1.  A double loop over each query's pairs; plain arithmetic.
+    (``discount="sum"``; d_i d_k with ``"product"``; 1 with ``"none"``), d from the places at ``f`` held
+    fixed; Z_q = Σ A_ik over the query's pairs with ``normalize``, else 1.  A double loop over each
+    query's pairs; plain arithmetic.
     """
     y, f, w = (np.asarray(v, dtype=np.float64) for v in (y, f, w))
     qid = np.asarray(qid)

@@ -339,7 +339,8 @@ class BoundQueryPush(BoundObjective):
         With s = r·(max − min), every nonzero sum the kernel forms for query q lies in
         [e^{lo_q − s}, e^{hi_q + s}]: hi_q = log 2^{top grade} + 2 log n_q + 2 log(largest weight),
         lo_q = log(smallest step δ) + 2 log(smallest positive weight) (no grade terms without gain
-        weights; with role weights, the largest or smallest of each role once).  Both ends within e^{±700} bound s; +inf for a query with no positive weight.
+        weights; with role weights, the largest or smallest weight of each role once).  Both ends
+        within e^{±700} bound s; +inf for a query with no positive weight.
         """
         starts = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
         hi = 2.0 * np.log(np.diff(np.append(starts, codes.shape[0])))

@@ -47,7 +47,8 @@ def _assert_matches(bound, y, qid, f, w, **options):
 def test_place_discounts_match_a_loop(truncation):
     for seed in range(3):
         _, qid, f, _ = _data(seed)
-        np.testing.assert_array_equal(place_discounts(f, qid, truncation), place_discounts_reference(f, qid, truncation))
+        expected = place_discounts_reference(f, qid, truncation)
+        np.testing.assert_array_equal(place_discounts(f, qid, truncation), expected)
 
 
 OPTIONS = [dict(discount="sum"), dict(discount="sum", truncation=3), dict(normalize=True),
