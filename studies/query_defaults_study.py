@@ -238,9 +238,52 @@ YETI = {
 }
 CANDIDATES.update(YETI)
 
+#: The default's gain-weighted push with its pairs weighted also by the place discounts of their rows
+#: (``discount``, truncated at ``truncation``) and/or each query's pair weights divided by their total.
+_PUSH = "push:exp,identity,gain_weighted=true"
+POSITIONS = {
+    "discount": rc(objective=f"{_PUSH},discount=sum"),
+    "discount@10": rc(objective=f"{_PUSH},discount=sum,truncation=10"),
+    "normalize": rc(objective=f"{_PUSH},normalize=true"),
+    "discount, normalize": rc(objective=f"{_PUSH},discount=sum,normalize=true"),
+    "discount@10, normalize": rc(objective=f"{_PUSH},discount=sum,truncation=10,normalize=true"),
+    "discount product": rc(objective=f"{_PUSH},discount=product"),
+    "discount product, normalize": rc(objective=f"{_PUSH},discount=product,normalize=true"),
+}
+
+
+def discount_power(power, discount="product", learner="trees", **params):
+    """``discount=<discount>`` with every place discount raised to ``power`` (study only: a milder or steeper d)."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.objectives._query_positions import QueryRows
+
+        plain = QueryRows.discounts
+
+        def powered(self, scores, truncation=0):
+            return plain(self, scores, truncation) ** power
+
+        QueryRows.discounts = powered
+        try:
+            model = rankcore.boost(learner=learner, objective=f"{_PUSH},discount={discount}", n_jobs=threads,
+                                   random_state=0, **params).fit(X, y, qid=qid)
+        finally:
+            QueryRows.discounts = plain
+        return model.decision_function
+
+    return fit
+
+
+POSITIONS.update({
+    "discount product^0.5": discount_power(0.5),
+    "discount^0.5": discount_power(0.5, "sum"),
+})
+CANDIDATES.update(POSITIONS)
+
 MODELS = {**PEERS, **CANDIDATES}
-GROUPS = {"peers": list(PEERS), "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI],
-          "blends": list(BLENDS), "yeti": list(YETI)}
+GROUPS = {"peers": list(PEERS),
+          "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS],
+          "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS)}
 
 
 def _canonical_order(X, y, qid):

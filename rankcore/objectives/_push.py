@@ -83,7 +83,11 @@ class PushObjective(Objective):
     (RankBoost).  Bound with ``queries`` it is the push within each query
     over relevance grades (:mod:`rankcore.objectives._query_push`);
     ``gain_weighted`` then weights each pair by the gain difference of its
-    grades (on one list of 0/1 labels every pair's weight is 1).  The estimators build it from their ``loss`` and ``price``
+    grades (on one list of 0/1 labels every pair's weight is 1); ``discount``
+    also by the sum or product of the place discounts of its two rows at the current scores
+    (optionally truncated at ``truncation``), and ``normalize`` divides each
+    query's pair weights by their total
+    (:mod:`rankcore.objectives._query_positions`).  The estimators build it from their ``loss`` and ``price``
     parameters.  Sample weights act as multiplicities: a positive of weight 2
     counts twice in every L_k, a negative of weight 2 counts twice in the sum.
     """
@@ -95,6 +99,14 @@ class PushObjective(Objective):
         Parameter("price", _component("price"), default="identity", doc="a registered price, e.g. pow:4"),
         Parameter("gain_weighted", bool, default=False,
                   doc="within queries, weight each pair by the gain difference 2^y_i - 2^y_k of its grades"),
+        Parameter("discount", str, default="none", choices=("none", "sum", "product"),
+                  doc="within queries, weight each pair also by d_i + d_k (sum) or d_i * d_k (product), "
+                      "d = 1/log2(1 + place) of its rows' current places (exp loss, identity price)"),
+        Parameter("truncation", int, default=0, minimum=0,
+                  doc="with discount: places beyond this level have discount 0 (0: every place)"),
+        Parameter("normalize", bool, default=False,
+                  doc="within queries, divide each query's pair weights by their total, so that every query "
+                      "counts once (exp loss, identity price)"),
     )
     examples = ("push", "push:exp,pow:4", "push:exp,exp:0.5", "push:hinge,pow:2", "push:logistic,identity",
                 "push:sqhinge,pow:4")
@@ -113,6 +125,12 @@ class PushObjective(Objective):
         self._price = self.price if isinstance(self.price, Component) else resolve("price", self.price)
         self.loss, self.price = self._loss.spec, self._price.spec
         self._params.update(loss=self.loss, price=self.price)
+        from ._query_push import check_position_options
+
+        try:
+            check_position_options(self._loss, self._price, self.discount, self.truncation, self.normalize)
+        except ValueError as exc:
+            raise SpecError(f"objective {self.name!r}: {exc}") from None
 
     @property
     def max_grade(self) -> float:
@@ -147,8 +165,12 @@ class PushObjective(Objective):
         if queries is not None:
             from ._query_push import QueryPush
 
-            per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted)
+            per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted, discount=self.discount,
+                                  truncation=self.truncation, normalize=self.normalize)
             return per_query.bind(y, queries, sample_weight, owner=self)
+        if self.discount != "none" or self.normalize:
+            raise ValueError(f"objective {self.spec!r}: discount and normalize act within queries; "
+                             "fit with qid (or group), or leave discount=none and normalize=false")
         if self._loss.exponential_rate is not None:
             from ._exp_push import BoundExpPush
 

@@ -80,8 +80,9 @@ cpdef enum LinearStatus:
     LINEAR_OVERFLOW = 3
 
 
-cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, const double[::1] weight,
-                            const int64_t[::1] level_starts, Py_ssize_t first, Py_ssize_t last,
+cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, const double[::1] pos_weight,
+                            const double[::1] neg_weight, const int64_t[::1] level_starts,
+                            Py_ssize_t first, Py_ssize_t last,
                             const double[::1] step, double limit, double rate,
                             double[::1] above, double[::1] below, double[::1] grad,
                             double* total) noexcept nogil:
@@ -89,7 +90,7 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
     cdef bint gain = step.shape[0] > 0
     cdef Py_ssize_t l, j
     cdef int64_t o
-    cdef double lo = INFINITY, hi = -INFINITY, mid, f, b, w
+    cdef double lo = INFINITY, hi = -INFINITY, mid, f, b
     cdef double level_x, level_b, acc_x = 0.0, acc_t = 0.0, acc_b = 0.0, acc_p = 0.0
     for j in range(level_starts[first], level_starts[last]):
         f = scores[order[j]]
@@ -116,9 +117,8 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
             o = order[j]
             b = exp(rate * (scores[o] - mid))
             grad[o] = b
-            w = weight[j]
-            level_x += w / b
-            level_b += w * b
+            level_x += pos_weight[j] / b
+            level_b += neg_weight[j] * b
         above[l] = level_x
         below[l] = level_b
     # Downwards: T_l = Σ_{m > l} Σ_{i ∈ m} x_i, or Σ_{m > l} δ_m Σ_{i at level m or above} x_i.
@@ -144,7 +144,8 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
 
 def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row order
                     const int64_t[::1] order,        # IN  (n,) sorted position -> caller's row
-                    const double[::1] weight,        # IN  (n,) sorted
+                    const double[::1] pos_weight,    # IN  (n,) sorted: each row's weight w_i as the row above
+                    const double[::1] neg_weight,    # IN  (n,) sorted: each row's weight v_k as the row below
                     const int64_t[::1] level_starts, # IN  (n_levels + 1,) the last entry is n
                     const int64_t[::1] bounds,       # IN  (n_queries + 1,) query q: levels bounds[q]:bounds[q+1]
                     const double[::1] step,          # IN  (n_levels,) δ_l, or empty: every pair weighs 1
@@ -159,12 +160,15 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     Within query q, shifted by its mid-range c_q, x_i = w_i e^{−r(f_i − c_q)}
     and b_k = e^{r(f_k − c_q)} multiply to the shift-free w_i e^{r(f_k − f_i)},
     so L_k = b_k T_l (T_l = Σ_{i above level l} a_ik x_i) and
-    R = Σ_q Σ_l T_l Σ_{k ∈ l} w_k b_k: running sums of positive terms over the
+    R = Σ_q Σ_l T_l Σ_{k ∈ l} v_k b_k: running sums of positive terms over the
     levels, one exp and one division per row, no log.  Gain-weighted pairs
     use the steps δ_l (a_ik is the sum of the δ between the two levels).
-    Writes, in the caller's row order, ∂ log R/∂f = r (w_k L_k − x_n P_l) / R,
-    with P_l the (gain-weighted) sum of w_k b_k over the rows below, and
-    the curvature (∇²R)_nn / R = r (w_k L_k + x_n P_l) / R (g″ = 0).
+    A row weighs w as the row above a pair (``pos_weight``) and v as the row
+    below (``neg_weight``): the sample weight in both roles, or factors of a
+    pair's weight that split between its rows (``_query_positions``).
+    Writes, in the caller's row order, ∂ log R/∂f = r (v_k L_k − x_n P_l) / R,
+    with P_l the (gain-weighted) sum of v_k b_k over the rows below, and
+    the curvature (∇²R)_nn / R = r (v_k L_k + x_n P_l) / R (g″ = 0).
 
     Parameters
     ----------
@@ -194,8 +198,8 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     cdef double total = 0.0, inv, b, neg, pos
     with nogil:
         for q in range(bounds.shape[0] - 1):
-            status = _query_linear_sums(scores, order, weight, level_starts, bounds[q], bounds[q + 1], step,
-                                        spread_limit[q], rate, above, below, grad, &total)
+            status = _query_linear_sums(scores, order, pos_weight, neg_weight, level_starts, bounds[q], bounds[q + 1],
+                                        step, spread_limit[q], rate, above, below, grad, &total)
             if status != LINEAR_DONE:
                 break
         if status == LINEAR_DONE and not isfinite(total):
@@ -206,8 +210,8 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                 for j in range(level_starts[l], level_starts[l + 1]):
                     o = order[j]
                     b = grad[o]
-                    neg = rate * (weight[j] * b * above[l] * inv)
-                    pos = rate * (weight[j] / b * below[l] * inv)
+                    neg = rate * (neg_weight[j] * b * above[l] * inv)
+                    pos = rate * (pos_weight[j] / b * below[l] * inv)
                     grad[o] = neg - pos
                     if want == 2:
                         hess[o] = rate * (neg + pos)

@@ -85,32 +85,80 @@ class QueryPush:
         A registered price, e.g. ``"identity"`` (RankBoost) or ``"pow:4"``.
     gain_weighted : bool
         Weight each pair (i above k) by 2^{y_i} − 2^{y_k}.
+    discount : {"none", "sum", "product"}
+        Weight each pair also by d_i + d_k (``"sum"``) or d_i · d_k (``"product"``), the discounts
+        1/log2(1 + place) of its rows' current places in their query (``_query_positions``).
+        Exponential loss and a price of degree 1 only.
+    truncation : int
+        With ``discount``: 0, every place; T ≥ 1, places beyond T have discount 0.
+    normalize : bool
+        Divide each query's pair weights by their total (every query counts once).  Exponential loss
+        and a price of degree 1 only.
     """
 
     log_value = True
     has_value = True
 
-    def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False):
+    def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False,
+                 discount: str = "none", truncation: int = 0, normalize: bool = False):
         from ..registry import resolve
 
         self.loss = _resolved("loss", loss, resolve)
         self.price = _resolved("price", price, resolve)
-        if not isinstance(gain_weighted, (bool, np.bool_)):
-            raise TypeError(f"gain_weighted: expected True or False, got {gain_weighted!r}")
+        for name, value in (("gain_weighted", gain_weighted), ("normalize", normalize)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name}: expected True or False, got {value!r}")
         self.gain_weighted = bool(gain_weighted)
+        if discount not in DISCOUNTS:
+            raise ValueError(f"discount: expected one of {', '.join(map(repr, DISCOUNTS))}, got {discount!r}")
+        self.discount = str(discount)
+        self.normalize = bool(normalize)
+        self.truncation = check_position_options(self.loss, self.price, self.discount, truncation, self.normalize)
 
     @property
     def spec(self) -> str:
-        """``push:<loss>,<price>`` (with ``,gain_weighted=true``): the push objective it is the per-query form of."""
-        return f"push:{self.loss.spec},{self.price.spec}" + (",gain_weighted=true" if self.gain_weighted else "")
+        """``push:<loss>,<price>`` with its options by name: the push objective it is the per-query form of."""
+        options = [("gain_weighted", self.gain_weighted), ("discount", self.discount != "none" and self.discount),
+                   ("truncation", self.truncation), ("normalize", self.normalize)]
+        return f"push:{self.loss.spec},{self.price.spec}" + "".join(
+            f",{name}={str(value).lower()}" for name, value in options if value)
 
-    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None) -> "BoundQueryPush":
+    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None):
         """The objective on fixed grades, queries and weights (sorts the rows once).
 
         ``owner`` is the objective component the bound form answers for
         (its ``objective`` attribute, named in errors); default this one.
+        A :class:`BoundQueryPush`, or with ``discount`` or ``normalize`` a
+        :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one.
         """
-        return BoundQueryPush(self, y, queries, sample_weight, owner=owner)
+        bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner)
+        if self.discount == "none" and not self.normalize:
+            return bound
+        from ._query_positions import BoundPositionPush
+
+        return BoundPositionPush(bound.objective, bound, queries, discount=self.discount,
+                                 truncation=self.truncation, normalize=self.normalize)
+
+
+#: The pair discounts of the per-query push: none, d_i + d_k, d_i · d_k (d of the rows' current places).
+DISCOUNTS = ("none", "sum", "product")
+
+
+def check_position_options(loss, price, discount: str, truncation: Any, normalize: bool) -> int:
+    """The truncation level as an int, after checking that the options fit the loss and price."""
+    discount = discount != "none"
+    if isinstance(truncation, (bool, np.bool_)) or not isinstance(truncation, (int, np.integer)) or truncation < 0:
+        raise ValueError(f"truncation: expected an integer >= 0 (0: every place), got {truncation!r}")
+    if truncation and not discount:
+        raise ValueError(f"truncation: truncates the place discounts, so it needs discount=sum or product; "
+                         f"got truncation={int(truncation)} with discount=none")
+    if discount or normalize:
+        option = "discount" if discount else "normalize"
+        rate = loss.exponential_rate
+        if rate is None or not rate > 0 or price.homogeneous_degree != 1:
+            raise ValueError(f"{option}: needs the exponential loss and a price of degree 1 (the pair weights "
+                             f"must split between a pair's rows), got loss {loss.spec!r}, price {price.spec!r}")
+    return int(truncation)
 
 
 def _resolved(family: str, value: Any, resolve):
@@ -212,6 +260,11 @@ class BoundQueryPush(BoundObjective):
         self.weight = w[self.order]
         with np.errstate(divide="ignore"):
             self.log_weight = np.log(self.weight)
+        # Each row's weight as the row above a pair (w) and as the row below (v): the sample weight in both
+        # roles, until set_role_weights splits a pair weight between its rows (position-aware pairs).
+        self.pos_weight = self.neg_weight = self.weight
+        self._log_pos = self._log_neg = self.log_weight
+        self.sorted_codes = codes
         new_level = np.ones(n, dtype=bool)
         new_level[1:] = (codes[1:] != codes[:-1]) | (self.grades[1:] != self.grades[:-1])
         self.level_starts = np.flatnonzero(new_level)
@@ -245,6 +298,34 @@ class BoundQueryPush(BoundObjective):
             self._level_step = np.exp(self.log_step) if self.gain_weighted else np.empty(0)
             self._spread_limit = self._linear_spread_limit(codes)
 
+    def set_role_weights(self, pos_weight: np.ndarray, neg_weight: np.ndarray) -> None:
+        """Weigh each pair (i above k) by pos_weight[i] · neg_weight[k] · a_ik from now on (sorted row order).
+
+        Only with ℓ(z) = e^{−rz} and a price of degree 1 (where R is bilinear in the two roles'
+        weights); the sample weights are the default for both roles.  Finite weights ≥ 0, O(rows).
+        """
+        if self._log_g1 is None:
+            raise ValueError(f"loss {self.loss.spec!r}, price {self.price.spec!r}: pair weights split between "
+                             "their rows need the exponential loss and a price of degree 1 (identity)")
+        self.pos_weight = np.ascontiguousarray(pos_weight, dtype=np.float64)
+        self.neg_weight = np.ascontiguousarray(neg_weight, dtype=np.float64)
+        self._log_pos = self._log_neg = None          # formed when the log-space path asks for them
+        self._spread_limit = self._linear_spread_limit(self.sorted_codes)
+
+    @property
+    def log_pos(self) -> np.ndarray:
+        """log of each row's weight as the row above a pair (sorted order)."""
+        if self._log_pos is None:
+            self._log_pos = _log(self.pos_weight)
+        return self._log_pos
+
+    @property
+    def log_neg(self) -> np.ndarray:
+        """log of each row's weight as the row below a pair (sorted order)."""
+        if self._log_neg is None:
+            self._log_neg = _log(self.neg_weight)
+        return self._log_neg
+
     def _linear_kernel_log_g1(self) -> float | None:
         """log g(1) when ℓ(z) = e^{−rz} and g(L) = g(1)·L (degree 1): the linear-space kernel applies."""
         if self.rate is None or not self.rate > 0 or self.price.homogeneous_degree != 1:
@@ -258,14 +339,15 @@ class BoundQueryPush(BoundObjective):
         With s = r·(max − min), every nonzero sum the kernel forms for query q lies in
         [e^{lo_q − s}, e^{hi_q + s}]: hi_q = log 2^{top grade} + 2 log n_q + 2 log(largest weight),
         lo_q = log(smallest step δ) + 2 log(smallest positive weight) (no grade terms without gain
-        weights).  Both ends within e^{±700} bound s; +inf for a query with no positive weight.
+        weights; with role weights, the largest or smallest weight of each role once).  Both ends
+        within e^{±700} bound s; +inf for a query with no positive weight.
         """
         starts = np.flatnonzero(np.append(True, codes[1:] != codes[:-1]))
-        positive = self.weight > 0
-        log_top_weight = np.maximum.reduceat(self.log_weight, starts)
-        log_least_weight = np.minimum.reduceat(np.where(positive, self.log_weight, np.inf), starts)
-        hi = 2.0 * np.log(np.diff(np.append(starts, codes.shape[0]))) + 2.0 * log_top_weight
-        lo = 2.0 * log_least_weight
+        hi = 2.0 * np.log(np.diff(np.append(starts, codes.shape[0])))
+        lo = np.zeros(starts.shape[0])
+        for w in (self.pos_weight, self.neg_weight):      # one weight of each role in every product
+            hi = hi + _log(np.maximum.reduceat(w, starts))
+            lo = lo + _log(np.minimum.reduceat(np.where(w > 0, w, np.inf), starts))
         if self.gain_weighted:
             hi = hi + np.maximum.reduceat(self.grades, starts) * _LN2
             steps = self.log_step[self.level]
@@ -345,8 +427,20 @@ class BoundQueryPush(BoundObjective):
         return evaluate
 
     def _evaluate(self, scores, order: int):
+        out = self.evaluate_unclipped(scores, order)
+        if order == 0:
+            return out[0], None, None
+        if order == 1:
+            return out[:2]
+        return out[0], out[1], clip_hessian(out[2])
+
+    def evaluate_unclipped(self, scores, order: int) -> tuple[float, Any, Any]:
+        """(J, ∂J/∂f or None, diagonal of ∇²R / R or None) in the caller's order, the curvature not clipped.
+
+        ``order`` 0: the value only; 1: and the gradient; 2: and the curvature.
+        """
         if self._log_g1 is not None:
-            linear = self._linear_exponential(scores, order)
+            linear = self._linear_exponential(scores, order, clip=False)
             if linear is not None:
                 return linear
         f = self._sorted_scores(scores)
@@ -354,18 +448,14 @@ class BoundQueryPush(BoundObjective):
             value, grad, hess = self._exponential(f, order)
         else:
             value, grad, hess = self._pairwise(f, order)
-        if order == 0:
-            return value, None, None
-        grad = self._unsort(grad)
-        if order == 1:
-            return value, grad
-        return value, grad, clip_hessian(self._unsort(hess))
+        return (value, None if order == 0 else self._unsort(grad),
+                self._unsort(hess) if order == 2 else None)
 
     # ------------------------------------------------------------------
     # ℓ(z) = e^{−rz} and g(L) = g(1)·L: sums in linear space per query
     # ------------------------------------------------------------------
-    def _linear_exponential(self, scores, order: int):
-        """What ``_evaluate`` returns, by the linear-space kernel; None where it cannot vouch for its sums.
+    def _linear_exponential(self, scores, order: int, *, clip: bool = True):
+        """What ``evaluate_unclipped`` returns, by the linear-space kernel; None where it cannot vouch for its sums.
 
         None for scores of the wrong shape or not finite (the log-space path names the problem), a
         query whose scores spread beyond its ``_spread_limit``, or a sum over the queries that
@@ -377,7 +467,8 @@ class BoundQueryPush(BoundObjective):
         n_levels = self.level_starts.shape[0]
         grad = np.empty(self.n_rows)
         hess = np.empty(self.n_rows if order == 2 else 0)
-        status, total = exp_linear_push(np.ascontiguousarray(f), self.order, self.weight, self._level_edges,
+        status, total = exp_linear_push(np.ascontiguousarray(f), self.order, self.pos_weight, self.neg_weight,
+                                        self._level_edges,
                                         self.bounds, self._level_step, self._spread_limit, float(self.rate),
                                         order, np.empty(n_levels), np.empty(n_levels), grad, hess)
         if status != LinearStatus.LINEAR_DONE:
@@ -388,11 +479,9 @@ class BoundQueryPush(BoundObjective):
             hess[:] = 0.0
         else:
             value = math.log(total) + self._log_g1
-        if order == 0:
-            return value, None, None
-        if order == 1:
-            return value, grad
-        return value, grad, clip_hessian(hess)
+        if order == 2:
+            return value, grad, clip_hessian(hess) if clip else hess
+        return value, grad if order > 0 else None, None
 
     # ------------------------------------------------------------------
     # ℓ(z) = e^{−rz}: running log-sum-exps over levels
@@ -401,9 +490,9 @@ class BoundQueryPush(BoundObjective):
         r = float(self.rate)
         price = self.price
         level = self.level
-        live = self.below_top & (self.weight > 0)
+        live = self.below_top & (self.neg_weight > 0)
         # T_level: log Σ_{i above} a_ik w_i e^{−r f_i} / (the part common to the level), L_k = e^{r f_k} T.
-        above = self._running(self._level_lse(self.log_weight - r * f), True, self.gain_weighted)
+        above = self._running(self._level_lse(self.log_pos - r * f), True, self.gain_weighted)
         if self.gain_weighted:
             # Σ_{i above k} (2^{y_i} − 2^{y_k}) x_i = Σ_{levels l above k's} δ_l Σ_{i at level l or above} x_i
             above = self._running(self.log_step + above, True, False)
@@ -412,30 +501,30 @@ class BoundQueryPush(BoundObjective):
         live &= u > -np.inf
         terms = np.full(f.shape[0], -np.inf)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            terms[live] = self.log_weight[live] + price.log_value(u[live])
+            terms[live] = self.log_neg[live] + price.log_value(u[live])
         value = _log_sum_exp(terms) if np.any(live) else -math.inf
         zeros = np.zeros(f.shape[0])
         if order == 0 or not math.isfinite(value):
             return value, zeros, np.zeros(f.shape[0])
         log_c = np.full(f.shape[0], -np.inf)                                    # log v_k g′(L_k) / R
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            log_c[live] = self.log_weight[live] + price.log_derivative(u[live]) - value
+            log_c[live] = self.log_neg[live] + price.log_derivative(u[live]) - value
         # Negatives: ∂J/∂f_k = c_k ∂L_k/∂f_k = r c_k L_k.
         grad = np.where(live, r * np.exp(log_c + u), 0.0)
         # Positives: ∂J/∂f_n = −r w_n e^{−r f_n} Σ_{k below} a_nk c_k e^{r f_k}.
         below = self._below(self._level_lse(log_c + r * f))
-        pos_log = self.log_weight - r * f + below[level]
+        pos_log = self.log_pos - r * f + below[level]
         grad_pos = r * np.exp(pos_log)
         grad -= grad_pos
         if order == 1:
             return value, grad, None
         log_c2 = np.full(f.shape[0], -np.inf)                                   # log v_k g″(L_k) / R
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            log_c2[live] = self.log_weight[live] + price.log_second_derivative(u[live]) - value
+            log_c2[live] = self.log_neg[live] + price.log_second_derivative(u[live]) - value
         hess = np.where(live, r * r * (np.exp(log_c2 + 2.0 * u) + np.exp(log_c + u)), 0.0)
         hess += r * grad_pos
         below2 = self._below_squared(self._level_lse(log_c2 + 2.0 * r * f))
-        hess += r * r * np.exp(2.0 * (self.log_weight - r * f) + below2[level])
+        hess += r * r * np.exp(2.0 * (self.log_pos - r * f) + below2[level])
         return value, grad, hess
 
     def _above(self, log_x: np.ndarray) -> np.ndarray:
@@ -456,14 +545,14 @@ class BoundQueryPush(BoundObjective):
         """
         r = float(self.rate)
         level = self.level
-        log_x = self.log_weight - r * f
+        log_x = self.log_pos - r * f
         s0 = self._above(log_x)[level]
         with np.errstate(invalid="ignore"):
-            u = np.where(self.below_top & (self.weight > 0), r * f + s0, -np.inf)           # log L_k
+            u = np.where(self.below_top & (self.neg_weight > 0), r * f + s0, -np.inf)           # log L_k
         live = u > -np.inf
         terms = np.full(f.shape[0], -np.inf)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            terms[live] = self.log_weight[live] + self.price.log_value(u[live])
+            terms[live] = self.log_neg[live] + self.price.log_value(u[live])
         if not np.any(live):
             return LinePoint(alpha, -math.inf, 0.0, 0.0)
         value = _log_sum_exp(terms)
@@ -476,8 +565,8 @@ class BoundQueryPush(BoundObjective):
         slope = r * (hk - mean1)
         curve = r * r * np.maximum(hk * hk - 2.0 * hk * mean1 + mean2, 0.0)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            first = np.exp(self.log_weight[live] + self.price.log_derivative(u[live]) - value + u[live])
-            second = np.exp(self.log_weight[live] + self.price.log_second_derivative(u[live]) - value
+            first = np.exp(self.log_neg[live] + self.price.log_derivative(u[live]) - value + u[live])
+            second = np.exp(self.log_neg[live] + self.price.log_second_derivative(u[live]) - value
                             + 2.0 * u[live])
         d1 = float(np.dot(first, slope))
         d2 = float(np.dot(np.nan_to_num(second, nan=0.0), slope * slope) + np.dot(first, curve)) - d1 * d1

@@ -19,7 +19,8 @@ from rankcore.objectives._query_blocks import BoundQueryBlocks
 from rankcore.registry import resolve
 
 OBJECTIVES = ["push:exp,identity", "push:exp,pow:4", "push:logistic,pow:2", "push:exp,pow:2,gain_weighted=true",
-              "lambdarank:5"]
+              "lambdarank:5", "push:exp,identity,gain_weighted=true,discount=sum,truncation=3,normalize=true",
+              "push:exp,identity,discount=product"]
 
 
 def _data(seed, n=60, n_queries=8):

@@ -116,8 +116,7 @@ def test_linear_nothing_live_is_minus_infinity():
     """Where no pair has weight the value is −inf and nothing moves (binding refuses such data up front)."""
     y, qid, f, w = _data(0)
     bound = _bind("exp", "identity", y, qid, w, True)
-    bound.weight = np.zeros(y.shape[0])
-    bound.log_weight = np.full(y.shape[0], -np.inf)
+    bound.set_role_weights(np.zeros(y.shape[0]), np.zeros(y.shape[0]))
     J, grad, hess = bound._linear_exponential(f, 2)
     assert J == -math.inf
     np.testing.assert_array_equal(grad, 0.0)
@@ -128,7 +127,8 @@ def test_linear_nothing_live_is_minus_infinity():
 def _kernel(bound, f, spread_limit=None):
     n_levels = bound.level_starts.shape[0]
     limit = bound._spread_limit if spread_limit is None else spread_limit
-    return exp_linear_push(np.ascontiguousarray(f, dtype=float), bound.order, bound.weight, bound._level_edges,
+    return exp_linear_push(np.ascontiguousarray(f, dtype=float), bound.order, bound.pos_weight, bound.neg_weight,
+                           bound._level_edges,
                            bound.bounds, bound._level_step, limit, float(bound.rate), 2,
                            np.empty(n_levels), np.empty(n_levels), np.empty(f.shape[0]), np.empty(f.shape[0]))
 
