@@ -84,7 +84,7 @@ class Block:
 
 
 def same_ranker(a, b) -> bool:
-    """Whether two weak rankers are the same object or equal copies (each attribute pickles the same).
+    """Whether two weak rankers are the same object or equal copies (their class and attributes pickle the same).
 
     Copies travel in separate messages (the client's update, the lead's line
     summary); equal state means the same h on every row.  Attributes are
@@ -95,10 +95,11 @@ def same_ranker(a, b) -> bool:
     if a is b:
         return True
     state_a, state_b = getattr(a, "__dict__", None), getattr(b, "__dict__", None)
-    if type(a) is not type(b) or state_a is None or state_b is None or state_a.keys() != state_b.keys():
+    if state_a is None or state_b is None or state_a.keys() != state_b.keys():
         return False
     try:
-        return all(_same_value(state_a[k], state_b[k]) for k in state_a)
+        # the class by its pickled reference (module and name), as a copy's unpickling finds it
+        return _same_value(a.__class__, b.__class__) and all(_same_value(state_a[k], state_b[k]) for k in state_a)
     except Exception:                  # an unpicklable attribute: no copy can be recognised
         return False
 

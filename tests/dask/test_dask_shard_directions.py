@@ -39,12 +39,22 @@ def fitted():
     return X, y, model
 
 
-def _shard(X, y, objective):
-    layout = resolve("learner", SPEC).prepare(X, random_state=0)
-    half = X.shape[0] // 2
-    blocks = [encode_chunk(i, X[s:s + half], y[s:s + half], None, layout, np.array([0, 1]), "bipartite", [0, half])
-              for i, s in enumerate((0, half))]
-    return Shard(blocks, layout, objective, "bipartite")
+@pytest.fixture
+def make_shard():
+    """Build shards in process; each is ended afterwards (a shard holds the allocator settings until then)."""
+    made = []
+
+    def make(X, y, objective):
+        layout = resolve("learner", SPEC).prepare(X, random_state=0)
+        half = X.shape[0] // 2
+        blocks = [encode_chunk(i, X[s:s + half], y[s:s + half], None, layout, np.array([0, 1]), "bipartite",
+                               [0, half]) for i, s in enumerate((0, half))]
+        made.append(Shard(blocks, layout, objective, "bipartite"))
+        return made[-1]
+
+    yield make
+    for shard in made:
+        shard.end()
 
 
 def _counting_evaluate(monkeypatch) -> list:
@@ -77,9 +87,9 @@ def test_same_ranker_recognises_copies_and_only_copies(fitted):
     assert not same_ranker(first, object())
 
 
-def test_a_shard_evaluates_a_tree_once_for_its_line_and_its_update(fitted, monkeypatch):
+def test_a_shard_evaluates_a_tree_once_for_its_line_and_its_update(fitted, monkeypatch, make_shard):
     X, y, model = fitted
-    shard = _shard(X, y, model.objective_spec_)
+    shard = make_shard(X, y, model.objective_spec_)
     calls = _counting_evaluate(monkeypatch)
     tree = model.rankers_[0]
     kept = [h.copy() for h in shard._directions(tree)]            # as the line summary asks
