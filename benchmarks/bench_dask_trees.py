@@ -23,7 +23,10 @@ for the stumps) with its defaults otherwise:
   channels" (distributed placement): the first worker
   calls the others over connections of Dask's comm layer
   (``DaskBackend.direct_channels = True``) where the default learners use
-  Dask's actor messages;
+  Dask's actor messages; and leaf-wise on "actor threads": each
+  call of the first worker runs in the other worker's actor thread
+  (``rankcore.dask._lead.PEER_ON_LOOP = False``), where by default it runs
+  on that worker's event loop, where the message arrives;
 * ``lightgbm.DaskLGBMClassifier(n_estimators=50)`` (31 leaves);
 * ``xgboost.dask.DaskXGBClassifier(n_estimators=50, tree_method="hist")``.
 
@@ -74,7 +77,7 @@ TREES = 50
 LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (leaf-wise, distributed)",
             "rankcore trees (leaf-wise, one worker)", "rankcore trees (leaf-wise, pages not kept)",
             "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)",
-            "rankcore trees (leaf-wise, Dask-comm channels)",
+            "rankcore trees (leaf-wise, Dask-comm channels)", "rankcore trees (leaf-wise, actor threads)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
 RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (depthwise)": "trees:growth=depthwise",
@@ -83,6 +86,7 @@ RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (dep
                      "rankcore trees (leaf-wise, pages not kept)": "trees",
                      "rankcore trees (leaf-wise, one worker, pages not kept)": "trees",
                      "rankcore trees (leaf-wise, Dask-comm channels)": "trees",
+                     "rankcore trees (leaf-wise, actor threads)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
                      "rankcore trees (depthwise, per pass)": "trees:growth=depthwise", "rankcore stumps": "stumps"}
 REFERENCE = "DaskLGBMClassifier"
@@ -132,6 +136,12 @@ def _keep_pages(keep: bool) -> None:
     _malloc.KEEP_PAGES = keep
 
 
+def _peers_on_loop(on_loop: bool) -> None:
+    from rankcore.dask import _lead
+
+    _lead.PEER_ON_LOOP = on_loop
+
+
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
@@ -143,15 +153,18 @@ def _fit(name: str, client, X, y):
         DaskBackend.direct_channels = name.endswith("Dask-comm channels)")
         # the default placement is "auto"; the per-pass and channel rows measure the distributed machinery
         placement = ("one_worker" if name.endswith(("one worker)", "one worker, pages not kept)")) else
-                     "distributed" if name.endswith(("distributed)", "per pass)", "channels)")) else "auto")
+                     "distributed" if name.endswith(("distributed)", "per pass)", "channels)", "actor threads)"))
+                     else "auto")
         keep = not name.endswith("pages not kept)")       # Dask's allocator settings left alone during the fit
         client.run(_keep_pages, keep)
+        client.run(_peers_on_loop, not name.endswith("actor threads)"))
         try:
             model = DaskPushBoost(learner=RANKCORE_LEARNERS[name], n_iter=TREES, early_stopping=False, random_state=0,
                                   client=client, placement=placement).fit(X, y)
         finally:
             DaskBackend.lead_searches, DaskBackend.direct_channels = saved
             client.run(_keep_pages, True)
+            client.run(_peers_on_loop, True)
         trees = max(1, model.n_iter_)
         if placement == "auto":
             print(f"  ({name}, {X.shape[0]:,d} rows: {model.fit_info_['placement']}: "

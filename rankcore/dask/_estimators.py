@@ -328,7 +328,11 @@ class _DaskBoost(ClientParameter):
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task, random_state=seed)
-        backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
+        try:
+            backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
+        except BaseException:
+            shards.close()                # a refused combination: the actors and their settings end here
+            raise
         stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
                            setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)

@@ -83,6 +83,38 @@ class Block:
         return out
 
 
+def same_ranker(a, b) -> bool:
+    """Whether two weak rankers are the same object or equal copies (their class and attributes pickle the same).
+
+    Copies travel in separate messages (the client's update, the lead's line
+    summary); equal state means the same h on every row.  Attributes are
+    compared one by one: a whole pickle also records which attributes share
+    an object, which a copy need not repeat.  A ranker without a ``__dict__``
+    or that cannot be pickled equals only itself.  O(size of the ranker).
+    """
+    if a is b:
+        return True
+    state_a, state_b = getattr(a, "__dict__", None), getattr(b, "__dict__", None)
+    if state_a is None or state_b is None or state_a.keys() != state_b.keys():
+        return False
+    try:
+        # the class by its pickled reference (module and name), as a copy's unpickling finds it
+        return _same_value(a.__class__, b.__class__) and all(_same_value(state_a[k], state_b[k]) for k in state_a)
+    except Exception:                  # an unpicklable attribute: no copy can be recognised
+        return False
+
+
+def _same_value(a, b) -> bool:
+    """Arrays: the same dtype, shape and bytes (not flags: a copy may be writeable); else the same pickle."""
+    import pickle
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and a.dtype.hasobject is False and a.tobytes() == b.tobytes())
+    # protocol 4: protocol 5 writes a read-only buffer and a writeable one differently
+    return pickle.dumps(a, protocol=4) == pickle.dumps(b, protocol=4)
+
+
 def _encode(layout, X, offset, order):
     """The layout's encoding of a chunk; a multi-pass layout (trees) also gets the rows' positions."""
     if not getattr(layout, "multi_pass", False):
@@ -194,7 +226,14 @@ class Shard:
                 "bytes": int(nbytes), "threads": self.n_threads}
 
     def _directions(self, ranker) -> list[np.ndarray]:
-        if self._h is not None and self._h[0] == ranker:
+        """h = the ranker's values on every block, kept until the update applies them.
+
+        The line summary and the update of one tree each receive their own
+        copy of the ranker (unpickled from different messages): the kept h is
+        reused when the two are the same ranker by content, so h is computed
+        once per tree, not twice (a walk over every row).
+        """
+        if self._h is not None and same_ranker(self._h[0], ranker):
             return self._h[1]
         if self._merged is not None:
             h = np.split(self.layout.evaluate(ranker, self._merged), self._cuts)
@@ -372,6 +411,18 @@ class Shard:
             return asyncio.run_coroutine_threadsafe(server.start(), worker.loop.asyncio_loop).result()
         except (OSError, ValueError):          # no port, or a comm backend without listeners: Dask's messages
             return None
+
+    async def on_loop(self, method: str, *args):
+        """``method(*args)`` run on this worker's event loop, where the lead's message was read.
+
+        A coroutine: Dask's ``actor_execute`` awaits it on the loop instead of
+        handing the call to the actor's thread and the result back, which
+        costs two thread switches per call -- each a wait for a core on a
+        loaded machine, twelve calls per tree.  The loop is busy for the
+        call's duration (one pass's histograms: milliseconds to a few tenths
+        of a second); the lead never has two calls outstanding on one peer.
+        """
+        return getattr(self, method)(*args)
 
     def after_reply(self, method: str, result) -> None:
         """A channel sent ``result``: a pass's histogram buffer serves this shard's next passes."""

@@ -128,3 +128,27 @@ def test_pooled_stacks_and_subtractions_serve_later_trees_unchanged_and_stay_bou
     pooled._hist_pool.clear()
     pooled.release_histograms([view])
     assert pooled._hist_pool == []                                    # a view of a stack is never pooled
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_with_row_subsampling_evaluate_walks_only_the_rows_the_search_left_out(batched, monkeypatch):
+    X, g, h = _data(3, n=2000)
+    layout = resolve("learner", "trees:max_leaves=15,subsample=0.6").prepare(X, random_state=3)
+    blocks = _blocks(layout, X, g, h, [700, 701])
+    candidate, _ = _run(layout.begin_search(batched=batched), layout, blocks)
+    tree = candidate.ranker
+    walked_rows = []
+    walk = type(layout)._walk
+
+    def counted(self, ranker, codes, out):
+        walked_rows.append(codes.shape[0])
+        return walk(self, ranker, codes, out)
+
+    monkeypatch.setattr(type(layout), "_walk", counted)
+    values = [layout.evaluate(tree, enc) for enc, _, _ in blocks]
+    sampled = sum(enc.ranges[0][1] for enc, _, _ in blocks)
+    assert 0 < sampled < X.shape[0]
+    assert sum(walked_rows) == X.shape[0] - sampled          # the sampled rows' leaves came from the ranges
+    for got, (enc, _, _) in zip(values, blocks):
+        np.testing.assert_array_equal(got, layout.evaluate(_detached(tree), enc))
+    np.testing.assert_array_equal(np.concatenate(values), tree.predict(X))

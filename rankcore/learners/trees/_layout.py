@@ -638,16 +638,27 @@ class TreeLayout(LearnerLayout):
                                       encoded.value_index)
             encoded.value_index_of = ranker
             return out
-        if current and encoded.full and self._leaf_values_from_ranges(ranker, encoded, out):
+        if current and self._leaf_values_from_ranges(ranker, encoded, out):
+            if encoded.full:
+                return out
+            # row subsampling: the ranges hold the sampled rows only; the others (after them in idx) are walked
+            rest = encoded.idx[encoded.ranges[0][1]:]
+            walked = np.empty(rest.shape[0])
+            self._walk(ranker, np.take(encoded.codes, rest, axis=0), walked)
+            out[rest] = walked
             return out
+        return self._walk(ranker, encoded.codes, out)
+
+    def _walk(self, ranker: TreeRanker, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """h on every row of ``codes`` (n, c) by walking the tree's splits down the codes: O(n·depth)."""
         bins = ranker.bins if ranker.bins is not None else self._bins_of(ranker)
         internal = ranker.left >= 0
         feature = np.where(internal, self.feature_of(np.where(internal, ranker.feature, -1), repr(ranker)),
                            0).astype(np.int32)
         bin_sets = ranker.bin_sets if ranker.bin_sets is not None else self._bin_sets_of(ranker)
         tables = _histogram.split_tables(self.slots, feature, bins, ranker.nan_left, ranker.left, bin_sets)
-        _predict.predict_codes(encoded.codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
-                                    ranker.right, ranker.value, out, self.n_threads)
+        _predict.predict_codes(codes, self.slots.col[feature].astype(np.int32), tables, ranker.left,
+                               ranker.right, ranker.value, out, self.n_threads)
         return out
 
     @staticmethod
