@@ -163,16 +163,27 @@ def _concatenated(parts, task, X_parts):
     return X, y, w
 
 
-def _fit_here(estimator, task, X_parts, y_parts, w_parts, q_parts, fit_kwargs):
-    """On the worker: the rows concatenated, the in-memory ``estimator.fit`` run on the worker's threads.
+def _rows_here(task, X_parts, y_parts, w_parts, q_parts):
+    """On the worker: the chunks checked and concatenated into (X, y, w, qid), rows in order.
+
+    A task of its own, so that the chunks are released as soon as it ends
+    (the client keeps no reference to them): the fit that follows holds the
+    concatenated rows only, not the chunks beside them.
+    """
+    X, y, w = _concatenated((y_parts, w_parts), task, X_parts)
+    qid = None if q_parts is None else np.concatenate([np.asarray(q) for q in q_parts])
+    return X, y, w, qid
+
+
+def _fit_here(estimator, rows, fit_kwargs):
+    """On the worker: the in-memory ``estimator.fit`` on ``rows`` (X, y, w, qid), run on the worker's threads.
 
     Returns (fitted estimator, worker address, printed output, warnings as (category, message)).
     """
     from distributed import get_worker
 
-    X, y, w = _concatenated((y_parts, w_parts), task, X_parts)
-    qid = None if q_parts is None else np.concatenate([np.asarray(q) for q in q_parts])
-    del X_parts, y_parts, w_parts, q_parts
+    X, y, w, qid = rows
+    del rows
     if "n_jobs" in estimator.get_params(deep=False):
         estimator.set_params(n_jobs=_worker_threads())       # the worker's threads, as the distributed fit uses
     out = io.StringIO()
@@ -202,11 +213,15 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
     X_f, y_f, w_f, q_f = futures
     if w_f is None:
         w_f = [None] * len(X_f)
-    future = client.submit(_fit_here, estimator, task, X_f, y_f, w_f, q_f, dict(fit_kwargs), pure=False)
+    rows = client.submit(_rows_here, task, X_f, y_f, w_f, q_f, pure=False)
+    # the chunks' only holders are now the concatenating task (freed when it ends) and the fit task the rows'
+    del futures, X_f, y_f, w_f, q_f, columns
+    future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), pure=False)
+    del rows
     try:
         fitted, address, printed, caught = future.result()
     finally:
-        del future, futures, X_f, y_f, w_f, q_f
+        del future
     if printed:
         sys.stdout.write(printed)
         sys.stdout.flush()

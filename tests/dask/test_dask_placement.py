@@ -9,6 +9,8 @@ computed which chunk.  No part of Dask is mocked.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -244,3 +246,39 @@ def test_every_fit_gives_the_workers_allocator_settings_back(dask_client):  # no
     for placement in ("distributed", "one_worker"):
         DaskPushBoost(placement=placement, learner=TREES, n_iter=2).fit(Xd, yd)
         assert set(dask_client.run(_pages_held).values()) == {0}
+
+
+class _MemoryProbe:
+    """An estimator whose fit records which of the fit's input keys its worker holds meanwhile."""
+
+    def get_params(self, deep=False):
+        return {}
+
+    def fit(self, X, y, sample_weight=None, qid=None):
+        from distributed import get_worker
+
+        self.held_ = sorted(str(key) for key in get_worker().data.keys())
+        self.rows_ = X.shape[0]
+        return self
+
+
+def test_a_fit_on_one_worker_holds_the_concatenated_rows_not_the_chunks(dask_client):  # noqa: F811
+    # the chunks feed a concatenating task of their own; once it ends nothing holds them, so the fit's
+    # worker keeps one copy of the rows (the concatenation), not the chunks beside it
+    import cloudpickle
+
+    from rankcore.dask._inputs import as_row_chunks
+    from rankcore.dask._placement import fit_on_one_worker
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the probe class travels by value
+    try:
+        X, y = _data()
+        Xd, yd = _dask(X, y)
+        data = as_row_chunks(Xd, yd)
+        fitted, _ = fit_on_one_worker(dask_client, _MemoryProbe(), data, "bipartite", fit_kwargs={})
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert fitted.rows_ == X.shape[0]
+    chunk_names = {Xd.name, yd.name}
+    assert not [key for key in fitted.held_ if any(name in key for name in chunk_names)], fitted.held_
+    assert [key for key in fitted.held_ if "_rows_here" in key]
