@@ -170,34 +170,6 @@ def test_bundled_columns_grow_the_same_tree(data, monkeypatch):
         assert a == b and a[0] is not None
 
 
-@pytest.mark.parametrize("nan_rows", [False, True])
-def test_features_that_stop_having_a_candidate_below_a_node_grow_the_same_trees(nan_rows):
-    """Features that have candidates at the root but none at some deeper nodes (their rows there on one value, or
-    on fewer rows than min_samples_leaf apart from one value) -- in one child of the first split only, with NaN
-    rows of such a feature in the node where it has no candidate: the grower skips their gains at those nodes
-    and their children and grows the protocol's trees, level by level."""
-    rng = np.random.default_rng(5)
-    n = 600
-    X = _data(5, n=n, d=7, nan_fraction=0.0)
-    X[:, 0] = rng.normal(size=n)
-    left = X[:, 0] <= 0.0
-    X[:, 4] = np.where(left, 1.0, rng.integers(0, 4, n))             # one value where feature 0 is low
-    X[:, 5] = np.where(left & (rng.random(n) < 0.9), 0.0, rng.normal(size=n))   # few other rows there
-    X[:, 6] = np.where(X[:, 1] > 0.5, 2.0, np.round(rng.normal(size=n), 1))
-    if nan_rows:
-        X[np.flatnonzero(left)[:15], 4] = np.nan                     # NaN rows where feature 4 has no candidate
-        X[np.flatnonzero(~left)[:30], 5] = np.nan
-    g = 3.0 * (X[:, 0] > 0) + rng.normal(size=n) + 1.5 * np.nan_to_num(X[:, 4]) * (X[:, 0] > 0)
-    g = g + 2.0 * (np.nan_to_num(X[:, 5]) > 0.5) + (X[:, 6] == 2.0)
-    h = rng.uniform(0.5, 1.5, n)
-    for spec in ["trees:growth=oblivious,max_depth=6,min_samples_leaf=20,subsample=1",
-                 "trees:growth=oblivious,max_depth=5,min_samples_leaf=35",
-                 "trees:growth=oblivious,max_depth=7,min_samples_leaf=8,l2=1,subsample=0.7"]:
-        pairs = _both_routes(spec, X, [g, -g, g[::-1].copy()], [h, h, h])
-        for a, b in pairs:
-            assert a == b and a[0] is not None
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 260), st.integers(1, 5), st.sampled_from(GRID))
 def test_oblivious_grower_equals_the_protocol_on_random_data(seed, n, d, spec):
@@ -371,55 +343,6 @@ def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise
         kernels.simd_level(before)
 
 
-def _live_reference(hist, base, n_edges, mask, msl):
-    """Whether each searched feature has a candidate (bin b, NaN on the larger side) leaving msl rows each side."""
-    live = np.zeros(len(base), np.uint8)
-    for j in np.flatnonzero(mask):
-        counts = hist[base[j]: base[j] + n_edges[j] + 2, 2]
-        nc, total = counts[-1], counts.sum()
-        below = np.cumsum(counts[:-1])
-        live[j] = bool(np.any((below + nc >= msl) & (total - below >= msl)))
-    return live
-
-
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), msl=st.sampled_from([1.0, 3.0, 8.0, 20.0]), l2=st.sampled_from([0.0, -40.0]))
-def test_level_gains_say_which_features_can_still_split_and_a_child_never_more(seed, msl, l2):
-    """``live``: a searched feature has a candidate leaving min_samples_leaf rows on both sides (whatever the
-    curvatures: also when the node's curvature makes every gain +0); a child's rows (at most its parent's in
-    every slot) never give a feature its parent did not have -- what lets the grower skip a feature's gains
-    below a node where it has none.  Features with one bin, all rows in one bin, NaN rows only."""
-    from rankcore.learners.trees import _oblivious_kernels as kernels
-
-    rng = np.random.default_rng(seed)
-    d = 8
-    n_edges = rng.integers(0, 12, size=d).astype(np.intp)
-    n_edges[0] = 0
-    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
-    S = int((n_edges + 2).sum())
-    mask = (rng.random(d) < 0.8).astype(np.uint8)
-    parent = np.zeros((S, 3))
-    parent[:, 2] = rng.integers(0, 15, size=S) * (rng.random(S) < 0.6)
-    parent[base[1]: base[1] + n_edges[1] + 2, 2] = 0.0
-    parent[base[1] + rng.integers(0, n_edges[1] + 2), 2] = 40.0                   # every row in one bin
-    parent[base[2]: base[2] + n_edges[2] + 1, 2] = 0.0                            # NaN rows only
-    parent[base[2] + n_edges[2] + 1, 2] = 30.0
-    parent[:, 0] = rng.normal(size=S) * (parent[:, 2] > 0)
-    parent[:, 1] = parent[:, 2] * rng.uniform(0.0, 1.0, size=S)
-    child = parent * np.floor(rng.random(S) * 1.3).clip(0, 1)[:, None]            # some slots whole, others gone
-    child[:, 2] = np.minimum(child[:, 2], rng.integers(0, 15, size=S))
-    for hist in (parent, child):
-        expect = np.zeros((S, 2))
-        _level_gains_reference(hist, base, n_edges, mask, msl, 0.0, l2, expect)
-        out, live = np.zeros((S, 2)), np.full(d, 7, np.uint8)
-        kernels.level_gains_add(hist, base, n_edges, mask, msl, 0.0, l2, out, 1, live)
-        assert out.tobytes() == expect.tobytes()
-        np.testing.assert_array_equal(live, _live_reference(hist, base, n_edges, mask, msl))
-    live_parent, live_child = _live_reference(parent, base, n_edges, mask, msl), \
-        _live_reference(child, base, n_edges, mask, msl)
-    assert not np.any(live_child & ~live_parent)
-
-
 def test_level_gains_refuse_features_beyond_one_byte_codes():
     from rankcore.learners.trees import _oblivious_kernels as kernels
 
@@ -430,6 +353,3 @@ def test_level_gains_refuse_features_beyond_one_byte_codes():
                                 np.zeros((257, 2)))
     with pytest.raises(ValueError, match="level: this CPU supports levels 0 to"):
         kernels.simd_level(7)
-    with pytest.raises(ValueError, match="live must hold one entry per feature"):
-        kernels.level_gains_add(np.zeros((2, 3)), np.zeros(1, np.intp), np.zeros(1, np.intp), np.ones(1, np.uint8),
-                                1.0, 0.0, 0.0, np.zeros((2, 2)), 1, np.zeros(3, np.uint8))

@@ -17,10 +17,7 @@ B. A level is two phases.  The *gain pass* runs over the features in
    ``feature_gains_add``; the sums do not depend on the threads), then
    takes the feature's best summed gain while its sums are in cache.
    Features none of whose candidates leaves ``min_samples_leaf`` rows on
-   both sides of the root are not walked (they gain +0 at every node), and
-   below a node where a feature has no such candidate its gains are not
-   computed either (a child's rows on either side of a candidate are at
-   most its parent's).
+   both sides of the root are not walked (they gain +0 at every node).
    Then the shared split (``choose_level_split``), and the
    *split pass*: each node's children, a stable partition of its rows and
    the smaller child's histogram (``_histogram.pxd``'s kernels, on the
@@ -28,8 +25,7 @@ B. A level is two phases.  The *gain pass* runs over the features in
 C. Memory: everything is allocated once per grower and reused tree after
    tree: node records for the 2^(D+1) − 1 nodes of a tree of depth D, the
    2^D cells, the level's (S, 2) gain sums, and histogram buffers of S
-   slots (each with d flags: which features its node can still split),
-   allocated on first use (at most one per node of the widest level
+   slots, allocated on first use (at most one per node of the widest level
    that is searched, 2^(D−1)).  Time per tree: O(m·c) for the root's m
    sampled rows over c code columns, then per level O(m'·c) for the smaller
    children's rows, O(m) for the partitions and O(k·S) for the gain pass
@@ -38,7 +34,7 @@ C. Memory: everything is allocated once per grower and reused tree after
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 from cython.parallel cimport prange
 
@@ -289,19 +285,13 @@ cdef class ObliviousGrower:
             return self.free_list[self.n_free]
         buffer = NULL
         if self.n_allocated < self.pool_cap:
-            buffer = <double*> malloc((3 * self.fs.n_slots + 1) * sizeof(double) + self.fs.d * sizeof(uint8_t))
+            buffer = <double*> malloc((3 * self.fs.n_slots + 1) * sizeof(double))
         if buffer == NULL:
             self.out_of_memory = True
             return -1
         self.pool[self.n_allocated] = buffer
         self.n_allocated += 1
         return self.n_allocated - 1
-
-    cdef inline uint8_t* _live_of(self, Py_ssize_t node) noexcept nogil:
-        """The (d,) flags kept after the histogram of a node that holds one: feature j has a candidate leaving
-        ``min_samples_leaf`` rows on both sides at the node's parent (the root: ``live``), and after the
-        node's gain pass at the node itself (see ``_gain_pass``)."""
-        return <uint8_t*> (self.pool[self.hist_of[node]] + 3 * self.fs.n_slots + 1)
 
     cdef inline void _release(self, Py_ssize_t node) noexcept nogil:
         if self.hist_of[node] >= 0:
@@ -345,7 +335,6 @@ cdef class ObliviousGrower:
         if self.C[0] <= 0 or fs.d == 0 or self.depth < 1:
             return 0
         self._live_features(hist, mask)
-        memcpy(self._live_of(0), self.live, fs.d * sizeof(uint8_t))
         # min_child_weight counts average rows: objectives normalize their curvature differently
         min_weight = self.min_child_weight * (self.H[0] / self.C[0])
         for level in range(self.depth):
@@ -413,19 +402,12 @@ cdef class ObliviousGrower:
         """The level's summed gains and each feature's best of them (``feature_top``): each feature's slots on
         one thread, nodes in order, a larger child's subtraction in the same walk as its gains.
 
-        Features that are not ``live`` get zero gains without a walk.  At a
-        node whose parent had no candidate of feature j leaving
-        ``min_samples_leaf`` rows on both sides (its flags, ``_live_of``),
-        neither has the node: its gains of j are +0 and not computed (a
-        larger child's slots of j are still completed by the subtraction:
-        the level's split reads them, its NaN count included).  Each walk
-        records the node's own answer in its flags, for its children.
+        Features that are not ``live`` get zero gains without a walk.
         """
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t j, k, s, s0, e, held = 0
-        cdef uint8_t* node_live
         cdef double* hist
-        cdef bint search, found
+        cdef bint search
         cdef int T
         for k in range(first, n_nodes):
             held += self.hist_of[k] >= 0
@@ -444,16 +426,12 @@ cdef class ObliviousGrower:
                 if self.hist_of[k] < 0:
                     continue
                 hist = self.pool[self.hist_of[k]]
-                node_live = self._live_of(k)
-                search = self.C[k] >= 2 * self.min_samples_leaf and node_live[j]
-                found = False
+                search = self.C[k] >= 2 * self.min_samples_leaf
                 if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
-                    found = feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j],
-                                                  search, self.min_samples_leaf, min_weight, self.l2, self.gains)
+                    feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
+                                          self.min_samples_leaf, min_weight, self.l2, self.gains)
                 elif search:
-                    found = feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2,
-                                              self.gains)
-                node_live[j] = found
+                    feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
             self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
         for k in range(first, n_nodes):
             self.sub_of[k] = -1
@@ -555,8 +533,6 @@ cdef class ObliviousGrower:
             self.hist_of[small] = self._take()
             if self.hist_of[small] < 0:
                 return n_nodes
-            memcpy(self._live_of(small), self._live_of(node), fs.d * sizeof(uint8_t))   # (the larger child's: its
-                                                                                        # parent's buffer)
             build_histogram(codes, fs, g, h, idx, self.start[small], self.end[small], og, oh,
                             self.pool[self.hist_of[small]], self.n_threads, False, unit_h, sp_ptr, sp_slot)
             if self.C[large] >= msl2:

@@ -14,10 +14,10 @@ cdef struct LevelSplit:
     double gain                     # summed over the level's nodes
 
 
-cdef bint feature_gains_add(const double* hist, Py_ssize_t s0, Py_ssize_t nb, double min_samples_leaf,
+cdef void feature_gains_add(const double* hist, Py_ssize_t s0, Py_ssize_t nb, double min_samples_leaf,
                             double min_child_weight, double l2, double* out) noexcept nogil
 
-cdef bint feature_gains_sub_add(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search,
+cdef void feature_gains_sub_add(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search,
                                 double min_samples_leaf, double min_child_weight, double l2,
                                 double* out) noexcept nogil
 

@@ -68,7 +68,7 @@ def simd_level(level=None):
     return previous
 
 
-cdef inline bint _candidate_gains(const double* pg, const double* ph, const double* pc, Py_ssize_t nb,
+cdef inline void _candidate_gains(const double* pg, const double* ph, const double* pc, Py_ssize_t nb,
                                   const double* nan, double min_samples_leaf, double min_child_weight, double l2,
                                   Py_ssize_t s0, double* out) noexcept nogil:
     """Add one node's gains of one feature's candidates to ``out`` from its cumulative sums over bins 0..b.
@@ -81,11 +81,7 @@ cdef inline bint _candidate_gains(const double* pg, const double* ph, const doub
     candidate outside the range has a side below the minimum whichever side
     NaN takes, gains +0 there, and adding +0 changes no sum (the sums
     never hold −0: they start at +0 and every gain is +0 or a sum of
-    squares' quotients minus the parent's).  Returns whether the range is
-    not empty: when it is, no candidate of the feature leaves
-    ``min_samples_leaf`` rows on both sides at any node below this one
-    either (a child's rows on either side of a candidate are at most its
-    parent's), whatever the curvatures.  O(nb) time, no allocation.
+    squares' quotients minus the parent's).  O(nb) time, no allocation.
     """
     cdef Py_ssize_t b, lo, hi
     cdef double g0[MAX_EDGES + 1]
@@ -98,6 +94,8 @@ cdef inline bint _candidate_gains(const double* pg, const double* ph, const doub
     a.tg = pg[nb] + a.ng
     a.th = ph[nb] + a.nh
     a.tc = pc[nb] + a.nc
+    if a.th + l2 <= 0:
+        return
     lo = 0
     while lo <= nb and pc[lo] + a.nc < min_samples_leaf:
         lo += 1
@@ -105,9 +103,7 @@ cdef inline bint _candidate_gains(const double* pg, const double* ph, const doub
     while hi >= lo and a.tc - pc[hi] < min_samples_leaf:
         hi -= 1
     if hi < lo:
-        return False
-    if a.th + l2 <= 0:
-        return True
+        return
     a.parent = a.tg * a.tg / (a.th + l2)
     a.l2 = l2
     a.msl = min_samples_leaf
@@ -117,15 +113,14 @@ cdef inline bint _candidate_gains(const double* pg, const double* ph, const doub
         for b in range(lo, hi + 1):
             out[2 * (s0 + b)] += g1[b]
             out[2 * (s0 + b) + 1] += g1[b]
-        return True
+        return
     rc_level_gains(pg + lo, ph + lo, pc + lo, hi - lo + 1, 1, &a, g0 + lo)
     for b in range(lo, hi + 1):
         out[2 * (s0 + b)] += g0[b]
         out[2 * (s0 + b) + 1] += g1[b]
-    return True
 
 
-cdef bint feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
+cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                             Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
                             double min_samples_leaf, double min_child_weight, double l2,
                             double* out) noexcept nogil:    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
@@ -135,9 +130,7 @@ cdef bint feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
     at once (``rc_level_gains``) -- those that can satisfy
     ``min_samples_leaf`` only (``_candidate_gains``).  A node without NaN
     rows of the feature (its NaN slot all zeros) gains the same on both
-    sides: computed once.  Returns whether a candidate can leave
-    ``min_samples_leaf`` rows on both sides (``_candidate_gains``; if not,
-    none can at the nodes below).  O(nb) time, no allocation.
+    sides: computed once.  O(nb) time, no allocation.
     """
     cdef Py_ssize_t b
     cdef double pg[MAX_EDGES + 1]
@@ -155,11 +148,10 @@ cdef bint feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
         pg[b] = cg
         ph[b] = ch
         pc[b] = cc
-    return _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0,
-                            out)
+    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
 
 
-cdef bint feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the larger child's buffer: parent − small
+cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the larger child's buffer: parent − small
                                 const double* small,   # IN  (S, 3) the smaller sibling's histogram
                                 Py_ssize_t s0, Py_ssize_t nb, bint search,
                                 double min_samples_leaf, double min_child_weight, double l2,
@@ -168,9 +160,8 @@ cdef bint feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
 
     One walk over the slots: each bin's difference is stored and added to
     the running sums while in a register (the same differences and sums as
-    a subtraction pass followed by ``feature_gains_add``).  Returns
-    ``feature_gains_add``'s answer with ``search``, else False.  O(nb) time,
-    no allocation.
+    a subtraction pass followed by ``feature_gains_add``).  O(nb) time, no
+    allocation.
     """
     cdef Py_ssize_t b, k
     cdef double pg[MAX_EDGES + 1]
@@ -182,7 +173,7 @@ cdef bint feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
     if not search:
         for k in range(3 * s0, 3 * (s0 + nb + 2)):
             hist[k] = hist[k] - small[k]
-        return False
+        return
     for b in range(nb + 2):
         x = hist + 3 * (s0 + b)
         y = small + 3 * (s0 + b)
@@ -199,8 +190,7 @@ cdef bint feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
             pg[b] = cg
             ph[b] = ch
             pc[b] = cc
-    return _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0,
-                            out)
+    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
 
 
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
@@ -238,26 +228,17 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
                     const uint8_t[::1] feature_mask,  # IN  (d,) features searched
                     double min_samples_leaf, double min_child_weight, double l2,
                     double[:, ::1] out,               # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-                    int n_threads=1,
-                    uint8_t[::1] live=None):          # OUT (d,) or None: a searched feature's candidate can leave
-                                                      # min_samples_leaf rows on both sides (else 0)
+                    int n_threads=1):
     """Add the node's gain of every allowed candidate (feature, bin, NaN side) to ``out``.
 
     O(S) time, no allocation, parallel over features (each slot is written
     by one thread: the sums do not depend on ``n_threads``).
     """
     cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
-    cdef bint found
-    cdef uint8_t* lv = NULL
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 or out.shape[0] != S \
             or out.shape[1] != 2:
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
-    if live is not None:
-        if live.shape[0] != d:
-            raise ValueError(f"level_gains_add: live must hold one entry per feature ({d}), got {live.shape[0]}")
-        if d > 0:
-            lv = &live[0]
     for j in range(d):
         if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
             raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots (or it has more than "
@@ -267,12 +248,9 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
     n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
     with nogil:
         for j in prange(d, schedule="static", num_threads=n_threads):
-            found = False
             if feature_mask[j]:
-                found = feature_gains_add(&hist[0, 0], base[j], n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                          &out[0, 0])
-            if lv != NULL:
-                lv[j] = found
+                feature_gains_add(&hist[0, 0], base[j], n_edges[j], min_samples_leaf, min_child_weight, l2,
+                                  &out[0, 0])
 
 
 def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent's histogram; the larger child's
