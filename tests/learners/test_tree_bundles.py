@@ -212,28 +212,61 @@ def sparse_count_data(seed=0, n=900, d=40, density=0.02, n_dense=3):
     return X, y
 
 
-def test_sparse_lone_features_become_sparse_bundles_first():
-    from rankcore.learners.trees._binning import SPARSE_BUNDLE_SHARE, tree_bundles, tree_columns, tree_edges
-
-    X, _ = sparse_count_data(n=3000, d=60)
-    X[:, 7] = np.where(np.arange(X.shape[0]) % 10 == 0, 1.0, 0.0)       # 10 % nonzero: not sparse enough
-    edges = tree_edges(X, 255, None, None, None)
-    multi = tree_bundles(X, edges)
-    bundles, n_sparse = tree_columns(X, edges)
+def _expected_columns(X, multi, share):
+    """tree_columns' rule with the share of a sparse column: (columns, n_sparse)."""
     nonzero = (X != 0).sum(axis=0)
-    limit = SPARSE_BUNDLE_SHARE * X.shape[0]
+    limit = share * X.shape[0]
     grouped = {j for b in multi for j in b}
     singles = [[j] for j in range(X.shape[1]) if j not in grouped and nonzero[j] <= limit]
     sparse_multi = [b for b in multi if nonzero[b].sum() <= limit]
-    expected = sparse_multi + singles + [b for b in multi if nonzero[b].sum() > limit]
-    assert singles and bundles == expected and n_sparse == len(sparse_multi) + len(singles)
-    assert [7] not in bundles
+    return sparse_multi + singles + [b for b in multi if nonzero[b].sum() > limit], len(sparse_multi) + len(singles)
+
+
+def test_sparse_lone_features_become_sparse_bundles_first():
+    from rankcore.learners.trees._binning import (LISTED_SPARSE_COLUMNS, LISTED_SPARSE_SHARE, SPARSE_BUNDLE_SHARE,
+                                                  tree_bundles, tree_columns, tree_edges)
+
+    X, _ = sparse_count_data(n=3000, d=60)
+    X[:, 7] = np.where(np.arange(X.shape[0]) % 10 == 0, 1.0, 0.0)       # 10 % nonzero: sparse at 50 % only
+    edges = tree_edges(X, 255, None, None, None)
+    multi = tree_bundles(X, edges)
+    bundles, n_sparse = tree_columns(X, edges)
+    expected = _expected_columns(X, multi, LISTED_SPARSE_SHARE)
+    assert expected[1] >= LISTED_SPARSE_COLUMNS > _expected_columns(X, multi, SPARSE_BUNDLE_SHARE)[1]
+    assert (bundles, n_sparse) == expected and [7] in bundles[:n_sparse]
     sparse_input = tree_columns(__import__("scipy.sparse").sparse.csr_matrix(X), edges)
     assert sparse_input == (bundles, n_sparse)
     # one-hot variables: their bundles cover every row, so none is sparse and nothing is reordered
     Xo, _ = one_hot_data(seed=1, n=400)
     edges_o = tree_edges(Xo, 255, None, None, None)
     assert tree_columns(Xo, edges_o) == (tree_bundles(Xo, edges_o), 0)
+
+
+@pytest.mark.parametrize("half_zero", [7, 8])
+def test_columns_half_at_their_default_bin_are_sparse_only_when_eight_or_more(half_zero):
+    """At their default bin on 60 % of the rows: sparse (rows listed, no branch) when that makes eight sparse
+    columns, else plain columns; the native grower and the protocol grow the same trees either way."""
+    from rankcore.learners.trees._binning import tree_columns, tree_edges
+
+    rng = np.random.default_rng(half_zero)
+    n = 600
+    X = rng.normal(size=(n, 12))
+    X[:, :half_zero] *= rng.random((n, half_zero)) < 0.4
+    X[rng.random((n, 12)) < 0.05] = np.nan
+    edges = tree_edges(X, 255, None, None, None)
+    bundles, n_sparse = tree_columns(X, edges)
+    assert n_sparse == (half_zero if half_zero >= 8 else 0)
+    assert sorted(j for b in bundles[:n_sparse] for j in b) == list(range(n_sparse))
+    from test_tree_oblivious_grow import _both_routes
+
+    g = rng.normal(size=n) + 2.0 * np.nan_to_num(X[:, 0]) + (X[:, 1] == 0)
+    h = rng.uniform(0.5, 1.5, n)
+    for spec in ["trees:growth=oblivious,max_depth=5,min_samples_leaf=10", "trees:growth=oblivious,subsample=1"]:
+        layout = resolve("learner", spec).prepare(X, random_state=0)
+        assert layout.slots.sparse_columns == n_sparse
+        assert (layout.encode(X).listed is not None) == (n_sparse >= 8)
+        for a, b in _both_routes(spec, X, [g, -g], [h, h]):
+            assert a == b and a[0] is not None
 
 
 def test_sparse_columns_must_be_bundles_with_a_code_0_slot():

@@ -29,6 +29,14 @@ MIN_COLUMN_SAVING = 0.2
 #: sparse becomes a bundle of one for it).  Below ~95 % the branch mispredicts and costs more than it saves
 #: (measured: 58 bundles of grant-application counts, 0.36 s → 0.43 s a fit, when every bundle skipped).
 SPARSE_BUNDLE_SHARE = 0.05
+#: ... and at most this share where that makes ``LISTED_SPARSE_COLUMNS`` sparse columns or more: the in-memory
+#: grower's histograms then read each row's list of its sparse columns' non-default codes (``_layout``'s
+#: ``LISTED_MIN_COLUMNS``), with no branch, and a row costs an update per non-default code only.  LightGBM's LTR
+#: example (median column at its default bin on 62 % of the rows): 115 sparse columns of 206 instead of 7, the
+#: default per-query fit 0.86x the CPU, the same 200 trees with scores within 2.4e-15 (the default-bin sums by
+#: subtraction).
+LISTED_SPARSE_SHARE = 0.5
+LISTED_SPARSE_COLUMNS = 8
 
 
 def is_sparse(X) -> bool:
@@ -215,22 +223,33 @@ def tree_columns(X, edges: list[np.ndarray], n_threads: int = 1) -> tuple[list[l
     """(bundles, n_sparse): :func:`tree_bundles`, plus lone sparse features as bundles of one, sparse ones first.
 
     The first ``n_sparse`` bundles are sparse (their members leave their
-    default bin on at most ``SPARSE_BUNDLE_SHARE`` of the rows, together):
-    the histograms skip their code 0.  A lone candidate feature that sparse
+    default bin on at most ``SPARSE_BUNDLE_SHARE`` of the rows, together;
+    ``LISTED_SPARSE_SHARE`` where that gives ``LISTED_SPARSE_COLUMNS`` or
+    more): the histograms skip their code 0.  A lone candidate feature that sparse
     whose codes fit a bundle's byte becomes a bundle of one.  The trees grown
     are those of :func:`tree_bundles`' layout up to the rounding of the
     default-bin sums (by subtraction, as for any bundle member).  The same
     passes as :func:`tree_bundles`.
     """
     bundles, held = _bundles_and_counts(X, edges, n_threads)
-    limit = SPARSE_BUNDLE_SHARE * X.shape[0]
+    listed = _sparse_split(bundles, held, edges, LISTED_SPARSE_SHARE * X.shape[0])
+    if len(listed[0]) >= LISTED_SPARSE_COLUMNS:
+        sparse, dense = listed
+    else:
+        sparse, dense = _sparse_split(bundles, held, edges, SPARSE_BUNDLE_SHARE * X.shape[0])
+    return sparse + dense, len(sparse)
+
+
+def _sparse_split(bundles, held, edges, limit: float) -> tuple[list[list[int]], list[list[int]]]:
+    """(sparse, dense) columns: the bundles, and the lone candidates that fit a bundle's byte, whose features leave
+    their default bin on at most ``limit`` rows together (lone ones as bundles of one, after the bundles)."""
     grouped = {j for b in bundles for j in b}
     singles = [[j] for j in sorted(held) if j not in grouped and held[j] <= limit
                and edges[j].shape[0] + 3 <= MAX_BUNDLE_CODES]
     is_sparse_bundle = [sum(held[j] for j in b) <= limit for b in bundles]
     sparse = [b for b, thin in zip(bundles, is_sparse_bundle) if thin] + singles
     dense = [b for b, thin in zip(bundles, is_sparse_bundle) if not thin]
-    return sparse + dense, len(sparse)
+    return sparse, dense
 
 
 def splittable_columns(X, min_samples_leaf: int) -> np.ndarray:
