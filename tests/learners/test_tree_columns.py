@@ -104,6 +104,29 @@ def test_tree_edges_equal_the_sort_of_every_column(seed, n, weighted):
         np.testing.assert_array_equal(edges[j], expected)
 
 
+@pytest.mark.parametrize("columns_per_block", [1, 2, 4, 7])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_tree_edges_of_columns_sorted_block_by_block(monkeypatch, columns_per_block, weighted):
+    """Columns copied a block at a time (a block narrower than X, ending mid-way): each column's own edges."""
+    from rankcore.learners.trees import _binning
+
+    rng = np.random.default_rng(columns_per_block)
+    n = 120
+    X = rng.normal(size=(n, 9))
+    X[::4, 3] = np.nan
+    X[:, 5] = np.round(X[:, 5], 1)                       # ties
+    w = rng.integers(0, 3, n).astype(float) if weighted else None
+    rows = sample_rows(n, 80, 0, None if w is None else np.flatnonzero(w > 0))
+    monkeypatch.setattr(_binning, "_TRANSPOSE_VALUES", columns_per_block * rows.shape[0])
+    edges = tree_edges(X, 8, w, 80, 0)
+    assert len(edges) == X.shape[1]
+    for j in range(X.shape[1]):
+        col = X[rows, j]
+        keep = ~np.isnan(col)
+        expected = _feature_edges(col[keep], None if w is None else w[rows][keep], 8)
+        np.testing.assert_array_equal(edges[j], expected)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31), st.integers(1, 400), st.sampled_from([None, "weights"]), st.integers(2, 40))
 def test_float32_edges_equal_the_float64_edges_of_the_same_values(seed, n, weighted, max_bins):
