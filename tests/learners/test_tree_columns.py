@@ -106,8 +106,10 @@ def test_tree_edges_equal_the_sort_of_every_column(seed, n, weighted):
 
 @pytest.mark.parametrize("columns_per_block", [1, 2, 4, 7])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_tree_edges_of_columns_sorted_block_by_block(monkeypatch, columns_per_block, weighted):
-    """Columns copied a block at a time (a block narrower than X, ending mid-way): each column's own edges."""
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_tree_edges_of_columns_sorted_block_by_block(monkeypatch, columns_per_block, weighted, n_threads):
+    """Columns copied a block at a time (a block narrower than X, ending mid-way), blocks sorted on one thread
+    or two, between columns of few values (not sorted): each column's own edges, in X's order."""
     from rankcore.learners.trees import _binning
 
     rng = np.random.default_rng(columns_per_block)
@@ -115,10 +117,12 @@ def test_tree_edges_of_columns_sorted_block_by_block(monkeypatch, columns_per_bl
     X = rng.normal(size=(n, 9))
     X[::4, 3] = np.nan
     X[:, 5] = np.round(X[:, 5], 1)                       # ties
+    X[:, 1] = rng.integers(0, 3, n)                      # few distinct values: collected, not sorted
+    X[:, 6] = rng.integers(0, 5, n)
     w = rng.integers(0, 3, n).astype(float) if weighted else None
     rows = sample_rows(n, 80, 0, None if w is None else np.flatnonzero(w > 0))
     monkeypatch.setattr(_binning, "_TRANSPOSE_VALUES", columns_per_block * rows.shape[0])
-    edges = tree_edges(X, 8, w, 80, 0)
+    edges = tree_edges(X, 8, w, 80, 0, n_threads)
     assert len(edges) == X.shape[1]
     for j in range(X.shape[1]):
         col = X[rows, j]

@@ -87,23 +87,44 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     # every midpoint of those columns at once (elementwise: the same numbers as column by column)
     middle = _midpoints(values[:, : width - 1], values[:, 1:width])
     ws = None if w is None else w[rows]
-    edges = []
-    block, block_at = None, -1
     # the sorted columns are copied a block of columns at a time, transposed (one read of each row's
     # stretch, where a column copied alone costs a cache miss a value on a wide matrix)
     width = max(1, _TRANSPOSE_VALUES // max(1, rows.shape[0]))
-    for j in range(X.shape[1]):
-        if counts[j] >= 0:
-            edges.append(middle[j, : max(0, counts[j] - 1)].copy())
-            continue
-        if block is None or not block_at <= j < block_at + block.shape[0]:
-            block_at = j
-            part = X[:, j:j + width] if every_row else X[rows, j:j + width]
-            block = np.ascontiguousarray(part.T)          # X's own float type: sorted as such (_feature_edges)
-        col = block[j - block_at]
-        present = ~np.isnan(col)
-        edges.append(_feature_edges(col[present], None if ws is None else ws[present], max_bins))
+    starts = [j for j in range(0, X.shape[1], width) if (counts[j:j + width] < 0).any()]
+    edges: list = [middle[j, : max(0, counts[j] - 1)].copy() if counts[j] >= 0 else None for j in range(X.shape[1])]
+
+    def sort_block(start: int) -> list[tuple[int, np.ndarray]]:
+        part = X[:, start:start + width] if every_row else X[rows, start:start + width]
+        block = np.ascontiguousarray(part.T)          # X's own float type: sorted as such (_feature_edges)
+        out = []
+        for q in np.flatnonzero(counts[start:start + width] < 0).tolist():
+            col = block[q]
+            present = ~np.isnan(col)
+            out.append((start + q, _feature_edges(col[present], None if ws is None else ws[present], max_bins)))
+        return out
+
+    for found in _map_blocks(sort_block, starts, n_threads):
+        for j, e in found:
+            edges[j] = e
     return edges
+
+
+def _map_blocks(work, blocks: list, n_threads: int):
+    """``work(block)`` for each block, in order; on up to ``n_threads`` threads when there are several blocks.
+
+    NumPy's sorts release the GIL, so a wide matrix's columns sort on every
+    thread (otherwise the longest serial phase of a wide fit on several
+    threads: the trees' kernels run on all of them).  Each block's edges are
+    computed alone, so the edges do not depend on the threads.  At most ``n_threads``
+    blocks are held at once (one transposed block each, ``_TRANSPOSE_VALUES``
+    values).
+    """
+    if n_threads <= 1 or len(blocks) <= 1:
+        return map(work, blocks)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(n_threads, len(blocks))) as pool:
+        return list(pool.map(work, blocks))
 
 
 def _dense_float(X) -> np.ndarray:

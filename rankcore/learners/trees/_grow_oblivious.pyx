@@ -402,39 +402,65 @@ cdef class ObliviousGrower:
         """The level's summed gains and each feature's best of them (``feature_top``): each feature's slots on
         one thread, nodes in order, a larger child's subtraction in the same walk as its gains.
 
-        Features that are not ``live`` get zero gains without a walk.
+        On T threads, thread t takes the features of the t-th of T
+        contiguous groups of code columns -- the group whose slots the same
+        thread zeroed and filled in the node histograms
+        (``_histogram.histogram_part``), so a feature's slots are read from
+        the cache of the core that wrote them, not fetched from the other
+        core's (and the next level's histograms, zeroed by their owner,
+        find those lines at home too).  Features that are not ``live`` get
+        zero gains without a walk.  The gains do not depend on T.
         """
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t j, k, s, s0, e, held = 0
-        cdef double* hist
-        cdef bint search
+        cdef Py_ssize_t j, k, t, c0, c1, held = 0
         cdef int T
         for k in range(first, n_nodes):
             held += self.hist_of[k] >= 0
         T = threads_for(<double> fs.n_slots * 4 * held, self.n_threads, 65536.0)
-        for j in prange(fs.d, schedule="dynamic", num_threads=T):
-            self.feature_top[j] = 0.0
-            if not mask[j]:
-                continue
-            s0 = fs.base[j]
-            e = s0 + fs.n_edges[j] + 2
-            for s in range(2 * s0, 2 * e):
-                self.gains[s] = 0.0
-            if not self.live[j]:
-                continue
-            for k in range(first, n_nodes):
-                if self.hist_of[k] < 0:
-                    continue
-                hist = self.pool[self.hist_of[k]]
-                search = self.C[k] >= 2 * self.min_samples_leaf
-                if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
-                    feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
-                                          self.min_samples_leaf, min_weight, self.l2, self.gains)
-                elif search:
-                    feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
-            self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
+        if T > fs.n_cols:
+            T = <int> fs.n_cols
+        if T <= 1:
+            for j in range(fs.d):
+                self._feature_gains(j, first, n_nodes, mask, min_weight)
+        else:
+            # static, one iteration per thread: iteration t runs on thread t (the histograms' thread t)
+            for t in prange(T, schedule="static", num_threads=T):
+                c0 = (t * fs.n_cols) // T
+                c1 = ((t + 1) * fs.n_cols) // T
+                for j in range(fs.d):
+                    if c0 <= fs.col[j] < c1:
+                        self._feature_gains(j, first, n_nodes, mask, min_weight)
         for k in range(first, n_nodes):
             self.sub_of[k] = -1
+
+    cdef inline void _feature_gains(self, Py_ssize_t j, Py_ssize_t first, Py_ssize_t n_nodes, const uint8_t* mask,
+                                    double min_weight) noexcept nogil:
+        """Feature j's part of :meth:`_gain_pass`: its summed gains over the level's nodes and its best.
+        O(k·(n_edges_j + 2)) for the level's k nodes with a histogram."""
+        cdef const FeatureSlots* fs = self.fs
+        cdef Py_ssize_t k, s, s0, e
+        cdef double* hist
+        cdef bint search
+        self.feature_top[j] = 0.0
+        if not mask[j]:
+            return
+        s0 = fs.base[j]
+        e = s0 + fs.n_edges[j] + 2
+        for s in range(2 * s0, 2 * e):
+            self.gains[s] = 0.0
+        if not self.live[j]:
+            return
+        for k in range(first, n_nodes):
+            if self.hist_of[k] < 0:
+                continue
+            hist = self.pool[self.hist_of[k]]
+            search = self.C[k] >= 2 * self.min_samples_leaf
+            if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
+                feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
+                                      self.min_samples_leaf, min_weight, self.l2, self.gains)
+            elif search:
+                feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
+        self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
 
     cdef void _children(self, Py_ssize_t n_active, LevelSplit* split, double min_weight) noexcept nogil:
         """Each splittable node's children under the split (``child``, ``splits``); settles an unseen NaN's side.
