@@ -416,3 +416,18 @@ def test_fuzz_oblivious_records(field, where, leaf, drop):
                          ids=str)
 def test_oblivious_trees_learner_contract(check):
     check()
+
+
+@pytest.mark.parametrize("n_edges_of_last", [3, -1])
+def test_level_gain_kernels_refuse_features_whose_slots_do_not_fit(n_edges_of_last):
+    """Both gain walks name themselves and the feature whose slots overrun the histogram (or whose bins are < 0)."""
+    S = 8
+    hist, small = np.zeros((S, 3)), np.zeros((S, 3))
+    out, top = np.zeros((S, 2)), np.zeros(2)
+    base = np.array([0, 4], dtype=np.intp)             # feature 1: slots 4 .. 4 + 3 + 2 = 9 > 8
+    n_edges = np.array([1, n_edges_of_last], dtype=np.intp)
+    mask = np.ones(2, dtype=np.uint8)
+    with pytest.raises(ValueError, match=r"level_gains_add: feature 1's slots do not fit the 8 slots"):
+        kernels.level_gains_add(hist, base, n_edges, mask, 1.0, 0.0, 0.0, out)
+    with pytest.raises(ValueError, match=r"level_gains_sub_add: feature 1's slots do not fit the 8 slots"):
+        kernels.level_gains_sub_add(hist, small, base, n_edges, mask, 1.0, 0.0, 0.0, out, top)

@@ -222,6 +222,17 @@ cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb)
     return t3 if t3 > t0 else t0
 
 
+cdef int _check_feature_slots(str kernel, const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges,
+                              Py_ssize_t S) except -1:
+    """ValueError naming ``kernel`` unless each feature's slots (its bins, NaN and the default) fit the S slots."""
+    cdef Py_ssize_t j
+    for j in range(base.shape[0]):
+        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
+            raise ValueError(f"{kernel}: feature {j}'s slots do not fit the {S} slots (or it has more than "
+                             f"{MAX_EDGES} edges)")
+    return 0
+
+
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                     const Py_ssize_t[::1] base,       # IN  (d,) feature j's first slot
                     const Py_ssize_t[::1] n_edges,    # IN  (d,) feature j's bins 0..n_edges[j], NaN bin after
@@ -239,10 +250,7 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
             or out.shape[1] != 2:
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
-    for j in range(d):
-        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
-            raise ValueError(f"level_gains_add: feature {j}'s slots do not fit the {S} slots (or it has more than "
-                             f"{MAX_EDGES} edges)")
+    _check_feature_slots("level_gains_add", base, n_edges, S)
     if d == 0:
         return
     n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
@@ -270,10 +278,7 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
             or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
         raise ValueError("level_gains_sub_add: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
                          "feature_mask, top of one entry per feature")
-    for j in range(d):
-        if base[j] < 0 or base[j] + n_edges[j] + 2 > S or not 0 <= n_edges[j] <= MAX_EDGES:
-            raise ValueError(f"level_gains_sub_add: feature {j}'s slots do not fit the {S} slots (or it has more "
-                             f"than {MAX_EDGES} edges)")
+    _check_feature_slots("level_gains_sub_add", base, n_edges, S)
     if d == 0:
         return
     with nogil:
