@@ -503,6 +503,13 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     return max(1, min(wanted, _openmp.max_threads()))
 
 
+def check_flag(value: Any, *, name: str) -> bool:
+    """``value`` as a bool; TypeError naming ``name`` unless it is True or False (a NumPy bool counts)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {value!r}")
+    return bool(value)
+
+
 def check_random_state_param(random_state: Any, *, name: str = "random_state", generator: bool = True,
                              legacy: bool = True) -> Any:
     """Check a ``random_state`` parameter without drawing from it: the one check of every ``random_state``.

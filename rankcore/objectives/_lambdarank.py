@@ -36,6 +36,7 @@ from scipy.special import expit
 
 from ..metrics import Queries
 from ..spec import Parameter
+from ..validation import check_flag
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 
 __all__ = ["LambdaRank", "LambdaRankObjective"]
@@ -81,9 +82,7 @@ class LambdaRank:
     def __init__(self, truncation: int | None = DEFAULT_TRUNCATION, sigmoid: float = 1.0, *, norm: bool = True):
         self.truncation = None if truncation is None else _check_truncation(truncation)
         self.sigmoid = _check_sigmoid(sigmoid)
-        if not isinstance(norm, (bool, np.bool_)):
-            raise TypeError(f"norm: expected True or False, got {norm!r}")
-        self.norm = bool(norm)
+        self.norm = check_flag(norm, name="norm")
 
     def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         """(λ, h): LightGBM's lambdarank gradient and curvature per row, in the rows' order.

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import Queries
+from ..validation import check_flag
 from ._base import BoundObjective, LinePoint, clip_hessian
 from ._query_kernels import LinearStatus, exp_linear_push, running_lse
 
@@ -105,14 +106,11 @@ class QueryPush:
 
         self.loss = _resolved("loss", loss, resolve)
         self.price = _resolved("price", price, resolve)
-        for name, value in (("gain_weighted", gain_weighted), ("normalize", normalize)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name}: expected True or False, got {value!r}")
-        self.gain_weighted = bool(gain_weighted)
+        self.gain_weighted = check_flag(gain_weighted, name="gain_weighted")
         if discount not in DISCOUNTS:
             raise ValueError(f"discount: expected one of {', '.join(map(repr, DISCOUNTS))}, got {discount!r}")
         self.discount = str(discount)
-        self.normalize = bool(normalize)
+        self.normalize = check_flag(normalize, name="normalize")
         self.truncation = check_position_options(self.loss, self.price, self.discount, truncation, self.normalize)
 
     @property

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
+from ..validation import check_flag
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 from ._yetirank_kernels import yetirank_gradient
 
@@ -145,9 +146,7 @@ class YetiRank:
                  newton: bool = True):
         self.permutations = _check_permutations(permutations)
         self.decay = _check_decay(decay)
-        if not isinstance(newton, (bool, np.bool_)):
-            raise TypeError(f"newton: expected True or False, got {newton!r}")
-        self.newton = bool(newton)
+        self.newton = check_flag(newton, name="newton")
 
     def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None, *, seed: int = 0,
                          evaluation: int = 0, first_row: int = 0, grouped=None) -> tuple[np.ndarray, np.ndarray]:
