@@ -94,6 +94,13 @@ def test_bad_parameters(kwargs, match):
         LambdaRank(**kwargs)
 
 
+@pytest.mark.parametrize("norm", ["yes", 1, None])
+def test_norm_must_be_true_or_false(norm):
+    with pytest.raises(TypeError, match=r"norm: expected True or False, got "):
+        LambdaRank(norm=norm)
+    assert LambdaRank(norm=np.bool_(False)).norm is False
+
+
 @pytest.mark.parametrize("y,f,match", [
     ([0, -1, 2], [0, 0, 0], r"y: grades must be in \[0, 1023\] .* got -1.0 at row 1"),
     ([0, 1, 2000], [0, 0, 0], r"y: grades must be in \[0, 1023\] .* got 2000.0 at row 2"),
