@@ -50,14 +50,19 @@ def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int) -> np.ndarray:
-    """The edges of one feature's values (NaN-free): see :func:`bin_edges`.  O(n log n), one sort.
+    """The edges of one feature's values (NaN-free): see :func:`bin_edges`.
 
     ``values`` float32 or float64, sorted in their own type: float32 → float64
     is exact and keeps the order and the ties, so the edges (float64, from the
     distinct values) are the same as those of ``values.astype(float64)``, and
-    a float32 sort reads half the memory (the trees' bin edges, a third of an
-    in-memory fit of 10⁵ rows, are mostly these sorts).  O(n) extra memory.
+    a float32 sort reads half the memory.  Unweighted, a radix sort and one
+    walk over the sorted values (``_edge_kernels.edge_pairs``: O(n), 3–5×
+    faster than ``numpy.sort`` and the steps after it on 10⁵ values -- the
+    trees' bin edges were a sixth of an in-memory fit of 10⁵ rows);
+    weighted, ``numpy.sort``, O(n log n).  O(n) extra memory.
     """
+    if weights is None:
+        return unweighted_edges(values, max_bins)
     ordered = np.sort(values)
     if ordered.shape[0] == 0:
         return np.empty(0)
@@ -74,6 +79,22 @@ def _feature_edges(values: np.ndarray, weights: np.ndarray | None, max_bins: int
                            minlength=distinct.shape[0]).astype(np.float64)
 
     return edges_of_distinct(distinct, mass, max_bins)
+
+
+def unweighted_edges(values: np.ndarray, max_bins: int) -> np.ndarray:
+    """:func:`_feature_edges` of ``values`` without weights; NaN values are left out (missing).
+
+    The pairs of distinct values come from ``_edge_kernels.edge_pairs`` (the
+    rule of :func:`edges_of_distinct` on the values' run lengths, the same
+    pairs), the edges are their midpoints.
+    """
+    from ._edge_kernels import edge_pairs
+
+    values = np.asarray(values)
+    if values.dtype not in (np.float32, np.float64):
+        values = values.astype(np.float64)
+    lo, hi = edge_pairs(np.ascontiguousarray(values), int(max_bins))
+    return _midpoints(lo, hi)
 
 
 def edges_of_distinct(distinct: np.ndarray, mass, max_bins: int) -> np.ndarray:

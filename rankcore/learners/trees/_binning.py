@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows
+from .._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows, unweighted_edges
 from ._columns import few_distinct, outside_counts, outside_rows
 from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
@@ -70,7 +70,8 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
     Dense X: one pass over the s sampled rows collects the distinct values
     of the columns with at most ``max_bins`` of them (O(s·d·log B), see
     ``_columns.few_distinct``), whose edges are all their midpoints;
-    the other columns are sorted, O(s log s) each.  A sparse X gives the
+    the other columns are sorted: O(s) each by radix sort without weights
+    (``unweighted_edges``), O(s log s) with them.  A sparse X gives the
     edges of its dense form from its stored values: O(nnz log nnz) without
     weights (the zeros enter by their count), O(s·d) with them.
     """
@@ -99,8 +100,11 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
         out = []
         for q in np.flatnonzero(counts[start:start + width] < 0).tolist():
             col = block[q]
+            if ws is None:                    # the radix-sort kernel leaves the NaN out itself
+                out.append((start + q, unweighted_edges(col, max_bins)))
+                continue
             present = ~np.isnan(col)
-            out.append((start + q, _feature_edges(col[present], None if ws is None else ws[present], max_bins)))
+            out.append((start + q, _feature_edges(col[present], ws[present], max_bins)))
         return out
 
     for found in _map_blocks(sort_block, starts, n_threads):
@@ -112,7 +116,7 @@ def tree_edges(X, max_bins: int, sample_weight, subsample: int | None, random_st
 def _map_blocks(work, blocks: list, n_threads: int):
     """``work(block)`` for each block, in order; on up to ``n_threads`` threads when there are several blocks.
 
-    NumPy's sorts release the GIL, so a wide matrix's columns sort on every
+    The edges' sorts release the GIL, so a wide matrix's columns sort on every
     thread (otherwise the longest serial phase of a wide fit on several
     threads: the trees' kernels run on all of them).  Each block's edges are
     computed alone, so the edges do not depend on the threads.  At most ``n_threads``
