@@ -13,9 +13,29 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["blas_limit"]
+__all__ = ["blas_limit", "openmp_limit"]
 
 _CONTROLLER: list = []
+
+
+def _controller():
+    if not _CONTROLLER:
+        import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the scan)
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
+def openmp_limit(threads: int) -> Any:
+    """A context manager setting the OpenMP thread limit of the calling thread to ``threads``.
+
+    A Dask worker starts its processes with ``OMP_NUM_THREADS=1``, which
+    caps every fit's ``n_jobs`` (``validation.effective_n_threads``); a task
+    that holds more threads than its own (``rankcore.dask._borrow``) raises
+    the limit for its fit with this.  The same controller as :func:`blas_limit`.
+    """
+    return _controller().limit(limits=max(1, int(threads)), user_api="openmp")
 
 
 def blas_limit(threads: int) -> Any:
@@ -27,9 +47,4 @@ def blas_limit(threads: int) -> Any:
     algebra is imported first, so that the scan sees its own BLAS as well as
     NumPy's.
     """
-    if not _CONTROLLER:
-        import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the scan)
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=max(1, int(threads)), user_api="blas")
+    return _controller().limit(limits=max(1, int(threads)), user_api="blas")

@@ -199,7 +199,7 @@ class _DaskBoost(ClientParameter):
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
         kwargs = {} if eval_set is None else {"eval_set": tuple(_local_copy(v) for v in eval_set)}
-        fitted, address = fit_on_one_worker(client, local, data, setup.task, qid=q, fit_kwargs=kwargs)
+        fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, fit_kwargs=kwargs)
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
             if name in vars(fitted):
@@ -211,6 +211,7 @@ class _DaskBoost(ClientParameter):
             "placement": "one_worker",
             "placement_reason": placement.reason,
             "worker": address,
+            "threads": threads,
             "chunks": data.n_chunks,
             "workers": 1,
             "round_trips": 1,

@@ -275,7 +275,7 @@ def test_a_fit_on_one_worker_holds_the_concatenated_rows_not_the_chunks(dask_cli
         X, y = _data()
         Xd, yd = _dask(X, y)
         data = as_row_chunks(Xd, yd)
-        fitted, _ = fit_on_one_worker(dask_client, _MemoryProbe(), data, "bipartite", fit_kwargs={})
+        fitted, _, _ = fit_on_one_worker(dask_client, _MemoryProbe(), data, "bipartite", fit_kwargs={})
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert fitted.rows_ == X.shape[0]
