@@ -280,10 +280,22 @@ POSITIONS.update({
 })
 CANDIDATES.update(POSITIONS)
 
+#: Several Newton steps on each tree's leaf values, its splits fixed (``trees:leaf_newton_steps``, CatBoost's
+#: leaf_estimation_iterations); with rate 0.05 as well, since on the exponential push a leaf whose rows are
+#: all above (or all below) the rest of their queries' pairs moves by its first step again at every step.
+LEAF_STEPS = {
+    "leaf steps 2": rc("trees:leaf_newton_steps=2"),
+    "leaf steps 3": rc("trees:leaf_newton_steps=3"),
+    "leaf steps 2, rate 0.05": rc("trees:leaf_newton_steps=2,learning_rate=0.05"),
+}
+CANDIDATES.update(LEAF_STEPS)
+
 MODELS = {**PEERS, **CANDIDATES}
 GROUPS = {"peers": list(PEERS),
-          "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS],
-          "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS)}
+          "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
+                         and m not in LEAF_STEPS],
+          "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
+          "leaf_steps": list(LEAF_STEPS)}
 
 
 def _canonical_order(X, y, qid):

@@ -261,6 +261,62 @@ class InMemoryBackend:
         self._grad_cache = (state, grads)
         return candidate
 
+    def leaf_newton_steps(self, state: ObjectiveState, ranker: WeakRanker, steps: int) -> WeakRanker:
+        """``steps`` more Newton steps on the leaf values of ``ranker`` (a tree just searched), its splits fixed.
+
+        With v the leaf values (``ranker.values``), f the current scores
+        and λ the layout's ``l2``, each step evaluates the objective's
+        gradient g and curvature h at f + v(x) (the whole step, before the
+        learning rate), sums them per leaf over the tree's rows
+        (``layout.leaf_rows``: its row sample) into G and H, and sets
+        v ← v − (G + λv)/(H + λ): Newton's step on J(f + v) + λ/2·Σv², whose
+        first step from v = 0 is the tree's own −G/(H + λ).  A step whose
+        values are not finite is not taken (the steps end there).  Returns
+        the tree with the new values (``layout.with_leaf_values``), its
+        values on the rows kept for :meth:`apply_update`.
+        """
+        layout = self.layout
+        lam = float(layout.l2)
+        values = np.asarray(ranker.values, dtype=np.float64)
+        k = values.shape[0]
+        leaves, sums = [], []
+        for enc in self.encoded:
+            leaf, kept = layout.leaf_rows(ranker, enc)
+            leaves.append(leaf)
+            # rows outside the tree's sample add to an extra bin, dropped
+            sums.append(leaf if kept is None else np.where(kept, leaf, k))
+        # the gradient buffers are overwritten below: the line summary must not read the search's gradient
+        self._grad_cache = None
+        base = self._scores
+        trial = np.empty_like(base)
+        for _ in range(int(steps)):
+            for s, leaf in zip(self.slices, leaves):
+                np.add(base[s], values[leaf], out=trial[s])
+            self._scores = trial
+            try:
+                grads, hess = self.gradient_and_curvature(self.objective_state())
+            finally:
+                self._scores = base
+            G, H = np.zeros(k + 1), np.zeros(k + 1)
+            for index, g, h in zip(sums, grads, hess):
+                G += np.bincount(index, weights=g, minlength=k + 1)
+                H += np.bincount(index, weights=h, minlength=k + 1)
+            G, H = G[:k], H[:k]
+            denom = H + lam
+            with np.errstate(invalid="ignore", divide="ignore"):
+                step = np.where(denom > 0, -(G + lam * values) / np.where(denom > 0, denom, 1.0), 0.0)
+            new = values + step
+            if not np.all(np.isfinite(new)):
+                break
+            values = new
+        refined = layout.with_leaf_values(ranker, values)
+        # h of the refined tree on every row, for apply_update: its leaves' values (no walk of the tree)
+        if self._direction_buffers is None:
+            self._direction_buffers = [np.empty(s.stop - s.start) for s in self.slices]
+        h = [np.take(values, leaf, out=buf) for leaf, buf in zip(leaves, self._direction_buffers)]
+        self._h_cache = (refined, h)
+        return refined
+
     def line_function(self, state: ObjectiveState, ranker: WeakRanker):
         """α ↦ LinePoint along ``ranker`` from the current scores."""
         problem = self.problem

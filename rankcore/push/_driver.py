@@ -27,6 +27,12 @@ which is then evaluated once per iteration (the record, overflow checks).
 The driver knows nothing about losses, prices, learners' internals or where
 the rows are: it sees a backend (``_backend.py``), a learner layout's
 ``select`` and the line search.
+
+A layout with ``leaf_newton_steps = k > 1`` (``trees:leaf_newton_steps=k``)
+has the backend take k − 1 more Newton steps on each tree's leaf values
+before step 3 (``backend.leaf_newton_steps``: the gradient and curvature
+again at the scores moved by the whole leaf values, summed per leaf), as
+CatBoost's ``leaf_estimation_iterations``.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..learners import WeakRanker
+from ..learners import Candidate, WeakRanker
 from ._line_search import MAX_STEP, line_search
 
 __all__ = ["BoostingRecord", "BoostingResult", "run_boosting", "check_newton_steps"]
@@ -124,6 +130,10 @@ def run_boosting(
         ``stop_reason = "overflow"`` and a ``RuntimeWarning`` instead: it is
         never reported as convergence.
     """
+    leaf_steps = int(getattr(layout, "leaf_newton_steps", 1))
+    if leaf_steps > 1 and not callable(getattr(backend, "leaf_newton_steps", None)):
+        raise ValueError(f"leaf_newton_steps={leaf_steps}: this backend ({type(backend).__name__}) takes one Newton "
+                         "step per tree; fit in memory, or leave leaf_newton_steps at 1")
     state = backend.objective_state()
     value = backend.value(state) if has_value else math.nan
     if has_value and not (math.isfinite(value) or value == -math.inf):
@@ -147,6 +157,10 @@ def run_boosting(
         if abs(candidate.derivative) <= tol:
             result.stop_reason = "converged"
             break
+        if leaf_steps > 1:
+            # more Newton steps on the tree's leaf values, its splits fixed (trees: leaf_newton_steps)
+            candidate = Candidate(backend.leaf_newton_steps(state, candidate.ranker, leaf_steps - 1),
+                                  candidate.derivative)
         if has_value and getattr(layout, "line_search", True):
             search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
             if search is None:

@@ -376,6 +376,10 @@ class _BaseBoost(Ranker):
                 raise ValueError(f"learner {learner.spec!r}: line_search=false takes each tree's Newton step, which "
                                  f"needs a curvature; the objective {objective.spec!r} has none (leave line_search "
                                  "at true)")
+            if getattr(layout, "leaf_newton_steps", 1) > 1 and not problem.has_hessian:
+                raise ValueError(f"learner {learner.spec!r}: leaf_newton_steps > 1 takes Newton steps on each tree's "
+                                 f"leaf values, which need a curvature; the objective {objective.spec!r} has none "
+                                 "(leave leaf_newton_steps at 1)")
             # A non-smooth objective starts from distinct training scores (never part of the model).
             start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)

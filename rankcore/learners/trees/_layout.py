@@ -20,6 +20,7 @@ design B): feature j owns slots ``base[j] .. base[j] + n_edges[j] + 1``.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -205,6 +206,9 @@ class TreeLayout(LearnerLayout):
             setattr(self, key, v)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
+        # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
+        # with_leaf_values)
+        self.leaf_newton_steps = int(params.get("leaf_newton_steps", 1))
         self.sampled_derivative = float(self.subsample) < 1.0
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
@@ -679,13 +683,62 @@ class TreeLayout(LearnerLayout):
             out[encoded.idx[s:e]] = ranker.value[node]
         return True
 
+    # -- Newton steps on the leaf values -------------------------------
+    def leaf_rows(self, ranker, encoded: TreeBlock) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each row's leaf, as the position of its value in ``ranker.values``, and the rows of the tree's sample.
+
+        Leaves are told apart by their values: the cells of an oblivious
+        tree below a node that was not split share its value and are one
+        leaf.  Returns (intp (n,), bool (n,) or None): the rows whose
+        gradient the tree's leaf values sum are those its row subsample
+        kept (the draw of :meth:`block_pass` from the tree's seed); None:
+        every row.  An oblivious tree reads each row's cell by bit index
+        (O(n·depth)); another tree reads the positions :meth:`evaluate`
+        records for the tree just grown, else searches its values.
+        """
+        values = np.asarray(ranker.values, dtype=np.float64)
+        if ranker.kind == ObliviousTreeRanker.kind:
+            cell = self._evaluate_oblivious(ranker, encoded, np.empty(encoded.n_rows),
+                                            value=np.arange(ranker.value.shape[0], dtype=np.float64))
+            leaf = np.searchsorted(values, ranker.value)[cell.astype(np.intp)]
+        else:
+            h = self.evaluate(ranker, encoded)
+            index = self.value_index(ranker, encoded)
+            leaf = index.astype(np.intp) if index is not None else np.searchsorted(values, h)
+        if self.subsample >= 1.0:
+            return leaf, None
+        seed = getattr(ranker, "search_id", None)
+        if seed is None:
+            raise ValueError(f"leaf_newton_steps: {ranker!r} is not a tree of this fit's search (no seed to draw its "
+                             f"row sample from)")
+        rows = (encoded.row_ids if encoded.row_ids is not None
+                else np.arange(encoded.offset, encoded.offset + encoded.n_rows, dtype=np.int64))
+        return leaf, _splitmix(int(seed), rows) < np.uint64(self._keep_below())
+
+    def with_leaf_values(self, ranker, values: np.ndarray):
+        """``ranker`` with the leaf of ``ranker.values[i]`` valued ``values[i]``: a new ranker, the same splits.
+
+        The new ranker keeps the training bins and the search's seed, so
+        that :meth:`evaluate` reads it as the tree just grown.
+        """
+        old = np.asarray(ranker.values, dtype=np.float64)
+        values = np.asarray(values, dtype=np.float64)
+        leaves = ranker.left < 0 if ranker.kind == TreeRanker.kind else np.ones(ranker.value.shape[0], dtype=bool)
+        value = np.zeros(ranker.value.shape[0])
+        value[leaves] = values[np.searchsorted(old, ranker.value[leaves])]
+        new = copy.copy(ranker)
+        value.setflags(write=False)
+        new.value = value
+        new.values = tuple(float(v) for v in np.unique(value[leaves]))
+        return new
+
     def value_index(self, ranker, encoded: TreeBlock) -> np.ndarray | None:
         """Each row's position in ``ranker.values`` (uint8), when the last :meth:`evaluate` of ``ranker``
         on this block recorded it (the tree just grown in memory); else None."""
         return encoded.value_index if encoded.value_index_of is ranker else None
 
-    def _evaluate_oblivious(self, ranker, encoded: TreeBlock, out: np.ndarray) -> np.ndarray:
-        """An oblivious tree on the block's codes, by bit index (O(n·depth))."""
+    def _evaluate_oblivious(self, ranker, encoded: TreeBlock, out: np.ndarray, value=None) -> np.ndarray:
+        """An oblivious tree on the block's codes, by bit index (O(n·depth)); ``value``: other values by cell."""
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
         feature = np.ascontiguousarray(self.feature_of(ranker.feature, repr(ranker)), dtype=np.int32)
@@ -693,7 +746,8 @@ class TreeLayout(LearnerLayout):
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
         column = np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)
-        oblivious_columns(encoded.codes_t, column, tables, ranker.value, out, self.n_threads)
+        oblivious_columns(encoded.codes_t, column, tables, ranker.value if value is None else value, out,
+                          self.n_threads)
         return out
 
     def _level_bins(self, ranker) -> np.ndarray:

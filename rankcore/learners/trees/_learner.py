@@ -151,6 +151,12 @@ class Trees(Learner):
     ``growth="depthwise"`` splits a level per pass; ``growth="oblivious"``
     grows symmetric trees, one split per level (``_oblivious.py``),
     saved as ``oblivious_tree`` records and predicted by bit index.
+    ``leaf_newton_steps=k`` takes k Newton steps on each tree's leaf values
+    (its splits fixed) instead of one: each further step sums the
+    objective's gradient and curvature G, H per leaf again at the scores
+    moved by the whole leaf values v and adds −(G + l2·v)/(H + l2) to v
+    (CatBoost's ``leaf_estimation_iterations``); the line search or the
+    learning rate then applies to the result.
     """
 
     name = "trees"
@@ -190,6 +196,13 @@ class Trees(Learner):
         Parameter("line_search", bool, default=True,
                   doc="search the step along each tree; false: take its Newton step (α = 1, times "
                       "learning_rate), as LightGBM does -- one objective evaluation per tree instead of several; "
+                      "needs an objective with a curvature"),
+        Parameter("leaf_newton_steps", int, default=1, minimum=1,
+                  doc="Newton steps on each tree's leaf values, its structure fixed: after the first "
+                      "(-G/(H + l2)), each further step sums the gradient and curvature again at the scores "
+                      "moved by the whole (unshrunk) leaf values and adds -(G + l2*v)/(H + l2) to each leaf "
+                      "value v, as CatBoost's leaf_estimation_iterations; the learning rate (and the line "
+                      "search, if on) then applies to the result. One objective evaluation per extra step; "
                       "needs an objective with a curvature"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
@@ -292,7 +305,8 @@ class Trees(Learner):
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
-                                                         "max_cat_threshold", "random_strength", "line_search")}
+                                                         "max_cat_threshold", "random_strength", "line_search",
+                                                         "leaf_newton_steps")}
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
