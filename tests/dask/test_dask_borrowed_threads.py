@@ -121,3 +121,4 @@ def test_no_peer_on_another_host_is_borrowed(dask_client, monkeypatch):  # noqa:
     monkeypatch.setattr(_borrow, "worker_info", lambda client: moved)
     borrowed = _borrow.borrow_threads(dask_client, workers[0])
     assert borrowed.threads == 0 and borrowed.futures == []
+

@@ -1,0 +1,37 @@
+"""``trees:leaf_newton_steps`` on Dask: the in-memory backend takes the steps (one worker), the distributed
+placement refuses them with an error naming the option."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+import dask.array as da  # noqa: E402
+
+import rankcore  # noqa: E402
+from rankcore.dask import DaskPushBoost  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
+
+PARAMS = dict(learner="trees:max_leaves=6,min_samples_leaf=5", n_iter=5, random_state=2, early_stopping=False)
+
+
+def _data(n=500, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 1.0).astype(int)
+    return X, y, da.from_array(X, chunks=(125, -1)), da.from_array(y, chunks=125)
+
+
+def test_leaf_newton_steps_run_on_one_worker_and_are_refused_distributed(dask_client):  # noqa: F811
+    """``trees:leaf_newton_steps`` needs the in-memory backend: on one worker it is the in-memory fit; the
+    distributed placement refuses it with an error naming the option."""
+    X, y, Xd, yd = _data(seed=3)
+    params = dict(PARAMS, learner="trees:max_leaves=6,min_samples_leaf=5,leaf_newton_steps=2")
+    model = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd)
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), local.decision_function(X))
+    with pytest.raises(ValueError, match="leaf_newton_steps=2"):
+        DaskPushBoost(placement="distributed", **params).fit(Xd, yd)
