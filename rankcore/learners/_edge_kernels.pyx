@@ -142,7 +142,7 @@ cdef Py_ssize_t _pairs(const double* distinct, const double* counts, Py_ssize_t 
     return k
 
 
-def edge_pairs(const real_t[::1] values, int max_bins):
+def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
     """The pairs of consecutive distinct values whose midpoints are the unweighted bin edges.
 
     Parameters
@@ -151,6 +151,9 @@ def edge_pairs(const real_t[::1] values, int max_bins):
         One feature's sampled values; NaN values are left out (missing).
     max_bins : int
         At least 2.
+    n_zero : int
+        Zeros counted besides ``values`` (a sparse column's rows where no
+        value is stored), without being passed.
 
     Returns
     -------
@@ -173,14 +176,17 @@ def edge_pairs(const real_t[::1] values, int max_bins):
     """
     if max_bins < 2:
         raise ValueError(f"max_bins: expected at least 2, got {max_bins}")
+    if n_zero < 0:
+        raise ValueError(f"n_zero: expected a count of at least 0, got {n_zero}")
     cdef Py_ssize_t n = values.shape[0], m = 0, i, n_distinct = 0, k = 0
+    cdef Py_ssize_t n_keys = n + (1 if n_zero > 0 else 0)
     cdef bint single = real_t is float
     cdef size_t width = 4 if single else 8
-    cdef void* keys = malloc(max(n, 1) * width)
-    cdef void* spare = malloc(max(n, 1) * width)
+    cdef void* keys = malloc(max(n_keys, 1) * width)
+    cdef void* spare = malloc(max(n_keys, 1) * width)
     cdef Py_ssize_t* digit_counts = <Py_ssize_t*> malloc(6 * RADIX * sizeof(Py_ssize_t))
-    cdef double* distinct = <double*> malloc(max(n, 1) * sizeof(double))
-    cdef double* run_counts = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef double* distinct = <double*> malloc(max(n_keys, 1) * sizeof(double))
+    cdef double* run_counts = <double*> malloc(max(n_keys, 1) * sizeof(double))
     if keys == NULL or spare == NULL or digit_counts == NULL or distinct == NULL or run_counts == NULL:
         free(keys); free(spare); free(digit_counts); free(distinct); free(run_counts)
         raise MemoryError(f"edge_pairs: no memory for the keys of {n} values")
@@ -200,6 +206,9 @@ def edge_pairs(const real_t[::1] values, int max_bins):
                     if values[i] == values[i]:          # NaN is missing: left out
                         k32[m] = _key32(<float> values[i])
                         m += 1
+                if n_zero > 0:                          # one zero stands for all of them (counted below)
+                    k32[m] = _key32(0.0)
+                    m += 1
                 k32 = _sort32(k32, <uint32_t*> spare, m, digit_counts)
                 for i in range(m):
                     v = <double> _value32(k32[i])
@@ -216,6 +225,9 @@ def edge_pairs(const real_t[::1] values, int max_bins):
                     if values[i] == values[i]:
                         k64[m] = _key64(<double> values[i])
                         m += 1
+                if n_zero > 0:
+                    k64[m] = _key64(0.0)
+                    m += 1
                 k64 = _sort64(k64, <uint64_t*> spare, m, digit_counts)
                 for i in range(m):
                     v = _value64(k64[i])
@@ -226,6 +238,12 @@ def edge_pairs(const real_t[::1] values, int max_bins):
                         previous = v
                     else:
                         run_counts[n_distinct - 1] += 1.0
+            if n_zero > 1:                              # the zeros' run: n_zero − 1 more than the one key
+                for i in range(n_distinct):
+                    if distinct[i] == 0.0:
+                        run_counts[i] += <double> (n_zero - 1)
+                        break
+                m += n_zero - 1
             if n_distinct < 2:
                 k = 0
             elif n_distinct <= max_bins:

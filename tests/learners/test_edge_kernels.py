@@ -94,3 +94,21 @@ def test_the_public_rules_use_it():
             np.testing.assert_array_equal(edges[j], reference_edges(X[:, j].astype(np.float64), 256))
     X[rng.random(2000) < 0.1, 0] = np.nan           # the trees take NaN as missing: left out of the edges
     np.testing.assert_array_equal(tree_edges(X, 256, None, None, 0)[0], reference_edges(X[:, 0], 256))
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(0, 300), n_zero=st.integers(0, 400),
+       dtype=st.sampled_from([np.float32, np.float64]), max_bins=st.sampled_from([2, 5, 16, 255]))
+def test_zeros_counted_without_being_passed(seed, n, n_zero, dtype, max_bins):
+    """A sparse column's edges: its stored values (explicit zeros, NaN and -0.0 among them) and ``n_zero``
+    zeros not stored are the edges of the dense column."""
+    from rankcore.learners.trees._binning import _edges_with_zeros
+
+    rng = np.random.default_rng(seed)
+    values = (rng.integers(-40, 40, size=n) / 4.0).astype(dtype)
+    values[rng.random(n) < 0.1] = np.nan
+    values[rng.random(n) < 0.05] = -0.0
+    dense = np.r_[values, np.zeros(n_zero, dtype=dtype)]
+    np.testing.assert_array_equal(_edges_with_zeros(values, n_zero, max_bins), reference_edges(dense, max_bins))
+    with pytest.raises(ValueError, match="n_zero"):
+        edge_pairs(values, max_bins, -1)

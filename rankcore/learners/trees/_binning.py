@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._binning import _feature_edges, _midpoints, edges_of_distinct, sample_rows, unweighted_edges
+from .._binning import _feature_edges, _midpoints, sample_rows, unweighted_edges
+from .._edge_kernels import edge_pairs
 from ._columns import few_distinct, outside_counts, outside_rows
 from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
@@ -166,29 +167,20 @@ def _sparse_edges(Xc, rows: np.ndarray, w, max_bins: int) -> list[np.ndarray]:
             edges.append(_feature_edges(col[present], w[rows][present], max_bins))
             continue
         n_zero = rows.shape[0] - where.shape[0]       # sampled rows where no value is stored: 0
-        edges.append(_edges_with_zeros(values[~np.isnan(values)], n_zero, max_bins))
+        edges.append(_edges_with_zeros(values, n_zero, max_bins))
     return edges
 
 
 def _edges_with_zeros(values: np.ndarray, n_zero: int, max_bins: int) -> np.ndarray:
-    """``_feature_edges`` of ``values`` and ``n_zero`` more zeros (unweighted), without making the zeros."""
-    ordered = np.sort(values)
-    if n_zero:                                          # one zero stands for all of them; counted below
-        ordered = np.insert(ordered, int(np.searchsorted(ordered, 0.0, side="left")), 0.0)
-    if ordered.shape[0] == 0:
-        return np.empty(0)
-    first = np.empty(ordered.shape[0], dtype=bool)
-    first[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    distinct = ordered[first]
+    """``_feature_edges`` of ``values`` and ``n_zero`` more zeros (unweighted), without making the zeros.
 
-    def mass() -> np.ndarray:
-        counts = np.diff(np.r_[np.flatnonzero(first), ordered.shape[0]]).astype(np.float64)
-        if n_zero:
-            counts[int(np.searchsorted(distinct, 0.0, side="left"))] += n_zero - 1
-        return counts
-
-    return edges_of_distinct(distinct, mass, max_bins)
+    NaN values are left out.  O(m) by the radix-sort kernel (``edge_pairs``), which counts the zeros.
+    """
+    values = np.asarray(values)
+    if values.dtype not in (np.float32, np.float64):
+        values = values.astype(np.float64)
+    lo, hi = edge_pairs(np.ascontiguousarray(values), int(max_bins), int(n_zero))
+    return _midpoints(lo, hi)
 
 
 def _nondefault_rows(X, edges: list[np.ndarray], z: np.ndarray, n_threads: int):
