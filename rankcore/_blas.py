@@ -31,9 +31,10 @@ def openmp_limit(threads: int) -> Any:
     """A context manager setting the OpenMP thread limit of the calling thread to ``threads``.
 
     A Dask worker starts its processes with ``OMP_NUM_THREADS=1``, which
-    caps every fit's ``n_jobs`` (``validation.effective_n_threads``); a task
-    that holds more threads than its own (``rankcore.dask._borrow``) raises
-    the limit for its fit with this.  The same controller as :func:`blas_limit`.
+    caps every fit's ``n_jobs`` (``validation.effective_n_threads``): a fit
+    run whole on a worker of several threads (``rankcore.dask._placement``)
+    raises the limit to them with this.  The same controller as
+    :func:`blas_limit`.
     """
     return _controller().limit(limits=max(1, int(threads)), user_api="openmp")
 

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from ._borrow import Borrowed, borrow_threads
 from ._malloc import pages_kept
 from ._prepare import check_chunk
 
@@ -52,9 +51,6 @@ MESSAGE_SECONDS = 4.0e-3
 
 #: Leaf-wise passes per tree for each leaf the tree may grow (11.6-11.7 passes per tree of 31 leaves).
 LEAFWISE_PASSES_PER_LEAF = 11.7 / 31
-
-#: Whether a fit on one worker borrows the threads of the idle workers on its host (``_borrow``).
-BORROW_THREADS = True
 
 #: Largest share of the smallest worker memory limit a one-worker fit may need (rows and their copies).
 ONE_WORKER_MEMORY_SHARE = 0.25
@@ -179,24 +175,23 @@ def _rows_here(task, X_parts, y_parts, w_parts, q_parts):
     return X, y, w, qid
 
 
-def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
-    """On the worker: the in-memory ``estimator.fit`` on ``rows`` (X, y, w, qid), on the worker's threads and
-    ``borrowed`` more (held on other workers of its host, ``_borrow``), at most the CPUs this process may use.
+def _fit_here(estimator, rows, fit_kwargs):
+    """On the worker: the in-memory ``estimator.fit`` on ``rows`` (X, y, w, qid), run on the worker's threads.
 
     Returns (fitted estimator, worker address, printed output, warnings as (category, message), threads).
     """
     from distributed import get_worker
 
     from .._blas import openmp_limit
-    from .._cpus import available_cpus
 
     X, y, w, qid = rows
     del rows
-    threads = max(1, min(_worker_threads() + int(borrowed), available_cpus()))
+    threads = _worker_threads()
     if "n_jobs" in estimator.get_params(deep=False):
-        estimator.set_params(n_jobs=threads)
+        estimator.set_params(n_jobs=threads)          # the worker's threads, as the distributed fit uses
     out = io.StringIO()
-    # the worker's OMP_NUM_THREADS=1 (Dask's default) would cap n_jobs at one thread: the limit is the threads held
+    # Dask starts its workers with OMP_NUM_THREADS=1, which would cap n_jobs (validation.effective_n_threads)
+    # at one thread on a worker of several: the limit is the worker's threads for the fit
     with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept(), openmp_limit(threads):
         warnings.simplefilter("always")
         estimator.fit(X, y, w, qid=qid, **fit_kwargs)
@@ -227,26 +222,12 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
     rows = client.submit(_rows_here, task, X_f, y_f, w_f, q_f, pure=False)
     # the chunks' only holders are now the concatenating task (freed when it ends) and the fit task the rows'
     del futures, X_f, y_f, w_f, q_f, columns
-    borrowed = Borrowed(client)
-    where = {}
-    if BORROW_THREADS:
-        # the fit runs where the rows are; the idle workers of that host lend it their threads
-        from distributed import wait
-
-        wait([rows])
-        fit_worker = sorted(client.who_has([rows]).get(rows.key) or [None])[0]
-        if fit_worker is not None:
-            borrowed = borrow_threads(client, fit_worker)
-            where = {"workers": [fit_worker], "allow_other_workers": True}
+    future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), pure=False)
+    del rows
     try:
-        future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), borrowed.threads, pure=False, **where)
-        del rows
-        try:
-            fitted, address, printed, caught, threads = future.result()
-        finally:
-            del future
+        fitted, address, printed, caught, threads = future.result()
     finally:
-        borrowed.give_back()
+        del future
     if printed:
         sys.stdout.write(printed)
         sys.stdout.flush()
