@@ -63,18 +63,24 @@ cdef inline double _value64(uint64_t key) noexcept nogil:
     return v
 
 
-cdef uint32_t* _sort32(uint32_t* keys, uint32_t* spare, Py_ssize_t m, Py_ssize_t* counts) noexcept nogil:
-    """LSD radix sort of ``m`` keys in 3 passes (``counts``: 3·RADIX zeros); the buffer holding the result."""
-    cdef Py_ssize_t i, p, total, c
-    cdef int shift
-    cdef uint32_t* tmp
+ctypedef fused key_t:
+    uint32_t
+    uint64_t
+
+
+cdef key_t* _radix_sort(key_t* keys, key_t* spare, Py_ssize_t m, Py_ssize_t* counts) noexcept nogil:
+    """LSD radix sort of ``m`` keys, 11 bits a pass (3 passes of 32-bit keys, 6 of 64-bit ones); ``counts``:
+    passes·RADIX zeros.  Returns the buffer holding the result (``keys`` or ``spare``).  O(m) per pass."""
+    cdef int passes = 3 if key_t is uint32_t else 6
+    cdef Py_ssize_t i, total, c
+    cdef int p, shift
+    cdef key_t* tmp
     for i in range(m):                      # every pass's digit counts in one read
-        counts[keys[i] & (RADIX - 1)] += 1
-        counts[RADIX + ((keys[i] >> 11) & (RADIX - 1))] += 1
-        counts[2 * RADIX + (keys[i] >> 22)] += 1
-    for p in range(3):
-        shift = 11 * p
-        if m == 0 or counts[p * RADIX + ((keys[0] >> shift) & (RADIX - 1))] == m:
+        for p in range(passes):
+            counts[p * RADIX + <Py_ssize_t> ((keys[i] >> (RADIX_BITS * p)) & (RADIX - 1))] += 1
+    for p in range(passes):
+        shift = RADIX_BITS * p
+        if m == 0 or counts[p * RADIX + <Py_ssize_t> ((keys[0] >> shift) & (RADIX - 1))] == m:
             continue                        # one digit for every key: the pass would copy them in order
         total = 0
         for i in range(RADIX):              # counts -> each digit's first place
@@ -82,34 +88,7 @@ cdef uint32_t* _sort32(uint32_t* keys, uint32_t* spare, Py_ssize_t m, Py_ssize_t
             counts[p * RADIX + i] = total
             total += c
         for i in range(m):
-            c = (keys[i] >> shift) & (RADIX - 1)
-            spare[counts[p * RADIX + c]] = keys[i]
-            counts[p * RADIX + c] += 1
-        tmp = keys
-        keys = spare
-        spare = tmp
-    return keys
-
-
-cdef uint64_t* _sort64(uint64_t* keys, uint64_t* spare, Py_ssize_t m, Py_ssize_t* counts) noexcept nogil:
-    """LSD radix sort of ``m`` keys in 6 passes (``counts``: 6·RADIX zeros); the buffer holding the result."""
-    cdef Py_ssize_t i, p, total, c
-    cdef int shift
-    cdef uint64_t* tmp
-    for i in range(m):
-        for p in range(6):
-            counts[p * RADIX + ((keys[i] >> (11 * p)) & (RADIX - 1))] += 1
-    for p in range(6):
-        shift = 11 * p
-        if m == 0 or counts[p * RADIX + ((keys[0] >> shift) & (RADIX - 1))] == m:
-            continue
-        total = 0
-        for i in range(RADIX):
-            c = counts[p * RADIX + i]
-            counts[p * RADIX + i] = total
-            total += c
-        for i in range(m):
-            c = (keys[i] >> shift) & (RADIX - 1)
+            c = <Py_ssize_t> ((keys[i] >> shift) & (RADIX - 1))
             spare[counts[p * RADIX + c]] = keys[i]
             counts[p * RADIX + c] += 1
         tmp = keys
@@ -209,7 +188,7 @@ def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
                 if n_zero > 0:                          # one zero stands for all of them (counted below)
                     k32[m] = _key32(0.0)
                     m += 1
-                k32 = _sort32(k32, <uint32_t*> spare, m, digit_counts)
+                k32 = _radix_sort(k32, <uint32_t*> spare, m, digit_counts)
                 for i in range(m):
                     v = <double> _value32(k32[i])
                     if n_distinct == 0 or v != previous:
@@ -228,7 +207,7 @@ def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
                 if n_zero > 0:
                     k64[m] = _key64(0.0)
                     m += 1
-                k64 = _sort64(k64, <uint64_t*> spare, m, digit_counts)
+                k64 = _radix_sort(k64, <uint64_t*> spare, m, digit_counts)
                 for i in range(m):
                     v = _value64(k64[i])
                     if n_distinct == 0 or v != previous:
