@@ -97,6 +97,26 @@ cdef key_t* _radix_sort(key_t* keys, key_t* spare, Py_ssize_t m, Py_ssize_t* cou
     return keys
 
 
+cdef Py_ssize_t _runs(const key_t* keys, Py_ssize_t m, double* distinct, double* counts) noexcept nogil:
+    """The runs of equal values in ``m`` sorted keys: their values (as floats: -0.0 and 0.0 are one run, its
+    value the first's) into ``distinct`` and their lengths into ``counts``; how many.  O(m)."""
+    cdef Py_ssize_t i, n_distinct = 0
+    cdef double v, previous = 0.0
+    for i in range(m):
+        if key_t is uint32_t:
+            v = <double> _value32(keys[i])
+        else:
+            v = _value64(keys[i])
+        if n_distinct == 0 or v != previous:
+            distinct[n_distinct] = v
+            counts[n_distinct] = 1.0
+            n_distinct += 1
+            previous = v
+        else:
+            counts[n_distinct - 1] += 1.0
+    return n_distinct
+
+
 cdef Py_ssize_t _pairs(const double* distinct, const double* counts, Py_ssize_t n_distinct, double total,
                        int max_bins, double* lo, double* hi) noexcept nogil:
     """The (lo, hi) pairs of ``edges_of_distinct`` for more than ``max_bins`` distinct values; how many.
@@ -174,7 +194,6 @@ def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
     cdef double[::1] lo_v = lo, hi_v = hi
     cdef uint32_t* k32
     cdef uint64_t* k64
-    cdef double v, previous = 0.0
     cdef double[::1] out_v
     try:
         with nogil:
@@ -189,15 +208,7 @@ def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
                     k32[m] = _key32(0.0)
                     m += 1
                 k32 = _radix_sort(k32, <uint32_t*> spare, m, digit_counts)
-                for i in range(m):
-                    v = <double> _value32(k32[i])
-                    if n_distinct == 0 or v != previous:
-                        distinct[n_distinct] = v
-                        run_counts[n_distinct] = 1.0
-                        n_distinct += 1
-                        previous = v
-                    else:
-                        run_counts[n_distinct - 1] += 1.0
+                n_distinct = _runs(k32, m, distinct, run_counts)
             else:
                 k64 = <uint64_t*> keys
                 for i in range(n):
@@ -208,15 +219,7 @@ def edge_pairs(const real_t[::1] values, int max_bins, Py_ssize_t n_zero=0):
                     k64[m] = _key64(0.0)
                     m += 1
                 k64 = _radix_sort(k64, <uint64_t*> spare, m, digit_counts)
-                for i in range(m):
-                    v = _value64(k64[i])
-                    if n_distinct == 0 or v != previous:
-                        distinct[n_distinct] = v
-                        run_counts[n_distinct] = 1.0
-                        n_distinct += 1
-                        previous = v
-                    else:
-                        run_counts[n_distinct - 1] += 1.0
+                n_distinct = _runs(k64, m, distinct, run_counts)
             if n_zero > 1:                              # the zeros' run: n_zero − 1 more than the one key
                 for i in range(n_distinct):
                     if distinct[i] == 0.0:
