@@ -143,24 +143,9 @@ def run_boosting(
         if value == -math.inf:
             result.stop_reason = "converged"
             break
-        candidate = _best_candidate(backend, layout, state)
-        if candidate is not None and not math.isfinite(candidate.derivative):
-            _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
-            break
+        candidate = _next_candidate(backend, layout, state, result, iteration, tol, leaf_steps)
         if candidate is None:
-            why = _no_candidate_reason(layout)
-            if why is not None or not result.records:
-                _no_split(result, iteration, why)
-            else:
-                result.stop_reason = "converged"
             break
-        if abs(candidate.derivative) <= tol:
-            result.stop_reason = "converged"
-            break
-        if leaf_steps > 1:
-            # more Newton steps on the tree's leaf values, its splits fixed (trees: leaf_newton_steps)
-            candidate = Candidate(backend.leaf_newton_steps(state, candidate.ranker, leaf_steps - 1),
-                                  candidate.derivative)
         if has_value and getattr(layout, "line_search", True):
             search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
             if search is None:
@@ -190,6 +175,31 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol)
     return result
+
+
+def _next_candidate(backend, layout, state, result: BoostingResult, iteration: int, tol: float,
+                    leaf_steps: int) -> Candidate | None:
+    """The iteration's weak ranker (its leaf values refined by ``leaf_steps`` − 1 more Newton steps), or None
+    with ``result.stop_reason`` set: an overflow, no candidate, or a derivative within ``tol``."""
+    candidate = _best_candidate(backend, layout, state)
+    if candidate is not None and not math.isfinite(candidate.derivative):
+        _overflow(result, iteration, f"the best weak ranker's derivative is {candidate.derivative}")
+        return None
+    if candidate is None:
+        why = _no_candidate_reason(layout)
+        if why is not None or not result.records:
+            _no_split(result, iteration, why)
+        else:
+            result.stop_reason = "converged"
+        return None
+    if abs(candidate.derivative) <= tol:
+        result.stop_reason = "converged"
+        return None
+    if leaf_steps > 1:
+        # more Newton steps on the tree's leaf values, its splits fixed (trees: leaf_newton_steps)
+        candidate = Candidate(backend.leaf_newton_steps(state, candidate.ranker, leaf_steps - 1),
+                              candidate.derivative)
+    return candidate
 
 
 def check_newton_steps(objective, learner, scoring) -> None:
