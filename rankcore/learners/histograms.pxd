@@ -8,7 +8,8 @@
 #   (d, n) codes, optionally per class (the ``stumps``/``thresholds`` search and the Dask backend's
 #   per-class histograms);
 # * ``node_histogram``: (Σg, Σh, count) histograms of one tree node's rows over row-major (n, c)
-#   codes (the ``trees`` learner, both its in-memory grower and its multi-pass protocol).
+#   codes (the ``trees`` learner, both its in-memory grower and its multi-pass protocol), their dense
+#   columns optionally from the same codes column-major (``_dense_columns``: the oblivious grower).
 #
 # Only ``cdef inline`` functions live here (no histograms.pyx): each kernel module compiles its own
 # copy and nothing is imported at run time.  Every function is bitwise independent of the number
