@@ -8,7 +8,8 @@
 #   (d, n) codes, optionally per class (the ``stumps``/``thresholds`` search and the Dask backend's
 #   per-class histograms);
 # * ``node_histogram``: (Σg, Σh, count) histograms of one tree node's rows over row-major (n, c)
-#   codes (the ``trees`` learner, both its in-memory grower and its multi-pass protocol).
+#   codes (the ``trees`` learner, both its in-memory grower and its multi-pass protocol), their dense
+#   columns optionally from the same codes column-major (``_dense_columns``: the oblivious grower).
 #
 # Only ``cdef inline`` functions live here (no histograms.pyx): each kernel module compiles its own
 # copy and nothing is imported at run time.  Every function is bitwise independent of the number
@@ -50,6 +51,14 @@ cdef enum:
     # core's L2 cache; 585,351 rows × 137 columns of 255 bins: 1.93 → 1.59 ns an update on one thread,
     # 4,096 and 16,384 slots slower; a histogram of 6,644 slots is one block)
     HIST_BLOCK_SLOTS = 8192
+    # code columns filled together by one walk of a node's rows over column-major codes
+    # (``_dense_columns``: their ≤ 8 × 256 slots stay in the first-level cache)
+    HIST_COLUMN_GROUP = 8
+    # column-major codes are read for a node when its rows are at least 1/HIST_COLUMN_DENSITY of the
+    # block's, or the block has at most HIST_COLUMN_ROWS rows (a group's columns then stay in the
+    # second-level cache): sparser rows fetch a cache line of each column per row
+    HIST_COLUMN_DENSITY = 8
+    HIST_COLUMN_ROWS = 16384
 
 
 cdef inline Py_ssize_t bin_code(double x, const double* edges, Py_ssize_t n_edges) noexcept nogil:
@@ -295,12 +304,95 @@ cdef inline Py_ssize_t _block_end(const Py_ssize_t* col_base, Py_ssize_t n_cols,
     return b
 
 
+cdef inline void _dense_group(const uint8_t* codes_t, Py_ssize_t n_rows, const Py_ssize_t* col_base,
+                              Py_ssize_t j, Py_ssize_t w, const int32_t* rows, Py_ssize_t start,
+                              const double* gg, const double* hh, Py_ssize_t m, bint by_row, double* hist,
+                              bint add_h, bint count) noexcept nogil:
+    """Slots of the ``w`` (1 or HIST_COLUMN_GROUP) code columns from j over m rows, from column-major codes.
+
+    Row i (rows[i], or start + i) updates each column's slot in turn; a
+    column's slots receive their rows in row order, as :func:`_node_rows`
+    gives them.  ``add_h``, ``count``: Σh and the count are updated (callers
+    pass constants, so each combination compiles to its own loop).
+    O(m·w) updates, no allocation.
+    """
+    cdef Py_ssize_t i, r, q
+    cdef const uint8_t* col
+    cdef double* hp
+    cdef double gv, hv = 0.0
+    cdef Py_ssize_t base[HIST_COLUMN_GROUP]
+    for q in range(w):
+        base[q] = 3 * col_base[j + q]
+    for i in range(m):
+        r = rows[i] if rows != NULL else start + i
+        gv = gg[r] if by_row else gg[i]
+        if add_h:
+            hv = hh[r] if by_row else hh[i]
+        col = codes_t + j * n_rows + r
+        if w == HIST_COLUMN_GROUP:
+            for q in range(HIST_COLUMN_GROUP):      # a constant count: unrolled
+                hp = hist + base[q] + 3 * col[q * n_rows]
+                hp[0] += gv
+                if add_h:
+                    hp[1] += hv
+                if count:
+                    hp[2] += 1.0
+        else:
+            for q in range(w):
+                hp = hist + base[q] + 3 * col[q * n_rows]
+                hp[0] += gv
+                if add_h:
+                    hp[1] += hv
+                if count:
+                    hp[2] += 1.0
+
+
+cdef inline void _dense_columns(const uint8_t* codes_t, Py_ssize_t n_rows, const Py_ssize_t* col_base,
+                                Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
+                                const double* gg, const double* hh, Py_ssize_t m, bint by_row, double* hist,
+                                bint unit_h, bint count) noexcept nogil:
+    """Slots of the dense code columns [j0, j1) over m rows, HIST_COLUMN_GROUP columns per walk of the rows.
+
+    The column-major codes (``codes_t``, (n_cols, n_rows)) of a group of
+    columns are read together: the group's slots (8 × 256 × 24 bytes at
+    most) stay in the first-level cache, where a block of the row-major
+    walk (:func:`_node_blocks`) spans the second-level one.  The same
+    updates, each slot's in row order: the same bits.  O(m·(j1 − j0)).
+    """
+    cdef Py_ssize_t j = j0, w
+    while j < j1:
+        w = HIST_COLUMN_GROUP if j + HIST_COLUMN_GROUP <= j1 else 1
+        # constant flags: one specialized loop each
+        if unit_h:
+            if count:
+                _dense_group(codes_t, n_rows, col_base, j, w, rows, start, gg, hh, m, by_row, hist, False, True)
+            else:
+                _dense_group(codes_t, n_rows, col_base, j, w, rows, start, gg, hh, m, by_row, hist, False, False)
+        elif count:
+            _dense_group(codes_t, n_rows, col_base, j, w, rows, start, gg, hh, m, by_row, hist, True, True)
+        else:
+            _dense_group(codes_t, n_rows, col_base, j, w, rows, start, gg, hh, m, by_row, hist, True, False)
+        j += w
+
+
+cdef inline bint column_major_rows(Py_ssize_t m, Py_ssize_t n_rows) noexcept nogil:
+    """Whether a node of m of the block's n_rows rows reads column-major codes (:func:`_dense_columns`).
+
+    Column-major, each row costs a cache line per column unless its
+    neighbours in the column are also the node's: worth it when the node
+    holds at least 1/HIST_COLUMN_DENSITY of the rows or the columns are
+    short enough to stay cached.  O(1).
+    """
+    return m * HIST_COLUMN_DENSITY >= n_rows or n_rows <= HIST_COLUMN_ROWS
+
+
 cdef inline void _node_blocks(const uint8_t* codes, Py_ssize_t n_cols, const Py_ssize_t* col_base,
                               Py_ssize_t j0, Py_ssize_t j1, const int32_t* rows, Py_ssize_t start,
                               const double* gg, const double* hh, Py_ssize_t m, bint unit_h,
                               double* hist, bint by_row, double* totals, Py_ssize_t n_skip0,
                               const int64_t* sp_ptr=NULL, const int32_t* sp_slot=NULL,
-                              bint count=True) noexcept nogil:
+                              bint count=True, const uint8_t* codes_t=NULL,
+                              Py_ssize_t n_rows=0) noexcept nogil:
     """:func:`_node_rows` over columns [j0, j1), one block of columns at a time (:func:`_block_end`).
 
     A histogram wider than the core's cache (137 columns of 255 bins: 840
@@ -308,10 +400,20 @@ cdef inline void _node_blocks(const uint8_t* codes, Py_ssize_t n_cols, const Py_
     HIST_BLOCK_SLOTS slots, instead of once with every update a miss; each
     slot still receives its rows in row order from one thread, so the sums
     are the same bits.  ``totals`` are summed in the first block's walk.
+    With ``codes_t`` (the block's n_rows codes column-major, or NULL) and
+    :func:`column_major_rows`, the dense columns are filled from them
+    instead (:func:`_dense_columns`) and the rows walked once for the
+    sparse columns and the totals.
     O(m·(j1 − j0)) updates, plus one read of the rows' codes per block.
     """
-    cdef Py_ssize_t a = j0, b
+    cdef Py_ssize_t a = j0, b, jb = min(j1, max(j0, n_skip0))
     cdef double* tot = totals
+    if codes_t != NULL and jb < j1 and column_major_rows(m, n_rows):
+        if jb > j0 or totals != NULL:
+            _node_rows(codes, n_cols, col_base, j0, jb, rows, start, gg, hh, m, unit_h, hist, by_row, totals,
+                       n_skip0, sp_ptr, sp_slot, count)
+        _dense_columns(codes_t, n_rows, col_base, jb, j1, rows, start, gg, hh, m, by_row, hist, unit_h, count)
+        return
     while a < j1:
         b = _block_end(col_base, n_cols, a, j1)
         _node_rows(codes, n_cols, col_base, a, b, rows, start, gg, hh, m, unit_h, hist, by_row, tot, n_skip0,
@@ -339,7 +441,8 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
                                      Py_ssize_t slot_hi, int tid, int T, int T_gather, bint identity,
                                      bint unit_h, double* totals, Py_ssize_t n_skip0=0,
                                      const int64_t* sp_ptr=NULL, const int32_t* sp_slot=NULL,
-                                     const double* counts=NULL) noexcept nogil:
+                                     const double* counts=NULL, const uint8_t* codes_t=NULL,
+                                     Py_ssize_t n_rows=0) noexcept nogil:
     """Thread ``tid``'s share of :func:`node_histogram`, in a parallel region whose threads all call it.
 
     ``T`` and ``T_gather`` as :func:`node_histogram_threads` gives them (at
@@ -356,7 +459,9 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
     g, h.  ``counts`` (or NULL): the slots' counts, known beforehand (the
     root's, the same tree after tree): the thread writes them into its slots
     instead of zeros and the rows update Σg and Σh only (one 16-byte update
-    a slot instead of two).  O(m·c/T + slots) per thread, no allocation;
+    a slot instead of two).  ``codes_t`` (or NULL): the block's n_rows codes
+    column-major, read for the dense columns of a node with enough rows
+    (:func:`_node_blocks`).  O(m·c/T + slots) per thread, no allocation;
     the sums do not depend on the threads.
     """
     cdef Py_ssize_t m = end - start, i, s, i0, i1
@@ -401,7 +506,7 @@ cdef inline bint node_histogram_part(const uint8_t* codes, Py_ssize_t n_cols, co
             hh = oh
     if tid < T:
         _node_blocks(codes, n_cols, col_base, (tid * n_cols) // T, ((tid + 1) * n_cols) // T, rows, start, gg, hh,
-                     m, unit_h, hist, by_row, totals, n_skip0, sp_ptr, sp_slot, counts == NULL)
+                     m, unit_h, hist, by_row, totals, n_skip0, sp_ptr, sp_slot, counts == NULL, codes_t, n_rows)
     if unit_h:
         for s in range(slot_lo, slot_hi):
             hist[3 * s + 1] = hist[3 * s + 2]

@@ -325,7 +325,7 @@ cdef class ObliviousGrower:
         self.start[0] = 0
         self.end[0] = m
         build_histogram(codes, fs, g, h, idx, 0, m, og, oh, hist, self.n_threads, identity, unit_h, sp_ptr, sp_slot,
-                        counts if identity else NULL)
+                        counts if identity else NULL, codes_t, n)
         if fs.d > 0:
             base0 = fs.base[0]
             for s in range(fs.n_edges[0] + 2):      # the root's sums: feature 0's slots, in order
@@ -560,7 +560,8 @@ cdef class ObliviousGrower:
             if self.hist_of[small] < 0:
                 return n_nodes
             build_histogram(codes, fs, g, h, idx, self.start[small], self.end[small], og, oh,
-                            self.pool[self.hist_of[small]], self.n_threads, False, unit_h, sp_ptr, sp_slot)
+                            self.pool[self.hist_of[small]], self.n_threads, False, unit_h, sp_ptr, sp_slot, NULL,
+                            codes_t, n)
             if self.C[large] >= msl2:
                 self.hist_of[large] = self.hist_of[node]
                 self.sub_of[large] = small

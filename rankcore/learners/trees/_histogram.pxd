@@ -92,12 +92,14 @@ cdef void bundle_defaults(const FeatureSlots* fs, const double* g, const double*
 cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                          const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh, double* hist,
                          int tid, int T, int T_gather, bint identity, bint unit_h,
-                         const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*) noexcept nogil
+                         const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*,
+                         const uint8_t* codes_t=*, Py_ssize_t n_rows=*) noexcept nogil
 
 cdef void build_histogram(const uint8_t* codes, const FeatureSlots* fs, const double* g, const double* h,
                           const int32_t* idx, Py_ssize_t start, Py_ssize_t end, double* og, double* oh,
                           double* hist, int n_threads, bint identity, bint unit_h,
-                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*) noexcept nogil
+                          const int64_t* sp_ptr, const int32_t* sp_slot, const double* counts=*,
+                          const uint8_t* codes_t=*, Py_ssize_t n_rows=*) noexcept nogil
 
 cdef const double* checked_counts(object counts, const FeatureSlots* fs, str caller) except? NULL
 

@@ -1,0 +1,100 @@
+"""Node histograms filled from column-major codes (``codes_t``): the row-major route's sums, bit for bit."""
+
+import numpy as np
+import pytest
+
+from rankcore.learners.trees import _histogram
+from rankcore.learners.trees._layout import slot_layout
+from rankcore.registry import resolve
+
+
+def _reference(codes, slots, g, h, rows, unit_h):
+    """(Σg, Σh, count) per slot, each sum in row order (np.add.at adds repeated slots one after the other)."""
+    hist = np.zeros((slots.n_slots, 3))
+    col_base = np.asarray(slots.col_base)
+    for c in range(codes.shape[1]):
+        at = col_base[c] + codes[rows, c].astype(np.intp)
+        np.add.at(hist[:, 0], at, g[rows])
+        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
+        np.add.at(hist[:, 2], at, 1.0)
+    if unit_h:
+        hist[:, 1] = hist[:, 2]
+    return hist
+
+
+def _histograms(codes, slots, g, h, idx, start, end, n_threads, identity, unit_h, listed=None, counts=None):
+    """The node's histogram from the row-major codes alone and with their column-major copy."""
+    n = codes.shape[0]
+    out = []
+    for codes_t in (None, np.ascontiguousarray(codes.T)):
+        hist = np.full((slots.n_slots, 3), np.nan)
+        _histogram.node_histogram(codes, slots, g, h, idx, start, end, np.empty(n), np.empty(n), hist, n_threads,
+                                  identity, unit_h, listed, counts, codes_t)
+        out.append(hist)
+    return out
+
+
+# n = 9,500 rows: column-major for any node; 40,000: only for nodes of 1/8 of the rows or more
+@pytest.mark.parametrize("n,m", [(9500, 1), (9500, 37), (9500, 9000), (40000, 1200), (40000, 5000),
+                                 (40000, 40000)], ids=lambda v: f"{v}")
+@pytest.mark.parametrize("unit_h", [False, True], ids=["h", "unit_h"])
+@pytest.mark.parametrize("n_threads", [1, 2], ids=["threads=1", "threads=2"])
+def test_column_major_histogram_matches_reference(n, m, unit_h, n_threads):
+    """Columns of 255 bins with ties (runs of one bin), groups of 8 columns and a remainder of 3: every slot
+    the reference's sums, scattered rows and the identity root alike."""
+    rng = np.random.default_rng(n + m)
+    d = 19
+    codes = rng.integers(0, 255, size=(n, d)).astype(np.uint8)
+    codes[rng.random((n, d)) < 0.4] = 7
+    codes[:, 3] = rng.integers(0, 2, size=n)             # a column of two bins: consecutive rows share slots
+    codes[rng.random((n, d)) < 0.02] = 255               # the NaN bin of 254 edges
+    slots = slot_layout(np.full(d, 254))
+    g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
+    idx = np.sort(rng.permutation(n)[:m]).astype(np.int32)       # a node's rows ascend (stable partitions)
+    idx = np.concatenate([idx, np.setdiff1d(np.arange(n, dtype=np.int32), idx)])
+    rows_major, cols_major = _histograms(codes, slots, g, h, idx, 0, m, n_threads, False, unit_h)
+    np.testing.assert_array_equal(cols_major, rows_major)
+    np.testing.assert_array_equal(cols_major, _reference(codes, slots, g, h, idx[:m], unit_h))
+    if m == n:
+        ident = np.arange(n, dtype=np.int32)
+        rows_major, cols_major = _histograms(codes, slots, g, h, ident, 0, n, n_threads, True, unit_h)
+        np.testing.assert_array_equal(cols_major, rows_major)
+        np.testing.assert_array_equal(cols_major, _reference(codes, slots, g, h, ident, unit_h))
+
+
+@pytest.mark.parametrize("n_threads", [1, 2], ids=["threads=1", "threads=2"])
+def test_column_major_histogram_with_bundles_listed_rows_and_counts(n_threads):
+    """Sparse bundles (listed rows), their default bins, NaN and copied root counts beside dense columns read
+    column-major: the row-major route's bits."""
+    rng = np.random.default_rng(3 + n_threads)
+    n = 5000
+    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
+    dense = np.round(rng.normal(size=(n, 23)), 2)
+    dense[rng.random(dense.shape) < 0.05] = np.nan
+    X = np.hstack([sparse, dense])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    block = layout.encode(X)
+    assert block.listed is not None and layout.bundles
+    g, h = rng.normal(size=n), rng.random(n)
+    counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
+    ident = np.arange(n, dtype=np.int32)
+    for listed in (None, block.listed):
+        for known in (None, counts):
+            rows_major, cols_major = _histograms(block.codes, layout.slots, g, h, ident, 0, n, n_threads, True,
+                                                 False, listed, known)
+            np.testing.assert_array_equal(cols_major, rows_major)
+        idx = rng.permutation(n).astype(np.int32)
+        idx[:700] = np.sort(idx[:700])
+        rows_major, cols_major = _histograms(block.codes, layout.slots, g, h, idx, 0, 700, n_threads, False, False,
+                                             listed)
+        np.testing.assert_array_equal(cols_major, rows_major)
+
+
+def test_column_major_codes_of_the_wrong_shape_are_refused():
+    n, d = 50, 4
+    codes = np.zeros((n, d), dtype=np.uint8)
+    slots = slot_layout(np.full(d, 3))
+    hist = np.empty((slots.n_slots, 3))
+    with pytest.raises(ValueError, match=r"codes_t must be codes transposed, shape \(4, 50\)"):
+        _histogram.node_histogram(codes, slots, np.zeros(n), np.ones(n), np.arange(n, dtype=np.int32), 0, n,
+                                  np.empty(n), np.empty(n), hist, 1, True, False, None, None, codes[:, :3].T.copy())
