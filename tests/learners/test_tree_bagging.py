@@ -229,3 +229,63 @@ def test_bagged_layout_reports_an_estimated_derivative():
     X = _data(0, n=50)
     assert resolve("learner", "trees:subsample=1,bagging_temperature=1").prepare(X, random_state=0).sampled_derivative
     assert not resolve("learner", "trees:subsample=1").prepare(X, random_state=0).sampled_derivative
+
+
+# ----------------------------------------------------------------------
+# By query (bagging_unit="query")
+# ----------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["trees:subsample=1,bagging_temperature=1,bagging_unit=query",
+                                  "trees:growth=oblivious,max_depth=4,random_strength=1,bagging_temperature=0.5,"
+                                  "bagging_unit=query"])
+def test_bagged_by_query_tree_equals_the_tree_grown_on_query_weighted_statistics(spec):
+    """Every row of a query takes the query's weight, bagging_weights(seed, query index): the tree is the plain
+    layout's tree on those pre-weighted g and h, by both routes."""
+    X = _data(4)
+    n = X.shape[0]
+    codes = np.sort(np.random.default_rng(0).integers(0, 40, n))          # 40 queries, in row order
+    gradients, curvatures = route_statistics(n, 3, "hessian")
+    T = _temperature(spec)
+    plain_spec = _without_bagging(spec).replace(",bagging_unit=query", "")
+    layouts = [resolve("learner", s).prepare(X, random_state=2) for s in (spec, plain_spec, spec, plain_spec)]
+    for lay in layouts[::2]:
+        assert lay.wants_row_groups
+        lay.set_row_groups(codes)
+    blocks = [lay.encode(X) for lay in layouts]
+    for g, h in zip(gradients, curvatures):
+        seed = int(copy.deepcopy(layouts[0]._rng).integers(0, 2**62))
+        w = bagging_weights(seed, np.arange(40, dtype=np.int64), T)[codes]
+        np.testing.assert_allclose(w, _reference_weights(seed, codes, T), rtol=1e-14)
+        a = layouts[0].search_in_memory([blocks[0]], [g], [h])
+        b = layouts[1].search_in_memory([blocks[1]], [w * g], [w * h])
+        c = multi_pass_search(layouts[2], [blocks[2]], [g], [h])
+        d = multi_pass_search(layouts[3], [blocks[3]], [w * g], [w * h])
+        assert a is not None and _tree_state(a) == _tree_state(b) == _tree_state(c) == _tree_state(d)
+
+
+def test_bagged_by_query_fit_is_repeatable_and_differs_from_by_row():
+    X, y, qid = _small_queries(3)
+    by_query = "trees:bagging_temperature=1,bagging_unit=query,subsample=1"
+    _, a = _fit_scores(X, y, qid, by_query, random_state=1)
+    _, b = _fit_scores(X, y, qid, by_query, random_state=1)
+    _, rows = _fit_scores(X, y, qid, "trees:bagging_temperature=1,subsample=1", random_state=1)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, rows)
+    # bagging_unit means nothing without a temperature: the unweighted fit
+    _, off = _fit_scores(X, y, qid, "trees:bagging_unit=query,subsample=1", random_state=1)
+    _, plain = _fit_scores(X, y, qid, "trees:subsample=1", random_state=1)
+    np.testing.assert_array_equal(off, plain)
+
+
+def test_bagging_by_query_without_queries_is_refused_by_name():
+    X = _data(0, n=200)
+    y = (np.nan_to_num(X[:, 0]) > 0).astype(int)
+    with pytest.raises(ValueError, match="bagging_unit='query'"):
+        rankcore.boost(learner="trees:bagging_temperature=1,bagging_unit=query", n_iter=3).fit(X, y)
+
+
+def test_bad_bagging_unit_is_refused_by_name():
+    with pytest.raises((SpecError, ValueError), match="bagging_unit"):
+        resolve("learner", "trees:bagging_unit=group")
+    layout = resolve("learner", "trees:bagging_temperature=1,bagging_unit=query").prepare(_data(0, n=50))
+    with pytest.raises(ValueError, match="query index per row"):
+        layout.set_row_groups(np.array([0.5, 1.0]))

@@ -257,6 +257,9 @@ class TreeLayout(LearnerLayout):
         self.bagging_temperature = float(params.get("bagging_temperature", 0.0))
         # with weights the candidate's derivative is Σ w·g·h, an estimate of Σ g·h as a row sample's is
         self.sampled_derivative = float(self.subsample) < 1.0 or self.bagging_temperature > 0
+        # "query": one weight per query, keyed by the query's index (set_row_groups: each row's query)
+        self.bagging_unit = str(params.get("bagging_unit", "row"))
+        self.row_groups = None
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
         self._split_bits = np.zeros(4, dtype=np.uint64)
@@ -597,10 +600,35 @@ class TreeLayout(LearnerLayout):
             self._replay(block, g, h, seed, mask)
         return candidate
 
+    @property
+    def wants_row_groups(self) -> bool:
+        """Whether the fit must hand the layout each row's query (:meth:`set_row_groups`): weights by query."""
+        return self.bagging_temperature > 0 and self.bagging_unit == "query"
+
+    def set_row_groups(self, codes: np.ndarray) -> None:
+        """Each training row's query, as its index among the fit's queries (int, one per row, in row order).
+
+        With ``bagging_unit="query"`` a row's Bayesian-bootstrap weight is
+        its query's: :func:`bagging_weights` of the tree's seed and the
+        query's index, the same for every row of the query.
+        """
+        codes = np.asarray(codes)
+        if codes.ndim != 1 or (codes.size and (not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0)):
+            raise ValueError(f"row groups: expected one non-negative integer query index per row, got an array of "
+                             f"shape {codes.shape} and dtype {codes.dtype}")
+        self.row_groups = np.ascontiguousarray(codes, dtype=np.int64)
+
     def _bag_weights(self, block: TreeBlock, seed: int) -> np.ndarray:
-        """The block's rows' Bayesian-bootstrap weights for the tree of ``seed`` (:func:`bagging_weights`)."""
+        """The block's rows' Bayesian-bootstrap weights for the tree of ``seed`` (:func:`bagging_weights`):
+        keyed by each row's position, or (``bagging_unit="query"``) by its query's index."""
         rows = (block.row_ids if block.row_ids is not None
                 else np.arange(block.offset, block.offset + block.n_rows, dtype=np.int64))
+        if self.bagging_unit == "query":
+            if self.row_groups is None:
+                raise ValueError("bagging_unit='query' weighs each query, but this fit gave the trees no queries: fit "
+                                 "with qid in memory (a distributed Dask fit does not support it), or use "
+                                 "bagging_unit='row'")
+            rows = self.row_groups[rows]
         return bagging_weights(seed, rows, self.bagging_temperature)
 
     def _grow_on(self, block: TreeBlock, grower, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,

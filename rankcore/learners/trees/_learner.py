@@ -182,6 +182,9 @@ class Trees(Learner):
                       "gradient and curvature by w = (-log U)^T, U ~ Uniform(0, 1) drawn from the tree's seed and "
                       "the row's position; the split search and the leaf values read w*g and w*h, no row is "
                       "dropped. 0 (the default): no weights; 1: CatBoost's default weights, Exp(1)"),
+        Parameter("bagging_unit", str, default="row", choices=("row", "query"),
+                  doc="what bagging_temperature weighs: each row, or each query (CatBoost's sampling_unit='Group': "
+                      "every row of a query takes the query's weight; needs qid and a fit in memory)"),
         Parameter("colsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of features per tree"),
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
@@ -318,7 +321,7 @@ class Trees(Learner):
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
                                                          "max_cat_threshold", "random_strength", "line_search",
-                                                         "leaf_newton_steps", "bagging_temperature")}
+                                                         "leaf_newton_steps", "bagging_temperature", "bagging_unit")}
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
