@@ -290,12 +290,98 @@ LEAF_STEPS = {
 }
 CANDIDATES.update(LEAF_STEPS)
 
+class _QueryBagged:
+    """The default's push with CatBoost's Bayesian bootstrap by query (``sampling_unit="Group"``), study only.
+
+    Each evaluation of the gradient (one per tree: the default takes Newton steps, no line search) multiplies
+    every row's g and h by its query's weight w_q = (−log U_q)^T, U_q uniform, drawn from a generator seeded
+    by ``seed``: the tree is grown and its leaves set on w·g, w·h, as ``trees:bagging_temperature`` does by row.
+    """
+
+    def __new__(cls, temperature=1.0, seed=0):
+        from rankcore.objectives import Objective
+        from rankcore.objectives._base import BoundObjective
+        from rankcore.objectives._query_push import QueryPush
+
+        class Bound(BoundObjective):
+            def __init__(self, objective, y, sample_weight, queries):
+                super().__init__(objective, y, sample_weight)
+                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+                self.codes = queries.codes
+                self.n_q = int(self.codes.max()) + 1
+                self.rng = np.random.default_rng(seed)
+
+            @property
+            def has_hessian(self):
+                return True
+
+            def value(self, scores):
+                return float("nan")
+
+            def value_and_gradient(self, scores):
+                return self.value_gradient_hessian(scores)[:2]
+
+            def value_gradient_hessian(self, scores):
+                _, g, h = self.push.value_gradient_hessian(scores)
+                if temperature > 0:
+                    w = (-np.log(1.0 - self.rng.random(self.n_q))) ** temperature
+                    g, h = g * w[self.codes], h * w[self.codes]
+                return float("nan"), g, h
+
+            def line(self, scores, direction):
+                raise NotImplementedError
+
+        class QueryBagged(Objective):
+            name = "study-query-bagged"
+            task = "graded"
+            ranks_within_queries = True
+            requires_queries = True
+            has_value = False
+            max_grade = 1023.0
+
+            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+                return Bound(self, y, sample_weight, queries)
+
+        return QueryBagged()
+
+
+def query_bagged(temperature, learner="trees:subsample=1", **params):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, objective=_QueryBagged(temperature), n_jobs=threads,
+                               random_state=0, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: CatBoost's Bayesian bootstrap (``trees:bagging_temperature=T``): each tree grown on w·g, w·h with
+#: w = (−log U)^T per row; with every row (subsample=1, as CatBoost's bootstrap replaces its row sampling)
+#: and on top of the default's 80 % row sample.
+BAYES = {
+    "bayes T=1": rc("trees:bagging_temperature=1,subsample=1"),
+    "bayes T=0.5": rc("trees:bagging_temperature=0.5,subsample=1"),
+    "bayes T=0.2": rc("trees:bagging_temperature=0.2,subsample=1"),
+    "bayes T=1, subsample 0.8": rc("trees:bagging_temperature=1"),
+    "bayes T=0.5, subsample 0.8": rc("trees:bagging_temperature=0.5"),
+    # by query (CatBoost's sampling_unit="Group"), through the objective (study only)
+    "bayes by query T=1": query_bagged(1.0),
+    "bayes by query T=0.5": query_bagged(0.5),
+    "bayes by query T=0.2": query_bagged(0.2),
+    # the same by the trees' option (weights hashed from the tree's seed and the query's index)
+    "trees bayes by query T=0.5": rc("trees:bagging_temperature=0.5,bagging_unit=query,subsample=1"),
+    "trees bayes by query T=1": rc("trees:bagging_temperature=1,bagging_unit=query,subsample=1"),
+    "trees bayes by query T=0.5, subsample 0.8": rc("trees:bagging_temperature=0.5,bagging_unit=query"),
+}
+CANDIDATES.update(BAYES)
+
 MODELS = {**PEERS, **CANDIDATES}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
-                         and m not in LEAF_STEPS],
+                         and m not in LEAF_STEPS and m not in BAYES],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
-          "leaf_steps": list(LEAF_STEPS)}
+          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES)}
 
 
 def _canonical_order(X, y, qid):

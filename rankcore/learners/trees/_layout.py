@@ -617,6 +617,7 @@ class TreeLayout(LearnerLayout):
             raise ValueError(f"row groups: expected one non-negative integer query index per row, got an array of "
                              f"shape {codes.shape} and dtype {codes.dtype}")
         self.row_groups = np.ascontiguousarray(codes, dtype=np.int64)
+        self._n_groups = int(self.row_groups.max()) + 1 if self.row_groups.size else 0
 
     def _bag_weights(self, block: TreeBlock, seed: int) -> np.ndarray:
         """The block's rows' Bayesian-bootstrap weights for the tree of ``seed`` (:func:`bagging_weights`):
@@ -628,7 +629,9 @@ class TreeLayout(LearnerLayout):
                 raise ValueError("bagging_unit='query' weighs each query, but this fit gave the trees no queries: fit "
                                  "with qid in memory (a distributed Dask fit does not support it), or use "
                                  "bagging_unit='row'")
-            rows = self.row_groups[rows]
+            # one hash and one log per query, not per row: the same weights, far fewer draws
+            return bagging_weights(seed, np.arange(self._n_groups, dtype=np.int64),
+                                   self.bagging_temperature)[self.row_groups[rows]]
         return bagging_weights(seed, rows, self.bagging_temperature)
 
     def _grow_on(self, block: TreeBlock, grower, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
