@@ -605,6 +605,14 @@ class TreeLayout(LearnerLayout):
         """Whether the fit must hand the layout each row's query (:meth:`set_row_groups`): weights by query."""
         return self.bagging_temperature > 0 and self.bagging_unit == "query"
 
+    @property
+    def missing_row_groups(self) -> str | None:
+        """Why this layout cannot grow a tree yet (it weighs queries and was given none), or None."""
+        if self.wants_row_groups and self.row_groups is None:
+            return ("bagging_unit='query' weighs each query, but this fit gave the trees no queries: fit with qid in "
+                    "memory (a distributed Dask fit does not support it), or use bagging_unit='row'")
+        return None
+
     def set_row_groups(self, codes: np.ndarray) -> None:
         """Each training row's query, as its index among the fit's queries (int, one per row, in row order).
 
@@ -625,10 +633,8 @@ class TreeLayout(LearnerLayout):
         rows = (block.row_ids if block.row_ids is not None
                 else np.arange(block.offset, block.offset + block.n_rows, dtype=np.int64))
         if self.bagging_unit == "query":
-            if self.row_groups is None:
-                raise ValueError("bagging_unit='query' weighs each query, but this fit gave the trees no queries: fit "
-                                 "with qid in memory (a distributed Dask fit does not support it), or use "
-                                 "bagging_unit='row'")
+            if self.missing_row_groups is not None:
+                raise ValueError(self.missing_row_groups)
             # one hash and one log per query, not per row: the same weights, far fewer draws
             return bagging_weights(seed, np.arange(self._n_groups, dtype=np.int64),
                                    self.bagging_temperature)[self.row_groups[rows]]
