@@ -32,10 +32,16 @@ the per-query push of the identity price has Σ_k h_k = 2 at every score (each
 pair's two curvatures sum to twice its loss, and J = log R divides by R),
 so the mean per-row curvature is 2/n and ``l2 = 2c/n`` weighs as c rows.
 
+``--deltas`` prints each model minus the default (NDCG@10 per set, the means
+over the sets at @1/@5/@10); ``--draws`` the same for the :data:`DRAWS`
+groups, each averaged over its fits with ``random_state`` 0, 1 and 2 (the
+default's own random draws move it about as much as the candidates do).
+
 Usage::
 
     python studies/query_defaults_study.py --sets ltr synthetic --models peers default --seeds 0 1
     python studies/query_defaults_study.py --report --sets ltr synthetic --seeds 0 1
+    python studies/query_defaults_study.py --draws --sets ltr synthetic --seeds 0 1
 """
 
 from __future__ import annotations
@@ -290,12 +296,118 @@ LEAF_STEPS = {
 }
 CANDIDATES.update(LEAF_STEPS)
 
+class _QueryBagged:
+    """The default's push with CatBoost's Bayesian bootstrap by query (``sampling_unit="Group"``), study only.
+
+    Each evaluation of the gradient (one per tree: the default takes Newton steps, no line search) multiplies
+    every row's g and h by its query's weight w_q = (−log U_q)^T, U_q uniform, drawn from a generator seeded
+    by ``seed``: the tree is grown and its leaves set on w·g, w·h, as ``trees:bagging_temperature`` does by row.
+    """
+
+    def __new__(cls, temperature=1.0, seed=0):
+        from rankcore.objectives import Objective
+        from rankcore.objectives._base import BoundObjective
+        from rankcore.objectives._query_push import QueryPush
+
+        class Bound(BoundObjective):
+            def __init__(self, objective, y, sample_weight, queries):
+                super().__init__(objective, y, sample_weight)
+                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+                self.codes = queries.codes
+                self.n_q = int(self.codes.max()) + 1
+                self.rng = np.random.default_rng(seed)
+
+            @property
+            def has_hessian(self):
+                return True
+
+            def value(self, scores):
+                return float("nan")
+
+            def value_and_gradient(self, scores):
+                return self.value_gradient_hessian(scores)[:2]
+
+            def value_gradient_hessian(self, scores):
+                _, g, h = self.push.value_gradient_hessian(scores)
+                if temperature > 0:
+                    w = (-np.log(1.0 - self.rng.random(self.n_q))) ** temperature
+                    g, h = g * w[self.codes], h * w[self.codes]
+                return float("nan"), g, h
+
+            def line(self, scores, direction):
+                raise NotImplementedError
+
+        class QueryBagged(Objective):
+            name = "study-query-bagged"
+            task = "graded"
+            ranks_within_queries = True
+            requires_queries = True
+            has_value = False
+            max_grade = 1023.0
+
+            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+                return Bound(self, y, sample_weight, queries)
+
+        return QueryBagged()
+
+
+def query_bagged(temperature, learner="trees:subsample=1", **params):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, objective=_QueryBagged(temperature), n_jobs=threads,
+                               random_state=0, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+def reseeded(random_state, learner="trees", **params):
+    """rankcore's default fitted with another ``random_state``: the same model, other random draws (a yardstick)."""
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, n_jobs=threads, random_state=random_state, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: CatBoost's Bayesian bootstrap (``trees:bagging_temperature=T``): each tree grown on w·g, w·h with
+#: w = (−log U)^T per row; with every row (subsample=1, as CatBoost's bootstrap replaces its row sampling)
+#: and on top of the default's 80 % row sample.
+BAYES = {
+    "bayes T=1": rc("trees:bagging_temperature=1,subsample=1"),
+    "bayes T=0.5": rc("trees:bagging_temperature=0.5,subsample=1"),
+    "bayes T=0.2": rc("trees:bagging_temperature=0.2,subsample=1"),
+    "bayes T=1, subsample 0.8": rc("trees:bagging_temperature=1"),
+    "bayes T=0.5, subsample 0.8": rc("trees:bagging_temperature=0.5"),
+    # by query (CatBoost's sampling_unit="Group"), through the objective (study only)
+    "bayes by query T=1": query_bagged(1.0),
+    "bayes by query T=0.5": query_bagged(0.5),
+    "bayes by query T=0.2": query_bagged(0.2),
+    # the same by the trees' option (weights hashed from the tree's seed and the query's index)
+    "trees bayes by query T=0.5": rc("trees:bagging_temperature=0.5,bagging_unit=query,subsample=1"),
+    "trees bayes by query T=1": rc("trees:bagging_temperature=1,bagging_unit=query,subsample=1"),
+    "trees bayes by query T=0.5, subsample 0.8": rc("trees:bagging_temperature=0.5,bagging_unit=query"),
+    # the yardstick: the default itself with other random draws (row sample, split noise)
+    "default, random_state=1": reseeded(1),
+    "default, random_state=2": reseeded(2),
+    "bayes T=0.2, random_state=1": reseeded(1, "trees:bagging_temperature=0.2,subsample=1"),
+    "bayes T=0.2, random_state=2": reseeded(2, "trees:bagging_temperature=0.2,subsample=1"),
+    "trees bayes by query T=0.5, random_state=1": reseeded(1, "trees:bagging_temperature=0.5,bagging_unit=query,"
+                                                              "subsample=1"),
+    "trees bayes by query T=0.5, random_state=2": reseeded(2, "trees:bagging_temperature=0.5,bagging_unit=query,"
+                                                              "subsample=1"),
+}
+CANDIDATES.update(BAYES)
+
 MODELS = {**PEERS, **CANDIDATES}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
-                         and m not in LEAF_STEPS],
+                         and m not in LEAF_STEPS and m not in BAYES],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
-          "leaf_steps": list(LEAF_STEPS)}
+          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES)}
 
 
 def _canonical_order(X, y, qid):
@@ -452,6 +564,54 @@ def deltas(set_names, models, seed, cache: Path, base="default"):
         print(f"| {model} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means) + " |")
 
 
+#: Models fitted with random_state 0, 1 and 2 (the same settings, other random draws), for :func:`draw_deltas`.
+DRAWS = {
+    "default": ["default", "default, random_state=1", "default, random_state=2"],
+    "bayes T=0.2": ["bayes T=0.2", "bayes T=0.2, random_state=1", "bayes T=0.2, random_state=2"],
+    "trees bayes by query T=0.5": ["trees bayes by query T=0.5", "trees bayes by query T=0.5, random_state=1",
+                                   "trees bayes by query T=0.5, random_state=2"],
+}
+
+
+def draw_deltas(set_names, seed, cache: Path, base="default"):
+    """Each :data:`DRAWS` group's NDCG averaged over its random states, minus the default's so averaged.
+
+    Per set: the mean over the three fits (random_state 0, 1, 2) of each fit's mean NDCG over the queries; then
+    the candidate minus the default per set, and the means over the sets.  Also each group's spread: the
+    largest minus the smallest of its three fits' mean-over-the-sets NDCG@10.
+    """
+    import rankcore
+
+    sets, rows, spread = [], {g: {} for g in DRAWS}, {g: [] for g in DRAWS}
+    per_fit = {g: [] for g in DRAWS}
+    for set_name in set_names:
+        _, y, qid = SETS[set_name]()
+        runs = {g: [_load(cache, set_name, seed, m, y.shape[0]) for m in ms] for g, ms in DRAWS.items()}
+        if any(r is None for rs in runs.values() for r in rs):
+            continue
+        sets.append(set_name)
+        means = {}
+        for g, rs in runs.items():
+            evs = [rankcore.evaluate(y, r[0], list(METRICS), qid=qid) for r in rs]
+            means[g] = {m: float(np.mean([ev[m] for ev in evs])) for m in METRICS}
+            per_fit[g].append([ev["ndcg@k:10"] for ev in evs])
+        for g in DRAWS:
+            rows[g][set_name] = {m: means[g][m] - means[base][m] for m in METRICS}
+    for g in DRAWS:
+        fits = np.mean(np.array(per_fit[g]), axis=0) if per_fit[g] else np.zeros(1)
+        spread[g] = float(fits.max() - fits.min())
+    print(f"\n### over random_state 0, 1, 2: candidates − {base}, split {seed}; means over the sets\n")
+    head = ("| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 "
+            "| spread of the 3 fits' mean NDCG@10 |")
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    for g, per_set in rows.items():
+        cells = [f"{per_set[s]['ndcg@k:10']:+.4f}" for s in sets]
+        means = [np.mean([v[m] for v in per_set.values()]) for m in METRICS]
+        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means)
+              + f" | {spread[g]:.4f} |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -464,7 +624,13 @@ def main(argv=None):
     parser.add_argument("--report", action="store_true", help="print the tables from the cache")
     parser.add_argument("--deltas", action="store_true",
                         help="print each model minus the default from the cache (the first of --seeds)")
+    parser.add_argument("--draws", action="store_true",
+                        help="print the DRAWS groups (random_state 0, 1, 2) minus the default's, from the cache")
     args = parser.parse_args(argv)
+    if args.draws:
+        for seed in args.seeds:
+            draw_deltas(args.sets, seed, args.cache)
+        return 0
     models = []
     for name in args.models:
         models.extend(GROUPS.get(name, [name]))

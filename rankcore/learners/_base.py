@@ -178,7 +178,8 @@ class LearnerLayout:
     #: The driver's step is multiplied by this (the trees' learning rate).
     shrinkage: float = 1.0
     #: The candidate's derivative sums Σ g h over a random sample of the rows
-    #: (the trees' ``subsample`` < 1), not over every row: an estimate, which the
+    #: (the trees' ``subsample`` < 1) or with random row weights (their
+    #: ``bagging_temperature`` > 0), not over every row: an estimate, which the
     #: driver only uses to stop when it is about zero (its line search evaluates
     #: the ranker on every row).
     sampled_derivative: bool = False

@@ -134,6 +134,11 @@ def run_boosting(
     if leaf_steps > 1 and not callable(getattr(backend, "leaf_newton_steps", None)):
         raise ValueError(f"leaf_newton_steps={leaf_steps}: this backend ({type(backend).__name__}) takes one Newton "
                          "step per tree; fit in memory, or leave leaf_newton_steps at 1")
+    missing = getattr(layout, "missing_row_groups", None)
+    if missing:
+        # said before the first tree (the trees' bootstrap by query without queries), rather than from inside a
+        # search -- a Dask worker's, say
+        raise ValueError(missing)
     state = backend.objective_state()
     value = backend.value(state) if has_value else math.nan
     if has_value and not (math.isfinite(value) or value == -math.inf):

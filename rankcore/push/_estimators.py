@@ -367,6 +367,9 @@ class _BaseBoost(Ranker):
             extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
             layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
                                      n_threads=n_threads, **extra)
+            if queries is not None and getattr(layout, "wants_row_groups", False):
+                # the trees' Bayesian bootstrap by query (trees:bagging_unit=query) weighs each row by its query
+                layout.set_row_groups(queries.codes)
             # queries reach the objective only when there are some: a plugin's bind(y, w, n_threads=) works as before
             extra_bind = {} if queries is None else {"queries": queries}
             if objective.randomized:              # its noise follows the fit's seed

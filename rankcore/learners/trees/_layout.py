@@ -92,6 +92,9 @@ class TreeBlock:
         self.full = False            # the current tree's leaves cover every row (no row subsampling)
         self.tree_id = None
         self.grown = None            # the in-memory grower that grew the current tree, if it did
+        # the Bayesian-bootstrap weights of the block's rows for the tree whose seed is bag_id (block_pass)
+        self.bag = None
+        self.bag_id = None
         # each row's position among the distinct leaf values of the tree evaluated last (value_index_of)
         self.value_index = None
         self.value_index_of = None
@@ -112,6 +115,7 @@ class TreeBlock:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["grown"] = None         # the in-memory grower is a per-fit workspace: it does not travel
+        state["bag"] = state["bag_id"] = None     # a tree's weights: drawn again where the block goes
         return state
 
     @property
@@ -145,6 +149,46 @@ def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
         np.right_shift(z, np.uint64(31), out=shifted)
         z ^= shifted
         return z
+
+
+#: Mixed into a tree's seed for its Bayesian-bootstrap weights, so that they are drawn independently of its
+#: row subsample (which hashes the seed itself).
+_BAG_SALT = 0xD1B54A32D192ED03
+
+
+def bagging_weights(seed: int, rows: np.ndarray, temperature: float) -> np.ndarray:
+    """The Bayesian bootstrap's weights of a tree: w_r = (−log U_r)^T, U_r uniform on (0, 1).
+
+    U_r is the top 53 bits of a 64-bit hash of (``seed``, global row
+    position ``rows[r]``), plus one half, over 2^53: never 0 or 1, so every w
+    is finite and positive, and a row's weight depends on its position only,
+    not on how the rows are split into blocks.  With T = 1 the weights are
+    Exp(1) (mean 1), CatBoost's default ``bagging_temperature``; T → 0 makes
+    them all 1.  Time O(n), memory O(n) (two arrays of the rows' length).
+
+    Parameters
+    ----------
+    seed : int
+        The tree's seed (``TreeLayout.draw_search``).
+    rows : int64 array (n,)
+        The rows' positions in the training set.
+    temperature : float
+        T > 0.
+
+    Returns
+    -------
+    float64 array (n,)
+    """
+    z = _splitmix(int(seed) ^ _BAG_SALT, rows)
+    z >>= np.uint64(11)
+    u = z.astype(np.float64)
+    u += 0.5
+    u *= 2.0**-53
+    w = np.log(u)
+    np.negative(w, out=w)
+    if temperature != 1.0:
+        np.power(w, float(temperature), out=w)
+    return w
 
 
 def slot_layout(n_edges: np.ndarray) -> _histogram.SlotLayout:
@@ -209,7 +253,13 @@ class TreeLayout(LearnerLayout):
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
         # with_leaf_values)
         self.leaf_newton_steps = int(params.get("leaf_newton_steps", 1))
-        self.sampled_derivative = float(self.subsample) < 1.0
+        # the Bayesian bootstrap's temperature (0: off); a layout saved before the option reads 0
+        self.bagging_temperature = float(params.get("bagging_temperature", 0.0))
+        # with weights the candidate's derivative is Σ w·g·h, an estimate of Σ g·h as a row sample's is
+        self.sampled_derivative = float(self.subsample) < 1.0 or self.bagging_temperature > 0
+        # "query": one weight per query, keyed by the query's index (set_row_groups: each row's query)
+        self.bagging_unit = str(params.get("bagging_unit", "row"))
+        self.row_groups = None
         self._rng = np.random.default_rng(random_state)
         self._split_out = np.empty(10)
         self._split_bits = np.zeros(4, dtype=np.uint64)
@@ -422,7 +472,8 @@ class TreeLayout(LearnerLayout):
         return int(self.subsample * 2.0**64 - 1)
 
     def block_pass(self, block: TreeBlock, gradient: np.ndarray, hessian: np.ndarray, request: dict,
-                   *, n_threads: int | None = None, out: np.ndarray | None = None) -> np.ndarray | None:
+                   *, n_threads: int | None = None, out: np.ndarray | None = None,
+                   weighted: bool = False) -> np.ndarray | None:
         """One block's share of one pass: partition, then the histogram asked for (additive over blocks).
 
         Returns an (S, 3) array (Σg, Σh, count per slot) or None when the
@@ -430,9 +481,19 @@ class TreeLayout(LearnerLayout):
         returns the (k, S, 3) stack of the k histograms its splits ask for,
         in their order (a buffer of the layout's: hand it back with
         :meth:`release_histograms` once read).  ``out``: the (S, 3) array a
-        single node's histogram is written to.
+        single node's histogram is written to.  With ``bagging_temperature``
+        > 0 the histograms sum w·g and w·h, w the tree's weights of the
+        block's rows (:func:`bagging_weights`, drawn from the request's
+        ``id``, the tree's seed); ``weighted``: g and h are already weighted.
         """
         T = self.n_threads if n_threads is None else int(n_threads)
+        if self.bagging_temperature > 0 and not weighted:
+            # the tree's weights are drawn once per block and tree, and kept for its later passes
+            if getattr(block, "bag_id", None) != request["id"]:
+                block.bag, block.bag_id = self._bag_weights(block, int(request["id"])), request["id"]
+            gradient = np.asarray(gradient, dtype=np.float64) * block.bag
+            hessian = np.asarray(hessian, dtype=np.float64) * block.bag
+            weighted = True
         if request["op"] == "splits":
             items = request["items"]
             k = sum(1 for item in items if item["histogram"])
@@ -440,11 +501,12 @@ class TreeLayout(LearnerLayout):
             filled = 0
             for item in items:               # a split with a histogram returns it, in the stack's next row
                 if self.block_pass(block, gradient, hessian, dict(item, op="split"), n_threads=T,
-                                   out=stacked[filled] if item["histogram"] else None) is not None:
+                                   out=stacked[filled] if item["histogram"] else None, weighted=weighted) is not None:
                     filled += 1
             return stacked
         g = np.ascontiguousarray(gradient, dtype=np.float64)
-        h, unit_h = block.curvature(hessian)
+        h, unit_h = block.curvature(hessian) if not weighted else (np.ascontiguousarray(hessian, dtype=np.float64),
+                                                                    False)
         hist = self._new_histogram() if out is None else out
         if request["op"] == "root":
             n = block.n_rows
@@ -538,9 +600,57 @@ class TreeLayout(LearnerLayout):
             self._replay(block, g, h, seed, mask)
         return candidate
 
+    @property
+    def wants_row_groups(self) -> bool:
+        """Whether the fit must hand the layout each row's query (:meth:`set_row_groups`): weights by query."""
+        return self.bagging_temperature > 0 and self.bagging_unit == "query"
+
+    @property
+    def missing_row_groups(self) -> str | None:
+        """Why this layout cannot grow a tree yet (it weighs queries and was given none), or None."""
+        if self.wants_row_groups and self.row_groups is None:
+            return ("bagging_unit='query' weighs each query, but this fit gave the trees no queries: fit with qid in "
+                    "memory (a distributed Dask fit does not support it), or use bagging_unit='row'")
+        return None
+
+    def set_row_groups(self, codes: np.ndarray) -> None:
+        """Each training row's query, as its index among the fit's queries (int, one per row, in row order).
+
+        With ``bagging_unit="query"`` a row's Bayesian-bootstrap weight is
+        its query's: :func:`bagging_weights` of the tree's seed and the
+        query's index, the same for every row of the query.
+        """
+        codes = np.asarray(codes)
+        if codes.ndim != 1 or (codes.size and (not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0)):
+            raise ValueError(f"row groups: expected one non-negative integer query index per row, got an array of "
+                             f"shape {codes.shape} and dtype {codes.dtype}")
+        self.row_groups = np.ascontiguousarray(codes, dtype=np.int64)
+        self._n_groups = int(self.row_groups.max()) + 1 if self.row_groups.size else 0
+
+    def _bag_weights(self, block: TreeBlock, seed: int) -> np.ndarray:
+        """The block's rows' Bayesian-bootstrap weights for the tree of ``seed`` (:func:`bagging_weights`):
+        keyed by each row's position, or (``bagging_unit="query"``) by its query's index."""
+        rows = (block.row_ids if block.row_ids is not None
+                else np.arange(block.offset, block.offset + block.n_rows, dtype=np.int64))
+        if self.bagging_unit == "query":
+            if self.missing_row_groups is not None:
+                raise ValueError(self.missing_row_groups)
+            # one hash and one log per query, not per row: the same weights, far fewer draws
+            return bagging_weights(seed, np.arange(self._n_groups, dtype=np.int64),
+                                   self.bagging_temperature)[self.row_groups[rows]]
+        return bagging_weights(seed, rows, self.bagging_temperature)
+
     def _grow_on(self, block: TreeBlock, grower, g: np.ndarray, h: np.ndarray, unit_h: bool, seed: int,
                  mask: np.ndarray) -> None:
-        """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it."""
+        """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it.
+
+        With ``bagging_temperature`` > 0 the grower reads w·g and w·h (the
+        tree's weights, :func:`bagging_weights`): the same histograms, sums
+        and leaf values as :meth:`block_pass` builds from the plain g and h.
+        """
+        if self.bagging_temperature > 0:
+            w = self._bag_weights(block, seed)
+            g, h, unit_h = g * w, h * w, False
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,

@@ -176,6 +176,15 @@ class Trees(Learner):
         Parameter("l2", float, default=0.0, minimum=0.0, doc="L2 penalty of the leaf values"),
         Parameter("subsample", float, default=0.8, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of rows per tree (seeded; 1 = every row)"),
+        # at most 100: the largest weight, (−log 2^-54)^T ≈ 37.4^T, stays finite (below 1e158)
+        Parameter("bagging_temperature", float, default=0.0, minimum=0.0, maximum=100.0,
+                  doc="Bayesian bootstrap (CatBoost's bootstrap_type='Bayesian'): each tree weighs every row's "
+                      "gradient and curvature by w = (-log U)^T, U ~ Uniform(0, 1) drawn from the tree's seed and "
+                      "the row's position; the split search and the leaf values read w*g and w*h, no row is "
+                      "dropped. 0 (the default): no weights; 1: CatBoost's default weights, Exp(1)"),
+        Parameter("bagging_unit", str, default="row", choices=("row", "query"),
+                  doc="what bagging_temperature weighs: each row, or each query (CatBoost's sampling_unit='Group': "
+                      "every row of a query takes the query's weight; needs qid and a fit in memory)"),
         Parameter("colsample", float, default=1.0, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of features per tree"),
         Parameter("max_bins", int, default=255, minimum=2, maximum=MAX_TREE_BINS, doc="bins per feature (<= 255)"),
@@ -221,7 +230,7 @@ class Trees(Learner):
     large_data_n_iter = 150
 
     def _validate(self) -> None:
-        for name in ("learning_rate", "min_child_weight", "l2", "random_strength"):
+        for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
             if not math.isfinite(getattr(self, name)):
                 raise SpecError(f"learner {self.name!r}: {name} must be a finite number, got {getattr(self, name)!r}")
         if self.growth == "oblivious":
@@ -231,6 +240,12 @@ class Trees(Learner):
             if self.categorical:
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
+        if self.bagging_temperature > 0 and self.leaf_newton_steps > 1:
+            # the further steps sum the plain gradient per leaf (``leaf_rows`` keeps a row sample, not weights):
+            # they would move the leaves towards another objective than the one the tree was grown on
+            raise SpecError(f"learner {self.name!r}: bagging_temperature={self.bagging_temperature!r} does not "
+                            f"combine with leaf_newton_steps={self.leaf_newton_steps} (the further steps would "
+                            f"not weigh the rows); set one of them to its default")
         # values no data can split with (legal values that cannot split *some* data warn at fit instead)
         if self.max_depth == 0:
             raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
@@ -306,7 +321,7 @@ class Trees(Learner):
                                                          "min_samples_leaf", "min_child_weight", "l2",
                                                          "subsample", "colsample", "growth", "cat_smooth",
                                                          "max_cat_threshold", "random_strength", "line_search",
-                                                         "leaf_newton_steps")}
+                                                         "leaf_newton_steps", "bagging_temperature", "bagging_unit")}
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
