@@ -83,6 +83,47 @@ def backend_kind(problem, layout) -> str:
     )
 
 
+class _RankerNumbers:
+    """The client's numbering of weak rankers, and the one whose h the shards hold.
+
+    Every shard keeps the h of the last weak ranker it was sent, under the
+    ranker's number (``Shard._directions``).  A message about a ranker
+    carries ``(number, ranker)`` the first time and ``(number, None)`` once
+    the shards hold it: the update after a line summary or a line search
+    refers to the tree instead of sending it again.  The ranker is
+    recognised by identity (the driver updates with the object it searched
+    the line along); any other object gets a new number and travels whole,
+    so a reference is never wrong, only sometimes not used.  Numbers start
+    at 1 and never repeat within a fit.
+    """
+
+    def __init__(self):
+        self._count = 0
+        self._held = None               # (ranker, number) whose h every shard holds
+
+    def message(self, ranker) -> tuple[int, object]:
+        """``(number, ranker or None)`` to send; the shards hold the ranker's h once the call returns."""
+        if self._held is not None and self._held[0] is ranker:
+            return self._held[1], None
+        self._count += 1
+        return self._count, ranker
+
+    def next_number(self) -> int:
+        """A number for a ranker not known yet (the lead's tree)."""
+        self._count += 1
+        return self._count
+
+    def hold(self, ranker, number: int) -> None:
+        """Every shard now holds ``ranker``'s h under ``number``."""
+        self._held = (ranker, int(number))
+
+    def update(self, ranker, alpha: float) -> tuple[int, object, float]:
+        """The update message ``(number, ranker or None, α)``; applying it drops the shards' h."""
+        number, sent = self.message(ranker)
+        self._held = None
+        return number, sent, float(alpha)
+
+
 class _ShardCaller:
     """Calls every shard at once and waits for all of them.
 
@@ -145,7 +186,8 @@ class DaskBackend(_ShardCaller):
         self.layout = layout
         self.fast = bool(fast)
         self.round_trips = 0
-        self._pending = None            # (ranker, alpha) not yet applied on the workers
+        self._pending = None            # (number, ranker or None, alpha) not yet applied on the workers
+        self._rankers = _RankerNumbers()
         self._next_stages = None        # G after the last step, from the line summary
         self._summary = None            # (ranker, summary, values, G) of the last line
         self._hist = None               # fast path: (state, (d, B, 2) per-class histograms)
@@ -237,10 +279,12 @@ class DaskBackend(_ShardCaller):
         # line search the next objective state is recomputed from the scores, as in memory
         summarize = bool(getattr(self.problem, "has_line_summary", True)) and getattr(self.layout, "line_search", True)
         outcome = self.call_lead("grow_tree", self._take_update(), state.stages, self._token,
-                                 self.layout.draw_search(), batched, summarize)
+                                 self.layout.draw_search(), batched, summarize, self._rankers.next_number())
         self.passes += outcome.passes
         self.layout.adopt_no_candidate_reason(outcome.reason)
         candidate = outcome.candidate
+        if outcome.held is not None:
+            self._rankers.hold(candidate.ranker, outcome.held)
         if outcome.line_summaries is not None:
             values = np.asarray(candidate.ranker.values, dtype=np.float64)
             summary = self.problem.merge_line_summaries(outcome.line_summaries)
@@ -264,7 +308,9 @@ class DaskBackend(_ShardCaller):
             if self.fast and self._hist is not None and self._hist[0] is state:
                 summary = problem.summary_from_abs_sums(self._threshold_sums(ranker), G)
             elif not self.fast and getattr(problem, "has_line_summary", True):   # a round trip only if it can answer
-                parts = self.call("line_summary", ranker, values, G, self._token)
+                number, sent = self._rankers.message(ranker)
+                parts = self.call("line_summary", number, sent, values, G, self._token)
+                self._rankers.hold(ranker, number)
                 if all(p is not None for p in parts):
                     summary = problem.merge_line_summaries(parts)
             if summary is not None:
@@ -274,7 +320,9 @@ class DaskBackend(_ShardCaller):
         def evaluate(alpha: float) -> LinePoint:
             G_alpha = []
             for stage in range(problem.n_stages):
-                parts = self.call("line_partials", ranker, stage, G_alpha, alpha)
+                number, sent = self._rankers.message(ranker)       # the tree travels with the first call only
+                parts = self.call("line_partials", number, sent, stage, G_alpha, alpha)
+                self._rankers.hold(ranker, number)
                 G_alpha.append(problem.merge_partials(stage, parts))
             point = problem.finish(G_alpha, with_direction=True)
             return LinePoint(alpha, point.value, point.d1, point.d2)
@@ -292,7 +340,7 @@ class DaskBackend(_ShardCaller):
     def apply_update(self, ranker, alpha: float) -> None:
         if self._pending is not None:             # never two updates in flight: flush the older one
             self.call("apply", self._take_update())
-        self._pending = (ranker, float(alpha))
+        self._pending = self._rankers.update(ranker, alpha)
         self._hist = None
         if self._summary is not None and self._summary[0] is ranker:
             _, summary, values, G = self._summary
@@ -329,6 +377,7 @@ class PairwiseDaskBackend(_ShardCaller):
         self.layout = layout
         self.round_trips = 0
         self._pending = None
+        self._rankers = _RankerNumbers()
         self._pos_counts: list[int] = []
 
     def call(self, method, *args):
@@ -376,13 +425,15 @@ class PairwiseDaskBackend(_ShardCaller):
         return total
 
     def line_function(self, state: _PairwiseState, ranker):
-        h_pos = np.concatenate(self.call("positive_directions", ranker))
+        number, sent = self._rankers.message(ranker)
+        h_pos = np.concatenate(self.call("positive_directions", number, sent))
+        self._rankers.hold(ranker, number)
         first = [True]
 
         def evaluate(alpha: float) -> LinePoint:
             sent = h_pos if first[0] else None
             first[0] = False
-            results = self.call("pairwise_line", ranker, sent, alpha)
+            results = self.call("pairwise_line", number, None, sent, alpha)
             values = np.array([r[0] for r in results])
             value = float(np.logaddexp.reduce(values))
             if not math.isfinite(value):
@@ -401,7 +452,7 @@ class PairwiseDaskBackend(_ShardCaller):
     def apply_update(self, ranker, alpha: float) -> None:
         if self._pending is not None:
             self.call("apply", self._take_update())
-        self._pending = (ranker, float(alpha))
+        self._pending = self._rankers.update(ranker, alpha)
 
     def flush(self) -> None:
         if self._pending is not None:

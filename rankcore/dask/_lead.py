@@ -45,12 +45,16 @@ class TreeOutcome:
         The passes the shards computed (each a round trip between workers).
     line_summaries : list or None
         Each shard's merged line summary along the tree (shard order), when asked for and given.
+    held : int or None
+        The number every shard now holds the tree's h under (``Shard._directions``), when the line
+        summary was asked for: the update then refers to the tree by it instead of sending it again.
     """
 
     candidate: Any
     reason: str | None
     passes: int
     line_summaries: list | None = None
+    held: int | None = None
 
 
 class Peer:
@@ -144,7 +148,8 @@ def _on_every_shard(lead, peers: list, method: str, *args) -> list:
     return [mine] + [reply.result() for reply in replies]
 
 
-def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool) -> TreeOutcome:
+def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool, summarize: bool,
+              number: int) -> TreeOutcome:
     """Run one tree's search on the lead shard (``lead``, a :class:`~rankcore.dask._shard.Shard`).
 
     Parameters
@@ -162,6 +167,9 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
         Ask for the batched search (``batched_search`` layouts).
     summarize : bool
         Also return the shards' line summaries along the tree.
+    number : int
+        The tree's number (the client's): the line summary's message carries the tree to every
+        shard once, and each shard keeps its h under this number for the update.
     """
     layout = lead.layout
     search = layout.begin_search(batched=True, plan=plan) if batched else layout.begin_search(plan=plan)
@@ -188,7 +196,8 @@ def grow_tree(lead, peers: list, update, G, token, plan: dict, *, batched: bool,
     outcome = TreeOutcome(candidate, layout.no_candidate_reason(), passes)
     if summarize and candidate is not None and candidate.ranker.values is not None:
         values = np.asarray(candidate.ranker.values, dtype=np.float64)
-        parts = _on_every_shard(lead, peers, "line_summary", candidate.ranker, values, G, token)
+        parts = _on_every_shard(lead, peers, "line_summary", number, candidate.ranker, values, G, token)
+        outcome.held = number
         if all(part is not None for part in parts):
             outcome.line_summaries = parts
     return outcome

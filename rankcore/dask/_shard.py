@@ -10,9 +10,17 @@ all of its blocks and returns something of size O(features × bins) (or, in
 the pairwise fallback, O(positives)), already merged over its blocks.
 
 Updates are *carried* by the next call: the client sends the pending
-(weak ranker, α) with whatever it asks next, and the shard applies
-f ← f + α·h before doing it, so an iteration costs one round trip on the
-fast path.
+update with whatever it asks next, and the shard applies f ← f + α·h
+before doing it, so an iteration costs one round trip on the fast path.
+
+Weak rankers are numbered.  A message about a ranker carries
+``(number, ranker)`` the first time the shards see it and ``(number,
+None)`` after that: the shard keeps the last ranker's h = its values on
+every row under its number (:meth:`Shard._directions`), so the line
+summary's or the line search's h is the update's, computed once per tree,
+and the tree travels to each shard once.  An update is ``(number, ranker or
+None, α)``.  A message naming a number the shard does not hold without the
+ranker is refused with a ``RuntimeError`` (never another h applied).
 """
 
 from __future__ import annotations
@@ -81,38 +89,6 @@ class Block:
         out = np.empty_like(self.scores)
         out[self.order] = self.scores
         return out
-
-
-def same_ranker(a, b) -> bool:
-    """Whether two weak rankers are the same object or equal copies (their class and attributes pickle the same).
-
-    Copies travel in separate messages (the client's update, the lead's line
-    summary); equal state means the same h on every row.  Attributes are
-    compared one by one: a whole pickle also records which attributes share
-    an object, which a copy need not repeat.  A ranker without a ``__dict__``
-    or that cannot be pickled equals only itself.  O(size of the ranker).
-    """
-    if a is b:
-        return True
-    state_a, state_b = getattr(a, "__dict__", None), getattr(b, "__dict__", None)
-    if state_a is None or state_b is None or state_a.keys() != state_b.keys():
-        return False
-    try:
-        # the class by its pickled reference (module and name), as a copy's unpickling finds it
-        return _same_value(a.__class__, b.__class__) and all(_same_value(state_a[k], state_b[k]) for k in state_a)
-    except Exception:                  # an unpicklable attribute: no copy can be recognised
-        return False
-
-
-def _same_value(a, b) -> bool:
-    """Arrays: the same dtype, shape and bytes (not flags: a copy may be writeable); else the same pickle."""
-    import pickle
-
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and a.shape == b.shape and a.dtype.hasobject is False and a.tobytes() == b.tobytes())
-    # protocol 4: protocol 5 writes a read-only buffer and a writeable one differently
-    return pickle.dumps(a, protocol=4) == pickle.dumps(b, protocol=4)
 
 
 def _encode(layout, X, offset, order):
@@ -195,7 +171,7 @@ class Shard:
             self.problem = BoundQueryBlocks(objective, n_threads=self.n_threads, random_state=random_state)
         else:
             self.problem = objective.bind(placeholder_labels(task), None, n_threads=self.n_threads)
-        self._h: tuple[Any, list[np.ndarray]] | None = None
+        self._h: tuple[int, list[np.ndarray]] | None = None      # (ranker number, h on every block)
         self._grads: tuple[int, list[np.ndarray]] | None = None
         self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
         # a multi-pass layout that merges blocks searches this worker's blocks as one (their codes move
@@ -225,29 +201,48 @@ class Shard:
         return {"blocks": [b.index for b in self.blocks], "rows": sum(b.n_rows for b in self.blocks),
                 "bytes": int(nbytes), "threads": self.n_threads}
 
-    def _directions(self, ranker) -> list[np.ndarray]:
-        """h = the ranker's values on every block, kept until the update applies them.
+    def _directions(self, number: int, ranker) -> list[np.ndarray]:
+        """h = the values of weak ranker ``number`` on every block, kept until the update applies them.
 
-        The line summary and the update of one tree each receive their own
-        copy of the ranker (unpickled from different messages): the kept h is
-        reused when the two are the same ranker by content, so h is computed
-        once per tree, not twice (a walk over every row).
+        The client numbers each ranker it sends (``rankcore.dask._backend``)
+        and sends the ranker itself only with the first message about it
+        (``ranker`` None after that): the line summary (or the first line
+        evaluation) computes h, the other evaluations and the update read it
+        here.  O(rows) for a new ranker (a walk over every row), O(1) for the
+        one held.
+
+        Raises
+        ------
+        RuntimeError
+            ``ranker`` is None and this shard does not hold ranker
+            ``number`` (a retried call, a shard restarted, a protocol error):
+            it refuses rather than apply another ranker's h.
         """
-        if self._h is not None and same_ranker(self._h[0], ranker):
+        if self._h is not None and self._h[0] == number:
             return self._h[1]
+        if ranker is None:
+            held = "no weak ranker" if self._h is None else f"weak ranker {self._h[0]}"
+            raise RuntimeError(
+                f"weak ranker number {number!r} was sent without the ranker, but this shard holds {held}: "
+                "refused (another ranker's values would corrupt the scores silently); fit again"
+            )
         if self._merged is not None:
             h = np.split(self.layout.evaluate(ranker, self._merged), self._cuts)
         else:
             h = [self.layout.evaluate(ranker, b.codes) for b in self.blocks]
-        self._h = (ranker, h)
+        self._h = (int(number), h)
         return h
 
     def _apply(self, update) -> None:
-        """f ← f + α·h on every block (the same arithmetic as the in-memory backend)."""
+        """f ← f + α·h on every block (the same arithmetic as the in-memory backend).
+
+        ``update``: None, or (ranker number, the ranker or None when this
+        shard holds it, α).
+        """
         if update is None:
             return
-        ranker, alpha = update
-        for b, h in zip(self.blocks, self._directions(ranker)):
+        number, ranker, alpha = update
+        for b, h in zip(self.blocks, self._directions(number, ranker)):
             h *= alpha
             b.scores += h
         self._h = None
@@ -266,9 +261,9 @@ class Shard:
         parts = [self.problem.block_partials(stage, b.row_block(), G) for b in self.blocks]
         return self.problem.merge_partials(stage, parts)
 
-    def line_partials(self, ranker, stage, G, alpha):
-        """Stage partials at f + α·h (h = the ranker's values on the blocks), merged."""
-        h = self._directions(ranker)
+    def line_partials(self, number, ranker, stage, G, alpha):
+        """Stage partials at f + α·h (h = weak ranker ``number``'s values on the blocks), merged."""
+        h = self._directions(number, ranker)
         parts = [self.problem.block_partials(stage, b.row_block(), G, hb, alpha) for b, hb in zip(self.blocks, h)]
         return self.problem.merge_partials(stage, parts)
 
@@ -283,9 +278,12 @@ class Shard:
             total = part if total is None else total + part
         return total
 
-    def line_summary(self, ranker, values, G, token):
-        """The objective's merged line summary along the ranker, or None if it has none."""
-        h = self._directions(ranker)
+    def line_summary(self, number, ranker, values, G, token):
+        """The objective's merged line summary along weak ranker ``number``, or None if it has none.
+
+        h is computed (or read, when held) either way: the update refers to it by ``number``.
+        """
+        h = self._directions(number, ranker)
         grads = self._grads[1] if self._grads is not None and self._grads[0] == token else [None] * len(h)
         parts = [self.problem.block_line_summary(b.row_block(), hb, values, G, g)
                  for b, hb, g in zip(self.blocks, h, grads)]
@@ -430,11 +428,12 @@ class Shard:
         if method == "tree_pass" and release is not None and isinstance(result, np.ndarray):
             release([result])
 
-    def grow_tree(self, update, G, token, plan, batched, summarize):
-        """One tree's whole search, run here with the other shards (``rankcore.dask._lead``)."""
+    def grow_tree(self, update, G, token, plan, batched, summarize, number):
+        """One tree's whole search, run here with the other shards (``rankcore.dask._lead``); the tree is ``number``."""
         from ._lead import grow_tree
 
-        return grow_tree(self, self._peers, update, G, token, plan, batched=batched, summarize=summarize)
+        return grow_tree(self, self._peers, update, G, token, plan, batched=batched, summarize=summarize,
+                         number=number)
 
     def training_scores(self, update):
         """(chunk index, scores) of every block, after the update."""
@@ -498,22 +497,22 @@ class Shard:
             total = part if total is None else total + part
         return total
 
-    def positive_directions(self, ranker):
+    def positive_directions(self, number, ranker):
         """h on this shard's positives (block order); h on every row is kept for the line search."""
-        h = self._directions(ranker)
+        h = self._directions(number, ranker)
         return np.concatenate([hb[b.y == 1] for b, hb in zip(self.blocks, h)])
 
-    def pairwise_line(self, ranker, h_pos, alpha):
+    def pairwise_line(self, number, ranker, h_pos, alpha):
         """(log R_s, d/dα, d²/dα²) at f + α·h over all positives and this shard's negatives.
 
         ``h_pos`` (h on every positive) is sent with the first evaluation
-        along a ranker and kept for the next ones (``None`` then).
+        along weak ranker ``number`` and kept for the next ones (``None`` then).
         """
-        if self._line is None or self._line[0] != ranker:
-            h = self._directions(ranker)
+        if self._line is None or self._line[0] != number:
+            h = self._directions(number, ranker)
             problem, scores, neg = self._combined()
             h_all = np.r_[np.asarray(h_pos, dtype=np.float64), np.concatenate([hb[m] for hb, m in zip(h, neg)])]
-            self._line = (ranker, problem.line(scores, h_all))
+            self._line = (number, problem.line(scores, h_all))
         point = self._line[1](float(alpha))
         return float(point.value), float(point.d1), float(point.d2)
 

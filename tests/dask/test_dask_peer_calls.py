@@ -38,13 +38,13 @@ def test_the_lead_sends_its_passes_through_on_loop_unless_told_not_to(monkeypatc
     monkeypatch.setattr(_lead, "PEER_ON_LOOP", on_loop)
     peer = _Recorder()
     peer.submit("tree_pass", None, None, None, {"op": "root"})
-    peer.submit("line_summary", "ranker", "values", "G", 3)
+    peer.submit("line_summary", 7, "ranker", "values", "G", 3)
     if on_loop:
         assert peer.sent == [("on_loop", ("tree_pass", None, None, None, {"op": "root"})),
-                             ("on_loop", ("line_summary", "ranker", "values", "G", 3))]
+                             ("on_loop", ("line_summary", 7, "ranker", "values", "G", 3))]
     else:
         assert peer.sent == [("tree_pass", (None, None, None, {"op": "root"})),
-                             ("line_summary", ("ranker", "values", "G", 3))]
+                             ("line_summary", (7, "ranker", "values", "G", 3))]
 
 
 def test_on_loop_is_a_coroutine_running_the_method_in_the_awaiting_thread():

@@ -1,10 +1,12 @@
-"""A shard walks each tree over its rows once: the line summary's h serves the update that follows.
+"""A shard walks each tree over its rows once, and the update refers to the tree it holds.
 
-The lead's line summary and the client's update carry separate copies of the
-tree (unpickled from different messages); the shard recognises the copy by
-content (``same_ranker``) and reuses the h it kept, instead of evaluating the
-tree over every row a second time.  No cluster: the shard is built in
-process, as the actor would be on a worker.
+The client numbers every weak ranker and sends it with the first message
+about it only (the lead's line summary, the first line evaluation); the
+shard keeps its h under that number, and the update that follows carries
+``(number, None, α)``, not the tree again.  A shard asked to apply a number
+it does not hold refuses: it never applies another ranker's h.  The shard
+tests build the shard in process, as the actor would be on a worker; the
+fit tests record what the client sends on the shared cluster.
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ import pytest
 
 pytest.importorskip("distributed")
 
+import dask.array as da  # noqa: E402
+
 import rankcore  # noqa: E402
-from rankcore.dask._shard import Shard, encode_chunk, same_ranker  # noqa: E402
+from rankcore.dask import DaskPushBoost  # noqa: E402
+from rankcore.dask._backend import DaskBackend, PairwiseDaskBackend, _RankerNumbers  # noqa: E402
+from rankcore.dask._shard import Shard, encode_chunk  # noqa: E402
 from rankcore.learners.trees._layout import TreeLayout  # noqa: E402
 from rankcore.registry import resolve  # noqa: E402
+
+from _dask_cluster import dask_client  # noqa: E402,F401
 
 SPEC = "trees:max_leaves=4"
 
@@ -69,36 +77,104 @@ def _counting_evaluate(monkeypatch) -> list:
     return calls
 
 
-def test_same_ranker_recognises_copies_and_only_copies(fitted):
-    _, _, model = fitted
-    first, second = model.rankers_[0], model.rankers_[1]
-    copy = pickle.loads(pickle.dumps(first))
-    assert copy is not first and same_ranker(first, copy) and same_ranker(copy, first)
-    assert same_ranker(first, first)
-    assert not same_ranker(first, second)
-    changed = pickle.loads(pickle.dumps(first))
-    value = changed.value.copy()
-    value[np.flatnonzero(changed.left < 0)[0]] += 1e-12          # one leaf, one ulp-sized change
-    changed.value = value
-    assert not same_ranker(first, changed)
-    extra = pickle.loads(pickle.dumps(first))
-    extra.search_id = -1 if getattr(first, "search_id", None) != -1 else -2
-    assert not same_ranker(first, extra)
-    assert not same_ranker(first, object())
+def _scores(shard) -> list[np.ndarray]:
+    return [b.scores.copy() for b in shard.blocks]
 
 
-def test_a_shard_evaluates_a_tree_once_for_its_line_and_its_update(fitted, monkeypatch, make_shard):
+def test_shard_applies_the_tree_it_holds_by_number_evaluating_it_once(fitted, monkeypatch, make_shard):
     X, y, model = fitted
     shard = make_shard(X, y, model.objective_spec_)
     calls = _counting_evaluate(monkeypatch)
-    tree = model.rankers_[0]
-    kept = [h.copy() for h in shard._directions(tree)]            # as the line summary asks
+    tree = pickle.loads(pickle.dumps(model.rankers_[0]))          # as a message delivers it
+    kept = [h.copy() for h in shard._directions(1, tree)]         # as the line summary asks
+    assert shard._directions(1, None) is shard._h[1]              # a later evaluation: by number only
     alpha = 0.37
-    shard._apply((pickle.loads(pickle.dumps(tree)), alpha))       # the update's own copy
-    assert len(calls) == 1
+    shard._apply((1, None, alpha))                                # the update refers to the tree
+    assert len(calls) == 1 and shard._h is None
     for block, h in zip(shard.blocks, kept):
         np.testing.assert_array_equal(block.scores, alpha * h)
-    # another tree is evaluated afresh
-    shard._directions(model.rankers_[1])
-    shard._apply((pickle.loads(pickle.dumps(model.rankers_[0])), alpha))
-    assert len(calls) == 3
+    # an update carrying its tree (the fast path, a ranker never sent before) is evaluated afresh
+    before = [b.scores_in_chunk_order() for b in shard.blocks]
+    shard._apply((2, model.rankers_[1], 0.5))
+    assert len(calls) == 2
+    for block, f, rows in zip(shard.blocks, before, (slice(0, 300), slice(300, 600))):
+        np.testing.assert_array_equal(block.scores_in_chunk_order(), f + 0.5 * model.rankers_[1].predict(X[rows]))
+
+
+@pytest.mark.parametrize("held", [None, 3], ids=["holds-nothing", "holds-another"])
+def test_shard_refuses_an_update_for_a_tree_it_does_not_hold(fitted, make_shard, held):
+    X, y, model = fitted
+    shard = make_shard(X, y, model.objective_spec_)
+    if held is not None:
+        shard._directions(held, model.rankers_[1])
+    before = _scores(shard)
+    with pytest.raises(RuntimeError, match=r"weak ranker number 4 was sent without the ranker.*refused"):
+        shard.apply((4, None, 0.5))                               # a retried call, a restarted shard
+    with pytest.raises(RuntimeError, match="weak ranker number 4"):
+        shard.line_summary(4, None, np.array([0.0, 1.0]), [], 0)
+    for block, f in zip(shard.blocks, before):
+        np.testing.assert_array_equal(block.scores, f)            # nothing applied
+    if held is not None:
+        assert shard._h[0] == held                                # the held h is kept for its own update
+
+
+def test_ranker_numbers_send_each_ranker_once_and_never_reuse_a_number():
+    numbers = _RankerNumbers()
+    a, b = object(), object()
+    first = numbers.message(a)
+    assert first == (1, a)
+    numbers.hold(a, 1)
+    assert numbers.message(a) == (1, None)
+    assert numbers.message(b) == (2, b)                           # another object: a new number, sent whole
+    assert numbers.update(a, 0.25) == (1, None, 0.25)
+    assert numbers.update(a, 0.25) == (3, a, 0.25)                # applied: the shards hold nothing now
+    assert numbers.next_number() == 4
+
+
+def _fit_recording(X, y, *, learner, params=None, monkeypatch, lead=True):
+    """The model and every update message the client sent (in order)."""
+    monkeypatch.setattr(DaskBackend, "lead_searches", lead)
+    sent = []
+    for cls in (DaskBackend, PairwiseDaskBackend):
+        original = cls._take_update
+
+        def take(self, original=original):
+            update = original(self)
+            if update is not None:
+                sent.append(update)
+            return update
+
+        monkeypatch.setattr(cls, "_take_update", take)
+    Xd, yd = da.from_array(X, chunks=(250, -1)), da.from_array(y, chunks=(250,))
+    model = DaskPushBoost(placement="distributed", learner=learner, n_iter=4, random_state=0,
+                          **(params or {})).fit(Xd, yd)
+    return model, sent
+
+
+@pytest.mark.parametrize("learner,params,lead", [
+    ("trees:max_leaves=6", {}, True),                             # the lead's line summary
+    ("trees:max_leaves=6", {}, False),                            # the per-pass search, the client's summary
+    ("features", {"price": "exp:0.3"}, True),                     # line search by evaluations (line_partials)
+    ("stumps", {"loss": "hinge", "price": "pow:2"}, True),        # the pairwise fallback
+], ids=["lead", "per-pass", "line-partials", "pairwise"])
+def test_dask_update_refers_to_the_held_tree_and_the_model_is_unchanged(dask_client, monkeypatch,  # noqa: F811
+                                                                       learner, params, lead):
+    X, y = _data(1000, seed=3)
+    model, sent = _fit_recording(X, y, learner=learner, params=params, monkeypatch=monkeypatch, lead=lead)
+    local = rankcore.PushBoost(learner=learner, n_iter=4, random_state=0, **params).fit(X, y)
+    np.testing.assert_allclose(model.to_local().decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-12)
+    assert len(sent) >= model.n_iter_ - 1 >= 2
+    assert all(ranker is None for _, ranker, _ in sent), [type(r).__name__ for _, r, _ in sent]
+    assert len({number for number, _, _ in sent}) == len(sent)
+    # the bytes an update costs: its number and step, against the tree it used to carry
+    sizes = [len(pickle.dumps(update)) for update in sent]
+    trees = [len(pickle.dumps((ranker, alpha))) for ranker, alpha in zip(model.rankers_, model.alphas_)]
+    assert max(sizes) < 64 < min(trees), (sizes, trees)
+
+
+def test_dask_fast_path_update_still_carries_its_stump(dask_client, monkeypatch):  # noqa: F811
+    X, y = _data(1000, seed=3)
+    model, sent = _fit_recording(X, y, learner="stumps", monkeypatch=monkeypatch)
+    assert all(ranker is not None for _, ranker, _ in sent)       # no message sent the stump before
+    local = rankcore.PushBoost(learner="stumps", n_iter=4, random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.to_local().decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-12)
