@@ -94,7 +94,10 @@ class _RankerNumbers:
     recognised by identity (the driver updates with the object it searched
     the line along); any other object gets a new number and travels whole,
     so a reference is never wrong, only sometimes not used.  Numbers start
-    at 1 and never repeat within a fit.
+    at 1 and never repeat within a fit.  No update is pending when a line
+    call goes out (the line is taken at the current scores), so the h a
+    line call leaves on the shards is still there for the update; a shard
+    asked for a number it does not hold refuses.
     """
 
     def __init__(self):

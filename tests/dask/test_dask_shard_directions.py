@@ -178,3 +178,28 @@ def test_dask_fast_path_update_still_carries_its_stump(dask_client, monkeypatch)
     assert all(ranker is not None for _, ranker, _ in sent)       # no message sent the stump before
     local = rankcore.PushBoost(learner="stumps", n_iter=4, random_state=0).fit(X, y)
     np.testing.assert_allclose(model.to_local().decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def _forget_held_directions(dask_worker):
+    """Drop the h every shard actor of this worker holds (as a restarted shard would have none)."""
+    for actor in dask_worker.state.actors.values():
+        if hasattr(actor, "_h"):
+            actor._h = None
+
+
+@pytest.mark.parametrize("which", ["lead", "peer"])
+def test_dask_shard_that_lost_the_tree_stops_the_fit_with_a_clear_error(dask_client, monkeypatch,  # noqa: F811
+                                                                        which):
+    X, y = _data(1000, seed=3)
+    update = DaskBackend.apply_update
+
+    def update_then_forget(self, ranker, alpha):
+        update(self, ranker, alpha)
+        address = self.addresses[0 if which == "lead" else 1]
+        dask_client.run(_forget_held_directions, workers=[address])
+
+    monkeypatch.setattr(DaskBackend, "apply_update", update_then_forget)
+    Xd, yd = da.from_array(X, chunks=(250, -1)), da.from_array(y, chunks=(250,))
+    with pytest.raises(RuntimeError, match=r"weak ranker number \d+ was sent without the ranker, but this shard "
+                                           r"holds no weak ranker: refused"):
+        DaskPushBoost(placement="distributed", learner="trees:max_leaves=6", n_iter=3, random_state=0).fit(Xd, yd)
