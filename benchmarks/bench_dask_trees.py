@@ -38,11 +38,12 @@ worker processes spent during the fit (every thread), a figure that varies
 less than the wall time on a machine shared with other work; "max cpu" is the
 busiest worker's share of it, the wall time the fit would take on a machine
 where each worker had its own core (the figure the placement rule compares).
-"in MiB" and "out MiB" are the bytes the worker processes read and wrote
-through system calls during the fit, summed over the workers (Linux's
-``/proc/self/io``): their messages -- the client's calls and replies, the
-first worker's calls to the others, the scheduler's heartbeats -- and
-little else.  The load average is printed after each size.
+"wkr MiB" is what the worker processes sent over Dask's TCP comms during
+the fit, summed over the workers (the frames of their messages: replies to
+the client, the first worker's calls to the others and their replies,
+messages to the scheduler); "cli MiB" what this process sent (the client's
+calls and the scheduler's messages, which share it).  The load average is
+printed after each size.
 Round trips per tree are rankcore's ``fit_info_["round_trips"]`` over its
 trees -- the client's waits on the workers -- and worker passes per tree its
 ``fit_info_["worker_passes"]``, the passes the first worker ran with the
@@ -101,19 +102,33 @@ def _cpu() -> float:
     return time.process_time()
 
 
-def _io() -> tuple[int, int]:
-    """(bytes read, bytes written) by this process's system calls so far (sockets, mostly; Linux only).
+def _comm_bytes_sent() -> int:
+    """Bytes this process has written to Dask's TCP comms since :func:`_count_comm_bytes` (0 before).
 
-    A worker reads and writes little else during a fit, so the difference over a fit is the bytes of
-    its messages: the client's calls and their replies, the lead's calls to its peers, the scheduler's
-    heartbeats.  (0, 0) where ``/proc/self/io`` is missing.
+    The frames of every message: calls and replies between the client and the workers, the first
+    worker's calls to the others and their replies, the scheduler's messages.  (A process's
+    ``/proc/self/io`` does not count them: sockets are written with ``send``, not ``write``.)
     """
-    try:
-        with open("/proc/self/io") as f:
-            fields = dict(line.split(":") for line in f if ":" in line)
-    except OSError:
-        return 0, 0
-    return int(fields["rchar"]), int(fields["wchar"])
+    from distributed.comm import tcp
+
+    return getattr(tcp, "_bench_bytes_sent", 0)
+
+
+def _count_comm_bytes() -> None:
+    """Count the bytes of every message this process writes to a TCP comm (idempotent)."""
+    from distributed.comm import tcp
+
+    if getattr(tcp.TCP.write, "_bench_counting", False):
+        return
+    write = tcp.TCP.write
+
+    async def counted(self, msg, serializers=None, on_error="message"):
+        n = await write(self, msg, serializers, on_error)
+        tcp._bench_bytes_sent = getattr(tcp, "_bench_bytes_sent", 0) + n
+        return n
+
+    counted._bench_counting = True
+    tcp.TCP.write = counted
 
 
 def _rss() -> int:
@@ -228,14 +243,14 @@ def measure(name: str, client, n: int) -> dict:
     X_test, y_test = (np.asarray(a) for a in client.compute([*synthetic(n // 4, D, chunk_rows=n // 4, seed=1)],
                                                                sync=True))
     cpu_before = client.run(_cpu)
-    io_before = client.run(_io)
+    sent_before, client_before = client.run(_comm_bytes_sent), _comm_bytes_sent()
     with _PeakMemory(client) as memory:
         start = time.perf_counter()
         model, trips, passes = _fit(name, client, X, y)
         seconds = time.perf_counter() - start
     per_worker = [after - cpu_before.get(worker, 0.0) for worker, after in client.run(_cpu).items()]
-    io = [(read - io_before.get(worker, (0, 0))[0], written - io_before.get(worker, (0, 0))[1])
-          for worker, (read, written) in client.run(_io).items()]
+    sent = sum(after - sent_before.get(worker, 0) for worker, after in client.run(_comm_bytes_sent).items())
+    client_sent = _comm_bytes_sent() - client_before
     cpu = sum(per_worker)
     peak = memory.peak
     scores = _scores(name, model, X_test)
@@ -243,8 +258,8 @@ def measure(name: str, client, n: int) -> dict:
     return {"seconds": seconds, "worker_cpu_seconds": cpu, "busiest_worker_cpu_seconds": max(per_worker),
             "round_trips_per_tree": trips,
             "worker_passes_per_tree": passes,
-            "peak_worker_bytes": peak, "worker_bytes_read": sum(r for r, _ in io),
-            "worker_bytes_written": sum(w for _, w in io), **quality}
+            "peak_worker_bytes": peak, "worker_bytes_sent": sent,
+            "client_bytes_sent": client_sent, **quality}
 
 
 def _cluster():
@@ -263,6 +278,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     names = [name for name in args.learners if available(name)]
     cluster, client = _cluster()
+    client.run(_count_comm_bytes)
+    _count_comm_bytes()
     try:
         for name in names:            # the workers' first imports, not in any learner's figures
             try:
@@ -274,7 +291,7 @@ def main(argv=None) -> None:
             print(f"{'learner':41s} {'rep':>3s} {'seconds':>8s} {'x LGBM':>7s} {'cpu s':>6s} {'x LGBM':>7s} "
                   f"{'max cpu':>7s} "
                   f"{'trips/tree':>10s} "
-                  f"{'passes/tree':>11s} {'peak MiB':>9s} {'in MiB':>7s} {'out MiB':>7s} {'auc':>7s} "
+                  f"{'passes/tree':>11s} {'peak MiB':>9s} {'wkr MiB':>7s} {'cli MiB':>7s} {'auc':>7s} "
                   f"{'pauc:0.1':>8s}", flush=True)
             for rep in range(args.repeat):
                 order = names if rep % 2 == 0 else names[::-1]          # alternate: neither side always first
@@ -299,8 +316,8 @@ def main(argv=None) -> None:
                     print(f"{name:41s} {rep:3d} {r['seconds']:8.2f} {ratio} {r['worker_cpu_seconds']:6.1f} {cpu_ratio} "
                           f"{r['busiest_worker_cpu_seconds']:7.1f} "
                           f"{trips} {passes} "
-                          f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['worker_bytes_read'] / 2**20:7.2f} "
-                          f"{r['worker_bytes_written'] / 2**20:7.2f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
+                          f"{r['peak_worker_bytes'] / 2**20:9.0f} {r['worker_bytes_sent'] / 2**20:7.2f} "
+                          f"{r['client_bytes_sent'] / 2**20:7.2f} {r['auc']:7.4f} {r['pauc:0.1']:8.4f}", flush=True)
             print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
     finally:
         client.close()
