@@ -84,6 +84,24 @@ def _ltr():
     return X.toarray(), y, qid
 
 
+def _study_objective(objective_name, bound_class):
+    """A graded per-query objective of the study, without a value (Newton steps), bound as ``bound_class``."""
+    from rankcore.objectives import Objective
+
+    class StudyObjective(Objective):
+        name = objective_name
+        task = "graded"
+        ranks_within_queries = True
+        requires_queries = True
+        has_value = False
+        max_grade = 1023.0
+
+        def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+            return bound_class(self, y, sample_weight, queries)
+
+    return StudyObjective()
+
+
 def relative_l2(rows, learner="trees", **params):
     """rankcore's default with ``l2`` = ``rows`` mean per-row curvatures (2·rows/n at fit time)."""
     def fit(X, y, qid, threads):
@@ -105,7 +123,6 @@ class _Blend:
     """
 
     def __new__(cls, weight=1.0):
-        from rankcore.objectives import Objective
         from rankcore.objectives._base import BoundObjective, clip_hessian
         from rankcore.objectives._query_push import QueryPush
 
@@ -144,18 +161,7 @@ class _Blend:
             def line(self, scores, direction):
                 raise NotImplementedError
 
-        class Blend(Objective):
-            name = "study-blend"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, y, sample_weight, queries)
-
-        return Blend()
+        return _study_objective("study-blend", Bound)
 
 
 def blend(weight=1.0, learner="trees", **params):
@@ -305,7 +311,6 @@ class _QueryBagged:
     """
 
     def __new__(cls, temperature=1.0, seed=0):
-        from rankcore.objectives import Objective
         from rankcore.objectives._base import BoundObjective
         from rankcore.objectives._query_push import QueryPush
 
@@ -337,18 +342,7 @@ class _QueryBagged:
             def line(self, scores, direction):
                 raise NotImplementedError
 
-        class QueryBagged(Objective):
-            name = "study-query-bagged"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, y, sample_weight, queries)
-
-        return QueryBagged()
+        return _study_objective("study-query-bagged", Bound)
 
 
 def query_bagged(temperature, learner="trees:subsample=1", **params):

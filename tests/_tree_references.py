@@ -1,4 +1,4 @@
-"""Plain reference rules shared by the trees' tests (bundling, split choice), written without the kernels,
+"""Plain reference rules shared by the trees' tests (bundling, split choice, node histograms), written without the kernels,
 and the statistics the route-equality tests grow trees on."""
 
 import numpy as np
@@ -93,6 +93,22 @@ def noisy_feature(feature_best, threshold, strength, seed, node):
     noisy = {j: feature_best[j] + strength * median * split_noise_reference(seed, node, j) for j in can}
     top = max(noisy.values())
     return next(j for j in can if noisy[j] == top)
+
+
+def node_histogram(codes, slots, g, h, rows, unit_h):
+    """(Σg, Σh, count) per slot of the rows ``rows`` of row-major ``codes``, each sum in row order.
+
+    ``np.add.at`` adds repeated slots one after the other, as the kernels do; with ``unit_h`` every
+    row's curvature is 1, so Σh is the count.
+    """
+    hist = np.zeros((slots.n_slots, 3))
+    col_base = np.asarray(slots.col_base)
+    for c in range(codes.shape[1]):
+        at = col_base[c] + codes[rows, c].astype(np.intp)
+        np.add.at(hist[:, 0], at, g[rows])
+        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
+        np.add.at(hist[:, 2], at, 1.0)
+    return hist
 
 
 def route_statistics(n, count, curvature, seed=7):
