@@ -111,6 +111,21 @@ def node_histogram(codes, slots, g, h, rows, unit_h):
     return hist
 
 
+def sparse_and_dense_block(rng, n, n_dense):
+    """60 sparse columns (4 % nonzero: bundled, listed rows) beside ``n_dense`` dense ones with 5 % NaN:
+    the rows, their trees layout and its encoded block."""
+    from rankcore.registry import resolve
+
+    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
+    dense = np.round(rng.normal(size=(n, n_dense)), 2)
+    dense[rng.random(dense.shape) < 0.05] = np.nan
+    X = np.hstack([sparse, dense])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    block = layout.encode(X)
+    assert block.listed is not None and layout.bundles
+    return X, layout, block
+
+
 def route_statistics(n, count, curvature, seed=7):
     """``count`` gradient vectors (one with tied values) and curvatures of a kind, for comparing two tree routes.
 

@@ -5,9 +5,8 @@ import pytest
 
 from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
-from rankcore.registry import resolve
 
-from _tree_references import node_histogram
+from _tree_references import node_histogram, sparse_and_dense_block
 
 
 def _histograms(codes, slots, g, h, idx, start, end, n_threads, identity, unit_h, listed=None, counts=None):
@@ -56,13 +55,7 @@ def test_column_major_histogram_with_bundles_listed_rows_and_counts(n_threads):
     column-major: the row-major route's bits."""
     rng = np.random.default_rng(3 + n_threads)
     n = 5000
-    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
-    dense = np.round(rng.normal(size=(n, 23)), 2)
-    dense[rng.random(dense.shape) < 0.05] = np.nan
-    X = np.hstack([sparse, dense])
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    assert block.listed is not None and layout.bundles
+    _, layout, block = sparse_and_dense_block(rng, n, 23)
     g, h = rng.normal(size=n), rng.random(n)
     counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
     ident = np.arange(n, dtype=np.int32)

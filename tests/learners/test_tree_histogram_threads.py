@@ -7,7 +7,7 @@ from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
-from _tree_references import node_histogram
+from _tree_references import node_histogram, sparse_and_dense_block
 
 
 @pytest.mark.parametrize("m", [300, 2500, 9000])        # one thread; two reading g[r] themselves; two after a gather
@@ -121,13 +121,7 @@ def test_root_counts_copied_give_the_counted_histogram(unit_h, n_threads):
     columns, sparse bundles read from their codes and from their listed rows, bundled default bins."""
     rng = np.random.default_rng(7 + n_threads)
     n = 5000
-    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
-    dense = np.round(rng.normal(size=(n, 40)), 2)
-    dense[rng.random(dense.shape) < 0.05] = np.nan
-    X = np.hstack([sparse, dense])
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    assert block.listed is not None and layout.bundles
+    _, layout, block = sparse_and_dense_block(rng, n, 40)
     counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
     assert counts.shape == (layout.n_slots,) and counts.sum() > 0
     g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
