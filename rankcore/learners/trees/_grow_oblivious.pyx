@@ -14,8 +14,11 @@ B. A level is two phases.  The *gain pass* runs over the features in
    histogram by the sibling subtraction (parent − smaller child, in the
    parent's buffer) in the same walk that adds its gains to the level's
    (S, 2) sums (``_oblivious_kernels.feature_gains_sub_add``; the others:
-   ``feature_gains_add``; the sums do not depend on the threads), then
-   takes the feature's best summed gain while its sums are in cache.
+   ``feature_gains_add``; the sums do not depend on the threads) -- two
+   siblings in one walk (``feature_gains_pair``: the smaller child's slots
+   read once, the two children's running sums in flight together, their
+   gains added in node order) -- then takes the feature's best summed gain
+   while its sums are in cache.
    Features none of whose candidates leaves ``min_samples_leaf`` rows on
    both sides of the root are not walked (they gain +0 at every node).
    Then the shared split (``choose_level_split``), and the
@@ -41,7 +44,8 @@ from cython.parallel cimport prange
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
                                               checked_counts, listed_pointers, partition_rows, split_table)
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
-                                                      feature_best_gain, feature_gains_add, feature_gains_sub_add)
+                                                      feature_best_gain, feature_gains_add, feature_gains_pair,
+                                                      feature_gains_sub_add)
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -450,16 +454,34 @@ cdef class ObliviousGrower:
             self.gains[s] = 0.0
         if not self.live[j]:
             return
-        for k in range(first, n_nodes):
+        k = first
+        while k < n_nodes:
             if self.hist_of[k] < 0:
+                k += 1
                 continue
             hist = self.pool[self.hist_of[k]]
             search = self.C[k] >= 2 * self.min_samples_leaf
-            if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
+            # siblings are consecutive nodes: a larger child (sub_of) and its smaller sibling are walked
+            # together, whichever comes first (the gains still go to the sums in node order)
+            if self.sub_of[k] == k + 1:     # the larger child, its smaller sibling next
+                feature_gains_pair(hist, self.pool[self.hist_of[k + 1]], s0, fs.n_edges[j], search,
+                                   self.C[k + 1] >= 2 * self.min_samples_leaf, False, self.min_samples_leaf,
+                                   min_weight, self.l2, self.gains)
+                k += 2
+            elif k + 1 < n_nodes and self.sub_of[k + 1] == k:   # the smaller child, its larger sibling next
+                feature_gains_pair(self.pool[self.hist_of[k + 1]], hist, s0, fs.n_edges[j],
+                                   self.C[k + 1] >= 2 * self.min_samples_leaf, search, True, self.min_samples_leaf,
+                                   min_weight, self.l2, self.gains)
+                k += 2
+            elif self.sub_of[k] >= 0:       # (a larger child whose sibling is not next to it: not grown so)
                 feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
                                       self.min_samples_leaf, min_weight, self.l2, self.gains)
-            elif search:
-                feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
+                k += 1
+            else:
+                if search:
+                    feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2,
+                                      self.gains)
+                k += 1
         self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
 
     cdef void _children(self, Py_ssize_t n_active, LevelSplit* split, double min_weight) noexcept nogil:
