@@ -38,6 +38,8 @@ C. Memory: everything is allocated once per grower and reused tree after
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
+from libc.math cimport fabs
+from libc.float cimport DBL_MIN
 
 from cython.parallel cimport prange
 
@@ -253,18 +255,31 @@ cdef class ObliviousGrower:
         """The grown tree as ``ObliviousSearch.result`` builds it, or None when it has no level.
 
         Returns (feature, bin, nan_left, gain) per level, the 2^levels leaf
-        values −G/(H + l2) by cell, and the derivative Σ G·v over the
-        distinct leaves in the order of their first cell -- the search's
-        own arithmetic.
+        values −G/(H + l2) by cell, the derivative Σ G·v over the distinct
+        leaves in the order of their first cell -- the search's own
+        arithmetic -- and whether some leaf value is at least the smallest
+        normal number in magnitude (``_no_split.underflow_reason`` finds no
+        reason to refuse the tree; NaN is not).  O(2^levels + nodes).
         """
         cdef Py_ssize_t L = self.n_levels, k, cell, node
         cdef double derivative = 0.0, v
+        cdef bint some_normal = False
         if L <= 0:
             return None
-        feature = np.array([self.level_feature[k] for k in range(L)])
-        bins = np.array([self.level_bin[k] for k in range(L)])
-        nan_left = np.array([self.level_nan_left[k] != 0 for k in range(L)])
-        gain = np.array([self.level_gain[k] for k in range(L)])
+        # filled through typed views: this runs once per tree, where NumPy's per-call costs add up
+        feature = np.empty(L, dtype=np.int64)
+        bins = np.empty(L, dtype=np.int64)
+        nan_left = np.empty(L, dtype=np.bool_)
+        gain = np.empty(L)
+        cdef int64_t[::1] fo = feature
+        cdef int64_t[::1] bo = bins
+        cdef uint8_t[::1] no = nan_left.view(np.uint8)
+        cdef double[::1] go = gain
+        for k in range(L):
+            fo[k] = self.level_feature[k]
+            bo[k] = self.level_bin[k]
+            no[k] = self.level_nan_left[k] != 0
+            go[k] = self.level_gain[k]
         value = np.empty(self.n_cells)
         seen = np.zeros(self.max_nodes, dtype=np.uint8)
         cdef double[::1] vo = value
@@ -273,10 +288,12 @@ cdef class ObliviousGrower:
             node = self.cells[cell]
             v = -self.G[node] / (self.H[node] + l2)
             vo[cell] = v
+            if fabs(v) >= DBL_MIN:
+                some_normal = True
             if not so[node]:
                 so[node] = 1
                 derivative = derivative + self.G[node] * v
-        return feature, bins, nan_left, gain, value, derivative
+        return feature, bins, nan_left, gain, value, derivative, some_normal
 
     # ------------------------------------------------------------------
     # Histogram buffers
