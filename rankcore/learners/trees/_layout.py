@@ -223,12 +223,15 @@ class TreeLayout(LearnerLayout):
             return feature
         return self._column_of_feature[feature].astype(feature.dtype, copy=False)
 
-    def feature_of(self, column: np.ndarray, what: str = "a tree") -> np.ndarray:
+    def feature_of(self, column: np.ndarray, what="a tree") -> np.ndarray:
         """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.
 
         The layout leaves out columns no split can use on the rows it was
         prepared on (``_binning.splittable_columns``), so a tree read
         from elsewhere that splits one cannot be evaluated on its codes.
+        ``what`` names the tree in that error: a string, or the ranker itself
+        (its ``repr``, made only when raising: every tree of a fit is
+        evaluated, and almost none raises).
         """
         column = np.asarray(column)
         if self.columns is None:
@@ -239,6 +242,7 @@ class TreeLayout(LearnerLayout):
         feature[known] = self._feature_of_column[column[known]]
         missing = split & (feature < 0)
         if np.any(missing):
+            what = what if isinstance(what, str) else repr(what)
             raise ValueError(f"{what} splits column {int(column[missing].flat[0])}, which this layout does not store "
                              f"(nonzero on fewer than min_samples_leaf={self.min_samples_leaf} of the rows it was "
                              f"prepared on)")
@@ -620,11 +624,12 @@ class TreeLayout(LearnerLayout):
             # no tree (the end of a fit): the multi-pass search replays it and says why (``last_no_split``)
             self._replay(block, g, h, seed, mask)
             return None
-        feature, bins, nan_left, gain, value, derivative = tree
-        self.last_no_split = underflow_reason(value, float(self.l2))
+        feature, bins, nan_left, gain, value, derivative, some_normal = tree
+        # (the grower already checked the leaf values: the reason is worked out only for a refused tree)
+        self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2))
         if self.last_no_split is not None:         # the tree is no direction at all
             return None
-        threshold = np.array([self.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
+        threshold = np.array([self.threshold_of(j, b) for j, b in zip(feature.tolist(), bins.tolist())])
         ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins)
         ranker.search_id = seed
         return Candidate(ranker, float(derivative))
@@ -793,7 +798,7 @@ class TreeLayout(LearnerLayout):
         """An oblivious tree on the block's codes, by bit index (O(n·depth)); ``value``: other values by cell."""
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
-        feature = np.ascontiguousarray(self.feature_of(ranker.feature, repr(ranker)), dtype=np.int32)
+        feature = np.ascontiguousarray(self.feature_of(ranker.feature, ranker), dtype=np.int32)
         tables = _histogram.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
