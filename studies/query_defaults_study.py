@@ -84,6 +84,55 @@ def _ltr():
     return X.toarray(), y, qid
 
 
+def _study_objective(objective_name, setup, gradients):
+    """A graded per-query objective of the study built on the default's push, without a value (Newton steps).
+
+    ``setup(bound, y, sample_weight, queries)`` adds the objective's own state once the push is bound
+    (``bound.push``, ``bound.codes``: the rows' query codes); ``gradients(bound, scores, g, h)`` turns the
+    push's gradient and curvature at ``scores`` into the objective's.
+    """
+    from rankcore.objectives import Objective
+    from rankcore.objectives._base import BoundObjective
+    from rankcore.objectives._query_push import QueryPush
+
+    class Bound(BoundObjective):
+        def __init__(self, objective, y, sample_weight, queries):
+            super().__init__(objective, y, sample_weight)
+            self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+            self.codes = queries.codes
+            setup(self, y, sample_weight, queries)
+
+        @property
+        def has_hessian(self):
+            return True
+
+        def value(self, scores):
+            return float("nan")
+
+        def value_and_gradient(self, scores):
+            return self.value_gradient_hessian(scores)[:2]
+
+        def value_gradient_hessian(self, scores):
+            _, g, h = self.push.value_gradient_hessian(scores)
+            return (float("nan"), *gradients(self, scores, g, h))
+
+        def line(self, scores, direction):
+            raise NotImplementedError
+
+    class StudyObjective(Objective):
+        name = objective_name
+        task = "graded"
+        ranks_within_queries = True
+        requires_queries = True
+        has_value = False
+        max_grade = 1023.0
+
+        def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+            return Bound(self, y, sample_weight, queries)
+
+    return StudyObjective()
+
+
 def relative_l2(rows, learner="trees", **params):
     """rankcore's default with ``l2`` = ``rows`` mean per-row curvatures (2·rows/n at fit time)."""
     def fit(X, y, qid, threads):
@@ -105,57 +154,26 @@ class _Blend:
     """
 
     def __new__(cls, weight=1.0):
-        from rankcore.objectives import Objective
-        from rankcore.objectives._base import BoundObjective, clip_hessian
-        from rankcore.objectives._query_push import QueryPush
+        from rankcore.objectives._base import clip_hessian
 
-        class Bound(BoundObjective):
-            def __init__(self, objective, y, sample_weight, queries):
-                super().__init__(objective, y, sample_weight)
-                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
-                self.codes = queries.codes
-                self.n_q = np.bincount(self.codes).astype(np.float64)
-                self.w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-                zero = np.zeros(y.shape[0])
-                g_push = self.push.value_gradient_hessian(zero)[1]
-                g_rmse = self._rmse(zero)[0]
-                self.scale = weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
+        def rmse(bound, scores):
+            r = scores - bound.y
+            mean = np.bincount(bound.codes, r * bound.w) / np.bincount(bound.codes, bound.w)
+            return bound.w * (r - mean[bound.codes]), bound.w * (1.0 - 1.0 / bound.n_q[bound.codes])
 
-            @property
-            def has_hessian(self):
-                return True
+        def setup(bound, y, sample_weight, queries):
+            bound.n_q = np.bincount(bound.codes).astype(np.float64)
+            bound.w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+            zero = np.zeros(y.shape[0])
+            g_push = bound.push.value_gradient_hessian(zero)[1]
+            g_rmse = rmse(bound, zero)[0]
+            bound.scale = weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
 
-            def _rmse(self, scores):
-                r = scores - self.y
-                mean = np.bincount(self.codes, r * self.w) / np.bincount(self.codes, self.w)
-                return self.w * (r - mean[self.codes]), self.w * (1.0 - 1.0 / self.n_q[self.codes])
+        def gradients(bound, scores, g, h):
+            gr, hr = rmse(bound, scores)
+            return g + bound.scale * gr, clip_hessian(h + bound.scale * hr)
 
-            def value(self, scores):
-                return float("nan")
-
-            def value_and_gradient(self, scores):
-                return self.value_gradient_hessian(scores)[:2]
-
-            def value_gradient_hessian(self, scores):
-                _, g, h = self.push.value_gradient_hessian(scores)
-                gr, hr = self._rmse(scores)
-                return float("nan"), g + self.scale * gr, clip_hessian(h + self.scale * hr)
-
-            def line(self, scores, direction):
-                raise NotImplementedError
-
-        class Blend(Objective):
-            name = "study-blend"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, y, sample_weight, queries)
-
-        return Blend()
+        return _study_objective("study-blend", setup, gradients)
 
 
 def blend(weight=1.0, learner="trees", **params):
@@ -305,50 +323,17 @@ class _QueryBagged:
     """
 
     def __new__(cls, temperature=1.0, seed=0):
-        from rankcore.objectives import Objective
-        from rankcore.objectives._base import BoundObjective
-        from rankcore.objectives._query_push import QueryPush
+        def setup(bound, y, sample_weight, queries):
+            bound.n_q = int(bound.codes.max()) + 1
+            bound.rng = np.random.default_rng(seed)
 
-        class Bound(BoundObjective):
-            def __init__(self, objective, y, sample_weight, queries):
-                super().__init__(objective, y, sample_weight)
-                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
-                self.codes = queries.codes
-                self.n_q = int(self.codes.max()) + 1
-                self.rng = np.random.default_rng(seed)
+        def gradients(bound, scores, g, h):
+            if temperature > 0:
+                w = (-np.log(1.0 - bound.rng.random(bound.n_q))) ** temperature
+                g, h = g * w[bound.codes], h * w[bound.codes]
+            return g, h
 
-            @property
-            def has_hessian(self):
-                return True
-
-            def value(self, scores):
-                return float("nan")
-
-            def value_and_gradient(self, scores):
-                return self.value_gradient_hessian(scores)[:2]
-
-            def value_gradient_hessian(self, scores):
-                _, g, h = self.push.value_gradient_hessian(scores)
-                if temperature > 0:
-                    w = (-np.log(1.0 - self.rng.random(self.n_q))) ** temperature
-                    g, h = g * w[self.codes], h * w[self.codes]
-                return float("nan"), g, h
-
-            def line(self, scores, direction):
-                raise NotImplementedError
-
-        class QueryBagged(Objective):
-            name = "study-query-bagged"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, y, sample_weight, queries)
-
-        return QueryBagged()
+        return _study_objective("study-query-bagged", setup, gradients)
 
 
 def query_bagged(temperature, learner="trees:subsample=1", **params):

@@ -1,4 +1,4 @@
-"""Plain reference rules shared by the trees' tests (bundling, split choice), written without the kernels,
+"""Plain reference rules shared by the trees' tests (bundling, split choice, node histograms), written without the kernels,
 and the statistics the route-equality tests grow trees on."""
 
 import numpy as np
@@ -93,6 +93,37 @@ def noisy_feature(feature_best, threshold, strength, seed, node):
     noisy = {j: feature_best[j] + strength * median * split_noise_reference(seed, node, j) for j in can}
     top = max(noisy.values())
     return next(j for j in can if noisy[j] == top)
+
+
+def node_histogram(codes, slots, g, h, rows, unit_h):
+    """(Σg, Σh, count) per slot of the rows ``rows`` of row-major ``codes``, each sum in row order.
+
+    ``np.add.at`` adds repeated slots one after the other, as the kernels do; with ``unit_h`` every
+    row's curvature is 1, so Σh is the count.
+    """
+    hist = np.zeros((slots.n_slots, 3))
+    col_base = np.asarray(slots.col_base)
+    for c in range(codes.shape[1]):
+        at = col_base[c] + codes[rows, c].astype(np.intp)
+        np.add.at(hist[:, 0], at, g[rows])
+        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
+        np.add.at(hist[:, 2], at, 1.0)
+    return hist
+
+
+def sparse_and_dense_block(rng, n, n_dense):
+    """60 sparse columns (4 % nonzero: bundled, listed rows) beside ``n_dense`` dense ones with 5 % NaN:
+    the rows, their trees layout and its encoded block."""
+    from rankcore.registry import resolve
+
+    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
+    dense = np.round(rng.normal(size=(n, n_dense)), 2)
+    dense[rng.random(dense.shape) < 0.05] = np.nan
+    X = np.hstack([sparse, dense])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    block = layout.encode(X)
+    assert block.listed is not None and layout.bundles
+    return X, layout, block
 
 
 def route_statistics(n, count, curvature, seed=7):

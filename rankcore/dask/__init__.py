@@ -19,29 +19,48 @@ from ``decision_function``, and convert to the in-memory estimator with
   in-memory rule on the same sample), to share with an in-memory fit.
 """
 
+import importlib
+import importlib.util
+from typing import Any
+
+# Dask runs this package's task functions (the one-worker fit, the shards' passes) in its workers, which
+# import the package to unpickle them: its public names are loaded on first use, so a worker pays for
+# dask.dataframe (pandas and pyarrow, ~18 MiB resident) or AutoRanker only when a task needs them.  The
+# requirements are checked here all the same, so a missing extra fails at ``import rankcore.dask``.
 try:
     import dask.array  # noqa: F401
-    import dask.dataframe  # noqa: F401
     import distributed  # noqa: F401
+    if importlib.util.find_spec("dask.dataframe") is None or importlib.util.find_spec("pandas") is None:
+        raise ImportError("No module named 'dask.dataframe' (or its requirement pandas)")
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         f"rankcore.dask needs dask[array,dataframe] and distributed ({exc}); "
         "install them with: pip install 'rankcore[dask]'"
     ) from exc
 
-from ._auto import DaskAutoRanker
-from ._binning import bin_edges
-from ._estimators import DaskPNormPush, DaskPushBoost, DaskRankBoost
-from ._exactboost import DaskExactBoost
-from ._metrics import DistributedEvaluation, evaluate
+# public name -> the module (relative to this package) that defines it
+_LAZY: dict[str, str] = {
+    "DaskPushBoost": "_estimators",
+    "DaskPNormPush": "_estimators",
+    "DaskRankBoost": "_estimators",
+    "DaskExactBoost": "_exactboost",
+    "DaskAutoRanker": "_auto",
+    "evaluate": "_metrics",
+    "DistributedEvaluation": "_metrics",
+    "bin_edges": "_binning",
+}
 
-__all__ = [
-    "DaskPushBoost",
-    "DaskPNormPush",
-    "DaskRankBoost",
-    "DaskExactBoost",
-    "DaskAutoRanker",
-    "evaluate",
-    "DistributedEvaluation",
-    "bin_edges",
-]
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankcore.dask' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # cache: later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

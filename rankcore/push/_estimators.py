@@ -294,6 +294,19 @@ class _BaseBoost(Ranker):
         -------
         self
         """
+        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=eval_set, callbacks=callbacks)
+
+    def _fit_rows(self, rows: list, *, qid=None, group=None, eval_set=None, callbacks=None):
+        """:meth:`fit` on ``rows = [X, y, sample_weight]``, a list it empties: it holds the only references.
+
+        Once the rows are encoded the fit reads only their codes (a quarter
+        of float32 X), so it lets go of X there: a caller that keeps no
+        reference of its own -- the one-worker Dask fit, whose worker
+        gathered the rows for this fit alone -- frees X for the rest of the
+        fit.  The model is the same either way.
+        """
+        X, y, sample_weight = rows
+        rows.clear()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup_record()
@@ -333,7 +346,9 @@ class _BaseBoost(Ranker):
             self._fit_with_selected_n_iter(setup, *data, queries=queries)
             return self
         if stopping.mode == "holdout":            # one list only: within queries "auto" stops on eval_set only
-            self._fit_on_holdout(setup, *data)
+            data = [*data]
+            del X, X_arr                          # the hold-out's fit takes X from the list (and lets go of it)
+            self._fit_on_holdout(setup, data)
             return self
         X_val = y_val = q_val = None
         if eval_set is not None and queries is not None:
@@ -342,6 +357,7 @@ class _BaseBoost(Ranker):
             X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
         check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries)
+        del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
         result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
                                                      stop_early=stopping.mode == "eval_set", q_val=q_val)
         self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
@@ -390,21 +406,30 @@ class _BaseBoost(Ranker):
 
         return fit_on
 
-    def _fit_on_holdout(self, setup, X, y, w, classes, fit_on, seed, user_callbacks):
+    def _fit_on_holdout(self, setup, data: list):
         """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
 
         No refit on every row (it would double the cost): the model is the
         best prefix of the fit on the other rows, as scikit-learn's
         HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
         One list only: within queries ``"auto"`` holds out no training query.
+        ``data``: the list (X, y, w, classes, fit_on, seed, user_callbacks);
+        X is taken out of it and let go of once the two parts are copied and
+        the training part encoded (as :meth:`_fit_rows` does).
         """
+        X, y, w, classes, fit_on, seed, user_callbacks = data
+        data[0] = None
         objective = setup.objective
         plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
         check_rows(objective, y[tr], w_tr, None)
-        layout, backend = fit_on(X[tr], y[tr], w_tr, None)
-        result, records, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va, user_callbacks,
+        X_va = X[va]
+        X_tr = X[tr]
+        del X
+        layout, backend = fit_on(X_tr, y[tr], w_tr, None)
+        del X_tr
+        result, records, history, best = self._boost(backend, layout, setup, X_va, y[va], w_va, user_callbacks,
                                                      stop_early=True)
         self._set_fitted(setup, classes, result, records, history, best, monitor=True)
 

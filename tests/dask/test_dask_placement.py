@@ -263,8 +263,8 @@ class _MemoryProbe:
 
 
 def test_a_fit_on_one_worker_holds_the_concatenated_rows_not_the_chunks(dask_client):  # noqa: F811
-    # the chunks feed a concatenating task of their own; once it ends nothing holds them, so the fit's
-    # worker keeps one copy of the rows (the concatenation), not the chunks beside it
+    # the chunks feed the gathering tasks; once each ends nothing holds its chunks, so the fit's
+    # worker keeps one copy of the rows (the gathered array), not the chunks beside it
     import cloudpickle
 
     from rankcore.dask._inputs import as_row_chunks
@@ -281,4 +281,153 @@ def test_a_fit_on_one_worker_holds_the_concatenated_rows_not_the_chunks(dask_cli
     assert fitted.rows_ == X.shape[0]
     chunk_names = {Xd.name, yd.name}
     assert not [key for key in fitted.held_ if any(name in key for name in chunk_names)], fitted.held_
-    assert [key for key in fitted.held_ if "_rows_here" in key]
+    # the rows are gathered in steps (GATHER_STEPS): only the last step's result, the rows, is held
+    assert len([key for key in fitted.held_ if "_rows_into" in key]) == 1, fitted.held_
+
+
+class _RowsProbe:
+    """An estimator with ``_fit_rows``: records whether anything but its own list references X during the fit."""
+
+    def get_params(self, deep=False):
+        return {}
+
+    def _fit_rows(self, rows, qid=None):
+        import gc
+        import weakref
+
+        from distributed import get_worker
+
+        X = rows[0]
+        rows.clear()
+        self.rows_ = X.shape[0]
+        ref = weakref.ref(X)
+        del X
+        gc.collect()
+        self.freed_ = ref() is None          # not in the worker's memory, nor in _fit_here's frame
+        self.stored_ = [len(value) for key, value in get_worker().data.items() if "_rows_" in str(key)]
+        return self
+
+
+def test_a_fit_on_one_worker_lets_the_estimator_free_the_rows(dask_client):  # noqa: F811
+    # Dask keeps _rows_here's result in the worker's memory while the fit runs: _fit_here empties it and hands
+    # the rows over in a list of their own, so an estimator that lets go of X frees it
+    import cloudpickle
+
+    from rankcore.dask._inputs import as_row_chunks
+    from rankcore.dask._placement import fit_on_one_worker
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the probe class travels by value
+    try:
+        X, y = _data()
+        Xd, yd = _dask(X, y)
+        fitted, _, _ = fit_on_one_worker(dask_client, _RowsProbe(), as_row_chunks(Xd, yd), "bipartite",
+                                         fit_kwargs={})
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert fitted.rows_ == X.shape[0]
+    assert fitted.stored_ == [0]            # the stored result is the emptied list
+    assert fitted.freed_
+
+
+def _watch_rows(install: bool):
+    """On a worker: record, when the trees start, whether the rows the gather made are still alive."""
+    import gc
+    import weakref
+
+    import rankcore.dask._placement as placement
+    import rankcore.push._estimators as estimators
+
+    names = ("_rows_here", "_rows_into")
+    if not install:
+        *gathers, estimators.run_boosting = placement.__dict__.pop("_watched")
+        for name, gather in zip(names, gathers):
+            setattr(placement, name, gather)
+        return placement.__dict__.pop("_rows_alive")
+    refs, alive = [], []
+
+    def watched(gather):
+        def gather_and_watch(*args, **kwargs):
+            rows = gather(*args, **kwargs)
+            if len(rows) == 4:                     # the gathered [X, y, w, qid]
+                refs.append(weakref.ref(rows[0]))
+            return rows
+        return gather_and_watch
+
+    boosting = estimators.run_boosting
+
+    def watched_boosting(*args, **kwargs):
+        gc.collect()
+        alive.append([ref() is not None for ref in refs])
+        return boosting(*args, **kwargs)
+
+    placement._watched = (*(getattr(placement, name) for name in names), boosting)
+    placement._rows_alive = alive
+    for name in names:
+        setattr(placement, name, watched(getattr(placement, name)))
+    estimators.run_boosting = watched_boosting
+    return None
+
+
+@pytest.mark.parametrize("early_stopping", [False, "auto"], ids=["plain", "holdout"])
+def test_a_fit_on_one_worker_frees_the_rows_once_they_are_encoded(dask_client, early_stopping):  # noqa: F811
+    # the in-memory fit reads only the codes once the rows are encoded; on one worker nothing else holds X,
+    # so the trees run without it (16 MB at 10^5 x 40 float32 rows) -- and the model is the in-memory one
+    X, y = _data(n=12_000, d=4)                  # "auto" holds rows out above 10,000 rows
+    Xd, yd = _dask(X, y, chunks=(3000,) * 4)
+    params = dict(learner=TREES, n_iter=3, random_state=2, early_stopping=early_stopping)
+    dask_client.run(_watch_rows, True)
+    try:
+        model = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd)
+    finally:
+        alive = dask_client.run(_watch_rows, False)
+    assert alive[model.fit_info_["worker"]] == [[False]]
+    _assert_identical(model, rankcore.PushBoost(n_jobs=1, **params).fit(X, y), X)
+
+
+def _gathered_in_steps(chunks, steps, n_rows, q=None):
+    from rankcore.dask._placement import _rows_into
+
+    bounds = [round(len(chunks) * s / steps) for s in range(steps + 1)]
+    rows = None
+    for s, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+        part = chunks[a:b]
+        rows = _rows_into(rows, "bipartite", n_rows, a, [c[0] for c in part], [c[1] for c in part],
+                          [c[2] for c in part], None if q is None else q[a:b], s == steps - 1)
+    return rows
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 7])
+@pytest.mark.parametrize("dtypes", ["float32", "float64", "mixed"])
+@pytest.mark.parametrize("weights", [False, True], ids=["unweighted", "weighted"])
+def test_rows_gathered_in_steps_are_the_concatenation_bit_for_bit(steps, dtypes, weights):
+    # the one-worker fit copies the chunks into one array a few chunks per task (so that Dask frees each group
+    # once copied); the reference is _rows_here's np.concatenate, with ties, an empty chunk and mixed dtypes
+    from rankcore.dask._placement import _rows_here
+
+    rng = np.random.default_rng(steps)
+    sizes = (5, 0, 13, 1, 8, 21, 2)
+    chunks, q = [], []
+    for i, n in enumerate(sizes):
+        X = np.round(rng.normal(size=(n, 3)), 1)             # ties
+        dtype = {"float32": np.float32, "float64": np.float64}.get(dtypes, np.float32 if i != 4 else np.float64)
+        w = rng.uniform(0.5, 2.0, n) if weights else None
+        chunks.append((X.astype(dtype), rng.integers(0, 2, n), w))
+        q.append(rng.integers(0, 3, n))
+    n_rows = sum(sizes)
+    got = _gathered_in_steps(chunks, steps, n_rows, q)
+    want = _rows_here("bipartite", [c[0] for c in chunks], [c[1] for c in chunks], [c[2] for c in chunks], q)
+    assert got[0].dtype == want[0].dtype == (np.float64 if dtypes != "float32" else np.float32)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+        assert (a is None) == (b is None)
+
+
+def test_rows_gathered_in_steps_refuse_chunks_that_disagree_with_the_sizes():
+    X = np.zeros((4, 2), dtype=np.float32)
+    chunk = (X, np.zeros(4, dtype=int), None)
+    with pytest.raises(ValueError, match=r"X \(chunk 1\): expected 2 columns and at most 2 more rows"):
+        _gathered_in_steps([chunk, chunk], 2, 6)
+    with pytest.raises(ValueError, match="expected 10 rows"):
+        _gathered_in_steps([chunk, chunk], 2, 10)
+    with pytest.raises(ValueError, match=r"X \(chunk 0\)"):       # checked as the distributed fit checks
+        _gathered_in_steps([(np.full((4, 2), np.inf), chunk[1], None)], 1, 4)

@@ -16,7 +16,7 @@ import pytest
 
 import rankcore
 from rankcore.learners._base import multi_pass_search
-from rankcore.learners.trees._layout import bagging_weights
+from rankcore.learners.trees._row_draws import bagging_weights
 from rankcore.registry import SpecError, resolve
 from _tree_references import route_statistics
 from test_tree_grow import _data
@@ -72,8 +72,8 @@ def test_bagging_weights_are_exponential_at_temperature_one_and_keyed_by_seed_an
     other = bagging_weights(4, rows, 1.0)
     assert abs(np.corrcoef(w, other)[0, 1]) < 0.01
     # independent of the subsample's draw from the same seed (which hashes the seed without the salt)
-    from rankcore.learners.trees._layout import _splitmix
-    keep = _splitmix(3, rows) < np.uint64(int(0.8 * 2.0**64 - 1))
+    from rankcore.learners.trees._row_draws import row_hash
+    keep = row_hash(3, rows) < np.uint64(int(0.8 * 2.0**64 - 1))
     assert abs(w[keep].mean() - w[~keep].mean()) < 0.02
 
 

@@ -5,21 +5,8 @@ import pytest
 
 from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
-from rankcore.registry import resolve
 
-
-def _reference(codes, slots, g, h, rows, unit_h):
-    """(Σg, Σh, count) per slot, each sum in row order (np.add.at adds repeated slots one after the other)."""
-    hist = np.zeros((slots.n_slots, 3))
-    col_base = np.asarray(slots.col_base)
-    for c in range(codes.shape[1]):
-        at = col_base[c] + codes[rows, c].astype(np.intp)
-        np.add.at(hist[:, 0], at, g[rows])
-        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
-        np.add.at(hist[:, 2], at, 1.0)
-    if unit_h:
-        hist[:, 1] = hist[:, 2]
-    return hist
+from _tree_references import node_histogram, sparse_and_dense_block
 
 
 def _histograms(codes, slots, g, h, idx, start, end, n_threads, identity, unit_h, listed=None, counts=None):
@@ -54,12 +41,12 @@ def test_column_major_histogram_matches_reference(n, m, unit_h, n_threads):
     idx = np.concatenate([idx, np.setdiff1d(np.arange(n, dtype=np.int32), idx)])
     rows_major, cols_major = _histograms(codes, slots, g, h, idx, 0, m, n_threads, False, unit_h)
     np.testing.assert_array_equal(cols_major, rows_major)
-    np.testing.assert_array_equal(cols_major, _reference(codes, slots, g, h, idx[:m], unit_h))
+    np.testing.assert_array_equal(cols_major, node_histogram(codes, slots, g, h, idx[:m], unit_h))
     if m == n:
         ident = np.arange(n, dtype=np.int32)
         rows_major, cols_major = _histograms(codes, slots, g, h, ident, 0, n, n_threads, True, unit_h)
         np.testing.assert_array_equal(cols_major, rows_major)
-        np.testing.assert_array_equal(cols_major, _reference(codes, slots, g, h, ident, unit_h))
+        np.testing.assert_array_equal(cols_major, node_histogram(codes, slots, g, h, ident, unit_h))
 
 
 @pytest.mark.parametrize("n_threads", [1, 2], ids=["threads=1", "threads=2"])
@@ -68,13 +55,7 @@ def test_column_major_histogram_with_bundles_listed_rows_and_counts(n_threads):
     column-major: the row-major route's bits."""
     rng = np.random.default_rng(3 + n_threads)
     n = 5000
-    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
-    dense = np.round(rng.normal(size=(n, 23)), 2)
-    dense[rng.random(dense.shape) < 0.05] = np.nan
-    X = np.hstack([sparse, dense])
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    assert block.listed is not None and layout.bundles
+    _, layout, block = sparse_and_dense_block(rng, n, 23)
     g, h = rng.normal(size=n), rng.random(n)
     counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
     ident = np.arange(n, dtype=np.int32)

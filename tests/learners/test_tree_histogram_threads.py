@@ -7,17 +7,7 @@ from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
-
-def _reference(codes, slots, g, h, rows, unit_h):
-    """(Σg, Σh, count) per slot, each sum in row order (np.add.at adds repeated slots one after the other)."""
-    hist = np.zeros((slots.n_slots, 3))
-    col_base = np.asarray(slots.col_base)
-    for c in range(codes.shape[1]):
-        at = col_base[c] + codes[rows, c].astype(np.intp)
-        np.add.at(hist[:, 0], at, g[rows])
-        np.add.at(hist[:, 1], at, 1.0 if unit_h else h[rows])
-        np.add.at(hist[:, 2], at, 1.0)
-    return hist
+from _tree_references import node_histogram, sparse_and_dense_block
 
 
 @pytest.mark.parametrize("m", [300, 2500, 9000])        # one thread; two reading g[r] themselves; two after a gather
@@ -33,7 +23,7 @@ def test_plain_histogram_routes_match_reference(m, unit_h):
     idx = rng.permutation(n).astype(np.int32)
     start = 123
     rows = idx[start:start + m]
-    ref = _reference(codes, slots, g, h, rows, unit_h)
+    ref = node_histogram(codes, slots, g, h, rows, unit_h)
     if unit_h:
         ref[:, 1] = ref[:, 2]
     for n_threads in (1, 2):
@@ -88,7 +78,7 @@ def test_histogram_wider_than_a_block_matches_reference(m, n_threads):
             idx_used = np.arange(n, dtype=np.int32)
         else:
             idx_used = idx
-        ref = _reference(codes, slots, g, h, idx_used[start:end], False)
+        ref = node_histogram(codes, slots, g, h, idx_used[start:end], False)
         hist = np.full((slots.n_slots, 3), np.nan)
         _histogram.node_histogram(codes, slots, g, h, idx_used, start, end, np.empty(n), np.empty(n), hist,
                                   n_threads, identity, False)
@@ -131,13 +121,7 @@ def test_root_counts_copied_give_the_counted_histogram(unit_h, n_threads):
     columns, sparse bundles read from their codes and from their listed rows, bundled default bins."""
     rng = np.random.default_rng(7 + n_threads)
     n = 5000
-    sparse = np.round(rng.normal(size=(n, 60)), 1) * (rng.random((n, 60)) < 0.04)
-    dense = np.round(rng.normal(size=(n, 40)), 2)
-    dense[rng.random(dense.shape) < 0.05] = np.nan
-    X = np.hstack([sparse, dense])
-    layout = resolve("learner", "trees").prepare(X, random_state=0)
-    block = layout.encode(X)
-    assert block.listed is not None and layout.bundles
+    _, layout, block = sparse_and_dense_block(rng, n, 40)
     counts = _histogram.root_counts(block.codes, layout.slots, block.listed, n_threads)
     assert counts.shape == (layout.n_slots,) and counts.sum() > 0
     g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)

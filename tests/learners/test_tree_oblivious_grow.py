@@ -343,6 +343,58 @@ def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise
         kernels.simd_level(before)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), l2=st.sampled_from([0.0, 0.5]), msl=st.sampled_from([0.0, 1.0, 3.0, 8.0]),
+       mcw=st.sampled_from([0.0, 0.2]), search_large=st.booleans(), search_small=st.booleans(),
+       small_first=st.booleans())
+def test_sibling_pair_walk_is_the_two_walks_in_node_order_bitwise(seed, l2, msl, mcw, search_large, search_small,
+                                                                   small_first):
+    """The grower's walk of two siblings at once (the larger child's subtraction and both children's gains)
+    against the subtraction in NumPy and the plain Python sums of each child, added in node order, at every
+    vector width: empty bins, ties of counts at min_samples_leaf, one-bin features, NaN rows on some
+    features, rounding residues of the subtraction, and either child not searched."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    d = 7
+    n_edges = rng.integers(0, 24, size=d).astype(np.intp)
+    n_edges[0] = 0
+    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
+    S = int((n_edges + 2).sum())
+    mask = rng.integers(0, 2, size=d).astype(np.uint8)
+    mask[0] = mask[-1] = 1
+    parent = np.zeros((S, 3))
+    parent[:, 2] = rng.integers(0, 6, size=S) * (rng.random(S) < 0.7)
+    parent[base + n_edges + 1, 2] *= rng.random(d) < 0.5                       # NaN rows on some features
+    small = np.zeros((S, 3))
+    small[:, 2] = rng.integers(0, parent[:, 2] + 1)
+    small[:, 0] = rng.normal(size=S) * (small[:, 2] > 0)
+    small[:, 1] = small[:, 2] * rng.uniform(0.0, 1.0, size=S)
+    parent[:, 0] = small[:, 0] + rng.normal(size=S) * (parent[:, 2] > small[:, 2])
+    parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
+    gone = (parent[:, 2] == small[:, 2]) & (rng.random(S) < 0.5)
+    parent[gone, 0] += 1e-17 * rng.normal(size=int(gone.sum()))                # residues of a subtraction
+    large = parent - small
+    expect = np.zeros((S, 2))
+    expect[:, 0] = np.where(rng.random(S) < 0.3, rng.normal(size=S), 0.0)     # earlier nodes' sums (never −0)
+    out0 = expect.copy()
+    order = [(small, search_small), (large, search_large)]
+    for child, search in (order if small_first else order[::-1]):
+        if search:
+            _level_gains_reference(child, base, n_edges, mask, msl, mcw, l2, expect)
+    before = kernels.simd_level()
+    try:
+        for level in range(before + 1):
+            kernels.simd_level(level)
+            out, hist = out0.copy(), parent.copy()
+            kernels.level_gains_pair(hist, small, base, n_edges, mask, search_large, search_small, small_first,
+                                     msl, mcw, l2, out)
+            assert hist.tobytes() == large.tobytes(), f"vector level {level}"
+            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
+    finally:
+        kernels.simd_level(before)
+
+
 def test_level_gains_refuse_features_beyond_one_byte_codes():
     from rankcore.learners.trees import _oblivious_kernels as kernels
 

@@ -14,8 +14,11 @@ B. A level is two phases.  The *gain pass* runs over the features in
    histogram by the sibling subtraction (parent − smaller child, in the
    parent's buffer) in the same walk that adds its gains to the level's
    (S, 2) sums (``_oblivious_kernels.feature_gains_sub_add``; the others:
-   ``feature_gains_add``; the sums do not depend on the threads), then
-   takes the feature's best summed gain while its sums are in cache.
+   ``feature_gains_add``; the sums do not depend on the threads) -- two
+   siblings in one walk (``feature_gains_pair``: the smaller child's slots
+   read once, the two children's running sums in flight together, their
+   gains added in node order) -- then takes the feature's best summed gain
+   while its sums are in cache.
    Features none of whose candidates leaves ``min_samples_leaf`` rows on
    both sides of the root are not walked (they gain +0 at every node).
    Then the shared split (``choose_level_split``), and the
@@ -35,13 +38,16 @@ C. Memory: everything is allocated once per grower and reused tree after
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
+from libc.math cimport fabs
+from libc.float cimport DBL_MIN
 
 from cython.parallel cimport prange
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
                                               checked_counts, listed_pointers, partition_rows, split_table)
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
-                                                      feature_best_gain, feature_gains_add, feature_gains_sub_add)
+                                                      feature_best_gain, feature_gains_add, feature_gains_pair,
+                                                      feature_gains_sub_add)
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -249,18 +255,31 @@ cdef class ObliviousGrower:
         """The grown tree as ``ObliviousSearch.result`` builds it, or None when it has no level.
 
         Returns (feature, bin, nan_left, gain) per level, the 2^levels leaf
-        values −G/(H + l2) by cell, and the derivative Σ G·v over the
-        distinct leaves in the order of their first cell -- the search's
-        own arithmetic.
+        values −G/(H + l2) by cell, the derivative Σ G·v over the distinct
+        leaves in the order of their first cell -- the search's own
+        arithmetic -- and whether some leaf value is at least the smallest
+        normal number in magnitude (``_no_split.underflow_reason`` finds no
+        reason to refuse the tree; NaN is not).  O(2^levels + nodes).
         """
         cdef Py_ssize_t L = self.n_levels, k, cell, node
         cdef double derivative = 0.0, v
+        cdef bint some_normal = False
         if L <= 0:
             return None
-        feature = np.array([self.level_feature[k] for k in range(L)])
-        bins = np.array([self.level_bin[k] for k in range(L)])
-        nan_left = np.array([self.level_nan_left[k] != 0 for k in range(L)])
-        gain = np.array([self.level_gain[k] for k in range(L)])
+        # filled through typed views: this runs once per tree, where NumPy's per-call costs add up
+        feature = np.empty(L, dtype=np.int64)
+        bins = np.empty(L, dtype=np.int64)
+        nan_left = np.empty(L, dtype=np.bool_)
+        gain = np.empty(L)
+        cdef int64_t[::1] fo = feature
+        cdef int64_t[::1] bo = bins
+        cdef uint8_t[::1] no = nan_left.view(np.uint8)
+        cdef double[::1] go = gain
+        for k in range(L):
+            fo[k] = self.level_feature[k]
+            bo[k] = self.level_bin[k]
+            no[k] = self.level_nan_left[k] != 0
+            go[k] = self.level_gain[k]
         value = np.empty(self.n_cells)
         seen = np.zeros(self.max_nodes, dtype=np.uint8)
         cdef double[::1] vo = value
@@ -269,10 +288,12 @@ cdef class ObliviousGrower:
             node = self.cells[cell]
             v = -self.G[node] / (self.H[node] + l2)
             vo[cell] = v
+            if fabs(v) >= DBL_MIN:
+                some_normal = True
             if not so[node]:
                 so[node] = 1
                 derivative = derivative + self.G[node] * v
-        return feature, bins, nan_left, gain, value, derivative
+        return feature, bins, nan_left, gain, value, derivative, some_normal
 
     # ------------------------------------------------------------------
     # Histogram buffers
@@ -450,16 +471,34 @@ cdef class ObliviousGrower:
             self.gains[s] = 0.0
         if not self.live[j]:
             return
-        for k in range(first, n_nodes):
+        k = first
+        while k < n_nodes:
             if self.hist_of[k] < 0:
+                k += 1
                 continue
             hist = self.pool[self.hist_of[k]]
             search = self.C[k] >= 2 * self.min_samples_leaf
-            if self.sub_of[k] >= 0:         # the larger child: its parent's buffer minus its sibling
+            # siblings are consecutive nodes: a larger child (sub_of) and its smaller sibling are walked
+            # together, whichever comes first (the gains still go to the sums in node order)
+            if self.sub_of[k] == k + 1:     # the larger child, its smaller sibling next
+                feature_gains_pair(hist, self.pool[self.hist_of[k + 1]], s0, fs.n_edges[j], search,
+                                   self.C[k + 1] >= 2 * self.min_samples_leaf, False, self.min_samples_leaf,
+                                   min_weight, self.l2, self.gains)
+                k += 2
+            elif k + 1 < n_nodes and self.sub_of[k + 1] == k:   # the smaller child, its larger sibling next
+                feature_gains_pair(self.pool[self.hist_of[k + 1]], hist, s0, fs.n_edges[j],
+                                   self.C[k + 1] >= 2 * self.min_samples_leaf, search, True, self.min_samples_leaf,
+                                   min_weight, self.l2, self.gains)
+                k += 2
+            elif self.sub_of[k] >= 0:       # (a larger child whose sibling is not next to it: not grown so)
                 feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
                                       self.min_samples_leaf, min_weight, self.l2, self.gains)
-            elif search:
-                feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2, self.gains)
+                k += 1
+            else:
+                if search:
+                    feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2,
+                                      self.gains)
+                k += 1
         self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
 
     cdef void _children(self, Py_ssize_t n_active, LevelSplit* split, double min_weight) noexcept nogil:

@@ -37,6 +37,7 @@ from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_columns
 from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
+from ._row_draws import GOLDEN, MASK64, bagging_weights, row_hash
 
 __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 
@@ -47,9 +48,6 @@ __all__ = ["TreeLayout", "TreeBlock", "slot_layout"]
 #: applications' 14 sparse columns of 85, 0.225 s → 0.219 s; 8 of 44, no change.  Below a word of
 #: columns the codes are read as one word anyway.
 LISTED_MIN_COLUMNS = 8
-
-_MASK64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 
 
 class TreeBlock:
@@ -133,62 +131,6 @@ class TreeBlock:
         """
         h = np.ascontiguousarray(hessian, dtype=np.float64)
         return h, _histogram.all_ones(h)
-
-
-def _splitmix(seed: int, rows: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of (seed, global row index): the row-subsampling draw, independent of the blocks."""
-    with np.errstate(over="ignore"):          # in place: two arrays of the rows' length, not eight
-        z = rows.astype(np.uint64)
-        z += np.uint64((seed * _GOLDEN) & _MASK64)
-        shifted = z >> np.uint64(30)
-        z ^= shifted
-        z *= np.uint64(0xBF58476D1CE4E5B9)
-        np.right_shift(z, np.uint64(27), out=shifted)
-        z ^= shifted
-        z *= np.uint64(0x94D049BB133111EB)
-        np.right_shift(z, np.uint64(31), out=shifted)
-        z ^= shifted
-        return z
-
-
-#: Mixed into a tree's seed for its Bayesian-bootstrap weights, so that they are drawn independently of its
-#: row subsample (which hashes the seed itself).
-_BAG_SALT = 0xD1B54A32D192ED03
-
-
-def bagging_weights(seed: int, rows: np.ndarray, temperature: float) -> np.ndarray:
-    """The Bayesian bootstrap's weights of a tree: w_r = (−log U_r)^T, U_r uniform on (0, 1).
-
-    U_r is the top 53 bits of a 64-bit hash of (``seed``, global row
-    position ``rows[r]``), plus one half, over 2^53: never 0 or 1, so every w
-    is finite and positive, and a row's weight depends on its position only,
-    not on how the rows are split into blocks.  With T = 1 the weights are
-    Exp(1) (mean 1), CatBoost's default ``bagging_temperature``; T → 0 makes
-    them all 1.  Time O(n), memory O(n) (two arrays of the rows' length).
-
-    Parameters
-    ----------
-    seed : int
-        The tree's seed (``TreeLayout.draw_search``).
-    rows : int64 array (n,)
-        The rows' positions in the training set.
-    temperature : float
-        T > 0.
-
-    Returns
-    -------
-    float64 array (n,)
-    """
-    z = _splitmix(int(seed) ^ _BAG_SALT, rows)
-    z >>= np.uint64(11)
-    u = z.astype(np.float64)
-    u += 0.5
-    u *= 2.0**-53
-    w = np.log(u)
-    np.negative(w, out=w)
-    if temperature != 1.0:
-        np.power(w, float(temperature), out=w)
-    return w
 
 
 def slot_layout(n_edges: np.ndarray) -> _histogram.SlotLayout:
@@ -281,12 +223,15 @@ class TreeLayout(LearnerLayout):
             return feature
         return self._column_of_feature[feature].astype(feature.dtype, copy=False)
 
-    def feature_of(self, column: np.ndarray, what: str = "a tree") -> np.ndarray:
+    def feature_of(self, column: np.ndarray, what="a tree") -> np.ndarray:
         """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.
 
         The layout leaves out columns no split can use on the rows it was
         prepared on (``_binning.splittable_columns``), so a tree read
         from elsewhere that splits one cannot be evaluated on its codes.
+        ``what`` names the tree in that error: a string, or the ranker itself
+        (its ``repr``, made only when raising: every tree of a fit is
+        evaluated, and almost none raises).
         """
         column = np.asarray(column)
         if self.columns is None:
@@ -297,6 +242,7 @@ class TreeLayout(LearnerLayout):
         feature[known] = self._feature_of_column[column[known]]
         missing = split & (feature < 0)
         if np.any(missing):
+            what = what if isinstance(what, str) else repr(what)
             raise ValueError(f"{what} splits column {int(column[missing].flat[0])}, which this layout does not store "
                              f"(nonzero on fewer than min_samples_leaf={self.min_samples_leaf} of the rows it was "
                              f"prepared on)")
@@ -513,7 +459,7 @@ class TreeLayout(LearnerLayout):
             if self.subsample < 1.0:
                 rows = (block.row_ids if block.row_ids is not None
                         else np.arange(block.offset, block.offset + n, dtype=np.int64))
-                keep = _splitmix(request["seed"], rows) < np.uint64(self._keep_below())
+                keep = row_hash(request["seed"], rows) < np.uint64(self._keep_below())
                 kept = np.flatnonzero(keep).astype(np.int32)
                 block.idx[: kept.shape[0]] = kept
                 block.idx[kept.shape[0]:] = np.flatnonzero(~keep)
@@ -653,7 +599,7 @@ class TreeLayout(LearnerLayout):
             g, h, unit_h = g * w, h * w, False
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
-                    (seed * _GOLDEN) & _MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
+                    (seed * GOLDEN) & MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
                     block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots))
         block.ranges = {}
         block.tree_id = seed
@@ -678,11 +624,12 @@ class TreeLayout(LearnerLayout):
             # no tree (the end of a fit): the multi-pass search replays it and says why (``last_no_split``)
             self._replay(block, g, h, seed, mask)
             return None
-        feature, bins, nan_left, gain, value, derivative = tree
-        self.last_no_split = underflow_reason(value, float(self.l2))
+        feature, bins, nan_left, gain, value, derivative, some_normal = tree
+        # (the grower already checked the leaf values: the reason is worked out only for a refused tree)
+        self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2))
         if self.last_no_split is not None:         # the tree is no direction at all
             return None
-        threshold = np.array([self.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
+        threshold = np.array([self.threshold_of(j, b) for j, b in zip(feature.tolist(), bins.tolist())])
         ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins)
         ranker.search_id = seed
         return Candidate(ranker, float(derivative))
@@ -823,7 +770,7 @@ class TreeLayout(LearnerLayout):
                              f"row sample from)")
         rows = (encoded.row_ids if encoded.row_ids is not None
                 else np.arange(encoded.offset, encoded.offset + encoded.n_rows, dtype=np.int64))
-        return leaf, _splitmix(int(seed), rows) < np.uint64(self._keep_below())
+        return leaf, row_hash(int(seed), rows) < np.uint64(self._keep_below())
 
     def with_leaf_values(self, ranker, values: np.ndarray):
         """``ranker`` with the leaf of ``ranker.values[i]`` valued ``values[i]``: a new ranker, the same splits.
@@ -851,7 +798,7 @@ class TreeLayout(LearnerLayout):
         """An oblivious tree on the block's codes, by bit index (O(n·depth)); ``value``: other values by cell."""
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
-        feature = np.ascontiguousarray(self.feature_of(ranker.feature, repr(ranker)), dtype=np.int32)
+        feature = np.ascontiguousarray(self.feature_of(ranker.feature, ranker), dtype=np.int32)
         tables = _histogram.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))

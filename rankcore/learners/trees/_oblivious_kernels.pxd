@@ -21,6 +21,10 @@ cdef void feature_gains_sub_add(double* hist, const double* small, Py_ssize_t s0
                                 double min_samples_leaf, double min_child_weight, double l2,
                                 double* out) noexcept nogil
 
+cdef void feature_gains_pair(double* hist, const double* small, Py_ssize_t s0, Py_ssize_t nb, bint search_large,
+                             bint search_small, bint small_first, double min_samples_leaf, double min_child_weight,
+                             double l2, double* out) noexcept nogil
+
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil
 
 cdef bint choose_level_split(const double* gains, const Py_ssize_t* base, const Py_ssize_t* n_edges,

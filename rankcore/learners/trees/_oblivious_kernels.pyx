@@ -193,6 +193,81 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
     _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
 
 
+cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger child's buffer: parent − small
+                             const double* small,  # IN  (S, 3) the smaller sibling's histogram
+                             Py_ssize_t s0, Py_ssize_t nb, bint search_large, bint search_small,
+                             bint small_first, double min_samples_leaf, double min_child_weight, double l2,
+                             double* out) noexcept nogil:   # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+    """Two siblings of a level in one walk: the larger child's subtraction and both children's gains.
+
+    What ``feature_gains_add`` on the smaller child and ``feature_gains_sub_add``
+    on the larger do, in one walk over the feature's slots: the smaller
+    child's slot is read once (for its own running sums and for the
+    subtraction), and the two children's running sums are six independent
+    chains of additions in flight instead of three -- each chain is one
+    addition a bin, so a single node's walk waits on the adder's latency.
+    Each child's sums, differences and gains are the same operations in the
+    same order as the two calls, and the gains are added to ``out`` child
+    by child in node order (``small_first``: the smaller child has the lower
+    id), so ``out`` gets the same bits.  ``search_large``, ``search_small``:
+    whether each child's gains are added.  O(nb) time, no allocation.
+    """
+    cdef Py_ssize_t b
+    cdef double lg[MAX_EDGES + 1]
+    cdef double lh[MAX_EDGES + 1]
+    cdef double lc[MAX_EDGES + 1]
+    cdef double sg[MAX_EDGES + 1]
+    cdef double sh[MAX_EDGES + 1]
+    cdef double sc[MAX_EDGES + 1]
+    cdef double cg = 0.0, ch = 0.0, cc = 0.0, dg = 0.0, dh = 0.0, dc = 0.0, xg, xh, xc, yg, yh, yc
+    cdef double* x
+    cdef const double* y
+    if not search_large:
+        # only the smaller child's gains to add: no larger child's sums to run beside them
+        feature_gains_sub_add(hist, small, s0, nb, False, min_samples_leaf, min_child_weight, l2, out)
+        if search_small:
+            feature_gains_add(small, s0, nb, min_samples_leaf, min_child_weight, l2, out)
+        return
+    if not search_small:
+        feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out)
+        return
+    for b in range(nb + 1):
+        x = hist + 3 * (s0 + b)
+        y = small + 3 * (s0 + b)
+        yg = y[0]
+        yh = y[1]
+        yc = y[2]
+        xg = x[0] - yg
+        xh = x[1] - yh
+        xc = x[2] - yc
+        x[0] = xg
+        x[1] = xh
+        x[2] = xc
+        cg = cg + xg
+        ch = ch + xh
+        cc = cc + xc
+        dg = dg + yg
+        dh = dh + yh
+        dc = dc + yc
+        lg[b] = cg
+        lh[b] = ch
+        lc[b] = cc
+        sg[b] = dg
+        sh[b] = dh
+        sc[b] = dc
+    x = hist + 3 * (s0 + nb + 1)                # the NaN slot: subtracted, not in the running sums
+    y = small + 3 * (s0 + nb + 1)
+    x[0] = x[0] - y[0]
+    x[1] = x[1] - y[1]
+    x[2] = x[2] - y[2]
+    if small_first:
+        _candidate_gains(sg, sh, sc, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(lg, lh, lc, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
+    else:
+        _candidate_gains(lg, lh, lc, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(sg, sh, sc, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
+
+
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
     """The largest of one feature's summed gains gains[2·s0 : 2·(s0 + nb + 1)] that is above +0, else +0.
 
@@ -286,6 +361,37 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
             feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], feature_mask[j] != 0,
                                   min_samples_leaf, min_child_weight, l2, &out[0, 0])
             top[j] = feature_best_gain(&out[0, 0], base[j], n_edges[j]) if feature_mask[j] else 0.0
+
+
+def level_gains_pair(double[:, ::1] hist,             # IN/OUT (S, 3) the parent's histogram; the larger child's
+                     const double[:, ::1] small,      # IN  (S, 3) the smaller sibling's histogram
+                     const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
+                     bint search_large, bint search_small, bint small_first,
+                     double min_samples_leaf, double min_child_weight, double l2,
+                     double[:, ::1] out):             # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+    """The in-memory grower's walk of two siblings, one feature at a time (``feature_gains_pair``): ``hist``
+    −= ``small`` on the features' slots and, for the searched features, the two children's gains added
+    to ``out`` in node order (``small_first``: the smaller child's first), each where its ``search_*``
+    flag is set -- the same bits as :func:`level_gains_add` and :func:`level_gains_sub_add` in that order.
+
+    For the tests (the grower calls the kernel without the GIL).  O(S) time, no allocation, one thread.
+    """
+    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
+    if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 \
+            or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
+        raise ValueError("level_gains_pair: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
+                         "feature_mask of one entry per feature")
+    _check_feature_slots("level_gains_pair", base, n_edges, S)
+    if d == 0:
+        return
+    with nogil:
+        for j in range(d):
+            if feature_mask[j]:
+                feature_gains_pair(&hist[0, 0], &small[0, 0], base[j], n_edges[j], search_large, search_small,
+                                   small_first, min_samples_leaf, min_child_weight, l2, &out[0, 0])
+            else:
+                feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], False, min_samples_leaf,
+                                      min_child_weight, l2, &out[0, 0])
 
 
 cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed gains (feature_gains_add)

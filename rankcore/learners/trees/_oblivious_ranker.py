@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -41,7 +42,12 @@ class ObliviousTreeRanker(WeakRanker):
 
     def __init__(self, feature, threshold, nan_left, value, gain, *, bins=None):
         store_frozen(self, bins, feature=feature, threshold=threshold, nan_left=nan_left, value=value, gain=gain)
-        self.values = tuple(float(v) for v in np.unique(self.value))
+
+    @cached_property
+    def values(self) -> tuple:
+        """The distinct leaf values, ascending (worked out on first use: a fit in memory never reads them, and
+        a sort per tree is a measurable share of a small fit's Python)."""
+        return tuple(float(v) for v in np.unique(self.value))
 
     @property
     def depth(self) -> int:

@@ -1,6 +1,6 @@
 # The trees' row subsample in the in-memory growers (``_grow.pyx``, ``_grow_oblivious.pyx``): row r
 # (training position p = row_ids[r], or offset + r) is kept iff splitmix64(seed_shift + p) is below
-# ``keep_below`` = ⌊subsample·2⁶⁴⌋ -- the multi-pass search's draw (``_layout._splitmix``), so it does
+# ``keep_below`` = ⌊subsample·2⁶⁴⌋ -- the multi-pass search's draw (``_row_draws.row_hash``), so it does
 # not depend on the blocks.  Only ``cdef inline`` functions: each grower compiles its own copy.
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
