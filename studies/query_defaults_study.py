@@ -35,13 +35,18 @@ so the mean per-row curvature is 2/n and ``l2 = 2c/n`` weighs as c rows.
 ``--deltas`` prints each model minus the default (NDCG@10 per set, the means
 over the sets at @1/@5/@10); ``--draws`` the same for the :data:`DRAWS`
 groups, each averaged over its fits with ``random_state`` 0, 1 and 2 (the
-default's own random draws move it about as much as the candidates do).
+default's own random draws move it about as much as the candidates do);
+``--rescreen`` the same for :data:`DRAWS2` (the earlier candidates fitted
+again at random_state 1 and 2: ``--models rescreen``), with the pass rule
+over the splits (:data:`MAX_SET_LOSS`, :data:`MAX_CPU_RATIO`) and per-set
+tables of the three-state means.
 
 Usage::
 
     python studies/query_defaults_study.py --sets ltr synthetic --models peers default --seeds 0 1
     python studies/query_defaults_study.py --report --sets ltr synthetic --seeds 0 1
     python studies/query_defaults_study.py --draws --sets ltr synthetic --seeds 0 1
+    python studies/query_defaults_study.py --rescreen --sets ltr synthetic --seeds 0 1
 """
 
 from __future__ import annotations
@@ -176,12 +181,12 @@ class _Blend:
         return _study_objective("study-blend", setup, gradients)
 
 
-def blend(weight=1.0, learner="trees", **params):
+def blend(weight=1.0, learner="trees", random_state=0, **params):
     def fit(X, y, qid, threads):
         import rankcore
 
-        model = rankcore.boost(learner=learner, objective=_Blend(weight), n_jobs=threads, random_state=0,
-                               **params).fit(X, y, qid=qid)
+        model = rankcore.boost(learner=learner, objective=_Blend(weight), n_jobs=threads,
+                               random_state=random_state, **params).fit(X, y, qid=qid)
         return model.decision_function
 
     return fit
@@ -387,12 +392,30 @@ BAYES = {
 }
 CANDIDATES.update(BAYES)
 
+#: The earlier candidates screened again over random_state 0, 1 and 2 (each was first judged on random_state 0
+#: alone, against a default whose own state 0 is a lucky draw): name -> the candidate at a given random_state.
+_RESCREENED = {
+    "blend, rmse x2": lambda state: blend(2.0, random_state=state),
+    "random_strength=0.5": lambda state: reseeded(state, "trees:random_strength=0.5"),
+    "subsample=1": lambda state: reseeded(state, "trees:subsample=1"),
+    "min_samples_leaf=5": lambda state: reseeded(state, "trees:min_samples_leaf=5"),
+    "150 trees, rate 0.13": lambda state: reseeded(state, "trees:learning_rate=0.13", n_iter=150),
+    "random_strength=2": lambda state: reseeded(state, "trees:random_strength=2"),
+}
+RESCREEN = {"random_strength=2": _RESCREENED["random_strength=2"](0)}
+RESCREEN.update({f"{name}, random_state={state}": make(state)
+                 for name, make in _RESCREENED.items() for state in (1, 2)})
+CANDIDATES.update(RESCREEN)
+
 MODELS = {**PEERS, **CANDIDATES}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
-                         and m not in LEAF_STEPS and m not in BAYES],
+                         and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
-          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES)}
+          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
+          # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
+          "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
+                                                             f"{name}, random_state=2")]}
 
 
 def _canonical_order(X, y, qid):
@@ -558,43 +581,96 @@ DRAWS = {
 }
 
 
-def draw_deltas(set_names, seed, cache: Path, base="default"):
-    """Each :data:`DRAWS` group's NDCG averaged over its random states, minus the default's so averaged.
+#: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
+DRAWS2 = {"default": DRAWS["default"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _RESCREENED}}
+#: The pass rule of the candidate defaults: ahead of the default on the mean over the sets at every metric on
+#: every split, no set's NDCG@10 lower by more than this, at no more than this multiple of the default's fit CPU.
+MAX_SET_LOSS = 0.002
+MAX_CPU_RATIO = 1.03
 
-    Per set: the mean over the three fits (random_state 0, 1, 2) of each fit's mean NDCG over the queries; then
-    the candidate minus the default per set, and the means over the sets.  Also each group's spread: the
-    largest minus the smallest of its three fits' mean-over-the-sets NDCG@10.
+
+def _draw_means(set_names, seed, cache: Path, groups):
+    """{set: {group: ({metric: mean over the fits of each fit's mean NDCG}, [NDCG@10 per fit], CPU s)}}.
+
+    A set is left out unless every fit of every group is cached for it.
     """
     import rankcore
 
-    sets, rows, spread = [], {g: {} for g in DRAWS}, {g: [] for g in DRAWS}
-    per_fit = {g: [] for g in DRAWS}
+    out = {}
     for set_name in set_names:
         _, y, qid = SETS[set_name]()
-        runs = {g: [_load(cache, set_name, seed, m, y.shape[0]) for m in ms] for g, ms in DRAWS.items()}
-        if any(r is None for rs in runs.values() for r in rs):
+        runs = {g: [_load(cache, set_name, seed, m, y.shape[0]) for m in ms] for g, ms in groups.items()}
+        if any(r is None or not np.isfinite(r[0]).all() for rs in runs.values() for r in rs):
             continue
-        sets.append(set_name)
-        means = {}
+        out[set_name] = {}
         for g, rs in runs.items():
             evs = [rankcore.evaluate(y, r[0], list(METRICS), qid=qid) for r in rs]
-            means[g] = {m: float(np.mean([ev[m] for ev in evs])) for m in METRICS}
-            per_fit[g].append([ev["ndcg@k:10"] for ev in evs])
-        for g in DRAWS:
-            rows[g][set_name] = {m: means[g][m] - means[base][m] for m in METRICS}
-    for g in DRAWS:
-        fits = np.mean(np.array(per_fit[g]), axis=0) if per_fit[g] else np.zeros(1)
-        spread[g] = float(fits.max() - fits.min())
+            means = {m: float(np.mean([ev[m] for ev in evs])) for m in METRICS}
+            out[set_name][g] = (means, [ev["ndcg@k:10"] for ev in evs], sum(r[1] for r in rs))
+    return out
+
+
+def draw_deltas(set_names, seed, cache: Path, base="default", groups=None):
+    """Each group's NDCG averaged over its random states, minus the default's so averaged.
+
+    Per set: the mean over the three fits (random_state 0, 1, 2) of each fit's mean NDCG over the queries; then
+    the candidate minus the default per set, and the means over the sets.  Also each group's spread (the
+    largest minus the smallest of its three fits' mean-over-the-sets NDCG@10), its lowest per-set NDCG@10
+    difference and its fit CPU (the three fits on every set) × the default's.  Returns
+    {group: (mean differences per metric, lowest per-set NDCG@10 difference, CPU ratio)}.
+    """
+    groups = DRAWS if groups is None else groups
+    per = _draw_means(set_names, seed, cache, groups)
+    sets = list(per)
+    result = {}
     print(f"\n### over random_state 0, 1, 2: candidates − {base}, split {seed}; means over the sets\n")
     head = ("| model | " + " | ".join(sets) + " | mean Δ NDCG@1 | mean Δ NDCG@5 | mean Δ NDCG@10 "
-            "| spread of the 3 fits' mean NDCG@10 |")
+            "| spread of the 3 fits' mean NDCG@10 | fit CPU × default |")
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
-    for g, per_set in rows.items():
-        cells = [f"{per_set[s]['ndcg@k:10']:+.4f}" for s in sets]
-        means = [np.mean([v[m] for v in per_set.values()]) for m in METRICS]
-        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(f"{v:+.4f}" for v in means)
-              + f" | {spread[g]:.4f} |")
+    for g in groups:
+        if not sets:
+            break
+        diffs = {s: {m: per[s][g][0][m] - per[s][base][0][m] for m in METRICS} for s in sets}
+        fits = np.mean([per[s][g][1] for s in sets], axis=0)
+        cpu = sum(per[s][g][2] for s in sets) / sum(per[s][base][2] for s in sets)
+        means = {m: float(np.mean([diffs[s][m] for s in sets])) for m in METRICS}
+        result[g] = (means, min(diffs[s]["ndcg@k:10"] for s in sets), cpu)
+        print(f"| {g} | " + " | ".join(f"{diffs[s]['ndcg@k:10']:+.4f}" for s in sets) + " | "
+              + " | ".join(f"{means[m]:+.4f}" for m in METRICS)
+              + f" | {fits.max() - fits.min():.4f} | {cpu:.2f} |")
+    return result
+
+
+def draw_sets(set_names, seed, cache: Path, groups=None):
+    """Per set: each group's NDCG@1/5/10 averaged over its three fits, and its fit CPU × the default's."""
+    groups = DRAWS if groups is None else groups
+    per = _draw_means(set_names, seed, cache, groups)
+    for set_name, rows in per.items():
+        print(f"\n#### {set_name} (split {seed}; means over random_state 0, 1, 2)\n")
+        print("| model | NDCG@1 | NDCG@5 | NDCG@10 | NDCG@10 of each fit | fit CPU × default |")
+        print("|---|---|---|---|---|---|")
+        for g, (means, fits, cpu) in rows.items():
+            print(f"| {g} | " + " | ".join(f"{means[m]:.4f}" for m in METRICS)
+                  + " | " + ", ".join(f"{v:.4f}" for v in fits) + f" | {cpu / rows['default'][2]:.2f} |")
+
+
+def draw_verdict(results, base="default"):
+    """The pass rule over the splits' :func:`draw_deltas` results: one row per candidate, why it fails."""
+    print("\n### the pass rule, over the splits\n")
+    print(f"| model | ahead at @1/@5/@10 on every split | lowest set Δ NDCG@10 (≥ −{MAX_SET_LOSS}) "
+          f"| fit CPU × default (≤ {MAX_CPU_RATIO}) | passes |")
+    print("|---|---|---|---|---|")
+    names = [g for g in results[0] if g != base] if results else []
+    for g in names:
+        if not all(g in r for r in results):
+            continue
+        ahead = all(r[g][0][m] > 0 for r in results for m in METRICS)
+        lowest = min(r[g][1] for r in results)
+        cpu = float(np.mean([r[g][2] for r in results]))
+        ok = ahead and lowest >= -MAX_SET_LOSS and cpu <= MAX_CPU_RATIO
+        print(f"| {g} | {'yes' if ahead else 'no'} | {lowest:+.4f} | {cpu:.2f} | {'**yes**' if ok else 'no'} |")
 
 
 def main(argv=None):
@@ -611,10 +687,18 @@ def main(argv=None):
                         help="print each model minus the default from the cache (the first of --seeds)")
     parser.add_argument("--draws", action="store_true",
                         help="print the DRAWS groups (random_state 0, 1, 2) minus the default's, from the cache")
+    parser.add_argument("--rescreen", action="store_true",
+                        help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
     args = parser.parse_args(argv)
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
+        return 0
+    if args.rescreen:
+        results = [draw_deltas(args.sets, seed, args.cache, groups=DRAWS2) for seed in args.seeds]
+        draw_verdict(results)
+        for seed in args.seeds:
+            draw_sets(args.sets, seed, args.cache, groups=DRAWS2)
         return 0
     models = []
     for name in args.models:
