@@ -22,7 +22,7 @@ stop reason ``NO_VALIDATION``); their declared parameters are the classes'
 
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
-from ._estimators import _ATTRIBUTES_DOC as ATTRIBUTES_DOC
+from ._estimator_docs import ATTRIBUTES_DOC
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._queries import check_grades

@@ -40,6 +40,7 @@ from ..validation import (
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
+from ._estimator_docs import ATTRIBUTES_DOC
 from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
@@ -742,65 +743,6 @@ def _log_objective(estimator) -> bool:
     return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
 
 
-_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    Attributes
-    ----------
-    rankers_ : list of WeakRanker
-        The weak ranker chosen at each iteration (may repeat).
-    alphas_ : ndarray of shape (n_iter_,)
-        Their coefficients; ``decision_function(X) = Σ_t alphas_[t] · rankers_[t].predict(X)``.
-    objective_values_ : ndarray of shape (n_iter_ + 1,)
-        The working objective J (log R for the push objective) before the
-        first iteration and after each one; never increasing.  For a
-        non-smooth objective it is J of the training scores, which carry the
-        tie-break offset ε: within G·s/2 of J of ``decision_function(X)``
-        (s the objective's ``tie_break_scale``, G a bound on ‖∇J‖₁; for the
-        precision@k surrogates G = 2, so within s).
-    n_iter_ : int
-    stop_reason_ : str
-        ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
-        (a non-finite step: the model keeps the last finite iteration, with
-        a ``RuntimeWarning``), ``"no_split"`` (the learner could form no weak
-        ranker on these rows -- every feature constant, too few rows for a
-        tree's leaves -- with a ``UserWarning`` naming the constraint),
-        ``"no_validation_split"`` (``early_stopping="auto"`` had too few rows
-        of a class for a hold-out and ran ``n_iter`` iterations), or a
-        callback's string.
-    validation_scores_ : ndarray
-        The validation score after each iteration (with early stopping or
-        ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.
-    validation_metric_ : str
-        What ``validation_scores_`` holds: a metric spec (``"auc"``;
-        ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)
-        or ``"objective"``.
-    best_iteration_ : int
-        Iteration with the best validation score (0 = no iteration).
-    categories_ : list of (ndarray or None)
-        Fitted on a pandas DataFrame by a learner that splits categories:
-        per column, the categories of a ``category`` column (None for the
-        other columns).  A DataFrame scored later is encoded by its values
-        against them; a category they do not list scores as a missing value.
-    training_curve_ : TrainingCurve
-        ``objective_values_`` and ``validation_scores_`` per iteration
-        (:class:`rankcore.base.TrainingCurve`).
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the relevant class ranked on top
-        (not set for graded labels, nor within queries).
-    n_queries_ : int
-        Fitted within queries (``qid``/``group``): the queries given to fit.
-    n_queries_without_pairs_ : int
-        Of them, the queries whose rows share one grade: no pair to order,
-        they contribute nothing to the objective.
-    ranks_within_queries_ : bool
-        Whether the model was fitted within queries.
-    objective_spec_, learner_spec_ : str
-        The resolved components.
-    n_features_in_, feature_names_in_
-"""
-
-
 class PushBoost(_BaseBoost):
     __doc__ = """Boosting for the push objective R_{g,ℓ} = Σ_k g(Σ_i ℓ(f_i − f_k)), or any registered objective.
 
@@ -809,7 +751,7 @@ class PushBoost(_BaseBoost):
     with every pairwise sum computed without pairs where the loss allows it
     and in log space, so
     ``price="pow:64"`` stays finite.
-""" + _ATTRIBUTES_DOC + """
+""" + ATTRIBUTES_DOC + """
     Examples
     --------
     >>> import rankcore
@@ -862,7 +804,7 @@ class PNormPush(_BaseBoost):
     __doc__ = """P-Norm Push (Rudin 2006): exponential loss, price g(r) = r^p, boosted.
 
     The same estimator as ``PushBoost(loss="exp", price=f"pow:{p}")``.
-""" + _ATTRIBUTES_DOC
+""" + ATTRIBUTES_DOC
 
     name = "PNormPush"
     summary = "P-Norm Push: exponential loss, price r^p"
@@ -887,7 +829,7 @@ class RankBoost(_BaseBoost):
 
     The same estimator as ``PushBoost(loss="exp", price="identity")``; with
     binary weak rankers each step equals RankBoost's closed form ½ ln(W₊/W₋).
-""" + _ATTRIBUTES_DOC
+""" + ATTRIBUTES_DOC
 
     name = "RankBoost"
     aliases = ("rankboost",)
