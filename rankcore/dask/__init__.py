@@ -19,9 +19,9 @@ from ``decision_function``, and convert to the in-memory estimator with
   in-memory rule on the same sample), to share with an in-memory fit.
 """
 
-import importlib
 import importlib.util
-from typing import Any
+
+from .._lazy import lazy_attributes
 
 # Dask runs this package's task functions (the one-worker fit, the shards' passes) in its workers, which
 # import the package to unpickle them: its public names are loaded on first use, so a worker pays for
@@ -52,15 +52,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = list(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankcore.dask' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # cache: later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

@@ -248,6 +248,24 @@ def test_every_fit_gives_the_workers_allocator_settings_back(dask_client):  # no
         assert set(dask_client.run(_pages_held).values()) == {0}
 
 
+def _fit_probe_on_one_worker(client, probe):
+    """``fit_on_one_worker`` of a probe estimator defined in this module on ``_data()``'s rows in chunks;
+    (the fitted probe, X, the chunked X and y)."""
+    import cloudpickle
+
+    from rankcore.dask._inputs import as_row_chunks
+    from rankcore.dask._placement import fit_on_one_worker
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the probe class travels by value
+    try:
+        X, y = _data()
+        Xd, yd = _dask(X, y)
+        fitted, _, _ = fit_on_one_worker(client, probe, as_row_chunks(Xd, yd), "bipartite", fit_kwargs={})
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    return fitted, X, Xd, yd
+
+
 class _MemoryProbe:
     """An estimator whose fit records which of the fit's input keys its worker holds meanwhile."""
 
@@ -265,19 +283,7 @@ class _MemoryProbe:
 def test_a_fit_on_one_worker_holds_the_concatenated_rows_not_the_chunks(dask_client):  # noqa: F811
     # the chunks feed the gathering tasks; once each ends nothing holds its chunks, so the fit's
     # worker keeps one copy of the rows (the gathered array), not the chunks beside it
-    import cloudpickle
-
-    from rankcore.dask._inputs import as_row_chunks
-    from rankcore.dask._placement import fit_on_one_worker
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the probe class travels by value
-    try:
-        X, y = _data()
-        Xd, yd = _dask(X, y)
-        data = as_row_chunks(Xd, yd)
-        fitted, _, _ = fit_on_one_worker(dask_client, _MemoryProbe(), data, "bipartite", fit_kwargs={})
-    finally:
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    fitted, X, Xd, yd = _fit_probe_on_one_worker(dask_client, _MemoryProbe())
     assert fitted.rows_ == X.shape[0]
     chunk_names = {Xd.name, yd.name}
     assert not [key for key in fitted.held_ if any(name in key for name in chunk_names)], fitted.held_
@@ -311,19 +317,7 @@ class _RowsProbe:
 def test_a_fit_on_one_worker_lets_the_estimator_free_the_rows(dask_client):  # noqa: F811
     # Dask keeps _rows_here's result in the worker's memory while the fit runs: _fit_here empties it and hands
     # the rows over in a list of their own, so an estimator that lets go of X frees it
-    import cloudpickle
-
-    from rankcore.dask._inputs import as_row_chunks
-    from rankcore.dask._placement import fit_on_one_worker
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the probe class travels by value
-    try:
-        X, y = _data()
-        Xd, yd = _dask(X, y)
-        fitted, _, _ = fit_on_one_worker(dask_client, _RowsProbe(), as_row_chunks(Xd, yd), "bipartite",
-                                         fit_kwargs={})
-    finally:
-        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    fitted, X, _, _ = _fit_probe_on_one_worker(dask_client, _RowsProbe())
     assert fitted.rows_ == X.shape[0]
     assert fitted.stored_ == [0]            # the stored result is the emptied list
     assert fitted.freed_

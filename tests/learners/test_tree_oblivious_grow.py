@@ -291,19 +291,11 @@ def _first_best(out, base, n_edges, mask):
     return top
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), l2=st.sampled_from([0.0, 0.5]), msl=st.sampled_from([0.0, 1.0, 3.0, 8.0]),
-       mcw=st.sampled_from([0.0, 0.2]))
-def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise(seed, l2, msl, mcw):
-    """The grower's fused walk of a larger child (parent − smaller sibling, then its gains, then each feature's
-    best) against the subtraction in NumPy and the plain Python sums, at every vector width; with bins the
-    larger child does not reach (whole-number counts, rounding residues of Σg), one-bin features, NaN rows
-    on some features, and a minimum of rows that rules out the first and last candidates."""
-    from rankcore.learners.trees import _oblivious_kernels as kernels
-
-    rng = np.random.default_rng(seed)
-    d = 6
-    n_edges = rng.integers(0, 20, size=d).astype(np.intp)
+def _sibling_histograms(rng, d, max_edges):
+    """Random histograms of a parent and its smaller child over ``d`` features of up to ``max_edges`` edges
+    (the first feature one bin, searched): empty bins, ties of counts, NaN rows on some features, and rounding
+    residues where the larger child is empty.  Returns (n_edges, base, S, mask, parent, small)."""
+    n_edges = rng.integers(0, max_edges, size=d).astype(np.intp)
     n_edges[0] = 0
     base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
     S = int((n_edges + 2).sum())
@@ -320,6 +312,22 @@ def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise
     parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
     gone = (parent[:, 2] == small[:, 2]) & (rng.random(S) < 0.5)
     parent[gone, 0] += 1e-17 * rng.normal(size=int(gone.sum()))                # residues of a subtraction
+    return n_edges, base, S, mask, parent, small
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), l2=st.sampled_from([0.0, 0.5]), msl=st.sampled_from([0.0, 1.0, 3.0, 8.0]),
+       mcw=st.sampled_from([0.0, 0.2]))
+def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise(seed, l2, msl, mcw):
+    """The grower's fused walk of a larger child (parent − smaller sibling, then its gains, then each feature's
+    best) against the subtraction in NumPy and the plain Python sums, at every vector width; with bins the
+    larger child does not reach (whole-number counts, rounding residues of Σg), one-bin features, NaN rows
+    on some features, and a minimum of rows that rules out the first and last candidates."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    d = 6
+    n_edges, base, S, mask, parent, small = _sibling_histograms(rng, d, 20)
     earlier = np.zeros((S, 3))                                                  # an earlier node of the level
     earlier[:, 2] = rng.integers(0, 4, size=S)
     earlier[:, 0] = rng.normal(size=S) * (earlier[:, 2] > 0)
@@ -357,23 +365,8 @@ def test_sibling_pair_walk_is_the_two_walks_in_node_order_bitwise(seed, l2, msl,
 
     rng = np.random.default_rng(seed)
     d = 7
-    n_edges = rng.integers(0, 24, size=d).astype(np.intp)
-    n_edges[0] = 0
-    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
-    S = int((n_edges + 2).sum())
-    mask = rng.integers(0, 2, size=d).astype(np.uint8)
-    mask[0] = mask[-1] = 1
-    parent = np.zeros((S, 3))
-    parent[:, 2] = rng.integers(0, 6, size=S) * (rng.random(S) < 0.7)
-    parent[base + n_edges + 1, 2] *= rng.random(d) < 0.5                       # NaN rows on some features
-    small = np.zeros((S, 3))
-    small[:, 2] = rng.integers(0, parent[:, 2] + 1)
-    small[:, 0] = rng.normal(size=S) * (small[:, 2] > 0)
-    small[:, 1] = small[:, 2] * rng.uniform(0.0, 1.0, size=S)
-    parent[:, 0] = small[:, 0] + rng.normal(size=S) * (parent[:, 2] > small[:, 2])
-    parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
-    gone = (parent[:, 2] == small[:, 2]) & (rng.random(S) < 0.5)
-    parent[gone, 0] += 1e-17 * rng.normal(size=int(gone.sum()))                # residues of a subtraction
+    n_edges, base, S, mask, parent, small = _sibling_histograms(rng, d, 24)
+    mask[-1] = 1
     large = parent - small
     expect = np.zeros((S, 2))
     expect[:, 0] = np.where(rng.random(S) < 0.3, rng.normal(size=S), 0.0)     # earlier nodes' sums (never −0)
