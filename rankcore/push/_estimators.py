@@ -297,8 +297,8 @@ class _BaseBoost(Ranker):
         """
         return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=eval_set, callbacks=callbacks)
 
-    def _fit_rows(self, rows: list, *, qid=None, group=None, eval_set=None, callbacks=None):
-        """:meth:`fit` on ``rows = [X, y, sample_weight]``, a list it empties: it holds the only references.
+    def _fit_rows(self, arrays: list, *, qid=None, group=None, eval_set=None, callbacks=None):
+        """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
 
         Once the rows are encoded the fit reads only their codes (a quarter
         of float32 X), so it lets go of X there: a caller that keeps no
@@ -306,8 +306,8 @@ class _BaseBoost(Ranker):
         gathered the rows for this fit alone -- frees X for the rest of the
         fit.  The model is the same either way.
         """
-        X, y, sample_weight = rows
-        rows.clear()
+        X, y, sample_weight = arrays
+        arrays.clear()
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup_record()
