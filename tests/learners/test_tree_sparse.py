@@ -113,3 +113,29 @@ def test_kernel_checks_csr_arrays():
     with pytest.raises(ValueError, match="out of range"):
         _histogram.encode_csr(np.array([0, 1, 1, 1, 1], np.int32), np.array([9], np.int32), np.array([1.0]),
                                  layout.flat_edges, layout.offsets, layout.slots, layout.column_default, codes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("subsample", [None, 700])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sparse_bin_edges_equal_the_dense_forms(dtype, subsample, weighted):
+    """Every route of a sparse column's edges (every row, a row sample, weights) gives its dense form's edges,
+    at quantile levels where the count of zeros moves them: continuous and few-valued columns of several
+    densities, explicit zeros, NaN, float32 and float64 stored values."""
+    from rankcore.learners.trees._binning import tree_edges
+
+    rng = np.random.default_rng(4)
+    n, d = 1200, 8
+    X = sp.random(n, d, density=0.35, format="csc", random_state=5, dtype=np.float64)
+    X.data = rng.normal(size=X.data.shape[0])
+    X.data[rng.random(X.data.shape[0]) < 0.05] = 0.0           # explicit zeros
+    X.data[rng.random(X.data.shape[0]) < 0.03] = np.nan
+    X.data[X.indptr[1]:X.indptr[2]] = np.round(X.data[X.indptr[1]:X.indptr[2]])    # a few-valued column
+    X = sp.csr_matrix(X).astype(dtype)
+    dense = X.toarray()
+    w = rng.random(n) if weighted else None
+    sparse_edges = tree_edges(X, 16, w, subsample, 0)
+    dense_edges = tree_edges(dense, 16, w, subsample, 0)
+    assert len(sparse_edges) == len(dense_edges) == d
+    for j, (s, e) in enumerate(zip(sparse_edges, dense_edges)):
+        np.testing.assert_array_equal(s, e, err_msg=f"feature {j}")

@@ -152,6 +152,11 @@ def _dense_float(X) -> np.ndarray:
 def _sparse_edges(Xc, rows: np.ndarray, w, max_bins: int) -> list[np.ndarray]:
     """:func:`tree_edges` of a CSC matrix: each column's sampled values are its stored ones and zeros."""
     n, d = Xc.shape
+    if w is None and rows.shape[0] == n:               # every row (sample_rows keeps them in order)
+        data = Xc.data.astype(np.float64, copy=False)
+        ends = Xc.indptr.tolist()
+        return [_edges_with_zeros(data[ends[j]:ends[j + 1]], n - (ends[j + 1] - ends[j]), max_bins)
+                for j in range(d)]
     position = np.full(n, -1, dtype=np.intp)           # row -> its place in the sample (−1: not sampled)
     position[rows] = np.arange(rows.shape[0])
     edges = []
