@@ -431,3 +431,20 @@ def test_level_gain_kernels_refuse_features_whose_slots_do_not_fit(n_edges_of_la
         kernels.level_gains_add(hist, base, n_edges, mask, 1.0, 0.0, 0.0, out)
     with pytest.raises(ValueError, match=r"level_gains_sub_add: feature 1's slots do not fit the 8 slots"):
         kernels.level_gains_sub_add(hist, small, base, n_edges, mask, 1.0, 0.0, 0.0, out, top)
+    with pytest.raises(ValueError, match=r"level_gains_pair: feature 1's slots do not fit the 8 slots"):
+        kernels.level_gains_pair(hist, small, base, n_edges, mask, True, True, True, 1.0, 0.0, 0.0, out)
+
+
+def test_sibling_gain_kernels_refuse_mismatched_shapes():
+    """The two sibling walks name themselves and what they expected: a short smaller child, a wrong out, a top
+    of another length."""
+    S = 8
+    hist, out, top = np.zeros((S, 3)), np.zeros((S, 2)), np.zeros(2)
+    base, n_edges, mask = np.array([0, 4], dtype=np.intp), np.array([1, 1], dtype=np.intp), np.ones(2, np.uint8)
+    with pytest.raises(ValueError, match=r"level_gains_pair: expected hist and small \(S, 3\)"):
+        kernels.level_gains_pair(hist, np.zeros((S - 1, 3)), base, n_edges, mask, True, True, True, 1.0, 0.0, 0.0,
+                                 out)
+    with pytest.raises(ValueError, match=r"level_gains_sub_add: expected hist and small \(S, 3\), out \(S, 2\)"):
+        kernels.level_gains_sub_add(hist, np.zeros((S, 3)), base, n_edges, mask, 1.0, 0.0, 0.0, np.zeros((S, 3)), top)
+    with pytest.raises(ValueError, match=r"level_gains_sub_add: expected top of one entry per feature \(2\), got 3"):
+        kernels.level_gains_sub_add(hist, np.zeros((S, 3)), base, n_edges, mask, 1.0, 0.0, 0.0, out, np.zeros(3))

@@ -308,6 +308,19 @@ cdef int _check_feature_slots(str kernel, const Py_ssize_t[::1] base, const Py_s
     return 0
 
 
+cdef int _check_siblings(str kernel, const double[:, ::1] hist, const double[:, ::1] small,
+                         const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
+                         const double[:, ::1] out) except -1:
+    """ValueError naming ``kernel`` unless hist and small are (S, 3), out (S, 2), one entry per feature in
+    base, n_edges and feature_mask, and each feature's slots fit the S slots."""
+    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0]
+    if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 \
+            or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
+        raise ValueError(f"{kernel}: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
+                         "feature_mask of one entry per feature")
+    return _check_feature_slots(kernel, base, n_edges, S)
+
+
 def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                     const Py_ssize_t[::1] base,       # IN  (d,) feature j's first slot
                     const Py_ssize_t[::1] n_edges,    # IN  (d,) feature j's bins 0..n_edges[j], NaN bin after
@@ -348,12 +361,10 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
 
     For the tests (the grower calls the kernels without the GIL).  O(S) time, no allocation, one thread.
     """
-    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
-    if n_edges.shape[0] != d or feature_mask.shape[0] != d or top.shape[0] != d or hist.shape[1] != 3 \
-            or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
-        raise ValueError("level_gains_sub_add: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
-                         "feature_mask, top of one entry per feature")
-    _check_feature_slots("level_gains_sub_add", base, n_edges, S)
+    cdef Py_ssize_t d = base.shape[0], j
+    _check_siblings("level_gains_sub_add", hist, small, base, n_edges, feature_mask, out)
+    if top.shape[0] != d:
+        raise ValueError(f"level_gains_sub_add: expected top of one entry per feature ({d}), got {top.shape[0]}")
     if d == 0:
         return
     with nogil:
@@ -376,12 +387,8 @@ def level_gains_pair(double[:, ::1] hist,             # IN/OUT (S, 3) the parent
 
     For the tests (the grower calls the kernel without the GIL).  O(S) time, no allocation, one thread.
     """
-    cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
-    if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 \
-            or small.shape[0] != S or small.shape[1] != 3 or out.shape[0] != S or out.shape[1] != 2:
-        raise ValueError("level_gains_pair: expected hist and small (S, 3), out (S, 2) and base, n_edges, "
-                         "feature_mask of one entry per feature")
-    _check_feature_slots("level_gains_pair", base, n_edges, S)
+    cdef Py_ssize_t d = base.shape[0], j
+    _check_siblings("level_gains_pair", hist, small, base, n_edges, feature_mask, out)
     if d == 0:
         return
     with nogil:
