@@ -50,11 +50,6 @@ def _refuse_unbuilt_source_tree() -> None:
 
 _refuse_unbuilt_source_tree()
 
-# Before any kernel loads: the OpenMP runtime reads its wait policy once, when it loads.
-from ._wait_policy import load_openmp_runtime  # noqa: E402
-
-load_openmp_runtime()
-
 from ._estimators import BUILTIN_ESTIMATORS  # noqa: E402
 from .hookspecs import hookimpl  # noqa: E402
 

@@ -3,9 +3,10 @@
 # A. The OpenMP runtime every rankcore kernel runs on, seen from Python.  This
 #    module links it exactly as the kernels do (same compiler and link flags:
 #    the system's libgomp on Linux, or the copy a wheel vendors), so importing
-#    it loads that runtime -- the moment the runtime reads its environment
-#    (``rankcore._wait_policy``) -- and ``max_threads`` asks that runtime, the
-#    one ``threadpoolctl.threadpool_limits(user_api="openmp")`` limits.
+#    it loads that runtime, and ``max_threads`` asks that runtime, the one
+#    ``threadpoolctl.threadpool_limits(user_api="openmp")`` limits.  rankcore
+#    leaves the runtime's settings (its wait policy among them) as the user
+#    and the other libraries sharing it have them.
 # B. No NumPy: ``import rankcore`` loads this module and must stay cheap.
 
 cdef extern from *:

@@ -13,12 +13,14 @@ from rankcore.validation import effective_n_threads
 
 @pytest.fixture
 def machine(monkeypatch):
-    """A machine with ``cpus`` CPUs in the affinity mask, a CPU quota and an OpenMP thread limit."""
+    """A quiet machine with ``cpus`` CPUs in the affinity mask, a CPU quota and an OpenMP thread limit."""
 
     def set_machine(cpus, quota=None, omp_limit=64):
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
         monkeypatch.setattr(_cpus, "process_cpu_quota", lambda: quota)
         monkeypatch.setattr(_openmp, "max_threads", lambda: omp_limit)
+        monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+        monkeypatch.setattr(_cpus, "other_running_threads", lambda: 0)      # a quiet host
 
     return set_machine
 
