@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ._borrow import Borrowed, borrow_threads
 from ._malloc import pages_kept
 from ._prepare import check_chunk
 
@@ -54,6 +55,9 @@ LEAFWISE_PASSES_PER_LEAF = 11.7 / 31
 
 #: Largest share of the smallest worker memory limit a one-worker fit may need (rows and their copies).
 ONE_WORKER_MEMORY_SHARE = 0.25
+
+#: Whether a fit on one worker borrows the threads of the idle workers on its host (``_borrow``).
+BORROW_THREADS = True
 
 
 @dataclass(frozen=True)
@@ -226,8 +230,9 @@ def _rows_here(task, X_parts, y_parts, w_parts, q_parts):
     return [X, y, w, qid]
 
 
-def _fit_here(estimator, rows, fit_kwargs):
-    """On the worker: the in-memory fit on ``rows`` ([X, y, w, qid] from :func:`_rows_here`), on the worker's threads.
+def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
+    """On the worker: the in-memory fit on ``rows`` ([X, y, w, qid] from :func:`_rows_here`), on the worker's threads
+    and ``borrowed`` more (held on other workers of its host, ``_borrow``), at most the CPUs this process may use.
 
     The rows are taken out of the list (which Dask holds as the result of
     :func:`_rows_here` until this task ends) and handed to the estimator's
@@ -240,17 +245,23 @@ def _fit_here(estimator, rows, fit_kwargs):
     from distributed import get_worker
 
     from .._blas import openmp_limit
+    from .._cpus import available_cpus, idle_cpus
 
     X, y, w, qid = rows
     rows.clear()
     del rows
-    threads = _worker_threads()
+    own = _worker_threads()
+    # the borrowed threads only where CPUs are idle now: OpenMP's waiting threads spin, and a parallel region on
+    # more threads than the host has free waits for descheduled ones (10-20x slower measured on a busy host)
+    idle = idle_cpus()
+    usable = int(borrowed) if idle is None else max(0, min(int(borrowed), idle - own))
+    threads = max(1, min(own + usable, available_cpus()))
     if "n_jobs" in estimator.get_params(deep=False):
         estimator.set_params(n_jobs=threads)          # the worker's threads, as the distributed fit uses
     out = io.StringIO()
     fit_rows = getattr(estimator, "_fit_rows", None)   # the push estimators; anything else keeps X to the end
     # Dask starts its workers with OMP_NUM_THREADS=1, which would cap n_jobs (validation.effective_n_threads)
-    # at one thread on a worker of several: the limit is the worker's threads for the fit
+    # at one thread on a worker of several: the limit is the threads the fit holds
     with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept(), openmp_limit(threads):
         warnings.simplefilter("always")
         if fit_rows is None:
@@ -296,12 +307,26 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
                                  None if q_f is None else q_f[a:b], s == steps - 1, pure=False)
     # the chunks' only holders are now the concatenating task (freed when it ends) and the fit task the rows'
     del futures, X_f, y_f, w_f, q_f, columns
-    future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), pure=False)
-    del rows
+    borrowed = Borrowed(client)
+    where = {}
+    if BORROW_THREADS:
+        # the fit runs where the rows are; the idle workers of that host lend it their threads
+        from distributed import wait
+
+        wait([rows])
+        fit_worker = sorted(client.who_has([rows]).get(rows.key) or [None])[0]
+        if fit_worker is not None:
+            borrowed = borrow_threads(client, fit_worker)
+            where = {"workers": [fit_worker], "allow_other_workers": True}
     try:
-        fitted, address, printed, caught, threads = future.result()
+        future = client.submit(_fit_here, estimator, rows, dict(fit_kwargs), borrowed.threads, pure=False, **where)
+        del rows
+        try:
+            fitted, address, printed, caught, threads = future.result()
+        finally:
+            del future
     finally:
-        del future
+        borrowed.give_back()
     if printed:
         sys.stdout.write(printed)
         sys.stdout.flush()
