@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import time
 from pathlib import Path
 
 __all__ = ["available_cpus", "cgroup_cpu_quota", "idle_cpus", "other_running_threads", "process_cpu_quota"]
@@ -35,6 +36,9 @@ PROC_LOADAVG = "/proc/loadavg"
 PROC_SELF_TASKS = "/proc/self/task"
 #: Whether :func:`idle_cpus` reads the host's load (tests that count a fit's threads on a shared machine turn it off).
 LOAD_AWARE = True
+#: How long one reading of the host's load serves :func:`idle_cpus` (a prediction on a few rows asks each call).
+IDLE_SAMPLE_SECONDS = 0.1
+_idle_sample: list = [-math.inf, None]          # [monotonic time of the reading, its value]
 
 
 def available_cpus() -> int:
@@ -76,10 +80,13 @@ def idle_cpus() -> int | None:
     """
     if not LOAD_AWARE:
         return None
+    now = time.monotonic()
+    if now - _idle_sample[0] < IDLE_SAMPLE_SECONDS:
+        return _idle_sample[1]
     others = other_running_threads()
-    if others is None:
-        return None
-    return max(0, (os.cpu_count() or 1) - others)
+    idle = None if others is None else max(0, (os.cpu_count() or 1) - others)
+    _idle_sample[:] = [time.monotonic(), idle]
+    return idle
 
 
 def other_running_threads(loadavg: str | os.PathLike = PROC_LOADAVG,

@@ -42,6 +42,7 @@ def _load_aware(on: bool) -> None:
 def _busy_host(busy: bool) -> None:
     from rankcore import _cpus
 
+    _cpus._idle_sample[:] = [-float("inf"), None]               # no earlier reading of the load reused
     if busy:
         _cpus.quiet_count = _cpus.other_running_threads
         _cpus.other_running_threads = lambda *args: 64         # every CPU taken by other processes

@@ -21,6 +21,7 @@ def machine(monkeypatch):
         monkeypatch.setattr(_openmp, "max_threads", lambda: omp_limit)
         monkeypatch.setattr(os, "cpu_count", lambda: cpus)
         monkeypatch.setattr(_cpus, "other_running_threads", lambda: 0)      # a quiet host
+        monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 0.0)
 
     return set_machine
 

@@ -63,6 +63,7 @@ def host(monkeypatch):
         monkeypatch.setattr(os, "cpu_count", lambda: cpus)
         monkeypatch.setattr(_cpus, "process_cpu_quota", lambda: None)
         monkeypatch.setattr(_cpus, "other_running_threads", lambda: others)
+        monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 0.0)          # every call reads the (fake) host
         monkeypatch.setattr(_openmp, "max_threads", lambda: 64)
 
     return set_host
@@ -122,3 +123,15 @@ def test_other_running_threads_of_this_host():
     others = _cpus.other_running_threads()
     assert isinstance(others, int) and others >= 0
     assert 0 <= _cpus.idle_cpus() <= os.cpu_count()
+
+
+def test_one_reading_of_the_load_serves_a_short_while(monkeypatch):
+    readings = []
+    monkeypatch.setattr(_cpus, "other_running_threads", lambda: readings.append(1) or 0)
+    monkeypatch.setattr(_cpus, "_idle_sample", [-float("inf"), None])
+    monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 60.0)
+    assert [_cpus.idle_cpus() for _ in range(5)] == [os.cpu_count()] * 5
+    assert len(readings) == 1
+    monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 0.0)
+    _cpus.idle_cpus()
+    assert len(readings) == 2
