@@ -68,3 +68,18 @@ def _unregister(name):
     from rankcore.registry import unregister_plugin
 
     unregister_plugin(name)
+
+
+#: Small trees, few iterations: a fit of a few hundred rows in milliseconds, on Dask and in memory alike.
+SMALL_TREES = dict(learner="trees:max_leaves=6,min_samples_leaf=5", n_iter=5, random_state=2, early_stopping=False)
+
+
+def small_chunked_data(n=500, seed=0):
+    """(X, y, X as 4 Dask chunks, y as 4 Dask chunks): float32 X of 4 columns, y from the first column and noise."""
+    import dask.array as da
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=n) > 1.0).astype(int)
+    return X, y, da.from_array(X, chunks=(n // 4, -1)), da.from_array(y, chunks=n // 4)

@@ -16,21 +16,14 @@ import pytest
 
 pytest.importorskip("distributed")
 
-import dask.array as da  # noqa: E402
 
 import rankcore  # noqa: E402
 from rankcore.dask import DaskPushBoost, _borrow, _placement  # noqa: E402
 
-from _dask_cluster import dask_client  # noqa: E402,F401
+from _dask_cluster import SMALL_TREES, dask_client, small_chunked_data  # noqa: E402,F401
 
-PARAMS = dict(learner="trees:max_leaves=6,min_samples_leaf=5", n_iter=5, random_state=2, early_stopping=False)
-
-
-def _data(n=500, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 4)).astype(np.float32)
-    y = (X[:, 0] + rng.normal(size=n) > 1.0).astype(int)
-    return X, y, da.from_array(X, chunks=(125, -1)), da.from_array(y, chunks=125)
+PARAMS = SMALL_TREES
+_data = small_chunked_data
 
 
 def _load_aware(on: bool) -> None:
