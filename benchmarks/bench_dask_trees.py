@@ -15,7 +15,10 @@ for the stumps) with its defaults otherwise:
   (leaf-wise, one worker)"`` over several sizes); and "pages not kept":
   the workers' allocator left with Dask's settings during the fit
   (``rankcore.dask._malloc.KEEP_PAGES = False``), where by default freed
-  pages are kept for reuse while a fit runs;
+  pages are kept for reuse while a fit runs; and "own threads": a fit on
+  one worker on that worker's thread alone
+  (``rankcore.dask._placement.BORROW_THREADS = False``), where by default
+  it borrows the threads of the idle workers on its host;
   the trees also "per pass": the client running each tree's search, one
   round trip per pass (``DaskBackend.lead_searches = False``), where by
   default the first worker runs it with the others and the client waits
@@ -81,7 +84,8 @@ CHUNKS = 16
 TREES = 50
 LEARNERS = ("rankcore trees (leaf-wise)", "rankcore trees (leaf-wise, distributed)",
             "rankcore trees (leaf-wise, one worker)", "rankcore trees (leaf-wise, pages not kept)",
-            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (depthwise)",
+            "rankcore trees (leaf-wise, one worker, pages not kept)", "rankcore trees (leaf-wise, own threads)",
+            "rankcore trees (depthwise)",
             "rankcore trees (leaf-wise, Dask-comm channels)", "rankcore trees (leaf-wise, actor threads)",
             "rankcore trees (leaf-wise, per pass)", "rankcore trees (depthwise, per pass)", "rankcore stumps",
             "DaskLGBMClassifier", "xgboost.dask")
@@ -90,6 +94,7 @@ RANKCORE_LEARNERS = {"rankcore trees (leaf-wise)": "trees", "rankcore trees (dep
                      "rankcore trees (leaf-wise, one worker)": "trees",
                      "rankcore trees (leaf-wise, pages not kept)": "trees",
                      "rankcore trees (leaf-wise, one worker, pages not kept)": "trees",
+                     "rankcore trees (leaf-wise, own threads)": "trees",
                      "rankcore trees (leaf-wise, Dask-comm channels)": "trees",
                      "rankcore trees (leaf-wise, actor threads)": "trees",
                      "rankcore trees (leaf-wise, per pass)": "trees",
@@ -179,10 +184,12 @@ def _peers_on_loop(on_loop: bool) -> None:
 def _fit(name: str, client, X, y):
     """(model, round trips per tree or None, worker passes per tree or None) of one learner on the cluster."""
     if name.startswith("rankcore"):
-        from rankcore.dask import DaskPushBoost
+        from rankcore.dask import DaskPushBoost, _placement
         from rankcore.dask._backend import DaskBackend
 
         saved = DaskBackend.lead_searches, DaskBackend.direct_channels
+        saved_borrow = _placement.BORROW_THREADS
+        _placement.BORROW_THREADS = not name.endswith("own threads)")
         DaskBackend.lead_searches = not name.endswith("per pass)")
         DaskBackend.direct_channels = name.endswith("Dask-comm channels)")
         # the default placement is "auto"; the per-pass and channel rows measure the distributed machinery
@@ -197,6 +204,7 @@ def _fit(name: str, client, X, y):
                                   client=client, placement=placement).fit(X, y)
         finally:
             DaskBackend.lead_searches, DaskBackend.direct_channels = saved
+            _placement.BORROW_THREADS = saved_borrow
             client.run(_keep_pages, True)
             client.run(_peers_on_loop, True)
         trees = max(1, model.n_iter_)
