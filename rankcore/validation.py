@@ -503,12 +503,12 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     limit for the calling thread: ``OMP_NUM_THREADS`` or a
     ``threadpoolctl.threadpool_limits`` the call runs under.
 
-    ``None`` and negative counts also leave out the CPUs that other processes
-    keep busy when the call is made (``rankcore._cpus.idle_cpus``), down to
-    one thread: OpenMP threads spin while they wait, and a parallel region on
-    a machine busy with other work waits for descheduled threads (two threads
-    have run 20 to 35 times as long as one there).  A positive ``n_jobs`` is
-    what the caller asked for, and is not reduced for the load.
+    Every count also leaves out the CPUs that other processes keep busy when
+    the call is made (``rankcore._cpus.idle_cpus``), down to one thread:
+    OpenMP threads spin while they wait, and a parallel region on a machine
+    busy with other work waits for descheduled threads (two threads have run
+    10 to 35 times as long as one there).  The results do not depend on the
+    thread count.
     """
     if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
         raise ValueError(f"{name}: expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
@@ -519,7 +519,7 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
         wanted = min(int(n_jobs), cpus)
     else:
         wanted = max(1, cpus + 1 + int(n_jobs))
-    if wanted > 1 and (n_jobs is None or n_jobs < 0):
+    if wanted > 1:
         idle = _cpus.idle_cpus()
         if idle is not None:
             wanted = max(1, min(wanted, idle))

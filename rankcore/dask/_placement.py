@@ -310,10 +310,10 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
     borrowed = Borrowed(client)
     where = {}
     if BORROW_THREADS:
-        # the fit runs where the rows are; the idle workers of that host lend it their threads
-        from distributed import wait
-
-        wait([rows])
+        # the fit runs where the rows are; the idle workers of that host lend it their threads.  Waiting through
+        # the future (not distributed.wait, which asks for a default client) fetches nothing: a failed gather's
+        # error is raised below, by the fit task that depends on it
+        rows.exception()
         fit_worker = sorted(client.who_has([rows]).get(rows.key) or [None])[0]
         if fit_worker is not None:
             borrowed = borrow_threads(client, fit_worker)

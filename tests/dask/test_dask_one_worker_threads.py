@@ -43,6 +43,12 @@ class _ThreadProbe:
         return self
 
 
+def _quiet_host():
+    from rankcore import _cpus
+
+    _cpus.LOAD_AWARE = False            # the worker's two threads whatever else the shared test machine runs
+
+
 @pytest.fixture(scope="module")
 def two_thread_worker():
     from distributed import Client, LocalCluster
@@ -50,6 +56,7 @@ def two_thread_worker():
     cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None,
                            memory_limit="2GiB", silence_logs=40)
     client = Client(cluster, set_as_default=False)
+    client.run(_quiet_host)
     try:
         yield client
     finally:

@@ -1,4 +1,4 @@
-"""``import rankcore`` leaves the OpenMP runtime's wait policy alone; the default thread count leaves out busy CPUs.
+"""``import rankcore`` leaves the OpenMP runtime's wait policy alone; thread counts leave out busy CPUs.
 
 rankcore's kernels share GNU libgomp with other libraries (LightGBM links the
 system's copy too), and the runtime reads its wait policy once, when it loads.
@@ -64,6 +64,7 @@ def host(monkeypatch):
         monkeypatch.setattr(_cpus, "process_cpu_quota", lambda: None)
         monkeypatch.setattr(_cpus, "other_running_threads", lambda: others)
         monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 0.0)          # every call reads the (fake) host
+        monkeypatch.setattr(_cpus, "_idle_sample", [-float("inf"), None])  # and its readings are not kept after
         monkeypatch.setattr(_openmp, "max_threads", lambda: 64)
 
     return set_host
@@ -83,10 +84,14 @@ def test_all_but_one_also_leaves_out_the_busy_cpus(host):
     assert effective_n_threads(-2) == 2
 
 
-def test_an_explicit_thread_count_is_kept_on_a_busy_host(host):
+def test_an_explicit_thread_count_also_leaves_out_the_busy_cpus(host):
     host(8, 8)
-    assert effective_n_threads(4) == 4
+    assert effective_n_threads(4) == 1
     assert effective_n_threads(1) == 1
+    host(8, 5)
+    assert effective_n_threads(4) == 3
+    host(8, 0)
+    assert effective_n_threads(4) == 4
 
 
 def _fake_proc(tmp_path, loadavg, states):
@@ -122,6 +127,7 @@ def test_other_running_threads_unreadable_load_is_unknown(tmp_path, content):
 def test_other_running_threads_of_this_host():
     others = _cpus.other_running_threads()
     assert isinstance(others, int) and others >= 0
+    _cpus._idle_sample[:] = [-float("inf"), None]
     assert 0 <= _cpus.idle_cpus() <= os.cpu_count()
 
 
