@@ -12,9 +12,9 @@ Idle CPUs: an OpenMP thread that waits for another spins for a while before
 it sleeps (GNU libgomp's default, which LightGBM's kernels share with ours).
 On a machine whose cores other processes keep busy, a parallel region then
 waits for descheduled threads while its own spinning threads take their
-time: two-thread fits ran 20 to 35 times as long as one thread.  So the
-default thread count (``n_jobs=None``) leaves out the CPUs that other
-processes' runnable threads occupy when a fit starts (:func:`idle_cpus`).
+time: two-thread fits ran 10 to 35 times as long as one thread.  So every
+thread count (``validation.effective_n_threads``) leaves out the CPUs that
+other processes' runnable threads occupy when a fit starts (:func:`idle_cpus`).
 """
 
 from __future__ import annotations
