@@ -48,6 +48,7 @@ from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, Split
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
                                                       feature_best_gain, feature_gains_add, feature_gains_pair,
                                                       feature_gains_sub_add)
+from rankcore.learners.histograms cimport column_share
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -424,7 +425,9 @@ cdef class ObliviousGrower:
         one thread, nodes in order, a larger child's subtraction in the same walk as its gains.
 
         On T threads, thread t takes the features of the t-th of T
-        contiguous groups of code columns -- the group whose slots the same
+        contiguous groups of code columns (``histograms.column_share``:
+        groups of equal expected cost when the layout has
+        ``set_column_work``) -- the group whose slots the same
         thread zeroed and filled in the node histograms
         (``_histogram.histogram_part``), so a feature's slots are read from
         the cache of the core that wrote them, not fetched from the other
@@ -446,8 +449,8 @@ cdef class ObliviousGrower:
         else:
             # static, one iteration per thread: iteration t runs on thread t (the histograms' thread t)
             for t in prange(T, schedule="static", num_threads=T):
-                c0 = (t * fs.n_cols) // T
-                c1 = ((t + 1) * fs.n_cols) // T
+                c0 = column_share(fs.n_cols, fs.col_work, t, T)
+                c1 = column_share(fs.n_cols, fs.col_work, t + 1, T)
                 for j in range(fs.d):
                     if c0 <= fs.col[j] < c1:
                         self._feature_gains(j, first, n_nodes, mask, min_weight)
