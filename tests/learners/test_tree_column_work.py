@@ -145,3 +145,34 @@ def test_oblivious_level_region_equals_one_thread(weighted):
               .decision_function(X) for t in (1, 2, 3)]
     np.testing.assert_array_equal(scores[1], scores[0])
     np.testing.assert_array_equal(scores[2], scores[0])
+
+
+def test_oblivious_grower_without_column_slots_equals_one_thread():
+    """Columns not in slot order (no ``column_slots``): the histograms are filled before the level's gain pass,
+    not in its region; the same tree on 1, 2 and 3 threads, with and without costs."""
+    from rankcore.learners.trees._grow_oblivious import ObliviousGrower
+
+    rng = np.random.default_rng(21)
+    n, d, nb = 12_000, 9, 30
+    perm = rng.permutation(d)                          # feature j in column perm[j]
+    plain = slot_layout(np.full(d, nb))
+    base = np.asarray(plain.base)
+    col_base = np.empty(d, dtype=np.intp)
+    col_base[perm] = base
+    slots = _histogram.SlotLayout(base, np.full(d, nb), perm, col_base, np.full(d, -1), plain.n_slots)
+    assert not slots.column_slots
+    codes_f = rng.integers(0, nb + 1, size=(n, d)).astype(np.uint8)
+    codes = np.empty_like(codes_f)
+    codes[:, perm] = codes_f
+    codes_t = np.ascontiguousarray(codes.T)
+    g, h = rng.normal(size=n) + (codes_f[:, 0] > 12), rng.uniform(0.5, 1.5, n)
+    mask = np.ones(d, dtype=np.uint8)
+    trees = []
+    for T, work in [(1, None), (2, None), (3, None), (2, rng.random(d))]:
+        slots.set_column_work(work)
+        grower = ObliviousGrower(slots, 6, 20.0, 1.0, 0.0, 1e-12, 0.0, T)
+        levels = grower.grow(codes, codes_t, g, h, np.arange(n, dtype=np.int32), np.empty(n, dtype=np.int32),
+                             np.empty(n), np.empty(n), mask, 0, 0, False)
+        assert levels == 6
+        trees.append([np.asarray(a).tobytes() if isinstance(a, np.ndarray) else a for a in grower.tree(0.0)])
+    assert trees[1] == trees[0] and trees[2] == trees[0] and trees[3] == trees[0]

@@ -465,17 +465,19 @@ cdef class ObliviousGrower:
             T = threads_for(cells, self.n_threads, HIST_PARALLEL_CELLS)
         if T > fs.n_cols:
             T = <int> fs.n_cols
-        if T <= 1:
+        if T <= 1 or not fs.column_slots:
+            # (without column_slots a thread's columns do not own a range of slots: the histograms first)
             for q in range(self.n_pending):
                 node = self.pending[q]
                 build_histogram(codes, fs, g, h, idx, self.start[node], self.end[node], og, oh,
-                                self.pool[self.hist_of[node]], 1, False, unit_h, sp_ptr, sp_slot, NULL, codes_t, n)
+                                self.pool[self.hist_of[node]], T, False, unit_h, sp_ptr, sp_slot, NULL, codes_t, n)
+        if T <= 1:
             for j in range(fs.d):
                 self._feature_gains(j, first, n_nodes, mask, min_weight)
         else:
             with parallel(num_threads=T):
                 tid = threadid()
-                for q in range(self.n_pending):
+                for q in range(self.n_pending if fs.column_slots else 0):
                     node = self.pending[q]
                     # every thread takes part in each node, so the gather (and its barrier) is all or none
                     T_gather = T if self.end[node] - self.start[node] >= HIST_PARALLEL_ROWS else 0
