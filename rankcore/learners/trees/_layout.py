@@ -369,8 +369,9 @@ class TreeLayout(LearnerLayout):
         block = TreeBlock(codes, offset, row_ids, self.n_threads)
         if self.slots.sparse_columns >= LISTED_MIN_COLUMNS and self.slots.column_slots:
             block.listed = _histogram.listed_rows(codes, self.slots, self.n_threads)
-        if self.n_threads > 1:     # (one thread: one group)
-            self.slots.set_column_work(column_work(block.codes_t, self.slots))
+        work = column_work(block.codes_t, self.slots) if self.n_threads > 1 else None   # (one thread: one group)
+        if work is not None and work.sum() > 0:
+            self.slots.set_column_work(work)
         return block
 
     def _check_width(self, X) -> None:
