@@ -22,9 +22,10 @@ B. A level is two phases.  The *gain pass* runs over the features in
    Features none of whose candidates leaves ``min_samples_leaf`` rows on
    both sides of the root are not walked (they gain +0 at every node).
    Then the shared split (``choose_level_split``), and the
-   *split pass*: each node's children, a stable partition of its rows and
-   the smaller child's histogram (``_histogram.pxd``'s kernels, on the
-   grower's threads).
+   *split pass*: each node's children and a stable partition of its rows;
+   the smaller children's histograms are filled by the next level's gain
+   pass, in the same parallel region and by the same thread that walks
+   each column's gains (one fork and join per level, not one per node).
 C. Memory: everything is allocated once per grower and reused tree after
    tree: node records for the 2^(D+1) − 1 nodes of a tree of depth D, the
    2^D cells, the level's (S, 2) gain sums, and histogram buffers of S
@@ -41,13 +42,15 @@ from libc.string cimport memset
 from libc.math cimport fabs
 from libc.float cimport DBL_MIN
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, threadid
 
 from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, SplitChoice, build_histogram,
-                                              checked_counts, listed_pointers, partition_rows, split_table)
+                                              checked_counts, histogram_part, listed_pointers, partition_rows,
+                                              split_table)
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
                                                       feature_best_gain, feature_gains_add, feature_gains_pair,
                                                       feature_gains_sub_add)
+from rankcore.learners.histograms cimport HIST_PARALLEL_CELLS, HIST_PARALLEL_ROWS, column_share
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -102,6 +105,8 @@ cdef class ObliviousGrower:
     cdef uint8_t* splits        # the node allows the level's split
     cdef Py_ssize_t* active     # the level's splittable nodes, ascending
     cdef Py_ssize_t* cells      # (2^D,) each cell's node
+    cdef Py_ssize_t* pending    # the smaller children whose histograms the next gain pass fills first
+    cdef Py_ssize_t n_pending
     # the levels' splits
     cdef int32_t* level_feature
     cdef int32_t* level_bin
@@ -152,6 +157,8 @@ cdef class ObliviousGrower:
         self.splits = <uint8_t*> malloc(n * sizeof(uint8_t))
         self.active = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.cells = <Py_ssize_t*> malloc((<Py_ssize_t> 1 << depth) * sizeof(Py_ssize_t))
+        self.pending = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+        self.n_pending = 0
         self.level_feature = <int32_t*> malloc((depth + 1) * sizeof(int32_t))
         self.level_bin = <int32_t*> malloc((depth + 1) * sizeof(int32_t))
         self.level_nan_left = <uint8_t*> malloc((depth + 1) * sizeof(uint8_t))
@@ -165,7 +172,7 @@ cdef class ObliviousGrower:
                 or self.sub_of == NULL or self.splits == NULL or self.active == NULL or self.cells == NULL
                 or self.level_feature == NULL or self.level_bin == NULL or self.level_nan_left == NULL
                 or self.level_gain == NULL or self.gains == NULL or self.feature_top == NULL or self.work == NULL
-                or self.live == NULL):
+                or self.live == NULL or self.pending == NULL):
             raise MemoryError(f"ObliviousGrower: no memory for the records of a tree of depth {depth}")
         self.n_allocated = 0
 
@@ -187,6 +194,7 @@ cdef class ObliviousGrower:
         free(self.splits)
         free(self.active)
         free(self.cells)
+        free(self.pending)
         free(self.level_feature)
         free(self.level_bin)
         free(self.level_nan_left)
@@ -335,6 +343,7 @@ cdef class ObliviousGrower:
         cdef double min_weight
         cdef LevelSplit split
         cdef double* hist
+        self.n_pending = 0
         self.n_free = self.n_allocated
         for k in range(self.n_allocated):
             self.free_list[k] = self.n_allocated - 1 - k
@@ -366,7 +375,8 @@ cdef class ObliviousGrower:
                     n_active += 1
             if n_active == 0:
                 break
-            self._gain_pass(first, n_nodes, n_active, mask, min_weight)
+            self._gain_pass(first, n_nodes, n_active, mask, min_weight, codes, codes_t, n, g, h, idx, og, oh, unit_h,
+                            sp_ptr, sp_slot)
             for k in range(first, n_nodes):         # histograms kept only for a sibling's subtraction
                 if self.hist_of[k] >= 0 and self.C[k] < 2 * self.min_samples_leaf:
                     self._release(k)
@@ -419,38 +429,67 @@ cdef class ObliviousGrower:
                     break
 
     cdef void _gain_pass(self, Py_ssize_t first, Py_ssize_t n_nodes, Py_ssize_t n_active, const uint8_t* mask,
-                         double min_weight) noexcept nogil:
-        """The level's summed gains and each feature's best of them (``feature_top``): each feature's slots on
-        one thread, nodes in order, a larger child's subtraction in the same walk as its gains.
+                         double min_weight, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n,
+                         const double* g, const double* h, const int32_t* idx, double* og, double* oh, bint unit_h,
+                         const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
+        """The level's pending histograms (the smaller children's), then its summed gains and each feature's
+        best of them (``feature_top``): each feature's slots on one thread, nodes in order, a larger child's
+        subtraction in the same walk as its gains.
 
-        On T threads, thread t takes the features of the t-th of T
-        contiguous groups of code columns -- the group whose slots the same
-        thread zeroed and filled in the node histograms
-        (``_histogram.histogram_part``), so a feature's slots are read from
-        the cache of the core that wrote them, not fetched from the other
-        core's (and the next level's histograms, zeroed by their owner,
-        find those lines at home too).  Features that are not ``live`` get
-        zero gains without a walk.  The gains do not depend on T.
+        On T threads, thread t fills and then walks the slots of the t-th
+        of T contiguous groups of code columns (``histograms.column_share``:
+        groups of equal expected cost when the layout has
+        ``set_column_work``), in one parallel region for the whole level:
+        no thread waits for another between the histograms and the gains
+        (a thread's features' slots are the ones it filled), a feature's
+        slots are read from the cache of the core that wrote them, and a
+        level of k smaller children costs one fork and join instead of
+        k + 1 (their imbalances also even out over the level).  A node of
+        HIST_PARALLEL_ROWS rows or more has its g and h gathered first, by
+        every thread, into og, oh from its own first row on (the nodes'
+        ranges do not overlap), else each thread reads g[r], h[r] itself.
+        Features that are not ``live`` get zero gains without a walk.
+        The sums do not depend on T.
         """
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t j, k, t, c0, c1, held = 0
-        cdef int T
+        cdef Py_ssize_t j, k, q, node, c0, c1, held = 0
+        cdef double cells = 0.0
+        cdef int T, tid, T_gather
         for k in range(first, n_nodes):
             held += self.hist_of[k] >= 0
+        for q in range(self.n_pending):
+            node = self.pending[q]
+            cells += <double> (self.end[node] - self.start[node]) * fs.n_cols
         T = threads_for(<double> fs.n_slots * 4 * held, self.n_threads, 65536.0)
+        if T <= 1:
+            T = threads_for(cells, self.n_threads, HIST_PARALLEL_CELLS)
         if T > fs.n_cols:
             T = <int> fs.n_cols
+        if T <= 1 or not fs.column_slots:
+            # (without column_slots a thread's columns do not own a range of slots: the histograms first)
+            for q in range(self.n_pending):
+                node = self.pending[q]
+                build_histogram(codes, fs, g, h, idx, self.start[node], self.end[node], og, oh,
+                                self.pool[self.hist_of[node]], T, False, unit_h, sp_ptr, sp_slot, NULL, codes_t, n)
         if T <= 1:
             for j in range(fs.d):
                 self._feature_gains(j, first, n_nodes, mask, min_weight)
         else:
-            # static, one iteration per thread: iteration t runs on thread t (the histograms' thread t)
-            for t in prange(T, schedule="static", num_threads=T):
-                c0 = (t * fs.n_cols) // T
-                c1 = ((t + 1) * fs.n_cols) // T
+            with parallel(num_threads=T):
+                tid = threadid()
+                for q in range(self.n_pending if fs.column_slots else 0):
+                    node = self.pending[q]
+                    # every thread takes part in each node, so the gather (and its barrier) is all or none
+                    T_gather = T if self.end[node] - self.start[node] >= HIST_PARALLEL_ROWS else 0
+                    histogram_part(codes, fs, g, h, idx, self.start[node], self.end[node], og + self.start[node],
+                                   oh + self.start[node], self.pool[self.hist_of[node]], tid, T, T_gather, False,
+                                   unit_h, sp_ptr, sp_slot, NULL, codes_t, n)
+                c0 = column_share(fs.n_cols, fs.col_work, tid, T)
+                c1 = column_share(fs.n_cols, fs.col_work, tid + 1, T)
                 for j in range(fs.d):
                     if c0 <= fs.col[j] < c1:
                         self._feature_gains(j, first, n_nodes, mask, min_weight)
+        self.n_pending = 0
         for k in range(first, n_nodes):
             self.sub_of[k] = -1
 
@@ -598,9 +637,8 @@ cdef class ObliviousGrower:
             self.hist_of[small] = self._take()
             if self.hist_of[small] < 0:
                 return n_nodes
-            build_histogram(codes, fs, g, h, idx, self.start[small], self.end[small], og, oh,
-                            self.pool[self.hist_of[small]], self.n_threads, False, unit_h, sp_ptr, sp_slot, NULL,
-                            codes_t, n)
+            self.pending[self.n_pending] = small     # filled by the next gain pass, in this order
+            self.n_pending += 1
             if self.C[large] >= msl2:
                 self.hist_of[large] = self.hist_of[node]
                 self.sub_of[large] = small

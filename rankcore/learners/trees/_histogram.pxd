@@ -25,6 +25,8 @@ cdef struct FeatureSlots:
     bint column_slots               # col_base ascending and column c's features' slots in [col_base[c],
                                     # col_base[c + 1]) (the last column's up to S): columns [j0, j1) own
                                     # the slots [col_base[j0], col_base[j1])
+    const double* col_work          # NULL, or (n_cols + 1,) partial sums of the columns' expected cost, by
+                                    # which the threads share them (``histograms.column_share``)
 
 
 cdef struct SplitParams:
@@ -110,4 +112,4 @@ cdef int listed_pointers(object listed, Py_ssize_t n, const FeatureSlots* fs, co
 cdef class SlotLayout:
     """The arrays behind a :c:type:`FeatureSlots` (kept alive with it)."""
     cdef FeatureSlots fs
-    cdef readonly object base, n_edges, col, col_base, default_bin, bundled, categorical
+    cdef readonly object base, n_edges, col, col_base, default_bin, bundled, categorical, column_work

@@ -39,7 +39,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
-from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code,
+from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code, column_share,
                                           node_histogram as _node_histogram, node_histogram_part,
                                           node_histogram_threads)
 
@@ -146,6 +146,32 @@ cdef class SlotLayout:
         self.fs.column_slots = bool(np.all(ends >= self.col_base)
                                     and np.all(self.base >= self.col_base[self.col])
                                     and np.all(self.base + self.n_edges + 2 <= ends[self.col]))
+        self.column_work = None
+        self.fs.col_work = NULL
+
+    def set_column_work(self, work):
+        """Share the code columns among threads by their expected cost ``work`` (n_cols,), not by their count.
+
+        Thread t of T then takes the columns from the first one where the
+        cost's partial sum reaches t/T of the total
+        (``histograms.column_share``): the histograms' filling and the
+        scans of their slots.  Only the speed depends on it, never a sum.
+        None: back to equal counts.  A ValueError unless ``work`` holds one
+        finite number >= 0 per column with a positive total.
+        """
+        cdef const double[::1] view
+        if work is None:
+            self.column_work = None
+            self.fs.col_work = NULL
+            return
+        w = np.asarray(work, dtype=np.float64)
+        if w.ndim != 1 or w.shape[0] != self.fs.n_cols or not np.all(np.isfinite(w)) or np.any(w < 0) \
+                or not w.sum() > 0:
+            raise ValueError(f"work: expected {self.fs.n_cols} finite costs >= 0 (one per code column) with a "
+                             f"positive total, got {work!r}")
+        self.column_work = np.ascontiguousarray(np.r_[0.0, np.cumsum(w)])
+        view = self.column_work
+        self.fs.col_work = &view[0]
 
     @property
     def n_slots(self):
@@ -370,8 +396,8 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
     cdef double totals[3]
     cdef bint bundles = False, gathered
     if tid < T:
-        j0 = (tid * c) // T
-        j1 = ((tid + 1) * c) // T
+        j0 = column_share(c, fs.col_work, tid, T)
+        j1 = column_share(c, fs.col_work, tid + 1, T)
         lo = 0 if tid == 0 else fs.col_base[j0]
         hi = fs.n_slots if tid == T - 1 else fs.col_base[j1]
         for q in range(fs.n_bundled):
@@ -379,7 +405,7 @@ cdef bint histogram_part(const uint8_t* codes, const FeatureSlots* fs, const dou
                 bundles = True
     gathered = node_histogram_part(codes, c, fs.col_base, g, h, idx, start, end, og, oh, hist, lo, hi, tid, T,
                                    T_gather, identity, unit_h, totals if bundles else NULL, fs.n_skip0, sp_ptr,
-                                   sp_slot, counts, codes_t, n_rows)
+                                   sp_slot, counts, codes_t, n_rows, fs.col_work)
     if bundles:
         totals[2] = <double> (end - start if end > start else 0)
         for q in range(fs.n_bundled):
@@ -441,6 +467,22 @@ cdef void bundle_defaults(const FeatureSlots* fs, const double* g, const double*
     totals[2] = <double> m
     for q in range(fs.n_bundled):
         _bundle_default(fs, fs.bundled[q], hist, totals)
+
+
+def column_groups(SlotLayout slots, int T):
+    """The code columns' T thread groups: (T + 1,) bounds, group t = columns [bounds[t], bounds[t + 1]).
+
+    What every histogram, gain pass and node scan on T threads uses
+    (``histograms.column_share``, by ``set_column_work``'s costs when set).
+    A ValueError unless T >= 1.  O(T·log n_cols).
+    """
+    if T < 1:
+        raise ValueError(f"T: expected a number of threads >= 1, got {T}")
+    out = np.empty(T + 1, dtype=np.intp)
+    cdef Py_ssize_t t
+    for t in range(T + 1):
+        out[t] = column_share(slots.fs.n_cols, slots.fs.col_work, t, T)
+    return out
 
 
 def node_histogram(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the block

@@ -17,6 +17,7 @@ from cython.parallel cimport prange
 from libc.stdint cimport uint8_t, uint64_t
 
 from rankcore._parallel cimport threads_for
+from rankcore.learners.histograms cimport column_share
 from rankcore.learners.trees._split_noise cimport lower_median, noise_key, noise_mix
 from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLayout, SplitChoice, SplitParams,
                                               split_params)
@@ -389,8 +390,8 @@ cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const
                     const SplitParams* params, int tid, int T) noexcept nogil:
     """Thread ``tid``'s share of :func:`scan_nodes` on T threads (``scan_threads``); no barrier.
 
-    With T <= c code columns thread t takes the features of the columns
-    [t·c/T, (t+1)·c/T) of every node -- the columns whose slots
+    With T <= c code columns thread t takes the features of the t-th of T
+    groups of columns (``histograms.column_share``) of every node -- the columns whose slots
     ``histograms.node_histogram_part`` has thread t fill, so a thread may
     scan right after filling, without waiting for the others; with more
     threads than columns the (node, feature) items are dealt in turn.
@@ -405,8 +406,8 @@ cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const
             _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
                           nodes[q].subtract)
     elif T <= c:
-        lo = (tid * c) // T
-        hi = ((tid + 1) * c) // T
+        lo = column_share(c, fs.col_work, tid, T)
+        hi = column_share(c, fs.col_work, tid + 1, T)
         for q in range(k):
             for j in range(d):
                 if lo <= fs.col[j] < hi:
