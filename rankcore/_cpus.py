@@ -38,6 +38,9 @@ PROC_SELF_TASKS = "/proc/self/task"
 LOAD_AWARE = True
 #: How long one reading of the host's load serves :func:`idle_cpus` (a prediction on a few rows asks each call).
 IDLE_SAMPLE_SECONDS = 0.1
+#: A reading that sees other runnable threads is taken again this many times in all, a millisecond apart, and the
+#: fewest count: a Dask scheduler or client dispatching the very task that asks is busy for a moment, not a load.
+IDLE_SAMPLES = 5
 _idle_sample: list = [-math.inf, None]          # [monotonic time of the reading, its value]
 
 
@@ -67,9 +70,11 @@ def idle_cpus() -> int | None:
     """The host's CPUs that no other process's runnable thread occupies right now, or None where unknown.
 
     The host's CPU count (``os.cpu_count``) minus :func:`other_running_threads`,
-    at least 0.  One sample, taken when a fit starts: a load that comes and goes
-    within milliseconds is seen or missed by chance, a steady one (another
-    fit, a build, a test run) is seen.  Other containers on the same host count
+    at least 0, read when a fit starts and reused for
+    :data:`IDLE_SAMPLE_SECONDS`: the fewest of up to :data:`IDLE_SAMPLES`
+    readings a millisecond apart, so that a burst of a few milliseconds (the
+    scheduler that sent the task) is not taken for a load, while a steady one
+    (another fit, a build, a test run) is seen.  Other containers on the same host count
     as well: the kernel reports one count for the whole host.
 
     Returns
@@ -84,6 +89,12 @@ def idle_cpus() -> int | None:
     if now - _idle_sample[0] < IDLE_SAMPLE_SECONDS:
         return _idle_sample[1]
     others = other_running_threads()
+    for _ in range(IDLE_SAMPLES - 1):
+        if not others:                      # quiet (or unknown): one reading is enough
+            break
+        time.sleep(0.001)
+        again = other_running_threads()
+        others = others if again is None else min(others, again)
     idle = None if others is None else max(0, (os.cpu_count() or 1) - others)
     _idle_sample[:] = [time.monotonic(), idle]
     return idle

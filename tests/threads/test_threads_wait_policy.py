@@ -141,3 +141,13 @@ def test_one_reading_of_the_load_serves_a_short_while(monkeypatch):
     monkeypatch.setattr(_cpus, "IDLE_SAMPLE_SECONDS", 0.0)
     _cpus.idle_cpus()
     assert len(readings) == 2
+
+
+def test_a_brief_burst_is_not_a_load(monkeypatch):
+    # the first reading sees 2 other runnable threads, the next ones none: idle; a steady load stays seen
+    for readings, expected in (([2, 0, 0], os.cpu_count()), ([2, 2, 1, 2, 2], max(0, os.cpu_count() - 1)),
+                               ([3] * 10, max(0, os.cpu_count() - 3))):
+        seen = iter(readings)
+        monkeypatch.setattr(_cpus, "other_running_threads", lambda: next(seen))
+        monkeypatch.setattr(_cpus, "_idle_sample", [-float("inf"), None])
+        assert _cpus.idle_cpus() == expected
