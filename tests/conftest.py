@@ -3,8 +3,15 @@
 import os
 import sys
 
-import pytest
-from hypothesis import HealthCheck, settings
+# Waiting OpenMP threads sleep in the test processes (unless the runner chose a policy): ``pytest -n 2`` runs two
+# processes on the machine's cores, whose parallel regions would otherwise spin against each other whenever both
+# start one at once.  The runtime reads this when it loads, so it is set before any test module imports rankcore;
+# the wait-policy tests run their interpreters without it.
+if not any(name in os.environ for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")):
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 # The tests live in one folder per package (tests/<package>/); the shared references and fixtures
 # (tests/_*.py) are imported by name from every folder.
