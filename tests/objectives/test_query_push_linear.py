@@ -217,3 +217,95 @@ def test_hypothesis_linear_shift_of_one_query_and_permutation_change_nothing(see
     assert J3 == pytest.approx(J, rel=1e-13)
     np.testing.assert_allclose(hess3, hess[perm], rtol=1e-12)
     assert np.all(np.abs(grad3 - grad[perm]) <= 1e-12 * hess[perm] / bound.rate)
+
+
+# ----------------------------------------------------------------------
+# The kernel on several threads: the same bits as on one
+# ----------------------------------------------------------------------
+def _kernel_on(bound, f, n_threads, want=2, spread_limit=None):
+    """(status, R, gradient, curvature) of ``exp_linear_push`` on ``n_threads`` threads."""
+    n_levels = bound.level_starts.shape[0]
+    limit = bound._spread_limit if spread_limit is None else spread_limit
+    grad, hess = np.full(f.shape[0], -1.0), np.full(f.shape[0], -1.0)
+    status, total = exp_linear_push(np.ascontiguousarray(f, dtype=float), bound.order, bound.pos_weight,
+                                    bound.neg_weight, bound._level_edges, bound.bounds, bound._level_step, limit,
+                                    float(bound.rate), want, np.empty(n_levels), np.empty(n_levels), grad, hess,
+                                    n_threads)
+    return status, total, grad, hess
+
+
+def _many_queries(seed, long_query=True):
+    """Above the kernel's ``PARALLEL_ROWS``: 3,000 rows of 400 queries with _data's ties, zero weights, a one-row
+    and a one-grade query; ``long_query``: queries of very different sizes (a quarter of the rows in one)."""
+    y, qid, f, w = _data(seed, n=3000, n_queries=400)
+    if long_query:
+        qid[3000 - 750:] = 400 + 2
+    return y, qid, f, w
+
+
+@pytest.mark.parametrize("want", [0, 1, 2])
+@pytest.mark.parametrize("gain_weighted", [False, True], ids=["pairs", "gain_weighted"])
+@pytest.mark.parametrize("loss", LOSSES, ids=["exp", "rate2.5"])
+def test_linear_kernel_threads_give_the_bits_of_one_thread(loss, gain_weighted, want):
+    from rankcore.objectives._query_kernels import PARALLEL_ROWS
+
+    y, qid, f, w = _many_queries(3)
+    assert y.shape[0] >= PARALLEL_ROWS
+    bound = _bind(loss, "identity", y, qid, w, gain_weighted)
+    status, total, grad, hess = _kernel_on(bound, f, 1, want)
+    assert status == LinearStatus.LINEAR_DONE and total > 0
+    for n_threads in (2, 3, 8):
+        status_t, total_t, grad_t, hess_t = _kernel_on(bound, f, n_threads, want)
+        assert status_t == status
+        assert total_t == total                              # R added in the same order: the same bits
+        if want > 0:
+            np.testing.assert_array_equal(grad_t, grad)
+        if want == 2:
+            np.testing.assert_array_equal(hess_t, hess)
+
+
+@pytest.mark.parametrize("gain_weighted", [False, True], ids=["pairs", "gain_weighted"])
+def test_linear_kernel_on_threads_matches_the_numpy_reference(gain_weighted):
+    """Two threads against the double loop over each query's pairs (``query_push_reference``)."""
+    y, qid, f, w = _many_queries(5, long_query=False)
+    bound = QueryPush("exp", "identity", gain_weighted=gain_weighted).bind(y, check_qid(qid, len(y)), w,
+                                                                           n_threads=2)
+    assert bound.n_threads == 2
+    J, grad, hess = bound.value_gradient_hessian(f)
+    R, dR, d2R = query_push_reference(y, qid, f, w, bound.loss, bound.price, gain_weighted)
+    assert J == pytest.approx(math.log(R), rel=1e-12)
+    np.testing.assert_allclose(grad, dR / R, rtol=1e-9, atol=1e-12 * np.abs(dR / R).max())
+    np.testing.assert_allclose(hess, clip_hessian(d2R / R), rtol=1e-9, atol=1e-300)
+
+
+def test_linear_kernel_on_threads_reports_the_first_refusal_in_query_order():
+    """A spread query before a query with a NaN: LINEAR_SPREAD on any thread count; the NaN alone: NOT_FINITE."""
+    y, qid, f, w = _many_queries(2)
+    bound = _bind("exp", "identity", y, qid, w, False)
+    starts = bound._level_edges[bound.bounds]                  # each query's first sorted row, in query order
+    rows = [bound.order[a:b] for a, b in zip(starts[:-1], starts[1:])]
+    wide, later = next(r for r in rows if np.unique(y[r]).size > 1), rows[-1]
+    spread, nan = f.copy(), f.copy()
+    spread[wide[:2]] = [-700.0, 700.0]
+    spread[later[0]] = np.nan
+    nan[later[0]] = np.nan
+    for n_threads in (1, 2, 3):
+        assert _kernel_on(bound, spread, n_threads)[0] == LinearStatus.LINEAR_SPREAD
+        assert _kernel_on(bound, nan, n_threads)[0] == LinearStatus.LINEAR_NOT_FINITE
+        assert _kernel_on(bound, f, n_threads, spread_limit=np.full(bound.n_queries, np.inf))[0] == \
+            LinearStatus.LINEAR_DONE
+
+
+@pytest.mark.parametrize("n_threads", [0, -1, 1.5, True, "2"])
+def test_query_push_bind_refuses_a_bad_thread_count(n_threads):
+    y, qid, _, w = _data(0)
+    with pytest.raises(ValueError, match="n_threads: expected an integer >= 1"):
+        QueryPush("exp", "identity").bind(y, check_qid(qid, len(y)), w, n_threads=n_threads)
+
+
+def test_push_objective_hands_its_threads_to_the_per_query_form():
+    y, qid, _, w = _data(0)
+    from rankcore.registry import resolve
+
+    bound = resolve("objective", "push").bind(y, w, n_threads=3, queries=check_qid(qid, len(y)))
+    assert bound.n_threads == 3
