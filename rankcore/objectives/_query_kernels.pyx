@@ -216,15 +216,6 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     cdef int threads = n_threads if n_threads > 1 and scores.shape[0] >= PARALLEL_ROWS else 1
     cdef double* terms = <double*> malloc((n_levels + 1) * sizeof(double))
     cdef int* query_status = <int*> malloc((n_queries + 1) * sizeof(int))
-    # (every array but hess holds at least one entry when a row has a gradient to write)
-    cdef const int64_t* p_order = &order[0] if order.shape[0] else NULL
-    cdef const int64_t* p_starts = &level_starts[0]
-    cdef const double* p_pos = &pos_weight[0] if pos_weight.shape[0] else NULL
-    cdef const double* p_neg = &neg_weight[0] if neg_weight.shape[0] else NULL
-    cdef const double* p_above = &above[0] if above.shape[0] else NULL
-    cdef const double* p_below = &below[0] if below.shape[0] else NULL
-    cdef double* p_grad = &grad[0] if grad.shape[0] else NULL
-    cdef double* p_hess = &hess[0] if hess.shape[0] else NULL
     if terms == NULL or query_status == NULL:
         free(terms)
         free(query_status)
@@ -257,25 +248,24 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                 inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
                 if threads > 1:
                     for l in prange(n_levels, schedule="static", num_threads=threads):
-                        _level_derivatives(p_order, p_pos, p_neg, p_starts, l, rate, inv, want, p_above, p_below,
-                                           p_grad, p_hess)
+                        _level_derivatives(order, pos_weight, neg_weight, level_starts, l, rate, inv, want,
+                                           above, below, grad, hess)
                 else:
                     for l in range(n_levels):
-                        _level_derivatives(p_order, p_pos, p_neg, p_starts, l, rate, inv, want, p_above, p_below,
-                                           p_grad, p_hess)
+                        _level_derivatives(order, pos_weight, neg_weight, level_starts, l, rate, inv, want,
+                                           above, below, grad, hess)
     finally:
         free(terms)
         free(query_status)
     return LinearStatus(status), total
 
 
-cdef inline void _level_derivatives(const int64_t* order, const double* pos_weight, const double* neg_weight,
-                                    const int64_t* level_starts, Py_ssize_t l, double rate, double inv, int want,
-                                    const double* above, const double* below,
-                                    double* grad, double* hess) noexcept nogil:
-    """Level l's rows: b_k in ``grad`` becomes ∂ log R/∂f, and (want == 2) the curvature goes into ``hess``.
-
-    Pointers, not memoryviews: a memoryview argument is a struct copied at every call, once per level."""
+cdef inline void _level_derivatives(const int64_t[::1] order, const double[::1] pos_weight,
+                                    const double[::1] neg_weight, const int64_t[::1] level_starts,
+                                    Py_ssize_t l, double rate, double inv, int want,
+                                    const double[::1] above, const double[::1] below,
+                                    double[::1] grad, double[::1] hess) noexcept nogil:
+    """Level l's rows: b_k in ``grad`` becomes ∂ log R/∂f, and (want == 2) the curvature goes into ``hess``."""
     cdef Py_ssize_t j
     cdef int64_t o
     cdef double b, neg, pos
