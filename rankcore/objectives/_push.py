@@ -167,7 +167,7 @@ class PushObjective(Objective):
 
             per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted, discount=self.discount,
                                   truncation=self.truncation, normalize=self.normalize)
-            return per_query.bind(y, queries, sample_weight, owner=self, n_threads=n_threads)
+            return per_query.bind(y, queries, sample_weight, owner=self)
         if self.discount != "none" or self.normalize:
             raise ValueError(f"objective {self.spec!r}: discount and normalize act within queries; "
                              "fit with qid (or group), or leave discount=none and normalize=false")

@@ -18,22 +18,10 @@ C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
    to cancellation; it refuses (``LinearStatus``) where a query's scores spread
    so far that a sum could leave the normal doubles, and the caller then takes
    the log-space path.
-D. On several threads (``n_threads`` > 1, ``PARALLEL_ROWS`` rows or more)
-   the queries are shared between the threads: a query's sums touch only its
-   own levels and rows.  Each level's term T_l·B_l is kept, and R is added up
-   afterwards on one thread, level by level in query order: the same
-   additions in the same order as the one-thread loop, so R, the gradient and
-   the curvature are the same bits on any number of threads.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport exp, fmax, fmin, isfinite, log1p, INFINITY
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
-
-#: Rows below which ``exp_linear_push`` runs on the calling thread alone: a query's sums take about 10 ns a
-#: row, and a parallel region's fork and join cost microseconds.
-PARALLEL_ROWS = 2048
 
 
 cdef inline double _logaddexp(double a, double b) noexcept nogil:
@@ -97,9 +85,8 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
                             Py_ssize_t first, Py_ssize_t last,
                             const double[::1] step, double limit, double rate,
                             double[::1] above, double[::1] below, double[::1] grad,
-                            double* terms) noexcept nogil:
-    """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``, T_l·B_l into
-    ``terms[l]`` (R_q is their sum; a query of one level writes no term)."""
+                            double* total) noexcept nogil:
+    """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``; adds R_q."""
     cdef bint gain = step.shape[0] > 0
     cdef Py_ssize_t l, j
     cdef int64_t o
@@ -145,7 +132,7 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
     # zero weight above it: its B_l reaches no positive).
     for l in range(first, last):
         level_b = below[l]
-        terms[l] = above[l] * level_b
+        total[0] += above[l] * level_b
         if gain:
             acc_p += step[l] * acc_b
             below[l] = acc_p
@@ -167,8 +154,7 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                     double[::1] above,               # OUT (n_levels,) scratch: T_l, sums over the levels above
                     double[::1] below,               # OUT (n_levels,) scratch: P_l, sums over the levels below
                     double[::1] grad,                # OUT (n,) caller's order (also scratch for e^{r(f − c_q)})
-                    double[::1] hess,                # OUT (n,) caller's order, written when want == 2
-                    int n_threads=1):
+                    double[::1] hess):               # OUT (n,) caller's order, written when want == 2
     """The per-query push with ℓ(z) = e^{−rz} and g(L) = L, in linear space per query.
 
     Within query q, shifted by its mid-range c_q, x_i = w_i e^{−r(f_i − c_q)}
@@ -188,9 +174,6 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     ----------
     want : int
         0: R only; 1: and the gradient; 2: and the curvature.
-    n_threads : int, default 1
-        Threads sharing the queries, then the levels, from ``PARALLEL_ROWS``
-        rows up; the results are the same bits on any number (Design D).
 
     Returns
     -------
@@ -205,75 +188,31 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
 
     Notes
     -----
-    O(rows + levels) time (÷ threads but for the O(levels) sum of R), O(levels + queries) extra memory
-    (``above``, ``below``, each level's term and each query's status).
+    O(rows + levels) time, O(levels) extra memory (``above``, ``below``).
     Levels of one query are contiguous and ascend by grade; a query of one
     level contributes nothing and is skipped whatever its scores.
     """
-    cdef Py_ssize_t q, l, n_queries = bounds.shape[0] - 1, n_levels = level_starts.shape[0] - 1
-    cdef int status = LINEAR_DONE
-    cdef double total = 0.0, inv
-    cdef int threads = n_threads if n_threads > 1 and scores.shape[0] >= PARALLEL_ROWS else 1
-    cdef double* terms = <double*> malloc((n_levels + 1) * sizeof(double))
-    cdef int* query_status = <int*> malloc((n_queries + 1) * sizeof(int))
-    if terms == NULL or query_status == NULL:
-        free(terms)
-        free(query_status)
-        raise MemoryError()
-    try:
-        with nogil:
-            if threads > 1:
-                for q in prange(n_queries, schedule="static", num_threads=threads):
-                    query_status[q] = _query_linear_sums(scores, order, pos_weight, neg_weight, level_starts,
-                                                         bounds[q], bounds[q + 1], step, spread_limit[q], rate,
-                                                         above, below, grad, terms)
-            else:
-                for q in range(n_queries):
-                    query_status[q] = _query_linear_sums(scores, order, pos_weight, neg_weight, level_starts,
-                                                         bounds[q], bounds[q + 1], step, spread_limit[q], rate,
-                                                         above, below, grad, terms)
-                    if query_status[q] != LINEAR_DONE:
-                        break
-            # R on one thread, in query and level order (Design D); the first refusal in query order wins
-            for q in range(n_queries):
-                status = query_status[q]
-                if status != LINEAR_DONE:
-                    break
-                if bounds[q + 1] - bounds[q] >= 2:
-                    for l in range(bounds[q], bounds[q + 1]):
-                        total += terms[l]
-            if status == LINEAR_DONE and not isfinite(total):
-                status = LINEAR_OVERFLOW
-            if status == LINEAR_DONE and want > 0 and total > 0.0:
-                inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
-                if threads > 1:
-                    for l in prange(n_levels, schedule="static", num_threads=threads):
-                        _level_derivatives(order, pos_weight, neg_weight, level_starts, l, rate, inv, want,
-                                           above, below, grad, hess)
-                else:
-                    for l in range(n_levels):
-                        _level_derivatives(order, pos_weight, neg_weight, level_starts, l, rate, inv, want,
-                                           above, below, grad, hess)
-    finally:
-        free(terms)
-        free(query_status)
-    return LinearStatus(status), total
-
-
-cdef inline void _level_derivatives(const int64_t[::1] order, const double[::1] pos_weight,
-                                    const double[::1] neg_weight, const int64_t[::1] level_starts,
-                                    Py_ssize_t l, double rate, double inv, int want,
-                                    const double[::1] above, const double[::1] below,
-                                    double[::1] grad, double[::1] hess) noexcept nogil:
-    """Level l's rows: b_k in ``grad`` becomes ∂ log R/∂f, and (want == 2) the curvature goes into ``hess``."""
-    cdef Py_ssize_t j
+    cdef Py_ssize_t q, l, j
     cdef int64_t o
-    cdef double b, neg, pos
-    for j in range(level_starts[l], level_starts[l + 1]):
-        o = order[j]
-        b = grad[o]
-        neg = rate * (neg_weight[j] * b * above[l] * inv)
-        pos = rate * (pos_weight[j] / b * below[l] * inv)
-        grad[o] = neg - pos
-        if want == 2:
-            hess[o] = rate * (neg + pos)
+    cdef int status = LINEAR_DONE
+    cdef double total = 0.0, inv, b, neg, pos
+    with nogil:
+        for q in range(bounds.shape[0] - 1):
+            status = _query_linear_sums(scores, order, pos_weight, neg_weight, level_starts, bounds[q], bounds[q + 1],
+                                        step, spread_limit[q], rate, above, below, grad, &total)
+            if status != LINEAR_DONE:
+                break
+        if status == LINEAR_DONE and not isfinite(total):
+            status = LINEAR_OVERFLOW
+        if status == LINEAR_DONE and want > 0 and total > 0.0:
+            inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
+            for l in range(level_starts.shape[0] - 1):
+                for j in range(level_starts[l], level_starts[l + 1]):
+                    o = order[j]
+                    b = grad[o]
+                    neg = rate * (neg_weight[j] * b * above[l] * inv)
+                    pos = rate * (pos_weight[j] / b * below[l] * inv)
+                    grad[o] = neg - pos
+                    if want == 2:
+                        hess[o] = rate * (neg + pos)
+    return LinearStatus(status), total

@@ -121,17 +121,15 @@ class QueryPush:
         return f"push:{self.loss.spec},{self.price.spec}" + "".join(
             f",{name}={str(value).lower()}" for name, value in options if value)
 
-    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None, n_threads: int = 1):
+    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None):
         """The objective on fixed grades, queries and weights (sorts the rows once).
 
         ``owner`` is the objective component the bound form answers for
         (its ``objective`` attribute, named in errors); default this one.
-        ``n_threads`` threads share the linear-space kernel's queries (the
-        same numbers on any count).
         A :class:`BoundQueryPush`, or with ``discount`` or ``normalize`` a
         :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one.
         """
-        bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner, n_threads=n_threads)
+        bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner)
         if self.discount == "none" and not self.normalize:
             return bound
         from ._query_positions import BoundPositionPush
@@ -241,14 +239,10 @@ class BoundQueryPush(BoundObjective):
         contribute nothing.
     """
 
-    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None,
-                 n_threads: int = 1):
+    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None):
         if not isinstance(queries, Queries):
             raise TypeError(f"queries: expected a Queries (rankcore.metrics._queries.check_qid), "
                             f"got {type(queries).__name__}")
-        if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
-            raise ValueError(f"n_threads: expected an integer >= 1, got {n_threads!r}")
-        self.n_threads = int(n_threads)
         n = int(queries.codes.shape[0])
         self.loss = objective.loss
         self.price = objective.price
@@ -474,7 +468,7 @@ class BoundQueryPush(BoundObjective):
         status, total = exp_linear_push(np.ascontiguousarray(f), self.order, self.pos_weight, self.neg_weight,
                                         self._level_edges,
                                         self.bounds, self._level_step, self._spread_limit, float(self.rate),
-                                        order, np.empty(n_levels), np.empty(n_levels), grad, hess, self.n_threads)
+                                        order, np.empty(n_levels), np.empty(n_levels), grad, hess)
         if status != LinearStatus.LINEAR_DONE:
             return None
         if total == 0.0:
