@@ -245,17 +245,17 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     from distributed import get_worker
 
     from .._blas import openmp_limit
-    from .._cpus import available_cpus, idle_cpus
+    from ..validation import effective_n_threads
 
     X, y, w, qid = rows
     rows.clear()
     del rows
-    own = _worker_threads()
-    # the borrowed threads only where CPUs are idle now: OpenMP's waiting threads spin, and a parallel region on
-    # more threads than the host has free waits for descheduled ones (10-20x slower measured on a busy host)
-    idle = idle_cpus()
-    usable = int(borrowed) if idle is None else max(0, min(int(borrowed), idle - own))
-    threads = max(1, min(own + usable, available_cpus()))
+    held = _worker_threads() + int(borrowed)
+    # the threads the fit will run on: the held ones, fewer where the host's CPUs are busy now (OpenMP's waiting
+    # threads spin, and a region on more threads than the host has free waits for descheduled ones); asked under
+    # the raised OpenMP limit, since Dask's OMP_NUM_THREADS=1 would cap the count at one
+    with openmp_limit(held):
+        threads = effective_n_threads(held)
     if "n_jobs" in estimator.get_params(deep=False):
         estimator.set_params(n_jobs=threads)          # the worker's threads, as the distributed fit uses
     out = io.StringIO()
