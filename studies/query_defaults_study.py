@@ -172,6 +172,7 @@ class _Blend:
             zero = np.zeros(y.shape[0])
             g_push = bound.push.value_gradient_hessian(zero)[1]
             g_rmse = rmse(bound, zero)[0]
+            bound.weight = weight
             bound.scale = weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
 
         def gradients(bound, scores, g, h):
@@ -407,12 +408,146 @@ RESCREEN.update({f"{name}, random_state={state}": make(state)
                  for name, make in _RESCREENED.items() for state in (1, 2)})
 CANDIDATES.update(RESCREEN)
 
+
+def regraded(transform, random_state=0, learner="trees", **params):
+    """rankcore's default fitted on ``transform(y)`` (the same order and ties; scored on the true grades).
+
+    The default's pairs weigh 2^{y_i} − 2^{y_k}; fitted on log2(1 + y) they weigh the grade difference
+    y_i − y_k (YetiRank's and QueryRMSE's use of the grades), on y / 2 the square roots of the gains.
+    """
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, n_jobs=threads, random_state=random_state,
+                               **params).fit(X, transform(np.asarray(y, dtype=np.float64)), qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+class _XENDCG:
+    """XE-NDCG (S. Bruch, X. Wang, M. Bendersky, M. Najork, "An Analysis of the Softmax Cross Entropy Loss
+    for Learning-to-Rank with Binary Relevance", 2019; Bruch, "An Alternative Cross Entropy Loss for
+    Learning-to-Rank", 2021) as a study objective: per query, the cross entropy between the softmax of the
+    scores, ρ = softmax_q(f), and the target distribution p_i = φ_i / Σ_q φ with φ_i = 2^{y_i} − γ_i,
+    γ_i ~ U(0, 1) drawn afresh at every iteration.  g_i = ρ_i − p_i, h_i = ρ_i (1 − ρ_i) (the exact
+    diagonal); queries whose rows share one grade carry no gradient.  Each query weighs the same
+    (``per_query=True``) or by its rows (``per_query=False``: the query's loss times n_q / mean n_q).
+    """
+
+    def __new__(cls, seed=0, weight_by_rows=False):
+        from rankcore.objectives._base import clip_hessian
+
+        def setup(bound, y, sample_weight, queries):
+            codes = bound.codes
+            bound.n_q = int(codes.max()) + 1
+            counts = np.bincount(codes, minlength=bound.n_q).astype(np.float64)
+            top = np.full(bound.n_q, -np.inf)
+            np.maximum.at(top, codes, y)
+            low = np.full(bound.n_q, np.inf)
+            np.minimum.at(low, codes, y)
+            bound.active = (top > low)[codes].astype(np.float64)
+            bound.query_weight = (counts / counts.mean())[codes] if weight_by_rows else 1.0
+            bound.gain = np.exp2(np.asarray(y, dtype=np.float64))
+            bound.rng = np.random.default_rng(seed)
+
+        def gradients(bound, scores, g, h):
+            codes, n_q = bound.codes, bound.n_q
+            phi = bound.gain - bound.rng.random(scores.shape[0])
+            p = phi / np.bincount(codes, phi, minlength=n_q)[codes]
+            top = np.full(n_q, -np.inf)
+            np.maximum.at(top, codes, scores)
+            e = np.exp(scores - top[codes])
+            rho = e / np.bincount(codes, e, minlength=n_q)[codes]
+            w = bound.active * bound.query_weight
+            return w * (rho - p), clip_hessian(w * rho * (1.0 - rho))
+
+        return _study_objective("study-xendcg", setup, gradients)
+
+
+def xendcg(random_state=0, weight_by_rows=False, learner="trees", **params):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, objective=_XENDCG(random_state, weight_by_rows), n_jobs=threads,
+                               random_state=random_state, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+def regraded_blend(weight, transform, random_state=0, learner="trees", **params):
+    """The blend (:class:`_Blend`) with the push's pairs on ``transform(y)`` and QueryRMSE on the true grades."""
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        y = np.asarray(y, dtype=np.float64)
+        objective = _Blend(weight)
+        model = rankcore.boost(learner=learner, objective=_RegradedPush(objective, transform), n_jobs=threads,
+                               random_state=random_state, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+class _RegradedPush:
+    """A study objective whose push is bound on ``transform(y)``; everything else sees the true grades."""
+
+    def __new__(cls, objective, transform):
+        bind = objective.bind
+
+        def rebound(y, sample_weight=None, **kwargs):
+            from rankcore.objectives._query_push import QueryPush
+
+            bound = bind(y, sample_weight, **kwargs)
+            bound.push = QueryPush("exp", "identity", gain_weighted=True).bind(transform(np.asarray(y, float)),
+                                                                               kwargs["queries"], sample_weight)
+            # the blend's scale was set from the push on the true grades: set it again on the new push
+            zero = np.zeros(np.asarray(y).shape[0])
+            g_push = bound.push.value_gradient_hessian(zero)[1]
+            r = -np.asarray(y, float)
+            mean = np.bincount(bound.codes, r * bound.w) / np.bincount(bound.codes, bound.w)
+            g_rmse = bound.w * (r - mean[bound.codes])
+            bound.scale = bound.weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
+            return bound
+
+        objective.bind = rebound
+        return objective
+
+
+#: Pair weights between the gains' differences and the grades' (the eleventh session).
+_REGRADED = {
+    "grade pairs": lambda state: regraded(lambda y: np.log2(1.0 + y), state),
+    "half-gain pairs": lambda state: regraded(lambda y: y / 2.0, state),
+    "xendcg": lambda state: xendcg(state),
+    "xendcg by rows": lambda state: xendcg(state, weight_by_rows=True),
+    "blend, rmse x1": lambda state: blend(1.0, random_state=state),
+    "blend, rmse x2, half-gain pairs": lambda state: regraded_blend(2.0, lambda y: y / 2.0, state),
+    "colsample=0.5": lambda state: reseeded(state, "trees:colsample=0.5"),
+    "blend, rmse x1.5": lambda state: blend(1.5, random_state=state),
+    "blend, rmse x3": lambda state: blend(3.0, random_state=state),
+    "blend, rmse x2, random_strength=0.5": lambda state: blend(2.0, learner="trees:random_strength=0.5",
+                                                               random_state=state),
+    "blend, rmse x2, colsample=0.8": lambda state: blend(2.0, learner="trees:colsample=0.8", random_state=state),
+    "blend, rmse x2": _RESCREENED["blend, rmse x2"],
+    "random_strength=0.5": _RESCREENED["random_strength=0.5"],
+}
+REGRADED = {}
+for _name, _make in _REGRADED.items():
+    for _state in (0, 1, 2):
+        _key = _name if _state == 0 else f"{_name}, random_state={_state}"
+        if _key not in CANDIDATES:
+            REGRADED[_key] = _make(_state)
+CANDIDATES.update(REGRADED)
+
 MODELS = {**PEERS, **CANDIDATES}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
-                         and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN],
+                         and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
+                         and m not in REGRADED],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
-          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
+          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES), "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1",
+                                                                         f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
                                                              f"{name}, random_state=2")]}
@@ -584,6 +719,9 @@ DRAWS = {
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
 DRAWS2 = {"default": DRAWS["default"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _RESCREENED}}
+#: The eleventh session's screen: pair weights from the grades, and the two near misses again.
+DRAWS3 = {"default": DRAWS["default"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _REGRADED}}
 #: The pass rule of the candidate defaults: ahead of the default on the mean over the sets at every metric on
 #: every split, no set's NDCG@10 lower by more than this, at no more than this multiple of the default's fit CPU.
 MAX_SET_LOSS = 0.002
@@ -689,16 +827,19 @@ def main(argv=None):
                         help="print the DRAWS groups (random_state 0, 1, 2) minus the default's, from the cache")
     parser.add_argument("--rescreen", action="store_true",
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
+    parser.add_argument("--regraded", action="store_true",
+                        help="the same for the DRAWS3 groups (the eleventh session's screen)")
     args = parser.parse_args(argv)
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
         return 0
-    if args.rescreen:
-        results = [draw_deltas(args.sets, seed, args.cache, groups=DRAWS2) for seed in args.seeds]
+    if args.rescreen or args.regraded:
+        groups = DRAWS3 if args.regraded else DRAWS2
+        results = [draw_deltas(args.sets, seed, args.cache, groups=groups) for seed in args.seeds]
         draw_verdict(results)
         for seed in args.seeds:
-            draw_sets(args.sets, seed, args.cache, groups=DRAWS2)
+            draw_sets(args.sets, seed, args.cache, groups=groups)
         return 0
     models = []
     for name in args.models:
