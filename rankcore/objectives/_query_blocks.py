@@ -79,8 +79,9 @@ class BoundQueryBlocks(BoundSeparable):
     Raises
     ------
     ValueError
-        When the objective cannot rank within queries, or has a value that
-        is not a logarithm (its blocks would not merge by log-sum-exp).
+        When the objective cannot rank within queries, has a value that
+        is not a logarithm (its blocks would not merge by log-sum-exp), or
+        its binding declares ``splits_into_query_blocks`` False.
     """
 
     n_stages = 1
@@ -95,6 +96,9 @@ class BoundQueryBlocks(BoundSeparable):
         self.random_state = random_state
         self.has_value = bool(objective.has_value)
         self._template = objective.bind(_TWO_ROWS, None, n_threads=1, queries=Queries.single(2))
+        if not getattr(self._template, "splits_into_query_blocks", True):
+            raise ValueError(f"objective {objective.spec!r}: its value is not a sum over blocks of queries (a term "
+                             "scaled by every row at bind time, such as query_rmse); fit it in memory")
         self._bound: dict[int, tuple[Queries, Any]] = {}
 
     @property
