@@ -263,3 +263,50 @@ def test_query_rmse_is_refused_over_blocks_of_queries():
 
     with pytest.raises(ValueError, match="query_rmse"):
         BoundQueryBlocks(resolve("objective", SPEC))
+
+
+def _term_inputs(seed, n=80, n_queries=9):
+    """A term over rows with ties, a query of weight 0, a one-row query, a single-grade query, read-only arrays."""
+    from rankcore.objectives._query_rmse import QueryRMSETerm
+
+    rng = np.random.default_rng(seed)
+    qid = rng.integers(0, n_queries, n)
+    qid[0] = n_queries                               # one row
+    y = rng.choice([0.0, 1.0, 3.0], n)
+    y[qid == 1] = 1.0                                # one grade
+    w = rng.choice([0.5, 1.0, 2.0], n)
+    w[qid == 2] = 0.0                                # a query of weight 0
+    f = rng.integers(-4, 5, n) / 2.0                 # ties
+    for a in (y, w, f):
+        a.setflags(write=False)
+    return QueryRMSETerm(y, check_qid(qid, n), w), y, qid, f, w
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scale", [0.0, 0.7, 3.0])
+def test_query_rmse_kernel_matches_numpy(seed, scale):
+    """``query_rmse_term`` (Cython) against the NumPy term and the loop reference."""
+    term, y, qid, f, w = _term_inputs(seed)
+    base = np.random.default_rng(seed + 10).normal(size=f.shape[0])
+    base.setflags(write=False)
+    value, grad = term.add_to(f, scale, base)
+    q, q_grad = term.value_and_gradient(f)
+    assert value == pytest.approx(q, rel=1e-12, abs=1e-13)
+    np.testing.assert_allclose(grad, base + scale * q_grad, rtol=1e-12, atol=1e-13)
+    Q0, g0, h0 = _squared_reference(y, qid, f, w)
+    assert value == pytest.approx(Q0, rel=1e-12, abs=1e-13)
+    np.testing.assert_allclose(q_grad, g0, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(term.curvature, h0, rtol=1e-12, atol=1e-15)
+    assert np.all(term.curvature >= 0) and np.all(term.curvature[qid == 2] == 0) and term.curvature[0] == 0
+    zero_value, zero_grad = term.add_to(f, scale, None)
+    assert zero_value == value
+    np.testing.assert_allclose(zero_grad, scale * q_grad, rtol=1e-12, atol=1e-13)
+
+
+def test_query_rmse_kernel_on_no_rows():
+    from rankcore.objectives._query_kernels import query_rmse_term
+
+    empty = np.empty(0)
+    out = np.empty(0)
+    assert query_rmse_term(empty, empty, empty, np.empty(0, dtype=np.int64), np.empty(0), 2.0, empty,
+                           np.empty(0), out) == 0.0
