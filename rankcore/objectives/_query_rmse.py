@@ -17,8 +17,8 @@ weighted grades centred per query, negated), so λ weighs the term against
 the push's own gradient: λ = 1 gives the two gradients the same L1 norm at
 f = 0.  When every query holds one grade among its rows of positive weight,
 ∇Q(0) = 0 and c = 0: the term is off (the push itself refuses such data when
-it binds, so a fit never meets it).  A query whose rows share one grade still gets the term: it pulls its
-scores together.
+it binds, so a fit never meets it).  A query whose rows share one grade
+still gets the term: it pulls its scores together.
 
 Design
 ------
@@ -29,11 +29,13 @@ A. A wrapper around whichever bound form the push takes (the plain
    log-space, pairwise losses, place discounts) keeps its code unchanged.
    With λ = 0 no wrapper is made: the objective is the push, bit for bit.
 B. J stays the log of a positive objective: J = log(R · e^{λcQ}).  So
-   ``log_value`` still holds, and the line search's fallback curvature
-   φ″ + φ′² is that of R · e^{λcQ}, a product of log-convex functions when
-   the loss is exponential (R is then a sum of exponentials of linear
-   functions).  With other losses the line search's safeguards apply as for
-   the push.
+   ``log_value`` still holds (the value the driver compares, reports and
+   searches along lines is this J, whose gradient is the one returned), and
+   the line search's fallback curvature φ″ + φ′² is the curvature of
+   R · e^{λcQ} along the line over its value: ≥ 0 wherever that product is
+   convex, as it is whenever R is log-convex (the exponential loss with the
+   identity price: a sum of exponentials of linear functions).  Elsewhere
+   the line search's safeguards apply as for the push.
 C. The curvature is the push's (the diagonal of ∇²R / R, a majorant of
    ∂²J_push) plus the term's exact diagonal λc·w_i(1 − w_i/W_q): a majorant
    of the diagonal of ∇²J, as the push's own.
@@ -91,8 +93,12 @@ class QueryRMSETerm:
 
     Notes
     -----
-    Each evaluation is O(n) time (one weighted ``np.bincount`` per centring)
-    and O(n + n_queries) memory.  A query of total weight 0 has every term 0.
+    :meth:`add_to` (what the fit calls) is the Cython kernel
+    ``query_rmse_term``: O(n + n_queries) time, its output and one value per
+    query of memory.  :meth:`value_and_gradient` and :meth:`centred` are the
+    NumPy form (a weighted ``np.bincount`` per centring, O(n + n_queries)):
+    the kernel's reference and the line's coefficients.  A query of total
+    weight 0 has every term 0.
     """
 
     def __init__(self, y: np.ndarray, queries: Queries, weight: np.ndarray):
