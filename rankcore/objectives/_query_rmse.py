@@ -50,9 +50,11 @@ D. Every evaluation is O(rows + queries): ``_query_kernels.query_rmse_term``
    objective once per tree.  Along a line f + αd the term is the quadratic
    Q(f) + α⟨∇Q(f), d⟩ + ½α² Σ_i w_i (d_i − m_q(d))², whose three
    coefficients are formed once per line.
-E. Not over blocks of queries (Dask): c is a ratio of sums over every row,
-   and J is no longer a log-sum-exp of the blocks' values
-   (``splits_into_query_blocks`` is False).
+E. Over blocks of whole queries (Dask), J is no longer a log-sum-exp of the
+   blocks' values, but Q is a plain sum of theirs and c a ratio of sums the
+   blocks can give: :mod:`rankcore.objectives._query_blocks` merges the
+   push's part and the term's apart, and forms c from each block's numbers
+   at f = 0.
 """
 
 from __future__ import annotations
@@ -160,8 +162,9 @@ class BoundQueryRMSEBlend(BoundObjective):
     term : QueryRMSETerm
     """
 
-    #: J is not a log-sum-exp of per-block values, and c reads every row (module docstring, E).
-    splits_into_query_blocks = False
+    #: Over blocks of queries the push's part and the term's merge apart, c from the blocks' numbers at
+    #: f = 0 (module docstring, E; rankcore.objectives._query_blocks reads ``push``, ``term``, ``query_rmse``).
+    splits_into_query_blocks = True
 
     def __init__(self, push: BoundObjective, queries: Queries, query_rmse: float):
         super().__init__(push.objective, push.y, push.sample_weight)

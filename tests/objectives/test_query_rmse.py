@@ -257,14 +257,6 @@ def test_query_rmse_needs_queries():
         objective.bind(np.array([0.0, 1.0, 1.0]))
 
 
-def test_query_rmse_is_refused_over_blocks_of_queries():
-    """c reads every row and J is no log-sum-exp of blocks: the blocked (Dask) form refuses it by name."""
-    from rankcore.objectives import BoundQueryBlocks
-
-    with pytest.raises(ValueError, match="query_rmse"):
-        BoundQueryBlocks(resolve("objective", SPEC))
-
-
 def _term_inputs(seed, n=80, n_queries=9):
     """A term over rows with ties, a query of weight 0, a one-row query, a single-grade query, read-only arrays."""
     from rankcore.objectives._query_rmse import QueryRMSETerm
