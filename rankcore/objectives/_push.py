@@ -87,8 +87,10 @@ class PushObjective(Objective):
     also by the sum or product of the place discounts of its two rows at the current scores
     (optionally truncated at ``truncation``), and ``normalize`` divides each
     query's pair weights by their total
-    (:mod:`rankcore.objectives._query_positions`).  The estimators build it from their ``loss`` and ``price``
-    parameters.  Sample weights act as multiplicities: a positive of weight 2
+    (:mod:`rankcore.objectives._query_positions`); ``query_rmse`` = λ > 0 adds λ·c times
+    CatBoost's QueryRMSE (each query's squared residuals about their weighted mean) to J, c
+    matching the two gradients' L1 norms at f = 0 (:mod:`rankcore.objectives._query_rmse`).
+    The estimators build it from their ``loss`` and ``price`` parameters.  Sample weights act as multiplicities: a positive of weight 2
     counts twice in every L_k, a negative of weight 2 counts twice in the sum.
     """
 
@@ -107,6 +109,10 @@ class PushObjective(Objective):
         Parameter("normalize", bool, default=False,
                   doc="within queries, divide each query's pair weights by their total, so that every query "
                       "counts once (exp loss, identity price)"),
+        Parameter("query_rmse", float, default=0.0, minimum=0.0,
+                  doc="within queries, add this weight times CatBoost's QueryRMSE (each query's squared "
+                      "residuals about their weighted mean), scaled to the push's gradient at f = 0 "
+                      "(0: the push alone)"),
     )
     examples = ("push", "push:exp,pow:4", "push:exp,exp:0.5", "push:hinge,pow:2", "push:logistic,identity",
                 "push:sqhinge,pow:4")
@@ -166,11 +172,11 @@ class PushObjective(Objective):
             from ._query_push import QueryPush
 
             per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted, discount=self.discount,
-                                  truncation=self.truncation, normalize=self.normalize)
+                                  truncation=self.truncation, normalize=self.normalize, query_rmse=self.query_rmse)
             return per_query.bind(y, queries, sample_weight, owner=self)
-        if self.discount != "none" or self.normalize:
-            raise ValueError(f"objective {self.spec!r}: discount and normalize act within queries; "
-                             "fit with qid (or group), or leave discount=none and normalize=false")
+        if self.discount != "none" or self.normalize or self.query_rmse:
+            raise ValueError(f"objective {self.spec!r}: discount, normalize and query_rmse act within queries; "
+                             "fit with qid (or group), or leave discount=none, normalize=false and query_rmse=0")
         if self._loss.exponential_rate is not None:
             from ._exp_push import BoundExpPush
 

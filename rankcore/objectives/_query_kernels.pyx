@@ -216,3 +216,38 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                     if want == 2:
                         hess[o] = rate * (neg + pos)
     return LinearStatus(status), total
+
+
+def query_rmse_term(const double[::1] scores,          # IN  (n,) caller's row order
+                    const double[::1] y,               # IN  (n,) grades
+                    const double[::1] weight,          # IN  (n,) row weights
+                    const int64_t[::1] codes,          # IN  (n,) each row's query, 0 ≤ code < n_queries
+                    const double[::1] inverse_total,   # IN  (n_queries,) 1/W_q, 0 for a query of weight 0
+                    double scale,
+                    const double[::1] grad_in,         # IN  (n,) the push's gradient
+                    double[::1] query_mean,            # scratch (n_queries,)
+                    double[::1] grad):                 # OUT (n,) grad_in + scale · w_i (r_i − m_q)
+    """Q = ½ Σ_i w_i (r_i − m_{q(i)})², r = scores − y, and the gradient of J_push + scale·Q.
+
+    m_q = Σ_{i ∈ q} w_i r_i / W_q.  Two passes over the rows (the weighted
+    residual per query, then each row's centred residual) and one over the
+    queries: O(n + n_queries) time, no allocation; ``grad`` may be
+    ``grad_in``.  Returns Q.  The NumPy reference is
+    ``rankcore.objectives._query_rmse.QueryRMSETerm``.
+    """
+    cdef Py_ssize_t i, q
+    cdef Py_ssize_t n = scores.shape[0]
+    cdef double centred, g, value = 0.0
+    with nogil:
+        for q in range(query_mean.shape[0]):
+            query_mean[q] = 0.0
+        for i in range(n):
+            query_mean[codes[i]] += weight[i] * (scores[i] - y[i])
+        for q in range(query_mean.shape[0]):
+            query_mean[q] *= inverse_total[q]
+        for i in range(n):
+            centred = scores[i] - y[i] - query_mean[codes[i]]
+            g = weight[i] * centred
+            value += g * centred
+            grad[i] = grad_in[i] + scale * g
+    return 0.5 * value

@@ -31,6 +31,9 @@ form a *level*.  Three forms:
 Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
 ``_push.py``), clipped below at ``HESSIAN_FLOOR``.
 
+``query_rmse`` = λ > 0 adds λ·c times CatBoost's QueryRMSE to J, around
+whichever form the push takes (:mod:`rankcore.objectives._query_rmse`).
+
 The estimators reach it through ``PushObjective.bind(y, w, queries=...)``
 (``fit(X, y, qid=...)``): the same loss and price as the single list.
 """
@@ -95,14 +98,20 @@ class QueryPush:
     normalize : bool
         Divide each query's pair weights by their total (every query counts once).  Exponential loss
         and a price of degree 1 only.
+    query_rmse : float
+        λ ≥ 0: add λ·c times CatBoost's QueryRMSE, ½ Σ_i w_i (r_i − m_q)² with r = f − y and m_q the
+        weighted mean of r over the query, to the working value (c, fixed at bind time, gives the
+        term's gradient at f = 0 the L1 norm of the push's; :mod:`rankcore.objectives._query_rmse`).
+        0 (the default) is the push alone.  Any loss, price and option.
     """
 
     log_value = True
     has_value = True
 
     def __init__(self, loss: Any = "exp", price: Any = "identity", *, gain_weighted: bool = False,
-                 discount: str = "none", truncation: int = 0, normalize: bool = False):
+                 discount: str = "none", truncation: int = 0, normalize: bool = False, query_rmse: float = 0.0):
         from ..registry import resolve
+        from ._query_rmse import check_query_rmse
 
         self.loss = _resolved("loss", loss, resolve)
         self.price = _resolved("price", price, resolve)
@@ -112,14 +121,18 @@ class QueryPush:
         self.discount = str(discount)
         self.normalize = check_flag(normalize, name="normalize")
         self.truncation = check_position_options(self.loss, self.price, self.discount, truncation, self.normalize)
+        self.query_rmse = check_query_rmse(query_rmse)
 
     @property
     def spec(self) -> str:
         """``push:<loss>,<price>`` with its options by name: the push objective it is the per-query form of."""
+        from ..spec import _format_value
+
         options = [("gain_weighted", self.gain_weighted), ("discount", self.discount != "none" and self.discount),
-                   ("truncation", self.truncation), ("normalize", self.normalize)]
+                   ("truncation", self.truncation), ("normalize", self.normalize),
+                   ("query_rmse", self.query_rmse)]
         return f"push:{self.loss.spec},{self.price.spec}" + "".join(
-            f",{name}={str(value).lower()}" for name, value in options if value)
+            f",{name}={_format_value(value)}" for name, value in options if value)
 
     def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None):
         """The objective on fixed grades, queries and weights (sorts the rows once).
@@ -127,15 +140,21 @@ class QueryPush:
         ``owner`` is the objective component the bound form answers for
         (its ``objective`` attribute, named in errors); default this one.
         A :class:`BoundQueryPush`, or with ``discount`` or ``normalize`` a
-        :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one.
+        :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one; with
+        ``query_rmse`` > 0, that form inside a
+        :class:`~rankcore.objectives._query_rmse.BoundQueryRMSEBlend`.
         """
         bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner)
-        if self.discount == "none" and not self.normalize:
-            return bound
-        from ._query_positions import BoundPositionPush
+        if self.discount != "none" or self.normalize:
+            from ._query_positions import BoundPositionPush
 
-        return BoundPositionPush(bound.objective, bound, queries, discount=self.discount,
-                                 truncation=self.truncation, normalize=self.normalize)
+            bound = BoundPositionPush(bound.objective, bound, queries, discount=self.discount,
+                                      truncation=self.truncation, normalize=self.normalize)
+        if self.query_rmse == 0:
+            return bound
+        from ._query_rmse import BoundQueryRMSEBlend
+
+        return BoundQueryRMSEBlend(bound, queries, self.query_rmse)
 
 
 #: The pair discounts of the per-query push: none, d_i + d_k, d_i · d_k (d of the rows' current places).

@@ -69,6 +69,10 @@ CASES = [
          learner="trees:growth=oblivious,max_depth=3,min_samples_leaf=3,subsample=0.7,bagging_temperature=0.5"),
     # randomized: each chunk numbers its rows' noise from its offset, so the chunks draw the in-memory noise
     dict(objective="yetirank:3", learner="trees:max_leaves=4,min_samples_leaf=3"),
+    # the QueryRMSE term: c from every chunk's numbers at f = 0, the term's value and gradient chunk by chunk
+    dict(objective="push:exp,identity,gain_weighted=true,query_rmse=2",
+         learner="trees:max_leaves=6,min_samples_leaf=3"),
+    dict(objective="push:exp,pow:4,query_rmse=0.5", learner="stumps:max_bins=16"),
 ]
 
 
@@ -84,6 +88,24 @@ def test_dask_fit_within_queries_equals_in_memory(dask_client, params):
     _assert_same_model(model, local, Xd, X)
     assert model.score(X, y, qid=qid) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
     assert model.score(Xd, yd, qid=qd) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
+
+
+def test_dask_query_rmse_fit_on_one_worker_and_distributed_is_the_in_memory_fit(dask_client):
+    """``query_rmse=2`` on both placements: one worker bit for bit, the chunks to rounding."""
+    X, y, qid = _data(1)
+    y[qid == qid[0]] = 1.0                         # a query of one grade: no pair, but its term
+    Xd, yd, qd = _dask(X, y, qid)
+    params = dict(objective="push:exp,identity,gain_weighted=true,query_rmse=2", n_iter=5, random_state=3,
+                  learner="trees:max_leaves=6,min_samples_leaf=3")
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, qid=qid)
+    one = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd, qid=qd)
+    assert one.fit_info_["placement"] == "one_worker"
+    np.testing.assert_array_equal(one.decision_function(X), local.decision_function(X))
+    spread = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
+    assert spread.fit_info_["placement"] == "distributed"
+    _assert_same_model(spread, local, Xd, X)
+    # J = log R + λc·Q along the fit: the chunks' merged value is the in-memory one
+    np.testing.assert_allclose(spread.objective_values_, local.objective_values_, rtol=1e-9)
 
 
 def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):

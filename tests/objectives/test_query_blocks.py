@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankcore.metrics._queries import check_qid
-from rankcore.objectives import RowBlock
+from rankcore.objectives import HESSIAN_FLOOR, RowBlock
 from rankcore.objectives._query_blocks import BoundQueryBlocks
 from rankcore.registry import resolve
 
@@ -156,3 +156,124 @@ def test_yetirank_blocks_draw_the_whole_bindings_noise(seed):
         _, ref_grad, ref_hess = whole.value_gradient_hessian(scores)
         np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
+
+
+# ----------------------------------------------------------------------
+# The push with the QueryRMSE term over blocks (query_rmse > 0)
+# ----------------------------------------------------------------------
+TERM_OBJECTIVES = ["push:exp,identity,gain_weighted=true,query_rmse=2", "push:exp,pow:4,query_rmse=0.5",
+                   "push:logistic,pow:2,query_rmse=1",
+                   "push:exp,identity,gain_weighted=true,discount=sum,truncation=3,normalize=true,query_rmse=2"]
+
+
+def _term_data(seed):
+    """_data with a one-row query and a query whose rows all have weight 0 besides the single-grade query 0."""
+    y, qid, f, w, h = _data(seed)
+    qid[3] = 999                                    # one row: its term is 0 whatever its score
+    w[qid == 11] = 0.0                              # weight 0: no term, no pair
+    return y, qid, f, w, h
+
+
+def _term_splits(qid, rng):
+    """Block splits: every query in one block, one query a block, random groups, the pairless query 0 alone."""
+    labels = np.unique(qid)
+    rest = labels[labels != 0]
+    cut = np.sort(rng.choice(np.arange(1, rest.shape[0]), 2, replace=False))
+    return {"one": [labels], "each": [[q] for q in labels], "random": _groups(qid, rng),
+            "no-pairs-alone": [[0]] + np.split(rng.permutation(rest), cut)}
+
+
+@pytest.mark.parametrize("spec", TERM_OBJECTIVES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_query_rmse_blocks_equal_the_whole_objective(spec, seed):
+    """Value, gradient, curvature, line (φ, φ′, φ″) and λc against the in-memory blend, for several splits."""
+    rng = np.random.default_rng(seed + 200)
+    y, qid, f, w, h = _term_data(seed)
+    objective = resolve("objective", spec)
+    whole = objective.bind(y, w, queries=check_qid(qid, y.shape[0]))
+    value, grad_whole, hess_whole = whole.value_gradient_hessian(f)
+    line = whole.line(f, h)
+    for name, groups in _term_splits(qid, rng).items():
+        blocked = BoundQueryBlocks(objective)
+        assert blocked.query_rmse == objective.query_rmse
+        blocks, rows = _blocks(y, qid, f, w, groups)
+        G = blocked.reduce(blocks)
+        assert blocked._scale(G[0]) == pytest.approx(whole.scale, rel=1e-12), name
+        assert blocked.finish(G).value == pytest.approx(value, rel=1e-12), name
+        grad = np.empty_like(f)
+        hess = np.empty_like(f)
+        for block, idx in zip(blocks, rows):
+            grad[idx], hess[idx] = blocked.block_gradient_hessian(block, G)
+            np.testing.assert_array_equal(blocked.block_gradient(block, G), grad[idx])
+        np.testing.assert_allclose(grad, grad_whole, rtol=1e-12, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(hess, hess_whole, rtol=1e-12, atol=1e-14, err_msg=name)
+        for alpha in (0.0, 0.3, -0.7):
+            point = blocked.finish(blocked.reduce(blocks, [h[idx] for idx in rows], alpha), with_direction=True)
+            expected = line(alpha)
+            assert point.value == pytest.approx(expected.value, rel=1e-12), name
+            assert point.d1 == pytest.approx(expected.d1, rel=1e-10, abs=1e-12), name
+            if math.isnan(expected.d2):
+                assert math.isnan(point.d2), name
+            else:
+                assert point.d2 == pytest.approx(expected.d2, rel=1e-10, abs=1e-12), name
+
+
+def test_query_rmse_scale_is_the_ratio_of_the_gradients_l1_norms_at_zero():
+    """λc from the blocks against the definition in NumPy: ‖∇J_push(0)‖₁ / ‖∇Q(0)‖₁ over every row."""
+    y, qid, f, w, _ = _term_data(5)
+    queries = check_qid(qid, y.shape[0])
+    push = resolve("objective", "push:exp,identity,gain_weighted=true").bind(y, w, queries=queries)
+    centred = np.zeros_like(y)                      # ∇Q(0) = −w (y − ȳ_q), ȳ_q the weighted mean of the query
+    for q in np.unique(qid):
+        rows = qid == q
+        if w[rows].sum() > 0:
+            centred[rows] = w[rows] * (y[rows] - np.dot(w[rows], y[rows]) / w[rows].sum())
+    expected = 2.0 * np.abs(push.value_and_gradient(np.zeros_like(y))[1]).sum() / np.abs(centred).sum()
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,gain_weighted=true,query_rmse=2"))
+    blocks, _ = _blocks(y, qid, f, w, [[q] for q in np.unique(qid)])
+    assert blocked._scale(blocked.reduce(blocks)[0]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_query_rmse_block_without_pairs_still_has_its_term():
+    """R_c = 0 (no push, ρ_c(0) = 0) but Q_c, ‖∇Q_c(0)‖₁ and the term's gradient and curvature remain."""
+    y, qid, f, w, h = _term_data(4)
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,query_rmse=2"))
+    (flat,), (idx,) = _blocks(y, qid, f, w, [[0]])                    # the query with a single grade
+    parts = blocked.block_partials(0, flat, [])
+    r = f[idx] - y[idx]
+    q_ref = 0.5 * np.dot(w[idx], (r - np.dot(w[idx], r) / w[idx].sum()) ** 2)
+    assert parts[0] == -math.inf and parts[1] == pytest.approx(q_ref, rel=1e-12)
+    assert parts[2] == -math.inf and parts[3] == 0.0 and parts[4] == 0.0     # ∇Q_c(0) = 0: one grade
+    line = blocked.block_partials(0, flat, [], h[idx], 0.5)
+    assert line.shape == (9,) and line[:3].tolist() == [-math.inf, 0.0, 0.0]
+    G = [np.array([0.0, 0.0, 0.0, 3.0, 1.5])]                         # λc = 2 · 3 / 1.5 = 4
+    g, c = blocked.block_gradient_hessian(flat, G)
+    centred = r - np.dot(w[idx], r) / w[idx].sum()
+    np.testing.assert_allclose(g, 4.0 * w[idx] * centred, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(c, HESSIAN_FLOOR + 4.0 * w[idx] * (1 - w[idx] / w[idx].sum()), rtol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.floats(-30, 5), st.floats(-3, 3), st.floats(0, 4), st.floats(0, 9), st.floats(-4, 4),
+                          st.floats(0, 4), st.floats(-30, 5), st.floats(0, 5), st.floats(0, 5)),
+                min_size=1, max_size=6),
+       st.randoms(use_true_random=False), st.booleans())
+def test_query_rmse_merging_is_associative(parts, random, with_direction):
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,query_rmse=2"))
+    parts = [np.array(p) for p in parts] + [np.array([-math.inf, 0.0, 0.0, 1.0, 0.5, 2.0, -math.inf, 0.0, 1.0])]
+    if not with_direction:
+        parts = [p[[0, 3, 6, 7, 8]] for p in parts]
+    all_at_once = blocked.merge_partials(0, parts)
+    random.shuffle(parts)
+    cut = random.randrange(1, len(parts))
+    in_two = blocked.merge_partials(0, [blocked.merge_partials(0, parts[:cut]), blocked.merge_partials(0, parts[cut:])])
+    np.testing.assert_allclose(in_two, all_at_once, rtol=1e-9, atol=1e-9)
+
+
+def test_query_rmse_zero_keeps_the_push_partials():
+    """λ = 0 is the push: the partials carry no term columns."""
+    y, qid, f, w, h = _data(0)
+    blocks, _ = _blocks(y, qid, f, w, [np.unique(qid)])
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,query_rmse=0"))
+    assert blocked.query_rmse == 0.0
+    assert blocked.block_partials(0, blocks[0], []).shape == (1,)
