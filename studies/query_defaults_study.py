@@ -515,7 +515,7 @@ class _RegradedPush:
         return objective
 
 
-#: Pair weights between the gains' differences and the grades' (the eleventh session).
+#: The tenth session's candidates: name -> the candidate at a given random_state.
 _REGRADED = {
     "grade pairs": lambda state: regraded(lambda y: np.log2(1.0 + y), state),
     "half-gain pairs": lambda state: regraded(lambda y: y / 2.0, state),
@@ -719,7 +719,8 @@ DRAWS = {
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
 DRAWS2 = {"default": DRAWS["default"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _RESCREENED}}
-#: The eleventh session's screen: pair weights from the grades, and the two near misses again.
+#: The tenth session's screen: pair weights from the grades, XE-NDCG, the blend at other weights and with other
+#: settings, and the two near misses again (docs/studies/per_query_rankers.md).
 DRAWS3 = {"default": DRAWS["default"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _REGRADED}}
 #: The pass rule of the candidate defaults: ahead of the default on the mean over the sets at every metric on
@@ -828,7 +829,7 @@ def main(argv=None):
     parser.add_argument("--rescreen", action="store_true",
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
     parser.add_argument("--regraded", action="store_true",
-                        help="the same for the DRAWS3 groups (the eleventh session's screen)")
+                        help="the same for the DRAWS3 groups (the tenth session's screen)")
     args = parser.parse_args(argv)
     if args.draws:
         for seed in args.seeds:
@@ -864,70 +865,3 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# The blend as a library option: QueryPush(..., query_rmse=λ) (worktree qrmse, 2026-12-03)
-# ----------------------------------------------------------------------------------------------------------------
-# What: ``objective="push:exp,identity,gain_weighted=true,query_rmse=λ"`` is the ``_Blend(λ)`` above as an option
-# of the per-query push (rankcore/objectives/_query_rmse.py): J = log R + λ·c·½ Σ w (r − m_q)², c fixed at bind
-# time from the gradients' L1 norms at f = 0; value, gradient, curvature and line all carry the term, so line
-# search works too.  The default is unchanged (query_rmse=0 is the push bit for bit; a test fits both).
-#
-# Same scores as the study's blend.  How: a scratch script fitted ``blend(2.0)`` (this file) and
-# ``rankcore.boost(learner="trees", objective="push:exp,identity,gain_weighted=true,query_rmse=2")``, both with
-# the default's trees, Newton steps, random_state=0, one thread, on the whole set, and compared the training
-# scores (decision_function):
-#
-# | set | rows | max |library − study| | max |score| |
-# |---|---|---|---|
-# | synthetic_queries(30, random_state=1) | 7,123 | 1.3e-15 | 3.69 |
-# | synthetic_queries(60, random_state=7) | 12,369 | 8.9e-16 | 3.37 |
-# | LTR example (load_lambdarank) | 3,773 | 1.4e-15 | 3.20 |
-#
-# So the blend's cached results (the "blend, rmse x2" rows of the tables) are the option's, to rounding.
-#
-# Fit cost.  How: ``studies/query_rmse_cost.py --rounds 16``, five runs (80 pairs): the whole LTR example (dense,
-# 3,773 × 300), 200 trees, one thread, the default and query_rmse=2 fitted in alternating order in one process,
-# ``time.process_time`` per fit; load average 0.5-3.0 on the 2 cores (the lead engineer's runs beside).
-#
-# | run | load | pairs | ratio range (query_rmse / default) | median ratio | median default s |
-# |---|---|---|---|---|---|
-# | 1 | 2.8 | 16 | 0.946-1.138 | 1.054 | 0.597 |
-# | 2 | 2.9-3.0 | 16 | 0.918-1.196 | 1.024 | 0.584 |
-# | 3 | 3.0 | 16 | 0.877-1.359 | 1.048 | 0.563 |
-# | 4 | 0.6-0.7 | 16 | 0.955-1.287 | 1.035 | 0.424 |
-# | 5 | 0.7-0.8 | 16 | 0.824-1.317 | 1.051 | 0.436 |
-# | all | | 80 | 0.824-1.359 | 1.045 (bootstrap 95 %: 1.022-1.067) | |
-#
-# The term in NumPy (the first version, ten array passes per evaluation) measured the same at fit level: 48 pairs,
-# 0.811-1.361, median 1.044 (1.022-1.075).  Single fits vary ±15 % here, so the ratio of one pair says little.
-# Two controls, 2 runs × 16 pairs each at load 0.8-0.9: the default against itself (``--query-rmse 0``, the same
-# objective bit for bit) 0.738-1.236, medians 1.032 and 0.992; ``--query-rmse 1e-9`` (the term computed at every
-# tree, the trees the default's: scores within 7e-9) 0.849-1.339, medians 1.066 and 1.018.  So a 16-pair median
-# is good to about ±4 %, and these CPU figures cannot separate 1 % from 5 %.
-#
-# The objective alone (one value_gradient_hessian, the fit's one evaluation per tree; 201 per fit), median CPU µs
-# per run over 16-20 timings of 200 calls: the push 53-90; the term adds 33-46 in NumPy (four runs) and 15-20
-# with the Cython kernel ``query_rmse_term`` (six runs).
-#
-# Instructions (valgrind callgrind, the second of two fits in one process minus the first, so imports and
-# first calls are left out; deterministic, unlike the CPU seconds):
-#
-# | fit | instructions of one fit | × default |
-# |---|---|---|
-# | default | 4,751.8 M | 1.000 |
-# | query_rmse=1e-9 (the default's trees, the term computed) | 4,785.1 M | 1.007 |
-# | query_rmse=2 | 4,829.0 M | 1.016 |
-#
-# The term's kernel is 18.5 M of them (0.4 %), its Python around it about as much; the other +44 M of
-# query_rmse=2 are the tree grower's (histogram fills and gain scans): the blend grows different trees, whose
-# rows split differently.
-#
-# What it says: on the LTR example the option costs about 1.6 % more instructions than the default, 0.7 % for
-# the term itself and 0.9 % for its different trees; the paired CPU seconds read a median 1.045× (bootstrap
-# 1.022-1.067) but cannot resolve that scale (the controls' medians spread as widely).  Against the study's pass
-# rule for a default (fit CPU ≤ 1.03×) the instruction count passes on this set; the CPU median does not, and
-# the study's own paired figure for its blend was 1.06× over five sets.  A quieter machine and more pairs would
-# settle it.  Not measured here: the other sets, two threads, and quality (the study's tables apply, the
-# scores being the same to rounding).

@@ -47,7 +47,7 @@ from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
 from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
 from ._query_defaults import (QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE,
-                              QUERY_PRICE, QUERY_SHAPE_PARAMS)
+                              QUERY_PRICE, QUERY_RMSE, QUERY_SHAPE_PARAMS)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -797,7 +797,8 @@ class PushBoost(_BaseBoost):
         price = objective.price_component
         if params.price is None and QUERY_PRICE is not None:
             price = resolve_parameter("price", "price", QUERY_PRICE)
-        return PushObjective(loss=objective.loss_component, price=price, gain_weighted=QUERY_GAIN_WEIGHTED)
+        return PushObjective(loss=objective.loss_component, price=price, gain_weighted=QUERY_GAIN_WEIGHTED,
+                             query_rmse=QUERY_RMSE)
 
 
 class PNormPush(_BaseBoost):

@@ -21,8 +21,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     n_queries = _check_queries(state, fail)
     if n_queries is not None:
         setup = estimator._query_setup(setup)
-    objective = setup.objective
-    learner, cap = _check_components(state, setup, fail)
+    objective, learner, cap = _check_components(state, setup, fail)
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -67,15 +66,38 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     estimator._learner = learner
 
 
+def _before_query_rmse(setup):
+    """The per-query default objective as it was before ``query_rmse`` joined it (the push alone), or None.
+
+    Only for a fit within queries whose parameters left ``objective`` to the
+    per-query default: a model saved then holds the push without the QueryRMSE
+    term, which is still the objective it was fitted with.
+    """
+    objective = setup.objective
+    if setup.params.objective is not None or not getattr(objective, "query_rmse", 0):
+        return None
+    from ..objectives import PushObjective
+
+    return PushObjective(loss=objective.loss_component, price=objective.price_component,
+                         gain_weighted=objective.gain_weighted, discount=objective.discount,
+                         truncation=objective.truncation, normalize=objective.normalize)
+
+
 def _check_components(state: dict, setup, fail):
-    """The file's objective, learner and task against the parameters'; returns the learner and the iteration cap.
+    """The file's objective, learner and task against the parameters'; returns the objective, the learner and the
+    iteration cap.
 
     With ``early_stopping="auto"`` a large-data fit used the learner's large-data
-    settings (and cap): either setup may be the file's.
+    settings (and cap): either setup may be the file's.  A model fitted within
+    queries before the per-query default added QueryRMSE holds the push alone,
+    which its parameters gave then: it loads with that objective.
     """
     objective, learner, cap = setup.objective, setup.learner, setup.n_iter
     if state["objective"] != objective.spec:
-        fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
+        earlier = _before_query_rmse(setup)
+        if earlier is None or state["objective"] != earlier.spec:
+            fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
+        objective = earlier
     if setup.params.early_stopping == "auto":
         large = setup.for_large_data()
         if state["learner"] == large.learner.spec:
@@ -85,7 +107,7 @@ def _check_components(state: dict, setup, fail):
         fail(f"learner {state['learner']!r} does not match the parameters ({learner.spec!r})")
     if state["task"] != setup.task:
         fail(f"task {state['task']!r} does not match the objective's ({setup.task!r})")
-    return learner, cap
+    return objective, learner, cap
 
 
 def _check_alphas(state: dict, cap: int, n_iter, fail) -> np.ndarray:

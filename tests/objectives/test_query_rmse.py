@@ -175,17 +175,26 @@ def test_query_rmse_zero_is_the_push_bit_for_bit(loss, price, options):
     assert QueryPush(loss, price, query_rmse=0).spec == QueryPush(loss, price).spec
 
 
-def test_query_rmse_zero_fits_the_default_model_bit_for_bit():
+def test_the_per_query_default_is_the_push_with_the_default_query_rmse_bit_for_bit():
     import rankcore
+    from rankcore.objectives._query_push import BoundQueryPush
+    from rankcore.push._query_defaults import QUERY_RMSE
 
     rng = np.random.default_rng(0)
     qid = np.repeat(np.arange(10), 12)
     X = rng.normal(size=(qid.shape[0], 3))
     y = np.clip(np.round(X[:, 0] + 1.5), 0, 3)
     default = rankcore.boost(learner="trees", n_iter=8, random_state=0).fit(X, y, qid=qid)
+    spelled = rankcore.boost(learner="trees", objective=f"push:exp,identity,gain_weighted=true,query_rmse={QUERY_RMSE}",
+                             n_iter=8, random_state=0).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(default.decision_function(X), spelled.decision_function(X))
+    # query_rmse=0 binds the push itself (no wrapper), and fits another model than the default's
     zero = rankcore.boost(learner="trees", objective="push:exp,identity,gain_weighted=true,query_rmse=0",
                           n_iter=8, random_state=0).fit(X, y, qid=qid)
-    np.testing.assert_array_equal(default.decision_function(X), zero.decision_function(X))
+    assert QUERY_RMSE > 0
+    assert not np.array_equal(default.decision_function(X), zero.decision_function(X))
+    assert type(_bind(y, qid, np.ones(y.shape[0]), "exp", "identity", gain_weighted=True,
+                      query_rmse=0.0)) is BoundQueryPush
 
 
 @settings(max_examples=40, deadline=None)

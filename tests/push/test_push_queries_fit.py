@@ -80,9 +80,10 @@ def test_push_queries_float_grades_without_a_cap():
     plain = _model("trees", objective=unweighted).fit(X, y, qid=qid)
     # the push without gain weights reads only the order of the grades within a query: the same pairs, the same model
     np.testing.assert_allclose(scaled.decision_function(X), plain.decision_function(X), rtol=0, atol=1e-9)
-    # the default weighs each pair by its gain difference 2^y_i - 2^y_k: the grades' values count
+    # the default weighs each pair by its gain difference 2^y_i - 2^y_k (and adds QueryRMSE, query_rmse=2, the
+    # spec's last field): the grades' values count
     halved, default = _model("trees").fit(X, y / 2, qid=qid), _model("trees").fit(X, y, qid=qid)
-    assert default.objective_spec_ == "push:exp,identity,true"
+    assert default.objective_spec_ == "push:exp,identity,true,none,0,false,2"
     assert not np.allclose(halved.decision_function(X), default.decision_function(X))
 
 
@@ -90,8 +91,10 @@ def test_push_queries_the_per_query_objective_is_the_estimators_loss_and_price()
     X, y, qid = graded_queries(7)
     for estimator, spec in ((rankcore.PNormPush(p=8, n_iter=3), "push:exp,pow:8"),
                             (rankcore.RankBoost(n_iter=3), "push"),
-                            # built from loss and price, the push within queries weighs pairs by their gains
-                            (rankcore.boost(loss="logistic", price="pow:2", n_iter=3), "push:logistic,pow:2,true"),
+                            # built from loss and price, the push within queries weighs pairs by their gains and
+                            # adds QueryRMSE (query_rmse=2)
+                            (rankcore.boost(loss="logistic", price="pow:2", n_iter=3),
+                             "push:logistic,pow:2,true,none,0,false,2"),
                             (rankcore.boost(objective="push:logistic,pow:2", n_iter=3), "push:logistic,pow:2")):
         model = estimator.fit(X, y, qid=qid)
         assert model.objective_spec_ == spec and model.ranks_within_queries_

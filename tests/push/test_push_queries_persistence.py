@@ -37,9 +37,34 @@ def _tampered(change):
     (lambda s: s.update(n_queries_without_pairs=24), "n_queries_without_pairs must be below n_queries"),
     (lambda s: s.update(task="bipartite"), "task 'bipartite' does not match"),
     # read as a model of one list, its per-query objective is not the one its parameters give
-    (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "objective 'push:exp,identity,true' does not "
-                                                                       "match the parameters"),
+    (lambda s: (s.pop("n_queries"), s.pop("n_queries_without_pairs")), "objective 'push:exp,identity,true,none,0,"
+                                                                       "false,2' does not match the parameters"),
 ])
 def test_push_queries_model_fields_are_checked_on_load(change, message):
     with pytest.raises(ModelFormatError, match=message):
         model_from_dict(_tampered(change))
+
+
+def test_push_queries_a_model_saved_before_the_query_rmse_default_loads_with_its_own_objective():
+    # fitted within queries with the defaults before query_rmse=2 joined them, a model holds the push alone
+    X, y, qid = graded_queries(0)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=2, random_state=0).fit(X, y, qid=qid)
+    document = model_to_dict(model)
+    assert document["state"]["objective"] == "push:exp,identity,true,none,0,false,2"
+    document["state"]["objective"] = "push:exp,identity,true"
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    loaded = model_from_dict(document)
+    assert loaded.objective_spec_ == "push:exp,identity,true"
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    # any other objective is still refused, and an explicit objective gets no such allowance
+    document["state"]["objective"] = "push:exp,pow:2,true"
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="objective 'push:exp,pow:2,true' does not match the parameters"):
+        model_from_dict(document)
+    explicit = rankcore.boost(learner="trees:max_leaves=4", objective="push:exp,identity,gain_weighted=true,query_rmse=2",
+                              n_iter=2, random_state=0).fit(X, y, qid=qid)
+    document = model_to_dict(explicit)
+    document["state"]["objective"] = "push:exp,identity,true"
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="does not match the parameters"):
+        model_from_dict(document)
