@@ -107,17 +107,22 @@ def test_a_block_without_pairs_contributes_nothing():
     assert not g.any() and (c > 0).all()
 
 
+def _check_merged_in_any_grouping(blocked, parts, random):
+    """Merging all the partials at once, or shuffled and cut in two merged groups, gives the same numbers."""
+    all_at_once = blocked.merge_partials(0, parts)
+    random.shuffle(parts)
+    cut = random.randrange(1, len(parts))
+    in_two = blocked.merge_partials(0, [blocked.merge_partials(0, parts[:cut]), blocked.merge_partials(0, parts[cut:])])
+    np.testing.assert_allclose(in_two, all_at_once, rtol=1e-9, atol=1e-9)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.floats(-30, 5), st.floats(-3, 3), st.floats(0, 4)), min_size=1, max_size=6),
        st.randoms(use_true_random=False))
 def test_merging_is_associative(parts, random):
     blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity"))
     parts = [np.array(p) for p in parts] + [np.array([-math.inf, 0.0, 0.0])]
-    all_at_once = blocked.merge_partials(0, parts)
-    random.shuffle(parts)
-    cut = random.randrange(1, len(parts))
-    in_two = blocked.merge_partials(0, [blocked.merge_partials(0, parts[:cut]), blocked.merge_partials(0, parts[cut:])])
-    np.testing.assert_allclose(in_two, all_at_once, rtol=1e-9, atol=1e-9)
+    _check_merged_in_any_grouping(blocked, parts, random)
 
 
 def test_objectives_that_cannot_rank_within_queries_are_refused():
@@ -263,11 +268,7 @@ def test_query_rmse_merging_is_associative(parts, random, with_direction):
     parts = [np.array(p) for p in parts] + [np.array([-math.inf, 0.0, 0.0, 1.0, 0.5, 2.0, -math.inf, 0.0, 1.0])]
     if not with_direction:
         parts = [p[[0, 3, 6, 7, 8]] for p in parts]
-    all_at_once = blocked.merge_partials(0, parts)
-    random.shuffle(parts)
-    cut = random.randrange(1, len(parts))
-    in_two = blocked.merge_partials(0, [blocked.merge_partials(0, parts[:cut]), blocked.merge_partials(0, parts[cut:])])
-    np.testing.assert_allclose(in_two, all_at_once, rtol=1e-9, atol=1e-9)
+    _check_merged_in_any_grouping(blocked, parts, random)
 
 
 def test_query_rmse_zero_keeps_the_push_partials():

@@ -219,14 +219,19 @@ def test_query_rmse_spec_round_trips():
     assert resolve("objective", QueryPush("exp", "identity", gain_weighted=True, query_rmse=2).spec) == objective
 
 
+def _small_queries(seed):
+    """12 queries of 15 rows, 3 features, grades 0-3 from the first feature."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(12), 15)
+    X = rng.normal(size=(qid.shape[0], 3))
+    return X, np.clip(np.round(X[:, 0] + 1.5), 0, 3), qid
+
+
 def test_query_rmse_model_save_and_load(tmp_path):
     import rankcore
     from rankcore.persistence import load_model, save_model
 
-    rng = np.random.default_rng(1)
-    qid = np.repeat(np.arange(12), 15)
-    X = rng.normal(size=(qid.shape[0], 3))
-    y = np.clip(np.round(X[:, 0] + 1.5), 0, 3)
+    X, y, qid = _small_queries(1)
     model = rankcore.boost(learner="trees", objective=SPEC, n_iter=10, random_state=0).fit(X, y, qid=qid)
     assert model.score(X, y, qid=qid) > 0.9
     path = tmp_path / "model.json"
@@ -240,10 +245,7 @@ def test_query_rmse_fits_with_a_line_search():
     """Gradient steps with the driver's line search (stumps) read the term's quadratic in α."""
     import rankcore
 
-    rng = np.random.default_rng(2)
-    qid = np.repeat(np.arange(12), 15)
-    X = rng.normal(size=(qid.shape[0], 3))
-    y = np.clip(np.round(X[:, 0] + 1.5), 0, 3)
+    X, y, qid = _small_queries(2)
     model = rankcore.boost(learner="stumps", objective=SPEC, n_iter=20, random_state=0).fit(X, y, qid=qid)
     assert model.score(X, y, qid=qid) > 0.9
 
