@@ -546,8 +546,8 @@ GROUPS = {"peers": list(PEERS),
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
-          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES), "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1",
-                                                                         f"{name}, random_state=2")],
+          "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
+          "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
                                                              f"{name}, random_state=2")]}

@@ -90,8 +90,9 @@ class PushObjective(Objective):
     (:mod:`rankcore.objectives._query_positions`); ``query_rmse`` = λ > 0 adds λ·c times
     CatBoost's QueryRMSE (each query's squared residuals about their weighted mean) to J, c
     matching the two gradients' L1 norms at f = 0 (:mod:`rankcore.objectives._query_rmse`).
-    The estimators build it from their ``loss`` and ``price`` parameters.  Sample weights act as multiplicities: a positive of weight 2
-    counts twice in every L_k, a negative of weight 2 counts twice in the sum.
+    The estimators build it from their ``loss`` and ``price`` parameters.  Sample weights act as
+    multiplicities: a positive of weight 2 counts twice in every L_k, a negative of weight 2 counts twice
+    in the sum.
     """
 
     name = "push"

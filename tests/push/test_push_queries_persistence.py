@@ -61,8 +61,8 @@ def test_push_queries_a_model_saved_before_the_query_rmse_default_loads_with_its
     document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
     with pytest.raises(ModelFormatError, match="objective 'push:exp,pow:2,true' does not match the parameters"):
         model_from_dict(document)
-    explicit = rankcore.boost(learner="trees:max_leaves=4", objective="push:exp,identity,gain_weighted=true,query_rmse=2",
-                              n_iter=2, random_state=0).fit(X, y, qid=qid)
+    explicit = rankcore.boost(learner="trees:max_leaves=4", n_iter=2, random_state=0,
+                              objective="push:exp,identity,gain_weighted=true,query_rmse=2").fit(X, y, qid=qid)
     document = model_to_dict(explicit)
     document["state"]["objective"] = "push:exp,identity,true"
     document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
