@@ -128,6 +128,9 @@ class QueryRMSETerm:
     def add_to(self, scores: np.ndarray, scale: float, grad: np.ndarray | None) -> tuple[float, np.ndarray]:
         """(Q, grad + scale·∂Q/∂f) at ``scores`` by the kernel (``grad`` None: zeros), in a new array."""
         f = np.ascontiguousarray(scores, dtype=np.float64)
+        if f.shape != self.y.shape:
+            # the kernel reads one score per row: a vector of another length must not reach it
+            raise ValueError(f"scores: expected one value per row ({self.y.shape[0]}), got shape {f.shape}")
         out = np.empty(self.y.shape[0])
         base = out if grad is None else np.ascontiguousarray(grad, dtype=np.float64)
         if grad is None:

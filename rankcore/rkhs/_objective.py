@@ -167,28 +167,26 @@ class _BoundMPSquared(BoundSeparable):
 
 
 class _BoundQueryMPSquared(BoundObjective):
-    """Within queries: the residuals centered per query (module docs); whole-vector form, O(n) per call."""
+    """Within queries: the residuals centered per query (module docs), O(n) per call.
+
+    J = (4/W)·Q with Q = ½ Σ_i w_i (r_i − m_q)² the per-query squared term the
+    push's ``query_rmse`` option adds (r = f − y): one kernel pass
+    (:class:`~rankcore.objectives._query_rmse.QueryRMSETerm`) for the value and
+    the gradient, its exact curvature and its quadratic along a line.
+    """
 
     def __init__(self, objective, y, sample_weight, queries):
-        super().__init__(objective, y, sample_weight)
-        self._codes = np.asarray(queries.codes, dtype=np.int64)
-        self._w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        self._total = float(self._w.sum())
-        n_queries = int(queries.sizes.shape[0])
-        query_weight = np.bincount(self._codes, weights=self._w, minlength=n_queries)
-        # a query of zero weight has no pairs: its rows' centered values are 0 whatever its "mean"
-        self._query_weight = np.where(query_weight > 0, query_weight, 1.0)
-        self._n_queries = n_queries
+        from ..objectives._query_rmse import QueryRMSETerm
 
-    def _centered(self, v: np.ndarray) -> np.ndarray:
-        """``v`` minus its weighted mean over the row's query."""
-        means = np.bincount(self._codes, weights=self._w * v, minlength=self._n_queries) / self._query_weight
-        return v - means[self._codes]
+        super().__init__(objective, y, sample_weight)
+        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self._scale = 4.0 / float(w.sum())
+        # a query of zero weight has no pairs: the term gives its rows 0
+        self._term = QueryRMSETerm(self.y, queries, w)
 
     def value_and_gradient(self, scores):
-        centered = self._centered(self.y - scores)
-        value = 2.0 * float(np.dot(self._w, centered * centered)) / self._total
-        return value, (-4.0 / self._total) * self._w * centered
+        value, grad = self._term.add_to(scores, self._scale, None)
+        return self._scale * value, grad
 
     @property
     def has_hessian(self) -> bool:
@@ -196,19 +194,16 @@ class _BoundQueryMPSquared(BoundObjective):
 
     def value_gradient_hessian(self, scores):
         value, grad = self.value_and_gradient(scores)
-        hess = (4.0 / self._total) * self._w * (1.0 - self._w / self._query_weight[self._codes])
-        return value, grad, clip_hessian(hess)
+        return value, grad, clip_hessian(self._scale * self._term.curvature)
 
     def line(self, scores, direction):
-        a = self._centered(self.y - scores)
-        h = self._centered(np.asarray(direction, dtype=np.float64))
-        wa, wh = self._w * a, self._w * h
-        A, C, H = float(np.dot(wa, a)), float(np.dot(wa, h)), float(np.dot(wh, h))
-        scale = 2.0 / self._total
+        a0, a1, a2 = self._term.line_coefficients(np.asarray(scores, dtype=np.float64),
+                                                  np.asarray(direction, dtype=np.float64))
+        k = self._scale
 
         def evaluate(alpha: float) -> LinePoint:
-            # φ(α) = (2/W) Σ_q Σ w (a − αh)² with a, h centered per query: an exact quadratic
-            value = scale * max(A - 2.0 * alpha * C + alpha * alpha * H, 0.0)
-            return LinePoint(alpha, value, 2.0 * scale * (alpha * H - C), 2.0 * scale * H)
+            # φ(α) = (4/W)·Q(f + α·h), Q an exact quadratic in α along the line (never below 0)
+            value = k * max(a0 + alpha * (a1 + 0.5 * alpha * a2), 0.0)
+            return LinePoint(alpha, value, k * (a1 + alpha * a2), k * a2)
 
         return evaluate

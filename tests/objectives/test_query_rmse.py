@@ -12,6 +12,7 @@ from _query_objective_reference import position_push_reference, query_push_refer
 from rankcore.metrics._queries import check_qid
 from rankcore.objectives._base import HESSIAN_FLOOR
 from rankcore.objectives._query_push import QueryPush
+from rankcore.objectives._query_rmse import QueryRMSETerm
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 
@@ -270,8 +271,6 @@ def test_query_rmse_needs_queries():
 
 def _term_inputs(seed, n=80, n_queries=9):
     """A term over rows with ties, a query of weight 0, a one-row query, a single-grade query, read-only arrays."""
-    from rankcore.objectives._query_rmse import QueryRMSETerm
-
     rng = np.random.default_rng(seed)
     qid = rng.integers(0, n_queries, n)
     qid[0] = n_queries                               # one row
@@ -313,3 +312,10 @@ def test_query_rmse_kernel_on_no_rows():
     out = np.empty(0)
     assert query_rmse_term(empty, empty, empty, np.empty(0, dtype=np.int64), np.empty(0), 2.0, empty,
                            np.empty(0), out) == 0.0
+
+
+def test_the_kernel_form_refuses_scores_of_another_length():
+    y, qid, f, w = _data(3)
+    term = QueryRMSETerm(y, check_qid(qid, len(y)), w)
+    with pytest.raises(ValueError, match=r"scores: expected one value per row \(\d+\), got shape \(\d+,\)"):
+        term.add_to(f[:-1], 1.0, None)
