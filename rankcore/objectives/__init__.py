@@ -4,6 +4,7 @@ from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBloc
 from ._base import HESSIAN_FLOOR, LineSearchResult, clip_hessian
 from ._push import PushObjective
 from ._query_blocks import BoundQueryBlocks
+from ._query_rmse import QueryRMSETerm
 
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
-           "LineSearchResult", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks"]
+           "LineSearchResult", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm"]

@@ -47,7 +47,8 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from ..objectives import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock, clip_hessian
+from ..objectives import (BoundObjective, BoundSeparable, LinePoint, Objective, QueryRMSETerm, RowBlock,
+                          clip_hessian)
 
 __all__ = ["MagnitudePreservingSquared"]
 
@@ -171,13 +172,11 @@ class _BoundQueryMPSquared(BoundObjective):
 
     J = (4/W)·Q with Q = ½ Σ_i w_i (r_i − m_q)² the per-query squared term the
     push's ``query_rmse`` option adds (r = f − y): one kernel pass
-    (:class:`~rankcore.objectives._query_rmse.QueryRMSETerm`) for the value and
+    (:class:`~rankcore.objectives.QueryRMSETerm`) for the value and
     the gradient, its exact curvature and its quadratic along a line.
     """
 
     def __init__(self, objective, y, sample_weight, queries):
-        from ..objectives._query_rmse import QueryRMSETerm
-
         super().__init__(objective, y, sample_weight)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self._scale = 4.0 / float(w.sum())
