@@ -1,4 +1,4 @@
-"""Exact O(n_q²) references of the per-query objectives: explicit loops over the pairs of each query."""
+"""Exact O(n_q²) references of the per-query objectives (explicit loops over the pairs of each query), a line check."""
 
 from __future__ import annotations
 
@@ -153,3 +153,14 @@ def position_push_reference(y, qid, f, w, gain_weighted=False, discount="none", 
     if R <= 0:
         return -math.inf, np.zeros(n), np.zeros(n)
     return math.log(R), dR / R, d2R / R
+
+
+def check_line_point(bound, line, f, h, alpha, tolerance):
+    """Assert that ``line(alpha)`` gives the value and slope of ``bound`` evaluated directly at f + α·h; return it."""
+    import pytest
+
+    at = line(alpha)
+    value, grad = bound.value_and_gradient(f + alpha * h)
+    assert at.value == pytest.approx(value, rel=tolerance, abs=tolerance)
+    assert at.d1 == pytest.approx(float(grad @ h), rel=1e-9, abs=1e-12)
+    return at

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from _query_objective_reference import check_line_point
 from rankcore.metrics import check_qid
 from rankcore.objectives._query_push import QueryPush
 
@@ -32,10 +33,7 @@ def test_query_push_line_exponential(price, gain_weighted, direction):
         bound = QueryPush("exp", price, gain_weighted=gain_weighted).bind(y, check_qid(qid, y.shape[0]), w)
         line = bound.line(f, h)
         for alpha in (0.0, 0.35, -0.6):
-            at = line(alpha)
-            value, grad = bound.value_and_gradient(f + alpha * h)
-            assert at.value == pytest.approx(value, rel=1e-13, abs=1e-13)
-            assert at.d1 == pytest.approx(float(grad @ h), rel=1e-9, abs=1e-12)
+            at = check_line_point(bound, line, f, h, alpha, tolerance=1e-13)
             eps = 1e-5
             fd2 = (line(alpha + eps).d1 - line(alpha - eps).d1) / (2 * eps)
             assert at.d2 == pytest.approx(fd2, rel=1e-5, abs=1e-8)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _query_objective_reference import position_push_reference, query_push_reference
+from _query_objective_reference import check_line_point, position_push_reference, query_push_reference
 from rankcore.metrics._queries import check_qid
 from rankcore.objectives._base import HESSIAN_FLOOR
 from rankcore.objectives._query_push import QueryPush
@@ -142,10 +142,7 @@ def test_query_rmse_line_matches_direct_evaluation(loss, price, options):
     bound = _bind(y, qid, w, loss, price, gain_weighted=True, query_rmse=2.0, **options)
     line = bound.line(f, h)
     for alpha in (0.0, 0.35, -0.6):
-        at = line(alpha)
-        value, grad = bound.value_and_gradient(f + alpha * h)
-        assert at.value == pytest.approx(value, rel=1e-12, abs=1e-12)
-        assert at.d1 == pytest.approx(float(grad @ h), rel=1e-9, abs=1e-12)
+        at = check_line_point(bound, line, f, h, alpha, tolerance=1e-12)
         if loss == "exp" and not options:
             eps = 1e-5
             fd2 = (line(alpha + eps).d1 - line(alpha - eps).d1) / (2 * eps)
