@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..objectives import LinePoint
 from ..push import ObjectiveState
 
@@ -446,8 +447,8 @@ class PairwiseDaskBackend(_ShardCaller):
             d1s = np.array([r[1] for r in results])[live]
             d2s = np.array([r[2] for r in results])[live]
             w = w[live]
-            d1 = float(np.dot(w, d1s))
-            d2 = float(np.dot(w, d2s + d1s * d1s)) - d1 * d1 if np.isfinite(d2s).all() else math.nan
+            d1 = float(_dot(w, d1s))
+            d2 = float(_dot(w, d2s + d1s * d1s)) - d1 * d1 if np.isfinite(d2s).all() else math.nan
             return LinePoint(alpha, value, d1, d2)
 
         return evaluate

@@ -192,6 +192,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..spec import Component
 
 __all__ = [
@@ -414,7 +415,7 @@ class Objective(Component):
         the driver takes secant steps; override to give φ″ (Newton steps).
         """
         value, grad = self.value_and_gradient(y, scores, sample_weight)
-        d1 = float(np.dot(grad, direction)) if math.isfinite(value) else 0.0
+        d1 = float(_dot(grad, direction)) if math.isfinite(value) else 0.0
         return float(value), d1, math.nan
 
     def check_target(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
@@ -556,7 +557,7 @@ class BoundObjective:
 
         def evaluate(alpha: float) -> LinePoint:
             value, grad = self.value_and_gradient(scores + alpha * direction)
-            d1 = float(np.dot(grad, direction)) if math.isfinite(value) else 0.0
+            d1 = float(_dot(grad, direction)) if math.isfinite(value) else 0.0
             return LinePoint(alpha, float(value), d1, math.nan)
 
         return evaluate

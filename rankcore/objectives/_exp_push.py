@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from .._vector import dot as _dot
 from . import _exp_kernels, _exp_line
 from ._base import HESSIAN_FLOOR, LinePoint, BoundSeparable, clip_hessian
 
@@ -112,10 +113,10 @@ class BoundExpPush(BoundSeparable):
                 return np.array([-math.inf, 0.0, 0.0])
             pi = np.exp(a - lse)
             q1 = np.exp(self.price.log_derivative(u) + u - log_g)          # g′(L)·L / g(L)
-            m1 = float(np.dot(pi, q1 * du))
+            m1 = float(_dot(pi, q1 * du))
             if self.has_second:
                 q2 = np.exp(self.price.log_second_derivative(u) + 2.0 * u - log_g)   # g″(L)·L² / g(L)
-                m2 = float(np.dot(pi, q2 * du * du + q1 * (du * du + ddu)))
+                m2 = float(_dot(pi, q2 * du * du + q1 * (du * du + ddu)))
             else:
                 m2 = math.nan
         return np.array([lse, m1, m2])

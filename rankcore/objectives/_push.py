@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from .._vector import dot as _dot
 from ..spec import Component, Parameter, SpecError
 from ._base import BoundObjective, LinePoint, Objective, clip_hessian
 
@@ -327,13 +328,13 @@ class BoundPairwisePush(BoundObjective):
                 return self._line_point_in_logs(alpha, value, log_l, live, L1, L2)
             with np.errstate(invalid="ignore", over="ignore"):
                 q1 = np.where(live, self.v_neg * np.exp(self.price.log_derivative(log_l) - value), 0.0)
-            d1 = float(np.dot(q1, L1))
+            d1 = float(_dot(q1, L1))
             if not self.second:
                 return LinePoint(alpha, value, d1, math.nan)
             with np.errstate(invalid="ignore", over="ignore"):
                 q2 = np.where(live & (L1 != 0.0),
                               self.v_neg * np.exp(self.price.log_second_derivative(log_l) - value), 0.0)
-                curvature = float(np.dot(q2, L1 * L1) + np.dot(q1, np.where(q1 > 0, L2, 0.0)))   # R″/R
+                curvature = float(_dot(q2, L1 * L1) + _dot(q1, np.where(q1 > 0, L2, 0.0)))   # R″/R
             return LinePoint(alpha, value, d1, curvature - d1 * d1)
 
         return evaluate

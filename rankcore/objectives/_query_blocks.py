@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..metrics import Queries
 from ._base import BoundSeparable, LinePoint, RowBlock, clip_hessian
 
@@ -98,7 +99,7 @@ def _merge_logs(values: np.ndarray, sums: np.ndarray) -> tuple[float, float]:
     if not math.isfinite(value):
         return value, 0.0
     live = values > -math.inf
-    return value, float(np.dot(np.exp(values[live] - value), sums[live]))
+    return value, float(_dot(np.exp(values[live] - value), sums[live]))
 
 
 class BoundQueryBlocks(BoundSeparable):
@@ -232,8 +233,8 @@ class BoundQueryBlocks(BoundSeparable):
         live = parts[:, 0] > -math.inf
         rho = np.exp(parts[live, 0] - value)
         d1s, d2s = parts[live, 1], parts[live, 2]
-        d1 = float(np.dot(rho, d1s))
-        d2 = float(np.dot(rho, d2s + d1s * d1s)) - d1 * d1
+        d1 = float(_dot(rho, d1s))
+        d2 = float(_dot(rho, d2s + d1s * d1s)) - d1 * d1
         return np.array([value, d1, d2])
 
     def finish(self, G, with_direction=False):

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..metrics import Queries
 from ._base import BoundObjective, LinePoint, clip_hessian
 from ._place_kernels import grouped_place_discounts
@@ -213,7 +214,7 @@ class BoundPositionPush(BoundObjective):
             rho = np.exp(np.array([p.value for p in live]) - value)
             d1s = np.array([p.d1 for p in live])
             d2s = np.array([p.d2 for p in live])
-            d1 = float(np.dot(rho, d1s))
-            return LinePoint(alpha, value, d1, float(np.dot(rho, d2s + d1s * d1s)) - d1 * d1)
+            d1 = float(_dot(rho, d1s))
+            return LinePoint(alpha, value, d1, float(_dot(rho, d2s + d1s * d1s)) - d1 * d1)
 
         return evaluate

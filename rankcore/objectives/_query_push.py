@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..metrics import Queries
 from ..validation import check_flag
 from ._base import BoundObjective, LinePoint, clip_hessian
@@ -438,7 +439,7 @@ class BoundQueryPush(BoundObjective):
 
         def evaluate(alpha: float) -> LinePoint:
             value, grad = self.value_and_gradient(f + alpha * h)
-            d1 = float(np.dot(grad, h)) if math.isfinite(value) else 0.0
+            d1 = float(_dot(grad, h)) if math.isfinite(value) else 0.0
             return LinePoint(alpha, float(value), d1, math.nan)
 
         return evaluate
@@ -585,8 +586,8 @@ class BoundQueryPush(BoundObjective):
             first = np.exp(self.log_neg[live] + self.price.log_derivative(u[live]) - value + u[live])
             second = np.exp(self.log_neg[live] + self.price.log_second_derivative(u[live]) - value
                             + 2.0 * u[live])
-        d1 = float(np.dot(first, slope))
-        d2 = float(np.dot(np.nan_to_num(second, nan=0.0), slope * slope) + np.dot(first, curve)) - d1 * d1
+        d1 = float(_dot(first, slope))
+        d2 = float(_dot(np.nan_to_num(second, nan=0.0), slope * slope) + _dot(first, curve)) - d1 * d1
         return LinePoint(alpha, value, d1, d2)
 
     def _below(self, level_sums: np.ndarray) -> np.ndarray:

@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..metrics import Queries
 from ._base import BoundObjective, LinePoint
 from ._query_kernels import query_rmse_term
@@ -123,7 +124,7 @@ class QueryRMSETerm:
         """(Q, ∂Q/∂f) at ``scores`` (NumPy: the reference of ``query_rmse_term``)."""
         centred = self.centred(scores - self.y)
         grad = self.weight * centred
-        return 0.5 * float(np.dot(grad, centred)), grad
+        return 0.5 * float(_dot(grad, centred)), grad
 
     def add_to(self, scores: np.ndarray, scale: float, grad: np.ndarray | None) -> tuple[float, np.ndarray]:
         """(Q, grad + scale·∂Q/∂f) at ``scores`` by the kernel (``grad`` None: zeros), in a new array."""
@@ -143,7 +144,7 @@ class QueryRMSETerm:
         """(a0, a1, a2) with Q(scores + α·direction) = a0 + a1·α + ½·a2·α²."""
         value, grad = self.value_and_gradient(scores)
         centred = self.centred(direction)
-        return value, float(np.dot(grad, direction)), float(np.dot(self.weight * centred, centred))
+        return value, float(_dot(grad, direction)), float(_dot(self.weight * centred, centred))
 
 
 class BoundQueryRMSEBlend(BoundObjective):
