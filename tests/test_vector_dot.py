@@ -62,3 +62,30 @@ def test_dot_of_a_vector_with_itself_is_its_squared_norm(x):
     value = dot(x, x)
     assert value >= 0.0
     assert value == pytest.approx(math.fsum(x * x), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("fit_kwargs", [
+    {"learner": "trees", "qid": True},                                    # the per-query default's set-up
+    {"learner": "trees:line_search=true", "qid": True},                   # the per-query push's line
+    {"learner": "stumps", "qid": False, "loss": "logistic", "price": "pow:4"},   # the pairwise push's line
+    {"learner": "trees:line_search=true", "qid": False, "objective": "mp-squared"},  # mp-squared's sums
+])
+def test_fits_reach_no_blas_dot(monkeypatch, fit_kwargs):
+    # NumPy's dot hands long vectors to a threaded BLAS whose threads then spin on the other cores: the
+    # objectives' row sums go through rankcore._vector.dot instead.  Any np.dot left in a fit's path fails here.
+    import rankcore
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("np.dot was called during a fit")
+
+    for name in ("dot", "vdot", "inner"):
+        monkeypatch.setattr(np, name, refuse)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 4))
+    qid = np.repeat(np.arange(20), 20)
+    kwargs = dict(fit_kwargs)
+    with_qid = kwargs.pop("qid")
+    y = rng.integers(0, 3, 400) if with_qid else (X[:, 0] + rng.standard_normal(400) > 0).astype(int)
+    model = rankcore.boost(n_iter=5, n_jobs=1, random_state=0, **kwargs)
+    model.fit(X, y, **({"qid": qid} if with_qid else {}))
+    assert np.isfinite(model.decision_function(X)).all()

@@ -47,6 +47,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
+from .._vector import dot as _dot
 from ..objectives import (BoundObjective, BoundSeparable, LinePoint, Objective, QueryRMSETerm, RowBlock,
                           clip_hessian)
 
@@ -58,13 +59,13 @@ def _moments(w: np.ndarray, a: np.ndarray, h: np.ndarray | None) -> np.ndarray:
     W = float(w.sum())
     if W <= 0:
         return np.zeros(6)
-    ma = float(np.dot(w, a)) / W
+    ma = float(_dot(w, a)) / W
     da = a - ma
     if h is None:
-        return np.array([W, ma, float(np.dot(w, da * da)), 0.0, 0.0, 0.0])
-    mh = float(np.dot(w, h)) / W
+        return np.array([W, ma, float(_dot(w, da * da)), 0.0, 0.0, 0.0])
+    mh = float(_dot(w, h)) / W
     dh = h - mh
-    return np.array([W, ma, float(np.dot(w, da * da)), mh, float(np.dot(w, dh * dh)), float(np.dot(w, da * dh))])
+    return np.array([W, ma, float(_dot(w, da * da)), mh, float(_dot(w, dh * dh)), float(_dot(w, da * dh))])
 
 
 def _merge(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -105,8 +106,8 @@ class MagnitudePreservingSquared(Objective):
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         W = float(w.sum())
         a = np.asarray(y, dtype=np.float64) - scores
-        centered = a - float(np.dot(w, a)) / W
-        value = 2.0 * float(np.dot(w, centered * centered)) / W
+        centered = a - float(_dot(w, a)) / W
+        value = 2.0 * float(_dot(w, centered * centered)) / W
         return value, (-4.0 / W) * w * centered
 
     def line_derivatives(self, y, scores, direction, sample_weight=None):
