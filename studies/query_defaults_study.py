@@ -540,13 +540,120 @@ for _name, _make in _REGRADED.items():
             REGRADED[_key] = _make(_state)
 CANDIDATES.update(REGRADED)
 
-MODELS = {**PEERS, **CANDIDATES}
+
+
+def _catboost_budget(loss, random_state=0, bootstrap=True):
+    """``CatBoostRanker`` at the default's budget: 200 trees at rate 0.1 (its other defaults), optionally
+    without its bootstrap (``bootstrap_type="No"``)."""
+    def fit(X, y, qid, threads):
+        from catboost import CatBoostRanker, Pool
+
+        extra = {} if bootstrap else {"bootstrap_type": "No"}
+        model = CatBoostRanker(loss_function=loss, iterations=200, learning_rate=0.1, random_seed=random_state,
+                               verbose=False, thread_count=threads, allow_writing_files=False, **extra)
+        model.fit(Pool(X, y, group_id=qid))
+        return model.predict
+
+    return fit
+
+
+class _FlatCurvature:
+    """The shipped default's objective with its curvature replaced by its mean (over all rows, or per query),
+    study only: each tree's splits are then chosen by the gradient's least-squares fit (Σ G²/n per leaf, as
+    CatBoost scores its splits) and its leaves are −G/(n·h̄)."""
+
+    def __new__(cls, by_query=False):
+        from rankcore.objectives import Objective
+        from rankcore.objectives._base import BoundObjective
+        from rankcore.registry import resolve
+
+        class Bound(BoundObjective):
+            def __init__(self, objective, y, sample_weight, queries):
+                super().__init__(objective, y, sample_weight)
+                self.inner = resolve("objective", "push:exp,identity,gain_weighted=true,query_rmse=2").bind(
+                    y, sample_weight, n_threads=1, queries=queries)
+                self.codes = queries.codes
+                self.sizes = np.bincount(self.codes).astype(np.float64)
+
+            @property
+            def has_hessian(self):
+                return True
+
+            def value(self, scores):
+                return float("nan")
+
+            def value_and_gradient(self, scores):
+                return self.value_gradient_hessian(scores)[:2]
+
+            def value_gradient_hessian(self, scores):
+                _, g, h = self.inner.value_gradient_hessian(scores)
+                if by_query:
+                    h = (np.bincount(self.codes, h) / self.sizes)[self.codes]
+                else:
+                    h = np.full_like(h, h.mean())
+                return float("nan"), g, h
+
+            def line(self, scores, direction):
+                raise NotImplementedError
+
+        class FlatCurvature(Objective):
+            name = "study-flat-curvature"
+            task = "graded"
+            ranks_within_queries = True
+            requires_queries = True
+            has_value = False
+            max_grade = 1023.0
+
+            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
+                return Bound(self, y, sample_weight, queries)
+
+        return FlatCurvature()
+
+
+def flat_curvature(by_query=False, random_state=0):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner="trees", objective=_FlatCurvature(by_query), n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: The eleventh session's screen, against the shipped default (the blend at λ = 2): name -> the candidate at a
+#: given random_state.  "max_bins=63" and the 400-tree rows change the default's trees; the flat curvatures its
+#: split scores.
+_BUDGET = {
+    "flat curvature": lambda state: flat_curvature(False, state),
+    "flat curvature by query": lambda state: flat_curvature(True, state),
+    "max_bins=63": lambda state: reseeded(state, "trees:max_bins=63"),
+    "400 trees, rate 0.05": lambda state: reseeded(state, "trees:learning_rate=0.05", n_iter=400),
+    "400 trees, rate 0.1": lambda state: reseeded(state, "trees:learning_rate=0.1", n_iter=400),
+}
+#: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
+CATBOOST_BUDGET = {
+    "CatBoost QueryRMSE 200x0.1": _catboost_budget("QueryRMSE"),
+    "CatBoost YetiRank 200x0.1": _catboost_budget("YetiRank"),
+    **{f"CatBoost {loss} 200x0.1, no bootstrap" + (f", random_state={state}" if state else ""):
+       _catboost_budget(loss, state, bootstrap=False) for loss in ("QueryRMSE", "YetiRank") for state in (0, 1, 2)},
+}
+BUDGET = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+          for name, make in _BUDGET.items() for state in (0, 1, 2)}
+CANDIDATES.update(BUDGET)
+#: The eleventh session's groups, each against the shipped default's three fits (``--budget``).
+DRAWS4 = {
+    "blend, rmse x2": ["blend, rmse x2", "blend, rmse x2, random_state=1", "blend, rmse x2, random_state=2"],
+    **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BUDGET}}
+
+MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
-                         and m not in REGRADED],
+                         and m not in REGRADED and m not in BUDGET],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
+          "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
@@ -830,10 +937,16 @@ def main(argv=None):
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
     parser.add_argument("--regraded", action="store_true",
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
+    parser.add_argument("--budget", action="store_true",
+                        help="the DRAWS4 groups (the eleventh session's screen) minus the shipped default's")
     args = parser.parse_args(argv)
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
+        return 0
+    if args.budget:
+        for seed in args.seeds:
+            draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=DRAWS4)
         return 0
     if args.rescreen or args.regraded:
         groups = DRAWS3 if args.regraded else DRAWS2
