@@ -89,21 +89,26 @@ def _ltr():
     return X.toarray(), y, qid
 
 
-def _study_objective(objective_name, setup, gradients):
+def _study_objective(objective_name, setup, gradients, base=None):
     """A graded per-query objective of the study built on the default's push, without a value (Newton steps).
 
     ``setup(bound, y, sample_weight, queries)`` adds the objective's own state once the push is bound
     (``bound.push``, ``bound.codes``: the rows' query codes); ``gradients(bound, scores, g, h)`` turns the
-    push's gradient and curvature at ``scores`` into the objective's.
+    push's gradient and curvature at ``scores`` into the objective's.  ``base``: the spec of the objective
+    bound as ``bound.push`` instead of the push alone (the eighth session's default).
     """
     from rankcore.objectives import Objective
     from rankcore.objectives._base import BoundObjective
     from rankcore.objectives._query_push import QueryPush
+    from rankcore.registry import resolve
 
     class Bound(BoundObjective):
         def __init__(self, objective, y, sample_weight, queries):
             super().__init__(objective, y, sample_weight)
-            self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+            if base is None:
+                self.push = QueryPush("exp", "identity", gain_weighted=True).bind(y, queries, sample_weight)
+            else:
+                self.push = resolve("objective", base).bind(y, sample_weight, n_threads=1, queries=queries)
             self.codes = queries.codes
             setup(self, y, sample_weight, queries)
 
@@ -563,51 +568,16 @@ class _FlatCurvature:
     CatBoost scores its splits) and its leaves are −G/(n·h̄)."""
 
     def __new__(cls, by_query=False):
-        from rankcore.objectives import Objective
-        from rankcore.objectives._base import BoundObjective
-        from rankcore.registry import resolve
+        def setup(bound, y, sample_weight, queries):
+            bound.sizes = np.bincount(bound.codes).astype(np.float64)
 
-        class Bound(BoundObjective):
-            def __init__(self, objective, y, sample_weight, queries):
-                super().__init__(objective, y, sample_weight)
-                self.inner = resolve("objective", "push:exp,identity,gain_weighted=true,query_rmse=2").bind(
-                    y, sample_weight, n_threads=1, queries=queries)
-                self.codes = queries.codes
-                self.sizes = np.bincount(self.codes).astype(np.float64)
+        def gradients(bound, scores, g, h):
+            if by_query:
+                return g, (np.bincount(bound.codes, h) / bound.sizes)[bound.codes]
+            return g, np.full_like(h, h.mean())
 
-            @property
-            def has_hessian(self):
-                return True
-
-            def value(self, scores):
-                return float("nan")
-
-            def value_and_gradient(self, scores):
-                return self.value_gradient_hessian(scores)[:2]
-
-            def value_gradient_hessian(self, scores):
-                _, g, h = self.inner.value_gradient_hessian(scores)
-                if by_query:
-                    h = (np.bincount(self.codes, h) / self.sizes)[self.codes]
-                else:
-                    h = np.full_like(h, h.mean())
-                return float("nan"), g, h
-
-            def line(self, scores, direction):
-                raise NotImplementedError
-
-        class FlatCurvature(Objective):
-            name = "study-flat-curvature"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, y, sample_weight, queries)
-
-        return FlatCurvature()
+        return _study_objective("study-flat-curvature", setup, gradients,
+                                base="push:exp,identity,gain_weighted=true,query_rmse=2")
 
 
 def flat_curvature(by_query=False, random_state=0):
