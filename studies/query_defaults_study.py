@@ -160,20 +160,24 @@ class _Blend:
 
     g_push, h_push: the default's gain-weighted per-query push (exp loss, identity price); g_rmse =
     r_i − mean_q(r), r = f − y, h_rmse = 1 − 1/n_q (the per-query squared loss, CatBoost's QueryRMSE);
-    c = ‖g_push(0)‖₁ / ‖g_rmse(0)‖₁, fixed at the start.  No value: Newton steps.
+    c = ‖g_push(0)‖₁ / ‖g_rmse(0)‖₁, fixed at the start.  No value: Newton steps.  ``query_power`` γ > 0
+    weighs each query's term by (n̄ / n_q)^γ (n̄ the mean query size): the push's per-query terms are each
+    query's log R_q, whatever its length, where QueryRMSE adds one term per row.
     """
 
-    def __new__(cls, weight=1.0):
+    def __new__(cls, weight=1.0, query_power=0.0):
         from rankcore.objectives._base import clip_hessian
 
         def rmse(bound, scores):
             r = scores - bound.y
             mean = np.bincount(bound.codes, r * bound.w) / np.bincount(bound.codes, bound.w)
-            return bound.w * (r - mean[bound.codes]), bound.w * (1.0 - 1.0 / bound.n_q[bound.codes])
+            g, h = bound.w * (r - mean[bound.codes]), bound.w * (1.0 - 1.0 / bound.n_q[bound.codes])
+            return (g, h) if bound.factor is None else (g * bound.factor, h * bound.factor)
 
         def setup(bound, y, sample_weight, queries):
             bound.n_q = np.bincount(bound.codes).astype(np.float64)
             bound.w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+            bound.factor = (bound.n_q.mean() / bound.n_q[bound.codes]) ** query_power if query_power else None
             zero = np.zeros(y.shape[0])
             g_push = bound.push.value_gradient_hessian(zero)[1]
             g_rmse = rmse(bound, zero)[0]
@@ -187,11 +191,11 @@ class _Blend:
         return _study_objective("study-blend", setup, gradients)
 
 
-def blend(weight=1.0, learner="trees", random_state=0, **params):
+def blend(weight=1.0, learner="trees", random_state=0, query_power=0.0, **params):
     def fit(X, y, qid, threads):
         import rankcore
 
-        model = rankcore.boost(learner=learner, objective=_Blend(weight), n_jobs=threads,
+        model = rankcore.boost(learner=learner, objective=_Blend(weight, query_power), n_jobs=threads,
                                random_state=random_state, **params).fit(X, y, qid=qid)
         return model.decision_function
 
@@ -600,6 +604,8 @@ _BUDGET = {
     "max_bins=63": lambda state: reseeded(state, "trees:max_bins=63"),
     "400 trees, rate 0.05": lambda state: reseeded(state, "trees:learning_rate=0.05", n_iter=400),
     "400 trees, rate 0.1": lambda state: reseeded(state, "trees:learning_rate=0.1", n_iter=400),
+    "blend, rmse x2, per query": lambda state: blend(2.0, random_state=state, query_power=1.0),
+    "blend, rmse x2, per query^0.5": lambda state: blend(2.0, random_state=state, query_power=0.5),
 }
 #: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
 CATBOOST_BUDGET = {
