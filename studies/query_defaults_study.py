@@ -606,6 +606,10 @@ _BUDGET = {
     "400 trees, rate 0.1": lambda state: reseeded(state, "trees:learning_rate=0.1", n_iter=400),
     "blend, rmse x2, per query": lambda state: blend(2.0, random_state=state, query_power=1.0),
     "blend, rmse x2, per query^0.5": lambda state: blend(2.0, random_state=state, query_power=0.5),
+    "blend, rmse x2, price pow:2": lambda state: reseeded(state, "trees",
+                                                          objective="push:exp,pow:2,gain_weighted=true,query_rmse=2"),
+    "blend, rmse x2, price pow:1.5": lambda state: reseeded(
+        state, "trees", objective="push:exp,pow:1.5,gain_weighted=true,query_rmse=2"),
 }
 #: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
 CATBOOST_BUDGET = {
