@@ -46,8 +46,8 @@ from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
 from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
-from ._query_defaults import (QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_OBJECTIVE,
-                              QUERY_PRICE, QUERY_RMSE, QUERY_SHAPE_PARAMS)
+from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC,
+                              QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_RMSE, QUERY_SHAPE_PARAMS)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -160,14 +160,20 @@ class _BaseBoost(Ranker):
         """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults)."""
         return objective
 
-    def _query_setup(self, setup: BoostSetup) -> BoostSetup:
-        """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them."""
+    def _query_setup(self, setup: BoostSetup, categorical: bool = False) -> BoostSetup:
+        """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them.
+
+        ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
+        :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one).
+        """
         params = setup.params
         learner = setup.learner
         extra = dict(QUERY_LEARNER_PARAMS.get(learner.name, {}))
         shape = QUERY_SHAPE_PARAMS.get(learner.name, ())
         if named_parameters(params.learner, learner) & set(shape):
             extra = {name: value for name, value in extra.items() if name not in shape}
+        elif categorical:
+            extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
         if extra:
             learner = large_data_learner(params.learner, learner, extra)
         objective = self._query_objective(params, learner, setup.objective)
@@ -327,7 +333,7 @@ class _BaseBoost(Ranker):
             y_clean, classes = self._check_target(setup.objective, y, n)
             queries = None
         else:
-            setup = self._query_setup(setup)
+            setup = self._query_setup(setup, categorical=bool(getattr(self, "_categorical_columns", ())))
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
             X_arr = rows.take(X_arr)

@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._state_fields import check_feature_names, checked_categories
+from ..validation import check_categorical_features
 from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
+
+
+def _had_categorical_columns(estimator, categories, n_features: int, names) -> bool:
+    """Whether the fit split some column by category groups: a DataFrame's ``category`` column (its categories
+    are in the file) or a column of the estimator's ``categorical_features``."""
+    if categories is not None and any(c is not None for c in categories):
+        return True
+    return bool(check_categorical_features(estimator.categorical_features, n_features, names))
 
 
 def restore_push_state(estimator, state: dict, setup) -> None:
@@ -19,12 +28,16 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     """
     fail = estimator._state_error
     n_queries = _check_queries(state, fail)
-    if n_queries is not None:
-        setup = estimator._query_setup(setup)
-    objective, learner, cap = _check_components(state, setup, fail)
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
+    names = state.get("feature_names_in")
+    check_feature_names(names, d, fail)
+    categories = checked_categories(state, d, fail)
+    if n_queries is not None:
+        # the per-query default's trees depend on whether the fit had categorical columns
+        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names))
+    objective, learner, cap = _check_components(state, setup, fail)
     alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
@@ -33,10 +46,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
     classes = _check_classes(state, setup.task, fail)
-    names = state.get("feature_names_in")
-    check_feature_names(names, d, fail)
     has_val = _check_validation_scores(state, T, fail)
-    categories = checked_categories(state, d, fail)
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 __all__ = ["QUERY_METRIC", "QUERY_OBJECTIVE", "QUERY_PRICE", "QUERY_GAIN_WEIGHTED", "QUERY_LEARNER_PARAMS",
-           "QUERY_SHAPE_PARAMS", "QUERY_N_ITER", "QUERY_RMSE"]
+           "QUERY_SHAPE_PARAMS", "QUERY_CATEGORICAL_PARAMS", "QUERY_N_ITER", "QUERY_RMSE"]
 
 #: Validation (early stopping, ``eval_set``) and :meth:`score` with queries: NDCG of the first ten places
 #: per query, gains 2^grade − 1, queries without a relevant row left out of the mean.
@@ -53,6 +53,12 @@ QUERY_LEARNER_PARAMS = MappingProxyType({"trees": MappingProxyType({"learning_ra
 #: them (``trees:max_leaves=31``), none of the shape parameters of :data:`QUERY_LEARNER_PARAMS` is set, so
 #: that the user's shape is the one fitted (max_leaves means nothing to an oblivious tree of a given depth).
 QUERY_SHAPE_PARAMS = MappingProxyType({"trees": ("growth", "max_depth", "max_leaves")})
+
+#: Learner spec parameters that replace :data:`QUERY_LEARNER_PARAMS`' own when the rows have categorical columns (a
+#: DataFrame's ``category`` columns, ``categorical_features``) and the user's learner spec names no shape
+#: parameter: an oblivious tree cannot split by category groups, so the trees grow depth-wise to the same depth
+#: (at most 64 leaves, each node its own split) instead of refusing the columns.
+QUERY_CATEGORICAL_PARAMS = MappingProxyType({"trees": MappingProxyType({"growth": "depthwise"})})
 
 #: The iteration cap with queries when ``n_iter=None``: every fit runs these trees unless it stops early
 #: (``early_stopping=True``, or ``"auto"`` with an ``eval_set`` above 10,000 rows).
