@@ -128,6 +128,17 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
+def _one_eval_set(eval_set):
+    """``eval_set`` as one set: a list holding one tuple, a pair or a triple (LightGBM's and XGBoost's form), is
+    that set; a list of several such tuples is refused (early stopping watches one)."""
+    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) and len(e) in (2, 3) for e in eval_set):
+        if len(eval_set) > 1:
+            raise ValueError(f"eval_set: expected one validation set, got a list of {len(eval_set)}; pass one pair "
+                             "(X_val, y_val), or one triple (X_val, y_val, qid_val) when fitting with qid")
+        return eval_set[0]
+    return eval_set
+
+
 class _BaseBoost(Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
@@ -295,7 +306,8 @@ class _BaseBoost(Ranker):
             Validation data scored by ``scoring`` after every iteration
             (``validation_scores_``); when early stopping is on (``True``, or
             ``"auto"`` on more than 10,000 training rows) it replaces the
-            internal split.
+            internal split.  A list holding one such tuple (LightGBM's and
+            XGBoost's ``[(X_val, y_val)]``) is read as that tuple.
         callbacks : callable or list of callables, optional
             Each is called after every iteration with an
             :class:`~rankcore.base.IterationInfo` (iteration, objective,
@@ -597,6 +609,7 @@ class _BaseBoost(Ranker):
 
     def _check_query_eval_set(self, eval_set, setup):
         """(X_val, y_val, queries of the validation rows) of ``eval_set=(X_val, y_val, qid_val)`` within queries."""
+        eval_set = _one_eval_set(eval_set)
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
             raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
         X_val = self._check_eval_matrix(eval_set[0], setup.learner)
@@ -610,6 +623,7 @@ class _BaseBoost(Ranker):
         return X_val
 
     def _check_eval_set(self, eval_set, objective, classes, learner):
+        eval_set = _one_eval_set(eval_set)
         if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
             raise ValueError("eval_set: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
                              "pass a pair (X_val, y_val)")

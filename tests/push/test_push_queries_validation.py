@@ -134,3 +134,25 @@ def test_push_queries_shape_defaults_yield_to_a_shape_the_user_names():
         for name, value in defaults.items():        # the other per-query settings still hold
             if name not in shape:
                 assert getattr(got, name) == value, (spec, name)
+
+
+def test_push_queries_eval_set_as_a_list_of_one_triple_is_that_triple():
+    # LightGBM's and XGBoost's form: a list of (X, y, ...) tuples, here one
+    X, y, qid = graded_queries(3)
+    X_val, y_val, qid_val = graded_queries(4)
+    fits = [rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0).fit(X, y, qid=qid, eval_set=e)
+            for e in ((X_val, y_val, qid_val), [(X_val, y_val, qid_val)])]
+    np.testing.assert_array_equal(fits[0].validation_scores_, fits[1].validation_scores_)
+    np.testing.assert_array_equal(fits[0].decision_function(X_val), fits[1].decision_function(X_val))
+    with pytest.raises(ValueError, match="eval_set: expected one validation set, got a list of 2"):
+        rankcore.boost(learner="trees:max_leaves=4", n_iter=3).fit(
+            X, y, qid=qid, eval_set=[(X_val, y_val, qid_val), (X_val, y_val, qid_val)])
+
+
+def test_eval_set_as_a_list_of_one_pair_is_that_pair_on_one_list():
+    X, y, _ = graded_queries(3)
+    X_val, y_val, _ = graded_queries(4)
+    yb, yb_val = (y > 0).astype(int), (y_val > 0).astype(int)
+    fits = [rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0).fit(X, yb, eval_set=e)
+            for e in ((X_val, yb_val), [(X_val, yb_val)])]
+    np.testing.assert_array_equal(fits[0].validation_scores_, fits[1].validation_scores_)
