@@ -584,6 +584,35 @@ class _FlatCurvature:
                                 base="push:exp,identity,gain_weighted=true,query_rmse=2")
 
 
+class _RateSchedule:
+    """The shipped default's objective with each tree's gradient scaled by rate(t) / 0.1, study only: with Newton
+    steps (one evaluation per tree, t = 0, 1, ...) and no leaf penalty that is tree t fitted at rate(t) instead of
+    0.1 -- the split choices (and the split noise, which scales with the gains) are the same."""
+
+    def __new__(cls, rate):
+        def setup(bound, y, sample_weight, queries):
+            bound.calls = 0
+
+        def gradients(bound, scores, g, h):
+            factor = rate(bound.calls) / 0.1
+            bound.calls += 1
+            return g * factor, h
+
+        return _study_objective("study-rate-schedule", setup, gradients,
+                                base="push:exp,identity,gain_weighted=true,query_rmse=2")
+
+
+def rate_schedule(rate, random_state=0):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner="trees", objective=_RateSchedule(rate), n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
 def flat_curvature(by_query=False, random_state=0):
     def fit(X, y, qid, threads):
         import rankcore
@@ -606,6 +635,8 @@ _BUDGET = {
     "400 trees, rate 0.1": lambda state: reseeded(state, "trees:learning_rate=0.1", n_iter=400),
     "blend, rmse x2, per query": lambda state: blend(2.0, random_state=state, query_power=1.0),
     "blend, rmse x2, per query^0.5": lambda state: blend(2.0, random_state=state, query_power=0.5),
+    "rate 0.15 to 0.05": lambda state: rate_schedule(lambda t: 0.15 - 0.1 * min(t, 199) / 199, state),
+    "rate 0.05 to 0.15": lambda state: rate_schedule(lambda t: 0.05 + 0.1 * min(t, 199) / 199, state),
     "blend, rmse x2, price pow:2": lambda state: reseeded(state, "trees",
                                                           objective="push:exp,pow:2,gain_weighted=true,query_rmse=2"),
     "blend, rmse x2, price pow:1.5": lambda state: reseeded(
