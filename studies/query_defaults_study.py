@@ -631,6 +631,8 @@ _BUDGET = {
     "flat curvature": lambda state: flat_curvature(False, state),
     "flat curvature by query": lambda state: flat_curvature(True, state),
     "max_bins=63": lambda state: reseeded(state, "trees:max_bins=63"),
+    "max_bins=127": lambda state: reseeded(state, "trees:max_bins=127"),
+    "max_bins=31": lambda state: reseeded(state, "trees:max_bins=31"),
     "400 trees, rate 0.05": lambda state: reseeded(state, "trees:learning_rate=0.05", n_iter=400),
     "400 trees, rate 0.1": lambda state: reseeded(state, "trees:learning_rate=0.1", n_iter=400),
     "blend, rmse x2, per query": lambda state: blend(2.0, random_state=state, query_power=1.0),
