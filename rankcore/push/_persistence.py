@@ -11,12 +11,15 @@ from ._params import STOP_REASONS, is_callback_reason
 __all__ = ["restore_push_state"]
 
 
-def _had_categorical_columns(estimator, categories, n_features: int, names) -> bool:
+def _had_categorical_columns(estimator, categories, n_features: int, names, fail) -> bool:
     """Whether the fit split some column by category groups: a DataFrame's ``category`` column (its categories
     are in the file) or a column of the estimator's ``categorical_features``."""
     if categories is not None and any(c is not None for c in categories):
         return True
-    return bool(check_categorical_features(estimator.categorical_features, n_features, names))
+    try:
+        return bool(check_categorical_features(estimator.categorical_features, n_features, names))
+    except (TypeError, ValueError) as exc:
+        fail(str(exc))
 
 
 def restore_push_state(estimator, state: dict, setup) -> None:
@@ -36,7 +39,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     categories = checked_categories(state, d, fail)
     if n_queries is not None:
         # the per-query default's trees depend on whether the fit had categorical columns
-        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names))
+        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names, fail))
     objective, learner, cap = _check_components(state, setup, fail)
     alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]

@@ -78,3 +78,14 @@ def test_a_file_claiming_oblivious_trees_for_categorical_columns_is_refused():
     document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
     with pytest.raises(ModelFormatError, match="does not match the parameters"):
         model_from_dict(document)
+
+
+def test_a_file_whose_categorical_features_name_no_column_is_refused():
+    frame, y, qid = _frame()
+    X = frame.assign(colour=frame["colour"].cat.codes).to_numpy(dtype=float)
+    model = rankcore.boost(learner="trees", n_iter=3, random_state=0, categorical_features=[X.shape[1] - 1])
+    document = model_to_dict(model.fit(X, y, qid=qid))
+    document["params"]["categorical_features"] = [99]
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="categorical_features"):
+        model_from_dict(document)
