@@ -37,6 +37,7 @@ __all__ = [
     "int_seed",
     "reject_1d",
     "check_bipartite_target",
+    "single_eval_set",
     "check_fit_data",
     "check_finite_scores",
     "check_learner_matrix",
@@ -728,3 +729,32 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
         return tuple(sorted({int(v) for v in items}))
     raise TypeError(f"{name}: expected column indices, a boolean mask or column names, not a mix, "
                     f"got {items[:5]!r}")
+
+
+def single_eval_set(eval_set: Any) -> Any:
+    """``eval_set`` as one validation set.
+
+    Parameters
+    ----------
+    eval_set : Any
+        A pair ``(X_val, y_val)`` or triple ``(X_val, y_val, qid_val)``, or a
+        list holding such tuples (LightGBM's and XGBoost's form).
+
+    Returns
+    -------
+    Any
+        The one tuple of a list of one; anything else unchanged (the
+        estimators check it afterwards).  A list of lists is not unwrapped:
+        ``[X_val, y_val]`` stays the pair it is.
+
+    Raises
+    ------
+    ValueError
+        For a list of several tuples: early stopping watches one set.
+    """
+    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) and len(e) in (2, 3) for e in eval_set):
+        if len(eval_set) > 1:
+            raise ValueError(f"eval_set: expected one validation set, got a list of {len(eval_set)}; pass one pair "
+                             "(X_val, y_val), or one triple (X_val, y_val, qid_val) when fitting with qid")
+        return eval_set[0]
+    return eval_set

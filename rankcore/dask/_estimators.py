@@ -28,7 +28,7 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
                     check_callbacks, check_tie_break_scale, int_seed, plan_validation,
                     resolve_early_stopping)
 from ..spec import Kind, Parameter
-from ..validation import check_finite_scores, check_learner_matrix, check_matrix
+from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
@@ -141,7 +141,8 @@ class _DaskBoost(ClientParameter):
             LightGBM's form of ``qid``: the sizes of consecutive queries.
         eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
             Validation data, scored on the client after each iteration (a
-            Dask collection is computed to the client: keep it small).
+            Dask collection is computed to the client: keep it small).  A
+            list holding one such tuple is read as that tuple, as in memory.
         callbacks : callable or list of callables, optional
             As in the in-memory ``fit``: each is called on the client after
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
@@ -153,6 +154,7 @@ class _DaskBoost(ClientParameter):
         self
         """
         user_callbacks = check_callbacks(callbacks)
+        eval_set = single_eval_set(eval_set)
         setup, probe, client = self._check_request(y, eval_set, qid is not None or group is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         placement = self._placement(client, data, setup, bool(user_callbacks))

@@ -36,6 +36,7 @@ from ..validation import (
     check_same_length,
     effective_n_threads,
     int_seed,
+    single_eval_set,
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
@@ -126,17 +127,6 @@ class BoostSetup(EstimatorSetup):
         if self.params.scoring is None and self.task != "graded":     # (within queries: graded, ndcg@k:10)
             validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
-
-
-def _one_eval_set(eval_set):
-    """``eval_set`` as one set: a list holding one tuple, a pair or a triple (LightGBM's and XGBoost's form), is
-    that set; a list of several such tuples is refused (early stopping watches one)."""
-    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) and len(e) in (2, 3) for e in eval_set):
-        if len(eval_set) > 1:
-            raise ValueError(f"eval_set: expected one validation set, got a list of {len(eval_set)}; pass one pair "
-                             "(X_val, y_val), or one triple (X_val, y_val, qid_val) when fitting with qid")
-        return eval_set[0]
-    return eval_set
 
 
 class _BaseBoost(Ranker):
@@ -609,7 +599,7 @@ class _BaseBoost(Ranker):
 
     def _check_query_eval_set(self, eval_set, setup):
         """(X_val, y_val, queries of the validation rows) of ``eval_set=(X_val, y_val, qid_val)`` within queries."""
-        eval_set = _one_eval_set(eval_set)
+        eval_set = single_eval_set(eval_set)
         if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
             raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
         X_val = self._check_eval_matrix(eval_set[0], setup.learner)
@@ -623,7 +613,7 @@ class _BaseBoost(Ranker):
         return X_val
 
     def _check_eval_set(self, eval_set, objective, classes, learner):
-        eval_set = _one_eval_set(eval_set)
+        eval_set = single_eval_set(eval_set)
         if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
             raise ValueError("eval_set: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
                              "pass a pair (X_val, y_val)")

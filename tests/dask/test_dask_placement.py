@@ -89,8 +89,9 @@ def test_one_worker_within_queries_with_eval_set_and_early_stopping(dask_client)
     np.testing.assert_array_equal(model.validation_scores_, local.validation_scores_)
     assert (model.best_iteration_, model.stop_reason_, model.n_queries_) == (local.best_iteration_,
                                                                              local.stop_reason_, local.n_queries_)
-    # the distributed placement keeps the queries whole too: the same trees, to rounding
-    spread = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd, eval_set=eval_set)
+    # the distributed placement keeps the queries whole too: the same trees, to rounding (eval_set in LightGBM's
+    # list form: the same one set)
+    spread = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd, eval_set=[eval_set])
     assert spread.fit_info_["placement"] == "distributed" and spread.n_iter_ == model.n_iter_
     np.testing.assert_allclose(spread.decision_function(X), model.decision_function(X), rtol=1e-9, atol=1e-9)
 

@@ -156,3 +156,16 @@ def test_check_bipartite_target():
     assert X.shape == (2, 1) and y01.tolist() == [0, 1]
     with pytest.raises(ValueError, match="inconsistent lengths: X has 2, y has 3"):
         v.check_fit_data([[1.0], [2.0]], [0, 1, 1])
+
+
+def test_single_eval_set_unwraps_a_list_of_one_tuple_only():
+    from rankcore.validation import single_eval_set
+
+    pair, triple = (np.ones((2, 2)), [0, 1]), (np.ones((2, 2)), [0, 1], [0, 0])
+    assert single_eval_set(pair) is pair and single_eval_set(triple) is triple
+    assert single_eval_set([pair]) is pair and single_eval_set([triple]) is triple
+    as_list = [np.ones((2, 2)), [0, 1]]           # a pair written as a list: left as it is
+    assert single_eval_set(as_list) is as_list
+    assert single_eval_set(None) is None and single_eval_set([]) == []
+    with pytest.raises(ValueError, match="eval_set: expected one validation set, got a list of 2"):
+        single_eval_set([pair, pair])
