@@ -307,17 +307,13 @@ class _TermBlock:
     """
 
     def __init__(self, bound: Any, y, queries: Queries, weight: np.ndarray):
-        from ._query_rmse import QueryRMSETerm
+        from ._query_rmse import QueryRMSETerm, numbers_at_zero
 
-        self.push = None if bound is None else bound.push
-        self.term = QueryRMSETerm(y, queries, weight) if bound is None else bound.term
-        zero = np.zeros(len(weight))
-        value, push_norm = -math.inf, 0.0
-        if self.push is not None:
-            value, grad = self.push.value_and_gradient(zero)
-            push_norm = float(np.abs(grad).sum()) if value > -math.inf else 0.0
-        term_norm = float(np.abs(self.term.value_and_gradient(zero)[1]).sum())
-        self.at_zero = np.array([value, push_norm, term_norm])
+        if bound is None:
+            self.push, self.term = None, QueryRMSETerm(y, queries, weight)
+            self.at_zero = numbers_at_zero(None, self.term)
+        else:                                   # the binding computed its numbers at 0 already
+            self.push, self.term, self.at_zero = bound.push, bound.term, bound.at_zero
 
     def partials(self, scores, direction, alpha) -> np.ndarray:
         """The block's partials (module docstring): the push's, the term's, then ``at_zero``."""

@@ -70,7 +70,7 @@ from ..metrics import Queries
 from ._base import BoundObjective, LinePoint
 from ._query_kernels import query_rmse_term
 
-__all__ = ["QueryRMSETerm", "BoundQueryRMSEBlend", "check_query_rmse"]
+__all__ = ["QueryRMSETerm", "BoundQueryRMSEBlend", "check_query_rmse", "numbers_at_zero"]
 
 
 def check_query_rmse(value: Any) -> float:
@@ -80,6 +80,20 @@ def check_query_rmse(value: Any) -> float:
         raise ValueError(f"query_rmse: expected a finite number >= 0 (the weight of the QueryRMSE term; "
                          f"0: none), got {value!r}")
     return float(value)
+
+
+def numbers_at_zero(push: BoundObjective | None, term: "QueryRMSETerm") -> np.ndarray:
+    """(J_push(0), ‖∇J_push(0)‖₁, ‖∇Q(0)‖₁): what c is formed from (``push`` None, or R(0) = 0: (−inf, 0, ‖∇Q(0)‖₁)).
+
+    One evaluation of the push and of the term at f = 0, O(rows + queries).
+    """
+    zero = np.zeros(term.y.shape[0])
+    value, push_norm = -math.inf, 0.0
+    if push is not None:
+        value, grad = push.value_and_gradient(zero)
+        push_norm = float(np.abs(grad).sum()) if value > -math.inf else 0.0
+    term_norm = float(np.abs(term.value_and_gradient(zero)[1]).sum())
+    return np.array([value, push_norm, term_norm])
 
 
 class QueryRMSETerm:
@@ -164,6 +178,8 @@ class BoundQueryRMSEBlend(BoundObjective):
     scale : float
         λ·c, the weight of Q in J (0 when every query holds one grade).
     term : QueryRMSETerm
+    at_zero : ndarray, shape (3,)
+        :func:`numbers_at_zero` of the push and the term (blocks of queries send them to form c).
     """
 
     #: Over blocks of queries the push's part and the term's merge apart, c from the blocks' numbers at
@@ -177,9 +193,8 @@ class BoundQueryRMSEBlend(BoundObjective):
         n = push.n_rows
         weight = np.ones(n) if push.sample_weight is None else np.asarray(push.sample_weight, dtype=np.float64)
         self.term = QueryRMSETerm(push.y, queries, weight)
-        zero = np.zeros(n)
-        push_norm = float(np.abs(push.value_and_gradient(zero)[1]).sum())
-        term_norm = float(np.abs(self.term.value_and_gradient(zero)[1]).sum())
+        self.at_zero = numbers_at_zero(push, self.term)
+        _, push_norm, term_norm = self.at_zero
         # ∇Q(0) = 0 only when every query holds one grade (or weight 0): the term then has no scale to match
         c = push_norm / term_norm if term_norm > 0 else 0.0
         self.scale = self.query_rmse * c
