@@ -566,13 +566,14 @@ def int_seed(random_state: Any) -> Any:
     return random_state
 
 
-def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = "") -> tuple[np.ndarray, np.ndarray]:
     """Validate the target of a bipartite ranking estimator.
 
     Any two distinct labels are accepted, as scikit-learn classifiers accept
     them; the *greater* one (``classes_[1]`` after sorting: 1 in {0, 1},
     +1 in {-1, +1}, True in {False, True}) is the relevant class that should
-    rank at the top.
+    rank at the top.  ``more_classes_hint``: appended (after "; ") to the
+    error for more than two classes, to say what else the caller can fit.
 
     Returns
     -------
@@ -601,7 +602,9 @@ def check_bipartite_target(y: Any, *, name: str = "y") -> tuple[np.ndarray, np.n
     if classes.shape[0] != 2:
         if classes.shape[0] < 2:
             raise ValueError(f"{name}: a ranking needs both classes, got only the label {_describe(classes)} (one class)")
-        raise ValueError(f"{name}: expected two classes (bipartite ranking), got {classes.shape[0]}: {_describe(classes)}")
+        hint = f"; {more_classes_hint}" if more_classes_hint else ""
+        raise ValueError(f"{name}: expected two classes (bipartite ranking), got {classes.shape[0]}: "
+                         f"{_describe(classes)}{hint}")
     return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int8), classes
 
 

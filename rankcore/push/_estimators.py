@@ -251,14 +251,10 @@ class _BaseBoost(Ranker):
             y_clean = check_graded_labels(y, name="y")
             classes = None
         else:
-            try:
-                y_clean, classes = check_bipartite_target(y, name="y")
-            except ValueError as exc:
-                if "expected two classes" not in str(exc):
-                    raise
-                # more than two labels: most often grades meant to be ranked within queries
-                raise ValueError(f"{exc}; graded labels are ranked within queries: pass fit(X, y, qid=...) (one "
-                                 "query id per row) or group=... (query sizes)") from None
+            # more than two labels without queries: most often grades meant to be ranked within queries
+            y_clean, classes = check_bipartite_target(
+                y, name="y", more_classes_hint="graded labels are ranked within queries: pass fit(X, y, qid=...) "
+                                               "(one query id per row) or group=... (query sizes)")
         check_same_length(X=np.empty(n), y=y_clean)
         return y_clean, classes
 
