@@ -4,10 +4,10 @@
 #    objective's value) without BLAS.  ``np.dot`` of two float64 vectors calls
 #    NumPy's OpenBLAS, which splits a vector of more than about 10,000 entries
 #    over its own pool of threads; that pool then busy-waits for a while after
-#    the call.  One such call per fit (the per-query default's set-up) kept a
-#    spinning thread on the other core of a two-core machine while the
-#    trees' own second thread needed it: the grower's two-thread time on
-#    19,111 rows × 47 columns was no better than its one-thread time.
+#    the call.  A single such call per fit is enough to keep a spinning
+#    thread on the other core of a two-core machine while the trees' own
+#    second thread needs it: on 19,111 rows × 47 columns it took away all
+#    that the grower's second thread gave.
 # B. A fixed order of additions: four running sums over the entries i ≡ 0, 1,
 #    2, 3 (mod 4), then (s0 + s1) + (s2 + s3) -- the same bits on every
 #    machine and thread count (a threaded BLAS dot's bits follow its threads).
