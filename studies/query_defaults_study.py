@@ -624,6 +624,51 @@ def flat_curvature(by_query=False, random_state=0):
     return fit
 
 
+
+def mvs_threshold(importance, kept):
+    """μ with Σ min(1, a_i / μ) = kept for the importances a (all > 0, kept < their number): the rows above μ are
+    always drawn, the others with probability a_i / μ.  O(n log n)."""
+    a = np.sort(importance)[::-1]
+    tail = np.cumsum(a[::-1])[::-1]             # tail[j] = Σ_{i >= j} a_(i)
+    j = np.arange(min(int(kept), a.shape[0]))   # j rows saturated (p = 1), the rest share kept − j
+    mu = tail[j] / (kept - j)
+    ok = a[j] <= mu                             # the (j+1)-th largest is not saturated at μ_j
+    return float(mu[np.argmax(ok)]) if ok.any() else float(a[-1])
+
+
+class _MinimalVarianceSampling:
+    """Minimal variance sampling (B. Ibragimov and G. Gusev, "Minimal Variance Sampling in Stochastic Gradient
+    Boosting", 2019), CatBoost's default row sampling, over the default's blend (``trees:subsample=1``).
+
+    Each tree draws row i with probability p_i = min(1, a_i / μ), a_i = sqrt(g_i² + λ h_i²), μ such that the
+    expected draw is ``rate`` of the rows, and weighs a drawn row's g and h by 1 / p_i (the others: 0).  λ:
+    Σg² / Σh² (``"balanced"``) or the number given.
+    """
+
+    def __new__(cls, rate=0.8, reg="balanced", random_state=0):
+        def setup(bound, y, sample_weight, queries):
+            bound.rng = np.random.default_rng(random_state)
+
+        def gradients(bound, scores, g, h):
+            lam = float(g @ g) / max(float(h @ h), 1e-300) if reg == "balanced" else float(reg)
+            a = np.sqrt(g * g + lam * h * h) + 1e-300
+            p = np.minimum(1.0, a / mvs_threshold(a, rate * a.shape[0]))
+            w = np.where(bound.rng.random(a.shape[0]) < p, 1.0 / p, 0.0)
+            return g * w, h * w
+
+        return _study_objective("study-mvs", setup, gradients, base="push:exp,identity,gain_weighted=true,query_rmse=2")
+
+
+def minimal_variance_sampling(rate=0.8, reg="balanced", random_state=0):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner="trees:subsample=1", objective=_MinimalVarianceSampling(rate, reg, random_state),
+                               n_jobs=threads, random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
 #: The eleventh session's screen, against the shipped default (the blend at λ = 2): name -> the candidate at a
 #: given random_state.  "max_bins=63" and the 400-tree rows change the default's trees; the flat curvatures its
 #: split scores.
@@ -643,6 +688,22 @@ _BUDGET = {
                                                           objective="push:exp,pow:2,gain_weighted=true,query_rmse=2"),
     "blend, rmse x2, price pow:1.5": lambda state: reseeded(
         state, "trees", objective="push:exp,pow:1.5,gain_weighted=true,query_rmse=2"),
+    # (twelfth session) CatBoost's row sampling
+    "MVS 0.8": lambda state: minimal_variance_sampling(0.8, "balanced", state),
+    "MVS 0.8, by gradient": lambda state: minimal_variance_sampling(0.8, 0.0, state),
+    # CatBoost's own budget: is its lead the longer run, or does the default's family stop short of it?
+    "1000 trees, rate 0.03": lambda state: reseeded(state, "trees:learning_rate=0.03", n_iter=1000),
+    "rmse x100": lambda state: reseeded(state, "trees", objective="push:exp,identity,gain_weighted=true,"
+                                                                  "query_rmse=100"),
+    "rmse x100, 1000 trees, rate 0.03": lambda state: reseeded(
+        state, "trees:learning_rate=0.03", n_iter=1000,
+        objective="push:exp,identity,gain_weighted=true,query_rmse=100"),
+    **{f"rmse x100, {spec}": (lambda spec: lambda state: reseeded(
+        state, f"trees:{spec}", objective="push:exp,identity,gain_weighted=true,query_rmse=100"))(spec)
+       for spec in ("subsample=1", "min_samples_leaf=1", "min_samples_leaf=1,subsample=1", "random_strength=0",
+                    "random_strength=2")},
+    "random_strength=2": lambda state: reseeded(state, "trees:random_strength=2"),
+    "random_strength=1.5": lambda state: reseeded(state, "trees:random_strength=1.5"),
 }
 #: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
 CATBOOST_BUDGET = {
