@@ -263,6 +263,33 @@ def test_oblivious_columns_match_numpy_and_row_major(seed, n, depth, n_cols):
                                   out, 1)
 
 
+@pytest.mark.parametrize("n, depth, threads", [(511, 3, 1), (512, 6, 1), (513, 6, 2), (1537, 12, 2),
+                                               (20_000, 6, 2), (20_001, 17, 1)])
+def test_oblivious_columns_blocks_threads_and_deep_trees(n, depth, threads):
+    """Rows in several blocks of the kernel (and a partial last one), on two threads, leaf indices past 8 and 16
+    bits: the numpy bit index, whatever the thread count."""
+    rng = np.random.default_rng(n + depth)
+    codes = rng.integers(0, 256, size=(n, 7)).astype(np.uint8)
+    column = rng.integers(0, 7, depth).astype(np.int32)
+    go_left = (rng.random((depth, 256)) < 0.5).astype(np.uint8)
+    value = rng.normal(size=2 ** depth)
+    leaf = np.zeros(n, dtype=np.int64)
+    for level in range(depth):
+        leaf |= (1 - go_left[level, codes[:, column[level]]]).astype(np.int64) << level
+    out = np.full(n, np.nan)
+    kernels.oblivious_columns(np.ascontiguousarray(codes.T), column, go_left, value, out, threads)
+    np.testing.assert_array_equal(out, value[leaf])
+
+
+def test_oblivious_columns_refuses_tables_of_other_widths():
+    """Each level's split table must cover the 256 codes a byte can hold (a shorter one would be read past its
+    end)."""
+    codes_t = np.zeros((2, 10), dtype=np.uint8)
+    with pytest.raises(ValueError, match="256 entries"):
+        kernels.oblivious_columns(codes_t, np.zeros(2, dtype=np.int32), np.zeros((2, 255), dtype=np.uint8),
+                                  np.zeros(4), np.empty(10), 1)
+
+
 # ----------------------------------------------------------------------
 # Invariants (hypothesis) and routes
 # ----------------------------------------------------------------------

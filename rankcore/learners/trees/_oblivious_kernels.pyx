@@ -31,7 +31,7 @@ C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
    D comparisons and one load per tree and row.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport isnan
 from cython.parallel cimport prange
 
@@ -629,6 +629,31 @@ def oblivious_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
             out[r] = value[leaf]
 
 
+cdef enum:
+    # rows whose leaf indices one pass of oblivious_columns builds level by level (2 KB of uint32 on the stack)
+    COLUMN_BLOCK = 512
+
+
+cdef void _columns_block(const uint8_t* codes_t, Py_ssize_t n, const Py_ssize_t* where, const uint32_t* right_bit,
+                         Py_ssize_t D, const double* value, double* out, Py_ssize_t r0,
+                         Py_ssize_t r1) noexcept nogil:
+    """Rows r0..r1 (at most COLUMN_BLOCK) of :func:`oblivious_columns`: each level's column read as one stream,
+    its codes mapped to the level's bit by ``right_bit`` (D, 256): 2^l where the code goes right, else 0."""
+    cdef uint32_t leaf[COLUMN_BLOCK]
+    cdef Py_ssize_t i, l, m = r1 - r0
+    cdef const uint8_t* col
+    cdef const uint32_t* bit
+    for i in range(m):
+        leaf[i] = 0
+    for l in range(D):
+        col = codes_t + where[l] * n + r0
+        bit = right_bit + 256 * l
+        for i in range(m):
+            leaf[i] = leaf[i] | bit[col[i]]
+    for i in range(m):
+        out[r0 + i] = value[leaf[i]]
+
+
 def oblivious_columns(const uint8_t[:, ::1] codes_t,  # IN  (n_cols, n) bin codes, column-major
                       const int32_t[::1] column,      # IN  (D,) the code column each level reads
                       const uint8_t[:, ::1] go_left,  # IN  (D, 256) each level's split table (split_tables)
@@ -639,23 +664,36 @@ def oblivious_columns(const uint8_t[:, ::1] codes_t,  # IN  (n_cols, n) bin code
 
     Row-major codes cost a cache line per row and level on wide data (137
     columns: the whole code matrix crosses the memory bus for every tree);
-    here the D columns are D sequential streams.  O(n·D) time, parallel over
-    rows, no allocation.
+    here the D columns are D sequential streams.  Blocks of COLUMN_BLOCK
+    rows build their leaf indices level by level (one column and one
+    table at a time: no per-row walk over the levels' strides), then read
+    the values.  O(n·D) time, parallel over the blocks, O(COLUMN_BLOCK)
+    stack per thread, no allocation.
     """
-    cdef Py_ssize_t n = codes_t.shape[1], D = column.shape[0], r, l, leaf
+    cdef Py_ssize_t n = codes_t.shape[1], D = column.shape[0], l, k, n_blocks
     cdef Py_ssize_t where[30]
-    if go_left.shape[0] != D or value.shape[0] != (<Py_ssize_t> 1) << D or out.shape[0] != n or D > 30:
-        raise ValueError("oblivious_columns: expected D <= 30 tables, 2^D values and one output per row")
+    if go_left.shape[0] != D or value.shape[0] != (<Py_ssize_t> 1) << D or out.shape[0] != n or D > 30 \
+            or (D > 0 and go_left.shape[1] != 256):
+        raise ValueError("oblivious_columns: expected D <= 30 tables of 256 entries, 2^D values and one output "
+                         "per row")
     for l in range(D):
         if not 0 <= column[l] < codes_t.shape[0]:
             raise ValueError(f"oblivious_columns: level {l} reads column {column[l]}, codes have {codes_t.shape[0]}")
         where[l] = column[l]
     if n == 0:
         return
+    cdef const uint8_t* codes = &codes_t[0, 0]
+    # each level's code -> its bit of the leaf index (2^l to the right), shared read-only by the threads
+    bits = np.empty(max(D, 1) * 256, dtype=np.uint32)
+    cdef uint32_t[::1] bit_view = bits
+    cdef uint32_t* right_bit = &bit_view[0]
+    cdef Py_ssize_t c
+    for l in range(D):
+        for c in range(256):
+            right_bit[256 * l + c] = (<uint32_t> (go_left[l, c] == 0)) << l
+    n_blocks = (n + COLUMN_BLOCK - 1) // COLUMN_BLOCK
     n_threads = threads_for(<double> n * D, n_threads, 65536.0)
     with nogil:
-        for r in prange(n, schedule="static", num_threads=n_threads):
-            leaf = 0
-            for l in range(D):
-                leaf = leaf | ((1 - go_left[l, codes_t[where[l], r]]) << l)
-            out[r] = value[leaf]
+        for k in prange(n_blocks, schedule="static", num_threads=n_threads):
+            _columns_block(codes, n, where, right_bit, D, &value[0], &out[0], k * COLUMN_BLOCK,
+                           min(n, (k + 1) * COLUMN_BLOCK))
