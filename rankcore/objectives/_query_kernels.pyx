@@ -20,7 +20,7 @@ C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
    the log-space path.
 """
 
-from libc.math cimport exp, fmax, fmin, isfinite, log1p, INFINITY
+from libc.math cimport exp, isfinite, log1p, INFINITY
 from libc.stdint cimport int64_t
 
 
@@ -80,14 +80,19 @@ cpdef enum LinearStatus:
     LINEAR_OVERFLOW = 3
 
 
-cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, const double[::1] pos_weight,
-                            const double[::1] neg_weight, const int64_t[::1] level_starts,
+cdef int _query_linear_sums(const double* scores, const int64_t* order, const double* pos_weight,
+                            const double* neg_weight, const int64_t* level_starts,
                             Py_ssize_t first, Py_ssize_t last,
-                            const double[::1] step, double limit, double rate,
-                            double[::1] above, double[::1] below, double[::1] grad,
+                            const double* step, double limit, double rate,
+                            double* above, double* below, double* grad,
                             double* total) noexcept nogil:
-    """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``; adds R_q."""
-    cdef bint gain = step.shape[0] > 0
+    """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``; adds R_q.
+
+    Pointers, not memoryviews: it runs once per query, and passing a dozen
+    slices by value cost more than a small query's rows (``step`` NULL:
+    every pair weighs 1).
+    """
+    cdef bint gain = step != NULL
     cdef Py_ssize_t l, j
     cdef int64_t o
     cdef double lo = INFINITY, hi = -INFINITY, mid, f, b
@@ -96,8 +101,11 @@ cdef int _query_linear_sums(const double[::1] scores, const int64_t[::1] order, 
         f = scores[order[j]]
         if not isfinite(f):
             return LINEAR_NOT_FINITE
-        lo = fmin(lo, f)
-        hi = fmax(hi, f)
+        # (f is finite here: plain comparisons give fmin's and fmax's results)
+        if f < lo:
+            lo = f
+        if f > hi:
+            hi = f
     if last - first < 2:
         # one level: no pair, whatever the scores
         for l in range(first, last):
@@ -192,14 +200,25 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     Levels of one query are contiguous and ascend by grade; a query of one
     level contributes nothing and is skipped whatever its scores.
     """
-    cdef Py_ssize_t q, l, j
+    cdef Py_ssize_t q, l, j, n = scores.shape[0], n_levels = level_starts.shape[0] - 1
     cdef int64_t o
     cdef int status = LINEAR_DONE
     cdef double total = 0.0, inv, b, neg, pos
+    if order.shape[0] != n or pos_weight.shape[0] != n or neg_weight.shape[0] != n or grad.shape[0] != n \
+            or n_levels < 0 or level_starts[n_levels] != n or above.shape[0] < n_levels \
+            or below.shape[0] < n_levels or (step.shape[0] != 0 and step.shape[0] < n_levels) \
+            or spread_limit.shape[0] < bounds.shape[0] - 1 or (want == 2 and hess.shape[0] != n):
+        raise ValueError("exp_linear_push: expected order, pos_weight, neg_weight and grad (and hess) of one entry "
+                         "per row, level_starts ending at the rows' count, above and below of one entry per level, "
+                         "step empty or one per level, spread_limit one per query")
+    if n == 0 or n_levels == 0:
+        return LinearStatus(status), total
+    cdef const double* step_ptr = &step[0] if step.shape[0] > 0 else NULL
     with nogil:
         for q in range(bounds.shape[0] - 1):
-            status = _query_linear_sums(scores, order, pos_weight, neg_weight, level_starts, bounds[q], bounds[q + 1],
-                                        step, spread_limit[q], rate, above, below, grad, &total)
+            status = _query_linear_sums(&scores[0], &order[0], &pos_weight[0], &neg_weight[0], &level_starts[0],
+                                        bounds[q], bounds[q + 1], step_ptr, spread_limit[q], rate, &above[0],
+                                        &below[0], &grad[0], &total)
             if status != LINEAR_DONE:
                 break
         if status == LINEAR_DONE and not isfinite(total):

@@ -217,3 +217,30 @@ def test_hypothesis_linear_shift_of_one_query_and_permutation_change_nothing(see
     assert J3 == pytest.approx(J, rel=1e-13)
     np.testing.assert_allclose(hess3, hess[perm], rtol=1e-12)
     assert np.all(np.abs(grad3 - grad[perm]) <= 1e-12 * hess[perm] / bound.rate)
+
+
+def test_linear_kernel_refuses_arrays_of_other_lengths():
+    """The kernel reads its arrays through raw pointers: one of the wrong length is refused, not read past."""
+    y, qid, f, w = _data(3)
+    bound = _bind("exp", "identity", y, qid, w, True)
+    n, n_levels = f.shape[0], bound.level_starts.shape[0]
+    good = dict(scores=np.ascontiguousarray(f), order=bound.order, pos_weight=bound.pos_weight,
+                neg_weight=bound.neg_weight, level_starts=bound._level_edges, bounds=bound.bounds,
+                step=bound._level_step, spread_limit=bound._spread_limit, above=np.empty(n_levels),
+                below=np.empty(n_levels), grad=np.empty(n), hess=np.empty(n))
+
+    def call(**changed):
+        a = {**good, **changed}
+        return exp_linear_push(a["scores"], a["order"], a["pos_weight"], a["neg_weight"], a["level_starts"],
+                               a["bounds"], a["step"], a["spread_limit"], float(bound.rate), 2, a["above"],
+                               a["below"], a["grad"], a["hess"])
+
+    status, total = call()
+    assert status == LinearStatus.LINEAR_DONE and total > 0
+    for name, short in [("order", bound.order[:-1]), ("pos_weight", bound.pos_weight[:-1]),
+                        ("neg_weight", bound.neg_weight[:-1]), ("grad", np.empty(n - 1)), ("hess", np.empty(n + 1)),
+                        ("above", np.empty(n_levels - 1)), ("below", np.empty(n_levels - 1)),
+                        ("step", bound._level_step[:-1]), ("spread_limit", bound._spread_limit[:-1]),
+                        ("level_starts", bound._level_edges[:-1])]:
+        with pytest.raises(ValueError, match="exp_linear_push"):
+            call(**{name: short})
