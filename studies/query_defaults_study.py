@@ -669,6 +669,24 @@ def minimal_variance_sampling(rate=0.8, reg="balanced", random_state=0):
 
     return fit
 
+
+def blend_relative_l2(rows, learner="trees", random_state=0):
+    """The default with ``l2`` = ``rows`` mean per-row curvatures of its own objective (the blend) at f = 0."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.metrics._queries import check_qid
+        from rankcore.registry import resolve
+
+        spec = "push:exp,identity,gain_weighted=true,query_rmse=2"
+        bound = resolve("objective", spec).bind(np.asarray(y, float), None, n_threads=1,
+                                                queries=check_qid(qid, len(y)))
+        curvature = float(np.mean(bound.value_gradient_hessian(np.zeros(len(y)))[2]))
+        learner_spec = f"{learner}{':' if ':' not in learner else ','}l2={rows * curvature:.6g}"
+        model = rankcore.boost(learner=learner_spec, n_jobs=threads, random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
 #: The eleventh session's screen, against the shipped default (the blend at λ = 2): name -> the candidate at a
 #: given random_state.  "max_bins=63" and the 400-tree rows change the default's trees; the flat curvatures its
 #: split scores.
@@ -704,6 +722,10 @@ _BUDGET = {
                     "random_strength=2")},
     "random_strength=2": lambda state: reseeded(state, "trees:random_strength=2"),
     "random_strength=1.5": lambda state: reseeded(state, "trees:random_strength=1.5"),
+    # CatBoost's leaves: no row minimum, l2_leaf_reg = 3 rows
+    "min_samples_leaf=1, l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees:min_samples_leaf=1",
+                                                                                  state),
+    "l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees", state),
 }
 #: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
 CATBOOST_BUDGET = {
