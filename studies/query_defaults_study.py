@@ -706,26 +706,6 @@ _BUDGET = {
                                                           objective="push:exp,pow:2,gain_weighted=true,query_rmse=2"),
     "blend, rmse x2, price pow:1.5": lambda state: reseeded(
         state, "trees", objective="push:exp,pow:1.5,gain_weighted=true,query_rmse=2"),
-    # (twelfth session) CatBoost's row sampling
-    "MVS 0.8": lambda state: minimal_variance_sampling(0.8, "balanced", state),
-    "MVS 0.8, by gradient": lambda state: minimal_variance_sampling(0.8, 0.0, state),
-    # CatBoost's own budget: is its lead the longer run, or does the default's family stop short of it?
-    "1000 trees, rate 0.03": lambda state: reseeded(state, "trees:learning_rate=0.03", n_iter=1000),
-    "rmse x100": lambda state: reseeded(state, "trees", objective="push:exp,identity,gain_weighted=true,"
-                                                                  "query_rmse=100"),
-    "rmse x100, 1000 trees, rate 0.03": lambda state: reseeded(
-        state, "trees:learning_rate=0.03", n_iter=1000,
-        objective="push:exp,identity,gain_weighted=true,query_rmse=100"),
-    **{f"rmse x100, {spec}": (lambda spec: lambda state: reseeded(
-        state, f"trees:{spec}", objective="push:exp,identity,gain_weighted=true,query_rmse=100"))(spec)
-       for spec in ("subsample=1", "min_samples_leaf=1", "min_samples_leaf=1,subsample=1", "random_strength=0",
-                    "random_strength=2")},
-    "random_strength=2": lambda state: reseeded(state, "trees:random_strength=2"),
-    "random_strength=1.5": lambda state: reseeded(state, "trees:random_strength=1.5"),
-    # CatBoost's leaves: no row minimum, l2_leaf_reg = 3 rows
-    "min_samples_leaf=1, l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees:min_samples_leaf=1",
-                                                                                  state),
-    "l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees", state),
 }
 #: CatBoost's rankers at the default's budget (LightGBM's LTR example only, with ``--report``).
 CATBOOST_BUDGET = {
@@ -742,14 +722,50 @@ DRAWS4 = {
     "blend, rmse x2": ["blend, rmse x2", "blend, rmse x2, random_state=1", "blend, rmse x2, random_state=2"],
     **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BUDGET}}
 
+#: The twelfth session's screen on the five smaller sets, against the shipped default (``--sampling``): CatBoost's
+#: row sampling, stronger split noise, CatBoost's leaves.
+_SAMPLING = {
+    "MVS 0.8": lambda state: minimal_variance_sampling(0.8, "balanced", state),
+    "MVS 0.8, by gradient": lambda state: minimal_variance_sampling(0.8, 0.0, state),
+    "random_strength=2": lambda state: reseeded(state, "trees:random_strength=2"),
+    "random_strength=1.5": lambda state: reseeded(state, "trees:random_strength=1.5"),
+    "min_samples_leaf=1, l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees:min_samples_leaf=1",
+                                                                                  state),
+    "l2=3 rows of the blend": lambda state: blend_relative_l2(3, "trees", state),
+}
+#: The twelfth session's probes on LightGBM's LTR example alone (``--sets ltr --ltr-probes``): CatBoost's budget in
+#: the default's trees, and QueryRMSE alone (λ = 100) in them with CatBoost's settings one at a time.
+_LTR_PROBES = {
+    "1000 trees, rate 0.03": lambda state: reseeded(state, "trees:learning_rate=0.03", n_iter=1000),
+    "rmse x100": lambda state: reseeded(state, "trees", objective="push:exp,identity,gain_weighted=true,"
+                                                                  "query_rmse=100"),
+    "rmse x100, 1000 trees, rate 0.03": lambda state: reseeded(
+        state, "trees:learning_rate=0.03", n_iter=1000,
+        objective="push:exp,identity,gain_weighted=true,query_rmse=100"),
+    **{f"rmse x100, {spec}": (lambda spec: lambda state: reseeded(
+        state, f"trees:{spec}", objective="push:exp,identity,gain_weighted=true,query_rmse=100"))(spec)
+       for spec in ("subsample=1", "min_samples_leaf=1", "min_samples_leaf=1,subsample=1", "random_strength=0",
+                    "random_strength=2")},
+}
+TWELFTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+           for group in (_SAMPLING, _LTR_PROBES) for name, make in group.items() for state in (0, 1, 2)}
+CANDIDATES.update(TWELFTH)
+DRAWS5 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _SAMPLING}}
+DRAWS6 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _LTR_PROBES}}
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
-                         and m not in REGRADED and m not in BUDGET],
+                         and m not in REGRADED and m not in BUDGET
+                         and m not in TWELFTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
+          "sampling": [m for ms in DRAWS5.values() for m in ms if m in TWELFTH],
+          "ltr_probes": [m for ms in DRAWS6.values() for m in ms if m in TWELFTH],
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
@@ -1035,7 +1051,15 @@ def main(argv=None):
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
     parser.add_argument("--budget", action="store_true",
                         help="the DRAWS4 groups (the eleventh session's screen) minus the shipped default's")
+    parser.add_argument("--sampling", action="store_true",
+                        help="the DRAWS5 groups (the twelfth session's screen) minus the shipped default's")
+    parser.add_argument("--ltr-probes", action="store_true",
+                        help="the DRAWS6 groups (the twelfth session's probes; --sets ltr) minus the shipped default's")
     args = parser.parse_args(argv)
+    if args.sampling or args.ltr_probes:
+        for seed in args.seeds:
+            draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=DRAWS5 if args.sampling else DRAWS6)
+        return 0
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
