@@ -211,6 +211,10 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
         raise ValueError("exp_linear_push: expected order, pos_weight, neg_weight and grad (and hess) of one entry "
                          "per row, level_starts ending at the rows' count, above and below of one entry per level, "
                          "step empty or one per level, spread_limit one per query")
+    for q in range(bounds.shape[0] - 1):        # each query's levels, read through raw pointers below
+        if not 0 <= bounds[q] <= bounds[q + 1] <= n_levels:
+            raise ValueError(f"exp_linear_push: query {q}'s levels {bounds[q]}:{bounds[q + 1]} are not an ascending "
+                             f"range within the {n_levels} levels")
     if n == 0 or n_levels == 0:
         return LinearStatus(status), total
     cdef const double* step_ptr = &step[0] if step.shape[0] > 0 else NULL

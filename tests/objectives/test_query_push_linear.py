@@ -244,3 +244,11 @@ def test_linear_kernel_refuses_arrays_of_other_lengths():
                         ("level_starts", bound._level_edges[:-1])]:
         with pytest.raises(ValueError, match="exp_linear_push"):
             call(**{name: short})
+    beyond = bound.bounds.copy()
+    beyond[-1] = n_levels + 1
+    with pytest.raises(ValueError, match="ascending range"):
+        call(bounds=beyond)
+    backwards = bound.bounds.copy()
+    backwards[1], backwards[2] = backwards[2], backwards[1]
+    with pytest.raises(ValueError, match="ascending range"):
+        call(bounds=backwards)

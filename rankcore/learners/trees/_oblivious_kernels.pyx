@@ -667,8 +667,8 @@ def oblivious_columns(const uint8_t[:, ::1] codes_t,  # IN  (n_cols, n) bin code
     here the D columns are D sequential streams.  Blocks of COLUMN_BLOCK
     rows build their leaf indices level by level (one column and one
     table at a time: no per-row walk over the levels' strides), then read
-    the values.  O(n·D) time, parallel over the blocks, O(COLUMN_BLOCK)
-    stack per thread, no allocation.
+    the values.  O(n·D) time, parallel over the blocks; O(COLUMN_BLOCK)
+    stack per thread and D × 256 bits' table (uint32) in memory.
     """
     cdef Py_ssize_t n = codes_t.shape[1], D = column.shape[0], l, k, n_blocks
     cdef Py_ssize_t where[30]
