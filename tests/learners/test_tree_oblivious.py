@@ -238,22 +238,32 @@ def test_predict_by_bit_index_matches_numpy_dense_and_csr(seed, n_trees, dtype):
                                   predict_oblivious_forest(trees, alphas, zeros))
 
 
+def _random_oblivious_tree(rng, n, n_cols, depth):
+    """Random codes (n, n_cols) and a tree of ``depth`` levels on them: (codes, columns, split tables, values)."""
+    codes = rng.integers(0, 256, size=(n, n_cols)).astype(np.uint8)
+    column = rng.integers(0, n_cols, depth).astype(np.int32)
+    go_left = (rng.random((depth, 256)) < 0.5).astype(np.uint8)
+    value = rng.normal(size=2 ** depth)
+    return codes, column, go_left, value
+
+
+def _oblivious_reference(codes, column, go_left, value):
+    leaf = np.zeros(codes.shape[0], dtype=np.int64)
+    for level in range(column.shape[0]):
+        leaf |= (1 - go_left[level, codes[:, column[level]]]).astype(np.int64) << level
+    return value[leaf]
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(0, 300), depth=st.integers(0, 6), n_cols=st.integers(1, 9))
 def test_oblivious_columns_match_numpy_and_row_major(seed, n, depth, n_cols):
     """A tree's leaf values from column-major codes: the numpy bit index, and oblivious_codes on the same rows."""
     rng = np.random.default_rng(seed)
-    codes = rng.integers(0, 256, size=(n, n_cols)).astype(np.uint8)
+    codes, column, go_left, value = _random_oblivious_tree(rng, n, n_cols, depth)
     codes[rng.random(codes.shape) < 0.4] = 3                     # runs of one code
-    column = rng.integers(0, n_cols, depth).astype(np.int32)
-    go_left = (rng.random((depth, 256)) < 0.5).astype(np.uint8)
-    value = rng.normal(size=2 ** depth)
-    leaf = np.zeros(n, dtype=np.int64)
-    for level in range(depth):
-        leaf |= (1 - go_left[level, codes[:, column[level]]]).astype(np.int64) << level
     out = np.full(n, np.nan)
     kernels.oblivious_columns(np.ascontiguousarray(codes.T), column, go_left, value, out, 2)
-    np.testing.assert_array_equal(out, value[leaf])
+    np.testing.assert_array_equal(out, _oblivious_reference(codes, column, go_left, value))
     row_major = np.full(n, np.nan)
     kernels.oblivious_codes(codes, column, go_left, value, row_major, 1)
     np.testing.assert_array_equal(out, row_major)
@@ -268,17 +278,10 @@ def test_oblivious_columns_match_numpy_and_row_major(seed, n, depth, n_cols):
 def test_oblivious_columns_blocks_threads_and_deep_trees(n, depth, threads):
     """Rows in several blocks of the kernel (and a partial last one), on two threads, leaf indices past 8 and 16
     bits: the numpy bit index, whatever the thread count."""
-    rng = np.random.default_rng(n + depth)
-    codes = rng.integers(0, 256, size=(n, 7)).astype(np.uint8)
-    column = rng.integers(0, 7, depth).astype(np.int32)
-    go_left = (rng.random((depth, 256)) < 0.5).astype(np.uint8)
-    value = rng.normal(size=2 ** depth)
-    leaf = np.zeros(n, dtype=np.int64)
-    for level in range(depth):
-        leaf |= (1 - go_left[level, codes[:, column[level]]]).astype(np.int64) << level
+    codes, column, go_left, value = _random_oblivious_tree(np.random.default_rng(n + depth), n, 7, depth)
     out = np.full(n, np.nan)
     kernels.oblivious_columns(np.ascontiguousarray(codes.T), column, go_left, value, out, threads)
-    np.testing.assert_array_equal(out, value[leaf])
+    np.testing.assert_array_equal(out, _oblivious_reference(codes, column, go_left, value))
 
 
 def test_oblivious_columns_refuses_tables_of_other_widths():
