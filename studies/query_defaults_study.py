@@ -1031,6 +1031,12 @@ def draw_verdict(results, base="default"):
         print(f"| {g} | {'yes' if ahead else 'no'} | {lowest:+.4f} | {cpu:.2f} | {'**yes**' if ok else 'no'} |")
 
 
+#: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
+AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
+                   "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
+                   "ltr-probes": (DRAWS6, "twelfth session's probes on the LTR example (DRAWS6; --sets ltr)")}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -1049,24 +1055,17 @@ def main(argv=None):
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
     parser.add_argument("--regraded", action="store_true",
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
-    parser.add_argument("--budget", action="store_true",
-                        help="the DRAWS4 groups (the eleventh session's screen) minus the shipped default's")
-    parser.add_argument("--sampling", action="store_true",
-                        help="the DRAWS5 groups (the twelfth session's screen) minus the shipped default's")
-    parser.add_argument("--ltr-probes", action="store_true",
-                        help="the DRAWS6 groups (the twelfth session's probes; --sets ltr) minus the shipped default's")
+    for flag, (_, screen) in AGAINST_SHIPPED.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=f"the {screen} minus the shipped default's")
     args = parser.parse_args(argv)
-    if args.sampling or args.ltr_probes:
-        for seed in args.seeds:
-            draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=DRAWS5 if args.sampling else DRAWS6)
-        return 0
+    for flag, (groups, _) in AGAINST_SHIPPED.items():
+        if getattr(args, flag.replace("-", "_")):
+            for seed in args.seeds:
+                draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=groups)
+            return 0
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
-        return 0
-    if args.budget:
-        for seed in args.seeds:
-            draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=DRAWS4)
         return 0
     if args.rescreen or args.regraded:
         groups = DRAWS3 if args.regraded else DRAWS2
