@@ -19,7 +19,8 @@ Sets (``--sets``): ``ltr`` (LightGBM's LTR example, from
 (``retrieval_queries(800, random_state=3)``), ``retrieval1500``
 (``retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9)``),
 ``retrieval_long`` (``retrieval_queries(300, mean_size=120, max_grade=4,
-random_state=4)``), each with 5 folds per seed; and ``large``
+random_state=4)``), ``synthetic1500`` (``synthetic_queries(1500,
+max_size=100, random_state=13)``), each with 5 folds per seed; and ``large``
 (``retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100,
 random_state=11)``, about 290,000 rows × 137 features) with one split: the
 first of ``QueryKFold(3)``, 2/3 of the queries to train, 1/3 to test.
@@ -79,6 +80,7 @@ SETS = {
     "retrieval1500": lambda: retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9),
     "retrieval_long": lambda: retrieval_queries(300, mean_size=120, max_grade=4, random_state=4),
     "large": lambda: retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100, random_state=11),
+    "synthetic1500": lambda: synthetic_queries(1500, max_size=100, random_state=13),
 }
 #: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
 SPLITS = {"large": (3, 1)}
@@ -755,17 +757,164 @@ DRAWS5 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
 DRAWS6 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _LTR_PROBES}}
 
+
+
+def _dart_boosting(drop_rate, skip_drop, max_drop, random_state):
+    """A stand-in for the driver's loop with DART's dropouts (K. V. Rashmi and R. Gilad-Bachrach, "DART: Dropouts
+    meet Multiple Additive Regression Trees", 2015), for Newton-step objectives without a value.
+
+    Each iteration skips dropping with probability ``skip_drop``; else each earlier tree is dropped with
+    probability ``drop_rate`` (at most ``max_drop``).  The new tree is grown at the scores without the k dropped
+    trees; then, as XGBoost's "tree" normalization, the dropped trees are scaled by k / (k + η) and the new tree
+    (η·u, η the rate) by 1 / (k + η) (by 1 when nothing was dropped).  The records' steps carry the final weights.
+    """
+    def run(backend, layout, *, n_iter, log_value, has_value=True, tol=0.0, max_step=None, callback=None):
+        import dataclasses
+        import math
+        from rankcore.push._driver import BoostingRecord, BoostingResult, _next_candidate
+
+        if has_value and getattr(layout, "line_search", True):
+            raise ValueError("the study's DART runs Newton steps without a line search only")
+        rng = np.random.default_rng(random_state)
+        eta = float(getattr(layout, "shrinkage", 1.0))
+        scores = backend._scores
+        contributions, weights = [], []
+        result = BoostingResult(initial_value=math.nan)
+
+        def forget():
+            backend._h_cache = backend._grad_cache = backend._summary = None
+
+        for iteration in range(1, n_iter + 1):
+            drop = np.empty(0, dtype=np.int64)
+            if contributions and rng.random() >= skip_drop:
+                drop = np.flatnonzero(rng.random(len(contributions)) < drop_rate)
+                if drop.shape[0] > max_drop:
+                    drop = rng.choice(drop, max_drop, replace=False)
+            dropped = np.zeros_like(scores)
+            for d in drop:
+                dropped += weights[d] * contributions[d]
+            scores -= dropped
+            forget()
+            state = backend.objective_state()
+            candidate = _next_candidate(backend, layout, state, result, iteration, tol, 1)
+            if candidate is None:
+                scores += dropped
+                break
+            before = scores.copy()
+            backend.apply_update(candidate.ranker, eta)
+            new = scores - before
+            k = drop.shape[0]
+            if k:
+                factor = k / (k + eta)
+                for d in drop:
+                    weights[d] *= factor
+                scores[:] = before + factor * dropped + new / (k + eta)
+                weights.append(1.0 / (k + eta))
+            else:
+                scores[:] = before + new
+                weights.append(1.0)
+            forget()
+            contributions.append(new)
+            result.records.append(BoostingRecord(iteration, candidate.ranker, eta, math.nan,
+                                                 float(candidate.derivative), 0))
+        result.records = [dataclasses.replace(r, alpha=r.alpha * w) for r, w in zip(result.records, weights)]
+        return result
+
+    return run
+
+
+def dart(drop_rate=0.1, skip_drop=0.5, max_drop=50, random_state=0, learner="trees", **params):
+    """The default with DART's dropouts (:func:`_dart_boosting`) in place of the driver's loop."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        import rankcore.push._estimators as estimators
+
+        original = estimators.run_boosting
+        estimators.run_boosting = _dart_boosting(drop_rate, skip_drop, max_drop, random_state + 7919)
+        try:
+            model = rankcore.boost(learner=learner, n_jobs=threads, random_state=random_state,
+                                   **params).fit(X, y, qid=qid)
+        finally:
+            estimators.run_boosting = original
+        return model.decision_function
+
+    return fit
+
+
+def tail_average(last, random_state=0, learner="trees", **params):
+    """The default's model averaged over its last ``last`` iterates (Polyak-Ruppert averaging of the boosting path):
+    tree t of T weighs min(1, (T − t + 1) / last); the fit itself is the default's."""
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, n_jobs=threads, random_state=random_state, **params).fit(X, y, qid=qid)
+        t = np.arange(1, model.alphas_.shape[0] + 1)
+        model.alphas_ = model.alphas_ * np.minimum(1.0, (t[-1] - t + 1) / float(last))
+        return model.decision_function
+
+    return fit
+
+
+#: The thirteenth session's screen on the five smaller sets, against the shipped default (``--dropouts``): DART's
+#: dropouts, and the average of the boosting path's last iterates.
+_DROPOUTS = {
+    "dart 0.1": lambda state: dart(0.1, 0.5, 50, state),
+    "dart 0.05": lambda state: dart(0.05, 0.5, 50, state),
+    "tail average 50": lambda state: tail_average(50, state),
+    "tail average 100": lambda state: tail_average(100, state),
+}
+#: The blend's weight against the number of training queries (``--blend-weight``): the push alone and the blend at
+#: λ = 0.5 and 1, on the sets with many queries.
+_PUSH = "push:exp,identity,gain_weighted=true"
+_BLEND_WEIGHT = {
+    "push alone": lambda state: reseeded(state, "trees", objective=_PUSH),
+    "blend λ=0.5": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=0.5"),
+    "blend λ=1": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=1"),
+}
+
+
+def informative_queries(y, qid):
+    """The number of queries whose rows have at least two grades (the queries a per-query objective learns from)."""
+    _, codes = np.unique(qid, return_inverse=True)
+    low = np.full(codes.max() + 1, np.inf)
+    high = np.full(codes.max() + 1, -np.inf)
+    np.minimum.at(low, codes, y)
+    np.maximum.at(high, codes, y)
+    return int((high > low).sum())
+
+
+def faded_blend(queries_full, weight=2.0, random_state=0):
+    """The blend with λ = ``weight`` · min(1, ``queries_full`` / Q), Q the training rows' informative queries."""
+    def fit(X, y, qid, threads):
+        lam = weight * min(1.0, queries_full / max(informative_queries(y, qid), 1))
+        return reseeded(random_state, "trees", objective=_PUSH + f",query_rmse={lam:.6g}")(X, y, qid, threads)
+
+    return fit
+
+
+_BLEND_WEIGHT["blend faded from 200 queries"] = lambda state: faded_blend(200, 2.0, state)
+_BLEND_WEIGHT["blend faded from 500 queries"] = lambda state: faded_blend(500, 2.0, state)
+THIRTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+              for group in (_DROPOUTS, _BLEND_WEIGHT) for name, make in group.items() for state in (0, 1, 2)}
+CANDIDATES.update(THIRTEENTH)
+DRAWS7 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _DROPOUTS}}
+DRAWS8 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BLEND_WEIGHT}}
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
-                         and m not in TWELFTH],
+                         and m not in TWELFTH and m not in THIRTEENTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
           "sampling": [m for ms in DRAWS5.values() for m in ms if m in TWELFTH],
           "ltr_probes": [m for ms in DRAWS6.values() for m in ms if m in TWELFTH],
+          "dropouts": [m for ms in DRAWS7.values() for m in ms if m in THIRTEENTH],
+          "blend_weight": [m for ms in DRAWS8.values() for m in ms if m in THIRTEENTH],
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
@@ -1034,7 +1183,9 @@ def draw_verdict(results, base="default"):
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
-                   "ltr-probes": (DRAWS6, "twelfth session's probes on the LTR example (DRAWS6; --sets ltr)")}
+                   "ltr-probes": (DRAWS6, "twelfth session's probes on the LTR example (DRAWS6; --sets ltr)"),
+                   "dropouts": (DRAWS7, "thirteenth session's screen (DRAWS7)"),
+                   "blend-weight": (DRAWS8, "thirteenth session's blend weights (DRAWS8)")}
 
 
 def main(argv=None):
