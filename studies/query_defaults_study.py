@@ -758,10 +758,9 @@ DRAWS6 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _LTR_PROBES}}
 
 
-
 def _dart_boosting(drop_rate, skip_drop, max_drop, random_state):
     """A stand-in for the driver's loop with DART's dropouts (K. V. Rashmi and R. Gilad-Bachrach, "DART: Dropouts
-    meet Multiple Additive Regression Trees", 2015), for Newton-step objectives without a value.
+    meet Multiple Additive Regression Trees", 2015), for trees that take Newton steps without a line search.
 
     Each iteration skips dropping with probability ``skip_drop``; else each earlier tree is dropped with
     probability ``drop_rate`` (at most ``max_drop``).  The new tree is grown at the scores without the k dropped
@@ -863,16 +862,6 @@ _DROPOUTS = {
     "tail average 50": lambda state: tail_average(50, state),
     "tail average 100": lambda state: tail_average(100, state),
 }
-#: The blend's weight against the number of training queries (``--blend-weight``): the push alone and the blend at
-#: λ = 0.5 and 1, on the sets with many queries.
-_PUSH = "push:exp,identity,gain_weighted=true"
-_BLEND_WEIGHT = {
-    "push alone": lambda state: reseeded(state, "trees", objective=_PUSH),
-    "blend λ=0.5": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=0.5"),
-    "blend λ=1": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=1"),
-}
-
-
 def informative_queries(y, qid):
     """The number of queries whose rows have at least two grades (the queries a per-query objective learns from)."""
     _, codes = np.unique(qid, return_inverse=True)
@@ -881,6 +870,9 @@ def informative_queries(y, qid):
     np.minimum.at(low, codes, y)
     np.maximum.at(high, codes, y)
     return int((high > low).sum())
+
+
+_PUSH = "push:exp,identity,gain_weighted=true"
 
 
 def faded_blend(queries_full, weight=2.0, random_state=0):
@@ -892,8 +884,15 @@ def faded_blend(queries_full, weight=2.0, random_state=0):
     return fit
 
 
-_BLEND_WEIGHT["blend faded from 200 queries"] = lambda state: faded_blend(200, 2.0, state)
-_BLEND_WEIGHT["blend faded from 500 queries"] = lambda state: faded_blend(500, 2.0, state)
+#: The blend's weight against the number of training queries (``--blend-weight``, on the sets with many queries):
+#: the push alone, the blend at λ = 0.5 and 1, and λ faded from 2 above 200 or 500 informative training queries.
+_BLEND_WEIGHT = {
+    "push alone": lambda state: reseeded(state, "trees", objective=_PUSH),
+    "blend λ=0.5": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=0.5"),
+    "blend λ=1": lambda state: reseeded(state, "trees", objective=_PUSH + ",query_rmse=1"),
+    "blend faded from 200 queries": lambda state: faded_blend(200, 2.0, state),
+    "blend faded from 500 queries": lambda state: faded_blend(500, 2.0, state),
+}
 THIRTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
               for group in (_DROPOUTS, _BLEND_WEIGHT) for name, make in group.items() for state in (0, 1, 2)}
 CANDIDATES.update(THIRTEENTH)
