@@ -20,7 +20,10 @@ Sets (``--sets``): ``ltr`` (LightGBM's LTR example, from
 (``retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9)``),
 ``retrieval_long`` (``retrieval_queries(300, mean_size=120, max_grade=4,
 random_state=4)``), ``synthetic1500`` (``synthetic_queries(1500,
-max_size=100, random_state=13)``), each with 5 folds per seed; and ``large``
+max_size=100, random_state=13)``), ``retrieval2000``
+(``retrieval_queries(2000, mean_size=40, max_grade=4, random_state=21)``),
+``synthetic1200`` (``synthetic_queries(1200, max_size=150,
+random_state=29)``), each with 5 folds per seed; and ``large``
 (``retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100,
 random_state=11)``, about 290,000 rows × 137 features) with one split: the
 first of ``QueryKFold(3)``, 2/3 of the queries to train, 1/3 to test.
@@ -81,6 +84,9 @@ SETS = {
     "retrieval_long": lambda: retrieval_queries(300, mean_size=120, max_grade=4, random_state=4),
     "large": lambda: retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100, random_state=11),
     "synthetic1500": lambda: synthetic_queries(1500, max_size=100, random_state=13),
+    # two sets with many queries kept out of every screen until the blend-weight candidates had been chosen
+    "retrieval2000": lambda: retrieval_queries(2000, mean_size=40, max_grade=4, random_state=21),
+    "synthetic1200": lambda: synthetic_queries(1200, max_size=150, random_state=29),
 }
 #: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
 SPLITS = {"large": (3, 1)}
