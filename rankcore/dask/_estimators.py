@@ -27,6 +27,7 @@ from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_tie_break_scale, int_seed, plan_validation,
                     resolve_early_stopping)
+from ..push._query_defaults import query_rmse_weight
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
 from ._client import ClientParameter
@@ -276,9 +277,12 @@ class _DaskBoost(ClientParameter):
     def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None):
         """:meth:`_start` once the request is checked and the rows are chunks (``data``)."""
         within_queries = qid is not None or group is not None
+        query_stopping = None
+        if within_queries:
+            data, query_stopping, placed = self._place_queries(client, data, qid, group, setup, eval_set)
+            if placed is not setup:        # the default's QueryRMSE weight for this many queries
+                setup, probe = placed, BoundQueryBlocks(placed.objective)
         objective, learner, task = setup.objective, setup.learner, setup.task
-        data, query_stopping = (self._place_queries(client, data, qid, group, setup, eval_set) if within_queries
-                                else (data, None))
         if sample_weight is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         # computed once for the passes below (summary, bin-edge sample, encoding), released once the shards
@@ -354,12 +358,15 @@ class _DaskBoost(ClientParameter):
         return setup
 
     def _place_queries(self, client, data, qid, group, setup, eval_set):
-        """Within queries: (rows with every query whole in a chunk, the early-stopping rule).
+        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, the setup record).
 
         The ids and grades are checked in one pass and the queries described
-        (``n_queries_``, ``n_queries_without_pairs_``).  ``early_stopping="auto"``
-        on more than ``AUTO_MIN_ROWS`` rows stops on ``eval_set`` only, by the
-        in-memory rule (no training query is held out).
+        (``n_queries_``, ``n_queries_without_pairs_``); the setup record is
+        ``setup`` unless the per-query default's QueryRMSE weight changes with
+        the number of queries with two grades (``query_rmse_weight``), as in
+        memory.  ``early_stopping="auto"`` on more than ``AUTO_MIN_ROWS`` rows
+        stops on ``eval_set`` only, by the in-memory rule (no training query is
+        held out).
         """
         survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
         if survey.n_single_grade == survey.n_queries:
@@ -367,6 +374,9 @@ class _DaskBoost(ClientParameter):
                              "queries, each with a single grade")
         self.n_queries_ = survey.n_queries
         self.n_queries_without_pairs_ = survey.n_single_grade
+        ranked = survey.n_queries - survey.n_single_grade
+        if query_rmse_weight(ranked) != query_rmse_weight(None):
+            setup = self._query_setup(self._setup_record(), n_ranked_queries=ranked)
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)
@@ -376,7 +386,7 @@ class _DaskBoost(ClientParameter):
             stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows),
                                               setup.params.validation_fraction, has_eval_set=eval_set is not None,
                                               stratify=False, n_queries=survey.n_queries)
-        return place_queries(client, data, survey), stopping
+        return place_queries(client, data, survey), stopping, setup
 
     @staticmethod
     def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):

@@ -48,7 +48,7 @@ from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
 from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC,
-                              QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_RMSE, QUERY_SHAPE_PARAMS)
+                              QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_SHAPE_PARAMS, query_rmse_weight)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
@@ -157,15 +157,19 @@ class _BaseBoost(Ranker):
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
         return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
 
-    def _query_objective(self, params: CheckedParams, learner, objective) -> Any:
-        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults)."""
+    def _query_objective(self, params: CheckedParams, learner, objective, n_ranked_queries: int | None = None) -> Any:
+        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults,
+        its QueryRMSE weight from ``n_ranked_queries``, the queries with two grades or more)."""
         return objective
 
-    def _query_setup(self, setup: BoostSetup, categorical: bool = False) -> BoostSetup:
+    def _query_setup(self, setup: BoostSetup, categorical: bool = False,
+                     n_ranked_queries: int | None = None) -> BoostSetup:
         """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them.
 
         ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
         :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one).
+        ``n_ranked_queries``: the fit's queries with two grades or more, which set the default objective's
+        QueryRMSE weight (:func:`query_rmse_weight`; None: not known yet).
         """
         params = setup.params
         learner = setup.learner
@@ -177,7 +181,7 @@ class _BaseBoost(Ranker):
             extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
         if extra:
             learner = large_data_learner(params.learner, learner, extra)
-        objective = self._query_objective(params, learner, setup.objective)
+        objective = self._query_objective(params, learner, setup.objective, n_ranked_queries)
         check_newton_steps(objective, learner, params.scoring)
         metric = setup.metric
         if params.scoring in (None, OBJECTIVE_SCORING):
@@ -331,9 +335,15 @@ class _BaseBoost(Ranker):
             y_clean, classes = self._check_target(setup.objective, y, n)
             queries = None
         else:
-            setup = self._query_setup(setup, categorical=bool(getattr(self, "_categorical_columns", ())))
+            categorical = bool(getattr(self, "_categorical_columns", ()))
+            base, setup = setup, self._query_setup(setup, categorical=categorical)
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
+            n_single = single_grade_queries(y_clean, queries)
+            if query_rmse_weight(queries.n_queries - n_single) != query_rmse_weight(None):
+                # the default's QueryRMSE weight depends on how many queries have a pair to order
+                setup = self._query_setup(base, categorical=categorical,
+                                          n_ranked_queries=queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
         w = None if sample_weight is None else check_sample_weight(sample_weight, n)
@@ -351,7 +361,7 @@ class _BaseBoost(Ranker):
         if stopping.auto:
             setup = setup.for_large_data()
         if queries is not None:
-            self._describe_queries(setup, y_clean, queries)
+            self._describe_queries(setup, queries, n_single)
         fit_on = self._make_backend_factory(setup, seed)
         data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
         if stopping.mode == "select":
@@ -377,9 +387,10 @@ class _BaseBoost(Ranker):
             self.stop_reason_ = NO_VALIDATION
         return self
 
-    def _describe_queries(self, setup: BoostSetup, y: np.ndarray, queries) -> None:
-        """Set the queries' fitted attributes (every query given to ``fit``) and report them with ``verbose``."""
-        self.n_queries_, self.n_queries_without_pairs_ = queries.n_queries, single_grade_queries(y, queries)
+    def _describe_queries(self, setup: BoostSetup, queries, n_single: int) -> None:
+        """Set the queries' fitted attributes (every query given to ``fit``; ``n_single`` of them of one grade) and
+        report them with ``verbose``."""
+        self.n_queries_, self.n_queries_without_pairs_ = queries.n_queries, n_single
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)
@@ -800,7 +811,7 @@ class PushBoost(_BaseBoost):
             )
         return resolve_parameter("objective", "objective", params.objective)
 
-    def _query_objective(self, params, learner, objective):
+    def _query_objective(self, params, learner, objective, n_ranked_queries=None):
         from ..objectives import PushObjective
 
         if params.objective is not None:
@@ -811,7 +822,7 @@ class PushBoost(_BaseBoost):
         if params.price is None and QUERY_PRICE is not None:
             price = resolve_parameter("price", "price", QUERY_PRICE)
         return PushObjective(loss=objective.loss_component, price=price, gain_weighted=QUERY_GAIN_WEIGHTED,
-                             query_rmse=QUERY_RMSE)
+                             query_rmse=query_rmse_weight(n_ranked_queries))
 
 
 class PNormPush(_BaseBoost):

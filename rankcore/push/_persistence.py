@@ -39,7 +39,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     categories = checked_categories(state, d, fail)
     if n_queries is not None:
         # the per-query default's trees depend on whether the fit had categorical columns
-        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names, fail))
+        setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names, fail),
+                                       n_ranked_queries=n_queries[0] - n_queries[1])
     objective, learner, cap = _check_components(state, setup, fail)
     alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]
@@ -79,21 +80,27 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     estimator._learner = learner
 
 
-def _before_query_rmse(setup):
-    """The per-query default objective as it was before ``query_rmse`` joined it (the push alone), or None.
+def _earlier_defaults(setup) -> list:
+    """The per-query default objectives of earlier versions that these parameters gave, for the fit's queries.
 
     Only for a fit within queries whose parameters left ``objective`` to the
-    per-query default: a model saved then holds the push without the QueryRMSE
-    term, which is still the objective it was fitted with.
+    per-query default.  A model saved before ``query_rmse`` joined that default
+    holds the push alone; one saved before the weight fell with many queries
+    (:data:`~rankcore.push._query_defaults.QUERY_RMSE_MANY`) holds the blend at
+    :data:`~rankcore.push._query_defaults.QUERY_RMSE`.  Each is still the
+    objective its model was fitted with.
     """
     objective = setup.objective
     if setup.params.objective is not None or not getattr(objective, "query_rmse", 0):
-        return None
+        return []
     from ..objectives import PushObjective
+    from ._query_defaults import QUERY_RMSE
 
-    return PushObjective(loss=objective.loss_component, price=objective.price_component,
-                         gain_weighted=objective.gain_weighted, discount=objective.discount,
-                         truncation=objective.truncation, normalize=objective.normalize)
+    weights = [0.0] + ([QUERY_RMSE] if objective.query_rmse != QUERY_RMSE else [])
+    return [PushObjective(loss=objective.loss_component, price=objective.price_component,
+                          gain_weighted=objective.gain_weighted, discount=objective.discount,
+                          truncation=objective.truncation, normalize=objective.normalize, query_rmse=weight)
+            for weight in weights]
 
 
 def _check_components(state: dict, setup, fail):
@@ -102,15 +109,15 @@ def _check_components(state: dict, setup, fail):
 
     With ``early_stopping="auto"`` a large-data fit used the learner's large-data
     settings (and cap): either setup may be the file's.  A model fitted within
-    queries before the per-query default added QueryRMSE holds the push alone,
-    which its parameters gave then: it loads with that objective.
+    queries under an earlier per-query default (:func:`_earlier_defaults`)
+    loads with the objective it was fitted with.
     """
     objective, learner, cap = setup.objective, setup.learner, setup.n_iter
     if state["objective"] != objective.spec:
-        earlier = _before_query_rmse(setup)
-        if earlier is None or state["objective"] != earlier.spec:
+        earlier = [o for o in _earlier_defaults(setup) if o.spec == state["objective"]]
+        if not earlier:
             fail(f"objective {state['objective']!r} does not match the parameters ({objective.spec!r})")
-        objective = earlier
+        objective = earlier[0]
     if setup.params.early_stopping == "auto":
         large = setup.for_large_data()
         if state["learner"] == large.learner.spec:

@@ -104,9 +104,19 @@ def check_rows(objective, y: np.ndarray, w, queries) -> None:
 
 
 def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
-    """How many queries have a single grade among their rows (no pair to order)."""
-    levels = np.unique(np.stack([queries.codes.astype(np.float64), y]), axis=1)[0].astype(np.int64)
-    return int(np.count_nonzero(np.bincount(levels, minlength=queries.n_queries) == 1))
+    """How many queries have a single grade among their rows (no pair to order).
+
+    O(n) when the rows are in query order (as a fit holds them), else a
+    stable sort by query first: each query's lowest and highest grade.
+    """
+    codes, grades = queries.codes, np.asarray(y, dtype=np.float64)
+    if codes.shape[0] == 0:
+        return 0
+    if np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+        codes, grades = codes[order], grades[order]
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    return int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
 
 
 def subset(queries: Queries, rows: np.ndarray) -> Queries:

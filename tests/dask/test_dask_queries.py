@@ -108,6 +108,23 @@ def test_dask_query_rmse_fit_on_one_worker_and_distributed_is_the_in_memory_fit(
     np.testing.assert_allclose(spread.objective_values_, local.objective_values_, rtol=1e-9)
 
 
+def test_dask_default_weighs_query_rmse_by_its_queries_with_two_grades_as_in_memory(dask_client):
+    """Above ``QUERY_RMSE_MANY_QUERIES`` queries with two grades, counted over the chunks, the lighter blend."""
+    from rankcore.push._query_defaults import QUERY_RMSE_MANY, QUERY_RMSE_MANY_QUERIES
+
+    rng = np.random.default_rng(4)
+    n_queries = QUERY_RMSE_MANY_QUERIES + 1
+    qid = np.repeat(np.arange(n_queries), 4)
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.tile([0.0, 0.0, 1.0, 2.0], n_queries)
+    Xd, yd, qd = (da.from_array(a, chunks=(800,) + a.shape[1:]) for a in (X, y, qid))
+    params = dict(n_iter=3, random_state=0, learner="trees:max_depth=2,min_samples_leaf=2")
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
+    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
+    assert model.objective_spec_ == local.objective_spec_ == f"push:exp,identity,true,none,0,false,{QUERY_RMSE_MANY:g}"
+    _assert_same_model(model, local, Xd, X)
+
+
 def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):
     X, y, qid = _data(seed=2)
     order = np.argsort(qid, kind="stable")

@@ -18,9 +18,9 @@ def fitted_queries(monkeypatch):
     seen = []
     describe = _BaseBoost._describe_queries
 
-    def record(self, setup, y, queries):
+    def record(self, setup, queries, n_single):
         seen.append((queries.labels.tolist(), queries.sizes.tolist()))
-        return describe(self, setup, y, queries)
+        return describe(self, setup, queries, n_single)
 
     monkeypatch.setattr(_BaseBoost, "_describe_queries", record)
     return seen
