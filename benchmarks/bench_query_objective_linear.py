@@ -13,7 +13,9 @@ run, on LTR-like shapes:
 * 14,000 rows in 60 queries of 10-1,000 rows (log-uniform sizes).
 
 Single-threaded and timed in CPU time, best of interleaved rounds; ``ratio``
-is log-space / linear (how many times faster the kernel is).
+is log-space / linear (how many times faster the kernel is).  A second
+benchmark times the kernel on two threads against one (wall time; the kernel
+shares the queries between threads from 16,384 rows, the same numbers).
 Run with ``pytest benchmarks/bench_query_objective_linear.py --benchmark-only``.
 """
 
@@ -82,3 +84,35 @@ def test_query_push_linear_against_log_space(benchmark, shape):
     SUMMARY.append(f"{y.shape[0]:>6} rows in {n_queries:>5} queries of {min_size}-{max_size} rows: "
                    f"linear {ours * 1e3:6.2f} ms ({ours / y.shape[0] * 1e9:5.1f} ns/row) | "
                    f"log space {slow * 1e3:6.2f} ms ({ratio:5.1f}x)")
+
+
+def _best_wall_seconds(func, f, rounds):
+    best = np.inf
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(5):
+            func(f)
+        best = min(best, (time.perf_counter() - start) / 5)
+    return best
+
+
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_query_push_linear_two_threads_against_one(benchmark, shape):
+    """The kernel sharing its queries between two threads against one thread, wall time, the same numbers."""
+    n_rows, n_queries, min_size, max_size = SHAPES[shape]
+    y, qid, f = _case(n_rows, n_queries, min_size, max_size)
+    objective = QueryPush("exp", "identity", gain_weighted=True)
+    one = objective.bind(y, check_qid(qid, y.shape[0]), n_threads=1)
+    two = objective.bind(y, check_qid(qid, y.shape[0]), n_threads=2)
+    for a, b in zip(one.value_gradient_hessian(f), two.value_gradient_hessian(f)):
+        np.testing.assert_array_equal(a, b)
+    benchmark.pedantic(two.value_gradient_hessian, args=(f,), rounds=ROUNDS, iterations=5)
+    single = double = np.inf
+    for _ in range(ROUNDS):                  # interleaved: background load hits both sides alike
+        single = min(single, _best_wall_seconds(one.value_gradient_hessian, f, 1))
+        double = min(double, _best_wall_seconds(two.value_gradient_hessian, f, 1))
+    ratio = time_ratio(single, double)
+    benchmark.extra_info.update(rows=int(y.shape[0]), queries=n_queries, one_thread_seconds=single,
+                                two_threads_seconds=double, ratio=ratio)
+    SUMMARY.append(f"{y.shape[0]:>6} rows in {n_queries:>5} queries of {min_size}-{max_size} rows: "
+                   f"one thread {single * 1e3:6.2f} ms | two threads {double * 1e3:6.2f} ms ({ratio:4.2f}x)")

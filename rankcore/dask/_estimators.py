@@ -27,7 +27,6 @@ from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_tie_break_scale, int_seed, plan_validation,
                     resolve_early_stopping)
-from ..push._query_defaults import query_rmse_weight
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
 from ._client import ClientParameter
@@ -374,9 +373,7 @@ class _DaskBoost(ClientParameter):
                              "queries, each with a single grade")
         self.n_queries_ = survey.n_queries
         self.n_queries_without_pairs_ = survey.n_single_grade
-        ranked = survey.n_queries - survey.n_single_grade
-        if query_rmse_weight(ranked) != query_rmse_weight(None):
-            setup = self._query_setup(self._setup_record(), n_ranked_queries=ranked)
+        setup = self._for_ranked_queries(setup, self._setup_record(), survey.n_queries - survey.n_single_grade)
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)

@@ -175,7 +175,7 @@ class PushObjective(Objective):
 
             per_query = QueryPush(self._loss, self._price, gain_weighted=self.gain_weighted, discount=self.discount,
                                   truncation=self.truncation, normalize=self.normalize, query_rmse=self.query_rmse)
-            return per_query.bind(y, queries, sample_weight, owner=self)
+            return per_query.bind(y, queries, sample_weight, owner=self, n_threads=n_threads)
         if self.discount != "none" or self.normalize or self.query_rmse:
             raise ValueError(f"objective {self.spec!r}: discount, normalize and query_rmse act within queries; "
                              "fit with qid (or group), or leave discount=none, normalize=false and query_rmse=0")

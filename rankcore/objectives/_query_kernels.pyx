@@ -20,8 +20,16 @@ C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
    the log-space path.
 """
 
+from cython.parallel cimport parallel, threadid
 from libc.math cimport exp, isfinite, log1p, INFINITY
 from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from rankcore._parallel cimport rc_barrier, threads_for
+
+#: From this many rows ``exp_linear_push`` shares its queries between threads (when given more than one): below it
+#: a parallel region's fork, join and barriers cost more than the second thread saves.
+DEF PUSH_PARALLEL_ROWS = 16384
 
 
 cdef inline double _logaddexp(double a, double b) noexcept nogil:
@@ -85,12 +93,14 @@ cdef int _query_linear_sums(const double* scores, const int64_t* order, const do
                             Py_ssize_t first, Py_ssize_t last,
                             const double* step, double limit, double rate,
                             double* above, double* below, double* grad,
-                            double* total) noexcept nogil:
+                            double* total, double* terms) noexcept nogil:
     """One query's levels first:last: T_l into ``above``, P_l into ``below``, b into ``grad``; adds R_q.
 
     Pointers, not memoryviews: it runs once per query, and passing a dozen
     slices by value cost more than a small query's rows (``step`` NULL:
-    every pair weighs 1).
+    every pair weighs 1).  ``terms`` NULL: each level's T_l·B_l is added to
+    ``total``; else it is written to ``terms[l]`` (0 for a query of one
+    level), for the caller to add in level order on one thread.
     """
     cdef bint gain = step != NULL
     cdef Py_ssize_t l, j
@@ -111,6 +121,8 @@ cdef int _query_linear_sums(const double* scores, const int64_t* order, const do
         for l in range(first, last):
             above[l] = 0.0
             below[l] = 0.0
+            if terms != NULL:
+                terms[l] = 0.0
             for j in range(level_starts[l], level_starts[l + 1]):
                 grad[order[j]] = 1.0
         return LINEAR_DONE
@@ -140,7 +152,10 @@ cdef int _query_linear_sums(const double* scores, const int64_t* order, const do
     # zero weight above it: its B_l reaches no positive).
     for l in range(first, last):
         level_b = below[l]
-        total[0] += above[l] * level_b
+        if terms == NULL:
+            total[0] += above[l] * level_b
+        else:
+            terms[l] = above[l] * level_b
         if gain:
             acc_p += step[l] * acc_b
             below[l] = acc_p
@@ -162,7 +177,8 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                     double[::1] above,               # OUT (n_levels,) scratch: T_l, sums over the levels above
                     double[::1] below,               # OUT (n_levels,) scratch: P_l, sums over the levels below
                     double[::1] grad,                # OUT (n,) caller's order (also scratch for e^{r(f − c_q)})
-                    double[::1] hess):               # OUT (n,) caller's order, written when want == 2
+                    double[::1] hess,                # OUT (n,) caller's order, written when want == 2
+                    int n_threads=1):
     """The per-query push with ℓ(z) = e^{−rz} and g(L) = L, in linear space per query.
 
     Within query q, shifted by its mid-range c_q, x_i = w_i e^{−r(f_i − c_q)}
@@ -182,6 +198,14 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     ----------
     want : int
         0: R only; 1: and the gradient; 2: and the curvature.
+    n_threads : int
+        From ``PUSH_PARALLEL_ROWS`` rows on, more than one thread shares the
+        queries: thread t takes the t-th of T runs of whole queries of about
+        n/T rows each, their sums and then their rows' gradient, in one
+        parallel region.  Each level's term of R is kept and added on one
+        thread in level order, the additions of the one-thread loop: every
+        output is the same to the last bit for any thread count, and the
+        status is the first refusal in query order.
 
     Returns
     -------
@@ -196,9 +220,10 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
 
     Notes
     -----
-    O(rows + levels) time, O(levels) extra memory (``above``, ``below``).
-    Levels of one query are contiguous and ascend by grade; a query of one
-    level contributes nothing and is skipped whatever its scores.
+    O(rows + levels) time, O(levels) extra memory (``above``, ``below``; on
+    more than one thread a buffer of one term per level too).  Levels of
+    one query are contiguous and ascend by grade; a query of one level
+    contributes nothing and is skipped whatever its scores.
     """
     cdef Py_ssize_t q, l, j, n = scores.shape[0], n_levels = level_starts.shape[0] - 1
     cdef int64_t o
@@ -215,14 +240,21 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
         if not 0 <= bounds[q] <= bounds[q + 1] <= n_levels:
             raise ValueError(f"exp_linear_push: query {q}'s levels {bounds[q]}:{bounds[q + 1]} are not an ascending "
                              f"range within the {n_levels} levels")
+    if n_threads < 1:
+        raise ValueError(f"exp_linear_push: n_threads must be at least 1, got {n_threads}")
     if n == 0 or n_levels == 0:
         return LinearStatus(status), total
     cdef const double* step_ptr = &step[0] if step.shape[0] > 0 else NULL
+    cdef int T = threads_for(<double> n, n_threads, PUSH_PARALLEL_ROWS)
+    if T > 1 and bounds.shape[0] > 2:
+        return _exp_linear_push_threads(scores, order, pos_weight, neg_weight, level_starts, bounds, step_ptr,
+                                        spread_limit, rate, want, above, below, grad, hess,
+                                        min(T, <int> (bounds.shape[0] - 1)))
     with nogil:
         for q in range(bounds.shape[0] - 1):
             status = _query_linear_sums(&scores[0], &order[0], &pos_weight[0], &neg_weight[0], &level_starts[0],
                                         bounds[q], bounds[q + 1], step_ptr, spread_limit[q], rate, &above[0],
-                                        &below[0], &grad[0], &total)
+                                        &below[0], &grad[0], &total, NULL)
             if status != LINEAR_DONE:
                 break
         if status == LINEAR_DONE and not isfinite(total):
@@ -239,6 +271,103 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
                     if want == 2:
                         hess[o] = rate * (neg + pos)
     return LinearStatus(status), total
+
+
+cdef tuple _exp_linear_push_threads(const double[::1] scores, const int64_t[::1] order,
+                                    const double[::1] pos_weight, const double[::1] neg_weight,
+                                    const int64_t[::1] level_starts, const int64_t[::1] bounds,
+                                    const double* step_ptr, const double[::1] spread_limit, double rate, int want,
+                                    double[::1] above, double[::1] below, double[::1] grad, double[::1] hess,
+                                    int T):
+    """``exp_linear_push`` on T ≥ 2 threads (its docstring): the same outputs, bit for bit, as one thread.
+
+    What thread 0 decides between the two barriers (the status, R and 1/R)
+    goes through ``shared``: a variable assigned inside a Cython parallel
+    block is private to each thread.
+    """
+    cdef Py_ssize_t n = scores.shape[0], n_levels = level_starts.shape[0] - 1, n_queries = bounds.shape[0] - 1
+    cdef Py_ssize_t q, l, j, t, lo_level, hi_level
+    cdef int64_t o
+    cdef int tid, st
+    cdef double acc, b, neg, pos, unused = 0.0
+    cdef double* terms = <double*> malloc(n_levels * sizeof(double))
+    cdef Py_ssize_t* first_query = <Py_ssize_t*> malloc((T + 1) * sizeof(Py_ssize_t))
+    cdef int* fail_status = <int*> malloc((T + 1) * sizeof(int))     # the last entry: the status decided
+    cdef double* shared = <double*> malloc(2 * sizeof(double))        # R, 1/R
+    if terms == NULL or first_query == NULL or fail_status == NULL or shared == NULL:
+        free(terms); free(first_query); free(fail_status); free(shared)
+        raise MemoryError()
+    cdef const double* scores_ptr = &scores[0]
+    cdef const int64_t* order_ptr = &order[0]
+    cdef const double* pos_ptr = &pos_weight[0]
+    cdef const double* neg_ptr = &neg_weight[0]
+    cdef const int64_t* starts_ptr = &level_starts[0]
+    cdef const int64_t* bounds_ptr = &bounds[0]
+    cdef const double* limit_ptr = &spread_limit[0]
+    cdef double* above_ptr = &above[0]
+    cdef double* below_ptr = &below[0]
+    cdef double* grad_ptr = &grad[0]
+    cdef double* hess_ptr = &hess[0] if want == 2 else NULL
+    try:
+        with nogil:
+            # thread t's queries: from the first whose rows start at or after t·n/T (whole queries, in order)
+            first_query[0] = 0
+            q = 0
+            for t in range(1, T):
+                while q < n_queries and starts_ptr[bounds_ptr[q]] < (n * t) // T:
+                    q += 1
+                first_query[t] = q
+            first_query[T] = n_queries
+            for t in range(T + 1):
+                fail_status[t] = LINEAR_DONE
+            shared[0] = 0.0
+            shared[1] = 0.0
+            with parallel(num_threads=T):
+                tid = threadid()
+                for q in range(first_query[tid], first_query[tid + 1]):
+                    st = _query_linear_sums(scores_ptr, order_ptr, pos_ptr, neg_ptr, starts_ptr, bounds_ptr[q],
+                                            bounds_ptr[q + 1], step_ptr, limit_ptr[q], rate, above_ptr, below_ptr,
+                                            grad_ptr, &unused, terms)
+                    if st != LINEAR_DONE:
+                        fail_status[tid] = st
+                        break
+                rc_barrier()
+                if tid == 0:
+                    # the first refusal in query order (threads hold queries in order); else R, added level
+                    # by level in query order as the one-thread loop adds it
+                    for t in range(T):
+                        if fail_status[t] != LINEAR_DONE:
+                            fail_status[T] = fail_status[t]
+                            break
+                    if fail_status[T] == LINEAR_DONE:
+                        acc = 0.0
+                        for q in range(n_queries):
+                            if bounds_ptr[q + 1] - bounds_ptr[q] >= 2:
+                                for l in range(bounds_ptr[q], bounds_ptr[q + 1]):
+                                    acc = acc + terms[l]
+                        shared[0] = acc
+                        if not isfinite(acc):
+                            fail_status[T] = LINEAR_OVERFLOW
+                        elif acc > 0.0:
+                            shared[1] = 1.0 / acc      # ≤ e^700: R is at least its smallest live term
+                rc_barrier()
+                if fail_status[T] == LINEAR_DONE and want > 0 and shared[1] > 0.0:
+                    # the rows of the thread's own queries' levels (the first and last thread reach the ends)
+                    lo_level = 0 if tid == 0 else bounds_ptr[first_query[tid]]
+                    hi_level = n_levels if tid == T - 1 else bounds_ptr[first_query[tid + 1]]
+                    for l in range(lo_level, hi_level):
+                        for j in range(starts_ptr[l], starts_ptr[l + 1]):
+                            o = order_ptr[j]
+                            b = grad_ptr[o]
+                            neg = rate * (neg_ptr[j] * b * above_ptr[l] * shared[1])
+                            pos = rate * (pos_ptr[j] / b * below_ptr[l] * shared[1])
+                            grad_ptr[o] = neg - pos
+                            if hess_ptr != NULL:
+                                hess_ptr[o] = rate * (neg + pos)
+        return LinearStatus(fail_status[T]), (shared[0] if fail_status[T] != LINEAR_NOT_FINITE
+                                              and fail_status[T] != LINEAR_SPREAD else 0.0)
+    finally:
+        free(terms); free(first_query); free(fail_status); free(shared)
 
 
 def query_rmse_term(const double[::1] scores,          # IN  (n,) caller's row order
@@ -260,12 +389,23 @@ def query_rmse_term(const double[::1] scores,          # IN  (n,) caller's row o
     """
     cdef Py_ssize_t i, q
     cdef Py_ssize_t n = scores.shape[0]
-    cdef double centred, g, value = 0.0
+    cdef int64_t code, current = -1
+    cdef double centred, g, value = 0.0, acc = 0.0
     with nogil:
         for q in range(query_mean.shape[0]):
             query_mean[q] = 0.0
+        # the sum of a run of rows of one query stays in a register: adding into query_mean[q] row by row
+        # waited on the store of the row before (rows come in query order); the same additions, in order
         for i in range(n):
-            query_mean[codes[i]] += weight[i] * (scores[i] - y[i])
+            code = codes[i]
+            if code != current:
+                if current >= 0:
+                    query_mean[current] = acc
+                current = code
+                acc = query_mean[code]
+            acc = acc + weight[i] * (scores[i] - y[i])
+        if current >= 0:
+            query_mean[current] = acc
         for q in range(query_mean.shape[0]):
             query_mean[q] *= inverse_total[q]
         for i in range(n):

@@ -135,17 +135,19 @@ class QueryPush:
         return f"push:{self.loss.spec},{self.price.spec}" + "".join(
             f",{name}={_format_value(value)}" for name, value in options if value)
 
-    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None):
+    def bind(self, y, queries: Queries, sample_weight=None, *, owner: Any = None, n_threads: int = 1):
         """The objective on fixed grades, queries and weights (sorts the rows once).
 
         ``owner`` is the objective component the bound form answers for
         (its ``objective`` attribute, named in errors); default this one.
+        ``n_threads``: the threads of the exponential push's linear-space
+        kernel (it shares large inputs' queries between them, the same sums).
         A :class:`BoundQueryPush`, or with ``discount`` or ``normalize`` a
         :class:`~rankcore.objectives._query_positions.BoundPositionPush` over one; with
         ``query_rmse`` > 0, that form inside a
         :class:`~rankcore.objectives._query_rmse.BoundQueryRMSEBlend`.
         """
-        bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner)
+        bound = BoundQueryPush(self, y, queries, sample_weight, owner=owner, n_threads=n_threads)
         if self.discount != "none" or self.normalize:
             from ._query_positions import BoundPositionPush
 
@@ -259,10 +261,14 @@ class BoundQueryPush(BoundObjective):
         contribute nothing.
     """
 
-    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None):
+    def __init__(self, objective: QueryPush, y, queries: Queries, sample_weight=None, *, owner: Any = None,
+                 n_threads: int = 1):
         if not isinstance(queries, Queries):
             raise TypeError(f"queries: expected a Queries (rankcore.metrics._queries.check_qid), "
                             f"got {type(queries).__name__}")
+        if isinstance(n_threads, (bool, np.bool_)) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
+            raise ValueError(f"n_threads: expected an integer >= 1, got {n_threads!r}")
+        self.n_threads = int(n_threads)
         n = int(queries.codes.shape[0])
         self.loss = objective.loss
         self.price = objective.price
@@ -488,7 +494,8 @@ class BoundQueryPush(BoundObjective):
         status, total = exp_linear_push(np.ascontiguousarray(f), self.order, self.pos_weight, self.neg_weight,
                                         self._level_edges,
                                         self.bounds, self._level_step, self._spread_limit, float(self.rate),
-                                        order, np.empty(n_levels), np.empty(n_levels), grad, hess)
+                                        order, np.empty(n_levels), np.empty(n_levels), grad, hess,
+                                        self.n_threads)
         if status != LinearStatus.LINEAR_DONE:
             return None
         if total == 0.0:

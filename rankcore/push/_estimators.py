@@ -192,6 +192,14 @@ class _BaseBoost(Ranker):
         return replace(setup, objective=objective, learner=learner, metric=metric, validation=validation,
                        n_iter=n_iter, within_queries=True)
 
+    def _for_ranked_queries(self, setup: BoostSetup, base: BoostSetup, n_ranked_queries: int,
+                            categorical: bool = False) -> BoostSetup:
+        """``setup`` (``base``'s query setup before the queries were counted), or ``base``'s query setup for
+        ``n_ranked_queries`` queries with two grades where the default's QueryRMSE weight depends on the count."""
+        if query_rmse_weight(n_ranked_queries) == query_rmse_weight(None):
+            return setup
+        return self._query_setup(base, categorical=categorical, n_ranked_queries=n_ranked_queries)
+
     def _scoring_metric(self, task: str, scoring: Any = None):
         """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
         scoring = self.scoring if scoring is None else scoring
@@ -340,10 +348,7 @@ class _BaseBoost(Ranker):
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
             n_single = single_grade_queries(y_clean, queries)
-            if query_rmse_weight(queries.n_queries - n_single) != query_rmse_weight(None):
-                # the default's QueryRMSE weight depends on how many queries have a pair to order
-                setup = self._query_setup(base, categorical=categorical,
-                                          n_ranked_queries=queries.n_queries - n_single)
+            setup = self._for_ranked_queries(setup, base, queries.n_queries - n_single, categorical=categorical)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
         w = None if sample_weight is None else check_sample_weight(sample_weight, n)

@@ -252,3 +252,93 @@ def test_linear_kernel_refuses_arrays_of_other_lengths():
     backwards[1], backwards[2] = backwards[2], backwards[1]
     with pytest.raises(ValueError, match="ascending range"):
         call(bounds=backwards)
+
+
+# ----------------------------------------------------------------------
+# More than one thread (from 16,384 rows): the same numbers to the last bit
+# ----------------------------------------------------------------------
+THREADED_ROWS = 16_384 + 2_000
+
+
+def _threaded_data(seed, n=THREADED_ROWS, n_queries=500):
+    """Rows in query order (as a fit holds them), one query holding a quarter of them, plus :func:`_data`'s cases."""
+    rng = np.random.default_rng(seed)
+    qid = np.sort(rng.integers(0, n_queries, n))
+    qid[: n // 4] = 0                                   # a query of a quarter of the rows
+    qid[n // 4] = n_queries                             # a query of one row
+    qid[n // 4 + 1:n // 4 + 5] = n_queries + 1          # a query of one grade
+    y = rng.choice([0.0, 0.5, 1.0, 2.25, 3.0], n)
+    y[n // 4 + 1:n // 4 + 5] = 1.0
+    f = rng.integers(-8, 9, n) / 4.0                    # ties in scores
+    w = rng.uniform(0.2, 3.0, n)
+    w[rng.random(n) < 0.15] = 0.0
+    return y, qid, f, w
+
+
+def _kernel_on(bound, f, n_threads, want=2):
+    n_levels = bound.level_starts.shape[0]
+    grad, hess = np.full(f.shape[0], np.nan), np.full(f.shape[0] if want == 2 else 0, np.nan)
+    status, total = exp_linear_push(np.ascontiguousarray(f, dtype=float), bound.order, bound.pos_weight,
+                                    bound.neg_weight, bound._level_edges, bound.bounds, bound._level_step,
+                                    bound._spread_limit, float(bound.rate), want, np.empty(n_levels),
+                                    np.empty(n_levels), grad, hess, n_threads)
+    return status, total, grad, hess
+
+
+@pytest.mark.parametrize("gain_weighted", [False, True], ids=["pairs", "gain_weighted"])
+@pytest.mark.parametrize("want", [0, 1, 2])
+def test_linear_kernel_on_threads_is_the_one_thread_kernel_bit_for_bit(gain_weighted, want):
+    y, qid, f, w = _threaded_data(0)
+    bound = _bind("exp", "identity", y, qid, w, gain_weighted)
+    status, total, grad, hess = _kernel_on(bound, f, 1, want)
+    assert status == LinearStatus.LINEAR_DONE and total > 0
+    for n_threads in (2, 3, 8):
+        s, t, g, h = _kernel_on(bound, f, n_threads, want)
+        assert s == status and t == total
+        if want > 0:
+            np.testing.assert_array_equal(g, grad)
+        if want == 2:
+            np.testing.assert_array_equal(h, hess)
+
+
+def test_linear_kernel_on_two_threads_against_the_pair_loop():
+    y, qid, f, w = _threaded_data(1, n_queries=2_000)
+    bound = _bind("exp", "identity", y, qid, w, True)
+    bound.n_threads = 2
+    J, grad, hess = bound.value_gradient_hessian(f)
+    J0, grad0, hess0 = _log_path(bound, f)
+    _assert_same((J, grad, hess), (J0, grad0, hess0), 1.0)
+
+
+def test_linear_kernel_on_threads_reports_the_first_refusal_in_query_order():
+    y, qid, f, w = _threaded_data(2)
+    bound = _bind("exp", "identity", y, qid, w, False)
+    first = len(y) // 4 + 10                            # a row of an early query (thread 0's)
+    last = np.flatnonzero(qid == qid[-1])[0]            # a row of the last query (the last thread's)
+    spread = f.copy()
+    spread[first] = 1e4                                 # an early query spreads beyond its limit ...
+    spread[last] = np.nan                               # ... before the last query's NaN
+    for n_threads in (1, 2, 3):
+        assert _kernel_on(bound, spread, n_threads)[0] == LinearStatus.LINEAR_SPREAD
+    nan_first = spread.copy()
+    nan_first[first], nan_first[last] = np.nan, 1e4
+    for n_threads in (1, 2, 3):
+        assert _kernel_on(bound, nan_first, n_threads)[0] == LinearStatus.LINEAR_NOT_FINITE
+
+
+def test_linear_kernel_refuses_a_thread_count_below_one():
+    y, qid, f, w = _data(0)
+    bound = _bind("exp", "identity", y, qid, w, False)
+    with pytest.raises(ValueError, match="n_threads must be at least 1, got 0"):
+        _kernel_on(bound, f, 0)
+    with pytest.raises(ValueError, match="n_threads: expected an integer >= 1, got 0"):
+        QueryPush("exp", "identity").bind(y, check_qid(qid, len(y)), w, n_threads=0)
+
+
+def test_a_fit_within_queries_on_two_threads_is_the_one_thread_fit():
+    y, qid, _, _ = _threaded_data(3, n_queries=800)
+    X = np.random.default_rng(3).normal(size=(y.shape[0], 3)) + y[:, None] * 0.3
+    fits = [rankcore.boost(learner="trees:max_depth=2", n_iter=3, random_state=0, n_jobs=t).fit(X, y, qid=qid)
+            for t in (1, 2)]
+    np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+    np.testing.assert_array_equal(fits[0].objective_values_, fits[1].objective_values_)
