@@ -373,7 +373,7 @@ class _DaskBoost(ClientParameter):
                              "queries, each with a single grade")
         self.n_queries_ = survey.n_queries
         self.n_queries_without_pairs_ = survey.n_single_grade
-        setup = self._for_ranked_queries(setup, self._setup_record(), survey.n_queries - survey.n_single_grade)
+        setup = self._for_ranked_queries(setup, survey.n_queries - survey.n_single_grade)
         if setup.params.verbose:
             print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
                   "no pair to order)", file=sys.stdout, flush=True)

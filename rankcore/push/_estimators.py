@@ -157,19 +157,17 @@ class _BaseBoost(Ranker):
         n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
         return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
 
-    def _query_objective(self, params: CheckedParams, learner, objective, n_ranked_queries: int | None = None) -> Any:
-        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults,
-        its QueryRMSE weight from ``n_ranked_queries``, the queries with two grades or more)."""
+    def _query_objective(self, params: CheckedParams, learner, objective) -> Any:
+        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults)."""
         return objective
 
-    def _query_setup(self, setup: BoostSetup, categorical: bool = False,
-                     n_ranked_queries: int | None = None) -> BoostSetup:
+    def _query_setup(self, setup: BoostSetup, categorical: bool = False) -> BoostSetup:
         """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them.
 
         ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
         :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one).
-        ``n_ranked_queries``: the fit's queries with two grades or more, which set the default objective's
-        QueryRMSE weight (:func:`query_rmse_weight`; None: not known yet).
+        The default objective's QueryRMSE weight is the one for few queries until the queries are counted
+        (:meth:`_for_ranked_queries`).
         """
         params = setup.params
         learner = setup.learner
@@ -181,7 +179,7 @@ class _BaseBoost(Ranker):
             extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
         if extra:
             learner = large_data_learner(params.learner, learner, extra)
-        objective = self._query_objective(params, learner, setup.objective, n_ranked_queries)
+        objective = self._query_objective(params, learner, setup.objective)
         check_newton_steps(objective, learner, params.scoring)
         metric = setup.metric
         if params.scoring in (None, OBJECTIVE_SCORING):
@@ -192,13 +190,10 @@ class _BaseBoost(Ranker):
         return replace(setup, objective=objective, learner=learner, metric=metric, validation=validation,
                        n_iter=n_iter, within_queries=True)
 
-    def _for_ranked_queries(self, setup: BoostSetup, base: BoostSetup, n_ranked_queries: int,
-                            categorical: bool = False) -> BoostSetup:
-        """``setup`` (``base``'s query setup before the queries were counted), or ``base``'s query setup for
-        ``n_ranked_queries`` queries with two grades where the default's QueryRMSE weight depends on the count."""
-        if query_rmse_weight(n_ranked_queries) == query_rmse_weight(None):
-            return setup
-        return self._query_setup(base, categorical=categorical, n_ranked_queries=n_ranked_queries)
+    def _for_ranked_queries(self, setup: BoostSetup, n_ranked_queries: int) -> BoostSetup:
+        """The query setup ``setup`` once the fit's queries with two grades are counted (PushBoost: the default
+        objective's QueryRMSE weight depends on the count)."""
+        return setup
 
     def _scoring_metric(self, task: str, scoring: Any = None):
         """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
@@ -343,12 +338,11 @@ class _BaseBoost(Ranker):
             y_clean, classes = self._check_target(setup.objective, y, n)
             queries = None
         else:
-            categorical = bool(getattr(self, "_categorical_columns", ()))
-            base, setup = setup, self._query_setup(setup, categorical=categorical)
+            setup = self._query_setup(setup, categorical=bool(getattr(self, "_categorical_columns", ())))
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
             n_single = single_grade_queries(y_clean, queries)
-            setup = self._for_ranked_queries(setup, base, queries.n_queries - n_single, categorical=categorical)
+            setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
         w = None if sample_weight is None else check_sample_weight(sample_weight, n)
@@ -816,7 +810,21 @@ class PushBoost(_BaseBoost):
             )
         return resolve_parameter("objective", "objective", params.objective)
 
-    def _query_objective(self, params, learner, objective, n_ranked_queries=None):
+    def _for_ranked_queries(self, setup, n_ranked_queries):
+        """``setup`` with the default objective's QueryRMSE weight for ``n_ranked_queries`` queries with two grades
+        (:func:`query_rmse_weight`): its resolved components reused, nothing resolved again."""
+        from ..objectives import PushObjective
+
+        objective, weight = setup.objective, query_rmse_weight(n_ranked_queries)
+        if (setup.params.objective is not None or not isinstance(objective, PushObjective)
+                or objective.query_rmse == weight or objective.query_rmse != query_rmse_weight(None)):
+            return setup
+        objective = PushObjective(loss=objective.loss_component, price=objective.price_component,
+                                  gain_weighted=objective.gain_weighted, query_rmse=weight)
+        validation = ObjectiveScoring(objective) if setup.params.scoring == OBJECTIVE_SCORING else setup.validation
+        return replace(setup, objective=objective, validation=validation)
+
+    def _query_objective(self, params, learner, objective):
         from ..objectives import PushObjective
 
         if params.objective is not None:
@@ -827,7 +835,7 @@ class PushBoost(_BaseBoost):
         if params.price is None and QUERY_PRICE is not None:
             price = resolve_parameter("price", "price", QUERY_PRICE)
         return PushObjective(loss=objective.loss_component, price=price, gain_weighted=QUERY_GAIN_WEIGHTED,
-                             query_rmse=query_rmse_weight(n_ranked_queries))
+                             query_rmse=query_rmse_weight(None))
 
 
 class PNormPush(_BaseBoost):
