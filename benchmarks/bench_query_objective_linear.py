@@ -51,13 +51,13 @@ def _case(n_rows, n_queries, min_size, max_size, seed=0):
     return y, qid, f
 
 
-def _best_cpu_seconds(func, f, rounds):
+def _best_seconds(func, f, rounds, clock=time.process_time):
     best = np.inf
     for _ in range(rounds):
-        start = time.process_time()
+        start = clock()
         for _ in range(5):
             func(f)
-        best = min(best, (time.process_time() - start) / 5)
+        best = min(best, (clock() - start) / 5)
     return best
 
 
@@ -76,24 +76,14 @@ def test_query_push_linear_against_log_space(benchmark, shape):
     benchmark.pedantic(linear.value_gradient_hessian, args=(f,), rounds=ROUNDS, iterations=5)
     ours = slow = np.inf
     for _ in range(ROUNDS):                  # interleaved: background load hits both sides alike
-        ours = min(ours, _best_cpu_seconds(linear.value_gradient_hessian, f, 1))
-        slow = min(slow, _best_cpu_seconds(log_space.value_gradient_hessian, f, 1))
+        ours = min(ours, _best_seconds(linear.value_gradient_hessian, f, 1))
+        slow = min(slow, _best_seconds(log_space.value_gradient_hessian, f, 1))
     ratio = time_ratio(slow, ours)
     benchmark.extra_info.update(rows=int(y.shape[0]), queries=n_queries, linear_seconds=ours,
                                 log_space_seconds=slow, ratio=ratio)
     SUMMARY.append(f"{y.shape[0]:>6} rows in {n_queries:>5} queries of {min_size}-{max_size} rows: "
                    f"linear {ours * 1e3:6.2f} ms ({ours / y.shape[0] * 1e9:5.1f} ns/row) | "
                    f"log space {slow * 1e3:6.2f} ms ({ratio:5.1f}x)")
-
-
-def _best_wall_seconds(func, f, rounds):
-    best = np.inf
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(5):
-            func(f)
-        best = min(best, (time.perf_counter() - start) / 5)
-    return best
 
 
 @pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
@@ -109,8 +99,8 @@ def test_query_push_linear_two_threads_against_one(benchmark, shape):
     benchmark.pedantic(two.value_gradient_hessian, args=(f,), rounds=ROUNDS, iterations=5)
     single = double = np.inf
     for _ in range(ROUNDS):                  # interleaved: background load hits both sides alike
-        single = min(single, _best_wall_seconds(one.value_gradient_hessian, f, 1))
-        double = min(double, _best_wall_seconds(two.value_gradient_hessian, f, 1))
+        single = min(single, _best_seconds(one.value_gradient_hessian, f, 1, time.perf_counter))
+        double = min(double, _best_seconds(two.value_gradient_hessian, f, 1, time.perf_counter))
     ratio = time_ratio(single, double)
     benchmark.extra_info.update(rows=int(y.shape[0]), queries=n_queries, one_thread_seconds=single,
                                 two_threads_seconds=double, ratio=ratio)

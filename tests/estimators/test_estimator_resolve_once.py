@@ -6,7 +6,6 @@ or component resolved anywhere goes through it), per (family, spec).
 
 from __future__ import annotations
 
-import collections
 import warnings
 
 import numpy as np
@@ -15,21 +14,8 @@ from sklearn.base import clone
 
 import rankcore
 from rankcore._estimators import BUILTIN_ESTIMATORS
-from rankcore.registry import Registry, registry
-
-
-@pytest.fixture
-def resolutions(monkeypatch):
-    """A Counter of (family, spec) resolved through the registry while the test runs."""
-    counts = collections.Counter()
-    original = Registry.resolve
-
-    def counting(self, family, spec):
-        counts[(family, spec if isinstance(spec, str) else getattr(spec, "spec", repr(spec)))] += 1
-        return original(self, family, spec)
-
-    monkeypatch.setattr(Registry, "resolve", counting)
-    return counts
+from _resolutions import resolutions  # noqa: F401  (the fixture)
+from rankcore.registry import registry
 
 
 def _data(n=90, d=4, seed=0):

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
+from _resolutions import resolutions  # noqa: F401  (the fixture)
 from rankcore.metrics._queries import Queries
 from rankcore.persistence import ModelFormatError, _checksum, model_from_dict, model_to_dict
 from rankcore.push._queries import single_grade_queries
@@ -113,23 +114,11 @@ def test_single_grade_queries_against_a_plain_count(seed, n, n_queries, shuffled
     assert single_grade_queries(y, queries) == _single_grade_reference(y, codes)
 
 
-def test_the_weight_for_many_queries_resolves_nothing_again(monkeypatch):
+def test_the_weight_for_many_queries_resolves_nothing_again(resolutions):
     """Counting every registry resolution: a fit on many queries resolves what one on few queries does."""
-    import collections
-
-    from rankcore.registry import Registry
-
-    counts = collections.Counter()
-    original = Registry.resolve
-
-    def counting(self, family, spec):
-        counts[(family, spec if isinstance(spec, str) else getattr(spec, "spec", repr(spec)))] += 1
-        return original(self, family, spec)
-
-    monkeypatch.setattr(Registry, "resolve", counting)
     few = _fit(*_many_queries(30))
-    few_counts = dict(counts)
-    counts.clear()
+    few_counts = dict(resolutions)
+    resolutions.clear()
     many = _fit(*_many_queries(QUERY_RMSE_MANY_QUERIES + 1))
     assert (few.objective_spec_, many.objective_spec_) == (_spec(QUERY_RMSE), _spec(QUERY_RMSE_MANY))
-    assert dict(counts) == few_counts
+    assert dict(resolutions) == few_counts
