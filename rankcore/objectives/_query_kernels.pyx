@@ -20,12 +20,12 @@ C. ``exp_linear_push`` does the whole evaluation for a price of degree 1
    the log-space path.
 """
 
-from cython.parallel cimport parallel, threadid
+from cython.parallel cimport prange
 from libc.math cimport exp, isfinite, log1p, INFINITY
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from rankcore._parallel cimport rc_barrier, threads_for
+from rankcore._parallel cimport threads_for
 
 #: From this many rows ``exp_linear_push`` shares its queries between threads (when given more than one): below it
 #: a parallel region's fork, join and barriers cost more than the second thread saves.
@@ -200,12 +200,12 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
         0: R only; 1: and the gradient; 2: and the curvature.
     n_threads : int
         From ``PUSH_PARALLEL_ROWS`` rows on, more than one thread shares the
-        queries: thread t takes the t-th of T runs of whole queries of about
-        n/T rows each, their sums and then their rows' gradient, in one
-        parallel region.  Each level's term of R is kept and added on one
-        thread in level order, the additions of the one-thread loop: every
-        output is the same to the last bit for any thread count, and the
-        status is the first refusal in query order.
+        queries: T runs of whole queries of about n/T rows each, their sums
+        in one parallel loop and their rows' gradient in another.  Each
+        level's term of R is kept and added on the calling thread in level
+        order, the additions of the one-thread loop: every output is the
+        same to the last bit for any thread count, and the status is the
+        first refusal in query order.
 
     Returns
     -------
@@ -281,21 +281,20 @@ cdef tuple _exp_linear_push_threads(const double[::1] scores, const int64_t[::1]
                                     int T):
     """``exp_linear_push`` on T ≥ 2 threads (its docstring): the same outputs, bit for bit, as one thread.
 
-    What thread 0 decides between the two barriers (the status, R and 1/R)
-    goes through ``shared``: a variable assigned inside a Cython parallel
-    block is private to each thread.
+    T runs of whole queries, each a ``prange`` iteration (every run is done
+    however many threads the runtime gives): their sums, then on the calling
+    thread the status and R, then their rows' gradient.
     """
     cdef Py_ssize_t n = scores.shape[0], n_levels = level_starts.shape[0] - 1, n_queries = bounds.shape[0] - 1
-    cdef Py_ssize_t q, l, j, t, lo_level, hi_level
+    cdef Py_ssize_t q, l, j, c, lo_level, hi_level
     cdef int64_t o
-    cdef int tid, st
-    cdef double acc, b, neg, pos, unused = 0.0
+    cdef int st, status = LINEAR_DONE
+    cdef double total = 0.0, inv = 0.0, b, neg, pos, unused = 0.0
     cdef double* terms = <double*> malloc(n_levels * sizeof(double))
     cdef Py_ssize_t* first_query = <Py_ssize_t*> malloc((T + 1) * sizeof(Py_ssize_t))
-    cdef int* fail_status = <int*> malloc((T + 1) * sizeof(int))     # the last entry: the status decided
-    cdef double* shared = <double*> malloc(2 * sizeof(double))        # R, 1/R
-    if terms == NULL or first_query == NULL or fail_status == NULL or shared == NULL:
-        free(terms); free(first_query); free(fail_status); free(shared)
+    cdef int* run_status = <int*> malloc(T * sizeof(int))
+    if terms == NULL or first_query == NULL or run_status == NULL:
+        free(terms); free(first_query); free(run_status)
         raise MemoryError()
     cdef const double* scores_ptr = &scores[0]
     cdef const int64_t* order_ptr = &order[0]
@@ -310,64 +309,56 @@ cdef tuple _exp_linear_push_threads(const double[::1] scores, const int64_t[::1]
     cdef double* hess_ptr = &hess[0] if want == 2 else NULL
     try:
         with nogil:
-            # thread t's queries: from the first whose rows start at or after t·n/T (whole queries, in order)
+            # run c's queries: from the first whose rows start at or after c·n/T (whole queries, in order)
             first_query[0] = 0
             q = 0
-            for t in range(1, T):
-                while q < n_queries and starts_ptr[bounds_ptr[q]] < (n * t) // T:
+            for c in range(1, T):
+                while q < n_queries and starts_ptr[bounds_ptr[q]] < (n * c) // T:
                     q += 1
-                first_query[t] = q
+                first_query[c] = q
             first_query[T] = n_queries
-            for t in range(T + 1):
-                fail_status[t] = LINEAR_DONE
-            shared[0] = 0.0
-            shared[1] = 0.0
-            with parallel(num_threads=T):
-                tid = threadid()
-                for q in range(first_query[tid], first_query[tid + 1]):
+            for c in prange(T, schedule="static", num_threads=T):
+                run_status[c] = LINEAR_DONE
+                for q in range(first_query[c], first_query[c + 1]):
                     st = _query_linear_sums(scores_ptr, order_ptr, pos_ptr, neg_ptr, starts_ptr, bounds_ptr[q],
                                             bounds_ptr[q + 1], step_ptr, limit_ptr[q], rate, above_ptr, below_ptr,
                                             grad_ptr, &unused, terms)
                     if st != LINEAR_DONE:
-                        fail_status[tid] = st
+                        run_status[c] = st
                         break
-                rc_barrier()
-                if tid == 0:
-                    # the first refusal in query order (threads hold queries in order); else R, added level
-                    # by level in query order as the one-thread loop adds it
-                    for t in range(T):
-                        if fail_status[t] != LINEAR_DONE:
-                            fail_status[T] = fail_status[t]
-                            break
-                    if fail_status[T] == LINEAR_DONE:
-                        acc = 0.0
-                        for q in range(n_queries):
-                            if bounds_ptr[q + 1] - bounds_ptr[q] >= 2:
-                                for l in range(bounds_ptr[q], bounds_ptr[q + 1]):
-                                    acc = acc + terms[l]
-                        shared[0] = acc
-                        if not isfinite(acc):
-                            fail_status[T] = LINEAR_OVERFLOW
-                        elif acc > 0.0:
-                            shared[1] = 1.0 / acc      # ≤ e^700: R is at least its smallest live term
-                rc_barrier()
-                if fail_status[T] == LINEAR_DONE and want > 0 and shared[1] > 0.0:
-                    # the rows of the thread's own queries' levels (the first and last thread reach the ends)
-                    lo_level = 0 if tid == 0 else bounds_ptr[first_query[tid]]
-                    hi_level = n_levels if tid == T - 1 else bounds_ptr[first_query[tid + 1]]
+            # the first refusal in query order (the runs hold the queries in order); else R, added level
+            # by level in query order as the one-thread loop adds it
+            for c in range(T):
+                if run_status[c] != LINEAR_DONE:
+                    status = run_status[c]
+                    break
+            if status == LINEAR_DONE:
+                for q in range(n_queries):
+                    if bounds_ptr[q + 1] - bounds_ptr[q] >= 2:
+                        for l in range(bounds_ptr[q], bounds_ptr[q + 1]):
+                            total = total + terms[l]
+                if not isfinite(total):
+                    status = LINEAR_OVERFLOW
+            if status == LINEAR_DONE and want > 0 and total > 0.0:
+                inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
+                for c in prange(T, schedule="static", num_threads=T):
+                    # the rows of the run's own queries' levels (the first and last runs reach the ends)
+                    lo_level = 0 if c == 0 else bounds_ptr[first_query[c]]
+                    hi_level = n_levels if c == T - 1 else bounds_ptr[first_query[c + 1]]
                     for l in range(lo_level, hi_level):
                         for j in range(starts_ptr[l], starts_ptr[l + 1]):
                             o = order_ptr[j]
                             b = grad_ptr[o]
-                            neg = rate * (neg_ptr[j] * b * above_ptr[l] * shared[1])
-                            pos = rate * (pos_ptr[j] / b * below_ptr[l] * shared[1])
+                            neg = rate * (neg_ptr[j] * b * above_ptr[l] * inv)
+                            pos = rate * (pos_ptr[j] / b * below_ptr[l] * inv)
                             grad_ptr[o] = neg - pos
                             if hess_ptr != NULL:
                                 hess_ptr[o] = rate * (neg + pos)
-        return LinearStatus(fail_status[T]), (shared[0] if fail_status[T] != LINEAR_NOT_FINITE
-                                              and fail_status[T] != LINEAR_SPREAD else 0.0)
+        if status == LINEAR_NOT_FINITE or status == LINEAR_SPREAD:
+            total = 0.0
+        return LinearStatus(status), total
     finally:
-        free(terms); free(first_query); free(fail_status); free(shared)
+        free(terms); free(first_query); free(run_status)
 
 
 def query_rmse_term(const double[::1] scores,          # IN  (n,) caller's row order

@@ -342,3 +342,27 @@ def test_a_fit_within_queries_on_two_threads_is_the_one_thread_fit():
             for t in (1, 2)]
     np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
     np.testing.assert_array_equal(fits[0].objective_values_, fits[1].objective_values_)
+
+
+def test_linear_kernel_given_fewer_threads_than_asked_still_does_every_query():
+    """OMP_THREAD_LIMIT=1 gives each parallel region one thread: every run of queries is still summed."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, sys\n"
+        "sys.path[:0] = sys.argv[1:]\n"
+        "import test_query_push_linear as t\n"
+        "y, qid, f, w = t._threaded_data(5)\n"
+        "bound = t._bind('exp', 'identity', y, qid, w, True)\n"
+        "one, two = t._kernel_on(bound, f, 1), t._kernel_on(bound, f, 2)\n"
+        "assert one[0] == two[0] and one[1] == two[1]\n"
+        "assert np.array_equal(one[2], two[2]) and np.array_equal(one[3], two[3])\n"
+        "print('ok')\n"
+    )
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    done = subprocess.run([sys.executable, "-c", script, here, os.path.dirname(here)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
