@@ -165,6 +165,26 @@ cdef int _query_linear_sums(const double* scores, const int64_t* order, const do
     return LINEAR_DONE
 
 
+cdef void _levels_gradient(Py_ssize_t lo_level, Py_ssize_t hi_level, const int64_t* order,
+                           const int64_t* level_starts, const double* pos_weight, const double* neg_weight,
+                           const double* above, const double* below, double inv, double rate, double* grad,
+                           double* hess) noexcept nogil:
+    """The gradient r (v_k L_k − x_n P_l) / R (and, ``hess`` not NULL, the curvature r (v_k L_k + x_n P_l) / R)
+    of the rows of levels lo_level:hi_level, in the caller's order; ``grad`` holds each row's b on entry."""
+    cdef Py_ssize_t l, j
+    cdef int64_t o
+    cdef double b, neg, pos
+    for l in range(lo_level, hi_level):
+        for j in range(level_starts[l], level_starts[l + 1]):
+            o = order[j]
+            b = grad[o]
+            neg = rate * (neg_weight[j] * b * above[l] * inv)
+            pos = rate * (pos_weight[j] / b * below[l] * inv)
+            grad[o] = neg - pos
+            if hess != NULL:
+                hess[o] = rate * (neg + pos)
+
+
 def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row order
                     const int64_t[::1] order,        # IN  (n,) sorted position -> caller's row
                     const double[::1] pos_weight,    # IN  (n,) sorted: each row's weight w_i as the row above
@@ -225,10 +245,9 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
     one query are contiguous and ascend by grade; a query of one level
     contributes nothing and is skipped whatever its scores.
     """
-    cdef Py_ssize_t q, l, j, n = scores.shape[0], n_levels = level_starts.shape[0] - 1
-    cdef int64_t o
+    cdef Py_ssize_t q, n = scores.shape[0], n_levels = level_starts.shape[0] - 1
     cdef int status = LINEAR_DONE
-    cdef double total = 0.0, inv, b, neg, pos
+    cdef double total = 0.0, inv
     if order.shape[0] != n or pos_weight.shape[0] != n or neg_weight.shape[0] != n or grad.shape[0] != n \
             or n_levels < 0 or level_starts[n_levels] != n or above.shape[0] < n_levels \
             or below.shape[0] < n_levels or (step.shape[0] != 0 and step.shape[0] < n_levels) \
@@ -261,15 +280,8 @@ def exp_linear_push(const double[::1] scores,        # IN  (n,) caller's row ord
             status = LINEAR_OVERFLOW
         if status == LINEAR_DONE and want > 0 and total > 0.0:
             inv = 1.0 / total           # ≤ e^700: R is at least its smallest live term
-            for l in range(level_starts.shape[0] - 1):
-                for j in range(level_starts[l], level_starts[l + 1]):
-                    o = order[j]
-                    b = grad[o]
-                    neg = rate * (neg_weight[j] * b * above[l] * inv)
-                    pos = rate * (pos_weight[j] / b * below[l] * inv)
-                    grad[o] = neg - pos
-                    if want == 2:
-                        hess[o] = rate * (neg + pos)
+            _levels_gradient(0, n_levels, &order[0], &level_starts[0], &pos_weight[0], &neg_weight[0], &above[0],
+                             &below[0], inv, rate, &grad[0], &hess[0] if want == 2 else NULL)
     return LinearStatus(status), total
 
 
@@ -286,10 +298,9 @@ cdef tuple _exp_linear_push_threads(const double[::1] scores, const int64_t[::1]
     thread the status and R, then their rows' gradient.
     """
     cdef Py_ssize_t n = scores.shape[0], n_levels = level_starts.shape[0] - 1, n_queries = bounds.shape[0] - 1
-    cdef Py_ssize_t q, l, j, c, lo_level, hi_level
-    cdef int64_t o
+    cdef Py_ssize_t q, l, c, lo_level, hi_level
     cdef int st, status = LINEAR_DONE
-    cdef double total = 0.0, inv = 0.0, b, neg, pos, unused = 0.0
+    cdef double total = 0.0, inv = 0.0, unused = 0.0
     cdef double* terms = <double*> malloc(n_levels * sizeof(double))
     cdef Py_ssize_t* first_query = <Py_ssize_t*> malloc((T + 1) * sizeof(Py_ssize_t))
     cdef int* run_status = <int*> malloc(T * sizeof(int))
@@ -345,15 +356,8 @@ cdef tuple _exp_linear_push_threads(const double[::1] scores, const int64_t[::1]
                     # the rows of the run's own queries' levels (the first and last runs reach the ends)
                     lo_level = 0 if c == 0 else bounds_ptr[first_query[c]]
                     hi_level = n_levels if c == T - 1 else bounds_ptr[first_query[c + 1]]
-                    for l in range(lo_level, hi_level):
-                        for j in range(starts_ptr[l], starts_ptr[l + 1]):
-                            o = order_ptr[j]
-                            b = grad_ptr[o]
-                            neg = rate * (neg_ptr[j] * b * above_ptr[l] * inv)
-                            pos = rate * (pos_ptr[j] / b * below_ptr[l] * inv)
-                            grad_ptr[o] = neg - pos
-                            if hess_ptr != NULL:
-                                hess_ptr[o] = rate * (neg + pos)
+                    _levels_gradient(lo_level, hi_level, order_ptr, starts_ptr, pos_ptr, neg_ptr, above_ptr,
+                                     below_ptr, inv, rate, grad_ptr, hess_ptr)
         if status == LINEAR_NOT_FINITE or status == LINEAR_SPREAD:
             total = 0.0
         return LinearStatus(status), total
