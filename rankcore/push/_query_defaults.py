@@ -43,15 +43,15 @@ QUERY_RMSE = 2.0
 
 #: The QueryRMSE weight with many queries: above :data:`QUERY_RMSE_MANY_QUERIES` queries that hold two grades or
 #: more (counted over every query given to ``fit``), λ = 1 instead of :data:`QUERY_RMSE`.  On five sets of about
-#: 900 to 1,650 such training queries, λ = 1 ranked better than λ = 2 at NDCG@10 in eight cells of nine (+0.0009 on
-#: the mean; NDCG@1 +0.0012, NDCG@5 +0.0011), two of those sets kept out of the screen that proposed it.  With 48 to 640 queries
-#: λ = 2 was the better of the two (NDCG@10 +0.002 on the mean of five sets), and a weight that fell with the
-#: queries below 640 lost there.
+#: 900 to 1,650 such training queries, λ = 1 ranked better than λ = 2 at NDCG@10 in eight cells of nine (+0.0009
+#: on the mean; NDCG@1 +0.0012, NDCG@5 +0.0011), two of those sets kept out of the screen that proposed it.  With
+#: 48 to about 600 queries λ = 2 was the better of the two (NDCG@10 +0.002 on the mean of five sets), and a weight
+#: that fell with the queries there lost.
 QUERY_RMSE_MANY = 1.0
 
 #: The number of queries with two grades or more above which :data:`QUERY_RMSE_MANY` replaces :data:`QUERY_RMSE`:
-#: between the largest set where λ = 2 was measured better (640 training queries) and the smallest where λ = 1
-#: was (about 900).
+#: between the largest set where λ = 2 was measured better (about 600 training queries) and the smallest where
+#: λ = 1 was (about 900).
 QUERY_RMSE_MANY_QUERIES = 800
 
 #: Learner spec parameters set with queries where the user's learner spec leaves them out (per learner name):
