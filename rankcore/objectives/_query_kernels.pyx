@@ -389,8 +389,8 @@ def query_rmse_term(const double[::1] scores,          # IN  (n,) caller's row o
     with nogil:
         for q in range(query_mean.shape[0]):
             query_mean[q] = 0.0
-        # the sum of a run of rows of one query stays in a register: adding into query_mean[q] row by row
-        # waited on the store of the row before (rows come in query order); the same additions, in order
+        # a run of rows of one query sums in a register: adding into query_mean[q] row by row would wait on
+        # the store of the row before (rows come in query order); the additions are the same, in the same order
         for i in range(n):
             code = codes[i]
             if code != current:
