@@ -189,6 +189,8 @@ class Shard:
         self._pos = None
         self._neg_grad: list[np.ndarray] | None = None
         self._line = None
+        # each block's line along the held ranker's h (``line_partials``): (ranker number, {stage: lines})
+        self._block_lines: tuple[int, dict] | None = None
         self._peers: list = []           # the other shards, when this one leads the trees' searches
         # freed arrays reused while the fit runs, not fresh pages at every tree (rankcore.dask._malloc)
         self._pages_kept = keep_pages()
@@ -248,6 +250,7 @@ class Shard:
         self._h = None
         self._grads = None
         self._line = None
+        self._block_lines = None
 
     # ------------------------------------------------------------------
     # Separable objectives
@@ -262,10 +265,19 @@ class Shard:
         return self.problem.merge_partials(stage, parts)
 
     def line_partials(self, number, ranker, stage, G, alpha):
-        """Stage partials at f + α·h (h = weak ranker ``number``'s values on the blocks), merged."""
+        """Stage partials at f + α·h (h = weak ranker ``number``'s values on the blocks), merged.
+
+        Each block's line along h is formed on its first α (``block_line``) and kept until the update
+        applies: a line search's later evaluations reuse it.
+        """
         h = self._directions(number, ranker)
-        parts = [self.problem.block_partials(stage, b.row_block(), G, hb, alpha) for b, hb in zip(self.blocks, h)]
-        return self.problem.merge_partials(stage, parts)
+        if self._block_lines is None or self._block_lines[0] != number:
+            self._block_lines = (number, {})
+        lines = self._block_lines[1].get(stage)
+        if lines is None:
+            lines = [self.problem.block_line(stage, b.row_block(), hb) for b, hb in zip(self.blocks, h)]
+            self._block_lines[1][stage] = lines
+        return self.problem.merge_partials(stage, [line(G, alpha) for line in lines])
 
     def statistics(self, update, G, token):
         """Σ over blocks of the layout's statistics of each block's gradient (gradients kept for the line)."""

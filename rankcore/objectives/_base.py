@@ -674,6 +674,17 @@ class BoundSeparable(BoundObjective):
                        direction: np.ndarray | None = None, alpha: float = 0.0) -> np.ndarray:
         raise NotImplementedError
 
+    def block_line(self, stage: int, block: RowBlock, direction: np.ndarray):
+        """``(G, alpha) ↦ block_partials(stage, block, G, direction, alpha)`` along one direction.
+
+        A backend that evaluates several α along the same direction on the
+        same scores (a line search on a worker's blocks) asks for this once
+        per line: an objective whose line has a set-up of its own (formed
+        from the scores and h, then cheap at each α) overrides it to form
+        that set-up once.  This default forms nothing.
+        """
+        return lambda G, alpha: self.block_partials(stage, block, G, direction, alpha)
+
     def merge_partials(self, stage: int, parts: Sequence[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
 
@@ -783,9 +794,14 @@ class BoundSeparable(BoundObjective):
 
     def line(self, scores, direction):
         block = self._block(scores)
+        lines: dict[int, Any] = {}          # each stage's line along the direction, formed on first use
 
         def evaluate(alpha: float) -> LinePoint:
-            G = self.reduce([block], [direction], alpha)
+            G: list[np.ndarray] = []
+            for stage in range(self.n_stages):
+                if stage not in lines:
+                    lines[stage] = self.block_line(stage, block, direction)
+                G.append(self.merge_partials(stage, [lines[stage](G, alpha)]))
             point = self.finish(G, with_direction=True)
             return LinePoint(alpha, point.value, point.d1, point.d2)
 

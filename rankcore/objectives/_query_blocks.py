@@ -194,17 +194,39 @@ class BoundQueryBlocks(BoundSeparable):
         With the QueryRMSE term, [J_c, Q_c, J_c(0), n_c, t_c], or along ``direction``
         [J_c, φ_c′, φ_c″, Q_c, Q_c′, Q_c″, J_c(0), n_c, t_c] (module docstring).
         """
+        if direction is not None:
+            return self.block_line(stage, block, direction)(G, alpha)
         if not self.has_value:
             return np.array([math.nan])
         bound = self._bind(block)
         if self.query_rmse > 0:
-            return bound.partials(block.scores, direction, alpha)
+            return bound.partials(block.scores)
         if bound is None:
-            return np.array([-math.inf] if direction is None else [-math.inf, 0.0, 0.0])
-        if direction is None:
-            return np.array([bound.value(block.scores)])
-        point = bound.line(block.scores, direction)(float(alpha))
-        return np.array([point.value, point.d1, point.d2])
+            return np.array([-math.inf])
+        return np.array([bound.value(block.scores)])
+
+    def block_line(self, stage, block, direction):
+        """``block_partials`` along ``direction`` as a function of (G, α), its line formed once.
+
+        What does not depend on α is formed here, as the in-memory binding's
+        ``line`` forms it: the push's scores and direction in its sorted
+        order (then O(rows) per α for its sums), the term's quadratic
+        coefficients (then O(1) per α).
+        """
+        if not self.has_value:
+            return lambda G, alpha: np.array([math.nan])
+        bound = self._bind(block)
+        if self.query_rmse > 0:
+            return bound.line(block.scores, direction)
+        if bound is None:
+            return lambda G, alpha: np.array([-math.inf, 0.0, 0.0])
+        line = bound.line(block.scores, direction)
+
+        def partials(G, alpha):
+            point = line(float(alpha))
+            return np.array([point.value, point.d1, point.d2])
+
+        return partials
 
     def merge_partials(self, stage, parts):
         """Log-sum-exp of the J_c; the line derivatives as the moments of the mixture ρ_c = R_c / R.
@@ -315,21 +337,29 @@ class _TermBlock:
         else:                                   # the binding computed its numbers at 0 already
             self.push, self.term, self.at_zero = bound.push, bound.term, bound.at_zero
 
-    def partials(self, scores, direction, alpha) -> np.ndarray:
-        """The block's partials (module docstring): the push's, the term's, then ``at_zero``."""
-        if direction is None:
-            push = [-math.inf] if self.push is None else [self.push.value(scores)]
-            return np.concatenate([push, [self.term.add_to(scores, 0.0, None)[0]], self.at_zero])
-        alpha = float(alpha)
-        if self.push is None:
-            push = [-math.inf, 0.0, 0.0]
-        else:
-            point = self.push.line(scores, direction)(alpha)
-            push = [point.value, point.d1, point.d2]
-        d = np.asarray(direction, dtype=np.float64)
-        a0, a1, a2 = self.term.line_coefficients(np.asarray(scores, dtype=np.float64), d)
-        term = [a0 + alpha * (a1 + 0.5 * alpha * a2), a1 + alpha * a2, a2]
-        return np.concatenate([push, term, self.at_zero])
+    def partials(self, scores) -> np.ndarray:
+        """The block's partials at the scores (module docstring): the push's, the term's, then ``at_zero``."""
+        push = [-math.inf] if self.push is None else [self.push.value(scores)]
+        return np.concatenate([push, [self.term.add_to(scores, 0.0, None)[0]], self.at_zero])
+
+    def line(self, scores, direction):
+        """(G, α) ↦ the block's partials at scores + α·direction (module docstring), the push's line and the
+        term's coefficients formed once."""
+        push_line = None if self.push is None else self.push.line(scores, direction)
+        a0, a1, a2 = self.term.line_coefficients(np.asarray(scores, dtype=np.float64),
+                                                 np.asarray(direction, dtype=np.float64))
+
+        def partials(G, alpha):
+            alpha = float(alpha)
+            if push_line is None:
+                push = [-math.inf, 0.0, 0.0]
+            else:
+                point = push_line(alpha)
+                push = [point.value, point.d1, point.d2]
+            term = [a0 + alpha * (a1 + 0.5 * alpha * a2), a1 + alpha * a2, a2]
+            return np.concatenate([push, term, self.at_zero])
+
+        return partials
 
     def _push_gradient(self, scores, G, order: int):
         n = self.term.y.shape[0]

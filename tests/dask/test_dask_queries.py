@@ -108,6 +108,57 @@ def test_dask_query_rmse_fit_on_one_worker_and_distributed_is_the_in_memory_fit(
     np.testing.assert_allclose(spread.objective_values_, local.objective_values_, rtol=1e-9)
 
 
+def _count_line_work(on):
+    """On a worker: count (``on``) or stop counting the QueryRMSE term's line set-ups and the line evaluations."""
+    from rankcore.dask._shard import Shard
+    from rankcore.objectives._query_rmse import QueryRMSETerm
+
+    # kept on the worker's Shard class: each run of this function arrives with globals of its own
+    if not hasattr(Shard, "_test_line_counts"):
+        Shard._test_line_counts = {"originals": None, "setups": 0, "evaluations": 0}
+    state = Shard._test_line_counts
+    if on:
+        coefficients, partials = QueryRMSETerm.line_coefficients, Shard.line_partials
+        state.update(originals=(coefficients, partials), setups=0, evaluations=0)
+
+        def counted_coefficients(self, *args):
+            state["setups"] += 1
+            return coefficients(self, *args)
+
+        def counted_partials(self, *args):
+            state["evaluations"] += 1
+            return partials(self, *args)
+
+        QueryRMSETerm.line_coefficients, Shard.line_partials = counted_coefficients, counted_partials
+        return None
+    if state["originals"] is not None:
+        QueryRMSETerm.line_coefficients, Shard.line_partials = state["originals"]
+        state["originals"] = None
+    return state["setups"], state["evaluations"]
+
+
+def test_dask_query_rmse_line_search_forms_each_blocks_line_once(dask_client):
+    """A worker's line search forms each block's line along a tree once (the term's coefficients, the push's
+    line), not once per step length: set-ups = blocks × trees searched, fewer than the evaluations."""
+    X, y, qid = _data(2)
+    Xd, yd, qd = _dask(X, y, qid)
+    # (within queries the trees take Newton steps unless the spec asks for the line search)
+    params = dict(objective="push:exp,identity,gain_weighted=true,query_rmse=2", n_iter=4, random_state=3,
+                  learner="trees:max_leaves=6,min_samples_leaf=3,line_search=true")
+    dask_client.run(_count_line_work, True)
+    try:
+        model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
+    finally:
+        counts = dask_client.run(_count_line_work, False)
+    setups = sum(c[0] for c in counts.values())
+    evaluations = sum(c[1] for c in counts.values())
+    assert model.fit_info_["chunks"] == len(CHUNKS)
+    assert 0 < setups <= len(CHUNKS) * model.n_iter_
+    assert evaluations > sum(1 for c in counts.values() if c[1]) * model.n_iter_   # more than one α a line
+    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
+    _assert_same_model(model, local, Xd, X)
+
+
 def test_dask_default_weighs_query_rmse_by_its_queries_with_two_grades_as_in_memory(dask_client):
     """Above ``QUERY_RMSE_MANY_QUERIES`` queries with two grades, counted over the chunks, the lighter blend."""
     from rankcore.push._query_defaults import QUERY_RMSE_MANY, QUERY_RMSE_MANY_QUERIES

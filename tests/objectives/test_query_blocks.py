@@ -278,3 +278,57 @@ def test_query_rmse_zero_keeps_the_push_partials():
     blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,query_rmse=0"))
     assert blocked.query_rmse == 0.0
     assert blocked.block_partials(0, blocks[0], []).shape == (1,)
+
+
+@pytest.mark.parametrize("spec", [*OBJECTIVES, *TERM_OBJECTIVES])
+def test_a_block_line_reused_gives_a_fresh_lines_numbers(spec):
+    """A block's line formed once (``block_line``) and evaluated at many α, in any order, gives at each α the
+    numbers of a line formed for that α alone, bit for bit, and leaves the block's scores as they were: blocks
+    of one query, of several, and the query of one grade (no pair) alone."""
+    y, qid, f, w, h = _term_data(7) if "query_rmse" in spec else _data(7)
+    blocked = BoundQueryBlocks(resolve("objective", spec))
+    blocks, rows = _blocks(y, qid, f, w, [[0], [11, 22], [q for q in np.unique(qid) if q not in (0, 11, 22)]])
+    G = blocked.reduce(blocks)
+    alphas = (0.0, 0.3, -0.7, 2.5, 0.3)
+    for block, idx in zip(blocks, rows):
+        before = block.scores.copy()
+        line = blocked.block_line(0, block, h[idx])
+        reused = [line(G, alpha) for alpha in alphas] + [line(G, alpha) for alpha in alphas[::-1]]
+        fresh = [blocked.block_line(0, block, h[idx])(G, alpha) for alpha in alphas + alphas[::-1]]
+        for a, b, alpha in zip(reused, fresh, alphas + alphas[::-1]):
+            np.testing.assert_array_equal(a, b, err_msg=f"{spec}, α = {alpha}")
+        np.testing.assert_array_equal(reused[1], reused[-2])          # α = 0.3 at the start and at the end
+        np.testing.assert_array_equal(block.scores, before)
+
+
+def test_query_rmse_block_line_is_formed_once_per_direction(monkeypatch):
+    """Along one direction ``block_line`` forms the term's coefficients and the push's line once, however many
+    α it is evaluated at; ``block_partials`` forms both at each α."""
+    from rankcore.objectives._query_push import BoundQueryPush
+    from rankcore.objectives._query_rmse import QueryRMSETerm
+
+    calls = {"term": 0, "push": 0}
+    term_line, push_line = QueryRMSETerm.line_coefficients, BoundQueryPush.line
+
+    def counted_term(self, *args):
+        calls["term"] += 1
+        return term_line(self, *args)
+
+    def counted_push(self, *args):
+        calls["push"] += 1
+        return push_line(self, *args)
+
+    monkeypatch.setattr(QueryRMSETerm, "line_coefficients", counted_term)
+    monkeypatch.setattr(BoundQueryPush, "line", counted_push)
+    y, qid, f, w, h = _term_data(3)
+    blocked = BoundQueryBlocks(resolve("objective", "push:exp,identity,gain_weighted=true,query_rmse=2"))
+    (block,), _ = _blocks(y, qid, f, w, [np.unique(qid)])
+    G = blocked.reduce([block])
+    alphas = (0.0, 0.25, -0.5, 1.0, 0.125)
+    line = blocked.block_line(0, block, h)
+    once = [line(G, alpha) for alpha in alphas]
+    assert calls == {"term": 1, "push": 1}
+    each = [blocked.block_partials(0, block, G, h, alpha) for alpha in alphas]
+    assert calls == {"term": 1 + len(alphas), "push": 1 + len(alphas)}
+    for a, b in zip(once, each):
+        np.testing.assert_array_equal(a, b)
