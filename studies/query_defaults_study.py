@@ -170,20 +170,22 @@ class _Blend:
     r_i − mean_q(r), r = f − y, h_rmse = 1 − 1/n_q (the per-query squared loss, CatBoost's QueryRMSE);
     c = ‖g_push(0)‖₁ / ‖g_rmse(0)‖₁, fixed at the start.  No value: Newton steps.  ``query_power`` γ > 0
     weighs each query's term by (n̄ / n_q)^γ (n̄ the mean query size): the push's per-query terms are each
-    query's log R_q, whatever its length, where QueryRMSE adds one term per row.
+    query's log R_q, whatever its length, where QueryRMSE adds one term per row.  ``target``: the term regresses
+    the scores on ``target(y)`` instead of the grades (c is set with it).
     """
 
-    def __new__(cls, weight=1.0, query_power=0.0):
+    def __new__(cls, weight=1.0, query_power=0.0, target=None, schedule=None):
         from rankcore.objectives._base import clip_hessian
 
         def rmse(bound, scores):
-            r = scores - bound.y
+            r = scores - bound.target
             mean = np.bincount(bound.codes, r * bound.w) / np.bincount(bound.codes, bound.w)
             g, h = bound.w * (r - mean[bound.codes]), bound.w * (1.0 - 1.0 / bound.n_q[bound.codes])
             return (g, h) if bound.factor is None else (g * bound.factor, h * bound.factor)
 
         def setup(bound, y, sample_weight, queries):
             bound.n_q = np.bincount(bound.codes).astype(np.float64)
+            bound.target = bound.y if target is None else target(np.asarray(bound.y, dtype=np.float64))
             bound.w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
             bound.factor = (bound.n_q.mean() / bound.n_q[bound.codes]) ** query_power if query_power else None
             zero = np.zeros(y.shape[0])
@@ -191,19 +193,25 @@ class _Blend:
             g_rmse = rmse(bound, zero)[0]
             bound.weight = weight
             bound.scale = weight * np.abs(g_push).sum() / max(np.abs(g_rmse).sum(), 1e-300)
+            bound.calls = 0
 
         def gradients(bound, scores, g, h):
             gr, hr = rmse(bound, scores)
-            return g + bound.scale * gr, clip_hessian(h + bound.scale * hr)
+            scale = bound.scale
+            if schedule is not None:        # one evaluation per tree (Newton steps, no line search)
+                scale = scale * schedule(bound.calls)
+                bound.calls += 1
+            return g + scale * gr, clip_hessian(h + scale * hr)
 
         return _study_objective("study-blend", setup, gradients)
 
 
-def blend(weight=1.0, learner="trees", random_state=0, query_power=0.0, **params):
+def blend(weight=1.0, learner="trees", random_state=0, query_power=0.0, target=None, schedule=None, **params):
     def fit(X, y, qid, threads):
         import rankcore
 
-        model = rankcore.boost(learner=learner, objective=_Blend(weight, query_power), n_jobs=threads,
+        model = rankcore.boost(learner=learner, objective=_Blend(weight, query_power, target, schedule),
+                               n_jobs=threads,
                                random_state=random_state, **params).fit(X, y, qid=qid)
         return model.decision_function
 
@@ -907,12 +915,74 @@ DRAWS7 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
 DRAWS8 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BLEND_WEIGHT}}
 
+#: The fifteenth session's screen (``--targets``): the blend's QueryRMSE term regressing the scores on NDCG's gains
+#: 2^y − 1, or on 2^(y/2) − 1, instead of the grades (the push and λ = 2 as shipped for these sets).
+_TARGETS = {
+    "blend, rmse on gains": lambda state: blend(2.0, random_state=state, target=lambda y: np.exp2(y) - 1.0),
+    "blend, rmse on half-gains": lambda state: blend(2.0, random_state=state, target=lambda y: np.exp2(y / 2.0) - 1.0),
+}
+#: ... and fewer trees at a larger rate (a cheaper fit), with or without CatBoost's second leaf Newton step
+#: (``--budget-steps``), which alone cost 1.1-1.25x the default's fit in the seventh session.
+_BUDGET_STEPS = {
+    "150 trees, rate 0.13": lambda state: reseeded(state, "trees:learning_rate=0.13", n_iter=150),
+    "170 trees, rate 0.115": lambda state: reseeded(state, "trees:learning_rate=0.115", n_iter=170),
+    "blend, leaf steps 2": lambda state: reseeded(state, "trees:leaf_newton_steps=2"),
+    "blend, leaf steps 2, 170 trees": lambda state: reseeded(state, "trees:leaf_newton_steps=2", n_iter=170),
+    # the QueryRMSE weight moved over the 200 trees (tree t of 0..199), its mean λ = 2 kept
+    "blend, λ 4 → 0": lambda state: blend(2.0, random_state=state,
+                                          schedule=lambda t: max(0.0, 2.0 * (1.0 - t / 199.0))),
+    "blend, λ 0 → 4": lambda state: blend(2.0, random_state=state, schedule=lambda t: 2.0 * t / 199.0),
+}
+#: ... and every query counted once by the push (``normalize=true``: each query's pair weights divided by their
+#: total), under the QueryRMSE term (``--normalized``).
+_NORMALIZED = {
+    "normalized blend λ=2": lambda state: reseeded(state, "trees", objective=_PUSH + ",normalize=true,query_rmse=2"),
+    "normalized blend λ=1": lambda state: reseeded(state, "trees", objective=_PUSH + ",normalize=true,query_rmse=1"),
+}
+
+
+def annealed_noise(start, end, random_state=0, n_trees=200):
+    """The default with the split noise's ``random_strength`` moved linearly from ``start`` (the first tree) to
+    ``end`` (tree ``n_trees``), as CatBoost lets its split scores' noise fall during a fit (a study patch of the
+    layout's oblivious route: the grower, whose noise is set when it is built, is built again each tree)."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.learners.trees._layout import TreeLayout
+
+        original = TreeLayout._grow_oblivious
+
+        def grow(self, *args, **kwargs):
+            t = getattr(self, "_study_tree", 0)
+            self._study_tree = t + 1
+            self.random_strength = start + (end - start) * min(t, n_trees - 1) / (n_trees - 1)
+            self._grower = None
+            return original(self, *args, **kwargs)
+
+        TreeLayout._grow_oblivious = grow
+        try:
+            model = rankcore.boost(learner="trees", n_jobs=threads, random_state=random_state).fit(X, y, qid=qid)
+        finally:
+            TreeLayout._grow_oblivious = original
+        return model.decision_function
+
+    return fit
+
+
+#: ... and the split noise falling over the fit (``--normalized`` prints them with the normalized push).
+_ANNEALED = {
+    "noise 2 → 0": lambda state: annealed_noise(2.0, 0.0, state),
+    "noise 1.5 → 0.5": lambda state: annealed_noise(1.5, 0.5, state),
+}
+FIFTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+             for group in (_TARGETS, _BUDGET_STEPS, _NORMALIZED, _ANNEALED) for name, make in group.items() for state in (0, 1, 2)}
+CANDIDATES.update(FIFTEENTH)
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
-                         and m not in TWELFTH and m not in THIRTEENTH],
+                         and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -920,6 +990,10 @@ GROUPS = {"peers": list(PEERS),
           "ltr_probes": [m for ms in DRAWS6.values() for m in ms if m in TWELFTH],
           "dropouts": [m for ms in DRAWS7.values() for m in ms if m in THIRTEENTH],
           "blend_weight": [m for ms in DRAWS8.values() for m in ms if m in THIRTEENTH],
+          "targets": [m for m in FIFTEENTH if any(m.startswith(name) for name in _TARGETS)],
+          "budget_steps": [m for m in FIFTEENTH if any(m.startswith(name) for name in _BUDGET_STEPS)],
+          "normalized": [m for m in FIFTEENTH if any(m.startswith(name) for name in _NORMALIZED)],
+          "annealed": [m for m in FIFTEENTH if any(m.startswith(name) for name in _ANNEALED)],
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
@@ -1087,6 +1161,13 @@ DRAWS = {
     "trees bayes by query T=0.5": ["trees bayes by query T=0.5", "trees bayes by query T=0.5, random_state=1",
                                    "trees bayes by query T=0.5, random_state=2"],
 }
+#: The fifteenth session's screen against the library's default (``--targets``).
+DRAWS9 = {"default": DRAWS["default"],
+          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _TARGETS}}
+DRAWS10 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BUDGET_STEPS}}
+DRAWS11 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in (*_NORMALIZED, *_ANNEALED)}}
 
 
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
@@ -1209,6 +1290,12 @@ def main(argv=None):
                         help="print the DRAWS groups (random_state 0, 1, 2) minus the default's, from the cache")
     parser.add_argument("--rescreen", action="store_true",
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
+    parser.add_argument("--targets", action="store_true",
+                        help="the DRAWS9 groups (the fifteenth session's screen) minus the library's default")
+    parser.add_argument("--budget-steps", action="store_true",
+                        help="the DRAWS10 groups (the fifteenth session's budget screen) minus the library's default")
+    parser.add_argument("--normalized", action="store_true",
+                        help="the DRAWS11 groups (the fifteenth session's normalized push) minus the library's default")
     parser.add_argument("--regraded", action="store_true",
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
     for flag, (_, screen) in AGAINST_SHIPPED.items():
@@ -1219,6 +1306,11 @@ def main(argv=None):
             for seed in args.seeds:
                 draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=groups)
             return 0
+    if args.targets or args.budget_steps or args.normalized:
+        groups = DRAWS9 if args.targets else DRAWS10 if args.budget_steps else DRAWS11
+        results = [draw_deltas(args.sets, seed, args.cache, groups=groups) for seed in args.seeds]
+        draw_verdict(results)
+        return 0
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
