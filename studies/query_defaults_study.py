@@ -1274,6 +1274,12 @@ AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "blend-weight": (DRAWS8, "thirteenth session's blend weights (DRAWS8)")}
 
 
+#: The screens against the library's own default ("default"): flag -> (groups, what they are).
+AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (DRAWS9)"),
+                   "budget-steps": (DRAWS10, "fifteenth session's budgets, leaf steps and moving weights (DRAWS10)"),
+                   "normalized": (DRAWS11, "fifteenth session's normalized push and annealed noise (DRAWS11)")}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -1290,12 +1296,9 @@ def main(argv=None):
                         help="print the DRAWS groups (random_state 0, 1, 2) minus the default's, from the cache")
     parser.add_argument("--rescreen", action="store_true",
                         help="the same for the DRAWS2 groups, with the per-set tables and the pass rule")
-    parser.add_argument("--targets", action="store_true",
-                        help="the DRAWS9 groups (the fifteenth session's screen) minus the library's default")
-    parser.add_argument("--budget-steps", action="store_true",
-                        help="the DRAWS10 groups (the fifteenth session's budget screen) minus the library's default")
-    parser.add_argument("--normalized", action="store_true",
-                        help="the DRAWS11 groups (the fifteenth session's normalized push) minus the library's default")
+    for flag, (_, screen) in AGAINST_LIBRARY.items():
+        parser.add_argument(f"--{flag}", action="store_true",
+                            help=f"the {screen} minus the library's default, with the pass rule")
     parser.add_argument("--regraded", action="store_true",
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
     for flag, (_, screen) in AGAINST_SHIPPED.items():
@@ -1306,11 +1309,10 @@ def main(argv=None):
             for seed in args.seeds:
                 draw_deltas(args.sets, seed, args.cache, base="blend, rmse x2", groups=groups)
             return 0
-    if args.targets or args.budget_steps or args.normalized:
-        groups = DRAWS9 if args.targets else DRAWS10 if args.budget_steps else DRAWS11
-        results = [draw_deltas(args.sets, seed, args.cache, groups=groups) for seed in args.seeds]
-        draw_verdict(results)
-        return 0
+    for flag, (groups, _) in AGAINST_LIBRARY.items():
+        if getattr(args, flag.replace("-", "_")):
+            draw_verdict([draw_deltas(args.sets, seed, args.cache, groups=groups) for seed in args.seeds])
+            return 0
     if args.draws:
         for seed in args.seeds:
             draw_deltas(args.sets, seed, args.cache)
