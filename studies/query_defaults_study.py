@@ -43,7 +43,11 @@ default's own random draws move it about as much as the candidates do);
 ``--rescreen`` the same for :data:`DRAWS2` (the earlier candidates fitted
 again at random_state 1 and 2: ``--models rescreen``), with the pass rule
 over the splits (:data:`MAX_SET_LOSS`, :data:`MAX_CPU_RATIO`) and per-set
-tables of the three-state means.
+tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
+eleventh to thirteenth sessions' screens against the blend as then shipped,
+:data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
+``--normalized``) the fifteenth session's against the library's default,
+with the pass rule.
 
 Usage::
 
