@@ -180,12 +180,21 @@ cdef inline void _listed_row(const int64_t* sp_ptr, const int32_t* sp_slot, Py_s
 
     Row r's slots are sp_slot[sp_ptr[r]:sp_ptr[r + 1]], ascending (its
     sparse columns' nonzero codes in column order), so the range is one run
-    of them.  O(listed slots of the row), one update each.
+    of them, found by bisection when it starts past the list's first slot
+    (a second thread's share of the sparse columns).  O(log L + the slots
+    in range) for a row of L listed slots, one update each.
     """
-    cdef Py_ssize_t k = sp_ptr[r], k1 = sp_ptr[r + 1], slot
+    cdef Py_ssize_t k = sp_ptr[r], k1 = sp_ptr[r + 1], slot, hi, mid
     cdef double* hp
-    while k < k1 and sp_slot[k] < s_lo:
+    if k < k1 and sp_slot[k] < s_lo:       # a later block of slots: the first at or above s_lo, by bisection
         k = k + 1
+        hi = k1
+        while k < hi:
+            mid = (k + hi) >> 1
+            if sp_slot[mid] < s_lo:
+                k = mid + 1
+            else:
+                hi = mid
     while k < k1:
         slot = sp_slot[k]
         if slot >= s_hi:
@@ -236,8 +245,14 @@ cdef inline void _node_rows(const uint8_t* codes, Py_ssize_t n_cols, const Py_ss
         if rows != NULL:
             r = rows[i]
             if i + HIST_AHEAD < m:          # the node's rows are scattered: fetch a later row's codes now
-                RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j0)
-                RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j1 - 1)     # (its second line, if any)
+                if listed:                  # its list of sparse slots, and the codes of its dense columns
+                    RC_PREFETCH(sp_slot + sp_ptr[rows[i + HIST_AHEAD]])
+                    if jb < j1:
+                        RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + jb)
+                        RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j1 - 1)
+                else:
+                    RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j0)
+                    RC_PREFETCH(codes + rows[i + HIST_AHEAD] * n_cols + j1 - 1)     # (its second line, if any)
         else:
             r = start + i
         row = codes + r * n_cols
@@ -403,7 +418,11 @@ cdef inline void _node_blocks(const uint8_t* codes, Py_ssize_t n_cols, const Py_
     With ``codes_t`` (the block's n_rows codes column-major, or NULL) and
     :func:`column_major_rows`, the dense columns are filled from them
     instead (:func:`_dense_columns`) and the rows walked once for the
-    sparse columns and the totals.
+    sparse columns and the totals.  Listed sparse columns (``sp_ptr``) are
+    walked once before the blocks, whatever their slots: a row's few listed
+    slots are one run of its list, where a walk per block found its start
+    again each time (on 95,451 rows of 475 listed columns, 67,833 slots,
+    a node of a tenth of the rows filled in ~7 ms instead of ~12, one thread).
     O(m·(j1 − j0)) updates, plus one read of the rows' codes per block.
     """
     cdef Py_ssize_t a = j0, b, jb = min(j1, max(j0, n_skip0))
@@ -414,6 +433,11 @@ cdef inline void _node_blocks(const uint8_t* codes, Py_ssize_t n_cols, const Py_
                        n_skip0, sp_ptr, sp_slot, count)
         _dense_columns(codes_t, n_rows, col_base, jb, j1, rows, start, gg, hh, m, by_row, hist, unit_h, count)
         return
+    if sp_ptr != NULL and jb > j0:
+        _node_rows(codes, n_cols, col_base, j0, jb, rows, start, gg, hh, m, unit_h, hist, by_row, tot, n_skip0,
+                   sp_ptr, sp_slot, count)
+        tot = NULL
+        a = jb
     while a < j1:
         b = _block_end(col_base, n_cols, a, j1)
         _node_rows(codes, n_cols, col_base, a, b, rows, start, gg, hh, m, unit_h, hist, by_row, tot, n_skip0,

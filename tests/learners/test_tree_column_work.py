@@ -100,16 +100,17 @@ def test_histograms_with_column_work_equal_reference(n_threads, unit_h):
 
 
 def test_column_work_counts_sparse_rows_and_slots():
-    """A sparse bundle costs its rows off code 0, a dense column every row, each plus its slots' share."""
+    """A sparse bundle costs its rows off code 0 (each SPARSE_CODE_WORK), a dense column every row, each plus
+    its slots' share."""
     rng = np.random.default_rng(4)
     _, layout, block = sparse_and_dense_block(rng, 3000, 10)
     slots = layout.slots
     work = column_work(block.codes_t, slots)
     s = slots.sparse_columns
     widths = np.diff(np.r_[np.asarray(slots.col_base), slots.n_slots])
-    from rankcore.learners.trees._layout import COLUMN_SLOT_WORK
+    from rankcore.learners.trees._layout import COLUMN_SLOT_WORK, SPARSE_CODE_WORK
     rows = work - COLUMN_SLOT_WORK * widths
-    np.testing.assert_array_equal(rows[:s], (block.codes[:, :s] != 0).sum(0))
+    np.testing.assert_array_equal(rows[:s], SPARSE_CODE_WORK * (block.codes[:, :s] != 0).sum(0))
     np.testing.assert_array_equal(rows[s:], 3000)
 
 
@@ -176,3 +177,46 @@ def test_oblivious_grower_without_column_slots_equals_one_thread():
         assert levels == 6
         trees.append([np.asarray(a).tobytes() if isinstance(a, np.ndarray) else a for a in grower.tree(0.0)])
     assert trees[1] == trees[0] and trees[2] == trees[0] and trees[3] == trees[0]
+
+
+@pytest.mark.parametrize("unit_h", [False, True])
+def test_listed_rows_split_anywhere_equal_reference(unit_h):
+    """Many sparse bundles of many bins, listed (their slots beyond one block of the row-wise route), on
+    40,000 rows: nodes read row by row (under an eighth of the rows) and column by column, the two
+    threads' boundary at the first, a middle and the last sparse column and among the dense ones.
+    Every slot the reference's sum, bit for bit, and the one-thread histogram's."""
+    rng = np.random.default_rng(11)
+    n, n_sparse = 40_000, 160
+    sparse = rng.normal(size=(n, n_sparse)) * (rng.random((n, n_sparse)) < rng.uniform(0.05, 0.4, n_sparse))
+    dense = np.round(rng.normal(size=(n, 6)), 2)
+    X = np.hstack([sparse, dense])
+    layout = resolve("learner", "trees").prepare(X, random_state=0)
+    block = layout.encode(X)
+    slots = layout.slots
+    s = slots.sparse_columns
+    assert block.listed is not None and s >= 150 and slots.col_base[s] > 8192    # more than one row-wise block
+    g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
+    g[rng.random(n) < 0.2] = 0.5                                                  # ties
+    z = np.asarray(slots.default_bin)
+    counted = np.ones(slots.n_slots, dtype=bool)
+    counted[(np.asarray(slots.base) + z)[z >= 0]] = False
+    counted[np.asarray(slots.col_base)[:s]] = False
+    idx = np.concatenate([np.sort(p) for p in np.split(rng.permutation(n).astype(np.int32), [1_200, 21_200])])
+    ident = np.arange(n, dtype=np.int32)
+    for rows_idx, start, end, identity in [(idx, 0, 1_200, False), (idx, 1_200, 21_200, False),
+                                           (ident, 0, n, True), (idx, 5, 5, False)]:
+        ref = node_histogram(block.codes, slots, g, h, rows_idx[start:end], unit_h)
+        slots.set_column_work(None)
+        one = np.full((slots.n_slots, 3), np.nan)
+        _histogram.node_histogram(block.codes, slots, g, h, rows_idx, start, end, np.empty(n), np.empty(n), one, 1,
+                                  identity, unit_h, block.listed, None, block.codes_t)
+        np.testing.assert_array_equal(one[counted], ref[counted])
+        for boundary in (1, s // 2, s - 1, s, s + 3):
+            slots.set_column_work(np.eye(slots.n_cols)[boundary - 1] + np.eye(slots.n_cols)[boundary])
+            assert list(_histogram.column_groups(slots, 2)) == [0, boundary, slots.n_cols]
+            for codes_t in (None, block.codes_t):
+                hist = np.full((slots.n_slots, 3), np.nan)
+                _histogram.node_histogram(block.codes, slots, g, h, rows_idx, start, end, np.empty(n), np.empty(n),
+                                          hist, 2, identity, unit_h, block.listed, None, codes_t)
+                np.testing.assert_array_equal(hist, one, err_msg=f"boundary {boundary}, {start}:{end}")
+    slots.set_column_work(None)
