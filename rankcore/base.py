@@ -558,6 +558,19 @@ class Ranker(BaseEstimator):
     def _training_curve(self) -> TrainingCurve:
         raise NotImplementedError(f"{type(self).__name__} declares iteration_parameter but no _training_curve")
 
+    def __getattr__(self, name: str) -> Any:
+        # Reached only when the normal lookup fails.  LightGBM's, XGBoost's and CatBoost's rankers score with
+        # ``predict``; ours are not classifiers (scikit-learn reads ``predict`` as a label), so the name stays
+        # missing (``hasattr`` is False) and the error says where the scores are.
+        if any(name in vars(klass) for klass in type(self).__mro__):
+            # a property (feature_importances_, ...) raised AttributeError: run it again for its own message
+            return object.__getattribute__(self, name)
+        if name == "predict":
+            raise AttributeError(f"{type(self).__name__} has no predict: a ranker's scores are "
+                                 f"decision_function(X) (higher is ranked first), and score(X, y) evaluates "
+                                 f"them", name=name, obj=self)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
+
     # ------------------------------------------------------------------
     # scikit-learn tags
     # ------------------------------------------------------------------

@@ -90,3 +90,14 @@ def test_linear_learners_score_refuses_unseen_labels(fitted, kind):
     with pytest.raises(ValueError, match=r"y: labels \[7\] were not seen in fit"):
         fitted[kind].score(X[:10], np.full(10, 7))
     assert 0.0 <= fitted[kind].score(X[:10], np.r_[np.zeros(5), np.ones(5)]) <= 1.0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_predict_names_decision_function(fitted, kind):
+    """A ranker has no predict (hasattr stays False); asking for it names where its scores are."""
+    model = fitted[kind]
+    assert not hasattr(model, "predict")
+    with pytest.raises(AttributeError, match=r"has no predict: a ranker's scores are decision_function\(X\)"):
+        model.predict
+    with pytest.raises(AttributeError, match=r"object has no attribute 'not_an_attribute'"):
+        model.not_an_attribute
