@@ -14,6 +14,9 @@
   transforms of a query-document match (text scores on several fields, their
   scale varying with the query), document-quality features, query-level
   features constant within a query, and noise; grades 0-2 (or 0-4).
+* :func:`with_absent_features` sets each column to 0 on a share of its rows,
+  as web-search sets of hundreds of features store a feature that a
+  document lacks.
 * :func:`fixed_length_queries` cuts a fixed number of rows into queries of
   one length, for the cost-per-iteration tables.
 """
@@ -178,6 +181,35 @@ def retrieval_queries(n_queries=800, *, mean_size=20, max_grade=2, n_match=25, n
         columns.append(per_query[qid])
     columns.extend(rng.normal(size=n) for _ in range(n_noise))
     return np.column_stack(columns), y, qid
+
+
+def with_absent_features(X, *, low=0.3, high=0.95, random_state=0):
+    """A copy of X with column j set to 0 on a share of its rows drawn uniformly in [low, high].
+
+    Web-search sets with hundreds of features store a feature that a document
+    lacks as 0, so that most columns are 0 on most rows; a tree learner's
+    histograms then cost by their nonzero values, not by their rows.  The
+    absent rows of each column are drawn independently, so the columns are
+    not exclusive (no bundling merges them).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    low, high : float in [0, 1], low <= high
+        The range of the columns' shares of absent rows.
+    random_state : int
+
+    Returns
+    -------
+    ndarray of shape (n, d), float64
+    """
+    if not 0.0 <= low <= high <= 1.0:
+        raise ValueError(f"low, high: expected 0 <= low <= high <= 1, got {low}, {high}")
+    rng = np.random.default_rng(random_state)
+    out = np.array(X, dtype=np.float64)
+    for j, share in enumerate(rng.uniform(low, high, out.shape[1])):
+        out[rng.random(out.shape[0]) < share, j] = 0.0
+    return out
 
 
 def fixed_length_queries(n_rows, length, *, n_features=20, random_state=0):

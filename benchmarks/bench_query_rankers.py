@@ -4,13 +4,14 @@ Two modes.
 
 * pytest-benchmark (``pytest benchmarks/bench_query_rankers.py --benchmark-only``):
   rankcore's default per-query fit (``rankcore.boost(learner="trees").fit(X, y,
-  qid=qid)``) beside ``LGBMRanker()`` (its defaults, the same threads) on four
+  qid=qid)``) beside ``LGBMRanker()`` (its defaults, the same threads) on five
   shapes -- a small synthetic set of long queries
   (:func:`_queries.synthetic_queries`), many short retrieval-like queries
   (:func:`_queries.retrieval_queries`), the same with 600 noise columns
-  (wide), and LightGBM's LTR example when the datasets folder has it -- on
-  one thread and on two, the ratio ours/LightGBM printed at the end and
-  stored in ``extra_info``.
+  (wide), the same with most values of every column 0
+  (:func:`_queries.with_absent_features`: absent), and LightGBM's LTR
+  example when the datasets folder has it -- on one thread and on two, the
+  ratio ours/LightGBM printed at the end and stored in ``extra_info``.
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
   cross-validation (5 folds of whole queries per seed) of the models of
   ``_query_models`` on LightGBM's LTR example (both files joined; read from
@@ -43,7 +44,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import DatasetUnavailable  # noqa: E402
-from _queries import fixed_length_queries, load_lambdarank, retrieval_queries, synthetic_queries  # noqa: E402
+from _queries import (fixed_length_queries, load_lambdarank, retrieval_queries, synthetic_queries,  # noqa: E402
+                      with_absent_features)
 from _ratios import time_ratio  # noqa: E402
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
@@ -60,8 +62,15 @@ _FIT_SHAPES = {
     "synthetic": lambda full: synthetic_queries(200 if full else 40, max_size=300, random_state=0),
     "retrieval": lambda full: retrieval_queries(1000 if full else 200, random_state=3),
     "wide": lambda full: retrieval_queries(2500 if full else 150, n_noise=600, random_state=2),
+    "absent": lambda full: _absent(4000 if full else 200),
     "ltr": lambda full: _lambdarank_dense(),
 }
+
+
+def _absent(n_queries):
+    """Retrieval-like queries of 687 columns, grades 0-4, each column 0 on 30-95 % of its rows."""
+    X, y, qid = retrieval_queries(n_queries, max_grade=4, n_noise=650, random_state=5)
+    return with_absent_features(X, random_state=1), y, qid
 
 
 def _lambdarank_dense():
