@@ -27,6 +27,29 @@ def _works(n_cols, rng):
     yield "first costs most", np.r_[1000.0, np.ones(n_cols - 1)]
 
 
+def _counted_slots(slots):
+    """The slots the reference and the kernels both count: not a bundled feature's default bin (filled by
+    subtraction) nor a sparse bundle's code 0 (skipped)."""
+    z = np.asarray(slots.default_bin)
+    counted = np.ones(slots.n_slots, dtype=bool)
+    counted[(np.asarray(slots.base) + z)[z >= 0]] = False
+    counted[np.asarray(slots.col_base)[:slots.sparse_columns]] = False
+    return counted
+
+
+def _one_thread_histogram(block, slots, g, h, rows_idx, start, end, identity, unit_h):
+    """The node's one-thread histogram with equal column counts, checked against the reference where it counts."""
+    n = block.codes.shape[0]
+    ref = node_histogram(block.codes, slots, g, h, rows_idx[start:end], unit_h)
+    slots.set_column_work(None)
+    one = np.full((slots.n_slots, 3), np.nan)
+    _histogram.node_histogram(block.codes, slots, g, h, rows_idx, start, end, np.empty(n), np.empty(n), one, 1,
+                              identity, unit_h, block.listed, None, block.codes_t)
+    counted = _counted_slots(slots)
+    np.testing.assert_array_equal(one[counted], ref[counted])
+    return one
+
+
 @pytest.mark.parametrize("T", [1, 2, 3, 8, 40])
 def test_column_groups_match_reference(T):
     rng = np.random.default_rng(T)
@@ -77,18 +100,9 @@ def test_histograms_with_column_work_equal_reference(n_threads, unit_h):
     ident = np.arange(n, dtype=np.int32)
     # the reference counts every slot; the kernels skip a sparse bundle's code 0 and fill the bundled
     # features' default-bin slots by subtraction: those are compared with the one-thread kernel only
-    z = np.asarray(slots.default_bin)
-    counted = np.ones(slots.n_slots, dtype=bool)
-    counted[(np.asarray(slots.base) + z)[z >= 0]] = False
-    counted[np.asarray(slots.col_base)[:slots.sparse_columns]] = False
     for rows_idx, start, end, identity in [(ident, 0, n, True), (idx, 0, 2500, False), (idx, 17, 160, False),
                                            (idx, 9, 9, False)]:
-        ref = node_histogram(block.codes, slots, g, h, rows_idx[start:end], unit_h)
-        slots.set_column_work(None)
-        one = np.full((slots.n_slots, 3), np.nan)
-        _histogram.node_histogram(block.codes, slots, g, h, rows_idx, start, end, np.empty(n), np.empty(n), one, 1,
-                                  identity, unit_h, block.listed, None, block.codes_t)
-        np.testing.assert_array_equal(one[counted], ref[counted])
+        one = _one_thread_histogram(block, slots, g, h, rows_idx, start, end, identity, unit_h)
         for name, work in [("data", column_work(block.codes_t, slots)), *_works(slots.n_cols, rng)]:
             slots.set_column_work(work)
             for listed in (None, block.listed):
@@ -197,20 +211,11 @@ def test_listed_rows_split_anywhere_equal_reference(unit_h):
     assert block.listed is not None and s >= 150 and slots.col_base[s] > 8192    # more than one row-wise block
     g, h = rng.normal(size=n), np.ones(n) if unit_h else rng.random(n)
     g[rng.random(n) < 0.2] = 0.5                                                  # ties
-    z = np.asarray(slots.default_bin)
-    counted = np.ones(slots.n_slots, dtype=bool)
-    counted[(np.asarray(slots.base) + z)[z >= 0]] = False
-    counted[np.asarray(slots.col_base)[:s]] = False
     idx = np.concatenate([np.sort(p) for p in np.split(rng.permutation(n).astype(np.int32), [1_200, 21_200])])
     ident = np.arange(n, dtype=np.int32)
     for rows_idx, start, end, identity in [(idx, 0, 1_200, False), (idx, 1_200, 21_200, False),
                                            (ident, 0, n, True), (idx, 5, 5, False)]:
-        ref = node_histogram(block.codes, slots, g, h, rows_idx[start:end], unit_h)
-        slots.set_column_work(None)
-        one = np.full((slots.n_slots, 3), np.nan)
-        _histogram.node_histogram(block.codes, slots, g, h, rows_idx, start, end, np.empty(n), np.empty(n), one, 1,
-                                  identity, unit_h, block.listed, None, block.codes_t)
-        np.testing.assert_array_equal(one[counted], ref[counted])
+        one = _one_thread_histogram(block, slots, g, h, rows_idx, start, end, identity, unit_h)
         for boundary in (1, s // 2, s - 1, s, s + 3):
             slots.set_column_work(np.eye(slots.n_cols)[boundary - 1] + np.eye(slots.n_cols)[boundary])
             assert list(_histogram.column_groups(slots, 2)) == [0, boundary, slots.n_cols]
