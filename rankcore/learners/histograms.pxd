@@ -186,7 +186,7 @@ cdef inline void _listed_row(const int64_t* sp_ptr, const int32_t* sp_slot, Py_s
     """
     cdef Py_ssize_t k = sp_ptr[r], k1 = sp_ptr[r + 1], slot, hi, mid
     cdef double* hp
-    if k < k1 and sp_slot[k] < s_lo:       # a later block of slots: the first at or above s_lo, by bisection
+    if k < k1 and sp_slot[k] < s_lo:       # a second thread's share: its first slot (>= s_lo) by bisection
         k = k + 1
         hi = k1
         while k < hi:
