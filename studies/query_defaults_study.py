@@ -46,8 +46,10 @@ over the splits (:data:`MAX_SET_LOSS`, :data:`MAX_CPU_RATIO`) and per-set
 tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
 eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
-``--normalized``) the fifteenth session's against the library's default,
-with the pass rule.
+``--normalized``; ``--target-scale``, ``--linear-start``) the fifteenth and
+seventeenth sessions' against the library's default, with the pass rule, and
+``--target-scale-many`` (:data:`AGAINST_MANY`) the seventeenth session's on the
+sets with many queries against the blend at λ = 1, the library's default there.
 
 Usage::
 
@@ -981,12 +983,198 @@ FIFTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(sta
              for group in (_TARGETS, _BUDGET_STEPS, _NORMALIZED, _ANNEALED) for name, make in group.items() for state in (0, 1, 2)}
 CANDIDATES.update(FIFTEENTH)
 
+#: The seventeenth session's screen (``--target-scale``): the blend's QueryRMSE term regressing the scores on σ·y
+#: (``target xσ``: λ = 2; ``target xσ lλ``: weight λ), c set with it, so that at f = 0 the term's gradient keeps
+#: its L1 norm while its curvature, against that pull, is 1/σ of the shipped term's.  It equals the push's
+#: exponential loss at rate σ (scores σ times larger) with the term on the grades: the trees' leaf floor and split
+#: noise are scale-free and their l2 is 0.
+_TARGET_SCALES = {
+    **{f"target x{sigma:g}": (lambda state, c=sigma: blend(2.0, random_state=state, target=lambda y: c * y))
+       for sigma in (0.5, 2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 32.0)},
+    **{f"target x{sigma:g} l{weight:g}": (lambda state, c=sigma, w=weight: blend(w, random_state=state,
+                                                                               target=lambda y: c * y))
+       for sigma, weight in ((16.0, 1.0), (16.0, 4.0), (16.0, 6.0), (8.0, 4.0))},
+}
+
+
+def _quantile_features(X):
+    """A map of rows to [0, 1] per column: each value's place among 65 quantiles of the training column."""
+    grid = np.linspace(0.0, 1.0, 65)
+    edges = [np.unique(np.quantile(X[:, j], grid)) for j in range(X.shape[1])]
+
+    def transform(rows):
+        rows = np.asarray(rows, dtype=np.float64)
+        out = np.zeros(rows.shape)
+        for j, e in enumerate(edges):
+            if e.size > 1:
+                out[:, j] = np.interp(rows[:, j], e, np.linspace(0.0, 1.0, e.size))
+        return out
+
+    return transform
+
+
+def _query_ridge(Z, y, codes, alpha):
+    """Ridge weights of the grades on the columns, both centred per query (a constant per query ranks nothing)."""
+    counts = np.bincount(codes).astype(np.float64)
+    means = np.zeros((counts.size, Z.shape[1]))
+    np.add.at(means, codes, Z)
+    Zc = Z - (means / counts[:, None])[codes]
+    yc = y - (np.bincount(codes, y) / counts)[codes]
+    keep = Zc.std(axis=0) > 0
+    A = Zc[:, keep].T @ Zc[:, keep]
+    A[np.diag_indices_from(A)] += alpha * Zc.shape[0]
+    w = np.zeros(Z.shape[1])
+    w[keep] = np.linalg.solve(A, Zc[:, keep].T @ yc)
+    return w
+
+
+def linear_start(alpha=0.01, shrink=1.0, random_state=0):
+    """The default boosted from ``shrink`` times a query-centred ridge model's scores on quantile-mapped columns.
+
+    The trees fit the default objective (the push with λ = 2) at f + offset, offset the linear scores; the
+    model's scores are the trees' plus the offset.
+    """
+    spec = _PUSH + ",query_rmse=2"
+
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.objectives import Objective
+        from rankcore.objectives._base import BoundObjective
+        from rankcore.registry import resolve
+
+        X = np.asarray(X, dtype=np.float64)
+        transform = _quantile_features(X)
+        codes = np.unique(qid, return_inverse=True)[1]
+        w = _query_ridge(transform(X), np.asarray(y, dtype=np.float64), codes, alpha)
+        offset = shrink * (transform(X) @ w)
+        fitted_y = np.asarray(y, dtype=np.float64)
+
+        class Bound(BoundObjective):
+            def __init__(self, objective, yb, sample_weight, queries):
+                super().__init__(objective, yb, sample_weight)
+                # the offset is in the rows' order as given: the fit must not have reordered them
+                assert np.array_equal(np.asarray(yb, dtype=np.float64), fitted_y), "rows reordered"
+                self.base = resolve("objective", spec).bind(yb, sample_weight, n_threads=1, queries=queries)
+
+            @property
+            def has_hessian(self):
+                return True
+
+            def value(self, scores):
+                return float("nan")
+
+            def value_and_gradient(self, scores):
+                return self.value_gradient_hessian(scores)[:2]
+
+            def value_gradient_hessian(self, scores):
+                _, g, h = self.base.value_gradient_hessian(scores + offset)
+                return float("nan"), g, h
+
+            def line(self, scores, direction):
+                raise NotImplementedError
+
+        class LinearStart(Objective):
+            name = "study-linear-start"
+            task = "graded"
+            ranks_within_queries = True
+            requires_queries = True
+            has_value = False
+            max_grade = 1023.0
+
+            def bind(self, yb, sample_weight=None, *, n_threads=1, queries=None):
+                return Bound(self, yb, sample_weight, queries)
+
+        model = rankcore.boost(learner="trees", objective=LinearStart(), n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return lambda rows: model.decision_function(rows) + shrink * (transform(rows) @ w)
+
+    return fit
+
+
+def stretched_blend(weight=2.0, random_state=0):
+    """The blend whose QueryRMSE term regresses on each query's grades stretched so its top grade is the set's."""
+    from rankcore.objectives._base import clip_hessian
+
+    def centred(bound, scores):
+        r = scores - bound.target
+        return r - (np.bincount(bound.codes, r) / bound.n_q)[bound.codes], 1.0 - 1.0 / bound.n_q[bound.codes]
+
+    def setup(bound, y, sample_weight, queries):
+        if sample_weight is not None:
+            raise ValueError("the study's stretched blend takes no sample weights")
+        y = np.asarray(bound.y, dtype=np.float64)
+        bound.n_q = np.bincount(bound.codes).astype(np.float64)
+        top = np.zeros(bound.n_q.size)
+        np.maximum.at(top, bound.codes, y)
+        bound.target = np.where(top[bound.codes] > 0, y * (y.max() / np.maximum(top[bound.codes], 1e-300)), 0.0)
+        zero = np.zeros(y.shape[0])
+        g_push = bound.push.value_gradient_hessian(zero)[1]
+        bound.scale = weight * np.abs(g_push).sum() / max(np.abs(centred(bound, zero)[0]).sum(), 1e-300)
+
+    def gradients(bound, scores, g, h):
+        gr, hr = centred(bound, scores)
+        return g + bound.scale * gr, clip_hessian(h + bound.scale * hr)
+
+    objective = _study_objective("study-stretched", setup, gradients)
+
+    def fit(X, y, qid, threads):
+        import rankcore
+        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+def grade_pull(weight=2.0, random_state=0):
+    """The term's limit as σ → ∞: the push plus a constant pull by each row's grade centred per query.
+
+    g = g_push − λ·c·(y − ȳ_q), c = ‖g_push(0)‖₁ / ‖y − ȳ_q‖₁; the push's curvature alone.
+    """
+    from rankcore.objectives._base import clip_hessian
+
+    def setup(bound, y, sample_weight, queries):
+        y = np.asarray(bound.y, dtype=np.float64)
+        n_q = np.bincount(bound.codes).astype(np.float64)
+        centred = y - (np.bincount(bound.codes, y) / n_q)[bound.codes]
+        g_push = bound.push.value_gradient_hessian(np.zeros(y.shape[0]))[1]
+        bound.pull = -weight * np.abs(g_push).sum() / max(np.abs(centred).sum(), 1e-300) * centred
+
+    def gradients(bound, scores, g, h):
+        return g + bound.pull, clip_hessian(h)
+
+    objective = _study_objective("study-pull", setup, gradients)
+
+    def fit(X, y, qid, threads):
+        import rankcore
+        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: ... and where the trees start, or what the term regresses on (``--linear-start``): a query-centred ridge
+#: model as the start, each query's grades stretched to the set's top grade, and the pull of σ → ∞.
+_STARTS = {
+    "linear a=0.01 x1": lambda state: linear_start(0.01, 1.0, state),
+    "linear a=0.01 x0.5": lambda state: linear_start(0.01, 0.5, state),
+    "linear a=0.1 x1": lambda state: linear_start(0.1, 1.0, state),
+    "stretched": lambda state: stretched_blend(2.0, state),
+    "pull": lambda state: grade_pull(2.0, state),
+}
+SEVENTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+               for group in (_TARGET_SCALES, _STARTS) for name, make in group.items() for state in (0, 1, 2)}
+CANDIDATES.update(SEVENTEENTH)
+
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
-                         and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH],
+                         and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH
+                         and m not in SEVENTEENTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -998,6 +1186,9 @@ GROUPS = {"peers": list(PEERS),
           "budget_steps": [m for m in FIFTEENTH if any(m.startswith(name) for name in _BUDGET_STEPS)],
           "normalized": [m for m in FIFTEENTH if any(m.startswith(name) for name in _NORMALIZED)],
           "annealed": [m for m in FIFTEENTH if any(m.startswith(name) for name in _ANNEALED)],
+          "target_scales": [m for name in _TARGET_SCALES for m in (name, f"{name}, random_state=1",
+                                                                     f"{name}, random_state=2")],
+          "starts": [m for name in _STARTS for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
           "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
@@ -1173,6 +1364,15 @@ DRAWS10 = {"default": DRAWS["default"],
 DRAWS11 = {"default": DRAWS["default"],
            **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in (*_NORMALIZED, *_ANNEALED)}}
 
+#: The seventeenth session's screens against the library's default (``--target-scale``, ``--linear-start``) and,
+#: on the sets with many queries, against the blend at λ = 1, the library's default there (``--target-scale-many``).
+DRAWS12 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _TARGET_SCALES}}
+DRAWS13 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _STARTS}}
+DRAWS14 = {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
+           for name in ("blend λ=1", "target x16 l1", "target x16")}
+
 
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
 DRAWS2 = {"default": DRAWS["default"],
@@ -1190,16 +1390,24 @@ MAX_CPU_RATIO = 1.03
 def _draw_means(set_names, seed, cache: Path, groups):
     """{set: {group: ({metric: mean over the fits of each fit's mean NDCG}, [NDCG@10 per fit], CPU s)}}.
 
-    A set is left out unless every fit of every group is cached for it.
+    A set is left out unless every fit of the first group (the base) is cached for it, and a group unless
+    every fit of it is cached on every set kept (a candidate screened on fewer splits drops out of the others).
     """
     import rankcore
 
-    out = {}
+    def complete(rs):
+        return all(r is not None and np.isfinite(r[0]).all() for r in rs)
+
+    loaded = {}
     for set_name in set_names:
         _, y, qid = SETS[set_name]()
         runs = {g: [_load(cache, set_name, seed, m, y.shape[0]) for m in ms] for g, ms in groups.items()}
-        if any(r is None or not np.isfinite(r[0]).all() for rs in runs.values() for r in rs):
-            continue
+        if complete(next(iter(runs.values()))):
+            loaded[set_name] = (y, qid, runs)
+    kept = [g for g in groups if all(complete(runs[g]) for _, _, runs in loaded.values())]
+    out = {}
+    for set_name, (y, qid, runs) in loaded.items():
+        runs = {g: runs[g] for g in kept}
         out[set_name] = {}
         for g, rs in runs.items():
             evs = [rankcore.evaluate(y, r[0], list(METRICS), qid=qid) for r in rs]
@@ -1229,6 +1437,8 @@ def draw_deltas(set_names, seed, cache: Path, base="default", groups=None):
     for g in groups:
         if not sets:
             break
+        if g not in per[sets[0]]:
+            continue
         diffs = {s: {m: per[s][g][0][m] - per[s][base][0][m] for m in METRICS} for s in sets}
         fits = np.mean([per[s][g][1] for s in sets], axis=0)
         cpu = sum(per[s][g][2] for s in sets) / sum(per[s][base][2] for s in sets)
@@ -1281,7 +1491,12 @@ AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
 #: The screens against the library's own default ("default"): flag -> (groups, what they are).
 AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (DRAWS9)"),
                    "budget-steps": (DRAWS10, "fifteenth session's budgets, leaf steps and moving weights (DRAWS10)"),
-                   "normalized": (DRAWS11, "fifteenth session's normalized push and annealed noise (DRAWS11)")}
+                   "normalized": (DRAWS11, "fifteenth session's normalized push and annealed noise (DRAWS11)"),
+                   "target-scale": (DRAWS12, "seventeenth session's QueryRMSE target scales (DRAWS12)"),
+                   "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)")}
+
+#: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
+AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)")}
 
 
 def main(argv=None):
@@ -1307,6 +1522,8 @@ def main(argv=None):
                         help="the same for the DRAWS3 groups (the tenth session's screen)")
     for flag, (_, screen) in AGAINST_SHIPPED.items():
         parser.add_argument(f"--{flag}", action="store_true", help=f"the {screen} minus the shipped default's")
+    for flag, (_, screen) in AGAINST_MANY.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=f"the {screen} minus the blend at λ = 1")
     args = parser.parse_args(argv)
     for flag, (groups, _) in AGAINST_SHIPPED.items():
         if getattr(args, flag.replace("-", "_")):
@@ -1316,6 +1533,11 @@ def main(argv=None):
     for flag, (groups, _) in AGAINST_LIBRARY.items():
         if getattr(args, flag.replace("-", "_")):
             draw_verdict([draw_deltas(args.sets, seed, args.cache, groups=groups) for seed in args.seeds])
+            return 0
+    for flag, (groups, _) in AGAINST_MANY.items():
+        if getattr(args, flag.replace("-", "_")):
+            draw_verdict([draw_deltas(args.sets, seed, args.cache, base="blend λ=1", groups=groups)
+                          for seed in args.seeds], base="blend λ=1")
             return 0
     if args.draws:
         for seed in args.seeds:
