@@ -103,13 +103,14 @@ def _ltr():
     return X.toarray(), y, qid
 
 
-def _study_objective(objective_name, setup, gradients, base=None):
+def _study_objective(objective_name, setup, gradients, base=None, offset=None):
     """A graded per-query objective of the study built on the default's push, without a value (Newton steps).
 
     ``setup(bound, y, sample_weight, queries)`` adds the objective's own state once the push is bound
     (``bound.push``, ``bound.codes``: the rows' query codes); ``gradients(bound, scores, g, h)`` turns the
     push's gradient and curvature at ``scores`` into the objective's.  ``base``: the spec of the objective
-    bound as ``bound.push`` instead of the push alone (the eighth session's default).
+    bound as ``bound.push`` instead of the push alone (the eighth session's default).  ``offset``: scores
+    (one per row, in the order given to ``fit``) added to the trees' before the push is evaluated.
     """
     from rankcore.objectives import Objective
     from rankcore.objectives._base import BoundObjective
@@ -137,7 +138,7 @@ def _study_objective(objective_name, setup, gradients, base=None):
             return self.value_gradient_hessian(scores)[:2]
 
         def value_gradient_hessian(self, scores):
-            _, g, h = self.push.value_gradient_hessian(scores)
+            _, g, h = self.push.value_gradient_hessian(scores if offset is None else scores + offset)
             return (float("nan"), *gradients(self, scores, g, h))
 
         def line(self, scores, direction):
@@ -1038,55 +1039,34 @@ def linear_start(alpha=0.01, shrink=1.0, random_state=0):
 
     def fit(X, y, qid, threads):
         import rankcore
-        from rankcore.objectives import Objective
-        from rankcore.objectives._base import BoundObjective
-        from rankcore.registry import resolve
 
         X = np.asarray(X, dtype=np.float64)
         transform = _quantile_features(X)
         codes = np.unique(qid, return_inverse=True)[1]
         w = _query_ridge(transform(X), np.asarray(y, dtype=np.float64), codes, alpha)
-        offset = shrink * (transform(X) @ w)
         fitted_y = np.asarray(y, dtype=np.float64)
 
-        class Bound(BoundObjective):
-            def __init__(self, objective, yb, sample_weight, queries):
-                super().__init__(objective, yb, sample_weight)
-                # the offset is in the rows' order as given: the fit must not have reordered them
-                assert np.array_equal(np.asarray(yb, dtype=np.float64), fitted_y), "rows reordered"
-                self.base = resolve("objective", spec).bind(yb, sample_weight, n_threads=1, queries=queries)
+        def setup(bound, yb, sample_weight, queries):
+            # the offset is in the rows' order as given: the fit must not have reordered them
+            if not np.array_equal(np.asarray(yb, dtype=np.float64), fitted_y):
+                raise RuntimeError("the study's linear start needs the rows in the order given to fit")
 
-            @property
-            def has_hessian(self):
-                return True
-
-            def value(self, scores):
-                return float("nan")
-
-            def value_and_gradient(self, scores):
-                return self.value_gradient_hessian(scores)[:2]
-
-            def value_gradient_hessian(self, scores):
-                _, g, h = self.base.value_gradient_hessian(scores + offset)
-                return float("nan"), g, h
-
-            def line(self, scores, direction):
-                raise NotImplementedError
-
-        class LinearStart(Objective):
-            name = "study-linear-start"
-            task = "graded"
-            ranks_within_queries = True
-            requires_queries = True
-            has_value = False
-            max_grade = 1023.0
-
-            def bind(self, yb, sample_weight=None, *, n_threads=1, queries=None):
-                return Bound(self, yb, sample_weight, queries)
-
-        model = rankcore.boost(learner="trees", objective=LinearStart(), n_jobs=threads,
+        objective = _study_objective("study-linear-start", setup, lambda bound, scores, g, h: (g, h),
+                                     base=spec, offset=shrink * (transform(X) @ w))
+        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
                                random_state=random_state).fit(X, y, qid=qid)
         return lambda rows: model.decision_function(rows) + shrink * (transform(rows) @ w)
+
+    return fit
+
+
+def _trees_on(objective, random_state):
+    """A study model: the default's trees fitted to ``objective``."""
+    def fit(X, y, qid, threads):
+        import rankcore
+        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
+                               random_state=random_state).fit(X, y, qid=qid)
+        return model.decision_function
 
     return fit
 
@@ -1115,15 +1095,7 @@ def stretched_blend(weight=2.0, random_state=0):
         gr, hr = centred(bound, scores)
         return g + bound.scale * gr, clip_hessian(h + bound.scale * hr)
 
-    objective = _study_objective("study-stretched", setup, gradients)
-
-    def fit(X, y, qid, threads):
-        import rankcore
-        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
-                               random_state=random_state).fit(X, y, qid=qid)
-        return model.decision_function
-
-    return fit
+    return _trees_on(_study_objective("study-stretched", setup, gradients), random_state)
 
 
 def grade_pull(weight=2.0, random_state=0):
@@ -1143,15 +1115,7 @@ def grade_pull(weight=2.0, random_state=0):
     def gradients(bound, scores, g, h):
         return g + bound.pull, clip_hessian(h)
 
-    objective = _study_objective("study-pull", setup, gradients)
-
-    def fit(X, y, qid, threads):
-        import rankcore
-        model = rankcore.boost(learner="trees", objective=objective, n_jobs=threads,
-                               random_state=random_state).fit(X, y, qid=qid)
-        return model.decision_function
-
-    return fit
+    return _trees_on(_study_objective("study-pull", setup, gradients), random_state)
 
 
 #: ... and where the trees start, or what the term regresses on (``--linear-start``): a query-centred ridge
