@@ -46,10 +46,12 @@ over the splits (:data:`MAX_SET_LOSS`, :data:`MAX_CPU_RATIO`) and per-set
 tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
 eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
-``--normalized``; ``--target-scale``, ``--linear-start``) the fifteenth and
-seventeenth sessions' against the library's default, with the pass rule, and
-``--target-scale-many`` (:data:`AGAINST_MANY`) the seventeenth session's on the
-sets with many queries against the blend at λ = 1, the library's default there.
+``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``)
+the fifteenth, seventeenth and eighteenth sessions' against the library's
+default, with the pass rule, and ``--target-scale-many`` and
+``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
+sessions' on the sets with many queries against the blend at λ = 1, the
+library's default there.
 
 Usage::
 
@@ -1132,13 +1134,74 @@ SEVENTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(s
 CANDIDATES.update(SEVENTEENTH)
 
 
+def discounted_blend(discount="product", weight=2.0, power=1.0, averaged=False, random_state=0):
+    """The default's blend at weight λ with its push's pairs weighted also by their rows' place discounts.
+
+    ``discount="product"`` weighs pair (i, k) by d_i·d_k, ``"sum"`` by d_i + d_k, d = 1 / log2(1 + place) in the
+    query by the current scores (the library's ``discount`` option), raised to ``power`` (study only).  With
+    ``averaged`` (study only) rows of equal score share the mean of the discounts of the places they span: the
+    expected discount when ties are broken at random, so the first tree (all scores tied) weighs every row of a
+    query alike and no weight depends on the rows' order in the input.
+    """
+    def fit(X, y, qid, threads):
+        import rankcore
+        from rankcore.objectives._query_positions import QueryRows
+
+        plain = QueryRows.discounts
+
+        def study_discounts(self, scores, truncation=0):
+            d = plain(self, scores, truncation)
+            if averaged:
+                codes = np.empty(d.shape[0], dtype=np.int64)
+                codes[self.rows] = np.repeat(np.arange(self.starts.shape[0] - 1), np.diff(self.starts))
+                order = np.lexsort((scores, codes))
+                s, c = scores[order], codes[order]
+                tie = np.cumsum(np.r_[True, (s[1:] != s[:-1]) | (c[1:] != c[:-1])]) - 1
+                means = np.bincount(tie, d[order]) / np.bincount(tie)
+                d = np.empty_like(d)
+                d[order] = means[tie]
+            return d ** power if power != 1.0 else d
+
+        QueryRows.discounts = study_discounts
+        try:
+            model = rankcore.boost(learner="trees", n_jobs=threads, random_state=random_state,
+                                   objective=f"{_PUSH},query_rmse={weight:g},discount={discount}").fit(X, y, qid=qid)
+        finally:
+            QueryRows.discounts = plain
+        return model.decision_function
+
+    return fit
+
+
+#: The eighteenth session's screen (``--discounted``): the place discounts of the sixth session (the one variant
+#: with a pattern then, before the QueryRMSE term joined the default) on top of the blend, with the library's
+#: ties (row order) or tie-averaged, and a milder d^0.5.  ``--discounted-many``: the same at λ = 1 on the sets
+#: with many queries.
+_DISCOUNTED = {
+    "blend, product": lambda state: discounted_blend("product", random_state=state),
+    "blend, product, tie-averaged": lambda state: discounted_blend("product", averaged=True, random_state=state),
+    "blend, product^0.5, tie-averaged": lambda state: discounted_blend("product", power=0.5, averaged=True,
+                                                                       random_state=state),
+    "blend, sum, tie-averaged": lambda state: discounted_blend("sum", averaged=True, random_state=state),
+}
+_DISCOUNTED_MANY = {
+    "blend λ=1, product, tie-averaged": lambda state: discounted_blend("product", 1.0, averaged=True,
+                                                                       random_state=state),
+    "blend λ=1, product^0.5, tie-averaged": lambda state: discounted_blend("product", 1.0, power=0.5, averaged=True,
+                                                                           random_state=state),
+}
+EIGHTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
+              for group in (_DISCOUNTED, _DISCOUNTED_MANY) for name, make in group.items() for state in (0, 1, 2)}
+CANDIDATES.update(EIGHTEENTH)
+
+
 MODELS = {**PEERS, **CANDIDATES, **CATBOOST_BUDGET}
 GROUPS = {"peers": list(PEERS),
           "candidates": [m for m in CANDIDATES if m not in BLENDS and m not in YETI and m not in POSITIONS
                          and m not in LEAF_STEPS and m not in BAYES and m not in RESCREEN
                          and m not in REGRADED and m not in BUDGET
                          and m not in TWELFTH and m not in THIRTEENTH and m not in FIFTEENTH
-                         and m not in SEVENTEENTH],
+                         and m not in SEVENTEENTH and m not in EIGHTEENTH],
           "blends": list(BLENDS), "yeti": list(YETI), "positions": list(POSITIONS),
           "leaf_steps": list(LEAF_STEPS), "bayes": list(BAYES),
           "budget": list(BUDGET), "catboost_budget": list(CATBOOST_BUDGET),
@@ -1152,6 +1215,10 @@ GROUPS = {"peers": list(PEERS),
           "annealed": [m for m in FIFTEENTH if any(m.startswith(name) for name in _ANNEALED)],
           "target_scales": [m for name in _TARGET_SCALES for m in (name, f"{name}, random_state=1",
                                                                      f"{name}, random_state=2")],
+          "discounted": [m for name in _DISCOUNTED for m in (name, f"{name}, random_state=1",
+                                                             f"{name}, random_state=2")],
+          "discounted_many": [m for name in _DISCOUNTED_MANY for m in (name, f"{name}, random_state=1",
+                                                                       f"{name}, random_state=2")],
           "starts": [m for name in _STARTS for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
@@ -1336,6 +1403,11 @@ DRAWS13 = {"default": DRAWS["default"],
            **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _STARTS}}
 DRAWS14 = {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
            for name in ("blend λ=1", "target x16 l1", "target x16")}
+#: The eighteenth session's place discounts on the blend (``--discounted``; ``--discounted-many``).
+DRAWS15 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _DISCOUNTED}}
+DRAWS16 = {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
+           for name in ("blend λ=1", *_DISCOUNTED_MANY)}
 
 
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
@@ -1457,10 +1529,12 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "budget-steps": (DRAWS10, "fifteenth session's budgets, leaf steps and moving weights (DRAWS10)"),
                    "normalized": (DRAWS11, "fifteenth session's normalized push and annealed noise (DRAWS11)"),
                    "target-scale": (DRAWS12, "seventeenth session's QueryRMSE target scales (DRAWS12)"),
-                   "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)")}
+                   "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)"),
+                   "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
-AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)")}
+AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
+                "discounted-many": (DRAWS16, "eighteenth session's place discounts with many queries (DRAWS16)")}
 
 
 def main(argv=None):
