@@ -316,21 +316,40 @@ POSITIONS = {
 }
 
 
-def discount_power(power, discount="product", learner="trees", **params):
-    """``discount=<discount>`` with every place discount raised to ``power`` (study only: a milder or steeper d)."""
+def discounted_push(discount="product", weight=None, power=1.0, averaged=False, random_state=0):
+    """The default's push (with the QueryRMSE term at weight λ unless ``weight`` is None), its pairs weighted also
+    by their rows' place discounts.
+
+    ``discount="product"`` weighs pair (i, k) by d_i·d_k, ``"sum"`` by d_i + d_k, d = 1 / log2(1 + place) in the
+    query by the current scores (the library's ``discount`` option), raised to ``power`` (study only).  With
+    ``averaged`` (study only) rows of equal score share the mean of the discounts of the places they span: the
+    expected discount when ties are broken at random, so the first tree (all scores tied) weighs every row of a
+    query alike and no weight depends on the rows' order in the input.
+    """
     def fit(X, y, qid, threads):
         import rankcore
         from rankcore.objectives._query_positions import QueryRows
 
         plain = QueryRows.discounts
 
-        def powered(self, scores, truncation=0):
-            return plain(self, scores, truncation) ** power
+        def study_discounts(self, scores, truncation=0):
+            d = plain(self, scores, truncation)
+            if averaged:
+                codes = np.empty(d.shape[0], dtype=np.int64)
+                codes[self.rows] = np.repeat(np.arange(self.starts.shape[0] - 1), np.diff(self.starts))
+                order = np.lexsort((scores, codes))
+                s, c = scores[order], codes[order]
+                tie = np.cumsum(np.r_[True, (s[1:] != s[:-1]) | (c[1:] != c[:-1])]) - 1
+                means = np.bincount(tie, d[order]) / np.bincount(tie)
+                d = np.empty_like(d)
+                d[order] = means[tie]
+            return d ** power if power != 1.0 else d
 
-        QueryRows.discounts = powered
+        term = "" if weight is None else f"query_rmse={weight:g},"
+        QueryRows.discounts = study_discounts
         try:
-            model = rankcore.boost(learner=learner, objective=f"{_PUSH},discount={discount}", n_jobs=threads,
-                                   random_state=0, **params).fit(X, y, qid=qid)
+            model = rankcore.boost(learner="trees", n_jobs=threads, random_state=random_state,
+                                   objective=f"{_PUSH},{term}discount={discount}").fit(X, y, qid=qid)
         finally:
             QueryRows.discounts = plain
         return model.decision_function
@@ -339,8 +358,8 @@ def discount_power(power, discount="product", learner="trees", **params):
 
 
 POSITIONS.update({
-    "discount product^0.5": discount_power(0.5),
-    "discount^0.5": discount_power(0.5, "sum"),
+    "discount product^0.5": discounted_push("product", power=0.5),
+    "discount^0.5": discounted_push("sum", power=0.5),
 })
 CANDIDATES.update(POSITIONS)
 
@@ -1134,60 +1153,21 @@ SEVENTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(s
 CANDIDATES.update(SEVENTEENTH)
 
 
-def discounted_blend(discount="product", weight=2.0, power=1.0, averaged=False, random_state=0):
-    """The default's blend at weight λ with its push's pairs weighted also by their rows' place discounts.
-
-    ``discount="product"`` weighs pair (i, k) by d_i·d_k, ``"sum"`` by d_i + d_k, d = 1 / log2(1 + place) in the
-    query by the current scores (the library's ``discount`` option), raised to ``power`` (study only).  With
-    ``averaged`` (study only) rows of equal score share the mean of the discounts of the places they span: the
-    expected discount when ties are broken at random, so the first tree (all scores tied) weighs every row of a
-    query alike and no weight depends on the rows' order in the input.
-    """
-    def fit(X, y, qid, threads):
-        import rankcore
-        from rankcore.objectives._query_positions import QueryRows
-
-        plain = QueryRows.discounts
-
-        def study_discounts(self, scores, truncation=0):
-            d = plain(self, scores, truncation)
-            if averaged:
-                codes = np.empty(d.shape[0], dtype=np.int64)
-                codes[self.rows] = np.repeat(np.arange(self.starts.shape[0] - 1), np.diff(self.starts))
-                order = np.lexsort((scores, codes))
-                s, c = scores[order], codes[order]
-                tie = np.cumsum(np.r_[True, (s[1:] != s[:-1]) | (c[1:] != c[:-1])]) - 1
-                means = np.bincount(tie, d[order]) / np.bincount(tie)
-                d = np.empty_like(d)
-                d[order] = means[tie]
-            return d ** power if power != 1.0 else d
-
-        QueryRows.discounts = study_discounts
-        try:
-            model = rankcore.boost(learner="trees", n_jobs=threads, random_state=random_state,
-                                   objective=f"{_PUSH},query_rmse={weight:g},discount={discount}").fit(X, y, qid=qid)
-        finally:
-            QueryRows.discounts = plain
-        return model.decision_function
-
-    return fit
-
-
 #: The eighteenth session's screen (``--discounted``): the place discounts of the sixth session (the one variant
 #: with a pattern then, before the QueryRMSE term joined the default) on top of the blend, with the library's
 #: ties (row order) or tie-averaged, and a milder d^0.5.  ``--discounted-many``: the same at λ = 1 on the sets
 #: with many queries.
 _DISCOUNTED = {
-    "blend, product": lambda state: discounted_blend("product", random_state=state),
-    "blend, product, tie-averaged": lambda state: discounted_blend("product", averaged=True, random_state=state),
-    "blend, product^0.5, tie-averaged": lambda state: discounted_blend("product", power=0.5, averaged=True,
+    "blend, product": lambda state: discounted_push("product", 2.0, random_state=state),
+    "blend, product, tie-averaged": lambda state: discounted_push("product", 2.0, averaged=True, random_state=state),
+    "blend, product^0.5, tie-averaged": lambda state: discounted_push("product", 2.0, power=0.5, averaged=True,
                                                                        random_state=state),
-    "blend, sum, tie-averaged": lambda state: discounted_blend("sum", averaged=True, random_state=state),
+    "blend, sum, tie-averaged": lambda state: discounted_push("sum", 2.0, averaged=True, random_state=state),
 }
 _DISCOUNTED_MANY = {
-    "blend λ=1, product, tie-averaged": lambda state: discounted_blend("product", 1.0, averaged=True,
+    "blend λ=1, product, tie-averaged": lambda state: discounted_push("product", 1.0, averaged=True,
                                                                        random_state=state),
-    "blend λ=1, product^0.5, tie-averaged": lambda state: discounted_blend("product", 1.0, power=0.5, averaged=True,
+    "blend λ=1, product^0.5, tie-averaged": lambda state: discounted_push("product", 1.0, power=0.5, averaged=True,
                                                                            random_state=state),
 }
 EIGHTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state)
