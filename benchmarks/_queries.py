@@ -17,6 +17,8 @@
 * :func:`with_absent_features` sets each column to 0 on a share of its rows,
   as web-search sets of hundreds of features store a feature that a
   document lacks.
+* :func:`query_normalized` maps every column to [0, 1] within each query,
+  the form in which the LETOR collections ship their features.
 * :func:`fixed_length_queries` cuts a fixed number of rows into queries of
   one length, for the cost-per-iteration tables.
 """
@@ -209,6 +211,39 @@ def with_absent_features(X, *, low=0.3, high=0.95, random_state=0):
     out = np.array(X, dtype=np.float64)
     for j, share in enumerate(rng.uniform(low, high, out.shape[1])):
         out[rng.random(out.shape[0]) < share, j] = 0.0
+    return out
+
+
+def query_normalized(X, qid):
+    """A copy of X with every column mapped to [0, 1] within each query (min to 0, max to 1).
+
+    Public LTR collections of the LETOR family ship their features
+    normalized this way ("query-level normalization"): a feature's values
+    say where a document stands among its query's documents, no longer how
+    high it is across queries, and a column constant within a query (a
+    query-level feature) becomes 0 there.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    qid : ndarray of shape (n,)
+        Query ids; each query's rows need not be contiguous.
+
+    Returns
+    -------
+    ndarray of shape (n, d), float64
+    """
+    X = np.asarray(X, dtype=np.float64)
+    _, inverse = np.unique(np.asarray(qid), return_inverse=True)
+    n_queries = int(inverse.max()) + 1 if inverse.size else 0
+    low = np.full((n_queries, X.shape[1]), np.inf)
+    high = np.full((n_queries, X.shape[1]), -np.inf)
+    np.minimum.at(low, inverse, X)
+    np.maximum.at(high, inverse, X)
+    span = (high - low)[inverse]
+    out = np.zeros_like(X)
+    varies = span > 0
+    out[varies] = ((X - low[inverse]) / np.where(varies, span, 1.0))[varies]
     return out
 
 

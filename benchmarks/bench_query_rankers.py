@@ -9,7 +9,9 @@ Two modes.
   (:func:`_queries.synthetic_queries`), many short retrieval-like queries
   (:func:`_queries.retrieval_queries`), the same with 600 noise columns
   (wide), the same with most values of every column 0
-  (:func:`_queries.with_absent_features`: absent), and LightGBM's LTR
+  (:func:`_queries.with_absent_features`: absent), the retrieval-like queries
+  with every column mapped to [0, 1] within its query as the LETOR collections
+  ship them (:func:`_queries.query_normalized`: normalized), and LightGBM's LTR
   example when the datasets folder has it -- on one thread and on two, the
   ratio ours/LightGBM printed at the end and stored in ``extra_info``.
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
@@ -44,8 +46,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _data import DatasetUnavailable  # noqa: E402
-from _queries import (fixed_length_queries, load_lambdarank, retrieval_queries, synthetic_queries,  # noqa: E402
-                      with_absent_features)
+from _queries import (fixed_length_queries, load_lambdarank, query_normalized, retrieval_queries,  # noqa: E402
+                      synthetic_queries, with_absent_features)
 from _ratios import time_ratio  # noqa: E402
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
@@ -63,6 +65,7 @@ _FIT_SHAPES = {
     "retrieval": lambda full: retrieval_queries(1000 if full else 200, random_state=3),
     "wide": lambda full: retrieval_queries(2500 if full else 150, n_noise=600, random_state=2),
     "absent": lambda full: _absent(4000 if full else 200),
+    "normalized": lambda full: _normalized(1000 if full else 200),
     "ltr": lambda full: _lambdarank_dense(),
 }
 
@@ -71,6 +74,12 @@ def _absent(n_queries):
     """Retrieval-like queries of 687 columns, grades 0-4, each column 0 on 30-95 % of its rows."""
     X, y, qid = retrieval_queries(n_queries, max_grade=4, n_noise=650, random_state=5)
     return with_absent_features(X, random_state=1), y, qid
+
+
+def _normalized(n_queries):
+    """Retrieval-like queries, grades 0-2, every column mapped to [0, 1] within its query (LETOR's form)."""
+    X, y, qid = retrieval_queries(n_queries, random_state=41)
+    return query_normalized(X, qid), y, qid
 
 
 def _lambdarank_dense():

@@ -26,7 +26,13 @@ max_size=100, random_state=13)``), ``retrieval2000``
 random_state=29)``), each with 5 folds per seed; and ``large``
 (``retrieval_queries(2500, mean_size=100, max_grade=4, n_noise=100,
 random_state=11)``, about 290,000 rows × 137 features) with one split: the
-first of ``QueryKFold(3)``, 2/3 of the queries to train, 1/3 to test.
+first of ``QueryKFold(3)``, 2/3 of the queries to train, 1/3 to test.  The
+LETOR form (``_queries.query_normalized``: every column mapped to [0, 1]
+within its query): ``letor_like`` (``retrieval_queries(800,
+random_state=41)`` normalized; ``retrieval41`` the same rows as they come),
+``ltr_normalized``, ``retrieval_normalized``, ``retrieval1500_normalized``,
+``retrieval_long_normalized`` and ``synthetic100_normalized`` (the sets of
+those names, normalized).
 
 Models (``--models``, names of :data:`MODELS`): the peers with their
 defaults (``benchmarks/_query_models.py``), rankcore's default, and the
@@ -46,9 +52,9 @@ over the splits (:data:`MAX_SET_LOSS`, :data:`MAX_CPU_RATIO`) and per-set
 tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
 eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
-``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``)
-the fifteenth, seventeenth and eighteenth sessions' against the library's
-default, with the pass rule, and ``--target-scale-many`` and
+``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
+``--letor-form``) the fifteenth, seventeenth, eighteenth and nineteenth
+sessions' against the library's default, with the pass rule, and ``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
 sessions' on the sets with many queries against the blend at λ = 1, the
 library's default there.
@@ -76,7 +82,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _data import DatasetUnavailable  # noqa: E402
-from _queries import load_lambdarank, retrieval_queries, synthetic_queries  # noqa: E402
+from _queries import load_lambdarank, query_normalized, retrieval_queries, synthetic_queries  # noqa: E402
 
 import _query_models as qm  # noqa: E402
 
@@ -95,9 +101,24 @@ SETS = {
     # two sets with many queries kept out of every screen until the blend-weight candidates had been chosen
     "retrieval2000": lambda: retrieval_queries(2000, mean_size=40, max_grade=4, random_state=21),
     "synthetic1200": lambda: synthetic_queries(1200, max_size=150, random_state=29),
+    # features normalized within each query, as the LETOR collections ship them (nineteenth session)
+    "letor_like": lambda: _query_normalized(retrieval_queries(800, random_state=41)),
+    "retrieval41": lambda: retrieval_queries(800, random_state=41),
+    "ltr_normalized": lambda: _query_normalized(_ltr()),
+    "retrieval_normalized": lambda: _query_normalized(retrieval_queries(800, random_state=3)),
+    "retrieval1500_normalized": lambda: _query_normalized(
+        retrieval_queries(1500, mean_size=30, max_grade=4, random_state=9)),
+    "retrieval_long_normalized": lambda: _query_normalized(
+        retrieval_queries(300, mean_size=120, max_grade=4, random_state=4)),
+    "synthetic100_normalized": lambda: _query_normalized(synthetic_queries(100, random_state=7)),
 }
 #: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
 SPLITS = {"large": (3, 1)}
+
+
+def _query_normalized(data):
+    X, y, qid = data
+    return query_normalized(X, qid), y, qid
 
 
 def _ltr():
@@ -1496,6 +1517,11 @@ def draw_verdict(results, base="default"):
         print(f"| {g} | {'yes' if ahead else 'no'} | {lowest:+.4f} | {cpu:.2f} | {'**yes**' if ok else 'no'} |")
 
 
+#: The nineteenth session's push alone against the library's default on the LETOR-form sets (``--letor-form``).
+DRAWS17 = {"default": DRAWS["default"],
+           "push alone": ["push alone", "push alone, random_state=1", "push alone, random_state=2"]}
+
+
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
@@ -1510,7 +1536,8 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "normalized": (DRAWS11, "fifteenth session's normalized push and annealed noise (DRAWS11)"),
                    "target-scale": (DRAWS12, "seventeenth session's QueryRMSE target scales (DRAWS12)"),
                    "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)"),
-                   "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)")}
+                   "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)"),
+                   "letor-form": (DRAWS17, "nineteenth session's push alone on the LETOR-form sets (DRAWS17)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),

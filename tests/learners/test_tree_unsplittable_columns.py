@@ -148,8 +148,13 @@ def test_a_tree_on_a_column_the_layout_left_out_is_a_clear_error():
 
 def test_layouts_that_keep_every_column():
     X, _ = wide_sparse_data(seed=5)
-    # oblivious trees choose a level's split on the sum over its nodes: every column stays
-    assert resolve("learner", "trees:growth=oblivious").prepare(X, random_state=0).columns is None
+    # oblivious trees choose a level's split on the sum over its nodes: every column with two bins stays, even one
+    # nonzero on a single row; only the columns with one bin go (test_tree_oblivious_single_bin_columns.py)
+    one_bin = np.flatnonzero(~((X != 0) | np.isnan(X)).any(axis=0))
+    rare = np.flatnonzero(((X != 0) | np.isnan(X)).sum(axis=0) == 1)
+    assert one_bin.size and rare.size
+    kept = resolve("learner", "trees:growth=oblivious").prepare(X, random_state=0).columns
+    np.testing.assert_array_equal(kept, np.setdiff1d(np.arange(X.shape[1]), one_bin))
     # a column nonzero on one row is stored at min_samples_leaf=1; an all-zero one is not
     kept = resolve("learner", "trees:min_samples_leaf=1").prepare(X, random_state=0).columns
     zero = np.flatnonzero(~((X != 0) | np.isnan(X)).any(axis=0))

@@ -17,7 +17,8 @@ from ._columns import few_distinct, outside_counts, outside_rows
 from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION, default_bins, default_interval,
                             exclusive_bundles, nondefault_rows)
 
-__all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "take_columns", "is_sparse",
+__all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "unsplittable_columns",
+           "take_columns", "is_sparse",
            "csr_float", "column_indices", "categorical_columns", "category_edges"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
@@ -303,6 +304,29 @@ def splittable_columns(X, min_samples_leaf: int) -> np.ndarray:
     else:
         counts = np.count_nonzero(np.asarray(X), axis=0)      # NaN != 0: missing counts as nonzero
     return np.flatnonzero(counts >= min_samples_leaf).astype(np.intp)
+
+
+def unsplittable_columns(X, edges: list[np.ndarray]) -> np.ndarray:
+    """The features of X whose every row codes to one bin: no bin edge, and no NaN to send to a side.
+
+    Such a feature can split no node -- of an oblivious tree either, whose
+    level's split is chosen on the sum over its nodes -- so a layout need not
+    store it: each would cost a code column that every node's histogram
+    walks, and slots that every gain pass scans (public LTR sets hold many:
+    features of a field their documents lack, or query-level features once
+    normalized within each query).  Ascending feature indices.  O(n) per
+    feature without edges (the NaN check), nothing for the others.
+    """
+    single = np.array([j for j, e in enumerate(edges) if e.shape[0] == 0], dtype=np.intp)
+    if single.shape[0] == 0:
+        return single
+    if is_sparse(X):                # a value not stored is 0, never NaN
+        Xc = csr_float(X)[:, single].tocsc()
+        has_nan = np.array([np.isnan(Xc.data[Xc.indptr[q]:Xc.indptr[q + 1]]).any() for q in range(single.shape[0])],
+                           dtype=bool)
+    else:
+        has_nan = np.isnan(np.asarray(X)[:, single]).any(axis=0)
+    return single[~has_nan]
 
 
 def take_columns(X, columns: np.ndarray):

@@ -79,7 +79,9 @@ cdef class ObliviousGrower:
         Threads of the histogram, partition and gain kernels (the tree does
         not depend on it).
 
-    After :meth:`grow`, :meth:`tree` returns the grown tree's arrays.
+    After :meth:`grow`, :meth:`tree` returns the grown tree's arrays;
+    :meth:`set_noise_key` keys each feature's split noise by another number
+    (the column of X it is).
     """
 
     cdef SlotLayout slots
@@ -117,6 +119,7 @@ cdef class ObliviousGrower:
     cdef double* feature_top    # (d,) each feature's best summed gain of the level (the gain pass's)
     cdef double* work           # (d,)
     cdef uint8_t* live          # (d,) the feature has a candidate leaving min_samples_leaf rows each side at the root
+    cdef Py_ssize_t* noise_key  # (d,) the number each feature's split noise is keyed by, or NULL: the feature itself
     cdef uint8_t table[256]
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t depth, double min_samples_leaf, double min_child_weight,
@@ -142,6 +145,7 @@ cdef class ObliviousGrower:
         self.tie_tolerance = tie_tolerance
         self.random_strength = random_strength
         self.n_threads = n_threads
+        self.noise_key = NULL
         self.pool_cap = max(1, (1 << depth) // 2)
         cdef Py_ssize_t n = self.max_nodes, d = slots.fs.d + 1
         self.pool = <double**> malloc(self.pool_cap * sizeof(double*))
@@ -203,6 +207,29 @@ cdef class ObliviousGrower:
         free(self.feature_top)
         free(self.work)
         free(self.live)
+        free(self.noise_key)
+
+    def set_noise_key(self, keys):
+        """Key feature j's split noise by ``keys[j]`` (non-negative integers, one per feature; None: by j).
+
+        A layout that leaves out the columns of X no split can use numbers
+        its features 0..d−1; keyed by their columns, the features draw the
+        noise they would draw with every column stored, so leaving columns
+        out changes no tree.  O(d).
+        """
+        cdef Py_ssize_t j, d = self.fs.d
+        free(self.noise_key)
+        self.noise_key = NULL
+        if keys is None:
+            return
+        values = np.ascontiguousarray(keys, dtype=np.intp)
+        if values.ndim != 1 or values.shape[0] != d or (d and values.min() < 0):
+            raise ValueError(f"ObliviousGrower.set_noise_key: expected {d} non-negative integers, one per feature")
+        self.noise_key = <Py_ssize_t*> malloc(max(d, 1) * sizeof(Py_ssize_t))
+        if self.noise_key == NULL:
+            raise MemoryError("ObliviousGrower.set_noise_key: no memory for the keys")
+        for j in range(d):
+            self.noise_key[j] = values[j]
 
     def __reduce__(self):
         raise TypeError("an ObliviousGrower is a per-fit workspace; it is not copied or pickled")
@@ -382,7 +409,7 @@ cdef class ObliviousGrower:
                     self._release(k)
             if not choose_level_split(self.gains, fs.base, fs.n_edges, mask, fs.d, self.tie_tolerance,
                                       self.random_strength, noise_seed, level, self.feature_top, self.work, &split,
-                                      True):
+                                      True, self.noise_key):
                 break
             self._children(n_active, &split, min_weight)
             self.level_feature[level] = <int32_t> split.feature

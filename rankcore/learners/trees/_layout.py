@@ -257,7 +257,8 @@ class TreeLayout(LearnerLayout):
         """The layout features of columns of X (−1 stays −1); a column the layout does not store is a ValueError.
 
         The layout leaves out columns no split can use on the rows it was
-        prepared on (``_binning.splittable_columns``), so a tree read
+        prepared on (``_binning.splittable_columns``; for oblivious trees
+        ``_binning.unsplittable_columns``), so a tree read
         from elsewhere that splits one cannot be evaluated on its codes.
         ``what`` names the tree in that error: a string, or the ranker itself
         (its ``repr``, made only when raising: every tree of a fit is
@@ -273,9 +274,10 @@ class TreeLayout(LearnerLayout):
         missing = split & (feature < 0)
         if np.any(missing):
             what = what if isinstance(what, str) else repr(what)
+            reason = ("one value on every row it was prepared on" if self.growth == "oblivious" else
+                      f"nonzero on fewer than min_samples_leaf={self.min_samples_leaf} of the rows it was prepared on")
             raise ValueError(f"{what} splits column {int(column[missing].flat[0])}, which this layout does not store "
-                             f"(nonzero on fewer than min_samples_leaf={self.min_samples_leaf} of the rows it was "
-                             f"prepared on)")
+                             f"({reason})")
         return feature.astype(column.dtype)
 
     def feature_slots(self, j: int) -> slice:
@@ -649,6 +651,7 @@ class TreeLayout(LearnerLayout):
                 self.slots, oblivious_depth(int(self.max_depth), int(self.max_leaves)), float(self.min_samples_leaf),
                 float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, float(self.random_strength),
                 int(n_threads))
+            self._grower.set_noise_key(self.columns)    # noise keyed by the columns of X: the same trees
         grower = self._grower
         self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None

@@ -38,7 +38,7 @@ from ...spec import Parameter, SpecError
 from . import _histogram
 from .._base import Learner
 from ._binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
-                            take_columns, tree_columns, tree_edges)
+                       take_columns, tree_columns, tree_edges, unsplittable_columns)
 from ._layout import TreeBlock, TreeLayout
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -270,7 +270,8 @@ class Trees(Learner):
         columns = None
         if self.growth != "oblivious":
             # features no split can use on these rows are not stored (wide sparse data: most of them).
-            # Oblivious trees keep every feature: a level's split is chosen on the sum over its nodes.
+            # Oblivious trees keep a feature nonzero on few rows: a level's split is chosen on the sum over its
+            # nodes.
             kept = splittable_columns(X, self.min_samples_leaf)
             if 0 < kept.shape[0] < X.shape[1]:
                 columns = kept
@@ -278,6 +279,16 @@ class Trees(Learner):
                 position = {int(j): q for q, j in enumerate(kept.tolist())}
                 categorical = [position[j] for j in categorical if j in position]
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state, n_threads)
+        if self.growth == "oblivious":
+            # a feature with one bin splits no level, so it is not stored: the other columns keep their edges,
+            # and the grower keys each one's split noise by its column of X, so the trees stay those grown with
+            # every column stored (bit for bit), at the cost of the columns that can split
+            single = unsplittable_columns(X, edges)
+            if 0 < single.shape[0] < X.shape[1]:
+                kept = np.setdiff1d(np.arange(X.shape[1]), single)
+                columns = kept
+                X = take_columns(X, kept)
+                edges = [edges[j] for j in kept.tolist()]
         categories = {}
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)

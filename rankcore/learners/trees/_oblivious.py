@@ -158,8 +158,9 @@ class ObliviousSearch(MultiPassSearch):
             _kernels.level_gains_add(self.hists[i], self._base, self._n_edges, self.feature_mask,
                                      float(lay.min_samples_leaf), float(self.min_weight), float(lay.l2), gains,
                                      int(lay.n_threads))
+        # the noise is keyed by the columns of X (``TreeLayout.columns``), as the in-memory grower keys it
         best = _kernels.level_best(gains, self._base, self._n_edges, self.feature_mask, TIE_TOLERANCE,
-                                   float(lay.random_strength), self.seed, len(self.levels))
+                                   float(lay.random_strength), self.seed, len(self.levels), lay.columns)
         if best is None:
             if not self.levels:           # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]

@@ -30,4 +30,4 @@ cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb)
 cdef bint choose_level_split(const double* gains, const Py_ssize_t* base, const Py_ssize_t* n_edges,
                              const uint8_t* feature_mask, Py_ssize_t d, double tie_tolerance, double random_strength,
                              uint64_t noise_seed, Py_ssize_t level, double* feature_top, double* work,
-                             LevelSplit* out, bint have_top=*) noexcept nogil
+                             LevelSplit* out, bint have_top=*, const Py_ssize_t* noise_key=*) noexcept nogil

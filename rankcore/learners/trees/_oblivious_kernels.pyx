@@ -407,12 +407,17 @@ cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed 
                              Py_ssize_t level,
                              double* feature_top,           # SCRATCH (d,), or IN with have_top
                              double* work,                  # SCRATCH (d,)
-                             LevelSplit* out, bint have_top=False) noexcept nogil:
+                             LevelSplit* out, bint have_top=False,
+                             const Py_ssize_t* noise_key=NULL) noexcept nogil:
     """The best candidate into ``out`` (see :func:`level_best`); False when no candidate gains.  O(S).
 
     ``have_top``: ``feature_top`` already holds each searched feature's
     :c:func:`feature_best_gain` (+0 for the others), as the grower's gain pass
-    leaves it; else it is worked out here.
+    leaves it; else it is worked out here.  ``noise_key`` (or NULL: j
+    itself): the number feature j's noise is keyed by -- the column of X it
+    is, when the layout leaves out columns no split can use, so that the
+    noise each kept column draws does not depend on which columns were left
+    out before it.
     """
     cdef Py_ssize_t j, k = 0, chosen = -1
     cdef double top = 0.0, thr, fb, median, noisy, noisy_top = 0.0
@@ -433,7 +438,8 @@ cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed 
         median = lower_median(work, k)
         for j in range(d):
             if feature_mask[j] and feature_top[j] > tie_tolerance * top:
-                noisy = feature_top[j] + random_strength * median * split_noise(noise_seed, level, j)
+                noisy = feature_top[j] + random_strength * median * split_noise(
+                    noise_seed, level, noise_key[j] if noise_key != NULL else j)
                 if chosen < 0 or noisy > noisy_top:
                     chosen = j
                     noisy_top = noisy
@@ -465,12 +471,14 @@ cdef inline bint _first_within(const double* gains, const Py_ssize_t* base, cons
 
 def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains (level_gains_add)
                const Py_ssize_t[::1] base, const Py_ssize_t[::1] n_edges, const uint8_t[::1] feature_mask,
-               double tie_tolerance, double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t level=0):
+               double tie_tolerance, double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t level=0,
+               noise_key=None):
     """(feature, bin, nan_left, gain) of the best candidate, or None when no candidate gains (> 0).
 
     Ties within ``tie_tolerance``·best go to the first in the order
     (feature, bin, NaN left before NaN right).  ``random_strength`` > 0: the
-    feature is chosen with noise keyed by (``noise_seed``, ``level``, feature)
+    feature is chosen with noise keyed by (``noise_seed``, ``level``,
+    ``noise_key[feature]``; the feature itself when ``noise_key`` is None)
     among those whose best passes the no-split threshold (``_split_noise.pxd``),
     then its first candidate within the tolerance of its own best.  O(S)
     time, O(d) memory (each feature's best gain).
@@ -478,8 +486,16 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     cdef Py_ssize_t d = base.shape[0], j
     cdef LevelSplit best
     cdef bint found
+    cdef const Py_ssize_t[::1] keys
+    cdef const Py_ssize_t* key_ptr = NULL
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or gains.shape[1] != 2:
         raise ValueError("level_best: expected gains (S, 2) and base, n_edges, feature_mask of one entry per feature")
+    if noise_key is not None:
+        keys = np.ascontiguousarray(noise_key, dtype=np.intp)
+        if keys.shape[0] != d:
+            raise ValueError(f"level_best: noise_key must hold one entry per feature ({d}), got {keys.shape[0]}")
+        if d > 0:
+            key_ptr = &keys[0]
     if not random_strength >= 0:
         raise ValueError(f"level_best: random_strength must be >= 0, got {random_strength}")
     for j in range(d):
@@ -490,7 +506,7 @@ def level_best(const double[:, ::1] gains,            # IN  (S, 2) summed gains 
     scratch = np.empty((2, d))
     cdef double[:, ::1] sc = scratch
     found = choose_level_split(&gains[0, 0], &base[0], &n_edges[0], &feature_mask[0], d, tie_tolerance,
-                               random_strength, noise_seed, level, &sc[0, 0], &sc[1, 0], &best)
+                               random_strength, noise_seed, level, &sc[0, 0], &sc[1, 0], &best, False, key_ptr)
     if not found:
         return None
     return int(best.feature), int(best.bin), bool(best.nan_left), float(best.gain)
