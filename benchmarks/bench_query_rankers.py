@@ -18,7 +18,8 @@ Two modes.
   cross-validation (5 folds of whole queries per seed) of the models of
   ``_query_models`` on LightGBM's LTR example (both files joined; read from
   ``$RANKCORE_DATASETS/lightgbm-lambdarank``), on a synthetic set of long
-  queries and on a retrieval-like one of many short queries, printing
+  queries and on a retrieval-like one of many short queries (``--data
+  normalized``: another, its columns normalized within queries), printing
   for each set the mean NDCG@1/5/10, MAP and MRR with their intervals, the
   differences to ``LGBMRanker()`` paired over queries with p-values, and the
   fit CPU time; ``--cost`` prints the cost per iteration as queries grow;
@@ -154,6 +155,10 @@ def _data_sets(which, synthetic_queries_count):
     if "retrieval" in which:
         X, y, qid = retrieval_queries(800, random_state=3)
         out[f"retrieval-like (retrieval_queries(800, random_state=3): {X.shape[0]:,} rows, 800 queries)"] = (X, y, qid)
+    if "normalized" in which:
+        X, y, qid = retrieval_queries(800, random_state=41)
+        out[f"retrieval-like, LETOR's form (retrieval_queries(800, random_state=41), every column mapped to [0, 1] "
+            f"within its query: {X.shape[0]:,} rows, 800 queries)"] = (query_normalized(X, qid), y, qid)
     return out
 
 
@@ -291,7 +296,7 @@ def main(argv=None):
     parser.add_argument("--threads-list", nargs="+", type=int, default=[1, 2], metavar="T")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--data", nargs="+", default=["lambdarank", "synthetic", "retrieval"],
-                        choices=["lambdarank", "synthetic", "retrieval"])
+                        choices=["lambdarank", "synthetic", "retrieval", "normalized"])
     parser.add_argument("--models", nargs="+", default=["peers", "rankcore"],
                         choices=["peers", "objectives", "rankcore"])
     parser.add_argument("--skip", nargs="+", default=[], metavar="TEXT",
