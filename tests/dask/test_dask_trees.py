@@ -112,6 +112,25 @@ def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noq
     assert model.fit_info_["round_trips"] <= 8 * (1 + 4 + 3) + 2
 
 
+def test_dask_oblivious_trees_equal_the_in_memory_fit_with_constant_columns(dask_client):  # noqa: F811
+    """In memory the oblivious layout leaves out the constant columns, on Dask it stores them: the same trees, since
+    each level's noise is keyed by the column of X on both routes."""
+    X, y = _data(sort=False)
+    X = np.column_stack([np.zeros(len(y)), X[:, :2], np.full(len(y), 3.0), X[:, 2:], np.ones(len(y))])
+    spec = "trees:growth=oblivious,max_depth=4,min_samples_leaf=5,random_strength=2,subsample=0.8"
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    model = DaskPushBoost(placement="distributed", learner=spec, n_iter=8, random_state=5).fit(Xd, yd)
+    local = rankcore.PushBoost(learner=spec, n_iter=8, random_state=5).fit(X, y)
+    assert model.n_iter_ == local.n_iter_ == 8
+    used = set()
+    for a, b in zip(model.rankers_, local.rankers_):
+        for field in ("feature", "threshold", "nan_left"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+        used |= set(np.asarray(a.feature).tolist())
+    assert len(used) >= 3 and not used & {0, 3, X.shape[1] - 1}
+
+
 def test_default_leafwise_trees_equal_the_in_memory_fit_in_few_round_trips(dask_client):  # noqa: F811
     """The default ``trees`` (leaf-wise, 31 leaves, subsample 0.8): the in-memory model, about a third of the passes."""
     X, y = _data(n=3000, d=6, seed=4, sort=False)
