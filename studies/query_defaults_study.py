@@ -32,7 +32,9 @@ within its query): ``letor_like`` (``retrieval_queries(800,
 random_state=41)`` normalized; ``retrieval41`` the same rows as they come),
 ``ltr_normalized``, ``retrieval_normalized``, ``retrieval1500_normalized``,
 ``retrieval_long_normalized`` and ``synthetic100_normalized`` (the sets of
-those names, normalized).
+those names, normalized); ``retrieval_noisy`` and ``retrieval_noisier``
+(``retrieval_queries(800, random_state=43)``, each column plus a normal of 1
+or 1.5 times its spread).
 
 Models (``--models``, names of :data:`MODELS`): the peers with their
 defaults (``benchmarks/_query_models.py``), rankcore's default, and the
@@ -111,9 +113,18 @@ SETS = {
     "retrieval_long_normalized": lambda: _query_normalized(
         retrieval_queries(300, mean_size=120, max_grade=4, random_state=4)),
     "synthetic100_normalized": lambda: _query_normalized(synthetic_queries(100, random_state=7)),
+    # retrieval-like rows whose features carry more noise (each column plus a normal of 1 or 1.5 of its spread)
+    "retrieval_noisy": lambda: _noisier(retrieval_queries(800, random_state=43), 1.0, 43),
+    "retrieval_noisier": lambda: _noisier(retrieval_queries(800, random_state=43), 1.5, 43),
 }
 #: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
 SPLITS = {"large": (3, 1)}
+
+
+def _noisier(data, scale, seed):
+    X, y, qid = data
+    rng = np.random.default_rng(seed)
+    return X + scale * X.std(axis=0) * rng.normal(size=X.shape), y, qid
 
 
 def _query_normalized(data):
