@@ -155,3 +155,12 @@ def test_a_tree_splitting_a_left_out_column_is_named():
     np.testing.assert_array_equal(layout.feature_of(np.array([1, 3, -1])), [0, 1, -1])
     with pytest.raises(ValueError, match="column 2, which this layout does not store .one value on every row"):
         layout.feature_of(np.array([1, 2]), "the saved tree")
+
+
+def test_left_out_features_leave_their_bundles():
+    edges = [np.array([float(j)]) for j in range(7)]
+    kept = np.array([0, 1, 4, 5, 6])
+    out_edges, bundles, n_sparse = _learner._without_features(kept, edges, [[0, 3], [2], [5, 6]], 2)
+    assert [e.tolist() for e in out_edges] == [[0.0], [1.0], [4.0], [5.0], [6.0]]
+    assert bundles == [[0], [3, 4]] and n_sparse == 1              # the emptied sparse bundle counts off
+    assert _learner._without_features(kept, edges, [], 0)[1:] == ([], 0)

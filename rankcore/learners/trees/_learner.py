@@ -279,20 +279,18 @@ class Trees(Learner):
                 position = {int(j): q for q, j in enumerate(kept.tolist())}
                 categorical = [position[j] for j in categorical if j in position]
         edges = tree_edges(X, self.max_bins, sample_weight, self.bin_subsample, random_state, n_threads)
-        if self.growth == "oblivious":
-            # a feature with one bin splits no level, so it is not stored: the other columns keep their edges,
-            # and the grower keys each one's split noise by its column of X, so the trees stay those grown with
-            # every column stored (bit for bit), at the cost of the columns that can split
-            single = unsplittable_columns(X, edges)
-            if 0 < single.shape[0] < X.shape[1]:
-                kept = np.setdiff1d(np.arange(X.shape[1]), single)
-                columns = kept
-                X = take_columns(X, kept)
-                edges = [edges[j] for j in kept.tolist()]
         categories = {}
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)
         bundles, n_sparse = tree_columns(X, edges, n_threads) if self.bundle else ([], 0)
+        if self.growth == "oblivious":
+            # a feature with one bin splits no level, so it is not stored; the others keep their edges and
+            # bundles (no copy of X: the codes are read from its columns in place), and the grower keys each
+            # one's split noise by its column of X, so the trees stay those grown with every column stored
+            single = unsplittable_columns(X, edges)
+            if 0 < single.shape[0] < X.shape[1]:
+                columns = np.setdiff1d(np.arange(X.shape[1]), single)
+                edges, bundles, n_sparse = _without_features(columns, edges, bundles, n_sparse)
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
                                       n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns)
 
@@ -354,3 +352,21 @@ class Trees(Learner):
         if rankers and all(r.kind == ObliviousTreeRanker.kind for r in rankers):
             return predict_oblivious_forest(rankers, alphas, X, n_threads)
         return predict_forest(rankers, alphas, X, n_threads)
+
+
+
+def _without_features(kept: np.ndarray, edges: list, bundles: list[list[int]], n_sparse: int):
+    """(edges, bundles, n_sparse) of the ``kept`` features alone, renumbered 0..len(kept)−1.
+
+    A bundle keeps its other members in their order (each slot's rows, and
+    so its sums, are the same); a bundle left with none goes, and counts
+    off ``n_sparse`` if it was one of the sparse ones.  O(d).
+    """
+    position = {int(j): q for q, j in enumerate(kept.tolist())}
+    out, out_sparse = [], 0
+    for i, members in enumerate(bundles):
+        members = [position[j] for j in members if j in position]
+        if members:
+            out.append(members)
+            out_sparse += i < n_sparse
+    return [edges[j] for j in kept.tolist()], out, out_sparse
