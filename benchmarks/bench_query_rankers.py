@@ -156,9 +156,9 @@ def _data_sets(which, synthetic_queries_count):
         X, y, qid = retrieval_queries(800, random_state=3)
         out[f"retrieval-like (retrieval_queries(800, random_state=3): {X.shape[0]:,} rows, 800 queries)"] = (X, y, qid)
     if "normalized" in which:
-        X, y, qid = retrieval_queries(800, random_state=41)
+        X, y, qid = _normalized(800)
         out[f"retrieval-like, LETOR's form (retrieval_queries(800, random_state=41), every column mapped to [0, 1] "
-            f"within its query: {X.shape[0]:,} rows, 800 queries)"] = (query_normalized(X, qid), y, qid)
+            f"within its query: {X.shape[0]:,} rows, 800 queries)"] = (X, y, qid)
     return out
 
 

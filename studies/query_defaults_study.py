@@ -56,7 +56,8 @@ eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
 ``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
 ``--letor-form``) the fifteenth, seventeenth, eighteenth and nineteenth
-sessions' against the library's default, with the pass rule, and ``--target-scale-many`` and
+sessions' against the library's default, with the pass rule, and
+``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
 sessions' on the sets with many queries against the blend at λ = 1, the
 library's default there.

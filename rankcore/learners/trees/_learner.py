@@ -354,7 +354,6 @@ class Trees(Learner):
         return predict_forest(rankers, alphas, X, n_threads)
 
 
-
 def _without_features(kept: np.ndarray, edges: list, bundles: list[list[int]], n_sparse: int):
     """(edges, bundles, n_sparse) of the ``kept`` features alone, renumbered 0..len(kept)−1.
 
