@@ -4,14 +4,15 @@ Two modes.
 
 * pytest-benchmark (``pytest benchmarks/bench_query_rankers.py --benchmark-only``):
   rankcore's default per-query fit (``rankcore.boost(learner="trees").fit(X, y,
-  qid=qid)``) beside ``LGBMRanker()`` (its defaults, the same threads) on five
+  qid=qid)``) beside ``LGBMRanker()`` (its defaults, the same threads) on seven
   shapes -- a small synthetic set of long queries
   (:func:`_queries.synthetic_queries`), many short retrieval-like queries
   (:func:`_queries.retrieval_queries`), the same with 600 noise columns
   (wide), the same with most values of every column 0
   (:func:`_queries.with_absent_features`: absent), the retrieval-like queries
   with every column mapped to [0, 1] within its query as the LETOR collections
-  ship them (:func:`_queries.query_normalized`: normalized), and LightGBM's LTR
+  ship them (:func:`_queries.query_normalized`: normalized), a small set of that
+  form (470 queries of about 20 rows: small), and LightGBM's LTR
   example when the datasets folder has it -- on one thread and on two, the
   ratio ours/LightGBM printed at the end and stored in ``extra_info``.
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
@@ -67,6 +68,7 @@ _FIT_SHAPES = {
     "wide": lambda full: retrieval_queries(2500 if full else 150, n_noise=600, random_state=2),
     "absent": lambda full: _absent(4000 if full else 200),
     "normalized": lambda full: _normalized(1000 if full else 200),
+    "small": lambda full: _normalized(470 if full else 150, mean_size=19 if full else 15),
     "ltr": lambda full: _lambdarank_dense(),
 }
 
@@ -77,9 +79,9 @@ def _absent(n_queries):
     return with_absent_features(X, random_state=1), y, qid
 
 
-def _normalized(n_queries):
+def _normalized(n_queries, mean_size=20):
     """Retrieval-like queries, grades 0-2, every column mapped to [0, 1] within its query (LETOR's form)."""
-    X, y, qid = retrieval_queries(n_queries, random_state=41)
+    X, y, qid = retrieval_queries(n_queries, mean_size=mean_size, random_state=41)
     return query_normalized(X, qid), y, qid
 
 

@@ -28,8 +28,11 @@ from libc.stdlib cimport free, malloc
 from rankcore._parallel cimport threads_for
 
 #: From this many rows ``exp_linear_push`` shares its queries between threads (when given more than one): below it
-#: a parallel region's fork, join and barriers cost more than the second thread saves.
-DEF PUSH_PARALLEL_ROWS = 16384
+#: a parallel region's fork, join and barriers cost more than the second thread saves.  The per-query objective's
+#: whole evaluation (value, gradient, curvature) on two threads against one, medians on a 2-core VM: 1.00 at 2,055
+#: rows (one thread either way), 0.66 at 4,266, 0.61 at 7,587 and 0.60 at 10,327 (at 16,384, the earlier
+#: threshold, small LETOR-form sets ran their objective on one thread).
+DEF PUSH_PARALLEL_ROWS = 4096
 
 
 cdef inline double _logaddexp(double a, double b) noexcept nogil:

@@ -255,7 +255,7 @@ def test_linear_kernel_refuses_arrays_of_other_lengths():
 
 
 # ----------------------------------------------------------------------
-# More than one thread (from 16,384 rows): the same numbers to the last bit
+# More than one thread (from 4,096 rows): the same numbers to the last bit
 # ----------------------------------------------------------------------
 THREADED_ROWS = 16_384 + 2_000
 
