@@ -79,7 +79,7 @@ def load_lambdarank():
 
 
 def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informative=6, n_noise=44,
-                      noise=0.5, random_state=0):
+                      noise=0.5, monotone=0.0, random_state=0):
     """Queries of log-uniform sizes with graded labels 0-4 from a nonlinear latent relevance.
 
     Parameters
@@ -94,6 +94,13 @@ def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informativ
         Features independent of the relevance.
     noise : float
         Standard deviation of the relevance's row noise.
+    monotone : float
+        0 (the default): the first informative feature enters the relevance
+        through a sine.  Above 0 it enters as ``monotone · tanh(1.5 z)``
+        instead, and three of the noise columns become copies of it (plus a
+        normal of 0.5, drawn apart from the other draws), so that single
+        features order each query well, as retrieval scores do; the other
+        draws are the same.
     random_state : int
 
     Returns
@@ -111,7 +118,8 @@ def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informativ
     qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
     n = qid.shape[0]
     z = rng.normal(size=(n, n_informative))
-    relevance = (np.sin(1.5 * z[:, 0]) + 0.6 * z[:, 1] * z[:, 2] + 0.8 * (z[:, 3] > 0.5)
+    first = monotone * np.tanh(1.5 * z[:, 0]) if monotone > 0 else np.sin(1.5 * z[:, 0])
+    relevance = (first + 0.6 * z[:, 1] * z[:, 2] + 0.8 * (z[:, 3] > 0.5)
                  + 0.3 * z[:, 4:].sum(axis=1) / np.sqrt(max(n_informative - 4, 1)))
     relevance += rng.normal(0.0, 0.4, n_queries)[qid] + rng.normal(0.0, noise, n)
     y = np.searchsorted(_GRADE_CUTS, relevance).astype(np.float64)
@@ -119,6 +127,11 @@ def synthetic_queries(n_queries=200, *, min_size=10, max_size=1000, n_informativ
     # varies from query to query), then noise columns.
     shifted = z + rng.normal(0.0, 0.5, (n_queries, n_informative))[qid]
     X = np.hstack([shifted, rng.normal(size=(n, n_noise))])
+    if monotone > 0:
+        if n_noise < 3:
+            raise ValueError(f"n_noise: monotone > 0 turns 3 noise columns into copies, got {n_noise}")
+        copies = np.random.default_rng([random_state, 1]).normal(0.0, 0.5, (n, 3))
+        X[:, n_informative:n_informative + 3] = shifted[:, :1] + copies
     return X, y, qid
 
 

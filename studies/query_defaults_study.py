@@ -34,7 +34,13 @@ random_state=41)`` normalized; ``retrieval41`` the same rows as they come),
 ``retrieval_long_normalized`` and ``synthetic100_normalized`` (the sets of
 those names, normalized); ``retrieval_noisy`` and ``retrieval_noisier``
 (``retrieval_queries(800, random_state=43)``, each column plus a normal of 1
-or 1.5 times its spread).
+or 1.5 times its spread).  The twentieth session's: ``synthetic100_monotone``
+and ``synthetic100_monotone17`` (``synthetic_queries(100, monotone=1.2)`` at
+random_state 7 and 17: a monotone leading signal seen through four columns),
+``synthetic100_17`` (the plain generator at 17), and
+``small_hard_normalized`` / ``small_hard_normalized53``
+(``retrieval_queries(780, mean_size=19)`` at random_state 47 / 53, each column
+plus a normal of twice its spread, normalized within queries).
 
 Models (``--models``, names of :data:`MODELS`): the peers with their
 defaults (``benchmarks/_query_models.py``), rankcore's default, and the
@@ -117,6 +123,16 @@ SETS = {
     # retrieval-like rows whose features carry more noise (each column plus a normal of 1 or 1.5 of its spread)
     "retrieval_noisy": lambda: _noisier(retrieval_queries(800, random_state=43), 1.0, 43),
     "retrieval_noisier": lambda: _noisier(retrieval_queries(800, random_state=43), 1.5, 43),
+    # the synthetic generator with a monotone leading signal seen through four columns (twentieth session),
+    # and a second state of the plain generator beside it
+    "synthetic100_monotone": lambda: synthetic_queries(100, monotone=1.2, random_state=7),
+    "synthetic100_17": lambda: synthetic_queries(100, random_state=17),
+    "synthetic100_monotone17": lambda: synthetic_queries(100, monotone=1.2, random_state=17),
+    # small, hard and in LETOR's form: about 780 queries of about 20 rows, noisy features normalized within queries
+    "small_hard_normalized": lambda: _query_normalized(_noisier(retrieval_queries(780, mean_size=19,
+                                                                                  random_state=47), 2.0, 47)),
+    "small_hard_normalized53": lambda: _query_normalized(_noisier(retrieval_queries(780, mean_size=19,
+                                                                                    random_state=53), 2.0, 53)),
 }
 #: (folds, folds fitted): the large set fits the first split of 3 only (2/3 train, 1/3 test).
 SPLITS = {"large": (3, 1)}
