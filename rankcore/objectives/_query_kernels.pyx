@@ -29,9 +29,8 @@ from rankcore._parallel cimport threads_for
 
 #: From this many rows ``exp_linear_push`` shares its queries between threads (when given more than one): below it
 #: a parallel region's fork, join and barriers cost more than the second thread saves.  The per-query objective's
-#: whole evaluation (value, gradient, curvature) on two threads against one, medians on a 2-core VM: 1.00 at 2,055
-#: rows (one thread either way), 0.66 at 4,266, 0.61 at 7,587 and 0.60 at 10,327 (at 16,384, the earlier
-#: threshold, small LETOR-form sets ran their objective on one thread).
+#: whole evaluation (value, gradient, curvature) on two threads against one, medians on a 2-core VM: 0.66 at 4,266
+#: rows, 0.61 at 7,587 and 0.60 at 10,327 -- the objective of a small set of short queries pays for its threads.
 DEF PUSH_PARALLEL_ROWS = 4096
 
 

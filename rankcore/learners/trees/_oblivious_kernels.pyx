@@ -709,7 +709,7 @@ def oblivious_columns(const uint8_t[:, ::1] codes_t,  # IN  (n_cols, n) bin code
             right_bit[256 * l + c] = (<uint32_t> (go_left[l, c] == 0)) << l
     n_blocks = (n + COLUMN_BLOCK - 1) // COLUMN_BLOCK
     # from about 20 µs of work: two threads against one at depth 6 (2-core VM, medians) took 0.89 at 2,731 rows,
-    # 0.70 at 4,096 and 0.79 at 10,000 (the earlier threshold, 65,536, kept those sizes on one thread)
+    # 0.70 at 4,096 and 0.79 at 10,000
     n_threads = threads_for(<double> n * D, n_threads, 16384.0)
     with nogil:
         for k in prange(n_blocks, schedule="static", num_threads=n_threads):
