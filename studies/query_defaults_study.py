@@ -74,6 +74,7 @@ Usage::
     python studies/query_defaults_study.py --report --sets ltr synthetic --seeds 0 1
     python studies/query_defaults_study.py --draws --sets ltr synthetic --seeds 0 1
     python studies/query_defaults_study.py --rescreen --sets ltr synthetic --seeds 0 1
+    python studies/query_defaults_study.py --correlations --sets ltr retrieval letor_like
 """
 
 from __future__ import annotations
@@ -1265,6 +1266,47 @@ def _cache_file(cache: Path, set_name, seed, model):
     return cache / set_name / f"seed{seed}" / f"{safe}.npz"
 
 
+def top_feature_correlation(X, y, qid, k=3) -> tuple[float, int]:
+    """The k strongest features' mean within-query Spearman correlation with the grade, and the queries it is over.
+
+    Each feature's correlation is averaged over the queries of two grades or
+    more (a column constant in a query counts 0 there); the k largest in
+    magnitude are averaged.  How well single features order the queries.
+    """
+    from scipy.stats import rankdata
+
+    order = np.argsort(qid, kind="stable")
+    X, y, qid = np.asarray(X)[order], np.asarray(y)[order], np.asarray(qid)[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(qid)) + 1, qid.shape[0]]
+    total, n_queries = np.zeros(X.shape[1]), 0
+    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+        if np.unique(y[a:b]).shape[0] < 2:
+            continue
+        ry = rankdata(y[a:b])
+        ry -= ry.mean()
+        rx = rankdata(X[a:b], axis=0)
+        rx -= rx.mean(axis=0)
+        scale = np.sqrt((rx ** 2).sum(axis=0) * (ry ** 2).sum())
+        total += np.divide(rx.T @ ry, scale, out=np.zeros(X.shape[1]), where=scale > 0)
+        n_queries += 1
+    mean = total / max(n_queries, 1)
+    return float(np.sort(np.abs(mean))[::-1][:k].mean()), n_queries
+
+
+def correlations(set_names) -> None:
+    """Print :func:`top_feature_correlation` of each set (``--correlations``)."""
+    print("\n| set | rows × columns | top-3 within-query Spearman | queries of two grades or more |")
+    print("|---|---|---|---|")
+    for name in set_names:
+        try:
+            X, y, qid = SETS[name]()
+        except DatasetUnavailable as exc:
+            print(f"left out {name}: {exc}", file=sys.stderr)
+            continue
+        value, n_queries = top_feature_correlation(X, y, qid)
+        print(f"| {name} | {X.shape[0]:,} × {X.shape[1]} | {value:.3f} | {n_queries} |", flush=True)
+
+
 def run(set_name, models, seeds, cache: Path, threads=1):
     from rankcore import QueryKFold
 
@@ -1565,7 +1607,7 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "target-scale": (DRAWS12, "seventeenth session's QueryRMSE target scales (DRAWS12)"),
                    "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)"),
                    "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)"),
-                   "letor-form": (DRAWS17, "nineteenth session's push alone on the LETOR-form sets (DRAWS17)")}
+                   "letor-form": (DRAWS17, "nineteenth and twentieth sessions' push alone (DRAWS17)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
@@ -1582,6 +1624,8 @@ def main(argv=None):
                                                                           "query_defaults_cache")))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--report", action="store_true", help="print the tables from the cache")
+    parser.add_argument("--correlations", action="store_true",
+                        help="print each set's top-3 within-query Spearman correlation with the grade")
     parser.add_argument("--deltas", action="store_true",
                         help="print each model minus the default from the cache (the first of --seeds)")
     parser.add_argument("--draws", action="store_true",
@@ -1598,6 +1642,9 @@ def main(argv=None):
     for flag, (_, screen) in AGAINST_MANY.items():
         parser.add_argument(f"--{flag}", action="store_true", help=f"the {screen} minus the blend at λ = 1")
     args = parser.parse_args(argv)
+    if args.correlations:
+        correlations(args.sets)
+        return 0
     for flag, (groups, _) in AGAINST_SHIPPED.items():
         if getattr(args, flag.replace("-", "_")):
             for seed in args.seeds:
