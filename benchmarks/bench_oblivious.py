@@ -105,3 +105,47 @@ def test_oblivious_native_grower_beside_the_multi_pass_protocol(benchmark, data)
                    f"ms, multi-pass protocol {times['protocol'] * 1e3:.1f} ms, ratio "
                    f"{times['native'] / times['protocol']:.2f}")
     benchmark.extra_info.update(native_over_protocol=times["native"] / times["protocol"])
+
+
+def test_level_walks_vector_beside_scalar(benchmark):
+    """A level's walk of two siblings over 41 features of 255 bins (``level_gains_pair``: the larger child's
+    subtraction, both children's cumulative sums and gains), the walks over the bins in vectors against the
+    scalar walks at the same vector width of the gains, least of 200 alternating calls; skipped where the CPU
+    has no AVX2 (the walks are scalar there)."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    if kernels.simd_level() < 1:
+        pytest.skip("no AVX2: the walks over the bins are scalar on this CPU")
+    rng = np.random.default_rng(0)
+    d, nb = 41, 254
+    n_edges = np.full(d, nb, dtype=np.intp)
+    base = np.arange(d, dtype=np.intp) * (nb + 2)
+    S = d * (nb + 2)
+    small = np.zeros((S, 3))
+    small[:, 2] = rng.poisson(2.0, size=S)
+    small[:, 0] = rng.normal(size=S) * np.sqrt(small[:, 2])
+    small[:, 1] = small[:, 2] * rng.uniform(0.1, 0.3, size=S)
+    parent = small * 2.0 + np.abs(rng.normal(size=(S, 3))) * (small[:, 2:3] > 0)
+    small[base + nb + 1] = parent[base + nb + 1] = 0.0         # no NaN rows (the gains of one side, copied)
+    mask = np.ones(d, np.uint8)
+    out = np.zeros((S, 2))
+    hist = parent.copy()
+
+    def walk(vector):
+        def run():
+            kernels.vector_walks(vector)
+            hist[:] = parent
+            kernels.level_gains_pair(hist, small, base, n_edges, mask, True, True, True, 5.0, 0.0, 1.0, out)
+        return run
+
+    times = {}
+    try:
+        benchmark.pedantic(lambda: times.update(_least({"vector": walk(True), "scalar": walk(False)}, 200)),
+                           rounds=1, iterations=1)
+    finally:
+        kernels.vector_walks(True)
+    ratio = times["vector"] / times["scalar"]
+    SUMMARY.append(f"a level's walk of two siblings, {d} features x 255 bins, 1 thread: vector walks "
+                   f"{times['vector'] * 1e6:.0f} us, scalar walks {times['scalar'] * 1e6:.0f} us, ratio {ratio:.2f} "
+                   "(the copy of the parent's histogram included in both)")
+    benchmark.extra_info.update(vector_over_scalar=ratio)

@@ -247,6 +247,21 @@ def _level_gains_reference(hist, base, n_edges, mask, msl, mcw, l2, out):
                 out[base[j] + b, side] += gain
 
 
+def _widths_and_walks(kernels):
+    """Every vector width of the CPU, each with the vector walks over the bins (AVX2 and up) and the scalar ones;
+    the settings in use are restored at the end."""
+    before, walks_before = kernels.simd_level(), kernels.vector_walks()
+    try:
+        for level in range(before + 1):
+            kernels.simd_level(level)
+            for walks in (True, False):
+                kernels.vector_walks(walks)
+                yield level, walks
+    finally:
+        kernels.simd_level(before)
+        kernels.vector_walks(walks_before)
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n_nodes=st.integers(1, 3), l2=st.sampled_from([0.0, 0.5, -0.5]),
        msl=st.sampled_from([0.0, 1.0, 3.0]), mcw=st.sampled_from([0.0, 0.2]))
@@ -269,16 +284,11 @@ def test_level_gains_are_the_plain_python_sums_bitwise_at_every_vector_width(see
     expect = np.zeros((S, 2))
     for hist in hists:
         _level_gains_reference(hist, base, n_edges, mask, msl, mcw, l2, expect)
-    before = kernels.simd_level()
-    try:
-        for level in range(before + 1):
-            kernels.simd_level(level)
-            out = np.zeros((S, 2))
-            for hist in hists:
-                kernels.level_gains_add(hist, base, n_edges, mask, msl, mcw, l2, out, 2)
-            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
-    finally:
-        kernels.simd_level(before)
+    for level, walks in _widths_and_walks(kernels):
+        out = np.zeros((S, 2))
+        for hist in hists:
+            kernels.level_gains_add(hist, base, n_edges, mask, msl, mcw, l2, out, 2)
+        assert out.tobytes() == expect.tobytes(), f"vector level {level}, vector walks {walks}"
 
 
 def _first_best(out, base, n_edges, mask):
@@ -336,19 +346,15 @@ def test_larger_child_walk_is_the_subtraction_then_the_plain_python_sums_bitwise
     expect = np.zeros((S, 2))
     _level_gains_reference(earlier, base, n_edges, mask, msl, mcw, l2, expect)
     _level_gains_reference(large, base, n_edges, mask, msl, mcw, l2, expect)
-    before = kernels.simd_level()
-    try:
-        for level in range(before + 1):
-            kernels.simd_level(level)
-            out = np.zeros((S, 2))
-            kernels.level_gains_add(earlier, base, n_edges, mask, msl, mcw, l2, out)
-            hist, top = parent.copy(), np.full(d, np.nan)
-            kernels.level_gains_sub_add(hist, small, base, n_edges, mask, msl, mcw, l2, out, top)
-            assert hist.tobytes() == large.tobytes(), f"vector level {level}"
-            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
-            assert top.tobytes() == _first_best(expect, base, n_edges, mask).tobytes(), f"vector level {level}"
-    finally:
-        kernels.simd_level(before)
+    for level, walks in _widths_and_walks(kernels):
+        out = np.zeros((S, 2))
+        kernels.level_gains_add(earlier, base, n_edges, mask, msl, mcw, l2, out)
+        hist, top = parent.copy(), np.full(d, np.nan)
+        kernels.level_gains_sub_add(hist, small, base, n_edges, mask, msl, mcw, l2, out, top)
+        where = f"vector level {level}, vector walks {walks}"
+        assert hist.tobytes() == large.tobytes(), where
+        assert out.tobytes() == expect.tobytes(), where
+        assert top.tobytes() == _first_best(expect, base, n_edges, mask).tobytes(), where
 
 
 @settings(max_examples=40, deadline=None)
@@ -375,17 +381,50 @@ def test_sibling_pair_walk_is_the_two_walks_in_node_order_bitwise(seed, l2, msl,
     for child, search in (order if small_first else order[::-1]):
         if search:
             _level_gains_reference(child, base, n_edges, mask, msl, mcw, l2, expect)
-    before = kernels.simd_level()
-    try:
-        for level in range(before + 1):
-            kernels.simd_level(level)
-            out, hist = out0.copy(), parent.copy()
-            kernels.level_gains_pair(hist, small, base, n_edges, mask, search_large, search_small, small_first,
-                                     msl, mcw, l2, out)
-            assert hist.tobytes() == large.tobytes(), f"vector level {level}"
-            assert out.tobytes() == expect.tobytes(), f"vector level {level}"
-    finally:
-        kernels.simd_level(before)
+    for level, walks in _widths_and_walks(kernels):
+        out, hist = out0.copy(), parent.copy()
+        kernels.level_gains_pair(hist, small, base, n_edges, mask, search_large, search_small, small_first,
+                                 msl, mcw, l2, out)
+        assert hist.tobytes() == large.tobytes(), f"vector level {level}, vector walks {walks}"
+        assert out.tobytes() == expect.tobytes(), f"vector level {level}, vector walks {walks}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_walks_over_the_most_bins_a_feature_has_are_the_plain_python_sums_bitwise(seed):
+    """Features of 254 edges (one-byte codes' most, the walks' scratch at its fullest) beside short ones: the
+    pair walk, the larger child's walk and one node's walk against NumPy's subtraction and the plain Python
+    sums, at every vector width, vector walks and scalar; the histograms in one buffer as the grower's are (the
+    scratch's start depends on where a feature's slots are)."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    n_edges = np.array([rng.integers(0, 8), 254, 254, 0], dtype=np.intp)
+    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
+    S = int((n_edges + 2).sum())
+    parent, small = np.zeros((S, 3)), np.zeros((S, 3))
+    small[:, 2] = rng.integers(0, 3, size=S)
+    small[:, 0] = rng.normal(size=S) * (small[:, 2] > 0)
+    small[:, 1] = small[:, 2] * rng.uniform(0.0, 1.0, size=S)
+    parent[:, 2] = small[:, 2] + rng.integers(0, 3, size=S)
+    parent[:, 0] = small[:, 0] + rng.normal(size=S) * (parent[:, 2] > small[:, 2])
+    parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
+    mask = np.ones(4, np.uint8)
+    large = parent - small
+    expect_pair, expect_large = np.zeros((S, 2)), np.zeros((S, 2))
+    _level_gains_reference(small, base, n_edges, mask, 5.0, 0.0, 0.5, expect_pair)
+    _level_gains_reference(large, base, n_edges, mask, 5.0, 0.0, 0.5, expect_pair)
+    _level_gains_reference(large, base, n_edges, mask, 5.0, 0.0, 0.5, expect_large)
+    for level, walks in _widths_and_walks(kernels):
+        where = f"vector level {level}, vector walks {walks}"
+        out, hist = np.zeros((S, 2)), parent.copy()
+        kernels.level_gains_pair(hist, small, base, n_edges, mask, True, True, True, 5.0, 0.0, 0.5, out)
+        assert hist.tobytes() == large.tobytes() and out.tobytes() == expect_pair.tobytes(), where
+        out, hist, top = np.zeros((S, 2)), parent.copy(), np.zeros(4)
+        kernels.level_gains_sub_add(hist, small, base, n_edges, mask, 5.0, 0.0, 0.5, out, top)
+        assert hist.tobytes() == large.tobytes() and out.tobytes() == expect_large.tobytes(), where
+        out = np.zeros((S, 2))
+        kernels.level_gains_add(large, base, n_edges, mask, 5.0, 0.0, 0.5, out)
+        assert out.tobytes() == expect_large.tobytes(), where
 
 
 def test_level_gains_refuse_features_beyond_one_byte_codes():
@@ -398,3 +437,6 @@ def test_level_gains_refuse_features_beyond_one_byte_codes():
                                 np.zeros((257, 2)))
     with pytest.raises(ValueError, match="level: this CPU supports levels 0 to"):
         kernels.simd_level(7)
+    with pytest.raises(TypeError, match="on: expected a bool or None, got 1"):
+        kernels.vector_walks(1)
+    assert kernels.vector_walks() is True          # the default, and the refusal changed nothing

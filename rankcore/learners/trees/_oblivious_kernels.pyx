@@ -9,7 +9,10 @@ A. An oblivious tree splits every node of a level on one shared
    (Σg, Σh, count), computing each gain with the scan of the other growth
    modes: the cumulative sums over bins 0..b (plus the NaN bin on its side),
    G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), several candidates per vector
-   (``_oblivious_simd.pxi``: every width gives the same bits).  A candidate the node does not
+   (``_oblivious_simd.pxi``: every width gives the same bits).  The cumulative
+   sums come from one walk over the feature's bins (``rc_prefix_*``: a bin's
+   three sums one vector of four doubles on AVX2 and up, the same additions
+   in the same order).  A candidate the node does not
    allow (fewer than min_samples_leaf rows or min_child_weight curvature on
    a side) adds nothing there: that node will not be split by it (it stays
    one leaf).  Called once per node of the level, in node order, so every
@@ -51,6 +54,9 @@ from rankcore._simd import checked_level
 # ----------------------------------------------------------------------
 include "_oblivious_simd.pxi"
 
+cdef enum:
+    SUMS_SCRATCH = 4 * (MAX_EDGES + 1) + 512     # a walk's sums, four doubles a bin, where rc_sums_start puts them
+
 rc_level_simd = rc_level_simd_supported()
 
 
@@ -68,20 +74,37 @@ def simd_level(level=None):
     return previous
 
 
-cdef inline void _candidate_gains(const double* pg, const double* ph, const double* pc, Py_ssize_t nb,
-                                  const double* nan, double min_samples_leaf, double min_child_weight, double l2,
-                                  Py_ssize_t s0, double* out) noexcept nogil:
+def vector_walks(on=None):
+    """Whether the level search's walks over a feature's bins use vectors (AVX2 and up), where the vector width does.
+
+    With ``on``, set it from now on (for the tests and the benchmark, which
+    compare the vector walks with the scalar ones: the same bits); returns
+    the setting in use before.
+    """
+    global rc_vector_walks
+    cdef int previous = rc_vector_walks
+    if on is not None:
+        if not isinstance(on, (bool, np.bool_)):
+            raise TypeError(f"on: expected a bool or None, got {on!r}")
+        rc_vector_walks = 1 if on else 0
+    return bool(previous)
+
+
+cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* nan, double min_samples_leaf,
+                                  double min_child_weight, double l2, Py_ssize_t s0, double* out) noexcept nogil:
     """Add one node's gains of one feature's candidates to ``out`` from its cumulative sums over bins 0..b.
 
-    ``nan``: the NaN slot's (Σg, Σh, count).  Only the candidates [lo, hi]
-    that can leave ``min_samples_leaf`` rows on both sides are computed: the
-    counts are whole numbers (sums of ones, and differences of such sums:
-    exact), so pc[b] + nc (the left side with NaN left, the larger) is
-    nondecreasing in b and pc[b] (the left side with NaN right) too; a
-    candidate outside the range has a side below the minimum whichever side
-    NaN takes, gains +0 there, and adding +0 changes no sum (the sums
-    never hold −0: they start at +0 and every gain is +0 or a sum of
-    squares' quotients minus the parent's).  O(nb) time, no allocation.
+    ``p``: the sums of bins 0..b at p[4b], p[4b + 1], p[4b + 2] (Σg, Σh,
+    count; the ``rc_prefix_*`` walks).  ``nan``: the NaN slot's (Σg, Σh,
+    count).  Only the candidates [lo, hi] that can leave
+    ``min_samples_leaf`` rows on both sides are computed: the counts are
+    whole numbers (sums of ones, and differences of such sums: exact), so
+    the left count plus nc (the left side with NaN left, the larger) is
+    nondecreasing in b and the left count too; a candidate outside the
+    range has a side below the minimum whichever side NaN takes, gains +0
+    there, and adding +0 changes no sum (the sums never hold −0: they start
+    at +0 and every gain is +0 or a sum of squares' quotients minus the
+    parent's).  O(nb) time, no allocation.
     """
     cdef Py_ssize_t b, lo, hi
     cdef double g0[MAX_EDGES + 1]
@@ -91,16 +114,16 @@ cdef inline void _candidate_gains(const double* pg, const double* ph, const doub
     a.nh = nan[1]
     a.nc = nan[2]
     # the node's totals: the sums over every slot in order, the NaN bin last
-    a.tg = pg[nb] + a.ng
-    a.th = ph[nb] + a.nh
-    a.tc = pc[nb] + a.nc
+    a.tg = p[4 * nb] + a.ng
+    a.th = p[4 * nb + 1] + a.nh
+    a.tc = p[4 * nb + 2] + a.nc
     if a.th + l2 <= 0:
         return
     lo = 0
-    while lo <= nb and pc[lo] + a.nc < min_samples_leaf:
+    while lo <= nb and p[4 * lo + 2] + a.nc < min_samples_leaf:
         lo += 1
     hi = nb
-    while hi >= lo and a.tc - pc[hi] < min_samples_leaf:
+    while hi >= lo and a.tc - p[4 * hi + 2] < min_samples_leaf:
         hi -= 1
     if hi < lo:
         return
@@ -108,13 +131,13 @@ cdef inline void _candidate_gains(const double* pg, const double* ph, const doub
     a.l2 = l2
     a.msl = min_samples_leaf
     a.mcw = min_child_weight
-    rc_level_gains(pg + lo, ph + lo, pc + lo, hi - lo + 1, 0, &a, g1 + lo)
+    rc_level_gains(p + 4 * lo, hi - lo + 1, 0, &a, g1 + lo)
     if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
         for b in range(lo, hi + 1):
             out[2 * (s0 + b)] += g1[b]
             out[2 * (s0 + b) + 1] += g1[b]
         return
-    rc_level_gains(pg + lo, ph + lo, pc + lo, hi - lo + 1, 1, &a, g0 + lo)
+    rc_level_gains(p + 4 * lo, hi - lo + 1, 1, &a, g0 + lo)
     for b in range(lo, hi + 1):
         out[2 * (s0 + b)] += g0[b]
         out[2 * (s0 + b) + 1] += g1[b]
@@ -126,29 +149,25 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
                             double* out) noexcept nogil:    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
     """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
 
-    The cumulative sums over bins 0..b, then every candidate's gain several
-    at once (``rc_level_gains``) -- those that can satisfy
-    ``min_samples_leaf`` only (``_candidate_gains``).  A node without NaN
-    rows of the feature (its NaN slot all zeros) gains the same on both
-    sides: computed once.  O(nb) time, no allocation.
+    The cumulative sums over bins 0..b (``rc_prefix_add``), then every
+    candidate's gain several at once (``rc_level_gains``) -- those that can
+    satisfy ``min_samples_leaf`` only (``_candidate_gains``).  A node
+    without NaN rows of the feature (its NaN slot all zeros) gains the same
+    on both sides: computed once.  O(nb) time, no allocation.
     """
-    cdef Py_ssize_t b
-    cdef double pg[MAX_EDGES + 1]
-    cdef double ph[MAX_EDGES + 1]
-    cdef double pc[MAX_EDGES + 1]
-    cdef double cg = 0.0, ch = 0.0, cc = 0.0
-    cdef const double* x
     # (an empty bin adds zeros: its sums, and so its gains, are the previous bin's -- the sums start
     # at +0 and never become −0, which x + 0 would change)
-    for b in range(nb + 1):
-        x = hist + 3 * (s0 + b)
-        cg = cg + x[0]
-        ch = ch + x[1]
-        cc = cc + x[2]
-        pg[b] = cg
-        ph[b] = ch
-        pc[b] = cc
-    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+    cdef double scratch[SUMS_SCRATCH]
+    cdef double* p = rc_sums_start(scratch, hist + 3 * s0)
+    rc_prefix_add(hist + 3 * s0, nb, p)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+
+
+cdef inline void _subtract_nan_slot(double* hist, const double* small, Py_ssize_t s) noexcept nogil:
+    """hist's slot s −= small's (the NaN slot: subtracted, not in the running sums)."""
+    hist[3 * s] = hist[3 * s] - small[3 * s]
+    hist[3 * s + 1] = hist[3 * s + 1] - small[3 * s + 1]
+    hist[3 * s + 2] = hist[3 * s + 2] - small[3 * s + 2]
 
 
 cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the larger child's buffer: parent − small
@@ -158,39 +177,22 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
                                 double* out) noexcept nogil:
     """The sibling subtraction of one feature's slots, and with ``search`` its gains added (``feature_gains_add``).
 
-    One walk over the slots: each bin's difference is stored and added to
-    the running sums while in a register (the same differences and sums as
-    a subtraction pass followed by ``feature_gains_add``).  O(nb) time, no
-    allocation.
+    One walk over the slots (``rc_prefix_sub``): each bin's difference is
+    stored and added to the running sums while in a register (the same
+    differences and sums as a subtraction pass followed by
+    ``feature_gains_add``).  O(nb) time, no allocation.
     """
-    cdef Py_ssize_t b, k
-    cdef double pg[MAX_EDGES + 1]
-    cdef double ph[MAX_EDGES + 1]
-    cdef double pc[MAX_EDGES + 1]
-    cdef double cg = 0.0, ch = 0.0, cc = 0.0, xg, xh, xc
-    cdef double* x
-    cdef const double* y
+    cdef Py_ssize_t k
+    cdef double scratch[SUMS_SCRATCH]
+    cdef double* p
     if not search:
         for k in range(3 * s0, 3 * (s0 + nb + 2)):
             hist[k] = hist[k] - small[k]
         return
-    for b in range(nb + 2):
-        x = hist + 3 * (s0 + b)
-        y = small + 3 * (s0 + b)
-        xg = x[0] - y[0]
-        xh = x[1] - y[1]
-        xc = x[2] - y[2]
-        x[0] = xg
-        x[1] = xh
-        x[2] = xc
-        if b <= nb:
-            cg = cg + xg
-            ch = ch + xh
-            cc = cc + xc
-            pg[b] = cg
-            ph[b] = ch
-            pc[b] = cc
-    _candidate_gains(pg, ph, pc, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+    p = rc_sums_start(scratch, hist + 3 * s0)
+    rc_prefix_sub(hist + 3 * s0, small + 3 * s0, nb, p)
+    _subtract_nan_slot(hist, small, s0 + nb + 1)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
 
 
 cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger child's buffer: parent − small
@@ -201,25 +203,20 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     """Two siblings of a level in one walk: the larger child's subtraction and both children's gains.
 
     What ``feature_gains_add`` on the smaller child and ``feature_gains_sub_add``
-    on the larger do, in one walk over the feature's slots: the smaller
-    child's slot is read once (for its own running sums and for the
-    subtraction), and the two children's running sums are six independent
-    chains of additions in flight instead of three -- each chain is one
-    addition a bin, so a single node's walk waits on the adder's latency.
-    Each child's sums, differences and gains are the same operations in the
+    on the larger do, in one walk over the feature's slots
+    (``rc_prefix_pair``): the smaller child's slot is read once (for its own
+    running sums and for the subtraction), and the two children's running
+    sums are independent chains of additions in flight together.  Each
+    child's sums, differences and gains are the same operations in the
     same order as the two calls, and the gains are added to ``out`` child
     by child in node order (``small_first``: the smaller child has the lower
     id), so ``out`` gets the same bits.  ``search_large``, ``search_small``:
     whether each child's gains are added.  O(nb) time, no allocation.
     """
-    cdef Py_ssize_t b
-    cdef double lg[MAX_EDGES + 1]
-    cdef double lh[MAX_EDGES + 1]
-    cdef double lc[MAX_EDGES + 1]
-    cdef double sg[MAX_EDGES + 1]
-    cdef double sh[MAX_EDGES + 1]
-    cdef double sc[MAX_EDGES + 1]
-    cdef double cg = 0.0, ch = 0.0, cc = 0.0, dg = 0.0, dh = 0.0, dc = 0.0, xg, xh, xc, yg, yh, yc
+    cdef double scratch_large[SUMS_SCRATCH]
+    cdef double scratch_small[SUMS_SCRATCH]
+    cdef double* pl
+    cdef double* ps
     cdef double* x
     cdef const double* y
     if not search_large:
@@ -231,41 +228,18 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     if not search_small:
         feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out)
         return
-    for b in range(nb + 1):
-        x = hist + 3 * (s0 + b)
-        y = small + 3 * (s0 + b)
-        yg = y[0]
-        yh = y[1]
-        yc = y[2]
-        xg = x[0] - yg
-        xh = x[1] - yh
-        xc = x[2] - yc
-        x[0] = xg
-        x[1] = xh
-        x[2] = xc
-        cg = cg + xg
-        ch = ch + xh
-        cc = cc + xc
-        dg = dg + yg
-        dh = dh + yh
-        dc = dc + yc
-        lg[b] = cg
-        lh[b] = ch
-        lc[b] = cc
-        sg[b] = dg
-        sh[b] = dh
-        sc[b] = dc
-    x = hist + 3 * (s0 + nb + 1)                # the NaN slot: subtracted, not in the running sums
+    pl = rc_sums_start(scratch_large, hist + 3 * s0)
+    ps = rc_sums_start(scratch_small, small + 3 * s0)
+    rc_prefix_pair(hist + 3 * s0, small + 3 * s0, nb, pl, ps)
+    _subtract_nan_slot(hist, small, s0 + nb + 1)
+    x = hist + 3 * (s0 + nb + 1)
     y = small + 3 * (s0 + nb + 1)
-    x[0] = x[0] - y[0]
-    x[1] = x[1] - y[1]
-    x[2] = x[2] - y[2]
     if small_first:
-        _candidate_gains(sg, sh, sc, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
-        _candidate_gains(lg, lh, lc, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
     else:
-        _candidate_gains(lg, lh, lc, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
-        _candidate_gains(sg, sh, sc, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
 
 
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
