@@ -46,7 +46,11 @@ def _both_routes(spec, X, gradients, curvatures, *, seed=0, n_threads=1):
         b = multi_pass_search(protocol, [block_p], [g], [h], n_threads=n_threads)
         out.append((_state(a, native), _state(b, protocol)))
         if a is not None:
-            np.testing.assert_array_equal(native.evaluate(a.ranker, block_n), a.ranker.predict(X))
+            assert native._grown[0] is a.ranker            # the evaluation reads the grown tree's levels as kept
+            kept = native.evaluate(a.ranker, block_n)
+            native._grown = None                           # ... and as mapped back from its columns of X
+            np.testing.assert_array_equal(native.evaluate(a.ranker, block_n), kept)
+            np.testing.assert_array_equal(kept, a.ranker.predict(X))
     return out
 
 
