@@ -305,12 +305,15 @@ def _first_best(out, base, n_edges, mask):
     return top
 
 
-def _sibling_histograms(rng, d, max_edges):
+def _sibling_histograms(rng, d, max_edges, n_edges=None):
     """Random histograms of a parent and its smaller child over ``d`` features of up to ``max_edges`` edges
-    (the first feature one bin, searched): empty bins, ties of counts, NaN rows on some features, and rounding
-    residues where the larger child is empty.  Returns (n_edges, base, S, mask, parent, small)."""
-    n_edges = rng.integers(0, max_edges, size=d).astype(np.intp)
-    n_edges[0] = 0
+    (the first feature one bin, searched), or of ``n_edges`` edges each: empty bins, ties of counts, NaN rows on
+    some features, and rounding residues where the larger child is empty.  Returns (n_edges, base, S, mask,
+    parent, small)."""
+    if n_edges is None:
+        n_edges = rng.integers(0, max_edges, size=d).astype(np.intp)
+        n_edges[0] = 0
+    n_edges = np.asarray(n_edges, dtype=np.intp)
     base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
     S = int((n_edges + 2).sum())
     mask = rng.integers(0, 2, size=d).astype(np.uint8)
@@ -402,16 +405,7 @@ def test_walks_over_the_most_bins_a_feature_has_are_the_plain_python_sums_bitwis
     from rankcore.learners.trees import _oblivious_kernels as kernels
 
     rng = np.random.default_rng(seed)
-    n_edges = np.array([rng.integers(0, 8), 254, 254, 0], dtype=np.intp)
-    base = np.r_[0, np.cumsum(n_edges + 2)[:-1]].astype(np.intp)
-    S = int((n_edges + 2).sum())
-    parent, small = np.zeros((S, 3)), np.zeros((S, 3))
-    small[:, 2] = rng.integers(0, 3, size=S)
-    small[:, 0] = rng.normal(size=S) * (small[:, 2] > 0)
-    small[:, 1] = small[:, 2] * rng.uniform(0.0, 1.0, size=S)
-    parent[:, 2] = small[:, 2] + rng.integers(0, 3, size=S)
-    parent[:, 0] = small[:, 0] + rng.normal(size=S) * (parent[:, 2] > small[:, 2])
-    parent[:, 1] = small[:, 1] + (parent[:, 2] - small[:, 2]) * rng.uniform(0.0, 1.0, size=S)
+    n_edges, base, S, _, parent, small = _sibling_histograms(rng, 4, None, [rng.integers(0, 8), 254, 254, 0])
     mask = np.ones(4, np.uint8)
     large = parent - small
     expect_pair, expect_large = np.zeros((S, 2)), np.zeros((S, 2))

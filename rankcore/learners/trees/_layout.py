@@ -673,8 +673,7 @@ class TreeLayout(LearnerLayout):
         threshold = np.array([self.threshold_of(j, b) for j, b in zip(feature.tolist(), bins.tolist())])
         ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins)
         ranker.search_id = seed
-        levels = feature.astype(np.int32)
-        self._grown = (ranker, levels, np.ascontiguousarray(np.asarray(self.slots.col)[levels], dtype=np.int32))
+        self._grown = (ranker, *self._levels(feature))
         return Candidate(ranker, float(derivative))
 
     def _replay(self, block: TreeBlock, g: np.ndarray, h: np.ndarray, seed: int, mask: np.ndarray) -> None:
@@ -842,17 +841,19 @@ class TreeLayout(LearnerLayout):
         depth = ranker.depth
         bins = ranker.bins if ranker.bins is not None else self._level_bins(ranker)
         grown = self._grown
-        if grown is not None and grown[0] is ranker:
-            feature, column = grown[1], grown[2]
-        else:
-            feature = np.ascontiguousarray(self.feature_of(ranker.feature, ranker), dtype=np.int32)
-            column = np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)
+        feature, column = (grown[1:] if grown is not None and grown[0] is ranker
+                           else self._levels(self.feature_of(ranker.feature, ranker)))
         tables = _histogram.split_tables(self.slots, feature, np.ascontiguousarray(bins, dtype=np.int32),
                                             np.ascontiguousarray(ranker.nan_left, dtype=np.uint8),
                                             np.zeros(depth, dtype=np.int32))
         oblivious_columns(encoded.codes_t, column, tables, ranker.value if value is None else value, out,
                           self.n_threads)
         return out
+
+    def _levels(self, feature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """An oblivious tree's levels as layout features and the code columns they read (both int32)."""
+        feature = np.ascontiguousarray(feature, dtype=np.int32)
+        return feature, np.ascontiguousarray(np.asarray(self.slots.col)[feature], dtype=np.int32)
 
     def _level_bins(self, ranker) -> np.ndarray:
         """A saved oblivious tree's thresholds as bins of this layout."""
