@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from rankcore.learners.trees import _histogram
-from rankcore.learners.trees._layout import column_work, slot_layout
+from rankcore.learners.trees._column_work import column_work
+from rankcore.learners.trees._layout import slot_layout
 from rankcore.registry import resolve
 
 from _tree_references import node_histogram, sparse_and_dense_block
@@ -122,7 +123,7 @@ def test_column_work_counts_sparse_rows_and_slots():
     work = column_work(block.codes_t, slots)
     s = slots.sparse_columns
     widths = np.diff(np.r_[np.asarray(slots.col_base), slots.n_slots])
-    from rankcore.learners.trees._layout import COLUMN_SLOT_WORK, SPARSE_CODE_WORK
+    from rankcore.learners.trees._column_work import COLUMN_SLOT_WORK, SPARSE_CODE_WORK
     rows = work - COLUMN_SLOT_WORK * widths
     np.testing.assert_array_equal(rows[:s], SPARSE_CODE_WORK * (block.codes[:, :s] != 0).sum(0))
     np.testing.assert_array_equal(rows[s:], 3000)
