@@ -128,13 +128,15 @@ def test_oblivious_grower_does_not_depend_on_threads_above_every_parallel_thresh
 
 
 @pytest.mark.parametrize("subsample", [1.0, 0.7])
-def test_features_without_a_candidate_at_the_root_grow_the_same_trees(subsample):
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_features_without_a_candidate_at_the_root_grow_the_same_trees(subsample, n_threads):
     """Features no candidate of which leaves min_samples_leaf rows on both sides of the root -- a constant one,
     one whose other values are on fewer rows than that, one NaN on a few rows only -- beside one that splits
     only with its NaN rows on the left and one only with them on the right: the grower skips the first three
-    (their candidates gain +0 at every node) and grows the protocol's trees."""
+    (their candidates gain +0 at every node) and grows the protocol's trees.  On two threads each thread
+    finds which of its own features are live (the root's 8,000 cells are above the histogram's threshold)."""
     rng = np.random.default_rng(3)
-    n = 400
+    n = 1_000
     X = _data(3, n=n, d=8, nan_fraction=0.0)
     X[:, 7] = 0.0
     X[100:110, 7] = 1.0                                   # bin 1 alone is too small, NaN rows join it
@@ -151,7 +153,7 @@ def test_features_without_a_candidate_at_the_root_grow_the_same_trees(subsample)
     g = g + 5.0 * (X[:, 7] != 0.0)
     h = rng.uniform(0.5, 1.5, n)
     spec = f"trees:growth=oblivious,max_depth=4,min_samples_leaf=20,subsample={subsample}"
-    pairs = _both_routes(spec, X, [g, -g, g[::-1].copy()], [h, h, h])
+    pairs = _both_routes(spec, X, [g, -g, g[::-1].copy()], [h, h, h], n_threads=n_threads)
     for a, b in pairs:
         assert a == b and a[0] is not None
 
@@ -423,6 +425,25 @@ def test_walks_over_the_most_bins_a_feature_has_are_the_plain_python_sums_bitwis
         out = np.zeros((S, 2))
         kernels.level_gains_add(large, base, n_edges, mask, 5.0, 0.0, 0.5, out)
         assert out.tobytes() == expect_large.tobytes(), where
+
+
+def test_a_walk_s_sums_start_on_a_64_byte_boundary_clear_of_its_bins_and_inside_its_scratch():
+    """rc_sums_start, for every stack position and bins' position modulo 4,096 (8 bytes apart): the sums of a
+    walk of 255 bins fit in the scratch, start on a cache line (one vector store each, never across two
+    lines), and from 2,760 to 2,816 bytes below the bins modulo 4,096 (clear of 4K aliasing)."""
+    from rankcore.learners.trees import _oblivious_kernels as kernels
+
+    bins = 255
+    for scratch in range(1 << 20, (1 << 20) + 4096, 8):
+        xs = np.arange(1 << 24, (1 << 24) + 4096, 8)
+        for x in xs[(scratch // 8) % 7::7]:          # a seventh of the positions per scratch, all over the loop
+            offset, length = kernels.sums_start(scratch, int(x))
+            at = scratch + 8 * offset
+            assert 0 <= offset and offset + 4 * bins <= length
+            assert at % 64 == 0
+            assert 2816 - 56 <= (int(x) - at) % 4096 <= 2816
+    with pytest.raises(ValueError, match="scratch, x: expected addresses of doubles"):
+        kernels.sums_start(12, 16)
 
 
 def test_level_gains_refuse_features_beyond_one_byte_codes():

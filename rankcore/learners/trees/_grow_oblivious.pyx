@@ -50,7 +50,8 @@ from rankcore.learners.trees._histogram cimport (FeatureSlots, SlotLayout, Split
 from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, choose_level_split,
                                                       feature_best_gain, feature_gains_add, feature_gains_pair,
                                                       feature_gains_sub_add)
-from rankcore.learners.histograms cimport HIST_PARALLEL_CELLS, HIST_PARALLEL_ROWS, column_share
+from rankcore.learners.histograms cimport (HIST_PARALLEL_CELLS, HIST_PARALLEL_ROWS, column_share,
+                                           node_histogram_threads)
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore._parallel cimport threads_for
 
@@ -368,6 +369,7 @@ cdef class ObliviousGrower:
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t s, base0, level, first = 0, n_nodes = 1, n_active, k
         cdef double min_weight
+        cdef int T_root, T_gather_root
         cdef LevelSplit split
         cdef double* hist
         self.n_pending = 0
@@ -391,7 +393,8 @@ cdef class ObliviousGrower:
                 self.C[0] = self.C[0] + hist[3 * (base0 + s) + 2]
         if self.C[0] <= 0 or fs.d == 0 or self.depth < 1:
             return 0
-        self._live_features(hist, mask)
+        # the threads that filled the root's columns (build_histogram's split): they search them too
+        node_histogram_threads(m, fs.n_cols, self.n_threads, identity, &T_root, &T_gather_root)
         # min_child_weight counts average rows: objectives normalize their curvature differently
         min_weight = self.min_child_weight * (self.H[0] / self.C[0])
         for level in range(self.depth):
@@ -403,7 +406,7 @@ cdef class ObliviousGrower:
             if n_active == 0:
                 break
             self._gain_pass(first, n_nodes, n_active, mask, min_weight, codes, codes_t, n, g, h, idx, og, oh, unit_h,
-                            sp_ptr, sp_slot)
+                            sp_ptr, sp_slot, T_root if level == 0 else 0)
             for k in range(first, n_nodes):         # histograms kept only for a sibling's subtraction
                 if self.hist_of[k] >= 0 and self.C[k] < 2 * self.min_samples_leaf:
                     self._release(k)
@@ -426,39 +429,39 @@ cdef class ObliviousGrower:
             self._release(k)
         return self.n_levels
 
-    cdef void _live_features(self, const double* hist, const uint8_t* mask) noexcept nogil:
-        """``live``: the searched features with a candidate that leaves ``min_samples_leaf`` rows on each side
-        of the root (on one side with NaN left, and on the other with NaN right, at least).
+    cdef inline void _live_feature(self, Py_ssize_t j, const uint8_t* mask) noexcept nogil:
+        """``live[j]``: feature j is searched and has a candidate that leaves ``min_samples_leaf`` rows on each
+        side of the root (on one side with NaN left, and on the other with NaN right, at least).
 
         A node's counts on either side of a candidate are at most the
         root's, so a feature without one at the root has none at any node:
         its candidates gain +0 everywhere, and the gain pass leaves its slots
-        alone (no split reads them).  O(S) on the root's counts.
+        alone (no split reads them).  O(n_edges_j) on the root's counts.
         """
         cdef const FeatureSlots* fs = self.fs
-        cdef Py_ssize_t j, b, s0, nb
+        cdef const double* hist = self.pool[self.hist_of[0]]
+        cdef Py_ssize_t b, s0, nb
         cdef double cc, nc, tc, msl = self.min_samples_leaf
-        for j in range(fs.d):
-            self.live[j] = False
-            if not mask[j]:
-                continue
-            s0 = fs.base[j]
-            nb = fs.n_edges[j]
-            nc = hist[3 * (s0 + nb + 1) + 2]
-            tc = nc
-            for b in range(nb + 1):
-                tc = tc + hist[3 * (s0 + b) + 2]
-            cc = 0.0
-            for b in range(nb + 1):
-                cc = cc + hist[3 * (s0 + b) + 2]
-                if cc + nc >= msl and tc - cc >= msl:
-                    self.live[j] = True
-                    break
+        self.live[j] = False
+        if not mask[j]:
+            return
+        s0 = fs.base[j]
+        nb = fs.n_edges[j]
+        nc = hist[3 * (s0 + nb + 1) + 2]
+        tc = nc
+        for b in range(nb + 1):
+            tc = tc + hist[3 * (s0 + b) + 2]
+        cc = 0.0
+        for b in range(nb + 1):
+            cc = cc + hist[3 * (s0 + b) + 2]
+            if cc + nc >= msl and tc - cc >= msl:
+                self.live[j] = True
+                return
 
     cdef void _gain_pass(self, Py_ssize_t first, Py_ssize_t n_nodes, Py_ssize_t n_active, const uint8_t* mask,
                          double min_weight, const uint8_t* codes, const uint8_t* codes_t, Py_ssize_t n,
                          const double* g, const double* h, const int32_t* idx, double* og, double* oh, bint unit_h,
-                         const int64_t* sp_ptr, const int32_t* sp_slot) noexcept nogil:
+                         const int64_t* sp_ptr, const int32_t* sp_slot, int root_threads) noexcept nogil:
         """The level's pending histograms (the smaller children's), then its summed gains and each feature's
         best of them (``feature_top``): each feature's slots on one thread, nodes in order, a larger child's
         subtraction in the same walk as its gains.
@@ -477,6 +480,14 @@ cdef class ObliviousGrower:
         ranges do not overlap), else each thread reads g[r], h[r] itself.
         Features that are not ``live`` get zero gains without a walk.
         The sums do not depend on T.
+
+        ``root_threads`` (0 below the root): at the root, each feature's
+        ``live`` first, and the threads of the root's histogram walk the
+        columns they filled, even where the walk alone would stay on one
+        thread.  Read by another core, a thread's lines of the root's
+        histogram would be shared between the cores when that thread
+        writes the larger child's subtraction into them at the next level,
+        and each write would first have to take its line back.
         """
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t j, k, q, node, c0, c1, held = 0
@@ -490,6 +501,8 @@ cdef class ObliviousGrower:
         T = threads_for(<double> fs.n_slots * 4 * held, self.n_threads, 65536.0)
         if T <= 1:
             T = threads_for(cells, self.n_threads, HIST_PARALLEL_CELLS)
+        if root_threads > 1 and fs.column_slots:
+            T = root_threads
         if T > fs.n_cols:
             T = <int> fs.n_cols
         if T <= 1 or not fs.column_slots:
@@ -500,6 +513,8 @@ cdef class ObliviousGrower:
                                 self.pool[self.hist_of[node]], T, False, unit_h, sp_ptr, sp_slot, NULL, codes_t, n)
         if T <= 1:
             for j in range(fs.d):
+                if root_threads > 0:
+                    self._live_feature(j, mask)
                 self._feature_gains(j, first, n_nodes, mask, min_weight)
         else:
             with parallel(num_threads=T):
@@ -515,6 +530,8 @@ cdef class ObliviousGrower:
                 c1 = column_share(fs.n_cols, fs.col_work, tid + 1, T)
                 for j in range(fs.d):
                     if c0 <= fs.col[j] < c1:
+                        if root_threads > 0:
+                            self._live_feature(j, mask)
                         self._feature_gains(j, first, n_nodes, mask, min_weight)
         self.n_pending = 0
         for k in range(first, n_nodes):

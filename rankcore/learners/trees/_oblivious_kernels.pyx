@@ -55,7 +55,7 @@ from rankcore._simd import checked_level
 include "_oblivious_simd.pxi"
 
 cdef enum:
-    SUMS_SCRATCH = 4 * (MAX_EDGES + 1) + 512     # a walk's sums, four doubles a bin, where rc_sums_start puts them
+    SUMS_SCRATCH = 4 * (MAX_EDGES + 1) + 520     # a walk's sums, four doubles a bin, where rc_sums_start puts them
 
 rc_level_simd = rc_level_simd_supported()
 
@@ -72,6 +72,17 @@ def simd_level(level=None):
     if level is not None:
         rc_level_simd = checked_level(level, rc_level_simd_supported())
     return previous
+
+
+def sums_start(size_t scratch, size_t x):
+    """Where a walk whose bins start at address ``x`` puts its sums in a scratch array at address ``scratch``:
+    their offset in doubles from the scratch's start, and the scratch's length (for the tests: the
+    addresses are only added and rounded, never read)."""
+    if scratch % sizeof(double) or x % sizeof(double):
+        raise ValueError(f"scratch, x: expected addresses of doubles (multiples of {sizeof(double)}), "
+                         f"got {scratch} and {x}")
+    cdef double* p = rc_sums_start(<double*> scratch, <const double*> x)
+    return (<size_t> p - scratch) // sizeof(double), <Py_ssize_t> SUMS_SCRATCH
 
 
 def vector_walks(on=None):

@@ -299,17 +299,22 @@ cdef extern from *:
     }
     #endif
 
-    /* Where a walk stores its sums in a scratch array of 4(nb_max + 1) + 512 doubles: 2,816 bytes
-       below x (the bins it loads) modulo 4,096.  A load whose address agrees with an earlier store's
-       in the low 12 bits waits for that store (4K aliasing).  The walks load bins 24 bytes apart and
-       store sums 32 bytes apart, so the two streams' distance drifts by 8 bytes a bin, over 2,040
-       bytes in a walk of 255 bins; from this start it stays clear of a multiple of 4,096 for the
-       whole walk (with the last dozen stores in flight).  Left to where the stack happened to be, a
-       walk of 255 bins took up to 1.6 times as long, and one thread of a fit was unlucky for the
-       whole fit. */
+    /* Where a walk stores its sums in a scratch array of 4(nb_max + 1) + 520 doubles: at the first
+       64-byte boundary from 2,816 bytes below x (the bins it loads) modulo 4,096.
+       The boundary: a bin's sums are 32 bytes, stored by one vector and read back by the gains
+       kernel's vectors of 32 or 64 bytes.  Left where x's alignment put them (x is 24 bytes a slot
+       from the feature's first slot, so three features in four start off a 32-byte boundary), half
+       the stores straddled two cache lines, and a standalone walk of 255 bins took 1.3-2.0 times
+       as long as from the boundary.
+       The distance: a load whose address agrees with an earlier store's in the low 12 bits waits
+       for that store (4K aliasing).  The walks load bins 24 bytes apart and store sums 32 bytes
+       apart, so the two streams' distance drifts by 8 bytes a bin, over 2,040 bytes in a walk of
+       255 bins; from this start it stays clear of a multiple of 4,096 for the whole walk (with the
+       last dozen stores in flight).  Left to where the stack happened to be, a walk of 255 bins
+       took up to 1.6 times as long, and one thread of a fit was unlucky for the whole fit. */
     static inline double* rc_sums_start(double* scratch, const double* x) {
-        size_t shift = ((size_t) x - (size_t) scratch - (size_t) 2816) & (size_t) 4095;
-        return scratch + shift / sizeof(double);
+        size_t at = (size_t) scratch + (((size_t) x - (size_t) scratch - (size_t) 2816) & (size_t) 4095);
+        return (double*) ((at + (size_t) 63) & ~(size_t) 63);
     }
 
     /* 1: the walks use vectors where the level does (AVX2 and up); 0: the scalar walks at every level
