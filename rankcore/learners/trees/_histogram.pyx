@@ -41,7 +41,7 @@ from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code, column_share,
                                           node_histogram as _node_histogram, node_histogram_part,
-                                          node_histogram_threads)
+                                          node_histogram_threads, rc_hist_avx2, rc_hist_vectors)
 
 import numpy as np
 
@@ -309,6 +309,27 @@ def encode_csr(const index_t[::1] indptr,         # IN  (n + 1,) CSR row pointer
             for k in range(indptr[r], indptr[r + 1]):
                 conflicts += _put_code(fs, &codes[r, 0], indices[k], data[k], e, &offsets[0])
     return conflicts
+
+
+def vector_updates(on=None):
+    """Whether :func:`node_histogram` fills groups of dense columns with vectors of four doubles (AVX2 and up).
+
+    With ``on``, set it from now on in this module (for the tests and the
+    benchmark, which compare the vector updates with the scalar ones: the
+    same bits; True where the CPU has no AVX2 is refused); returns the
+    setting in use before.
+    """
+    global rc_hist_avx2
+    cdef int previous = rc_hist_vectors()
+    if on is not None:
+        if not isinstance(on, (bool, np.bool_)):
+            raise TypeError(f"on: expected a bool or None, got {on!r}")
+        rc_hist_avx2 = -1
+        if not on:
+            rc_hist_avx2 = 0
+        elif not rc_hist_vectors():
+            raise ValueError("on: this CPU (or this build) has no vector updates of four doubles")
+    return bool(previous)
 
 
 def transpose_codes(const uint8_t[:, ::1] codes, int n_threads=1):
