@@ -107,6 +107,24 @@ def test_oblivious_native_grower_beside_the_multi_pass_protocol(benchmark, data)
     benchmark.extra_info.update(native_over_protocol=times["native"] / times["protocol"])
 
 
+def _vector_beside_scalar(benchmark, switch, call):
+    """Least times of ``call()`` with ``switch(True)`` and with ``switch(False)``, 200 alternating calls (the
+    kernels' vector and scalar forms, the same bits); the switch is left on."""
+    def under(vector):
+        def run():
+            switch(vector)
+            call()
+        return run
+
+    times = {}
+    try:
+        benchmark.pedantic(lambda: times.update(_least({"vector": under(True), "scalar": under(False)}, 200)),
+                           rounds=1, iterations=1)
+    finally:
+        switch(True)
+    return times
+
+
 def test_level_walks_vector_beside_scalar(benchmark):
     """A level's walk of two siblings over 41 features of 255 bins (``level_gains_pair``: the larger child's
     subtraction, both children's cumulative sums and gains), the walks over the bins in vectors against the
@@ -131,19 +149,11 @@ def test_level_walks_vector_beside_scalar(benchmark):
     out = np.zeros((S, 2))
     hist = parent.copy()
 
-    def walk(vector):
-        def run():
-            kernels.vector_walks(vector)
-            hist[:] = parent
-            kernels.level_gains_pair(hist, small, base, n_edges, mask, True, True, True, 5.0, 0.0, 1.0, out)
-        return run
+    def walk():
+        hist[:] = parent
+        kernels.level_gains_pair(hist, small, base, n_edges, mask, True, True, True, 5.0, 0.0, 1.0, out)
 
-    times = {}
-    try:
-        benchmark.pedantic(lambda: times.update(_least({"vector": walk(True), "scalar": walk(False)}, 200)),
-                           rounds=1, iterations=1)
-    finally:
-        kernels.vector_walks(True)
+    times = _vector_beside_scalar(benchmark, kernels.vector_walks, walk)
     ratio = times["vector"] / times["scalar"]
     SUMMARY.append(f"a level's walk of two siblings, {d} features x 255 bins, 1 thread: vector walks "
                    f"{times['vector'] * 1e6:.0f} us, scalar walks {times['scalar'] * 1e6:.0f} us, ratio {ratio:.2f} "
@@ -171,19 +181,10 @@ def test_histogram_updates_vector_beside_scalar(benchmark):
     idx = np.concatenate([idx, np.setdiff1d(np.arange(n, dtype=np.int32), idx)])
     og, oh, hist = np.empty(n), np.empty(n), np.empty((slots.n_slots, 3))
 
-    def fill(vector):
-        def run():
-            _histogram.vector_updates(vector)
-            _histogram.node_histogram(codes, slots, g, h, idx, 0, m, og, oh, hist, 1, False, False, None, None,
-                                      codes_t)
-        return run
+    def fill():
+        _histogram.node_histogram(codes, slots, g, h, idx, 0, m, og, oh, hist, 1, False, False, None, None, codes_t)
 
-    times = {}
-    try:
-        benchmark.pedantic(lambda: times.update(_least({"vector": fill(True), "scalar": fill(False)}, 200)),
-                           rounds=1, iterations=1)
-    finally:
-        _histogram.vector_updates(True)
+    times = _vector_beside_scalar(benchmark, _histogram.vector_updates, fill)
     ratio = times["vector"] / times["scalar"]
     SUMMARY.append(f"a node's histogram, {m:,} rows x {d} columns of 255 bins, 1 thread: vector updates "
                    f"{times['vector'] * 1e6:.0f} us, scalar updates {times['scalar'] * 1e6:.0f} us, ratio {ratio:.2f}")
