@@ -106,6 +106,23 @@ def test_vector_updates_stay_off_the_slot_after_a_thread_s_last_column(n_threads
             assert np.array_equal(np.signbit(cols_major), np.signbit(reference))
 
 
+@pytest.mark.parametrize("n_threads", [1, 2], ids=["threads=1", "threads=2"])
+def test_groups_mixing_columns_of_few_and_many_bins(n_threads):
+    """Groups of columns of 2 to 256 slots, rows often in neighbouring slots of a column (where each vector
+    update's fourth lane meets the next row's slot): the reference's bits."""
+    rng = np.random.default_rng(5)
+    n_edges = np.array([254, 1, 30, 31, 254, 7, 254, 254, 0, 2, 29, 3, 1, 5, 6, 4, 254, 100, 254])
+    n, m = 9_000, 6_000
+    codes = np.column_stack([rng.integers(0, e + 2, size=n) for e in n_edges]).astype(np.uint8)
+    slots = slot_layout(n_edges)
+    g, h = rng.normal(size=n), rng.random(n)
+    idx = np.sort(rng.permutation(n)[:m]).astype(np.int32)
+    idx = np.concatenate([idx, np.setdiff1d(np.arange(n, dtype=np.int32), idx)])
+    rows_major, cols_major = _histograms(codes, slots, g, h, idx, 0, m, n_threads, False, False)
+    np.testing.assert_array_equal(cols_major, rows_major)
+    np.testing.assert_array_equal(cols_major, node_histogram(codes, slots, g, h, idx[:m], False))
+
+
 def test_the_vector_updates_switch_refuses_non_bools():
     with pytest.raises(TypeError, match="on: expected a bool or None, got 1"):
         _histogram.vector_updates(1)
