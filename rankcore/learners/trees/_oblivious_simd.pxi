@@ -304,8 +304,8 @@ cdef extern from *:
        The boundary: a bin's sums are 32 bytes, stored by one vector and read back by the gains
        kernel's vectors of 32 or 64 bytes.  Left where x's alignment put them (x is 24 bytes a slot
        from the feature's first slot, so three features in four start off a 32-byte boundary), half
-       the stores straddled two cache lines, and a standalone walk of 255 bins took 1.3-2.0 times
-       as long as from the boundary.
+       the stores straddled two cache lines, and a standalone walk of two siblings over 255 bins took
+       up to 1.8 times as long as from the boundary (283-485 ns against 267-268 ns).
        The distance: a load whose address agrees with an earlier store's in the low 12 bits waits
        for that store (4K aliasing).  The walks load bins 24 bytes apart and store sums 32 bytes
        apart, so the two streams' distance drifts by 8 bytes a bin, over 2,040 bytes in a walk of
