@@ -46,19 +46,16 @@ cdef extern from *:
        next slot no other thread fills (not the last column it was given).  Row i is rows[i] (or
        start + i without rows); its g and h are gg[r], hh[r] with by_row, else gg[i], hh[i].
        base[q]: 3 * the slot of column j + q's code 0.  AVX2 and up, chosen at run time
-       (rc_hist_vectors; rc_hist_avx2: -1 until then, and 0 to keep the scalar loop: the tests and the
-       benchmark compare the two); other CPUs and compilers keep the scalar loop. */
+       (rc_hist_vectors: read, never written, by the threads that fill histograms; the CPU's features
+       are known from the runtime's constructor on).  rc_hist_on = 0 keeps the scalar loop (the tests
+       and the benchmark compare the two); other CPUs and compilers keep it too. */
     #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
     #include <stdint.h>
     #include <string.h>
     typedef double rc_hist_vd4 __attribute__((vector_size(32)));
-    static int rc_hist_avx2 = -1;
+    static int rc_hist_on = 1;
     static inline int rc_hist_vectors(void) {
-        if (rc_hist_avx2 < 0) {
-            __builtin_cpu_init();
-            rc_hist_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
-        return rc_hist_avx2;
+        return rc_hist_on && __builtin_cpu_supports("avx2");
     }
     __attribute__((target("avx2"))) static void rc_dense_group_4(
             const uint8_t* codes_t, Py_ssize_t n_rows, const Py_ssize_t* base, Py_ssize_t j,
@@ -81,14 +78,14 @@ cdef extern from *:
         }
     }
     #else
-    static int rc_hist_avx2 = 0;
+    static int rc_hist_on = 1;
     static inline int rc_hist_vectors(void) { return 0; }
     static void rc_dense_group_4(const uint8_t* codes_t, Py_ssize_t n_rows, const Py_ssize_t* base,
                                  Py_ssize_t j, const int32_t* rows, Py_ssize_t start, const double* gg,
                                  const double* hh, Py_ssize_t m, int by_row, double* hist) {}
     #endif
     """
-    int rc_hist_avx2
+    int rc_hist_on
     int rc_hist_vectors() noexcept nogil
     void rc_dense_group_4(const uint8_t* codes_t, Py_ssize_t n_rows, const Py_ssize_t* base, Py_ssize_t j,
                           const int32_t* rows, Py_ssize_t start, const double* gg, const double* hh,

@@ -41,7 +41,7 @@ from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport rc_barrier, threads_for
 from rankcore.learners.histograms cimport (RC_PREFETCH, HIST_AHEAD, HIST_PARALLEL_ROWS, bin_code, column_share,
                                           node_histogram as _node_histogram, node_histogram_part,
-                                          node_histogram_threads, rc_hist_avx2, rc_hist_vectors)
+                                          node_histogram_threads, rc_hist_on, rc_hist_vectors)
 
 import numpy as np
 
@@ -319,15 +319,13 @@ def vector_updates(on=None):
     same bits; True where the CPU has no AVX2 is refused); returns the
     setting in use before.
     """
-    global rc_hist_avx2
+    global rc_hist_on
     cdef int previous = rc_hist_vectors()
     if on is not None:
         if not isinstance(on, (bool, np.bool_)):
             raise TypeError(f"on: expected a bool or None, got {on!r}")
-        rc_hist_avx2 = -1
-        if not on:
-            rc_hist_avx2 = 0
-        elif not rc_hist_vectors():
+        rc_hist_on = 1 if on else 0
+        if on and not rc_hist_vectors():
             raise ValueError("on: this CPU (or this build) has no vector updates of four doubles")
     return bool(previous)
 
