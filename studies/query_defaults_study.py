@@ -850,6 +850,50 @@ DRAWS6 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _LTR_PROBES}}
 
 
+class _QuerySampling:
+    """Whole queries as the trees' sample, over the default's blend (``trees:subsample=1``): each tree keeps each
+    query with probability ``rate`` (every row of it, g and h as they are) and gives the others' rows g = h = 0.
+
+    The library's ``subsample`` draws rows: a query then enters a tree with some of its rows, and its gradient,
+    which sums to zero within the query (QueryRMSE's does exactly, the push's nearly), no longer does on the rows
+    drawn.  Drawn by query, each query a tree sees is whole (CatBoost: ``sampling_unit="Group"``).  A left-out
+    row still counts in ``min_samples_leaf``'s counts here, which a kernel would not do.
+    """
+
+    def __new__(cls, rate=0.8, random_state=0, base="push:exp,identity,gain_weighted=true,query_rmse=2"):
+        def setup(bound, y, sample_weight, queries):
+            bound.rng = np.random.default_rng(random_state)
+            bound.n_queries = int(queries.n_queries)
+
+        def gradients(bound, scores, g, h):
+            kept = (bound.rng.random(bound.n_queries) < rate).astype(np.float64)[bound.codes]
+            return g * kept, h * kept
+
+        return _study_objective("study-query-sampling", setup, gradients, base=base)
+
+
+def query_sampling(rate=0.8, random_state=0, learner="trees:subsample=1", **params):
+    def fit(X, y, qid, threads):
+        import rankcore
+
+        model = rankcore.boost(learner=learner, objective=_QuerySampling(rate, random_state),
+                               n_jobs=threads, random_state=random_state, **params).fit(X, y, qid=qid)
+        return model.decision_function
+
+    return fit
+
+
+#: The twenty-third session's screen: whole queries as each tree's sample, against the library's default
+#: (``--query-sampling``).
+_QUERY_SAMPLING = {
+    "queries 0.8": lambda state: query_sampling(0.8, state),
+    "queries 0.6": lambda state: query_sampling(0.6, state),
+    "queries 0.8, rows 0.8": lambda state: query_sampling(0.8, state, "trees:subsample=0.8"),
+}
+CANDIDATES.update({(name if state == 0 else f"{name}, random_state={state}"): make(state)
+                   for name, make in _QUERY_SAMPLING.items() for state in (0, 1, 2)})
+
+
 def _dart_boosting(drop_rate, skip_drop, max_drop, random_state):
     """A stand-in for the driver's loop with DART's dropouts (K. V. Rashmi and R. Gilad-Bachrach, "DART: Dropouts
     meet Multiple Additive Regression Trees", 2015), for trees that take Newton steps without a line search.
@@ -1592,6 +1636,11 @@ DRAWS17 = {"default": DRAWS["default"],
            "push alone": ["push alone", "push alone, random_state=1", "push alone, random_state=2"]}
 
 
+#: The twenty-third session's whole-query samples against the library's default (``--query-sampling``).
+DRAWS18 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _QUERY_SAMPLING}}
+
+
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
@@ -1607,7 +1656,8 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "target-scale": (DRAWS12, "seventeenth session's QueryRMSE target scales (DRAWS12)"),
                    "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)"),
                    "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)"),
-                   "letor-form": (DRAWS17, "nineteenth and twentieth sessions' push alone (DRAWS17)")}
+                   "letor-form": (DRAWS17, "nineteenth and twentieth sessions' push alone (DRAWS17)"),
+                   "query-sampling": (DRAWS18, "twenty-third session's whole-query samples (DRAWS18)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
