@@ -61,8 +61,9 @@ tables of the three-state means.  :data:`AGAINST_SHIPPED`'s flags print the
 eleventh to thirteenth sessions' screens against the blend as then shipped,
 :data:`AGAINST_LIBRARY`'s (``--targets``, ``--budget-steps``,
 ``--normalized``; ``--target-scale``, ``--linear-start``; ``--discounted``;
-``--letor-form``) the fifteenth, seventeenth, eighteenth and nineteenth
-sessions' against the library's default, with the pass rule, and
+``--letor-form``; ``--query-sampling``; ``--near-misses``, ``--path-average``)
+the fifteenth to twenty-fourth sessions' against the library's default,
+with the pass rule, and
 ``--target-scale-many`` and
 ``--discounted-many`` (:data:`AGAINST_MANY`) the seventeenth and eighteenth
 sessions' on the sets with many queries against the blend at λ = 1, the
@@ -1641,6 +1642,20 @@ DRAWS18 = {"default": DRAWS["default"],
            **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _QUERY_SAMPLING}}
 
 
+#: The twenty-third and twenty-fourth sessions' re-screen of earlier near misses on the LETOR-form sets
+#: (``--near-misses``): candidates that had been level or close on the five smaller sets.
+_NEAR_MISSES = ("MVS 0.8", "l2=3 rows of the blend", "random_strength=1.5", "subsample=1", "blend, rmse x3",
+                "blend, product", "tail average 50", "blend, rmse on gains", "noise 1.5 → 0.5",
+                "blend, rmse x2, colsample=0.8", "trees bayes by query T=0.5", "bayes T=0.2")
+DRAWS19 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _NEAR_MISSES}}
+
+#: The twenty-fourth session's path averages on the nine sets together (``--path-average``).
+DRAWS20 = {"default": DRAWS["default"],
+           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
+              for name in ("tail average 50", "tail average 100")}}
+
+
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
 AGAINST_SHIPPED = {"budget": (DRAWS4, "eleventh session's screen (DRAWS4)"),
                    "sampling": (DRAWS5, "twelfth session's screen (DRAWS5)"),
@@ -1657,7 +1672,9 @@ AGAINST_LIBRARY = {"targets": (DRAWS9, "fifteenth session's QueryRMSE targets (D
                    "linear-start": (DRAWS13, "seventeenth session's linear start, stretched grades, pull (DRAWS13)"),
                    "discounted": (DRAWS15, "eighteenth session's place discounts on the blend (DRAWS15)"),
                    "letor-form": (DRAWS17, "nineteenth and twentieth sessions' push alone (DRAWS17)"),
-                   "query-sampling": (DRAWS18, "twenty-third session's whole-query samples (DRAWS18)")}
+                   "query-sampling": (DRAWS18, "twenty-third session's whole-query samples (DRAWS18)"),
+                   "near-misses": (DRAWS19, "twenty-fourth session's re-screen of near misses (DRAWS19)"),
+                   "path-average": (DRAWS20, "twenty-fourth session's path averages on nine sets (DRAWS20)")}
 
 #: The screens on the sets with many queries against the blend at λ = 1 (the library's default there).
 AGAINST_MANY = {"target-scale-many": (DRAWS14, "seventeenth session's target scales with many queries (DRAWS14)"),
