@@ -140,6 +140,11 @@ SETS = {
 SPLITS = {"large": (3, 1)}
 
 
+def three_states(names):
+    """Each name's fits at random_state 0, 1 and 2 (the study's model names): a group of :func:`draw_deltas`."""
+    return {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in names}
+
+
 def _noisier(data, scale, seed):
     X, y, qid = data
     rng = np.random.default_rng(seed)
@@ -815,7 +820,7 @@ CANDIDATES.update(BUDGET)
 #: The eleventh session's groups, each against the shipped default's three fits (``--budget``).
 DRAWS4 = {
     "blend, rmse x2": ["blend, rmse x2", "blend, rmse x2, random_state=1", "blend, rmse x2, random_state=2"],
-    **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BUDGET}}
+    **three_states(_BUDGET)}
 
 #: The twelfth session's screen on the five smaller sets, against the shipped default (``--sampling``): CatBoost's
 #: row sampling, stronger split noise, CatBoost's leaves.
@@ -846,9 +851,9 @@ TWELFTH = {(name if state == 0 else f"{name}, random_state={state}"): make(state
            for group in (_SAMPLING, _LTR_PROBES) for name, make in group.items() for state in (0, 1, 2)}
 CANDIDATES.update(TWELFTH)
 DRAWS5 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _SAMPLING}}
+          **three_states(_SAMPLING)}
 DRAWS6 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _LTR_PROBES}}
+          **three_states(_LTR_PROBES)}
 
 
 class _QuerySampling:
@@ -1034,9 +1039,9 @@ THIRTEENTH = {(name if state == 0 else f"{name}, random_state={state}"): make(st
               for group in (_DROPOUTS, _BLEND_WEIGHT) for name, make in group.items() for state in (0, 1, 2)}
 CANDIDATES.update(THIRTEENTH)
 DRAWS7 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _DROPOUTS}}
+          **three_states(_DROPOUTS)}
 DRAWS8 = {"blend, rmse x2": DRAWS4["blend, rmse x2"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BLEND_WEIGHT}}
+          **three_states(_BLEND_WEIGHT)}
 
 #: The fifteenth session's screen (``--targets``): the blend's QueryRMSE term regressing the scores on NDCG's gains
 #: 2^y − 1, or on 2^(y/2) − 1, instead of the grades (the push and λ = 2 as shipped for these sets).
@@ -1288,17 +1293,13 @@ GROUPS = {"peers": list(PEERS),
           "budget_steps": [m for m in FIFTEENTH if any(m.startswith(name) for name in _BUDGET_STEPS)],
           "normalized": [m for m in FIFTEENTH if any(m.startswith(name) for name in _NORMALIZED)],
           "annealed": [m for m in FIFTEENTH if any(m.startswith(name) for name in _ANNEALED)],
-          "target_scales": [m for name in _TARGET_SCALES for m in (name, f"{name}, random_state=1",
-                                                                     f"{name}, random_state=2")],
-          "discounted": [m for name in _DISCOUNTED for m in (name, f"{name}, random_state=1",
-                                                             f"{name}, random_state=2")],
-          "discounted_many": [m for name in _DISCOUNTED_MANY for m in (name, f"{name}, random_state=1",
-                                                                       f"{name}, random_state=2")],
-          "starts": [m for name in _STARTS for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
-          "regraded": [m for name in _REGRADED for m in (name, f"{name}, random_state=1", f"{name}, random_state=2")],
+          "target_scales": [m for ms in three_states(_TARGET_SCALES).values() for m in ms],
+          "discounted": [m for ms in three_states(_DISCOUNTED).values() for m in ms],
+          "discounted_many": [m for ms in three_states(_DISCOUNTED_MANY).values() for m in ms],
+          "starts": [m for ms in three_states(_STARTS).values() for m in ms],
+          "regraded": [m for ms in three_states(_REGRADED).values() for m in ms],
           # random_state 0 of each re-screened candidate is its earlier entry (the same fit)
-          "rescreen": [m for name in _RESCREENED for m in (name, f"{name}, random_state=1",
-                                                             f"{name}, random_state=2")]}
+          "rescreen": [m for ms in three_states(_RESCREENED).values() for m in ms]}
 
 
 def _canonical_order(X, y, qid):
@@ -1505,34 +1506,32 @@ DRAWS = {
 }
 #: The fifteenth session's screen against the library's default (``--targets``).
 DRAWS9 = {"default": DRAWS["default"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _TARGETS}}
+          **three_states(_TARGETS)}
 DRAWS10 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _BUDGET_STEPS}}
+           **three_states(_BUDGET_STEPS)}
 DRAWS11 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in (*_NORMALIZED, *_ANNEALED)}}
+           **three_states((*_NORMALIZED, *_ANNEALED))}
 
 #: The seventeenth session's screens against the library's default (``--target-scale``, ``--linear-start``) and,
 #: on the sets with many queries, against the blend at λ = 1, the library's default there (``--target-scale-many``).
 DRAWS12 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _TARGET_SCALES}}
+           **three_states(_TARGET_SCALES)}
 DRAWS13 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _STARTS}}
-DRAWS14 = {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
-           for name in ("blend λ=1", "target x16 l1", "target x16")}
+           **three_states(_STARTS)}
+DRAWS14 = three_states(("blend λ=1", "target x16 l1", "target x16"))
 #: The eighteenth session's place discounts on the blend (``--discounted``; ``--discounted-many``).
 DRAWS15 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _DISCOUNTED}}
-DRAWS16 = {name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
-           for name in ("blend λ=1", *_DISCOUNTED_MANY)}
+           **three_states(_DISCOUNTED)}
+DRAWS16 = three_states(("blend λ=1", *_DISCOUNTED_MANY))
 
 
 #: The re-screen (:data:`RESCREEN`): the default and each earlier candidate at random_state 0, 1 and 2.
 DRAWS2 = {"default": DRAWS["default"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _RESCREENED}}
+          **three_states(_RESCREENED)}
 #: The tenth session's screen: pair weights from the grades, XE-NDCG, the blend at other weights and with other
 #: settings, and the two near misses again (docs/studies/per_query_rankers.md).
 DRAWS3 = {"default": DRAWS["default"],
-          **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _REGRADED}}
+          **three_states(_REGRADED)}
 #: The pass rule of the candidate defaults: ahead of the default on the mean over the sets at every metric on
 #: every split, no set's NDCG@10 lower by more than this, at no more than this multiple of the default's fit CPU.
 MAX_SET_LOSS = 0.002
@@ -1639,7 +1638,7 @@ DRAWS17 = {"default": DRAWS["default"],
 
 #: The twenty-third session's whole-query samples against the library's default (``--query-sampling``).
 DRAWS18 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _QUERY_SAMPLING}}
+           **three_states(_QUERY_SAMPLING)}
 
 
 #: The twenty-third and twenty-fourth sessions' re-screen of earlier near misses on the LETOR-form sets
@@ -1648,12 +1647,11 @@ _NEAR_MISSES = ("MVS 0.8", "l2=3 rows of the blend", "random_strength=1.5", "sub
                 "blend, product", "tail average 50", "blend, rmse on gains", "noise 1.5 → 0.5",
                 "blend, rmse x2, colsample=0.8", "trees bayes by query T=0.5", "bayes T=0.2")
 DRAWS19 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"] for name in _NEAR_MISSES}}
+           **three_states(_NEAR_MISSES)}
 
 #: The twenty-fourth session's path averages on the nine sets together (``--path-average``).
 DRAWS20 = {"default": DRAWS["default"],
-           **{name: [name, f"{name}, random_state=1", f"{name}, random_state=2"]
-              for name in ("tail average 50", "tail average 100")}}
+           **three_states(("tail average 50", "tail average 100"))}
 
 
 #: The screens against the shipped default (the push + QueryRMSE blend): flag -> (groups, what they are).
