@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["encode_categories", "categories_to_state", "categories_from_state"]
+__all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state"]
 
 
 def _is_frame(X: Any) -> bool:
@@ -90,6 +90,27 @@ def encode_categories(X: Any, fitted: list | None, *, name: str = "X",
                              f"{X.dtypes.iloc[j]} here; make it categorical (X[{X.columns[j]!r}]."
                              f"astype('category')): its values are matched to the fit's categories")
     return _codes(X, fitted), fitted
+
+
+def check_numeric_categories(X: Any, reader: str, *, name: str = "X") -> None:
+    """Refuse a DataFrame's ``category`` column of non-numeric values for ``reader``, which reads a column's values.
+
+    A learner that does not split by category groups reads a ``category``
+    column as its values; values that are not numbers (strings, say) would
+    otherwise fail deep in the conversion without naming the column.
+
+    Raises
+    ------
+    TypeError
+        Naming the first such column, ``reader`` and what to do instead.
+    """
+    if not _is_frame(X):
+        return
+    for j, is_cat in enumerate(_category_columns(X)):
+        if is_cat and X.iloc[:, j].cat.categories.dtype.kind not in "biuf":
+            raise TypeError(f"{name}: column {X.columns[j]!r} is a pandas 'category' column of non-numeric values, "
+                            f"and {reader} reads a column's values; encode the column as numbers, or fit "
+                            "rankcore.boost(learner='trees'), which splits by category groups")
 
 
 def _label(j: int, feature_names: Any) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import _cpus, _openmp
-from ._categories import encode_categories
+from ._categories import check_numeric_categories, encode_categories
 
 __all__ = [
     "check_categorical_features",
@@ -71,6 +71,7 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
+            check_numeric_categories(values, "this estimator", name=name)      # name the category column
             # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
             raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
     if arr.dtype.kind in "USV" or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
@@ -669,7 +670,8 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
       (``categories`` None) the positions of the values among the column's
       categories, later among the fit's ``categories`` (a value they do not
       list, or missing: NaN).  For other learners a category column is read
-      as its values.
+      as its values, which must be numbers (a TypeError names the column
+      otherwise).
 
     Returns
     -------
@@ -681,6 +683,8 @@ def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: l
     found = None
     if getattr(learner, "accept_categorical", False):
         X, found = encode_categories(X, categories, name=name, feature_names=feature_names)
+    else:
+        check_numeric_categories(X, f"the learner {getattr(learner, 'spec', learner)!r}", name=name)
     sparse = hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse")
     dtype = np.float32 if getattr(X if sparse else np.asarray(X), "dtype", None) == np.float32 else np.float64
     arr = check_matrix(X, name=name, dtype=dtype, allow_nan=bool(getattr(learner, "allow_nan", False)),

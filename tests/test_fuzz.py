@@ -18,6 +18,12 @@ minute and a half on one core):
 - the trees' parameters on tiny, degenerate data (constant, one distinct row,
   duplicates, ties, NaN, 1e±200) -> a one-line error naming the parameter, or
   a model with finite scores that is never constant without a warning;
+- fits within queries: query layouts (singletons, one query, interleaved),
+  grades (one grade, binary, fractional, beyond 2^grade, negative), query
+  ids (strings, NaN, huge), every per-query objective, learners, scoring,
+  early stopping and zero weights -> a one-line error, or a model with finite
+  scores that is never constant without a warning and whose model file loads
+  to the same scores;
 - the LightGBM / XGBoost adapters: specs, ``n_jobs`` and the (labels, scores,
   weights) the libraries pass -> a one-line error or finite gradients,
   curvatures and metric values; a few real trainings with both libraries.
@@ -45,7 +51,7 @@ from hypothesis import strategies as st
 
 import rankcore
 from rankcore.cli.datasets import DataError, load_data
-from rankcore.persistence import ModelFormatError, model_from_dict
+from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
 from rankcore.registry import FAMILIES
 from rankcore.spec import SpecError
 
@@ -609,6 +615,97 @@ def test_fuzz_tree_parameters_on_tiny_data():
     print(f"fuzz tree parameters: {tried['error']} clear errors, {tried['model']} models "
           f"({tried['constant']} constant, each with a warning)")
     assert tried["n"] >= 400 and tried["error"] > 0 and tried["model"] > 0 and tried["constant"] > 0
+
+
+# --------------------------------------------------------------------------
+# Fits within queries: query layouts, grades, objectives, learners and options
+# --------------------------------------------------------------------------
+
+_QUERY_OBJECTIVES = [None, "lambdarank", "lambdarank:truncation=1", "yetirank", "mp-squared", "push:exp,pow:4",
+                     "push:exp,pow:64", "push:exp,identity,gain_weighted=true,query_rmse=2", "push:logistic,identity"]
+_QUERY_LEARNERS = ["trees", "trees:growth=depthwise", "trees:max_leaves=4,min_samples_leaf=1", "stumps",
+                   "trees:subsample=1,line_search=true"]
+_QUERY_SCORING = [None, "ndcg@k:1", "ndcg@k:5", "map", "mrr", "objective"]
+
+
+def _query_data(n_queries: int, longest: int, grades: str, ids: str, seed: int):
+    """(X, y, qid): ``n_queries`` queries of 1 to ``longest`` rows, interleaved, grades and ids of the named kind."""
+    rng = np.random.default_rng(seed)
+    qid = rng.permutation(np.repeat(np.arange(n_queries), rng.integers(1, longest + 1, n_queries)))
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.shape[0]) + 1), 0, 4)
+    if grades == "one grade":
+        y[:] = 2.0
+    elif grades == "binary":
+        y = (y > 1).astype(int)
+    elif grades == "fractional":
+        y = y * 0.75
+    elif grades == "beyond 2^grade":
+        y[0] = 2000.0
+    elif grades == "negative":
+        y[-1] = -1.0
+    if ids == "str":
+        qid = np.array([f"q{v}" for v in qid])
+    elif ids == "float with NaN":
+        qid = qid.astype(float)
+        qid[rng.integers(qid.shape[0])] = np.nan
+    elif ids == "huge ints":
+        qid = qid.astype(np.int64) * 10**15
+    return X, y, qid
+
+
+def test_fuzz_fits_within_queries():
+    tried = {"n": 0, "error": 0, "model": 0, "constant": 0}
+    errors = {}
+
+    @fuzz(400)
+    @given(n_queries=st.sampled_from([1, 2, 5, 12, 12]), longest=st.sampled_from([1, 3, 12]),
+           grades=st.sampled_from(["graded"] * 4 + ["one grade", "binary", "fractional", "beyond 2^grade",
+                                                    "negative"]),
+           ids=st.sampled_from(["int"] * 4 + ["str", "float with NaN", "huge ints"]),
+           objective=st.sampled_from(_QUERY_OBJECTIVES), learner=st.sampled_from(_QUERY_LEARNERS),
+           n_iter=st.sampled_from([1, 4, 40]), scoring=st.sampled_from(_QUERY_SCORING),
+           early_stopping=st.sampled_from([False, True]), weighted=st.booleans(), seed=st.integers(0, 3))
+    def check(n_queries, longest, grades, ids, objective, learner, n_iter, scoring, early_stopping, weighted, seed):
+        tried["n"] += 1
+        X, y, qid = _query_data(n_queries, longest, grades, ids, seed)
+        weight = np.random.default_rng(seed).choice([0.0, 1.0, 2.5], qid.shape[0]) if weighted else None
+        model = rankcore.boost(objective=objective, learner=learner, n_iter=n_iter, scoring=scoring,
+                               early_stopping=early_stopping, random_state=seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                model.fit(X, y, qid=qid, sample_weight=weight)
+                scores = model.decision_function(X)
+            except (ValueError, TypeError) as exc:
+                tried["error"] += 1
+                message = str(exc)
+                errors[message.split(":")[0][:40]] = errors.get(message.split(":")[0][:40], 0) + 1
+                assert message.strip() and "\n" not in message.strip(), message
+                assert "Traceback" not in message, message
+                return
+        tried["model"] += 1
+        assert np.isfinite(scores).all(), (objective, learner, grades)
+        if np.ptp(scores) == 0:       # a constant model: never silent
+            tried["constant"] += 1
+            assert any(issubclass(w.category, (UserWarning, RuntimeWarning)) for w in caught), (objective, learner)
+        try:
+            value = model.score(X, y, qid=qid)
+        except ValueError as exc:     # no query the metric counts (one row each, say): named, one line
+            assert "\n" not in str(exc).strip(), str(exc)
+        else:
+            assert np.isfinite(value), (objective, learner)
+        # the model file holds exactly this model, and its own checks accept it
+        loaded = model_from_dict(json.loads(json.dumps(model_to_dict(model))))
+        np.testing.assert_array_equal(loaded.decision_function(X), scores)
+        assert (loaded.n_queries_, loaded.n_queries_without_pairs_) == (model.n_queries_,
+                                                                         model.n_queries_without_pairs_)
+
+    check()
+    _report("fits within queries", tried["n"])
+    print(f"fuzz fits within queries: {tried['error']} clear errors, {tried['model']} models "
+          f"({tried['constant']} constant, each with a warning); errors by what they name: {errors}")
+    assert tried["n"] >= 400 and tried["error"] > 0 and tried["model"] > 0
 
 
 # --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    check_callbacks, check_tie_break_scale, int_seed, plan_validation,
+                    check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed, plan_validation,
                     resolve_early_stopping)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
@@ -368,9 +368,7 @@ class _DaskBoost(ClientParameter):
         held out).
         """
         survey = survey_queries(client, data, query_vector(qid, group, data), setup.objective)
-        if survey.n_single_grade == survey.n_queries:
-            raise ValueError(f"y, qid: ranking within queries needs a query with two grades, got {survey.n_queries} "
-                             "queries, each with a single grade")
+        check_some_query_ranks(survey.n_queries, survey.n_single_grade)
         self.n_queries_ = survey.n_queries
         self.n_queries_without_pairs_ = survey.n_single_grade
         setup = self._for_ranked_queries(setup, survey.n_queries - survey.n_single_grade)

@@ -161,9 +161,15 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
     if group is None:
         return None if qid is None else check_qid(qid, n)
     sizes = np.asarray(group)
-    if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" and not (
-            sizes.dtype.kind == "f" and np.all(np.isfinite(sizes)) and np.all(sizes == np.round(sizes))):
-        raise ValueError(f"group: expected a 1-D array of query sizes (whole numbers >= 1), got {sizes!r}")
+    expected = "group: expected a 1-D array of query sizes (whole numbers >= 1), got"
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"{expected} {'an empty array' if sizes.size == 0 else f'shape {sizes.shape}'}")
+    if sizes.dtype.kind not in "iuf":
+        raise ValueError(f"{expected} dtype {sizes.dtype}")
+    if sizes.dtype.kind == "f":
+        bad = np.flatnonzero(~np.isfinite(sizes) | (sizes != np.round(sizes)))
+        if bad.size:
+            raise ValueError(f"{expected} {sizes[bad[0]].item()!r} at position {int(bad[0])}")
     sizes = sizes.astype(np.int64)
     if sizes.min() < 1:
         raise ValueError(f"group: every query size must be >= 1, got {int(sizes.min())}")

@@ -11,6 +11,7 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`check_callbacks` (the ``fit(callbacks=...)`` rule),
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
+:func:`check_some_query_ranks` (queries that all have one grade are refused),
 ``ATTRIBUTES_DOC`` (the fitted attributes' documentation),
 ``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
 than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
@@ -25,7 +26,7 @@ from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
-from ._queries import check_grades
+from ._queries import check_grades, check_some_query_ranks
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
 from ._query_defaults import QUERY_METRIC
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
@@ -37,5 +38,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
-           "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "QUERY_METRIC",
+           "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks", "QUERY_METRIC",
            "within_largest_query"]

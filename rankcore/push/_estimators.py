@@ -46,7 +46,8 @@ from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_F
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
-from ._queries import check_grades, check_query_labels, check_rows, query_rows, single_grade_queries, subset
+from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows,
+                       single_grade_queries, subset)
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC,
                               QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_SHAPE_PARAMS, query_rmse_weight)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
@@ -342,6 +343,7 @@ class _BaseBoost(Ranker):
             setup.objective.check_queries(rows.queries)
             y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
             n_single = single_grade_queries(y_clean, queries)
+            check_some_query_ranks(queries.n_queries, n_single)
             setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner

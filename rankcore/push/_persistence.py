@@ -46,7 +46,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     alphas = _check_alphas(state, cap, estimator.n_iter, fail)
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
-    values = _check_objective_values(state, T, objective.has_value, fail)
+    values = _check_objective_values(state, T, objective.has_value, fail,
+                                     searched=bool(getattr(learner, "line_search", True)))
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
@@ -177,10 +178,13 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     return n, single
 
 
-def _check_objective_values(state: dict, T: int, has_value: bool, fail) -> np.ndarray:
-    """The objective before and after each of the ``T`` iterations: never NaN, +inf or increasing.
+def _check_objective_values(state: dict, T: int, has_value: bool, fail, *, searched: bool = True) -> np.ndarray:
+    """The objective before and after each of the ``T`` iterations: never NaN or +inf; never increasing if ``searched``.
 
     An objective without a value (``has_value`` False) records NaN throughout.
+    A line search never increases the objective; a learner without one
+    (``trees:line_search=false``, the per-query default) takes each tree's
+    Newton step, which can (``searched`` False), so only finiteness is checked.
     """
     values = state["objective_values"]
     if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
@@ -191,8 +195,8 @@ def _check_objective_values(state: dict, T: int, has_value: bool, fail) -> np.nd
         return values
     if np.isnan(values).any() or (values == np.inf).any():
         fail("objective_values must not contain NaN or +inf")
-    if np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
-        fail("objective_values must not increase (the driver never increases the objective)")
+    if searched and np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
+        fail("objective_values must not increase (the line search never increases the objective)")
     return values
 
 

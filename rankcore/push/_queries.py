@@ -19,8 +19,8 @@ import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "single_grade_queries",
-           "subset", "query_folds"]
+__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "check_some_query_ranks",
+           "single_grade_queries", "subset", "query_folds"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,13 @@ def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
         codes, grades = codes[order], grades[order]
     starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     return int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
+
+
+def check_some_query_ranks(n_queries: int, n_single: int) -> None:
+    """Refuse queries that all have a single grade: no objective within queries has a pair to order there."""
+    if n_single == n_queries:
+        raise ValueError(f"y, qid: ranking within queries needs a query with two grades, got {n_queries} "
+                         f"{'query' if n_queries == 1 else 'queries'}, each with a single grade")
 
 
 def subset(queries: Queries, rows: np.ndarray) -> Queries:

@@ -180,7 +180,11 @@ class _BoundQueryMPSquared(BoundObjective):
     def __init__(self, objective, y, sample_weight, queries):
         super().__init__(objective, y, sample_weight)
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        self._scale = 4.0 / float(w.sum())
+        total = float(w.sum())
+        if not total > 0:      # all the training rows' weights zero: what an early-stopping hold-out can leave
+            raise ValueError(f"objective {objective.spec!r}: needs positive total weight, got zero total weight "
+                             f"over the {y.shape[0]} training rows (sample_weight)")
+        self._scale = 4.0 / total
         # a query of zero weight has no pairs: the term gives its rows 0
         self._term = QueryRMSETerm(self.y, queries, w)
 

@@ -93,6 +93,21 @@ def test_qid_and_group():
                                                                                   qid=["b", "b", "a", "a", "a"])
 
 
+@pytest.mark.parametrize("group, what", [
+    ([[2, 3]], r"shape \(1, 2\)"),
+    ([], "an empty array"),
+    (["2", "3"], "dtype <U1"),
+    ([True] * 5, "dtype bool"),
+    ([2.0, 2.5, 0.5], r"2\.5 at position 1"),
+    ([np.nan, 5.0], "nan at position 0"),
+])
+def test_group_that_is_not_query_sizes_is_described_in_one_line(group, what):
+    # a long or odd array is described by what is wrong with it, not by its repr over several lines
+    with pytest.raises(ValueError, match=r"^group: expected a 1-D array of query sizes \(whole numbers >= 1\), "
+                                         f"got {what}$"):
+        rankcore.evaluate([1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], "map", group=group)
+
+
 def test_a_metric_that_counts_no_query_says_how_to_count_them():
     with pytest.raises(ValueError, match=r"y: metric 'ndcg@k:2' counts none of the 2 queries: .* without a "
                                          r"relevant row \(pass empty=0 or empty=1 to count them\)"):

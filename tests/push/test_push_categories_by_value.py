@@ -186,3 +186,26 @@ def test_categorical_features_refuses_a_mapping():
     with pytest.raises(TypeError, match="categorical_features: expected column indices, a boolean mask or column "
                                         "names \\(a list\\), got \\{0: 1\\}"):
         rankcore.boost(learner="trees", categorical_features={0: 1}, n_iter=2).fit(X, y)
+
+
+@pytest.mark.parametrize("make, reader", [
+    (lambda: rankcore.boost(learner="stumps", n_iter=2), "the learner 'stumps'"),
+    (lambda: rankcore.ExactBoost(), "this estimator"),
+    (lambda: rankcore.KernelRanker(), "this estimator"),
+    (lambda: rankcore.SGDAtK(), "this estimator"),
+])
+def test_category_column_of_strings_is_named_where_its_values_are_read(make, reader):
+    # A learner without category groups reads a category column's values: strings are named, not a NumPy cast error.
+    train, y, _, _ = _frames(n=120)
+    with pytest.raises(TypeError, match=f"X: column 'colour' is a pandas 'category' column of non-numeric values, "
+                                        f"and {reader} reads a column's values; encode the column as numbers"):
+        make().fit(train, y)
+
+
+def test_category_column_of_numbers_is_read_by_its_values_without_category_groups():
+    train, y, _, _ = _frames(n=120)
+    numbers = train.assign(colour=pd.Categorical(train["colour"].cat.codes.to_numpy() * 1.5))
+    plain = train.assign(colour=numbers["colour"].astype(float))
+    by_category = rankcore.boost(learner="stumps", n_iter=3, random_state=0).fit(numbers, y)
+    by_value = rankcore.boost(learner="stumps", n_iter=3, random_state=0).fit(plain, y)
+    np.testing.assert_array_equal(by_category.decision_function(numbers), by_value.decision_function(plain))

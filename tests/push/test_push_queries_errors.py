@@ -93,9 +93,15 @@ def test_push_queries_lambdarank_parameters(spec, message):
         _fit(rankcore.boost(objective=spec, learner="trees", n_iter=2), qid=QID)
 
 
-def test_push_queries_a_query_fit_needs_two_grades_somewhere():
-    with pytest.raises(ValueError, match="y, qid: the per-query push needs a query with two grades"):
-        _fit(y=np.ones(N), qid=QID)
+@pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank", "mp-squared", "push:exp,pow:4"])
+def test_push_queries_a_query_fit_needs_two_grades_somewhere(objective):
+    # Every objective within queries refuses it, not the push's alone: LambdaMART, YetiRank and QueryRMSE used
+    # to fit a constant model silently, whose file then failed to load.
+    with pytest.raises(ValueError, match=r"y, qid: ranking within queries needs a query with two grades, got \d+ "
+                                         "queries, each with a single grade"):
+        _fit(rankcore.boost(objective=objective, learner="trees", n_iter=2), y=np.ones(N), qid=QID)
+    with pytest.raises(ValueError, match="got 1 query, each with a single grade"):
+        _fit(rankcore.boost(objective=objective, learner="trees", n_iter=2), y=np.ones(N), qid=np.zeros(N))
 
 
 def test_push_queries_eval_set_is_a_triple():

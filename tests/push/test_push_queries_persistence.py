@@ -5,7 +5,7 @@ import pytest
 
 import rankcore
 from _query_data import graded_queries
-from rankcore.persistence import ModelFormatError, _checksum, model_from_dict, model_to_dict
+from rankcore.persistence import ModelFormatError, _checksum, _encode, model_from_dict, model_to_dict
 
 
 @pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank"])
@@ -67,4 +67,36 @@ def test_push_queries_a_model_saved_before_the_query_rmse_default_loads_with_its
     document["state"]["objective"] = "push:exp,identity,true"
     document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
     with pytest.raises(ModelFormatError, match="does not match the parameters"):
+        model_from_dict(document)
+
+
+def _newton_steps_that_raise_the_objective():
+    """The per-query default (each tree's Newton step, no line search) on data where one step raises the objective."""
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(30), rng.integers(1, 20, 30))
+    X = rng.normal(size=(qid.shape[0], 3))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.shape[0])), 0, 4)
+    model = rankcore.boost(learner="trees", random_state=0).fit(X, y, qid=qid)
+    assert np.any(np.diff(model.objective_values_) > 0)          # the case this is about
+    return X, model
+
+
+def test_push_queries_a_default_model_whose_newton_steps_raised_the_objective_loads(tmp_path):
+    # A Newton step without a line search can raise the objective; the file's check used to refuse such a model.
+    X, model = _newton_steps_that_raise_the_objective()
+    rankcore.save_model(model, tmp_path / "model.json")
+    loaded = rankcore.load_model(tmp_path / "model.json")
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(loaded.objective_values_, model.objective_values_)
+
+
+def test_push_queries_a_searched_model_whose_objective_rises_is_refused():
+    # With a line search the objective never rises, so a rise there is still a damaged file.
+    X, y, qid = graded_queries(0)
+    model = rankcore.boost(learner="trees:max_leaves=4,line_search=true", n_iter=3, random_state=0)
+    document = model_to_dict(model.fit(X, y, qid=qid))
+    assert np.all(np.diff(model.objective_values_) <= 0)
+    document["state"]["objective_values"] = _encode(model.objective_values_[::-1].copy(), "objective_values")
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="objective_values must not increase"):
         model_from_dict(document)
