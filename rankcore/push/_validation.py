@@ -303,4 +303,8 @@ def selected_iteration(fold_losses) -> int:
     if k < 2 or CV_SLACK <= 0:
         return best
     se = fold_losses[:, best].std(ddof=1) / math.sqrt(k)
+    if not math.isfinite(se):
+        # a fold's loss is -inf at the best count (its validation objective reached 0: log 0), so no spread
+        # can be measured there and the best mean, -inf, is unmatched: keep it
+        return best
     return int(np.flatnonzero(mean <= mean[best] + CV_SLACK * se)[-1])

@@ -222,6 +222,15 @@ def test_selected_iteration_takes_the_largest_count_within_the_slack():
     assert selected_iteration(folds) == 4
 
 
+def test_selected_iteration_with_a_fold_whose_loss_reaches_minus_infinity():
+    # scoring="objective" on a fold whose validation objective reaches 0 records log 0 = -inf from there on:
+    # the best mean is -inf and its spread NaN, so that count is kept (it used to raise IndexError)
+    folds = np.array([[0.9, 0.9, 4.7, -np.inf, -np.inf],
+                      [3.8, 11.2, 11.2, 11.2, 11.2]])
+    assert selected_iteration(folds) == 4
+    assert selected_iteration(folds[:, :3]) == 0
+
+
 def test_early_stopping_is_deterministic_on_small_data():
     X, y = _data(4, n=120)
     a = PushBoost(n_iter=30, early_stopping=True, random_state=3, n_jobs=1).fit(X, y)
