@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._vector import dot as _dot
-from ..objectives import LinePoint
+from ..objectives import CheckedLine, LinePoint
 from ..push import ObjectiveState
 
 __all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind"]
@@ -305,7 +305,7 @@ class DaskBackend(_ShardCaller):
         G = state.stages
         if self._summary is not None and self._summary[0] is ranker and self._summary[3] is G:
             _, summary, values, _ = self._summary
-            return problem.line_from_summary(summary, values, G)
+            return self._checked_line(summary, ranker, values, G)
         if ranker.values is not None:
             values = np.asarray(ranker.values, dtype=np.float64)
             summary = None
@@ -319,7 +319,7 @@ class DaskBackend(_ShardCaller):
                     summary = problem.merge_line_summaries(parts)
             if summary is not None:
                 self._summary = (ranker, summary, values, G)
-                return problem.line_from_summary(summary, values, G)
+                return self._checked_line(summary, ranker, values, G)
 
         def evaluate(alpha: float) -> LinePoint:
             G_alpha = []
@@ -332,6 +332,23 @@ class DaskBackend(_ShardCaller):
             return LinePoint(alpha, point.value, point.d1, point.d2)
 
         return evaluate
+
+    def _checked_line(self, summary, ranker, values, G):
+        """The line of a summary the shards built from their gradients, built again from the scores (one more
+        round trip) only if its minimizer is a step beyond what such a summary gives exactly (``CheckedLine``)."""
+        problem = self.problem
+
+        def from_scores():
+            self.flush()
+            number, sent = self._rankers.message(ranker)
+            parts = self.call("line_summary", number, sent, values, G, None)     # no token: not from the gradient
+            self._rankers.hold(ranker, number)
+            exact = problem.merge_line_summaries(parts)
+            self._summary = (ranker, exact, values, G)
+            return problem.line_from_summary(exact, values, G)
+
+        return CheckedLine(problem.line_from_summary(summary, values, G),
+                           problem.gradient_summary_step_limit(values), from_scores)
 
     def _threshold_sums(self, ranker) -> np.ndarray:
         """(2, 2) Σ|g| for h = 0 / h = 1 (rows) of positives / negatives (columns), from the histograms."""

@@ -1,10 +1,10 @@
 """The ``objective`` plugin family: functions of the scores that the boosting driver minimizes."""
 
 from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock
-from ._base import HESSIAN_FLOOR, LineSearchResult, clip_hessian
+from ._base import HESSIAN_FLOOR, CheckedLine, LineSearchResult, clip_hessian
 from ._push import PushObjective
 from ._query_blocks import BoundQueryBlocks
 from ._query_rmse import QueryRMSETerm
 
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
-           "LineSearchResult", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm"]
+           "LineSearchResult", "CheckedLine", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm"]

@@ -750,6 +750,14 @@ class BoundSeparable(BoundObjective):
         """
         raise NotImplementedError(f"objective {self.objective.spec!r} has no line summary from gradient sums")
 
+    def gradient_summary_step_limit(self, values: np.ndarray) -> float:
+        """The largest |α| at which a line summary built from the gradient (``gradient=``,
+        :meth:`summary_from_abs_sums`) gives φ exactly; beyond it the backend builds the line from the scores.
+
+        ``math.inf`` unless an objective's gradient-built summary can lose rows (see :class:`CheckedLine`).
+        """
+        return math.inf
+
     def merge_line_summaries(self, parts: Sequence[np.ndarray]) -> np.ndarray:
         raise NotImplementedError
 
@@ -806,4 +814,46 @@ class BoundSeparable(BoundObjective):
             return LinePoint(alpha, point.value, point.d1, point.d2)
 
         return evaluate
+
+
+class CheckedLine:
+    """A line function read from a gradient-built summary, checked against the step it chooses.
+
+    A summary built from the gradient holds each row's weight normalized
+    within its class, so a group of rows whose share underflowed (below
+    e^-708) is missing from it.  Along short steps that changes nothing a
+    double can hold; a long step (separable data, where the search runs to the
+    driver's cap) can make such a group dominate, and φ read from the summary
+    is then below the true φ -- the search would take a step that raises the
+    objective.  Since the summary's φ is never above the true one and equals
+    it up to ``limit``, a minimizer within ``limit`` is the true minimizer; one
+    beyond it is found again on ``exact()``, the line built from the scores.
+
+    Parameters
+    ----------
+    line : LineFunction
+        From the gradient-built summary (with its ``minimize``).
+    limit : float
+        The objective's :meth:`BoundSeparable.gradient_summary_step_limit`.
+    exact : callable
+        () -> the line function built from the scores (called at most once).
+    """
+
+    def __init__(self, line, limit: float, exact: Callable[[], Any]):
+        self._line, self._limit, self._exact, self._exact_line = line, float(limit), exact, None
+        self.rebuilt = False
+
+    def _from_scores(self):
+        if self._exact_line is None:
+            self._exact_line, self.rebuilt = self._exact(), True
+        return self._exact_line
+
+    def __call__(self, alpha: float) -> LinePoint:
+        return (self._line if abs(alpha) <= self._limit else self._from_scores())(alpha)
+
+    def minimize(self, max_step: float):
+        result = self._line.minimize(max_step)
+        if abs(result.alpha) <= self._limit:
+            return result
+        return self._from_scores().minimize(max_step)
 

@@ -281,6 +281,16 @@ class BoundExpPush(BoundSeparable):
         return _exp_line.log_abs_sums(np.ascontiguousarray(sums, dtype=np.float64), scale, float(G[0][0]),
                                       float(G[0][3]))
 
+    def gradient_summary_step_limit(self, values):
+        """The steps |α| that move the rows' exponents apart by at most ``EXACT_SHIFT`` (``values`` ascend).
+
+        A group a gradient-built summary lost (below e^-708 of its class)
+        stays below e^-108 of it after such a step: nothing in double precision.
+        """
+        spread = float(values[-1]) - float(values[0]) if len(values) else 0.0
+        scale = max(1.0, self.degree if self.degree is not None else 1.0) * self.rate * spread
+        return EXACT_SHIFT / scale if scale > 0 else math.inf
+
     def merge_line_summaries(self, parts):
         if len(parts) == 1:                     # logaddexp over one block is that block, bit for bit
             return np.asarray(parts[0], dtype=np.float64)
@@ -290,16 +300,13 @@ class BoundExpPush(BoundSeparable):
     def stages_after_step(self, summary, values, G, alpha):
         """G at the scores f + α·h, from the line summary of h: no pass over the rows.
 
-        None (the backend then sums G over the rows) for a step that moves
-        the rows' exponents apart by more than ``EXACT_SHIFT``: a summary
-        built from the gradient has lost the groups whose share of their
-        class's weight underflowed in its linear sums (below e^-708), and
-        such a step could make one of them dominate.
+        None (the backend then sums G over the rows) for a step beyond
+        :meth:`gradient_summary_step_limit`: a summary built from the gradient
+        has lost the groups whose share of their class's weight underflowed
+        in its linear sums (below e^-708), and such a step could make one of
+        them dominate.
         """
-        if self.degree is None:
-            return None
-        spread = float(values[-1]) - float(values[0]) if len(values) else 0.0       # values ascend
-        if max(1.0, self.degree) * self.rate * abs(float(alpha)) * spread > EXACT_SHIFT:
+        if self.degree is None or abs(float(alpha)) > self.gradient_summary_step_limit(values):
             return None
         A, B = _exp_line.lse_at(summary, values, self.degree, self.rate, float(alpha))
         return [np.array([A, 0.0, 0.0, B, 0.0, 0.0])]
@@ -316,7 +323,8 @@ class BoundExpPush(BoundSeparable):
 #: The largest spread of the rows' exponents a step may add for the next stage sums to be read from the
 #: line summary (``stages_after_step``): a group the summary lost to underflow (below e^-708 of its
 #: class) stays below e^-108 after it -- nothing in double precision.  Found on separable tiny sets,
-#: where the line search's step reaches the driver's cap of 1,000 and the sums read from the summary
-#: were off by hundreds in log space (the next gradient overflowed).
+#: where the line search's step reaches the driver's cap and the sums read from the summary were off by
+#: hundreds in log space (the next gradient overflowed); the line itself is checked at the same limit
+#: (``CheckedLine``).
 EXACT_SHIFT = 600.0
 

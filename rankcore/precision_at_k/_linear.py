@@ -577,10 +577,12 @@ class PerceptronAtK(_LinearAtK):
         Σ_t Δ_t of each pass: false positives in the batches' top k, before
         each update (fractional at ties) -- the paper's cumulative mistake value.
     loss_per_epoch_ : ndarray of shape (n_iter_,)
-        Mean over the pass's batches of the prec@k loss Δ_t / k_t.
+        Mean over the pass's batches of the prec@k loss Δ_t / k_t; NaN for a
+        pass whose batches were all skipped.
     surrogate_per_epoch_ : ndarray of shape (n_iter_,)
         Mean over the batches of the surrogate of the mistake bound
-        (``variant``), normalized by k_t, before each update.
+        (``variant``), normalized by k_t, before each update; NaN for a pass
+        whose batches were all skipped.
     n_skipped_batches_ : int
         Batches without positives or without negatives.
 
@@ -637,7 +639,8 @@ class SGDAtK(_LinearAtK):
         As in :class:`PerceptronAtK`.
     surrogate_per_epoch_ : ndarray of shape (n_iter_,)
         Mean over the pass's batches of the training surrogate (normalized
-        by k_t), each evaluated before that batch's update.
+        by k_t), each evaluated before that batch's update; NaN for a pass
+        whose batches were all skipped.
 
     Examples
     --------

@@ -46,7 +46,7 @@ from typing import Sequence
 import numpy as np
 
 from ..learners import LearnerLayout, WeakRanker
-from ..objectives import BoundObjective, LinePoint, RowBlock
+from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
 
@@ -335,7 +335,17 @@ class InMemoryBackend:
             if all(p is not None for p in parts):
                 summary = problem.merge_line_summaries(parts)
                 self._summary = (ranker, summary, vals, state.stages)
-                return problem.line_from_summary(summary, vals, state.stages)
+                line = problem.line_from_summary(summary, vals, state.stages)
+                if grads is None:
+                    return line
+
+                def from_scores():
+                    exact = problem.merge_line_summaries([problem.block_line_summary(b, hb, vals, state.stages)
+                                                          for b, hb in zip(blocks, h)])
+                    self._summary = (ranker, exact, vals, state.stages)
+                    return problem.line_from_summary(exact, vals, state.stages)
+
+                return CheckedLine(line, problem.gradient_summary_step_limit(vals), from_scores)
 
         def evaluate(alpha: float) -> LinePoint:
             G = problem.reduce(blocks, h, alpha)

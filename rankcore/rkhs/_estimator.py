@@ -315,6 +315,7 @@ class KernelRanker(Ranker):
         """
         refuse_queries(type(self).__name__, qid, group)
         setup = self._setup_record()
+        self._check_apriori_sizes(2**62)        # its form whatever lam is, as a saved model's parameters are checked
         X_arr = self._check_X(X, reset=True)
         m = X_arr.shape[0]
         if m < 2:

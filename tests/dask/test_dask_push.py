@@ -558,3 +558,22 @@ def test_dask_lazy_scores_that_overflow_raise_when_computed(dask_client):
     model.alphas_ = np.full_like(model.alphas_, 1e308)      # as a model file may hold
     with pytest.raises(FloatingPointError, match="Dask chunk.*overflowed"):
         model.decision_function(Xd * 1e10).compute()
+
+
+def test_dask_long_steps_on_separable_rows_are_searched_on_the_scores(dask_client):
+    """Ten rows the stumps separate: the line read from the shards' gradients is checked at the step it
+    chooses, as in memory, so the objective never rises and the model is the in-memory one."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 3))
+    y = (rng.random(10) < 0.4).astype(int)
+    y[0], y[-1] = 0, 1
+    Xd, yd, _ = _dask(X, y, chunks=(4, 6))
+    edges = bin_edges(X, max_bins=32)
+    model = DaskPNormPush(placement="distributed", p=4, n_iter=8, thresholds=edges).fit(Xd, yd)
+    local = rankcore.PNormPush(p=4, n_iter=8, thresholds=edges).fit(X, y)
+    assert model.fit_info_["path"] == "fast"
+    values = model.objective_values_
+    assert np.all(np.diff(values) <= 1e-9 * np.maximum(1.0, np.abs(values[1:])))
+    assert model.rankers_ == local.rankers_
+    np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
+    np.testing.assert_allclose(model.objective_values_, local.objective_values_, rtol=1e-9)

@@ -5,10 +5,13 @@ are re-signed after editing, so only validation stands between them and a
 loaded model.
 """
 
+import json
+
 import numpy as np
 import pytest
 
-from rankcore.persistence import ModelFormatError, model_from_dict
+import rankcore
+from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
 
 from _model_files import KINDS, model_dict, resign, sample_matrix
 
@@ -94,14 +97,28 @@ def test_malformed_fields_are_one_line_format_errors(edit):
 
 
 @pytest.mark.parametrize("kind", ["SGDAtK", "PerceptronAtK"])
-def test_linear_learners_refuse_non_finite_epoch_records(kind):
+@pytest.mark.parametrize("key, value", [("loss_per_epoch_", np.inf), ("surrogate_per_epoch_", -np.inf),
+                                        ("mistakes_per_epoch_", np.nan)])
+def test_linear_learners_refuse_non_finite_epoch_records(kind, key, value):
     from rankcore.persistence import _encode
 
     data = model_dict(kind)
     n = data["state"]["n_iter_"]
-    data["state"]["loss_per_epoch_"] = _encode(np.full(n, np.nan), "x")
-    with pytest.raises(ModelFormatError, match="loss_per_epoch_ must hold finite numbers"):
+    data["state"][key] = _encode(np.full(n, value), "x")
+    with pytest.raises(ModelFormatError, match=f"{key} must hold finite numbers"):
         model_from_dict(resign(data))
+
+
+@pytest.mark.parametrize("kind", ["SGDAtK", "PerceptronAtK"])
+def test_linear_learners_with_a_pass_of_skipped_batches_save_and_load(kind):
+    # five rows in batches of two: a pass can draw only one-class batches, and records NaN as its loss
+    X = np.array([[0.13], [0.13], [-0.13], [-0.13], [0.13]])
+    y = np.array([0, 0, 0, 0, 1])
+    model = getattr(rankcore, kind)(batch_size=2, random_state=0).fit(X, y)
+    assert np.isnan(model.loss_per_epoch_).any() and np.isfinite(model.mistakes_per_epoch_).all()
+    loaded = model_from_dict(json.loads(json.dumps(model_to_dict(model))))
+    np.testing.assert_array_equal(loaded.loss_per_epoch_, model.loss_per_epoch_)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
 
 
 @pytest.mark.parametrize("command", ["score", "evaluate"])

@@ -146,6 +146,62 @@ def test_stages_after_a_step_the_summary_cannot_describe_are_summed_again():
     assert fresh[0][3] == pytest.approx(2.0 * 100.0, rel=1e-9)      # LSE of 2·f over the negatives: 2·(−900 + 1000)
 
 
+def test_a_line_read_from_the_gradient_is_built_again_from_the_scores_for_a_long_step():
+    """The line the summary of the gradient gives misses a row whose weight underflowed: along a long step it
+    claims a lower objective than the true one. ``CheckedLine`` keeps a minimizer within the summary's exact
+    range and searches a longer one again on the line built from the scores."""
+    from rankcore.objectives import CheckedLine
+
+    objective = resolve("objective", "push:exp,pow:2")
+    y = np.array([1, 1, 1, 0, 0, 0], dtype=np.int8)
+    f = np.array([900.0, 905.0, 910.0, 0.0, 1.0, -900.0])
+    w = np.ones(6)
+    h = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    bound = objective.bind(y, w)
+    block = RowBlock(y, w, f)
+    G = bound.reduce([block])
+    values = np.array([0.0, 1.0])
+    lossy = bound.line_from_summary(bound.block_line_summary(block, h, values, G,
+                                                             gradient=bound.block_gradient(block, G)), values, G)
+    exact = bound.line_from_summary(bound.block_line_summary(block, h, values, G), values, G)
+
+    def true_value(alpha):
+        return bound.finish(bound.reduce([RowBlock(y, w, f + alpha * h)])).value
+
+    assert lossy(1000.0).value < true_value(1000.0) - 100        # the lossy line is far below the truth there
+    assert exact(1000.0).value == pytest.approx(true_value(1000.0), rel=1e-12)
+    limit = bound.gradient_summary_step_limit(values)
+    assert limit == pytest.approx(600.0 / 2.0)                   # EXACT_SHIFT / (d · r · spread)
+    built = []
+    checked = CheckedLine(lossy, limit, lambda: built.append(1) or exact)
+    assert checked(0.5 * limit).value == lossy(0.5 * limit).value and not built
+    assert checked(1000.0).value == exact(1000.0).value and built == [1]
+    # here the step raises the lower-weight row, so any step raises φ: the true search takes none
+    result = CheckedLine(lossy, limit, lambda: exact).minimize(1e4)
+    assert result.value <= bound.finish(G).value
+    assert result.value == pytest.approx(true_value(result.alpha), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("learner", ["stumps", "trees:max_depth=1,min_samples_leaf=1,subsample=1"])
+@pytest.mark.parametrize("p", [1, 4, 64])
+def test_boosting_on_tiny_separable_data_never_raises_the_objective(learner, p):
+    """Ten rows the stumps separate: the searches reach the driver's cap, where the line read from the gradient
+    used to claim a decrease the step did not make (log R went from −41 to −10 at p = 4)."""
+    import warnings
+
+    import rankcore
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 3))
+    y = (rng.random(10) < 0.4).astype(int)
+    y[0], y[-1] = 0, 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rankcore.PNormPush(p=p, learner=learner, n_iter=20, random_state=0).fit(X, y)
+    values = model.objective_values_
+    assert np.all(np.diff(values) <= 1e-9 * np.maximum(1.0, np.abs(values[1:])))
+
+
 def test_boosting_on_separable_rows_keeps_finite_gradients():
     """Steps reach the driver's cap on separable rows; every gradient the trees see stays finite."""
     import warnings
