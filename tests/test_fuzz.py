@@ -24,6 +24,9 @@ minute and a half on one core):
   early stopping and zero weights -> a one-line error, or a model with finite
   scores that is never constant without a warning and whose model file loads
   to the same scores;
+- the estimators' parameters (ExactBoost, KernelRanker, PerceptronAtK,
+  SGDAtK, PNormPush) on tiny, degenerate data -> a one-line error, or a
+  model with finite scores whose model file loads to the same scores;
 - the LightGBM / XGBoost adapters: specs, ``n_jobs`` and the (labels, scores,
   weights) the libraries pass -> a one-line error or finite gradients,
   curvatures and metric values; a few real trainings with both libraries.
@@ -706,6 +709,74 @@ def test_fuzz_fits_within_queries():
     print(f"fuzz fits within queries: {tried['error']} clear errors, {tried['model']} models "
           f"({tried['constant']} constant, each with a warning); errors by what they name: {errors}")
     assert tried["n"] >= 400 and tried["error"] > 0 and tried["model"] > 0
+
+
+# --------------------------------------------------------------------------
+# The estimators' parameters on tiny data, and their model files
+# --------------------------------------------------------------------------
+
+_ESTIMATOR_PARAMS = {
+    "ExactBoost": dict(depth=[1, 2, 6, 0], feature_subsample=[0.01, 1.0, 0.0], head=["auto", 0, 1, 5, 1000],
+                       margin=[0, 0.05, -1], margin_mode=["constant", "adaptive", "x"], max_bins=[None, 1, 2, 255],
+                       max_boxes=[1, 128, 0], max_thresholds=[None, 1, 0], subsample=[0.01, 1.0, 0],
+                       metric=["auc", "ks", "prec@k:2", "prec@k:0.5", "pauc:0.1", "rmax", "nope"],
+                       tie_break=["auto", "none", "x"], tie_break_weight=[0, 1, -1]),
+    "KernelRanker": dict(kernel=["rbf", "linear", "poly:2", "x"], filter=["tikhonov", "landweber", "cutoff",
+                                                                          "iterated:3"],
+                         lam=[1e-3, 0, 1e9, -1, "holdout", "apriori"], lam_grid=[None, [1e-3, 1e-1], []],
+                         holdout_size=[0.5, 0.01, 0], max_iter=[1, 0], n_components=[1, 2, 0],
+                         solver=["auto", "exact", "x"], metric=["misrank", "auc", "prec@k:2"], refit=[True, False],
+                         apriori_sizes=[(4, 6), (20, 30), (1,), ()]),
+    "PerceptronAtK": dict(k=[0.05, 1, 2, 0, 100], batch_size=[1, 2, 64, 0], n_epochs=[1, 3, 0],
+                          variant=["avg", "max", "ramp", "struct", "x"], k_per_batch=[None, 1, 0.5, 0],
+                          average=[True, False], standardize=[True, False]),
+    "SGDAtK": dict(k=[0.05, 1, 2, 0], batch_size=[1, 2, 512], n_epochs=[1, 3], surrogate=["avg", "max", "ramp", "x"],
+                   alpha=[0, 1e-3, 1e9, -1], eta0=[0.03, 1e9, 0], init=["logistic", "zeros", "x"],
+                   radius=[None, 1, 0]),
+    "PNormPush": dict(p=[1, 4, 64, 0], learner=["stumps", "trees", "trees:max_depth=1", "linear"],
+                      early_stopping=[False, True, "auto"], scoring=[None, "auc", "objective", "prec@k:1"]),
+}
+_ESTIMATOR_DEFAULTS = {"ExactBoost": dict(n_runs=3, n_rounds=3), "PNormPush": dict(n_iter=6)}
+
+
+def test_fuzz_estimator_parameters_on_tiny_data():
+    """Each estimator's parameters on tiny, degenerate data: a one-line error, or a model with finite scores
+    whose model file loads to the same scores (a fit that passes must give a file that passes)."""
+    tried = {"n": 0, "error": 0, "model": 0}
+
+    @fuzz(300)
+    @given(kind=st.sampled_from(sorted(_ESTIMATOR_PARAMS)), choice=st.data(),
+           n=st.sampled_from([2, 3, 5, 10, 40]), d=st.integers(1, 3),
+           shape=st.sampled_from(["normal", "constant", "one-distinct-row", "duplicates", "ties", "huge", "tiny"]),
+           seed=st.integers(0, 3))
+    def check(kind, choice, n, d, shape, seed):
+        tried["n"] += 1
+        grid = _ESTIMATOR_PARAMS[kind]
+        names = choice.draw(st.lists(st.sampled_from(sorted(grid)), max_size=3, unique=True))
+        params = {**_ESTIMATOR_DEFAULTS.get(kind, {}),
+                  **{name: choice.draw(st.sampled_from(grid[name])) for name in names}}
+        X, y = _tiny_data(n, d, shape, seed)
+        model = getattr(rankcore, kind)(random_state=seed, **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    model.fit(X, y)
+                scores = model.decision_function(X)
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                tried["error"] += 1
+                message = str(exc)
+                assert message.strip() and "\n" not in message.strip(), (kind, params, message)
+                return
+            tried["model"] += 1
+            assert np.isfinite(scores).all(), (kind, params, shape)
+            loaded = model_from_dict(json.loads(json.dumps(model_to_dict(model))))
+            np.testing.assert_array_equal(loaded.decision_function(X), scores)
+
+    check()
+    _report("estimator parameters on tiny data", tried["n"])
+    print(f"fuzz estimator parameters: {tried['error']} clear errors, {tried['model']} models")
+    assert tried["n"] >= 300 and tried["error"] > 0 and tried["model"] > 0
 
 
 # --------------------------------------------------------------------------
