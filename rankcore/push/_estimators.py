@@ -46,8 +46,8 @@ from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_F
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
-from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows,
-                       single_grade_queries, subset)
+from ._queries import (check_grades, check_query_labels, check_row_weights, check_rows, check_some_query_ranks,
+                       query_rows, single_grade_queries, subset)
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC,
                               QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_SHAPE_PARAMS, query_rmse_weight)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
@@ -347,6 +347,8 @@ class _BaseBoost(Ranker):
             setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
+        if rows is not None and sample_weight is not None:
+            check_row_weights(sample_weight, n, queries.n_queries)
         w = None if sample_weight is None else check_sample_weight(sample_weight, n)
         if w is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "check_some_query_ranks",
-           "single_grade_queries", "subset", "query_folds"]
+__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "check_row_weights",
+           "check_some_query_ranks", "single_grade_queries", "subset", "query_folds"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,15 @@ def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
         codes, grades = codes[order], grades[order]
     starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     return int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
+
+
+def check_row_weights(sample_weight, n: int, n_queries: int) -> None:
+    """Refuse one weight per query (XGBoost's ranking weights) with how to give one per row instead."""
+    length = np.shape(sample_weight)[0] if np.ndim(sample_weight) == 1 else None
+    if length == n_queries != n:
+        raise ValueError(f"sample_weight: expected {n} weights, one per row, got {n_queries}, one per query (as "
+                         "XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
+                         "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid)")
 
 
 def check_some_query_ranks(n_queries: int, n_single: int) -> None:

@@ -112,3 +112,17 @@ def test_push_queries_eval_set_is_a_triple():
         _fit(qid=QID, eval_set=(X, Y, QID[:3]))
     with pytest.raises(ValueError, match=r"eval_set: a triple \(X_val, y_val, qid_val\) goes with fit\(..., qid=...\)"):
         _fit(y=(Y > 1).astype(int), eval_set=(X, (Y > 1).astype(int), QID))
+
+
+def test_push_queries_one_weight_per_query_is_refused_with_how_to_give_one_per_row():
+    n_queries = np.unique(QID).shape[0]
+    with pytest.raises(ValueError, match=f"sample_weight: expected {N} weights, one per row, got {n_queries}, one "
+                                         r"per query \(as XGBoost's ranking weights\); repeat each query's weight"):
+        _fit(qid=QID, sample_weight=np.ones(n_queries))
+    with pytest.raises(ValueError, match=f"sample_weight: expected {N} weights \\(one per example\\), got 3"):
+        _fit(qid=QID, sample_weight=np.ones(3))
+    # the recipe the message gives: each row gets its query's weight, the weights in the order of np.unique(qid)
+    labels, inverse = np.unique(QID, return_inverse=True)
+    per_query = np.arange(1.0, labels.shape[0] + 1)
+    np.testing.assert_array_equal(per_query[inverse], [1.0 + list(labels).index(q) for q in QID])
+    _fit(qid=QID, sample_weight=per_query[inverse])
