@@ -841,11 +841,10 @@ class CheckedLine:
 
     def __init__(self, line, limit: float, exact: Callable[[], Any]):
         self._line, self._limit, self._exact, self._exact_line = line, float(limit), exact, None
-        self.rebuilt = False
 
     def _from_scores(self):
         if self._exact_line is None:
-            self._exact_line, self.rebuilt = self._exact(), True
+            self._exact_line = self._exact()
         return self._exact_line
 
     def __call__(self, alpha: float) -> LinePoint:
@@ -856,4 +855,3 @@ class CheckedLine:
         if abs(result.alpha) <= self._limit:
             return result
         return self._from_scores().minimize(max_step)
-

@@ -38,5 +38,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "ObjectiveState", "check_callbacks", "check_tie_break_scale", "int_seed", "ATTRIBUTES_DOC",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
-           "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks", "QUERY_METRIC",
-           "within_largest_query"]
+           "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
+           "QUERY_METRIC", "within_largest_query"]

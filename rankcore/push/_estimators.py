@@ -32,7 +32,6 @@ from ..validation import (
     check_finite_scores,
     check_graded_labels,
     check_learner_matrix,
-    check_sample_weight,
     check_same_length,
     effective_n_threads,
     int_seed,
@@ -46,8 +45,8 @@ from ._params import BOOSTING, DEFAULT_N_ITER, LOSS, OBJECTIVE, P, PRICE, PUSH_F
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_qid
-from ._queries import (check_grades, check_query_labels, check_row_weights, check_rows, check_some_query_ranks,
-                       query_rows, single_grade_queries, subset)
+from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows, row_weights,
+                       single_grade_queries, subset)
 from ._query_defaults import (QUERY_CATEGORICAL_PARAMS, QUERY_GAIN_WEIGHTED, QUERY_LEARNER_PARAMS, QUERY_METRIC,
                               QUERY_N_ITER, QUERY_OBJECTIVE, QUERY_PRICE, QUERY_SHAPE_PARAMS, query_rmse_weight)
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
@@ -347,9 +346,7 @@ class _BaseBoost(Ranker):
             setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
             X_arr = rows.take(X_arr)
         params, objective, learner = setup.params, setup.objective, setup.learner
-        if rows is not None and sample_weight is not None:
-            check_row_weights(sample_weight, n, queries.n_queries)
-        w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+        w = row_weights(sample_weight, n, queries)
         if w is not None and not objective.supports_sample_weight:
             raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
         w = w if rows is None else rows.take(w)

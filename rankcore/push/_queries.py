@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
+from ..validation import check_sample_weight
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "check_row_weights",
+__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
            "check_some_query_ranks", "single_grade_queries", "subset", "query_folds"]
 
 
@@ -119,13 +120,22 @@ def single_grade_queries(y: np.ndarray, queries: Queries) -> int:
     return int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
 
 
-def check_row_weights(sample_weight, n: int, n_queries: int) -> None:
-    """Refuse one weight per query (XGBoost's ranking weights) with how to give one per row instead."""
-    length = np.shape(sample_weight)[0] if np.ndim(sample_weight) == 1 else None
-    if length == n_queries != n:
-        raise ValueError(f"sample_weight: expected {n} weights, one per row, got {n_queries}, one per query (as "
-                         "XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
-                         "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid)")
+def row_weights(sample_weight, n: int, queries: Queries | None) -> np.ndarray | None:
+    """``sample_weight`` checked (:func:`~rankcore.validation.check_sample_weight`): one weight per row.
+
+    With ``queries``, one weight per query (XGBoost's ranking weights) is
+    refused with how to give one per row instead.
+    """
+    if sample_weight is None:
+        return None
+    try:
+        return check_sample_weight(sample_weight, n)
+    except ValueError:
+        if queries is not None and np.asarray(sample_weight).shape == (queries.n_queries,):
+            raise ValueError(f"sample_weight: expected {n} weights, one per row, got {queries.n_queries}, one per "
+                             "query (as XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
+                             "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid)") from None
+        raise
 
 
 def check_some_query_ranks(n_queries: int, n_single: int) -> None:
