@@ -155,13 +155,15 @@ class _DaskBoost(ClientParameter):
         """
         user_callbacks = check_callbacks(callbacks)
         eval_set = single_eval_set(eval_set)
-        setup, probe, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
-        placement = self._placement(client, data, setup, bool(user_callbacks))
+        placement = self._placement(client, data, setup, bool(user_callbacks), refusal)
         if placement.kind == "one_worker":
             self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
                                     group=group, eval_set=eval_set)
             return self
+        if refusal is not None:
+            raise ValueError(f"{refusal} (placement='auto' could not fit it on one worker: {placement.reason})")
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
@@ -186,13 +188,15 @@ class _DaskBoost(ClientParameter):
         }
         return self
 
-    def _placement(self, client, data, setup, callbacks: bool):
-        """Where this fit runs (``placement``; ``"auto"``: the cost rule of ``rankcore.dask._placement``)."""
+    def _placement(self, client, data, setup, callbacks: bool, refusal: ValueError | None):
+        """Where this fit runs (``placement``; ``"auto"``: the cost rule of ``rankcore.dask._placement``, on one
+        worker when ``refusal`` says why a distributed fit cannot take the request)."""
         arrays = [a for a in (data.X, data.y, data.weight) if a is not None]
         return choose_placement(setup.params.placement,
                                 n_rows=data.n_rows, n_features=data.n_features,
                                 data_bytes=sum(int(a.nbytes) for a in arrays), learner=setup.learner,
-                                workers=worker_info(client), callbacks=callbacks)
+                                workers=worker_info(client), callbacks=callbacks,
+                                not_distributed=None if refusal is None else str(refusal))
 
     def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set) -> None:
         """The in-memory estimator's fit, run whole on one worker holding every row (``placement``)."""
@@ -222,25 +226,47 @@ class _DaskBoost(ClientParameter):
         }
 
     def _check_request(self, y, eval_set, within_queries: bool):
-        """The checks of a fit before any data is read: (setup record, bound objective probe, client)."""
+        """The checks of a fit before any data is read: (setup record, bound objective probe, refusal, client).
+
+        ``refusal`` is the error a distributed fit of the request would raise
+        (None if it can run distributed): the fit on one worker, the
+        in-memory estimator's, takes it anyway (``placement``).
+        """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._fit_setup(within_queries)
-        if setup.params.early_stopping is True and eval_set is None:
-            raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
-                             "the internal validation split of the in-memory estimator is not available on Dask")
         if self.categorical_features is not None and np.size(self.categorical_features):
             raise ValueError("categorical_features: categorical columns are not supported on Dask yet; fit in "
                              "memory (rankcore.boost(..., categorical_features=...)), or leave it None to split "
                              "their codes as numbers")
-        objective, learner = setup.objective, setup.learner
-        task = setup.task
+        if self.thresholds is not None and not setup.learner.uses_thresholds:
+            raise ValueError(f"thresholds: the learner {setup.learner.spec!r} does not use thresholds; leave "
+                             "thresholds=None")
+        probe, refusal = None, None
+        try:
+            probe = self._distributed_form(setup, eval_set, within_queries)
+        except ValueError as exc:
+            if setup.params.placement == "distributed":
+                raise ValueError(f"{exc} (placement='one_worker' fits it in memory on one worker)") from None
+            refusal = exc
+        client = get_client(self.client)
+        check_components_on_workers(client, {"objective": setup.objective.spec})
+        return setup, probe, refusal, client
+
+    @staticmethod
+    def _distributed_form(setup, eval_set, within_queries: bool):
+        """The bound objective probe of a distributed fit; a ValueError says why the request has none."""
+        objective = setup.objective
+        if setup.params.early_stopping is True and eval_set is None:
+            raise ValueError("early_stopping=True: on distributed data pass fit(..., eval_set=(X_val, y_val)); "
+                             "the internal validation split of the in-memory estimator is not available on Dask")
         try:
             # within queries: the objective over chunks of whole queries (refuses one that ranks one list)
-            probe = BoundQueryBlocks(objective) if within_queries else objective.bind(placeholder_labels(task), None)
+            probe = BoundQueryBlocks(objective) if within_queries else objective.bind(placeholder_labels(setup.task),
+                                                                                      None)
         except (ValueError, TypeError) as exc:
             if within_queries:
-                raise
+                raise ValueError(str(exc)) from None
             raise ValueError(
                 f"objective {objective.spec!r} cannot be boosted on Dask: only separable objectives "
                 "(BoundSeparable, whose value is a merge of per-chunk partials) and the push objective "
@@ -257,11 +283,7 @@ class _DaskBoost(ClientParameter):
                 f"(tie_break_scale > 0) and its fit starts from per-row tie-break offsets, which the Dask "
                 "backend does not implement; fit it in memory"
             )
-        if self.thresholds is not None and not learner.uses_thresholds:
-            raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
-        client = get_client(self.client)
-        check_components_on_workers(client, {"objective": objective.spec})
-        return setup, probe, client
+        return probe
 
     def _start(self, X, y, sample_weight, eval_set, *, qid=None, group=None) -> "_FitSession":
         """Validate, summarize, bin and encode the distributed data; start the shards and the backend.
@@ -269,7 +291,9 @@ class _DaskBoost(ClientParameter):
         Everything of a distributed fit before the boosting iterations (the
         benchmarks time the iterations of a started session on their own).
         """
-        setup, probe, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        if refusal is not None:             # a session is distributed whatever the placement
+            raise refusal
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 

@@ -96,7 +96,7 @@ def one_worker_bytes(n_rows: int, n_features: int, data_bytes: int) -> int:
 
 
 def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes: int, learner, workers: dict,
-                     callbacks: bool) -> Placement:
+                     callbacks: bool, not_distributed: str | None = None) -> Placement:
     """The placement of a fit: ``requested`` unless ``"auto"``, then the rule of the module docs.
 
     Parameters
@@ -110,6 +110,10 @@ def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes
         The scheduler's ``workers`` info (``nthreads``, ``memory_limit``).
     callbacks : bool
         The fit has user callbacks (they run on the client, between iterations: distributed only).
+    not_distributed : str, optional
+        Why a distributed fit cannot take the request (an objective without a
+        distributed form, say): ``"auto"`` then fits on one worker if the rows
+        fit there, and the caller raises for a distributed placement.
     """
     if requested not in PLACEMENTS:
         raise ValueError(f"placement: expected one of {list(PLACEMENTS)}, got {requested!r}")
@@ -132,6 +136,8 @@ def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes
         return Placement("one_worker", "one worker in the cluster", estimate)
     if callbacks:
         return Placement("distributed", "callbacks run on the client between iterations", estimate)
+    if not_distributed is not None and fits:
+        return Placement("one_worker", f"a distributed fit cannot take it ({not_distributed})", estimate)
     if not fits:
         return Placement("distributed", f"the rows need ~{need / 2**20:.0f} MiB on one worker, more than "
                                         f"{ONE_WORKER_MEMORY_SHARE:.0%} of its memory limit", estimate)

@@ -134,9 +134,10 @@ def test_auto_runs_a_small_fit_on_one_worker(dask_client):  # noqa: F811
 WORKERS = {"a": {"nthreads": 1, "memory_limit": 2**33}, "b": {"nthreads": 1, "memory_limit": 2**33}}
 
 
-def _choose(n, d=40, learner="trees", workers=WORKERS, callbacks=False, requested="auto"):
+def _choose(n, d=40, learner="trees", workers=WORKERS, callbacks=False, requested="auto", not_distributed=None):
     return choose_placement(requested, n_rows=n, n_features=d, data_bytes=n * (d + 1) * 4,
-                            learner=resolve("learner", learner), workers=workers, callbacks=callbacks)
+                            learner=resolve("learner", learner), workers=workers, callbacks=callbacks,
+                            not_distributed=not_distributed)
 
 
 def test_the_auto_rule_is_the_crossover_of_the_cost_model():
@@ -169,6 +170,42 @@ def test_the_auto_rule_needs_the_rows_to_fit_in_a_worker_and_no_callbacks():
     assert _choose(10**9, requested="one_worker").reason == "requested"
     with pytest.raises(ValueError, match="placement: expected one of"):
         _choose(10, requested="everywhere")
+
+
+def test_the_auto_rule_fits_on_one_worker_what_a_distributed_fit_cannot_take():
+    # any size that fits a worker goes there, even one the cost rule would spread; callbacks or rows too many
+    # for one worker stay distributed (the estimator then raises the reason)
+    crossover = messages_per_iteration(resolve("learner", "trees")) * MESSAGE_SECONDS / (20 * HISTOGRAM_SECONDS)
+    spread = _choose(int(crossover * 2))
+    assert spread.kind == "distributed" and "memory" not in spread.reason       # the cost rule would spread it
+    placement = _choose(int(crossover * 2), not_distributed="no distributed form")
+    assert (placement.kind, placement.reason) == ("one_worker", "a distributed fit cannot take it (no distributed form)")
+    assert _choose(10, not_distributed="x", callbacks=True).kind == "distributed"
+    need = one_worker_bytes(1000, 40, 1000 * 41 * 4)
+    small = {k: dict(v, memory_limit=int(need / ONE_WORKER_MEMORY_SHARE) - 1) for k, v in WORKERS.items()}
+    assert _choose(1000, workers=small, not_distributed="x").kind == "distributed"
+    assert _choose(10, requested="distributed", not_distributed="x").kind == "distributed"
+
+
+def test_what_only_a_fit_in_memory_takes_runs_on_one_worker(dask_client):  # noqa: F811
+    # QueryRMSE alone within queries and the internal early-stopping split have no distributed form: the fit on
+    # one worker (requested, or chosen by "auto") is the in-memory fit; a distributed placement says so
+    X, y, qid = graded_queries(5, n_queries=30, rows=(6, 14))
+    Xd, yd, qd = (da.from_array(a, chunks=(100, -1) if a.ndim == 2 else 100) for a in (X, y, qid))
+    params = dict(objective="mp-squared", learner=TREES, n_iter=5, random_state=0)
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, qid=qid)
+    for placement in ("one_worker", "auto"):
+        model = DaskPushBoost(placement=placement, **params).fit(Xd, yd, qid=qd)
+        _assert_identical(model, local, X)
+    assert model.fit_info_["placement_reason"].startswith("a distributed fit cannot take it (objective 'mp-squared'")
+    with pytest.raises(ValueError, match=r"objective 'mp-squared': within queries on blocks, .*\(placement="
+                                         r"'one_worker' fits it in memory on one worker\)"):
+        DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
+    X1, y1 = _data(n=300)
+    X1d, y1d = _dask(X1, y1, chunks=(150, 150))
+    stopped = dict(learner=TREES, n_iter=20, random_state=0, early_stopping=True)
+    model = DaskPushBoost(placement="auto", **stopped).fit(X1d, y1d)
+    _assert_identical(model, rankcore.PushBoost(n_jobs=1, **stopped).fit(X1, y1), X1)
 
 
 # --------------------------------------------------------------------------
