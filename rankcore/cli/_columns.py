@@ -36,11 +36,15 @@ def model_features(model) -> list[str] | None:
 
 
 def model_categorical(model) -> list[str]:
-    """The columns the model splits by category, by name (its ``categorical_features``, as the CLI sets them)."""
+    """The columns the model splits by category, by name: its ``categorical_features``, as the CLI sets them, or
+    the columns whose categories it kept (``categories_``, a model fitted on a frame: ``rankcore auto``)."""
     value = model.get_params(deep=False).get("categorical_features") if hasattr(model, "get_params") else None
-    if value is None or isinstance(value, str) or not all(isinstance(v, str) for v in value):
+    if value is not None and not isinstance(value, str) and all(isinstance(v, str) for v in value):
+        return list(value)
+    names, kept = model_features(model), getattr(model, "categories_", None)
+    if names is None or not kept or len(kept) != len(names):
         return []
-    return list(value)
+    return [name for name, categories in zip(names, kept) if categories is not None]
 
 
 def load_for_model(args, path: str, model, model_path: str, *, require_label: bool = True,

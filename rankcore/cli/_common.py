@@ -24,10 +24,10 @@ DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
 # --------------------------------------------------------------------------
 
 
-def add_data_argument(parser, what: str = "labelled data") -> None:
-    """The DATA argument (``what`` it holds) and the data options."""
+def add_data_argument(parser, what: str = "labelled data", *, categorical: bool = False) -> None:
+    """The DATA argument (``what`` it holds) and the data options (``categorical``: with ``--categorical``)."""
     parser.add_argument("data", metavar="DATA", help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, categorical=categorical)
 
 
 def add_data_options(parser, *, categorical: bool = False) -> None:
@@ -121,8 +121,11 @@ def _text_advice(args, columns: list[str]) -> str:
     drop = f"leave {them} out with --drop {','.join(columns)}"
     if not hasattr(args, "categorical"):
         return f"{drop} (or encode {them} as numbers)"
+    split = f"split {them} by category with --categorical auto (or --categorical COLS)"
+    if not hasattr(args, "learner"):          # `auto`: its tree candidates split them
+        return f"{split}; or {drop}"
     learners = " or ".join(f"--learner {name}" for name in categorical_learners()) or "a learner that does"
-    return f"split {them} by category with --categorical auto (or --categorical COLS), with {learners}; or {drop}"
+    return f"{split}, with {learners}; or {drop}"
 
 
 def categorical_learners() -> list[str]:

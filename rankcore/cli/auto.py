@@ -47,10 +47,11 @@ def add_parser(subparsers):
         epilog="examples:\n"
                "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
                "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
+               "  rankcore auto adult.csv --label income --categorical auto   # text columns split by category\n"
                "  rankcore plugins --family candidate      # every candidate and its parameters",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_data_argument(parser)
+    add_data_argument(parser, categorical=True)
     search = parser.add_argument_group("search")
     search.add_argument("--metric", default=None, metavar="METRIC",
                         help="the metric to choose by (default pauc:0.1, or ndcg@k:10 per query when the rows have "

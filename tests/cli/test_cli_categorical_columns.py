@@ -66,9 +66,10 @@ def test_text_columns_are_refused_in_one_error_naming_them_all(files):
     assert len(err.strip().splitlines()) == 1
     assert "text in 3 columns: id, city, colour" in err
     assert "--categorical auto" in err and "--learner trees" in err and "--drop id,city,colour" in err
-    # a command that cannot split by category suggests only leaving them out
+    # auto has no --learner: its tree candidates split them
     status, _, err = run_main("auto", files / "train.csv", "--out", files / "never.json")
-    assert status == 2 and "text in 3 columns" in err and "--categorical" not in err and "--drop id,city,colour" in err
+    assert status == 2 and "text in 3 columns" in err and "--drop id,city,colour" in err
+    assert "--categorical auto" in err and "--learner" not in err
 
 
 def test_a_text_csv_fits_and_scores_with_categorical_auto(files):
@@ -138,6 +139,29 @@ def test_categorical_names_columns_and_refuses_unknown_ones(files, tmp_path):
     status, _, err = run_main("fit", files / "train.csv", "--drop", "id", "--categorical", "city",
                               "--learner", "trees", "--out", tmp_path / "n.json")
     assert status == 2 and "text in 1 column: colour" in err
+
+
+def test_auto_splits_text_columns_and_its_model_reads_them_by_value(files, tmp_path):
+    from rankcore import load_model
+
+    status, _, err = run_main("auto", files / "train.csv", "--drop", "id", "--categorical", "auto",
+                              "--candidates", "trees", "--cv", "3", "--out", tmp_path / "auto.json", "-q")
+    assert status == 0, err
+    model = load_model(tmp_path / "auto.json")
+    assert [c is not None for c in model.categories_] == [True, False, True]       # city, age, colour
+    frame = load_data(files / "test.csv", drop=["id"], categorical="auto").frame()
+    status, out, err = run_main("score", tmp_path / "auto.json", files / "test.csv", "--drop", "id")
+    assert status == 0, err
+    assert [float(v) for v in out.splitlines()[1:]] == model.decision_function(frame).tolist()
+    # the categories present in a file need not be the training file's: matched by value, columns by name
+    part = load_data(files / "no_lille.csv", drop=["id"], categorical="auto").frame()
+    status, out, err = run_main("score", tmp_path / "auto.json", files / "no_lille.csv", "--drop", "id")
+    assert status == 0, err
+    assert [float(v) for v in out.splitlines()[1:]] == model.decision_function(part[["city", "age", "colour"]]).tolist()
+    status, out, err = run_main("evaluate", tmp_path / "auto.json", files / "test.csv", "--drop", "id", "-m", "auc",
+                                "--table-format", "json")
+    assert status == 0, err
+    assert json.loads(out)[0]["value"] > 0.75
 
 
 def test_compare_splits_text_columns_with_the_trees(files):
