@@ -166,6 +166,12 @@ a plugin's) whose ``bind`` predates it keeps working.  The declarations:
     form draws fresh numbers at each evaluation at new scores -- one per
     boosting iteration -- so a fit is repeatable for an integer
     ``random_state``.  The estimators pass them only to such an objective.
+``fixed_value``
+    J is one fixed function of the scores (True), so a line search never
+    raises the value the driver records from one iteration to the next, and
+    a model file whose recorded values rise is refused as damaged.  False for
+    an objective whose weights are read at the scores of each evaluation
+    (the per-query push with place discounts): its recorded value may rise.
 
 Binding: precomputation and the Dask seam
 =========================================
@@ -357,6 +363,7 @@ class Objective(Component):
     requires_queries: ClassVar[bool] = False
     randomized: ClassVar[bool] = False
     has_value: ClassVar[bool] = True
+    fixed_value: ClassVar[bool] = True
     max_grade: float = math.inf
 
     # ------------------------------------------------------------------

@@ -123,6 +123,11 @@ class PushObjective(Objective):
     sum_over_negatives = True         # R = Σ_k v_k g(L_k): each term reads one negative and all positives
     ranks_within_queries = True       # bound with queries: the same loss and price per query, over grades
 
+    @property
+    def fixed_value(self) -> bool:
+        """Place discounts are read at each evaluation's scores, so with them J moves between iterations."""
+        return self.discount == "none"
+
     def _validate(self) -> None:
         from ..registry import resolve
 

@@ -47,7 +47,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
     values = _check_objective_values(state, T, objective.has_value, fail,
-                                     searched=bool(getattr(learner, "line_search", True)))
+                                     monotone=bool(getattr(learner, "line_search", True)) and objective.fixed_value)
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
@@ -178,13 +178,15 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     return n, single
 
 
-def _check_objective_values(state: dict, T: int, has_value: bool, fail, *, searched: bool = True) -> np.ndarray:
-    """The objective before and after each of the ``T`` iterations: never NaN or +inf; never increasing if ``searched``.
+def _check_objective_values(state: dict, T: int, has_value: bool, fail, *, monotone: bool = True) -> np.ndarray:
+    """The objective before and after each of the ``T`` iterations: never NaN or +inf; never increasing if ``monotone``.
 
     An objective without a value (``has_value`` False) records NaN throughout.
-    A line search never increases the objective; a learner without one
-    (``trees:line_search=false``, the per-query default) takes each tree's
-    Newton step, which can (``searched`` False), so only finiteness is checked.
+    A line search on a fixed objective never increases it (``monotone``).  A
+    learner without one (``trees:line_search=false``, the per-query default)
+    takes each tree's Newton step, which can, and so can an objective whose
+    weights move with the scores (``Objective.fixed_value`` False): then only
+    finiteness is checked.
     """
     values = state["objective_values"]
     if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):
@@ -195,7 +197,7 @@ def _check_objective_values(state: dict, T: int, has_value: bool, fail, *, searc
         return values
     if np.isnan(values).any() or (values == np.inf).any():
         fail("objective_values must not contain NaN or +inf")
-    if searched and np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
+    if monotone and np.any(np.diff(values) > 1e-9 * np.maximum(1.0, np.abs(values[1:]))):
         fail("objective_values must not increase (the line search never increases the objective)")
     return values
 

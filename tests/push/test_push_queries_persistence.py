@@ -100,3 +100,19 @@ def test_push_queries_a_searched_model_whose_objective_rises_is_refused():
     document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
     with pytest.raises(ModelFormatError, match="objective_values must not increase"):
         model_from_dict(document)
+
+
+def test_push_queries_a_discounted_push_whose_recorded_value_rose_loads():
+    # the place discounts are read at each iteration's scores, so even with a line search the recorded value may
+    # rise from one iteration to the next (Objective.fixed_value is False): such a model loads
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    qid = rng.integers(0, 30, 300)
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=300) + 1), 0, 4)
+    model = rankcore.boost(objective="push:exp,identity,gain_weighted=true,discount=product", n_iter=60,
+                           random_state=0).fit(X, y, qid=qid)
+    assert model.learner_spec_.startswith("stumps") and np.any(np.diff(model.objective_values_) > 0)
+    loaded = model_from_dict(model_to_dict(model))
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert not rankcore.get_registry().resolve("objective", model.objective_spec_).fixed_value
+    assert rankcore.get_registry().resolve("objective", "push:exp,identity,gain_weighted=true").fixed_value
