@@ -179,7 +179,8 @@ def test_the_auto_rule_fits_on_one_worker_what_a_distributed_fit_cannot_take():
     spread = _choose(int(crossover * 2))
     assert spread.kind == "distributed" and "memory" not in spread.reason       # the cost rule would spread it
     placement = _choose(int(crossover * 2), not_distributed="no distributed form")
-    assert (placement.kind, placement.reason) == ("one_worker", "a distributed fit cannot take it (no distributed form)")
+    assert placement.kind == "one_worker"
+    assert placement.reason == "a distributed fit cannot take it (no distributed form)"
     assert _choose(10, not_distributed="x", callbacks=True).kind == "distributed"
     need = one_worker_bytes(1000, 40, 1000 * 41 * 4)
     small = {k: dict(v, memory_limit=int(need / ONE_WORKER_MEMORY_SHARE) - 1) for k, v in WORKERS.items()}
