@@ -59,7 +59,7 @@ from .._vector import dot as _dot
 from ..objectives import CheckedLine, LinePoint
 from ..push import ObjectiveState
 
-__all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind"]
+__all__ = ["DaskBackend", "PairwiseDaskBackend", "make_backend", "backend_kind", "pairwise_trees_refusal"]
 
 
 def backend_kind(problem, layout) -> str:
@@ -484,6 +484,12 @@ class PairwiseDaskBackend(_ShardCaller):
         return sorted((item for part in parts for item in part), key=lambda item: item[0])
 
 
+def pairwise_trees_refusal(objective) -> ValueError:
+    """The error for a multi-pass learner (trees) on the pairwise path, which searches single-pass learners only."""
+    return ValueError(f"learner with a multi-pass search (trees) and objective {objective.spec!r}: the pairwise Dask "
+                      "path searches single-pass learners only; use a separable objective (exp loss) or fit in memory")
+
+
 def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=None):
     """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`).
 
@@ -491,9 +497,7 @@ def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=
     """
     kind = kind or backend_kind(problem, layout)
     if kind == "pairwise" and getattr(layout, "multi_pass", False):
-        raise ValueError(f"learner with a multi-pass search (trees) and objective {problem.objective.spec!r}: "
-                         f"the pairwise Dask path searches single-pass learners only; use a separable objective "
-                         f"(exp loss) or fit in memory")
+        raise pairwise_trees_refusal(problem.objective)
     if kind == "pairwise":
         return PairwiseDaskBackend(shards, problem, layout)
     return DaskBackend(shards, problem, layout, fast=kind == "fast", addresses=addresses)

@@ -30,10 +30,10 @@ from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping,
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
 from ._client import ClientParameter
-from ._backend import backend_kind, make_backend
+from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
-from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker
+from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, searches_in_passes
 from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 from ._workers import worker_info
@@ -275,6 +275,8 @@ class _DaskBoost(ClientParameter):
             ) from None
         if not probe.separable:
             backend_kind(probe, None)        # raises for objectives with no distributed form, before any pass
+            if searches_in_passes(setup.learner):
+                raise pairwise_trees_refusal(objective)
         if check_tie_break_scale(objective) > 0:
             # the in-memory fit starts such an objective from distinct random offsets of every row;
             # the shards start their scores at 0 (rankcore/push/_backend.py: such a backend must refuse)

@@ -69,6 +69,11 @@ class Placement:
     estimate: dict = field(default_factory=dict)
 
 
+def searches_in_passes(learner) -> bool:
+    """Whether ``learner`` searches its weak ranker in several passes over the rows (trees: they declare a growth)."""
+    return dict(getattr(learner, "params", None) or {}).get("growth") is not None
+
+
 def messages_per_iteration(learner) -> float:
     """The passes between workers a distributed iteration of ``learner`` makes, plus the client's round trip.
 
@@ -76,10 +81,10 @@ def messages_per_iteration(learner) -> float:
     per leaf; depth-wise and oblivious growth one per level and the root.
     Single-pass learners (stumps, thresholds): the client's round trip only.
     """
-    params = dict(getattr(learner, "params", None) or {})
-    growth = params.get("growth")
-    if growth is None:
+    if not searches_in_passes(learner):
         return 1.0
+    params = dict(learner.params)
+    growth = params["growth"]
     max_leaves = int(params.get("max_leaves") or 31)
     depth = params.get("max_depth")
     levels = math.ceil(math.log2(max(2, max_leaves)))

@@ -207,6 +207,14 @@ def test_what_only_a_fit_in_memory_takes_runs_on_one_worker(dask_client):  # noq
     stopped = dict(learner=TREES, n_iter=20, random_state=0, early_stopping=True)
     model = DaskPushBoost(placement="auto", **stopped).fit(X1d, y1d)
     _assert_identical(model, rankcore.PushBoost(n_jobs=1, **stopped).fit(X1, y1), X1)
+    # trees with a pairwise loss: refused by the distributed path before any data is read, fitted on one worker
+    pairwise = dict(learner=TREES, loss="logistic", n_iter=4, random_state=0)
+    model = DaskPushBoost(placement="auto", **pairwise).fit(X1d, y1d)
+    assert model.fit_info_["placement_reason"].startswith("a distributed fit cannot take it (learner with a multi")
+    _assert_identical(model, rankcore.PushBoost(n_jobs=1, **pairwise).fit(X1, y1), X1)
+    with pytest.raises(ValueError, match=r"the pairwise Dask path searches single-pass learners only.*\(placement="
+                                         r"'one_worker' fits it in memory on one worker\)"):
+        DaskPushBoost(placement="distributed", **pairwise).fit(X1d, y1d)
 
 
 # --------------------------------------------------------------------------
