@@ -224,7 +224,7 @@ def test_selected_iteration_takes_the_largest_count_within_the_slack():
 
 def test_selected_iteration_with_a_fold_whose_loss_reaches_minus_infinity():
     # scoring="objective" on a fold whose validation objective reaches 0 records log 0 = -inf from there on:
-    # the best mean is -inf and its spread NaN, so that count is kept (it used to raise IndexError)
+    # the best mean is -inf and its spread NaN, so no slack can be measured: that count is kept
     folds = np.array([[0.9, 0.9, 4.7, -np.inf, -np.inf],
                       [3.8, 11.2, 11.2, 11.2, 11.2]])
     assert selected_iteration(folds) == 4

@@ -82,7 +82,7 @@ def _newton_steps_that_raise_the_objective():
 
 
 def test_push_queries_a_default_model_whose_newton_steps_raised_the_objective_loads(tmp_path):
-    # A Newton step without a line search can raise the objective; the file's check used to refuse such a model.
+    # A Newton step without a line search can raise the objective, so the file's check must allow a rise there.
     X, model = _newton_steps_that_raise_the_objective()
     rankcore.save_model(model, tmp_path / "model.json")
     loaded = rankcore.load_model(tmp_path / "model.json")

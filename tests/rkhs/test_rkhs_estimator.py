@@ -263,7 +263,7 @@ def test_kernel_parameters_and_callable():
     ({"lam_grid": [1.0, -1.0], "lam": "holdout"}, "lam_grid"),
     ({"lam": "apriori", "apriori_sizes": (10, 500)}, "apriori_sizes"),
     ({"lam": "apriori", "apriori_sizes": (10, 10)}, "apriori_sizes"),
-    # checked whatever lam is, as a saved model's parameters are: a fit that passed used to give a file that failed
+    # checked whatever lam is, as a saved model's parameters are, so that every fit that passes gives a file that loads
     ({"apriori_sizes": ()}, "apriori_sizes: expected a non-empty sequence of integers >= 4"),
     ({"apriori_sizes": (2, 30)}, "apriori_sizes: expected a non-empty sequence of integers >= 4"),
     ({"lam": "apriori", "filter": ["tikhonov", "cutoff"]}, "filter"),
