@@ -968,7 +968,7 @@ def dart(drop_rate=0.1, skip_drop=0.5, max_drop=50, random_state=0, learner="tre
     """The default with DART's dropouts (:func:`_dart_boosting`) in place of the driver's loop."""
     def fit(X, y, qid, threads):
         import rankcore
-        import rankcore.push._estimators as estimators
+        import rankcore.push._boost_base as estimators
 
         original = estimators.run_boosting
         estimators.run_boosting = _dart_boosting(drop_rate, skip_drop, max_drop, random_state + 7919)

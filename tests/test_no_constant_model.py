@@ -101,7 +101,7 @@ def test_no_split_model_saves_and_loads():
 
 def test_overflow_stop_reason_saves_and_loads():
     """Every stop reason the driver reports is one a model file may hold (overflow was refused on load)."""
-    from rankcore.push._estimators import _STOP_REASONS
+    from rankcore.push._boost_base import _STOP_REASONS
 
     assert {"n_iter", "converged", "early_stopping", "overflow", "no_split"} <= set(_STOP_REASONS)
 

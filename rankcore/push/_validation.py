@@ -22,7 +22,7 @@ plugin's) gets the same:
   are averaged, and of the iteration counts within ``CV_SLACK`` standard
   errors of the best mean the largest is taken (:func:`selected_iteration`).
   The estimator then refits on all the rows with the chosen number of
-  iterations (see ``_estimators._BaseBoost.fit``).
+  iterations (see ``_boost_base._BaseBoost.fit``).
 
 * Within queries (``fit(..., qid=...)``) every split keeps queries whole:
   the hold-out is whole queries, drawn from the sorted query ids with the

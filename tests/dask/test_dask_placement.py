@@ -376,7 +376,7 @@ def _watch_rows(install: bool):
     import weakref
 
     import rankcore.dask._placement as placement
-    import rankcore.push._estimators as estimators
+    import rankcore.push._boost_base as estimators
 
     names = ("_rows_here", "_rows_into")
     if not install:

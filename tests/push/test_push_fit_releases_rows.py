@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rankcore
-import rankcore.push._estimators as estimators
+import rankcore.push._boost_base as estimators
 
 
 def _data(n, seed=0):

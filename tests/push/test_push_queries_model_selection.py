@@ -9,7 +9,7 @@ import rankcore
 from _query_data import graded_queries
 from rankcore import QueryKFold
 from rankcore.metrics import make_query_scorer
-from rankcore.push._estimators import _BaseBoost
+from rankcore.push._boost_base import _BaseBoost
 
 
 @pytest.fixture

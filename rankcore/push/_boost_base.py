@@ -1,0 +1,763 @@
+"""What every estimator of the push family shares: ``_BaseBoost`` and its setup record, ``BoostSetup``.
+
+Each estimator (:mod:`rankcore.push._estimators`) checks its parameters and resolves its spec strings once at
+``fit`` (:meth:`_BaseBoost._setup`: objective, or loss + price; learner;
+scoring metric), prepares the learner, binds the objective to the training
+labels, and runs the generic driver on an in-memory backend.  Fitted models
+are lists of (weak ranker, coefficient) pairs; the score of a row is
+Σ_t α_t h_t(x).  Parameters and fitted state are declared in
+:mod:`rankcore.push._params`; loading a model file in
+:mod:`rankcore.push._persistence`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any, Iterator
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._degenerate import warn_constant
+from .._setup import EstimatorSetup
+from .._threadsafe import fits_on_a_copy, reads_a_snapshot
+from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
+from ..spec import ParameterError
+from ..validation import (
+    check_bipartite_target,
+    check_categorical_features,
+    check_finite_scores,
+    check_graded_labels,
+    check_learner_matrix,
+    check_same_length,
+    effective_n_threads,
+    int_seed,
+    single_eval_set,
+)
+from ..validation import reject_1d
+from ._backend import InMemoryBackend
+from ._driver import BoostingRecord, check_newton_steps, run_boosting
+from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
+from ._persistence import restore_push_state
+from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
+from ..metrics import Queries, check_qid
+from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows, row_weights,
+                       single_grade_queries, subset)
+from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
+from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
+                       within_largest_query)
+from ._tie_break import check_tie_break_scale, tie_break_offsets
+from ._validation import (
+    MIN_HOLDOUT_ROWS,
+    NO_VALIDATION,
+    large_data_learner,
+    named_parameters,
+    patience,
+    selected_iteration,
+    plan_query_validation,
+    plan_validation,
+    resolve_early_stopping,
+)
+
+_STOP_REASONS = STOP_REASONS
+
+
+@dataclass(frozen=True)
+class BoostSetup(EstimatorSetup):
+    """A push estimator's configuration, checked and resolved once: what a fit, the tags and loading use.
+
+    Attributes
+    ----------
+    objective, learner : Objective, Learner
+        The resolved components.
+    metric : Metric
+        The ``scoring`` metric of :meth:`score` (default: ``auc``, or
+        ``misrank`` for a graded objective).
+    validation : MetricScoring or ObjectiveScoring
+        What validation data are scored by (``scoring``; see ``_scoring``).
+    n_threads : int
+        ``n_jobs`` as a thread count.
+    n_iter : int
+        The iteration cap: ``n_iter``, or the default for None.
+    within_queries : bool
+        The setup of a fit within queries (``_BaseBoost._query_setup``): the
+        labels are relevance grades, validation and :meth:`score` go per query.
+    """
+
+    objective: Any
+    learner: Any
+    metric: Any
+    validation: Any
+    n_threads: int
+    n_iter: int
+    within_queries: bool = False
+
+    @property
+    def task(self) -> str:
+        """The labels a fit takes: the objective's, or relevance grades (``"graded"``) within queries."""
+        return "graded" if self.within_queries else self.objective.task
+
+    def for_large_data(self) -> "BoostSetup":
+        """The setup when ``early_stopping="auto"`` switches on: the learner's large-data settings.
+
+        Spec parameters of ``learner.large_data_params`` that the user's
+        learner spec leaves out are set, ``n_iter=None`` becomes
+        ``learner.large_data_n_iter`` (when the learner declares one), and
+        ``scoring=None`` validates by ``pauc:0.1`` (bipartite objectives).
+        Within queries the per-query defaults hold (``_query_defaults``): the
+        learner keeps its per-query parameters and ``n_iter=None`` its
+        per-query cap; the hold-out of whole queries validates by ``ndcg@k:10``.
+        """
+        settings = dict(self.learner.large_data_params or {})
+        if self.within_queries:
+            settings = {name: value for name, value in settings.items()
+                        if name not in QUERY_LEARNER_PARAMS.get(self.learner.name, {})}
+        learner = large_data_learner(self.params.learner, self.learner, settings)
+        n_iter = self.n_iter
+        if self.params.n_iter is None and self.learner.large_data_n_iter is not None and not self.within_queries:
+            n_iter = int(self.learner.large_data_n_iter)
+        validation = self.validation
+        if self.params.scoring is None and self.task != "graded":     # (within queries: graded, ndcg@k:10)
+            validation = MetricScoring(resolve_parameter("scoring", "metric", LARGE_DATA_METRIC))
+        return replace(self, learner=learner, n_iter=n_iter, validation=validation)
+
+
+class _BaseBoost(Ranker):
+    """Shared fit / predict / persistence of the push-family estimators."""
+
+    fitted = PUSH_FITTED + (Fitted("n_iter_"),)
+    iteration_parameter = "n_iter"
+    monitor_parameter = "scoring"
+
+    # ------------------------------------------------------------------
+    # What the subclasses define
+    # ------------------------------------------------------------------
+    def _objective(self, params: CheckedParams, learner) -> Any:
+        """The resolved objective of the parameters (``learner`` gives the default price)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------
+    # Parameters, resolved once
+    # ------------------------------------------------------------------
+    def _setup(self) -> BoostSetup:
+        """Check every parameter and resolve every spec string: the record a fit works from."""
+        params = self._check_params()
+        learner = resolve_parameter("learner", "learner", params.learner)
+        objective = self._objective(params, learner)
+        check_newton_steps(objective, learner, params.scoring)
+        metric = self._scoring_metric(objective.task, params.scoring)
+        validation = ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING else MetricScoring(metric)
+        n_iter = DEFAULT_N_ITER if params.n_iter is None else int(params.n_iter)
+        return BoostSetup(params, objective, learner, metric, validation, effective_n_threads(params.n_jobs), n_iter)
+
+    def _query_objective(self, params: CheckedParams, learner, objective) -> Any:
+        """The objective of a fit within queries (``objective``: the one without; PushBoost reads the defaults)."""
+        return objective
+
+    def _query_setup(self, setup: BoostSetup, categorical: bool = False) -> BoostSetup:
+        """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them.
+
+        ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
+        :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one).
+        The default objective's QueryRMSE weight is the one for few queries until the queries are counted
+        (:meth:`_for_ranked_queries`).
+        """
+        params = setup.params
+        learner = setup.learner
+        extra = dict(QUERY_LEARNER_PARAMS.get(learner.name, {}))
+        shape = QUERY_SHAPE_PARAMS.get(learner.name, ())
+        if named_parameters(params.learner, learner) & set(shape):
+            extra = {name: value for name, value in extra.items() if name not in shape}
+        elif categorical:
+            extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
+        if extra:
+            learner = large_data_learner(params.learner, learner, extra)
+        objective = self._query_objective(params, learner, setup.objective)
+        check_newton_steps(objective, learner, params.scoring)
+        metric = setup.metric
+        if params.scoring in (None, OBJECTIVE_SCORING):
+            metric = resolve_parameter("scoring", "metric", QUERY_METRIC)
+        validation = (ObjectiveScoring(objective) if params.scoring == OBJECTIVE_SCORING
+                      else MetricScoring(metric, default=params.scoring is None))
+        n_iter = int(QUERY_N_ITER) if params.n_iter is None and QUERY_N_ITER is not None else setup.n_iter
+        return replace(setup, objective=objective, learner=learner, metric=metric, validation=validation,
+                       n_iter=n_iter, within_queries=True)
+
+    def _for_ranked_queries(self, setup: BoostSetup, n_ranked_queries: int) -> BoostSetup:
+        """The query setup ``setup`` once the fit's queries with two grades are counted (PushBoost: the default
+        objective's QueryRMSE weight depends on the count)."""
+        return setup
+
+    def _scoring_metric(self, task: str, scoring: Any = None):
+        """The metric of :meth:`score`: ``scoring``, or the task's default for None and ``"objective"``."""
+        scoring = self.scoring if scoring is None else scoring
+        if scoring is None or scoring == OBJECTIVE_SCORING:
+            scoring = "misrank" if task == "graded" else "auc"
+        metric = resolve_parameter("scoring", "metric", scoring)
+        if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
+            raise ParameterError(f"scoring: the metric {metric.spec!r} is not a scalar score")
+        return metric
+
+    def _task(self) -> str:
+        """``"bipartite"`` or ``"graded"``: the labels the configured objective takes (its class declares it)."""
+        objective = getattr(self, "objective", None)      # None: the push objective (two classes)
+        return "bipartite" if objective is None else declared_attribute("objective", objective, "task", "bipartite")
+
+    def _allows_nan(self) -> bool:
+        """The configured learner handles missing values (its class declares ``allow_nan``, e.g. trees)."""
+        return bool(declared_attribute("learner", self.learner, "allow_nan", False))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # sparse X as far as the configured learner takes it (trees)
+        tags.input_tags.sparse = bool(declared_attribute("learner", self.learner, "accept_sparse", False))
+        return tags
+
+    # ------------------------------------------------------------------
+    # fit
+    # ------------------------------------------------------------------
+    def _check_X(self, X, *, reset: bool, learner=None) -> np.ndarray:
+        reject_1d(X)
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        # sparse X and a DataFrame's category columns as far as the learner takes them (validation.py):
+        # a fit keeps the category columns' categories, and later frames are encoded by their values
+        learner = learner if learner is not None else getattr(self, "_learner", None)
+        X_arr, categories = check_learner_matrix(X, learner, categories=None if reset else self._categories(),
+                                                 feature_names=getattr(self, "feature_names_in_", None))
+        if reset:
+            if categories is not None:
+                self.categories_ = categories
+            from_frame = [j for j, c in enumerate(categories or ()) if c is not None]
+            self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner)
+        if not reset and X_arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
+        return X_arr
+
+    def _categories(self) -> list | None:
+        """The categories kept at fit (None: fitted on an array, or loaded from a file written without them)."""
+        return getattr(self, "categories_", None)
+
+    def _categorical(self, from_frame, n_features: int, learner) -> tuple[int, ...]:
+        """The columns split by category groups: a DataFrame's ``category`` columns and ``categorical_features``."""
+        given = check_categorical_features(self.categorical_features, n_features,
+                                           getattr(self, "feature_names_in_", None))
+        if given and not getattr(learner, "accept_categorical", False):
+            raise ValueError(f"categorical_features: the learner {getattr(learner, 'spec', learner)!r} does not "
+                             f"split by category groups (learner='trees' does); got columns {list(given)}")
+        return tuple(sorted(set(from_frame) | set(given)))
+
+    def _check_target(self, objective, y, n: int):
+        if objective.task == "graded":
+            y_clean = check_graded_labels(y, name="y")
+            classes = None
+        else:
+            # more than two labels without queries: most often grades meant to be ranked within queries
+            y_clean, classes = check_bipartite_target(
+                y, name="y", more_classes_hint="graded labels are ranked within queries: pass fit(X, y, qid=...) "
+                                               "(one query id per row) or group=... (query sizes)")
+        check_same_length(X=np.empty(n), y=y_clean)
+        return y_clean, classes
+
+    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
+    @fits_on_a_copy
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
+        """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numbers; float32 is kept as float32 for the learners.
+        y : array-like of shape (n_samples,)
+            Two labels (the greater one is the relevant class ranked on
+            top) for bipartite objectives; real-valued grades for graded ones.
+            With ``qid``: relevance grades, any finite numbers >= 0.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights, used as multiplicities by the push objective.
+        qid : array-like of shape (n_samples,), optional
+            One query id per row (any hashable type; rows need not be sorted
+            or contiguous): rank within each query.  The objective compares
+            only rows of the same query and orders every lower grade below the
+            higher ones (the push objective of ``loss`` and ``price`` per
+            query; ``objective="lambdarank"``); a query whose rows share one
+            grade contributes nothing (``n_queries_without_pairs_``).  Early
+            stopping holds out whole queries, and validation and
+            :meth:`score` go per query (``ndcg@k:10`` unless ``scoring``
+            says otherwise).
+        group : array-like of int, optional
+            LightGBM's form of ``qid``: the sizes of consecutive queries.
+        eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
+            Validation data scored by ``scoring`` after every iteration
+            (``validation_scores_``); when early stopping is on (``True``, or
+            ``"auto"`` on more than 10,000 training rows) it replaces the
+            internal split.  A list holding one such tuple (LightGBM's and
+            XGBoost's ``[(X_val, y_val)]``) is read as that tuple.
+        callbacks : callable or list of callables, optional
+            Each is called after every iteration with an
+            :class:`~rankcore.base.IterationInfo` (iteration, objective,
+            alpha, ranker, validation score, elapsed seconds).  A truthy
+            return value stops the fit: a string becomes ``stop_reason_``,
+            anything else stops with ``"callback"``.  The weak rankers chosen
+            so far are kept.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=eval_set, callbacks=callbacks)
+
+    def _fit_rows(self, arrays: list, *, qid=None, group=None, eval_set=None, callbacks=None):
+        """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
+
+        Once the rows are encoded the fit reads only their codes (a quarter
+        of float32 X), so it lets go of X there: a caller that keeps no
+        reference of its own -- the one-worker Dask fit, whose worker
+        gathered the rows for this fit alone -- frees X for the rest of the
+        fit.  The model is the same either way.
+        """
+        X, y, sample_weight = arrays
+        arrays.clear()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        setup = self._setup_record()
+        user_callbacks = check_callbacks(callbacks)
+        X_arr = self._check_X(X, reset=True, learner=setup.learner)
+        n = X_arr.shape[0]
+        rows = query_rows(qid, group, n)
+        if rows is None:
+            setup.objective.check_queries(None)
+            y_clean, classes = self._check_target(setup.objective, y, n)
+            queries = None
+        else:
+            setup = self._query_setup(setup, categorical=bool(getattr(self, "_categorical_columns", ())))
+            setup.objective.check_queries(rows.queries)
+            y_clean, classes, queries = rows.take(check_grades(y, n, objective=setup.objective)), None, rows.queries
+            n_single = single_grade_queries(y_clean, queries)
+            check_some_query_ranks(queries.n_queries, n_single)
+            setup = self._for_ranked_queries(setup, queries.n_queries - n_single)
+            X_arr = rows.take(X_arr)
+        params, objective, learner = setup.params, setup.objective, setup.learner
+        w = row_weights(sample_weight, n, queries)
+        if w is not None and not objective.supports_sample_weight:
+            raise ValueError(f"sample_weight: the objective {objective.spec!r} does not support sample weights")
+        w = w if rows is None else rows.take(w)
+        if params.thresholds is not None and not learner.uses_thresholds:
+            raise ValueError(f"thresholds: the learner {learner.spec!r} does not use thresholds; leave thresholds=None")
+        seed = int_seed(params.random_state)
+        stopping = resolve_early_stopping(params.early_stopping, y_clean, params.validation_fraction,
+                                          has_eval_set=eval_set is not None, stratify=setup.task != "graded",
+                                          n_queries=None if queries is None else queries.n_queries)
+        if stopping.fallback:
+            warnings.warn(stopping.fallback, UserWarning, stacklevel=3)
+        if stopping.auto:
+            setup = setup.for_large_data()
+        if queries is not None:
+            self._describe_queries(setup, queries, n_single)
+        fit_on = self._make_backend_factory(setup, seed)
+        data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
+        if stopping.mode == "select":
+            self._fit_with_selected_n_iter(setup, *data, queries=queries)
+            return self
+        if stopping.mode == "holdout":            # one list only: within queries "auto" stops on eval_set only
+            data = [*data]
+            del X, X_arr                          # the hold-out's fit takes X from the list (and lets go of it)
+            self._fit_on_holdout(setup, data)
+            return self
+        X_val = y_val = q_val = None
+        if eval_set is not None and queries is not None:
+            X_val, y_val, q_val = self._check_query_eval_set(eval_set, setup)
+        elif eval_set is not None:
+            X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
+        check_rows(objective, y_clean, w, queries)
+        layout, backend = fit_on(X_arr, y_clean, w, queries)
+        del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
+        result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
+                                                     stop_early=stopping.mode == "eval_set", q_val=q_val)
+        self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
+        if stopping.fallback and self.stop_reason_ == "n_iter":
+            self.stop_reason_ = NO_VALIDATION
+        return self
+
+    def _describe_queries(self, setup: BoostSetup, queries, n_single: int) -> None:
+        """Set the queries' fitted attributes (every query given to ``fit``; ``n_single`` of them of one grade) and
+        report them with ``verbose``."""
+        self.n_queries_, self.n_queries_without_pairs_ = queries.n_queries, n_single
+        if setup.params.verbose:
+            print(f"ranking within {self.n_queries_} queries ({self.n_queries_without_pairs_} with a single grade: "
+                  "no pair to order)", file=sys.stdout, flush=True)
+
+    def _make_backend_factory(self, setup: BoostSetup, seed):
+        """A function (X, y, w) -> (layout, backend) preparing the learner and objective on some rows."""
+        objective, learner, n_threads = setup.objective, setup.learner, setup.n_threads
+        thresholds = setup.params.thresholds
+
+        def fit_on(X, y, w, queries=None):
+            # a DataFrame's category columns, for learners that split by category groups
+            categorical = getattr(self, "_categorical_columns", ())
+            extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
+            layout = learner.prepare(X, sample_weight=w, thresholds=thresholds, random_state=seed,
+                                     n_threads=n_threads, **extra)
+            if queries is not None and getattr(layout, "wants_row_groups", False):
+                # the trees' Bayesian bootstrap by query (trees:bagging_unit=query) weighs each row by its query
+                layout.set_row_groups(queries.codes)
+            # queries reach the objective only when there are some: a plugin's bind(y, w, n_threads=) works as before
+            extra_bind = {} if queries is None else {"queries": queries}
+            if objective.randomized:              # its noise follows the fit's seed
+                extra_bind["random_state"] = seed
+            problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
+            if not getattr(layout, "line_search", True) and not problem.has_hessian:
+                raise ValueError(f"learner {learner.spec!r}: line_search=false takes each tree's Newton step, which "
+                                 f"needs a curvature; the objective {objective.spec!r} has none (leave line_search "
+                                 "at true)")
+            if getattr(layout, "leaf_newton_steps", 1) > 1 and not problem.has_hessian:
+                raise ValueError(f"learner {learner.spec!r}: leaf_newton_steps > 1 takes Newton steps on each tree's "
+                                 f"leaf values, which need a curvature; the objective {objective.spec!r} has none "
+                                 "(leave leaf_newton_steps at 1)")
+            # A non-smooth objective starts from distinct training scores (never part of the model).
+            start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
+            backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
+            return layout, backend
+
+        return fit_on
+
+    def _fit_on_holdout(self, setup, data: list):
+        """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
+
+        No refit on every row (it would double the cost): the model is the
+        best prefix of the fit on the other rows, as scikit-learn's
+        HistGradientBoosting does.  ``verbose`` and ``callbacks`` follow it.
+        One list only: within queries ``"auto"`` holds out no training query.
+        ``data``: the list (X, y, w, classes, fit_on, seed, user_callbacks);
+        X is taken out of it and let go of once the two parts are copied and
+        the training part encoded (as :meth:`_fit_rows` does).
+        """
+        X, y, w, classes, fit_on, seed, user_callbacks = data
+        data[0] = None
+        objective = setup.objective
+        plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
+        (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
+        w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
+        check_rows(objective, y[tr], w_tr, None)
+        X_va = X[va]
+        X_tr = X[tr]
+        del X
+        layout, backend = fit_on(X_tr, y[tr], w_tr, None)
+        del X_tr
+        result, records, history, best = self._boost(backend, layout, setup, X_va, y[va], w_va, user_callbacks,
+                                                     stop_early=True)
+        self._set_fitted(setup, classes, result, records, history, best, monitor=True)
+
+    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
+        """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
+
+        The split rule is :func:`rankcore.push._validation.plan_validation`: a
+        stratified ``validation_fraction`` hold-out when it holds at least
+        ``MIN_HOLDOUT_ROWS`` rows and enough of each class, else K-fold
+        cross-validation.  A hold-out run stops after the patience and keeps
+        the last minimum of its validation loss; cross-validation runs every
+        fold for ``n_iter`` iterations and takes the largest count within
+        ``CV_SLACK`` standard errors of the best mean loss
+        (:func:`~rankcore.push._validation.selected_iteration`).  That count is
+        then boosted on all the rows, with ``verbose`` and ``callbacks``.
+        Works for any learner: only ``prepare``/``predict`` are used.  With
+        ``queries`` every split keeps queries whole.
+        """
+        objective, scoring = setup.objective, setup.validation
+        fraction = setup.params.validation_fraction
+        plan = (plan_validation(y, fraction, seed, stratify=objective.task != "graded", min_rows=MIN_HOLDOUT_ROWS)
+                if queries is None else plan_query_validation(queries, fraction, seed, min_rows=MIN_HOLDOUT_ROWS))
+        n_iter = setup.n_iter
+        losses, scores, reasons = [], [], []
+        for tr, va in plan.folds:
+            w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
+            q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
+            check_rows(objective, y[tr], w_tr, q_tr)
+            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
+            result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
+                                                   stop_early=plan.kind == "holdout", silent=True, q_val=q_va)
+            curve = np.array([best["start"]] + history, dtype=np.float64)
+            # a fit that converged early keeps its last scores for the remaining iterations
+            curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
+            scores.append(curve)
+            losses.append(np.array([scoring.to_loss(float(v)) for v in curve]))
+            reasons.append(self._stop_reason(result))
+        mean_loss = np.mean(losses, axis=0)
+        mean_score = np.mean(scores, axis=0)
+        if plan.kind == "holdout":
+            ran = len(history)
+            mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
+        best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
+        check_rows(objective, y, w, queries)
+        stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
+        if best_n < n_iter:
+            stop_reason = "early_stopping"
+        layout, backend = fit_on(X, y, w, queries)
+        # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
+        result, records, _, _ = self._boost(backend, layout, setup, None, None, None, user_callbacks,
+                                            n_iter=best_n, stop_early=False)
+        best = {"iteration": best_n}
+        self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
+        self.stop_reason_ = stop_reason
+        if best_n == 0:
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping chose 0 iterations: no iteration improved the held-out "
+                              f"{scoring.name} ({plan.kind})", stacklevel=4)
+
+    def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
+               stop_early=False, silent=False, q_val=None):
+        """Run the driver with validation monitoring, progress, user callbacks and early stopping.
+
+        Shared by every backend (in memory, Dask).  Returns ``(result, records
+        kept, validation history, best)``: with ``stop_early`` the fit stops
+        after the patience and the records are cut back to the best iteration
+        -- of tied best validation scores the later one, so that a metric that
+        saturates (AUC 1 on a small validation set) does not stop the fit at
+        its first perfect iteration.  ``n_iter`` overrides ``setup.n_iter``;
+        ``silent`` turns progress off (the selection fits of early stopping);
+        ``q_val``: the validation rows' queries (scored per query).
+        """
+        n_iter = setup.n_iter if n_iter is None else int(n_iter)
+        wait = patience(setup.params.n_iter_no_change, n_iter)
+        val_scores = None if X_val is None else np.zeros(X_val.shape[0])
+        score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads,
+                                                                    queries=q_val)
+        to_loss = setup.validation.to_loss
+        history: list[float] = []
+        progress = Progress(0 if silent else setup.params.verbose, n_iter,
+                            setup.validation.name if X_val is not None else None, stream=sys.stdout)
+        best = {"iteration": 0, "loss": math.inf}
+
+        # a learner that sums its rankers natively (trees) adds α·h of the validation rows in one
+        # parallel pass with the fit's threads: bitwise α·h(x), as the ranker's own predict gives it
+        predict_sum = getattr(setup.learner, "predict_sum", None)
+        alpha = np.empty(1)
+
+        def callback(record: BoostingRecord):
+            score = None
+            if val_scores is not None:
+                if predict_sum is not None:
+                    alpha[0] = record.alpha
+                    val_scores[:] += predict_sum([record.ranker], alpha, X_val, setup.n_threads)
+                else:
+                    val_scores[:] += record.alpha * record.ranker.predict(X_val)
+                score = score_of(val_scores)
+                history.append(score)
+                loss = to_loss(score)
+                if loss <= best["loss"]:             # ties: the later iteration
+                    best.update(iteration=record.iteration, loss=loss)
+            progress.update(record, score)
+            if user_callbacks:
+                info = IterationInfo(record.iteration, n_iter, record.value, record.alpha, record.ranker,
+                                     score, progress.elapsed())
+                reason = run_callbacks(user_callbacks, info)
+                if reason:
+                    return reason
+            if stop_early and score is not None and record.iteration - best["iteration"] >= wait:
+                return "early_stopping"
+            return None
+
+        if val_scores is not None:
+            start = score_of(val_scores)
+            best.update(iteration=0, loss=to_loss(start), start=start)
+        progress.start()
+        result = run_boosting(backend, layout, n_iter=n_iter, log_value=setup.objective.log_value,
+                              has_value=setup.objective.has_value, tol=float(setup.params.tol), callback=callback)
+        records = result.records
+        if stop_early and best["iteration"] < len(records):
+            records = records[: best["iteration"]]
+        progress.finish(len(records), self._stop_reason(result))
+        return result, records, history, best
+
+    @staticmethod
+    def _stop_reason(result) -> str:
+        return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
+
+    def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool):
+        """The fitted attributes from a run of :meth:`_boost`."""
+        objective, learner = setup.objective, setup.learner
+        self.objective_spec_ = objective.spec
+        self.learner_spec_ = learner.spec
+        self.task_ = setup.task
+        if classes is not None:
+            self.classes_ = classes
+        self.rankers_ = [r.ranker for r in records]
+        self.alphas_ = np.array([r.alpha for r in records], dtype=np.float64)
+        self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
+        self.n_iter_ = len(records)
+        self.stop_reason_ = self._stop_reason(result)
+        if not records and result.records:     # early stopping on eval_set cut every iteration
+            warn_constant(owner=type(self).__name__,
+                          why=f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
+                              "eval_set score", stacklevel=4)
+        if monitor:
+            self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
+            self.best_iteration_ = int(best["iteration"])
+            self.validation_metric_ = setup.validation.name
+        self._learner = learner
+
+    def _check_query_eval_set(self, eval_set, setup):
+        """(X_val, y_val, queries of the validation rows) of ``eval_set=(X_val, y_val, qid_val)`` within queries."""
+        eval_set = single_eval_set(eval_set)
+        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
+            raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
+        X_val = self._check_eval_matrix(eval_set[0], setup.learner)
+        return (X_val, *check_query_labels(eval_set[1], eval_set[2], X_val.shape[0], setup.objective))
+
+    def _check_eval_matrix(self, X, learner):
+        X_val, _ = check_learner_matrix(X, learner, name="eval_set X", categories=self._categories(),
+                                        feature_names=getattr(self, "feature_names_in_", None))
+        if X_val.shape[1] != self.n_features_in_:
+            raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
+        return X_val
+
+    def _check_eval_set(self, eval_set, objective, classes, learner):
+        eval_set = single_eval_set(eval_set)
+        if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
+            raise ValueError("eval_set: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
+                             "pass a pair (X_val, y_val)")
+        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
+            raise ValueError("eval_set: expected a pair (X_val, y_val)")
+        X_val = self._check_eval_matrix(eval_set[0], learner)
+        if objective.task == "graded":
+            y_val = check_graded_labels(eval_set[1], name="eval_set y")
+        else:
+            y_arr = np.asarray(eval_set[1])
+            if y_arr.ndim != 1 or not np.isin(y_arr, classes).all():
+                raise ValueError(f"eval_set y: expected labels among the training classes {list(classes)!r}")
+            y_val = (y_arr == classes[1]).astype(np.int8)
+        check_same_length(**{"eval_set X": X_val, "eval_set y": y_val})
+        return X_val, y_val
+
+    def _training_curve(self) -> TrainingCurve:
+        values = np.asarray(self.objective_values_, dtype=np.float64)
+        validation = None
+        if hasattr(self, "validation_scores_"):
+            validation = np.full(values.shape[0], np.nan)
+            validation[1:] = self.validation_scores_
+        metric = None
+        if validation is not None:
+            metric = getattr(self, "validation_metric_", None) or self._scoring_metric(self.task_).spec
+        return TrainingCurve(np.arange(values.shape[0]), values, validation,
+                             "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
+
+    # ------------------------------------------------------------------
+    # Prediction
+    # ------------------------------------------------------------------
+    @reads_a_snapshot
+    def decision_function(self, X) -> np.ndarray:
+        """Scores Σ_t α_t h_t(x): higher means closer to the top of the ranking.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples,)
+        """
+        predict_sum = getattr(getattr(self, "_learner", None), "predict_sum", None)
+        if predict_sum is not None:          # one parallel pass over the rows for every tree (Cython)
+            check_is_fitted(self)
+            X_arr = self._check_X(X, reset=False)
+            scores = predict_sum(self.rankers_, self.alphas_, X_arr, effective_n_threads(self.n_jobs))
+            return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
+        scores = None
+        for scores in self._staged(X):
+            pass
+        return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature over the trees, normalised to sum 1 (tree learners only).
+
+        All zeros when no tree was grown.
+        """
+        check_is_fitted(self)
+        if not all(hasattr(r, "importances") for r in self.rankers_) or not hasattr(self._learner, "predict_sum"):
+            raise AttributeError(f"feature_importances_: the learner {self.learner_spec_!r} does not record split "
+                                 f"gains (use a tree learner)")
+        total = np.zeros(int(self.n_features_in_))
+        for ranker in self.rankers_:
+            total += ranker.importances(total.shape[0])
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    @reads_a_snapshot
+    def staged_decision_function(self, X) -> Iterator[np.ndarray]:
+        """Scores after each iteration 1, 2, ..., n_iter_ (a generator of arrays)."""
+        first = True
+        for scores in self._staged(X):
+            if first:           # the scores before the first iteration are not a stage
+                first = False
+                continue
+            yield check_finite_scores(scores, owner=f"{type(self).__name__}.staged_decision_function", X=X).copy()
+
+    def _staged(self, X):
+        check_is_fitted(self)
+        X_arr = self._check_X(X, reset=False)
+        scores = np.zeros(X_arr.shape[0])
+        yield scores
+        for ranker, alpha in zip(self.rankers_, self.alphas_):
+            with np.errstate(over="ignore", invalid="ignore"):   # non-finite scores are refused by the callers
+                scores += alpha * ranker.predict(X_arr)
+            yield scores
+
+    @reads_a_snapshot
+    def score(self, X, y, qid=None) -> float:
+        """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
+
+        With ``qid`` (one query id per row) the metric is computed within
+        each query and averaged over the queries it counts.  A model fitted
+        within queries scores by ``ndcg@k:10`` unless ``scoring`` names a
+        metric (on queries shorter than 10 rows: NDCG of the whole query).
+        """
+        check_is_fitted(self)
+        return self._score_of(self.decision_function(X), y, qid)
+
+    def _score_of(self, scores: np.ndarray, y, qid=None) -> float:
+        """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
+        task = getattr(self, "task_", "bipartite")
+        setup = self._setup_record()
+        default = self.ranks_within_queries_ and setup.params.scoring in (None, OBJECTIVE_SCORING)
+        if self.ranks_within_queries_:
+            setup = self._query_setup(setup)
+        metric = setup.metric if setup.task == task else self._scoring_metric(task)
+        if getattr(self, "task_", "bipartite") == "graded":
+            y_clean = check_graded_labels(y, name="y")
+        else:
+            y_arr = np.asarray(y)
+            if y_arr.ndim != 1 or not np.isin(y_arr, self.classes_).all():
+                raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
+            y_clean = (y_arr == self.classes_[1]).astype(np.int8)
+        check_same_length(X=scores, y=y_clean)
+        queries = Queries.single(scores.shape[0]) if qid is None else check_qid(qid, scores.shape[0])
+        if qid is None and not default:
+            value = float(metric(y_clean, scores))
+        else:
+            value = query_scorer(within_largest_query(metric, queries) if default else metric, y_clean, queries)(scores)
+        return value if metric.greater_is_better else -value
+
+    @property
+    def ranks_within_queries_(self) -> bool:
+        """Whether the model was fitted within queries (``fit(..., qid=...)`` or ``group=``)."""
+        check_is_fitted(self)
+        return hasattr(self, "n_queries_")
+
+    # ------------------------------------------------------------------
+    # Persistence (rankcore.persistence: JSON, no pickle)
+    # ------------------------------------------------------------------
+    def _check_loaded_params(self, state: dict) -> BoostSetup:
+        return self._setup_record()
+
+    def _restore_fitted_state(self, state: dict, setup: BoostSetup) -> None:
+        restore_push_state(self, state, setup)
+
+
+def _log_objective(estimator) -> bool:
+    """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
+    return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
