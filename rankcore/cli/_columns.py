@@ -60,13 +60,17 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
         columns the model does not know (both named).
     """
     from .datasets import detect_format
+    from .datasets._libsvm import index_names
 
     names = model_features(model)
     fmt = args.data_format or detect_format(path)
-    by_name = names is not None and fmt in ("csv", "npz")
+    # a LIBSVM file's indices are its column names: a model fitted on one takes each index by number
+    by_index = fmt == "libsvm" and index_names(names) is not None
+    by_name = names is not None and (fmt in ("csv", "npz") or by_index)
     data = load(args, path, require_label=require_label, keep=keep,
                 n_features=None if by_name else int(model.n_features_in_),
-                categorical=model_categorical(model) or None, queries=queries)
+                categorical=model_categorical(model) or None, queries=queries,
+                feature_names=names if by_index else None)
     if names is None:
         return data, data.X
     if by_name and data.named:

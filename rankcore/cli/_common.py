@@ -50,8 +50,8 @@ def add_data_options(parser, *, categorical: bool = False) -> None:
     group.add_argument(
         "--qid", metavar="COLUMN",
         help="the CSV column of each row's query id (not a feature): the rows are ranked within their queries "
-             "(`fit`, `compare`, `evaluate`, `score`; LIBSVM files give qid:n on each line, read without this "
-             "option)",
+             "(`fit`, `compare`, `evaluate`, `score`; LIBSVM files give qid:n on each line, or their query "
+             "sizes in DATA.query or DATA.group beside them, read without this option)",
     )
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
@@ -71,7 +71,8 @@ def column_list(text: str | None) -> list[str]:
 
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
-         categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False):
+         categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False,
+         feature_names: list[str] | None = None):
     """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
 
     ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
@@ -80,7 +81,9 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     ``queries``: the command ranks within queries (``--qid``, a LIBSVM
     file's ``qid:``); otherwise (``auto``) ``--qid`` is refused
     (:func:`refuse_qid`) and a LIBSVM file's query ids are ignored with a
-    warning.
+    warning.  ``feature_names``: the features a LIBSVM file is read into,
+    by index (a model's or the training file's; see
+    :func:`rankcore.cli.datasets.load_data`).
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
@@ -92,13 +95,14 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     try:
         data = load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
-                         qid=getattr(args, "qid", None))
+                         qid=getattr(args, "qid", None), feature_names=feature_names)
     except TextColumnsError as exc:
         raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
     if not queries and data.qid is not None:
         import warnings
 
-        warnings.warn(f"{data.source}: the query ids (qid:) are ignored and the rows fitted as one list: "
+        where = data.query_file or "qid:"
+        warnings.warn(f"{data.source}: the query ids ({where}) are ignored and the rows fitted as one list: "
                       f"`rankcore {args.command}` does not fit within queries; `rankcore fit` and `rankcore "
                       f"compare` do", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None

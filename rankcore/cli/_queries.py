@@ -39,8 +39,10 @@ def query_defaults(text: str, *qids: Any) -> str:
 
 
 def qid_option(data) -> str:
-    """How the file gave its query ids: ``--qid COLUMN`` (CSV) or ``qid:`` (LIBSVM)."""
-    return f"--qid {data.qid_name}" if data.format == "csv" else "qid:"
+    """How the file gave its query ids: ``--qid COLUMN`` (CSV), ``qid:`` (LIBSVM) or its query file's name."""
+    if data.format == "csv":
+        return f"--qid {data.qid_name}"
+    return data.query_file or "qid:"
 
 
 def query_labels(args, data, specs: list[str]) -> np.ndarray:
@@ -87,7 +89,8 @@ def check_fit_within_queries(configs, data) -> None:
         if data.format == "csv":
             raise CommandError(f"--qid {data.qid_name}: {model}; use --model {kinds}, or leave out --qid and pass "
                                f"--drop {data.qid_name} to fit one list")
-        raise CommandError(f"{data.source}: the rows have query ids (qid:), and {model}; use --model {kinds}")
+        raise CommandError(f"{data.source}: the rows have query ids ({qid_option(data)}), and {model}; use --model "
+                           f"{kinds}")
 
 
 def _fits_queries(cls) -> bool:

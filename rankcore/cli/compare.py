@@ -80,7 +80,7 @@ def add_parser(subparsers):
         description="Train several models on a training split of DATA, print a table of top-of-list metrics on "
                     "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
                     "against k and the training objective per iteration. With query ids (--qid COLUMN, or a "
-                    "LIBSVM file's qid:) the models rank within queries, the test split is whole queries, the "
+                    "LIBSVM file's qid: or query file) the models rank within queries, the test split is whole queries, the "
                     "metrics are means over the queries, and the figures are ndcg@k against k and each test "
                     "query's difference between the models.",
         epilog=models_epilog(
@@ -456,7 +456,8 @@ def _test_file(args, data):
     from ._report import file_sha256
 
     test = load(args, args.test, n_features=None if data.named else data.n_features,
-                categorical=list(data.categories) or None, queries=data.qid is not None)
+                categorical=list(data.categories) or None, queries=data.qid is not None,
+                feature_names=data.feature_names)
     like_training(test, data)
     return test, [("test file", test.source), ("test sha256", file_sha256(test.source)),
                   ("test rows", str(test.n_samples))]

@@ -47,7 +47,7 @@ def add_parser(subparsers):
         help="train one model on a data file and save it",
         description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
                     "rankcore.load_model, `rankcore score` and `rankcore evaluate`). With query ids (--qid COLUMN, "
-                    "or a LIBSVM file's qid:) the labels are relevance grades >= 0 and the model ranks the rows "
+                    "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks the rows "
                     "of each query against each other (the push models).",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
@@ -103,7 +103,8 @@ def run(args) -> int:
     X = estimator_input(data)
     if args.validation:
         val = load(args, args.validation, n_features=None if data.named else data.n_features,
-                   categorical=list(data.categories) or None, queries=qid is not None)
+                   categorical=list(data.categories) or None, queries=qid is not None,
+                   feature_names=data.feature_names)
         like_training(val, data)
         if qid is not None and val.qid is None:
             raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "

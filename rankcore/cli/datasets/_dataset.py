@@ -90,6 +90,10 @@ class Dataset:
     qid_name : str or None
         Where the query ids come from, for messages and outputs (the CSV
         column's name, ``"qid"`` for LIBSVM).
+    query_file : str or None
+        The file of query sizes the ids were read from (a LIBSVM file's
+        ``.query`` or ``.group`` file, LightGBM's and XGBoost's layout), or
+        None.
     """
 
     X: np.ndarray
@@ -104,6 +108,7 @@ class Dataset:
     kept: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     qid: np.ndarray | None = field(default=None, repr=False)
     qid_name: str | None = None
+    query_file: str | None = None
 
     @property
     def n_samples(self) -> int:

@@ -2,12 +2,22 @@
 
 ``qid:n`` (an integer) is the row's query id, kept as :attr:`Dataset.qid`
 (not a feature); a file gives it on every row or on none.
+
+A feature's name is its index, ``f<index>``: the file's own name for the
+column.  Whether indices start at 0 or 1 is read off the file (0-based when
+an index 0 occurs), which one file alone cannot always tell -- a 0-based
+file whose feature 0 is zero on every row looks 1-based -- so a file read
+for a model or beside a training file (``names``) takes each index to the
+column of that name, never by a guessed base: the same index is the same
+feature in every file.
 """
 
 from __future__ import annotations
 
 import gzip
 import math
+import re
+from typing import Sequence
 
 import numpy as np
 
@@ -22,7 +32,32 @@ MAX_LIBSVM_FEATURES = 1_000_000
 MAX_DENSE_CELLS = 1 << 27
 
 
-def _read_libsvm(source: str, n_features: int | None) -> Dataset:
+_INDEX_NAME = re.compile(r"f(0|[1-9][0-9]*)")
+
+
+def index_names(names: Sequence[str] | None) -> dict[int, int] | None:
+    """``{index: column}`` when every name is a LIBSVM index name (``f0``, ``f12``), else None."""
+    if not names:
+        return None
+    columns = {}
+    for j, name in enumerate(names):
+        match = _INDEX_NAME.fullmatch(str(name))
+        if match is None:
+            return None
+        columns[int(match.group(1))] = j
+    return columns if len(columns) == len(names) else None
+
+
+def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | None = None) -> Dataset:
+    """Read a LIBSVM file; ``names``: the features it must have (a model's or a training file's), by index name.
+
+    Without ``names`` the columns are indices ``base .. max`` (``base`` 0 when
+    an index 0 occurs, else 1) and ``n_features`` (a model's, without
+    names) pads the width.  With index names (:func:`index_names`) index k
+    fills the column named ``f<k>``, and an index with no such column is an
+    error.
+    """
+    by_index = index_names(names)
     labels: list[float] = []
     lines: list[int] = []
     qids: list[int] = []
@@ -99,6 +134,8 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
     if not labels:
         raise DataError(f"{source}: no data rows (LIBSVM rows are 'label index:value ...')")
+    if by_index is not None:
+        return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
     zero_based = min_index == 0
     width = max_index + 1 if zero_based else max_index
     if n_features is not None:
@@ -117,8 +154,40 @@ def _read_libsvm(source: str, n_features: int | None) -> Dataset:
         X[np.asarray(rows, dtype=np.int64), c] = np.asarray(vals, dtype=np.float64)
     base = 0 if zero_based else 1
     names = [f"f{j + base}" for j in range(width)]
-    data = Dataset(X, np.asarray(labels, dtype=np.float64), names, "first field", source, "libsvm",
-                   np.asarray(lines, dtype=np.int64))
+    return _dataset(source, X, names, labels, lines, qids)
+
+
+def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, vals) -> Dataset:
+    """The rows with index k in the column named ``f<k>`` (``by_index``: index -> column).
+
+    Time O(values + rows × columns) (the dense matrix), memory the matrix.
+    """
+    index = np.asarray(cols, dtype=np.int64)
+    values = np.asarray(vals, dtype=np.float64)
+    known = np.fromiter((k in by_index for k in index.tolist()), dtype=bool, count=index.shape[0])
+    # an explicit 0 at an index training never saw says what an absent field says
+    kept = known | (values != 0.0)
+    index, values, rows, known = index[kept], values[kept], np.asarray(rows, dtype=np.int64)[kept], known[kept]
+    if not known.all():
+        first = int(np.flatnonzero(~known)[0])
+        shown = ", ".join(names[:3]) + (f", ..., {names[-1]}" if len(names) > 3 else "")
+        raise DataError(f"{source}, line {lines[rows[first]]}: feature index {index[first]} (value "
+                        f"{values[first]:g}) names no feature the rows were fitted on (their {len(names)} features, "
+                        f"by index: {shown}); a LIBSVM index is the same feature in every file")
+    if len(labels) * len(names) > MAX_DENSE_CELLS:
+        raise DataError(f"{source}: {len(labels)} rows x {len(names)} features is too large a dense matrix "
+                        f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
+                        "with sklearn.datasets.load_svmlight_file")
+    X = np.zeros((len(labels), len(names)), dtype=np.float64)
+    if values.shape[0]:
+        column = np.fromiter((by_index[k] for k in index.tolist()), dtype=np.int64, count=index.shape[0])
+        X[rows, column] = values
+    return _dataset(source, X, names, labels, lines, qids)
+
+
+def _dataset(source, X, names, labels, lines, qids) -> Dataset:
+    data = Dataset(X, np.asarray(labels, dtype=np.float64), list(names), "first field", source, "libsvm",
+                   np.asarray(lines, dtype=np.int64), named=True)
     if qids:
         data.qid, data.qid_name = np.asarray(qids, dtype=np.int64), "qid"
     return data

@@ -3,21 +3,37 @@
 from __future__ import annotations
 
 import os
+import re
+
+import numpy as np
 from typing import Sequence
 
 from ._csv import _read_csv
-from ._dataset import FORMATS, DataError, Dataset
+from ._dataset import FORMATS, DataError, Dataset, _open_text
 from ._libsvm import _read_libsvm
 from ._numpy import _read_npy, _read_npz
 
 __all__ = ["load_data", "detect_format"]
 
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
-_CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".dat")
+_CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
+#: Names that CSV and LIBSVM files both take (the learning-to-rank collections ship LIBSVM as ``.txt``):
+#: the first line tells which.
+_TEXT_EXTENSIONS = (".txt", ".dat")
+#: A LIBSVM row: a number, then ``qid:n`` and ``index:value`` fields (at least one), then an optional comment.
+_LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?((\s+qid:\S+)?(\s+\d+:\S+)+|\s+qid:\S+)\s*(#.*)?")
+#: How much of a file :func:`detect_format` reads to find its first line.
+_SNIFF_BYTES = 1 << 16
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """The format of a data file from its name (``.gz`` is looked through)."""
+    """The format of a data file from its name (``.gz`` is looked through).
+
+    A ``.txt`` or ``.dat`` file is LIBSVM when its first non-blank line is a
+    LIBSVM row (``2 qid:10 1:0.03 2:0.5 # ...``, as the learning-to-rank
+    collections ship them), else CSV; a file with another name that starts
+    with a LIBSVM row is LIBSVM (LightGBM's ``rank.train``).
+    """
     name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -29,10 +45,84 @@ def detect_format(path: str | os.PathLike) -> str:
         return "libsvm"
     if name.endswith(_CSV_EXTENSIONS):
         return "csv"
+    if name.endswith(_TEXT_EXTENSIONS):
+        return "libsvm" if _starts_with_libsvm_row(os.fspath(path)) else "csv"
+    if _starts_with_libsvm_row(os.fspath(path)):
+        return "libsvm"
     raise DataError(
         f"{os.fspath(path)}: cannot tell the format from the name; use .csv/.tsv (with a header), "
         ".svm/.libsvm (LIBSVM/svmlight), .npy or .npz, or pass the format explicitly (--format)"
     )
+
+
+#: The files of query sizes a LIBSVM file may have beside it: LightGBM's ``DATA.query``, XGBoost's ``DATA.group``.
+QUERY_FILE_SUFFIXES = (".query", ".group")
+#: Largest query file read, in bytes (one size per line: far more queries than any dense matrix holds rows).
+_MAX_QUERY_FILE_BYTES = 1 << 28
+
+
+def query_file_of(source: str) -> str | None:
+    """The file of query sizes beside a LIBSVM file (``rank.train.query`` for ``rank.train`` or
+    ``rank.train.gz``), or None."""
+    stems = [source] + ([source[:-3]] if source.lower().endswith(".gz") else [])
+    for stem in stems:
+        for suffix in QUERY_FILE_SUFFIXES:
+            if os.path.isfile(stem + suffix):
+                return stem + suffix
+    return None
+
+
+def read_query_file(data: Dataset) -> None:
+    """Give a LIBSVM file without ``qid:`` fields the queries of its query file, if it has one (in place).
+
+    The file holds one query size per line, the queries' rows consecutive
+    in the data file (LightGBM's and XGBoost's layout); the queries are
+    numbered 0, 1, ... in that order.
+
+    Raises
+    ------
+    DataError
+        A line that is not a whole number >= 1, or sizes that do not add up
+        to the data file's rows (both named).
+    """
+    path = query_file_of(data.source)
+    if path is None:
+        return
+    if os.path.getsize(path) > _MAX_QUERY_FILE_BYTES:
+        raise DataError(f"{path}: larger than {_MAX_QUERY_FILE_BYTES} bytes; a query file holds one size per line")
+    sizes = []
+    try:
+        with _open_text(path) as fh:
+            for lineno, line in enumerate(fh, start=1):
+                text = line.strip()
+                if not text:
+                    continue
+                if not (text.isascii() and text.isdigit()) or int(text) < 1:
+                    raise DataError(f"{path}, line {lineno}: expected a query size (a whole number >= 1), got "
+                                    f"{text[:40]!r}; the query file of {data.source} holds one query's row count "
+                                    "per line")
+                sizes.append(int(text))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    total = sum(sizes)
+    if total != data.n_samples:
+        raise DataError(f"{path}: its {len(sizes)} query sizes add up to {total} rows, but {data.source} has "
+                        f"{data.n_samples}; the query file lists each query's row count, in the data file's order")
+    data.qid = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    data.qid_name, data.query_file = "qid", path
+
+
+def _starts_with_libsvm_row(source: str) -> bool:
+    """Whether the file's first non-blank line (within its first 64 KiB) is a LIBSVM row; False if unreadable."""
+    try:
+        with _open_text(source) as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError):
+        return False           # load_data says what is wrong with it
+    for line in head.splitlines():
+        if line.strip():
+            return _LIBSVM_ROW.fullmatch(line) is not None
+    return False
 
 
 def load_data(
@@ -47,6 +137,7 @@ def load_data(
     categorical: Sequence[str] | str | None = None,
     keep: Sequence[str] = (),
     qid: str | None = None,
+    feature_names: Sequence[str] | None = None,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -85,6 +176,13 @@ def load_data(
         The CSV column of the rows' query ids (:attr:`Dataset.qid`, text);
         neither a feature nor the label.  A LIBSVM file's ``qid:`` fields are
         read without it.
+    feature_names : sequence of str, optional
+        LIBSVM: the features the file is read into (a model's, or the
+        training file's): when they are index names (``f1``, ``f2``, ...,
+        what a LIBSVM file's columns are called), index k fills the column
+        ``f<k>`` and an index that names no column is an error, so no file
+        is read with a guessed index base.  Other names, and other formats:
+        ignored.
 
     Raises
     ------
@@ -115,7 +213,9 @@ def load_data(
         if fmt == "csv":
             data = _read_csv(source, label, require_label, drop, categorical, keep, qid)
         elif fmt == "libsvm":
-            data = _read_libsvm(source, n_features)
+            data = _read_libsvm(source, n_features, feature_names)
+            if data.qid is None:
+                read_query_file(data)
         elif fmt == "npy":
             data = _read_npy(source, label, require_label, n_features)
         else:

@@ -1,0 +1,215 @@
+"""LIBSVM files as the learning-to-rank collections and LightGBM ship them: indices matched by number across
+files, ``.txt`` and extension-less names recognized by their first row, query sizes in a ``.query`` file."""
+
+import contextlib
+import gzip
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+import rankcore
+from rankcore.cli import main
+from rankcore.cli.datasets import DataError, detect_format, load_data
+
+
+def run_main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def write(path, text: str):
+    path.write_text(text)
+    return path
+
+
+def scores_of(out_file) -> np.ndarray:
+    lines = out_file.read_text().splitlines()
+    column = lines[0].split(",").index("score")
+    return np.array([float(line.split(",")[column]) for line in lines[1:]])
+
+
+def _files(tmp_path, zero_based: bool, seed: int):
+    """A training file with every feature, and a test file whose first feature is zero on every row (so it never
+    appears in the test file, whose lowest index then says nothing of the base)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(240, 4))
+    y = (X @ [1.0, -2.0, 0.5, 1.5] + rng.normal(size=240) > 0).astype(int)
+    X_test = rng.normal(size=(60, 4))
+    X_test[:, 0] = 0.0
+    y_test = (X_test[:, 1] > 0).astype(int)
+    dump_svmlight_file(X, y, str(tmp_path / "train.svm"), zero_based=zero_based)
+    dump_svmlight_file(X_test, y_test, str(tmp_path / "test.svm"), zero_based=zero_based)
+    return X_test
+
+
+@pytest.mark.parametrize("zero_based", [True, False], ids=["zero-based", "one-based"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_test_file_without_the_first_index_is_scored_on_the_right_columns(tmp_path, zero_based, seed):
+    X_test = _files(tmp_path, zero_based, seed)
+    status, _, err = run_main("fit", tmp_path / "train.svm", "--n-iter", "30", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    status, _, err = run_main("score", tmp_path / "m.json", tmp_path / "test.svm", "--out", tmp_path / "s.csv")
+    assert status == 0, err
+    # the rows as scikit-learn reads them when told the base
+    X_sk, _ = load_svmlight_file(str(tmp_path / "test.svm"), n_features=4, zero_based=zero_based)
+    np.testing.assert_allclose(X_sk.toarray(), X_test, rtol=1e-15)
+    model = rankcore.load_model(tmp_path / "m.json")
+    expected = model.decision_function(pd.DataFrame(X_sk.toarray(), columns=model.feature_names_in_))
+    np.testing.assert_array_equal(scores_of(tmp_path / "s.csv"), expected)
+
+
+def test_the_model_keeps_the_indices_as_its_feature_names(tmp_path):
+    _files(tmp_path, True, 0)
+    assert run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--out", tmp_path / "m.json", "-q")[0] == 0
+    assert list(rankcore.load_model(tmp_path / "m.json").feature_names_in_) == ["f0", "f1", "f2", "f3"]
+
+
+def test_a_validation_file_is_read_into_the_training_files_columns(tmp_path):
+    _files(tmp_path, True, 2)
+    train = load_data(tmp_path / "train.svm")
+    alone = load_data(tmp_path / "test.svm")
+    beside = load_data(tmp_path / "test.svm", feature_names=train.feature_names)
+    assert alone.feature_names == ["f1", "f2", "f3"]          # one file alone looks one-based
+    assert beside.feature_names == ["f0", "f1", "f2", "f3"]
+    np.testing.assert_array_equal(beside.X[:, 0], 0.0)
+    np.testing.assert_array_equal(beside.X[:, 1:], alone.X)
+    status, _, err = run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--validation", tmp_path / "test.svm",
+                              "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+
+
+def test_an_index_the_model_never_saw_is_an_error_unless_its_value_is_zero(tmp_path):
+    write(tmp_path / "train.svm", "1 1:0.5 2:1\n0 1:-1 2:0.5\n1 1:2 2:-1\n0 1:0 2:2\n")
+    assert run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--out", tmp_path / "m.json", "-q")[0] == 0
+    write(tmp_path / "zeros.svm", "1 1:0.5 2:1 3:0 7:0\n0 2:3\n")
+    assert run_main("score", tmp_path / "m.json", tmp_path / "zeros.svm", "--out", tmp_path / "s.csv")[0] == 0
+    write(tmp_path / "unseen.svm", "1 1:0.5 2:1\n0 0:0.25 2:3\n")
+    status, _, err = run_main("score", tmp_path / "m.json", tmp_path / "unseen.svm", "--out", tmp_path / "t.csv")
+    assert status == 2
+    assert "unseen.svm, line 2: feature index 0 (value 0.25) names no feature the rows were fitted on" in err
+    assert "f1, f2" in err
+
+
+def test_index_names_are_the_only_names_read_by_index(tmp_path):
+    path = write(tmp_path / "d.svm", "1 1:2 3:1\n")
+    np.testing.assert_array_equal(load_data(path, feature_names=["f3", "f1"]).X, [[1, 2]])
+    # names that are not indices (a CSV model's): the file's own columns, by position as before
+    assert load_data(path, feature_names=["a", "b", "c"]).feature_names == ["f1", "f2", "f3"]
+    assert load_data(path, feature_names=["f1", "f01"]).feature_names == ["f1", "f2", "f3"]
+
+
+LETOR_ROWS = ("2 qid:10 1:0.031310 2:0.666667 3:0.500000 #docid = GX008-86-4444840 inc = 1 prob = 0.086622\n"
+              "0 qid:10 1:0.078682 2:0.166667 3:0.500000 #docid = GX037-06-11625428 inc = 0.0 prob = 0.0314\n"
+              "1 qid:11 1:0.004920 2:0.000000 3:0.000000 #docid = GX044-65-4346315 inc = 1 prob = 0.4\n"
+              "0 qid:11 1:0.900000 2:1.000000 3:0.250000 #docid = GX044-65-4346316 inc = 1 prob = 0.1\n")
+
+
+@pytest.mark.parametrize("name, text, fmt", [
+    ("train.txt", LETOR_ROWS, "libsvm"),
+    ("Fold1.dat", "\n\n" + LETOR_ROWS, "libsvm"),
+    ("rank.train", "0 1:0.5 7:1\n1 2:3\n", "libsvm"),
+    ("rank.train", "-1 qid:4\n", "libsvm"),
+    ("d.txt", "a,b,label\n1,2,0\n", "csv"),
+    ("d.txt", "a b label\n1 2 0\n", "csv"),
+    ("d.txt", "1.5\n2\n", "csv"),
+    ("d.dat", "", "csv"),
+], ids=["letor-txt", "blank-lines-first", "lightgbm-example", "qid-only", "csv-txt", "spaced-header",
+        "one-number", "empty"])
+def test_text_names_are_told_apart_by_their_first_row(tmp_path, name, text, fmt):
+    assert detect_format(write(tmp_path / name, text)) == fmt
+
+
+def test_a_gzipped_letor_file_is_read_as_libsvm(tmp_path):
+    with gzip.open(tmp_path / "train.txt.gz", "wt") as fh:
+        fh.write(LETOR_ROWS)
+    data = load_data(tmp_path / "train.txt.gz")
+    assert data.format == "libsvm" and data.qid.tolist() == [10, 10, 11, 11]
+
+
+def test_a_name_without_a_known_extension_and_no_libsvm_row_is_still_an_error(tmp_path):
+    with pytest.raises(DataError, match="cannot tell the format from the name"):
+        load_data(write(tmp_path / "rank.train", "a,b\n1,2\n"))
+
+
+ROWS = "".join(f"{g} 1:{v} 2:{(7 * i) % 5}\n" for i, (g, v) in enumerate(zip([2, 0, 1, 0, 0, 1, 0, 2, 1, 0],
+                                                                             range(10))))
+
+
+@pytest.mark.parametrize("suffix", [".query", ".group"])
+def test_query_sizes_beside_the_file_are_its_queries(tmp_path, suffix):
+    write(tmp_path / "rank.train", ROWS)
+    write(tmp_path / f"rank.train{suffix}", "3\n4\n\n3\n")
+    data = load_data(tmp_path / "rank.train")
+    assert data.qid.tolist() == [0, 0, 0, 1, 1, 1, 1, 2, 2, 2]
+    assert data.query_file == str(tmp_path / f"rank.train{suffix}")
+
+
+def test_a_gzipped_files_query_file_may_drop_the_gz(tmp_path):
+    with gzip.open(tmp_path / "rank.train.gz", "wt") as fh:
+        fh.write(ROWS)
+    write(tmp_path / "rank.train.query", "5\n5\n")
+    assert load_data(tmp_path / "rank.train.gz").qid.tolist() == [0] * 5 + [1] * 5
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3\n4\n", "its 2 query sizes add up to 7 rows, but"),
+    ("3\n4\n4\n", "its 3 query sizes add up to 11 rows"),
+    ("3\n0\n7\n", "line 2: expected a query size (a whole number >= 1), got '0'"),
+    ("3\n2.5\n", "line 2: expected a query size"),
+    ("3\n\u00b2\n", "line 2: expected a query size"),
+    ("3\n-4\n", "line 2: expected a query size"),
+], ids=["short", "long", "zero", "fraction", "superscript", "negative"])
+def test_a_query_file_that_does_not_fit_the_rows_is_an_error_naming_it(tmp_path, text, message):
+    write(tmp_path / "rank.train", ROWS)
+    write(tmp_path / "rank.train.query", text)
+    with pytest.raises(DataError, match="rank.train.query") as info:
+        load_data(tmp_path / "rank.train")
+    assert message in str(info.value)
+
+
+def test_qid_fields_win_over_a_query_file(tmp_path):
+    write(tmp_path / "d.svm", "1 qid:7 1:1\n0 qid:7 1:2\n")
+    write(tmp_path / "d.svm.query", "1\n1\n")
+    data = load_data(tmp_path / "d.svm")
+    assert data.qid.tolist() == [7, 7] and data.query_file is None
+
+
+def test_lightgbms_layout_fits_and_scores_within_queries(tmp_path):
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(3, 12, size=30)
+    X = rng.normal(size=(sizes.sum(), 3))
+    y = np.clip(np.round(X[:, 0] + 0.5 * rng.normal(size=len(X)) + 1), 0, 3).astype(int)
+    dump_svmlight_file(X, y, str(tmp_path / "rank.train"), zero_based=False)
+    (tmp_path / "rank.train.query").write_text("".join(f"{s}\n" for s in sizes))
+    status, _, err = run_main("fit", tmp_path / "rank.train", "--learner", "trees", "--n-iter", "10",
+                              "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    assert rankcore.load_model(tmp_path / "m.json").ranks_within_queries_
+    status, out, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "rank.train")
+    assert status == 0, err
+    assert "ndcg@k:10" in out
+    assert run_main("score", tmp_path / "m.json", tmp_path / "rank.train", "--out", tmp_path / "s.csv")[0] == 0
+    header = (tmp_path / "s.csv").read_text().splitlines()[0]
+    assert header == "qid,score"
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "s.csv", delimiter=",", skiprows=1)[:, 0], qid)
+
+
+def test_one_list_commands_say_where_the_ignored_queries_came_from(tmp_path):
+    from rankcore.cli._common import load
+
+    class Args:
+        label = positive = data_format = qid = categorical = None
+        drop = ""
+        command = "auto"
+
+    write(tmp_path / "rank.train", ROWS)
+    write(tmp_path / "rank.train.query", "3\n4\n3\n")
+    with pytest.warns(UserWarning, match=r"the query ids \(.*rank\.train\.query\) are ignored"):
+        data = load(Args(), str(tmp_path / "rank.train"))
+    assert data.qid is None
