@@ -213,3 +213,30 @@ def test_one_list_commands_say_where_the_ignored_queries_came_from(tmp_path):
     with pytest.warns(UserWarning, match=r"the query ids \(.*rank\.train\.query\) are ignored"):
         data = load(Args(), str(tmp_path / "rank.train"))
     assert data.qid is None
+
+
+def _csv_copy(path_svm, path_csv, header):
+    data = load_data(path_svm)
+    rows = [",".join(header + ["label"])] + [",".join([repr(float(v)) for v in x] + [str(int(label))])
+                                             for x, label in zip(data.X, data.y)]
+    path_csv.write_text("\n".join(rows) + "\n")
+    return data
+
+
+def test_a_libsvm_model_scores_a_csv_file_by_position_and_the_reverse(tmp_path):
+    _files(tmp_path, False, 3)
+    train = _csv_copy(tmp_path / "train.svm", tmp_path / "train.csv", ["a", "b", "c", "d"])
+    _csv_copy(tmp_path / "train.svm", tmp_path / "named.csv", ["f1", "f2", "f3", "f4"])
+    assert run_main("fit", tmp_path / "train.svm", "--n-iter", "10", "--out", tmp_path / "svm.json", "-q")[0] == 0
+    assert run_main("fit", tmp_path / "train.csv", "--n-iter", "10", "--out", tmp_path / "csv.json", "-q")[0] == 0
+    for model, data in [("svm.json", "train.csv"), ("svm.json", "named.csv"), ("csv.json", "train.svm")]:
+        status, _, err = run_main("score", tmp_path / model, tmp_path / data, "--out", tmp_path / "s.csv", "--force")
+        assert status == 0, (model, data, err)
+        fitted = rankcore.load_model(tmp_path / model)
+        expected = fitted.decision_function(pd.DataFrame(train.X, columns=fitted.feature_names_in_))
+        np.testing.assert_array_equal(scores_of(tmp_path / "s.csv"), expected)
+    # a validation file of the other kind goes by position too
+    for training, validation in [("train.svm", "train.csv"), ("train.csv", "train.svm")]:
+        status, _, err = run_main("fit", tmp_path / training, "--n-iter", "5", "--validation", tmp_path / validation,
+                                  "--out", tmp_path / "v.json", "--force", "-q")
+        assert status == 0, (training, validation, err)

@@ -25,12 +25,17 @@ Formats (chosen by extension, or by ``fmt=``):
     error naming every such column.  ``keep=`` reads columns aside as text
     (an identifier, :attr:`Dataset.kept`); ``qid=`` names the column of the
     rows' query ids (:attr:`Dataset.qid`, text; none may be missing).
-``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...)
+``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...; ``.txt``,
+``.dat`` or another name when the first line is a LIBSVM row)
     ``label qid:n index:value index:value ... # comment``; ``qid:n`` (an
     integer, on every row or none) is the row's query id
-    (:attr:`Dataset.qid`), not a feature.  Indices are one-based unless
-    some index is 0 (then zero-based, as scikit-learn's
-    ``zero_based="auto"``).  The matrix is
+    (:attr:`Dataset.qid`), not a feature; without it, a file of query
+    sizes beside the data (``DATA.query``, ``DATA.group``:
+    :data:`QUERY_FILE_SUFFIXES`) gives the queries.  Feature k is named
+    ``fk``; a file alone spans its indices from 0 when some index is 0,
+    else from 1 (as scikit-learn's ``zero_based="auto"``), and a file read
+    into given index names (``feature_names=``, a model's or a training
+    file's; :func:`index_names`) puts index k in column ``fk``.  The matrix is
     made dense, so an index above :data:`MAX_LIBSVM_FEATURES` (10**6) or a
     matrix of more than :data:`MAX_DENSE_CELLS` values (1 GiB) is refused.
 ``npy``
@@ -60,8 +65,9 @@ irrelevant, so a multi-class file can rank one class against the rest.
 """
 
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
-from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES
+from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
 from ._load import detect_format, load_data
+from ._query_file import QUERY_FILE_SUFFIXES
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
-           "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS"]
+           "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names"]

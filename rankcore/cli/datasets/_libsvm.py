@@ -136,6 +136,11 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
         raise DataError(f"{source}: no data rows (LIBSVM rows are 'label index:value ...')")
     if by_index is not None:
         return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
+    return _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+
+
+def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals) -> Dataset:
+    """The rows in the columns of the file's own indices, from 0 when an index 0 occurs, else from 1."""
     zero_based = min_index == 0
     width = max_index + 1 if zero_based else max_index
     if n_features is not None:

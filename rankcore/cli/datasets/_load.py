@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-
-import numpy as np
 from typing import Sequence
 
 from ._csv import _read_csv
 from ._dataset import FORMATS, DataError, Dataset, _open_text
 from ._libsvm import _read_libsvm
 from ._numpy import _read_npy, _read_npz
+from ._query_file import read_query_file
 
 __all__ = ["load_data", "detect_format"]
 
@@ -55,63 +54,6 @@ def detect_format(path: str | os.PathLike) -> str:
     )
 
 
-#: The files of query sizes a LIBSVM file may have beside it: LightGBM's ``DATA.query``, XGBoost's ``DATA.group``.
-QUERY_FILE_SUFFIXES = (".query", ".group")
-#: Largest query file read, in bytes (one size per line: far more queries than any dense matrix holds rows).
-_MAX_QUERY_FILE_BYTES = 1 << 28
-
-
-def query_file_of(source: str) -> str | None:
-    """The file of query sizes beside a LIBSVM file (``rank.train.query`` for ``rank.train`` or
-    ``rank.train.gz``), or None."""
-    stems = [source] + ([source[:-3]] if source.lower().endswith(".gz") else [])
-    for stem in stems:
-        for suffix in QUERY_FILE_SUFFIXES:
-            if os.path.isfile(stem + suffix):
-                return stem + suffix
-    return None
-
-
-def read_query_file(data: Dataset) -> None:
-    """Give a LIBSVM file without ``qid:`` fields the queries of its query file, if it has one (in place).
-
-    The file holds one query size per line, the queries' rows consecutive
-    in the data file (LightGBM's and XGBoost's layout); the queries are
-    numbered 0, 1, ... in that order.
-
-    Raises
-    ------
-    DataError
-        A line that is not a whole number >= 1, or sizes that do not add up
-        to the data file's rows (both named).
-    """
-    path = query_file_of(data.source)
-    if path is None:
-        return
-    if os.path.getsize(path) > _MAX_QUERY_FILE_BYTES:
-        raise DataError(f"{path}: larger than {_MAX_QUERY_FILE_BYTES} bytes; a query file holds one size per line")
-    sizes = []
-    try:
-        with _open_text(path) as fh:
-            for lineno, line in enumerate(fh, start=1):
-                text = line.strip()
-                if not text:
-                    continue
-                if not (text.isascii() and text.isdigit()) or int(text) < 1:
-                    raise DataError(f"{path}, line {lineno}: expected a query size (a whole number >= 1), got "
-                                    f"{text[:40]!r}; the query file of {data.source} holds one query's row count "
-                                    "per line")
-                sizes.append(int(text))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    total = sum(sizes)
-    if total != data.n_samples:
-        raise DataError(f"{path}: its {len(sizes)} query sizes add up to {total} rows, but {data.source} has "
-                        f"{data.n_samples}; the query file lists each query's row count, in the data file's order")
-    data.qid = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-    data.qid_name, data.query_file = "qid", path
-
-
 def _starts_with_libsvm_row(source: str) -> bool:
     """Whether the file's first non-blank line (within its first 64 KiB) is a LIBSVM row; False if unreadable."""
     try:
@@ -123,6 +65,16 @@ def _starts_with_libsvm_row(source: str) -> bool:
         if line.strip():
             return _LIBSVM_ROW.fullmatch(line) is not None
     return False
+
+
+def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns) -> None:
+    """Refuse the options only a CSV file can take (a column of query ids, text columns) for another format."""
+    if fmt != "csv" and qid is not None:
+        hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
+        raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} file{hint}")
+    if fmt != "csv" and text_columns:
+        raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
+                        f"(this is a {fmt} file)")
 
 
 def load_data(
@@ -202,14 +154,8 @@ def load_data(
         raise DataError(f"{source}: no such file")
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
+    _check_csv_options(source, fmt, qid, categorical or keep)
     try:
-        if fmt != "csv" and qid is not None:
-            hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
-            raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} "
-                            f"file{hint}")
-        if fmt != "csv" and (categorical or keep):
-            raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
-                            f"(this is a {fmt} file)")
         if fmt == "csv":
             data = _read_csv(source, label, require_label, drop, categorical, keep, qid)
         elif fmt == "libsvm":
@@ -222,9 +168,15 @@ def load_data(
             data = _read_npz(source, label, require_label)
     except OSError as exc:  # permissions, bad gzip stream, ...
         raise DataError(f"{source}: cannot read the file ({exc.strerror or exc})") from None
+    _check_read(data, n_features, allow_missing)
+    return data
+
+
+def _check_read(data: Dataset, n_features: int | None, allow_missing: bool) -> None:
+    """The model's feature count (``n_features``) and, with ``allow_missing`` False, no missing value."""
     if n_features is not None and data.n_features != n_features:
         raise DataError(
-            f"{source}: {data.n_features} feature column(s), but the model was fitted on {n_features}"
+            f"{data.source}: {data.n_features} feature column(s), but the model was fitted on {n_features}"
             + (" (is the label column named differently? use --label)" if data.n_features == n_features + 1 else "")
         )
     if not allow_missing:
@@ -232,4 +184,3 @@ def load_data(
         if missing is not None:
             raise DataError(f"{missing.first}: missing value; complete numeric data was asked for "
                             "(allow_missing=False)")
-    return data
