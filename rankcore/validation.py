@@ -60,6 +60,7 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
+    values = _nullable_as_nan(values)
     try:
         arr = np.asarray(values)
     except Exception as exc:  # ragged nested lists and the like
@@ -79,6 +80,23 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
     if arr.dtype.kind == "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
     return arr
+
+
+def _nullable_as_nan(values: Any) -> Any:
+    """A pandas DataFrame or Series of numbers with nullable columns (``Int64``, ``Float64``, ``boolean``) as float64,
+    ``pd.NA`` as NaN -- a missing value, as NaN is everywhere else; anything else as it is.
+
+    (NumPy reads such a column as objects, and ``pd.NA`` is not a number: without this, a column of a frame read
+    with pandas' nullable dtypes was refused as non-numeric.)
+    """
+    if not type(values).__module__.startswith("pandas"):
+        return values
+    dtypes = list(values.dtypes) if hasattr(values, "columns") else [getattr(values, "dtype", None)]
+    if not dtypes or not all(getattr(d, "kind", "O") in "biuf" for d in dtypes):
+        return values                          # text, categories, objects: the checks below name them
+    if all(isinstance(d, np.dtype) for d in dtypes):
+        return values                          # plain NumPy columns: read as they are (float32 stays float32)
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 #: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.
