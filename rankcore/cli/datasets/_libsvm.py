@@ -58,14 +58,27 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
     error.
     """
     by_index = index_names(names)
+    labels, lines, qids, rows, cols, vals = _parse_checking(source)
+    if by_index is not None:
+        return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
+    min_index = int(np.min(cols)) if len(cols) else None
+    max_index = int(np.max(cols)) if len(cols) else -1
+    return _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+
+
+def _parse_checking(source: str) -> tuple:
+    """Every row of the file, line by line, naming the first problem (file and line) as a DataError.
+
+    Returns ``(labels, lines, qids, rows, cols, vals)``: per row its label and
+    line; the rows' query ids (empty without them); per stored value its
+    row, index and value.
+    """
     labels: list[float] = []
     lines: list[int] = []
     qids: list[int] = []
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
-    min_index = None
-    max_index = -1
     try:
         fh = _open_text(source)
         with fh:
@@ -114,8 +127,6 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
                                         f"got {value!r} (a LIBSVM file has no missing values: an absent "
                                         "feature is 0; write missing values to a CSV or .npy file)")
                     previous = index
-                    min_index = index if min_index is None else min(min_index, index)
-                    max_index = max(max_index, index)
                     rows.append(row)
                     cols.append(index)
                     vals.append(number)
@@ -134,9 +145,7 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
         raise DataError(f"{source}: damaged gzip data ({exc})") from None
     if not labels:
         raise DataError(f"{source}: no data rows (LIBSVM rows are 'label index:value ...')")
-    if by_index is not None:
-        return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
-    return _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+    return labels, lines, qids, rows, cols, vals
 
 
 def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals) -> Dataset:
@@ -154,7 +163,7 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
                         f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
                         "with sklearn.datasets.load_svmlight_file")
     X = np.zeros((len(labels), width), dtype=np.float64)
-    if vals:
+    if len(vals):
         c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)
         X[np.asarray(rows, dtype=np.int64), c] = np.asarray(vals, dtype=np.float64)
     base = 0 if zero_based else 1
@@ -193,7 +202,7 @@ def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, va
 def _dataset(source, X, names, labels, lines, qids) -> Dataset:
     data = Dataset(X, np.asarray(labels, dtype=np.float64), list(names), "first field", source, "libsvm",
                    np.asarray(lines, dtype=np.int64), named=True)
-    if qids:
+    if len(qids):
         data.qid, data.qid_name = np.asarray(qids, dtype=np.int64), "qid"
     return data
 

@@ -28,8 +28,8 @@ _SNIFF_BYTES = 1 << 16
 def detect_format(path: str | os.PathLike) -> str:
     """The format of a data file from its name (``.gz`` is looked through).
 
-    A ``.txt`` or ``.dat`` file is LIBSVM when its first non-blank line is a
-    LIBSVM row (``2 qid:10 1:0.03 2:0.5 # ...``, as the learning-to-rank
+    A ``.txt`` or ``.dat`` file is LIBSVM when its first line that is neither
+    blank nor a ``#`` comment is a LIBSVM row (``2 qid:10 1:0.03 2:0.5 # ...``, as the learning-to-rank
     collections ship them), else CSV; a file with another name that starts
     with a LIBSVM row is LIBSVM (LightGBM's ``rank.train``).
     """
@@ -55,14 +55,16 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def _starts_with_libsvm_row(source: str) -> bool:
-    """Whether the file's first non-blank line (within its first 64 KiB) is a LIBSVM row; False if unreadable."""
+    """Whether the file's first line that is neither blank nor a ``#`` comment (within its first 64 KiB) is a LIBSVM
+    row; False if unreadable."""
     try:
         with _open_text(source) as fh:
             head = fh.read(_SNIFF_BYTES)
     except (OSError, EOFError, UnicodeDecodeError, ValueError):
         return False           # load_data says what is wrong with it
     for line in head.splitlines():
-        if line.strip():
+        # comment lines first (scikit-learn's dump_svmlight_file writes some) say nothing either way
+        if line.strip() and not line.lstrip().startswith("#"):
             return _LIBSVM_ROW.fullmatch(line) is not None
     return False
 
