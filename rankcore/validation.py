@@ -71,6 +71,9 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
+        except OverflowError:                  # a Python int or Fraction beyond the largest double
+            raise ValueError(f"{name}: expected numbers within the float64 range (about ±1.8e308), got a larger "
+                             "one") from None
         except (TypeError, ValueError) as exc:
             check_numeric_categories(values, "this estimator", name=name)      # name the category column
             # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
@@ -264,14 +267,17 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.int8)
 
 
-def check_graded_labels(y: Any, *, name: str = "y") -> np.ndarray:
+def check_graded_labels(y: Any, *, name: str = "y", integers: str = "round") -> np.ndarray:
     """Validate graded (real-valued) relevance labels.
+
+    ``integers``: integer labels beyond ±2**53, as :func:`check_scores`
+    (``"rank"`` for a consumer that reads only the labels' order).
 
     Returns
     -------
     ndarray of float64, shape (n,), C-contiguous
     """
-    return check_scores(y, name=name)
+    return check_scores(y, name=name, integers=integers)
 
 
 def check_same_length(**arrays: np.ndarray) -> int:
@@ -297,10 +303,11 @@ def check_both_classes(y: np.ndarray, *, name: str = "y", what: str = "this metr
 
 def check_labels_and_scores(
     y: Any, scores: Any, *, graded: bool = False, both_classes: bool = True, what: str = "this metric",
-    integers: str = "round",
+    integers: str = "round", label_integers: str = "round",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a (labels, scores) pair as every metric receives it (``integers``: see :func:`check_scores`)."""
-    y_arr = check_graded_labels(y, name="y") if graded else check_binary_labels(y, name="y")
+    """Validate a (labels, scores) pair as every metric receives it (``integers`` for the scores and
+    ``label_integers`` for graded labels: see :func:`check_scores`)."""
+    y_arr = check_graded_labels(y, name="y", integers=label_integers) if graded else check_binary_labels(y, name="y")
     s_arr = check_scores(scores, name="scores", integers=integers, what=what)
     check_same_length(y=y_arr, scores=s_arr)
     if both_classes and not graded:

@@ -68,7 +68,8 @@ def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
     if sizes.size == 0:
         return None
     whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and bool(np.all(sizes == np.round(sizes))))
-    if not whole or sizes.min() < 1 or int(sizes.sum()) != n:
+    # sizes above n first: a sum of int64 sizes can wrap around to n
+    if not whole or sizes.min() < 1 or sizes.max() > n or int(sizes.sum()) != n:
         raise ValueError(f"{what}: the library's query groups do not fit the {n} rows (expected sizes of "
                          f"consecutive queries, whole numbers >= 1 summing to {n}; got {sizes.size} sizes summing "
                          f"to {sizes.sum():g})")

@@ -51,6 +51,9 @@ class Metric(Component):
         Integer scores beyond ±2**53, which float64 would round into ties,
         are then replaced by their exact ranks; for other metrics such scores
         are refused with a ValueError.  The default ``False`` is always safe.
+    labels_order_invariant : bool
+        Graded labels are read only through their order (``misrank``): integer
+        labels beyond ±2**53 are then ranked exactly, not rounded into ties.
     weighted_groups : bool
         The metric has a *resampling form*, :meth:`from_weighted_groups`: its
         value from the weighted tie groups of a presorted order.  Confidence
@@ -110,6 +113,7 @@ class Metric(Component):
     requires_both_classes: ClassVar[bool] = True
     shift_invariant: ClassVar[bool] = False
     order_invariant: ClassVar[bool] = False
+    labels_order_invariant: ClassVar[bool] = False
     weighted_groups: ClassVar[bool] = False
     interval_method: ClassVar[str] = "bootstrap"
     ties_by_row_order: ClassVar[bool] = False
@@ -131,6 +135,7 @@ class Metric(Component):
             both_classes=self.requires_both_classes,
             what=f"metric {self.spec!r}",
             integers="rank" if self.order_invariant else "refuse",
+            label_integers="rank" if self.labels_order_invariant else "round",
         )
         self.check_data(y_arr, s_arr)
         return self.checked_value(self.compute(y_arr, s_arr))

@@ -48,6 +48,9 @@ def resolve_metrics(metrics: str | Metric | Iterable[str | Metric]) -> list[tupl
     """
     if isinstance(metrics, (str, Component)):
         metrics = [metrics]
+    if isinstance(metrics, (bytes, bytearray)):            # iterable, but of ints: say what it is
+        raise TypeError(f"metrics: expected a spec string such as 'auc' or a list of them, got "
+                        f"{type(metrics).__name__} {bytes(metrics[:40])!r} (decode it: .decode())")
     try:
         items = list(metrics)
     except TypeError:
@@ -137,7 +140,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
     threads = effective_n_threads(n_jobs, name="n_jobs")  # named as the caller knows it, before any work
     resolved = resolve_metrics(metrics)
     s_arr = _checked_scores(scores, resolved)
-    labels = _checked_labels(y, s_arr, resolved)
+    labels = _checked_labels(y, s_arr, resolved, whole=qid is None and group is None)
     queries = check_queries(qid, group, int(s_arr.shape[0]))
     if queries is not None:
         from ._query_evaluate import evaluate_queries
@@ -163,12 +166,15 @@ def _checked_scores(scores: Any, resolved: list[tuple[str, Metric]]) -> np.ndarr
                         what=f"metric {by_value[0]!r}" if by_value else "")
 
 
-def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric]]) -> dict[str, np.ndarray]:
-    """``y`` checked once per task of the metrics (``"bipartite"``, ``"graded"``, ...), then by each metric."""
+def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric]], *,
+                    whole: bool = True) -> dict[str, np.ndarray]:
+    """``y`` checked once per task of the metrics (``"bipartite"``, ``"graded"``, ...), then, with ``whole``, by each
+    metric on the rows as one list (without: they are queries, each checked when it is computed)."""
     labels: dict[str, np.ndarray] = {}
-    for task in sorted({m.task for _, m in resolved}):
-        if task == "graded":
-            labels[task] = check_graded_labels(y, name="y")
+    for task in sorted({_labels_key(m) for _, m in resolved}):
+        if task in ("graded", "graded by order"):
+            # integer grades beyond 2^53: ranked exactly for a metric that reads their order, else rounded
+            labels[task] = check_graded_labels(y, name="y", integers="rank" if task == "graded by order" else "round")
         else:
             try:
                 labels[task] = check_binary_labels(y, name="y")
@@ -176,12 +182,17 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
                 users = ", ".join(repr(m.spec) for _, m in resolved if m.task == task)
                 raise ValueError(f"{exc} (needed by the {task} metric(s) {users})") from None
         check_same_length(y=labels[task], scores=scores)
-    for _, metric in resolved:
-        y_arr = labels[metric.task]
+    for _, metric in resolved if whole else ():
+        y_arr = labels[_labels_key(metric)]
         if metric.task != "graded" and metric.requires_both_classes:
             check_both_classes(y_arr, what=f"metric {metric.spec!r}")
         metric.check_data(y_arr, scores)
     return labels
+
+
+def _labels_key(metric: Metric) -> str:
+    """Which checked form of ``y`` the metric reads: its task's, or graded labels by their order only."""
+    return "graded by order" if metric.task == "graded" and metric.labels_order_invariant else metric.task
 
 
 def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
@@ -190,7 +201,7 @@ def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], s
     sorted_sides: tuple[np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for key, metric in resolved:
-        y_arr = labels[metric.task]
+        y_arr = labels[_labels_key(metric)]
         if metric.task == "bipartite" and type(metric).compute is Metric.compute:
             # the metric's own compute would split and sort: share that work
             if sorted_sides is None:

@@ -35,6 +35,7 @@ class Misrank(OrderMetric):
     task = "graded"
     bounded = True
     requires_both_classes = False
+    labels_order_invariant = True        # the pairs y_i > y_j only
     examples = ("misrank",)
 
     def check_data(self, y: np.ndarray, scores: np.ndarray) -> None:

@@ -216,16 +216,20 @@ def check_two_of_each_class(y01: np.ndarray) -> None:
                          f"and {n_neg} negative rows")
 
 
-def _check_data(y: Any, scorings: dict[str, Any], metric: Metric) -> tuple[np.ndarray, list[np.ndarray]]:
+def _check_data(y: Any, scorings: dict[str, Any], metric: Metric, *,
+                whole: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Labels and scorings checked for ``metric``; ``whole``: also the metric's checks of the rows as one list
+    (False when they are queries, whose own checks follow: a k larger than the input is not the error there)."""
     integers = "rank" if metric.order_invariant else "refuse"
     first, *others = scorings.items()
     y_arr, s_arr = check_labels_and_scores(y, first[1], graded=metric.task == "graded", both_classes=False,
-                                           what=f"metric {metric.spec!r}", integers=integers)
+                                           what=f"metric {metric.spec!r}", integers=integers,
+                                           label_integers="rank" if metric.labels_order_invariant else "round")
     arrays = [s_arr]
     for name, scores in others:
         arrays.append(check_scores(scores, name=name, integers=integers, what=f"metric {metric.spec!r}"))
     check_same_length(y=y_arr, **{name: a for name, a in zip(scorings, arrays)})
-    for s in arrays:
+    for s in arrays if whole else ():
         metric.check_data(y_arr, s)
     return y_arr, arrays
 
@@ -262,7 +266,7 @@ def _checked(y: Any, scorings: dict[str, Any], metric: Any, *, level: Any, metho
     level, n_boot, checked_method = _check_level(level), _check_n_boot(n_boot), _check_method(method, metric)
     threads, seed = effective_n_threads(n_jobs, name="n_jobs"), _seed(random_state)
     stratified = _check_stratified(stratified)
-    y_arr, arrays = _check_data(y, scorings, metric)
+    y_arr, arrays = _check_data(y, scorings, metric, whole=qid is None and group is None)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is not None:
         from ._query_evaluate import check_query_method

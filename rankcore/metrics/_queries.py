@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -52,11 +51,20 @@ class Queries:
 
 
 def _is_missing(value: Any) -> bool:
-    if value is None:
+    """None, and every value that is not equal to itself: NaN of any type (float, complex, Decimal), NaT, pd.NA."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
         return True
-    if isinstance(value, (float, np.floating)) and math.isnan(value):
-        return True
-    return False
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError, ArithmeticError):      # a comparison that refuses to answer: not a missing mark
+        return False
+
+
+def _rounded_together(items: list) -> bool:
+    """Whether NumPy would read ``items`` as float64 and so round apart integers beyond 2^53 to one id: integers
+    mixed with other real numbers, some of them that large."""
+    integers = [v for v in items if isinstance(v, numbers.Integral)]
+    return 0 < len(integers) < len(items) and any(abs(int(v)) > 2**53 for v in integers)
 
 
 def _sort_key(value: Any) -> tuple[str, str]:
@@ -104,7 +112,7 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         for row, value in enumerate(items):        # element by element: tuples stay ids, not rows
             arr[row] = value
         if arr.size and all(isinstance(v, (numbers.Real, str)) and not isinstance(v, bool) for v in items) \
-                and len({type(v) is str for v in items}) == 1:
+                and len({type(v) is str for v in items}) == 1 and not _rounded_together(items):
             arr = np.asarray(items)                # numbers or strings: sorted by NumPy
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of query ids, got shape {arr.shape}")
@@ -131,7 +139,7 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         found = list(index)
         try:
             ranking = sorted(range(len(found)), key=lambda i: found[i])
-        except TypeError:
+        except (TypeError, ValueError, ArithmeticError):
             ranking = sorted(range(len(found)), key=lambda i: _sort_key(found[i]))
         relabel = np.empty(len(found), dtype=np.int64)
         relabel[ranking] = np.arange(len(found))
@@ -141,6 +149,11 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
             labels[position] = found[i]
     sizes = np.bincount(codes, minlength=labels.shape[0]).astype(np.int64)
     return Queries(labels, codes, sizes)
+
+
+def _size(value: float | int) -> str:
+    """A group size for a message: a whole number as one (``1e20`` as ``100000000000000000000``)."""
+    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
@@ -170,9 +183,15 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
         bad = np.flatnonzero(~np.isfinite(sizes) | (sizes != np.round(sizes)))
         if bad.size:
             raise ValueError(f"{expected} {sizes[bad[0]].item()!r} at position {int(bad[0])}")
+    # the range before the cast: a size beyond int64 must not wrap into one that sums to n (np.repeat would then
+    # write past its output)
+    low, high = sizes.min().item(), sizes.max().item()
+    if low < 1:
+        raise ValueError(f"group: every query size must be >= 1, got {_size(low)}")
+    if high > n or sizes.shape[0] > n:
+        raise ValueError(f"group: the query sizes sum to more than the {n} rows of y"
+                         + (f" (one of them is {_size(high)})" if high > n else f" ({sizes.shape[0]} sizes)"))
     sizes = sizes.astype(np.int64)
-    if sizes.min() < 1:
-        raise ValueError(f"group: every query size must be >= 1, got {int(sizes.min())}")
     if int(sizes.sum()) != n:
         raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, but y has {n} rows")
     return Queries(np.arange(sizes.shape[0]), np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes), sizes)

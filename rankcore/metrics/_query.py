@@ -168,19 +168,36 @@ class NDCG(QueryMetric):
         if self.gain_rule == "linear":
             return y
         table = np.array([float(v) for v in self.gain_rule.split("/")])
-        grade = y.astype(np.int64)
-        bad = np.flatnonzero((grade != y) | (grade >= table.shape[0]))
+        # in floats first: a grade beyond int64 must not reach the cast
+        bad = np.flatnonzero((y != np.floor(y)) | (y >= table.shape[0]))
         if bad.size:
             raise ValueError(f"y: metric {self.spec!r} has gains for the grades 0..{table.shape[0] - 1}, "
                              f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
-        return table[grade]
+        return table[y.astype(np.int64)]
 
     def raw_query_values(self, y, scores, queries):
-        gains = self.gains(y)
+        gains = _scaled_per_query(self.gains(y), queries)
         k = cutoffs(self.k, queries.sizes)
         best = ideal_dcg(gains, queries, k)
         got = dcg(rank_queries(scores, queries), gains, k, self.ties_rule)
-        return np.divide(got, best, out=np.zeros_like(got), where=best > 0)
+        ratio = np.divide(got, best, out=np.zeros_like(got), where=best > 0)
+        # a tie's mean gain is a sum over its group divided by its size: rounding can put a best order 1 ulp above 1
+        return np.minimum(ratio, 1.0)
+
+
+def _scaled_per_query(gains: np.ndarray, queries) -> np.ndarray:
+    """Each query's gains times the power of two that brings its largest below 1.
+
+    NDCG is a ratio of two sums of one query's gains, so scaling them changes
+    nothing -- and by a power of two, not a bit: every product and sum is the
+    unscaled one's, exponent shifted.  But the sums of gains near 2^1023
+    (grades near 1023, a linear gain near the largest double) would overflow
+    to inf without it.  Time O(n), memory O(n).
+    """
+    top = np.zeros(queries.n_queries)
+    np.maximum.at(top, queries.codes, gains)
+    _, exponent = np.frexp(top)
+    return np.ldexp(gains, -exponent[queries.codes])
 
 
 class ERR(QueryMetric):

@@ -191,7 +191,7 @@ def per_query(y: Any, scores: Any, metric: str | Metric, *, qid: Any = None, gro
     from ._queries import check_queries
 
     metric = resolve("metric", metric)
-    y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric)
+    y_arr, (s_arr,) = _check_data(y, {"scores": scores}, metric, whole=qid is None and group is None)
     queries = check_queries(qid, group, int(y_arr.shape[0]))
     if queries is None:
         raise ValueError("qid: per_query needs the query of each row (qid=, or group= sizes)")

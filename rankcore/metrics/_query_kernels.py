@@ -192,6 +192,23 @@ def reciprocal_rank(ranking: Ranking, relevant: np.ndarray, ties: str) -> np.nda
 
 def _tied_stops(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np.ndarray,
                 place: np.ndarray) -> np.ndarray:
+    """:func:`_tied_stops_alike` over the groups in classes of slot counts within a factor of two.
+
+    One pass over every group would give each the width of the widest (a
+    tie of 20,000 rows read whole next to 30,000 ties of two: a 30,001 ×
+    20,001 table); by classes, each group's row is at most twice its own
+    slots: O(Σ m · slots) time, O(Σ slots) memory.
+    """
+    out = np.empty(first.shape[0])
+    width_class = np.ceil(np.log2(slots + 1.0)).astype(np.int64)
+    for c in np.unique(width_class):
+        these = np.flatnonzero(width_class == c)
+        out[these] = _tied_stops_alike(stop, first[these], size[these], slots[these], place[these])
+    return out
+
+
+def _tied_stops_alike(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np.ndarray,
+                      place: np.ndarray) -> np.ndarray:
     """Per tie group, the expected Σ_{t < slots} stop at its t-th slot / (place + t + 1) times what continues to it.
 
     For continue probabilities x = 1 − stop of the group's m rows in a random
@@ -199,7 +216,8 @@ def _tied_stops(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np
     E_t the mean product of x over t-subsets (E_0 = 1).  Adding the group's
     j-th row: E_t ← ((j−t)/j)·E_t + (t/j)·x_j·E_{t−1}, every term in [0, 1].
     All groups at once, the largest first, so the groups still growing at
-    step j are a prefix: O(Σ m · max slots) time, O(groups · max slots) memory.
+    step j are a prefix: O(Σ m · max slots) time, O(groups · max slots) memory
+    (so :func:`_tied_stops` gives it groups of like slot counts).
     """
     by_size = np.argsort(-size, kind="stable")
     first, size, slots, place = first[by_size], size[by_size], slots[by_size], place[by_size]

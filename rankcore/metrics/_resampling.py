@@ -31,6 +31,7 @@ from ._bootstrap import (
     bootstrap_row_weights,
     bootstrap_rows,
 )
+from ..validation import check_scores
 from ._roc import roc_points
 from ._split import split_sorted
 
@@ -54,7 +55,26 @@ def tie_groups(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """(positives, negatives, score) of each tie group of ascending-sorted sides, highest score first.
 
     The steps of the ROC curve (:func:`rankcore.metrics._roc.roc_points`): O(I + K).
+
+    Raises
+    ------
+    ValueError
+        A side that is not a 1-D array of finite scores in ascending order
+        (:func:`rankcore.metrics.split_sorted` gives them so).
     """
+    sides = []
+    for name, side in (("pos", pos), ("neg", neg)):
+        arr = check_scores(side, name=name, allow_empty=True)
+        if arr.shape[0] > 1 and not bool(np.all(arr[1:] >= arr[:-1])):
+            first = int(np.flatnonzero(arr[1:] < arr[:-1])[0])
+            raise ValueError(f"{name}: expected scores in ascending order (as split_sorted gives them), got "
+                             f"{float(arr[first])!r} before {float(arr[first + 1])!r} at position {first}")
+        sides.append(arr)
+    return _tie_groups(*sides)
+
+
+def _tie_groups(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tie_groups` of checked sides."""
     fp, tp, thresholds = roc_points(pos, neg)
     return np.diff(tp), np.diff(fp), thresholds[1:]
 
@@ -80,7 +100,7 @@ class SortedData:
     def groups(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(positives, negatives, score) of each tie group, highest score first."""
         if self._groups is None:
-            self._groups = tie_groups(*self.sides)
+            self._groups = _tie_groups(*self.sides)
         return self._groups
 
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..spec import Parameter, count_or_fraction
+from ..spec import Parameter, SpecError, count_or_fraction
 from ..validation import check_k
 from ._base import OrderMetric
 from ._weighted import (
@@ -116,6 +116,10 @@ class _PartialArea(_SortedKernelMetric):
         return cells.fpr_reach_share(self.max_fpr)
 
 
+#: The smallest largest-area a partial AUC is normalized by: a normal double 2^52 times the smallest one, so that
+#: areas down to its 2^-52 keep their precision.
+_SMALLEST_NORMALIZED = float(np.finfo(np.float64).tiny) * 2.0**52
+
 _MAX_FPR = Parameter("max_fpr", float, minimum=0.0, exclusive_minimum=True, maximum=1.0,
                      doc="the FPR range [0, max_fpr] of the partial area")
 
@@ -157,6 +161,14 @@ class TwoWayPartialAUC(_PartialArea):
 
     def _tpr_floor(self) -> float:
         return self.min_tpr
+
+    def _validate(self) -> None:
+        # the largest area, (1 - min_tpr) * max_fpr, is what a normalized value divides by: where it is not a normal
+        # double with room below it, the areas it would divide lose their precision or underflow to 0 (0 / 0: NaN)
+        if self.scale == "normalized" and (1.0 - self.min_tpr) * self.max_fpr < _SMALLEST_NORMALIZED:
+            raise SpecError(f"metric {self.spec!r}: (1 - min_tpr) * max_fpr = {(1.0 - self.min_tpr) * self.max_fpr:g} "
+                            f"is too small an area to normalize by (at least {_SMALLEST_NORMALIZED:g}); use "
+                            "scale=raw")
 
     def _scaled(self, raw: float) -> float:
         return raw / ((1.0 - self.min_tpr) * self.max_fpr) if self.scale == "normalized" else raw

@@ -301,3 +301,15 @@ def test_paired_delong_matches_the_pair_kernel_reference():
     expected = np.cov(v10) / v10.shape[1] + np.cov(v01) / v01.shape[1]
     np.testing.assert_allclose(cov, expected, rtol=1e-12)
     np.testing.assert_allclose(aucs, [auc_ref(y, s) for s in scorings], rtol=1e-12)
+
+
+@pytest.mark.parametrize("pos, message", [
+    ([0.5, 0.1], r"^pos: expected scores in ascending order \(as split_sorted gives them\), got 0\.5 before 0\.1 at "
+                 r"position 0$"),
+    ([np.nan], r"^pos: expected finite numbers, got NaN"),
+    ([[1.0]], r"^pos: expected a 1-D array"),
+])
+def test_tie_groups_refuses_sides_that_are_not_sorted_scores(pos, message):
+    # unsorted sides gave wrong groups without a word
+    with pytest.raises(ValueError, match=message):
+        tie_groups(np.array(pos), np.array([0.1]))

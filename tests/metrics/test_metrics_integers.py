@@ -95,3 +95,18 @@ def test_refuse_large_mode_refuses_any_integer_beyond_2_53():
     with pytest.raises(ValueError, match="a chunked evaluation"):
         check_scores(np.array([2**53 + 2, 0], dtype=np.int64), integers="refuse-large",
                      what="a chunked evaluation")
+
+
+@settings(max_examples=60, deadline=None)
+@given(base=st.sampled_from([0, 2**53, 2**62, 2**63 + 5]), offsets=st.lists(st.integers(0, 3), min_size=3,
+                                                                            max_size=12),
+       scores=st.lists(st.integers(-3, 3), min_size=12, max_size=12))
+def test_misrank_of_huge_integer_labels_equals_it_on_their_exact_ranks(base, offsets, scores):
+    # misrank reads its graded labels' order only: 2^62 and 2^62 + 1 are two grades, not one
+    labels = [base + o for o in offsets]
+    if len(set(labels)) < 2:
+        return
+    s = np.asarray(scores[:len(labels)], dtype=np.float64)
+    expected = rm.misrank(_exact_ranks(labels), s)
+    assert rm.misrank(np.array(labels, dtype=object if base > 2**62 else np.int64), s) == expected
+    assert rankcore.evaluate(labels, s, ["misrank", "ndcg@k:1,gain=linear"])["misrank"] == expected

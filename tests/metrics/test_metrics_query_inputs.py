@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import decimal
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,10 +38,25 @@ def grouped(seed, n_queries=30, max_size=12):
     ([[1], [1], [2], [2]], ValueError, r"qid: expected a 1-D array of query ids"),
     ([1, 1, [2], 2], TypeError, r"qid: query ids must be hashable, got list \[2\] at row 2"),
     ("abcd", TypeError, r"qid: expected one query id per row"),
-], ids=["length", "nan", "none", "nan-in-strings", "2-d", "unhashable", "string"])
+    (pd.Series([1, None, 2, 2], dtype="Int64"), ValueError, r"must not be None or NaN, got <NA> at row 1"),
+    (pd.Series(["a", "a", None, "b"], dtype="string"), ValueError, r"must not be None or NaN, got <NA> at row 2"),
+    (np.array(["2020-01-01", "NaT", "2020-01-02", "2020-01-02"], dtype="datetime64[D]"), ValueError,
+     r"must not be None or NaN, got .*NaT.* at row 1"),
+    (np.array([1, complex("nan"), 2, 2]), ValueError, r"must not be None or NaN, got .*nan.* at row 1"),
+    ([decimal.Decimal(1), decimal.Decimal(1), decimal.Decimal("NaN"), 2], ValueError,
+     r"must not be None or NaN, got Decimal\('NaN'\) at row 2"),
+], ids=["length", "nan", "none", "nan-in-strings", "2-d", "unhashable", "string", "pd-NA-Int64", "pd-NA-string",
+        "NaT", "complex-nan", "decimal-nan"])
 def test_bad_qid_is_named(qid, error, match):
     with pytest.raises(error, match=match):
         rankcore.evaluate([1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4], "ndcg@k:2", qid=qid)
+
+
+def test_integer_ids_beyond_2_53_mixed_with_floats_stay_apart():
+    # NumPy reads [2^53 + 1, 2^53, 0.5] as float64, which rounds the first two to one query
+    got = per_query([1, 0, 0, 1], [1, 2, 3, 4], "ndcg@k:2", qid=[2**53 + 1, 2**53 + 1, 2**53, 0.5])
+    assert got.queries.tolist() == [0.5, 2**53, 2**53 + 1]
+    assert per_query([1, 0, 1, 0], [4, 3, 2, 1], "ndcg@k:1", qid=[2**53, 2**53, 0.5, 0.5]).queries.shape == (2,)
 
 
 def test_bad_grades_are_named():
@@ -91,6 +109,22 @@ def test_qid_and_group():
         rankcore.evaluate(y, scores, "map", group=[5, 0])
     assert rankcore.evaluate(y, scores, "map", group=[2, 3]) == rankcore.evaluate(y, scores, "map",
                                                                                   qid=["b", "b", "a", "a", "a"])
+
+
+@pytest.mark.parametrize("group, message", [
+    ([2**63 - 1, 2**63 - 1, 7], r"the query sizes sum to more than the 5 rows of y \(one of them is 9223372036854775807\)"),
+    ([2**62] * 4 + [5], r"the query sizes sum to more than the 5 rows of y \(one of them is 4611686018427387904\)"),
+    (np.array([2**64 - 1, 6], dtype=np.uint64), r"the query sizes sum to more than the 5 rows of y \(one of them is 18446744073709551615\)"),
+    ([1e20, 1.0], r"the query sizes sum to more than the 5 rows of y \(one of them is 100000000000000000000\)"),
+    ([1] * 6, r"the query sizes sum to more than the 5 rows of y \(6 sizes\)"),
+    ([-1e20, 5.0], r"every query size must be >= 1, got -100000000000000000000$"),
+], ids=["int64-wraps-to-n", "four-halves", "uint64", "float", "too-many", "negative-float"])
+def test_group_sizes_beyond_the_rows_are_refused_before_any_cast(group, message):
+    # sizes whose int64 sum wraps around to the row count once passed, and np.repeat then wrote out of bounds
+    with pytest.raises(ValueError, match=f"^group: {message}"):
+        rankcore.evaluate([1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], "map", group=group)
+    with pytest.raises(ValueError, match=f"^group: {message}"):
+        rankcore.metrics.per_query([1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], "map", group=group)
 
 
 @pytest.mark.parametrize("group, what", [
@@ -239,3 +273,16 @@ def test_auc_over_queries_takes_the_query_bootstrap_by_default():
     assert ci.estimate == rankcore.evaluate(labels, scores + labels, "auc", qid=qid)["auc"]
     paired = compare(labels, scores + labels, scores, "auc", qid=qid, n_boot=200, random_state=0)
     assert paired.method == "bootstrap over queries" and paired.difference > 0
+
+
+@pytest.mark.parametrize("spec", ["ndcg@k:7", "err@k:9", "prec@k:7"])
+def test_k_beyond_every_query_names_the_queries_even_beyond_the_rows(spec):
+    # k > the 6 rows was judged on the rows as one list ("larger than the input (the largest has 6 rows)")
+    y, scores, qid = [1, 0, 1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 0, 0, 1, 1, 1]
+    message = r"is larger than every query \(the largest has 3 rows\)"
+    with pytest.raises(ValueError, match=message):
+        rankcore.evaluate(y, scores, spec, qid=qid)
+    with pytest.raises(ValueError, match=message):
+        per_query(y, scores, spec, qid=qid)
+    with pytest.raises(ValueError, match=message):
+        confidence_interval(y, scores, spec, qid=qid, n_boot=100, random_state=0)

@@ -218,3 +218,44 @@ def test_query_metrics_equal_the_tie_enumeration_on_any_tiny_data(data, k):
         expected = [reference(metric, g, s, **options) for g, s in queries]
         np.testing.assert_allclose(per_query(y, scores, spec, qid=qid).values, expected, rtol=0, atol=1e-12,
                                    equal_nan=True, err_msg=spec)
+
+
+def ndcg_big_grades(grades, scores, k, ties):
+    """NDCG@k of one query with 2^g − 1 held exactly (Python integers), each divided by the query's largest as a
+    Fraction before it meets the float discounts: no sum can overflow."""
+    from fractions import Fraction
+
+    top = max(2 ** int(g) - 1 for g in grades)
+    if top == 0:
+        return math.nan
+
+    def dcg(order):
+        return sum(float(Fraction(2 ** int(g) - 1, top)) / math.log2(i + 2) for i, g in enumerate(order[:k]))
+
+    orders = _orders(list(grades), list(scores), ties)
+    return sum(dcg(o) for o in orders) / len(orders) / dcg(sorted(grades, reverse=True))
+
+
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ndcg_of_grades_near_1023_is_finite_and_exact(ties, seed):
+    # 2^g - 1 for g near 1023 is finite, but sums of a few such gains overflowed to inf: queries became 0, NaN
+    # (left out), or errors saying every grade was 0
+    rng = np.random.default_rng(seed)
+    y, scores, qid = tiny_queries(seed, n_queries=15, max_size=6)
+    y = np.where(rng.random(y.shape[0]) < 0.6, rng.integers(1015, 1024, y.shape[0]), y)
+    for k in (1, 3, 6):
+        spec = f"ndcg@k:{k},ties={ties}"
+        got = per_query(y, scores, spec, qid=qid)
+        expected = [ndcg_big_grades(g, s, k, ties) for g, s in _by_query(y, scores, qid)]
+        np.testing.assert_allclose(got.values, expected, rtol=1e-12, atol=1e-15, equal_nan=True)
+        assert np.all((got.values[~np.isnan(got.values)] >= 0) & (got.values[~np.isnan(got.values)] <= 1))
+
+
+@pytest.mark.parametrize("y, scores, spec, value", [
+    ([1023, 1023, 1023, 0], [1, 2, 3, 4], "ndcg@4", 0.7328286204777911),
+    ([1022] * 5, [1] * 5, "ndcg@1", 1.0),
+    ([1.7e308, 1.7e308, 0], [3, 2, 1], "ndcg@3:gain=linear", 1.0),
+])
+def test_ndcg_of_huge_gains_on_one_list(y, scores, spec, value):
+    assert rankcore.evaluate(y, scores, spec)[spec] == pytest.approx(value, rel=1e-12)

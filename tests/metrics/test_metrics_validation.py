@@ -7,6 +7,8 @@ the registered metric objects.
 
 from __future__ import annotations
 
+import fractions
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -133,6 +135,9 @@ def test_prec_at_k_k_out_of_range_through_evaluate():
     (lambda: rm.tpauc(Y, S, -0.1, 0.5), "min_tpr must be"),
     (lambda: rm.tpauc(Y, S, 0.5, 0.0), "max_fpr must be"),
     (lambda: rm.tpauc(Y, S, 0.5, 0.5, scale="mcclish"), "scale must be"),
+    # the area a normalized value divides by underflows (it returned NaN: 0 / 0)
+    (lambda: rm.tpauc(Y, S, 0.5, 5e-324, scale="normalized"), r"\* max_fpr = 0 is too small an area to normalize"),
+    (lambda: rm.tpauc(Y, S, 0.999999999999, 1e-300, scale="normalized"), "too small an area to normalize by"),
     (lambda: rm.pnorm_risk(Y, S, 0.5), "p must be"),
     (lambda: rm.pnorm_risk(Y, S, np.inf), "p must be"),
     (lambda: rm.pnorm_risk(Y, S, 2, theta=np.nan), "theta must be"),
@@ -201,3 +206,20 @@ def test_metric_object_call_validates_like_the_functions():
         metric(Y, np.r_[S[:-1], np.nan])
     with pytest.raises(ValueError, match="needs both classes"):
         metric.loss(np.ones(6), S)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: rm.auc([0, 1], [10**400, 0.5]), "scores"),
+    (lambda: rm.auc([10**400, 0.5], [0, 1]), "y"),
+    (lambda: rm.auc([0, 1], [fractions.Fraction(10**400, 3), 1]), "scores"),
+    (lambda: rm.compare([0, 1, 0, 1], [1, 2, 3, 4], [10**400, 2, 3, 0.5], "auc"), "scores2"),
+], ids=["int-scores", "int-labels", "fraction", "compare"])
+def test_numbers_beyond_float64_mixed_with_floats_are_a_value_error_naming_the_argument(call, name):
+    # they raised OverflowError from NumPy's cast
+    with pytest.raises(ValueError, match=f"^{name}: expected numbers within the float64 range"):
+        call()
+
+
+def test_metrics_given_as_bytes_say_so():
+    with pytest.raises(TypeError, match=r"^metrics: expected a spec string .* got bytes b'auc' \(decode it"):
+        rankcore.evaluate(Y, S, b"auc")
