@@ -3,6 +3,10 @@
 ``qid:n`` (an integer) is the row's query id, kept as :attr:`Dataset.qid`
 (not a feature); a file gives it on every row or on none.
 
+A clean file is read in one compiled pass (:mod:`._libsvm_scan`, the same
+numbers); any other goes line by line (:func:`_parse_checking`), which reads
+what Python reads and names the file and line of every fault.
+
 A feature's name is its index, ``f<index>``: the file's own name for the
 column.  Whether indices start at 0 or 1 is read off the file (0-based when
 an index 0 occurs), which one file alone cannot always tell -- a 0-based
@@ -58,12 +62,29 @@ def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | Non
     error.
     """
     by_index = index_names(names)
-    labels, lines, qids, rows, cols, vals = _parse_checking(source)
+    parsed = _scan(source)
+    if parsed is None:                 # not in the strict form: line by line, which reads it or names the fault
+        parsed = _parse_checking(source)
+    labels, lines, qids, rows, cols, vals = parsed
     if by_index is not None:
         return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
     min_index = int(np.min(cols)) if len(cols) else None
     max_index = int(np.max(cols)) if len(cols) else -1
     return _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+
+
+def _scan(source: str) -> tuple | None:
+    """The rows of a clean file in one compiled pass (:func:`._libsvm_scan.scan_clean`), or None."""
+    from ._libsvm_scan import scan_clean
+
+    try:
+        with open(source, "rb") as fh:
+            magic = fh.read(2)
+        with (gzip.open if magic == b"\x1f\x8b" else open)(source, "rb") as fh:
+            raw = fh.read()
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None                    # the checking parser says what is wrong
+    return scan_clean(raw + b"\0", MAX_LIBSVM_FEATURES)
 
 
 def _parse_checking(source: str) -> tuple:
@@ -165,7 +186,8 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
     X = np.zeros((len(labels), width), dtype=np.float64)
     if len(vals):
         c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)
-        X[np.asarray(rows, dtype=np.int64), c] = np.asarray(vals, dtype=np.float64)
+        # one flat index per value: a 1-D scatter is about twice as fast as the 2-D one
+        X.reshape(-1)[np.asarray(rows, dtype=np.int64) * width + c] = np.asarray(vals, dtype=np.float64)
     base = 0 if zero_based else 1
     names = [f"f{j + base}" for j in range(width)]
     return _dataset(source, X, names, labels, lines, qids)
@@ -195,7 +217,7 @@ def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, va
     X = np.zeros((len(labels), len(names)), dtype=np.float64)
     if values.shape[0]:
         column = np.fromiter((by_index[k] for k in index.tolist()), dtype=np.int64, count=index.shape[0])
-        X[rows, column] = values
+        X.reshape(-1)[rows * len(names) + column] = values
     return _dataset(source, X, names, labels, lines, qids)
 
 
