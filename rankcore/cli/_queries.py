@@ -79,6 +79,20 @@ def query_labels(args, data, specs: list[str]) -> np.ndarray:
     return np.asarray(y, dtype=np.float64)
 
 
+#: The weak learner of a model fitted within queries when ``--learner`` is not given: the library's per-query default
+#: ranker is the push on trees (``rankcore.boost(learner="trees").fit(X, y, qid=qid)``); on stumps, the push's own
+#: default for one list, a fit within queries stopped improving after a few dozen of its 200 iterations.
+QUERY_LEARNER = "trees"
+
+
+def use_query_learner(configs) -> None:
+    """Give each model that takes a weak learner and was given none the per-query one, :data:`QUERY_LEARNER`."""
+    for config in configs:
+        parameter = config.kind.options.get("learner")
+        if parameter is not None and parameter not in config.params:
+            config.params[parameter] = QUERY_LEARNER
+
+
 def check_fit_within_queries(configs, data) -> None:
     """Every model must fit within queries (its estimator's ``fit`` uses ``qid``); else one error naming it."""
     for config in configs:

@@ -52,7 +52,7 @@ from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
-                       query_facts, query_labels, query_split)
+                       query_facts, query_labels, query_split, use_query_learner)
 
 FIGURES = ("roc", "precision_at_k", "objective")
 #: The figures of rows in queries (``--qid``, LIBSVM ``qid:``): the top of each query, and the queries one by one.
@@ -421,6 +421,7 @@ def run(args) -> int:
         if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
             check_outputs(args, {"DATA": args.data, "--test": args.test}, configs, QUERY_FIGURES)
         check_fit_within_queries(configs, data)
+        use_query_learner(configs)
     split_by_category(configs, data)
     if data.qid is None:
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"

@@ -21,7 +21,7 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
 from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults, query_facts,
-                       query_labels)
+                       query_labels, use_query_learner)
 
 
 def missing_note(data, found) -> str:
@@ -98,6 +98,7 @@ def run(args) -> int:
         y = data.binary_target(args.positive)
     else:
         check_fit_within_queries([config], data)
+        use_query_learner([config])
         y = query_labels(args, data, [monitor_spec])
     split_by_category([config], data)
     X = estimator_input(data)

@@ -51,7 +51,8 @@ def test_fit_within_queries_is_the_estimators_fit_and_ignores_the_row_order(file
     models = {}
     for name, argv in (("svm", [d / "data.svm"]), ("csv", [d / "in_order.csv", "--qid", "query", "--label", "grade"]),
                        ("shuffled", [d / "shuffled.csv", "--qid", "query", "--label", "grade"])):
-        status, _, err = run_main("fit", *argv, "--n-iter", N_ITER, "-o", tmp_path / f"{name}.json")
+        status, _, err = run_main("fit", *argv, "--n-iter", N_ITER, "--learner", "stumps",
+                                  "-o", tmp_path / f"{name}.json")
         assert status == 0, err
         assert "24 queries (4 to 11 rows), grades 0 to 3" in err and "ndcg@k:10" in err
         models[name] = rankcore.load_model(tmp_path / f"{name}.json")
@@ -61,6 +62,27 @@ def test_fit_within_queries_is_the_estimators_fit_and_ignores_the_row_order(file
     np.testing.assert_array_equal(direct.decision_function(X), frame)
     # rows in another order: the same model, up to the order of floating-point sums
     np.testing.assert_allclose(models["shuffled"].decision_function(_frame(X)), frame, rtol=0, atol=1e-9)
+
+
+def test_the_learner_within_queries_is_the_trees_unless_one_is_given(files, tmp_path):
+    # the library's per-query default ranker; the stumps, the default for one list, stop learning early here
+    d, qid, X, grade = files
+    for extra, learner in (([], "trees"), (["--learner", "stumps"], "stumps")):
+        status, _, err = run_main("fit", d / "data.svm", "--n-iter", N_ITER, *extra, "-o", tmp_path / "m.json",
+                                  "--force")
+        assert status == 0, err
+        model = rankcore.load_model(tmp_path / "m.json")
+        assert model.get_params()["learner"] == learner
+    expected = rankcore.boost(learner="trees", n_iter=int(N_ITER), random_state=0).fit(X, grade, qid=qid)
+    status, _, err = run_main("fit", d / "data.svm", "--n-iter", N_ITER, "-o", tmp_path / "t.json")
+    assert status == 0, err
+    np.testing.assert_array_equal(rankcore.load_model(tmp_path / "t.json").decision_function(X),
+                                  expected.decision_function(X))
+    # a model of one list keeps the push's own default
+    status, _, err = run_main("fit", d / "in_order.csv", "--drop", "query", "--label", "grade", "--positive", "3",
+                              "--n-iter", N_ITER, "-o", tmp_path / "one.json")
+    assert status == 0, err
+    assert rankcore.load_model(tmp_path / "one.json").get_params()["learner"] == "stumps"
 
 
 def _frame(X):
@@ -126,7 +148,7 @@ def test_compare_is_the_same_on_shuffled_rows(files, tmp_path):
     tables = []
     for name in ("in_order.csv", "shuffled.csv"):
         status, table, err = run_main("compare", d / name, "--qid", "query", "--label", "grade", "--n-iter", N_ITER,
-                                      "--no-plots", "--table-format", "csv")
+                                      "--learner", "stumps", "--no-plots", "--table-format", "csv")
         assert status == 0, err
         tables.append(table)
     assert tables[0] == tables[1]
