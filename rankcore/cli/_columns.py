@@ -7,10 +7,10 @@ saved in its model file) and the columns it split by category (its
 columns in the model's order whatever their order in the file, and refuse
 a file that lacks one of them or has a feature column the model does not
 know.  A model fitted on a LIBSVM file keeps its indices as names (``f1``,
-``f2``, ...) and reads another LIBSVM file by index.  A model without names
-(saved before they were kept, or fitted on arrays) scores a file by
-position, as does a file without names, and a LIBSVM file is matched by
-position to a CSV one.
+``f2``, ...), reads another LIBSVM file by index and a CSV file by those
+names.  A model without names (saved before they were kept, or fitted on
+arrays) scores a file by position, as does a file without names, and a
+LIBSVM file is taken by position for a model of other names.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from . import CommandError
 from ._common import load
+from .datasets import index_names
 
 
 def estimator_input(data) -> Any:
@@ -62,7 +63,7 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
         A file with names lacks some of the model's columns, or has feature
         columns the model does not know (both named).
     """
-    from .datasets import detect_format, index_names
+    from .datasets import detect_format
 
     names = model_features(model)
     fmt = args.data_format or detect_format(path)
@@ -75,7 +76,7 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
                 feature_names=names if by_index else None)
     if names is None:
         return data, data.X
-    if by_name and data.named and _same_kind(names, data.feature_names):
+    if by_name and data.named:
         align(data, names, f"the model {model_path}")
     elif data.n_features != len(names):
         raise CommandError(f"{data.source}: {data.n_features} feature columns, but the model {model_path} was "
@@ -87,21 +88,16 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
 
 def like_training(other, data) -> None:
     """Give ``other`` (a validation or test file) the training file's columns: by name, or by position."""
-    if data.named and other.named and _same_kind(data.feature_names, other.feature_names):
+    # a LIBSVM file was read into the training file's columns by index, or (beside a file of other names) is taken
+    # by position; every other file with names is matched by name
+    by_position = other.format == "libsvm" and index_names(data.feature_names) is None
+    if data.named and other.named and not by_position:
         align(other, data.feature_names, f"the training data {data.source}")
     elif other.n_features != data.n_features:
         raise CommandError(f"{other.source}: {other.n_features} feature columns, but the training data "
                            f"{data.source} has {data.n_features}")
     else:
         other.feature_names, other.named = list(data.feature_names), data.named
-
-
-def _same_kind(names: list[str], other: list[str]) -> bool:
-    """Whether two sets of column names can be matched: both a LIBSVM file's indices (``f1``, ``f2``, ...) or
-    neither (a LIBSVM file's indices say nothing of a CSV header's names, so those files go by position)."""
-    from .datasets import index_names
-
-    return (index_names(names) is None) == (index_names(other) is None)
 
 
 def align(data, names: list[str], what: str) -> None:

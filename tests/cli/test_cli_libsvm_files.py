@@ -224,20 +224,37 @@ def _csv_copy(path_svm, path_csv, header):
     return data
 
 
-def test_a_libsvm_model_scores_a_csv_file_by_position_and_the_reverse(tmp_path):
+def test_a_csv_file_is_matched_by_name_whatever_the_model_and_a_libsvm_one_by_index_or_position(tmp_path):
     _files(tmp_path, False, 3)
     train = _csv_copy(tmp_path / "train.svm", tmp_path / "train.csv", ["a", "b", "c", "d"])
     _csv_copy(tmp_path / "train.svm", tmp_path / "named.csv", ["f1", "f2", "f3", "f4"])
     assert run_main("fit", tmp_path / "train.svm", "--n-iter", "10", "--out", tmp_path / "svm.json", "-q")[0] == 0
     assert run_main("fit", tmp_path / "train.csv", "--n-iter", "10", "--out", tmp_path / "csv.json", "-q")[0] == 0
-    for model, data in [("svm.json", "train.csv"), ("svm.json", "named.csv"), ("csv.json", "train.svm")]:
+    for model, data in [("svm.json", "named.csv"), ("csv.json", "train.svm")]:
         status, _, err = run_main("score", tmp_path / model, tmp_path / data, "--out", tmp_path / "s.csv", "--force")
         assert status == 0, (model, data, err)
         fitted = rankcore.load_model(tmp_path / model)
         expected = fitted.decision_function(pd.DataFrame(train.X, columns=fitted.feature_names_in_))
         np.testing.assert_array_equal(scores_of(tmp_path / "s.csv"), expected)
-    # a validation file of the other kind goes by position too
-    for training, validation in [("train.svm", "train.csv"), ("train.csv", "train.svm")]:
-        status, _, err = run_main("fit", tmp_path / training, "--n-iter", "5", "--validation", tmp_path / validation,
-                                  "--out", tmp_path / "v.json", "--force", "-q")
-        assert status == 0, (training, validation, err)
+    # a CSV file's names are its own: never taken by position because they look like indices, or do not
+    swapped = pd.read_csv(tmp_path / "named.csv")[["f2", "f1", "f4", "f3", "label"]]
+    swapped.columns = ["f1", "f2", "f3", "f4", "label"]
+    swapped.to_csv(tmp_path / "renamed.csv", index=False)
+    status, _, err = run_main("score", tmp_path / "csv.json", tmp_path / "named.csv", "--out", tmp_path / "t.csv")
+    assert status == 2 and "no column 'a', 'b', 'c', 'd', a feature of the model" in err
+    status, _, err = run_main("score", tmp_path / "svm.json", tmp_path / "train.csv", "--out", tmp_path / "t.csv")
+    assert status == 2 and "no column 'f1', 'f2', 'f3', 'f4', a feature of the model" in err
+    status, _, err = run_main("score", tmp_path / "svm.json", tmp_path / "renamed.csv", "--out", tmp_path / "r.csv")
+    assert status == 0, err
+    fitted = rankcore.load_model(tmp_path / "svm.json")
+    np.testing.assert_array_equal(scores_of(tmp_path / "r.csv"), fitted.decision_function(swapped.drop(columns="label")))
+    # a validation file: a LIBSVM one beside a CSV training file by position; a CSV one beside a LIBSVM one by name
+    status, _, err = run_main("fit", tmp_path / "train.csv", "--n-iter", "5", "--validation", tmp_path / "train.svm",
+                              "--out", tmp_path / "v.json", "-q")
+    assert status == 0, err
+    status, _, err = run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--validation", tmp_path / "train.csv",
+                              "--out", tmp_path / "w.json", "-q")
+    assert status == 2 and "no column 'f1', 'f2', 'f3', 'f4', a feature of the training data" in err
+    status, _, err = run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--validation", tmp_path / "named.csv",
+                              "--out", tmp_path / "w.json", "-q")
+    assert status == 0, err
