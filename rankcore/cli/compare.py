@@ -472,9 +472,9 @@ def _one_list_splits(args, data):
     X = estimator_input(data)
     if args.test:
         test, facts = _test_file(args, data)
-        return ({"train": (X, y), "test": (estimator_input(test), test.binary_target(args.positive,
-                                                                                      require_both=False))},
-                {}, test, facts)
+        # the training file's relevant label: a test file of that label alone is all relevant
+        y_test = test.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
+        return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts
     try:
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
                                                   random_state=args.random_state)

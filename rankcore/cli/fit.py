@@ -110,8 +110,9 @@ def run(args) -> int:
         if qid is not None and val.qid is None:
             raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
                                f"({qid_option(data)}); give the validation rows' queries the same way")
-        y_val = (val.binary_target(args.positive, require_both=False) if qid is None
-                 else query_labels(args, val, [monitor_spec]))
+        # the training file's relevant label: a validation file of that label alone is all relevant
+        y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
+                 if qid is None else query_labels(args, val, [monitor_spec]))
         X_val, qid_val, where = estimator_input(val), val.qid, "validation"
     else:
         val = None

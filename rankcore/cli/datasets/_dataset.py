@@ -166,7 +166,14 @@ class Dataset:
             return f"{self.source}, line {int(self.row_lines[row])}"
         return f"{self.source}, row {row}"
 
-    def binary_target(self, positive: Any = None, *, require_both: bool = True) -> np.ndarray:
+    def relevant_label(self, positive: Any = None) -> Any:
+        """The label :meth:`binary_target` makes relevant (with the same checks): ``positive`` as read in the file,
+        or the greater of the two labels -- what another file of the same data is read with."""
+        y01 = self.binary_target(positive)
+        return self.y[int(np.flatnonzero(y01)[0])]
+
+    def binary_target(self, positive: Any = None, *, require_both: bool = True,
+                      may_be_absent: bool = False) -> np.ndarray:
         """The labels as a bipartite target: 1 for the relevant label, 0 otherwise.
 
         Parameters
@@ -177,7 +184,14 @@ class Dataset:
             two labels; a third label is then an error naming its line.
         require_both : bool, default True
             Raise if only one class is present (training needs both;
-            scoring a file of one class does not).
+            scoring a file of one class does not).  Without ``positive``, a
+            file of one label is then relevant when that label is 1 and
+            irrelevant when it is 0 (or -1, or False); any other lone label
+            is an error asking for ``--positive``.
+        may_be_absent : bool, default False
+            ``positive`` is the training file's relevant label
+            (:meth:`relevant_label`): a file without it is all irrelevant,
+            not an error.
 
         Returns
         -------
@@ -189,7 +203,12 @@ class Dataset:
         uniques, first_index, inverse = np.unique(labels, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
         if positive is not None:
-            target = _match_label(positive, labels, self.source)
+            try:
+                target = _match_label(positive, labels, self.source)
+            except DataError:
+                if not may_be_absent:
+                    raise
+                return np.zeros(labels.shape[0], dtype=np.int8)
             y01 = (labels == target).astype(np.int8)
             if require_both and (y01.all() or not y01.any()):
                 what = "every" if y01.all() else "no"
@@ -215,6 +234,10 @@ class Dataset:
                     "ranking needs both classes"
                 )
             only = uniques[0]
+            if not (_is_one(only) or _is_not_relevant(only)):
+                # a lone 'M' may be the relevant label of the training data or the other one
+                raise DataError(f"{self.source}: every row has the label {_show(only)}, which may be the relevant "
+                                f"label or the other one; say which is relevant with --positive LABEL")
             return np.full(labels.shape[0], 1 if _is_one(only) else 0, dtype=np.int8)
         return inverse.astype(np.int8)
 
@@ -342,6 +365,16 @@ def _show_list(values: Iterable[Any], limit: int = 5) -> str:
 def _is_one(value: Any) -> bool:
     try:
         return float(value) == 1.0
+    except (TypeError, ValueError):
+        return False
+
+
+def _is_not_relevant(value: Any) -> bool:
+    """0, -1 and False: the labels that are irrelevant by themselves."""
+    if isinstance(value, str) and value.strip().lower() == "false":
+        return True
+    try:
+        return float(value) in (0.0, -1.0)
     except (TypeError, ValueError):
         return False
 

@@ -1,0 +1,68 @@
+"""The relevant label the training file chose is the one of every other file of the command."""
+
+import contextlib
+import io
+
+import pytest
+
+from rankcore.cli import main
+from rankcore.cli.datasets import DataError, load_data
+
+
+def run_main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "bm.csv").write_text("a,b,label\n1,5,M\n2,6,M\n3,1,B\n4,2,B\n5,3,M\n6,4,B\n7,9,M\n8,0,B\n")
+    (tmp_path / "only_m.csv").write_text("a,b,label\n1,5,M\n2,6,M\n7,9,M\n")
+    (tmp_path / "only_b.csv").write_text("a,b,label\n3,1,B\n4,2,B\n")
+    return tmp_path
+
+
+def test_a_validation_file_of_the_relevant_label_alone_is_all_relevant(files):
+    # it was read as all irrelevant: a lone label counted as relevant only when it was 1
+    status, _, err = run_main("fit", files / "bm.csv", "--validation", files / "only_m.csv", "--monitor", "prec@k:2",
+                              "--n-iter", "5", "--out", files / "m.json")
+    assert status == 0, err
+    assert "validation prec@k:2 1.0000" in err
+    status, _, err = run_main("fit", files / "bm.csv", "--validation", files / "only_b.csv", "--monitor", "prec@k:2",
+                              "--n-iter", "5", "--out", files / "b.json")
+    assert status == 0, err
+    assert "validation prec@k:2 0.0000" in err
+
+
+def test_compare_reads_its_test_file_with_the_training_files_label(files):
+    status, out, err = run_main("compare", files / "bm.csv", "--test", files / "only_b.csv", "--metrics", "prec@k:2",
+                                "--monitor", "prec@k:2", "--n-iter", "5", "--no-plots", "--table-format", "csv")
+    assert status == 0, err
+    assert out.splitlines()[2].startswith("push,test,0.0")
+
+
+def test_a_file_of_one_text_label_asks_which_is_relevant(files):
+    assert run_main("fit", files / "bm.csv", "--n-iter", "5", "--out", files / "m.json", "-q")[0] == 0
+    status, _, err = run_main("evaluate", files / "m.json", files / "only_m.csv", "--metrics", "prec@k:2")
+    assert status == 2
+    assert "every row has the label 'M', which may be the relevant label or the other one; say which is relevant " \
+           "with --positive LABEL" in err
+    status, out, err = run_main("evaluate", files / "m.json", files / "only_m.csv", "--metrics", "prec@k:2",
+                                "--positive", "M")
+    assert status == 0 and "1.0000" in out, err
+
+
+@pytest.mark.parametrize("label, relevant", [("1", 1), ("0", 0), ("-1", 0), ("1.0", 1)])
+def test_a_lone_label_that_says_which_it_is_needs_no_positive(tmp_path, label, relevant):
+    (tmp_path / "d.csv").write_text(f"a,label\n1,{label}\n2,{label}\n")
+    assert load_data(tmp_path / "d.csv").binary_target(require_both=False).tolist() == [relevant] * 2
+
+
+def test_the_relevant_label_is_the_one_binary_target_makes_relevant(files):
+    data = load_data(files / "bm.csv")
+    assert data.relevant_label() == "M" and data.relevant_label("B") == "B"
+    with pytest.raises(DataError, match="the relevant label 'X' does not occur"):
+        load_data(files / "only_b.csv").binary_target("X", require_both=False)
+    assert load_data(files / "only_b.csv").binary_target("M", require_both=False, may_be_absent=True).tolist() == [0, 0]
