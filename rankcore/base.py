@@ -229,15 +229,18 @@ def refuse_queries(owner: str, qid: Any, group: Any) -> None:
                          "rankcore.boost(...), whose push estimators fit within queries")
 
 
-def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False):
+def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False,
+                   feature_names: Any = None):
     """``fit(..., eval_set=(X_val, y_val))`` of a two-class estimator: the matrix and 0/1 labels.
 
-    The labels must be among the training ``classes`` (``classes[1]`` relevant).
+    The labels must be among the training ``classes`` (``classes[1]`` relevant); a frame's columns must be the
+    fit's ``feature_names`` in order.
     """
-    from .validation import check_matrix
+    from .validation import check_eval_columns, check_matrix
 
     if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
         raise ValueError("eval_set: expected a pair (X_val, y_val)")
+    check_eval_columns(eval_set[0], feature_names)
     X_val = check_matrix(eval_set[0], name="eval_set X", accept_sparse=accept_sparse)
     if X_val.shape[1] != n_features:
         raise ValueError(f"eval_set X: expected {n_features} features (as X), got {X_val.shape[1]}")

@@ -681,6 +681,37 @@ def check_finite_scores(scores: np.ndarray, *, owner: str, X: Any = None) -> np.
     )
 
 
+def check_eval_columns(X: Any, feature_names: Any, *, name: str = "eval_set X") -> None:
+    """A validation frame's columns must be the fit's, in the fit's order (``feature_names``: the fit's
+    ``feature_names_in_``, or None when it had no names).
+
+    ``decision_function`` refuses other columns (scikit-learn's check); an
+    ``eval_set`` frame is read the same way, not by position.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the columns missing, unknown or out of order.
+    """
+    columns = getattr(X, "columns", None)
+    if feature_names is None or columns is None:
+        return
+    got, expected = [str(c) for c in columns], [str(c) for c in feature_names]
+    if got == expected:
+        return
+    missing = [c for c in expected if c not in got]
+    unknown = [c for c in got if c not in expected]
+    if missing or unknown:
+        detail = "; ".join(part for part in (
+            f"missing {', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}" if missing else "",
+            f"not in fit {', '.join(map(repr, unknown[:5]))}{', ...' if len(unknown) > 5 else ''}" if unknown else "",
+        ) if part)
+        raise ValueError(f"{name}: its columns must be X's in fit ({detail})")
+    shown = ", ".join(map(repr, expected[:4])) + (", ..." if len(expected) > 4 else "")
+    raise ValueError(f"{name}: its columns are X's in fit in another order; put them in the fit's order "
+                     f"({shown}), as decision_function needs them")
+
+
 def check_learner_matrix(X: Any, learner: Any, *, name: str = "X", categories: list | None = None,
                          feature_names: Any = None) -> tuple[Any, list | None]:
     """Validate a feature matrix for a learner, as far as the learner declares it can take it.

@@ -373,7 +373,8 @@ class _LinearAtK(Ranker):
         params = self._epoch_settings(X.shape[0])
         validation = None
         if eval_set is not None:
-            X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True)
+            X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True,
+                                          feature_names=getattr(self, "feature_names_in_", None))
             validation = self._canonical(X_val), y_val
         self._init_state(X, y01, params)
         self.classes_ = classes

@@ -29,6 +29,7 @@ from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
     check_categorical_features,
+    check_eval_columns,
     check_finite_scores,
     check_graded_labels,
     check_learner_matrix,
@@ -609,6 +610,7 @@ class _BaseBoost(Ranker):
         return (X_val, *check_query_labels(eval_set[1], eval_set[2], X_val.shape[0], setup.objective))
 
     def _check_eval_matrix(self, X, learner):
+        check_eval_columns(X, getattr(self, "feature_names_in_", None))
         X_val, _ = check_learner_matrix(X, learner, name="eval_set X", categories=self._categories(),
                                         feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
