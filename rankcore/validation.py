@@ -357,8 +357,10 @@ def check_matrix(
     dtype : numpy dtype, default float64
         The returned dtype (float32 is kept when asked for).
     accept_sparse : bool, default False
-        Accept a scipy.sparse matrix and return it as CSR with sorted column
-        indices (NaN in its stored values only with ``allow_nan``).
+        Accept a scipy.sparse matrix and return it as CSR in canonical form:
+        sorted column indices, values stored twice at one place summed, as
+        ``toarray`` reads them (NaN in its stored values only with
+        ``allow_nan``).
     min_rows : int
         Minimum number of rows.
     allow_nan : bool, default False
@@ -379,9 +381,12 @@ def check_matrix(
         check_sparse_structure(Xs, name=name)         # what LIL or DOK rows, never checked above, became
         if Xs.ndim != 2 or Xs.shape[0] < min_rows or Xs.shape[1] < 1:
             raise ValueError(_shape_message(name, Xs.shape, min_rows))
+        if not Xs.has_canonical_format:
+            # a value stored twice at one place means their sum (scipy's toarray), which the kernels, reading one
+            # stored value per place, would not see; a copy, so the caller's matrix is not changed
+            Xs = Xs.copy()
+            Xs.sum_duplicates()
         _check_finite(Xs.data, name, allow_nan=allow_nan, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
-        if not Xs.has_sorted_indices:       # a copy: the caller's matrix is not reordered
-            Xs = Xs.sorted_indices()
         return Xs
     arr = _as_numeric_array(X, name)
     if arr.ndim != 2:

@@ -203,3 +203,44 @@ def test_malformed_lil_rows_are_refused_after_their_conversion():
     M.rows[1], M.data[1] = [7], [1.0]                   # a column past the five
     with pytest.raises(ValueError, match="X: malformed sparse CSR matrix .* got 7 in row 1"):
         check_matrix(M, accept_sparse=True)
+
+
+def _with_duplicates(X):
+    """X as CSR with each stored value split in two halves stored at the same place (not canonical)."""
+    coo = sp.coo_matrix(X)
+    rows, cols = np.r_[coo.row, coo.row], np.r_[coo.col, coo.col]
+    values = np.r_[coo.data / 2, coo.data / 2]
+    order = np.lexsort((cols, rows))
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=X.shape[0]))]
+    A = sp.csr_matrix((values[order], cols[order], indptr), shape=X.shape)
+    assert not A.has_canonical_format and np.array_equal(A.toarray(), X)
+    return A
+
+
+@pytest.mark.parametrize("learner", ["trees", "trees:growth=depthwise"])
+def test_values_stored_twice_at_one_place_are_their_sum(learner):
+    # the trees read each stored value on its own: a fit on such a matrix differed from its dense form's (or
+    # failed on a negative count of zeros)
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    X = np.round(X * 4) / 4                      # halves are exact: the sums equal X bit for bit
+    y = (X[:, 0] + rng.normal(size=300) > 0).astype(int)
+    A = _with_duplicates(X)
+    data_before = A.data.copy()
+    dense = rankcore.boost(learner=learner, n_iter=10, random_state=0).fit(X, y)
+    duplicated = rankcore.boost(learner=learner, n_iter=10, random_state=0).fit(A, y)
+    np.testing.assert_array_equal(duplicated.decision_function(A), dense.decision_function(X))
+    np.testing.assert_array_equal(dense.decision_function(A), dense.decision_function(X))
+    np.testing.assert_array_equal(A.data, data_before)          # the caller's matrix is left as it was
+
+
+def test_duplicates_that_sum_past_the_largest_double_are_infinite():
+    from rankcore.validation import check_matrix
+
+    A = _with_duplicates(np.array([[1.7e308, 0.0], [0.0, 1.0]]) * 2 / 2)
+    A.data[:] = [1.7e308, 1.7e308, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"X: expected finite numbers, got inf"):
+        check_matrix(A, accept_sparse=True)
