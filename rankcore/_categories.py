@@ -130,6 +130,9 @@ def _codes(frame: Any, categories: list) -> Any:
         # by value: each of the frame's categories -> its position among the given ones (-1: absent)
         position = pd.Index(categories[j]).get_indexer(column.cat.categories)
         own = column.cat.codes.to_numpy()
+        if position.shape[0] == 0:             # a column with no categories at all: every value missing
+            out.isetitem(j, np.full(own.shape[0], np.nan))
+            continue
         codes = np.where(own >= 0, position[np.maximum(own, 0)], -1).astype(np.float64)
         codes[codes < 0] = np.nan
         out.isetitem(j, codes)

@@ -184,14 +184,17 @@ def _format(value: Any) -> str:
 
 def build_estimator(candidate: Candidate, context: CandidateContext, data_has_missing: bool) -> Any:
     """``candidate.build(context)``, behind a :class:`~rankcore.auto.MissingValueImputer` when the data have
-    missing values that the candidate's estimator does not accept.
+    missing values, or category columns (whose unlisted categories are missing values when scored), that the
+    candidate's estimator does not accept.
 
     ``data_has_missing`` is about the whole data, not the rows ``context``
     describes: a fold's training part without NaN may still be scored on
     rows with NaN.
     """
     estimator = candidate.build(context)
-    if data_has_missing and not candidate.accepts_missing:
+    # a category column: a category the fit did not list is scored as a missing value, so a candidate that takes no
+    # NaN goes behind the imputer even when no training value is missing (which it then passes through unchanged)
+    if (data_has_missing or context.categorical) and not candidate.accepts_missing:
         from ._impute import with_imputer
 
         return with_imputer(estimator)

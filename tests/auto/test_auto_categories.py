@@ -90,3 +90,23 @@ def test_auto_categories_mismatched_dtypes_name_the_column(fitted):
     assert not hasattr(plain, "categories_")
     with pytest.raises(ValueError, match="X: column 'colour' is a pandas 'category' column but was not categorical"):
         plain.decision_function(train)
+
+
+@pytest.mark.parametrize("candidates", [["linear:n_epochs=2"], ["exactboost:n_runs=1,depth=1"],
+                                        ["trees:n_iter=8", "linear:n_epochs=2"]])
+def test_auto_categories_unseen_category_scores_as_missing_without_missing_training_values(candidates, tmp_path):
+    # without a missing value in training no imputer was kept, and an unlisted category (NaN) was refused
+    rng = np.random.default_rng(4)
+    colour = rng.choice(LEVELS, 200)
+    x = rng.normal(size=200)
+    y = (np.isin(colour, ["blue", "ember"]) + 0.4 * x + 0.5 * rng.normal(size=200) > 0.8).astype(int)
+    train = pd.DataFrame({"colour": pd.Categorical(colour, categories=LEVELS), "x": x})
+    model = rankcore.AutoRanker(candidates=candidates, random_state=0, n_jobs=1).fit(train, y)
+    rows = train.head(20)
+    unseen = rows.assign(colour=pd.Categorical(["violet"] * 20))
+    missing = rows.assign(colour=pd.Categorical([None] * 20, categories=LEVELS))
+    scores = model.decision_function(unseen)
+    assert np.isfinite(scores).all()
+    np.testing.assert_array_equal(scores, model.decision_function(missing))
+    rankcore.save_model(model, tmp_path / "m.json")
+    np.testing.assert_array_equal(rankcore.load_model(tmp_path / "m.json").decision_function(unseen), scores)

@@ -209,3 +209,19 @@ def test_category_column_of_numbers_is_read_by_its_values_without_category_group
     by_category = rankcore.boost(learner="stumps", n_iter=3, random_state=0).fit(numbers, y)
     by_value = rankcore.boost(learner="stumps", n_iter=3, random_state=0).fit(plain, y)
     np.testing.assert_array_equal(by_category.decision_function(numbers), by_value.decision_function(plain))
+
+
+def test_a_category_column_without_categories_is_all_missing():
+    # an all-missing category column has no categories: its codes indexed an empty array (IndexError)
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    train = pd.DataFrame({"color": pd.Categorical(rng.choice(["r", "g", "b"], 200)), "x": rng.normal(size=200)})
+    y = ((train["color"] == "r") | (train["x"] > 1)).astype(int)
+    model = rankcore.boost(learner="trees", n_iter=10, random_state=0).fit(train, y)
+    missing = pd.DataFrame({"color": pd.Categorical([None, None]), "x": [0.3, -1.0]})
+    nan_rows = pd.DataFrame({"color": pd.Categorical([None, None], categories=["r", "g", "b"]), "x": [0.3, -1.0]})
+    np.testing.assert_array_equal(model.decision_function(missing), model.decision_function(nan_rows))
+    empty = train.assign(color=pd.Categorical([None] * 200))
+    fitted = rankcore.boost(learner="trees", n_iter=3, random_state=0).fit(empty, y)
+    assert np.isfinite(fitted.decision_function(empty)).all()
