@@ -229,6 +229,15 @@ def refuse_queries(owner: str, qid: Any, group: Any) -> None:
                          "rankcore.boost(...), whose push estimators fit within queries")
 
 
+def refuse_score_weights(sample_weight: Any, estimator: Any) -> None:
+    """``score(..., sample_weight=None)``: the parameter is there for scikit-learn's ``Pipeline.score``, which passes
+    ``sample_weight=None`` (with metadata routing on, a final step without it failed every pipeline's score); a
+    weight is refused, since the ranking metrics count every row once."""
+    if sample_weight is not None:
+        raise ValueError(f"sample_weight: {type(estimator).__name__}.score counts every row once (its ranking "
+                         "metric takes no weights); leave sample_weight None")
+
+
 def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False,
                    feature_names: Any = None):
     """``fit(..., eval_set=(X_val, y_val))`` of a two-class estimator: the matrix and 0/1 labels.

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
-from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot
+from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_score_weights
 from ..metrics import Queries, check_queries
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -613,7 +613,7 @@ class AutoRanker(Ranker):
         return scores
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None) -> float:
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
 
         A model fitted within queries takes relevance grades and scores per
@@ -623,6 +623,7 @@ class AutoRanker(Ranker):
         from ..registry import resolve
 
         check_is_fitted(self)
+        refuse_score_weights(sample_weight, self)
         setup = self._setup_record()
         within = self.ranks_within_queries_
         configured = setup.query_metric if within else setup.metric

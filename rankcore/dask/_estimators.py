@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted
+from ..base import Fitted, refuse_score_weights
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed, plan_validation,
@@ -482,7 +482,7 @@ class _DaskBoost(ClientParameter):
             yield self._lazy_scores(X, t)
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
         Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
@@ -493,6 +493,7 @@ class _DaskBoost(ClientParameter):
         scored per query as the in-memory :meth:`score` scores them.
         """
         check_is_fitted(self)
+        refuse_score_weights(sample_weight, self)
         if not is_dask_collection(X):
             return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid))
         from ._metrics import evaluate, as_dask_vector

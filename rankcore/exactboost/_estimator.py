@@ -15,8 +15,8 @@ from .._degenerate import warn_if_constant
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set,
-                    refuse_queries, run_callbacks)
+from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
+                    refuse_score_weights, run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
@@ -432,16 +432,21 @@ class ExactBoost(Ranker):
                                    X=X_arr)
 
     @reads_a_snapshot
-    def score(self, X, y) -> float:
+    def score(self, X, y, sample_weight=None) -> float:
         """The metric on ``(X, y)``, oriented so that higher is better.
 
         The metric's value when greater is better, minus the value otherwise.
+        ``sample_weight`` must be None (it is there for ``Pipeline.score``).
         """
         check_is_fitted(self)
+        refuse_score_weights(sample_weight, self)
         from ..validation import check_bipartite_target
 
         y_arr = np.asarray(y)
         scores = self.decision_function(X)
+        if y_arr.ndim != 1:
+            raise ValueError(f"y: expected a 1-D array of {scores.shape[0]} labels, got "
+                             f"{'None' if y is None else f'shape {y_arr.shape}'}")
         if y_arr.shape[0] != scores.shape[0]:
             raise ValueError(f"y: expected {scores.shape[0]} labels (one per row of X), got {y_arr.shape[0]}")
         y01 = np.isin(y_arr, self.classes_[1:]).astype(np.int8)

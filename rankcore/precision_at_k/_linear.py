@@ -48,7 +48,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
-from ..base import IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries, run_callbacks
+from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
+                    refuse_score_weights, run_callbacks)
 from ..validation import (
     check_finite_scores,
     check_fit_data,
@@ -512,8 +513,12 @@ class _LinearAtK(Ranker):
         return check_finite_scores(scores, owner=f"{type(self).__name__}.decision_function", X=X)
 
     @reads_a_snapshot
-    def score(self, X, y):
-        """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit)."""
+    def score(self, X, y, sample_weight=None):
+        """prec@k of the scores on ``(X, y)``, with ``k`` resolved on len(X) (ties: fractional credit).
+
+        ``sample_weight`` must be None (it is there for ``Pipeline.score``).
+        """
+        refuse_score_weights(sample_weight, self)
         scores = self.decision_function(X)
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:

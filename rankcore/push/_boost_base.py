@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._degenerate import warn_constant
 from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, resolve_parameter
+from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, refuse_score_weights,
+                    resolve_parameter)
 from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
@@ -710,15 +711,17 @@ class _BaseBoost(Ranker):
             yield scores
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
 
         With ``qid`` (one query id per row) the metric is computed within
         each query and averaged over the queries it counts.  A model fitted
         within queries scores by ``ndcg@k:10`` unless ``scoring`` names a
         metric (on queries shorter than 10 rows: NDCG of the whole query).
+        ``sample_weight`` must be None (it is there for ``Pipeline.score``).
         """
         check_is_fitted(self)
+        refuse_score_weights(sample_weight, self)
         return self._score_of(self.decision_function(X), y, qid)
 
     def _score_of(self, scores: np.ndarray, y, qid=None) -> float:

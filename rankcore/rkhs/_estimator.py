@@ -16,7 +16,7 @@ from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
-from ..base import Ranker, refuse_queries, resolve_parameter
+from ..base import Ranker, refuse_queries, refuse_score_weights, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
@@ -502,11 +502,13 @@ class KernelRanker(Ranker):
         return scores.reshape((X_arr.shape[0],) + self.dual_coef_.shape[:-1])
 
     @reads_a_snapshot
-    def score(self, X: Any, y: Any) -> float:
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """The ``metric`` on (X, y) in greater-is-better form (``misrank`` → 1 − misrank).
 
-        Only for a single model (not a path).
+        Only for a single model (not a path).  ``sample_weight`` must be None
+        (it is there for ``Pipeline.score``).
         """
+        refuse_score_weights(sample_weight, self)
         scores = self.decision_function(X)
         if scores.ndim != 1:
             raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")

@@ -1,0 +1,59 @@
+"""Under scikit-learn's metadata routing, Pipeline.score passes sample_weight=None to the last step's score."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import rankcore
+
+ESTIMATORS = [
+    lambda: rankcore.boost(n_iter=5, random_state=0),
+    lambda: rankcore.ExactBoost(n_rounds=2, n_runs=1, random_state=0),
+    lambda: rankcore.SGDAtK(random_state=0),
+    lambda: rankcore.PerceptronAtK(random_state=0),
+    lambda: rankcore.KernelRanker(),
+    lambda: rankcore.AutoRanker(candidates=["linear:n_epochs=2"], random_state=0, n_jobs=1),
+]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    return X, (X[:, 0] + rng.normal(size=150) > 0).astype(int)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_a_pipelines_score_is_its_last_steps_score(make, data):
+    # it raised "Pipeline.score got unexpected argument(s) {'sample_weight'}": every grid-search fold scored NaN
+    X, y = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = make_pipeline(StandardScaler(), make()).fit(X, y)
+        expected = pipe[-1].score(pipe[0].transform(X), y)
+        assert pipe.score(X, y) == expected
+
+
+def test_a_grid_search_over_a_pipeline_scores_every_fold(data):
+    X, y = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(make_pipeline(StandardScaler(), rankcore.boost(n_iter=10, random_state=0)),
+                              {"pushboost__price": ["pow:2", "pow:8"]}, cv=3).fit(X, y)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_a_weight_for_score_is_refused_by_name(make, data):
+    X, y = data
+    model = make().fit(X, y)
+    with pytest.raises(ValueError, match=r"^sample_weight: \w+\.score counts every row once"):
+        model.score(X, y, sample_weight=np.ones(y.shape[0]))
+
+
+def test_exactboost_score_without_labels_names_y(data):
+    X, y = data
+    model = rankcore.ExactBoost(n_rounds=2, n_runs=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"^y: expected a 1-D array of 150 labels, got None"):
+        model.score(X, None)
