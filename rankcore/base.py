@@ -620,6 +620,11 @@ class Ranker(BaseEstimator):
                     continue
                 raise AttributeError(f"{type(self).__name__}: fitted attribute {attr.name} is missing")
             state[attr.key] = attr.dump(value) if attr.dump is not None and value is not None else value
+        names = self.__dict__.get("feature_names_in_")
+        if names is not None and not _declares_names(type(self)):
+            # every model keeps the column names it was fitted on, declared or not (a plugin's may not declare
+            # them): without them a frame or a CSV file of other columns would be scored by position
+            state[_NAMES_KEY] = string_list(names)
         return state
 
     def _set_fitted_state(self, state: dict) -> None:
@@ -632,11 +637,22 @@ class Ranker(BaseEstimator):
             raise
         except (TypeError, ValueError) as exc:
             self._state_error(f"invalid parameters: {exc}")
+        names = None
+        if _NAMES_KEY in state and not _declares_names(type(self)):
+            state = dict(state)
+            names = state.pop(_NAMES_KEY)
+            if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)
+                    and len(set(names)) == len(names)):
+                self._state_error(f"{_NAMES_KEY} must be a list of distinct column names")
         required, optional = self._state_fields(setup, state)
         keys = set(state)
         if not required <= keys or not keys <= required | optional:
             self._state_error(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
         self._restore_fitted_state(state, setup)
+        if names is not None:
+            if len(names) != getattr(self, "n_features_in_", len(names)):
+                self._state_error(f"{_NAMES_KEY} holds {len(names)} names for {self.n_features_in_} features")
+            self.feature_names_in_ = np.asarray(names, dtype=object)
 
     def _state_error(self, message: str):
         from .persistence import ModelFormatError
@@ -654,6 +670,15 @@ class Ranker(BaseEstimator):
 
     def _restore_fitted_state(self, state: dict, setup: Any) -> None:
         raise NotImplementedError(f"{type(self).__name__} cannot be loaded from a file")
+
+
+#: The model file's key of the column names a model was fitted on.
+_NAMES_KEY = "feature_names_in"
+
+
+def _declares_names(cls: type) -> bool:
+    """Whether the estimator's own declaration keeps ``feature_names_in_`` in its model files."""
+    return any(f.name == "feature_names_in_" and f.key is not None for f in cls.fitted)
 
 
 def _parameter_key(estimator: Ranker) -> tuple:
