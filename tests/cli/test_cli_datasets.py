@@ -1,6 +1,7 @@
 """rankcore.cli.datasets: reading CSV, LIBSVM, .npy and .npz files, and one clear error line for bad ones."""
 
 import gzip
+import re
 import sys
 
 import numpy as np
@@ -502,3 +503,33 @@ def test_every_spelling_of_a_missing_value_reads_as_the_same_nan(tmp_path, reade
     X = load_data(path).X
     assert np.isnan(X[0, 1]) and np.isnan(X[1, 0]) and not np.isnan(X[2]).any()
     assert X.tobytes() == np.array([[1.5, np.nan], [np.nan, 2.0], [3.0, 4.0]]).tobytes()
+
+
+@pytest.mark.parametrize("cell", ["", "?", "NA", "inf", "unknown"])
+def test_a_label_the_command_does_not_need_is_left_unread(tmp_path, cell):
+    # rows to score often carry an empty label column: `score` refused them ("missing label"), even with --drop
+    path = write(tmp_path / "new.csv", f"a,b,label\n1,5,{cell}\n2,6,{cell}\n")
+    for drop in ((), ("label",)):
+        data = load_data(path, require_label=False, drop=drop)
+        assert data.y is None and data.feature_names == ["a", "b"]
+        np.testing.assert_array_equal(data.X, [[1, 5], [2, 6]])
+    if cell in ("", "?", "NA"):
+        with pytest.raises(DataError, match="line 2: missing label in column 'label'"):
+            load_data(path)
+
+
+def test_npy_and_npz_labels_the_command_does_not_need_are_left_unread(tmp_path):
+    np.save(tmp_path / "d.npy", np.array([[1.0, 2.0, np.nan], [3.0, 4.0, np.nan]]))
+    data = load_data(tmp_path / "d.npy", require_label=False, n_features=2)
+    assert data.y is None and data.X.shape == (2, 2)
+    np.savez(tmp_path / "d.npz", X=np.ones((2, 2)), y=np.array([np.nan, 1.0]))
+    assert load_data(tmp_path / "d.npz", require_label=False).y is None
+    with pytest.raises(DataError, match="missing label"):
+        load_data(tmp_path / "d.npz")
+
+
+@pytest.mark.parametrize("names, message", [(["a", "a"], "'a' twice"), (["a", " "], "' ' (empty)")])
+def test_npz_feature_names_must_be_distinct_and_named(tmp_path, names, message):
+    np.savez(tmp_path / "d.npz", X=np.ones((2, 2)), y=np.array([0.0, 1.0]), feature_names=np.array(names))
+    with pytest.raises(DataError, match=re.escape(f"d.npz: feature_names must be distinct, non-empty names, got {message}")):
+        load_data(tmp_path / "d.npz")

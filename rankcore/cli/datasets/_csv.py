@@ -66,8 +66,13 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     if unknown:
         raise DataError(f"{source}: no column {unknown[0]!r} to drop (columns: {_columns(names)})")
     label_index = _label_column(names, label_name, explicit_label, require_label, drop, source)
+    unread = None
+    if label_index is not None and not require_label:
+        # a label the command does not need is left unread: rows to score may have a blank or unknown label
+        unread, label_index = label_index, None
     _check_aside(names, label_name, drop, keep, qid, source)
-    feature_idx = [i for i, n in enumerate(names) if i != label_index and n not in drop and n not in keep]
+    feature_idx = [i for i, n in enumerate(names)
+                   if i != label_index and i != unread and n not in drop and n not in keep]
     if not feature_idx:
         raise DataError(f"{source}: no feature columns (columns: {_columns(names)})")
     text = _text_columns(categorical, names, feature_idx, source)
@@ -123,6 +128,8 @@ def _label_column(names: list[str], label_name: str, explicit_label: bool, requi
                             f"{hint}")
         return None
     if label_name in drop:
+        if not require_label:
+            return None                    # dropped: read neither as the label nor as a feature
         raise DataError(f"{source}: the label column {label_name!r} cannot also be dropped")
     return names.index(label_name)
 

@@ -58,6 +58,8 @@ def _read_npy(source: str, label: Any, require_label: bool, n_features: int | No
         if d < 2:
             raise DataError(f"{source}: the array has 1 column; it needs features and a label column")
         keep = [j for j in range(d) if j != index]
+        if not require_label:              # the label column is set aside unread: rows to score need none
+            return Dataset(np.ascontiguousarray(M[:, keep]), None, [f"x{j}" for j in keep], None, source, "npy")
         missing = np.isnan(M[:, index])
         if missing.any():
             raise DataError(f"{source}, row {int(np.argmax(missing))}: missing label (NaN) in column {index}")
@@ -78,7 +80,7 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
             X = _numeric_matrix(archive["X"], source, "X")
             y_key = "y" if label is None else str(label)
             y = None
-            if y_key in keys:
+            if y_key in keys and require_label:      # rows to score need no label: theirs is left unread
                 y = np.asarray(archive[y_key])
             elif require_label or label is not None:
                 raise DataError(f"{source}: no label array {y_key!r} (arrays: {', '.join(keys)}); "
@@ -89,6 +91,10 @@ def _read_npz(source: str, label: Any, require_label: bool) -> Dataset:
                 if raw.ndim != 1 or raw.shape[0] != X.shape[1]:
                     raise DataError(f"{source}: feature_names must list {X.shape[1]} names, got shape {raw.shape}")
                 names = [str(v) for v in raw]
+                if any(not n.strip() for n in names) or len(set(names)) != len(names):
+                    bad = next(n for n in names if not n.strip() or names.count(n) > 1)
+                    raise DataError(f"{source}: feature_names must be distinct, non-empty names, got {bad!r} "
+                                    f"{'(empty)' if not bad.strip() else 'twice'}")
         except ValueError as exc:
             if isinstance(exc, DataError):
                 raise
