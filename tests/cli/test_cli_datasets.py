@@ -531,5 +531,6 @@ def test_npy_and_npz_labels_the_command_does_not_need_are_left_unread(tmp_path):
 @pytest.mark.parametrize("names, message", [(["a", "a"], "'a' twice"), (["a", " "], "' ' (empty)")])
 def test_npz_feature_names_must_be_distinct_and_named(tmp_path, names, message):
     np.savez(tmp_path / "d.npz", X=np.ones((2, 2)), y=np.array([0.0, 1.0]), feature_names=np.array(names))
-    with pytest.raises(DataError, match=re.escape(f"d.npz: feature_names must be distinct, non-empty names, got {message}")):
+    expected = f"d.npz: feature_names must be distinct, non-empty names, got {message}"
+    with pytest.raises(DataError, match=re.escape(expected)):
         load_data(tmp_path / "d.npz")
