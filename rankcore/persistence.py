@@ -380,6 +380,8 @@ def _parse_json(raw: bytes, source: str) -> Any:
         raise too_deep from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{source}: not a valid JSON model file ({exc})") from None
+    except ValueError:        # Python's limit on the digits of an integer (4,300): no model holds such a number
+        raise ModelFormatError(f"{source}: an integer of thousands of digits; no model file holds one") from None
     return data
 
 

@@ -336,13 +336,21 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
 
     The output must be writable (:func:`check_writable`), must not be one of
     the command's ``inputs`` (``{option or argument: path}``; compared as
-    files, so links and other spellings of the same path count) -- not even
-    with ``--force`` -- and must not exist unless ``force``.
+    files, so links and other spellings of the same path count) or the file
+    of query sizes beside one of them (``DATA.query``) -- not even with
+    ``--force`` -- and must not exist unless ``force``.
     """
     check_writable(path, option)
     if not os.path.lexists(path):
         return path
-    for name, source in (inputs or {}).items():
+    from .datasets import query_file_of
+
+    inputs = dict(inputs or {})
+    for name, source in list(inputs.items()):     # a data file's query sizes beside it are read too
+        sizes = query_file_of(source) if source and name != "MODEL" else None
+        if sizes:
+            inputs[f"{name}'s query file"] = sizes
+    for name, source in inputs.items():
         if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(path, source):
             raise CommandError(f"{option}: {path!r} is the input {name}; write the output to another file")
     if not force:

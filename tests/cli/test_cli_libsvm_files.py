@@ -160,7 +160,7 @@ def test_a_gzipped_files_query_file_may_drop_the_gz(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("3\n4\n", "its 2 query sizes add up to 7 rows, but"),
     ("3\n4\n4\n", "its 3 query sizes add up to 11 rows"),
-    ("3\n0\n7\n", "line 2: expected a query size (a whole number >= 1), got '0'"),
+    ("3\n0\n7\n", "line 2: expected a query size (a whole number >= 1, of at most 18 digits), got '0'"),
     ("3\n2.5\n", "line 2: expected a query size"),
     ("3\n\u00b2\n", "line 2: expected a query size"),
     ("3\n-4\n", "line 2: expected a query size"),
@@ -258,3 +258,30 @@ def test_a_csv_file_is_matched_by_name_whatever_the_model_and_a_libsvm_one_by_in
     status, _, err = run_main("fit", tmp_path / "train.svm", "--n-iter", "5", "--validation", tmp_path / "named.csv",
                               "--out", tmp_path / "w.json", "-q")
     assert status == 0, err
+
+
+@pytest.mark.parametrize("command", ["fit", "score"])
+def test_an_output_never_overwrites_the_query_file_of_an_input(tmp_path, command):
+    # `--out rank.train.query --force` replaced the query sizes with the model's JSON
+    write(tmp_path / "rank.train", ROWS)
+    write(tmp_path / "rank.train.query", "3\n4\n3\n")
+    if command == "fit":
+        argv = ["fit", tmp_path / "rank.train", "--n-iter", "3", "--out", tmp_path / "rank.train.query", "--force"]
+    else:
+        assert run_main("fit", tmp_path / "rank.train", "--n-iter", "3", "--out", tmp_path / "m.json", "-q")[0] == 0
+        argv = ["score", tmp_path / "m.json", tmp_path / "rank.train", "--out", tmp_path / "rank.train.query",
+                "--force"]
+    status, _, err = run_main(*argv)
+    assert status == 2 and "is the input DATA's query file; write the output to another file" in err
+    assert (tmp_path / "rank.train.query").read_text() == "3\n4\n3\n"
+
+
+def test_numbers_beyond_their_range_are_named_by_line(tmp_path):
+    write(tmp_path / "b.svm", "1 qid:99999999999999999999 1:0.5\n0 qid:99999999999999999999 1:0.2\n")
+    with pytest.raises(DataError, match=r"b\.svm, line 1: query id 'qid:99999999999999999999' is beyond the 64-bit"):
+        load_data(tmp_path / "b.svm")
+    write(tmp_path / "q.svm", "1 1:0.5\n0 1:0.2\n")
+    write(tmp_path / "q.svm.query", "9" * 5000 + "\n")
+    with pytest.raises(DataError, match=r"q\.svm\.query, line 1: expected a query size \(a whole number >= 1, of at "
+                                        r"most 18 digits\)"):
+        load_data(tmp_path / "q.svm")

@@ -136,3 +136,13 @@ def test_cli_deep_or_huge_model_file_is_exit_2(tmp_path, capsys, monkeypatch, co
     monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 10)
     assert main([command, str(deep), str(data)]) == 2
     assert "size limit of 10 bytes" in capsys.readouterr().err
+
+
+def test_an_integer_of_thousands_of_digits_is_a_format_error_naming_the_file(tmp_path):
+    # Python refuses to read such an integer (ValueError about sys.set_int_max_str_digits), named nowhere
+    from rankcore.persistence import ModelFormatError, load_model
+
+    path = tmp_path / "big.json"
+    path.write_text('{"format": "rankcore-model", "params": {"n_iter": ' + "9" * 5000 + "}}")
+    with pytest.raises(ModelFormatError, match=r"big\.json: an integer of thousands of digits"):
+        load_model(path)

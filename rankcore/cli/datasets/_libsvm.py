@@ -232,7 +232,10 @@ def _dataset(source, X, names, labels, lines, qids) -> Dataset:
 def _query_id(text: str, source: str, lineno: int) -> int:
     """The integer of a ``qid:n`` field (svmlight's query ids are integers)."""
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise DataError(f"{source}, line {lineno}: malformed query id 'qid:{text[:40]}' (expected qid:n, "
                         "an integer)") from None
+    if not -(2**63) <= value < 2**63:
+        raise DataError(f"{source}, line {lineno}: query id 'qid:{text[:40]}' is beyond the 64-bit integers")
+    return value

@@ -52,10 +52,10 @@ def read_query_file(data: Dataset) -> None:
                 text = line.strip()
                 if not text:
                     continue
-                if not (text.isascii() and text.isdigit()) or int(text) < 1:
-                    raise DataError(f"{path}, line {lineno}: expected a query size (a whole number >= 1), got "
-                                    f"{text[:40]!r}; the query file of {data.source} holds one query's row count "
-                                    "per line")
+                if not (text.isascii() and text.isdigit()) or len(text) > 18 or int(text) < 1:
+                    raise DataError(f"{path}, line {lineno}: expected a query size (a whole number >= 1, of at most "
+                                    f"18 digits), got {text[:40]!r}; the query file of {data.source} holds one "
+                                    "query's row count per line")
                 sizes.append(int(text))
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
