@@ -117,10 +117,11 @@ LETOR_ROWS = ("2 qid:10 1:0.031310 2:0.666667 3:0.500000 #docid = GX008-86-44448
     ("rank.train", "-1 qid:4\n", "libsvm"),
     ("d.txt", "a,b,label\n1,2,0\n", "csv"),
     ("d.txt", "a b label\n1 2 0\n", "csv"),
-    ("d.txt", "1.5\n2\n", "csv"),
+    ("d.txt", "1.5\n2\n", "libsvm"),
+    ("lab.txt", "1\n0 1:0.3\n1 1:0.9\n", "libsvm"),
     ("d.dat", "", "csv"),
 ], ids=["letor-txt", "blank-lines-first", "comments-first", "lightgbm-example", "qid-only", "csv-txt", "spaced-header",
-        "one-number", "empty"])
+        "one-number", "label-only-row", "empty"])
 def test_text_names_are_told_apart_by_their_first_row(tmp_path, name, text, fmt):
     assert detect_format(write(tmp_path / name, text)) == fmt
 
@@ -285,3 +286,18 @@ def test_numbers_beyond_their_range_are_named_by_line(tmp_path):
     with pytest.raises(DataError, match=r"q\.svm\.query, line 1: expected a query size \(a whole number >= 1, of at "
                                         r"most 18 digits\)"):
         load_data(tmp_path / "q.svm")
+
+
+def test_a_first_row_longer_than_what_is_read_is_judged_on_its_whole_fields(tmp_path):
+    # the read stopped inside an index ("1 0:11111 1:0.25 ... 24" ) and the cut field decided the format
+    row = "1 0:11111 " + " ".join(f"{k}:0.25" for k in range(1, 12000))
+    for cut in range(0, 12):
+        path = write(tmp_path / f"long{cut}.txt", " " * cut + row + "\n0 1:0.5\n")
+        assert detect_format(path) == "libsvm"
+
+
+def test_a_long_header_name_is_cut_in_messages(tmp_path):
+    path = write(tmp_path / "wide.txt", "x" * 5000 + "\n1\n")
+    with pytest.raises(DataError) as info:
+        load_data(path)
+    assert len(str(info.value)) < 600

@@ -341,8 +341,8 @@ def _is_number(text: str) -> bool:
 
 
 def _columns(names: Iterable[str], limit: int = 12) -> str:
-    """The column names, or the first and last few of a long header (the label is often last)."""
-    names = list(names)
+    """The column names, or the first and last few of a long header (the label is often last); a long name cut."""
+    names = [n if len(n) <= 40 else f"{n[:37]}..." for n in names]
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:6]) + ", ..., " + ", ".join(names[-4:]) + f" ({len(names)} in all)"

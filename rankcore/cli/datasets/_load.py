@@ -20,7 +20,7 @@ _CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
 #: the first line tells which.
 _TEXT_EXTENSIONS = (".txt", ".dat")
 #: A LIBSVM row: a number, then ``qid:n`` and ``index:value`` fields (at least one), then an optional comment.
-_LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?((\s+qid:\S+)?(\s+\d+:\S+)+|\s+qid:\S+)\s*(#.*)?")
+_LIBSVM_ROW = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(\s+qid:\S+)?(\s+\d+:\S+)*\s*(#.*)?")
 #: How much of a file :func:`detect_format` reads to find its first line.
 _SNIFF_BYTES = 1 << 16
 
@@ -62,7 +62,11 @@ def _starts_with_libsvm_row(source: str) -> bool:
             head = fh.read(_SNIFF_BYTES)
     except (OSError, EOFError, UnicodeDecodeError, ValueError):
         return False           # load_data says what is wrong with it
-    for line in head.splitlines():
+    lines = head.splitlines()
+    if len(head) == _SNIFF_BYTES and lines and not head.endswith(("\n", "\r")):
+        # the last line goes on past what was read: its last field may be cut, so it is judged without it
+        lines[-1] = lines[-1].rsplit(None, 1)[0] if len(lines[-1].split()) > 1 else lines[-1]
+    for line in lines:
         # comment lines first (scikit-learn's dump_svmlight_file writes some) say nothing either way
         if line.strip() and not line.lstrip().startswith("#"):
             return _LIBSVM_ROW.fullmatch(line) is not None
