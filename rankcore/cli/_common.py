@@ -72,7 +72,7 @@ def column_list(text: str | None) -> list[str]:
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
          categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False,
-         feature_names: list[str] | None = None):
+         feature_names: list[str] | None = None, beside: str | None = None):
     """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
 
     ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
@@ -83,7 +83,9 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     (:func:`refuse_qid`) and a LIBSVM file's query ids are ignored with a
     warning.  ``feature_names``: the features a LIBSVM file is read into,
     by index (a model's or the training file's; see
-    :func:`rankcore.cli.datasets.load_data`).
+    :func:`rankcore.cli.datasets.load_data`).  ``beside``: the training
+    file this one goes with (``--validation``, ``--test``), whose rows form
+    one list: query ids of this file are then ignored for that reason.
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
@@ -102,9 +104,10 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         import warnings
 
         where = data.query_file or "qid:"
-        warnings.warn(f"{data.source}: the query ids ({where}) are ignored and the rows fitted as one list: "
-                      f"`rankcore {args.command}` does not fit within queries; `rankcore fit` and `rankcore "
-                      f"compare` do", UserWarning, stacklevel=2)
+        why = (f"the training data {beside} has none, so the rows are one list" if beside is not None else
+               f"the rows fitted as one list: `rankcore {args.command}` does not fit within queries; `rankcore fit` "
+               "and `rankcore compare` do")
+        warnings.warn(f"{data.source}: the query ids ({where}) are ignored: {why}", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None
     return data
 

@@ -409,13 +409,24 @@ def data_facts_of(data, extra: list[tuple[str, str]], found=()) -> list[tuple[st
     return facts + extra
 
 
+def _gives_queries(args) -> bool:
+    """Whether DATA is a LIBSVM file with query ids, from its first row (before the file is read)."""
+    from .datasets import DataError, detect_format, libsvm_has_queries
+
+    try:
+        fmt = args.data_format or detect_format(args.data)
+    except DataError:
+        return False                       # reading DATA says what is wrong with it
+    return fmt == "libsvm" and libsvm_has_queries(args.data)
+
+
 def run(args) -> int:
     explicit = metric_specs(args.metrics) if args.metrics else None
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
-                  FIGURES if args.qid is None else QUERY_FIGURES)
+                  QUERY_FIGURES if args.qid is not None or _gives_queries(args) else FIGURES)
     data = load(args, args.data, queries=True)
     if data.qid is not None:
         if args.qid is None:                 # a LIBSVM file's qid: -- the figures are those of queries
@@ -457,7 +468,7 @@ def _test_file(args, data):
     from ._report import file_sha256
 
     test = load(args, args.test, n_features=None if data.named else data.n_features,
-                categorical=list(data.categories) or None, queries=data.qid is not None,
+                categorical=list(data.categories) or None, queries=data.qid is not None, beside=data.source,
                 feature_names=data.feature_names)
     like_training(test, data)
     return test, [("test file", test.source), ("test sha256", file_sha256(test.source)),

@@ -104,7 +104,7 @@ def run(args) -> int:
     X = estimator_input(data)
     if args.validation:
         val = load(args, args.validation, n_features=None if data.named else data.n_features,
-                   categorical=list(data.categories) or None, queries=qid is not None,
+                   categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
                    feature_names=data.feature_names)
         like_training(val, data)
         if qid is not None and val.qid is None:

@@ -4,6 +4,7 @@ files, ``.txt`` and extension-less names recognized by their first row, query si
 import contextlib
 import gzip
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -301,3 +302,29 @@ def test_a_long_header_name_is_cut_in_messages(tmp_path):
     with pytest.raises(DataError) as info:
         load_data(path)
     assert len(str(info.value)) < 600
+
+
+def test_query_ids_of_a_validation_file_beside_one_list_are_ignored_saying_why(tmp_path):
+    # the warning said that `rankcore fit` does not fit within queries, and then that it does
+    write(tmp_path / "tr.svm", "1 1:0.5\n0 1:0.2\n1 1:0.3\n0 1:0.1\n")
+    write(tmp_path / "vq.svm", "1 qid:1 1:0.5\n0 qid:1 1:0.2\n")
+    status, _, err = run_main("fit", tmp_path / "tr.svm", "--validation", tmp_path / "vq.svm", "--learner",
+                              "stumps", "--n-iter", "3", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    assert re.search(r"vq\.svm: the query ids \(qid:\) are ignored: the training data \S*tr\.svm has none, so the "
+                     r"rows are one list\n", err), err
+
+
+@pytest.mark.parametrize("layout", ["qid", "query-file"])
+def test_compare_on_queries_is_not_stopped_by_figures_of_one_list(tmp_path, monkeypatch, layout):
+    # an roc.svg in the way was refused before the file was read, though a comparison within queries draws none
+    rows = "".join(f"{g} {'qid:%d ' % (i // 2) if layout == 'qid' else ''}1:{v} 2:{i % 3}\n"
+                   for i, (g, v) in enumerate(zip([1, 0, 2, 0, 1, 0, 2, 0, 1, 0], range(10))))
+    write(tmp_path / "q.svm", rows)
+    if layout == "query-file":
+        write(tmp_path / "q.svm.query", "2\n" * 5)
+    write(tmp_path / "roc.svg", "<svg/>")
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run_main("compare", "q.svm", "--n-iter", "3", "--test-size", "0.4", "--quiet")
+    assert status == 0, err
+    assert (tmp_path / "roc.svg").read_text() == "<svg/>" and (tmp_path / "ndcg_at_k.svg").exists()

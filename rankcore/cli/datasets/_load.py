@@ -12,7 +12,7 @@ from ._libsvm import _read_libsvm
 from ._numpy import _read_npy, _read_npz
 from ._query_file import read_query_file
 
-__all__ = ["load_data", "detect_format"]
+__all__ = ["load_data", "detect_format", "libsvm_has_queries"]
 
 _LIBSVM_EXTENSIONS = (".svm", ".svmlight", ".libsvm", ".liblinear")
 _CSV_EXTENSIONS = (".csv", ".tsv", ".tab")
@@ -54,14 +54,24 @@ def detect_format(path: str | os.PathLike) -> str:
     )
 
 
-def _starts_with_libsvm_row(source: str) -> bool:
-    """Whether the file's first line that is neither blank nor a ``#`` comment (within its first 64 KiB) is a LIBSVM
-    row; False if unreadable."""
+def libsvm_has_queries(source: str) -> bool:
+    """Whether a LIBSVM file gives query ids (``qid:`` on its first row, or a query file beside it), read from its
+    first lines only: what a command needs to know before it reads the file (which outputs it will write)."""
+    from ._query_file import query_file_of
+
+    if query_file_of(source) is not None:
+        return True
+    line = _first_row(source)
+    return line is not None and len(line.split()) > 1 and line.split()[1].startswith("qid:")
+
+
+def _first_row(source: str) -> str | None:
+    """The file's first line that is neither blank nor a ``#`` comment (within its first 64 KiB), or None."""
     try:
         with _open_text(source) as fh:
             head = fh.read(_SNIFF_BYTES)
     except (OSError, EOFError, UnicodeDecodeError, ValueError):
-        return False           # load_data says what is wrong with it
+        return None
     lines = head.splitlines()
     if len(head) == _SNIFF_BYTES and lines and not head.endswith(("\n", "\r")):
         # the last line goes on past what was read: its last field may be cut, so it is judged without it
@@ -69,8 +79,15 @@ def _starts_with_libsvm_row(source: str) -> bool:
     for line in lines:
         # comment lines first (scikit-learn's dump_svmlight_file writes some) say nothing either way
         if line.strip() and not line.lstrip().startswith("#"):
-            return _LIBSVM_ROW.fullmatch(line) is not None
-    return False
+            return line
+    return None
+
+
+def _starts_with_libsvm_row(source: str) -> bool:
+    """Whether the file's first row (:func:`_first_row`) is a LIBSVM row; False if unreadable (``load_data`` then
+    says what is wrong with it)."""
+    line = _first_row(source)
+    return line is not None and _LIBSVM_ROW.fullmatch(line) is not None
 
 
 def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns) -> None:
