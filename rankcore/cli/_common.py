@@ -318,6 +318,8 @@ def add_table_format_option(parser) -> None:
 
 def check_writable(path: str, option: str) -> str:
     """Fail early (before any training) if an output file cannot be written."""
+    if not str(path).strip() or str(path).endswith(("/", os.sep)):
+        raise CommandError(f"{option}: expected a file name, got {path!r}")
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(directory):
         raise CommandError(f"{option}: the directory {os.path.dirname(path)!r} does not exist")

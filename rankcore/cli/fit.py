@@ -82,6 +82,9 @@ def run(args) -> int:
     check_distinct_outputs({"--out": args.out, "--plot-objective": args.plot_objective})
     check_output(args.out, "--out", inputs=inputs, force=args.force)
     if args.plot_objective:
+        if not str(args.plot_objective).lower().endswith((".svg", ".png", ".pdf")):
+            raise CommandError(f"--plot-objective: expected a file name ending in .svg, .png or .pdf, got "
+                               f"{args.plot_objective!r}")
         if not str(args.plot_objective).lower().endswith(".svg"):
             from ..plotting import require_matplotlib
 
@@ -90,6 +93,10 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
+    if args.plot_objective and not config.kind.cls.iteration_parameter:
+        # a model fitted in one step has no objective per iteration: said before the data are read
+        raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration (it is "
+                           "fitted in one step)")
 
     data = load(args, args.data, queries=True)
     qid = data.qid

@@ -129,3 +129,23 @@ def test_demo_refuses_to_overwrite_an_earlier_run_unless_forced(tmp_path, capsys
     assert (out_dir / "objective.svg").read_text() == "earlier"
     assert main([*args, "--force"]) == 0
     assert b"<svg" in (out_dir / "objective.svg").read_bytes()[:400]
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--plot-objective", "obj.txt"], "--plot-objective: expected a file name ending in .svg, .png or .pdf, got"),
+    (["--plot-objective", "obj"], "--plot-objective: expected a file name ending in .svg, .png or .pdf, got"),
+    (["--model", "kernel", "--plot-objective", "k.svg"], "--plot-objective: kernel records no objective per iteration"),
+], ids=["extension", "no-extension", "one-step-model"])
+def test_fit_refuses_a_figure_it_cannot_draw_before_training(data_csv, tmp_path, capsys, monkeypatch, extra, fragment):
+    # these were found after the model had been trained and saved
+    monkeypatch.chdir(tmp_path)
+    assert main(["fit", str(data_csv), "--quiet", "--out", "m.json", *extra]) == 2
+    _one_line_error(capsys, fragment)
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("out", ["", "newdir/", " "])
+def test_an_output_that_is_no_file_name_is_refused_before_training(data_csv, tmp_path, capsys, monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    assert _fit(data_csv, out) == 2
+    _one_line_error(capsys, f"--out: expected a file name, got {out!r}")
