@@ -268,7 +268,7 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
                                "(rankcore.persistence.MAX_NESTING)")
     if data.get("format") != FORMAT:
         raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
-    if data.get("format_version") != FORMAT_VERSION:
+    if type(data.get("format_version")) is not int or data.get("format_version") != FORMAT_VERSION:
         raise ModelFormatError(
             f"{source}: model format version {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
         )
@@ -287,6 +287,16 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
         raise ModelFormatError(f"{source}: unknown estimator {name!r}{hint} (known: {', '.join(ESTIMATORS)}; "
                                "a plugin's estimator loads when its distribution is installed)")
     cls = ESTIMATORS.estimator_class(name)
+    try:
+        return _restored(cls, data, source)
+    except ModelFormatError as exc:
+        # the estimator's own checks speak of its parameters and state: the file they are in is said first
+        text = str(exc)
+        raise ModelFormatError(text if text.startswith(f"{source}:") else f"{source}: {text}") from None
+
+
+def _restored(cls: type, data: dict, source: str) -> Any:
+    """The estimator of class ``cls`` with the parameters and fitted state of a checked model dictionary."""
     params = _decode(data["params"], "params")
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")

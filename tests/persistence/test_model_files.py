@@ -6,12 +6,13 @@ loaded model.
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
 
 import rankcore
-from rankcore.persistence import ModelFormatError, model_from_dict, model_to_dict
+from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict
 
 from _model_files import KINDS, model_dict, resign, sample_matrix
 
@@ -140,9 +141,28 @@ def test_cli_deep_or_huge_model_file_is_exit_2(tmp_path, capsys, monkeypatch, co
 
 def test_an_integer_of_thousands_of_digits_is_a_format_error_naming_the_file(tmp_path):
     # Python refuses to read such an integer (ValueError about sys.set_int_max_str_digits), named nowhere
-    from rankcore.persistence import ModelFormatError, load_model
-
     path = tmp_path / "big.json"
     path.write_text('{"format": "rankcore-model", "params": {"n_iter": ' + "9" * 5000 + "}}")
     with pytest.raises(ModelFormatError, match=r"big\.json: an integer of thousands of digits"):
         load_model(path)
+
+
+def test_the_estimators_own_checks_name_the_file_first(tmp_path):
+    # "PushBoost state: invalid parameters: tol: ..." named no file, and `rankcore score` reads two
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    data = model_to_dict(rankcore.boost(n_iter=3).fit(X, (X[:, 0] > 0).astype(int)))
+    data["params"]["tol"] = -1.0
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(resign(data)))
+    with pytest.raises(ModelFormatError, match=rf"^{re.escape(str(path))}: .*tol: expected a finite number >= 0"):
+        load_model(path)
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_a_format_version_that_is_not_the_integer_is_refused(tmp_path, version):
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    data = model_to_dict(rankcore.boost(n_iter=3).fit(X, (X[:, 0] > 0).astype(int)))
+    data["format_version"] = version
+    with pytest.raises(ModelFormatError, match="model format version"):
+        model_from_dict(resign(data))
