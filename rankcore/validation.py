@@ -95,11 +95,17 @@ def _nullable_as_nan(values: Any) -> Any:
     if not type(values).__module__.startswith("pandas"):
         return values
     dtypes = list(values.dtypes) if hasattr(values, "columns") else [getattr(values, "dtype", None)]
-    if not dtypes or not all(getattr(d, "kind", "O") in "biuf" for d in dtypes):
-        return values                          # text, categories, objects: the checks below name them
-    if all(isinstance(d, np.dtype) for d in dtypes):
+    nullable = [not isinstance(d, np.dtype) and getattr(d, "kind", "O") in "biuf" for d in dtypes]
+    if not any(nullable):
         return values                          # plain NumPy columns: read as they are (float32 stays float32)
-    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    if all(nullable) or not hasattr(values, "columns"):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    # beside columns of other kinds (objects, text): only the nullable ones are read as numbers here, and the
+    # checks below take or name the others
+    out = values.copy()
+    for j in np.flatnonzero(nullable):
+        out.isetitem(int(j), values.iloc[:, int(j)].to_numpy(dtype=np.float64, na_value=np.nan))
+    return out
 
 
 #: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.
@@ -490,10 +496,16 @@ _RESHAPE_HINT = "; reshape a single sample with X.reshape(1, -1) (a single featu
 
 
 def reject_1d(X: Any, *, name: str = "X") -> None:
-    """Refuse a 1-D ``X`` with rankcore's message, before scikit-learn's feature-count check.
+    """Refuse a 1-D ``X`` (and a dict or an empty list) with rankcore's message, before scikit-learn's checks.
 
-    (That check, run first, would say "X does not contain any features".)
+    (Its feature-count check, run first, would say "X does not contain any
+    features"; its feature-name check fails on a dict with a KeyError.)
     """
+    if isinstance(X, dict):
+        # scikit-learn's feature-name check would index it by position (KeyError: 0)
+        raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")
+    if isinstance(X, (list, tuple)) and len(X) == 0:
+        raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got an empty {type(X).__name__}")
     # ndim attribute or a flat list only: np.ndim() would trip array-likes that refuse __array_function__
     flat_list = isinstance(X, (list, tuple)) and len(X) > 0 and all(np.isscalar(v) for v in X[:1])
     if getattr(X, "ndim", None) == 1 or flat_list:

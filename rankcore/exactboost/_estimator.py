@@ -295,6 +295,7 @@ class ExactBoost(Ranker):
         user_callbacks = check_callbacks(callbacks)
         if y is None:
             raise ValueError("ExactBoost requires y to be passed, but the target y is None")
+        reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         X_arr, y01, classes = check_fit_data(X, y)
         if y01.shape[0] < 2:

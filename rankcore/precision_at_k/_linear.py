@@ -368,6 +368,7 @@ class _LinearAtK(Ranker):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         user_callbacks = check_callbacks(callbacks)
+        reject_1d(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         X, y01, classes = check_fit_data(X, y, accept_sparse=True)
         X = self._canonical(X)
@@ -446,6 +447,7 @@ class _LinearAtK(Ranker):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         first = not hasattr(self, "coef_")
+        reject_1d(X)
         validate_data(self, X, reset=first, skip_check_array=True)
         X = self._canonical(check_matrix(X, name="X", accept_sparse=True))
         y_arr = np.asarray(y)

@@ -27,6 +27,7 @@ from ..validation import (
     check_matrix,
     effective_n_threads,
     int_seed,
+    reject_1d,
 )
 from ._krylov import BlockKernelOperator, BlockKrylovSpectrum, DenseOperator, KrylovSpectrum
 from ._params import KERNEL_RANKER_FITTED, KERNEL_RANKER_PARAMETERS
@@ -270,6 +271,7 @@ class KernelRanker(Ranker):
                 "X: expected a 2-D array (n_samples, n_features), got a 1-D array. Reshape your data "
                 "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample"
             )
+        reject_1d(X)
         validate_data(self, X, skip_check_array=True, reset=reset)
         return check_matrix(X, name="X")
 

@@ -169,3 +169,22 @@ def test_single_eval_set_unwraps_a_list_of_one_tuple_only():
     assert single_eval_set(None) is None and single_eval_set([]) == []
     with pytest.raises(ValueError, match="eval_set: expected one validation set, got a list of 2"):
         single_eval_set([pair, pair])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("rankcore").boost(n_iter=3),
+    lambda: __import__("rankcore").ExactBoost(n_rounds=1, n_runs=1),
+    lambda: __import__("rankcore").SGDAtK(),
+    lambda: __import__("rankcore").KernelRanker(),
+], ids=["push", "exactboost", "sgd", "kernel"])
+def test_a_dict_or_an_empty_list_for_x_is_named(make):
+    # scikit-learn's checks, run first, raised KeyError: 0 (dict) and IndexError (empty list)
+    column = np.arange(10.0)
+    y = (column > 4).astype(int)
+    with pytest.raises(TypeError, match=r"^X: expected a 2-D array or a DataFrame, got a dict"):
+        make().fit({"a": column, "b": column}, y)
+    with pytest.raises(ValueError, match=r"^X: expected a 2-D array \(n_samples, n_features\), got an empty list"):
+        make().fit([], [])
+    model = make().fit(np.c_[column, column], y)
+    with pytest.raises(TypeError, match=r"^X: expected a 2-D array or a DataFrame, got a dict"):
+        model.decision_function({"a": column, "b": column})

@@ -82,3 +82,11 @@ def test_text_and_object_columns_are_not_taken_for_nullable_numbers(data):
     for column in (words, words.astype(object)):
         with pytest.raises(TypeError, match="X: expected numbers"):
             rankcore.boost(learner="stumps", n_iter=5).fit(nullable(X, MISSING).assign(a=column), y)
+
+
+def test_a_nullable_column_beside_an_object_column_of_numbers(data):
+    # pd.NA was read as NaN only when every column was a nullable or NumPy number
+    X, y = data
+    mixed = nullable(X, MISSING).assign(b=with_nan(X, MISSING)["b"].astype(object))
+    expected = with_nan(X, MISSING)
+    np.testing.assert_array_equal(check_matrix(mixed, allow_nan=True), expected.to_numpy())
