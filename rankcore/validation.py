@@ -501,7 +501,7 @@ def reject_1d(X: Any, *, name: str = "X") -> None:
     (Its feature-count check, run first, would say "X does not contain any
     features"; its feature-name check fails on a dict with a KeyError.)
     """
-    if isinstance(X, dict):
+    if isinstance(X, dict) and not hasattr(X, "toarray"):      # (scipy's DOK matrix is a dict)
         # scikit-learn's feature-name check would index it by position (KeyError: 0)
         raise TypeError(f"{name}: expected a 2-D array or a DataFrame, got a dict (pandas.DataFrame(X) makes one)")
     if isinstance(X, (list, tuple)) and len(X) == 0:

@@ -56,6 +56,7 @@ from ..validation import (
     check_k,
     check_matrix,
     effective_n_threads,
+    ordered_labels,
     reject_1d,
 )
 from ._linear_state import restore_linear_state
@@ -455,7 +456,7 @@ class _LinearAtK(Ranker):
             raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), got shape {y_arr.shape}")
         if first:
             if classes is None:
-                present = np.unique(y_arr)
+                present = ordered_labels(y_arr, "y")[0]        # mixed types: a TypeError naming y
                 if present.shape[0] != 2:
                     raise ValueError(
                         f"classes: the first call to partial_fit must see both labels or be given "
@@ -463,7 +464,7 @@ class _LinearAtK(Ranker):
                     )
                 classes_ = present
             else:
-                classes_ = np.unique(np.asarray(classes))
+                classes_ = ordered_labels(np.asarray(classes), "classes")[0]
                 if classes_.shape[0] != 2:
                     raise ValueError(f"classes: expected two distinct labels, got {np.asarray(classes).tolist()!r}")
             if isinstance(y_arr.dtype, np.dtype) and y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all():

@@ -458,6 +458,12 @@ class KernelRanker(Ranker):
         if filters is not None:
             self.filters_ = list(filters)
         shape = ([] if single_filter else [coef.shape[0]]) + ([] if single_lam else [coef.shape[1]]) + [coef.shape[2]]
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.abs(coef).sum(axis=-1)
+        if not (np.isfinite(coef).all() and np.isfinite(total).all()):
+            # labels near the largest double: the solve (or any score summed from it) leaves the doubles
+            raise ValueError("y: the labels are too large for the kernel ranker's solve (its coefficients overflow); "
+                             "scale them down, which changes no ranking")
         self.support_ = np.ascontiguousarray(support)
         self.dual_coef_ = np.ascontiguousarray(coef.reshape(shape))
         self.lams_ = np.asarray(lams, dtype=np.float64).copy()

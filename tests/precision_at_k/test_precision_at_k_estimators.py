@@ -153,3 +153,12 @@ def test_grid_search_uses_prec_at_k_score():
     X, y = _data(n=400)
     search = GridSearchCV(SGDAtK(k=0.1, n_epochs=3, random_state=0), {"eta0": [0.1, 1.0]}, cv=3).fit(X, y)
     assert 0.0 <= search.best_score_ <= 1.0
+
+
+@pytest.mark.parametrize("cls", ["SGDAtK", "PerceptronAtK"])
+@pytest.mark.parametrize("y", [[1, "a", 0, 1, "a", 0], [None, 1, 0, 1, 0, 1]], ids=["text-and-int", "none"])
+def test_partial_fit_names_labels_of_mixed_types(cls, y):
+    # NumPy's own "'<' not supported between instances" named no argument
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    with pytest.raises(TypeError, match=r"^y: labels of mixed types cannot be ordered"):
+        {"SGDAtK": SGDAtK, "PerceptronAtK": PerceptronAtK}[cls]().partial_fit(X, np.array(y, dtype=object))

@@ -391,3 +391,13 @@ def test_grid_extension_ratio_is_exact_and_median():
     assert _median_ratio(np.array([1.0, 2.0, 8.0, 16.0, 32.0])) == 2.0      # ratios 2, 4, 2, 2: median 2
     assert _median_ratio(np.array([1.0, 2.0, 8.0])) == pytest.approx(np.sqrt(8.0), rel=1e-15)
     assert _median_ratio(np.array([3.0])) == 1.0
+
+
+def test_labels_near_the_largest_double_are_refused_at_fit():
+    # the fit succeeded with infinite coefficients, and every decision_function then raised FloatingPointError
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = rng.choice([-1.0, 1.0, 0.5], 30)
+    with pytest.raises(ValueError, match=r"^y: the labels are too large for the kernel ranker's solve"):
+        rankcore.KernelRanker().fit(X, y * 1e307)
+    assert np.isfinite(rankcore.KernelRanker().fit(X, y * 1e200).decision_function(X)).all()
