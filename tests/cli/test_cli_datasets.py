@@ -534,3 +534,14 @@ def test_npz_feature_names_must_be_distinct_and_named(tmp_path, names, message):
     expected = f"d.npz: feature_names must be distinct, non-empty names, got {message}"
     with pytest.raises(DataError, match=re.escape(expected)):
         load_data(tmp_path / "d.npz")
+
+
+@pytest.mark.parametrize("reader", ["pandas", "checking"])
+def test_a_label_with_an_underscore_is_text_in_every_reader(tmp_path, reader):
+    # Python's float reads "1_0" as 10 and pandas as text: a missing value elsewhere in the file, which sends it to
+    # the checking reader, changed which label was relevant
+    body = "a,label\n1,1_0\n2,9\n3,9\n4,1_0\n"
+    if reader == "checking":
+        body = body.replace("2,9", " NA ,9")
+    data = load_data(write(tmp_path / "u.csv", body))
+    assert data.y.dtype == object and list(data.y) == ["1_0", "9", "9", "1_0"]
