@@ -95,7 +95,8 @@ def test_auto_categories_mismatched_dtypes_name_the_column(fitted):
 @pytest.mark.parametrize("candidates", [["linear:n_epochs=2"], ["exactboost:n_runs=1,depth=1"],
                                         ["trees:n_iter=8", "linear:n_epochs=2"]])
 def test_auto_categories_unseen_category_scores_as_missing_without_missing_training_values(candidates, tmp_path):
-    # without a missing value in training no imputer was kept, and an unlisted category (NaN) was refused
+    # an unlisted category is a missing value, which candidates that take no NaN see through the imputer, kept even
+    # when no training value is missing
     rng = np.random.default_rng(4)
     colour = rng.choice(LEVELS, 200)
     x = rng.normal(size=200)

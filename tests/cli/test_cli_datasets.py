@@ -507,7 +507,7 @@ def test_every_spelling_of_a_missing_value_reads_as_the_same_nan(tmp_path, reade
 
 @pytest.mark.parametrize("cell", ["", "?", "NA", "inf", "unknown"])
 def test_a_label_the_command_does_not_need_is_left_unread(tmp_path, cell):
-    # rows to score often carry an empty label column: `score` refused them ("missing label"), even with --drop
+    # rows to score often carry an empty label column, which `score` does not need
     path = write(tmp_path / "new.csv", f"a,b,label\n1,5,{cell}\n2,6,{cell}\n")
     for drop in ((), ("label",)):
         data = load_data(path, require_label=False, drop=drop)
@@ -538,8 +538,8 @@ def test_npz_feature_names_must_be_distinct_and_named(tmp_path, names, message):
 
 @pytest.mark.parametrize("reader", ["pandas", "checking"])
 def test_a_label_with_an_underscore_is_text_in_every_reader(tmp_path, reader):
-    # Python's float reads "1_0" as 10 and pandas as text: a missing value elsewhere in the file, which sends it to
-    # the checking reader, changed which label was relevant
+    # Python's float reads "1_0" as 10 and pandas as text; a missing value elsewhere in the file sends it to the
+    # checking reader, which must read the label as pandas does
     body = "a,label\n1,1_0\n2,9\n3,9\n4,1_0\n"
     if reader == "checking":
         body = body.replace("2,9", " NA ,9")

@@ -99,7 +99,7 @@ def test_an_index_the_model_never_saw_is_an_error_unless_its_value_is_zero(tmp_p
 def test_index_names_are_the_only_names_read_by_index(tmp_path):
     path = write(tmp_path / "d.svm", "1 1:2 3:1\n")
     np.testing.assert_array_equal(load_data(path, feature_names=["f3", "f1"]).X, [[1, 2]])
-    # names that are not indices (a CSV model's): the file's own columns, by position as before
+    # names that are not indices (a CSV model's) say nothing of a LIBSVM file's: its own columns, by position
     assert load_data(path, feature_names=["a", "b", "c"]).feature_names == ["f1", "f2", "f3"]
     assert load_data(path, feature_names=["f1", "f01"]).feature_names == ["f1", "f2", "f3"]
 
@@ -264,7 +264,7 @@ def test_a_csv_file_is_matched_by_name_whatever_the_model_and_a_libsvm_one_by_in
 
 @pytest.mark.parametrize("command", ["fit", "score"])
 def test_an_output_never_overwrites_the_query_file_of_an_input(tmp_path, command):
-    # `--out rank.train.query --force` replaced the query sizes with the model's JSON
+    # the query sizes are read with the data: an input, which --force does not make an output
     write(tmp_path / "rank.train", ROWS)
     write(tmp_path / "rank.train.query", "3\n4\n3\n")
     if command == "fit":
@@ -290,7 +290,7 @@ def test_numbers_beyond_their_range_are_named_by_line(tmp_path):
 
 
 def test_a_first_row_longer_than_what_is_read_is_judged_on_its_whole_fields(tmp_path):
-    # the read stopped inside an index ("1 0:11111 1:0.25 ... 24" ) and the cut field decided the format
+    # the sniff reads 64 KiB: wherever that cuts the row, the cut field must not decide the format
     row = "1 0:11111 " + " ".join(f"{k}:0.25" for k in range(1, 12000))
     for cut in range(0, 12):
         path = write(tmp_path / f"long{cut}.txt", " " * cut + row + "\n0 1:0.5\n")
@@ -305,7 +305,7 @@ def test_a_long_header_name_is_cut_in_messages(tmp_path):
 
 
 def test_query_ids_of_a_validation_file_beside_one_list_are_ignored_saying_why(tmp_path):
-    # the warning said that `rankcore fit` does not fit within queries, and then that it does
+    # the reason given is the training file's, which forms one list, not the command's
     write(tmp_path / "tr.svm", "1 1:0.5\n0 1:0.2\n1 1:0.3\n0 1:0.1\n")
     write(tmp_path / "vq.svm", "1 qid:1 1:0.5\n0 qid:1 1:0.2\n")
     status, _, err = run_main("fit", tmp_path / "tr.svm", "--validation", tmp_path / "vq.svm", "--learner",
@@ -317,7 +317,7 @@ def test_query_ids_of_a_validation_file_beside_one_list_are_ignored_saying_why(t
 
 @pytest.mark.parametrize("layout", ["qid", "query-file"])
 def test_compare_on_queries_is_not_stopped_by_figures_of_one_list(tmp_path, monkeypatch, layout):
-    # an roc.svg in the way was refused before the file was read, though a comparison within queries draws none
+    # the outputs checked before the file is read are those of queries, which include no roc figure
     rows = "".join(f"{g} {'qid:%d ' % (i // 2) if layout == 'qid' else ''}1:{v} 2:{i % 3}\n"
                    for i, (g, v) in enumerate(zip([1, 0, 2, 0, 1, 0, 2, 0, 1, 0], range(10))))
     write(tmp_path / "q.svm", rows)

@@ -137,7 +137,7 @@ def test_demo_refuses_to_overwrite_an_earlier_run_unless_forced(tmp_path, capsys
     (["--model", "kernel", "--plot-objective", "k.svg"], "--plot-objective: kernel records no objective per iteration"),
 ], ids=["extension", "no-extension", "one-step-model"])
 def test_fit_refuses_a_figure_it_cannot_draw_before_training(data_csv, tmp_path, capsys, monkeypatch, extra, fragment):
-    # these were found after the model had been trained and saved
+    # a name or model that cannot give the figure is known before any training, and nothing is written
     monkeypatch.chdir(tmp_path)
     assert main(["fit", str(data_csv), "--quiet", "--out", "m.json", *extra]) == 2
     _one_line_error(capsys, fragment)

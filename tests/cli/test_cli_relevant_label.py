@@ -25,7 +25,7 @@ def files(tmp_path):
 
 
 def test_a_validation_file_of_the_relevant_label_alone_is_all_relevant(files):
-    # it was read as all irrelevant: a lone label counted as relevant only when it was 1
+    # a lone 'M' is the training file's relevant label, whatever its spelling
     status, _, err = run_main("fit", files / "bm.csv", "--validation", files / "only_m.csv", "--monitor", "prec@k:2",
                               "--n-iter", "5", "--out", files / "m.json")
     assert status == 0, err

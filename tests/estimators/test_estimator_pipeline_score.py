@@ -28,7 +28,7 @@ def data():
 
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_a_pipelines_score_is_its_last_steps_score(make, data):
-    # it raised "Pipeline.score got unexpected argument(s) {'sample_weight'}": every grid-search fold scored NaN
+    # Pipeline.score passes sample_weight=None to its last step; a score without it fails every grid-search fold
     X, y = data
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = make_pipeline(StandardScaler(), make()).fit(X, y)

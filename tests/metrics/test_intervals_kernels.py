@@ -310,6 +310,6 @@ def test_paired_delong_matches_the_pair_kernel_reference():
     ([[1.0]], r"^pos: expected a 1-D array"),
 ])
 def test_tie_groups_refuses_sides_that_are_not_sorted_scores(pos, message):
-    # unsorted sides gave wrong groups without a word
+    # the groups are read off sorted sides: anything else would give wrong groups without a word
     with pytest.raises(ValueError, match=message):
         tie_groups(np.array(pos), np.array([0.1]))

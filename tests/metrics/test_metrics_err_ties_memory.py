@@ -23,7 +23,7 @@ def test_groups_by_width_class_give_the_one_pass_values(seed):
 
 
 def test_one_long_tie_beside_many_short_ones_takes_little_memory():
-    # 3,000 ties of two rows and one tie of 2,000 rows read whole: one table for all was 3,001 x 2,001 doubles (48 MB)
+    # 3,000 ties of two rows and one tie of 2,000 rows read whole: one table for all would be 3,001 x 2,001 doubles
     n_pairs = 3000
     y = np.concatenate([np.tile([1, 0], n_pairs), np.random.default_rng(1).integers(0, 3, 2000)])
     s = np.concatenate([np.repeat(np.arange(n_pairs), 2).astype(float), np.zeros(2000)])

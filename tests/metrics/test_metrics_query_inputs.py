@@ -120,7 +120,7 @@ def test_qid_and_group():
     ([-1e20, 5.0], r"every query size must be >= 1, got -100000000000000000000$"),
 ], ids=["int64-wraps-to-n", "four-halves", "uint64", "float", "too-many", "negative-float"])
 def test_group_sizes_beyond_the_rows_are_refused_before_any_cast(group, message):
-    # sizes whose int64 sum wraps around to the row count once passed, and np.repeat then wrote out of bounds
+    # sizes whose int64 sum wraps around to the row count would pass a sum check, and np.repeat write out of bounds
     with pytest.raises(ValueError, match=f"^group: {message}"):
         rankcore.evaluate([1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5], "map", group=group)
     with pytest.raises(ValueError, match=f"^group: {message}"):
@@ -277,7 +277,7 @@ def test_auc_over_queries_takes_the_query_bootstrap_by_default():
 
 @pytest.mark.parametrize("spec", ["ndcg@k:7", "err@k:9", "prec@k:7"])
 def test_k_beyond_every_query_names_the_queries_even_beyond_the_rows(spec):
-    # k > the 6 rows was judged on the rows as one list ("larger than the input (the largest has 6 rows)")
+    # with queries, k is judged against the queries, never against the rows taken as one list
     y, scores, qid = [1, 0, 1, 0, 1, 0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 0, 0, 1, 1, 1]
     message = r"is larger than every query \(the largest has 3 rows\)"
     with pytest.raises(ValueError, match=message):

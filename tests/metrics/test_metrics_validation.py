@@ -135,7 +135,7 @@ def test_prec_at_k_k_out_of_range_through_evaluate():
     (lambda: rm.tpauc(Y, S, -0.1, 0.5), "min_tpr must be"),
     (lambda: rm.tpauc(Y, S, 0.5, 0.0), "max_fpr must be"),
     (lambda: rm.tpauc(Y, S, 0.5, 0.5, scale="mcclish"), "scale must be"),
-    # the area a normalized value divides by underflows (it returned NaN: 0 / 0)
+    # the area a normalized value divides by underflows (0 / 0 would be NaN)
     (lambda: rm.tpauc(Y, S, 0.5, 5e-324, scale="normalized"), r"\* max_fpr = 0 is too small an area to normalize"),
     (lambda: rm.tpauc(Y, S, 0.999999999999, 1e-300, scale="normalized"), "too small an area to normalize by"),
     (lambda: rm.pnorm_risk(Y, S, 0.5), "p must be"),
@@ -215,7 +215,7 @@ def test_metric_object_call_validates_like_the_functions():
     (lambda: rm.compare([0, 1, 0, 1], [1, 2, 3, 4], [10**400, 2, 3, 0.5], "auc"), "scores2"),
 ], ids=["int-scores", "int-labels", "fraction", "compare"])
 def test_numbers_beyond_float64_mixed_with_floats_are_a_value_error_naming_the_argument(call, name):
-    # they raised OverflowError from NumPy's cast
+    # NumPy's cast of such a number raises OverflowError, which names no argument
     with pytest.raises(ValueError, match=f"^{name}: expected numbers within the float64 range"):
         call()
 

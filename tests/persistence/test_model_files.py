@@ -140,7 +140,7 @@ def test_cli_deep_or_huge_model_file_is_exit_2(tmp_path, capsys, monkeypatch, co
 
 
 def test_an_integer_of_thousands_of_digits_is_a_format_error_naming_the_file(tmp_path):
-    # Python refuses to read such an integer (ValueError about sys.set_int_max_str_digits), named nowhere
+    # Python refuses to read such an integer (a ValueError about sys.set_int_max_str_digits, naming no file)
     path = tmp_path / "big.json"
     path.write_text('{"format": "rankcore-model", "params": {"n_iter": ' + "9" * 5000 + "}}")
     with pytest.raises(ModelFormatError, match=r"big\.json: an integer of thousands of digits"):
@@ -148,7 +148,7 @@ def test_an_integer_of_thousands_of_digits_is_a_format_error_naming_the_file(tmp
 
 
 def test_the_estimators_own_checks_name_the_file_first(tmp_path):
-    # "PushBoost state: invalid parameters: tol: ..." named no file, and `rankcore score` reads two
+    # `rankcore score` reads two files: the estimator's own message must say which one is at fault
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
     data = model_to_dict(rankcore.boost(n_iter=3).fit(X, (X[:, 0] > 0).astype(int)))

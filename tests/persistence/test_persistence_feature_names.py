@@ -56,8 +56,7 @@ def frame():
 
 
 def test_an_estimator_that_declares_no_names_keeps_them(frame, tmp_path):
-    # such an estimator's files lost the names, and `rankcore score` then took a CSV of the same columns in another
-    # order by position
+    # without the names in its file, `rankcore score` would take a CSV of the same columns in another order by position
     X, y = frame
     model = GapRanker().fit(X, y)
     rankcore.save_model(model, tmp_path / "m.json")

@@ -212,7 +212,7 @@ def test_category_column_of_numbers_is_read_by_its_values_without_category_group
 
 
 def test_a_category_column_without_categories_is_all_missing():
-    # an all-missing category column has no categories: its codes indexed an empty array (IndexError)
+    # an all-missing category column has no categories to index: every value is missing
     import pandas as pd
 
     rng = np.random.default_rng(3)

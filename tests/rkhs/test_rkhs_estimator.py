@@ -394,7 +394,7 @@ def test_grid_extension_ratio_is_exact_and_median():
 
 
 def test_labels_near_the_largest_double_are_refused_at_fit():
-    # the fit succeeded with infinite coefficients, and every decision_function then raised FloatingPointError
+    # infinite coefficients would make every decision_function fail: such labels are refused at fit
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     y = rng.choice([-1.0, 1.0, 0.5], 30)

@@ -178,7 +178,7 @@ def test_single_eval_set_unwraps_a_list_of_one_tuple_only():
     lambda: __import__("rankcore").KernelRanker(),
 ], ids=["push", "exactboost", "sgd", "kernel"])
 def test_a_dict_or_an_empty_list_for_x_is_named(make):
-    # scikit-learn's checks, run first, raised KeyError: 0 (dict) and IndexError (empty list)
+    # scikit-learn's checks, run first, would raise KeyError: 0 (dict) and IndexError (empty list)
     column = np.arange(10.0)
     y = (column > 4).astype(int)
     with pytest.raises(TypeError, match=r"^X: expected a 2-D array or a DataFrame, got a dict"):

@@ -25,7 +25,7 @@ def data():
 
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_reordered_or_other_columns_are_refused_naming_eval_set(make, data):
-    # a reordered frame was read by position: validation scores of the wrong columns, silently
+    # read by position, a reordered frame would give validation scores of the wrong columns, silently
     X, y = data
     with pytest.raises(ValueError, match=r"^eval_set X: its columns are X's in fit in another order; put them in "
                                          r"the fit's order \('a', 'b', 'c'\)"):

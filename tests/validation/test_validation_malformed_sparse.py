@@ -219,8 +219,7 @@ def _with_duplicates(X):
 
 @pytest.mark.parametrize("learner", ["trees", "trees:growth=depthwise"])
 def test_values_stored_twice_at_one_place_are_their_sum(learner):
-    # the trees read each stored value on its own: a fit on such a matrix differed from its dense form's (or
-    # failed on a negative count of zeros)
+    # the trees read one stored value per place: duplicates are summed first, as toarray reads them
     import rankcore
 
     rng = np.random.default_rng(0)

@@ -85,7 +85,7 @@ def test_text_and_object_columns_are_not_taken_for_nullable_numbers(data):
 
 
 def test_a_nullable_column_beside_an_object_column_of_numbers(data):
-    # pd.NA was read as NaN only when every column was a nullable or NumPy number
+    # the nullable columns are read as numbers whatever the other columns are
     X, y = data
     mixed = nullable(X, MISSING).assign(b=with_nan(X, MISSING)["b"].astype(object))
     expected = with_nan(X, MISSING)
