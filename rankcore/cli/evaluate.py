@@ -23,8 +23,8 @@ def add_parser(subparsers):
         help="metrics of a saved model on a labelled data file",
         description="Score DATA with a saved model and print ranking metrics against its labels. A model fitted "
                     "on named columns takes them by name, in any order. With query ids (--qid COLUMN, or a "
-                    "LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and each metric is the mean over "
-                    "the queries of its value within each query; --ci then resamples whole queries.",
+                    "LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and each metric is the "
+                    "mean over the queries of its value within each query; --ci then resamples whole queries.",
         epilog="example: rankcore evaluate model.json test.csv --metrics auc,rmax,prec@k:50,pauc:0.1 --ci 0.95",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")

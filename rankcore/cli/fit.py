@@ -47,8 +47,8 @@ def add_parser(subparsers):
         help="train one model on a data file and save it",
         description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
                     "rankcore.load_model, `rankcore score` and `rankcore evaluate`). With query ids (--qid COLUMN, "
-                    "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks the rows "
-                    "of each query against each other (the push models).",
+                    "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks "
+                    "the rows of each query against each other (the push models).",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",

@@ -302,8 +302,9 @@ class ExactBoost(Ranker):
             raise ValueError(f"X: expected at least 2 rows (one per class), got {y01.shape[0]}")
         # The metric's own checks on the training labels (k <= n, both classes...).
         setup.metric(y01, np.zeros(y01.shape[0]))
-        validation = None if eval_set is None else check_eval_set(eval_set, classes, X_arr.shape[1],
-                                                                  feature_names=getattr(self, "feature_names_in_", None))
+        names = getattr(self, "feature_names_in_", None)
+        validation = (None if eval_set is None
+                      else check_eval_set(eval_set, classes, X_arr.shape[1], feature_names=names))
         started = time.perf_counter()
         self.metric_, self.tie_break_, self.head_ = setup.metric, setup.tie_break, setup.head
         self.tail_metric_ = setup.tail_metric
