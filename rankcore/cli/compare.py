@@ -81,8 +81,8 @@ def add_parser(subparsers):
                     "train and test, and draw the ROC curves (full and leftmost portion, in counts), precision@k "
                     "against k and the training objective per iteration. With query ids (--qid COLUMN, or a "
                     "LIBSVM file's qid: or query file) the models rank within queries, the test split is whole "
-                    "queries, the metrics are means over the queries, and the figures are ndcg@k against k and each test "
-                    "query's difference between the models.",
+                    "queries, the metrics are means over the queries, and the figures are ndcg@k against k and "
+                    "each test query's difference between the models.",
         epilog=models_epilog(
             "rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3",
             "rankcore compare data.csv --model push,exactboost,sgd@k --report report.html",
