@@ -649,6 +649,11 @@ class Ranker(BaseEstimator):
         if not required <= keys or not keys <= required | optional:
             self._state_error(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
         self._restore_fitted_state(state, setup)
+        restored = self.__dict__.get("feature_names_in_")
+        if restored is not None and names is None:
+            listed = [str(n) for n in np.asarray(restored).ravel()]
+            if len(set(listed)) != len(listed) or len(listed) != getattr(self, "n_features_in_", len(listed)):
+                self._state_error(f"{_NAMES_KEY} must hold one distinct name per feature")
         if names is not None:
             if len(names) != getattr(self, "n_features_in_", len(names)):
                 self._state_error(f"{_NAMES_KEY} holds {len(names)} names for {self.n_features_in_} features")

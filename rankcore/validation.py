@@ -61,12 +61,19 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
     values = _nullable_as_nan(values)
+    if exact_integers and isinstance(values, (list, tuple)) and _large_integers_among_floats(values):
+        # NumPy would read the list as float64, rounding 2**62 and 2**62 + 1 into one value; Python compares an
+        # int with a float exactly, so as objects they keep their order
+        arr = np.empty(len(values), dtype=object)
+        arr[:] = list(values)
+        return arr
     try:
         arr = np.asarray(values)
     except Exception as exc:  # ragged nested lists and the like
         raise ValueError(f"{name}: could not be read as an array ({exc})") from None
-    if exact_integers and arr.dtype == object and arr.size and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+    if exact_integers and arr.dtype == object and arr.size and (all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat)
+            or (arr.ndim == 1 and _large_integers_among_floats(arr.tolist()))):
         return arr
     if arr.dtype == object:
         try:
@@ -75,6 +82,9 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
             raise ValueError(f"{name}: expected numbers within the float64 range (about ±1.8e308), got a larger "
                              "one") from None
         except (TypeError, ValueError) as exc:
+            if any(type(v).__name__ == "NAType" for v in arr.flat):
+                # pandas' missing value inside an object column: a missing value, as NaN beside it is
+                return _as_numeric_array(np.where(_is_pandas_na(arr), np.nan, arr), name)
             check_numeric_categories(values, "this estimator", name=name)      # name the category column
             # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
             raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
@@ -106,6 +116,25 @@ def _nullable_as_nan(values: Any) -> Any:
     for j in np.flatnonzero(nullable):
         out.isetitem(int(j), values.iloc[:, int(j)].to_numpy(dtype=np.float64, na_value=np.nan))
     return out
+
+
+def _is_pandas_na(arr: np.ndarray) -> np.ndarray:
+    """Where an object array holds ``pd.NA`` (pandas is not imported for it)."""
+    return np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
+
+
+def _large_integers_among_floats(items: list) -> bool:
+    """Whether a flat list holds integers beyond 2**53 beside finite floats, and nothing else: numbers float64 would
+    round into ties."""
+    has_large = False
+    for v in items:
+        if isinstance(v, (bool, np.bool_)):
+            return False
+        if isinstance(v, (int, np.integer)):
+            has_large = has_large or abs(int(v)) > 2**53
+        elif not (isinstance(v, (float, np.floating)) and math.isfinite(v)):
+            return False
+    return has_large
 
 
 #: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.

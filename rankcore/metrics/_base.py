@@ -329,3 +329,8 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, (tuple, list)):
         return type(a)(_add(x, y) for x, y in zip(a, b))
     return a + b
+
+
+def labels_key(metric: Metric) -> str:
+    """Which checked form of ``y`` the metric reads: its task's, or graded labels by their order only."""
+    return "graded by order" if metric.task == "graded" and metric.labels_order_invariant else metric.task

@@ -44,7 +44,11 @@ def count_or_all(value: Any) -> int | None:
         return None
     if isinstance(value, bool):
         raise ValueError("expected a count, got a boolean")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:                          # an int beyond the doubles
+        raise ValueError(f"expected a whole count in [0, {MAX_COUNT}] or 'all', got an integer of "
+                         f"{len(str(abs(int(value))))} digits") from None
     if not math.isfinite(number) or not number.is_integer() or number < 0:
         raise ValueError(f"expected a whole count >= 0 or 'all', got {value!r}")
     count = int(value) if isinstance(value, int) else int(number)

@@ -16,7 +16,7 @@ from ..validation import (
     check_scores,
     effective_n_threads,
 )
-from ._base import Metric
+from ._base import Metric, labels_key
 from ._queries import check_queries
 from ._split import split_sorted
 
@@ -171,7 +171,7 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
     """``y`` checked once per task of the metrics (``"bipartite"``, ``"graded"``, ...), then, with ``whole``, by each
     metric on the rows as one list (without: they are queries, each checked when it is computed)."""
     labels: dict[str, np.ndarray] = {}
-    for task in sorted({_labels_key(m) for _, m in resolved}):
+    for task in sorted({labels_key(m) for _, m in resolved}):
         if task in ("graded", "graded by order"):
             # integer grades beyond 2^53: ranked exactly for a metric that reads their order, else rounded
             labels[task] = check_graded_labels(y, name="y", integers="rank" if task == "graded by order" else "round")
@@ -183,16 +183,11 @@ def _checked_labels(y: Any, scores: np.ndarray, resolved: list[tuple[str, Metric
                 raise ValueError(f"{exc} (needed by the {task} metric(s) {users})") from None
         check_same_length(y=labels[task], scores=scores)
     for _, metric in resolved if whole else ():
-        y_arr = labels[_labels_key(metric)]
+        y_arr = labels[labels_key(metric)]
         if metric.task != "graded" and metric.requires_both_classes:
             check_both_classes(y_arr, what=f"metric {metric.spec!r}")
         metric.check_data(y_arr, scores)
     return labels
-
-
-def _labels_key(metric: Metric) -> str:
-    """Which checked form of ``y`` the metric reads: its task's, or graded labels by their order only."""
-    return "graded by order" if metric.task == "graded" and metric.labels_order_invariant else metric.task
 
 
 def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
@@ -201,7 +196,7 @@ def _values(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], s
     sorted_sides: tuple[np.ndarray, np.ndarray] | None = None
     out: dict[str, Any] = {}
     for key, metric in resolved:
-        y_arr = labels[_labels_key(metric)]
+        y_arr = labels[labels_key(metric)]
         if metric.task == "bipartite" and type(metric).compute is Metric.compute:
             # the metric's own compute would split and sort: share that work
             if sorted_sides is None:

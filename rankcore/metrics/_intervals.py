@@ -26,7 +26,7 @@ from ..validation import (
     check_scores,
     effective_n_threads,
 )
-from ._base import Metric
+from ._base import Metric, labels_key
 from ._delong import delong_variance, paired_delong
 from ._queries import Queries, check_queries
 from ._resampling import SortedData, paired_replicate_values, replicate_values, seed_of
@@ -451,7 +451,7 @@ def intervals_of(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarra
     data: dict[str, SortedData] = {}
     out: dict[str, Any] = {}
     for key, metric in resolved:
-        y = labels[metric.task]
+        y = labels[labels_key(metric)]
         if metric.task not in data:
             data[metric.task] = SortedData(y, scores, n_threads=n_threads)
         if not metric.scalar or metric.greater_is_better is None:

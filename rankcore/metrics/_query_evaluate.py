@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Metric
+from ._base import Metric, labels_key
 from ._intervals import (
     ConfidenceInterval,
     PairedComparison,
@@ -134,7 +134,7 @@ def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *
 def evaluate_queries(resolved: list[tuple[str, Metric]], labels: dict[str, np.ndarray], scores: np.ndarray,
                      queries: Queries, *, ci: float | None, n_boot: Any, random_state: Any) -> dict[str, Any]:
     """``evaluate(..., qid=)``: each metric's mean over queries, or its interval with ``ci``."""
-    values = {key: query_values_of(metric, labels[metric.task], scores, queries) for key, metric in resolved}
+    values = {key: query_values_of(metric, labels[labels_key(metric)], scores, queries) for key, metric in resolved}
     if ci is None:
         return {key: mean_of(metric, values[key]) for key, metric in resolved}
     level, n_boot, seed = bootstrap_options(ci, n_boot, random_state)

@@ -95,6 +95,12 @@ class KernelSetup(EstimatorSetup):
     metric: Any
 
 
+#: Labels beyond this size leave the doubles in the solve (its sums of squares): refused before it.
+_LARGEST_LABEL = 1e150
+_LABELS_TOO_LARGE = ("y: the labels are too large for the kernel ranker's solve (its coefficients overflow); scale "
+                     "them down, which changes no ranking")
+
+
 class KernelRanker(Ranker):
     """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
@@ -323,6 +329,8 @@ class KernelRanker(Ranker):
         if m < 2:
             raise ValueError(f"KernelRanker needs at least 2 samples to rank, got {m} sample")
         y_values, classes = self._validate_target(y)
+        if y_values.size and float(np.max(np.abs(y_values))) > _LARGEST_LABEL:
+            raise ValueError(_LABELS_TOO_LARGE)       # before a solver meets them (Krylov's would name no argument)
         if X_arr.shape[0] != y_values.shape[0]:
             raise ValueError(f"inconsistent lengths: X has {X_arr.shape[0]} rows, y has {y_values.shape[0]} values")
         self.n_features_in_ = X_arr.shape[1]
@@ -462,8 +470,7 @@ class KernelRanker(Ranker):
             total = np.abs(coef).sum(axis=-1)
         if not (np.isfinite(coef).all() and np.isfinite(total).all()):
             # labels near the largest double: the solve (or any score summed from it) leaves the doubles
-            raise ValueError("y: the labels are too large for the kernel ranker's solve (its coefficients overflow); "
-                             "scale them down, which changes no ranking")
+            raise ValueError(_LABELS_TOO_LARGE)
         self.support_ = np.ascontiguousarray(support)
         self.dual_coef_ = np.ascontiguousarray(coef.reshape(shape))
         self.lams_ = np.asarray(lams, dtype=np.float64).copy()

@@ -545,3 +545,10 @@ def test_a_label_with_an_underscore_is_text_in_every_reader(tmp_path, reader):
         body = body.replace("2,9", " NA ,9")
     data = load_data(write(tmp_path / "u.csv", body))
     assert data.y.dtype == object and list(data.y) == ["1_0", "9", "9", "1_0"]
+
+
+@pytest.mark.parametrize("label", ["\u0661", "\u0967"], ids=["arabic-indic", "devanagari"])
+def test_a_label_of_other_digits_is_text_in_every_reader(tmp_path, label):
+    for body in (f"a,label\n1,{label}\n2,5\n3,5\n4,{label}\n", f"a,label\n1,{label}\n NA ,5\n3,5\n4,{label}\n"):
+        data = load_data(write(tmp_path / "u.csv", body))
+        assert data.y.dtype == object and list(data.y) == [label, "5", "5", label]

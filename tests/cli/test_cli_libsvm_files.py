@@ -249,7 +249,8 @@ def test_a_csv_file_is_matched_by_name_whatever_the_model_and_a_libsvm_one_by_in
     status, _, err = run_main("score", tmp_path / "svm.json", tmp_path / "renamed.csv", "--out", tmp_path / "r.csv")
     assert status == 0, err
     fitted = rankcore.load_model(tmp_path / "svm.json")
-    np.testing.assert_array_equal(scores_of(tmp_path / "r.csv"), fitted.decision_function(swapped.drop(columns="label")))
+    expected = fitted.decision_function(swapped.drop(columns="label"))
+    np.testing.assert_array_equal(scores_of(tmp_path / "r.csv"), expected)
     # a validation file: a LIBSVM one beside a CSV training file by position; a CSV one beside a LIBSVM one by name
     status, _, err = run_main("fit", tmp_path / "train.csv", "--n-iter", "5", "--validation", tmp_path / "train.svm",
                               "--out", tmp_path / "v.json", "-q")

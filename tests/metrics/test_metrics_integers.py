@@ -110,3 +110,26 @@ def test_misrank_of_huge_integer_labels_equals_it_on_their_exact_ranks(base, off
     expected = rm.misrank(_exact_ranks(labels), s)
     assert rm.misrank(np.array(labels, dtype=object if base > 2**62 else np.int64), s) == expected
     assert rankcore.evaluate(labels, s, ["misrank", "ndcg@k:1,gain=linear"])["misrank"] == expected
+
+
+def test_misrank_over_queries_and_with_an_interval_reads_its_labels_by_order():
+    # misrank's labels are checked apart from the other graded metrics' (by their order): every path that reads them
+    # per metric finds them there
+    y, s, qid = [3, 0, 1, 0, 2, 0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0, 0, 0, 1, 1, 1]
+    expected = np.nanmean(rm.per_query(y, s, "misrank", qid=qid).values)
+    assert rankcore.evaluate(y, s, "misrank", qid=qid)["misrank"] == pytest.approx(expected)
+    assert rankcore.evaluate(y, s, ["misrank", "ndcg@k:2"], qid=qid)["misrank"] == pytest.approx(expected)
+    huge = [2**62, 2**62 + 1, 0] * 2
+    both = rankcore.evaluate(huge, [1.0, 0.0, -1.0] * 2, ["misrank", "ndcg@k:2,gain=linear"], qid=qid)
+    assert both["misrank"] == pytest.approx(1 / 3)
+    interval = rankcore.evaluate([0, 0, 1, 1, 0, 1, 0, 1, 1, 0], np.linspace(0.1, 1.0, 10), "misrank", ci=0.9,
+                                 random_state=0)["misrank"]
+    assert interval.lower <= interval.estimate <= interval.upper
+
+
+def test_integers_beyond_2_53_beside_floats_keep_their_exact_order():
+    # NumPy reads such a list as float64, which ties 2**62 and 2**62 + 1; as Python numbers they compare exactly
+    assert rm.auc([0, 1, 0], [2**62 + 1, 2**62, 0.5]) == rm.auc([0, 1, 0], [2, 1, 0.5])
+    assert rm.misrank([2**62, 2**62 + 1, 0.5], [1, 0, -1]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match=r"scores: expected finite numbers, got NaN"):
+        rm.auc([0, 1, 0], [2**62 + 1, 2**62, float("nan")])

@@ -111,11 +111,14 @@ def test_qid_and_group():
                                                                                   qid=["b", "b", "a", "a", "a"])
 
 
+TOO_MANY = r"the query sizes sum to more than the 5 rows of y"
+
+
 @pytest.mark.parametrize("group, message", [
-    ([2**63 - 1, 2**63 - 1, 7], r"the query sizes sum to more than the 5 rows of y \(one of them is 9223372036854775807\)"),
-    ([2**62] * 4 + [5], r"the query sizes sum to more than the 5 rows of y \(one of them is 4611686018427387904\)"),
-    (np.array([2**64 - 1, 6], dtype=np.uint64), r"the query sizes sum to more than the 5 rows of y \(one of them is 18446744073709551615\)"),
-    ([1e20, 1.0], r"the query sizes sum to more than the 5 rows of y \(one of them is 100000000000000000000\)"),
+    ([2**63 - 1, 2**63 - 1, 7], TOO_MANY + r" \(one of them is 9223372036854775807\)"),
+    ([2**62] * 4 + [5], TOO_MANY + r" \(one of them is 4611686018427387904\)"),
+    (np.array([2**64 - 1, 6], dtype=np.uint64), TOO_MANY + r" \(one of them is 18446744073709551615\)"),
+    ([1e20, 1.0], TOO_MANY + r" \(one of them is 100000000000000000000\)"),
     ([1] * 6, r"the query sizes sum to more than the 5 rows of y \(6 sizes\)"),
     ([-1e20, 5.0], r"every query size must be >= 1, got -100000000000000000000$"),
 ], ids=["int64-wraps-to-n", "four-halves", "uint64", "float", "too-many", "negative-float"])

@@ -80,3 +80,11 @@ def test_names_that_do_not_fit_the_model_are_refused(frame, names):
     data["state"]["feature_names_in"] = names
     with pytest.raises(ModelFormatError, match="feature_names_in"):
         model_from_dict(resign(data))
+
+
+def test_a_builtin_models_names_are_checked_on_loading(frame):
+    X, y = frame
+    data = model_to_dict(rankcore.boost(n_iter=3).fit(X, y))
+    data["state"]["feature_names_in"] = ["a", "a", "c"]
+    with pytest.raises(ModelFormatError, match="feature_names_in must hold one distinct name per feature"):
+        model_from_dict(resign(data))

@@ -90,3 +90,11 @@ def test_a_nullable_column_beside_an_object_column_of_numbers(data):
     mixed = nullable(X, MISSING).assign(b=with_nan(X, MISSING)["b"].astype(object))
     expected = with_nan(X, MISSING)
     np.testing.assert_array_equal(check_matrix(mixed, allow_nan=True), expected.to_numpy())
+
+
+def test_pd_na_inside_an_object_column_is_a_missing_value(data):
+    X, y = data
+    column = nullable(X, MISSING)["a"].astype(object)
+    assert any(v is pd.NA for v in column)
+    got = check_matrix(with_nan(X, MISSING).assign(a=column), allow_nan=True)
+    np.testing.assert_array_equal(got, with_nan(X, MISSING).to_numpy())

@@ -324,8 +324,9 @@ def _label_problem(text: str) -> str | None:
 
 def _label_array(labels: list[str]) -> np.ndarray:
     """The labels as numbers, or as text when one of them is not a number (as pandas' reader reads them: Python's
-    ``float`` also takes ``1_0`` for 10, pandas and this take it for text, so both readers give one answer)."""
-    if any("_" in text for text in set(labels)):
+    ``float`` also takes ``1_0`` and ``١`` (an Arabic-Indic 1) for numbers, pandas and this take them for text, so
+    both readers give one answer)."""
+    if any("_" in text or not text.isascii() for text in set(labels)):
         return np.asarray(labels, dtype=object)
     try:
         values = np.asarray(labels, dtype=np.float64)
