@@ -140,12 +140,18 @@ def test_csv_reader_ratios(benchmark, csv_file, profile):
     missing_last = _with_missing(csv_file, label_first=True)
     timings["load_data, 1% missing, some in the last column"] = _best_of(datasets.load_data, missing_last,
                                                                         max(1, rounds - 2))
-    base = timings["np.loadtxt"]
-    lines = [f"CSV of {ROWS[profile]} rows x {N_FEATURES + 1} columns:"]
+    _report(benchmark, f"CSV of {ROWS[profile]} rows x {N_FEATURES + 1} columns:", timings, "np.loadtxt")
+
+
+def _report(benchmark, title: str, timings: dict, base_name: str) -> None:
+    """Print each reader's best time and its ratio to ``base_name``'s, and keep both in ``extra_info``."""
+    base = timings[base_name]
+    width = max(len(name) for name in timings) + 2
+    lines = [title]
     for name, seconds in timings.items():
         benchmark.extra_info[f"{name} seconds"] = seconds
-        benchmark.extra_info[f"{name} / np.loadtxt"] = seconds / base
-        lines.append(f"  {name:<48} {seconds * 1e3:9.1f} ms   {seconds / base:5.2f}x np.loadtxt")
+        benchmark.extra_info[f"{name} / {base_name}"] = seconds / base
+        lines.append(f"  {name:<{width}} {seconds * 1e3:9.1f} ms   {seconds / base:5.2f}x {base_name}")
     print("\n" + "\n".join(lines))
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
 
@@ -185,11 +191,4 @@ def test_libsvm_reader_ratios(benchmark, libsvm_file, profile):
         "load_data": _best_of(datasets.load_data, libsvm_file, rounds),
         "checking parser": _best_of(_libsvm_checking, libsvm_file, max(1, rounds - 2)),
     }
-    base = timings["load_svmlight_file"]
-    lines = [f"LIBSVM of {ROWS[profile] // 2} rows x 46 features:"]
-    for name, seconds in timings.items():
-        benchmark.extra_info[f"{name} seconds"] = seconds
-        benchmark.extra_info[f"{name} / load_svmlight_file"] = seconds / base
-        lines.append(f"  {name:<24} {seconds * 1e3:9.1f} ms   {seconds / base:5.2f}x load_svmlight_file")
-    print("\n" + "\n".join(lines))
-    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    _report(benchmark, f"LIBSVM of {ROWS[profile] // 2} rows x 46 features:", timings, "load_svmlight_file")

@@ -44,31 +44,63 @@ cdef inline bint _ends_field(unsigned char c, const unsigned char *b, Py_ssize_t
     return c == 32 or c == 9 or c == 35 or c == 10 or c == 0 or (c == 13 and b[i + 1] == 10)
 
 
+cdef Py_ssize_t _rest_of_line(const unsigned char *b, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """``i``, or past a comment that starts there to its line's end (the ``\\n``, or ``n``); -1 at a byte of the
+    comment the scan does not vouch for (non-ASCII, NUL, a lone carriage return)."""
+    if b[i] != 35:
+        return i
+    while i < n and b[i] != 10:
+        if b[i] >= 128 or b[i] == 0 or (b[i] == 13 and b[i + 1] != 10):
+            return -1
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t _after_line_end(const unsigned char *b, Py_ssize_t i) noexcept nogil:
+    """Past a line's end (``\\n`` or ``\\r\\n``) at ``i``, or ``i`` when there is none."""
+    if b[i] == 13 and b[i + 1] == 10:
+        return i + 2
+    return i + 1 if b[i] == 10 else i
+
+
+cdef Py_ssize_t _end_of_line(const unsigned char *b, Py_ssize_t i, Py_ssize_t n, bint *passed) noexcept nogil:
+    """Past an optional comment and the line's end at ``i`` (``passed`` set), or where something else starts
+    (``passed`` unset); -1 at a comment byte the scan does not vouch for."""
+    i = _rest_of_line(b, i, n)
+    if i < 0:
+        return -1
+    cdef Py_ssize_t j = _after_line_end(b, i)
+    passed[0] = j != i
+    return j
+
+
+cdef inline Py_ssize_t _digits_end(const unsigned char *b, Py_ssize_t i) noexcept nogil:
+    """Past the run of decimal digits at ``i`` (``i`` itself when there is none)."""
+    while _digit(b[i]):
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t _past_sign(const unsigned char *b, Py_ssize_t i) noexcept nogil:
+    return i + 1 if b[i] == 43 or b[i] == 45 else i
+
+
 cdef Py_ssize_t _number_end(const unsigned char *b, Py_ssize_t i) noexcept nogil:
     """The end of a number ``[+-]digits[.digits][e[+-]digits]`` (a digit on one side of the point) at ``i``,
     or -1."""
-    cdef Py_ssize_t j = i
-    cdef int digits = 0, exponent_digits = 0
-    if b[j] == 43 or b[j] == 45:
-        j += 1
-    while _digit(b[j]):
-        j += 1
-        digits += 1
+    cdef Py_ssize_t start = _past_sign(b, i)
+    cdef Py_ssize_t j = _digits_end(b, start)
+    cdef Py_ssize_t digits = j - start
     if b[j] == 46:
-        j += 1
-        while _digit(b[j]):
-            j += 1
-            digits += 1
+        start = j + 1
+        j = _digits_end(b, start)
+        digits += j - start
     if digits == 0:
         return -1
     if b[j] == 101 or b[j] == 69:
-        j += 1
-        if b[j] == 43 or b[j] == 45:
-            j += 1
-        while _digit(b[j]):
-            j += 1
-            exponent_digits += 1
-        if exponent_digits == 0:
+        start = _past_sign(b, j + 1)
+        j = _digits_end(b, start)
+        if j == start:
             return -1
     return j
 
@@ -107,7 +139,7 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
     cdef Py_ssize_t n_rows = 0, n_vals = 0
     cdef int64_t line = 1, index, previous, qid
     cdef int has_qid = -1                     # unknown until the first row
-    cdef bint row_qid
+    cdef bint row_qid, passed = False
     cdef double value
     cdef char *end
     i = 3 if n >= 3 and b[0] == 0xEF and b[1] == 0xBB and b[2] == 0xBF else 0
@@ -115,15 +147,10 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
         # one line: skip its leading blanks; a blank or comment line holds no row
         while _space(b[i]):
             i += 1
-        if b[i] == 35:
-            while i < n and b[i] != 10:
-                if b[i] >= 128 or b[i] == 0 or (b[i] == 13 and b[i + 1] != 10):
-                    return None
-                i += 1
-        if b[i] == 13 and b[i + 1] == 10:
-            i += 1
-        if b[i] == 10:
-            i += 1
+        i = _end_of_line(b, i, n, &passed)
+        if i < 0:
+            return None
+        if passed:
             line += 1
             continue
         if i >= n:
@@ -188,19 +215,11 @@ def scan_clean(const unsigned char[::1] text, int64_t max_index):
         elif has_qid != row_qid:
             return None
         n_rows += 1
-        # the rest of the line: a comment (ASCII), then its end
-        if b[i] == 35:
-            while i < n and b[i] != 10:
-                if b[i] >= 128 or b[i] == 0 or (b[i] == 13 and b[i + 1] != 10):
-                    return None
-                i += 1
-        if b[i] == 13 and b[i + 1] == 10:
-            i += 1
-        if b[i] == 10:
-            i += 1
-            line += 1
-        elif i < n:
+        # the rest of the line: a comment (ASCII), then its end, or the end of the text
+        i = _end_of_line(b, i, n, &passed)
+        if i < 0 or not (passed or i >= n):
             return None
+        line += passed
     if n_rows == 0:
         return None
     return (labels_arr[:n_rows], lines_arr[:n_rows], qids_arr[:n_rows] if has_qid == 1 else qids_arr[:0],
