@@ -57,6 +57,19 @@ def _known_chunks(arr, name: str):
     return arr
 
 
+def _refuse_categories(X: Any, name: str) -> None:
+    """A DataFrame's ``category`` columns: the in-memory trees split them by category groups, which a Dask fit
+    does not; read as their values they would give another model, silently, so they are refused by name."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return
+    columns = [str(c) for c, d in zip(X.columns, dtypes) if str(d) == "category"]
+    if columns:
+        raise TypeError(f"{name}: column {columns[0]!r} is a pandas 'category' column, which a Dask fit cannot split "
+                        f"by category groups as the in-memory fit does; encode it as numbers, or fit in memory "
+                        f"(rankcore.boost(learner='trees'))")
+
+
 def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
     """A 2-D Dask array chunked by rows only, and the column names (or None).
 
@@ -69,6 +82,7 @@ def as_dask_matrix(X: Any, *, name: str = "X", chunk_rows: int | None = None):
     import dask.dataframe as dd
 
     names = None
+    _refuse_categories(X, name)
     if isinstance(X, dd.DataFrame):
         names = [str(c) for c in X.columns] if all(isinstance(c, str) for c in X.columns) else None
         arr = X.to_dask_array(lengths=True)

@@ -209,9 +209,18 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
 
     call = dask.delayed(_global_codes, pure=True)
     parts = [da.from_delayed(call(q, codes), shape=(rows,), dtype=np.int64)
-             for q, codes, rows in zip(survey.qid.to_delayed().ravel(), survey.chunk_codes, data.chunk_rows)]
+             for q, codes, rows in zip(survey.qid.to_delayed().ravel(), survey.chunk_codes, data.chunk_rows)
+             if rows > 0]
     codes = client.persist(da.concatenate(parts))
-    return RowChunks(data.X, data.y, data.weight, data.feature_names, qid=codes)
+    X, y, weight = data.X, data.y, data.weight
+    if min(data.chunk_rows) == 0:
+        # concatenate leaves the empty chunks out of the codes: the rows leave them too, so that every block of rows
+        # meets its own queries' codes (zipped chunk by chunk)
+        rows = tuple(int(r) for r in data.chunk_rows if r > 0)
+        X = X.rechunk({0: rows})
+        y = y.rechunk((rows,))
+        weight = None if weight is None else weight.rechunk((rows,))
+    return RowChunks(X, y, weight, data.feature_names, qid=codes)
 
 
 def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:

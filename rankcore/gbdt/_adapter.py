@@ -68,8 +68,13 @@ def query_sizes(group: Any, n: int, *, what: str) -> np.ndarray | None:
     if sizes.size == 0:
         return None
     whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and bool(np.all(sizes == np.round(sizes))))
+    if whole and sizes.min() < 1:
+        # the libraries take an empty group; rankcore's objectives and metrics rank queries with rows
+        k = int(np.argmin(sizes))
+        raise ValueError(f"{what}: the library's query groups hold an empty one (size {sizes[k]:g} at position {k}); "
+                         "every query needs at least one row: leave empty groups out")
     # sizes above n first: a sum of int64 sizes can wrap around to n
-    if not whole or sizes.min() < 1 or sizes.max() > n or int(sizes.sum()) != n:
+    if not whole or sizes.max() > n or int(sizes.sum()) != n:
         raise ValueError(f"{what}: the library's query groups do not fit the {n} rows (expected sizes of "
                          f"consecutive queries, whole numbers >= 1 summing to {n}; got {sizes.size} sizes summing "
                          f"to {sizes.sum():g})")
@@ -116,6 +121,10 @@ _ADAPTER_PARAMETERS = (
               doc="Seeds the tie-break offset of non-smooth objectives."),
     Parameter("n_jobs", N_JOBS, default=None, doc="Threads of rankcore's kernels (None: every core)."),
 )
+
+
+#: How many bindings (data sets) an adapter keeps: the folds of a library's cross-validation, and a few more.
+_KEPT_BINDINGS = 16
 
 
 class ObjectiveAdapter:
@@ -169,10 +178,14 @@ class ObjectiveAdapter:
       randomized objective (``yetirank``) draws its noise from
       ``random_state``.
 
-    The adapter keeps the last binding (labels, weights, groups) and reuses it while
-    the library passes the same labels, so a call costs one evaluation of
-    the objective.  It holds no other state: LightGBM deep-copies it with its
-    parameters, and scikit-learn's ``clone`` does too.
+    The adapter keeps its bindings (labels, weights, groups) of the last few
+    data sets and reuses them while the library passes the same labels, so a
+    call costs one evaluation of the objective, and the folds of a library's
+    cross-validation each keep their own.  A randomized objective's noise
+    starts afresh with every fit (its first call, at equal raw scores), so a
+    fit repeats for an integer seed whatever the adapter fitted before.  It
+    holds no other state: LightGBM deep-copies it with its parameters, and
+    scikit-learn's ``clone`` does too.
     """
 
     def __init__(self, objective: str | Objective, *, random_state: int | None = 0, n_jobs: int | None = None):
@@ -186,16 +199,24 @@ class ObjectiveAdapter:
         self.n_threads = effective_n_threads(params.n_jobs)
         self.tie_break_scale = check_tie_break_scale(self.objective)
         self._bound = None
-        self._bound_key: tuple | None = None
         self._offset: np.ndarray | None = None
+        # (labels, weights, groups) -> the objective bound to them and its tie-break offset: a library's
+        # cross-validation calls the adapter for its folds in turn, each keeping its own binding
+        self._bindings: list[tuple[tuple, Any, np.ndarray | None]] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
-    def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None):
+    def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None, *, fresh: bool = False):
+        """The objective bound to (y, w, sizes): the binding kept for them, or a new one (``fresh``: always new)."""
         key = (y, w, sizes)
-        if self._bound_key is not None and all(_same(a, b) for a, b in zip(self._bound_key, key)):
-            return self._bound
+        for k, (seen, bound, offset) in enumerate(self._bindings):
+            if all(_same(a, b) for a, b in zip(seen, key)):
+                if fresh:
+                    del self._bindings[k]
+                    break
+                self._bound, self._offset = bound, offset
+                return bound
         # a randomized objective (yetirank) draws from the adapter's seed: the library's fit repeats
         extra = {"random_state": self.random_state} if self.objective.randomized else {}
         if sizes is None:
@@ -204,11 +225,13 @@ class ObjectiveAdapter:
         else:
             self._bound = self.objective.bind(y, w, n_threads=self.n_threads, queries=consecutive_queries(sizes),
                                               **extra)
-        self._bound_key = tuple(None if a is None else a.copy() for a in key)
+        self._offset = None
         if self.tie_break_scale > 0:
             from ..push import tie_break_offsets
 
             self._offset = tie_break_offsets(y.shape[0], self.tie_break_scale, self.random_state)
+        self._bindings.append((tuple(None if a is None else a.copy() for a in key), self._bound, self._offset))
+        del self._bindings[:-_KEPT_BINDINGS]
         return self._bound
 
     @property
@@ -231,7 +254,10 @@ class ObjectiveAdapter:
         y = relevance_labels(labels, "graded" if sizes is not None else self.objective.task, what=what)
         w = _weights(_per_row(weight, sizes, n), n, what=what)
         scores = _scores(preds, n, what=what)
-        bound = self._bind(y, w, sizes)
+        # a fit's first call comes at equal raw scores (the libraries start every row at one value): a randomized
+        # objective then starts its noise afresh, so that a fit repeats whatever the adapter did before
+        fresh = self.objective.randomized and bool(scores.size) and bool(np.all(scores == scores[0]))
+        bound = self._bind(y, w, sizes, fresh=fresh)
         if self._offset is not None:
             scores = scores + self._offset
         if bound.has_hessian:

@@ -92,3 +92,16 @@ def test_nan_in_X_is_refused_by_name(dask_client):  # noqa: F811
     with pytest.raises(ValueError, match=r"X \(chunk 1\): missing values \(NaN\) are not supported on Dask, got NaN "
                                          r"at row 23, column 2"):
         _within_timeout(lambda: DaskPushBoost(placement="distributed", learner="trees", n_iter=2).fit(Xd, yd))
+
+
+@pytest.mark.parametrize("placement", ["auto", "one_worker", "distributed"])
+def test_a_category_column_is_refused_by_name(dask_client, placement):  # noqa: F811
+    # read as numbers, a category column gives a model unlike the in-memory fit's, which splits it by groups
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=60), "cat": pd.Categorical(rng.choice([10, 20, 30], 60))})
+    y = (frame["a"] > 0).astype(int)
+    with pytest.raises(TypeError, match=r"^X: column 'cat' is a pandas 'category' column, which a Dask fit cannot"):
+        DaskPushBoost(learner="trees", n_iter=3, placement=placement).fit(dd.from_pandas(frame, npartitions=3),
+                                                                           dd.from_pandas(y, npartitions=3))

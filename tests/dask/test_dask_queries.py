@@ -193,6 +193,38 @@ def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):
     _assert_same_model(by_group, local, Xd, X)
 
 
+@pytest.mark.parametrize("chunks", [(0, 30, 30), (30, 0, 30), (20, 0, 0, 40)])
+@pytest.mark.parametrize("objective", [None, "lambdarank", "push:exp,pow:4"])
+def test_rows_in_query_order_with_an_empty_chunk_give_the_in_memory_model(dask_client, chunks, objective):
+    # rows already in query order keep their chunks, whose query codes are zipped with them chunk by chunk: an empty
+    # chunk must not shift every later block onto the next chunk's codes
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(6), 10)
+    X, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60).astype(float)
+    Xd, yd, qd = (da.from_array(a, chunks=(chunks,) + a.shape[1:]) for a in (X, y, qid))
+    params = dict(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    if objective is not None:
+        params["objective"] = objective
+    local = rankcore.PushBoost(**params).fit(X, y, qid=qid)
+    fitted = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qd)
+    assert fitted.n_iter_ == local.n_iter_
+    np.testing.assert_allclose(fitted.decision_function(X), local.decision_function(X), rtol=0, atol=1e-9)
+
+
+def test_a_filtered_frame_whose_first_partition_is_empty_fits_within_queries(dask_client):
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(6), 10)
+    X, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60).astype(float)
+    frame = dd.from_pandas(pd.DataFrame(X, columns=["a", "b"]).assign(q=qid, y=y), npartitions=3)
+    frame = frame[frame.q >= 2]
+    kept = qid >= 2
+    params = dict(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    local = rankcore.PushBoost(**params).fit(pd.DataFrame(X[kept], columns=["a", "b"]), y[kept], qid=qid[kept])
+    fitted = DaskPushBoost(placement="distributed", **params).fit(frame[["a", "b"]], frame.y, qid=frame.q)
+    np.testing.assert_allclose(fitted.decision_function(X[kept]), local.decision_function(X[kept]), rtol=0,
+                               atol=1e-9)
+
+
 def test_placement_keeps_queries_whole_in_query_order_and_balanced(dask_client):
     X, y, qid = _data(seed=4)
     Xd, yd, qd = _dask(X, y, qid)

@@ -143,3 +143,43 @@ def test_yetirank_in_lightgbm_draws_from_random_state():
     other, _ = lightgbm_objective("yetirank", random_state=4)(Y_TR, scores, None, G_TR)
     assert not np.allclose(other, grad)
     assert_lgbm_ranker_learns_the_grades(lightgbm_objective("yetirank"))
+
+
+def _yetirank_data():
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(20), 6)
+    return rng.integers(0, 6, size=(120, 3)).astype(float), rng.integers(0, 4, 120).astype(float), qid
+
+
+def test_a_yetirank_fit_repeats_with_the_same_adapter():
+    # the noise starts afresh with each fit (its first call, at equal raw scores), whatever the adapter fitted before
+    X, y, qid = _yetirank_data()
+    dtrain = xgb.DMatrix(X, y, qid=qid)
+    params = {"max_depth": 3, "disable_default_eval_metric": 1}
+    obj = xgboost_objective("yetirank", random_state=0)
+    first = xgb.train(params, dtrain, 5, obj=obj).predict(dtrain, output_margin=True)
+    again = xgb.train(params, dtrain, 5, obj=obj).predict(dtrain, output_margin=True)
+    fresh = xgb.train(params, dtrain, 5, obj=xgboost_objective("yetirank", random_state=0)).predict(
+        dtrain, output_margin=True)
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_array_equal(fresh, first)
+
+
+@pytest.mark.parametrize("spec", ["yetirank", "push:exp,pow:4"])
+def test_each_cross_validation_fold_keeps_its_own_binding(spec):
+    # lgb.cv calls one adapter for its folds in turn: each fold's model is the one lgb.train fits on it
+    X, y, _ = _yetirank_data()
+    train, test = np.arange(60), np.arange(60, 120)
+    params = {"objective": lightgbm_objective(spec, random_state=0), "verbose": -1, "min_data_in_leaf": 2}
+    folds = lgb.cv(params, lgb.Dataset(X, y, group=np.full(20, 6)), num_boost_round=5, folds=[(train, test),
+                                                                                          (test, train)],
+                   return_cvbooster=True)["cvbooster"].boosters
+    alone = lgb.train(dict(params, objective=lightgbm_objective(spec, random_state=0)),
+                      lgb.Dataset(X[train], y[train], group=np.full(10, 6)), 5)
+    np.testing.assert_allclose(folds[0].predict(X), alone.predict(X), rtol=0, atol=1e-12)
+
+
+def test_an_empty_query_group_is_named():
+    X, y, _ = _yetirank_data()
+    with pytest.raises(ValueError, match=r"query groups hold an empty one \(size 0 at position 0\)"):
+        lightgbm_objective("push:exp,pow:4")(y, np.zeros(120), None, np.array([0, 60, 60]))
