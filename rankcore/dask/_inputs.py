@@ -61,7 +61,7 @@ def _refuse_categories(X: Any, name: str) -> None:
     """A DataFrame's ``category`` columns: the in-memory trees split them by category groups, which a Dask fit
     does not; read as their values they would give another model, silently, so they are refused by name."""
     dtypes = getattr(X, "dtypes", None)
-    if dtypes is None or not hasattr(X, "columns"):
+    if not (hasattr(dtypes, "__iter__") and hasattr(X, "columns")):      # a frame's, not a series' one dtype
         return
     columns = [str(c) for c, d in zip(X.columns, dtypes) if str(d) == "category"]
     if columns:
