@@ -249,10 +249,11 @@ class ObjectiveAdapter:
             raise ValueError(f"{what} ranks within queries, but the library's training data carry no query groups: "
                              "give them (LightGBM: group= of the Dataset or of LGBMRanker.fit; XGBoost: qid= or "
                              "group= of the DMatrix)")
+        # XGBoost's ranking weights are one per query, whatever the objective: spread over the rows first
+        w = _weights(_per_row(weight, sizes, n), n, what=what)
         if not getattr(self.objective, "ranks_within_queries", False):
             sizes = None                             # an objective of one list ranks every row together
         y = relevance_labels(labels, "graded" if sizes is not None else self.objective.task, what=what)
-        w = _weights(_per_row(weight, sizes, n), n, what=what)
         scores = _scores(preds, n, what=what)
         # a fit's first call comes at equal raw scores (the libraries start every row at one value): a randomized
         # objective then starts its noise afresh, so that a fit repeats whatever the adapter did before

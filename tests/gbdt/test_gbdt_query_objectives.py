@@ -183,3 +183,13 @@ def test_an_empty_query_group_is_named():
     X, y, _ = _yetirank_data()
     with pytest.raises(ValueError, match=r"query groups hold an empty one \(size 0 at position 0\)"):
         lightgbm_objective("push:exp,pow:4")(y, np.zeros(120), None, np.array([0, 60, 60]))
+
+
+def test_xgboosts_weights_per_query_reach_a_one_list_objective_per_row():
+    # XGBoost keeps one weight per query even for an objective of one list: spread over the rows, they meet the
+    # objective's own check (here: it takes no weights), not a count of weights against rows
+    X, y, qid = _yetirank_data()
+    d = xgb.DMatrix(X, (y > 1).astype(float), qid=qid)
+    d.set_weight(np.ones(20))
+    with pytest.raises(ValueError, match=r"objective 'prec@k-avg:0.1' does not support sample_weight"):
+        xgboost_objective("prec@k-avg:0.1")(np.zeros(120), d)
