@@ -231,8 +231,8 @@ def refuse_queries(owner: str, qid: Any, group: Any) -> None:
 
 def refuse_score_weights(sample_weight: Any, estimator: Any) -> None:
     """``score(..., sample_weight=None)``: the parameter is there for scikit-learn's ``Pipeline.score``, which passes
-    ``sample_weight=None`` (with metadata routing on, a final step without it failed every pipeline's score); a
-    weight is refused, since the ranking metrics count every row once."""
+    ``sample_weight=None`` (with metadata routing on, a final step without the parameter fails every pipeline's
+    score); a weight is refused, since the ranking metrics count every row once."""
     if sample_weight is not None:
         raise ValueError(f"sample_weight: {type(estimator).__name__}.score counts every row once (its ranking "
                          "metric takes no weights); leave sample_weight None")
@@ -641,23 +641,20 @@ class Ranker(BaseEstimator):
         if _NAMES_KEY in state and not _declares_names(type(self)):
             state = dict(state)
             names = state.pop(_NAMES_KEY)
-            if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)
-                    and len(set(names)) == len(names)):
-                self._state_error(f"{_NAMES_KEY} must be a list of distinct column names")
+            if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+                self._state_error(f"{_NAMES_KEY} must be a list of column names")
         required, optional = self._state_fields(setup, state)
         keys = set(state)
         if not required <= keys or not keys <= required | optional:
             self._state_error(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
         self._restore_fitted_state(state, setup)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
         restored = self.__dict__.get("feature_names_in_")
-        if restored is not None and names is None:
+        if restored is not None:               # declared by the estimator or kept for it: checked alike
             listed = [str(n) for n in np.asarray(restored).ravel()]
             if len(set(listed)) != len(listed) or len(listed) != getattr(self, "n_features_in_", len(listed)):
                 self._state_error(f"{_NAMES_KEY} must hold one distinct name per feature")
-        if names is not None:
-            if len(names) != getattr(self, "n_features_in_", len(names)):
-                self._state_error(f"{_NAMES_KEY} holds {len(names)} names for {self.n_features_in_} features")
-            self.feature_names_in_ = np.asarray(names, dtype=object)
 
     def _state_error(self, message: str):
         from .persistence import ModelFormatError

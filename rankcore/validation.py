@@ -99,8 +99,8 @@ def _nullable_as_nan(values: Any) -> Any:
     """A pandas DataFrame or Series of numbers with nullable columns (``Int64``, ``Float64``, ``boolean``) as float64,
     ``pd.NA`` as NaN -- a missing value, as NaN is everywhere else; anything else as it is.
 
-    (NumPy reads such a column as objects, and ``pd.NA`` is not a number: without this, a column of a frame read
-    with pandas' nullable dtypes was refused as non-numeric.)
+    (NumPy reads such a column as objects, and ``pd.NA`` is not a number, so a frame read with pandas' nullable
+    dtypes would otherwise be refused as non-numeric.)
     """
     if not type(values).__module__.startswith("pandas"):
         return values

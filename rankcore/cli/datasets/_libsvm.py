@@ -179,11 +179,7 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
         width = n_features
     if width < 1:
         raise DataError(f"{source}: no feature values in any row")
-    if len(labels) * width > MAX_DENSE_CELLS:
-        raise DataError(f"{source}: {len(labels)} rows x {width} features is too large a dense matrix "
-                        f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
-                        "with sklearn.datasets.load_svmlight_file")
-    X = np.zeros((len(labels), width), dtype=np.float64)
+    X = _dense(source, len(labels), width)
     if len(vals):
         c = np.asarray(cols, dtype=np.int64) - (0 if zero_based else 1)
         # one flat index per value: a 1-D scatter is about twice as fast as the 2-D one
@@ -196,29 +192,40 @@ def _by_own_indices(source, n_features, min_index, max_index, labels, lines, qid
 def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, vals) -> Dataset:
     """The rows with index k in the column named ``f<k>`` (``by_index``: index -> column).
 
-    Time O(values + rows × columns) (the dense matrix), memory the matrix.
+    Time O(values + largest index + rows × columns) (the dense matrix), memory the matrix.
     """
     index = np.asarray(cols, dtype=np.int64)
     values = np.asarray(vals, dtype=np.float64)
-    known = np.fromiter((k in by_index for k in index.tolist()), dtype=bool, count=index.shape[0])
-    # an explicit 0 at an index training never saw says what an absent field says
-    kept = known | (values != 0.0)
-    index, values, rows, known = index[kept], values[kept], np.asarray(rows, dtype=np.int64)[kept], known[kept]
-    if not known.all():
-        first = int(np.flatnonzero(~known)[0])
+    # index -> column in one array over the indices named (-1: none), so every value is placed without Python
+    lookup = np.full(max(by_index) + 1, -1, dtype=np.int64)
+    lookup[np.fromiter(by_index.keys(), dtype=np.int64)] = np.fromiter(by_index.values(), dtype=np.int64)
+    if index.size and int(index.max()) < lookup.shape[0]:
+        column = lookup[index]
+    else:
+        column = np.where(index < lookup.shape[0], lookup[np.minimum(index, lookup.shape[0] - 1)], -1)
+    rows = np.asarray(rows, dtype=np.int64)
+    if column.size and int(column.min()) < 0:
+        # an explicit 0 at an index training never saw says what an absent field says
+        kept = (column >= 0) | (values != 0.0)
+        index, values, column, rows = index[kept], values[kept], column[kept], rows[kept]
+    if column.size and int(column.min()) < 0:
+        first = int(np.flatnonzero(column < 0)[0])
         shown = ", ".join(names[:3]) + (f", ..., {names[-1]}" if len(names) > 3 else "")
         raise DataError(f"{source}, line {lines[rows[first]]}: feature index {index[first]} (value "
                         f"{values[first]:g}) names no feature the rows were fitted on (their {len(names)} features, "
                         f"by index: {shown}); a LIBSVM index is the same feature in every file")
-    if len(labels) * len(names) > MAX_DENSE_CELLS:
-        raise DataError(f"{source}: {len(labels)} rows x {len(names)} features is too large a dense matrix "
+    X = _dense(source, len(labels), len(names))
+    X.reshape(-1)[rows * len(names) + column] = values
+    return _dataset(source, X, names, labels, lines, qids)
+
+
+def _dense(source: str, n_rows: int, width: int) -> np.ndarray:
+    """The zero matrix the rows fill, refused beyond :data:`MAX_DENSE_CELLS` values."""
+    if n_rows * width > MAX_DENSE_CELLS:
+        raise DataError(f"{source}: {n_rows} rows x {width} features is too large a dense matrix "
                         f"(limit {MAX_DENSE_CELLS} values, rankcore.cli.datasets.MAX_DENSE_CELLS); read sparse data "
                         "with sklearn.datasets.load_svmlight_file")
-    X = np.zeros((len(labels), len(names)), dtype=np.float64)
-    if values.shape[0]:
-        column = np.fromiter((by_index[k] for k in index.tolist()), dtype=np.int64, count=index.shape[0])
-        X.reshape(-1)[rows * len(names) + column] = values
-    return _dataset(source, X, names, labels, lines, qids)
+    return np.zeros((n_rows, width), dtype=np.float64)
 
 
 def _dataset(source, X, names, labels, lines, qids) -> Dataset:

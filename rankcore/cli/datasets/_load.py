@@ -61,8 +61,8 @@ def libsvm_has_queries(source: str) -> bool:
 
     if query_file_of(source) is not None:
         return True
-    line = _first_row(source)
-    return line is not None and len(line.split()) > 1 and line.split()[1].startswith("qid:")
+    fields = (_first_row(source) or "").split()
+    return len(fields) > 1 and fields[1].startswith("qid:")
 
 
 def _first_row(source: str) -> str | None:
