@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import sys
 
-from ._columns import load_for_model
+from . import CommandError
+from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info
 from ._models import check_model_missing, decision_scores
 
@@ -42,6 +43,9 @@ def run(args) -> int:
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
+    if args.id_column and args.id_column in (model_features(model) or ()):
+        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id copies an identifier "
+                           "column, which the model does not read, to the output")
     keep = [args.id_column] if args.id_column else []
     data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
                              queries=True)

@@ -464,7 +464,7 @@ class _LinearAtK(Ranker):
                     )
                 classes_ = present
             else:
-                classes_ = ordered_labels(np.asarray(classes), "classes")[0]
+                classes_ = ordered_labels(_classes_array(classes), "classes")[0]
                 if classes_.shape[0] != 2:
                     raise ValueError(f"classes: expected two distinct labels, got {np.asarray(classes).tolist()!r}")
             if isinstance(y_arr.dtype, np.dtype) and y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all():
@@ -677,3 +677,20 @@ class SGDAtK(_LinearAtK):
 
     def _hyper(self, params) -> tuple[float, float, float]:
         return params.eta0, params.alpha, 0.0 if params.radius is None else params.radius
+
+
+def _classes_array(classes) -> np.ndarray:
+    """``classes`` as an array, refusing what ``np.asarray`` would quietly turn into other labels.
+
+    A list of numbers and strings becomes strings (``[0, 'a']`` -> ``['0', 'a']``), and NaN never equals a label.
+    """
+    if isinstance(classes, (list, tuple)):
+        kinds = {isinstance(c, str) for c in classes}
+        if len(kinds) > 1:
+            raise TypeError("classes: labels of mixed types (numbers and strings) cannot be ordered, "
+                            f"got {list(classes)!r}")
+    arr = np.asarray(classes)
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"classes: NaN is not a label, got {arr.tolist()!r}")
+    return arr
+

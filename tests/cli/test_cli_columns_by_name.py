@@ -98,6 +98,8 @@ def test_score_id_copies_the_identifier_column(files):
     assert [r[1] for r in rows[1:]] == [r[0] for r in plain[1:]]
     status, _, err = run_main("score", files / "m.json", files / "test.csv", "--id", "nosuch")
     assert status == 2 and "no column 'nosuch'" in err
+    status, _, err = run_main("score", files / "m.json", files / "test.csv", "--id", "b")
+    assert status == 2 and "--id b: a feature of the model" in err
 
 
 def test_a_model_without_names_scores_by_position(files, tmp_path):

@@ -175,11 +175,20 @@ def test_a_query_file_that_does_not_fit_the_rows_is_an_error_naming_it(tmp_path,
     assert message in str(info.value)
 
 
-def test_qid_fields_win_over_a_query_file(tmp_path):
-    write(tmp_path / "d.svm", "1 qid:7 1:1\n0 qid:7 1:2\n")
-    write(tmp_path / "d.svm.query", "1\n1\n")
+def test_qid_fields_beside_a_query_file_that_agrees_are_kept(tmp_path):
+    write(tmp_path / "d.svm", "1 qid:7 1:1\n0 qid:7 1:2\n1 qid:3 1:0\n")
+    write(tmp_path / "d.svm.query", "2\n1\n")
     data = load_data(tmp_path / "d.svm")
-    assert data.qid.tolist() == [7, 7] and data.query_file is None
+    assert data.qid.tolist() == [7, 7, 3] and data.query_file is None
+
+
+@pytest.mark.parametrize("sizes, row", [("1\n2\n", 2), ("3\n", 3), ("1\n1\n1\n", 2)],
+                         ids=["moved", "merged", "split"])
+def test_a_query_file_contradicting_the_qid_fields_is_an_error(tmp_path, sizes, row):
+    write(tmp_path / "d.svm", "1 qid:7 1:1\n0 qid:7 1:2\n1 qid:3 1:0\n")
+    write(tmp_path / "d.svm.query", sizes)
+    with pytest.raises(DataError, match=f"d.svm.query: its query sizes contradict the qid: fields of .*near row {row}"):
+        load_data(tmp_path / "d.svm")
 
 
 def test_lightgbms_layout_fits_and_scores_within_queries(tmp_path):

@@ -321,6 +321,17 @@ def test_partial_fit_single_class_batches_need_classes():
         model.partial_fit(X[:, :2], np.zeros(10))
 
 
+@pytest.mark.parametrize("classes, error, message", [
+    ([0, "a"], TypeError, "mixed types"), (("a", 0), TypeError, "mixed types"),
+    (np.array([0.0, np.nan]), ValueError, "NaN is not a label"), ([0.0, float("nan")], ValueError, "NaN"),
+])
+def test_partial_fit_refuses_classes_that_are_no_labels(classes, error, message):
+    # np.asarray([0, "a"]) is ["0", "a"]: without the check y = [0, 1] was refused as not among them
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    with pytest.raises(error, match=f"classes: .*{message}"):
+        plain_perceptron().partial_fit(X, np.arange(10) % 2, classes=classes)
+
+
 def test_batch_with_fewer_positives_than_k_uses_k_npos():
     # 2 positives, k = 5: the batch is the k = n₊ = 2 problem
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])

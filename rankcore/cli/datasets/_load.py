@@ -183,8 +183,7 @@ def load_data(
             data = _read_csv(source, label, require_label, drop, categorical, keep, qid)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features, feature_names)
-            if data.qid is None:
-                read_query_file(data)
+            read_query_file(data)
         elif fmt == "npy":
             data = _read_npy(source, label, require_label, n_features)
         else:
