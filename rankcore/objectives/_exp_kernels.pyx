@@ -265,6 +265,11 @@ def merge_moments(double[:, ::1] parts,   # IN  (m, 3k) triples (lse, E[h], E[hÂ
             out[j + 1] = 0.0
             out[j + 2] = 0.0
             continue
+        if isinf(mx):            # a block's sum overflowed: so does the whole (inf âˆ’ inf would give NaN below)
+            out[j] = INFINITY
+            out[j + 1] = NAN
+            out[j + 2] = NAN
+            continue
         lse = 0.0
         mean1 = 0.0
         mean2 = 0.0

@@ -109,13 +109,13 @@ class BoundExpPush(BoundSeparable):
             log_g = self.price.log_value(u)
             a = np.log(w[neg]) + log_g
             lse = float(np.logaddexp.reduce(a)) if a.size else -math.inf
-            if not math.isfinite(lse):
-                return np.array([-math.inf, 0.0, 0.0])
+            if not math.isfinite(lse):             # no live negative (-inf), or R overflowed (+inf)
+                return np.array([lse, 0.0, 0.0])
             pi = np.exp(a - lse)
-            q1 = np.exp(self.price.log_derivative(u) + u - log_g)          # g′(L)·L / g(L)
+            q1 = np.exp(self.price.log_elasticity(u))          # g′(L)·L / g(L)
             m1 = float(_dot(pi, q1 * du))
             if self.has_second:
-                q2 = np.exp(self.price.log_second_derivative(u) + 2.0 * u - log_g)   # g″(L)·L² / g(L)
+                q2 = np.exp(self.price.log_second_elasticity(u))   # g″(L)·L² / g(L)
                 m2 = float(_dot(pi, q2 * du * du + q1 * (du * du + ddu)))
             else:
                 m2 = math.nan
@@ -172,8 +172,10 @@ class BoundExpPush(BoundSeparable):
         _exp_kernels.gradient(y, w, f, -r, A, r * T_ratio, 0.0, 0.0, 0.0, out, self.n_threads)
         neg = (y == 0) & (w > 0)
         u = r * f[neg] + A
-        with np.errstate(over="ignore"):
-            out[neg] = r * w[neg] * np.exp(self.price.log_derivative(u) + u - J)
+        with np.errstate(over="ignore", divide="ignore"):
+            # v g′(L) L / R = e^(log v + log g + log elasticity − J): log v + log g is J's own term, so a lone
+            # negative's share is exactly 1 however large log g is
+            out[neg] = r * np.exp((np.log(w[neg]) + self.price.log_value(u) - J) + self.price.log_elasticity(u))
         return out
 
     @property
@@ -219,7 +221,8 @@ class BoundExpPush(BoundSeparable):
         live = w[neg] > 0
         u = r * f[neg] + float(G[0][0])
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            t2 = np.exp(np.log(w[neg]) + self.price.log_second_derivative(u) + 2.0 * u - float(G[1][0]))
+            t2 = np.exp((np.log(w[neg]) + self.price.log_value(u) - float(G[1][0]))
+                        + self.price.log_second_elasticity(u))
         t2 = np.where(live, t2, 0.0)
         hess[neg] = r * (grad[neg] + r * t2)
         hess = clip_hessian(hess)

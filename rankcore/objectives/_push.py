@@ -215,9 +215,30 @@ class BoundPairwisePush(BoundObjective):
         w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self.w_pos = np.ascontiguousarray(w[self.pos])
         self.v_neg = np.ascontiguousarray(w[self.neg])
+        self.log_shift = self._rescale_weights(price.homogeneous_degree)
         with np.errstate(divide="ignore"):
             self.log_v = np.log(self.v_neg)
         self.second = loss.has_second_derivative and price.has_second_derivative
+
+    def _rescale_weights(self, degree) -> float:
+        """Bring each class's weights near 1 by a power of two when they are far from it; returns log R − log R′.
+
+        With a homogeneous price (g(sL) = s^d g(L)) weights scaled by s₊ (positives) and s₋ (negatives)
+        scale R by s₋·s₊^d and leave J's derivatives alone. Near 1e150 and beyond, the curvature's
+        v·g″(L)/R underflows while the sums it multiplies overflow, so the fit works on the rescaled
+        weights (exactly: a power of two) and adds the log of the factor back to J.
+        """
+        if degree is None:
+            return 0.0
+        shift = 0.0
+        for name, factor in (("w_pos", float(degree)), ("v_neg", 1.0)):
+            w = getattr(self, name)
+            top = float(w.max(initial=0.0))
+            if top > 0.0 and not _RESCALE_BELOW <= top <= _RESCALE_ABOVE:
+                exponent = math.frexp(top)[1]
+                setattr(self, name, np.ldexp(w, -exponent))
+                shift += factor * exponent * math.log(2.0)
+        return shift
 
     @property
     def has_hessian(self) -> bool:
@@ -239,19 +260,27 @@ class BoundPairwisePush(BoundObjective):
         value, log_l = self._value_from_sums(L)
         grad = np.zeros(scores.shape[0])
         if not math.isfinite(value):
-            return value, grad
-        with np.errstate(invalid="ignore", over="ignore"):
-            c = self.v_neg * np.exp(self.price.log_derivative(log_l) - value)   # v_k g′(L_k) / R
-        c = np.where(self.v_neg > 0, c, 0.0)
+            return value + self.log_shift, grad
+        c = self._over_r(self.v_neg > 0, self.price.log_derivative(log_l), value)   # v_k g′(L_k) / R
         scale = 1.0
         if not np.isfinite(c).all():
             c, _, scale = self._scaled_weights(log_l, value)
             if not math.isfinite(scale):
-                return value, grad          # the summed losses underflow: the objective is at its floor
+                return value + self.log_shift, grad          # the summed losses underflow: the objective is at its floor
         E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=self.n_threads)
         grad[self.pos] = self.w_pos * E * scale
         grad[self.neg] = -c * D * scale
-        return value, grad
+        return value + self.log_shift, grad
+
+    def _over_r(self, live, log_g, value):
+        """v_k e^(log_g_k) / R for the ``live`` negatives (0 elsewhere).
+
+        v times the exponential, not e^(log v + ...): a weight of 2 then
+        gives exactly twice a row's terms, as two copies of the row do.
+        (Huge weights, whose e^(log g − J) would underflow, were rescaled.)
+        """
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(live, self.v_neg * np.exp(log_g - value), 0.0)
 
     def _scaled_weights(self, log_l, value, second=False):
         """(c / s, c2 / s, s): the weights v_k g′(L_k)/R (and v_k g″(L_k)/R) over a common scale s.
@@ -288,30 +317,29 @@ class BoundPairwisePush(BoundObjective):
         grad = np.zeros(scores.shape[0])
         hess = np.zeros(scores.shape[0])
         if not math.isfinite(value):
-            return value, grad, clip_hessian(hess)
+            return value + self.log_shift, grad, clip_hessian(hess)
         live = self.v_neg > 0
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            c = np.where(live, self.v_neg * np.exp(self.price.log_derivative(log_l) - value), 0.0)
-            # g″ at L = 0 may be infinite (pow:p with p < 2), but then no pair of that negative is
-            # active (ℓ′ = D_k = 0), so it contributes nothing.
-            c2 = np.where(live & (L > 0), self.v_neg * np.exp(self.price.log_second_derivative(log_l) - value), 0.0)
+        c = self._over_r(live, self.price.log_derivative(log_l), value)
+        # g″ at L = 0 may be infinite (pow:p with p < 2), but then no pair of that negative is
+        # active (ℓ′ = D_k = 0), so it contributes nothing.
+        c2 = self._over_r(live & (L > 0), self.price.log_second_derivative(log_l), value)
         scale = 1.0
         if not (np.isfinite(c).all() and np.isfinite(c2).all()):
             c, c2, scale = self._scaled_weights(log_l, value, second=True)
             if not math.isfinite(scale):
-                return value, grad, clip_hessian(hess)      # the summed losses underflow: at the floor
+                return value + self.log_shift, grad, clip_hessian(hess)      # the summed losses underflow: at the floor
         E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=t)
         P, N = self.loss.curvature_sums(f_pos, self.w_pos, f_neg, c, c2, n_threads=t)
         grad[self.pos] = self.w_pos * E * scale
         grad[self.neg] = -c * D * scale
         hess[self.pos] = self.w_pos * P * scale
         hess[self.neg] = (c2 * D * D + c * N) * scale
-        return value, grad, clip_hessian(hess)
+        return value + self.log_shift, grad, clip_hessian(hess)
 
     def value(self, scores):
         L, _ = self.loss.negative_sums(np.ascontiguousarray(scores[self.pos]), self.w_pos,
                                        np.ascontiguousarray(scores[self.neg]), n_threads=self.n_threads)
-        return self._value_from_sums(L)[0]
+        return self._value_from_sums(L)[0] + self.log_shift
 
     def line(self, scores, direction):
         f_pos0 = scores[self.pos]
@@ -325,22 +353,20 @@ class BoundPairwisePush(BoundObjective):
             L, L1, L2 = self.loss.directional_sums(f_pos, self.w_pos, h_pos, f_neg, h_neg, n_threads=self.n_threads)
             value, log_l = self._value_from_sums(L)
             if not math.isfinite(value):
-                return LinePoint(alpha, value, 0.0, 0.0)
+                return LinePoint(alpha, value + self.log_shift, 0.0, 0.0)
             live = self.v_neg > 0
             if value < _SUBNORMAL_LOG:
                 # R is subnormal (every pair far apart): q1 = g′/R overflows while the sums L1, L2 underflow,
                 # so the products are formed as exp(log q + log|L|) -- finite, where q·L would be inf·0
                 return self._line_point_in_logs(alpha, value, log_l, live, L1, L2)
-            with np.errstate(invalid="ignore", over="ignore"):
-                q1 = np.where(live, self.v_neg * np.exp(self.price.log_derivative(log_l) - value), 0.0)
+            q1 = self._over_r(live, self.price.log_derivative(log_l), value)
             d1 = float(_dot(q1, L1))
             if not self.second:
-                return LinePoint(alpha, value, d1, math.nan)
+                return LinePoint(alpha, value + self.log_shift, d1, math.nan)
+            q2 = self._over_r(live & (L1 != 0.0), self.price.log_second_derivative(log_l), value)
             with np.errstate(invalid="ignore", over="ignore"):
-                q2 = np.where(live & (L1 != 0.0),
-                              self.v_neg * np.exp(self.price.log_second_derivative(log_l) - value), 0.0)
                 curvature = float(_dot(q2, L1 * L1) + _dot(q1, np.where(q1 > 0, L2, 0.0)))   # R″/R
-            return LinePoint(alpha, value, d1, curvature - d1 * d1)
+            return LinePoint(alpha, value + self.log_shift, d1, curvature - d1 * d1)
 
         return evaluate
 
@@ -350,16 +376,18 @@ class BoundPairwisePush(BoundObjective):
             log_q1 = np.where(live, self.log_v + self.price.log_derivative(log_l) - value, -np.inf)
         d1 = _signed_exp_sum(log_q1, L1)
         if not self.second:
-            return LinePoint(alpha, value, d1, math.nan)
+            return LinePoint(alpha, value + self.log_shift, d1, math.nan)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             log_q2 = np.where(live & (L1 != 0.0),
                               self.log_v + self.price.log_second_derivative(log_l) - value, -np.inf)
         curvature = _signed_exp_sum(log_q2, L1, power=2) + _signed_exp_sum(log_q1, L2)
-        return LinePoint(alpha, value, d1, curvature - d1 * d1)
+        return LinePoint(alpha, value + self.log_shift, d1, curvature - d1 * d1)
 
 
 #: Largest log of a weight g′/R formed directly (e^700 ≈ 1e304, within float64).
 _SAFE_LOG_WEIGHT = 700.0
+#: A class's largest weight outside [2^-64, 2^64] is rescaled near 1 (homogeneous prices; see _rescale_weights).
+_RESCALE_BELOW, _RESCALE_ABOVE = 2.0**-64, 2.0**64
 #: log R below which R is subnormal (2^-1022): the line's derivatives are then formed in logs.
 _SUBNORMAL_LOG = -1022 * math.log(2.0)
 

@@ -141,6 +141,20 @@ class Price(Component):
         """log g″(r) as a function of log r (needs :meth:`second_derivative`; see :func:`log_form`)."""
         return log_form(self, "second_derivative", log_r)
 
+    def log_elasticity(self, log_r: np.ndarray) -> np.ndarray:
+        """log(g′(r)·r / g(r)) as a function of log r.
+
+        The default takes the difference of the log forms; a price whose
+        log g grows far faster than log r (the exponential) overrides it:
+        there log g′ + log r − log g loses log r to rounding once log g
+        passes about 1e16.
+        """
+        return self.log_derivative(log_r) + log_r - self.log_value(log_r)
+
+    def log_second_elasticity(self, log_r: np.ndarray) -> np.ndarray:
+        """log(g″(r)·r² / g(r)) as a function of log r (see :meth:`log_elasticity`)."""
+        return self.log_second_derivative(log_r) + 2.0 * log_r - self.log_value(log_r)
+
 
 #: log r at which float64's exp overflows: the plain forms cannot even be called beyond it.
 _LOG_MAX = float(np.log(np.finfo(np.float64).max))

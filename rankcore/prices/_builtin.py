@@ -140,3 +140,10 @@ class Exponential(Price):
     def log_second_derivative(self, log_r):
         with np.errstate(over="ignore"):
             return 2.0 * math.log(self.beta) + self.beta * np.exp(_f64(log_r))
+
+    def log_elasticity(self, log_r):
+        # g′ r / g = β r exactly: no difference of two logs near β r
+        return math.log(self.beta) + _f64(log_r)
+
+    def log_second_elasticity(self, log_r):
+        return 2.0 * (math.log(self.beta) + _f64(log_r))
