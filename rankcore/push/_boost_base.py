@@ -412,6 +412,9 @@ class _BaseBoost(Ranker):
             if objective.randomized:              # its noise follows the fit's seed
                 extra_bind["random_state"] = seed
             problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
+            if not getattr(layout, "line_search", True) and not problem.has_hessian and setup.within_queries \
+                    and "line_search" not in named_parameters(setup.params.learner, learner):
+                layout.line_search = True     # the per-query default's Newton steps; this objective has no curvature
             if not getattr(layout, "line_search", True) and not problem.has_hessian:
                 raise ValueError(f"learner {learner.spec!r}: line_search=false takes each tree's Newton step, which "
                                  f"needs a curvature; the objective {objective.spec!r} has none (leave line_search "

@@ -130,3 +130,15 @@ def test_push_queries_integer_weights_are_repeated_rows():
     repeated = _model("stumps").fit(X[rows], y[rows], qid=qid[rows])
     np.testing.assert_allclose(weighted.objective_values_, repeated.objective_values_, rtol=1e-12)
     np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=0, atol=1e-9)
+
+
+def test_push_queries_objective_without_curvature_searches_lines_with_the_default_trees():
+    # the per-query trees take Newton steps by default; the hinge has no curvature, so they search lines instead
+    # (refused before, with a message about a line_search the user never set)
+    X, y, qid = graded_queries(3)
+    model = rankcore.boost(learner="trees", objective="push:hinge,identity", n_iter=5, random_state=0)
+    model.fit(X, y, qid=qid)
+    assert model.n_iter_ == 5 and np.isfinite(model.decision_function(X)).all()
+    explicit = rankcore.boost(learner="trees:line_search=false", objective="push:hinge,identity", n_iter=5)
+    with pytest.raises(ValueError, match="line_search=false takes each tree's Newton step"):
+        explicit.fit(X, y, qid=qid)
