@@ -148,7 +148,9 @@ class ObjectiveAdapter:
       order 1/n.  Multiplying by n does not move the minimizer; it makes the
       per-row curvatures of order 1, as for the libraries' own per-row losses,
       so their defaults (``min_sum_hessian_in_leaf=1e-3``, ``min_child_weight=1``,
-      ``lambda_l2``/``reg_lambda``) mean what they usually mean.
+      ``lambda_l2``/``reg_lambda``) mean what they usually mean.  An objective
+      whose gradient is already per row (``per_row_gradient``: ``lambdarank``,
+      ``yetirank``, LambdaMART's λ) is passed unscaled, as LightGBM passes its own.
     * **Curvature** from the objective's ``value_gradient_hessian`` when it
       has one (``has_hessian``; see ``docs/push.md``): Newton leaves.
       **Warning:** an objective without curvature (the piecewise-linear
@@ -244,6 +246,8 @@ class ObjectiveAdapter:
         """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); ``group``: query sizes."""
         what = f"objective {self.spec!r}"
         n = np.asarray(labels).size
+        # already of a per-row loss's order (LambdaMART's λ): LightGBM's own lambdarank passes them as they are
+        scale = 1.0 if self.objective.per_row_gradient else float(n)
         sizes = query_sizes(group, n, what=what)
         if sizes is None and getattr(self.objective, "requires_queries", False):
             raise ValueError(f"{what} ranks within queries, but the library's training data carry no query groups: "
@@ -263,11 +267,11 @@ class ObjectiveAdapter:
             scores = scores + self._offset
         if bound.has_hessian:
             _, grad, hess = bound.value_gradient_hessian(scores)
-            grad = grad * n
-            hess = hess * n
+            grad = grad * scale
+            hess = hess * scale
         else:
             _, grad = bound.value_and_gradient(scores)
-            grad = np.asarray(grad, dtype=np.float64) * n
+            grad = np.asarray(grad, dtype=np.float64) * scale
             top = float(np.abs(grad).max()) if grad.size else 0.0
             hess = np.full(n, top if top > 0 and math.isfinite(top) else 1.0)
         if not (np.isfinite(grad).all() and np.isfinite(hess).all()):

@@ -340,6 +340,11 @@ class Objective(Component):
     has_value : bool
         False when the objective gives a gradient and curvature but no value
         J (the driver then takes Newton steps, no line search).
+    per_row_gradient : bool
+        True when each row's gradient is already of order 1 (LambdaMART's
+        λ, a sum over the row's own pairs) rather than a derivative of one
+        number for the whole data set (of order 1/n): the LightGBM and
+        XGBoost adapters then pass it unscaled.
     max_grade : float
         The largest relevance grade it takes within queries (``inf``: any).
     sum_over_negatives : bool
@@ -363,6 +368,7 @@ class Objective(Component):
     requires_queries: ClassVar[bool] = False
     randomized: ClassVar[bool] = False
     has_value: ClassVar[bool] = True
+    per_row_gradient: ClassVar[bool] = False
     fixed_value: ClassVar[bool] = True
     max_grade: float = math.inf
 

@@ -30,6 +30,7 @@ class ValuelessQueryObjective(Objective):
     ranks_within_queries = True
     requires_queries = True
     has_value = False
+    per_row_gradient = True
 
 
 def checked_rows(y, scores, queries) -> tuple[np.ndarray, np.ndarray]:
