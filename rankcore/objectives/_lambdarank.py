@@ -29,6 +29,7 @@ LightGBM does), and so needs a learner with Newton leaves (trees).
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -49,6 +50,8 @@ _DISTANCE_OFFSET = float(np.float32(0.01))
 
 #: High-ranked positions per block of pairs (memory: block × n_q doubles, a few arrays of it).
 _BLOCK = 256
+#: A query's largest gain above which its gains are rescaled by a power of two (below it, any ideal DCG is finite).
+_LARGE_GAIN = 2.0**900
 
 
 def _check_truncation(value) -> int:
@@ -125,6 +128,11 @@ class LambdaRank:
         grad = np.zeros(n)
         hess = np.zeros(n)
         k = n if self.truncation is None else min(self.truncation, n)
+        top = float(gain.max(initial=0.0))
+        if top > _LARGE_GAIN:
+            # grades near 1023: the ideal DCG of a few such rows overflows. |ΔNDCG| is a ratio of gains, so the
+            # gains are scaled by a power of two (exactly) to bring the largest near 1
+            gain = np.ldexp(gain, -math.frexp(top)[1])
         ideal = np.sort(gain)[::-1][:k]
         max_dcg = float(np.sum(ideal / np.log2(np.arange(k) + 2.0)))
         if n < 2 or max_dcg <= 0:

@@ -46,6 +46,9 @@ from ..metrics import Queries
 from ._base import BoundObjective, LinePoint, clip_hessian
 from ._place_kernels import grouped_place_discounts
 
+#: A query's Z_q above which normalize=true takes it in logs (see BoundPositionPush._role_weights).
+_LARGE_TOTAL = 1e300
+
 __all__ = ["BoundPositionPush", "QueryRows", "place_discounts"]
 
 
@@ -140,17 +143,41 @@ class BoundPositionPush(BoundObjective):
             parts = [(w, w)]
         if self.normalize:
             total = sum(self._query_totals(pos, neg) for pos, neg in parts)
-            scale = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 1.0)[self.push.sorted_codes]
-            parts = [(pos, neg * scale) for pos, neg in parts]
+            codes = self.push.sorted_codes
+            huge = ~(total <= _LARGE_TOTAL)
+            if not huge.any():
+                scale = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 1.0)[codes]
+                return [(pos, neg * scale) for pos, neg in parts]
+            # gains near 2^1023: Z_q overflows, and 1/Z_q on the rows below would be 0. Z_q is bilinear in the two
+            # roles' weights, so such a query takes 1/√Z_q on each (from log Z_q), both within floats.
+            log_total = np.logaddexp.reduce([self._query_log_totals(pos, neg) for pos, neg in parts], axis=0)
+            half = np.exp(-0.5 * np.where(huge, log_total, 0.0))
+            safe = np.where(huge | (total <= 0), 1.0, total)
+            scale = np.where(huge, half, np.where(total > 0, 1.0 / safe, 1.0))[codes]
+            parts = [(pos * half[codes], neg * scale) for pos, neg in parts]
         return parts
 
     def _query_totals(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
         """Z_q = Σ_k neg_k Σ_{i above k} a_ik pos_i per query: the push's running sums at f = 0."""
         push = self.push
+        with np.errstate(divide="ignore", over="ignore"):
+            above = push._above(np.log(pos))[push.level]
+            per_row = np.where(push.below_top & (neg > 0), neg * np.exp(above), 0.0)
+        return np.bincount(push.sorted_codes, per_row, minlength=push.n_queries)
+
+    def _query_log_totals(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+        """log Z_q of :meth:`_query_totals`, summed in logs (-inf for a query without a pair)."""
+        push = self.push
         with np.errstate(divide="ignore"):
             above = push._above(np.log(pos))[push.level]
-        per_row = np.where(push.below_top & (neg > 0), neg * np.exp(above), 0.0)
-        return np.bincount(push.sorted_codes, per_row, minlength=push.n_queries)
+            terms = np.where(push.below_top & (neg > 0), np.log(neg) + above, -np.inf)
+        top = np.full(push.n_queries, -np.inf)
+        np.maximum.at(top, push.sorted_codes, terms)
+        finite_top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            sums = np.bincount(push.sorted_codes, np.exp(terms - finite_top[push.sorted_codes]),
+                               minlength=push.n_queries)
+            return np.where(np.isfinite(top), finite_top + np.log(sums), -np.inf)
 
     def _parts(self, scores):
         return self._fixed if self._fixed is not None else self._role_weights(scores)

@@ -38,6 +38,19 @@ def test_matches_reference(truncation, norm, sigmoid):
             assert abs(unweighted[qid == q].sum()) < 1e-12
 
 
+@pytest.mark.parametrize("norm", [True, False])
+def test_grades_near_1023_give_the_gradients_of_grades_shifted_down(norm):
+    # |ΔNDCG| depends on 2^y only through ratios: grades t, t, t, 0 at t = 1023 and at t = 40 differ only by the
+    # gains' −1, below rounding at both. The ideal DCG of three rows of grade 1023 overflowed (every λ 0).
+    f = np.array([0.3, -0.2, 0.1, 0.5])
+    queries = check_qid([0, 0, 0, 0], 4)
+    top = LambdaRank(norm=norm).gradient_hessian(np.array([1023.0, 1023, 1023, 0]), f, queries)
+    low = LambdaRank(norm=norm).gradient_hessian(np.array([60.0, 60, 60, 0]), f, queries)
+    assert np.all(top[0] != 0)
+    np.testing.assert_allclose(top[0], low[0], rtol=1e-12)
+    np.testing.assert_allclose(top[1], low[1], rtol=1e-12)
+
+
 def test_two_rows_by_hand():
     # Tied scores: no distance normalisation; the relevant row sits at rank 1 (ties keep row order).
     grad, hess = LambdaRank().gradient_hessian(np.array([0.0, 1.0]), np.zeros(2), check_qid([1, 1], 2))

@@ -98,6 +98,20 @@ def test_normalized_queries_each_weigh_one_at_equal_scores():
         assert math.exp(J) == pytest.approx(len(live), rel=1e-12)
 
 
+@pytest.mark.parametrize("discount", ["none", "sum", "product"])
+def test_normalized_weights_do_not_depend_on_the_grades_scale(discount):
+    # normalized, the pair weights (2^y_i − 2^y_k)/Z_q are ratios: a query of grades 0, t, t, t gives the same J and
+    # gradient at t = 1023 as at t = 1000 (Z_q overflowed at 1023 and the query was dropped)
+    f = np.array([1.0, 0.0, 0.5, -0.5, 0.2, 0.1])
+    qid, w = np.array([0, 0, 0, 0, 1, 1]), np.ones(6)
+    results = [_bind(np.array([0.0, t, t, t, 1.0, 2.0]), qid, w, gain_weighted=True, discount=discount,
+                     normalize=True).value_gradient_hessian(f) for t in (1000.0, 1023.0)]
+    assert results[1][0] == pytest.approx(results[0][0], rel=1e-12)
+    assert np.all(results[1][1][:4] != 0)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-9, atol=1e-15)
+
+
 def test_line_matches_values_and_gradient_with_the_weights_held():
     y, qid, f, w = _data(7)
     bound = _bind(y, qid, w, gain_weighted=True, discount="sum", normalize=True)
