@@ -409,6 +409,15 @@ _SECTION = re.compile(r"^([ \t]*)(Attributes|Notes|Examples|See Also|References|
                       re.M)
 
 
+class NoTextForm(TypeError, AttributeError):
+    """An estimator's ``spec`` when a parameter has no text form.
+
+    A TypeError (the value's type is the problem) and an AttributeError, so
+    that ``hasattr``, ``dir()``, ``inspect.getmembers`` and notebook displays,
+    which read every attribute, pass over it instead of failing.
+    """
+
+
 class Ranker(BaseEstimator):
     """Base of the rankcore estimators (and of third-party ones, registered as plugins).
 
@@ -513,7 +522,7 @@ class Ranker(BaseEstimator):
             if _same(value, param.default):
                 continue
             if not (value is None or isinstance(value, (bool, int, float, str))):
-                raise TypeError(f"{type(self).__name__}.spec: {param.name}={show_value(value)} has no text form")
+                raise NoTextForm(f"{type(self).__name__}.spec: {param.name}={show_value(value)} has no text form")
             shown.append(f"{param.name}={value!r}" if isinstance(value, (bool, int, float)) or value is None
                          else f"{param.name}={value}")
         return self.name + (":" + ",".join(shown) if shown else "")

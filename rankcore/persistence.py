@@ -255,8 +255,24 @@ def model_to_dict(estimator: Any) -> dict:
         "params": _encode(estimator.get_params(deep=False), "params"),
         "state": _encode(estimator._get_fitted_state(), "state"),
     }
+    _check_loadable(payload, name)
     payload["sha256"] = _checksum(payload)
     return payload
+
+
+def _check_loadable(payload: dict, name: str) -> None:
+    """Refuse to write a model that :func:`load_model` would refuse: its parameters changed after the fit.
+
+    The file holds ``get_params()`` beside the fitted state, and the load checks that the two agree (the
+    iterations within ``n_iter``, the objective of ``loss`` and ``price``, ...). After ``set_params`` on a
+    fitted model they may not, and a file saved then could never be loaded.
+    """
+    try:
+        _restored(ESTIMATORS.estimator_class(name), payload, "the saved model")
+    except ModelFormatError as exc:
+        raise ValueError(f"estimator: {name} cannot be saved as it stands, the file would not load ({exc}): its "
+                         "parameters no longer describe the fitted model (set_params after the fit?); refit it, "
+                         "or set them back, before saving") from None
 
 
 def model_from_dict(data: Any, *, source: str = "model") -> Any:
@@ -301,6 +317,10 @@ def _restored(cls: type, data: dict, source: str) -> Any:
     if not isinstance(params, dict):
         raise ModelFormatError(f"{source}: params must be an object")
     estimator = cls()
+    # JSON has lists only: a parameter whose default is a tuple (KernelRanker's apriori_sizes) is one again
+    defaults = estimator.get_params(deep=False)
+    params = {k: tuple(v) if isinstance(v, list) and isinstance(defaults.get(k), tuple) else v
+              for k, v in params.items()}
     try:
         estimator.set_params(**params)
     except (TypeError, ValueError) as exc:

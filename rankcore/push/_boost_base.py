@@ -447,7 +447,8 @@ class _BaseBoost(Ranker):
         plan = plan_validation(y, setup.params.validation_fraction, seed, stratify=objective.task != "graded")
         (tr, va), = plan.folds            # a hold-out: resolve_early_stopping checked the floors
         w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
-        check_rows(objective, y[tr], w_tr, None)
+        check_rows(objective, y, w, None)
+        _check_training_part(objective, y[tr], w_tr, None, "the rows left beside the hold-out")
         X_va = X[va]
         X_tr = X[tr]
         del X
@@ -478,10 +479,13 @@ class _BaseBoost(Ranker):
                 if queries is None else plan_query_validation(queries, fraction, seed, min_rows=MIN_HOLDOUT_ROWS))
         n_iter = setup.n_iter
         losses, scores, reasons = [], [], []
-        for tr, va in plan.folds:
+        check_rows(objective, y, w, queries)
+        for k, (tr, va) in enumerate(plan.folds):
             w_tr, w_va = (None, None) if w is None else (w[tr], w[va])
             q_tr, q_va = (None, None) if queries is None else (subset(queries, tr), subset(queries, va))
-            check_rows(objective, y[tr], w_tr, q_tr)
+            _check_training_part(objective, y[tr], w_tr, q_tr,
+                                 "the rows left beside the hold-out" if plan.kind == "holdout"
+                                 else f"the training rows of fold {k + 1} of {len(plan.folds)}")
             layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
             result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
                                                    stop_early=plan.kind == "holdout", silent=True, q_val=q_va)
@@ -497,7 +501,6 @@ class _BaseBoost(Ranker):
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        check_rows(objective, y, w, queries)
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
@@ -769,3 +772,17 @@ class _BaseBoost(Ranker):
 def _log_objective(estimator) -> bool:
     """Whether the working objective J is the log of the objective (the push objective's J = log R)."""
     return bool(declared_attribute("objective", estimator.objective_spec_, "log_value", False))
+
+
+def _check_training_part(objective, y, w, queries, what: str) -> None:
+    """``check_rows`` on the training part of an early-stopping split, its failure said to be the split's.
+
+    The split draws rows by label (or whole queries), not by ``sample_weight``: rows of weight 0 count as rows,
+    so a part can lack the weight of a class that the whole data has.
+    """
+    try:
+        check_rows(objective, y, w, queries)
+    except ValueError as exc:
+        raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
+                         "pass eval_set=, or early_stopping=False") from None
+

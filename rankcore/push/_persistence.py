@@ -93,7 +93,8 @@ def _earlier_defaults(setup) -> list:
     objective its model was fitted with.
     """
     objective = setup.objective
-    if setup.params.objective is not None or not getattr(objective, "query_rmse", 0):
+    # PNormPush and RankBoost have no objective parameter: theirs is never the per-query default
+    if getattr(setup.params, "objective", True) is not None or not getattr(objective, "query_rmse", 0):
         return []
     from ..objectives import PushObjective
     from ._query_defaults import QUERY_RMSE

@@ -238,3 +238,16 @@ def test_concurrent_fits_publish_one_whole_model():
     for t in threads:
         t.join()
     assert any(np.array_equal(model.alphas_, a) for a in (first, second))
+
+
+def test_a_fitted_estimator_with_a_parameter_without_text_survives_dir_and_hasattr():
+    # hasattr, dir(), inspect.getmembers and the notebook's display read every attribute: spec's TypeError
+    # broke them all; it is an AttributeError too
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = rankcore.KernelRanker(lam=[0.1, 0.01]).fit(X, y)
+    assert not hasattr(model, "spec")
+    assert "decision_function" in dict(inspect.getmembers(model))
+    with pytest.raises(TypeError, match=r"KernelRanker.spec: lam=.* has no text form"):
+        model.spec
+    model._repr_mimebundle_()

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 
+import rankcore
 from rankcore import persistence
 from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict, save_model
 
@@ -270,3 +271,40 @@ def test_dev_zero_is_refused_by_the_size_limit(monkeypatch):
     monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", 1 << 20)
     with pytest.raises(ModelFormatError, match="size limit"):
         load_model("/dev/zero")
+
+
+
+_SMALL = np.random.default_rng(0).normal(size=(120, 4))
+_SMALL_Y = (_SMALL[:, 0] > 0.3).astype(int)
+
+
+@pytest.mark.parametrize("estimator, change", [
+    (rankcore.PushBoost(n_iter=15, random_state=0), {"n_iter": 5}),
+    (rankcore.PushBoost(n_iter=15, random_state=0), {"price": "pow:16"}),
+    (rankcore.PNormPush(n_iter=15), {"p": 16.0}),
+    (rankcore.ExactBoost(n_runs=4, n_rounds=5, random_state=0), {"n_runs": 2}),
+], ids=["n_iter", "price", "p", "n_runs"])
+def test_a_model_whose_parameters_changed_after_the_fit_is_not_saved(tmp_path, estimator, change):
+    # the file would hold the new parameters beside the old state, and load_model refuse it: the model lost
+    fitted_with = {name: getattr(estimator, name) for name in change}
+    model = estimator.fit(_SMALL, _SMALL_Y).set_params(**change)
+    with pytest.raises(ValueError, match="cannot be saved as it stands.*set_params after the fit"):
+        save_model(model, tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
+    save_model(model.set_params(**fitted_with), tmp_path / "m.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.json").decision_function(_SMALL),
+                                  model.decision_function(_SMALL))
+
+
+def test_a_pnorm_file_whose_objective_contradicts_p_names_both():
+    data = model_to_dict(rankcore.PNormPush(n_iter=5, p=8.0).fit(_SMALL, _SMALL_Y))
+    data["params"]["p"] = 16.0
+    data["sha256"] = persistence._checksum({k: v for k, v in data.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match=r"objective 'push:exp,pow:8' does not match the parameters"):
+        model_from_dict(data)
+
+
+def test_a_tuple_parameter_loads_as_a_tuple(tmp_path):
+    model = rankcore.KernelRanker(lam="apriori", apriori_sizes=(20, 30, 40, 50), random_state=0)
+    save_model(model.fit(_SMALL, _SMALL_Y), tmp_path / "k.json")
+    assert load_model(tmp_path / "k.json").get_params() == model.get_params()

@@ -244,3 +244,15 @@ def test_n_iter_no_change_accepts_none_and_rejects_zero():
     PushBoost(n_iter=3, early_stopping=True, n_iter_no_change=None, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="n_iter_no_change: expected an integer >= 1, got 0"):
         PushBoost(n_iter_no_change=0).fit(X, y)
+
+
+def test_a_fold_without_the_weight_of_a_class_says_it_is_the_splits():
+    # the folds are drawn by label, not by weight: zero-weight negatives can fill a fold's training part
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.array([1] * 20 + [0] * 10)
+    w = np.ones(30)
+    w[20:29] = 0.0                      # one negative of weight: some fold holds it out
+    with pytest.raises(ValueError, match=r"early_stopping: the training rows of fold \d of \d+: .*zero total "
+                                         r"negative weight; the split draws rows without regard to sample_weight"):
+        PushBoost(n_iter=5, early_stopping=True, random_state=0).fit(X, y, sample_weight=w)
