@@ -452,6 +452,9 @@ def _check_class(cls: Any, base: type, family: str) -> tuple[str | None, tuple[s
                 valid = False
             if not valid:
                 return f"{label}: {text!r} is not a valid component name", ()
+        declared = cls.declaration_problem() if hasattr(cls, "declaration_problem") else None   # estimators: none
+        if declared is not None:
+            return declared, ()
         return None, (name, *aliases)
     except KeyboardInterrupt:
         raise

@@ -21,6 +21,7 @@ names to classes and calls :meth:`Component.from_spec_args`.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import re
@@ -512,6 +513,33 @@ class Component:
     def example_specs(cls) -> tuple[str, ...]:
         """The spec strings to exercise in contract checks."""
         return cls.examples or (cls.name,)
+
+    @classmethod
+    def declaration_problem(cls) -> str | None:
+        """Why the class's declared attributes cannot be used (checked when it is registered), or None.
+
+        A family base overrides it for its own declarations (a metric's
+        ``greater_is_better``, a candidate's ``default_specs``): a plugin's
+        mistake there is then a registry problem naming the plugin, not a
+        wrong result or a failure far from it.
+        """
+        return None
+
+    @classmethod
+    def _per_instance(cls, name: str) -> bool:
+        """Whether the declaration ``name`` is a property, set per instance from its parameters (not checked)."""
+        return isinstance(inspect.getattr_static(cls, name, None), property)
+
+    @classmethod
+    def _flags_problem(cls, names: tuple[str, ...]) -> str | None:
+        """The first of the class attributes ``names`` that is not a bool (``"False"`` is true), or None."""
+        for name in names:
+            value = getattr(cls, name)
+            if cls._per_instance(name):
+                continue
+            if not isinstance(value, bool):
+                return f"{cls.__name__}.{name} must be True or False, got {value!r}"
+        return None
 
     def __init__(self, **kwargs: Any) -> None:
         owner = f"{self.family or 'component'} {self.name!r}"

@@ -377,3 +377,43 @@ def test_cli_plugins_reports_broken_entry_points(fresh_registry, tmp_path, monke
     assert main(["plugins", "--json"]) == 0
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert {(p["distribution"], p["plugin"]) for p in problems} == set(_EXPECTED_PROBLEMS)
+
+
+def _declared(base, **attrs):
+    """A subclass of ``base`` named "declared" whose class attributes ``attrs`` are a plugin author's mistake."""
+    return type("Declared", (base,), {"name": "declared", **attrs})
+
+
+@pytest.mark.parametrize("hook, base, attrs, message", [
+    ("rankcore_register_metrics", Metric, {"greater_is_better": "False"},
+     "Declared.greater_is_better must be True, False or None, got 'False'"),
+    ("rankcore_register_metrics", Metric, {"task": "weird"}, "Declared.task must be 'bipartite' or 'graded'"),
+    ("rankcore_register_metrics", Metric, {"monotone": 1}, "Declared.monotone must be True or False, got 1"),
+    ("rankcore_register_auto_candidates", None, {"default_specs": "declared"},
+     "Declared.default_specs must be a tuple of spec strings"),
+    ("rankcore_register_auto_candidates", None, {"default_specs": ("declared:depth=3",)},
+     "Declared.default_specs: candidate 'declared': unknown parameter(s) depth"),
+    ("rankcore_register_auto_candidates", None, {"small_data_specs": ("other",)},
+     "Declared.small_data_specs: 'other' is not a spec of 'declared'"),
+    ("rankcore_register_auto_candidates", None, {"priority": "high"}, "Declared.priority must be a finite number"),
+    ("rankcore_register_auto_candidates", None, {"relative_cost": -1.0},
+     "Declared.relative_cost must be a finite number > 0, got -1.0"),
+    ("rankcore_register_auto_candidates", None, {"relative_cost": float("nan")}, "relative_cost must be"),
+    ("rankcore_register_auto_candidates", None, {"max_rows": 0}, "Declared.max_rows must be None or a whole number"),
+], ids=["greater_is_better", "task", "flag", "specs-text", "specs-typo", "small-data-other", "priority", "cost",
+        "cost-nan", "max_rows"])
+def test_a_plugins_unusable_declarations_are_a_problem_naming_it(fresh_registry, hook, base, attrs, message):
+    # checked once, when registered: before, a string greater_is_better made AutoRanker maximise a loss, and a
+    # typo in default_specs broke every default AutoRanker fit far from the plugin
+    from _plugin_registration import components_registered
+    from rankcore.auto import Candidate
+
+    cls = _declared(base or Candidate, **attrs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with components_registered(hook, [cls], "declaring", distribution="declaring-dist"):
+            reg = rankcore.get_registry()
+            problems = [p for p in reg.problems if p.distribution == "declaring-dist"]
+            assert len(problems) == 1 and message in problems[0].message
+            family = "metric" if base is Metric else "candidate"
+            assert "declared" not in reg.names(family)

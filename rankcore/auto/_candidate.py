@@ -135,6 +135,43 @@ class Candidate(Component):
         return self.name + (":" + ",".join(changed) if changed else "")
 
     @classmethod
+    def declaration_problem(cls) -> str | None:
+        """Declarations the search could not use (see :class:`~rankcore.spec.Component`): specs that are not this
+        class's, a cost or priority that is not a finite number, flags that are not bools."""
+        import math
+        import numbers
+
+        from ..spec import SpecError, parse_spec
+
+        for attr in ("default_specs", "small_data_specs"):
+            specs = getattr(cls, attr)
+            if (specs is None and attr == "default_specs") or cls._per_instance(attr):
+                continue
+            if isinstance(specs, str) or not isinstance(specs, (tuple, list)):
+                return f"{cls.__name__}.{attr} must be a tuple of spec strings, got {specs!r}"
+            for spec in specs:
+                try:
+                    name, args, kwargs = parse_spec(spec) if isinstance(spec, str) else (None, [], {})
+                    if name not in (cls.name, *cls.aliases):
+                        return f"{cls.__name__}.{attr}: {spec!r} is not a spec of {cls.name!r}"
+                    cls.from_spec_args(args, kwargs, spec=spec)
+                except SpecError as exc:
+                    return f"{cls.__name__}.{attr}: {exc}"
+        for attr, low in (("relative_cost", 0.0), ("priority", -math.inf)):
+            value = getattr(cls, attr)
+            if cls._per_instance(attr):
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
+                    or value <= low:
+                what = "a finite number > 0" if low == 0.0 else "a finite number"
+                return f"{cls.__name__}.{attr} must be {what}, got {value!r}"
+        for attr in ("max_rows", "max_features"):
+            value = getattr(cls, attr)
+            if value is not None and not cls._per_instance(attr) and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1):
+                return f"{cls.__name__}.{attr} must be None or a whole number >= 1, got {value!r}"
+        return cls._flags_problem(("accepts_missing", "impute_missing", "savable", "ranks_within_queries"))
+
+    @classmethod
     def default_search_specs(cls) -> tuple[str, ...]:
         """The specs this class adds to the default search."""
         return (cls.name,) if cls.default_specs is None else tuple(cls.default_specs)

@@ -269,9 +269,12 @@ class SuccessiveHalving:
         return n
 
     def _cut_short(self, alive: list[int]) -> tuple[list[int], int]:
-        """The budget stopped a rung: compare on the folds the anchor got (or the most any got).
+        """The budget stopped a rung: compare on the folds the candidates share.
 
-        Candidates with fewer folds are dropped ("halved"), those with none are "not run".
+        The rung runs fold-major, the anchor first in each fold, so when the budget runs out the anchor may hold
+        one fold more than the rest: they are compared on the folds all of them got, never dropped for the
+        fold they were not given time for. Candidates two folds or more behind the most any got are dropped
+        ("halved"), those with none are "not run".
         """
         counts = {c: self._consecutive_folds(c) for c in alive}
         for c in alive:
@@ -280,11 +283,12 @@ class SuccessiveHalving:
         alive = [c for c in alive if counts[c] > 0]
         if not alive:
             return [], 0
-        done = counts[0] if 0 in alive else max(counts.values())
+        most = max(counts[c] for c in alive)
         for c in alive:
-            if counts[c] < done:
+            if counts[c] < most - 1:
                 self.outcome.halved_after[c] = counts[c]
-        return [c for c in alive if counts[c] >= done], done
+        alive = [c for c in alive if counts[c] >= most - 1]
+        return alive, min(counts[c] for c in alive)
 
     def _halve(self, alive: list[int], n_folds: int) -> list[int]:
         keep = max(MIN_SURVIVORS, math.ceil(len(alive) / ETA))

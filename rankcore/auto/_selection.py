@@ -51,7 +51,9 @@ class Selection:
     chosen: tuple[int, ...]                  # one candidate, or the blend's members
     single: int
     blend_members: tuple[int, ...] = ()
-    blend_nested: np.ndarray | None = None   # the blend's score per unit (nested, unless its members are fixed)
+    # the blend's and the single choice's scores per unit (nested, unless the members are fixed), oriented: the
+    # metric's value times its sign, greater always better
+    blend_nested: np.ndarray | None = None
     single_nested: np.ndarray | None = None
     reason: str = ""
     advantages: dict = field(default_factory=dict)   # candidate -> (mean advantage over the anchor, se)
@@ -143,8 +145,8 @@ def select(scores: dict[int, np.ndarray], predictions: dict[int, list[np.ndarray
         blended = fold_blend_scores([predictions[c][u] for c in members])
         blend_nested[u] = metric_sign * float(metric(labels[u], blended))
     selection.blend_members = _top(oriented, list(range(n)), blend_size)
-    selection.blend_nested = metric_sign * blend_nested
-    selection.single_nested = metric_sign * single_nested
+    selection.blend_nested = blend_nested
+    selection.single_nested = single_nested
     d = blend_nested - single_nested
     if d.mean() > z * _se(d, units.variance_inflation):
         selection.chosen = selection.blend_members

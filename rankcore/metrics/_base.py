@@ -118,6 +118,18 @@ class Metric(Component):
     interval_method: ClassVar[str] = "bootstrap"
     ties_by_row_order: ClassVar[bool] = False
 
+    @classmethod
+    def declaration_problem(cls) -> str | None:
+        """A declared flag that is not a bool, or a ``task`` that is no task (see :class:`Component`)."""
+        if not cls._per_instance("greater_is_better") and cls.greater_is_better is not None \
+                and not isinstance(cls.greater_is_better, bool):
+            return f"{cls.__name__}.greater_is_better must be True, False or None, got {cls.greater_is_better!r}"
+        if not cls._per_instance("task") and cls.task not in ("bipartite", "graded"):
+            return f"{cls.__name__}.task must be 'bipartite' or 'graded', got {cls.task!r}"
+        return cls._flags_problem(("monotone", "scalar", "bounded", "requires_both_classes", "shift_invariant",
+                                   "order_invariant", "labels_order_invariant", "weighted_groups",
+                                   "ties_by_row_order"))
+
     def __call__(self, y: Any, scores: Any) -> Any:
         """Validate ``(y, scores)`` and evaluate the metric.
 
