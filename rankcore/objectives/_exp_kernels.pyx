@@ -20,7 +20,7 @@ C. A partial is the triple (m, s, s1, s2) → (lse, E[h], E[h²]); merging two
 """
 
 from cython.parallel cimport prange
-from libc.math cimport exp, log, INFINITY, NAN, isinf
+from libc.math cimport exp, log, INFINITY, NAN, isinf, isnan
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint8_t
 from libc.string cimport memcpy
@@ -258,8 +258,15 @@ def merge_moments(double[:, ::1] parts,   # IN  (m, 3k) triples (lse, E[h], E[h�
     for j in range(0, width, 3):
         mx = -INFINITY
         for b in range(m):
-            if parts[b, j] > mx:
+            if parts[b, j] > mx or isnan(parts[b, j]):
                 mx = parts[b, j]
+            if isnan(mx):
+                break
+        if isnan(mx):            # a block's sum is NaN (a price or weight gone wrong): so is the whole
+            out[j] = NAN
+            out[j + 1] = NAN
+            out[j + 2] = NAN
+            continue
         if isinf(mx) and mx < 0:
             out[j] = -INFINITY
             out[j + 1] = 0.0

@@ -142,7 +142,11 @@ def run_boosting(
     state = backend.objective_state()
     value = backend.value(state) if has_value else math.nan
     if has_value and not (math.isfinite(value) or value == -math.inf):
-        raise FloatingPointError(f"the objective is not finite at the initial scores (J = {value})")
+        objective = getattr(getattr(backend, "problem", None), "objective", None)
+        named = f"objective {objective.spec!r}" if objective is not None else "the objective"
+        why = ("a NaN from its loss or price (a plugin's?)" if math.isnan(value)
+               else "an overflow: weights or scores too large for its loss and price")
+        raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
     result = BoostingResult(initial_value=value)
     for iteration in range(1, n_iter + 1):
         if value == -math.inf:

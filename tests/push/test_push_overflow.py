@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
+import rankcore
 from rankcore import PNormPush, PushBoost, RankBoost
 from rankcore.learners._base import Candidate
 from rankcore.learners._features import FeatureRanker
@@ -156,3 +157,28 @@ def test_cli_refuses_out_of_bound_prices_with_exit_2(price, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and ("<= 1e+06" in err or "<= 1000" in err)
     assert not (tmp_path / "m.json").exists()
+
+
+class _NaNPrice(rankcore.Price):
+    """A broken plugin price: g is NaN everywhere."""
+
+    name = "test-nan-price"
+
+    def value(self, r):
+        return np.full(np.shape(r), np.nan)
+
+    def derivative(self, r):
+        return np.full(np.shape(r), np.nan)
+
+
+@pytest.mark.parametrize("learner", ["stumps", "trees"])
+def test_a_price_giving_nan_is_an_error_naming_the_objective(learner):
+    # the NaN sums merged to J = -inf (a perfect ranking): a constant model, "converged"
+    from _plugin_registration import components_registered
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with components_registered("rankcore_register_prices", [_NaNPrice], "nan-price"):
+        with pytest.raises(FloatingPointError, match=r"objective 'push:exp,test-nan-price': not finite at the "
+                                                     r"initial scores \(J = nan\): a NaN from its loss or price"):
+            rankcore.boost(price="test-nan-price", learner=learner, n_iter=5, random_state=0).fit(X, y)
