@@ -422,7 +422,24 @@ def _build_registry(pm: pluggy.PluginManager, providers: dict, load_problems: li
                     owner[(family, name)] = entry
                 for alias in entry.aliases:
                     alias_table[alias] = entry.name
+    _unknown_hooks(pm, providers, reg.problems)
     return reg
+
+
+def _unknown_hooks(pm: pluggy.PluginManager, providers: dict, problems: list) -> None:
+    """A problem for each ``@rankcore.hookimpl`` whose name is no rankcore hook (``rankcore_register_metric``):
+    pluggy keeps such an implementation without ever calling it, so the plugin would register nothing, silently."""
+    known = [name for name in dir(hookspecs) if name.startswith(f"{hookspecs.PROJECT_NAME}_")]
+    for hook_name in sorted(vars(pm.hook)):
+        caller = getattr(pm.hook, hook_name)
+        if not hasattr(caller, "has_spec") or caller.has_spec():
+            continue
+        guess = did_you_mean(hook_name, known)
+        hint = f"; did you mean {guess!r}?" if guess else f" (the hooks: {', '.join(known)})"
+        for impl in caller.get_hookimpls():
+            dist = providers.get(impl.plugin_name, _distribution_of_module(impl.plugin_name))
+            problems.append(PluginProblem(dist, impl.plugin_name, f"{hook_name} is not a rankcore hook, so it is "
+                                                                  f"never called{hint}"))
 
 
 def _check_class(cls: Any, base: type, family: str) -> tuple[str | None, tuple[str, ...]]:
@@ -506,6 +523,11 @@ def register_plugin(plugin: Any, *, name: str, distribution: str = "local") -> N
     """
     with _lock:
         pm = get_plugin_manager()
+        if pm.get_plugin(name) is not None:
+            raise ValueError(f"name: a plugin named {name!r} is already registered; unregister_plugin({name!r}) "
+                             "first, or choose another name")
+        if pm.is_registered(plugin):
+            raise ValueError(f"plugin: this object is already registered, as {pm.get_name(plugin)!r}")
         pm.register(plugin, name=name)
         _state["providers"][name] = distribution
         _state["registry"] = None

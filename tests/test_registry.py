@@ -417,3 +417,28 @@ def test_a_plugins_unusable_declarations_are_a_problem_naming_it(fresh_registry,
             assert len(problems) == 1 and message in problems[0].message
             family = "metric" if base is Metric else "candidate"
             assert "declared" not in reg.names(family)
+
+
+def test_a_plugin_name_taken_is_refused_in_one_line(fresh_registry):
+    # pluggy's own error dumped the repr of every registered plugin
+    reg_mod.register_plugin(_plugin(_Scratch), name="twice")
+    with pytest.raises(ValueError, match=r"^name: a plugin named 'twice' is already registered; "
+                                         r"unregister_plugin\('twice'\) first"):
+        reg_mod.register_plugin(_plugin(_Scratch), name="twice")
+    plugin = _plugin(_Scratch)
+    reg_mod.register_plugin(plugin, name="once")
+    with pytest.raises(ValueError, match="plugin: this object is already registered, as 'once'"):
+        reg_mod.register_plugin(plugin, name="again")
+
+
+def test_a_hook_of_no_rankcore_name_is_a_problem_naming_it(fresh_registry):
+    # pluggy keeps such an implementation and never calls it: the plugin registered nothing, silently
+    plugin = type("Typo", (), {"rankcore_register_metric": rankcore.hookimpl(lambda self: [_Scratch])})()
+    reg_mod.register_plugin(plugin, name="typo", distribution="typo-dist")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reg = rankcore.get_registry()
+    [problem] = [p for p in reg.problems if p.distribution == "typo-dist"]
+    assert problem.plugin == "typo"
+    assert problem.message == ("rankcore_register_metric is not a rankcore hook, so it is never called; did you "
+                               "mean 'rankcore_register_metrics'?")

@@ -15,6 +15,7 @@ interrupted.  See ``docs/cli.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rankcore`` console script; returns the exit status."""
+    _replace_unencodable()
     parser = build_parser()
     args = parser.parse_args(argv)
     args._argv = list(sys.argv[1:] if argv is None else argv)  # recorded in reports
@@ -100,6 +102,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
               "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _replace_unencodable() -> None:
+    """Print what the terminal's encoding cannot show as ``?`` instead of failing on it.
+
+    Tables and messages use ``±``, ``ℓ``, ``≥``: under an ASCII or Latin-1 locale (``LC_ALL=C``, a Windows code
+    page) printing them raised UnicodeEncodeError after the work was done -- ``rankcore auto`` then never saved
+    its model.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if reconfigure is not None and encoding != "utf8":
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -137,6 +137,24 @@ def _test_template(family: str) -> str:
     return own if (TEMPLATE_DIR / own).is_file() else "test.py.tmpl"
 
 
+def _refuse_registered(family: str, name: str) -> None:
+    """A name the registry already has in ``family``: the package's component would be skipped once installed (the
+    registry keeps the first of a name), and its generated tests would test the other one."""
+    import warnings
+
+    from ..registry import UnknownComponentError, registry
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)      # plugin problems are `rankcore plugins`' to show
+        reg = registry()
+    try:
+        entry = reg.entry(family, name)
+    except UnknownComponentError:
+        return
+    raise ValueError(f"NAME: {name!r} is already a registered {family} (from {entry.distribution}); a plugin's "
+                     "component needs a name of its own")
+
+
 def write_plugin(family: str, name: str, directory: str | os.PathLike = ".") -> Path:
     """Write the plugin package for the component ``name`` of ``family`` into ``directory``.
 
@@ -148,10 +166,11 @@ def write_plugin(family: str, name: str, directory: str | os.PathLike = ".") -> 
     Raises
     ------
     ValueError
-        An unknown family, a malformed name, or a folder that already exists
-        (nothing is overwritten).
+        An unknown family, a malformed name, a name already registered in
+        the family, or a folder that already exists (nothing is overwritten).
     """
     names = PluginNames.of(family, name)
+    _refuse_registered(family, name)
     root = Path(directory) / names.dist
     if root.exists():
         raise ValueError(f"{root} already exists; choose another NAME or --dir")

@@ -430,3 +430,15 @@ def test_demo_figures_show_the_models_of_its_table(tmp_path):
     assert strip_times(out.getvalue()) == strip_times(reference.getvalue())  # all but the fit seconds
     html = (tmp_path / "demo.html").read_text()
     assert "push pow:64" in html and html.count("data:image/svg+xml;base64,") == 3
+
+
+def test_a_terminal_that_cannot_show_the_tables_symbols_still_gets_them_and_the_model(tmp_path, wdbc_csv):
+    # '±' in the leaderboard and 'ℓ' in the plugin table raised UnicodeEncodeError after the search: exit 2 and no
+    # model saved
+    env = {"PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0"}
+    done = run_cli("auto", wdbc_csv, "--label", "diagnosis", "--candidates", "linear", "--out", tmp_path / "m.json",
+                   "--progress", "none", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "m.json").exists()
+    done = run_cli("plugins", "--family", "loss", cwd=tmp_path, env=env)
+    assert done.returncode == 0 and "?" in done.stdout, done.stderr

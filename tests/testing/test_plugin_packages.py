@@ -200,5 +200,10 @@ def test_plugins_new_refuses_what_it_cannot_write(tmp_path):
     assert status == 2 and "NAME: expected a component name" in err and "'Two Words'" in err
     status, err = _run("plugins", "new", "price", "cube", "--dir", str(tmp_path / "missing"))
     assert status == 2 and "is not a directory" in err
+    # a built-in's name: once installed the registry would skip it, and its tests would test the built-in
+    for family, name in (("metric", "auc"), ("price", "pow"), ("loss", "exponential")):
+        status, err = _run("plugins", "new", family, name, "--dir", str(tmp_path))
+        assert status == 2 and f"NAME: {name!r} is already a registered {family} (from rankcore)" in err
+        assert not list(tmp_path.glob(f"rankcore-{name}"))
     with pytest.raises(SystemExit):
         _run("plugins", "new", "widget", "x")                        # argparse: not a family with a template
