@@ -322,6 +322,8 @@ def check_writable(path: str, option: str) -> str:
         raise CommandError(f"{option}: expected a file name, got {path!r}")
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not os.path.isdir(directory):
+        if os.path.exists(directory):
+            raise CommandError(f"{option}: {os.path.dirname(path)!r} is a file, not a directory")
         raise CommandError(f"{option}: the directory {os.path.dirname(path)!r} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{option}: {path!r} is a directory, expected a file name")
@@ -417,3 +419,8 @@ def fraction(text: str) -> float:
 def nonnegative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
     return _checked_number(text, int, lambda v: v >= 0, "an integer >= 0")
+
+
+def seed(text: str) -> int:
+    """argparse type: a random seed, an integer in [0, 2^32) (what NumPy and scikit-learn take)."""
+    return _checked_number(text, int, lambda v: 0 <= v < 2**32, "an integer in [0, 4294967295]")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._common import Table, _checked_number
+from ._common import Table, _checked_number, seed
 
 __all__ = ["add_interval_options", "interval_table", "comparison_tables", "render_tables"]
 
@@ -40,7 +40,7 @@ def add_interval_options(parser, *, random_state: bool) -> None:
     group.add_argument("--n-boot", type=n_boot, default=2000, metavar="N",
                        help="bootstrap replicates of the intervals (default 2000, from 100 to 1,000,000)")
     if random_state:
-        group.add_argument("--random-state", type=int, default=0, metavar="SEED",
+        group.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                            help="seed of the bootstrap replicates (default 0)")
 
 

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import CommandError
-from ._common import parse_value, registered_names, split_specs
+from ._common import parse_value, registered_names, seed, split_specs
 
 # --------------------------------------------------------------------------
 # Options that configure models
@@ -214,7 +214,7 @@ def add_model_options(parser, *, multiple: bool) -> None:
     group.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="any other estimator parameter, e.g. --param n_jobs=1 --param early_stopping=true "
                             "(may be repeated)")
-    group.add_argument("--random-state", type=int, default=0, metavar="SEED",
+    group.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                        help="seed of every randomized step (default 0, so runs repeat exactly)")
     group.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads (default: every core)")
 

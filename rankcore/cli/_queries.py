@@ -45,8 +45,10 @@ def qid_option(data) -> str:
     return data.query_file or "qid:"
 
 
-def query_labels(args, data, specs: list[str]) -> np.ndarray:
+def query_labels(args, data, specs: list[str], specs_option: str = "--metrics") -> np.ndarray:
     """The labels of rows in queries: relevance grades >= 0, or 0/1 with ``--positive``.
+
+    ``specs_option`` names the option ``specs`` came from, in the message about them.
 
     Raises
     ------
@@ -72,7 +74,7 @@ def query_labels(args, data, specs: list[str]) -> np.ndarray:
     binary = [spec for spec in specs if resolve("metric", spec).task == "bipartite"]
     if binary and not np.isin(y, (0, 1)).all():
         grades = ", ".join(f"{g + 0.0:g}" for g in np.unique(y)[:8])   # + 0.0: -0 shown as 0
-        raise CommandError(f"--metrics: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
+        raise CommandError(f"{specs_option}: {', '.join(binary)} judge{'s' if len(binary) == 1 else ''} 0/1 labels, "
                            f"but the rows in queries ({option}) have the grades {grades}; use a metric of "
                            f"grades ({QUERY_METRICS.replace(',', ', ')}, err@k:10) or name the relevant grade "
                            "with --positive LABEL")

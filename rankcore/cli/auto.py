@@ -25,6 +25,7 @@ from ._common import (
     load,
     registered_names,
     scalar_metric,
+    seed,
     split_specs,
 )
 from ._columns import estimator_input
@@ -68,7 +69,7 @@ def add_parser(subparsers):
                         help="never choose a rank-average blend (on small data too: search and choose one candidate)")
     search.add_argument("--no-bag-folds", action="store_true",
                         help="keep the refit alone instead of averaging it with the choice's fold models")
-    search.add_argument("--random-state", type=int, default=0, metavar="SEED",
+    search.add_argument("--random-state", type=seed, default=0, metavar="SEED",
                         help="seed of the folds and of every fit (default 0, so runs repeat exactly)")
     search.add_argument("--n-jobs", type=int, default=None, metavar="N", help="threads per fit (default: every core)")
     out = parser.add_argument_group("output")
@@ -144,7 +145,7 @@ def run(args) -> int:
         y = data.binary_target(args.positive)
         facts = f"{int(y.sum())} relevant"
     else:
-        y = query_labels(args, data, [] if args.metric is None else [args.metric])
+        y = query_labels(args, data, [] if args.metric is None else [args.metric], specs_option="--metric")
         facts = query_facts(y, qid)
     metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
     missing = data.missing()

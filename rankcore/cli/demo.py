@@ -19,11 +19,12 @@ scikit-learn (the data ship with scikit-learn)::
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Any, Sequence, TextIO
 
-from ._common import metric_specs
+from ._common import metric_specs, seed
 from .._progress import Progress
 
 __all__ = ["run_demo", "DEMO_PRICES", "DEMO_METRICS"]
@@ -40,6 +41,9 @@ def _load_wdbc():
     data = load_breast_cancer()
     return data.data, (data.target == 0).astype(np.int8)      # 1 = malignant: rank those first
 
+
+#: Rows of scikit-learn's breast-cancer data (checked against the data by the tests).
+_WDBC_ROWS = 569
 
 _COUNT_METRICS = ("rmax", "max_height", "height")
 
@@ -209,7 +213,7 @@ def add_parser(subparsers):
     parser.add_argument("--n-iter", type=int, default=200, metavar="N", help="boosting iterations (default 200)")
     parser.add_argument("--test-size", type=float, default=0.3, metavar="FRACTION",
                         help="held-out fraction (default 0.3)")
-    parser.add_argument("--random-state", type=int, default=0, metavar="SEED", help="seed of the split (default 0)")
+    parser.add_argument("--random-state", type=seed, default=0, metavar="SEED", help="seed of the split (default 0)")
     parser.add_argument("--all-features", action="store_true",
                         help="use all 30 features instead of the paper's first six (then every p ranks the "
                              "training set almost perfectly)")
@@ -238,6 +242,11 @@ def run(args) -> int:
 
     if not 0 < args.test_size < 1:
         raise CommandError(f"--test-size: expected a fraction in (0, 1), got {args.test_size}")
+    n_test = math.ceil(args.test_size * _WDBC_ROWS)          # scikit-learn's rounding of a stratified split
+    if not 2 <= n_test <= _WDBC_ROWS - 2:
+        raise CommandError(f"--test-size {args.test_size}: {n_test} test rows of wdbc's {_WDBC_ROWS}; each part "
+                           f"needs a row of each class (a fraction in [{2 / _WDBC_ROWS:.4f}, "
+                           f"{1 - 2 / _WDBC_ROWS:.4f}])")
     if args.n_iter < 1:
         raise CommandError(f"--n-iter: expected a positive integer, got {args.n_iter}")
     args.save_models = None

@@ -106,7 +106,7 @@ def run(args) -> int:
     else:
         check_fit_within_queries([config], data)
         use_query_learner([config])
-        y = query_labels(args, data, [monitor_spec])
+        y = query_labels(args, data, [monitor_spec], specs_option="--monitor")
     split_by_category([config], data)
     X = estimator_input(data)
     if args.validation:
@@ -119,7 +119,7 @@ def run(args) -> int:
                                f"({qid_option(data)}); give the validation rows' queries the same way")
         # the training file's relevant label: a validation file of that label alone is all relevant
         y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
-                 if qid is None else query_labels(args, val, [monitor_spec]))
+                 if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))
         X_val, qid_val, where = estimator_input(val), val.qid, "validation"
     else:
         val = None

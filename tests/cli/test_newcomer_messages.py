@@ -144,3 +144,29 @@ def test_result_tables_fit_the_terminal(monkeypatch):
     assert all(m in text for m in metrics) and text.count("push pow:16  train") == text.count("\n\n") + 1
     monkeypatch.setenv("COLUMNS", "400")
     assert "\n\n" not in table.render()                   # one block when it fits
+
+
+def test_options_are_named_in_their_own_words(labelled, capsys):
+    # a negative seed was blamed on --test-size (or surfaced as scikit-learn's parameter text), an impossible
+    # demo split as scikit-learn's text, --out under a file as a missing directory, and auto's --metric as --metrics
+    for argv in (["compare", "binary.csv", "--model", "push", "--n-iter", "3", "--no-plots", "--random-state", "-5"],
+                 ["demo", "--n-iter", "3", "--no-plots", "--random-state", "-5"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert "argument --random-state: expected an integer in [0, 4294967295], got '-5'" in capsys.readouterr().err
+    for size in ("0.999", "0.001"):
+        status, _, err = _cli("demo", "--n-iter", "3", "--no-plots", "--test-size", size)
+        assert status == 2 and f"--test-size {size}:" in err and "each part needs a row of each class" in err
+    status, _, err = _cli("fit", "binary.csv", "--n-iter", "3", "--out", "binary.csv/m.json")
+    assert status == 2 and "--out: 'binary.csv' is a file, not a directory" in err
+    (labelled / "graded.csv").write_text("a,qid,label\n" + "".join(f"{i % 5},{i // 10},{i % 3}\n" for i in range(60)))
+    status, _, err = _cli("auto", "graded.csv", "--qid", "qid", "--metric", "auc", "--out", "m.json")
+    assert status == 2 and err.startswith("rankcore: error: --metric: auc judges 0/1 labels")
+
+
+def test_the_demos_row_count_is_the_datas():
+    from sklearn.datasets import load_breast_cancer
+
+    from rankcore.cli.demo import _WDBC_ROWS
+
+    assert load_breast_cancer().data.shape[0] == _WDBC_ROWS
