@@ -91,7 +91,14 @@ def main(argv: list[str] | None = None) -> int:
         # user input: files, values, specs, parameters, a missing optional extra, numeric blow-ups
         if args.debug:
             raise
-        print(f"rankcore: error: {_one_line(exc)}", file=sys.stderr)
+        plugin = _raising_plugin(exc)
+        if plugin is not None and not isinstance(exc, (CommandError, ValueError, OSError)):
+            # not the user's input: a plugin's code failed (a ValueError is how a plugin refuses input)
+            print(f"rankcore: error in a plugin: {plugin} raised {type(exc).__name__}: {_one_line(exc)} "
+                  "(run again with --debug for the traceback, and report it to the plugin's authors)",
+                  file=sys.stderr)
+            return EXIT_INTERNAL
+        print(f"rankcore: error: {f'{plugin}: ' if plugin else ''}{_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("rankcore: interrupted", file=sys.stderr)
@@ -102,6 +109,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
               "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _raising_plugin(exc: BaseException) -> str | None:
+    """Who, among the registered plugins, raised ``exc``: the component whose method is the innermost plugin frame
+    (``"metric 'name' (distribution)"``), or the plugin module's distribution; None when no plugin code ran."""
+    registry = sys.modules.get("rankcore.registry")
+    if registry is None or registry._state.get("registry") is None:
+        return None                                   # no registry built: no plugin's code ran
+    entries = [e for e in registry._state["registry"].all_entries() if e.distribution != registry.BUILTIN_PROVIDER]
+    by_class = {e.cls: e for e in entries}
+    by_module = {e.cls.__module__: e for e in entries}
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self", frame.f_locals.get("cls"))
+        entry = by_class.get(owner if isinstance(owner, type) else type(owner))
+        if entry is not None:
+            found = f"{entry.family} {entry.name!r} ({entry.distribution})"
+        elif frame.f_globals.get("__name__") in by_module:
+            module = frame.f_globals["__name__"]
+            found = f"the module {module} ({by_module[module].distribution})"
+        tb = tb.tb_next
+    return found
 
 
 def _replace_unencodable() -> None:

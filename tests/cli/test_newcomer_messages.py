@@ -170,3 +170,33 @@ def test_the_demos_row_count_is_the_datas():
     from rankcore.cli.demo import _WDBC_ROWS
 
     assert load_breast_cancer().data.shape[0] == _WDBC_ROWS
+
+
+class _DividingMetric(rankcore.Metric):
+    """A plugin metric with a bug (1/0), or that refuses its input as plugins are told to (ValueError)."""
+
+    name = "test-dividing"
+    refuse = False
+
+    def compute(self, y, scores):
+        if self.refuse:
+            raise ValueError("needs at least 3 positives")
+        return 1 / 0
+
+
+@pytest.mark.parametrize("refuse", [False, True], ids=["bug", "refusal"])
+def test_a_plugins_failure_is_said_to_be_the_plugins(labelled, monkeypatch, refuse):
+    # both came out as "rankcore: error: division by zero", exit 2: the user's input blamed, the plugin unnamed
+    from _plugin_registration import components_registered
+
+    monkeypatch.setattr(_DividingMetric, "refuse", refuse)
+    assert _cli("fit", "binary.csv", "--n-iter", "3", "--out", "m.json", "--quiet")[0] == 0
+    with components_registered("rankcore_register_metrics", [_DividingMetric], "dividing", "dividing-dist 1.0"):
+        status, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
+    if refuse:
+        assert status == 2
+        assert err.startswith("rankcore: error: metric 'test-dividing' (dividing-dist 1.0): needs at least 3")
+    else:
+        assert status == 1
+        assert err.startswith("rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised "
+                              "ZeroDivisionError: division by zero")
