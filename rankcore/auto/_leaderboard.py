@@ -119,7 +119,7 @@ class Leaderboard:
         """scikit-learn's ``cv_results_`` layout, one entry per row.
 
         ``params`` holds ``{"candidate": name}``; ``split<i>_test_score`` the
-        fold scores (NaN where a candidate was not evaluated);
+        fold scores of the splits run (NaN where a candidate was not evaluated);
         ``rank_test_score`` ranks the chosen candidate 1, then the others
         in leaderboard order (rows without a score last, tied);
         ``n_folds`` and ``status`` are AutoRanker's additions.
@@ -129,6 +129,10 @@ class Leaderboard:
         scores = np.full((n_rows, n_splits), np.nan)
         for i, row in enumerate(self.rows):
             scores[i, : len(row.fold_scores)] = row.fold_scores
+        # the plan's splits that no candidate ran (repeats a time budget would have drawn) are no splits
+        ran = np.flatnonzero(np.isfinite(scores).any(axis=0))
+        n_splits = int(ran[-1]) + 1 if ran.size else 0
+        scores = scores[:, :n_splits]
         names = np.ma.MaskedArray(np.array([r.name for r in self.rows], dtype=object), mask=False)
         means = np.array([r.mean for r in self.rows], dtype=np.float64)
         scored = np.isfinite(means)

@@ -67,6 +67,8 @@ def test_auto_fit_exposes_the_choice_leaderboard_and_cv_results(fitted):
     row = model.leaderboard_[model.best_candidate_]
     assert math.isclose(results["mean_test_score"][0], row.mean)
     assert model.cv_description_ == "5-fold stratified cross-validation"
+    # one column per split run: the repeats a time budget would have drawn were columns of NaN
+    assert sorted(k for k in results if k.startswith("split")) == [f"split{j}_test_score" for j in range(5)]
     assert set(model.cv_predictions_) <= set(FAST)
 
 
