@@ -520,6 +520,12 @@ def precision_at_k_data(curves: Mapping[str, Any], *, max_k: int | None = None,
     max_k : int, optional
         Largest k drawn; default: each split's number of positives times 2
         (capped at n), the region where precision@k says something.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    FigureData
     """
     rows = _rows(curves, "curves")
     panels = []
@@ -583,6 +589,8 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
         of arrays when the iterations are numbered otherwise (epochs 1..T).
     ylabel, xlabel : str or mapping of str to str
         The axis labels, or one per model.
+    title : str, optional
+        The figure's title.
     columns : int, optional
         Panels per row without ``held_out`` (default: one or two).
     held_out : mapping of str to (iterations, values), optional

@@ -316,8 +316,13 @@ _STRICT_FUNCS: dict[Any, Callable[[Any], Any]] = {int: _strict_int, float: _stri
                                                   str: _strict_str}
 
 
+def _shown_bound(value: float) -> str:
+    """A parameter's bound in a message: an integer in full (2147483647, not 2.14748e+09), a float in %g."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else f"{value:g}"
+
+
 def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
-    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    return f"{'(' if low_open else '['}{_shown_bound(low)}, {_shown_bound(high)}{')' if high_open else ']'}"
 
 
 def show_value(value: Any) -> str:
@@ -375,10 +380,10 @@ class Parameter:
         kind = _KIND_NAMES.get(self.kind, getattr(self.kind, "__name__", "a value").replace("_", " "))
         parts = [kind]
         if self.minimum is not None:
-            parts.append(f"{'>' if self.exclusive_minimum else '>='} {self.minimum:g}")
+            parts.append(f"{'>' if self.exclusive_minimum else '>='} {_shown_bound(self.minimum)}")
         if self.maximum is not None:
             parts.append(f"{'and ' if self.minimum is not None else ''}"
-                         f"{'<' if self.exclusive_maximum else '<='} {self.maximum:g}")
+                         f"{'<' if self.exclusive_maximum else '<='} {_shown_bound(self.maximum)}")
         if self.choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in self.choices))
         return " ".join(parts)
@@ -427,9 +432,9 @@ class Parameter:
             return f"{noun} in {_interval(low, high, self.exclusive_minimum, self.exclusive_maximum)}"
         if low is not None:
             noun = "an integer" if self.kind is int else "a finite number"
-            return f"{noun} {'>' if self.exclusive_minimum else '>='} {low:g}"
+            return f"{noun} {'>' if self.exclusive_minimum else '>='} {_shown_bound(low)}"
         if high is not None:
-            return f"{noun} {'<' if self.exclusive_maximum else '<='} {high:g}"
+            return f"{noun} {'<' if self.exclusive_maximum else '<='} {_shown_bound(high)}"
         return "a finite number" if self.kind is float else noun
 
     def check(self, value: Any) -> Any:

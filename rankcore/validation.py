@@ -254,6 +254,11 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
 
     Parameters
     ----------
+    scores : array-like of shape (n,)
+    name : str, default "scores"
+        The argument's name in the error messages.
+    allow_empty : bool, default False
+        Accept zero scores.
     integers : {"round", "rank", "refuse", "refuse-large"}, default "round"
         What to do with integer scores beyond ±2**53 that float64 rounds
         together (distinct values would tie): ``"round"`` converts anyway,
@@ -261,6 +266,8 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
         that only use the order), ``"refuse"`` raises a ValueError naming
         ``what``; ``"refuse-large"`` raises for any integer beyond ±2**53
         (for data seen in pieces, whose collisions cannot be checked).
+    what : str, default "this computation"
+        What needs the scores exact, in the message of ``"refuse"``.
 
     Returns
     -------

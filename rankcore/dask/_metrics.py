@@ -309,15 +309,16 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         differ, and with ``qid`` every error of :func:`rankcore.evaluate`
         (None or NaN ids, negative grades, k larger than every query, ...).
     """
-    if qid is not None:
-        return _evaluate_queries(y, scores, metrics, qid, get_client(client))
-    resolved = _resolve_metrics(metrics)
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
         raise ValueError(f"tol: expected a number >= 0, got {tol!r}")
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 2:
         raise ValueError(f"bins: expected an integer >= 2, got {bins!r}")
     if isinstance(max_passes, bool) or not isinstance(max_passes, (int, np.integer)) or max_passes < 0:
         raise ValueError(f"max_passes: expected an integer >= 0, got {max_passes!r}")
+    # checked with qid too (where they go unused): the same call is refused or taken either way
+    if qid is not None:
+        return _evaluate_queries(y, scores, metrics, qid, get_client(client))
+    resolved = _resolve_metrics(metrics)
     client = get_client(client)
     summarized = {metric.spec: metric.spec for _, metric in resolved if metric.distributed_form() == "summary"}
     for spec in summarized:

@@ -83,7 +83,7 @@ def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
     top = np.flatnonzero(grades > max_grade)
     if top.size:
         raise ValueError(f"y: the objective {spec!r} weighs rows by the gain 2^grade, so grades must be "
-                         f"<= {max_grade:g}, got {grades[top[0]]!r} at row {int(top[0])}{where}")
+                         f"<= {max_grade:g}, got {float(grades[top[0]])!r} at row {int(top[0])}{where}")
     low = np.full(queries.n_queries, np.inf)
     high = np.full(queries.n_queries, -np.inf)
     np.minimum.at(low, queries.codes, grades)

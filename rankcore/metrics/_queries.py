@@ -81,6 +81,8 @@ def check_qid(qid: Any, n: int, *, name: str = "qid") -> Queries:
         be sorted or contiguous.
     n : int
         The number of rows (of ``y``).
+    name : str, default "qid"
+        The argument's name in the error messages.
 
     Returns
     -------

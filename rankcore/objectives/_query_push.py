@@ -308,7 +308,8 @@ class BoundQueryPush(BoundObjective):
         # log δ_l = log(2^{g_l} − 2^{g_{l−1}}), −inf at a query's first level (no step below it).
         step = np.zeros_like(level_grade)
         step[1:] = level_grade[:-1] - level_grade[1:]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        # (a query's first level steps down from the previous query's top: overflow there, masked by `first`)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             self.log_step = np.where(first, -np.inf, level_grade * _LN2 + np.log(-np.expm1(step * _LN2)))
         live_pairs = self.below_top & (self.weight > 0)
         above_weight = self._running(self._level_lse(self.log_weight), True, False)

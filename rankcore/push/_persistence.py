@@ -47,7 +47,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
     values = _check_objective_values(state, T, objective.has_value, fail,
-                                     monotone=bool(getattr(learner, "line_search", True)) and objective.fixed_value)
+                                     monotone=_never_rises(learner, objective))
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
@@ -179,15 +179,25 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     return n, single
 
 
+def _never_rises(learner, objective) -> bool:
+    """Whether the fit's objective never rose: a line search on a fixed objective, each step shrunk by at most 1.
+
+    The search finds the minimum along the line, and a convex objective lies below φ(0) anywhere short of it;
+    a learning rate above 1 steps past it (the trees take any rate > 0).
+    """
+    return (bool(getattr(learner, "line_search", True)) and objective.fixed_value
+            and float(getattr(learner, "learning_rate", 1.0)) <= 1.0)
+
+
 def _check_objective_values(state: dict, T: int, has_value: bool, fail, *, monotone: bool = True) -> np.ndarray:
     """The objective before and after each of the ``T`` iterations: never NaN or +inf; never increasing if ``monotone``.
 
     An objective without a value (``has_value`` False) records NaN throughout.
-    A line search on a fixed objective never increases it (``monotone``).  A
-    learner without one (``trees:line_search=false``, the per-query default)
-    takes each tree's Newton step, which can, and so can an objective whose
-    weights move with the scores (``Objective.fixed_value`` False): then only
-    finiteness is checked.
+    A line search on a fixed objective never increases it (``monotone``, see
+    :func:`_never_rises`).  A learner without one (``trees:line_search=false``,
+    the per-query default) takes each tree's Newton step, which can, and so
+    can an objective whose weights move with the scores (``Objective.fixed_value``
+    False) or a learning rate above 1: then only finiteness is checked.
     """
     values = state["objective_values"]
     if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (T + 1,)):

@@ -65,3 +65,14 @@ def test_bad_query_ids_name_the_argument(dask_client):  # noqa: F811
         rankcore.dask.evaluate(-y, s, ["map"], qid=qid, client=dask_client)
     with pytest.raises(ValueError, match="not a single number"):
         rankcore.dask.evaluate(y > 0, s, ["roc"], qid=qid, client=dask_client)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"tol": -1}, "tol: expected a number >= 0"),
+                                             ({"bins": 0}, "bins: expected an integer >= 2"),
+                                             ({"max_passes": -5}, "max_passes: expected an integer >= 0")])
+def test_the_refinement_arguments_are_checked_with_qid_too(dask_client, kwargs, message):  # noqa: F811
+    # the qid branch returned before the checks: the same call was refused without qid and taken with it
+    qid, y, s = _queries(0, n=60, n_queries=6)
+    with pytest.raises(ValueError, match=message):
+        rankcore.dask.evaluate(da.from_array(y, chunks=20), da.from_array(s, chunks=20), ["ndcg@k:5"],
+                               qid=da.from_array(qid, chunks=20), client=dask_client, **kwargs)

@@ -165,7 +165,8 @@ class Trees(Learner):
         Parameter("max_leaves", int, default=31, minimum=2, doc="leaves per tree"),
         Parameter("learning_rate", float, default=0.1, minimum=0.0, exclusive_minimum=True,
                   doc="shrinkage of each tree's step"),
-        Parameter("max_depth", int, default=-1, minimum=-1, doc="depth limit (-1: none; 0 is refused)"),
+        Parameter("max_depth", int, default=-1, minimum=-1, maximum=2**31 - 1,
+                  doc="depth limit (-1: none; 0 is refused)"),
         Parameter("growth", str, default="leafwise", choices=("leafwise", "depthwise", "oblivious"),
                   doc="leafwise: best leaf first, one pass per split; depthwise: a whole level per pass; "
                       "oblivious: symmetric trees, one split per level shared by its nodes (depth max_depth, else "

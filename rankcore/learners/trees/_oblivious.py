@@ -20,8 +20,7 @@ candidate gains at any node of a level.
 
 Depth: ``max_depth`` when it is >= 0; otherwise, from ``max_leaves``: below
 its default 31, the deepest symmetric tree with at most ``max_leaves``
-leaves, ⌊log₂ max_leaves⌋; from 31 on (the default, and the 63 of early
-stopping's large-data settings), max(6, ⌊log₂ max_leaves⌋) -- 6 is
+leaves, ⌊log₂ max_leaves⌋; from 31 on (the default), max(6, ⌊log₂ max_leaves⌋) -- 6 is
 CatBoost's default depth, 64 leaves -- at most 16 (:func:`oblivious_depth`).
 """
 
@@ -53,7 +52,7 @@ def oblivious_depth(max_depth: int, max_leaves: int) -> int:
         depth = int(max_depth)
     elif max_leaves < _DEFAULT_MAX_LEAVES:          # at most max_leaves leaves
         return int(math.floor(math.log2(max_leaves)))
-    else:                                           # the default 31 and more (early stopping's 63): 6 or deeper
+    else:                                           # the default 31 and more: 6 or deeper
         return min(max(DEFAULT_DEPTH, int(math.floor(math.log2(max_leaves)))), MAX_DEPTH)
     if depth > MAX_DEPTH:
         raise ValueError(f"growth='oblivious': max_depth must be at most {MAX_DEPTH} (2^depth leaves), got {depth}")
