@@ -311,12 +311,15 @@ def run_callbacks(callbacks, info: IterationInfo) -> str | None:
 
     A returned string is the reason (``stop_reason_`` where the estimator
     records one); any other truthy value stops with the reason ``"callback"``.
+    The callbacks after the one that stops are still called with this
+    iteration, which the model keeps (a logger after a stopper sees it).
     """
+    reason = None
     for cb in callbacks:
         answer = cb(info)
-        if answer:
-            return answer if isinstance(answer, str) else "callback"
-    return None
+        if answer and reason is None:
+            reason = answer if isinstance(answer, str) else "callback"
+    return reason
 
 
 @dataclass(frozen=True)

@@ -305,6 +305,11 @@ class ExactBoost(Ranker):
         names = getattr(self, "feature_names_in_", None)
         validation = (None if eval_set is None
                       else check_eval_set(eval_set, classes, X_arr.shape[1], feature_names=names))
+        if validation is not None:
+            try:               # the metric's own checks on the validation labels too, before any run is fitted
+                setup.metric(validation[1], np.zeros(validation[1].shape[0]))
+            except ValueError as exc:
+                raise ValueError(f"eval_set: {exc}") from None
         started = time.perf_counter()
         self.metric_, self.tie_break_, self.head_ = setup.metric, setup.tie_break, setup.head
         self.tail_metric_ = setup.tail_metric

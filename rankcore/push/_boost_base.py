@@ -305,7 +305,8 @@ class _BaseBoost(Ranker):
             alpha, ranker, validation score, elapsed seconds).  A truthy
             return value stops the fit: a string becomes ``stop_reason_``,
             anything else stops with ``"callback"``.  The weak rankers chosen
-            so far are kept.
+            so far are kept -- with early stopping on validation data, those
+            up to the best iteration so far, as when the patience runs out.
 
         Returns
         -------
@@ -509,6 +510,9 @@ class _BaseBoost(Ranker):
         result, records, _, _ = self._boost(backend, layout, setup, None, None, None, user_callbacks,
                                             n_iter=best_n, stop_early=False)
         best = {"iteration": best_n}
+        if len(records) < best_n:
+            # the refit ended first (a callback, convergence, no split): its reason and length are the model's
+            stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
         self.stop_reason_ = stop_reason
         if best_n == 0:

@@ -251,3 +251,26 @@ def test_a_fitted_estimator_with_a_parameter_without_text_survives_dir_and_hasat
     with pytest.raises(TypeError, match=r"KernelRanker.spec: lam=.* has no text form"):
         model.spec
     model._repr_mimebundle_()
+
+
+@pytest.mark.parametrize("make", [lambda: rankcore.boost(n_iter=10, random_state=0),
+                                  lambda: rankcore.ExactBoost(n_runs=2, n_rounds=10, random_state=0),
+                                  lambda: rankcore.SGDAtK(n_epochs=10, random_state=0)],
+                         ids=["push", "exactboost", "sgd"])
+def test_every_callback_sees_the_iteration_that_stops_the_fit(make):
+    # the callbacks after the stopper were skipped for the last iteration, which the model keeps
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    seen = []
+    model = make().fit(X, y, callbacks=[lambda info: info.iteration == 3, lambda info: seen.append(info.iteration)])
+    assert seen == [1, 2, 3]
+
+
+def test_exactboost_checks_its_eval_set_against_the_metric_before_any_run():
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    calls = []
+    with pytest.raises(ValueError, match=r"eval_set: metric 'prec@k:50': k: expected a count in \[1, 30\]"):
+        rankcore.ExactBoost(metric="prec@k:50", n_runs=2, n_rounds=5, random_state=0).fit(
+            X, y, eval_set=(X[:30], y[:30]), callbacks=lambda info: calls.append(info))
+    assert calls == []                     # refused before the first round

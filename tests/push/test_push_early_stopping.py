@@ -256,3 +256,16 @@ def test_a_fold_without_the_weight_of_a_class_says_it_is_the_splits():
     with pytest.raises(ValueError, match=r"early_stopping: the training rows of fold \d of \d+: .*zero total "
                                          r"negative weight; the split draws rows without regard to sample_weight"):
         PushBoost(n_iter=5, early_stopping=True, random_state=0).fit(X, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("n", [300, 12000], ids=["folds", "hold-out"])
+def test_a_callback_stopping_the_refit_names_the_model(n):
+    # early_stopping=True chooses the count, then refits on every row: a callback stopping that refit was
+    # reported as 'early_stopping' with best_iteration_ beyond the model's own iterations
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.3).astype(int)
+    model = PushBoost(n_iter=40, early_stopping=True, random_state=0).fit(
+        X, y, callbacks=lambda info: "time_budget" if info.iteration == 2 else None)
+    assert model.stop_reason_ == "time_budget" and model.n_iter_ == 2
+    assert model.best_iteration_ <= model.n_iter_
