@@ -11,12 +11,14 @@ which class a candidate is.
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..spec import Component
+from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "candidate_scores",
            "registered_candidates"]
@@ -138,11 +140,6 @@ class Candidate(Component):
     def declaration_problem(cls) -> str | None:
         """Declarations the search could not use (see :class:`~rankcore.spec.Component`): specs that are not this
         class's, a cost or priority that is not a finite number, flags that are not bools."""
-        import math
-        import numbers
-
-        from ..spec import SpecError, parse_spec
-
         for attr in ("default_specs", "small_data_specs"):
             specs = getattr(cls, attr)
             if (specs is None and attr == "default_specs") or cls._per_instance(attr):
@@ -167,7 +164,8 @@ class Candidate(Component):
                 return f"{cls.__name__}.{attr} must be {what}, got {value!r}"
         for attr in ("max_rows", "max_features"):
             value = getattr(cls, attr)
-            if value is not None and not cls._per_instance(attr) and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1):
+            whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            if value is not None and not cls._per_instance(attr) and not (whole and value >= 1):
                 return f"{cls.__name__}.{attr} must be None or a whole number >= 1, got {value!r}"
         return cls._flags_problem(("accepts_missing", "impute_missing", "savable", "ranks_within_queries"))
 

@@ -266,7 +266,7 @@ class BoundPairwisePush(BoundObjective):
         if not np.isfinite(c).all():
             c, _, scale = self._scaled_weights(log_l, value)
             if not math.isfinite(scale):
-                return value + self.log_shift, grad          # the summed losses underflow: the objective is at its floor
+                return value + self.log_shift, grad     # the summed losses underflow: the objective at its floor
         E = self.loss.positive_sums(f_pos, f_neg, c, n_threads=self.n_threads)
         grad[self.pos] = self.w_pos * E * scale
         grad[self.neg] = -c * D * scale
