@@ -21,6 +21,7 @@ names to classes and calls :meth:`Component.from_spec_args`.
 
 from __future__ import annotations
 
+import decimal
 import inspect
 import math
 import numbers
@@ -316,13 +317,20 @@ _STRICT_FUNCS: dict[Any, Callable[[Any], Any]] = {int: _strict_int, float: _stri
                                                   str: _strict_str}
 
 
-def _shown_bound(value: float) -> str:
-    """A parameter's bound in a message: an integer in full (2147483647, not 2.14748e+09), a float in %g."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else f"{value:g}"
+def _real(value: Any) -> bool:
+    """A number a parameter's bounds apply to: any real (np.int64, Fraction, Decimal), not a bool."""
+    return isinstance(value, (numbers.Real, decimal.Decimal)) and not isinstance(value, (bool, np.bool_))
 
 
-def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
-    return f"{'(' if low_open else '['}{_shown_bound(low)}, {_shown_bound(high)}{')' if high_open else ']'}"
+def _shown_bound(value: float, kind: Any = float) -> str:
+    """A parameter's bound in a message: an integer parameter's in full (2147483647, not 2.14748e+09), else %g."""
+    whole = kind is int and isinstance(value, int) and not isinstance(value, bool)
+    return str(value) if whole else f"{value:g}"
+
+
+def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool, kind: Any = float) -> str:
+    return (f"{'(' if low_open else '['}{_shown_bound(low, kind)}, {_shown_bound(high, kind)}"
+            f"{')' if high_open else ']'}")
 
 
 def show_value(value: Any) -> str:
@@ -380,10 +388,10 @@ class Parameter:
         kind = _KIND_NAMES.get(self.kind, getattr(self.kind, "__name__", "a value").replace("_", " "))
         parts = [kind]
         if self.minimum is not None:
-            parts.append(f"{'>' if self.exclusive_minimum else '>='} {_shown_bound(self.minimum)}")
+            parts.append(f"{'>' if self.exclusive_minimum else '>='} {_shown_bound(self.minimum, self.kind)}")
         if self.maximum is not None:
             parts.append(f"{'and ' if self.minimum is not None else ''}"
-                         f"{'<' if self.exclusive_maximum else '<='} {_shown_bound(self.maximum)}")
+                         f"{'<' if self.exclusive_maximum else '<='} {_shown_bound(self.maximum, self.kind)}")
         if self.choices is not None:
             parts.append("one of " + ", ".join(repr(c) for c in self.choices))
         return " ".join(parts)
@@ -398,9 +406,10 @@ class Parameter:
                 f"{owner}: {self.name} must be {self.describe()}, got {value!r} ({exc})"
             ) from None
         bad = False
-        if self.minimum is not None and isinstance(out, (int, float)):
+        # numbers.Real: a converter may return np.int64, Fraction or Decimal, whose bounds hold as well
+        if self.minimum is not None and _real(out):
             bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
-        if self.maximum is not None and isinstance(out, (int, float)):
+        if self.maximum is not None and _real(out):
             bad |= out >= self.maximum if self.exclusive_maximum else out > self.maximum
         if self.choices is not None:
             bad |= out not in self.choices
@@ -429,12 +438,12 @@ class Parameter:
         noun = "an integer" if self.kind is int else "a number"
         low, high = self.minimum, self.maximum
         if low is not None and high is not None:
-            return f"{noun} in {_interval(low, high, self.exclusive_minimum, self.exclusive_maximum)}"
+            return f"{noun} in {_interval(low, high, self.exclusive_minimum, self.exclusive_maximum, self.kind)}"
         if low is not None:
             noun = "an integer" if self.kind is int else "a finite number"
-            return f"{noun} {'>' if self.exclusive_minimum else '>='} {_shown_bound(low)}"
+            return f"{noun} {'>' if self.exclusive_minimum else '>='} {_shown_bound(low, self.kind)}"
         if high is not None:
-            return f"{noun} {'<' if self.exclusive_maximum else '<='} {_shown_bound(high)}"
+            return f"{noun} {'<' if self.exclusive_maximum else '<='} {_shown_bound(high, self.kind)}"
         return "a finite number" if self.kind is float else noun
 
     def check(self, value: Any) -> Any:
@@ -454,7 +463,7 @@ class Parameter:
             shown = type(value).__name__ if getattr(self.kind, "shows_type", False) else show_value(value)
             raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}") from None
         bad = self.choices is not None and out not in self.choices
-        if isinstance(out, (int, float)) and not isinstance(out, bool):
+        if _real(out):
             if self.minimum is not None:
                 bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
             if self.maximum is not None:

@@ -137,7 +137,7 @@ def _test_template(family: str) -> str:
     return own if (TEMPLATE_DIR / own).is_file() else "test.py.tmpl"
 
 
-def _refuse_registered(family: str, name: str) -> None:
+def _refuse_registered(family: str, name: str, given: str) -> None:
     """A name the registry already has in ``family``: the package's component would be skipped once installed (the
     registry keeps the first of a name), and its generated tests would test the other one."""
     import warnings
@@ -151,7 +151,8 @@ def _refuse_registered(family: str, name: str) -> None:
         entry = reg.entry(family, name)
     except UnknownComponentError:
         return
-    raise ValueError(f"NAME: {name!r} is already a registered {family} (from {entry.distribution}); a plugin's "
+    what = repr(name) if name == given else f"{given!r} (its class {name!r})"
+    raise ValueError(f"NAME: {what} is already a registered {family} (from {entry.distribution}); a plugin's "
                      "component needs a name of its own")
 
 
@@ -170,7 +171,8 @@ def write_plugin(family: str, name: str, directory: str | os.PathLike = ".") -> 
         the family, or a folder that already exists (nothing is overwritten).
     """
     names = PluginNames.of(family, name)
-    _refuse_registered(family, name)
+    # an estimator registers under its class name (exact-boost -> ExactBoost)
+    _refuse_registered(family, names.cls if family == "estimator" else name, name)
     root = Path(directory) / names.dist
     if root.exists():
         raise ValueError(f"{root} already exists; choose another NAME or --dir")

@@ -68,6 +68,19 @@ def check_filter_converges_to_inverse(flt, rng):
     )
 
 
+def check_filter_regularizes(flt, rng):
+    """g_λ depends on λ: the eigenvalues below a large λ are damped more than below a small one.
+
+    A filter that ignores λ (g(t) = 1/t, the plain inverse) passes the other checks and regularizes nothing.
+    """
+    t = _spectrum(rng)
+    t = t[t > 0]
+    strong, weak = flt(t, _LAMS[0], norm=_NORM), flt(t, _LAMS[-1], norm=_NORM)
+    assert np.any(t * strong < t * weak - 1e-12), (
+        f"filter {flt.spec!r}: t*g(t) is the same at lam = {_LAMS[0]!r} as at lam = {_LAMS[-1]!r}; a "
+        "regularization damps the eigenvalues below lam more as lam grows (does g depend on lam?)")
+
+
 def check_filter_elementwise(flt, rng):
     """Evaluating an array equals evaluating each element; ``path`` equals stacked calls; the input is untouched."""
     t = _spectrum(rng)
@@ -136,6 +149,7 @@ CHECKS = [
     check_filter_limit_at_zero,
     check_filter_residual_bounded,
     check_filter_converges_to_inverse,
+    check_filter_regularizes,
     check_filter_elementwise,
     check_filter_rejects_bad_input,
     check_filter_spec_roundtrip,

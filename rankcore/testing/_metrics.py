@@ -214,8 +214,38 @@ def check_metric_shift_invariance(metric, rng):
         return
     for n in _SIZES:
         y, scores = _data(metric, rng, n)
-        a, b = _call(metric, y, scores), _call(metric, y, scores + 1000.0)
-        assert _same(a, b), f"{metric.spec}: adding 1000 to every score changed the value from {a!r} to {b!r}"
+        a = _call(metric, y, scores)
+        for shift in (1000.0, -2.5):            # both ways: a threshold at 0 moves under either sign
+            b = _call(metric, y, scores + shift)
+            assert _same(a, b), (f"{metric.spec}: adding {shift:g} to every score changed the value from {a!r} "
+                                 f"to {b!r}")
+
+
+def check_metric_order_invariance(metric, rng):
+    """A metric that declares ``order_invariant`` is unchanged by a strictly increasing map of the scores.
+
+    (rankcore relies on it: integer scores beyond 2**53 are replaced by their ranks for such a metric.) A
+    ``labels_order_invariant`` metric is likewise unchanged by a strictly increasing map of graded labels.
+    """
+    if not metric.scalar:
+        return
+    for n in _SIZES:
+        y, scores = _data(metric, rng, n)
+        a = _call(metric, y, scores)
+        if metric.order_invariant:
+            for name, mapped in (("exp", np.exp(scores / max(1.0, np.abs(scores).max()) * 5)),
+                                 ("a cube plus 7", scores**3 + 7.0), ("the ranks", _dense_ranks(scores))):
+                b = _call(metric, y, mapped)
+                assert _same(a, b), (f"{metric.spec}: declares order_invariant, but mapping the scores to {name} "
+                                     f"(same order) changed the value from {a!r} to {b!r}")
+        if metric.labels_order_invariant and metric.task == "graded":
+            b = _call(metric, y * 3.0 + 1.0, scores)
+            assert _same(a, b), (f"{metric.spec}: declares labels_order_invariant, but mapping the grades to "
+                                 f"3·y + 1 (same order) changed the value from {a!r} to {b!r}")
+
+
+def _dense_ranks(values: np.ndarray) -> np.ndarray:
+    return np.unique(values, return_inverse=True)[1].astype(np.float64)
 
 
 def _expect_error(metric, kinds, y, scores, what):
@@ -350,6 +380,7 @@ CHECKS = [
     check_metric_sorted_kernel,
     check_metric_permutation_invariance,
     check_metric_shift_invariance,
+    check_metric_order_invariance,
     check_metric_rejects_bad_input,
     check_metric_one_class,
     check_metric_weighted_groups,

@@ -27,6 +27,8 @@ _MODELS = {
     "filter": lambda rankcore, spec: rankcore.KernelRanker(filter=spec, lam=1e-2),
     "kernel": lambda rankcore, spec: rankcore.KernelRanker(kernel=spec, lam=1e-2),
     "estimator": _estimator,     # an estimator is the model
+    # a candidate alone, on data above AutoRanker's small-data rule (120 rows), with a single split
+    "candidate": lambda rankcore, spec: rankcore.AutoRanker(candidates=[spec], cv=0.3, random_state=0),
 }
 
 

@@ -41,8 +41,9 @@ def check_price_nonnegative_increasing_convex(price, rng):
     assert np.all(dg[np.isfinite(dg)] >= 0), f"price {price.spec!r}: g' < 0 somewhere on [0, 200]"
     gf = g[finite]
     assert np.all(np.diff(gf) >= -1e-12 * np.abs(gf[1:])), f"price {price.spec!r}: g decreases"
-    # convexity: g(midpoint) ≤ mean of the ends, on random pairs
-    a, b = rng.uniform(0, 20, 200), rng.uniform(0, 20, 200)
+    # convexity: g(midpoint) ≤ mean of the ends, on random pairs, near 0 and out to 200
+    a = np.r_[rng.uniform(0, 20, 200), np.exp(rng.uniform(np.log(20.0), np.log(200.0), 100))]
+    b = np.r_[rng.uniform(0, 20, 200), np.exp(rng.uniform(np.log(20.0), np.log(200.0), 100))]
     with np.errstate(over="ignore"):
         ga, gb, gm = _call(price.value, a), _call(price.value, b), _call(price.value, 0.5 * (a + b))
     for values, at in ((ga, a), (gb, b), (gm, 0.5 * (a + b))):
@@ -55,7 +56,9 @@ def check_price_nonnegative_increasing_convex(price, rng):
 def check_price_derivatives(price, rng):
     """g′ (and g″ if given) agree with central finite differences."""
     owner = f"price {price.spec!r}"
-    r = rng.uniform(0.2, 5.0, 30)
+    r = np.r_[rng.uniform(0.2, 5.0, 30), np.geomspace(5.0, 100.0, 12)]
+    with np.errstate(over="ignore"):
+        r = r[np.isfinite(_call(price.value, r * (1 + 1e-5)))]      # where g does not overflow (exp:2 past 350)
     h = 1e-6 * np.maximum(1.0, r)
     for name in ("value", "derivative") + (("second_derivative",) if price.has_second_derivative else ()):
         assert_finite(_call(getattr(price, name), r), owner=owner, what=name, at=r, at_name="r")
@@ -70,7 +73,7 @@ def check_price_derivatives(price, rng):
 
 def check_price_log_forms(price, rng):
     """log g, log g′, log g″ as functions of log r agree with the plain forms (and at r = 0)."""
-    r = np.r_[0.0, rng.uniform(1e-3, 30.0, 40)]
+    r = np.r_[0.0, rng.uniform(1e-3, 30.0, 40), np.geomspace(30.0, 1e6, 20)]    # compared where g is finite
     with np.errstate(divide="ignore"):
         log_r = np.log(r)
     pairs = [(price.log_value, price.value), (price.log_derivative, price.derivative)]
@@ -85,9 +88,9 @@ def check_price_log_forms(price, rng):
             f"price {price.spec!r}: {log_form.__name__} is NaN at log r = {log_r[np.isnan(got)][0]!r}")
         np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-9, atol=1e-9,
                                    err_msg=f"price {price.spec!r}: {log_form.__name__} vs log of {plain.__name__}")
-        assert np.array_equal(got[~finite], expected[~finite]), (
-            f"price {price.spec!r}: {log_form.__name__} gives {got[~finite]} where log {plain.__name__} is "
-            f"{expected[~finite]}")
+        zero = expected == -np.inf                  # g = 0 (r = 0); where g overflows the log form goes on
+        assert np.array_equal(got[zero], expected[zero]), (
+            f"price {price.spec!r}: {log_form.__name__} gives {got[zero]} where log {plain.__name__} is -inf")
 
 
 def check_price_log_forms_large(price, rng):
@@ -103,6 +106,12 @@ def check_price_log_forms_large(price, rng):
             assert not drop.any(), (
                 f"price {price.spec!r}: {log_form.__name__} decreases in log r, from {got[:-1][drop][0]!r} at "
                 f"log r = {log_r[:-1][drop][0]!r} to {got[1:][drop][0]!r}")
+        if price.has_second_derivative:
+            # g″ may fall (r^p, 1 < p < 2) or vanish (log −inf), but the push's curvature reads it: never NaN or +inf
+            got = _call(price.log_second_derivative, log_r)
+            bad = np.isnan(got) | (got == np.inf)
+            assert not bad.any(), (f"price {price.spec!r}: log_second_derivative is {float(got[bad][0])!r} at log r = "
+                                   f"{float(log_r[bad][0])!r}")
 
 
 def check_price_homogeneous_degree(price, rng):
