@@ -11,11 +11,15 @@ two-thread fit's own.
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import threading
+from typing import Any, Iterator
 
 __all__ = ["blas_limit", "openmp_limit"]
 
 _CONTROLLER: list = []
+#: The BLAS limits of the fits under way in this process (see :func:`blas_limit`).
+_LIMITS: dict = {"lock": threading.Lock(), "active": [], "saved": None}
 
 
 def _controller():
@@ -39,7 +43,8 @@ def openmp_limit(threads: int) -> Any:
     return _controller().limit(limits=max(1, int(threads)), user_api="openmp")
 
 
-def blas_limit(threads: int) -> Any:
+@contextlib.contextmanager
+def blas_limit(threads: int) -> Iterator[None]:
     """A context manager limiting every loaded BLAS library to ``threads`` threads.
 
     One ``threadpoolctl.ThreadpoolController`` serves every call: creating
@@ -47,5 +52,28 @@ def blas_limit(threads: int) -> Any:
     XGBoost and CatBoost loaded, several times a small fit).  SciPy's linear
     algebra is imported first, so that the scan sees its own BLAS as well as
     NumPy's.
+
+    A BLAS library has one thread count for the whole process, so fits that
+    overlap in several threads share it: the first to start saves the
+    process's own setting, each start and end sets the fewest threads asked
+    by the fits still running, and the last to end restores that setting.
+    (Nested limits each saving and restoring what they found left the
+    process at one fit's limit when two overlapped, for every later call.)
     """
-    return _controller().limit(limits=max(1, int(threads)), user_api="blas")
+    wanted = max(1, int(threads))
+    with _LIMITS["lock"]:
+        controller = _controller()
+        if not _LIMITS["active"]:
+            _LIMITS["saved"] = controller.limit(limits=wanted, user_api="blas")     # restores the process's own
+        _LIMITS["active"].append(wanted)
+        controller.limit(limits=min(_LIMITS["active"]), user_api="blas")
+    try:
+        yield
+    finally:
+        with _LIMITS["lock"]:
+            _LIMITS["active"].remove(wanted)
+            if _LIMITS["active"]:
+                _controller().limit(limits=min(_LIMITS["active"]), user_api="blas")
+            else:
+                _LIMITS["saved"].restore_original_limits()
+                _LIMITS["saved"] = None

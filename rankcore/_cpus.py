@@ -25,7 +25,8 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["available_cpus", "cgroup_cpu_quota", "idle_cpus", "other_running_threads", "process_cpu_quota"]
+__all__ = ["available_cpus", "cgroup_cpu_quota", "forked_after_threads", "idle_cpus", "note_threads_started",
+           "other_running_threads", "process_cpu_quota"]
 
 #: Where the cgroup hierarchies are mounted, and the file naming this process's cgroups.
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -42,6 +43,38 @@ IDLE_SAMPLE_SECONDS = 0.1
 #: fewest count: a Dask scheduler or client dispatching the very task that asks is busy for a moment, not a load.
 IDLE_SAMPLES = 5
 _idle_sample: list = [-math.inf, None]          # [monotonic time of the reading, its value]
+
+# Fork after threads: GNU libgomp keeps its thread pool across a fork as memory only, and the child's next
+# parallel region of more than one thread waits for pool threads that no longer exist -- forever
+# (multiprocessing.Pool's default start method on Linux). A child forked after this process ran kernels on
+# threads therefore runs them on one (:func:`forked_after_threads`), and says so once.
+_threads: dict = {"started": False, "forked": False, "warned": False}
+
+
+def note_threads_started() -> None:
+    """Record that this process runs kernels on more than one thread (so a forked child must not)."""
+    _threads["started"] = True
+
+
+def _after_fork_in_child() -> None:
+    _threads["forked"] = _threads["forked"] or _threads["started"]
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def forked_after_threads() -> bool:
+    """Whether this process was forked from one that had run kernels on threads (warns the first time)."""
+    if not _threads["forked"]:
+        return False
+    if not _threads["warned"]:
+        import warnings
+
+        _threads["warned"] = True
+        warnings.warn("rankcore: this process was forked after rankcore ran threads, which OpenMP cannot use "
+                      "after a fork: its kernels run on one thread here; start workers with the 'spawn' or "
+                      "'forkserver' method to use every core", RuntimeWarning, stacklevel=3)
+    return True
 
 
 def available_cpus() -> int:

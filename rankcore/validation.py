@@ -589,9 +589,14 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
     busy with other work waits for descheduled threads (two threads have run
     10 to 35 times as long as one there).  The results do not depend on the
     thread count.
+
+    In a process forked after this one ran threads, one thread: OpenMP cannot
+    start threads there (``rankcore._cpus.forked_after_threads``).
     """
     if isinstance(n_jobs, bool) or (n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0)):
         raise ValueError(f"{name}: expected None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+    if _cpus.forked_after_threads():
+        return 1
     cpus = _cpus.available_cpus()
     if n_jobs is None:
         wanted = cpus
@@ -603,7 +608,10 @@ def effective_n_threads(n_jobs: Any, *, name: str = "n_jobs") -> int:
         idle = _cpus.idle_cpus()
         if idle is not None:
             wanted = max(1, min(wanted, idle))
-    return max(1, min(wanted, _openmp.max_threads()))
+    threads = max(1, min(wanted, _openmp.max_threads()))
+    if threads > 1:
+        _cpus.note_threads_started()
+    return threads
 
 
 def check_flag(value: Any, *, name: str) -> bool:

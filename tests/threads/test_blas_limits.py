@@ -66,3 +66,34 @@ def test_auto_ranker_candidates_run_blas_on_its_threads(monkeypatch):
     with threadpool_limits(limits=2, user_api="blas"):
         rankcore.AutoRanker(candidates=["linear"], blend=False, n_jobs=1, random_state=0).fit(X, y)
     assert seen and all(s == {1} for s in seen)
+
+
+_OVERLAPPING = """
+import numpy as np
+from concurrent.futures import ThreadPoolExecutor
+from threadpoolctl import threadpool_info
+import rankcore
+
+def blas_threads():
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(400, 10))
+y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
+rankcore.SGDAtK(random_state=0).fit(X, y)
+before = blas_threads()
+with ThreadPoolExecutor(8) as pool:
+    list(pool.map(lambda i: rankcore.SGDAtK(random_state=i, n_jobs=1, n_epochs=3).fit(X, y), range(64)))
+print(before == blas_threads(), before, blas_threads())
+"""
+
+
+def test_overlapping_limits_in_threads_restore_the_process_setting():
+    # each limit saved and restored what it found: fits overlapping in threads left the process at one fit's
+    # limit for every later BLAS call (a fresh interpreter: OpenBLAS reads limits set from threads its own way)
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _OVERLAPPING], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("True"), done.stdout
