@@ -52,6 +52,7 @@ holds at most 8 boxes per bound evaluation; per fit, d n bytes for the
 two-valued features' ranks (run-length path).  Nothing is O(I x K).
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
 from libc.math cimport INFINITY, fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
@@ -59,6 +60,9 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
+
+#: Runs per thread between two looks for a pending signal (each run is its own seeded search: the same models).
+_RUNS_PER_THREAD = 8
 
 from ._bnb_boxes cimport Box, grid_value, margin_of
 from ._bnb_levels cimport doubles, ints, score_levels, two_value_groups
@@ -670,14 +674,19 @@ def fit_runs(const int32_t[:, ::1] ranks,          # IN (d, n)
         outs[e].loss = &loss[e, 0]
         outs[e].evals = &evals[e]
         outs[e].exhausted = &exhausted[e]
+    cdef Py_ssize_t start = 0, stop
     try:
-        if n_threads <= 1:
-            with nogil:
-                for e in range(n_runs):
+        while start < n_runs:               # a few runs per thread at a time, Ctrl-C heard between them
+            stop = min(n_runs, start + _RUNS_PER_THREAD * max(n_threads, 1))
+            if n_threads <= 1:
+                with nogil:
+                    for e in range(start, stop):
+                        status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
+            else:
+                for e in prange(start, stop, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
                     status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
-        else:
-            for e in prange(n_runs, nogil=True, num_threads=n_threads, schedule="dynamic", chunksize=1):
-                status[e] = run_one(&D, &st, seeds[e], ev_sub, ev_full, ev_tie, &outs[e])
+            PyErr_CheckSignals()
+            start = stop
     finally:
         free(outs)
     _raise_run_failures(status, ev_sub, ev_full, ev_tie)

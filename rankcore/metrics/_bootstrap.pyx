@@ -35,6 +35,7 @@
 # Complexity: a replicate of a metric that walks G groups covering r rows
 # costs O(G + r) time; memory is O(BLOCK) per thread plus the output.
 
+from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
 from libc.math cimport exp, floor, lgamma, log, log1p
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -46,6 +47,9 @@ from ._weighted cimport GroupMetric, GroupWalk
 from rankcore._parallel cimport threads_for
 
 import numpy as np
+
+#: Replicates per thread between two looks for a pending signal (a few milliseconds each on 10^5 rows).
+_SLICE = 64
 
 cdef enum:
     BLOCK = 256     # rows per block of a stream (Design B): a 1 KiB buffer
@@ -333,9 +337,14 @@ def bootstrap_groups(GroupMetric metric, pos_size, neg_size, uint64_t seed, int6
     cdef int threads = threads_for(<double> n_boot * (n_pos + n_neg), n_threads, 200000.0)
     cdef const int64_t* pp = &pv[0] if n_groups > 0 else NULL
     cdef const int64_t* nn = &nv[0] if n_groups > 0 else NULL
-    with nogil:
-        for b in prange(n_boot, num_threads=threads, schedule="static"):
-            o[b] = _walk_replicate(metric, pp, nn, n_groups, n_pos, n_neg, seed, first + b, stratified)
+    cdef int64_t start = 0, stop
+    while start < n_boot:                   # in slices, Ctrl-C heard between them (each replicate its own seed)
+        stop = min(n_boot, start + _SLICE * threads)
+        with nogil:
+            for b in prange(start, stop, num_threads=threads, schedule="static"):
+                o[b] = _walk_replicate(metric, pp, nn, n_groups, n_pos, n_neg, seed, first + b, stratified)
+        PyErr_CheckSignals()
+        start = stop
     return out
 
 
@@ -474,19 +483,24 @@ def bootstrap_rows(GroupMetric metric, const signed char[::1] y, const int64_t[:
     cdef uint64_t s = seed
     cdef bint strat = stratified
     cdef double total_pos, total_neg
+    cdef int64_t start = 0, stop
     try:
-        with nogil:
-            for b in prange(n_boot, num_threads=threads, schedule="static"):
-                tid = _thread_id()
-                w = scratch + tid * n
-                _row_weights(w, &pr[0], n_pos, &nr[0], n_neg, s, b, strat)
-                total_pos = 0.0
-                for t in range(n_pos):
-                    total_pos = total_pos + w[pr[t]]
-                total_neg = n_pos + n_neg - total_pos
-                for j in range(m):
-                    o[b, j] = _walk_rows(metric, w, &orders[j, 0], &ends[j, 0], n_groups[j], &y[0],
-                                         total_pos, total_neg)
+        while start < n_boot:               # in slices, Ctrl-C heard between them (each replicate its own seed)
+            stop = min(n_boot, start + _SLICE * threads)
+            with nogil:
+                for b in prange(start, stop, num_threads=threads, schedule="static"):
+                    tid = _thread_id()
+                    w = scratch + tid * n
+                    _row_weights(w, &pr[0], n_pos, &nr[0], n_neg, s, b, strat)
+                    total_pos = 0.0
+                    for t in range(n_pos):
+                        total_pos = total_pos + w[pr[t]]
+                    total_neg = n_pos + n_neg - total_pos
+                    for j in range(m):
+                        o[b, j] = _walk_rows(metric, w, &orders[j, 0], &ends[j, 0], n_groups[j], &y[0],
+                                             total_pos, total_neg)
+            PyErr_CheckSignals()
+            start = stop
     finally:
         free(scratch)
     return out
