@@ -41,6 +41,10 @@ def scale_or_positive(value: Any) -> str | float:
 scale_or_positive.__name__ = "'scale' or a number in [1e-100, 1e+100]"
 
 
+
+#: Features below this size cannot overflow a kernel's products: a NaN from them is the kernel's fault.
+_ORDINARY_SCALE = 1e100
+
 class Kernel(Component):
     """Base class of kernel functions K(x, x') (the ``kernel`` plugin family).
 
@@ -143,6 +147,10 @@ class Kernel(Component):
         if out.shape != expected:
             raise RuntimeError(f"{owner}: compute returned shape {out.shape}, expected {expected}")
         if not np.isfinite(out).all():
+            scale = max(float(np.abs(a).max(initial=0.0)) for a in (X_arr, Y_arr) if a is not None)
+            if np.isnan(out).any() and scale < _ORDINARY_SCALE:
+                # NaN from features of ordinary size is the kernel's own doing, not the data's
+                raise RuntimeError(f"{owner}: compute returned NaN on features of at most {scale:.3g} in size")
             # Finite data can still overflow a kernel (|x| ~ 1e200 squared): an input
             # problem, reported as such (a ValueError), not as a bug.
             raise ValueError(f"{owner}: the kernel values are not finite on these data (NaN or infinite); "

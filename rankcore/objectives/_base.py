@@ -193,6 +193,7 @@ disagree.  See :class:`BoundSeparable` for the protocol.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -586,7 +587,7 @@ class _BoundDefault(BoundObjective):
             raise ValueError(
                 f"objective {self.objective.spec!r}: gradient has shape {grad.shape}, expected {scores.shape}"
             )
-        return float(value), grad
+        return _scalar_value(self.objective, value), grad
 
     @property
     def has_hessian(self) -> bool:
@@ -606,7 +607,7 @@ class _BoundDefault(BoundObjective):
         if not np.isfinite(hess).all():
             raise ValueError(f"objective {self.objective.spec!r}: value_gradient_hessian returned a non-finite "
                              "hessian; it must be a finite positive curvature")
-        return float(value), grad, clip_hessian(hess)
+        return _scalar_value(self.objective, value), grad, clip_hessian(hess)
 
     def line(self, scores, direction):
         objective = self.objective
@@ -868,3 +869,13 @@ class CheckedLine:
         if abs(result.alpha) <= self._limit:
             return result
         return self._from_scores().minimize(max_step)
+
+
+def _scalar_value(objective, value) -> float:
+    """A plugin objective's value as a float, or a TypeError naming it (a 1-element array is not a number)."""
+    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    shown = f"an array of shape {np.shape(value)}" if hasattr(value, "shape") else type(value).__name__
+    raise TypeError(f"objective {objective.spec!r}: value_and_gradient must return its value as a number, "
+                    f"got {shown}")
+

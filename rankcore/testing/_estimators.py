@@ -25,6 +25,14 @@ def _data(estimator, rng: np.random.Generator, n: int = 80):
     return X, (signal if estimator._task() == "graded" else y)
 
 
+def _fitted(estimator, X, y, **fit_params):
+    """``estimator.fit(X, y)``, which must return the estimator (scikit-learn's contract)."""
+    returned = estimator.fit(X, y, **fit_params)
+    assert returned is estimator, (f"{type(estimator).__name__}.fit must return self, returned "
+                                   f"{type(returned).__name__}")
+    return estimator
+
+
 def check_estimator_parameters_declared(estimator, rng):
     """Every constructor argument is a declared, documented, keyword-only parameter; clone keeps them."""
     from sklearn.base import clone
@@ -33,12 +41,14 @@ def check_estimator_parameters_declared(estimator, rng):
     signature = inspect.signature(cls.__init__)
     names = [p.name for p in signature.parameters.values() if p.name != "self"]
     assert names == [p.name for p in cls.parameters], f"{cls.__name__}: the signature is not the declaration"
-    assert all(p.kind is p.KEYWORD_ONLY for p in signature.parameters.values() if p.name != "self")
+    positional = [p.name for p in signature.parameters.values() if p.name != "self" and p.kind is not p.KEYWORD_ONLY]
+    assert not positional, f"{cls.__name__}: parameters not keyword-only: {positional}"
     undocumented = [p.name for p in cls.parameters if not (p.doc or "").strip()]
     assert not undocumented, f"{cls.__name__}: parameters without doc: {undocumented}"
     assert "Parameters\n" in (cls.__doc__ or ""), f"{cls.__name__}: no Parameters section in the docstring"
     copy = clone(estimator)
-    assert copy.get_params(deep=False).keys() == estimator.get_params(deep=False).keys()
+    assert copy.get_params(deep=False).keys() == estimator.get_params(deep=False).keys(), (
+        f"{cls.__name__}: clone changes the parameters' names")
     estimator._check_params()
 
 
@@ -65,12 +75,16 @@ def check_estimator_fits_and_scores(estimator, rng):
     from sklearn.base import clone
 
     X, y = _data(estimator, rng)
-    model = clone(estimator).fit(X, y)
+    model = _fitted(clone(estimator), X, y)
     declared = type(model)._fitted_names
     stray = [k for k in vars(model) if k.endswith("_") and not k.startswith("_") and k not in declared]
     assert not stray, f"{type(model).__name__}: undeclared fitted attributes {stray}"
     scores = np.asarray(model.decision_function(X))
-    assert scores.shape[0] == X.shape[0] and np.isfinite(scores).all()
+    name = type(model).__name__
+    assert scores.shape == (X.shape[0],), (f"{name}: decision_function must give one score per row, shape "
+                                           f"({X.shape[0]},), got shape {scores.shape}")
+    bad = np.flatnonzero(~np.isfinite(scores))
+    assert bad.size == 0, f"{name}: decision_function gives {float(scores[bad[0]])!r} at row {int(bad[0])} ({bad.size} in all)"
 
 
 def check_estimator_saves_and_loads(estimator, rng):
@@ -80,7 +94,7 @@ def check_estimator_saves_and_loads(estimator, rng):
     from ..persistence import model_from_dict, model_to_dict
 
     X, y = _data(estimator, rng)
-    model = clone(estimator).fit(X, y)
+    model = _fitted(clone(estimator), X, y)
     try:
         data = model_to_dict(model)
     except TypeError as exc:           # e.g. a callable kernel: no spec string to save
@@ -88,7 +102,7 @@ def check_estimator_saves_and_loads(estimator, rng):
             return
         raise
     loaded = model_from_dict(data)
-    assert type(loaded) is type(model)
+    assert type(loaded) is type(model), f"{type(model).__name__}: its model file loads as a {type(loaded).__name__}"
     np.testing.assert_array_equal(np.asarray(loaded.decision_function(X)), np.asarray(model.decision_function(X)))
 
 
@@ -102,12 +116,17 @@ def check_estimator_training_curve_and_callbacks(estimator, rng):
         return
     X, y = _data(estimator, rng)
     seen = []
-    model = clone(estimator).fit(X, y, callbacks=[seen.append])
+    model = _fitted(clone(estimator), X, y, callbacks=[seen.append])
+    name = type(model).__name__
     curve = model.training_curve_
-    assert curve.iterations.shape == curve.objective.shape and curve.iterations.ndim == 1
-    assert np.isfinite(curve.objective).all()
-    assert seen and all(isinstance(info, IterationInfo) for info in seen)
-    assert [info.iteration for info in seen] == list(range(1, len(seen) + 1))
+    assert curve.iterations.shape == curve.objective.shape and curve.iterations.ndim == 1, (
+        f"{name}: training_curve_ iterations {curve.iterations.shape} and objective {curve.objective.shape} must be "
+        "1-D of one length")
+    assert np.isfinite(curve.objective).all(), f"{name}: training_curve_.objective is not finite"
+    assert seen, f"{name}: fit(callbacks=...) called no callback"
+    assert all(isinstance(info, IterationInfo) for info in seen), f"{name}: callbacks got no IterationInfo"
+    assert [info.iteration for info in seen] == list(range(1, len(seen) + 1)), (
+        f"{name}: callbacks saw iterations {[info.iteration for info in seen]}, expected 1, 2, ...")
     stopped = []
 
     def stop_at_first(info):
