@@ -333,10 +333,14 @@ def _interval(low: float | None, high: float | None, low_open: bool, high_open: 
             f"{')' if high_open else ']'}")
 
 
+def _cut(text: str) -> str:
+    """``text`` cut short when long (a converter's message may repeat the whole value)."""
+    return text if len(text) <= 2 * MAX_ECHO else text[:MAX_ECHO] + f"... [{len(text)} characters]"
+
+
 def show_value(value: Any) -> str:
     """``repr(value)`` for an error message, cut short when long (a big array is not echoed whole)."""
-    text = repr(value)
-    return text if len(text) <= 2 * MAX_ECHO else text[:MAX_ECHO] + f"... [{len(text)} characters]"
+    return _cut(repr(value))
 
 
 @dataclass(frozen=True)
@@ -403,7 +407,7 @@ class Parameter:
             out = func(value)
         except (TypeError, ValueError) as exc:
             raise SpecError(
-                f"{owner}: {self.name} must be {self.describe()}, got {value!r} ({exc})"
+                f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)} ({_cut(str(exc))})"
             ) from None
         bad = False
         # numbers.Real: a converter may return np.int64, Fraction or Decimal, whose bounds hold as well
@@ -414,7 +418,7 @@ class Parameter:
         if self.choices is not None:
             bad |= out not in self.choices
         if bad:
-            raise SpecError(f"{owner}: {self.name} must be {self.describe()}, got {value!r}")
+            raise SpecError(f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)}")
         return out
 
     # ------------------------------------------------------------------
@@ -483,6 +487,18 @@ class Parameter:
             head += f", default={self.default!r}"
         body = textwrap.indent(textwrap.dedent(self.doc).strip(), "    ")
         return head + ("\n" + body if body else "")
+
+
+def _check_writable(owner: str, param: "Parameter", value: Any) -> None:
+    """Refuse a text value that a spec string cannot hold (the spec is how a component is saved and resolved).
+
+    Commas and ``=`` separate a spec's arguments, spaces around one are dropped, and an argument is never empty.
+    """
+    if not isinstance(value, str) or value == param.default:
+        return
+    if "," in value or "=" in value or value != value.strip() or value == "":
+        raise SpecError(f"{owner}: {param.name}={show_value(value)} cannot be written in a spec string (no commas, "
+                        "'=', surrounding spaces or empty text)")
 
 
 def _format_value(value: Any) -> str:
@@ -563,12 +579,15 @@ class Component:
             expected = ", ".join(known) or "no parameters"
             raise SpecError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected {expected}")
         values = {}
-        for param in self.parameters:
+        for index, param in enumerate(self.parameters):
             if param.name in kwargs:
                 values[param.name] = param.convert(kwargs[param.name], owner=owner)
+                _check_writable(owner, param, values[param.name])
             elif param.default is REQUIRED:
+                # positionally only when it is the first parameter: 'name:<v>' would set the first one otherwise
+                where = f"<{param.name}>" if index == 0 else f"{param.name}=<{param.name}>"
                 raise SpecError(f"{owner}: missing parameter {param.name} ({param.describe()}); "
-                                f"write it as '{self.name}:<{param.name}>'")
+                                f"write it as '{self.name}:{where}'")
             else:
                 values[param.name] = param.default
         self._params = values

@@ -3,9 +3,12 @@
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
-from rankcore.spec import Component, Parameter, SpecError, count_or_fraction, parse_spec
+import rankcore
+
+from rankcore.spec import REQUIRED, Component, Parameter, SpecError, count_or_fraction, parse_spec
 
 
 class Toy(Component):
@@ -138,3 +141,35 @@ def test_count_or_fraction_valid(value, expected):
 def test_count_or_fraction_invalid(value):
     with pytest.raises(ValueError):
         count_or_fraction(value)
+
+
+class _Texted(rankcore.Price):
+    """g = r, with a text and a required second parameter (for the messages below)."""
+
+    name = "test-texted"
+    parameters = (Parameter("label", str, default="x"), Parameter("b", float, default=REQUIRED, minimum=0.0))
+
+    def value(self, r):
+        return np.asarray(r, dtype=np.float64)
+
+    def derivative(self, r):
+        return np.ones_like(np.asarray(r, dtype=np.float64))
+
+
+@pytest.mark.parametrize("label", ["a,b", "k=v", " padded ", ""])
+def test_a_text_value_no_spec_can_hold_is_refused(label):
+    # its spec resolved to another component ('a,b' two arguments, '' the default): saving it changed it
+    with pytest.raises(SpecError, match="label=.* cannot be written in a spec string"):
+        _Texted(label=label, b=1.0)
+    assert _Texted(label="a:b c", b=1.0).spec == "test-texted:a:b c,1"
+
+
+def test_a_missing_required_parameter_after_the_first_is_asked_by_name():
+    with pytest.raises(SpecError, match=r"missing parameter b .*; write it as 'test-texted:b=<b>'"):
+        _Texted()
+
+
+def test_a_long_value_with_spaces_is_not_echoed_whole():
+    with pytest.raises(SpecError) as info:
+        _Texted.from_spec_args([], {"label": "y", "b": " ".join(["a"] * 50001)})
+    assert len(str(info.value)) < 500
