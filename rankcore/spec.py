@@ -409,12 +409,8 @@ class Parameter:
             raise SpecError(
                 f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)} ({_cut(str(exc))})"
             ) from None
-        bad = False
         # numbers.Real: a converter may return np.int64, Fraction or Decimal, whose bounds hold as well
-        if self.minimum is not None and _real(out):
-            bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
-        if self.maximum is not None and _real(out):
-            bad |= out >= self.maximum if self.exclusive_maximum else out > self.maximum
+        bad = self._outside(out)
         if self.choices is not None:
             bad |= out not in self.choices
         if bad:
@@ -424,6 +420,19 @@ class Parameter:
     # ------------------------------------------------------------------
     # Estimator parameters: Python values, checked strictly
     # ------------------------------------------------------------------
+    def _outside(self, value: Any) -> bool:
+        """Whether a number breaks the bounds (a NaN always does); anything else is not for the bounds to judge."""
+        if not _real(value):
+            return False
+        if isinstance(value, decimal.Decimal) and value.is_nan() or value != value:
+            return self.minimum is not None or self.maximum is not None
+        bad = False
+        if self.minimum is not None:
+            bad |= value <= self.minimum if self.exclusive_minimum else value < self.minimum
+        if self.maximum is not None:
+            bad |= value >= self.maximum if self.exclusive_maximum else value > self.maximum
+        return bool(bad)
+
     def expected(self) -> str:
         """What an estimator parameter accepts, in words: ``"an integer >= 1"``, ``"a number in (0, 1)"``.
 
@@ -438,7 +447,10 @@ class Parameter:
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind not in (int, float):
-            return _KIND_NAMES.get(self.kind) or getattr(self.kind, "__name__", "a value").replace("_", " ")
+            kind = _KIND_NAMES.get(self.kind) or getattr(self.kind, "__name__", "a value").replace("_", " ")
+            if self.minimum is None and self.maximum is None:
+                return kind
+            return self.describe()                      # a converter's kind with bounds: say the bounds too
         noun = "an integer" if self.kind is int else "a number"
         low, high = self.minimum, self.maximum
         if low is not None and high is not None:
@@ -467,11 +479,7 @@ class Parameter:
             shown = type(value).__name__ if getattr(self.kind, "shows_type", False) else show_value(value)
             raise ParameterError(f"{self.name}: expected {self.expected()}, got {shown}") from None
         bad = self.choices is not None and out not in self.choices
-        if _real(out):
-            if self.minimum is not None:
-                bad |= out <= self.minimum if self.exclusive_minimum else out < self.minimum
-            if self.maximum is not None:
-                bad |= out >= self.maximum if self.exclusive_maximum else out > self.maximum
+        bad |= self._outside(out)
         if bad:
             raise ParameterError(f"{self.name}: expected {self.expected()}, got {show_value(value)}")
         return out
@@ -557,8 +565,10 @@ class Component:
 
     @classmethod
     def _per_instance(cls, name: str) -> bool:
-        """Whether the declaration ``name`` is a property, set per instance from its parameters (not checked)."""
-        return isinstance(inspect.getattr_static(cls, name, None), property)
+        """Whether the declaration ``name`` is a descriptor (a property, a ``functools.cached_property``...), set
+        per instance from its parameters: not checked on the class."""
+        static = inspect.getattr_static(cls, name, None)
+        return hasattr(type(static), "__get__") and not isinstance(static, (numbers.Number, str, bytes, tuple, list))
 
     @classmethod
     def _flags_problem(cls, names: tuple[str, ...]) -> str | None:
@@ -567,7 +577,7 @@ class Component:
             value = getattr(cls, name)
             if cls._per_instance(name):
                 continue
-            if not isinstance(value, bool):
+            if not isinstance(value, (bool, np.bool_)):
                 return f"{cls.__name__}.{name} must be True or False, got {value!r}"
         return None
 

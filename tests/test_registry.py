@@ -442,3 +442,24 @@ def test_a_hook_of_no_rankcore_name_is_a_problem_naming_it(fresh_registry):
     assert problem.plugin == "typo"
     assert problem.message == ("rankcore_register_metric is not a rankcore hook, so it is never called; did you "
                                "mean 'rankcore_register_metrics'?")
+
+
+def test_declarations_set_per_instance_or_as_numpy_values_are_accepted(fresh_registry):
+    # the declaration checks refused what plugins had used all along: a cached_property, np.True_, max_rows=1e6
+    import functools
+
+    import numpy as np
+
+    from _plugin_registration import components_registered
+    from rankcore.auto import Candidate
+
+    metric = _declared(Metric, bounded=np.True_,
+                       greater_is_better=functools.cached_property(lambda self: True))
+    candidate = _declared(Candidate, max_rows=1e6, relative_cost=np.float64(0.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with components_registered("rankcore_register_metrics", [metric], "m", distribution="m-dist"), \
+                components_registered("rankcore_register_auto_candidates", [candidate], "c", distribution="c-dist"):
+            reg = rankcore.get_registry()
+            assert [p for p in reg.problems if p.distribution in ("m-dist", "c-dist")] == []
+            assert "declared" in reg.names("metric") and "declared" in reg.names("candidate")

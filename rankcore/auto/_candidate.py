@@ -164,7 +164,7 @@ class Candidate(Component):
                 return f"{cls.__name__}.{attr} must be {what}, got {value!r}"
         for attr in ("max_rows", "max_features"):
             value = getattr(cls, attr)
-            whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer()
             if value is not None and not cls._per_instance(attr) and not (whole and value >= 1):
                 return f"{cls.__name__}.{attr} must be None or a whole number >= 1, got {value!r}"
         return cls._flags_problem(("accepts_missing", "impute_missing", "savable", "ranks_within_queries"))

@@ -54,6 +54,10 @@ def build_leaderboard(search, selection, chosen: tuple[int, ...], skipped: dict[
         elif c in out.halved_after:
             rows.append(_row(search, c, n_units, "halved",
                              f"dropped after {out.halved_after[c]} fold(s) by successive halving"))
+        elif c in out.cut_by_budget:
+            rows.append(_row(search, c, n_units, "halved",
+                             f"dropped after {out.cut_by_budget[c]} fold(s): the time budget ran out before its "
+                             "other folds"))
         elif len(chosen) == 1 and c == chosen[0]:
             rows.append(_row(search, c, n_units, "chosen", selection.reason if selection is not None else ""))
         else:

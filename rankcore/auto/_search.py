@@ -69,6 +69,7 @@ class SearchOutcome:
     errors: dict[int, str] = field(default_factory=dict)
     warnings: dict[int, str] = field(default_factory=dict)                # candidate -> its first fold warning
     halved_after: dict[int, int] = field(default_factory=dict)            # candidate -> folds it got
+    cut_by_budget: dict[int, int] = field(default_factory=dict)           # candidate -> folds it got
     not_run: set[int] = field(default_factory=set)
     n_folds_final: int = 0
     survivors: list[int] = field(default_factory=list)
@@ -273,8 +274,8 @@ class SuccessiveHalving:
 
         The rung runs fold-major, the anchor first in each fold, so when the budget runs out the anchor may hold
         one fold more than the rest: they are compared on the folds all of them got, never dropped for the
-        fold they were not given time for. Candidates two folds or more behind the most any got are dropped
-        ("halved"), those with none are "not run".
+        fold they were not given time for. Candidates two folds or more behind the most any got (a costlier
+        candidate's folds wait while cheaper ones run) are dropped for the budget, those with none are "not run".
         """
         counts = {c: self._consecutive_folds(c) for c in alive}
         for c in alive:
@@ -285,8 +286,8 @@ class SuccessiveHalving:
             return [], 0
         most = max(counts[c] for c in alive)
         for c in alive:
-            if counts[c] < most - 1:
-                self.outcome.halved_after[c] = counts[c]
+            if counts[c] < most - 1:          # its folds were put off (a costlier candidate) until none were left
+                self.outcome.cut_by_budget[c] = counts[c]
         alive = [c for c in alive if counts[c] >= most - 1]
         return alive, min(counts[c] for c in alive)
 

@@ -103,9 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rankcore: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # a bug in rankcore: still no traceback unless asked
+    except Exception as exc:  # a bug in rankcore (or in a plugin's code): still no traceback unless asked
         if args.debug:
             raise
+        plugin = _raising_plugin(exc)
+        if plugin is not None:
+            print(f"rankcore: error in a plugin: {plugin} raised {type(exc).__name__}: {_one_line(exc)} "
+                  "(run again with --debug for the traceback, and report it to the plugin's authors)",
+                  file=sys.stderr)
+            return EXIT_INTERNAL
         print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
               "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
         return EXIT_INTERNAL

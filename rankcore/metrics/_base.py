@@ -122,7 +122,7 @@ class Metric(Component):
     def declaration_problem(cls) -> str | None:
         """A declared flag that is not a bool, or a ``task`` that is no task (see :class:`Component`)."""
         if not cls._per_instance("greater_is_better") and cls.greater_is_better is not None \
-                and not isinstance(cls.greater_is_better, bool):
+                and not isinstance(cls.greater_is_better, (bool, np.bool_)):
             return f"{cls.__name__}.greater_is_better must be True, False or None, got {cls.greater_is_better!r}"
         if not cls._per_instance("task") and cls.task not in ("bipartite", "graded"):
             return f"{cls.__name__}.task must be 'bipartite' or 'graded', got {cls.task!r}"

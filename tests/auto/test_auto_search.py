@@ -163,6 +163,20 @@ def test_auto_budget_ending_after_the_anchors_fold_keeps_every_candidate(budget)
     assert all(len(out.scores[c]) >= out.n_folds_final for c in out.survivors)
 
 
+def test_auto_a_candidate_two_folds_behind_is_dropped_for_the_budget_not_halved():
+    # a costlier candidate's folds wait while cheaper ones run: two behind when the budget ends, it is dropped
+    # for the budget, and says so (it was reported as halved by successive halving, however good)
+    from rankcore.auto._search import SearchOutcome
+
+    search = SuccessiveHalving.__new__(SuccessiveHalving)
+    search.outcome = SearchOutcome()
+    search.outcome.scores = {0: dict.fromkeys(range(10), 0.1), 1: dict.fromkeys(range(9), 0.5),
+                             2: dict.fromkeys(range(8), 0.9)}
+    alive, done = search._cut_short([0, 1, 2])
+    assert alive == [0, 1] and done == 9
+    assert search.outcome.cut_by_budget == {2: 8} and not search.outcome.halved_after
+
+
 def test_auto_plan_size_bounds_the_tasks_run():
     search, out, world = _search([0.0, 3.0, 2.5, 0.1, 0.2, 2.0, 0.05, 0.15], [1.0] * 8)
     assert len(world.ran) <= search.planned_tasks

@@ -177,10 +177,13 @@ class _DividingMetric(rankcore.Metric):
 
     name = "test-dividing"
     refuse = False
+    index = False
 
     def compute(self, y, scores):
         if self.refuse:
             raise ValueError("needs at least 3 positives")
+        if self.index:
+            return float(scores[10**9])
         return 1 / 0
 
 
@@ -200,3 +203,16 @@ def test_a_plugins_failure_is_said_to_be_the_plugins(labelled, monkeypatch, refu
         assert status == 1
         assert err.startswith("rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised "
                               "ZeroDivisionError: division by zero")
+
+
+def test_a_plugins_other_exception_is_not_called_rankcores(labelled, monkeypatch):
+    # an IndexError in a plugin's code was "rankcore: internal error ... please report it"
+    from _plugin_registration import components_registered
+
+    monkeypatch.setattr(_DividingMetric, "index", True)
+    assert _cli("fit", "binary.csv", "--n-iter", "3", "--out", "m.json", "--quiet")[0] == 0
+    with components_registered("rankcore_register_metrics", [_DividingMetric], "dividing", "dividing-dist 1.0"):
+        status, _, err = _cli("evaluate", "m.json", "binary.csv", "--metrics", "test-dividing")
+    assert status == 1
+    assert err.startswith("rankcore: error in a plugin: metric 'test-dividing' (dividing-dist 1.0) raised IndexError")
+
