@@ -424,7 +424,7 @@ class Parameter:
         """Whether a number breaks the bounds (a NaN always does); anything else is not for the bounds to judge."""
         if not _real(value):
             return False
-        if isinstance(value, decimal.Decimal) and value.is_nan() or value != value:
+        if (isinstance(value, decimal.Decimal) and value.is_nan()) or value != value:
             return self.minimum is not None or self.maximum is not None
         bad = False
         if self.minimum is not None:
