@@ -214,11 +214,14 @@ def metric_specs(text: str) -> list[str]:
     from ..registry import resolve
 
     specs = split_specs(text, registered_names("metric"), what="--metrics")
+    seen: dict[str, str] = {}
     for spec in specs:
         metric = resolve("metric", spec)
         if not getattr(metric, "scalar", True):
             raise CommandError(f"--metrics: {spec!r} is not a single number (use a scalar metric such as auc)")
-    return specs
+        # one column per metric: a repeat (auc,auc, or prec@k:10 and prec@k:k=10) was one JSON key, two columns
+        seen.setdefault(metric.spec, spec)
+    return list(seen.values())
 
 
 def scalar_metric(text: str, option: str) -> str:

@@ -61,7 +61,7 @@ def comparison_tables(comparison, args) -> tuple[str, list[tuple[str, Table]]]:
     split = next((s for s in comparison.splits if s != "train"), "train")
     y = comparison.splits[split][1]
     qid = comparison.qid.get(split)
-    level_pct = f"{100 * args.ci:g}%"
+    level_pct = f"{100 * args.ci:g}%" if f"{100 * args.ci:g}" != "100" else f"{100 * args.ci:.12g}%"   # not "100%"
     rows = []
     for fitted in comparison.models:
         found = evaluate(y, fitted.scores[split], comparison.metrics, ci=args.ci, n_boot=args.n_boot,

@@ -315,6 +315,11 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
         for key in spec_params:
             if key not in valid:
                 raise CommandError(f"--model {kind.name}: no parameter {key!r} (its parameters: {', '.join(sorted(valid))})")
+        # a parameter set twice, in the spec and by an option or --param: which was meant cannot be told
+        twice = sorted({kind.options[d] for d in lists} & set(spec_params)) + sorted(set(extra_here) & set(spec_params))
+        if twice:
+            option = next((_OPTION_BY_DEST[d].flag for d in lists if kind.options[d] == twice[0]), "--param")
+            raise CommandError(f"--model {kind.name}: {twice[0]} is set both in the spec and by {option}; set it once")
         dests = list(lists)
         for combo in itertools.product(*(lists[d] for d in dests)):
             params: dict[str, Any] = {}

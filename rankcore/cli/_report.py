@@ -73,11 +73,14 @@ def file_sha256(path: str) -> str:
     return digest.hexdigest()
 
 
+_NOT_INSTALLED = "not installed"
+
+
 def _version(distribution: str) -> str:
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return _NOT_INSTALLED
 
 
 def environment_versions() -> dict[str, str]:
@@ -97,9 +100,12 @@ def environment_versions() -> dict[str, str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         reg = registry()
+    # an entry point's provider reads "Name version" (a runtime plugin's, whatever it was registered with)
     distributions = sorted({e.distribution for e in reg.all_entries()} - {"rankcore"})
     for dist in distributions:
-        versions[f"plugin {dist}"] = _version(dist)
+        name, _, version = dist.partition(" ")
+        installed = _version(name)
+        versions[f"plugin {name}"] = installed if installed != _NOT_INSTALLED or not version else version
     return versions
 
 

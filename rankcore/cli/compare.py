@@ -379,14 +379,11 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
 
         require_matplotlib()  # PNG and PDF are drawn by matplotlib; SVG (the default) by rankcore
     if not args.no_plots:
-        if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
-            raise CommandError(f"--out-dir: {args.out_dir!r} exists and is not a directory")
-    if not args.no_plots:
-        for name, path in figure_paths(args.out_dir, args.image_format, figures).items():
+        _check_directory_creatable(args.out_dir, "--out-dir")
+        for name, path in figure_paths(args.out_dir, args.image_format, _written(figures, configs)).items():
             outputs[f"--out-dir ({name} figure)"] = path
     if args.save_models:
-        if os.path.exists(args.save_models) and not os.path.isdir(args.save_models):
-            raise CommandError(f"--save-models: {args.save_models!r} exists and is not a directory")
+        _check_directory_creatable(args.save_models, "--save-models")
         for config in configs:
             outputs[f"--save-models ({config.label})"] = os.path.join(args.save_models, _file_name(config.label) + ".json")
     check_distinct_outputs(outputs)
@@ -395,6 +392,37 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
             continue
         if option == "--report" or os.path.isdir(os.path.dirname(path) or "."):
             check_output(path, option, inputs=inputs, force=args.force)
+
+
+def _written(figures: tuple[str, ...], configs) -> tuple[str, ...]:
+    """The figures of ``figures`` this run writes: the queries' differences need two models, the objective a model
+    with a training curve (an existing file of a figure not written is no reason to stop)."""
+    if not configs:
+        return figures
+    drop = set()
+    if len(configs) < 2:
+        drop.add("query_differences")
+    if all(config.kind.cls.iteration_parameter is None for config in configs):
+        drop.add("objective")
+    return tuple(name for name in figures if name not in drop)
+
+
+def _check_directory_creatable(directory: str, option: str) -> None:
+    """A directory that exists, or whose nearest existing ancestor is a directory this process can write in.
+
+    (Made after the training otherwise: a parent that is a file, or read-only, failed only then.)
+    """
+    if os.path.exists(directory):
+        if not os.path.isdir(directory):
+            raise CommandError(f"{option}: {directory!r} exists and is not a directory")
+        return
+    ancestor = os.path.dirname(os.path.abspath(directory))
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise CommandError(f"{option}: cannot make {directory!r}: {ancestor!r} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise CommandError(f"{option}: cannot make {directory!r}: {ancestor!r} is not writable")
 
 
 def data_facts_of(data, extra: list[tuple[str, str]], found=()) -> list[tuple[str, str]]:
@@ -483,6 +511,8 @@ def _one_list_splits(args, data):
     X = estimator_input(data)
     if args.test:
         test, facts = _test_file(args, data)
+        if args.positive is None:
+            _check_test_labels(data, test)
         # the training file's relevant label: a test file of that label alone is all relevant
         y_test = test.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
         return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts
@@ -493,6 +523,24 @@ def _one_list_splits(args, data):
         raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
     return ({"train": (X_tr, y_tr), "test": (X_te, y_te)}, {}, None,
             [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")])
+
+
+def _check_test_labels(data, test) -> None:
+    """Refuse a ``--test`` file with a label the training file never has (its classes coded otherwise, {1, 2} for
+    {0, 1}, would be ranked by another rule, silently): the relevant label is the training file's greater one."""
+    import numpy as np
+
+    if test.y is None or data.y is None:
+        return
+    train, other = np.unique(data.y), np.unique(test.y)
+    same_kind = (train.dtype.kind in "biuf") == (other.dtype.kind in "biuf")
+    unseen = other[~np.isin(other, train)] if same_kind else other[~np.isin(other.astype(str), train.astype(str))]
+    if unseen.size:
+        from ._common import _shown
+
+        raise CommandError(f"{test.source}: the label {_shown(unseen[0])} never occurs in the training data "
+                           f"{data.source} (labels {', '.join(_shown(v) for v in train[:6])}); the two files must "
+                           "code the classes alike, or name the relevant label with --positive LABEL")
 
 
 def _query_splits(args, data, metrics: list[str]):

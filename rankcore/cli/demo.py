@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any, Sequence, TextIO
 
-from ._common import metric_specs, seed
+from ._common import metric_specs, nonnegative_int, seed
 from .._progress import Progress
 
 __all__ = ["run_demo", "DEMO_PRICES", "DEMO_METRICS"]
@@ -224,7 +224,7 @@ def add_parser(subparsers):
                      help="directory of the figures (default 'rankcore-demo')")
     add_image_format_option(out)
     out.add_argument("--no-plots", action="store_true", help="write no figures")
-    out.add_argument("--max-fp", type=int, metavar="N",
+    out.add_argument("--max-fp", type=nonnegative_int, metavar="N",
                      help="width of the leftmost ROC portion in false positives (default: a tenth of the negatives)")
     out.add_argument("--report", metavar="FILE.html", help="also write a self-contained HTML report")
     out.add_argument("--force", "-f", action="store_true", help="overwrite the figures and report of an earlier run")

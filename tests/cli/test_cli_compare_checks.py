@@ -1,0 +1,92 @@
+"""`rankcore compare` checks what it can before training: test labels, output directories, parameters set twice."""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+from rankcore.cli import main
+
+
+def _cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def _write(path, labels, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(len(labels), 3))
+    rows = [",".join(map(repr, row)) + f",{label}" for row, label in zip(X.tolist(), labels)]
+    path.write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    y = (np.arange(80) % 3 == 0).astype(int).tolist()
+    _write(tmp_path / "train.csv", y)
+    _write(tmp_path / "coded.csv", [v + 1 for v in y], seed=1)         # the same classes coded 1, 2
+    _write(tmp_path / "third.csv", [v if i % 7 else 5 for i, v in enumerate(y)], seed=2)
+    _write(tmp_path / "test.csv", y, seed=3)
+    return tmp_path
+
+
+@pytest.mark.parametrize("test, label", [("coded.csv", "2"), ("third.csv", "5")])
+def test_a_test_label_the_training_file_never_has_is_refused(files, test, label):
+    # {1, 2} for {0, 1} ranked 1 as relevant: the test AUC came out as 1 - AUC, exit 0
+    status, out, err = _cli("compare", "train.csv", "--test", test, "--model", "push", "--n-iter", "3", "--no-plots")
+    assert status == 2 and out == ""
+    assert f"{test}: the label {label} never occurs in the training data train.csv (labels 0, 1)" in err
+
+
+def test_output_directories_that_cannot_be_made_are_refused_before_training(files):
+    for option in ("--out-dir", "--save-models"):
+        status, out, err = _cli("compare", "train.csv", "--model", "push", "--n-iter", "3", option, "test.csv/d")
+        assert status == 2 and out == ""                       # nothing trained, no table
+        assert f"{option}: cannot make 'test.csv/d':" in err and "is a file, not a directory" in err
+
+
+def test_a_parameter_in_the_spec_and_an_option_is_refused(files):
+    # the spec won silently: two identical models under two labels
+    status, _, err = _cli("compare", "train.csv", "--model", "exactboost:n_runs=5", "--n-runs", "3,4", "--no-plots")
+    assert status == 2 and "--model exactboost: n_runs is set both in the spec and by --n-runs" in err
+
+
+def test_a_metric_named_twice_is_one_column(files):
+    status, out, _ = _cli("compare", "train.csv", "--model", "push", "--n-iter", "3", "--no-plots", "-m",
+                          "auc,auc,prec@k:10,prec@k:k=10", "--table-format", "csv")
+    assert status == 0
+    assert out.splitlines()[0] == "model,split,auc,prec@k:10"
+
+
+def test_an_existing_file_of_a_figure_not_written_is_no_reason_to_stop(files):
+    (files / "plots").mkdir()
+    (files / "plots" / "objective.svg").write_text("<svg/>")
+    status, _, err = _cli("compare", "train.csv", "--model", "kernel", "--out-dir", "plots")
+    assert status == 0, err
+
+
+def test_the_reports_versions_name_each_plugin_distribution_once_with_its_version():
+    # an entry point's provider reads "Name version": looked up whole, every plugin was "not installed"
+    import rankcore
+    from _plugin_registration import components_registered
+    from rankcore.cli._report import environment_versions
+
+    class Cube(rankcore.Price):
+        name = "test-versions-cube"
+
+        def value(self, r):
+            return np.asarray(r, dtype=np.float64) ** 3
+
+        def derivative(self, r):
+            return 3 * np.asarray(r, dtype=np.float64) ** 2
+
+    with components_registered("rankcore_register_prices", [Cube], "versions", "rankcore-versions-demo 2.5"):
+        versions = environment_versions()
+    assert versions["plugin rankcore-versions-demo"] == "2.5"
+    assert not any(key.startswith("plugin ") and value == "not installed" and " " in key[7:]
+                   for key, value in versions.items())
