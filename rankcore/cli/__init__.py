@@ -94,10 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         plugin = _raising_plugin(exc)
         if plugin is not None and not isinstance(exc, (CommandError, ValueError, OSError)):
             # not the user's input: a plugin's code failed (a ValueError is how a plugin refuses input)
-            print(f"rankcore: error in a plugin: {plugin} raised {type(exc).__name__}: {_one_line(exc)} "
-                  "(run again with --debug for the traceback, and report it to the plugin's authors)",
-                  file=sys.stderr)
-            return EXIT_INTERNAL
+            return _plugin_failed(plugin, exc)
         print(f"rankcore: error: {f'{plugin}: ' if plugin else ''}{_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -108,13 +105,17 @@ def main(argv: list[str] | None = None) -> int:
             raise
         plugin = _raising_plugin(exc)
         if plugin is not None:
-            print(f"rankcore: error in a plugin: {plugin} raised {type(exc).__name__}: {_one_line(exc)} "
-                  "(run again with --debug for the traceback, and report it to the plugin's authors)",
-                  file=sys.stderr)
-            return EXIT_INTERNAL
+            return _plugin_failed(plugin, exc)
         print(f"rankcore: internal error: {type(exc).__name__}: {_one_line(exc)} "
               "(run again with --debug for the traceback, and please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _plugin_failed(plugin: str, exc: BaseException) -> int:
+    """Say that ``plugin``'s code raised ``exc`` (a bug for its authors, not an input error); the exit status."""
+    print(f"rankcore: error in a plugin: {plugin} raised {type(exc).__name__}: {_one_line(exc)} "
+          "(run again with --debug for the traceback, and report it to the plugin's authors)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def _raising_plugin(exc: BaseException) -> str | None:

@@ -84,7 +84,8 @@ def check_estimator_fits_and_scores(estimator, rng):
     assert scores.shape == (X.shape[0],), (f"{name}: decision_function must give one score per row, shape "
                                            f"({X.shape[0]},), got shape {scores.shape}")
     bad = np.flatnonzero(~np.isfinite(scores))
-    assert bad.size == 0, f"{name}: decision_function gives {float(scores[bad[0]])!r} at row {int(bad[0])} ({bad.size} in all)"
+    assert bad.size == 0, (f"{name}: decision_function gives {float(scores[bad[0]])!r} at row {int(bad[0])} "
+                           f"({bad.size} in all)")
 
 
 def check_estimator_saves_and_loads(estimator, rng):

@@ -107,7 +107,7 @@ def check_price_log_forms_large(price, rng):
                 f"price {price.spec!r}: {log_form.__name__} decreases in log r, from {got[:-1][drop][0]!r} at "
                 f"log r = {log_r[:-1][drop][0]!r} to {got[1:][drop][0]!r}")
         if price.has_second_derivative:
-            # g″ may fall (r^p, 1 < p < 2) or vanish (log −inf), but the push's curvature reads it: never NaN or +inf
+            # g″ may fall (r^p, 1 < p < 2) or vanish (log −inf); the push's curvature reads it: never NaN or +inf
             got = _call(price.log_second_derivative, log_r)
             bad = np.isnan(got) | (got == np.inf)
             assert not bad.any(), (f"price {price.spec!r}: log_second_derivative is {float(got[bad][0])!r} at log r = "
