@@ -209,6 +209,13 @@ class ObjectiveAdapter:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
 
+    def __getstate__(self) -> dict:
+        # the bindings hold copies of the training labels and weights: a pickled model (XGBClassifier keeps its
+        # objective) would carry them, growing with the data; they are rebuilt on the next call
+        state = dict(self.__dict__)
+        state.update(_bound=None, _offset=None, _bindings=[])
+        return state
+
     def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None, *, fresh: bool = False):
         """The objective bound to (y, w, sizes): the binding kept for them, or a new one (``fresh``: always new)."""
         key = (y, w, sizes)
@@ -290,8 +297,9 @@ class MetricAdapter:
 
     Notes
     -----
-    rankcore's metrics depend on the ranking only, so the library may pass
-    raw scores or probabilities alike.  They are unweighted: evaluation
+    rankcore's metrics depend on the ranking only and read what the library
+    passes: probabilities rank like the raw scores except where the sigmoid
+    saturates (float32 probabilities of 1.0 tie).  They are unweighted: evaluation
     weights other than all-equal are ignored, with a ``UserWarning``.
     Labels: two distinct values, the greater is relevant (graded metrics
     take them as grades).

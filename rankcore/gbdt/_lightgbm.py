@@ -59,8 +59,8 @@ class LightGBMMetric(MetricAdapter):
     ``name`` is the spec (``"prec@k:100"``); ``is_higher_better`` the metric's
     ``greater_is_better``.  Pass it as ``feval=`` (native) or
     ``eval_metric=`` (scikit-learn); ``lightgbm.early_stopping`` then watches
-    it (with ``first_metric_only=True``, or ``"metric": "None"`` in the
-    parameters, to watch it alone).  On data with query groups (``group=``
+    it (with ``"metric": "None"`` in the parameters, to watch it alone:
+    ``first_metric_only=True`` would watch LightGBM's own metric, listed first).  On data with query groups (``group=``
     of the ``Dataset``, ``eval_group=`` of ``LGBMRanker.fit``) the value is
     the mean over the queries (:class:`rankcore.gbdt.MetricAdapter`).
     """

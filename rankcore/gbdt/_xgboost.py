@@ -79,8 +79,7 @@ class XGBoostMetric(MetricAdapter):
         try:                                         # scikit-learn: (y_true, y_score)
             return self.evaluate(first, second, sample_weight)
         except ValueError as exc:
-            if self.metric.task != "graded":
-                raise
+            # a query of one class (a bipartite metric) or too short for k: XGBRanker's own way of calling it
             raise ValueError(f"{exc}. XGBRanker(eval_metric=...) calls a custom metric on each query's rows "
                              "alone (and weights the values by query size); for the mean over queries, pass the "
                              "metric natively: xgboost.train(..., custom_metric=metric) on a DMatrix with qid"

@@ -50,6 +50,7 @@ from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
                     refuse_score_weights, run_callbacks)
+from ..metrics import prec_at_k
 from ..validation import (
     check_finite_scores,
     check_fit_data,
@@ -198,7 +199,6 @@ class _LinearAtK(Ranker):
         """Every parameter checked (k against ``n_rows`` training rows): the settings of the epoch kernel."""
         checked = self._check_params()
         batch_size = checked.batch_size
-        batch = n_rows if batch_size is None else min(batch_size, n_rows)
         n_epochs = checked.n_epochs
         # k: the top of the whole training set (n_rows), translated to each batch
         k = checked.k
@@ -212,9 +212,10 @@ class _LinearAtK(Ranker):
                 k_count, k_fraction = 0, float(kpb)
             else:
                 k_count, k_fraction = check_k(kpb, 2**62, name="k_per_batch"), 0.0
-                if k_count > batch:
+                # against batch_size as set: a shorter batch (a call's last rows, a short partial_fit) caps k
+                if batch_size is not None and k_count > batch_size:
                     raise ValueError(
-                        f"k_per_batch: a count must not exceed the batch size ({batch} rows), got {kpb!r}; "
+                        f"k_per_batch: a count must not exceed the batch size ({batch_size} rows), got {kpb!r}; "
                         "raise batch_size or give k for the whole training set"
                     )
         n_threads = effective_n_threads(checked.n_jobs)
@@ -379,6 +380,10 @@ class _LinearAtK(Ranker):
             X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True,
                                           feature_names=getattr(self, "feature_names_in_", None))
             validation = self._canonical(X_val), y_val
+            try:                                # k on the validation rows too, before any epoch
+                prec_at_k(y_val, np.zeros(y_val.shape[0]), self.k)
+            except ValueError as exc:
+                raise ValueError(f"eval_set: {exc}") from None
         self._init_state(X, y01, params)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
@@ -409,8 +414,6 @@ class _LinearAtK(Ranker):
 
     def _precision(self, X, y01) -> float:
         """prec@k of the current model's scores of ``X`` (k resolved on len(X), as :meth:`score`)."""
-        from ..metrics import prec_at_k
-
         with np.errstate(over="ignore", invalid="ignore"):
             scores = np.asarray(X @ self.coef_, dtype=np.float64).reshape(-1)
         return float(prec_at_k(y01, scores, self.k))
@@ -472,6 +475,11 @@ class _LinearAtK(Ranker):
         else:
             check_is_fitted(self)
             classes_ = self.classes_
+            if classes is not None:          # as scikit-learn's partial_fit: given again, they must be the same
+                given = ordered_labels(_classes_array(classes), "classes")[0]
+                if given.shape != classes_.shape or not np.array_equal(given, classes_):
+                    raise ValueError(f"classes: {np.asarray(classes).tolist()!r} differs from the classes of the "
+                                     f"first call, {classes_.tolist()!r}")
             if X.shape[1] != self.coef_.shape[0]:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.coef_.shape[0]} features as input")

@@ -46,7 +46,7 @@ def metric_labels(metric: Metric, y: np.ndarray) -> np.ndarray:
 
 def holdout_split(y_metric: np.ndarray, holdout_size: float, rng: np.random.Generator,
                   *, bipartite: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (fit, validation): a random split, stratified for bipartite labels.
+    """Indices (fit, validation): a random split, stratified for two-valued labels (``bipartite``).
 
     Both parts get at least two rows and two different label values (a ranking
     metric on one value is undefined); random splits are redrawn up to 100
@@ -61,7 +61,7 @@ def holdout_split(y_metric: np.ndarray, holdout_size: float, rng: np.random.Gene
         )
     if bipartite:
         parts_fit, parts_val = [], []
-        for value in (0, 1):
+        for value in np.unique(y_metric):
             idx = rng.permutation(np.flatnonzero(y_metric == value))
             k = int(round(holdout_size * idx.shape[0]))
             k = min(max(k, 1), idx.shape[0] - 1) if idx.shape[0] >= 2 else k
@@ -152,7 +152,9 @@ def holdout_choice(
     ``HoldoutResult.lams`` is the grid finally scored.
     """
     y_metric = metric_labels(metric, y)
-    fit, val = holdout_split(y_metric, holdout_size, rng, bipartite=metric.task != "graded")
+    # stratified whenever y has two values, whatever the metric (misrank, the default, reads them as grades)
+    two_valued = metric.task != "graded" or np.unique(y_metric).shape[0] == 2
+    fit, val = holdout_split(y_metric, holdout_size, rng, bipartite=two_valued)
     spectrum, support = decompose(X[fit], y[fit])
     K_vs = gram(X[val], support)
     y_val = y_metric[val]

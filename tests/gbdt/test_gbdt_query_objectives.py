@@ -201,3 +201,19 @@ def test_xgboosts_weights_per_query_reach_a_one_list_objective_per_row():
     d.set_weight(np.ones(20))
     with pytest.raises(ValueError, match=r"objective 'prec@k-avg:0.1' does not support sample_weight"):
         xgboost_objective("prec@k-avg:0.1")(np.zeros(120), d)
+
+
+def test_a_pickled_objective_carries_no_training_data_and_still_works():
+    # XGBClassifier keeps its objective: the adapter's bindings (copies of the labels and weights) went along,
+    # the pickle growing with the data
+    import pickle
+
+    obj = lightgbm_objective("lambdarank")
+    scores = np.round(X_TR[:, 0], 1)
+    g, h = obj(Y_TR, scores, None, G_TR)
+    again = pickle.loads(pickle.dumps(obj))
+    assert again._bindings == [] and again._bound is None
+    g2, h2 = again(Y_TR, scores, None, G_TR)
+    np.testing.assert_array_equal(g2, g)
+    np.testing.assert_array_equal(h2, h)
+    assert len(pickle.dumps(obj)) < 2000

@@ -398,3 +398,38 @@ def test_sgd_overflow_is_reported():
     y = np.arange(40) % 2
     with pytest.raises(FloatingPointError, match="overflowed"):
         plain_sgd(eta0=1e300, batch_size=None).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [PerceptronAtK, SGDAtK])
+def test_a_short_partial_fit_caps_k_per_batch_as_fit_does(cls):
+    # a 5-row call with k_per_batch=8 and batch_size=10 was refused ("raise batch_size"), where fit caps its
+    # short last batch
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((105, 3))
+    y = (X[:, 0] > 0.3).astype(int)
+    model = cls(k_per_batch=8, batch_size=10, random_state=0, shuffle=False)
+    model.partial_fit(X[:100], y[:100], classes=[0, 1]).partial_fit(X[100:], y[100:])
+    assert np.isfinite(model.decision_function(X)).all()
+    with pytest.raises(ValueError, match="k_per_batch: a count must not exceed the batch size \\(4 rows\\)"):
+        cls(k_per_batch=8, batch_size=4).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [PerceptronAtK, SGDAtK])
+def test_classes_given_again_must_be_the_first_calls(cls):
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = np.arange(40) % 2
+    model = cls(random_state=0).partial_fit(X, y, classes=[0, 1])
+    model.partial_fit(X, y, classes=[0, 1])                     # the same: fine
+    for other in (["neg", "pos"], [0, 1, 2]):
+        with pytest.raises(ValueError, match="classes: .* differs from the classes of the first call, \\[0, 1\\]"):
+            model.partial_fit(X, y, classes=other)
+
+
+def test_an_eval_set_too_short_for_k_is_refused_before_any_epoch():
+    X = np.random.default_rng(0).standard_normal((100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    calls = []
+    with pytest.raises(ValueError, match=r"eval_set: metric 'prec@k:50'"):
+        SGDAtK(k=50, random_state=0).fit(X, y, eval_set=(X[:20], y[:20]),
+                                                  callbacks=lambda info: calls.append(info))
+    assert calls == []

@@ -404,3 +404,32 @@ def test_labels_near_the_largest_double_are_refused_at_fit():
         with pytest.raises(ValueError, match=r"^y: the labels are too large for the kernel ranker's solve"):
             rankcore.KernelRanker(solver=solver).fit(X, y * 1e200)
         assert np.isfinite(rankcore.KernelRanker(solver=solver).fit(X, y * 1e100).decision_function(X)).all()
+
+
+@pytest.mark.parametrize("metric", [None, "misrank", "auc"])
+def test_the_holdout_split_is_stratified_for_two_valued_labels_whatever_the_metric(monkeypatch, metric):
+    # the default metric, misrank, reads labels as grades: its split was plain random (once 1 held-out positive
+    # of 8 where 4 were meant)
+    import numpy as np
+
+    import rankcore
+    from rankcore.rkhs import _selection
+
+    splits = []
+    real = _selection.holdout_split
+
+    def recorded(y_metric, *args, **kwargs):
+        splits.append(real(y_metric, *args, **kwargs))
+        return splits[-1]
+
+    monkeypatch.setattr(_selection, "holdout_split", recorded)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.zeros(40, dtype=int)
+    y[rng.permutation(40)[:8]] = 1
+    for seed in range(6):
+        params = {} if metric is None else {"metric": metric}
+        rankcore.KernelRanker(lam="holdout", holdout_size=0.5, random_state=seed, **params).fit(X, y)
+    assert len(splits) == 6
+    for fit, val in splits:
+        assert y[val].sum() == 4 and y[fit].sum() == 4
