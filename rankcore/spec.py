@@ -568,7 +568,9 @@ class Component:
         """Whether the declaration ``name`` is a descriptor (a property, a ``functools.cached_property``...), set
         per instance from its parameters: not checked on the class."""
         static = inspect.getattr_static(cls, name, None)
-        return hasattr(type(static), "__get__") and not isinstance(static, (numbers.Number, str, bytes, tuple, list))
+        # a data descriptor or a cached property; a plain function (a forgotten @property) is no value
+        return (hasattr(type(static), "__get__") and not inspect.isfunction(static)
+                and not isinstance(static, (numbers.Number, str, bytes, tuple, list, staticmethod, classmethod)))
 
     @classmethod
     def _flags_problem(cls, names: tuple[str, ...]) -> str | None:

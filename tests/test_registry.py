@@ -389,6 +389,8 @@ def _declared(base, **attrs):
      "Declared.greater_is_better must be True, False or None, got 'False'"),
     ("rankcore_register_metrics", Metric, {"task": "weird"}, "Declared.task must be 'bipartite' or 'graded'"),
     ("rankcore_register_metrics", Metric, {"monotone": 1}, "Declared.monotone must be True or False, got 1"),
+    ("rankcore_register_metrics", Metric, {"greater_is_better": lambda self: False},   # @property forgotten
+     "Declared.greater_is_better must be True, False or None, got <function"),
     ("rankcore_register_auto_candidates", None, {"default_specs": "declared"},
      "Declared.default_specs must be a tuple of spec strings"),
     ("rankcore_register_auto_candidates", None, {"default_specs": ("declared:depth=3",)},
@@ -400,7 +402,7 @@ def _declared(base, **attrs):
      "Declared.relative_cost must be a finite number > 0, got -1.0"),
     ("rankcore_register_auto_candidates", None, {"relative_cost": float("nan")}, "relative_cost must be"),
     ("rankcore_register_auto_candidates", None, {"max_rows": 0}, "Declared.max_rows must be None or a whole number"),
-], ids=["greater_is_better", "task", "flag", "specs-text", "specs-typo", "small-data-other", "priority", "cost",
+], ids=["greater_is_better", "task", "flag", "method", "specs-text", "specs-typo", "small-data-other", "priority", "cost",
         "cost-nan", "max_rows"])
 def test_a_plugins_unusable_declarations_are_a_problem_naming_it(fresh_registry, hook, base, attrs, message):
     # checked once, when registered: before, a string greater_is_better made AutoRanker maximise a loss, and a

@@ -412,7 +412,9 @@ def _check_directory_creatable(directory: str, option: str) -> None:
 
     (Made after the training otherwise: a parent that is a file, or read-only, failed only then.)
     """
-    if os.path.exists(directory):
+    if not str(directory).strip():
+        raise CommandError(f"{option}: expected a directory name, got {directory!r}")
+    if os.path.lexists(directory):                # a dangling link exists as a name, and is no directory
         if not os.path.isdir(directory):
             raise CommandError(f"{option}: {directory!r} exists and is not a directory")
         return

@@ -210,10 +210,11 @@ class ObjectiveAdapter:
         return f"{type(self).__name__}({self.spec!r})"
 
     def __getstate__(self) -> dict:
-        # the bindings hold copies of the training labels and weights: a pickled model (XGBClassifier keeps its
-        # objective) would carry them, growing with the data; they are rebuilt on the next call
+        # the earlier bindings hold copies of other data's labels and weights: a pickled model (XGBClassifier keeps
+        # its objective) carried up to 16 of them; the current one stays, with a randomized objective's state, so
+        # that training resumed from the pickle goes on as it would have
         state = dict(self.__dict__)
-        state.update(_bound=None, _offset=None, _bindings=[])
+        state["_bindings"] = [entry for entry in self._bindings if entry[1] is self._bound][-1:]
         return state
 
     def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None, *, fresh: bool = False):

@@ -212,10 +212,12 @@ class _LinearAtK(Ranker):
                 k_count, k_fraction = 0, float(kpb)
             else:
                 k_count, k_fraction = check_k(kpb, 2**62, name="k_per_batch"), 0.0
-                # against batch_size as set: a shorter batch (a call's last rows, a short partial_fit) caps k
-                if batch_size is not None and k_count > batch_size:
+                # against batch_size as set (a shorter batch, a call's last rows or a short partial_fit, caps k);
+                # without one, against the rows of this call, every one of its batch
+                batch = n_rows if batch_size is None else batch_size
+                if k_count > batch:
                     raise ValueError(
-                        f"k_per_batch: a count must not exceed the batch size ({batch_size} rows), got {kpb!r}; "
+                        f"k_per_batch: a count must not exceed the batch size ({batch} rows), got {kpb!r}; "
                         "raise batch_size or give k for the whole training set"
                     )
         n_threads = effective_n_threads(checked.n_jobs)
