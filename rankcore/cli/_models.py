@@ -320,6 +320,9 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
         if twice:
             option = next((_OPTION_BY_DEST[d].flag for d in lists if kind.options[d] == twice[0]), "--param")
             raise CommandError(f"--model {kind.name}: {twice[0]} is set both in the spec and by {option}; set it once")
+        both = next((d for d in lists if kind.options[d] in extra_here), None)
+        if both is not None:
+            raise CommandError(f"--param {kind.options[both]}: also set by {_OPTION_BY_DEST[both].flag}; set it once")
         dests = list(lists)
         for combo in itertools.product(*(lists[d] for d in dests)):
             params: dict[str, Any] = {}

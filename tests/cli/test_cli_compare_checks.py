@@ -90,3 +90,10 @@ def test_the_reports_versions_name_each_plugin_distribution_once_with_its_versio
     assert versions["plugin rankcore-versions-demo"] == "2.5"
     assert not any(key.startswith("plugin ") and value == "not installed" and " " in key[7:]
                    for key, value in versions.items())
+
+
+def test_a_parameter_by_param_and_by_its_option_is_refused(files):
+    # the option won and --param was dropped, silently
+    status, _, err = _cli("compare", "train.csv", "--model", "push", "--param", "n_iter=5", "--n-iter", "2",
+                          "--no-plots")
+    assert status == 2 and "--param n_iter: also set by --n-iter; set it once" in err
