@@ -104,15 +104,31 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np
             counted = ~np.isnan(values)
             w = weights[:, counted]
             total = w.sum(axis=1)
+            # about the estimate (np.mean, as mean_of), and queries of one value give exactly it: its replicates
+            # would otherwise round off it, and the interval miss its own estimate
+            kept = values[counted]
+            center = float(np.mean(kept)) if kept.size else 0.0
             with np.errstate(invalid="ignore", divide="ignore"):
-                out[start:start + count, j] = np.where(total > 0, (w @ values[counted]) / total, np.nan)
+                spread = (w @ (kept - center)) / total if kept.size and np.ptp(kept) > 0 else 0.0
+                out[start:start + count, j] = np.where(total > 0, center + spread, np.nan)
     return out
+
+
+def _two_counted(metric: Metric, values: np.ndarray) -> None:
+    """Refuse an interval over fewer than two counted queries: one says nothing of how queries vary (its
+    replicates all repeat it: a zero-width interval, p = 0)."""
+    counted = int(np.count_nonzero(~np.isnan(values)))
+    if counted < 2:
+        raise ValueError(f"qid: an interval of metric {metric.spec!r} over queries needs at least two counted "
+                         f"queries, got {counted} of {values.shape[0]} (a query is left out where the metric is "
+                         "undefined, and with empty=skip where it has no relevant row)")
 
 
 def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int,
                    return_replicates: bool = False) -> ConfidenceInterval:
     """The percentile interval of the metric's mean over resampled queries."""
     estimate = mean_of(metric, values)
+    _two_counted(metric, values)
     replicates = _replicate_means([values], seed, n_boot)[:, 0]
     return percentile_interval(metric, replicates, estimate=estimate, level=level, method=QUERY_BOOTSTRAP,
                                n_boot=n_boot, stratified=False, what="replicates of the queries",
@@ -125,6 +141,7 @@ def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *
     both = ~np.isnan(values1) & ~np.isnan(values2)
     values1, values2 = np.where(both, values1, np.nan), np.where(both, values2, np.nan)
     estimates = (mean_of(metric, values1), mean_of(metric, values2))
+    _two_counted(metric, values1)
     replicates = _replicate_means([values1, values2], seed, n_boot)
     return paired_percentile_comparison(metric, replicates, estimates=estimates, level=level,
                                         method=QUERY_BOOTSTRAP, n_boot=n_boot, stratified=False,
