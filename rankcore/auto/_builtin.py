@@ -86,15 +86,17 @@ class TreesCandidate(Candidate):
     def fit_identity(self, context: CandidateContext):
         """(the learner spec as fitted on ``context``'s rows, the number of trees): equal ones fit the same model.
 
-        On more than 10,000 training rows the learner's large-data settings
-        apply to what the spec leaves out (``trees:subsample=1`` is then
-        ``trees``); up to there ``large_data`` changes nothing.
+        On more than 10,000 training rows of one list the learner's large-data
+        settings apply to what the spec leaves out (``trees:subsample=1`` is
+        then ``trees``); up to there, and within queries, ``large_data``
+        changes nothing.
         """
         from ..registry import resolve
 
         given = self.learner_spec(context)
         learner = resolve("learner", given)
-        if context.n_rows > AUTO_MIN_ROWS:
+        # within queries early stopping stays off, and with it the large-data settings
+        if context.n_rows > AUTO_MIN_ROWS and context.n_queries is None:
             learner = large_data_learner(given, learner)
         return learner.spec, self.schedule_for(context.n_rows)[0]
 

@@ -323,7 +323,8 @@ class AutoRanker(Ranker):
             counted = counted_queries(unit_metric, labels)
             plan = plan_query_folds(found.queries, counted, self.cv, seed, metric.spec)
             units = plan_query_units(plan, found.queries, counted, seed)
-            check_metric_on_query_units(unit_metric, found.queries, plan, units)   # before any fit
+            check_metric_on_query_units(unit_metric, found.queries, plan, units,   # before any fit
+                                        budget=self.time_budget is not None)
         self.metric_ = metric.spec
         small = codes is None and uses_small_data_blend(X_arr.shape[0], setup.candidates, self.blend)
         applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric.spec, small,

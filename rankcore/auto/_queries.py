@@ -251,13 +251,15 @@ def plan_query_units(plan: FoldPlan, queries: Queries, counted: np.ndarray, seed
                  [f // plan.n_splits for f in folds], float(n_val / n_tr))
 
 
-def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: FoldPlan, units: Units) -> None:
+def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: FoldPlan, units: Units, *,
+                                budget: bool = True) -> None:
     """Raise a ValueError, before any fit, if ``metric`` cannot be computed on some unit of the plan.
 
     Every unit holds a query the metric counts (the folds are dealt so);
     what remains is a count k larger than every query of a unit, which a
-    metric the user named refuses.  Checked for every repeat the plan may
-    use, at the level of the queries (no rows are drawn).
+    metric the user named refuses.  Checked for every repeat the search may
+    use -- all of them with a time ``budget``, else the plan's fixed ones --
+    at the level of the queries (no rows are drawn).
     """
     if metric.default:
         return
@@ -270,7 +272,7 @@ def check_metric_on_query_units(metric: PerQueryMean, queries: Queries, plan: Fo
     else:
         folds = plan.folds
         largest, where = [], []
-        for r in range(plan.n_repeats):
+        for r in range(plan.n_repeats if budget else min(plan.fixed_repeats, plan.n_repeats)):
             fold_of_query = folds.fold_of_query(r)
             longest = np.zeros(plan.n_splits, dtype=np.int64)
             np.maximum.at(longest, fold_of_query, queries.sizes)

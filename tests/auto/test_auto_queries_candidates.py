@@ -37,3 +37,36 @@ def test_auto_queries_candidate_declaration_matches_its_estimator(cls):
         with pytest.raises((TypeError, ValueError)):
             fit_estimator(estimator, X, Y, CODES)
     assert candidate.skip_reason(_context(None)) != "ranks one list: it cannot fit within queries"
+
+
+def test_trees_with_every_row_are_their_own_candidate_within_queries_on_large_data():
+    # the large-data settings (every row, rate 0.2) never apply within queries: trees:subsample=1 was skipped as
+    # "fits the same model as 'trees'" above 10,000 rows
+    import rankcore
+    from rankcore.auto import CandidateContext
+
+    reg = rankcore.get_registry()
+    plain, every_row = reg.resolve("candidate", "trees"), reg.resolve("candidate", "trees:subsample=1")
+    within = CandidateContext(metric="ndcg@k:10", n_rows=13000, n_features=5, n_positive=4000, has_missing=False,
+                              random_state=0, n_jobs=1, n_queries=1300)
+    one_list = CandidateContext(metric="auc", n_rows=13000, n_features=5, n_positive=4000, has_missing=False,
+                                random_state=0, n_jobs=1)
+    assert plain.fit_identity(within) != every_row.fit_identity(within)
+    assert plain.fit_identity(one_list) == every_row.fit_identity(one_list)
+
+
+def test_a_named_k_is_checked_on_the_folds_the_search_uses():
+    # without a budget cv="auto" uses the first repeat only; a k too long for a fold of repeat 2 refused the fit
+    import numpy as np
+
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    sizes = np.full(30, 6)
+    sizes[rng.choice(30, 8, replace=False)] = 14
+    qid = np.repeat(np.arange(30), sizes)
+    y = rng.integers(0, 3, len(qid)).astype(float)
+    X = rng.normal(size=(len(qid), 3)) + y[:, None] * 0.5
+    candidates = ["trees:n_iter=5,min_samples_leaf=5", "stumps:n_iter=5"]
+    model = rankcore.AutoRanker(candidates=candidates, metric="ndcg@k:12", random_state=0).fit(X, y, qid=qid)
+    assert model.cv_description_.startswith("5-fold cross-validation over whole queries")
