@@ -323,6 +323,8 @@ def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
         both = next((d for d in lists if kind.options[d] in extra_here), None)
         if both is not None:
             raise CommandError(f"--param {kind.options[both]}: also set by {_OPTION_BY_DEST[both].flag}; set it once")
+        if args.n_jobs is not None and "n_jobs" in {**extra_here, **spec_params}:
+            raise CommandError("n_jobs is set both by --n-jobs and by --param or the --model spec; set it once")
         dests = list(lists)
         for combo in itertools.product(*(lists[d] for d in dests)):
             params: dict[str, Any] = {}

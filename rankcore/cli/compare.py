@@ -419,10 +419,10 @@ def _check_directory_creatable(directory: str, option: str) -> None:
             raise CommandError(f"{option}: {directory!r} exists and is not a directory")
         return
     ancestor = os.path.dirname(os.path.abspath(directory))
-    while not os.path.exists(ancestor):
+    while not os.path.lexists(ancestor):
         ancestor = os.path.dirname(ancestor)
     if not os.path.isdir(ancestor):
-        raise CommandError(f"{option}: cannot make {directory!r}: {ancestor!r} is a file, not a directory")
+        raise CommandError(f"{option}: cannot make {directory!r}: {ancestor!r} is not a directory")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise CommandError(f"{option}: cannot make {directory!r}: {ancestor!r} is not writable")
 

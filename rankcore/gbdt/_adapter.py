@@ -210,11 +210,14 @@ class ObjectiveAdapter:
         return f"{type(self).__name__}({self.spec!r})"
 
     def __getstate__(self) -> dict:
-        # the earlier bindings hold copies of other data's labels and weights: a pickled model (XGBClassifier keeps
-        # its objective) carried up to 16 of them; the current one stays, with a randomized objective's state, so
-        # that training resumed from the pickle goes on as it would have
+        # the bindings hold copies of the labels and weights: a pickled model (XGBClassifier keeps its objective)
+        # carried up to 16 of them; a randomized objective keeps the current one, its noise state, so that
+        # training resumed from the pickle goes on as it would have
         state = dict(self.__dict__)
-        state["_bindings"] = [entry for entry in self._bindings if entry[1] is self._bound][-1:]
+        current = [entry for entry in self._bindings if entry[1] is self._bound][-1:]
+        if not self.objective.randomized:       # nothing to resume but the data itself: rebuilt on the next call
+            current, state["_bound"], state["_offset"] = [], None, None
+        state["_bindings"] = current
         return state
 
     def _bind(self, y: np.ndarray, w: np.ndarray | None, sizes: np.ndarray | None, *, fresh: bool = False):

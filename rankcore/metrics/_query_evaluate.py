@@ -97,6 +97,10 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np
     out = np.empty((n_boot, len(value_sets)))
     step = max(1, _CHUNK_CELLS // n_queries)
     uniform = np.full(n_queries, 1.0 / n_queries)
+    # every set about one center (a comparison's two scorings cancel exactly on the replicates that miss the
+    # queries they differ on); a set of one value gives its own mean exactly (np.mean, as mean_of's estimate)
+    first = value_sets[0][~np.isnan(value_sets[0])]
+    center = float(np.mean(first)) if first.size else 0.0
     for start in range(0, n_boot, step):
         count = min(step, n_boot - start)
         weights = rng.multinomial(n_queries, uniform, size=count).astype(np.float64)
@@ -104,13 +108,13 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np
             counted = ~np.isnan(values)
             w = weights[:, counted]
             total = w.sum(axis=1)
-            # about the estimate (np.mean, as mean_of), and queries of one value give exactly it: its replicates
-            # would otherwise round off it, and the interval miss its own estimate
             kept = values[counted]
-            center = float(np.mean(kept)) if kept.size else 0.0
             with np.errstate(invalid="ignore", divide="ignore"):
-                spread = (w @ (kept - center)) / total if kept.size and np.ptp(kept) > 0 else 0.0
-                out[start:start + count, j] = np.where(total > 0, center + spread, np.nan)
+                if kept.size and np.ptp(kept) == 0:
+                    replicate = np.full(count, float(np.mean(kept)))
+                else:
+                    replicate = center + (w @ (kept - center)) / total
+                out[start:start + count, j] = np.where(total > 0, replicate, np.nan)
     return out
 
 

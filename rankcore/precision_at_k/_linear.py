@@ -216,10 +216,10 @@ class _LinearAtK(Ranker):
                 # without one, against the rows of this call, every one of its batch
                 batch = n_rows if batch_size is None else batch_size
                 if k_count > batch:
-                    raise ValueError(
-                        f"k_per_batch: a count must not exceed the batch size ({batch} rows), got {kpb!r}; "
-                        "raise batch_size or give k for the whole training set"
-                    )
+                    size = (f"the batch size ({batch} rows)" if batch_size is not None
+                            else f"the rows of each batch (batch_size=None: the call's {batch} rows)")
+                    raise ValueError(f"k_per_batch: a count must not exceed {size}, got {kpb!r}; give fewer, a "
+                                     "fraction of each batch, or k for the whole training set")
         n_threads = effective_n_threads(checked.n_jobs)
         eta0, alpha, radius = self._hyper(checked)
         kind = self._kind(checked)

@@ -47,7 +47,7 @@ def test_output_directories_that_cannot_be_made_are_refused_before_training(file
     for option in ("--out-dir", "--save-models"):
         status, out, err = _cli("compare", "train.csv", "--model", "push", "--n-iter", "3", option, "test.csv/d")
         assert status == 2 and out == ""                       # nothing trained, no table
-        assert f"{option}: cannot make 'test.csv/d':" in err and "is a file, not a directory" in err
+        assert f"{option}: cannot make 'test.csv/d':" in err and "is not a directory" in err
 
 
 def test_a_parameter_in_the_spec_and_an_option_is_refused(files):

@@ -412,7 +412,8 @@ def test_a_short_partial_fit_caps_k_per_batch_as_fit_does(cls):
     assert np.isfinite(model.decision_function(X)).all()
     with pytest.raises(ValueError, match="k_per_batch: a count must not exceed the batch size \\(4 rows\\)"):
         cls(k_per_batch=8, batch_size=4).fit(X, y)
-    with pytest.raises(ValueError, match="k_per_batch: a count must not exceed the batch size \\(105 rows\\)"):
+    with pytest.raises(ValueError, match="k_per_batch: a count must not exceed the rows of each batch "
+                                         "\\(batch_size=None: the call's 105 rows\\)"):
         cls(k_per_batch=500, batch_size=None).fit(X, y)         # one batch of every row
 
 
