@@ -11,9 +11,11 @@ an optional self-contained HTML ``--report`` and optional saved models.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -278,11 +280,14 @@ def query_figures(comparison: Comparison, title: str) -> dict[str, Any]:
     figures = {"ndcg_at_k": metric_at_k_data({f.config.label: (y, f.scores[split], qid) for f in comparison.models},
                                              title=f"{title}: {split} queries")}
     if len(comparison.models) > 1:
+        from ..metrics import TooFewQueries
+
         cut = min(10, int(np.unique(qid, return_counts=True)[1].max()))    # ndcg@k:10, or the longest query's k
-        figures["query_differences"] = query_differences_data(
-            y, {f.config.label: f.scores[split] for f in comparison.models}, qid=qid, metric=f"ndcg@k:{cut}",
-            level=comparison.band.get("level", 0.95), n_boot=comparison.band.get("n_boot", 2000),
-            random_state=comparison.band.get("random_state", 0), title=f"{title}, {split} queries")
+        with contextlib.suppress(TooFewQueries):     # one counted query has no differences to draw
+            figures["query_differences"] = query_differences_data(
+                y, {f.config.label: f.scores[split] for f in comparison.models}, qid=qid, metric=f"ndcg@k:{cut}",
+                level=comparison.band.get("level", 0.95), n_boot=comparison.band.get("n_boot", 2000),
+                random_state=comparison.band.get("random_state", 0), title=f"{title}, {split} queries")
     return figures
 
 
@@ -325,7 +330,12 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
     from ..persistence import save_model
 
     if getattr(args, "ci", None) is not None:
-        _, comparison.interval_tables = comparison_tables(comparison, args)
+        from ..metrics import TooFewQueries
+
+        try:
+            _, comparison.interval_tables = comparison_tables(comparison, args)
+        except TooFewQueries as exc:        # the models and their table stand; only the intervals cannot be had
+            warnings.warn(f"--ci: no intervals: {exc}", stacklevel=2)
         comparison.band = {"level": args.ci, "n_boot": min(args.n_boot, 500), "random_state": args.random_state}
     if comparison.qid:      # the interval of each query's mean difference, in the figure of the differences
         comparison.band = {"level": getattr(args, "ci", None) or 0.95, "n_boot": args.n_boot,

@@ -44,7 +44,7 @@ from ._intervals import (
 
 from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
-from ._query_evaluate import QueryValues, per_query
+from ._query_evaluate import QueryValues, TooFewQueries, per_query
 from ._resampling import tie_groups
 from ._roc_band import roc_band
 from ._roc_cells import RocCells
@@ -74,6 +74,7 @@ __all__ = [
     "check_queries",
     "make_query_scorer",
     "QueryValues",
+    "TooFewQueries",
     "NDCG",
     "ERR",
     "MeanAveragePrecision",

@@ -118,12 +118,16 @@ def _replicate_means(value_sets: list[np.ndarray], seed: int, n_boot: int) -> np
     return out
 
 
+class TooFewQueries(ValueError):
+    """An interval over queries asked of fewer than two counted queries (a ValueError)."""
+
+
 def _two_counted(metric: Metric, values: np.ndarray) -> None:
     """Refuse an interval over fewer than two counted queries: one says nothing of how queries vary (its
     replicates all repeat it: a zero-width interval, p = 0)."""
     counted = int(np.count_nonzero(~np.isnan(values)))
     if counted < 2:
-        raise ValueError(f"qid: an interval of metric {metric.spec!r} over queries needs at least two counted "
+        raise TooFewQueries(f"qid: an interval of metric {metric.spec!r} over queries needs at least two counted "
                          f"queries, got {counted} of {values.shape[0]} (a query is left out where the metric is "
                          "undefined, and with empty=skip where it has no relevant row)")
 

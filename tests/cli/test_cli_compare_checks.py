@@ -97,3 +97,24 @@ def test_a_parameter_by_param_and_by_its_option_is_refused(files):
     status, _, err = _cli("compare", "train.csv", "--model", "push", "--param", "n_iter=5", "--n-iter", "2",
                           "--no-plots")
     assert status == 2 and "--param n_iter: also set by --n-iter; set it once" in err
+
+
+def test_a_test_split_of_one_counted_query_keeps_its_table_and_figures(tmp_path, monkeypatch):
+    # the intervals over queries need two counted queries: their absence stopped the run after training
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    with open("train.csv", "w") as fh:
+        fh.write("qid,label,a,b\n" + "".join(f"{q},{int(rng.integers(0, 3))},{rng.normal()},{rng.normal()}\n"
+                                              for q in range(10) for _ in range(6)))
+    with open("test.csv", "w") as fh:           # only query 100 has a relevant row
+        fh.write("qid,label,a,b\n" + "".join(f"{q},{int(rng.integers(0, 3)) if q == 100 else 0},{rng.normal()},"
+                                              f"{rng.normal()}\n" for q in (100, 101, 102) for _ in range(6)))
+    argv = ["compare", "train.csv", "--test", "test.csv", "--qid", "qid", "--model", "push", "--model",
+            "push:price=pow:4", "--n-iter", "3"]
+    status, out, err = _cli(*argv, "--out-dir", "plots")
+    assert status == 0, err
+    plots = tmp_path / "plots"
+    assert (plots / "ndcg_at_k.svg").exists() and not (plots / "query_differences.svg").exists()
+    status, out, err = _cli(*argv, "--no-plots", "--ci")
+    assert status == 0 and "push pow:4" in out
+    assert "rankcore: warning: --ci: no intervals: " in err and "needs at least two counted queries" in err
