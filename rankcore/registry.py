@@ -34,6 +34,7 @@ from .spec import Component, SpecError, parse_spec
 
 __all__ = [
     "DEFAULT_PLUGINS",
+    "built_registry",
     "ENTRY_POINT_GROUP",
     "FAMILIES",
     "PluginProblem",
@@ -504,6 +505,15 @@ def registry(*, refresh: bool = False) -> Registry:
                 warnings.warn(str(problem), RuntimeWarning, stacklevel=2)
             _state["registry"] = reg
         return _state["registry"]
+
+
+def built_registry() -> Registry | None:
+    """The registry if some call has built it already, else None (nothing is loaded or built here).
+
+    For code that only asks about plugins whose code may have run, such as the command line naming the plugin an
+    error came from.
+    """
+    return _state["registry"]
 
 
 def register_plugin(plugin: Any, *, name: str, distribution: str = "local") -> None:

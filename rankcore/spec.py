@@ -409,7 +409,6 @@ class Parameter:
             raise SpecError(
                 f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)} ({_cut(str(exc))})"
             ) from None
-        # numbers.Real: a converter may return np.int64, Fraction or Decimal, whose bounds hold as well
         bad = self._outside(out)
         if self.choices is not None:
             bad |= out not in self.choices
@@ -417,11 +416,11 @@ class Parameter:
             raise SpecError(f"{owner}: {self.name} must be {self.describe()}, got {show_value(value)}")
         return out
 
-    # ------------------------------------------------------------------
-    # Estimator parameters: Python values, checked strictly
-    # ------------------------------------------------------------------
     def _outside(self, value: Any) -> bool:
-        """Whether a number breaks the bounds (a NaN always does); anything else is not for the bounds to judge."""
+        """Whether a number breaks the bounds (a NaN always does); anything else is not for the bounds to judge.
+
+        Any real: a converter may return np.int64, Fraction or Decimal, whose bounds hold as well.
+        """
         if not _real(value):
             return False
         if (isinstance(value, decimal.Decimal) and value.is_nan()) or value != value:
@@ -433,6 +432,9 @@ class Parameter:
             bad |= value >= self.maximum if self.exclusive_maximum else value > self.maximum
         return bool(bad)
 
+    # ------------------------------------------------------------------
+    # Estimator parameters: Python values, checked strictly
+    # ------------------------------------------------------------------
     def expected(self) -> str:
         """What an estimator parameter accepts, in words: ``"an integer >= 1"``, ``"a number in (0, 1)"``.
 

@@ -122,9 +122,10 @@ def _raising_plugin(exc: BaseException) -> str | None:
     """Who, among the registered plugins, raised ``exc``: the component whose method is the innermost plugin frame
     (``"metric 'name' (distribution)"``), or the plugin module's distribution; None when no plugin code ran."""
     registry = sys.modules.get("rankcore.registry")
-    if registry is None or registry._state.get("registry") is None:
+    built = None if registry is None else registry.built_registry()
+    if built is None:
         return None                                   # no registry built: no plugin's code ran
-    entries = [e for e in registry._state["registry"].all_entries() if e.distribution != registry.BUILTIN_PROVIDER]
+    entries = [e for e in built.all_entries() if e.distribution != registry.BUILTIN_PROVIDER]
     by_class = {e.cls: e for e in entries}
     by_module = {e.cls.__module__: e for e in entries}
     found = None

@@ -37,6 +37,7 @@ from ._common import (
     metric_specs,
     nonnegative_int,
     scalar_metric,
+    _shown,
 )
 from ._models import (
     ModelConfig,
@@ -540,16 +541,12 @@ def _one_list_splits(args, data):
 def _check_test_labels(data, test) -> None:
     """Refuse a ``--test`` file with a label the training file never has (its classes coded otherwise, {1, 2} for
     {0, 1}, would be ranked by another rule, silently): the relevant label is the training file's greater one."""
-    import numpy as np
-
     if test.y is None or data.y is None:
         return
     train, other = np.unique(data.y), np.unique(test.y)
     same_kind = (train.dtype.kind in "biuf") == (other.dtype.kind in "biuf")
     unseen = other[~np.isin(other, train)] if same_kind else other[~np.isin(other.astype(str), train.astype(str))]
     if unseen.size:
-        from ._common import _shown
-
         raise CommandError(f"{test.source}: the label {_shown(unseen[0])} never occurs in the training data "
                            f"{data.source} (labels {', '.join(_shown(v) for v in train[:6])}); the two files must "
                            "code the classes alike, or name the relevant label with --positive LABEL")

@@ -160,16 +160,21 @@ class BoundPositionPush(BoundObjective):
     def _query_totals(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
         """Z_q = Σ_k neg_k Σ_{i above k} a_ik pos_i per query: the push's running sums at f = 0."""
         push = self.push
-        with np.errstate(divide="ignore", over="ignore"):
-            above = push._above(np.log(pos))[push.level]
+        above = self._log_above(pos)
+        with np.errstate(over="ignore"):
             per_row = np.where(push.below_top & (neg > 0), neg * np.exp(above), 0.0)
         return np.bincount(push.sorted_codes, per_row, minlength=push.n_queries)
+
+    def _log_above(self, pos: np.ndarray) -> np.ndarray:
+        """Each row's log Σ_{i above it} a_ik pos_i (the push's running sums at f = 0)."""
+        with np.errstate(divide="ignore"):
+            return self.push._above(np.log(pos))[self.push.level]
 
     def _query_log_totals(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
         """log Z_q of :meth:`_query_totals`, summed in logs (-inf for a query without a pair)."""
         push = self.push
+        above = self._log_above(pos)
         with np.errstate(divide="ignore"):
-            above = push._above(np.log(pos))[push.level]
             terms = np.where(push.below_top & (neg > 0), np.log(neg) + above, -np.inf)
         top = np.full(push.n_queries, -np.inf)
         np.maximum.at(top, push.sorted_codes, terms)
