@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .plotting import Band, FigureData, Panel, Series, _note_coinciding, _stack_widths, to_matplotlib
+from ._figures import Band, FigureData, Panel, Series, _note_coinciding, _stack_widths, to_matplotlib
 
 __all__ = ["metric_at_k_data", "metric_at_k_figure", "query_differences_data", "query_differences_figure"]
 

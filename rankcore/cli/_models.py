@@ -511,15 +511,14 @@ def _early_stopping_on(estimator, n_rows: int) -> bool:
 
 def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:
     """The metric that scores a push model's own early-stopping hold-out (its ``scoring``, else the default)."""
-    from ..push import AUTO_MIN_ROWS, LARGE_DATA_METRIC
-    from ._queries import QUERY_MONITOR
+    from ..push import AUTO_MIN_ROWS, LARGE_DATA_METRIC, QUERY_METRIC
 
     params = estimator.get_params(deep=False)
     scoring = params.get("scoring")
     if isinstance(scoring, str):
         return scoring
     if queries:
-        return QUERY_MONITOR
+        return QUERY_METRIC
     return LARGE_DATA_METRIC if params.get("early_stopping") == "auto" and n_rows > AUTO_MIN_ROWS else "auc"
 
 

@@ -32,15 +32,8 @@ from ._functions import (
     tpauc,
 )
 from ._graded import Misrank
-from ._intervals import (
-    MAX_BOOT,
-    MIN_BOOT,
-    ConfidenceInterval,
-    DroppedReplicatesWarning,
-    PairedComparison,
-    compare,
-    confidence_interval,
-)
+from ._interval_results import MAX_BOOT, MIN_BOOT, ConfidenceInterval, DroppedReplicatesWarning, PairedComparison
+from ._intervals import compare, confidence_interval
 
 from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank

@@ -175,11 +175,28 @@ class Metric(Component):
         NaN marks a query the mean leaves out (the metric is undefined on
         it).  The default evaluates the metric on each query's rows;
         non-scalar metrics refuse ``qid``.  List metrics (``ndcg@k``, ...)
-        compute every query at once from one sort.
+        compute every query at once from one sort.  Here: O(n log n) plus
+        one metric call per query; a query where the metric needs both
+        classes and has one, or whose rows ``check_data`` refuses (a single
+        grade for ``misrank``), does not count.
         """
-        from ._query_mean import values_by_query
-
-        return values_by_query(self, y, scores, queries)
+        if not self.scalar or self.greater_is_better is None:
+            raise ValueError(f"qid: metric {self.spec!r} is not a single number, so it cannot be averaged over "
+                             f"queries; evaluate it per query, or use a scalar metric such as 'ndcg@k:10' or 'auc'")
+        rows = queries.rows()
+        ends = np.cumsum(queries.sizes)
+        out = np.full(queries.n_queries, np.nan)
+        for q, (start, end) in enumerate(zip(ends - queries.sizes, ends)):
+            part = rows[start:end]
+            y_q, s_q = y[part], scores[part]
+            if self.task == "bipartite" and self.requires_both_classes and np.all(y_q == y_q[0]):
+                continue
+            try:
+                self.check_data(y_q, s_q)
+            except ValueError:
+                continue
+            out[q] = float(self.checked_value(self.compute(y_q, s_q)))
+        return out
 
     def compute(self, y: np.ndarray, scores: np.ndarray) -> Any:
         """Evaluate on validated arrays (int8 labels or float64 relevance, float64 scores)."""

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from ._base import Metric, labels_key
-from ._intervals import (
+from ._interval_results import (
     ConfidenceInterval,
     PairedComparison,
+    _check_data,
     bootstrap_options,
     paired_percentile_comparison,
     percentile_interval,
@@ -212,7 +213,6 @@ def per_query(y: Any, scores: Any, metric: str | Metric, *, qid: Any = None, gro
     QueryValues(ndcg@k:2 0.8155 over 2 queries, 1 left out)
     """
     from ..registry import resolve
-    from ._intervals import _check_data
     from ._queries import check_queries
 
     metric = resolve("metric", metric)

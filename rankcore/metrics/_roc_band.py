@@ -9,7 +9,7 @@ import numpy as np
 from ..validation import check_labels_and_scores
 from ._bootstrap import bootstrap_group_weights
 from ._curves import count_or_all
-from ._intervals import _check_level, _check_n_boot, _seed, check_two_of_each_class
+from ._interval_results import _check_level, _check_n_boot, _seed, check_two_of_each_class
 from ._resampling import SortedData, _chunks
 
 __all__ = ["roc_band"]

@@ -211,7 +211,7 @@ class PrecisionAtK(_SortedKernelMetric):
         return self.group_kernel_type(self.sorted_kernel())  # the k resolved per call by the sorted kernel
 
     def query_values(self, y, scores, queries):
-        from ._query_mean import precision_by_query
+        from ._query_precision import precision_by_query
 
         return precision_by_query(self.k, self.spec, y, scores, queries)
 

@@ -132,6 +132,54 @@ def violations(root: Path, table: dict[str, int]) -> list[str]:
     return found
 
 
+def import_circles(root: Path) -> list[list[str]]:
+    """Groups of modules that import one another, directly or around a loop (Tarjan's strongly connected parts).
+
+    An import of a package (its ``__init__``) is left out: a package imports
+    its modules to export their names, and they take shared names from it.
+    """
+    edges: dict[str, set[str]] = {}
+    for imp in imports(root):
+        if imp.target != imp.module and not (root.joinpath(*imp.target.split(".")) / "__init__.py").is_file():
+            edges.setdefault(imp.module, set()).add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            part = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_modules_import_each_other():
+    # a lazy import inside a function counts too: two modules that need each other are one module, or share a lower one
+    assert import_circles(ROOT) == []
+
+
+def test_a_planted_circle_is_found(tmp_path):
+    root = _plant(tmp_path, {**TOY, "metrics/_scalar.py": "from ._base import Metric\n",
+                             "metrics/_base.py": "def f():\n    from ._scalar import g\n"})
+    assert import_circles(root) == [["rankcore.metrics._base", "rankcore.metrics._scalar"]]
+    assert import_circles(_plant(tmp_path / "clean", TOY)) == []
+
+
 def test_no_import_climbs_a_layer_or_reaches_another_package_private_module():
     table = layer_table((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
     assert violations(ROOT, table) == []
