@@ -22,7 +22,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
-from ..base import Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_score_weights
+from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_score_weights,
+                    require_score_queries)
 from ..metrics import Queries, check_queries
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -618,8 +619,9 @@ class AutoRanker(Ranker):
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
 
         A model fitted within queries takes relevance grades and scores per
-        query (``qid``: one query id per row; None: the rows are one query);
-        a model of one list takes its two labels, per query with ``qid``.
+        query (``qid``: one query id per row, required: the rows pooled into
+        one list would give a meaningless number); a model of one list takes
+        its two labels, per query with ``qid``.
         """
         from ..registry import resolve
 
@@ -627,6 +629,8 @@ class AutoRanker(Ranker):
         refuse_score_weights(sample_weight, self)
         setup = self._setup_record()
         within = self.ranks_within_queries_
+        if within:
+            require_score_queries(qid, self)
         configured = setup.query_metric if within else setup.metric
         metric = configured if configured.spec == self.leaderboard_.metric else \
             resolve("metric", self.leaderboard_.metric)

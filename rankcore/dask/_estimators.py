@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted, refuse_score_weights
+from ..base import Fitted, refuse_score_weights, require_score_queries
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed, plan_validation,
@@ -494,6 +494,8 @@ class _DaskBoost(ClientParameter):
         """
         check_is_fitted(self)
         refuse_score_weights(sample_weight, self)
+        if self.ranks_within_queries_:
+            require_score_queries(qid, self)
         if not is_dask_collection(X):
             return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid))
         from ._metrics import evaluate, as_dask_vector

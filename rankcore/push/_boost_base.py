@@ -25,7 +25,7 @@ from .._degenerate import warn_constant
 from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, refuse_score_weights,
-                    resolve_parameter)
+                    require_score_queries, resolve_parameter)
 from ..spec import ParameterError
 from ..validation import (
     check_bipartite_target,
@@ -287,10 +287,11 @@ class _BaseBoost(Ranker):
             only rows of the same query and orders every lower grade below the
             higher ones (the push objective of ``loss`` and ``price`` per
             query; ``objective="lambdarank"``); a query whose rows share one
-            grade contributes nothing (``n_queries_without_pairs_``).  Early
+            grade has no pair for the push (``n_queries_without_pairs_``; the
+            default's QueryRMSE term still pulls its scores together).  Early
             stopping holds out whole queries, and validation and
             :meth:`score` go per query (``ndcg@k:10`` unless ``scoring``
-            says otherwise).
+            says otherwise; :meth:`score` then needs ``qid``).
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
@@ -729,9 +730,13 @@ class _BaseBoost(Ranker):
         within queries scores by ``ndcg@k:10`` unless ``scoring`` names a
         metric (on queries shorter than 10 rows: NDCG of the whole query).
         ``sample_weight`` must be None (it is there for ``Pipeline.score``).
+        A model fitted within queries needs ``qid`` (a ValueError without
+        it: the rows pooled into one list would give a meaningless number).
         """
         check_is_fitted(self)
         refuse_score_weights(sample_weight, self)
+        if self.ranks_within_queries_:
+            require_score_queries(qid, self)
         return self._score_of(self.decision_function(X), y, qid)
 
     def _score_of(self, scores: np.ndarray, y, qid=None) -> float:

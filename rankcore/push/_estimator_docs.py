@@ -53,7 +53,8 @@ ATTRIBUTES_DOC = """
         Fitted within queries (``qid``/``group``): the queries given to fit.
     n_queries_without_pairs_ : int
         Of them, the queries whose rows share one grade: no pair to order,
-        they contribute nothing to the objective.
+        so the push takes nothing from them (a QueryRMSE term, as in the
+        per-query default, still pulls their scores together).
     ranks_within_queries_ : bool
         Whether the model was fitted within queries.
     objective_spec_, learner_spec_ : str

@@ -45,6 +45,8 @@ def test_auto_queries_beats_a_random_ranking(fitted):
     chance = np.mean([per_query(y, rng.normal(size=y.shape[0]), "ndcg@k:10", qid=qid).mean for _ in range(20)])
     assert model > chance + 0.1
     assert fitted.score(X, y, qid=qid) == pytest.approx(model, abs=1e-12)
+    with pytest.raises(ValueError, match="qid: this AutoRanker was fitted within queries"):
+        fitted.score(X, y)                                        # the rows pooled into one list: refused
 
 
 def test_auto_queries_shuffled_rows_same_choice_and_scores(data, fitted):

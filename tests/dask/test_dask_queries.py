@@ -88,6 +88,9 @@ def test_dask_fit_within_queries_equals_in_memory(dask_client, params):
     _assert_same_model(model, local, Xd, X)
     assert model.score(X, y, qid=qid) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
     assert model.score(Xd, yd, qid=qd) == pytest.approx(local.score(X, y, qid=qid), rel=1e-12)
+    for data in ((X, y), (Xd, yd)):
+        with pytest.raises(ValueError, match="qid: this DaskPushBoost was fitted within queries"):
+            model.score(*data)
 
 
 def test_dask_query_rmse_fit_on_one_worker_and_distributed_is_the_in_memory_fit(dask_client):

@@ -53,3 +53,21 @@ def test_push_queries_score_receives_qid_through_routing(fitted_queries):
     fitted = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X[train], y[train],
                                                                                          qid=qid[train])
     assert scores[0] == pytest.approx(fitted.score(X[test], y[test], qid=qid[test]), abs=1e-12)
+
+
+def test_push_queries_score_without_qid_is_refused_not_pooled():
+    # scikit-learn's model selection with routing off passes qid to fit but calls score(X, y): a pooled NDCG there
+    # chose hyper-parameters on a number that means nothing, silently
+    X, y, qid = graded_queries(2, n_queries=12)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=r"qid: this PushBoost was fitted within queries.*metadata routing"):
+        model.score(X, y)
+    one = model.score(X, y, qid=np.zeros(len(y)))                  # one query, said so
+    assert one == pytest.approx(rankcore.metrics.per_query(y, model.decision_function(X), "ndcg@k:10",
+                                                           qid=np.zeros(len(y))).mean, abs=1e-12)
+    search = GridSearchCV(rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0),
+                          {"price": ["pow:2", "pow:8"]}, cv=3, error_score="raise")
+    with pytest.raises(ValueError, match="qid: this PushBoost was fitted within queries"):
+        search.fit(X, y, qid=qid)
+    one_list = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(X, (y > 0).astype(int))
+    assert 0 <= one_list.score(X, (y > 0).astype(int)) <= 1       # a model of one list scores without qid
