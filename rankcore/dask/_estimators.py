@@ -169,7 +169,8 @@ class _DaskBoost(ClientParameter):
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.X_val, session.y_val, session.w_val,
                                                          user_callbacks, stop_early=session.stop_early,
-                                                         q_val=session.q_val)
+                                                         q_val=session.q_val,
+                                                         val_name="y" if eval_set is None else "eval_set y")
         finally:
             session.close()
         self._set_fitted(session.setup, session.classes, result, records, history, best,

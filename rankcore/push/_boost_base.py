@@ -381,7 +381,8 @@ class _BaseBoost(Ranker):
         layout, backend = fit_on(X_arr, y_clean, w, queries)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
         result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
-                                                     stop_early=stopping.mode == "eval_set", q_val=q_val)
+                                                     stop_early=stopping.mode == "eval_set", q_val=q_val,
+                                                     val_name="eval_set y")
         self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
@@ -522,7 +523,7 @@ class _BaseBoost(Ranker):
                               f"{scoring.name} ({plan.kind})", stacklevel=4)
 
     def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
-               stop_early=False, silent=False, q_val=None):
+               stop_early=False, silent=False, q_val=None, val_name="y"):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
@@ -532,13 +533,13 @@ class _BaseBoost(Ranker):
         saturates (AUC 1 on a small validation set) does not stop the fit at
         its first perfect iteration.  ``n_iter`` overrides ``setup.n_iter``;
         ``silent`` turns progress off (the selection fits of early stopping);
-        ``q_val``: the validation rows' queries (scored per query).
+        ``q_val``: the validation rows' queries (scored per query); ``val_name``: their labels' name in errors.
         """
         n_iter = setup.n_iter if n_iter is None else int(n_iter)
         wait = patience(setup.params.n_iter_no_change, n_iter)
         val_scores = None if X_val is None else np.zeros(X_val.shape[0])
         score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads,
-                                                                    queries=q_val)
+                                                                    queries=q_val, name=val_name)
         to_loss = setup.validation.to_loss
         history: list[float] = []
         progress = Progress(0 if silent else setup.params.verbose, n_iter,

@@ -136,6 +136,36 @@ class RankBoost(_BaseBoost):
         return PushObjective(loss="exp", price="identity")
 
 
+#: LightGBM's, XGBoost's, CatBoost's and scikit-learn's names for what :class:`PushBoost` and its trees call otherwise.
+PEER_NAMES = {
+    **dict.fromkeys(("n_estimators", "num_boost_round", "num_iterations"), "n_iter=N"),
+    **dict.fromkeys(("learning_rate", "eta"), 'learner="trees:learning_rate=R"'),
+    **dict.fromkeys(("num_leaves", "max_leaf_nodes"), 'learner="trees:max_leaves=L"'),
+    "max_depth": 'learner="trees:max_depth=D"',
+    **dict.fromkeys(("min_child_samples", "min_data_in_leaf", "min_samples_leaf"),
+                    'learner="trees:min_samples_leaf=M"'),
+    **dict.fromkeys(("min_child_weight", "min_sum_hessian_in_leaf"), 'learner="trees:min_child_weight=H"'),
+    **dict.fromkeys(("reg_lambda", "lambda_l2", "l2_leaf_reg"), 'learner="trees:l2=V"'),
+    **dict.fromkeys(("subsample", "bagging_fraction"), 'learner="trees:subsample=F"'),
+    **dict.fromkeys(("colsample_bytree", "feature_fraction"), 'learner="trees:colsample=F"'),
+    **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
+    "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
+    **dict.fromkeys(("eval_metric", "metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
+    **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
+    **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
+}
+
+
+def _check_names(params: dict) -> None:
+    """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
+    known = PushBoost._get_param_names()
+    for name in params:
+        if name not in known:
+            hint = f"; other libraries' {name} is {PEER_NAMES[name]} here" if name in PEER_NAMES else ""
+            raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint} (PushBoost's parameters: "
+                            f"{', '.join(sorted(known))})")
+
+
 def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learner: Any = "stumps",
           n_iter: int | None = None, **params: Any) -> PushBoost:
     """An unfitted :class:`PushBoost` for the given components.
@@ -148,6 +178,9 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     a seeded 80 % of the rows, so pass ``random_state`` for repeatable fits).  Other
     keyword arguments are :class:`PushBoost`'s.  ``fit(X, y, qid=...)`` fits within
     queries: ``boost(loss="exp", price="pow:16", learner="trees").fit(X, y, qid=qid)``
-    is P-Norm Push within each query over relevance grades.
+    is P-Norm Push within each query over relevance grades.  A keyword
+    PushBoost does not take is a TypeError naming it (with rankcore's name for
+    LightGBM's ``n_estimators``, ``num_leaves``, ``early_stopping_rounds``, ...).
     """
+    _check_names(params)
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)

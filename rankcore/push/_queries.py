@@ -134,7 +134,9 @@ def row_weights(sample_weight, n: int, queries: Queries | None) -> np.ndarray | 
         if queries is not None and np.asarray(sample_weight).shape == (queries.n_queries,):
             raise ValueError(f"sample_weight: expected {n} weights, one per row, got {queries.n_queries}, one per "
                              "query (as XGBoost's ranking weights); repeat each query's weight over its rows, e.g. "
-                             "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid)") from None
+                             "w[np.unique(qid, return_inverse=True)[1]] for w in the order of np.unique(qid) "
+                             "(np.repeat(w, group) for group sizes); the push weighs a pair by the product of its "
+                             "rows' weights (docs: ranking within queries, Weights)") from None
         raise
 
 

@@ -53,22 +53,22 @@ def within_largest_query(metric: Any, queries: Any) -> Any:
     return metric
 
 
-def query_scorer(metric: Any, y: Any, queries: Any) -> Callable[[np.ndarray], float]:
+def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y") -> Callable[[np.ndarray], float]:
     """scores -> the mean of ``metric`` over the queries it counts (labels checked once).
 
-    Raises ValueError naming the metric when the labels do not suit it or it
-    counts none of the queries.
+    Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
+    they do not suit it or it counts none of the queries.
     """
     from ..validation import check_binary_labels, check_graded_labels
 
-    y_arr = check_graded_labels(y, name="y") if metric.task == "graded" else check_binary_labels(y, name="y")
+    y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
 
     def score(scores: np.ndarray) -> float:
         values = np.asarray(metric.query_values(y_arr, np.ascontiguousarray(scores, dtype=np.float64), queries),
                             dtype=np.float64)
         counted = values[~np.isnan(values)]
         if counted.size == 0:
-            raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves out "
+            raise ValueError(f"{name}: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves out "
                              "queries without a relevant row, or with one class); score on other queries")
         return float(np.mean(counted))
 
@@ -90,7 +90,7 @@ class MetricScoring:
         self.default = bool(default)
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1, queries: Any = None) -> Callable[[np.ndarray], float]:
+             n_threads: int = 1, queries: Any = None, name: str = "y") -> Callable[[np.ndarray], float]:
         """scores -> the metric of ``(y, scores)`` (metrics take no weights); per query with ``queries``.
 
         Early stopping scores the same validation labels after every
@@ -105,7 +105,8 @@ class MetricScoring:
 
         metric = self.metric
         if queries is not None:
-            return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries)
+            return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries,
+                                name=name)
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
@@ -141,7 +142,7 @@ class ObjectiveScoring:
         self.name = OBJECTIVE_SCORING
 
     def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1, queries: Any = None) -> Callable[[np.ndarray], float]:
+             n_threads: int = 1, queries: Any = None, name: str = "y") -> Callable[[np.ndarray], float]:
         """scores -> J of the validation rows at those scores (within their queries, when given).
 
         Raises

@@ -1,5 +1,7 @@
 """PushBoost, PNormPush, RankBoost and boost(): scikit-learn behaviour and practicalities."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -69,6 +71,34 @@ def test_boost_returns_an_unfitted_push_estimator():
     assert model.get_params()["price"] == "pow:16" and model.get_params()["n_iter"] == 200
     assert clone(model).get_params() == model.get_params()
     assert rankcore.boost(objective="push:hinge,pow:2").objective == "push:hinge,pow:2"
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("n_estimators", "n_iter=N"), ("num_leaves", 'learner="trees:max_leaves=L"'),
+    ("early_stopping_rounds", "n_iter_no_change=N"), ("eval_at", 'scoring="ndcg@k:10"'),
+    ("reg_lambda", 'learner="trees:l2=V"'), ("seed", "random_state=S"),
+])
+def test_boost_names_rankcores_parameter_for_a_peers_name(name, hint):
+    with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; other libraries' "
+                                        rf"{name} is {re.escape(hint)}"):
+        rankcore.boost(**{name: 3})
+    with pytest.raises(TypeError, match=r"^colour: rankcore.boost takes no parameter 'colour' \(PushBoost's "
+                                        r"parameters: categorical_features, early_stopping, learner"):
+        rankcore.boost(colour=3)
+
+
+def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
+    from rankcore.push._estimators import PEER_NAMES
+
+    values = {"learning_rate": 0.1, "max_leaves": 8, "max_depth": 3, "min_samples_leaf": 2, "min_child_weight": 1,
+              "l2": 1, "subsample": 0.5, "colsample": 0.5, "max_bins": 63}
+    for name, hint in PEER_NAMES.items():
+        assert name not in PushBoost._get_param_names()
+        trees = re.match(r'learner="trees:(\w+)=', hint)
+        if trees:
+            rankcore.registry.resolve("learner", f"trees:{trees.group(1)}={values[trees.group(1)]}")
+        else:
+            assert re.match(r"(\w+)=", hint).group(1) in PushBoost._get_param_names(), hint
 
 
 def test_named_estimators_are_the_push_objective():

@@ -67,6 +67,13 @@ def test_push_queries_eval_set_is_scored_per_query():
     assert model.score(X_val, y_val, qid=qid_val) == pytest.approx(expected[-1], abs=1e-12)
 
 
+def test_push_queries_eval_set_without_a_relevant_row_names_the_eval_set():
+    X, y, qid = graded_queries(3)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    with pytest.raises(ValueError, match=r"^eval_set y: metric 'ndcg@k:10' counts none of the"):
+        model.fit(X, y, qid=qid, eval_set=(X, np.zeros_like(y), qid))     # the training labels are not at fault
+
+
 def test_push_queries_auto_early_stopping_stops_on_eval_set_only():
     """Above 10,000 rows "auto" within queries holds out no training query; it stops on an eval_set."""
     rng = np.random.default_rng(0)
