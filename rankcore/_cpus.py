@@ -14,7 +14,8 @@ On a machine whose cores other processes keep busy, a parallel region then
 waits for descheduled threads while its own spinning threads take their
 time: two-thread fits ran 10 to 35 times as long as one thread.  So every
 thread count (``validation.effective_n_threads``) leaves out the CPUs that
-other processes' runnable threads occupy when a fit starts (:func:`idle_cpus`).
+other processes' runnable threads occupy when a fit starts (:func:`idle_cpus`), and the
+boosting loop lowers it again before each iteration (``validation.idle_thread_count``).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..learners import LearnerLayout, WeakRanker
 from ..objectives import BoundObjective, CheckedLine, LinePoint, RowBlock
+from ..validation import idle_thread_count
 
 __all__ = ["ObjectiveState", "InMemoryBackend", "split_blocks"]
 
@@ -119,7 +120,7 @@ class InMemoryBackend:
                  initial_scores: np.ndarray | None = None):
         self.problem = problem
         self.layout = layout
-        self.n_threads = int(n_threads)
+        self.n_threads = self.fit_threads = int(n_threads)
         n = X.shape[0]
         self.slices = split_blocks(n, block_rows)
         if len(self.slices) > 1 and not problem.separable:
@@ -187,6 +188,18 @@ class InMemoryBackend:
     # ------------------------------------------------------------------
     # The seam
     # ------------------------------------------------------------------
+    def refresh_threads(self) -> None:
+        """Run the next iteration's kernels on the fit's threads, fewer if other processes took CPUs since it began.
+
+        The objective and the learner read their own ``n_threads`` at each call; the results do not depend on it.
+        """
+        threads = idle_thread_count(self.fit_threads)
+        if threads != self.n_threads:
+            self.n_threads = threads
+            for part in (self.problem, self.layout):
+                if isinstance(getattr(part, "n_threads", None), int):
+                    part.n_threads = threads
+
     def objective_state(self) -> ObjectiveState:
         """Global scalars of the objective at the current scores."""
         problem = self.problem

@@ -148,10 +148,13 @@ def run_boosting(
                else "an overflow: weights or scores too large for its loss and price")
         raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
     result = BoostingResult(initial_value=value)
+    refresh_threads = getattr(backend, "refresh_threads", None)     # in memory: fewer threads if the CPUs filled up
     for iteration in range(1, n_iter + 1):
         if value == -math.inf:
             result.stop_reason = "converged"
             break
+        if refresh_threads is not None:
+            refresh_threads()
         candidate = _next_candidate(backend, layout, state, result, iteration, tol, leaf_steps)
         if candidate is None:
             break

@@ -162,3 +162,47 @@ def test_cgroup_quota_caps_the_available_cpus(monkeypatch, tmp_path):
         assert _cpus.available_cpus() == 1
     finally:
         _cpus.process_cpu_quota.cache_clear()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity mask on this platform")
+def test_a_load_that_starts_during_a_fit_lowers_its_threads_from_the_next_iteration(machine, monkeypatch):
+    # a fit reads the load when it starts; a process that starts later would leave two threads spinning in
+    # OpenMP's waits for a descheduled one (5-13x one thread's time), so each iteration reads it again
+    import numpy as np
+
+    import rankcore
+    from rankcore.push._backend import InMemoryBackend
+
+    machine(2)
+    others = {"running": 0}
+    monkeypatch.setattr(_cpus, "other_running_threads", lambda: others["running"])
+    seen = []
+    search = InMemoryBackend.learner_search
+
+    def record(self, state):
+        seen.append(self.n_threads)
+        return search(self, state)
+
+    monkeypatch.setattr(InMemoryBackend, "learner_search", record)
+
+    def load_from_the_third(info):
+        others["running"] = 1 if info.iteration >= 2 else 0
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0.5).astype(int)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0, n_jobs=2)
+    model.fit(X, y, callbacks=[load_from_the_third])
+    assert seen == [2, 2, 1, 1, 1, 1]                  # iterations 1 and 2 before the load, then one thread
+    others["running"] = 0
+    alone = rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0, n_jobs=1).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), alone.decision_function(X))
+
+
+def test_idle_thread_count_never_raises_the_fits_count(machine, monkeypatch):
+    from rankcore.validation import idle_thread_count
+
+    machine(8)
+    for running, wanted, expected in [(0, 4, 4), (5, 4, 3), (8, 4, 1), (0, 1, 1), (3, 2, 2)]:
+        monkeypatch.setattr(_cpus, "other_running_threads", lambda r=running: r)
+        assert idle_thread_count(wanted) == expected
