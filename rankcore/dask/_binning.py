@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..learners import MAX_BINS
+from ..learners import check_binning_options
 from ._inputs import as_row_chunks, get_client
 from ._prepare import stump_edges, summarize
 
@@ -30,10 +30,7 @@ def bin_edges(X: Any, max_bins: int = 256, *, sample_weight: Any = None, subsamp
     -------
     list of ndarray of float64, one sorted array per feature
     """
-    if isinstance(max_bins, bool) or not isinstance(max_bins, int) or not 2 <= max_bins <= MAX_BINS:
-        raise ValueError(f"max_bins: expected an integer in [2, {MAX_BINS}], got {max_bins!r}")
-    if subsample is not None and (isinstance(subsample, bool) or not isinstance(subsample, int) or subsample < 1):
-        raise ValueError(f"subsample: expected a positive integer or None, got {subsample!r}")
+    max_bins, subsample = check_binning_options(max_bins, subsample)
     client = get_client(client)
     data = as_row_chunks(X, None, sample_weight).persist_if_local(client)
     summary = summarize(client, data, task=None)

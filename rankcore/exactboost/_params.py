@@ -14,6 +14,9 @@ from ._runs import MARGIN_MODES
 __all__ = ["EXACTBOOST_PARAMETERS", "EXACTBOOST_FITTED", "MAX_DEPTH", "MAX_HEAD"]
 
 MAX_DEPTH = 20
+#: The kernels' C integers: a count above them would overflow there (a raw OverflowError) instead of being refused.
+C_INT_MAX = 2**31 - 1
+C_INT64_MAX = 2**63 - 1
 
 #: The largest ``head`` (a multiple of the metric's k): the head then holds every row of any real data set.
 MAX_HEAD = 1e6
@@ -50,9 +53,9 @@ EXACTBOOST_PARAMETERS = (
     Parameter("margin", float, default=0.05, minimum=0.0, doc="""
         θ >= 0: during the search every positive is lowered by the margin
         (see ``margin_mode``), which asks for confident orderings."""),
-    Parameter("n_rounds", int, default=50, minimum=1, doc="""
+    Parameter("n_rounds", int, default=50, minimum=1, maximum=C_INT_MAX, doc="""
         Boosting rounds per run (the iterations of ``callbacks`` and ``training_curve_``)."""),
-    Parameter("n_runs", int, default=250, minimum=1, doc="""
+    Parameter("n_runs", int, default=250, minimum=1, maximum=C_INT_MAX, doc="""
         Independent runs averaged."""),
     Parameter("subsample", float, default=0.2, minimum=0.0, maximum=1.0, exclusive_minimum=True,
               rule="a fraction in (0, 1]", doc="""
@@ -72,11 +75,11 @@ EXACTBOOST_PARAMETERS = (
         resolution (every gap between distinct subsample values, or every
         bin edge, see ``max_bins``).  3 (before: 4) fits about 1.5 times
         faster at equal test quality (``docs/exactboost.md``, *Speed*)."""),
-    Parameter("max_boxes", int, default=128, minimum=1, nullable=True, doc="""
+    Parameter("max_boxes", int, default=128, minimum=1, maximum=C_INT64_MAX, nullable=True, doc="""
         Budget of bound evaluations per feature search, checked between
         dives; ``None`` searches until the bound proves the grid optimum.
         The first dive always completes."""),
-    Parameter("max_thresholds", int, default=None, minimum=1, nullable=True, doc="""
+    Parameter("max_thresholds", int, default=None, minimum=1, maximum=C_INT_MAX, nullable=True, doc="""
         With a number, features with more distinct values in a round's
         subsample than that are searched at about that many thresholds
         (between groups of distinct values of about equal counts, as

@@ -125,7 +125,9 @@ class Kernel(Component):
             a data-dependent parameter that was never fixed (see :meth:`with_data`).
             Also: the kernel values overflow on these data (features too large).
         RuntimeError
-            The kernel returned the wrong shape.
+            A registered kernel returned the wrong shape, or NaN on features
+            of ordinary size (its own fault); a callable's NaN or infinite
+            values are a ValueError naming ``kernel``.
         """
         owner = f"kernel {self.spec!r}"
         if self.needs_data:
@@ -231,6 +233,9 @@ class CallableKernel(Kernel):
             for i in range(X.shape[0]):
                 for j in range(other.shape[0]):
                     out[i, j] = float(self.func(X[i], other[j]))
+        if not np.isfinite(out).all():   # the user's function's doing: a ValueError naming the argument, not a bug
+            raise ValueError(f"kernel: the callable {self.spec.partition(':')[2]} returned NaN or infinite values; "
+                             "a kernel must give a finite number for every pair of rows")
         if Y is None and out.shape == (X.shape[0], X.shape[0]):
             out = 0.5 * (out + out.T)  # exactly symmetric, as K(X, X) must be
         return out

@@ -1,7 +1,7 @@
 """The ``learner`` plugin family: weak-ranker families searched by boosting."""
 
 from ._base import Candidate, Learner, LearnerLayout, WeakRanker, multi_pass_search
-from ._binning import MAX_BINS, bin_edges, check_thresholds, quantile_thresholds, sample_rows
+from ._binning import MAX_BINS, bin_edges, check_binning_options, check_thresholds, quantile_thresholds, sample_rows
 from ._features import FeatureLayout, FeatureRanker, Features
 from ._rows import InMemoryRows, RowSource
 from ._threshold import Stumps, ThresholdLayout, ThresholdRanker, Thresholds
@@ -10,6 +10,6 @@ __all__ = [
     "Learner", "LearnerLayout", "WeakRanker", "Candidate",
     "Features", "FeatureLayout", "FeatureRanker",
     "Stumps", "Thresholds", "ThresholdLayout", "ThresholdRanker",
-    "bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS",
+    "bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS", "check_binning_options",
     "RowSource", "InMemoryRows", "multi_pass_search",
 ]

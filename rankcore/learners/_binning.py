@@ -10,11 +10,13 @@ consider exactly the same weak rankers.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS"]
+__all__ = ["bin_edges", "quantile_thresholds", "check_thresholds", "sample_rows", "MAX_BINS",
+           "check_binning_options"]
 
 #: Largest number of bins per feature (codes are stored as uint16 beyond 256).
 MAX_BINS = 65536
@@ -35,6 +37,23 @@ def sample_rows(n_rows: int, subsample: int | None, random_state: Any = None,
         return rows
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
     return np.sort(rng.choice(rows, size=int(subsample), replace=False))
+
+
+def check_binning_options(max_bins: Any, subsample: Any) -> tuple[int, int | None]:
+    """``max_bins`` an integer in [2, MAX_BINS] and ``subsample`` None or an integer >= 1 (NumPy integers too).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: a float (2.9 bins would be truncated), a bool, text, or a value out of range.
+    """
+    if isinstance(max_bins, (bool, np.bool_)) or not isinstance(max_bins, numbers.Integral) \
+            or not 2 <= max_bins <= MAX_BINS:
+        raise ValueError(f"max_bins: expected an integer in [2, {MAX_BINS}], got {max_bins!r}")
+    if subsample is not None and (isinstance(subsample, (bool, np.bool_)) or not isinstance(subsample, numbers.Integral)
+                                  or subsample < 1):
+        raise ValueError(f"subsample: expected a positive integer or None, got {subsample!r}")
+    return int(max_bins), None if subsample is None else int(subsample)
 
 
 def _midpoints(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -147,9 +166,7 @@ def bin_edges(X: Any, max_bins: int = 256, *, sample_weight: Any = None, subsamp
     """
     from ..validation import check_matrix, check_sample_weight
 
-    max_bins = int(max_bins)
-    if not 2 <= max_bins <= MAX_BINS:
-        raise ValueError(f"max_bins: expected an integer in [2, {MAX_BINS}], got {max_bins}")
+    max_bins, subsample = check_binning_options(max_bins, subsample)
     X = check_matrix(X, name="X", dtype=np.float64 if np.asarray(X).dtype != np.float32 else np.float32)
     w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
     rows = sample_rows(X.shape[0], subsample, random_state, None if w is None else np.flatnonzero(w > 0))

@@ -34,8 +34,14 @@ def roc_band(y: Any, scores: Any, *, max_fp: int, level: float = 0.95, n_boot: i
     max_fp : int >= 0
         The last false-positive count of the grid; above the number of
         negatives K the grid stops at K, where the curve ends.
-    level : float in (0, 1), n_boot : int, random_state : int or None
-        As :func:`confidence_interval`'s.
+    level : float in (0, 1), default 0.95
+        The band's coverage at each count.
+    n_boot : int in [100, 1,000,000], default 500
+        Replicates (fewer than :func:`confidence_interval`'s 2000: a figure's
+        band needs no more).
+    random_state : int or None, default 0
+        Seeds the replicates; the default 0 makes a figure's band the same at
+        every run (None: another band each time).
 
     Returns
     -------

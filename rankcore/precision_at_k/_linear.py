@@ -168,6 +168,11 @@ def _check_scores_stay_finite(name: str, X, rows: np.ndarray, coef: np.ndarray, 
             return
         scores = np.asarray(X[rows] @ coef, dtype=np.float64).reshape(-1) - float(center @ coef)
     if not np.isfinite(scores).all():
+        weights = float(np.abs(coef).sum())
+        if peak < 1e150 <= weights:     # ordinary features: the steps grew the weights (a huge eta0), not the data
+            raise FloatingPointError(f"{name}: the training scores <w, x> overflow float64: the weights grew to "
+                                     f"|w|_1 = {weights:.3g} on features of at most {peak:.3g}; lower eta0 or set "
+                                     "radius / alpha")
         raise FloatingPointError(
             f"{name}: the training scores <w, x> overflow float64 (the largest |x| is {peak:.3g}); "
             "rescale the features (e.g. StandardScaler) before fitting"

@@ -127,8 +127,8 @@ def test_dask_default_binning_is_the_in_memory_rule(dask_client):
     Xd, yd, wd = _dask(X, y, w)
     learner = "stumps:max_bins=12,subsample=250"
     assert all(np.array_equal(a, b) for a, b in zip(
-        rankcore.dask.bin_edges(Xd, 12, sample_weight=wd, subsample=250, random_state=7),
-        bin_edges(X, 12, sample_weight=w, subsample=250, random_state=7)))
+        rankcore.dask.bin_edges(Xd, np.int64(12), sample_weight=wd, subsample=np.int64(250), random_state=7),
+        bin_edges(X, 12, sample_weight=w, subsample=250, random_state=7)))        # NumPy integers taken, as in memory
     model = DaskPushBoost(placement="distributed",
                           learner=learner, n_iter=10, random_state=7).fit(Xd, yd, sample_weight=wd)
     local = rankcore.PushBoost(learner=learner, n_iter=10, random_state=7).fit(X, y, sample_weight=w)

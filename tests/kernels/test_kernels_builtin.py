@@ -140,6 +140,9 @@ def test_callable_kernel_matrix_and_pair_forms():
         CallableKernel(lambda a, b: "x")(X)
     with pytest.raises(TypeError):
         CallableKernel(3)
+    for bad in (np.nan, np.inf):    # the user's function at fault: a ValueError naming kernel, not a RuntimeError
+        with pytest.raises(ValueError, match=r"^kernel: the callable <lambda> returned NaN or infinite values"):
+            CallableKernel(lambda A, B, v=bad: np.full((len(A), len(B)), v))(X, Y)
 
 
 def test_kernel_base_requires_compute():

@@ -70,10 +70,23 @@ def test_bin_edges_ignore_zero_weight_rows():
     np.testing.assert_array_equal(edges, [0.5, 1.5])
 
 
-@pytest.mark.parametrize("max_bins", [1, 65537])
+@pytest.mark.parametrize("max_bins", [1, 65537, 2.9, 16.5, np.float64(3.7), "16", True, float("inf"), "abc"])
 def test_bin_edges_bad_max_bins(max_bins):
     with pytest.raises(ValueError, match=r"max_bins: expected an integer in \[2, 65536\]"):
         bin_edges(np.zeros((3, 1)), max_bins=max_bins)
+
+
+@pytest.mark.parametrize("subsample", [0, -3, 2.5, "abc", True])
+def test_bin_edges_bad_subsample(subsample):
+    # 0 gave no edges for any feature, -3 numpy's "negative dimensions", 2.5 was taken as 2
+    with pytest.raises(ValueError, match=r"^subsample: expected a positive integer or None"):
+        bin_edges(np.zeros((3, 1)), subsample=subsample)
+
+
+def test_bin_edges_takes_numpy_integers():
+    X = np.arange(10.0).reshape(5, 2)
+    for a, b in zip(bin_edges(X, max_bins=np.int64(4), subsample=np.int64(5)), bin_edges(X, max_bins=4, subsample=5)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_check_thresholds_errors():

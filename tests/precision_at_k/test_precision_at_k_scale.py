@@ -181,3 +181,14 @@ def test_small_or_dense_rows_stay_dense():
     assert not sp.issparse(_linear._LinearAtK._canonical(few))
     full = np.random.default_rng(0).random((400, 300))  # large, but dense
     assert not sp.issparse(_linear._LinearAtK._canonical(full))
+
+
+def test_weights_grown_by_a_huge_eta0_are_named_not_the_features():
+    # on standardized features the overflow is the steps' doing: the message said "rescale the features"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(FloatingPointError, match=r"the weights grew to \|w\|_1 = .* lower eta0"):
+            SGDAtK(eta0=1e308, random_state=0).fit(X, y)
