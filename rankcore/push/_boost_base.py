@@ -367,7 +367,7 @@ class _BaseBoost(Ranker):
         if stopping.mode == "select":
             self._fit_with_selected_n_iter(setup, *data, queries=queries)
             return self
-        if stopping.mode == "holdout":            # one list only: within queries "auto" stops on eval_set only
+        if stopping.mode == "holdout":            # one list only: within queries "auto" never stops
             data = [*data]
             del X, X_arr                          # the hold-out's fit takes X from the list (and lets go of it)
             self._fit_on_holdout(setup, data)

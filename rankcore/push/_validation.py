@@ -211,10 +211,12 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
     then on ``eval_set`` if given, else on a hold-out of ``fraction`` -- when
     that meets the floors of :func:`holdout_size`; when it does not, the fit
     runs without early stopping and ``fallback`` says why.  Within queries
-    (``n_queries`` given) ``"auto"`` stops on ``eval_set`` only: a hold-out
-    of whole training queries scores too few queries to stop on (NDCG@10 per
-    query varies widely), and stopping on it cost up to 0.06 NDCG@10 on
-    held-out queries where the full ``n_iter`` did not.
+    (``n_queries`` given) ``"auto"`` never stops: a hold-out of whole
+    training queries scores too few queries to stop on (NDCG@10 per query
+    varies widely), and stopping on it cost up to 0.06 NDCG@10 on held-out
+    queries where the full ``n_iter`` did not; an ``eval_set`` of about as
+    many queries is no better, and LightGBM's users pass one to watch the
+    fit.  ``early_stopping=True`` stops on it.
     """
     if setting is False:
         return EarlyStopping("off")
@@ -223,10 +225,10 @@ def resolve_early_stopping(setting, y: np.ndarray, fraction: float, *, has_eval_
     n = int(y.shape[0])
     if n <= AUTO_MIN_ROWS:
         return EarlyStopping("off")
+    if n_queries is not None:      # an eval_set is watched (validation_scores_), as LightGBM's, not stopped on
+        return EarlyStopping("off")
     if has_eval_set:
         return EarlyStopping("eval_set", auto=True)
-    if n_queries is not None:
-        return EarlyStopping("off")
     n_pos = int(np.count_nonzero(y)) if stratify else None
     wanted = math.ceil(fraction * n)
     need = holdout_size(n, fraction, n_pos)

@@ -251,7 +251,7 @@ def test_placement_keeps_queries_whole_in_query_order_and_balanced(dask_client):
     assert kept.X is sorted_data.X
 
 
-def test_dask_auto_stops_on_eval_set_only_within_queries(dask_client):
+def test_dask_auto_never_stops_within_queries_and_watches_an_eval_set(dask_client):
     X, y, qid = graded_queries(5, n_queries=700, rows=(14, 20))
     n = 10_400
     X, y, qid = X[:n], y[:n], qid[:n]
@@ -267,6 +267,7 @@ def test_dask_auto_stops_on_eval_set_only_within_queries(dask_client):
     local_eval = rankcore.PushBoost(**params).fit(X[:half], y[:half], qid=qid[:half],
                                                   eval_set=(X[half:], y[half:], qid[half:]))
     np.testing.assert_allclose(on_eval.validation_scores_, local_eval.validation_scores_, rtol=1e-12)
+    assert on_eval.stop_reason_ == local_eval.stop_reason_ == "n_iter"
 
 
 BAD = [

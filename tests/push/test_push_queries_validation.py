@@ -74,8 +74,12 @@ def test_push_queries_eval_set_without_a_relevant_row_names_the_eval_set():
         model.fit(X, y, qid=qid, eval_set=(X, np.zeros_like(y), qid))     # the training labels are not at fault
 
 
-def test_push_queries_auto_early_stopping_stops_on_eval_set_only():
-    """Above 10,000 rows "auto" within queries holds out no training query; it stops on an eval_set."""
+def test_push_queries_auto_early_stopping_never_stops_and_watches_an_eval_set():
+    """Above 10,000 rows "auto" within queries holds out no training query, and an eval_set is watched only.
+
+    (It stopped on the eval_set, with the large-data learner settings: a LightGBM user's eval_set of 100 queries,
+    passed to watch NDCG, cut the per-query default from 200 trees to 22.)
+    """
     rng = np.random.default_rng(0)
     n_queries, size = 401, 25                 # 10,025 rows: "auto" switches on
     qid = np.repeat(np.arange(n_queries), size)
@@ -87,10 +91,16 @@ def test_push_queries_auto_early_stopping_stops_on_eval_set_only():
     np.testing.assert_array_equal(model.decision_function(X), off.decision_function(X))   # every row trained on
     seen = []
     held = qid >= 350
-    model = rankcore.boost(learner="stumps", n_iter=4, random_state=0)
-    model.fit(np.vstack([X, X[:200]]), np.concatenate([y, y[:200]]), qid=np.concatenate([qid, qid[:200] + 1000]),
-              eval_set=(X[held], y[held], qid[held]), callbacks=lambda info: seen.append(info.validation_score))
-    assert model.validation_metric_ == "ndcg@k:10" and len(seen) == 4 and all(0 < s <= 1 for s in seen)
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=30, n_iter_no_change=2, random_state=0)
+    model.fit(X, y, qid=qid, eval_set=(X[held], y[held], qid[held]),
+              callbacks=lambda info: seen.append(info.validation_score))
+    assert model.validation_metric_ == "ndcg@k:10" and len(seen) == 30 and all(0 < s <= 1 for s in seen)
+    assert model.stop_reason_ == "n_iter" and model.n_iter_ == 30 and model.validation_scores_.shape == (30,)
+    plain = rankcore.boost(learner="trees:max_leaves=4", n_iter=30, n_iter_no_change=2, random_state=0)
+    np.testing.assert_array_equal(model.decision_function(X), plain.fit(X, y, qid=qid).decision_function(X))
+    stopped = rankcore.boost(learner="trees:max_leaves=4", n_iter=30, n_iter_no_change=2, random_state=0,
+                             early_stopping=True).fit(X, y, qid=qid, eval_set=(X[held], y[held], qid[held]))
+    assert stopped.stop_reason_ == "early_stopping" and stopped.n_iter_ < 30        # asked for: it stops
 
 
 def test_push_queries_short_queries_validate_on_whole_queries():
