@@ -35,6 +35,10 @@ cdef double _dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil:
 
 
 def _dot_kernel(const double[::1] a, const double[::1] b):
+    """Σ_i a_i·b_i over the n = len(a) entries in :func:`dot`'s fixed order (``b`` must hold at least n).
+
+    O(n) time, O(1) extra memory; releases the GIL.
+    """
     cdef Py_ssize_t n = a.shape[0]
     cdef double out = 0.0
     if n > 0:

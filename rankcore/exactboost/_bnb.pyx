@@ -773,7 +773,12 @@ cdef class _FeatureProblem:
         return self.s.root_a_lo, self.s.root_a_hi, self.s.root_b_lo, self.s.root_b_hi
 
     def bound(self, int t_lo, int t_hi, int a_lo, int a_hi, int b_lo, int b_hi):
-        """Interval lower bound of the loss over a box (grid coordinates)."""
+        """Interval lower bound of the loss over a box (grid coordinates).
+
+        One ``box_bound`` on the m = len(sp) + len(sn) scores in q score levels: O(q log m + m) time plus the
+        metric's O(m) (O(q log m + q) on runs for metrics with a run kernel); O(1) extra memory (the scratch
+        allocated in ``__init__``).
+        """
         cdef Box box
         if not (0 <= t_lo <= t_hi <= self.s.t_max and self.s.root_a_lo <= a_lo <= a_hi <= self.s.root_a_hi
                 and self.s.root_b_lo <= b_lo <= b_hi <= self.s.root_b_hi):
@@ -785,13 +790,18 @@ cdef class _FeatureProblem:
         return out
 
     def loss(self, int t, int a_i, int b_i):
-        """Exact margin-adjusted loss of the stump at grid point (t, a_i, b_i)."""
+        """Exact margin-adjusted loss of the stump at grid point (t, a_i, b_i).  :meth:`bound` on one point: its
+        time, O(1) extra memory."""
         return self.bound(t, t, a_i, a_i, b_i, b_i)
 
     def search(self, double incumbent=INFINITY):
         """Branch and bound; returns (loss, t, a_i, b_i, evaluations, exhausted).
 
         ``t, a_i, b_i`` are -1 when nothing strictly below ``incumbent`` was found.
+
+        O(B·(q log m + m + log B)) time for B bound evaluations (at most ``max_boxes`` plus one dive when
+        given; see :meth:`bound`) and the heap's pushes and pops; O(B) memory: the heap, at most 8 boxes per
+        evaluation, grown as needed.
         """
         cdef int32_t best[3]
         cdef bint found

@@ -59,7 +59,11 @@ cdef class LossEvaluator:
 
     def evaluate_runs(self, const double[::1] pv, const int32_t[::1] pc,
                       const double[::1] nv, const int32_t[::1] nc):
-        """``loss_runs`` on strictly ascending values with positive counts (for tests)."""
+        """``loss_runs`` on strictly ascending values with positive counts (for tests).
+
+        O(r + n) time for r runs of n scores plus the metric's own, O(n) memory: the scratch the
+        default ``loss_runs`` expands the runs into.
+        """
         cdef Py_ssize_t n_pos = 0, n_neg = 0, k
         if pv.shape[0] != pc.shape[0] or nv.shape[0] != nc.shape[0]:
             raise ValueError("runs: expected as many counts as values")
@@ -89,7 +93,11 @@ cdef class LossEvaluator:
         return out
 
     def evaluate(self, const double[::1] pos, const double[::1] neg):
-        """The loss of ascending-sorted ``pos`` and ``neg`` (for tests and checks)."""
+        """The loss of ascending-sorted ``pos`` and ``neg`` (for tests and checks).
+
+        The metric's own time and memory (O(I + K) time, O(1) extra memory for the sorted kernels;
+        ``PythonLoss`` copies the scores, O(I + K)).
+        """
         cdef double out
         cdef double dummy = 0.0
         cdef const double* p = &pos[0] if pos.shape[0] > 0 else &dummy

@@ -81,7 +81,7 @@ def dots(const double[:, ::1] Z,   # IN  (d, n) scaled features, feature-major
          const double[::1] g,      # IN  (n,) gradient weights
          double[::1] out,          # OUT (d,) Σ_n g_n Z[j, n]
          int n_threads=1):
-    """Per-feature dot products with the gradient.  O(n·d) time.
+    """Per-feature dot products with the gradient.  O(n·d) time, O(1) extra memory.
 
     One parallel region, features split over threads as in :func:`histograms`;
     each dot product is summed in row order by one thread.

@@ -195,7 +195,7 @@ def negative_sums(const double[::1] b,      # IN  (I,) e^{s − f_i} of the posi
                   double[::1] D,            # OUT (K,) Σ_i w_i ℓ′
                   bint unit_weights,
                   int n_threads=1):
-    """L_k and D_k of the logistic loss (in bits).  O(I·K) time, no exp per pair."""
+    """L_k and D_k of the logistic loss (in bits).  O(I·K) time, no exp per pair; O(1) extra memory."""
     cdef _LogisticSums kernel = _bind(_NegativeSums(), b, w, a, unit_weights)
     kernel.out0, kernel.out1 = <double*>data_of(L), <double*>data_of(D)
     run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
@@ -206,7 +206,7 @@ def positive_sums(const double[::1] b,      # IN  (I,) e^{s − f_i}
                   const double[::1] c_neg,  # IN  (K,) per-negative weights
                   double[::1] E,            # OUT (I,) Σ_k c_k ℓ′
                   int n_threads=1):
-    """E_i of the logistic loss (in bits).  O(I·K) time, no transcendental per pair."""
+    """E_i of the logistic loss (in bits).  O(I·K) time, no transcendental per pair; O(1) extra memory."""
     cdef _PositiveSums kernel = <_PositiveSums>_bind(_PositiveSums(), b, b, a)
     kernel.c_neg, kernel.out0 = data_of(c_neg), <double*>data_of(E)
     run_pairs(kernel, b.shape[0], a.shape[0], n_threads, 65536.0)
@@ -222,7 +222,7 @@ def directional_sums(const double[::1] b,     # IN  (I,) e^{s − f_i}
                      double[::1] L2,          # OUT (K,) Σ_i w_i ℓ″ δ²
                      bint unit_weights,
                      int n_threads=1):
-    """L_k, L′_k, L″_k along h (δ_ik = h_i − h_k).  O(I·K) time, no exp per pair."""
+    """L_k, L′_k, L″_k along h (δ_ik = h_i − h_k).  O(I·K) time, no exp per pair; O(1) extra memory."""
     cdef _DirectionalSums kernel = <_DirectionalSums>_bind(_DirectionalSums(), b, w, a, unit_weights)
     kernel.hp, kernel.hn = data_of(hp), data_of(hn)
     kernel.out0, kernel.out1, kernel.out2 = <double*>data_of(L), <double*>data_of(L1), <double*>data_of(L2)
@@ -234,7 +234,7 @@ def curvature_negative_sums(const double[::1] b,   # IN  (I,) e^{s − f_i}
                             const double[::1] a,   # IN  (K,) e^{f_k − s}
                             double[::1] N,         # OUT (K,) Σ_i w_i ℓ″(f_i − f_k)
                             int n_threads=1):
-    """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair."""
+    """N_k = Σ_i w_i ℓ″ (in bits; ℓ″ = t / ((1 + t)² ln 2)).  O(I·K) time, no exp per pair; O(1) extra memory."""
     cdef _LogisticSums kernel = _bind(_CurvatureNegativeSums(), b, w, a)
     kernel.out0 = <double*>data_of(N)
     run_pairs(kernel, a.shape[0], b.shape[0], n_threads, 65536.0)
@@ -249,7 +249,7 @@ def curvature_positive_sums(const double[::1] b,    # IN  (I,) e^{s − f_i}
                             int n_threads=1):
     """P_i = Σ_k (w_i c2_k ℓ′² + c1_k ℓ″) (in bits: ℓ′² = t² / ((1 + t) ln 2)², ℓ″ = t / ((1 + t)² ln 2)).
 
-    O(I·K) time, no transcendental per pair.
+    O(I·K) time, no transcendental per pair; O(1) extra memory.
     """
     cdef _CurvaturePositiveSums kernel = <_CurvaturePositiveSums>_bind(_CurvaturePositiveSums(), b, w, a)
     kernel.c1, kernel.c2, kernel.out0 = data_of(c1), data_of(c2), <double*>data_of(P)

@@ -145,7 +145,7 @@ def directional_sums(int degree,
                      double[::1] L1,            # OUT (K,) Σ_i w_i ℓ′(z_ik) δ_ik
                      double[::1] L2,            # OUT (K,) Σ_i w_i ℓ″(z_ik) δ_ik²
                      int n_threads=1):
-    """L_k and its first two derivatives along h (δ_ik = h_i − h_k).  O(I + K log I)."""
+    """L_k and its first two derivatives along h (δ_ik = h_i − h_k).  O(I + K log I) time, O(I) memory."""
     _check_degree(degree)
     cdef Py_ssize_t I = f_pos.shape[0], K = f_neg.shape[0], i, k, m
     cdef double c, hk, W, F, Q, H, FH, HH, wi, fi, hi

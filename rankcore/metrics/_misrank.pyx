@@ -24,6 +24,8 @@ def misranked_pairs(const double[::1] y_sorted,       # IN labels in increasing 
 
     ``rank[t]`` is the dense rank of the score of the example with label
     ``y_sorted[t]`` (equal scores, equal ranks).
+
+    O(n log n_ranks + n_ranks) time for n labels, O(n_ranks) extra memory: the Fenwick tree.
     """
     cdef Py_ssize_t n = y_sorted.shape[0], start = 0, end, t, r, pos
     cdef long long visited = 0, misranked = 0, pairs = 0, below

@@ -51,7 +51,8 @@ cdef Py_ssize_t _first_unsorted(const double[::1] a) noexcept nogil:
 
 
 def _as_sorted(values, name):
-    """Validate one side for ``SortedMetric.evaluate``: 1-D, finite, ascending (one O(n) pass)."""
+    """Validate one side for ``SortedMetric.evaluate``: 1-D, finite, ascending (one O(n) pass; O(1) extra
+    memory unless ``values`` must be copied into contiguous float64)."""
     arr = np.ascontiguousarray(values, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of scores, got shape {arr.shape}")
@@ -106,6 +107,12 @@ cdef class SortedMetric:
         Returns
         -------
         float
+
+        Notes
+        -----
+        O(I + K) time to check both sides, plus the kernel's own ``value``
+        (stated per class); O(1) extra memory unless a side must be copied
+        into contiguous float64 (O(I + K)).
         """
         cdef const double[::1] p = _as_sorted(pos, "pos")
         cdef const double[::1] q = _as_sorted(neg, "neg")

@@ -252,7 +252,10 @@ def class_moments(const signed char[::1] y,   # IN  (n,) 1 = positive, 0 = negat
 
 def merge_moments(double[:, ::1] parts,   # IN  (m, 3k) triples (lse, E[h], E[h²]) per block
                   double[::1] out):       # OUT (3k,)
-    """Merge per-block (lse, E[h], E[h²]) triples, in block order."""
+    """Merge per-block (lse, E[h], E[h²]) triples, in block order.
+
+    O(m·k) time for m blocks of k triples (two passes over each column), O(1) extra memory.
+    """
     cdef Py_ssize_t m = parts.shape[0], width = parts.shape[1], b, j
     cdef double lse, mean1, mean2, e, mx
     for j in range(0, width, 3):
@@ -299,7 +302,10 @@ def gradient(const signed char[::1] y,   # IN  (n,)
              double neg_coef, double neg_shift, double neg_scale,
              double[::1] out,            # OUT (n,) gradient
              int n_threads=1):
-    """out = −pos_scale·w·e^{pos_coef·f − pos_shift} on positives, neg_scale·w·e^{neg_coef·f − neg_shift} on negatives.  O(n)."""
+    """out = −pos_scale·w·e^{pos_coef·f − pos_shift} on positives, neg_scale·w·e^{neg_coef·f − neg_shift} on negatives.
+
+    O(n) time, O(1) extra memory.
+    """
     cdef Py_ssize_t n = f.shape[0], r
     n_threads = threads_for(<double> n, n_threads, 131072.0)
     with nogil:
@@ -411,6 +417,8 @@ def lse_by_value(const signed char[::1] y,   # IN  (n,)
                  int n_threads=1):
     """Log-sum-exp of each class's exponential weights, grouped by the value of h.  O(n + V) expected.
 
+    O(V·n/CHUNK + V) extra memory: a partial per chunk, value and class, and the values' hash table.
+
     Returns the number of rows whose h is not one of ``values`` (0 when all fit).
     """
     cdef Py_ssize_t n = f.shape[0], V = values.shape[0]
@@ -493,7 +501,8 @@ def group_abs_sums(const signed char[::1] y,   # IN  (n,)
     bit for bit, and do not depend on the threads.
 
     Returns the number of rows whose h is not one of ``values`` (with
-    ``value_index``: whose index is not below V).
+    ``value_index``: whose index is not below V).  O(V·n/CHUNK + V) extra memory: a sum per
+    chunk, value and class, and the values' hash table.
     """
     cdef Py_ssize_t n = g.shape[0], V = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + CHUNK - 1) // CHUNK
@@ -566,7 +575,7 @@ def gradient_hessian(const signed char[::1] y,   # IN  (n,)
                      double[::1] out_g,          # OUT (n,) gradient, as gradient() computes it
                      double[::1] out_h,          # OUT (n,) curvature, clipped below at floor
                      int n_threads=1):
-    """The gradient of :func:`gradient` and a curvature from the same exponential, in one pass.  O(n).
+    """The gradient of :func:`gradient` and a curvature from the same exponential, in one pass.  O(n), O(1) memory.
 
     With e = w·e^{coef·f − shift} (a row's normalized weight): positives get
     h = e·(pos_h1 + pos_h2·e), negatives h = neg_h1·e; then h = max(h, floor).

@@ -64,6 +64,10 @@ def running_lse(const double[::1] a,          # IN
         Whether a level's own value is part of its sum.
     out : ndarray of float64, shape (n_levels,)
         Written; ``-inf`` where the sum is empty.
+
+    Notes
+    -----
+    O(n_levels + n_queries) time (one exp and one log1p per level), O(1) extra memory.
     """
     cdef Py_ssize_t q, j, k, lo, hi
     cdef double acc

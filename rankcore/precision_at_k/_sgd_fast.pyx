@@ -343,7 +343,8 @@ def epoch_dense(const double[:, ::1] X, const signed char[::1] y, const Py_ssize
     """One pass over the rows ``order`` of dense ``X`` in batches; updates ``state``.
 
     X (n, d) # IN; y (n,) 0/1 # IN; order (m,) row indices # IN;
-    state # IN/OUT (weights and step counter).  Time O(m·d + Σ b log b).
+    state # IN/OUT (weights and step counter).  Time O(m·d + Σ b log b);
+    memory O(batch_size) (a batch's scores, labels, coefficients and ranking workspace).
 
     Returns
     -------
@@ -383,7 +384,7 @@ def epoch_csr(const double[::1] data, const index_t[::1] indices, const index_t[
               Py_ssize_t batch_size, Py_ssize_t k_count, double k_fraction, int rule, int kind,
               double eta0, double alpha, double radius, LinearState state, int n_threads,
               const double[::1] center=None):
-    """As :func:`epoch_dense` for a CSR matrix given by its three arrays; O(nnz) per epoch.
+    """As :func:`epoch_dense` for a CSR matrix given by its three arrays; O(nnz) per epoch, O(batch_size) memory.
 
     data, indices, indptr # IN (canonical CSR: no duplicate column in a row);
     y, order # IN; state # IN/OUT; center (d,) # IN, optional.

@@ -283,7 +283,7 @@ KINDS = {"struct": SURROGATE_STRUCT, "ramp": SURROGATE_RAMP, "max": SURROGATE_MA
 
 
 def surrogate_batch(const double[::1] scores, const signed char[::1] y, Py_ssize_t k, int kind, bint with_grad):
-    """Surrogate of one batch in count units.  scores, y # IN; O(n log n).
+    """Surrogate of one batch in count units.  scores, y # IN; O(n log n) time, O(n) memory.
 
     Returns
     -------
@@ -314,7 +314,7 @@ def surrogate_batch(const double[::1] scores, const signed char[::1] y, Py_ssize
 def perceptron_batch(const double[::1] scores, const signed char[::1] y, Py_ssize_t k, int kind):
     """Perceptron@k direction of one batch: (grad # OUT, mistakes, k_used); the update is w -= Xᵀ grad.
 
-    scores, y # IN; O(n log n).
+    scores, y # IN; O(n log n) time, O(n) memory (a workspace and the output).
     """
     cdef Py_ssize_t n = scores.shape[0]
     if n < 1 or y.shape[0] != n:

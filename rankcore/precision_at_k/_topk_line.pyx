@@ -423,7 +423,11 @@ cdef class LineKernel:
 
     def point(self, double alpha):
         """(value, Δ*, φ′) at α in count units: the surrogate, its first maximizing Δ, and the
-        tie-averaged subgradient's dot product with h."""
+        tie-averaged subgradient's dot product with h.
+
+        O(G + (k + ties)·log G) time (a heap over the G groups, popped once per merged rank), O(1)
+        extra memory: the buffers allocated in ``__init__``.
+        """
         cdef Py_ssize_t k = self.k, d_max = self.d_max, n_pos = self.n_pos, d, best = 0, mp, mn
         cdef int kind = self.kind
         cdef double total, low, value, best_value = 0.0, dn, d1, fn_mass

@@ -83,6 +83,8 @@ def ormtr(double[:, ::1] a, const double[::1] tau, double[:, ::1] c, bint transp
     c : ndarray of float64, shape (k, m), C-contiguous: k vectors         # IN/OUT
     transpose : apply Q^T instead of Q
 
+    2 m^2 k flops; O(64 k) doubles of LAPACK workspace (blocks of up to 64 reflectors).
+
     Notes
     -----
     2 m^2 k flops (blocked: matrix-matrix products when k > 1).
@@ -125,7 +127,8 @@ def stemr(const double[::1] d, const double[::1] e, Py_ssize_t start=0, Py_ssize
     Notes
     -----
     O(m * (stop - start)) flops for the vectors (MRRR) plus the
-    eigenvalues; (stop - start) * m doubles.
+    eigenvalues; (stop - start) * m doubles for the vectors, O(m) memory
+    besides (copies of d and e, LAPACK's workspace).
     """
     cdef int n = <int>d.shape[0]
     _check_dim(d.shape[0], "stemr")
@@ -170,6 +173,7 @@ def stedc(const double[::1] d, const double[::1] e):
 
     Same outputs as :func:`stemr`; O(m^3) flops in the worst case (in
     matrix-matrix products, multithreaded), far less with deflation.
+    O(m^2) memory: the m x m vectors and LAPACK's workspace of about m^2 doubles.
     """
     cdef int n = <int>d.shape[0]
     _check_dim(d.shape[0], "stedc")
@@ -196,7 +200,10 @@ def stedc(const double[::1] d, const double[::1] e):
 
 
 def sterf(const double[::1] d, const double[::1] e):
-    """Eigenvalues only of a symmetric tridiagonal matrix (``dsterf``, O(m^2)), ascending."""
+    """Eigenvalues only of a symmetric tridiagonal matrix (``dsterf``, O(m^2)), ascending.
+
+    O(m) memory: copies of d and e (the eigenvalues overwrite the copy of d).
+    """
     cdef int n = <int>d.shape[0], info = 0
     if n == 0:
         return np.empty(0)
@@ -214,7 +221,7 @@ def sterf(const double[::1] d, const double[::1] e):
 def gemm_rows(const double[:, ::1] coef, const double[:, ::1] basis, double[:, ::1] out):
     """``out = coef @ basis`` for C-contiguous arrays, in SciPy's BLAS (``dgemm``).
 
-    coef : (k, r)  # IN;  basis : (r, m)  # IN;  out : (k, m)  # OUT.  2 k r m flops.
+    coef : (k, r)  # IN;  basis : (r, m)  # IN;  out : (k, m)  # OUT.  2 k r m flops, O(1) extra memory.
     """
     cdef int k = <int>coef.shape[0], r = <int>coef.shape[1], m = <int>basis.shape[1]
     if basis.shape[0] != r or out.shape[0] != k or out.shape[1] != m:
@@ -235,7 +242,7 @@ def gemm_rows(const double[:, ::1] coef, const double[:, ::1] basis, double[:, :
 def gemv_rows(const double[:, ::1] basis, const double[::1] x):
     """``basis @ x`` for a C-contiguous (r, m) ``basis`` and x of length m (``dgemv``).
 
-    basis : (r, m)  # IN;  x : (m,)  # IN.  Returns (r,)  # OUT.  2 r m flops.
+    basis : (r, m)  # IN;  x : (m,)  # IN.  Returns (r,)  # OUT.  2 r m flops, O(r) memory (the output).
     """
     cdef int r = <int>basis.shape[0], m = <int>basis.shape[1]
     if x.shape[0] != m:

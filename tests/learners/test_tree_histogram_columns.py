@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankcore.learners.trees import _histogram
 from rankcore.learners.trees._layout import slot_layout
@@ -141,3 +143,31 @@ def test_column_major_codes_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match=r"codes_t must be codes transposed, shape \(4, 50\)"):
         _histogram.node_histogram(codes, slots, np.zeros(n), np.ones(n), np.arange(n, dtype=np.int32), 0, n,
                                   np.empty(n), np.empty(n), hist, 1, True, False, None, None, codes[:, :3].T.copy())
+
+
+# ----------------------------------------------------------------------
+# transpose_codes: the column-major copy the growers' partitions read
+# ----------------------------------------------------------------------
+def _check_transpose(codes, n_threads):
+    out = _histogram.transpose_codes(codes, n_threads)
+    expect = np.ascontiguousarray(codes.T)
+    assert out.dtype == np.uint8 and out.shape == expect.shape and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, expect)
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(0, 300), c=st.integers(0, 6), levels=st.sampled_from([1, 2, 3, 256]),
+       seed=st.integers(0, 2**32 - 1), n_threads=st.sampled_from([1, 2]))
+def test_transpose_codes_is_numpy_s_transpose(n, c, levels, seed, n_threads):
+    # blocks of 64 rows and a partial last block; few levels: ties in every column; 1 level: all equal
+    codes = np.random.default_rng(seed).integers(0, levels, size=(n, c)).astype(np.uint8)
+    _check_transpose(codes, n_threads)
+
+
+@pytest.mark.parametrize("n, c", [(0, 0), (0, 3), (5, 0), (1, 1), (1, 7), (64, 1), (65, 2), (70_001, 16)])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_transpose_codes_edge_shapes_and_the_threaded_pass(n, c, n_threads):
+    # (70,001, 16) is past the kernel's threshold for threads (2^20 codes); one row, one column, empty sides
+    codes = np.random.default_rng(n * 31 + c).integers(0, 256, size=(n, c)).astype(np.uint8)
+    _check_transpose(codes, n_threads)
+    _check_transpose(np.full((n, c), 7, dtype=np.uint8), n_threads)

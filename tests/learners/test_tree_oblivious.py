@@ -238,6 +238,42 @@ def test_predict_by_bit_index_matches_numpy_dense_and_csr(seed, n_trees, dtype):
                                   predict_oblivious_forest(trees, alphas, zeros))
 
 
+def _zeros_forest_reference(feature, threshold, value, level_offset, value_offset, alpha):
+    """Σ_t α_t v_t(0) in tree order, plain Python: a zero goes right at level k iff 0 > threshold_k."""
+    s = 0.0
+    for t in range(len(alpha)):
+        leaf = 0
+        for level, k in enumerate(range(level_offset[t], level_offset[t + 1])):
+            leaf |= int(0.0 > threshold[k]) << level
+        s = s + float(alpha[t]) * float(value[value_offset[t] + leaf])
+    return s
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n_trees=st.integers(0, 5), n=st.sampled_from([0, 1, 7]))
+def test_predict_zeros_matches_a_plain_reference(seed, n_trees, n):
+    rng = np.random.default_rng(seed)
+    depth = rng.integers(0, 5, n_trees)
+    level_offset = np.concatenate([[0], np.cumsum(depth)]).astype(np.int64)
+    value_offset = np.concatenate([[0], np.cumsum(2 ** depth)]).astype(np.int64)
+    L = int(level_offset[-1])
+    # thresholds at exactly ±0 (a zero ties them and goes left), below and above zero, and NaN (left)
+    threshold = rng.choice([-1.5, -0.0, 0.0, 0.0, 0.25, np.nan], size=L)
+    feature = rng.integers(0, 3, L).astype(np.int32)
+    nan_left = rng.integers(0, 2, L).astype(np.uint8)
+    value = np.round(rng.normal(size=int(value_offset[-1])), 1)        # tied leaf values
+    alpha = np.round(rng.normal(size=n_trees), 2)
+    out = np.full(n, np.nan)
+    kernels._predict_zeros(feature, threshold, nan_left, value, level_offset, value_offset, alpha, out)
+    expect = _zeros_forest_reference(feature, threshold, value, level_offset, value_offset, alpha)
+    np.testing.assert_array_equal(out, np.full(n, expect))
+    if n:                                              # the dense kernel on all-zero rows: the same bits
+        dense = np.empty(n)
+        kernels.predict_oblivious(np.zeros((n, 3)), feature, threshold, nan_left, value, level_offset, value_offset,
+                                  alpha, dense)
+        np.testing.assert_array_equal(out, dense)
+
+
 def _random_oblivious_tree(rng, n, n_cols, depth):
     """Random codes (n, n_cols) and a tree of ``depth`` levels on them: (codes, columns, split tables, values)."""
     codes = rng.integers(0, 256, size=(n, n_cols)).astype(np.uint8)

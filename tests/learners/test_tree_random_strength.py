@@ -44,6 +44,49 @@ def test_deviates_are_standard_normal_and_keyed_by_seed_node_and_feature():
     assert abs(np.corrcoef(b, c)[0, 1]) < 0.1
 
 
+def _mix_array(z):
+    """splitmix64's finalizer of z + golden ratio on a uint64 array (wrapping arithmetic)."""
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _quantile_index(seed, node, d):
+    """The table index each of a node's d features draws (the hash's top 12 bits), in NumPy."""
+    key = _mix_array(np.array([seed], dtype=np.uint64) ^ _mix_array(np.array([node], dtype=np.uint64)))
+    return (_mix_array(key + np.arange(d, dtype=np.uint64)) >> np.uint64(52)).astype(np.intp)
+
+
+def test_noise_quantiles_are_the_normal_quantiles_of_the_midpoints():
+    from scipy.special import ndtri
+
+    q = _split.noise_quantiles()
+    assert q.dtype == np.float64 and q.shape == (4096,)
+    np.testing.assert_allclose(q, ndtri((np.arange(4096) + 0.5) / 4096), rtol=1e-12, atol=1e-15)
+    assert np.all(np.diff(q) > 0)                      # no two quantiles tie
+    np.testing.assert_array_equal(q, -q[::-1])         # Φ⁻¹(1 − p) = −Φ⁻¹(p), exactly
+
+
+def test_the_noise_table_holds_every_quantile_at_its_index():
+    q = _split.noise_quantiles()
+    d = 60_000                                          # enough draws to reach each of the 4,096 entries
+    idx = _quantile_index(11, 5, d)
+    assert np.unique(idx).size == 4096
+    z = _split.split_noise_deviates(11, 5, d)
+    np.testing.assert_array_equal(z, q[idx])
+    _split._fill_noise_table()                          # refilling changes nothing
+    np.testing.assert_array_equal(_split.split_noise_deviates(11, 5, d), z)
+    assert _split.split_noise_deviates(11, 5, 0).shape == (0,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), node=st.integers(0, 2**40), d=st.integers(0, 70))
+def test_deviates_are_the_table_entries_the_hash_picks(seed, node, d):
+    np.testing.assert_array_equal(_split.split_noise_deviates(seed, node, d),
+                                  _split.noise_quantiles()[_quantile_index(seed, node, d)])
+
+
 # ----------------------------------------------------------------------
 # A node's choice
 # ----------------------------------------------------------------------

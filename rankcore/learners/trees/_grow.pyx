@@ -284,6 +284,12 @@ cdef class TreeGrower:
         histograms then read the sparse columns' slots from it (the same tree).
         ``root_counts``: ``_histogram.root_counts`` of the block or None (read
         when every row is in the tree: the root's histogram copies them).
+
+        O(n + m·c) time for the row sample and the root's histogram of m sampled rows over c code columns,
+        then per split of a node of r rows O(m'·c + r + S): the smaller child's m' rows, the partition, the S
+        slots' subtraction and scans; and O(L) per round to pick among the L leaves (O(L²) depthwise, sorted).
+        Memory: a pool of max_leaves + 1 histograms of S slots, allocated by the first call; later calls
+        allocate nothing.
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
@@ -677,7 +683,7 @@ cdef class TreeGrower:
     def leaf_values(self, const uint8_t[:, ::1] codes, const int32_t[::1] idx, const double[::1] value,
                     double[::1] out, const uint8_t[::1] node_index=None, uint8_t[::1] index_out=None):
         """out[r] = value of row r's leaf in the tree just grown: O(n) from the partition for the sampled rows,
-        O(depth) per other row by walking its codes.
+        O(depth) per other row by walking its codes; O(1) extra memory.
 
         With ``node_index`` and ``index_out`` (both or neither) also
         index_out[r] = node_index[leaf of r]: the position of the row's value
@@ -729,6 +735,9 @@ cdef class TreeGrower:
         split fields, leaf values −G/(H + l2) at leaves and 0 elsewhere, and the
         derivative Σ_leaves G·v summed in node order -- the search's own
         arithmetic.  None when the tree is a single leaf.
+
+        O(N + L·D) time for N nodes, L leaves and D ≤ L distinct leaf values (an insertion into the
+        ascending values per leaf); O(N) memory: the returned arrays.
         """
         cdef Py_ssize_t n = self.n_nodes, i, f, b, k, q, n_leaves = 0, n_distinct = 0
         cdef double derivative = 0.0, v

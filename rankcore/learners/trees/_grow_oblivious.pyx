@@ -216,7 +216,7 @@ cdef class ObliviousGrower:
         A layout that leaves out the columns of X no split can use numbers
         its features 0..d−1; keyed by their columns, the features draw the
         noise they would draw with every column stored, so leaving columns
-        out changes no tree.  O(d).
+        out changes no tree.  O(d) time, O(d) memory (the keys, kept by the grower).
         """
         cdef Py_ssize_t j, d = self.fs.d
         free(self.noise_key)
@@ -249,6 +249,11 @@ cdef class ObliviousGrower:
         or None; ``root_counts``: ``_histogram.root_counts`` of the block or
         None (read when every row is in the tree: copied into the root's
         histogram, whose rows then add Σg and Σh only).
+
+        O(n + m·c) time for the row sample and the root's histogram of m sampled rows over c code columns,
+        then per level O(m'·c + m + k·S): the smaller children's m' rows, the partitions, the gain pass over
+        the level's k nodes of S slots.  Memory: histograms of S slots, allocated on first use (at most
+        2^(depth−1) per grower) and reused by later calls; nothing else.
         """
         cdef Py_ssize_t n = codes.shape[0], m
         cdef const int64_t[::1] rid
@@ -295,7 +300,8 @@ cdef class ObliviousGrower:
         leaves in the order of their first cell -- the search's own
         arithmetic -- and whether some leaf value is at least the smallest
         normal number in magnitude (``_no_split.underflow_reason`` finds no
-        reason to refuse the tree; NaN is not).  O(2^levels + nodes).
+        reason to refuse the tree; NaN is not).  O(2^levels + nodes) time and memory (the leaf
+        values and a mark per node).
         """
         cdef Py_ssize_t L = self.n_levels, k, cell, node
         cdef double derivative = 0.0, v

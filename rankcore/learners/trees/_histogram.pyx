@@ -493,7 +493,7 @@ def column_groups(SlotLayout slots, int T):
 
     What every histogram, gain pass and node scan on T threads uses
     (``histograms.column_share``, by ``set_column_work``'s costs when set).
-    A ValueError unless T >= 1.  O(T·log n_cols).
+    A ValueError unless T >= 1.  O(T·log n_cols) time, O(T) memory: the bounds.
     """
     if T < 1:
         raise ValueError(f"T: expected a number of threads >= 1, got {T}")
@@ -674,6 +674,8 @@ def split_tables(SlotLayout slots, const int32_t[::1] feature, const int32_t[::1
 
     ``left_bins`` (nodes, 4): a categorical node's left bins as 256 bits
     (all zero for numeric nodes, which then use ``bins`` and ``nan_left``).
+
+    O(nodes·256) time and memory: the returned tables.
     """
     cdef Py_ssize_t n = feature.shape[0], i, v
     cdef SplitChoice split
@@ -828,7 +830,10 @@ def partition(const uint8_t[:, ::1] codes,   # IN  (n, n_cols) bin codes of the 
               const uint8_t[::1] go_left,    # IN  (256,) code → goes left (see split_table)
               int n_threads=1,
               double min_parallel=PARALLEL_ROWS):   # rows from which the threads share the work
-    """Stable partition of idx[start:end] (see :c:func:`partition_rows`); returns the rows going left."""
+    """Stable partition of idx[start:end] (see :c:func:`partition_rows`); returns the rows going left.
+
+    O(end − start) time, parallel over chunks of the range; no allocation (``scratch`` is the caller's).
+    """
     cdef Py_ssize_t n = codes.shape[0], nl
     if not (0 <= start <= end <= n) or idx.shape[0] < n or scratch.shape[0] < end - start \
             or not 0 <= column < codes.shape[1] or go_left.shape[0] != 256:

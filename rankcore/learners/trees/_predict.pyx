@@ -33,7 +33,7 @@ def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
                   const double[::1] value,        # IN  (nodes,) leaf value
                   double[::1] out,                # OUT (n,)
                   int n_threads=1):
-    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows."""
+    """One tree's leaf value for every encoded row.  O(n·depth) time, parallel over rows; O(1) extra memory."""
     cdef Py_ssize_t n = codes.shape[0], r, node
     n_threads = threads_for(<double> n, n_threads, 65536.0)
     with nogil:
