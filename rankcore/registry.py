@@ -161,6 +161,13 @@ class Registry:
         return self.entry(family, name).cls
 
     def entry(self, family: str, name: str) -> RegistryEntry:
+        """The registration of ``name`` (or one of its aliases) in ``family``: its class, plugin and declarations.
+
+        Raises
+        ------
+        ValueError
+            An unknown family or name, listing the registered ones.
+        """
         table = self._family(family)
         key = self.aliases.get(family, {}).get(name, name)
         try:

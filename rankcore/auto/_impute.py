@@ -41,6 +41,13 @@ class MissingValueImputer(TransformerMixin, BaseEstimator):
     """
 
     def fit(self, X, y=None):
+        """Learn each column's median over its present values (0 for a column with none) and which columns miss any.
+
+        Returns
+        -------
+        MissingValueImputer
+            self.
+        """
         X = self._check(X, fitting=True)
         missing = np.isnan(X)
         self.n_features_in_ = X.shape[1]
@@ -54,6 +61,13 @@ class MissingValueImputer(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
+        """X with each missing value replaced by its column's median, then a 0/1 column for each column that missed
+        values in ``fit`` (in their order).
+
+        Returns
+        -------
+        ndarray of shape (n, n_features_in_ + len(indicator_features_))
+        """
         if not hasattr(self, "fill_values_"):
             from sklearn.exceptions import NotFittedError
 

@@ -100,6 +100,7 @@ class SearchProgress:
         self.task.update(event.done, None, None if math.isnan(event.best_score) else event.best_score)
 
     def close(self, summary: str) -> None:
+        """End the progress line with ``summary`` (the chosen model and its score)."""
         if self.task is not None:
             self.task.name = "auto"
             self.task.total = self.task.iteration

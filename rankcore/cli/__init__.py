@@ -50,6 +50,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``rankcore`` command's parser: every subcommand and its options (what ``rankcore --help`` prints)."""
     from .. import __version__
 
     parser = _Parser(

@@ -72,6 +72,7 @@ class PreparedData:
         return int(self.ranks.shape[0])
 
     def feature_values(self, j: int) -> np.ndarray:
+        """The sorted distinct training values of feature ``j`` (a view into the shared array)."""
         start = int(self.value_start[j])
         return self.values[start:start + int(self.n_values[j])]
 
@@ -113,6 +114,7 @@ class RunSettings:
         return replace(self, metric=resolve_monotone_metric(self.metric), tie_break=tie_break)
 
     def as_dict(self) -> dict:
+        """The settings as plain values (metric and tie-break by their spec strings), for model files and reports."""
         out = asdict(self)
         out["metric"] = getattr(self.metric, "spec", self.metric)
         out["tie_break"] = getattr(self.tie_break, "spec", self.tie_break)
@@ -139,6 +141,7 @@ class RunResult:
 
     @classmethod
     def concatenate(cls, results) -> "RunResult":
+        """One result holding the runs of ``results`` in order (each field's rows stacked)."""
         results = list(results)
         return cls(**{name: np.concatenate([getattr(r, name) for r in results])
                       for name in cls.__dataclass_fields__})

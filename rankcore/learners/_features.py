@@ -74,6 +74,7 @@ class FeatureLayout(LearnerLayout):
         self.n_threads = int(n_threads)
 
     def ranker(self, j: int) -> FeatureRanker:
+        """The weak ranker of feature ``j``: the feature min–max scaled by its training range."""
         return FeatureRanker(int(j), float(self.lows[j]), float(self.highs[j]))
 
     def encode(self, X):

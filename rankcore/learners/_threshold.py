@@ -126,6 +126,13 @@ class ThresholdLayout(LearnerLayout):
         return None
 
     def bin_of(self, ranker: ThresholdRanker) -> int:
+        """The position of ``ranker``'s threshold among its feature's candidate edges.
+
+        Raises
+        ------
+        ValueError
+            The threshold is not one of this layout's candidates.
+        """
         edges = self.edges[ranker.feature]
         b = int(np.searchsorted(edges, ranker.threshold))
         if b >= edges.shape[0] or edges[b] != ranker.threshold:

@@ -686,6 +686,8 @@ class BoundSeparable(BoundObjective):
 
     def block_partials(self, stage: int, block: RowBlock, G: Sequence[np.ndarray],
                        direction: np.ndarray | None = None, alpha: float = 0.0) -> np.ndarray:
+        """Stage ``stage``'s partial sums over the rows of ``block`` (given the earlier stages' merged ``G``); with
+        ``direction`` h and ``alpha``, at the scores f + α·h with the line's derivatives too."""
         raise NotImplementedError
 
     def block_line(self, stage: int, block: RowBlock, direction: np.ndarray):
@@ -700,12 +702,15 @@ class BoundSeparable(BoundObjective):
         return lambda G, alpha: self.block_partials(stage, block, G, direction, alpha)
 
     def merge_partials(self, stage: int, parts: Sequence[np.ndarray]) -> np.ndarray:
+        """The blocks' partials of ``stage`` merged into one (associative: any grouping of the blocks gives it)."""
         raise NotImplementedError
 
     def finish(self, G: Sequence[np.ndarray], with_direction: bool = False) -> LinePoint:
+        """J from every stage's merged partials ``G`` (and φ′, φ″ along the direction when ``with_direction``)."""
         raise NotImplementedError
 
     def block_gradient(self, block: RowBlock, G: Sequence[np.ndarray]) -> np.ndarray:
+        """∂J/∂f on the rows of ``block``, from the merged stage results ``G`` only."""
         raise NotImplementedError
 
     def block_gradient_hessian(self, block: RowBlock, G: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -773,9 +778,11 @@ class BoundSeparable(BoundObjective):
         return math.inf
 
     def merge_line_summaries(self, parts: Sequence[np.ndarray]) -> np.ndarray:
+        """The blocks' line summaries (:meth:`block_line_summary`) merged into one."""
         raise NotImplementedError
 
     def line_from_summary(self, summary: np.ndarray, values: np.ndarray, G: Sequence[np.ndarray]) -> LineFunction:
+        """φ(α) = J(f + α·h) for every α, from the merged ``summary`` of h's ``values`` and the stages' ``G``."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------
@@ -865,6 +872,7 @@ class CheckedLine:
         return (self._line if abs(alpha) <= self._limit else self._from_scores())(alpha)
 
     def minimize(self, max_step: float):
+        """The line's minimum within ``max_step``: from the summary where it is exact, else from the scores."""
         result = self._line.minimize(max_step)
         if abs(result.alpha) <= self._limit:
             return result

@@ -260,6 +260,7 @@ class BoundQueryBlocks(BoundSeparable):
         return np.array([value, d1, d2])
 
     def finish(self, G, with_direction=False):
+        """J (and, ``with_direction``, its first two derivatives along the line) from the merged partials ``G``."""
         merged = np.asarray(G[0], dtype=np.float64)
         if self.query_rmse > 0:
             return self._finish_with_term(merged, with_direction)
@@ -286,6 +287,7 @@ class BoundQueryBlocks(BoundSeparable):
         return math.exp(value_c - float(np.asarray(G[0])[0]))
 
     def block_gradient(self, block, G):
+        """∂J/∂f on the rows of ``block`` from the merged partials ``G``."""
         bound = self._bind(block)
         if self.query_rmse > 0:
             return bound.gradient(block.scores, G, self._scale(np.asarray(G[0])))
