@@ -273,8 +273,9 @@ def _minimize_line(phi, log_value: bool, max_step: float):
 
 def _warn_constant(result: BoostingResult, tol: float) -> None:
     """Warn that the run added no weak ranker, so the model is constant."""
+    reason = "converged" if result.stop_reason == "no_decrease" else result.stop_reason   # as the estimator says it
     warnings.warn(
-        f"boosting added no weak ranker (stop_reason_ = {result.stop_reason!r}): no step along the best weak "
+        f"boosting added no weak ranker (stop_reason_ = {reason!r}): no step along the best weak "
         f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
         UserWarning, stacklevel=3)
 

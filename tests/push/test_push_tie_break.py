@@ -197,3 +197,13 @@ def test_smooth_objectives_start_at_zero():
     records = run_boosting(backend, layout, n_iter=8, log_value=True).records
     assert model.rankers_ == [r.ranker for r in records]
     np.testing.assert_array_equal(model.alphas_, [r.alpha for r in records])
+
+
+def test_the_no_ranker_warning_names_the_stop_reason_the_model_reports():
+    # the driver's own name for it ('no_decrease') is not a stop_reason_ a user ever sees
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((600, 5))
+    y = ((X[:, 0] ** 2 + X[:, 1] ** 2) < 0.8).astype(int)
+    with pytest.warns(UserWarning, match=r"added no weak ranker \(stop_reason_ = 'converged'\)"):
+        model = rankcore.boost(objective="prec@k-avg:0.1,tie_break=0", learner="stumps", n_iter=30).fit(X, y)
+    assert model.stop_reason_ == "converged"
