@@ -133,14 +133,33 @@ def _codes(frame: Any, categories: list) -> Any:
         if position.shape[0] == 0:             # a column with no categories at all: every value missing
             out.isetitem(j, np.full(own.shape[0], np.nan))
             continue
+        if len(categories[j]) and (position < 0).all() and _kind(categories[j]) != _kind(column.cat.categories):
+            _warn_no_category_matches(frame.columns[j], categories[j], column.cat.categories)
         codes = np.where(own >= 0, position[np.maximum(own, 0)], -1).astype(np.float64)
         codes[codes < 0] = np.nan
         out.isetitem(j, codes)
     return out
 
 
+def _kind(values: Any) -> str:
+    kind = np.asarray(values).dtype.kind
+    return "numbers" if kind in "iuf" else "booleans" if kind == "b" else "text"
+
+
+def _warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
+    """Categories are matched by value: integers at fit and text now (a CSV read as text) match none, silently."""
+    import warnings
+
+    warnings.warn(f"X: column {column!r} holds none of the categories seen in fit (fit: {_kind(fitted)} such as "
+                  f"{np.asarray(fitted).tolist()[0]!r}; here: {_kind(given)} such as {np.asarray(given).tolist()[0]!r}), so every "
+                  f"row takes the unseen categories' side; convert the column to the fit's type",
+                  UserWarning, stacklevel=4)
+
+
 def categories_to_state(categories: list) -> list:
     """The per-column categories as a model file holds them: lists of str or bool, int64 or float64 arrays.
+
+    Unsigned integers beyond the int64 range stay uint64 (64-bit hashed ids), not wrapped to negative values.
 
     Raises
     ------
@@ -153,7 +172,9 @@ def categories_to_state(categories: list) -> list:
             out.append(None)
             continue
         values = np.asarray(values)
-        if values.dtype.kind in "iu":
+        if values.dtype.kind == "u" and values.size and int(values.max()) > np.iinfo(np.int64).max:
+            out.append(values.astype(np.uint64))     # 64-bit ids beyond int64: kept unsigned, not wrapped negative
+        elif values.dtype.kind in "iu":
             out.append(values.astype(np.int64))
         elif values.dtype.kind == "f":
             out.append(values.astype(np.float64))
@@ -187,7 +208,7 @@ def categories_from_state(state: Any, n_features: int) -> list:
             out.append(None)
             continue
         if isinstance(values, np.ndarray):
-            ok = values.ndim == 1 and (values.dtype == np.int64 or values.dtype == np.float64
+            ok = values.ndim == 1 and (values.dtype in (np.int64, np.uint64) or values.dtype == np.float64
                                        and not np.isnan(values).any())
             array = values
         elif isinstance(values, list) and (all(isinstance(v, str) for v in values)
@@ -197,7 +218,7 @@ def categories_from_state(state: Any, n_features: int) -> list:
         else:
             ok = False
         if not ok:
-            raise ValueError(f"column {j}: expected None, a list of strings or booleans, or an int64 or "
+            raise ValueError(f"column {j}: expected None, a list of strings or booleans, or an int64, uint64 or "
                              f"float64 vector without NaN")
         if np.unique(array).shape[0] != array.shape[0]:
             raise ValueError(f"column {j}: the categories must be distinct")

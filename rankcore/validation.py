@@ -22,6 +22,7 @@ from ._categories import check_numeric_categories, encode_categories
 
 __all__ = [
     "check_categorical_features",
+    "check_category_order",
     "check_scores",
     "check_binary_labels",
     "check_graded_labels",
@@ -86,13 +87,33 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
                 # pandas' missing value inside an object column: a missing value, as NaN beside it is
                 return _as_numeric_array(np.where(_is_pandas_na(arr), np.nan, arr), name)
             check_numeric_categories(values, "this estimator", name=name)      # name the category column
+            _name_text_column(values, name)
             # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
             raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
+    if arr.dtype.kind in "mM":     # timedelta64 is a NumPy integer: its raw counts depend on the unit (s, ms, us)
+        raise TypeError(f"{name}: expected numbers, got {'durations' if arr.dtype.kind == 'm' else 'dates'} "
+                        f"(dtype {arr.dtype}); convert them to numbers first (e.g. .dt.total_seconds())")
     if arr.dtype.kind in "USV" or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
     if arr.dtype.kind == "c":
         raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
     return arr
+
+
+def _name_text_column(values: Any, name: str) -> None:
+    """A DataFrame's first column that is not numbers, named with what to do (the message said only 'blue')."""
+    if not hasattr(values, "columns") or not type(values).__module__.startswith("pandas"):
+        return
+    for j in range(values.shape[1]):
+        column = values.iloc[:, j]
+        try:
+            np.asarray(column, dtype=np.float64)
+        except (TypeError, ValueError):
+            example = next((v for v in column.tolist() if isinstance(v, str)), column.iloc[0])
+            what = "text" if isinstance(example, str) else f"{type(example).__name__} values"
+            raise TypeError(f"{name}: column {values.columns[j]!r} holds {what} ({example!r}), not numbers; encode it "
+                            "as numbers, or as a pandas 'category' column for rankcore.boost(learner='trees'), "
+                            "which splits by category groups") from None
 
 
 def _nullable_as_nan(values: Any) -> Any:
@@ -108,6 +129,10 @@ def _nullable_as_nan(values: Any) -> Any:
     nullable = [not isinstance(d, np.dtype) and getattr(d, "kind", "O") in "biuf" for d in dtypes]
     if not any(nullable):
         return values                          # plain NumPy columns: read as they are (float32 stays float32)
+    if not hasattr(values, "columns") and getattr(dtypes[0], "kind", "f") in "iu" and not values.isna().any():
+        # integers without a missing value keep their NumPy integer type, as a plain int64 column does: beyond
+        # 2**53 float64 would round distinct scores into ties (nanosecond timestamps, 64-bit ids)
+        return values.to_numpy(dtype=getattr(dtypes[0], "numpy_dtype", np.int64))
     if all(nullable) or not hasattr(values, "columns"):
         return values.to_numpy(dtype=np.float64, na_value=np.nan)
     # beside columns of other kinds (objects, text): only the nullable ones are read as numbers here, and the
@@ -669,6 +694,28 @@ def int_seed(random_state: Any) -> Any:
     return random_state
 
 
+def check_category_order(y: Any, *, name: str = "y") -> None:
+    """Refuse an ordered pandas categorical target whose declared order is not its labels' sorted order.
+
+    The relevant class is the greater label by value; an ordered categorical
+    ``["low", "high"]`` declares "high" the greater, which sorting the text
+    reverses: "low" would rank first, silently.  Other targets pass.
+    """
+    dtype = getattr(y, "dtype", None)
+    if not getattr(dtype, "ordered", False) or not hasattr(dtype, "categories"):
+        return
+    codes = np.unique(np.asarray(getattr(y, "cat", y).codes))
+    present = [dtype.categories[int(c)] for c in codes if c >= 0]
+    try:
+        agrees = present == sorted(present)
+    except TypeError:
+        agrees = False
+    if not agrees:
+        raise ValueError(f"{name}: an ordered categorical whose order ({' < '.join(map(str, present))}) is not its "
+                         f"labels' sorted order; the greater label by value ranks first here, so give the relevant "
+                         f"class as 1: (y == {present[-1]!r}).astype(int)")
+
+
 def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = "") -> tuple[np.ndarray, np.ndarray]:
     """Validate the target of a bipartite ranking estimator.
 
@@ -692,6 +739,7 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
     """
     if hasattr(y, "toarray"):
         raise TypeError(f"{name}: expected a 1-D array of labels, got a sparse matrix")
+    check_category_order(y, name=name)
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
         raise ValueError(f"{name}: expected a 1-D array of labels, got a column of shape {arr.shape}; use y.ravel()")
@@ -701,6 +749,11 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
         raise ValueError(f"{name}: expected at least one label, got an empty array")
     if arr.dtype.kind == "f":
         _check_finite(arr, name)
+    if arr.dtype == object and arr.ndim == 1:      # a nullable boolean or object column: None / pd.NA is missing
+        missing = np.flatnonzero(_is_pandas_na(arr) | np.frompyfunc(lambda v: v is None, 1, 1)(arr).astype(bool))
+        if missing.size:
+            raise ValueError(f"{name}: expected a label in every row, got a missing one (None or pd.NA) at position "
+                             f"{int(missing[0])} ({missing.size} in all)")
     classes, inverse = ordered_labels(arr, name)
     if classes.shape[0] != 2:
         if classes.shape[0] < 2:

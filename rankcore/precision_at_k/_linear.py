@@ -52,6 +52,7 @@ from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check
                     refuse_score_weights, run_callbacks)
 from ..metrics import prec_at_k
 from ..validation import (
+    check_category_order,
     check_finite_scores,
     check_fit_data,
     check_k,
@@ -461,6 +462,7 @@ class _LinearAtK(Ranker):
         reject_1d(X)
         validate_data(self, X, reset=first, skip_check_array=True)
         X = self._canonical(check_matrix(X, name="X", accept_sparse=True))
+        check_category_order(y)
         y_arr = np.asarray(y)
         if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected a 1-D array of {X.shape[0]} labels (one per row of X), got shape {y_arr.shape}")

@@ -72,10 +72,16 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of relevance grades, got shape {arr.shape}")
+    if arr.dtype.kind in "mM":      # durations would cast to counts of their unit: 1 s and 1000 ms differ
+        raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}")
     if arr.dtype.kind not in "biuf":
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
+            missing = [i for i, v in enumerate(arr.tolist()) if v is None or type(v).__name__ == "NAType"]
+            if missing:     # a nullable column's pd.NA: name the row, as for NaN
+                raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
+                                 f"got a missing one (None or pd.NA) at row {missing[0]}") from None
             raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
     if arr.shape[0] != n:
         raise ValueError(f"{name}: expected one grade per row of X ({n}), got {arr.shape[0]}")

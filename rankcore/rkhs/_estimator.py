@@ -22,6 +22,7 @@ from ..kernels import CallableKernel, Kernel
 from ..registry import registry
 from ..validation import (
     check_bipartite_target,
+    check_category_order,
     check_finite_scores,
     check_graded_labels,
     check_matrix,
@@ -284,6 +285,7 @@ class KernelRanker(Ranker):
     def _validate_target(self, y: Any) -> tuple[np.ndarray, np.ndarray | None]:
         if y is None:
             raise ValueError("KernelRanker requires y to be passed, but the target y is None")
+        check_category_order(y)
         arr = np.asarray(y)
         if arr.dtype == object:
             try:  # numbers stored as objects are grades, not class labels

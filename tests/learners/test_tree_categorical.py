@@ -3,6 +3,8 @@
 import itertools
 import json
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -163,6 +165,39 @@ def test_pandas_category_columns_split_as_categories(tmp_path):
     rankcore.save_model(by_frame, path)
     loaded = rankcore.load_model(path)
     np.testing.assert_array_equal(loaded.decision_function(frame), by_frame.decision_function(frame))
+
+
+def test_unsigned_categories_beyond_int64_survive_the_model_file(tmp_path):
+    # 64-bit hashed ids: saved as int64 they wrapped negative, and the loaded model sent every row to "missing"
+    pd = pytest.importorskip("pandas")
+    X, y = _cat_data(seed=5)
+    ids = np.array([2**63 + 5 + 7 * i for i in range(8)], dtype=np.uint64)
+    codes = np.nan_to_num(X[:, 0], nan=-1).astype(int)
+    frame = pd.DataFrame({"id": pd.Categorical.from_codes(codes, ids), "x": X[:, 1]})
+    model = rankcore.boost(learner="trees", n_iter=20, random_state=0).fit(frame, y)
+    path = tmp_path / "model.json"
+    rankcore.save_model(model, path)
+    loaded = rankcore.load_model(path)
+    assert loaded.categories_[0].dtype == np.uint64 and np.array_equal(loaded.categories_[0], ids)
+    np.testing.assert_array_equal(loaded.decision_function(frame), model.decision_function(frame))
+
+
+def test_categories_of_another_type_when_scoring_are_warned_about():
+    # integer shop ids at fit, the same ids read as text from a CSV: matched by value, every row was "unseen", silently
+    pd = pytest.importorskip("pandas")
+    X, y = _cat_data(seed=5)
+    codes = np.nan_to_num(X[:, 0], nan=-1).astype(int)
+    ids = np.arange(10, 18)
+    frame = pd.DataFrame({"shop": pd.Categorical.from_codes(codes, ids), "x": X[:, 1]})
+    model = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(frame, y)
+    as_text = frame.assign(shop=frame["shop"].astype(str).astype("category"))
+    with pytest.warns(UserWarning, match=r"column 'shop' holds none of the categories seen in fit \(fit: numbers such "
+                                         r"as 10; here: text such as '10"):
+        model.decision_function(as_text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.decision_function(frame.iloc[:3])                  # the fit's type: no warning
+        model.decision_function(frame.assign(shop=pd.Categorical.from_codes(codes, ids + 100)))  # new ids, same type
 
 
 def test_unseen_categories_go_right_and_nan_follows_its_side():

@@ -188,3 +188,91 @@ def test_a_dict_or_an_empty_list_for_x_is_named(make):
     model = make().fit(np.c_[column, column], y)
     with pytest.raises(TypeError, match=r"^X: expected a 2-D array or a DataFrame, got a dict"):
         model.decision_function({"a": column, "b": column})
+
+
+def test_an_ordered_categorical_target_against_its_sorted_order_is_refused():
+    # ['low', 'high'] ordered declares 'high' the greater; sorting the text made 'low' the relevant class, silently
+    import pandas as pd
+
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    labels = np.where(X[:, 0] > 0, "high", "low")
+    declared = pd.Series(pd.Categorical(labels, categories=["low", "high"], ordered=True))
+    for estimator in (rankcore.boost(n_iter=2), rankcore.SGDAtK(random_state=0), rankcore.KernelRanker(),
+                      rankcore.ExactBoost(n_runs=2, n_rounds=2)):
+        with pytest.raises(ValueError, match=r"^y: an ordered categorical whose order \(low < high\) is not its "
+                                             r"labels' sorted order.*\(y == 'high'\)\.astype\(int\)"):
+            estimator.fit(X, declared)
+    agreeing = pd.Series(pd.Categorical(labels, categories=["high", "low"], ordered=True))
+    unordered = pd.Series(pd.Categorical(labels, categories=["low", "high"]))
+    for y in (agreeing, unordered, labels):
+        assert list(rankcore.boost(n_iter=2).fit(X, y).classes_) == ["high", "low"]
+
+
+def test_durations_and_dates_are_refused_as_numbers():
+    # timedelta64 is a NumPy integer: its raw counts changed with the unit (us at fit, ms at predict), silently
+    import rankcore
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = np.arange(20) % 2
+    durations = np.arange(20).astype("timedelta64[s]")
+    with pytest.raises(TypeError, match=r"^X: expected numbers, got durations \(dtype timedelta64\[s\]\); convert"):
+        rankcore.boost(n_iter=2).fit(np.column_stack([durations, durations]), y)
+    with pytest.raises(TypeError, match=r"^scores: expected numbers, got durations"):
+        rankcore.evaluate(y, durations, "auc")
+    with pytest.raises(TypeError, match=r"^sample_weight: expected numbers, got durations"):
+        rankcore.boost(n_iter=2).fit(X, y, sample_weight=durations + np.timedelta64(1, "s"))
+    with pytest.raises(ValueError, match=r"^y: relevance grades must be numbers >= 0, got dtype timedelta64"):
+        rankcore.boost(learner="trees", n_iter=2).fit(X, (np.arange(20) % 3).astype("timedelta64[s]"),
+                                                      qid=np.arange(20) // 5)
+    with pytest.raises(TypeError, match=r"^X: expected numbers, got dates"):
+        rankcore.boost(n_iter=2).fit(np.arange(40).astype("datetime64[D]").reshape(20, 2), y)
+
+
+def test_nullable_and_arrow_integer_scores_keep_their_exact_order():
+    # Int64 / UInt64 / int64[pyarrow] columns went through float64, rounding nanosecond timestamps into ties
+    import pandas as pd
+
+    import rankcore
+
+    base = 1_700_000_000_000_000_000
+    scores = np.array([base + i for i in range(8)], dtype=np.int64)
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    expected = rankcore.evaluate(y, scores, ["auc", "prec@k:4"])
+    assert expected == {"auc": 1.0, "prec@k:4": 1.0}
+    for dtype in ("Int64", "UInt64", "int64[pyarrow]"):
+        assert rankcore.evaluate(y, pd.Series(scores, dtype=dtype), ["auc", "prec@k:4"]) == expected, dtype
+    with_na = pd.Series([*scores[:7], None], dtype="Int64")          # a missing score is still refused
+    with pytest.raises(ValueError, match="NaN"):
+        rankcore.evaluate(y, with_na, "auc")
+
+
+def test_a_missing_label_in_a_nullable_or_object_target_is_named_with_its_row():
+    # "labels of mixed types cannot be ordered" / "got dtype object" said nothing of a missing label
+    import pandas as pd
+
+    import rankcore
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    labels = pd.Series([True, False] * 10, dtype="boolean")
+    labels[5] = pd.NA
+    for y in (labels, np.array([1, 0] * 2 + [1, None] + [1, 0] * 7, dtype=object)):
+        with pytest.raises(ValueError, match=r"^y: expected a label in every row, got a missing one \(None or pd.NA\) "
+                                             r"at position 5 \(1 in all\)"):
+            rankcore.boost(n_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"^y: relevance grades must be finite numbers >= 0 \(fitting within "
+                                         r"queries\), got a missing one \(None or pd.NA\) at row 5"):
+        rankcore.boost(learner="trees", n_iter=2).fit(X, labels, qid=np.arange(20) // 5)
+
+
+def test_a_text_column_of_a_frame_is_named_with_what_to_do():
+    import pandas as pd
+
+    import rankcore
+
+    frame = pd.DataFrame({"x": np.arange(20.0), "colour": ["blue", "red"] * 10})
+    with pytest.raises(TypeError, match=r"^X: column 'colour' holds text \('blue'\), not numbers; encode it as "
+                                        r"numbers, or as a pandas 'category' column"):
+        rankcore.boost(n_iter=2).fit(frame, np.arange(20) % 2)
