@@ -17,9 +17,10 @@ curvature LightGBM's ``lambdarank`` hands its trees (it reads ρ from a table;
 here it is exact).  LambdaMART has no objective whose gradient this is, so no
 value is returned.
 
-Cost: one sort per query and O(min(truncation, n_q) · n_q) pairs -- with no
-truncation O(Σ n_q²), which is inherent to the method: every pair's weight
-depends on both rows' positions.  Memory O(block · n_q).
+Cost: one sort of all rows by (query, score) and O(min(truncation, n_q) · n_q)
+pairs per query in a compiled pass (``_lambdarank_kernels``), threads over
+queries -- with no truncation O(Σ n_q²), which is inherent to the method:
+every pair's weight depends on both rows' positions.  Memory O(n).
 
 :class:`LambdaRankObjective` registers it as ``objective="lambdarank"`` for
 the estimators: it requires queries, has no value (``has_value`` False: the
@@ -33,10 +34,10 @@ import math
 import numbers
 
 import numpy as np
-from scipy.special import expit
 
 from ..metrics import Queries
 from ..spec import Parameter
+from . import _lambdarank_kernels
 from ..validation import check_flag
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 
@@ -48,8 +49,6 @@ DEFAULT_TRUNCATION = 30
 #: LightGBM adds 0.01 as a single-precision constant to |Δs|; the same double keeps the numbers equal.
 _DISTANCE_OFFSET = float(np.float32(0.01))
 
-#: High-ranked positions per block of pairs (memory: block × n_q doubles, a few arrays of it).
-_BLOCK = 256
 #: A query's largest gain above which its gains are rescaled by a power of two (below it, any ideal DCG is finite).
 _LARGE_GAIN = 2.0**900
 
@@ -87,7 +86,8 @@ class LambdaRank:
         self.sigmoid = _check_sigmoid(sigmoid)
         self.norm = check_flag(norm, name="norm")
 
-    def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
+    def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None,
+                         n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """(λ, h): LightGBM's lambdarank gradient and curvature per row, in the rows' order.
 
         Parameters
@@ -100,6 +100,8 @@ class LambdaRank:
             The rows' queries (``rankcore.metrics._queries.check_qid``).
         sample_weight : array-like of shape (n,) or None
             Multiplies each row's λ and h.
+        n_threads : int
+            Threads over queries (the result does not depend on it).
         """
         y, f = checked_rows(y, scores, queries)
         n = y.shape[0]
@@ -107,69 +109,36 @@ class LambdaRank:
         if bad.size:
             raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
                              f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
-        grad = np.zeros(n)
-        hess = np.zeros(n)
+        gain = np.exp2(y) - 1.0
         rows = queries.rows()
-        for start, size in zip(queries.starts.tolist(), queries.sizes.tolist()):
-            idx = rows[start:start + size]
-            g, h = self._one_query(np.exp2(y[idx]) - 1.0, y[idx], f[idx])
-            grad[idx] = g
-            hess[idx] = h
+        of_row = np.repeat(np.arange(queries.n_queries), queries.sizes)          # the query of each entry of rows
+        top = np.maximum.reduceat(gain[rows], queries.starts) if n else np.zeros(0)
+        large = np.flatnonzero(top > _LARGE_GAIN)
+        if large.size:
+            # grades near 1023: the ideal DCG of a few such rows overflows. |ΔNDCG| is a ratio of gains, so a
+            # query's gains are scaled by a power of two (exactly) to bring its largest near 1
+            shift = np.zeros(queries.n_queries, dtype=np.int64)
+            shift[large] = [math.frexp(float(t))[1] for t in top[large]]
+            gain[rows] = np.ldexp(gain[rows], -shift[of_row])
+        by_score = rows[np.lexsort((-f[rows], of_row))]       # stable: ties keep row order, as LightGBM's sort
+        by_gain = np.lexsort((-gain[rows], of_row))
+        place = np.arange(n) - np.repeat(queries.starts, queries.sizes)
+        depth = queries.sizes if self.truncation is None else np.minimum(queries.sizes, self.truncation)
+        kept = place < np.repeat(depth, queries.sizes)
+        ideal = np.bincount(of_row[kept], gain[rows][by_gain][kept] / np.log2(place[kept] + 2.0),
+                            minlength=queries.n_queries)
+        grad = np.empty(n)
+        hess = np.empty(n)
+        truncation = n if self.truncation is None else self.truncation
+        _lambdarank_kernels.lambdarank_pairs(by_score.astype(np.int64), queries.starts.astype(np.int64),
+                                             queries.sizes.astype(np.int64), ideal, gain, y, f, int(truncation),
+                                             self.sigmoid, self.norm, _DISTANCE_OFFSET, grad, hess, int(n_threads))
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w) & (w >= 0)):
                 raise ValueError(f"sample_weight: expected {n} finite weights >= 0")
             grad *= w
             hess *= w
-        return grad, hess
-
-    def _one_query(self, gain, grade, f):
-        n = f.shape[0]
-        grad = np.zeros(n)
-        hess = np.zeros(n)
-        k = n if self.truncation is None else min(self.truncation, n)
-        top = float(gain.max(initial=0.0))
-        if top > _LARGE_GAIN:
-            # grades near 1023: the ideal DCG of a few such rows overflows. |ΔNDCG| is a ratio of gains, so the
-            # gains are scaled by a power of two (exactly) to bring the largest near 1
-            gain = np.ldexp(gain, -math.frexp(top)[1])
-        ideal = np.sort(gain)[::-1][:k]
-        max_dcg = float(np.sum(ideal / np.log2(np.arange(k) + 2.0)))
-        if n < 2 or max_dcg <= 0:
-            return grad, hess
-        order = np.argsort(-f, kind="stable")               # ties keep row order, as LightGBM's stable sort
-        fs, gs, ys = f[order], gain[order], grade[order]
-        discount = 1.0 / np.log2(np.arange(n) + 2.0)
-        spread = fs[0] != fs[-1]
-        lam = np.zeros(n)
-        curv = np.zeros(n)
-        total = 0.0
-        for lo in range(0, k, _BLOCK):
-            hi = min(lo + _BLOCK, k)
-            i = np.arange(lo, hi)[:, None]
-            j = np.arange(n)[None, :]
-            pair = (j > i) & (ys[i] != ys[j])
-            ii, jj = np.nonzero(pair)
-            ii += lo
-            first_high = ys[ii] > ys[jj]
-            high = np.where(first_high, ii, jj)
-            low = np.where(first_high, jj, ii)
-            ds = fs[high] - fs[low]
-            delta = (gs[high] - gs[low]) * np.abs(discount[high] - discount[low]) / max_dcg
-            if self.norm and spread:
-                delta = delta / (_DISTANCE_OFFSET + np.abs(ds))
-            rho = expit(-self.sigmoid * ds)
-            p_lambda = -self.sigmoid * delta * rho
-            p_hess = self.sigmoid * self.sigmoid * delta * rho * (1.0 - rho)
-            lam += np.bincount(high, p_lambda, n) - np.bincount(low, p_lambda, n)
-            curv += np.bincount(high, p_hess, n) + np.bincount(low, p_hess, n)
-            total -= 2.0 * float(p_lambda.sum())
-        if self.norm and total > 0:
-            factor = np.log2(1.0 + total) / total
-            lam *= factor
-            curv *= factor
-        grad[order] = lam
-        hess[order] = curv
         return grad, hess
 
 
@@ -200,7 +169,7 @@ class LambdaRankObjective(ValuelessQueryObjective):
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
         """λ and curvature on fixed grades, queries and weights (``queries`` is required)."""
         self.check_queries(queries)
-        return BoundLambdaRank(self, y, sample_weight, queries)
+        return BoundLambdaRank(self, y, sample_weight, queries, n_threads=n_threads)
 
 
 class BoundLambdaRank(BoundValuelessObjective):
@@ -211,10 +180,12 @@ class BoundLambdaRank(BoundValuelessObjective):
     so each iteration computes λ once.
     """
 
-    def __init__(self, objective: LambdaRankObjective, y, sample_weight, queries: Queries):
+    def __init__(self, objective: LambdaRankObjective, y, sample_weight, queries: Queries, *, n_threads: int = 1):
         super().__init__(objective, y, sample_weight)
         self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm)
         self.queries = queries
+        self.n_threads = int(n_threads)
 
     def _evaluate(self, scores):
-        return self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight)
+        return self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight,
+                                             n_threads=self.n_threads)
