@@ -28,3 +28,33 @@ def test_queries_of_one_value_give_an_interval_at_the_estimate(metric):
         y = (y > 0).astype(float)
     ci = confidence_interval(y, s, metric, qid=qid, n_boot=200, random_state=0)
     assert ci.lower == ci.estimate == ci.upper
+
+
+def test_query_replicates_are_multinomial_counts_of_the_queries():
+    # each replicate draws Q queries with replacement: counts sum to Q, each query's count is Binomial(Q, 1/Q)
+    from rankcore.metrics._query_evaluate import _replicate_means
+
+    n_queries, n_boot = 50, 4000
+    indicator = np.zeros(n_queries)
+    indicator[7] = 1.0                       # the mean of this set on a replicate is (count of query 7) / Q
+    means = _replicate_means([indicator, np.ones(n_queries)], seed=3, n_boot=n_boot)
+    counts = means[:, 0] * n_queries
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
+    assert abs(counts.mean() - 1.0) < 0.06 and abs(counts.var() - (1 - 1 / n_queries)) < 0.1
+    np.testing.assert_array_equal(means[:, 1], 1.0)
+    again = _replicate_means([indicator, np.ones(n_queries)], seed=3, n_boot=n_boot)
+    np.testing.assert_array_equal(means, again)                     # seeded
+
+
+def test_evaluate_with_ci_gives_each_metric_its_own_interval_bit_for_bit():
+    # one draw of the replicates serves every metric of evaluate(ci=...), each as confidence_interval gives it
+    import rankcore
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(60), 8)
+    y = rng.integers(0, 3, qid.shape[0]).astype(float)
+    s = y + rng.normal(size=qid.shape[0])
+    out = rankcore.evaluate(y, s, ["ndcg@k:5", "map", "mrr"], qid=qid, ci=0.9, n_boot=300, random_state=4)
+    for spec in ("ndcg@k:5", "map", "mrr"):
+        alone = confidence_interval(y, s, spec, qid=qid, level=0.9, n_boot=300, random_state=4)
+        assert (out[spec].lower, out[spec].upper, out[spec].estimate) == (alone.lower, alone.upper, alone.estimate)
