@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _err_ties
 from ._queries import Queries
 
 __all__ = ["Ranking", "rank_queries", "cutoffs", "dcg", "ideal_dcg", "average_precision", "reciprocal_rank",
@@ -192,49 +193,18 @@ def reciprocal_rank(ranking: Ranking, relevant: np.ndarray, ties: str) -> np.nda
 
 def _tied_stops(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np.ndarray,
                 place: np.ndarray) -> np.ndarray:
-    """:func:`_tied_stops_alike` over the groups in classes of slot counts within a factor of two.
-
-    One pass over every group would give each the width of the widest (a
-    tie of 20,000 rows read whole next to 30,000 ties of two: a 30,001 ×
-    20,001 table); by classes, each group's row is at most twice its own
-    slots: O(Σ m · slots) time, O(Σ slots) memory.
-    """
-    out = np.empty(first.shape[0])
-    width_class = np.ceil(np.log2(slots + 1.0)).astype(np.int64)
-    for c in np.unique(width_class):
-        these = np.flatnonzero(width_class == c)
-        out[these] = _tied_stops_alike(stop, first[these], size[these], slots[these], place[these])
-    return out
-
-
-def _tied_stops_alike(stop: np.ndarray, first: np.ndarray, size: np.ndarray, slots: np.ndarray,
-                      place: np.ndarray) -> np.ndarray:
     """Per tie group, the expected Σ_{t < slots} stop at its t-th slot / (place + t + 1) times what continues to it.
 
     For continue probabilities x = 1 − stop of the group's m rows in a random
     order, the t-th slot stops exactly there with probability E_t − E_{t+1},
-    E_t the mean product of x over t-subsets (E_0 = 1).  Adding the group's
-    j-th row: E_t ← ((j−t)/j)·E_t + (t/j)·x_j·E_{t−1}, every term in [0, 1].
-    All groups at once, the largest first, so the groups still growing at
-    step j are a prefix: O(Σ m · max slots) time, O(groups · max slots) memory
-    (so :func:`_tied_stops` gives it groups of like slot counts).
+    E_t the mean product of x over t-subsets (E_0 = 1), built row by row in a
+    compiled pass (``_err_ties.tied_stops``): O(Σ m · slots) time, O(max
+    slots) memory.
     """
-    by_size = np.argsort(-size, kind="stable")
-    first, size, slots, place = first[by_size], size[by_size], slots[by_size], place[by_size]
-    width = int(slots.max()) + 1
-    t = np.arange(width, dtype=np.float64)
-    E = np.zeros((first.shape[0], width))
-    E[:, 0] = 1.0
-    growing = np.searchsorted(-size, -np.arange(1, int(size[0]) + 1), side="right")  # groups with size >= j
-    for j, count in enumerate(growing, start=1):
-        x = 1.0 - stop[first[:count] + j - 1]
-        part = E[:count]
-        shifted = np.zeros_like(part)
-        shifted[:, 1:] = part[:, :-1]
-        E[:count] = ((j - t) / j) * part + (t / j) * x[:, None] * shifted
-    stopped = np.where(t[:-1] < slots[:, None], (E[:, :-1] - E[:, 1:]) / (place[:, None] + 1.0 + t[:-1]), 0.0)
     out = np.empty(first.shape[0])
-    out[by_size] = stopped.sum(axis=1)
+    _err_ties.tied_stops(np.ascontiguousarray(stop, dtype=np.float64), first.astype(np.int64),
+                         size.astype(np.int64), slots.astype(np.int64),
+                         np.ascontiguousarray(place, dtype=np.float64), out)
     return out
 
 
