@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _cpus, _openmp
 from ._categories import check_numeric_categories, encode_categories
+from ._numbers import _as_numeric_array, _is_pandas_na
 
 __all__ = [
     "check_categorical_features",
@@ -49,117 +50,6 @@ __all__ = [
 def _describe(values: np.ndarray, limit: int = 5) -> str:
     shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:limit])
     return "[" + shown + (", ..." if len(values) > limit else "") + "]"
-
-
-def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
-    """``values`` as a numeric array; with ``exact_integers``, integers beyond int64 stay Python ints.
-
-    (An object array of Python integers -- ``[10**30, 10**30 + 1]`` -- would
-    otherwise be rounded to float64 here, tying the two.)
-    """
-    if hasattr(values, "toarray") or type(values).__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name}: expected an array of numbers, got a string")
-    values = _nullable_as_nan(values)
-    if exact_integers and isinstance(values, (list, tuple)) and _large_integers_among_floats(values):
-        # NumPy would read the list as float64, rounding 2**62 and 2**62 + 1 into one value; Python compares an
-        # int with a float exactly, so as objects they keep their order
-        arr = np.empty(len(values), dtype=object)
-        arr[:] = list(values)
-        return arr
-    try:
-        arr = np.asarray(values)
-    except Exception as exc:  # ragged nested lists and the like
-        raise ValueError(f"{name}: could not be read as an array ({exc})") from None
-    if exact_integers and arr.dtype == object and arr.size and (all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat)
-            or (arr.ndim == 1 and _large_integers_among_floats(arr.tolist()))):
-        return arr
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except OverflowError:                  # a Python int or Fraction beyond the largest double
-            raise ValueError(f"{name}: expected numbers within the float64 range (about ±1.8e308), got a larger "
-                             "one") from None
-        except (TypeError, ValueError) as exc:
-            if any(type(v).__name__ == "NAType" for v in arr.flat):
-                # pandas' missing value inside an object column: a missing value, as NaN beside it is
-                return _as_numeric_array(np.where(_is_pandas_na(arr), np.nan, arr), name)
-            check_numeric_categories(values, "this estimator", name=name)      # name the category column
-            _name_text_column(values, name)
-            # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
-            raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
-    if arr.dtype.kind in "mM":     # timedelta64 is a NumPy integer: its raw counts depend on the unit (s, ms, us)
-        raise TypeError(f"{name}: expected numbers, got {'durations' if arr.dtype.kind == 'm' else 'dates'} "
-                        f"(dtype {arr.dtype}); convert them to numbers first (e.g. .dt.total_seconds())")
-    if arr.dtype.kind in "USV" or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name}: expected numbers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "c":
-        raise TypeError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
-    return arr
-
-
-def _name_text_column(values: Any, name: str) -> None:
-    """A DataFrame's first column that is not numbers, named with what to do (the message said only 'blue')."""
-    if not hasattr(values, "columns") or not type(values).__module__.startswith("pandas"):
-        return
-    for j in range(values.shape[1]):
-        column = values.iloc[:, j]
-        try:
-            np.asarray(column, dtype=np.float64)
-        except (TypeError, ValueError):
-            example = next((v for v in column.tolist() if isinstance(v, str)), column.iloc[0])
-            what = "text" if isinstance(example, str) else f"{type(example).__name__} values"
-            raise TypeError(f"{name}: column {values.columns[j]!r} holds {what} ({example!r}), not numbers; encode it "
-                            "as numbers, or as a pandas 'category' column for rankcore.boost(learner='trees'), "
-                            "which splits by category groups") from None
-
-
-def _nullable_as_nan(values: Any) -> Any:
-    """A pandas DataFrame or Series of numbers with nullable columns (``Int64``, ``Float64``, ``boolean``) as float64,
-    ``pd.NA`` as NaN -- a missing value, as NaN is everywhere else; anything else as it is.
-
-    (NumPy reads such a column as objects, and ``pd.NA`` is not a number, so a frame read with pandas' nullable
-    dtypes would otherwise be refused as non-numeric.)
-    """
-    if not type(values).__module__.startswith("pandas"):
-        return values
-    dtypes = list(values.dtypes) if hasattr(values, "columns") else [getattr(values, "dtype", None)]
-    nullable = [not isinstance(d, np.dtype) and getattr(d, "kind", "O") in "biuf" for d in dtypes]
-    if not any(nullable):
-        return values                          # plain NumPy columns: read as they are (float32 stays float32)
-    if not hasattr(values, "columns") and getattr(dtypes[0], "kind", "f") in "iu" and not values.isna().any():
-        # integers without a missing value keep their NumPy integer type, as a plain int64 column does: beyond
-        # 2**53 float64 would round distinct scores into ties (nanosecond timestamps, 64-bit ids)
-        return values.to_numpy(dtype=getattr(dtypes[0], "numpy_dtype", np.int64))
-    if all(nullable) or not hasattr(values, "columns"):
-        return values.to_numpy(dtype=np.float64, na_value=np.nan)
-    # beside columns of other kinds (objects, text): only the nullable ones are read as numbers here, and the
-    # checks below take or name the others
-    out = values.copy()
-    for j in np.flatnonzero(nullable):
-        out.isetitem(int(j), values.iloc[:, int(j)].to_numpy(dtype=np.float64, na_value=np.nan))
-    return out
-
-
-def _is_pandas_na(arr: np.ndarray) -> np.ndarray:
-    """Where an object array holds ``pd.NA`` (pandas is not imported for it)."""
-    return np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
-
-
-def _large_integers_among_floats(items: list) -> bool:
-    """Whether a flat list holds integers beyond 2**53 beside finite floats, and nothing else: numbers float64 would
-    round into ties."""
-    has_large = False
-    for v in items:
-        if isinstance(v, (bool, np.bool_)):
-            return False
-        if isinstance(v, (int, np.integer)):
-            has_large = has_large or abs(int(v)) > 2**53
-        elif not (isinstance(v, (float, np.floating)) and math.isfinite(v)):
-            return False
-    return has_large
 
 
 #: Said after "got NaN" for a feature matrix: who takes missing values, and the other way out.

@@ -148,13 +148,12 @@ def run_boosting(
                else "an overflow: weights or scores too large for its loss and price")
         raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
     result = BoostingResult(initial_value=value)
-    refresh_threads = getattr(backend, "refresh_threads", None)     # in memory: fewer threads if the CPUs filled up
+    refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
     for iteration in range(1, n_iter + 1):
         if value == -math.inf:
             result.stop_reason = "converged"
             break
-        if refresh_threads is not None:
-            refresh_threads()
+        refresh_threads()
         candidate = _next_candidate(backend, layout, state, result, iteration, tol, leaf_steps)
         if candidate is None:
             break
@@ -269,6 +268,10 @@ def _minimize_line(phi, log_value: bool, max_step: float):
     if minimize is not None:
         return minimize(max_step)
     return line_search(phi, log_value=log_value, max_step=max_step)
+
+
+def _nothing() -> None:
+    """What a backend without :meth:`refresh_threads` does before each iteration."""
 
 
 def _warn_constant(result: BoostingResult, tol: float) -> None:
