@@ -427,7 +427,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         Each training row's query id: the model is fitted within queries.
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
-        early stopping on (``True``, or ``"auto"`` on more than 10,000 rows)
+        early stopping on (``True``, or ``"auto"`` on more than 10,000 rows of one list)
         stops on ``eval_set`` when it is given; test
         data or the training data must not do that, so then the model keeps
         its own internal validation split: the progress shows that hold-out's
@@ -435,7 +435,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     """
     estimator = config.build()
     total = _planned_iterations(config, estimator)
-    steers = _early_stopping_on(estimator, X.shape[0])
+    steers = _early_stopping_on(estimator, X.shape[0], queries=qid is not None)
     on_eval_set = config.kind.live and monitor is not None and (monitor_is_validation or not steers)
     monitor_name = None if monitor is None else (monitor_label or monitor[0])
     if on_eval_set:
@@ -501,12 +501,13 @@ def _planned_iterations(config: ModelConfig, estimator) -> int | None:
     return int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
 
 
-def _early_stopping_on(estimator, n_rows: int) -> bool:
-    """Whether the estimator's ``early_stopping`` would stop on an ``eval_set`` (``"auto"``: on large data)."""
+def _early_stopping_on(estimator, n_rows: int, *, queries: bool = False) -> bool:
+    """Whether the estimator's ``early_stopping`` would stop on an ``eval_set`` (``"auto"``: on large data of one
+    list; within queries ``"auto"`` only watches it)."""
     from ..push import AUTO_MIN_ROWS
 
     setting = estimator.get_params(deep=False).get("early_stopping", False)
-    return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS)
+    return setting is True or (setting == "auto" and n_rows > AUTO_MIN_ROWS and not queries)
 
 
 def _holdout_metric(estimator, n_rows: int, *, queries: bool = False) -> str:

@@ -196,9 +196,14 @@ class InMemoryBackend:
         threads = idle_thread_count(self.fit_threads)
         if threads != self.n_threads:
             self.n_threads = threads
-            for part in (self.problem, self.layout):
+            parts = [self.layout, self.problem]
+            while parts:
+                part = parts.pop()
                 if isinstance(getattr(part, "n_threads", None), int):
                     part.n_threads = threads
+                inner = getattr(part, "push", None)     # a wrapper's push (the QueryRMSE blend, the discounts)
+                if inner is not None and inner is not part:
+                    parts.append(inner)
 
     def objective_state(self) -> ObjectiveState:
         """Global scalars of the objective at the current scores."""

@@ -159,9 +159,15 @@ PEER_NAMES = {
 def _check_names(params: dict) -> None:
     """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
     known = PushBoost._get_param_names()
-    for name in params:
+    for name, value in params.items():
+        if name in ("qid", "group", "sample_weight", "eval_set", "callbacks"):
+            raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
+                            f"rankcore.boost(...).fit(X, y, {name}=...)")
         if name not in known:
-            hint = f"; other libraries' {name} is {PEER_NAMES[name]} here" if name in PEER_NAMES else ""
+            peer = PEER_NAMES.get(name, "")
+            if peer.startswith("scoring=") and isinstance(value, str):
+                peer = f"scoring={value!r} (any registered metric)"
+            hint = f"; other libraries' {name} is {peer} here" if peer else ""
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint} (PushBoost's parameters: "
                             f"{', '.join(sorted(known))})")
 

@@ -307,3 +307,18 @@ def test_evaluate_is_the_same_on_shuffled_rows_with_float_grades(files, tmp_path
     assert found[0].keys() == found[1].keys()
     for key in found[0]:
         assert found[0][key] == pytest.approx(found[1][key], abs=1e-12)
+
+
+def test_compare_within_queries_on_large_data_monitors_the_test_split(tmp_path):
+    # within queries early_stopping="auto" never stops: compare above 10,000 rows announced a hold-out ("valid
+    # ndcg@k:10") no fit computed, and drew no test curve
+    rng = np.random.default_rng(5)
+    query = np.repeat(np.arange(1, 2001), 8)          # 16,000 rows: the training split above 10,000
+    X = rng.normal(size=(query.size, 3)).round(2)
+    g = np.clip(np.round(X[:, 0] + rng.normal(scale=0.8, size=query.size)), 0, 3).astype(int)
+    path = tmp_path / "large.svm"
+    path.write_text("".join(f"{g[i]} qid:{query[i]} 1:{X[i, 0]} 2:{X[i, 1]} 3:{X[i, 2]}\n" for i in range(query.size)))
+    status, out, err = run_main("compare", path, "--price", "identity", "--n-iter", "3", "--out-dir", tmp_path / "out",
+                                "--progress", "lines", "--learner", "stumps")
+    assert status == 0, err
+    assert "monitoring test ndcg@k:8" in out + err and "valid ndcg" not in out + err

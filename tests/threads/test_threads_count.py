@@ -206,3 +206,33 @@ def test_idle_thread_count_never_raises_the_fits_count(machine, monkeypatch):
     for running, wanted, expected in [(0, 4, 4), (5, 4, 3), (8, 4, 1), (0, 1, 1), (3, 2, 2)]:
         monkeypatch.setattr(_cpus, "other_running_threads", lambda r=running: r)
         assert idle_thread_count(wanted) == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no CPU affinity mask on this platform")
+@pytest.mark.parametrize("objective", [None, "push:exp,identity,gain_weighted=true,discount=product"])
+def test_a_load_during_a_fit_within_queries_reaches_the_push_inside_the_objective(machine, monkeypatch, objective):
+    # the per-query default (the push with its QueryRMSE term) and the discounts hold their own push: its kernels
+    # kept two threads under the load, spinning (3.9-5.1 s against 1.1-1.6 s on one thread)
+    import numpy as np
+
+    import rankcore
+    from rankcore.push._backend import InMemoryBackend
+
+    machine(2)
+    monkeypatch.setattr(_cpus, "other_running_threads", lambda: 1)     # after the fit's start: see below
+    seen = []
+    search = InMemoryBackend.learner_search
+
+    def record(self, state):
+        seen.append(self.problem.push.n_threads)
+        return search(self, state)
+
+    monkeypatch.setattr(InMemoryBackend, "learner_search", record)
+    monkeypatch.setattr(rankcore.push._boost_base, "effective_n_threads", lambda n_jobs, **kw: 2)   # started idle
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    qid = np.repeat(np.arange(60), 10)
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=600)), 0, 3)
+    rankcore.boost(learner="trees:max_leaves=4", objective=objective, n_iter=3, random_state=0,
+                   n_jobs=2).fit(X, y, qid=qid)
+    assert seen == [1, 1, 1]
