@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ._caller import outside_stacklevel
+
 __all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state"]
 
 
@@ -153,7 +155,7 @@ def _warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
     warnings.warn(f"X: column {column!r} holds none of the categories seen in fit (fit: {_kind(fitted)} such as "
                   f"{np.asarray(fitted).tolist()[0]!r}; here: {_kind(given)} such as {np.asarray(given).tolist()[0]!r}), so every "
                   f"row takes the unseen categories' side; convert the column to the fit's type",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=outside_stacklevel())
 
 
 def categories_to_state(categories: list) -> list:

@@ -13,10 +13,12 @@ import warnings
 
 import numpy as np
 
+from ._caller import outside_stacklevel
+
 __all__ = ["warn_constant", "warn_if_constant"]
 
 
-def warn_if_constant(scores, *, owner: str, why: str, stacklevel: int = 3) -> bool:
+def warn_if_constant(scores, *, owner: str, why: str) -> bool:
     """Warn (``UserWarning``) when ``scores`` -- a fit's training scores -- are all equal.
 
     Parameters
@@ -36,11 +38,11 @@ def warn_if_constant(scores, *, owner: str, why: str, stacklevel: int = 3) -> bo
     s = np.asarray(scores, dtype=np.float64).reshape(-1)
     if s.size < 2 or not (s == s[0]).all():
         return False
-    warn_constant(owner=owner, why=why, stacklevel=stacklevel + 1)
+    warn_constant(owner=owner, why=why)
     return True
 
 
-def warn_constant(*, owner: str, why: str, stacklevel: int = 3) -> None:
-    """The ``UserWarning`` of a fitted model that scores every training row the same."""
+def warn_constant(*, owner: str, why: str) -> None:
+    """The ``UserWarning`` of a fitted model that scores every training row the same (at the user's call)."""
     warnings.warn(f"{owner}: the fitted model is constant (it scores every training row the same): {why}; "
-                  "it ranks nothing", UserWarning, stacklevel=stacklevel)
+                  "it ranks nothing", UserWarning, stacklevel=outside_stacklevel())

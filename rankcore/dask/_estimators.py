@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted, refuse_score_weights, require_score_queries
 from ..objectives import BoundQueryBlocks
@@ -340,7 +341,7 @@ class _DaskBoost(ClientParameter):
             stopping, holdout = self._auto_stopping(client, data, classes, task, setup, seed,
                                                     has_eval_set=eval_set is not None)
         if stopping.fallback:
-            warnings.warn(stopping.fallback, UserWarning, stacklevel=4)
+            warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         auto_on = stopping.auto
         if auto_on:
             setup = setup.for_large_data()

@@ -70,6 +70,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ..metrics import Metric, RocCells, resolve_metrics
 from ..registry import registry, resolve
 from ..validation import check_binary_labels, check_scores
@@ -429,7 +430,7 @@ def _roc_values(client, y, s, I, K, roc, keys, tol, bins, max_passes, values, bo
             warnings.warn(
                 f"rankcore.dask.evaluate: after {max_passes} refinement passes the bound of {worst!r} is "
                 f"{current[worst][2] - current[worst][1]:.3g} wide (tol={tol:g}); raise max_passes or bins, "
-                "or accept the interval in .bounds", RuntimeWarning, stacklevel=4)
+                "or accept the interval in .bounds", RuntimeWarning, stacklevel=outside_stacklevel())
             break
         request = cells.request([m for _, m in roc], bins)
         if request is None:

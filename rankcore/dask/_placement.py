@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ._borrow import Borrowed, borrow_threads
 from ._malloc import pages_kept
 from ._prepare import check_chunk
@@ -342,5 +343,5 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, fit_kwarg
         sys.stdout.write(printed)
         sys.stdout.flush()
     for category, message in caught:
-        warnings.warn(message, category, stacklevel=4)
+        warnings.warn(message, category, stacklevel=outside_stacklevel())
     return fitted, address, threads

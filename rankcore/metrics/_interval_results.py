@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ..validation import check_labels_and_scores, check_random_state_param, check_same_length, check_scores
 from ._base import Metric
 from ._resampling import seed_of
@@ -203,7 +204,7 @@ def _kept(values: np.ndarray, metric: Metric, n_boot: int, what: str) -> tuple[n
                              f"(the metric needs more data than a resample keeps)")
         warnings.warn(f"metric {metric.spec!r} is undefined on {n_dropped} of {n_boot} bootstrap {what} "
                       f"(e.g. no positive drawn); the interval uses the other {kept}",
-                      DroppedReplicatesWarning, stacklevel=4)  # past the percentile helper and its caller
+                      DroppedReplicatesWarning, stacklevel=outside_stacklevel())
     return values[defined], n_dropped
 
 

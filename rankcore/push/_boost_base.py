@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._caller import outside_stacklevel
 from .._degenerate import warn_constant
 from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
@@ -357,7 +358,7 @@ class _BaseBoost(Ranker):
                                           has_eval_set=eval_set is not None, stratify=setup.task != "graded",
                                           n_queries=None if queries is None else queries.n_queries)
         if stopping.fallback:
-            warnings.warn(stopping.fallback, UserWarning, stacklevel=3)
+            warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         if stopping.auto:
             setup = setup.for_large_data()
         if queries is not None:
@@ -520,7 +521,7 @@ class _BaseBoost(Ranker):
         if best_n == 0:
             warn_constant(owner=type(self).__name__,
                           why=f"early stopping chose 0 iterations: no iteration improved the held-out "
-                              f"{scoring.name} ({plan.kind})", stacklevel=4)
+                              f"{scoring.name} ({plan.kind})")
 
     def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
                stop_early=False, silent=False, q_val=None, val_name="y"):
@@ -607,7 +608,7 @@ class _BaseBoost(Ranker):
         if not records and result.records:     # early stopping on eval_set cut every iteration
             warn_constant(owner=type(self).__name__,
                           why=f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
-                              "eval_set score", stacklevel=4)
+                              "eval_set score")
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])

@@ -42,6 +42,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .._caller import outside_stacklevel
 from ..learners import Candidate, WeakRanker
 from ._line_search import MAX_STEP, line_search
 
@@ -280,7 +281,7 @@ def _warn_constant(result: BoostingResult, tol: float) -> None:
     warnings.warn(
         f"boosting added no weak ranker (stop_reason_ = {reason!r}): no step along the best weak "
         f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
-        UserWarning, stacklevel=3)
+        UserWarning, stacklevel=outside_stacklevel())
 
 
 def _no_candidate_reason(layout) -> str | None:
@@ -297,7 +298,7 @@ def _no_split(result: BoostingResult, iteration: int, why: str | None) -> None:
     warnings.warn(
         f"boosting stopped at iteration {iteration} (stop_reason_ = 'no_split'): "
         f"{why or 'the learner found no weak ranker on the training rows'}; {model}",
-        UserWarning, stacklevel=3)
+        UserWarning, stacklevel=outside_stacklevel())
 
 
 def _overflow(result: BoostingResult, iteration: int, what: str) -> None:
@@ -307,4 +308,4 @@ def _overflow(result: BoostingResult, iteration: int, what: str) -> None:
         f"boosting stopped at iteration {iteration}: {what}; the model keeps the "
         f"{len(result.records)} finite iteration(s) before it (stop_reason_ = 'overflow'). "
         "Rescale the features or use a gentler price.",
-        RuntimeWarning, stacklevel=2)
+        RuntimeWarning, stacklevel=outside_stacklevel())

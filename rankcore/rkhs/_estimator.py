@@ -484,7 +484,7 @@ class KernelRanker(Ranker):
             warn_constant(owner="KernelRanker",
                           why=f"the centred kernel matrix of {getattr(self.kernel_, 'spec', 'the kernel')!r} is zero "
                               "on the training rows (constant features, or a length scale far from the "
-                              "features' scale)", stacklevel=4)
+                              "features' scale)")
         if isinstance(spectrum, KrylovSpectrum):
             self.n_iter_ = spectrum.n_iter
         if spectrum is not None:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ..filters import Filter
 from ..metrics import Metric
 
@@ -233,7 +234,7 @@ def _extend_at_edge(score, C, losses, lams, fi, li):
         f"lam='holdout': the held-out loss was least at the {side} lambda of the grid ({start:.3g}); the grid was "
         f"extended to [{lams.min():.3g}, {lams.max():.3g}] and the choice is now {float(lams[li]):.3g}"
         f"{' (at its new end: consider a wider lam_grid)' if lams[li] in (lams.min(), lams.max()) and lams[li] != start else ''}.",
-        GridEdgeWarning, stacklevel=4)
+        GridEdgeWarning, stacklevel=outside_stacklevel())
     return C, losses, lams, fi, li
 
 
@@ -311,5 +312,5 @@ def apriori_choice(
                 f"lam='apriori': the extrapolation alpha * m^(-beta/2) = {extrapolated:.3g} (alpha = {math.exp(log_alpha):.3g},"
                 f" beta = {beta:.3g}, from subset choices {np.array2string(chosen, precision=3)}) lies outside the grid"
                 f" [{low:.3g}, {high:.3g}]; using {lam:.3g}. Repeat sizes in apriori_sizes (or use larger subsets)"
-                " to steady the fit.", UserWarning, stacklevel=3)
+                " to steady the fit.", UserWarning, stacklevel=outside_stacklevel())
     return AprioriResult(sizes_arr, chosen, math.exp(log_alpha), float(beta), lam, extrapolated)

@@ -56,6 +56,7 @@ from typing import Sequence
 import numpy as np
 import scipy.linalg
 
+from .._caller import outside_stacklevel
 from ..filters import Filter
 from . import _center, _lapack
 
@@ -137,7 +138,7 @@ class Spectrum:
                 f"{floor:.3g} of this training set (n = {self.eigenvalues.shape[0]} eigenvalues, ||A|| = "
                 f"{self.norm:.3g}, mean K_ii = {self.entry_scale:.3g}): eigenvalues that small are rounding noise "
                 f"and would be amplified; using lam = {floor:.3g} instead",
-                RuntimeWarning, stacklevel=3)
+                RuntimeWarning, stacklevel=outside_stacklevel())
             lams = np.maximum(lams, floor)
         return lams
 

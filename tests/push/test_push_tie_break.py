@@ -207,3 +207,16 @@ def test_the_no_ranker_warning_names_the_stop_reason_the_model_reports():
     with pytest.warns(UserWarning, match=r"added no weak ranker \(stop_reason_ = 'converged'\)"):
         model = rankcore.boost(objective="prec@k-avg:0.1,tie_break=0", learner="stumps", n_iter=30).fit(X, y)
     assert model.stop_reason_ == "converged"
+
+
+def test_the_drivers_warnings_point_at_the_users_call():
+    # a fixed stacklevel pointed at rankcore/push/_boost_base.py, whatever path the call took
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((600, 5))
+    y = ((X[:, 0] ** 2 + X[:, 1] ** 2) < 0.8).astype(int)
+    with pytest.warns(UserWarning, match="added no weak ranker") as caught:
+        rankcore.boost(objective="prec@k-avg:0.1,tie_break=0", learner="stumps", n_iter=30).fit(X, y)
+    assert {w.filename for w in caught} == {__file__}
+    with pytest.warns(UserWarning, match="the fitted model is constant") as caught:
+        rankcore.ExactBoost(n_runs=2, n_rounds=2).fit(np.ones((20, 2)), np.arange(20) % 2)
+    assert {w.filename for w in caught if "constant" in str(w.message)} == {__file__}
