@@ -1,6 +1,6 @@
 """How values of any type are read as numbers: pandas' nullable and Arrow columns, objects, big integers.
 
-``validation``'s checkers read every array through :func:`_as_numeric_array`:
+``validation``'s checkers read every array through :func:`as_numeric_array`:
 pandas' missing values become NaN, integers beyond 2**53 keep their order,
 text, dates and durations are refused naming the argument (and a frame's
 column).
@@ -15,8 +15,11 @@ import numpy as np
 
 from ._categories import check_numeric_categories
 
+__all__ = ["as_numeric_array", "is_pandas_na", "nullable_as_nan", "large_integers_among_floats",
+           "name_text_column"]
 
-def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
+
+def as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -> np.ndarray:
     """``values`` as a numeric array; with ``exact_integers``, integers beyond int64 stay Python ints.
 
     (An object array of Python integers -- ``[10**30, 10**30 + 1]`` -- would
@@ -26,8 +29,8 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
         raise TypeError(f"{name}: expected a dense array-like, got a sparse {type(values).__name__}")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected an array of numbers, got a string")
-    values = _nullable_as_nan(values)
-    if exact_integers and isinstance(values, (list, tuple)) and _large_integers_among_floats(values):
+    values = nullable_as_nan(values)
+    if exact_integers and isinstance(values, (list, tuple)) and large_integers_among_floats(values):
         # NumPy would read the list as float64, rounding 2**62 and 2**62 + 1 into one value; Python compares an
         # int with a float exactly, so as objects they keep their order
         arr = np.empty(len(values), dtype=object)
@@ -39,7 +42,7 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
         raise ValueError(f"{name}: could not be read as an array ({exc})") from None
     if exact_integers and arr.dtype == object and arr.size and (all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat)
-            or (arr.ndim == 1 and _large_integers_among_floats(arr.tolist()))):
+            or (arr.ndim == 1 and large_integers_among_floats(arr.tolist()))):
         return arr
     if arr.dtype == object:
         try:
@@ -50,9 +53,9 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
         except (TypeError, ValueError) as exc:
             if any(type(v).__name__ == "NAType" for v in arr.flat):
                 # pandas' missing value inside an object column: a missing value, as NaN beside it is
-                return _as_numeric_array(np.where(_is_pandas_na(arr), np.nan, arr), name)
+                return as_numeric_array(np.where(is_pandas_na(arr), np.nan, arr), name)
             check_numeric_categories(values, "this estimator", name=name)      # name the category column
-            _name_text_column(values, name)
+            name_text_column(values, name)
             # keep NumPy's reason ("float() argument must be a string or a real number, not 'dict'")
             raise TypeError(f"{name}: expected numbers, got non-numeric values of type object ({exc})") from None
     if arr.dtype.kind in "mM":     # timedelta64 is a NumPy integer: its raw counts depend on the unit (s, ms, us)
@@ -65,7 +68,7 @@ def _as_numeric_array(values: Any, name: str, *, exact_integers: bool = False) -
     return arr
 
 
-def _name_text_column(values: Any, name: str) -> None:
+def name_text_column(values: Any, name: str) -> None:
     """A DataFrame's first column that is not numbers, named with what to do (the message said only 'blue')."""
     if not hasattr(values, "columns") or not type(values).__module__.startswith("pandas"):
         return
@@ -81,7 +84,7 @@ def _name_text_column(values: Any, name: str) -> None:
                             "which splits by category groups") from None
 
 
-def _nullable_as_nan(values: Any) -> Any:
+def nullable_as_nan(values: Any) -> Any:
     """A pandas DataFrame or Series of numbers with nullable columns (``Int64``, ``Float64``, ``boolean``) as float64,
     ``pd.NA`` as NaN -- a missing value, as NaN is everywhere else; anything else as it is.
 
@@ -108,12 +111,12 @@ def _nullable_as_nan(values: Any) -> Any:
     return out
 
 
-def _is_pandas_na(arr: np.ndarray) -> np.ndarray:
+def is_pandas_na(arr: np.ndarray) -> np.ndarray:
     """Where an object array holds ``pd.NA`` (pandas is not imported for it)."""
     return np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
 
 
-def _large_integers_among_floats(items: list) -> bool:
+def large_integers_among_floats(items: list) -> bool:
     """Whether a flat list holds integers beyond 2**53 beside finite floats, and nothing else: numbers float64 would
     round into ties."""
     has_large = False

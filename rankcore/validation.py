@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _cpus, _openmp
 from ._categories import check_numeric_categories, encode_categories
-from ._numbers import _as_numeric_array, _is_pandas_na
+from ._numbers import as_numeric_array, is_pandas_na
 
 __all__ = [
     "check_categorical_features",
@@ -188,7 +188,7 @@ def check_scores(scores: Any, *, name: str = "scores", allow_empty: bool = False
     -------
     ndarray of float64, shape (n,), C-contiguous
     """
-    arr = _as_numeric_array(scores, name, exact_integers=True)
+    arr = as_numeric_array(scores, name, exact_integers=True)
     if arr.ndim == 2 and 1 in arr.shape:
         raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}; use .ravel() if a column was meant")
     if arr.ndim != 1:
@@ -209,7 +209,7 @@ def check_binary_labels(y: Any, *, name: str = "y") -> np.ndarray:
     -------
     ndarray of int8, shape (n,), C-contiguous
     """
-    arr = _as_numeric_array(y, name)
+    arr = as_numeric_array(y, name)
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D array of 0/1 labels, got shape {arr.shape}")
     if arr.size == 0:
@@ -345,7 +345,7 @@ def check_matrix(
             Xs.sum_duplicates()
         _check_finite(Xs.data, name, allow_nan=allow_nan, nan_hint=NAN_HINT, locate=lambda k: _csr_location(Xs, k))
         return Xs
-    arr = _as_numeric_array(X, name)
+    arr = as_numeric_array(X, name)
     if arr.ndim != 2:
         hint = _RESHAPE_HINT if arr.ndim == 1 else ""
         raise ValueError(f"{name}: expected a 2-D array (n_samples, n_features), got shape {arr.shape}{hint}")
@@ -640,7 +640,7 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
     if arr.dtype.kind == "f":
         _check_finite(arr, name)
     if arr.dtype == object and arr.ndim == 1:      # a nullable boolean or object column: None / pd.NA is missing
-        missing = np.flatnonzero(_is_pandas_na(arr) | np.frompyfunc(lambda v: v is None, 1, 1)(arr).astype(bool))
+        missing = np.flatnonzero(is_pandas_na(arr) | np.frompyfunc(lambda v: v is None, 1, 1)(arr).astype(bool))
         if missing.size:
             raise ValueError(f"{name}: expected a label in every row, got a missing one (None or pd.NA) at position "
                              f"{int(missing[0])} ({missing.size} in all)")
