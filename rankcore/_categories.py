@@ -152,9 +152,10 @@ def _warn_no_category_matches(column: Any, fitted: Any, given: Any) -> None:
     """Categories are matched by value: integers at fit and text now (a CSV read as text) match none, silently."""
     import warnings
 
+    seen, now = np.asarray(fitted).tolist()[0], np.asarray(given).tolist()[0]
     warnings.warn(f"X: column {column!r} holds none of the categories seen in fit (fit: {_kind(fitted)} such as "
-                  f"{np.asarray(fitted).tolist()[0]!r}; here: {_kind(given)} such as {np.asarray(given).tolist()[0]!r}), so every "
-                  f"row takes the unseen categories' side; convert the column to the fit's type",
+                  f"{seen!r}; here: {_kind(given)} such as {now!r}), so every row takes the unseen categories' side; "
+                  "convert the column to the fit's type",
                   UserWarning, stacklevel=outside_stacklevel())
 
 

@@ -68,8 +68,8 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y") -> Calla
                             dtype=np.float64)
         counted = values[~np.isnan(values)]
         if counted.size == 0:
-            raise ValueError(f"{name}: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves out "
-                             "queries without a relevant row, or with one class); score on other queries")
+            raise ValueError(f"{name}: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves "
+                             "out queries without a relevant row, or with one class); score on other queries")
         return float(np.mean(counted))
 
     return score

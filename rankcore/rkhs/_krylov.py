@@ -663,7 +663,8 @@ class KrylovSpectrum(Spectrum):
             warnings.warn(
                 f"solver='krylov': {len(self.unconverged_)} (filter, lambda) pairs did not meet the error bound "
                 f"tol={self.tol:g} within {self.n_iter} Lanczos steps (max_iter={min(self.max_iter, self._m)}) ({worst}{more}); "
-                f"{route}. Raise max_iter or tol, or use larger lambdas.", KrylovConvergenceWarning, stacklevel=outside_stacklevel())
+                f"{route}. Raise max_iter or tol, or use larger lambdas.", KrylovConvergenceWarning,
+                stacklevel=outside_stacklevel())
             if self._exact_factory is not None:
                 if self._exact is None:
                     self._exact = self._make_exact(filters, lams, bad)
