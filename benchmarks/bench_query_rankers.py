@@ -132,6 +132,11 @@ def _model_sets(which, skip=(), only=()):
 
     sets = {"peers": m.PEERS, "objectives": m.OBJECTIVES_IN_LIGHTGBM, "rankcore": m.RANKCORE}
     chosen = {"LGBMRanker()": m.lgbm_ranker}
+    known = {model for name in which for model in sets[name]} | set(chosen)
+    unknown = [name for name in only if name not in known]
+    if unknown:
+        raise SystemExit(f"--only: no model named {', '.join(map(repr, unknown))} in {', '.join(which)}; the names: "
+                         f"{', '.join(sorted(known))}")
     for name in which:
         chosen.update({model: fit for model, fit in sets[name].items()
                        if not any(s in model for s in skip) and (not only or model in only)})

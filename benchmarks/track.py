@@ -236,7 +236,8 @@ def save_run(run: dict, results_dir: Path = RESULTS_DIR, *, stem: str = "ratio-c
 def _compare_and_report(baseline: dict, latest: dict, tolerance: float, out) -> int:
     rows = compare_runs(baseline, latest, tolerance)
     if not any(r.worse_by is not None for r in rows):
-        print("nothing to compare: the two runs have no ratio in common", file=out)
+        print("nothing to compare: the two runs have no ratio in common (benchmarks/baseline.json holds "
+              "`track check`'s kernel ratios: compare a suite run with `--baseline previous`)", file=out)
         return 2
     print(render_table(rows, tolerance), file=out)
     return 1 if regressions(rows) else 0
@@ -280,6 +281,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, out=None) -> int:
     out = sys.stdout if out is None else out
     args = _parser().parse_args(argv)
+    try:
+        return _run_command(args, out)
+    except (OSError, ValueError) as exc:      # a run file missing or not a run, an unknown kernel: one line, exit 2
+        print(f"track {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run_command(args, out) -> int:
     if args.command == "check":
         import kernel_ratios  # noqa: PLC0415 (benchmarks/ is on sys.path, see the bottom of this file)
 
@@ -311,12 +320,16 @@ def main(argv: list[str] | None = None, out=None) -> int:
         return 2
     latest = load_run(latest_path)
     if args.baseline == "previous":
-        kind = _kind(latest)
+        # the latest earlier run of the same kind that timed some of the same ratios (a run of another benchmark
+        # file in between has none in common, and comparing with it would flag nothing)
+        kind, mine = _kind(latest), set(ratios_of(latest))
         earlier = [p for p in runs if p.resolve() != latest_path.resolve() and _kind(load_run(p)) == kind]
-        if not earlier:
-            print(f"no earlier run of the same kind ({kind[0]}, profile {kind[1]}) to compare with", file=out)
+        shared = [p for p in earlier if mine & set(ratios_of(load_run(p)))]
+        if not shared:
+            print(f"no earlier run of the same kind ({kind[0]}, profile {kind[1]}) timed any of the latest run's "
+                  "ratios", file=out)
             return 2
-        baseline_path = earlier[-1]
+        baseline_path = shared[-1]
     else:
         baseline_path = Path(args.baseline)
     print(f"baseline: {baseline_path}\nlatest:   {latest_path}\n", file=out)

@@ -54,8 +54,9 @@ def main() -> None:
     args = parser.parse_args()
     try:
         manifest = json.loads((datasets_dir() / "MANIFEST.json").read_text())
-    except FileNotFoundError:
-        raise SystemExit(f"datasets not found at {datasets_dir()} (set RANKCORE_DATASETS)") from None
+    except (FileNotFoundError, NotADirectoryError):
+        print(f"datasets not found at {datasets_dir()} (set RANKCORE_DATASETS)", file=sys.stderr)
+        return
     entries = manifest if isinstance(manifest, list) else list(manifest.values())
     print("| dataset | train rows | auto chose | old (exact) s | auto s | AUC old | AUC auto | holdout: lam at grid end |")
     print("|---|---|---|---|---|---|---|---|")

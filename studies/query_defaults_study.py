@@ -1353,10 +1353,22 @@ def correlations(set_names) -> None:
         print(f"| {name} | {X.shape[0]:,} × {X.shape[1]} | {value:.3f} | {n_queries} |", flush=True)
 
 
+def _available(set_name):
+    """The set's (X, y, qid), or None with a note on stderr when its data are not at hand (a data set's path)."""
+    try:
+        return SETS[set_name]()
+    except DatasetUnavailable as exc:
+        print(f"left out {set_name}: {exc}", file=sys.stderr)
+        return None
+
+
 def run(set_name, models, seeds, cache: Path, threads=1):
     from rankcore import QueryKFold
 
-    X, y, qid = SETS[set_name]()
+    data = _available(set_name)
+    if data is None:
+        return
+    X, y, qid = data
     n_splits, n_fitted = SPLITS.get(set_name, (5, 5))
     print(f"{set_name}: {X.shape[0]:,} rows x {X.shape[1]}, {np.unique(qid).shape[0]} queries", file=sys.stderr)
     for seed in seeds:
@@ -1425,7 +1437,10 @@ def report(set_names, models, seeds, cache: Path, paired=True):
     from rankcore.metrics import compare
 
     for set_name in set_names:
-        _, y, qid = SETS[set_name]()
+        data = _available(set_name)
+        if data is None:
+            continue
+        _, y, qid = data
         set_seeds = [s for s in seeds if _load(cache, set_name, s, REFERENCE) is not None]
         if not set_seeds:
             continue
@@ -1473,7 +1488,10 @@ def deltas(set_names, models, seed, cache: Path, base="default"):
 
     sets, rows = [], {m: {} for m in models if m != base}
     for set_name in set_names:
-        _, y, qid = SETS[set_name]()
+        data = _available(set_name)
+        if data is None:
+            continue
+        _, y, qid = data
         base_run = _load(cache, set_name, seed, base, y.shape[0])
         if base_run is None:
             continue
@@ -1551,7 +1569,10 @@ def _draw_means(set_names, seed, cache: Path, groups):
 
     loaded = {}
     for set_name in set_names:
-        _, y, qid = SETS[set_name]()
+        data = _available(set_name)
+        if data is None:
+            continue
+        _, y, qid = data
         runs = {g: [_load(cache, set_name, seed, m, y.shape[0]) for m in ms] for g, ms in groups.items()}
         if complete(next(iter(runs.values()))):
             loaded[set_name] = (y, qid, runs)

@@ -50,7 +50,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=["ltr", "synthetic", "retrieval", "retrieval_long"],
                         choices=list(study.SETS))
-    parser.add_argument("--models", nargs="+", default=MODELS)
+    parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     print("| set | rows × features | model | median fit CPU s | × default | × LGBMRanker() | load |")

@@ -197,6 +197,26 @@ def test_estimator_krylov_equals_exact(lam):
     assert np.linalg.norm(sk - se) <= 1e-6 * np.linalg.norm(se)
 
 
+def test_cutoff_values_handed_to_the_exact_route_by_design_warn_nothing():
+    # they said "did not meet the error bound ... raise max_iter" (more steps change nothing), and an overflow in
+    # the ambiguity ratio reached the user as NumPy's RuntimeWarning
+    from rankcore.rkhs import default_grid
+
+    rng = np.random.default_rng(500)
+    X = rng.normal(size=(500, 8))
+    y = np.floor(2 * X[:, 0] + X[:, 1] + 0.5 * rng.normal(size=500))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", GridEdgeWarning)
+        krylov = KernelRanker(solver="krylov", filter="cutoff", lam=default_grid(), random_state=0).fit(X, y)
+    exact = KernelRanker(solver="exact", filter="cutoff", lam=default_grid(), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GridEdgeWarning)
+        exact.fit(X, y)
+    se, sk = exact.decision_function(X), krylov.decision_function(X)
+    assert np.linalg.norm((sk - sk.mean()) - (se - se.mean())) <= 1e-6 * np.linalg.norm(se - se.mean())
+
+
 def test_estimator_matrix_free_route():
     X, y = graded(150, seed=9)
     lams = np.array([1e-1, 1e-3])

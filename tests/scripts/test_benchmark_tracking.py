@@ -107,6 +107,28 @@ def test_compare_command_prints_a_table_and_exits_by_the_verdict(track, tmp_path
     assert track.main(["compare", "--results", str(tmp_path / "none")], out=io.StringIO()) == 2
 
 
+def test_previous_is_the_last_run_that_timed_the_same_ratios(track, tmp_path):
+    # a run of another benchmark file in between shares no ratio with the latest: it was taken, and nothing compared
+    results = tmp_path / "results"
+    now = time.time()
+    write(results / "m" / "0001_push.json", run_of(push={"speedup_vs_naive": 300.0}), now - 20)
+    write(results / "m" / "0002_metrics.json", run_of(auc={"speedup_vs_sklearn": 10.0}), now - 10)
+    write(results / "m" / "0003_push.json", run_of(push={"speedup_vs_naive": 100.0}), now)
+    out = io.StringIO()
+    assert track.main(["compare", "--baseline", "previous", "--results", str(results)], out=out) == 1
+    assert "0001_push.json" in out.getvalue() and "REGRESSED" in out.getvalue()
+
+
+def test_a_missing_or_foreign_run_file_is_one_line_and_exit_2(track, tmp_path, capsys):
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps({"not": "a run"}))
+    for argv in (["compare", "--latest", str(tmp_path / "missing.json")], ["compare", "--latest", str(foreign)],
+                 ["check", "--kernels", "aucc", "--no-save"]):
+        assert track.main(argv, out=io.StringIO()) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"track {argv[0]}: ") and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_promote_makes_the_latest_run_the_baseline(track, tmp_path):
     results = tmp_path / "results"
     write(results / "m" / "0001_a.json", run_of(auc={"speedup_vs_sklearn": 7.0}), time.time())
