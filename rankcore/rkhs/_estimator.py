@@ -102,6 +102,11 @@ _LABELS_TOO_LARGE = ("y: the labels are too large for the kernel ranker's solve 
                      "them down, which changes no ranking")
 
 
+def _describe_two(arr: np.ndarray) -> str:
+    first, second = np.unique(arr)[:2].tolist()
+    return f"{first} and {second}"
+
+
 class KernelRanker(Ranker):
     """Regularized ranking in a reproducing kernel Hilbert space (docs/theory/kernel_ranking.md).
 
@@ -299,7 +304,12 @@ class KernelRanker(Ranker):
             y01, classes = check_bipartite_target(arr, name="y")
             values = y01.astype(np.float64)
         if np.unique(values).shape[0] < 2:
-            raise ValueError(f"y: a ranking needs at least two different label values, got only {values[0]!r}")
+            if arr.dtype.kind in "iu" and np.unique(arr).shape[0] > 1:
+                # the labels are regressed by their size, so they are read as float64 and these round into one
+                raise ValueError(f"y: the labels {_describe_two(arr)} differ only beyond float64's precision "
+                                 f"(integers above 2**53); KernelRanker regresses the labels' values: pass smaller "
+                                 f"ones (e.g. their ranks, np.unique(y, return_inverse=True)[1])")
+            raise ValueError(f"y: a ranking needs at least two different label values, got only {float(values[0])!r}")
         return values, classes
 
     # ------------------------------------------------------------------

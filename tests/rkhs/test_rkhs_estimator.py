@@ -278,6 +278,9 @@ def test_bad_data_raises_clear_errors():
     X, y = graded_data(m=20)
     with pytest.raises(ValueError, match="two different label values"):
         KernelRanker().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match=r"labels 9223372036854775808 and 9223372036854775809 differ only beyond "
+                                         r"float64's precision"):       # two labels, not "only one value"
+        KernelRanker().fit(X, np.array([2**63, 2**63 + 1] * 10, dtype=np.uint64))
     with pytest.raises(ValueError, match="NaN"):
         KernelRanker().fit(np.where(X > 1, np.nan, X), y)
     with pytest.raises(ValueError, match="inconsistent lengths"):
