@@ -282,7 +282,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--learners", nargs="*", default=list(LEARNERS))
+    parser.add_argument("--learners", nargs="*", default=list(LEARNERS), choices=list(LEARNERS), metavar="NAME",
+                        help=f"some of: {', '.join(map(repr, LEARNERS))}")
     args = parser.parse_args(argv)
     names = [name for name in args.learners if available(name)]
     cluster, client = _cluster()
