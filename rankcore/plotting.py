@@ -125,6 +125,20 @@ def default_max_fp(n_negatives: int) -> int:
 # --------------------------------------------------------------------------
 
 
+def _cut_at(fp: np.ndarray, tp: np.ndarray, max_fp: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The curve's points up to ``max_fp`` false positives, ending on the border: a tie group's diagonal that
+    crosses it is cut there (a metric reads only the points up to it; a drawing that stopped at the last of them
+    left the tie's segment out of the panel, and a constant model's whole diagonal)."""
+    if max_fp is None:
+        return fp, tp
+    inside = int(np.searchsorted(fp, max_fp, side="right"))
+    if inside == fp.shape[0] or fp[inside - 1] == max_fp:
+        return fp[:inside], tp[:inside]
+    a, b = inside - 1, inside
+    at = tp[a] + (max_fp - fp[a]) * (tp[b] - tp[a]) / (fp[b] - fp[a])
+    return np.append(fp[:inside], float(max_fp)), np.append(tp[:inside].astype(np.float64), at)
+
+
 def _roc_panel(pairs: list, max_fp: int | None, title: str = "") -> Panel:
     from .metrics import rmax, roc_curve
 
@@ -132,12 +146,13 @@ def _roc_panel(pairs: list, max_fp: int | None, title: str = "") -> Panel:
     top = 0
     lowest_rmax = None
     for index, (label, y, scores) in enumerate(pairs):
-        curve = roc_curve(y, scores, max_fp=max_fp)
+        curve = roc_curve(y, scores)
+        fp, tp = _cut_at(curve.fp, curve.tp, max_fp)
         r = int(rmax(y, scores))
         lowest_rmax = r if lowest_rmax is None else min(lowest_rmax, r)
         name = f"{label} (rmax {r})" if max_fp is not None else label
-        series.append(Series(curve.fp, curve.tp, name, gid=f"roc:{label}", index=index))
-        top = max(top, int(curve.tp[-1]))
+        series.append(Series(fp, tp, name, gid=f"roc:{label}", index=index))
+        top = max(top, int(math.ceil(tp[-1])))
         if max_fp is None and index == 0:
             n_pos, n_neg = int(y.sum()), int(y.shape[0] - y.sum())
             series.insert(0, Series(np.array([0, n_neg]), np.array([0, n_pos]), "chance", reference=True))

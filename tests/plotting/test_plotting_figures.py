@@ -11,6 +11,7 @@ pytest.importorskip("matplotlib")
 
 from rankcore import plotting  # noqa: E402
 from rankcore.metrics import prec_at_k, rmax, roc_curve  # noqa: E402
+from _roc_zoom import assert_zoomed_roc
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -37,9 +38,7 @@ def test_roc_figure_points_equal_roc_curve():
         lines = lines_by_gid(ax, "roc:")
         assert set(lines) == {"tied", "normal"}
         for name, scores in (("tied", s1), ("normal", s2)):
-            curve = roc_curve(y, scores, max_fp=max_fp)
-            np.testing.assert_array_equal(lines[name].get_xdata(), curve.fp)
-            np.testing.assert_array_equal(lines[name].get_ydata(), curve.tp)
+            assert_zoomed_roc(lines[name].get_xdata(), lines[name].get_ydata(), y, scores, max_fp)
     # the leftmost portion's legend states R_max, the last point with no false positive
     labels = [t.get_text() for t in left.get_legend().get_texts()]
     assert labels == [f"tied (rmax {rmax(y, s1)})", f"normal (rmax {rmax(y, s2)})"]

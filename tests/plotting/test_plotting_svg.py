@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from rankcore import plotting
 from rankcore._svg import nice_ticks, render_svg, tick_labels
 from rankcore.metrics import rmax, roc_curve
+from _roc_zoom import assert_zoomed_roc
 
 
 def tied_data(seed, n=120, levels=7):
@@ -74,9 +75,7 @@ def test_roc_svg_draws_the_roc_curve_points():
     for panel, max_fp in zip(data.panels, (None, 6)):
         lines = {s.gid: s for s in panel.series if not s.reference}
         for name, scores in (("tied", s1), ("normal", s2)):
-            curve = roc_curve(y, scores, max_fp=max_fp)
-            np.testing.assert_array_equal(lines[f"roc:{name}"].x, curve.fp)
-            np.testing.assert_array_equal(lines[f"roc:{name}"].y, curve.tp)
+            assert_zoomed_roc(lines[f"roc:{name}"].x, lines[f"roc:{name}"].y, y, scores, max_fp)
     root = parse(render_svg(data))
     assert root.tagName == "svg"
     panels = root.getElementsByTagName("g")
@@ -163,3 +162,16 @@ def test_coinciding_curves_are_named_together_and_drawn_widest_first():
     dashes = {line.getAttribute("data-series"): line.getAttribute("stroke-dasharray")
               for line in root.getElementsByTagName("polyline") if line.getAttribute("data-series")}
     assert len({dashes["roc:A"], dashes["roc:B"], dashes["roc:C"]}) == 3
+
+
+def test_the_zoomed_panel_cuts_a_crossing_tie_on_its_border():
+    # a tie group's diagonal crossing max_fp was left out of the panel: a constant model drew one point at (0, 0)
+    rng = np.random.default_rng(0)
+    y = (rng.random(400) < 0.3).astype(int)
+    data = plotting.roc_data({"constant": (y, np.zeros(400)), "coarse": (y, np.round(rng.normal(size=400) + y))},
+                             max_fp=20)
+    zoom = {s.gid: s for s in data.panels[1].series if not s.reference}
+    n_pos, n_neg = int(y.sum()), int(400 - y.sum())
+    np.testing.assert_allclose(zoom["roc:constant"].x, [0.0, 20.0])
+    np.testing.assert_allclose(zoom["roc:constant"].y, [0.0, 20.0 * n_pos / n_neg], rtol=1e-12)
+    assert zoom["roc:coarse"].x[-1] == 20.0
