@@ -83,7 +83,66 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
                            f"fitted on {len(names)}")
     else:                                  # a file without names: its columns by position, under the model's names
         data.feature_names = list(names)
+    categories_as_fitted(data, model, names)
     return data, data.frame()
+
+
+def categories_as_fitted(data, model, names: list[str]) -> None:
+    """Read a file's category text as the model's categories are: numbers or booleans where it was fitted on them.
+
+    The model matches categories by value, and a CSV file gives text: a model fitted in Python on a ``category``
+    column of integers found none of ``'1'``, ``'2'`` among ``1, 2`` and scored every row as an unseen category.
+
+    Raises
+    ------
+    CommandError
+        A value that does not read as the fit's type, naming the column.
+    """
+    kept = getattr(model, "categories_", None)
+    if not kept or len(kept) != len(names):
+        return
+    for name, fitted in zip(names, kept):
+        kind = np.asarray(fitted).dtype.kind if fitted is not None else ""
+        if kind not in ("i", "u", "f", "b") or name not in data.categories:
+            continue
+        try:
+            values = [_read_as(str(text), kind) for text in data.categories[name]]
+        except ValueError as exc:
+            raise CommandError(f"{data.source}: column {name!r}: {exc}, but the model was fitted on "
+                               f"{'booleans' if kind == 'b' else 'numbers'} in it") from None
+        unique, inverse = np.unique(np.array(values), return_inverse=True)      # "1" and "1.0" are one category
+        j = data.feature_names.index(name)
+        codes = data.X[:, j]
+        present = ~np.isnan(codes)
+        codes[present] = inverse[codes[present].astype(np.int64)]
+        data.categories[name] = unique
+
+
+def _read_as(text: str, kind: str):
+    """One category's text as a number of the fit's kind (integer, float) or a boolean."""
+    if kind == "b":
+        word = text.strip().lower()
+        if word in ("true", "1"):
+            return True
+        if word in ("false", "0"):
+            return False
+        raise ValueError(f"the category {text!r} is not a boolean")
+    try:
+        value = float(text) if kind == "f" else int(text)
+    except ValueError:
+        number = float(text) if kind != "f" and _is_float(text) else None
+        if number is None or not number.is_integer():
+            raise ValueError(f"the category {text!r} is not {'a number' if kind == 'f' else 'an integer'}") from None
+        value = int(number)
+    return value
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def like_training(other, data) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import rankcore
 from rankcore.cli import main
 from rankcore.cli.datasets import DataError, load_data
 from rankcore.cli.datasets import _csv
@@ -212,3 +213,34 @@ def test_keep_reads_a_column_aside(tmp_path):
     with pytest.raises(DataError, match="only CSV files"):
         np.save(tmp_path / "k.npy", np.ones((2, 2)))
         load_data(tmp_path / "k.npy", keep=["key"])
+
+
+@pytest.mark.parametrize("categories", [[3, 1, 2, 10], [0.5, 1.5, 2.5], [True, False], [2**63 + 1, 7]])
+def test_score_reads_a_files_categories_as_the_model_was_fitted_on_them(tmp_path, categories):
+    # a model fitted in Python on a category column of numbers (store ids) or booleans, scored from a CSV: the file's
+    # text '1' matched none of 1, 2, 3 and every row took the unseen side, exit 0
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    store = pd.Categorical(rng.choice(np.array(categories, dtype=object), size=300))
+    frame = pd.DataFrame({"a": rng.normal(size=300), "store": store})
+    y = ((frame["store"] == categories[1]).astype(int) + 0.3 * frame["a"] > 0.5).astype(int).to_numpy()
+    model = rankcore.boost(learner="trees", n_iter=10, random_state=0).fit(frame, y)
+    rankcore.save_model(model, tmp_path / "m.json")
+    frame.head(20).to_csv(tmp_path / "rows.csv", index=False)
+    status, out, err = run_main("score", tmp_path / "m.json", tmp_path / "rows.csv")
+    assert status == 0 and "none of the categories" not in err, err
+    scores = np.array([float(v) for v in out.split()[1:]])
+    np.testing.assert_array_equal(scores, model.decision_function(frame.head(20)))
+
+
+def test_a_category_that_does_not_read_as_the_fits_type_is_refused(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=100), "store": pd.Categorical(rng.choice([3, 1, 2], size=100))})
+    model = rankcore.boost(learner="trees", n_iter=3, random_state=0).fit(frame, (frame["a"] > 0).astype(int))
+    rankcore.save_model(model, tmp_path / "m.json")
+    (tmp_path / "rows.csv").write_text("a,store\n0.5,3\n0.1,north\n")
+    status, _, err = run_main("score", tmp_path / "m.json", tmp_path / "rows.csv")
+    assert status == 2 and "column 'store': the category 'north' is not an integer" in err, err
