@@ -147,9 +147,11 @@ class KernelRanker(Ranker):
         ``"exact"``, ``"krylov"`` or ``"nystroem"``.
     solver_plan_ : dict
         The predicted seconds and bytes of each route for the final fit (what
-        ``solver="auto"`` chose by).
+        ``solver="auto"`` chose by).  Not kept in model files: a loaded
+        model's is the plan for its support rows.
     n_iter_ : int or None
-        Lanczos steps of the final fit (``solver_ == "krylov"``).
+        Lanczos steps of the final fit (``solver_ == "krylov"``).  Not kept in
+        model files (a loaded model has none).
     target_type_ : str
         ``"bipartite"`` (two label values) or ``"graded"``.
     classes_ : ndarray
@@ -584,10 +586,19 @@ class KernelRanker(Ranker):
         kernel = reg.resolve("kernel", state["kernel"])
         if kernel.needs_data:
             fail(f"kernel {state['kernel']!r} still depends on the training data")
+        # the stored kernel is the parameters' with the data-dependent values fixed: its name and every value the
+        # parameters fix must agree (a file whose kernel says rbf while its parameters say linear ranks otherwise)
+        wanted = setup.kernel
+        fixed = {k: v for k, v in getattr(wanted, "params", {}).items() if not isinstance(v, str)}
+        if type(kernel) is not type(wanted) or any(kernel.params.get(k) != v for k, v in fixed.items()):
+            fail(f"kernel {state['kernel']!r} does not match the parameters (kernel {wanted.spec!r})")
         if not (isinstance(state["filters"], list) and state["filters"] and all(isinstance(s, str) for s in state["filters"])):
             fail("filters must be a non-empty list of spec strings")
         configured = {f.spec: f for f in setup.filters}     # the parameters' filters, resolved
-        filters = [configured[s] if s in configured else reg.resolve("filter", s) for s in state["filters"]]
+        unknown = [s for s in state["filters"] if s not in configured]
+        if unknown:
+            fail(f"filters {unknown!r} are not among the parameters' filters {sorted(configured)!r}")
+        filters = [configured[s] for s in state["filters"]]
         single_filter, single_lam = state["single_filter"], state["single_lam"]
         if not isinstance(single_filter, bool) or not isinstance(single_lam, bool):
             fail("single_filter and single_lam must be booleans")

@@ -110,3 +110,25 @@ def test_crafted_non_finite_coefficients_are_refused():
     data["state"]["spectrum"] = {"__ndarray__": base64.b64encode(spec.tobytes()).decode(), "dtype": "<f8", "shape": [2]}
     with pytest.raises(ModelFormatError, match="spectrum"):
         model_from_dict(_resigned(data))
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(kernel="linear"), r"kernel 'rbf:.*' does not match the parameters \(kernel 'linear'\)"),
+    (dict(filter="cutoff"), r"filters \['tikhonov'\] are not among the parameters' filters \['cutoff'\]"),
+    (dict(kernel="poly", degree=3), r"does not match the parameters"),
+])
+def test_stored_kernel_and_filters_must_be_the_parameters(tmp_path, change, match):
+    # set_params after the fit saved a file whose parameters said linear/cutoff while it scored with rbf/tikhonov
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    model = KernelRanker(kernel="rbf", filter="tikhonov", lam=0.1).fit(X, y)
+    model.set_params(**change)
+    with pytest.raises(ValueError, match=match):
+        save_model(model, tmp_path / "m.json")
+    data = model_to_dict(KernelRanker(kernel="rbf", filter="tikhonov", lam=0.1).fit(X, y))
+    data["params"].update(change)                         # an edited file, its checksum recomputed
+    data.pop("sha256")
+    data["sha256"] = _checksum(data)
+    with pytest.raises(ModelFormatError, match=match):
+        model_from_dict(data)
