@@ -228,7 +228,8 @@ def _estimator_name(estimator: Any) -> str:
     cls = type(estimator)
     name = ESTIMATORS.name_of(cls)
     if name is None:
-        raise TypeError(f"estimator: {cls.__name__} cannot be saved (savable: {', '.join(ESTIMATORS)})")
+        local = "; save its model.to_local()" if hasattr(estimator, "to_local") else ""
+        raise TypeError(f"estimator: {cls.__name__} cannot be saved (savable: {', '.join(ESTIMATORS)}){local}")
     return name
 
 
@@ -285,8 +286,12 @@ def model_from_dict(data: Any, *, source: str = "model") -> Any:
     if data.get("format") != FORMAT:
         raise ModelFormatError(f"{source}: not a rankcore model (format {data.get('format')!r}, expected {FORMAT!r})")
     if type(data.get("format_version")) is not int or data.get("format_version") != FORMAT_VERSION:
+        version = data.get("format_version")
+        newer = type(version) is int and version > FORMAT_VERSION
         raise ModelFormatError(
-            f"{source}: model format version {data.get('format_version')!r} is not supported (expected {FORMAT_VERSION})"
+            f"{source}: model format version {version!r} is not supported (expected {FORMAT_VERSION})"
+            + (f"; the file was written by a newer rankcore ({data.get('rankcore_version')!r}): upgrade rankcore"
+               if newer else "")
         )
     expected = {"format", "format_version", "rankcore_version", "estimator", "params", "state", "sha256"}
     if set(data) != expected:
