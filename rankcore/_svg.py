@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import math
 from typing import Sequence
-from xml.sax.saxutils import escape, quoteattr
+import re
+from xml.sax.saxutils import escape as _xml_escape
+from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 import numpy as np
 
@@ -105,6 +107,21 @@ def _limits(fixed: tuple, arrays: list[np.ndarray]) -> tuple[float, float]:
     if hi <= lo:
         hi = lo + max(abs(lo), 1.0) * 0.1
     return lo, hi
+
+
+#: Characters XML 1.0 cannot hold, even escaped (controls, lone surrogates, U+FFFE/U+FFFF): a model or file
+#: name holding one made an SVG no parser reads, or failed to encode after every model had been trained.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """``text`` for an XML text node: markup escaped, characters XML cannot hold as U+FFFD."""
+    return _xml_escape(_NOT_XML.sub("\ufffd", text))
+
+
+def quoteattr(text: str) -> str:
+    """``text`` as a quoted XML attribute value, characters XML cannot hold as U+FFFD."""
+    return _xml_quoteattr(_NOT_XML.sub("\ufffd", text))
 
 
 def _attr(value: float) -> str:

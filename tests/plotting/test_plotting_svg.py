@@ -175,3 +175,19 @@ def test_the_zoomed_panel_cuts_a_crossing_tie_on_its_border():
     np.testing.assert_allclose(zoom["roc:constant"].x, [0.0, 20.0])
     np.testing.assert_allclose(zoom["roc:constant"].y, [0.0, 20.0 * n_pos / n_neg], rtol=1e-12)
     assert zoom["roc:coarse"].x[-1] == 20.0
+
+
+def test_many_models_keep_their_lines_thin_and_names_any_characters():
+    # 40 models drew a 36-pixel band; a control character or a lone surrogate in a name gave an SVG no parser read
+    import xml.etree.ElementTree as ET
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(100) < 0.3).astype(int)
+    curves = {f"m{i}": (y, rng.normal(size=100)) for i in range(40)}
+    widths = [s.width for s in plotting.roc_data(curves).panels[0].series if not s.reference]
+    assert max(widths) - min(widths) <= 4.5 + 1e-12 and widths == sorted(widths, reverse=True)
+    few = [s.width for s in plotting.roc_data(dict(list(curves.items())[:3])).panels[0].series if not s.reference]
+    np.testing.assert_allclose(np.diff(few), -0.9)                    # a few models: the step as before
+    for name in ("esc\x1bx", "nul\x00", "sur\udcff", "fffe\ufffe"):
+        svg = render_svg(plotting.roc_data({name: curves["m0"]}, title=name))
+        ET.fromstring(svg.encode("utf-8"))
