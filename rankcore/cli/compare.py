@@ -398,10 +398,12 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
         for config in configs:
             outputs[f"--save-models ({config.label})"] = os.path.join(args.save_models, _file_name(config.label) + ".json")
     check_distinct_outputs(outputs)
+    made = {os.path.abspath(args.out_dir)} if not args.no_plots else set()    # created before the report is written
     for option, path in outputs.items():
         if path is None:
             continue
-        if option == "--report" or os.path.isdir(os.path.dirname(path) or "."):
+        directory = os.path.dirname(path) or "."
+        if os.path.isdir(directory) or (option == "--report" and os.path.abspath(directory) not in made):
             check_output(path, option, inputs=inputs, force=args.force)
 
 

@@ -149,3 +149,14 @@ def test_an_output_that_is_no_file_name_is_refused_before_training(data_csv, tmp
     monkeypatch.chdir(tmp_path)
     assert _fit(data_csv, out) == 2
     _one_line_error(capsys, f"--out: expected a file name, got {out!r}")
+
+
+def test_a_report_inside_a_new_out_dir_is_written(data_csv, tmp_path, capsys):
+    # --out-dir is created if missing, so a report in it was refused ("the directory does not exist") for nothing
+    out_dir = tmp_path / "figs"
+    common = ["compare", str(data_csv), "--n-iter", "3", "-q", "--progress", "none"]
+    assert main([*common, "--out-dir", str(out_dir), "--report", str(out_dir / "report.html")]) == 0
+    assert (out_dir / "report.html").is_file() and (out_dir / "roc.svg").is_file()
+    capsys.readouterr()
+    assert main([*common, "--no-plots", "--report", str(tmp_path / "nowhere" / "report.html")]) == 2
+    _one_line_error(capsys, "--report", "does not exist")
