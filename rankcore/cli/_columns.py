@@ -127,22 +127,19 @@ def _read_as(text: str, kind: str):
         if word in ("false", "0"):
             return False
         raise ValueError(f"the category {text!r} is not a boolean")
+    what = "a number" if kind == "f" else "an integer"
     try:
-        value = float(text) if kind == "f" else int(text)
+        number = float(text)
     except ValueError:
-        number = float(text) if kind != "f" and _is_float(text) else None
-        if number is None or not number.is_integer():
-            raise ValueError(f"the category {text!r} is not {'a number' if kind == 'f' else 'an integer'}") from None
-        value = int(number)
-    return value
-
-
-def _is_float(text: str) -> bool:
+        raise ValueError(f"the category {text!r} is not {what}") from None
+    if kind == "f":
+        return number
     try:
-        float(text)
+        return int(text)                   # exactly, beyond 2**53 too
     except ValueError:
-        return False
-    return True
+        if not number.is_integer():
+            raise ValueError(f"the category {text!r} is not {what}") from None
+        return int(number)
 
 
 def like_training(other, data) -> None:
