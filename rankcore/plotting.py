@@ -115,6 +115,15 @@ def _rows(curves: Mapping[str, Any], what: str) -> list[tuple[str | None, list]]
     return [(None, _as_pairs(curves, what))]
 
 
+def _whole(value: Any, name: str, low: int) -> int:
+    """``value`` as a whole number >= ``low`` (an integral float too); else a ValueError naming ``name`` (2.5 false
+    positives were drawn as 2, True as 1, NaN failed without a name)."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
+            or not math.isfinite(value) or int(value) != value or value < low):
+        raise ValueError(f"{name}: expected a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
 def default_max_fp(n_negatives: int) -> int:
     """The extent of the "leftmost portion": a tenth of the negatives (at least 1)."""
     return max(1, int(math.ceil(0.1 * n_negatives)))
@@ -215,7 +224,8 @@ def roc_data(curves: Mapping[str, Any], *, max_fp: int | None = None, title: str
     panels = []
     for split, pairs in rows:
         n_neg = min(int(y.shape[0] - y.sum()) for _, y, _ in pairs)
-        width = default_max_fp(n_neg) if max_fp is None else int(max_fp)
+        # the zoom never reaches past the negatives: a larger count squeezed the curve against the left border
+        width = default_max_fp(n_neg) if max_fp is None else min(_whole(max_fp, "max_fp", 0), max(n_neg, 1))
         prefix = f"{split}: " if split else ""
         panels.append(_roc_panel(pairs, None, f"{prefix}ROC curve (counts)"))
         panels.append(_roc_panel(pairs, width, f"{prefix}leftmost portion (at most {width} false positives)"))
@@ -273,11 +283,9 @@ def precision_at_k_curve(y: Any, scores: Any, max_k: int | None = None) -> tuple
     s = check_scores(scores)
     check_same_length(y=y01, scores=s)
     n = y01.shape[0]
-    if max_k is None:
-        max_k = n
-    if isinstance(max_k, bool) or int(max_k) != max_k or not 1 <= int(max_k) <= n:
+    max_k = n if max_k is None else _whole(max_k, "max_k", 1)
+    if not 1 <= max_k <= n:
         raise ValueError(f"max_k: expected an integer in [1, {n}], got {max_k!r}")
-    max_k = int(max_k)
     if y01.all() or not y01.any():  # one class: the ROC curve is undefined, prec@k is not
         k = np.arange(1, max_k + 1, dtype=np.int64)
         return k, np.full(max_k, float(y01[0]))
@@ -289,7 +297,7 @@ def precision_at_k_curve(y: Any, scores: Any, max_k: int | None = None) -> tuple
 
 
 def _precision_panel(pairs: list, max_k: int | None, title: str = "") -> Panel:
-    limit = max_k if max_k is not None else min(y.shape[0] for _, y, _ in pairs)
+    limit = _whole(max_k, "max_k", 1) if max_k is not None else min(y.shape[0] for _, y, _ in pairs)
     series = []
     for index, (label, y, scores) in enumerate(pairs):
         k, precision = precision_at_k_curve(y, scores, min(int(limit), y.shape[0]))
@@ -331,7 +339,8 @@ def precision_at_k_data(curves: Mapping[str, Any], *, max_k: int | None = None,
     panels = []
     for split, pairs in rows:
         n = min(y.shape[0] for _, y, _ in pairs)
-        limit = max_k if max_k is not None else min(n, max(2, 2 * int(max(y.sum() for _, y, _ in pairs))))
+        relevant = int(max(y.sum() for _, y, _ in pairs))
+        limit = _whole(max_k, "max_k", 1) if max_k is not None else min(n, max(2, 2 * relevant))
         panels.append(_precision_panel(pairs, min(int(limit), n),
                                        f"{split}: precision@k" if split else "precision@k"))
     return FigureData(panels, 1, len(rows), 5.8 * len(rows), 4.2, title)

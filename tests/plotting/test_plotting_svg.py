@@ -191,3 +191,22 @@ def test_many_models_keep_their_lines_thin_and_names_any_characters():
     for name in ("esc\x1bx", "nul\x00", "sur\udcff", "fffe\ufffe"):
         svg = render_svg(plotting.roc_data({name: curves["m0"]}, title=name))
         ET.fromstring(svg.encode("utf-8"))
+
+
+@pytest.mark.parametrize("value", [2.5, True, float("nan"), -1, "3"])
+def test_figure_counts_are_whole_numbers_named_when_not(value):
+    rng = np.random.default_rng(0)
+    y = (rng.random(60) < 0.3).astype(int)
+    curves = {"m": (y, rng.normal(size=60))}
+    with pytest.raises(ValueError, match=r"^max_fp: expected a whole number >= 0"):
+        plotting.roc_data(curves, max_fp=value)
+    with pytest.raises(ValueError, match=r"^max_k: expected a whole number >= 1"):
+        plotting.precision_at_k_data(curves, max_k=value)
+    with pytest.raises(ValueError, match=r"^max_k: expected a whole number >= 1"):
+        plotting.precision_at_k_curve(y, curves["m"][1], value)
+
+
+def test_the_zoom_stops_at_the_negatives():
+    y = np.array([1, 0, 1, 0, 0, 1, 1, 0])
+    data = plotting.roc_data({"m": (y, np.arange(8.0))}, max_fp=10**6)
+    assert data.panels[1].xlim == (0, 4) and "at most 4 false positives" in data.panels[1].title
