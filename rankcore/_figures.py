@@ -217,8 +217,9 @@ def _draw_panel(ax, panel: Panel, legend: bool = True) -> list:
         if series.reference:
             ax.plot(series.x, series.y, color="0.6", linewidth=0.8, linestyle=":", label=f"_{series.label}")
             continue
+        dot = {"marker": "o", "markersize": 4} if len(series.x) == 1 else {}     # one point draws no line
         (line,) = ax.plot(series.x, series.y, label=series.label, linewidth=series.width,
-                          **_line_style(series.index, series.width))
+                          **_line_style(series.index, series.width), **dot)
         line.set_gid(series.gid)
         lines.append(line)
     ax.set_xlabel(panel.xlabel)

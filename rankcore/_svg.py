@@ -203,6 +203,10 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
     for series in sorted(drawn, key=lambda s: not s.reference):
         gid = f" data-series={quoteattr(series.gid)}" if series.gid else ""
         out.append(f'<polyline{gid} {_stroke(series)} points="{_points(sx(series.x), sy(series.y))}"/>')
+        if len(series.x) == 1 and not series.reference:   # one point draws no line: a dot, or the panel looks empty
+            colour = PALETTE[series.index % len(PALETTE)]
+            out.append(f'<circle cx="{_attr(sx(series.x)[0])}" cy="{_attr(sy(series.y)[0])}" r="3" '
+                       f'fill="{colour}" stroke="none"/>')
     out.append("</g>")
     out.append(f'<rect class="frame" x="{_attr(left)}" y="{_attr(top)}" width="{_attr(right - left)}" '
                f'height="{_attr(bottom - top)}" fill="none" stroke="#333333" stroke-width="0.8"/>')

@@ -210,3 +210,12 @@ def test_the_zoom_stops_at_the_negatives():
     y = np.array([1, 0, 1, 0, 0, 1, 1, 0])
     data = plotting.roc_data({"m": (y, np.arange(8.0))}, max_fp=10**6)
     assert data.panels[1].xlim == (0, 4) and "at most 4 false positives" in data.panels[1].title
+
+
+def test_a_series_of_one_point_is_drawn_as_a_dot():
+    # an objective of one value (a fit that completed no iteration) drew an empty panel
+    import xml.etree.ElementTree as ET
+
+    svg = render_svg(plotting.objective_data({"push": [3.0]}))
+    circles = [e for e in ET.fromstring(svg.encode("utf-8")).iter() if e.tag.endswith("circle")]
+    assert len(circles) == 1
