@@ -84,7 +84,10 @@ def metric_at_k_values(y: Any, scores: Any, qid: Any, metric: Any = "ndcg@k:10")
     largest = int(check_qid(qid, int(np.asarray(y).reshape(-1).shape[0])).sizes.max())
     top = min(int(resolved.k), largest)
     k = np.arange(1, top + 1, dtype=np.int64)
-    return k, np.array([per_query(y, scores, _at_cutoff(resolved, int(kk)), qid=qid).mean for kk in k])
+    # the largest cut-off first: an error of the data names the metric as given (at k = 1 it named 'ndcg@k:1')
+    values = [per_query(y, scores, resolved if kk == resolved.k else _at_cutoff(resolved, int(kk)), qid=qid).mean
+              for kk in k[::-1]]
+    return k, np.array(values[::-1])
 
 
 def _at_cutoff(metric, k: int):
