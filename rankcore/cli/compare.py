@@ -11,7 +11,6 @@ an optional self-contained HTML ``--report`` and optional saved models.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shlex
 import sys
@@ -284,11 +283,13 @@ def query_figures(comparison: Comparison, title: str) -> dict[str, Any]:
         from ..metrics import TooFewQueries
 
         cut = min(10, int(np.unique(qid, return_counts=True)[1].max()))    # ndcg@k:10, or the longest query's k
-        with contextlib.suppress(TooFewQueries):     # one counted query has no differences to draw
+        try:
             figures["query_differences"] = query_differences_data(
                 y, {f.config.label: f.scores[split] for f in comparison.models}, qid=qid, metric=f"ndcg@k:{cut}",
                 level=comparison.band.get("level", 0.95), n_boot=comparison.band.get("n_boot", 2000),
                 random_state=comparison.band.get("random_state", 0), title=f"{title}, {split} queries")
+        except TooFewQueries as exc:     # one counted query has no differences to draw: said, not silent
+            warnings.warn(f"the query_differences figure is left out: {exc}", UserWarning, stacklevel=2)
     return figures
 
 

@@ -115,6 +115,7 @@ def test_a_test_split_of_one_counted_query_keeps_its_table_and_figures(tmp_path,
     assert status == 0, err
     plots = tmp_path / "plots"
     assert (plots / "ndcg_at_k.svg").exists() and not (plots / "query_differences.svg").exists()
+    assert "the query_differences figure is left out: " in err          # said, not dropped silently
     status, out, err = _cli(*argv, "--no-plots", "--ci")
     assert status == 0 and "push pow:4" in out
     assert "rankcore: warning: --ci: no intervals: " in err and "needs at least two counted queries" in err
