@@ -461,6 +461,8 @@ def _format_of(path: str, fmt: str | None) -> str:
         if ext not in _FORMATS:
             raise ValueError(f"path {path!r}: expected a .png, .svg or .pdf file name (or format=)")
         fmt = ext
+    if isinstance(fmt, str):
+        fmt = fmt.lower()                          # as the extension's case: "SVG" is svg
     if fmt not in _FORMATS:
         raise ValueError(f"format: expected one of {', '.join(_FORMATS)}, got {fmt!r}")
     return fmt
@@ -484,6 +486,9 @@ def figure_bytes(fig, fmt: str = "png") -> bytes:
     PDF through matplotlib) or a matplotlib ``Figure``.
     """
     fmt = _format_of("", fmt)
+    if not isinstance(fig, FigureData) and not hasattr(fig, "savefig"):
+        raise TypeError(f"fig: expected a rankcore.plotting.FigureData or a matplotlib Figure, got "
+                        f"{type(fig).__name__}")
     if isinstance(fig, FigureData):
         if fmt == "svg":
             return render_svg(fig).encode("utf-8")
@@ -514,7 +519,7 @@ def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> s
     str
         The path written.
     """
-    target = os.fspath(path)
+    target = os.fsdecode(os.fspath(path))           # a bytes path too
     data = figure_bytes(fig, _format_of(target, format))
     with open(target, "wb") as fh:
         fh.write(data)

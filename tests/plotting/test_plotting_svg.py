@@ -4,6 +4,8 @@ import sys
 import xml.dom.minidom
 
 import numpy as np
+import os
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -219,3 +221,13 @@ def test_a_series_of_one_point_is_drawn_as_a_dot():
     svg = render_svg(plotting.objective_data({"push": [3.0]}))
     circles = [e for e in ET.fromstring(svg.encode("utf-8")).iter() if e.tag.endswith("circle")]
     assert len(circles) == 1
+
+
+def test_save_figure_takes_any_case_and_bytes_paths_and_names_a_wrong_figure(tmp_path):
+    rng = np.random.default_rng(0)
+    y = (rng.random(40) < 0.3).astype(int)
+    data = plotting.roc_data({"m": (y, rng.normal(size=40))})
+    written = plotting.save_figure(data, os.fsencode(tmp_path / "a.svg"), format="SVG")
+    assert written.endswith("a.svg") and (tmp_path / "a.svg").read_bytes() == plotting.figure_bytes(data, "svg")
+    with pytest.raises(TypeError, match=r"^fig: expected a rankcore.plotting.FigureData or a matplotlib Figure"):
+        plotting.figure_bytes(None, "svg")
