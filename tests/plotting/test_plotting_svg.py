@@ -1,11 +1,10 @@
 """rankcore's own SVG figures: valid, deterministic, the data's points, and no matplotlib needed."""
 
+import os
 import sys
 import xml.dom.minidom
 
 import numpy as np
-import os
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
