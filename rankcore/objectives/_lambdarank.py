@@ -37,8 +37,8 @@ import numpy as np
 
 from ..metrics import Queries
 from ..spec import Parameter
-from . import _lambdarank_kernels
 from ..validation import check_flag
+from . import _lambdarank_kernels
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
 
 __all__ = ["LambdaRank", "LambdaRankObjective"]
