@@ -100,7 +100,7 @@ def _limits(fixed: tuple, arrays: list[np.ndarray]) -> tuple[float, float]:
     data_hi = max(float(v.max()) for v in values) if values else 1.0
     lo, hi = fixed
     span = data_hi - data_lo
-    if span <= 0:
+    if not span > 1e-300:      # a constant, or a span of subnormals (no tick can step it: log10 of 0)
         span = max(abs(data_hi), 1.0) * 0.1
     lo = data_lo - 0.04 * span if lo is None else float(lo)
     hi = data_hi + 0.04 * span if hi is None else float(hi)

@@ -230,3 +230,11 @@ def test_save_figure_takes_any_case_and_bytes_paths_and_names_a_wrong_figure(tmp
     assert written.endswith("a.svg") and (tmp_path / "a.svg").read_bytes() == plotting.figure_bytes(data, "svg")
     with pytest.raises(TypeError, match=r"^fig: expected a rankcore.plotting.FigureData or a matplotlib Figure"):
         plotting.figure_bytes(None, "svg")
+
+
+def test_an_objective_of_subnormal_values_is_drawn():
+    # a span of subnormals stepped no tick (log10 of 0: a math domain error)
+    import xml.etree.ElementTree as ET
+
+    for values in ([5e-324, 1e-323], [0.0, 1e-310]):
+        ET.fromstring(render_svg(plotting.objective_data({"push": values})).encode("utf-8"))
