@@ -246,13 +246,22 @@ def add_roc_bands(figure: FigureData, curves: Mapping[str, Any], *, level: float
     """
     from .metrics import roc_band
 
-    for row, (_, pairs) in enumerate(_rows(curves, "curves")):
+    if not isinstance(figure, FigureData):
+        raise TypeError(f"figure: expected roc_data's FigureData, got {type(figure).__name__}")
+    rows = _rows(curves, "curves")
+    if 2 * len(rows) != len(figure.panels):
+        raise ValueError(f"curves: {len(rows)} row(s) of curves, but the figure has {len(figure.panels) // 2}: pass "
+                         "the curves roc_data drew it from")
+    for row, (_, pairs) in enumerate(rows):
         panel = figure.panels[2 * row + 1]
         width = int(panel.xlim[1])
+        panel.bands = [b for b in panel.bands if not (b.gid or "").startswith("roc-band:")]     # called again: anew
         for index, (label, y, scores) in enumerate(pairs):
             x, lower, upper = roc_band(y, scores, max_fp=width, level=level, n_boot=n_boot,
                                        random_state=random_state)
             panel.bands.append(Band(x, lower, upper, gid=f"roc-band:{label}", index=index))
+        if panel.title.endswith("% bootstrap band"):
+            panel.title = panel.title.rpartition(", ")[0]
         panel.title += f", {100 * level:g}% bootstrap band"
     return figure
 

@@ -238,3 +238,16 @@ def test_an_objective_of_subnormal_values_is_drawn():
 
     for values in ([5e-324, 1e-323], [0.0, 1e-310]):
         ET.fromstring(render_svg(plotting.objective_data({"push": values})).encode("utf-8"))
+
+
+def test_roc_bands_match_the_figures_rows_and_replace_their_own():
+    rng = np.random.default_rng(0)
+    y = (rng.random(80) < 0.3).astype(int)
+    curves = {"m": (y, rng.normal(size=80))}
+    figure = plotting.roc_data(curves, max_fp=6)
+    plotting.add_roc_bands(figure, curves, n_boot=100)
+    plotting.add_roc_bands(figure, curves, n_boot=100, level=0.9)      # again: the bands anew, one suffix
+    zoom = figure.panels[1]
+    assert len(zoom.bands) == 1 and zoom.title.endswith("(at most 6 false positives), 90% bootstrap band")
+    with pytest.raises(ValueError, match=r"^curves: 2 row\(s\) of curves, but the figure has 1"):
+        plotting.add_roc_bands(figure, {"train": curves, "test": curves}, n_boot=100)   # an IndexError before
