@@ -15,7 +15,7 @@ import numpy as np
 
 from ._categories import check_numeric_categories
 
-__all__ = ["as_numeric_array", "is_pandas_na", "nullable_as_nan", "large_integers_among_floats",
+__all__ = ["as_numeric_array", "is_pandas_na", "missing_labels", "nullable_as_nan", "large_integers_among_floats",
            "name_text_column"]
 
 
@@ -114,6 +114,11 @@ def nullable_as_nan(values: Any) -> Any:
 def is_pandas_na(arr: np.ndarray) -> np.ndarray:
     """Where an object array holds ``pd.NA`` (pandas is not imported for it)."""
     return np.frompyfunc(lambda v: type(v).__name__ == "NAType", 1, 1)(arr).astype(bool)
+
+
+def missing_labels(arr: np.ndarray) -> np.ndarray:
+    """Positions of an object array's missing values, ``None`` or ``pd.NA`` (a label column read with them)."""
+    return np.flatnonzero(np.frompyfunc(lambda v: v is None or type(v).__name__ == "NAType", 1, 1)(arr).astype(bool))
 
 
 def large_integers_among_floats(items: list) -> bool:

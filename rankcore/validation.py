@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _cpus, _openmp
 from ._categories import check_numeric_categories, encode_categories
-from ._numbers import as_numeric_array, is_pandas_na
+from ._numbers import as_numeric_array, missing_labels
 
 __all__ = [
     "check_categorical_features",
@@ -640,7 +640,7 @@ def check_bipartite_target(y: Any, *, name: str = "y", more_classes_hint: str = 
     if arr.dtype.kind == "f":
         _check_finite(arr, name)
     if arr.dtype == object and arr.ndim == 1:      # a nullable boolean or object column: None / pd.NA is missing
-        missing = np.flatnonzero(is_pandas_na(arr) | np.frompyfunc(lambda v: v is None, 1, 1)(arr).astype(bool))
+        missing = missing_labels(arr)
         if missing.size:
             raise ValueError(f"{name}: expected a label in every row, got a missing one (None or pd.NA) at position "
                              f"{int(missing[0])} ({missing.size} in all)")

@@ -28,7 +28,7 @@ from ._interval_results import (
 from ._queries import Queries
 
 __all__ = ["QueryValues", "per_query", "check_query_method", "query_values_of", "mean_of", "evaluate_queries",
-           "query_interval", "query_comparison", "QUERY_BOOTSTRAP"]
+           "query_interval", "query_intervals", "query_comparison", "QUERY_BOOTSTRAP"]
 
 #: The ``method`` of intervals that resample queries.
 QUERY_BOOTSTRAP = "bootstrap over queries"
@@ -146,12 +146,23 @@ def _two_counted(metric: Metric, values: np.ndarray) -> None:
 def query_interval(metric: Metric, values: np.ndarray, *, level: float, n_boot: int, seed: int,
                    return_replicates: bool = False) -> ConfidenceInterval:
     """The percentile interval of the metric's mean over resampled queries."""
-    estimate = mean_of(metric, values)
-    _two_counted(metric, values)
-    replicates = _replicate_means([values], seed, n_boot)[:, 0]
-    return percentile_interval(metric, replicates, estimate=estimate, level=level, method=QUERY_BOOTSTRAP,
-                               n_boot=n_boot, stratified=False, what="replicates of the queries",
-                               return_replicates=return_replicates)
+    return query_intervals([metric], [values], level=level, n_boot=n_boot, seed=seed,
+                           return_replicates=return_replicates)[0]
+
+
+def query_intervals(metrics: list[Metric], value_sets: list[np.ndarray], *, level: float, n_boot: int, seed: int,
+                    return_replicates: bool = False) -> list[ConfidenceInterval]:
+    """Each metric's :func:`query_interval`, on one draw of the query replicates for all of them."""
+    estimates = []
+    for metric, values in zip(metrics, value_sets):       # the errors in query_interval's order
+        estimates.append(mean_of(metric, values))
+        _two_counted(metric, values)
+    # each set about its own center: the interval is its own query_interval's, bit for bit
+    replicates = _replicate_means(value_sets, seed, n_boot, shared_center=False)
+    return [percentile_interval(metric, replicates[:, j], estimate=estimate, level=level, method=QUERY_BOOTSTRAP,
+                                n_boot=n_boot, stratified=False, what="replicates of the queries",
+                                return_replicates=return_replicates)
+            for j, (metric, estimate) in enumerate(zip(metrics, estimates))]
 
 
 def query_comparison(metric: Metric, values1: np.ndarray, values2: np.ndarray, *, level: float, n_boot: int,
@@ -174,16 +185,9 @@ def evaluate_queries(resolved: list[tuple[str, Metric]], labels: dict[str, np.nd
     if ci is None:
         return {key: mean_of(metric, values[key]) for key, metric in resolved}
     level, n_boot, seed = bootstrap_options(ci, n_boot, random_state)
-    estimates = {}
-    for key, metric in resolved:               # the errors of query_interval, in its order
-        estimates[key] = mean_of(metric, values[key])
-        _two_counted(metric, values[key])
-    # one draw of the replicates for every metric (each about its own center: as its own query_interval)
-    replicates = _replicate_means([values[key] for key, _ in resolved], seed, n_boot, shared_center=False)
-    return {key: percentile_interval(metric, replicates[:, j], estimate=estimates[key], level=level,
-                                     method=QUERY_BOOTSTRAP, n_boot=n_boot, stratified=False,
-                                     what="replicates of the queries", return_replicates=False)
-            for j, (key, metric) in enumerate(resolved)}
+    intervals = query_intervals([metric for _, metric in resolved], [values[key] for key, _ in resolved],
+                                level=level, n_boot=n_boot, seed=seed)
+    return dict(zip((key for key, _ in resolved), intervals))
 
 
 def check_query_method(method: str, metric: Metric) -> None:

@@ -527,6 +527,15 @@ class BoundObjective:
     def n_rows(self) -> int:
         return int(self.y.shape[0])
 
+    def use_threads(self, n_threads: int) -> None:
+        """Run the next evaluations on ``n_threads`` (the driver lowers it when other processes take CPUs).
+
+        The result does not depend on it.  A bound form that reads ``n_threads`` at each call takes the new
+        count here; one that wraps another bound objective forwards it.
+        """
+        if isinstance(getattr(self, "n_threads", None), int):
+            self.n_threads = int(n_threads)
+
     def value_and_gradient(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
         """(J, ∇J) at the scores of every row."""
         raise NotImplementedError

@@ -127,6 +127,11 @@ class BoundPositionPush(BoundObjective):
         self.normalize = bool(normalize)
         self._fixed = None if self.discount != "none" else self._role_weights(None)
 
+    def use_threads(self, n_threads: int) -> None:
+        """The wrapped push's kernels run on ``n_threads`` from the next evaluation."""
+        super().use_threads(n_threads)
+        self.push.use_threads(n_threads)
+
     @property
     def has_hessian(self) -> bool:
         return self.push.has_hessian

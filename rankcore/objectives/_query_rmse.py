@@ -200,6 +200,11 @@ class BoundQueryRMSEBlend(BoundObjective):
         self.scale = self.query_rmse * c
         self._scaled_curvature = self.scale * self.term.curvature
 
+    def use_threads(self, n_threads: int) -> None:
+        """The wrapped push's kernels run on ``n_threads`` from the next evaluation."""
+        super().use_threads(n_threads)
+        self.push.use_threads(n_threads)
+
     @property
     def has_hessian(self) -> bool:
         """The push's: the term always has its curvature."""

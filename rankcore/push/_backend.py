@@ -196,14 +196,11 @@ class InMemoryBackend:
         threads = idle_thread_count(self.fit_threads)
         if threads != self.n_threads:
             self.n_threads = threads
-            parts = [self.layout, self.problem]
-            while parts:
-                part = parts.pop()
-                if isinstance(getattr(part, "n_threads", None), int):
-                    part.n_threads = threads
-                inner = getattr(part, "push", None)     # a wrapper's push (the QueryRMSE blend, the discounts)
-                if inner is not None and inner is not part:
-                    parts.append(inner)
+            if isinstance(getattr(self.layout, "n_threads", None), int):
+                self.layout.n_threads = threads
+            use = getattr(self.problem, "use_threads", None)      # a plugin's bound form need not have it
+            if use is not None:
+                use(threads)
 
     def objective_state(self) -> ObjectiveState:
         """Global scalars of the objective at the current scores."""

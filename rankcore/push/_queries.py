@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numbers import missing_labels
 from ..metrics import Queries, check_qid, check_queries
 from ..validation import check_sample_weight
 
@@ -78,10 +79,10 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            missing = [i for i, v in enumerate(arr.tolist()) if v is None or type(v).__name__ == "NAType"]
-            if missing:     # a nullable column's pd.NA: name the row, as for NaN
+            missing = missing_labels(arr) if arr.dtype == object else ()
+            if len(missing):     # a nullable column's pd.NA: name the row, as for NaN
                 raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
-                                 f"got a missing one (None or pd.NA) at row {missing[0]}") from None
+                                 f"got a missing one (None or pd.NA) at row {int(missing[0])}") from None
             raise ValueError(f"{name}: relevance grades must be numbers >= 0, got dtype {arr.dtype}") from None
     if arr.shape[0] != n:
         raise ValueError(f"{name}: expected one grade per row of X ({n}), got {arr.shape[0]}")
