@@ -227,6 +227,34 @@ def test_bootstrap_pauc_interval_seconds(benchmark, data, n, kind):
                    f"(least of 3; goal <= 5 s at n = 1,000,000)")
 
 
+def _multinomial_query_means(values: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
+    """The replicate means of one metric over queries, counts drawn by NumPy's multinomial (the earlier draw)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(values.shape[0], np.full(values.shape[0], 1.0 / values.shape[0]), size=n_boot)
+    return counts @ values / counts.sum(axis=1)
+
+
+@pytest.mark.benchmark(group="intervals")
+def test_bootstrap_over_queries_against_multinomial_draws(benchmark, rounds):
+    """2,000 replicates of ndcg@k:10's mean over 20,000 queries: rankcore's interval (bincount draws) against the
+    replicate means alone with NumPy's multinomial draws, in one run."""
+    rng = np.random.default_rng(2)
+    qid = np.repeat(np.arange(20_000), 10)
+    y = rng.integers(0, 3, qid.shape[0]).astype(np.float64)
+    s = y + rng.normal(size=qid.shape[0])
+    values = rm.per_query(y, s, "ndcg@k:10", qid=qid).values
+    counted = values[~np.isnan(values)]
+    best = _interleaved({"rankcore": lambda: rm.confidence_interval(y, s, "ndcg@k:10", qid=qid, n_boot=2000,
+                                                                    random_state=0),
+                         "multinomial": lambda: _multinomial_query_means(counted, 0, 2000)}, rounds)
+    ratio = best["multinomial"] / best["rankcore"]
+    benchmark.extra_info.update(queries=20_000, rankcore_seconds=best["rankcore"],
+                                multinomial_seconds=best["multinomial"], speedup_vs_multinomial_draws=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[bootstrap over 20,000 queries] whole interval {best['rankcore']:.2f} s, the multinomial "
+                   f"draws' replicate means alone {best['multinomial']:.2f} s ({ratio:.1f}x)")
+
+
 _PROC_TIMING = r"""
 suppressMessages(library(pROC))
 args <- commandArgs(trailingOnly = TRUE)
