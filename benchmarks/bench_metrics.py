@@ -255,6 +255,36 @@ def test_bootstrap_over_queries_against_multinomial_draws(benchmark, rounds):
                    f"draws' replicate means alone {best['multinomial']:.2f} s ({ratio:.1f}x)")
 
 
+def _numpy_tied_stops(stop: np.ndarray, slots: int) -> float:
+    """ERR's expected stops in one tie group, the recurrence stepped row by row in NumPy (the earlier form)."""
+    t = np.arange(slots + 1, dtype=np.float64)
+    E = np.zeros(slots + 1)
+    E[0] = 1.0
+    for j, x in enumerate(1.0 - stop, start=1):
+        shifted = np.r_[0.0, E[:-1]]
+        E = ((j - t) / j) * E + (t / j) * x * shifted
+    return float(np.sum((E[:-1] - E[1:]) / (1.0 + t[:-1])))
+
+
+@pytest.mark.benchmark(group="intervals")
+def test_err_at_k_on_one_long_tie(benchmark):
+    """err@k:10 of a constant model on one list of 100,000 rows: rankcore against the tie's recurrence in NumPy."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, 100_000).astype(np.float64)
+    scores = np.zeros(y.shape[0])
+    stop = (np.exp2(y) - 1.0) / 2.0 ** y.max()
+    ours = rankcore.evaluate(y, scores, "err@k:10")["err@k:10"]
+    assert abs(ours - _numpy_tied_stops(stop, 10)) < 1e-12
+    best = _interleaved({"rankcore": lambda: rankcore.evaluate(y, scores, "err@k:10"),
+                         "numpy": lambda: _numpy_tied_stops(stop, 10)}, 2)
+    ratio = best["numpy"] / best["rankcore"]
+    benchmark.extra_info.update(rows=100_000, rankcore_seconds=best["rankcore"], numpy_seconds=best["numpy"],
+                                speedup_vs_numpy_recurrence=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[err@k:10, one tie of 100,000 rows] {best['rankcore'] * 1e3:.1f} ms, the recurrence in NumPy "
+                   f"{best['numpy'] * 1e3:.0f} ms ({ratio:.0f}x)")
+
+
 _PROC_TIMING = r"""
 suppressMessages(library(pROC))
 args <- commandArgs(trailingOnly = TRUE)
