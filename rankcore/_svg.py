@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 import re
+import sys
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
@@ -63,19 +64,30 @@ def nice_ticks(lo: float, hi: float, count: int, *, integer: bool = False) -> tu
     """
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         raise ValueError(f"nice_ticks: expected finite lo < hi, got {lo!r} and {hi!r}")
-    raw = (hi - lo) / max(int(count), 1)
+    raw = _span(lo, hi) / max(int(count), 1)
     magnitude = 10.0 ** math.floor(math.log10(raw))
     multiples = (1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)
     step = next(m * magnitude for m in multiples if m * magnitude >= raw * (1 - 1e-9))
     if integer:
         step = max(1.0, float(round(step)))
+    # The multiples' range from quotients: hi + step·1e-9 rounds to inf next to the largest double.
     first = math.ceil(lo / step - 1e-9)
-    ticks = []
-    k = first
-    while k * step <= hi + step * 1e-9:
-        ticks.append(0.0 if k == 0 else k * step)
-        k += 1
-    return ticks, step
+    last = math.floor(hi / step + 1e-9)
+    return [0.0 if k == 0 else k * step for k in range(first, last + 1)], step
+
+
+def _span(lo: float, hi: float) -> float:
+    """hi − lo, or the largest double where that overflows (an axis from −1e308 to 1e308 spans 2e308).
+
+    The cap halves the span the ticks are counted over, so such an axis gets up to twice its ticks.
+    """
+    span = float(hi) - float(lo)          # Python floats: an overflow is inf, without a warning
+    return span if math.isfinite(span) else sys.float_info.max
+
+
+def _scale(v, lo: float, hi: float) -> np.ndarray:
+    """(v − lo) / (hi − lo) in [0, 1] for v in [lo, hi], in halves so that no difference overflows."""
+    return (np.asarray(v, dtype=float) / 2.0 - lo / 2.0) / (hi / 2.0 - lo / 2.0)
 
 
 def tick_labels(ticks: Sequence[float], step: float) -> list[str]:
@@ -99,13 +111,15 @@ def _limits(fixed: tuple, arrays: list[np.ndarray]) -> tuple[float, float]:
     data_lo = min(float(v.min()) for v in values) if values else 0.0
     data_hi = max(float(v.max()) for v in values) if values else 1.0
     lo, hi = fixed
-    span = data_hi - data_lo
+    span = _span(data_lo, data_hi) if data_hi > data_lo else 0.0
     if not span > 1e-300:      # a constant, or a span of subnormals (no tick can step it: log10 of 0)
         span = max(abs(data_hi), 1.0) * 0.1
-    lo = data_lo - 0.04 * span if lo is None else float(lo)
-    hi = data_hi + 0.04 * span if hi is None else float(hi)
+    # The margins stop at the largest double: values near ±1e308 still get an axis with finite ends.
+    largest = sys.float_info.max
+    lo = max(data_lo - 0.04 * span, -largest) if lo is None else float(lo)
+    hi = min(data_hi + 0.04 * span, largest) if hi is None else float(hi)
     if hi <= lo:
-        hi = lo + max(abs(lo), 1.0) * 0.1
+        hi = min(lo + max(abs(lo), 1.0) * 0.1, largest)
     return lo, hi
 
 
@@ -173,10 +187,10 @@ def _panel(panel, number: int, x0: float, y0: float, width: float, height: float
     xlabels = tick_labels(xticks, xstep)
 
     def sx(v):
-        return left + (np.asarray(v, dtype=float) - xlo) / (xhi - xlo) * (right - left)
+        return left + _scale(v, xlo, xhi) * (right - left)
 
     def sy(v):
-        return bottom - (np.asarray(v, dtype=float) - ylo) / (yhi - ylo) * (bottom - top)
+        return bottom - _scale(v, ylo, yhi) * (bottom - top)
 
     out = [f'<g class="panel" data-panel="{number}">']
     clip = f"rc-clip-{number}"

@@ -371,7 +371,8 @@ def _history_items(histories: Mapping[str, Any], what: str) -> list[tuple[str, n
         raise ValueError(f"{what}: expected a non-empty mapping of model names to objective values")
     items = []
     for label, values in histories.items():
-        if isinstance(values, tuple) and len(values) == 2:
+        # A pair of arrays is (iterations, values); a pair of numbers is a history of two values.
+        if isinstance(values, tuple) and len(values) == 2 and all(np.ndim(v) >= 1 for v in values):
             x = np.asarray(values[0], dtype=np.float64).reshape(-1)
             arr = np.asarray(values[1], dtype=np.float64).reshape(-1)
             if x.shape != arr.shape:
@@ -403,8 +404,9 @@ def objective_data(histories: Mapping[str, Any], *, ylabel: str | Mapping[str, s
     ----------
     histories : mapping of str to array-like or to (iterations, values)
         Model name -> objective values, entry t after t iterations (entry 0
-        before the first), e.g. PushBoost's ``objective_values_``; or a pair
-        of arrays when the iterations are numbered otherwise (epochs 1..T).
+        before the first), e.g. PushBoost's ``objective_values_``; or a tuple
+        of two arrays when the iterations are numbered otherwise (epochs
+        1..T).  A tuple of two numbers is a history of two values.
     ylabel, xlabel : str or mapping of str to str
         The axis labels, or one per model.
     title : str, optional

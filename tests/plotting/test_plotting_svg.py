@@ -240,6 +240,36 @@ def test_an_objective_of_subnormal_values_is_drawn():
         ET.fromstring(render_svg(plotting.objective_data({"push": values})).encode("utf-8"))
 
 
+def test_an_objective_near_the_largest_double_is_drawn_on_finite_ticks():
+    # the margins and the span overflowed to ±inf (a ValueError from the ticks), and next to the largest
+    # double the ticks' loop bound rounded to inf and never ended
+    import xml.etree.ElementTree as ET
+
+    for values in ([1e308, -1e308, 0.0], [-1.79e308, 1.79e308], [1.7e308, 1.79e308]):
+        root = ET.fromstring(render_svg(plotting.objective_data({"push": values})).encode("utf-8"))
+        ticks = [float(t.text) for t in root.iter("{http://www.w3.org/2000/svg}text")
+                 if t.get("class") == "ytick"]
+        assert 3 <= len(ticks) <= 16 and all(np.isfinite(ticks)) and ticks == sorted(ticks)
+        line = next(root.iter("{http://www.w3.org/2000/svg}polyline")).get("points").split()
+        heights = [float(point.split(",")[1]) for point in line]
+        assert len(heights) == len(values) and all(np.isfinite(heights))
+        assert np.argsort(heights).tolist() == np.argsort(-np.asarray(values)).tolist()   # higher value, higher up
+
+
+def test_nice_ticks_span_the_whole_double_range():
+    ticks, step = nice_ticks(-np.finfo(float).max, np.finfo(float).max, 5)
+    assert ticks[0] >= -np.finfo(float).max and ticks[-1] <= np.finfo(float).max and 0.0 in ticks
+    assert all(np.isclose(b - a, step) for a, b in zip(ticks[:-1], ticks[1:]))
+
+
+def test_an_objective_history_given_as_a_tuple_of_two_numbers_is_two_values():
+    # a pair of numbers was read as (iterations, values): one point at iteration 1.0
+    series = plotting.objective_data({"push": (1.0, 0.5)}).panels[0].series[0]
+    assert series.x.tolist() == [0.0, 1.0] and series.y.tolist() == [1.0, 0.5]
+    series = plotting.objective_data({"push": ([1, 2], [0.7, 0.6])}).panels[0].series[0]
+    assert series.x.tolist() == [1.0, 2.0] and series.y.tolist() == [0.7, 0.6]
+
+
 def test_roc_bands_match_the_figures_rows_and_replace_their_own():
     rng = np.random.default_rng(0)
     y = (rng.random(80) < 0.3).astype(int)
