@@ -15,7 +15,12 @@ each query's λ and h are then scaled by log2(1 + S) / S, S = Σ_pairs 2σΔρ.
 Sample weights multiply each row's λ and h.  The result is the gradient and
 curvature LightGBM's ``lambdarank`` hands its trees (it reads ρ from a table;
 here it is exact).  LambdaMART has no objective whose gradient this is, so no
-value is returned.
+value is returned.  Inside LightGBM these λ and h grow the same first tree as
+its own ``lambdarank``; rankcore's trees may part the rows otherwise, as
+LightGBM counts a leaf's rows from its curvature (``min_data_in_leaf``) and
+keeps the highest of thresholds of equal gain, most at truncation 1 or 2
+from tied scores, where rows graded like all of the top rows get λ = h = 0
+(docs/ranking_within_queries.md).
 
 Cost: one sort of all rows by (query, score) and O(min(truncation, n_q) · n_q)
 pairs per query in a compiled pass (``_lambdarank_kernels``), threads over

@@ -98,6 +98,40 @@ def test_two_rows_by_hand():
     np.testing.assert_allclose(hess, [0.25 * delta * factor] * 2, rtol=1e-15)
 
 
+@pytest.mark.parametrize("truncation", [1, 2])
+def test_tied_scores_at_truncation_1_and_2_by_hand(truncation):
+    # The first tree's scores tie: places follow the rows, and only pairs with a row among the first `truncation`
+    # places count. A row graded like every one of those rows gets λ = h = 0 exactly (rows 1 and 3 at
+    # truncation 1, row 3 at 2), and the first rows carry most of the curvature: LightGBM's trees, which count a
+    # leaf's rows from its curvature, then part the rows differently from ours (docs/ranking_within_queries.md).
+    y = np.array([1.0, 1.0, 3.0, 1.0, 0.0])
+    gain = 2.0**y - 1.0
+
+    def discount(place):
+        return 1.0 / math.log2(place + 2.0)
+
+    ideal = sum(g * discount(r) for r, g in enumerate(sorted(gain, reverse=True)[:truncation]))
+    want_grad, want_hess = np.zeros(5), np.zeros(5)
+    for i in range(truncation):
+        for j in range(i + 1, 5):
+            if y[i] == y[j]:
+                continue
+            high, low = (i, j) if y[i] > y[j] else (j, i)
+            delta = (gain[high] - gain[low]) * abs(discount(i) - discount(j)) / ideal   # no |Δs|: scores tie
+            want_grad[high] -= delta / 2                    # ρ = 1/2 at Δs = 0, σ = 1
+            want_grad[low] += delta / 2
+            want_hess[[high, low]] += delta / 4
+    total = 2 * want_hess.sum()                             # S = Σ_pairs 2σΔρ = Σ_pairs Δ = 2 Σ_rows h
+    want_grad *= math.log2(1.0 + total) / total
+    want_hess *= math.log2(1.0 + total) / total
+    grad, hess = LambdaRank(truncation).gradient_hessian(y, np.zeros(5), check_qid([7] * 5, 5))
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(hess, want_hess, rtol=1e-14, atol=0)
+    zero = [1, 3] if truncation == 1 else [3]
+    np.testing.assert_array_equal(np.flatnonzero(hess == 0), zero)
+    np.testing.assert_array_equal(grad[zero], 0.0)
+
+
 def test_invariant_to_shuffled_rows_without_score_ties():
     y, qid, _ = _data(4)
     f = np.random.default_rng(4).normal(size=y.shape[0])
@@ -108,18 +142,22 @@ def test_invariant_to_shuffled_rows_without_score_ties():
     np.testing.assert_allclose(hess2, hess[perm], rtol=1e-13, atol=1e-16)
 
 
-def test_agrees_with_lightgbm():
-    """One LightGBM tree grown from the scores (init_score): each leaf is −Σλ/Σh of its rows (rate 1, no L2)."""
+@pytest.mark.parametrize("tied", [False, True], ids=["spread", "tied"])
+def test_agrees_with_lightgbm(tied):
+    """One LightGBM tree grown from the scores (init_score): each leaf is −Σλ/Σh of its rows (rate 1, no L2).
+
+    Tied (all zero, the first tree's) at truncation 1 and 2 too: our λ and h are LightGBM's there as well.
+    """
     lgb = pytest.importorskip("lightgbm")
     rng = np.random.default_rng(0)
     sizes = [7, 12, 5, 20]
     n = sum(sizes)
     qid = np.repeat(np.arange(len(sizes)), sizes)
     y = rng.integers(0, 4, n).astype(float)
-    f = np.round(rng.normal(size=n), 2)
+    f = np.zeros(n) if tied else np.round(rng.normal(size=n), 2)
     X = np.arange(n, dtype=float).reshape(-1, 1)
     binning = dict(max_bin=1000, min_data_in_bin=1)
-    for truncation in (5, 30):
+    for truncation in (1, 2, 5, 30):
         params = dict(objective="lambdarank", learning_rate=1.0, num_leaves=n, min_data_in_leaf=1,
                       min_sum_hessian_in_leaf=1e-9, lambda_l2=0.0, verbose=-1, num_threads=1,
                       lambdarank_truncation_level=truncation, **binning)
@@ -127,7 +165,8 @@ def test_agrees_with_lightgbm():
         leaf = booster.predict(X, pred_leaf=True).ravel().astype(int)
         value = booster.predict(X, raw_score=True)
         grad, hess = LambdaRank(truncation).gradient_hessian(y, f, check_qid(qid, n))
-        assert len(np.unique(leaf)) > n // 2
+        # tied: rows alike in λ and h (same grade, both past the top) gain nothing split apart
+        assert len(np.unique(leaf)) > (2 * len(sizes) if tied else n // 2)
         for index in np.unique(leaf):
             rows = leaf == index
             # LightGBM reads the sigmoid from a table and keeps λ, h in float32
