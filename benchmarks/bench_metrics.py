@@ -255,6 +255,31 @@ def test_bootstrap_over_queries_against_multinomial_draws(benchmark, rounds):
                    f"draws' replicate means alone {best['multinomial']:.2f} s ({ratio:.1f}x)")
 
 
+@pytest.mark.benchmark(group="queries")
+@pytest.mark.parametrize("spec", ["auc", "pauc:0.1,mcclish", "ks"])
+def test_bipartite_metric_per_query_against_the_python_loop(benchmark, spec, rounds):
+    """A single-list metric on each of 20,000 queries of 2-20 rows with ties: the compiled pass over every query
+    against the per-query Python loop (the metric called on each query's rows), equal first, in one run."""
+    from rankcore.metrics import Metric, check_qid
+
+    rng = np.random.default_rng(4)
+    qid = np.repeat(np.arange(20_000), rng.integers(2, 21, 20_000))
+    y = (rng.random(qid.shape[0]) < 0.3).astype(np.int8)
+    scores = rng.integers(0, 8, qid.shape[0]).astype(np.float64)
+    queries = check_qid(qid, qid.shape[0])
+    metric = rankcore.resolve("metric", spec)
+    compiled, loop = metric.query_values(y, scores, queries), Metric.query_values(metric, y, scores, queries)
+    assert np.array_equal(compiled, loop, equal_nan=True)
+    best = _interleaved({"compiled": lambda: metric.query_values(y, scores, queries),
+                         "loop": lambda: Metric.query_values(metric, y, scores, queries)}, min(rounds, 5))
+    ratio = best["loop"] / best["compiled"]
+    benchmark.extra_info.update(queries=20_000, rows=int(qid.shape[0]), compiled_seconds=best["compiled"],
+                                loop_seconds=best["loop"], speedup_vs_python_loop=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[{spec} over 20,000 queries] compiled pass {best['compiled'] * 1e3:.1f} ms, one Python call "
+                   f"per query {best['loop'] * 1e3:.0f} ms ({ratio:.0f}x)")
+
+
 def _numpy_tied_stops(stop: np.ndarray, slots: int) -> float:
     """ERR's expected stops in one tie group, the recurrence stepped row by row in NumPy (the earlier form)."""
     t = np.arange(slots + 1, dtype=np.float64)

@@ -175,10 +175,12 @@ class Metric(Component):
         NaN marks a query the mean leaves out (the metric is undefined on
         it).  The default evaluates the metric on each query's rows;
         non-scalar metrics refuse ``qid``.  List metrics (``ndcg@k``, ...)
-        compute every query at once from one sort.  Here: O(n log n) plus
-        one metric call per query; a query where the metric needs both
-        classes and has one, or whose rows ``check_data`` refuses (a single
-        grade for ``misrank``), does not count.
+        compute every query at once from one sort, the single-list bipartite
+        built-ins (``auc``, ``pauc``, ``ks``, ...) in one compiled pass.
+        Here: O(n log n) plus one metric call per query (some 7 µs each); a
+        query where the metric needs both classes and has one, or whose rows
+        ``check_data`` refuses (a single grade for ``misrank``), does not
+        count.
         """
         if not self.scalar or self.greater_is_better is None:
             raise ValueError(f"qid: metric {self.spec!r} is not a single number, so it cannot be averaged over "
