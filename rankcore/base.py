@@ -238,17 +238,19 @@ def refuse_score_weights(sample_weight: Any, estimator: Any) -> None:
                          "metric takes no weights); leave sample_weight None")
 
 
-def require_score_queries(qid: Any, estimator: Any) -> None:
-    """``score`` of a model fitted within queries needs ``qid``: without it every row would be ranked as one list.
+def require_score_queries(qid: Any, estimator: Any, group: Any = None) -> None:
+    """``score`` of a model fitted within queries needs ``qid`` (or ``group``): without it every row would be ranked
+    as one list.
 
     scikit-learn's model selection calls ``score(X, y)`` when its metadata routing is off (the default), even when
     ``fit`` was given ``qid``; a pooled score there would choose hyper-parameters on a number that means nothing.
     """
-    if qid is None:
+    if qid is None and group is None:
         raise ValueError(f"qid: this {type(estimator).__name__} was fitted within queries, so score(X, y) needs "
-                         "the query of each row: score(X, y, qid=qid) (qid=np.zeros(len(y)) scores the rows as one "
-                         "query). In scikit-learn's model selection turn on metadata routing "
-                         "(sklearn.set_config(enable_metadata_routing=True)), which passes each fold's qid to score")
+                         "the query of each row: score(X, y, qid=qid) or score(X, y, group=sizes) "
+                         "(qid=np.zeros(len(y)) scores the rows as one query). In scikit-learn's model selection "
+                         "turn on metadata routing (sklearn.set_config(enable_metadata_routing=True)), which passes "
+                         "each fold's qid to score")
 
 
 def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False,

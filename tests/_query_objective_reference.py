@@ -51,8 +51,14 @@ def query_push_reference(y, qid, f, w, loss, price, gain_weighted=False):
     return R, dR, d2R
 
 
-def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=None):
-    """LightGBM's lambdarank gradients and hessians, transcribed loop by loop from its definition."""
+def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=None, table=None):
+    """LightGBM's lambdarank gradients and hessians, transcribed loop by loop from its definition.
+
+    ``table``: the gain of each integer grade (LightGBM's ``label_gain``); None for 2^y − 1.
+    """
+    def G(grade):
+        return 2.0 ** grade - 1.0 if table is None else float(table[int(grade)])
+
     y, f = np.asarray(y, dtype=np.float64), np.asarray(f, dtype=np.float64)
     qid = np.asarray(qid)
     n = f.shape[0]
@@ -62,7 +68,7 @@ def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=Non
         rows = np.flatnonzero(qid == q)
         cnt = len(rows)
         k = cnt if truncation is None else min(truncation, cnt)
-        gains = sorted((2.0 ** y[r] - 1.0 for r in rows), reverse=True)
+        gains = sorted((G(y[r]) for r in rows), reverse=True)
         max_dcg = sum(gains[r] / math.log2(r + 2.0) for r in range(k))
         inv = 1.0 / max_dcg if max_dcg > 0 else 0.0
         srt = sorted(range(cnt), key=lambda a: -f[rows[a]])          # Python's sort is stable
@@ -77,7 +83,7 @@ def lambdarank_reference(y, qid, f, truncation=30, sigmoid=1.0, norm=True, w=Non
                     continue
                 (hr, high), (lr, low) = ((i, a), (j, b)) if y[rows[a]] > y[rows[b]] else ((j, b), (i, a))
                 ds = f[rows[high]] - f[rows[low]]
-                gap = (2.0 ** y[rows[high]] - 1) - (2.0 ** y[rows[low]] - 1)
+                gap = G(y[rows[high]]) - G(y[rows[low]])
                 pd = abs(1 / math.log2(hr + 2.0) - 1 / math.log2(lr + 2.0))
                 delta = gap * pd * inv
                 if norm and best != worst:

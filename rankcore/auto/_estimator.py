@@ -615,13 +615,14 @@ class AutoRanker(Ranker):
         return scores
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
         """The ``metric`` of ``decision_function(X)`` against ``y`` (higher is better: negated if lower is).
 
         A model fitted within queries takes relevance grades and scores per
-        query (``qid``: one query id per row, required: the rows pooled into
-        one list would give a meaningless number); a model of one list takes
-        its two labels, per query with ``qid``.
+        query (``qid``: one query id per row, or ``group``: LightGBM's sizes
+        of consecutive queries, as in :meth:`fit`; one of them is required:
+        the rows pooled into one list would give a meaningless number); a
+        model of one list takes its two labels, per query with either.
         """
         from ..registry import resolve
 
@@ -630,7 +631,7 @@ class AutoRanker(Ranker):
         setup = self._setup_record()
         within = self.ranks_within_queries_
         if within:
-            require_score_queries(qid, self)
+            require_score_queries(qid, self, group)
         configured = setup.query_metric if within else setup.metric
         metric = configured if configured.spec == self.leaderboard_.metric else \
             resolve("metric", self.leaderboard_.metric)
@@ -643,10 +644,9 @@ class AutoRanker(Ranker):
                 raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
             check_same_length(X=scores, y=y_arr)
             y_clean = (y_arr == self.classes_[1]).astype(np.int8)
-        if within or qid is not None:
-            from ..metrics import check_qid
-
-            queries = Queries.single(scores.shape[0]) if qid is None else check_qid(qid, scores.shape[0])
+        given = check_queries(qid, group, scores.shape[0])
+        if within or given is not None:
+            queries = Queries.single(scores.shape[0]) if given is None else given
             value = PerQueryMean(metric, default=within and self.metric is None)(
                 query_labels(y_clean.astype(np.float64), queries.codes), scores)
         else:

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted, refuse_score_weights, require_score_queries
+from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed, plan_validation,
@@ -484,29 +485,36 @@ class _DaskBoost(ClientParameter):
             yield self._lazy_scores(X, t)
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
         Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
         for ``prec@k``/``rmax``, within its default ``tol=1e-6`` for
-        ``auc``-like metrics; other metrics raise there).  With ``qid`` the
-        scores are computed on the workers and the (qid, y, score) columns
-        gathered, as :func:`rankcore.dask.evaluate` does within queries, and
-        scored per query as the in-memory :meth:`score` scores them.
+        ``auc``-like metrics; other metrics raise there).  With ``qid`` (or
+        ``group``, LightGBM's sizes of consecutive queries, as in
+        :meth:`fit`) the scores are computed on the workers and the (qid, y,
+        score) columns gathered, as :func:`rankcore.dask.evaluate` does
+        within queries, and scored per query as the in-memory :meth:`score`
+        scores them.
         """
         check_is_fitted(self)
         refuse_score_weights(sample_weight, self)
         if self.ranks_within_queries_:
-            require_score_queries(qid, self)
+            require_score_queries(qid, self, group)
+        group = _local_copy(group)
+        if qid is not None and group is not None:
+            check_queries(qid, group, 0)          # fit's error for both, before anything is computed
         if not is_dask_collection(X):
-            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid))
+            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid), group=group)
         from ._metrics import evaluate, as_dask_vector
 
-        if qid is not None:
-            columns = [self.decision_function(X), as_dask_vector(y, name="y"), as_dask_vector(qid, name="qid")]
+        if qid is not None or group is not None:
+            columns = [self.decision_function(X), as_dask_vector(y, name="y")]
+            columns += [] if qid is None else [as_dask_vector(qid, name="qid")]
             client = get_client(self.client)
-            scores, y_local, qid_local = client.gather(client.compute(columns))
-            return self._score_of(np.asarray(scores), np.asarray(y_local), np.asarray(qid_local))
+            scores, y_local, *ids = client.gather(client.compute(columns))
+            return self._score_of(np.asarray(scores), np.asarray(y_local), *(np.asarray(q) for q in ids),
+                                  group=group)
 
         metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         if getattr(self, "task_", "bipartite") == "graded":

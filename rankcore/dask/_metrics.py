@@ -293,7 +293,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         spread over chunks, in any order).  Every metric is then computed
         within each query and averaged over the queries, as
         :func:`rankcore.evaluate` with ``qid``; ``y`` holds grades >= 0 for
-        the list metrics (``ndcg@k``, ``err@k``, ``map``, ``mrr``) and any
+        the list metrics (``ndcg@k``, ``err@k``, ``map``, ``map@k``, ``mrr``) and any
         scalar metric is accepted.  The (qid, y, score) columns are gathered
         to the client (module docs); the values are exact.
 

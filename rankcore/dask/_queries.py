@@ -69,8 +69,13 @@ def query_vector(qid: Any, group: Any, data: RowChunks):
     return _as_dask_vector(qid, data.chunk_rows, name="qid")
 
 
-def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
-    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted) of chunk i, checked."""
+def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str, whole: bool = False,
+                  reason: str = "weighs rows by the gain 2^grade"):
+    """(ids, rows per id, lowest and highest grade per id, whether the ids come sorted) of chunk i, checked.
+
+    Grades above ``max_grade`` (or not ``whole`` numbers, for an objective with a gain table) are refused with the
+    objective's ``reason``, as the in-memory fit refuses them.
+    """
     from ..push import check_grades
 
     where = f" (chunk {i}, whose first row is row {offset} of X)"
@@ -80,9 +85,9 @@ def _chunk_survey(i: int, offset: int, y, qid, max_grade: float, spec: str):
         grades = check_grades(np.asarray(y), qid.shape[0], name="y")
     except ValueError as exc:
         raise ValueError(f"{exc}{where}") from None
-    top = np.flatnonzero(grades > max_grade)
+    top = np.flatnonzero((grades > max_grade) | (whole & (grades != np.floor(grades))))
     if top.size:
-        raise ValueError(f"y: the objective {spec!r} weighs rows by the gain 2^grade, so grades must be "
+        raise ValueError(f"y: the objective {spec!r} {reason}, so grades must be {'whole numbers ' if whole else ''}"
                          f"<= {max_grade:g}, got {float(grades[top[0]])!r} at row {int(top[0])}{where}")
     low = np.full(queries.n_queries, np.inf)
     high = np.full(queries.n_queries, -np.inf)
@@ -135,7 +140,9 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
 
     offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
     call = dask.delayed(_chunk_survey, pure=False)
-    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.spec)
+    limits = (bool(getattr(objective, "whole_grades", False)),
+              getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade"))
+    tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.spec, *limits)
              for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
     parts = client.gather(client.compute(tasks))
     merged = check_qid(np.concatenate([p[0] for p in parts]), sum(p[0].shape[0] for p in parts), name="qid")

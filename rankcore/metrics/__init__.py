@@ -9,8 +9,8 @@ gives the nogil Cython kernel (:mod:`rankcore.metrics.sorted_kernels`).
 :func:`confidence_interval` and :func:`compare` give intervals and paired
 tests (DeLong for the AUC, a one-sort bootstrap for every metric).
 With ``qid`` every scalar metric is computed per query and averaged
-(:func:`per_query` shows each query); ``ndcg@k``, ``err@k``, ``map`` and
-``mrr`` are the list metrics of search, on graded labels.
+(:func:`per_query` shows each query); ``ndcg@k``, ``err@k``, ``map``,
+``map@k`` and ``mrr`` are the list metrics of search, on graded labels.
 See ``docs/metrics.md`` for definitions and tie conventions.
 """
 
@@ -31,12 +31,13 @@ from ._functions import (
     roc_curve,
     tpauc,
 )
+from ._gains import GAIN, gain_table, outside_table
 from ._graded import Misrank
 from ._interval_results import MAX_BOOT, MIN_BOOT, ConfidenceInterval, DroppedReplicatesWarning, PairedComparison
 from ._intervals import compare, confidence_interval
 
 from ._queries import Queries, check_qid, check_queries
-from ._query import ERR, NDCG, MeanAveragePrecision, MeanReciprocalRank
+from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
 from ._query_evaluate import QueryValues, TooFewQueries, per_query
 from ._resampling import tie_groups
 from ._roc_band import roc_band
@@ -63,6 +64,9 @@ __all__ = [
     "split_sorted",
     "per_query",
     "Queries",
+    "GAIN",
+    "gain_table",
+    "outside_table",
     "check_qid",
     "check_queries",
     "make_query_scorer",
@@ -71,6 +75,7 @@ __all__ = [
     "NDCG",
     "ERR",
     "MeanAveragePrecision",
+    "MeanAveragePrecisionAtK",
     "MeanReciprocalRank",
     *_functions.__all__,
     "RocCurve",

@@ -96,7 +96,7 @@ def evaluate(y: Any, scores: Any, metrics: str | Metric | Iterable[str | Metric]
         contiguous): each metric is computed per query and averaged over the
         queries it counts (:func:`rankcore.metrics.per_query` shows them),
         and ``ci`` resamples whole queries.  With ``qid``, ``y`` holds grades
-        >= 0 for the list metrics (``ndcg@k``, ``err@k``, ``map``, ``mrr``).
+        >= 0 for the list metrics (``ndcg@k``, ``err@k``, ``map``, ``map@k``, ``mrr``).
     group : array-like of int, optional
         LightGBM's form of ``qid``: the sizes of consecutive queries.
 

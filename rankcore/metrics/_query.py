@@ -1,4 +1,4 @@
-"""The list metrics of search and recommendation: ``ndcg@k``, ``err@k``, ``map``, ``mrr``.
+"""The list metrics of search and recommendation: ``ndcg@k``, ``err@k``, ``map``, ``map@k``, ``mrr``.
 
 Each judges one ranking per query with graded relevance (any non-negative
 grades, ints or floats) and reports the mean over the queries; called
@@ -18,12 +18,13 @@ that make libraries disagree are parameters, stated in each class and in
 from __future__ import annotations
 
 import numbers
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from ..spec import Kind, Parameter, count_or_fraction
+from ..spec import Parameter, count_or_fraction
 from ._base import OrderMetric
+from ._gains import GAIN, gain_table, outside_table
 from ._queries import Queries
 from ._query_kernels import (
     average_precision,
@@ -35,24 +36,9 @@ from ._query_kernels import (
     reciprocal_rank,
 )
 
-__all__ = ["QueryMetric", "NDCG", "ERR", "MeanAveragePrecision", "MeanReciprocalRank", "CONVENTIONS"]
+__all__ = ["QueryMetric", "NDCG", "ERR", "MeanAveragePrecision", "MeanAveragePrecisionAtK", "MeanReciprocalRank",
+           "CONVENTIONS", "MAP_CONVENTIONS"]
 
-
-def _gain(value: Any) -> str:
-    """``"exp"``, ``"linear"``, or a table of gains per integer grade written ``"0/1/3/7"`` (or a sequence)."""
-    if isinstance(value, str) and value in ("exp", "linear"):
-        return value
-    parts = value.split("/") if isinstance(value, str) else list(value)
-    try:
-        table = [float(v) for v in parts]
-    except (TypeError, ValueError):
-        raise ValueError("not 'exp', 'linear' or gains per grade such as '0/1/3/7'") from None
-    if len(table) < 2 or not all(np.isfinite(table)) or min(table) < 0:
-        raise ValueError("a table needs at least two finite gains >= 0, one per grade 0, 1, ...")
-    return "/".join(repr(int(v)) if v.is_integer() else repr(v) for v in table)
-
-
-GAIN = Kind("'exp' (2^grade - 1), 'linear' (the grade) or gains per grade such as '0/1/3/7'", _gain)
 
 #: The settings (gain, ties, empty) of ``ndcg@k`` that reproduce each library's numbers.
 CONVENTIONS = {
@@ -167,9 +153,8 @@ class NDCG(QueryMetric):
             return np.expm1(y * np.log(2.0))
         if self.gain_rule == "linear":
             return y
-        table = np.array([float(v) for v in self.gain_rule.split("/")])
-        # in floats first: a grade beyond int64 must not reach the cast
-        bad = np.flatnonzero((y != np.floor(y)) | (y >= table.shape[0]))
+        table = gain_table(self.gain_rule)
+        bad = outside_table(table, y)
         if bad.size:
             raise ValueError(f"y: metric {self.spec!r} has gains for the grades 0..{table.shape[0] - 1}, "
                              f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
@@ -248,6 +233,50 @@ class MeanAveragePrecision(QueryMetric):
         relevant = y > 0
         n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
         return average_precision(rank_queries(scores, queries), relevant, n_relevant, self.ties_rule)
+
+
+#: The settings (ties, empty) of ``map@k`` that reproduce each library's numbers.
+MAP_CONVENTIONS = {
+    "rankcore": ("average", "skip"),
+    "lightgbm": ("first", "1"),
+    "xgboost": ("first", "1"),
+}
+
+
+class MeanAveragePrecisionAtK(QueryMetric):
+    """Mean over queries of the average precision of the first k places; relevant: grade > 0 (higher is better).
+
+    AP@k = Σ over the relevant rows among the first k places of the precision
+    at their place, divided by min(R, k) (``denominator=min``, default:
+    LightGBM's and XGBoost's ``map@k``) or by R (``denominator=relevant``:
+    trec_eval's ``map_cut.k``), R the query's relevant rows.  ``convention``
+    sets (ties, empty) to a library's (:data:`MAP_CONVENTIONS`); an explicit
+    ``ties``/``empty`` overrides it.
+    """
+
+    name = "map@k"
+    parameters = (
+        _K,
+        _TIES,
+        _EMPTY,
+        Parameter("denominator", str, default="min", choices=("min", "relevant"),
+                  doc="AP@k's divisor: min(R, k) (LightGBM, XGBoost) or R, the query's relevant rows (trec_eval)"),
+        Parameter("convention", str, default="rankcore", choices=tuple(MAP_CONVENTIONS),
+                  doc="the library whose tie rule and empty-query value the defaults follow"),
+    )
+    examples = ("map@k:10", "map@k:5,convention=lightgbm", "map@k:0.5,ties=first,empty=0,denominator=relevant")
+
+    def _validate(self) -> None:
+        ties, empty = MAP_CONVENTIONS[self.convention]
+        self.ties_rule = self.ties or ties
+        self.empty_rule = self.empty or empty
+
+    def raw_query_values(self, y, scores, queries):
+        relevant = y > 0
+        k = cutoffs(self.k, queries.sizes)
+        n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
+        divisor = np.minimum(n_relevant, k) if self.denominator == "min" else n_relevant
+        return average_precision(rank_queries(scores, queries), relevant, divisor, self.ties_rule, k)
 
 
 class MeanReciprocalRank(QueryMetric):

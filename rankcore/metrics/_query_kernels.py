@@ -1,4 +1,4 @@
-"""Per-query values of the list metrics (NDCG, ERR, AP, reciprocal rank, precision), vectorized over queries.
+"""Per-query values of the list metrics (NDCG, ERR, AP and AP@k, reciprocal rank, precision), vectorized over queries.
 
 Design
 ------
@@ -133,28 +133,33 @@ def _before_in_query(ranking: Ranking, values: np.ndarray, query: np.ndarray) ->
     return inclusive - values - start
 
 
-def average_precision(ranking: Ranking, relevant: np.ndarray, n_relevant: np.ndarray, ties: str) -> np.ndarray:
-    """AP per query: (1/R) Σ over relevant rows of the precision at their place (0 where R = 0).
+def average_precision(ranking: Ranking, relevant: np.ndarray, n_relevant: np.ndarray, ties: str,
+                      k: np.ndarray | None = None) -> np.ndarray:
+    """AP per query: Σ over relevant rows of the precision at their place, over ``n_relevant`` (0 where it is 0).
 
-    With ``ties="average"``, a group of m rows at places p+1..p+m holding r
-    relevant rows, c relevant rows above it, contributes its expectation
-    (r/m)·Σ_s (c + 1 + (s−1)(r−1)/(m−1)) / (p+s), summed in closed form with
-    harmonic numbers H: (r/m)·[(c+1)·D + (r−1)/(m−1)·(m − (p+1)·D)],
-    D = H(p+m) − H(p).
+    ``k`` (one cut-off per query) reads only the first k places (``map@k``);
+    None reads the whole list.  With ``ties="average"``, a group of m rows
+    at places p+1..p+m holding r relevant rows, c relevant rows above it, of
+    which its first t = min(m, k − p) slots are read, contributes its
+    expectation (r/m)·Σ_{s ≤ t} (c + 1 + (s−1)(r−1)/(m−1)) / (p+s), summed in
+    closed form with harmonic numbers H: (r/m)·[(c+1)·D + (r−1)/(m−1)·(t −
+    (p+1)·D)], D = H(p+t) − H(p).
     """
     rel = relevant[ranking.order].astype(np.float64)
     if ties == "first":
         above = _before_in_query(ranking, rel, ranking.query)
-        total = ranking.per_query(rel * (above + 1.0) / (ranking.position + 1.0))
+        read = rel if k is None else np.where(ranking.position < k[ranking.query], rel, 0.0)
+        total = ranking.per_query(read * (above + 1.0) / (ranking.position + 1.0))
     else:
         r = ranking.per_group(rel)
         m = ranking.group_size.astype(np.float64)
         p = ranking.group_place
+        t = ranking.group_size if k is None else np.clip(k[ranking.group_query] - p, 0, ranking.group_size)
         c = _before_in_query(ranking, r, ranking.group_query)
         harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, rel.shape[0] + 1))])
-        D = harmonic[p + ranking.group_size] - harmonic[p]
+        D = harmonic[p + t] - harmonic[p]
         spread = np.divide(r - 1.0, m - 1.0, out=np.zeros_like(r), where=m > 1)
-        total = ranking.groups_per_query((r / m) * ((c + 1.0) * D + spread * (m - (p + 1.0) * D)))
+        total = ranking.groups_per_query((r / m) * ((c + 1.0) * D + spread * (t - (p + 1.0) * D)))
     return np.divide(total, n_relevant, out=np.zeros_like(total), where=n_relevant > 0)
 
 

@@ -10,7 +10,8 @@ f_low::
     ρ = 1 / (1 + e^{σ Δs})
     λ_high −= σ Δ ρ,   λ_low += σ Δ ρ,   h_high, h_low += σ² Δ ρ (1 − ρ)
 
-with gains G = 2^y − 1 and discounts D(r) = 1 / log2(r + 2); with ``norm``
+with gains G = 2^y − 1 (``gain``: or the grade, or a table of gains per
+integer grade, LightGBM's ``label_gain``) and discounts D(r) = 1 / log2(r + 2); with ``norm``
 each query's λ and h are then scaled by log2(1 + S) / S, S = Σ_pairs 2σΔρ.
 Sample weights multiply each row's λ and h.  The result is the gradient and
 curvature LightGBM's ``lambdarank`` hands its trees (it reads ρ from a table;
@@ -40,7 +41,7 @@ import numbers
 
 import numpy as np
 
-from ..metrics import Queries
+from ..metrics import GAIN, Queries, gain_table, outside_table
 from ..spec import Parameter
 from ..validation import check_flag
 from . import _lambdarank_kernels
@@ -84,12 +85,42 @@ class LambdaRank:
     norm : bool
         LightGBM's ``lambdarank_norm``: divide Δ by the score distance and
         rescale each query's λ by log2(1 + S) / S.
+    gain : str or sequence of float
+        The gain of a grade, as ``ndcg@k``'s ``gain``: ``"exp"`` 2^y − 1,
+        ``"linear"`` y, or a table of gains per integer grade (``"0/1/3/7"``
+        or a sequence; LightGBM's ``label_gain``), whose grades must be whole
+        numbers within it.
     """
 
-    def __init__(self, truncation: int | None = DEFAULT_TRUNCATION, sigmoid: float = 1.0, *, norm: bool = True):
+    def __init__(self, truncation: int | None = DEFAULT_TRUNCATION, sigmoid: float = 1.0, *, norm: bool = True,
+                 gain="exp"):
         self.truncation = None if truncation is None else _check_truncation(truncation)
         self.sigmoid = _check_sigmoid(sigmoid)
         self.norm = check_flag(norm, name="norm")
+        try:
+            self.gain = GAIN(gain)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"gain: {exc}, got {gain!r}") from None
+        self.gain_table = gain_table(self.gain)
+
+    def gains(self, y: np.ndarray) -> np.ndarray:
+        """The gain of each grade (checked: >= 0, within 1023 for ``exp``, within the table for a table)."""
+        if self.gain == "exp":
+            bad = np.flatnonzero((y < 0) | (y > 1023))
+            if bad.size:
+                raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
+                                 f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
+            return np.exp2(y) - 1.0
+        bad = np.flatnonzero(y < 0)
+        if bad.size:
+            raise ValueError(f"y: grades must be >= 0, got {float(y[bad[0]])!r} at row {int(bad[0])}")
+        if self.gain == "linear":
+            return y.copy()
+        bad = outside_table(self.gain_table, y)
+        if bad.size:
+            raise ValueError(f"y: the grade {float(y[bad[0]])!r} at row {int(bad[0])} has no gain in the table "
+                             f"{self.gain!r} (LightGBM's label_gain: whole grades 0..{self.gain_table.shape[0] - 1})")
+        return self.gain_table[y.astype(np.int64)]
 
     def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None,
                          n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +129,7 @@ class LambdaRank:
         Parameters
         ----------
         y : array-like of shape (n,)
-            Grades, finite and >= 0 (floats allowed; gains 2^y − 1).
+            Grades, finite and >= 0 (floats allowed with ``exp`` and ``linear`` gains).
         scores : array-like of shape (n,)
             Finite scores.
         queries : Queries
@@ -110,11 +141,7 @@ class LambdaRank:
         """
         y, f = checked_rows(y, scores, queries)
         n = y.shape[0]
-        bad = np.flatnonzero((y < 0) | (y > 1023))
-        if bad.size:
-            raise ValueError(f"y: grades must be in [0, 1023] (the gain 2^y − 1 must be finite), "
-                             f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
-        gain = np.exp2(y) - 1.0
+        gain = self.gains(y)
         rows = queries.rows()
         of_row = np.repeat(np.arange(queries.n_queries), queries.sizes)          # the query of each entry of rows
         top = np.maximum.reduceat(gain[rows], queries.starts) if n else np.zeros(0)
@@ -151,8 +178,10 @@ class LambdaRankObjective(ValuelessQueryObjective):
     """LambdaMART's gradients within each query, as LightGBM defines them (no value; Newton steps on trees).
 
     Spec: ``lambdarank``, ``lambdarank:20`` (truncation level),
-    ``lambdarank:truncation=10,sigmoid=2,norm=false``.  Labels are relevance
-    grades (gains 2^y − 1, so grades up to 1023); a fit needs ``qid`` (or
+    ``lambdarank:truncation=10,sigmoid=2,norm=false``,
+    ``lambdarank:gain=0/1/3/7`` (LightGBM's ``label_gain``).  Labels are
+    relevance grades (gains 2^y − 1 by default, so grades up to 1023; with a
+    gain table whole grades within it); a fit needs ``qid`` (or
     ``group``) and a learner with Newton leaves (``trees``, any growth).
     Sample weights multiply each row's λ and curvature, as in LightGBM.
     """
@@ -167,9 +196,32 @@ class LambdaRankObjective(ValuelessQueryObjective):
                   doc="σ > 0 of the RankNet probability 1 / (1 + e^(σ Δs))"),
         Parameter("norm", bool, default=True,
                   doc="LightGBM's lambdarank_norm: divide by the score distance, rescale each query's λ"),
+        Parameter("gain", GAIN, default="exp",
+                  doc="the gain of a grade, as ndcg@k's: 'exp' 2^grade - 1, 'linear', or gains per grade "
+                      "'0/1/3/7' (LightGBM's label_gain)"),
     )
-    examples = ("lambdarank", "lambdarank:10", "lambdarank:truncation=5,sigmoid=2,norm=false")
-    max_grade = 1023.0                # the gain 2^grade − 1 is a float64
+    examples = ("lambdarank", "lambdarank:10", "lambdarank:truncation=5,sigmoid=2,norm=false",
+                "lambdarank:gain=0/1/3/7/15")
+
+    @property
+    def max_grade(self) -> float:
+        """The largest grade with a gain: 1023 for ``exp`` (2^grade − 1 is a float64), the table's last, or any."""
+        table = gain_table(self.gain)
+        if table is not None:
+            return float(table.shape[0] - 1)
+        return 1023.0 if self.gain == "exp" else math.inf
+
+    @property
+    def whole_grades(self) -> bool:
+        """A gain table gives gains to whole grades only."""
+        return gain_table(self.gain) is not None
+
+    @property
+    def max_grade_reason(self) -> str:
+        """Why grades stop at :attr:`max_grade` (for the estimators' message naming the row)."""
+        if gain_table(self.gain) is not None:
+            return f"has gains for the grades 0..{self.max_grade:g} only (its gain table, LightGBM's label_gain)"
+        return "weighs rows by the gain 2^grade"
 
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
         """λ and curvature on fixed grades, queries and weights (``queries`` is required)."""
@@ -187,7 +239,7 @@ class BoundLambdaRank(BoundValuelessObjective):
 
     def __init__(self, objective: LambdaRankObjective, y, sample_weight, queries: Queries, *, n_threads: int = 1):
         super().__init__(objective, y, sample_weight)
-        self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm)
+        self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm, gain=objective.gain)
         self.queries = queries
         self.n_threads = int(n_threads)
 

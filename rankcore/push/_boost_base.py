@@ -46,7 +46,7 @@ from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
-from ..metrics import Queries, check_qid
+from ..metrics import Queries, check_queries
 from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows, row_weights,
                        single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
@@ -724,24 +724,26 @@ class _BaseBoost(Ranker):
             yield scores
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
 
-        With ``qid`` (one query id per row) the metric is computed within
-        each query and averaged over the queries it counts.  A model fitted
-        within queries scores by ``ndcg@k:10`` unless ``scoring`` names a
-        metric (on queries shorter than 10 rows: NDCG of the whole query).
-        ``sample_weight`` must be None (it is there for ``Pipeline.score``).
-        A model fitted within queries needs ``qid`` (a ValueError without
-        it: the rows pooled into one list would give a meaningless number).
+        With ``qid`` (one query id per row) or ``group`` (LightGBM's sizes
+        of consecutive queries, as in :meth:`fit`) the metric is computed
+        within each query and averaged over the queries it counts.  A model
+        fitted within queries scores by ``ndcg@k:10`` unless ``scoring``
+        names a metric (on queries shorter than 10 rows: NDCG of the whole
+        query).  ``sample_weight`` must be None (it is there for
+        ``Pipeline.score``).  A model fitted within queries needs ``qid`` or
+        ``group`` (a ValueError without: the rows pooled into one list would
+        give a meaningless number); both are an error, as in :meth:`fit`.
         """
         check_is_fitted(self)
         refuse_score_weights(sample_weight, self)
         if self.ranks_within_queries_:
-            require_score_queries(qid, self)
-        return self._score_of(self.decision_function(X), y, qid)
+            require_score_queries(qid, self, group)
+        return self._score_of(self.decision_function(X), y, qid, group=group)
 
-    def _score_of(self, scores: np.ndarray, y, qid=None) -> float:
+    def _score_of(self, scores: np.ndarray, y, qid=None, *, group=None) -> float:
         """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
         task = getattr(self, "task_", "bipartite")
         setup = self._setup_record()
@@ -757,8 +759,9 @@ class _BaseBoost(Ranker):
                 raise ValueError(f"y: expected labels among the training classes {list(self.classes_)!r}")
             y_clean = (y_arr == self.classes_[1]).astype(np.int8)
         check_same_length(X=scores, y=y_clean)
-        queries = Queries.single(scores.shape[0]) if qid is None else check_qid(qid, scores.shape[0])
-        if qid is None and not default:
+        given = check_queries(qid, group, scores.shape[0])
+        queries = Queries.single(scores.shape[0]) if given is None else given
+        if given is None and not default:
             value = float(metric(y_clean, scores))
         else:
             value = query_scorer(within_largest_query(metric, queries) if default else metric, y_clean, queries)(scores)

@@ -151,6 +151,7 @@ PEER_NAMES = {
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
     "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
     **dict.fromkeys(("eval_metric", "metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
+    "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
     **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }

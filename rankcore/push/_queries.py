@@ -92,10 +92,14 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
         raise ValueError(f"{name}: relevance grades must be finite numbers >= 0 (fitting within queries), "
                          f"got {arr[bad[0]].item()!r} at row {int(bad[0])}")
     top = math.inf if objective is None else objective.max_grade
-    bad = np.flatnonzero(grades > top)
+    # an objective with a table of gains per grade (lambdarank's gain=, LightGBM's label_gain) takes whole grades
+    whole = bool(getattr(objective, "whole_grades", False))
+    bad = np.flatnonzero((grades > top) | (whole & (grades != np.floor(grades))))
     if bad.size:
-        raise ValueError(f"{name}: the objective {objective.spec!r} weighs rows by the gain 2^grade, so grades must "
-                         f"be <= {top:g}, got {arr[bad[0]].item()!r} at row {int(bad[0])}")
+        reason = getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade")
+        raise ValueError(f"{name}: the objective {objective.spec!r} {reason}, so grades must be "
+                         f"{'whole numbers ' if whole else ''}<= {top:g}, got {arr[bad[0]].item()!r} at row "
+                         f"{int(bad[0])}")
     return grades
 
 

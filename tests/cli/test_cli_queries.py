@@ -124,7 +124,7 @@ def test_csv_qid_errors(tmp_path):
 # evaluate
 # --------------------------------------------------------------------------
 
-SPECS = ["ndcg@k:5", "ndcg@k:3,convention=lightgbm", "map", "mrr", "err@k:4"]
+SPECS = ["ndcg@k:5", "ndcg@k:3,convention=lightgbm", "map", "mrr", "err@k:4", "map@k:3"]
 
 
 @pytest.mark.parametrize("data, options", [("test.csv", ["--qid", "query", "--label", "grade"]), ("test.svm", [])])

@@ -18,7 +18,7 @@ import rankcore.dask  # noqa: E402
 from _dask_cluster import dask_client  # noqa: E402,F401
 
 SPECS = ["ndcg@k:5", "ndcg@k:3,convention=lightgbm", "ndcg@k:0.5,gain=linear,ties=first,empty=0", "map",
-         "mrr:ties=first", "err@k:4", "misrank"]
+         "mrr:ties=first", "err@k:4", "misrank", "map@k:3,convention=lightgbm"]
 
 
 def _queries(seed, n=700, n_queries=60):

@@ -194,6 +194,16 @@ def test_dask_fit_within_queries_from_a_dataframe_and_group_sizes(dask_client):
     Xd = frame.to_dask_array(lengths=True)
     _assert_same_model(by_qid, local, Xd, X)
     _assert_same_model(by_group, local, Xd, X)
+    # score takes group as fit does: on Dask and in-memory rows, with fit's errors
+    expected = local.score(X, y, qid=qid)
+    assert by_group.score(frame, ys, group=sizes) == pytest.approx(expected, rel=1e-12)
+    assert by_group.score(X, y, group=sizes) == pytest.approx(expected, rel=1e-12)
+    assert by_group.score(Xd, da.from_array(y, chunks=50), group=da.from_array(sizes)) == pytest.approx(expected,
+                                                                                                       rel=1e-12)
+    with pytest.raises(ValueError, match=r"^qid, group: give one of them"):
+        by_group.score(frame, ys, qid=qs, group=sizes)
+    with pytest.raises(ValueError, match=r"^group: the query sizes sum to"):
+        by_group.score(frame, ys, group=sizes[1:])
 
 
 @pytest.mark.parametrize("chunks", [(0, 30, 30), (30, 0, 30), (20, 0, 0, 40)])
@@ -289,6 +299,17 @@ def test_dask_qid_bad_input_names_the_argument(dask_client, make, error, pattern
     Xd, yd = _dask(X, y)
     with pytest.raises(error, match=pattern):
         DaskPushBoost(placement="distributed", n_iter=2).fit(Xd, yd, **make(X, y, qid))
+
+
+def test_dask_grades_outside_a_gain_table_name_the_chunk_and_row(dask_client):
+    X, y, qid = _data()
+    y[140] = 1.5                                   # no gain in a table of whole grades (LightGBM's label_gain)
+    Xd, yd, qd = _dask(X, y, qid)
+    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:30,1,true,0/1/3/7' has gains for the grades "
+                                         r"0..3 only .* so grades must be whole numbers <= 3, got 1.5 at row 9 "
+                                         r"\(chunk 2, whose first row is row 131 of X\)"):
+        DaskPushBoost(placement="distributed", objective="lambdarank:gain=0/1/3/7", n_iter=2,
+                      learner="trees:max_leaves=4").fit(Xd, yd, qid=qd)
 
 
 def test_dask_qid_refuses_what_cannot_rank_within_queries(dask_client):

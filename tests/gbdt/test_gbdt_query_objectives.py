@@ -37,12 +37,12 @@ def our_gradients(spec, y, qid, scores):
     objective = resolve("objective", spec)
     bound = objective.bind(np.asarray(y, dtype=np.float64), None, queries=check_qid(qid, len(y)))
     _, grad, hess = bound.value_gradient_hessian(np.asarray(scores, dtype=np.float64))
-    scale = 1.0 if spec == "lambdarank" else len(y)
-    assert objective.per_row_gradient == (spec == "lambdarank")
+    scale = 1.0 if spec.startswith("lambdarank") else len(y)
+    assert objective.per_row_gradient == spec.startswith("lambdarank")
     return grad * scale, hess * scale
 
 
-@pytest.mark.parametrize("spec", ["push", "push:exp,pow:4", "lambdarank"])
+@pytest.mark.parametrize("spec", ["push", "push:exp,pow:4", "lambdarank", "lambdarank:gain=0/2/3/10"])
 def test_both_libraries_receive_our_gradients_within_the_groups(spec):
     scores = np.round(X_TR[:, 0], 1)
     grad, hess = our_gradients(spec, Y_TR, Q_TR, scores)
@@ -261,3 +261,17 @@ def test_a_pickled_objective_keeps_only_its_current_data_and_resumes_alike():
     for step in (0.5, 1.0):                                   # the same next steps from both (the same noise)
         np.testing.assert_array_equal(again(Y_TR, scores + step, None, G_TR)[0],
                                       obj(Y_TR, scores + step, None, G_TR)[0])
+
+
+def test_lambdarank_gain_table_inside_lightgbm_grows_lightgbms_label_gain_tree():
+    """``lambdarank:gain=`` through the adapter and LightGBM's own lambdarank with ``label_gain``: the same tree."""
+    table = [0, 2, 3, 10]
+    common = dict(LGB, num_leaves=6, learning_rate=1.0, lambda_l2=0.0, min_data_in_leaf=5,
+                  min_sum_hessian_in_leaf=0.0, lambdarank_truncation_level=30)
+    native = lgb.train(dict(common, objective="lambdarank", label_gain=table),
+                       lgb.Dataset(X_TR, Y_TR, group=G_TR), num_boost_round=1)
+    ours = lgb.train(dict(common, objective=lightgbm_objective("lambdarank:gain=0/2/3/10")),
+                     lgb.Dataset(X_TR, Y_TR, group=G_TR), num_boost_round=1)
+    np.testing.assert_array_equal(native.predict(X_TE, pred_leaf=True), ours.predict(X_TE, pred_leaf=True))
+    # LightGBM reads the sigmoid from a table and keeps λ, h in float32
+    np.testing.assert_allclose(native.predict(X_TE, raw_score=True), ours.predict(X_TE, raw_score=True), rtol=2e-3)

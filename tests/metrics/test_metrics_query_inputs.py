@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.metrics import compare, confidence_interval, per_query
 
-LIST_METRICS = ["ndcg@k:3", "ndcg@k:5,gain=linear", "err@k:4", "map", "mrr"]
+LIST_METRICS = ["ndcg@k:3", "ndcg@k:5,gain=linear", "err@k:4", "map", "mrr", "map@k:3"]
 
 
 def grouped(seed, n_queries=30, max_size=12):

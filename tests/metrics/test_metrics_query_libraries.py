@@ -1,4 +1,5 @@
-"""The ``ndcg@k`` conventions and ``map``/``mrr``/``prec@k`` reproduce scikit-learn, LightGBM and trec_eval.
+"""The ``ndcg@k``/``map@k`` conventions and ``map``/``mrr``/``prec@k`` reproduce scikit-learn, LightGBM, XGBoost
+and trec_eval.
 
 Random grouped data with ties and queries without a relevant row, rows of
 each query in shuffled order; every number to 1e-12.  ``pytrec_eval`` (the
@@ -68,6 +69,58 @@ def test_ndcg_lightgbm_convention_equals_lightgbm(seed, k):
         _lightgbm_ndcg(y, scores, qid, k), abs=1e-6)
 
 
+def _lightgbm_map(y, scores, qid, ks):
+    """LightGBM's map@k of ``scores`` for each k of ``ks`` (the ``metric="map"`` eval of a one-leaf booster)."""
+    import lightgbm as lgb
+
+    order = np.argsort(qid, kind="stable")
+    sizes = np.bincount(qid[order])
+    X = np.zeros((y.shape[0], 1))
+    train = lgb.Dataset(X[order], label=y[order], group=sizes, init_score=scores[order])
+    valid = lgb.Dataset(X[order], label=y[order], group=sizes, init_score=scores[order], reference=train)
+    record: dict = {}
+    lgb.train({"objective": "lambdarank", "metric": "map", "eval_at": list(ks), "min_data_in_leaf": y.shape[0] + 1,
+               "verbosity": -1, "num_threads": 1},
+              train, num_boost_round=1, valid_sets=[valid], valid_names=["v"],
+              callbacks=[lgb.record_evaluation(record)])
+    return {k: record["v"][f"map@{k}"][0] for k in ks}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_map_at_k_lightgbm_convention_equals_lightgbm(seed):
+    pytest.importorskip("lightgbm")
+    y, scores, qid = grouped(seed)
+    expected = _lightgbm_map(y, scores, qid, (1, 3, 5, 10))
+    for k, value in expected.items():
+        spec = f"map@k:{k},convention=lightgbm"
+        assert rankcore.evaluate(y, scores, spec, qid=qid)[spec] == pytest.approx(value, abs=1e-12)
+    # the default averages ties and leaves the queries without a relevant row out: another number
+    assert rankcore.evaluate(y, scores, "map@k:3", qid=qid)["map@k:3"] != pytest.approx(expected[3], abs=1e-6)
+
+
+def _xgboost_map(y, scores, qid, name):
+    """XGBoost's ``name`` (``map@3``, ``map@3-``) of ``scores``: the eval of a booster that adds nothing."""
+    import xgboost as xgb
+
+    order = np.argsort(qid, kind="stable")
+    data = xgb.DMatrix(np.zeros((y.shape[0], 1)), label=y[order], qid=qid[order], base_margin=scores[order])
+    booster = xgb.train({"objective": "rank:pairwise", "eval_metric": name, "eta": 0.0, "max_depth": 1,
+                         "nthread": 1}, data, num_boost_round=1)
+    return float(booster.eval(data).rsplit(":", 1)[1])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_map_at_k_xgboost_convention_equals_xgboost(seed):
+    pytest.importorskip("xgboost")
+    y, scores, qid = grouped(seed)
+    relevant = (y > 0).astype(np.float64)                         # XGBoost's map takes 0/1 labels only
+    for k in (1, 3, 10):
+        for suffix, spec in [("", f"map@k:{k},convention=xgboost"), ("-", f"map@k:{k},convention=xgboost,empty=0")]:
+            # XGBoost prints 6 significant digits
+            assert rankcore.evaluate(relevant, scores, spec, qid=qid)[spec] == pytest.approx(
+                _xgboost_map(relevant, scores, qid, f"map@{k}{suffix}"), abs=1e-6)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_trec_eval_conventions_equal_pytrec_eval(seed):
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -77,13 +130,14 @@ def test_trec_eval_conventions_equal_pytrec_eval(seed):
     docno = np.array([f"d{2 * 10**7 - i}" for i in rows])      # one width: string order is number order
     qrel = {str(q): {docno[i]: int(y[i]) for i in rows[qid == q]} for q in np.unique(qid)}
     run = {str(q): {docno[i]: float(scores[i]) for i in rows[qid == q]} for q in np.unique(qid)}
-    measures = {"ndcg_cut.5", "ndcg_cut.10", "map", "recip_rank", "P.5"}
+    measures = {"ndcg_cut.5", "ndcg_cut.10", "map", "map_cut.5", "recip_rank", "P.5"}
     result = pytrec_eval.RelevanceEvaluator(qrel, measures).evaluate(run)
     queries = [str(q) for q in np.unique(qid)]
     relevant = (y > 0).astype(int)
     for spec, name, labels in [("ndcg@k:5,convention=trec_eval", "ndcg_cut_5", y),
                                ("ndcg@k:10,convention=trec_eval", "ndcg_cut_10", y),
                                ("map:ties=first,empty=0", "map", y),
+                               ("map@k:5,ties=first,empty=0,denominator=relevant", "map_cut_5", y),
                                ("mrr:ties=first,empty=0", "recip_rank", y),
                                ("prec@k:5", "P_5", relevant)]:
         expected = [result[q][name] for q in queries]

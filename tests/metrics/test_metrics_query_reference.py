@@ -1,4 +1,4 @@
-"""Per-query list metrics (ndcg@k, err@k, map, mrr, prec@k with qid) against plain Python references.
+"""Per-query list metrics (ndcg@k, err@k, map, map@k, mrr, prec@k with qid) against plain Python references.
 
 The reference of a tie convention "average" enumerates every order of every
 tie group of a tiny query (itertools) and averages the metric of the strict
@@ -60,6 +60,18 @@ def ap_strict(grades):
     return total / n_relevant if n_relevant else 0.0
 
 
+def ap_at_k_strict(grades, k, denominator):
+    """AP@k of one strict order: the precision at each relevant row of the first k places, over min(R, k) or R."""
+    hits, total = 0, 0.0
+    for i, g in enumerate(grades[:k]):
+        if g > 0:
+            hits += 1
+            total += hits / (i + 1)
+    n_relevant = sum(g > 0 for g in grades)
+    divisor = min(n_relevant, k) if denominator == "min" else n_relevant
+    return total / divisor if divisor else 0.0
+
+
 def rr_strict(grades):
     for i, g in enumerate(grades):
         if g > 0:
@@ -81,7 +93,8 @@ def _orders(grades, scores, ties):
             for combo in itertools.product(*(itertools.permutations(b) for b in blocks))]
 
 
-def reference(metric, grades, scores, *, k=None, ties="average", empty="skip", gain="exp", top=None):
+def reference(metric, grades, scores, *, k=None, ties="average", empty="skip", gain="exp", top=None,
+              denominator="min"):
     """The metric's value on one query: the mean over the strict orders of the tie convention."""
     if k is not None and k < 1:                                    # a fraction of the query's rows
         k = max(1, math.floor(k * len(grades) + 0.5))
@@ -91,6 +104,7 @@ def reference(metric, grades, scores, *, k=None, ties="average", empty="skip", g
         "ndcg": lambda order: ndcg_strict(order, k, gain, grades),
         "err": lambda order: err_strict(order, k, top),
         "map": ap_strict,
+        "map@k": lambda order: ap_at_k_strict(order, k, denominator),
         "mrr": rr_strict,
         "prec": lambda order: prec_strict(order, k),
     }[metric]
@@ -136,6 +150,13 @@ CASES = [
     ("map:first,0", "map", dict(ties="first", empty="0")),
     ("mrr", "mrr", {}),
     ("mrr:ties=first,empty=1", "mrr", dict(ties="first", empty="1")),
+    ("map@k:1", "map@k", dict(k=1)),
+    ("map@k:3", "map@k", dict(k=3)),
+    ("map@k:6,denominator=relevant", "map@k", dict(k=6, denominator="relevant")),
+    ("map@k:0.5,empty=0", "map@k", dict(k=0.5, empty="0")),
+    ("map@k:2,first,1,relevant", "map@k", dict(k=2, ties="first", empty="1", denominator="relevant")),
+    ("map@3:convention=lightgbm", "map@k", dict(k=3, ties="first", empty="1")),
+    ("map@k:4,convention=xgboost,empty=0", "map@k", dict(k=4, ties="first", empty="0")),
 ]
 
 
@@ -155,7 +176,7 @@ def test_query_metrics_equal_the_tie_enumeration(spec, metric, options, seed):
 def test_query_metrics_take_float_grades_without_a_cap(seed):
     y, scores, qid = tiny_queries(seed, grades=40, float_grades=True)   # grades up to 29.25, not integers
     for spec, metric, options in [("ndcg@k:3", "ndcg", dict(k=3)), ("err@k:4", "err", dict(k=4, top=y.max())),
-                                  ("map", "map", {}), ("mrr", "mrr", {})]:
+                                  ("map", "map", {}), ("mrr", "mrr", {}), ("map@k:3", "map@k", dict(k=3))]:
         expected = [reference(metric, g, s, **options) for g, s in _by_query(y, scores, qid)]
         np.testing.assert_allclose(per_query(y, scores, spec, qid=qid).values, expected, rtol=1e-12, atol=1e-12,
                                    equal_nan=True)
@@ -201,6 +222,16 @@ def test_large_ties_are_exact_against_a_closed_form():
     assert err == pytest.approx(value, rel=1e-12)
 
 
+def test_map_at_k_of_a_large_tie_equals_its_expectation():
+    # one tie of 200 rows, 3 relevant: P(place i relevant) = 3/200 and, given it, E[relevant above] = (i-1)·2/199
+    y = np.r_[np.ones(3), np.zeros(197)]
+    value = rankcore.evaluate(y, np.zeros(200), "map@k:10")["map@k:10"]
+    expected = sum(3 / 200 * (1 + (i - 1) * 2 / 199) / i for i in range(1, 11)) / 3
+    assert value == pytest.approx(expected, rel=1e-12)
+    assert rankcore.evaluate(y, np.zeros(200), "map@k:200")["map@k:200"] == pytest.approx(
+        rankcore.evaluate(y, np.zeros(200), "map")["map"], rel=1e-12)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=14),
        k=st.integers(1, 4))
@@ -214,7 +245,8 @@ def test_query_metrics_equal_the_tie_enumeration_on_any_tiny_data(data, k):
     queries = _by_query(y, scores, qid)
     top = float(y.max())
     for spec, metric, options in [(f"ndcg@k:{k}", "ndcg", dict(k=k)), (f"err@k:{k}", "err", dict(k=k, top=top)),
-                                  ("map", "map", {}), ("mrr", "mrr", {})]:
+                                  ("map", "map", {}), ("mrr", "mrr", {}), (f"map@k:{k}", "map@k", dict(k=k)),
+                                  (f"map@k:{k},denominator=relevant", "map@k", dict(k=k, denominator="relevant"))]:
         expected = [reference(metric, g, s, **options) for g, s in queries]
         np.testing.assert_allclose(per_query(y, scores, spec, qid=qid).values, expected, rtol=0, atol=1e-12,
                                    equal_nan=True, err_msg=spec)

@@ -18,7 +18,7 @@ def test_one_counted_query_is_no_interval():
         compare(np.where(qid == 0, y, 0.0), s, -s, "ndcg@k:3", qid=qid)
 
 
-@pytest.mark.parametrize("metric", ["ndcg@k:3", "prec@k:3", "ks", "map"])
+@pytest.mark.parametrize("metric", ["ndcg@k:3", "prec@k:3", "ks", "map", "map@k:3"])
 def test_queries_of_one_value_give_an_interval_at_the_estimate(metric):
     # the replicates, (w @ values) / w.sum(), rounded off np.mean's estimate: the interval missed it
     one = (np.array([1.0, 0.0, 2.0, 0.0, 1.0]), np.array([0.3, 0.9, 0.1, 0.5, 0.2]))

@@ -173,6 +173,84 @@ def test_agrees_with_lightgbm(tied):
             assert value[rows][0] == pytest.approx(-grad[rows].sum() / hess[rows].sum(), rel=1e-3, abs=1e-4)
 
 
+@pytest.mark.parametrize("table", [[0, 2, 3, 10], [0.0, 0.5, 4.25, 4.5], [1, 0, 5, 2]])
+@pytest.mark.parametrize("norm", [True, False])
+def test_gain_table_matches_reference(table, norm):
+    # LightGBM's label_gain: the table's gain per grade in the pair weights and the ideal DCG (any table, even one
+    # that does not grow with the grade: the pairs follow the grades, their weights the gains, as in LightGBM)
+    for seed in range(3):
+        y, qid, f = _data(seed)
+        y = np.where(y == 3.5, 3.0, y)                                     # whole grades within the table
+        w = np.random.default_rng(seed).uniform(0.5, 2, y.shape[0])
+        spelled = "/".join(str(v) for v in table)
+        for gain in (table, spelled):
+            grad, hess = LambdaRank(5, norm=norm, gain=gain).gradient_hessian(y, f, check_qid(qid, y.shape[0]), w)
+            if table != [1, 0, 5, 2]:          # LightGBM's ideal DCG orders by grade, this one by gain
+                ref_grad, ref_hess = lambdarank_reference(y, qid, f, 5, 1.0, norm, w, table=table)
+                np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+                np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
+        # the table of 2^y - 1 is the default
+        exp_table = LambdaRank(5, norm=norm, gain="0/1/3/7").gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+        default = LambdaRank(5, norm=norm).gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+        np.testing.assert_array_equal(exp_table[0], default[0])
+        np.testing.assert_array_equal(exp_table[1], default[1])
+
+
+def test_linear_gain_is_the_table_of_the_grades():
+    y, qid, f = _data(1)
+    y = np.where(y == 3.5, 3.0, y)
+    linear = LambdaRank(gain="linear").gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+    table = LambdaRank(gain=[0, 1, 2, 3]).gradient_hessian(y, f, check_qid(qid, y.shape[0]))
+    np.testing.assert_array_equal(linear[0], table[0])
+
+
+@pytest.mark.parametrize("table", [[0, 1, 3, 7], [0, 2, 3, 10]])
+def test_agrees_with_lightgbm_label_gain(table):
+    """LightGBM's lambdarank with label_gain: one tree from the scores, each leaf −Σλ/Σh of its rows."""
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(1)
+    sizes = [7, 12, 5, 20]
+    n = sum(sizes)
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.integers(0, 4, n).astype(float)
+    f = np.round(rng.normal(size=n), 2)
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    binning = dict(max_bin=1000, min_data_in_bin=1)
+    params = dict(objective="lambdarank", learning_rate=1.0, num_leaves=n, min_data_in_leaf=1,
+                  min_sum_hessian_in_leaf=1e-9, lambda_l2=0.0, verbose=-1, num_threads=1,
+                  lambdarank_truncation_level=10, label_gain=table, **binning)
+    booster = lgb.train(params, lgb.Dataset(X, y, group=sizes, init_score=f, params=binning), num_boost_round=1)
+    leaf = booster.predict(X, pred_leaf=True).ravel().astype(int)
+    value = booster.predict(X, raw_score=True)
+    grad, hess = LambdaRank(10, gain=table).gradient_hessian(y, f, check_qid(qid, n))
+    assert len(np.unique(leaf)) > n // 2
+    for index in np.unique(leaf):
+        rows = leaf == index
+        # LightGBM reads the sigmoid from a table and keeps λ, h in float32
+        assert value[rows][0] == pytest.approx(-grad[rows].sum() / hess[rows].sum(), rel=1e-3, abs=1e-4)
+    if table != [0, 1, 3, 7]:                    # a table LightGBM's default would not give: the gains are used
+        default, _ = LambdaRank(10).gradient_hessian(y, f, check_qid(qid, n))
+        assert not np.allclose(default, grad, rtol=1e-3)
+
+
+@pytest.mark.parametrize("y,gain,match", [
+    ([0, 1, 4], "0/1/3/7", r"y: the grade 4.0 at row 2 has no gain in the table '0/1/3/7' \(LightGBM's label_gain: "
+                           r"whole grades 0..3\)"),
+    ([0, 1.5, 2], "0/1/3/7", r"y: the grade 1.5 at row 1 has no gain in the table"),
+    ([0, -1, 2], "0/1/3/7", r"y: grades must be >= 0, got -1.0 at row 1"),
+    ([0, -1, 2], "linear", r"y: grades must be >= 0, got -1.0 at row 1"),
+])
+def test_bad_grades_for_a_gain(y, gain, match):
+    with pytest.raises(ValueError, match=match):
+        LambdaRank(gain=gain).gradient_hessian(np.array(y, dtype=float), np.zeros(3), check_qid([1, 1, 1], 3))
+
+
+@pytest.mark.parametrize("gain", ["pow", "1", "0/-1/2", "0/inf", [0], None])
+def test_bad_gain_spelling_is_refused_as_ndcg_refuses_it(gain):
+    with pytest.raises(ValueError, match=r"^gain: "):
+        LambdaRank(gain=gain)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     ({"truncation": 0}, r"truncation: must be an integer >= 1 \(or None for every position\), got 0"),
     ({"truncation": 2.5}, r"truncation: .* got 2.5"),

@@ -34,6 +34,7 @@ def _one_list(seed, n=1000, noise=1.0):
 WITHIN_QUERIES = [
     dict(learner="trees"),
     dict(learner="trees", objective="lambdarank"),
+    dict(learner="trees", objective="lambdarank:truncation=10,gain=0/1/2/4/9", scoring="map@k:5"),
     dict(learner="trees", objective="yetirank"),
     dict(learner="trees", objective="mp-squared"),
     dict(learner="trees:line_search=false,leaf_newton_steps=2"),

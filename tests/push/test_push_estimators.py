@@ -77,6 +77,7 @@ def test_boost_returns_an_unfitted_push_estimator():
     ("n_estimators", "n_iter=N"), ("num_leaves", 'learner="trees:max_leaves=L"'),
     ("early_stopping_rounds", "n_iter_no_change=N"), ("eval_at", 'scoring="ndcg@k:10"'),
     ("reg_lambda", 'learner="trees:l2=V"'), ("seed", "random_state=S"),
+    ("label_gain", 'objective="lambdarank:gain=0/1/3/7"'),
 ])
 def test_boost_names_rankcores_parameter_for_a_peers_name(name, hint):
     with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; other libraries' "

@@ -55,6 +55,23 @@ def test_push_queries_grades_overflowing_the_gain_name_the_row():
         _fit(rankcore.boost(objective="lambdarank", learner="trees", n_iter=2), y=y, qid=QID)
 
 
+@pytest.mark.parametrize("bad, shown", [(4, "4.0"), (1.5, "1.5")])
+def test_push_queries_grades_outside_a_gain_table_name_the_row(bad, shown):
+    """lambdarank's gain table (LightGBM's label_gain) gives gains to its whole grades only: the caller's row."""
+    y = Y.copy()
+    y[11] = bad
+    model = rankcore.boost(objective="lambdarank:gain=0/1/3/7", learner="trees", n_iter=2)
+    with pytest.raises(ValueError, match=r"y: the objective 'lambdarank:30,1,true,0/1/3/7' has gains for the grades "
+                                         r"0..3 only \(its gain table, LightGBM's label_gain\), so grades must be "
+                                         rf"whole numbers <= 3, got {shown} at row 11"):
+        _fit(model, y=y, qid=QID)
+    with pytest.raises(ValueError, match=rf"eval_set y: the objective .* got {shown} at row 11"):
+        _fit(rankcore.boost(objective="lambdarank:gain=0/1/3/7", learner="trees", n_iter=2), qid=QID,
+             eval_set=(X, y, QID))
+    # the default gain 2^grade - 1 takes both
+    _fit(rankcore.boost(objective="lambdarank", learner="trees", n_iter=2), y=y, qid=QID)
+
+
 @pytest.mark.parametrize("objective", ["prec@k-avg:5", "prec@k-ramp:5"])
 def test_push_queries_single_list_objectives_refuse_qid(objective):
     model = rankcore.boost(objective=objective, learner="stumps", n_iter=2)

@@ -1,0 +1,47 @@
+"""The gain of each relevance grade: ``exp`` (2^grade − 1), ``linear`` or a table such as ``"0/1/3/7"``.
+
+One spelling and one validation for every place that weighs a grade by a
+gain: ``ndcg@k``'s ``gain=`` and ``lambdarank``'s ``gain=`` (LightGBM's
+``label_gain``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..spec import Kind
+
+__all__ = ["GAIN", "gain_table", "outside_table"]
+
+
+def _gain(value: Any) -> str:
+    """``"exp"``, ``"linear"``, or a table of gains per integer grade written ``"0/1/3/7"`` (or a sequence)."""
+    if isinstance(value, str) and value in ("exp", "linear"):
+        return value
+    parts = value.split("/") if isinstance(value, str) else list(value)
+    try:
+        table = [float(v) for v in parts]
+    except (TypeError, ValueError):
+        raise ValueError("not 'exp', 'linear' or gains per grade such as '0/1/3/7'") from None
+    if len(table) < 2 or not all(np.isfinite(table)) or min(table) < 0:
+        raise ValueError("a table needs at least two finite gains >= 0, one per grade 0, 1, ...")
+    return "/".join(repr(int(v)) if v.is_integer() else repr(v) for v in table)
+
+
+#: The spec kind of a gain rule; its canonical form is ``"exp"``, ``"linear"`` or the table ``"0/1/3/7"``.
+GAIN = Kind("'exp' (2^grade - 1), 'linear' (the grade) or gains per grade such as '0/1/3/7'", _gain)
+
+
+def gain_table(rule: str) -> np.ndarray | None:
+    """The gains of a canonical table rule, one per grade 0, 1, ...; None for ``exp`` and ``linear``."""
+    if rule in ("exp", "linear"):
+        return None
+    return np.array([float(v) for v in rule.split("/")])
+
+
+def outside_table(table: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The rows whose grade has no gain in ``table``: not a whole number, or beyond its last grade.  O(n)."""
+    # in floats first: a grade beyond int64 must not reach the cast
+    return np.flatnonzero((y != np.floor(y)) | (y >= table.shape[0]))
