@@ -10,7 +10,11 @@ The same number of rows is cut into queries of 100, 1,000 and 10,000 documents
   and with LightGBM's default truncation of 30 positions.
 
 And lambdarank on many queries of 2-10 rows (a search log), the compiled pass
-against the same sums one query at a time in NumPy.
+against the same sums one query at a time in NumPy; the per-query push with the
+hinge and logistic losses on such queries, its small levels summed in one
+compiled call against the loss's sums asked level by level; and, at the
+threshold of pairs up to which a level takes the one call, both forms on levels
+of that size (the one call should not be the slower).
 
 With a fixed number of rows a linear method costs the same at every query
 length, a quadratic one ten times more per tenfold longer queries.
@@ -27,6 +31,7 @@ import numpy as np
 import pytest
 
 from rankcore.metrics._queries import check_qid
+from rankcore.objectives import _query_pairs
 from rankcore.objectives._lambdarank import LambdaRank
 from rankcore.objectives._query_push import QueryPush
 
@@ -151,3 +156,64 @@ def test_lambdarank_on_many_short_queries(benchmark):
                                 speedup_vs_per_query_numpy=numpy_seconds / seconds)
     SUMMARY.append(f"lambdarank, {sizes.shape[0]} queries of 2-10 rows: compiled {seconds * 1e3:7.2f} ms | one query "
                    f"at a time in NumPy {numpy_seconds * 1e3:8.1f} ms ({numpy_seconds / seconds:6.1f}x)")
+
+
+def _with_threshold(max_pairs, func, *args):
+    """``func(*args)`` with levels of at most ``max_pairs`` pairs summed in one call (-1: every level apart)."""
+    old = _query_pairs.SMALL_LEVEL_PAIRS
+    _query_pairs.SMALL_LEVEL_PAIRS = max_pairs
+    try:
+        return func(*args)
+    finally:
+        _query_pairs.SMALL_LEVEL_PAIRS = old
+
+
+def _push_forms(loss, y, qid, f):
+    """The bound push's evaluation (with curvature where the loss has one), and its one-call and per-level forms."""
+    bound = QueryPush(loss, "pow:4", gain_weighted=True).bind(y, check_qid(qid, qid.shape[0]))
+    evaluate = bound.value_gradient_hessian if bound.has_hessian else bound.value_and_gradient
+    one_call = _with_threshold(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f)
+    per_level = _with_threshold(-1, evaluate, f)
+    for a, b in zip(one_call, per_level):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)
+    return evaluate
+
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_query_push_on_many_short_queries(benchmark, loss):
+    """2,000 queries of 2-10 rows: every level below a top in one compiled call, against one loss call per level."""
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(2, 11, 2_000)
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+    y = rng.integers(0, 5, qid.shape[0]).astype(np.float64)
+    f = rng.normal(size=qid.shape[0]) + 0.3 * y
+    evaluate = _push_forms(loss, y, qid, f)
+    benchmark.pedantic(_with_threshold, args=(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f), rounds=5, iterations=1)
+    seconds = benchmark.stats.stats.min
+    per_level = _seconds(_with_threshold, -1, evaluate, f, rounds=3)
+    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
+                                per_level_seconds=per_level, speedup_vs_per_level=per_level / seconds)
+    SUMMARY.append(f"push {loss:8s}, {sizes.shape[0]} queries of 2-10 rows: one call {seconds * 1e3:7.2f} ms | "
+                   f"the loss per level {per_level * 1e3:8.1f} ms ({per_level / seconds:6.1f}x)")
+
+
+@pytest.mark.parametrize("shape", [(2, 256), (8, 64), (64, 8)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_query_push_levels_at_the_threshold(benchmark, loss, shape):
+    """Queries of one level of ``below`` rows under ``above`` rows, SMALL_LEVEL_PAIRS pairs: both forms."""
+    below, above = shape
+    assert below * above == _query_pairs.SMALL_LEVEL_PAIRS
+    n_queries = 200
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(n_queries), below + above)
+    y = np.tile(np.r_[np.zeros(below), np.ones(above)], n_queries)
+    f = rng.normal(size=qid.shape[0])
+    evaluate = _push_forms(loss, y, qid, f)
+    benchmark.pedantic(_with_threshold, args=(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f), rounds=5, iterations=1)
+    seconds = benchmark.stats.stats.min
+    per_level = _seconds(_with_threshold, -1, evaluate, f, rounds=5)
+    benchmark.extra_info.update(pairs_per_level=below * above, seconds=seconds, per_level_seconds=per_level,
+                                ratio_one_call_over_per_level=seconds / per_level)
+    SUMMARY.append(f"push {loss:8s}, {n_queries} levels of {below:3d} x {above:3d} rows: one call "
+                   f"{seconds * 1e3:7.2f} ms | the loss per level {per_level * 1e3:7.2f} ms "
+                   f"(one call / per level {seconds / per_level:5.2f})")

@@ -47,7 +47,8 @@ class Loss(Component):
         parallel Cython kernel (``prange`` over negatives); when not, in a
         blocked NumPy loop over the vectorized methods above (threads over
         blocks; NumPy releases the GIL inside ufuncs).  Both are exact and
-        use O(I + K) memory plus a fixed-size block.
+        use O(I + K) memory plus a fixed-size block.  The per-query push
+        also sums its queries' small grade levels with it, all in one call.
     ``negative_sums``, ``positive_sums``, ``directional_sums``
         Override all three with a faster exact algorithm when the loss has
         structure (the built-in hinge losses use sorting and prefix sums).

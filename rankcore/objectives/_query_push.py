@@ -24,9 +24,17 @@ form a *level*.  Three forms:
   scores spread too far for its sums to stay
   normal doubles (``_linear_spread_limit``), or a sum over the queries that
   overflows, sends the call to the log-space form, which is exact at any scale.
-* any other loss: for each query and each level below its top, the loss's own
+* any other loss: for each query and each level below its top, the loss's
   pairwise sums between that level's rows and the (contiguous) rows above it --
-  exact, O(n_q) memory, the cost of the loss's sums.
+  exact, O(n_q) memory.  A level of at most ``_query_pairs.SMALL_LEVEL_PAIRS``
+  pairs (|level| · |rows above|) is summed with every other such level in one
+  compiled call (``_query_pair_kernels``, the loss's ``pairwise_kernel()``
+  evaluator, threads over queries): O(Σ |level| · |rows above|) pair
+  evaluations and no Python per level, so many short queries cost about what
+  their pairs cost.  A larger level, and every level of a loss without a
+  compiled evaluator, asks the loss for its sums (O(n_q log n_q) per level for
+  the hinge losses, O(|level| · |rows above|) for the logistic), a few Python
+  calls per level.
 
 Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
 ``_push.py``), clipped below at ``HESSIAN_FLOOR``.
@@ -49,7 +57,10 @@ from .._vector import dot as _dot
 from ..metrics import Queries
 from ..validation import check_flag
 from ._base import BoundObjective, LinePoint, clip_hessian
+from . import _query_pairs
 from ._query_kernels import LinearStatus, exp_linear_push, running_lse
+from ._query_pair_kernels import negative_sums as small_negative_sums
+from ._query_pair_kernels import positive_sums as small_positive_sums
 
 __all__ = ["QueryPush", "BoundQueryPush"]
 
@@ -317,6 +328,7 @@ class BoundQueryPush(BoundObjective):
             raise ValueError("y, qid: the per-query push needs a query with two grades of positive weight, "
                              f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
         self.rate = self.loss.exponential_rate
+        self._routes = None                   # the pairwise form's split of the levels, formed at its first call
         self._log_g1 = self._linear_kernel_log_g1()
         if self._log_g1 is not None:
             self._level_edges = np.append(self.level_starts, n).astype(np.int64)
@@ -627,21 +639,36 @@ class BoundQueryPush(BoundObjective):
         g = self.grades[self.level_starts[level_index]]
         return w * np.exp2(g) * np.expm1((self.grades[start:stop] - g) * _LN2)
 
-    def _pairwise(self, f: np.ndarray, order: int):
-        loss, price = self.loss, self.price
-        levels = np.flatnonzero(~self.top_level)
-        tops = self.bounds[np.searchsorted(self.bounds, levels, side="right")] - 1     # each query's top level
-        log_l = np.full(f.shape[0], -np.inf)
-        D = np.zeros(f.shape[0])
+    def _level_routes(self):
+        """Which levels the one-call kernel sums (``_query_pairs``), formed again when its threshold changes."""
+        max_pairs = _query_pairs.SMALL_LEVEL_PAIRS if self.loss.pairwise_kernel() is not None else -1
+        routes = self._routes
+        if routes is None or routes.max_pairs != max_pairs:
+            routes = self._routes = _query_pairs.LevelRoutes(self.level_starts, self.level_ends, self.bounds,
+                                                             self.top_level, self.level, max_pairs)
+        return routes
+
+    def _pairwise_sums(self, f: np.ndarray, routes):
+        """(L, D) of every row (0 on top levels) and the large levels' blocks for their positives' sums."""
+        n = f.shape[0]
+        L, D = np.zeros(n), np.zeros(n)
+        if routes.n_small:
+            small_negative_sums(self.loss.pairwise_kernel(), f, self.weight, self.grades, self.gain_weighted,
+                                routes.starts, routes.ends, routes.stops, routes.groups, L, D, self.n_threads)
         blocks = []
-        for lv, top in zip(levels.tolist(), tops.tolist()):
-            lo, hi, stop = self.level_starts[lv], self.level_ends[lv], self.level_ends[top]
+        for lv, lo, hi, stop in routes.large:
             w_pos = np.ascontiguousarray(self._pair_weights(lv, hi, stop))
             f_pos = np.ascontiguousarray(f[hi:stop])
             f_neg = np.ascontiguousarray(f[lo:hi])
-            L, D[lo:hi] = loss.negative_sums(f_pos, w_pos, f_neg)
-            log_l[lo:hi] = _log(np.maximum(L, 0.0))
+            L[lo:hi], D[lo:hi] = self.loss.negative_sums(f_pos, w_pos, f_neg)
             blocks.append((lo, hi, stop, f_pos, w_pos, f_neg))
+        return L, D, blocks
+
+    def _pairwise(self, f: np.ndarray, order: int):
+        price = self.price
+        routes = self._level_routes()
+        L, D, blocks = self._pairwise_sums(f, routes)
+        log_l = _log(np.maximum(L, 0.0))
         live = self.below_top & (self.weight > 0) & (log_l > -np.inf)
         terms = np.full(f.shape[0], -np.inf)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -664,7 +691,48 @@ class BoundQueryPush(BoundObjective):
             # what the loss can tell apart; report the objective at its floor (a zero gradient).
             return value, grad, hess
         grad -= c * D
-        zeros = np.zeros(f.shape[0])
+        scales = (c, c2, log_c2, shift, shift2)
+        if routes.n_small:
+            self._small_level_positives(f, routes, order, D, scales, grad, hess)
+        self._large_level_positives(blocks, order, D, scales, grad, hess)
+        if shift:
+            grad *= math.exp(shift)
+        if order == 2 and shift == shift2 and shift:
+            hess = _scaled_up(hess, shift)
+        return value, grad, hess
+
+    def _small_level_positives(self, f, routes, order, D, scales, grad, hess) -> None:
+        """Adds the small levels' positives' sums (and curvature) to grad and hess, by the one-call kernel."""
+        c, c2, log_c2, shift, shift2 = scales
+        kernel = self.loss.pairwise_kernel()
+        n = f.shape[0]
+        E, P, N = np.zeros(n), np.zeros(n if order == 2 else 0), np.zeros(n if order == 2 else 0)
+        args = (kernel, f, self.weight, self.grades, self.gain_weighted, routes.starts, routes.ends, routes.stops,
+                routes.groups)
+        zeros = np.zeros(n if order == 2 and shift != shift2 else 0)
+        small_positive_sums(*args, c, c2 if shift == shift2 else zeros, order, E, P, N, self.n_threads)
+        grad += E
+        if order < 2:
+            return
+        rows = routes.rows
+        if shift == shift2:
+            hess += P
+            hess[rows] += c2[rows] * D[rows] ** 2 + c[rows] * N[rows]
+            return
+        # Different scales: the g′ and g″ parts of the curvature apart, each rescaled in logs.
+        hess += _scaled_up(P, shift)
+        hess[rows] += _scaled_up(c[rows] * N[rows], shift)
+        P2 = np.zeros(n)
+        small_positive_sums(*args, zeros, c2, order, np.zeros(n), P2, N, self.n_threads)
+        hess += _scaled_up(P2, shift2)
+        with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
+            hess[rows] += np.exp(log_c2[rows] + 2.0 * np.log(np.abs(D[rows])))
+
+    def _large_level_positives(self, blocks, order, D, scales, grad, hess) -> None:
+        """Adds the large levels' positives' sums (and curvature) to grad and hess, by the loss's own sums."""
+        c, c2, log_c2, shift, shift2 = scales
+        loss = self.loss
+        zeros = np.zeros(grad.shape[0])
         for lo, hi, stop, f_pos, w_pos, f_neg in blocks:
             c_neg = np.ascontiguousarray(c[lo:hi])
             grad[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c_neg)
@@ -684,8 +752,3 @@ class BoundQueryPush(BoundObjective):
             hess[hi:stop] += _scaled_up(w_pos * P, shift2)
             with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
                 hess[lo:hi] += np.exp(log_c2[lo:hi] + 2.0 * np.log(np.abs(D[lo:hi])))
-        if shift:
-            grad *= math.exp(shift)
-        if order == 2 and shift == shift2 and shift:
-            hess = _scaled_up(hess, shift)
-        return value, grad, hess

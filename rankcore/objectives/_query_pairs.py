@@ -1,0 +1,77 @@
+"""Which levels of the per-query push's pairwise form are summed in one compiled call, and which level by level.
+
+With a loss other than ℓ(z) = e^{−rz}, each level below its query's top needs the loss's sums between
+its rows and the rows above it (``_query_push.BoundQueryPush._pairwise``).  A level of few pairs goes
+to ``_query_pair_kernels`` with every other such level, one call for all; a level of many pairs keeps
+the loss's own sums, which may beat visiting its pairs (the hinge losses sort: O(n log n)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SMALL_LEVEL_PAIRS", "LevelRoutes"]
+
+#: The most pairs (|level| · |rows above it|) of a level summed by the one-call kernel.  Asking the loss for
+#: one level's sums costs 20-50 µs of Python calls whatever the level's size; the kernel spends about 7 ns a
+#: pair (hinge: two passes) to 40 ns (logistic: an exp and a log1p per pair and pass), where the logistic's
+#: own factored sums spend some 2 ns.  So the logistic sets the bound: measured per level (one level of
+#: 1-128 rows below 4-4,096 rows, many such queries), its value and gradient by the kernel took 0.6-0.85 of
+#: the per-level time at 512 pairs and were even at about 768 (with curvature, 0.35-0.45 at 512); the
+#: hinge's broke even near 4,096.  At 512 every level routed here is at least as fast as on the loss's own
+#: sums, for every built-in loss (``benchmarks/bench_query_objective.py``, levels at the threshold).
+SMALL_LEVEL_PAIRS = 512
+
+
+class LevelRoutes:
+    """The levels below their query's top, split by pair count, in the forms the two paths take.
+
+    Parameters
+    ----------
+    level_starts, level_ends : ndarray of int, shape (n_levels,)
+        Each level's rows (sorted by (query, grade)).
+    bounds : ndarray of int64, shape (n_queries + 1,)
+        Query q owns the levels ``bounds[q]:bounds[q + 1]``.
+    top_level : ndarray of bool, shape (n_levels,)
+        Whether a level is its query's top (it prices nothing).
+    level : ndarray of int, shape (n_rows,)
+        Each row's level.
+    max_pairs : int
+        The most pairs of a level the one-call kernel takes (-1: none, for a loss without a compiled
+        evaluator).
+
+    Attributes
+    ----------
+    starts, ends, stops : ndarray of int64, shape (m,)
+        The small levels' first row, end row, and their query's end row.
+    groups : ndarray of int64, shape (n_groups + 1,)
+        Group g (one query's small levels) is ``starts[groups[g]:groups[g + 1]]``.
+    rows : ndarray of bool, shape (n_rows,)
+        The small levels' rows.
+    large : list of (int, int, int, int)
+        (level, first row, end row, query's end row) of every other level below a top, in order.
+    """
+
+    def __init__(self, level_starts, level_ends, bounds, top_level, level, max_pairs: int):
+        self.max_pairs = int(max_pairs)
+        levels = np.flatnonzero(~top_level)
+        query = np.searchsorted(bounds, levels, side="right") - 1
+        lo, hi = level_starts[levels], level_ends[levels]
+        stops = level_ends[bounds[query + 1] - 1]
+        small = (hi - lo) * (stops - hi) <= self.max_pairs
+        self.starts = np.ascontiguousarray(lo[small], dtype=np.int64)
+        self.ends = np.ascontiguousarray(hi[small], dtype=np.int64)
+        self.stops = np.ascontiguousarray(stops[small], dtype=np.int64)
+        q = query[small]
+        first = np.flatnonzero(np.append(True, q[1:] != q[:-1])) if q.size else np.zeros(0, dtype=np.int64)
+        self.groups = np.append(first, q.size).astype(np.int64)
+        small_level = np.zeros(top_level.shape[0], dtype=bool)
+        small_level[levels[small]] = True
+        self.rows = small_level[level]
+        big = ~small
+        self.large = list(zip(levels[big].tolist(), lo[big].tolist(), hi[big].tolist(), stops[big].tolist()))
+
+    @property
+    def n_small(self) -> int:
+        """How many levels the one-call kernel sums."""
+        return int(self.starts.shape[0])
