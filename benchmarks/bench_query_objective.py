@@ -14,7 +14,9 @@ against the same sums one query at a time in NumPy; the per-query push with the
 hinge and logistic losses on such queries, its small levels summed in one
 compiled call against the loss's sums asked level by level; and, at the
 threshold of pairs up to which a level takes the one call, both forms on levels
-of that size (the one call should not be the slower).
+of that size (the one call should not be the slower); and the hinge and squared
+hinge sums of the per-query push on one query of 20,000 rows with float grades
+(every row its own level), the level sweep against the loss's sums per level.
 
 With a fixed number of rows a linear method costs the same at every query
 length, a quadratic one ten times more per tenfold longer queries.
@@ -34,6 +36,7 @@ from rankcore.metrics._queries import check_qid
 from rankcore.objectives import _query_pairs
 from rankcore.objectives._lambdarank import LambdaRank
 from rankcore.objectives._query_push import QueryPush
+from rankcore.objectives._query_sweep_kernels import negative_sweep, positive_sweep
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 ROWS = 100_000 if PROFILE == "full" else 10_000
@@ -217,3 +220,57 @@ def test_query_push_levels_at_the_threshold(benchmark, loss, shape):
     SUMMARY.append(f"push {loss:8s}, {n_queries} levels of {below:3d} x {above:3d} rows: one call "
                    f"{seconds * 1e3:7.2f} ms | the loss per level {per_level * 1e3:7.2f} ms "
                    f"(one call / per level {seconds / per_level:5.2f})")
+
+
+#: Rows of the one query with float grades (every row its own level) of the hinge sums' benchmark.
+SWEEP_ROWS = 20_000
+
+
+def _level_by_level_sums(bound, f, c):
+    """L, D and w·E of the per-query push as its per-level path gathers them: the loss's sums per level."""
+    loss, n = bound.loss, f.shape[0]
+    L, D, E = np.zeros(n), np.zeros(n), np.zeros(n)
+    levels = np.flatnonzero(~bound.top_level)
+    tops = bound.bounds[np.searchsorted(bound.bounds, levels, side="right")] - 1
+    for lv, top in zip(levels.tolist(), tops.tolist()):
+        lo, hi, stop = bound.level_starts[lv], bound.level_ends[lv], bound.level_ends[top]
+        w_pos = np.ascontiguousarray(bound._pair_weights(lv, hi, stop))
+        f_pos, f_neg = np.ascontiguousarray(f[hi:stop]), np.ascontiguousarray(f[lo:hi])
+        L[lo:hi], D[lo:hi] = loss.negative_sums(f_pos, w_pos, f_neg)
+        E[hi:stop] += w_pos * loss.positive_sums(f_pos, f_neg, c[lo:hi])
+    return L, D, E
+
+
+def _swept_sums(bound, f, c, edges):
+    n = f.shape[0]
+    L, D, E = np.empty(n), np.empty(n), np.empty(n)
+    negative_sweep(bound.loss.degree, 1, bound.gain_weighted, f, bound.weight, bound.grades, edges, bound.bounds,
+                   L, D, np.empty(0))
+    positive_sweep(bound.loss.degree, 1, bound.gain_weighted, f, bound.weight, bound.grades, edges, bound.bounds,
+                   c, np.empty(0), E, np.empty(0))
+    return L, D, E * bound.weight
+
+
+@pytest.mark.parametrize("loss", ["hinge", "sqhinge"])
+def test_hinge_sums_level_sweep_against_per_level(benchmark, loss):
+    """One query, float grades: the sweep (O(n log n)) against the loss's sums per level (O(n²)), L, D and E."""
+    rng = np.random.default_rng(2)
+    y = rng.uniform(0, 4, SWEEP_ROWS)
+    f_caller = rng.normal(size=SWEEP_ROWS) + 0.3 * y
+    bound = QueryPush(loss, "pow:2").bind(y, check_qid(np.zeros(SWEEP_ROWS, dtype=np.int64), SWEEP_ROWS))
+    f = np.ascontiguousarray(f_caller[bound.order])
+    c = rng.uniform(0, 1, SWEEP_ROWS)
+    edges = np.append(bound.level_starts, SWEEP_ROWS).astype(np.int64)
+    swept = _swept_sums(bound, f, c, edges)
+    start = time.perf_counter()
+    per_level = _level_by_level_sums(bound, f, c)
+    level_seconds = time.perf_counter() - start
+    for ours, theirs in zip(swept, per_level):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9 * np.max(np.abs(theirs)))
+    benchmark.pedantic(_swept_sums, args=(bound, f, c, edges), rounds=5, iterations=1)
+    seconds = benchmark.stats.stats.min
+    benchmark.extra_info.update(rows=SWEEP_ROWS, levels=int(bound.level_starts.shape[0]), seconds=seconds,
+                                per_level_seconds=level_seconds, speedup_vs_per_level=level_seconds / seconds)
+    SUMMARY.append(f"{loss} sums (L, D, E), one query of {SWEEP_ROWS} rows, float grades: level sweep "
+                   f"{seconds * 1e3:7.2f} ms | loss's sums per level {level_seconds * 1e3:9.1f} ms "
+                   f"({level_seconds / seconds:7.1f}x)")

@@ -1,16 +1,21 @@
-"""Which levels of the per-query push's pairwise form are summed in one compiled call, and which level by level.
+"""Which levels of the per-query push's pairwise form are summed by which kernel.
 
 With a loss other than ℓ(z) = e^{−rz}, each level below its query's top needs the loss's sums between
-its rows and the rows above it (``_query_push.BoundQueryPush._pairwise``).  A level of few pairs goes
-to ``_query_pair_kernels`` with every other such level, one call for all; a level of many pairs keeps
-the loss's own sums, which may beat visiting its pairs (the hinge losses sort: O(n log n)).
+its rows and the rows above it (``_query_push.BoundQueryPush._pairwise``).  Three routes:
+
+* the hinge losses' queries of many levels for their length (float grades: a level a row) are swept
+  whole by ``_query_sweep_kernels``, O(n_q log n_q) whatever their number of levels, where level by
+  level they cost O(levels · n_q log n_q);
+* a level of few pairs goes to ``_query_pair_kernels`` with every other such level, one call for all;
+* a level of many pairs keeps the loss's own sums, which may beat visiting its pairs (the hinge
+  losses sort: O(n log n)).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SMALL_LEVEL_PAIRS", "LevelRoutes"]
+__all__ = ["SMALL_LEVEL_PAIRS", "SWEEP_MIN_ROWS", "SWEEP_MAX_LEVEL_ROWS", "LevelRoutes", "swept_queries"]
 
 #: The most pairs (|level| · |rows above it|) of a level summed by the one-call kernel.  Asking the loss for
 #: one level's sums costs 20-50 µs of Python calls whatever the level's size; the kernel spends about 7 ns a
@@ -21,6 +26,32 @@ __all__ = ["SMALL_LEVEL_PAIRS", "LevelRoutes"]
 #: hinge's broke even near 4,096.  At 512 every level routed here is at least as fast as on the loss's own
 #: sums, for every built-in loss (``benchmarks/bench_query_objective.py``, levels at the threshold).
 SMALL_LEVEL_PAIRS = 512
+
+#: The sweep's bounds (hinge and squared hinge): a query of at least SWEEP_MIN_ROWS rows whose levels hold at
+#: most SWEEP_MAX_LEVEL_ROWS rows on average.  Measured on the value and gradient (order 1, hinge) and with
+#: curvature (squared hinge), one thread: on queries of 2-10 rows the one-call kernel of small levels was
+#: 1.3 times as fast as the sweep; on queries of 100-300 rows and 5 grades the sweep was 1.9-6.2 times as fast
+#: as the other routes, even at 1,000 rows of 200 a level; on queries of 3,000-10,000 rows in a few large levels
+#: the loss's own sorted sums were 1.4-1.7 times as fast (hinge); with float grades the sweep won at 20 rows
+#: (1.3 times) and by 65-130 times at 1,000 (``benchmarks/bench_query_objective.py``).
+SWEEP_MIN_ROWS = 16
+SWEEP_MAX_LEVEL_ROWS = 128
+
+
+def swept_queries(loss, level_starts: np.ndarray, bounds: np.ndarray, n_rows: int) -> np.ndarray:
+    """The queries the sweep takes whole: int64 indices (none unless ``loss`` is exactly Hinge or SquaredHinge).
+
+    A subclass may change the loss, so only the two built-in types are swept.  O(queries).
+    """
+    from ..losses import Hinge, SquaredHinge
+
+    if type(loss) not in (Hinge, SquaredHinge):
+        return np.zeros(0, dtype=np.int64)
+    edges = np.append(level_starts, n_rows)
+    levels = np.diff(bounds)
+    rows = np.diff(edges[bounds])
+    return np.flatnonzero((levels >= 2) & (rows >= SWEEP_MIN_ROWS)
+                          & (rows <= SWEEP_MAX_LEVEL_ROWS * levels)).astype(np.int64)
 
 
 class LevelRoutes:
@@ -39,6 +70,8 @@ class LevelRoutes:
     max_pairs : int
         The most pairs of a level the one-call kernel takes (-1: none, for a loss without a compiled
         evaluator).
+    swept : ndarray of int64, optional
+        The queries the sweep takes whole (``swept_queries``): none of their levels is routed here.
 
     Attributes
     ----------
@@ -48,13 +81,23 @@ class LevelRoutes:
         Group g (one query's small levels) is ``starts[groups[g]:groups[g + 1]]``.
     rows : ndarray of bool, shape (n_rows,)
         The small levels' rows.
+    swept : ndarray of int64
+        The queries the sweep takes whole.
+    swept_rows : ndarray of bool, shape (n_rows,)
+        Their rows.
     large : list of (int, int, int, int)
         (level, first row, end row, query's end row) of every other level below a top, in order.
     """
 
-    def __init__(self, level_starts, level_ends, bounds, top_level, level, max_pairs: int):
+    def __init__(self, level_starts, level_ends, bounds, top_level, level, max_pairs: int, swept=None):
         self.max_pairs = int(max_pairs)
-        levels = np.flatnonzero(~top_level)
+        self.swept = np.zeros(0, dtype=np.int64) if swept is None else np.asarray(swept, dtype=np.int64)
+        marks = np.zeros(top_level.shape[0] + 1, dtype=np.int64)      # +1 from a swept query's first level to its end
+        np.add.at(marks, bounds[self.swept], 1)
+        np.add.at(marks, bounds[self.swept + 1], -1)
+        by_sweep = np.cumsum(marks[:-1]) > 0
+        self.swept_rows = by_sweep[level]
+        levels = np.flatnonzero(~top_level & ~by_sweep)
         query = np.searchsorted(bounds, levels, side="right") - 1
         lo, hi = level_starts[levels], level_ends[levels]
         stops = level_ends[bounds[query + 1] - 1]

@@ -34,7 +34,9 @@ form a *level*.  Three forms:
   their pairs cost.  A larger level, and every level of a loss without a
   compiled evaluator, asks the loss for its sums (O(n_q log n_q) per level for
   the hinge losses, O(|level| · |rows above|) for the logistic), a few Python
-  calls per level.
+  calls per level.  With the hinge losses, a query of many levels for its
+  length (float grades) is swept whole instead (``_query_sweep_kernels``, a
+  Fenwick tree over its scores' ranks): O(n_q log n_q) whatever its levels.
 
 Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
 ``_push.py``), clipped below at ``HESSIAN_FLOOR``.
@@ -61,6 +63,7 @@ from . import _query_pairs
 from ._query_kernels import LinearStatus, exp_linear_push, running_lse
 from ._query_pair_kernels import negative_sums as small_negative_sums
 from ._query_pair_kernels import positive_sums as small_positive_sums
+from ._query_sweep_kernels import negative_sweep, positive_sweep
 
 __all__ = ["QueryPush", "BoundQueryPush"]
 
@@ -640,18 +643,27 @@ class BoundQueryPush(BoundObjective):
         return w * np.exp2(g) * np.expm1((self.grades[start:stop] - g) * _LN2)
 
     def _level_routes(self):
-        """Which levels the one-call kernel sums (``_query_pairs``), formed again when its threshold changes."""
+        """Which route sums each level (``_query_pairs``), formed again when a route's bound changes."""
         max_pairs = _query_pairs.SMALL_LEVEL_PAIRS if self.loss.pairwise_kernel() is not None else -1
+        key = (max_pairs, _query_pairs.SWEEP_MIN_ROWS, _query_pairs.SWEEP_MAX_LEVEL_ROWS)
         routes = self._routes
-        if routes is None or routes.max_pairs != max_pairs:
+        if routes is None or routes.key != key:
+            swept = _query_pairs.swept_queries(self.loss, self.level_starts, self.bounds, self.grades.shape[0])
             routes = self._routes = _query_pairs.LevelRoutes(self.level_starts, self.level_ends, self.bounds,
-                                                             self.top_level, self.level, max_pairs)
+                                                             self.top_level, self.level, max_pairs, swept)
+            routes.key = key
+            if swept.size:
+                self._sweep_edges = np.append(self.level_starts, self.grades.shape[0]).astype(np.int64)
         return routes
 
-    def _pairwise_sums(self, f: np.ndarray, routes):
-        """(L, D) of every row (0 on top levels) and the large levels' blocks for their positives' sums."""
+    def _pairwise_sums(self, f: np.ndarray, routes, order: int):
+        """(L, D) of every row (0 on top levels), the swept rows' N, and the large levels' blocks."""
         n = f.shape[0]
         L, D = np.zeros(n), np.zeros(n)
+        N = np.zeros(n if order == 2 and routes.swept.size else 0)
+        if routes.swept.size:
+            negative_sweep(self.loss.degree, order, self.gain_weighted, f, self.weight, self.grades,
+                           self._sweep_edges, self.bounds, L, D, N, self.n_threads, queries=routes.swept)
         if routes.n_small:
             small_negative_sums(self.loss.pairwise_kernel(), f, self.weight, self.grades, self.gain_weighted,
                                 routes.starts, routes.ends, routes.stops, routes.groups, L, D, self.n_threads)
@@ -662,12 +674,12 @@ class BoundQueryPush(BoundObjective):
             f_neg = np.ascontiguousarray(f[lo:hi])
             L[lo:hi], D[lo:hi] = self.loss.negative_sums(f_pos, w_pos, f_neg)
             blocks.append((lo, hi, stop, f_pos, w_pos, f_neg))
-        return L, D, blocks
+        return L, D, N, blocks
 
     def _pairwise(self, f: np.ndarray, order: int):
         price = self.price
         routes = self._level_routes()
-        L, D, blocks = self._pairwise_sums(f, routes)
+        L, D, N, blocks = self._pairwise_sums(f, routes, order)
         log_l = _log(np.maximum(L, 0.0))
         live = self.below_top & (self.weight > 0) & (log_l > -np.inf)
         terms = np.full(f.shape[0], -np.inf)
@@ -694,6 +706,8 @@ class BoundQueryPush(BoundObjective):
         scales = (c, c2, log_c2, shift, shift2)
         if routes.n_small:
             self._small_level_positives(f, routes, order, D, scales, grad, hess)
+        if routes.swept.size:
+            self._swept_positives(f, routes, order, D, N, scales, grad, hess)
         self._large_level_positives(blocks, order, D, scales, grad, hess)
         if shift:
             grad *= math.exp(shift)
@@ -725,6 +739,33 @@ class BoundQueryPush(BoundObjective):
         P2 = np.zeros(n)
         small_positive_sums(*args, zeros, c2, order, np.zeros(n), P2, N, self.n_threads)
         hess += _scaled_up(P2, shift2)
+        with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
+            hess[rows] += np.exp(log_c2[rows] + 2.0 * np.log(np.abs(D[rows])))
+
+    def _swept_positives(self, f, routes, order, D, N, scales, grad, hess) -> None:
+        """Adds the swept queries' positives' sums (and curvature) to grad and hess (``_query_sweep_kernels``)."""
+        c, c2, log_c2, shift, shift2 = scales
+        n = f.shape[0]
+        E, P = np.zeros(n), np.zeros(n if order == 2 else 0)
+        args = (self.loss.degree, order, self.gain_weighted, f, self.weight, self.grades, self._sweep_edges,
+                self.bounds)
+        rows = routes.swept_rows
+        if order < 2 or shift == shift2:
+            positive_sweep(*args, c, c2 if order == 2 else np.zeros(0), E, P, self.n_threads, queries=routes.swept)
+            grad += self.weight * E
+            if order == 2:
+                hess += self.weight * P
+                hess[rows] += c2[rows] * D[rows] ** 2 + c[rows] * N[rows]
+            return
+        # Different scales: the g′ and g″ parts of the curvature apart, each rescaled in logs.
+        zeros = np.zeros(n)
+        positive_sweep(*args, c, zeros, E, P, self.n_threads, queries=routes.swept)
+        grad += self.weight * E
+        hess += _scaled_up(self.weight * P, shift)
+        hess[rows] += _scaled_up(c[rows] * N[rows], shift)
+        P2 = np.zeros(n)
+        positive_sweep(*args, zeros, c2, np.zeros(n), P2, self.n_threads, queries=routes.swept)
+        hess += _scaled_up(self.weight * P2, shift2)
         with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
             hess[rows] += np.exp(log_c2[rows] + 2.0 * np.log(np.abs(D[rows])))
 

@@ -200,6 +200,7 @@ def _evaluate(loss, price, y, qid, f, w, gain_weighted, n_threads=1):
 @pytest.mark.parametrize("price", ["identity", "pow:3", "exp:0.5"])
 @pytest.mark.parametrize("loss", NON_EXP)
 def test_both_routes_match_the_exact_reference(monkeypatch, loss, price, gain_weighted):
+    monkeypatch.setattr(_query_pairs, "SWEEP_MIN_ROWS", 10**9)     # the hinge losses' sweep: its own tests
     for seed, float_grades in ((0, False), (1, True)):
         y, qid, f, w = _mixed_data(seed, float_grades)
         monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", 60)
@@ -244,15 +245,18 @@ def test_subnormal_objective_scales_both_routes_alike(monkeypatch, gain_weighted
     w = np.array([1.0, 1e-309, 1e-309, 1e-309])
     bound = QueryPush("sqhinge", "pow:64", gain_weighted=gain_weighted).bind(y, check_qid(np.ones(4), 4), w)
     out = {}
-    for threshold in (-1, 512):
+    for threshold, sweep_from in ((-1, 10**9), (512, 10**9), (512, 2)):
         monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", threshold)
-        out[threshold] = bound.value_gradient_hessian(f)
-        assert (bound._routes.n_small > 0) == (threshold > 0)
-    J, grad, hess = out[512]
+        monkeypatch.setattr(_query_pairs, "SWEEP_MIN_ROWS", sweep_from)
+        out[threshold, sweep_from] = bound.value_gradient_hessian(f)
+        assert (bound._routes.n_small > 0) == (threshold > 0 and sweep_from > 4)
+        assert (bound._routes.swept.size > 0) == (sweep_from <= 4)
+    J, grad, hess = out[512, 10**9]
     assert math.isfinite(J) and np.isfinite(grad).all() and np.isfinite(hess).all()
     assert np.abs(grad).max() > 1.0 and hess.max() > 1e3                # far from the floor: the scaled parts count
-    for a, b in zip(out[512], out[-1]):
-        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for other in (out[-1, 10**9], out[512, 2]):
+        for a, b in zip(out[512, 10**9], other):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
 class _PythonLogistic(Loss):
@@ -303,6 +307,7 @@ def test_hypothesis_routes_match_reference(data):
     loss = data.draw(st.sampled_from(NON_EXP))
     price = data.draw(st.sampled_from(["identity", "pow:2"]))
     threshold = data.draw(st.sampled_from([-1, 0, 2, 6, 512]))
+    sweep_from = data.draw(st.sampled_from([2, 16, 10**9]))
     obj = QueryPush(loss, price, gain_weighted=gain_weighted)
     R, dR, d2R = query_push_reference(y, qid, f, w, obj.loss, obj.price, gain_weighted)
     try:
@@ -310,13 +315,13 @@ def test_hypothesis_routes_match_reference(data):
     except ValueError:
         assert R == 0                          # no query with two grades of positive weight: no pair
         return
-    old = _query_pairs.SMALL_LEVEL_PAIRS
-    _query_pairs.SMALL_LEVEL_PAIRS = threshold
+    old = _query_pairs.SMALL_LEVEL_PAIRS, _query_pairs.SWEEP_MIN_ROWS
+    _query_pairs.SMALL_LEVEL_PAIRS, _query_pairs.SWEEP_MIN_ROWS = threshold, sweep_from
     try:
         J, grad = bound.value_and_gradient(f)
         hess = bound.value_gradient_hessian(f)[2] if bound.has_hessian else None
     finally:
-        _query_pairs.SMALL_LEVEL_PAIRS = old
+        _query_pairs.SMALL_LEVEL_PAIRS, _query_pairs.SWEEP_MIN_ROWS = old
     if R == 0:
         assert J == -math.inf
         return
