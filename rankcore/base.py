@@ -254,14 +254,17 @@ def require_score_queries(qid: Any, estimator: Any, group: Any = None) -> None:
 
 
 def check_eval_set(eval_set: Any, classes: np.ndarray, n_features: int, *, accept_sparse: bool = False,
-                   feature_names: Any = None):
-    """``fit(..., eval_set=(X_val, y_val))`` of a two-class estimator: the matrix and 0/1 labels.
+                   feature_names: Any = None, owner: str = "this estimator"):
+    """``fit(..., eval_set=(X_val, y_val))`` of a two-class estimator that validates on one set: the matrix and
+    0/1 labels.
 
     The labels must be among the training ``classes`` (``classes[1]`` relevant); a frame's columns must be the
-    fit's ``feature_names`` in order.
+    fit's ``feature_names`` in order.  A list of one pair is that pair; a list of several is refused, naming
+    ``owner`` (:func:`rankcore.validation.single_eval_set`).
     """
-    from .validation import check_eval_columns, check_matrix
+    from .validation import check_eval_columns, check_matrix, single_eval_set
 
+    eval_set = single_eval_set(eval_set, owner=owner)
     if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
         raise ValueError("eval_set: expected a pair (X_val, y_val)")
     check_eval_columns(eval_set[0], feature_names)

@@ -814,14 +814,16 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
                     f"got {items[:5]!r}")
 
 
-def single_eval_set(eval_set: Any) -> Any:
-    """``eval_set`` as one validation set.
+def single_eval_set(eval_set: Any, *, owner: str = "this estimator") -> Any:
+    """``eval_set`` of an estimator that validates on one set (ExactBoost, the precision@k linear estimators).
 
     Parameters
     ----------
     eval_set : Any
-        A pair ``(X_val, y_val)`` or triple ``(X_val, y_val, qid_val)``, or a
-        list holding such tuples (LightGBM's and XGBoost's form).
+        A pair ``(X_val, y_val)``, or a list holding such tuples
+        (LightGBM's and XGBoost's form).
+    owner : str
+        The estimator, named in the error.
 
     Returns
     -------
@@ -833,11 +835,13 @@ def single_eval_set(eval_set: Any) -> Any:
     Raises
     ------
     ValueError
-        For a list of several tuples: early stopping watches one set.
+        For a list of several tuples, naming ``owner``: the push estimators
+        (``rankcore.boost``) score several sets, these score one.
     """
-    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) and len(e) in (2, 3) for e in eval_set):
+    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) for e in eval_set):
         if len(eval_set) > 1:
-            raise ValueError(f"eval_set: expected one validation set, got a list of {len(eval_set)}; pass one pair "
-                             "(X_val, y_val), or one triple (X_val, y_val, qid_val) when fitting with qid")
+            raise ValueError(f"eval_set: {owner} takes one validation set, got a list of {len(eval_set)}; pass one "
+                             "pair (X_val, y_val) (the boosting estimators -- rankcore.boost, PushBoost and the "
+                             "Dask ones -- take several)")
         return eval_set[0]
     return eval_set

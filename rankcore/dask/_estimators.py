@@ -27,10 +27,10 @@ from ..base import Fitted, refuse_score_weights, require_score_queries
 from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed, plan_validation,
-                    resolve_early_stopping)
+                    Validation, check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed,
+                    plan_validation, read_eval_sets, resolve_early_stopping)
 from ..spec import Kind, Parameter
-from ..validation import check_finite_scores, check_learner_matrix, check_matrix, single_eval_set
+from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
@@ -103,11 +103,8 @@ class _FitSession:
     backend: Any
     setup: Any = None
     stop_early: bool = False
-    X_val: Any = None
-    y_val: Any = None
-    w_val: Any = None
+    validation: Any = None          # a rankcore.push.Validation: the eval_set's sets, or the hold-out
     fallback: str = ""
-    q_val: Any = None
 
     def close(self) -> None:
         self.shards.close()
@@ -120,7 +117,8 @@ class _DaskBoost(ClientParameter):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, eval_names=None,
+            callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -141,10 +139,14 @@ class _DaskBoost(ClientParameter):
             row moves at most once).
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
-        eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
+        eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data, scored on the client after each iteration (a
-            Dask collection is computed to the client: keep it small).  A
-            list holding one such tuple is read as that tuple, as in memory.
+            Dask collection is computed to the client: keep it small -- the
+            training data given as a set too).  A list of sets is scored and
+            watched as in memory: every set in ``evals_result_``, early
+            stopping on the last one that is not the training data itself.
+        eval_names : list of str, optional
+            The sets' names in ``evals_result_``, as in memory.
         callbacks : callable or list of callables, optional
             As in the in-memory ``fit``: each is called on the client after
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
@@ -156,7 +158,7 @@ class _DaskBoost(ClientParameter):
         self
         """
         user_callbacks = check_callbacks(callbacks)
-        eval_set = single_eval_set(eval_set)
+        eval_set = read_eval_sets(eval_set, eval_names, X=X, y=y)
         setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal)
@@ -169,14 +171,12 @@ class _DaskBoost(ClientParameter):
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
-                                                         session.X_val, session.y_val, session.w_val,
-                                                         user_callbacks, stop_early=session.stop_early,
-                                                         q_val=session.q_val,
-                                                         val_name="y" if eval_set is None else "eval_set y")
+                                                         session.validation, user_callbacks,
+                                                         stop_early=session.stop_early)
         finally:
             session.close()
         self._set_fitted(session.setup, session.classes, result, records, history, best,
-                         monitor=session.X_val is not None)
+                         monitor=session.validation is not None, validation=session.validation)
         if session.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         self.fit_info_ = {
@@ -207,7 +207,8 @@ class _DaskBoost(ClientParameter):
                   if key not in ("client", "placement")}
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
-        kwargs = {} if eval_set is None else {"eval_set": tuple(_local_copy(v) for v in eval_set)}
+        # the sets as read on the client (the training data recognized by the objects given to fit)
+        kwargs = {} if eval_set is None else {"eval_set": eval_set.map(_local_copy)}
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, fit_kwargs=kwargs)
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
@@ -296,6 +297,7 @@ class _DaskBoost(ClientParameter):
         Everything of a distributed fit before the boosting iterations (the
         benchmarks time the iterations of a started session on their own).
         """
+        eval_set = read_eval_sets(eval_set, X=X, y=y)
         setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
         if refusal is not None:             # a session is distributed whatever the placement
             raise refusal
@@ -347,15 +349,14 @@ class _DaskBoost(ClientParameter):
         if auto_on:
             setup = setup.for_large_data()
             learner = setup.learner
-        X_val = y_val = w_val = q_val = None
-        if eval_set is not None and within_queries:
-            X_val, y_val, q_val = self._check_query_eval_set(tuple(_local_copy(v) for v in eval_set), setup)
-        elif eval_set is not None:
-            X_val, y_val = self._check_eval_set(tuple(_local_copy(v) for v in eval_set), objective, classes,
-                                                learner)
+        validation = None
+        if eval_set is not None:
+            validation = self._check_eval_sets(eval_set.map(_local_copy), setup, classes,
+                                               within_queries=within_queries)
         elif holdout is not None:
-            data, summary, (X_val, y_val, w_val) = self._hold_out(client, data, holdout, objective, task, learner,
-                                                                  self._sample_request(learner, seed))
+            data, summary, held_out = self._hold_out(client, data, holdout, objective, task, learner,
+                                                     self._sample_request(learner, seed))
+            validation = Validation.held_out(*held_out)
 
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
@@ -368,9 +369,9 @@ class _DaskBoost(ClientParameter):
         except BaseException:
             shards.close()                # a refused combination: the actors and their settings end here
             raise
-        stop_early = X_val is not None and (setup.params.early_stopping is True or auto_on)
+        stop_early = validation is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
-                           setup, stop_early, X_val, y_val, w_val, stopping.fallback, q_val)
+                           setup, stop_early, validation, stopping.fallback)
 
     def _sample_request(self, learner, seed):
         """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""

@@ -27,7 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import refuse_queries
 from ..exactboost import ExactBoost, RunResult, fit_runs
 from ..spec import Parameter
-from ..validation import check_matrix
+from ..validation import check_matrix, single_eval_set
 from ._client import ClientParameter
 from ._estimators import CLIENT
 from ._inputs import fitted_dask_matrix, get_client, is_dask_collection
@@ -79,7 +79,7 @@ class DaskExactBoost(ClientParameter, ExactBoost):
         self._fit_client = get_client(self.client)
         try:
             if eval_set is not None:
-                eval_set = tuple(_local(v) for v in eval_set)
+                eval_set = tuple(_local(v) for v in single_eval_set(eval_set, owner=type(self).__name__))
             return super().fit(_local(X), _local(y), eval_set=eval_set, callbacks=callbacks)
         finally:
             del self._fit_client

@@ -276,7 +276,8 @@ class ExactBoost(Ranker):
             naming it; ``rankcore.boost`` fits within queries).
         eval_set : tuple (X_val, y_val), optional
             Validation data: the metric of the model truncated after each
-            round is recorded in ``validation_scores_``.
+            round is recorded in ``validation_scores_``.  One set: a list of
+            one pair is that pair, a list of several is refused.
         callbacks : callable or list of callables, optional
             Each is called once per round (after the runs, see the Notes)
             with an :class:`~rankcore.base.IterationInfo`: the round, the
@@ -304,7 +305,8 @@ class ExactBoost(Ranker):
         setup.metric(y01, np.zeros(y01.shape[0]))
         names = getattr(self, "feature_names_in_", None)
         validation = (None if eval_set is None
-                      else check_eval_set(eval_set, classes, X_arr.shape[1], feature_names=names))
+                      else check_eval_set(eval_set, classes, X_arr.shape[1], feature_names=names,
+                                          owner=type(self).__name__))
         if validation is not None:
             try:               # the metric's own checks on the validation labels too, before any run is fitted
                 setup.metric(validation[1], np.zeros(validation[1].shape[0]))

@@ -363,7 +363,8 @@ class _LinearAtK(Ranker):
             naming it; ``rankcore.boost`` fits within queries).
         eval_set : tuple (X_val, y_val), optional
             Validation data: its prec@k (``score``) after each epoch is
-            recorded in ``validation_scores_``.
+            recorded in ``validation_scores_``.  One set: a list of one pair
+            is that pair, a list of several is refused.
         callbacks : callable or list of callables, optional
             Each is called after every epoch with an
             :class:`~rankcore.base.IterationInfo` (epoch, mean batch
@@ -386,7 +387,8 @@ class _LinearAtK(Ranker):
         validation = None
         if eval_set is not None:
             X_val, y_val = check_eval_set(eval_set, classes, X.shape[1], accept_sparse=True,
-                                          feature_names=getattr(self, "feature_names_in_", None))
+                                          feature_names=getattr(self, "feature_names_in_", None),
+                                          owner=type(self).__name__)
             validation = self._canonical(X_val), y_val
             try:                                # k on the validation rows too, before any epoch
                 prec_at_k(y_val, np.zeros(y_val.shape[0]), self.k)

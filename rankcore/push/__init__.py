@@ -17,13 +17,15 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
 ``scoring`` is None), and the rule of early stopping (:func:`resolve_early_stopping`,
 its :class:`EarlyStopping`, the hold-out of :func:`plan_validation`, the
-stop reason ``NO_VALIDATION``); their declared parameters are the classes'
-``parameters``.
+stop reason ``NO_VALIDATION``), ``fit``'s validation sets (:func:`read_eval_sets`
+reads ``eval_set`` and ``eval_names``; a :class:`Validation` holds the sets a run
+scores); their declared parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
+from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._queries import check_grades, check_some_query_ranks
@@ -39,4 +41,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
-           "QUERY_METRIC", "within_largest_query"]
+           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets"]

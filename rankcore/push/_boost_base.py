@@ -38,11 +38,11 @@ from ..validation import (
     check_same_length,
     effective_n_threads,
     int_seed,
-    single_eval_set,
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
+from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
@@ -269,7 +269,8 @@ class _BaseBoost(Ranker):
     __metadata_request__score = {"qid": True}
 
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, eval_names=None,
+            callbacks=None):
         """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -295,12 +296,19 @@ class _BaseBoost(Ranker):
             says otherwise; :meth:`score` then needs ``qid``).
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
-        eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, optional
-            Validation data scored by ``scoring`` after every iteration
-            (``validation_scores_``); when early stopping is on (``True``, or
-            ``"auto"`` on more than 10,000 training rows) it replaces the
-            internal split.  A list holding one such tuple (LightGBM's and
-            XGBoost's ``[(X_val, y_val)]``) is read as that tuple.
+        eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
+            Validation data scored by ``scoring`` after every iteration; when
+            early stopping is on (``True``, or ``"auto"`` on more than 10,000
+            training rows) it replaces the internal split.  A list of sets
+            (LightGBM's and XGBoost's ``[(X_train, y_train), (X_val, y_val)]``;
+            within queries one triple per set) scores every set
+            (``evals_result_``) and watches the last one -- early stopping,
+            ``validation_scores_`` and ``best_iteration_`` are its --, skipping
+            a set that is the training data itself (the same ``X`` and ``y``
+            objects) unless every set is.
+        eval_names : list of str, optional
+            The sets' names in ``evals_result_``, one per set of ``eval_set``
+            (LightGBM's); default ``"validation_0"``, ``"validation_1"``, ...
         callbacks : callable or list of callables, optional
             Each is called after every iteration with an
             :class:`~rankcore.base.IterationInfo` (iteration, objective,
@@ -314,10 +322,13 @@ class _BaseBoost(Ranker):
         -------
         self
         """
-        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=eval_set, callbacks=callbacks)
+        evals = read_eval_sets(eval_set, eval_names, X=X, y=y)
+        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=evals, callbacks=callbacks)
 
-    def _fit_rows(self, arrays: list, *, qid=None, group=None, eval_set=None, callbacks=None):
+    def _fit_rows(self, arrays: list, *, qid=None, group=None, eval_set: EvalSets | None = None, callbacks=None):
         """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
+
+        ``eval_set``: the validation sets as :func:`~rankcore.push._eval_sets.read_eval_sets` read them.
 
         Once the rows are encoded the fit reads only their codes (a quarter
         of float32 X), so it lets go of X there: a caller that keeps no
@@ -373,18 +384,15 @@ class _BaseBoost(Ranker):
             del X, X_arr                          # the hold-out's fit takes X from the list (and lets go of it)
             self._fit_on_holdout(setup, data)
             return self
-        X_val = y_val = q_val = None
-        if eval_set is not None and queries is not None:
-            X_val, y_val, q_val = self._check_query_eval_set(eval_set, setup)
-        elif eval_set is not None:
-            X_val, y_val = self._check_eval_set(eval_set, objective, classes, learner)
+        validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
+                                                                         within_queries=queries is not None)
         check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
-        result, records, history, best = self._boost(backend, layout, setup, X_val, y_val, None, user_callbacks,
-                                                     stop_early=stopping.mode == "eval_set", q_val=q_val,
-                                                     val_name="eval_set y")
-        self._set_fitted(setup, classes, result, records, history, best, monitor=X_val is not None)
+        result, records, history, best = self._boost(backend, layout, setup, validation, user_callbacks,
+                                                     stop_early=stopping.mode == "eval_set")
+        self._set_fitted(setup, classes, result, records, history, best, monitor=validation is not None,
+                         validation=validation)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         return self
@@ -458,8 +466,8 @@ class _BaseBoost(Ranker):
         del X
         layout, backend = fit_on(X_tr, y[tr], w_tr, None)
         del X_tr
-        result, records, history, best = self._boost(backend, layout, setup, X_va, y[va], w_va, user_callbacks,
-                                                     stop_early=True)
+        result, records, history, best = self._boost(backend, layout, setup, Validation.held_out(X_va, y[va], w_va),
+                                                     user_callbacks, stop_early=True)
         self._set_fitted(setup, classes, result, records, history, best, monitor=True)
 
     def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
@@ -491,8 +499,9 @@ class _BaseBoost(Ranker):
                                  "the rows left beside the hold-out" if plan.kind == "holdout"
                                  else f"the training rows of fold {k + 1} of {len(plan.folds)}")
             layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
-            result, _, history, best = self._boost(backend, layout, setup, X[va], y[va], w_va,
-                                                   stop_early=plan.kind == "holdout", silent=True, q_val=q_va)
+            held_out = Validation.held_out(X[va], y[va], w_va, q_va)
+            result, _, history, best = self._boost(backend, layout, setup, held_out, stop_early=plan.kind == "holdout",
+                                                   silent=True)
             curve = np.array([best["start"]] + history, dtype=np.float64)
             # a fit that converged early keeps its last scores for the remaining iterations
             curve = np.concatenate([curve, np.full(n_iter + 1 - curve.shape[0], curve[-1])])
@@ -510,8 +519,8 @@ class _BaseBoost(Ranker):
             stop_reason = "early_stopping"
         layout, backend = fit_on(X, y, w, queries)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
-        result, records, _, _ = self._boost(backend, layout, setup, None, None, None, user_callbacks,
-                                            n_iter=best_n, stop_early=False)
+        result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
+                                            stop_early=False)
         best = {"iteration": best_n}
         if len(records) < best_n:
             # the refit ended first (a callback, convergence, no split): its reason and length are the model's
@@ -523,45 +532,40 @@ class _BaseBoost(Ranker):
                           why=f"early stopping chose 0 iterations: no iteration improved the held-out "
                               f"{scoring.name} ({plan.kind})")
 
-    def _boost(self, backend, layout, setup, X_val, y_val, w_val=None, user_callbacks=(), *, n_iter=None,
-               stop_early=False, silent=False, q_val=None, val_name="y"):
+    def _boost(self, backend, layout, setup, validation: Validation | None = None, user_callbacks=(), *,
+               n_iter=None, stop_early=False, silent=False):
         """Run the driver with validation monitoring, progress, user callbacks and early stopping.
 
         Shared by every backend (in memory, Dask).  Returns ``(result, records
-        kept, validation history, best)``: with ``stop_early`` the fit stops
-        after the patience and the records are cut back to the best iteration
-        -- of tied best validation scores the later one, so that a metric that
-        saturates (AUC 1 on a small validation set) does not stop the fit at
-        its first perfect iteration.  ``n_iter`` overrides ``setup.n_iter``;
-        ``silent`` turns progress off (the selection fits of early stopping);
-        ``q_val``: the validation rows' queries (scored per query); ``val_name``: their labels' name in errors.
+        kept, validation history, best)``: every set of ``validation`` is
+        scored after each iteration (its ``curve``); the history, early
+        stopping, progress and callbacks follow the watched set.  With
+        ``stop_early`` the fit stops after the patience and the records are
+        cut back to the best iteration -- of tied best validation scores the
+        later one, so that a metric that saturates (AUC 1 on a small
+        validation set) does not stop the fit at its first perfect iteration.
+        ``n_iter`` overrides ``setup.n_iter``; ``silent`` turns progress off
+        (the selection fits of early stopping).
         """
         n_iter = setup.n_iter if n_iter is None else int(n_iter)
         wait = patience(setup.params.n_iter_no_change, n_iter)
-        val_scores = None if X_val is None else np.zeros(X_val.shape[0])
-        score_of = None if X_val is None else setup.validation.bind(y_val, w_val, n_threads=setup.n_threads,
-                                                                    queries=q_val, name=val_name)
+        sets = () if validation is None else validation.sets
+        watched = None if validation is None else validation.watched_set
         to_loss = setup.validation.to_loss
-        history: list[float] = []
         progress = Progress(0 if silent else setup.params.verbose, n_iter,
-                            setup.validation.name if X_val is not None else None, stream=sys.stdout)
+                            setup.validation.name if sets else None, stream=sys.stdout)
         best = {"iteration": 0, "loss": math.inf}
-
         # a learner that sums its rankers natively (trees) adds α·h of the validation rows in one
-        # parallel pass with the fit's threads: bitwise α·h(x), as the ranker's own predict gives it
+        # parallel pass with the fit's threads (ValidationSet.add)
         predict_sum = getattr(setup.learner, "predict_sum", None)
-        alpha = np.empty(1)
 
         def callback(record: BoostingRecord):
             score = None
-            if val_scores is not None:
-                if predict_sum is not None:
-                    alpha[0] = record.alpha
-                    val_scores[:] += predict_sum([record.ranker], alpha, X_val, setup.n_threads)
-                else:
-                    val_scores[:] += record.alpha * record.ranker.predict(X_val)
-                score = score_of(val_scores)
-                history.append(score)
+            for one in sets:
+                value = one.add(record.ranker, record.alpha, predict_sum, setup.n_threads)
+                if one is watched:
+                    score = value
+            if score is not None:
                 loss = to_loss(score)
                 if loss <= best["loss"]:             # ties: the later iteration
                     best.update(iteration=record.iteration, loss=loss)
@@ -576,9 +580,10 @@ class _BaseBoost(Ranker):
                 return "early_stopping"
             return None
 
-        if val_scores is not None:
-            start = score_of(val_scores)
-            best.update(iteration=0, loss=to_loss(start), start=start)
+        for one in sets:
+            start = one.start(setup.validation, setup.n_threads)
+            if one is watched:
+                best.update(iteration=0, loss=to_loss(start), start=start)
         progress.start()
         result = run_boosting(backend, layout, n_iter=n_iter, log_value=setup.objective.log_value,
                               has_value=setup.objective.has_value, tol=float(setup.params.tol), callback=callback)
@@ -586,14 +591,16 @@ class _BaseBoost(Ranker):
         if stop_early and best["iteration"] < len(records):
             records = records[: best["iteration"]]
         progress.finish(len(records), self._stop_reason(result))
-        return result, records, history, best
+        return result, records, [] if watched is None else watched.curve, best
 
     @staticmethod
     def _stop_reason(result) -> str:
         return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
 
-    def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool):
-        """The fitted attributes from a run of :meth:`_boost`."""
+    def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool,
+                    validation: Validation | None = None):
+        """The fitted attributes from a run of :meth:`_boost` (``validation``: its sets, recorded when they are the
+        user's ``eval_set``)."""
         objective, learner = setup.objective, setup.learner
         self.objective_spec_ = objective.spec
         self.learner_spec_ = learner.spec
@@ -613,40 +620,54 @@ class _BaseBoost(Ranker):
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
             self.validation_metric_ = setup.validation.name
+        if validation is not None and validation.from_eval_set:
+            self.evals_result_ = validation.curves(setup.validation.name, len(records))
         self._learner = learner
 
-    def _check_query_eval_set(self, eval_set, setup):
-        """(X_val, y_val, queries of the validation rows) of ``eval_set=(X_val, y_val, qid_val)`` within queries."""
-        eval_set = single_eval_set(eval_set)
-        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 3):
-            raise ValueError("eval_set: expected a triple (X_val, y_val, qid_val) when fitting with qid")
-        X_val = self._check_eval_matrix(eval_set[0], setup.learner)
-        return (X_val, *check_query_labels(eval_set[1], eval_set[2], X_val.shape[0], setup.objective))
+    def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool) -> Validation:
+        """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set."""
+        sets = []
+        for i, given in enumerate(evals.sets):
+            label = evals.label(i)
+            if within_queries:
+                X_val, y_val, q_val = self._check_query_eval_set(given, setup, label)
+            else:
+                X_val, y_val = self._check_eval_set(given, setup.objective, classes, setup.learner, label)
+                q_val = None
+            sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label))
+        return Validation(tuple(sets), evals.watched, from_eval_set=True)
 
-    def _check_eval_matrix(self, X, learner):
-        check_eval_columns(X, getattr(self, "feature_names_in_", None))
-        X_val, _ = check_learner_matrix(X, learner, name="eval_set X", categories=self._categories(),
+    def _check_query_eval_set(self, given, setup, label="eval_set"):
+        """(X_val, y_val, queries of the validation rows) of one set ``(X_val, y_val, qid_val)`` within queries."""
+        if not (isinstance(given, (tuple, list)) and len(given) == 3):
+            raise ValueError(f"{label}: expected a triple (X_val, y_val, qid_val) when fitting with qid")
+        X_val = self._check_eval_matrix(given[0], setup.learner, label)
+        return (X_val, *check_query_labels(given[1], given[2], X_val.shape[0], setup.objective, label=label))
+
+    def _check_eval_matrix(self, X, learner, label="eval_set"):
+        check_eval_columns(X, getattr(self, "feature_names_in_", None), name=f"{label} X")
+        X_val, _ = check_learner_matrix(X, learner, name=f"{label} X", categories=self._categories(),
                                         feature_names=getattr(self, "feature_names_in_", None))
         if X_val.shape[1] != self.n_features_in_:
-            raise ValueError(f"eval_set X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
+            raise ValueError(f"{label} X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
         return X_val
 
-    def _check_eval_set(self, eval_set, objective, classes, learner):
-        eval_set = single_eval_set(eval_set)
-        if isinstance(eval_set, (tuple, list)) and len(eval_set) == 3:
-            raise ValueError("eval_set: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
+    def _check_eval_set(self, given, objective, classes, learner, label="eval_set"):
+        """(X_val, y_val) of one set ``(X_val, y_val)`` on one list."""
+        if isinstance(given, (tuple, list)) and len(given) == 3:
+            raise ValueError(f"{label}: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
                              "pass a pair (X_val, y_val)")
-        if not (isinstance(eval_set, (tuple, list)) and len(eval_set) == 2):
-            raise ValueError("eval_set: expected a pair (X_val, y_val)")
-        X_val = self._check_eval_matrix(eval_set[0], learner)
+        if not (isinstance(given, (tuple, list)) and len(given) == 2):
+            raise ValueError(f"{label}: expected a pair (X_val, y_val)")
+        X_val = self._check_eval_matrix(given[0], learner, label)
         if objective.task == "graded":
-            y_val = check_graded_labels(eval_set[1], name="eval_set y")
+            y_val = check_graded_labels(given[1], name=f"{label} y")
         else:
-            y_arr = np.asarray(eval_set[1])
+            y_arr = np.asarray(given[1])
             if y_arr.ndim != 1 or not np.isin(y_arr, classes).all():
-                raise ValueError(f"eval_set y: expected labels among the training classes {list(classes)!r}")
+                raise ValueError(f"{label} y: expected labels among the training classes {list(classes)!r}")
             y_val = (y_arr == classes[1]).astype(np.int8)
-        check_same_length(**{"eval_set X": X_val, "eval_set y": y_val})
+        check_same_length(**{f"{label} X": X_val, f"{label} y": y_val})
         return X_val, y_val
 
     def _training_curve(self) -> TrainingCurve:

@@ -32,6 +32,15 @@ ATTRIBUTES_DOC = """
     validation_scores_ : ndarray
         The validation score after each iteration (with early stopping or
         ``eval_set``): the ``scoring`` metric, or J for ``"objective"``.
+        With several ``eval_set`` sets, the watched one's (the last one that
+        is not the training data itself).
+    evals_result_ : dict
+        Fitted with ``eval_set``: every set's curve, as LightGBM's and
+        XGBoost's, ``{set name: {validation_metric_: ndarray}}`` in the sets'
+        order (names ``"validation_0"``, ``"validation_1"``, ... or
+        ``eval_names``); each curve has one score per iteration kept
+        (``n_iter_``, as ``validation_scores_``: the iterations past the
+        best, which early stopping drops, are not in it).
     validation_metric_ : str
         What ``validation_scores_`` holds: a metric spec (``"auc"``;
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)

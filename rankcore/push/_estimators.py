@@ -161,7 +161,7 @@ def _check_names(params: dict) -> None:
     """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
     known = PushBoost._get_param_names()
     for name, value in params.items():
-        if name in ("qid", "group", "sample_weight", "eval_set", "callbacks"):
+        if name in ("qid", "group", "sample_weight", "eval_set", "eval_names", "callbacks"):
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
                             f"rankcore.boost(...).fit(X, y, {name}=...)")
         if name not in known:

@@ -17,7 +17,7 @@ from ..spec import Kind, Parameter, sequence_kind
 from ._validation import NO_VALIDATION
 
 __all__ = ["LOSS", "PRICE", "OBJECTIVE", "P", "BOOSTING", "PUSH_FITTED", "FIT_INFO", "STOP_REASONS",
-           "DEFAULT_N_ITER", "is_callback_reason"]
+           "DEFAULT_N_ITER", "is_callback_reason", "evals_to_state"]
 
 #: The reasons a fit stops, as ``stop_reason_`` records them (the driver's, less "no_decrease", which
 #: is reported as "converged"; ``"no_validation_split"``: an ``early_stopping="auto"`` fit with too few
@@ -156,6 +156,17 @@ BOOSTING = (
 )
 
 
+def evals_to_state(evals: dict) -> dict:
+    """``evals_result_`` in a model file: the sets' names in order and one row of scores per set.
+
+    The sets' order is kept as a list (a file's JSON objects are written with sorted keys); the one metric of
+    every curve is ``validation_metric``.
+    """
+    names = list(evals)
+    rows = [np.asarray(next(iter(evals[name].values())), dtype=np.float64) for name in names]
+    return {"names": names, "scores": np.array(rows, dtype=np.float64).reshape(len(names), -1)}
+
+
 def _classes(classes: np.ndarray):
     return classes if classes.dtype.kind in "biuf" else [str(c) for c in classes]
 
@@ -175,6 +186,7 @@ PUSH_FITTED = (
     Fitted("validation_scores_", "validation_scores", float64_array, optional=True),
     Fitted("best_iteration_", "best_iteration", int, optional=True),
     Fitted("validation_metric_", "validation_metric", optional=True),
+    Fitted("evals_result_", "evals_result", evals_to_state, optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
     # fitted within queries (their presence is ``ranks_within_queries_``)
     Fitted("n_queries_", "n_queries", int, optional=True),

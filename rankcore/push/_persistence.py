@@ -6,6 +6,7 @@ import numpy as np
 
 from .._state_fields import check_feature_names, checked_categories
 from ..validation import check_categorical_features
+from ._eval_sets import check_set_names
 from ._params import STOP_REASONS, is_callback_reason
 
 __all__ = ["restore_push_state"]
@@ -56,6 +57,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
+    evals = _check_evals_result(state, T, metric, fail)
 
     estimator.objective_spec_ = objective.spec
     estimator.learner_spec_ = learner.spec
@@ -75,6 +77,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.best_iteration_ = state["best_iteration"]
     if metric is not None:
         estimator.validation_metric_ = metric
+    if evals is not None:
+        estimator.evals_result_ = evals
     if categories is not None:
         estimator.categories_ = categories
     if n_queries is not None:
@@ -245,3 +249,31 @@ def _check_validation_scores(state: dict, T: int, fail) -> bool:
         if isinstance(best, bool) or not isinstance(best, int) or best < 0:
             fail(f"best_iteration must be a non-negative integer, got {best!r}")
     return has_val
+
+
+def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
+    """``evals_result_`` of a fit given ``eval_set`` (None without): every set's curve over the ``T`` iterations.
+
+    The file holds the sets' names (distinct, as ``eval_names`` takes them) and a float64 matrix of one row per
+    set; the watched set's row is ``validation_scores`` itself, and every curve is of ``validation_metric``.
+    """
+    record = state.get("evals_result")
+    if record is None:
+        return None
+    if metric is None:
+        fail("evals_result goes with validation_scores and validation_metric")
+    if not (isinstance(record, dict) and set(record) == {"names", "scores"}):
+        fail("evals_result must be a record of the sets' names and scores")
+    names = record["names"]
+    if not isinstance(names, list) or not names:
+        fail("evals_result names must be a non-empty list")
+    try:
+        names = check_set_names(names, len(names), name="evals_result names")
+    except (TypeError, ValueError) as exc:
+        fail(str(exc))
+    scores = record["scores"]
+    if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (len(names), T)):
+        fail(f"evals_result scores must be a float64 matrix of {len(names)} rows (one per set) of length {T}")
+    if not any(np.array_equal(row, state["validation_scores"], equal_nan=True) for row in scores):
+        fail("evals_result must hold validation_scores as the watched set's row")
+    return {name: {metric: scores[i].copy()} for i, name in enumerate(names)}

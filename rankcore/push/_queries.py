@@ -103,9 +103,13 @@ def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
     return grades
 
 
-def check_query_labels(y, qid, n: int, objective) -> tuple[np.ndarray, Queries]:
-    """The grades and queries of ``n`` validation rows (``eval_set``'s ``y_val`` and ``qid_val``), in their order."""
-    return check_grades(y, n, name="eval_set y", objective=objective), check_qid(qid, n, name="eval_set qid")
+def check_query_labels(y, qid, n: int, objective, *, label: str = "eval_set") -> tuple[np.ndarray, Queries]:
+    """The grades and queries of ``n`` validation rows (``eval_set``'s ``y_val`` and ``qid_val``), in their order.
+
+    ``label``: how errors name the set (``"eval_set[1]"`` of several).
+    """
+    return (check_grades(y, n, name=f"{label} y", objective=objective),
+            check_qid(qid, n, name=f"{label} qid"))
 
 
 def check_rows(objective, y: np.ndarray, w, queries) -> None:

@@ -161,9 +161,6 @@ def test_push_queries_eval_set_as_a_list_of_one_triple_is_that_triple():
             for e in ((X_val, y_val, qid_val), [(X_val, y_val, qid_val)])]
     np.testing.assert_array_equal(fits[0].validation_scores_, fits[1].validation_scores_)
     np.testing.assert_array_equal(fits[0].decision_function(X_val), fits[1].decision_function(X_val))
-    with pytest.raises(ValueError, match="eval_set: expected one validation set, got a list of 2"):
-        rankcore.boost(learner="trees:max_leaves=4", n_iter=3).fit(
-            X, y, qid=qid, eval_set=[(X_val, y_val, qid_val), (X_val, y_val, qid_val)])
 
 
 def test_eval_set_as_a_list_of_one_pair_is_that_pair_on_one_list():

@@ -167,8 +167,9 @@ def test_single_eval_set_unwraps_a_list_of_one_tuple_only():
     as_list = [np.ones((2, 2)), [0, 1]]           # a pair written as a list: left as it is
     assert single_eval_set(as_list) is as_list
     assert single_eval_set(None) is None and single_eval_set([]) == []
-    with pytest.raises(ValueError, match="eval_set: expected one validation set, got a list of 2"):
-        single_eval_set([pair, pair])
+    with pytest.raises(ValueError, match="eval_set: ExactBoost takes one validation set, got a list of 2; pass "
+                                         r"one pair \(X_val, y_val\) \(the boosting estimators"):
+        single_eval_set([pair, pair], owner="ExactBoost")
 
 
 @pytest.mark.parametrize("make", [

@@ -1,0 +1,177 @@
+"""``fit(..., eval_set=...)`` of the push estimators: one validation set or several, and the one early stopping watches.
+
+LightGBM's and XGBoost's users write ``eval_set=[(X_train, y_train), (X_val, y_val)]`` (with queries, one triple
+``(X_val, y_val, qid_val)`` per set).  Every set is scored by ``scoring`` after each iteration
+(``evals_result_``, keyed by the sets' names); early stopping watches one of them, and ``validation_scores_`` and
+``best_iteration_`` are that set's.
+
+The watched set is the last one, XGBoost's rule, except that a set which is the training data itself (the very
+``X`` and ``y`` objects given to ``fit``) is never watched while another set is there.  LightGBM's scikit-learn API
+stops instead when any set but the training data stops improving.  The last-set rule is kept because it makes the
+model depend on one set: ``best_iteration_`` and the kept prefix are those of the set the user put last, so
+adding sets to watch them (a second test set, the training rows) never changes the model -- the fit equals the
+one given that set alone -- whereas stopping on whichever set stalls first would cut the fit at the noisiest
+of them.  The training data are skipped because their score keeps improving as the model fits those very rows:
+watching them would never stop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["EvalSets", "read_eval_sets", "check_set_names", "ValidationSet", "Validation"]
+
+#: The longest name of a validation set (``eval_names``, and a model file's).
+MAX_NAME_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class EvalSets:
+    """``eval_set`` read as a list of sets: each as given (the fit checks it), its name, and the one watched.
+
+    Attributes
+    ----------
+    sets : tuple
+        Each a pair ``(X_val, y_val)`` or a triple ``(X_val, y_val, qid_val)``, as given.
+    names : tuple of str
+        ``"validation_0"``, ``"validation_1"``, ... (XGBoost's names), or ``eval_names``.
+    watched : int
+        The set early stopping watches: the last one that is not the training data itself.
+    """
+
+    sets: tuple
+    names: tuple
+    watched: int
+
+    def label(self, i: int) -> str:
+        """How errors name set ``i``: ``"eval_set"`` when it is the only one, else ``"eval_set[i]"``."""
+        return "eval_set" if len(self.sets) == 1 else f"eval_set[{i}]"
+
+    def map(self, function: Callable[[Any], Any]) -> "EvalSets":
+        """The same sets with ``function`` applied to each of their entries (Dask: computed to the client)."""
+        return replace(self, sets=tuple(tuple(function(v) for v in s) if isinstance(s, (tuple, list)) else s
+                                        for s in self.sets))
+
+
+def _is_list_of_sets(value: Any) -> bool:
+    # a list of tuples is LightGBM's and XGBoost's form; a list of arrays ([X_val, y_val]) stays one pair
+    return isinstance(value, list) and bool(value) and all(isinstance(v, tuple) for v in value)
+
+
+def _is_training_data(given: Any, X: Any, y: Any) -> bool:
+    """Whether a set is the training data itself: the same ``X`` and ``y`` objects (LightGBM's test)."""
+    return (X is not None and isinstance(given, (tuple, list)) and len(given) >= 2
+            and given[0] is X and given[1] is y)
+
+
+def check_set_names(names: Any, n_sets: int, *, name: str = "eval_names") -> tuple[str, ...]:
+    """``n_sets`` distinct names of validation sets: non-empty printable strings of at most 200 characters.
+
+    Raises TypeError for anything but a list (or tuple) of names, ValueError for a wrong count or a bad or
+    repeated name, each naming ``name`` (and the index of the bad one).
+    """
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise TypeError(f"{name}: expected a list of names, one per set of eval_set, got {names!r}")
+    if len(names) != n_sets:
+        raise ValueError(f"{name}: expected {n_sets} name(s), one per set of eval_set, got {len(names)}")
+    for i, value in enumerate(names):
+        if not (isinstance(value, str) and 0 < len(value) <= MAX_NAME_LENGTH and value.isprintable()):
+            raise ValueError(f"{name}[{i}]: expected a non-empty printable string of at most {MAX_NAME_LENGTH} "
+                             f"characters, got {value!r}")
+    repeated = next((value for i, value in enumerate(names) if value in names[:i]), None)
+    if repeated is not None:
+        raise ValueError(f"{name}: {repeated!r} names two sets; each set needs a name of its own")
+    return tuple(names)
+
+
+def read_eval_sets(eval_set: Any, eval_names: Any = None, *, X: Any = None, y: Any = None) -> EvalSets | None:
+    """``fit``'s ``eval_set`` (one pair or triple, or a list of them) and ``eval_names`` as :class:`EvalSets`.
+
+    ``X`` and ``y``: the training data as given to ``fit``, to recognize a set that is the training data itself.
+    None for None; an :class:`EvalSets` is returned as it is (the one-worker Dask fit passes one on).  The sets'
+    shapes and contents are the fit's to check.
+    """
+    if isinstance(eval_set, EvalSets):
+        return eval_set
+    if eval_set is None:
+        if eval_names is not None:
+            raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
+        return None
+    sets = tuple(eval_set) if _is_list_of_sets(eval_set) else (eval_set,)
+    names = (tuple(f"validation_{i}" for i in range(len(sets))) if eval_names is None
+             else check_set_names(eval_names, len(sets)))
+    others = [i for i, given in enumerate(sets) if not _is_training_data(given, X, y)]
+    return EvalSets(sets, names, others[-1] if others else len(sets) - 1)
+
+
+class ValidationSet:
+    """One set of checked validation rows: scored after every iteration, its scores and curve kept as they grow.
+
+    ``queries``: the rows' queries (scored per query) or None; ``name``: its key in ``evals_result_``;
+    ``label``: how errors name it (``"eval_set"``, ``"eval_set[1]"``; ``""`` for rows held out of the training
+    data, whose labels are ``y``'s).
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None, *,
+                 name: str = "validation", label: str = ""):
+        self.X, self.y, self.w, self.queries = X, y, w, queries
+        self.name, self.label = name, label
+        self.scores = np.zeros(0)
+        self.curve: list[float] = []
+        self._score_of: Callable[[np.ndarray], float] | None = None
+
+    def start(self, scoring: Any, n_threads: int) -> float:
+        """Bind ``scoring`` to the labels (checked once) and empty the curve; the score before any iteration."""
+        self.scores = np.zeros(self.X.shape[0])
+        self.curve = []
+        try:
+            self._score_of = scoring.bind(self.y, self.w, n_threads=n_threads, queries=self.queries,
+                                          name=f"{self.label} y" if self.label else "y")
+            return self._score_of(self.scores)
+        except ValueError as exc:
+            if not self.label.endswith("]") or self.label in str(exc):
+                raise
+            raise ValueError(f"{self.label}: {exc}") from None      # which of several sets
+
+    def add(self, ranker: Any, alpha: float, predict_sum: Any, n_threads: int) -> float:
+        """Add α·h(x) of an iteration's weak ranker to the scores; their score, appended to the curve.
+
+        ``predict_sum``: the learner's (trees) one parallel pass over the rows, bitwise α·h(x) as the
+        ranker's own ``predict`` gives it; None: ``ranker.predict``.
+        """
+        if predict_sum is not None:
+            self.scores += predict_sum([ranker], np.array([alpha], dtype=np.float64), self.X, n_threads)
+        else:
+            self.scores += alpha * ranker.predict(self.X)
+        value = self._score_of(self.scores)
+        self.curve.append(value)
+        return value
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The validation sets of one run of the driver and the one watched (early stopping, ``validation_scores_``).
+
+    ``from_eval_set``: the sets are the user's ``eval_set`` (the fit records every curve in ``evals_result_``),
+    not rows held out of the training data.
+    """
+
+    sets: tuple
+    watched: int = 0
+    from_eval_set: bool = False
+
+    @classmethod
+    def held_out(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None) -> "Validation":
+        """Rows held out of the training data (early stopping's split): one set, watched."""
+        return cls((ValidationSet(X, y, w, queries),))
+
+    @property
+    def watched_set(self) -> ValidationSet:
+        return self.sets[self.watched]
+
+    def curves(self, metric: str, n_kept: int) -> dict:
+        """``evals_result_``: set name -> {metric: its scores after each of the first ``n_kept`` iterations}."""
+        return {s.name: {metric: np.array(s.curve[:n_kept], dtype=np.float64)} for s in self.sets}
