@@ -27,35 +27,10 @@ D. Sorting is the caller's O(n log n); these kernels take sorted inputs,
 from cython.parallel cimport prange
 from libc.stdlib cimport malloc, free
 
+from rankcore._kink cimport count_reaching, first_reached
 from rankcore._parallel cimport threads_for
 
 import numpy as np
-
-
-cdef inline Py_ssize_t _count_below(const double* f_sorted, Py_ssize_t n,
-                                    double fk) noexcept nogil:
-    """#{i : f_sorted[i] − fk < 1}: the predicate holds on a prefix."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if f_sorted[mid] - fk < 1.0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-cdef inline Py_ssize_t _first_within(const double* f_sorted, Py_ssize_t n,
-                                     double fi) noexcept nogil:
-    """Smallest s with fi − f_sorted[s] < 1 (n if none): a suffix starts there."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if fi - f_sorted[mid] < 1.0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _check_degree(int degree):
@@ -89,7 +64,7 @@ def negative_sums(int degree,
                 pf[i + 1] = pf[i] + w_pos[i] * f_pos[i]
                 pq[i + 1] = pq[i] + w_pos[i] * f_pos[i] * f_pos[i]
             for k in prange(K, schedule="static", num_threads=n_threads):
-                m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
+                m = count_reaching(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
                 c = 1.0 + f_neg[k]
                 W = pw[m]
                 F = pf[m]
@@ -126,7 +101,7 @@ def positive_sums(int degree,
                 sc[k] = sc[k + 1] + c_neg[k]
                 scf[k] = scf[k + 1] + c_neg[k] * f_neg[k]
             for i in prange(I, schedule="static", num_threads=n_threads):
-                s = _first_within(&f_neg[0] if K > 0 else NULL, K, f_pos[i])
+                s = first_reached(&f_neg[0] if K > 0 else NULL, K, f_pos[i])
                 if degree == 1:
                     E[i] = -sc[s]
                 else:
@@ -171,7 +146,7 @@ def directional_sums(int degree,
                 pfh[i + 1] = pfh[i] + wi * fi * hi
                 phh[i + 1] = phh[i] + wi * hi * hi
             for k in prange(K, schedule="static", num_threads=n_threads):
-                m = _count_below(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
+                m = count_reaching(&f_pos[0] if I > 0 else NULL, I, f_neg[k])
                 c = 1.0 + f_neg[k]
                 hk = h_neg[k]
                 W = pw[m]; F = pf[m]; H = ph[m]

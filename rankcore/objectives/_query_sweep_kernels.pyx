@@ -66,6 +66,8 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from rankcore._keyed_sort cimport Keyed, keyed_sort
+from rankcore._kink cimport count_reaching, first_reached
 from rankcore._parallel cimport threads_for
 
 import numpy as np
@@ -76,90 +78,6 @@ DEF SWEEP_PARALLEL_ROWS = 8192
 
 #: The largest number of Fenwick moments per row: the positive side, squared hinge, gain-weighted, curvature.
 DEF MAX_MOMENTS = 13
-
-
-ctypedef struct _Keyed:
-    double f
-    Py_ssize_t row
-
-
-#: Ranges up to this many rows are left to the final insertion sort (no partition pays below it).
-DEF INSERTION_ROWS = 16
-
-
-cdef inline bint _before(_Keyed x, _Keyed y) noexcept nogil:
-    """Ascending score, ties by row: one total order, so the ranks (and every sum) are reproducible."""
-    return x.f < y.f or (x.f == y.f and x.row < y.row)
-
-
-cdef inline void _swap(_Keyed* buf, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
-    cdef _Keyed t = buf[i]
-    buf[i] = buf[j]
-    buf[j] = t
-
-
-cdef void _sort(_Keyed* buf, Py_ssize_t n) noexcept nogil:
-    """buf[0:n] in the order ``_before``: quicksort (Hoare, median of three) to ranges of 16, then insertion.
-
-    Inlined comparisons: with libc's qsort (a call per comparison) a long query's sweep took 1.4 times as long.
-    """
-    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, mid
-    cdef _Keyed pivot, item
-    while hi - lo > INSERTION_ROWS:
-        i, j, mid = lo, hi, lo + (hi - lo) // 2
-        if _before(buf[mid], buf[lo]):
-            _swap(buf, mid, lo)
-        if _before(buf[hi], buf[lo]):
-            _swap(buf, hi, lo)
-        if _before(buf[hi], buf[mid]):
-            _swap(buf, hi, mid)
-        pivot = buf[mid]
-        while i <= j:
-            while _before(buf[i], pivot):
-                i += 1
-            while _before(pivot, buf[j]):
-                j -= 1
-            if i <= j:
-                _swap(buf, i, j)
-                i += 1
-                j -= 1
-        if j - lo < hi - i:                   # recurse into the smaller side: depth O(log n)
-            _sort(buf + lo, j - lo + 1)
-            lo = i
-        else:
-            _sort(buf + i, hi - i + 1)
-            hi = j
-    for i in range(1, n):
-        item = buf[i]
-        j = i - 1
-        while j >= 0 and _before(item, buf[j]):
-            buf[j + 1] = buf[j]
-            j -= 1
-        buf[j + 1] = item
-
-
-cdef inline Py_ssize_t _count_reaching(const double* fs, Py_ssize_t n, double fk) noexcept nogil:
-    """#{j : fs[j] − fk < 1} for ascending fs: the rows i with f_i − f_k < 1 are a prefix."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if fs[mid] - fk < 1.0:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-cdef inline Py_ssize_t _first_reached(const double* fs, Py_ssize_t n, double fi) noexcept nogil:
-    """Smallest j with fi − fs[j] < 1 (n if none) for ascending fs: the rows k reached by i are a suffix."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if fi - fs[mid] < 1.0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 cdef inline void _tree_add(double* tree, Py_ssize_t n, int M, Py_ssize_t key, const double* v) noexcept nogil:
@@ -206,13 +124,13 @@ cdef int _open_query(const double* f, const double* grades, Py_ssize_t s, Py_ssi
         return 1
     q.rank = <Py_ssize_t*> (q.fs + n)           # (a Py_ssize_t takes at most a double's 8 bytes)
     q.tree = q.fs + 2 * n
-    cdef _Keyed* keyed = <_Keyed*> q.tree
+    cdef Keyed* keyed = <Keyed*> q.tree
     for j in range(n):
-        keyed[j].f = f[s + j]
+        keyed[j].key = f[s + j]
         keyed[j].row = j
-    _sort(keyed, n)
+    keyed_sort(keyed, n)
     for j in range(n):
-        q.fs[j] = keyed[j].f
+        q.fs[j] = keyed[j].key
         q.rank[keyed[j].row] = j
     memset(q.tree, 0, n * M * sizeof(double))
     q.mid = 0.5 * q.fs[0] + 0.5 * q.fs[n - 1]
@@ -257,7 +175,7 @@ cdef int _negative_query(int m, int order, bint gain, const double* f, const dou
             a = _gain_above_lowest(grades[level_edges[lv]], q.y_min) if gain else 0.0
             if lv < last - 1:
                 for j in range(level_edges[lv], level_edges[lv + 1]):
-                    _tree_prefix(q.tree, M, _count_reaching(q.fs, n, f[j]), S)
+                    _tree_prefix(q.tree, M, count_reaching(q.fs, n, f[j]), S)
                     u = 1.0 + (f[j] - q.mid)
                     value = _truncated_power(m, u, S)
                     slope = -S[0] if m == 1 else -2.0 * (u * S[0] - S[1])
@@ -327,7 +245,7 @@ cdef int _positive_query(int m, int order, bint gain, const double* f, const dou
             a = _gain_above_lowest(grades[level_edges[lv]], q.y_min) if gain else 0.0
             if lv > first:
                 for j in range(level_edges[lv], level_edges[lv + 1]):
-                    _tree_prefix(q.tree, M, n - _first_reached(q.fs, n, f[j]), S)
+                    _tree_prefix(q.tree, M, n - first_reached(q.fs, n, f[j]), S)
                     u = 1.0 - (f[j] - q.mid)          # ℓ′(z_ik) = −m (u + g_k)^{m−1}
                     if m == 1:
                         E[j] = -_over_gains(gain, a, S, 1)

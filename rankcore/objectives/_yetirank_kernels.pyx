@@ -13,9 +13,9 @@ B. Only the first ``places + 1`` places of a noisy order carry weight (the
    median-of-three pivots: O(n_q)), and only that head is sorted.  Selection and sort use one total
    order (noisy score, then row), so the result does not depend on the
    pivots.  A query of 1,000 rows costs a selection and a sort of 87 rows
-   instead of a sort of 1,000.  The sort is a quicksort down to ranges of 16
-   rows and one insertion sort, inlined (libc's qsort, a call per
-   comparison, took twice as long on queries of 30-100 rows).
+   instead of a sort of 1,000.  Both are ``rankcore._keyed_sort``'s, on the
+   keys −(noisy score), inlined (libc's qsort, a call per comparison, took
+   twice as long on queries of 30-100 rows).
 C. The noise is the module's counter-based hash of (key of the permutation,
    row number), its top ``table_bits`` bits an index into a table of the
    logistic quantiles (both from Python): no logarithm per row, and the
@@ -28,92 +28,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport exp, fabs
 from libc.stdlib cimport free, malloc
 
-
-cdef struct Noisy:
-    double z
-    int64_t row
-
-
-cdef inline bint _before(Noisy a, Noisy b) noexcept nogil:
-    # the order of a noisy ranking: higher noisy score first; equal scores: the earlier row first
-    return a.z > b.z or (a.z == b.z and a.row < b.row)
-
-
-#: Ranges up to this many rows are left to the final insertion sort (no partition pays below it).
-DEF _INSERTION = 16
-
-
-cdef inline void _insertion_sort(Noisy *buf, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i, j
-    cdef Noisy item
-    for i in range(1, n):
-        item = buf[i]
-        j = i - 1
-        while j >= 0 and _before(item, buf[j]):
-            buf[j + 1] = buf[j]
-            j -= 1
-        buf[j + 1] = item
-
-
-cdef inline void _swap(Noisy *buf, Py_ssize_t i, Py_ssize_t j) noexcept nogil:
-    cdef Noisy t = buf[i]
-    buf[i] = buf[j]
-    buf[j] = t
-
-
-cdef Py_ssize_t _partition(Noisy *buf, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t *right) noexcept nogil:
-    """Hoare's partition of buf[lo:hi + 1] around its median of three: returns j, sets *right = i.
-
-    Afterwards buf[lo:j + 1] come no later than the pivot, buf[i:hi + 1] no earlier, and anything between
-    is the pivot.
-    """
-    cdef Py_ssize_t i = lo, j = hi, mid = lo + (hi - lo) // 2
-    cdef Noisy pivot
-    if _before(buf[mid], buf[lo]):
-        _swap(buf, mid, lo)
-    if _before(buf[hi], buf[lo]):
-        _swap(buf, hi, lo)
-    if _before(buf[hi], buf[mid]):
-        _swap(buf, hi, mid)
-    pivot = buf[mid]
-    while i <= j:
-        while _before(buf[i], pivot):
-            i += 1
-        while _before(pivot, buf[j]):
-            j -= 1
-        if i <= j:
-            _swap(buf, i, j)
-            i += 1
-            j -= 1
-    right[0] = i
-    return j
-
-
-cdef void _sort(Noisy *buf, Py_ssize_t n) noexcept nogil:
-    """buf[0:n] in the order ``_before``: quicksort down to ranges of 16, then one insertion sort."""
-    cdef Py_ssize_t lo = 0, hi = n - 1, i, j
-    while hi - lo > _INSERTION:
-        j = _partition(buf, lo, hi, &i)
-        if j - lo < hi - i:                   # recurse into the smaller side: depth O(log n)
-            _sort(buf + lo, j - lo + 1)
-            lo = i
-        else:
-            _sort(buf + i, hi - i + 1)
-            hi = j
-    _insertion_sort(buf, n)
-
-
-cdef void _select(Noisy *buf, Py_ssize_t n, Py_ssize_t m) noexcept nogil:
-    """Reorder buf[0:n] so that buf[0:m] holds its m first entries in the order ``_before`` (in any order)."""
-    cdef Py_ssize_t lo = 0, hi = n - 1, i, j, target = m - 1
-    while lo < hi:
-        j = _partition(buf, lo, hi, &i)
-        if target <= j:
-            hi = j
-        elif target >= i:
-            lo = i
-        else:
-            return
+from rankcore._keyed_sort cimport Keyed, keyed_select, keyed_sort
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -126,7 +41,7 @@ cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
 
 cdef void _one_query(const double[::1] y, const double[::1] f, const int64_t[::1] rows, Py_ssize_t lo,
                      Py_ssize_t hi, const uint64_t[::1] keys, uint64_t first_row, const double[::1] table,
-                     int shift, const double[::1] weights, double scale, bint newton, Noisy *buf,
+                     int shift, const double[::1] weights, double scale, bint newton, Keyed *buf,
                      double[::1] grad, double[::1] hess) noexcept nogil:
     cdef Py_ssize_t n = hi - lo, k, p, head
     cdef int64_t a, b, high, low
@@ -138,10 +53,10 @@ cdef void _one_query(const double[::1] y, const double[::1] f, const int64_t[::1
             a = rows[lo + k]
             bits = _mix((first_row + <uint64_t> a) * <uint64_t> 0x9E3779B97F4A7C15 + keys[p])
             buf[k].row = a
-            buf[k].z = f[a] + table[bits >> shift]
+            buf[k].key = -(f[a] + table[bits >> shift])     # the highest noisy score first
         if head < n:
-            _select(buf, n, head)
-        _sort(buf, head)
+            keyed_select(buf, n, head)
+        keyed_sort(buf, head)
         for k in range(head - 1):
             a = buf[k].row
             b = buf[k + 1].row
@@ -180,7 +95,7 @@ def yetirank_gradient(const double[::1] y,             # IN: grades, by row
     cdef Py_ssize_t n_queries = bounds.shape[0] - 1, q, i, longest = 0
     cdef double scale = 1.0 / keys.shape[0]
     cdef int shift = 64
-    cdef Noisy *buf
+    cdef Keyed *buf
     while (<Py_ssize_t> 1) << (64 - shift) < table.shape[0]:
         shift -= 1
     if (<Py_ssize_t> 1) << (64 - shift) != table.shape[0]:
@@ -192,7 +107,7 @@ def yetirank_gradient(const double[::1] y,             # IN: grades, by row
         longest = max(longest, bounds[q + 1] - bounds[q])
     if longest < 2 or weights.shape[0] == 0:
         return
-    buf = <Noisy *> malloc(longest * sizeof(Noisy))
+    buf = <Keyed *> malloc(longest * sizeof(Keyed))
     if buf == NULL:
         raise MemoryError()
     with nogil:
