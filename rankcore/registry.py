@@ -33,6 +33,7 @@ from . import hookspecs
 from .spec import Component, SpecError, parse_spec
 
 __all__ = [
+    "at_k_name",
     "DEFAULT_PLUGINS",
     "built_registry",
     "ENTRY_POINT_GROUP",
@@ -258,6 +259,12 @@ def _expand_at_k(name: str, args: list[str], table) -> tuple[str, list[str]]:
     if name in table or match is None or f"{match['base']}@k" not in table:
         return name, args
     return f"{match['base']}@k", [match["k"], *args]
+
+
+def at_k_name(name: str) -> str | None:
+    """``"map@k"`` for the shorthand ``"map@10"`` (any ``base@K``, K a number), None for any other name."""
+    match = _AT_NUMBER.match(name)
+    return None if match is None else f"{match['base']}@k"
 
 
 def did_you_mean(name: str, candidates) -> str | None:

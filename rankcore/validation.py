@@ -22,6 +22,7 @@ from ._categories import check_numeric_categories, encode_categories
 from ._numbers import as_numeric_array, missing_labels
 
 __all__ = [
+    "is_list_of_eval_sets",
     "check_categorical_features",
     "check_category_order",
     "check_scores",
@@ -814,6 +815,29 @@ def check_categorical_features(value: Any, n_features: int, feature_names: Any =
                     f"got {items[:5]!r}")
 
 
+def is_list_of_eval_sets(value: Any) -> bool:
+    """Whether ``eval_set`` is several sets (or a list of one) rather than one pair or triple.
+
+    A list of tuples is LightGBM's and XGBoost's form.  A list of lists, or a tuple of tuples, is a list of
+    sets too when each item's first entry is a table of rows; a list or tuple of arrays (``[X_val, y_val]``)
+    stays one pair.  O(sets).
+    """
+    if not isinstance(value, (list, tuple)) or not value:
+        return False
+    if isinstance(value, list) and all(isinstance(v, tuple) for v in value):
+        return True
+    return all(isinstance(v, (list, tuple)) and len(v) in (2, 3) and _is_row_table(v[0]) for v in value)
+
+
+def _is_row_table(X: Any) -> bool:
+    """Whether X is two-dimensional: an array or frame of ndim 2, or a list of rows (lists, tuples, 1-D arrays)."""
+    ndim = getattr(X, "ndim", None)
+    if ndim is not None:
+        return ndim == 2
+    return (isinstance(X, (list, tuple)) and len(X) > 0
+            and (isinstance(X[0], (list, tuple)) or getattr(X[0], "ndim", None) == 1))
+
+
 def single_eval_set(eval_set: Any, *, owner: str = "this estimator") -> Any:
     """``eval_set`` of an estimator that validates on one set (ExactBoost, the precision@k linear estimators).
 
@@ -828,9 +852,9 @@ def single_eval_set(eval_set: Any, *, owner: str = "this estimator") -> Any:
     Returns
     -------
     Any
-        The one tuple of a list of one; anything else unchanged (the
-        estimators check it afterwards).  A list of lists is not unwrapped:
-        ``[X_val, y_val]`` stays the pair it is.
+        The one set of a list of one; anything else unchanged (the
+        estimators check it afterwards).  ``[X_val, y_val]`` stays the pair
+        it is (``is_list_of_eval_sets``).
 
     Raises
     ------
@@ -838,7 +862,7 @@ def single_eval_set(eval_set: Any, *, owner: str = "this estimator") -> Any:
         For a list of several tuples, naming ``owner``: the push estimators
         (``rankcore.boost``) score several sets, these score one.
     """
-    if isinstance(eval_set, list) and eval_set and all(isinstance(e, tuple) for e in eval_set):
+    if is_list_of_eval_sets(eval_set):
         if len(eval_set) > 1:
             raise ValueError(f"eval_set: {owner} takes one validation set, got a list of {len(eval_set)}; pass one "
                              "pair (X_val, y_val) (the boosting estimators -- rankcore.boost, PushBoost and the "

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ..registry import at_k_name
 from . import CommandError
 
 #: Metrics of the tables when ``--metrics`` is not given: the top of the list first.
@@ -179,8 +180,9 @@ def split_specs(text: str, known_names: Iterable[str], *, what: str) -> list[str
     """Split ``"auc,pauc:0.1,mcclish,prec@k:10"`` into specs.
 
     A comma both separates specs and a spec's arguments, so a piece starts a
-    new spec only if its name (before ``:``) is a known name; otherwise it
-    continues the previous spec's arguments.
+    new spec only if its name (before ``:``) is a known name, or the shorthand
+    ``base@K`` of a known ``base@k`` (``map@10``); otherwise it continues the
+    previous spec's arguments.
     """
     known = set(known_names)
     items: list[str] = []
@@ -189,6 +191,8 @@ def split_specs(text: str, known_names: Iterable[str], *, what: str) -> list[str
         if not piece:
             raise CommandError(f"{what}: empty item in {text!r}")
         name = piece.partition(":")[0].strip()
+        if name not in known and at_k_name(name) in known:        # ndcg@10 is ndcg@k:10: a new spec too
+            name = at_k_name(name)
         if name not in known and items and ":" in items[-1]:
             items[-1] = f"{items[-1]},{piece}"  # an argument of the previous spec
         else:

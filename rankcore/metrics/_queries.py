@@ -192,8 +192,13 @@ def check_queries(qid: Any, group: Any, n: int) -> Queries | None:
         raise ValueError(f"group: every query size must be >= 1, got {_size(low)}")
     if high > n or sizes.shape[0] > n:
         raise ValueError(f"group: the query sizes sum to more than the {n} rows of y"
-                         + (f" (one of them is {_size(high)})" if high > n else f" ({sizes.shape[0]} sizes)"))
+                         + (f" (one of them is {_size(high)})" if high > n else f" ({sizes.shape[0]} sizes)")
+                         + ("; in scikit-learn's cross-validation pass qid, which is split with the rows"
+                            if high <= n else ""))
     sizes = sizes.astype(np.int64)
     if int(sizes.sum()) != n:
-        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, but y has {n} rows")
+        # scikit-learn's model selection hands group to every fold whole (it splits only per-row arrays): the
+        # most common way to get here
+        raise ValueError(f"group: the query sizes sum to {int(sizes.sum())}, but y has {n} rows (in scikit-learn's "
+                         "cross-validation pass qid, one id per row, which is split with the rows; group is not)")
     return Queries(np.arange(sizes.shape[0]), np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes), sizes)

@@ -42,7 +42,7 @@ import numbers
 import numpy as np
 
 from ..metrics import GAIN, Queries, gain_table, outside_table
-from ..spec import Parameter
+from ..spec import Parameter, SpecError
 from ..validation import check_flag
 from . import _lambdarank_kernels
 from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
@@ -57,6 +57,17 @@ _DISTANCE_OFFSET = float(np.float32(0.01))
 
 #: A query's largest gain above which its gains are rescaled by a power of two (below it, any ideal DCG is finite).
 _LARGE_GAIN = 2.0**900
+
+
+def _check_gains_grow(table) -> None:
+    """A gain table must not decrease with the grade: each pair is ordered by grade (as in LightGBM), so a
+    higher grade of a lower gain would weigh its pair by a negative |ΔNDCG| and the curvature would turn
+    negative (the scores run away; LightGBM's own fits on such tables are no better)."""
+    if table is not None and np.any(np.diff(table) < 0):
+        drop = int(np.flatnonzero(np.diff(table) < 0)[0])
+        raise ValueError(f"gain: lambdarank orders each pair by grade, so its gains must not decrease with the grade; "
+                         f"the table gives grade {drop + 1} the gain {table[drop + 1]:g}, below grade {drop}'s "
+                         f"{table[drop]:g}")
 
 
 def _check_truncation(value) -> int:
@@ -102,6 +113,7 @@ class LambdaRank:
         except (TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"gain: {exc}, got {gain!r}") from None
         self.gain_table = gain_table(self.gain)
+        _check_gains_grow(self.gain_table)
 
     def gains(self, y: np.ndarray) -> np.ndarray:
         """The gain of each grade (checked: >= 0, within 1023 for ``exp``, within the table for a table)."""
@@ -222,6 +234,12 @@ class LambdaRankObjective(ValuelessQueryObjective):
         if gain_table(self.gain) is not None:
             return f"has gains for the grades 0..{self.max_grade:g} only (its gain table, LightGBM's label_gain)"
         return "weighs rows by the gain 2^grade"
+
+    def _validate(self) -> None:
+        try:
+            _check_gains_grow(gain_table(self.gain))
+        except ValueError as exc:
+            raise SpecError(f"objective {self.name!r}: {exc}") from None
 
     def bind(self, y, sample_weight=None, *, n_threads=1, queries=None):
         """λ and curvature on fixed grades, queries and weights (``queries`` is required)."""

@@ -3,9 +3,9 @@
 With a loss other than ℓ(z) = e^{−rz}, each level below its query's top needs the loss's sums between
 its rows and the rows above it (``_query_push.BoundQueryPush._pairwise``).  Three routes:
 
-* the hinge losses' queries of many levels for their length (float grades: a level a row) are swept
-  whole by ``_query_sweep_kernels``, O(n_q log n_q) whatever their number of levels, where level by
-  level they cost O(levels · n_q log n_q);
+* the hinge losses' queries of more than a few levels (float grades: a level a row) are swept whole
+  by ``_query_sweep_kernels``, O(n_q log n_q) whatever their number of levels, where level by level
+  they cost O(levels · n_q log n_q);
 * a level of few pairs goes to ``_query_pair_kernels`` with every other such level, one call for all;
 * a level of many pairs keeps the loss's own sums, which may beat visiting its pairs (the hinge
   losses sort: O(n log n)).
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SMALL_LEVEL_PAIRS", "SWEEP_MIN_ROWS", "SWEEP_MAX_LEVEL_ROWS", "LevelRoutes", "swept_queries"]
+__all__ = ["SMALL_LEVEL_PAIRS", "SWEEP_MIN_ROWS", "SWEEP_MANY_LEVELS", "SWEEP_MAX_LEVEL_ROWS", "LevelRoutes",
+           "swept_queries"]
 
 #: The most pairs (|level| · |rows above it|) of a level summed by the one-call kernel.  Asking the loss for
 #: one level's sums costs 20-50 µs of Python calls whatever the level's size; the kernel spends about 7 ns a
@@ -27,15 +28,17 @@ __all__ = ["SMALL_LEVEL_PAIRS", "SWEEP_MIN_ROWS", "SWEEP_MAX_LEVEL_ROWS", "Level
 #: sums, for every built-in loss (``benchmarks/bench_query_objective.py``, levels at the threshold).
 SMALL_LEVEL_PAIRS = 512
 
-#: The sweep's bounds (hinge and squared hinge): a query of at least SWEEP_MIN_ROWS rows whose levels hold at
-#: most SWEEP_MAX_LEVEL_ROWS rows on average.  Measured on the value and gradient (order 1, hinge) and with
-#: curvature (squared hinge), one thread: on queries of 2-10 rows the one-call kernel of small levels was
-#: 1.3 times as fast as the sweep; on queries of 100-300 rows and 5 grades the sweep was 1.9-6.2 times as fast
-#: as the other routes, even at 1,000 rows of 200 a level; on queries of 3,000-10,000 rows in a few large levels
-#: the loss's own sorted sums were 1.4-1.7 times as fast (hinge); with float grades the sweep won at 20 rows
-#: (1.3 times) and by 65-130 times at 1,000 (``benchmarks/bench_query_objective.py``).
+#: The sweep's bounds.  A query of at least SWEEP_MIN_ROWS rows in two levels or more is swept with the squared
+#: hinge, and with the hinge when it has SWEEP_MANY_LEVELS levels or more or at most SWEEP_MAX_LEVEL_ROWS rows a
+#: level on average.  Measured on one query (value and gradient for the hinge, with curvature for the squared
+#: hinge, gain-weighted, pow:2, one thread), the sweep's time over the other routes': squared hinge 0.13-0.61 from
+#: 5 levels on at 1,000-20,000 rows and 0.52-0.91 at 3 levels; hinge 0.25-0.98 from 8 levels on, 0.72 at 1,000
+#: rows in 5 levels, but 1.07-2.16 at 3 levels and 1.27-1.33 at 5,000-20,000 rows in 5 levels, where the loss's
+#: own sorted sums per level win.  On queries of 2-10 rows the one-call kernel of small levels was 1.3 times as
+#: fast as the sweep (``benchmarks/bench_query_objective.py``).
 SWEEP_MIN_ROWS = 16
-SWEEP_MAX_LEVEL_ROWS = 128
+SWEEP_MANY_LEVELS = 8
+SWEEP_MAX_LEVEL_ROWS = 256
 
 
 def swept_queries(loss, level_starts: np.ndarray, bounds: np.ndarray, n_rows: int) -> np.ndarray:
@@ -50,8 +53,10 @@ def swept_queries(loss, level_starts: np.ndarray, bounds: np.ndarray, n_rows: in
     edges = np.append(level_starts, n_rows)
     levels = np.diff(bounds)
     rows = np.diff(edges[bounds])
-    return np.flatnonzero((levels >= 2) & (rows >= SWEEP_MIN_ROWS)
-                          & (rows <= SWEEP_MAX_LEVEL_ROWS * levels)).astype(np.int64)
+    chosen = (levels >= 2) & (rows >= SWEEP_MIN_ROWS)
+    if type(loss) is Hinge:
+        chosen &= (levels >= SWEEP_MANY_LEVELS) | (rows <= SWEEP_MAX_LEVEL_ROWS * levels)
+    return np.flatnonzero(chosen).astype(np.int64)
 
 
 class LevelRoutes:

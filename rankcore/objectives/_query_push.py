@@ -34,9 +34,9 @@ form a *level*.  Three forms:
   their pairs cost.  A larger level, and every level of a loss without a
   compiled evaluator, asks the loss for its sums (O(n_q log n_q) per level for
   the hinge losses, O(|level| · |rows above|) for the logistic), a few Python
-  calls per level.  With the hinge losses, a query of many levels for its
-  length (float grades) is swept whole instead (``_query_sweep_kernels``, a
-  Fenwick tree over its scores' ranks): O(n_q log n_q) whatever its levels.
+  calls per level.  With the hinge losses, a query of more than a few levels
+  (float grades) is swept whole instead (``_query_sweep_kernels``, a Fenwick
+  tree over its scores' ranks): O(n_q log n_q) whatever its levels.
 
 Curvature: the diagonal of ∇²R / R (the single-list push's curvature, see
 ``_push.py``), clipped below at ``HESSIAN_FLOOR``.
@@ -645,7 +645,8 @@ class BoundQueryPush(BoundObjective):
     def _level_routes(self):
         """Which route sums each level (``_query_pairs``), formed again when a route's bound changes."""
         max_pairs = _query_pairs.SMALL_LEVEL_PAIRS if self.loss.pairwise_kernel() is not None else -1
-        key = (max_pairs, _query_pairs.SWEEP_MIN_ROWS, _query_pairs.SWEEP_MAX_LEVEL_ROWS)
+        key = (max_pairs, _query_pairs.SWEEP_MIN_ROWS, _query_pairs.SWEEP_MANY_LEVELS,
+               _query_pairs.SWEEP_MAX_LEVEL_ROWS)
         routes = self._routes
         if routes is None or routes.key != key:
             swept = _query_pairs.swept_queries(self.loss, self.level_starts, self.bounds, self.grades.shape[0])

@@ -5,7 +5,7 @@ LightGBM's and XGBoost's users write ``eval_set=[(X_train, y_train), (X_val, y_v
 (``evals_result_``, keyed by the sets' names); early stopping watches one of them, and ``validation_scores_`` and
 ``best_iteration_`` are that set's.
 
-The watched set is the last one, XGBoost's rule, except that a set which is the training data itself (the very
+The watched set is the last one, as in XGBoost, except that a set which is the training data itself (the very
 ``X`` and ``y`` objects given to ``fit``) is never watched while another set is there.  LightGBM's scikit-learn API
 stops instead when any set but the training data stops improving.  The last-set rule is kept because it makes the
 model depend on one set: ``best_iteration_`` and the kept prefix are those of the set the user put last, so
@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
+
+from ..validation import is_list_of_eval_sets
 
 __all__ = ["EvalSets", "read_eval_sets", "check_set_names", "ValidationSet", "Validation"]
 
@@ -54,11 +56,6 @@ class EvalSets:
         """The same sets with ``function`` applied to each of their entries (Dask: computed to the client)."""
         return replace(self, sets=tuple(tuple(function(v) for v in s) if isinstance(s, (tuple, list)) else s
                                         for s in self.sets))
-
-
-def _is_list_of_sets(value: Any) -> bool:
-    # a list of tuples is LightGBM's and XGBoost's form; a list of arrays ([X_val, y_val]) stays one pair
-    return isinstance(value, list) and bool(value) and all(isinstance(v, tuple) for v in value)
 
 
 def _is_training_data(given: Any, X: Any, y: Any) -> bool:
@@ -100,7 +97,7 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, *, X: Any = None, y: A
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
         return None
-    sets = tuple(eval_set) if _is_list_of_sets(eval_set) else (eval_set,)
+    sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
     names = (tuple(f"validation_{i}" for i in range(len(sets))) if eval_names is None
              else check_set_names(eval_names, len(sets)))
     others = [i for i, given in enumerate(sets) if not _is_training_data(given, X, y)]

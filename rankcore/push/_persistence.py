@@ -57,6 +57,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
+    if has_val:
+        _check_curve(state["validation_scores"], metric, "validation_scores", fail)
     evals = _check_evals_result(state, T, metric, fail)
 
     estimator.objective_spec_ = objective.spec
@@ -251,6 +253,14 @@ def _check_validation_scores(state: dict, T: int, fail) -> bool:
     return has_val
 
 
+def _check_curve(values: np.ndarray, metric, what: str, fail) -> None:
+    """A validation curve holds no NaN, and a metric's (not the objective's, which may reach ±inf) is finite."""
+    if np.isnan(values).any():
+        fail(f"{what} must hold no NaN")
+    if metric not in (None, "objective") and not np.isfinite(values).all():
+        fail(f"{what} must be finite values of {metric!r}")
+
+
 def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
     """``evals_result_`` of a fit given ``eval_set`` (None without): every set's curve over the ``T`` iterations.
 
@@ -274,6 +284,7 @@ def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
     scores = record["scores"]
     if not (isinstance(scores, np.ndarray) and scores.dtype == np.float64 and scores.shape == (len(names), T)):
         fail(f"evals_result scores must be a float64 matrix of {len(names)} rows (one per set) of length {T}")
+    _check_curve(scores, metric, "evals_result scores", fail)
     if not any(np.array_equal(row, state["validation_scores"], equal_nan=True) for row in scores):
         fail("evals_result must hold validation_scores as the watched set's row")
     return {name: {metric: scores[i].copy()} for i, name in enumerate(names)}

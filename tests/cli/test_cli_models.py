@@ -65,6 +65,14 @@ def test_split_specs_keeps_arguments_with_their_spec():
         split_specs("auc,,rmax", names, what="--metrics")
 
 
+def test_split_specs_starts_a_spec_at_the_at_k_shorthand():
+    # map@10 after a spec with arguments was read as one of them (a gain, a scale, a positional after keywords)
+    names = rankcore.get_registry().names("metric")
+    assert split_specs("map@k:5,convention=lightgbm,map@10,ndcg@k:3,ndcg@5,pauc:0.1,prec@10", names, what="x") == [
+        "map@k:5,convention=lightgbm", "map@10", "ndcg@k:3", "ndcg@5", "pauc:0.1", "prec@10"]
+    assert split_specs("ndcg@k:3,gain=0/1/3@7", names, what="x") == ["ndcg@k:3,gain=0/1/3@7"]   # no such base@k
+
+
 @pytest.mark.parametrize("fmt", ["text", "csv", "json", "markdown"])
 def test_table_formats(fmt):
     table = Table(["model", "auc", "rmax"], [["a", 0.5, 3], ["bb", 0.123456, 10]])

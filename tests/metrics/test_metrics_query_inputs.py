@@ -103,8 +103,12 @@ def test_qid_and_group():
     y, scores = [1, 0, 2, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5]
     with pytest.raises(ValueError, match=r"qid, group: give one of them"):
         rankcore.evaluate(y, scores, "map", qid=[1, 1, 2, 2, 2], group=[2, 3])
-    with pytest.raises(ValueError, match=r"group: the query sizes sum to 4, but y has 5 rows"):
+    # scikit-learn's cross-validation hands group to every fold whole: the message says to pass qid
+    with pytest.raises(ValueError, match=r"group: the query sizes sum to 4, but y has 5 rows \(in scikit-learn's "
+                                         r"cross-validation pass qid, one id per row, which is split with the rows"):
         rankcore.evaluate(y, scores, "map", group=[2, 2])
+    with pytest.raises(ValueError, match=r"\(2 sizes\); in scikit-learn's cross-validation pass qid"):
+        rankcore.evaluate(y[:1], scores[:1], "map", group=[1, 1])
     with pytest.raises(ValueError, match=r"group: every query size must be >= 1, got 0"):
         rankcore.evaluate(y, scores, "map", group=[5, 0])
     assert rankcore.evaluate(y, scores, "map", group=[2, 3]) == rankcore.evaluate(y, scores, "map",

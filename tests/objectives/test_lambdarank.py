@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from _query_objective_reference import lambdarank_reference
 from rankcore.metrics._queries import check_qid
 from rankcore.objectives._lambdarank import LambdaRank
+from rankcore.registry import resolve
+from rankcore.spec import SpecError
 
 
 def _data(seed, n=60, n_queries=5):
@@ -173,11 +175,11 @@ def test_agrees_with_lightgbm(tied):
             assert value[rows][0] == pytest.approx(-grad[rows].sum() / hess[rows].sum(), rel=1e-3, abs=1e-4)
 
 
-@pytest.mark.parametrize("table", [[0, 2, 3, 10], [0.0, 0.5, 4.25, 4.5], [1, 0, 5, 2]])
+@pytest.mark.parametrize("table", [[0, 2, 3, 10], [0.0, 0.5, 4.25, 4.5], [1, 1, 5, 5]])
 @pytest.mark.parametrize("norm", [True, False])
 def test_gain_table_matches_reference(table, norm):
-    # LightGBM's label_gain: the table's gain per grade in the pair weights and the ideal DCG (any table, even one
-    # that does not grow with the grade: the pairs follow the grades, their weights the gains, as in LightGBM)
+    # LightGBM's label_gain: the table's gain per grade in the pair weights and the ideal DCG (gains that do not
+    # decrease with the grade: the pairs follow the grades, as in LightGBM; grades of equal gain weigh 0)
     for seed in range(3):
         y, qid, f = _data(seed)
         y = np.where(y == 3.5, 3.0, y)                                     # whole grades within the table
@@ -185,10 +187,9 @@ def test_gain_table_matches_reference(table, norm):
         spelled = "/".join(str(v) for v in table)
         for gain in (table, spelled):
             grad, hess = LambdaRank(5, norm=norm, gain=gain).gradient_hessian(y, f, check_qid(qid, y.shape[0]), w)
-            if table != [1, 0, 5, 2]:          # LightGBM's ideal DCG orders by grade, this one by gain
-                ref_grad, ref_hess = lambdarank_reference(y, qid, f, 5, 1.0, norm, w, table=table)
-                np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
-                np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
+            ref_grad, ref_hess = lambdarank_reference(y, qid, f, 5, 1.0, norm, w, table=table)
+            np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-15)
         # the table of 2^y - 1 is the default
         exp_table = LambdaRank(5, norm=norm, gain="0/1/3/7").gradient_hessian(y, f, check_qid(qid, y.shape[0]))
         default = LambdaRank(5, norm=norm).gradient_hessian(y, f, check_qid(qid, y.shape[0]))
@@ -249,6 +250,19 @@ def test_bad_grades_for_a_gain(y, gain, match):
 def test_bad_gain_spelling_is_refused_as_ndcg_refuses_it(gain):
     with pytest.raises(ValueError, match=r"^gain: "):
         LambdaRank(gain=gain)
+
+
+@pytest.mark.parametrize("gain,match", [("0/7/3/1", r"grade 2 the gain 3, below grade 1's 7"),
+                                        ("7/3/1/0", r"grade 1 the gain 3, below grade 0's 7")])
+def test_a_gain_table_that_decreases_is_refused(gain, match):
+    # pairs are ordered by grade: a lower gain at a higher grade gave negative pair weights and curvature, and the
+    # scores ran away (max |score| 6e13 after 50 trees)
+    with pytest.raises(ValueError, match=r"^gain: lambdarank orders each pair by grade, so its gains must not "
+                                         r"decrease with the grade; the table gives " + match):
+        LambdaRank(gain=gain)
+    with pytest.raises(SpecError, match=r"objective 'lambdarank': gain: .*" + match):
+        resolve("objective", f"lambdarank:gain={gain}")
+    assert resolve("objective", "lambdarank:gain=0/1/1/3").gain == "0/1/1/3"       # level stretches are fine
 
 
 @pytest.mark.parametrize("kwargs,match", [

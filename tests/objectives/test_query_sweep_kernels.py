@@ -257,16 +257,17 @@ def test_a_subset_of_queries_leaves_the_other_rows_alone():
 # The bound objective: the sweep beside the other two routes
 # ----------------------------------------------------------------------------------------------------
 def _three_route_data(seed):
-    """Short queries (small levels), float-graded queries of 20-40 rows (swept) and one of 300 rows in two grades
-    (levels of 150 rows: beyond the small levels' pairs and 128 rows a level, so the loss's own sums)."""
+    """Short queries (small levels), float-graded queries of 20-40 rows (swept) and one of 600 rows in two grades
+    (levels of 300 rows: beyond the small levels' pairs, and with the hinge beyond 256 rows a level in fewer than
+    8 levels, so the loss's own sums; the squared hinge sweeps it)."""
     rng = np.random.default_rng(seed)
-    sizes = np.r_[rng.integers(2, 8, 12), rng.integers(20, 41, 4), 300]
+    sizes = np.r_[rng.integers(2, 8, 12), rng.integers(20, 41, 4), 600]
     qid = np.repeat(np.arange(sizes.shape[0]), sizes)
     n = qid.shape[0]
     y = rng.integers(0, 4, n).astype(float)
     floats = (qid >= 12) & (qid < 16)
     y[floats] = rng.integers(0, 12, int(floats.sum())) / 4.0          # float grades, many levels, ties
-    y[qid == 16] = np.r_[np.zeros(150), np.ones(150)]
+    y[qid == 16] = np.r_[np.zeros(300), np.ones(300)]
     f = rng.integers(-8, 9, n) / 4.0                                     # ties and pairs exactly at the kink
     w = rng.uniform(0.5, 2.0, n)
     w[rng.random(n) < 0.1] = 0.0
@@ -287,7 +288,8 @@ def test_the_bound_objective_sweeps_long_queries_beside_the_other_routes(monkeyp
     bound = obj.bind(y, check_qid(qid, len(y)), w)
     out = [*bound.value_and_gradient(f)] + ([bound.value_gradient_hessian(f)[2]] if bound.has_hessian else [])
     routes = bound._routes
-    assert routes.swept.size == 4 and routes.n_small > 0 and len(routes.large) == 1     # every route is taken
+    swept_too = loss == "sqhinge"
+    assert routes.swept.size == 4 + swept_too and routes.n_small > 0 and len(routes.large) == 1 - swept_too
     R, dR, d2R = query_push_reference(y, qid, f, w, obj.loss, obj.price, gain_weighted)
     assert out[0] == pytest.approx(math.log(R), rel=1e-12)
     np.testing.assert_allclose(out[1], dR / R, rtol=1e-9, atol=1e-12)
@@ -310,3 +312,20 @@ def test_only_the_builtin_hinge_losses_are_swept():
     starts, bounds = np.arange(40, dtype=np.int64), np.array([0, 40], dtype=np.int64)
     assert swept_queries(Hinge(), starts, bounds, 40).tolist() == [0]
     assert swept_queries(Shifted(), starts, bounds, 40).size == 0
+
+
+def test_which_queries_the_sweep_takes():
+    from rankcore.losses import Hinge, SquaredHinge
+    from rankcore.objectives._query_pairs import swept_queries
+
+    # queries (rows, levels): too short; one level; 5,000 rows in 3 levels; 5,000 in 8; 1,000 in 5; 10,000 in 2
+    shapes = [(10, 3), (100, 1), (5000, 3), (5000, 8), (1000, 5), (10000, 2)]
+    starts, bounds, row = [], [0], 0
+    for rows, levels in shapes:
+        starts += [row + rows * j // levels for j in range(levels)]
+        bounds.append(len(starts))
+        row += rows
+    starts, bounds = np.array(starts, dtype=np.int64), np.array(bounds, dtype=np.int64)
+    # the hinge: many levels, or few rows a level (its sorted sums per level win on a few long levels)
+    assert swept_queries(Hinge(), starts, bounds, row).tolist() == [3, 4]
+    assert swept_queries(SquaredHinge(), starts, bounds, row).tolist() == [2, 3, 4, 5]

@@ -221,6 +221,10 @@ def _tampered(model, change):
     (lambda s: [s.pop(k) for k in ("validation_scores", "best_iteration", "validation_metric")],
      "evals_result goes with validation_scores"),
     (lambda s: s.__setitem__("validation_scores", s["evals_result"]["scores"]), "validation_scores must be"),
+    (lambda s: s["evals_result"]["scores"].__setitem__((0, 1), np.nan), "evals_result scores must hold no NaN"),
+    (lambda s: s["evals_result"]["scores"].__setitem__((0, 1), np.inf), "evals_result scores must be finite values "
+                                                                         "of 'auc'"),
+    (lambda s: s["validation_scores"].__setitem__(1, np.nan), "validation_scores must hold no NaN"),
 ])
 def test_a_model_file_with_a_bad_evals_result_is_refused(change, pattern):
     X, y, Xa, ya, _, _ = _data(9)
@@ -237,6 +241,21 @@ def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
         model_from_dict(data, source="m")
     assert model_from_dict(_tampered(model, lambda s: None), source="m").evals_result_.keys() == {
         "validation_0", "validation_1"}
+
+
+def test_lists_of_lists_and_tuples_of_tuples_are_several_sets():
+    # LightGBM's [[X, y], ...] and a tuple of pairs were read as one pair: a raw NumPy "inhomogeneous shape" error
+    X, y, Xa, ya, Xb, yb = _data(12)
+    given = rankcore.boost(n_iter=4).fit(X, y, eval_set=[(Xa, ya), (Xb, yb)])
+    for form in ([[Xa, ya], [Xb, yb]], ((Xa, ya), (Xb, yb)), [[Xa.tolist(), ya.tolist()], (Xb, yb)]):
+        model = rankcore.boost(n_iter=4).fit(X, y, eval_set=form)
+        assert list(model.evals_result_) == ["validation_0", "validation_1"]
+        for name, curves in given.evals_result_.items():
+            np.testing.assert_array_equal(model.evals_result_[name]["auc"], curves["auc"])
+    for one in ([Xa, ya], (Xa, ya), (Xa.tolist(), ya.tolist())):     # a pair of arrays or of lists is one set
+        assert list(rankcore.boost(n_iter=2).fit(X, y, eval_set=one).evals_result_) == ["validation_0"]
+    with pytest.raises(ValueError, match=r"eval_set: ExactBoost takes one validation set, got a list of 2"):
+        ExactBoost(n_runs=1, n_rounds=2).fit(X, y, eval_set=[[Xa, ya], [Xb, yb]])
 
 
 @pytest.mark.parametrize("make", [lambda: ExactBoost(n_runs=1, n_rounds=2), lambda: SGDAtK(k=5, n_epochs=1),
