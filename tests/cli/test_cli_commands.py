@@ -276,7 +276,9 @@ def test_bad_specs_and_options(tmp_path, wdbc_csv):
 def test_tampered_model_file(tmp_path, wdbc_csv):
     assert main(["fit", str(wdbc_csv), "--label", "diagnosis", "--n-iter", "3", "--quiet",
                  "--out", str(tmp_path / "m.json")]) == 0
-    text = (tmp_path / "m.json").read_text().replace('"n_iter": 3', '"n_iter": 4')
+    saved = (tmp_path / "m.json").read_text()
+    text = saved.replace('"n_iter":3', '"n_iter":4')
+    assert text != saved                                  # the file is compact JSON: the edit took
     (tmp_path / "m.json").write_text(text)
     done = run_cli("score", "m.json", wdbc_csv, "--label", "diagnosis", cwd=tmp_path)
     assert_one_line_error(done, "m.json: checksum mismatch")

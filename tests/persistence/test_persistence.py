@@ -263,6 +263,21 @@ def test_size_limit_reads_at_most_limit_plus_one_bytes(tmp_path, monkeypatch):
     assert load_model(path).n_features_in_ == 4
 
 
+def test_save_refuses_a_file_load_would_refuse_for_its_size(tmp_path, monkeypatch):
+    # a large fit (thousands of leaf-wise trees) was written, and load_model then refused it
+    path = tmp_path / "m.json"
+    save_model(_fitted(), path)
+    size = path.stat().st_size
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size - 1)
+    with pytest.raises(ValueError, match=rf"^estimator: the model file would hold {size} bytes, more than load_model "
+                                         rf"reads \(rankcore.persistence.MAX_MODEL_BYTES = {size - 1}\)"):
+        save_model(_fitted(), tmp_path / "big.json")
+    assert not (tmp_path / "big.json").exists() and [p.name for p in tmp_path.iterdir()] == ["m.json"]
+    monkeypatch.setattr(persistence, "MAX_MODEL_BYTES", size)
+    save_model(_fitted(), tmp_path / "big.json")
+    assert (tmp_path / "big.json").read_bytes() == path.read_bytes()
+
+
 def test_dev_zero_is_refused_by_the_size_limit(monkeypatch):
     import os
 

@@ -79,6 +79,7 @@ def test_corrupted_file_is_refused(tmp_path, saved):
     text = json.dumps(saved)
     # a flipped digit in a coefficient, without fixing the checksum
     bad = text.replace('"n_iter": 6', '"n_iter": 7')
+    assert bad != text
     path.write_text(bad)
     with pytest.raises(ModelFormatError, match="checksum mismatch"):
         load_model(path)
