@@ -193,35 +193,37 @@ class _TruncatedPower(Loss):
         return TruncatedPowerKernel(self.degree)
 
     @staticmethod
-    def _center(f_pos, f_neg):
-        # The sums depend on score differences only; centering keeps the
-        # polynomial expansion of the prefix sums well conditioned.
+    def _center(f_pos, f_neg) -> float:
+        # The sums depend on score differences only; the kernels expand them in the scores less this
+        # mid-range, which keeps the polynomial expansion of the prefix sums well conditioned.  The
+        # kernels test the kink on the raw scores, as the per-query push's other routes do.
         both = [a for a in (f_pos, f_neg) if a.size]
         if not both:
-            return f_pos, f_neg
+            return 0.0
         lo = min(a.min() for a in both)
         hi = max(a.max() for a in both)
-        shift = 0.5 * (lo + hi)
-        return f_pos - shift, f_neg - shift
+        return float(0.5 * (lo + hi))
 
     def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
         from . import _sorted_sums
 
         f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
-        f_pos, f_neg = self._center(f_pos, f_neg)
+        center = self._center(f_pos, f_neg)
         order = np.argsort(f_pos)
         L, D = np.empty(f_neg.shape[0]), np.empty(f_neg.shape[0])
-        _sorted_sums.negative_sums(self.degree, _f64(f_pos[order]), _f64(w_pos[order]), f_neg, L, D, int(n_threads))
+        _sorted_sums.negative_sums(self.degree, _f64(f_pos[order]), _f64(w_pos[order]), f_neg, center, L, D,
+                                   int(n_threads))
         return L, D
 
     def positive_sums(self, f_pos, f_neg, c_neg, *, n_threads=1):
         from . import _sorted_sums
 
         f_pos, f_neg, c_neg = _f64(f_pos), _f64(f_neg), _f64(c_neg)
-        f_pos, f_neg = self._center(f_pos, f_neg)
+        center = self._center(f_pos, f_neg)
         order = np.argsort(f_neg)
         E = np.empty(f_pos.shape[0])
-        _sorted_sums.positive_sums(self.degree, _f64(f_neg[order]), _f64(c_neg[order]), f_pos, E, int(n_threads))
+        _sorted_sums.positive_sums(self.degree, _f64(f_neg[order]), _f64(c_neg[order]), f_pos, center, E,
+                                   int(n_threads))
         return E
 
     def directional_sums(self, f_pos, w_pos, h_pos, f_neg, h_neg, *, n_threads=1):
@@ -229,12 +231,12 @@ class _TruncatedPower(Loss):
 
         f_pos, w_pos, h_pos = _f64(f_pos), _f64(w_pos), _f64(h_pos)
         f_neg, h_neg = _f64(f_neg), _f64(h_neg)
-        f_pos, f_neg = self._center(f_pos, f_neg)
+        center = self._center(f_pos, f_neg)
         order = np.argsort(f_pos)
         K = f_neg.shape[0]
         L, L1, L2 = np.empty(K), np.empty(K), np.empty(K)
         _sorted_sums.directional_sums(self.degree, _f64(f_pos[order]), _f64(w_pos[order]), _f64(h_pos[order]),
-                                      f_neg, h_neg, L, L1, L2, int(n_threads))
+                                      f_neg, h_neg, center, L, L1, L2, int(n_threads))
         return L, L1, L2
 
 
@@ -286,19 +288,21 @@ class SquaredHinge(_TruncatedPower):
 
         f_pos, w_pos, f_neg = _f64(f_pos), _f64(w_pos), _f64(f_neg)
         c1_neg, c2_neg = _f64(c1_neg), _f64(c2_neg)
-        f_pos, f_neg = self._center(f_pos, f_neg)
+        center = self._center(f_pos, f_neg)
         I, K = f_pos.shape[0], f_neg.shape[0]
         t = int(n_threads)
         order_pos = np.argsort(f_pos)
         scratch, hinge_d = np.empty(K), np.empty(K)
-        _sorted_sums.negative_sums(1, _f64(f_pos[order_pos]), _f64(w_pos[order_pos]), f_neg, scratch, hinge_d, t)
+        _sorted_sums.negative_sums(1, _f64(f_pos[order_pos]), _f64(w_pos[order_pos]), f_neg, center, scratch,
+                                   hinge_d, t)
         order_neg = np.argsort(f_neg)
         hinge_e = np.empty(I)
-        _sorted_sums.positive_sums(1, _f64(f_neg[order_neg]), _f64(c1_neg[order_neg]), f_pos, hinge_e, t)
-        # Σ_k c2_k ℓ(f_i − f_k) = Σ_k c2_k ℓ((−f_k) − (−f_i)): the negatives' sum of the mirrored problem.
+        _sorted_sums.positive_sums(1, _f64(f_neg[order_neg]), _f64(c1_neg[order_neg]), f_pos, center, hinge_e, t)
+        # Σ_k c2_k ℓ(f_i − f_k) = Σ_k c2_k ℓ((−f_k) − (−f_i)): the negatives' sum of the mirrored problem, whose
+        # kink test (−f_k) − (−f_i) < 1 rounds as f_i − f_k < 1 does (round to nearest is symmetric).
         mirrored = -f_neg
         order_m = order_neg[::-1]                       # ascending −f: the negatives' order reversed, no new sort
         swapped, scratch_i = np.empty(I), np.empty(I)
-        _sorted_sums.negative_sums(2, _f64(mirrored[order_m]), _f64(c2_neg[order_m]), _f64(-f_pos), swapped,
-                                   scratch_i, t)
+        _sorted_sums.negative_sums(2, _f64(mirrored[order_m]), _f64(c2_neg[order_m]), _f64(-f_pos), -center,
+                                   swapped, scratch_i, t)
         return 4.0 * w_pos * swapped - 2.0 * hinge_e, -2.0 * hinge_d

@@ -144,6 +144,38 @@ def test_hinge_sums_are_exact_for_large_shifted_scores():
         np.testing.assert_allclose(L, ref[0], rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("center", [0.0, 0.37, -2.5e5, 1e6 + 0.05])
+@pytest.mark.parametrize("degree", [1, 2])
+def test_sorted_kernels_count_pairs_by_the_raw_scores_whatever_the_centre(degree, center):
+    """The centre moves the expansion only: the counted pairs are those of f_i − f_k < 1 on the raw scores.
+
+    Weights are distinct powers of two, so the hinge's D and E (sums of the counted weights) are exact and name
+    the counted set; L, D, E of either degree match the pairs to rounding of the centred terms.
+    """
+    from rankcore.losses import _sorted_sums
+
+    rng = np.random.default_rng(degree)
+    grid = 1e6 + np.arange(-15, 16) / 10.0                 # pairs exactly 10 steps apart: z = 1 up to rounding
+    f_pos, f_neg = rng.choice(grid, 40), rng.choice(grid, 45)
+    f_pos[:6] = f_neg[:6] + 1.0                             # and z = 1 after rounding
+    f_pos.sort()
+    w, c = np.exp2(rng.permutation(40)), np.exp2(rng.permutation(45))
+    live = (f_pos[None, :] - f_neg[:, None]) < 1.0
+    L, D, E = np.empty(45), np.empty(45), np.empty(40)
+    _sorted_sums.negative_sums(1, f_pos, w, f_neg, center, L, D, 1)
+    order = np.argsort(f_neg)
+    _sorted_sums.positive_sums(1, f_neg[order], c[order], f_pos, center, E, 1)
+    np.testing.assert_array_equal(D, -(w * live).sum(axis=1))
+    np.testing.assert_array_equal(E, -(c[:, None] * live).sum(axis=0))
+    loss = Hinge() if degree == 1 else SquaredHinge()
+    ref = pairwise_reference(loss, f_pos, w, f_neg, c, np.zeros(40), np.zeros(45))
+    _sorted_sums.negative_sums(degree, f_pos, w, f_neg, center, L, D, 1)
+    _sorted_sums.positive_sums(degree, f_neg[order], c[order], f_pos, center, E, 1)
+    spread = (1.0 + np.abs(grid - center).max()) ** degree * max(w.sum(), c.sum())   # the terms' size
+    for got, want in ((L, ref[0]), (D, ref[1]), (E, ref[2])):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-14 * spread)
+
+
 def test_logistic_is_in_bits():
     assert Logistic().value(np.array([0.0]))[0] == pytest.approx(1.0)
 

@@ -134,11 +134,11 @@ def test_sorted_sums_are_bitwise_equal_for_any_thread_count(degree):
     results = []
     for t in THREADS:
         L, D = np.empty(K), np.empty(K)
-        _sorted_sums.negative_sums(degree, f_pos, w_pos, f_neg, L, D, t)
+        _sorted_sums.negative_sums(degree, f_pos, w_pos, f_neg, 0.25, L, D, t)
         E = np.empty(I)
-        _sorted_sums.positive_sums(degree, np.sort(f_neg), c_neg, f_pos, E, t)
+        _sorted_sums.positive_sums(degree, np.sort(f_neg), c_neg, f_pos, 0.25, E, t)
         L0, L1, L2 = np.empty(K), np.empty(K), np.empty(K)
-        _sorted_sums.directional_sums(degree, f_pos, w_pos, h_pos, f_neg, h_neg, L0, L1, L2, t)
+        _sorted_sums.directional_sums(degree, f_pos, w_pos, h_pos, f_neg, h_neg, 0.25, L0, L1, L2, t)
         results.append((L, D, E, L0, L1, L2))
     _all_equal(results)
 
