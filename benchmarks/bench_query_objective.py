@@ -10,7 +10,12 @@ The same number of rows is cut into queries of 100, 1,000 and 10,000 documents
   and with LightGBM's default truncation of 30 positions.
 
 And lambdarank on many queries of 2-10 rows (a search log), the compiled pass
-against the same sums one query at a time in NumPy; the per-query push with the
+(bound: gains and ideal DCGs computed once, as a fit does; and from the grades
+at each call) against the same sums one query at a time in NumPy; lambdarank on
+one long query (the compiled pass against the same sums in NumPy on arrays
+gathered in score order, and its time per pair against a query an eighth as
+long: the pass reads each query's values gathered in score order, so past the
+cache the time per pair should stay flat); the per-query push with the
 hinge and logistic losses on such queries, its small levels summed in one
 compiled call against the loss's sums asked level by level; and, at the
 threshold of pairs up to which a level takes the one call, both forms on levels
@@ -40,6 +45,8 @@ from rankcore.objectives._query_sweep_kernels import negative_sweep, positive_sw
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 ROWS = 100_000 if PROFILE == "full" else 10_000
+#: Rows of lambdarank's one long query (``full``: past a 32 MiB cache, where the pairs used to wait on memory).
+LONG_QUERY = 1_280_000 if PROFILE == "full" else 160_000
 LENGTHS = [100, 1_000, 10_000]
 SUMMARY: list[str] = []          # printed at the end by conftest._print_summary
 SUMMARY_TITLE = "query objectives"
@@ -150,15 +157,77 @@ def test_lambdarank_on_many_short_queries(benchmark):
     plain = per_query_lambdarank(y, qid, f)
     for a, b in zip(ours, plain):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)
-    benchmark.pedantic(LambdaRank(30).gradient_hessian, args=(y, f, queries), kwargs={"n_threads": 1}, rounds=5,
-                       iterations=1)
+    prepared = LambdaRank(30).prepare(y, queries)
+    for a, b in zip(ours, prepared.gradient_hessian(f, n_threads=1)):
+        np.testing.assert_array_equal(a, b)
+    benchmark.pedantic(prepared.gradient_hessian, args=(f,), kwargs={"n_threads": 1}, rounds=5, iterations=1)
     seconds = benchmark.stats.stats.min
+    unbound = _seconds(LambdaRank(30).gradient_hessian, y, f, queries, rounds=3)
     numpy_seconds = _seconds(per_query_lambdarank, y, qid, f, rounds=1)
     benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
-                                per_query_numpy_seconds=numpy_seconds,
+                                from_grades_seconds=unbound, per_query_numpy_seconds=numpy_seconds,
                                 speedup_vs_per_query_numpy=numpy_seconds / seconds)
-    SUMMARY.append(f"lambdarank, {sizes.shape[0]} queries of 2-10 rows: compiled {seconds * 1e3:7.2f} ms | one query "
-                   f"at a time in NumPy {numpy_seconds * 1e3:8.1f} ms ({numpy_seconds / seconds:6.1f}x)")
+    SUMMARY.append(f"lambdarank, {sizes.shape[0]} queries of 2-10 rows: compiled, bound {seconds * 1e3:7.2f} ms, "
+                   f"from the grades {unbound * 1e3:7.2f} ms | one query at a time in NumPy "
+                   f"{numpy_seconds * 1e3:8.1f} ms ({numpy_seconds / seconds:6.1f}x)")
+
+
+def one_query_lambdarank(y, f, truncation=30, sigmoid=1.0):
+    """LambdaMART's λ and curvature (norm on) of one query in NumPy, on its arrays gathered in score order."""
+    n = y.shape[0]
+    k = min(truncation, n)
+    order = np.argsort(-f, kind="stable")
+    grade, score, gain = y[order], f[order], np.exp2(y[order]) - 1.0
+    discount = 1.0 / np.log2(np.arange(n) + 2.0)
+    max_dcg = float(np.sort(gain)[::-1][:k] @ discount[:k])
+    lam, curv, total = np.zeros(n), np.zeros(n), 0.0
+    for i in range(k):
+        rest = slice(i + 1, n)
+        up = grade[i] > grade[rest]                                    # place i is the pair's higher grade
+        ds = np.where(up, score[i] - score[rest], score[rest] - score[i])
+        delta = np.abs(gain[i] - gain[rest]) * np.abs(discount[i] - discount[rest]) / max_dcg
+        if score[0] != score[-1]:
+            delta = delta / (float(np.float32(0.01)) + np.abs(ds))
+        rho = 1.0 / (1.0 + np.exp(sigmoid * ds))
+        p_lambda = np.where(grade[i] != grade[rest], -sigmoid * delta * rho, 0.0)
+        p_hess = np.where(grade[i] != grade[rest], sigmoid * sigmoid * delta * rho * (1.0 - rho), 0.0)
+        lam[i] += np.sum(np.where(up, p_lambda, -p_lambda))
+        lam[rest] += np.where(up, -p_lambda, p_lambda)
+        curv[i] += p_hess.sum()
+        curv[rest] += p_hess
+        total -= 2.0 * p_lambda.sum()
+    factor = np.log2(1.0 + total) / total if total > 0 else 1.0
+    grad, hess = np.empty(n), np.empty(n)
+    grad[order], hess[order] = lam * factor, curv * factor
+    return grad, hess
+
+
+def test_lambdarank_on_one_long_query(benchmark):
+    """One query of LONG_QUERY rows at truncation 30: the compiled pass against NumPy on the gathered arrays,
+    and its time per pair against a query an eighth as long (flat: the pass reads contiguous buffers)."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 5, LONG_QUERY).astype(np.float64)
+    f = rng.normal(size=LONG_QUERY) + 0.3 * y
+    prepared = LambdaRank(30).prepare(y, check_qid(np.zeros(LONG_QUERY, dtype=np.int64), LONG_QUERY))
+    ours = prepared.gradient_hessian(f, n_threads=1)
+    start = time.perf_counter()
+    plain = one_query_lambdarank(y, f)
+    numpy_seconds = time.perf_counter() - start
+    for a, b in zip(ours, plain):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-15)
+    benchmark.pedantic(prepared.gradient_hessian, args=(f,), kwargs={"n_threads": 1}, rounds=3, iterations=1)
+    seconds = benchmark.stats.stats.min
+    short = LONG_QUERY // 8
+    small = LambdaRank(30).prepare(y[:short], check_qid(np.zeros(short, dtype=np.int64), short))
+    short_seconds = _seconds(small.gradient_hessian, f[:short], rounds=3)
+    per_pair, short_per_pair = seconds / (30 * LONG_QUERY), short_seconds / (30 * short)
+    benchmark.extra_info.update(rows=LONG_QUERY, seconds=seconds, numpy_seconds=numpy_seconds,
+                                ns_per_pair=per_pair * 1e9, eighth_ns_per_pair=short_per_pair * 1e9,
+                                speedup_vs_numpy=numpy_seconds / seconds)
+    SUMMARY.append(f"lambdarank, one query of {LONG_QUERY} rows: compiled {seconds * 1e3:8.1f} ms "
+                   f"({per_pair * 1e9:5.1f} ns a pair; {short} rows: {short_per_pair * 1e9:5.1f} ns, "
+                   f"ratio {per_pair / short_per_pair:4.2f}) | NumPy on the gathered arrays "
+                   f"{numpy_seconds * 1e3:8.1f} ms ({numpy_seconds / seconds:5.1f}x)")
 
 
 def _with_threshold(max_pairs, func, *args):

@@ -23,10 +23,16 @@ keeps the highest of thresholds of equal gain, most at truncation 1 or 2
 from tied scores, where rows graded like all of the top rows get λ = h = 0
 (docs/ranking_within_queries.md).
 
-Cost: one sort of all rows by (query, score) and O(min(truncation, n_q) · n_q)
-pairs per query in a compiled pass (``_lambdarank_kernels``), threads over
-queries -- with no truncation O(Σ n_q²), which is inherent to the method:
-every pair's weight depends on both rows' positions.  Memory O(n).
+Cost: the gains in query order and each query's ideal DCG depend on the
+grades alone and are computed once (:class:`PreparedLambdaRank`; a fit's
+bound objective holds them).  Each evaluation is one compiled pass
+(``_lambdarank_kernels``), threads over queries: it sorts each query's rows
+by score, O(n_q log n_q), and walks its O(min(truncation, n_q) · n_q) pairs
+on the query's values gathered in score order (contiguous, so the time per
+pair stays flat past the cache: 10 ns a pair at 1.28 million rows in one
+query) -- with no truncation O(Σ n_q²), which is inherent to the method:
+every pair's weight depends on both rows' positions.  Memory O(n) held, and
+56 bytes a row of the longest query per thread.
 
 :class:`LambdaRankObjective` registers it as ``objective="lambdarank"`` for
 the estimators: it requires queries, has no value (``has_value`` False: the
@@ -45,9 +51,9 @@ from ..metrics import GAIN, Queries, gain_table, outside_table
 from ..spec import Parameter, SpecError
 from ..validation import check_flag
 from . import _lambdarank_kernels
-from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
+from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_vector
 
-__all__ = ["LambdaRank", "LambdaRankObjective"]
+__all__ = ["LambdaRank", "LambdaRankObjective", "PreparedLambdaRank"]
 
 #: LightGBM's ``lambdarank_truncation_level`` default.
 DEFAULT_TRUNCATION = 30
@@ -134,6 +140,18 @@ class LambdaRank:
                              f"{self.gain!r} (LightGBM's label_gain: whole grades 0..{self.gain_table.shape[0] - 1})")
         return self.gain_table[y.astype(np.int64)]
 
+    def prepare(self, y, queries: Queries) -> PreparedLambdaRank:
+        """What the λ depend on besides the scores, computed once: :class:`PreparedLambdaRank` on grades ``y``.
+
+        Parameters
+        ----------
+        y : array-like of shape (n,)
+            Grades, finite and >= 0 (floats allowed with ``exp`` and ``linear`` gains).
+        queries : Queries
+            The rows' queries (``rankcore.metrics._queries.check_qid``).
+        """
+        return PreparedLambdaRank(self, y, queries)
+
     def gradient_hessian(self, y, scores, queries: Queries, sample_weight=None,
                          n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """(λ, h): LightGBM's lambdarank gradient and curvature per row, in the rows' order.
@@ -151,10 +169,33 @@ class LambdaRank:
         n_threads : int
             Threads over queries (the result does not depend on it).
         """
-        y, f = checked_rows(y, scores, queries)
-        n = y.shape[0]
-        gain = self.gains(y)
-        rows = queries.rows()
+        return self.prepare(y, queries).gradient_hessian(scores, sample_weight, n_threads=n_threads)
+
+
+class PreparedLambdaRank:
+    """:class:`LambdaRank` on fixed grades and queries: the gains in query order, each query's ideal DCG.
+
+    They depend on the grades only, so a fit computes them once; each
+    :meth:`gradient_hessian` then orders every query by score and walks its
+    pairs in one compiled pass.
+
+    Parameters
+    ----------
+    lambdas : LambdaRank
+        Truncation, σ, norm and gains.
+    y : array-like of shape (n,)
+        Grades, finite and >= 0.
+    queries : Queries
+        The rows' queries.
+    """
+
+    def __init__(self, lambdas: LambdaRank, y, queries: Queries):
+        y = checked_vector("y", y, queries)
+        self.lambdas = lambdas
+        self.queries = queries
+        self.n = n = y.shape[0]
+        gain = lambdas.gains(y)
+        self.rows = rows = queries.rows().astype(np.int64)
         of_row = np.repeat(np.arange(queries.n_queries), queries.sizes)          # the query of each entry of rows
         top = np.maximum.reduceat(gain[rows], queries.starts) if n else np.zeros(0)
         large = np.flatnonzero(top > _LARGE_GAIN)
@@ -164,19 +205,28 @@ class LambdaRank:
             shift = np.zeros(queries.n_queries, dtype=np.int64)
             shift[large] = [math.frexp(float(t))[1] for t in top[large]]
             gain[rows] = np.ldexp(gain[rows], -shift[of_row])
-        by_score = rows[np.lexsort((-f[rows], of_row))]       # stable: ties keep row order, as LightGBM's sort
         by_gain = np.lexsort((-gain[rows], of_row))
         place = np.arange(n) - np.repeat(queries.starts, queries.sizes)
-        depth = queries.sizes if self.truncation is None else np.minimum(queries.sizes, self.truncation)
+        depth = queries.sizes if lambdas.truncation is None else np.minimum(queries.sizes, lambdas.truncation)
         kept = place < np.repeat(depth, queries.sizes)
-        ideal = np.bincount(of_row[kept], gain[rows][by_gain][kept] / np.log2(place[kept] + 2.0),
-                            minlength=queries.n_queries)
+        self.ideal = np.bincount(of_row[kept], gain[rows][by_gain][kept] / np.log2(place[kept] + 2.0),
+                                 minlength=queries.n_queries)
+        self.gain = np.ascontiguousarray(gain[rows])                              # in query order, as rows
+        self.grade = np.ascontiguousarray(y[rows])
+        self.starts = queries.starts.astype(np.int64)
+        self.sizes = queries.sizes.astype(np.int64)
+        self.discount = _lambdarank_kernels.place_discounts(int(self.sizes.max()) if n else 0)
+
+    def gradient_hessian(self, scores, sample_weight=None, n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """(λ, h) at ``scores`` (finite, one per row), each row's multiplied by ``sample_weight`` if given."""
+        n = self.n
+        f = np.ascontiguousarray(checked_vector("scores", scores, self.queries))
         grad = np.empty(n)
         hess = np.empty(n)
-        truncation = n if self.truncation is None else self.truncation
-        _lambdarank_kernels.lambdarank_pairs(by_score.astype(np.int64), queries.starts.astype(np.int64),
-                                             queries.sizes.astype(np.int64), ideal, gain, y, f, int(truncation),
-                                             self.sigmoid, self.norm, _DISTANCE_OFFSET, grad, hess, int(n_threads))
+        truncation = n if self.lambdas.truncation is None else self.lambdas.truncation
+        _lambdarank_kernels.lambdarank_pairs(self.rows, self.starts, self.sizes, self.ideal, self.gain, self.grade,
+                                             self.discount, f, int(truncation), self.lambdas.sigmoid,
+                                             self.lambdas.norm, _DISTANCE_OFFSET, grad, hess, int(n_threads))
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
             if w.shape != (n,) or not np.all(np.isfinite(w) & (w >= 0)):
@@ -257,10 +307,10 @@ class BoundLambdaRank(BoundValuelessObjective):
 
     def __init__(self, objective: LambdaRankObjective, y, sample_weight, queries: Queries, *, n_threads: int = 1):
         super().__init__(objective, y, sample_weight)
-        self.lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm, gain=objective.gain)
+        lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm, gain=objective.gain)
+        self.prepared = lambdas.prepare(y, queries)
         self.queries = queries
         self.n_threads = int(n_threads)
 
     def _evaluate(self, scores):
-        return self.lambdas.gradient_hessian(self.y, scores, self.queries, self.sample_weight,
-                                             n_threads=self.n_threads)
+        return self.prepared.gradient_hessian(scores, self.sample_weight, n_threads=self.n_threads)

@@ -16,7 +16,7 @@ import numpy as np
 from ..metrics import Queries
 from ._base import BoundObjective, Objective, clip_hessian
 
-__all__ = ["ValuelessQueryObjective", "BoundValuelessObjective", "checked_rows"]
+__all__ = ["ValuelessQueryObjective", "BoundValuelessObjective", "checked_rows", "checked_vector"]
 
 
 class ValuelessQueryObjective(Objective):
@@ -35,18 +35,21 @@ class ValuelessQueryObjective(Objective):
 
 def checked_rows(y, scores, queries) -> tuple[np.ndarray, np.ndarray]:
     """``(y, scores)`` as float64 vectors, one finite value per row of ``queries``, or a clear error naming the row."""
+    return checked_vector("y", y, queries), checked_vector("scores", scores, queries)
+
+
+def checked_vector(name: str, values, queries) -> np.ndarray:
+    """``values`` as a float64 vector, one finite value per row of ``queries``, or a clear error naming the row."""
     if not isinstance(queries, Queries):
         raise TypeError(f"queries: expected a Queries, got {type(queries).__name__}")
     n = int(queries.codes.shape[0])
-    y = np.asarray(y, dtype=np.float64)
-    f = np.asarray(scores, dtype=np.float64)
-    for name, values in (("y", y), ("scores", f)):
-        if values.shape != (n,):
-            raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
-    return y, f
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (n,):
+        raise ValueError(f"{name}: expected one value per row ({n}), got shape {values.shape}")
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise ValueError(f"{name}: must be finite, got {float(values[bad[0]])!r} at row {int(bad[0])}")
+    return values
 
 
 class BoundValuelessObjective(BoundObjective):

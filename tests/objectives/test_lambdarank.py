@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from _query_objective_reference import lambdarank_reference
 from rankcore.metrics._queries import check_qid
+from rankcore.objectives._base import clip_hessian
 from rankcore.objectives._lambdarank import LambdaRank
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
@@ -76,6 +77,102 @@ def test_threads_change_nothing_and_memory_stays_linear():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 200 * qid.shape[0]       # a few arrays of n (the NumPy form held ~2 KB a row)
+
+
+def _many_queries(seed):
+    """300 queries of 1-40 rows and one of 3,000 (rows interleaved), scores and grades with many ties, -0.0 and 0.0."""
+    rng = np.random.default_rng(seed)
+    qid = np.r_[rng.integers(0, 300, 6_000), np.full(3_000, 300)]
+    rng.shuffle(qid)
+    y = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0], qid.shape[0])
+    f = rng.integers(-4, 5, qid.shape[0]) / 2.0
+    f[rng.random(qid.shape[0]) < 0.1] = -0.0
+    f[qid == 7] = 1.5                                                     # a query of tied scores
+    return y, qid, f
+
+
+def lambdarank_in_loop_order(y, qid, f, truncation, sigmoid, norm, table=None):
+    """LambdaRank's λ and h with the compiled pass's arithmetic, operation for operation, from a global stable sort.
+
+    Each query's rows in the order of ``lexsort`` by (query, −score) (ties in row order, LightGBM's), its ideal DCG
+    as NumPy's ``bincount`` sums it, the pairs in place order: the form the pass had before it sorted each query
+    in its parallel loop, whose results it must give bit for bit.
+    """
+    gain = np.exp2(y) - 1.0 if table is None else np.asarray(table, dtype=float)[y.astype(int)]
+    lam, curv = np.zeros(y.shape[0]), np.zeros(y.shape[0])
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        rows = rows[np.lexsort((-f[rows],))]
+        n = rows.shape[0]
+        k = n if truncation is None else min(truncation, n)
+        ideal = 0.0
+        for place, g in enumerate(np.sort(gain[rows])[::-1][:k]):
+            ideal += g / np.log2(place + 2.0)
+        if n < 2 or ideal <= 0:
+            continue
+        s, grade, gn = f[rows], y[rows], gain[rows]
+        disc = [1.0 / math.log2(p + 2.0) for p in range(n)]
+        ql, qh, total = np.zeros(n), np.zeros(n), 0.0
+        for i in range(k):
+            for j in range(i + 1, n):
+                if grade[i] == grade[j]:
+                    continue
+                high, low = (i, j) if grade[i] > grade[j] else (j, i)
+                ds = s[high] - s[low]
+                delta = (gn[high] - gn[low]) * abs(disc[high] - disc[low]) / ideal
+                if norm and s[0] != s[n - 1]:
+                    delta = delta / (float(np.float32(0.01)) + abs(ds))
+                rho = 1.0 / (1.0 + math.exp(sigmoid * ds))
+                p_lambda = -sigmoid * delta * rho
+                p_hess = sigmoid * sigmoid * delta * rho * (1.0 - rho)
+                ql[high] += p_lambda
+                ql[low] -= p_lambda
+                qh[high] += p_hess
+                qh[low] += p_hess
+                total = total - 2.0 * p_lambda
+        if norm and total > 0.0:
+            factor = math.log2(1.0 + total) / total
+            ql, qh = ql * factor, qh * factor
+        lam[rows], curv[rows] = ql, qh
+    return lam, curv
+
+
+@pytest.mark.parametrize("truncation,norm,table", [(1, True, None), (2, False, None), (5, True, [0, 1, 1, 4]),
+                                                   (None, True, None)])
+def test_each_query_sorted_alone_gives_the_global_sorts_results_bit_for_bit(truncation, norm, table):
+    # each query's rows ordered in the parallel loop by (−score, place in the query): LightGBM's stable order, with
+    # ties in scores (and −0.0 against 0.0) in row order, so every sum is the one of the global lexsort's order
+    y, qid, f = _many_queries(3)
+    qid, y, f = qid[:1_200], y[:1_200], f[:1_200]
+    want = lambdarank_in_loop_order(y, qid, f, truncation, 1.5, norm, table)
+    got = LambdaRank(truncation, 1.5, norm=norm, gain="exp" if table is None else table).gradient_hessian(
+        y, f, check_qid(qid, y.shape[0]))
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("spec", ["lambdarank", "lambdarank:1", "lambdarank:truncation=2,norm=false",
+                                  "lambdarank:truncation=100000,sigmoid=2.5",
+                                  "lambdarank:5,gain=0/1/3/3", "lambdarank:gain=linear,norm=false"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_bound_objective_equals_gradient_hessian_bit_for_bit(spec, weighted):
+    # the bound form computes the gains, each query's ideal DCG and rows once; every evaluation must be the one
+    # LambdaRank.gradient_hessian gives, on one thread or two
+    for seed in range(2):
+        y, qid, f = _many_queries(seed)
+        w = np.random.default_rng(seed).uniform(0, 2, y.shape[0]) if weighted else None
+        queries = check_qid(qid, y.shape[0])
+        objective = resolve("objective", spec)
+        lambdas = LambdaRank(objective.truncation, objective.sigmoid, norm=objective.norm, gain=objective.gain)
+        bound = objective.bind(y, w, n_threads=2, queries=queries)
+        for step in range(3):
+            scores = f + step * np.round(np.random.default_rng(step).normal(size=y.shape[0]), 1)
+            _, grad, hess = bound.value_gradient_hessian(scores)
+            for threads in (1, 2):
+                want_grad, want_hess = lambdas.gradient_hessian(y, scores, queries, w, n_threads=threads)
+                np.testing.assert_array_equal(grad, want_grad)
+                np.testing.assert_array_equal(hess, clip_hessian(want_hess))
+            bound.use_threads(1)
 
 
 @pytest.mark.parametrize("norm", [True, False])
