@@ -280,6 +280,36 @@ def test_bipartite_metric_per_query_against_the_python_loop(benchmark, spec, rou
                    f"per query {best['loop'] * 1e3:.0f} ms ({ratio:.0f}x)")
 
 
+#: Rows of the validation set scored after every iteration (queries of 2-10 rows, about 6 on average).
+VALIDATION_QUERIES = {"fast": 20_000, "full": 80_000}
+
+
+@pytest.mark.benchmark(group="queries")
+@pytest.mark.parametrize("spec", ["ndcg@k:10", "err@k:10", "map", "mrr"])
+def test_validation_scoring_bound_against_evaluate(benchmark, spec, profile, rounds):
+    """What a fit's eval_set costs per iteration: the scorer bound to the validation labels once (ideal DCG,
+    cut-offs, the rows grouped by query; each call sorts inside the queries) against ``rankcore.evaluate(...,
+    qid=)`` from the labels on every call, equal to the bit first, in one run (one thread each)."""
+    from rankcore.metrics import check_qid
+    from rankcore.push._scoring import query_scorer
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 11, VALIDATION_QUERIES[profile])
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)[rng.permutation(int(sizes.sum()))]
+    y = np.round(rng.uniform(0, 4, qid.shape[0]))
+    scores = y + rng.normal(size=qid.shape[0])
+    bound = query_scorer(rankcore.resolve("metric", spec), y, check_qid(qid, qid.shape[0]))
+    assert bound(scores) == rankcore.evaluate(y, scores, [spec], qid=qid, n_jobs=1)[spec]
+    best = _interleaved({"bound": lambda: bound(scores),
+                         "evaluate": lambda: rankcore.evaluate(y, scores, [spec], qid=qid, n_jobs=1)}, rounds)
+    ratio = best["evaluate"] / best["bound"]
+    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), bound_seconds=best["bound"],
+                                evaluate_seconds=best["evaluate"], speedup_vs_evaluate=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[{spec} of a validation set, {qid.shape[0]:,} rows in {sizes.shape[0]:,} queries] bound "
+                   f"{best['bound'] * 1e3:.1f} ms a call, evaluate {best['evaluate'] * 1e3:.1f} ms ({ratio:.1f}x)")
+
+
 def _numpy_tied_stops(stop: np.ndarray, slots: int) -> float:
     """ERR's expected stops in one tie group, the recurrence stepped row by row in NumPy (the earlier form)."""
     t = np.arange(slots + 1, dtype=np.float64)

@@ -411,7 +411,8 @@ class FitOutcome:
 
 
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
-            monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None) -> FitOutcome:
+            monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
+            keep_monitor_curve: bool = True) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -432,6 +433,14 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         data or the training data must not do that, so then the model keeps
         its own internal validation split: the progress shows that hold-out's
         score, labelled ``valid <metric>``, and the monitored metric at the end.
+    keep_monitor_curve : bool, default True
+        Whether the monitored metric's value after every iteration is wanted
+        even when the progress shows none (``--quiet``, ``--progress none``):
+        the model's ``evals_result_`` and ``validation_scores_``, the held-out
+        curve of ``compare``'s figures.  False (``fit`` monitoring its own
+        training rows): with nothing shown per iteration the fit runs without
+        ``eval_set``, whose scoring of every row after each iteration cost
+        several times the fit itself, and the metric is computed once, after it.
     """
     estimator = config.build()
     total = _planned_iterations(config, estimator)
@@ -445,13 +454,16 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     else:
         held_out = None
     task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
+    watched = on_eval_set and (keep_monitor_curve or task.mode != "none")
     start = time.perf_counter()
     queries = {} if qid is None else {"qid": qid}
     try:
         if config.kind.live:
             fit_kwargs = dict(queries)
             if on_eval_set:
+                # set unwatched too (it changes nothing then): the model's parameters do not depend on --quiet
                 estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
+            if watched:
                 fit_kwargs["eval_set"] = tuple(monitor[1:])
 
             def report(info):

@@ -135,7 +135,8 @@ def run(args) -> int:
     progress = Progress(args.progress, quiet=args.quiet)
     monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
     outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid,
-                      monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation))
+                      monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
+                      keep_monitor_curve=bool(args.validation))
     try:
         save_model(outcome.estimator, args.out)
     except OSError as exc:

@@ -18,7 +18,7 @@ that make libraries disagree are parameters, stated in each class and in
 from __future__ import annotations
 
 import numbers
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -27,6 +27,8 @@ from ._base import OrderMetric
 from ._gains import GAIN, gain_table, outside_table
 from ._queries import Queries
 from ._query_kernels import (
+    QueryBlocks,
+    Ranking,
     average_precision,
     cutoffs,
     dcg,
@@ -35,6 +37,9 @@ from ._query_kernels import (
     rank_queries,
     reciprocal_rank,
 )
+
+#: scores -> one value per query (of labels and queries bound beforehand).
+QueryScorer = Callable[[np.ndarray], np.ndarray]
 
 __all__ = ["QueryMetric", "NDCG", "ERR", "MeanAveragePrecision", "MeanAveragePrecisionAtK", "MeanReciprocalRank",
            "CONVENTIONS", "MAP_CONVENTIONS"]
@@ -60,9 +65,11 @@ _K = Parameter("k", count_or_fraction, doc="the places read: a count >= 1 or a f
 class QueryMetric(OrderMetric):
     """A graded list metric computed per query and averaged (the base of ``ndcg@k``, ``err@k``, ``map``, ``mrr``).
 
-    Subclasses implement :meth:`raw_query_values`; queries without a
-    relevant row follow ``empty``.  Called without ``qid`` the input is one
-    query.  O(n log n) time (one sort), O(n) memory.
+    Subclasses implement :meth:`bind_ranked` (what depends on the labels,
+    once; then the values of a ranking); queries without a relevant row
+    follow ``empty``.  Called without ``qid`` the input is one query.
+    O(n log n) time (one sort), O(n) memory; :meth:`bind_queries` binds the
+    labels of rows scored again and again.
     """
 
     task = "graded"
@@ -97,16 +104,40 @@ class QueryMetric(OrderMetric):
             raise ValueError(f"metric {self.spec!r}: k = {k} is larger than {where} (the largest has {largest} "
                              f"rows), so no query is cut at k; choose k <= {largest}")
 
-    def raw_query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
-        """The value of each query, whatever its relevant rows (validated, checked input)."""
+    def bind_ranked(self, y: np.ndarray, queries: Queries, blocks: QueryBlocks) -> Callable[[Ranking], np.ndarray]:
+        """ranking -> the value of each query, whatever its relevant rows (validated, checked labels).
+
+        Subclasses compute here, once, what depends only on the labels and
+        the queries (gains, cut-offs, the ideal DCG, the relevant rows per
+        query; ``blocks`` are the queries' rows); the function returned
+        reads one :class:`Ranking` of the scores.
+        """
         raise NotImplementedError
 
-    def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
+    def bind_queries(self, y: np.ndarray, queries: Queries, *, n_threads: int = 1) -> QueryScorer:
+        """scores -> :meth:`query_values` of ``(y, scores, queries)``, bit for bit, with the labels bound once.
+
+        For scoring the same rows again and again (a validation set after
+        every iteration): the labels are checked, the rows grouped by query
+        and everything that depends only on the labels computed here, once;
+        each call then sorts the scores inside the queries
+        (``n_threads`` share them; the values do not depend on it) and
+        reads the ranking: O(Σ n_q log n_q) a call.  The scores must be
+        finite float64 values, one a row.
+        """
         self.check_query_data(y, queries)
-        values = self.raw_query_values(y, scores, queries)
+        blocks = QueryBlocks.of(queries)
+        values_of = self.bind_ranked(y, queries, blocks)
         empty = np.bincount(queries.codes, weights=(y > 0).astype(np.float64), minlength=queries.n_queries) == 0
         fill = {"skip": np.nan, "0": 0.0, "1": 1.0}[self.empty_rule]
-        return np.where(empty, fill, values)
+
+        def values(scores: np.ndarray) -> np.ndarray:
+            return np.where(empty, fill, values_of(rank_queries(scores, queries, blocks=blocks, n_threads=n_threads)))
+
+        return values
+
+    def query_values(self, y: np.ndarray, scores: np.ndarray, queries: Queries) -> np.ndarray:
+        return self.bind_queries(y, queries)(scores)
 
     def compute(self, y: np.ndarray, scores: np.ndarray) -> float:
         values = self.query_values(y, scores, Queries.single(int(y.shape[0])))
@@ -160,14 +191,20 @@ class NDCG(QueryMetric):
                              f"got {float(y[bad[0]])!r} at row {int(bad[0])}")
         return table[y.astype(np.int64)]
 
-    def raw_query_values(self, y, scores, queries):
+    def bind_ranked(self, y, queries, blocks):
         gains = _scaled_per_query(self.gains(y), queries)
         k = cutoffs(self.k, queries.sizes)
-        best = ideal_dcg(gains, queries, k)
-        got = dcg(rank_queries(scores, queries), gains, k, self.ties_rule)
-        ratio = np.divide(got, best, out=np.zeros_like(got), where=best > 0)
-        # a tie's mean gain is a sum over its group divided by its size: rounding can put a best order 1 ulp above 1
-        return np.minimum(ratio, 1.0)
+        best = ideal_dcg(gains, queries, k, blocks)
+        ties = self.ties_rule
+
+        def values(ranking: Ranking) -> np.ndarray:
+            got = dcg(ranking, gains, k, ties)
+            ratio = np.divide(got, best, out=np.zeros_like(got), where=best > 0)
+            # a tie's mean gain is a sum over its group divided by its size: rounding can put a best order 1 ulp
+            # above 1
+            return np.minimum(ratio, 1.0)
+
+        return values
 
 
 def _scaled_per_query(gains: np.ndarray, queries) -> np.ndarray:
@@ -210,12 +247,12 @@ class ERR(QueryMetric):
             raise ValueError(f"y: metric {self.spec!r} takes grades <= max_grade = {self.max_grade:g}, "
                              f"got {float(y.max())!r}")
 
-    def raw_query_values(self, y, scores, queries):
+    def bind_ranked(self, y, queries, blocks):
         top = self.max_grade if self.max_grade is not None else float(y.max())
         # (2^g - 1) / 2^top written as 2^(g - top) - 2^-top: finite for any grade
         stop = np.exp2(y - top) - np.exp2(-top) if top > 0 else np.zeros_like(y)
-        return expected_reciprocal_rank(rank_queries(scores, queries), stop, cutoffs(self.k, queries.sizes),
-                                        self.ties_rule)
+        k, ties = cutoffs(self.k, queries.sizes), self.ties_rule
+        return lambda ranking: expected_reciprocal_rank(ranking, stop, k, ties)
 
 
 class MeanAveragePrecision(QueryMetric):
@@ -229,10 +266,11 @@ class MeanAveragePrecision(QueryMetric):
     parameters = (_TIES, _EMPTY)
     examples = ("map", "map:ties=first,empty=0")
 
-    def raw_query_values(self, y, scores, queries):
+    def bind_ranked(self, y, queries, blocks):
         relevant = y > 0
         n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
-        return average_precision(rank_queries(scores, queries), relevant, n_relevant, self.ties_rule)
+        ties = self.ties_rule
+        return lambda ranking: average_precision(ranking, relevant, n_relevant, ties)
 
 
 #: The settings (ties, empty) of ``map@k`` that reproduce each library's numbers.
@@ -271,12 +309,13 @@ class MeanAveragePrecisionAtK(QueryMetric):
         self.ties_rule = self.ties or ties
         self.empty_rule = self.empty or empty
 
-    def raw_query_values(self, y, scores, queries):
+    def bind_ranked(self, y, queries, blocks):
         relevant = y > 0
         k = cutoffs(self.k, queries.sizes)
         n_relevant = np.bincount(queries.codes, weights=relevant.astype(np.float64), minlength=queries.n_queries)
         divisor = np.minimum(n_relevant, k) if self.denominator == "min" else n_relevant
-        return average_precision(rank_queries(scores, queries), relevant, divisor, self.ties_rule, k)
+        ties = self.ties_rule
+        return lambda ranking: average_precision(ranking, relevant, divisor, ties, k)
 
 
 class MeanReciprocalRank(QueryMetric):
@@ -286,6 +325,7 @@ class MeanReciprocalRank(QueryMetric):
     parameters = (_TIES, _EMPTY)
     examples = ("mrr", "mrr:ties=first,empty=0")
 
-    def raw_query_values(self, y, scores, queries):
-        return reciprocal_rank(rank_queries(scores, queries), y > 0, self.ties_rule)
+    def bind_ranked(self, y, queries, blocks):
+        relevant, ties = y > 0, self.ties_rule
+        return lambda ranking: reciprocal_rank(ranking, relevant, ties)
 

@@ -53,8 +53,15 @@ def within_largest_query(metric: Any, queries: Any) -> Any:
     return metric
 
 
-def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y") -> Callable[[np.ndarray], float]:
+def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y",
+                 n_threads: int = 1) -> Callable[[np.ndarray], float]:
     """scores -> the mean of ``metric`` over the queries it counts (labels checked once).
+
+    A list metric (``ndcg@k``, ``err@k``, ``map``, ``map@k``, ``mrr``) is
+    bound to the labels once (its ``bind_queries``: the ideal DCG, the cut-offs
+    and the grouping of the rows by query are computed here), so that each call
+    sorts the scores only inside the queries (``n_threads`` share them); the
+    value is :func:`rankcore.evaluate`'s with ``qid``, bit for bit.
 
     Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
     they do not suit it or it counts none of the queries.
@@ -62,10 +69,14 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y") -> Calla
     from ..validation import check_binary_labels, check_graded_labels
 
     y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
+    bound = metric.bind_queries(y_arr, queries, n_threads=n_threads) if hasattr(metric, "bind_queries") else None
 
     def score(scores: np.ndarray) -> float:
-        values = np.asarray(metric.query_values(y_arr, np.ascontiguousarray(scores, dtype=np.float64), queries),
-                            dtype=np.float64)
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        if bound is not None and s.shape == y_arr.shape:
+            values = bound(s)
+        else:
+            values = np.asarray(metric.query_values(y_arr, s, queries), dtype=np.float64)
         counted = values[~np.isnan(values)]
         if counted.size == 0:
             raise ValueError(f"{name}: metric {metric.spec!r} counts none of the {values.shape[0]} queries (it leaves "
@@ -106,7 +117,7 @@ class MetricScoring:
         metric = self.metric
         if queries is not None:
             return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries,
-                                name=name)
+                                name=name, n_threads=n_threads)
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
