@@ -13,35 +13,9 @@ from rankcore.spec import SpecError
 from rankcore.testing import check_component
 from rankcore.testing._losses import pairwise_reference
 
+from _python_losses import PythonHinge, PythonLogistic
+
 BUILTIN = [Exponential(), Logistic(), Hinge(), SquaredHinge()]
-
-
-class PythonHinge(Loss):
-    """A loss with only vectorized ℓ and ℓ′: exercises the blocked NumPy fallback."""
-
-    name = "py-hinge"
-
-    def value(self, z):
-        return np.maximum(0.0, 1.0 - np.asarray(z, dtype=float))
-
-    def derivative(self, z):
-        return np.where(np.asarray(z) < 1.0, -1.0, 0.0)
-
-
-class PythonLogistic(Loss):
-    """ℓ, ℓ′ and ℓ″ in NumPy only (no Cython kernel)."""
-
-    name = "py-logistic"
-
-    def value(self, z):
-        return np.logaddexp(0.0, -np.asarray(z, dtype=float)) / np.log(2)
-
-    def derivative(self, z):
-        return -1.0 / (1.0 + np.exp(np.asarray(z, dtype=float))) / np.log(2)
-
-    def second_derivative(self, z):
-        e = np.exp(-np.abs(np.asarray(z, dtype=float)))
-        return e / (1 + e) ** 2 / np.log(2)
 
 
 ALL = BUILTIN + [PythonHinge(), PythonLogistic()]

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _python_losses import PythonLogistic
 from _query_objective_reference import query_push_reference
-from rankcore.losses._base import Loss
 from rankcore.losses._pairwise import LogisticKernel
 from rankcore.metrics._queries import check_qid
 from rankcore.objectives import _query_pair_kernels as kernels
@@ -259,23 +259,7 @@ def test_subnormal_objective_scales_both_routes_alike(monkeypatch, gain_weighted
             np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
-class _PythonLogistic(Loss):
-    """The logistic loss in NumPy only: no compiled evaluator, so every level keeps the loss's own sums."""
-
-    name = "test-py-logistic"
-
-    def value(self, z):
-        return np.logaddexp(0.0, -np.asarray(z, dtype=float)) / np.log(2)
-
-    def derivative(self, z):
-        return -1.0 / (1.0 + np.exp(np.asarray(z, dtype=float))) / np.log(2)
-
-    def second_derivative(self, z):
-        e = np.exp(-np.abs(np.asarray(z, dtype=float)))
-        return e / (1 + e) ** 2 / np.log(2)
-
-
-class _CompiledPluginLogistic(_PythonLogistic):
+class _CompiledPluginLogistic(PythonLogistic):
     """The same loss with a compiled evaluator, as a Cython plugin gives: the kernel takes its small levels."""
 
     name = "test-compiled-logistic"
@@ -284,7 +268,7 @@ class _CompiledPluginLogistic(_PythonLogistic):
         return LogisticKernel(1.0 / np.log(2))
 
 
-@pytest.mark.parametrize("plugin,routed", [(_PythonLogistic, False), (_CompiledPluginLogistic, True)])
+@pytest.mark.parametrize("plugin,routed", [(PythonLogistic, False), (_CompiledPluginLogistic, True)])
 def test_plugin_losses(plugin, routed):
     y, qid, f, w = _mixed_data(3)
     bound, out = _evaluate(plugin(), "pow:2", y, qid, f, w, True)
