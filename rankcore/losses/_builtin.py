@@ -195,14 +195,14 @@ class _TruncatedPower(Loss):
     @staticmethod
     def _center(f_pos, f_neg) -> float:
         # The sums depend on score differences only; the kernels expand them in the scores less this
-        # mid-range, which keeps the polynomial expansion of the prefix sums well conditioned.  The
-        # kernels test the kink on the raw scores, as the per-query push's other routes do.
+        # median, which keeps the polynomial expansion of the prefix sums well conditioned where the
+        # scores are: the mid-range of [0, 3] and one score at 1e9 sat at 5e8, and the squared hinge's
+        # sums over the other rows came out negative.  The kernels test the kink on the raw scores, as
+        # the per-query push's other routes do.
         both = [a for a in (f_pos, f_neg) if a.size]
         if not both:
             return 0.0
-        lo = min(a.min() for a in both)
-        hi = max(a.max() for a in both)
-        return float(0.5 * (lo + hi))
+        return float(np.median(np.concatenate(both)))
 
     def negative_sums(self, f_pos, w_pos, f_neg, *, n_threads=1):
         from . import _sorted_sums

@@ -36,7 +36,7 @@ B. The rows i that reach a negative k (f_i − f_k < 1) are a prefix of the quer
    ascending order, found by binary search with that exact floating-point test on the scores as
    given (IEEE subtraction is monotone); the rows k that reach a positive i are a suffix.  Tied
    scores have consecutive ranks and the same test, so a prefix never splits them.
-C. On such a prefix ℓ is a polynomial in the centred score g = f − s_q (s_q the query's mid-range,
+C. On such a prefix ℓ is a polynomial in the centred score g = f − s_q (s_q the median of the query's scores,
    so that the expansion (1 + g_k)^j Σ w g^{m−j} cancels least): the tree holds Σ w g^j
    (j ≤ m) and the sums are those moments times powers of 1 + g_k, as in
    ``rankcore.losses._sorted_sums``.
@@ -133,7 +133,7 @@ cdef int _open_query(const double* f, const double* grades, Py_ssize_t s, Py_ssi
         q.fs[j] = keyed[j].key
         q.rank[keyed[j].row] = j
     memset(q.tree, 0, n * M * sizeof(double))
-    q.mid = 0.5 * q.fs[0] + 0.5 * q.fs[n - 1]
+    q.mid = q.fs[n // 2]                        # a median: a far score does not move it off the others
     q.y_min = grades[s]
     return 0
 

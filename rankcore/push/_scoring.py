@@ -66,13 +66,17 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y",
     Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
     they do not suit it or it counts none of the queries.
     """
-    from ..validation import check_binary_labels, check_graded_labels
+    from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
 
     y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
     bound = metric.bind_queries(y_arr, queries, n_threads=n_threads) if hasattr(metric, "bind_queries") else None
 
     def score(scores: np.ndarray) -> float:
         s = np.ascontiguousarray(scores, dtype=np.float64)
+        if s.shape != y_arr.shape or not np.isfinite(s).all():
+            # the per-query values take any float (a NaN sorts somewhere): refuse it as evaluate(..., qid=) does
+            s = check_scores(scores)
+            check_same_length(y=y_arr, scores=s)
         if bound is not None and s.shape == y_arr.shape:
             values = bound(s)
         else:

@@ -204,3 +204,23 @@ def test_generic_pairwise_kernel_is_the_same_bit_for_bit_on_any_thread_count(ker
     one = sums(1)
     for _ in range(3):
         assert sums(2).tobytes() == one.tobytes()
+
+
+@pytest.mark.parametrize("loss", [Hinge(), SquaredHinge()], ids=["hinge", "sqhinge"])
+def test_one_far_score_leaves_the_others_sums_exact(loss):
+    # the expansion was centred on the mid-range: with scores in [0, 3] and one at 1e9 it sat at 5e8, and the
+    # squared hinge's L over the other negatives came out as large negative numbers (a sum of squares)
+    rng = np.random.default_rng(0)
+    f_pos, f_neg = rng.uniform(0, 3, 300), rng.uniform(0, 3, 300)
+    f_neg[0] = 1e9
+    w, c = rng.uniform(0.5, 1.5, 300), rng.uniform(0.5, 1.5, 300)
+    L, D = loss.negative_sums(f_pos, w, f_neg)
+    E = loss.positive_sums(f_pos, f_neg, c)
+    z = f_pos[:, None] - f_neg[None, :]
+    live = z < 1
+    L_ref = (w[:, None] * np.where(live, (1 - z) ** loss.degree, 0)).sum(0)
+    D_ref = (w[:, None] * np.where(live, -loss.degree * (1 - z) ** (loss.degree - 1), 0)).sum(0)
+    E_ref = (c[None, :] * np.where(live, -loss.degree * (1 - z) ** (loss.degree - 1), 0)).sum(1)
+    np.testing.assert_allclose(L, L_ref, rtol=1e-12)
+    np.testing.assert_allclose(D, D_ref, rtol=1e-12)
+    np.testing.assert_allclose(E, E_ref, rtol=1e-12)

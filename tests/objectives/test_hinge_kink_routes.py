@@ -22,10 +22,9 @@ LOSSES = {1: Hinge(), 2: SquaredHinge()}
 #: (offset of the 0.1 grid, a far negative's distance from it or None)
 CASES = [(0.0, None), (0.05, None), (1e6, None), (-1e6 + 0.3, None), (12345.6, None),
          (0.0, 1e6), (1e6, 5e6 + 0.3), (1e6 + 0.1, 5e6 + 0.3), (12345.6, -2e6 - 0.3)]
-#: The cases without a far score: there the centred expansion is accurate to rounding of the sums' terms.  A far
-#: score puts the mid-range far from the other scores, and the expansion of (1 + g_k − g_i)^m in g = f − c then
-#: cancels (its error grows with |g|^m); the counted pairs are exact all the same.
-WELL_CENTRED = [case for case in CASES if case[1] is None]
+#: Every case, the far scores too: the expansion is centred on the median, which a far score does not move (on the
+#: mid-range the squared hinge's sums over the other rows cancelled to 7e-4 relative, or came out negative).
+WELL_CENTRED = CASES
 
 
 def _kink_scores(rng, case, I, K):

@@ -170,3 +170,21 @@ def test_eval_set_as_a_list_of_one_pair_is_that_pair_on_one_list():
     fits = [rankcore.boost(learner="trees:max_leaves=4", n_iter=6, random_state=0).fit(X, yb, eval_set=e)
             for e in ((X_val, yb_val), [(X_val, yb_val)])]
     np.testing.assert_array_equal(fits[0].validation_scores_, fits[1].validation_scores_)
+
+
+def test_the_per_query_scorer_refuses_scores_that_are_not_finite():
+    # one NaN score gave an NDCG (the NaN sorted somewhere) where evaluate(..., qid=) refuses it
+    from rankcore.push._scoring import MetricScoring
+    from rankcore.registry import resolve
+
+    rng = np.random.default_rng(0)
+    y, qid = rng.integers(0, 3, 40).astype(float), np.repeat(np.arange(8), 5)
+    score = MetricScoring(resolve("metric", "ndcg@k:5")).bind(y, queries=check_qid(qid, 40))
+    s = rng.normal(size=40)
+    assert score(s) == rankcore.evaluate(y, s, "ndcg@k:5", qid=qid)["ndcg@k:5"]
+    for bad, what in ((np.nan, "NaN"), (np.inf, "infinite values")):
+        s[13] = bad
+        with pytest.raises(ValueError, match=rf"^scores: expected finite numbers, got {what} at position 13"):
+            score(s)
+    with pytest.raises(ValueError, match=r"scores"):
+        score(np.zeros(39))
