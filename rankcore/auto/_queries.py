@@ -18,6 +18,7 @@ queries from the labels.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,9 @@ from ._folds import (CV_MAX_ROWS, HOLDOUT_FRACTION, HOLDOUT_UNITS, MAX_REPEATS, 
 __all__ = ["QUERY_METRIC", "QUERY_LABELS", "QueryData", "PerQueryMean", "QueryFolds", "check_grades", "canonical_order",
            "query_labels", "counted_queries", "plan_query_folds", "plan_query_units", "check_metric_on_query_units"]
 
+
+#: Bindings a :class:`PerQueryMean` keeps: every unit of a search (K folds of its repeats) and the whole labels.
+_KEPT_BINDINGS = 32
 
 #: The labels of rows within queries as the search sees them: each row's grade and its query's code.
 QUERY_LABELS = np.dtype([("grade", np.float64), ("query", np.int64)])
@@ -97,6 +101,14 @@ class PerQueryMean:
         The metric was not named by the user (``ndcg@k:10``): on units whose
         queries are all shorter than its k it reads them whole, as
         ``ndcg@k:<largest>`` does (the same values), instead of refusing.
+
+    Notes
+    -----
+    Every candidate is scored on the same units (folds, hold-out parts): a
+    list metric (one with ``bind_queries``) is bound to a unit's labels once
+    and the binding kept for those labels (compared value for value), so a
+    call sorts the scores inside the queries only; the values are the same,
+    bit for bit.
     """
 
     def __init__(self, metric: Any, *, default: bool = False):
@@ -104,15 +116,50 @@ class PerQueryMean:
         self.spec = metric.spec
         self.greater_is_better = metric.greater_is_better
         self.default = default
+        # (len, sum of grades, sum of codes) -> [(labels, bound metric)]: the sums pick the candidates cheaply,
+        # equal labels decide
+        self._bindings: dict[tuple, list[tuple[np.ndarray, Any]]] = {}
+        self._lock = threading.Lock()
 
-    def values(self, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """Each query's value (NaN: not counted), queries in the order of their codes."""
+    def __getstate__(self) -> dict:
+        return {key: value for key, value in self.__dict__.items() if key not in ("_bindings", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bindings, self._lock = {}, threading.Lock()
+
+    def _bound(self, labels: np.ndarray) -> Any:
+        """``scores -> values`` of ``labels`` bound once, or None for a metric without ``bind_queries``."""
+        if not hasattr(self.metric, "bind_queries"):
+            return None
+        key = (int(labels.shape[0]), float(np.sum(labels["grade"])), int(np.sum(labels["query"])))
+        with self._lock:
+            for seen, bound in self._bindings.get(key, ()):
+                if np.array_equal(seen, labels):
+                    return bound
+        queries, y, metric = self._arguments(labels)
+        bound = metric.bind_queries(y, queries)
+        with self._lock:
+            if sum(len(entries) for entries in self._bindings.values()) >= _KEPT_BINDINGS:
+                self._bindings.clear()           # beyond the units of one search: the oldest need not come back
+            self._bindings.setdefault(key, []).append((labels.copy(), bound))
+        return bound
+
+    def _arguments(self, labels: np.ndarray) -> tuple[Queries, np.ndarray, Any]:
+        """(queries, grades as the metric takes them, the metric) of ``labels``."""
         queries = check_qid(labels["query"], int(labels.shape[0]))
         metric = within_largest_query(self.metric, queries) if self.default else self.metric
         grades = np.ascontiguousarray(labels["grade"])
-        y = grades if metric.task == "graded" else grades.astype(np.int8)
-        return np.asarray(metric.query_values(y, np.ascontiguousarray(scores, dtype=np.float64), queries),
-                          dtype=np.float64)
+        return queries, grades if metric.task == "graded" else grades.astype(np.int8), metric
+
+    def values(self, labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Each query's value (NaN: not counted), queries in the order of their codes."""
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        bound = self._bound(labels)
+        if bound is not None:
+            return np.asarray(bound(s), dtype=np.float64)
+        queries, y, metric = self._arguments(labels)
+        return np.asarray(metric.query_values(y, s, queries), dtype=np.float64)
 
     def __call__(self, labels: np.ndarray, scores: np.ndarray) -> float:
         values = self.values(labels, scores)

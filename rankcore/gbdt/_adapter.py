@@ -314,6 +314,14 @@ class MetricAdapter:
     ``rankcore.evaluate(y, scores, metric, group=sizes)`` (queries the metric
     leaves out -- no relevant row for ``ndcg@k`` by default -- are not in the
     mean).  Without groups the rows are one list.
+
+    The libraries evaluate the same validation rows after every round: a list
+    metric (``ndcg@k``, ``map@k``, ... : one with ``bind_queries``) is bound
+    to the labels and groups once and the binding kept while the library
+    passes the same ones (compared value for value, so changed labels or
+    another validation set bind anew; the last few are kept, one per
+    validation set).  A call then sorts the scores inside the queries only;
+    the value is the same, bit for bit.
     """
 
     def __init__(self, metric: str | Component):
@@ -323,9 +331,39 @@ class MetricAdapter:
             raise ValueError(f"metric {self.spec!r}: only scalar metrics with a direction can be evaluation "
                              "metrics of LightGBM or XGBoost")
         self.greater_is_better = bool(self.metric.greater_is_better)
+        # (labels, query sizes) -> the metric bound to them: every validation set of a fit keeps its own
+        self._bindings: list[tuple[tuple[np.ndarray, np.ndarray], Any]] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
+
+    def __getstate__(self) -> dict:
+        # copies of validation labels are no part of the metric: a pickled model rebinds on its next call
+        return {**self.__dict__, "_bindings": []}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update({"_bindings": [], **state})
+
+    def _bound_mean(self, y: np.ndarray, sizes: np.ndarray, scores: np.ndarray) -> float | None:
+        """The mean over queries through the binding kept for (y, sizes); None for a metric without one."""
+        if not hasattr(self.metric, "bind_queries"):
+            return None
+        key = (y, sizes)
+        bound = next((b for seen, b in self._bindings if all(_same(a, k) for a, k in zip(seen, key))), None)
+        if bound is None:
+            from ..metrics import check_queries
+            from ..validation import check_binary_labels, check_graded_labels
+
+            # the labels as evaluate(..., group=) checks them, so the binding sees the very same array
+            y_arr = check_graded_labels(y) if self.metric.task == "graded" else check_binary_labels(y)
+            bound = self.metric.bind_queries(y_arr, check_queries(None, sizes, int(y.shape[0])))
+            self._bindings.append(((y.copy(), sizes.copy()), bound))
+            del self._bindings[:-_KEPT_BINDINGS]
+        values = np.asarray(bound(scores), dtype=np.float64)
+        counted = ~np.isnan(values)
+        if not counted.any():
+            return None                  # evaluate's own path raises its error, naming the metric
+        return float(np.mean(values[counted]))
 
     def evaluate(self, labels: Any, preds: Any, weight: Any = None, group: Any = None) -> float:
         """The metric's value (in its own direction) of the scores ``preds``; per query with ``group`` sizes."""
@@ -342,4 +380,5 @@ class MetricAdapter:
         scores = _scores(preds, n, what=what)
         if sizes is None:
             return float(self.metric(y, scores))
-        return float(per_query(y, scores, self.metric, group=sizes).mean)
+        value = self._bound_mean(y, sizes, scores)
+        return value if value is not None else float(per_query(y, scores, self.metric, group=sizes).mean)
