@@ -6,7 +6,7 @@
 # written in Cython subclasses it and returns an instance from
 # ``Loss.pairwise_kernel()``:
 #
-#     from rankcore.losses._pairwise cimport PairwiseLoss
+#     from rankcore.losses.pairwise_loss cimport PairwiseLoss     (the public name of this declaration)
 #     cdef class MyKernel(PairwiseLoss):
 #         cdef void evaluate(self, double z, int order, double* v, double* d1,
 #                            double* d2) noexcept nogil:
