@@ -17,7 +17,9 @@ gathered in score order, and its time per pair against a query an eighth as
 long: the pass reads each query's values gathered in score order, so past the
 cache the time per pair should stay flat); the per-query push with the
 hinge and logistic losses on such queries, its small levels summed in one
-compiled call against the loss's sums asked level by level; and, at the
+compiled call against the loss's sums asked level by level, and with a loss
+written in Python (no compiled evaluator) its small levels in NumPy chunks of
+pairs against the loss's sums level by level; and, at the
 threshold of pairs up to which a level takes the one call, both forms on levels
 of that size (the one call should not be the slower); and the hinge and squared
 hinge sums of the per-query push on one query of 20,000 rows with float grades
@@ -266,6 +268,28 @@ def test_query_push_on_many_short_queries(benchmark, loss):
     benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
                                 per_level_seconds=per_level, speedup_vs_per_level=per_level / seconds)
     SUMMARY.append(f"push {loss:8s}, {sizes.shape[0]} queries of 2-10 rows: one call {seconds * 1e3:7.2f} ms | "
+                   f"the loss per level {per_level * 1e3:8.1f} ms ({per_level / seconds:6.1f}x)")
+
+
+def test_python_loss_push_on_many_short_queries(benchmark):
+    """2,000 queries of 2-10 rows, a loss in Python: small levels in NumPy chunks against one loss call per level."""
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
+    from _python_losses import PythonLogistic
+
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(2, 11, 2_000)
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+    y = rng.integers(0, 5, qid.shape[0]).astype(np.float64)
+    f = rng.normal(size=qid.shape[0]) + 0.3 * y
+    evaluate = _push_forms(PythonLogistic(), y, qid, f)
+    benchmark.pedantic(_with_threshold, args=(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f), rounds=5, iterations=1)
+    seconds = benchmark.stats.stats.min
+    per_level = _seconds(_with_threshold, -1, evaluate, f, rounds=3)
+    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
+                                per_level_seconds=per_level, speedup_vs_per_level=per_level / seconds)
+    SUMMARY.append(f"push py-logistic, {sizes.shape[0]} queries of 2-10 rows: NumPy chunks {seconds * 1e3:7.2f} ms | "
                    f"the loss per level {per_level * 1e3:8.1f} ms ({per_level / seconds:6.1f}x)")
 
 

@@ -6,7 +6,8 @@ its rows and the rows above it (``_query_push.BoundQueryPush._pairwise``).  Thre
 * the hinge losses' queries of more than a few levels (float grades: a level a row) are swept whole
   by ``_query_sweep_kernels``, O(n_q log n_q) whatever their number of levels, where level by level
   they cost O(levels · n_q log n_q);
-* a level of few pairs goes to ``_query_pair_kernels`` with every other such level, one call for all;
+* a level of few pairs goes to ``_query_pair_kernels`` with every other such level, one call for all
+  (a loss without a compiled evaluator: to ``_query_pair_numpy``, NumPy over chunks of their pairs);
 * a level of many pairs keeps the loss's own sums, which may beat visiting its pairs (the hinge
   losses sort: O(n log n)).
 """
@@ -73,8 +74,7 @@ class LevelRoutes:
     level : ndarray of int, shape (n_rows,)
         Each row's level.
     max_pairs : int
-        The most pairs of a level the one-call kernel takes (-1: none, for a loss without a compiled
-        evaluator).
+        The most pairs of a level summed with the others at once (-1: none, every level by the loss).
     swept : ndarray of int64, optional
         The queries the sweep takes whole (``swept_queries``): none of their levels is routed here.
 

@@ -31,10 +31,12 @@ form a *level*.  Three forms:
   compiled call (``_query_pair_kernels``, the loss's ``pairwise_kernel()``
   evaluator, threads over queries): O(Σ |level| · |rows above|) pair
   evaluations and no Python per level, so many short queries cost about what
-  their pairs cost.  A larger level, and every level of a loss without a
-  compiled evaluator, asks the loss for its sums (O(n_q log n_q) per level for
-  the hinge losses, O(|level| · |rows above|) for the logistic), a few Python
-  calls per level.  With the hinge losses, a query of more than a few levels
+  their pairs cost.  A loss without a compiled evaluator (written in Python)
+  has its small levels summed together by vectorized NumPy over their pairs
+  (``_query_pair_numpy``: the loss's methods once per chunk of pairs, no
+  Python per level).  A larger level asks the loss for its sums
+  (O(n_q log n_q) per level for the hinge losses, O(|level| · |rows above|)
+  for the logistic), a few Python calls per level.  With the hinge losses, a query of more than a few levels
   (float grades) is swept whole instead (``_query_sweep_kernels``, a Fenwick
   tree over its scores' ranks): O(n_q log n_q) whatever its levels.
 
@@ -63,6 +65,8 @@ from . import _query_pairs
 from ._query_kernels import LinearStatus, exp_linear_push, running_lse
 from ._query_pair_kernels import negative_sums as small_negative_sums
 from ._query_pair_kernels import positive_sums as small_positive_sums
+from ._query_pair_numpy import negative_sums as numpy_negative_sums
+from ._query_pair_numpy import positive_sums as numpy_positive_sums
 from ._query_sweep_kernels import negative_sweep, positive_sweep
 
 __all__ = ["QueryPush", "BoundQueryPush"]
@@ -644,7 +648,7 @@ class BoundQueryPush(BoundObjective):
 
     def _level_routes(self):
         """Which route sums each level (``_query_pairs``), formed again when a route's bound changes."""
-        max_pairs = _query_pairs.SMALL_LEVEL_PAIRS if self.loss.pairwise_kernel() is not None else -1
+        max_pairs = _query_pairs.SMALL_LEVEL_PAIRS
         key = (max_pairs, _query_pairs.SWEEP_MIN_ROWS, _query_pairs.SWEEP_MANY_LEVELS,
                _query_pairs.SWEEP_MAX_LEVEL_ROWS)
         routes = self._routes
@@ -666,8 +670,9 @@ class BoundQueryPush(BoundObjective):
             negative_sweep(self.loss.degree, order, self.gain_weighted, f, self.weight, self.grades,
                            self._sweep_edges, self.bounds, L, D, N, self.n_threads, queries=routes.swept)
         if routes.n_small:
-            small_negative_sums(self.loss.pairwise_kernel(), f, self.weight, self.grades, self.gain_weighted,
-                                routes.starts, routes.ends, routes.stops, routes.groups, L, D, self.n_threads)
+            evaluator, negative, _ = self._small_level_sums()
+            negative(evaluator, f, self.weight, self.grades, self.gain_weighted, routes.starts, routes.ends,
+                     routes.stops, routes.groups, L, D, self.n_threads)
         blocks = []
         for lv, lo, hi, stop in routes.large:
             w_pos = np.ascontiguousarray(self._pair_weights(lv, hi, stop))
@@ -716,16 +721,27 @@ class BoundQueryPush(BoundObjective):
             hess = _scaled_up(hess, shift)
         return value, grad, hess
 
-    def _small_level_positives(self, f, routes, order, D, scales, grad, hess) -> None:
-        """Adds the small levels' positives' sums (and curvature) to grad and hess, by the one-call kernel."""
-        c, c2, log_c2, shift, shift2 = scales
+    def _small_level_sums(self):
+        """(evaluator, negative_sums, positive_sums) that sum the small levels all at once.
+
+        The loss's compiled evaluator and ``_query_pair_kernels``; for a loss without one (written in
+        Python), the loss itself and ``_query_pair_numpy`` (its NumPy methods once per chunk of pairs).
+        """
         kernel = self.loss.pairwise_kernel()
+        if kernel is not None:
+            return kernel, small_negative_sums, small_positive_sums
+        return self.loss, numpy_negative_sums, numpy_positive_sums
+
+    def _small_level_positives(self, f, routes, order, D, scales, grad, hess) -> None:
+        """Adds the small levels' positives' sums (and curvature) to grad and hess, all levels at once."""
+        c, c2, log_c2, shift, shift2 = scales
+        evaluator, _, positive = self._small_level_sums()
         n = f.shape[0]
         E, P, N = np.zeros(n), np.zeros(n if order == 2 else 0), np.zeros(n if order == 2 else 0)
-        args = (kernel, f, self.weight, self.grades, self.gain_weighted, routes.starts, routes.ends, routes.stops,
+        args = (evaluator, f, self.weight, self.grades, self.gain_weighted, routes.starts, routes.ends, routes.stops,
                 routes.groups)
         zeros = np.zeros(n if order == 2 and shift != shift2 else 0)
-        small_positive_sums(*args, c, c2 if shift == shift2 else zeros, order, E, P, N, self.n_threads)
+        positive(*args, c, c2 if shift == shift2 else zeros, order, E, P, N, self.n_threads)
         grad += E
         if order < 2:
             return
@@ -738,7 +754,7 @@ class BoundQueryPush(BoundObjective):
         hess += _scaled_up(P, shift)
         hess[rows] += _scaled_up(c[rows] * N[rows], shift)
         P2 = np.zeros(n)
-        small_positive_sums(*args, zeros, c2, order, np.zeros(n), P2, N, self.n_threads)
+        positive(*args, zeros, c2, order, np.zeros(n), P2, N, self.n_threads)
         hess += _scaled_up(P2, shift2)
         with np.errstate(divide="ignore"):          # D² may underflow where c2 overflows
             hess[rows] += np.exp(log_c2[rows] + 2.0 * np.log(np.abs(D[rows])))

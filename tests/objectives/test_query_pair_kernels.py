@@ -1,4 +1,5 @@
-"""The per-query push's one-call kernel for small levels against NumPy pairs, and both routes against the reference."""
+"""The per-query push's small-level sums (the one-call kernel, and NumPy chunks for Python losses) against NumPy
+pairs, and every route against the reference."""
 
 import math
 
@@ -7,11 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _python_losses import PythonLogistic
+from _python_losses import PythonHinge, PythonLogistic
 from _query_objective_reference import query_push_reference
 from rankcore.losses._pairwise import LogisticKernel
 from rankcore.metrics._queries import check_qid
 from rankcore.objectives import _query_pair_kernels as kernels
+from rankcore.objectives import _query_pair_numpy
 from rankcore.objectives import _query_pairs
 from rankcore.objectives._base import HESSIAN_FLOOR
 from rankcore.objectives._query_push import QueryPush
@@ -268,12 +270,18 @@ class _CompiledPluginLogistic(PythonLogistic):
         return LogisticKernel(1.0 / np.log(2))
 
 
-@pytest.mark.parametrize("plugin,routed", [(PythonLogistic, False), (_CompiledPluginLogistic, True)])
-def test_plugin_losses(plugin, routed):
+@pytest.mark.parametrize("plugin,compiled", [(PythonLogistic, False), (_CompiledPluginLogistic, True)])
+def test_plugin_losses(monkeypatch, plugin, compiled):
+    """Small levels together (compiled: the kernel; Python: NumPy chunks), large ones by the loss, as built-ins."""
+    calls = []
+    numpy_sums = _query_pair_numpy.negative_sums
+    monkeypatch.setattr("rankcore.objectives._query_push.numpy_negative_sums",
+                        lambda *args: calls.append(1) or numpy_sums(*args))
+    monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", 60)
     y, qid, f, w = _mixed_data(3)
     bound, out = _evaluate(plugin(), "pow:2", y, qid, f, w, True)
-    assert (bound._routes.n_small > 0) == routed
-    assert (len(bound._routes.large) > 0) != routed
+    assert bound._routes.n_small > 0 and len(bound._routes.large) > 0
+    assert bool(calls) != compiled
     _, builtin = _evaluate("logistic", "pow:2", y, qid, f, w, True)
     for a, b in zip(out, builtin):
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-14)
@@ -313,3 +321,93 @@ def test_hypothesis_routes_match_reference(data):
     np.testing.assert_allclose(grad, dR / R, rtol=1e-9, atol=1e-12)
     if hess is not None:
         np.testing.assert_allclose(hess, np.maximum(d2R / R, HESSIAN_FLOOR), rtol=1e-9, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Losses without a compiled evaluator: the small levels by NumPy chunks of pairs
+# ----------------------------------------------------------------------------------------------------
+def numpy_chunk_sums(loss, f, w, grades, gain_weighted, levels, c1, c2, order=2):
+    n = f.shape[0]
+    L, D, E, P, N = (np.zeros(n) for _ in range(5))
+    _query_pair_numpy.negative_sums(loss, f, w, grades, gain_weighted, *levels, L, D)
+    _query_pair_numpy.positive_sums(loss, f, w, grades, gain_weighted, *levels, c1, c2, order, E, P, N)
+    return L, D, E, P, N
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 18])
+@pytest.mark.parametrize("float_grades", [False, True])
+@pytest.mark.parametrize("gain_weighted", [False, True])
+@pytest.mark.parametrize("loss", [PythonLogistic(), PythonHinge()], ids=["py-logistic", "py-hinge"])
+def test_numpy_chunks_match_numpy_pairs(monkeypatch, loss, gain_weighted, float_grades, chunk):
+    """Chunks of 1 pair (a level a chunk), of a few pairs (levels split across chunk starts), of all pairs."""
+    monkeypatch.setattr(_query_pair_numpy, "CHUNK_PAIRS", chunk)
+    f, w, grades, levels = _layout(11, n_queries=40, max_rows=9, float_grades=float_grades)
+    c1, c2 = _weights_c(11, w)
+    order = 2 if loss.has_second_derivative else 1
+    got = numpy_chunk_sums(loss, f, w, grades, gain_weighted, levels, c1, c2, order)
+    want = reference_sums(loss, f, w, grades, gain_weighted, levels, c1, c2)
+    for name, a, b in zip("LDEPN"[:3 + 2 * (order == 2)], got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=name)
+
+
+def test_numpy_chunks_leave_other_rows_alone():
+    f, w, grades, levels = _layout(12, n_queries=10, max_rows=6)
+    n = f.shape[0]
+    c1, c2 = _weights_c(12, w)
+    L, D, E, P, N = (np.full(n, 7.0) for _ in range(5))
+    loss = PythonLogistic()
+    _query_pair_numpy.negative_sums(loss, f, w, grades, False, *levels, L, D)
+    _query_pair_numpy.positive_sums(loss, f, w, grades, False, *levels, c1, c2, 2, E, P, N)
+    level_rows = np.zeros(n, dtype=bool)
+    for lo, hi in zip(levels[0], levels[1]):
+        level_rows[lo:hi] = True
+    for a in (L, D, N):
+        assert (a[~level_rows] == 7.0).all()
+    empty = [np.zeros(0, dtype=np.int64)] * 3 + [np.zeros(1, dtype=np.int64)]
+    _query_pair_numpy.negative_sums(loss, f, w, grades, False, *empty, L, D)       # no levels: a no-op
+    _query_pair_numpy.positive_sums(loss, f, w, grades, False, *empty, c1, c2, 2, E, P, N)
+    assert (L[~level_rows] == 7.0).all()
+
+
+@pytest.mark.parametrize("chunk", [3, 1 << 18])
+@pytest.mark.parametrize("gain_weighted", [False, True])
+@pytest.mark.parametrize("price", ["identity", "pow:3"])
+@pytest.mark.parametrize("loss", [PythonLogistic, PythonHinge])
+def test_python_losses_chunked_route_matches_reference_and_per_level(monkeypatch, loss, price, gain_weighted,
+                                                                       chunk):
+    """Orders 0, 1 (and 2 with ℓ″), zero weights, ties: the reference, then every level through the loss."""
+    monkeypatch.setattr(_query_pair_numpy, "CHUNK_PAIRS", chunk)
+    for seed, float_grades in ((0, False), (1, True)):
+        y, qid, f, w = _mixed_data(seed, float_grades)
+        monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", 60)
+        bound, out = _evaluate(loss(), price, y, qid, f, w, gain_weighted)
+        assert bound._routes.n_small > 0 and len(bound._routes.large) > 0
+        assert bound.has_hessian == (loss is PythonLogistic)
+        R, dR, d2R = query_push_reference(y, qid, f, w, bound.loss, bound.price, gain_weighted)
+        assert out[0] == out[1] == pytest.approx(math.log(R), rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(out[2], dR / R, rtol=1e-10, atol=1e-13)
+        if bound.has_hessian:
+            np.testing.assert_allclose(out[5], np.maximum(d2R / R, HESSIAN_FLOOR), rtol=1e-9, atol=1e-13)
+        for threshold in (-1, 10**9):           # every level by the loss's own sums, then every level chunked
+            monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", threshold)
+            _, other = _evaluate(loss(), price, y, qid, f, w, gain_weighted)
+            for a, b in zip(other, out):
+                np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("gain_weighted", [False, True])
+def test_python_loss_subnormal_objective_chunked_as_per_level(monkeypatch, gain_weighted):
+    """Weights g′(L)/R and g″(L)/R beyond any float: the curvature's two scales, chunked as per level."""
+    y = np.array([0.0, 1.0, 1.0, 2.0])
+    f = np.array([0.0, 40.0, 39.0, 41.0])
+    w = np.array([1.0, 1e-300, 1e-300, 1e-300])
+    bound = QueryPush(PythonLogistic(), "pow:64", gain_weighted=gain_weighted).bind(y, check_qid(np.ones(4), 4), w)
+    out = {}
+    for threshold in (-1, 512):
+        monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", threshold)
+        out[threshold] = bound.value_gradient_hessian(f)
+        assert (bound._routes.n_small > 0) == (threshold > 0)
+    assert all(np.isfinite(a).all() for a in out[512])
+    assert np.abs(out[512][1]).max() > 1.0 and out[512][2].max() > 1e3        # far from the floor
+    for a, b in zip(out[512], out[-1]):
+        np.testing.assert_allclose(a, b, rtol=1e-11)
