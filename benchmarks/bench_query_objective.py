@@ -253,43 +253,33 @@ def _push_forms(loss, y, qid, f):
     return evaluate
 
 
-@pytest.mark.parametrize("loss", ["hinge", "logistic"])
-def test_query_push_on_many_short_queries(benchmark, loss):
-    """2,000 queries of 2-10 rows: every level below a top in one compiled call, against one loss call per level."""
-    rng = np.random.default_rng(2)
-    sizes = rng.integers(2, 11, 2_000)
-    qid = np.repeat(np.arange(sizes.shape[0]), sizes)
-    y = rng.integers(0, 5, qid.shape[0]).astype(np.float64)
-    f = rng.normal(size=qid.shape[0]) + 0.3 * y
-    evaluate = _push_forms(loss, y, qid, f)
-    benchmark.pedantic(_with_threshold, args=(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f), rounds=5, iterations=1)
-    seconds = benchmark.stats.stats.min
-    per_level = _seconds(_with_threshold, -1, evaluate, f, rounds=3)
-    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
-                                per_level_seconds=per_level, speedup_vs_per_level=per_level / seconds)
-    SUMMARY.append(f"push {loss:8s}, {sizes.shape[0]} queries of 2-10 rows: one call {seconds * 1e3:7.2f} ms | "
-                   f"the loss per level {per_level * 1e3:8.1f} ms ({per_level / seconds:6.1f}x)")
-
-
-def test_python_loss_push_on_many_short_queries(benchmark):
-    """2,000 queries of 2-10 rows, a loss in Python: small levels in NumPy chunks against one loss call per level."""
+def _python_logistic():
+    """A loss written in NumPy only (no compiled evaluator), as a third-party plugin: the tests' own."""
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
     from _python_losses import PythonLogistic
 
+    return PythonLogistic()
+
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic", "py-logistic"])
+def test_query_push_on_many_short_queries(benchmark, loss):
+    """2,000 queries of 2-10 rows: every level below a top in one call -- compiled, or NumPy chunks of pairs for a
+    loss in Python -- against one loss call per level."""
     rng = np.random.default_rng(2)
     sizes = rng.integers(2, 11, 2_000)
     qid = np.repeat(np.arange(sizes.shape[0]), sizes)
     y = rng.integers(0, 5, qid.shape[0]).astype(np.float64)
     f = rng.normal(size=qid.shape[0]) + 0.3 * y
-    evaluate = _push_forms(PythonLogistic(), y, qid, f)
+    evaluate = _push_forms(_python_logistic() if loss == "py-logistic" else loss, y, qid, f)
     benchmark.pedantic(_with_threshold, args=(_query_pairs.SMALL_LEVEL_PAIRS, evaluate, f), rounds=5, iterations=1)
     seconds = benchmark.stats.stats.min
     per_level = _seconds(_with_threshold, -1, evaluate, f, rounds=3)
     benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
                                 per_level_seconds=per_level, speedup_vs_per_level=per_level / seconds)
-    SUMMARY.append(f"push py-logistic, {sizes.shape[0]} queries of 2-10 rows: NumPy chunks {seconds * 1e3:7.2f} ms | "
+    form = "NumPy chunks" if loss == "py-logistic" else "one call"
+    SUMMARY.append(f"push {loss:11s}, {sizes.shape[0]} queries of 2-10 rows: {form} {seconds * 1e3:7.2f} ms | "
                    f"the loss per level {per_level * 1e3:8.1f} ms ({per_level / seconds:6.1f}x)")
 
 
