@@ -22,3 +22,15 @@ def graded_queries(seed: int = 0, n_queries: int = 24, rows: tuple[int, int] = (
     y[qid == "q01"] = 0.0            # no relevant row (left out of ndcg's mean)
     order = rng.permutation(qid.shape[0])
     return X[order], y[order], qid[order]
+
+
+def consecutive_queries(seed: int, n_queries: int = 40):
+    """(X, y, qid, sizes): queries of 2..11 rows in consecutive blocks (as LightGBM and XGBoost take them), four
+    features, grades 0..3 following the first feature, and query 3 all 0 (no relevant row)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 12, size=n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(qid.size, 4))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.size) + 1), 0, 3)
+    y[qid == 3] = 0.0
+    return X, y, qid, sizes

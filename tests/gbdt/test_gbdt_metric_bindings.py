@@ -8,6 +8,8 @@ import pytest
 from rankcore.gbdt import lightgbm_metric, xgboost_metric
 from rankcore.metrics import evaluate, per_query
 
+from _query_data import consecutive_queries
+
 lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
 
@@ -16,19 +18,8 @@ LGB = {"objective": "lambdarank", "metric": "None", "verbose": -1, "num_threads"
 SPECS = ["ndcg@k:5", "map@k:3"]
 
 
-def grouped(seed, n_queries):
-    """Queries of 2..11 rows in consecutive blocks, grades 0..3, one query all 0."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 12, size=n_queries)
-    qid = np.repeat(np.arange(n_queries), sizes)
-    X = rng.normal(size=(qid.size, 4))
-    y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.size) + 1), 0, 3)
-    y[qid == 3] = 0.0
-    return X, y, qid, sizes
-
-
-TRAIN = grouped(0, 40)
-VALIDS = [grouped(1, 25), grouped(2, 30)]
+TRAIN = consecutive_queries(0, 40)
+VALIDS = [consecutive_queries(1, 25), consecutive_queries(2, 30)]
 
 
 def recording(metric, calls):

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from rankcore.gbdt import lightgbm_metric, xgboost_metric
 from rankcore.metrics import evaluate
 
+from _query_data import consecutive_queries
+
 lgb = pytest.importorskip("lightgbm")
 xgb = pytest.importorskip("xgboost")
 
@@ -17,19 +19,8 @@ LGB = {"verbose": -1, "num_threads": 1, "deterministic": True, "force_col_wise":
 SPECS = ["ndcg@k:5", "ndcg@k:3,gain=linear,ties=first,empty=0", "map", "mrr", "err@k:4"]
 
 
-def grouped(seed, n_queries=40):
-    """Queries of 2..11 rows in consecutive blocks (as the libraries take them), grades 0..3, one query all 0."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(2, 12, size=n_queries)
-    qid = np.repeat(np.arange(n_queries), sizes)
-    X = rng.normal(size=(qid.size, 4))
-    y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.size) + 1), 0, 3)
-    y[qid == 3] = 0.0
-    return X, y, qid, sizes
-
-
-X_TR, Y_TR, Q_TR, G_TR = grouped(0)
-X_VA, Y_VA, Q_VA, G_VA = grouped(1, n_queries=25)
+X_TR, Y_TR, Q_TR, G_TR = consecutive_queries(0)
+X_VA, Y_VA, Q_VA, G_VA = consecutive_queries(1, n_queries=25)
 
 
 def test_lightgbm_ranker_reports_the_mean_over_queries():
