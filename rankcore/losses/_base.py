@@ -120,6 +120,20 @@ class Loss(Component):
         """A nogil ``PairwiseLoss`` evaluator for the Cython kernel, or None."""
         return None
 
+    def check_sums(self, *sums) -> None:
+        """ValueError naming the loss when any of its pairwise sums (arrays, or None) holds NaN.
+
+        A NaN sum is a loss that is NaN at some score difference: the push would drop the rows it touched from
+        its objective and gradient without a word.  :func:`rankcore.testing.check_component` refuses such a
+        loss; a plugin that never ran it reaches the push.  An infinite sum is an overflow, which the push
+        reports as such.  O(n).
+        """
+        for values in sums:
+            if values is not None and np.isnan(values).any():
+                raise ValueError(f"loss {self.spec!r}: its pairwise sums hold NaN: the loss (or its derivative) is "
+                                 "NaN at some score difference; a loss must be a number at every finite z "
+                                 "(rankcore.testing.check_component('loss', ...) finds where)")
+
     # ------------------------------------------------------------------
     # Pairwise sums (default: exact pairwise evaluation, never I × K memory)
     # ------------------------------------------------------------------

@@ -246,6 +246,7 @@ class BoundPairwisePush(BoundObjective):
         return self.second and not getattr(self.loss, "piecewise_linear", False)
 
     def _value_from_sums(self, L: np.ndarray):
+        self.loss.check_sums(L)
         log_l = _log_nonneg(L)
         with np.errstate(invalid="ignore"):
             a = self.log_v + self.price.log_value(log_l)
@@ -257,6 +258,7 @@ class BoundPairwisePush(BoundObjective):
         f_pos = np.ascontiguousarray(scores[self.pos])
         f_neg = np.ascontiguousarray(scores[self.neg])
         L, D = self.loss.negative_sums(f_pos, self.w_pos, f_neg, n_threads=self.n_threads)
+        self.loss.check_sums(D)
         value, log_l = self._value_from_sums(L)
         grad = np.zeros(scores.shape[0])
         if not math.isfinite(value):
@@ -313,6 +315,7 @@ class BoundPairwisePush(BoundObjective):
         f_neg = np.ascontiguousarray(scores[self.neg])
         t = self.n_threads
         L, D = self.loss.negative_sums(f_pos, self.w_pos, f_neg, n_threads=t)
+        self.loss.check_sums(D)
         value, log_l = self._value_from_sums(L)
         grad = np.zeros(scores.shape[0])
         hess = np.zeros(scores.shape[0])

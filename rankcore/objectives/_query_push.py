@@ -686,6 +686,7 @@ class BoundQueryPush(BoundObjective):
         price = self.price
         routes = self._level_routes()
         L, D, N, blocks = self._pairwise_sums(f, routes, order)
+        self.loss.check_sums(L, D if order else None, N if order == 2 else None)
         log_l = _log(np.maximum(L, 0.0))
         live = self.below_top & (self.weight > 0) & (log_l > -np.inf)
         terms = np.full(f.shape[0], -np.inf)

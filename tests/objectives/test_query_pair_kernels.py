@@ -411,3 +411,33 @@ def test_python_loss_subnormal_objective_chunked_as_per_level(monkeypatch, gain_
     assert np.abs(out[512][1]).max() > 1.0 and out[512][2].max() > 1e3        # far from the floor
     for a, b in zip(out[512], out[-1]):
         np.testing.assert_allclose(a, b, rtol=1e-11)
+
+
+class _NaNBelow(PythonLogistic):
+    """A loss that is NaN for z < −1: a plugin that never ran the contract checks."""
+
+    name = "test-nan-below"
+
+    def value(self, z):
+        return np.where(np.asarray(z) < -1, np.nan, super().value(z))
+
+    def derivative(self, z):
+        return np.where(np.asarray(z) < -1, np.nan, super().derivative(z))
+
+
+@pytest.mark.parametrize("threshold", [-1, 512])
+def test_a_loss_that_is_nan_somewhere_is_named(monkeypatch, threshold):
+    # its rows dropped out of the objective and the gradient without a word (log NaN is no number above −inf)
+    monkeypatch.setattr(_query_pairs, "SMALL_LEVEL_PAIRS", threshold)
+    y = np.array([0.0, 1.0, 0.0, 2.0])
+    f = np.array([3.0, 0.0, 0.0, 0.5])                # z = 0 − 3 < −1 for the first query's pair
+    bound = QueryPush(_NaNBelow(), "pow:2").bind(y, check_qid(np.array([1, 1, 2, 2]), 4))
+    for evaluate in (bound.value, bound.value_and_gradient):
+        with pytest.raises(ValueError, match=r"^loss 'test-nan-below': its pairwise sums hold NaN"):
+            evaluate(f)
+    assert np.isfinite(bound.value(np.zeros(4)))       # where it is a number, the push runs
+    from rankcore.objectives import PushObjective
+
+    single = PushObjective(loss=_NaNBelow(), price="pow:2").bind(np.array([0, 1, 0, 1]))
+    with pytest.raises(ValueError, match=r"^loss 'test-nan-below': its pairwise sums hold NaN"):
+        single.value_and_gradient(np.array([3.0, 0.0, 0.0, 0.5]))
