@@ -124,7 +124,7 @@ def _limits(fixed: tuple, arrays: list[np.ndarray]) -> tuple[float, float]:
 
 
 #: Characters XML 1.0 cannot hold, even escaped (controls, lone surrogates, U+FFFE/U+FFFF): a model or file
-#: name holding one made an SVG no parser reads, or failed to encode after every model had been trained.
+#: name holding one would make an SVG no parser reads, or fail to encode after every model is trained.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

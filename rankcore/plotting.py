@@ -116,8 +116,8 @@ def _rows(curves: Mapping[str, Any], what: str) -> list[tuple[str | None, list]]
 
 
 def _whole(value: Any, name: str, low: int) -> int:
-    """``value`` as a whole number >= ``low`` (an integral float too); else a ValueError naming ``name`` (2.5 false
-    positives were drawn as 2, True as 1, NaN failed without a name)."""
+    """``value`` as a whole number >= ``low`` (an integral float too); else a ValueError naming ``name``: a count of
+    false positives or places is whole, and 2.5 or True would be read as some other count."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
             or not math.isfinite(value) or int(value) != value or value < low):
         raise ValueError(f"{name}: expected a whole number >= {low}, got {value!r}")

@@ -196,9 +196,9 @@ class _TruncatedPower(Loss):
     def _center(f_pos, f_neg) -> float:
         # The sums depend on score differences only; the kernels expand them in the scores less this
         # median, which keeps the polynomial expansion of the prefix sums well conditioned where the
-        # scores are: the mid-range of [0, 3] and one score at 1e9 sat at 5e8, and the squared hinge's
-        # sums over the other rows came out negative.  The kernels test the kink on the raw scores, as
-        # the per-query push's other routes do.
+        # scores are: one far score moves a median little, where a mid-range centre would sit half way
+        # to it and the squared hinge's sums over the other rows would cancel to nothing.  The kernels
+        # test the kink on the raw scores, as the per-query push's other routes do.
         both = [a for a in (f_pos, f_neg) if a.size]
         if not both:
             return 0.0

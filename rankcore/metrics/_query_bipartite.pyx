@@ -7,8 +7,8 @@
 #    negative scores -- the very call ``Metric.compute`` makes on one list --
 #    so ties (half credit, diagonal ROC segments), the partial areas' cut at
 #    FPR = alpha and their scaling are the single-list kernels' own, bit for
-#    bit.  What was one Python call per query (about 7 µs: slicing, checks,
-#    two np.sort calls) is a few dozen nanoseconds of compiled work.
+#    bit.  A Python call of the metric per query costs about 7 µs (slicing,
+#    checks, two np.sort calls); compiled, a query costs a few dozen ns.
 # B. One O(n) scatter, then in-place sorts.  A serial pass writes each row's
 #    score into its query's block of one buffer: negatives from the block's
 #    start upward, positives from its end downward, so each block holds the

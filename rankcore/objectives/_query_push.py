@@ -336,6 +336,7 @@ class BoundQueryPush(BoundObjective):
                              f"got {queries.n_queries} queries, {self.n_single_grade_queries} with a single grade")
         self.rate = self.loss.exponential_rate
         self._routes = None                   # the pairwise form's split of the levels, formed at its first call
+        self._routes_key = None               # the route bounds it was formed with (tests change them)
         self._log_g1 = self._linear_kernel_log_g1()
         if self._log_g1 is not None:
             self._level_edges = np.append(self.level_starts, n).astype(np.int64)
@@ -651,15 +652,14 @@ class BoundQueryPush(BoundObjective):
         max_pairs = _query_pairs.SMALL_LEVEL_PAIRS
         key = (max_pairs, _query_pairs.SWEEP_MIN_ROWS, _query_pairs.SWEEP_MANY_LEVELS,
                _query_pairs.SWEEP_MAX_LEVEL_ROWS)
-        routes = self._routes
-        if routes is None or routes.key != key:
+        if self._routes is None or self._routes_key != key:
             swept = _query_pairs.swept_queries(self.loss, self.level_starts, self.bounds, self.grades.shape[0])
-            routes = self._routes = _query_pairs.LevelRoutes(self.level_starts, self.level_ends, self.bounds,
-                                                             self.top_level, self.level, max_pairs, swept)
-            routes.key = key
+            self._routes = _query_pairs.LevelRoutes(self.level_starts, self.level_ends, self.bounds,
+                                                    self.top_level, self.level, max_pairs, swept)
+            self._routes_key = key
             if swept.size:
                 self._sweep_edges = np.append(self.level_starts, self.grades.shape[0]).astype(np.int64)
-        return routes
+        return self._routes
 
     def _pairwise_sums(self, f: np.ndarray, routes, order: int):
         """(L, D) of every row (0 on top levels), the swept rows' N, and the large levels' blocks."""

@@ -66,7 +66,7 @@ def test_split_specs_keeps_arguments_with_their_spec():
 
 
 def test_split_specs_starts_a_spec_at_the_at_k_shorthand():
-    # map@10 after a spec with arguments was read as one of them (a gain, a scale, a positional after keywords)
+    # a shorthand after a spec with arguments starts a spec of its own, not one more argument of the one before
     names = rankcore.get_registry().names("metric")
     assert split_specs("map@k:5,convention=lightgbm,map@10,ndcg@k:3,ndcg@5,pauc:0.1,prec@10", names, what="x") == [
         "map@k:5,convention=lightgbm", "map@10", "ndcg@k:3", "ndcg@5", "pauc:0.1", "prec@10"]

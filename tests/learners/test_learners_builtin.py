@@ -78,7 +78,7 @@ def test_bin_edges_bad_max_bins(max_bins):
 
 @pytest.mark.parametrize("subsample", [0, -3, 2.5, "abc", True])
 def test_bin_edges_bad_subsample(subsample):
-    # 0 gave no edges for any feature, -3 numpy's "negative dimensions", 2.5 was taken as 2
+    # each is refused by name: 0 would give no edges for any feature, -3 no array, 2.5 some other count
     with pytest.raises(ValueError, match=r"^subsample: expected a positive integer or None"):
         bin_edges(np.zeros((3, 1)), subsample=subsample)
 

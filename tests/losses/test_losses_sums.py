@@ -208,8 +208,8 @@ def test_generic_pairwise_kernel_is_the_same_bit_for_bit_on_any_thread_count(ker
 
 @pytest.mark.parametrize("loss", [Hinge(), SquaredHinge()], ids=["hinge", "sqhinge"])
 def test_one_far_score_leaves_the_others_sums_exact(loss):
-    # the expansion was centred on the mid-range: with scores in [0, 3] and one at 1e9 it sat at 5e8, and the
-    # squared hinge's L over the other negatives came out as large negative numbers (a sum of squares)
+    # one score far from the rest must not spoil the others' sums: with scores in [0, 3] and one at 1e9 a centre
+    # half way between would make the squared hinge's L over the other negatives cancel (or turn negative)
     rng = np.random.default_rng(0)
     f_pos, f_neg = rng.uniform(0, 3, 300), rng.uniform(0, 3, 300)
     f_neg[0] = 1e9

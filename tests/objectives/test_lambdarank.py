@@ -352,8 +352,8 @@ def test_bad_gain_spelling_is_refused_as_ndcg_refuses_it(gain):
 @pytest.mark.parametrize("gain,match", [("0/7/3/1", r"grade 2 the gain 3, below grade 1's 7"),
                                         ("7/3/1/0", r"grade 1 the gain 3, below grade 0's 7")])
 def test_a_gain_table_that_decreases_is_refused(gain, match):
-    # pairs are ordered by grade: a lower gain at a higher grade gave negative pair weights and curvature, and the
-    # scores ran away (max |score| 6e13 after 50 trees)
+    # pairs are ordered by grade: a lower gain at a higher grade would weigh a pair negatively, the curvature would
+    # turn negative and the scores run away
     with pytest.raises(ValueError, match=r"^gain: lambdarank orders each pair by grade, so its gains must not "
                                          r"decrease with the grade; the table gives " + match):
         LambdaRank(gain=gain)

@@ -264,7 +264,7 @@ def test_size_limit_reads_at_most_limit_plus_one_bytes(tmp_path, monkeypatch):
 
 
 def test_save_refuses_a_file_load_would_refuse_for_its_size(tmp_path, monkeypatch):
-    # a large fit (thousands of leaf-wise trees) was written, and load_model then refused it
+    # whatever save_model writes, load_model must read: a file over the size limit is refused before writing
     path = tmp_path / "m.json"
     save_model(_fitted(), path)
     size = path.stat().st_size

@@ -179,7 +179,7 @@ def test_the_zoomed_panel_cuts_a_crossing_tie_on_its_border():
 
 
 def test_many_models_keep_their_lines_thin_and_names_any_characters():
-    # 40 models drew a 36-pixel band; a control character or a lone surrogate in a name gave an SVG no parser read
+    # lines stay thin with 40 models, and a control character or a lone surrogate in a name leaves the SVG readable
     import xml.etree.ElementTree as ET
 
     rng = np.random.default_rng(0)
@@ -188,7 +188,7 @@ def test_many_models_keep_their_lines_thin_and_names_any_characters():
     widths = [s.width for s in plotting.roc_data(curves).panels[0].series if not s.reference]
     assert max(widths) - min(widths) <= 4.5 + 1e-12 and widths == sorted(widths, reverse=True)
     few = [s.width for s in plotting.roc_data(dict(list(curves.items())[:3])).panels[0].series if not s.reference]
-    np.testing.assert_allclose(np.diff(few), -0.9)                    # a few models: the step as before
+    np.testing.assert_allclose(np.diff(few), -0.9)                    # a few models: the full step
     for name in ("esc\x1bx", "nul\x00", "sur\udcff", "fffe\ufffe"):
         svg = render_svg(plotting.roc_data({name: curves["m0"]}, title=name))
         ET.fromstring(svg.encode("utf-8"))
@@ -263,7 +263,7 @@ def test_nice_ticks_span_the_whole_double_range():
 
 
 def test_an_objective_history_given_as_a_tuple_of_two_numbers_is_two_values():
-    # a pair of numbers was read as (iterations, values): one point at iteration 1.0
+    # a tuple of two numbers is a history of two values; a tuple of two arrays is (iterations, values)
     series = plotting.objective_data({"push": (1.0, 0.5)}).panels[0].series[0]
     assert series.x.tolist() == [0.0, 1.0] and series.y.tolist() == [1.0, 0.5]
     series = plotting.objective_data({"push": ([1, 2], [0.7, 0.6])}).panels[0].series[0]
@@ -280,4 +280,4 @@ def test_roc_bands_match_the_figures_rows_and_replace_their_own():
     zoom = figure.panels[1]
     assert len(zoom.bands) == 1 and zoom.title.endswith("(at most 6 false positives), 90% bootstrap band")
     with pytest.raises(ValueError, match=r"^curves: 2 row\(s\) of curves, but the figure has 1"):
-        plotting.add_roc_bands(figure, {"train": curves, "test": curves}, n_boot=100)   # an IndexError before
+        plotting.add_roc_bands(figure, {"train": curves, "test": curves}, n_boot=100)   # rows of another figure

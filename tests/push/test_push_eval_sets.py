@@ -244,7 +244,7 @@ def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
 
 
 def test_lists_of_lists_and_tuples_of_tuples_are_several_sets():
-    # LightGBM's [[X, y], ...] and a tuple of pairs were read as one pair: a raw NumPy "inhomogeneous shape" error
+    # LightGBM's [[X, y], ...] and a tuple of pairs are lists of sets, as a list of tuples is
     X, y, Xa, ya, Xb, yb = _data(12)
     given = rankcore.boost(n_iter=4).fit(X, y, eval_set=[(Xa, ya), (Xb, yb)])
     for form in ([[Xa, ya], [Xb, yb]], ((Xa, ya), (Xb, yb)), [[Xa.tolist(), ya.tolist()], (Xb, yb)]):

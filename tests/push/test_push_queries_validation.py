@@ -173,7 +173,7 @@ def test_eval_set_as_a_list_of_one_pair_is_that_pair_on_one_list():
 
 
 def test_the_per_query_scorer_refuses_scores_that_are_not_finite():
-    # one NaN score gave an NDCG (the NaN sorted somewhere) where evaluate(..., qid=) refuses it
+    # a NaN score has no place in a ranking: the scorer refuses it as evaluate(..., qid=) does
     from rankcore.push._scoring import MetricScoring
     from rankcore.registry import resolve
 
