@@ -14,7 +14,10 @@ Two modes.
   ship them (:func:`_queries.query_normalized`: normalized), a small set of that
   form (470 queries of about 20 rows: small), and LightGBM's LTR
   example when the datasets folder has it -- on one thread and on two, the
-  ratio ours/LightGBM printed at the end and stored in ``extra_info``.
+  ratio ours/LightGBM printed at the end and stored in ``extra_info``; and
+  what display positions add to a fit (``test_fit_with_positions``: the
+  default with ``position=`` against without, LightGBM's lambdarank with
+  ``Dataset(position=)`` against without, one thread).
 * script (``python benchmarks/bench_query_rankers.py --cv``): query-level
   cross-validation (5 folds of whole queries per seed) of the models of
   ``_query_models`` on LightGBM's LTR example (both files joined; read from
@@ -121,6 +124,50 @@ def test_default_fit(benchmark, fit_shape, threads, who):
         SUMMARY.append(f"default per-query fit, {shape} ({X.shape[0]:,} x {X.shape[1]}), {threads} thread(s): "
                        f"rankcore {ours or float('nan'):.3f} s, LGBMRanker() {theirs:.3f} s, "
                        f"ratio ours/LightGBM {ratio:.2f}")
+
+
+def _positions(qid, seed=0):
+    """A display place per row: each query's rows shown in a random order (0 first)."""
+    rng = np.random.default_rng(seed)
+    position = np.empty(qid.shape[0], dtype=np.int64)
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        position[rows] = rng.permutation(rows.shape[0])
+    return position
+
+
+@pytest.mark.parametrize("who", ["rankcore", "rankcore, position", "lightgbm", "lightgbm, position"])
+def test_fit_with_positions(benchmark, who):
+    """What display positions add to a fit: rankcore's default with ``position=`` against without, and LightGBM's
+    lambdarank with ``Dataset(position=)`` against without (100 trees, its defaults), one thread, the same data
+    (retrieval-like queries, 0/1 labels); the two ratios in extra_info."""
+    lightgbm = pytest.importorskip("lightgbm")
+    import rankcore
+
+    X, y, qid = retrieval_queries(1000 if PROFILE == "full" else 300, random_state=3)
+    y = (y > 0).astype(np.float64)
+    position = _positions(qid)
+    with_positions = who.endswith("position")
+
+    def fit():
+        if who.startswith("rankcore"):
+            model = rankcore.boost(learner="trees", random_state=0, n_jobs=1)
+            return model.fit(X, y, qid=qid, position=position if with_positions else None)
+        sizes = np.unique(qid, return_counts=True)[1]
+        order = np.argsort(qid, kind="stable")
+        data = lightgbm.Dataset(X[order], y[order], group=sizes, position=position[order] if with_positions else None)
+        return lightgbm.train({"objective": "lambdarank", "verbose": -1, "num_threads": 1, "seed": 0}, data, 100)
+
+    model = benchmark.pedantic(fit, rounds=3, iterations=1)
+    assert model is not None
+    family = who.split(",")[0]
+    key = ("positions", family)
+    _TIMES.setdefault(key, {})[with_positions] = benchmark.stats.stats.min
+    if with_positions:
+        ratio = time_ratio(_TIMES[key][True], _TIMES[key].get(False))
+        benchmark.extra_info["ratio"] = ratio
+        SUMMARY.append(f"{family} fit with positions / without ({X.shape[0]:,} x {X.shape[1]}, 1 thread): "
+                       f"{ratio:.2f}")
 
 
 # ----------------------------------------------------------------------

@@ -34,3 +34,21 @@ def consecutive_queries(seed: int, n_queries: int = 40):
     y = np.clip(np.round(X[:, 0] + rng.normal(size=qid.size) + 1), 0, 3)
     y[qid == 3] = 0.0
     return X, y, qid, sizes
+
+
+def logged_clicks(seed: int, n_queries: int = 300, size: int = 10, n_features: int = 5):
+    """(X, clicks, qid, position, grades): each query shown in the order of a logger that ranked by feature 4, which
+    says nothing of the grades (from features 0 and 1); a row at place p (0 first) is seen with probability
+    1 / (p + 1) and then clicked with probability growing with its grade."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries), size)
+    X = rng.normal(size=(qid.size, n_features))
+    grades = np.clip(np.round(X[:, 0] + 0.7 * X[:, 1] + rng.normal(scale=0.5, size=qid.size)) + 1, 0, 3)
+    logger = 0.3 * grades + 3.0 * X[:, 4] + rng.normal(size=qid.size)
+    position = np.empty(qid.size, dtype=np.int64)
+    for q in range(n_queries):
+        rows = slice(q * size, (q + 1) * size)
+        position[rows] = np.argsort(np.argsort(-logger[rows], kind="stable"), kind="stable")
+    seen = rng.random(qid.size) < 1.0 / (position + 1.0)
+    clicks = (seen & (rng.random(qid.size) < 0.1 + 0.9 * (2.0 ** grades - 1) / 7)).astype(np.float64)
+    return X, clicks, qid, position, grades

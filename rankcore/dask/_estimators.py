@@ -562,8 +562,9 @@ PLACEMENT = Parameter("placement", str, default="auto", choices=PLACEMENTS, doc=
 
 
 def _on_dask(parameters: tuple) -> tuple:
-    """``client`` and ``placement`` first, then the in-memory estimator's parameters (with their defaults)."""
-    return (CLIENT, PLACEMENT) + tuple(parameters)
+    """``client`` and ``placement`` first, then the in-memory estimator's parameters (with their defaults), less
+    ``position_l2``: a fit on Dask takes no display positions."""
+    return (CLIENT, PLACEMENT) + tuple(p for p in parameters if p.name != "position_l2")
 
 
 _DASK_NOTES = """

@@ -202,13 +202,26 @@ class InMemoryBackend:
             if use is not None:
                 use(threads)
 
-    def objective_state(self) -> ObjectiveState:
-        """Global scalars of the objective at the current scores."""
+    def objective_state(self, *, iteration: bool = True) -> ObjectiveState:
+        """Global scalars of the objective at the current scores.
+
+        ``iteration=False``: an evaluation inside an iteration (a tree's leaf steps), which leaves the position
+        effects where they are; the driver's once-per-iteration evaluation moves them.
+        """
         problem = self.problem
         if problem.separable:
             G = self._next_stages if self._next_stages is not None else problem.reduce(self._blocks())
             self._next_stages = None
             return ObjectiveState(problem.finish(G).value, stages=G)
+        if getattr(problem, "learns_position_effects", False):
+            # the one evaluation per iteration: the position effects take their step from it (once per tree)
+            value, grad, hess = problem.value_gradient_hessian(self._scores)
+            if iteration:
+                problem.advance(grad, hess)
+                if getattr(self.layout, "line_search", True) and problem.objective.has_value:
+                    # the line search compares its values with J at the moved effects, not the evaluation's
+                    value = problem.value(self._scores)
+            return ObjectiveState(float(value), gradient=grad, hessian=hess)
         if getattr(self.layout, "multi_pass", False) and getattr(problem, "has_hessian", False):
             # a tree wants the curvature too: one evaluation gives all three (the per-query objectives)
             value, grad, hess = problem.value_gradient_hessian(self._scores)
@@ -309,7 +322,7 @@ class InMemoryBackend:
                 np.add(base[s], values[leaf], out=trial[s])
             self._scores = trial
             try:
-                grads, hess = self.gradient_and_curvature(self.objective_state())
+                grads, hess = self.gradient_and_curvature(self.objective_state(iteration=False))
             finally:
                 self._scores = base
             G, H = np.zeros(k + 1), np.zeros(k + 1)

@@ -47,8 +47,9 @@ from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
-from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_rows, row_weights,
-                       single_grade_queries, subset)
+from ..objectives import PositionEffects
+from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_positions, query_rows,
+                       row_weights, single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
@@ -269,7 +270,7 @@ class _BaseBoost(Ranker):
     __metadata_request__score = {"qid": True}
 
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, eval_names=None,
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, eval_set=None, eval_names=None,
             callbacks=None):
         """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
@@ -296,6 +297,13 @@ class _BaseBoost(Ranker):
             says otherwise; :meth:`score` then needs ``qid``).
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
+        position : array-like of int, optional
+            With ``qid``: the place each row was shown at (integers >= 0),
+            for labels that are clicks.  The fit explains each label by the
+            row's score plus an effect of its position, learned beside the
+            trees (``position_effects_``; ``position_l2`` holds them near 0);
+            the model ranks by the score alone.  Needs a per-query objective
+            with a curvature (the default, lambdarank, yetirank).
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data scored by ``scoring`` after every iteration; when
             early stopping is on (``True``, or ``"auto"`` on more than 10,000
@@ -323,9 +331,11 @@ class _BaseBoost(Ranker):
         self
         """
         evals = read_eval_sets(eval_set, eval_names, X=X, y=y)
-        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, eval_set=evals, callbacks=callbacks)
+        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, eval_set=evals,
+                              callbacks=callbacks)
 
-    def _fit_rows(self, arrays: list, *, qid=None, group=None, eval_set: EvalSets | None = None, callbacks=None):
+    def _fit_rows(self, arrays: list, *, qid=None, group=None, position=None, eval_set: EvalSets | None = None,
+                  callbacks=None):
         """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
 
         ``eval_set``: the validation sets as :func:`~rankcore.push._eval_sets.read_eval_sets` read them.
@@ -345,6 +355,7 @@ class _BaseBoost(Ranker):
         X_arr = self._check_X(X, reset=True, learner=setup.learner)
         n = X_arr.shape[0]
         rows = query_rows(qid, group, n)
+        positions = query_positions(position, rows, n)
         if rows is None:
             setup.objective.check_queries(None)
             y_clean, classes = self._check_target(setup.objective, y, n)
@@ -377,7 +388,7 @@ class _BaseBoost(Ranker):
         fit_on = self._make_backend_factory(setup, seed)
         data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
         if stopping.mode == "select":
-            self._fit_with_selected_n_iter(setup, *data, queries=queries)
+            self._fit_with_selected_n_iter(setup, *data, queries=queries, positions=positions)
             return self
         if stopping.mode == "holdout":            # one list only: within queries "auto" never stops
             data = [*data]
@@ -387,12 +398,13 @@ class _BaseBoost(Ranker):
         validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
                                                                          within_queries=queries is not None)
         check_rows(objective, y_clean, w, queries)
-        layout, backend = fit_on(X_arr, y_clean, w, queries)
+        layout, backend = fit_on(X_arr, y_clean, w, queries, positions)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
         result, records, history, best = self._boost(backend, layout, setup, validation, user_callbacks,
                                                      stop_early=stopping.mode == "eval_set")
         self._set_fitted(setup, classes, result, records, history, best, monitor=validation is not None,
                          validation=validation)
+        self._set_position_effects(positions, backend)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         return self
@@ -410,7 +422,7 @@ class _BaseBoost(Ranker):
         objective, learner, n_threads = setup.objective, setup.learner, setup.n_threads
         thresholds = setup.params.thresholds
 
-        def fit_on(X, y, w, queries=None):
+        def fit_on(X, y, w, queries=None, positions=None):
             # a DataFrame's category columns, for learners that split by category groups
             categorical = getattr(self, "_categorical_columns", ())
             extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
@@ -424,6 +436,9 @@ class _BaseBoost(Ranker):
             if objective.randomized:              # its noise follows the fit's seed
                 extra_bind["random_state"] = seed
             problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
+            if positions is not None:
+                problem = PositionEffects(problem, positions.codes, positions.ids.shape[0],
+                                          l2=setup.params.position_l2, rate=float(getattr(layout, "shrinkage", 1.0)))
             if not getattr(layout, "line_search", True) and not problem.has_hessian and setup.within_queries \
                     and "line_search" not in named_parameters(setup.params.learner, learner):
                 layout.line_search = True     # the per-query default's Newton steps; this objective has no curvature
@@ -470,7 +485,8 @@ class _BaseBoost(Ranker):
                                                      user_callbacks, stop_early=True)
         self._set_fitted(setup, classes, result, records, history, best, monitor=True)
 
-    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None):
+    def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None,
+                                  positions=None):
         """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
@@ -498,7 +514,7 @@ class _BaseBoost(Ranker):
             _check_training_part(objective, y[tr], w_tr, q_tr,
                                  "the rows left beside the hold-out" if plan.kind == "holdout"
                                  else f"the training rows of fold {k + 1} of {len(plan.folds)}")
-            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr)
+            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, None if positions is None else positions.take(tr))
             held_out = Validation.held_out(X[va], y[va], w_va, q_va)
             result, _, history, best = self._boost(backend, layout, setup, held_out, stop_early=plan.kind == "holdout",
                                                    silent=True)
@@ -517,7 +533,7 @@ class _BaseBoost(Ranker):
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
-        layout, backend = fit_on(X, y, w, queries)
+        layout, backend = fit_on(X, y, w, queries, positions)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
                                             stop_early=False)
@@ -526,6 +542,7 @@ class _BaseBoost(Ranker):
             # the refit ended first (a callback, convergence, no split): its reason and length are the model's
             stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
+        self._set_position_effects(positions, backend)
         self.stop_reason_ = stop_reason
         if best_n == 0:
             warn_constant(owner=type(self).__name__,
@@ -623,6 +640,12 @@ class _BaseBoost(Ranker):
         if validation is not None and validation.from_eval_set:
             self.evals_result_ = validation.curves(setup.validation.name, len(records))
         self._learner = learner
+
+    def _set_position_effects(self, positions, backend) -> None:
+        """``position_ids_`` and ``position_effects_`` of a fit given ``position`` (b after its last iteration)."""
+        if positions is not None:
+            self.position_ids_ = positions.ids
+            self.position_effects_ = backend.problem.effects.copy()
 
     def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool) -> Validation:
         """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set."""

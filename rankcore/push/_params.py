@@ -141,6 +141,14 @@ BOOSTING = (
     Parameter("n_iter_no_change", int, default=None, minimum=1, nullable=True, doc="""
         The patience of early stopping, in iterations (an integer >= 1);
         None: max(10, n_iter / 5)."""),
+    Parameter("position_l2", float, default=1.0, minimum=0.0, maximum=math.inf, exclusive_maximum=True, doc="""
+        The L2 penalty λ >= 0 of the position effects learned when ``fit`` is
+        given ``position``, relative to the curvature of each position's
+        rows: the effects settle at 1 / (1 + λ) of their unpenalized values
+        (the default halves them; 0 does not hold them, as LightGBM's
+        default).  Larger values lose less where the order shown already
+        followed relevance and gain less where it did not.  Unused without
+        ``position``."""),
     Parameter("random_state", random_state_kind(), default=None, doc="""
         Seeds the validation split, the learners' sampling (bin edges of
         data larger than ``stumps``'s ``subsample``, the trees' row samples)
@@ -191,6 +199,9 @@ PUSH_FITTED = (
     # fitted within queries (their presence is ``ranks_within_queries_``)
     Fitted("n_queries_", "n_queries", int, optional=True),
     Fitted("n_queries_without_pairs_", "n_queries_without_pairs", int, optional=True),
+    # fitted with ``position`` (display positions of clicks): the learned effects, which the model does not use
+    Fitted("position_ids_", "position_ids", lambda ids: np.asarray(ids, dtype=np.int64), optional=True),
+    Fitted("position_effects_", "position_effects", float64_array, optional=True),
     Fitted("_learner"),
 )
 

@@ -32,6 +32,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     """
     fail = estimator._state_error
     n_queries = _check_queries(state, fail)
+    positions = _check_position_effects(state, fail)
     d = state["n_features_in"]
     if isinstance(d, bool) or not isinstance(d, int) or d < 1:
         fail(f"n_features_in must be a positive integer, got {d!r}")
@@ -48,7 +49,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     T = alphas.shape[0]
     rankers = _check_rankers(state, learner, T, d, fail)
     values = _check_objective_values(state, T, objective.has_value, fail,
-                                     monotone=_never_rises(learner, objective))
+                                     monotone=positions is None and _never_rises(learner, objective))
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
@@ -85,6 +86,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.categories_ = categories
     if n_queries is not None:
         estimator.n_queries_, estimator.n_queries_without_pairs_ = n_queries
+    if positions is not None:
+        estimator.position_ids_, estimator.position_effects_ = positions
     estimator._learner = learner
 
 
@@ -183,6 +186,24 @@ def _check_queries(state: dict, fail) -> tuple[int, int] | None:
     if not 0 <= single < n:
         fail(f"n_queries_without_pairs must be below n_queries ({n}): some query must order a pair, got {single!r}")
     return n, single
+
+
+def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray] | None:
+    """(position_ids, position_effects) of a model fitted with display positions; None without."""
+    if ("position_ids" in state) != ("position_effects" in state):
+        fail("position_ids and position_effects go together (a model fitted with position)")
+    if "position_ids" not in state:
+        return None
+    if "n_queries" not in state:
+        fail("position_effects belong to a model fitted within queries (n_queries)")
+    ids, effects = state["position_ids"], state["position_effects"]
+    if not (isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1 and ids.shape[0] >= 1
+            and (ids >= 0).all() and (np.diff(ids) > 0).all()):
+        fail("position_ids must be a non-empty increasing vector of integers >= 0")
+    if not (isinstance(effects, np.ndarray) and effects.dtype == np.float64 and effects.shape == ids.shape
+            and np.isfinite(effects).all()):
+        fail(f"position_effects must be a finite float64 vector of length {ids.shape[0]} (one per position id)")
+    return ids.astype(np.int64), effects
 
 
 def _never_rises(learner, objective) -> bool:

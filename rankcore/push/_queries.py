@@ -19,9 +19,10 @@ import numpy as np
 
 from .._numbers import missing_labels
 from ..metrics import Queries, check_qid, check_queries
+from ..objectives import check_positions
 from ..validation import check_sample_weight
 
-__all__ = ["QueryRows", "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
+__all__ = ["QueryRows", "QueryPositions", "query_positions", "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
            "check_some_query_ranks", "single_grade_queries", "subset", "query_folds"]
 
 
@@ -62,6 +63,41 @@ def query_rows(qid, group, n: int) -> QueryRows | None:
     if np.array_equal(order, np.arange(n)):
         return QueryRows(queries, None)
     return QueryRows(Queries(queries.labels, queries.codes[order], queries.sizes), order)
+
+
+@dataclass(frozen=True)
+class QueryPositions:
+    """The display position of each training row, in query order.
+
+    Attributes
+    ----------
+    ids : ndarray of int64, shape (n_positions,)
+        The distinct positions given, sorted.
+    codes : ndarray of intp, shape (n,)
+        Each row's position as an index into ``ids``, the rows in query order.
+    """
+
+    ids: np.ndarray
+    codes: np.ndarray
+
+    def take(self, rows: np.ndarray) -> "QueryPositions":
+        """The positions of ``rows`` (indices into the query-ordered rows); ``ids`` stays whole."""
+        return QueryPositions(self.ids, self.codes[rows])
+
+
+def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions | None:
+    """The checked ``position`` of ``n`` rows put in query order (None when not given).
+
+    Raises ValueError when positions come without queries: a position is a
+    place in one query's displayed list.
+    """
+    if position is None:
+        return None
+    if rows is None:
+        raise ValueError("position: display positions are places within each query's list; pass qid (or group) "
+                         "with them")
+    ids, codes = check_positions(position, n)
+    return QueryPositions(ids, rows.take(codes))
 
 
 def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
