@@ -13,10 +13,12 @@ ids with the seed.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from .._numbers import missing_labels
 from ..metrics import Queries, check_qid, check_queries
 from ..objectives import check_positions
@@ -65,6 +67,10 @@ def query_rows(qid, group, n: int) -> QueryRows | None:
     return QueryRows(Queries(queries.labels, queries.codes[order], queries.sizes), order)
 
 
+#: Fewer rows than this per display place on average draws a warning (see :func:`query_positions`).
+MIN_ROWS_PER_PLACE = 5
+
+
 @dataclass(frozen=True)
 class QueryPositions:
     """The display position of each training row, in query order.
@@ -89,7 +95,11 @@ def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions 
     """The checked ``position`` of ``n`` rows put in query order (None when not given).
 
     Raises ValueError when positions come without queries: a position is a
-    place in one query's displayed list.
+    place in one query's displayed list.  Warns when the places hold fewer
+    than :data:`MIN_ROWS_PER_PLACE` rows each on average: each place's effect
+    is learned from its rows alone, so ids that hardly repeat (row or
+    document ids given by mistake) would explain the labels in place of the
+    features.
     """
     if position is None:
         return None
@@ -97,6 +107,11 @@ def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions 
         raise ValueError("position: display positions are places within each query's list; pass qid (or group) "
                          "with them")
     ids, codes = check_positions(position, n)
+    if ids.shape[0] * MIN_ROWS_PER_PLACE > n:
+        warnings.warn(f"position: {ids.shape[0]:,} distinct places for {n:,} rows ({n / ids.shape[0]:.1f} rows a "
+                      "place): each place's effect is learned from its own rows, so it can explain their labels in "
+                      "place of the features; positions are the places of a displayed list (0, 1, 2, ...), shared "
+                      "by every query", UserWarning, stacklevel=outside_stacklevel())
     return QueryPositions(ids, rows.take(codes))
 
 

@@ -270,3 +270,13 @@ def test_positions_reach_each_fold_through_metadata_routing():
     train, test = folds[0]
     by_hand = _fit(X[train], clicks[train], qid[train], position[train], n_iter=10)
     assert scores[0] == by_hand.score(X[test], clicks[test], qid=qid[test])
+
+
+def test_places_that_hardly_repeat_draw_a_warning():
+    X, clicks, qid, position, _ = logged_clicks(11, n_queries=30)
+    with pytest.warns(UserWarning, match=r"position: 300 distinct places for 300 rows \(1.0 rows a place\)"):
+        _fit(X, clicks, qid, np.arange(qid.size), n_iter=2)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _fit(X, clicks, qid, position, n_iter=2)          # ten places, 30 rows each
