@@ -280,6 +280,30 @@ def test_bipartite_metric_per_query_against_the_python_loop(benchmark, spec, rou
                    f"per query {best['loop'] * 1e3:.0f} ms ({ratio:.0f}x)")
 
 
+@pytest.mark.benchmark(group="queries")
+def test_misrank_per_query_against_the_python_loop(benchmark, rounds):
+    """``misrank`` on each of 20,000 queries of 2-20 rows, grades 0-3 and tied scores: the compiled counts of every
+    query against the per-query Python loop (the metric called on each query's rows), equal first, in one run."""
+    from rankcore.metrics import Metric, check_qid
+
+    rng = np.random.default_rng(6)
+    qid = np.repeat(np.arange(20_000), rng.integers(2, 21, 20_000))
+    y = rng.integers(0, 4, qid.shape[0]).astype(np.float64)
+    scores = rng.integers(0, 8, qid.shape[0]).astype(np.float64)
+    queries = check_qid(qid, qid.shape[0])
+    metric = rankcore.resolve("metric", "misrank")
+    compiled, loop = metric.query_values(y, scores, queries), Metric.query_values(metric, y, scores, queries)
+    assert np.array_equal(compiled, loop, equal_nan=True)
+    best = _interleaved({"compiled": lambda: metric.query_values(y, scores, queries),
+                         "loop": lambda: Metric.query_values(metric, y, scores, queries)}, min(rounds, 5))
+    ratio = best["loop"] / best["compiled"]
+    benchmark.extra_info.update(queries=20_000, rows=int(qid.shape[0]), compiled_seconds=best["compiled"],
+                                loop_seconds=best["loop"], speedup_vs_python_loop=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[misrank over 20,000 queries] compiled counts {best['compiled'] * 1e3:.1f} ms, one Python "
+                   f"call per query {best['loop'] * 1e3:.0f} ms ({ratio:.0f}x)")
+
+
 #: Rows of the validation set scored after every iteration (queries of 2-10 rows, about 6 on average).
 VALIDATION_QUERIES = {"fast": 20_000, "full": 80_000}
 
