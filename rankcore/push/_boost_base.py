@@ -301,9 +301,10 @@ class _BaseBoost(Ranker):
             With ``qid``: the place each row was shown at (integers >= 0),
             for labels that are clicks.  The fit explains each label by the
             row's score plus an effect of its position, learned beside the
-            trees (``position_effects_``; ``position_l2`` holds them near 0);
-            the model ranks by the score alone.  Needs a per-query objective
-            with a curvature (the default, lambdarank, yetirank).
+            trees (``position_effects_``; ``position_l2`` shrinks them, by
+            half at its default); the model ranks by the score alone.  Needs
+            a per-query objective with a curvature (the default, lambdarank,
+            yetirank).
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data scored by ``scoring`` after every iteration; when
             early stopping is on (``True``, or ``"auto"`` on more than 10,000

@@ -280,3 +280,11 @@ def test_places_that_hardly_repeat_draw_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _fit(X, clicks, qid, position, n_iter=2)          # ten places, 30 rows each
+
+
+def test_a_refit_without_positions_keeps_no_effects():
+    X, clicks, qid, position, _ = logged_clicks(12, n_queries=30)
+    model = _fit(X, clicks, qid, position, n_iter=2)
+    assert hasattr(model, "position_effects_")
+    model.fit(X, clicks, qid=qid)
+    assert not hasattr(model, "position_effects_") and not hasattr(model, "position_ids_")
