@@ -66,6 +66,11 @@ ATTRIBUTES_DOC = """
         per-query default, still pulls their scores together).
     ranks_within_queries_ : bool
         Whether the model was fitted within queries.
+    position_ids_ : ndarray of int64
+        Fitted with ``position``: the distinct display places given, sorted.
+    position_effects_ : ndarray of float64
+        The effect b_p of each place in ``position_ids_`` after the last
+        iteration (on the scores' scale; the model does not use them).
     objective_spec_, learner_spec_ : str
         The resolved components.
     n_features_in_, feature_names_in_
