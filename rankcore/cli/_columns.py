@@ -77,7 +77,11 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
     if names is None:
         return data, data.X
     if by_name and data.named:
-        align(data, names, f"the model {model_path}")
+        # a model fitted with display positions (``fit --position``) ranks without them: the file's column of
+        # them is one to drop, and the model does not know its name
+        note = " (the model was fitted with display positions and ranks without them)" \
+            if getattr(model, "position_ids_", None) is not None else ""
+        align(data, names, f"the model {model_path}", note=note)
     elif data.n_features != len(names):
         raise CommandError(f"{data.source}: {data.n_features} feature columns, but the model {model_path} was "
                            f"fitted on {len(names)}")
@@ -156,7 +160,7 @@ def like_training(other, data) -> None:
         other.feature_names, other.named = list(data.feature_names), data.named
 
 
-def align(data, names: list[str], what: str) -> None:
+def align(data, names: list[str], what: str, note: str = "") -> None:
     """Put ``data``'s feature columns in the order of ``names`` (in place), refusing missing or unknown ones.
 
     Parameters
@@ -166,6 +170,8 @@ def align(data, names: list[str], what: str) -> None:
         The feature columns expected, in order.
     what : str
         Whose columns they are, for the messages (``"the model m.json"``).
+    note : str
+        Said after the advice to drop columns the model does not know.
     """
     present = data.feature_names
     missing = [n for n in names if n not in present]
@@ -176,7 +182,7 @@ def align(data, names: list[str], what: str) -> None:
     if unknown:
         raise CommandError(f"{data.source}: the column{'s' if len(unknown) > 1 else ''} {_quoted(unknown)} "
                            f"{'are' if len(unknown) > 1 else 'is'} not a feature of {what}; leave "
-                           f"{'them' if len(unknown) > 1 else 'it'} out with --drop {','.join(unknown)}")
+                           f"{'them' if len(unknown) > 1 else 'it'} out with --drop {','.join(unknown)}{note}")
     order = [present.index(n) for n in names]
     if order != list(range(len(order))):
         data.X = np.ascontiguousarray(data.X[:, order])

@@ -31,8 +31,9 @@ def add_data_argument(parser, what: str = "labelled data", *, categorical: bool 
     add_data_options(parser, categorical=categorical)
 
 
-def add_data_options(parser, *, categorical: bool = False) -> None:
-    """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models)."""
+def add_data_options(parser, *, categorical: bool = False, position: bool = False) -> None:
+    """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models); ``position``:
+    also ``--position`` (``fit``)."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -54,6 +55,12 @@ def add_data_options(parser, *, categorical: bool = False) -> None:
              "(`fit`, `compare`, `evaluate`, `score`; LIBSVM files give qid:n on each line, or their query "
              "sizes in DATA.query or DATA.group beside them, read without this option)",
     )
+    if position:
+        group.add_argument(
+            "--position", metavar="COLUMN",
+            help="with --qid: the CSV column of each row's display position in its query's list (integers >= 0; "
+                 "not a feature), for labels that are clicks: an effect per position is learned beside the model",
+        )
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
@@ -73,7 +80,7 @@ def column_list(text: str | None) -> list[str]:
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
          categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False,
-         feature_names: list[str] | None = None, beside: str | None = None):
+         feature_names: list[str] | None = None, beside: str | None = None, require_position: bool = True):
     """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
 
     ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
@@ -87,6 +94,9 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     :func:`rankcore.cli.datasets.load_data`).  ``beside``: the training
     file this one goes with (``--validation``, ``--test``), whose rows form
     one list: query ids of this file are then ignored for that reason.
+    ``--position`` (``fit``) reads the rows' display positions; with
+    ``require_position`` False the file need not have that column, and
+    one that does leaves it out unread (a validation file).
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
@@ -98,7 +108,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     try:
         data = load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
-                         qid=getattr(args, "qid", None), feature_names=feature_names)
+                         qid=getattr(args, "qid", None), feature_names=feature_names,
+                         position=getattr(args, "position", None), require_position=require_position)
     except TextColumnsError as exc:
         raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
     if not queries and data.qid is not None:

@@ -412,7 +412,7 @@ class FitOutcome:
 
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
-            keep_monitor_curve: bool = True) -> FitOutcome:
+            keep_monitor_curve: bool = True, position=None) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -426,6 +426,9 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         the mean over the validation rows' queries.
     qid : array-like, optional
         Each training row's query id: the model is fitted within queries.
+    position : array-like of int, optional
+        With ``qid``: each training row's display position, passed to the
+        estimator's ``fit`` (position effects learned beside the model).
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
         early stopping on (``True``, or ``"auto"`` on more than 10,000 rows of one list)
@@ -457,6 +460,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     watched = on_eval_set and (keep_monitor_curve or task.mode != "none")
     start = time.perf_counter()
     queries = {} if qid is None else {"qid": qid}
+    if position is not None:
+        queries["position"] = position
     try:
         if config.kind.live:
             fit_kwargs = dict(queries)

@@ -5,6 +5,8 @@ column named by ``--qid``.  The labels are then relevance grades (numbers
 >= 0) unless ``--positive`` names the relevant one; the metrics are means
 over queries (default :data:`QUERY_METRICS`); a test split takes whole
 queries; only the estimators whose ``fit`` uses ``qid`` fit within queries.
+With labels from clicks, ``fit --position COLUMN`` gives each row's display
+position too, for the estimators whose ``fit`` takes ``position``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import numpy as np
 from . import CommandError
 
 __all__ = ["QUERY_METRICS", "QUERY_MONITOR", "query_defaults", "qid_option", "query_labels",
-           "check_fit_within_queries", "query_split", "query_facts"]
+           "check_fit_within_queries", "query_split", "query_facts", "check_fit_with_positions",
+           "check_positions_in_queries", "position_facts", "position_effects_note", "position_error"]
 
 #: Metrics of the tables when the rows have query ids and ``--metrics`` is not given.
 QUERY_METRICS = "ndcg@k:10,map,mrr"
@@ -157,3 +160,76 @@ def query_facts(y: np.ndarray, qid: Any) -> str:
     rows = f"{int(sizes.min())} rows each" if sizes.min() == sizes.max() else \
         f"{int(sizes.min())} to {int(sizes.max())} rows"
     return f"{sizes.shape[0]} queries ({rows}), grades {float(y.min()):g} to {float(y.max()):g}"
+
+
+# --------------------------------------------------------------------------
+# Display positions (``fit --position COLUMN``)
+# --------------------------------------------------------------------------
+
+
+def check_fit_with_positions(configs, column: str) -> None:
+    """Every model must learn position effects (its estimator's ``fit`` takes ``position``); else one error naming
+    it and the models that do, before the data are read."""
+    for config in configs:
+        if _takes_positions(config.kind.cls):
+            continue
+        kinds = " or ".join(sorted(name for name, kind in _kinds().items() if _takes_positions(kind.cls)))
+        raise CommandError(f"--position {column}: {config.label} ({config.kind.cls.__name__}) cannot learn effects "
+                           f"of display positions (its fit takes no position); use --model {kinds}, or leave out "
+                           f"--position and pass --drop {column}")
+
+
+def _takes_positions(cls) -> bool:
+    """Whether the estimator's ``fit`` has a ``position`` parameter (and fits within queries, where it applies)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(cls.fit).parameters
+    except (TypeError, ValueError):
+        return False
+    return "position" in parameters and _fits_queries(cls)
+
+
+def check_positions_in_queries(args) -> None:
+    """Display positions are places within each query's list: ``--position`` on a CSV file needs ``--qid``.
+
+    Said before the file is read (its query-id column would be read as a
+    feature first); another format's refusal of ``--position`` is the
+    reader's.
+    """
+    from .datasets import detect_format
+
+    if args.position is None or args.qid is not None:
+        return
+    if (args.data_format or detect_format(args.data)) == "csv":
+        raise CommandError(f"--position {args.position}: display positions are places within each query's list; "
+                           "name the rows' query-id column with --qid COLUMN")
+
+
+def position_facts(position: np.ndarray) -> str:
+    """``"positions 0 to 9 (10 places)"`` for the status line."""
+    places = np.unique(position)
+    return f"positions {int(places[0])} to {int(places[-1])} ({places.shape[0]} place{'s' * (places.shape[0] > 1)})"
+
+
+def position_effects_note(estimator, column: str, shown: int = 10) -> str | None:
+    """``"position effects (pos): 0 +0.412, 1 +0.170, ...; the model ranks without them"``, or None (no effects).
+
+    The effects are learned up to a common shift, so only their differences
+    say anything; a long list shows its first and last places.
+    """
+    ids, effects = getattr(estimator, "position_ids_", None), getattr(estimator, "position_effects_", None)
+    if ids is None or effects is None:
+        return None
+    largest = float(np.max(np.abs(effects))) if len(effects) else 0.0
+    # one number of decimals for all: the largest effect to 3 significant digits
+    decimals = max(0, 2 - int(np.floor(np.log10(largest)))) if largest > 0 and np.isfinite(largest) else 3
+    pairs = [f"{int(p)} {float(b):+.{decimals}f}" for p, b in zip(ids, effects)]
+    if len(pairs) > shown:
+        pairs = pairs[:shown - 4] + ["..."] + pairs[-2:]
+    return f"position effects ({column}): {', '.join(pairs)}; the model ranks without them"
+
+
+def position_error(exc: Exception, column: str) -> CommandError:
+    """The library's error ``position: ...`` (an objective without a curvature) as one naming ``--position``."""
+    return CommandError(f"--position {column}:{str(exc)[len('position:'):]}")

@@ -20,7 +20,8 @@ from ._models import (add_model_options, build_configs, check_missing, fit_one, 
                       split_by_category)
 from .._progress import Progress
 from ._progress import add_progress_options
-from ._queries import (QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults, query_facts,
+from ._queries import (QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries, check_positions_in_queries,
+                       position_effects_note, position_error, position_facts, qid_option, query_defaults, query_facts,
                        query_labels, use_query_learner)
 
 
@@ -48,17 +49,19 @@ def add_parser(subparsers):
         description="Train one ranking model on DATA and save it as a JSON model file (loadable with "
                     "rankcore.load_model, `rankcore score` and `rankcore evaluate`). With query ids (--qid COLUMN, "
                     "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks "
-                    "the rows of each query against each other (the push models).",
+                    "the rows of each query against each other (the push models); --position COLUMN gives the "
+                    "place each row was shown at, for labels that are clicks.",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
             "rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
             "rankcore fit adult.csv --label income --learner trees --categorical auto --out m.json",
+            "rankcore fit clicks.csv --qid query --position place --label click --out m.json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=True)
+    add_data_options(parser, categorical=True, position=True)
     add_model_options(parser, multiple=False)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
@@ -97,6 +100,9 @@ def run(args) -> int:
         # a model fitted in one step has no objective per iteration: said before the data are read
         raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration (it is "
                            "fitted in one step)")
+    if args.position is not None:
+        check_fit_with_positions([config], args.position)
+        check_positions_in_queries(args)
 
     data = load(args, args.data, queries=True)
     qid = data.qid
@@ -112,7 +118,7 @@ def run(args) -> int:
     if args.validation:
         val = load(args, args.validation, n_features=None if data.named else data.n_features,
                    categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
-                   feature_names=data.feature_names)
+                   feature_names=data.feature_names, require_position=False)   # validation needs no positions
         like_training(val, data)
         if qid is not None and val.qid is None:
             raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
@@ -129,20 +135,30 @@ def run(args) -> int:
     if qid is None:
         announce_positive(args, data)
     what = f"{int(y.sum())} relevant" if qid is None else query_facts(y, qid)
+    if data.position is not None:
+        what += f", {position_facts(data.position)}"
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {what} "
                f"(label: {data.label_name})" + missing_note(data, found) + category_note(data))
 
     progress = Progress(args.progress, quiet=args.quiet)
     monitor = (monitor_spec, X_val, y_val) if qid is None else (monitor_spec, X_val, y_val, qid_val)
-    outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid,
-                      monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
-                      keep_monitor_curve=bool(args.validation))
+    try:
+        outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
+                          monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
+                          keep_monitor_curve=bool(args.validation))
+    except (ValueError, TypeError) as exc:     # the library's ``position: ...`` (an objective without a curvature)
+        if data.position is None or not str(exc).startswith("position:"):
+            raise
+        raise position_error(exc, data.position_name) from None
     try:
         save_model(outcome.estimator, args.out)
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
+    effects = None if data.position is None else position_effects_note(outcome.estimator, data.position_name)
+    if effects:
+        info(args, effects)
     if args.plot_objective:
         if outcome.curve is None:
             raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration")

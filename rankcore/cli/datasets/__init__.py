@@ -24,7 +24,9 @@ Formats (chosen by extension, or by ``fmt=``):
     :attr:`Dataset.categories`); otherwise text in feature columns is one
     error naming every such column.  ``keep=`` reads columns aside as text
     (an identifier, :attr:`Dataset.kept`); ``qid=`` names the column of the
-    rows' query ids (:attr:`Dataset.qid`, text; none may be missing).
+    rows' query ids (:attr:`Dataset.qid`, text; none may be missing), and
+    ``position=`` that of their display positions (:attr:`Dataset.position`,
+    integers >= 0; ``fit --position``).
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...; ``.txt``,
 ``.dat`` or another name when the first line is a LIBSVM row)
     ``label qid:n index:value index:value ... # comment``; ``qid:n`` (an

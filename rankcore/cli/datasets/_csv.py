@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._csv_fast import _csv_fast_path
+from ._aside import positions_aside, queries_aside, with_aside
 from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
                        _is_number, _label_array, _label_problem, _open_text)
 
@@ -36,19 +37,34 @@ class _NewTextColumns(Exception):
         self.columns = columns
 
 
+def header_names(source: str) -> list[str]:
+    """The column names of a CSV file's header; none when it cannot be read (:func:`_read_csv` then says why)."""
+    try:
+        with _open_text(source) as fh:
+            return _read_header(fh, source)[2]
+    except (DataError, OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile, csv.Error):
+        return []
+
+
 def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str], categorical: Any = None,
-              keep: Sequence[str] = (), qid: str | None = None) -> Dataset:
+              keep: Sequence[str] = (), qid: str | None = None, position: str | None = None) -> Dataset:
     label_name = DEFAULT_LABEL if label is None else str(label)
     explicit_label = label is not None
     found: set[int] = set()     # in "auto" mode: the columns known to hold text
+    if position is not None and position == qid:
+        raise DataError(f"{source}: the column {qid!r} cannot be both the query ids (--qid) and the display "
+                        "positions (--position)")
+    aside = with_aside(with_aside(keep, qid, "query-id", "--qid", label_name, drop, source),
+                        position, "display-position", "--position", label_name, drop, source)
     try:
         while True:
             fh = _open_text(source)
             with fh:
                 try:
                     data = _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
-                                      _with_qid(keep, qid, label_name, drop, source), found, qid)
-                    return data if qid is None else _queries_aside(data, qid, keep)
+                                      aside, found, qid, position)
+                    data = data if qid is None else queries_aside(data, qid, keep)
+                    return data if position is None else positions_aside(data, position, keep)
                 except _NewTextColumns as more:
                     found |= more.columns
     except UnicodeDecodeError as exc:
@@ -60,7 +76,7 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
 
 
 def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found,
-               qid=None) -> Dataset:
+               qid=None, position=None) -> Dataset:
     header_lineno, delimiter, names = _read_header(fh, source)
     unknown = [d for d in drop if d not in names]
     if unknown:
@@ -70,7 +86,7 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     if label_index is not None and not require_label:
         # a label the command does not need is left unread: rows to score may have a blank or unknown label
         unread, label_index = label_index, None
-    _check_aside(names, label_name, drop, keep, qid, source)
+    _check_aside(names, label_name, drop, keep, qid, source, position)
     feature_idx = [i for i, n in enumerate(names)
                    if i != label_index and i != unread and n not in drop and n not in keep]
     if not feature_idx:
@@ -135,13 +151,15 @@ def _label_column(names: list[str], label_name: str, explicit_label: bool, requi
 
 
 def _check_aside(names: list[str], label_name: str, drop: Sequence[str], keep: Sequence[str], qid: str | None,
-                 source: str) -> None:
-    """The query-id column and the columns copied to the output are in the header, neither label nor dropped."""
-    if qid is not None and qid not in names:
-        close = difflib.get_close_matches(qid, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise DataError(f"{source}: no query-id column {qid!r} (--qid) in the header (columns: {_columns(names)})"
-                        f"{hint}")
+                 source: str, position: str | None = None) -> None:
+    """The query-id and display-position columns and the columns copied to the output are in the header, neither
+    label nor dropped."""
+    for column, what, option in ((qid, "query-id", "--qid"), (position, "display-position", "--position")):
+        if column is not None and column not in names:
+            close = difflib.get_close_matches(column, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise DataError(f"{source}: no {what} column {column!r} ({option}) in the header "
+                            f"(columns: {_columns(names)}){hint}")
     for name in keep:
         if name not in names:
             raise DataError(f"{source}: no column {name!r} to copy to the output (columns: {_columns(names)})")
@@ -252,27 +270,6 @@ def _check_labels(labels: list[str], lines: list[int], label_name: str, source: 
             row = labels.index(text)
             raise DataError(f"{source}, line {lines[row]}: {problem} label in column {label_name!r}, "
                             f"got {text[:40]!r}")
-
-
-def _with_qid(keep: Sequence[str], qid: str | None, label_name: str, drop: Sequence[str],
-              source: str) -> list[str]:
-    """The columns read aside: ``keep`` and the query-id column (checked to be neither the label nor dropped)."""
-    if qid is None or qid in keep:
-        return list(keep)
-    if qid == label_name or qid in drop:
-        raise DataError(f"{source}: the query-id column {qid!r} (--qid) is the label or dropped")
-    return [*keep, qid]
-
-
-def _queries_aside(data: Dataset, qid: str, keep: Sequence[str]) -> Dataset:
-    """``data`` with the query-id column moved from the kept columns to :attr:`Dataset.qid`; no id missing."""
-    values = data.kept[qid] if qid in keep else data.kept.pop(qid)
-    missing = np.flatnonzero(np.isin(np.char.lower(values.astype(str)), list(_MISSING)))
-    if missing.size:
-        raise DataError(f"{data.where(int(missing[0]))}: missing query id in column {qid!r} (--qid); "
-                        f"every row needs its query, got {values[missing[0]]!r}")
-    data.qid, data.qid_name = values, qid
-    return data
 
 
 def _text_columns(categorical: Any, names: list[str], feature_idx: list[int], source: str):

@@ -10,6 +10,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from ._missing import MissingValues
+
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES"]
 
@@ -94,6 +96,12 @@ class Dataset:
         The file of query sizes the ids were read from (a LIBSVM file's
         ``.query`` or ``.group`` file, LightGBM's and XGBoost's layout), or
         None.
+    position : ndarray of int64 or None
+        Each row's display position (a CSV column named by ``position=``:
+        integers >= 0, the place the row was shown at in its query's list),
+        or None.
+    position_name : str or None
+        That column's name.
     """
 
     X: np.ndarray
@@ -109,6 +117,8 @@ class Dataset:
     qid: np.ndarray | None = field(default=None, repr=False)
     qid_name: str | None = None
     query_file: str | None = None
+    position: np.ndarray | None = field(default=None, repr=False)
+    position_name: str | None = None
 
     @property
     def n_samples(self) -> int:
@@ -250,39 +260,6 @@ class Dataset:
             "npy": "give the label's column index with --label INDEX",
             "npz": "store the labels as array 'y' or name the array with --label KEY",
         }.get(self.format, "")
-
-
-@dataclass(frozen=True)
-class MissingValues:
-    """How many feature values of a :class:`Dataset` are missing, and where (:meth:`Dataset.missing`).
-
-    Attributes
-    ----------
-    n_values : int
-        Missing values (NaN cells).
-    n_rows, n_samples : int
-        Rows with at least one missing value, of all rows.
-    columns : list of str
-        The feature columns with at least one missing value, in file order.
-    n_features : int
-        All feature columns.
-    first : str
-        Where the first one is, e.g. ``"data.csv, line 12, column 'age'"``.
-    """
-
-    n_values: int
-    n_rows: int
-    n_samples: int
-    columns: list[str]
-    n_features: int
-    first: str
-
-    def describe(self, limit: int = 6) -> str:
-        """One phrase: ``"12 missing values in 9 of 200 rows and 2 of 5 columns (age, bmi); the first at ..."``."""
-        shown = ", ".join(self.columns[:limit]) + (", ..." if len(self.columns) > limit else "")
-        plural = "s" if self.n_values != 1 else ""
-        return (f"{self.n_values} missing value{plural} in {self.n_rows} of {self.n_samples} rows and "
-                f"{len(self.columns)} of {self.n_features} columns ({shown}); the first at {self.first}")
 
 
 # --------------------------------------------------------------------------

@@ -90,14 +90,28 @@ def _starts_with_libsvm_row(source: str) -> bool:
     return line is not None and _LIBSVM_ROW.fullmatch(line) is not None
 
 
-def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns) -> None:
-    """Refuse the options only a CSV file can take (a column of query ids, text columns) for another format."""
+def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None) -> None:
+    """Refuse the options only a CSV file can take (a column of query ids or of display positions, text columns)
+    for another format."""
     if fmt != "csv" and qid is not None:
         hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
         raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} file{hint}")
+    if fmt != "csv" and position is not None:
+        hint = " (LIBSVM rows have no field of display positions)" if fmt == "libsvm" else ""
+        raise DataError(f"{source}: only CSV files name a column of display positions (--position); this is a "
+                        f"{fmt} file{hint}")
     if fmt != "csv" and text_columns:
         raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
                         f"(this is a {fmt} file)")
+
+
+def _left_out(source: str, fmt: str, drop: Sequence[str], name: str | None) -> tuple[Sequence[str], None]:
+    """``(drop, None)``: an optional column ``name`` added to the dropped ones when the file is CSV and has it."""
+    from ._csv import header_names
+
+    if name is None or fmt != "csv" or not os.path.isfile(source) or name not in header_names(source):
+        return drop, None
+    return [*drop, name], None
 
 
 def load_data(
@@ -113,6 +127,8 @@ def load_data(
     keep: Sequence[str] = (),
     qid: str | None = None,
     feature_names: Sequence[str] | None = None,
+    position: str | None = None,
+    require_position: bool = True,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -158,6 +174,11 @@ def load_data(
         ``f<k>`` and an index that names no column is an error, so no file
         is read with a guessed index base.  Other names, and other formats:
         ignored.
+    position : str, optional
+        The CSV column of the rows' display positions, integers >= 0 (:attr:`Dataset.position`; not a feature).
+    require_position : bool, default True
+        With False, the ``position`` column may be absent and is never read
+        (a file that has it leaves it out: a validation file).
 
     Raises
     ------
@@ -166,7 +187,7 @@ def load_data(
         non-numeric or infinite feature values, a missing or non-finite
         label, no rows; missing feature values when ``allow_missing`` is
         False; ``qid`` for a file that is not CSV, naming no column, or a
-        missing query id.
+        missing query id; likewise ``position``, or one not an integer >= 0.
     """
     source = os.fspath(path)
     if fmt is None:
@@ -177,10 +198,11 @@ def load_data(
         raise DataError(f"{source}: no such file")
     if os.path.isdir(source):
         raise DataError(f"{source}: is a directory, expected a data file")
-    _check_csv_options(source, fmt, qid, categorical or keep)
+    drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
+    _check_csv_options(source, fmt, qid, categorical or keep, position)
     try:
         if fmt == "csv":
-            data = _read_csv(source, label, require_label, drop, categorical, keep, qid)
+            data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features, feature_names)
             read_query_file(data)
