@@ -43,6 +43,13 @@ def lgbm_ranker(X, y, qid, threads):
     return model.predict
 
 
+def lgbm_xendcg(X, y, qid, threads):
+    from lightgbm import LGBMRanker
+
+    model = LGBMRanker(objective="rank_xendcg", n_jobs=threads, verbose=-1).fit(X, y, group=group_sizes(qid))
+    return model.predict
+
+
 def lgbm_regressor(X, y, qid, threads):
     from lightgbm import LGBMRegressor
 
@@ -169,6 +176,7 @@ PEERS = {
     "XGBRanker()": xgb_ranker,
     "CatBoost YetiRank": catboost_yetirank,
     "CatBoost QueryRMSE": catboost_queryrmse,
+    "LGBMRanker(objective='rank_xendcg')": lgbm_xendcg,
     "LGBMRegressor()": lgbm_regressor,
     "LGBMClassifier(y>0)": lgbm_binary,
 }
@@ -196,6 +204,8 @@ RANKCORE = {
     "rc identity": rankcore_trees(price="identity"),
     "rc pow:4": rankcore_trees(price="pow:4"),
     "rc lambdarank": rankcore_trees(objective="lambdarank"),
+    "rc xendcg": rankcore_trees(objective="xendcg"),
+    "rc yetirank": rankcore_trees(objective="yetirank"),
     "rc subsample=1": rankcore_trees("trees:subsample=1"),
     "rc rate 0.05, 200": rankcore_trees("trees:learning_rate=0.05", n_iter=200),
     "rc leaves 15": rankcore_trees("trees:max_leaves=15"),

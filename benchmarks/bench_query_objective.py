@@ -23,7 +23,11 @@ pairs against the loss's sums level by level; and, at the
 threshold of pairs up to which a level takes the one call, both forms on levels
 of that size (the one call should not be the slower); and the hinge and squared
 hinge sums of the per-query push on one query of 20,000 rows with float grades
-(every row its own level), the level sweep against the loss's sums per level.
+(every row its own level), the level sweep against the loss's sums per level;
+and XE-NDCG (``xendcg``) on 20,000 queries of 2-30 rows, the compiled pass
+(on one thread, and on two) against the same softmax per query in NumPy
+(``np.maximum.reduceat`` / ``np.add.reduceat`` over the queries, the noise
+drawn by the same hash in NumPy).
 
 With a fixed number of rows a linear method costs the same at every query
 length, a quadratic one ten times more per tenfold longer queries.
@@ -44,6 +48,7 @@ from rankcore.objectives import _query_pairs
 from rankcore.objectives._lambdarank import LambdaRank
 from rankcore.objectives._query_push import QueryPush
 from rankcore.objectives._query_sweep_kernels import negative_sweep, positive_sweep
+from rankcore.objectives._xendcg import PreparedXENDCG, target_noise
 
 PROFILE = os.environ.get("RANKCORE_BENCH_PROFILE", "fast")
 ROWS = 100_000 if PROFILE == "full" else 10_000
@@ -357,3 +362,46 @@ def test_hinge_sums_level_sweep_against_per_level(benchmark, loss):
     SUMMARY.append(f"{loss} sums (L, D, E), one query of {SWEEP_ROWS} rows, float grades: level sweep "
                    f"{seconds * 1e3:7.2f} ms | loss's sums per level {level_seconds * 1e3:9.1f} ms "
                    f"({level_seconds / seconds:7.1f}x)")
+
+
+#: Queries of the XE-NDCG benchmark (2-30 rows each: about 320,000 rows).
+XENDCG_QUERIES = 20_000
+
+
+def xendcg_numpy(y, starts, f, seed=0, evaluation=0):
+    """XE-NDCG's (g, h) on rows grouped by query (query q from ``starts[q]``), every query at once in NumPy."""
+    sizes = np.diff(np.append(starts, y.shape[0]))
+    of_row = np.repeat(np.arange(starts.shape[0]), sizes)
+    e = np.exp(f - np.maximum.reduceat(f, starts)[of_row])
+    rho = e / np.add.reduceat(e, starts)[of_row]
+    phi = np.exp2(y) - target_noise(seed, evaluation, np.arange(y.shape[0]))
+    p = phi / np.add.reduceat(phi, starts)[of_row]
+    live = (np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts))[of_row]
+    return np.where(live, rho - p, 0.0), np.where(live, rho * (1.0 - rho), 0.0)
+
+
+def test_xendcg_on_many_short_queries(benchmark):
+    """20,000 queries of 2-30 rows: the compiled pass (gains and layout prepared once, as a fit binds them)
+    against every query's softmax at once in NumPy; checked equal first."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 31, XENDCG_QUERIES)
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)
+    y = rng.integers(0, 5, qid.shape[0]).astype(np.float64)
+    f = np.round(rng.normal(size=qid.shape[0]) + 0.3 * y, 2)            # some tied scores
+    prepared = PreparedXENDCG(y, check_qid(qid, qid.shape[0]))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    ours = prepared.gradient_hessian(f, n_threads=1)
+    for a, b in zip(ours, xendcg_numpy(y, starts, f)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    for a, b in zip(ours, prepared.gradient_hessian(f, n_threads=2)):
+        np.testing.assert_array_equal(a, b)
+    benchmark.pedantic(prepared.gradient_hessian, args=(f,), kwargs={"n_threads": 1}, rounds=10, iterations=1)
+    seconds = benchmark.stats.stats.min
+    two = _seconds(lambda: prepared.gradient_hessian(f, n_threads=2), rounds=10)
+    numpy_seconds = _seconds(xendcg_numpy, y, starts, f, rounds=5)
+    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), seconds=seconds,
+                                two_threads_seconds=two, numpy_seconds=numpy_seconds,
+                                speedup_vs_numpy=numpy_seconds / seconds)
+    SUMMARY.append(f"xendcg, {sizes.shape[0]} queries of 2-30 rows ({qid.shape[0]} rows): compiled "
+                   f"{seconds * 1e3:7.2f} ms (2 threads {two * 1e3:7.2f} ms) | NumPy reduceat "
+                   f"{numpy_seconds * 1e3:8.1f} ms ({numpy_seconds / seconds:5.1f}x)")

@@ -625,8 +625,9 @@ def test_fuzz_tree_parameters_on_tiny_data():
 # Fits within queries: query layouts, grades, objectives, learners and options
 # --------------------------------------------------------------------------
 
-_QUERY_OBJECTIVES = [None, "lambdarank", "lambdarank:truncation=1", "yetirank", "mp-squared", "push:exp,pow:4",
-                     "push:exp,pow:64", "push:exp,identity,gain_weighted=true,query_rmse=2", "push:logistic,identity"]
+_QUERY_OBJECTIVES = [None, "lambdarank", "lambdarank:truncation=1", "yetirank", "xendcg", "mp-squared",
+                     "push:exp,pow:4", "push:exp,pow:64", "push:exp,identity,gain_weighted=true,query_rmse=2",
+                     "push:logistic,identity"]
 _QUERY_LEARNERS = ["trees", "trees:growth=depthwise", "trees:max_leaves=4,min_samples_leaf=1", "stumps",
                    "trees:subsample=1,line_search=true"]
 _QUERY_SCORING = [None, "ndcg@k:1", "ndcg@k:5", "map", "mrr", "objective"]

@@ -7,6 +7,7 @@ from ..hookspecs import hookimpl
 def rankcore_register_objectives():
     from ._lambdarank import LambdaRankObjective
     from ._push import PushObjective
+    from ._xendcg import XENDCGObjective
     from ._yetirank import YetiRankObjective
 
-    return [PushObjective, LambdaRankObjective, YetiRankObjective]
+    return [PushObjective, LambdaRankObjective, YetiRankObjective, XENDCGObjective]

@@ -131,7 +131,7 @@ class PositionEffects(BoundObjective):
         if not inner.has_hessian:
             raise ValueError(f"position: the objective {inner.objective.spec!r} has no curvature, which the "
                              "position effects' Newton steps need; use a per-query objective with one (the "
-                             "default, lambdarank, yetirank)")
+                             "default, lambdarank, yetirank, xendcg)")
         self.inner = inner
         self.codes = np.ascontiguousarray(codes, dtype=np.intp)
         self.effects = np.zeros(int(n_positions), dtype=np.float64)

@@ -16,10 +16,11 @@ B. Only the first ``places + 1`` places of a noisy order carry weight (the
    instead of a sort of 1,000.  Both are ``rankcore._keyed_sort``'s, on the
    keys −(noisy score), inlined (libc's qsort, a call per comparison, took
    twice as long on queries of 30-100 rows).
-C. The noise is the module's counter-based hash of (key of the permutation,
-   row number), its top ``table_bits`` bits an index into a table of the
-   logistic quantiles (both from Python): no logarithm per row, and the
-   kernel and ``logistic_noise`` draw the same numbers, bit for bit.
+C. The noise is ``_counter_hash.pxd``'s counter-based hash of (key of the
+   permutation, row number), its top ``table_bits`` bits an index into a
+   table of the logistic quantiles (both from Python): no logarithm per
+   row, and the kernel and ``logistic_noise`` draw the same numbers, bit
+   for bit.
 D. One thread: queries are independent, so threads over queries are possible
    should it matter.
 """
@@ -29,14 +30,7 @@ from libc.math cimport exp, fabs
 from libc.stdlib cimport free, malloc
 
 from rankcore._keyed_sort cimport Keyed, keyed_select, keyed_sort
-
-
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    x = x ^ (x >> 30)
-    x = x * <uint64_t> 0xBF58476D1CE4E5B9
-    x = x ^ (x >> 27)
-    x = x * <uint64_t> 0x94D049BB133111EB
-    return x ^ (x >> 31)
+from rankcore.objectives._counter_hash cimport row_bits
 
 
 cdef void _one_query(const double[::1] y, const double[::1] f, const int64_t[::1] rows, Py_ssize_t lo,
@@ -51,7 +45,7 @@ cdef void _one_query(const double[::1] y, const double[::1] f, const int64_t[::1
     for p in range(keys.shape[0]):
         for k in range(n):
             a = rows[lo + k]
-            bits = _mix((first_row + <uint64_t> a) * <uint64_t> 0x9E3779B97F4A7C15 + keys[p])
+            bits = row_bits(keys[p], first_row + <uint64_t> a)
             buf[k].row = a
             buf[k].key = -(f[a] + table[bits >> shift])     # the highest noisy score first
         if head < n:

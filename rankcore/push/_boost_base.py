@@ -304,7 +304,7 @@ class _BaseBoost(Ranker):
             trees (``position_effects_``; ``position_l2`` shrinks them, by
             half at its default); the model ranks by the score alone.  Needs
             a per-query objective with a curvature (the default, lambdarank,
-            yetirank).
+            yetirank, xendcg).
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data scored by ``scoring`` after every iteration; when
             early stopping is on (``True``, or ``"auto"`` on more than 10,000

@@ -3,7 +3,7 @@
 The rows' queries are interleaved (shuffled) across unequal chunks, so
 every query is split between chunks before the fit moves it.  Stumps and
 trees, the exponential loss with the identity and ``pow:4`` prices,
-``lambdarank`` and ``yetirank``; ids as a Dask array, a dataframe column or group sizes:
+``lambdarank``, ``yetirank`` and ``xendcg``; ids as a Dask array, a dataframe column or group sizes:
 the same weak rankers, α to 1e-9, predictions to 1e-9.  No part of Dask
 is mocked.
 """
@@ -69,6 +69,7 @@ CASES = [
          learner="trees:growth=oblivious,max_depth=3,min_samples_leaf=3,subsample=0.7,bagging_temperature=0.5"),
     # randomized: each chunk numbers its rows' noise from its offset, so the chunks draw the in-memory noise
     dict(objective="yetirank:3", learner="trees:max_leaves=4,min_samples_leaf=3"),
+    dict(objective="xendcg", learner="trees:max_leaves=4,min_samples_leaf=3"),
     # the QueryRMSE term: c from every chunk's numbers at f = 0, the term's value and gradient chunk by chunk
     dict(objective="push:exp,identity,gain_weighted=true,query_rmse=2",
          learner="trees:max_leaves=6,min_samples_leaf=3"),

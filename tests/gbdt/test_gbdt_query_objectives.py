@@ -184,16 +184,18 @@ def test_one_list_objectives_ignore_groups_as_before():
     np.testing.assert_array_equal(obj(y01, scores, None, G_TR)[0], obj(y01, scores, None, None)[0])
 
 
-def test_yetirank_in_lightgbm_draws_from_random_state():
+@pytest.mark.parametrize("spec", ["yetirank", "xendcg"])
+def test_randomized_objectives_in_lightgbm_draw_from_random_state(spec):
     """The adapter seeds a randomized objective: the same seed the same gradients, another seed others."""
     scores = np.round(X_TR[:, 0], 1)
-    bound = resolve("objective", "yetirank").bind(Y_TR, None, queries=check_qid(Q_TR, len(Y_TR)), random_state=3)
-    grad = bound.value_gradient_hessian(scores)[1]             # per row already (per_row_gradient)
-    g, _ = lightgbm_objective("yetirank", random_state=3)(Y_TR, scores, None, G_TR)
+    bound = resolve("objective", spec).bind(Y_TR, None, queries=check_qid(Q_TR, len(Y_TR)), random_state=3)
+    _, grad, hess = bound.value_gradient_hessian(scores)       # per row already (per_row_gradient)
+    g, h = lightgbm_objective(spec, random_state=3)(Y_TR, scores, None, G_TR)
     np.testing.assert_allclose(g, grad, rtol=1e-12, atol=1e-12)
-    other, _ = lightgbm_objective("yetirank", random_state=4)(Y_TR, scores, None, G_TR)
+    np.testing.assert_allclose(h, hess, rtol=1e-12, atol=1e-12)
+    other, _ = lightgbm_objective(spec, random_state=4)(Y_TR, scores, None, G_TR)
     assert not np.allclose(other, grad)
-    assert_lgbm_ranker_learns_the_grades(lightgbm_objective("yetirank"))
+    assert_lgbm_ranker_learns_the_grades(lightgbm_objective(spec))
 
 
 def _yetirank_data():
@@ -202,18 +204,20 @@ def _yetirank_data():
     return rng.integers(0, 6, size=(120, 3)).astype(float), rng.integers(0, 4, 120).astype(float), qid
 
 
-def test_a_yetirank_fit_repeats_with_the_same_adapter():
+@pytest.mark.parametrize("spec", ["yetirank", "xendcg"])
+def test_a_randomized_fit_repeats_with_the_same_adapter(spec):
     # the noise starts afresh with each fit (its first call, at equal raw scores), whatever the adapter fitted before
     X, y, qid = _yetirank_data()
     dtrain = xgb.DMatrix(X, y, qid=qid)
     params = {"max_depth": 3, "disable_default_eval_metric": 1}
-    obj = xgboost_objective("yetirank", random_state=0)
+    obj = xgboost_objective(spec, random_state=0)
     first = xgb.train(params, dtrain, 5, obj=obj).predict(dtrain, output_margin=True)
     again = xgb.train(params, dtrain, 5, obj=obj).predict(dtrain, output_margin=True)
-    fresh = xgb.train(params, dtrain, 5, obj=xgboost_objective("yetirank", random_state=0)).predict(
+    fresh = xgb.train(params, dtrain, 5, obj=xgboost_objective(spec, random_state=0)).predict(
         dtrain, output_margin=True)
     np.testing.assert_array_equal(again, first)
     np.testing.assert_array_equal(fresh, first)
+    assert np.unique(first).shape[0] > 10                     # it learned something
 
 
 @pytest.mark.parametrize("spec", ["yetirank", "push:exp,pow:4"])

@@ -139,13 +139,14 @@ def test_a_block_without_its_queries_is_refused():
         blocked.block_partials(0, RowBlock(np.array([0.0, 1.0]), np.ones(2), np.zeros(2)), [])
 
 
+@pytest.mark.parametrize("spec", ["yetirank:3", "xendcg"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_yetirank_blocks_draw_the_whole_bindings_noise(seed):
+def test_randomized_blocks_draw_the_whole_bindings_noise(seed, spec):
     """A randomized objective over consecutive blocks of whole queries, each numbered from its offset."""
     y, qid, f, w, _ = _data(seed)
     order = np.argsort(qid, kind="stable")
     y, qid, f, w = y[order], qid[order], f[order], w[order]
-    objective = resolve("objective", "yetirank:3")
+    objective = resolve("objective", spec)
     whole = objective.bind(y, w, queries=check_qid(qid, y.shape[0]), random_state=seed)
     blocked = BoundQueryBlocks(objective, random_state=seed)
     cuts = np.flatnonzero(np.diff(qid))[::2] + 1                    # block bounds between queries

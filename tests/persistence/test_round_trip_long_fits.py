@@ -36,6 +36,7 @@ WITHIN_QUERIES = [
     dict(learner="trees", objective="lambdarank"),
     dict(learner="trees", objective="lambdarank:truncation=10,gain=0/1/2/4/9", scoring="map@k:5"),
     dict(learner="trees", objective="yetirank"),
+    dict(learner="trees", objective="xendcg"),
     dict(learner="trees", objective="mp-squared"),
     dict(learner="trees:line_search=false,leaf_newton_steps=2"),
     dict(objective="push:exp,identity,gain_weighted=true,query_rmse=2,discount=product"),

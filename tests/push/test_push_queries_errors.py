@@ -110,10 +110,10 @@ def test_push_queries_lambdarank_parameters(spec, message):
         _fit(rankcore.boost(objective=spec, learner="trees", n_iter=2), qid=QID)
 
 
-@pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank", "mp-squared", "push:exp,pow:4"])
+@pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank", "xendcg", "mp-squared", "push:exp,pow:4"])
 def test_push_queries_a_query_fit_needs_two_grades_somewhere(objective):
-    # Every objective within queries refuses it, not the push's alone: with no pair to order, LambdaMART, YetiRank
-    # and QueryRMSE would fit a constant model.
+    # Every objective within queries refuses it, not the push's alone: with no pair to order, LambdaMART, YetiRank,
+    # XE-NDCG and QueryRMSE would fit a constant model.
     with pytest.raises(ValueError, match=r"y, qid: ranking within queries needs a query with two grades, got \d+ "
                                          "queries, each with a single grade"):
         _fit(rankcore.boost(objective=objective, learner="trees", n_iter=2), y=np.ones(N), qid=QID)

@@ -8,7 +8,7 @@ from _query_data import graded_queries
 from rankcore.persistence import ModelFormatError, _checksum, _encode, model_from_dict, model_to_dict
 
 
-@pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank", "lambdarank:gain=0/1/2.5/9"])
+@pytest.mark.parametrize("objective", [None, "lambdarank", "yetirank", "xendcg", "lambdarank:gain=0/1/2.5/9"])
 def test_push_queries_model_round_trip(tmp_path, objective):
     X, y, qid = graded_queries(0)
     model = rankcore.boost(objective=objective, learner="trees:max_leaves=4", n_iter=4, random_state=0)

@@ -170,7 +170,7 @@ def test_positions_follow_their_rows_when_the_queries_are_reordered():
     assert not np.array_equal(a.position_effects_, c.position_effects_)
 
 
-@pytest.mark.parametrize("objective", ["lambdarank", "yetirank", "mp-squared", "push:logistic,pow:2"])
+@pytest.mark.parametrize("objective", ["lambdarank", "yetirank", "xendcg", "mp-squared", "push:logistic,pow:2"])
 def test_every_per_query_objective_with_a_curvature_takes_positions(objective):
     X, clicks, qid, position, _ = logged_clicks(4, n_queries=60)
     model = _fit(X, clicks, qid, position, objective=objective, n_iter=15)
