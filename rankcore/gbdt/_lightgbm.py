@@ -49,6 +49,12 @@ class LightGBMObjective(ObjectiveAdapter):
 
     def __call__(self, first: Any, second: Any, weight: Any = None, group: Any = None):
         if _is_dataset(second):                      # native: (preds, train_data)
+            position = getattr(second, "get_position", lambda: None)()
+            if position is not None:
+                # LightGBM's own lambdarank learns from them; a custom objective never sees them, silently
+                raise ValueError(f"position: objective {self.spec!r} through rankcore.gbdt does not learn position "
+                                 "effects, and the Dataset has positions; fit rankcore.boost(learner='trees', "
+                                 f"objective={self.spec!r}).fit(X, y, qid=..., position=...) instead, or drop them")
             return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
         return self.gradient_hessian(first, second, weight, group)   # scikit-learn: (y_true, y_pred, weight, group)
 

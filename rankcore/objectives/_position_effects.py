@@ -83,9 +83,13 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
         if not np.array_equal(arr, np.round(arr)):
             row = int(np.flatnonzero(arr != np.round(arr))[0])
             raise ValueError(f"{name}: expected integer display positions, row {row} has {arr[row]}")
+        if arr.size and float(np.abs(arr).max()) >= 2.0 ** 63:
+            raise ValueError(f"{name}: display positions must fit in 64 bits")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise TypeError(f"{name}: expected integer display positions, got an array of {arr.dtype}")
+    elif arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: display positions must fit in 64 bits")
     if arr.size and int(arr.min()) < 0:
         row = int(np.argmin(arr))
         raise ValueError(f"{name}: display positions are integers >= 0, row {row} has {int(arr[row])}")
@@ -114,6 +118,8 @@ class PositionEffects(BoundObjective):
     ----------
     effects : ndarray of float64, shape (n_positions,)
         b, updated by :meth:`advance`.
+    history : list of ndarray
+        b after each call of :meth:`advance`, in order.
 
     Notes
     -----
@@ -137,6 +143,7 @@ class PositionEffects(BoundObjective):
         self.effects = np.zeros(int(n_positions), dtype=np.float64)
         self.l2 = float(l2)
         self.rate = float(rate)
+        self.history: list[np.ndarray] = []
 
     @property
     def n_rows(self) -> int:
@@ -164,17 +171,36 @@ class PositionEffects(BoundObjective):
     def line(self, scores, direction):
         return self.inner.line(self._shifted(scores), direction)
 
-    def advance(self, gradient: np.ndarray, hessian: np.ndarray) -> None:
+    def advance(self, gradient: np.ndarray, hessian: np.ndarray) -> np.ndarray:
         """One Newton step of every effect from the gradient and curvature at the current shifted scores.
 
-        An effect whose rows carry no curvature keeps its value: nothing in
-        the objective decides it.  A step that is not finite is not taken.
+        Returns the gradient to grow the next tree from: ``gradient`` moved to
+        first order to the new effects, g_i + h_i Δb_p (the diagonal
+        curvature).  A tree grown from the gradient the effects stepped on
+        would take the same step again along every place (the two adding up
+        diverged at a learning rate of 1); at the moved effects each place's
+        rows sum to (1 − η) G_p when λ = 0, what the effects left.  The
+        effects after each call are kept (``history``).  An effect whose rows
+        carry no curvature keeps its value: nothing in the objective decides
+        it.  A step that is not finite is not taken.
         """
         m = self.effects.shape[0]
         G = np.bincount(self.codes, weights=gradient, minlength=m)
         H = np.bincount(self.codes, weights=hessian, minlength=m)
-        denom = (1.0 + self.l2) * H
+        # (G + λ H b) / ((1 + λ) H), written so that no huge λ overflows: G / ((1 + λ) H) + λ / (1 + λ) · b
+        shrink = 1.0 / (1.0 + self.l2)
         step = np.zeros(m)
-        np.divide(G + self.l2 * H * self.effects, denom, out=step, where=denom > 0)
+        np.divide(shrink * G, H, out=step, where=H > 0)
+        step += np.where(H > 0, (1.0 - shrink) * self.effects, 0.0)
+        moved = gradient
         if np.isfinite(step).all():
-            self.effects -= self.rate * step
+            delta = -self.rate * step
+            self.effects += delta
+            moved = gradient + hessian * delta[self.codes]
+        self.history.append(self.effects.copy())
+        return moved
+
+    def effects_after(self, n_trees: int) -> np.ndarray:
+        """The effects the ``n_trees``-th tree was grown with (zeros for none): those of a model cut to its first
+        ``n_trees`` trees (early stopping keeps the best iteration's)."""
+        return self.history[n_trees - 1].copy() if n_trees >= 1 else np.zeros_like(self.effects)

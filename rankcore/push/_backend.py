@@ -217,7 +217,7 @@ class InMemoryBackend:
             # the one evaluation per iteration: the position effects take their step from it (once per tree)
             value, grad, hess = problem.value_gradient_hessian(self._scores)
             if iteration:
-                problem.advance(grad, hess)
+                grad = problem.advance(grad, hess)
                 if getattr(self.layout, "line_search", True) and problem.objective.has_value:
                     # the line search compares its values with J at the moved effects, not the evaluation's
                     value = problem.value(self._scores)

@@ -643,10 +643,11 @@ class _BaseBoost(Ranker):
         self._learner = learner
 
     def _set_position_effects(self, positions, backend) -> None:
-        """``position_ids_`` and ``position_effects_`` of a fit given ``position`` (b after its last iteration)."""
+        """``position_ids_`` and ``position_effects_`` of a fit given ``position`` (b as its last kept tree was grown
+        with)."""
         if positions is not None:
             self.position_ids_ = positions.ids
-            self.position_effects_ = backend.problem.effects.copy()
+            self.position_effects_ = backend.problem.effects_after(self.n_iter_)
 
     def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool) -> Validation:
         """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set."""

@@ -69,8 +69,9 @@ ATTRIBUTES_DOC = """
     position_ids_ : ndarray of int64
         Fitted with ``position``: the distinct display places given, sorted.
     position_effects_ : ndarray of float64
-        The effect b_p of each place in ``position_ids_`` after the last
-        iteration (on the scores' scale; the model does not use them).
+        The effect b_p of each place in ``position_ids_`` as the last kept
+        tree was grown with (on the scores' scale; the model does not use
+        them).
     objective_spec_, learner_spec_ : str
         The resolved components.
     n_features_in_, feature_names_in_

@@ -197,7 +197,7 @@ def _check_position_effects(state: dict, fail) -> tuple[np.ndarray, np.ndarray] 
     if "n_queries" not in state:
         fail("position_effects belong to a model fitted within queries (n_queries)")
     ids, effects = state["position_ids"], state["position_effects"]
-    if not (isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1 and ids.shape[0] >= 1
+    if not (isinstance(ids, np.ndarray) and ids.dtype == np.int64 and ids.ndim == 1 and ids.shape[0] >= 1
             and (ids >= 0).all() and (np.diff(ids) > 0).all()):
         fail("position_ids must be a non-empty increasing vector of integers >= 0")
     if not (isinstance(effects, np.ndarray) and effects.dtype == np.float64 and effects.shape == ids.shape

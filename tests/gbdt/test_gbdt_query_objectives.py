@@ -279,3 +279,12 @@ def test_lambdarank_gain_table_inside_lightgbm_grows_lightgbms_label_gain_tree()
     np.testing.assert_array_equal(native.predict(X_TE, pred_leaf=True), ours.predict(X_TE, pred_leaf=True))
     # LightGBM reads the sigmoid from a table and keeps λ, h in float32
     np.testing.assert_allclose(native.predict(X_TE, raw_score=True), ours.predict(X_TE, raw_score=True), rtol=2e-3)
+
+
+def test_lightgbm_dataset_positions_are_refused_not_ignored():
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, 200).astype(float)
+    data = lightgbm.Dataset(X, y, group=[20] * 10, position=np.tile(np.arange(20), 10))
+    with pytest.raises(ValueError, match="position: objective 'lambdarank' through rankcore.gbdt does not learn"):
+        lightgbm.train({"objective": lightgbm_objective("lambdarank"), "verbose": -1}, data, 2)
