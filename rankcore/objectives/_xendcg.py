@@ -160,7 +160,7 @@ class PreparedXENDCG:
 
 
 class XENDCGObjective(ValuelessQueryObjective):
-    """XE-NDCG within each query (no value; Newton steps on trees): LightGBM's ``rank_xendcg``.
+    """XE-NDCG within each query (no value; Newton steps on trees): LightGBM's rank_xendcg.
 
     Spec: ``xendcg`` (no parameters; ``rank_xendcg`` is an alias).  Labels
     are relevance grades in [0, 1023]; a fit needs ``qid`` (or ``group``)
