@@ -33,7 +33,8 @@ def add_data_argument(parser, what: str = "labelled data", *, categorical: bool 
 
 def add_data_options(parser, *, categorical: bool = False, position: bool = False) -> None:
     """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models); ``position``:
-    also ``--position`` (``fit``)."""
+    also ``--position`` (``fit``).  The other commands take ``--position`` only to refuse it with what to do
+    (:func:`refuse_position`): argparse's own error would not say that ``fit`` is the one."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -61,6 +62,9 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
             help="with --qid: the CSV column of each row's display position in its query's list (integers >= 0; "
                  "not a feature), for labels that are clicks: an effect per position is learned beside the model",
         )
+    else:
+        group.add_argument("--position", metavar="COLUMN", dest="refused_position",
+                           help="not here: only `rankcore fit` learns display-position effects")
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
@@ -101,6 +105,7 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     from .datasets import load_data
     from .datasets import TextColumnsError
 
+    refuse_position(args)
     if not queries:
         refuse_qid(args)
     if categorical is None and getattr(args, "categorical", None):
@@ -122,6 +127,17 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         warnings.warn(f"{data.source}: the query ids ({where}) are ignored: {why}", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None
     return data
+
+
+def refuse_position(args) -> None:
+    """``--position`` for a command other than ``fit``: one error saying which command learns from it, and that the
+    column must not be read as a feature here."""
+    column = getattr(args, "refused_position", None)
+    if column:
+        what = ("the model ranks without positions" if args.command in ("score", "evaluate")
+                else "here it would be read as a feature, the very bias positions are for")
+        raise CommandError(f"--position: only `rankcore fit DATA --qid Q --position {column}` learns display-position "
+                           f"effects; `rankcore {args.command}` takes no positions ({what}): pass --drop {column}")
 
 
 def refuse_qid(args) -> None:

@@ -212,6 +212,11 @@ def position_facts(position: np.ndarray) -> str:
     return f"positions {int(places[0])} to {int(places[-1])} ({places.shape[0]} place{'s' * (places.shape[0] > 1)})"
 
 
+#: Decimals of the printed position effects at most: smaller effects print as 0 (what a fit leaves below them is
+#: rounding, e.g. with one place, or under a huge ``position_l2``).
+MAX_EFFECT_DECIMALS = 6
+
+
 def position_effects_note(estimator, column: str, shown: int = 10) -> str | None:
     """``"position effects (pos): 0 +0.412, 1 +0.170, ...; the model ranks without them"``, or None (no effects).
 
@@ -221,10 +226,13 @@ def position_effects_note(estimator, column: str, shown: int = 10) -> str | None
     ids, effects = getattr(estimator, "position_ids_", None), getattr(estimator, "position_effects_", None)
     if ids is None or effects is None:
         return None
+    if len(ids) == 1:
+        return f"position effects ({column}): one place ({int(ids[0])}), no effect to learn"
     largest = float(np.max(np.abs(effects))) if len(effects) else 0.0
-    # one number of decimals for all: the largest effect to 3 significant digits
+    # one number of decimals for all: the largest effect to 3 significant digits, at most 6 (below, rounding noise)
     decimals = max(0, 2 - int(np.floor(np.log10(largest)))) if largest > 0 and np.isfinite(largest) else 3
-    pairs = [f"{int(p)} {float(b):+.{decimals}f}" for p, b in zip(ids, effects)]
+    decimals = min(decimals, MAX_EFFECT_DECIMALS)
+    pairs = [f"{int(p)} {float(b) + 0.0:+.{decimals}f}" for p, b in zip(ids, np.round(effects, decimals))]
     if len(pairs) > shown:
         pairs = pairs[:shown - 4] + ["..."] + pairs[-2:]
     return f"position effects ({column}): {', '.join(pairs)}; the model ranks without them"

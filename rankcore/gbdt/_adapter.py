@@ -103,6 +103,12 @@ def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
+def _same_scores(scores: np.ndarray, initial: Any) -> bool:
+    """Whether ``scores`` are the library's starting scores ``initial`` (compared as the float32 it keeps)."""
+    start = np.asarray(initial, dtype=np.float64).reshape(-1)
+    return start.shape == scores.shape and bool(np.array_equal(scores.astype(np.float32), start.astype(np.float32)))
+
+
 def _scores(preds: Any, n: int, *, what: str) -> np.ndarray:
     s = np.asarray(preds, dtype=np.float64)
     if s.ndim == 2 and s.shape[1] == 1:
@@ -253,8 +259,10 @@ class ObjectiveAdapter:
         return None if self._bound is None else self._bound.has_hessian
 
     def gradient_hessian(self, labels: Any, preds: Any, weight: Any = None,
-                         group: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); ``group``: query sizes."""
+                         group: Any = None, *, initial: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """(n·∇J, n·h) at the raw scores ``preds`` (see the class docstring); ``group``: query sizes;
+        ``initial``: the scores the library starts a fit from when they are not all equal (XGBoost's
+        ``base_margin``), so that a call at them starts a randomized objective's noise afresh."""
         what = f"objective {self.spec!r}"
         n = np.asarray(labels).size
         # already of a per-row loss's order (LambdaMART's λ): LightGBM's own lambdarank passes them as they are
@@ -272,7 +280,8 @@ class ObjectiveAdapter:
         scores = _scores(preds, n, what=what)
         # a fit's first call comes at equal raw scores (the libraries start every row at one value): a randomized
         # objective then starts its noise afresh, so that a fit repeats whatever the adapter did before
-        fresh = self.objective.randomized and bool(scores.size) and bool(np.all(scores == scores[0]))
+        fresh = self.objective.randomized and bool(scores.size) and (
+            bool(np.all(scores == scores[0])) if initial is None else _same_scores(scores, initial))
         bound = self._bind(y, w, sizes, fresh=fresh)
         if self._offset is not None:
             scores = scores + self._offset

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._adapter import MetricAdapter, ObjectiveAdapter
 
 __all__ = ["XGBoostObjective", "XGBoostMetric", "xgboost_objective", "xgboost_metric"]
@@ -53,7 +55,11 @@ class XGBoostObjective(ObjectiveAdapter):
 
     def __call__(self, first: Any, second: Any, sample_weight: Any = None):
         if _is_dmatrix(second):                      # native: (predt, dtrain), within its queries if any
-            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group())
+            margin = second.get_base_margin()
+            # a fit from a base_margin starts there, not at equal scores: the noise restarts at it
+            initial = margin if margin is not None and np.asarray(margin).size else None
+            return self.gradient_hessian(second.get_label(), first, second.get_weight(), second.get_group(),
+                                         initial=initial)
         return self.gradient_hessian(first, second, sample_weight)   # scikit-learn: (y_true, y_pred)
 
 

@@ -103,7 +103,7 @@ def test_many_effects_are_shown_by_their_first_and_last_places():
                                                      "4 +0.350, 5 +0.300, 6 +0.250, ..., 11 +0.000, 12 -0.050; "
                                                      "the model ranks without them")
     tiny = SimpleNamespace(position_ids_=np.array([0, 1]), position_effects_=np.array([5.1e-5, -2e-6]))
-    assert position_effects_note(tiny, "p").startswith("position effects (p): 0 +0.0000510, 1 -0.0000020;")
+    assert position_effects_note(tiny, "p").startswith("position effects (p): 0 +0.000051, 1 -0.000002;")
     assert position_effects_note(SimpleNamespace(), "p") is None
 
 
@@ -240,10 +240,6 @@ def test_score_and_evaluate_take_no_positions(files, tmp_path):
     assert status == 0, err
     expected = rankcore.evaluate(data.y, model.decision_function(_frame(data)), ["ndcg@k:5"], qid=data.qid)
     assert f"{expected['ndcg@k:5']:.4f}" in out
-    # neither command has the option
-    for command in ("score", "evaluate"):
-        with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
-            build_parser().parse_args([command, "m.json", "valid.csv", "--position", "place"])
 
 
 def test_an_optional_position_column_is_left_out_unread(files):
@@ -254,3 +250,36 @@ def test_an_optional_position_column_is_left_out_unread(files):
     assert data.feature_names == ["a", "b", "c"] and data.position is None
     with pytest.raises(DataError, match=r"no display-position column 'place' \(--position\)"):
         load_data(files / "valid_no_place.csv", label="click", qid="query", position="place")
+
+
+@pytest.mark.parametrize("command, extra, why", [
+    ("compare", ("--qid", "query", "--label", "click"), "here it would be read as a feature"),
+    ("auto", ("--label", "click"), "here it would be read as a feature"),
+])
+def test_only_fit_takes_positions_the_others_say_so(files, command, extra, why):
+    status, _, err = run_main(command, files / "clicks.csv", *extra, "--position", "place")
+    one_line_error(status, err, "--position: only `rankcore fit DATA --qid Q --position place` learns",
+                   f"`rankcore {command}` takes no positions", why, "pass --drop place")
+
+
+@pytest.mark.parametrize("command", ["score", "evaluate"])
+def test_score_and_evaluate_refuse_positions_with_what_to_do(files, tmp_path, command):
+    model = tmp_path / "m.json"
+    assert run_main("fit", files / "clicks.csv", *FIT, "--quiet", "-o", model)[0] == 0
+    status, _, err = run_main(command, model, files / "clicks.csv", "--qid", "query", "--label", "click",
+                              "--position", "place")
+    one_line_error(status, err, f"`rankcore {command}` takes no positions (the model ranks without positions)",
+                   "pass --drop place")
+
+
+def test_the_effects_line_says_when_there_is_one_place_and_prints_no_rounding_noise(files, tmp_path):
+    from rankcore.cli._queries import position_effects_note
+
+    class Fitted:
+        position_ids_ = np.array([3])
+        position_effects_ = np.array([2.7e-19])
+
+    assert position_effects_note(Fitted(), "place") == "position effects (place): one place (3), no effect to learn"
+    Fitted.position_ids_, Fitted.position_effects_ = np.arange(3), np.array([3e-12, -2e-12, 1e-13])
+    assert position_effects_note(Fitted(), "place") == ("position effects (place): 0 +0.000000, 1 +0.000000, "
+                                                         "2 +0.000000; the model ranks without them")

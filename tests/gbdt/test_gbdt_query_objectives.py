@@ -288,3 +288,24 @@ def test_lightgbm_dataset_positions_are_refused_not_ignored():
     data = lightgbm.Dataset(X, y, group=[20] * 10, position=np.tile(np.arange(20), 10))
     with pytest.raises(ValueError, match="position: objective 'lambdarank' through rankcore.gbdt does not learn"):
         lightgbm.train({"objective": lightgbm_objective("lambdarank"), "verbose": -1}, data, 2)
+
+
+@pytest.mark.parametrize("spec", ["xendcg", "yetirank"])
+def test_xgboost_fits_from_a_base_margin_repeat_with_one_adapter(spec):
+    # the noise restarts where a fit starts: at equal scores, or at the DMatrix's base_margin
+    xgboost = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(2, 12, size=60)
+    X = rng.normal(size=(sizes.sum(), 4))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=sizes.sum()) + 1), 0, 3)
+    margin = rng.normal(size=sizes.sum())
+    adapter = xgboost_objective(spec, random_state=1)
+
+    def fit(objective):
+        data = xgboost.DMatrix(X, y, group=sizes, base_margin=margin)
+        booster = xgboost.train({"max_depth": 3, "nthread": 1, "eta": 0.3}, data, 6, obj=objective)
+        return booster.predict(xgboost.DMatrix(X), output_margin=True)
+
+    first, second = fit(adapter), fit(adapter)
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(first, fit(xgboost_objective(spec, random_state=1)))
