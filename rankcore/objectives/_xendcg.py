@@ -121,9 +121,10 @@ class PreparedXENDCG:
         self.scale = np.ones(queries.n_queries)
         if self.n:
             starts = queries.starts
-            in_order = y[self.rows]
+            # equal gains, not equal grades: grades 0 and 1e-20 share the gain 1, and p would be the noise alone
+            in_order = self.gain[self.rows]
             one_grade = np.maximum.reduceat(in_order, starts) == np.minimum.reduceat(in_order, starts)
-            top = np.maximum.reduceat(self.gain[self.rows], starts)
+            top = np.maximum.reduceat(in_order, starts)
             for q in np.flatnonzero(top > _LARGE_GAIN):
                 self.scale[q] = math.ldexp(1.0, -math.frexp(float(top[q]))[1])
             self.scale[one_grade] = 0.0

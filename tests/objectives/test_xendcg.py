@@ -246,3 +246,12 @@ def test_registered_with_its_lightgbm_alias_and_passes_the_contract_checks():
     objective = resolve("objective", "xendcg")
     assert objective.randomized and not objective.has_value and objective.max_grade == 1023
     check_component("objective", "xendcg")
+
+
+def test_a_query_whose_grades_share_one_gain_carries_no_gradient():
+    # 2^1e-20 == 2^0 in float64: the target would be the noise alone
+    queries = check_qid(np.zeros(3, dtype=np.int64), 3)
+    prepared = PreparedXENDCG(np.array([0.0, 1e-20, 0.0]), queries)
+    grad, hess = prepared.gradient_hessian(np.array([0.3, -0.1, 0.2]))
+    np.testing.assert_array_equal(grad, 0.0)
+    np.testing.assert_array_equal(hess, 0.0)
