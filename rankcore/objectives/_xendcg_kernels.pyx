@@ -100,5 +100,6 @@ def xendcg_gradient(const int64_t[::1] rows,        # IN: row indices grouped by
     if gain.shape[0] != f.shape[0] or grad.shape[0] != f.shape[0] or hess.shape[0] != f.shape[0]:
         raise ValueError(f"gain, grad, hess: expected one value per row ({f.shape[0]})")
     threads = threads_for(<double> rows.shape[0], n_threads, 131072.0)         # about 1 ms of work on one thread
+    threads = max(1, min(threads, n_queries))          # a thread owns whole queries: one query keeps one thread busy
     for q in prange(n_queries, nogil=True, schedule="dynamic", chunksize=64, num_threads=threads):
         _one_query(&rows[bounds[q]], bounds[q + 1] - bounds[q], gain, scale[q], f, key, first_row, grad, hess)
