@@ -118,7 +118,7 @@ class _DaskBoost(ClientParameter):
     # ------------------------------------------------------------------
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, eval_names=None,
-            callbacks=None):
+            eval_metric=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -147,6 +147,9 @@ class _DaskBoost(ClientParameter):
             stopping on the last one that is not the training data itself.
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, as in memory.
+        eval_metric : str or list of str, optional
+            More metrics recorded on every set (``evals_result_``), scored on
+            the client as in memory; early stopping follows ``scoring`` alone.
         callbacks : callable or list of callables, optional
             As in the in-memory ``fit``: each is called on the client after
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
@@ -158,7 +161,7 @@ class _DaskBoost(ClientParameter):
         self
         """
         user_callbacks = check_callbacks(callbacks)
-        eval_set = read_eval_sets(eval_set, eval_names, X=X, y=y)
+        eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal)

@@ -18,7 +18,7 @@ than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
 ``scoring`` is None), and the rule of early stopping (:func:`resolve_early_stopping`,
 its :class:`EarlyStopping`, the hold-out of :func:`plan_validation`, the
 stop reason ``NO_VALIDATION``), ``fit``'s validation sets (:func:`read_eval_sets`
-reads ``eval_set`` and ``eval_names``; a :class:`Validation` holds the sets a run
+reads ``eval_set``, ``eval_names`` and ``eval_metric``; a :class:`Validation` holds the sets a run
 scores); their declared parameters are the classes' ``parameters``.
 """
 

@@ -271,7 +271,7 @@ class _BaseBoost(Ranker):
 
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, eval_set=None, eval_names=None,
-            callbacks=None):
+            eval_metric=None, callbacks=None):
         """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -318,6 +318,14 @@ class _BaseBoost(Ranker):
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, one per set of ``eval_set``
             (LightGBM's); default ``"validation_0"``, ``"validation_1"``, ...
+        eval_metric : str or list of str, optional
+            More metrics recorded on every set of ``eval_set`` after each
+            iteration (LightGBM's name; registered scalar metrics such as
+            ``"ndcg@k:1"``, ``"map@k:10"``, ``"auc"``; per query with
+            ``qid``): ``evals_result_[set][spec]``, after ``scoring``'s curve.
+            Early stopping, ``validation_scores_``, progress and callbacks
+            follow ``scoring`` alone: the model is the same.  A repeated spec,
+            or ``scoring``'s own metric, is recorded once.
         callbacks : callable or list of callables, optional
             Each is called after every iteration with an
             :class:`~rankcore.base.IterationInfo` (iteration, objective,
@@ -331,7 +339,7 @@ class _BaseBoost(Ranker):
         -------
         self
         """
-        evals = read_eval_sets(eval_set, eval_names, X=X, y=y)
+        evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         return self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, eval_set=evals,
                               callbacks=callbacks)
 
@@ -599,7 +607,7 @@ class _BaseBoost(Ranker):
             return None
 
         for one in sets:
-            start = one.start(setup.validation, setup.n_threads)
+            start = one.start(setup.validation, setup.n_threads, validation.metrics)
             if one is watched:
                 best.update(iteration=0, loss=to_loss(start), start=start)
         progress.start()
@@ -660,7 +668,7 @@ class _BaseBoost(Ranker):
                 X_val, y_val = self._check_eval_set(given, setup.objective, classes, setup.learner, label)
                 q_val = None
             sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label))
-        return Validation(tuple(sets), evals.watched, from_eval_set=True)
+        return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 
     def _check_query_eval_set(self, given, setup, label="eval_set"):
         """(X_val, y_val, queries of the validation rows) of one set ``(X_val, y_val, qid_val)`` within queries."""

@@ -40,7 +40,9 @@ ATTRIBUTES_DOC = """
         order (names ``"validation_0"``, ``"validation_1"``, ... or
         ``eval_names``); each curve has one score per iteration kept
         (``n_iter_``, as ``validation_scores_``: the iterations past the
-        best, which early stopping drops, are not in it).
+        best, which early stopping drops, are not in it).  With
+        ``fit(..., eval_metric=[...])`` each set also holds those metrics'
+        curves, ``{validation_metric_: ..., "ndcg@k:1": ..., ...}``.
     validation_metric_ : str
         What ``validation_scores_`` holds: a metric spec (``"auc"``;
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)

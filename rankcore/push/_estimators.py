@@ -150,7 +150,7 @@ PEER_NAMES = {
     **dict.fromkeys(("colsample_bytree", "feature_fraction"), 'learner="trees:colsample=F"'),
     **dict.fromkeys(("max_bin", "border_count"), 'learner="trees:max_bins=B"'),
     "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
-    **dict.fromkeys(("eval_metric", "metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
+    **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
     **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
@@ -161,7 +161,7 @@ def _check_names(params: dict) -> None:
     """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
     known = PushBoost._get_param_names()
     for name, value in params.items():
-        if name in ("qid", "group", "sample_weight", "eval_set", "eval_names", "callbacks"):
+        if name in ("qid", "group", "sample_weight", "eval_set", "eval_names", "eval_metric", "callbacks"):
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
                             f"rankcore.boost(...).fit(X, y, {name}=...)")
         if name not in known:

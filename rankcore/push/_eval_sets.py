@@ -23,8 +23,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..validation import is_list_of_eval_sets
+from ._scoring import MetricScoring
 
-__all__ = ["EvalSets", "read_eval_sets", "check_set_names", "ValidationSet", "Validation"]
+__all__ = ["EvalSets", "read_eval_sets", "read_eval_metric", "check_set_names", "ValidationSet", "Validation"]
 
 #: The longest name of a validation set (``eval_names``, and a model file's).
 MAX_NAME_LENGTH = 200
@@ -42,11 +43,14 @@ class EvalSets:
         ``"validation_0"``, ``"validation_1"``, ... (XGBoost's names), or ``eval_names``.
     watched : int
         The set early stopping watches: the last one that is not the training data itself.
+    metrics : tuple of Metric
+        ``eval_metric`` resolved (:func:`read_eval_metric`): the metrics recorded beside ``scoring``.
     """
 
     sets: tuple
     names: tuple
     watched: int
+    metrics: tuple = ()
 
     def label(self, i: int) -> str:
         """How errors name set ``i``: ``"eval_set"`` when it is the only one, else ``"eval_set[i]"``."""
@@ -84,8 +88,34 @@ def check_set_names(names: Any, n_sets: int, *, name: str = "eval_names") -> tup
     return tuple(names)
 
 
-def read_eval_sets(eval_set: Any, eval_names: Any = None, *, X: Any = None, y: Any = None) -> EvalSets | None:
-    """``fit``'s ``eval_set`` (one pair or triple, or a list of them) and ``eval_names`` as :class:`EvalSets`.
+def read_eval_metric(eval_metric: Any) -> tuple:
+    """``fit``'s ``eval_metric`` (one metric spec or a list of them) as distinct registered scalar metrics.
+
+    Each spec is resolved once; a repeated one (the same resolved spec) is kept once, in its first place.  Raises
+    TypeError or ValueError naming ``eval_metric`` (``eval_metric[i]`` in a list) and the bad spec.
+    """
+    from ..base import resolve_parameter
+
+    if eval_metric is None:
+        return ()
+    several = isinstance(eval_metric, (list, tuple))
+    if not several and not isinstance(eval_metric, str) and not hasattr(eval_metric, "spec"):
+        raise TypeError(f"eval_metric: expected a metric spec (\"ndcg@k:5\") or a list of them, got {eval_metric!r}")
+    metrics = {}
+    for i, given in enumerate(eval_metric if several else [eval_metric]):
+        name = f"eval_metric[{i}]" if several else "eval_metric"
+        metric = resolve_parameter(name, "metric", given)
+        if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
+            raise ValueError(f"{name}={metric.spec!r}: the metric is not a scalar score; eval_metric records "
+                             "scalar metrics (\"ndcg@k:5\", \"map@k:10\", \"auc\", ...)")
+        metrics.setdefault(metric.spec, metric)
+    return tuple(metrics.values())
+
+
+def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = None, *, X: Any = None,
+                   y: Any = None) -> EvalSets | None:
+    """``fit``'s ``eval_set`` (one pair or triple, or a list of them), ``eval_names`` and ``eval_metric`` as
+    :class:`EvalSets`.
 
     ``X`` and ``y``: the training data as given to ``fit``, to recognize a set that is the training data itself.
     None for None; an :class:`EvalSets` is returned as it is (the one-worker Dask fit passes one on).  The sets'
@@ -96,12 +126,16 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, *, X: Any = None, y: A
     if eval_set is None:
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
+        if eval_metric is not None:
+            raise ValueError("eval_metric: given without eval_set; there is no validation set to score: pass "
+                             "eval_set=(X_val, y_val) (or a list of sets)")
         return None
+    metrics = read_eval_metric(eval_metric)
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
     names = (tuple(f"validation_{i}" for i in range(len(sets))) if eval_names is None
              else check_set_names(eval_names, len(sets)))
     others = [i for i, given in enumerate(sets) if not _is_training_data(given, X, y)]
-    return EvalSets(sets, names, others[-1] if others else len(sets) - 1)
+    return EvalSets(sets, names, others[-1] if others else len(sets) - 1, metrics)
 
 
 class ValidationSet:
@@ -118,20 +152,34 @@ class ValidationSet:
         self.name, self.label = name, label
         self.scores = np.zeros(0)
         self.curve: list[float] = []
+        self.metric_curves: dict[str, list[float]] = {}
         self._score_of: Callable[[np.ndarray], float] | None = None
+        self._metrics_of: tuple = ()
 
-    def start(self, scoring: Any, n_threads: int) -> float:
-        """Bind ``scoring`` to the labels (checked once) and empty the curve; the score before any iteration."""
+    def start(self, scoring: Any, n_threads: int, metrics: tuple = ()) -> float:
+        """Bind ``scoring`` and ``metrics`` (``eval_metric``'s :class:`MetricScoring`) to the labels (checked once)
+        and empty the curves; the ``scoring`` score before any iteration."""
         self.scores = np.zeros(self.X.shape[0])
         self.curve = []
+        labels = f"{self.label} y" if self.label else "y"
         try:
-            self._score_of = scoring.bind(self.y, self.w, n_threads=n_threads, queries=self.queries,
-                                          name=f"{self.label} y" if self.label else "y")
-            return self._score_of(self.scores)
+            self._score_of = scoring.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels)
+            start = self._score_of(self.scores)
         except ValueError as exc:
             if not self.label.endswith("]") or self.label in str(exc):
                 raise
             raise ValueError(f"{self.label}: {exc}") from None      # which of several sets
+        bound = []
+        for metric in metrics:
+            try:
+                bound.append(metric.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels))
+                bound[-1](self.scores)          # a metric that counts none of the queries: refused before iteration 1
+            except ValueError as exc:
+                why = str(exc).removeprefix(f"{labels}: ")
+                raise ValueError(f"eval_metric: the metric {metric.name!r} cannot score {labels}: {why}") from None
+        self._metrics_of = tuple(zip((m.name for m in metrics), bound))
+        self.metric_curves = {name: [] for name, _ in self._metrics_of}
+        return start
 
     def add(self, ranker: Any, alpha: float, predict_sum: Any, n_threads: int) -> float:
         """Add α·h(x) of an iteration's weak ranker to the scores; their score, appended to the curve.
@@ -145,6 +193,8 @@ class ValidationSet:
             self.scores += alpha * ranker.predict(self.X)
         value = self._score_of(self.scores)
         self.curve.append(value)
+        for name, score_of in self._metrics_of:
+            self.metric_curves[name].append(score_of(self.scores))
         return value
 
 
@@ -153,12 +203,14 @@ class Validation:
     """The validation sets of one run of the driver and the one watched (early stopping, ``validation_scores_``).
 
     ``from_eval_set``: the sets are the user's ``eval_set`` (the fit records every curve in ``evals_result_``),
-    not rows held out of the training data.
+    not rows held out of the training data; ``metrics``: ``eval_metric``'s :class:`MetricScoring`, scored on
+    every set beside ``scoring``.
     """
 
     sets: tuple
     watched: int = 0
     from_eval_set: bool = False
+    metrics: tuple = ()
 
     @classmethod
     def held_out(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None) -> "Validation":
@@ -169,6 +221,17 @@ class Validation:
     def watched_set(self) -> ValidationSet:
         return self.sets[self.watched]
 
+    @classmethod
+    def of_eval_sets(cls, sets: tuple, evals: EvalSets, scoring: Any) -> "Validation":
+        """The checked ``sets`` of ``evals`` with its ``eval_metric``, less a metric that is ``scoring``'s own
+        (its curve is recorded once, under ``scoring``'s key)."""
+        metrics = tuple(MetricScoring(m) for m in evals.metrics if m.spec != scoring.name)
+        return cls(tuple(sets), evals.watched, from_eval_set=True, metrics=metrics)
+
     def curves(self, metric: str, n_kept: int) -> dict:
-        """``evals_result_``: set name -> {metric: its scores after each of the first ``n_kept`` iterations}."""
-        return {s.name: {metric: np.array(s.curve[:n_kept], dtype=np.float64)} for s in self.sets}
+        """``evals_result_``: set name -> {metric: its scores after each of the first ``n_kept`` iterations},
+        ``metric`` (``scoring``'s) first, then ``eval_metric``'s in their order."""
+        return {s.name: {metric: np.array(s.curve[:n_kept], dtype=np.float64),
+                         **{name: np.array(curve[:n_kept], dtype=np.float64)
+                            for name, curve in s.metric_curves.items()}}
+                for s in self.sets}

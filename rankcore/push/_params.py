@@ -167,12 +167,20 @@ BOOSTING = (
 def evals_to_state(evals: dict) -> dict:
     """``evals_result_`` in a model file: the sets' names in order and one row of scores per set.
 
-    The sets' order is kept as a list (a file's JSON objects are written with sorted keys); the one metric of
-    every curve is ``validation_metric``.
+    The sets' order is kept as a list (a file's JSON objects are written with sorted keys); the first metric of
+    every set is ``validation_metric`` (``scores``).  A fit given ``eval_metric`` adds ``metrics``, the other
+    metrics' specs in order, and ``metric_scores``, their curves as a float64 array of shape
+    (metrics, sets, iterations); a file without them (one metric per set) is the format of every earlier fit.
     """
     names = list(evals)
     rows = [np.asarray(next(iter(evals[name].values())), dtype=np.float64) for name in names]
-    return {"names": names, "scores": np.array(rows, dtype=np.float64).reshape(len(names), -1)}
+    state = {"names": names, "scores": np.array(rows, dtype=np.float64).reshape(len(names), -1)}
+    metrics = list(evals[names[0]])[1:] if names else []
+    if metrics:
+        state["metrics"] = metrics
+        state["metric_scores"] = np.array([[evals[name][metric] for name in names] for metric in metrics],
+                                          dtype=np.float64).reshape(len(metrics), len(names), -1)
+    return state
 
 
 def _classes(classes: np.ndarray):

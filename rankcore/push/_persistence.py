@@ -283,18 +283,20 @@ def _check_curve(values: np.ndarray, metric, what: str, fail) -> None:
 
 
 def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
-    """``evals_result_`` of a fit given ``eval_set`` (None without): every set's curve over the ``T`` iterations.
+    """``evals_result_`` of a fit given ``eval_set`` (None without): every set's curves over the ``T`` iterations.
 
     The file holds the sets' names (distinct, as ``eval_names`` takes them) and a float64 matrix of one row per
-    set; the watched set's row is ``validation_scores`` itself, and every curve is of ``validation_metric``.
+    set; the watched set's row is ``validation_scores`` itself, and every curve is of ``validation_metric``.  A fit
+    given ``eval_metric`` adds those metrics' curves (:func:`_check_metric_curves`).
     """
     record = state.get("evals_result")
     if record is None:
         return None
     if metric is None:
         fail("evals_result goes with validation_scores and validation_metric")
-    if not (isinstance(record, dict) and set(record) == {"names", "scores"}):
-        fail("evals_result must be a record of the sets' names and scores")
+    if not (isinstance(record, dict) and set(record) in ({"names", "scores"},
+                                                         {"names", "scores", "metrics", "metric_scores"})):
+        fail("evals_result must be a record of the sets' names and scores (and of the eval_metric curves)")
     names = record["names"]
     if not isinstance(names, list) or not names:
         fail("evals_result names must be a non-empty list")
@@ -308,4 +310,31 @@ def _check_evals_result(state: dict, T: int, metric, fail) -> dict | None:
     _check_curve(scores, metric, "evals_result scores", fail)
     if not any(np.array_equal(row, state["validation_scores"], equal_nan=True) for row in scores):
         fail("evals_result must hold validation_scores as the watched set's row")
-    return {name: {metric: scores[i].copy()} for i, name in enumerate(names)}
+    curves = {name: {metric: scores[i].copy()} for i, name in enumerate(names)}
+    if "metrics" in record:
+        for spec, values in _check_metric_curves(record, len(names), T, metric, fail):
+            for i, name in enumerate(names):
+                curves[name][spec] = values[i].copy()
+    return curves
+
+
+def _check_metric_curves(record: dict, n_sets: int, T: int, watched: str, fail) -> list:
+    """(spec, (sets × T) curves) of each ``eval_metric`` metric of a file's ``evals_result``.
+
+    The specs are distinct printable strings, none ``validation_metric``; they are checked as that one is, not
+    resolved, so a file whose curves came from a plugin's metric loads without the plugin (the model does not use
+    them).  Their curves, like every metric's, are finite.
+    """
+    specs = record["metrics"]
+    if not (isinstance(specs, list) and specs
+            and all(isinstance(s, str) and 0 < len(s) <= 200 and s.isprintable() for s in specs)):
+        fail("evals_result metrics must be a non-empty list of metric specs")
+    if len(set(specs)) != len(specs) or watched in specs:
+        fail(f"evals_result metrics must be distinct metric specs, other than {watched!r}, got {specs!r}")
+    values = record["metric_scores"]
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.shape == (len(specs), n_sets, T)):
+        fail(f"evals_result metric_scores must be a float64 array of shape ({len(specs)}, {n_sets}, {T}) (metrics, "
+             "sets, iterations)")
+    for spec, curves in zip(specs, values):
+        _check_curve(curves, spec, f"evals_result metric_scores of {spec!r}", fail)
+    return list(zip(specs, values))

@@ -96,3 +96,25 @@ def test_dask_exactboost_takes_one_set(dask_client):  # noqa: F811
     X, y = _data(200, 5)
     with pytest.raises(ValueError, match=r"eval_set: DaskExactBoost takes one validation set, got a list of 2"):
         DaskExactBoost(n_runs=1, n_rounds=2).fit(X, y, eval_set=[(X, y), (X, y)])
+
+
+def test_dask_eval_metric_records_the_in_memory_curves_and_the_same_model(dask_client):  # noqa: F811
+    X, y = _data(400, 6)
+    Xa, ya = _data(150, 7)
+    Xd, yd = da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+    params = dict(n_iter=20, thresholds=bin_edges(X, max_bins=16), early_stopping=True, n_iter_no_change=3)
+    metrics = ["ndcg@k:5", "map@k:10"]
+    plain = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=[(Xd, yd), (Xa, ya)])
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_set=[(Xd, yd), (Xa, ya)],
+                                                                 eval_metric=metrics)
+    local = rankcore.PushBoost(**params).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_metric=metrics)
+    assert list(model.evals_result_["validation_1"]) == ["auc", *metrics]
+    _assert_same_curves(model, local)
+    assert model.rankers_ == plain.rankers_ and model.n_iter_ == plain.n_iter_
+    np.testing.assert_array_equal(model.alphas_, plain.alphas_)
+    one = DaskPushBoost(placement="one_worker", **params).fit(Xd, yd, eval_set=[(Xd, yd), (Xa, ya)],
+                                                              eval_metric=metrics)
+    _assert_same_curves(one, local)
+    assert list(model.to_local().evals_result_["validation_0"]) == ["auc", *metrics]
+    with pytest.raises(ValueError, match="eval_metric: given without eval_set"):
+        DaskPushBoost(placement="distributed", **params).fit(Xd, yd, eval_metric=metrics)
