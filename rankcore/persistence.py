@@ -271,9 +271,9 @@ def _check_loadable(payload: dict, name: str) -> None:
     try:
         _restored(ESTIMATORS.estimator_class(name), payload, "the saved model")
     except ModelFormatError as exc:
-        raise ValueError(f"estimator: {name} cannot be saved as it stands, the file would not load ({exc}): its "
-                         "parameters no longer describe the fitted model (set_params after the fit?); refit it, "
-                         "or set them back, before saving") from None
+        raise ValueError(f"estimator: {name} cannot be saved as it stands, the file would not load ({exc}); "
+                         "if its parameters were changed by set_params after the fit, refit it or set them back "
+                         "before saving") from None
 
 
 def model_from_dict(data: Any, *, source: str = "model") -> Any:

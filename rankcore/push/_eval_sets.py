@@ -126,7 +126,7 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = Non
     if eval_set is None:
         if eval_names is not None:
             raise ValueError("eval_names: given without eval_set; it names the sets of eval_set")
-        if eval_metric is not None:
+        if eval_metric is not None and not (isinstance(eval_metric, (list, tuple)) and not eval_metric):
             raise ValueError("eval_metric: given without eval_set; there is no validation set to score: pass "
                              "eval_set=(X_val, y_val) (or a list of sets)")
         return None

@@ -12,6 +12,11 @@ from ._params import STOP_REASONS, is_callback_reason
 __all__ = ["restore_push_state"]
 
 
+
+#: The longest metric spec a model file may name (``validation_metric``, ``eval_metric``'s): a resolved spec spells
+#: out every option, and a gain table for 32 grades already takes more than 200 characters.
+MAX_SPEC_LENGTH = 4096
+
 def _had_categorical_columns(estimator, categories, n_features: int, names, fail) -> bool:
     """Whether the fit split some column by category groups: a DataFrame's ``category`` column (its categories
     are in the file) or a column of the estimator's ``categorical_features``."""
@@ -56,7 +61,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     classes = _check_classes(state, setup.task, fail)
     has_val = _check_validation_scores(state, T, fail)
     metric = state.get("validation_metric")
-    if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= 200):
+    if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= MAX_SPEC_LENGTH):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
     if has_val:
         _check_curve(state["validation_scores"], metric, "validation_scores", fail)
@@ -327,7 +332,7 @@ def _check_metric_curves(record: dict, n_sets: int, T: int, watched: str, fail) 
     """
     specs = record["metrics"]
     if not (isinstance(specs, list) and specs
-            and all(isinstance(s, str) and 0 < len(s) <= 200 and s.isprintable() for s in specs)):
+            and all(isinstance(s, str) and 0 < len(s) <= MAX_SPEC_LENGTH and s.isprintable() for s in specs)):
         fail("evals_result metrics must be a non-empty list of metric specs")
     if len(set(specs)) != len(specs) or watched in specs:
         fail(f"evals_result metrics must be distinct metric specs, other than {watched!r}, got {specs!r}")

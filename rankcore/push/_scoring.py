@@ -125,10 +125,18 @@ class MetricScoring:
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
-        y_arr, _ = check_labels_and_scores(y, probe, graded=metric.task == "graded",
-                                           both_classes=metric.requires_both_classes, what=f"metric {metric.spec!r}",
-                                           integers="rank" if metric.order_invariant else "refuse")
-        metric.check_data(y_arr, probe)
+        try:
+            y_arr, _ = check_labels_and_scores(y, probe, graded=metric.task == "graded",
+                                               both_classes=metric.requires_both_classes,
+                                               what=f"metric {metric.spec!r}",
+                                               integers="rank" if metric.order_invariant else "refuse")
+            metric.check_data(y_arr, probe)
+        except ValueError as exc:
+            # the checks name the labels "y"; these are ``name``'s (a validation set's), as per query
+            text = str(exc)
+            if name == "y" or not text.startswith("y: "):
+                raise
+            raise ValueError(f"{name}: {text[3:]}") from None
 
         def score(scores: np.ndarray) -> float:
             s = scores if isinstance(scores, np.ndarray) else np.asarray(scores)

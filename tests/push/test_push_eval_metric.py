@@ -210,3 +210,32 @@ def test_a_model_file_with_curves_of_a_metric_not_installed_still_loads():
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=(Xa, ya), eval_metric=["ndcg@k:1", "mrr"])
     loaded = model_from_dict(_tampered(model, _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])), source="m")
     assert list(loaded.evals_result_["validation_0"]) == ["auc", "ndcg@k:1", "a_plugin_metric:3"]
+
+
+def test_a_long_resolved_spec_saves_and_loads(tmp_path):
+    # a gain table for 32 grades spells more than 200 characters; the file used to refuse it, blaming set_params
+    X, y, qid = graded_queries(9)
+    Xa, ya, qa = graded_queries(10)
+    spec = "ndcg@k:10,gain=" + "/".join(f"{g:.6f}" for g in np.log2(1 + np.arange(32)))
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0)
+    model.fit(X, y, qid=qid, eval_set=(Xa, ya, qa), eval_metric=spec)
+    (name,) = [m for m in model.evals_result_["validation_0"] if m != "ndcg@k:10"]
+    assert len(name) > 200
+    save_model(model, tmp_path / "m.json")
+    np.testing.assert_array_equal(load_model(tmp_path / "m.json").evals_result_["validation_0"][name],
+                                  model.evals_result_["validation_0"][name])
+
+
+def test_a_metric_that_cannot_score_a_set_names_that_set_on_one_list():
+    X, y, Xa, ya, _, _ = _data(11)
+    one_class = np.zeros_like(ya)
+    with pytest.raises(ValueError) as info:
+        rankcore.boost(n_iter=2).fit(X, y, eval_set=[(Xa, ya), (Xa, one_class)], eval_metric="auc")
+    assert "eval_set[1] y:" in str(info.value) and "y: y:" not in str(info.value)
+
+
+def test_an_empty_eval_metric_asks_for_nothing():
+    X, y, Xa, ya, _, _ = _data(12)
+    a = rankcore.boost(n_iter=3).fit(X, y, eval_metric=[])
+    b = rankcore.boost(n_iter=3).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(Xa), b.decision_function(Xa))
