@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rankcore
+from _eval_set_data import split_data, staged_metric
 from _model_files import resign
 from _query_data import graded_queries
 from rankcore.persistence import ModelFormatError, _decode, _encode, load_model, model_from_dict, model_to_dict, \
@@ -13,17 +14,8 @@ from rankcore.persistence import ModelFormatError, _decode, _encode, load_model,
 from rankcore.push._eval_sets import read_eval_metric
 
 
-def _data(seed=0, n=600):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5))
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.8).astype(int)
-    return X[:300], y[:300], X[300:450], y[300:450], X[450:], y[450:]
 
 
-def _staged(model, X, y, metric, qid=None):
-    """``metric`` of the model's scores after each iteration, as ``rankcore.evaluate`` gives it."""
-    return np.array([rankcore.evaluate(y, s, metrics=[metric], qid=qid)[metric]
-                     for s in model.staged_decision_function(X)])
 
 
 def _assert_same_model(a, b, X):
@@ -43,7 +35,7 @@ def _assert_same_model(a, b, X):
 
 @pytest.mark.parametrize("learner", ["stumps", "trees:max_leaves=4"])
 def test_every_metric_of_every_set_is_the_metric_of_the_staged_scores(learner):
-    X, y, Xa, ya, Xb, yb = _data()
+    X, y, Xa, ya, Xb, yb = split_data()
     metrics = ["ndcg@k:1", "map@k:10", "pauc:0.1", "prec@k:20"]
     model = rankcore.boost(learner=learner, n_iter=12, early_stopping=False, random_state=0).fit(
         X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)], eval_metric=metrics)
@@ -52,7 +44,7 @@ def test_every_metric_of_every_set_is_the_metric_of_the_staged_scores(learner):
         for metric in ["auc", *metrics]:
             curve = model.evals_result_[name][metric]
             assert curve.dtype == np.float64 and curve.shape == (model.n_iter_,)
-            np.testing.assert_array_equal(curve, _staged(model, Xs, ys, metric))
+            np.testing.assert_array_equal(curve, staged_metric(model, Xs, ys, metric))
     np.testing.assert_array_equal(model.validation_scores_, model.evals_result_["validation_2"]["auc"])
 
 
@@ -66,12 +58,12 @@ def test_within_queries_every_metric_is_scored_per_query():
     for name, (Xs, ys, qs) in zip(model.evals_result_, [(X, y, qid), (Xa, ya, qa), (Xb, yb, qb)]):
         assert list(model.evals_result_[name]) == ["ndcg@k:5", *metrics]
         for metric in metrics:
-            np.testing.assert_array_equal(model.evals_result_[name][metric], _staged(model, Xs, ys, metric, qs))
+            np.testing.assert_array_equal(model.evals_result_[name][metric], staged_metric(model, Xs, ys, metric, qs))
 
 
 @pytest.mark.parametrize("learner", ["stumps", "trees:max_leaves=4"])
 def test_the_model_is_the_one_fitted_without_eval_metric_bit_for_bit(learner):
-    X, y, Xa, ya, Xb, yb = _data(1)
+    X, y, Xa, ya, Xb, yb = split_data(1)
     params = dict(learner=learner, n_iter=60, early_stopping=True, n_iter_no_change=4, random_state=0)
     sets = [(X, y), (Xa, ya), (Xb, yb)]
     plain = rankcore.boost(**params).fit(X, y, eval_set=sets)
@@ -94,7 +86,7 @@ def test_the_model_within_queries_is_unchanged_bit_for_bit():
 
 
 def test_progress_lines_and_callbacks_show_scoring_alone(capsys):
-    X, y, Xa, ya, _, _ = _data(2)
+    X, y, Xa, ya, _, _ = split_data(2)
     seen = {}
     for given in (None, ["ndcg@k:1", "map@k:10"]):
         seen[given is None] = []
@@ -107,12 +99,12 @@ def test_progress_lines_and_callbacks_show_scoring_alone(capsys):
 
 
 def test_repeated_metrics_and_scorings_own_are_recorded_once():
-    X, y, Xa, ya, _, _ = _data(3)
+    X, y, Xa, ya, _, _ = split_data(3)
     model = rankcore.boost(n_iter=4).fit(X, y, eval_set=(Xa, ya), eval_metric=["ndcg@1", "auc", "ndcg@k:1", "mrr"])
     assert list(model.evals_result_["validation_0"]) == ["auc", "ndcg@k:1", "mrr"]     # specs as resolved
     one = rankcore.boost(n_iter=4, scoring="objective").fit(X, y, eval_set=(Xa, ya), eval_metric="auc")
     assert list(one.evals_result_["validation_0"]) == ["objective", "auc"]
-    np.testing.assert_array_equal(one.evals_result_["validation_0"]["auc"], _staged(one, Xa, ya, "auc"))
+    np.testing.assert_array_equal(one.evals_result_["validation_0"]["auc"], staged_metric(one, Xa, ya, "auc"))
     assert [m.spec for m in read_eval_metric(("map@k:5", "map@k:5"))] == ["map@k:5"]
     assert list(rankcore.boost(n_iter=2).fit(X, y, eval_set=(Xa, ya), eval_metric=[]).evals_result_[
         "validation_0"]) == ["auc"]
@@ -125,13 +117,13 @@ def test_repeated_metrics_and_scorings_own_are_recorded_once():
     (3, TypeError, r"^eval_metric: expected a metric spec \(\"ndcg@k:5\"\) or a list of them, got 3"),
 ])
 def test_bad_metric_specs_are_refused_by_name(given, error, pattern):
-    X, y, Xa, ya, _, _ = _data(4)
+    X, y, Xa, ya, _, _ = split_data(4)
     with pytest.raises(error, match=pattern):
         rankcore.boost(n_iter=2).fit(X, y, eval_set=(Xa, ya), eval_metric=given)
 
 
 def test_eval_metric_needs_an_eval_set_and_labels_it_can_score():
-    X, y, Xa, ya, _, _ = _data(5)
+    X, y, Xa, ya, _, _ = split_data(5)
     with pytest.raises(ValueError, match="eval_metric: given without eval_set; there is no validation set to score"):
         rankcore.boost(n_iter=2, early_stopping=True).fit(X, y, eval_metric="auc")
     with pytest.raises(TypeError, match="eval_metric: rankcore.boost takes no parameter 'eval_metric'; it is fit's"):
@@ -190,7 +182,7 @@ def _scores(index, value):
     (lambda s: s["evals_result"].pop("metric_scores"), "a record of the sets' names and scores"),
 ])
 def test_a_model_file_with_bad_metric_curves_is_refused(change, pattern):
-    X, y, Xa, ya, _, _ = _data(9)
+    X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_metric=["ndcg@k:1", "mrr"])
     assert model_from_dict(_tampered(model, lambda s: None), source="m").evals_result_["validation_1"].keys() == {
         "auc", "ndcg@k:1", "mrr"}
@@ -199,14 +191,14 @@ def test_a_model_file_with_bad_metric_curves_is_refused(change, pattern):
 
 
 def test_a_model_file_of_one_metric_has_no_metric_curves():
-    X, y, Xa, ya, _, _ = _data(10)
+    X, y, Xa, ya, _, _ = split_data(10)
     model = rankcore.boost(n_iter=3).fit(X, y, eval_set=(Xa, ya))
     assert set(model_to_dict(model)["state"]["evals_result"]) == {"names", "scores"}      # the earlier format
 
 
 def test_a_model_file_with_curves_of_a_metric_not_installed_still_loads():
     # the specs are checked as validation_metric is, not resolved: a plugin's metric need not be installed to load
-    X, y, Xa, ya, _, _ = _data(9)
+    X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=(Xa, ya), eval_metric=["ndcg@k:1", "mrr"])
     loaded = model_from_dict(_tampered(model, _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])), source="m")
     assert list(loaded.evals_result_["validation_0"]) == ["auc", "ndcg@k:1", "a_plugin_metric:3"]
@@ -227,7 +219,7 @@ def test_a_long_resolved_spec_saves_and_loads(tmp_path):
 
 
 def test_a_metric_that_cannot_score_a_set_names_that_set_on_one_list():
-    X, y, Xa, ya, _, _ = _data(11)
+    X, y, Xa, ya, _, _ = split_data(11)
     one_class = np.zeros_like(ya)
     with pytest.raises(ValueError) as info:
         rankcore.boost(n_iter=2).fit(X, y, eval_set=[(Xa, ya), (Xa, one_class)], eval_metric="auc")
@@ -235,7 +227,7 @@ def test_a_metric_that_cannot_score_a_set_names_that_set_on_one_list():
 
 
 def test_an_empty_eval_metric_asks_for_nothing():
-    X, y, Xa, ya, _, _ = _data(12)
+    X, y, Xa, ya, _, _ = split_data(12)
     a = rankcore.boost(n_iter=3).fit(X, y, eval_metric=[])
     b = rankcore.boost(n_iter=3).fit(X, y)
     np.testing.assert_array_equal(a.decision_function(Xa), b.decision_function(Xa))

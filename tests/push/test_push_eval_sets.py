@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rankcore
+from _eval_set_data import split_data, staged_metric
 from _model_files import resign
 from _query_data import graded_queries
 from rankcore.exactboost import ExactBoost
@@ -15,20 +16,13 @@ from rankcore.precision_at_k import PerceptronAtK, SGDAtK
 from rankcore.push._eval_sets import read_eval_sets
 
 
-def _data(seed=0, n=600):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5))
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0.8).astype(int)
-    return X[:300], y[:300], X[300:450], y[300:450], X[450:], y[450:]
 
 
-def _staged_metric(model, X, y, metric, qid=None):
-    return np.array([rankcore.evaluate(y, s, metric, qid=qid)[metric] for s in model.staged_decision_function(X)])
 
 
 @pytest.mark.parametrize("learner", ["stumps", "trees:max_leaves=4"])
 def test_every_set_is_scored_and_its_curve_is_the_metric_of_the_staged_scores(learner):
-    X, y, Xa, ya, Xb, yb = _data()
+    X, y, Xa, ya, Xb, yb = split_data()
     model = rankcore.boost(learner=learner, n_iter=12, early_stopping=False, scoring="prec@k:20", random_state=0)
     model.fit(X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)])
     assert list(model.evals_result_) == ["validation_0", "validation_1", "validation_2"]
@@ -36,14 +30,14 @@ def test_every_set_is_scored_and_its_curve_is_the_metric_of_the_staged_scores(le
         assert list(model.evals_result_[name]) == ["prec@k:20"] == [model.validation_metric_]
         curve = model.evals_result_[name]["prec@k:20"]
         assert curve.dtype == np.float64 and curve.shape == (model.n_iter_,)
-        np.testing.assert_array_equal(curve, _staged_metric(model, Xs, ys, "prec@k:20"))
+        np.testing.assert_array_equal(curve, staged_metric(model, Xs, ys, "prec@k:20"))
     # validation_scores_ stays the watched (last) set's curve
     np.testing.assert_array_equal(model.validation_scores_, model.evals_result_["validation_2"]["prec@k:20"])
 
 
 @pytest.mark.parametrize("learner", ["stumps", "trees:max_leaves=4"])
 def test_early_stopping_on_the_last_set_is_the_fit_given_that_set_alone(learner):
-    X, y, Xa, ya, Xb, yb = _data(1)
+    X, y, Xa, ya, Xb, yb = split_data(1)
     params = dict(learner=learner, n_iter=60, early_stopping=True, n_iter_no_change=4, random_state=0)
     alone = rankcore.boost(**params).fit(X, y, eval_set=(Xb, yb))
     several = rankcore.boost(**params).fit(X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)])
@@ -58,13 +52,13 @@ def test_early_stopping_on_the_last_set_is_the_fit_given_that_set_alone(learner)
 
 
 def test_the_training_data_itself_is_scored_but_not_watched():
-    X, y, Xa, ya, _, _ = _data(2)
+    X, y, Xa, ya, _, _ = split_data(2)
     params = dict(n_iter=60, early_stopping=True, n_iter_no_change=3)
     alone = rankcore.boost(**params).fit(X, y, eval_set=(Xa, ya))
     last = rankcore.boost(**params).fit(X, y, eval_set=[(Xa, ya), (X, y)])      # the training data put last
     np.testing.assert_array_equal(last.alphas_, alone.alphas_)
     np.testing.assert_array_equal(last.validation_scores_, last.evals_result_["validation_0"]["auc"])
-    np.testing.assert_array_equal(last.evals_result_["validation_1"]["auc"], _staged_metric(last, X, y, "auc"))
+    np.testing.assert_array_equal(last.evals_result_["validation_1"]["auc"], staged_metric(last, X, y, "auc"))
     # equal arrays that are not the training objects are an ordinary set; with only the training data, it is watched
     copy = rankcore.boost(**params).fit(X, y, eval_set=[(Xa, ya), (X.copy(), y.copy())])
     np.testing.assert_array_equal(copy.validation_scores_, copy.evals_result_["validation_1"]["auc"])
@@ -86,7 +80,7 @@ def test_read_eval_sets_watches_the_last_set_that_is_not_the_training_data():
 
 
 def test_callbacks_and_progress_see_the_watched_set():
-    X, y, Xa, ya, Xb, yb = _data(3)
+    X, y, Xa, ya, Xb, yb = split_data(3)
     seen = []
     model = rankcore.boost(n_iter=6, early_stopping=False).fit(
         X, y, eval_set=[(Xb, yb), (Xa, ya)], callbacks=lambda info: seen.append(info.validation_score))
@@ -94,7 +88,7 @@ def test_callbacks_and_progress_see_the_watched_set():
 
 
 def test_eval_names_name_the_sets_in_their_order():
-    X, y, Xa, ya, _, _ = _data(4)
+    X, y, Xa, ya, _, _ = split_data(4)
     model = rankcore.boost(n_iter=4).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_names=["train", "valid"])
     assert list(model.evals_result_) == ["train", "valid"]
     one = rankcore.boost(n_iter=4).fit(X, y, eval_set=(Xa, ya))
@@ -110,7 +104,7 @@ def test_eval_names_name_the_sets_in_their_order():
     (["a", 3], ValueError, r"eval_names\[1\]: expected a non-empty printable string"),
 ])
 def test_bad_eval_names_are_refused(names, error, pattern):
-    X, y, Xa, ya, _, _ = _data(5)
+    X, y, Xa, ya, _, _ = split_data(5)
     with pytest.raises(error, match=pattern):
         rankcore.boost(n_iter=2).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_names=names)
     with pytest.raises(ValueError, match="eval_names: given without eval_set"):
@@ -127,13 +121,13 @@ def test_bad_eval_names_are_refused(names, error, pattern):
     (lambda Xa, ya: (Xa,), r"eval_set\[1\]: expected a pair \(X_val, y_val\)"),
 ])
 def test_errors_name_the_bad_set(bad, pattern):
-    X, y, Xa, ya, _, _ = _data(6)
+    X, y, Xa, ya, _, _ = split_data(6)
     with pytest.raises(ValueError, match=pattern):
         rankcore.boost(n_iter=2).fit(X, y, eval_set=[(Xa, ya), bad(Xa, ya), (Xa, ya)])
 
 
 def test_a_set_the_metric_cannot_score_is_named():
-    X, y, Xa, ya, _, _ = _data(7)
+    X, y, Xa, ya, _, _ = split_data(7)
     with pytest.raises(ValueError, match=r"eval_set\[1\]: .*prec@k:20"):
         rankcore.boost(n_iter=2, scoring="prec@k:20").fit(X, y, eval_set=[(Xa, ya), (Xa[:10], ya[:10])])
 
@@ -147,7 +141,7 @@ def test_within_queries_each_set_takes_its_own_qid():
     assert watched.stop_reason_ == "n_iter"      # few rows: "auto" is off, the sets are watched, as with one
     for name, (Xs, ys, qs) in zip(watched.evals_result_, [(X, y, qid), (Xa, ya, qa), (Xb, yb, qb)]):
         np.testing.assert_allclose(watched.evals_result_[name]["ndcg@k:5"],
-                                   _staged_metric(watched, Xs, ys, "ndcg@k:5", qid=qs), rtol=1e-12)
+                                   staged_metric(watched, Xs, ys, "ndcg@k:5", qid=qs), rtol=1e-12)
     stop = dict(params, early_stopping=True, n_iter_no_change=2)
     alone = rankcore.boost(**stop).fit(X, y, qid=qid, eval_set=(Xb, yb, qb))
     several = rankcore.boost(**stop).fit(X, y, qid=qid, eval_set=[(X, y, qid), (Xa, ya, qa), (Xb, yb, qb)])
@@ -191,7 +185,7 @@ def test_auto_within_queries_watches_several_sets_on_large_data():
 
 
 def test_evals_result_round_trips_through_a_model_file(tmp_path):
-    X, y, Xa, ya, Xb, yb = _data(8)
+    X, y, Xa, ya, Xb, yb = split_data(8)
     model = rankcore.boost(learner="trees:max_leaves=4", n_iter=20, early_stopping=True, n_iter_no_change=3,
                            random_state=0)
     model.fit(X, y, eval_set=[(X, y), (Xa, ya), (Xb, yb)], eval_names=["z-train", "b", "a"])
@@ -227,14 +221,14 @@ def _tampered(model, change):
     (lambda s: s["validation_scores"].__setitem__(1, np.nan), "validation_scores must hold no NaN"),
 ])
 def test_a_model_file_with_a_bad_evals_result_is_refused(change, pattern):
-    X, y, Xa, ya, _, _ = _data(9)
+    X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)])
     with pytest.raises(ModelFormatError, match=pattern):
         model_from_dict(_tampered(model, change), source="m")
 
 
 def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
-    X, y, Xa, ya, _, _ = _data(10)
+    X, y, Xa, ya, _, _ = split_data(10)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)])
     data = _tampered(model, lambda s: s.__setitem__("validation_scores", s["validation_scores"] + 0.01))
     with pytest.raises(ModelFormatError, match="evals_result must hold validation_scores as the watched set's row"):
@@ -245,7 +239,7 @@ def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
 
 def test_lists_of_lists_and_tuples_of_tuples_are_several_sets():
     # LightGBM's [[X, y], ...] and a tuple of pairs are lists of sets, as a list of tuples is
-    X, y, Xa, ya, Xb, yb = _data(12)
+    X, y, Xa, ya, Xb, yb = split_data(12)
     given = rankcore.boost(n_iter=4).fit(X, y, eval_set=[(Xa, ya), (Xb, yb)])
     for form in ([[Xa, ya], [Xb, yb]], ((Xa, ya), (Xb, yb)), [[Xa.tolist(), ya.tolist()], (Xb, yb)]):
         model = rankcore.boost(n_iter=4).fit(X, y, eval_set=form)
@@ -262,7 +256,7 @@ def test_lists_of_lists_and_tuples_of_tuples_are_several_sets():
                                   lambda: PerceptronAtK(k=5, n_epochs=1)],
                          ids=["ExactBoost", "SGDAtK", "PerceptronAtK"])
 def test_the_one_set_estimators_refuse_several_sets_by_name(make):
-    X, y, Xa, ya, _, _ = _data(11)
+    X, y, Xa, ya, _, _ = split_data(11)
     estimator = make()
     with pytest.raises(ValueError, match=rf"eval_set: {type(estimator).__name__} takes one validation set, got a "
                                          r"list of 2; pass one pair \(X_val, y_val\)"):
