@@ -1,6 +1,5 @@
-"""``objective="xendcg"`` on trees: each tree's Newton step on the noise of its iteration, seeded by random_state.
-
-Its model files, display positions and Dask fits are tested with the other objectives within queries
+"""``objective="xendcg"`` on trees: its alias and what it refuses (its Newton steps and seeds:
+test_push_queries_randomized.py).  Its model files, display positions and Dask fits are tested with the other objectives within queries
 (test_push_queries_persistence.py, test_push_queries_positions.py, tests/dask/test_dask_queries.py)."""
 
 import numpy as np
