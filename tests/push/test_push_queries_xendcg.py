@@ -1,6 +1,8 @@
-"""``objective="xendcg"`` on trees: its alias and what it refuses (its Newton steps and seeds:
-test_push_queries_randomized.py).  Its model files, display positions and Dask fits are tested with the other objectives within queries
-(test_push_queries_persistence.py, test_push_queries_positions.py, tests/dask/test_dask_queries.py)."""
+"""``objective="xendcg"`` on trees: its alias and what it refuses.
+
+Its Newton steps and seeds are tested with yetirank's (test_push_queries_randomized.py); its model files, display
+positions and Dask fits with the other objectives within queries (test_push_queries_persistence.py,
+test_push_queries_positions.py, tests/dask/test_dask_queries.py)."""
 
 import numpy as np
 import pytest
