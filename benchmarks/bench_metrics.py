@@ -334,6 +334,45 @@ def test_validation_scoring_bound_against_evaluate(benchmark, spec, profile, rou
                    f"{best['bound'] * 1e3:.1f} ms a call, evaluate {best['evaluate'] * 1e3:.1f} ms ({ratio:.1f}x)")
 
 
+@pytest.mark.benchmark(group="queries")
+def test_validation_metrics_share_one_sort(benchmark, profile, rounds):
+    """A validation set scored by four list metrics after an iteration (``scoring`` and three of ``eval_metric``):
+    bound with one :class:`~rankcore.metrics.RankingCache` (one sort of the scores for the four) against bound
+    alone (a sort each), equal to the bit first, in one run (one thread each)."""
+    from rankcore.metrics import RankingCache, check_qid
+    from rankcore.push._scoring import query_scorer
+
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(2, 11, VALIDATION_QUERIES[profile])
+    qid = np.repeat(np.arange(sizes.shape[0]), sizes)[rng.permutation(int(sizes.sum()))]
+    y = np.round(rng.uniform(0, 4, qid.shape[0]))
+    scores = y + rng.normal(size=qid.shape[0])
+    queries = check_qid(qid, qid.shape[0])
+    specs = ["ndcg@k:10", "ndcg@k:1", "ndcg@k:5", "map@k:10"]
+    cache = RankingCache(queries)
+    shared = [query_scorer(rankcore.resolve("metric", spec), y, queries, cache=cache) for spec in specs]
+    alone = [query_scorer(rankcore.resolve("metric", spec), y, queries) for spec in specs]
+    assert [f(scores) for f in shared] == [f(scores) for f in alone]
+
+    # each pass scores other values than the last (two vectors in turn), as a fit's iteration does: one sort
+    other = scores + rng.normal(scale=0.1, size=scores.shape[0])
+    turn = {"shared": 0, "alone": 0}
+
+    def one_pass(scorers, which):
+        turn[which] += 1
+        s = scores if turn[which] % 2 else other
+        return [f(s) for f in scorers]
+
+    best = _interleaved({"shared": lambda: one_pass(shared, "shared"), "alone": lambda: one_pass(alone, "alone")},
+                        rounds)
+    ratio = best["alone"] / best["shared"]
+    benchmark.extra_info.update(rows=int(qid.shape[0]), queries=int(sizes.shape[0]), shared_seconds=best["shared"],
+                                alone_seconds=best["alone"], speedup=ratio)
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    SUMMARY.append(f"[four list metrics of a validation set, {qid.shape[0]:,} rows] one shared sort "
+                   f"{best['shared'] * 1e3:.1f} ms, a sort each {best['alone'] * 1e3:.1f} ms ({ratio:.1f}x)")
+
+
 def _numpy_tied_stops(stop: np.ndarray, slots: int) -> float:
     """ERR's expected stops in one tie group, the recurrence stepped row by row in NumPy (the earlier form)."""
     t = np.arange(slots + 1, dtype=np.float64)

@@ -39,6 +39,7 @@ from ._intervals import compare, confidence_interval
 from ._queries import Queries, check_qid, check_queries
 from ._query import ERR, NDCG, MeanAveragePrecision, MeanAveragePrecisionAtK, MeanReciprocalRank
 from ._query_evaluate import QueryValues, TooFewQueries, per_query
+from ._query_kernels import RankingCache
 from ._resampling import tie_groups
 from ._roc_band import roc_band
 from ._roc_cells import RocCells
@@ -63,6 +64,7 @@ __all__ = [
     "roc_band",
     "split_sorted",
     "per_query",
+    "RankingCache",
     "Queries",
     "GAIN",
     "gain_table",

@@ -29,6 +29,7 @@ from ._queries import Queries
 from ._query_kernels import (
     QueryBlocks,
     Ranking,
+    RankingCache,
     average_precision,
     cutoffs,
     dcg,
@@ -114,7 +115,8 @@ class QueryMetric(OrderMetric):
         """
         raise NotImplementedError
 
-    def bind_queries(self, y: np.ndarray, queries: Queries, *, n_threads: int = 1) -> QueryScorer:
+    def bind_queries(self, y: np.ndarray, queries: Queries, *, n_threads: int = 1,
+                     cache: RankingCache | None = None) -> QueryScorer:
         """scores -> :meth:`query_values` of ``(y, scores, queries)``, bit for bit, with the labels bound once.
 
         For scoring the same rows again and again (a validation set after
@@ -123,16 +125,22 @@ class QueryMetric(OrderMetric):
         each call then sorts the scores inside the queries
         (``n_threads`` share them; the values do not depend on it) and
         reads the ranking: O(Σ n_q log n_q) a call.  The scores must be
-        finite float64 values, one a row.
+        finite float64 values, one a row.  ``cache``: a
+        :class:`RankingCache` of these ``queries`` shared with other list
+        metrics of the same rows, which then sort each score vector once.
         """
         self.check_query_data(y, queries)
-        blocks = QueryBlocks.of(queries)
+        if cache is not None and cache.queries is not queries:
+            raise ValueError("cache: a RankingCache of other queries; bind each metric with its own rows' cache")
+        blocks = QueryBlocks.of(queries) if cache is None else cache.blocks
         values_of = self.bind_ranked(y, queries, blocks)
         empty = np.bincount(queries.codes, weights=(y > 0).astype(np.float64), minlength=queries.n_queries) == 0
         fill = {"skip": np.nan, "0": 0.0, "1": 1.0}[self.empty_rule]
 
         def values(scores: np.ndarray) -> np.ndarray:
-            return np.where(empty, fill, values_of(rank_queries(scores, queries, blocks=blocks, n_threads=n_threads)))
+            ranking = (rank_queries(scores, queries, blocks=blocks, n_threads=n_threads) if cache is None
+                       else cache.rank(scores))
+            return np.where(empty, fill, values_of(ranking))
 
         return values
 

@@ -32,7 +32,7 @@ from . import _err_ties
 from ._queries import Queries
 from ._query_blocks import running_sums_within, sort_within_queries
 
-__all__ = ["QueryBlocks", "Ranking", "rank_queries", "cutoffs", "dcg", "ideal_dcg", "average_precision",
+__all__ = ["QueryBlocks", "Ranking", "RankingCache", "rank_queries", "cutoffs", "dcg", "ideal_dcg", "average_precision",
            "reciprocal_rank", "expected_reciprocal_rank", "precision"]
 
 
@@ -135,6 +135,36 @@ def rank_queries(scores: np.ndarray, queries: Queries, *, blocks: QueryBlocks | 
     group = np.cumsum(new_group) - 1
     return Ranking(order, query, position, group, group_first, group_size, query[group_first],
                    position[group_first], queries.n_queries)
+
+
+class RankingCache:
+    """One set of queries ranked once for several list metrics scored on the same scores (a validation set's).
+
+    Each list metric bound with a cache (``bind_queries(..., cache=)``) asks it for the :class:`Ranking` of its
+    scores; the cache keeps the last ranking with a copy of the scores it was made from, and sorts again only when
+    the scores differ (compared in O(n), against the sort's O(Σ n_q log n_q)), so the metrics of one set after one
+    iteration share one sort, and scores changed in place are never read from a stale ranking.
+
+    Parameters
+    ----------
+    queries : Queries
+    n_threads : int
+        Threads of the sort (the ranking does not depend on them).
+    """
+
+    def __init__(self, queries: Queries, n_threads: int = 1):
+        self.queries = queries
+        self.blocks = QueryBlocks.of(queries)
+        self.n_threads = int(n_threads)
+        self._scores: np.ndarray | None = None
+        self._ranking: Ranking | None = None
+
+    def rank(self, scores: np.ndarray) -> Ranking:
+        """The ranking of ``scores`` (validated float64, one a row): the kept one when the scores are the same."""
+        if self._scores is None or not np.array_equal(self._scores, scores):
+            self._ranking = rank_queries(scores, self.queries, blocks=self.blocks, n_threads=self.n_threads)
+            self._scores = np.array(scores, dtype=np.float64, copy=True)
+        return self._ranking
 
 
 def cutoffs(k: int | float, sizes: np.ndarray) -> np.ndarray:

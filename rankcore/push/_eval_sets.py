@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..metrics import RankingCache
 from ..validation import is_list_of_eval_sets
 from ._scoring import MetricScoring
 
@@ -162,8 +163,11 @@ class ValidationSet:
         self.scores = np.zeros(self.X.shape[0])
         self.curve = []
         labels = f"{self.label} y" if self.label else "y"
+        # within queries the list metrics of this set share one sort of its scores after each iteration
+        cache = None if self.queries is None or not metrics else RankingCache(self.queries, n_threads)
         try:
-            self._score_of = scoring.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels)
+            self._score_of = scoring.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels,
+                                          cache=cache)
             start = self._score_of(self.scores)
         except ValueError as exc:
             if not self.label.endswith("]") or self.label in str(exc):
@@ -172,7 +176,8 @@ class ValidationSet:
         bound = []
         for metric in metrics:
             try:
-                bound.append(metric.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels))
+                bound.append(metric.bind(self.y, self.w, n_threads=n_threads, queries=self.queries, name=labels,
+                                         cache=cache))
                 bound[-1](self.scores)          # a metric that counts none of the queries: refused before iteration 1
             except ValueError as exc:
                 why = str(exc).removeprefix(f"{labels}: ")

@@ -25,6 +25,7 @@ of the list stops improving (measured in ``docs/push.md``, *Early stopping*).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -53,8 +54,8 @@ def within_largest_query(metric: Any, queries: Any) -> Any:
     return metric
 
 
-def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y",
-                 n_threads: int = 1) -> Callable[[np.ndarray], float]:
+def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y", n_threads: int = 1,
+                 cache: Any = None) -> Callable[[np.ndarray], float]:
     """scores -> the mean of ``metric`` over the queries it counts (labels checked once).
 
     A list metric (``ndcg@k``, ``err@k``, ``map``, ``map@k``, ``mrr``) is
@@ -63,13 +64,22 @@ def query_scorer(metric: Any, y: Any, queries: Any, *, name: str = "y",
     sorts the scores only inside the queries (``n_threads`` share them); the
     value is :func:`rankcore.evaluate`'s with ``qid``, bit for bit.
 
+    ``cache``: a :class:`~rankcore.metrics.RankingCache` of ``queries`` shared by the metrics scored on the same
+    scores (a validation set's ``scoring`` and ``eval_metric``): the built-in list metrics then sort each score
+    vector once between them.
+
     Raises ValueError naming the metric and the labels (``name``: ``"eval_set y"`` for an ``eval_set``'s) when
     they do not suit it or it counts none of the queries.
     """
     from ..validation import check_binary_labels, check_graded_labels, check_same_length, check_scores
 
     y_arr = check_graded_labels(y, name=name) if metric.task == "graded" else check_binary_labels(y, name=name)
-    bound = metric.bind_queries(y_arr, queries, n_threads=n_threads) if hasattr(metric, "bind_queries") else None
+    if not hasattr(metric, "bind_queries"):
+        bound = None
+    elif cache is not None and "cache" in inspect.signature(metric.bind_queries).parameters:
+        bound = metric.bind_queries(y_arr, queries, n_threads=n_threads, cache=cache)   # a plugin's may not take one
+    else:
+        bound = metric.bind_queries(y_arr, queries, n_threads=n_threads)
 
     def score(scores: np.ndarray) -> float:
         s = np.ascontiguousarray(scores, dtype=np.float64)
@@ -104,8 +114,8 @@ class MetricScoring:
         self.greater_is_better = bool(metric.greater_is_better)
         self.default = bool(default)
 
-    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1, queries: Any = None, name: str = "y") -> Callable[[np.ndarray], float]:
+    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
+             queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
         """scores -> the metric of ``(y, scores)`` (metrics take no weights); per query with ``queries``.
 
         Early stopping scores the same validation labels after every
@@ -113,7 +123,7 @@ class MetricScoring:
         only that the scores are finite float64 values of the right length
         (anything else goes through the metric's own checks, and their
         error).  The value is the metric's, bit for bit.  A metric with its
-        own ``__call__`` is called as it is.
+        own ``__call__`` is called as it is.  ``cache``: see :func:`query_scorer`.
         """
         from ..metrics import Metric
         from ..validation import check_labels_and_scores
@@ -121,7 +131,7 @@ class MetricScoring:
         metric = self.metric
         if queries is not None:
             return query_scorer(within_largest_query(metric, queries) if self.default else metric, y, queries,
-                                name=name, n_threads=n_threads)
+                                name=name, n_threads=n_threads, cache=cache)
         if type(metric).__call__ is not Metric.__call__:
             return lambda scores: float(metric(y, scores))
         probe = np.zeros(np.shape(y)[0] if np.ndim(y) else 0)
@@ -164,9 +174,9 @@ class ObjectiveScoring:
         self.objective = objective
         self.name = OBJECTIVE_SCORING
 
-    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *,
-             n_threads: int = 1, queries: Any = None, name: str = "y") -> Callable[[np.ndarray], float]:
-        """scores -> J of the validation rows at those scores (within their queries, when given).
+    def bind(self, y: np.ndarray, sample_weight: np.ndarray | None = None, *, n_threads: int = 1,
+             queries: Any = None, name: str = "y", cache: Any = None) -> Callable[[np.ndarray], float]:
+        """scores -> J of the validation rows at those scores (within their queries, when given; ``cache`` unused).
 
         Raises
         ------
