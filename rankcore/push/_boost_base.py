@@ -48,6 +48,7 @@ from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
 from ..objectives import PositionEffects
+from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score
 from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_positions, query_rows,
                        row_weights, single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
@@ -270,8 +271,8 @@ class _BaseBoost(Ranker):
     __metadata_request__score = {"qid": True}
 
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, eval_set=None, eval_names=None,
-            eval_metric=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
+            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None):
         """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -305,6 +306,12 @@ class _BaseBoost(Ranker):
             half at its default); the model ranks by the score alone.  Needs
             a per-query objective with a curvature (the default, lambdarank,
             yetirank, xendcg).
+        init_score : array-like of shape (n_samples,), optional
+            Finite scores the training rows start from (LightGBM's
+            ``init_score``, XGBoost's ``base_margin``): a first-stage
+            ranker's scores, say, that the model learns a correction to.
+            The model is the weak rankers alone: ``decision_function(X)``
+            does not include them -- add the new rows' own initial scores.
         eval_set : tuple (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data scored by ``scoring`` after every iteration; when
             early stopping is on (``True``, or ``"auto"`` on more than 10,000
@@ -318,6 +325,12 @@ class _BaseBoost(Ranker):
         eval_names : list of str, optional
             The sets' names in ``evals_result_``, one per set of ``eval_set``
             (LightGBM's); default ``"validation_0"``, ``"validation_1"``, ...
+        eval_init_score : array-like, or a list of them (or None), optional
+            With ``init_score``: each validation set's initial scores (one
+            array for one set, a list with one entry per set), so that a set
+            is scored at the model's scores plus its own initial scores, as
+            the training rows are fitted (LightGBM's ``eval_init_score``).
+            Rows held out by early stopping take theirs from ``init_score``.
         eval_metric : str or list of str, optional
             More metrics recorded on every set of ``eval_set`` after each
             iteration (LightGBM's name; registered scalar metrics such as
@@ -340,11 +353,15 @@ class _BaseBoost(Ranker):
         self
         """
         evals = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
-        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, eval_set=evals,
-                              callbacks=callbacks)
+        if eval_init_score is not None:
+            if evals is None:
+                raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
+            evals = evals.with_init_scores(check_eval_init_scores(eval_init_score, len(evals.sets)))
+        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, init_score=init_score,
+                              eval_set=evals, callbacks=callbacks)
 
-    def _fit_rows(self, arrays: list, *, qid=None, group=None, position=None, eval_set: EvalSets | None = None,
-                  callbacks=None):
+    def _fit_rows(self, arrays: list, *, qid=None, group=None, position=None, init_score=None,
+                  eval_set: EvalSets | None = None, callbacks=None):
         """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
 
         ``eval_set``: the validation sets as :func:`~rankcore.push._eval_sets.read_eval_sets` read them.
@@ -364,7 +381,8 @@ class _BaseBoost(Ranker):
         X_arr = self._check_X(X, reset=True, learner=setup.learner)
         n = X_arr.shape[0]
         rows = query_rows(qid, group, n)
-        positions = query_positions(position, rows, n)
+        inputs = RowInputs(query_positions(position, rows, n),
+                           check_init_score(init_score, n) if rows is None else rows.take(check_init_score(init_score, n)))
         if rows is None:
             setup.objective.check_queries(None)
             y_clean, classes = self._check_target(setup.objective, y, n)
@@ -397,23 +415,23 @@ class _BaseBoost(Ranker):
         fit_on = self._make_backend_factory(setup, seed)
         data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
         if stopping.mode == "select":
-            self._fit_with_selected_n_iter(setup, *data, queries=queries, positions=positions)
+            self._fit_with_selected_n_iter(setup, *data, queries=queries, inputs=inputs)
             return self
         if stopping.mode == "holdout":            # one list only: within queries "auto" never stops
             data = [*data]
             del X, X_arr                          # the hold-out's fit takes X from the list (and lets go of it)
-            self._fit_on_holdout(setup, data)
+            self._fit_on_holdout(setup, data, inputs)
             return self
         validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
                                                                          within_queries=queries is not None)
         check_rows(objective, y_clean, w, queries)
-        layout, backend = fit_on(X_arr, y_clean, w, queries, positions)
+        layout, backend = fit_on(X_arr, y_clean, w, queries, inputs)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
         result, records, history, best = self._boost(backend, layout, setup, validation, user_callbacks,
                                                      stop_early=stopping.mode == "eval_set")
         self._set_fitted(setup, classes, result, records, history, best, monitor=validation is not None,
-                         validation=validation)
-        self._set_position_effects(positions, backend)
+                         validation=validation, from_init=inputs.init_score is not None)
+        self._set_position_effects(inputs.positions, backend)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         return self
@@ -431,7 +449,7 @@ class _BaseBoost(Ranker):
         objective, learner, n_threads = setup.objective, setup.learner, setup.n_threads
         thresholds = setup.params.thresholds
 
-        def fit_on(X, y, w, queries=None, positions=None):
+        def fit_on(X, y, w, queries=None, inputs=RowInputs()):
             # a DataFrame's category columns, for learners that split by category groups
             categorical = getattr(self, "_categorical_columns", ())
             extra = {"categorical_features": categorical} if categorical and learner.accept_categorical else {}
@@ -445,6 +463,7 @@ class _BaseBoost(Ranker):
             if objective.randomized:              # its noise follows the fit's seed
                 extra_bind["random_state"] = seed
             problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
+            positions = inputs.positions
             if positions is not None:
                 problem = PositionEffects(problem, positions.codes, positions.ids.shape[0],
                                           l2=setup.params.position_l2, rate=float(getattr(layout, "shrinkage", 1.0)))
@@ -459,14 +478,15 @@ class _BaseBoost(Ranker):
                 raise ValueError(f"learner {learner.spec!r}: leaf_newton_steps > 1 takes Newton steps on each tree's "
                                  f"leaf values, which need a curvature; the objective {objective.spec!r} has none "
                                  "(leave leaf_newton_steps at 1)")
-            # A non-smooth objective starts from distinct training scores (never part of the model).
-            start = tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed)
+            # A non-smooth objective starts from distinct training scores, and init_score moves the start (neither is
+            # part of the model).
+            start = inputs.start(tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed))
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
             return layout, backend
 
         return fit_on
 
-    def _fit_on_holdout(self, setup, data: list):
+    def _fit_on_holdout(self, setup, data: list, inputs=RowInputs()):
         """``early_stopping="auto"`` on large data: boost on all but a stratified hold-out, keep the best prefix.
 
         No refit on every row (it would double the cost): the model is the
@@ -488,14 +508,16 @@ class _BaseBoost(Ranker):
         X_va = X[va]
         X_tr = X[tr]
         del X
-        layout, backend = fit_on(X_tr, y[tr], w_tr, None)
+        layout, backend = fit_on(X_tr, y[tr], w_tr, None, inputs.take(tr))
         del X_tr
-        result, records, history, best = self._boost(backend, layout, setup, Validation.held_out(X_va, y[va], w_va),
-                                                     user_callbacks, stop_early=True)
-        self._set_fitted(setup, classes, result, records, history, best, monitor=True)
+        held_out = Validation.held_out(X_va, y[va], w_va, init=inputs.take(va).init_score)
+        result, records, history, best = self._boost(backend, layout, setup, held_out, user_callbacks,
+                                                     stop_early=True)
+        self._set_fitted(setup, classes, result, records, history, best, monitor=True,
+                         from_init=inputs.init_score is not None)
 
     def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None,
-                                  positions=None):
+                                  inputs=RowInputs()):
         """``early_stopping=True`` without ``eval_set``: choose n_iter on held-out rows, then refit on all rows.
 
         The split rule is :func:`rankcore.push._validation.plan_validation`: a
@@ -523,8 +545,8 @@ class _BaseBoost(Ranker):
             _check_training_part(objective, y[tr], w_tr, q_tr,
                                  "the rows left beside the hold-out" if plan.kind == "holdout"
                                  else f"the training rows of fold {k + 1} of {len(plan.folds)}")
-            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, None if positions is None else positions.take(tr))
-            held_out = Validation.held_out(X[va], y[va], w_va, q_va)
+            layout, backend = fit_on(X[tr], y[tr], w_tr, q_tr, inputs.take(tr))
+            held_out = Validation.held_out(X[va], y[va], w_va, q_va, init=inputs.take(va).init_score)
             result, _, history, best = self._boost(backend, layout, setup, held_out, stop_early=plan.kind == "holdout",
                                                    silent=True)
             curve = np.array([best["start"]] + history, dtype=np.float64)
@@ -542,7 +564,7 @@ class _BaseBoost(Ranker):
         stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
         if best_n < n_iter:
             stop_reason = "early_stopping"
-        layout, backend = fit_on(X, y, w, queries, positions)
+        layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
                                             stop_early=False)
@@ -551,12 +573,11 @@ class _BaseBoost(Ranker):
             # the refit ended first (a callback, convergence, no split): its reason and length are the model's
             stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
-        self._set_position_effects(positions, backend)
+        self._set_position_effects(inputs.positions, backend)
         self.stop_reason_ = stop_reason
         if best_n == 0:
-            warn_constant(owner=type(self).__name__,
-                          why=f"early stopping chose 0 iterations: no iteration improved the held-out "
-                              f"{scoring.name} ({plan.kind})")
+            self._warn_nothing_kept(f"early stopping chose 0 iterations: no iteration improved the held-out "
+                                    f"{scoring.name} ({plan.kind})", inputs.init_score is not None)
 
     def _boost(self, backend, layout, setup, validation: Validation | None = None, user_callbacks=(), *,
                n_iter=None, stop_early=False, silent=False):
@@ -623,8 +644,16 @@ class _BaseBoost(Ranker):
     def _stop_reason(result) -> str:
         return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
 
+    def _warn_nothing_kept(self, why: str, from_init: bool) -> None:
+        """No iteration kept: a constant model, or, from ``init_score``, no correction to the initial scores."""
+        if not from_init:
+            warn_constant(owner=type(self).__name__, why=why)
+            return
+        warnings.warn(f"{type(self).__name__}: {why}; the model adds nothing to init_score (decision_function is 0 "
+                      "everywhere): rank by the initial scores alone", UserWarning, stacklevel=outside_stacklevel())
+
     def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool,
-                    validation: Validation | None = None):
+                    validation: Validation | None = None, from_init: bool = False):
         """The fitted attributes from a run of :meth:`_boost` (``validation``: its sets, recorded when they are the
         user's ``eval_set``)."""
         objective, learner = setup.objective, setup.learner
@@ -639,9 +668,8 @@ class _BaseBoost(Ranker):
         self.n_iter_ = len(records)
         self.stop_reason_ = self._stop_reason(result)
         if not records and result.records:     # early stopping on eval_set cut every iteration
-            warn_constant(owner=type(self).__name__,
-                          why=f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
-                              "eval_set score")
+            self._warn_nothing_kept(f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
+                                    "eval_set score", from_init)
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
@@ -667,7 +695,9 @@ class _BaseBoost(Ranker):
             else:
                 X_val, y_val = self._check_eval_set(given, setup.objective, classes, setup.learner, label)
                 q_val = None
-            sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label))
+            init = check_init_score(evals.init_scores[i] if evals.init_scores else None, X_val.shape[0],
+                                    name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
+            sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 
     def _check_query_eval_set(self, given, setup, label="eval_set"):

@@ -46,12 +46,19 @@ class EvalSets:
         The set early stopping watches: the last one that is not the training data itself.
     metrics : tuple of Metric
         ``eval_metric`` resolved (:func:`read_eval_metric`): the metrics recorded beside ``scoring``.
+    init_scores : tuple
+        ``eval_init_score``: each set's initial scores as given (None: the set starts at 0), or empty.
     """
 
     sets: tuple
     names: tuple
     watched: int
     metrics: tuple = ()
+    init_scores: tuple = ()
+
+    def with_init_scores(self, init_scores: tuple) -> "EvalSets":
+        """The same sets with each set's initial scores (``eval_init_score``; None for a set without)."""
+        return replace(self, init_scores=tuple(init_scores))
 
     def label(self, i: int) -> str:
         """How errors name set ``i``: ``"eval_set"`` when it is the only one, else ``"eval_set[i]"``."""
@@ -142,14 +149,16 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = Non
 class ValidationSet:
     """One set of checked validation rows: scored after every iteration, its scores and curve kept as they grow.
 
-    ``queries``: the rows' queries (scored per query) or None; ``name``: its key in ``evals_result_``;
+    ``queries``: the rows' queries (scored per query) or None; ``init``: the scores the set starts from
+    (``eval_init_score``; None: 0); ``name``: its key in ``evals_result_``;
     ``label``: how errors name it (``"eval_set"``, ``"eval_set[1]"``; ``""`` for rows held out of the training
     data, whose labels are ``y``'s).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None, *,
-                 name: str = "validation", label: str = ""):
+                 name: str = "validation", label: str = "", init: np.ndarray | None = None):
         self.X, self.y, self.w, self.queries = X, y, w, queries
+        self.init = init
         self.name, self.label = name, label
         self.scores = np.zeros(0)
         self.curve: list[float] = []
@@ -160,7 +169,8 @@ class ValidationSet:
     def start(self, scoring: Any, n_threads: int, metrics: tuple = ()) -> float:
         """Bind ``scoring`` and ``metrics`` (``eval_metric``'s :class:`MetricScoring`) to the labels (checked once)
         and empty the curves; the ``scoring`` score before any iteration."""
-        self.scores = np.zeros(self.X.shape[0])
+        # the model's scores plus the rows' initial scores (init_score), as the fit's training scores
+        self.scores = np.zeros(self.X.shape[0]) if self.init is None else self.init.copy()
         self.curve = []
         labels = f"{self.label} y" if self.label else "y"
         # within queries the list metrics of this set share one sort of its scores after each iteration
@@ -218,9 +228,11 @@ class Validation:
     metrics: tuple = ()
 
     @classmethod
-    def held_out(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None) -> "Validation":
-        """Rows held out of the training data (early stopping's split): one set, watched."""
-        return cls((ValidationSet(X, y, w, queries),))
+    def held_out(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, queries: Any = None, *,
+                 init: np.ndarray | None = None) -> "Validation":
+        """Rows held out of the training data (early stopping's split): one set, watched (``init``: their
+        initial scores)."""
+        return cls((ValidationSet(X, y, w, queries, init=init),))
 
     @property
     def watched_set(self) -> ValidationSet:

@@ -1,0 +1,77 @@
+"""Per-row inputs of a fit besides X, y and the weights: display positions and the scores a fit starts from.
+
+Both follow the training rows wherever they go -- into query order, into a
+hold-out and the rows beside it, into cross-validation folds -- so they
+travel together and are cut together (:meth:`RowInputs.take`).
+
+``init_score`` is LightGBM's ``init_score`` and XGBoost's ``base_margin``:
+the training scores start there instead of at 0 (a first-stage ranker's
+scores, to learn a correction on top of them), and the model is the weak
+rankers alone -- ``decision_function`` returns their sum, to which the
+caller adds the new rows' own initial scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._queries import QueryPositions
+
+__all__ = ["RowInputs", "check_init_score", "check_eval_init_scores"]
+
+
+@dataclass(frozen=True)
+class RowInputs:
+    """The training rows' display positions and initial scores (either None), in the rows' order."""
+
+    positions: QueryPositions | None = None
+    init_score: np.ndarray | None = None
+
+    def take(self, rows: np.ndarray) -> "RowInputs":
+        """The inputs of ``rows`` (indices into the rows these inputs follow)."""
+        return RowInputs(None if self.positions is None else self.positions.take(rows),
+                         None if self.init_score is None else self.init_score[rows])
+
+    def start(self, offsets: np.ndarray | None) -> np.ndarray | None:
+        """Where the training scores start: the initial scores plus a tie-break ``offsets`` (either may be None)."""
+        if self.init_score is None:
+            return offsets
+        return self.init_score.copy() if offsets is None else self.init_score + offsets
+
+
+def check_init_score(init_score: Any, n: int, *, name: str = "init_score") -> np.ndarray | None:
+    """One finite score per row, as float64 (None for None); a ValueError or TypeError naming ``name``."""
+    if init_score is None:
+        return None
+    if hasattr(init_score, "to_numpy"):
+        init_score = init_score.to_numpy()
+    try:
+        arr = np.asarray(init_score, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected one number per row (the score each row starts from), got "
+                        f"{type(init_score).__name__}") from None
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name}: expected one score per row ({n} rows), got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        row = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name}: every initial score must be finite, row {row} has {arr[row]}")
+    return np.ascontiguousarray(arr)
+
+
+def check_eval_init_scores(eval_init_score: Any, n_sets: int) -> tuple:
+    """``eval_init_score`` as one entry per set of ``eval_set`` (each None or array-like, checked with the set).
+
+    One array (or None) for a single set; a list of them for several.
+    """
+    if eval_init_score is None:
+        return (None,) * n_sets
+    if n_sets == 1 and not (isinstance(eval_init_score, (list, tuple)) and len(eval_init_score) == 1
+                            and (eval_init_score[0] is None or np.ndim(eval_init_score[0]) == 1)):
+        return (eval_init_score,)
+    if not isinstance(eval_init_score, (list, tuple)) or len(eval_init_score) != n_sets:
+        raise ValueError(f"eval_init_score: expected one entry per set of eval_set ({n_sets}), an array of initial "
+                         "scores or None each")
+    return tuple(eval_init_score)
