@@ -178,13 +178,21 @@ class DaskBackend(_ShardCaller):
     layout : LearnerLayout
     fast : bool
         Use the per-class histogram path (see the module docs).
+    effects : PlaceEffects, optional
+        The position effects of a fit given ``position`` (separable path):
+        each :meth:`objective_state` evaluates at f + b[place], the shards
+        return their place sums, the client steps b and the tree is grown
+        from the gradient moved to the new b (:meth:`_state_with_effects`).
     """
 
     lead_searches = True
     direct_channels = False
 
-    def __init__(self, shards, problem, layout, *, fast: bool, addresses=None):
+    def __init__(self, shards, problem, layout, *, fast: bool, addresses=None, effects=None):
         super().__init__(shards)
+        if effects is not None and fast:
+            raise ValueError("position: the fast path has no position effects")
+        self.effects = effects
         self.addresses = list(addresses) if addresses is not None else None      # each shard's worker
         self.problem = problem
         self.layout = layout
@@ -213,6 +221,8 @@ class DaskBackend(_ShardCaller):
     # ------------------------------------------------------------------
     def objective_state(self) -> ObjectiveState:
         problem = self.problem
+        if self.effects is not None:
+            return self._state_with_effects()
         if self._next_stages is not None:
             G = self._next_stages
             self._next_stages = None
@@ -222,6 +232,51 @@ class DaskBackend(_ShardCaller):
                 parts = self.call("partials", self._take_update(), stage, G)
                 G.append(problem.merge_partials(stage, parts))
         self._token += 1
+        return ObjectiveState(problem.finish(G).value, stages=G)
+
+    def _state_with_effects(self) -> ObjectiveState:
+        """The objective at f + b[place] and the effects' step, as the in-memory backend takes it once an iteration.
+
+        The stages' round trips as without positions, the last one returning
+        each shard's place sums Σg, Σh when the objective's gradient does not
+        read the merged stages (``gradient_reads_stages`` False: lambdarank,
+        yetirank, xendcg), else one more round trip for them (the push: each
+        query block's gradient is scaled by the merged value).  The client
+        steps b from their sum (:class:`~rankcore.dask._positions.PlaceEffects`);
+        the new b and the step travel with the next call
+        (:class:`~rankcore.dask._shard.EffectsUpdate`), where the shards move
+        the kept gradient to it.  With a line search on an objective with a
+        value, J is evaluated again at the new b (its stages' round trips), as
+        in memory.
+        """
+        from ._shard import EffectsUpdate
+
+        problem, token, n_places = self.problem, self._token + 1, self.effects.n_places
+        self._next_stages = None
+        together = not getattr(problem, "gradient_reads_stages", True)
+        G, sums = [], None
+        for stage in range(problem.n_stages):
+            if together and stage == problem.n_stages - 1:
+                replies = self.call("place_partials", self._take_update(), stage, G, token, n_places)
+                parts, sums = [r[0] for r in replies], [r[1] for r in replies]
+            else:
+                parts = self.call("partials", self._take_update(), stage, G)
+            G.append(problem.merge_partials(stage, parts))
+        if sums is None:
+            sums = self.call("place_sums", self._take_update(), G, token, n_places)
+        self._token = token
+        total = sums[0].copy()
+        for part in sums[1:]:
+            total += part                       # in shard order
+        delta = self.effects.step(total)
+        if delta is None:
+            return ObjectiveState(problem.finish(G).value, stages=G)
+        self._pending = EffectsUpdate(self.effects.effects.copy(), delta)
+        if getattr(self.layout, "line_search", True) and problem.has_value:
+            # the line search compares its values with J at the moved effects, as in memory
+            G = []
+            for stage in range(problem.n_stages):
+                G.append(problem.merge_partials(stage, self.call("partials", self._take_update(), stage, G)))
         return ObjectiveState(problem.finish(G).value, stages=G)
 
     def value(self, state: ObjectiveState) -> float:
@@ -306,6 +361,8 @@ class DaskBackend(_ShardCaller):
         if self._summary is not None and self._summary[0] is ranker and self._summary[3] is G:
             _, summary, values, _ = self._summary
             return self._checked_line(summary, ranker, values, G)
+        if self.effects is not None:
+            self.flush()                        # the line calls carry no update: the new effects go first
         if ranker.values is not None:
             values = np.asarray(ranker.values, dtype=np.float64)
             summary = None
@@ -373,6 +430,10 @@ class DaskBackend(_ShardCaller):
         """Apply a pending update on the workers."""
         if self._pending is not None:
             self.call("apply", self._take_update())
+
+    def effects_after(self, n_trees: int) -> np.ndarray:
+        """The position effects the ``n_trees``-th tree was grown with (a fit given ``position``)."""
+        return self.effects.effects_after(n_trees)
 
     def training_scores(self) -> list[tuple[int, np.ndarray]]:
         """(chunk index, scores) of every chunk, in chunk order (gathers O(n): for tests and small data)."""
@@ -490,14 +551,16 @@ def pairwise_trees_refusal(objective) -> ValueError:
                       "path searches single-pass learners only; use a separable objective (exp loss) or fit in memory")
 
 
-def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=None):
+def make_backend(shards, problem, layout, *, kind: str | None = None, addresses=None, effects=None):
     """The backend for a bound objective and a layout (``kind`` forces one; see :func:`backend_kind`).
 
-    ``addresses``: each shard's worker, which lets the trees' searches run on the first shard.
+    ``addresses``: each shard's worker, which lets the trees' searches run on the first shard; ``effects``: the
+    position effects of a fit given ``position`` (:class:`DaskBackend`).
     """
     kind = kind or backend_kind(problem, layout)
     if kind == "pairwise" and getattr(layout, "multi_pass", False):
         raise pairwise_trees_refusal(problem.objective)
     if kind == "pairwise":
         return PairwiseDaskBackend(shards, problem, layout)
-    return DaskBackend(shards, problem, layout, fast=kind == "fast", addresses=addresses)
+    return DaskBackend(shards, problem, layout, fast=kind == "fast" and effects is None, addresses=addresses,
+                       effects=effects)

@@ -25,10 +25,11 @@ from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted, refuse_score_weights, require_score_queries
 from ..metrics import check_queries
-from ..objectives import BoundQueryBlocks
+from ..objectives import BoundQueryBlocks, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed,
-                    plan_validation, read_eval_sets, resolve_early_stopping)
+                    plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
+                    warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
@@ -36,6 +37,7 @@ from ._backend import backend_kind, make_backend, pairwise_trees_refusal
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, searches_in_passes
+from ._positions import PlaceEffects, position_vector, survey_positions
 from ._queries import place_queries, query_vector, survey_queries
 from ._shard import check_components_on_workers, placeholder_labels, start_shards
 from ._workers import worker_info
@@ -105,6 +107,7 @@ class _FitSession:
     stop_early: bool = False
     validation: Any = None          # a rankcore.push.Validation: the eval_set's sets, or the hold-out
     fallback: str = ""
+    position_ids: Any = None        # the distinct display positions of a fit given ``position``
 
     def close(self) -> None:
         self.shards.close()
@@ -117,7 +120,7 @@ class _DaskBoost(ClientParameter):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, eval_set=None, eval_names=None,
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, eval_set=None, eval_names=None,
             eval_metric=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
@@ -139,6 +142,14 @@ class _DaskBoost(ClientParameter):
             row moves at most once).
         group : array-like of int, optional
             LightGBM's form of ``qid``: the sizes of consecutive queries.
+        position : like y, optional
+            With ``qid``: the place each row was shown at (integers >= 0),
+            for labels that are clicks, as in the in-memory ``fit``: an
+            effect per position learned beside the trees
+            (``position_effects_``, ``position_l2``), the same as the
+            in-memory fit's.  The positions move with their rows; each
+            iteration the shards add their rows' gradient and curvature per
+            position and the client steps the effects (``docs/dask.md``).
         eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data, scored on the client after each iteration (a
             Dask collection is computed to the client: keep it small -- the
@@ -162,16 +173,18 @@ class _DaskBoost(ClientParameter):
         """
         user_callbacks = check_callbacks(callbacks)
         eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
-        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None)
+        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None,
+                                                            positions=position is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal)
         if placement.kind == "one_worker":
             self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
-                                    group=group, eval_set=eval_set)
+                                    group=group, position=position, eval_set=eval_set)
             return self
         if refusal is not None:
             raise ValueError(f"{refusal} (placement='auto' could not fit it on one worker: {placement.reason})")
-        session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
+        session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
+                                 position=position)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.validation, user_callbacks,
@@ -182,6 +195,9 @@ class _DaskBoost(ClientParameter):
                          monitor=session.validation is not None, validation=session.validation)
         if session.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
+        if session.position_ids is not None:        # b as the last kept tree was grown with, as in memory
+            self.position_ids_ = session.position_ids
+            self.position_effects_ = session.backend.effects_after(self.n_iter_)
         self.fit_info_ = {
             "path": session.kind,
             "placement": placement.kind,
@@ -204,15 +220,18 @@ class _DaskBoost(ClientParameter):
                                 workers=worker_info(client), callbacks=callbacks,
                                 not_distributed=None if refusal is None else str(refusal))
 
-    def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set) -> None:
+    def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set,
+                           position=None) -> None:
         """The in-memory estimator's fit, run whole on one worker holding every row (``placement``)."""
         params = {key: value for key, value in self.get_params(deep=False).items()
                   if key not in ("client", "placement")}
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
+        p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
         kwargs = {} if eval_set is None else {"eval_set": eval_set.map(_local_copy)}
-        fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, fit_kwargs=kwargs)
+        fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
+                                                     fit_kwargs=kwargs)
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
             if name in vars(fitted):
@@ -232,8 +251,10 @@ class _DaskBoost(ClientParameter):
             "iterations": len(self.rankers_),
         }
 
-    def _check_request(self, y, eval_set, within_queries: bool):
+    def _check_request(self, y, eval_set, within_queries: bool, positions: bool = False):
         """The checks of a fit before any data is read: (setup record, bound objective probe, refusal, client).
+
+        ``positions``: the fit is given ``position``, which needs queries and an objective with a curvature.
 
         ``refusal`` is the error a distributed fit of the request would raise
         (None if it can run distributed): the fit on one worker, the
@@ -241,6 +262,8 @@ class _DaskBoost(ClientParameter):
         """
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if positions and not within_queries:
+            refuse_positions_without_queries()
         setup = self._fit_setup(within_queries)
         if self.categorical_features is not None and np.size(self.categorical_features):
             raise ValueError("categorical_features: categorical columns are not supported on Dask yet; fit in "
@@ -256,6 +279,8 @@ class _DaskBoost(ClientParameter):
             if setup.params.placement == "distributed":
                 raise ValueError(f"{exc} (placement='one_worker' fits it in memory on one worker)") from None
             refusal = exc
+        if positions and probe is not None:
+            require_curvature(probe)      # the in-memory fit's error (an objective refused here gets it there)
         client = get_client(self.client)
         check_components_on_workers(client, {"objective": setup.objective.spec})
         return setup, probe, refusal, client
@@ -307,12 +332,14 @@ class _DaskBoost(ClientParameter):
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 
-    def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None):
+    def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None,
+                  position=None):
         """:meth:`_start` once the request is checked and the rows are chunks (``data``)."""
         within_queries = qid is not None or group is not None
-        query_stopping = None
+        query_stopping, places = None, None
         if within_queries:
-            data, query_stopping, placed = self._place_queries(client, data, qid, group, setup, eval_set)
+            data, query_stopping, placed, places = self._place_queries(client, data, qid, group, setup, eval_set,
+                                                                       position)
             if placed is not setup:        # the default's QueryRMSE weight for this many queries
                 setup, probe = placed, BoundQueryBlocks(placed.objective)
         objective, learner, task = setup.objective, setup.learner, setup.task
@@ -367,14 +394,19 @@ class _DaskBoost(ClientParameter):
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task, random_state=seed)
+        effects = None
+        if places is not None:            # the trees' learning rate is the effects' step size, as in memory
+            effects = PlaceEffects(places.shape[0], l2=setup.params.position_l2,
+                                   rate=float(getattr(layout, "shrinkage", 1.0)))
         try:
-            backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers)
+            backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers,
+                                   effects=effects)
         except BaseException:
             shards.close()                # a refused combination: the actors and their settings end here
             raise
         stop_early = validation is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
-                           setup, stop_early, validation, stopping.fallback)
+                           setup, stop_early, validation, stopping.fallback, places)
 
     def _sample_request(self, learner, seed):
         """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""
@@ -389,8 +421,13 @@ class _DaskBoost(ClientParameter):
         setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
         return setup
 
-    def _place_queries(self, client, data, qid, group, setup, eval_set):
-        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, the setup record).
+    def _place_queries(self, client, data, qid, group, setup, eval_set, position=None):
+        """Within queries: (rows with every query whole in a chunk, the early-stopping rule, the setup record,
+        the distinct display positions or None).
+
+        ``position``: each row's display position; its distinct values are
+        found in one more pass (``rankcore.dask._positions``) and each row's
+        code into them moves with the row.
 
         The ids and grades are checked in one pass and the queries described
         (``n_queries_``, ``n_queries_without_pairs_``); the setup record is
@@ -414,7 +451,12 @@ class _DaskBoost(ClientParameter):
             stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows),
                                               setup.params.validation_fraction, has_eval_set=eval_set is not None,
                                               stratify=False, n_queries=survey.n_queries)
-        return place_queries(client, data, survey), stopping, setup
+        ids = None
+        if position is not None:
+            places = survey_positions(client, data, position)
+            warn_sparse_places(places.ids.shape[0], data.n_rows)
+            data, ids = replace(data, position=places.codes), places.ids
+        return place_queries(client, data, survey), stopping, setup, ids
 
     @staticmethod
     def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):
@@ -565,9 +607,8 @@ PLACEMENT = Parameter("placement", str, default="auto", choices=PLACEMENTS, doc=
 
 
 def _on_dask(parameters: tuple) -> tuple:
-    """``client`` and ``placement`` first, then the in-memory estimator's parameters (with their defaults), less
-    ``position_l2``: a fit on Dask takes no display positions."""
-    return (CLIENT, PLACEMENT) + tuple(p for p in parameters if p.name != "position_l2")
+    """``client`` and ``placement`` first, then the in-memory estimator's parameters (with their defaults)."""
+    return (CLIENT, PLACEMENT) + tuple(parameters)
 
 
 _DASK_NOTES = """

@@ -205,6 +205,9 @@ class RowChunks:
     qid : dask.array.Array of int64 (n,) with X's row chunks, or None
         Each row's query code, when the rows are placed for a fit within
         queries (every query whole in one chunk: ``rankcore.dask._queries``).
+    position : dask.array.Array of int64 (n,) with X's row chunks, or None
+        Each row's display position as an index into the fit's distinct
+        positions (``rankcore.dask._positions``), moved with its row.
     """
 
     X: Any
@@ -213,6 +216,7 @@ class RowChunks:
     feature_names: list | None = None
     from_memory: tuple = (False, False, False)
     qid: Any = None
+    position: Any = None
 
     def persist_if_local(self, client) -> "RowChunks":
         """Send the inputs given in memory to the workers once.
@@ -245,15 +249,17 @@ class RowChunks:
         unlimited): such data are streamed by each pass, as before.
         """
         share = SETUP_MEMORY_SHARE if share is None else float(share)
-        arrays = [a for a in (self.X, self.y, self.weight, self.qid) if a is not None]
+        given = (self.X, self.y, self.weight, self.qid, self.position)
+        arrays = [a for a in given if a is not None]
         nbytes = sum(int(a.nbytes) for a in arrays)
         limits = [int(info.get("memory_limit") or 0) for info in worker_info(client).values()]
         if limits and all(limits) and nbytes > share * sum(limits):
             return self
         persisted = client.persist(arrays)        # one graph: chunks shared by X and y are computed once
         it = iter(persisted)
-        X, y, weight, qid = (next(it) if a is not None else None for a in (self.X, self.y, self.weight, self.qid))
-        return RowChunks(X, y, weight, self.feature_names, from_memory=(False, False, False), qid=qid)
+        X, y, weight, qid, position = (next(it) if a is not None else None for a in given)
+        return RowChunks(X, y, weight, self.feature_names, from_memory=(False, False, False), qid=qid,
+                         position=position)
 
     @property
     def chunk_rows(self) -> tuple[int, ...]:

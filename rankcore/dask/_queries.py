@@ -180,8 +180,10 @@ def _global_codes(qid, chunk_codes):
     return chunk_codes[check_qid(qid, qid.shape[0], name="qid").codes]
 
 
-def _split(X, y, w, qid, chunk_codes, destination, n_runs: int):
-    """A chunk's rows cut by destination run: a list of (X, y, w, codes), one per run.
+def _split(X, y, w, qid, chunk_codes, destination, n_runs: int, position=None):
+    """A chunk's rows cut by destination run: a list of (X, y, w, codes, positions), one per run.
+
+    ``position``: the rows' display position codes (None without), which move with their rows.
 
     ``chunk_codes`` and ``destination``: the global code and the run of each
     of the chunk's distinct ids, in its sorted order.
@@ -195,7 +197,8 @@ def _split(X, y, w, qid, chunk_codes, destination, n_runs: int):
     pieces = []
     for r in range(n_runs):
         rows = order[bounds[r]:bounds[r + 1]]
-        pieces.append((X[rows], y[rows], None if w is None else np.asarray(w)[rows], codes[rows]))
+        pieces.append((X[rows], y[rows], None if w is None else np.asarray(w)[rows], codes[rows],
+                       None if position is None else np.asarray(position)[rows]))
     return pieces
 
 
@@ -205,8 +208,10 @@ def _assemble(*pieces):
     y = np.concatenate([p[1] for p in pieces])
     w = None if pieces[0][2] is None else np.concatenate([p[2] for p in pieces])
     codes = np.concatenate([p[3] for p in pieces])
+    position = None if pieces[0][4] is None else np.concatenate([p[4] for p in pieces])
     order = np.argsort(codes, kind="stable")
-    return X[order], y[order], None if w is None else w[order], codes[order]
+    return X[order], y[order], None if w is None else w[order], codes[order], None if position is None \
+        else position[order]
 
 
 def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
@@ -219,7 +224,7 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
              for q, codes, rows in zip(survey.qid.to_delayed().ravel(), survey.chunk_codes, data.chunk_rows)
              if rows > 0]
     codes = client.persist(da.concatenate(parts))
-    X, y, weight = data.X, data.y, data.weight
+    X, y, weight, position = data.X, data.y, data.weight, data.position
     if min(data.chunk_rows) == 0:
         # concatenate leaves the empty chunks out of the codes: the rows leave them too, so that every block of rows
         # meets its own queries' codes (zipped chunk by chunk)
@@ -227,7 +232,8 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
         X = X.rechunk({0: rows})
         y = y.rechunk((rows,))
         weight = None if weight is None else weight.rechunk((rows,))
-    return RowChunks(X, y, weight, data.feature_names, qid=codes)
+        position = None if position is None else position.rechunk((rows,))
+    return RowChunks(X, y, weight, data.feature_names, qid=codes, position=position)
 
 
 def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
@@ -240,11 +246,12 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
     destination = _runs(survey.sizes, data.n_chunks)
     n_runs = int(destination.max()) + 1
     split = dask.delayed(_split, pure=False, nout=n_runs)
-    assemble = dask.delayed(_assemble, pure=False, nout=4)
+    assemble = dask.delayed(_assemble, pure=False, nout=5)
     ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
-    pieces = [split(x, y, w, q, codes, destination[codes], n_runs)
-              for x, y, w, q, codes in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
-                                           survey.qid.to_delayed().ravel(), survey.chunk_codes)]
+    ps = data.position.to_delayed().ravel() if data.position is not None else [None] * data.n_chunks
+    pieces = [split(x, y, w, q, codes, destination[codes], n_runs, p)
+              for x, y, w, q, codes, p in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
+                                              survey.qid.to_delayed().ravel(), survey.chunk_codes, ps)]
     rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs).astype(np.int64)
     # a chunk contributes to a run only when it holds one of the run's queries
     holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]
@@ -252,10 +259,13 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
     columns = [(0, (data.n_features,), data.X.dtype), (1, (), data.y.dtype), (3, (), np.int64)]
     if data.weight is not None:
         columns.insert(2, (2, (), data.weight.dtype))
+    if data.position is not None:
+        columns.append((4, (), np.int64))
     arrays = [da.concatenate([da.from_delayed(run[field], shape=(rows[r],) + tail, dtype=dtype)
                               for r, run in enumerate(runs)])
               for field, tail, dtype in columns]
-    arrays = client.persist(arrays)
+    arrays = list(client.persist(arrays))
+    position = arrays.pop() if data.position is not None else None
     X, y, codes = arrays[0], arrays[1], arrays[-1]
     w = arrays[2] if data.weight is not None else None
-    return RowChunks(X, y, w, data.feature_names, qid=codes)
+    return RowChunks(X, y, w, data.feature_names, qid=codes, position=position)

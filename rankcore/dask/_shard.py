@@ -26,7 +26,7 @@ ranker is refused with a ``RuntimeError`` (never another h applied).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,7 +38,8 @@ from ._workers import worker_info
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
 CLOSE_TIMEOUT = 10.0
 
-__all__ = ["Block", "Shard", "encode_chunk", "placeholder_labels", "contiguous_shares", "place_shares",
+__all__ = ["Block", "EffectsUpdate", "Shard", "encode_chunk", "with_places", "placeholder_labels",
+           "contiguous_shares", "place_shares",
            "start_shards"]
 
 
@@ -62,7 +63,9 @@ class Block:
     class from its position.  ``order`` maps the stored rows back to the
     chunk's (None when they are in chunk order).  ``queries``: the rows'
     queries when the fit ranks within queries (graded blocks, in chunk order);
-    ``offset``: the position of its first row in the training set (graded blocks).
+    ``offset``: the position of its first row in the training set (graded blocks);
+    ``places``: each row's display position as an index into the fit's
+    distinct places, when the fit learns position effects (in chunk order).
     """
 
     index: int
@@ -74,7 +77,7 @@ class Block:
     order: np.ndarray | None = None
     queries: Any = None
     offset: int = 0
-
+    places: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -130,6 +133,27 @@ def with_queries(block: Block, codes) -> Block:
     return block
 
 
+def with_places(block: Block, codes) -> Block:
+    """``block`` with its rows' display position codes (a fit given ``position``)."""
+    block.places = np.ascontiguousarray(codes, dtype=np.intp)
+    return block
+
+
+@dataclass(frozen=True)
+class EffectsUpdate:
+    """A carried message that moves the position effects: b ← ``effects``, the step just taken being ``delta``.
+
+    The gradient and curvature a shard kept from the evaluation the step was
+    taken from move to first order, g ← g + h·Δb[place] (what the in-memory
+    :meth:`~rankcore.objectives.PositionEffects.advance` returns), and every
+    later evaluation is at f + b[place].
+    """
+
+    effects: np.ndarray
+    delta: np.ndarray
+    moves_effects: ClassVar[bool] = True
+
+
 def _worker_threads() -> int:
     try:
         from distributed import get_worker
@@ -174,6 +198,9 @@ class Shard:
         self._h: tuple[int, list[np.ndarray]] | None = None      # (ranker number, h on every block)
         self._grads: tuple[int, list[np.ndarray]] | None = None
         self._tree_curvature: list[np.ndarray] | None = None     # trees: each block's curvature (tree_pass)
+        # position effects: b (None: the fit has none); the token whose kept gradient the effects' step moved
+        self._effects: np.ndarray | None = None
+        self._rows_token = None
         # a multi-pass layout that merges blocks searches this worker's blocks as one (their codes move
         # into it: the per-chunk codes are dropped)
         self._merged = None
@@ -243,14 +270,61 @@ class Shard:
         """
         if update is None:
             return
+        if getattr(update, "moves_effects", False):     # an EffectsUpdate (a tree's update is a plain tuple)
+            self._move_effects(update)
+            return
         number, ranker, alpha = update
         for b, h in zip(self.blocks, self._directions(number, ranker)):
             h *= alpha
             b.scores += h
         self._h = None
         self._grads = None
+        self._rows_token = None
         self._line = None
         self._block_lines = None
+
+    def _row(self, b: Block):
+        """The block's rows as the objective reads them: at f + b[place] when the fit learns position effects."""
+        block = b.row_block()
+        if self._effects is not None and b.places is not None:
+            block = RowBlock(block.y, block.weight, block.scores + self._effects[b.places], block.queries,
+                             block.offset)
+        return block
+
+    def _move_effects(self, update: EffectsUpdate) -> None:
+        """b ← the new effects; the gradient kept for this iteration moved by h·Δb (see :class:`EffectsUpdate`)."""
+        self._effects = np.asarray(update.effects, dtype=np.float64)
+        self._line = None
+        self._block_lines = None
+        if self._rows_token is None:
+            return
+        delta = np.asarray(update.delta, dtype=np.float64)
+        grads = [g + h * delta[b.places] for b, g, h in zip(self.blocks, self._grads[1], self._tree_curvature)]
+        self._grads = (self._grads[0], grads)
+        if self._merged is not None:
+            np.concatenate(grads, out=self._merged_rows[0])
+
+    def place_sums(self, update, G, token, n_places: int) -> np.ndarray:
+        """(2, n_places): Σ g and Σ h per display place over this shard's rows, at the current f + b.
+
+        The gradient and curvature are kept for ``token`` (the tree's passes
+        or the statistics read them, moved by the effects' step).
+        """
+        from ..objectives import place_sums
+
+        self._apply(update)
+        self._tree_rows(G, token)
+        self._rows_token = token
+        total = np.zeros((2, int(n_places)))
+        for b, g, h in zip(self.blocks, self._grads[1], self._tree_curvature):
+            total += place_sums(b.places, g, h, int(n_places))
+        return total
+
+    def place_partials(self, update, stage, G, token, n_places: int):
+        """(``partials``, ``place_sums``) in one call, for an objective whose gradient does not read the merged
+        stages (``gradient_reads_stages`` False): this shard's own partials stand in for them."""
+        partials = self.partials(update, stage, G)
+        return partials, self.place_sums(None, list(G) + [partials], token, n_places)
 
     # ------------------------------------------------------------------
     # Separable objectives
@@ -261,7 +335,7 @@ class Shard:
     def partials(self, update, stage, G):
         """Stage ``stage`` partials of the objective at the current scores, merged over the blocks."""
         self._apply(update)
-        parts = [self.problem.block_partials(stage, b.row_block(), G) for b in self.blocks]
+        parts = [self.problem.block_partials(stage, self._row(b), G) for b in self.blocks]
         return self.problem.merge_partials(stage, parts)
 
     def line_partials(self, number, ranker, stage, G, alpha):
@@ -275,15 +349,18 @@ class Shard:
             self._block_lines = (number, {})
         lines = self._block_lines[1].get(stage)
         if lines is None:
-            lines = [self.problem.block_line(stage, b.row_block(), hb) for b, hb in zip(self.blocks, h)]
+            lines = [self.problem.block_line(stage, self._row(b), hb) for b, hb in zip(self.blocks, h)]
             self._block_lines[1][stage] = lines
         return self.problem.merge_partials(stage, [line(G, alpha) for line in lines])
 
     def statistics(self, update, G, token):
         """Σ over blocks of the layout's statistics of each block's gradient (gradients kept for the line)."""
         self._apply(update)
-        grads = [self.problem.block_gradient(b.row_block(), G) for b in self.blocks]
-        self._grads = (token, grads)
+        if self._rows_token is None or self._rows_token != token:
+            grads = [self.problem.block_gradient(self._row(b), G) for b in self.blocks]
+            self._grads = (token, grads)
+        else:                             # kept by place_sums, moved by the effects' step
+            grads = self._grads[1]
         total = None
         for b, g in zip(self.blocks, grads):
             part = self.layout.statistics(b.codes, g, n_threads=self.n_threads)
@@ -296,8 +373,9 @@ class Shard:
         h is computed (or read, when held) either way: the update refers to it by ``number``.
         """
         h = self._directions(number, ranker)
-        grads = self._grads[1] if self._grads is not None and self._grads[0] == token else [None] * len(h)
-        parts = [self.problem.block_line_summary(b.row_block(), hb, values, G, g)
+        kept = self._grads is not None and self._grads[0] == token and self._effects is None   # (not a moved one)
+        grads = self._grads[1] if kept else [None] * len(h)
+        parts = [self.problem.block_line_summary(self._row(b), hb, values, G, g)
                  for b, hb, g in zip(self.blocks, h, grads)]
         if any(p is None for p in parts):
             return None
@@ -310,7 +388,7 @@ class Shard:
         self._apply(update)
         hist = np.zeros((self.layout.n_features, int(n_bins), 2))
         for b in self.blocks:
-            g = self.problem.block_gradient(b.row_block(), G)
+            g = self.problem.block_gradient(self._row(b), G)
             class_histograms(b.codes, g, b.n_neg, hist, self.n_threads)
         return hist
 
@@ -323,7 +401,8 @@ class Shard:
         """
         if G is not None:
             self._apply(update)
-            self._tree_rows(G, token)
+            if self._rows_token is None or self._rows_token != token:     # (else kept by place_sums)
+                self._tree_rows(G, token)
         if self._merged is not None:
             g, h = self._merged_rows
             return self.layout.block_pass(self._merged, g, h, request, n_threads=self.n_threads)
@@ -360,11 +439,11 @@ class Shard:
             if into:
                 rows = slice(start, start + b.n_rows)
                 g, h = self.problem.block_gradient_hessian(
-                    b.row_block(), G, out=(self._merged_rows[0][rows], self._merged_rows[1][rows]))
+                    self._row(b), G, out=(self._merged_rows[0][rows], self._merged_rows[1][rows]))
             elif curved:
-                g, h = self.problem.block_gradient_hessian(b.row_block(), G)
+                g, h = self.problem.block_gradient_hessian(self._row(b), G)
             else:
-                g, h = self.problem.block_gradient(b.row_block(), G), b.weight
+                g, h = self.problem.block_gradient(self._row(b), G), b.weight
             grads.append(np.asarray(g, dtype=np.float64))
             hess.append(np.asarray(h, dtype=np.float64))
             start += b.n_rows
@@ -655,6 +734,9 @@ def start_shards(client, data, layout, objective, classes, task, random_state=No
     if data.qid is not None:             # within queries: each block keeps its rows' queries
         codes = client.compute(data.qid.to_delayed().ravel().tolist())
         futures = client.map(with_queries, futures, codes, pure=False)
+    if getattr(data, "position", None) is not None:     # position effects: each block keeps its rows' places
+        places = client.compute(data.position.to_delayed().ravel().tolist())
+        futures = client.map(with_places, futures, places, pure=False)
     wait(futures)
     for f in futures:
         if f.status == "error":

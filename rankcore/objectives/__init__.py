@@ -2,11 +2,11 @@
 
 from ._base import BoundObjective, BoundSeparable, LinePoint, Objective, RowBlock
 from ._base import HESSIAN_FLOOR, CheckedLine, LineSearchResult, clip_hessian
-from ._position_effects import PositionEffects, check_positions
+from ._position_effects import PositionEffects, check_positions, effects_step, place_sums, require_curvature
 from ._push import PushObjective
 from ._query_blocks import BoundQueryBlocks
 from ._query_rmse import QueryRMSETerm
 
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
            "LineSearchResult", "CheckedLine", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm",
-           "PositionEffects", "check_positions"]
+           "PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature"]

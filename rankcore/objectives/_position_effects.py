@@ -43,7 +43,7 @@ import numpy as np
 
 from ._base import BoundObjective
 
-__all__ = ["PositionEffects", "check_positions"]
+__all__ = ["PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature"]
 
 
 def check_positions(position, n: int, *, name: str = "position") -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +97,38 @@ def check_positions(position, n: int, *, name: str = "position") -> tuple[np.nda
     return ids.astype(np.int64), codes.astype(np.intp).reshape(-1)
 
 
+def require_curvature(bound) -> None:
+    """Raise the ValueError of ``position`` for a bound objective without a curvature (``has_hessian``)."""
+    if not bound.has_hessian:
+        raise ValueError(f"position: the objective {bound.objective.spec!r} has no curvature, which the "
+                         "position effects' Newton steps need; use a per-query objective with one (the "
+                         "default, lambdarank, yetirank, xendcg)")
+
+
+def effects_step(effects: np.ndarray, G: np.ndarray, H: np.ndarray, *, l2: float, rate: float) -> np.ndarray | None:
+    """Δb, the effects' Newton step from the place sums G_p, H_p of one evaluation; None when it is not finite.
+
+    Δb_p = −η (G_p + λ H_p b_p) / ((1 + λ) H_p), and 0 for a place whose
+    rows carry no curvature (nothing in the objective decides it).  The
+    arithmetic of :meth:`PositionEffects.advance`, shared with a backend
+    that adds the place sums over blocks of rows (Dask).
+    """
+    # (G + λ H b) / ((1 + λ) H), written so that no huge λ overflows: G / ((1 + λ) H) + λ / (1 + λ) · b
+    shrink = 1.0 / (1.0 + l2)
+    step = np.zeros(effects.shape[0])
+    np.divide(shrink * G, H, out=step, where=H > 0)
+    step += np.where(H > 0, (1.0 - shrink) * effects, 0.0)
+    if not np.isfinite(step).all():
+        return None
+    return -rate * step
+
+
+def place_sums(codes: np.ndarray, gradient: np.ndarray, hessian: np.ndarray, n_positions: int) -> np.ndarray:
+    """(2, n_positions): the gradient's and the curvature's sums over the rows shown at each place."""
+    return np.stack([np.bincount(codes, weights=gradient, minlength=n_positions),
+                     np.bincount(codes, weights=hessian, minlength=n_positions)])
+
+
 class PositionEffects(BoundObjective):
     """A bound per-query objective evaluated at f + b[position], b learned one Newton step per evaluation.
 
@@ -134,10 +166,7 @@ class PositionEffects(BoundObjective):
 
     def __init__(self, inner: BoundObjective, codes: np.ndarray, n_positions: int, *, l2: float, rate: float):
         super().__init__(inner.objective, inner.y, inner.sample_weight)
-        if not inner.has_hessian:
-            raise ValueError(f"position: the objective {inner.objective.spec!r} has no curvature, which the "
-                             "position effects' Newton steps need; use a per-query objective with one (the "
-                             "default, lambdarank, yetirank, xendcg)")
+        require_curvature(inner)
         self.inner = inner
         self.codes = np.ascontiguousarray(codes, dtype=np.intp)
         self.effects = np.zeros(int(n_positions), dtype=np.float64)
@@ -184,17 +213,10 @@ class PositionEffects(BoundObjective):
         carry no curvature keeps its value: nothing in the objective decides
         it.  A step that is not finite is not taken.
         """
-        m = self.effects.shape[0]
-        G = np.bincount(self.codes, weights=gradient, minlength=m)
-        H = np.bincount(self.codes, weights=hessian, minlength=m)
-        # (G + λ H b) / ((1 + λ) H), written so that no huge λ overflows: G / ((1 + λ) H) + λ / (1 + λ) · b
-        shrink = 1.0 / (1.0 + self.l2)
-        step = np.zeros(m)
-        np.divide(shrink * G, H, out=step, where=H > 0)
-        step += np.where(H > 0, (1.0 - shrink) * self.effects, 0.0)
+        G, H = place_sums(self.codes, gradient, hessian, self.effects.shape[0])
+        delta = effects_step(self.effects, G, H, l2=self.l2, rate=self.rate)
         moved = gradient
-        if np.isfinite(step).all():
-            delta = -self.rate * step
+        if delta is not None:
             self.effects += delta
             moved = gradient + hessian * delta[self.codes]
         self.history.append(self.effects.copy())

@@ -155,6 +155,12 @@ class BoundQueryBlocks(BoundSeparable):
         """Whether the objective gives a curvature within queries (its binding's ``has_hessian``)."""
         return bool(self._template.has_hessian)
 
+    @property
+    def gradient_reads_stages(self) -> bool:
+        """Whether a block's gradient reads the merged stages: with a value, each block's is scaled by ρ_c = R_c / R
+        (and the QueryRMSE term by c); without one (lambdarank), a block's gradient is its own."""
+        return self.has_value
+
     def _bind(self, block: RowBlock):
         """The objective bound to the block's rows (None when they hold no pair), made once per block.
 

@@ -12,6 +12,7 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
 :func:`check_some_query_ranks` (queries that all have one grade are refused),
+:func:`refuse_positions_without_queries` and :func:`warn_sparse_places` (``fit``'s checks of ``position``),
 ``ATTRIBUTES_DOC`` (the fitted attributes' documentation),
 ``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
 than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
@@ -28,7 +29,7 @@ from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
-from ._queries import check_grades, check_some_query_ranks
+from ._queries import check_grades, check_some_query_ranks, refuse_positions_without_queries, warn_sparse_places
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
 from ._query_defaults import QUERY_METRIC
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
@@ -41,4 +42,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "AUTO_MIN_ROWS", "LARGE_DATA_METRIC", "NO_VALIDATION", "EarlyStopping", "plan_validation",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
-           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets"]
+           "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
+           "refuse_positions_without_queries", "warn_sparse_places"]

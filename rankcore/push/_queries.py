@@ -24,7 +24,8 @@ from ..metrics import Queries, check_qid, check_queries
 from ..objectives import check_positions
 from ..validation import check_sample_weight
 
-__all__ = ["QueryRows", "QueryPositions", "query_positions", "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
+__all__ = ["QueryRows", "QueryPositions", "query_positions", "refuse_positions_without_queries", "warn_sparse_places",
+           "query_rows", "check_grades", "check_query_labels", "check_rows", "row_weights",
            "check_some_query_ranks", "single_grade_queries", "subset", "query_folds"]
 
 
@@ -104,15 +105,26 @@ def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions 
     if position is None:
         return None
     if rows is None:
-        raise ValueError("position: display positions are places within each query's list; pass qid (or group) "
-                         "with them")
+        refuse_positions_without_queries()
     ids, codes = check_positions(position, n)
-    if ids.shape[0] * MIN_ROWS_PER_PLACE > n:
-        warnings.warn(f"position: {ids.shape[0]:,} distinct places for {n:,} rows ({n / ids.shape[0]:.1f} rows a "
+    warn_sparse_places(ids.shape[0], n)
+    return QueryPositions(ids, rows.take(codes))
+
+
+def refuse_positions_without_queries() -> None:
+    """The ValueError of ``position`` given without ``qid`` (or ``group``)."""
+    raise ValueError("position: display positions are places within each query's list; pass qid (or group) "
+                     "with them")
+
+
+def warn_sparse_places(n_places: int, n: int) -> None:
+    """Warn when ``n_places`` distinct places hold fewer than :data:`MIN_ROWS_PER_PLACE` of the ``n`` rows each on
+    average (see :func:`query_positions`)."""
+    if n_places * MIN_ROWS_PER_PLACE > n:
+        warnings.warn(f"position: {n_places:,} distinct places for {n:,} rows ({n / n_places:.1f} rows a "
                       "place): each place's effect is learned from its own rows, so it can explain their labels in "
                       "place of the features; positions are the places of a displayed list (0, 1, 2, ...), shared "
                       "by every query", UserWarning, stacklevel=outside_stacklevel())
-    return QueryPositions(ids, rows.take(codes))
 
 
 def check_grades(y, n: int, *, name: str = "y", objective=None) -> np.ndarray:
