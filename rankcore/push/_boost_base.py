@@ -381,8 +381,8 @@ class _BaseBoost(Ranker):
         X_arr = self._check_X(X, reset=True, learner=setup.learner)
         n = X_arr.shape[0]
         rows = query_rows(qid, group, n)
-        inputs = RowInputs(query_positions(position, rows, n),
-                           check_init_score(init_score, n) if rows is None else rows.take(check_init_score(init_score, n)))
+        given_init = check_init_score(init_score, n)          # in the rows' given order (an eval_set of them)
+        inputs = RowInputs(query_positions(position, rows, n), given_init if rows is None else rows.take(given_init))
         if rows is None:
             setup.objective.check_queries(None)
             y_clean, classes = self._check_target(setup.objective, y, n)
@@ -423,7 +423,8 @@ class _BaseBoost(Ranker):
             self._fit_on_holdout(setup, data, inputs)
             return self
         validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
-                                                                         within_queries=queries is not None)
+                                                                         within_queries=queries is not None,
+                                                                         train_init=given_init)
         check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries, inputs)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
@@ -482,6 +483,7 @@ class _BaseBoost(Ranker):
             # part of the model).
             start = inputs.start(tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed))
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
+            backend.from_init = inputs.init_score is not None     # the driver's messages name init_score
             return layout, backend
 
         return fit_on
@@ -685,8 +687,17 @@ class _BaseBoost(Ranker):
             self.position_ids_ = positions.ids
             self.position_effects_ = backend.problem.effects_after(self.n_iter_)
 
-    def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool) -> Validation:
-        """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set."""
+    def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool,
+                         train_init: np.ndarray | None = None) -> Validation:
+        """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set.
+
+        ``train_init``: the training rows' ``init_score`` (in their given order), the initial scores of a set that is
+        the training data itself and has none of its own.  Initial scores on one side only are warned about: a set
+        scored without them is scored on another scale than the rows are fitted on.
+        """
+        inits = evals.init_scores or (None,) * len(evals.sets)
+        if train_init is not None:
+            inits = tuple(train_init if init is None and i in evals.training else init for i, init in enumerate(inits))
         sets = []
         for i, given in enumerate(evals.sets):
             label = evals.label(i)
@@ -695,9 +706,10 @@ class _BaseBoost(Ranker):
             else:
                 X_val, y_val = self._check_eval_set(given, setup.objective, classes, setup.learner, label)
                 q_val = None
-            init = check_init_score(evals.init_scores[i] if evals.init_scores else None, X_val.shape[0],
+            init = check_init_score(inits[i], X_val.shape[0],
                                     name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
             sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
+        _warn_one_sided_init(train_init is not None, inits)       # once every set is checked
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 
     def _check_query_eval_set(self, given, setup, label="eval_set"):
@@ -808,8 +820,14 @@ class _BaseBoost(Ranker):
             yield scores
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
         """The ``scoring`` metric of ``decision_function(X)`` against ``y`` (higher is better).
+
+        ``init_score``: the rows' initial scores, for a model fitted from
+        ``init_score``: the metric is then that of ``decision_function(X) +
+        init_score``, the scores the model was fitted to correct (with
+        scikit-learn's metadata routing, request it with
+        ``set_score_request(init_score=True)``).
 
         With ``qid`` (one query id per row) or ``group`` (LightGBM's sizes
         of consecutive queries, as in :meth:`fit`) the metric is computed
@@ -825,7 +843,10 @@ class _BaseBoost(Ranker):
         refuse_score_weights(sample_weight, self)
         if self.ranks_within_queries_:
             require_score_queries(qid, self, group)
-        return self._score_of(self.decision_function(X), y, qid, group=group)
+        scores = self.decision_function(X)
+        if init_score is not None:
+            scores = scores + check_init_score(init_score, scores.shape[0])
+        return self._score_of(scores, y, qid, group=group)
 
     def _score_of(self, scores: np.ndarray, y, qid=None, *, group=None) -> float:
         """:meth:`score` of the scores ``decision_function`` gave (the Dask estimators compute them on the workers)."""
@@ -884,3 +905,14 @@ def _check_training_part(objective, y, w, queries, what: str) -> None:
         raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
                          "pass eval_set=, or early_stopping=False") from None
 
+
+def _warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple) -> None:
+    """Warn when the training rows and some validation set do not both have initial scores."""
+    if fitted_from_init and any(init is None for init in eval_inits):
+        warnings.warn("eval_init_score: the fit starts from init_score, but some eval_set set has no initial scores: "
+                      "it is scored at the model's corrections alone (its curve and any early stopping on it "
+                      "read them without the scores they correct); pass eval_init_score for every set",
+                      UserWarning, stacklevel=outside_stacklevel())
+    elif not fitted_from_init and any(init is not None for init in eval_inits):
+        warnings.warn("eval_init_score: given without init_score: the training rows start at 0 while the sets "
+                      "start at their initial scores", UserWarning, stacklevel=outside_stacklevel())

@@ -147,8 +147,11 @@ def run_boosting(
         named = f"objective {objective.spec!r}" if objective is not None else "the objective"
         why = ("a NaN from its loss or price (a plugin's?)" if math.isnan(value)
                else "an overflow: weights or scores too large for its loss and price")
+        if getattr(backend, "from_init", False):
+            why += " (the initial scores are init_score's: rescale them)"
         raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
     result = BoostingResult(initial_value=value)
+    from_init = bool(getattr(backend, "from_init", False))
     refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
     for iteration in range(1, n_iter + 1):
         if value == -math.inf:
@@ -185,7 +188,7 @@ def run_boosting(
                 result.stop_reason = str(reason)
                 break
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
-        _warn_constant(result, tol)
+        _warn_constant(result, tol, from_init)
     return result
 
 
@@ -200,7 +203,7 @@ def _next_candidate(backend, layout, state, result: BoostingResult, iteration: i
     if candidate is None:
         why = _no_candidate_reason(layout)
         if why is not None or not result.records:
-            _no_split(result, iteration, why)
+            _no_split(result, iteration, why, bool(getattr(backend, "from_init", False)))
         else:
             result.stop_reason = "converged"
         return None
@@ -275,13 +278,17 @@ def _nothing() -> None:
     """What a backend without :meth:`refresh_threads` does before each iteration."""
 
 
-def _warn_constant(result: BoostingResult, tol: float) -> None:
-    """Warn that the run added no weak ranker, so the model is constant."""
+def _warn_constant(result: BoostingResult, tol: float, from_init: bool = False) -> None:
+    """Warn that the run added no weak ranker, so the model is constant (from ``init_score``: adds nothing)."""
     reason = "converged" if result.stop_reason == "no_decrease" else result.stop_reason   # as the estimator says it
     warnings.warn(
         f"boosting added no weak ranker (stop_reason_ = {reason!r}): no step along the best weak "
-        f"ranker lowers the objective beyond tol = {tol:g}, so the model is constant",
+        f"ranker lowers the objective beyond tol = {tol:g}, so " + _NOTHING_ADDED[from_init],
         UserWarning, stacklevel=outside_stacklevel())
+
+
+#: What a model without weak rankers is, fitted from 0 or from ``init_score``.
+_NOTHING_ADDED = {False: "the model is constant", True: "the model adds nothing to init_score"}
 
 
 def _no_candidate_reason(layout) -> str | None:
@@ -290,11 +297,11 @@ def _no_candidate_reason(layout) -> str | None:
     return ask() if callable(ask) else None
 
 
-def _no_split(result: BoostingResult, iteration: int, why: str | None) -> None:
+def _no_split(result: BoostingResult, iteration: int, why: str | None, from_init: bool = False) -> None:
     """Stop with ``"no_split"``: the learner could form no weak ranker; warn, saying why."""
     result.stop_reason = "no_split"
     kept = len(result.records)
-    model = "the model is constant" if not kept else f"the model keeps the {kept} iteration(s) before it"
+    model = _NOTHING_ADDED[from_init] if not kept else f"the model keeps the {kept} iteration(s) before it"
     warnings.warn(
         f"boosting stopped at iteration {iteration} (stop_reason_ = 'no_split'): "
         f"{why or 'the learner found no weak ranker on the training rows'}; {model}",

@@ -48,6 +48,9 @@ class EvalSets:
         ``eval_metric`` resolved (:func:`read_eval_metric`): the metrics recorded beside ``scoring``.
     init_scores : tuple
         ``eval_init_score``: each set's initial scores as given (None: the set starts at 0), or empty.
+    training : tuple of int
+        The sets that are the training data itself (the same ``X`` and ``y`` objects): scored from ``init_score``
+        when they have no initial scores of their own, as LightGBM does.
     """
 
     sets: tuple
@@ -55,6 +58,7 @@ class EvalSets:
     watched: int
     metrics: tuple = ()
     init_scores: tuple = ()
+    training: tuple = ()
 
     def with_init_scores(self, init_scores: tuple) -> "EvalSets":
         """The same sets with each set's initial scores (``eval_init_score``; None for a set without)."""
@@ -142,8 +146,9 @@ def read_eval_sets(eval_set: Any, eval_names: Any = None, eval_metric: Any = Non
     sets = tuple(eval_set) if is_list_of_eval_sets(eval_set) else (eval_set,)
     names = (tuple(f"validation_{i}" for i in range(len(sets))) if eval_names is None
              else check_set_names(eval_names, len(sets)))
-    others = [i for i, given in enumerate(sets) if not _is_training_data(given, X, y)]
-    return EvalSets(sets, names, others[-1] if others else len(sets) - 1, metrics)
+    training = tuple(i for i, given in enumerate(sets) if _is_training_data(given, X, y))
+    others = [i for i in range(len(sets)) if i not in training]
+    return EvalSets(sets, names, others[-1] if others else len(sets) - 1, metrics, training=training)
 
 
 class ValidationSet:

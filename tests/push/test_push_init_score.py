@@ -105,3 +105,49 @@ def test_bad_eval_initial_scores_are_refused_by_name():
                                      eval_init_score=[None, np.full(150, np.inf)])
     with pytest.raises(ValueError, match=r"eval_init_score: expected one entry per set of eval_set \(2\)"):
         rankcore.boost(n_iter=2).fit(X, y, eval_set=[(X, y), (X_val, y_val)], eval_init_score=[None])
+
+
+def test_score_adds_the_rows_initial_scores_and_routes_them_in_model_selection():
+    import sklearn
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, y, X_val, y_val, _, _ = split_data(5)
+    base, base_val = X[:, 0], X_val[:, 0]
+    model = rankcore.boost(n_iter=5, random_state=0).fit(X, y, init_score=base)
+    expected = rankcore.evaluate(y_val, model.decision_function(X_val) + base_val, metrics=["auc"])["auc"]
+    assert model.score(X_val, y_val, init_score=base_val) == expected
+    assert model.score(X_val, y_val) != expected                    # without them: the corrections alone
+    folds = list(KFold(3, shuffle=True, random_state=0).split(X))
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = rankcore.boost(n_iter=5, random_state=0).set_fit_request(init_score=True).set_score_request(
+            init_score=True)
+        scores = cross_val_score(est, X, y, cv=folds, params={"init_score": base})
+    train, test = folds[0]
+    by_hand = rankcore.boost(n_iter=5, random_state=0).fit(X[train], y[train], init_score=base[train])
+    assert scores[0] == by_hand.score(X[test], y[test], init_score=base[test])
+
+
+def test_an_eval_set_that_is_the_training_data_starts_from_init_score():
+    X, y, qid = graded_queries(3)
+    base = 0.5 * X[:, 0]
+    model = rankcore.boost(learner="trees", n_iter=5, random_state=0)
+    model.fit(X, y, qid=qid, init_score=base, eval_set=(X, y, qid))         # the very training objects: as LightGBM
+    expected = [rankcore.evaluate(y, s + base, metrics=["ndcg@k:10"], qid=qid)["ndcg@k:10"]
+                for s in model.staged_decision_function(X)]
+    np.testing.assert_array_equal(model.validation_scores_, expected)
+
+
+def test_initial_scores_on_one_side_only_are_warned_about():
+    X, y, X_val, y_val, _, _ = split_data(6)
+    with pytest.warns(UserWarning, match="some eval_set set has no initial scores"):
+        rankcore.boost(n_iter=2).fit(X, y, init_score=X[:, 0], eval_set=(X_val, y_val))
+    with pytest.warns(UserWarning, match="eval_init_score: given without init_score"):
+        rankcore.boost(n_iter=2).fit(X, y, eval_set=(X_val, y_val), eval_init_score=X_val[:, 0])
+
+
+def test_the_drivers_messages_name_init_score():
+    X, y, _, _, _, _ = split_data(7)
+    with pytest.raises(FloatingPointError, match=r"the initial scores are init_score's: rescale them"):
+        rankcore.boost(price="exp:1", n_iter=2).fit(X, y, init_score=1000.0 * np.abs(X[:, 0]))
+    with pytest.warns(UserWarning, match="the model adds nothing to init_score"):
+        rankcore.boost(learner="trees", n_iter=2).fit(np.ones((300, 2)), y, init_score=X[:, 0])   # no split
