@@ -22,7 +22,6 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._caller import outside_stacklevel
-from .._degenerate import warn_constant
 from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, refuse_score_weights,
@@ -48,9 +47,9 @@ from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
 from ..objectives import PositionEffects
-from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score
-from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_positions, query_rows,
-                       row_weights, single_grade_queries, subset)
+from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
+from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_positions,
+                       query_rows, row_weights, single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
@@ -578,8 +577,8 @@ class _BaseBoost(Ranker):
         self._set_position_effects(inputs.positions, backend)
         self.stop_reason_ = stop_reason
         if best_n == 0:
-            self._warn_nothing_kept(f"early stopping chose 0 iterations: no iteration improved the held-out "
-                                    f"{scoring.name} ({plan.kind})", inputs.init_score is not None)
+            warn_nothing_kept(type(self).__name__, f"early stopping chose 0 iterations: no iteration improved the "
+                              f"held-out {scoring.name} ({plan.kind})", inputs.init_score is not None)
 
     def _boost(self, backend, layout, setup, validation: Validation | None = None, user_callbacks=(), *,
                n_iter=None, stop_early=False, silent=False):
@@ -646,14 +645,6 @@ class _BaseBoost(Ranker):
     def _stop_reason(result) -> str:
         return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
 
-    def _warn_nothing_kept(self, why: str, from_init: bool) -> None:
-        """No iteration kept: a constant model, or, from ``init_score``, no correction to the initial scores."""
-        if not from_init:
-            warn_constant(owner=type(self).__name__, why=why)
-            return
-        warnings.warn(f"{type(self).__name__}: {why}; the model adds nothing to init_score (decision_function is 0 "
-                      "everywhere): rank by the initial scores alone", UserWarning, stacklevel=outside_stacklevel())
-
     def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool,
                     validation: Validation | None = None, from_init: bool = False):
         """The fitted attributes from a run of :meth:`_boost` (``validation``: its sets, recorded when they are the
@@ -670,8 +661,8 @@ class _BaseBoost(Ranker):
         self.n_iter_ = len(records)
         self.stop_reason_ = self._stop_reason(result)
         if not records and result.records:     # early stopping on eval_set cut every iteration
-            self._warn_nothing_kept(f"early stopping kept 0 of {len(result.records)} iterations: none improved the "
-                                    "eval_set score", from_init)
+            warn_nothing_kept(type(self).__name__, f"early stopping kept 0 of {len(result.records)} iterations: none "
+                              "improved the eval_set score", from_init)
         if monitor:
             self.validation_scores_ = np.array(history[: len(records)], dtype=np.float64)
             self.best_iteration_ = int(best["iteration"])
@@ -709,7 +700,7 @@ class _BaseBoost(Ranker):
             init = check_init_score(inits[i], X_val.shape[0],
                                     name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
             sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
-        _warn_one_sided_init(train_init is not None, inits)       # once every set is checked
+        warn_one_sided_init(train_init is not None, inits)       # once every set is checked
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 
     def _check_query_eval_set(self, given, setup, label="eval_set"):
@@ -904,15 +895,3 @@ def _check_training_part(objective, y, w, queries, what: str) -> None:
     except ValueError as exc:
         raise ValueError(f"early_stopping: {what}: {exc}; the split draws rows without regard to sample_weight: "
                          "pass eval_set=, or early_stopping=False") from None
-
-
-def _warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple) -> None:
-    """Warn when the training rows and some validation set do not both have initial scores."""
-    if fitted_from_init and any(init is None for init in eval_inits):
-        warnings.warn("eval_init_score: the fit starts from init_score, but some eval_set set has no initial scores: "
-                      "it is scored at the model's corrections alone (its curve and any early stopping on it "
-                      "read them without the scores they correct); pass eval_init_score for every set",
-                      UserWarning, stacklevel=outside_stacklevel())
-    elif not fitted_from_init and any(init is not None for init in eval_inits):
-        warnings.warn("eval_init_score: given without init_score: the training rows start at 0 while the sets "
-                      "start at their initial scores", UserWarning, stacklevel=outside_stacklevel())

@@ -142,14 +142,8 @@ def run_boosting(
         raise ValueError(missing)
     state = backend.objective_state()
     value = backend.value(state) if has_value else math.nan
-    if has_value and not (math.isfinite(value) or value == -math.inf):
-        objective = getattr(getattr(backend, "problem", None), "objective", None)
-        named = f"objective {objective.spec!r}" if objective is not None else "the objective"
-        why = ("a NaN from its loss or price (a plugin's?)" if math.isnan(value)
-               else "an overflow: weights or scores too large for its loss and price")
-        if getattr(backend, "from_init", False):
-            why += " (the initial scores are init_score's: rescale them)"
-        raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
+    if has_value:
+        _check_initial_value(backend, value)
     result = BoostingResult(initial_value=value)
     from_init = bool(getattr(backend, "from_init", False))
     refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
@@ -272,6 +266,19 @@ def _minimize_line(phi, log_value: bool, max_step: float):
     if minimize is not None:
         return minimize(max_step)
     return line_search(phi, log_value=log_value, max_step=max_step)
+
+
+def _check_initial_value(backend, value: float) -> None:
+    """A FloatingPointError when J is NaN or +inf at the initial scores: there is no finite model to keep."""
+    if math.isfinite(value) or value == -math.inf:
+        return
+    objective = getattr(getattr(backend, "problem", None), "objective", None)
+    named = f"objective {objective.spec!r}" if objective is not None else "the objective"
+    why = ("a NaN from its loss or price (a plugin's?)" if math.isnan(value)
+           else "an overflow: weights or scores too large for its loss and price")
+    if getattr(backend, "from_init", False):
+        why += " (the initial scores are init_score's: rescale them)"
+    raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
 
 
 def _nothing() -> None:

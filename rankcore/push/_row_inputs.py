@@ -13,14 +13,17 @@ caller adds the new rows' own initial scores.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._caller import outside_stacklevel
+from .._degenerate import warn_constant
 from ._queries import QueryPositions
 
-__all__ = ["RowInputs", "check_init_score", "check_eval_init_scores"]
+__all__ = ["RowInputs", "check_init_score", "check_eval_init_scores", "warn_one_sided_init", "warn_nothing_kept"]
 
 
 @dataclass(frozen=True)
@@ -75,3 +78,24 @@ def check_eval_init_scores(eval_init_score: Any, n_sets: int) -> tuple:
         raise ValueError(f"eval_init_score: expected one entry per set of eval_set ({n_sets}), an array of initial "
                          "scores or None each")
     return tuple(eval_init_score)
+
+
+def warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple) -> None:
+    """Warn when the training rows and some validation set do not both have initial scores."""
+    if fitted_from_init and any(init is None for init in eval_inits):
+        warnings.warn("eval_init_score: the fit starts from init_score, but some eval_set set has no initial scores: "
+                      "it is scored at the model's corrections alone (its curve and any early stopping on it "
+                      "read them without the scores they correct); pass eval_init_score for every set",
+                      UserWarning, stacklevel=outside_stacklevel())
+    elif not fitted_from_init and any(init is not None for init in eval_inits):
+        warnings.warn("eval_init_score: given without init_score: the training rows start at 0 while the sets "
+                      "start at their initial scores", UserWarning, stacklevel=outside_stacklevel())
+
+
+def warn_nothing_kept(owner: str, why: str, from_init: bool) -> None:
+    """No iteration kept: a constant model, or, from ``init_score``, no correction to the initial scores."""
+    if not from_init:
+        warn_constant(owner=owner, why=why)
+        return
+    warnings.warn(f"{owner}: {why}; the model adds nothing to init_score (decision_function is 0 everywhere): rank "
+                  "by the initial scores alone", UserWarning, stacklevel=outside_stacklevel())
