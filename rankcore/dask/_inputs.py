@@ -171,6 +171,22 @@ def _as_dask_vector(v: Any, chunks: tuple[int, ...], *, name: str):
     return arr
 
 
+def gather_in_chunk_order(client, tasks: list) -> list:
+    """The results of one delayed task per chunk; if some fail, the error of the first failing chunk in order.
+
+    ``client.gather`` raises whichever failed task it meets first, which varies from run to run; a survey that
+    names the chunk and row of a bad value should name the same one every time (the first, as in memory).
+    """
+    from distributed import wait
+
+    futures = client.compute(tasks)
+    wait(futures)
+    for future in futures:
+        if future.status == "error":
+            raise future.exception()
+    return client.gather(futures)
+
+
 def _add(a, b):
     if isinstance(a, tuple):
         return tuple(_add(x, y) for x, y in zip(a, b))

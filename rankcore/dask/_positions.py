@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives import check_positions
-from ._inputs import RowChunks, _as_dask_vector
+from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order
 
 __all__ = ["DaskPositions", "PlaceEffects", "position_vector", "survey_positions"]
 
@@ -68,8 +68,8 @@ def survey_positions(client, data: RowChunks, position) -> DaskPositions:
     vector = position_vector(position, data)
     offsets = np.r_[0, np.cumsum(data.chunk_rows)].astype(np.int64)
     call = dask.delayed(_chunk_places, pure=False)
-    parts = client.gather(client.compute([call(i, int(offsets[i]), p)
-                                          for i, p in enumerate(vector.to_delayed().ravel())]))
+    parts = gather_in_chunk_order(client, [call(i, int(offsets[i]), p)
+                                           for i, p in enumerate(vector.to_delayed().ravel())])
     ids = np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
     codes = vector.map_blocks(_chunk_codes, ids, dtype=np.int64, meta=np.empty(0, dtype=np.int64))
     return DaskPositions(ids, codes)

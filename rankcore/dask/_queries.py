@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import Queries, check_qid, check_queries
-from ._inputs import RowChunks, _as_dask_vector, is_dask_collection
+from ._inputs import RowChunks, _as_dask_vector, gather_in_chunk_order, is_dask_collection
 
 __all__ = ["QuerySurvey", "query_vector", "survey_queries", "place_queries"]
 
@@ -144,7 +144,7 @@ def survey_queries(client, data: RowChunks, qid, objective) -> QuerySurvey:
               getattr(objective, "max_grade_reason", "weighs rows by the gain 2^grade"))
     tasks = [call(i, int(offsets[i]), y, q, float(objective.max_grade), objective.spec, *limits)
              for i, (y, q) in enumerate(zip(data.y.to_delayed().ravel(), qid.to_delayed().ravel()))]
-    parts = client.gather(client.compute(tasks))
+    parts = gather_in_chunk_order(client, tasks)
     merged = check_qid(np.concatenate([p[0] for p in parts]), sum(p[0].shape[0] for p in parts), name="qid")
     cuts = np.cumsum([p[0].shape[0] for p in parts])[:-1]
     chunk_codes = np.split(merged.codes, cuts)

@@ -21,7 +21,7 @@ import rankcore  # noqa: E402
 from rankcore.dask import DaskPushBoost  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
-from _query_data import logged_clicks  # noqa: E402
+from _query_data import graded_queries, logged_clicks  # noqa: E402
 
 CHUNKS = (90, 41, 120, 49)
 
@@ -156,3 +156,18 @@ def test_a_refit_without_positions_keeps_no_effects(dask_client):
     assert hasattr(model, "position_effects_")
     model.fit(Xd, yd, qid=qd)
     assert not hasattr(model, "position_effects_") and not hasattr(model, "position_ids_")
+
+
+def test_bad_values_in_several_chunks_name_the_first_chunk_every_time(dask_client):
+    # the surveys waited for whichever chunk failed first, which varied from run to run
+    X, y, qid = graded_queries(0)
+    position = np.tile(np.arange(10), qid.size // 10 + 1)[: qid.size].astype(float)
+    chunks = (qid.size // 4, qid.size // 4, qid.size // 4, qid.size - 3 * (qid.size // 4))
+    bad = position.copy()
+    starts = np.r_[0, np.cumsum(chunks)[:-1]]
+    bad[starts + 1] = np.nan                                    # one bad row in every chunk
+    for _ in range(3):
+        with pytest.raises(ValueError, match=r"row 1 has no display position .*\(chunk 0, whose first row is row 0"):
+            DaskPushBoost(client=dask_client, learner="trees", n_iter=2, placement="distributed").fit(
+                da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=(chunks,)),
+                qid=da.from_array(qid, chunks=(chunks,)), position=da.from_array(bad, chunks=(chunks,)))
