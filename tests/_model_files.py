@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from rankcore.persistence import _checksum, model_to_dict
+from rankcore.persistence import _checksum, _decode, _encode, model_to_dict
 
 
 def _data():
@@ -68,3 +68,12 @@ def resign(data: dict) -> dict:
     data.pop("sha256", None)
     data["sha256"] = _checksum(data)
     return data
+
+
+def tampered(model, change) -> dict:
+    """The model's file with its state changed by ``change`` (decoded arrays), signed again."""
+    data = model_to_dict(model)
+    state = _decode(data["state"], "state")
+    change(state)
+    data["state"] = _encode(state, "state")
+    return resign(data)

@@ -7,15 +7,10 @@ import pytest
 
 import rankcore
 from _eval_set_data import split_data, staged_metric
-from _model_files import resign
+from _model_files import tampered
 from _query_data import graded_queries
-from rankcore.persistence import ModelFormatError, _decode, _encode, load_model, model_from_dict, model_to_dict, \
-    save_model
+from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict, save_model
 from rankcore.push._eval_sets import read_eval_metric
-
-
-
-
 
 
 def _assert_same_model(a, b, X):
@@ -136,15 +131,6 @@ def test_eval_metric_needs_an_eval_set_and_labels_it_can_score():
         rankcore.boost(n_iter=2).fit(X, y, eval_set=(Xa[:10], ya[:10]), eval_metric="prec@k:20")
 
 
-def _tampered(model, change):
-    """The model's file with its state changed by ``change`` (decoded arrays), signed again."""
-    data = model_to_dict(model)
-    state = _decode(data["state"], "state")
-    change(state)
-    data["state"] = _encode(state, "state")
-    return resign(data)
-
-
 def test_every_curve_round_trips_through_a_model_file(tmp_path):
     X, y, qid = graded_queries(9)
     Xa, ya, qa = graded_queries(10)
@@ -184,10 +170,10 @@ def _scores(index, value):
 def test_a_model_file_with_bad_metric_curves_is_refused(change, pattern):
     X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)], eval_metric=["ndcg@k:1", "mrr"])
-    assert model_from_dict(_tampered(model, lambda s: None), source="m").evals_result_["validation_1"].keys() == {
+    assert model_from_dict(tampered(model, lambda s: None), source="m").evals_result_["validation_1"].keys() == {
         "auc", "ndcg@k:1", "mrr"}
     with pytest.raises(ModelFormatError, match=pattern):
-        model_from_dict(_tampered(model, change), source="m")
+        model_from_dict(tampered(model, change), source="m")
 
 
 def test_a_model_file_of_one_metric_has_no_metric_curves():
@@ -200,7 +186,7 @@ def test_a_model_file_with_curves_of_a_metric_not_installed_still_loads():
     # the specs are checked as validation_metric is, not resolved: a plugin's metric need not be installed to load
     X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=(Xa, ya), eval_metric=["ndcg@k:1", "mrr"])
-    loaded = model_from_dict(_tampered(model, _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])), source="m")
+    loaded = model_from_dict(tampered(model, _set("metrics", ["ndcg@k:1", "a_plugin_metric:3"])), source="m")
     assert list(loaded.evals_result_["validation_0"]) == ["auc", "ndcg@k:1", "a_plugin_metric:3"]
 
 

@@ -7,17 +7,12 @@ import pytest
 
 import rankcore
 from _eval_set_data import split_data, staged_metric
-from _model_files import resign
+from _model_files import tampered
 from _query_data import graded_queries
 from rankcore.exactboost import ExactBoost
-from rankcore.persistence import (ModelFormatError, _decode, _encode, load_model, model_from_dict, model_to_dict,
-                                  save_model)
+from rankcore.persistence import ModelFormatError, load_model, model_from_dict, save_model
 from rankcore.precision_at_k import PerceptronAtK, SGDAtK
 from rankcore.push._eval_sets import read_eval_sets
-
-
-
-
 
 
 @pytest.mark.parametrize("learner", ["stumps", "trees:max_leaves=4"])
@@ -198,15 +193,6 @@ def test_evals_result_round_trips_through_a_model_file(tmp_path):
     np.testing.assert_array_equal(loaded.decision_function(Xa), model.decision_function(Xa))
 
 
-def _tampered(model, change):
-    """The model's file with its state changed by ``change`` (decoded arrays), signed again."""
-    data = model_to_dict(model)
-    state = _decode(data["state"], "state")
-    change(state)
-    data["state"] = _encode(state, "state")
-    return resign(data)
-
-
 @pytest.mark.parametrize("change, pattern", [
     (lambda s: s["evals_result"]["names"].__setitem__(1, s["evals_result"]["names"][0]), "names two sets"),
     (lambda s: s["evals_result"].__setitem__("names", ["a"]), "float64 matrix of 1 rows"),
@@ -224,16 +210,16 @@ def test_a_model_file_with_a_bad_evals_result_is_refused(change, pattern):
     X, y, Xa, ya, _, _ = split_data(9)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)])
     with pytest.raises(ModelFormatError, match=pattern):
-        model_from_dict(_tampered(model, change), source="m")
+        model_from_dict(tampered(model, change), source="m")
 
 
 def test_a_model_file_whose_curves_do_not_hold_the_watched_one_is_refused():
     X, y, Xa, ya, _, _ = split_data(10)
     model = rankcore.boost(n_iter=5).fit(X, y, eval_set=[(X, y), (Xa, ya)])
-    data = _tampered(model, lambda s: s.__setitem__("validation_scores", s["validation_scores"] + 0.01))
+    data = tampered(model, lambda s: s.__setitem__("validation_scores", s["validation_scores"] + 0.01))
     with pytest.raises(ModelFormatError, match="evals_result must hold validation_scores as the watched set's row"):
         model_from_dict(data, source="m")
-    assert model_from_dict(_tampered(model, lambda s: None), source="m").evals_result_.keys() == {
+    assert model_from_dict(tampered(model, lambda s: None), source="m").evals_result_.keys() == {
         "validation_0", "validation_1"}
 
 
