@@ -206,8 +206,8 @@ class PositionEffects(BoundObjective):
         Returns the gradient to grow the next tree from: ``gradient`` moved to
         first order to the new effects, g_i + h_i Δb_p (the diagonal
         curvature).  A tree grown from the gradient the effects stepped on
-        would take the same step again along every place (the two adding up
-        diverged at a learning rate of 1); at the moved effects each place's
+        would take the same step again along every place (the two add up, and
+        at a learning rate of 1 they diverge); at the moved effects each place's
         rows sum to (1 − η) G_p when λ = 0, what the effects left.  The
         effects after each call are kept (``history``).  An effect whose rows
         carry no curvature keeps its value: nothing in the objective decides

@@ -159,7 +159,7 @@ def test_a_refit_without_positions_keeps_no_effects(dask_client):
 
 
 def test_bad_values_in_several_chunks_name_the_first_chunk_every_time(dask_client):
-    # the surveys waited for whichever chunk failed first, which varied from run to run
+    # the first chunk with a bad value is named, whatever order the chunks fail in (in memory: the first bad row)
     X, y, qid = graded_queries(0)
     position = np.tile(np.arange(10), qid.size // 10 + 1)[: qid.size].astype(float)
     chunks = (qid.size // 4, qid.size // 4, qid.size // 4, qid.size - 3 * (qid.size // 4))

@@ -191,7 +191,7 @@ def test_a_model_file_with_curves_of_a_metric_not_installed_still_loads():
 
 
 def test_a_long_resolved_spec_saves_and_loads(tmp_path):
-    # a gain table for 32 grades spells more than 200 characters; the file used to refuse it, blaming set_params
+    # a gain table for 32 grades spells more than 200 characters: a model file keeps such a spec
     X, y, qid = graded_queries(9)
     Xa, ya, qa = graded_queries(10)
     spec = "ndcg@k:10,gain=" + "/".join(f"{g:.6f}" for g in np.log2(1 + np.arange(32)))
