@@ -27,13 +27,15 @@ from ..base import Fitted, refuse_score_weights, require_score_queries
 from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
-                    Validation, check_callbacks, check_some_query_ranks, check_tie_break_scale, int_seed,
+                    Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
+                    check_tie_break_scale, int_seed,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
+from ._init_scores import init_vector, local_scores
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
 from ._placement import PLACEMENTS, choose_placement, fit_on_one_worker, searches_in_passes
@@ -76,6 +78,25 @@ def _local_copy(value):
     return value.compute() if is_dask_collection(value) else value
 
 
+def _local_sets(eval_set):
+    """The validation sets and their initial scores (``eval_init_score``) in memory, as the in-memory fit takes them."""
+    sets = eval_set.map(_local_copy)
+    if not sets.init_scores:
+        return sets
+    return sets.with_init_scores(tuple(_local_copy(init) for init in sets.init_scores))
+
+
+def _training_init(client, given_init, eval_set):
+    """The ``train_init`` of the in-memory ``_check_eval_sets``: the training rows' initial scores (given order).
+
+    Read only for a set that is the training data itself (which is computed to the client anyway); without one an
+    empty array stands for them, whose only use there is to say that the fit starts from ``init_score``.
+    """
+    if given_init is None:
+        return None
+    return local_scores(given_init, client) if eval_set.training else np.empty(0)
+
+
 @dataclass(frozen=True)
 class _HoldOut:
     """The in-memory fit's hold-out of the training rows: positions, and the held-out rows' labels."""
@@ -108,6 +129,7 @@ class _FitSession:
     validation: Any = None          # a rankcore.push.Validation: the eval_set's sets, or the hold-out
     fallback: str = ""
     position_ids: Any = None        # the distinct display positions of a fit given ``position``
+    from_init: bool = False         # the training scores started at ``init_score``
 
     def close(self) -> None:
         self.shards.close()
@@ -120,8 +142,8 @@ class _DaskBoost(ClientParameter):
 
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, eval_set=None, eval_names=None,
-            eval_metric=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
+            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -150,6 +172,13 @@ class _DaskBoost(ClientParameter):
             in-memory fit's.  The positions move with their rows; each
             iteration the shards add their rows' gradient and curvature per
             position and the client steps the effects (``docs/dask.md``).
+        init_score : like y, optional
+            Finite scores the training rows start from, as in the in-memory
+            ``fit`` (LightGBM's ``init_score``): the model is the weak rankers
+            alone, the same model as the in-memory fit's from the same
+            scores.  They move with their rows (into query order, into the
+            hold-out of ``early_stopping="auto"``), and each shard starts its
+            rows' scores at them.
         eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data, scored on the client after each iteration (a
             Dask collection is computed to the client: keep it small -- the
@@ -161,6 +190,9 @@ class _DaskBoost(ClientParameter):
         eval_metric : str or list of str, optional
             More metrics recorded on every set (``evals_result_``), scored on
             the client as in memory; early stopping follows ``scoring`` alone.
+        eval_init_score : array-like, or a list of them (or None), optional
+            With ``init_score``: each set's initial scores, as in memory (a
+            Dask collection is computed to the client with its set).
         callbacks : callable or list of callables, optional
             As in the in-memory ``fit``: each is called on the client after
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
@@ -173,9 +205,14 @@ class _DaskBoost(ClientParameter):
         """
         user_callbacks = check_callbacks(callbacks)
         eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
+        if eval_init_score is not None:
+            if eval_set is None:
+                raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
+            eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
         setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None,
                                                             positions=position is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
+        data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal)
         if placement.kind == "one_worker":
             self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
@@ -192,12 +229,18 @@ class _DaskBoost(ClientParameter):
         finally:
             session.close()
         self._set_fitted(session.setup, session.classes, result, records, history, best,
-                         monitor=session.validation is not None, validation=session.validation)
+                         monitor=session.validation is not None, validation=session.validation,
+                         from_init=session.from_init)
         if session.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
         if session.position_ids is not None:        # b as the last kept tree was grown with, as in memory
             self.position_ids_ = session.position_ids
             self.position_effects_ = session.backend.effects_after(self.n_iter_)
+        self._record_fit_info(session, placement, len(result.records))
+        return self
+
+    def _record_fit_info(self, session, placement, iterations: int) -> None:
+        """``fit_info_`` of a distributed fit: its path, placement, chunks, workers, round trips and passes."""
         self.fit_info_ = {
             "path": session.kind,
             "placement": placement.kind,
@@ -206,9 +249,8 @@ class _DaskBoost(ClientParameter):
             "workers": len(session.shards.workers),
             "round_trips": session.backend.round_trips,
             "worker_passes": getattr(session.backend, "passes", 0),
-            "iterations": len(result.records),
+            "iterations": iterations,
         }
-        return self
 
     def _placement(self, client, data, setup, callbacks: bool, refusal: ValueError | None):
         """Where this fit runs (``placement``; ``"auto"``: the cost rule of ``rankcore.dask._placement``, on one
@@ -229,9 +271,9 @@ class _DaskBoost(ClientParameter):
         q = None if qid is None and group is None else query_vector(qid, group, data)
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
-        kwargs = {} if eval_set is None else {"eval_set": eval_set.map(_local_copy)}
+        kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
-                                                     fit_kwargs=kwargs)
+                                                     init=data.init, fit_kwargs=kwargs)
         skip = {"_setup_cache"}
         for name in type(fitted)._fitted_names - skip:
             if name in vars(fitted):
@@ -337,6 +379,7 @@ class _DaskBoost(ClientParameter):
         """:meth:`_start` once the request is checked and the rows are chunks (``data``)."""
         within_queries = qid is not None or group is not None
         query_stopping, places = None, None
+        given_init = data.init              # the initial scores in the rows' given order (before queries are placed)
         if within_queries:
             data, query_stopping, placed, places = self._place_queries(client, data, qid, group, setup, eval_set,
                                                                        position)
@@ -381,12 +424,12 @@ class _DaskBoost(ClientParameter):
             learner = setup.learner
         validation = None
         if eval_set is not None:
-            validation = self._check_eval_sets(eval_set.map(_local_copy), setup, classes,
-                                               within_queries=within_queries)
+            validation = self._check_eval_sets(_local_sets(eval_set), setup, classes, within_queries=within_queries,
+                                               train_init=_training_init(client, given_init, eval_set))
         elif holdout is not None:
             data, summary, held_out = self._hold_out(client, data, holdout, objective, task, learner,
                                                      self._sample_request(learner, seed))
-            validation = Validation.held_out(*held_out)
+            validation = Validation.held_out(*held_out[:3], init=held_out[3])
 
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
@@ -404,9 +447,10 @@ class _DaskBoost(ClientParameter):
         except BaseException:
             shards.close()                # a refused combination: the actors and their settings end here
             raise
+        backend.from_init = given_init is not None          # the driver's messages name init_score, as in memory
         stop_early = validation is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
-                           setup, stop_early, validation, stopping.fallback, places)
+                           setup, stop_early, validation, stopping.fallback, places, given_init is not None)
 
     def _sample_request(self, learner, seed):
         """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""
@@ -480,7 +524,8 @@ class _DaskBoost(ClientParameter):
 
     @staticmethod
     def _hold_out(client, data, plan, objective, task, learner, sample=None):
-        """The training rows on the cluster (and their summary), the held-out rows on the client.
+        """The training rows on the cluster (and their summary), the held-out rows on the client: (X, y, w, initial
+        scores), each but X None when the fit has none.
 
         ``sample``: the bin-edge sample to draw with the training rows' summary (:func:`summarize`).
         """
@@ -488,11 +533,12 @@ class _DaskBoost(ClientParameter):
         X_val = np.asarray(client.compute(held.X).result())
         X_val, _ = check_learner_matrix(X_val, learner, name="X (held-out rows)")
         w_val = None if held.weight is None else np.asarray(client.compute(held.weight).result(), dtype=np.float64)
+        init_val = None if held.init is None else local_scores(held.init, client)
         data = data.take(plan.train)
         summary = summarize(client, data, task=task, sample=sample)
         if task == "bipartite":
             objective.check_target(placeholder_labels(task), summary.class_weight[[0, 1]])
-        return data, summary, (X_val, plan.y_held_out, w_val)
+        return data, summary, (X_val, plan.y_held_out, w_val, init_val)
 
     # ------------------------------------------------------------------
     # Prediction
@@ -531,7 +577,7 @@ class _DaskBoost(ClientParameter):
             yield self._lazy_scores(X, t)
 
     @reads_a_snapshot
-    def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:
+    def score(self, X, y, qid=None, sample_weight=None, *, group=None, init_score=None) -> float:
         """The ``scoring`` metric of the scores of ``X`` against ``y``; distributed for Dask input.
 
         Dask input is evaluated by :func:`rankcore.dask.evaluate` (exact
@@ -542,6 +588,10 @@ class _DaskBoost(ClientParameter):
         score) columns gathered, as :func:`rankcore.dask.evaluate` does
         within queries, and scored per query as the in-memory :meth:`score`
         scores them.
+
+        ``init_score``: the rows' initial scores (like ``y``), for a model
+        fitted from ``init_score``: the metric is that of
+        ``decision_function(X) + init_score``, as in memory.
         """
         check_is_fitted(self)
         refuse_score_weights(sample_weight, self)
@@ -551,22 +601,28 @@ class _DaskBoost(ClientParameter):
         if qid is not None and group is not None:
             check_queries(qid, group, 0)          # fit's error for both, before anything is computed
         if not is_dask_collection(X):
-            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid), group=group)
+            return super().score(_local_copy(X), _local_copy(y), qid=_local_copy(qid), group=group,
+                                 init_score=_local_copy(init_score))
         from ._metrics import evaluate, as_dask_vector
 
         if qid is not None or group is not None:
             columns = [self.decision_function(X), as_dask_vector(y, name="y")]
+            columns += [] if init_score is None else [as_dask_vector(init_score, name="init_score")]
             columns += [] if qid is None else [as_dask_vector(qid, name="qid")]
             client = get_client(self.client)
-            scores, y_local, *ids = client.gather(client.compute(columns))
-            return self._score_of(np.asarray(scores), np.asarray(y_local), *(np.asarray(q) for q in ids),
-                                  group=group)
+            scores, y_local, *rest = (np.asarray(c) for c in client.gather(client.compute(columns)))
+            if init_score is not None:
+                scores = scores + check_init_score(rest.pop(0), scores.shape[0])
+            return self._score_of(scores, y_local, *rest, group=group)
 
         metric = self._scoring_metric(getattr(self, "task_", "bipartite"))
         if getattr(self, "task_", "bipartite") == "graded":
             raise ValueError(f"score: the graded metric {metric.spec!r} has no distributed form; "
                              "score a local copy (X.compute()) instead")
         scores = self.decision_function(X)
+        if init_score is not None:
+            chunk_rows = tuple(int(c) for c in scores.chunks[0])
+            scores = scores + init_vector(init_score, chunk_rows, get_client(self.client))
         y01 = as_dask_vector(y, name="y").map_blocks(_labels_chunk, self.classes_, dtype=np.int8)
         value = evaluate(y01, scores, [metric.spec], client=self.client)[metric.spec]
         return float(value) if metric.greater_is_better else -float(value)

@@ -224,6 +224,9 @@ class RowChunks:
     position : dask.array.Array of int64 (n,) with X's row chunks, or None
         Each row's display position as an index into the fit's distinct
         positions (``rankcore.dask._positions``), moved with its row.
+    init : dask.array.Array of float64 (n,) with X's row chunks, or None
+        Each row's initial score (``fit(..., init_score=...)``), moved with its
+        row (``rankcore.dask._init_scores``).
     """
 
     X: Any
@@ -233,6 +236,7 @@ class RowChunks:
     from_memory: tuple = (False, False, False)
     qid: Any = None
     position: Any = None
+    init: Any = None
 
     def persist_if_local(self, client) -> "RowChunks":
         """Send the inputs given in memory to the workers once.
@@ -246,7 +250,7 @@ class RowChunks:
             return self
         for k, arr in zip(chosen, client.persist([arrays[k] for k in chosen])):
             arrays[k] = arr
-        return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False))
+        return RowChunks(*arrays, self.feature_names, from_memory=(False, False, False), init=self.init)
 
     def persisted_for_setup(self, client, *, share: float | None = None) -> "RowChunks":
         """The rows computed once into the workers' memory, for the passes before boosting.
@@ -265,7 +269,7 @@ class RowChunks:
         unlimited): such data are streamed by each pass, as before.
         """
         share = SETUP_MEMORY_SHARE if share is None else float(share)
-        given = (self.X, self.y, self.weight, self.qid, self.position)
+        given = (self.X, self.y, self.weight, self.qid, self.position, self.init)
         arrays = [a for a in given if a is not None]
         nbytes = sum(int(a.nbytes) for a in arrays)
         limits = [int(info.get("memory_limit") or 0) for info in worker_info(client).values()]
@@ -273,9 +277,9 @@ class RowChunks:
             return self
         persisted = client.persist(arrays)        # one graph: chunks shared by X and y are computed once
         it = iter(persisted)
-        X, y, weight, qid, position = (next(it) if a is not None else None for a in given)
+        X, y, weight, qid, position, init = (next(it) if a is not None else None for a in given)
         return RowChunks(X, y, weight, self.feature_names, from_memory=(False, False, False), qid=qid,
-                         position=position)
+                         position=position, init=init)
 
     @property
     def chunk_rows(self) -> tuple[int, ...]:
@@ -294,11 +298,12 @@ class RowChunks:
         return len(self.X.chunks[0])
 
     def take(self, rows: np.ndarray) -> "RowChunks":
-        """These rows (ascending positions) of X, y and the weights, each chunk keeping its own rows (lazily)."""
+        """These rows (ascending positions) of X, y, the weights and the initial scores, each chunk keeping its own
+        rows (lazily)."""
         def pick(arr):
             return None if arr is None else arr[rows]
 
-        return RowChunks(pick(self.X), pick(self.y), pick(self.weight), self.feature_names)
+        return RowChunks(pick(self.X), pick(self.y), pick(self.weight), self.feature_names, init=pick(self.init))
 
     def delayed_chunks(self):
         """Per chunk i: (X_i, y_i, w_i) as delayed objects (y_i, w_i None when absent)."""

@@ -188,21 +188,21 @@ def _concatenated(parts, task, X_parts):
 GATHER_STEPS = 2
 
 
-def _rows_into(rows, task, n_rows, first, X_parts, y_parts, w_parts, q_parts, last, p_parts=None):
+def _rows_into(rows, task, n_rows, first, X_parts, y_parts, w_parts, q_parts, last, p_parts=None, i_parts=None):
     """On the worker: chunks ``first, first + 1, ...`` checked and copied into ``rows`` (None: a new gather).
 
-    ``rows`` is the list [X, filled, y parts, w parts, qid parts, position parts] of the
+    ``rows`` is the list [X, filled, y parts, w parts, qid parts, position parts, init parts] of the
     steps before; X has ``n_rows`` rows, allocated at the first step in the
     first chunk's dtype (float32 kept only while every chunk is float32,
     as :func:`_concatenated`) and filled in row order.  The last step
-    (``last``) returns [X, y, w, qid, position] as :func:`_rows_here` does.  The same
+    (``last``) returns [X, y, w, qid, position, init] as :func:`_rows_here` does.  The same
     rows as :func:`_rows_here`, bit for bit, holding fewer chunks at once.
     """
     for k, (X, y, w) in enumerate(zip(X_parts, y_parts, w_parts)):
         X, y, w = check_chunk(first + k, X, y, w, task=task)
         if rows is None:
             dtype = np.float32 if X.dtype == np.float32 else np.float64
-            rows = [np.empty((n_rows, X.shape[1]), dtype=dtype), 0, [], [], [], []]
+            rows = [np.empty((n_rows, X.shape[1]), dtype=dtype), 0, [], [], [], [], []]
         out, at = rows[0], rows[1]
         if X.dtype != out.dtype and out.dtype == np.float32:
             out = rows[0] = out.astype(np.float64)        # a float64 chunk: every row as float64 (exact)
@@ -217,16 +217,18 @@ def _rows_into(rows, task, n_rows, first, X_parts, y_parts, w_parts, q_parts, la
         rows[4].extend(np.asarray(q) for q in q_parts)
     if p_parts is not None:
         rows[5].extend(p_parts)
+    if i_parts is not None:
+        rows[6].extend(i_parts)
     if not last:
         return rows
-    X, filled, y_parts, w_parts, q_parts, p_parts = rows
+    X, filled, y_parts, w_parts, q_parts, p_parts, i_parts = rows
     rows.clear()
     if filled != X.shape[0]:
         raise ValueError(f"X: expected {X.shape[0]} rows (the collection's chunk sizes), the chunks hold {filled}")
     y = np.concatenate(y_parts)
     w = None if w_parts[0] is None else np.concatenate(w_parts)
     qid = np.concatenate(q_parts) if q_parts else None
-    return [X, y, w, qid, _joined(p_parts) if p_parts else None]
+    return [X, y, w, qid, _joined(p_parts) if p_parts else None, _joined(i_parts) if i_parts else None]
 
 
 def _joined(parts):
@@ -234,8 +236,9 @@ def _joined(parts):
     return np.concatenate([np.asarray(p) for p in parts])
 
 
-def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None):
-    """On the worker: the chunks checked and concatenated into a list [X, y, w, qid, position], rows in order.
+def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None, i_parts=None):
+    """On the worker: the chunks checked and concatenated into a list [X, y, w, qid, position, init], rows in
+    order.
 
     A task of its own, so that the chunks are released as soon as it ends
     (the client keeps no reference to them): the fit that follows holds the
@@ -246,11 +249,11 @@ def _rows_here(task, X_parts, y_parts, w_parts, q_parts, p_parts=None):
     """
     X, y, w = _concatenated((y_parts, w_parts), task, X_parts)
     qid = None if q_parts is None else np.concatenate([np.asarray(q) for q in q_parts])
-    return [X, y, w, qid, None if p_parts is None else _joined(p_parts)]
+    return [X, y, w, qid, None if p_parts is None else _joined(p_parts), None if i_parts is None else _joined(i_parts)]
 
 
 def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
-    """On the worker: the in-memory fit on ``rows`` ([X, y, w, qid, position] from :func:`_rows_here`), on the
+    """On the worker: the in-memory fit on ``rows`` ([X, y, w, qid, position, init] from :func:`_rows_here`), on the
     worker's threads and ``borrowed`` more (held on other workers of its host, ``_borrow``), at most the CPUs this
     process may use.
 
@@ -267,7 +270,7 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     from .._blas import openmp_limit
     from ..validation import effective_n_threads
 
-    X, y, w, qid, position = rows
+    X, y, w, qid, position, init = rows
     rows.clear()
     del rows
     held = _worker_threads() + int(borrowed)
@@ -282,7 +285,8 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     fit_rows = getattr(estimator, "_fit_rows", None)   # the push estimators; anything else keeps X to the end
     # Dask starts its workers with OMP_NUM_THREADS=1, which would cap n_jobs (validation.effective_n_threads)
     # at one thread on a worker of several: the limit is the threads the fit holds
-    extra = {} if position is None else {"position": position}      # (an estimator without positions: no keyword)
+    # (an estimator without positions or initial scores: no keyword)
+    extra = {key: value for key, value in (("position", position), ("init_score", init)) if value is not None}
     with warnings.catch_warnings(record=True) as caught, redirect_stdout(out), pages_kept(), openmp_limit(threads):
         warnings.simplefilter("always")
         if fit_rows is None:
@@ -295,7 +299,7 @@ def _fit_here(estimator, rows, fit_kwargs, borrowed: int = 0):
     return estimator, get_worker().address, out.getvalue(), shown, threads
 
 
-def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=None,
+def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=None, init=None,
                       fit_kwargs: dict) -> tuple[Any, str, int]:
     """Fit the in-memory ``estimator`` on one worker holding every row of ``data``; (fitted estimator, worker,
     threads of the fit).
@@ -304,7 +308,7 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
     to worker, into the memory of the worker that holds most of them (the
     scheduler's choice for the fitting task): never through the client.
     ``qid``: a Dask vector with the chunks of ``data`` (query codes), or None; ``position`` likewise (the display
-    positions as given, checked by the in-memory fit).
+    positions as given, checked by the in-memory fit); ``init`` likewise (the initial scores, ``init_score``).
     The fit's printed output and warnings are shown on the client.
     """
     import sys
@@ -312,16 +316,17 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
     chunks = data.delayed_chunks()
     q = None if qid is None else qid.to_delayed().ravel().tolist()
     p = None if position is None else position.to_delayed().ravel().tolist()
+    s = None if init is None else init.to_delayed().ravel().tolist()
     columns = [[c[0] for c in chunks], [c[1] for c in chunks],
-               None if data.weight is None else [c[2] for c in chunks], q, p]
+               None if data.weight is None else [c[2] for c in chunks], q, p, s]
     futures = [None if col is None else client.compute(col) for col in columns]
-    X_f, y_f, w_f, q_f, p_f = futures
+    X_f, y_f, w_f, q_f, p_f, i_f = futures
     if w_f is None:
         w_f = [None] * len(X_f)
     n_rows = sum(data.chunk_rows)
     steps = min(GATHER_STEPS, len(X_f))
     if steps <= 1 or n_rows == 0:
-        rows = client.submit(_rows_here, task, X_f, y_f, w_f, q_f, p_f, pure=False)
+        rows = client.submit(_rows_here, task, X_f, y_f, w_f, q_f, p_f, i_f, pure=False)
     else:
         # consecutive groups of chunks, each step on the worker holding the rows so far (its largest input)
         bounds = [round(len(X_f) * s / steps) for s in range(steps + 1)]
@@ -329,9 +334,9 @@ def fit_on_one_worker(client, estimator, data, task: str, *, qid=None, position=
         for s, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
             rows = client.submit(_rows_into, rows, task, n_rows, a, X_f[a:b], y_f[a:b], w_f[a:b],
                                  None if q_f is None else q_f[a:b], s == steps - 1,
-                                 None if p_f is None else p_f[a:b], pure=False)
+                                 None if p_f is None else p_f[a:b], None if i_f is None else i_f[a:b], pure=False)
     # the chunks' only holders are now the concatenating task (freed when it ends) and the fit task the rows'
-    del futures, X_f, y_f, w_f, q_f, p_f, columns
+    del futures, X_f, y_f, w_f, q_f, p_f, i_f, columns
     borrowed = Borrowed(client)
     where = {}
     if BORROW_THREADS:

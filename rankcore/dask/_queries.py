@@ -180,10 +180,11 @@ def _global_codes(qid, chunk_codes):
     return chunk_codes[check_qid(qid, qid.shape[0], name="qid").codes]
 
 
-def _split(X, y, w, qid, chunk_codes, destination, n_runs: int, position=None):
-    """A chunk's rows cut by destination run: a list of (X, y, w, codes, positions), one per run.
+def _split(X, y, w, qid, chunk_codes, destination, n_runs: int, position=None, init=None):
+    """A chunk's rows cut by destination run: a list of (X, y, w, codes, positions, initial scores), one per run.
 
-    ``position``: the rows' display position codes (None without), which move with their rows.
+    ``position``: the rows' display position codes, ``init``: their initial scores (None without), which move
+    with their rows.
 
     ``chunk_codes`` and ``destination``: the global code and the run of each
     of the chunk's distinct ids, in its sorted order.
@@ -198,20 +199,17 @@ def _split(X, y, w, qid, chunk_codes, destination, n_runs: int, position=None):
     for r in range(n_runs):
         rows = order[bounds[r]:bounds[r + 1]]
         pieces.append((X[rows], y[rows], None if w is None else np.asarray(w)[rows], codes[rows],
-                       None if position is None else np.asarray(position)[rows]))
+                       None if position is None else np.asarray(position)[rows],
+                       None if init is None else np.asarray(init)[rows]))
     return pieces
 
 
 def _assemble(*pieces):
     """A run from its pieces in chunk order, its rows sorted by query (stable)."""
-    X = np.concatenate([p[0] for p in pieces])
-    y = np.concatenate([p[1] for p in pieces])
-    w = None if pieces[0][2] is None else np.concatenate([p[2] for p in pieces])
     codes = np.concatenate([p[3] for p in pieces])
-    position = None if pieces[0][4] is None else np.concatenate([p[4] for p in pieces])
     order = np.argsort(codes, kind="stable")
-    return X[order], y[order], None if w is None else w[order], codes[order], None if position is None \
-        else position[order]
+    columns = [None if pieces[0][k] is None else np.concatenate([p[k] for p in pieces])[order] for k in range(6)]
+    return tuple(columns)
 
 
 def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
@@ -224,7 +222,7 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
              for q, codes, rows in zip(survey.qid.to_delayed().ravel(), survey.chunk_codes, data.chunk_rows)
              if rows > 0]
     codes = client.persist(da.concatenate(parts))
-    X, y, weight, position = data.X, data.y, data.weight, data.position
+    X, y, weight, position, init = data.X, data.y, data.weight, data.position, data.init
     if min(data.chunk_rows) == 0:
         # concatenate leaves the empty chunks out of the codes: the rows leave them too, so that every block of rows
         # meets its own queries' codes (zipped chunk by chunk)
@@ -233,7 +231,8 @@ def _codes_only(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
         y = y.rechunk((rows,))
         weight = None if weight is None else weight.rechunk((rows,))
         position = None if position is None else position.rechunk((rows,))
-    return RowChunks(X, y, weight, data.feature_names, qid=codes, position=position)
+        init = None if init is None else init.rechunk((rows,))
+    return RowChunks(X, y, weight, data.feature_names, qid=codes, position=position, init=init)
 
 
 def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
@@ -246,12 +245,13 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
     destination = _runs(survey.sizes, data.n_chunks)
     n_runs = int(destination.max()) + 1
     split = dask.delayed(_split, pure=False, nout=n_runs)
-    assemble = dask.delayed(_assemble, pure=False, nout=5)
+    assemble = dask.delayed(_assemble, pure=False, nout=6)
     ws = data.weight.to_delayed().ravel() if data.weight is not None else [None] * data.n_chunks
     ps = data.position.to_delayed().ravel() if data.position is not None else [None] * data.n_chunks
-    pieces = [split(x, y, w, q, codes, destination[codes], n_runs, p)
-              for x, y, w, q, codes, p in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
-                                              survey.qid.to_delayed().ravel(), survey.chunk_codes, ps)]
+    inits = data.init.to_delayed().ravel() if data.init is not None else [None] * data.n_chunks
+    pieces = [split(x, y, w, q, codes, destination[codes], n_runs, p, s)
+              for x, y, w, q, codes, p, s in zip(data.X.to_delayed().ravel(), data.y.to_delayed().ravel(), ws,
+                                                 survey.qid.to_delayed().ravel(), survey.chunk_codes, ps, inits)]
     rows = np.bincount(destination, weights=survey.sizes, minlength=n_runs).astype(np.int64)
     # a chunk contributes to a run only when it holds one of the run's queries
     holds = [np.unique(destination[codes]) for codes in survey.chunk_codes]
@@ -261,11 +261,14 @@ def place_queries(client, data: RowChunks, survey: QuerySurvey) -> RowChunks:
         columns.insert(2, (2, (), data.weight.dtype))
     if data.position is not None:
         columns.append((4, (), np.int64))
+    if data.init is not None:
+        columns.append((5, (), np.float64))
     arrays = [da.concatenate([da.from_delayed(run[field], shape=(rows[r],) + tail, dtype=dtype)
                               for r, run in enumerate(runs)])
               for field, tail, dtype in columns]
     arrays = list(client.persist(arrays))
+    init = arrays.pop() if data.init is not None else None
     position = arrays.pop() if data.position is not None else None
     X, y, codes = arrays[0], arrays[1], arrays[-1]
     w = arrays[2] if data.weight is not None else None
-    return RowChunks(X, y, w, data.feature_names, qid=codes, position=position)
+    return RowChunks(X, y, w, data.feature_names, qid=codes, position=position, init=init)

@@ -38,7 +38,7 @@ from ._workers import worker_info
 #: Seconds :meth:`ShardSet.close` waits for the lead to close its channels.
 CLOSE_TIMEOUT = 10.0
 
-__all__ = ["Block", "EffectsUpdate", "Shard", "encode_chunk", "with_places", "placeholder_labels",
+__all__ = ["Block", "EffectsUpdate", "Shard", "encode_chunk", "with_places", "with_init", "placeholder_labels",
            "contiguous_shares", "place_shares",
            "start_shards"]
 
@@ -136,6 +136,13 @@ def with_queries(block: Block, codes) -> Block:
 def with_places(block: Block, codes) -> Block:
     """``block`` with its rows' display position codes (a fit given ``position``)."""
     block.places = np.ascontiguousarray(codes, dtype=np.intp)
+    return block
+
+
+def with_init(block: Block, init) -> Block:
+    """``block`` with its scores starting at its rows' initial scores (``init_score``, in chunk order) instead of 0."""
+    init = np.asarray(init, dtype=np.float64)
+    block.scores = np.array(init if block.order is None else init[block.order], dtype=np.float64)
     return block
 
 
@@ -737,6 +744,9 @@ def start_shards(client, data, layout, objective, classes, task, random_state=No
     if getattr(data, "position", None) is not None:     # position effects: each block keeps its rows' places
         places = client.compute(data.position.to_delayed().ravel().tolist())
         futures = client.map(with_places, futures, places, pure=False)
+    if getattr(data, "init", None) is not None:         # init_score: each block's scores start at its rows'
+        inits = client.compute(data.init.to_delayed().ravel().tolist())
+        futures = client.map(with_init, futures, inits, pure=False)
     wait(futures)
     for f in futures:
         if f.status == "error":

@@ -20,7 +20,8 @@ than this), ``LARGE_DATA_METRIC`` (what its hold-out is scored by when
 its :class:`EarlyStopping`, the hold-out of :func:`plan_validation`, the
 stop reason ``NO_VALIDATION``), ``fit``'s validation sets (:func:`read_eval_sets`
 reads ``eval_set``, ``eval_names`` and ``eval_metric``; a :class:`Validation` holds the sets a run
-scores); their declared parameters are the classes' ``parameters``.
+scores), ``fit``'s checks of ``init_score`` and ``eval_init_score`` (:func:`check_init_score`,
+:func:`check_eval_init_scores`); their declared parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
@@ -29,6 +30,7 @@ from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
+from ._row_inputs import check_eval_init_scores, check_init_score
 from ._queries import check_grades, check_some_query_ranks, refuse_positions_without_queries, warn_sparse_places
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
 from ._query_defaults import QUERY_METRIC
@@ -43,4 +45,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
-           "refuse_positions_without_queries", "warn_sparse_places"]
+           "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores"]

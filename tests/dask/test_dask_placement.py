@@ -389,7 +389,7 @@ def _watch_rows(install: bool):
     def watched(gather):
         def gather_and_watch(*args, **kwargs):
             rows = gather(*args, **kwargs)
-            if len(rows) == 5:                     # the gathered [X, y, w, qid, position]
+            if len(rows) == 6:                     # the gathered [X, y, w, qid, position, init]
                 refs.append(weakref.ref(rows[0]))
             return rows
         return gather_and_watch
