@@ -49,7 +49,7 @@ def init_vector(init_score: Any, chunk_rows: tuple, client):
         local = check_init_score(init_score, sum(chunk_rows))
         return client.persist(_as_dask_vector(local, tuple(chunk_rows), name="init_score"))
     vector = _as_dask_vector(init_score, tuple(chunk_rows), name="init_score")
-    if not np.issubdtype(vector.dtype, np.number) and vector.dtype != bool:
+    if (not np.issubdtype(vector.dtype, np.number) and vector.dtype != bool) or np.iscomplexobj(vector):
         raise TypeError(f"init_score: expected one number per row (the score each row starts from), got a Dask "
                         f"collection of {vector.dtype}")
     return vector.map_blocks(_checked_chunk, dtype=np.float64, meta=np.empty(0, dtype=np.float64))

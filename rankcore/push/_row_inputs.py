@@ -51,6 +51,9 @@ def check_init_score(init_score: Any, n: int, *, name: str = "init_score") -> np
         return None
     if hasattr(init_score, "to_numpy"):
         init_score = init_score.to_numpy()
+    if np.iscomplexobj(init_score):          # float64 would drop the imaginary parts with a mere NumPy warning
+        raise TypeError(f"{name}: expected one real number per row (the score each row starts from), got complex "
+                        "numbers")
     try:
         arr = np.asarray(init_score, dtype=np.float64)
     except (TypeError, ValueError):

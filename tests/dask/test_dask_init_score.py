@@ -147,6 +147,8 @@ def test_the_default_hold_out_gives_its_rows_their_initial_scores(dask_client): 
     (dict(init_score=np.zeros(5)), ValueError, r"init_score: expected one score per row \(500 rows\)"),
     (dict(init_score=np.r_[np.zeros(499), np.nan]), ValueError, "row 499 has nan"),
     (dict(init_score="scores"), TypeError, "init_score: expected one number per row"),
+    (dict(init_score=np.zeros(500) + 1j), TypeError, "init_score: expected one real number per row"),
+    (dict(init_score=da.from_array(np.zeros(500) + 1j, chunks=250)), TypeError, "init_score: expected one number"),
     (dict(eval_init_score=np.zeros(5)), ValueError, "eval_init_score: given without eval_set"),
     (dict(eval_set=[(np.zeros((3, 5)), [0, 1, 0])] * 2, eval_init_score=[None]), ValueError,
      r"eval_init_score: expected one entry per set of eval_set \(2\)"),

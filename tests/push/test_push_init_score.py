@@ -151,3 +151,9 @@ def test_the_drivers_messages_name_init_score():
         rankcore.boost(price="exp:1", n_iter=2).fit(X, y, init_score=1000.0 * np.abs(X[:, 0]))
     with pytest.warns(UserWarning, match="the model adds nothing to init_score"):
         rankcore.boost(learner="trees", n_iter=2).fit(np.ones((300, 2)), y, init_score=X[:, 0])   # no split
+
+
+def test_complex_initial_scores_are_refused():
+    X, y, _, _, _, _ = split_data(8)
+    with pytest.raises(TypeError, match="init_score: expected one real number per row .* got complex numbers"):
+        rankcore.boost(n_iter=2).fit(X, y, init_score=X[:, 0] + 1j * X[:, 1])
