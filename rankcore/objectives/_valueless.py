@@ -1,4 +1,4 @@
-"""Bound objectives that give a gradient and a curvature but no value (LambdaMART, YetiRank).
+"""Bound objectives that give a gradient and a curvature but no value (LambdaMART, YetiRank, XE-NDCG).
 
 Such methods define each row's pull directly, with no function whose
 gradient it is: the value is NaN, no line can be searched, and the driver
@@ -10,13 +10,16 @@ scores, so the last evaluation is kept and each iteration computes it once.
 from __future__ import annotations
 
 import math
+import numbers
+from typing import ClassVar
 
 import numpy as np
 
 from ..metrics import Queries
 from ._base import BoundObjective, Objective, clip_hessian
 
-__all__ = ["ValuelessQueryObjective", "BoundValuelessObjective", "checked_rows", "checked_vector"]
+__all__ = ["ValuelessQueryObjective", "RandomizedQueryObjective", "BoundValuelessObjective", "checked_rows",
+           "checked_vector", "seed_of"]
 
 
 class ValuelessQueryObjective(Objective):
@@ -31,6 +34,40 @@ class ValuelessQueryObjective(Objective):
     requires_queries = True
     has_value = False
     per_row_gradient = True
+
+
+class RandomizedQueryObjective(ValuelessQueryObjective):
+    """One whose gradients draw noise from the fit's seed (YetiRank, XE-NDCG): the binding they share.
+
+    ``bound_type`` is the bound class, built as ``bound_type(objective, y, sample_weight, queries, seed, first_row,
+    n_threads=...)``.
+    """
+
+    randomized = True
+    bound_type: ClassVar[type]
+
+    def bind(self, y, sample_weight=None, *, n_threads=1, queries=None, random_state=None, first_row=0):
+        """Gradient and curvature on fixed grades, queries and weights (``queries`` is required).
+
+        ``random_state`` (an int, a Generator or None for fresh entropy)
+        seeds the noise; ``first_row`` numbers the rows in it (blocks of a
+        larger set pass the position of their first row).
+        """
+        self.check_queries(queries)
+        return self.bound_type(self, y, sample_weight, queries, seed_of(random_state), int(first_row),
+                               n_threads=n_threads)
+
+
+def seed_of(random_state) -> int:
+    """The 64-bit seed of a randomized objective's noise: an int as given (modulo 2^64), a draw from a Generator,
+    or fresh entropy for None."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63))
+    if random_state is None:
+        return int(np.random.default_rng().integers(0, 2**63))
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise TypeError(f"random_state: expected an int, a numpy Generator or None, got {random_state!r}")
+    return int(random_state) & ((1 << 64) - 1)
 
 
 def checked_rows(y, scores, queries) -> tuple[np.ndarray, np.ndarray]:

@@ -52,9 +52,9 @@ import math
 import numpy as np
 
 from ..metrics import Queries
-from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_vector
+from ._valueless import BoundValuelessObjective, RandomizedQueryObjective, checked_vector
 from ._xendcg_kernels import xendcg_gradient
-from ._yetirank import _MASK64, _mix, _seed_of, _stream_key, grouping
+from ._yetirank import _MASK64, _mix, _stream_key, grouping
 
 __all__ = ["XENDCGObjective", "PreparedXENDCG", "target_noise", "xendcg_key", "MAX_GRADE"]
 
@@ -160,7 +160,7 @@ class PreparedXENDCG:
         return grad, hess
 
 
-class XENDCGObjective(ValuelessQueryObjective):
+class XENDCGObjective(RandomizedQueryObjective):
     """XE-NDCG within each query (no value; Newton steps on trees): LightGBM's rank_xendcg.
 
     Spec: ``xendcg`` (no parameters; ``rank_xendcg`` is an alias).  Labels
@@ -174,19 +174,7 @@ class XENDCGObjective(ValuelessQueryObjective):
     name = "xendcg"
     aliases = ("rank_xendcg",)
     examples = ("xendcg",)
-    randomized = True
     max_grade = MAX_GRADE
-
-    def bind(self, y, sample_weight=None, *, n_threads=1, queries=None, random_state=None, first_row=0):
-        """Gradient and curvature on fixed grades, queries and weights (``queries`` is required).
-
-        ``random_state`` (an int, a Generator or None for fresh entropy)
-        seeds the noise; ``first_row`` numbers the rows in it (blocks of a
-        larger set pass the position of their first row).
-        """
-        self.check_queries(queries)
-        return BoundXENDCG(self, y, sample_weight, queries, _seed_of(random_state), int(first_row),
-                           n_threads=n_threads)
 
 
 class BoundXENDCG(BoundValuelessObjective):
@@ -214,3 +202,6 @@ class BoundXENDCG(BoundValuelessObjective):
                                                    n_threads=self.n_threads)
         self.evaluations += 1
         return grad_hess
+
+
+XENDCGObjective.bound_type = BoundXENDCG

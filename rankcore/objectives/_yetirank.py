@@ -45,7 +45,7 @@ import numpy as np
 from ..metrics import Queries
 from ..spec import Parameter
 from ..validation import check_flag
-from ._valueless import BoundValuelessObjective, ValuelessQueryObjective, checked_rows
+from ._valueless import BoundValuelessObjective, RandomizedQueryObjective, checked_rows
 from ._yetirank_kernels import yetirank_gradient
 
 __all__ = ["YetiRank", "YetiRankObjective", "logistic_noise", "noise_table", "place_weights"]
@@ -197,7 +197,7 @@ def grouping(queries: Queries) -> tuple[np.ndarray, np.ndarray]:
     return rows, bounds
 
 
-class YetiRankObjective(ValuelessQueryObjective):
+class YetiRankObjective(RandomizedQueryObjective):
     """YetiRank's gradients within each query (no value; Newton steps on trees).
 
     Spec: ``yetirank``, ``yetirank:20`` (permutations),
@@ -218,27 +218,6 @@ class YetiRankObjective(ValuelessQueryObjective):
                   doc="Newton leaves from the pairs' curvature; false: h = 1 (leaves are mean gradients)"),
     )
     examples = ("yetirank", "yetirank:20", "yetirank:permutations=4,decay=0.5,newton=false")
-    randomized = True
-
-    def bind(self, y, sample_weight=None, *, n_threads=1, queries=None, random_state=None, first_row=0):
-        """Gradient and curvature on fixed grades, queries and weights (``queries`` is required).
-
-        ``random_state`` (an int, a Generator or None for fresh entropy)
-        seeds the noise; ``first_row`` numbers the rows in it (blocks of a
-        larger set pass the position of their first row).
-        """
-        self.check_queries(queries)
-        return BoundYetiRank(self, y, sample_weight, queries, _seed_of(random_state), int(first_row))
-
-
-def _seed_of(random_state) -> int:
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(0, 2**63))
-    if random_state is None:
-        return int(np.random.default_rng().integers(0, 2**63))
-    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
-        raise TypeError(f"random_state: expected an int, a numpy Generator or None, got {random_state!r}")
-    return int(random_state) & _MASK64
 
 
 class BoundYetiRank(BoundValuelessObjective):
@@ -251,7 +230,8 @@ class BoundYetiRank(BoundValuelessObjective):
     """
 
     def __init__(self, objective: YetiRankObjective, y, sample_weight, queries: Queries, seed: int,
-                 first_row: int = 0):
+                 first_row: int = 0, *, n_threads: int = 1):
+        # n_threads is the shared binding's; the kernel runs on one thread (its module docstring, D)
         super().__init__(objective, y, sample_weight)
         self.ranks = YetiRank(objective.permutations, objective.decay, newton=objective.newton)
         self.queries = queries
@@ -266,3 +246,6 @@ class BoundYetiRank(BoundValuelessObjective):
                                                 grouped=self.grouped)
         self.evaluations += 1
         return grad_hess
+
+
+YetiRankObjective.bound_type = BoundYetiRank
