@@ -213,7 +213,8 @@ class _DaskBoost(ClientParameter):
                                                             positions=position is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
-        placement = self._placement(client, data, setup, bool(user_callbacks), refusal)
+        placement = self._placement(client, data, setup, bool(user_callbacks), refusal,
+                                    row_vectors=(qid is not None or group is not None) + (position is not None))
         if placement.kind == "one_worker":
             self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
                                     group=group, position=position, eval_set=eval_set)
@@ -252,13 +253,18 @@ class _DaskBoost(ClientParameter):
             "iterations": iterations,
         }
 
-    def _placement(self, client, data, setup, callbacks: bool, refusal: ValueError | None):
+    def _placement(self, client, data, setup, callbacks: bool, refusal: ValueError | None, row_vectors: int = 0):
         """Where this fit runs (``placement``; ``"auto"``: the cost rule of ``rankcore.dask._placement``, on one
-        worker when ``refusal`` says why a distributed fit cannot take the request)."""
-        arrays = [a for a in (data.X, data.y, data.weight) if a is not None]
+        worker when ``refusal`` says why a distributed fit cannot take the request).
+
+        ``row_vectors``: how many vectors of one int64 a row the fit also moves
+        (query ids, display positions), read later than X but gathered with it.
+        """
+        arrays = [a for a in (data.X, data.y, data.weight, data.init) if a is not None]
+        data_bytes = sum(int(a.nbytes) for a in arrays) + 8 * int(row_vectors) * int(data.n_rows)
         return choose_placement(setup.params.placement,
                                 n_rows=data.n_rows, n_features=data.n_features,
-                                data_bytes=sum(int(a.nbytes) for a in arrays), learner=setup.learner,
+                                data_bytes=data_bytes, learner=setup.learner,
                                 workers=worker_info(client), callbacks=callbacks,
                                 not_distributed=None if refusal is None else str(refusal))
 

@@ -109,7 +109,8 @@ def choose_placement(requested: str, *, n_rows: int, n_features: int, data_bytes
     ----------
     requested : {"auto", "distributed", "one_worker"}
     n_rows, n_features, data_bytes : int
-        The training rows, features, and bytes of X, y, weights and query ids.
+        The training rows, features, and bytes of X, y, weights, query ids,
+        display positions and initial scores.
     learner : Learner
         The resolved learner (its growth and leaves give the messages per iteration).
     workers : dict

@@ -127,6 +127,29 @@ def test_auto_runs_a_small_fit_on_one_worker(dask_client):  # noqa: F811
     assert "placement" not in model.to_local().get_params()
 
 
+
+def test_auto_counts_the_bytes_of_query_ids_positions_and_initial_scores(dask_client, monkeypatch):  # noqa: F811
+    import rankcore.dask._estimators as estimators
+
+    seen = []
+
+    def spy(requested, **kwargs):
+        seen.append(kwargs["data_bytes"])
+        return choose_placement(requested, **kwargs)
+
+    monkeypatch.setattr(estimators, "choose_placement", spy)
+    X, y = _data()
+    Xd, yd = _dask(X, y)
+    n = X.shape[0]
+    qid = np.repeat(np.arange(n // 20), 20)
+    DaskPushBoost(learner=TREES, n_iter=2, random_state=0).fit(Xd, yd)
+    places = np.tile(np.arange(20), n // 20)
+    DaskPushBoost(learner=TREES, n_iter=2, random_state=0).fit(Xd, yd, qid=qid, position=places, init_score=np.zeros(n))
+    plain, within = seen
+    assert plain == X.nbytes + yd.nbytes
+    assert within == plain + 3 * 8 * n                  # qid, positions, initial scores: 8 bytes a row each
+
+
 # --------------------------------------------------------------------------
 # The rule
 # --------------------------------------------------------------------------
