@@ -31,10 +31,13 @@ def add_data_argument(parser, what: str = "labelled data", *, categorical: bool 
     add_data_options(parser, categorical=categorical)
 
 
-def add_data_options(parser, *, categorical: bool = False, position: bool = False) -> None:
+def add_data_options(parser, *, categorical: bool = False, position: bool = False,
+                     init_score: str | None = None) -> None:
     """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models); ``position``:
-    also ``--position`` (``fit``).  The other commands take ``--position`` only to refuse it with what to do
-    (:func:`refuse_position`): argparse's own error would not say that ``fit`` is the one."""
+    also ``--position`` (``fit``); ``init_score``: the help of ``--init-score`` where it is taken (``fit``,
+    ``score``, ``evaluate``).  The other commands take ``--position`` and ``--init-score`` only to refuse them with
+    what to do (:func:`refuse_position`, :func:`refuse_init_score`): argparse's own error would not say which
+    commands take them."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -65,6 +68,11 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     else:
         group.add_argument("--position", metavar="COLUMN", dest="refused_position",
                            help="not here: only `rankcore fit` learns display-position effects")
+    if init_score is not None:
+        group.add_argument("--init-score", metavar="COLUMN", help=init_score)
+    else:
+        group.add_argument("--init-score", metavar="COLUMN", dest="refused_init_score",
+                           help="not here: only `rankcore fit`, `score` and `evaluate` take initial scores")
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
@@ -100,12 +108,14 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     one list: query ids of this file are then ignored for that reason.
     ``--position`` (``fit``) reads the rows' display positions; with
     ``require_position`` False the file need not have that column, and
-    one that does leaves it out unread (a validation file).
+    one that does leaves it out unread (a validation file).  ``--init-score``
+    (``fit``, ``score``, ``evaluate``) reads the rows' initial scores.
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
 
     refuse_position(args)
+    refuse_init_score(args)
     if not queries:
         refuse_qid(args)
     if categorical is None and getattr(args, "categorical", None):
@@ -114,7 +124,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         data = load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
                          qid=getattr(args, "qid", None), feature_names=feature_names,
-                         position=getattr(args, "position", None), require_position=require_position)
+                         position=getattr(args, "position", None), require_position=require_position,
+                         init_score=getattr(args, "init_score", None))
     except TextColumnsError as exc:
         raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
     if not queries and data.qid is not None:
@@ -138,6 +149,17 @@ def refuse_position(args) -> None:
                 else "here it would be read as a feature, the very bias positions are for")
         raise CommandError(f"--position: only `rankcore fit DATA --qid Q --position {column}` learns display-position "
                            f"effects; `rankcore {args.command}` takes no positions ({what}): pass --drop {column}")
+
+
+def refuse_init_score(args) -> None:
+    """``--init-score`` for a command that fits or judges models without initial scores (``compare``, ``auto``):
+    one error saying which commands take them, and that the column must not be read as a feature here."""
+    column = getattr(args, "refused_init_score", None)
+    if column:
+        raise CommandError(f"--init-score: `rankcore {args.command}` takes no initial scores (here the column would "
+                           f"be read as a feature); `rankcore fit DATA --init-score {column}` fits a model from "
+                           f"them, and `rankcore score` and `rankcore evaluate` add them to its scores: pass "
+                           f"--drop {column}")
 
 
 def refuse_qid(args) -> None:

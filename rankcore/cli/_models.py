@@ -412,7 +412,8 @@ class FitOutcome:
 
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
-            keep_monitor_curve: bool = True, position=None) -> FitOutcome:
+            keep_monitor_curve: bool = True, position=None, init_score=None, monitor_init=None,
+            eval_metric=None) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -429,6 +430,13 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     position : array-like of int, optional
         With ``qid``: each training row's display position, passed to the
         estimator's ``fit`` (position effects learned beside the model).
+    init_score, monitor_init : array-like of float, optional
+        The training rows' and the monitored rows' initial scores: the fit
+        starts from ``init_score``, and the monitored rows are scored at the
+        model's scores plus ``monitor_init`` (``eval_init_score``).
+    eval_metric : list of str, optional
+        More metrics recorded on the monitored rows after every iteration
+        (``evals_result_``); needs the monitor to be validation data.
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
         early stopping on (``True``, or ``"auto"`` on more than 10,000 rows of one list)
@@ -462,6 +470,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     queries = {} if qid is None else {"qid": qid}
     if position is not None:
         queries["position"] = position
+    if init_score is not None:
+        queries["init_score"] = init_score
     try:
         if config.kind.live:
             fit_kwargs = dict(queries)
@@ -469,7 +479,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
                 # set unwatched too (it changes nothing then): the model's parameters do not depend on --quiet
                 estimator.set_params(**{config.kind.cls.monitor_parameter: monitor[0]})
             if watched:
-                fit_kwargs["eval_set"] = tuple(monitor[1:])
+                fit_kwargs.update(_eval_set_kwargs(monitor, monitor_init, eval_metric))
 
             def report(info):
                 if task.total is None:      # n_iter left to the estimator: its plan, for one line in ten
@@ -486,12 +496,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     seconds = time.perf_counter() - start
     curve = estimator.training_curve_ if config.kind.cls.iteration_parameter is not None else None
     history = None if curve is None else (curve.iterations, curve.objective)
-    score = None
-    if monitor is not None:
-        from ..metrics import evaluate
-
-        score = float(evaluate(monitor[2], decision_scores(estimator, monitor[1]), [monitor[0]],
-                               qid=monitor[3] if len(monitor) > 3 else None)[monitor[0]])
+    score = None if monitor is None else _monitor_score(estimator, monitor, monitor_init)
     if history is not None and history[1].size:
         task.iteration = int(history[0][-1]) if not config.kind.live else task.iteration
         task.objective = float(history[1][-1])
@@ -503,6 +508,25 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
             summary.insert(0, f"{monitor_name} {score:.4f}")
     task.close("  ".join(part for part in summary if part))
     return FitOutcome(estimator, seconds, curve, score, held_out if held_out_recorded(curve) else None)
+
+
+def _monitor_score(estimator, monitor: tuple, monitor_init=None) -> float:
+    """The monitored metric of the fitted model on the monitored rows (at its scores plus ``monitor_init``)."""
+    from ..metrics import evaluate
+
+    scores = decision_scores(estimator, monitor[1])
+    scores = scores if monitor_init is None else scores + monitor_init
+    return float(evaluate(monitor[2], scores, [monitor[0]], qid=monitor[3] if len(monitor) > 3 else None)[monitor[0]])
+
+
+def _eval_set_kwargs(monitor: tuple, monitor_init, eval_metric) -> dict:
+    """``fit``'s ``eval_set`` of the monitored rows, with their ``eval_init_score`` and the ``eval_metric`` given."""
+    kwargs: dict[str, Any] = {"eval_set": tuple(monitor[1:])}
+    if monitor_init is not None:
+        kwargs["eval_init_score"] = monitor_init
+    if eval_metric:
+        kwargs["eval_metric"] = list(eval_metric)
+    return kwargs
 
 
 def held_out_recorded(curve: Any) -> bool:

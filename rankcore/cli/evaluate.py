@@ -12,6 +12,7 @@ from ._common import (
     metric_specs,
 )
 from ._columns import load_for_model
+from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table
 from ._models import check_model_missing, decision_scores
 from ._queries import QUERY_METRICS, query_defaults, query_labels
@@ -29,7 +30,7 @@ def add_parser(subparsers):
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, init_score=SCORED_HELP)
     parser.add_argument("--metrics", "-m", metavar="SPECS",
                         help=f"comma-separated metric specs (default {DEFAULT_METRICS}; with query ids "
                              f"{QUERY_METRICS}); any registered metric, plugins included "
@@ -45,12 +46,13 @@ def run(args) -> int:
 
     specs = metric_specs(args.metrics) if args.metrics else None   # a bad spec fails before any reading
     model = load_model(args.model)
+    check_scored_with_init_scores(model, args.model, args.init_score)
     data, X = load_for_model(args, args.data, model, args.model, queries=True)
     qid = data.qid
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     check_model_missing(model, args.model, data)
     y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
-    scores = decision_scores(model, X)
+    scores = with_init_scores(decision_scores(model, X), data)
     if qid is None:
         announce_positive(args, data)
     if args.ci is not None:

@@ -16,6 +16,8 @@ from ._common import (
     scalar_metric,
 )
 from ._columns import estimator_input, like_training
+from ._eval_metrics import EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_lines, eval_metric_specs
+from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
                       split_by_category)
 from .._progress import Progress
@@ -50,18 +52,21 @@ def add_parser(subparsers):
                     "rankcore.load_model, `rankcore score` and `rankcore evaluate`). With query ids (--qid COLUMN, "
                     "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks "
                     "the rows of each query against each other (the push models); --position COLUMN gives the "
-                    "place each row was shown at, for labels that are clicks.",
+                    "place each row was shown at, for labels that are clicks; --init-score COLUMN the scores the "
+                    "fit starts from (a first-stage ranker's), which the model learns a correction to.",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
             "rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
             "rankcore fit adult.csv --label income --learner trees --categorical auto --out m.json",
             "rankcore fit clicks.csv --qid query --position place --label click --out m.json",
+            "rankcore fit train.csv --qid query --label grade --init-score first_stage --validation valid.csv "
+            "--eval-metric ndcg@k:1,map --out m.json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=True, position=True)
+    add_data_options(parser, categorical=True, position=True, init_score=INIT_SCORE_HELP)
     add_model_options(parser, multiple=False)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
@@ -70,12 +75,58 @@ def add_parser(subparsers):
                      help="labelled data scored by --monitor while fitting (default: the training data)")
     out.add_argument("--monitor", metavar="METRIC",
                      help=f"the metric shown with the progress (default auc; with query ids {QUERY_MONITOR})")
+    out.add_argument("--eval-metric", metavar="SPECS", action="append", help=EVAL_METRIC_HELP)
     out.add_argument("--plot-objective", metavar="FILE",
                      help="also draw the training objective per iteration (.svg, drawn by rankcore; "
                           ".png or .pdf, which need matplotlib)")
     add_force_option(out)
     add_progress_options(parser)
     return parser
+
+
+def check_before_reading(args, config) -> list[str]:
+    """Every check of the options against the model that needs no data (a typo fails before any reading); the
+    ``--eval-metric`` specs."""
+    eval_specs = eval_metric_specs(args.eval_metric)
+    if args.plot_objective and not config.kind.cls.iteration_parameter:
+        # a model fitted in one step has no objective per iteration: said before the data are read
+        raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration (it is "
+                           "fitted in one step)")
+    if args.position is not None:
+        check_fit_with_positions([config], args.position)
+        check_positions_in_queries(args)
+    if args.init_score is not None:
+        check_fit_with_init_scores([config], args.init_score)
+        check_validation_init_scores(args)
+    check_fit_with_eval_metrics([config], eval_specs, args.validation)
+    return eval_specs
+
+
+def load_validation(args, data, monitor_spec: str):
+    """The ``--validation`` file read like the training file: ``(dataset, X, y)``."""
+    qid = data.qid
+    val = load(args, args.validation, n_features=None if data.named else data.n_features,
+               categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
+               feature_names=data.feature_names, require_position=False)   # validation needs no positions
+    like_training(val, data)
+    if qid is not None and val.qid is None:
+        raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
+                           f"({qid_option(data)}); give the validation rows' queries the same way")
+    # the training file's relevant label: a validation file of that label alone is all relevant
+    y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
+             if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))
+    return val, estimator_input(val), y_val
+
+
+def training_facts(data, y) -> str:
+    """What the status line says of the training rows' labels, queries, positions and initial scores."""
+    what = f"{int(y.sum())} relevant" if data.qid is None else query_facts(y, data.qid)
+    if data.position is not None:
+        what += f", {position_facts(data.position)}"
+    if data.init_score is not None:
+        what += (f", initial scores {float(data.init_score.min()):.4g} to {float(data.init_score.max()):.4g} "
+                 f"({data.init_score_name})")
+    return what
 
 
 def run(args) -> int:
@@ -96,13 +147,7 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
-    if args.plot_objective and not config.kind.cls.iteration_parameter:
-        # a model fitted in one step has no objective per iteration: said before the data are read
-        raise CommandError(f"--plot-objective: {config.kind.name} records no objective per iteration (it is "
-                           "fitted in one step)")
-    if args.position is not None:
-        check_fit_with_positions([config], args.position)
-        check_positions_in_queries(args)
+    eval_specs = check_before_reading(args, config)
 
     data = load(args, args.data, queries=True)
     qid = data.qid
@@ -113,31 +158,21 @@ def run(args) -> int:
         check_fit_within_queries([config], data)
         use_query_learner([config])
         y = query_labels(args, data, [monitor_spec], specs_option="--monitor")
+        if eval_specs:          # a metric of 0/1 labels on grades: the same error as --monitor's
+            query_labels(args, data, eval_specs, specs_option="--eval-metric")
     split_by_category([config], data)
     X = estimator_input(data)
     if args.validation:
-        val = load(args, args.validation, n_features=None if data.named else data.n_features,
-                   categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
-                   feature_names=data.feature_names, require_position=False)   # validation needs no positions
-        like_training(val, data)
-        if qid is not None and val.qid is None:
-            raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
-                               f"({qid_option(data)}); give the validation rows' queries the same way")
-        # the training file's relevant label: a validation file of that label alone is all relevant
-        y_val = (val.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
-                 if qid is None else query_labels(args, val, [monitor_spec], specs_option="--monitor"))
-        X_val, qid_val, where = estimator_input(val), val.qid, "validation"
+        val, X_val, y_val = load_validation(args, data, monitor_spec)
+        qid_val, init_val, where = val.qid, val.init_score, "validation"
     else:
         val = None
-        X_val, y_val, qid_val, where = X, y, qid, "train"
+        X_val, y_val, qid_val, init_val, where = X, y, qid, data.init_score, "train"
     found = missing_facts([data, val])
     check_missing([config], [data, val], found=found)  # before any training
     if qid is None:
         announce_positive(args, data)
-    what = f"{int(y.sum())} relevant" if qid is None else query_facts(y, qid)
-    if data.position is not None:
-        what += f", {position_facts(data.position)}"
-    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {what} "
+    info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {training_facts(data, y)} "
                f"(label: {data.label_name})" + missing_note(data, found) + category_note(data))
 
     progress = Progress(args.progress, quiet=args.quiet)
@@ -145,7 +180,8 @@ def run(args) -> int:
     try:
         outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
                           monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
-                          keep_monitor_curve=bool(args.validation))
+                          keep_monitor_curve=bool(args.validation), init_score=data.init_score,
+                          monitor_init=init_val, eval_metric=eval_specs)
     except (ValueError, TypeError) as exc:     # the library's ``position: ...`` (an objective without a curvature)
         if data.position is None or not str(exc).startswith("position:"):
             raise
@@ -156,6 +192,8 @@ def run(args) -> int:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
+    for line in eval_metric_lines(outcome.estimator, eval_specs, where):
+        info(args, line)
     effects = None if data.position is None else position_effects_note(outcome.estimator, data.position_name)
     if effects:
         info(args, effects)

@@ -8,6 +8,7 @@ import sys
 from . import CommandError
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info
+from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores
 
 
@@ -18,11 +19,12 @@ def add_parser(subparsers):
         description="Score every row of DATA with a saved model and write the scores as CSV (column 'score', "
                     "higher = nearer the top of the ranking), one line per row in the file's order. The label "
                     "column, if present, is ignored (and copied with --with-label). A model fitted on named "
-                    "columns takes them by name, in any order.",
+                    "columns takes them by name, in any order. A model fitted from initial scores (`rankcore fit "
+                    "--init-score COLUMN`) is the correction alone: --init-score COLUMN adds the rows' own.",
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser)
+    add_data_options(parser, init_score=SCORED_HELP)
     parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the scores here (default: standard output)")
     add_force_option(parser)
     parser.add_argument("--id", metavar="COLUMN", dest="id_column",
@@ -43,6 +45,7 @@ def run(args) -> int:
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
+    check_scored_with_init_scores(model, args.model, args.init_score)
     if args.id_column and args.id_column in (model_features(model) or ()):
         raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id copies an identifier "
                            "column, which the model does not read, to the output")
@@ -50,7 +53,7 @@ def run(args) -> int:
     data, X = load_for_model(args, args.data, model, args.model, require_label=args.with_label, keep=keep,
                              queries=True)
     check_model_missing(model, args.model, data)
-    scores = decision_scores(model, X)
+    scores = with_init_scores(decision_scores(model, X), data)
     columns = ["score"]
     extra: list[np.ndarray] = []
     # the query ids, unless --id already copies that column

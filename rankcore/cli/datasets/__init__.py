@@ -26,7 +26,9 @@ Formats (chosen by extension, or by ``fmt=``):
     (an identifier, :attr:`Dataset.kept`); ``qid=`` names the column of the
     rows' query ids (:attr:`Dataset.qid`, text; none may be missing), and
     ``position=`` that of their display positions (:attr:`Dataset.position`,
-    integers >= 0; ``fit --position``).
+    integers >= 0; ``fit --position``), and ``init_score=`` that of their
+    initial scores (:attr:`Dataset.init_score`, finite numbers;
+    ``--init-score``).
 ``libsvm`` (``.svm``, ``.svmlight``, ``.libsvm``, ``.svm.gz``...; ``.txt``,
 ``.dat`` or another name when the first line is a LIBSVM row)
     ``label qid:n index:value index:value ... # comment``; ``qid:n`` (an
@@ -67,10 +69,11 @@ irrelevant, so a multi-class file can rank one class against the rest.
 """
 
 from ._dataset import DEFAULT_LABEL, FORMATS, MISSING_VALUES, DataError, Dataset, MissingValues, TextColumnsError
+from ._csv import header_names
 from ._libsvm import MAX_DENSE_CELLS, MAX_LIBSVM_FEATURES, index_names
 from ._load import detect_format, libsvm_has_queries, load_data
 from ._query_file import QUERY_FILE_SUFFIXES, query_file_of
 
 __all__ = ["DataError", "TextColumnsError", "Dataset", "MissingValues", "load_data", "detect_format", "FORMATS", "DEFAULT_LABEL",
            "MISSING_VALUES", "MAX_LIBSVM_FEATURES", "MAX_DENSE_CELLS", "QUERY_FILE_SUFFIXES", "index_names",
-           "query_file_of", "libsvm_has_queries"]
+           "query_file_of", "libsvm_has_queries", "header_names"]

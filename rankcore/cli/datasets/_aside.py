@@ -1,4 +1,5 @@
-"""CSV columns read aside, neither features nor the label: the query ids (``--qid``) and display positions.
+"""CSV columns read aside, neither features nor the label: the query ids (``--qid``), display positions and
+initial scores.
 
 A column of display positions (``--position``) holds the place each row was
 shown at in its query's list: labels logged from clicks depend on it, and
@@ -6,6 +7,10 @@ with it the push estimators learn an effect per place beside the model
 (``fit(..., position=...)``).  Both columns are read aside as text; the
 positions are converted here, so that every bad value is named by its file
 line and column, as the other readers name theirs.
+
+A column of initial scores (``--init-score``) holds the score each row starts
+from (a first-stage ranker's: ``fit(..., init_score=...)``, LightGBM's
+``init_score``), finite numbers read aside and converted here likewise.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 
 from ._dataset import _MISSING, DataError, Dataset
 
-__all__ = ["with_aside", "queries_aside", "positions_aside"]
+__all__ = ["with_aside", "queries_aside", "positions_aside", "init_scores_aside"]
 
 
 def with_aside(keep: Sequence[str], column: str | None, what: str, option: str, label_name: str,
@@ -98,3 +103,52 @@ def _position(text: str) -> tuple[int | None, str | None]:
     if not 0 <= number < 2**63:
         return None, wrong
     return number, None
+
+
+def init_scores_aside(data: Dataset, name: str, keep: Sequence[str] = ()) -> Dataset:
+    """``data`` with the column ``name`` moved from the kept columns to :attr:`Dataset.init_score`, as float64.
+
+    One vectorized conversion, O(n); only a column that fails it is read
+    again field by field, to name its first bad row.
+
+    Raises
+    ------
+    DataError
+        A missing initial score, or one that is not a finite number, naming
+        the first such row's line, the column and ``--init-score``.
+    """
+    values = data.kept[name] if name in keep else data.kept.pop(name)
+    texts = values.astype(str)
+    try:
+        # Python's float() reads 1_0 (NumPy's conversion calls it): refused here, as in the feature columns
+        numbers = None if np.char.count(texts, "_").any() else texts.astype(np.float64)
+    except ValueError:
+        numbers = None
+    if numbers is None or not np.isfinite(numbers).all():
+        rows = range(texts.shape[0]) if numbers is None else np.flatnonzero(~np.isfinite(numbers)).tolist()
+        for row in rows:
+            problem = _init_score_problem(str(texts[row]))
+            if problem is not None:
+                raise DataError(f"{data.where(row)}, column {name!r} (--init-score): {problem}")
+        if numbers is None:                 # every field passed the closer look: what NumPy refused, float() reads
+            numbers = np.array([float(text) for text in texts.tolist()], dtype=np.float64)
+    data.init_score, data.init_score_name = np.ascontiguousarray(numbers, dtype=np.float64), name
+    return data
+
+
+def _init_score_problem(text: str) -> str | None:
+    """What is wrong with one field of initial scores, or None when it is a finite number."""
+    stripped = text.strip()
+    missing = "missing initial score (every row needs the score it starts from)"
+    if stripped.lower() in _MISSING:
+        return missing
+    wrong = f"expected the row's initial score, a finite number, got {stripped[:40]!r}"
+    if "_" in stripped or not stripped.isascii():     # Python's float() reads 1_0 and other scripts' digits
+        return wrong
+    try:
+        value = float(stripped)
+    except ValueError:
+        return wrong
+    if math.isnan(value):
+        return missing
+    return None if math.isfinite(value) else wrong

@@ -102,6 +102,11 @@ class Dataset:
         or None.
     position_name : str or None
         That column's name.
+    init_score : ndarray of float64 or None
+        Each row's initial score (a CSV column named by ``init_score=``:
+        finite numbers, the score the row starts from), or None.
+    init_score_name : str or None
+        That column's name.
     """
 
     X: np.ndarray
@@ -119,6 +124,8 @@ class Dataset:
     query_file: str | None = None
     position: np.ndarray | None = field(default=None, repr=False)
     position_name: str | None = None
+    init_score: np.ndarray | None = field(default=None, repr=False)
+    init_score_name: str | None = None
 
     @property
     def n_samples(self) -> int:

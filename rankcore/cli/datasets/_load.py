@@ -90,9 +90,10 @@ def _starts_with_libsvm_row(source: str) -> bool:
     return line is not None and _LIBSVM_ROW.fullmatch(line) is not None
 
 
-def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None) -> None:
-    """Refuse the options only a CSV file can take (a column of query ids or of display positions, text columns)
-    for another format."""
+def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None,
+                       init_score: str | None = None) -> None:
+    """Refuse the options only a CSV file can take (a column of query ids, of display positions or of initial
+    scores, text columns) for another format."""
     if fmt != "csv" and qid is not None:
         hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
         raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} file{hint}")
@@ -100,6 +101,9 @@ def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, pos
         hint = " (LIBSVM rows have no field of display positions)" if fmt == "libsvm" else ""
         raise DataError(f"{source}: only CSV files name a column of display positions (--position); this is a "
                         f"{fmt} file{hint}")
+    if fmt != "csv" and init_score is not None:
+        raise DataError(f"{source}: only CSV files name a column of initial scores (--init-score); this is a "
+                        f"{fmt} file")
     if fmt != "csv" and text_columns:
         raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
                         f"(this is a {fmt} file)")
@@ -129,6 +133,7 @@ def load_data(
     feature_names: Sequence[str] | None = None,
     position: str | None = None,
     require_position: bool = True,
+    init_score: str | None = None,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -174,8 +179,9 @@ def load_data(
         ``f<k>`` and an index that names no column is an error, so no file
         is read with a guessed index base.  Other names, and other formats:
         ignored.
-    position : str, optional
-        The CSV column of the rows' display positions, integers >= 0 (:attr:`Dataset.position`; not a feature).
+    position, init_score : str, optional
+        The CSV columns of the rows' display positions, integers >= 0 (:attr:`Dataset.position`), and of their
+        initial scores, finite numbers (:attr:`Dataset.init_score`); neither is a feature.
     require_position : bool, default True
         With False, the ``position`` column may be absent and is never read
         (a file that has it leaves it out: a validation file).
@@ -187,22 +193,19 @@ def load_data(
         non-numeric or infinite feature values, a missing or non-finite
         label, no rows; missing feature values when ``allow_missing`` is
         False; ``qid`` for a file that is not CSV, naming no column, or a
-        missing query id; likewise ``position``, or one not an integer >= 0.
+        missing query id; likewise ``position`` (integers >= 0) and ``init_score`` (finite numbers).
     """
     source = os.fspath(path)
     if fmt is None:
         fmt = detect_format(source)
     elif fmt not in FORMATS:
         raise DataError(f"{source}: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if not os.path.exists(source):
-        raise DataError(f"{source}: no such file")
-    if os.path.isdir(source):
-        raise DataError(f"{source}: is a directory, expected a data file")
+    _check_is_file(source)
     drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
-    _check_csv_options(source, fmt, qid, categorical or keep, position)
+    _check_csv_options(source, fmt, qid, categorical or keep, position, init_score)
     try:
         if fmt == "csv":
-            data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position)
+            data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position, init_score)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features, feature_names)
             read_query_file(data)
@@ -214,6 +217,14 @@ def load_data(
         raise DataError(f"{source}: cannot read the file ({exc.strerror or exc})") from None
     _check_read(data, n_features, allow_missing)
     return data
+
+
+def _check_is_file(source: str) -> None:
+    """The data file exists and is a file."""
+    if not os.path.exists(source):
+        raise DataError(f"{source}: no such file")
+    if os.path.isdir(source):
+        raise DataError(f"{source}: is a directory, expected a data file")
 
 
 def _check_read(data: Dataset, n_features: int | None, allow_missing: bool) -> None:

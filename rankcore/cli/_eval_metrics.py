@@ -1,0 +1,89 @@
+"""``fit --eval-metric SPECS``: more metrics recorded on the validation rows after every iteration.
+
+The specs go to the estimator's ``fit(..., eval_metric=[...])``: each
+metric's curve on the ``--validation`` rows is kept in the model file
+(``evals_result_``) beside the monitored one, and the fit's summary prints
+the last value of each.  The model is the same: only ``--monitor`` steers
+early stopping.
+"""
+
+from __future__ import annotations
+
+from . import CommandError
+
+__all__ = ["EVAL_METRIC_HELP", "eval_metric_specs", "check_fit_with_eval_metrics", "eval_metric_lines"]
+
+#: ``--eval-metric`` of ``fit``.
+EVAL_METRIC_HELP = ("with --validation: more metrics recorded on the validation rows after every iteration, in the "
+                    "model file (evals_result_) beside --monitor's, their last values printed at the end; "
+                    "comma-separated specs like --metrics (ndcg@k:1,map), and the option may be repeated")
+
+
+def eval_metric_specs(values: list[str] | None) -> list[str]:
+    """The specs of every ``--eval-metric`` (each comma-separated like ``--metrics``), checked as the library
+    checks ``eval_metric``: registered scalar metrics, a repeat kept once.
+
+    Raises
+    ------
+    CommandError
+        A spec the registry cannot resolve, or one that is not a scalar
+        score, with the registry's reason.
+    """
+    from ..registry import resolve
+    from ._common import registered_names, split_specs
+
+    specs: dict[str, str] = {}
+    for text in values or ():
+        for spec in split_specs(text, registered_names("metric"), what="--eval-metric"):
+            try:
+                metric = resolve("metric", spec)
+            except (ValueError, TypeError) as exc:
+                raise CommandError(f"--eval-metric {spec!r}: {exc}") from None
+            if not getattr(metric, "scalar", True) or metric.greater_is_better is None:
+                raise CommandError(f"--eval-metric {spec!r}: the metric is not a scalar score; --eval-metric records "
+                                   "scalar metrics (ndcg@k:5, map@k:10, auc, ...)")
+            specs.setdefault(metric.spec, spec)
+    return list(specs.values())
+
+
+def check_fit_with_eval_metrics(configs, specs: list[str], validation: str | None) -> None:
+    """``--eval-metric`` needs ``--validation`` (the rows its metrics are recorded on) and a model that records
+    metrics per iteration (its estimator's ``fit`` takes ``eval_metric``); said before the data are read."""
+    import inspect
+
+    from ._models import KINDS
+
+    if not specs:
+        return
+    if validation is None:
+        raise CommandError("--eval-metric: needs --validation DATA, the rows its metrics are recorded on after every "
+                           "iteration (the training rows' curves would say little of the model)")
+
+    def records(cls) -> bool:
+        try:
+            return "eval_metric" in inspect.signature(cls.fit).parameters
+        except (TypeError, ValueError):
+            return False
+
+    for config in configs:
+        if not records(config.kind.cls):
+            kinds = " or ".join(sorted(name for name, kind in KINDS.items() if records(kind.cls)))
+            raise CommandError(f"--eval-metric: {config.label} ({config.kind.cls.__name__}) records no metric per "
+                               f"iteration (its fit takes no eval_metric); use --model {kinds}")
+
+
+def eval_metric_lines(estimator, specs: list[str], where: str = "validation") -> list[str]:
+    """``"validation map 0.7412"``: the last value of each ``--eval-metric`` curve of the
+    model's ``evals_result_`` (one set, the validation rows), one line each."""
+    from ..registry import resolve
+
+    results = getattr(estimator, "evals_result_", None) or {}
+    if len(results) != 1:
+        return []
+    (curves,) = results.values()
+    lines = []
+    for spec in specs:
+        curve = curves.get(resolve("metric", spec).spec)
+        if curve is not None and len(curve):
+            lines.append(f"{where} {spec} {float(curve[-1]):.4f}")
+    return lines
