@@ -2,7 +2,10 @@
 
 * :class:`AutoRanker` -- the estimator (``rankcore.AutoRanker``).
 * :class:`Candidate`, :class:`CandidateContext` -- what a plugin subclasses
-  to add a candidate (hook ``rankcore_register_auto_candidates``).
+  to add a candidate (hook ``rankcore_register_auto_candidates``);
+  :func:`build_estimator` and :func:`fit_estimator` build and fit one as
+  AutoRanker does (``NO_SAMPLE_WEIGHT``: the skip reason of a candidate
+  taking no weights on a weighted fit).
 * :class:`Leaderboard`, :class:`LeaderboardRow` -- the outcome of a search.
 * :class:`RankAverage` -- the fitted rank-average blend.
 * :class:`FoldBag` -- the choice's refit averaged with its cross-validation fold models.
@@ -18,7 +21,7 @@ See ``docs/auto.md``.
 
 from ._bag import FoldBag
 from ._blend import RankAverage
-from ._candidate import Candidate, CandidateContext, build_estimator
+from ._candidate import NO_SAMPLE_WEIGHT, Candidate, CandidateContext, build_estimator, fit_estimator
 from ._estimator import DEFAULT_METRIC, AutoRanker, check_params, default_specs
 from ._impute import MissingValueImputer
 from ._executors import LocalExecutor
@@ -33,4 +36,4 @@ from ._tasks import Task, TaskResult, make_context, run_task
 __all__ = ["AutoRanker", "DEFAULT_METRIC", "QUERY_METRIC", "Candidate", "CandidateContext", "FoldBag", "Leaderboard", "LeaderboardRow",
            "MAX_CV_REPEATS", "MissingValueImputer", "RankAverage", "SearchEvent", "SMALL_DATA_ROWS", "default_specs",
            "small_data_specs", "LocalExecutor", "Task", "TaskResult", "run_task", "SearchProgress", "check_params",
-           "build_estimator", "make_context", "encode_fitted", "decode_fitted"]
+           "build_estimator", "make_context", "encode_fitted", "decode_fitted", "fit_estimator", "NO_SAMPLE_WEIGHT"]

@@ -334,8 +334,9 @@ class _RawScores:
     def __init__(self, model):
         self.model = model
 
-    def fit(self, X, y):
-        self.model.fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        # the rankcore.gbdt objective gets the weights from the library (docs/gbdt.md)
+        self.model.fit(X, y, sample_weight=sample_weight)
         return self
 
     def decision_function(self, X):

@@ -21,7 +21,10 @@ import numpy as np
 from ..spec import Component, SpecError, parse_spec
 
 __all__ = ["Candidate", "CandidateContext", "build_estimator", "fit_estimator", "candidate_scores",
-           "registered_candidates"]
+           "registered_candidates", "NO_SAMPLE_WEIGHT", "fit_takes_sample_weight"]
+
+#: The skip reason of a candidate whose estimator takes no ``sample_weight``, on a weighted fit.
+NO_SAMPLE_WEIGHT = "takes no sample_weight"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,11 @@ class CandidateContext:
         The fit ranks within this many queries (``fit(..., qid=...)``: y
         holds relevance grades, and the estimator is fitted with each row's
         query); None: one list of two classes.
+    weighted : bool
+        The fit has ``sample_weight``: the estimator is fitted with each
+        training row's weight (``fit(X, y, sample_weight=w)``).  A candidate
+        whose estimator takes no weights is skipped
+        (:meth:`Candidate.takes_sample_weight`).
     """
 
     metric: str
@@ -67,6 +75,7 @@ class CandidateContext:
     validated_rows: int | None = None
     categorical: tuple[tuple[int, int], ...] = ()
     n_queries: int | None = None
+    weighted: bool = False
 
 
 class Candidate(Component):
@@ -74,7 +83,10 @@ class Candidate(Component):
 
     Subclass it, set ``name`` (and optionally the declarations below), and
     implement :meth:`build`; register the class with the
-    ``rankcore_register_auto_candidates`` hook.
+    ``rankcore_register_auto_candidates`` hook.  On a weighted fit
+    (``context.weighted``) the estimator gets ``fit(X, y, sample_weight=w)``;
+    a candidate whose estimator takes no weights
+    (:meth:`takes_sample_weight`) is skipped.
 
     Attributes
     ----------
@@ -184,7 +196,20 @@ class Candidate(Component):
             return f"more than {self.max_rows} training rows"
         if self.max_features is not None and context.n_features > self.max_features:
             return f"more than {self.max_features} features"
+        if context.weighted and not self.takes_sample_weight(context):
+            return NO_SAMPLE_WEIGHT
         return None
+
+    def takes_sample_weight(self, context: CandidateContext) -> bool:
+        """Whether the estimator :meth:`build` gives takes ``fit(X, y, sample_weight=w)``.
+
+        Read from the built estimator's ``fit`` signature (of a
+        scikit-learn ``Pipeline``'s last step, which gets the weights): a
+        parameter named ``sample_weight``.  Override it when the signature
+        does not say (a ``fit(X, y, **kwargs)``); AutoRanker asks only on a
+        weighted fit.
+        """
+        return fit_takes_sample_weight(self.build(context))
 
     def fit_identity(self, context: CandidateContext) -> Any:
         """A hashable key such that two candidates with equal keys fit the same model on ``context``'s rows.
@@ -236,19 +261,39 @@ def build_estimator(candidate: Candidate, context: CandidateContext, data_has_mi
     return estimator
 
 
-def fit_estimator(estimator: Any, X: np.ndarray, y: np.ndarray, qid: np.ndarray | None = None) -> Any:
+def fit_takes_sample_weight(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` (a ``Pipeline``'s last step's) has a parameter named ``sample_weight``."""
+    import inspect
+
+    from sklearn.pipeline import Pipeline
+
+    model = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    try:
+        return "sample_weight" in inspect.signature(model.fit).parameters
+    except (AttributeError, TypeError, ValueError):     # no fit, or a signature Python cannot read
+        return False
+
+
+def fit_estimator(estimator: Any, X: np.ndarray, y: np.ndarray, qid: np.ndarray | None = None,
+                  sample_weight: np.ndarray | None = None) -> Any:
     """Fit a candidate's estimator (from :func:`build_estimator`) on ``(X, y)``; with ``qid``, within queries.
 
-    ``qid`` goes to the estimator's own ``fit``; behind the imputer (a
-    scikit-learn ``Pipeline``) to its last step, the model.
+    ``qid`` and ``sample_weight`` (one weight per row of X) go to the
+    estimator's own ``fit``; behind the imputer (a scikit-learn
+    ``Pipeline``) to its last step, the model -- the imputer's medians
+    count every row once.
     """
-    if qid is None:
+    given = {name: value for name, value in (("sample_weight", sample_weight), ("qid", qid)) if value is not None}
+    if not given:
         return estimator.fit(X, y)
+    from sklearn import config_context
     from sklearn.pipeline import Pipeline
 
     if isinstance(estimator, Pipeline):
-        return estimator.fit(X, y, **{f"{estimator.steps[-1][0]}__qid": qid})
-    return estimator.fit(X, y, qid=qid)
+        # the step is named: scikit-learn's metadata routing, when a caller turned it on, would refuse step__name
+        with config_context(enable_metadata_routing=False):
+            return estimator.fit(X, y, **{f"{estimator.steps[-1][0]}__{name}": v for name, v in given.items()})
+    return estimator.fit(X, y, **given)
 
 
 def candidate_scores(estimator: Any, X: Any) -> np.ndarray:

@@ -25,10 +25,12 @@ from .._setup import EstimatorSetup
 from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
+from ..push import row_weights
 from ..validation import (check_bipartite_target, check_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._bag import FoldBag, standardization
-from ._candidate import Candidate, build_estimator, candidate_scores, fit_estimator, registered_candidates
+from ._candidate import (NO_SAMPLE_WEIGHT, Candidate, build_estimator, candidate_scores, fit_estimator,
+                         registered_candidates)
 from ._folds import check_metric_on_units, plan_folds, plan_units
 from ._queries import (QUERY_METRIC, PerQueryMean, QueryData, canonical_order, check_grades,
                        check_metric_on_query_units, counted_queries, plan_query_folds, plan_query_units, query_labels)
@@ -191,6 +193,8 @@ class AutoRanker(Ranker):
     fitted on the folds (``bag_folds``).  With ``fit(X, y, qid=qid)`` it
     ranks within queries: folds of whole queries, the metric per query
     (``ndcg@k:10`` by default), the candidates that rank within queries.
+    ``fit(X, y, sample_weight=w)`` trains every fit with its rows' weights
+    (candidates that take none are skipped) and chooses unweighted.
     See ``docs/auto.md``.
 
     Attributes
@@ -260,7 +264,9 @@ class AutoRanker(Ranker):
     parameters = AUTO_PARAMETERS
     fitted = AUTO_FITTED
 
-    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it
+    # scikit-learn's metadata routing: fit and score take each row's query when a meta-estimator has it; fit's
+    # sample_weight is asked for as in scikit-learn's own estimators, by set_fit_request(sample_weight=True) (score's
+    # stays unset: declined, a Pipeline's score under routing would fail on the None it passes)
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
@@ -268,7 +274,7 @@ class AutoRanker(Ranker):
     # fit
     # ------------------------------------------------------------------
     @fits_on_a_copy
-    def fit(self, X, y, *, qid=None, group=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None):
         """Search the candidates on ``(X, y)``, choose, and refit the choice on every row.
 
         Parameters
@@ -279,6 +285,12 @@ class AutoRanker(Ranker):
         y : array-like of shape (n_samples,)
             Two labels; the greater one is the relevant class ranked on top.
             With ``qid``: relevance grades, any finite numbers >= 0.
+        sample_weight : array-like of shape (n_samples,), optional
+            Finite weights >= 0, not all zero, one per row.  Training only:
+            every fit (folds, refit, blend members, fold bag) gets its rows'
+            weights; the selection counts every validation row once.
+            Candidates taking no ``sample_weight`` are skipped, and the
+            small-data blend (whose members take none) gives way to a search.
         qid : array-like of shape (n_samples,), optional
             One query id per row (any hashable type; rows need not be sorted
             or contiguous): rank within each query.  Folds and scoring parts
@@ -308,14 +320,14 @@ class AutoRanker(Ranker):
             metric = setup.metric
             if metric.task != "bipartite":
                 _refuse_metric(metric)
-            X_arr, y_fit = self._check_data(X, y)
+            X_arr, y_fit, weights = self._check_data(X, y, sample_weight)
             labels, codes, found = y_fit, None, None
             plan = plan_folds(y_fit, self.cv, seed)
             units = plan_units(plan, y_fit, seed)
             check_metric_on_units(metric, y_fit, plan, units)              # before any fit
             unit_metric = metric
         else:
-            X_arr, y_fit, found = self._check_query_data(X, y, qid, group)
+            X_arr, y_fit, weights, found = self._check_query_data(X, y, qid, group, sample_weight)
             metric = setup.query_metric
             codes = found.queries.codes
             labels = query_labels(y_fit, codes)
@@ -327,17 +339,20 @@ class AutoRanker(Ranker):
             check_metric_on_query_units(unit_metric, found.queries, plan, units,   # before any fit
                                         budget=self.time_budget is not None)
         self.metric_ = metric.spec
-        small = codes is None and uses_small_data_blend(X_arr.shape[0], setup.candidates, self.blend)
+        # the small-data blend's members take no weights: a weighted fit searches the candidates that do
+        small = codes is None and weights is None and uses_small_data_blend(X_arr.shape[0], setup.candidates,
+                                                                            self.blend)
         applicable, skipped = self._applicable(setup.candidates, X_arr, y_fit, n_threads, metric.spec, small,
-                                               qid=codes)
+                                               qid=codes, weighted=weights is not None)
         specs = [candidate.spec for candidate in applicable]
         progress = SearchProgress(metric.spec) if self.verbose else None
         if progress is not None and found is not None:
             print(f"ranking within {found.describe()}: folds of whole queries, each scored per query "
                   f"(blend and fold bag as on one list)", file=sys.stderr, flush=True)
-        # qid only within queries: an executor seam overridden without it (DaskAutoRanker) serves one list
-        executor = self.make_executor(X_arr, y_fit, plan, metric.spec, seed, n_threads,
-                                      **({} if codes is None else {"qid": codes}))
+        # qid only within queries, sample_weight only when given: an executor seam overridden without them
+        # (DaskAutoRanker takes no qid) serves the fits without them
+        given = {name: value for name, value in (("qid", codes), ("sample_weight", weights)) if value is not None}
+        executor = self.make_executor(X_arr, y_fit, plan, metric.spec, seed, n_threads, **given)
         search = SuccessiveHalving(
             specs, [candidate.relative_cost for candidate in applicable], plan, labels, units, unit_metric,
             executor, setup.budget, X_arr.shape[0],
@@ -352,7 +367,7 @@ class AutoRanker(Ranker):
                 rungs = [plan.n_splits * plan.fixed_repeats]
             outcome = search.run_search(rungs)
             self._choose_and_refit(X_arr, y_fit, applicable, skipped, plan, units, search, outcome, unit_metric,
-                                   seed, n_threads, small, labels=labels, qid=codes)
+                                   seed, n_threads, small, labels=labels, qid=codes, sample_weight=weights)
         if found is not None:
             self._publish_queries(found)
         self.search_time_ = outcome.elapsed
@@ -360,12 +375,13 @@ class AutoRanker(Ranker):
             progress.close(f"chose {self.best_candidate_} ({metric.spec} {self.best_score_:.4f})")
         return self
 
-    def _check_data(self, X, y):
+    def _check_data(self, X, y, sample_weight=None):
+        """(X, 0/1 labels, the weights or None) of a fit on one list."""
         X_arr = self._check_X(X)
         y01, classes = check_bipartite_target(y)
         check_same_length(X=X_arr, y=y01)
         self.classes_ = classes
-        return X_arr, y01
+        return X_arr, y01, row_weights(sample_weight, X_arr.shape[0], None)
 
     def _check_X(self, X) -> np.ndarray:
         reject_1d(X)
@@ -376,8 +392,9 @@ class AutoRanker(Ranker):
             self.categories_ = categories
         return check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
 
-    def _check_query_data(self, X, y, qid, group) -> tuple[np.ndarray, np.ndarray, QueryData]:
-        """(X, grades, the queries) of a fit within queries, the rows in the canonical order (:mod:`._queries`)."""
+    def _check_query_data(self, X, y, qid, group, sample_weight=None) -> tuple:
+        """(X, grades, the weights or None, the queries) of a fit within queries, the rows in the canonical order
+        (:mod:`._queries`): the weights follow their rows."""
         X_arr = self._check_X(X)
         n = X_arr.shape[0]
         queries = check_queries(qid, group, n)
@@ -387,7 +404,8 @@ class AutoRanker(Ranker):
         grades = grades[order]
         starts = in_order.starts                  # each query's rows are contiguous now
         single = int(np.count_nonzero(np.minimum.reduceat(grades, starts) == np.maximum.reduceat(grades, starts)))
-        return X_arr[order], grades, QueryData(in_order, order, single)
+        weights = row_weights(sample_weight, n, queries)
+        return X_arr[order], grades, None if weights is None else weights[order], QueryData(in_order, order, single)
 
     def _publish_queries(self, found: QueryData) -> None:
         """The fitted state of a fit within queries: the counts, and the out-of-fold scores in the input's order."""
@@ -402,7 +420,7 @@ class AutoRanker(Ranker):
     def _setup(self) -> AutoSetup:
         return check_params(self)
 
-    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False, qid=None):
+    def _applicable(self, requested, X, y, n_threads, metric_spec, small=False, qid=None, weighted=False):
         """The candidates that apply to the data (the anchor first), and why the others were skipped (by spec).
 
         ``requested``: the resolved candidates asked for, or None for the
@@ -410,6 +428,8 @@ class AutoRanker(Ranker):
         only the small-data blend's members (the other default candidates are
         listed as skipped, with that reason).  ``qid``: each row's query code
         (a fit within queries: candidates that rank one list are skipped).
+        ``weighted``: the fit has ``sample_weight`` (candidates that take
+        none are skipped).
         """
         candidates = list(requested) if requested is not None else default_candidates()
         skipped: dict[str, str] = {}
@@ -419,7 +439,8 @@ class AutoRanker(Ranker):
             skipped = {c.spec: f"small data (at most {SMALL_DATA_ROWS} rows): the default search keeps the blend "
                                f"of {', '.join(names)}" for c in candidates if c.spec not in names}
             candidates = members
-        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns(), qid=qid)
+        context = make_context(metric_spec, X, y, 0, n_threads, categorical=self.categorical_columns(), qid=qid,
+                               weighted=weighted)
         context = replace(context, n_rows=int(round(X.shape[0] * 0.8)))      # a fold's training part
         applicable, fitted_as = [], {}
         for candidate in candidates:
@@ -436,10 +457,14 @@ class AutoRanker(Ranker):
                 skipped[spec] = reason
         if not applicable:
             details = "; ".join(f"{s}: {r}" for s, r in skipped.items())
-            raise ValueError(f"candidates: none applies to these data ({details})")
+            advice = ""
+            if NO_SAMPLE_WEIGHT in skipped.values():
+                advice = ("; sample_weight is the reason for some: fit without it, or list candidates that take it "
+                          "('trees', 'stumps', 'lightgbm', 'xgboost')")
+            raise ValueError(f"candidates: none applies to these data ({details}){advice}")
         return applicable, skipped
 
-    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, qid=None):
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, qid=None, sample_weight=None):
         """Where the search's tasks run: a callable ``run(tasks, may_start, on_result)``.
 
         In this process, one task after the other on ``n_threads`` threads
@@ -447,11 +472,14 @@ class AutoRanker(Ranker):
         overrides it.  ``plan.folds[f]`` is fold ``f``'s (training, validation)
         row indices; a task is run by :func:`~rankcore.auto.run_task` with
         ``metric_spec`` and the base ``seed``, so results never depend on where.
-        ``qid`` (a fit within queries only): each row's query code.
+        ``qid`` (a fit within queries only): each row's query code;
+        ``sample_weight`` (a weighted fit only): each row's weight, which
+        ``run_task`` takes. An override is passed either only when it is set.
         """
         from ._executors import LocalExecutor
 
-        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns(), qid)
+        return LocalExecutor(X, y, plan, metric_spec, seed, n_threads, self.categorical_columns(), qid,
+                             sample_weight)
 
     def categorical_columns(self) -> tuple[tuple[int, int], ...]:
         """(column, number of categories) of the fit's category columns (see ``categories_``)."""
@@ -484,12 +512,13 @@ class AutoRanker(Ranker):
     # Choosing and refitting
     # ------------------------------------------------------------------
     def _choose_and_refit(self, X, y, candidates, skipped, plan, units, search, outcome, metric, seed, n_threads,
-                          small=False, *, labels=None, qid=None):
+                          small=False, *, labels=None, qid=None, sample_weight=None):
         """Choose from the search's outcome, refit, and set the fitted attributes.
 
         ``labels``: the rows' labels as the units are scored on (default
         ``y``; within queries, grades with their query codes); ``qid``: each
-        row's query code for the refit (None: one list).
+        row's query code for the refit (None: one list); ``sample_weight``:
+        each row's weight for the refit (None: unweighted).
         """
         from ._folds import Units
 
@@ -514,7 +543,7 @@ class AutoRanker(Ranker):
         selection.units_used = used
         refit_start = time.perf_counter()
         chosen, fitted, failures = self._refit(X, y, plan, selection, alive, scores, sign, candidates, metric.spec,
-                                               seed, n_threads, qid)
+                                               seed, n_threads, qid, sample_weight)
         fitted = [self._fold_bag(candidates[c], refit, outcome.predictions[c], outcome.models.get(c, {}),
                                  plan.n_splits)
                   for c, refit in zip(chosen, fitted)]
@@ -557,11 +586,11 @@ class AutoRanker(Ranker):
                        [s for _, s in scaling], scorer=candidate.scores)
 
     def _refit(self, X, y, plan, selection, alive, scores, sign, candidates, metric_spec, seed, n_threads,
-               qid=None):
-        """Refit the choice on every row (within the queries ``qid``); on a failure fall back to the single
-        choice, then the next best."""
+               qid=None, sample_weight=None):
+        """Refit the choice on every row (within the queries ``qid``, with the rows' ``sample_weight``); on a
+        failure fall back to the single choice, then the next best."""
         context = make_context(metric_spec, X, y, fold_seed(seed, REFIT_FOLD), n_threads,
-                               categorical=self.categorical_columns(), qid=qid)
+                               categorical=self.categorical_columns(), qid=qid, weighted=sample_weight is not None)
         # every repeat has the first one's fold sizes: no further repeat is drawn for them
         context = replace(context, validated_rows=max(int(tr.shape[0]) for tr, _ in plan.folds[:plan.n_splits]))
         order = [selection.chosen]
@@ -577,7 +606,7 @@ class AutoRanker(Ranker):
             for c in members:
                 try:
                     estimator = build_estimator(candidates[c], context, context.has_missing)
-                    fit_estimator(estimator, X, y, qid)
+                    fit_estimator(estimator, X, y, qid, sample_weight)
                     fitted.append(estimator)
                 except Exception as exc:  # noqa: BLE001 - recorded; the next choice is refitted
                     failures[c] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]

@@ -24,12 +24,13 @@ class LocalExecutor:
     """Run tasks one after the other in this process, each on ``n_jobs`` threads.
 
     Each candidate is resolved once, at its first task, for all its tasks.
-    ``qid``: each row's query code, for a fit within queries.
+    ``qid``: each row's query code, for a fit within queries;
+    ``sample_weight``: each row's weight, for a weighted fit.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int, n_jobs: int,
-                 categorical: tuple = (), qid: np.ndarray | None = None):
-        self.X, self.y, self.plan, self.qid = X, y, plan, qid
+                 categorical: tuple = (), qid: np.ndarray | None = None, sample_weight: np.ndarray | None = None):
+        self.X, self.y, self.plan, self.qid, self.sample_weight = X, y, plan, qid, sample_weight
         self.metric, self.base_seed, self.n_jobs = metric, base_seed, n_jobs
         self.categorical = categorical
         self.has_missing = bool(np.isnan(X).any())        # once, not once per task
@@ -42,7 +43,8 @@ class LocalExecutor:
                 continue
             train, validation = self.plan.folds[task.fold]
             on_result(run_task(self.X, self.y, train, validation, task, self.metric, self.base_seed, self.n_jobs,
-                               self.has_missing, self.categorical, self._candidate(task.spec), self.qid))
+                               self.has_missing, self.categorical, self._candidate(task.spec), self.qid,
+                               self.sample_weight))
 
     def _candidate(self, spec: str):
         """The candidate ``spec`` names, resolved at its first task; None when it does not resolve

@@ -35,10 +35,10 @@ class DaskExecutor:
     """
 
     def __init__(self, client, X: np.ndarray, y: np.ndarray, plan, metric: str, base_seed: int,
-                 categorical: tuple = ()):
+                 categorical: tuple = (), sample_weight: np.ndarray | None = None):
         self.client, self.plan = client, plan
         self.metric, self.base_seed, self.categorical = metric, base_seed, categorical
-        self._data = client.scatter((X, y), broadcast=True, hash=False)
+        self._data = client.scatter((X, y, sample_weight), broadcast=True, hash=False)
 
     def __call__(self, tasks: list[Task], may_start: Callable[[Task], bool],
                  on_result: Callable[[TaskResult], None]) -> None:
@@ -54,9 +54,10 @@ class DaskExecutor:
 
 def _remote_task(data, fold, task: Task, metric: str, base_seed: int, categorical: tuple) -> TaskResult:
     """A task on a worker: one thread per task (the worker runs as many tasks as it has threads)."""
-    X, y = data
+    X, y, sample_weight = data
     train, validation = fold
-    return run_task(X, y, train, validation, task, metric, base_seed, 1, categorical=categorical)
+    return run_task(X, y, train, validation, task, metric, base_seed, 1, categorical=categorical,
+                    sample_weight=sample_weight)
 
 
 class DaskAutoRanker(ClientParameter, AutoRanker):
@@ -75,9 +76,12 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
     examples = ()
     parameters = (CLIENT,) + AutoRanker.parameters
 
-    def fit(self, X, y, *, qid=None, group=None, callbacks=None):
+    def fit(self, X, y, sample_weight=None, *, qid=None, group=None, callbacks=None):
         """Search on (X, y) with the tasks on the cluster; Dask collections are computed to the client first.
 
+        ``sample_weight`` (an array, or a Dask array or series computed with
+        X) is taken as :meth:`rankcore.AutoRanker.fit` takes it: scattered
+        with the data, each task fits with its training rows' weights.
         ``qid`` and ``group`` are refused (a ValueError naming the estimator):
         the search within queries runs in memory, ``rankcore.AutoRanker``.
         """
@@ -87,10 +91,13 @@ class DaskAutoRanker(ClientParameter, AutoRanker):
                              f"rankcore.AutoRanker(...).fit(X, y, {given}={given}) in memory")
         X = X.compute() if is_dask_collection(X) else X
         y = y.compute() if is_dask_collection(y) else y
-        return super().fit(X, y, callbacks=callbacks)
+        if is_dask_collection(sample_weight):
+            sample_weight = sample_weight.compute()
+        return super().fit(X, y, sample_weight, callbacks=callbacks)
 
-    def make_executor(self, X, y, plan, metric_spec, seed, n_threads):
-        return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed, self.categorical_columns())
+    def make_executor(self, X, y, plan, metric_spec, seed, n_threads, sample_weight=None):
+        return DaskExecutor(get_client(self.client), X, y, plan, metric_spec, seed, self.categorical_columns(),
+                            sample_weight)
 
     def to_local(self) -> AutoRanker:
         """The in-memory :class:`rankcore.AutoRanker` with these parameters and fit (savable)."""

@@ -12,6 +12,7 @@ For estimators that run the same driver on another backend (``rankcore.dask``):
 :func:`check_tie_break_scale` (an objective's declared tie-break width) and
 :func:`int_seed` (the seed every random draw of a fit derives from),
 :func:`check_some_query_ranks` (queries that all have one grade are refused),
+:func:`row_weights` (``fit``'s check of ``sample_weight``, one weight per row, on one list or within queries),
 :func:`refuse_positions_without_queries` and :func:`warn_sparse_places` (``fit``'s checks of ``position``),
 ``ATTRIBUTES_DOC`` (the fitted attributes' documentation),
 ``AUTO_MIN_ROWS`` (``early_stopping="auto"`` is on for more training rows
@@ -31,7 +32,8 @@ from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._row_inputs import check_eval_init_scores, check_init_score
-from ._queries import check_grades, check_some_query_ranks, refuse_positions_without_queries, warn_sparse_places
+from ._queries import (check_grades, check_some_query_ranks, refuse_positions_without_queries, row_weights,
+                       warn_sparse_places)
 from ._line_search import convex_piecewise_linear_search, piecewise_linear_search
 from ._query_defaults import QUERY_METRIC
 from ._scoring import LARGE_DATA_METRIC, within_largest_query
@@ -45,4 +47,5 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "resolve_early_stopping", "large_data_learner", "tie_break_offsets", "piecewise_linear_search",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
-           "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores"]
+           "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
+           "row_weights"]

@@ -129,10 +129,37 @@ def check_candidate_savable(candidate, rng):
     _check_restored(candidate, estimator, X, scores)
 
 
+def check_candidate_sample_weight(candidate, rng):
+    """On a weighted fit a candidate is skipped for taking no weights (``takes_sample_weight`` is False), or its
+    estimator fits with the rows' weights as AutoRanker passes them: weights of ones score as no weights."""
+    from dataclasses import replace
+
+    from ..auto import NO_SAMPLE_WEIGHT, build_estimator, fit_estimator
+
+    X, y = _data(rng)
+    context = _context(candidate, X, y)
+    if candidate.skip_reason(context) is not None:
+        return
+    weighted = replace(context, weighted=True)
+    takes = candidate.takes_sample_weight(weighted)
+    assert isinstance(takes, (bool, np.bool_)), f"candidate {candidate.spec!r}: takes_sample_weight must be a bool"
+    reason = candidate.skip_reason(weighted)
+    if not takes:
+        assert reason == NO_SAMPLE_WEIGHT, f"candidate {candidate.spec!r}: takes no weights but is not skipped"
+        return
+    assert reason is None, f"candidate {candidate.spec!r}: takes weights but is skipped on a weighted fit ({reason})"
+    estimator = build_estimator(candidate, weighted, False)
+    fit_estimator(estimator, X, y, sample_weight=np.ones(X.shape[0]))
+    _, unweighted = _fit_scores(candidate, X, y)
+    np.testing.assert_allclose(np.asarray(candidate.scores(estimator, X), dtype=np.float64), unweighted, rtol=1e-9,
+                               err_msg=f"candidate {candidate.spec!r}: weights of ones score unlike no weights")
+
+
 CHECKS = [
     check_candidate_declarations,
     check_candidate_fits_and_scores,
     check_candidate_deterministic,
     check_candidate_missing_values,
     check_candidate_savable,
+    check_candidate_sample_weight,
 ]

@@ -88,3 +88,25 @@ def test_dask_auto_ranker_splits_category_columns_like_the_in_process_search(das
     trees = [m for m in getattr(local.best_estimator_, "estimators", [local.best_estimator_])
              if hasattr(m, "rankers_")]
     assert any(r.categorical for m in trees for r in m.rankers_)
+
+
+def test_dask_auto_ranker_takes_sample_weight_like_the_in_process_search(dask_client):
+    """Weights, as an array or a Dask array chunked as X, are scattered with the data: the same weighted search."""
+    import dask.array as da
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] - X[:, 2] + 0.6 * rng.normal(size=150) > 0.4).astype(int)
+    w = rng.integers(0, 4, 150).astype(float)
+    params = dict(candidates=["trees:n_iter=8", "linear:n_epochs=2", "stumps:n_iter=10"], random_state=3, n_jobs=1)
+    local = rankcore.AutoRanker(**params).fit(X, y, w)
+    assert local.leaderboard_["linear:n_epochs=2"].note == "takes no sample_weight"
+    for remote in (DaskAutoRanker(client=dask_client, **params).fit(X, y, w),
+                   DaskAutoRanker(client=dask_client, **params).fit(da.from_array(X, chunks=(50, 4)), y,
+                                                                    sample_weight=da.from_array(w, chunks=50))):
+        assert [r.name for r in remote.leaderboard_] == [r.name for r in local.leaderboard_]
+        for a, b in zip(remote.leaderboard_, local.leaderboard_):
+            np.testing.assert_array_equal(a.fold_scores, b.fold_scores)
+        np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
+    with pytest.raises(ValueError, match="sample_weight: expected 150 weights"):
+        DaskAutoRanker(client=dask_client, **params).fit(X, y, w[:10])
