@@ -66,6 +66,13 @@ def _score_chunk(X, rankers, alphas):
     return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
 
 
+def _contributions_chunk(X, contributions, rankers, alphas):
+    """``feature_contributions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
+    X = np.asarray(X)
+    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
+    return contributions(rankers, alphas, X, 1)
+
+
 def _labels_chunk(y, classes):
     y = np.asarray(y)
     if not np.isin(y, classes).all():
@@ -570,6 +577,20 @@ class _DaskBoost(ClientParameter):
         if not is_dask_collection(X):
             return super().decision_function(X)
         return self._lazy_scores(self._dask_matrix(X))
+
+    @reads_a_snapshot
+    def feature_contributions(self, X):
+        """:meth:`PushBoost.feature_contributions`; a lazy ``dask.array`` of shape (n_samples, n_features + 1) for a
+        Dask collection, each chunk's rows computed on its worker (the checks -- a tree learner, covers -- run
+        here)."""
+        check_is_fitted(self)
+        contributions = getattr(self._learner, "contributions", None)
+        if not is_dask_collection(X) or contributions is None:      # (no learner's values: the TypeError)
+            return super().feature_contributions(X)
+        X = self._dask_matrix(X)
+        contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])))       # covers and columns
+        return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_,
+                            chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64)
 
     @reads_a_snapshot
     def staged_decision_function(self, X):

@@ -40,6 +40,7 @@ from ..validation import (
 )
 from ..validation import reject_1d
 from ._backend import InMemoryBackend
+from ._contributions import FeatureContributions
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
@@ -129,7 +130,7 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(Ranker):
+class _BaseBoost(FeatureContributions, Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)

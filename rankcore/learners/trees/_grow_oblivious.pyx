@@ -337,6 +337,22 @@ cdef class ObliviousGrower:
                 derivative = derivative + self.G[node] * v
         return feature, bins, nan_left, gain, value, derivative, some_normal
 
+    def cell_covers(self):
+        """The grown tree's cover per cell (float64, 2^levels): the sampled rows of each cell's node, shared
+        equally by the cells below a node that was not split (their sums per node are its row count, and the
+        TreeSHAP values are those of the tree with the node as one leaf).  O(2^levels + nodes) time and memory."""
+        cdef Py_ssize_t cell, node
+        share = np.zeros(self.max_nodes, dtype=np.intp)
+        cover = np.empty(self.n_cells)
+        cdef Py_ssize_t[::1] sh = share
+        cdef double[::1] co = cover
+        for cell in range(self.n_cells):
+            sh[self.cells[cell]] += 1
+        for cell in range(self.n_cells):
+            node = self.cells[cell]
+            co[cell] = self.C[node] / sh[node]          # a power of two: exact
+        return cover
+
     # ------------------------------------------------------------------
     # Histogram buffers
     # ------------------------------------------------------------------

@@ -641,7 +641,8 @@ class TreeLayout(LearnerLayout):
         if self.last_no_split is not None:         # the tree is no direction at all
             return None
         threshold = np.array([self.threshold_of(j, b) for j, b in zip(feature.tolist(), bins.tolist())])
-        ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins)
+        ranker = ObliviousTreeRanker(self.column_of(feature), threshold, nan_left, value, gain, bins=bins,
+                                     cover=grower.cell_covers())
         ranker.search_id = seed
         self._grown = (ranker, *self._levels(feature))
         return Candidate(ranker, float(derivative))
@@ -682,7 +683,7 @@ class TreeLayout(LearnerLayout):
             categories = [self.category_values(int(feature[i]), bin_sets[i]) if is_cat[i] else None
                           for i in range(feature.shape[0])]
         ranker = TreeRanker.from_arrays(self.column_of(feature), threshold, nan_left, left, right, value, gain, bins,
-                                        distinct, categories, bin_sets)
+                                        distinct, categories, bin_sets, grower.count[:feature.shape[0]].copy())
         ranker.search_id = seed               # lets evaluate() read h from the block's row partition
         return Candidate(ranker, float(derivative))
 

@@ -39,6 +39,8 @@ from . import _histogram
 from .._base import Learner
 from ._binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
                        take_columns, tree_columns, tree_edges, unsplittable_columns)
+from ._contributions import forest_contributions
+from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -59,9 +61,11 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
     arrays of different lengths, non-integer or out-of-range child indices,
     a structure that is not a tree rooted at node 0 (cycles, shared or
     unreachable nodes), negative feature indices, non-finite thresholds,
-    values or gains.
+    values or gains, and covers that do not fit the tree (the optional
+    ``cover``, ``_covers.tree_cover_from_state``: a file written without it
+    loads, with no covers).
     """
-    if state.get("kind") != TreeRanker.kind or set(state) - {"categories"} != {"kind", *_NODE_FIELDS}:
+    if state.get("kind") != TreeRanker.kind or set(state) - {"categories", "cover"} != {"kind", *_NODE_FIELDS}:
         raise ValueError(f"expected a tree record {{kind, {', '.join(_NODE_FIELDS)}}}, got {sorted(state)}")
     arrays = {}
     for name in _NODE_FIELDS:
@@ -117,7 +121,8 @@ def tree_arrays_from_state(state: dict) -> TreeRanker:
     return TreeRanker(feature_arr, arrays["threshold"], arrays["nan_left"], left, right,
                       np.where(internal, 0.0, np.asarray(arrays["value"], dtype=np.float64)),
                       np.where(internal, np.asarray(arrays["gain"], dtype=np.float64), 0.0),
-                      categories=_categories_from_state(state.get("categories"), internal))
+                      categories=_categories_from_state(state.get("categories"), internal),
+                      cover=tree_cover_from_state(state.get("cover"), np.asarray(left), np.asarray(right)))
 
 
 def _categories_from_state(raw, internal: np.ndarray):
@@ -353,6 +358,12 @@ class Trees(Learner):
         if rankers and all(r.kind == ObliviousTreeRanker.kind for r in rankers):
             return predict_oblivious_forest(rankers, alphas, X, n_threads)
         return predict_forest(rankers, alphas, X, n_threads)
+
+    @staticmethod
+    def contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+        """(n, d + 1): each feature's exact TreeSHAP value of Σ_t α_t h_t(x), then the expected value
+        (``_contributions.forest_contributions``; the trees must carry covers)."""
+        return forest_contributions(rankers, alphas, X, n_threads)
 
 
 def _without_features(kept: np.ndarray, edges: list, bundles: list[list[int]], n_sparse: int):

@@ -134,9 +134,16 @@ class ObliviousSearch(MultiPassSearch):
             return None
         feature, bins, nan_left, gain = (np.array(v) for v in zip(*self.levels))
         threshold = np.array([self.layout.threshold_of(int(j), int(b)) for j, b in zip(feature, bins)])
-        ranker = ObliviousTreeRanker(self.layout.column_of(feature), threshold, nan_left, value, gain, bins=bins)
+        ranker = ObliviousTreeRanker(self.layout.column_of(feature), threshold, nan_left, value, gain, bins=bins,
+                                     cover=self._cell_covers())
         ranker.search_id = self.seed          # lets evaluate() know the tree is the block's current one
         return Candidate(ranker, float(derivative))
+
+    def _cell_covers(self) -> np.ndarray:
+        """Each cell's cover: its node's row count, shared equally by the cells below a node that was not split
+        (as ``ObliviousGrower.cell_covers``)."""
+        share = np.bincount(np.asarray(self.level), minlength=len(self.nodes))
+        return np.array([self.nodes[i]["count"] / share[i] for i in self.level], dtype=np.float64)
 
     # -- growth --------------------------------------------------------
     def _splittable(self, node_id: int) -> bool:

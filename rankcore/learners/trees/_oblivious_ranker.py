@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _oblivious_kernels as _kernels
 from .._base import WeakRanker
+from ._covers import oblivious_cover_from_state, store_cover
 from ._ranker import prediction_matrix, store_frozen
 
 __all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
@@ -34,14 +35,20 @@ class ObliviousTreeRanker(WeakRanker):
         share its value).
     gain : float64 array (D,)
         Each level's split gain summed over its nodes (``feature_importances_``).
+    cover : float64 array (2^D,) or None
+        Each cell's training rows of the tree's row sample (the cells below a
+        node that was not split share its rows equally), which
+        ``feature_contributions`` weighs the branches by; None for a tree
+        loaded from a file written without covers.
     values : tuple of float
         The distinct leaf values, ascending.
     """
 
     kind = "oblivious_tree"
 
-    def __init__(self, feature, threshold, nan_left, value, gain, *, bins=None):
+    def __init__(self, feature, threshold, nan_left, value, gain, *, bins=None, cover=None):
         store_frozen(self, bins, feature=feature, threshold=threshold, nan_left=nan_left, value=value, gain=gain)
+        self.cover = None if cover is None else store_cover(cover)
 
     @cached_property
     def values(self) -> tuple:
@@ -70,9 +77,12 @@ class ObliviousTreeRanker(WeakRanker):
         return np.bincount(self.feature, weights=self.gain, minlength=n_features)
 
     def to_state(self):
-        return {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
-                "nan_left": [bool(v) for v in self.nan_left], "value": self.value.tolist(),
-                "gain": self.gain.tolist()}
+        state = {"kind": self.kind, "feature": self.feature.tolist(), "threshold": self.threshold.tolist(),
+                 "nan_left": [bool(v) for v in self.nan_left], "value": self.value.tolist(),
+                 "gain": self.gain.tolist()}
+        if self.cover is not None:
+            state["cover"] = self.cover.tolist()
+        return state
 
     def describe(self, feature_names=None):
         names = [feature_names[j] if feature_names is not None else f"x{j}" for j in self.feature]
@@ -106,9 +116,11 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
     Refuses, with a ``ValueError`` naming the field: missing or extra
     fields, levels of different lengths, a depth above 16, a number of leaf
     values other than 2^depth, negative or non-integer features, non-finite
-    thresholds, values or gains, non-boolean NaN sides.
+    thresholds, values or gains, non-boolean NaN sides, covers that are not
+    2^depth finite numbers >= 0 with a positive sum at every internal node
+    (the optional ``cover``: a file written without it loads, with no covers).
     """
-    if state.get("kind") != ObliviousTreeRanker.kind or set(state) != {"kind", *_FIELDS}:
+    if state.get("kind") != ObliviousTreeRanker.kind or set(state) - {"cover"} != {"kind", *_FIELDS}:
         raise ValueError(f"expected an oblivious tree record {{kind, {', '.join(_FIELDS)}}}, got {sorted(state)}")
     not_list = [name for name in _FIELDS if not isinstance(state[name], (list, np.ndarray))]
     if not_list:
@@ -130,7 +142,7 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
         if bad is not _ALL_GOOD:
             raise ValueError(f"oblivious tree: {name} must hold {what}, got {bad!r}")
     return ObliviousTreeRanker(arrays["feature"], arrays["threshold"], [bool(v) for v in arrays["nan_left"]],
-                               arrays["value"], arrays["gain"])
+                               arrays["value"], arrays["gain"], cover=oblivious_cover_from_state(state, depth))
 
 
 def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:

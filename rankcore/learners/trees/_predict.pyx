@@ -16,13 +16,12 @@ C. ``predict_trees_csr`` reads a CSR matrix's stored values only (a value not
 """
 
 from cython.parallel cimport prange
-from libc.math cimport isnan
 from libc.stdint cimport uint8_t, int32_t, int64_t
 
 from rankcore.typedefs cimport index_t, real_t
 from rankcore._parallel cimport threads_for
-from rankcore.learners.histograms cimport bin_code
 from rankcore.learners.trees._csr cimport csr_value
+from rankcore.learners.trees._route cimport child_of
 
 
 def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
@@ -45,27 +44,6 @@ def predict_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes
                 else:
                     node = right[node]
             out[r] = value[node]
-
-
-cdef inline bint _in_sorted(const double* values, Py_ssize_t lo, Py_ssize_t end, double x) noexcept nogil:
-    """Whether x is one of values[lo:end] (ascending)."""
-    lo = lo + bin_code(x, values + lo, end - lo)          # the first of them >= x
-    return lo < end and values[lo] == x
-
-
-cdef inline Py_ssize_t _child(double x, Py_ssize_t k, const double* threshold, const uint8_t* nan_left,
-                              const int32_t* left, const int32_t* right, const uint8_t* is_cat,
-                              const int64_t* cat_offset, const double* cat_values) noexcept nogil:
-    """The child of node k (index in the concatenated nodes) that value x goes to.
-
-    Numeric node: right iff x > threshold.  Categorical node: left iff x is
-    one of its left categories.  NaN: left iff nan_left.
-    """
-    if isnan(x):
-        return left[k] if nan_left[k] else right[k]
-    if is_cat[k]:
-        return left[k] if _in_sorted(cat_values, cat_offset[k], cat_offset[k + 1], x) else right[k]
-    return right[k] if x > threshold[k] else left[k]
 
 
 cdef int _check_categorical_nodes(str caller, const int32_t[::1] feature, const uint8_t[::1] is_cat,
@@ -107,8 +85,8 @@ def predict_trees(const real_t[:, ::1] X,         # IN  (n, d) raw feature value
                 base = roots[t]
                 node = 0
                 while left[base + node] >= 0:
-                    node = _child(X[r, feature[base + node]], base + node, &threshold[0], &nan_left[0], &left[0],
-                                  &right[0], &is_cat[0], &cat_offset[0], cv)
+                    node = child_of(X[r, feature[base + node]], base + node, &threshold[0], &nan_left[0], &left[0],
+                                    &right[0], &is_cat[0], &cat_offset[0], cv)
                 s = s + alpha[t] * value[base + node]
             out[r] = s
 
@@ -140,7 +118,7 @@ def predict_trees_csr(const index_t[::1] indptr, const index_t[::1] indices, con
                 node = 0
                 while left[base + node] >= 0:
                     x = csr_value(&indices[0], &data[0], lo, hi, feature[base + node]) if hi > lo else 0.0
-                    node = _child(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
-                                  &cat_offset[0], cv)
+                    node = child_of(x, base + node, &threshold[0], &nan_left[0], &left[0], &right[0], &is_cat[0],
+                                    &cat_offset[0], cv)
                 s = s + alpha[t] * value[base + node]
             out[r] = s

@@ -40,6 +40,11 @@ class TreeRanker(WeakRanker):
     categories : tuple of (ndarray or None)
         Per node: the sorted category values going left at a categorical
         node, None elsewhere.
+    cover : float64 array or None
+        Per node: the training rows of the tree's row sample that reach it
+        (an internal node's is the sum of its children's), which
+        ``feature_contributions`` weighs the branches by; None for a tree
+        loaded from a file written without covers.
     values : tuple of float
         The distinct leaf values, ascending (the exp push objective's
         compressed line search uses them).
@@ -47,9 +52,11 @@ class TreeRanker(WeakRanker):
 
     kind = "tree"
 
-    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None, categories=None):
+    def __init__(self, feature, threshold, nan_left, left, right, value, gain, *, bins=None, categories=None,
+                 cover=None):
         store_frozen(self, bins, feature=feature, threshold=threshold, nan_left=nan_left,
                      left=left, right=right, value=value, gain=gain)
+        self.cover = None if cover is None else _frozen(cover, np.float64)
         self._set_categories(categories)
         leaves = self.left < 0
         self.values = tuple(float(v) for v in np.unique(self.value[leaves]))
@@ -70,16 +77,18 @@ class TreeRanker(WeakRanker):
 
     @classmethod
     def from_arrays(cls, feature, threshold, nan_left, left, right, value, gain, bins, values,
-                    categories=None, bin_sets=None) -> "TreeRanker":
+                    categories=None, bin_sets=None, cover=None) -> "TreeRanker":
         """A tree from arrays of the right dtypes that nobody else holds (the grower's), without copying them.
 
         ``values`` are the distinct leaf values, ascending; ``bin_sets`` the
-        categorical nodes' training bins going left.
+        categorical nodes' training bins going left; ``cover`` (float64) the
+        nodes' row counts.
         """
         tree = cls.__new__(cls)
         for name, arr in (("feature", feature), ("threshold", threshold), ("nan_left", nan_left), ("left", left),
-                          ("right", right), ("value", value), ("gain", gain), ("bins", bins)):
-            arr.setflags(write=False)
+                          ("right", right), ("value", value), ("gain", gain), ("bins", bins), ("cover", cover)):
+            if arr is not None:
+                arr.setflags(write=False)
             setattr(tree, name, arr)
         tree._set_categories(categories)
         tree.bin_sets = bin_sets
@@ -112,6 +121,8 @@ class TreeRanker(WeakRanker):
                  "right": self.right.tolist(), "value": self.value.tolist(), "gain": self.gain.tolist()}
         if self.categorical:            # only then: trees without categorical splits save as before
             state["categories"] = [None if c is None else c.tolist() for c in self.categories]
+        if self.cover is not None:
+            state["cover"] = self.cover.tolist()
         return state
 
     def describe(self, feature_names=None):

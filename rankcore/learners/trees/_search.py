@@ -171,7 +171,8 @@ class TreeSearch(MultiPassSearch):
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None
         ranker = TreeRanker(self.layout.column_of(feature), threshold, nan_left, left, right, value, gain, bins=bins,
-                            categories=categories if any(c is not None for c in categories) else None)
+                            categories=categories if any(c is not None for c in categories) else None,
+                            cover=[node["count"] for node in nodes])
         ranker.bin_sets = bin_sets
         ranker.search_id = self.seed          # lets evaluate() read h from the blocks' row partition
         return Candidate(ranker, float(derivative))

@@ -1,0 +1,131 @@
+"""Feature contributions of a forest of trees: exact path-dependent TreeSHAP (``_treeshap.pyx``) on node arrays.
+
+For the score f(x) = Σ_t α_t h_t(x) and the features N, feature j's
+contribution is its Shapley value
+
+    φ_j(x) = Σ_{S ⊆ N∖{j}} |S|! (|N| − |S| − 1)! / |N|! · (v_x(S ∪ {j}) − v_x(S)),
+
+where v_x(S) = Σ_t α_t E_t[h_t | x_S] is the path-dependent conditional
+expectation: down each tree, a split on a feature of S follows x, a split
+on another feature averages its children weighted by their covers (the
+training rows of the tree's sample that reached them, ``_covers.py``).
+The last column is φ_0 = v(∅) = Σ_t α_t Σ_leaves cover·value / root cover,
+the same for every row; by the Shapley values' efficiency each row sums to
+f(x) (Lundberg, Erion & Lee, "Consistent individualized feature attribution
+for tree ensembles", 2018; Lundberg et al., "From local explanations to
+global understanding with explainable AI for trees", Nature Machine
+Intelligence 2020).
+
+Oblivious trees are walked as the complete binary trees they are (level l's
+split at each of its 2^l nodes, the leaves below a node that was not split
+sharing its value and its rows): the same v(S), the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _treeshap
+from ._binning import is_sparse
+from ._oblivious_ranker import ObliviousTreeRanker
+from ._ranker import TreeRanker, _categorical_arrays
+
+__all__ = ["forest_contributions", "node_form", "expected_value"]
+
+_NODE_ARRAYS = ("feature", "threshold", "nan_left", "left", "right", "value", "cover")
+
+
+def node_form(ranker) -> dict:
+    """The node arrays of a tree (``_NODE_ARRAYS``), an oblivious tree's as its complete binary tree.
+
+    Node (l, k) of level l and cell bits k < 2^l is node 2^l − 1 + k; its
+    children are (l + 1, k) on the left and (l + 1, k + 2^l) on the right
+    (bit l of the cell: right at level l).  O(2^D) time and memory.
+    """
+    if ranker.kind == TreeRanker.kind:
+        return {name: getattr(ranker, name) for name in _NODE_ARRAYS}
+    depth = ranker.depth
+    n_internal = (1 << depth) - 1
+    level = np.repeat(np.arange(depth), 1 << np.arange(depth))          # each internal node's level, BFS order
+    k = np.arange(n_internal) - ((1 << level) - 1)
+    left = np.full(n_internal + (1 << depth), -1, dtype=np.int32)
+    right = left.copy()
+    left[:n_internal] = (1 << (level + 1)) - 1 + k
+    right[:n_internal] = left[:n_internal] + (1 << level)
+    covers = [np.asarray(ranker.cover, dtype=np.float64)]
+    for _ in range(depth):                                               # a node's rows: its two children's
+        half = covers[0].shape[0] // 2
+        covers.insert(0, covers[0][:half] + covers[0][half:])
+    return {"feature": np.r_[ranker.feature[level], np.full(1 << depth, -1)].astype(np.int32),
+            "threshold": np.r_[ranker.threshold[level], np.zeros(1 << depth)],
+            "nan_left": np.r_[ranker.nan_left[level], np.zeros(1 << depth, dtype=np.uint8)].astype(np.uint8),
+            "left": left, "right": right,
+            "value": np.r_[np.zeros(n_internal), ranker.value], "cover": np.concatenate(covers)}
+
+
+def expected_value(nodes: dict) -> float:
+    """E[h] = Σ_leaves cover·value / root cover (a tree that is one leaf: its value)."""
+    leaves = nodes["left"] < 0
+    if not (nodes["left"][0] >= 0):
+        return float(nodes["value"][0])
+    return float(np.dot(nodes["cover"][leaves], nodes["value"][leaves]) / nodes["cover"][0])
+
+
+def _depth(left: np.ndarray, right: np.ndarray) -> int:
+    """The deepest leaf's depth (root 0), one level of the tree per step: O(nodes)."""
+    depth, level = 0, np.zeros(1, dtype=np.intp)
+    while True:
+        level = level[left[level] >= 0]
+        if level.size == 0:
+            return depth
+        level = np.r_[left[level], right[level]]
+        depth += 1
+
+
+def forest_contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+    """(n, d + 1) float64: each feature's SHAP value of Σ_t α_t h_t(x), then the expected value φ_0.
+
+    ``X``: the rows as the trees read them (dense or CSR; a CSR matrix is
+    read as its dense form, the size of the output).  Every tree must carry
+    covers (a ``ValueError`` otherwise: a model file written without them).
+    O(n · Σ_t L_t · D_t²) time, O(n · d) memory besides the output.
+    """
+    X = X.toarray() if is_sparse(X) else X
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, d = X.shape
+    out = np.zeros((n, d + 1))
+    if not rankers:
+        return out
+    for t, ranker in enumerate(rankers):
+        if ranker.kind not in (TreeRanker.kind, ObliviousTreeRanker.kind):
+            raise TypeError(f"feature_contributions: weak ranker {t} is a {type(ranker).__name__}; TreeSHAP reads "
+                            f"trees only")
+        if getattr(ranker, "cover", None) is None:
+            raise ValueError(f"feature_contributions: tree {t} has no covers (training rows per node): the model "
+                             f"file holds no covers, as files written before they were recorded; refit the model "
+                             f"to explain its scores")
+    nodes = [node_form(r) for r in rankers]
+    sizes = np.array([m["left"].shape[0] for m in nodes], dtype=np.intp)
+    flat = {name: np.ascontiguousarray(np.concatenate([m[name] for m in nodes])) for name in _NODE_ARRAYS}
+    internal = flat["left"] >= 0
+    if internal.any() and int(flat["feature"][internal].max()) >= d:
+        raise ValueError(f"X: the trees split feature {int(flat['feature'][internal].max())}, X has {d} columns")
+    is_cat, cat_offset, cat_values = _categorical_arrays(
+        [r if r.kind == TreeRanker.kind else _NumericNodes(s) for r, s in zip(rankers, sizes)], int(sizes.sum()))
+    roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
+    alphas = np.ascontiguousarray(alphas, dtype=np.float64)
+    max_depth = max(_depth(m["left"], m["right"]) for m in nodes)
+    _treeshap.tree_shap(X, flat["feature"], flat["threshold"], flat["nan_left"], flat["left"], flat["right"],
+                        flat["value"], flat["cover"], roots, alphas, is_cat, cat_offset, cat_values, max_depth, out,
+                        int(n_threads))
+    out[:, d] = float(sum(a * expected_value(m) for a, m in zip(alphas.tolist(), nodes)))
+    return out
+
+
+class _NumericNodes:
+    """Stands for an oblivious tree's nodes in ``_categorical_arrays``: ``n_nodes`` numeric nodes."""
+
+    categorical = False
+
+    def __init__(self, n_nodes: int):
+        self.n_nodes = int(n_nodes)
