@@ -25,19 +25,22 @@ DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
 # --------------------------------------------------------------------------
 
 
-def add_data_argument(parser, what: str = "labelled data", *, categorical: bool = False) -> None:
-    """The DATA argument (``what`` it holds) and the data options (``categorical``: with ``--categorical``)."""
+def add_data_argument(parser, what: str = "labelled data", *, categorical: bool = False,
+                      weight: str | None = None) -> None:
+    """The DATA argument (``what`` it holds) and the data options (``categorical``: with ``--categorical``;
+    ``weight``: the help of ``--weight``)."""
     parser.add_argument("data", metavar="DATA", help=f"{what}: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=categorical)
+    add_data_options(parser, categorical=categorical, weight=weight)
 
 
 def add_data_options(parser, *, categorical: bool = False, position: bool = False,
-                     init_score: str | None = None) -> None:
+                     init_score: str | None = None, weight: str | None = None) -> None:
     """The data file's options; ``categorical``: also ``--categorical`` (commands that fit models); ``position``:
     also ``--position`` (``fit``); ``init_score``: the help of ``--init-score`` where it is taken (``fit``,
-    ``score``, ``evaluate``).  The other commands take ``--position`` and ``--init-score`` only to refuse them with
-    what to do (:func:`refuse_position`, :func:`refuse_init_score`): argparse's own error would not say which
-    commands take them."""
+    ``score``, ``evaluate``); ``weight``: the help of ``--weight`` where it is taken (``fit``, ``compare``,
+    ``auto``).  The other commands take ``--position``, ``--init-score`` and ``--weight`` only to refuse them with
+    what to do (:func:`refuse_position`, :func:`refuse_init_score`, :func:`refuse_weight`): argparse's own error
+    would not say which commands take them."""
     group = parser.add_argument_group("data file")
     group.add_argument(
         "--label", metavar="COL",
@@ -73,6 +76,12 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     else:
         group.add_argument("--init-score", metavar="COLUMN", dest="refused_init_score",
                            help="not here: only `rankcore fit`, `score` and `evaluate` take initial scores")
+    if weight is not None:
+        group.add_argument("--weight", metavar="COLUMN", help=weight)
+    else:
+        group.add_argument("--weight", metavar="COLUMN", dest="refused_weight",
+                           help="not here: sample weights are for fitting (`rankcore fit`, `compare`, `auto`); "
+                                "the metrics count every row once")
     group.add_argument(
         "--format", dest="data_format", choices=("csv", "libsvm", "npy", "npz"),
         help="the data file's format (default: from its extension)",
@@ -92,7 +101,8 @@ def column_list(text: str | None) -> list[str]:
 
 def load(args, path: str, *, require_label: bool = True, n_features: int | None = None,
          categorical: list[str] | str | None = None, keep: list[str] = (), queries: bool = False,
-         feature_names: list[str] | None = None, beside: str | None = None, require_position: bool = True):
+         feature_names: list[str] | None = None, beside: str | None = None, require_position: bool = True,
+         require_weight: bool = True):
     """Read a data file with the data options of ``args`` (a :class:`rankcore.cli.datasets.Dataset`).
 
     ``categorical`` (columns, or ``"auto"``) defaults to ``--categorical``;
@@ -108,14 +118,17 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     one list: query ids of this file are then ignored for that reason.
     ``--position`` (``fit``) reads the rows' display positions; with
     ``require_position`` False the file need not have that column, and
-    one that does leaves it out unread (a validation file).  ``--init-score``
-    (``fit``, ``score``, ``evaluate``) reads the rows' initial scores.
+    one that does leaves it out unread (a validation file); likewise
+    ``--weight`` (``fit``, ``compare``, ``auto``: the rows' sample weights)
+    and ``require_weight``.  ``--init-score`` (``fit``, ``score``,
+    ``evaluate``) reads the rows' initial scores.
     """
     from .datasets import load_data
     from .datasets import TextColumnsError
 
     refuse_position(args)
     refuse_init_score(args)
+    refuse_weight(args)
     if not queries:
         refuse_qid(args)
     if categorical is None and getattr(args, "categorical", None):
@@ -125,7 +138,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
                          qid=getattr(args, "qid", None), feature_names=feature_names,
                          position=getattr(args, "position", None), require_position=require_position,
-                         init_score=getattr(args, "init_score", None))
+                         init_score=getattr(args, "init_score", None), weight=getattr(args, "weight", None),
+                         require_weight=require_weight)
     except TextColumnsError as exc:
         raise CommandError(f"{exc}; {_text_advice(args, exc.columns)}") from None
     if not queries and data.qid is not None:
@@ -160,6 +174,16 @@ def refuse_init_score(args) -> None:
                            f"be read as a feature); `rankcore fit DATA --init-score {column}` fits a model from "
                            f"them, and `rankcore score` and `rankcore evaluate` add them to its scores: pass "
                            f"--drop {column}")
+
+
+def refuse_weight(args) -> None:
+    """``--weight`` for a command that fits no model (``score``, ``evaluate``): the metrics take no weights; one
+    error saying which commands take them, and that the column must not be read as a feature here."""
+    column = getattr(args, "refused_weight", None)
+    if column:
+        why = "its metrics count every row once" if args.command == "evaluate" else "the scores take no weights"
+        raise CommandError(f"--weight: `rankcore {args.command}` takes no sample weights ({why}); --weight is for "
+                           f"fitting (`rankcore fit`, `compare`, `auto`): pass --drop {column}")
 
 
 def refuse_qid(args) -> None:

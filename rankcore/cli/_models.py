@@ -413,7 +413,7 @@ class FitOutcome:
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
             keep_monitor_curve: bool = True, position=None, init_score=None, monitor_init=None,
-            eval_metric=None) -> FitOutcome:
+            eval_metric=None, sample_weight=None) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -437,6 +437,9 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     eval_metric : list of str, optional
         More metrics recorded on the monitored rows after every iteration
         (``evals_result_``); needs the monitor to be validation data.
+    sample_weight : array-like of float, optional
+        Each training row's weight, passed to the estimator's ``fit`` (the
+        monitored metric counts every row once).
     monitor_is_validation : bool
         Whether the monitored data may also steer the fit.  A push model with
         early stopping on (``True``, or ``"auto"`` on more than 10,000 rows of one list)
@@ -467,11 +470,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
     watched = on_eval_set and (keep_monitor_curve or task.mode != "none")
     start = time.perf_counter()
-    queries = {} if qid is None else {"qid": qid}
-    if position is not None:
-        queries["position"] = position
-    if init_score is not None:
-        queries["init_score"] = init_score
+    given = {"qid": qid, "position": position, "init_score": init_score, "sample_weight": sample_weight}
+    queries = {name: value for name, value in given.items() if value is not None}
     try:
         if config.kind.live:
             fit_kwargs = dict(queries)

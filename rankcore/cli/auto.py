@@ -31,6 +31,7 @@ from ._common import (
 from ._columns import estimator_input
 from ._queries import query_defaults, query_facts, query_labels
 from ._progress import add_progress_options
+from ._weights import AUTO_HELP as WEIGHT_HELP, weight_facts
 
 #: Candidates drawn in the report's ROC figure (the choice first).
 FIGURE_CANDIDATES = 4
@@ -49,10 +50,11 @@ def add_parser(subparsers):
                "  rankcore auto data.csv --label y --metric prec@k:50 --time 60 --out model.json --report auto.html\n"
                "  rankcore auto train.csv --candidates trees,linear,kernel --cv 10\n"
                "  rankcore auto adult.csv --label income --categorical auto   # text columns split by category\n"
+               "  rankcore auto train.csv --label y --weight w   # each row counts w times in every fit\n"
                "  rankcore plugins --family candidate      # every candidate and its parameters",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_data_argument(parser, categorical=True)
+    add_data_argument(parser, categorical=True, weight=WEIGHT_HELP)
     search = parser.add_argument_group("search")
     search.add_argument("--metric", default=None, metavar="METRIC",
                         help="the metric to choose by (default pauc:0.1, or ndcg@k:10 per query when the rows have "
@@ -137,7 +139,7 @@ def run(args) -> int:
     if args.report:
         check_output(args.report, "--report", inputs={"DATA": args.data}, force=args.force)
     estimator = build_estimator(args)
-    from ..auto import DEFAULT_METRIC, QUERY_METRIC
+    from ..auto import DEFAULT_METRIC, NO_SAMPLE_WEIGHT, QUERY_METRIC
 
     data = load(args, args.data, queries=True)
     qid = data.qid
@@ -147,15 +149,22 @@ def run(args) -> int:
     else:
         y = query_labels(args, data, [] if args.metric is None else [args.metric], specs_option="--metric")
         facts = query_facts(y, qid)
+    if data.weight is not None:
+        facts += f", {weight_facts(data.weight, data.weight_name)}"
     metric = args.metric or (QUERY_METRIC if qid is not None else DEFAULT_METRIC)
     missing = data.missing()
     info(args, f"{data.source}: {data.n_samples} rows, {data.n_features} features, {facts} "
                f"(label: {data.label_name}); choosing by {metric}")
     progress = _SearchDisplay(Progress(args.progress, quiet=args.quiet), metric)
+    given = {name: value for name, value in (("qid", qid), ("sample_weight", data.weight)) if value is not None}
     try:
-        estimator.fit(estimator_input(data), y, callbacks=progress, **({} if qid is None else {"qid": qid}))
-    except BaseException:
+        estimator.fit(estimator_input(data), y, callbacks=progress, **given)
+    except BaseException as exc:
         progress.abort()
+        if data.weight is not None and isinstance(exc, ValueError) and NO_SAMPLE_WEIGHT in str(exc):
+            # every candidate skipped, some for the weights: the library's "fit without it" is an option here
+            raise CommandError(f"--weight {data.weight_name}: {exc}; or leave out --weight and pass --drop "
+                               f"{data.weight_name}") from None
         raise
     progress.close(f"chose {estimator.best_candidate_}")
     print(leaderboard_table(estimator).render(args.table_format), flush=True)
@@ -296,7 +305,9 @@ def build_report(args, estimator, data, y, imputation: str = ""):
         command=" ".join(shlex.quote(a) for a in ["rankcore", *getattr(args, "_argv", [])]),
         data=[("file", data.source), ("sha256", file_sha256(data.source)), ("rows", str(data.n_samples)),
               ("features", str(data.n_features)), ("label", str(data.label_name)),
-              ("validation", estimator.cv_description_)],
+              ("validation", estimator.cv_description_)]
+        + ([] if data.weight is None else [("sample weights", f"{data.weight_name} (every fit; the metric counts "
+                                                               "every row once)")]),
         columns=table.columns, rows=table.rows, figures=figures,
         models=_chosen_models(estimator),
         settings={"metric": estimator.metric_, "time budget": str(estimator.time_budget),

@@ -55,6 +55,7 @@ from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
                        query_facts, query_labels, query_split, use_query_learner)
+from ._weights import COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, weight_facts
 
 FIGURES = ("roc", "precision_at_k", "objective")
 #: The figures of rows in queries (``--qid``, LIBSVM ``qid:``): the top of each query, and the queries one by one.
@@ -88,13 +89,14 @@ def add_parser(subparsers):
         epilog=models_epilog(
             "rankcore compare data.csv --label y --price identity,pow:4,pow:16,pow:64 --test-size 0.3",
             "rankcore compare data.csv --model push,exactboost,sgd@k --report report.html",
+            "rankcore compare data.csv --label y --weight w --model push,rankboost",
             "rankcore compare train.csv --test test.csv --model 'exactboost:metric=auc' "
             "--model 'exactboost:metric=prec@k:20'",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="labelled data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=True)
+    add_data_options(parser, categorical=True, weight=WEIGHT_HELP)
     split = parser.add_argument_group("split")
     split.add_argument("--test-size", type=fraction, default=0.3, metavar="FRACTION",
                        help="fraction of DATA held out for testing, stratified (default 0.3); with query ids, "
@@ -196,11 +198,14 @@ class Comparison:
 
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
-                   *, progress, monitor: str, qid: dict[str, Any] | None = None) -> Comparison:
+                   *, progress, monitor: str, qid: dict[str, Any] | None = None,
+                   sample_weight: np.ndarray | None = None) -> Comparison:
     """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
 
     ``qid`` (split -> each row's query id): the models are fitted within the
     training queries and every metric is a mean over each split's queries.
+    ``sample_weight``: each training row's weight, given to every fit (the
+    metrics count every row once).
     """
     from ..metrics import evaluate
 
@@ -214,7 +219,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
     for config in configs:
         try:
             outcome = fit_one(config, X_tr, y_tr, progress=progress, monitor=watched, qid=qid.get("train"),
-                              monitor_label=f"{monitor_split} {monitor}")
+                              monitor_label=f"{monitor_split} {monitor}", sample_weight=sample_weight)
         except (ValueError, TypeError) as exc:
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
@@ -469,6 +474,8 @@ def run(args) -> int:
     if args.monitor is not None:
         scalar_metric(args.monitor, "--monitor")
     configs = build_configs(args, multiple=True)
+    if args.weight is not None:
+        check_fit_with_weights(configs, args.weight, command="compare")
     check_outputs(args, {"DATA": args.data, "--test": args.test}, configs,
                   QUERY_FIGURES if args.qid is not None or _gives_queries(args) else FIGURES)
     data = load(args, args.data, queries=True)
@@ -480,9 +487,10 @@ def run(args) -> int:
     split_by_category(configs, data)
     if data.qid is None:
         metrics, args.monitor = explicit or metric_specs(DEFAULT_METRICS), args.monitor or "auc"
-        splits, qid, test, split_facts = _one_list_splits(args, data)
+        splits, qid, test, split_facts, weight = _one_list_splits(args, data)
     else:
-        splits, qid, test, split_facts = _query_splits(args, data, (explicit or []) + [args.monitor or QUERY_MONITOR])
+        splits, qid, test, split_facts, weight = _query_splits(args, data,
+                                                               (explicit or []) + [args.monitor or QUERY_MONITOR])
         metrics = explicit or metric_specs(query_defaults(QUERY_METRICS, *qid.values()))
         args.monitor = args.monitor or query_defaults(QUERY_MONITOR, *qid.values())
     found = missing_facts([data, test])
@@ -495,12 +503,17 @@ def run(args) -> int:
     else:
         announce_positive(args, data)
         what = f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
+    if weight is not None:
+        what += f", training {weight_facts(weight, data.weight_name)}"
+        split_facts = split_facts + [("sample weights", f"{data.weight_name} (the fits; the metrics count every row "
+                                                        "once)")]
     info(args, f"{data.source}: {n_tr} train / {n_te} test rows, {data.n_features} features, {what}"
                + "".join(f"; {m.n_values} missing values in {m.n_rows} rows"
                          + ("" if d is data else f" of {d.source}") for d, m in found)
                + f"; {len(configs)} model(s)")
     progress = Progress(args.progress, quiet=args.quiet)
-    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid)
+    comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
+                                sample_weight=weight)
     title = os.path.basename(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))
@@ -513,14 +526,15 @@ def _test_file(args, data):
 
     test = load(args, args.test, n_features=None if data.named else data.n_features,
                 categorical=list(data.categories) or None, queries=data.qid is not None, beside=data.source,
-                feature_names=data.feature_names)
+                feature_names=data.feature_names, require_weight=False)     # the test rows are not fitted
     like_training(test, data)
     return test, [("test file", test.source), ("test sha256", file_sha256(test.source)),
                   ("test rows", str(test.n_samples))]
 
 
 def _one_list_splits(args, data):
-    """(splits, {}, test file or None, facts): the rows as one list, split stratified or by ``--test``."""
+    """(splits, {}, test file or None, facts, training weights or None): the rows as one list, split stratified or
+    by ``--test``."""
     from sklearn.model_selection import train_test_split
 
     y = data.binary_target(args.positive)
@@ -531,14 +545,16 @@ def _one_list_splits(args, data):
             _check_test_labels(data, test)
         # the training file's relevant label: a test file of that label alone is all relevant
         y_test = test.binary_target(data.relevant_label(args.positive), require_both=False, may_be_absent=True)
-        return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts
+        return {"train": (X, y), "test": (estimator_input(test), y_test)}, {}, test, facts, data.weight
     try:
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=args.test_size, stratify=y,
-                                                  random_state=args.random_state)
+        # the row indices split along: the same split as of (X, y) alone, and the training rows' weights
+        X_tr, X_te, y_tr, y_te, train, _ = train_test_split(X, y, np.arange(data.n_samples), test_size=args.test_size,
+                                                            stratify=y, random_state=args.random_state)
     except ValueError as exc:
         raise CommandError(f"--test-size {args.test_size}: cannot split {data.n_samples} rows ({exc})") from None
     return ({"train": (X_tr, y_tr), "test": (X_te, y_te)}, {}, None,
-            [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")])
+            [("split", f"stratified, test size {args.test_size}, random_state {args.random_state}")],
+            None if data.weight is None else data.weight[train])
 
 
 def _check_test_labels(data, test) -> None:
@@ -556,7 +572,7 @@ def _check_test_labels(data, test) -> None:
 
 
 def _query_splits(args, data, metrics: list[str]):
-    """(splits, qid per split, test file or None, facts): whole queries in each split.
+    """(splits, qid per split, test file or None, facts, training weights or None): whole queries in each split.
 
     ``metrics``: the specs the labels must suit (:func:`query_labels`).
     """
@@ -569,11 +585,12 @@ def _query_splits(args, data, metrics: list[str]):
             raise CommandError(f"--test: {test.source} has no query ids, but the training rows are in queries "
                                f"({qid_option(data)}); give the test rows' queries the same way")
         splits = {"train": (X, y), "test": (estimator_input(test), query_labels(args, test, metrics))}
-        return splits, {"train": data.qid, "test": test.qid}, test, facts + test_facts
+        return splits, {"train": data.qid, "test": test.qid}, test, facts + test_facts, data.weight
     train, held = query_split(data.qid, args.test_size, args.random_state)
     splits = {"train": (_rows(X, train), y[train]), "test": (_rows(X, held), y[held])}
     return (splits, {"train": data.qid[train], "test": data.qid[held]}, None,
-            facts + [("split", f"whole queries, test size {args.test_size}, random_state {args.random_state}")])
+            facts + [("split", f"whole queries, test size {args.test_size}, random_state {args.random_state}")],
+            None if data.weight is None else data.weight[train])
 
 
 def _rows(X, rows: np.ndarray):

@@ -25,6 +25,7 @@ from ._progress import add_progress_options
 from ._queries import (QUERY_MONITOR, check_fit_with_positions, check_fit_within_queries, check_positions_in_queries,
                        position_effects_note, position_error, position_facts, qid_option, query_defaults, query_facts,
                        query_labels, use_query_learner)
+from ._weights import FIT_HELP as WEIGHT_HELP, check_fit_with_weights, weight_error, weight_facts
 
 
 def missing_note(data, found) -> str:
@@ -53,20 +54,22 @@ def add_parser(subparsers):
                     "or a LIBSVM file's qid: or query file) the labels are relevance grades >= 0 and the model ranks "
                     "the rows of each query against each other (the push models); --position COLUMN gives the "
                     "place each row was shown at, for labels that are clicks; --init-score COLUMN the scores the "
-                    "fit starts from (a first-stage ranker's), which the model learns a correction to.",
+                    "fit starts from (a first-stage ranker's), which the model learns a correction to; --weight "
+                    "COLUMN how many times each row counts in the fit.",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
             "rankcore fit train.svm --model 'sgd@k:k=0.1,surrogate=max' --out m.json",
             "rankcore fit adult.csv --label income --learner trees --categorical auto --out m.json",
             "rankcore fit clicks.csv --qid query --position place --label click --out m.json",
+            "rankcore fit train.csv --label y --weight w --out m.json",
             "rankcore fit train.csv --qid query --label grade --init-score first_stage --validation valid.csv "
             "--eval-metric ndcg@k:1,map --out m.json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
-    add_data_options(parser, categorical=True, position=True, init_score=INIT_SCORE_HELP)
+    add_data_options(parser, categorical=True, position=True, init_score=INIT_SCORE_HELP, weight=WEIGHT_HELP)
     add_model_options(parser, multiple=False)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
@@ -98,6 +101,8 @@ def check_before_reading(args, config) -> list[str]:
     if args.init_score is not None:
         check_fit_with_init_scores([config], args.init_score)
         check_validation_init_scores(args)
+    if args.weight is not None:
+        check_fit_with_weights([config], args.weight)
     check_fit_with_eval_metrics([config], eval_specs, args.validation)
     return eval_specs
 
@@ -107,7 +112,8 @@ def load_validation(args, data, monitor_spec: str):
     qid = data.qid
     val = load(args, args.validation, n_features=None if data.named else data.n_features,
                categorical=list(data.categories) or None, queries=qid is not None, beside=data.source,
-               feature_names=data.feature_names, require_position=False)   # validation needs no positions
+               feature_names=data.feature_names, require_position=False,   # validation needs no positions
+               require_weight=False)                                       # nor weights: its metrics count rows once
     like_training(val, data)
     if qid is not None and val.qid is None:
         raise CommandError(f"--validation: {val.source} has no query ids, but the training rows are in queries "
@@ -119,13 +125,15 @@ def load_validation(args, data, monitor_spec: str):
 
 
 def training_facts(data, y) -> str:
-    """What the status line says of the training rows' labels, queries, positions and initial scores."""
+    """What the status line says of the training rows' labels, queries, positions, initial scores and weights."""
     what = f"{int(y.sum())} relevant" if data.qid is None else query_facts(y, data.qid)
     if data.position is not None:
         what += f", {position_facts(data.position)}"
     if data.init_score is not None:
         what += (f", initial scores {float(data.init_score.min()):.4g} to {float(data.init_score.max()):.4g} "
                  f"({data.init_score_name})")
+    if data.weight is not None:
+        what += f", {weight_facts(data.weight, data.weight_name)}"
     return what
 
 
@@ -181,8 +189,12 @@ def run(args) -> int:
         outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
                           monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
                           keep_monitor_curve=bool(args.validation), init_score=data.init_score,
-                          monitor_init=init_val, eval_metric=eval_specs)
-    except (ValueError, TypeError) as exc:     # the library's ``position: ...`` (an objective without a curvature)
+                          monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight)
+    except (ValueError, TypeError) as exc:
+        # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
+        # weights)
+        if data.weight is not None and str(exc).startswith("sample_weight:"):
+            raise weight_error(exc, data.weight_name) from None
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None

@@ -1,5 +1,5 @@
-"""CSV columns read aside, neither features nor the label: the query ids (``--qid``), display positions and
-initial scores.
+"""CSV columns read aside, neither features nor the label: the query ids (``--qid``), display positions, initial
+scores and sample weights.
 
 A column of display positions (``--position``) holds the place each row was
 shown at in its query's list: labels logged from clicks depend on it, and
@@ -11,6 +11,10 @@ line and column, as the other readers name theirs.
 A column of initial scores (``--init-score``) holds the score each row starts
 from (a first-stage ranker's: ``fit(..., init_score=...)``, LightGBM's
 ``init_score``), finite numbers read aside and converted here likewise.
+
+A column of sample weights (``--weight``) holds each row's weight in the fit
+(``fit(..., sample_weight=...)``, LightGBM's ``weight_column``): finite
+numbers >= 0, not all 0, converted likewise.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from ._dataset import _MISSING, DataError, Dataset
 
-__all__ = ["with_aside", "queries_aside", "positions_aside", "init_scores_aside"]
+__all__ = ["with_aside", "queries_aside", "positions_aside", "init_scores_aside", "weights_aside"]
 
 
 def with_aside(keep: Sequence[str], column: str | None, what: str, option: str, label_name: str,
@@ -117,6 +121,40 @@ def init_scores_aside(data: Dataset, name: str, keep: Sequence[str] = ()) -> Dat
         A missing initial score, or one that is not a finite number, naming
         the first such row's line, the column and ``--init-score``.
     """
+    numbers = _finite_numbers(data, name, keep, _init_score_problem, "--init-score")
+    data.init_score, data.init_score_name = numbers, name
+    return data
+
+
+def weights_aside(data: Dataset, name: str, keep: Sequence[str] = ()) -> Dataset:
+    """``data`` with the column ``name`` moved from the kept columns to :attr:`Dataset.weight`, as float64.
+
+    Converted as :func:`init_scores_aside` converts, O(n).
+
+    Raises
+    ------
+    DataError
+        A missing weight, or one that is not a finite number >= 0, naming
+        the first such row's line, the column and ``--weight``; a column of
+        zeros alone (no row would count).
+    """
+    numbers = _finite_numbers(data, name, keep, _weight_problem, "--weight", nonnegative=True)
+    if not numbers.sum() > 0:
+        raise DataError(f"{data.source}, column {name!r} (--weight): every weight is 0; the fit needs rows of "
+                        "positive weight (a weight is how many times the row counts)")
+    data.weight, data.weight_name = numbers, name
+    return data
+
+
+def _finite_numbers(data: Dataset, name: str, keep: Sequence[str], problem_of, option: str, *,
+                    nonnegative: bool = False) -> np.ndarray:
+    """The column ``name`` moved out of the kept columns (unless in ``keep``) as finite float64 numbers (``>= 0``
+    with ``nonnegative``).
+
+    One vectorized conversion, O(n); only a column that fails it is read
+    again field by field, ``problem_of(text)`` naming the first bad row's
+    problem (None: a number that passes).
+    """
     values = data.kept[name] if name in keep else data.kept.pop(name)
     texts = values.astype(str)
     try:
@@ -124,25 +162,39 @@ def init_scores_aside(data: Dataset, name: str, keep: Sequence[str] = ()) -> Dat
         numbers = None if np.char.count(texts, "_").any() else texts.astype(np.float64)
     except ValueError:
         numbers = None
-    if numbers is None or not np.isfinite(numbers).all():
-        rows = range(texts.shape[0]) if numbers is None else np.flatnonzero(~np.isfinite(numbers)).tolist()
+    good = None if numbers is None else np.isfinite(numbers) & ((numbers >= 0) if nonnegative else True)
+    if good is None or not good.all():
+        rows = range(texts.shape[0]) if good is None else np.flatnonzero(~good).tolist()
         for row in rows:
-            problem = _init_score_problem(str(texts[row]))
+            problem = problem_of(str(texts[row]))
             if problem is not None:
-                raise DataError(f"{data.where(row)}, column {name!r} (--init-score): {problem}")
+                raise DataError(f"{data.where(row)}, column {name!r} ({option}): {problem}")
         if numbers is None:                 # every field passed the closer look: what NumPy refused, float() reads
             numbers = np.array([float(text) for text in texts.tolist()], dtype=np.float64)
-    data.init_score, data.init_score_name = np.ascontiguousarray(numbers, dtype=np.float64), name
-    return data
+    return np.ascontiguousarray(numbers, dtype=np.float64)
 
 
 def _init_score_problem(text: str) -> str | None:
     """What is wrong with one field of initial scores, or None when it is a finite number."""
+    return _number_problem(text, "missing initial score (every row needs the score it starts from)",
+                           "expected the row's initial score, a finite number")
+
+
+def _weight_problem(text: str) -> str | None:
+    """What is wrong with one field of weights, or None when it is a finite number >= 0."""
+    expected = "expected the row's weight, a finite number >= 0"
+    problem = _number_problem(text, "missing weight (every row needs its weight; 0 leaves a row out)", expected)
+    if problem is None and float(text.strip()) < 0:
+        return f"{expected}, got {text.strip()[:40]!r}"
+    return problem
+
+
+def _number_problem(text: str, missing: str, expected: str) -> str | None:
+    """``missing`` for a missing field, ``expected, got ...`` for one that is not a finite number, else None."""
     stripped = text.strip()
-    missing = "missing initial score (every row needs the score it starts from)"
     if stripped.lower() in _MISSING:
         return missing
-    wrong = f"expected the row's initial score, a finite number, got {stripped[:40]!r}"
+    wrong = f"{expected}, got {stripped[:40]!r}"
     if "_" in stripped or not stripped.isascii():     # Python's float() reads 1_0 and other scripts' digits
         return wrong
     try:

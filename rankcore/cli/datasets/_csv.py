@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._csv_fast import _csv_fast_path
-from ._aside import init_scores_aside, positions_aside, queries_aside, with_aside
+from ._aside import init_scores_aside, positions_aside, queries_aside, weights_aside, with_aside
 from ._dataset import (_MISSING, DEFAULT_LABEL, DataError, Dataset, TextColumnsError, _canonical_nan, _columns,
                        _is_number, _label_array, _label_problem, _open_text)
 
@@ -48,24 +48,26 @@ def header_names(source: str) -> list[str]:
 
 def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str], categorical: Any = None,
               keep: Sequence[str] = (), qid: str | None = None, position: str | None = None,
-              init_score: str | None = None) -> Dataset:
+              init_score: str | None = None, weight: str | None = None) -> Dataset:
     label_name = DEFAULT_LABEL if label is None else str(label)
     explicit_label = label is not None
     found: set[int] = set()     # in "auto" mode: the columns known to hold text
-    _check_distinct_aside(source, qid, position, init_score)
+    _check_distinct_aside(source, qid, position, init_score, weight)
     aside = with_aside(keep, qid, "query-id", "--qid", label_name, drop, source)
     aside = with_aside(aside, position, "display-position", "--position", label_name, drop, source)
     aside = with_aside(aside, init_score, "initial-score", "--init-score", label_name, drop, source)
+    aside = with_aside(aside, weight, "weight", "--weight", label_name, drop, source)
     try:
         while True:
             fh = _open_text(source)
             with fh:
                 try:
                     data = _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical,
-                                      aside, found, qid, position, init_score)
+                                      aside, found, qid, position, init_score, weight)
                     data = data if qid is None else queries_aside(data, qid, keep)
                     data = data if position is None else positions_aside(data, position, keep)
-                    return data if init_score is None else init_scores_aside(data, init_score, keep)
+                    data = data if init_score is None else init_scores_aside(data, init_score, keep)
+                    return data if weight is None else weights_aside(data, weight, keep)
                 except _NewTextColumns as more:
                     found |= more.columns
     except UnicodeDecodeError as exc:
@@ -76,11 +78,13 @@ def _read_csv(source: str, label: Any, require_label: bool, drop: Sequence[str],
         raise DataError(f"{source}: malformed CSV ({exc})") from None
 
 
-def _check_distinct_aside(source: str, qid: str | None, position: str | None, init_score: str | None) -> None:
-    """The columns read aside (query ids, display positions, initial scores) are distinct columns."""
+def _check_distinct_aside(source: str, qid: str | None, position: str | None, init_score: str | None,
+                          weight: str | None = None) -> None:
+    """The columns read aside (query ids, display positions, initial scores, weights) are distinct columns."""
     named = [(column, what) for column, what in ((qid, "the query ids (--qid)"),
                                                  (position, "the display positions (--position)"),
-                                                 (init_score, "the initial scores (--init-score)"))
+                                                 (init_score, "the initial scores (--init-score)"),
+                                                 (weight, "the weights (--weight)"))
              if column is not None]
     for i, (column, what) in enumerate(named):
         for other, other_what in named[i + 1:]:
@@ -89,7 +93,7 @@ def _check_distinct_aside(source: str, qid: str | None, position: str | None, in
 
 
 def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, categorical, keep, found,
-               qid=None, position=None, init_score=None) -> Dataset:
+               qid=None, position=None, init_score=None, weight=None) -> Dataset:
     header_lineno, delimiter, names = _read_header(fh, source)
     unknown = [d for d in drop if d not in names]
     if unknown:
@@ -99,7 +103,7 @@ def _parse_csv(fh, source, label_name, explicit_label, require_label, drop, cate
     if label_index is not None and not require_label:
         # a label the command does not need is left unread: rows to score may have a blank or unknown label
         unread, label_index = label_index, None
-    _check_aside(names, label_name, drop, keep, qid, source, position, init_score)
+    _check_aside(names, label_name, drop, keep, qid, source, position, init_score, weight)
     feature_idx = [i for i, n in enumerate(names)
                    if i != label_index and i != unread and n not in drop and n not in keep]
     if not feature_idx:
@@ -164,11 +168,12 @@ def _label_column(names: list[str], label_name: str, explicit_label: bool, requi
 
 
 def _check_aside(names: list[str], label_name: str, drop: Sequence[str], keep: Sequence[str], qid: str | None,
-                 source: str, position: str | None = None, init_score: str | None = None) -> None:
-    """The query-id, display-position and initial-score columns and the columns copied to the output are in the
-    header, neither label nor dropped."""
+                 source: str, position: str | None = None, init_score: str | None = None,
+                 weight: str | None = None) -> None:
+    """The query-id, display-position, initial-score and weight columns and the columns copied to the output are in
+    the header, neither label nor dropped."""
     for column, what, option in ((qid, "query-id", "--qid"), (position, "display-position", "--position"),
-                                 (init_score, "initial-score", "--init-score")):
+                                 (init_score, "initial-score", "--init-score"), (weight, "weight", "--weight")):
         if column is not None and column not in names:
             close = difflib.get_close_matches(column, names, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""

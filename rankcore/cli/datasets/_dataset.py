@@ -107,6 +107,11 @@ class Dataset:
         finite numbers, the score the row starts from), or None.
     init_score_name : str or None
         That column's name.
+    weight : ndarray of float64 or None
+        Each row's sample weight (a CSV column named by ``weight=``: finite
+        numbers >= 0, not all 0), or None.
+    weight_name : str or None
+        That column's name.
     """
 
     X: np.ndarray
@@ -126,6 +131,8 @@ class Dataset:
     position_name: str | None = None
     init_score: np.ndarray | None = field(default=None, repr=False)
     init_score_name: str | None = None
+    weight: np.ndarray | None = field(default=None, repr=False)
+    weight_name: str | None = None
 
     @property
     def n_samples(self) -> int:

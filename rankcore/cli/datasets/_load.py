@@ -91,9 +91,9 @@ def _starts_with_libsvm_row(source: str) -> bool:
 
 
 def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, position: str | None = None,
-                       init_score: str | None = None) -> None:
-    """Refuse the options only a CSV file can take (a column of query ids, of display positions or of initial
-    scores, text columns) for another format."""
+                       init_score: str | None = None, weight: str | None = None) -> None:
+    """Refuse the options only a CSV file can take (a column of query ids, of display positions, of initial
+    scores or of weights, text columns) for another format."""
     if fmt != "csv" and qid is not None:
         hint = " (its qid: fields are the query ids, read without --qid)" if fmt == "libsvm" else ""
         raise DataError(f"{source}: only CSV files name a column of query ids (--qid); this is a {fmt} file{hint}")
@@ -104,6 +104,9 @@ def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, pos
     if fmt != "csv" and init_score is not None:
         raise DataError(f"{source}: only CSV files name a column of initial scores (--init-score); this is a "
                         f"{fmt} file")
+    if fmt != "csv" and weight is not None:
+        raise DataError(f"{source}: only CSV files name a column of sample weights (--weight); this is a {fmt} "
+                        "file (convert it to CSV with a column of weights)")
     if fmt != "csv" and text_columns:
         raise DataError(f"{source}: only CSV files have text columns to read by category or to copy "
                         f"(this is a {fmt} file)")
@@ -134,6 +137,7 @@ def load_data(
     position: str | None = None,
     require_position: bool = True,
     init_score: str | None = None,
+    weight: str | None = None, require_weight: bool = True,
 ) -> Dataset:
     """Read a labelled (or unlabelled) data file.
 
@@ -179,12 +183,11 @@ def load_data(
         ``f<k>`` and an index that names no column is an error, so no file
         is read with a guessed index base.  Other names, and other formats:
         ignored.
-    position, init_score : str, optional
-        The CSV columns of the rows' display positions, integers >= 0 (:attr:`Dataset.position`), and of their
-        initial scores, finite numbers (:attr:`Dataset.init_score`); neither is a feature.
-    require_position : bool, default True
-        With False, the ``position`` column may be absent and is never read
-        (a file that has it leaves it out: a validation file).
+    position, init_score, weight : str, optional
+        The CSV columns, not features, of the rows' display positions (integers >= 0), initial scores (finite) and
+        sample weights (finite, >= 0, not all 0): :attr:`Dataset.position`, ``.init_score``, ``.weight``.
+    require_position, require_weight : bool, default True
+        With False, the ``position`` (``weight``) column may be absent and is never read (a validation file).
 
     Raises
     ------
@@ -193,7 +196,7 @@ def load_data(
         non-numeric or infinite feature values, a missing or non-finite
         label, no rows; missing feature values when ``allow_missing`` is
         False; ``qid`` for a file that is not CSV, naming no column, or a
-        missing query id; likewise ``position`` (integers >= 0) and ``init_score`` (finite numbers).
+        missing query id; likewise ``position``, ``init_score`` and ``weight``.
     """
     source = os.fspath(path)
     if fmt is None:
@@ -202,10 +205,11 @@ def load_data(
         raise DataError(f"{source}: format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     _check_is_file(source)
     drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
-    _check_csv_options(source, fmt, qid, categorical or keep, position, init_score)
+    drop, weight = (drop, weight) if require_weight else _left_out(source, fmt, drop, weight)
+    _check_csv_options(source, fmt, qid, categorical or keep, position, init_score, weight)
     try:
         if fmt == "csv":
-            data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position, init_score)
+            data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position, init_score, weight)
         elif fmt == "libsvm":
             data = _read_libsvm(source, n_features, feature_names)
             read_query_file(data)
