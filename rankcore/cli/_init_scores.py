@@ -67,12 +67,22 @@ def check_validation_init_scores(args) -> None:
 
 
 def check_scored_with_init_scores(model, model_path: str, column: str | None) -> None:
-    """``score`` / ``evaluate --init-score``: only a model whose ``fit`` takes ``init_score`` can have been fitted
-    from initial scores."""
-    if column is not None and not takes_init_scores(type(model)):
+    """``score`` / ``evaluate``: ``--init-score`` exactly when the model was fitted from initial scores.
+
+    A model fitted from them (``from_init_score_``) is the correction alone,
+    and its scores without them rank by the correction; initial scores added
+    to a model fitted without them add scores it never learned from.  Either
+    is refused before the data are read.
+    """
+    fitted_from = bool(getattr(model, "from_init_score_", False))
+    if column is None and fitted_from:
+        raise CommandError(f"the model {model_path} was fitted from initial scores (rankcore fit --init-score): its "
+                           "scores are a correction to them; give the rows' initial scores with --init-score COLUMN")
+    if column is not None and not fitted_from:
+        why = ("its fit takes no init_score" if not takes_init_scores(type(model))
+               else "it was fitted without --init-score")
         raise CommandError(f"--init-score {column}: the model {model_path} ({type(model).__name__}) was not fitted "
-                           "from initial scores (its fit takes no init_score); leave out --init-score and pass "
-                           f"--drop {column}")
+                           f"from initial scores ({why}); leave out --init-score and pass --drop {column}")
 
 
 def with_init_scores(scores: np.ndarray, data) -> np.ndarray:

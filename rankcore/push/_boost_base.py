@@ -661,6 +661,8 @@ class _BaseBoost(FeatureContributions, Ranker):
         self.objective_values_ = np.array([result.initial_value] + [r.value for r in records], dtype=np.float64)
         self.n_iter_ = len(records)
         self.stop_reason_ = self._stop_reason(result)
+        if from_init:
+            self.from_init_score_ = True
         if not records and result.records:     # early stopping on eval_set cut every iteration
             warn_nothing_kept(type(self).__name__, f"early stopping kept 0 of {len(result.records)} iterations: none "
                               "improved the eval_set score", from_init)

@@ -74,6 +74,10 @@ ATTRIBUTES_DOC = """
         The effect b_p of each place in ``position_ids_`` as the last kept
         tree was grown with (on the scores' scale; the model does not use
         them).
+    from_init_score_ : bool
+        Set (True) only when fitted with ``init_score``: the model is the
+        correction alone; add the rows' initial scores to its scores
+        (``score(..., init_score=)`` does).
     objective_spec_, learner_spec_ : str
         The resolved components.
     n_features_in_, feature_names_in_

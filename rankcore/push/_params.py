@@ -210,6 +210,8 @@ PUSH_FITTED = (
     # fitted with ``position`` (display positions of clicks): the learned effects, which the model does not use
     Fitted("position_ids_", "position_ids", lambda ids: np.asarray(ids, dtype=np.int64), optional=True),
     Fitted("position_effects_", "position_effects", float64_array, optional=True),
+    # fitted with ``init_score``: the model is a correction to scores it does not hold (set only then)
+    Fitted("from_init_score_", "from_init_score", bool, optional=True),
     Fitted("_learner"),
 )
 

@@ -66,6 +66,9 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if has_val:
         _check_curve(state["validation_scores"], metric, "validation_scores", fail)
     evals = _check_evals_result(state, T, metric, fail)
+    from_init = state.get("from_init_score")
+    if from_init is not None and from_init is not True:
+        fail(f"from_init_score must be true when present (a model fitted from initial scores), got {from_init!r}")
 
     estimator.objective_spec_ = objective.spec
     estimator.learner_spec_ = learner.spec
@@ -93,6 +96,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.n_queries_, estimator.n_queries_without_pairs_ = n_queries
     if positions is not None:
         estimator.position_ids_, estimator.position_effects_ = positions
+    if from_init:
+        estimator.from_init_score_ = True
     estimator._learner = learner
 
 

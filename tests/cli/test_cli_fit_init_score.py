@@ -167,9 +167,26 @@ def test_score_and_evaluate_add_the_rows_initial_scores(files, tmp_path, command
         assert model.score(X_val, y_val, qid=qid_val, init_score=prior_val) == pytest.approx(
             rankcore.evaluate(y_val, scores, ["ndcg@k:10"], qid=qid_val)["ndcg@k:10"], abs=1e-12)
         assert f"ndcg@k:5  {expected['ndcg@k:5']:.4f}" in out and f"map       {expected['map']:.4f}" in out
-    # without --init-score the column is one the model does not know
-    status, _, err = run_main(command, model_path, files / "valid.csv", "--qid", "query", "--label", "grade")
-    one_line_error(status, err, "the column 'prior' is not a feature of the model", "--drop prior")
+    # without --init-score (even with the column dropped) the model would rank by its correction alone
+    for drop in ((), ("--drop", "prior")):
+        status, _, err = run_main(command, model_path, files / "valid.csv", "--qid", "query", "--label", "grade",
+                                  *drop)
+        one_line_error(status, err, f"the model {model_path} was fitted from initial scores (rankcore fit "
+                                    "--init-score): its scores are a correction to them; give the rows' initial "
+                                    "scores with --init-score COLUMN")
+
+
+@pytest.mark.parametrize("command", ["score", "evaluate"])
+def test_initial_scores_are_refused_for_a_model_fitted_without_them(files, tmp_path, command):
+    model_path = tmp_path / "plain.json"
+    assert run_main("fit", files / "train.csv", "--qid", "query", "--label", "grade", "--drop", "prior",
+                    "--n-iter", N_ITER, "--quiet", "-o", model_path)[0] == 0
+    assert not hasattr(rankcore.load_model(model_path), "from_init_score_")
+    status, _, err = run_main(command, model_path, files / "valid.csv", "--qid", "query", "--label", "grade",
+                              "--init-score", "prior")
+    one_line_error(status, err, f"--init-score prior: the model {model_path} (PushBoost) was not fitted from initial "
+                                "scores (it was fitted without --init-score); leave out --init-score and pass --drop "
+                                "prior")
 
 
 def test_scoring_with_initial_scores_needs_a_model_that_can_be_fitted_from_them(files, tmp_path):

@@ -65,6 +65,7 @@ def test_a_fit_from_initial_scores_on_one_list_is_the_in_memory_fit(dask_client,
     plain = rankcore.PushBoost(n_jobs=1, **params).fit(X, y)
     assert model.fit_info_["placement"] == placement
     _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert model.from_init_score_ is True and not hasattr(plain, "from_init_score_")
     assert not np.array_equal(local.objective_values_, plain.objective_values_)     # the start mattered
     # the scores given in memory give the same fit
     again = DaskPushBoost(placement=placement, **params).fit(Xd, yd, init_score=base)

@@ -157,3 +157,25 @@ def test_complex_initial_scores_are_refused():
     X, y, _, _, _, _ = split_data(8)
     with pytest.raises(TypeError, match="init_score: expected one real number per row .* got complex numbers"):
         rankcore.boost(n_iter=2).fit(X, y, init_score=X[:, 0] + 1j * X[:, 1])
+
+
+def test_a_model_fitted_from_initial_scores_says_so_in_memory_and_in_its_file(tmp_path):
+    import json
+
+    from _model_files import tampered
+    from rankcore.persistence import ModelFormatError
+
+    X, y, _, _, _, _ = split_data(8)
+    plain = rankcore.boost(n_iter=3, random_state=0).fit(X, y)
+    assert not hasattr(plain, "from_init_score_")
+    model = rankcore.boost(n_iter=3, random_state=0).fit(X, y, init_score=X[:, 0])
+    assert model.from_init_score_ is True
+    path = tmp_path / "m.json"
+    rankcore.save_model(model, path)
+    assert rankcore.load_model(path).from_init_score_ is True
+    rankcore.save_model(plain, tmp_path / "plain.json")
+    assert not hasattr(rankcore.load_model(tmp_path / "plain.json"), "from_init_score_")
+    for bad in (False, 1, "yes"):
+        path.write_text(json.dumps(tampered(model, lambda state: state.update(from_init_score=bad))))
+        with pytest.raises(ModelFormatError, match="from_init_score must be true when present"):
+            rankcore.load_model(path)
