@@ -85,6 +85,27 @@ def test_the_learner_within_queries_is_the_trees_unless_one_is_given(files, tmp_
     assert rankcore.load_model(tmp_path / "one.json").get_params()["learner"] == "stumps"
 
 
+def test_integer_query_ids_in_a_csv_give_the_estimators_fit_with_integer_ids(tmp_path):
+    # ids of one to three digits: read as text, '10' would sort before '9', and the default trees' random draws
+    # follow the queries' order
+    qid, X, grade = grouped(3, n_queries=30)
+    qid = qid - 195                                   # 5 .. 34, and 0-padded forms stay text
+    path = tmp_path / "ids.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["query", "a", "b", "c", "grade"])
+        for i in range(qid.size):
+            writer.writerow([qid[i], *map(repr, X[i].tolist()), repr(float(grade[i]))])
+    status, _, err = run_main("fit", path, "--qid", "query", "--label", "grade", "--n-iter", N_ITER, "--quiet",
+                              "-o", tmp_path / "m.json")
+    assert (status, err) == (0, "")
+    expected = rankcore.boost(learner="trees", n_iter=int(N_ITER), random_state=0).fit(X, grade, qid=qid)
+    as_text = rankcore.boost(learner="trees", n_iter=int(N_ITER), random_state=0).fit(X, grade, qid=qid.astype(str))
+    got = rankcore.load_model(tmp_path / "m.json").decision_function(_frame(X))
+    np.testing.assert_array_equal(got, expected.decision_function(X))
+    assert not np.array_equal(got, as_text.decision_function(X))        # the order of the ids mattered
+
+
 def _frame(X):
     import pandas as pd
 

@@ -47,8 +47,25 @@ def queries_aside(data: Dataset, qid: str, keep: Sequence[str]) -> Dataset:
     if missing.size:
         raise DataError(f"{data.where(int(missing[0]))}: missing query id in column {qid!r} (--qid); "
                         f"every row needs its query, got {values[missing[0]]!r}")
-    data.qid, data.qid_name = values, qid
+    data.qid, data.qid_name = _integer_ids(values), qid
     return data
+
+
+def _integer_ids(values: np.ndarray) -> np.ndarray:
+    """Query ids written as integers (each text exactly an int64's decimal form) as int64, others as read.
+
+    The library orders the queries by their ids, and the per-query default's
+    random draws follow that order: ids read as text ('10' before '2') would
+    give another model than the same ids given to ``fit`` as numbers.  Texts
+    such as '007' or '+7' stay text (as ints they would merge with '7').
+    O(n).
+    """
+    texts = values.astype(str)
+    try:
+        numbers = texts.astype(np.int64)
+    except (ValueError, OverflowError):
+        return values
+    return numbers if np.array_equal(numbers.astype(str), texts) else values
 
 
 def positions_aside(data: Dataset, name: str, keep: Sequence[str] = ()) -> Dataset:
