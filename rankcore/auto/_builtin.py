@@ -328,6 +328,24 @@ class XGBoostCandidate(_GBDTCandidate):
     package, estimator, adapter = "xgboost", "XGBClassifier", "xgboost_objective"
 
 
+#: Weights beyond this range (either way) lose their meaning in LightGBM's and XGBoost's float32: they are rescaled.
+FLOAT32_SAFE = 1e30
+
+
+def float32_weights(weights):
+    """``weights`` as LightGBM and XGBoost can hold them: divided by the largest when it or the smallest positive one
+    lies outside [1/FLOAT32_SAFE, FLOAT32_SAFE] (float32 would make them inf or 0), else as given (their leaves'
+    minimum Hessian sums are on the weights' scale, so weights in range are left alone)."""
+    if weights is None:
+        return None
+    weights = np.asarray(weights, dtype=np.float64)
+    top = float(weights.max())
+    positive = weights[weights > 0]
+    if top > FLOAT32_SAFE or float(positive.min()) < 1.0 / FLOAT32_SAFE:
+        return weights / top
+    return weights
+
+
 class _RawScores:
     """A classifier fitted on a custom objective, scored by its raw margin (what the objective ranks by)."""
 
@@ -336,7 +354,7 @@ class _RawScores:
 
     def fit(self, X, y, sample_weight=None):
         # the rankcore.gbdt objective gets the weights from the library (docs/gbdt.md)
-        self.model.fit(X, y, sample_weight=sample_weight)
+        self.model.fit(X, y, sample_weight=float32_weights(sample_weight))
         return self
 
     def decision_function(self, X):

@@ -326,3 +326,18 @@ def test_auto_gbdt_candidates_take_weights():
     weighted = AutoRanker(**params).fit(X, y, w)
     assert weighted.leaderboard_["lightgbm"].status == "chosen"
     assert not np.array_equal(weighted.decision_function(X), AutoRanker(**params).fit(X, y).decision_function(X))
+
+
+@pytest.mark.parametrize("candidate", ["lightgbm", "xgboost"])
+def test_auto_gbdt_candidates_take_weights_beyond_float32s_range(candidate):
+    pytest.importorskip(candidate)
+    from rankcore.auto._builtin import float32_weights
+
+    X, y = _data()
+    w = _weights(X.shape[0]) + 0.5
+    np.testing.assert_array_equal(float32_weights(w), w)                 # in range: as given
+    params = dict(candidates=[candidate], bag_folds=False, random_state=0, n_jobs=1)
+    tiny, huge = (AutoRanker(**params).fit(X, y, w * scale) for scale in (1e-60, 1e60))
+    for model in (tiny, huge):                                            # float32 would have made them 0 or inf
+        assert model.leaderboard_[candidate].status == "chosen"
+    np.testing.assert_array_equal(tiny.decision_function(X), huge.decision_function(X))
