@@ -255,7 +255,8 @@ def split_specs(text: str, known_names: Iterable[str], *, what: str) -> list[str
     A comma both separates specs and a spec's arguments, so a piece starts a
     new spec only if its name (before ``:``) is a known name, or the shorthand
     ``base@K`` of a known ``base@k`` (``map@10``); otherwise it continues the
-    previous spec's arguments.
+    previous spec's arguments (a ``key=value`` after a spec without arguments
+    is its first: ``ndcg@5,ties=average`` is ``ndcg@5:ties=average``).
     """
     known = set(known_names)
     items: list[str] = []
@@ -268,6 +269,8 @@ def split_specs(text: str, known_names: Iterable[str], *, what: str) -> list[str
             name = at_k_name(name)
         if name not in known and items and ":" in items[-1]:
             items[-1] = f"{items[-1]},{piece}"  # an argument of the previous spec
+        elif name not in known and items and "=" in piece:
+            items[-1] = f"{items[-1]}:{piece}"  # the first named argument of a shorthand (ndcg@5,ties=average)
         else:
             items.append(piece)
     return items

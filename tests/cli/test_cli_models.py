@@ -71,6 +71,10 @@ def test_split_specs_starts_a_spec_at_the_at_k_shorthand():
     assert split_specs("map@k:5,convention=lightgbm,map@10,ndcg@k:3,ndcg@5,pauc:0.1,prec@10", names, what="x") == [
         "map@k:5,convention=lightgbm", "map@10", "ndcg@k:3", "ndcg@5", "pauc:0.1", "prec@10"]
     assert split_specs("ndcg@k:3,gain=0/1/3@7", names, what="x") == ["ndcg@k:3,gain=0/1/3@7"]   # no such base@k
+    # a named argument after a shorthand without arguments is its first
+    assert split_specs("ndcg@5,convention=lightgbm,ties=average,map@10,auc", names, what="x") == [
+        "ndcg@5:convention=lightgbm,ties=average", "map@10", "auc"]
+    assert split_specs("auc,nosuch=1", names, what="x") == ["auc:nosuch=1"]           # then reported by auc
 
 
 @pytest.mark.parametrize("fmt", ["text", "csv", "json", "markdown"])
