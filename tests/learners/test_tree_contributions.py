@@ -261,10 +261,11 @@ def _fitted(learner):
     return PushBoost(learner=learner, n_iter=4, random_state=0).fit(X, y), X
 
 
-def _rewritten(model, change) -> dict:
-    """The model's file with each tree record changed by ``change(record)``, signed again."""
+def _rewritten(model, change, only_first=False) -> dict:
+    """The model's file with each tree record (``only_first``: the first) changed by ``change(record)``, signed
+    again."""
     data = model_to_dict(model)
-    for record in data["state"]["rankers"]:
+    for record in data["state"]["rankers"][: 1 if only_first else None]:
         change(record)
     return resign(data)
 
@@ -330,3 +331,33 @@ def test_oblivious_covers_must_leave_every_node_some_rows():
         record["cover"][0] = record["cover"][half] = 0.0
     with pytest.raises(ModelFormatError, match="cover sums to 0"):
         model_from_dict(_rewritten(est, empty_pair))
+
+
+def test_oblivious_covers_must_add_up_to_finite_counts():
+    est, _ = _fitted("trees:growth=oblivious,max_depth=3")
+
+    def huge(record):
+        record["cover"] = [1e308] * len(record["cover"])
+    with pytest.raises(ModelFormatError, match="cover sums to inf"):
+        model_from_dict(_rewritten(est, huge))
+
+
+def test_leaf_values_near_the_largest_float_give_a_finite_expected_value():
+    est, X = _fitted("trees:growth=oblivious,max_depth=3")
+    first = est.rankers_[0]
+    scale = 1e307 / float(np.abs(first.value).max())      # cover · value would overflow
+
+    def near_max(record):
+        record["value"] = [v * scale for v in record["value"]]
+    big = model_from_dict(_rewritten(est, near_max, only_first=True))
+    phi = big.feature_contributions(X)             # the covers' shares before the products: no overflow
+    np.testing.assert_allclose(phi.sum(axis=1), big.decision_function(X), rtol=1e-9)
+
+
+def test_trees_are_explained_in_batches_with_the_same_values(monkeypatch):
+    from rankcore.learners.trees import _contributions
+
+    est, X = _fitted("trees:growth=oblivious,max_depth=3")
+    whole = est.feature_contributions(X)
+    monkeypatch.setattr(_contributions, "BATCH_NODES", 1)        # one tree a batch
+    np.testing.assert_array_equal(est.feature_contributions(X), whole)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...validation import check_finite_scores
 from . import _treeshap
 from ._binning import is_sparse
 from ._oblivious_ranker import ObliviousTreeRanker
@@ -64,11 +65,15 @@ def node_form(ranker) -> dict:
 
 
 def expected_value(nodes: dict) -> float:
-    """E[h] = Σ_leaves cover·value / root cover (a tree that is one leaf: its value)."""
+    """E[h] = Σ_leaves (cover / root cover)·value (a tree that is one leaf: its value).
+
+    The shares are taken before the products, so leaf values near the
+    largest float (a model file's) do not overflow where the score does not.
+    """
     leaves = nodes["left"] < 0
     if not (nodes["left"][0] >= 0):
         return float(nodes["value"][0])
-    return float(np.dot(nodes["cover"][leaves], nodes["value"][leaves]) / nodes["cover"][0])
+    return float(np.dot(nodes["cover"][leaves] / nodes["cover"][0], nodes["value"][leaves]))
 
 
 def _depth(left: np.ndarray, right: np.ndarray) -> int:
@@ -82,13 +87,27 @@ def _depth(left: np.ndarray, right: np.ndarray) -> int:
         depth += 1
 
 
-def forest_contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
+#: Nodes of the trees explained in one kernel call: the node arrays of a batch take ~45 bytes a node, so the
+#: complete binary trees of deep oblivious trees (2^(D+1) nodes each) are never all held at once.
+BATCH_NODES = 1 << 18
+
+
+def forest_contributions(rankers, alphas, X, n_threads: int = 1, *, owner: str = "feature_contributions") -> np.ndarray:
     """(n, d + 1) float64: each feature's SHAP value of Σ_t α_t h_t(x), then the expected value φ_0.
 
     ``X``: the rows as the trees read them (dense or CSR; a CSR matrix is
     read as its dense form, the size of the output).  Every tree must carry
     covers (a ``ValueError`` otherwise: a model file written without them).
-    O(n · Σ_t L_t · D_t²) time, O(n · d) memory besides the output.
+    The trees are explained in batches of about :data:`BATCH_NODES` nodes,
+    adding to the output in tree order (the same sums as one call).
+    O(n · Σ_t L_t · D_t²) time (an oblivious tree of depth D has L = 2^D);
+    O(n · d) memory besides the output, plus O(BATCH_NODES) for the batch.
+
+    Raises
+    ------
+    FloatingPointError
+        A value is not finite (a model file's leaf values or covers near the
+        largest float), naming ``owner``.
     """
     X = X.toarray() if is_sparse(X) else X
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -104,7 +123,24 @@ def forest_contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
             raise ValueError(f"feature_contributions: tree {t} has no covers (training rows per node): the model "
                              f"file holds no covers, as files written before they were recorded; refit the model "
                              f"to explain its scores")
-    nodes = [node_form(r) for r in rankers]
+    alphas = np.asarray(alphas, dtype=np.float64)
+    expected, first = 0.0, 0
+    while first < len(rankers):
+        batch, size = [], 0
+        while first + len(batch) < len(rankers) and (not batch or size < BATCH_NODES):
+            batch.append(node_form(rankers[first + len(batch)]))
+            size += batch[-1]["left"].shape[0]
+        _explain_batch(rankers[first:first + len(batch)], batch, alphas[first:first + len(batch)], X, out, n_threads)
+        for a, m in zip(alphas[first:first + len(batch)].tolist(), batch):
+            expected += a * expected_value(m)
+        first += len(batch)
+    out[:, d] = expected
+    return check_finite_scores(out, owner=owner, X=X)
+
+
+def _explain_batch(rankers, nodes: list, alphas: np.ndarray, X: np.ndarray, out: np.ndarray, n_threads: int) -> None:
+    """Add the trees' (with their node forms ``nodes``) α-weighted SHAP values to ``out``'s feature columns."""
+    d = X.shape[1]
     sizes = np.array([m["left"].shape[0] for m in nodes], dtype=np.intp)
     flat = {name: np.ascontiguousarray(np.concatenate([m[name] for m in nodes])) for name in _NODE_ARRAYS}
     internal = flat["left"] >= 0
@@ -113,13 +149,10 @@ def forest_contributions(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     is_cat, cat_offset, cat_values = _categorical_arrays(
         [r if r.kind == TreeRanker.kind else _NumericNodes(s) for r, s in zip(rankers, sizes)], int(sizes.sum()))
     roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
-    alphas = np.ascontiguousarray(alphas, dtype=np.float64)
     max_depth = max(_depth(m["left"], m["right"]) for m in nodes)
     _treeshap.tree_shap(X, flat["feature"], flat["threshold"], flat["nan_left"], flat["left"], flat["right"],
-                        flat["value"], flat["cover"], roots, alphas, is_cat, cat_offset, cat_values, max_depth, out,
-                        int(n_threads))
-    out[:, d] = float(sum(a * expected_value(m) for a, m in zip(alphas.tolist(), nodes)))
-    return out
+                        flat["value"], flat["cover"], roots, np.ascontiguousarray(alphas), is_cat, cat_offset,
+                        cat_values, max_depth, out, int(n_threads))
 
 
 class _NumericNodes:

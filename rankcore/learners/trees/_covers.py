@@ -83,4 +83,8 @@ def oblivious_cover_from_state(state: dict, depth: int) -> np.ndarray | None:
         if not (level > 0).all():
             raise ValueError(f"oblivious tree: cover sums to 0 over the cells of node {int(np.argmin(level))} of level "
                              f"{int(math.log2(half))}; every internal node needs a positive cover")
+        if not np.isfinite(level).all():
+            raise ValueError(f"oblivious tree: cover sums to inf over the cells of node "
+                             f"{int(np.flatnonzero(~np.isfinite(level))[0])} of level {int(math.log2(half))}; "
+                             "covers are counts of training rows")
     return store_cover(cover)
