@@ -1,5 +1,5 @@
-"""Queries with a first-stage score in a CSV column, shared by the tests of ``fit --init-score`` and
-``fit --eval-metric``."""
+"""Queries with a first-stage score (or another per-row column read aside) in a CSV column, shared by the tests of
+``fit --init-score``, ``fit --eval-metric`` and ``--weight``."""
 
 from __future__ import annotations
 
@@ -23,24 +23,26 @@ def ranked(seed, n_queries=24):
     return query, X, prior, grade.astype(int)
 
 
-def write(path, query, X, prior, grade, header=HEADER):
-    """The rows as a CSV file of the columns ``header`` (floats written exactly, by their repr); ``path``."""
+def write(path, query, X, prior, grade, header=HEADER, aside="prior"):
+    """The rows as a CSV file of the columns ``header`` (floats written exactly, by their repr), ``prior`` in the
+    column ``aside``; ``path``."""
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(header)
         for i in range(query.size):
-            row = {"query": f"q{query[i]}", "prior": repr(float(prior[i])), "grade": str(grade[i]),
+            row = {"query": f"q{query[i]}", aside: repr(float(prior[i])), "grade": str(grade[i]),
                    **{name: repr(float(v)) for name, v in zip("abc", X[i])}}
             writer.writerow([row[name] for name in header])
     return path
 
 
-def read(path):
-    """(frame of a, b, c; grades; query ids; initial scores), read with the csv module, not rankcore's reader."""
+def read(path, aside="prior"):
+    """(frame of a, b, c; grades; query ids; the column ``aside``), read with the csv module, not rankcore's
+    reader."""
     import pandas as pd
 
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     frame = pd.DataFrame({name: [float(r[name]) for r in rows] for name in "abc"})
     return (frame, np.array([float(r["grade"]) for r in rows]), np.array([r["query"] for r in rows]),
-            np.array([float(r["prior"]) for r in rows]))
+            np.array([float(r[aside]) for r in rows]))

@@ -2,7 +2,6 @@
 is fitted (``score``, ``evaluate``) and for files without named columns."""
 
 import contextlib
-import csv
 import io
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 
 import rankcore
 from _cli_run import one_line_error, run_main
-from _init_score_data import N_ITER, ranked
+from _init_score_data import N_ITER, ranked, read, write
 from rankcore.cli import build_parser
 from rankcore.cli.datasets import DataError, load_data
 
@@ -23,25 +22,12 @@ def _write(path, seed, n_queries=24, header=HEADER):
     """Queries graded 0..3 with a column of weights 0, 0.5, ..., 2.5 (floats written exactly); ``path``."""
     query, X, _, grade = ranked(seed, n_queries=n_queries)
     weight = np.random.default_rng(seed + 100).integers(0, 6, size=query.size) / 2
-    with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(header)
-        for i in range(query.size):
-            row = {"query": f"q{query[i]}", "w": repr(float(weight[i])), "grade": str(grade[i]),
-                   **{name: repr(float(v)) for name, v in zip("abc", X[i])}}
-            writer.writerow([row[name] for name in header])
-    return path
+    return write(path, query, X, weight, grade, header=header, aside="w")
 
 
 def _read(path):
     """(frame of a, b, c; grades; query ids; weights), read with the csv module, not rankcore's reader."""
-    import pandas as pd
-
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    frame = pd.DataFrame({name: [float(r[name]) for r in rows] for name in "abc"})
-    return (frame, np.array([float(r["grade"]) for r in rows]), np.array([r["query"] for r in rows]),
-            np.array([float(r["w"]) for r in rows]))
+    return read(path, aside="w")
 
 
 @pytest.fixture(scope="module")
