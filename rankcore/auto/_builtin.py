@@ -363,6 +363,22 @@ class _RawScores:
         except TypeError:
             return self.model.predict(X, output_margin=True)      # XGBoost
 
+    def feature_contributions(self, X):
+        """The library's exact TreeSHAP values of the raw margin: (n, d + 1), the expected margin last.
+
+        LightGBM's ``predict(X, pred_contrib=True)`` (float64) and XGBoost's
+        ``pred_contribs=True`` (float32: rows sum to the margin up to float32
+        rounding), each row summing to :meth:`decision_function`.
+        """
+        if hasattr(self.model, "get_booster"):                    # XGBoost
+            import xgboost
+
+            matrix = xgboost.DMatrix(np.asarray(X, dtype=np.float64), missing=np.nan)
+            values = self.model.get_booster().predict(matrix, pred_contribs=True)
+        else:                                                      # LightGBM
+            values = self.model.predict(X, pred_contrib=True)
+        return np.asarray(values, dtype=np.float64)
+
 
 BUILTIN_CANDIDATES = [TreesCandidate, LinearCandidate, StumpsCandidate, KernelCandidate, ExactBoostCandidate,
                       LightGBMCandidate, XGBoostCandidate]

@@ -627,6 +627,17 @@ class AutoRanker(Ranker):
         the score of a row does not depend on the other rows of X.
         """
         check_is_fitted(self)
+        X_arr = self._prediction_rows(X)
+        candidate = getattr(self, "_candidate", None)
+        scorer = candidate.scores if candidate is not None else candidate_scores
+        scores = np.asarray(scorer(self.best_estimator_, X_arr), dtype=np.float64)
+        if not np.isfinite(scores).all():
+            raise FloatingPointError(f"AutoRanker.decision_function: the chosen model {self.best_candidate_!r} "
+                                     f"gave non-finite scores")
+        return scores
+
+    def _prediction_rows(self, X) -> np.ndarray:
+        """X checked against the fit and encoded as every candidate reads it: float64, categories as positions."""
         reject_1d(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         # matched by value to the fit's categories; a fit without category columns refuses them
@@ -635,13 +646,54 @@ class AutoRanker(Ranker):
         X_arr = check_matrix(X, name="X", dtype=np.float64, allow_nan=True)
         if X_arr.shape[1] != self.n_features_in_:
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
-        candidate = getattr(self, "_candidate", None)
-        scorer = candidate.scores if candidate is not None else candidate_scores
-        scores = np.asarray(scorer(self.best_estimator_, X_arr), dtype=np.float64)
-        if not np.isfinite(scores).all():
-            raise FloatingPointError(f"AutoRanker.decision_function: the chosen model {self.best_candidate_!r} "
-                                     f"gave non-finite scores")
-        return scores
+        return X_arr
+
+    @reads_a_snapshot
+    def feature_contributions(self, X) -> np.ndarray:
+        """Each feature's contribution to each row's score: exact TreeSHAP values of the chosen model.
+
+        SHAP values are linear in the model explained, so for a chosen model
+        whose score is Σ_m a_m f_m(x) + b -- one refitted candidate (a = 1,
+        b = 0) or its fold bag (the mean of M models' standardized scores
+        (f_m − c_m) / s_m: a_m = 1 / (M s_m), b = −Σ_m c_m / (M s_m)) -- the
+        values are Σ_m a_m φ_m(x) and the expected value Σ_m a_m φ0_m + b,
+        from each model's exact TreeSHAP values φ_m (``docs/trees.md``, *Why
+        a row scored high*).  Column j is feature j's value, the last column
+        the expected score, the same for every row; each row sums to
+        :meth:`decision_function` (up to rounding; float32 rounding for an
+        ``xgboost`` candidate).  A category column's values are those of its
+        positions among ``categories_``, as the models read it.  A model
+        behind the missing-value imputer is explained on the imputed columns
+        it reads: a filled column's value is given to its original column,
+        and so is its missing-value indicator's, so the columns are X's.
+        See ``docs/auto.md``, *Why a row scored high*.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Checked as :meth:`decision_function` checks it.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_features + 1)
+
+        Raises
+        ------
+        TypeError
+            The chosen model is not such a sum of models with exact
+            contributions: a rank-average blend (its quantile map is not
+            linear), or a candidate without tree contributions (linear,
+            kernel, exactboost, stumps, a model scored by P(relevant)); the
+            message names the candidate.
+        ValueError
+            A model was loaded from a file written without covers (refit
+            it), or X does not fit the model.
+        """
+        from ._contributions import score_composition
+
+        check_is_fitted(self)
+        composition = score_composition(self.best_estimator_, self.best_candidate_, getattr(self, "_candidate", None))
+        return composition.contributions(self._prediction_rows(X))
 
     @reads_a_snapshot
     def score(self, X, y, qid=None, sample_weight=None, *, group=None) -> float:

@@ -110,3 +110,16 @@ def test_dask_auto_ranker_takes_sample_weight_like_the_in_process_search(dask_cl
         np.testing.assert_array_equal(remote.decision_function(X), local.decision_function(X))
     with pytest.raises(ValueError, match="sample_weight: expected 150 weights"):
         DaskAutoRanker(client=dask_client, **params).fit(X, y, w[:10])
+
+
+def test_dask_auto_ranker_feature_contributions_are_the_local_models(dask_client):
+    """The fitted model is in memory on the client: its values are the in-process AutoRanker's."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.6 * rng.normal(size=150) > 0.5).astype(int)
+    params = dict(candidates=["trees:n_iter=5"], random_state=5, n_jobs=1)
+    remote = DaskAutoRanker(client=dask_client, **params).fit(X, y)
+    local = rankcore.AutoRanker(**params).fit(X, y)
+    phi = remote.feature_contributions(X)
+    np.testing.assert_array_equal(phi, local.feature_contributions(X))
+    np.testing.assert_allclose(phi.sum(axis=1), remote.decision_function(X), rtol=1e-9, atol=1e-12)

@@ -1,0 +1,171 @@
+"""AutoRanker's feature contributions: its members' exact TreeSHAP values, composed with the score's linear weights.
+
+Shapley values are linear in the function explained: for a score
+F(x) = Σ_m a_m f_m(x) + b whose members f_m have the values φ_m(x) (one per
+feature) and expected values φ0_m, F's values are Σ_m a_m φ_m(x) and its
+expected value Σ_m a_m φ0_m + b -- exactly, with every row still summing to
+F(x).  A chosen model is such a sum when it is one refit (a = 1, b = 0) or a
+:class:`~rankcore.auto.FoldBag` (a_m = 1 / (M s_m), b = −Σ_m c_m / (M s_m) for
+its M models' centers c_m and scales s_m), each member scored by its raw
+``decision_function``.  The rank-average blend maps each member's score
+through a piecewise-linear quantile curve, and a model scored by P(relevant)
+through a sigmoid-like map: neither is linear, so neither is explained.
+
+A member behind the missing-value imputer (or a standard scaler) is explained
+on the columns it reads: a scaled column is the same feature, a filled
+column is its original column, and a missing-value indicator's value is added
+to the column it indicates, so every output column is an original one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._bag import FoldBag
+from ._blend import RankAverage
+from ._candidate import Candidate, candidate_scores
+from ._impute import MissingValueImputer
+
+__all__ = ["ScoreComposition", "score_composition"]
+
+#: What has exact contributions, for the refusals' messages.
+EXPLAINED = "tree boosters ('trees' candidates, 'lightgbm', 'xgboost') scored by their raw decision_function"
+
+
+@dataclass(frozen=True)
+class _Member:
+    """One term a · f(x) of the score: ``model`` reads X after ``steps`` (imputer or scaler, in order)."""
+
+    name: str
+    where: str
+    weight: float
+    offset: float
+    steps: tuple
+    model: Any
+
+
+class ScoreComposition:
+    """The chosen model's score as Σ_m a_m f_m(x) + b over members with exact contributions.
+
+    Built by :func:`score_composition`, which refuses the models that are
+    not such a sum; :meth:`contributions` composes the members' values.
+    """
+
+    def __init__(self, members: list[_Member]):
+        self.members = members
+
+    def contributions(self, X: np.ndarray) -> np.ndarray:
+        """(n, d + 1) float64: Σ_m a_m φ_m(x) per original column, then Σ_m a_m φ0_m + b.
+
+        Time: the members' TreeSHAP (one call each); memory O(n · d) besides
+        one member's output at a time.
+        """
+        n, d = X.shape
+        if n > 1 and len(self.members) > 1:
+            for member in self.members[1:]:          # a bag's model without covers refuses before any real work
+                _member_values(member, X[:1])
+        out = np.zeros((n, d + 1))
+        for member in self.members:
+            values = _member_values(member, X)
+            out[:, :d] += member.weight * values[:, :d]
+            out[:, d] += member.weight * values[:, d] + member.offset
+        return out
+
+
+def _member_values(member: _Member, X: np.ndarray) -> np.ndarray:
+    """The member's (n, d + 1) values on the original columns (indicators added to the columns they indicate)."""
+    d = X.shape[1]
+    Z, indicated = X, []
+    for step in member.steps:
+        if isinstance(step, MissingValueImputer):
+            indicated.append((Z.shape[1], np.asarray(step.indicator_features_, dtype=np.intp)))
+        Z = step.transform(Z)
+    try:
+        values = np.asarray(member.model.feature_contributions(Z), dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        # a learner without trees (TypeError), a model file without covers (ValueError): the error names the
+        # candidate; every member is the same candidate, so the first one raises before any other is computed
+        kind = TypeError if isinstance(exc, TypeError) else ValueError
+        raise kind(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where}: {exc}") from exc
+    if values.shape != (Z.shape[0], Z.shape[1] + 1):
+        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where} gave values "
+                         f"of shape {values.shape}, expected {(Z.shape[0], Z.shape[1] + 1)}")
+    for width, columns in reversed(indicated):      # the imputer appends its indicators after the filled columns
+        values[:, columns] += values[:, width:width + columns.shape[0]]
+        values = np.concatenate([values[:, :width], values[:, width + columns.shape[0]:]], axis=1)
+    if values.shape[1] != d + 1:
+        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where} reads "
+                         f"{values.shape[1] - 1} columns, expected {d}")
+    return values
+
+
+def score_composition(estimator: Any, name: str, candidate: Candidate | None = None) -> ScoreComposition:
+    """The linear composition of AutoRanker's ``best_estimator_`` (chosen as ``name``, scored by ``candidate``).
+
+    Raises
+    ------
+    TypeError
+        The score is not a linear composition of members with exact
+        contributions (a blend; a candidate with its own ``scores``; a
+        model without ``decision_function`` -- scored by P(relevant) -- or
+        without ``feature_contributions``), naming the candidate(s).
+    """
+    prefix = "AutoRanker.feature_contributions:"
+    if isinstance(estimator, RankAverage):
+        raise TypeError(f"{prefix} the chosen model {name!r} is a rank-average blend, the mean of each member's "
+                        f"quantile among its out-of-fold scores: that map is not linear, so its members' "
+                        f"contributions do not add up to its score (fit with blend=False to explain the chosen "
+                        f"single candidate)")
+    if isinstance(estimator, FoldBag):
+        _check_scorer(estimator.scorer, estimator.name, prefix)
+        count = len(estimator.estimators)
+        terms = [(model, 1.0 / (count * scale), -center / (count * scale), f" (model {i} of its fold bag)")
+                 for i, (model, center, scale) in enumerate(zip(estimator.estimators, estimator.centers,
+                                                                estimator.scales))]
+        name = estimator.name
+    else:
+        if candidate is not None:
+            _check_scorer(candidate.scores, name, prefix)
+        terms = [(estimator, 1.0, 0.0, "")]
+    members = []
+    for model, weight, offset, where in terms:
+        steps, inner = _unwrap(model)
+        problem = _refusal(inner) if steps is not None else "it reads X through steps other than the imputer"
+        if problem is not None:
+            raise TypeError(f"{prefix} the chosen candidate {name!r} ({type(inner).__name__}): {problem}; "
+                            f"only {EXPLAINED} have exact contributions")
+        members.append(_Member(name, where, float(weight), float(offset), steps, inner))
+    return ScoreComposition(members)
+
+
+def _check_scorer(scorer, name: str, prefix: str) -> None:
+    """Refuse a candidate scored by its own ``scores`` (a transform of its model not known to be linear)."""
+    if getattr(scorer, "__func__", scorer) not in (Candidate.scores, candidate_scores):
+        raise TypeError(f"{prefix} the candidate {name!r} scores its model by its own scores method, a transform "
+                        f"not known to be linear; only {EXPLAINED} have exact contributions")
+
+
+def _unwrap(estimator: Any) -> tuple[tuple | None, Any]:
+    """``(steps, model)`` of a Pipeline of imputer/scaler steps and a model (steps None: other steps)."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if not isinstance(estimator, Pipeline):
+        return (), estimator
+    steps = tuple(step for _, step in estimator.steps[:-1])
+    model = estimator.steps[-1][1]
+    if not all(isinstance(s, MissingValueImputer) or type(s) is StandardScaler for s in steps):
+        return None, model
+    return steps, model
+
+
+def _refusal(model: Any) -> str | None:
+    """Why ``model``'s score has no exact contributions here (None: it has)."""
+    if not hasattr(model, "decision_function"):
+        return "it has no decision_function, so it is scored by P(relevant), a nonlinear transform of its model"
+    if not hasattr(model, "feature_contributions"):
+        return "it has no exact feature contributions"
+    return None
