@@ -59,7 +59,7 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     group.add_argument(
         "--qid", metavar="COLUMN",
         help="the CSV column of each row's query id (not a feature): the rows are ranked within their queries "
-             "(`fit`, `compare`, `evaluate`, `score`; LIBSVM files give qid:n on each line, or their query "
+             "(`fit`, `compare`, `evaluate`, `score`, `explain`; LIBSVM files give qid:n on each line, or their query "
              "sizes in DATA.query or DATA.group beside them, read without this option)",
     )
     if position:
@@ -159,7 +159,7 @@ def refuse_position(args) -> None:
     column must not be read as a feature here."""
     column = getattr(args, "refused_position", None)
     if column:
-        what = ("the model ranks without positions" if args.command in ("score", "evaluate")
+        what = ("the model ranks without positions" if args.command in ("score", "explain", "evaluate")
                 else "here it would be read as a feature, the very bias positions are for")
         raise CommandError(f"--position: only `rankcore fit DATA --qid Q --position {column}` learns display-position "
                            f"effects; `rankcore {args.command}` takes no positions ({what}): pass --drop {column}")

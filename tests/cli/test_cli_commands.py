@@ -75,7 +75,7 @@ def test_console_script_and_module_show_every_subcommand(tmp_path):
     for module in (False, True):
         done = run_cli("--help", cwd=tmp_path, module=module)
         assert done.returncode == 0, done.stderr
-        for command in ("fit", "score", "evaluate", "compare", "plugins", "demo"):
+        for command in ("fit", "score", "explain", "evaluate", "compare", "plugins", "demo"):
             assert command in done.stdout
     done = run_cli("--version", cwd=tmp_path, module=True)
     assert done.stdout.strip() == f"rankcore {rankcore.__version__}"

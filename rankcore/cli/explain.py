@@ -1,0 +1,138 @@
+"""``rankcore explain MODEL DATA``: the features that put the top rows on top (feature contributions)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import CommandError
+from ._columns import load_for_model, model_features
+from ._common import _checked_number, add_data_options, add_force_option, check_output, info
+from ._explanations import Explanations, ranked_rows, write
+from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
+from ._models import check_model_missing, decision_scores, describe_estimator
+
+#: Rows shown by the text output when --top is not given (the CSV and JSON outputs hold every row).
+DEFAULT_TOP = 10
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _checked_number(text, int, lambda v: v >= 1, "an integer >= 1")
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "explain",
+        help="the features that put the top rows of a data file on top (feature contributions)",
+        description="Score every row of DATA with a saved model and say why the top rows are on top: each row's\n"
+                    "score is the model's expected score plus one contribution per feature (exact TreeSHAP\n"
+                    "values, so a model of trees: rankcore fit --learner trees). The text output lists the --top\n"
+                    "rows (default 10; of each query with --qid) with their --features largest contributions;\n"
+                    "--table-format csv or json, or --out FILE, gives every row (the --top rows if given) with one\n"
+                    "contribution column per feature. Rows are listed from the top, ranked as `rankcore score\n"
+                    "--rank` ranks them. A model fitted from initial scores (rankcore fit --init-score) needs\n"
+                    "--init-score COLUMN: the contributions explain its correction, the initial score is one more\n"
+                    "term (init_score).",
+        epilog="examples:\n"
+               "  rankcore explain trees.json loans.csv --id loan --top 20\n"
+               "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
+               "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
+    parser.add_argument("data", metavar="DATA",
+                        help="rows to explain: .csv (with a header), .svm/.libsvm, .npy or .npz")
+    add_data_options(parser, init_score=SCORED_HELP)
+    parser.add_argument("--id", metavar="COLUMN", dest="id_column",
+                        help="name the rows by this CSV column (an identifier, not a feature) instead of their row "
+                             "number (1 = the first row of data)")
+    parser.add_argument("--top", metavar="N", type=positive_int,
+                        help=f"the N top-scored rows (of each query with --qid); default {DEFAULT_TOP} in the text "
+                             "output, every row in CSV and JSON")
+    parser.add_argument("--features", metavar="K", type=positive_int, default=3,
+                        help="the text output shows each row's K largest contributions by absolute value (default 3)")
+    parser.add_argument("--table-format", choices=("text", "csv", "json"),
+                        help="text (default on standard output), csv (default with --out: columns row or the --id "
+                             "column, the query, rank, score, expected, then contribution:FEATURE for each feature) "
+                             "or json (the same, as records)")
+    parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the output here (default: standard output)")
+    add_force_option(parser)
+    parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
+    return parser
+
+
+def run(args) -> int:
+    import numpy as np
+
+    from ..persistence import load_model
+
+    if args.out:
+        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
+    model = load_model(args.model)
+    check_explains(model, args.model)
+    check_scored_with_init_scores(model, args.model, args.init_score)
+    if args.id_column and args.id_column in (model_features(model) or ()):
+        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
+                           "identifier column, which the model does not read")
+    keep = [args.id_column] if args.id_column else []
+    data, X = load_for_model(args, args.data, model, args.model, require_label=False, keep=keep, queries=True)
+
+    def explain(rows):
+        return contributions(model, args.model, X.iloc[rows] if hasattr(X, "iloc") else X[rows], data.n_features)
+
+    # one row first: a model that cannot explain its scores (stumps) is refused for that, before its other checks
+    explain(np.arange(1))
+    check_model_missing(model, args.model, data)
+    scores = with_init_scores(decision_scores(model, X), data)
+    explained = Explanations(data=data, scores=scores, contributions=explain,
+                             names=model_features(model) or list(data.feature_names), id_column=args.id_column)
+    fmt = args.table_format or ("csv" if args.out else "text")
+    top = args.top if args.top is not None or fmt != "text" else DEFAULT_TOP
+    rows, ranks = ranked_rows(scores, data.qid, top)
+    if not args.out:
+        write(explained, rows, ranks, fmt, args.features, sys.stdout)
+        return 0
+    with open(args.out, "w", newline="", encoding="utf-8") as handle:
+        write(explained, rows, ranks, fmt, args.features, handle)
+    info(args, f"wrote the contributions of {rows.shape[0]} rows to {args.out}")
+    return 0
+
+
+def check_explains(model, model_path: str) -> None:
+    """Refuse, before any data are read, a model that has no ``feature_contributions`` method."""
+    if not callable(getattr(model, "feature_contributions", None)):
+        raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
+                           f"feature contributions are TreeSHAP values of boosted trees; {_how_to_explain()}")
+
+
+def contributions(model, model_path: str, X, n_features: int):
+    """The model's ``feature_contributions(X)`` as float64, shape (n_rows, n_features + 1), checked.
+
+    A ``TypeError`` of the method is a model that has it but cannot compute
+    them (a push model of stumps): said as the refusal of
+    :func:`check_explains`, with the library's reason.  The method's
+    ``ValueError`` (a model file without covers) is the one-line error of
+    any ``ValueError``.
+    """
+    import numpy as np
+
+    try:
+        phi = model.feature_contributions(X)
+    except TypeError as exc:
+        raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
+                           f"{exc}; {_how_to_explain()}") from None
+    phi = np.asarray(phi, dtype=np.float64)
+    expected = (X.shape[0], n_features + 1)
+    if phi.shape != expected:
+        raise CommandError(f"{type(model).__name__}.feature_contributions: expected an array of shape {expected} "
+                           f"(one column per feature, then the expected score), got {phi.shape}")
+    return phi
+
+
+def _how_to_explain() -> str:
+    """What fits a model that explains its scores: one of trees, ``--learner trees``."""
+    from ._models import KINDS
+
+    kinds = " or ".join(k.name for k in KINDS.values() if "learner" in k.options) or "push"
+    return f"fit with --learner trees (rankcore fit DATA --learner trees, with --model {kinds})"
