@@ -361,3 +361,22 @@ def test_trees_are_explained_in_batches_with_the_same_values(monkeypatch):
     whole = est.feature_contributions(X)
     monkeypatch.setattr(_contributions, "BATCH_NODES", 1)        # one tree a batch
     np.testing.assert_array_equal(est.feature_contributions(X), whole)
+
+
+@pytest.mark.parametrize("learner", ["trees:growth=oblivious,max_depth=3", "trees:growth=oblivious,max_depth=6",
+                                     "trees:growth=oblivious,max_depth=6,min_samples_leaf=40"])
+def test_oblivious_trees_by_cell_give_the_walks_values_bit_for_bit(learner):
+    # with at least 2^D rows each cell is walked once and the rows look their cell up; one row at a time takes
+    # the walk per row: the same sums in the same order
+    X, y = _data(seed=3)
+    X[::7, 1] = np.nan
+    X[:, 2] = np.round(X[:, 2])                          # ties
+    est = PushBoost(learner=learner, n_iter=12, random_state=0).fit(X, y)
+    depths = {r.depth for r in est.rankers_}
+    assert (1 << max(depths)) <= X.shape[0]
+    together = est.feature_contributions(X)
+    one_by_one = np.vstack([est.feature_contributions(X[i:i + 1]) for i in range(40)])
+    np.testing.assert_array_equal(together[:40], one_by_one)
+    for threads in (1, 2):
+        np.testing.assert_array_equal(est.set_params(n_jobs=threads).feature_contributions(X), together)
+    np.testing.assert_allclose(together.sum(axis=1), est.decision_function(X), rtol=1e-12, atol=1e-12)

@@ -23,6 +23,10 @@ C. Rows run in parallel (static schedule), each row's output written by the
    thread that owns it, trees in their order: the result does not depend on
    the thread count.  Values route as in ``_predict.pyx`` (``_route.pxd``):
    NaN by ``nan_left``, categories by their left set.
+D. An oblivious tree sends every row of one cell (the D bits of its way
+   down) the same way at every node, so all of them have the same values:
+   ``oblivious_cell_values`` walks each of the 2^D cells once, and
+   ``add_cell_values`` adds a row's cell's values at prediction's cost.
 
 Cost: O(n · Σ_t L_t · D_t²) time for trees of L_t leaves and depth D_t; no
 allocation beyond one path buffer of (D + 3)(D + 4)/2 elements per thread
@@ -31,7 +35,8 @@ allocation beyond one path buffer of (D + 3)(D + 4)/2 elements per thread
 
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint8_t, int32_t, int64_t
-from libc.stdlib cimport malloc, free
+from libc.math cimport isnan
+from libc.stdlib cimport calloc, malloc, free
 
 from rankcore._parallel cimport threads_for
 from rankcore.learners.trees._route cimport child_of
@@ -104,8 +109,11 @@ cdef inline double _unwound_sum(const PathElement* path, Py_ssize_t depth, Py_ss
 
 
 cdef void _walk(const Forest* f, Py_ssize_t base, const double* x, double* phi, double scale, Py_ssize_t node,
-                Py_ssize_t depth, PathElement* parent, double zero, double one, Py_ssize_t feature) noexcept nogil:
-    """RECURSE of Algorithm 2 at ``node`` of the tree whose nodes start at ``base``; adds scale × its φ to phi."""
+                Py_ssize_t depth, PathElement* parent, double zero, double one, Py_ssize_t feature,
+                Py_ssize_t cell, Py_ssize_t level) noexcept nogil:
+    """RECURSE of Algorithm 2 at ``node`` (of tree level ``level``) of the tree whose nodes start at ``base``; adds
+    scale × its φ to phi.  ``cell`` >= 0: the row is one of an oblivious tree's cell ``cell`` (it goes right at
+    level l iff bit l is set; ``x`` is not read), else it goes where x sends it."""
     cdef PathElement* path = parent + depth + 1
     cdef Py_ssize_t i, k = base + node, hot, cold, split, index
     cdef double w, incoming_zero = 1.0, incoming_one = 1.0, hot_zero, cold_zero
@@ -118,7 +126,10 @@ cdef void _walk(const Forest* f, Py_ssize_t base, const double* x, double* phi, 
             phi[path[i].feature] += _unwound_sum(path, depth, i) * (path[i].share_known - path[i].share_unknown) * w
         return
     split = f.feature[k]
-    hot = child_of(x[split], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
+    if cell >= 0:
+        hot = f.right[k] if (cell >> level) & 1 else f.left[k]
+    else:
+        hot = child_of(x[split], k, f.threshold, f.nan_left, f.left, f.right, f.is_cat, f.cat_offset, f.cat_values)
     cold = f.left[k] + f.right[k] - hot
     hot_zero = f.cover[base + hot] / f.cover[k]
     cold_zero = f.cover[base + cold] / f.cover[k]
@@ -131,9 +142,10 @@ cdef void _walk(const Forest* f, Py_ssize_t base, const double* x, double* phi, 
         _unwind(path, depth, index)
         depth -= 1
     if hot_zero * incoming_zero != 0 or incoming_one != 0:
-        _walk(f, base, x, phi, scale, hot, depth + 1, path, hot_zero * incoming_zero, incoming_one, split)
+        _walk(f, base, x, phi, scale, hot, depth + 1, path, hot_zero * incoming_zero, incoming_one, split, cell,
+              level + 1)
     if cold_zero * incoming_zero != 0:
-        _walk(f, base, x, phi, scale, cold, depth + 1, path, cold_zero * incoming_zero, 0.0, split)
+        _walk(f, base, x, phi, scale, cold, depth + 1, path, cold_zero * incoming_zero, 0.0, split, cell, level + 1)
 
 
 def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (NaN allowed)
@@ -150,20 +162,30 @@ def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (N
               const int64_t[::1] cat_offset,  # IN  (nodes + 1,) node k's left categories: cat_values[k0:k1]
               const double[::1] cat_values,   # IN  the categorical nodes' left categories, ascending per node
               Py_ssize_t max_depth,           # IN  the deepest leaf's depth (root: 0)
+              const int32_t[::1] tree_feature,      # IN  every tree's distinct split features, concatenated
+              const Py_ssize_t[::1] feature_start,  # IN  (T + 1,) tree t's: [start[t], start[t+1])
               double[:, ::1] out,             # IN/OUT (n, >= d) φ added in columns 0..d−1 (zeros on entry)
               int n_threads=1):
     """Add Σ_t α_t φ_t(x) to each row of ``out``: the exact TreeSHAP values (Algorithm 2).
 
-    O(n · Σ_t L_t · D_t²) time (L_t leaves, D_t depth of tree t), parallel
-    over rows; O(n_threads · (D + 3)(D + 4)/2) memory for the path buffers.
-    Each row is computed by one thread in tree order: the result does not
-    depend on ``n_threads``.
+    Each tree's values of a row are summed from 0 (in a scratch row) and then
+    added to ``out``, so they are bit for bit those of
+    :func:`oblivious_cell_values` for a row of that cell.
+    O(n · Σ_t (L_t · D_t² + U_t)) time (L_t leaves, D_t depth and U_t
+    distinct features of tree t), parallel over rows;
+    O(n_threads · ((D + 3)(D + 4)/2 + d)) memory for the path buffers and
+    scratch rows.  Each row is computed by one thread in tree order: the
+    result does not depend on ``n_threads``.
     """
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], T = roots.shape[0], N = feature.shape[0]
-    cdef Py_ssize_t r, t, size = (max_depth + 3) * (max_depth + 4) // 2
+    cdef Py_ssize_t r, t, u, j, size = (max_depth + 3) * (max_depth + 4) // 2
     cdef Forest f
     cdef PathElement* paths
     cdef PathElement* mine
+    cdef double* scratches
+    cdef double* scratch
+    if feature_start.shape[0] != T + 1 or (T > 0 and feature_start[T] > tree_feature.shape[0]):
+        raise ValueError("tree_shap: feature_start needs T + 1 entries within tree_feature")
     if out.shape[0] != n or out.shape[1] < d:
         raise ValueError(f"tree_shap: out must have shape ({n}, >= {d}), got ({out.shape[0]}, {out.shape[1]})")
     for name, arr in (("threshold", threshold), ("nan_left", nan_left), ("left", left), ("right", right),
@@ -180,13 +202,111 @@ def tree_shap(const double[:, ::1] X,         # IN  (n, d) raw feature values (N
     f.cat_values = &cat_values[0] if cat_values.shape[0] > 0 else NULL
     n_threads = threads_for(<double> n * N * (max_depth + 1), n_threads, 65536.0)
     paths = <PathElement*> malloc(n_threads * size * sizeof(PathElement))
-    if paths == NULL:
-        raise MemoryError(f"tree_shap: no memory for {n_threads} path buffers of {size} elements")
+    scratches = <double*> calloc(n_threads * d, sizeof(double))
+    if paths == NULL or scratches == NULL:
+        free(paths)
+        free(scratches)
+        raise MemoryError(f"tree_shap: no memory for {n_threads} path buffers of {size} elements and rows of {d}")
     try:
         with nogil:
             for r in prange(n, schedule="static", num_threads=n_threads):
                 mine = paths + threadid() * size
+                scratch = scratches + threadid() * d
                 for t in range(T):
-                    _walk(&f, roots[t], &X[r, 0], &out[r, 0], alpha[t], 0, 0, mine, 1.0, 1.0, -1)
+                    _walk(&f, roots[t], &X[r, 0], scratch, alpha[t], 0, 0, mine, 1.0, 1.0, -1, -1, 0)
+                    for u in range(feature_start[t], feature_start[t + 1]):
+                        j = tree_feature[u]
+                        out[r, j] += scratch[j]
+                        scratch[j] = 0.0
     finally:
         free(paths)
+        free(scratches)
+
+
+def oblivious_cell_values(const int32_t[::1] feature,     # IN  (nodes,) the complete binary tree's nodes, BFS order;
+                                                          #     features as indices 0..U−1 of the tree's own
+                          const int32_t[::1] left,        # IN  (nodes,) left child, −1 at a leaf
+                          const int32_t[::1] right,       # IN  (nodes,) right child
+                          const double[::1] value,        # IN  (nodes,) leaf values
+                          const double[::1] cover,        # IN  (nodes,) training rows per node
+                          double alpha,                   # IN  the tree's coefficient
+                          Py_ssize_t depth,               # IN  D: 2^D cells
+                          double[:, ::1] out,             # OUT (2^D, U) zeros on entry: α φ of a row of each cell
+                          int n_threads=1):
+    """α φ_u of any row of each cell of an oblivious tree, for the tree's U distinct features (columns of ``out``).
+
+    Every node of level l of an oblivious tree splits on the same feature at
+    the same threshold, so a row's way down -- and with it its path-dependent
+    TreeSHAP values -- is fixed by the D bits of its cell (right at level l
+    iff bit l).  One walk per cell, as :func:`tree_shap` walks a row:
+    O(2^D · L · D²) time (L = 2^D leaves), parallel over cells; the values
+    of a row are then a lookup (:func:`add_cell_values`).
+    """
+    cdef Py_ssize_t n_cells = 1 << depth, N = feature.shape[0], c
+    cdef Py_ssize_t size = (depth + 3) * (depth + 4) // 2
+    cdef Forest f
+    cdef PathElement* paths
+    cdef double dummy = 0.0
+    if out.shape[0] != n_cells or left.shape[0] != N or right.shape[0] != N or value.shape[0] != N \
+            or cover.shape[0] != N or N != 2 * n_cells - 1:
+        raise ValueError("oblivious_cell_values: expected the 2^(D+1) − 1 nodes of a complete tree of depth D and "
+                         "one row of out per cell")
+    f.feature, f.left, f.right, f.value, f.cover = &feature[0], &left[0], &right[0], &value[0], &cover[0]
+    f.threshold, f.nan_left, f.is_cat, f.cat_offset, f.cat_values = NULL, NULL, NULL, NULL, NULL
+    n_threads = threads_for(<double> n_cells * N * (depth + 1), n_threads, 65536.0)
+    paths = <PathElement*> malloc(n_threads * size * sizeof(PathElement))
+    if paths == NULL:
+        raise MemoryError(f"oblivious_cell_values: no memory for {n_threads} path buffers of {size} elements")
+    try:
+        with nogil:
+            for c in prange(n_cells, schedule="static", num_threads=n_threads):
+                _walk(&f, 0, &dummy, &out[c, 0], alpha, 0, 0, paths + threadid() * size, 1.0, 1.0, -1, c, 0)
+    finally:
+        free(paths)
+
+
+def add_cell_values(const double[:, ::1] X,              # IN  (n, d) raw feature values (NaN allowed)
+                    const int32_t[::1] level_feature,    # IN  every tree's level features, concatenated
+                    const double[::1] level_threshold,   # IN  right iff x > threshold
+                    const uint8_t[::1] level_nan_left,   # IN  NaN goes left
+                    const Py_ssize_t[::1] level_start,   # IN  (T + 1,) tree t's levels: [start[t], start[t+1])
+                    const double[::1] table,             # IN  every tree's (2^D_t, U_t) cell values, concatenated
+                    const Py_ssize_t[::1] table_start,   # IN  (T,) where tree t's table starts
+                    const int32_t[::1] unique_feature,   # IN  every tree's distinct features (columns of X)
+                    const Py_ssize_t[::1] unique_start,  # IN  (T + 1,) tree t's: [start[t], start[t+1])
+                    double[:, ::1] out,                  # IN/OUT (n, >= d) cell values added, tree by tree
+                    int n_threads=1):
+    """Add each tree's values of each row's cell (:func:`oblivious_cell_values`) to the row's columns.
+
+    O(n · Σ_t (D_t + U_t)) time -- prediction's cost -- parallel over rows;
+    each row owned by one thread, trees in order: the result does not depend
+    on ``n_threads``.  A row's cell is found as prediction finds it: bit l
+    set iff x[feature] > threshold at level l, NaN iff not nan_left.
+    """
+    cdef Py_ssize_t n = X.shape[0], T = table_start.shape[0], r, t, l, k, u, cell, U
+    cdef double x
+    cdef bint right
+    cdef const double* row_values
+    if level_start.shape[0] != T + 1 or unique_start.shape[0] != T + 1 or out.shape[0] != n \
+            or out.shape[1] < X.shape[1]:
+        raise ValueError("add_cell_values: level_start and unique_start need T + 1 entries, out the rows of X")
+    if T == 0 or n == 0:
+        return
+    n_threads = threads_for(<double> n * T, n_threads, 4096.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                cell = 0
+                for l in range(level_start[t + 1] - level_start[t]):
+                    k = level_start[t] + l
+                    x = X[r, level_feature[k]]
+                    if isnan(x):
+                        right = not level_nan_left[k]
+                    else:
+                        right = x > level_threshold[k]
+                    if right:
+                        cell = cell | (1 << l)
+                U = unique_start[t + 1] - unique_start[t]
+                row_values = &table[table_start[t] + cell * U]
+                for u in range(U):
+                    out[r, unique_feature[unique_start[t] + u]] += row_values[u]
