@@ -80,7 +80,7 @@ def check_scored_with_init_scores(model, model_path: str, column: str | None) ->
                            "scores are a correction to them; give the rows' initial scores with --init-score COLUMN")
     if column is not None and not fitted_from:
         why = ("its fit takes no init_score" if not takes_init_scores(type(model))
-               else "it was fitted without --init-score")
+               else "its model file records no initial scores")
         raise CommandError(f"--init-score {column}: the model {model_path} ({type(model).__name__}) was not fitted "
                            f"from initial scores ({why}); leave out --init-score and pass --drop {column}")
 

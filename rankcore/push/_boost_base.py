@@ -563,9 +563,7 @@ class _BaseBoost(FeatureContributions, Ranker):
             ran = len(history)
             mean_loss, mean_score = mean_loss[: ran + 1], mean_score[: ran + 1]
         best_n = selected_iteration(np.asarray(losses)[:, : mean_loss.shape[0]])
-        stop_reason = reasons[0] if plan.kind == "holdout" else "early_stopping"
-        if best_n < n_iter:
-            stop_reason = "early_stopping"
+        stop_reason = reasons[0] if plan.kind == "holdout" and best_n >= n_iter else "early_stopping"
         layout, backend = fit_on(X, y, w, queries, inputs)
         # best_n = 0 (no iteration helps on validation data) runs no iteration: the constant model
         result, records, _, _ = self._boost(backend, layout, setup, None, user_callbacks, n_iter=best_n,
@@ -574,7 +572,8 @@ class _BaseBoost(FeatureContributions, Ranker):
         if len(records) < best_n:
             # the refit ended first (a callback, convergence, no split): its reason and length are the model's
             stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
-        self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True)
+        self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True,
+                         from_init=inputs.init_score is not None)
         self._set_position_effects(inputs.positions, backend)
         self.stop_reason_ = stop_reason
         if best_n == 0:

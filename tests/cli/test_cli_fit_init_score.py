@@ -185,8 +185,8 @@ def test_initial_scores_are_refused_for_a_model_fitted_without_them(files, tmp_p
     status, _, err = run_main(command, model_path, files / "valid.csv", "--qid", "query", "--label", "grade",
                               "--init-score", "prior")
     one_line_error(status, err, f"--init-score prior: the model {model_path} (PushBoost) was not fitted from initial "
-                                "scores (it was fitted without --init-score); leave out --init-score and pass --drop "
-                                "prior")
+                                "scores (its model file records no initial scores); leave out --init-score and pass "
+                                "--drop prior")
 
 
 def test_scoring_with_initial_scores_needs_a_model_that_can_be_fitted_from_them(files, tmp_path):

@@ -62,6 +62,10 @@ def test_held_out_rows_take_their_initial_scores_in_every_stopping_mode():
         model = rankcore.boost(learner="trees", n_iter=8, early_stopping=stopping, random_state=0)
         model.fit(X, y, qid=qid, init_score=base)
         assert np.isfinite(model.decision_function(X)).all()
+        assert model.from_init_score_ is True              # the hold-out's refit is a correction too
+    model = rankcore.boost(learner="trees", n_iter=8, early_stopping=True, random_state=0)
+    model.fit(X, y, qid=qid, init_score=base, eval_set=[(X, y, qid)])
+    assert model.from_init_score_ is True
     # a validation set whose initial scores already rank it perfectly: no iteration improves it, and the warning says
     # the model adds nothing to the initial scores (not that it is constant: they rank)
     X_val, y_val, _, _, _, _ = split_data(3)
