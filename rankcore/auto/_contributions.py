@@ -85,11 +85,15 @@ def _member_values(member: _Member, X: np.ndarray) -> np.ndarray:
         Z = step.transform(Z)
     try:
         values = np.asarray(member.model.feature_contributions(Z), dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        # a learner without trees (TypeError), a model file without covers (ValueError): the error names the
-        # candidate; every member is the same candidate, so the first one raises before any other is computed
-        kind = TypeError if isinstance(exc, TypeError) else ValueError
-        raise kind(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where}: {exc}") from exc
+    except TypeError as exc:
+        # a learner without trees: every model of a bag is the same candidate, so the candidate is at fault, and
+        # AutoRanker's advice (its candidates) replaces the model's own (its learner parameter)
+        raise TypeError(f"AutoRanker.feature_contributions: the chosen candidate {member.name!r} "
+                        f"({type(member.model).__name__}) has no exact contributions ({exc}); only {EXPLAINED} have "
+                        "them") from exc
+    except ValueError as exc:
+        # a model file without covers: the model of the bag at fault is named
+        raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where}: {exc}") from exc
     if values.shape != (Z.shape[0], Z.shape[1] + 1):
         raise ValueError(f"AutoRanker.feature_contributions: candidate {member.name!r}{member.where} gave values "
                          f"of shape {values.shape}, expected {(Z.shape[0], Z.shape[1] + 1)}")

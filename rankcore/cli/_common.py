@@ -151,7 +151,22 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
                "and `rankcore compare` do")
         warnings.warn(f"{data.source}: the query ids ({where}) are ignored: {why}", UserWarning, stacklevel=2)
         data.qid = data.qid_name = None
+    _note_weight_file(args, data, beside)
     return data
+
+
+def _note_weight_file(args, data, beside) -> None:
+    """A training file's LightGBM weight file beside it (``DATA.weight``) is not read: said, so that a fit that
+    LightGBM would weigh is not silently unweighted here."""
+    import os
+    import warnings
+
+    path = f"{data.source}.weight"
+    if (beside is None and data.weight is None and args.command in ("fit", "compare", "auto")
+            and os.path.isfile(path)):
+        warnings.warn(f"{data.source}: {path} beside it is not read (LightGBM's file of sample weights): the fit is "
+                      f"unweighted; rankcore reads weights from a CSV column (--weight COLUMN)", UserWarning,
+                      stacklevel=3)
 
 
 def refuse_position(args) -> None:

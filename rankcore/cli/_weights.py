@@ -18,7 +18,7 @@ import numpy as np
 from . import CommandError
 
 __all__ = ["FIT_HELP", "COMPARE_HELP", "AUTO_HELP", "takes_sample_weight", "check_fit_with_weights",
-           "weight_facts", "weight_error"]
+           "weight_facts", "weight_error", "check_training_weights"]
 
 _WHAT = ("the CSV column of each row's sample weight (finite numbers >= 0, not all 0; not a feature): how many "
          "times the row counts in the fit (sample_weight)")
@@ -74,7 +74,25 @@ def weight_facts(weight: np.ndarray, column: str) -> str:
     return text + (f", {zeros} row{'s' * (zeros != 1)} of weight 0" if zeros else "")
 
 
-def weight_error(exc: Exception, column: str) -> CommandError:
-    """The library's error ``sample_weight: ...`` (an objective that takes no weights) as one naming ``--weight``."""
-    return CommandError(f"--weight {column}:{str(exc)[len('sample_weight:'):]}; choose another objective, or leave "
-                        f"out --weight and pass --drop {column}")
+def weight_error(exc: Exception, column: str) -> CommandError | None:
+    """The library's errors that the weights caused, as one naming ``--weight`` (None: another error).
+
+    ``sample_weight: ...`` (an objective that takes no weights, weights that
+    leave nothing) and an objective's "positive total weight" (a class or
+    every query weighted 0).
+    """
+    text = str(exc)
+    if text.startswith("sample_weight:"):
+        return CommandError(f"--weight {column}:{text[len('sample_weight:'):]}; choose another objective, or leave "
+                            f"out --weight and pass --drop {column}")
+    if "positive total weight" in text:
+        return CommandError(f"--weight {column}: the weights of the training rows leave the fit nothing to learn "
+                            f"from ({text})")
+    return None
+
+
+def check_training_weights(weight, column: str, where: str) -> None:
+    """Refuse training rows whose weights are all 0 (a split that left every weighted row on the other side)."""
+    if weight is not None and not (weight > 0).any():
+        raise CommandError(f"--weight {column}: every training row ({where}) has weight 0; the rows of positive "
+                           "weight are all held out: use another --random-state or --test-size, or a --test file")

@@ -55,7 +55,8 @@ from .._progress import Progress
 from ._progress import add_progress_options
 from ._queries import (QUERY_METRICS, QUERY_MONITOR, check_fit_within_queries, qid_option, query_defaults,
                        query_facts, query_labels, query_split, use_query_learner)
-from ._weights import COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, weight_facts
+from ._weights import (COMPARE_HELP as WEIGHT_HELP, check_fit_with_weights, check_training_weights,
+                       weight_error, weight_facts)
 
 FIGURES = ("roc", "precision_at_k", "objective")
 #: The figures of rows in queries (``--qid``, LIBSVM ``qid:``): the top of each query, and the queries one by one.
@@ -199,13 +200,14 @@ class Comparison:
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
                    *, progress, monitor: str, qid: dict[str, Any] | None = None,
-                   sample_weight: np.ndarray | None = None) -> Comparison:
+                   sample_weight: np.ndarray | None = None, weight_column: str = "") -> Comparison:
     """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
 
     ``qid`` (split -> each row's query id): the models are fitted within the
     training queries and every metric is a mean over each split's queries.
     ``sample_weight``: each training row's weight, given to every fit (the
-    metrics count every row once).
+    metrics count every row once); ``weight_column`` their ``--weight``
+    column, for the messages.
     """
     from ..metrics import evaluate
 
@@ -221,6 +223,8 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
             outcome = fit_one(config, X_tr, y_tr, progress=progress, monitor=watched, qid=qid.get("train"),
                               monitor_label=f"{monitor_split} {monitor}", sample_weight=sample_weight)
         except (ValueError, TypeError) as exc:
+            if sample_weight is not None and (error := weight_error(exc, weight_column)) is not None:
+                raise CommandError(f"{config.label}: {error}") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
@@ -504,6 +508,7 @@ def run(args) -> int:
         announce_positive(args, data)
         what = f"{int(splits['train'][1].sum())} / {int(splits['test'][1].sum())} relevant"
     if weight is not None:
+        check_training_weights(weight, data.weight_name, "after the split into training and test rows")
         what += f", training {weight_facts(weight, data.weight_name)}"
         split_facts = split_facts + [("sample weights", f"{data.weight_name} (the fits; the metrics count every row "
                                                         "once)")]
@@ -513,7 +518,7 @@ def run(args) -> int:
                + f"; {len(configs)} model(s)")
     progress = Progress(args.progress, quiet=args.quiet)
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
-                                sample_weight=weight)
+                                sample_weight=weight, weight_column=data.weight_name or "")
     title = os.path.basename(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))

@@ -193,8 +193,8 @@ def run(args) -> int:
     except (ValueError, TypeError) as exc:
         # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
         # weights)
-        if data.weight is not None and str(exc).startswith("sample_weight:"):
-            raise weight_error(exc, data.weight_name) from None
+        if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
+            raise error from None
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None

@@ -188,7 +188,9 @@ def test_a_candidate_without_tree_values_is_refused_by_name(spec, nan):
 def test_stumps_are_refused_by_name():
     X, y = _data(n=120)
     model = _fit(X, y, candidates=["stumps:n_iter=5"])
-    with pytest.raises(TypeError, match="candidate 'stumps:n_iter=5'.*learner 'stumps' has no TreeSHAP values"):
+    with pytest.raises(TypeError, match=r"the chosen candidate 'stumps:n_iter=5' \(PushBoost\) has no exact "
+                                        r"contributions \(.*learner 'stumps' has no TreeSHAP values.*\); only tree "
+                                        r"boosters \('trees' candidates"):
         model.feature_contributions(X)
 
 

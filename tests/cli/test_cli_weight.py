@@ -141,6 +141,39 @@ def test_weights_all_zero_are_refused(files, tmp_path):
                                 "positive weight")
 
 
+def _reweighted(files, tmp_path, name, weight_of):
+    """train.csv with the column w set to ``weight_of(query, grade)`` for every row."""
+    lines = (files / "train.csv").read_text().splitlines()
+    for i in range(1, len(lines)):
+        cells = lines[i].split(",")
+        cells[HEADER.index("w")] = repr(weight_of(cells[HEADER.index("query")], float(cells[HEADER.index("grade")])))
+        lines[i] = ",".join(cells)
+    (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return tmp_path / name
+
+
+def test_weights_that_leave_a_class_nothing_name_the_option(files, tmp_path):
+    path = _reweighted(files, tmp_path, "no_top.csv", lambda query, grade: 0.0 if grade == 3 else 1.0)
+    for command, extra in (("fit", ("-o", tmp_path / "m.json")), ("compare", ("--no-plots",))):
+        status, _, err = run_main(command, path, *ONE_LIST, "--quiet", *extra)
+        assert status == 2 and "--weight w: the weights of the training rows leave the fit nothing to learn from" \
+            in err and "positive total weight" in err, err
+
+
+def test_compare_names_a_split_that_holds_out_every_weighted_row(files, tmp_path):
+    _, _, qid, _ = _read(files / "train.csv")
+    path = _reweighted(files, tmp_path, "one_query.csv", lambda query, grade: 1.0 if query == qid[0] else 0.0)
+    seen = set()
+    for seed in range(12):              # some seed draws the one weighted query into the test queries
+        status, _, err = run_main("compare", path, *FIT, "--random-state", str(seed), "--no-plots", "--quiet")
+        seen.add(status)
+        if status == 2:
+            one_line_error(status, err, "--weight w: every training row (after the split into training and test rows) "
+                                        "has weight 0")
+            break
+    assert 2 in seen
+
+
 def test_weights_are_read_as_floats_exactly(files, tmp_path):
     data = load_data(_with_cell(files, tmp_path, " 2.5e-3 "), label="grade", qid="query", weight="w")
     assert data.weight.dtype == np.float64 and data.weight[2] == 2.5e-3
@@ -277,3 +310,15 @@ def test_help_lists_the_option(command):
         assert "count every row once" in text or "counts every row once" in text
     if command == "auto":
         assert "takes no sample_weight are skipped" in text
+
+
+def test_a_lightgbm_weight_file_beside_a_libsvm_file_is_said_to_be_unread(tmp_path):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "t.svm"
+    data.write_text("".join(f"{i % 3} qid:{i // 10} 1:{rng.normal():.3f} 2:{rng.normal():.3f}\n" for i in range(60)))
+    status, _, err = run_main("fit", data, "--n-iter", "2", "--quiet", "-o", tmp_path / "plain.json")
+    assert (status, err) == (0, "")
+    (tmp_path / "t.svm.weight").write_text("2\n" * 60)
+    status, _, err = run_main("fit", data, "--n-iter", "2", "--quiet", "-o", tmp_path / "m.json")
+    assert status == 0 and "t.svm.weight beside it is not read (LightGBM's file of sample weights): the fit is " \
+        "unweighted" in err, err
