@@ -73,6 +73,13 @@ def _contributions_chunk(X, contributions, rankers, alphas):
     return contributions(rankers, alphas, X, 1)
 
 
+def _leaves_chunk(X, leaves, rankers):
+    """``apply`` of one chunk, with the walk of the in-memory estimator (one thread: the same leaves)."""
+    X = np.asarray(X)
+    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
+    return leaves(rankers, X, 1)
+
+
 def _labels_chunk(y, classes):
     y = np.asarray(y)
     if not np.isin(y, classes).all():
@@ -591,6 +598,20 @@ class _DaskBoost(ClientParameter):
         contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])))       # covers and columns
         return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_,
                             chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64)
+
+    @reads_a_snapshot
+    def apply(self, X):
+        """:meth:`PushBoost.apply`; a lazy int32 ``dask.array`` of shape (n_samples, n_trees) for a Dask
+        collection, each chunk's leaves found on its worker (the checks -- a tree learner, X's columns -- run
+        here)."""
+        check_is_fitted(self)
+        leaves = getattr(self._learner, "leaves", None)
+        if not is_dask_collection(X) or leaves is None:      # (no trees: the in-memory TypeError)
+            return super().apply(X)
+        X = self._dask_matrix(X)
+        leaves(self.rankers_, np.empty((0, X.shape[1])))    # the trees against X's columns, before any chunk
+        return X.map_blocks(_leaves_chunk, leaves, self.rankers_, chunks=(X.chunks[0], (len(self.rankers_),)),
+                            dtype=np.int32, meta=np.empty((0, 0), dtype=np.int32))
 
     @reads_a_snapshot
     def staged_decision_function(self, X):

@@ -27,20 +27,12 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, refuse_score_weights,
                     require_score_queries, resolve_parameter)
 from ..spec import ParameterError
-from ..validation import (
-    check_bipartite_target,
-    check_categorical_features,
-    check_eval_columns,
-    check_finite_scores,
-    check_graded_labels,
-    check_learner_matrix,
-    check_same_length,
-    effective_n_threads,
-    int_seed,
-)
-from ..validation import reject_1d
+from ..validation import (check_bipartite_target, check_categorical_features, check_eval_columns, check_finite_scores,
+                          check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
+                          reject_1d)
 from ._backend import InMemoryBackend
 from ._contributions import FeatureContributions
+from ._tree_leaves import TreeLeaves
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
@@ -130,7 +122,7 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(FeatureContributions, Ranker):
+class _BaseBoost(FeatureContributions, TreeLeaves, Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)

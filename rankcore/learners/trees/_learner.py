@@ -42,6 +42,7 @@ from ._binning import (categorical_columns, category_edges, column_indices, is_s
 from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
+from ._leaves import forest_leaves
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
 from ._ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
@@ -364,6 +365,11 @@ class Trees(Learner):
         """(n, d + 1): each feature's exact TreeSHAP value of Σ_t α_t h_t(x), then the expected value
         (``_contributions.forest_contributions``; the trees must carry covers)."""
         return forest_contributions(rankers, alphas, X, n_threads)
+
+    @staticmethod
+    def leaves(rankers, X, n_threads: int = 1) -> np.ndarray:
+        """(n, T) int32: each row's leaf in each tree, indexing the tree's ``value`` (``_leaves.forest_leaves``)."""
+        return forest_leaves(rankers, X, n_threads)
 
 
 def _without_features(kept: np.ndarray, edges: list, bundles: list[list[int]], n_sparse: int):

@@ -31,7 +31,8 @@ B. ``level_best`` picks the candidate with the largest summed gain; ties
 C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
    and 2^D leaf values; x's leaf is Σ_l 2^l·[x goes right at level l]
    (x_f > t, or NaN with nan_left false).  No branch on the tree's shape:
-   D comparisons and one load per tree and row.
+   D comparisons and one load per tree and row.  ``oblivious_leaves`` writes
+   that cell index itself (``estimator.apply``).
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
@@ -609,6 +610,63 @@ def _predict_zeros(const int32_t[::1] feature, const double[::1] threshold, cons
             leaf = leaf | _bit(0.0, threshold[k], nan_left[k], k - level_offset[t])
         s = s + alpha[t] * value[value_offset[t] + leaf]
     out[:] = s
+
+
+def oblivious_leaves(const real_t[:, ::1] X,           # IN  (n, d) raw values (NaN allowed)
+                     const int32_t[::1] feature,       # IN  every tree's levels, concatenated
+                     const double[::1] threshold,      # IN  right iff x > threshold
+                     const uint8_t[::1] nan_left,      # IN  NaN goes left
+                     const double[::1] value,          # IN  every tree's 2^depth leaf values (checked, not read)
+                     const int64_t[::1] level_offset,  # IN  (T + 1,) tree t's levels
+                     const int64_t[::1] value_offset,  # IN  (T + 1,) tree t's leaf values
+                     int32_t[:, ::1] out,              # OUT (n, T) the cell (bit index) of x in tree t
+                     int n_threads=1):
+    """The cell Σ_l 2^l·[x goes right at level l] of every row in every tree, as :func:`predict_oblivious` finds it.
+
+    O(n·Σ_t depth_t) time, parallel over rows (each thread writes its own
+    rows of ``out``: the same result for any thread count); no allocation.
+    """
+    cdef Py_ssize_t n = X.shape[0], T = level_offset.shape[0] - 1, r, t, k, leaf
+    if T < 0 or out.shape[0] != n or out.shape[1] != T:
+        raise ValueError(f"oblivious_leaves: out must be (n, T) = ({n}, {max(T, 0)})")
+    _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, np.ones(T), X.shape[1])
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                leaf = 0
+                for k in range(level_offset[t], level_offset[t + 1]):
+                    leaf = leaf | _bit(X[r, feature[k]], threshold[k], nan_left[k], k - level_offset[t])
+                out[r, t] = <int32_t> leaf
+
+
+def oblivious_leaves_csr(const index_t[::1] indptr, const index_t[::1] indices, const real_t[::1] data,
+                         Py_ssize_t n_features, const int32_t[::1] feature, const double[::1] threshold,
+                         const uint8_t[::1] nan_left, const double[::1] value, const int64_t[::1] level_offset,
+                         const int64_t[::1] value_offset, int32_t[:, ::1] out, int n_threads=1):
+    """:func:`oblivious_leaves` on a CSR matrix (sorted column indices), reading its stored values only.
+
+    A value not stored is 0: the same cells as the dense form.
+    O(n·Σ_t depth_t·log(nnz per row)) time, no allocation.
+    """
+    cdef Py_ssize_t n = out.shape[0], T = level_offset.shape[0] - 1, r, t
+    # a matrix storing nothing has no element 0 to point at; no row then reads one (lo == hi)
+    cdef const index_t* ind = &indices[0] if indices.shape[0] > 0 else NULL
+    cdef const real_t* dat = &data[0] if data.shape[0] > 0 else NULL
+    if indptr.shape[0] != n + 1 or indices.shape[0] < indptr[n] or data.shape[0] < indptr[n]:
+        raise ValueError("oblivious_leaves_csr: the CSR arrays do not hold the rows of out")
+    if T < 0 or out.shape[1] != T:
+        raise ValueError(f"oblivious_leaves_csr: out must have T = {max(T, 0)} columns")
+    _check_forest(feature, threshold, nan_left, value, level_offset, value_offset, np.ones(T), n_features)
+    if T == 0 or feature.shape[0] == 0:         # no level to read (and no element 0 of feature): every cell is 0
+        out[:, :] = 0
+        return
+    n_threads = threads_for(<double> n * T, n_threads, 16384.0)
+    with nogil:
+        for r in prange(n, schedule="static", num_threads=n_threads):
+            for t in range(T):
+                out[r, t] = <int32_t> _csr_leaf(ind, dat, indptr[r], indptr[r + 1], &feature[0], &threshold[0],
+                                                &nan_left[0], level_offset[t], level_offset[t + 1])
 
 
 def oblivious_codes(const uint8_t[:, ::1] codes,    # IN  (n, n_cols) bin codes

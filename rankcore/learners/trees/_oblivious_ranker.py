@@ -12,7 +12,7 @@ from .._base import WeakRanker
 from ._covers import oblivious_cover_from_state, store_cover
 from ._ranker import prediction_matrix, store_frozen
 
-__all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest"]
+__all__ = ["ObliviousTreeRanker", "oblivious_from_state", "predict_oblivious_forest", "level_arrays"]
 
 _FIELDS = ("feature", "threshold", "nan_left", "value", "gain")
 #: Deepest tree a model file may hold (2^depth leaf values).
@@ -145,6 +145,17 @@ def oblivious_from_state(state: dict) -> ObliviousTreeRanker:
                                arrays["value"], arrays["gain"], cover=oblivious_cover_from_state(state, depth))
 
 
+def level_arrays(rankers):
+    """(the levels' and leaf values' arrays concatenated, each tree's first level, each tree's first value):
+    the oblivious kernels' form of a list of oblivious trees (offsets of T + 1 entries)."""
+    depths = np.array([r.depth for r in rankers], dtype=np.int64)
+    level_offset = np.ascontiguousarray(np.r_[0, np.cumsum(depths)], dtype=np.int64)
+    value_offset = np.ascontiguousarray(np.r_[0, np.cumsum(2 ** depths)], dtype=np.int64)
+    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
+           for f in ("feature", "threshold", "nan_left", "value")}
+    return cat, level_offset, value_offset
+
+
 def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     """Σ_t α_t h_t(x) for a list of oblivious trees, by bit index, in one parallel pass over the rows.
 
@@ -156,11 +167,7 @@ def predict_oblivious_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarr
     out = np.zeros(X.shape[0])
     if not rankers:
         return out
-    depths = np.array([r.depth for r in rankers], dtype=np.int64)
-    level_offset = np.ascontiguousarray(np.r_[0, np.cumsum(depths)], dtype=np.int64)
-    value_offset = np.ascontiguousarray(np.r_[0, np.cumsum(2 ** depths)], dtype=np.int64)
-    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers]))
-           for f in ("feature", "threshold", "nan_left", "value")}
+    cat, level_offset, value_offset = level_arrays(rankers)
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["value"], level_offset, value_offset,
             np.ascontiguousarray(alphas, dtype=np.float64), out, int(n_threads))
     if sparse:

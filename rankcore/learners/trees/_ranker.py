@@ -7,7 +7,8 @@ import numpy as np
 from . import _predict
 from .._base import WeakRanker
 
-__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix"]
+__all__ = ["TreeRanker", "TIE_TOLERANCE", "ALL_LEFT", "MAX_TREE_BINS", "predict_forest", "prediction_matrix",
+           "walk_arrays"]
 
 #: Largest ``max_bins`` (one code is reserved for NaN).
 MAX_TREE_BINS = 255
@@ -196,10 +197,7 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
         cat = {f: np.ascontiguousarray(getattr(tree, f)) for f in _WALK_FIELDS}
         is_cat, cat_offset, cat_values = _categorical_arrays(rankers, tree.n_nodes)
     else:
-        sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
-        roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
-        cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers])) for f in _WALK_FIELDS}
-        is_cat, cat_offset, cat_values = _categorical_arrays(rankers, int(sizes.sum()))
+        cat, roots, (is_cat, cat_offset, cat_values) = walk_arrays(rankers)
     args = (cat["feature"], cat["threshold"], cat["nan_left"], cat["left"], cat["right"], cat["value"], roots,
             np.ascontiguousarray(alphas, dtype=np.float64), is_cat, cat_offset, cat_values, out, int(n_threads))
     if sparse:
@@ -207,6 +205,14 @@ def predict_forest(rankers, alphas, X, n_threads: int = 1) -> np.ndarray:
     else:
         _predict.predict_trees(X, *args)
     return out
+
+
+def walk_arrays(rankers):
+    """(node arrays of ``_WALK_FIELDS`` concatenated, each tree's root offset, the categorical arrays) of trees."""
+    sizes = np.array([r.n_nodes for r in rankers], dtype=np.intp)
+    roots = np.ascontiguousarray(np.r_[0, np.cumsum(sizes)[:-1]], dtype=np.intp)
+    cat = {f: np.ascontiguousarray(np.concatenate([getattr(r, f) for r in rankers])) for f in _WALK_FIELDS}
+    return cat, roots, _categorical_arrays(rankers, int(sizes.sum()))
 
 
 def _categorical_arrays(rankers, n_nodes: int):
