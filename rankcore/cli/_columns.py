@@ -176,8 +176,12 @@ def align(data, names: list[str], what: str, note: str = "") -> None:
     present = data.feature_names
     missing = [n for n in names if n not in present]
     if missing:
+        from .datasets import DEFAULT_LABEL
+
+        taken = (f"; a column named {DEFAULT_LABEL!r} is read as the labels unless --label COLUMN names the label "
+                 "column" if DEFAULT_LABEL in missing else "")
         raise CommandError(f"{data.source}: no column {_quoted(missing)}, a feature of {what} "
-                           f"(its features: {_quoted(names, limit=12)})")
+                           f"(its features: {_quoted(names, limit=12)}){taken}")
     unknown = [n for n in present if n not in names]
     if unknown:
         raise CommandError(f"{data.source}: the column{'s' if len(unknown) > 1 else ''} {_quoted(unknown)} "

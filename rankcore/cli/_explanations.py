@@ -75,7 +75,7 @@ class Explanations:
         categories = self.data.categories.get(self.names[j])
         if categories is not None:
             return str(_item(categories[int(x)]))
-        return f"{x:.6g}"
+        return repr(_item(float(x)))       # the shortest text that reads back as x: 640000.891, not 640001
 
 
 def ranked_rows(scores: np.ndarray, qid: np.ndarray | None, top: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -129,10 +129,20 @@ def write(explained: Explanations, rows: np.ndarray, ranks: np.ndarray, fmt: str
 
 
 def _columns(explained: Explanations) -> list[str]:
-    """The columns of the CSV and JSON outputs."""
-    lead = [explained.ids()[0]] + ([explained.queries()[0]] if explained.queries() is not None else [])
+    """The columns of the CSV and JSON outputs.
+
+    An id or query column named as one of the output's own columns (a query
+    column called ``rank``) is written ``id:NAME`` / ``query:NAME``: the JSON
+    records would lose it, the CSV would have two columns of one name.
+    """
     init = ["init_score"] if explained.data.init_score is not None else []
-    return lead + ["rank", "score"] + init + ["expected"] + [CONTRIBUTION_PREFIX + name for name in explained.names]
+    own = ["rank", "score"] + init + ["expected"] + [CONTRIBUTION_PREFIX + name for name in explained.names]
+    id_name = explained.ids()[0]
+    lead = [id_name if id_name not in own else f"id:{id_name}"]
+    if explained.queries() is not None:
+        query = explained.queries()[0]
+        lead.append(query if query not in own + lead else f"query:{query}")
+    return lead + own
 
 
 def _records(explained: Explanations, rows: np.ndarray, ranks: np.ndarray) -> Iterator[list[Any]]:
@@ -156,7 +166,7 @@ def _text(explained: Explanations, rows: np.ndarray, ranks: np.ndarray, n_featur
     phi = explained.contributions(rows)
     terms = "init_score + expected" if init is not None else "expected"
     lines = [f"expected score {_expected(phi[:, -1])}; each score = {terms} + the row's feature contributions "
-             f"(the {k} largest shown)"]
+             f"(the {k} largest non-zero shown)"]
     id_name, ids = explained.ids()
     queries = explained.queries()
     header = ["rank", id_name] + ([queries[0]] if queries else []) + ["score"]

@@ -103,7 +103,7 @@ def check_explains(model, model_path: str) -> None:
     """Refuse, before any data are read, a model that has no ``feature_contributions`` method."""
     if not callable(getattr(model, "feature_contributions", None)):
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"feature contributions are TreeSHAP values of boosted trees; {_how_to_explain()}")
+                           f"feature contributions are TreeSHAP values of boosted trees; {_how_to_explain(model)}")
 
 
 def contributions(model, model_path: str, X, n_features: int):
@@ -121,7 +121,7 @@ def contributions(model, model_path: str, X, n_features: int):
         phi = model.feature_contributions(X)
     except TypeError as exc:
         raise CommandError(f"the model {model_path} ({describe_estimator(model)}) cannot explain its scores: "
-                           f"{exc}; {_how_to_explain()}") from None
+                           f"{exc}; {_how_to_explain(model)}") from None
     phi = np.asarray(phi, dtype=np.float64)
     expected = (X.shape[0], n_features + 1)
     if phi.shape != expected:
@@ -130,9 +130,13 @@ def contributions(model, model_path: str, X, n_features: int):
     return phi
 
 
-def _how_to_explain() -> str:
-    """What fits a model that explains its scores: one of trees, ``--learner trees``."""
+def _how_to_explain(model=None) -> str:
+    """What fits a model that explains its scores: one of trees, ``--learner trees`` (``rankcore auto``: its trees
+    candidates without a blend)."""
     from ._models import KINDS
 
     kinds = " or ".join(k.name for k in KINDS.values() if "learner" in k.options) or "push"
-    return f"fit with --learner trees (rankcore fit DATA --learner trees, with --model {kinds})"
+    fit = f"rankcore fit DATA --learner trees, with --model {kinds}"
+    if type(model).__name__ == "AutoRanker":
+        return f"refit with rankcore auto DATA --candidates trees --no-blend (or {fit})"
+    return f"fit with --learner trees ({fit})"

@@ -166,7 +166,7 @@ def test_text_shows_the_top_ten_rows_and_their_three_largest_contributions(files
     model, X, phi, scores = _library(files)
     lines, rows = _shown(out)
     assert lines[0] == (f"expected score {phi[0, -1]:.3f}; each score = expected + the row's feature contributions "
-                        "(the 3 largest shown)")
+                        "(the 3 largest non-zero shown)")
     assert re.fullmatch(r"rank  row +score  contributions", lines[1]), lines[1]
     assert len(rows) == 10
     order = np.lexsort((np.arange(len(scores)), -scores))[:10]
@@ -346,3 +346,58 @@ def test_help():
     for option in ("--top N", "--features K", "--id COLUMN", "--qid COLUMN", "--init-score COLUMN",
                    "--table-format {text,csv,json}", "--out FILE.csv", "--force", "--drop COLS"):
         assert option in text, option
+
+
+def test_id_and_query_columns_named_as_output_columns_are_prefixed(queries, tmp_path):
+    frame = pd.read_csv(queries / "train.csv").rename(columns={"query": "rank"})
+    frame.insert(0, "score", [f"s{i}" for i in range(len(frame))])
+    frame.to_csv(tmp_path / "named.csv", index=False)
+    base = ("explain", queries / "plain.json", tmp_path / "named.csv", "--qid", "rank", "--label", "grade",
+            "--drop", "prior", "--id", "score", "--top", "2")
+    status, out, err = run_main(*base, "--table-format", "csv")
+    assert status == 0, err
+    header, rows = _csv(out)
+    assert header[:5] == ["id:score", "query:rank", "rank", "score", "expected"]
+    assert len(set(header)) == len(header)
+    status, out, err = run_main(*base, "--table-format", "json")
+    records = json.loads(out)
+    assert records[0]["id:score"].startswith("s") and records[0]["query:rank"] == rows[0][1]
+
+
+def test_values_are_shown_as_the_file_gives_them(tmp_path):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(120, 2)) * 1e6, 3)
+    y = (X[:, 0] > 0).astype(int)
+    pd.DataFrame({"amount": X[:, 0], "other": X[:, 1], "y": y}).to_csv(tmp_path / "a.csv", index=False)
+    assert run_main("fit", tmp_path / "a.csv", "--label", "y", "--learner", TREES, "--n-iter", "5", "--quiet",
+                    "--out", tmp_path / "m.json")[0] == 0
+    status, out, err = run_main("explain", tmp_path / "m.json", tmp_path / "a.csv", "--label", "y", "--top", "1")
+    assert status == 0, err
+    top = int(np.argmax(rankcore.load_model(tmp_path / "m.json").decision_function(X)))
+    assert f"amount={float(X[top, 0])!r} (" in out
+
+
+def test_an_auto_model_that_cannot_explain_says_how_auto_can(tmp_path):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + rng.normal(size=200) > 0.5).astype(int)
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "y": y}).to_csv(tmp_path / "d.csv", index=False)
+    assert run_main("auto", tmp_path / "d.csv", "--label", "y", "--candidates", "linear", "--quiet",
+                    "--out", tmp_path / "auto.json")[0] == 0
+    status, _, err = run_main("explain", tmp_path / "auto.json", tmp_path / "d.csv", "--label", "y")
+    one_line_error(status, err, "cannot explain its scores",
+                   "refit with rankcore auto DATA --candidates trees --no-blend")
+
+
+def test_a_feature_named_label_read_as_the_labels_is_said(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(100, 2))
+    pd.DataFrame({"label": X[:, 0], "b": X[:, 1], "y": (X[:, 0] > 0).astype(int)}).to_csv(tmp_path / "l.csv",
+                                                                                        index=False)
+    assert run_main("fit", tmp_path / "l.csv", "--label", "y", "--learner", TREES, "--n-iter", "3", "--quiet",
+                    "--out", tmp_path / "m.json")[0] == 0
+    for command in ("explain", "score"):
+        status, _, err = run_main(command, tmp_path / "m.json", tmp_path / "l.csv", "--drop", "y")
+        one_line_error(status, err, "no column 'label', a feature of the model",
+                       "a column named 'label' is read as the labels unless --label COLUMN names the label column")
+        assert run_main(command, tmp_path / "m.json", tmp_path / "l.csv", "--label", "y")[0] == 0
