@@ -7,7 +7,9 @@ its ``--features`` largest contributions by absolute value as
 contribution, to the last bit (``repr`` of the floats).  Contributions are
 computed for the rows listed only (the text output's top rows), a block of
 rows at a time, and written as they come: the memory is that of one block,
-whatever the number of rows.
+whatever the number of rows.  ``--summary`` gives, instead, each feature's
+mean |contribution| and mean contribution over the rows listed (every row,
+or the ``--top`` rows), the features by the first, descending.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
-__all__ = ["Explanations", "ranked_rows", "write", "CONTRIBUTION_PREFIX", "BLOCK_ROWS"]
+__all__ = ["Explanations", "ranked_rows", "write", "write_summary", "CONTRIBUTION_PREFIX", "BLOCK_ROWS"]
 
 #: The CSV and JSON column of feature NAME's contribution is ``contribution:NAME``.
 CONTRIBUTION_PREFIX = "contribution:"
@@ -219,3 +221,35 @@ def _csv_value(value) -> str:
 
 def _json_value(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def write_summary(explained: Explanations, rows: np.ndarray, fmt: str, handle: TextIO) -> None:
+    """Each feature's mean |contribution| and mean contribution over ``rows``, as ``fmt`` (text, csv or json).
+
+    The features are listed by mean |contribution|, descending (ties: the
+    file's order).  Contributions a block of rows at a time: O(block · d)
+    memory, whatever the number of rows.
+    """
+    d = len(explained.names)
+    absolute, signed = np.zeros(d), np.zeros(d)
+    for start in range(0, rows.shape[0], BLOCK_ROWS):
+        phi = explained.contributions(rows[start:start + BLOCK_ROWS])[:, :-1]
+        absolute += np.abs(phi).sum(axis=0)
+        signed += phi.sum(axis=0)
+    count = max(rows.shape[0], 1)
+    absolute, signed = absolute / count, signed / count
+    order = np.argsort(-absolute, kind="stable")
+    columns = ["feature", "mean_abs_contribution", "mean_contribution"]
+    records = [[explained.names[j], float(absolute[j]), float(signed[j])] for j in order.tolist()]
+    if fmt == "csv":
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[name, repr(a), repr(m)] for name, a, m in records])
+    elif fmt == "json":
+        handle.write(json.dumps([dict(zip(columns, record)) for record in records], indent=1) + "\n")
+    else:
+        width = max([len("feature")] + [len(name) for name in explained.names])
+        lines = [f"mean contribution of each feature over {rows.shape[0]} rows, by mean |contribution|",
+                 f"{'feature'.ljust(width)}  mean |contribution|  mean contribution"]
+        lines += [f"{name.ljust(width)}  {a:19.3f}  {m:+17.3f}" for name, a, m in records]
+        handle.write("\n".join(lines) + "\n")

@@ -8,7 +8,7 @@ import sys
 from . import CommandError
 from ._columns import load_for_model, model_features
 from ._common import _checked_number, add_data_options, add_force_option, check_output, info
-from ._explanations import Explanations, ranked_rows, write
+from ._explanations import Explanations, ranked_rows, write, write_summary
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
 
@@ -52,6 +52,10 @@ def add_parser(subparsers):
                              "output, every row in CSV and JSON")
     parser.add_argument("--features", metavar="K", type=positive_int, default=3,
                         help="the text output shows each row's K largest contributions by absolute value (default 3)")
+    parser.add_argument("--summary", action="store_true",
+                        help="instead of the rows, each feature's mean |contribution| and mean contribution over "
+                             "every row (or the --top rows of each query), the features by the first: what drives "
+                             "the scores, or the top of the list")
     parser.add_argument("--table-format", choices=("text", "csv", "json"),
                         help="text (default on standard output), csv (default with --out: columns row or the --id "
                              "column, the query, rank, score, expected, then contribution:FEATURE for each feature) "
@@ -88,14 +92,22 @@ def run(args) -> int:
     explained = Explanations(data=data, scores=scores, contributions=explain,
                              names=model_features(model) or list(data.feature_names), id_column=args.id_column)
     fmt = args.table_format or ("csv" if args.out else "text")
-    top = args.top if args.top is not None or fmt != "text" else DEFAULT_TOP
+    top = args.top if args.top is not None or fmt != "text" or args.summary else DEFAULT_TOP
     rows, ranks = ranked_rows(scores, data.qid, top)
+
+    def output(handle):
+        if args.summary:
+            write_summary(explained, rows, fmt, handle)
+        else:
+            write(explained, rows, ranks, fmt, args.features, handle)
+
     if not args.out:
-        write(explained, rows, ranks, fmt, args.features, sys.stdout)
+        output(sys.stdout)
         return 0
     with open(args.out, "w", newline="", encoding="utf-8") as handle:
-        write(explained, rows, ranks, fmt, args.features, handle)
-    info(args, f"wrote the contributions of {rows.shape[0]} rows to {args.out}")
+        output(handle)
+    info(args, f"wrote the {'summary of the ' if args.summary else ''}contributions of {rows.shape[0]} rows to "
+               f"{args.out}")
     return 0
 
 

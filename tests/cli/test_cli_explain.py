@@ -401,3 +401,26 @@ def test_a_feature_named_label_read_as_the_labels_is_said(tmp_path):
         one_line_error(status, err, "no column 'label', a feature of the model",
                        "a column named 'label' is read as the labels unless --label COLUMN names the label column")
         assert run_main(command, tmp_path / "m.json", tmp_path / "l.csv", "--label", "y")[0] == 0
+
+
+def test_summary_is_the_mean_contributions_over_the_rows_listed(files):
+    model, X, phi, scores = _library(files)
+    names = list(X.columns)
+    out, _ = _explain(files, "--summary", "--table-format", "csv")
+    header, rows = _csv(out)
+    assert header == ["feature", "mean_abs_contribution", "mean_contribution"]
+    means = {r[0]: (float(r[1]), float(r[2])) for r in rows}
+    for j, name in enumerate(names):
+        np.testing.assert_allclose(means[name], (np.abs(phi[:, j]).mean(), phi[:, j].mean()), rtol=1e-12, atol=1e-15)
+    assert [float(r[1]) for r in rows] == sorted((float(r[1]) for r in rows), reverse=True)
+    # the top rows only: their means
+    out, _ = _explain(files, "--summary", "--top", "5", "--table-format", "json")
+    top = np.argsort(-scores, kind="stable")[:5]
+    records = {r["feature"]: r for r in json.loads(out)}
+    for j, name in enumerate(names):
+        assert records[name]["mean_contribution"] == pytest.approx(phi[top, j].mean(), abs=1e-12)
+    text, _ = _explain(files, "--summary")
+    lines = text.splitlines()
+    assert lines[0] == f"mean contribution of each feature over {X.shape[0]} rows, by mean |contribution|"
+    assert lines[1].split() == ["feature", "mean", "|contribution|", "mean", "contribution"]
+    assert len(lines) == 2 + len(names)
