@@ -55,10 +55,16 @@ BOOSTING = RankBoost.parameters
 FIT_INFO = Fitted("fit_info_")
 
 
-def _score_chunk(X, rankers, alphas):
-    """Σ_t α_t h_t(x) on one chunk, with the arithmetic of the in-memory ``decision_function``."""
+def _chunk_rows(X, allow_nan: bool):
+    """One chunk's rows checked as the in-memory estimator checks them (NaN where its learner routes it)."""
     X = np.asarray(X)
-    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
+    return check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0,
+                        allow_nan=allow_nan)
+
+
+def _score_chunk(X, rankers, alphas, allow_nan=False):
+    """Σ_t α_t h_t(x) on one chunk, with the arithmetic of the in-memory ``decision_function``."""
+    X = _chunk_rows(X, allow_nan)
     scores = np.zeros(X.shape[0])
     with np.errstate(over="ignore", invalid="ignore"):     # refused just below
         for ranker, alpha in zip(rankers, alphas):
@@ -66,18 +72,14 @@ def _score_chunk(X, rankers, alphas):
     return check_finite_scores(scores, owner="decision_function (Dask chunk)", X=X)
 
 
-def _contributions_chunk(X, contributions, rankers, alphas):
+def _contributions_chunk(X, contributions, rankers, alphas, allow_nan=False):
     """``feature_contributions`` of one chunk, with the arithmetic of the in-memory estimator (one thread)."""
-    X = np.asarray(X)
-    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
-    return contributions(rankers, alphas, X, 1)
+    return contributions(rankers, alphas, _chunk_rows(X, allow_nan), 1)
 
 
-def _leaves_chunk(X, leaves, rankers):
+def _leaves_chunk(X, leaves, rankers, allow_nan=False):
     """``apply`` of one chunk, with the walk of the in-memory estimator (one thread: the same leaves)."""
-    X = np.asarray(X)
-    X = check_matrix(X, name="X", dtype=np.float32 if X.dtype == np.float32 else np.float64, min_rows=0)
-    return leaves(rankers, X, 1)
+    return leaves(rankers, _chunk_rows(X, allow_nan), 1)
 
 
 def _labels_chunk(y, classes):
@@ -569,8 +571,12 @@ class _DaskBoost(ClientParameter):
     def _lazy_scores(self, X, stop: int | None = None):
         rankers = self.rankers_[:stop]
         alphas = self.alphas_[:stop]
-        return X.map_blocks(_score_chunk, rankers, alphas, drop_axis=1, dtype=np.float64,
+        return X.map_blocks(_score_chunk, rankers, alphas, self._routes_nan(), drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
+
+    def _routes_nan(self) -> bool:
+        """Whether the learner routes NaN (the trees): then chunks with missing values are scored, as in memory."""
+        return bool(getattr(self._learner, "allow_nan", False))
 
     @reads_a_snapshot
     def decision_function(self, X):
@@ -596,7 +602,7 @@ class _DaskBoost(ClientParameter):
             return super().feature_contributions(X)
         X = self._dask_matrix(X)
         contributions(self.rankers_, self.alphas_, np.empty((0, X.shape[1])))       # covers and columns
-        return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_,
+        return X.map_blocks(_contributions_chunk, contributions, self.rankers_, self.alphas_, self._routes_nan(),
                             chunks=(X.chunks[0], (X.shape[1] + 1,)), dtype=np.float64)
 
     @reads_a_snapshot
@@ -610,8 +616,9 @@ class _DaskBoost(ClientParameter):
             return super().apply(X)
         X = self._dask_matrix(X)
         leaves(self.rankers_, np.empty((0, X.shape[1])))    # the trees against X's columns, before any chunk
-        return X.map_blocks(_leaves_chunk, leaves, self.rankers_, chunks=(X.chunks[0], (len(self.rankers_),)),
-                            dtype=np.int32, meta=np.empty((0, 0), dtype=np.int32))
+        return X.map_blocks(_leaves_chunk, leaves, self.rankers_, self._routes_nan(),
+                            chunks=(X.chunks[0], (len(self.rankers_),)), dtype=np.int32,
+                            meta=np.empty((0, 0), dtype=np.int32))
 
     @reads_a_snapshot
     def staged_decision_function(self, X):

@@ -16,7 +16,8 @@ class TreeLeaves:
 
     @reads_a_snapshot
     def apply(self, X) -> np.ndarray:
-        """The leaf each row reaches in each tree: LightGBM's ``predict(X, pred_leaf=True)``.
+        """The leaf each row reaches in each tree (LightGBM's ``predict(X, pred_leaf=True)``, numbered as
+        scikit-learn's ``apply``).
 
         Column t holds, for tree t of ``rankers_``, the index into that
         tree's ``value`` array (saved in the model file as it is) of the

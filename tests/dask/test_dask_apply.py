@@ -65,3 +65,21 @@ def test_unfitted_is_refused(dask_client):
 
     with pytest.raises(NotFittedError):
         rankcore.dask.DaskPushBoost(learner="trees").apply(da.zeros((4, 2)))
+
+
+def test_missing_values_in_rows_to_score_are_routed_as_in_memory(dask_client):  # noqa: F811
+    # fitting on Dask refuses NaN, but a model of trees routes it: scores, contributions and leaves of rows with
+    # missing values are the in-memory ones; a learner that does not route NaN still refuses it
+    X, y = _data()
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    model = DaskPushBoost(learner="trees:max_leaves=6,min_samples_leaf=5", n_iter=5, random_state=3).fit(Xd, yd)
+    holes = X.copy()
+    holes[::11, 1] = np.nan
+    lazy = da.from_array(holes, chunks=(CHUNKS, -1))
+    local = model.to_local()
+    np.testing.assert_array_equal(model.decision_function(lazy).compute(), local.decision_function(holes))
+    np.testing.assert_array_equal(model.feature_contributions(lazy).compute(), local.feature_contributions(holes))
+    np.testing.assert_array_equal(model.apply(lazy).compute(), local.apply(holes))
+    stumps = DaskPushBoost(learner="stumps", n_iter=3, random_state=0).fit(Xd, yd)
+    with pytest.raises(ValueError, match="NaN"):
+        stumps.decision_function(lazy).compute()
