@@ -14,6 +14,7 @@ from rankcore.learners.trees._oblivious_ranker import ObliviousTreeRanker, predi
 from rankcore.learners.trees._ranker import TreeRanker, predict_forest
 from rankcore.persistence import load_model, model_to_dict, save_model
 from rankcore.push import PNormPush, PushBoost, RankBoost
+from _categorical_trees import categorical_model
 
 SMALL = "max_leaves=6,min_samples_leaf=5"
 GROWTHS = [f"trees:{SMALL}", f"trees:{SMALL},growth=depthwise", "trees:growth=oblivious,max_depth=3,min_samples_leaf=5",
@@ -97,15 +98,7 @@ def test_models_fitted_within_queries(learner):
 
 
 def test_categorical_splits_unseen_categories_and_nan():
-    rng = np.random.default_rng(1)
-    n = 600
-    cat = rng.integers(0, 6, n).astype(float)
-    cat[rng.random(n) < 0.1] = np.nan
-    x = np.round(rng.normal(size=n), 1)
-    x[rng.random(n) < 0.1] = np.nan
-    X = np.column_stack([cat, x, rng.normal(size=n)])
-    y = (np.isin(cat, [1, 4]) * 1.5 + 0.5 * np.nan_to_num(x) + rng.normal(size=n) > 1).astype(int)
-    est = PushBoost(learner="trees:categorical=0,max_leaves=5,min_samples_leaf=10", n_iter=6, random_state=0).fit(X, y)
+    est, X = categorical_model()
     assert any(r.categorical for r in est.rankers_)
     X_test = np.vstack([X[:50], [[9.0, np.nan, 0.0], [np.nan, 0.3, np.nan], [-1.0, 0.0, 0.0]]])
     _check(est, X_test)

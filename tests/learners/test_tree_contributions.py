@@ -17,6 +17,7 @@ from rankcore.learners.trees._ranker import TreeRanker
 from rankcore.persistence import ModelFormatError, load_model, model_from_dict, model_to_dict, save_model
 from rankcore.push import PNormPush, PushBoost, RankBoost
 from rankcore.registry import resolve
+from _categorical_trees import categorical_model
 
 SMALL = "max_leaves=6,min_samples_leaf=5"
 GROWTHS = [f"trees:{SMALL}", f"trees:{SMALL},growth=depthwise", "trees:growth=oblivious,max_depth=3,min_samples_leaf=5",
@@ -75,15 +76,7 @@ def test_default_per_query_fit_sums_to_the_scores():
 
 
 def test_categorical_splits_and_nan_routing():
-    rng = np.random.default_rng(1)
-    n = 600
-    cat = rng.integers(0, 6, n).astype(float)
-    cat[rng.random(n) < 0.1] = np.nan
-    x = np.round(rng.normal(size=n), 1)
-    x[rng.random(n) < 0.1] = np.nan
-    X = np.column_stack([cat, x, rng.normal(size=n)])
-    y = (np.isin(cat, [1, 4]) * 1.5 + 0.5 * np.nan_to_num(x) + rng.normal(size=n) > 1).astype(int)
-    est = PushBoost(learner="trees:categorical=0,max_leaves=5,min_samples_leaf=10", n_iter=6, random_state=0).fit(X, y)
+    est, X = categorical_model()
     assert any(r.categorical for r in est.rankers_)
     X_test = np.vstack([X[:8], [[9.0, np.nan, 0.0], [np.nan, 0.3, np.nan]]])   # an unseen category, NaN
     phi = est.feature_contributions(X_test)
