@@ -160,6 +160,9 @@ def run_boosting(
             if search is None:
                 break
             step, evaluations = search.alpha, search.n_evaluations
+            if step < 0 and getattr(layout, "positive_steps", False):     # monotone trees: α < 0 would reverse them
+                result.stop_reason = "no_decrease"
+                break
         else:
             step, evaluations = 1.0, 0
         # shrinkage (the trees' learning rate): f ← f + η·α·h, recorded as the coefficient η·α

@@ -152,6 +152,8 @@ PEER_NAMES = {
     "early_stopping_rounds": "n_iter_no_change=N (early_stopping=True, or an eval_set)",
     **dict.fromkeys(("metric", "eval_at"), 'scoring="ndcg@k:10" (any registered metric)'),
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
+    **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
+                    'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
     **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }

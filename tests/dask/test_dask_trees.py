@@ -40,7 +40,9 @@ def _data(n=600, d=5, seed=0, sort=True):
     ("trees:max_leaves=8,min_samples_leaf=5", True),
     ("trees:max_leaves=6,min_samples_leaf=3,subsample=0.7,colsample=0.8,l2=0.5", False),   # rows reordered
     ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise", True),
-], ids=["sorted", "subsample-shuffled", "depthwise"])
+    ("trees:max_leaves=8,min_samples_leaf=5,monotone=1/-1/0/1/0", True),        # monotone constraints
+    ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise,monotone=-1/1/0/0/0", False),
+], ids=["sorted", "subsample-shuffled", "depthwise", "monotone", "monotone-depthwise"])
 def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     X, y = _data(sort=sort)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))

@@ -26,7 +26,8 @@ D. Row subsampling draws row r (training position offset + r) iff
    not depend on the blocks; kept rows come first in ``idx``, in order.
 """
 
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.math cimport INFINITY
+from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
@@ -37,7 +38,7 @@ from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLay
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
 from rankcore.learners.trees._row_sample cimport sample_rows
-from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads
+from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads, split_bounds
 from rankcore.learners.histograms cimport node_histogram_threads
 from rankcore._parallel cimport rc_barrier, threads_for
 
@@ -130,6 +131,10 @@ cdef class TreeGrower:
         Threads of the histogram, partition and split-scan kernels (the
         tree does not depend on it).
 
+    Monotone constraints (:meth:`set_monotone`): each node has bounds
+    [lo, hi] (the root's ±inf) that clamp its children's values in the split
+    scan and its value as a leaf (``_split.split_bounds``).
+
     After :meth:`grow`, the node records are the arrays ``feature``, ``bin``,
     ``nan_left``, ``left``, ``right``, ``G``, ``H``, ``count``, ``gain``,
     ``start`` and ``end`` (the node's rows are ``idx[start:end]``), first
@@ -170,6 +175,12 @@ cdef class TreeGrower:
     cdef const int32_t* sp_slot
     cdef Py_ssize_t* order
     cdef Py_ssize_t* before             # the partition's per-chunk counts (_split_one)
+    cdef object monotone_signs          # None, or int8 (d,): each feature's sign (kept alive for ``monotone``)
+    cdef const int8_t* monotone         # NULL: no constraints
+    cdef double* lo                     # (max_nodes,) each node's bounds, with constraints
+    cdef double* hi
+    cdef SplitParams node_params[2]     # the scanned nodes' own parameters (their bounds), with constraints
+    cdef double bounds[4]               # a split's children's bounds (_children)
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
                   double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
@@ -213,7 +224,11 @@ cdef class TreeGrower:
         self.order = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
         self.scan_scratch = <double*> malloc((6 * slots.fs.d + 1) * sizeof(double))     # two nodes' scans
         self.before = <Py_ssize_t*> malloc((MAX_PARTITION_THREADS + 1) * sizeof(Py_ssize_t))
-        if (self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
+        self.lo = <double*> malloc(n * sizeof(double))
+        self.hi = <double*> malloc(n * sizeof(double))
+        self.monotone = NULL
+        if (self.lo == NULL or self.hi == NULL
+                or self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
                 or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL
                 or self.before == NULL):
             raise MemoryError("TreeGrower: no memory for the node records")
@@ -253,6 +268,27 @@ cdef class TreeGrower:
         free(self.order)
         free(self.scan_scratch)
         free(self.before)
+        free(self.lo)
+        free(self.hi)
+
+    def set_monotone(self, signs):
+        """Constrain the trees grown next: ``signs`` int8 (d,), each feature's -1, 0 or +1; None: no constraints.
+
+        The split scans then run scalar, on clamped gains (``_split.best_split``).  O(d).
+        """
+        cdef int8_t[::1] view
+        if signs is None:
+            self.monotone_signs = None
+            self.monotone = NULL
+        else:
+            arr = np.ascontiguousarray(signs, dtype=np.int8)
+            if arr.shape != (self.fs.d,) or not np.isin(arr, (-1, 0, 1)).all():
+                raise ValueError(f"TreeGrower.set_monotone: expected {self.fs.d} signs in {{-1, 0, 1}}, got {signs!r}")
+            self.monotone_signs = arr
+            view = arr
+            self.monotone = &view[0] if arr.shape[0] else NULL
+        self.base_params.monotone = self.monotone
+        self.params.monotone = self.monotone
 
     def __reduce__(self):
         raise TypeError("a TreeGrower is a per-fit workspace; it is not copied or pickled")
@@ -362,6 +398,8 @@ cdef class TreeGrower:
             self.splittable[i] = 0
         self._reset_node(0)
         self.depth[0] = 0
+        self.lo[0] = -INFINITY
+        self.hi[0] = INFINITY
         st[0] = 0
         en[0] = m
         self.hist_of[0] = self._take()
@@ -463,9 +501,20 @@ cdef class TreeGrower:
                 scans[k].hist = self.pool[self.hist_of[i]]
                 scans[k].subtract = self.pool[self.hist_of[sibling]] if q == 0 and sibling >= 0 else NULL
                 scans[k].scratch = self.scan_scratch + 3 * d * q
+                scans[k].params = self._params_of(i, q)
                 self.splittable[i] = 1
                 k += 1
         return k
+
+    cdef const SplitParams* _params_of(self, Py_ssize_t node, Py_ssize_t q) noexcept nogil:
+        """The split search's parameters for ``node``: the tree's, with its bounds when constrained (written to
+        ``node_params[q]``, q the node's place among those scanned together)."""
+        if self.monotone == NULL:
+            return &self.params
+        self.node_params[q] = self.params
+        self.node_params[q].lo = self.lo[node]
+        self.node_params[q].hi = self.hi[node]
+        return &self.node_params[q]
 
     cdef void _choose(self, Py_ssize_t node, const uint8_t* mask, Py_ssize_t sibling) noexcept nogil:
         """After the scans of :meth:`_scans`: each splittable node's split (``node`` first), else a final leaf."""
@@ -476,7 +525,7 @@ cdef class TreeGrower:
         for q in range(2 if sibling >= 0 else 1):
             i = which[q]
             if self.splittable[i]:
-                self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, mask, &self.params,
+                self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, mask, self._params_of(i, q),
                                                   &self.choice[i], self.scan_scratch + 3 * d * q, i)
             if not self.splittable[i]:
                 self._release(i)
@@ -569,6 +618,13 @@ cdef class TreeGrower:
         self.p_G[b] = sp.right[0]
         self.p_H[b] = sp.right[1]
         self.p_count[b] = sp.right[2]
+        if self.monotone != NULL:
+            split_bounds(self.lo[node], self.hi[node], 0 if sp.categorical else self.monotone[sp.feature], sp,
+                         self.params.l2, self.bounds)
+            self.lo[a] = self.bounds[0]
+            self.hi[a] = self.bounds[1]
+            self.lo[b] = self.bounds[2]
+            self.hi[b] = self.bounds[3]
         # the children's histograms are needed only if one of them may still be split
         histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
                      and (sp.left[2] >= 2 * self.params.min_samples_leaf
@@ -732,7 +788,8 @@ cdef class TreeGrower:
         Returns (feature, threshold, nan_left, left, right, value, gain, bins,
         derivative, distinct leaf values ascending, categorical nodes, their
         left bins as (nodes, 4) 256-bit sets): −1 / 0 at leaves for the
-        split fields, leaf values −G/(H + l2) at leaves and 0 elsewhere, and the
+        split fields, leaf values −G/(H + l2) at leaves (clamped to their bounds
+        with monotone constraints) and 0 elsewhere, and the
         derivative Σ_leaves G·v summed in node order -- the search's own
         arithmetic.  None when the tree is a single leaf.
 
@@ -784,6 +841,11 @@ cdef class TreeGrower:
                 go[i] = 0.0
                 to[i] = 0.0
                 v = -self.p_G[i] / (self.p_H[i] + l2)
+                if self.monotone != NULL:       # clamped to the leaf's bounds (``_split.clamped``'s comparisons)
+                    if v < self.lo[i]:
+                        v = self.lo[i]
+                    if v > self.hi[i]:
+                        v = self.hi[i]
                 vo[i] = v
                 derivative = derivative + self.p_G[i] * v
                 # insert v into the ascending distinct values (a tree has few leaves)

@@ -6,7 +6,8 @@
 # ``n_cols`` columns: column c's code k counts in slot col_base[c] + k.  A column is one feature (its
 # code is the bin) or a *bundle* of mutually exclusive features (code 0: every member at its default
 # bin; see ``_bundles.py``), whose members' default-bin slots ``build_histogram`` fills.
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.math cimport INFINITY
+from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 
 
 cdef struct FeatureSlots:
@@ -38,6 +39,9 @@ cdef struct SplitParams:
     Py_ssize_t max_cat              # categories on the left of a categorical split, at most
     double random_strength          # > 0: each feature's best gain gets noise (``_split_noise.pxd``)
     uint64_t noise_seed             # the tree's seed of that noise
+    const int8_t* monotone          # NULL (no constraints), or (d,) each feature's sign: -1, 0 or +1
+    double lo                       # with monotone: the node's bounds on its children's values
+    double hi
 
 
 cdef inline SplitParams split_params(double min_samples_leaf, double min_child_weight, double l2, double tie_tolerance,
@@ -52,6 +56,9 @@ cdef inline SplitParams split_params(double min_samples_leaf, double min_child_w
     p.max_cat = max_cat
     p.random_strength = 0.0
     p.noise_seed = 0
+    p.monotone = NULL
+    p.lo = -INFINITY
+    p.hi = INFINITY
     return p
 
 
@@ -70,6 +77,7 @@ cdef struct NodeScan:
     double* hist                    # the node's (S, 3) histogram
     const double* subtract          # NULL, or a histogram to take from it first (the sibling subtraction)
     double* scratch                 # (2·d,) out: each feature's best gain, then its parent term
+    const SplitParams* params       # NULL, or this node's own parameters (its bounds, with monotone)
 
 
 cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil

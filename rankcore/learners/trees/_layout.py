@@ -33,6 +33,7 @@ from ._binning import csr_float as _csr_float
 from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._column_work import column_work
+from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_columns
@@ -156,7 +157,7 @@ class TreeLayout(LearnerLayout):
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
                  categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1,
-                 n_sparse_bundles: int = 0, columns: np.ndarray | None = None):
+                 n_sparse_bundles: int = 0, columns: np.ndarray | None = None, monotone: np.ndarray | None = None):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         # the columns of X that the features are (None: every column, in order); rankers name columns of X
@@ -190,6 +191,9 @@ class TreeLayout(LearnerLayout):
         self.n_threads = int(n_threads)
         for key, v in params.items():
             setattr(self, key, v)
+        # each feature's monotone sign (int8), or None: no constraints
+        self.monotone = checked_signs(monotone, self.n_features, self.categories, self.bundles, self.growth)
+        self.positive_steps = self.monotone is not None     # the driver adds these trees only with α > 0
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
@@ -505,7 +509,8 @@ class TreeLayout(LearnerLayout):
         return hist
 
     def best_split(self, hist: np.ndarray, feature_mask: np.ndarray, min_weight: float | None = None,
-                   cat_smooth: float = 0.0, *, node: int = 0, seed: int = 0) -> _Split | None:
+                   cat_smooth: float = 0.0, *, node: int = 0, seed: int = 0,
+                   bounds: tuple[float, float] = (-math.inf, math.inf)) -> _Split | None:
         """The best split of a node from its summed (S, 3) histogram; None when no split gains.
 
         Candidates: bins b < n_edges[j] with NaN left or right, and
@@ -515,14 +520,16 @@ class TreeLayout(LearnerLayout):
         ``_split.best_split`` (O(S), over the features in parallel
         with the layout's ``n_threads``).  With ``random_strength`` > 0 the
         feature is chosen with noise keyed by the tree's ``seed`` and the
-        ``node``'s id, as the in-memory grower draws it.
+        ``node``'s id, as the in-memory grower draws it.  With monotone
+        constraints the children's values are clamped to the node's ``bounds``.
         """
         out, bits = self._split_out, self._split_bits
         if not _split.best_split(hist, self.slots, feature_mask, float(self.min_samples_leaf),
                                         float(self.min_child_weight if min_weight is None else min_weight),
                                         float(self.l2), TIE_TOLERANCE, out, int(self.n_threads),
                                         float(cat_smooth), int(self.max_cat_threshold), bits,
-                                        float(self.random_strength), int(seed), int(node)):
+                                        float(self.random_strength), int(seed), int(node),
+                                        getattr(self, "monotone", None), float(bounds[0]), float(bounds[1])):
             return None
         feature = int(out[1])
         return _Split(float(out[0]), feature, int(out[2]), bool(out[3]),
@@ -667,6 +674,7 @@ class TreeLayout(LearnerLayout):
                                                  float(self.l2), TIE_TOLERANCE, self.growth == "depthwise",
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
                                                  float(self.random_strength))
+            self._grower.set_monotone(getattr(self, "monotone", None))
         return self._grower
 
     def _candidate(self, grower, seed: int) -> Candidate | None:

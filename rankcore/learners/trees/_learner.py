@@ -43,6 +43,7 @@ from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
+from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
 from ._ranker import _NODE_FIELDS, ALL_LEFT, MAX_TREE_BINS, TIE_TOLERANCE, TreeRanker, _frozen, predict_forest
@@ -220,6 +221,11 @@ class Trees(Learner):
                       "value v, as CatBoost's leaf_estimation_iterations; the learning rate (and the line "
                       "search, if on) then applies to the result. One objective evaluation per extra step; "
                       "needs an objective with a curvature"),
+        Parameter("monotone", monotone_signs, default="",
+                  doc="monotone constraints (LightGBM's monotone_constraints, its 'basic' method): one sign per "
+                      "column of X in column order, e.g. 1/0/-1 -- 1: the score never falls as the column rises "
+                      "(the others fixed), -1: never rises, 0: free; empty: none. Leaf-wise and depth-wise growth "
+                      "only; not on categorical columns; constrained columns are not bundled; see docs/trees.md"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -236,6 +242,11 @@ class Trees(Learner):
     large_data_params = MappingProxyType({"learning_rate": 0.2, "subsample": 1.0})
     large_data_n_iter = 150
 
+    @property
+    def constrained(self) -> bool:
+        """Whether ``monotone`` constrains any column (a sign other than 0)."""
+        return any(v != "0" for v in self.monotone.split("/")) if self.monotone else False
+
     def _validate(self) -> None:
         for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
             if not math.isfinite(getattr(self, name)):
@@ -247,6 +258,15 @@ class Trees(Learner):
             if self.categorical:
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
+        if self.constrained:
+            if self.growth == "oblivious":
+                raise SpecError(f"learner {self.name!r}: monotone constraints (monotone={self.monotone!r}) are not "
+                                f"supported with growth='oblivious'; use growth='leafwise' or 'depthwise'")
+            if self.leaf_newton_steps > 1:
+                # the further steps move each leaf without its bounds: they could break the order
+                raise SpecError(f"learner {self.name!r}: monotone={self.monotone!r} does not combine with "
+                                f"leaf_newton_steps={self.leaf_newton_steps} (the further steps would not keep the "
+                                f"leaves within their bounds); use leaf_newton_steps=1")
         if self.bagging_temperature > 0 and self.leaf_newton_steps > 1:
             # the further steps sum the plain gradient per leaf (``leaf_rows`` keeps a row sample, not weights):
             # they would move the leaves towards another objective than the one the tree was grown on
@@ -270,6 +290,11 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r} does not use thresholds; leave thresholds=None")
         X = X if is_sparse(X) else np.asarray(X)
         categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
+        signs = column_signs(self.monotone, X.shape[1])
+        if signs is not None and any(signs[j] for j in categorical):
+            raise ValueError(f"learner {self.spec!r}: monotone constrains the categorical columns "
+                             f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
+                             f"monotone in (set their sign to 0, or pass the columns as numbers)")
         if categorical and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categorical)}; use growth='leafwise' or 'depthwise', "
@@ -290,6 +315,9 @@ class Trees(Learner):
         for j in categorical:
             edges[j], categories[j] = category_edges(X, j, self.max_bins)
         bundles, n_sparse = tree_columns(X, edges, n_threads) if self.bundle else ([], 0)
+        if signs is not None:
+            # a constrained column keeps a code column of its own (its splits are checked against its sign)
+            bundles, n_sparse = unbundled(bundles, n_sparse, signs if columns is None else signs[columns])
         if self.growth == "oblivious":
             # a feature with one bin splits no level, so it is not stored; the others keep their edges and
             # bundles (no copy of X: the codes are read from its columns in place), and the grower keys each
@@ -317,6 +345,7 @@ class Trees(Learner):
             raise ValueError(f"learner {self.spec!r}: categorical columns are not supported on Dask yet "
                              f"(fit in memory, or leave categorical unset to split their codes as numbers)")
         Xs, ws = rows.sample(self.bin_subsample, random_state)
+        column_signs(self.monotone, np.shape(Xs)[1])          # the count of signs, checked before any tree
         edges = tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
         return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
@@ -341,8 +370,11 @@ class Trees(Learner):
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
+        monotone = None
+        if self.growth != "oblivious":      # (refused with constraints by _validate)
+            monotone = feature_signs(self.monotone, len(edges), columns, categories or {})
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
-                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns)
+                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone)
 
     def ranker_from_state(self, state):
         """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""

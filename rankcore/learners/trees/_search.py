@@ -10,14 +10,22 @@ same order, with the same floating-point operations, for one block in memory
 A node's histogram is an (S, 3) array of (Σg, Σh, count) per slot (see
 ``_histogram.pyx``): feature j's bins and its NaN bin are the slots
 ``base[j] .. base[j] + n_edges[j] + 1``.
+
+With monotone constraints (``layout.monotone``) every node carries bounds
+(lo, hi) -- the root's ±inf -- that the split scan clamps its children's
+values to, a split on a constrained feature bounds its children by the
+midpoint of their values (``_split.child_bounds``, the grower's arithmetic),
+and a leaf's value is clamped to its bounds.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import _split
 from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._ranker import TIE_TOLERANCE, TreeRanker
@@ -93,7 +101,7 @@ class TreeSearch(MultiPassSearch):
         request = self._take_request()
         if request["op"] == "root":
             G, H, C = self._root_sums(total)
-            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1})
+            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1, "bounds": (-math.inf, math.inf)})
             if C <= 0 or not self.layout.n_features:
                 self.done = True
                 return
@@ -166,6 +174,8 @@ class TreeSearch(MultiPassSearch):
                 gain[i] = split.gain
             else:
                 value[i] = -node["G"] / (node["H"] + lam)
+                if getattr(self.layout, "monotone", None) is not None:    # clamped to its bounds, as the grower does
+                    value[i] = _split.clamped(value[i], *node["bounds"])
                 derivative += node["G"] * value[i]
         self.layout.last_no_split = underflow_reason(value, lam)
         if self.layout.last_no_split is not None:         # the tree is no direction at all
@@ -186,7 +196,7 @@ class TreeSearch(MultiPassSearch):
             self._release(node_id)
             return
         self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth,
-                                              node=node_id, seed=self.seed)
+                                              node=node_id, seed=self.seed, bounds=node["bounds"])
         if self.splits[node_id] is None:
             if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]
@@ -237,8 +247,10 @@ class TreeSearch(MultiPassSearch):
         parent["children"] = (a, b)
         parent["split"] = best
         depth = parent["depth"] + 1
-        for stats in (best.left, best.right):
-            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id})
+        bounds = _child_bounds(lay, parent["bounds"], best)
+        for stats, child_bounds in zip((best.left, best.right), bounds):
+            self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id,
+                               "bounds": child_bounds})
         splittable = not last and (lay.max_depth < 0 or depth < lay.max_depth) and any(
             s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right))
         return a, b, splittable
@@ -289,6 +301,7 @@ class BatchedTreeSearch(TreeSearch):
         self.key_split: dict[int, _Split | None] = {}                    # key -> its split, when worked out
         self.parted: dict[int, tuple] = {}          # key -> (split, left key, right key) partitioned on the blocks
         self.asked: list[tuple[int, _Split, int]] = []      # the pending items' (key, split, depth)
+        self.key_bounds: dict[int, tuple] = {0: (-math.inf, math.inf)}     # key -> its bounds (monotone)
 
     def receive(self, total: np.ndarray | None) -> None:
         if self.pending is None or self.pending["op"] != "splits":
@@ -304,6 +317,8 @@ class BatchedTreeSearch(TreeSearch):
             self.parted[key] = (split, left_key, right_key)
             self.key_size[left_key] = (depth, split.left[2])
             self.key_size[right_key] = (depth, split.right[2])
+            self.key_bounds[left_key], self.key_bounds[right_key] = _child_bounds(self.layout, self.key_bounds[key],
+                                                                                  split)
             if item["histogram"]:
                 small = total[k]
                 k += 1
@@ -342,7 +357,7 @@ class BatchedTreeSearch(TreeSearch):
                 self.key_split[key] = None
             else:
                 self.key_split[key] = lay.best_split(hist, self.feature_mask, self.min_weight, self.cat_smooth,
-                                                     seed=self.seed)
+                                                     seed=self.seed, bounds=self.key_bounds[key])
         return self.key_split[key]
 
     def _ask_ahead(self, best_id: int, live: dict, n_leaves: int) -> dict:
@@ -399,3 +414,13 @@ class BatchedTreeSearch(TreeSearch):
 def _same_split(a: _Split, b: _Split) -> bool:
     """Whether two splits partition the rows alike."""
     return (a.feature, a.bin, a.nan_left, a.left_bins) == (b.feature, b.bin, b.nan_left, b.left_bins)
+
+
+def _child_bounds(layout, bounds: tuple[float, float], split: _Split) -> tuple[tuple, tuple]:
+    """The bounds of a split's (left, right) children from the node's (``_split.child_bounds``)."""
+    if getattr(layout, "monotone", None) is None:
+        return bounds, bounds
+    sign = 0 if split.left_bins is not None else int(layout.monotone[split.feature])
+    a, b, c, d = _split.child_bounds(bounds[0], bounds[1], sign, split.left[0], split.left[1], split.right[0],
+                                     split.right[1], float(layout.l2))
+    return (a, b), (c, d)

@@ -20,3 +20,6 @@ cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* f
                           const double* subtract, Py_ssize_t node_id) noexcept nogil
 
 cdef double split_noise(uint64_t seed, Py_ssize_t node, Py_ssize_t feature) noexcept nogil
+
+cdef void split_bounds(double lo, double hi, int sign, const SplitChoice* split, double l2,
+                       double* out) noexcept nogil

@@ -14,7 +14,7 @@ on the thread count.
 """
 
 from cython.parallel cimport prange
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, uint64_t
 
 from rankcore._parallel cimport threads_for
 from rankcore.learners.histograms cimport column_share
@@ -73,20 +73,50 @@ cdef inline bint _allowed(double lc, double rc, double lh, double rh, const Spli
                 or rh < p.min_child_weight or lh + p.l2 <= 0 or rh + p.l2 <= 0)
 
 
+cdef inline double _clamped(double v, double lo, double hi) noexcept nogil:
+    """v clamped to [lo, hi] (comparisons only: the search's Python side clamps alike)."""
+    if v < lo:
+        v = lo
+    if v > hi:
+        v = hi
+    return v
+
+
+cdef inline double _bounded_term(double G, double H, double l2, const SplitParams* p) noexcept nogil:
+    """A leaf's gain term −(2·G·w + (H+λ)·w²) at its value w = −G/(H+λ) clamped to the node's bounds
+    (G²/(H+λ) when w is inside them); 0 when H + λ <= 0."""
+    cdef double w
+    if not H + l2 > 0:
+        return 0.0
+    w = _clamped(-G / (H + l2), p.lo, p.hi)
+    return -(2.0 * G * w + (H + l2) * w * w)
+
+
 cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th, double tc, double l2,
                            double parent, const SplitParams* p, bint find, double threshold, double* best,
-                           double* gain, double* rg, double* rh, double* rc) noexcept nogil:
+                           double* gain, double* rg, double* rh, double* rc, Py_ssize_t j) noexcept nogil:
     """Weigh sending (lg, lh, lc) of the totals left: sets the right side's sums and the gain of an allowed split.
 
     Scan (not ``find``): keeps the best gain in ``best``, returns False.
     Find: whether the split is allowed and its gain reaches ``threshold``.
+    With monotone constraints (``p.monotone``) the gain is the clamped
+    children's (``_bounded_term``), and a split of feature j against its
+    sign (sign·(w_right − w_left) < 0) is not allowed.
     """
+    cdef double wl, wr
     rg[0] = tg - lg
     rh[0] = th - lh
     rc[0] = tc - lc
     if not _allowed(lc, rc[0], lh, rh[0], p):
         return False
-    gain[0] = lg * lg / (lh + l2) + rg[0] * rg[0] / (rh[0] + l2) - parent
+    if p.monotone == NULL:
+        gain[0] = lg * lg / (lh + l2) + rg[0] * rg[0] / (rh[0] + l2) - parent
+    else:
+        wl = _clamped(-lg / (lh + l2), p.lo, p.hi)
+        wr = _clamped(-rg[0] / (rh[0] + l2), p.lo, p.hi)
+        if p.monotone[j] * (wr - wl) < 0:
+            return False
+        gain[0] = _bounded_term(lg, lh, l2, p) + _bounded_term(rg[0], rh[0], l2, p) - parent
     if not find:
         if gain[0] > best[0]:
             best[0] = gain[0]
@@ -110,14 +140,17 @@ cdef inline void _record(SplitChoice* out, double gain, Py_ssize_t j, Py_ssize_t
 
 
 cdef inline double _node_totals(double cg, double ch, double cc, double ng, double nh, double nc, double l2,
-                                double* tg, double* th, double* tc, double* parent_out) noexcept nogil:
-    """The node's totals (the feature's bins, then its NaN bin) and its parent term G²/(H + λ), also into
-    ``parent_out`` when given."""
+                                double* tg, double* th, double* tc, double* parent_out,
+                                const SplitParams* p) noexcept nogil:
+    """The node's totals (the feature's bins, then its NaN bin) and its parent term G²/(H + λ) (with
+    monotone constraints: clamped, ``_bounded_term``), also into ``parent_out`` when given."""
     cdef double parent
     tg[0] = cg + ng
     th[0] = ch + nh
     tc[0] = cc + nc
     parent = tg[0] * tg[0] / (th[0] + l2) if th[0] + l2 > 0 else 0.0
+    if p.monotone != NULL:
+        parent = _bounded_term(tg[0], th[0], l2, p)
     if parent_out != NULL:
         parent_out[0] = parent
     return parent
@@ -150,7 +183,7 @@ cdef inline bint _weigh_bin(double cg, double ch, double cc, double ng, double n
             lg = cg
             lh = ch
             lc = cc
-        if _is_found(lg, lh, lc, tg, th, tc, p.l2, parent, p, find, threshold, best, &gain, &rg, &rh, &rc):
+        if _is_found(lg, lh, lc, tg, th, tc, p.l2, parent, p, find, threshold, best, &gain, &rg, &rh, &rc, j):
             _record(out, gain, j, b, side == 0, False, lg, lh, lc, rg, rh, rc)
             return True
     return False
@@ -207,9 +240,10 @@ cdef double _scan_feature(double* fh, Py_ssize_t j, Py_ssize_t n_edges_j, const 
     ng = x[0]
     nh = x[1]
     nc = x[2]
-    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out)
+    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out, p)
     has_nan = nc > 0
-    if not find:                        # the best gain only: vectors of candidates
+    # the best gain only: vectors of candidates (with monotone constraints, the scalar loop below)
+    if not find and p.monotone == NULL:
         args.tg = tg
         args.th = th
         args.tc = tc
@@ -251,12 +285,12 @@ cdef double _scan_binary(const double* fh, Py_ssize_t j, const SplitParams* p, d
         cg = g0 + fh[3]
         ch = h0 + fh[4]
         cc = c0 + fh[5]
-    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out)
+    parent = _node_totals(cg, ch, cc, ng, nh, nc, l2, &tg, &th, &tc, parent_out, p)
     if _weigh_bin(g0, h0, c0, ng, nh, nc, has_nan, False, tg, th, tc, parent, p, find, threshold, &best, j, 0,
                   out):
         return 1.0
     if has_nan and one:                 # bin 1: every value left, NaN right
-        if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+        if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc, j):
             _record(out, gain, j, 1, False, False, cg, ch, cc, rg, rh, rc)
             return 1.0
     return best if not find else 0.0
@@ -300,6 +334,8 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
                 k -= 1
             P += 1
     parent = tg * tg / (th + l2) if th + l2 > 0 else 0.0
+    if p.monotone != NULL:
+        parent = _bounded_term(tg, th, l2, p)
     if parent_out != NULL:
         parent_out[0] = parent
     limit = P - 1
@@ -315,7 +351,8 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
             cg = cg + x[0]
             ch = ch + x[1]
             cc = cc + x[2]
-            if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc):
+            if _is_found(cg, ch, cc, tg, th, tc, l2, parent, p, find, threshold, &best, &gain, &rg, &rh, &rc,
+                         j):
                 nan_left = False
                 for v in range(4):
                     out.left_bins[v] = 0
@@ -332,8 +369,10 @@ cdef double _scan_categorical(const double* fh, Py_ssize_t j, Py_ssize_t n_edges
     return best if not find else 0.0
 
 
-cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l2) noexcept nogil:
-    """G²/(H+λ) of a feature not scanned (masked out), summed as ``_scan_feature`` sums it."""
+cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l2,
+                                const SplitParams* p) noexcept nogil:
+    """G²/(H+λ) of a feature not scanned (masked out), summed as ``_scan_feature`` sums it (with monotone
+    constraints: clamped, ``_bounded_term``)."""
     cdef Py_ssize_t b, nan_slot = n_edges_j + 1
     cdef double tg = 0.0, th = 0.0
     for b in range(nan_slot):
@@ -341,6 +380,8 @@ cdef inline double _parent_term(const double* fh, Py_ssize_t n_edges_j, double l
         th = th + fh[3 * b + 1]
     tg = tg + fh[3 * nan_slot]
     th = th + fh[3 * nan_slot + 1]
+    if p.monotone != NULL:
+        return _bounded_term(tg, th, l2, p)
     return tg * tg / (th + l2) if th + l2 > 0 else 0.0
 
 
@@ -373,7 +414,7 @@ cdef inline void _feature_best(double* hist, const FeatureSlots* fs, const uint8
     if feature_mask[j]:
         feat_best[j] = _scan(hist, fs, j, p, 0.0, False, NULL, &feat_parent[j])
     else:
-        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], p.l2)
+        feat_parent[j] = _parent_term(hist + 3 * fs.base[j], fs.n_edges[j], p.l2, p)
         feat_best[j] = -1.0
 
 
@@ -384,6 +425,11 @@ cdef int scan_threads(Py_ssize_t k, const FeatureSlots* fs, int n_threads) noexc
     if T > k * fs.d:
         T = <int> (k * fs.d)
     return T if T > 1 else 1
+
+
+cdef inline const SplitParams* _own(const NodeScan* node, const SplitParams* params) noexcept nogil:
+    """The node's own parameters (its bounds, with monotone constraints), else the shared ones."""
+    return node.params if node.params != NULL else params
 
 
 cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
@@ -403,22 +449,22 @@ cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const
     if T <= 1:
         for i in range(k * d):
             q = i // d
-            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
-                          nodes[q].subtract)
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, _own(&nodes[q], params), nodes[q].scratch,
+                          nodes[q].scratch + d, nodes[q].subtract)
     elif T <= c:
         lo = column_share(c, fs.col_work, tid, T)
         hi = column_share(c, fs.col_work, tid + 1, T)
         for q in range(k):
             for j in range(d):
                 if lo <= fs.col[j] < hi:
-                    _feature_best(nodes[q].hist, fs, feature_mask, j, params, nodes[q].scratch,
+                    _feature_best(nodes[q].hist, fs, feature_mask, j, _own(&nodes[q], params), nodes[q].scratch,
                                   nodes[q].scratch + d, nodes[q].subtract)
     else:
         i = tid
         while i < k * d:
             q = i // d
-            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, params, nodes[q].scratch, nodes[q].scratch + d,
-                          nodes[q].subtract)
+            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, _own(&nodes[q], params), nodes[q].scratch,
+                          nodes[q].scratch + d, nodes[q].subtract)
             i += T
 
 
@@ -552,6 +598,7 @@ cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* f
     node.hist = hist
     node.subtract = subtract
     node.scratch = scratch
+    node.params = NULL
     scan_nodes(&node, 1, fs, feature_mask, params, n_threads)
     return choose_split(hist, fs, feature_mask, params, out, scratch, node_id)
 
@@ -564,7 +611,9 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
                int n_threads=1,
                double cat_smooth=0.0, Py_ssize_t max_cat=C_MAX_EDGES + 1,
                uint64_t[::1] left_bins=None,      # OUT (4,) a categorical split's left bins (256 bits)
-               double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t node=0):
+               double random_strength=0.0, uint64_t noise_seed=0, Py_ssize_t node=0,
+               const int8_t[::1] monotone=None,   # IN  (d,) or None: each feature's sign, -1, 0 or +1
+               double lo=-np.inf, double hi=np.inf):
     """The best split of a node from its histogram; returns False when no split gains.
 
     Candidates, in this order: feature j; for a numeric feature, bin
@@ -581,6 +630,12 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     the feature is chosen with noise keyed by (``noise_seed``, ``node``, feature)
     (see ``_split_noise.pxd``), then its first candidate within the tolerance
     of its own best.
+
+    ``monotone`` (or None: no constraints) and the node's bounds [lo, hi]:
+    the children's values are clamped to the bounds, a split of a feature
+    against its sign is not allowed, and every gain (the parent term too)
+    is the clamped values' −(2·G·w + (H+λ)·w²) (``_bounded_term``), from a
+    scalar scan.
 
     O(S) time (plus O(K log K) per categorical feature of K categories):
     each feature's best gain and parent term (``prange`` over the features
@@ -605,6 +660,14 @@ def best_split(const double[:, ::1] hist,        # IN  (S, 3) Σg, Σh, count pe
     params = split_params(min_samples_leaf, min_child_weight, l2, tie_tolerance, cat_smooth, max_cat)
     params.random_strength = random_strength
     params.noise_seed = noise_seed
+    if monotone is not None:
+        if monotone.shape[0] != fs.d:
+            raise ValueError(f"best_split: monotone must hold one sign per feature ({fs.d}), got {monotone.shape[0]}")
+        if not lo <= hi:
+            raise ValueError(f"best_split: expected bounds lo <= hi, got [{lo}, {hi}]")
+        params.monotone = &monotone[0]
+        params.lo = lo
+        params.hi = hi
     scratch = np.empty(3 * fs.d)
     cdef double[::1] sc = scratch
     with nogil:
@@ -652,6 +715,7 @@ def feature_gains(double[:, ::1] hist,           # IN/OUT (S, 3) Σg, Σh, count
     node.hist = &hist[0, 0]
     node.subtract = &subtract[0, 0] if subtract is not None else NULL
     node.scratch = &o[0, 0]
+    node.params = NULL
     with nogil:
         scan_nodes(&node, 1, fs, &feature_mask[0], &params, 1)
     return out
@@ -668,3 +732,52 @@ def split_noise_deviates(uint64_t seed, Py_ssize_t node, Py_ssize_t d):
     for j in range(d):
         o[j] = split_noise(seed, node, j)
     return out
+
+
+cdef void split_bounds(double lo, double hi, int sign, const SplitChoice* split, double l2,
+                       double* out) noexcept nogil:
+    """The bounds of a split's children, (left lo, left hi, right lo, right hi), from the node's [lo, hi].
+
+    A split on a feature of ``sign`` ±1 bounds its children by the midpoint
+    of their clamped values (sign +1: the left child's values below it, the
+    right child's above; −1 the reverse); another split passes the node's
+    bounds on.  O(1).
+    """
+    cdef double wl, wr, mid
+    out[0] = lo
+    out[1] = hi
+    out[2] = lo
+    out[3] = hi
+    if sign == 0:
+        return
+    wl = _clamped(-split.left[0] / (split.left[1] + l2), lo, hi)
+    wr = _clamped(-split.right[0] / (split.right[1] + l2), lo, hi)
+    mid = (wl + wr) / 2.0
+    if sign > 0:
+        out[1] = mid if mid < hi else hi
+        out[2] = mid if mid > lo else lo
+    else:
+        out[0] = mid if mid > lo else lo
+        out[3] = mid if mid < hi else hi
+
+
+def child_bounds(double lo, double hi, int sign, double left_g, double left_h, double right_g, double right_h,
+                 double l2):
+    """:func:`split_bounds` for the multi-pass search: a split's children's bounds as a 4-tuple.
+
+    The same arithmetic as the in-memory grower's (one function), so both
+    routes bound the same nodes alike.  O(1).
+    """
+    cdef SplitChoice split
+    cdef double out[4]
+    split.left[0] = left_g
+    split.left[1] = left_h
+    split.right[0] = right_g
+    split.right[1] = right_h
+    split_bounds(lo, hi, sign, &split, l2, out)
+    return out[0], out[1], out[2], out[3]
+
+
+def clamped(double v, double lo, double hi):
+    """v clamped to [lo, hi] as the grower clamps its leaf values (comparisons only).  O(1)."""
+    return _clamped(v, lo, hi)
