@@ -49,6 +49,12 @@ from ._line_search import MAX_STEP, line_search
 __all__ = ["BoostingRecord", "BoostingResult", "run_boosting", "check_newton_steps"]
 
 
+#: Monotone trees in a row whose line search finds no descent before a fit counts as converged.  Each is left out
+#: rather than added with α <= 0, which would reverse its order: a tree grown on a row sample need not descend on
+#: every row, and the next iteration draws another sample.
+MAX_SKIPPED_TREES = 5
+
+
 @dataclass(frozen=True)
 class BoostingRecord:
     """One completed iteration: the ranker, its step, and J after the step."""
@@ -108,9 +114,8 @@ def run_boosting(
     log_value : bool
         The objective's working value is a logarithm (Newton on R′).
     has_value : bool
-        False: the objective gives gradients and curvature only; every
-        step is the weak ranker's Newton step (α = 1 before shrinkage), with
-        no line search, and the records' values are NaN.
+        False: the objective gives gradients and curvature only; every step is the weak ranker's Newton
+        step (α = 1 before shrinkage), with no line search, and the records' values are NaN.
     tol : float
         Stop when the best weak ranker's |Σ g h| is at most ``tol``.
     max_step : float
@@ -126,10 +131,9 @@ def run_boosting(
     Raises
     ------
     FloatingPointError
-        If J is not finite at the initial scores (there is no finite model to
-        keep).  A quantity that becomes non-finite later stops the fit with
-        ``stop_reason = "overflow"`` and a ``RuntimeWarning`` instead: it is
-        never reported as convergence.
+        If J is not finite at the initial scores (there is no finite model to keep).  A quantity that
+        becomes non-finite later stops the fit with ``stop_reason = "overflow"`` and a ``RuntimeWarning``
+        instead: it is never reported as convergence.
     """
     leaf_steps = int(getattr(layout, "leaf_newton_steps", 1))
     if leaf_steps > 1 and not callable(getattr(backend, "leaf_newton_steps", None)):
@@ -147,6 +151,7 @@ def run_boosting(
     result = BoostingResult(initial_value=value)
     from_init = bool(getattr(backend, "from_init", False))
     refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
+    skipped = 0
     for iteration in range(1, n_iter + 1):
         if value == -math.inf:
             result.stop_reason = "converged"
@@ -155,16 +160,17 @@ def run_boosting(
         candidate = _next_candidate(backend, layout, state, result, iteration, tol, leaf_steps)
         if candidate is None:
             break
-        if has_value and getattr(layout, "line_search", True):
-            search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
-            if search is None:
-                break
-            step, evaluations = search.alpha, search.n_evaluations
-            if step < 0 and getattr(layout, "positive_steps", False):     # monotone trees: α < 0 would reverse them
-                result.stop_reason = "no_decrease"
-                break
-        else:
-            step, evaluations = 1.0, 0
+        if (found := _line_step(backend, layout, state, candidate, has_value, log_value, max_step, result,
+                                iteration)) is None:
+            break
+        step, evaluations = found
+        if step <= 0 and getattr(layout, "positive_steps", False):     # a monotone tree left out (MAX_SKIPPED_TREES)
+            skipped += 1
+            if skipped < MAX_SKIPPED_TREES:
+                continue
+            result.stop_reason = "no_decrease"
+            break
+        skipped = 0
         # shrinkage (the trees' learning rate): f ← f + η·α·h, recorded as the coefficient η·α
         alpha = step * float(getattr(layout, "shrinkage", 1.0))
         backend.apply_update(candidate.ranker, alpha)
@@ -176,7 +182,7 @@ def run_boosting(
                 _overflow(result, iteration, f"the objective became {new_value} after the step")
                 break
             value = new_value
-        record = BoostingRecord(iteration, candidate.ranker, float(alpha), float(value),
+        record = BoostingRecord(len(result.records) + 1, candidate.ranker, float(alpha), float(value),
                                 float(candidate.derivative), evaluations)
         result.records.append(record)
         if callback is not None:
@@ -187,6 +193,16 @@ def run_boosting(
     if not result.records and n_iter >= 1 and result.stop_reason in ("converged", "no_decrease"):
         _warn_constant(result, tol, from_init)
     return result
+
+
+def _line_step(backend, layout, state, candidate, has_value: bool, log_value: bool, max_step: float,
+               result: BoostingResult, iteration: int) -> tuple[float, int] | None:
+    """``(α, objective evaluations)`` of the candidate: the line search's step, or the Newton step 1 without
+    one; None when the search stopped the fit (``result.stop_reason`` set)."""
+    if not (has_value and getattr(layout, "line_search", True)):
+        return 1.0, 0
+    search = _search_line(backend, state, candidate.ranker, log_value, max_step, result, iteration)
+    return None if search is None else (search.alpha, search.n_evaluations)
 
 
 def _next_candidate(backend, layout, state, result: BoostingResult, iteration: int, tol: float,

@@ -271,8 +271,46 @@ def test_constrained_columns_are_not_bundled():
     assert unbundled([[1], [2, 3]], 1, np.array([0, 1, 0, 0], dtype=np.int8)) == ([[2, 3]], 0)
 
 
+def test_a_monotone_tree_without_descent_is_left_out_and_the_fit_goes_on(monkeypatch):
+    """A constrained tree whose line search finds no descent (α <= 0: grown on a row sample) is left out, not added
+    reversed; the next iteration grows another tree, and the kept trees are numbered without gaps."""
+    from rankcore.objectives import LineSearchResult
+    from rankcore.push import _driver
+
+    real = _driver._minimize_line
+    calls = []
+
+    def backwards_twice(phi, log_value, max_step):
+        found = real(phi, log_value, max_step)
+        calls.append(found.alpha)
+        if len(calls) in (2, 3):
+            return LineSearchResult(-abs(found.alpha), found.value, found.n_evaluations, found.reason)
+        return found
+
+    X, y = _data(8, n=300)
+    monkeypatch.setattr(_driver, "_minimize_line", backwards_twice)
+    records = []
+    model = rankcore.boost(learner="trees:monotone=1/0/0/0/0", n_iter=8, random_state=0,
+                           early_stopping=False).fit(X, y, callbacks=lambda info: records.append(info.iteration))
+    assert len(model.rankers_) == 6 and (model.alphas_ > 0).all()
+    assert records == list(range(1, 7))
+    assert _worst_step(model, X[:40], 0, 1, GRID) >= 0.0
+
+
+def test_row_sampled_monotone_fits_run_on_past_a_tree_that_does_not_descend():
+    # with subsample < 1 a tree can fail to descend on every row; the fit leaves it out and goes on
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 4))
+    X[:, 0] = np.round(X[:, 0], 1)
+    y = (np.sin(3 * X[:, 0]) - X[:, 1] ** 2 + X[:, 2] + rng.normal(size=1500) > 0).astype(int)
+    model = rankcore.boost(learner="trees:monotone=1/-1/1/1", n_iter=300, random_state=0,
+                           early_stopping=False).fit(X, y)
+    assert len(model.rankers_) > 100 and (model.alphas_ > 0).all()     # 77 trees when the first stopped it
+
+
 def test_a_monotone_tree_is_never_subtracted(monkeypatch):
-    """A line search that steps against a constrained tree (α < 0) ends the fit: the tree is not added reversed."""
+    """A line search that steps against every constrained tree (α < 0) ends the fit after a run of them: no tree is
+    added reversed."""
     from rankcore.objectives import LineSearchResult
     from rankcore.push import _driver
 
