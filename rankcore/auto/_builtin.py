@@ -59,6 +59,9 @@ class TreesCandidate(Candidate):
         Parameter("min_rows", int, default=0, minimum=0,
                   doc="skipped where a fit trains on fewer rows (a fold's training part): for configurations "
                       "worth their cost only on larger data"),
+        Parameter("monotone", str, default="",
+                  doc="monotone constraints, one sign per column of X (the trees learner's monotone, e.g. 1/0/-1); "
+                      "not with growth=oblivious"),
     )
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
@@ -111,7 +114,7 @@ class TreesCandidate(Candidate):
         # named in the spec, the learner's large-data settings leave the small-data shape as it is
         shape = () if self.large_data else ("max_leaves", "learning_rate", "subsample")
         args = _spec_args(self, {"learning_rate", "max_leaves", "subsample", "colsample", "min_samples_leaf",
-                                 "growth", "random_strength"}, always=shape)
+                                 "growth", "random_strength", "monotone"}, always=shape)
         extra = []
         if context is not None and self.schedule == "long":
             args = ",".join(a for a in args.split(",") if a and not a.startswith("learning_rate="))

@@ -68,6 +68,31 @@ def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
         assert model.fit_info_["round_trips"] <= 8 * (depth + 1 + 3) + 2
 
 
+def test_dask_monotone_trees_split_no_node_into_children_of_one_value(dask_client):  # noqa: F811
+    # children clamped to one bound change no score; their "gain" is rounding, and the chunked sums fell on the
+    # other side of it: such splits are refused, so both routes grow the same trees
+    rng = np.random.default_rng(5)
+    n = 900
+    X = rng.normal(size=(n, 5))
+    X[:, 0] = np.round(X[:, 0], 1)
+    X[:, 3] = 2.0
+    y = (np.sin(3 * X[:, 0]) - X[:, 1] ** 2 + X[:, 2] + rng.normal(size=n) > 0).astype(int)
+    w = rng.uniform(0.2, 3, n)
+    spec = "trees:max_leaves=16,min_samples_leaf=2,monotone=-1/1/1/0/0,growth=depthwise,max_depth=3"
+    chunks = (300, 300, 300)
+    model = DaskPushBoost(placement="distributed", loss="exp", learner=spec, n_iter=6, random_state=3).fit(
+        da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,)),
+        sample_weight=da.from_array(w, chunks=(chunks,)))
+    local = rankcore.PushBoost(loss="exp", learner=spec, n_iter=6, random_state=3).fit(X, y, sample_weight=w)
+    for a, b in zip(model.rankers_, local.rankers_):
+        np.testing.assert_array_equal(a.left, b.left)
+        np.testing.assert_array_equal(a.feature, b.feature)
+        leaves = b.left < 0
+        parents = np.flatnonzero(b.left >= 0)
+        both_leaves = parents[leaves[b.left[parents]] & leaves[b.right[parents]]]
+        assert not np.any(b.value[b.left[both_leaves]] == b.value[b.right[both_leaves]])
+
+
 def _depth(tree):
     """Depth of a TreeRanker (number of split levels)."""
     def walk(i):

@@ -328,3 +328,12 @@ def test_a_monotone_tree_is_never_subtracted(monkeypatch):
     assert len(constrained.rankers_) == 0
     free = rankcore.boost(learner="trees", n_iter=5, random_state=0).fit(X, y)     # unconstrained: added
     assert len(free.rankers_) == 5 and (free.alphas_ < 0).all()
+
+
+def test_an_auto_ranker_of_monotone_trees_is_monotone():
+    # the trees candidate passes its signs to the learner; a fold bag averages monotone models with positive scales
+    X, y = _data(4, n=400, nan_fraction=0.0)
+    auto = rankcore.AutoRanker(candidates=["trees:monotone=1/-1/0/0/0,n_iter=20"], random_state=0).fit(X, y)
+    assert auto.leaderboard_["trees:n_iter=20,monotone=1/-1/0/0/0"].status == "chosen"
+    assert _worst_step(auto, X[:30], 0, 1, GRID) >= -1e-12
+    assert _worst_step(auto, X[:30], 1, -1, GRID) >= -1e-12

@@ -11,6 +11,8 @@ children by the midpoint of their values (``_split.split_bounds``).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 __all__ = ["monotone_signs", "column_signs", "feature_signs", "unbundled", "checked_signs"]
@@ -33,7 +35,7 @@ def monotone_signs(value) -> str:
         v = None
         if isinstance(p, (int, np.integer, float, np.floating)) and not isinstance(p, bool):
             v = int(p) if float(p) in (-1.0, 0.0, 1.0) else None
-        elif isinstance(p, str) and p.lstrip("+-").isdigit():
+        elif isinstance(p, str) and re.fullmatch(r"[+-]?[0-9]+", p):
             v = int(p)
         if v not in (-1, 0, 1):
             raise ValueError(f"{p!r} is not a sign (-1, 0 or 1)")

@@ -114,7 +114,9 @@ cdef inline bint _is_found(double lg, double lh, double lc, double tg, double th
     else:
         wl = _clamped(-lg / (lh + l2), p.lo, p.hi)
         wr = _clamped(-rg[0] / (rh[0] + l2), p.lo, p.hi)
-        if p.monotone[j] * (wr - wl) < 0:
+        # against the sign; or children of one value (both at a bound), which change no score: their "gain" is
+        # rounding, and a node whose own value is clamped has a parent term too small to weigh it against
+        if p.monotone[j] * (wr - wl) < 0 or wl == wr:
             return False
         gain[0] = _bounded_term(lg, lh, l2, p) + _bounded_term(rg[0], rh[0], l2, p) - parent
     if not find:
