@@ -34,6 +34,7 @@ import inspect
 import numbers
 import re
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
@@ -229,13 +230,16 @@ def refuse_queries(owner: str, qid: Any, group: Any) -> None:
                          "rankcore.boost(...), whose push estimators fit within queries")
 
 
-def refuse_score_weights(sample_weight: Any, estimator: Any) -> None:
-    """``score(..., sample_weight=None)``: the parameter is there for scikit-learn's ``Pipeline.score``, which passes
+def ignore_score_weights(sample_weight: Any, estimator: Any) -> None:
+    """``score(..., sample_weight=...)``: the parameter is there for scikit-learn's ``Pipeline.score``, which passes
     ``sample_weight=None`` (with metadata routing on, a final step without the parameter fails every pipeline's
-    score); a weight is refused, since the ranking metrics count every row once."""
+    score), and for its searches, which with routing off pass ``fit``'s weights on to ``score``.  The ranking
+    metrics count every row once: a weight is ignored, with a warning (raising would fail every fold of a weighted
+    ``GridSearchCV``, which then keeps its first candidate)."""
     if sample_weight is not None:
-        raise ValueError(f"sample_weight: {type(estimator).__name__}.score counts every row once (its ranking "
-                         "metric takes no weights); leave sample_weight None")
+        warnings.warn(f"sample_weight: {type(estimator).__name__}.score counts every row once (its ranking metric "
+                      "takes no weights): the weights are ignored; with scikit-learn's metadata routing, "
+                      "set_score_request(sample_weight=False) keeps them out", UserWarning, stacklevel=3)
 
 
 def require_score_queries(qid: Any, estimator: Any, group: Any = None) -> None:

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._blas import blas_limit
 from .._categories import encode_categories
 from .._setup import EstimatorSetup
-from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, refuse_score_weights,
+from ..base import (Ranker, declared_attribute, fits_on_a_copy, reads_a_snapshot, ignore_score_weights,
                     require_score_queries)
 from ..metrics import Queries, check_queries
 from ..push import row_weights
@@ -708,7 +708,7 @@ class AutoRanker(Ranker):
         from ..registry import resolve
 
         check_is_fitted(self)
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         setup = self._setup_record()
         within = self.ranks_within_queries_
         if within:

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import Fitted, refuse_score_weights, require_score_queries
+from ..base import Fitted, ignore_score_weights, require_score_queries
 from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
@@ -649,7 +649,7 @@ class _DaskBoost(ClientParameter):
         ``decision_function(X) + init_score``, as in memory.
         """
         check_is_fitted(self)
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         if self.ranks_within_queries_:
             require_score_queries(qid, self, group)
         group = _local_copy(group)

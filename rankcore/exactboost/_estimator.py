@@ -16,7 +16,7 @@ from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
-                    refuse_score_weights, run_callbacks)
+                    ignore_score_weights, run_callbacks)
 from ..validation import check_finite_scores, check_fit_data, check_matrix, effective_n_threads, reject_1d
 from ._metric import resolve_monotone_metric
 from ._params import EXACTBOOST_FITTED, EXACTBOOST_PARAMETERS, MAX_DEPTH
@@ -448,7 +448,7 @@ class ExactBoost(Ranker):
         ``sample_weight`` must be None (it is there for ``Pipeline.score``).
         """
         check_is_fitted(self)
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         from ..validation import check_bipartite_target
 
         y_arr = np.asarray(y)

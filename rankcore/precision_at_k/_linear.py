@@ -49,7 +49,7 @@ from .._blas import blas_limit
 from .._degenerate import warn_if_constant
 from .._threadsafe import continues_on_a_copy, fits_on_a_copy, reads_a_snapshot
 from ..base import (IterationInfo, Ranker, TrainingCurve, check_callbacks, check_eval_set, refuse_queries,
-                    refuse_score_weights, run_callbacks)
+                    ignore_score_weights, run_callbacks)
 from ..metrics import prec_at_k
 from ..validation import (
     check_category_order,
@@ -540,7 +540,7 @@ class _LinearAtK(Ranker):
 
         ``sample_weight`` must be None (it is there for ``Pipeline.score``).
         """
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         scores = self.decision_function(X)
         y_arr = np.asarray(y)
         if y_arr.shape != scores.shape:

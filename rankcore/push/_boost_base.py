@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._caller import outside_stacklevel
 from .._setup import EstimatorSetup
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
-from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, refuse_score_weights,
+from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, ignore_score_weights,
                     require_score_queries, resolve_parameter)
 from ..spec import ParameterError
 from ..validation import (check_bipartite_target, check_categorical_features, check_eval_columns, check_finite_scores,
@@ -826,7 +826,7 @@ class _BaseBoost(FeatureContributions, TreeLeaves, Ranker):
         give a meaningless number); both are an error, as in :meth:`fit`.
         """
         check_is_fitted(self)
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         if self.ranks_within_queries_:
             require_score_queries(qid, self, group)
         scores = self.decision_function(X)

@@ -16,7 +16,7 @@ from .._degenerate import warn_constant
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .._setup import EstimatorSetup
 from .._state_fields import check_feature_names
-from ..base import Ranker, refuse_queries, refuse_score_weights, resolve_parameter
+from ..base import Ranker, refuse_queries, ignore_score_weights, resolve_parameter
 from ..filters import Filter
 from ..kernels import CallableKernel, Kernel
 from ..registry import registry
@@ -537,7 +537,7 @@ class KernelRanker(Ranker):
         Only for a single model (not a path).  ``sample_weight`` must be None
         (it is there for ``Pipeline.score``).
         """
-        refuse_score_weights(sample_weight, self)
+        ignore_score_weights(sample_weight, self)
         scores = self.decision_function(X)
         if scores.ndim != 1:
             raise ValueError("score: this model holds a path of lambdas/filters; score one column of decision_function")

@@ -1,5 +1,7 @@
 """Under scikit-learn's metadata routing, Pipeline.score passes sample_weight=None to the last step's score."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
@@ -45,11 +47,25 @@ def test_a_grid_search_over_a_pipeline_scores_every_fold(data):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
-def test_a_weight_for_score_is_refused_by_name(make, data):
+def test_a_weight_for_score_is_ignored_with_a_warning(make, data):
     X, y = data
     model = make().fit(X, y)
-    with pytest.raises(ValueError, match=r"^sample_weight: \w+\.score counts every row once"):
-        model.score(X, y, sample_weight=np.ones(y.shape[0]))
+    with pytest.warns(UserWarning, match=r"^sample_weight: \w+\.score counts every row once .* the weights are "
+                                         r"ignored"):
+        weighted = model.score(X, y, sample_weight=np.arange(y.shape[0], dtype=float))
+    assert weighted == model.score(X, y)
+
+
+def test_a_weighted_grid_search_without_routing_scores_every_fold(data):
+    # with metadata routing off, scikit-learn passes fit's sample_weight to score: the folds are scored (unweighted),
+    # not failed, so the search does not fall back to its first candidate
+    X, y = data
+    w = np.random.default_rng(0).uniform(0.5, 2.0, y.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        search = GridSearchCV(rankcore.boost(n_iter=10, random_state=0), {"price": ["pow:2", "pow:8"]}, cv=3)
+        search.fit(X, y, sample_weight=w)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
 
 
 def test_exactboost_score_without_labels_names_y(data):
