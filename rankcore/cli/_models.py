@@ -210,7 +210,9 @@ def add_model_options(parser, *, multiple: bool) -> None:
              "'exactboost:metric=prec@k:50,n_runs=20'" + ("; may be repeated" if multiple else ""),
     )
     for option in OPTIONS:
-        group.add_argument(option.flag, dest=option.dest, metavar="VALUES" if multiple else "VALUE", help=option.help)
+        # appended: a repeated flag is one more value to compare (compare) or an error (fit), never silently dropped
+        group.add_argument(option.flag, dest=option.dest, action="append", metavar="VALUES" if multiple else "VALUE",
+                           help=option.help + ("; may be repeated" if multiple else ""))
     group.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="any other estimator parameter, e.g. --param n_jobs=1 --param early_stopping=true "
                             "(may be repeated)")
@@ -281,12 +283,28 @@ def _param_pairs(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def _given_options(args, multiple: bool) -> dict[str, str]:
+    """The model options given (dest -> text): a repeated option's values joined by commas (compare), or refused
+    (fit, which trains one model)."""
+    given = {}
+    for option in OPTIONS:
+        values = getattr(args, option.dest, None)
+        if values is None:
+            continue
+        values = [values] if isinstance(values, str) else list(values)
+        if len(values) > 1 and not multiple:
+            raise CommandError(f"{option.flag}: given {len(values)} times; fit trains one model (compare several "
+                               "with `rankcore compare`)")
+        given[option.dest] = ",".join(values)
+    return given
+
+
 def build_configs(args, *, multiple: bool) -> list[ModelConfig]:
     """The model configurations the options ask for (exactly one unless ``multiple``)."""
     entries = _model_entries(args.model)
     if not multiple and len(entries) != 1:
         raise CommandError("--model: fit trains one model; use `rankcore compare` for several")
-    given = {o.dest: getattr(args, o.dest) for o in OPTIONS if getattr(args, o.dest, None) is not None}
+    given = _given_options(args, multiple)
     extra = _param_pairs(args.param)
     # every option must apply to at least one of the chosen models
     for dest in given:

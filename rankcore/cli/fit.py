@@ -195,6 +195,9 @@ def run(args) -> int:
         # weights)
         if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
             raise error from None
+        if "monotone" in str(exc) and data.feature_names:
+            raise CommandError(f"{exc}; the signs follow the feature columns in order: "
+                               f"{', '.join(data.feature_names)}") from None
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None

@@ -142,6 +142,14 @@ def test_fit_takes_one_model():
         build_configs(parse_model_args("--model", "push,exactboost", multiple=False), multiple=False)
 
 
+def test_a_repeated_model_option_is_one_more_value_to_compare_and_refused_by_fit():
+    args = parse_model_args("--learner", "trees:monotone=1/0,max_leaves=8", "--learner", "stumps", "--n-iter", "5")
+    assert [c.params["learner"] for c in build_configs(args, multiple=True)] == ["trees:monotone=1/0,max_leaves=8",
+                                                                                "stumps"]
+    with pytest.raises(CommandError, match="--learner: given 2 times; fit trains one model"):
+        build_configs(parse_model_args("--learner", "trees", "--learner", "stumps", multiple=False), multiple=False)
+
+
 # --------------------------------------------------------------------------
 # Every model kind through fit -> evaluate, every input format
 # --------------------------------------------------------------------------
@@ -487,3 +495,14 @@ def test_missing_values_follow_a_plugin_learners_allow_nan(nan_data, tmp_path):
         assert status == 0, err
     finally:
         unregister_plugin("nan-learners")
+
+
+def test_a_wrong_count_of_monotone_signs_lists_the_feature_columns(small_data, tmp_path):
+    status, _, err = run_main("fit", small_data / "data.csv", "--learner", "trees:monotone=1/0/-1", "--drop", "x7",
+                              "--out", tmp_path / "m.json", "-q")
+    assert status == 2
+    assert "monotone: expected 7 signs" in err and "the signs follow the feature columns in order: x0, x1, x2, x3, " \
+        "x4, x5, x6" in err
+    status, _, err = run_main("fit", small_data / "data.csv", "--learner", "trees:monotone=1/0/0/0/0/0/0/-1",
+                              "--n-iter", "5", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err

@@ -292,7 +292,7 @@ class Trees(Learner):
         categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
         signs = column_signs(self.monotone, X.shape[1])
         if signs is not None and any(signs[j] for j in categorical):
-            raise ValueError(f"learner {self.spec!r}: monotone constrains the categorical columns "
+            raise ValueError(f"learner {self.name!r}: monotone constrains the categorical columns "
                              f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
                              f"monotone in (set their sign to 0, or pass the columns as numbers)")
         if categorical and self.growth == "oblivious":
