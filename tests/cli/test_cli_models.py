@@ -498,11 +498,12 @@ def test_missing_values_follow_a_plugin_learners_allow_nan(nan_data, tmp_path):
 
 
 def test_a_wrong_count_of_monotone_signs_lists_the_feature_columns(small_data, tmp_path):
-    status, _, err = run_main("fit", small_data / "data.csv", "--learner", "trees:monotone=1/0/-1", "--drop", "x7",
+    d = small_data[0]
+    status, _, err = run_main("fit", d / "data.csv", "--learner", "trees:monotone=1/0/-1", "--drop", "x7",
                               "--out", tmp_path / "m.json", "-q")
     assert status == 2
     assert "monotone: expected 7 signs" in err and "the signs follow the feature columns in order: x0, x1, x2, x3, " \
         "x4, x5, x6" in err
-    status, _, err = run_main("fit", small_data / "data.csv", "--learner", "trees:monotone=1/0/0/0/0/0/0/-1",
+    status, _, err = run_main("fit", d / "data.csv", "--learner", "trees:monotone=1/0/0/0/0/0/0/-1",
                               "--n-iter", "5", "--out", tmp_path / "m.json", "-q")
     assert status == 0, err
