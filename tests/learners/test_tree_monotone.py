@@ -337,3 +337,16 @@ def test_an_auto_ranker_of_monotone_trees_is_monotone():
     assert auto.leaderboard_["trees:n_iter=20,monotone=1/-1/0/0/0"].status == "chosen"
     assert _worst_step(auto, X[:30], 0, 1, GRID) >= -1e-12
     assert _worst_step(auto, X[:30], 1, -1, GRID) >= -1e-12
+
+
+def test_a_constrained_columns_contribution_is_monotone_in_its_value():
+    X, y = _data(6, n=500, nan_fraction=0.0)
+    model = rankcore.boost(learner="trees:monotone=1/-1/0/0/0,max_leaves=15", n_iter=30, random_state=0).fit(X, y)
+    rows = X[:25]
+    for j, sign in ((0, 1), (1, -1)):
+        phis = []
+        for v in GRID:
+            R = rows.copy()
+            R[:, j] = v
+            phis.append(model.feature_contributions(R)[:, j])
+        assert (sign * np.diff(np.array(phis), axis=0)).min() >= -1e-12
