@@ -205,7 +205,7 @@ def test_files_without_named_columns_have_no_weights(tmp_path):
     one_line_error(status, err, "only CSV files name a column of sample weights (--weight); this is a npz file")
 
 
-@pytest.mark.parametrize("model", ["exactboost", "sgd@k", "perceptron@k", "kernel", "centroid"])
+@pytest.mark.parametrize("model", ["exactboost", "sgd@k", "perceptron@k", "kernel"])
 def test_a_model_that_takes_no_weights_is_refused_before_the_data_are_read(tmp_path, model):
     status, _, err = run_main("fit", tmp_path / "absent.csv", "--weight", "w", "--model", model,
                               "-o", tmp_path / "m.json")
