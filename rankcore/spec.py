@@ -135,9 +135,22 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
                 kwargs[key] = value
             else:
                 if kwargs:
-                    raise SpecError(f"spec {spec!r}: positional argument {item!r} after a keyword argument")
+                    last = next(reversed(kwargs))
+                    # a list written with commas (monotone=1,0,-1): its items are separated by '/' in a spec
+                    hint = (f" (if {last} takes a list, separate its items with '/': {last}={kwargs[last]}/{item}/...)"
+                            if _number_like(item) and _number_like(kwargs[last]) else "")
+                    raise SpecError(f"spec {spec!r}: positional argument {item!r} after a keyword argument{hint}")
                 args.append(item)
     return name, args, kwargs
+
+
+def _number_like(text: str) -> bool:
+    """Whether ``text`` reads as a number (an item of a numeric list, ``-1``, ``0.5``)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------

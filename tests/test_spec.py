@@ -59,6 +59,14 @@ def test_parse_spec_malformed(spec, match):
         parse_spec(spec)
 
 
+def test_a_list_written_with_commas_is_told_its_separator():
+    with pytest.raises(SpecError, match=r"positional argument '0' after a keyword argument \(if monotone takes a list, "
+                                        r"separate its items with '/': monotone=1/0/\.\.\.\)"):
+        parse_spec("trees:monotone=1,0,-1")
+    with pytest.raises(SpecError, match=r"after a keyword argument$"):
+        parse_spec("pauc:fpr=0.1,mcclish")          # not numbers: no list hint
+
+
 def test_parse_spec_not_a_string():
     with pytest.raises(TypeError, match="expected a string"):
         parse_spec(16)

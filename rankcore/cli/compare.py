@@ -200,14 +200,15 @@ class Comparison:
 
 def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarray, np.ndarray]], metrics: list[str],
                    *, progress, monitor: str, qid: dict[str, Any] | None = None,
-                   sample_weight: np.ndarray | None = None, weight_column: str = "") -> Comparison:
+                   sample_weight: np.ndarray | None = None, weight_column: str = "",
+                   feature_names: list[str] | None = None) -> Comparison:
     """Fit every configuration on ``splits["train"]`` and evaluate it on every split.
 
     ``qid`` (split -> each row's query id): the models are fitted within the
     training queries and every metric is a mean over each split's queries.
     ``sample_weight``: each training row's weight, given to every fit (the
     metrics count every row once); ``weight_column`` their ``--weight``
-    column, for the messages.
+    column, and ``feature_names`` the features' names, for the messages.
     """
     from ..metrics import evaluate
 
@@ -225,6 +226,9 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
         except (ValueError, TypeError) as exc:
             if sample_weight is not None and (error := weight_error(exc, weight_column)) is not None:
                 raise CommandError(f"{config.label}: {error}") from None
+            if "monotone" in str(exc) and feature_names:
+                raise CommandError(f"{config.label}: {exc}; the signs follow the feature columns in order: "
+                                   f"{', '.join(feature_names)}") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():
@@ -518,7 +522,8 @@ def run(args) -> int:
                + f"; {len(configs)} model(s)")
     progress = Progress(args.progress, quiet=args.quiet)
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
-                                sample_weight=weight, weight_column=data.weight_name or "")
+                                sample_weight=weight, weight_column=data.weight_name or "",
+                                feature_names=data.feature_names)
     title = os.path.basename(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))

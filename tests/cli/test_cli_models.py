@@ -507,3 +507,10 @@ def test_a_wrong_count_of_monotone_signs_lists_the_feature_columns(small_data, t
     status, _, err = run_main("fit", d / "data.csv", "--learner", "trees:monotone=1/0/0/0/0/0/0/-1",
                               "--n-iter", "5", "--out", tmp_path / "m.json", "-q")
     assert status == 0, err
+
+
+def test_compare_lists_the_feature_columns_on_a_wrong_count_of_monotone_signs(small_data):
+    d = small_data[0]
+    status, _, err = run_main("compare", d / "data.csv", "--learner", "trees:monotone=1/0", "--no-plots", "-q")
+    assert status == 2 and "monotone: expected 8 signs" in err
+    assert "the signs follow the feature columns in order: x0, x1, x2, x3, x4, x5, x6, x7" in err
