@@ -41,7 +41,8 @@ class ThresholdRanker(WeakRanker):
         return (self.feature,)
 
     def predict(self, X):
-        return (np.asarray(X)[:, self.feature] > self.threshold).astype(np.float64)
+        # compared in float64, as the fit bins the values: float32 X widened, never the threshold narrowed
+        return (np.asarray(X)[:, self.feature] > np.float64(self.threshold)).astype(np.float64)
 
     def to_state(self):
         return {"kind": self.kind, "feature": int(self.feature), "threshold": float(self.threshold)}

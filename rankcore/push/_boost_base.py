@@ -33,6 +33,7 @@ from ..validation import (check_bipartite_target, check_categorical_features, ch
 from ._backend import InMemoryBackend
 from ._contributions import FeatureContributions
 from ._tree_leaves import TreeLeaves
+from ._lightgbm_export import LightGBMExport
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
@@ -122,7 +123,7 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(FeatureContributions, TreeLeaves, Ranker):
+class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)
