@@ -62,6 +62,9 @@ class TreesCandidate(Candidate):
         Parameter("monotone", str, default="",
                   doc="monotone constraints, one sign per column of X (the trees learner's monotone, e.g. 1/0/-1); "
                       "not with growth=oblivious"),
+        Parameter("interactions", str, default="",
+                  doc="interaction constraints, groups of columns of X (the trees learner's interactions, e.g. "
+                      "0+1/2+3+4); not with growth=oblivious"),
     )
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",
@@ -114,7 +117,8 @@ class TreesCandidate(Candidate):
         # named in the spec, the learner's large-data settings leave the small-data shape as it is
         shape = () if self.large_data else ("max_leaves", "learning_rate", "subsample")
         args = _spec_args(self, {"learning_rate", "max_leaves", "subsample", "colsample", "min_samples_leaf",
-                                 "growth", "random_strength", "monotone"}, always=shape)
+                                 "growth", "random_strength", "monotone",
+                                 "interactions"}, always=shape)
         extra = []
         if context is not None and self.schedule == "long":
             args = ",".join(a for a in args.split(",") if a and not a.startswith("learning_rate="))

@@ -229,6 +229,9 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
             if "monotone" in str(exc) and feature_names:
                 raise CommandError(f"{config.label}: {exc}; the signs follow the feature columns in order: "
                                    f"{', '.join(feature_names)}") from None
+            if str(exc).startswith("interactions:") and feature_names:
+                raise CommandError(f"{config.label}: {exc}; the indices count the feature columns in order from 0: "
+                                   f"{', '.join(feature_names)}") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():

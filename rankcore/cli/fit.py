@@ -198,6 +198,9 @@ def run(args) -> int:
         if "monotone" in str(exc) and data.feature_names:
             raise CommandError(f"{exc}; the signs follow the feature columns in order: "
                                f"{', '.join(data.feature_names)}") from None
+        if str(exc).startswith("interactions:") and data.feature_names:
+            raise CommandError(f"{exc}; the indices count the feature columns in order from 0: "
+                               f"{', '.join(data.feature_names)}") from None
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None

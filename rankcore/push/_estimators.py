@@ -154,6 +154,8 @@ PEER_NAMES = {
     "label_gain": 'objective="lambdarank:gain=0/1/3/7" (gains per grade, as ndcg@k\'s gain)',
     **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
                     'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
+    "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
+                               'group\'s columns, \'/\' separates the groups)',
     **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }

@@ -509,6 +509,20 @@ def test_a_wrong_count_of_monotone_signs_lists_the_feature_columns(small_data, t
     assert status == 0, err
 
 
+def test_an_interaction_group_beyond_the_features_lists_the_feature_columns(small_data, tmp_path):
+    d = small_data[0]
+    status, _, err = run_main("fit", d / "data.csv", "--learner", "trees:interactions=0+1/7", "--drop", "x7",
+                              "--out", tmp_path / "m.json", "-q")
+    assert status == 2
+    assert "interactions: column 7 is out of range" in err and "the indices count the feature columns in order " \
+        "from 0: x0, x1, x2, x3, x4, x5, x6" in err
+    status, _, err = run_main("compare", d / "data.csv", "--learner", "trees:interactions=0+9", "--no-plots", "-q")
+    assert status == 2 and "interactions: column 9 is out of range" in err and "x7" in err
+    status, _, err = run_main("fit", d / "data.csv", "--learner", "trees:interactions=0+1/2+7", "--n-iter", "5",
+                              "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+
+
 def test_compare_lists_the_feature_columns_on_a_wrong_count_of_monotone_signs(small_data):
     d = small_data[0]
     status, _, err = run_main("compare", d / "data.csv", "--learner", "trees:monotone=1/0", "--no-plots", "-q")

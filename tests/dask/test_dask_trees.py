@@ -42,7 +42,10 @@ def _data(n=600, d=5, seed=0, sort=True):
     ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise", True),
     ("trees:max_leaves=8,min_samples_leaf=5,monotone=1/-1/0/1/0", True),        # monotone constraints
     ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise,monotone=-1/1/0/0/0", False),
-], ids=["sorted", "subsample-shuffled", "depthwise", "monotone", "monotone-depthwise"])
+    ("trees:max_leaves=8,min_samples_leaf=5,interactions=0+1/1+2+3", True),           # interaction constraints
+    ("trees:max_leaves=8,min_samples_leaf=5,growth=depthwise,interactions=0+4/1+2/3", False),
+], ids=["sorted", "subsample-shuffled", "depthwise", "monotone", "monotone-depthwise", "interactions",
+        "interactions-depthwise"])
 def test_dask_trees_equal_the_in_memory_fit(dask_client, spec, sort):
     X, y = _data(sort=sort)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))

@@ -37,6 +37,7 @@ from rankcore.learners.trees._histogram cimport (FeatureSlots, NodeScan, SlotLay
                                               MAX_PARTITION_THREADS, build_histogram, checked_counts, histogram_part, listed_pointers,
                                               partition_part, partition_rows, partition_threads, split_params,
                                               split_table)
+from rankcore.learners.trees._interaction_rule cimport InteractionRule, rule_children, rule_mask, rule_root
 from rankcore.learners.trees._row_sample cimport sample_rows
 from rankcore.learners.trees._split cimport choose_split, scan_nodes, scan_part, scan_threads, split_bounds
 from rankcore.learners.histograms cimport node_histogram_threads
@@ -133,7 +134,8 @@ cdef class TreeGrower:
 
     Monotone constraints (:meth:`set_monotone`): each node has bounds
     [lo, hi] (the root's ±inf) that clamp its children's values in the split
-    scan and its value as a leaf (``_split.split_bounds``).
+    scan and its value as a leaf (``_split.split_bounds``).  Interaction constraints (:meth:`set_interactions`):
+    each node scans the features of its live groups (``_interaction_rule.pxd``).
 
     After :meth:`grow`, the node records are the arrays ``feature``, ``bin``,
     ``nan_left``, ``left``, ``right``, ``G``, ``H``, ``count``, ``gain``,
@@ -181,6 +183,8 @@ cdef class TreeGrower:
     cdef double* hi
     cdef SplitParams node_params[2]     # the scanned nodes' own parameters (their bounds), with constraints
     cdef double bounds[4]               # a split's children's bounds (_children)
+    cdef InteractionRule rule           # interaction constraints (rule.on), over the arrays of rule_arrays
+    cdef object rule_arrays
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t max_leaves, Py_ssize_t max_depth, double min_samples_leaf,
                   double min_child_weight, double l2, double tie_tolerance, bint depthwise=False, int n_threads=1,
@@ -227,6 +231,7 @@ cdef class TreeGrower:
         self.lo = <double*> malloc(n * sizeof(double))
         self.hi = <double*> malloc(n * sizeof(double))
         self.monotone = NULL
+        self.rule.on = False
         if (self.lo == NULL or self.hi == NULL
                 or self.pool == NULL or self.free_list == NULL or self.hist_of == NULL or self.splittable == NULL
                 or self.choice == NULL or self.depth == NULL or self.order == NULL or self.scan_scratch == NULL
@@ -289,6 +294,31 @@ cdef class TreeGrower:
             self.monotone = &view[0] if arr.shape[0] else NULL
         self.base_params.monotone = self.monotone
         self.params.monotone = self.monotone
+
+    def set_interactions(self, csr):
+        """Constrain the trees grown next by interaction groups: ``csr`` = (group_ptr, group_features,
+        feature_ptr, feature_groups), ``_interactions.InteractionGroups.csr``; None: no constraints.
+
+        O(d + Σ|g|) time; O(max_nodes·m + d) memory for m groups (each node's live groups).
+        """
+        cdef Py_ssize_t[::1] gp, gf, fp, fg
+        cdef uint8_t[::1] live, masks
+        self.rule.on = False
+        self.rule_arrays = None
+        if csr is None:
+            return
+        gp, gf, fp, fg = (np.ascontiguousarray(np.r_[a, 0], dtype=np.intp) for a in csr)   # (padded: never empty)
+        m, d = gp.shape[0] - 2, self.fs.d
+        if (m < 0 or fp.shape[0] != d + 2 or gf.shape[0] != gp[m] + 1 or fg.shape[0] != fp[d] + 1
+                or not 0 <= np.min(gf) <= np.max(gf) < max(d, 1) or not 0 <= np.min(fg) <= np.max(fg) < max(m, 1)):
+            raise ValueError(f"TreeGrower.set_interactions: expected the compressed groups of {d} features")
+        live, masks = np.zeros(self.max_nodes * m + 1, dtype=np.uint8), np.zeros(2 * d + 1, dtype=np.uint8)
+        self.rule_arrays = (gp, gf, fp, fg, live, masks)
+        self.rule.d, self.rule.m = d, m
+        self.rule.group_ptr, self.rule.group_features = &gp[0], &gf[0]
+        self.rule.feature_ptr, self.rule.feature_groups = &fp[0], &fg[0]
+        self.rule.live, self.rule.masks = &live[0], &masks[0]
+        self.rule.on = True
 
     def __reduce__(self):
         raise TypeError("a TreeGrower is a per-fit workspace; it is not copied or pickled")
@@ -400,6 +430,8 @@ cdef class TreeGrower:
         self.depth[0] = 0
         self.lo[0] = -INFINITY
         self.hi[0] = INFINITY
+        if self.rule.on:
+            rule_root(&self.rule)
         st[0] = 0
         en[0] = m
         self.hist_of[0] = self._take()
@@ -478,17 +510,19 @@ cdef class TreeGrower:
         each node's split is chosen, ``node`` first.
         """
         cdef NodeScan scans[2]
-        cdef Py_ssize_t k = self._scans(node, sibling, scans)
+        cdef Py_ssize_t k = self._scans(node, sibling, scans, mask)
         if k > 0:
             scan_nodes(scans, k, self.fs, mask, &self.params, self.n_threads)
         self._choose(node, mask, sibling)
 
-    cdef Py_ssize_t _scans(self, Py_ssize_t node, Py_ssize_t sibling, NodeScan* scans) noexcept nogil:
+    cdef Py_ssize_t _scans(self, Py_ssize_t node, Py_ssize_t sibling, NodeScan* scans,
+                           const uint8_t* mask) noexcept nogil:
         """The scans of ``node`` and ``sibling`` (>= 0, or none) that may split, in that order; returns how many.
 
         Marks them splittable (or not); ``node``'s scan first subtracts the
         sibling's histogram.  Node q of (node, sibling) gets the scratch
-        3·d·q of ``scan_scratch``.
+        3·d·q of ``scan_scratch`` (and, with interaction constraints, its
+        features ``rule.masks[q]``: the tree's ``mask`` within its live groups).
         """
         cdef Py_ssize_t k = 0, q, i, d = self.fs.d
         cdef Py_ssize_t which[2]
@@ -502,6 +536,7 @@ cdef class TreeGrower:
                 scans[k].subtract = self.pool[self.hist_of[sibling]] if q == 0 and sibling >= 0 else NULL
                 scans[k].scratch = self.scan_scratch + 3 * d * q
                 scans[k].params = self._params_of(i, q)
+                scans[k].mask = rule_mask(&self.rule, i, q, mask) if self.rule.on else NULL
                 self.splittable[i] = 1
                 k += 1
         return k
@@ -525,8 +560,9 @@ cdef class TreeGrower:
         for q in range(2 if sibling >= 0 else 1):
             i = which[q]
             if self.splittable[i]:
-                self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, mask, self._params_of(i, q),
-                                                  &self.choice[i], self.scan_scratch + 3 * d * q, i)
+                self.splittable[i] = choose_split(self.pool[self.hist_of[i]], self.fs, self.rule.masks + d * q
+                                                  if self.rule.on else mask, self._params_of(i, q), &self.choice[i],
+                                                  self.scan_scratch + 3 * d * q, i)
             if not self.splittable[i]:
                 self._release(i)
 
@@ -625,6 +661,8 @@ cdef class TreeGrower:
             self.hi[a] = self.bounds[1]
             self.lo[b] = self.bounds[2]
             self.hi[b] = self.bounds[3]
+        if self.rule.on:
+            rule_children(&self.rule, node, a, sp.feature)
         # the children's histograms are needed only if one of them may still be split
         histogram = (not last and (self.max_depth < 0 or depth < self.max_depth)
                      and (sp.left[2] >= 2 * self.params.min_samples_leaf
@@ -684,7 +722,7 @@ cdef class TreeGrower:
             self.hist_of[small] = self._take()
             w.hist = self.pool[self.hist_of[small]]
             large = self._hand_over(node, small)
-            w.k = self._scans(large, small, w.scans)
+            w.k = self._scans(large, small, w.scans, mask)
             node_histogram_threads(<Py_ssize_t> self.p_count[small], fs.n_cols, self.n_threads, False, &w.T_hist,
                                    &w.T_gather)
             if w.k > 0:

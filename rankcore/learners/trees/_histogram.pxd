@@ -78,6 +78,7 @@ cdef struct NodeScan:
     const double* subtract          # NULL, or a histogram to take from it first (the sibling subtraction)
     double* scratch                 # (2·d,) out: each feature's best gain, then its parent term
     const SplitParams* params       # NULL, or this node's own parameters (its bounds, with monotone)
+    const uint8_t* mask             # NULL, or this node's own (d,) features to scan (interaction constraints)
 
 
 cdef void split_table(const FeatureSlots* fs, const SplitChoice* split, uint8_t* go_left) noexcept nogil

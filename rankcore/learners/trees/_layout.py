@@ -33,6 +33,7 @@ from ._binning import csr_float as _csr_float
 from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._column_work import column_work
+from ._interactions import checked_groups
 from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
@@ -157,7 +158,8 @@ class TreeLayout(LearnerLayout):
 
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
                  categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1,
-                 n_sparse_bundles: int = 0, columns: np.ndarray | None = None, monotone: np.ndarray | None = None):
+                 n_sparse_bundles: int = 0, columns: np.ndarray | None = None, monotone: np.ndarray | None = None,
+                 interactions: list | None = None):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         # the columns of X that the features are (None: every column, in order); rankers name columns of X
@@ -194,6 +196,8 @@ class TreeLayout(LearnerLayout):
         # each feature's monotone sign (int8), or None: no constraints
         self.monotone = checked_signs(monotone, self.n_features, self.categories, self.bundles, self.growth)
         self.positive_steps = self.monotone is not None     # the driver adds these trees only with α > 0
+        # the interaction groups of features (``_interactions.InteractionGroups``), or None: no constraints
+        self.interactions = checked_groups(interactions, self.n_features, self.growth)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
@@ -397,10 +401,13 @@ class TreeLayout(LearnerLayout):
         """This tree's seed (row subsample) and feature subset (colsample), from the layout's generator."""
         seed = int(self._rng.integers(0, 2**62))
         mask = np.ones(self.n_features, dtype=np.uint8)
-        if self.colsample < 1.0 and self.n_features > 1:
-            k = max(1, int(math.ceil(self.colsample * self.n_features)))
+        groups = getattr(self, "interactions", None)       # constrained: drawn among the features in a group
+        pool = self.n_features if groups is None else np.flatnonzero(groups.grouped)
+        size = pool if groups is None else pool.shape[0]
+        if self.colsample < 1.0 and size > 1:
+            k = max(1, int(math.ceil(self.colsample * size)))
             mask[:] = 0
-            mask[self._rng.choice(self.n_features, size=k, replace=False)] = 1
+            mask[self._rng.choice(pool, size=k, replace=False)] = 1
         return seed, mask
 
     def draw_search(self) -> dict:
@@ -675,6 +682,8 @@ class TreeLayout(LearnerLayout):
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
                                                  float(self.random_strength))
             self._grower.set_monotone(getattr(self, "monotone", None))
+            groups = getattr(self, "interactions", None)
+            self._grower.set_interactions(None if groups is None else groups.csr())
         return self._grower
 
     def _candidate(self, grower, seed: int) -> Candidate | None:

@@ -43,6 +43,7 @@ from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
+from ._interactions import column_groups, feature_groups, interaction_groups
 from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -226,6 +227,11 @@ class Trees(Learner):
                       "column of X in column order, e.g. 1/0/-1 -- 1: the score never falls as the column rises "
                       "(the others fixed), -1: never rises, 0: free; empty: none. Leaf-wise and depth-wise growth "
                       "only; not on categorical columns; constrained columns are not bundled; see docs/trees.md"),
+        Parameter("interactions", interaction_groups, default="",
+                  doc="interaction constraints (LightGBM's interaction_constraints): groups of columns of X, e.g. "
+                      "0+1/2+3+4 -- a root-to-leaf path splits only on columns that lie together in some group; "
+                      "a column in no group never splits; a column may be in several groups; empty: none. "
+                      "Leaf-wise and depth-wise growth only; see docs/trees.md"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -243,9 +249,14 @@ class Trees(Learner):
     large_data_n_iter = 150
 
     @property
-    def constrained(self) -> bool:
+    def monotone_constrained(self) -> bool:
         """Whether ``monotone`` constrains any column (a sign other than 0)."""
         return any(v != "0" for v in self.monotone.split("/")) if self.monotone else False
+
+    @property
+    def constrained(self) -> bool:
+        """Whether the trees have constraints oblivious trees refuse: ``monotone`` signs or ``interactions``."""
+        return self.monotone_constrained or bool(self.interactions)
 
     def _validate(self) -> None:
         for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
@@ -258,7 +269,10 @@ class Trees(Learner):
             if self.categorical:
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
-        if self.constrained:
+        if self.interactions and self.growth == "oblivious":
+            raise SpecError(f"learner {self.name!r}: interaction constraints (interactions={self.interactions!r}) "
+                            f"are not supported with growth='oblivious'; use growth='leafwise' or 'depthwise'")
+        if self.monotone_constrained:
             if self.growth == "oblivious":
                 raise SpecError(f"learner {self.name!r}: monotone constraints (monotone={self.monotone!r}) are not "
                                 f"supported with growth='oblivious'; use growth='leafwise' or 'depthwise'")
@@ -291,6 +305,7 @@ class Trees(Learner):
         X = X if is_sparse(X) else np.asarray(X)
         categorical = categorical_columns(self.categorical, categorical_features, X.shape[1])
         signs = column_signs(self.monotone, X.shape[1])
+        column_groups(self.interactions, X.shape[1])         # the columns' range, checked before any tree
         if signs is not None and any(signs[j] for j in categorical):
             raise ValueError(f"learner {self.name!r}: monotone constrains the categorical columns "
                              f"{sorted(j for j in categorical if signs[j])}; their categories have no order to be "
@@ -346,6 +361,7 @@ class Trees(Learner):
                              f"(fit in memory, or leave categorical unset to split their codes as numbers)")
         Xs, ws = rows.sample(self.bin_subsample, random_state)
         column_signs(self.monotone, np.shape(Xs)[1])          # the count of signs, checked before any tree
+        column_groups(self.interactions, np.shape(Xs)[1])
         edges = tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
         return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
 
@@ -370,11 +386,13 @@ class Trees(Learner):
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
-        monotone = None
+        monotone = interactions = None
         if self.growth != "oblivious":      # (refused with constraints by _validate)
             monotone = feature_signs(self.monotone, len(edges), columns, categories or {})
+            interactions = feature_groups(self.interactions, len(edges), columns)
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
-                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone)
+                          n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone,
+                          interactions=interactions)
 
     def ranker_from_state(self, state):
         """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""

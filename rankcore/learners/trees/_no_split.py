@@ -68,7 +68,7 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
     rows : int
         The rows of this tree (after the row subsample).
     feature_mask : uint8 array
-        The features drawn for this tree.
+        The features the root may split on: drawn for this tree, within the interaction groups.
     root_gains : bool or None
         :func:`free_split_gain` of the root when its split search found
         nothing; None when the search never ran (too few rows).
@@ -76,6 +76,9 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
     sampled = f" (subsample={layout.subsample:g})" if layout.subsample < 1.0 else ""
     if rows <= 0:
         return f"no row was drawn for this tree{sampled}: raise subsample"
+    if not np.any(feature_mask):            # (colsample draws one at least: the interaction groups hold none)
+        return ("no feature may split: the columns of the interaction groups (interactions) are not stored, each "
+                "being constant or nonzero on too few rows; name other columns in the groups")
     if not np.any(layout.n_edges[np.asarray(feature_mask, dtype=bool)]):
         return ("no feature has a bin edge: every feature drawn for this tree is constant on the rows that placed "
                 "the bins (raise bin_subsample or colsample)")

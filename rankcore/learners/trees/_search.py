@@ -16,6 +16,11 @@ With monotone constraints (``layout.monotone``) every node carries bounds
 values to, a split on a constrained feature bounds its children by the
 midpoint of their values (``_split.child_bounds``, the grower's arithmetic),
 and a leaf's value is clamped to its bounds.
+
+With interaction constraints (``layout.interactions``) every node carries
+its live groups (``_interactions.py``: the groups holding its path's
+features) and is scanned on the tree's features within them -- the native
+grower's rule (``_interaction_rule.pxd``).
 """
 
 from __future__ import annotations
@@ -101,7 +106,8 @@ class TreeSearch(MultiPassSearch):
         request = self._take_request()
         if request["op"] == "root":
             G, H, C = self._root_sums(total)
-            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1, "bounds": (-math.inf, math.inf)})
+            self.nodes.append({"depth": 0, "G": G, "H": H, "count": C, "parent": -1, "bounds": (-math.inf, math.inf),
+                               "groups": _root_groups(self.layout)})
             if C <= 0 or not self.layout.n_features:
                 self.done = True
                 return
@@ -146,7 +152,8 @@ class TreeSearch(MultiPassSearch):
         self.hists.clear()
         if len(nodes) <= 1:
             rows = int(nodes[0]["count"]) if nodes else 0
-            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.feature_mask, self.root_gains)
+            self.layout.last_no_split = unsplit_reason(self.layout, rows, _node_mask(self.layout, _root_groups(
+                self.layout), self.feature_mask), self.root_gains)
             return None
         n = len(nodes)
         feature = np.full(n, -1, dtype=np.int32)
@@ -195,13 +202,14 @@ class TreeSearch(MultiPassSearch):
             self.splits[node_id] = None
             self._release(node_id)
             return
-        self.splits[node_id] = lay.best_split(self.hists[node_id], self.feature_mask, self.min_weight, self.cat_smooth,
+        mask = _node_mask(lay, node["groups"], self.feature_mask)
+        self.splits[node_id] = lay.best_split(self.hists[node_id], mask, self.min_weight, self.cat_smooth,
                                               node=node_id, seed=self.seed, bounds=node["bounds"])
         if self.splits[node_id] is None:
             if node_id == 0:              # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]
                 self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
-                                                  self.feature_mask, lay.l2, TIE_TOLERANCE)
+                                                  mask, lay.l2, TIE_TOLERANCE)
             self._release(node_id)
 
     def _release(self, node_id: int) -> None:
@@ -248,9 +256,10 @@ class TreeSearch(MultiPassSearch):
         parent["split"] = best
         depth = parent["depth"] + 1
         bounds = _child_bounds(lay, parent["bounds"], best)
+        groups = _child_groups(lay, parent["groups"], best)
         for stats, child_bounds in zip((best.left, best.right), bounds):
             self.nodes.append({"depth": depth, "G": stats[0], "H": stats[1], "count": stats[2], "parent": node_id,
-                               "bounds": child_bounds})
+                               "bounds": child_bounds, "groups": groups})
         splittable = not last and (lay.max_depth < 0 or depth < lay.max_depth) and any(
             s[2] >= 2 * lay.min_samples_leaf for s in (best.left, best.right))
         return a, b, splittable
@@ -302,6 +311,7 @@ class BatchedTreeSearch(TreeSearch):
         self.parted: dict[int, tuple] = {}          # key -> (split, left key, right key) partitioned on the blocks
         self.asked: list[tuple[int, _Split, int]] = []      # the pending items' (key, split, depth)
         self.key_bounds: dict[int, tuple] = {0: (-math.inf, math.inf)}     # key -> its bounds (monotone)
+        self.key_groups: dict[int, tuple | None] = {0: _root_groups(layout)}  # key -> its live groups (interactions)
 
     def receive(self, total: np.ndarray | None) -> None:
         if self.pending is None or self.pending["op"] != "splits":
@@ -319,6 +329,8 @@ class BatchedTreeSearch(TreeSearch):
             self.key_size[right_key] = (depth, split.right[2])
             self.key_bounds[left_key], self.key_bounds[right_key] = _child_bounds(self.layout, self.key_bounds[key],
                                                                                   split)
+            self.key_groups[left_key] = self.key_groups[right_key] = _child_groups(self.layout, self.key_groups[key],
+                                                                                   split)
             if item["histogram"]:
                 small = total[k]
                 k += 1
@@ -356,8 +368,9 @@ class BatchedTreeSearch(TreeSearch):
                     or rows < 2 * lay.min_samples_leaf):
                 self.key_split[key] = None
             else:
-                self.key_split[key] = lay.best_split(hist, self.feature_mask, self.min_weight, self.cat_smooth,
-                                                     seed=self.seed, bounds=self.key_bounds[key])
+                self.key_split[key] = lay.best_split(hist, _node_mask(lay, self.key_groups[key], self.feature_mask),
+                                                     self.min_weight, self.cat_smooth, seed=self.seed,
+                                                     bounds=self.key_bounds[key])
         return self.key_split[key]
 
     def _ask_ahead(self, best_id: int, live: dict, n_leaves: int) -> dict:
@@ -424,3 +437,19 @@ def _child_bounds(layout, bounds: tuple[float, float], split: _Split) -> tuple[t
     a, b, c, d = _split.child_bounds(bounds[0], bounds[1], sign, split.left[0], split.left[1], split.right[0],
                                      split.right[1], float(layout.l2))
     return (a, b), (c, d)
+
+
+def _root_groups(layout) -> tuple | None:
+    """The root's live interaction groups (all of them), or None without interaction constraints."""
+    groups = getattr(layout, "interactions", None)
+    return None if groups is None else groups.root
+
+
+def _child_groups(layout, live: tuple | None, split: _Split) -> tuple | None:
+    """The live groups of a split's children from the node's: those holding the split feature."""
+    return None if live is None else layout.interactions.after(live, split.feature)
+
+
+def _node_mask(layout, live: tuple | None, feature_mask: np.ndarray) -> np.ndarray:
+    """The features a node of ``live`` groups may split on: the tree's ``feature_mask`` within them."""
+    return feature_mask if live is None else layout.interactions.mask(live, feature_mask)

@@ -434,6 +434,11 @@ cdef inline const SplitParams* _own(const NodeScan* node, const SplitParams* par
     return node.params if node.params != NULL else params
 
 
+cdef inline const uint8_t* _mask(const NodeScan* node, const uint8_t* feature_mask) noexcept nogil:
+    """The node's own features to scan (with interaction constraints), else the shared ones."""
+    return node.mask if node.mask != NULL else feature_mask
+
+
 cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const uint8_t* feature_mask,
                     const SplitParams* params, int tid, int T) noexcept nogil:
     """Thread ``tid``'s share of :func:`scan_nodes` on T threads (``scan_threads``); no barrier.
@@ -451,22 +456,22 @@ cdef void scan_part(NodeScan* nodes, Py_ssize_t k, const FeatureSlots* fs, const
     if T <= 1:
         for i in range(k * d):
             q = i // d
-            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, _own(&nodes[q], params), nodes[q].scratch,
-                          nodes[q].scratch + d, nodes[q].subtract)
+            _feature_best(nodes[q].hist, fs, _mask(&nodes[q], feature_mask), i - q * d, _own(&nodes[q], params),
+                          nodes[q].scratch, nodes[q].scratch + d, nodes[q].subtract)
     elif T <= c:
         lo = column_share(c, fs.col_work, tid, T)
         hi = column_share(c, fs.col_work, tid + 1, T)
         for q in range(k):
             for j in range(d):
                 if lo <= fs.col[j] < hi:
-                    _feature_best(nodes[q].hist, fs, feature_mask, j, _own(&nodes[q], params), nodes[q].scratch,
-                                  nodes[q].scratch + d, nodes[q].subtract)
+                    _feature_best(nodes[q].hist, fs, _mask(&nodes[q], feature_mask), j, _own(&nodes[q], params),
+                                  nodes[q].scratch, nodes[q].scratch + d, nodes[q].subtract)
     else:
         i = tid
         while i < k * d:
             q = i // d
-            _feature_best(nodes[q].hist, fs, feature_mask, i - q * d, _own(&nodes[q], params), nodes[q].scratch,
-                          nodes[q].scratch + d, nodes[q].subtract)
+            _feature_best(nodes[q].hist, fs, _mask(&nodes[q], feature_mask), i - q * d, _own(&nodes[q], params),
+                          nodes[q].scratch, nodes[q].scratch + d, nodes[q].subtract)
             i += T
 
 
@@ -601,6 +606,7 @@ cdef bint find_best_split(double* hist, const FeatureSlots* fs, const uint8_t* f
     node.subtract = subtract
     node.scratch = scratch
     node.params = NULL
+    node.mask = NULL
     scan_nodes(&node, 1, fs, feature_mask, params, n_threads)
     return choose_split(hist, fs, feature_mask, params, out, scratch, node_id)
 
@@ -718,6 +724,7 @@ def feature_gains(double[:, ::1] hist,           # IN/OUT (S, 3) Σg, Σh, count
     node.subtract = &subtract[0, 0] if subtract is not None else NULL
     node.scratch = &o[0, 0]
     node.params = NULL
+    node.mask = NULL
     with nogil:
         scan_nodes(&node, 1, fs, &feature_mask[0], &params, 1)
     return out

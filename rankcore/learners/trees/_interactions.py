@@ -1,0 +1,175 @@
+"""Interaction constraints of the ``trees`` learner: the ``interactions`` parameter and its groups of features.
+
+``interactions="0+1/2+3+4"`` names groups G_1..G_m of columns of X ('+'
+joins a group's columns, '/' separates the groups).  A split on feature j
+at a node whose path from the root already splits on the features P is
+allowed only if P ∪ {j} lies within some group (LightGBM's and XGBoost's
+``interaction_constraints``).  A column in no group never splits (as in
+LightGBM; XGBoost lets it split alone); a column may be in several groups.
+
+Both growers keep, for each node, the groups that hold its path's features
+(its *live* groups; the root's are all of them): a child's are its parent's
+that hold the split feature, and the features a node may split on are the
+members of its live groups (within the tree's colsample draw).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["interaction_groups", "column_groups", "feature_groups", "InteractionGroups"]
+
+
+def _group_items(value) -> list:
+    """The groups of ``value`` (text or a sequence of sequences), each a list of its raw items."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("", "none"):
+            return []
+        return [[p.strip() for p in group.split("+")] for group in text.split("/")]
+    groups = []
+    for group in value:
+        if isinstance(group, (str, bytes)) or not hasattr(group, "__iter__"):
+            raise ValueError(f"{group!r} is not a group of columns (a sequence of column indices)")
+        groups.append(list(group))
+    return groups
+
+
+def interaction_groups(value) -> str:
+    """Parameter kind: groups of columns of X, '+' joining a group's columns and '/' separating the groups.
+
+    ``"0+1/2+3+4"``, or a sequence of sequences of column indices
+    (``[[0, 1], [2, 3, 4]]``); ``""``: no constraints.  Returns the
+    canonical text (each group's columns ascending, the groups in the order
+    given).  An empty group, a column that is not an integer >= 0, or a
+    column twice in one group is a ValueError.
+    """
+    out = []
+    for group in _group_items(value):
+        columns = []
+        for p in group:
+            if isinstance(p, (bool, np.bool_)):
+                raise ValueError(f"{p!r} is not a column index")
+            if isinstance(p, str):
+                if not re.fullmatch(r"[0-9]+", p):
+                    raise ValueError(f"{p!r} is not a column index (an integer >= 0)" if p else
+                                     "a group is empty (two separators in a row, or one at an end)")
+                p = int(p)
+            elif isinstance(p, (float, np.floating)) and float(p).is_integer():
+                p = int(p)
+            if not isinstance(p, (int, np.integer)) or p < 0:
+                raise ValueError(f"{p!r} is not a column index (an integer >= 0)")
+            columns.append(int(p))
+        if not columns:
+            raise ValueError("a group is empty")
+        if len(set(columns)) < len(columns):
+            raise ValueError(f"column {next(j for j in columns if columns.count(j) > 1)} is twice in the group "
+                             f"{'+'.join(map(str, columns))}")
+        out.append("+".join(str(j) for j in sorted(columns)))
+    return "/".join(out)
+
+
+interaction_groups.__name__ = ("groups of columns of X such as 0+1/2+3+4 ('+' joins a group's columns, "
+                               "'/' separates the groups)")
+
+
+def _parsed(text: str) -> list[list[int]]:
+    """The groups of a canonical text (:func:`interaction_groups`'s output)."""
+    return [[int(j) for j in group.split("+")] for group in text.split("/")]
+
+
+def column_groups(text: str, n_columns: int) -> list[list[int]] | None:
+    """The groups of ``interactions`` (its canonical text) as lists of columns of X; None when none is set.
+
+    A column beyond X's ``n_columns`` is a ValueError naming ``interactions``.
+    """
+    if not text:
+        return None
+    groups = _parsed(text)
+    top = max(max(group) for group in groups)
+    if top >= n_columns:
+        raise ValueError(f"interactions: column {top} is out of range: expected column indices of X in "
+                         f"0..{n_columns - 1} ({text!r})")
+    return groups
+
+
+def feature_groups(text: str, n_features: int, columns: np.ndarray | None) -> list[np.ndarray] | None:
+    """The groups of a layout's ``n_features`` features, which are the ``columns`` of X (None: every column).
+
+    A column the layout does not store (it cannot split) leaves its groups;
+    a group left empty goes.  None when no constraint is set.
+    """
+    if not text:
+        return None
+    if columns is None:
+        return [np.array(g, dtype=np.intp) for g in column_groups(text, n_features)]
+    position = {int(j): q for q, j in enumerate(np.asarray(columns).tolist())}
+    groups = [[position[j] for j in group if j in position] for group in _parsed(text)]
+    return [np.array(g, dtype=np.intp) for g in groups if g]
+
+
+class InteractionGroups:
+    """A layout's interaction groups of features, and the rule the growers apply at each node.
+
+    Parameters
+    ----------
+    groups : list of int arrays
+        Each group's features (layout indices, ascending, distinct).
+    n_features : int
+        The layout's features.
+    """
+
+    def __init__(self, groups: list[np.ndarray], n_features: int):
+        self.groups = [np.unique(np.asarray(g, dtype=np.intp)) for g in groups]
+        self.n_features = int(n_features)
+        if any(g.size and (g[0] < 0 or g[-1] >= self.n_features) for g in self.groups):
+            raise ValueError(f"interactions: expected groups of features in 0..{self.n_features - 1}, got "
+                             f"{[g.tolist() for g in self.groups]}")
+        self.sets = [frozenset(g.tolist()) for g in self.groups]
+        #: features in some group (the others never split): colsample draws among them
+        self.grouped = np.zeros(self.n_features, dtype=bool)
+        for g in self.groups:
+            self.grouped[g] = True
+
+    @property
+    def root(self) -> tuple[int, ...]:
+        """The root's live groups: all of them."""
+        return tuple(range(len(self.groups)))
+
+    def after(self, live: tuple[int, ...], feature: int) -> tuple[int, ...]:
+        """The live groups of a split's children: the node's ``live`` groups that hold ``feature``."""
+        return tuple(g for g in live if feature in self.sets[g])
+
+    def mask(self, live: tuple[int, ...], feature_mask: np.ndarray) -> np.ndarray:
+        """The features a node of ``live`` groups may split on, within the tree's ``feature_mask`` (uint8)."""
+        out = np.zeros_like(feature_mask)
+        for g in live:
+            out[self.groups[g]] = feature_mask[self.groups[g]]
+        return out
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(group_ptr, group_features, feature_ptr, feature_groups): the groups' features and each feature's
+        groups as compressed rows (intp), for the native grower."""
+        group_ptr = np.r_[0, np.cumsum([g.size for g in self.groups])].astype(np.intp)
+        members = np.concatenate(self.groups).astype(np.intp) if self.groups else np.empty(0, dtype=np.intp)
+        owner = np.repeat(np.arange(len(self.groups), dtype=np.intp), np.diff(group_ptr))
+        order = np.argsort(members, kind="stable")
+        feature_ptr = np.r_[0, np.cumsum(np.bincount(members, minlength=self.n_features))].astype(np.intp)
+        return group_ptr, members, feature_ptr, np.ascontiguousarray(owner[order])
+
+
+def checked_groups(groups, n_features: int, growth: str) -> InteractionGroups | None:
+    """A layout's interaction groups (lists of features), checked; None when none is set.
+
+    Oblivious trees refuse them (a ValueError naming ``interactions``).
+    """
+    if groups is None:
+        return None
+    if isinstance(groups, InteractionGroups):
+        groups = groups.groups
+    if growth == "oblivious":
+        raise ValueError("interactions: constraints are not supported with growth='oblivious'; use "
+                         "growth='leafwise' or 'depthwise'")
+    return InteractionGroups(list(groups), n_features)
