@@ -431,7 +431,7 @@ class FitOutcome:
 def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple | None = None,
             monitor_label: str | None = None, monitor_is_validation: bool = False, qid=None,
             keep_monitor_curve: bool = True, position=None, init_score=None, monitor_init=None,
-            eval_metric=None, sample_weight=None) -> FitOutcome:
+            eval_metric=None, sample_weight=None, init_model=None) -> FitOutcome:
     """Fit one configured model, reporting progress.
 
     Parameters
@@ -458,13 +458,13 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     sample_weight : array-like of float, optional
         Each training row's weight, passed to the estimator's ``fit`` (the
         monitored metric counts every row once).
+    init_model : fitted estimator, optional
+        A model the fit continues (``fit(..., init_model=...)``; the monitored rows are scored by the whole model).
     monitor_is_validation : bool
-        Whether the monitored data may also steer the fit.  A push model with
-        early stopping on (``True``, or ``"auto"`` on more than 10,000 rows of one list)
-        stops on ``eval_set`` when it is given; test
-        data or the training data must not do that, so then the model keeps
-        its own internal validation split: the progress shows that hold-out's
-        score, labelled ``valid <metric>``, and the monitored metric at the end.
+        Whether the monitored data may also steer the fit.  A push model with early stopping on (``True``, or
+        ``"auto"`` on more than 10,000 rows of one list) stops on ``eval_set`` when it is given; test data or the
+        training data must not do that, so then the model keeps its own internal validation split: the progress
+        shows that hold-out's score, labelled ``valid <metric>``, and the monitored metric at the end.
     keep_monitor_curve : bool, default True
         Whether the monitored metric's value after every iteration is wanted
         even when the progress shows none (``--quiet``, ``--progress none``):
@@ -488,7 +488,8 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
     task = progress.task(config.label, total, held_out if config.kind.live else monitor_name)
     watched = on_eval_set and (keep_monitor_curve or task.mode != "none")
     start = time.perf_counter()
-    given = {"qid": qid, "position": position, "init_score": init_score, "sample_weight": sample_weight}
+    given = {"qid": qid, "position": position, "init_score": init_score, "sample_weight": sample_weight,
+             "init_model": init_model}
     queries = {name: value for name, value in given.items() if value is not None}
     try:
         if config.kind.live:

@@ -17,6 +17,7 @@ from ._common import (
 )
 from ._columns import estimator_input, like_training
 from ._eval_metrics import EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_lines, eval_metric_specs
+from ._init_models import HELP as INIT_MODEL_HELP, init_model_error, load_init_model
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
                       split_by_category)
@@ -55,7 +56,8 @@ def add_parser(subparsers):
                     "the rows of each query against each other (the push models); --position COLUMN gives the "
                     "place each row was shown at, for labels that are clicks; --init-score COLUMN the scores the "
                     "fit starts from (a first-stage ranker's), which the model learns a correction to; --weight "
-                    "COLUMN how many times each row counts in the fit.",
+                    "COLUMN how many times each row counts in the fit; --init-model MODEL.json a saved model to "
+                    "continue with more weak rankers.",
         epilog=models_epilog(
             "rankcore fit train.csv --label y --loss exp --price pow:16 --learner stumps --n-iter 200 --out m.json",
             "rankcore fit train.csv --model exactboost --metric prec@k:50 --n-runs 50 --out m.json",
@@ -65,12 +67,14 @@ def add_parser(subparsers):
             "rankcore fit train.csv --label y --weight w --out m.json",
             "rankcore fit train.csv --qid query --label grade --init-score first_stage --validation valid.csv "
             "--eval-metric ndcg@k:1,map --out m.json",
+            "rankcore fit more.csv --label y --learner trees --n-iter 50 --init-model m.json --out m2.json",
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("data", metavar="DATA", help="training data: .csv (with a header), .svm/.libsvm, .npy or .npz")
     add_data_options(parser, categorical=True, position=True, init_score=INIT_SCORE_HELP, weight=WEIGHT_HELP)
     add_model_options(parser, multiple=False)
+    parser.add_argument("--init-model", metavar="MODEL.json", help=INIT_MODEL_HELP)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
                      help="where to save the fitted model (default model.json)")
@@ -140,7 +144,7 @@ def training_facts(data, y) -> str:
 def run(args) -> int:
     from ..persistence import save_model
 
-    inputs = {"DATA": args.data, "--validation": args.validation}
+    inputs = {"DATA": args.data, "--validation": args.validation, "--init-model": args.init_model}
     check_distinct_outputs({"--out": args.out, "--plot-objective": args.plot_objective})
     check_output(args.out, "--out", inputs=inputs, force=args.force)
     if args.plot_objective:
@@ -156,6 +160,7 @@ def run(args) -> int:
         scalar_metric(args.monitor, "--monitor")
     (config,) = build_configs(args, multiple=False)
     eval_specs = check_before_reading(args, config)
+    init_model = None if args.init_model is None else load_init_model(args.init_model, config)
 
     data = load(args, args.data, queries=True)
     qid = data.qid
@@ -189,8 +194,11 @@ def run(args) -> int:
         outcome = fit_one(config, X, y, progress=progress, monitor=monitor, qid=qid, position=data.position,
                           monitor_label=f"{where} {monitor_spec}", monitor_is_validation=bool(args.validation),
                           keep_monitor_curve=bool(args.validation), init_score=data.init_score,
-                          monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight)
+                          monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight,
+                          init_model=init_model)
     except (ValueError, TypeError) as exc:
+        if init_model is not None and (error := init_model_error(exc)) is not None:
+            raise error from None
         # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
         # weights)
         if data.weight is not None and (error := weight_error(exc, data.weight_name)) is not None:
@@ -208,6 +216,9 @@ def run(args) -> int:
         save_model(outcome.estimator, args.out)
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
+    if init_model is not None:
+        info(args, f"continued {args.init_model}: {outcome.estimator.init_iterations_} weak rankers of it, then "
+                   f"{outcome.estimator.n_iter_ - outcome.estimator.init_iterations_} new ones")
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     for line in eval_metric_lines(outcome.estimator, eval_specs, where):

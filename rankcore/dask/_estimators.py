@@ -159,7 +159,7 @@ class _DaskBoost(ClientParameter):
     # ------------------------------------------------------------------
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
-            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None):
+            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):
         """Boost ``n_iter`` weak rankers on distributed ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -189,12 +189,10 @@ class _DaskBoost(ClientParameter):
             iteration the shards add their rows' gradient and curvature per
             position and the client steps the effects (``docs/dask.md``).
         init_score : like y, optional
-            Finite scores the training rows start from, as in the in-memory
-            ``fit`` (LightGBM's ``init_score``): the model is the weak rankers
-            alone, the same model as the in-memory fit's from the same
-            scores.  They move with their rows (into query order, into the
-            hold-out of ``early_stopping="auto"``), and each shard starts its
-            rows' scores at them.
+            Finite scores the training rows start from, as in the in-memory ``fit`` (LightGBM's
+            ``init_score``): the model is the weak rankers alone, the same model as the in-memory fit's from the
+            same scores.  They move with their rows (into query order, into the hold-out of
+            ``early_stopping="auto"``), and each shard starts its rows' scores at them.
         eval_set : (X_val, y_val), or (X_val, y_val, qid_val) with qid, or a list of them, optional
             Validation data, scored on the client after each iteration (a
             Dask collection is computed to the client: keep it small -- the
@@ -214,11 +212,16 @@ class _DaskBoost(ClientParameter):
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
             truthy return value stops the fit (a string becomes
             ``stop_reason_``).
+        init_model : None
+            Not supported on Dask yet (a ValueError): continue a model in memory (``PushBoost.fit``).
 
         Returns
         -------
         self
         """
+        if init_model is not None:
+            raise ValueError(f"init_model: {type(self).__name__} does not continue a fitted model yet; continue it in "
+                             f"memory with {self._local_class.__name__}().fit(X, y, init_model=...)")
         user_callbacks = check_callbacks(callbacks)
         eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         if eval_init_score is not None:

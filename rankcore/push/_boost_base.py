@@ -27,7 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, ignore_score_weights,
                     require_score_queries, resolve_parameter)
 from ..spec import ParameterError
-from ..validation import (check_bipartite_target, check_categorical_features, check_eval_columns, check_finite_scores,
+from ..validation import (check_bipartite_target, check_categorical_features, check_finite_scores,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
 from ._backend import InMemoryBackend
@@ -35,14 +35,16 @@ from ._contributions import FeatureContributions
 from ._tree_leaves import TreeLeaves
 from ._lightgbm_export import LightGBMExport
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
+from ._eval_rows import EvalSetRows
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
+from ._init_model import InitModel, prepend_init_model, read_init_model
 from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
 from ..objectives import PositionEffects
 from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
-from ._queries import (check_grades, check_query_labels, check_rows, check_some_query_ranks, query_positions,
+from ._queries import (check_grades, check_rows, check_some_query_ranks, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
 from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUERY_METRIC, QUERY_N_ITER, QUERY_SHAPE_PARAMS
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
@@ -123,7 +125,7 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
+class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)
@@ -267,7 +269,7 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
 
     @fits_on_a_copy
     def fit(self, X, y, sample_weight=None, *, qid=None, group=None, position=None, init_score=None, eval_set=None,
-            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None):
+            eval_names=None, eval_metric=None, eval_init_score=None, callbacks=None, init_model=None):
         """Boost up to ``n_iter`` weak rankers on ``(X, y)``, on one list or within queries.
 
         Parameters
@@ -342,6 +344,13 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             anything else stops with ``"callback"``.  The weak rankers chosen
             so far are kept -- with early stopping on validation data, those
             up to the best iteration so far, as when the patience runs out.
+        init_model : PushBoost, PNormPush or RankBoost, or str or os.PathLike, optional
+            A fitted model (or its saved model file) to continue, as LightGBM's
+            ``init_model`` and XGBoost's ``xgb_model``: the training rows and
+            every validation set start from its scores, and the model is its
+            weak rankers followed by up to ``n_iter`` new ones (``n_iter_``
+            counts both, ``init_iterations_`` the first; see "Continuing a
+            model" in docs/ranking_within_queries.md).
 
         Returns
         -------
@@ -352,14 +361,19 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             if evals is None:
                 raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
             evals = evals.with_init_scores(check_eval_init_scores(eval_init_score, len(evals.sets)))
-        return self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, init_score=init_score,
-                              eval_set=evals, callbacks=callbacks)
+        init = read_init_model(init_model, _BaseBoost)
+        self._fit_rows([X, y, sample_weight], qid=qid, group=group, position=position, init_score=init_score,
+                       eval_set=evals, callbacks=callbacks, init_model=init)
+        if init is not None:
+            prepend_init_model(self, init)
+        return self
 
     def _fit_rows(self, arrays: list, *, qid=None, group=None, position=None, init_score=None,
-                  eval_set: EvalSets | None = None, callbacks=None):
+                  eval_set: EvalSets | None = None, callbacks=None, init_model: InitModel | None = None):
         """:meth:`fit` on ``arrays = [X, y, sample_weight]``, a list it empties: it holds the only references.
 
-        ``eval_set``: the validation sets as :func:`~rankcore.push._eval_sets.read_eval_sets` read them.
+        ``eval_set``: the validation sets as :func:`~rankcore.push._eval_sets.read_eval_sets` read them;
+        ``init_model``: the checked model the fit continues (its weak rankers are not added here).
 
         Once the rows are encoded the fit reads only their codes (a quarter
         of float32 X), so it lets go of X there: a caller that keeps no
@@ -405,6 +419,8 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             warnings.warn(stopping.fallback, UserWarning, stacklevel=outside_stacklevel())
         if stopping.auto:
             setup = setup.for_large_data()
+        if init_model is not None:       # the training rows start from its scores (in the rows' order, as X_arr)
+            inputs = init_model.start(self, setup, X_arr, inputs, classes, within_queries=queries is not None)
         if queries is not None:
             self._describe_queries(setup, queries, n_single)
         fit_on = self._make_backend_factory(setup, seed)
@@ -419,14 +435,14 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             return self
         validation = None if eval_set is None else self._check_eval_sets(eval_set, setup, classes,
                                                                          within_queries=queries is not None,
-                                                                         train_init=given_init)
+                                                                         train_init=given_init, init_model=init_model)
         check_rows(objective, y_clean, w, queries)
         layout, backend = fit_on(X_arr, y_clean, w, queries, inputs)
         del X, X_arr, data          # encoded: the boosting reads the codes (see the docstring)
         result, records, history, best = self._boost(backend, layout, setup, validation, user_callbacks,
                                                      stop_early=stopping.mode == "eval_set")
         self._set_fitted(setup, classes, result, records, history, best, monitor=validation is not None,
-                         validation=validation, from_init=inputs.init_score is not None)
+                         validation=validation, from_init=inputs.from_init)
         self._set_position_effects(inputs.positions, backend)
         if stopping.fallback and self.stop_reason_ == "n_iter":
             self.stop_reason_ = NO_VALIDATION
@@ -478,7 +494,7 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             # part of the model).
             start = inputs.start(tie_break_offsets(X.shape[0], check_tie_break_scale(objective), seed))
             backend = InMemoryBackend(problem, layout, X, y, w, n_threads=n_threads, initial_scores=start)
-            backend.from_init = inputs.init_score is not None     # the driver's messages name init_score
+            backend.from_init = inputs.from_init or False     # the driver's messages name init_score (init_model)
             return layout, backend
 
         return fit_on
@@ -510,8 +526,7 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
         held_out = Validation.held_out(X_va, y[va], w_va, init=inputs.take(va).init_score)
         result, records, history, best = self._boost(backend, layout, setup, held_out, user_callbacks,
                                                      stop_early=True)
-        self._set_fitted(setup, classes, result, records, history, best, monitor=True,
-                         from_init=inputs.init_score is not None)
+        self._set_fitted(setup, classes, result, records, history, best, monitor=True, from_init=inputs.from_init)
 
     def _fit_with_selected_n_iter(self, setup, X, y, w, classes, fit_on, seed, user_callbacks, *, queries=None,
                                   inputs=RowInputs()):
@@ -568,12 +583,12 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             # the refit ended first (a callback, convergence, no split): its reason and length are the model's
             stop_reason, best = self._stop_reason(result), {"iteration": len(records)}
         self._set_fitted(setup, classes, result, records, list(mean_score[1:]), best, monitor=True,
-                         from_init=inputs.init_score is not None)
+                         from_init=inputs.from_init)
         self._set_position_effects(inputs.positions, backend)
         self.stop_reason_ = stop_reason
         if best_n == 0:
             warn_nothing_kept(type(self).__name__, f"early stopping chose 0 iterations: no iteration improved the "
-                              f"held-out {scoring.name} ({plan.kind})", inputs.init_score is not None)
+                              f"held-out {scoring.name} ({plan.kind})", inputs.from_init)
 
     def _boost(self, backend, layout, setup, validation: Validation | None = None, user_callbacks=(), *,
                n_iter=None, stop_early=False, silent=False):
@@ -641,7 +656,7 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
         return "converged" if result.stop_reason == "no_decrease" else result.stop_reason
 
     def _set_fitted(self, setup, classes, result, records, history, best, *, monitor: bool,
-                    validation: Validation | None = None, from_init: bool = False):
+                    validation: Validation | None = None, from_init: bool | str | None = False):
         """The fitted attributes from a run of :meth:`_boost` (``validation``: its sets, recorded when they are the
         user's ``eval_set``)."""
         objective, learner = setup.objective, setup.learner
@@ -676,12 +691,13 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
             self.position_effects_ = backend.problem.effects_after(self.n_iter_)
 
     def _check_eval_sets(self, evals: EvalSets, setup, classes, *, within_queries: bool,
-                         train_init: np.ndarray | None = None) -> Validation:
+                         train_init: np.ndarray | None = None, init_model: InitModel | None = None) -> Validation:
         """The checked validation sets of ``eval_set`` (as :func:`read_eval_sets` read it); errors name the set.
 
         ``train_init``: the training rows' ``init_score`` (in their given order), the initial scores of a set that is
         the training data itself and has none of its own.  Initial scores on one side only are warned about: a set
-        scored without them is scored on another scale than the rows are fitted on.
+        scored without them is scored on another scale than the rows are fitted on.  ``init_model``: the model the
+        fit continues; every set starts from its scores too.
         """
         inits = evals.init_scores or (None,) * len(evals.sets)
         if train_init is not None:
@@ -696,42 +712,10 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
                 q_val = None
             init = check_init_score(inits[i], X_val.shape[0],
                                     name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
+            init = init if init_model is None else init_model.eval_start(X_val, init, setup.n_threads)
             sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
         warn_one_sided_init(train_init is not None, inits)       # once every set is checked
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
-
-    def _check_query_eval_set(self, given, setup, label="eval_set"):
-        """(X_val, y_val, queries of the validation rows) of one set ``(X_val, y_val, qid_val)`` within queries."""
-        if not (isinstance(given, (tuple, list)) and len(given) == 3):
-            raise ValueError(f"{label}: expected a triple (X_val, y_val, qid_val) when fitting with qid")
-        X_val = self._check_eval_matrix(given[0], setup.learner, label)
-        return (X_val, *check_query_labels(given[1], given[2], X_val.shape[0], setup.objective, label=label))
-
-    def _check_eval_matrix(self, X, learner, label="eval_set"):
-        check_eval_columns(X, getattr(self, "feature_names_in_", None), name=f"{label} X")
-        X_val, _ = check_learner_matrix(X, learner, name=f"{label} X", categories=self._categories(),
-                                        feature_names=getattr(self, "feature_names_in_", None))
-        if X_val.shape[1] != self.n_features_in_:
-            raise ValueError(f"{label} X: expected {self.n_features_in_} features (as X), got {X_val.shape[1]}")
-        return X_val
-
-    def _check_eval_set(self, given, objective, classes, learner, label="eval_set"):
-        """(X_val, y_val) of one set ``(X_val, y_val)`` on one list."""
-        if isinstance(given, (tuple, list)) and len(given) == 3:
-            raise ValueError(f"{label}: a triple (X_val, y_val, qid_val) goes with fit(..., qid=...); without qid "
-                             "pass a pair (X_val, y_val)")
-        if not (isinstance(given, (tuple, list)) and len(given) == 2):
-            raise ValueError(f"{label}: expected a pair (X_val, y_val)")
-        X_val = self._check_eval_matrix(given[0], learner, label)
-        if objective.task == "graded":
-            y_val = check_graded_labels(given[1], name=f"{label} y")
-        else:
-            y_arr = np.asarray(given[1])
-            if y_arr.ndim != 1 or not np.isin(y_arr, classes).all():
-                raise ValueError(f"{label} y: expected labels among the training classes {list(classes)!r}")
-            y_val = (y_arr == classes[1]).astype(np.int8)
-        check_same_length(**{f"{label} X": X_val, f"{label} y": y_val})
-        return X_val, y_val
 
     def _training_curve(self) -> TrainingCurve:
         values = np.asarray(self.objective_values_, dtype=np.float64)
@@ -742,7 +726,8 @@ class _BaseBoost(FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
         metric = None
         if validation is not None:
             metric = getattr(self, "validation_metric_", None) or self._scoring_metric(self.task_).spec
-        return TrainingCurve(np.arange(values.shape[0]), values, validation,
+        first = getattr(self, "init_iterations_", 0)       # a continuation's curve starts at its init model's end
+        return TrainingCurve(first + np.arange(values.shape[0]), values, validation,
                              "objective J (log R)" if _log_objective(self) else "objective J", metric, "iteration")
 
     # ------------------------------------------------------------------

@@ -149,7 +149,7 @@ def run_boosting(
     if has_value:
         _check_initial_value(backend, value)
     result = BoostingResult(initial_value=value)
-    from_init = bool(getattr(backend, "from_init", False))
+    from_init = getattr(backend, "from_init", False) or False     # True/"init_score", or "init_model"
     refresh_threads = getattr(backend, "refresh_threads", _nothing)  # in memory: fewer threads if the CPUs filled up
     skipped = 0
     for iteration in range(1, n_iter + 1):
@@ -216,7 +216,7 @@ def _next_candidate(backend, layout, state, result: BoostingResult, iteration: i
     if candidate is None:
         why = _no_candidate_reason(layout)
         if why is not None or not result.records:
-            _no_split(result, iteration, why, bool(getattr(backend, "from_init", False)))
+            _no_split(result, iteration, why, getattr(backend, "from_init", False) or False)
         else:
             result.stop_reason = "converged"
         return None
@@ -295,7 +295,10 @@ def _check_initial_value(backend, value: float) -> None:
     named = f"objective {objective.spec!r}" if objective is not None else "the objective"
     why = ("a NaN from its loss or price (a plugin's?)" if math.isnan(value)
            else "an overflow: weights or scores too large for its loss and price")
-    if getattr(backend, "from_init", False):
+    from_init = getattr(backend, "from_init", False)
+    if from_init == "init_model":
+        why += " (the initial scores are init_model's, plus any init_score: rescale the objective's inputs)"
+    elif from_init:
         why += " (the initial scores are init_score's: rescale them)"
     raise FloatingPointError(f"{named}: not finite at the initial scores (J = {value}): {why}")
 
@@ -304,7 +307,7 @@ def _nothing() -> None:
     """What a backend without :meth:`refresh_threads` does before each iteration."""
 
 
-def _warn_constant(result: BoostingResult, tol: float, from_init: bool = False) -> None:
+def _warn_constant(result: BoostingResult, tol: float, from_init: bool | str = False) -> None:
     """Warn that the run added no weak ranker, so the model is constant (from ``init_score``: adds nothing)."""
     reason = "converged" if result.stop_reason == "no_decrease" else result.stop_reason   # as the estimator says it
     warnings.warn(
@@ -313,8 +316,10 @@ def _warn_constant(result: BoostingResult, tol: float, from_init: bool = False) 
         UserWarning, stacklevel=outside_stacklevel())
 
 
-#: What a model without weak rankers is, fitted from 0 or from ``init_score``.
-_NOTHING_ADDED = {False: "the model is constant", True: "the model adds nothing to init_score"}
+#: What a model without weak rankers is, fitted from 0, from ``init_score`` or continuing an ``init_model``.
+_NOTHING_ADDED = {False: "the model is constant", True: "the model adds nothing to init_score",
+                  "init_score": "the model adds nothing to init_score",
+                  "init_model": "the continuation adds nothing to init_model"}
 
 
 def _no_candidate_reason(layout) -> str | None:
@@ -323,7 +328,7 @@ def _no_candidate_reason(layout) -> str | None:
     return ask() if callable(ask) else None
 
 
-def _no_split(result: BoostingResult, iteration: int, why: str | None, from_init: bool = False) -> None:
+def _no_split(result: BoostingResult, iteration: int, why: str | None, from_init: bool | str = False) -> None:
     """Stop with ``"no_split"``: the learner could form no weak ranker; warn, saying why."""
     result.stop_reason = "no_split"
     kept = len(result.records)

@@ -14,12 +14,21 @@ ATTRIBUTES_DOC = """
         Their coefficients; ``decision_function(X) = Σ_t alphas_[t] · rankers_[t].predict(X)``.
     objective_values_ : ndarray of shape (n_iter_ + 1,)
         The working objective J (log R for the push objective) before the
-        first iteration and after each one; never increasing.  For a
+        first iteration and after each one; never increasing.  Fitted with
+        ``init_model``: of the new iterations alone, from J at the init
+        model's scores (shape ``(n_iter_ − init_iterations_ + 1,)``).  For a
         non-smooth objective it is J of the training scores, which carry the
         tie-break offset ε: within G·s/2 of J of ``decision_function(X)``
         (s the objective's ``tie_break_scale``, G a bound on ‖∇J‖₁; for the
         precision@k surrogates G = 2, so within s).
     n_iter_ : int
+        The weak rankers of the model: with ``init_model``, the init model's
+        and the new ones (LightGBM's ``current_iteration()``).
+    init_iterations_ : int
+        Set only when fitted with ``init_model``: how many of the first
+        weak rankers are the init model's.  ``validation_scores_``,
+        ``evals_result_`` and ``objective_values_`` cover the iterations
+        after them, as LightGBM's ``evals_result_`` does.
     stop_reason_ : str
         ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
         (a non-finite step: the model keeps the last finite iteration, with
@@ -48,7 +57,10 @@ ATTRIBUTES_DOC = """
         ``"pauc:0.1"`` by default when ``early_stopping="auto"`` switched on)
         or ``"objective"``.
     best_iteration_ : int
-        Iteration with the best validation score (0 = no iteration).
+        Iteration with the best validation score (0 = no iteration).  With
+        ``init_model`` it counts the init model's iterations too, as
+        LightGBM's ``best_iteration`` does: ``init_iterations_`` means no
+        new iteration improved on the init model.
     categories_ : list of (ndarray or None)
         Fitted on a pandas DataFrame by a learner that splits categories:
         per column, the categories of a ``category`` column (None for the

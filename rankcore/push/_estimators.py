@@ -161,13 +161,26 @@ PEER_NAMES = {
 }
 
 
+#: Other libraries' names of what is an argument of :meth:`PushBoost.fit` here (XGBoost's ``fit(xgb_model=)``,
+#: ``base_margin``), for a hint when they are given to :func:`boost`.
+PEER_FIT_ARGUMENTS = {"xgb_model": "init_model", "base_margin": "init_score"}
+
+#: :meth:`PushBoost.fit`'s arguments besides X and y, which a user may give to :func:`boost` by mistake.
+_FIT_ARGUMENTS = ("qid", "group", "sample_weight", "position", "init_score", "init_model", "eval_set", "eval_names",
+                  "eval_metric", "eval_init_score", "callbacks")
+
+
 def _check_names(params: dict) -> None:
     """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
     known = PushBoost._get_param_names()
     for name, value in params.items():
-        if name in ("qid", "group", "sample_weight", "eval_set", "eval_names", "eval_metric", "callbacks"):
+        if name in _FIT_ARGUMENTS:
             raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; it is fit's argument: "
                             f"rankcore.boost(...).fit(X, y, {name}=...)")
+        if name in PEER_FIT_ARGUMENTS:
+            ours = PEER_FIT_ARGUMENTS[name]
+            raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}; other libraries' {name} is fit's "
+                            f"argument {ours} here: rankcore.boost(...).fit(X, y, {ours}=...)")
         if name not in known:
             peer = PEER_NAMES.get(name, "")
             if peer.startswith("scoring=") and isinstance(value, str):

@@ -212,6 +212,8 @@ PUSH_FITTED = (
     Fitted("position_effects_", "position_effects", float64_array, optional=True),
     # fitted with ``init_score``: the model is a correction to scores it does not hold (set only then)
     Fitted("from_init_score_", "from_init_score", bool, optional=True),
+    # fitted with ``init_model``: how many of the first weak rankers are the init model's (set only then)
+    Fitted("init_iterations_", "init_iterations", int, optional=True),
     Fitted("_learner"),
 )
 

@@ -50,16 +50,17 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         # and the default's QueryRMSE weight for the fit's queries with two grades
         setup = estimator._for_ranked_queries(setup, n_queries[0] - n_queries[1])
     objective, learner, cap = _check_components(state, setup, fail)
-    alphas = _check_alphas(state, cap, estimator.n_iter, fail)
-    T = alphas.shape[0]
-    rankers = _check_rankers(state, learner, T, d, fail)
+    alphas = _check_alphas(state, cap, estimator.n_iter, fail, first=_check_init_iterations(state, fail))
+    rankers = _check_rankers(state, learner, alphas.shape[0], d, fail)
+    # the curves are the fit's own: a continuation of an init model records its new iterations alone
+    T = alphas.shape[0] - state.get("init_iterations", 0)
     values = _check_objective_values(state, T, objective.has_value, fail,
                                      monotone=positions is None and _never_rises(learner, objective))
     reason = state["stop_reason"]
     if reason not in STOP_REASONS and not is_callback_reason(reason):
         fail(f"stop_reason must be one of {STOP_REASONS} or a callback's short printable string, got {reason!r}")
     classes = _check_classes(state, setup.task, fail)
-    has_val = _check_validation_scores(state, T, fail)
+    has_val = _check_validation_scores(state, T, fail, first=state.get("init_iterations", 0))
     metric = state.get("validation_metric")
     if metric is not None and not (has_val and isinstance(metric, str) and 0 < len(metric) <= MAX_SPEC_LENGTH):
         fail("validation_metric must be a metric spec or 'objective', and goes with validation_scores")
@@ -81,7 +82,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     estimator.rankers_ = rankers
     estimator.alphas_ = alphas
     estimator.objective_values_ = values
-    estimator.n_iter_ = T
+    estimator.n_iter_ = alphas.shape[0]
     estimator.stop_reason_ = state["stop_reason"]
     if has_val:
         estimator.validation_scores_ = state["validation_scores"]
@@ -98,6 +99,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.position_ids_, estimator.position_effects_ = positions
     if from_init:
         estimator.from_init_score_ = True
+    if "init_iterations" in state:
+        estimator.init_iterations_ = state["init_iterations"]
     estimator._learner = learner
 
 
@@ -152,15 +155,28 @@ def _check_components(state: dict, setup, fail):
     return objective, learner, cap
 
 
-def _check_alphas(state: dict, cap: int, n_iter, fail) -> np.ndarray:
-    """The coefficients: a finite float64 vector of at most ``cap`` entries."""
+def _check_init_iterations(state: dict, fail) -> int:
+    """The number of leading weak rankers of a continued model that are its init model's (0 without one)."""
+    if "init_iterations" not in state:
+        return 0
+    first = state["init_iterations"]
+    if isinstance(first, bool) or not isinstance(first, int) or first < 1:
+        fail(f"init_iterations must be a positive integer (the init model's weak rankers), got {first!r}")
+    return first
+
+
+def _check_alphas(state: dict, cap: int, n_iter, fail, *, first: int = 0) -> np.ndarray:
+    """The coefficients: a finite float64 vector of ``first`` (an init model's) and at most ``cap`` more entries."""
     alphas = state["alphas"]
     if not (isinstance(alphas, np.ndarray) and alphas.dtype == np.float64 and alphas.ndim == 1):
         fail("alphas must be a float64 vector")
     if not np.isfinite(alphas).all():
         fail("alphas must be finite")
-    if alphas.shape[0] > cap:
-        fail(f"{alphas.shape[0]} iterations stored, but at most {cap} for n_iter={n_iter!r}")
+    if alphas.shape[0] < first:
+        fail(f"{alphas.shape[0]} iterations stored, fewer than init_iterations={first}")
+    if alphas.shape[0] - first > cap:
+        past = " past the init model's" if first else ""
+        fail(f"{alphas.shape[0] - first} iterations stored{past}, but at most {cap} for n_iter={n_iter!r}")
     return alphas
 
 
@@ -269,8 +285,12 @@ def _check_classes(state: dict, task: str, fail):
     return classes
 
 
-def _check_validation_scores(state: dict, T: int, fail) -> bool:
-    """The early-stopping record (``validation_scores`` with ``best_iteration``); returns whether there is one."""
+def _check_validation_scores(state: dict, T: int, fail, *, first: int = 0) -> bool:
+    """The early-stopping record (``validation_scores`` with ``best_iteration``); returns whether there is one.
+
+    A continued model (``first`` weak rankers of an init model) counts ``best_iteration`` from the init model's
+    first, between ``first`` and ``first + T``.
+    """
     has_val = "validation_scores" in state
     if has_val != ("best_iteration" in state):
         fail("validation_scores and best_iteration go together")
@@ -281,6 +301,9 @@ def _check_validation_scores(state: dict, T: int, fail) -> bool:
         best = state["best_iteration"]
         if isinstance(best, bool) or not isinstance(best, int) or best < 0:
             fail(f"best_iteration must be a non-negative integer, got {best!r}")
+        if first and not first <= best <= first + T:
+            fail(f"best_iteration must count from the init model's {first} iterations, between {first} and "
+                 f"{first + T}, got {best}")
     return has_val
 
 

@@ -28,15 +28,25 @@ __all__ = ["RowInputs", "check_init_score", "check_eval_init_scores", "warn_one_
 
 @dataclass(frozen=True)
 class RowInputs:
-    """The training rows' display positions and initial scores (either None), in the rows' order."""
+    """The training rows' display positions and initial scores (either None), in the rows' order.
+
+    ``named``: what the initial scores are, as messages name them: ``"init_score"``, or ``"init_model"`` when they
+    hold a model's scores that the fit continues (``fit(..., init_model=...)``, plus any ``init_score``).
+    """
 
     positions: QueryPositions | None = None
     init_score: np.ndarray | None = None
+    named: str = "init_score"
+
+    @property
+    def from_init(self) -> str | None:
+        """What the training scores start from, for messages and the fitted state: ``named``, or None (from 0)."""
+        return None if self.init_score is None else self.named
 
     def take(self, rows: np.ndarray) -> "RowInputs":
         """The inputs of ``rows`` (indices into the rows these inputs follow)."""
         return RowInputs(None if self.positions is None else self.positions.take(rows),
-                         None if self.init_score is None else self.init_score[rows])
+                         None if self.init_score is None else self.init_score[rows], self.named)
 
     def start(self, offsets: np.ndarray | None) -> np.ndarray | None:
         """Where the training scores start: the initial scores plus a tie-break ``offsets`` (either may be None)."""
@@ -95,10 +105,15 @@ def warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple) -> None:
                       "start at their initial scores", UserWarning, stacklevel=outside_stacklevel())
 
 
-def warn_nothing_kept(owner: str, why: str, from_init: bool) -> None:
-    """No iteration kept: a constant model, or, from ``init_score``, no correction to the initial scores."""
+def warn_nothing_kept(owner: str, why: str, from_init: bool | str | None) -> None:
+    """No iteration kept: a constant model, or, from ``init_score``, no correction to the initial scores
+    (``from_init="init_model"``: nothing added to the model the fit continues)."""
     if not from_init:
         warn_constant(owner=owner, why=why)
+        return
+    if from_init == "init_model":
+        warnings.warn(f"{owner}: {why}; the continuation adds nothing to init_model: the model is init_model's "
+                      "weak rankers alone", UserWarning, stacklevel=outside_stacklevel())
         return
     warnings.warn(f"{owner}: {why}; the model adds nothing to init_score (decision_function is 0 everywhere): rank "
                   "by the initial scores alone", UserWarning, stacklevel=outside_stacklevel())
