@@ -1,4 +1,4 @@
-"""``rankcore export MODEL --format lightgbm -o OUT.txt``: a saved model in another library's model format."""
+"""``rankcore export MODEL --format lightgbm|xgboost-json -o OUT``: a saved model in another library's model format."""
 
 from __future__ import annotations
 
@@ -7,28 +7,33 @@ import argparse
 from . import CommandError
 from ._common import add_force_option, check_output, info
 
-#: The formats ``--format`` takes.
-FORMATS = ("lightgbm",)
+#: The formats ``--format`` takes: (the estimator's method writing it, what the file is).
+FORMATS = {"lightgbm": ("to_lightgbm", "a LightGBM model"),
+           "xgboost-json": ("to_xgboost_json", "an XGBoost JSON dump")}
 
 
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "export",
-        help="write a saved model of trees or stumps as a LightGBM model file",
+        help="write a saved model of trees or stumps as a LightGBM model file or an XGBoost JSON dump",
         description="Write a saved model in another library's format, so that engines and tools reading that "
                     "format can serve it. --format lightgbm writes LightGBM's text model file: "
                     "lightgbm.Booster(model_file=OUT).predict(X, raw_score=True) gives the scores `rankcore score` "
                     "gives (the trees alone: a model fitted from initial scores is the correction, as in "
-                    "`rankcore score` without --init-score). Models of trees (any growth) and stumps are exported; "
-                    "others (linear, kernel, ExactBoost, blends) are refused.",
+                    "`rankcore score` without --init-score). --format xgboost-json writes XGBoost's JSON dump (a "
+                    "list of trees, split by feature name), the format of the Elasticsearch / OpenSearch Learning "
+                    "to Rank plugin (model/xgboost+json) and of Vespa's xgboost feature: exact for features given "
+                    "as float32 values; categorical splits are refused. Models of trees (any growth) and stumps "
+                    "are exported; others (linear, kernel, ExactBoost, blends) are refused.",
         epilog="examples:\n  rankcore export trees.json --format lightgbm -o trees-lightgbm.txt\n"
+               "  rankcore export trees.json --format xgboost-json -o trees-xgboost.json\n"
                "  rankcore export trees.json -o -          (to standard output)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
-    parser.add_argument("--format", default="lightgbm", choices=FORMATS,
+    parser.add_argument("--format", default="lightgbm", choices=tuple(FORMATS),
                         help="the model format to write (default: lightgbm)")
-    parser.add_argument("--out", "-o", metavar="OUT.txt", required=True,
+    parser.add_argument("--out", "-o", metavar="OUT", required=True,
                         help="the file to write ('-': standard output)")
     add_force_option(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
@@ -44,18 +49,19 @@ def run(args) -> int:
     if not to_stdout:
         check_output(args.out, "--out", inputs={"MODEL": args.model}, force=args.force)
     model = load_model(args.model)
-    export = getattr(model, "to_lightgbm", None)
+    method, what = FORMATS[args.format]
+    export = getattr(model, method, None)
     if export is None:
-        raise CommandError(f"{args.model}: a model of {type(model).__name__} cannot be written as a LightGBM model "
+        raise CommandError(f"{args.model}: a model of {type(model).__name__} cannot be written as {what} "
                            f"(only boosted trees or stumps: `rankcore fit DATA --learner trees`)")
     try:
         text = export()
-    except TypeError as exc:          # a learner whose weak rankers are not trees: say which file
+    except (TypeError, ValueError) as exc:   # weak rankers that are not trees, splits the format cannot hold
         raise CommandError(f"{args.model}: {exc}") from None
     if to_stdout:
         sys.stdout.write(text)
     else:
         with open(args.out, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-        info(args, f"wrote {len(model.rankers_)} trees of {args.model} as a LightGBM model to {args.out}")
+        info(args, f"wrote {len(model.rankers_)} trees of {args.model} as {what} to {args.out}")
     return 0

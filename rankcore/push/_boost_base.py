@@ -34,6 +34,7 @@ from ._backend import InMemoryBackend
 from ._contributions import FeatureContributions
 from ._tree_leaves import TreeLeaves
 from ._lightgbm_export import LightGBMExport
+from ._xgboost_export import XGBoostJSONExport
 from ._driver import BoostingRecord, check_newton_steps, run_boosting
 from ._eval_rows import EvalSetRows
 from ._eval_sets import EvalSets, Validation, ValidationSet, read_eval_sets
@@ -125,7 +126,7 @@ class BoostSetup(EstimatorSetup):
         return replace(self, learner=learner, n_iter=n_iter, validation=validation)
 
 
-class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, Ranker):
+class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, XGBoostJSONExport, Ranker):
     """Shared fit / predict / persistence of the push-family estimators."""
 
     fitted = PUSH_FITTED + (Fitted("n_iter_"),)

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._threadsafe import reads_a_snapshot
 from ..learners import lightgbm_model_string
 
-__all__ = ["LightGBMExport"]
+__all__ = ["LightGBMExport", "check_tree_rankers", "write_text"]
 
 #: Weak rankers LightGBM's format holds: trees (any growth) and stumps / thresholds.
 _TREE_KINDS = ("tree", "oblivious_tree", "threshold")
@@ -83,19 +83,29 @@ class LightGBMExport:
             A categorical split holds a category that is not an integer code
             from 0 to 2^24 − 1, or two feature names become the same.
         """
-        check_is_fitted(self)
+        check_tree_rankers(self, "to_lightgbm", "LightGBM's format")
         name = type(self).__name__
-        kinds = sorted({getattr(r, "kind", type(r).__name__) for r in self.rankers_})
-        learner = getattr(getattr(self, "_learner", None), "name", None)
-        if any(k not in _TREE_KINDS for k in kinds) or not kinds and learner not in _TREE_LEARNERS:
-            fitted = ", ".join(map(repr, kinds)) or repr(learner)
-            raise TypeError(f"{name}.to_lightgbm: the learner {self.learner_spec_!r} fits weak rankers of kind "
-                            f"{fitted}, which LightGBM's format cannot hold; export models of learner='trees' or "
-                            f"'stumps'")
         text = lightgbm_model_string(self.rankers_, self.alphas_, int(self.n_features_in_),
                                      feature_names=getattr(self, "feature_names_in_", None),
                                      categories=getattr(self, "categories_", None), owner=name)
-        if path is not None:
-            with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+        write_text(text, path)
         return text
+
+
+def check_tree_rankers(model, method: str, format_name: str) -> None:
+    """Refuse an unfitted model, or one whose weak rankers are not trees or stumps (``TypeError``)."""
+    check_is_fitted(model)
+    kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_})
+    learner = getattr(getattr(model, "_learner", None), "name", None)
+    if any(k not in _TREE_KINDS for k in kinds) or not kinds and learner not in _TREE_LEARNERS:
+        fitted = ", ".join(map(repr, kinds)) or repr(learner)
+        raise TypeError(f"{type(model).__name__}.{method}: the learner {model.learner_spec_!r} fits weak rankers of "
+                        f"kind {fitted}, which {format_name} cannot hold; export models of learner='trees' or "
+                        f"'stumps'")
+
+
+def write_text(text: str, path) -> None:
+    """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends) unless ``path`` is None."""
+    if path is not None:
+        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)

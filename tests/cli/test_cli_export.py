@@ -1,4 +1,6 @@
-"""``rankcore export MODEL --format lightgbm -o OUT``: the file, its scores, and the refusals."""
+"""``rankcore export MODEL --format lightgbm|xgboost-json -o OUT``: the file, its scores, and the refusals."""
+
+import json
 
 import numpy as np
 import pytest
@@ -58,3 +60,28 @@ def test_export_refuses_models_without_trees(tmp_path, capsys):
         main(["export", str(tmp_path / "e.json"), "--format", "onnx", "-o", str(tmp_path / "e.txt")])
     assert stop.value.code == 2
     assert "invalid choice: 'onnx'" in capsys.readouterr().err
+
+
+def test_export_writes_the_xgboost_json_dump(tmp_path, capsys):
+    model, X = _model(tmp_path)
+    out = tmp_path / "m.dump.json"
+    assert main(["export", str(tmp_path / "m.json"), "--format", "xgboost-json", "-o", str(out)]) == 0
+    assert "as an XGBoost JSON dump to" in capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    assert text == model.to_xgboost_json()
+    assert len(json.loads(text)) == 4
+    assert main(["export", str(tmp_path / "m.json"), "--format", "xgboost-json", "-o", "-"]) == 0
+    assert capsys.readouterr().out == text
+
+
+def test_export_xgboost_json_refuses_categorical_splits(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 6, 300).astype(float), rng.normal(size=300)])
+    y = np.isin(X[:, 0], [1, 4]).astype(int)
+    model = rankcore.boost(learner="trees:max_leaves=4,categorical=0", n_iter=3, random_state=0).fit(X, y)
+    save_model(model, tmp_path / "cat.json")
+    assert main(["export", str(tmp_path / "cat.json"), "--format", "xgboost-json", "-o", str(tmp_path / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankcore: error: ") and "cat.json" in err and "by categories" in err
+    assert not (tmp_path / "c.json").exists()
+    assert main(["export", str(tmp_path / "cat.json"), "--format", "lightgbm", "-o", str(tmp_path / "c.txt")]) == 0
