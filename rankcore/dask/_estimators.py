@@ -28,13 +28,14 @@ from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
-                    check_tie_break_scale, int_seed,
+                    check_tie_break_scale, int_seed, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
+from ._init_models import read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
@@ -145,7 +146,7 @@ class _FitSession:
     validation: Any = None          # a rankcore.push.Validation: the eval_set's sets, or the hold-out
     fallback: str = ""
     position_ids: Any = None        # the distinct display positions of a fit given ``position``
-    from_init: bool = False         # the training scores started at ``init_score``
+    from_init: bool | str = False   # the training scores started at ``init_score`` (``"init_model"``: its scores)
 
     def close(self) -> None:
         self.shards.close()
@@ -212,36 +213,53 @@ class _DaskBoost(ClientParameter):
             every iteration with an :class:`~rankcore.push.IterationInfo`; a
             truthy return value stops the fit (a string becomes
             ``stop_reason_``).
-        init_model : None
-            Not supported on Dask yet (a ValueError): continue a model in memory (``PushBoost.fit``).
+        init_model : PushBoost, PNormPush or RankBoost (in memory or Dask-fitted), or str or os.PathLike, optional
+            A fitted model (or its saved model file) to continue, as in the in-memory ``fit`` and with its rules:
+            the training rows, every set of ``eval_set`` and the rows held out by ``early_stopping="auto"`` start
+            from its scores (plus ``init_score``, which a model fitted from it needs), and the model is its weak
+            rankers followed by up to ``n_iter`` new ones (``init_iterations_`` the first).  Distributed, the
+            rows' scores are its ``decision_function`` of each chunk, computed on the workers and moved with
+            the rows as ``init_score`` is; on one worker the in-memory ``fit`` there continues it.
 
         Returns
         -------
         self
         """
-        if init_model is not None:
-            raise ValueError(f"init_model: {type(self).__name__} does not continue a fitted model yet; continue it in "
-                             f"memory with {self._local_class.__name__}().fit(X, y, init_model=...)")
         user_callbacks = check_callbacks(callbacks)
         eval_set = read_eval_sets(eval_set, eval_names, eval_metric, X=X, y=y)
         if eval_init_score is not None:
             if eval_set is None:
                 raise ValueError("eval_init_score: given without eval_set; it holds the initial scores of its sets")
             eval_set = eval_set.with_init_scores(check_eval_init_scores(eval_init_score, len(eval_set.sets)))
-        setup, probe, refusal, client = self._check_request(y, eval_set, qid is not None or group is not None,
-                                                            positions=position is not None)
+        init = read_dask_init_model(init_model)
+        within_queries = qid is not None or group is not None
+        setup, probe, refusal, client = self._check_request(y, eval_set, within_queries, positions=position is not None)
         data = as_row_chunks(X, y, sample_weight).persist_if_local(client)
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
+        if init is not None:                # before any row is read: what the model's weak rankers read and mean
+            self._record_features(data)
+            init.check(self, setup.learner, within_queries=within_queries, init_score=init_score is not None)
+        # one more float64 per row with init_model: its scores beside the rows (and beside init_score's)
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal,
-                                    row_vectors=(qid is not None or group is not None) + (position is not None))
+                                    row_vectors=within_queries + (position is not None) + (init is not None))
         if placement.kind == "one_worker":
             self._fit_on_one_worker(client, data, setup, placement, sample_weight=sample_weight, qid=qid,
-                                    group=group, position=position, eval_set=eval_set)
-            return self
-        if refusal is not None:
+                                    group=group, position=position, eval_set=eval_set, init_model=init)
+        elif refusal is not None:
             raise ValueError(f"{refusal} (placement='auto' could not fit it on one worker: {placement.reason})")
+        else:
+            self._fit_distributed(client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set,
+                                  qid=qid, group=group, position=position, init_model=init)
+        if init is not None:
+            prepend_init_model(self, init)
+        return self
+
+    def _fit_distributed(self, client, data, setup, probe, placement, user_callbacks, sample_weight, eval_set, *,
+                         qid, group, position, init_model=None) -> None:
+        """The distributed fit of :meth:`fit` once the request is checked and placed (``init_model``'s weak rankers
+        are not added here)."""
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
-                                 position=position)
+                                 position=position, init_model=init_model)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.validation, user_callbacks,
@@ -257,7 +275,6 @@ class _DaskBoost(ClientParameter):
             self.position_ids_ = session.position_ids
             self.position_effects_ = session.backend.effects_after(self.n_iter_)
         self._record_fit_info(session, placement, len(result.records))
-        return self
 
     def _record_fit_info(self, session, placement, iterations: int) -> None:
         """``fit_info_`` of a distributed fit: its path, placement, chunks, workers, round trips and passes."""
@@ -288,8 +305,11 @@ class _DaskBoost(ClientParameter):
                                 not_distributed=None if refusal is None else str(refusal))
 
     def _fit_on_one_worker(self, client, data, setup, placement, *, sample_weight, qid, group, eval_set,
-                           position=None) -> None:
-        """The in-memory estimator's fit, run whole on one worker holding every row (``placement``)."""
+                           position=None, init_model=None) -> None:
+        """The in-memory estimator's fit, run whole on one worker holding every row (``placement``).
+
+        ``init_model``: the checked model the fit continues, handed to the in-memory fit (which scores the rows
+        there); its weak rankers are not added here."""
         params = {key: value for key, value in self.get_params(deep=False).items()
                   if key not in ("client", "placement")}
         local = self._local_class(**params)
@@ -297,6 +317,8 @@ class _DaskBoost(ClientParameter):
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
         # the sets as read on the client (the training data recognized by the objects given to fit)
         kwargs = {} if eval_set is None else {"eval_set": _local_sets(eval_set)}
+        if init_model is not None:
+            kwargs["init_model"] = init_model
         fitted, address, threads = fit_on_one_worker(client, local, data, setup.task, qid=q, position=p,
                                                      init=data.init, fit_kwargs=kwargs)
         skip = {"_setup_cache"}
@@ -400,11 +422,15 @@ class _DaskBoost(ClientParameter):
         return self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group)
 
     def _start_on(self, client, data, setup, probe, sample_weight, eval_set, *, qid=None, group=None,
-                  position=None):
-        """:meth:`_start` once the request is checked and the rows are chunks (``data``)."""
+                  position=None, init_model=None):
+        """:meth:`_start` once the request is checked and the rows are chunks (``data``); ``init_model``: the
+        checked model the fit continues (the rows start from its scores)."""
         within_queries = qid is not None or group is not None
         query_stopping, places = None, None
         given_init = data.init              # the initial scores in the rows' given order (before queries are placed)
+        from_init = given_init is not None  # the driver's messages and from_init_score_, as in memory
+        if init_model is not None:          # its scores of each chunk (plus init_score) follow the rows from here
+            data, from_init = replace(data, init=start_scores(init_model, data.X, given_init)), "init_model"
         if within_queries:
             data, query_stopping, placed, places = self._place_queries(client, data, qid, group, setup, eval_set,
                                                                        position)
@@ -422,11 +448,7 @@ class _DaskBoost(ClientParameter):
                             and data.n_rows > AUTO_MIN_ROWS)
         summary = summarize(client, data, task=task,
                             sample=None if holdout_possible else self._sample_request(learner, seed))
-        for attr in ("feature_names_in_",):
-            self.__dict__.pop(attr, None)
-        self.n_features_in_ = data.n_features
-        if data.feature_names is not None:
-            self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
+        self._record_features(data)
         classes = summary.classes
         if task == "bipartite":
             # the push objective's check reads class totals only: the compressed labels are exact for it
@@ -447,10 +469,13 @@ class _DaskBoost(ClientParameter):
         if auto_on:
             setup = setup.for_large_data()
             learner = setup.learner
+        if init_model is not None:          # the final learner, and the classes now that they are known
+            init_model.check(self, learner, classes, within_queries=within_queries, init_score=given_init is not None)
         validation = None
         if eval_set is not None:
             validation = self._check_eval_sets(_local_sets(eval_set), setup, classes, within_queries=within_queries,
-                                               train_init=_training_init(client, given_init, eval_set))
+                                               train_init=_training_init(client, given_init, eval_set),
+                                               init_model=init_model)
         elif holdout is not None:
             data, summary, held_out = self._hold_out(client, data, holdout, objective, task, learner,
                                                      self._sample_request(learner, seed))
@@ -472,10 +497,17 @@ class _DaskBoost(ClientParameter):
         except BaseException:
             shards.close()                # a refused combination: the actors and their settings end here
             raise
-        backend.from_init = given_init is not None          # the driver's messages name init_score, as in memory
+        backend.from_init = from_init
         stop_early = validation is not None and (setup.params.early_stopping is True or auto_on)
         return _FitSession(objective, learner, task, classes, data.n_chunks, summary, layout, kind, shards, backend,
-                           setup, stop_early, validation, stopping.fallback, places, given_init is not None)
+                           setup, stop_early, validation, stopping.fallback, places, from_init)
+
+    def _record_features(self, data) -> None:
+        """``n_features_in_`` and ``feature_names_in_`` of the rows ``data`` (names only when X has them)."""
+        self.__dict__.pop("feature_names_in_", None)
+        self.n_features_in_ = data.n_features
+        if data.feature_names is not None:
+            self.feature_names_in_ = np.asarray(data.feature_names, dtype=object)
 
     def _sample_request(self, learner, seed):
         """``(subsample, seed)`` of the bin-edge sample ``learner`` will ask of the rows, or None."""

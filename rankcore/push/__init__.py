@@ -22,13 +22,16 @@ its :class:`EarlyStopping`, the hold-out of :func:`plan_validation`, the
 stop reason ``NO_VALIDATION``), ``fit``'s validation sets (:func:`read_eval_sets`
 reads ``eval_set``, ``eval_names`` and ``eval_metric``; a :class:`Validation` holds the sets a run
 scores), ``fit``'s checks of ``init_score`` and ``eval_init_score`` (:func:`check_init_score`,
-:func:`check_eval_init_scores`); their declared parameters are the classes' ``parameters``.
+:func:`check_eval_init_scores`), ``fit``'s ``init_model`` (:func:`read_init_model` reads it into an
+:class:`InitModel`, which checks a continuation and scores its rows; :func:`prepend_init_model` makes the fitted
+continuation the whole model); their declared parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
 from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
+from ._init_model import InitModel, prepend_init_model, read_init_model
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._row_inputs import check_eval_init_scores, check_init_score
@@ -48,4 +51,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
-           "row_weights"]
+           "row_weights", "InitModel", "read_init_model", "prepend_init_model"]

@@ -85,23 +85,33 @@ class InitModel:
         and their initial scores (``init_score``, or None).  Raises a ValueError naming ``init_model`` when the
         continuation differs from the init model in what cannot differ (see the module's docstring).
         """
+        self.check(estimator, setup.learner, classes, within_queries=within_queries,
+                   init_score=inputs.init_score is not None)
+        base = self.scores(X, setup.n_threads)
+        start = base if inputs.init_score is None else inputs.init_score + base
+        return replace(inputs, init_score=start, named="init_model")
+
+    def check(self, estimator, learner, classes=None, *, within_queries: bool, init_score: bool) -> None:
+        """Every refusal of :meth:`start`, without scoring a row (a fit whose rows are elsewhere: Dask's).
+
+        ``estimator``: the continuation with its features recorded (``n_features_in_``, ``feature_names_in_``);
+        ``learner``: the learner that will hold both models' weak rankers; ``classes``: the continuation's labels
+        (None: not known yet, not checked); ``init_score``: whether the fit is given initial scores.
+        """
         self._check_features(estimator)
         self._check_queries(within_queries)
-        self._check_learner(setup.learner)
+        self._check_learner(learner)
         self._check_classes(classes)
-        if inputs.init_score is None and self.from_init_score:
+        if not init_score and self.from_init_score:
             raise ValueError(f"{self.source}: the model was fitted from init_score (from_init_score_), so its scores "
                              "are a correction to the rows' initial scores: pass the training rows' init_score (and "
                              "eval_init_score for eval_set), which the continuation starts from with the model's "
                              "scores added")
-        if inputs.init_score is not None and not self.from_init_score:
+        if init_score and not self.from_init_score:
             raise ValueError(f"{self.source}: init_score is refused: the model was fitted without initial scores, so "
                              "a continuation from them would need the rows' initial scores at prediction time for "
                              "its new weak rankers but not for the model's; fit it from init_score first, or leave "
                              "init_score out")
-        base = self.scores(X, setup.n_threads)
-        start = base if inputs.init_score is None else inputs.init_score + base
-        return replace(inputs, init_score=start, named="init_model")
 
     def eval_start(self, X_val: Any, init: np.ndarray | None, n_threads: int) -> np.ndarray:
         """Where a validation set's scores start: the init model's scores of ``X_val``, plus its ``init``."""

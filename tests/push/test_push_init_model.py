@@ -356,17 +356,6 @@ def test_labels_must_be_the_models_classes():
         rankcore.boost(n_iter=2, **STUMPS).fit(X, y + 1, init_model=first)
 
 
-def test_dask_estimators_refuse_init_model_for_now():
-    pytest.importorskip("distributed")
-    from rankcore.dask import DaskPushBoost
-
-    X, y, _, _, _, _ = split_data(12)
-    first = rankcore.boost(n_iter=2, **STUMPS).fit(X, y)
-    with pytest.raises(ValueError, match=r"^init_model: DaskPushBoost does not continue a fitted model yet; continue "
-                                         r"it in memory with PushBoost\(\)\.fit\(X, y, init_model=\.\.\.\)$"):
-        DaskPushBoost().fit(X, y, init_model=first)
-
-
 def test_boost_names_fits_init_model_for_xgboosts_xgb_model():
     with pytest.raises(TypeError, match=r"^xgb_model: rankcore.boost takes no parameter 'xgb_model'; other libraries' "
                                         r"xgb_model is fit's argument init_model here: rankcore.boost\(\.\.\.\)\.fit\("
