@@ -64,7 +64,7 @@ class TreesCandidate(Candidate):
                       "not with growth=oblivious"),
         Parameter("interactions", str, default="",
                   doc="interaction constraints, groups of columns of X (the trees learner's interactions, e.g. "
-                      "0+1/2+3+4); not with growth=oblivious"),
+                      "0+1/2+3+4)"),
     )
     examples = ("trees:n_iter=5", "trees:n_iter=5,max_leaves=2,subsample=1",
                 "trees:n_iter=5,growth=oblivious,leaf_reg=12", "trees:n_iter=5,random_strength=3",

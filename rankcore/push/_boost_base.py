@@ -163,8 +163,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
 
         ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
         :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one), as
-        they do for a learner with monotone or interaction constraints (``trees:monotone=...``,
-        ``trees:interactions=...``), which oblivious trees refuse too.
+        they do for a learner with monotone constraints (``trees:monotone=...``), which oblivious trees refuse
+        too (interaction constraints, ``trees:interactions=...``, keep the oblivious trees: they take them).
         The default objective's QueryRMSE weight is the one for few queries until the queries are counted
         (:meth:`_for_ranked_queries`).
         """
@@ -174,7 +174,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         shape = QUERY_SHAPE_PARAMS.get(learner.name, ())
         if named_parameters(params.learner, learner) & set(shape):
             extra = {name: value for name, value in extra.items() if name not in shape}
-        elif categorical or getattr(learner, "constrained", False):     # (oblivious trees refuse constraints too)
+        elif categorical or getattr(learner, "constrained", False):     # (oblivious trees refuse monotone signs)
             extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
         if extra:
             learner = large_data_learner(params.learner, learner, extra)

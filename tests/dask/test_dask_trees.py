@@ -120,21 +120,29 @@ def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F8
         DaskPushBoost(placement="distributed", learner="trees", categorical_features=[2], n_iter=2).fit(Xd, yd)
 
 
-@pytest.mark.parametrize("sort", [True, False])
-def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort):  # noqa: F811
-    """growth=oblivious through the public multi-pass protocol on Dask: the in-memory fit's trees, one pass a level."""
+@pytest.mark.parametrize("sort, extra", [(True, ""), (False, ""), (True, ",interactions=0+1/1+2+3"),
+                                         (False, ",interactions=0+4/1+2/3,random_strength=1")],
+                         ids=["sorted", "shuffled", "interactions", "interactions-shuffled"])
+def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort, extra):  # noqa: F811
+    """growth=oblivious through the public multi-pass protocol on Dask: the in-memory fit's trees, one pass a level
+    (with interaction constraints too: each level's features within the groups of the levels above)."""
     X, y = _data(sort=sort)
-    spec = "trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
+    spec = ("trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
+            + extra)
     Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
     model = DaskPushBoost(placement="distributed",
                           loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
+    groups = [set(map(int, group.split("+"))) for group in extra.split("=")[1].split(",")[0].split("/")] if extra \
+        else None
     for a, b in zip(model.rankers_, local.rankers_):
         assert a.kind == b.kind == "oblivious_tree"
         for field in ("feature", "threshold", "nan_left"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
         np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+        if groups:                                      # every level's features down to it lie in one group
+            assert all(any(set(a.feature[:k + 1].tolist()) <= g for g in groups) for k in range(a.depth))
     np.testing.assert_allclose(model.alphas_, local.alphas_, rtol=1e-9)
     scores = model.decision_function(Xd)
     np.testing.assert_allclose(np.asarray(scores.compute()), local.decision_function(X), rtol=1e-9, atol=1e-9)

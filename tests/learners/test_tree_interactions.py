@@ -1,8 +1,10 @@
 """Interaction constraints of the ``trees`` learner (``interactions=0+1/2+3+4``: LightGBM's interaction_constraints).
 
 The property: every root-to-leaf path of every tree splits only on columns that lie together in one group (a
-column in no group never splits, as in LightGBM).  A plain-Python walk of the fitted trees checks it.  Both growth
-routes (the native grower and the multi-pass ``TreeSearch``, batched or not) grow the same trees bit for bit.
+column in no group never splits, as in LightGBM).  A plain-Python walk of the fitted trees checks it (an oblivious
+tree's paths pass through every level: its levels' features down to each level lie in one group).  Both growth
+routes (the native growers and the multi-pass searches, ``TreeSearch`` batched or not and ``ObliviousSearch``)
+grow the same trees bit for bit.
 """
 
 import warnings
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 import rankcore
 from rankcore.learners._base import multi_pass_search
 from rankcore.learners.trees import Trees
+from rankcore.learners.trees._grow_oblivious import ObliviousGrower
 from rankcore.learners.trees._interactions import InteractionGroups, column_groups, interaction_groups
 from rankcore.persistence import load_model, save_model
 from rankcore.registry import resolve
@@ -36,6 +39,8 @@ def _data(seed, n=600, d=5, nan_fraction=0.1):
 
 def _path_sets(ranker):
     """Each internal node's path features: the columns split on from the root down to and including it."""
+    if ranker.kind == "oblivious_tree":         # every path passes through every level
+        return [frozenset(int(j) for j in ranker.feature[:k + 1]) for k in range(ranker.depth)]
     out = []
     stack = [(0, frozenset())]
     while stack:
@@ -54,11 +59,18 @@ def _violations(model, groups):
     return [p for r in model.rankers_ for p in _path_sets(r) if not any(p <= g for g in sets)]
 
 
+def _split_columns(ranker) -> set:
+    """The columns a tree splits on."""
+    if ranker.kind == "oblivious_tree":
+        return {int(j) for j in ranker.feature}
+    return {int(j) for j in ranker.feature[ranker.left >= 0]}
+
+
 def _spec(groups):
     return "/".join("+".join(str(j) for j in g) for g in groups)
 
 
-@pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise", "oblivious"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_path_lies_within_a_group(growth, weighted):
     X, y = _data(1)
@@ -67,7 +79,8 @@ def test_every_path_lies_within_a_group(growth, weighted):
     model = rankcore.boost(learner=f"trees:interactions={_spec(groups)},growth={growth},max_leaves=15",
                            n_iter=20, random_state=0).fit(X, y, sample_weight=w)
     assert model.rankers_ and not _violations(model, groups)
-    used = {int(f) for r in model.rankers_ for f in r.feature[r.left >= 0]}
+    assert all(r.kind == ("oblivious_tree" if growth == "oblivious" else "tree") for r in model.rankers_)
+    used = set().union(*map(_split_columns, model.rankers_))
     assert 4 not in used and {0, 1, 2, 3} <= used
     # the unconstrained fit mixes columns of different groups on its paths: the constraint binds
     free = rankcore.boost(learner=f"trees:growth={growth},max_leaves=15", n_iter=20,
@@ -85,19 +98,34 @@ def test_within_queries_with_colsample_monotone_and_a_categorical_column():
     assert model.rankers_ and not _violations(model, groups)
 
 
-def test_the_per_query_default_grows_depthwise_trees_with_interactions():
-    # the per-query default's oblivious trees refuse the constraint: its trees grow depth-wise instead
+def test_the_per_query_default_keeps_its_oblivious_trees_with_interactions(tmp_path):
     X, y = _data(4, n=600)
     qid = np.repeat(np.arange(30), 20)
     model = rankcore.boost(learner="trees:interactions=0+1/2+3", n_iter=5, random_state=0).fit(X, y, qid=qid)
-    assert resolve("learner", model.learner_spec_).growth == "depthwise"
-    assert model.rankers_ and not _violations(model, [[0, 1], [2, 3]])
+    learner = resolve("learner", model.learner_spec_)
+    assert (learner.growth, learner.max_depth, learner.interactions) == ("oblivious", 6, "0+1/2+3")
+    assert model.rankers_ and all(r.kind == "oblivious_tree" for r in model.rankers_)
+    assert not _violations(model, [[0, 1], [2, 3]])
+    save_model(model, tmp_path / "model.json")
+    loaded = load_model(tmp_path / "model.json")
+    assert resolve("learner", loaded.learner_spec_).growth == "oblivious"
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    # monotone signs still turn them depth-wise (oblivious trees refuse them), and so do categorical columns
+    for spec, extra in (("trees:interactions=0+1/2+3,monotone=1/0/0/0/0", {}),
+                        ("trees:interactions=0+1/2+3", {"categorical_features": [2]})):
+        Xc = X.copy()
+        if extra:
+            Xc[:, 2] = np.random.default_rng(0).integers(0, 4, X.shape[0])
+        other = rankcore.boost(learner=spec, n_iter=3, random_state=0, **extra).fit(Xc, y, qid=qid)
+        assert resolve("learner", other.learner_spec_).growth == "depthwise"
+        assert not _violations(other, [[0, 1], [2, 3]])
 
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**31), st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
                                        min_size=1, max_size=4),
-       st.sampled_from(["leafwise", "depthwise"]), st.sampled_from([1.0, 0.7]), st.sampled_from([1.0, 0.5]))
+       st.sampled_from(["leafwise", "depthwise", "oblivious"]), st.sampled_from([1.0, 0.7]),
+       st.sampled_from([1.0, 0.5]))
 def test_random_group_structures(seed, groups, growth, subsample, colsample):
     X, y = _data(seed, n=300, d=6, nan_fraction=0.2)
     spec = (f"trees:interactions={_spec(groups)},growth={growth},subsample={subsample},colsample={colsample},"
@@ -112,30 +140,52 @@ def test_random_group_structures(seed, groups, growth, subsample, colsample):
             model.fit(X, y, **fit)
         assert not _violations(model, groups)
         grouped = {j for g in groups for j in g}
-        assert {int(f) for r in model.rankers_ for f in r.feature[r.left >= 0]} <= grouped
+        assert set().union(set(), *map(_split_columns, model.rankers_)) <= grouped
 
 
 def test_one_group_per_column_grows_trees_of_one_column_each():
     X, y = _data(5)
     groups = [[j] for j in range(X.shape[1])]
-    for growth in ("leafwise", "depthwise"):
+    for growth in ("leafwise", "depthwise", "oblivious"):
         model = rankcore.boost(learner=f"trees:interactions={_spec(groups)},growth={growth}", n_iter=15,
                                random_state=0).fit(X, y)
         assert model.rankers_
-        assert all(len({int(f) for f in r.feature[r.left >= 0]}) == 1 for r in model.rankers_)
+        assert all(len(_split_columns(r)) == 1 for r in model.rankers_)
 
 
-@pytest.mark.parametrize("extra", ["", ",colsample=0.6", ",growth=depthwise,subsample=0.7", ",random_strength=1"])
+def _fields(ranker):
+    """The arrays that make a tree."""
+    if ranker.kind == "oblivious_tree":
+        return ("feature", "threshold", "nan_left", "value", "gain")
+    return ("feature", "threshold", "nan_left", "left", "right", "value")
+
+
+@pytest.mark.parametrize("extra", ["", ",colsample=0.6", ",growth=depthwise,subsample=0.7", ",random_strength=1",
+                                   ",growth=oblivious", ",growth=oblivious,colsample=0.6,random_strength=1"])
 def test_one_group_of_every_column_fits_the_unconstrained_model(extra):
     X, y = _data(6)
     one = rankcore.boost(learner="trees:interactions=0+1+2+3+4" + extra, n_iter=12, random_state=0).fit(X, y)
     free = rankcore.boost(learner="trees" + (":" + extra[1:] if extra else ""), n_iter=12, random_state=0).fit(X, y)
     assert len(one.rankers_) == len(free.rankers_)
     for a, b in zip(one.rankers_, free.rankers_):
-        for field in ("feature", "threshold", "nan_left", "left", "right", "value"):
+        for field in _fields(a):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     np.testing.assert_array_equal(one.alphas_, free.alphas_)
     np.testing.assert_array_equal(one.decision_function(X), free.decision_function(X))
+
+
+def test_one_group_of_every_column_fits_the_unconstrained_per_query_default():
+    # the per-query default (oblivious trees of depth 6, random_strength=1, subsample=0.8) bit for bit
+    X, y = _data(7, n=800)
+    qid = np.repeat(np.arange(40), 20)
+    one = rankcore.boost(learner="trees:interactions=0+1+2+3+4", n_iter=10, random_state=0).fit(X, y, qid=qid)
+    free = rankcore.boost(learner="trees", n_iter=10, random_state=0).fit(X, y, qid=qid)
+    assert len(one.rankers_) == len(free.rankers_) > 0
+    for a, b in zip(one.rankers_, free.rankers_):
+        assert a.kind == b.kind == "oblivious_tree"
+        for field in _fields(a):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(one.alphas_, free.alphas_)
 
 
 # ----------------------------------------------------------------------
@@ -145,7 +195,7 @@ def _tree_state(candidate):
     if candidate is None:
         return None
     r = candidate.ranker
-    arrays = (r.feature, r.threshold, r.nan_left, r.left, r.right, r.value, r.gain, r.bins)
+    arrays = [getattr(r, field) for field in _fields(r)] + [r.gain, r.bins]
     return tuple(a.tobytes() for a in arrays) + (np.float64(candidate.derivative).tobytes(),)
 
 
@@ -168,6 +218,10 @@ ROUTE_GRID = [
     "trees:interactions=0+1/2+3+4,growth=depthwise,max_leaves=12",
     "trees:interactions=1+2/0+3+4/0+1,growth=depthwise,max_depth=3,subsample=0.6",
     "trees:interactions=0+1/2+3+4,random_strength=1",
+    "trees:interactions=0+1/2+3+4,growth=oblivious",
+    "trees:interactions=0+1/1+2/3,growth=oblivious,max_depth=5,colsample=0.6,min_samples_leaf=1,min_child_weight=0",
+    "trees:interactions=0/1/2/3/4,growth=oblivious,random_strength=1,subsample=0.7,l2=2",
+    "trees:interactions=1+2/0+3+4/0+1,growth=oblivious,max_depth=4,min_samples_leaf=40",
 ]
 
 
@@ -182,7 +236,7 @@ def test_native_growth_equals_the_multi_pass_protocol_with_interactions(spec, cu
         assert _tree_state(a) == _tree_state(b)
 
 
-@pytest.mark.parametrize("spec", [s for s in ROUTE_GRID if "depthwise" not in s and "random_strength" not in s])
+@pytest.mark.parametrize("spec", [s for s in ROUTE_GRID if "growth" not in s and "random_strength" not in s])
 def test_batched_search_equals_the_native_grower_with_interactions(spec):
     X, _ = _data(4, n=500)
     gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
@@ -190,10 +244,12 @@ def test_batched_search_equals_the_native_grower_with_interactions(spec):
         assert _tree_state(a) == _tree_state(b)
 
 
-def test_the_native_grower_s_trees_do_not_depend_on_its_threads():
+@pytest.mark.parametrize("growth", ["leafwise", "oblivious"])
+def test_the_native_grower_s_trees_do_not_depend_on_its_threads(growth):
     X, _ = _data(8, n=3000, d=12)
     gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
-    learner = resolve("learner", "trees:interactions=0+1+2/3+4/5+6+7+8/1+9+10+11,max_leaves=31,min_samples_leaf=5")
+    learner = resolve("learner", "trees:interactions=0+1+2/3+4/5+6+7+8/1+9+10+11,max_leaves=31,min_samples_leaf=5,"
+                      f"growth={growth}")
     states = []
     for n_threads in (1, 2):
         layout = learner.prepare(X, random_state=0)
@@ -286,8 +342,12 @@ def test_refusals():
     X, y = _data(7, n=300)
     with pytest.raises(ValueError, match=r"interactions: column 7 is out of range.*0\.\.4"):
         rankcore.boost(learner="trees:interactions=0+7", n_iter=2).fit(X, y)
-    with pytest.raises(ValueError, match=r"interactions.*oblivious.*leafwise"):
-        resolve("learner", "trees:interactions=0+1,growth=oblivious")
+    # oblivious trees take the groups, but still refuse monotone signs and categorical columns
+    assert resolve("learner", "trees:interactions=1+0,growth=oblivious").interactions == "0+1"
+    with pytest.raises(ValueError, match=r"monotone.*oblivious"):
+        resolve("learner", "trees:interactions=0+1,monotone=1/0,growth=oblivious")
+    with pytest.raises(ValueError, match=r"oblivious.*categorical"):
+        resolve("learner", "trees:interactions=0+1,categorical=1,growth=oblivious")
     with pytest.raises(TypeError, match=r"interaction_constraints.*trees:interactions=0\+1/2\+3\+4"):
         rankcore.boost(interaction_constraints=[[0, 1], [2, 3]])
 
@@ -301,6 +361,23 @@ def test_a_layout_whose_groups_hold_no_stored_column_says_why_no_tree_grows():
     with pytest.warns(UserWarning, match="interaction groups"):
         model = rankcore.boost(learner="trees:interactions=2", n_iter=3, random_state=0).fit(X, y)
     assert not model.rankers_
+    X[:5, 2] = 0.0                                      # constant: oblivious trees keep rare columns, not these
+    with pytest.warns(UserWarning, match="interaction groups"):
+        model = rankcore.boost(learner="trees:interactions=2,growth=oblivious", n_iter=3, random_state=0).fit(X, y)
+    assert not model.rankers_
+
+
+def test_the_oblivious_grower_refuses_malformed_groups():
+    X, _ = _data(9, n=200, nan_fraction=0.0)
+    layout = resolve("learner", "trees:growth=oblivious").prepare(X)
+    grower = ObliviousGrower(layout.slots, 3, 1.0, 0.0, 0.0, 1e-12)
+    group_ptr, members, feature_ptr, owners = InteractionGroups([np.array([0, 1])], 5).csr()
+    grower.set_interactions((group_ptr, members, feature_ptr, owners))
+    grower.set_interactions(None)
+    with pytest.raises(ValueError, match="set_interactions: expected the compressed groups of 5 features"):
+        grower.set_interactions((group_ptr, members, feature_ptr[:-1], owners))
+    with pytest.raises(ValueError, match="set_interactions: expected the compressed groups of 5 features"):
+        grower.set_interactions((group_ptr, members + 7, feature_ptr, owners))
 
 
 def test_an_auto_ranker_of_constrained_trees_keeps_the_groups():

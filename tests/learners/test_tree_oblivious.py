@@ -45,11 +45,13 @@ def _bins(layout, X):
     return B
 
 
-def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0):
+def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0, groups=None):
     """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values).
 
     ``random_strength`` > 0: each level's feature is chosen with the noise of
-    ``noisy_feature`` (keyed by ``noise_seed`` and the level).
+    ``noisy_feature`` (keyed by ``noise_seed`` and the level).  ``groups``
+    (interaction constraints, lists of columns): a level searches column j
+    only if j and the columns of the levels above lie within one group.
     """
     B = _bins(layout, X)
     n, d = X.shape
@@ -66,6 +68,9 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
         best, best_gain = None, 0.0
         gains = {}
         for j in range(d):
+            path = {level[0] for level in levels} | {j}
+            if groups is not None and not any(path <= set(group) for group in groups):
+                continue
             nb = layout.n_edges[j]
             for b in range(nb + 1):
                 for nan_left in (True, False):
@@ -148,6 +153,31 @@ def test_oblivious_trees_match_the_numpy_reference_grower(seed, params):
     np.testing.assert_allclose(tree.value, values, rtol=1e-9, atol=1e-12)
     # the training rows' values read from the codes equal the tree's prediction on raw values
     np.testing.assert_array_equal(layout.evaluate(tree, block), tree.predict(X))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("groups, random_strength", [([[0, 1], [2, 3]], 0.0), ([[0, 2], [1, 2], [3]], 0.0),
+                                                     ([[1], [0, 2, 3]], 2.0), ([[3], [2]], 0.0)])
+def test_oblivious_trees_with_interactions_match_the_numpy_reference_grower(seed, groups, random_strength):
+    X, _ = _data(seed, n=150, d=4)
+    rng = np.random.default_rng(seed)
+    g = np.round(rng.normal(size=150), 1)
+    h = rng.uniform(0.5, 2.0, size=150)
+    spec = "/".join("+".join(map(str, group)) for group in groups)
+    learner = resolve("learner", f"trees:growth=oblivious,subsample=1,max_bins=8,max_depth=4,min_samples_leaf=3,"
+                      f"l2=0.5,random_strength={random_strength},interactions={spec}")
+    layout = learner.prepare(X, random_state=0)
+    block = layout.encode(X)
+    levels, values = _reference_tree(layout, X, g, h, 4, 3, learner.min_child_weight, 0.5, random_strength,
+                                     int(np.random.default_rng(0).integers(0, 2**62)), groups=groups)
+    protocol = learner.prepare(X, random_state=0)
+    # the native grower and the multi-pass search (Dask's route), each on its own layout of the same seed
+    for cand in (layout.search_in_memory([block], [g], [h]),
+                 multi_pass_search(protocol, [protocol.encode(X)], [g], [h])):
+        assert cand is not None and levels
+        tree = cand.ranker
+        assert [(int(j), int(b), bool(v)) for j, b, v in zip(tree.feature, tree.bins, tree.nan_left)] == levels
+        np.testing.assert_allclose(tree.value, values, rtol=1e-9, atol=1e-12)
 
 
 def test_depth_mapping():

@@ -34,6 +34,17 @@ C. Memory: everything is allocated once per grower and reused tree after
    sampled rows over c code columns, then per level O(m'·c) for the smaller
    children's rows, O(m) for the partitions and O(k·S) for the gain pass
    over the level's k nodes.
+D. Interaction constraints (:meth:`ObliviousGrower.set_interactions`): every
+   path passes through every level, so a level's nodes share one path
+   feature set -- the features of the levels above -- and one set of live
+   groups (``_interaction_rule.pxd``, ``rule_narrow``); the level searches
+   the tree's features within them (one mask per level, O(d + Σ|g|)).  The
+   masks only shrink down the tree, so a feature left out of a level is left
+   out below it too and its slots, whose sibling subtraction its gain walk
+   does, are never read again.  A level's split feature stays in every live
+   group, so below the root a level's mask is never empty; at the root it is
+   when the tree draws no feature of a group, and the tree has no split.
+   Without constraints a level's mask is the tree's colsample mask.
 """
 
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
@@ -53,6 +64,7 @@ from rankcore.learners.trees._oblivious_kernels cimport (MAX_EDGES, LevelSplit, 
 from rankcore.learners.histograms cimport (HIST_PARALLEL_CELLS, HIST_PARALLEL_ROWS, column_share,
                                            node_histogram_threads)
 from rankcore.learners.trees._row_sample cimport sample_rows
+from rankcore.learners.trees._interaction_rule cimport InteractionRule, rule_mask, rule_narrow, rule_root
 from rankcore._parallel cimport threads_for
 
 import numpy as np
@@ -82,7 +94,8 @@ cdef class ObliviousGrower:
 
     After :meth:`grow`, :meth:`tree` returns the grown tree's arrays;
     :meth:`set_noise_key` keys each feature's split noise by another number
-    (the column of X it is).
+    (the column of X it is); :meth:`set_interactions` constrains the levels'
+    features by interaction groups.
     """
 
     cdef SlotLayout slots
@@ -121,6 +134,8 @@ cdef class ObliviousGrower:
     cdef double* work           # (d,)
     cdef uint8_t* live          # (d,) the feature has a candidate leaving min_samples_leaf rows each side at the root
     cdef Py_ssize_t* noise_key  # (d,) the number each feature's split noise is keyed by, or NULL: the feature itself
+    cdef InteractionRule rule   # interaction constraints (rule.on): the tree's live groups in row 0, a level's mask
+    cdef object rule_arrays     # the arrays rule points into
     cdef uint8_t table[256]
 
     def __cinit__(self, SlotLayout slots, Py_ssize_t depth, double min_samples_leaf, double min_child_weight,
@@ -147,6 +162,7 @@ cdef class ObliviousGrower:
         self.random_strength = random_strength
         self.n_threads = n_threads
         self.noise_key = NULL
+        self.rule.on = False
         self.pool_cap = max(1, (1 << depth) // 2)
         cdef Py_ssize_t n = self.max_nodes, d = slots.fs.d + 1
         self.pool = <double**> malloc(self.pool_cap * sizeof(double*))
@@ -231,6 +247,33 @@ cdef class ObliviousGrower:
             raise MemoryError("ObliviousGrower.set_noise_key: no memory for the keys")
         for j in range(d):
             self.noise_key[j] = values[j]
+
+    def set_interactions(self, csr):
+        """Constrain the trees grown next by interaction groups: ``csr`` = (group_ptr, group_features,
+        feature_ptr, feature_groups), ``_interactions.InteractionGroups.csr``; None: no constraints.
+
+        Level l searches feature j only if j and the features of levels
+        0..l−1 lie together in some group.  O(d + Σ|g|) time; O(m + d)
+        memory for m groups (the tree's live groups and a level's mask).
+        """
+        cdef Py_ssize_t[::1] gp, gf, fp, fg
+        cdef uint8_t[::1] live, masks
+        self.rule.on = False
+        self.rule_arrays = None
+        if csr is None:
+            return
+        gp, gf, fp, fg = (np.ascontiguousarray(np.r_[a, 0], dtype=np.intp) for a in csr)   # (padded: never empty)
+        m, d = gp.shape[0] - 2, self.fs.d
+        if (m < 0 or fp.shape[0] != d + 2 or gf.shape[0] != gp[m] + 1 or fg.shape[0] != fp[d] + 1
+                or not 0 <= np.min(gf) <= np.max(gf) < max(d, 1) or not 0 <= np.min(fg) <= np.max(fg) < max(m, 1)):
+            raise ValueError(f"ObliviousGrower.set_interactions: expected the compressed groups of {d} features")
+        live, masks = np.zeros(m + 1, dtype=np.uint8), np.zeros(d + 1, dtype=np.uint8)
+        self.rule_arrays = (gp, gf, fp, fg, live, masks)
+        self.rule.d, self.rule.m = d, m
+        self.rule.group_ptr, self.rule.group_features = &gp[0], &gf[0]
+        self.rule.feature_ptr, self.rule.feature_groups = &fp[0], &fg[0]
+        self.rule.live, self.rule.masks = &live[0], &masks[0]
+        self.rule.on = True
 
     def __reduce__(self):
         raise TypeError("an ObliviousGrower is a per-fit workspace; it is not copied or pickled")
@@ -391,6 +434,7 @@ cdef class ObliviousGrower:
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t s, base0, level, first = 0, n_nodes = 1, n_active, k
         cdef double min_weight
+        cdef const uint8_t* level_mask = mask      # the features this level searches
         cdef int T_root, T_gather_root
         cdef LevelSplit split
         cdef double* hist
@@ -419,6 +463,9 @@ cdef class ObliviousGrower:
         node_histogram_threads(m, fs.n_cols, self.n_threads, identity, &T_root, &T_gather_root)
         # min_child_weight counts average rows: objectives normalize their curvature differently
         min_weight = self.min_child_weight * (self.H[0] / self.C[0])
+        if self.rule.on:                            # the root's: the tree's features within every group
+            rule_root(&self.rule)
+            level_mask = rule_mask(&self.rule, 0, 0, mask)
         for level in range(self.depth):
             n_active = 0
             for k in range(first, n_nodes):         # the nodes of the last level, ascending
@@ -427,12 +474,12 @@ cdef class ObliviousGrower:
                     n_active += 1
             if n_active == 0:
                 break
-            self._gain_pass(first, n_nodes, n_active, mask, min_weight, codes, codes_t, n, g, h, idx, og, oh, unit_h,
-                            sp_ptr, sp_slot, T_root if level == 0 else 0)
+            self._gain_pass(first, n_nodes, n_active, level_mask, min_weight, codes, codes_t, n, g, h, idx, og, oh,
+                            unit_h, sp_ptr, sp_slot, T_root if level == 0 else 0)
             for k in range(first, n_nodes):         # histograms kept only for a sibling's subtraction
                 if self.hist_of[k] >= 0 and self.C[k] < 2 * self.min_samples_leaf:
                     self._release(k)
-            if not choose_level_split(self.gains, fs.base, fs.n_edges, mask, fs.d, self.tie_tolerance,
+            if not choose_level_split(self.gains, fs.base, fs.n_edges, level_mask, fs.d, self.tie_tolerance,
                                       self.random_strength, noise_seed, level, self.feature_top, self.work, &split,
                                       True, self.noise_key):
                 break
@@ -441,6 +488,9 @@ cdef class ObliviousGrower:
             self.level_bin[level] = <int32_t> split.bin
             self.level_nan_left[level] = split.nan_left
             self.level_gain[level] = split.gain
+            if self.rule.on:                        # the next level's features (the split's own among them)
+                rule_narrow(&self.rule, split.feature)
+                level_mask = rule_mask(&self.rule, 0, 0, mask)
             first = n_nodes
             n_nodes = self._split_level(codes, codes_t, n, g, h, idx, scratch, og, oh, unit_h, sp_ptr, sp_slot,
                                         &split, n_active, n_nodes, level + 1 >= self.depth)

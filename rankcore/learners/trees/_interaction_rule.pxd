@@ -4,7 +4,9 @@
 # (the root's: all of them; ``_interactions.py`` says the rule).  A split on feature j gives both children the
 # node's live groups that hold j, and a node may split on the members of its live groups (within the tree's
 # colsample mask).  The multi-pass search keeps the same live groups in Python (``InteractionGroups``), so both
-# routes scan the same features at every node.
+# routes scan the same features at every node.  The oblivious grower (``_grow_oblivious.pyx``) keeps one row of live
+# groups for the whole tree: every path passes through every level, so all nodes of a level share the same path
+# features and the same live groups (``rule_narrow``).
 from libc.stdint cimport uint8_t
 from libc.string cimport memcpy, memset
 
@@ -54,3 +56,15 @@ cdef inline const uint8_t* rule_mask(InteractionRule* r, Py_ssize_t node, Py_ssi
                 f = r.group_features[k]
                 out[f] = tree_mask[f]
     return out
+
+
+cdef inline void rule_narrow(InteractionRule* r, Py_ssize_t j) noexcept nogil:
+    """Row 0 of ``live`` -- an oblivious tree's live groups, shared by every node of a level -- after a level's
+    split on feature j, in place: the groups of row 0 that hold j.  O(m + groups of j) time, no allocation."""
+    cdef Py_ssize_t k, g
+    for k in range(r.feature_ptr[j], r.feature_ptr[j + 1]):
+        g = r.feature_groups[k]
+        if r.live[g]:
+            r.live[g] = 2                   # live and holding j
+    for g in range(r.m):
+        r.live[g] = r.live[g] == 2

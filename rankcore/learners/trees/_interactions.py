@@ -7,10 +7,13 @@ allowed only if P ∪ {j} lies within some group (LightGBM's and XGBoost's
 ``interaction_constraints``).  A column in no group never splits (as in
 LightGBM; XGBoost lets it split alone); a column may be in several groups.
 
-Both growers keep, for each node, the groups that hold its path's features
+The growers keep, for each node, the groups that hold its path's features
 (its *live* groups; the root's are all of them): a child's are its parent's
 that hold the split feature, and the features a node may split on are the
-members of its live groups (within the tree's colsample draw).
+members of its live groups (within the tree's colsample draw).  In an
+oblivious tree every path passes through every level, so a level's nodes
+share their live groups: one set per tree, narrowed level by level, and one
+mask per level (``_oblivious.py``).
 """
 
 from __future__ import annotations
@@ -160,16 +163,15 @@ class InteractionGroups:
         return group_ptr, members, feature_ptr, np.ascontiguousarray(owner[order])
 
 
-def checked_groups(groups, n_features: int, growth: str) -> InteractionGroups | None:
-    """A layout's interaction groups (lists of features), checked; None when none is set.
+def native_groups(groups: InteractionGroups | None) -> tuple | None:
+    """The growers' form of a layout's groups (``InteractionGroups.csr``), or None without constraints."""
+    return None if groups is None else groups.csr()
 
-    Oblivious trees refuse them (a ValueError naming ``interactions``).
-    """
+
+def checked_groups(groups, n_features: int) -> InteractionGroups | None:
+    """A layout's interaction groups (lists of features), checked; None when none is set."""
     if groups is None:
         return None
     if isinstance(groups, InteractionGroups):
         groups = groups.groups
-    if growth == "oblivious":
-        raise ValueError("interactions: constraints are not supported with growth='oblivious'; use "
-                         "growth='leafwise' or 'depthwise'")
     return InteractionGroups(list(groups), n_features)

@@ -33,7 +33,7 @@ from ._binning import csr_float as _csr_float
 from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._column_work import column_work
-from ._interactions import checked_groups
+from ._interactions import checked_groups, native_groups
 from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
@@ -197,7 +197,7 @@ class TreeLayout(LearnerLayout):
         self.monotone = checked_signs(monotone, self.n_features, self.categories, self.bundles, self.growth)
         self.positive_steps = self.monotone is not None     # the driver adds these trees only with α > 0
         # the interaction groups of features (``_interactions.InteractionGroups``), or None: no constraints
-        self.interactions = checked_groups(interactions, self.n_features, self.growth)
+        self.interactions = checked_groups(interactions, self.n_features)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
@@ -641,6 +641,7 @@ class TreeLayout(LearnerLayout):
                 float(self.min_child_weight), float(self.l2), TIE_TOLERANCE, float(self.random_strength),
                 int(n_threads))
             self._grower.set_noise_key(self.columns)    # noise keyed by the columns of X: the same trees
+            self._grower.set_interactions(native_groups(getattr(self, "interactions", None)))
         grower = self._grower
         self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None
@@ -682,8 +683,7 @@ class TreeLayout(LearnerLayout):
                                                  int(n_threads), float(self.cat_smooth), int(self.max_cat_threshold),
                                                  float(self.random_strength))
             self._grower.set_monotone(getattr(self, "monotone", None))
-            groups = getattr(self, "interactions", None)
-            self._grower.set_interactions(None if groups is None else groups.csr())
+            self._grower.set_interactions(native_groups(getattr(self, "interactions", None)))
         return self._grower
 
     def _candidate(self, grower, seed: int) -> Candidate | None:

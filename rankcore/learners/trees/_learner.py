@@ -231,7 +231,8 @@ class Trees(Learner):
                   doc="interaction constraints (LightGBM's interaction_constraints): groups of columns of X, e.g. "
                       "0+1/2+3+4 -- a root-to-leaf path splits only on columns that lie together in some group; "
                       "a column in no group never splits; a column may be in several groups; empty: none. "
-                      "Leaf-wise and depth-wise growth only; see docs/trees.md"),
+                      "Oblivious trees: each level's column and the columns of the levels above lie in one group; "
+                      "see docs/trees.md"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -255,8 +256,9 @@ class Trees(Learner):
 
     @property
     def constrained(self) -> bool:
-        """Whether the trees have constraints oblivious trees refuse: ``monotone`` signs or ``interactions``."""
-        return self.monotone_constrained or bool(self.interactions)
+        """Whether the trees have constraints oblivious trees refuse: ``monotone`` signs (they take
+        ``interactions``)."""
+        return self.monotone_constrained
 
     def _validate(self) -> None:
         for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
@@ -269,9 +271,6 @@ class Trees(Learner):
             if self.categorical:
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
-        if self.interactions and self.growth == "oblivious":
-            raise SpecError(f"learner {self.name!r}: interaction constraints (interactions={self.interactions!r}) "
-                            f"are not supported with growth='oblivious'; use growth='leafwise' or 'depthwise'")
         if self.monotone_constrained:
             if self.growth == "oblivious":
                 raise SpecError(f"learner {self.name!r}: monotone constraints (monotone={self.monotone!r}) are not "
@@ -386,10 +385,10 @@ class Trees(Learner):
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
-        monotone = interactions = None
-        if self.growth != "oblivious":      # (refused with constraints by _validate)
+        monotone = None
+        if self.growth != "oblivious":      # (refused with monotone signs by _validate)
             monotone = feature_signs(self.monotone, len(edges), columns, categories or {})
-            interactions = feature_groups(self.interactions, len(edges), columns)
+        interactions = feature_groups(self.interactions, len(edges), columns)
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
                           n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone,
                           interactions=interactions)

@@ -18,6 +18,17 @@ its value -- the tree keeps its symmetric shape, every leaf value comes
 from enough rows.  The search stops early (a shallower tree) when no
 candidate gains at any node of a level.
 
+Interaction constraints (``layout.interactions``, ``_interactions.py``):
+every root-to-leaf path passes through every level, so the path features of
+a level's nodes are the features of the levels above it, and the rule is one
+mask per level: level l may split on feature j only if j and the features of
+levels 0..l−1 lie together in some group -- the members of the groups that
+hold every feature split on so far (the tree's *live* groups), within the
+tree's colsample draw.  A level's own feature stays in every live group, so
+only the root can find no feature to search (the tree then has no split).
+The native grower keeps the same live groups (``_grow_oblivious.pyx``), so
+both routes grow the same trees.
+
 Depth: ``max_depth`` when it is >= 0; otherwise, from ``max_leaves``: below
 its default 31, the deepest symmetric tree with at most ``max_leaves``
 leaves, ⌊log₂ max_leaves⌋; from 31 on (the default), max(6, ⌊log₂ max_leaves⌋) -- 6 is
@@ -78,6 +89,11 @@ class ObliviousSearch(MultiPassSearch):
         self.pending: dict | None = {"op": "root", "seed": self.seed, "id": self.seed}
         self.min_weight = 0.0
         self.root_gains: bool | None = None      # an unconstrained split of the root gains (when none was found)
+        self.groups = getattr(layout, "interactions", None)    # InteractionGroups, or None: no constraints
+        self.live = None if self.groups is None else self.groups.root           # the tree's live groups
+        # the features the next level searches: the tree's own, within its live groups
+        self.level_mask = self.feature_mask if self.groups is None else self.groups.mask(self.live, self.feature_mask)
+        self.root_mask = self.level_mask
         self.done = False
         self._base = np.ascontiguousarray(layout.slots.base, dtype=np.intp)
         self._n_edges = np.ascontiguousarray(layout.n_edges, dtype=np.intp)
@@ -117,7 +133,7 @@ class ObliviousSearch(MultiPassSearch):
         self.hists.clear()
         if not self.levels:
             rows = int(self.nodes[0]["count"]) if self.nodes else 0
-            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.feature_mask, self.root_gains)
+            self.layout.last_no_split = unsplit_reason(self.layout, rows, self.root_mask, self.root_gains)
             return None
         lam = self.layout.l2
         value = np.empty(len(self.level))
@@ -159,19 +175,20 @@ class ObliviousSearch(MultiPassSearch):
         if not active:
             self.done = True
             return None
+        mask = self.level_mask
         gains = np.zeros((lay.n_slots, 2))
         for i in active:
-            _kernels.level_gains_add(self.hists[i], self._base, self._n_edges, self.feature_mask,
+            _kernels.level_gains_add(self.hists[i], self._base, self._n_edges, mask,
                                      float(lay.min_samples_leaf), float(self.min_weight), float(lay.l2), gains,
                                      int(lay.n_threads))
         # the noise is keyed by the columns of X (``TreeLayout.columns``), as the in-memory grower keys it
-        best = _kernels.level_best(gains, self._base, self._n_edges, self.feature_mask, TIE_TOLERANCE,
+        best = _kernels.level_best(gains, self._base, self._n_edges, mask, TIE_TOLERANCE,
                                    float(lay.random_strength), self.seed, len(self.levels), lay.columns)
         if best is None:
             if not self.levels:           # did a constraint block, or does nothing gain? (unsplit_reason)
                 hist = self.hists[0]
                 self.root_gains = free_split_gain([hist[lay.feature_slots(j)] for j in range(lay.n_features)],
-                                                  self.feature_mask, lay.l2, TIE_TOLERANCE)
+                                                  mask, lay.l2, TIE_TOLERANCE)
             self.done = True
             return None
         j, b, nan_left, gain = best
@@ -183,6 +200,9 @@ class ObliviousSearch(MultiPassSearch):
             right = sum(c[1][2] for c in children.values() if c is not None)
             nan_left = left >= right
         self.levels.append((j, b, bool(nan_left), float(gain)))
+        if self.groups is not None:             # the next level's features: those that join j in a live group
+            self.live = self.groups.after(self.live, j)
+            self.level_mask = self.groups.mask(self.live, self.feature_mask)
         return self._split_level(active, children, j, b, bool(nan_left))
 
     def _children(self, node_id: int, j: int, b: int, nan_left: bool):
