@@ -22,7 +22,8 @@ import numpy as np
 
 from ._caller import outside_stacklevel
 
-__all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state"]
+__all__ = ["encode_categories", "check_numeric_categories", "categories_to_state", "categories_from_state",
+           "category_columns"]
 
 
 def _is_frame(X: Any) -> bool:
@@ -33,6 +34,13 @@ def _category_columns(frame: Any) -> list[bool]:
     import pandas as pd
 
     return [isinstance(dtype, pd.CategoricalDtype) for dtype in frame.dtypes]
+
+
+def category_columns(X: Any) -> tuple[int, ...]:
+    """The positions of a pandas DataFrame's ``category`` columns (none for anything else)."""
+    if not _is_frame(X):
+        return ()
+    return tuple(j for j, is_cat in enumerate(_category_columns(X)) if is_cat)
 
 
 def encode_categories(X: Any, fitted: list | None, *, name: str = "X",

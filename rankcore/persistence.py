@@ -52,7 +52,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict"]
+__all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
+           "write_text_atomically"]
 
 FORMAT = "rankcore-model"
 FORMAT_VERSION = 1
@@ -367,6 +368,18 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
         raise ValueError(f"estimator: the model file would hold {size} bytes, more than load_model reads "
                          f"(rankcore.persistence.MAX_MODEL_BYTES = {MAX_MODEL_BYTES}); fit fewer or smaller "
                          "rankers, or raise the limit for the loads as well")
+    write_text_atomically(text, target)
+
+
+def write_text_atomically(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` (UTF-8, lines as given) to ``path`` atomically: a reader sees the old file or the new one.
+
+    The text goes to a new temporary file beside ``path``, which is then
+    renamed over it; an ``OSError`` names ``path``, and the temporary file
+    is removed on any failure.  Model files and exported models are written
+    so.
+    """
+    target = os.fspath(path)
     directory, base = os.path.split(os.path.abspath(target))
     # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
     # a predictable name cannot redirect the write, and two savers never share
@@ -378,7 +391,7 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
     except OSError as exc:
         raise type(exc)(exc.errno, exc.strerror, target) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -16,25 +16,31 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 
 import numpy as np
 
+from .._caller import outside_stacklevel
 from ._lightgbm_trees import CATEGORICAL, LightGBMTree, lightgbm_tree
 
-__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "ZERO_THRESHOLD"]
+__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "ZERO_THRESHOLD", "LARGE_CATEGORY"]
 
 #: LightGBM's predictor reads a value of magnitude at most this (1e-35 as a float32) as 0.
 ZERO_THRESHOLD = float(np.float32(1e-35))
-#: Characters LightGBM does not take in feature names (whitespace separates them in the file).
-_FORBIDDEN = re.compile(r'[\s",:\[\]{}]')
+#: Characters LightGBM does not take in feature names (whitespace separates them in the file), and those its
+#: ``dump_model`` JSON would need escaped (it writes names as they are): backslash and control characters.
+_FORBIDDEN = re.compile(r'[\s",:\[\]{}\\\x00-\x1f\x7f]')
+#: Above this category id a split's bitset (one bit per id up to the largest) makes the file large: warn.
+LARGE_CATEGORY = 65_535
 
 
 def lightgbm_feature_names(names, n_features: int) -> list[str]:
     """The feature names to write: ``Column_j`` without names, else each name with forbidden characters as ``_``.
 
     LightGBM separates the names by spaces and refuses JSON's special
-    characters (``" , : [ ] { }``) in them; each such character, and any
-    whitespace, becomes ``_``.  A ValueError names the columns when two
+    characters (``" , : [ ] { }``) in them; each such character, any
+    whitespace, a backslash and the control characters (which LightGBM's
+    ``dump_model`` would write unescaped into its JSON) become ``_``.  A ValueError names the columns when two
     names become the same or a name is empty.
     """
     if names is None:
@@ -48,7 +54,7 @@ def lightgbm_feature_names(names, n_features: int) -> list[str]:
         if new in seen:
             i = seen[new]
             raise ValueError(f"feature_names: columns {i} ({names[i]!r}) and {j} ({name!r}) are both {new!r} in "
-                             f"LightGBM's format (whitespace and the characters \",:[]{{}} become '_'); rename one")
+                             f"LightGBM's format (whitespace, control characters and \",:[]{{}}\\ become '_'); rename one")
         seen[new] = j
     return out
 
@@ -71,7 +77,10 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     categories : list or None
         Per column, the categories of a DataFrame's ``category`` column at
         fit (None elsewhere): written as ``pandas_categorical``, so that
-        LightGBM codes a DataFrame's category columns as rankcore does.
+        LightGBM codes a DataFrame's category columns as rankcore does; a
+        categorical split of such a column sending NaN left is written as
+        the complement of its categories among the column's K (children
+        swapped) instead of a NaN test over a copy of its left subtree.
     objective : str
         The ``objective=`` line (``lambdarank``: LightGBM outputs the raw
         score unchanged).
@@ -94,8 +103,11 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
     names = lightgbm_feature_names(feature_names, n_features)
-    trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}") for t, (r, a) in enumerate(zip(rankers, alphas))]
+    known = None if categories is None else [None if c is None else len(c) for c in categories]
+    trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}", category_counts=known)
+             for t, (r, a) in enumerate(zip(rankers, alphas))]
     _check_features(trees, n_features, owner)
+    _warn_large_categories(trees, names, owner)
     blocks = [_tree_block(t, tree) for t, tree in enumerate(trees)]
     header = ["tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0",
               f"max_feature_idx={n_features - 1}", f"objective={objective}", "feature_names=" + " ".join(names),
@@ -110,6 +122,26 @@ def _check_features(trees: list[LightGBMTree], n_features: int, owner: str) -> N
         if tree.split_feature and max(tree.split_feature) >= n_features:
             raise ValueError(f"{owner}: tree {t} splits feature {max(tree.split_feature)}, but the model has "
                              f"{n_features} features")
+
+
+def _warn_large_categories(trees: list[LightGBMTree], names: list[str], owner: str) -> None:
+    """Warn once when a split holds a category id above :data:`LARGE_CATEGORY`: its bitset runs up to it."""
+    largest: dict[int, int] = {}
+    for tree in trees:
+        for j, t, d in zip(tree.split_feature, tree.threshold, tree.decision_type):
+            if d & CATEGORICAL and tree.cat_sets[int(t)].size:
+                largest[j] = max(largest.get(j, 0), int(tree.cat_sets[int(t)].max()))
+    big = {j: c for j, c in largest.items() if c > LARGE_CATEGORY}
+    if big:
+        j = max(big, key=big.get)
+        splits = sum(int(d & CATEGORICAL and tree.split_feature[k] in big) for tree in trees
+                     for k, d in enumerate(tree.decision_type))
+        megabytes = splits * (big[j] // 32 + 1) * 2 / 1e6      # mostly words 0: about 2 characters each
+        warnings.warn(f"{owner}: column {names[j]!r} has categorical splits on category ids up to {big[j]}; each "
+                      f"split is written as a bitset of one bit per id up to its largest (about {megabytes:.3g} MB "
+                      f"for the model's {splits} such splits): renumber the column's categories as 0, 1, ..., K - 1 "
+                      f"(a DataFrame's 'category' column is coded so) and refit", UserWarning,
+                      stacklevel=outside_stacklevel())
 
 
 def _numbers(values) -> str:

@@ -20,7 +20,9 @@ Leaf values are α_t times the rankcore leaf values -- the product the
 prediction kernels form -- so the trees' outputs, added in tree order from
 0 as LightGBM adds them, are ``decision_function`` bit for bit.  Leaf and
 internal counts are the trees' covers (training rows of the row sample,
-which LightGBM's TreeSHAP weighs the branches by), made integers.
+which LightGBM's TreeSHAP weighs the branches by), made integers: the
+leaves' scaled to fit LightGBM's int32, each internal count the sum of its
+children's.
 """
 
 from __future__ import annotations
@@ -95,13 +97,18 @@ class LightGBMTree:
         return ~(len(self.leaf_value) - 1)
 
 
-def lightgbm_tree(ranker, alpha: float, *, where: str = "tree") -> LightGBMTree:
+def lightgbm_tree(ranker, alpha: float, *, where: str = "tree", category_counts=None) -> LightGBMTree:
     """The LightGBM tree of a rankcore weak ranker times ``alpha``.
 
     Reads the ranker by its ``kind``: ``"tree"`` (leaf-wise or depth-wise
     growth), ``"oblivious_tree"`` (expanded into the full binary tree of
     2^depth leaves, leaf k being cell k), ``"threshold"`` (a stump
     1[x_j > t]: two leaves, 0 and α).  ``where`` names the ranker in errors.
+    ``category_counts``: per feature, the number K of its known categories
+    (a DataFrame's ``category`` column, coded 0..K − 1) or None; a
+    categorical split sending NaN left on such a column is written as the
+    complement of its categories rather than with a copy (see
+    :func:`_from_tree`).
 
     Raises
     ------
@@ -109,11 +116,13 @@ def lightgbm_tree(ranker, alpha: float, *, where: str = "tree") -> LightGBMTree:
         Another kind of weak ranker.
     ValueError
         A categorical split whose left categories are not integers from 0 to
-        :data:`MAX_CATEGORY` (LightGBM's categories are such codes).
+        :data:`MAX_CATEGORY` (LightGBM's categories are such codes), or a tree
+        that would have more than ``2^20`` leaves once written (refused
+        before it is built).
     """
     kind = getattr(ranker, "kind", None)
     if kind == "tree":
-        return _from_tree(ranker, alpha, where)
+        return _from_tree(ranker, alpha, where, category_counts)
     if kind == "oblivious_tree":
         return _from_oblivious(ranker, alpha)
     if kind == "threshold":
@@ -132,8 +141,9 @@ def integer_counts(cover) -> np.ndarray | None:
 
     Covers are row counts, except below an oblivious node that was not
     split, where 2^m cells share its rows equally: scaled by the least
-    power of two making them integers, when the counts still fit in int32,
-    else rounded.  None when the ranker has no covers.
+    power of two making them integers, when their sum still fits in int32,
+    else scaled so that the sum, rounded value by value, still does (each
+    value at most half off).  None when the ranker has no covers.
     """
     if cover is None:
         return None
@@ -145,8 +155,9 @@ def integer_counts(cover) -> np.ndarray | None:
             break
         if np.array_equal(scaled, np.round(scaled)):
             return scaled.astype(np.int64)
-    factor = min(1.0, _MAX_COUNT / total) if total > 0 else 1.0
-    return np.round(cover * factor).astype(np.int64)
+    # each value rounds up by at most 1/2: the margin of one per value keeps the rounded sum within int32
+    factor = min(1.0, (_MAX_COUNT - cover.size) / total) if total > 0 else 1.0
+    return np.floor(cover * factor + 0.5).astype(np.int64)
 
 
 def _weighted_mean(values: np.ndarray, counts: np.ndarray | None) -> float:
@@ -165,100 +176,165 @@ def _check_categories(categories: np.ndarray, where: str, node: int) -> np.ndarr
     return cats.astype(np.int64)
 
 
-def _from_tree(tree, alpha: float, where: str) -> LightGBMTree:
-    """A leaf-wise or depth-wise tree, node for node (plus a NaN test and a copy per categorical split sending NaN
-    left).
+@dataclass
+class _Plan:
+    """What a leaf-wise or depth-wise tree becomes, node by node (rankcore's node ids), before anything is built.
 
-    LightGBM sends NaN right at a categorical node, so a rankcore
-    categorical split v sending NaN left (children L, R) is written as a NaN
-    test N on its feature (numeric: every finite value left to the
-    categorical node C, NaN right) whose NaN branch is a copy L' of L.  The
-    counts of L under C and of L' are half of L's (the counts of the whole
-    tree doubled per such split on a path, to stay integers): then N and C
-    weigh L, L' and R as v weighs L and R, and TreeSHAP's two copies of each
-    leaf of L add up to the leaf's share in rankcore's tree.  The leaves
-    reached as in rankcore come first, by node id; the copies' follow.
+    ``copied[v]``: a categorical split sending NaN left written as a NaN test
+    and a copy of its left subtree; ``complement[v]``: such a split written
+    as the complement of its categories among the column's K, children
+    swapped; ``value[v]``: the cover-weighted mean of α times the leaf values
+    below v.
     """
-    nesting = _nan_left_categorical_nesting(tree)
-    counts = integer_counts(tree.cover)
-    if counts is not None and counts[0] * (1 << nesting) > _MAX_COUNT:
-        counts = np.round(counts * (_MAX_COUNT / (counts[0] * (1 << nesting)))).astype(np.int64)
-    out = LightGBMTree()
-    # (order, source leaf, count, parent, side): the leaves, numbered at the end -- rankcore's by node id, copies after
-    pending: list[tuple[tuple[int, int], int, int, int, str]] = []
 
-    def count(node: int, scale: int) -> int:
-        return 0 if counts is None else int(counts[node]) * scale
+    order: list
+    copied: np.ndarray
+    complement: np.ndarray
+    value: np.ndarray
 
-    def value(node: int) -> float:
-        below = _leaves_below(tree, node)
-        return 0.0 if counts is None else _weighted_mean(alpha * tree.value[below], counts[below])
 
-    def emit(node: int, scale: int, parent: int, side: str, copy: bool) -> None:
-        if tree.left[node] < 0:
-            pending.append(((1, len(pending)) if copy else (0, node), node, count(node, scale), parent, side))
-            return
-        j, left, right = int(tree.feature[node]), int(tree.left[node]), int(tree.right[node])
+def _plan(tree, alpha: float, where: str, category_counts) -> _Plan:
+    """The plan of ``tree``, refusing it (ValueError) when the written tree would exceed :data:`_MAX_LEAVES` leaves.
+
+    One pass from the root (the order, parents first) and one back (the
+    written sizes and the leaf sums): O(nodes) time and memory, whatever the
+    depth.  The size of a copied split's tree is 2·size(L) + size(R), so the
+    size is known -- and a tree too large refused -- before any copy is made.
+    """
+    left, right = np.asarray(tree.left), np.asarray(tree.right)
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if left[node] >= 0:
+            stack += (int(right[node]), int(left[node]))
+    n = left.shape[0]
+    copied, complement = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    for node in order:
         categories = tree.categories[node]
-        left_scale = scale
-        if categories is not None and tree.nan_left[node]:
-            left_scale = scale // 2
-            k = out.add_internal(j, _ALL_FINITE_LEFT, MISSING_NAN, 0.0, count(node, scale), value(node))
+        if left[node] < 0 or categories is None or not tree.nan_left[node]:
+            continue
+        known = None if category_counts is None else category_counts[int(tree.feature[node])]
+        if known is not None and _check_categories(categories, where, node).max(initial=0) < known:
+            complement[node] = True
+        else:
+            copied[node] = True
+    # without covers there is nothing to weigh the leaves by: the internal values are written 0
+    cover = np.zeros(n) if tree.cover is None else np.asarray(tree.cover, dtype=np.float64)
+    leaf_weighted = np.zeros(n)
+    if tree.cover is not None:
+        leaf_weighted = alpha * np.asarray(tree.value, dtype=np.float64) * cover
+    size = [0] * n
+    weighted, weight = np.zeros(n), np.zeros(n)
+    for node in reversed(order):
+        if left[node] < 0:
+            size[node] = 1
+            weighted[node], weight[node] = leaf_weighted[node], cover[node]
+            continue
+        a, b = int(left[node]), int(right[node])
+        size[node] = (2 if copied[node] else 1) * size[a] + size[b]
+        weighted[node], weight[node] = weighted[a] + weighted[b], weight[a] + weight[b]
+    if size[0] > _MAX_LEAVES:
+        raise ValueError(f"{where}: written for LightGBM it would have {size[0]} leaves, more than {_MAX_LEAVES} "
+                         f"(each categorical split sending missing values left copies its left subtree, unless the "
+                         f"column's categories are known: a DataFrame's 'category' column); fit with fewer leaves, "
+                         f"on a DataFrame, or without missing values in categorical columns")
+    value = np.divide(weighted, weight, out=np.zeros(n), where=weight > 0)
+    return _Plan(order, copied, complement, value)
+
+
+def _from_tree(tree, alpha: float, where: str, category_counts=None) -> LightGBMTree:
+    """A leaf-wise or depth-wise tree, node for node; a categorical split sending NaN left as the complement of its
+    categories (children swapped) or as a NaN test with a copy.
+
+    LightGBM sends NaN (and a negative value) right at a categorical node.
+    When the column's K categories are known (``category_counts``: a
+    DataFrame's, coded 0..K − 1, unseen ones NaN), a rankcore categorical
+    split v sending its categories S and NaN left is written with the
+    complement {0..K − 1} \\ S and its children swapped: a code in S, NaN and
+    any value outside 0..K − 1 reach v's left subtree, a code not in S its
+    right one.  Otherwise v (children L, R) is written as a NaN test N on
+    its feature (numeric: every finite value left to the categorical node C,
+    NaN right) whose NaN branch is a copy L' of L.  The counts of L under C
+    and of L' are half of L's: then N and C weigh L, L' and R as v weighs L
+    and R, and TreeSHAP's two copies of each leaf of L add up to the leaf's
+    share in rankcore's tree.  The leaves reached as in rankcore come first,
+    by node id; the copies' follow.  The walk keeps its own stack (a
+    leaf-wise chain may be thousands of levels deep) and every step is
+    O(1) per written node.
+    """
+    plan = _plan(tree, alpha, where, category_counts)
+    out = LightGBMTree()
+    # (order, source leaf, halvings, parent, side): the leaves, numbered at the end -- rankcore's by node id, copies
+    # after; ``halvings``: the copied splits above the leaf whose left subtree holds it
+    pending: list[tuple[tuple[int, int], int, int, int, str]] = []
+    # (split: the categorical node under its NaN test, node, halvings, parent, side, inside a copy)
+    stack: list[tuple[bool, int, int, int, str, bool]] = [(False, 0, 0, -1, "", False)]
+    while stack:
+        split, node, halvings, parent, side, copy = stack.pop()
+        if tree.left[node] < 0:
+            pending.append(((1, len(pending)) if copy else (0, node), node, halvings, parent, side))
+            continue
+        j, left, right = int(tree.feature[node]), int(tree.left[node]), int(tree.right[node])
+        if plan.copied[node] and not split:
+            k = out.add_internal(j, _ALL_FINITE_LEFT, MISSING_NAN, 0.0, 0, plan.value[node])
             _link(out, parent, side, k)
-            emit(left, left_scale, k, "right", True)
-            parent, side = k, "left"
-        within = count(left, left_scale) + count(right, scale)
+            # the copy under the NaN branch is written first, then the split under the finite branch
+            stack += [(True, node, halvings, k, "left", copy), (False, left, halvings + 1, k, "right", True)]
+            continue
+        left_halvings = halvings + 1 if plan.copied[node] else halvings
+        right_halvings = halvings
+        categories = tree.categories[node]
         if categories is not None:
-            k = out.add_internal(j, len(out.cat_sets), CATEGORICAL | MISSING_NAN, tree.gain[node], within, value(node))
-            out.cat_sets.append(_check_categories(categories, where, node))
+            k = out.add_internal(j, len(out.cat_sets), CATEGORICAL | MISSING_NAN, tree.gain[node], 0,
+                                 plan.value[node])
+            cats = _check_categories(categories, where, node)
+            if plan.complement[node]:
+                cats = np.setdiff1d(np.arange(category_counts[j], dtype=np.int64), cats)
+                left, right = right, left
+            out.cat_sets.append(cats)
         else:
             flags = MISSING_NAN | (DEFAULT_LEFT if tree.nan_left[node] else 0)
-            k = out.add_internal(j, tree.threshold[node], flags, tree.gain[node], within, value(node))
+            k = out.add_internal(j, tree.threshold[node], flags, tree.gain[node], 0, plan.value[node])
         _link(out, parent, side, k)
-        emit(left, left_scale, k, "left", copy)
-        emit(right, scale, k, "right", copy)
-
-    emit(0, 1 << nesting, -1, "", False)
-    for _, source, n, parent, side in sorted(pending):
+        stack += [(False, right, right_halvings, k, "right", copy), (False, left, left_halvings, k, "left", copy)]
+    pending.sort()
+    counts = _leaf_counts(tree, [p[1] for p in pending], [p[2] for p in pending])
+    for (_, source, _, parent, side), n in zip(pending, counts):
         _link(out, parent, side, out.add_leaf(alpha * tree.value[source], n, source))
-    _check_size(out, where)
+    _sum_internal_counts(out)
     return out
 
 
-def _nan_left_categorical_nesting(tree) -> int:
-    """The most categorical splits sending NaN left on one root-to-leaf path."""
-    most, stack = 0, [(0, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if tree.left[node] < 0:
-            most = max(most, depth)
-            continue
-        depth += tree.categories[node] is not None and bool(tree.nan_left[node])
-        stack.extend(((int(tree.left[node]), depth), (int(tree.right[node]), depth)))
-    return most
+def _leaf_counts(tree, sources: list, halvings: list) -> list:
+    """The written leaves' counts: rankcore's covers, halved per copied split above, as integers summing to at most
+    2^31 − 1 (LightGBM's int32), in exact ratios when they fit, else rounded leaf by leaf."""
+    if tree.cover is None or not sources:
+        return [0] * len(sources)
+    leaves = np.flatnonzero(np.asarray(tree.left) < 0)
+    cover = np.asarray(tree.cover, dtype=np.float64)
+    nesting = max(halvings)
+    exact = integer_counts(cover[leaves]) if nesting < 31 else None
+    if exact is not None and int(exact.sum()) << nesting <= _MAX_COUNT:
+        by_node = dict(zip(leaves.tolist(), exact.tolist()))
+        return [by_node[s] << (nesting - h) for s, h in zip(sources, halvings)]
+    share = cover[sources] / np.exp2(np.asarray(halvings, dtype=np.float64))
+    total = float(cover[leaves].sum())
+    # each leaf rounds up by at most 1/2: the margin of one per leaf keeps the root's sum within int32
+    factor = (_MAX_COUNT - len(sources)) / total if total > 0 else 0.0
+    return np.floor(share * factor + 0.5).astype(np.int64).tolist()
 
 
-def _check_size(out: LightGBMTree, where: str) -> None:
-    if out.num_leaves > _MAX_LEAVES:
-        raise ValueError(f"{where}: written for LightGBM it would have {out.num_leaves} leaves, more than "
-                         f"{_MAX_LEAVES} (each categorical split sending missing values left copies its left "
-                         f"subtree); fit with fewer leaves or without missing values in categorical columns")
+def _sum_internal_counts(out: LightGBMTree) -> None:
+    """Each internal node's count as the sum of its children's (children come after their parents)."""
+    for k in range(len(out.internal_count) - 1, -1, -1):
+        out.internal_count[k] = sum(out.internal_count[c] if c >= 0 else out.leaf_count[~c]
+                                    for c in (out.left_child[k], out.right_child[k]))
 
 
 def _link(out: LightGBMTree, parent: int, side: str, child: int) -> None:
     if parent >= 0:
         (out.left_child if side == "left" else out.right_child)[parent] = child
-
-
-def _leaves_below(tree, node: int) -> np.ndarray:
-    stack, found = [node], []
-    while stack:
-        k = stack.pop()
-        if tree.left[k] < 0:
-            found.append(k)
-        else:
-            stack.extend((int(tree.left[k]), int(tree.right[k])))
-    return np.asarray(found, dtype=np.intp)
 
 
 def _from_oblivious(tree, alpha: float) -> LightGBMTree:

@@ -27,6 +27,7 @@ from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import (CheckedParams, Fitted, Ranker, TrainingCurve, declared_attribute, ignore_score_weights,
                     require_score_queries, resolve_parameter)
 from ..spec import ParameterError
+from .._categories import category_columns
 from ..validation import (check_bipartite_target, check_categorical_features, check_finite_scores,
                           check_graded_labels, check_learner_matrix, check_same_length, effective_n_threads, int_seed,
                           reject_1d)
@@ -233,6 +234,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         if reset:
             if categories is not None:
                 self.categories_ = categories
+            elif category_columns(X):       # read by their values; LightGBM would read such a column's codes
+                self.category_columns_read_as_values_ = category_columns(X)
             from_frame = [j for j, c in enumerate(categories or ()) if c is not None]
             self._categorical_columns = self._categorical(from_frame, X_arr.shape[1], learner)
         if not reset and X_arr.shape[1] != self.n_features_in_:

@@ -86,6 +86,12 @@ ATTRIBUTES_DOC = """
         The effect b_p of each place in ``position_ids_`` as the last kept
         tree was grown with (on the scores' scale; the model does not use
         them).
+    category_columns_read_as_values_ : tuple of int
+        Set only when fitted on a DataFrame whose pandas ``category``
+        columns the learner read by their values (learners that do not split
+        by category groups, such as ``'stumps'``): those columns' positions.
+        :meth:`to_lightgbm` warns about them (LightGBM reads a DataFrame's
+        category column by its codes).
     from_init_score_ : bool
         Set (True) only when fitted with ``init_score``: the model is the
         correction alone; add the rows' initial scores to its scores

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import os
+import warnings
 
 from sklearn.utils.validation import check_is_fitted
 
+from .._caller import outside_stacklevel
 from .._threadsafe import reads_a_snapshot
 from ..learners import lightgbm_model_string
 
-__all__ = ["LightGBMExport", "check_tree_rankers", "write_text"]
+__all__ = ["LightGBMExport", "check_tree_rankers", "write_text", "warn_init_score"]
 
 #: Weak rankers LightGBM's format holds: trees (any growth) and stumps / thresholds.
 _TREE_KINDS = ("tree", "oblivious_tree", "threshold")
@@ -50,17 +51,41 @@ class LightGBMExport:
           without covers write counts 0, which ``pred_contrib`` cannot use.
         * ``objective=lambdarank``: LightGBM outputs the raw score.  Initial
           scores and position effects of the fit are not in the file, as
-          they are not in :meth:`decision_function`.
+          they are not in :meth:`decision_function`: a model fitted from
+          initial scores (``from_init_score_``) is the correction alone --
+          a ``UserWarning`` says so; add the rows' initial scores to
+          LightGBM's raw score.
+        * A DataFrame's category columns are written as
+          ``pandas_categorical``, so LightGBM codes a DataFrame as the fit
+          did; a categorical split sending NaN left is written as the
+          complement of its categories (children swapped).  A split of a
+          column coded by the user (``categorical_features``) sending NaN
+          left is a NaN test above it with the left subtree copied under
+          the NaN branch (the tree's size is checked before anything is
+          copied).
 
-        What differs, by LightGBM's reading of the input: LightGBM reads a
-        nonzero value of magnitude at most 1e-35 (as a float32) as 0, which
-        matters at a split of threshold in that band (0 included), and a categorical
-        column's value by its integer part (rankcore sends a value that is
-        not one of its categories right): score categorical columns coded
-        as integers.  Feature names keep their text, but whitespace and
-        ``" , : [ ] { }`` become ``_``; a DataFrame's category columns are
-        written as ``pandas_categorical``, so LightGBM codes a DataFrame as
-        the fit did.
+        What differs, by LightGBM's reading of the input:
+
+        * a nonzero value of magnitude at most 1e-35 (as a float32) is read
+          as 0, which matters at a split of threshold in that band (0
+          included);
+        * a categorical column's value is read by its integer part
+          (rankcore sends a value that is not one of its categories right):
+          score categorical columns coded as integers;
+        * LightGBM's Python ``predict`` converts an array that is not of
+          floats (integers) to float32, which moves integers above 2^24
+          (ids, timestamps) across thresholds: pass ``X.astype(np.float64)``;
+        * a DataFrame's ``category`` column is read by its codes, while the
+          learners that do not split by category groups (``'stumps'``,
+          ``'thresholds'``) read it by its values: a ``UserWarning`` names
+          such columns (``category_columns_read_as_values_``); give LightGBM
+          them as numbers (``X.astype({col: float})``).
+
+        Feature names keep their text, but whitespace, control characters
+        and ``" , : [ ] { } \\`` become ``_``.  Category ids above 65,535
+        make large bitsets (a ``UserWarning`` suggests renumbering them).
+        The file is written atomically (a temporary file renamed over
+        ``path``).
 
         Parameters
         ----------
@@ -88,8 +113,32 @@ class LightGBMExport:
         text = lightgbm_model_string(self.rankers_, self.alphas_, int(self.n_features_in_),
                                      feature_names=getattr(self, "feature_names_in_", None),
                                      categories=getattr(self, "categories_", None), owner=name)
+        _warn_category_values(self, name)
+        warn_init_score(self, f"{name}.to_lightgbm", "LightGBM's raw score")
         write_text(text, path)
         return text
+
+
+def _warn_category_values(model, name: str) -> None:
+    """Warn when the fit read a DataFrame's ``category`` columns by value: LightGBM's predict would read codes."""
+    columns = getattr(model, "category_columns_read_as_values_", ())
+    if not columns:
+        return
+    names = getattr(model, "feature_names_in_", None)
+    shown = ", ".join(repr(str(names[j])) if names is not None else f"column {j}" for j in columns)
+    warnings.warn(f"{name}.to_lightgbm: {shown} {'was a' if len(columns) == 1 else 'were'} pandas 'category' "
+                  f"column{'s' if len(columns) > 1 else ''} at fit, which the learner {model.learner_spec_!r} read by "
+                  f"value, but LightGBM's predict reads a DataFrame's 'category' column by its codes: give LightGBM "
+                  f"such columns as numbers (X.astype({{col: float}})) or a NumPy array of the values",
+                  UserWarning, stacklevel=outside_stacklevel())
+
+
+def warn_init_score(model, where: str, score: str) -> None:
+    """Warn that a model fitted from initial scores (``from_init_score_``) is exported as the correction alone."""
+    if getattr(model, "from_init_score_", False):
+        warnings.warn(f"{where}: the model was fitted from initial scores (from_init_score_): the file holds the "
+                      f"correction alone; add the rows' initial scores to {score} to rank as the model does",
+                      UserWarning, stacklevel=outside_stacklevel())
 
 
 def check_tree_rankers(model, method: str, format_name: str) -> None:
@@ -98,14 +147,16 @@ def check_tree_rankers(model, method: str, format_name: str) -> None:
     kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_})
     learner = getattr(getattr(model, "_learner", None), "name", None)
     if any(k not in _TREE_KINDS for k in kinds) or not kinds and learner not in _TREE_LEARNERS:
-        fitted = ", ".join(map(repr, kinds)) or repr(learner)
-        raise TypeError(f"{type(model).__name__}.{method}: the learner {model.learner_spec_!r} fits weak rankers of "
-                        f"kind {fitted}, which {format_name} cannot hold; export models of learner='trees' or "
-                        f"'stumps'")
+        # a model that grew nothing has no kind to name: its learner's rankers are what the format cannot hold
+        fitted = f"of kind {', '.join(map(repr, kinds))}" if kinds else "that are not trees or stumps"
+        raise TypeError(f"{type(model).__name__}.{method}: the learner {model.learner_spec_!r} fits weak rankers "
+                        f"{fitted}, which {format_name} cannot hold; export models of learner='trees' or 'stumps'")
 
 
 def write_text(text: str, path) -> None:
-    """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends) unless ``path`` is None."""
+    """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends) atomically unless ``path`` is None: a server
+    watching the file sees the old model or the new one, never half of one."""
     if path is not None:
-        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        from ..persistence import write_text_atomically
+
+        write_text_atomically(text, path)

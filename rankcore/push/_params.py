@@ -204,6 +204,9 @@ PUSH_FITTED = (
     Fitted("validation_metric_", "validation_metric", optional=True),
     Fitted("evals_result_", "evals_result", evals_to_state, optional=True),
     Fitted("categories_", "categories", categories_to_state, optional=True),
+    # fitted on a DataFrame whose 'category' columns a learner not splitting by category groups read by their values
+    Fitted("category_columns_read_as_values_", "category_columns_read_as_values", lambda cols: [int(j) for j in cols],
+           optional=True),
     # fitted within queries (their presence is ``ranks_within_queries_``)
     Fitted("n_queries_", "n_queries", int, optional=True),
     Fitted("n_queries_without_pairs_", "n_queries_without_pairs", int, optional=True),

@@ -28,6 +28,19 @@ def _had_categorical_columns(estimator, categories, n_features: int, names, fail
         fail(str(exc))
 
 
+def _check_read_as_values(state: dict, n_features: int, fail) -> tuple[int, ...]:
+    """The file's ``category_columns_read_as_values``: distinct column indices, ascending (absent: none)."""
+    cols = state.get("category_columns_read_as_values")
+    if cols is None:
+        return ()
+    ok = (isinstance(cols, list) and cols and all(isinstance(j, int) and not isinstance(j, bool) for j in cols)
+          and all(0 <= j < n_features for j in cols) and cols == sorted(set(cols)))
+    if not ok:
+        fail(f"category_columns_read_as_values must be distinct column indices from 0 to {n_features - 1}, "
+             f"ascending, got {cols!r}")
+    return tuple(cols)
+
+
 def restore_push_state(estimator, state: dict, setup) -> None:
     """Check a push model file's ``state`` against the parameters' ``setup`` and set the fitted attributes.
 
@@ -67,6 +80,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     if has_val:
         _check_curve(state["validation_scores"], metric, "validation_scores", fail)
     evals = _check_evals_result(state, T, metric, fail)
+    read_as_values = _check_read_as_values(state, d, fail)
     from_init = state.get("from_init_score")
     if from_init is not None and from_init is not True:
         fail(f"from_init_score must be true when present (a model fitted from initial scores), got {from_init!r}")
@@ -93,6 +107,8 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.evals_result_ = evals
     if categories is not None:
         estimator.categories_ = categories
+    if read_as_values:
+        estimator.category_columns_read_as_values_ = read_as_values
     if n_queries is not None:
         estimator.n_queries_, estimator.n_queries_without_pairs_ = n_queries
     if positions is not None:

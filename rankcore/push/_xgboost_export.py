@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .._threadsafe import reads_a_snapshot
 from ..learners import xgboost_json_string
-from ._lightgbm_export import check_tree_rankers, write_text
+from ._lightgbm_export import check_tree_rankers, warn_init_score, write_text
 
 __all__ = ["XGBoostJSONExport"]
 
@@ -52,6 +52,10 @@ class XGBoostJSONExport:
           2^depth leaves, stumps as two leaves 0 and α); node ids go
           breadth first, ``yes`` before ``no``.  Categorical splits are
           refused: the format has no category sets.
+        * The trees alone, as :meth:`decision_function`: a model fitted
+          from initial scores (``from_init_score_``) is the correction alone
+          (a ``UserWarning`` says so); add the rows' initial scores to the
+          engine's score.  The file is written atomically.
 
         Parameters
         ----------
@@ -82,5 +86,6 @@ class XGBoostJSONExport:
             feature_names = getattr(self, "feature_names_in_", None)
         text = xgboost_json_string(self.rankers_, self.alphas_, int(self.n_features_in_),
                                    feature_names=feature_names, owner=type(self).__name__)
+        warn_init_score(self, f"{type(self).__name__}.to_xgboost_json", "the engine's score")
         write_text(text, path)
         return text

@@ -1,8 +1,10 @@
-"""``rankcore export MODEL --format lightgbm|xgboost-json -o OUT``: the file, its scores, and the refusals."""
+"""``rankcore export MODEL --format lightgbm|xgboost-json -o OUT``: the file, its scores, the warnings, and the
+refusals."""
 
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rankcore
@@ -85,3 +87,78 @@ def test_export_xgboost_json_refuses_categorical_splits(tmp_path, capsys):
     assert err.startswith("rankcore: error: ") and "cat.json" in err and "by categories" in err
     assert not (tmp_path / "c.json").exists()
     assert main(["export", str(tmp_path / "cat.json"), "--format", "lightgbm", "-o", str(tmp_path / "c.txt")]) == 0
+
+
+def test_export_says_stumps_and_names_the_model_in_value_errors(tmp_path, capsys):
+    _model(tmp_path, learner="stumps", name="s.json")
+    assert main(["export", str(tmp_path / "s.json"), "-o", str(tmp_path / "s.txt")]) == 0
+    assert "wrote 4 stumps of" in capsys.readouterr().err
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a b", "a_b"])
+    save_model(rankcore.boost(learner="trees:max_leaves=4", n_iter=2).fit(frame, (frame["a b"] > 0).astype(int)),
+               tmp_path / "names.json")
+    assert main(["export", str(tmp_path / "names.json"), "-o", str(tmp_path / "n.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankcore: error: ") and "names.json: feature_names: columns 0" in err
+
+
+def test_export_warns_that_a_model_fitted_from_initial_scores_is_the_correction(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 2))
+    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3).fit(X, (X[:, 0] > 0).astype(int),
+                                                                      init_score=X[:, 1])
+    save_model(model, tmp_path / "init.json")
+    for fmt in ("lightgbm", "xgboost-json"):
+        assert main(["export", str(tmp_path / "init.json"), "--format", fmt, "-o", str(tmp_path / f"{fmt}.out")]) == 0
+        err = capsys.readouterr().err
+        assert "rankcore: warning: " in err and "init.json: " in err and "(from_init_score_)" in err
+        assert "correction alone" in err
+
+
+def test_export_replaces_the_file_atomically(tmp_path, capsys, monkeypatch):
+    import os
+
+    _model(tmp_path)
+    out = tmp_path / "m.txt"
+    out.write_text("the old model")
+    def full(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    assert main(["export", str(tmp_path / "m.json"), "-o", str(out), "--force"]) == 2
+    assert "m.txt" in capsys.readouterr().err
+    assert out.read_text() == "the old model"
+    assert sorted(os.listdir(tmp_path)) == ["m.json", "m.txt"]
+
+
+def _auto(tmp_path, X, y, name, **params):
+    auto = rankcore.AutoRanker(candidates=["trees:max_leaves=4,n_iter=20"], random_state=0, n_jobs=1, **params)
+    auto.fit(X, y)
+    save_model(auto, tmp_path / name)
+    return auto
+
+
+def test_export_an_auto_model_whose_choice_is_one_refit_of_trees(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"shop": pd.Categorical(rng.choice(["a", "b", "c"], 300)), "x": rng.normal(size=300)})
+    y = (frame["shop"].isin(["b"]) ^ (frame["x"] > 1)).astype(int)
+    auto = _auto(tmp_path, frame, y, "auto.json", bag_folds=False)
+    out = tmp_path / "auto.txt"
+    assert main(["export", str(tmp_path / "auto.json"), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "feature_names=shop x" in text and 'pandas_categorical:[["a", "b", "c"]]' in text
+    lightgbm = pytest.importorskip("lightgbm")
+    np.testing.assert_array_equal(lightgbm.Booster(model_str=text).predict(frame, raw_score=True),
+                                  auto.decision_function(frame))
+
+
+def test_export_refuses_an_auto_fold_bag_saying_why(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 2))
+    auto = _auto(tmp_path, X, (X[:, 0] > 0).astype(int), "bag.json")
+    assert type(auto.best_estimator_).__name__ == "FoldBag"
+    assert main(["export", str(tmp_path / "bag.json"), "-o", str(tmp_path / "bag.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankcore: error: ") and "bag.json: the AutoRanker's choice" in err
+    assert "fold bag" in err and "--no-bag-folds" in err and "best_estimator_" in err
+    assert not (tmp_path / "bag.txt").exists()
