@@ -4,21 +4,36 @@ The estimator's ``fit(..., init_model=...)`` (LightGBM's ``init_model``, XGBoost
 from the saved model's scores and the model written holds its weak rankers followed by the new ones.  The
 continuation's settings are the command line's, as for any fit: give the model's ``--learner``, ``--objective``
 and so on again, or others whose weak rankers can live in one model with the saved ones (the library says which
-cannot).
+cannot).  What the command line adds:
+
+* the relevant label: a fit on one list maps the file's relevant label (``--positive``, default the greater) to 1,
+  so every model of the command line has ``classes_`` [0, 1]; the model file records the label itself
+  (``relevant_label_``) and a continuation whose relevant label is another is refused, naming ``--positive``;
+* category columns: the file's are read as the model's (``--categorical`` defaults to the model's columns), their
+  text as the model's categories -- numbers where it was fitted on numbers, the model's full list of categories
+  even where the file lacks some, as ``rankcore score`` reads them;
+* the library's refusals said in the command line's words (:func:`init_model_error`).
 """
 
 from __future__ import annotations
 
 import inspect
+import re
+import warnings
+
+import numpy as np
 
 from . import CommandError
+from ._columns import categories_as_fitted, model_categorical, model_features
 
-__all__ = ["HELP", "load_init_model", "init_model_error"]
+__all__ = ["HELP", "load_init_model", "init_model_error", "check_relevant_label", "record_relevant_label",
+           "init_model_categorical", "read_as_model_categories"]
 
 #: ``--init-model`` of ``fit``.
 HELP = ("a model file (rankcore fit's) to continue: the fit starts from its scores and the model written holds its "
         "weak rankers, then --n-iter new ones (LightGBM's init_model); give its settings (--learner, --objective, "
-        "...) again or others of the same kind, and its --qid / --init-score if it was fitted with them")
+        "...) again or others of the same kind, its --positive, and its --qid / --init-score if it was fitted "
+        "with them; its --categorical columns are read by its categories")
 
 
 def _takes_init_model(cls) -> bool:
@@ -43,10 +58,150 @@ def load_init_model(path: str, config):
         raise CommandError(f"--init-model: cannot read the model file {path!r}: {text}") from None
 
 
-def init_model_error(exc: Exception) -> CommandError | None:
-    """The library's refusal of ``init_model`` said of ``--init-model`` (None for another error)."""
+def _shown(label) -> str:
+    """A label as the user typed it: text quoted, numbers plain (1, not 1.0)."""
+    if isinstance(label, (str, np.str_)):
+        return repr(str(label))
+    if isinstance(label, (bool, np.bool_)):
+        return str(bool(label))
+    return f"{float(label):g}"
+
+
+def _same_label(a, b) -> bool:
+    """Whether two labels are one: equal, or the same number (``1`` and ``1.0``, or a number read as text)."""
+    if a == b or str(a) == str(b):
+        return True
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_relevant_label(model, label, path: str | None) -> None:
+    """Refuse a one-list continuation whose relevant label ``label`` is not the one the model ranks first (``model``
+    None: no continuation).
+
+    A model file of ``rankcore fit`` records it (``relevant_label_``); one without (fitted in Python, or by an
+    earlier rankcore) ranks ``classes_[1]`` first, which is checked where it is a label of the file's kind, and
+    otherwise the continuation is warned about.
+    """
+    classes = getattr(model, "classes_", None)
+    if classes is None:     # none, or fitted on grades or within queries: the library says why it cannot continue
+        return
+    recorded = getattr(model, "relevant_label_", None)
+    if recorded is not None:
+        if not _same_label(recorded, label):
+            raise CommandError(f"--init-model: {path} ranks the label {_shown(recorded)} first, this fit the label "
+                               f"{_shown(label)}: continuing it would train the new weak rankers to undo it; give "
+                               f"--positive {recorded if isinstance(recorded, str) else _shown(recorded)}")
+        return
+    if _same_label(np.asarray(classes).tolist()[1], label):
+        return
+    warnings.warn(f"--init-model: {path} does not record which label it ranks first (a model file of an earlier "
+                  f"rankcore, or fitted in Python); this fit ranks {_shown(label)} first: if the model was fitted "
+                  "with another --positive, the new weak rankers undo it", UserWarning, stacklevel=2)
+
+
+def record_relevant_label(estimator, label) -> None:
+    """Keep the file's relevant label in a fitted one-list model that saves it (``relevant_label_``)."""
+    if "relevant_label_" in getattr(type(estimator), "_fitted_names", ()) and hasattr(estimator, "classes_"):
+        estimator.relevant_label_ = label.item() if hasattr(label, "item") else label
+
+
+def init_model_categorical(args, model) -> list[str] | None:
+    """The category columns to read a continuation's file with: ``--categorical``, else the model's (``model``
+    None: no continuation, ``--categorical``)."""
+    if model is None or getattr(args, "categorical", None):
+        return None                           # ``load`` reads --categorical itself
+    return model_categorical(model) or None
+
+
+def read_as_model_categories(data, model, path: str | None) -> None:
+    """Give the file's category columns the model's categories (in place): its values read as the model's
+    (numbers where it was fitted on numbers) and coded by the model's list, even where the file lacks some
+    (``model`` None: no continuation, nothing to do).
+
+    Raises
+    ------
+    CommandError
+        A category the model does not know, naming the column: its trees hold no split for it.
+    """
+    if model is None:
+        return
+    names = model_features(model)
+    kept = getattr(model, "categories_", None)
+    if names is None or not kept or len(kept) != len(names) or not data.categories:
+        return
+    categories_as_fitted(data, model, names)
+    for name, fitted in zip(names, kept):
+        if fitted is None or name not in data.categories or name not in data.feature_names:
+            continue
+        fitted = np.asarray(fitted)
+        index = {_key(value): code for code, value in enumerate(fitted.tolist())}
+        ours = [_key(value) for value in np.asarray(data.categories[name]).tolist()]
+        unknown = [value for value, key in zip(np.asarray(data.categories[name]).tolist(), ours) if key not in index]
+        if unknown:
+            shown = ", ".join(_shown(v) for v in unknown[:6]) + (", ..." if len(unknown) > 6 else "")
+            raise CommandError(f"{data.source}: column {name!r} has categories the model {path} does not know "
+                               f"({shown}); a continuation keeps the model's categories: leave those rows out, "
+                               "or fit a new model")
+        recode = np.array([index[key] for key in ours], dtype=np.float64)
+        j = data.feature_names.index(name)
+        codes = data.X[:, j]
+        present = ~np.isnan(codes)
+        codes[present] = recode[codes[present].astype(np.int64)]
+        data.categories[name] = fitted
+
+
+def _key(value):
+    """A category as a dictionary key: numbers by value (1 and 1.0 are one), text as text."""
+    if isinstance(value, (bool, np.bool_)):
+        return ("b", bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return ("n", float(value))
+    return ("s", str(value))
+
+
+#: The library's names in a refusal of ``init_model``, and the command line's for them (in this order).
+_WORDS = (
+    ("fit(X, y, qid=...) (or group=)", "--qid"),
+    ("the training rows' init_score (and eval_init_score for eval_set)",
+     "--init-score COLUMN (and the --validation file's --init-score column)"),
+    ("fitted from init_score (from_init_score_)", "fitted with --init-score"),
+    ("fit it from init_score first, or leave init_score out",
+     "fit it with --init-score first, or leave --init-score out"),
+    ("init_score", "--init-score"),
+    ("give the same categorical_features, category columns or learner categorical columns",
+     "give the model's --categorical columns (or the learner's categorical=)"),
+    ("; give the column the model's categories (pandas: set_categories)", ""),
+    ("the result's learner_spec_ (and its file)", "the model file's learner"),
+)
+
+
+def init_model_error(exc: Exception, data=None) -> CommandError | None:
+    """The library's refusal of ``init_model`` said of ``--init-model`` and the command line's options, the
+    training file ``data`` (its source, its columns by name); None for another error."""
     text = str(exc)
     if not text.startswith("init_model"):
         return None
     text = "--init-model" + text[len("init_model"):]
-    return CommandError(text.replace("fit(X, y, qid=...) (or group=)", "--qid"))
+    for library, command_line in _WORDS:
+        text = text.replace(library, command_line)
+    source = "DATA" if data is None else data.source
+    text = (text.replace("X has ", f"{source} has ").replace("X's ", f"{source}'s ")
+            .replace("y has the classes", f"{source} has the labels"))
+    feature_names = None if data is None or not data.named else list(data.feature_names)
+    if feature_names:
+        def name(j: str) -> str:
+            k = int(j)
+            return repr(feature_names[k]) if k < len(feature_names) else j
+
+        text = re.sub(r"\bcolumn (\d+)'s", lambda m: f"column {name(m.group(1))}'s", text)
+        text = re.sub(r"the columns \[([\d, ]*)\] by category groups, this fit \[([\d, ]*)\]",
+                      lambda m: f"the columns [{_names(m.group(1), name)}] by category groups, this fit "
+                                f"[{_names(m.group(2), name)}]", text)
+    return CommandError(text)
+
+
+def _names(listed: str, name) -> str:
+    return ", ".join(name(j.strip()) for j in listed.split(",") if j.strip())

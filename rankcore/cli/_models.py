@@ -475,7 +475,7 @@ def fit_one(config: ModelConfig, X, y: np.ndarray, *, progress, monitor: tuple |
         several times the fit itself, and the metric is computed once, after it.
     """
     estimator = config.build()
-    total = _planned_iterations(config, estimator)
+    total = _planned_iterations(config, estimator, init_model)
     steers = _early_stopping_on(estimator, X.shape[0], queries=qid is not None)
     on_eval_set = config.kind.live and monitor is not None and (monitor_is_validation or not steers)
     monitor_name = None if monitor is None else (monitor_label or monitor[0])
@@ -553,12 +553,15 @@ def held_out_recorded(curve: Any) -> bool:
     return curve is not None and curve.validation is not None and bool(np.isfinite(curve.validation).any())
 
 
-def _planned_iterations(config: ModelConfig, estimator) -> int | None:
+def _planned_iterations(config: ModelConfig, estimator, init_model=None) -> int | None:
+    """The iterations the progress counts to: ``n_iter``, after an ``init_model``'s weak rankers (the callbacks
+    count from its first, as LightGBM's)."""
     param = config.kind.options.get("n_iter")
     if param is None:
         return None
     value = estimator.get_params(deep=False).get(param)
-    return int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
+    first = 0 if init_model is None else len(getattr(init_model, "rankers_", ()))
+    return first + int(value) if isinstance(value, (int, np.integer)) and value > 0 else None
 
 
 def _early_stopping_on(estimator, n_rows: int, *, queries: bool = False) -> bool:

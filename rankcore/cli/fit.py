@@ -17,7 +17,8 @@ from ._common import (
 )
 from ._columns import estimator_input, like_training
 from ._eval_metrics import EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_lines, eval_metric_specs
-from ._init_models import HELP as INIT_MODEL_HELP, init_model_error, load_init_model
+from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
+                           load_init_model, read_as_model_categories, record_relevant_label)
 from ._init_scores import FIT_HELP as INIT_SCORE_HELP, check_fit_with_init_scores, check_validation_init_scores
 from ._models import (add_model_options, build_configs, check_missing, fit_one, missing_facts, models_epilog,
                       split_by_category)
@@ -162,11 +163,13 @@ def run(args) -> int:
     eval_specs = check_before_reading(args, config)
     init_model = None if args.init_model is None else load_init_model(args.init_model, config)
 
-    data = load(args, args.data, queries=True)
+    data = load(args, args.data, queries=True, categorical=init_model_categorical(args, init_model))
+    read_as_model_categories(data, init_model, args.init_model)     # as `rankcore score` reads a file for it
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:
         y = data.binary_target(args.positive)
+        check_relevant_label(init_model, data.relevant_label(args.positive), args.init_model)
     else:
         check_fit_within_queries([config], data)
         use_query_learner([config])
@@ -197,7 +200,7 @@ def run(args) -> int:
                           monitor_init=init_val, eval_metric=eval_specs, sample_weight=data.weight,
                           init_model=init_model)
     except (ValueError, TypeError) as exc:
-        if init_model is not None and (error := init_model_error(exc)) is not None:
+        if init_model is not None and (error := init_model_error(exc, data)) is not None:
             raise error from None
         # the library's ``position: ...`` (an objective without a curvature), ``sample_weight: ...`` (one without
         # weights)
@@ -212,13 +215,15 @@ def run(args) -> int:
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None
+    if qid is None:     # the file's label fitted as 1: what a continuation (--init-model) must rank first too
+        record_relevant_label(outcome.estimator, data.relevant_label(args.positive))
     try:
         save_model(outcome.estimator, args.out)
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     if init_model is not None:
-        info(args, f"continued {args.init_model}: {outcome.estimator.init_iterations_} weak rankers of it, then "
-                   f"{outcome.estimator.n_iter_ - outcome.estimator.init_iterations_} new ones")
+        first, total = getattr(outcome.estimator, "init_iterations_", 0), outcome.estimator.n_iter_
+        info(args, f"continued {args.init_model}: {first} weak rankers of it, then {total - first} new ones")
     info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     for line in eval_metric_lines(outcome.estimator, eval_specs, where):

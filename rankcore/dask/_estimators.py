@@ -260,6 +260,8 @@ class _DaskBoost(ClientParameter):
         are not added here)."""
         session = self._start_on(client, data, setup, probe, sample_weight, eval_set, qid=qid, group=group,
                                  position=position, init_model=init_model)
+        if init_model is not None:          # the callbacks count from its first weak ranker, as in memory
+            user_callbacks = init_model.counting_callbacks(user_callbacks)
         try:
             result, records, history, best = self._boost(session.backend, session.backend.layout, session.setup,
                                                          session.validation, user_callbacks,
@@ -470,7 +472,8 @@ class _DaskBoost(ClientParameter):
             setup = setup.for_large_data()
             learner = setup.learner
         if init_model is not None:          # the final learner, and the classes now that they are known
-            init_model.check(self, learner, classes, within_queries=within_queries, init_score=given_init is not None)
+            init_model.check(self, learner, classes, within_queries=within_queries, init_score=given_init is not None,
+                             setup=setup)
         validation = None
         if eval_set is not None:
             validation = self._check_eval_sets(_local_sets(eval_set), setup, classes, within_queries=within_queries,

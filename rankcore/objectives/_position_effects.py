@@ -145,6 +145,10 @@ class PositionEffects(BoundObjective):
         (the effects settle at 1 / (1 + λ) of their unpenalized values).
     rate : float
         η > 0, the step's shrinkage (the trees' learning rate).
+    start : ndarray of float64, shape (n_positions,), optional
+        The effects before the first step (default 0): a continued model's
+        (``fit(..., init_model=...)``), so that n trees and then m more
+        learn the effects of n + m.
 
     Attributes
     ----------
@@ -164,12 +168,16 @@ class PositionEffects(BoundObjective):
 
     learns_position_effects = True
 
-    def __init__(self, inner: BoundObjective, codes: np.ndarray, n_positions: int, *, l2: float, rate: float):
+    def __init__(self, inner: BoundObjective, codes: np.ndarray, n_positions: int, *, l2: float, rate: float,
+                 start: np.ndarray | None = None):
         super().__init__(inner.objective, inner.y, inner.sample_weight)
         require_curvature(inner)
         self.inner = inner
         self.codes = np.ascontiguousarray(codes, dtype=np.intp)
         self.effects = np.zeros(int(n_positions), dtype=np.float64)
+        if start is not None:
+            self.effects[:] = start
+        self.start = self.effects.copy()
         self.l2 = float(l2)
         self.rate = float(rate)
         self.history: list[np.ndarray] = []
@@ -223,6 +231,6 @@ class PositionEffects(BoundObjective):
         return moved
 
     def effects_after(self, n_trees: int) -> np.ndarray:
-        """The effects the ``n_trees``-th tree was grown with (zeros for none): those of a model cut to its first
-        ``n_trees`` trees (early stopping keeps the best iteration's)."""
-        return self.history[n_trees - 1].copy() if n_trees >= 1 else np.zeros_like(self.effects)
+        """The effects the ``n_trees``-th tree was grown with (``start`` for none): those of a model cut to its
+        first ``n_trees`` trees (early stopping keeps the best iteration's)."""
+        return self.history[n_trees - 1].copy() if n_trees >= 1 else self.start.copy()

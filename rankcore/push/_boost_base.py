@@ -391,6 +391,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         setup = self._setup_record()
         user_callbacks = check_callbacks(callbacks)
+        if init_model is not None:           # they count the iterations from the init model's first, as LightGBM's
+            user_callbacks = init_model.counting_callbacks(user_callbacks)
         X_arr = self._check_X(X, reset=True, learner=setup.learner)
         n = X_arr.shape[0]
         rows = query_rows(qid, group, n)
@@ -424,7 +426,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         if stopping.auto:
             setup = setup.for_large_data()
         if init_model is not None:       # the training rows start from its scores (in the rows' order, as X_arr)
-            inputs = init_model.start(self, setup, X_arr, inputs, classes, within_queries=queries is not None)
+            inputs = init_model.start(self, setup, X_arr, inputs, classes, within_queries=queries is not None,
+                                      labels=y_clean if classes is None else None)
         if queries is not None:
             self._describe_queries(setup, queries, n_single)
         fit_on = self._make_backend_factory(setup, seed)
@@ -482,7 +485,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             positions = inputs.positions
             if positions is not None:
                 problem = PositionEffects(problem, positions.codes, positions.ids.shape[0],
-                                          l2=setup.params.position_l2, rate=float(getattr(layout, "shrinkage", 1.0)))
+                                          l2=setup.params.position_l2, rate=float(getattr(layout, "shrinkage", 1.0)),
+                                          start=positions.start)
             if not getattr(layout, "line_search", True) and not problem.has_hessian and setup.within_queries \
                     and "line_search" not in named_parameters(setup.params.learner, learner):
                 layout.line_search = True     # the per-query default's Newton steps; this objective has no curvature
@@ -718,7 +722,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
                                     name="eval_init_score" if len(evals.sets) == 1 else f"eval_init_score[{i}]")
             init = init if init_model is None else init_model.eval_start(X_val, init, setup.n_threads)
             sets.append(ValidationSet(X_val, y_val, None, q_val, name=evals.names[i], label=label, init=init))
-        warn_one_sided_init(train_init is not None, inits)       # once every set is checked
+        warn_one_sided_init(train_init is not None, inits, continued=init_model is not None)   # every set checked
         return Validation.of_eval_sets(tuple(sets), evals, setup.validation)
 
     def _training_curve(self) -> TrainingCurve:

@@ -26,9 +26,11 @@ ATTRIBUTES_DOC = """
         and the new ones (LightGBM's ``current_iteration()``).
     init_iterations_ : int
         Set only when fitted with ``init_model``: how many of the first
-        weak rankers are the init model's.  ``validation_scores_``,
-        ``evals_result_`` and ``objective_values_`` cover the iterations
-        after them, as LightGBM's ``evals_result_`` does.
+        weak rankers are the init model's (0 for an init model without
+        any).  ``validation_scores_``, ``evals_result_`` and
+        ``objective_values_`` cover the iterations after them, as
+        LightGBM's ``evals_result_`` does; ``callbacks`` see the iterations
+        counted from the init model's first, as LightGBM's do.
     stop_reason_ : str
         ``"n_iter"``, ``"converged"``, ``"early_stopping"``, ``"overflow"``
         (a non-finite step: the model keeps the last finite iteration, with
@@ -72,6 +74,12 @@ ATTRIBUTES_DOC = """
     classes_ : ndarray of shape (2,)
         The two labels; ``classes_[1]`` is the relevant class ranked on top
         (not set for graded labels, nor within queries).
+    relevant_label_ : str, int, float or bool
+        Set only by ``rankcore fit`` on one list, which fits on its data
+        file's labels mapped to 1 (the relevant one, ``--positive``) and 0
+        (``classes_`` [0, 1]): that file's relevant label, which
+        ``rankcore fit --init-model`` checks.  A continuation
+        (``init_model``) keeps its init model's.
     n_queries_ : int
         Fitted within queries (``qid``/``group``): the queries given to fit.
     n_queries_without_pairs_ : int

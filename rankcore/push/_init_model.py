@@ -12,7 +12,13 @@ What the continuation takes from the init model and what it refuses is decided h
   their categories -- the init model's trees read the codes of the rows as the continuation encodes them;
 * one list or queries: a model fitted within queries (``qid``) is continued within queries, one fitted on one
   list without -- their scores mean different things (``classes_`` against relevance grades, one ranking against
-  one per query);
+  one per query); on one list, a model of two labels (``task_`` bipartite) on the same ``classes_`` (by a graded
+  objective only when the grades are those two labels, numbers: the greater above), a graded one by a graded
+  objective (its grades are not recorded: two labels cannot be checked against them);
+* the learner's constraints: a model fitted with monotone or interaction constraints (``trees:monotone=...``,
+  ``trees:interactions=...``) is continued with the same ones, and one fitted without them without -- the
+  model's ``learner_spec_`` is the continuation's, and would claim of the whole model what only its new trees
+  satisfy (or hide a constraint its first trees satisfy and its new ones need not);
 * ``init_score``: a model fitted from initial scores (``from_init_score_``) is a correction to them, so its
   continuation needs them too (its rows start at ``init_score`` + the model's scores, and the result keeps
   ``from_init_score_``); a model fitted without them refuses ``init_score``, since the combined model would then
@@ -20,9 +26,12 @@ What the continuation takes from the init model and what it refuses is decided h
 
 The fitted attributes of the result (:func:`prepend_init_model`) follow LightGBM's booster: ``n_iter_`` and
 ``rankers_`` count every weak ranker (the init model's first), ``init_iterations_`` how many of them came from the
-init model, ``best_iteration_`` counts from the first of the init model's; the curves of the continuation
-(``objective_values_``, ``validation_scores_``, ``evals_result_``) cover its new iterations alone, as LightGBM's
-``evals_result_`` does.
+init model (0 for a model without any), ``best_iteration_`` counts from the first of the init model's; the curves
+of the continuation (``objective_values_``, ``validation_scores_``, ``evals_result_``) cover its new iterations
+alone, as LightGBM's ``evals_result_`` does, and ``callbacks`` see the iterations counted from the init model's
+first too (:meth:`InitModel.counting_callbacks`, LightGBM's ``env.iteration``).  A fit with ``position`` starts
+its position effects at the init model's (``position_effects_`` by ``position_ids_``; 0 for a place it never
+saw), so that n trees and then m more are the fit of n + m there too.
 """
 
 from __future__ import annotations
@@ -77,30 +86,38 @@ class InitModel:
             scores += alpha * ranker.predict(X)
         return scores
 
-    def start(self, estimator, setup, X: Any, inputs, classes, *, within_queries: bool):
+    def start(self, estimator, setup, X: Any, inputs, classes, *, within_queries: bool, labels=None):
         """The training rows' ``inputs`` with their scores moved by the init model's, once every check passed.
 
         ``estimator``: the continuation, its features checked (``_check_X``); ``setup``: its final setup (the
         learner that will hold both models' weak rankers); ``X``, ``inputs``: the training rows in the fit's order
-        and their initial scores (``init_score``, or None).  Raises a ValueError naming ``init_model`` when the
-        continuation differs from the init model in what cannot differ (see the module's docstring).
+        and their initial scores (``init_score``, or None); ``labels``: one list's checked grades (a graded
+        objective).  Raises a ValueError naming ``init_model`` when the continuation differs from the init model in
+        what cannot differ (see the module's docstring).
         """
         self.check(estimator, setup.learner, classes, within_queries=within_queries,
-                   init_score=inputs.init_score is not None)
+                   init_score=inputs.init_score is not None, setup=setup, labels=labels)
         base = self.scores(X, setup.n_threads)
         start = base if inputs.init_score is None else inputs.init_score + base
-        return replace(inputs, init_score=start, named="init_model")
+        return replace(inputs, init_score=start, named="init_model", positions=self._positions(inputs.positions))
 
-    def check(self, estimator, learner, classes=None, *, within_queries: bool, init_score: bool) -> None:
+    def check(self, estimator, learner, classes=None, *, within_queries: bool, init_score: bool, setup=None,
+              labels=None) -> None:
         """Every refusal of :meth:`start`, without scoring a row (a fit whose rows are elsewhere: Dask's).
 
         ``estimator``: the continuation with its features recorded (``n_features_in_``, ``feature_names_in_``);
         ``learner``: the learner that will hold both models' weak rankers; ``classes``: the continuation's labels
-        (None: not known yet, not checked); ``init_score``: whether the fit is given initial scores.
+        (None: not known yet, not checked); ``init_score``: whether the fit is given initial scores; ``setup``: the
+        fit's setup (its task and objective, and the ``learner`` parameter as given; None: not checked);
+        ``labels``: one list's checked grades (None: not known, a change of task that they could allow is not
+        refused).
         """
-        self._check_features(estimator)
+        self._check_features(estimator, learner)
         self._check_queries(within_queries)
-        self._check_learner(learner)
+        if setup is not None:
+            self._check_task(setup.task, setup.objective.spec, labels)
+        self._check_learner(learner, None if setup is None else setup.params.learner)
+        self._check_constraints(learner)
         self._check_classes(classes)
         if not init_score and self.from_init_score:
             raise ValueError(f"{self.source}: the model was fitted from init_score (from_init_score_), so its scores "
@@ -113,12 +130,36 @@ class InitModel:
                              "its new weak rankers but not for the model's; fit it from init_score first, or leave "
                              "init_score out")
 
+    def counting_callbacks(self, callbacks: tuple) -> tuple:
+        """``callbacks`` that see the iterations counted from the init model's first weak ranker (LightGBM's
+        ``env.iteration`` in a continuation): ``IterationInfo.iteration`` and ``n_iter`` plus its weak rankers."""
+        k = self.n_rankers
+        if not k:
+            return callbacks
+
+        def counted(callback):
+            return lambda info: callback(replace(info, iteration=info.iteration + k, n_iter=info.n_iter + k))
+
+        return tuple(counted(callback) for callback in callbacks)
+
+    def _positions(self, positions):
+        """The training rows' display positions with the init model's effects to start from: every place of either
+        (a place of the init model's alone keeps its effect, no row moves it), the others at 0."""
+        ids, effects = getattr(self.model, "position_ids_", None), getattr(self.model, "position_effects_", None)
+        if positions is None or ids is None or effects is None:
+            return positions
+        union = np.union1d(positions.ids, np.asarray(ids, dtype=np.int64))
+        start = np.zeros(union.shape[0])
+        start[np.searchsorted(union, ids)] = effects
+        codes = np.searchsorted(union, positions.ids)[positions.codes]
+        return replace(positions, ids=union, codes=codes, start=start)
+
     def eval_start(self, X_val: Any, init: np.ndarray | None, n_threads: int) -> np.ndarray:
         """Where a validation set's scores start: the init model's scores of ``X_val``, plus its ``init``."""
         base = self.scores(X_val, n_threads)
         return base if init is None else init + base
 
-    def _check_features(self, estimator) -> None:
+    def _check_features(self, estimator, learner) -> None:
         model = self.model
         d = int(estimator.n_features_in_)
         if int(model.n_features_in_) != d:
@@ -128,10 +169,11 @@ class InitModel:
         if names is not None and own is not None and list(names) != list(own):
             raise ValueError(f"{self.source}: the model was fitted on the features {list(names)}, X has "
                              f"{list(own)}; continue it on the same columns in the same order")
-        columns, own_columns = split_columns(model), split_columns(estimator)
+        columns, own_columns = split_columns(model), split_columns(estimator, learner)
         if columns != own_columns:
             raise ValueError(f"{self.source}: the model splits the columns {list(columns)} by category groups, this "
-                             f"fit {list(own_columns)}; give the same categorical_features and category columns")
+                             f"fit {list(own_columns)}; give the same categorical_features, category columns or "
+                             "learner categorical columns")
         for j, (theirs, ours) in enumerate(zip(_categories(model, d), _categories(estimator, d))):
             if (theirs is None) != (ours is None) or (theirs is not None and not np.array_equal(theirs, ours)):
                 raise ValueError(f"{self.source}: column {j}'s categories differ from the model's ("
@@ -148,16 +190,75 @@ class InitModel:
                              "every row against every other by its classes_; continue it without qid, or fit a "
                              "new model within queries")
 
-    def _check_learner(self, learner) -> None:
-        """The continuation's learner restores every weak ranker of the init model from its saved record."""
+    def _check_task(self, task: str, objective: str, labels) -> None:
+        """One list: a model of two labels is continued on them (a graded objective's grades being those two
+        numbers), a graded one by a graded objective."""
+        theirs = getattr(self.model, "task_", task)
+        if theirs == task or self.model.ranks_within_queries_:
+            return
+        if theirs == "bipartite":
+            classes = np.asarray(self.model.classes_)
+            if labels is None or (classes.dtype.kind in "iuf" and np.isin(labels, classes.astype(float)).all()):
+                return          # the same two labels, the greater above: what the model's scores rank
+            raise ValueError(f"{self.source}: the model was fitted on two labels (task bipartite), so its scores rank "
+                             f"its classes_ {classes.tolist()[1]!r} above {classes.tolist()[0]!r}, and the objective "
+                             f"{objective!r} ranks by other grades; continue it on the same two labels, or fit a new "
+                             "model on the grades")
+        raise ValueError(f"{self.source}: the model was fitted on graded labels (task graded), so its scores order "
+                         f"the rows by grade, and the objective {objective!r} ranks two labels (task bipartite, with "
+                         "classes_ the model's scores do not know); continue it with a graded objective, or fit a "
+                         "new model on the two labels")
+
+    def _check_learner(self, learner, given=None) -> None:
+        """The continuation's learner restores every weak ranker of the init model from its saved record.
+
+        ``given``: the continuation's ``learner`` parameter as the user wrote it (whether it named ``growth``).
+        """
+        growth = self._growth_error(learner, given)
         for t, ranker in enumerate(self.model.rankers_):
             try:
                 learner.ranker_from_state(ranker.to_state())
             except (TypeError, ValueError, KeyError, NotImplementedError) as exc:
+                if growth:
+                    raise ValueError(growth) from None
                 raise ValueError(f"{self.source}: the model's weak rankers (learner {self.model.learner_spec_!r}) "
                                  f"cannot live in one model with those of learner {learner.spec!r} (its weak ranker "
                                  f"{t}: {exc}); continue it with a learner whose weak rankers are of the same kind "
                                  f"(the model's learner: {self.model.learner_spec_!r})") from None
+
+    def _growth_error(self, learner, given) -> str | None:
+        """The refusal of trees grown otherwise than the model's, in plain words (None when the growth is the same).
+
+        The per-query default grows oblivious trees, but depth-wise ones for monotone constraints or category
+        columns and leaf-wise ones once the learner names a shape: a continuation changes growth without asking.
+        """
+        theirs = getattr(getattr(self.model, "_learner", None), "growth", None)
+        ours = getattr(learner, "growth", None)
+        if theirs is None or ours is None or theirs == ours:
+            return None
+        text = (f"{self.source}: the model's trees are {theirs}, this fit's learner grows {ours} trees, and trees of "
+                "another growth cannot live in one model")
+        if self.model.ranks_within_queries_ and "growth=" not in str(given or "").replace(" ", ""):
+            text += (f"; this fit did not ask for {ours} trees: with qid the default trees are oblivious, but "
+                     "depth-wise with monotone constraints or category columns, and leaf-wise once the learner "
+                     "names max_depth or max_leaves")
+        if theirs == "oblivious":
+            return text + ("; continue it with growth=oblivious and without monotone constraints or category columns "
+                           "(which oblivious trees cannot take), or fit the first model with the growth wanted")
+        return text + f"; continue it with growth={theirs} in the learner"
+
+    def _check_constraints(self, learner) -> None:
+        """The continuation's monotone and interaction constraints are the model's: its ``learner_spec_`` is the
+        whole model's."""
+        theirs = getattr(self.model, "_learner", None)
+        for name, what in (("monotone", "monotone constraints"), ("interactions", "interaction constraints")):
+            before, after = _constraint(theirs, name), _constraint(learner, name)
+            if before != after:
+                said = f"{name}={before}" if before else f"no {what}"
+                raise ValueError(f"{self.source}: the model was fitted with {said}, this fit's learner has "
+                                 f"{f'{name}={after}' if after else f'no {what}'}; the result's learner_spec_ (and "
+                                 f"its file) would claim this fit's {what} for the model's trees too, so continue "
+                                 f"it with {said}")
 
     def _check_classes(self, classes) -> None:
         theirs = getattr(self.model, "classes_", None)
@@ -198,15 +299,14 @@ def read_init_model(init_model: Any, family: type) -> InitModel | None:
 def prepend_init_model(estimator, init: InitModel) -> None:
     """Make the fitted continuation ``estimator`` the whole model: the init model's weak rankers, then its own.
 
-    ``init_iterations_`` records how many come first; ``n_iter_`` and ``best_iteration_`` count every weak ranker
-    (LightGBM's ``current_iteration()`` and ``best_iteration`` after a continuation); the continuation's curves
-    stay its own.  ``from_init_score_`` is the init model's (the start of both).  An init model without weak rankers
-    (a constant model, 0 everywhere) leaves the fit as it is, without ``init_iterations_``.
+    ``init_iterations_`` records how many come first (0 for an init model without weak rankers, a constant model:
+    the fit is then its own); ``n_iter_`` and ``best_iteration_`` count every weak ranker (LightGBM's
+    ``current_iteration()`` and ``best_iteration`` after a continuation); the continuation's curves stay its own.
+    ``from_init_score_`` is the init model's (the start of both).
     """
     model = init.model
     k = init.n_rankers
-    if k:
-        estimator.init_iterations_ = k
+    estimator.init_iterations_ = k
     estimator.rankers_ = list(model.rankers_) + list(estimator.rankers_)
     estimator.alphas_ = np.concatenate([np.asarray(model.alphas_, dtype=np.float64), estimator.alphas_])
     estimator.n_iter_ = len(estimator.rankers_)
@@ -214,19 +314,33 @@ def prepend_init_model(estimator, init: InitModel) -> None:
         estimator.best_iteration_ = k + int(estimator.best_iteration_)
     if not init.from_init_score:
         vars(estimator).pop("from_init_score_", None)
+    if getattr(model, "relevant_label_", None) is not None and hasattr(estimator, "classes_"):
+        estimator.relevant_label_ = model.relevant_label_      # the same classes_: the same labels mapped to them
 
 
-def split_columns(estimator) -> tuple[int, ...]:
+def split_columns(estimator, learner=None) -> tuple[int, ...]:
     """The columns a fitted push estimator splits by category groups (a loaded one: from its file's categories
-    and its ``categorical_features``)."""
+    and its ``categorical_features``), with its learner's own ``categorical`` columns (``learner``: the one the
+    estimator is being fitted with, default its fitted one)."""
+    learner = getattr(estimator, "_learner", None) if learner is None else learner
+    own = {int(j) for j in str(getattr(learner, "categorical", "") or "").split(";") if j.strip()}
     columns = getattr(estimator, "_categorical_columns", None)
     if columns is not None:
-        return tuple(columns)
+        return tuple(sorted(set(columns) | own))
     d = int(estimator.n_features_in_)
     from_frame = [j for j, c in enumerate(getattr(estimator, "categories_", None) or ()) if c is not None]
     given = check_categorical_features(getattr(estimator, "categorical_features", None), d,
                                        getattr(estimator, "feature_names_in_", None))
-    return tuple(sorted(set(from_frame) | set(given)))
+    return tuple(sorted(set(from_frame) | set(given) | own))
+
+
+def _constraint(learner, name: str) -> str:
+    """A learner's ``monotone`` or ``interactions`` as its canonical text; "" for none (monotone signs all 0)."""
+    text = str(getattr(learner, name, "") or "")
+    if name == "monotone" and set(text.split("/")) <= {"0", ""}:
+        return ""
+    return text
+
 
 
 def _categories(estimator, d: int) -> list:

@@ -117,7 +117,19 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.from_init_score_ = True
     if "init_iterations" in state:
         estimator.init_iterations_ = state["init_iterations"]
+    if "relevant_label" in state:
+        estimator.relevant_label_ = _check_relevant_label(state["relevant_label"], classes, fail)
     estimator._learner = learner
+
+
+def _check_relevant_label(label, classes, fail):
+    """The data file's label ``rankcore fit`` ranked first: one text, number or boolean, of a two-label model."""
+    if classes is None:
+        fail("relevant_label belongs to a model of two labels (classes)")
+    finite = not isinstance(label, float) or np.isfinite(label)
+    if not (isinstance(label, (str, bool, int, float)) and finite and len(str(label)) <= MAX_SPEC_LENGTH):
+        fail(f"relevant_label must be one label (a text, a number or a boolean), got {label!r}")
+    return label
 
 
 def _earlier_defaults(setup) -> list:
@@ -176,8 +188,8 @@ def _check_init_iterations(state: dict, fail) -> int:
     if "init_iterations" not in state:
         return 0
     first = state["init_iterations"]
-    if isinstance(first, bool) or not isinstance(first, int) or first < 1:
-        fail(f"init_iterations must be a positive integer (the init model's weak rankers), got {first!r}")
+    if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+        fail(f"init_iterations must be an integer >= 0 (the init model's weak rankers), got {first!r}")
     return first
 
 

@@ -82,14 +82,17 @@ class QueryPositions:
         The distinct positions given, sorted.
     codes : ndarray of intp, shape (n,)
         Each row's position as an index into ``ids``, the rows in query order.
+    start : ndarray of float64, shape (n_positions,), or None
+        The effects the fit starts from (None: 0 for every place); a continuation's are its init model's.
     """
 
     ids: np.ndarray
     codes: np.ndarray
+    start: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> "QueryPositions":
         """The positions of ``rows`` (indices into the query-ordered rows); ``ids`` stays whole."""
-        return QueryPositions(self.ids, self.codes[rows])
+        return QueryPositions(self.ids, self.codes[rows], self.start)
 
 
 def query_positions(position, rows: QueryRows | None, n: int) -> QueryPositions | None:

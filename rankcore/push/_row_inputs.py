@@ -93,16 +93,19 @@ def check_eval_init_scores(eval_init_score: Any, n_sets: int) -> tuple:
     return tuple(eval_init_score)
 
 
-def warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple) -> None:
-    """Warn when the training rows and some validation set do not both have initial scores."""
+def warn_one_sided_init(fitted_from_init: bool, eval_inits: tuple, *, continued: bool = False) -> None:
+    """Warn when the training rows and some validation set do not both have initial scores (``continued``: the
+    fit continues an ``init_model``, whose scores both start from besides)."""
     if fitted_from_init and any(init is None for init in eval_inits):
         warnings.warn("eval_init_score: the fit starts from init_score, but some eval_set set has no initial scores: "
                       "it is scored at the model's corrections alone (its curve and any early stopping on it "
                       "read them without the scores they correct); pass eval_init_score for every set",
                       UserWarning, stacklevel=outside_stacklevel())
     elif not fitted_from_init and any(init is not None for init in eval_inits):
-        warnings.warn("eval_init_score: given without init_score: the training rows start at 0 while the sets "
-                      "start at their initial scores", UserWarning, stacklevel=outside_stacklevel())
+        where = ("init_model's scores while the sets start at init_model's scores plus their initial scores"
+                 if continued else "0 while the sets start at their initial scores")
+        warnings.warn(f"eval_init_score: given without init_score: the training rows start at {where}",
+                      UserWarning, stacklevel=outside_stacklevel())
 
 
 def warn_nothing_kept(owner: str, why: str, from_init: bool | str | None) -> None:

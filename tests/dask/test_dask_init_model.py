@@ -254,3 +254,18 @@ def test_feature_names_and_queries_must_be_the_models_on_dask(dask_client):  # n
     with pytest.raises(ValueError, match=r"^init_model: the model was fitted within queries \(qid\), so its scores "
                                          r"order the rows of each query"):
         DaskPushBoost(learner="trees", n_iter=2, random_state=0).fit(Xq, (yq > 1).astype(int), init_model=within)
+
+
+def test_callbacks_and_constraints_follow_the_in_memory_rules_on_dask(dask_client):  # noqa: F811
+    X, y = _data(seed=9)
+    Xd, yd = _dask(X, y)
+    first = rankcore.PushBoost(n_iter=2, n_jobs=1, **STEADY).fit(X, y)
+    seen = []
+    DaskPushBoost(placement="distributed", n_iter=3, **STEADY).fit(
+        Xd, yd, init_model=first, callbacks=lambda info: seen.append((info.iteration, info.n_iter)))
+    assert seen == [(3, 5), (4, 5), (5, 5)]          # counted from the init model's first, as in memory
+    monotone = dict(STEADY, learner=STEADY["learner"] + ",monotone=1/0/0/0/0")
+    for placement in PLACEMENTS:
+        with pytest.raises(ValueError, match=r"^init_model: the model was fitted with no monotone constraints, this "
+                                             r"fit's learner has monotone=1/0/0/0/0"):
+            DaskPushBoost(placement=placement, n_iter=2, **monotone).fit(Xd, yd, init_model=first)

@@ -2,6 +2,7 @@
 XGBoost's ``xgb_model``); the result holds the init model's weak rankers, then the new ones."""
 
 import copy
+import re
 import warnings
 
 import numpy as np
@@ -244,9 +245,10 @@ def test_a_continuation_that_adds_nothing_says_the_model_is_the_init_models():
     with pytest.warns(UserWarning, match="the model is constant"):
         constant = rankcore.boost(n_iter=3, **dict(STUMPS, tol=1e9)).fit(X, y)
     plain = rankcore.boost(n_iter=3, **STUMPS).fit(X, y, init_model=constant)
-    assert plain.n_iter_ == 3 and not hasattr(plain, "init_iterations_")
+    assert (plain.n_iter_, plain.init_iterations_) == (3, 0)      # fitted with init_model: 0 of its weak rankers
     np.testing.assert_array_equal(plain.decision_function(X), first.decision_function(X))
-    assert model_from_dict(model_to_dict(plain)).n_iter_ == 3
+    back = model_from_dict(model_to_dict(plain))
+    assert (back.n_iter_, back.init_iterations_) == (3, 0)
 
 
 def test_a_refit_without_init_model_forgets_the_continuation():
@@ -325,7 +327,6 @@ def test_categorical_columns_and_categories_must_be_the_models():
 @pytest.mark.parametrize("first_learner, more_learner, kind", [
     ("stumps", "trees", "expected a tree record"),
     ("trees", "stumps", "expected a threshold ranker record"),
-    ("trees:growth=oblivious,max_depth=2", "trees:growth=leafwise", "expected a tree record"),
     ("features", "stumps", "expected a threshold ranker record"),
 ])
 def test_weak_rankers_that_cannot_live_in_one_model_are_refused(first_learner, more_learner, kind):
@@ -382,8 +383,8 @@ def test_a_continuation_may_hold_more_weak_rankers_than_its_n_iter(continued):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda s: s.update(init_iterations=0), "init_iterations must be a positive integer"),
-    (lambda s: s.update(init_iterations=True), "init_iterations must be a positive integer"),
+    (lambda s: s.update(init_iterations=-1), "init_iterations must be an integer >= 0"),
+    (lambda s: s.update(init_iterations=True), "init_iterations must be an integer >= 0"),
     (lambda s: s.update(init_iterations=6), "5 iterations stored, fewer than init_iterations=6"),
     (lambda s: s.update(init_iterations=2), "3 iterations stored past the init model's, but at most 2 for n_iter=2"),
     (lambda s: s.pop("init_iterations"), "5 iterations stored, but at most 2"),
@@ -408,3 +409,137 @@ def test_the_large_data_hold_out_starts_from_the_init_models_scores():
     assert more.validation_metric_ == "pauc:0.1" and more.init_iterations_ == 4
     np.testing.assert_allclose(more.validation_scores_, once.validation_scores_[4:], rtol=1e-12)
     np.testing.assert_allclose(more.decision_function(X), once.decision_function(X), rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Display positions, constraints, growth, task, callbacks
+# ----------------------------------------------------------------------------------------------------------------
+def _clicks(seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(1000, 5))
+    qid, places = np.repeat(np.arange(100), 10), np.tile(np.arange(10), 100)
+    clicks = (rng.random(1000) < (1.0 / (places + 1)) * np.where(X[:, 0] > 0.5, 0.9, 0.1)).astype(float)
+    return X, clicks, qid, places
+
+
+def test_position_effects_continue_from_the_init_models():
+    X, clicks, qid, places = _clicks()
+    first = rankcore.boost(n_iter=6, **STEADY_TREES).fit(X, clicks, qid=qid, position=places)
+    once = rankcore.boost(n_iter=10, **STEADY_TREES).fit(X, clicks, qid=qid, position=places)
+    more = rankcore.boost(n_iter=4, **STEADY_TREES).fit(X, clicks, qid=qid, position=places, init_model=first)
+    np.testing.assert_allclose(more.decision_function(X), once.decision_function(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(more.position_ids_, once.position_ids_)
+    np.testing.assert_allclose(more.position_effects_, once.position_effects_, rtol=1e-12, atol=1e-14)
+    # a place the continuation's rows never show keeps the init model's effect; one new to it starts at 0
+    moved = np.where(places == 9, 12, places)
+    other = rankcore.boost(n_iter=2, **STEADY_TREES).fit(X, clicks, qid=qid, position=moved, init_model=first)
+    np.testing.assert_array_equal(other.position_ids_, list(range(10)) + [12])
+    assert other.position_effects_[9] == first.position_effects_[9]
+    np.testing.assert_array_equal(model_from_dict(model_to_dict(other)).position_effects_, other.position_effects_)
+
+
+@pytest.mark.parametrize("first_extra, more_extra, said", [
+    ("", ",monotone=1/0/0/0", "fitted with no monotone constraints, this fit's learner has monotone=1/0/0/0"),
+    (",monotone=1/0/0/0", "", "fitted with monotone=1/0/0/0, this fit's learner has no monotone constraints"),
+    (",monotone=1/0/0/0", ",monotone=1/-1/0/0",
+     "fitted with monotone=1/0/0/0, this fit's learner has monotone=1/-1/0/0"),
+    ("", ",interactions=0/1/2/3", "fitted with no interaction constraints, this fit's learner has interactions="),
+    (",interactions=0+1/2+3", ",interactions=0/1/2/3", "fitted with interactions=0+1/2+3"),
+])
+def test_constraints_are_the_models_own(first_extra, more_extra, said):
+    X, y, qid = graded_queries(3)
+    learner = "trees:random_strength=0,subsample=1,growth=depthwise"
+    first = rankcore.boost(n_iter=3, learner=learner + first_extra, random_state=0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=rf"^init_model: the model was {re.escape(said)}.*learner_spec_.*continue it "
+                                         rf"with"):
+        rankcore.boost(n_iter=2, learner=learner + more_extra).fit(X, y, qid=qid, init_model=first)
+    same = rankcore.boost(n_iter=2, learner=learner + first_extra).fit(X, y, qid=qid, init_model=first)
+    assert same.n_iter_ == 5
+    # all-zero signs are no constraint at all
+    rankcore.boost(n_iter=2, learner=learner + (first_extra or ",monotone=0/0/0/0")).fit(X, y, qid=qid,
+                                                                                         init_model=first)
+
+
+def test_the_learners_categorical_columns_are_categorical_features():
+    X, y, qid = graded_queries(4)
+    Xc = np.column_stack([X, np.random.default_rng(0).integers(0, 4, X.shape[0])])
+    learner, j = "trees:random_strength=0,subsample=1,growth=depthwise", X.shape[1]
+    by_learner = rankcore.boost(n_iter=3, learner=f"{learner},categorical={j}", random_state=0).fit(Xc, y, qid=qid)
+    by_param = rankcore.boost(n_iter=3, learner=learner, categorical_features=[j], random_state=0).fit(Xc, y, qid=qid)
+    once = rankcore.boost(n_iter=5, learner=learner, categorical_features=[j], random_state=0).fit(Xc, y, qid=qid)
+    more = rankcore.boost(n_iter=2, learner=learner, categorical_features=[j], random_state=0).fit(
+        Xc, y, qid=qid, init_model=by_learner)
+    np.testing.assert_allclose(more.decision_function(Xc), once.decision_function(Xc), rtol=1e-12, atol=1e-12)
+    rankcore.boost(n_iter=2, learner=f"{learner},categorical={j}").fit(Xc, y, qid=qid, init_model=by_param)
+    with pytest.raises(ValueError, match=rf"^init_model: the model splits the columns \[{j}\] by category groups, "
+                                         r"this fit \[\]"):
+        rankcore.boost(n_iter=2, learner=learner).fit(Xc, y, qid=qid, init_model=by_learner)
+
+
+@pytest.mark.parametrize("more_learner, ours, unasked", [
+    ("trees:monotone=1/0/0/0", "depthwise", True),
+    ("trees:max_depth=4", "leafwise", True),
+    ("trees:growth=leafwise", "leafwise", False),
+])
+def test_another_growth_is_refused_in_plain_words(more_learner, ours, unasked):
+    X, y, qid = graded_queries(5)
+    first = rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(X, y, qid=qid)     # oblivious trees
+    with pytest.raises(ValueError) as caught:
+        rankcore.boost(learner=more_learner, n_iter=2).fit(X, y, qid=qid, init_model=first)
+    text = str(caught.value)
+    assert text.startswith(f"init_model: the model's trees are oblivious, this fit's learner grows {ours} trees, "
+                           "and trees of another growth cannot live in one model; ")
+    assert ("this fit did not ask for" in text) == unasked and "record" not in text
+    assert "continue it with growth=oblivious" in text
+    one_list = rankcore.boost(learner="trees:growth=oblivious,max_depth=2", n_iter=2, random_state=0).fit(X, y > 1)
+    with pytest.raises(ValueError, match=r"^init_model: the model's trees are oblivious, this fit's learner grows "
+                                         r"leafwise trees, .* continue it with growth=oblivious"):
+        rankcore.boost(learner="trees", n_iter=2).fit(X, y > 1, init_model=one_list)
+
+
+def test_one_list_keeps_its_task():
+    X, y, _, _, _, _ = split_data(12)
+    grades = y + (X[:, 0] > 1)
+    STUMPS = dict(learner="stumps", random_state=0, early_stopping=False)
+    bipartite = rankcore.boost(n_iter=2, **STUMPS).fit(X, y)
+    with pytest.raises(ValueError, match=r"^init_model: the model was fitted on two labels \(task bipartite\), so its "
+                                         r"scores rank its classes_ 1 above 0, and the objective 'mp-squared' ranks by "
+                                         r"other grades"):
+        rankcore.boost(n_iter=2, objective="mp-squared", **STUMPS).fit(X, grades, init_model=bipartite)
+    graded = rankcore.boost(n_iter=2, objective="mp-squared", **STUMPS).fit(X, grades)
+    with pytest.raises(ValueError, match=r"^init_model: the model was fitted on graded labels \(task graded\)"):
+        rankcore.boost(n_iter=2, **STUMPS).fit(X, y, init_model=graded)
+    # grades that are the model's two labels rank as its classes_ do
+    assert rankcore.boost(n_iter=2, objective="mp-squared", **STUMPS).fit(X, y, init_model=bipartite).n_iter_ == 4
+
+
+def test_eval_init_score_without_init_score_says_where_the_rows_start():
+    X, y, X_val, y_val, _, _ = split_data(14)
+    first = rankcore.boost(n_iter=2, **STUMPS).fit(X, y)
+    with pytest.warns(UserWarning, match=r"^eval_init_score: given without init_score: the training rows start at "
+                                         r"init_model's scores while the sets start at init_model's scores plus their "
+                                         r"initial scores$"):
+        rankcore.boost(n_iter=2, **STUMPS).fit(X, y, init_model=first, eval_set=(X_val, y_val),
+                                               eval_init_score=np.ones(X_val.shape[0]))
+
+
+def test_callbacks_count_the_iterations_from_the_init_models_first():
+    X, y, X_val, y_val, _, _ = split_data(15)
+    first = rankcore.boost(n_iter=3, **STUMPS).fit(X, y)
+    seen = []
+    more = rankcore.boost(n_iter=4, **STUMPS).fit(X, y, init_model=first, eval_set=(X_val, y_val),
+                                                  callbacks=lambda info: seen.append((info.iteration, info.n_iter)))
+    assert seen == [(4, 7), (5, 7), (6, 7), (7, 7)]
+    np.testing.assert_array_equal(more.training_curve_.iterations[1:], [i for i, _ in seen])
+    # a callback that stops keeps the iterations up to it, counted the same way
+    stopped = rankcore.boost(n_iter=4, **STUMPS).fit(X, y, init_model=first,
+                                                     callbacks=lambda info: info.iteration >= 5)
+    assert (stopped.n_iter_, stopped.init_iterations_, stopped.stop_reason_) == (5, 3, "callback")
+
+
+def test_the_per_query_defaults_oblivious_trees_keep_their_interaction_constraints():
+    X, y, qid = graded_queries(6)
+    first = rankcore.boost(learner="trees", n_iter=2, random_state=0).fit(X, y, qid=qid)     # oblivious trees
+    with pytest.raises(ValueError, match=r"^init_model: the model was fitted with no interaction constraints, this "
+                                         r"fit's learner has interactions=0\+1/2\+3"):
+        rankcore.boost(learner="trees:interactions=0+1/2+3", n_iter=2).fit(X, y, qid=qid, init_model=first)
