@@ -136,12 +136,29 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
             else:
                 if kwargs:
                     last = next(reversed(kwargs))
-                    # a list written with commas (monotone=1,0,-1): its items are separated by '/' in a spec
-                    hint = (f" (if {last} takes a list, separate its items with '/': {last}={kwargs[last]}/{item}/...)"
-                            if _number_like(item) and _number_like(kwargs[last]) else "")
-                    raise SpecError(f"spec {spec!r}: positional argument {item!r} after a keyword argument{hint}")
+                    raise SpecError(f"spec {spec!r}: positional argument {item!r} after a keyword argument"
+                                    f"{_list_hint(last, kwargs[last], item)}")
                 args.append(item)
     return name, args, kwargs
+
+
+#: Keywords whose lists are not items separated by '/': how to write them.  The trees' ``interactions=0,1`` (a
+#: LightGBM user's one group [[0, 1]]) must not be told ``0/1``, which is two groups that never interact.
+_LIST_HINTS = {
+    "interactions": "'+' joins a group's columns, '/' separates the groups: interactions=0+1 (one group) or 0/1 "
+                    "(two groups)",
+}
+_GROUPS_RE = re.compile(r"[0-9+/\s]+")
+
+
+def _list_hint(key: str, value: str, item: str) -> str:
+    """The hint for ``key=value,item``: a list written with commas, whose items a spec separates otherwise."""
+    if key in _LIST_HINTS and _GROUPS_RE.fullmatch(value) and _GROUPS_RE.fullmatch(item):
+        return f" ({_LIST_HINTS[key]})"
+    # a list written with commas (monotone=1,0,-1): its items are separated by '/' in a spec
+    if _number_like(item) and _number_like(value):
+        return f" (if {key} takes a list, separate its items with '/': {key}={value}/{item}/...)"
+    return ""
 
 
 def _number_like(text: str) -> bool:

@@ -67,6 +67,14 @@ def test_a_list_written_with_commas_is_told_its_separator():
         parse_spec("pauc:fpr=0.1,mcclish")          # not numbers: no list hint
 
 
+@pytest.mark.parametrize("spec", ["trees:interactions=0,1", "trees:interactions=0+1,2", "trees:interactions=0/1,2+3"])
+def test_interaction_groups_written_with_commas_are_told_both_separators(spec):
+    # not "interactions=0/1/...": that is two groups, whose columns never interact -- the opposite model
+    with pytest.raises(SpecError, match=r"after a keyword argument \('\+' joins a group's columns, '/' separates the "
+                                        r"groups: interactions=0\+1 \(one group\) or 0/1 \(two groups\)\)$"):
+        parse_spec(spec)
+
+
 def test_parse_spec_not_a_string():
     with pytest.raises(TypeError, match="expected a string"):
         parse_spec(16)

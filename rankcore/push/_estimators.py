@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..base import resolve_parameter
-from ..spec import ParameterError
+from ..base import declared_attribute, resolve_parameter
+from ..spec import Component, ParameterError
 from ._boost_base import _BaseBoost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._params import BOOSTING, LOSS, OBJECTIVE, P, PRICE
@@ -170,8 +170,18 @@ _FIT_ARGUMENTS = ("qid", "group", "sample_weight", "position", "init_score", "in
                   "eval_metric", "eval_init_score", "callbacks")
 
 
-def _check_names(params: dict) -> None:
-    """A TypeError naming a keyword PushBoost does not take, with rankcore's name for LightGBM's and XGBoost's."""
+def _learner_hint(name: str, learner: Any) -> str:
+    """``; it is the learner's parameter: learner="trees:NAME=..."`` when the configured learner (a spec or a
+    component) takes a parameter ``name``, else ""."""
+    if name not in {p.name for p in declared_attribute("learner", learner, "parameters", ())}:
+        return ""
+    spec = learner.spec if isinstance(learner, Component) else str(learner).strip()
+    return f"; it is the learner's parameter: learner=\"{spec}{',' if ':' in spec else ':'}{name}=...\""
+
+
+def _check_names(params: dict, learner: Any = None) -> None:
+    """A TypeError naming a keyword PushBoost does not take: with the spec that sets it when the ``learner``
+    takes it, and with rankcore's name for LightGBM's and XGBoost's."""
     known = PushBoost._get_param_names()
     for name, value in params.items():
         if name in _FIT_ARGUMENTS:
@@ -185,9 +195,13 @@ def _check_names(params: dict) -> None:
             peer = PEER_NAMES.get(name, "")
             if peer.startswith("scoring=") and isinstance(value, str):
                 peer = f"scoring={value!r} (any registered metric)"
-            hint = f"; other libraries' {name} is {peer} here" if peer else ""
-            raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint} (PushBoost's parameters: "
-                            f"{', '.join(sorted(known))})")
+            ours = _learner_hint(name, learner)
+            learner_name = declared_attribute("learner", learner, "name", None)
+            if ours and peer.startswith(f'learner="{learner_name}:{name}='):      # the same advice once
+                peer = ""
+            hint = ours + (f"; other libraries' {name} is {peer} here" if peer else "")
+            known_text = "" if ours else f" (PushBoost's parameters: {', '.join(sorted(known))})"
+            raise TypeError(f"{name}: rankcore.boost takes no parameter {name!r}{hint}{known_text}")
 
 
 def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learner: Any = "stumps",
@@ -206,5 +220,5 @@ def boost(*, loss: Any = "exp", price: Any = None, objective: Any = None, learne
     PushBoost does not take is a TypeError naming it (with rankcore's name for
     LightGBM's ``n_estimators``, ``num_leaves``, ``early_stopping_rounds``, ...).
     """
-    _check_names(params)
+    _check_names(params, learner)
     return PushBoost(loss=loss, price=price, objective=objective, learner=learner, n_iter=n_iter, **params)

@@ -185,3 +185,28 @@ def test_default_leafwise_trees_equal_the_in_memory_fit_in_few_round_trips(dask_
     np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-9)
     # one pass per split would be 1 + 30 per tree, plus the line summary: batched, well under half of that
     assert model.fit_info_["round_trips"] <= 4 * 16 + 2
+
+
+@pytest.mark.parametrize("spec", [
+    "trees:max_leaves=6,min_samples_leaf=5,colsample=0.3",
+    "trees:max_leaves=6,min_samples_leaf=5,colsample=0.5,interactions=0+1/2/3+4+5/6+7",
+    "trees:growth=oblivious,max_depth=3,min_samples_leaf=5,colsample=0.3,subsample=0.8",
+], ids=["leafwise", "interactions", "oblivious"])
+def test_dask_trees_draw_the_in_memory_columns_when_some_cannot_split(dask_client, spec):  # noqa: F811
+    """In memory the columns that cannot split are often not stored, on Dask they are: colsample draws among the
+    columns that can split on both routes (one reduction over the rows finds them), so the trees stay equal."""
+    X, y = _data(sort=False)
+    n = len(y)
+    rare = np.zeros(n)
+    rare[:3] = 1.0                                                  # a bin edge, nonzero on too few rows
+    flag = (np.arange(n) % 5 == 0).astype(float)                    # two values (Dask refuses NaN)
+    X = np.column_stack([X[:, :2], np.full(n, 7.0), np.zeros(n), X[:, 2:4], rare, flag, X[:, 4]])
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    model = DaskPushBoost(placement="distributed", learner=spec, n_iter=10, random_state=2).fit(Xd, yd)
+    local = rankcore.PushBoost(learner=spec, n_iter=10, random_state=2).fit(X, y)
+    assert model.n_iter_ == local.n_iter_ == 10
+    for a, b in zip(model.rankers_, local.rankers_):
+        for field in ("feature", "threshold", "nan_left"):
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
+        assert not set(np.asarray(a.feature).tolist()) & {2, 3}

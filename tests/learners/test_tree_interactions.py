@@ -299,8 +299,8 @@ def test_the_parameter_parses_and_round_trips():
     assert interaction_groups([[1, 0], (2,), np.array([3, 4])]) == "0+1/2/3+4"
     assert interaction_groups("0+1/1+2") == "0+1/1+2"                 # a column in two groups: as LightGBM
     learner = resolve("learner", "trees:interactions=3+1/0")
-    assert learner.interactions == "1+3/0"
-    assert resolve("learner", learner.spec).interactions == "1+3/0"
+    assert learner.interactions == "0/1+3"                             # the groups ascending
+    assert resolve("learner", learner.spec).interactions == "0/1+3"
     assert Trees(interactions=[[0, 1], [2]]).interactions == "0+1/2"
     for bad in ("0+1//2", "0++1", "0+x", "-1+2", "0+1/", "1.5", "0+1+0", "/"):
         with pytest.raises(SpecError, match="interactions must be groups of columns of X such as 0\\+1/2\\+3\\+4"):
@@ -313,6 +313,48 @@ def test_the_parameter_parses_and_round_trips():
     with pytest.raises(ValueError, match=r"interactions: column 5 is out of range: expected column indices of X "
                                          r"in 0\.\.4"):
         column_groups("0+5", 5)
+
+
+@pytest.mark.parametrize("value, canonical", [
+    ("2+3/0+1", "0+1/2+3"), ("0+1/2+3/0+1", "0+1/2+3"), ("0+1/2+3/1/3", "0+1/2+3"), ("3/1+3/0+1+2", "0+1+2/1+3"),
+    ([[4], [4], [2, 4]], "2+4"), ("1/0", "0/1"), ("0+1/1+2", "0+1/1+2"),
+])
+def test_equivalent_group_lists_have_one_canonical_spec(value, canonical):
+    # the same trees under one name: the AutoRanker's fit_identity then fits such candidates once
+    assert interaction_groups(value) == canonical
+    assert Trees(interactions=value).spec == Trees(interactions=canonical).spec
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True), min_size=1, max_size=6))
+def test_the_canonical_groups_allow_the_paths_the_given_groups_allow(groups):
+    """Leaving out repeated and contained groups allows the same column sets (plain rule: P within some group)."""
+    kept = [set(map(int, g.split("+"))) for g in interaction_groups(groups).split("/")]
+    given_sets = [set(g) for g in groups]
+    assert all(any(g <= k for k in kept) for g in given_sets) and all(k in given_sets for k in kept)
+    for bits in range(1, 64):
+        path = {j for j in range(6) if bits >> j & 1}
+        assert any(path <= g for g in given_sets) == any(path <= k for k in kept)
+
+
+def test_an_auto_ranker_fits_equivalent_group_lists_once():
+    X, y = _data(4, n=300, nan_fraction=0.0)
+    auto = rankcore.AutoRanker(candidates=["trees:interactions=0+1/2+3,n_iter=4",
+                                           "trees:interactions=2+3/0+1/3,n_iter=4"], random_state=0).fit(X, y)
+    rows = {row.name: row for row in auto.leaderboard_}
+    assert rows["trees:n_iter=4,interactions=0+1/2+3"].status == "chosen"
+    skipped = rows["trees:n_iter=4,interactions=2+3/0+1/3"]
+    assert skipped.status == "skipped" and "fits the same model" in skipped.note
+
+
+def test_the_docs_spell_no_constraints_as_a_spec_accepts_it():
+    # a spec refuses an empty value ("trees:interactions=" is malformed): the docs say none, which it takes
+    docs = {p.name: p.doc for p in Trees.parameters}
+    for name in ("interactions", "monotone"):
+        assert "none (the default): no constraints" in docs[name] and "empty" not in docs[name]
+        assert getattr(resolve("learner", f"trees:{name}=none"), name) == ""
+        with pytest.raises(SpecError, match="malformed keyword argument"):
+            resolve("learner", f"trees:{name}=")
 
 
 def test_the_csr_groups_are_each_feature_s_groups():
@@ -336,6 +378,14 @@ def test_save_and_load_keep_the_constraints(tmp_path):
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
     refit = rankcore.boost(**{k: v for k, v in loaded.get_params().items()}).fit(X, y)
     np.testing.assert_array_equal(refit.decision_function(X), model.decision_function(X))
+    # groups given out of order, repeated or contained: the fitted spec is canonical, the given text kept
+    model = rankcore.boost(learner="trees:interactions=2+3/0+1/1/2+3", n_iter=8, random_state=0).fit(X, y)
+    assert model.learner_spec_.endswith("interactions=0+1/2+3")
+    save_model(model, path)
+    loaded = load_model(path)
+    assert loaded.learner_spec_ == model.learner_spec_
+    assert loaded.get_params()["learner"] == "trees:interactions=2+3/0+1/1/2+3"
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
 
 
 def test_refusals():
@@ -365,6 +415,22 @@ def test_a_layout_whose_groups_hold_no_stored_column_says_why_no_tree_grows():
     with pytest.warns(UserWarning, match="interaction groups"):
         model = rankcore.boost(learner="trees:interactions=2,growth=oblivious", n_iter=3, random_state=0).fit(X, y)
     assert not model.rankers_
+
+
+@pytest.mark.parametrize("growth", ["leafwise", "depthwise"])
+def test_groups_of_constant_columns_name_interactions_when_no_tree_grows(growth):
+    # a constant nonzero column is stored (no bin edge): the groups, not bin_subsample or colsample, are to blame
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[:, 2] = 7.0
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = rankcore.boost(learner=f"trees:interactions=2,growth={growth}", n_iter=3, random_state=0).fit(X, y)
+    assert not model.rankers_ and model.stop_reason_ == "no_split"
+    text = " ".join(str(w.message) for w in caught)
+    assert "interaction groups (interactions)" in text and "name other columns" in text
+    assert "colsample" not in text
 
 
 def test_the_oblivious_grower_refuses_malformed_groups():

@@ -88,6 +88,28 @@ def test_boost_names_rankcores_parameter_for_a_peers_name(name, hint):
         rankcore.boost(colour=3)
 
 
+@pytest.mark.parametrize("learner, name, spec", [
+    ("trees", "interactions", "trees:interactions=..."), ("trees:max_leaves=8", "monotone",
+                                                           "trees:max_leaves=8,monotone=..."),
+    ("gbdt", "colsample", "gbdt:colsample=..."), ("trees", "max_depth", "trees:max_depth=..."),
+    ("stumps", "max_bins", "stumps:max_bins=..."),
+])
+def test_boost_names_the_learner_s_spec_for_the_learner_s_parameter(learner, name, spec):
+    with pytest.raises(TypeError, match=rf"^{name}: rankcore.boost takes no parameter '{name}'; it is the learner's "
+                                        rf'parameter: learner="{re.escape(spec)}"$'):
+        rankcore.boost(learner=learner, **{name: "0+1" if name == "interactions" else 1})
+    from rankcore.learners.trees import Trees
+
+    with pytest.raises(TypeError, match=r"; it is the learner's parameter: learner=\"trees:4,interactions=\.\.\.\"$"):
+        rankcore.boost(learner=Trees(max_leaves=4), interactions="0+1")
+    # another learner's parameter name, and a peer's name that points elsewhere, keep their hints
+    with pytest.raises(TypeError, match=r"subsample=\.\.\.\"; other libraries' subsample is "
+                                        r"learner=\"trees:subsample=F\""):
+        rankcore.boost(learner="stumps", subsample=0.5)
+    with pytest.raises(TypeError, match=r"^max_leaves: rankcore.boost takes no parameter 'max_leaves' \(PushBoost's"):
+        rankcore.boost(learner="stumps", max_leaves=8)
+
+
 def test_every_peer_name_hint_is_a_parameter_or_a_trees_parameter():
     from rankcore.push._estimators import PEER_NAMES
 

@@ -18,7 +18,7 @@ from ._bundles import (MAX_BUNDLE_CODES, MIN_DEFAULT_FRACTION, MIN_JOIN_FRACTION
                             exclusive_bundles, nondefault_rows)
 
 __all__ = ["tree_edges", "tree_bundles", "tree_columns", "splittable_columns", "unsplittable_columns",
-           "take_columns", "is_sparse",
+           "column_counts", "take_columns", "is_sparse",
            "csr_float", "column_indices", "categorical_columns", "category_edges"]
 
 #: Bundles are used only when they remove at least this fraction of the code columns: a bundled
@@ -327,6 +327,23 @@ def unsplittable_columns(X, edges: list[np.ndarray]) -> np.ndarray:
     else:
         has_nan = np.isnan(np.asarray(X)[:, single]).any(axis=0)
     return single[~has_nan]
+
+
+def column_counts(X, w, columns: np.ndarray) -> list[np.ndarray]:
+    """[nonzero, missing] (int64): per column of X the rows where it is nonzero or NaN, and per listed column
+    (``columns``) the rows where it is NaN; ``w`` is ignored (every row counts, as in
+    :func:`splittable_columns`).  A ``RowSource.reduce`` function: additive over blocks of rows.  O(n·d) for
+    dense X, O(nnz) for sparse X."""
+    columns = np.asarray(columns, dtype=np.intp)
+    if is_sparse(X):                # a value not stored is 0, never NaN
+        X = csr_float(X)
+        nonzero = np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+        missing = np.bincount(X.indices[np.isnan(X.data)], minlength=X.shape[1])[columns]
+    else:
+        X = np.asarray(X)
+        nonzero = np.count_nonzero(X, axis=0)                 # NaN != 0: missing counts as nonzero
+        missing = np.isnan(X[:, columns]).sum(axis=0)
+    return [nonzero.astype(np.int64), missing.astype(np.int64)]
 
 
 def take_columns(X, columns: np.ndarray):

@@ -44,10 +44,13 @@ def interaction_groups(value) -> str:
     """Parameter kind: groups of columns of X, '+' joining a group's columns and '/' separating the groups.
 
     ``"0+1/2+3+4"``, or a sequence of sequences of column indices
-    (``[[0, 1], [2, 3, 4]]``); ``""``: no constraints.  Returns the
-    canonical text (each group's columns ascending, the groups in the order
-    given).  An empty group, a column that is not an integer >= 0, or a
-    column twice in one group is a ValueError.
+    (``[[0, 1], [2, 3, 4]]``); ``""`` or ``"none"``: no constraints.
+    Returns the canonical text: each group's columns ascending, the groups
+    ascending (as tuples), a repeated group and a group contained in another
+    left out -- the rule reads only the groups that no other contains, so
+    equivalent lists fit the same trees and get the same spec.  An empty
+    group, a column that is not an integer >= 0, or a column twice in one
+    group is a ValueError.
     """
     out = []
     for group in _group_items(value):
@@ -70,8 +73,24 @@ def interaction_groups(value) -> str:
         if len(set(columns)) < len(columns):
             raise ValueError(f"column {next(j for j in columns if columns.count(j) > 1)} is twice in the group "
                              f"{'+'.join(map(str, columns))}")
-        out.append("+".join(str(j) for j in sorted(columns)))
-    return "/".join(out)
+        out.append(tuple(sorted(columns)))
+    return "/".join("+".join(map(str, group)) for group in _maximal(out))
+
+
+def _maximal(groups: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The distinct groups that no other group contains, ascending.
+
+    A group is contained in another iff the groups holding each of its
+    columns share one besides itself: O(Σ|G|·h) for h groups per column at
+    most (all 19,900 pairs of 200 columns: a fraction of a second).
+    """
+    unique = sorted(set(groups))
+    holders: dict[int, set[int]] = {}
+    for i, group in enumerate(unique):
+        for j in group:
+            holders.setdefault(j, set()).add(i)
+    return [group for group in unique
+            if len(set.intersection(*sorted((holders[j] for j in group), key=len))) == 1]
 
 
 interaction_groups.__name__ = ("groups of columns of X such as 0+1/2+3+4 ('+' joins a group's columns, "

@@ -33,6 +33,7 @@ from ._binning import csr_float as _csr_float
 from ._binning import is_sparse, take_columns
 from ._bundles import bundled_slot_layout, default_bins
 from ._column_work import column_work
+from ._feature_draw import checked_splittable, feature_draw
 from ._interactions import checked_groups, native_groups
 from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
@@ -159,7 +160,7 @@ class TreeLayout(LearnerLayout):
     def __init__(self, edges: list[np.ndarray], params: dict, *, bundles: list[list[int]] = (),
                  categories: dict[int, np.ndarray] | None = None, random_state: Any = None, n_threads: int = 1,
                  n_sparse_bundles: int = 0, columns: np.ndarray | None = None, monotone: np.ndarray | None = None,
-                 interactions: list | None = None):
+                 interactions: list | None = None, splittable: np.ndarray | None = None):
         self.edges = [np.ascontiguousarray(e, dtype=np.float64) for e in edges]
         self.n_features = len(self.edges)
         # the columns of X that the features are (None: every column, in order); rankers name columns of X
@@ -198,6 +199,8 @@ class TreeLayout(LearnerLayout):
         self.positive_steps = self.monotone is not None     # the driver adds these trees only with α > 0
         # the interaction groups of features (``_interactions.InteractionGroups``), or None: no constraints
         self.interactions = checked_groups(interactions, self.n_features)
+        # whether each feature can split on the training rows (None: every one), for colsample's draw
+        self.splittable = checked_splittable(splittable, self.n_features)
         self.shrinkage = float(self.learning_rate)        # the driver applies f ← f + η·α·h
         self.line_search = bool(self.line_search)         # False: α = 1, the tree's own Newton step
         # Newton steps on each tree's leaf values (the backend takes the ones after the first: leaf_rows,
@@ -398,17 +401,11 @@ class TreeLayout(LearnerLayout):
 
     # -- the multi-pass search ----------------------------------------
     def _draw_tree(self) -> tuple[int, np.ndarray]:
-        """This tree's seed (row subsample) and feature subset (colsample), from the layout's generator."""
+        """This tree's seed (row subsample) and feature subset (colsample, ``_feature_draw``), from the layout's
+        generator."""
         seed = int(self._rng.integers(0, 2**62))
-        mask = np.ones(self.n_features, dtype=np.uint8)
-        groups = getattr(self, "interactions", None)       # constrained: drawn among the features in a group
-        pool = self.n_features if groups is None else np.flatnonzero(groups.grouped)
-        size = pool if groups is None else pool.shape[0]
-        if self.colsample < 1.0 and size > 1:
-            k = max(1, int(math.ceil(self.colsample * size)))
-            mask[:] = 0
-            mask[self._rng.choice(pool, size=k, replace=False)] = 1
-        return seed, mask
+        return seed, feature_draw(self._rng, float(self.colsample), self.n_features,
+                                  getattr(self, "interactions", None), getattr(self, "splittable", None))
 
     def draw_search(self) -> dict:
         """This tree's random choices as plain data, for :meth:`begin_search` on a copy of the layout elsewhere."""

@@ -37,8 +37,8 @@ import numpy as np
 from ...spec import Parameter, SpecError
 from . import _histogram
 from .._base import Learner
-from ._binning import (categorical_columns, category_edges, column_indices, is_sparse, splittable_columns,
-                       take_columns, tree_columns, tree_edges, unsplittable_columns)
+from ._binning import (categorical_columns, category_edges, column_counts, column_indices, is_sparse,
+                       splittable_columns, take_columns, tree_columns, tree_edges, unsplittable_columns)
 from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
@@ -225,14 +225,15 @@ class Trees(Learner):
         Parameter("monotone", monotone_signs, default="",
                   doc="monotone constraints (LightGBM's monotone_constraints, its 'basic' method): one sign per "
                       "column of X in column order, e.g. 1/0/-1 -- 1: the score never falls as the column rises "
-                      "(the others fixed), -1: never rises, 0: free; empty: none. Leaf-wise and depth-wise growth "
-                      "only; not on categorical columns; constrained columns are not bundled; see docs/trees.md"),
+                      "(the others fixed), -1: never rises, 0: free; none (the default): no constraints. Leaf-wise "
+                      "and depth-wise growth only; not on categorical columns; constrained columns are not bundled; "
+                      "see docs/trees.md"),
         Parameter("interactions", interaction_groups, default="",
                   doc="interaction constraints (LightGBM's interaction_constraints): groups of columns of X, e.g. "
                       "0+1/2+3+4 -- a root-to-leaf path splits only on columns that lie together in some group; "
-                      "a column in no group never splits; a column may be in several groups; empty: none. "
-                      "Oblivious trees: each level's column and the columns of the levels above lie in one group; "
-                      "see docs/trees.md"),
+                      "a column in no group never splits; a column may be in several groups; none (the default): no "
+                      "constraints. Oblivious trees: each level's column and the columns of the levels above lie in "
+                      "one group; see docs/trees.md"),
     )
     # (the contract's derivative check needs every row, subsample=1: with subsample < 1
     # the candidate's derivative sums over the sampled rows only)
@@ -332,16 +333,21 @@ class Trees(Learner):
         if signs is not None:
             # a constrained column keeps a code column of its own (its splits are checked against its sign)
             bundles, n_sparse = unbundled(bundles, n_sparse, signs if columns is None else signs[columns])
-        if self.growth == "oblivious":
+        single = unsplittable_columns(X, edges) if self.growth == "oblivious" or self.colsample < 1.0 else None
+        if self.growth == "oblivious" and 0 < single.shape[0] < X.shape[1]:
             # a feature with one bin splits no level, so it is not stored; the others keep their edges and
             # bundles (no copy of X: the codes are read from its columns in place), and the grower keys each
             # one's split noise by its column of X, so the trees stay those grown with every column stored
-            single = unsplittable_columns(X, edges)
-            if 0 < single.shape[0] < X.shape[1]:
-                columns = np.setdiff1d(np.arange(X.shape[1]), single)
-                edges, bundles, n_sparse = _without_features(columns, edges, bundles, n_sparse)
+            columns = np.setdiff1d(np.arange(X.shape[1]), single)
+            edges, bundles, n_sparse = _without_features(columns, edges, bundles, n_sparse)
+            single = single[:0]
+        splittable = None
+        if self.colsample < 1.0 and single.shape[0]:        # colsample draws among the features that can split
+            splittable = np.ones(len(edges), dtype=bool)
+            splittable[single] = False
         return self.layout_from_edges(edges, bundles=bundles, categories=categories, random_state=random_state,
-                                      n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns)
+                                      n_threads=n_threads, n_sparse_bundles=n_sparse, columns=columns,
+                                      splittable=splittable)
 
     def distributed_sample(self, *, thresholds=None):
         """``bin_subsample``: the sample :meth:`prepare_distributed` draws."""
@@ -362,11 +368,32 @@ class Trees(Learner):
         column_signs(self.monotone, np.shape(Xs)[1])          # the count of signs, checked before any tree
         column_groups(self.interactions, np.shape(Xs)[1])
         edges = tree_edges(np.asarray(Xs), self.max_bins, ws, None, None)
-        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads)
+        splittable = self._splittable_of_rows(rows, edges) if self.colsample < 1.0 else None
+        return self.layout_from_edges(edges, random_state=random_state, n_threads=n_threads, splittable=splittable)
+
+    def _splittable_of_rows(self, rows, edges: list[np.ndarray]) -> np.ndarray:
+        """Which columns can split, from one reduction over the rows: what ``prepare`` leaves out of colsample's
+        draw (not stored, or stored with one bin), so that both routes draw the same columns.
+
+        A column has a bin edge or a NaN; for leaf-wise and depth-wise
+        growth it is also nonzero (or NaN) on ``min_samples_leaf`` rows or
+        more, unless no column is (``splittable_columns``, which ``prepare``
+        then ignores).
+        """
+        single = np.array([j for j, e in enumerate(edges) if e.shape[0] == 0], dtype=np.intp)
+        nonzero, missing = rows.reduce(column_counts, single)
+        out = np.ones(len(edges), dtype=bool)
+        out[single] = np.asarray(missing) > 0
+        if self.growth != "oblivious":
+            kept = np.asarray(nonzero) >= self.min_samples_leaf
+            if 0 < np.count_nonzero(kept) < kept.shape[0]:
+                out &= kept
+        return out
 
     def layout_from_edges(self, edges: list[np.ndarray], *, bundles: list[list[int]] = (),
                           categories: dict | None = None, random_state: Any = None, n_threads: int = 1,
-                          n_sparse_bundles: int = 0, columns: np.ndarray | None = None):
+                          n_sparse_bundles: int = 0, columns: np.ndarray | None = None,
+                          splittable: np.ndarray | None = None):
         """The layout for given bin edges (a distributed fit computes the edges from a sample).
 
         ``bundles``: groups of features that no row takes off their default
@@ -375,7 +402,9 @@ class Trees(Learner):
         counted in the histograms: ``_binning.tree_columns``);
         ``categories``: feature → its categories, ascending (the edges are
         their midpoints); ``columns``: the columns of X that the features are
-        (None: every column, in order), the others never split.
+        (None: every column, in order), the others never split;
+        ``splittable``: whether each feature can split on the training rows
+        (None: every one), the pool of colsample's draw (``_feature_draw``).
         """
         params = {name: getattr(self, name) for name in ("max_leaves", "learning_rate", "max_depth",
                                                          "min_samples_leaf", "min_child_weight", "l2",
@@ -391,7 +420,7 @@ class Trees(Learner):
         interactions = feature_groups(self.interactions, len(edges), columns)
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
                           n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone,
-                          interactions=interactions)
+                          interactions=interactions, splittable=splittable)
 
     def ranker_from_state(self, state):
         """A saved tree: an oblivious tree record for ``growth='oblivious'``, a node record otherwise."""

@@ -80,8 +80,14 @@ def unsplit_reason(layout, rows: int, feature_mask: np.ndarray, root_gains: bool
         return ("no feature may split: the columns of the interaction groups (interactions) are not stored, each "
                 "being constant or nonzero on too few rows; name other columns in the groups")
     if not np.any(layout.n_edges[np.asarray(feature_mask, dtype=bool)]):
+        if getattr(layout, "interactions", None) is not None:        # the mask is the groups' columns
+            return ("no feature may split: the columns of the interaction groups (interactions) that this tree may "
+                    "split on are constant on the rows that placed the bins; name other columns in the groups (or "
+                    "raise bin_subsample, if they vary on rows it did not sample)")
+        # (colsample draws among the features that can split: it helps only where one splits by NaN alone)
+        also = " or colsample" if layout.colsample < 1.0 else ""
         return ("no feature has a bin edge: every feature drawn for this tree is constant on the rows that placed "
-                "the bins (raise bin_subsample or colsample)")
+                f"the bins (raise bin_subsample{also})")
     if rows < 2 * layout.min_samples_leaf:
         more = " or raise subsample" if sampled else ""
         return (f"this tree's {rows} rows{sampled} cannot make two leaves of min_samples_leaf="
