@@ -45,6 +45,8 @@ from rankcore._parallel cimport rc_barrier, threads_for
 
 import numpy as np
 
+from rankcore.learners.trees._interactions import rule_arrays
+
 cdef enum:
     # rows from which a node's partition runs on several threads (about 10 µs of work on one)
     PARTITION_PARALLEL_ROWS = 2048
@@ -307,14 +309,8 @@ cdef class TreeGrower:
         self.rule_arrays = None
         if csr is None:
             return
-        gp, gf, fp, fg = (np.ascontiguousarray(np.r_[a, 0], dtype=np.intp) for a in csr)   # (padded: never empty)
-        m, d = gp.shape[0] - 2, self.fs.d
-        if (m < 0 or fp.shape[0] != d + 2 or gf.shape[0] != gp[m] + 1 or fg.shape[0] != fp[d] + 1
-                or not 0 <= np.min(gf) <= np.max(gf) < max(d, 1) or not 0 <= np.min(fg) <= np.max(fg) < max(m, 1)):
-            raise ValueError(f"TreeGrower.set_interactions: expected the compressed groups of {d} features")
-        live, masks = np.zeros(self.max_nodes * m + 1, dtype=np.uint8), np.zeros(2 * d + 1, dtype=np.uint8)
-        self.rule_arrays = (gp, gf, fp, fg, live, masks)
-        self.rule.d, self.rule.m = d, m
+        gp, gf, fp, fg, live, masks = self.rule_arrays = rule_arrays(csr, self.fs.d, self.max_nodes, 2, "TreeGrower")
+        self.rule.d, self.rule.m = self.fs.d, gp.shape[0] - 2
         self.rule.group_ptr, self.rule.group_features = &gp[0], &gf[0]
         self.rule.feature_ptr, self.rule.feature_groups = &fp[0], &fg[0]
         self.rule.live, self.rule.masks = &live[0], &masks[0]

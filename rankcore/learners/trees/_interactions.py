@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-__all__ = ["interaction_groups", "column_groups", "feature_groups", "InteractionGroups"]
+__all__ = ["interaction_groups", "column_groups", "feature_groups", "InteractionGroups", "rule_arrays"]
 
 
 def _group_items(value) -> list:
@@ -185,6 +185,22 @@ class InteractionGroups:
 def native_groups(groups: InteractionGroups | None) -> tuple | None:
     """The growers' form of a layout's groups (``InteractionGroups.csr``), or None without constraints."""
     return None if groups is None else groups.csr()
+
+
+def rule_arrays(csr, d: int, nodes: int, masks: int, owner: str) -> tuple:
+    """A grower's workspace for ``csr`` (:meth:`InteractionGroups.csr`) over ``d`` features, checked.
+
+    Returns (group_ptr, group_features, feature_ptr, feature_groups, live, masks): the compressed groups padded by
+    one entry (never empty, so a grower can take each one's first address), ``live`` room for ``nodes`` sets of
+    live groups and ``masks`` room for ``masks`` feature masks.  A ValueError naming ``owner`` when the arrays are
+    not the groups of ``d`` features.  O(d + Σ|g| + nodes·m) time and memory for m groups.
+    """
+    gp, gf, fp, fg = (np.ascontiguousarray(np.r_[a, 0], dtype=np.intp) for a in csr)
+    m = gp.shape[0] - 2
+    if (m < 0 or fp.shape[0] != d + 2 or gf.shape[0] != gp[m] + 1 or fg.shape[0] != fp[d] + 1
+            or not 0 <= np.min(gf) <= np.max(gf) < max(d, 1) or not 0 <= np.min(fg) <= np.max(fg) < max(m, 1)):
+        raise ValueError(f"{owner}.set_interactions: expected the compressed groups of {d} features")
+    return gp, gf, fp, fg, np.zeros(nodes * m + 1, dtype=np.uint8), np.zeros(masks * d + 1, dtype=np.uint8)
 
 
 def checked_groups(groups, n_features: int) -> InteractionGroups | None:
