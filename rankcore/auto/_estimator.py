@@ -40,6 +40,7 @@ from ._report import blend_name, build_leaderboard
 from ._search import SuccessiveHalving, default_rungs
 from ._selection import fixed_blend, select
 from ._small_data import SMALL_DATA_ROWS, small_data_candidates, uses_small_data_blend
+from ._export import TreeExport
 from ._saved import encode_fitted
 from ._state import restore_state
 from ._tasks import REFIT_FOLD, fold_seed, make_context
@@ -174,7 +175,7 @@ def _base_seed(random_state) -> int:
     return int(np.random.default_rng().integers(2**31 - 1)) if seed is None else int(seed)
 
 
-class AutoRanker(Ranker):
+class AutoRanker(TreeExport, Ranker):
     """Cross-validates rankcore's learners on your top-of-list metric and keeps the best (or their blend).
 
     Candidates from every family -- gradient-boosted trees (and on every
@@ -194,7 +195,9 @@ class AutoRanker(Ranker):
     ranks within queries: folds of whole queries, the metric per query
     (``ndcg@k:10`` by default), the candidates that rank within queries.
     ``fit(X, y, sample_weight=w)`` trains every fit with its rows' weights
-    (candidates that take none are skipped) and chooses unweighted.
+    (candidates that take none are skipped) and chooses unweighted.  A
+    chosen refit or fold bag of trees is written as one LightGBM model or
+    XGBoost JSON dump (:meth:`to_lightgbm`, :meth:`to_xgboost_json`).
     See ``docs/auto.md``.
 
     Attributes

@@ -25,8 +25,9 @@ def add_parser(subparsers):
                     "list of trees, split by feature name), the format of the Elasticsearch / OpenSearch Learning "
                     "to Rank plugin (model/xgboost+json) and of Vespa's xgboost feature: exact for features given "
                     "as float32 values; categorical splits are refused. Models of trees (any growth) and stumps "
-                    "are exported, and an `auto` model whose choice is one refit of trees; others (linear, "
-                    "kernel, ExactBoost, blends, fold bags) are refused.",
+                    "are exported, and an `auto` model whose choice is trees or stumps: one refit, or its fold "
+                    "bag as one file of every model's weighted trees; others (linear, kernel, ExactBoost, blends) "
+                    "are refused.",
         epilog="examples:\n  rankcore export trees.json --format lightgbm -o trees-lightgbm.txt\n"
                "  rankcore export trees.json --format xgboost-json -o trees-xgboost.json\n"
                "  rankcore export trees.json -o -          (to standard output)",
@@ -52,7 +53,7 @@ def run(args) -> int:
     if not to_stdout:
         check_output(args.out, "--out", inputs={"MODEL": args.model}, force=args.force)
     method, what = FORMATS[args.format]
-    model = exported_model(load_model(args.model), args.model, what)
+    model = load_model(args.model)
     export = getattr(model, method, None)
     if export is None:
         raise CommandError(f"{args.model}: a model of {type(model).__name__} cannot be written as {what} "
@@ -69,47 +70,27 @@ def run(args) -> int:
         sys.stdout.write(text)
     else:
         write_text_atomically(text, args.out)
-        info(args, f"wrote {_rankers_written(model)} of {args.model} as {what} to {args.out}")
+        info(args, f"wrote {_written(model)} of {args.model} as {what} to {args.out}")
     return 0
 
 
-def exported_model(model, path: str, what: str):
-    """The estimator to export: ``model`` itself, or the single refit of trees an AutoRanker chose.
-
-    An AutoRanker scores rows by its ``best_estimator_``'s
-    ``decision_function`` when that is one refitted candidate (a = 1, b = 0):
-    that estimator -- with the AutoRanker's column names and DataFrame
-    categories, which its codes index -- is exported.  A blend, a fold bag
-    or a candidate without trees is refused, saying which.
-    """
-    from ..auto import AutoRanker, FoldBag, RankAverage
+def _written(model) -> str:
+    """What the file holds: ``N trees`` or ``N stumps``; of an AutoRanker, its choice's (a fold bag's, in turn)."""
+    from ..auto import AutoRanker, FoldBag
 
     if not isinstance(model, AutoRanker):
-        return model
+        return _rankers_written(model.rankers_)
     best, name = model.best_estimator_, model.best_candidate_
-    python = ("from Python, auto.best_estimator_ is the chosen model (a blend's members are its estimators, a fold "
-              "bag's its estimators)")
-    if isinstance(best, RankAverage):
-        why = "a rank-average blend of several candidates, whose score no tree ensemble gives (fit with --no-blend)"
-    elif isinstance(best, FoldBag):
-        why = ("a fold bag, the refit averaged with the candidate's fold models, which no single tree ensemble "
-               "gives (fit with --no-bag-folds)")
-    elif not hasattr(best, "to_lightgbm"):
-        why = f"a {type(best).__name__}, not a model of boosted trees or stumps"
-    else:
-        import copy
-
-        single = copy.copy(best)     # the AutoRanker's own attributes, without changing its model
-        for attribute in ("feature_names_in_", "categories_"):
-            if getattr(model, attribute, None) is not None and getattr(best, attribute, None) is None:
-                setattr(single, attribute, getattr(model, attribute))
-        return single
-    raise CommandError(f"{path}: the AutoRanker's choice {name!r} is {why}; it cannot be written as {what} ({python})")
+    if not isinstance(best, FoldBag):
+        return f"{_rankers_written(best.rankers_)} (the refit of {name!r})"
+    rankers = [r for estimator in best.estimators for r in estimator.rankers_]
+    return (f"{len(rankers) + 1} trees (the fold bag of {name!r}: its {len(best.estimators)} models' "
+            f"{_rankers_written(rankers)}, weighted, and its constant)")
 
 
-def _rankers_written(model) -> str:
-    """``N trees`` or ``N stumps``, as the model's weak rankers are."""
-    kinds = {getattr(r, "kind", None) for r in model.rankers_}
-    n = len(model.rankers_)
+def _rankers_written(rankers) -> str:
+    """``N trees`` or ``N stumps``, as the weak rankers are."""
+    kinds = {getattr(r, "kind", None) for r in rankers}
+    n = len(rankers)
     noun = "stump" if kinds == {"threshold"} else "tree"
     return f"{n} {noun}{'' if n == 1 else 's'}"

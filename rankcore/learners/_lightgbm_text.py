@@ -23,7 +23,7 @@ import numpy as np
 from .._caller import outside_stacklevel
 from ._lightgbm_trees import CATEGORICAL, LightGBMTree, lightgbm_tree
 
-__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "ZERO_THRESHOLD", "LARGE_CATEGORY"]
+__all__ = ["lightgbm_model_string", "lightgbm_feature_names", "constant_tree", "ZERO_THRESHOLD", "LARGE_CATEGORY"]
 
 #: LightGBM's predictor reads a value of magnitude at most this (1e-35 as a float32) as 0.
 ZERO_THRESHOLD = float(np.float32(1e-35))
@@ -60,8 +60,8 @@ def lightgbm_feature_names(names, n_features: int) -> list[str]:
 
 
 def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=None, categories=None,
-                          objective: str = "lambdarank", owner: str = "model") -> str:
-    """LightGBM's text model of Σ_t α_t h_t: ``Booster(model_str=...).predict(X, raw_score=True)`` is the sum.
+                          objective: str = "lambdarank", owner: str = "model", offset: float | None = None) -> str:
+    """LightGBM's text model of Σ_t α_t h_t (+ b): ``Booster(model_str=...).predict(X, raw_score=True)`` is the sum.
 
     Parameters
     ----------
@@ -86,10 +86,19 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
         score unchanged).
     owner : str
         Names the model in errors.
+    offset : float, optional
+        A constant b added to the sum, written as a last tree of one leaf
+        (LightGBM's raw score has no other place for it; its
+        ``pred_contrib`` adds such a tree to the expected value).
 
     Returns
     -------
     str
+
+    Raises
+    ------
+    ValueError
+        ``offset`` is not finite (besides the rankers' own refusals).
 
     Notes
     -----
@@ -106,6 +115,8 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     known = None if categories is None else [None if c is None else len(c) for c in categories]
     trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}", category_counts=known)
              for t, (r, a) in enumerate(zip(rankers, alphas))]
+    if offset is not None:
+        trees.append(constant_tree(offset, owner))
     _check_features(trees, n_features, owner)
     _warn_large_categories(trees, names, owner)
     blocks = [_tree_block(t, tree) for t, tree in enumerate(trees)]
@@ -115,6 +126,15 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
               "tree_sizes=" + " ".join(str(len(b.encode("utf-8"))) for b in blocks)]
     return ("\n".join(header) + "\n\n" + "".join(blocks) + "end of trees\n\n" + _importances(trees, names)
             + "\npandas_categorical:" + _pandas_categorical(categories) + "\n")
+
+
+def constant_tree(offset: float, owner: str) -> LightGBMTree:
+    """A tree of one leaf whose value is ``offset`` (the score's constant), refusing a non-finite one."""
+    if not math.isfinite(float(offset)):
+        raise ValueError(f"{owner}: the constant offset is {float(offset)!r}; expected a finite number")
+    tree = LightGBMTree()
+    tree.add_leaf(float(offset), 0, 0)
+    return tree
 
 
 def _check_features(trees: list[LightGBMTree], n_features: int, owner: str) -> None:

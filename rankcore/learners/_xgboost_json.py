@@ -34,6 +34,7 @@ from collections import deque
 
 import numpy as np
 
+from ._lightgbm_text import constant_tree
 from ._lightgbm_trees import CATEGORICAL, DEFAULT_LEFT, LightGBMTree, lightgbm_tree
 
 __all__ = ["xgboost_json_string", "xgboost_feature_names", "float32_condition", "xgboost_node_ids"]
@@ -96,8 +97,9 @@ def xgboost_feature_names(names, n_features: int) -> list[str]:
     return [str(name) for name in names]
 
 
-def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None, owner: str = "model") -> str:
-    """The dump of Σ_t α_t h_t: a JSON list of one nested object per weak ranker, in order.
+def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None, owner: str = "model",
+                        offset: float | None = None) -> str:
+    """The dump of Σ_t α_t h_t (+ b): a JSON list of one nested object per weak ranker, in order.
 
     Parameters
     ----------
@@ -114,6 +116,9 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         The ``split`` names (see :func:`xgboost_feature_names`).
     owner : str
         Names the model in errors.
+    offset : float, optional
+        A constant b added to the sum, written as a last tree of one leaf
+        ``{"nodeid": 0, "leaf": b}`` (the dump has no ``base_score``).
 
     Returns
     -------
@@ -127,7 +132,8 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         A weak ranker that is not a tree or a stump.
     ValueError
         A categorical split (the format has no category sets), a split of a
-        feature beyond ``n_features``, a non-finite leaf value, or bad names.
+        feature beyond ``n_features``, a non-finite leaf value or offset, or
+        bad names.
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
@@ -139,6 +145,8 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         tree = lightgbm_tree(ranker, float(alpha), where=where)
         _check_tree(tree, n_features, where)
         blocks.append(_tree_text(tree, names))
+    if offset is not None:
+        blocks.append(_tree_text(constant_tree(offset, owner), names))
     return "[\n" + ",\n".join(blocks) + ("\n" if blocks else "") + "]\n"
 
 

@@ -152,13 +152,35 @@ def test_export_an_auto_model_whose_choice_is_one_refit_of_trees(tmp_path, capsy
                                   auto.decision_function(frame))
 
 
-def test_export_refuses_an_auto_fold_bag_saying_why(tmp_path, capsys):
+def test_export_an_auto_fold_bag_as_one_file_of_its_models_weighted_trees(tmp_path, capsys):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(300, 2))
     auto = _auto(tmp_path, X, (X[:, 0] > 0).astype(int), "bag.json")
-    assert type(auto.best_estimator_).__name__ == "FoldBag"
-    assert main(["export", str(tmp_path / "bag.json"), "-o", str(tmp_path / "bag.txt")]) == 2
+    bag = auto.best_estimator_
+    assert type(bag).__name__ == "FoldBag"
+    trees = sum(len(model.rankers_) for model in bag.estimators)
+    for fmt, name in (("lightgbm", "bag.txt"), ("xgboost-json", "bag.dump.json")):
+        assert main(["export", str(tmp_path / "bag.json"), "--format", fmt, "-o", str(tmp_path / name)]) == 0
+        assert (f"wrote {trees + 1} trees (the fold bag of {auto.best_candidate_!r}: its 6 models' {trees} trees, "
+                f"weighted, and its constant) of") in capsys.readouterr().err
+    text = (tmp_path / "bag.txt").read_text(encoding="utf-8")
+    assert text == auto.to_lightgbm()
+    assert (tmp_path / "bag.dump.json").read_text(encoding="utf-8") == auto.to_xgboost_json()
+    lightgbm = pytest.importorskip("lightgbm")
+    expected = auto.decision_function(X)
+    np.testing.assert_allclose(lightgbm.Booster(model_str=text).predict(X, raw_score=True), expected,
+                               rtol=1e-12, atol=1e-12 * np.max(np.abs(expected)))
+
+
+def test_export_refuses_an_auto_blend_saying_why(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    auto = rankcore.AutoRanker(random_state=0, n_jobs=1).fit(X, y)        # small data: the fixed blend
+    save_model(auto, tmp_path / "blend.json")
+    assert type(auto.best_estimator_).__name__ == "RankAverage"
+    assert main(["export", str(tmp_path / "blend.json"), "-o", str(tmp_path / "blend.txt")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("rankcore: error: ") and "bag.json: the AutoRanker's choice" in err
-    assert "fold bag" in err and "--no-bag-folds" in err and "best_estimator_" in err
-    assert not (tmp_path / "bag.txt").exists()
+    assert err.startswith("rankcore: error: ") and "blend.json: AutoRanker.to_lightgbm: the chosen model" in err
+    assert "rank-average blend" in err and "--no-blend" in err
+    assert not (tmp_path / "blend.txt").exists()

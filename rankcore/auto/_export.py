@@ -1,0 +1,262 @@
+"""AutoRanker's ``to_lightgbm`` and ``to_xgboost_json``: the chosen trees as one LightGBM model or XGBoost JSON dump.
+
+A chosen model is written when its score is a sum of boosted trees: one
+refit of a push-family candidate of trees or stumps (its trees as they are),
+or that candidate's :class:`~rankcore.auto.FoldBag`, the mean of M models'
+standardized scores (f_m − c_m) / s_m = Σ_m a_m f_m + b with
+a_m = 1 / (M s_m) and b = −Σ_m c_m / (M s_m) (as ``feature_contributions``
+composes it): every model's trees in turn, the refit's first, each tree's
+coefficient α times its model's a_m, then one tree of a single leaf b.  The
+bag sums each model's score before weighing it, the file sums tree by tree,
+so the two agree to rounding (about 1e-12 relative), not bit for bit; a refit
+is written bit for bit.  A rank-average blend maps each member's score
+through a quantile curve, which no sum of trees gives: refused, as are
+models that are not rankcore trees (the ``lightgbm`` and ``xgboost``
+candidates are their own library's boosters: those are the model files).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sklearn.utils.validation import check_is_fitted
+
+from ..base import reads_a_snapshot
+from ..learners import lightgbm_model_string, xgboost_json_string
+from ._bag import FoldBag
+from ._blend import RankAverage
+from ._builtin import _RawScores
+from ._candidate import Candidate, candidate_scores
+
+__all__ = ["TreeExport", "TreeSum", "tree_sum"]
+
+#: The weak rankers LightGBM's and XGBoost's formats hold (``kind``): trees of any growth and stumps.
+_TREE_KINDS = ("tree", "oblivious_tree", "threshold")
+#: What is exported, for the refusals' messages.
+EXPORTED = "a refit or a fold bag of a push-family candidate of trees or stumps ('trees', 'stumps')"
+
+
+@dataclass(frozen=True)
+class TreeSum:
+    """The chosen model as the trees a file holds: Σ_t alphas[t] · rankers[t] (+ ``offset``, None for a refit).
+
+    ``models``: the rankcore estimators whose trees these are, in order (the
+    refit, then a fold bag's fold models).
+    """
+
+    rankers: list
+    alphas: list
+    offset: float | None
+    models: list
+
+
+def tree_sum(auto, method: str) -> TreeSum:
+    """The trees of ``auto``'s chosen model, refusing a choice that is not a sum of rankcore trees.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        ``auto`` is not fitted.
+    TypeError
+        The choice is a blend, is scored by its candidate's own ``scores``,
+        or holds models that are not push-family trees or stumps; the
+        message names the choice, why, and what to do.
+    """
+    check_is_fitted(auto)
+    best, name = auto.best_estimator_, auto.best_candidate_
+    prefix = f"AutoRanker.{method}: the chosen model {name!r}"
+    if isinstance(best, RankAverage):
+        raise TypeError(f"{prefix} is a rank-average blend, the mean of each member's quantile among its "
+                        f"out-of-fold scores: that map is not linear, so no sum of trees gives its score; fit with "
+                        f"blend=False (`rankcore auto --no-blend`) to export a single candidate")
+    if isinstance(best, FoldBag):
+        count = len(best.estimators)
+        models, scorer = list(best.estimators), best.scorer
+        weights = [1.0 / (count * float(scale)) for scale in best.scales]
+        offset = -sum(float(c) / float(s) for c, s in zip(best.centers, best.scales)) / count
+    else:
+        candidate = getattr(auto, "_candidate", None)
+        models, scorer, weights, offset = [best], (candidate.scores if candidate is not None else None), [1.0], None
+    if scorer is not None and getattr(scorer, "__func__", scorer) not in (Candidate.scores, candidate_scores):
+        raise TypeError(f"{prefix} is scored by its candidate's own scores method, a transform of its model not "
+                        f"known to be a sum of trees; only {EXPORTED} is exported")
+    for i, model in enumerate(models):
+        where = f" (model {i} of its fold bag)" if len(models) > 1 else ""
+        problem = _refusal(model, isinstance(best, FoldBag))
+        if problem is not None:
+            raise TypeError(f"{prefix}{where}: {problem}")
+    rankers = [ranker for model in models for ranker in model.rankers_]
+    alphas = [weight * float(alpha) for model, weight in zip(models, weights) for alpha in model.alphas_]
+    return TreeSum(rankers, alphas, offset, models)
+
+
+def _refusal(model, bagged: bool) -> str | None:
+    """Why ``model`` cannot be written as trees (None: it can)."""
+    from sklearn.pipeline import Pipeline
+
+    steps = ()
+    while isinstance(model, Pipeline):          # (the imputer's Pipeline may hold the candidate's own)
+        steps, model = steps + tuple(step for _, step in model.steps[:-1]), model.steps[-1][1]
+    if isinstance(model, _RawScores):
+        return _booster_advice(model.model, bagged)
+    if not (hasattr(model, "rankers_") and hasattr(model, "to_lightgbm")):
+        return f"a {type(model).__name__} is not boosted trees or stumps; only {EXPORTED} is exported"
+    if steps:
+        # trees behind the missing-value imputer: the file's trees would read the imputed columns, not X's
+        names = ", ".join(type(step).__name__ for step in steps)
+        return (f"its trees read X through {names} (its candidate takes no missing values, and the data have some), "
+                f"which a file of trees cannot hold; fit on data without missing values, or with 'trees' candidates, "
+                f"which route missing values themselves")
+    kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_} - set(_TREE_KINDS))
+    if kinds:
+        return (f"its learner {model.learner_spec_!r} fits weak rankers of kind {', '.join(map(repr, kinds))}, "
+                f"which are not trees or stumps; only {EXPORTED} is exported")
+    return None
+
+
+def _booster_advice(model, bagged: bool) -> str:
+    """The refusal of a ``lightgbm`` / ``xgboost`` candidate: its own library's booster is the model file."""
+    if hasattr(model, "get_booster"):
+        library, save = "an XGBoost", "model.get_booster() (save_model(path))"
+    else:
+        library, save = "a LightGBM", "model.booster_ (save_model(path))"
+    if not bagged:
+        return f"{library} model: its own booster is the model file, auto.best_estimator_.{save}"
+    return (f"{library} model: each model k's own booster is a model file, auto.best_estimator_.estimators[k]."
+            f"{save}, but the bag's mean of their standardized scores is no single booster: fit with "
+            f"bag_folds=False for one")
+
+
+class TreeExport:
+    """Mixin of :class:`~rankcore.auto.AutoRanker`: :meth:`to_lightgbm` and :meth:`to_xgboost_json`."""
+
+    @reads_a_snapshot
+    def to_lightgbm(self, path=None) -> str:
+        """The chosen model as a LightGBM text model file, written to ``path`` if given.
+
+        ``lightgbm.Booster(model_str=text).predict(X, raw_score=True)``
+        gives :meth:`decision_function`: for one refit of a ``trees`` (or
+        ``stumps``) candidate, its trees as its own ``to_lightgbm`` writes
+        them, bit for bit; for the candidate's fold bag, the mean of its M
+        models' standardized scores (f_m − c_m) / s_m, one file holding
+        every model's trees in turn (the refit's first, then fold by fold),
+        each tree's leaf values times its model's weight 1 / (M s_m), and a
+        last tree of one leaf, the constant −Σ_m c_m / (M s_m).  The bag sums
+        each model's score before weighing it and LightGBM sums tree by tree,
+        so a bag's scores agree to rounding (about 1e-12 relative), not bit
+        for bit.  ``pred_contrib`` then gives :meth:`feature_contributions`
+        (the constant is in the expected value).  Feature names are the
+        AutoRanker's (a DataFrame's columns) and its ``category`` columns are
+        written as ``pandas_categorical``, so LightGBM codes a DataFrame as
+        the fit did.  Splits, missing values, counts and what LightGBM reads
+        differently: the push estimators' ``to_lightgbm`` (``docs/trees.md``).
+        The file is written atomically.  A ``DaskAutoRanker`` (its model is
+        on the client) exports the same way.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the text to this file (UTF-8).
+
+        Returns
+        -------
+        str
+            The model text.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The AutoRanker is not fitted.
+        TypeError
+            The choice is not a sum of rankcore trees: a rank-average blend
+            (fit with ``blend=False``), a candidate without trees (linear,
+            kernel, ExactBoost, a model behind the missing-value imputer), or
+            a ``lightgbm`` / ``xgboost`` candidate, whose own booster is the
+            model (``best_estimator_.model.booster_`` or
+            ``.model.get_booster()``); the message names the choice.
+        ValueError
+            As the push estimators' ``to_lightgbm`` (categories that are not
+            integer codes, names that become the same).
+        """
+        trees = tree_sum(self, "to_lightgbm")
+        text = lightgbm_model_string(trees.rankers, trees.alphas, int(self.n_features_in_),
+                                     feature_names=getattr(self, "feature_names_in_", None),
+                                     categories=getattr(self, "categories_", None),
+                                     owner=f"AutoRanker {self.best_candidate_!r}", offset=trees.offset)
+        _write(text, path)
+        return text
+
+    @reads_a_snapshot
+    def to_xgboost_json(self, path=None, *, feature_names=None) -> str:
+        """The chosen model as XGBoost's JSON dump (Elasticsearch / OpenSearch LTR, Vespa), written to ``path``.
+
+        The trees of :meth:`to_lightgbm` -- one refit's, or a fold bag's
+        models' in turn with leaf values times their weights 1 / (M s_m) and
+        a last tree of one leaf, the bag's constant -- in the format of the
+        push estimators' ``to_xgboost_json`` (``docs/trees.md``): read as the
+        engines read it (float32 features and conditions, x < c), it scores
+        float32 rows as :meth:`decision_function` (a fold bag to rounding,
+        about 1e-12 relative).  ``split`` names the feature:
+        ``feature_names`` if given, else ``feature_names_in_``, else
+        ``f0, f1, ...``.  Categorical splits are refused (the format has no
+        category sets): a ``trees`` candidate splits a DataFrame's
+        ``category`` columns by groups of categories.  The file is written
+        atomically.
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the text to this file (UTF-8).
+        feature_names : sequence of str, optional
+            One unique nonempty name per feature (``n_features_in_``).
+
+        Returns
+        -------
+        str
+            The JSON text.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The AutoRanker is not fitted.
+        TypeError
+            As :meth:`to_lightgbm`; or a name is not a string.
+        ValueError
+            A tree splits a column by categories; ``feature_names`` is not
+            one unique nonempty name per feature.
+        """
+        trees = tree_sum(self, "to_xgboost_json")
+        if feature_names is None:
+            feature_names = getattr(self, "feature_names_in_", None)
+        _refuse_categorical(self, trees)
+        text = xgboost_json_string(trees.rankers, trees.alphas, int(self.n_features_in_),
+                                   feature_names=feature_names, owner=f"AutoRanker {self.best_candidate_!r}",
+                                   offset=trees.offset)
+        _write(text, path)
+        return text
+
+
+def _refuse_categorical(auto, trees: TreeSum) -> None:
+    """Refuse a categorical split before anything is written, naming the column and the AutoRanker's ways out."""
+    for m, model in enumerate(trees.models):
+        for t, ranker in enumerate(model.rankers_):
+            for node, categories in enumerate(getattr(ranker, "categories", ()) or ()):
+                if categories is None:
+                    continue
+                j = int(ranker.feature[node])
+                names = getattr(auto, "feature_names_in_", None)
+                column = f"{str(names[j])!r} (column {j})" if names is not None else f"column {j}"
+                model_of = f"model {m} of the fold bag, " if len(trees.models) > 1 else ""
+                raise ValueError(f"AutoRanker.to_xgboost_json: the chosen model {auto.best_candidate_!r} splits "
+                                 f"{column} by categories ({model_of}tree {t}, node {node}); XGBoost's JSON dump "
+                                 f"format has no category sets: export with to_lightgbm, or fit with the column as "
+                                 f"numbers (or candidates=['trees:growth=oblivious'], whose trees split it as "
+                                 f"numbers)")
+
+
+def _write(text: str, path) -> None:
+    """Write ``text`` to ``path`` atomically unless ``path`` is None (a server watching it never reads half)."""
+    if path is not None:
+        from ..persistence import write_text_atomically
+
+        write_text_atomically(text, path)
