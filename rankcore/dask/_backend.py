@@ -180,9 +180,10 @@ class DaskBackend(_ShardCaller):
         Use the per-class histogram path (see the module docs).
     effects : PlaceEffects, optional
         The position effects of a fit given ``position`` (separable path):
-        each :meth:`objective_state` evaluates at f + b[place], the shards
-        return their place sums, the client steps b and the tree is grown
-        from the gradient moved to the new b (:meth:`_state_with_effects`).
+        each :meth:`objective_state` evaluates at f + b[place] (b from their
+        ``start`` on), the shards return their place sums, the client steps b
+        and the tree is grown from the gradient moved to the new b
+        (:meth:`_state_with_effects`).
     """
 
     lead_searches = True
@@ -206,6 +207,11 @@ class DaskBackend(_ShardCaller):
         self._token = 0
         self.passes = 0                 # passes of the trees' searches run by the first shard (between workers)
         self._leading = False           # the first shard holds the others' actors (``Shard.lead``)
+        if effects is not None and effects.start.any():
+            from ._shard import EffectsUpdate
+
+            # b starts at a continuation's effects (its init model's): the first call moves the shards' b there
+            self._pending = EffectsUpdate(effects.start.copy(), np.zeros_like(effects.start))
 
     # ------------------------------------------------------------------
     def call(self, method, *args):

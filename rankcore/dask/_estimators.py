@@ -35,7 +35,7 @@ from ..spec import Kind, Parameter
 from ..validation import check_finite_scores, check_learner_matrix, check_matrix
 from ._client import ClientParameter
 from ._backend import backend_kind, make_backend, pairwise_trees_refusal
-from ._init_models import read_dask_init_model, start_scores
+from ._init_models import one_list_grades, read_dask_init_model, start_scores
 from ._init_scores import init_vector, local_scores
 from ._inputs import as_row_chunks, fitted_dask_matrix, get_client, is_dask_collection
 from ._prepare import DaskRows, summarize
@@ -238,7 +238,9 @@ class _DaskBoost(ClientParameter):
         data = replace(data, init=init_vector(init_score, data.chunk_rows, client))
         if init is not None:                # before any row is read: what the model's weak rankers read and mean
             self._record_features(data)
-            init.check(self, setup.learner, within_queries=within_queries, init_score=init_score is not None)
+            # with the setup: the task, and the learner as given (the refusal of another growth reads it), as in memory
+            init.check(self, setup.learner, within_queries=within_queries, init_score=init_score is not None,
+                       setup=setup)
         # one more float64 per row with init_model: its scores beside the rows (and beside init_score's)
         placement = self._placement(client, data, setup, bool(user_callbacks), refusal,
                                     row_vectors=within_queries + (position is not None) + (init is not None))
@@ -428,14 +430,14 @@ class _DaskBoost(ClientParameter):
         """:meth:`_start` once the request is checked and the rows are chunks (``data``); ``init_model``: the
         checked model the fit continues (the rows start from its scores)."""
         within_queries = qid is not None or group is not None
-        query_stopping, places = None, None
+        query_stopping, places, place_start = None, None, None
         given_init = data.init              # the initial scores in the rows' given order (before queries are placed)
         from_init = given_init is not None  # the driver's messages and from_init_score_, as in memory
         if init_model is not None:          # its scores of each chunk (plus init_score) follow the rows from here
             data, from_init = replace(data, init=start_scores(init_model, data.X, given_init)), "init_model"
         if within_queries:
-            data, query_stopping, placed, places = self._place_queries(client, data, qid, group, setup, eval_set,
-                                                                       position)
+            data, query_stopping, placed, places, place_start = self._place_queries(
+                client, data, qid, group, setup, eval_set, position, init_model=init_model)
             if placed is not setup:        # the default's QueryRMSE weight for this many queries
                 setup, probe = placed, BoundQueryBlocks(placed.objective)
         objective, learner, task = setup.objective, setup.learner, setup.task
@@ -471,9 +473,10 @@ class _DaskBoost(ClientParameter):
         if auto_on:
             setup = setup.for_large_data()
             learner = setup.learner
-        if init_model is not None:          # the final learner, and the classes now that they are known
+        if init_model is not None:          # the final learner, and the classes (or grades) now that they are known
+            grades = one_list_grades(client, init_model, data.y, task, within_queries=within_queries)
             init_model.check(self, learner, classes, within_queries=within_queries, init_score=given_init is not None,
-                             setup=setup)
+                             setup=setup, labels=grades)
         validation = None
         if eval_set is not None:
             validation = self._check_eval_sets(_local_sets(eval_set), setup, classes, within_queries=within_queries,
@@ -493,7 +496,7 @@ class _DaskBoost(ClientParameter):
         effects = None
         if places is not None:            # the trees' learning rate is the effects' step size, as in memory
             effects = PlaceEffects(places.shape[0], l2=setup.params.position_l2,
-                                   rate=float(getattr(layout, "shrinkage", 1.0)))
+                                   rate=float(getattr(layout, "shrinkage", 1.0)), start=place_start)
         try:
             backend = make_backend(shards.actors, problem, layout, kind=kind, addresses=shards.workers,
                                    effects=effects)
@@ -525,13 +528,15 @@ class _DaskBoost(ClientParameter):
         setup.objective.check_queries(None)          # an objective that needs queries refuses a fit without
         return setup
 
-    def _place_queries(self, client, data, qid, group, setup, eval_set, position=None):
+    def _place_queries(self, client, data, qid, group, setup, eval_set, position=None, *, init_model=None):
         """Within queries: (rows with every query whole in a chunk, the early-stopping rule, the setup record,
-        the distinct display positions or None).
+        the distinct display positions or None, the effects they start at or None: 0).
 
         ``position``: each row's display position; its distinct values are
         found in one more pass (``rankcore.dask._positions``) and each row's
-        code into them moves with the row.
+        code into them moves with the row.  ``init_model``: the checked model
+        the fit continues, whose places join the rows' and whose effects they
+        start at, as in memory (:meth:`rankcore.push.InitModel.position_start`).
 
         The ids and grades are checked in one pass and the queries described
         (``n_queries_``, ``n_queries_without_pairs_``); the setup record is
@@ -555,12 +560,15 @@ class _DaskBoost(ClientParameter):
             stopping = resolve_early_stopping("auto", np.broadcast_to(0.0, data.n_rows),
                                               setup.params.validation_fraction, has_eval_set=eval_set is not None,
                                               stratify=False, n_queries=survey.n_queries)
-        ids = None
+        ids = start = None
         if position is not None:
             places = survey_positions(client, data, position)
             warn_sparse_places(places.ids.shape[0], data.n_rows)
+            seeded = None if init_model is None else init_model.position_start(places.ids)
+            if seeded is not None:
+                places, start = places.among(seeded[0]), seeded[1]
             data, ids = replace(data, position=places.codes), places.ids
-        return place_queries(client, data, survey), stopping, setup, ids
+        return place_queries(client, data, survey), stopping, setup, ids, start
 
     @staticmethod
     def _auto_stopping(client, data, classes, task, setup, seed, *, has_eval_set: bool):

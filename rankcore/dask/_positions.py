@@ -32,6 +32,13 @@ class DaskPositions:
     ids: np.ndarray
     codes: Any
 
+    def among(self, places: np.ndarray) -> "DaskPositions":
+        """The same rows' positions coded against ``places`` (sorted, holding every one of ``ids``): a
+        continuation's places, its rows' with its init model's.  Lazily, chunk by chunk, as the codes are."""
+        moved = np.searchsorted(places, self.ids)
+        return DaskPositions(np.asarray(places, dtype=np.int64),
+                             self.codes.map_blocks(_recoded, moved, dtype=np.int64, meta=np.empty(0, dtype=np.int64)))
+
 
 def position_vector(position: Any, data: RowChunks):
     """``position`` as a Dask vector with the chunks of ``data`` (an in-memory array is checked whole first)."""
@@ -59,6 +66,11 @@ def _chunk_codes(position, ids: np.ndarray) -> np.ndarray:
     position = np.asarray(position)
     local, codes = check_positions(position, position.shape[0])
     return np.searchsorted(ids, local)[codes].astype(np.int64)
+
+
+def _recoded(codes, moved: np.ndarray) -> np.ndarray:
+    """Each row's index into a superset of the places its ``codes`` index (``moved``: where each of them lies)."""
+    return moved[np.asarray(codes)]
 
 
 def survey_positions(client, data: RowChunks, position) -> DaskPositions:
@@ -89,10 +101,15 @@ class PlaceEffects:
         λ, ``position_l2``.
     rate : float
         η, the trees' learning rate (the layout's ``shrinkage``).
+    start : ndarray of float64, shape (n_places,), optional
+        The effects to start from (a continuation: its init model's); default 0, as in memory.
     """
 
-    def __init__(self, n_places: int, *, l2: float, rate: float):
+    def __init__(self, n_places: int, *, l2: float, rate: float, start: np.ndarray | None = None):
         self.effects = np.zeros(int(n_places), dtype=np.float64)
+        if start is not None:
+            self.effects[:] = start
+        self.start = self.effects.copy()
         self.l2 = float(l2)
         self.rate = float(rate)
         self.history: list[np.ndarray] = []
@@ -113,5 +130,5 @@ class PlaceEffects:
         return delta
 
     def effects_after(self, n_trees: int) -> np.ndarray:
-        """The effects the ``n_trees``-th tree was grown with (zeros for none), as in memory."""
-        return self.history[n_trees - 1].copy() if n_trees >= 1 else np.zeros_like(self.effects)
+        """The effects the ``n_trees``-th tree was grown with (``start`` for none), as in memory."""
+        return self.history[n_trees - 1].copy() if n_trees >= 1 else self.start.copy()

@@ -142,17 +142,29 @@ class InitModel:
 
         return tuple(counted(callback) for callback in callbacks)
 
+    def position_start(self, ids: np.ndarray):
+        """(places, start): the display places of a continuation whose rows show ``ids`` (sorted, distinct) --
+        those and the init model's (``position_ids_``) -- and the effects they start at: the init model's
+        (``position_effects_``; a place of its alone keeps its effect, no row moves it), 0 for a place new to
+        the continuation.  None when the init model has no position effects (every place starts at 0)."""
+        theirs, effects = getattr(self.model, "position_ids_", None), getattr(self.model, "position_effects_", None)
+        if theirs is None or effects is None:
+            return None
+        theirs = np.asarray(theirs, dtype=np.int64)
+        places = np.union1d(np.asarray(ids, dtype=np.int64), theirs)
+        start = np.zeros(places.shape[0])
+        start[np.searchsorted(places, theirs)] = effects
+        return places, start
+
     def _positions(self, positions):
-        """The training rows' display positions with the init model's effects to start from: every place of either
-        (a place of the init model's alone keeps its effect, no row moves it), the others at 0."""
-        ids, effects = getattr(self.model, "position_ids_", None), getattr(self.model, "position_effects_", None)
-        if positions is None or ids is None or effects is None:
+        """The training rows' display positions with the init model's effects to start from
+        (:meth:`position_start`)."""
+        seeded = None if positions is None else self.position_start(positions.ids)
+        if seeded is None:
             return positions
-        union = np.union1d(positions.ids, np.asarray(ids, dtype=np.int64))
-        start = np.zeros(union.shape[0])
-        start[np.searchsorted(union, ids)] = effects
-        codes = np.searchsorted(union, positions.ids)[positions.codes]
-        return replace(positions, ids=union, codes=codes, start=start)
+        places, start = seeded
+        codes = np.searchsorted(places, positions.ids)[positions.codes]
+        return replace(positions, ids=places, codes=codes, start=start)
 
     def eval_start(self, X_val: Any, init: np.ndarray | None, n_threads: int) -> np.ndarray:
         """Where a validation set's scores start: the init model's scores of ``X_val``, plus its ``init``."""

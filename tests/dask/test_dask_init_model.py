@@ -3,7 +3,8 @@
 On the shared 2-worker LocalCluster, chunks of unequal sizes (queries interleaved across them): a fit of N weak
 rankers continued by M on Dask is the in-memory continuation -- bit for bit on one worker, to the tolerance of the
 other Dask fits distributed, where the init model's scores of each chunk are computed on the workers and move with
-the rows -- and, on a fit that draws nothing at random, the fit of N + M at once.  No part of Dask is mocked.
+the rows -- and, on a fit that draws nothing at random, the fit of N + M at once (with ``position``, the display
+effects too).  The refusals are the in-memory ones, message for message.  No part of Dask is mocked.
 """
 
 from __future__ import annotations
@@ -269,3 +270,94 @@ def test_callbacks_and_constraints_follow_the_in_memory_rules_on_dask(dask_clien
         with pytest.raises(ValueError, match=r"^init_model: the model was fitted with no monotone constraints, this "
                                              r"fit's learner has monotone=1/0/0/0/0"):
             DaskPushBoost(placement=placement, n_iter=2, **monotone).fit(Xd, yd, init_model=first)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Display positions and the task, as in memory
+# ----------------------------------------------------------------------------------------------------------------
+def _clicks():
+    """Clicks of 30 queries interleaved across unequal chunks, at display places 1..10."""
+    from _query_data import logged_clicks
+
+    X, clicks, qid, position, _ = logged_clicks(0, n_queries=30)
+    order = np.argsort(np.random.default_rng(0).permutation(qid.size) % 7, kind="stable")
+    return X[order], clicks[order], qid[order], position[order] + 1
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_position_effects_continue_from_the_init_models_on_dask(dask_client, placement):  # noqa: F811
+    X, clicks, qid, position = _clicks()
+    chunks = (90, 41, 120, X.shape[0] - 251)
+    params = dict(learner="trees:max_leaves=6,min_samples_leaf=3,random_strength=0,subsample=1", random_state=0)
+    first = rankcore.PushBoost(n_iter=4, **params).fit(X, clicks, qid=qid, position=position)
+    once = rankcore.PushBoost(n_iter=7, **params).fit(X, clicks, qid=qid, position=position)
+    local = rankcore.PushBoost(n_iter=3, **params).fit(X, clicks, qid=qid, position=position, init_model=first)
+    Xd, yd, qd, pd_ = _dask(X, clicks, qid, position, chunks=chunks)
+    model = DaskPushBoost(placement=placement, n_iter=3, **params).fit(Xd, yd, qid=qd, position=pd_,
+                                                                      init_model=first)
+    assert model.fit_info_["placement"] == placement
+    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    np.testing.assert_array_equal(model.position_ids_, once.position_ids_)
+    np.testing.assert_allclose(model.position_effects_, local.position_effects_, rtol=1e-9, atol=1e-12)
+    # N then M is N + M, effects too
+    np.testing.assert_allclose(model.decision_function(X), once.decision_function(X), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.position_effects_, once.position_effects_, rtol=1e-9, atol=1e-12)
+    # a place the continuation's rows never show keeps the init model's effect; one new to it starts at 0
+    moved = np.where(position == 10, 12, position)
+    local = rankcore.PushBoost(n_iter=2, **params).fit(X, clicks, qid=qid, position=moved, init_model=first)
+    moved_d, = _dask(moved, chunks=chunks)
+    model = DaskPushBoost(placement=placement, n_iter=2, **params).fit(Xd, yd, qid=qd, position=moved_d,
+                                                                      init_model=first)
+    np.testing.assert_array_equal(model.position_ids_, list(range(1, 11)) + [12])
+    assert model.position_effects_[9] == first.position_effects_[9]
+    np.testing.assert_allclose(model.position_effects_, local.position_effects_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+def test_the_clients_effects_start_at_the_given_ones():
+    from rankcore.dask._positions import PlaceEffects
+    from rankcore.objectives import effects_step
+
+    start = np.array([0.5, 0.0, -0.25])
+    effects = PlaceEffects(3, l2=1.0, rate=0.1, start=start)
+    np.testing.assert_array_equal(effects.effects_after(0), start)       # no tree kept: the init model's effects
+    sums = np.array([[1.0, -2.0, 0.5], [3.0, 4.0, 2.0]])
+    effects.step(sums)
+    np.testing.assert_array_equal(effects.effects_after(1), start + effects_step(start, *sums, l2=1.0, rate=0.1))
+    np.testing.assert_array_equal(start, [0.5, 0.0, -0.25])
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_one_list_keeps_its_task_on_dask(dask_client, placement):  # noqa: F811
+    X, y = _data(seed=10)
+    grades = y + (X[:, 2] > 1)
+    Xd, yd, gd = _dask(X, y, grades)
+    stumps = dict(learner="stumps", random_state=0, early_stopping=False)
+    bipartite = rankcore.PushBoost(n_iter=2, **stumps).fit(X, y)
+    with pytest.raises(ValueError) as in_memory:
+        rankcore.PushBoost(n_iter=2, objective="mp-squared", **stumps).fit(X, grades, init_model=bipartite)
+    assert str(in_memory.value).startswith("init_model: the model was fitted on two labels (task bipartite)")
+    fit = DaskPushBoost(placement=placement, n_iter=2, objective="mp-squared", **stumps).fit
+    with pytest.raises(ValueError) as on_dask:
+        fit(Xd, gd, init_model=bipartite)
+    assert str(on_dask.value) == str(in_memory.value)
+    # grades that are the model's two labels rank as its classes_ do, on Dask as in memory
+    local = rankcore.PushBoost(n_iter=2, objective="mp-squared", **stumps).fit(X, y, init_model=bipartite)
+    model = fit(Xd, yd, init_model=bipartite)
+    assert model.n_iter_ == local.n_iter_ == 4
+    np.testing.assert_allclose(model.decision_function(X), local.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_the_refusal_of_another_growth_reads_the_learner_as_given_on_dask(dask_client, placement):  # noqa: F811
+    X, y, qid = graded_queries(5)
+    chunks = (X.shape[0] // 2, X.shape[0] - X.shape[0] // 2)
+    Xd, yd, qd = _dask(X, y, qid, chunks=chunks)
+    first = rankcore.PushBoost(learner="trees", n_iter=2, random_state=0).fit(X, y, qid=qid)     # oblivious trees
+    for learner in ("trees:growth=leafwise", "trees:max_depth=4"):       # asked for, and not
+        with pytest.raises(ValueError) as in_memory:
+            rankcore.PushBoost(learner=learner, n_iter=2).fit(X, y, qid=qid, init_model=first)
+        with pytest.raises(ValueError) as on_dask:
+            DaskPushBoost(placement=placement, learner=learner, n_iter=2).fit(Xd, yd, qid=qd, init_model=first)
+        assert str(on_dask.value) == str(in_memory.value)
+        assert ("this fit did not ask for" in str(on_dask.value)) == ("max_depth" in learner)
