@@ -46,6 +46,8 @@ import importlib
 import json
 import math
 import os
+import re
+import stat
 import tempfile
 from collections.abc import MutableMapping
 from typing import Any, Iterator
@@ -53,7 +55,7 @@ from typing import Any, Iterator
 import numpy as np
 
 __all__ = ["ModelFormatError", "ESTIMATORS", "save_model", "load_model", "model_to_dict", "model_from_dict",
-           "write_text_atomically"]
+           "write_text_atomically", "writes_in_place"]
 
 FORMAT = "rankcore-model"
 FORMAT_VERSION = 1
@@ -374,18 +376,125 @@ def save_model(estimator: Any, path: str | os.PathLike) -> None:
 def write_text_atomically(text: str, path: str | os.PathLike) -> None:
     """Write ``text`` (UTF-8, lines as given) to ``path`` atomically: a reader sees the old file or the new one.
 
-    The text goes to a new temporary file beside ``path``, which is then
-    renamed over it; an ``OSError`` names ``path``, and the temporary file
-    is removed on any failure.  Model files and exported models are written
-    so.
+    The text goes to a new temporary file beside the file ``path`` names,
+    which is then renamed over it; an ``OSError`` names ``path``, and the
+    temporary file is removed on any failure.  Model files and exported
+    models are written so.
+
+    * A symlink at ``path`` stays: the regular file it leads to is replaced
+      (except a link that the kernel's ``protected_symlinks`` rule would not
+      follow -- one in a sticky world-writable directory such as ``/tmp``,
+      owned by another user -- which is not followed).
+    * A stream is written into, never replaced (see :func:`writes_in_place`):
+      a device (``/dev/null``), a FIFO, ``/dev/stdout``, a shell's
+      ``>(...)``.  The text is appended to it, as a shell's ``>>`` does;
+      there is no atomicity to keep there.
     """
     target = os.fspath(path)
-    directory, base = os.path.split(os.path.abspath(target))
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None                         # a new file (or a link to one yet to be made)
+    except OSError as exc:                  # a link loop, a component that is not a directory, ...
+        raise type(exc)(exc.errno, exc.strerror, target) from None
+    if mode is not None and (not stat.S_ISREG(mode) or _names_a_descriptor(target)):
+        _write_into(text, target)
+    else:
+        _replace_atomically(text, target, _followed(target))
+
+
+def writes_in_place(path: str | os.PathLike) -> bool:
+    """True when :func:`write_text_atomically` writes into ``path`` rather than replacing it: a stream.
+
+    That is an existing file that is not a regular file once symlinks are
+    followed (a device, a FIFO, a socket), or an open descriptor's entry
+    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/<pid>/fd/N``, or a link to
+    one), whatever it refers to: replacing the entry would detach the
+    descriptor its owner writes to.  Writing such a path overwrites no file.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    bool
+        False for a regular file, a symlink to one, or nothing there.
+    """
+    target = os.fspath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) or _names_a_descriptor(target)
+
+
+#: Directories whose entries are a process's open descriptors (Linux's /proc, the BSDs' and macOS's /dev/fd).
+_DESCRIPTOR_DIRECTORY = re.compile(r"/proc/[^/]+(/task/[^/]+)?/fd|/dev/fd")
+#: Most symlinks followed in resolving one path (Linux's limit).
+_MAX_LINKS = 40
+
+
+def _link_chain(target: str) -> list[str]:
+    """``target`` and each path its symlinks lead to, in order, as absolute paths with their directories resolved."""
+    current = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(target))), os.path.basename(target))
+    chain = [current]
+    for _ in range(_MAX_LINKS):
+        try:
+            link = os.readlink(current)
+        except OSError:                     # not a link (or not there): the end of the chain
+            break
+        directory = os.path.realpath(os.path.join(os.path.dirname(current), os.path.dirname(link)))
+        current = os.path.join(directory, os.path.basename(link))
+        chain.append(current)
+    return chain
+
+
+def _names_a_descriptor(target: str) -> bool:
+    return any(_DESCRIPTOR_DIRECTORY.fullmatch(os.path.dirname(hop)) for hop in _link_chain(target))
+
+
+def _followed(target: str) -> str:
+    """The file a symlink at ``target`` leads to, or ``target`` when it is no link or a link that is not followed.
+
+    A link in a sticky world-writable directory owned by neither the user
+    nor the directory's owner is not followed, as the kernel's
+    ``protected_symlinks`` refuses for ``open``: resolving the link here and
+    renaming over its end would otherwise let whoever planted it in
+    ``/tmp`` choose the file replaced.
+    """
+    chain = _link_chain(target)
+    user = os.geteuid() if hasattr(os, "geteuid") else None
+    for link in chain[:-1]:
+        try:
+            owner, folder = os.lstat(link).st_uid, os.stat(os.path.dirname(link))
+        except OSError:
+            return target
+        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+        if shared and owner not in (user, folder.st_uid):
+            return target
+    return chain[-1]
+
+
+def _write_into(text: str, target: str) -> None:
+    """Write ``text`` into the existing stream ``target`` (never creating nor truncating it)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, target) from None
+
+
+def _replace_atomically(text: str, target: str, destination: str) -> None:
+    """Write ``text`` to a new temporary file beside ``destination``, renamed over it; errors name ``target``."""
+    directory, base = os.path.split(os.path.abspath(destination))
     # A unique name created with O_CREAT | O_EXCL (mkstemp): a link planted at
     # a predictable name cannot redirect the write, and two savers never share
-    # a temporary file.  os.replace then swaps the complete file in atomically
-    # (replacing a symlink at ``path`` itself, never the file it points to).
-    # An error names ``path``: the temporary file is an implementation detail the caller never chose.
+    # a temporary file.  os.replace then swaps the complete file in atomically.
+    # An error names ``target``: the temporary file is an implementation detail the caller never chose.
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -396,7 +505,7 @@ def write_text_atomically(text: str, path: str | os.PathLike) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes it 0600; give the usual mode
-        os.replace(tmp, target)
+        os.replace(tmp, destination)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -425,6 +425,13 @@ def check_writable(path: str, option: str) -> str:
         raise CommandError(f"{option}: the directory {os.path.dirname(path)!r} does not exist")
     if os.path.isdir(path):
         raise CommandError(f"{option}: {path!r} is a directory, expected a file name")
+    from ..persistence import writes_in_place
+
+    if writes_in_place(path):        # a device, FIFO or /dev/stdout: written into, its directory untouched
+        if not os.access(path, os.W_OK):
+            raise CommandError(f"{option}: cannot write to {path!r}")
+        return path
+    directory = os.path.dirname(os.path.realpath(path))     # a file replaced where a symlink at path leads
     if not os.access(directory, os.W_OK):
         raise CommandError(f"{option}: cannot write in {directory!r}")
     return path
@@ -443,7 +450,9 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
     the command's ``inputs`` (``{option or argument: path}``; compared as
     files, so links and other spellings of the same path count) or the file
     of query sizes beside one of them (``DATA.query``) -- not even with
-    ``--force`` -- and must not exist unless ``force``.
+    ``--force`` -- and must not exist unless ``force``.  A stream (a device,
+    a FIFO, ``/dev/stdout``: :func:`rankcore.persistence.writes_in_place`)
+    needs no ``force``: writing into it overwrites no file.
     """
     check_writable(path, option)
     if not os.path.lexists(path):
@@ -458,7 +467,9 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
     for name, source in inputs.items():
         if source and os.path.exists(source) and os.path.exists(path) and os.path.samefile(path, source):
             raise CommandError(f"{option}: {path!r} is the input {name}; write the output to another file")
-    if not force:
+    from ..persistence import writes_in_place
+
+    if not force and not writes_in_place(path):
         raise CommandError(f"{option}: {path!r} already exists; pass --force to overwrite it")
     return path
 

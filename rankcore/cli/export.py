@@ -38,6 +38,10 @@ def add_parser(subparsers):
                         help="the model format to write (default: lightgbm)")
     parser.add_argument("--out", "-o", metavar="OUT", required=True,
                         help="the file to write ('-': standard output)")
+    parser.add_argument("--feature-names", metavar="NAMES",
+                        help="the features' names, in column order, written in place of the model's (its data "
+                             "file's header, else f0, f1, ... / Column_0, ...): comma-separated, or @FILE for a "
+                             "file of one name per line")
     add_force_option(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
     return parser
@@ -53,6 +57,7 @@ def run(args) -> int:
     if not to_stdout:
         check_output(args.out, "--out", inputs={"MODEL": args.model}, force=args.force)
     method, what = FORMATS[args.format]
+    names = feature_names_option(args.feature_names)
     model = load_model(args.model)
     export = getattr(model, method, None)
     if export is None:
@@ -61,8 +66,10 @@ def run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            text = export()
+            text = export(**({} if names is None else {"feature_names": names}))
         except (TypeError, ValueError) as exc:   # weak rankers that are not trees, splits the format cannot hold
+            if names is not None and str(exc).startswith("feature_names:"):
+                raise CommandError(f"--feature-names: {str(exc).removeprefix('feature_names: ')}") from None
             raise CommandError(f"{args.model}: {exc}") from None
     for warning in caught:                       # each names the model file, as the errors do
         warnings.warn(f"{args.model}: {warning.message}", warning.category, stacklevel=2)
@@ -94,3 +101,26 @@ def _rankers_written(rankers) -> str:
     n = len(rankers)
     noun = "stump" if kinds == {"threshold"} else "tree"
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def feature_names_option(text: str | None) -> list[str] | None:
+    """``--feature-names``: ``"a,b,c"``, or ``"@FILE"`` naming a UTF-8 file of one name per line (blank lines at
+    its end ignored); each name stripped of surrounding whitespace.  An empty name is an error naming the option."""
+    if text is None:
+        return None
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as handle:
+                names = handle.read().rstrip("\r\n").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"--feature-names: cannot read the file of names {text[1:]!r}: "
+                               f"{getattr(exc, 'strerror', None) or exc}") from None
+        where = "line"
+    else:
+        names, where = text.split(","), "name"
+    names = [name.strip() for name in names]
+    for k, name in enumerate(names, 1):
+        if not name:
+            raise CommandError(f"--feature-names: {where} {k} is empty; give one nonempty name per feature, "
+                               f"in column order")
+    return names

@@ -34,6 +34,7 @@ from collections import deque
 
 import numpy as np
 
+from ._feature_names import checked_feature_names
 from ._lightgbm_text import constant_tree
 from ._lightgbm_trees import CATEGORICAL, DEFAULT_LEFT, LightGBMTree, lightgbm_tree
 
@@ -75,26 +76,13 @@ def xgboost_feature_names(names, n_features: int) -> list[str]:
     Raises
     ------
     TypeError
-        A name is not a string.
+        ``names`` is not an ordered sequence (a set, a string), or a name is not a string.
     ValueError
         Not one name per feature, an empty name, or two equal names.
     """
     if names is None:
         return [f"f{j}" for j in range(n_features)]
-    names = list(names)
-    if len(names) != n_features:
-        raise ValueError(f"feature_names: expected {n_features} names (one per feature), got {len(names)}")
-    seen: dict[str, int] = {}
-    for j, name in enumerate(names):
-        if not isinstance(name, (str, np.str_)):
-            raise TypeError(f"feature_names: expected strings, got {type(name).__name__} {name!r} for column {j}")
-        if not name:
-            raise ValueError(f"feature_names: column {j} has an empty name; the engines match features by name")
-        if name in seen:
-            raise ValueError(f"feature_names: columns {seen[name]} and {j} are both named {name!r}; the engines "
-                             f"match features by name, so each must be unique")
-        seen[str(name)] = j
-    return [str(name) for name in names]
+    return checked_feature_names(names, n_features)
 
 
 def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None, owner: str = "model",
@@ -124,7 +112,10 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
     -------
     str
         The JSON text, one node per line, as XGBoost's ``dump_model`` lays
-        it out; leaf values at full double precision.
+        it out; leaf values at full double precision.  Without weak rankers
+        it is one tree of a single leaf 0: the engines refuse an empty list
+        of trees (the Elasticsearch / OpenSearch plugin), or read it as no
+        expression (Vespa).
 
     Raises
     ------
@@ -147,7 +138,9 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
         blocks.append(_tree_text(tree, names))
     if offset is not None:
         blocks.append(_tree_text(constant_tree(offset, owner), names))
-    return "[\n" + ",\n".join(blocks) + ("\n" if blocks else "") + "]\n"
+    if not blocks:            # the engines refuse an empty list; one leaf of 0 scores as the empty sum does
+        blocks.append(f'  {{ "nodeid": 0, "leaf": {_number(0.0)} }}')
+    return "[\n" + ",\n".join(blocks) + "\n]\n"
 
 
 def xgboost_node_ids(tree: LightGBMTree) -> tuple[list[int], list[int]]:

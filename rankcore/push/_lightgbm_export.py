@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._caller import outside_stacklevel
 from .._threadsafe import reads_a_snapshot
-from ..learners import lightgbm_model_string
+from ..learners import checked_feature_names, lightgbm_model_string
 
 __all__ = ["LightGBMExport", "check_tree_rankers", "write_text", "warn_init_score"]
 
@@ -22,7 +22,7 @@ class LightGBMExport:
     """Mixin of ``_BaseBoost``: :meth:`to_lightgbm` (tree and stump learners)."""
 
     @reads_a_snapshot
-    def to_lightgbm(self, path=None) -> str:
+    def to_lightgbm(self, path=None, *, feature_names=None) -> str:
         """The model as a LightGBM text model file (``Booster.model_to_string``), written to ``path`` if given.
 
         ``lightgbm.Booster(model_str=text)`` -- or ``model_file=path`` --
@@ -84,13 +84,16 @@ class LightGBMExport:
         Feature names keep their text, but whitespace, control characters
         and ``" , : [ ] { } \\`` become ``_``.  Category ids above 65,535
         make large bitsets (a ``UserWarning`` suggests renumbering them).
-        The file is written atomically (a temporary file renamed over
-        ``path``).
+        The file is written atomically (a symlink at ``path`` stays); a
+        device, a FIFO or ``/dev/stdout`` is written into, never replaced.
 
         Parameters
         ----------
         path : str or path-like, optional
             Also write the text to this file (UTF-8).
+        feature_names : sequence of str, optional
+            One unique nonempty name per feature, in column order (a list,
+            tuple, 1-D array or pandas Index), overriding ``feature_names_in_``.
 
         Returns
         -------
@@ -103,15 +106,17 @@ class LightGBMExport:
             The estimator is not fitted.
         TypeError
             The learner's weak rankers are not trees or stumps (e.g.
-            ``learner='features'``).
+            ``learner='features'``); ``feature_names`` is not a sequence.
         ValueError
             A categorical split holds a category that is not an integer code
-            from 0 to 2^24 − 1, or two feature names become the same.
+            from 0 to 2^24 − 1, two feature names become the same, or
+            ``feature_names`` is not one name per feature.
         """
         check_tree_rankers(self, "to_lightgbm", "LightGBM's format")
-        name = type(self).__name__
-        text = lightgbm_model_string(self.rankers_, self.alphas_, int(self.n_features_in_),
-                                     feature_names=getattr(self, "feature_names_in_", None),
+        name, n_features = type(self).__name__, int(self.n_features_in_)
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else checked_feature_names(feature_names, n_features))
+        text = lightgbm_model_string(self.rankers_, self.alphas_, n_features, feature_names=names,
                                      categories=getattr(self, "categories_", None), owner=name)
         _warn_category_values(self, name)
         warn_init_score(self, f"{name}.to_lightgbm", "LightGBM's raw score")

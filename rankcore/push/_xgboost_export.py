@@ -3,6 +3,9 @@ Elasticsearch / OpenSearch Learning to Rank plugin (``model/xgboost+json``) and 
 
 from __future__ import annotations
 
+import warnings
+
+from .._caller import outside_stacklevel
 from .._threadsafe import reads_a_snapshot
 from ..learners import xgboost_json_string
 from ._lightgbm_export import check_tree_rankers, warn_init_score, write_text
@@ -55,15 +58,24 @@ class XGBoostJSONExport:
         * The trees alone, as :meth:`decision_function`: a model fitted
           from initial scores (``from_init_score_``) is the correction alone
           (a ``UserWarning`` says so); add the rows' initial scores to the
-          engine's score.  The file is written atomically.
+          engine's score.
+        * A model without trees (a fit that stopped before the first one,
+          ``stop_reason_``) scores every row 0: it is written as one tree of
+          a single leaf 0, since the engines refuse an empty list of trees,
+          and a ``UserWarning`` says the model is constant.
+        * The file is written atomically (a symlink at ``path`` stays, the
+          file it leads to replaced); a device, a FIFO or ``/dev/stdout`` is
+          written into, never replaced.
 
         Parameters
         ----------
         path : str or path-like, optional
             Also write the text to this file (UTF-8).
         feature_names : sequence of str, optional
-            One name per feature (``n_features_in_``), overriding
-            ``feature_names_in_``; unique and nonempty.
+            One name per feature (``n_features_in_``), in column order,
+            overriding ``feature_names_in_``; unique and nonempty.  A list,
+            tuple, 1-D array or pandas Index -- not a set, whose order is
+            arbitrary.
 
         Returns
         -------
@@ -75,8 +87,8 @@ class XGBoostJSONExport:
         sklearn.exceptions.NotFittedError
             The estimator is not fitted.
         TypeError
-            The learner's weak rankers are not trees or stumps, or a name is
-            not a string.
+            The learner's weak rankers are not trees or stumps;
+            ``feature_names`` is not an ordered sequence of strings.
         ValueError
             A tree splits a column by categories; ``feature_names`` is not
             one unique nonempty name per feature.
@@ -87,5 +99,16 @@ class XGBoostJSONExport:
         text = xgboost_json_string(self.rankers_, self.alphas_, int(self.n_features_in_),
                                    feature_names=feature_names, owner=type(self).__name__)
         warn_init_score(self, f"{type(self).__name__}.to_xgboost_json", "the engine's score")
+        if not self.rankers_:
+            _warn_constant(self)
         write_text(text, path)
         return text
+
+
+def _warn_constant(model) -> None:
+    """Warn that a model without trees is exported as one leaf of 0: it ranks nothing."""
+    reason = getattr(model, "stop_reason_", None)
+    why = f" (the fit stopped before its first tree: stop_reason_ {reason!r})" if reason else ""
+    warnings.warn(f"{type(model).__name__}.to_xgboost_json: the model has no trees{why}, so it scores every row 0 "
+                  f"and ranks nothing; it is written as one tree of a single leaf 0, as the engines refuse an empty "
+                  f"list of trees", UserWarning, stacklevel=outside_stacklevel())

@@ -171,14 +171,17 @@ def test_save_does_not_follow_a_link_at_its_temporary_names(tmp_path, monkeypatc
     assert leftovers == []
 
 
-def test_save_replaces_a_link_at_the_target_not_the_file_it_points_to(tmp_path):
-    victim = tmp_path / "victim.txt"
-    victim.write_text("precious")
+def test_save_keeps_a_link_at_the_target_and_replaces_the_file_it_leads_to(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    current = models / "v3.json"
+    current.write_text("the old model")
     path = tmp_path / "model.json"
-    path.symlink_to(victim)
+    path.symlink_to(current)
     save_model(_fitted(), path)
-    assert victim.read_text() == "precious"
-    assert not path.is_symlink()
+    assert path.is_symlink() and path.resolve() == current.resolve()
+    np.testing.assert_array_equal(load_model(current).coef_, _fitted().coef_)
+    assert sorted(p.name for p in models.iterdir()) == ["v3.json"]      # the temporary file was beside v3.json
 
 
 def test_two_threads_saving_to_one_path_never_fail(tmp_path):
