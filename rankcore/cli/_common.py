@@ -123,8 +123,7 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
     and ``require_weight``.  ``--init-score`` (``fit``, ``score``,
     ``evaluate``) reads the rows' initial scores.
     """
-    from .datasets import load_data
-    from .datasets import TextColumnsError
+    from .datasets import TextColumnsError, header_names, load_data
 
     refuse_position(args)
     refuse_init_score(args)
@@ -133,8 +132,13 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         refuse_qid(args)
     if categorical is None and getattr(args, "categorical", None):
         categorical = "auto" if args.categorical.strip() == "auto" else column_list(args.categorical)
+    drop = column_list(args.drop)
+    if beside is not None and drop and os.path.isfile(path) and _is_csv(path, args.data_format):
+        # --drop names the training file's columns: a file read beside it (--validation, a test set) may lack some
+        names = header_names(os.fspath(path))
+        drop = [column for column in drop if column in names] if names else drop
     try:
-        data = load_data(path, label=args.label, require_label=require_label, drop=column_list(args.drop),
+        data = load_data(path, label=args.label, require_label=require_label, drop=drop,
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
                          qid=getattr(args, "qid", None), feature_names=feature_names,
                          position=getattr(args, "position", None), require_position=require_position,
@@ -153,6 +157,13 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         data.qid = data.qid_name = None
     _note_weight_file(args, data, beside)
     return data
+
+
+def _is_csv(path, fmt: str | None) -> bool:
+    """Whether ``path`` is read as CSV (``--data-format``, or detected from its name)."""
+    from .datasets import detect_format
+
+    return (fmt or detect_format(os.fspath(path))) == "csv"
 
 
 def _note_weight_file(args, data, beside) -> None:

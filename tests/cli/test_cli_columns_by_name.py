@@ -137,3 +137,18 @@ def test_fit_validation_file_is_matched_by_name(files, tmp_path):
     status, _, err = run_main("fit", files / "train.csv", "--drop", "id", "--validation", files / "no_c.csv",
                               "--out", tmp_path / "x.json")
     assert status == 2 and "no column 'c', a feature of the training data" in err
+
+
+def test_a_validation_file_without_a_dropped_column_is_read_without_it(files, tmp_path):
+    # --drop names the training file's columns; the validation file may not have them (say, an id column)
+    with open(files / "test.csv", newline="") as fh:
+        ids = list(csv.reader(fh))
+    write_csv(tmp_path / "valid.csv", {name: [row[k] for row in ids[1:]] for k, name in enumerate(ids[0])},
+              ["a", "b", "c", "d", "label"])
+    status, _, err = run_main("fit", files / "train.csv", "--drop", "id", "--n-iter", "5", "--validation",
+                              tmp_path / "valid.csv", "--out", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    # a typo in --drop is still an error on the training file itself
+    status, _, err = run_main("fit", files / "train.csv", "--drop", "idd", "--n-iter", "5", "--validation",
+                              tmp_path / "valid.csv", "--out", tmp_path / "m2.json", "-q")
+    assert status != 0 and "no column 'idd' to drop" in err
