@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import reads_a_snapshot
-from ..learners import lightgbm_model_string, xgboost_json_string
+from ..learners import checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string
 from ._bag import FoldBag
 from ._blend import RankAverage
 from ._builtin import _RawScores
 from ._candidate import Candidate, candidate_scores
+from ._impute import MissingValueImputer
 
 __all__ = ["TreeExport", "TreeSum", "tree_sum"]
 
@@ -34,6 +35,11 @@ __all__ = ["TreeExport", "TreeSum", "tree_sum"]
 _TREE_KINDS = ("tree", "oblivious_tree", "threshold")
 #: What is exported, for the refusals' messages.
 EXPORTED = "a refit or a fold bag of a push-family candidate of trees or stumps ('trees', 'stumps')"
+#: The way to a choice that is exported, for the refusals' messages (the command line shows its own option).
+REFIT_WITH_TREES = "refit with candidates=['trees']"
+#: The category refusals' other way out.
+NUMBERS = ("refit with the column as numbers (X.astype({col: float}) for numeric categories; the trees then split "
+           "the values an engine holds)")
 
 
 @dataclass(frozen=True)
@@ -64,16 +70,20 @@ def tree_sum(auto, method: str) -> TreeSum:
     """
     check_is_fitted(auto)
     best, name = auto.best_estimator_, auto.best_candidate_
-    prefix = f"AutoRanker.{method}: the chosen model {name!r}"
+    prefix = f"{type(auto).__name__}.{method}: the chosen model {name!r}"
     if isinstance(best, RankAverage):
+        # blend=False alone still chooses among every candidate: on small data, among linear, kernel and ExactBoost
         raise TypeError(f"{prefix} is a rank-average blend, the mean of each member's quantile among its "
-                        f"out-of-fold scores: that map is not linear, so no sum of trees gives its score; fit with "
-                        f"blend=False (`rankcore auto --no-blend`) to export a single candidate")
+                        f"out-of-fold scores: that map is not linear, so no sum of trees gives its score; "
+                        f"{REFIT_WITH_TREES} to choose one trees candidate (blend=False alone may choose a model "
+                        f"without trees, such as the linear, kernel or ExactBoost ranker)")
     if isinstance(best, FoldBag):
         count = len(best.estimators)
         models, scorer = list(best.estimators), best.scorer
         weights = [1.0 / (count * float(scale)) for scale in best.scales]
         offset = -sum(float(c) / float(s) for c, s in zip(best.centers, best.scales)) / count
+        if offset == 0.0:
+            offset = 0.0            # not −0.0, the negation of centres summing to 0
     else:
         candidate = getattr(auto, "_candidate", None)
         models, scorer, weights, offset = [best], (candidate.scores if candidate is not None else None), [1.0], None
@@ -82,7 +92,7 @@ def tree_sum(auto, method: str) -> TreeSum:
                         f"known to be a sum of trees; only {EXPORTED} is exported")
     for i, model in enumerate(models):
         where = f" (model {i} of its fold bag)" if len(models) > 1 else ""
-        problem = _refusal(model, isinstance(best, FoldBag))
+        problem = _refusal(model, isinstance(best, FoldBag), auto)
         if problem is not None:
             raise TypeError(f"{prefix}{where}: {problem}")
     rankers = [ranker for model in models for ranker in model.rankers_]
@@ -90,7 +100,7 @@ def tree_sum(auto, method: str) -> TreeSum:
     return TreeSum(rankers, alphas, offset, models)
 
 
-def _refusal(model, bagged: bool) -> str | None:
+def _refusal(model, bagged: bool, auto) -> str | None:
     """Why ``model`` cannot be written as trees (None: it can)."""
     from sklearn.pipeline import Pipeline
 
@@ -100,18 +110,44 @@ def _refusal(model, bagged: bool) -> str | None:
     if isinstance(model, _RawScores):
         return _booster_advice(model.model, bagged)
     if not (hasattr(model, "rankers_") and hasattr(model, "to_lightgbm")):
-        return f"a {type(model).__name__} is not boosted trees or stumps; only {EXPORTED} is exported"
+        kind = type(model).__name__
+        return (f"{'an' if kind[:1].upper() in 'AEIOU' else 'a'} {kind} is not boosted trees or stumps; only "
+                f"{EXPORTED} is exported: {REFIT_WITH_TREES}")
     if steps:
-        # trees behind the missing-value imputer: the file's trees would read the imputed columns, not X's
-        names = ", ".join(type(step).__name__ for step in steps)
-        return (f"its trees read X through {names} (its candidate takes no missing values, and the data have some), "
-                f"which a file of trees cannot hold; fit on data without missing values, or with 'trees' candidates, "
-                f"which route missing values themselves")
+        return _steps_refusal(steps, auto)
     kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_} - set(_TREE_KINDS))
     if kinds:
         return (f"its learner {model.learner_spec_!r} fits weak rankers of kind {', '.join(map(repr, kinds))}, "
                 f"which are not trees or stumps; only {EXPORTED} is exported")
     return None
+
+
+def _steps_refusal(steps: tuple, auto) -> str:
+    """The refusal of trees reading X through transforms (the file's trees would read X's own columns), per step."""
+    reasons = []
+    imputers = [step for step in steps if isinstance(step, MissingValueImputer)]
+    if imputers:
+        # the imputer is there for missing values, or for category columns (an unlisted category is scored as a
+        # missing value); the refit's imputer saw every row, so its indicators say whether the data had NaN
+        names = getattr(auto, "feature_names_in_", None)
+        coded = [f"{str(names[j])!r}" if names is not None else f"column {j}"
+                 for j, c in enumerate(getattr(auto, "categories_", None) or ()) if c is not None]
+        why = []
+        if any(len(getattr(step, "indicator_features_", ())) for step in imputers) or not coded:
+            why.append("the data have missing values")
+        if coded:
+            many = len(coded) > 1
+            why.append(f"the category column{'s' if many else ''} {', '.join(coded)} score{'' if many else 's'} a "
+                       f"category the fit did not list as a missing value")
+        reasons.append(f"the missing-value imputer, which its candidate is fitted behind (it takes no missing "
+                       f"values) because {' and '.join(why)}")
+    others = [type(step).__name__ for step in steps if not isinstance(step, MissingValueImputer)]
+    if others:
+        reasons.append(f"{', '.join(others)}, {'steps' if len(others) > 1 else 'a step'} of its candidate's own "
+                       f"estimator")
+    return (f"its trees read X through {'; and through '.join(reasons)}: a file of trees holds splits of X's own "
+            f"columns, not of transformed ones; {REFIT_WITH_TREES}, whose trees read X as it is (they route missing "
+            f"values and split category columns themselves)")
 
 
 def _booster_advice(model, bagged: bool) -> str:
@@ -131,7 +167,7 @@ class TreeExport:
     """Mixin of :class:`~rankcore.auto.AutoRanker`: :meth:`to_lightgbm` and :meth:`to_xgboost_json`."""
 
     @reads_a_snapshot
-    def to_lightgbm(self, path=None) -> str:
+    def to_lightgbm(self, path=None, *, feature_names=None) -> str:
         """The chosen model as a LightGBM text model file, written to ``path`` if given.
 
         ``lightgbm.Booster(model_str=text).predict(X, raw_score=True)``
@@ -145,11 +181,14 @@ class TreeExport:
         each model's score before weighing it and LightGBM sums tree by tree,
         so a bag's scores agree to rounding (about 1e-12 relative), not bit
         for bit.  ``pred_contrib`` then gives :meth:`feature_contributions`
-        (the constant is in the expected value).  Feature names are the
-        AutoRanker's (a DataFrame's columns) and its ``category`` columns are
-        written as ``pandas_categorical``, so LightGBM codes a DataFrame as
-        the fit did.  Splits, missing values, counts and what LightGBM reads
-        differently: the push estimators' ``to_lightgbm`` (``docs/trees.md``).
+        (the constant is in the expected value).  Feature names are
+        ``feature_names`` if given, else the AutoRanker's (a DataFrame's
+        columns), and its ``category`` columns are written as
+        ``pandas_categorical``, so LightGBM codes a DataFrame as the fit did
+        (each category by its position in ``categories_``, as the
+        candidates read it).  Splits, missing values, counts and what
+        LightGBM reads differently: the push estimators' ``to_lightgbm``
+        (``docs/trees.md``).
         The file is written atomically.  A ``DaskAutoRanker`` (its model is
         on the client) exports the same way.
 
@@ -157,6 +196,9 @@ class TreeExport:
         ----------
         path : str or path-like, optional
             Also write the text to this file (UTF-8).
+        feature_names : sequence of str, optional
+            One unique nonempty name per feature (``n_features_in_``), in
+            column order, in place of ``feature_names_in_``.
 
         Returns
         -------
@@ -168,21 +210,28 @@ class TreeExport:
         sklearn.exceptions.NotFittedError
             The AutoRanker is not fitted.
         TypeError
-            The choice is not a sum of rankcore trees: a rank-average blend
-            (fit with ``blend=False``), a candidate without trees (linear,
-            kernel, ExactBoost, a model behind the missing-value imputer), or
-            a ``lightgbm`` / ``xgboost`` candidate, whose own booster is the
+            The choice is not a sum of rankcore trees: a rank-average blend,
+            a candidate without trees (linear, kernel, ExactBoost), trees
+            reading X through a transform (the missing-value imputer, a
+            plugin's own steps) -- fit with ``candidates=['trees']`` -- or a
+            ``lightgbm`` / ``xgboost`` candidate, whose own booster is the
             model (``best_estimator_.model.booster_`` or
-            ``.model.get_booster()``); the message names the choice.
+            ``.model.get_booster()``); the message names the choice and why;
+            or ``feature_names`` is not a sequence of strings.
         ValueError
-            As the push estimators' ``to_lightgbm`` (categories that are not
-            integer codes, names that become the same).
+            As the push estimators' ``to_lightgbm``: names that become the
+            same, ``feature_names`` not one name per feature, a ``category``
+            column whose categories are not strings, numbers or booleans
+            (dates, intervals: convert them before fit, ``.astype(str)``).
         """
         trees = tree_sum(self, "to_lightgbm")
-        text = lightgbm_model_string(trees.rankers, trees.alphas, int(self.n_features_in_),
-                                     feature_names=getattr(self, "feature_names_in_", None),
+        n_features = int(self.n_features_in_)
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else checked_feature_names(feature_names, n_features))
+        text = lightgbm_model_string(trees.rankers, trees.alphas, n_features, feature_names=names,
                                      categories=getattr(self, "categories_", None),
-                                     owner=f"AutoRanker {self.best_candidate_!r}", offset=trees.offset)
+                                     owner=f"{type(self).__name__} {self.best_candidate_!r}", offset=trees.offset,
+                                     names_given=feature_names is not None)
         _write(text, path)
         return text
 
@@ -198,10 +247,13 @@ class TreeExport:
         float32 rows as :meth:`decision_function` (a fold bag to rounding,
         about 1e-12 relative).  ``split`` names the feature:
         ``feature_names`` if given, else ``feature_names_in_``, else
-        ``f0, f1, ...``.  Categorical splits are refused (the format has no
-        category sets): a ``trees`` candidate splits a DataFrame's
-        ``category`` columns by groups of categories.  The file is written
-        atomically.
+        ``f0, f1, ...``.  A DataFrame's ``category`` column cannot be
+        written: a ``trees`` candidate splits it by groups of categories,
+        which the format has no sets for, or -- oblivious trees, more
+        categories than ``max_bins`` -- as numbers, the category's position
+        in ``categories_`` the candidates read, where an engine holds its
+        value; both are refused (``to_lightgbm`` holds them).  The file is
+        written atomically.
 
         Parameters
         ----------
@@ -222,36 +274,52 @@ class TreeExport:
         TypeError
             As :meth:`to_lightgbm`; or a name is not a string.
         ValueError
-            A tree splits a column by categories; ``feature_names`` is not
-            one unique nonempty name per feature.
+            A tree splits a DataFrame's ``category`` column, by groups or as
+            numbers (the message names the column, the tree and the node);
+            ``feature_names`` is not one unique nonempty name per feature.
         """
         trees = tree_sum(self, "to_xgboost_json")
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
-        _refuse_categorical(self, trees)
+        _refuse_category_splits(self, trees)
+        categories = getattr(self, "categories_", None)
         text = xgboost_json_string(trees.rankers, trees.alphas, int(self.n_features_in_),
-                                   feature_names=feature_names, owner=f"AutoRanker {self.best_candidate_!r}",
-                                   offset=trees.offset)
+                                   feature_names=feature_names, categories=categories,
+                                   owner=f"{type(self).__name__} {self.best_candidate_!r}", offset=trees.offset)
         _write(text, path)
         return text
 
 
-def _refuse_categorical(auto, trees: TreeSum) -> None:
-    """Refuse a categorical split before anything is written, naming the column and the AutoRanker's ways out."""
+def _refuse_category_splits(auto, trees: TreeSum) -> None:
+    """Refuse a split of a category column -- by groups or as numbers -- before anything is written, naming the
+    column and the AutoRanker's ways out."""
+    names = getattr(auto, "feature_names_in_", None)
+    coded = [j for j, c in enumerate(getattr(auto, "categories_", None) or ()) if c is not None]
+    start = f"{type(auto).__name__}.to_xgboost_json: the chosen model {auto.best_candidate_!r} splits"
     for m, model in enumerate(trees.models):
+        model_of = f"model {m} of the fold bag, " if len(trees.models) > 1 else ""
         for t, ranker in enumerate(model.rankers_):
             for node, categories in enumerate(getattr(ranker, "categories", ()) or ()):
-                if categories is None:
-                    continue
-                j = int(ranker.feature[node])
-                names = getattr(auto, "feature_names_in_", None)
-                column = f"{str(names[j])!r} (column {j})" if names is not None else f"column {j}"
-                model_of = f"model {m} of the fold bag, " if len(trees.models) > 1 else ""
-                raise ValueError(f"AutoRanker.to_xgboost_json: the chosen model {auto.best_candidate_!r} splits "
-                                 f"{column} by categories ({model_of}tree {t}, node {node}); XGBoost's JSON dump "
-                                 f"format has no category sets: export with to_lightgbm, or fit with the column as "
-                                 f"numbers (or candidates=['trees:growth=oblivious'], whose trees split it as "
-                                 f"numbers)")
+                if categories is not None:
+                    j = int(ranker.feature[node])
+                    raise ValueError(f"{start} {_column(names, j)} by categories ({model_of}tree {t}, node {node}); "
+                                     f"XGBoost's JSON dump format has no category sets: export with to_lightgbm, "
+                                     f"or {NUMBERS}")
+            found = numeric_split_on(ranker, coded)
+            if found is not None:
+                node, j = found
+                where = f"level {node}" if getattr(ranker, "kind", None) == "oblivious_tree" else f"node {node}"
+                raise ValueError(f"{start} {_column(names, j)}, a pandas 'category' column at fit, as numbers "
+                                 f"({model_of}tree {t}, {where}; trees split a category column by groups only "
+                                 f"when not oblivious and within max_bins categories): the candidates read it as "
+                                 f"the category's position in auto.categories_[{j}] (0, 1, ...), so the dump's "
+                                 f"conditions are on positions, and an engine would have to be fed that position, "
+                                 f"not the value it holds; export with to_lightgbm (LightGBM codes a DataFrame's "
+                                 f"category column by the categories its file lists), or {NUMBERS}")
+
+
+def _column(names, j: int) -> str:
+    return f"{str(names[j])!r} (column {j})" if names is not None else f"column {j}"
 
 
 def _write(text: str, path) -> None:

@@ -10,6 +10,16 @@ from ._common import add_force_option, check_output, info
 #: The formats ``--format`` takes: (the estimator's method writing it, what the file is).
 FORMATS = {"lightgbm": ("to_lightgbm", "a LightGBM model"),
            "xgboost-json": ("to_xgboost_json", "an XGBoost JSON dump")}
+#: The Python API's advice in the estimators' refusals a model file can reach, and the command line's, replaced in
+#: this order.  (A ``lightgbm`` / ``xgboost`` candidate's advice is not here: such an ``auto`` model is not saved.)
+CLI_ADVICE = (
+    ("export with to_lightgbm", "export with --format lightgbm"),
+    ("candidates=['trees']", "`rankcore auto --candidates trees`"),
+    ("blend=False", "--no-blend"),
+    ("X.astype({col: float}) for numeric categories", "left out of --categorical, numbers in the data file"),
+    ("or pass feature_names", "or pass --feature-names"),
+    ("learner='trees' or 'stumps'", "`rankcore fit --learner trees` or `--learner stumps`"),
+)
 
 
 def add_parser(subparsers):
@@ -70,7 +80,7 @@ def run(args) -> int:
         except (TypeError, ValueError) as exc:   # weak rankers that are not trees, splits the format cannot hold
             if names is not None and str(exc).startswith("feature_names:"):
                 raise CommandError(f"--feature-names: {str(exc).removeprefix('feature_names: ')}") from None
-            raise CommandError(f"{args.model}: {exc}") from None
+            raise CommandError(f"{args.model}: {cli_advice(str(exc))}") from None
     for warning in caught:                       # each names the model file, as the errors do
         warnings.warn(f"{args.model}: {warning.message}", warning.category, stacklevel=2)
     if to_stdout:
@@ -91,8 +101,18 @@ def _written(model) -> str:
     if not isinstance(best, FoldBag):
         return f"{_rankers_written(best.rankers_)} (the refit of {name!r})"
     rankers = [r for estimator in best.estimators for r in estimator.rankers_]
+    if not rankers:
+        return f"1 tree (the fold bag of {name!r}: its {len(best.estimators)} models grew none; its constant)"
     return (f"{len(rankers) + 1} trees (the fold bag of {name!r}: its {len(best.estimators)} models' "
             f"{_rankers_written(rankers)}, weighted, and its constant)")
+
+
+def cli_advice(message: str) -> str:
+    """An estimator's refusal with its Python advice (``blend=False``, ``to_lightgbm``, ...) as the command
+    line's options (:data:`CLI_ADVICE`)."""
+    for python, cli in CLI_ADVICE:
+        message = message.replace(python, cli)
+    return message
 
 
 def _rankers_written(rankers) -> str:

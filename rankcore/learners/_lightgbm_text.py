@@ -30,18 +30,23 @@ ZERO_THRESHOLD = float(np.float32(1e-35))
 #: Characters LightGBM does not take in feature names (whitespace separates them in the file), and those its
 #: ``dump_model`` JSON would need escaped (it writes names as they are): backslash and control characters.
 _FORBIDDEN = re.compile(r'[\s",:\[\]{}\\\x00-\x1f\x7f]')
+#: The Python values of categories ``pandas_categorical``'s JSON holds (bool is an int).
+_JSON_CATEGORIES = (str, int, float)
 #: Above this category id a split's bitset (one bit per id up to the largest) makes the file large: warn.
 LARGE_CATEGORY = 65_535
 
 
-def lightgbm_feature_names(names, n_features: int) -> list[str]:
+def lightgbm_feature_names(names, n_features: int, *, where: str = "feature_names", hint: str = "") -> list[str]:
     """The feature names to write: ``Column_j`` without names, else each name with forbidden characters as ``_``.
 
     LightGBM separates the names by spaces and refuses JSON's special
     characters (``" , : [ ] { }``) in them; each such character, any
     whitespace, a backslash and the control characters (which LightGBM's
-    ``dump_model`` would write unescaped into its JSON) become ``_``.  A ValueError names the columns when two
-    names become the same or a name is empty.
+    ``dump_model`` would write unescaped into its JSON) become ``_``.  A
+    ValueError names the columns when two names become the same or a name
+    is empty; it starts with ``where`` (the argument, or the model and
+    ``feature_names_in_`` when the names are its own) and ends with
+    ``hint`` (another way out).
     """
     if names is None:
         return [f"Column_{j}" for j in range(n_features)]
@@ -49,18 +54,20 @@ def lightgbm_feature_names(names, n_features: int) -> list[str]:
     seen: dict[str, int] = {}
     for j, (name, new) in enumerate(zip(names, out)):
         if not new:
-            raise ValueError(f"feature_names: column {j} has an empty name, which LightGBM's format cannot hold; "
-                             f"rename it")
+            raise ValueError(f"{where}: column {j} has an empty name, which LightGBM's format cannot hold; "
+                             f"rename it{hint}")
         if new in seen:
             i = seen[new]
-            raise ValueError(f"feature_names: columns {i} ({names[i]!r}) and {j} ({name!r}) are both {new!r} in "
-                             f"LightGBM's format (whitespace, control characters and \",:[]{{}}\\ become '_'); rename one")
+            raise ValueError(f"{where}: columns {i} ({names[i]!r}) and {j} ({name!r}) are both {new!r} in "
+                             f"LightGBM's format (whitespace, control characters and \",:[]{{}}\\ become '_'); "
+                             f"rename one{hint}")
         seen[new] = j
     return out
 
 
 def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=None, categories=None,
-                          objective: str = "lambdarank", owner: str = "model", offset: float | None = None) -> str:
+                          objective: str = "lambdarank", owner: str = "model", offset: float | None = None,
+                          names_given: bool = True) -> str:
     """LightGBM's text model of Σ_t α_t h_t (+ b): ``Booster(model_str=...).predict(X, raw_score=True)`` is the sum.
 
     Parameters
@@ -90,6 +97,10 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
         A constant b added to the sum, written as a last tree of one leaf
         (LightGBM's raw score has no other place for it; its
         ``pred_contrib`` adds such a tree to the expected value).
+    names_given : bool
+        Whether ``feature_names`` came from the caller's ``feature_names``
+        argument (errors about them name it) or are the model's own
+        ``feature_names_in_`` (errors name ``owner``).
 
     Returns
     -------
@@ -98,7 +109,10 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     Raises
     ------
     ValueError
-        ``offset`` is not finite (besides the rankers' own refusals).
+        ``offset`` is not finite; a category column's categories are not
+        strings, numbers or booleans (dates, intervals: the JSON of
+        ``pandas_categorical`` cannot hold them); two names become the same
+        (besides the rankers' own refusals).
 
     Notes
     -----
@@ -111,7 +125,12 @@ def lightgbm_model_string(rankers, alphas, n_features: int, *, feature_names=Non
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
-    names = lightgbm_feature_names(feature_names, n_features)
+    _check_category_kinds(categories, feature_names, owner)
+    if names_given:
+        names = lightgbm_feature_names(feature_names, n_features)
+    else:
+        names = lightgbm_feature_names(feature_names, n_features, where=f"{owner}: feature_names_in_",
+                                       hint=", or pass feature_names")
     known = None if categories is None else [None if c is None else len(c) for c in categories]
     trees = [lightgbm_tree(r, float(a), where=f"{owner}: tree {t}", category_counts=known)
              for t, (r, a) in enumerate(zip(rankers, alphas))]
@@ -135,6 +154,31 @@ def constant_tree(offset: float, owner: str) -> LightGBMTree:
     tree = LightGBMTree()
     tree.add_leaf(float(offset), 0, 0)
     return tree
+
+
+def _check_category_kinds(categories, feature_names, owner: str) -> None:
+    """Refuse, before anything is written, categories that ``pandas_categorical`` (JSON) cannot hold.
+
+    Strings, integers, floats and booleans (a mix of them too) are written
+    as JSON values; dates, time spans, intervals and other objects are not.
+    """
+    for j, values in enumerate(categories or ()):
+        if values is None:
+            continue
+        array = np.asarray(values)
+        if array.dtype.kind in "biuf" or array.dtype.kind == "U":
+            continue
+        if array.dtype.kind == "O":
+            kinds = sorted({type(v).__name__ for v in array.tolist() if not isinstance(v, _JSON_CATEGORIES)})
+            if not kinds:
+                continue
+            kind = ", ".join(kinds)
+        else:
+            kind = str(array.dtype)
+        name = f"{str(feature_names[j])!r} (column {j})" if feature_names is not None else f"column {j}"
+        raise ValueError(f"{owner}: {name} was a pandas 'category' column at fit whose categories are of type "
+                         f"{kind}, which LightGBM's pandas_categorical line (JSON) cannot hold (strings, integers, "
+                         f"floats or booleans); convert the column before fit (e.g. X[col].astype(str)) and refit")
 
 
 def _check_features(trees: list[LightGBMTree], n_features: int, owner: str) -> None:

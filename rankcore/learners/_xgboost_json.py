@@ -38,7 +38,8 @@ from ._feature_names import checked_feature_names
 from ._lightgbm_text import constant_tree
 from ._lightgbm_trees import CATEGORICAL, DEFAULT_LEFT, LightGBMTree, lightgbm_tree
 
-__all__ = ["xgboost_json_string", "xgboost_feature_names", "float32_condition", "xgboost_node_ids"]
+__all__ = ["xgboost_json_string", "xgboost_feature_names", "float32_condition", "xgboost_node_ids",
+           "numeric_split_on"]
 
 #: The largest finite float32.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -86,7 +87,7 @@ def xgboost_feature_names(names, n_features: int) -> list[str]:
 
 
 def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None, owner: str = "model",
-                        offset: float | None = None) -> str:
+                        offset: float | None = None, categories=None) -> str:
     """The dump of Σ_t α_t h_t (+ b): a JSON list of one nested object per weak ranker, in order.
 
     Parameters
@@ -107,6 +108,11 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
     offset : float, optional
         A constant b added to the sum, written as a last tree of one leaf
         ``{"nodeid": 0, "leaf": b}`` (the dump has no ``base_score``).
+    categories : list or None
+        Per column, the categories of a DataFrame's ``category`` column at
+        fit (None elsewhere): the model reads such a column as the value's
+        position among them, which an engine does not hold, so a numeric
+        split of it is refused.
 
     Returns
     -------
@@ -122,17 +128,20 @@ def xgboost_json_string(rankers, alphas, n_features: int, *, feature_names=None,
     TypeError
         A weak ranker that is not a tree or a stump.
     ValueError
-        A categorical split (the format has no category sets), a split of a
+        A categorical split (the format has no category sets), a numeric
+        split of a column coded by position (``categories``), a split of a
         feature beyond ``n_features``, a non-finite leaf value or offset, or
         bad names.
     """
     if len(rankers) != len(alphas):
         raise ValueError(f"{owner}: {len(rankers)} weak rankers but {len(alphas)} coefficients")
     names = xgboost_feature_names(feature_names, n_features)
+    coded = [j for j, c in enumerate(categories or ()) if c is not None]
     blocks = []
     for t, (ranker, alpha) in enumerate(zip(rankers, alphas)):
         where = f"{owner}: tree {t}"
         _refuse_categorical(ranker, names, where)
+        _refuse_position_split(ranker, coded, names, where)
         tree = lightgbm_tree(ranker, float(alpha), where=where)
         _check_tree(tree, n_features, where)
         blocks.append(_tree_text(tree, names))
@@ -181,6 +190,41 @@ def _refuse_categorical(ranker, names: list[str], where: str) -> None:
             raise ValueError(f"{where} splits feature {names[j]!r} (column {j}) by categories at node {node}; "
                              f"XGBoost's JSON dump format has no category sets (numeric tests only): export with "
                              f"to_lightgbm, or refit with the column numeric")
+
+
+def numeric_split_on(ranker, columns) -> tuple[int, int] | None:
+    """``(node, column)`` of the first numeric split of ``ranker`` on one of ``columns``, else None.
+
+    ``node`` is numbered as the ranker numbers its nodes: a tree's node id,
+    an oblivious tree's level, 0 for a stump.  Categorical splits (a
+    tree's nodes with ``categories``) are not numeric.
+    """
+    columns = set(columns)
+    if not columns:
+        return None
+    kind = getattr(ranker, "kind", None)
+    if kind == "threshold":
+        splits = [(0, int(ranker.feature))]
+    elif kind == "oblivious_tree":
+        splits = [(level, int(ranker.feature[level])) for level in range(int(ranker.depth))]
+    elif kind == "tree":
+        sets = getattr(ranker, "categories", None) or [None] * len(ranker.left)
+        splits = [(node, int(ranker.feature[node])) for node in range(len(ranker.left))
+                  if ranker.left[node] >= 0 and sets[node] is None]
+    else:
+        return None
+    return next(((node, j) for node, j in splits if j in columns), None)
+
+
+def _refuse_position_split(ranker, coded: list[int], names: list[str], where: str) -> None:
+    found = numeric_split_on(ranker, coded)
+    if found is not None:
+        node, j = found
+        raise ValueError(f"{where} splits feature {names[j]!r} (column {j}), a pandas 'category' column at fit, as "
+                         f"numbers at node {node}: its conditions are on the category's position among "
+                         f"categories_[{j}] (0, 1, ...), not on its value, which is what an engine holds; export "
+                         f"with to_lightgbm (whose file codes a DataFrame's category columns as the fit did), or "
+                         f"refit with the column as numbers")
 
 
 def _check_tree(tree: LightGBMTree, n_features: int, where: str) -> None:

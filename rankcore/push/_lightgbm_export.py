@@ -109,15 +109,15 @@ class LightGBMExport:
             ``learner='features'``); ``feature_names`` is not a sequence.
         ValueError
             A categorical split holds a category that is not an integer code
-            from 0 to 2^24 − 1, two feature names become the same, or
-            ``feature_names`` is not one name per feature.
+            from 0 to 2^24 − 1, two names become the same, ``feature_names``
+            is not one per feature, a ``category`` column holds dates.
         """
         check_tree_rankers(self, "to_lightgbm", "LightGBM's format")
         name, n_features = type(self).__name__, int(self.n_features_in_)
-        names = (getattr(self, "feature_names_in_", None) if feature_names is None
-                 else checked_feature_names(feature_names, n_features))
+        given = feature_names is not None
+        names = checked_feature_names(feature_names, n_features) if given else getattr(self, "feature_names_in_", None)
         text = lightgbm_model_string(self.rankers_, self.alphas_, n_features, feature_names=names,
-                                     categories=getattr(self, "categories_", None), owner=name)
+                                     categories=getattr(self, "categories_", None), owner=name, names_given=given)
         _warn_category_values(self, name)
         warn_init_score(self, f"{name}.to_lightgbm", "LightGBM's raw score")
         write_text(text, path)

@@ -96,8 +96,11 @@ class XGBoostJSONExport:
         check_tree_rankers(self, "to_xgboost_json", "XGBoost's JSON dump format")
         if feature_names is None:
             feature_names = getattr(self, "feature_names_in_", None)
+        # (a fit refuses the numeric splits of a DataFrame's category column -- oblivious trees, too many
+        # categories -- that ``categories`` guards against; a guard for other learners)
         text = xgboost_json_string(self.rankers_, self.alphas_, int(self.n_features_in_),
-                                   feature_names=feature_names, owner=type(self).__name__)
+                                   feature_names=feature_names, owner=type(self).__name__,
+                                   categories=getattr(self, "categories_", None))
         warn_init_score(self, f"{type(self).__name__}.to_xgboost_json", "the engine's score")
         if not self.rankers_:
             _warn_constant(self)

@@ -99,7 +99,9 @@ def test_export_says_stumps_and_names_the_model_in_value_errors(tmp_path, capsys
                tmp_path / "names.json")
     assert main(["export", str(tmp_path / "names.json"), "-o", str(tmp_path / "n.txt")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("rankcore: error: ") and "names.json: feature_names: columns 0" in err
+    # the names are the model's own (no --feature-names given): the error names the model, and the option as a way out
+    assert err.startswith("rankcore: error: ") and "names.json: PushBoost: feature_names_in_: columns 0" in err
+    assert err.rstrip().endswith("rename one, or pass --feature-names")
 
 
 def test_export_warns_that_a_model_fitted_from_initial_scores_is_the_correction(tmp_path, capsys):

@@ -1,5 +1,6 @@
-"""The exports' ``feature_names`` (an ordered sequence of strings, for ``to_xgboost_json`` and ``to_lightgbm``)
-and a model without trees written as one leaf of 0, with a warning."""
+"""The exports' ``feature_names`` (an ordered sequence of strings, for ``to_xgboost_json`` and ``to_lightgbm``),
+a model without trees written as one leaf of 0, with a warning, and the dump's refusal of a numeric split of a
+column coded by its categories' positions."""
 
 import json
 import warnings
@@ -89,3 +90,15 @@ def test_a_model_with_trees_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(json.loads(_fitted().to_xgboost_json())) == 3
+
+
+def test_the_shared_dump_writer_refuses_a_split_of_a_position_coded_column():
+    from rankcore.learners import ThresholdRanker, numeric_split_on, xgboost_json_string
+
+    stump = ThresholdRanker(feature=1, threshold=1.5)
+    assert numeric_split_on(stump, [1]) == (0, 1) and numeric_split_on(stump, [0]) is None
+    categories = [None, np.array([10, 20, 30, 40])]
+    with pytest.raises(ValueError, match=r"^PushBoost: tree 0 splits feature 'f1' \(column 1\), a pandas 'category' "
+                                         r"column at fit, as numbers at node 0: .*categories_\[1\]"):
+        xgboost_json_string([stump], [1.0], 2, owner="PushBoost", categories=categories)
+    assert json.loads(xgboost_json_string([stump], [1.0], 2, categories=[np.array([1, 2]), None]))
