@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..base import reads_a_snapshot
 from ..learners import checked_feature_names, lightgbm_model_string, numeric_split_on, xgboost_json_string
+from ..push import TREE_KINDS, write_exported_text
 from ._bag import FoldBag
 from ._blend import RankAverage
 from ._builtin import _RawScores
@@ -31,8 +32,6 @@ from ._impute import MissingValueImputer
 
 __all__ = ["TreeExport", "TreeSum", "tree_sum"]
 
-#: The weak rankers LightGBM's and XGBoost's formats hold (``kind``): trees of any growth and stumps.
-_TREE_KINDS = ("tree", "oblivious_tree", "threshold")
 #: What is exported, for the refusals' messages.
 EXPORTED = "a refit or a fold bag of a push-family candidate of trees or stumps ('trees', 'stumps')"
 #: The way to a choice that is exported, for the refusals' messages (the command line shows its own option).
@@ -115,7 +114,7 @@ def _refusal(model, bagged: bool, auto) -> str | None:
                 f"{EXPORTED} is exported: {REFIT_WITH_TREES}")
     if steps:
         return _steps_refusal(steps, auto)
-    kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_} - set(_TREE_KINDS))
+    kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_} - set(TREE_KINDS))
     if kinds:
         return (f"its learner {model.learner_spec_!r} fits weak rankers of kind {', '.join(map(repr, kinds))}, "
                 f"which are not trees or stumps; only {EXPORTED} is exported")
@@ -188,7 +187,7 @@ class TreeExport:
         (each category by its position in ``categories_``, as the
         candidates read it).  Splits, missing values, counts and what
         LightGBM reads differently: the push estimators' ``to_lightgbm``
-        (``docs/trees.md``).
+        (``docs/serving.md``).
         The file is written atomically.  A ``DaskAutoRanker`` (its model is
         on the client) exports the same way.
 
@@ -232,7 +231,7 @@ class TreeExport:
                                      categories=getattr(self, "categories_", None),
                                      owner=f"{type(self).__name__} {self.best_candidate_!r}", offset=trees.offset,
                                      names_given=feature_names is not None)
-        _write(text, path)
+        write_exported_text(text, path)
         return text
 
     @reads_a_snapshot
@@ -242,7 +241,7 @@ class TreeExport:
         The trees of :meth:`to_lightgbm` -- one refit's, or a fold bag's
         models' in turn with leaf values times their weights 1 / (M s_m) and
         a last tree of one leaf, the bag's constant -- in the format of the
-        push estimators' ``to_xgboost_json`` (``docs/trees.md``): read as the
+        push estimators' ``to_xgboost_json`` (``docs/serving.md``): read as the
         engines read it (float32 features and conditions, x < c), it scores
         float32 rows as :meth:`decision_function` (a fold bag to rounding,
         about 1e-12 relative).  ``split`` names the feature:
@@ -286,7 +285,7 @@ class TreeExport:
         text = xgboost_json_string(trees.rankers, trees.alphas, int(self.n_features_in_),
                                    feature_names=feature_names, categories=categories,
                                    owner=f"{type(self).__name__} {self.best_candidate_!r}", offset=trees.offset)
-        _write(text, path)
+        write_exported_text(text, path)
         return text
 
 
@@ -320,11 +319,3 @@ def _refuse_category_splits(auto, trees: TreeSum) -> None:
 
 def _column(names, j: int) -> str:
     return f"{str(names[j])!r} (column {j})" if names is not None else f"column {j}"
-
-
-def _write(text: str, path) -> None:
-    """Write ``text`` to ``path`` atomically unless ``path`` is None (a server watching it never reads half)."""
-    if path is not None:
-        from ..persistence import write_text_atomically
-
-        write_text_atomically(text, path)

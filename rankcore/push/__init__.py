@@ -24,7 +24,9 @@ reads ``eval_set``, ``eval_names`` and ``eval_metric``; a :class:`Validation` ho
 scores), ``fit``'s checks of ``init_score`` and ``eval_init_score`` (:func:`check_init_score`,
 :func:`check_eval_init_scores`), ``fit``'s ``init_model`` (:func:`read_init_model` reads it into an
 :class:`InitModel`, which checks a continuation and scores its rows; :func:`prepend_init_model` makes the fitted
-continuation the whole model); their declared parameters are the classes' ``parameters``.
+continuation the whole model), the exports' ``TREE_KINDS`` (the weak rankers LightGBM's and XGBoost's formats hold)
+and :func:`write_exported_text` (an exported model written atomically, or not at all without a path); their declared
+parameters are the classes' ``parameters``.
 """
 
 from ._backend import ObjectiveState
@@ -32,6 +34,7 @@ from ._estimators import PNormPush, PushBoost, RankBoost, boost
 from ._estimator_docs import ATTRIBUTES_DOC
 from ._eval_sets import EvalSets, Validation, read_eval_sets
 from ._init_model import InitModel, prepend_init_model, read_init_model
+from ._lightgbm_export import TREE_KINDS, write_exported_text
 from ..validation import int_seed
 from ._progress import IterationInfo, check_callbacks
 from ._row_inputs import check_eval_init_scores, check_init_score
@@ -51,4 +54,4 @@ __all__ = ["boost", "PushBoost", "PNormPush", "RankBoost", "IterationInfo",
            "convex_piecewise_linear_search", "plan_query_validation", "check_grades", "check_some_query_ranks",
            "QUERY_METRIC", "within_largest_query", "EvalSets", "Validation", "read_eval_sets",
            "refuse_positions_without_queries", "warn_sparse_places", "check_init_score", "check_eval_init_scores",
-           "row_weights", "InitModel", "read_init_model", "prepend_init_model"]
+           "row_weights", "InitModel", "read_init_model", "prepend_init_model", "TREE_KINDS", "write_exported_text"]

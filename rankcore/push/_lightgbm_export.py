@@ -10,10 +10,10 @@ from .._caller import outside_stacklevel
 from .._threadsafe import reads_a_snapshot
 from ..learners import checked_feature_names, lightgbm_model_string
 
-__all__ = ["LightGBMExport", "check_tree_rankers", "write_text", "warn_init_score"]
+__all__ = ["LightGBMExport", "TREE_KINDS", "check_tree_rankers", "write_exported_text", "warn_init_score"]
 
-#: Weak rankers LightGBM's format holds: trees (any growth) and stumps / thresholds.
-_TREE_KINDS = ("tree", "oblivious_tree", "threshold")
+#: Weak rankers (``kind``) LightGBM's and XGBoost's formats hold: trees (any growth) and stumps / thresholds.
+TREE_KINDS = ("tree", "oblivious_tree", "threshold")
 #: The learners fitting them (a model that grew nothing is refused unless its learner is one of these).
 _TREE_LEARNERS = ("trees", "stumps", "thresholds")
 
@@ -120,7 +120,7 @@ class LightGBMExport:
                                      categories=getattr(self, "categories_", None), owner=name, names_given=given)
         _warn_category_values(self, name)
         warn_init_score(self, f"{name}.to_lightgbm", "LightGBM's raw score")
-        write_text(text, path)
+        write_exported_text(text, path)
         return text
 
 
@@ -151,14 +151,14 @@ def check_tree_rankers(model, method: str, format_name: str) -> None:
     check_is_fitted(model)
     kinds = sorted({getattr(r, "kind", type(r).__name__) for r in model.rankers_})
     learner = getattr(getattr(model, "_learner", None), "name", None)
-    if any(k not in _TREE_KINDS for k in kinds) or not kinds and learner not in _TREE_LEARNERS:
+    if any(k not in TREE_KINDS for k in kinds) or not kinds and learner not in _TREE_LEARNERS:
         # a model that grew nothing has no kind to name: its learner's rankers are what the format cannot hold
         fitted = f"of kind {', '.join(map(repr, kinds))}" if kinds else "that are not trees or stumps"
         raise TypeError(f"{type(model).__name__}.{method}: the learner {model.learner_spec_!r} fits weak rankers "
                         f"{fitted}, which {format_name} cannot hold; export models of learner='trees' or 'stumps'")
 
 
-def write_text(text: str, path) -> None:
+def write_exported_text(text: str, path) -> None:
     """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends) atomically unless ``path`` is None: a server
     watching the file sees the old model or the new one, never half of one."""
     if path is not None:

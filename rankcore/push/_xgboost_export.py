@@ -8,7 +8,7 @@ import warnings
 from .._caller import outside_stacklevel
 from .._threadsafe import reads_a_snapshot
 from ..learners import xgboost_json_string
-from ._lightgbm_export import check_tree_rankers, warn_init_score, write_text
+from ._lightgbm_export import check_tree_rankers, warn_init_score, write_exported_text
 
 __all__ = ["XGBoostJSONExport"]
 
@@ -104,7 +104,7 @@ class XGBoostJSONExport:
         warn_init_score(self, f"{type(self).__name__}.to_xgboost_json", "the engine's score")
         if not self.rankers_:
             _warn_constant(self)
-        write_text(text, path)
+        write_exported_text(text, path)
         return text
 
 

@@ -24,38 +24,13 @@ import rankcore  # noqa: E402
 from rankcore.dask import DaskPNormPush, DaskPushBoost  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _dask_init_fits import CHUNKS, as_dask, assert_same_model, float32_rows  # noqa: E402
 from _query_data import graded_queries  # noqa: E402
 
-CHUNKS = (100, 37, 200, 163)
 #: Trees that draw nothing: every row in each tree, no noise on the split scores (N then M is N + M).
 STEADY = dict(learner="trees:max_leaves=6,min_samples_leaf=5,random_strength=0,subsample=1", random_state=0,
               early_stopping=False)
 PLACEMENTS = ["one_worker", "distributed"]
-
-
-def _data(n=500, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5)).astype(np.float32)
-    y = (rng.random(n) < 0.25).astype(int)
-    X[y == 1, :2] += 0.6
-    return X, y
-
-
-def _dask(*arrays, chunks=CHUNKS):
-    return [da.from_array(a, chunks=(chunks, -1) if a.ndim == 2 else (chunks,)) for a in arrays]
-
-
-def _assert_same_model(model, local, X, *, exact):
-    assert (model.n_iter_, model.init_iterations_) == (local.n_iter_, local.init_iterations_)
-    close = np.testing.assert_array_equal if exact else (
-        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9))
-    for a, b in zip(model.rankers_, local.rankers_):
-        for field in ("feature", "threshold", "left", "right"):
-            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
-        close(a.value, b.value)
-    close(model.alphas_, local.alphas_)
-    close(model.objective_values_, local.objective_values_)
-    close(model.decision_function(X), local.decision_function(X))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -63,16 +38,16 @@ def _assert_same_model(model, local, X, *, exact):
 # ----------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_n_then_m_on_dask_is_n_then_m_in_memory_and_the_fit_of_n_plus_m(dask_client, placement):  # noqa: F811
-    X, y = _data()
-    X_val, y_val = _data(n=200, seed=1)
-    Xd, yd = _dask(X, y)
+    X, y = float32_rows()
+    X_val, y_val = float32_rows(n=200, seed=1)
+    Xd, yd = as_dask(X, y)
     first = rankcore.PushBoost(n_iter=4, n_jobs=1, **STEADY).fit(X, y)
     local = rankcore.PushBoost(n_iter=3, n_jobs=1, **STEADY).fit(X, y, init_model=first, eval_set=(X_val, y_val))
     once = rankcore.PushBoost(n_iter=7, n_jobs=1, **STEADY).fit(X, y, eval_set=(X_val, y_val))
     model = DaskPushBoost(placement=placement, n_iter=3, **STEADY).fit(Xd, yd, init_model=first,
                                                                      eval_set=(X_val, y_val))
     assert model.fit_info_["placement"] == placement and model.fit_info_["iterations"] == 3
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
     assert model.best_iteration_ == local.best_iteration_ and not hasattr(model, "from_init_score_")
     # N + M at once: the same weak rankers, the continuation's curves the tail of its curves
@@ -91,8 +66,8 @@ def test_n_then_m_on_dask_is_n_then_m_in_memory_and_the_fit_of_n_plus_m(dask_cli
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_a_dask_fitted_model_and_its_file_continue_as_the_in_memory_model(dask_client, placement,  # noqa: F811
                                                                           tmp_path):
-    X, y = _data(seed=2)
-    Xd, yd = _dask(X, y)
+    X, y = float32_rows(seed=2)
+    Xd, yd = as_dask(X, y)
     # fitted with an explicit client, which the model does not take to the workers
     first_d = DaskPushBoost(client=dask_client, placement=placement, n_iter=4, **STEADY).fit(Xd, yd)
     first = rankcore.PushBoost(n_iter=4, n_jobs=1, **STEADY).fit(X, y)
@@ -118,7 +93,7 @@ def test_continuing_within_interleaved_queries_is_the_in_memory_continuation(das
     X, y, qid = graded_queries(0, n_queries=30)
     X_val, y_val, qid_val = graded_queries(1)
     chunks = (90, 41, 120, X.shape[0] - 251)
-    Xd, yd = _dask(X, y, chunks=chunks)
+    Xd, yd = as_dask(X, y, chunks=chunks)
     qd = da.from_array(np.asarray(qid), chunks=(chunks,))
     params = dict(learner="trees:max_leaves=4,min_samples_leaf=3,random_strength=0,subsample=1", random_state=2)
     first = rankcore.PushBoost(n_iter=3, n_jobs=1, **params).fit(X, y, qid=qid)
@@ -126,23 +101,23 @@ def test_continuing_within_interleaved_queries_is_the_in_memory_continuation(das
                                                                 eval_set=(X_val, y_val, qid_val))
     model = DaskPushBoost(placement=placement, n_iter=3, **params).fit(Xd, yd, qid=qd, init_model=first,
                                                                       eval_set=(X_val, y_val, qid_val))
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     np.testing.assert_allclose(model.validation_scores_, local.validation_scores_, rtol=1e-12)
     assert model.ranks_within_queries_ and model.n_queries_ == local.n_queries_
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_a_model_fitted_from_init_score_continues_from_it_on_dask(dask_client, placement):  # noqa: F811
-    X, y = _data(seed=3)
-    Xa, ya = _data(n=200, seed=4)
+    X, y = float32_rows(seed=3)
+    Xa, ya = float32_rows(n=200, seed=4)
     base, base_a = 0.5 * X[:, 2].astype(np.float64), 0.5 * Xa[:, 2].astype(np.float64)
-    Xd, yd, based = _dask(X, y, base)
+    Xd, yd, based = as_dask(X, y, base)
     first = rankcore.PushBoost(n_iter=3, n_jobs=1, **STEADY).fit(X, y, init_score=base)
     local = rankcore.PushBoost(n_iter=3, n_jobs=1, **STEADY).fit(
         X, y, init_score=base, init_model=first, eval_set=[(X, y), (Xa, ya)], eval_init_score=[None, base_a])
     model = DaskPushBoost(placement=placement, n_iter=3, **STEADY).fit(
         Xd, yd, init_score=based, init_model=first, eval_set=[(Xd, yd), (Xa, ya)], eval_init_score=[None, base_a])
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     assert model.from_init_score_ is True
     for name, curves in local.evals_result_.items():   # the training set starts from init_score + the model's
         for metric, curve in curves.items():
@@ -152,8 +127,8 @@ def test_a_model_fitted_from_init_score_continues_from_it_on_dask(dask_client, p
 def test_the_default_hold_out_starts_from_the_init_models_scores(dask_client):  # noqa: F811
     from rankcore.push import AUTO_MIN_ROWS
 
-    X, y = _data(n=AUTO_MIN_ROWS + 500, seed=14)
-    Xd, yd = _dask(X, y, chunks=(4000, 3000, 3500))
+    X, y = float32_rows(n=AUTO_MIN_ROWS + 500, seed=14)
+    Xd, yd = as_dask(X, y, chunks=(4000, 3000, 3500))
     params = dict(learner="trees:max_leaves=4", random_state=3)
     first = rankcore.PushBoost(n_iter=3, **params).fit(X, y)
     local = rankcore.PushBoost(n_iter=4, **params).fit(X, y, init_model=first)
@@ -170,8 +145,8 @@ def test_the_default_hold_out_starts_from_the_init_models_scores(dask_client):  
 def test_the_start_is_a_lazy_vector_of_xs_chunks_computed_as_in_memory(dask_client):  # noqa: F811
     from rankcore.dask._init_models import read_dask_init_model, start_scores
 
-    X, y = _data(seed=5)
-    Xd, based = _dask(X, np.linspace(-1, 1, X.shape[0]))
+    X, y = float32_rows(seed=5)
+    Xd, based = as_dask(X, np.linspace(-1, 1, X.shape[0]))
     first = rankcore.PushBoost(n_iter=3, n_jobs=1, **STEADY).fit(X, y)
     init = read_dask_init_model(first)
     start = start_scores(init, Xd)
@@ -181,14 +156,14 @@ def test_the_start_is_a_lazy_vector_of_xs_chunks_computed_as_in_memory(dask_clie
     bad = X.copy()
     bad[150, 1] = np.nan
     with pytest.raises(ValueError, match=r"X \(chunk 2\): missing values \(NaN\) are not supported on Dask"):
-        start_scores(init, _dask(bad)[0]).compute()
+        start_scores(init, as_dask(bad)[0]).compute()
 
 
 def test_placement_auto_counts_the_init_models_scores(dask_client, monkeypatch):  # noqa: F811
     import rankcore.dask._estimators as estimators
 
-    X, y = _data(seed=6)
-    Xd, yd = _dask(X, y)
+    X, y = float32_rows(seed=6)
+    Xd, yd = as_dask(X, y)
     first = rankcore.PushBoost(n_iter=2, n_jobs=1, **STEADY).fit(X, y)
     seen = []
     original = estimators.choose_placement
@@ -208,8 +183,8 @@ def test_placement_auto_counts_the_init_models_scores(dask_client, monkeypatch):
 # ----------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_the_in_memory_refusals_hold_on_dask(dask_client, placement):  # noqa: F811
-    X, y = _data(seed=7)
-    Xd, yd, based = _dask(X, y, 0.1 * X[:, 0].astype(np.float64))
+    X, y = float32_rows(seed=7)
+    Xd, yd, based = as_dask(X, y, 0.1 * X[:, 0].astype(np.float64))
     fit = DaskPushBoost(placement=placement, n_iter=2, **STEADY).fit
     first = rankcore.PushBoost(n_iter=2, n_jobs=1, **STEADY).fit(X, y)
     with pytest.raises(NotFittedError, match=r"^init_model: this PushBoost is not fitted; fit it first"):
@@ -239,7 +214,7 @@ def test_the_in_memory_refusals_hold_on_dask(dask_client, placement):  # noqa: F
 
 @pytest.mark.filterwarnings("ignore:X does not have valid feature names")
 def test_feature_names_and_queries_must_be_the_models_on_dask(dask_client):  # noqa: F811
-    X, y = _data(seed=8)
+    X, y = float32_rows(seed=8)
     columns = list("abcde")
     named = rankcore.PushBoost(n_iter=2, n_jobs=1, **STEADY).fit(pd.DataFrame(X, columns=columns), y)
     frame = dd.from_pandas(pd.DataFrame(X, columns=columns), npartitions=3)
@@ -258,8 +233,8 @@ def test_feature_names_and_queries_must_be_the_models_on_dask(dask_client):  # n
 
 
 def test_callbacks_and_constraints_follow_the_in_memory_rules_on_dask(dask_client):  # noqa: F811
-    X, y = _data(seed=9)
-    Xd, yd = _dask(X, y)
+    X, y = float32_rows(seed=9)
+    Xd, yd = as_dask(X, y)
     first = rankcore.PushBoost(n_iter=2, n_jobs=1, **STEADY).fit(X, y)
     seen = []
     DaskPushBoost(placement="distributed", n_iter=3, **STEADY).fit(
@@ -292,11 +267,11 @@ def test_position_effects_continue_from_the_init_models_on_dask(dask_client, pla
     first = rankcore.PushBoost(n_iter=4, **params).fit(X, clicks, qid=qid, position=position)
     once = rankcore.PushBoost(n_iter=7, **params).fit(X, clicks, qid=qid, position=position)
     local = rankcore.PushBoost(n_iter=3, **params).fit(X, clicks, qid=qid, position=position, init_model=first)
-    Xd, yd, qd, pd_ = _dask(X, clicks, qid, position, chunks=chunks)
+    Xd, yd, qd, pd_ = as_dask(X, clicks, qid, position, chunks=chunks)
     model = DaskPushBoost(placement=placement, n_iter=3, **params).fit(Xd, yd, qid=qd, position=pd_,
                                                                       init_model=first)
     assert model.fit_info_["placement"] == placement
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     np.testing.assert_array_equal(model.position_ids_, once.position_ids_)
     np.testing.assert_allclose(model.position_effects_, local.position_effects_, rtol=1e-9, atol=1e-12)
     # N then M is N + M, effects too
@@ -305,7 +280,7 @@ def test_position_effects_continue_from_the_init_models_on_dask(dask_client, pla
     # a place the continuation's rows never show keeps the init model's effect; one new to it starts at 0
     moved = np.where(position == 10, 12, position)
     local = rankcore.PushBoost(n_iter=2, **params).fit(X, clicks, qid=qid, position=moved, init_model=first)
-    moved_d, = _dask(moved, chunks=chunks)
+    moved_d, = as_dask(moved, chunks=chunks)
     model = DaskPushBoost(placement=placement, n_iter=2, **params).fit(Xd, yd, qid=qd, position=moved_d,
                                                                       init_model=first)
     np.testing.assert_array_equal(model.position_ids_, list(range(1, 11)) + [12])
@@ -329,9 +304,9 @@ def test_the_clients_effects_start_at_the_given_ones():
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_one_list_keeps_its_task_on_dask(dask_client, placement):  # noqa: F811
-    X, y = _data(seed=10)
+    X, y = float32_rows(seed=10)
     grades = y + (X[:, 2] > 1)
-    Xd, yd, gd = _dask(X, y, grades)
+    Xd, yd, gd = as_dask(X, y, grades)
     stumps = dict(learner="stumps", random_state=0, early_stopping=False)
     bipartite = rankcore.PushBoost(n_iter=2, **stumps).fit(X, y)
     with pytest.raises(ValueError) as in_memory:
@@ -352,7 +327,7 @@ def test_one_list_keeps_its_task_on_dask(dask_client, placement):  # noqa: F811
 def test_the_refusal_of_another_growth_reads_the_learner_as_given_on_dask(dask_client, placement):  # noqa: F811
     X, y, qid = graded_queries(5)
     chunks = (X.shape[0] // 2, X.shape[0] - X.shape[0] // 2)
-    Xd, yd, qd = _dask(X, y, qid, chunks=chunks)
+    Xd, yd, qd = as_dask(X, y, qid, chunks=chunks)
     first = rankcore.PushBoost(learner="trees", n_iter=2, random_state=0).fit(X, y, qid=qid)     # oblivious trees
     for learner in ("trees:growth=leafwise", "trees:max_depth=4"):       # asked for, and not
         with pytest.raises(ValueError) as in_memory:

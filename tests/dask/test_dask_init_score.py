@@ -23,48 +23,28 @@ import rankcore  # noqa: E402
 from rankcore.dask import DaskPushBoost  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
+from _dask_init_fits import as_dask, assert_same_model, float32_rows  # noqa: E402
 from _query_data import graded_queries  # noqa: E402
 
-CHUNKS = (100, 37, 200, 163)
 TREES = "trees:max_leaves=6,min_samples_leaf=5"
 
 
 def _data(n=500, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 5)).astype(np.float32)
-    y = (rng.random(n) < 0.25).astype(int)
-    X[y == 1, :2] += 0.6
+    X, y = float32_rows(n, seed)
     base = 0.8 * X[:, 0].astype(np.float64) - 0.3 * X[:, 2]   # a first-stage ranker's scores
     return X, y, base
-
-
-def _dask(*arrays, chunks=CHUNKS):
-    return [da.from_array(a, chunks=(chunks, -1) if a.ndim == 2 else (chunks,)) for a in arrays]
-
-
-def _assert_same_model(model, local, X, *, exact):
-    assert model.n_iter_ == local.n_iter_ and len(model.rankers_) == len(local.rankers_)
-    close = np.testing.assert_array_equal if exact else (
-        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9))
-    for a, b in zip(model.rankers_, local.rankers_):
-        for field in ("feature", "threshold", "left", "right"):
-            np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
-        close(a.value, b.value)
-    close(model.alphas_, local.alphas_)
-    close(model.objective_values_, local.objective_values_)
-    close(model.decision_function(X), local.decision_function(X))
 
 
 @pytest.mark.parametrize("placement", ["one_worker", "distributed"])
 def test_a_fit_from_initial_scores_on_one_list_is_the_in_memory_fit(dask_client, placement):  # noqa: F811
     X, y, base = _data()
-    Xd, yd, based = _dask(X, y, base)
+    Xd, yd, based = as_dask(X, y, base)
     params = dict(learner=TREES, n_iter=6, random_state=4, early_stopping=False)
     model = DaskPushBoost(placement=placement, **params).fit(Xd, yd, init_score=based)
     local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, init_score=base)
     plain = rankcore.PushBoost(n_jobs=1, **params).fit(X, y)
     assert model.fit_info_["placement"] == placement
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     assert model.from_init_score_ is True and not hasattr(plain, "from_init_score_")
     assert not np.array_equal(local.objective_values_, plain.objective_values_)     # the start mattered
     # the scores given in memory give the same fit
@@ -78,12 +58,12 @@ def test_a_fit_from_initial_scores_within_interleaved_queries_is_the_in_memory_f
     X, y, qid = graded_queries(0, n_queries=30)
     base = 0.5 * X[:, 0] - 0.2 * X[:, 1]
     chunks = (90, 41, 120, X.shape[0] - 251)
-    Xd, yd, based = _dask(X, y, base, chunks=chunks)
+    Xd, yd, based = as_dask(X, y, base, chunks=chunks)
     qd = da.from_array(np.asarray(qid), chunks=(chunks,))
     params = dict(learner="trees:max_leaves=4,min_samples_leaf=3", n_iter=5, random_state=2)
     model = DaskPushBoost(placement=placement, **params).fit(Xd, yd, qid=qd, init_score=based)
     local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, qid=qid, init_score=base)
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     # scored with the rows' initial scores, as in memory (the metric of decision_function + init_score)
     expected = local.score(X, y, qid=qid, init_score=base)
     assert model.score(Xd, yd, qid=qd, init_score=based) == pytest.approx(expected, rel=1e-12)
@@ -94,14 +74,14 @@ def test_a_fit_from_initial_scores_within_interleaved_queries_is_the_in_memory_f
 def test_eval_sets_start_at_their_initial_scores_as_in_memory(dask_client, placement):  # noqa: F811
     X, y, base = _data(seed=1)
     Xa, ya, base_a = _data(n=200, seed=2)
-    Xd, yd, based = _dask(X, y, base)
+    Xd, yd, based = as_dask(X, y, base)
     params = dict(learner=TREES, n_iter=12, random_state=0, early_stopping=True, n_iter_no_change=2)
     sets_d = [(Xd, yd), (da.from_array(Xa, chunks=(50, -1)), ya)]
     model = DaskPushBoost(placement=placement, **params).fit(
         Xd, yd, init_score=based, eval_set=sets_d, eval_init_score=[None, da.from_array(base_a, chunks=50)])
     local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, init_score=base, eval_set=[(X, y), (Xa, ya)],
                                                        eval_init_score=[None, base_a])
-    _assert_same_model(model, local, X, exact=placement == "one_worker")
+    assert_same_model(model, local, X, exact=placement == "one_worker")
     assert list(model.evals_result_) == list(local.evals_result_)
     for name, curves in local.evals_result_.items():         # the training set starts from init_score (as LightGBM)
         for metric, curve in curves.items():
@@ -122,7 +102,7 @@ def test_initial_scores_from_a_dataframe_column(dask_client):  # noqa: F811
     model = DaskPushBoost(placement="distributed", **params).fit(frame[[f"f{j}" for j in range(5)]], frame["y"],
                                                                  init_score=frame["base"])
     local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, init_score=base)
-    _assert_same_model(model, local, X, exact=False)
+    assert_same_model(model, local, X, exact=False)
 
 
 def test_the_default_hold_out_gives_its_rows_their_initial_scores(dask_client):  # noqa: F811
@@ -130,7 +110,7 @@ def test_the_default_hold_out_gives_its_rows_their_initial_scores(dask_client): 
 
     X, y, _ = _data(n=AUTO_MIN_ROWS + 500, seed=14)
     base = 0.5 * X[:, 2].astype(np.float64)             # scores the trees can improve on
-    Xd, yd, based = _dask(X, y, base, chunks=(4000, 3000, 3500))
+    Xd, yd, based = as_dask(X, y, base, chunks=(4000, 3000, 3500))
     params = dict(learner="trees:max_leaves=4", n_iter=6, random_state=3)
     model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, init_score=based)
     local = rankcore.PushBoost(**params).fit(X, y, init_score=base)
@@ -158,7 +138,7 @@ def test_the_default_hold_out_gives_its_rows_their_initial_scores(dask_client): 
 ])
 def test_bad_initial_scores_are_refused_by_name(dask_client, placement, kwargs, error, message):  # noqa: F811
     X, y, _ = _data()
-    Xd, yd = _dask(X, y)
+    Xd, yd = as_dask(X, y)
     with pytest.raises(error, match=message):
         DaskPushBoost(placement=placement, n_iter=2, early_stopping=False).fit(Xd, yd, **kwargs)
 
@@ -166,7 +146,7 @@ def test_bad_initial_scores_are_refused_by_name(dask_client, placement, kwargs, 
 def test_a_bad_initial_score_in_a_dask_chunk_names_its_row(dask_client):  # noqa: F811
     X, y, base = _data()
     base[300] = np.inf
-    Xd, yd, based = _dask(X, y, base)
+    Xd, yd, based = as_dask(X, y, base)
     for placement in ("one_worker", "distributed"):
         with pytest.raises(ValueError, match="init_score: every initial score must be finite, row 300 has inf"):
             DaskPushBoost(placement=placement, n_iter=2, early_stopping=False).fit(Xd, yd, init_score=based)
@@ -180,10 +160,10 @@ def test_initial_scores_move_with_their_rows_beside_display_positions(dask_clien
     X, clicks, qid, position = X[order], clicks[order], qid[order], position[order]
     base = 0.1 * X[:, 0]
     chunks = (90, 41, 120, X.shape[0] - 251)
-    Xd, yd, based = _dask(X, clicks, base, chunks=chunks)
+    Xd, yd, based = as_dask(X, clicks, base, chunks=chunks)
     params = dict(learner="trees:max_leaves=4,min_samples_leaf=3", n_iter=4, random_state=3)
     model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, qid=qid, position=position,
                                                                  init_score=based)
     local = rankcore.PushBoost(**params).fit(X, clicks, qid=qid, position=position, init_score=base)
-    _assert_same_model(model, local, X, exact=False)
+    assert_same_model(model, local, X, exact=False)
     np.testing.assert_allclose(model.position_effects_, local.position_effects_, rtol=1e-9, atol=1e-12)

@@ -16,10 +16,7 @@ from rankcore.learners._lightgbm_trees import integer_counts, lightgbm_tree
 from rankcore.learners._lightgbm_text import ZERO_THRESHOLD
 from rankcore.learners.trees._ranker import TreeRanker
 from rankcore.persistence import load_model, save_model
-
-SMALL = "max_leaves=6,min_samples_leaf=5"
-GROWTHS = [f"trees:{SMALL}", f"trees:{SMALL},growth=depthwise", "trees:growth=oblivious,max_depth=3,min_samples_leaf=5",
-           f"trees:{SMALL},subsample=0.7"]
+from _export_data import GROWTHS, SMALL, UNSPLIT_OBLIVIOUS, category_frame_model, grid_data, with_probe_values
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -89,18 +86,8 @@ def read_scores(text: str, X) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 # data
 # ----------------------------------------------------------------------------------------------------------------
-def _data(seed=0, n=300, d=4, nan=0.1):
-    """Rows with ties (a coarse grid) and NaN; labels from the first features."""
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, d)) * 2) / 2
-    X[rng.random(X.shape) < nan] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + 0.5 * rng.normal(size=n) > 0).astype(int)
-    return X, y
-
-
 def _probe_rows(model, X, seed=1):
     """X, plus rows holding each split's threshold exactly, its float64 and float32 neighbours, and NaN."""
-    rng = np.random.default_rng(seed)
     values = set()
     for r in model.rankers_:
         for t in np.atleast_1d(np.asarray(r.threshold, dtype=np.float64)):
@@ -110,10 +97,7 @@ def _probe_rows(model, X, seed=1):
                                float(np.nextafter(np.float32(t), np.float32(np.inf)))])
     # (not the nonzero values LightGBM reads as 0: test_lightgbm_reads_tiny_values_as_zero)
     values = np.array(sorted(v for v in values if not 0 < abs(v) <= ZERO_THRESHOLD) + [np.nan, 0.0, -0.0])
-    extra = rng.choice(values, size=(max(200, 3 * len(values)), X.shape[1]))
-    for j in range(X.shape[1]):
-        extra[:len(values), j] = values                       # every probe value in every column
-    return np.vstack([X, extra])
+    return with_probe_values(X, values, seed)
 
 
 def _assert_same(model, X):
@@ -128,7 +112,7 @@ def _assert_same(model, X):
 # ----------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("learner", GROWTHS)
 def test_reader_scores_equal_decision_function(learner):
-    X, y = _data()
+    X, y = grid_data()
     model = rankcore.boost(learner=learner, n_iter=8, random_state=0).fit(X, y)
     probe = _probe_rows(model, X)
     text = _assert_same(model, probe)
@@ -143,7 +127,7 @@ def test_reader_scores_equal_decision_function(learner):
 
 
 def test_stumps_and_thresholds_float32_and_float64():
-    X, y = _data(nan=0.0)
+    X, y = grid_data(nan=0.0)
     for learner in ("stumps", "thresholds"):
         model = rankcore.RankBoost(learner=learner, n_iter=12).fit(X, y)
         probe = np.nan_to_num(_probe_rows(model, X))
@@ -189,7 +173,7 @@ def test_within_queries_saved_and_loaded(tmp_path):
 
 
 def test_one_list_model_without_trees_and_single_leaf():
-    X, y = _data()
+    X, y = grid_data()
     single = TreeRanker([0], [0.0], [0], [-1], [-1], [0.25], [0.0], cover=[10.0])
     text = lightgbm_model_string([single], [2.0], 4)
     np.testing.assert_array_equal(read_scores(text, X), np.full(X.shape[0], 0.5))
@@ -202,7 +186,7 @@ def test_one_list_model_without_trees_and_single_leaf():
 # the file's layout
 # ----------------------------------------------------------------------------------------------------------------
 def test_header_tree_sizes_and_names():
-    X, y = _data()
+    X, y = grid_data()
     frame = pd.DataFrame(X, columns=["a b", "c:d", "e", "f"])
     model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(frame, y)
     text = model.to_lightgbm()
@@ -226,7 +210,7 @@ def test_feature_names_that_collide_or_are_empty():
 
 
 def test_refusals():
-    X, y = _data(nan=0.0)
+    X, y = grid_data(nan=0.0)
     with pytest.raises(NotFittedError):
         rankcore.boost(learner="trees").to_lightgbm()
     linear = rankcore.boost(learner="features", n_iter=3).fit(X, y)
@@ -276,11 +260,9 @@ def _lightgbm_leaves(model, booster, X):
     return np.column_stack([source[t][leaves[:, t]] for t in range(len(source))])
 
 
-@pytest.mark.parametrize("learner", GROWTHS + ["trees:max_leaves=6,min_samples_leaf=5,categorical=3",
-                                     # nodes that could not split: cells sharing their covers (fractions)
-                                     "trees:growth=oblivious,max_depth=4,min_samples_leaf=30"])
+@pytest.mark.parametrize("learner", GROWTHS + [f"trees:{SMALL},categorical=3", UNSPLIT_OBLIVIOUS])
 def test_lightgbm_predicts_decision_function(learner):
-    X, y = _data()
+    X, y = grid_data()
     if "categorical" in learner:
         X[:, 3] = np.where(np.isnan(X[:, 3]), np.nan, np.abs(X[:, 3] * 2))
     model = rankcore.boost(learner=learner, n_iter=8, random_state=0).fit(X, y)
@@ -296,7 +278,7 @@ def test_lightgbm_predicts_decision_function(learner):
 
 
 def test_lightgbm_stumps_within_queries_and_frames(tmp_path):
-    X, y = _data(nan=0.0)
+    X, y = grid_data(nan=0.0)
     stumps = rankcore.boost(learner="stumps", n_iter=10).fit(X, y)
     path = tmp_path / "stumps.txt"
     stumps.to_lightgbm(path)
@@ -305,10 +287,7 @@ def test_lightgbm_stumps_within_queries_and_frames(tmp_path):
     for rows in (X, X.astype(np.float32)):
         np.testing.assert_array_equal(booster.predict(rows, raw_score=True), stumps.decision_function(rows))
     # a DataFrame's category columns: written as pandas_categorical, so LightGBM codes them as the fit did
-    rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"shop": pd.Categorical(rng.choice(["a", "b", "c", "d"], 300)), "x": rng.normal(size=300)})
-    labels = ((frame["shop"].isin(["b", "d"])) ^ (frame["x"] > 1)).astype(int)
-    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=5, random_state=0).fit(frame, labels)
+    frame, model = category_frame_model()
     booster = lightgbm.Booster(model_str=model.to_lightgbm())
     later = frame.iloc[::-1].copy()
     later["shop"] = pd.Categorical(later["shop"].astype(str), categories=["d", "c", "b", "a"])   # other codes

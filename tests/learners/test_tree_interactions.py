@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners._base import multi_pass_search
 from rankcore.learners.trees import Trees
 from rankcore.learners.trees._grow_oblivious import ObliviousGrower
 from rankcore.learners.trees._interactions import InteractionGroups, column_groups, interaction_groups
@@ -23,6 +22,7 @@ from rankcore.persistence import load_model, save_model
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 from _tree_references import route_statistics
+from _tree_routes import assert_routes_agree, both_routes, search_state
 
 
 def _data(seed, n=600, d=5, nan_fraction=0.1):
@@ -191,25 +191,6 @@ def test_one_group_of_every_column_fits_the_unconstrained_per_query_default():
 # ----------------------------------------------------------------------
 # The native grower and the multi-pass protocol grow the same trees
 # ----------------------------------------------------------------------
-def _tree_state(candidate):
-    if candidate is None:
-        return None
-    r = candidate.ranker
-    arrays = [getattr(r, field) for field in _fields(r)] + [r.gain, r.bins]
-    return tuple(a.tobytes() for a in arrays) + (np.float64(candidate.derivative).tobytes(),)
-
-
-def _both_routes(spec, X, gradients, curvatures, *, seed=0, batched=False):
-    learner = resolve("learner", spec)
-    native = learner.prepare(X, random_state=seed)
-    protocol = learner.prepare(X, random_state=seed)
-    block_n, block_p = native.encode(X), protocol.encode(X)
-    if batched:
-        protocol.begin_search = lambda **k: type(protocol).begin_search(protocol, batched=True)
-    return [(native.search_in_memory([block_n], [g], [h]), multi_pass_search(protocol, [block_p], [g], [h]))
-            for g, h in zip(gradients, curvatures)]
-
-
 ROUTE_GRID = [
     "trees:interactions=0+1/2+3+4,subsample=1",
     "trees:interactions=0+1/1+2/3,max_leaves=63,min_samples_leaf=1,min_child_weight=0",
@@ -229,19 +210,14 @@ ROUTE_GRID = [
 @pytest.mark.parametrize("curvature", ["ones", "weights", "hessian"])
 def test_native_growth_equals_the_multi_pass_protocol_with_interactions(spec, curvature):
     X, _ = _data(3, n=500)
-    gradients, curvatures = route_statistics(X.shape[0], 4, curvature)
-    pairs = _both_routes(spec, X, gradients, curvatures)
+    pairs = assert_routes_agree(spec, X, *route_statistics(X.shape[0], 4, curvature))
     assert any(a is not None for a, _ in pairs)
-    for a, b in pairs:
-        assert _tree_state(a) == _tree_state(b)
 
 
 @pytest.mark.parametrize("spec", [s for s in ROUTE_GRID if "growth" not in s and "random_strength" not in s])
 def test_batched_search_equals_the_native_grower_with_interactions(spec):
     X, _ = _data(4, n=500)
-    gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
-    for a, b in _both_routes(spec, X, gradients, curvatures, batched=True):
-        assert _tree_state(a) == _tree_state(b)
+    assert_routes_agree(spec, X, *route_statistics(X.shape[0], 3, "hessian"), batched=True)
 
 
 @pytest.mark.parametrize("growth", ["leafwise", "oblivious"])
@@ -254,7 +230,7 @@ def test_the_native_grower_s_trees_do_not_depend_on_its_threads(growth):
     for n_threads in (1, 2):
         layout = learner.prepare(X, random_state=0)
         block = layout.encode(X)
-        states.append([_tree_state(layout.search_in_memory([block], [g], [h], n_threads=n_threads))
+        states.append([search_state(layout.search_in_memory([block], [g], [h], n_threads=n_threads))
                        for g, h in zip(gradients, curvatures)])
     assert states[0] == states[1] and all(s is not None for s in states[0])
 
@@ -262,9 +238,9 @@ def test_the_native_grower_s_trees_do_not_depend_on_its_threads(growth):
 def test_interactions_none_grows_the_unconstrained_trees():
     X, _ = _data(5, n=400)
     gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
-    a = _both_routes("trees:interactions=none", X, gradients, curvatures)
-    b = _both_routes("trees", X, gradients, curvatures)
-    assert [_tree_state(x) for x, _ in a] == [_tree_state(x) for x, _ in b]
+    a = both_routes("trees:interactions=none", X, gradients, curvatures)
+    b = both_routes("trees", X, gradients, curvatures)
+    assert [search_state(x) for x, _ in a] == [search_state(x) for x, _ in b]
     assert resolve("learner", "trees").prepare(X).interactions is None
 
 

@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankcore
-from rankcore.learners._base import multi_pass_search
 from rankcore.learners.trees import _split
 from rankcore.persistence import load_model, save_model
 from rankcore.learners.trees._monotone import monotone_signs, unbundled
 from rankcore.registry import resolve
 from rankcore.spec import SpecError
 from _tree_references import route_statistics
+from _tree_routes import assert_routes_agree, both_routes, search_state
 
 
 def _data(seed, n=600, d=5, nan_fraction=0.1):
@@ -85,29 +85,6 @@ def test_monotone_within_queries():
     assert _worst_step(model, rows, 1, -1, GRID) >= 0.0
 
 
-def _tree_state(candidate):
-    if candidate is None:
-        return None
-    r = candidate.ranker
-    arrays = (r.feature, r.threshold, r.nan_left, r.left, r.right, r.value, r.gain, r.bins)
-    return tuple(a.tobytes() for a in arrays) + (np.float64(candidate.derivative).tobytes(),)
-
-
-def _both_routes(spec, X, gradients, curvatures, *, seed=0, batched=False):
-    learner = resolve("learner", spec)
-    native = learner.prepare(X, random_state=seed)
-    protocol = learner.prepare(X, random_state=seed)
-    block_n, block_p = native.encode(X), protocol.encode(X)
-    if batched:
-        protocol.begin_search = lambda **k: type(protocol).begin_search(protocol, batched=True)
-    out = []
-    for g, h in zip(gradients, curvatures):
-        a = native.search_in_memory([block_n], [g], [h])
-        b = multi_pass_search(protocol, [block_p], [g], [h])
-        out.append((a, b))
-    return out
-
-
 ROUTE_GRID = [
     "trees:monotone=1/-1/0/1/0,subsample=1",
     "trees:monotone=1/-1/0/1/0",
@@ -123,27 +100,22 @@ ROUTE_GRID = [
 @pytest.mark.parametrize("curvature", ["ones", "weights", "hessian"])
 def test_native_growth_equals_the_multi_pass_protocol_with_constraints(spec, curvature):
     X, _ = _data(3, n=500)
-    gradients, curvatures = route_statistics(X.shape[0], 4, curvature)
-    pairs = _both_routes(spec, X, gradients, curvatures)
+    pairs = assert_routes_agree(spec, X, *route_statistics(X.shape[0], 4, curvature))
     assert any(a is not None for a, _ in pairs)
-    for a, b in pairs:
-        assert _tree_state(a) == _tree_state(b)
 
 
 @pytest.mark.parametrize("spec", [s for s in ROUTE_GRID if "depthwise" not in s and "random_strength" not in s])
 def test_batched_search_equals_the_native_grower_with_constraints(spec):
     X, _ = _data(4, n=500)
-    gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
-    for a, b in _both_routes(spec, X, gradients, curvatures, batched=True):
-        assert _tree_state(a) == _tree_state(b)
+    assert_routes_agree(spec, X, *route_statistics(X.shape[0], 3, "hessian"), batched=True)
 
 
 def test_all_zero_signs_grow_the_unconstrained_trees():
     X, _ = _data(5, n=400)
     gradients, curvatures = route_statistics(X.shape[0], 3, "hessian")
-    zero = _both_routes("trees:monotone=0/0/0/0/0", X, gradients, curvatures)
-    free = _both_routes("trees", X, gradients, curvatures)
-    assert [_tree_state(a) for a, _ in zero] == [_tree_state(a) for a, _ in free]
+    zero = both_routes("trees:monotone=0/0/0/0/0", X, gradients, curvatures)
+    free = both_routes("trees", X, gradients, curvatures)
+    assert [search_state(a) for a, _ in zero] == [search_state(a) for a, _ in free]
 
 
 def _reference_gain(GL, HL, GR, HR, lo, hi, l2, sign):

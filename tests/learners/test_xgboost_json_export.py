@@ -23,10 +23,8 @@ from rankcore.learners._lightgbm_trees import lightgbm_tree
 from rankcore.learners._xgboost_json import FLOAT32_MAX, float32_condition, xgboost_feature_names, xgboost_node_ids
 from rankcore.learners.trees._ranker import TreeRanker
 from rankcore.persistence import load_model, save_model
+from _export_data import GROWTHS, SMALL, UNSPLIT_OBLIVIOUS, category_frame_model, grid_data, with_probe_values
 
-SMALL = "max_leaves=6,min_samples_leaf=5"
-GROWTHS = [f"trees:{SMALL}", f"trees:{SMALL},growth=depthwise", "trees:growth=oblivious,max_depth=3,min_samples_leaf=5",
-           f"trees:{SMALL},subsample=0.7", "trees:growth=oblivious,max_depth=4,min_samples_leaf=30"]
 INTERNAL_KEYS = ["nodeid", "depth", "split", "split_condition", "yes", "no", "missing", "children"]
 
 
@@ -179,18 +177,8 @@ def test_condition_on_random_thresholds(t, xs):
 # ----------------------------------------------------------------------------------------------------------------
 # rankcore's exports: the evaluator gives decision_function of float32 X, reaching the leaves apply names
 # ----------------------------------------------------------------------------------------------------------------
-def _data(seed=0, n=300, d=4, nan=0.1):
-    """Rows with ties (a coarse grid) and NaN; labels from the first features."""
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.normal(size=(n, d)) * 2) / 2
-    X[rng.random(X.shape) < nan] = np.nan
-    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + 0.5 * rng.normal(size=n) > 0).astype(int)
-    return X, y
-
-
 def _probe_rows(model, X, seed=1):
     """Float32 rows: X, and each threshold t, float32(t), c and the float32 values next to c, NaN, ±0."""
-    rng = np.random.default_rng(seed)
     values = set()
     for r in model.rankers_:
         for t in np.atleast_1d(np.asarray(r.threshold, dtype=np.float64)):
@@ -199,10 +187,7 @@ def _probe_rows(model, X, seed=1):
                                              np.nextafter(c, np.float32(np.inf))))
             values.add(float(t))
     values = np.array(sorted(values) + [np.nan, 0.0, -0.0])
-    extra = rng.choice(values, size=(max(200, 3 * len(values)), X.shape[1]))
-    for j in range(X.shape[1]):
-        extra[:len(values), j] = values                       # every probe value in every column
-    return np.vstack([X, extra]).astype(np.float32)
+    return with_probe_values(X, values, seed).astype(np.float32)
 
 
 def _rankcore_leaves(model, ids):
@@ -227,9 +212,9 @@ def _assert_same(model, X, names=None, text=None):
     return text
 
 
-@pytest.mark.parametrize("learner", GROWTHS)
+@pytest.mark.parametrize("learner", GROWTHS + [UNSPLIT_OBLIVIOUS])
 def test_scores_and_leaves_equal_decision_function_and_apply(learner):
-    X, y = _data()
+    X, y = grid_data()
     model = rankcore.boost(learner=learner, n_iter=8, random_state=0).fit(X, y)
     probe = _probe_rows(model, X)
     assert np.isnan(probe).any() and any(np.float32(float32_condition(r.threshold[0])[0]) in probe
@@ -238,7 +223,7 @@ def test_scores_and_leaves_equal_decision_function_and_apply(learner):
 
 
 def test_stumps_and_thresholds():
-    X, y = _data(nan=0.0)
+    X, y = grid_data(nan=0.0)
     for learner in ("stumps", "thresholds"):
         model = rankcore.RankBoost(learner=learner, n_iter=12).fit(X, y)
         probe = np.nan_to_num(_probe_rows(model, X))
@@ -290,7 +275,7 @@ def test_thresholds_beyond_float32():
 
 
 def test_single_leaf_and_empty_models():
-    X, _ = _data()
+    X, _ = grid_data()
     single = TreeRanker([0], [0.0], [0], [-1], [-1], [0.25], [0.0], cover=[10.0])
     text = xgboost_json_string([single], [2.0], 4)
     assert json.loads(text) == [{"nodeid": 0, "leaf": 0.5}]
@@ -302,7 +287,7 @@ def test_single_leaf_and_empty_models():
 # the layout the engines need
 # ----------------------------------------------------------------------------------------------------------------
 def test_nodes_are_well_formed():
-    X, y = _data()
+    X, y = grid_data()
     model = rankcore.boost(learner=f"trees:{SMALL}", n_iter=5, random_state=0).fit(X, y)
     for tree in json.loads(model.to_xgboost_json()):
         ids = []
@@ -319,7 +304,7 @@ def test_nodes_are_well_formed():
 
 
 def test_feature_names():
-    X, y = _data()
+    X, y = grid_data()
     frame = pd.DataFrame(X, columns=["title bm25", 'body "tf"', "fieldMatch(title)", "price"])
     model = rankcore.boost(learner="trees:max_leaves=4", n_iter=3, random_state=0).fit(frame, y)
     used = {node["split"] for tree in json.loads(model.to_xgboost_json()) for node, _ in _nodes(tree)
@@ -342,16 +327,13 @@ def test_feature_names():
 
 
 def test_refusals():
-    X, y = _data(nan=0.0)
+    X, y = grid_data(nan=0.0)
     with pytest.raises(NotFittedError):
         rankcore.boost(learner="trees").to_xgboost_json()
     linear = rankcore.boost(learner="features", n_iter=3).fit(X, y)
     with pytest.raises(TypeError, match=r"PushBoost.to_xgboost_json: the learner 'features' .*XGBoost's JSON dump"):
         linear.to_xgboost_json()
-    rng = np.random.default_rng(5)
-    frame = pd.DataFrame({"shop": pd.Categorical(rng.choice(["a", "b", "c", "d"], 300)), "x": rng.normal(size=300)})
-    labels = ((frame["shop"].isin(["b", "d"])) ^ (frame["x"] > 1)).astype(int)
-    model = rankcore.boost(learner="trees:max_leaves=4", n_iter=5, random_state=0).fit(frame, labels)
+    _, model = category_frame_model()
     with pytest.raises(ValueError, match=r"splits feature 'shop' \(column 0\) by categories .*no category sets"):
         model.to_xgboost_json()
     odd = TreeRanker([0, -1, -1], [0.5, 0.0, 0.0], [0, 0, 0], [1, -1, -1], [2, -1, -1], [0.0, 1.0, math.inf],
