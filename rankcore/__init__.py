@@ -81,6 +81,7 @@ _LAZY: dict[str, str] = {
     # metrics
     "evaluate": "metrics:evaluate",
     "QueryKFold": "_query_folds:QueryKFold",
+    "permutation_importance": "inspection:permutation_importance",
     # push family
     "boost": "push:boost",
     "load_model": "persistence:load_model",

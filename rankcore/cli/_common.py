@@ -541,6 +541,11 @@ def nonnegative_int(text: str) -> int:
     return _checked_number(text, int, lambda v: v >= 0, "an integer >= 0")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _checked_number(text, int, lambda v: v >= 1, "an integer >= 1")
+
+
 def seed(text: str) -> int:
     """argparse type: a random seed, an integer in [0, 2^32) (what NumPy and scikit-learn take)."""
     return _checked_number(text, int, lambda v: 0 <= v < 2**32, "an integer in [0, 4294967295]")

@@ -1,4 +1,5 @@
-"""``rankcore explain MODEL DATA``: the features that put the top rows on top (feature contributions)."""
+"""``rankcore explain MODEL DATA``: the features that put the top rows on top (feature contributions), or each
+feature's permutation importance for a ranking metric (``--permutation``)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,16 @@ import sys
 
 from . import CommandError
 from ._columns import load_for_model, model_features
-from ._common import _checked_number, add_data_options, add_force_option, check_output, info
+from ._common import add_data_options, add_force_option, check_output, info, positive_int
 from ._explanations import Explanations, ranked_rows, write, write_summary
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
+from ._permutation import add_permutation_options, check_permutation_options, run_permutation
 
 #: Rows shown by the text output when --top is not given (the CSV and JSON outputs hold every row).
 DEFAULT_TOP = 10
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    return _checked_number(text, int, lambda v: v >= 1, "an integer >= 1")
+#: Contributions shown per row by the text output when --features is not given.
+DEFAULT_FEATURES = 3
 
 
 def add_parser(subparsers):
@@ -33,11 +32,14 @@ def add_parser(subparsers):
                     "contribution column per feature. Rows are listed from the top, ranked as `rankcore score\n"
                     "--rank` ranks them. A model fitted from initial scores (rankcore fit --init-score) needs\n"
                     "--init-score COLUMN: the contributions explain its correction, the initial score is one more\n"
-                    "term (init_score).",
+                    "term (init_score). --permutation says instead how much a ranking metric (--scoring; the\n"
+                    "model's own score by default) drops when each feature's column is shuffled: any model, one\n"
+                    "table of features.",
         epilog="examples:\n"
                "  rankcore explain trees.json loans.csv --id loan --top 20\n"
                "  rankcore explain trees.json loans.csv --id loan --out contributions.csv\n"
-               "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5",
+               "  rankcore explain trees.json queries.csv --qid query --top 3 --features 5\n"
+               "  rankcore explain model.json queries.csv --qid query --permutation --scoring ndcg@k:5",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
@@ -50,7 +52,7 @@ def add_parser(subparsers):
     parser.add_argument("--top", metavar="N", type=positive_int,
                         help=f"the N top-scored rows (of each query with --qid); default {DEFAULT_TOP} in the text "
                              "output, every row in CSV and JSON")
-    parser.add_argument("--features", metavar="K", type=positive_int, default=3,
+    parser.add_argument("--features", metavar="K", type=positive_int,
                         help="the text output shows each row's K largest contributions by absolute value (default 3)")
     parser.add_argument("--summary", action="store_true",
                         help="instead of the rows, each feature's mean |contribution| and mean contribution over "
@@ -63,6 +65,7 @@ def add_parser(subparsers):
     parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the output here (default: standard output)")
     add_force_option(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
+    add_permutation_options(parser)
     return parser
 
 
@@ -71,6 +74,9 @@ def run(args) -> int:
 
     from ..persistence import load_model
 
+    check_permutation_options(args)
+    if args.permutation:
+        return run_permutation(args)
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
@@ -99,7 +105,7 @@ def run(args) -> int:
         if args.summary:
             write_summary(explained, rows, fmt, handle)
         else:
-            write(explained, rows, ranks, fmt, args.features, handle)
+            write(explained, rows, ranks, fmt, args.features or DEFAULT_FEATURES, handle)
 
     if not args.out:
         output(sys.stdout)

@@ -1,0 +1,110 @@
+"""``rankcore explain MODEL DATA --permutation``: each feature's importance for a ranking metric, by shuffling it.
+
+The library's :func:`rankcore.permutation_importance` on the file's rows:
+any model (it needs no trees), the metric within queries with ``--qid``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import CommandError
+from ._common import Table, info, positive_int, scalar_metric, seed
+
+__all__ = ["add_permutation_options", "check_permutation_options", "run_permutation"]
+
+#: Shuffles of each feature when --repeats is not given.
+DEFAULT_REPEATS = 5
+#: The options of one mode of explain, by destination, that the other mode refuses.
+_CONTRIBUTION_OPTIONS = (("top", "--top"), ("features", "--features"), ("summary", "--summary"))
+_PERMUTATION_OPTIONS = (("scoring", "--scoring"), ("repeats", "--repeats"), ("random_state", "--random-state"),
+                        ("within_queries", "--within-queries"))
+
+
+def add_permutation_options(parser) -> None:
+    group = parser.add_argument_group("permutation importance (--permutation)")
+    group.add_argument("--permutation", action="store_true",
+                       help="instead of contributions, each feature's permutation importance: how much the metric "
+                            "(--scoring) drops when the feature's column is shuffled, the mean and standard "
+                            "deviation over --repeats shuffles; any model, no trees needed; DATA needs its labels")
+    group.add_argument("--scoring", metavar="SPEC",
+                       help="the metric of --permutation, a registered scalar metric spec (ndcg@k:10, prec@k:0.05, "
+                            "pauc:0.1, auc, ...); with --qid computed within each query and averaged; default: the "
+                            "model's own score (ndcg@k:10 for a model fitted within queries)")
+    group.add_argument("--repeats", metavar="N", type=positive_int,
+                       help=f"shuffles of each feature (default {DEFAULT_REPEATS})")
+    group.add_argument("--random-state", metavar="SEED", type=seed,
+                       help="seed of the shuffles (default 0)")
+    group.add_argument("--within-queries", action="store_true",
+                       help="with --qid: shuffle each column within each query only (a feature constant within "
+                            "every query then has importance 0)")
+
+
+def check_permutation_options(args) -> None:
+    """Refuse the options that belong to the other mode (every one of them defaults to None or False), before any
+    file is read."""
+    if not args.permutation:
+        for dest, option in _PERMUTATION_OPTIONS:
+            if getattr(args, dest) not in (None, False):
+                raise CommandError(f"{option}: only with --permutation (the permutation importances)")
+        return
+    for dest, option in _CONTRIBUTION_OPTIONS:
+        if getattr(args, dest) not in (None, False):
+            raise CommandError(f"{option}: not with --permutation, which gives one importance per feature (it "
+                               f"belongs to the feature contributions)")
+
+
+def run_permutation(args) -> int:
+    import numpy as np
+
+    from ..inspection import permutation_importance
+    from ..persistence import load_model
+    from ._columns import load_for_model, model_features
+    from ._common import check_output
+    from ._init_scores import check_scored_with_init_scores
+    from ._models import check_model_missing
+    from ._queries import query_labels
+
+    spec = scalar_metric(args.scoring, "--scoring") if args.scoring else None
+    if args.out:
+        check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
+    model = load_model(args.model)
+    check_scored_with_init_scores(model, args.model, args.init_score)
+    if args.id_column and args.id_column in (model_features(model) or ()):
+        raise CommandError(f"--id {args.id_column}: a feature of the model {args.model}; --id names the rows by an "
+                           "identifier column, which the model does not read")
+    keep = [args.id_column] if args.id_column else []
+    data, X = load_for_model(args, args.data, model, args.model, keep=keep, queries=True)
+    check_model_missing(model, args.model, data)
+    if args.within_queries and data.qid is None:
+        raise CommandError("--within-queries: needs the rows' queries (--qid COLUMN, or a LIBSVM file's qid:)")
+    if data.qid is None:
+        y = data.binary_target(args.positive, require_both=False)
+        classes = getattr(model, "classes_", None)
+        if spec is None and classes is not None and len(classes) == 2:
+            y = np.asarray(classes)[y]          # the model's own score reads its two classes
+    else:
+        y = query_labels(args, data, [spec] if spec else [], specs_option="--scoring")
+    repeats = args.repeats or DEFAULT_REPEATS
+    result = permutation_importance(model, X, y, qid=data.qid, scoring=spec, n_repeats=repeats,
+                                    random_state=args.random_state or 0,
+                                    within="queries" if args.within_queries else "rows", init_score=data.init_score)
+    names = model_features(model) or list(data.feature_names)
+    fmt = args.table_format or ("csv" if args.out else "text")
+    order = np.argsort(-result.importances_mean, kind="stable")
+    columns = ["feature", "importance", "std"] + ([] if fmt == "text" else ["baseline"])
+    rows = [[names[j], float(result.importances_mean[j]), float(result.importances_std[j])]
+            + ([] if fmt == "text" else [float(result.baseline)]) for j in order]
+    text = Table(columns, rows).render(fmt)
+    if fmt == "text":
+        metric = spec or "the model's score"
+        within = " within queries" if args.within_queries else ""
+        text = (f"{metric} {result.baseline:.4f}; importance = its drop when the feature is shuffled{within} "
+                f"(mean and std of {repeats} shuffles)\n{text}")
+    if not args.out:
+        print(text, file=sys.stdout)
+        return 0
+    with open(args.out, "w", newline="", encoding="utf-8") as handle:
+        handle.write(text + "\n")
+    info(args, f"wrote the permutation importances of {len(rows)} features to {args.out}")
+    return 0

@@ -1,0 +1,120 @@
+"""``rankcore explain MODEL DATA --permutation``: the library's permutation importances of the file's rows."""
+
+import csv
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankcore
+from _cli_run import one_line_error, run_main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A CSV file of queries (grades driven by ``a``, ``level`` constant within each query), a model of trees
+    fitted within them by the command line, and a model of stumps on one list."""
+    d = tmp_path_factory.mktemp("permutation")
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(8, 16, 30)
+    qid = np.repeat(np.arange(30), sizes)
+    n = qid.size
+    X = np.round(rng.normal(size=(n, 3)), 3)
+    level = np.round(rng.normal(size=30), 3)[qid]
+    grade = np.clip(np.round(X[:, 0] + 0.3 * level + rng.normal(scale=0.5, size=n) + 1), 0, 4).astype(int)
+    pd.DataFrame({"query": qid, "a": X[:, 0], "b": X[:, 1], "c": X[:, 2], "level": level, "grade": grade}) \
+        .to_csv(d / "q.csv", index=False)
+    status, _, err = run_main("fit", d / "q.csv", "--qid", "query", "--label", "grade", "--learner", "trees",
+                              "--n-iter", "15", "--quiet", "--out", d / "trees.json")
+    assert status == 0, err
+    status, _, err = run_main("fit", d / "q.csv", "--drop", "query", "--positive", "2", "--label", "grade",
+                              "--n-iter", "10", "--quiet", "--out", d / "stumps.json")
+    assert status == 0, err
+    return d
+
+
+def _table(text):
+    return {row["feature"]: row for row in csv.DictReader(io.StringIO(text))}
+
+
+def _library(files, model_file, **kwargs):
+    frame = pd.read_csv(files / "q.csv")
+    model = rankcore.load_model(files / model_file)
+    return model, frame, rankcore.permutation_importance(model, frame[["a", "b", "c", "level"]], **kwargs)
+
+
+@pytest.mark.parametrize("extra,within", [((), "rows"), (("--within-queries",), "queries")])
+def test_the_csv_holds_the_library_importances(files, extra, within):
+    status, out, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
+                                "grade", "--permutation", "--scoring", "ndcg@k:5", "--repeats", "3",
+                                "--random-state", "2", "--table-format", "csv", *extra)
+    assert status == 0, err
+    frame = pd.read_csv(files / "q.csv")
+    _, _, result = _library(files, "trees.json", y=frame["grade"].to_numpy(), qid=frame["query"].to_numpy(),
+                            scoring="ndcg@k:5", n_repeats=3, random_state=2, within=within)
+    table = _table(out)
+    assert list(table) == [result.feature_names[j] for j in np.argsort(-result.importances_mean, kind="stable")]
+    for j, name in enumerate(result.feature_names):
+        assert float(table[name]["importance"]) == result.importances_mean[j]
+        assert float(table[name]["std"]) == result.importances_std[j]
+        assert float(table[name]["baseline"]) == result.baseline
+    assert list(table)[0] == "a"
+    if within == "queries":
+        assert float(table["level"]["importance"]) == 0.0
+
+
+def test_the_text_output_and_the_default_scoring_are_the_model_score(files):
+    status, out, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
+                                "grade", "--permutation")
+    assert status == 0, err
+    model, frame, _ = _library(files, "trees.json", y=frame_grades(files), qid=frame_queries(files), n_repeats=1)
+    baseline = model.score(frame[["a", "b", "c", "level"]], frame["grade"], qid=frame["query"])
+    first, header = out.splitlines()[:2]
+    assert first.startswith(f"the model's score {baseline:.4f}; importance = its drop") and "5 shuffles" in first
+    assert header.split() == ["feature", "importance", "std"]
+
+
+def frame_grades(files):
+    return pd.read_csv(files / "q.csv")["grade"].to_numpy()
+
+
+def frame_queries(files):
+    return pd.read_csv(files / "q.csv")["query"].to_numpy()
+
+
+def test_any_model_one_list_and_out_file(files, tmp_path):
+    # stumps have no contributions, but their permutation importances are there
+    status, _, err = run_main("explain", files / "stumps.json", files / "q.csv", "--drop", "query", "--label",
+                              "grade", "--positive", "2", "--permutation", "--scoring", "pauc:0.1",
+                              "--out", tmp_path / "imp.csv")
+    assert status == 0, err
+    frame = pd.read_csv(files / "q.csv")
+    _, _, result = _library(files, "stumps.json", y=(frame["grade"] == 2).astype(int).to_numpy(), scoring="pauc:0.1",
+                            random_state=0)
+    table = _table((tmp_path / "imp.csv").read_text())
+    assert {name: float(row["importance"]) for name, row in table.items()} == \
+        dict(zip(result.feature_names, result.importances_mean.tolist()))
+
+
+@pytest.mark.parametrize("argv,fragments", [
+    (("--permutation", "--top", "3"), ["--top: not with --permutation"]),
+    (("--permutation", "--summary"), ["--summary: not with --permutation"]),
+    (("--repeats", "3"), ["--repeats: only with --permutation"]),
+    (("--scoring", "auc"), ["--scoring: only with --permutation"]),
+    (("--permutation", "--scoring", "roc"), ["--scoring: 'roc' is not a scalar metric"]),
+    (("--permutation", "--scoring", "auc"), ["--scoring: auc judges 0/1 labels"]),
+])
+def test_options_of_the_other_mode_and_bad_specs_are_refused(files, argv, fragments):
+    status, _, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
+                              "grade", *argv)
+    one_line_error(status, err, *fragments)
+
+
+def test_within_queries_needs_queries(files):
+    status, _, err = run_main("explain", files / "stumps.json", files / "q.csv", "--drop", "query", "--label",
+                              "grade", "--positive", "2", "--permutation", "--within-queries")
+    one_line_error(status, err, "--within-queries: needs the rows' queries")
+    with pytest.raises(SystemExit) as stop:          # argparse's own check of the type
+        run_main("explain", files / "stumps.json", files / "q.csv", "--repeats", "0", "--permutation")
+    assert stop.value.code == 2
