@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
@@ -40,13 +41,13 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     Parameters
     ----------
     model : fitted estimator
-        Scored by ``decision_function(X)``, or ``predict(X)`` when it has none
-        (``LGBMRanker``, ``XGBRanker``, a regressor).
+        Scored by ``decision_function(X)``; a binary classifier without it by
+        ``predict_proba(X)[:, 1]``; else ``predict(X)`` (a ranker, a regressor).
     X : array-like, pandas DataFrame or scipy.sparse matrix of shape (n, d)
         The rows, as the model takes them: a shuffled DataFrame column keeps
         its dtype (a ``category`` column stays one), NaN moves with its row.
     y : array-like of shape (n,)
-        Relevance grades with ``qid``; the model's two classes (or 0/1) for one list.
+        Grades with ``qid``; a one-list model's two classes (or 0/1), 0/1 to every metric as to ``score``.
     qid : array-like of shape (n,), optional
         One query id per row: the metric is computed within each query and
         averaged over the queries it counts, as ``score(X, y, qid=qid)``.
@@ -98,7 +99,7 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
         An unfitted ``model`` (a ValueError).
     ValueError, TypeError
         Naming the argument: a model with neither ``decision_function`` nor
-        ``predict``, ``y``/``qid`` of another length than X, a spec that is
+        ``predict``, a Dask collection as X, ``y``/``qid`` of another length than X, a spec that is
         not a registered scalar metric, ``n_repeats`` < 1, a feature out of
         range or unknown, ``within="queries"`` without queries, no ``qid``
         for a model fitted within queries (as its ``score``), ``qid`` with
@@ -127,11 +128,30 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     rows = _checked_rows(model, y, qid, group, init_score, within, table.n_rows)
     columns, names = _feature_columns(features, table.names)
     quality, baseline = _quality(model, np.asarray(y), rows, scoring, n_jobs)
-    base_quality = quality(table.X)
+    base_quality = _first_quality(quality, table.X, scoring)
     importances = _drops(table, columns, lambda X: base_quality - quality(X), _seed(random_state), repeats,
                          rows.queries if within == "queries" else None)
     return Bunch(importances_mean=importances.mean(axis=1), importances_std=importances.std(axis=1),
                  importances=importances, baseline=baseline(base_quality), feature_names=names)
+
+
+def _refuse_dask(X: Any) -> None:
+    """A Dask collection is lazy: its shape is not known and each shuffle would rewrite a column of it."""
+    if callable(getattr(X, "__dask_graph__", None)):
+        raise TypeError(f"X: a Dask {type(X).__name__} is lazy and permutation_importance shuffles its columns in "
+                        f"memory; pass an in-memory sample of it (X.compute(), or a sample's .compute())")
+
+
+def _first_quality(quality: Callable[[Any], float], X: Any, scoring: Any) -> float:
+    """The quality on X as given; an error the metric raises at evaluation names ``scoring``."""
+    if scoring is None:
+        return quality(X)
+    try:
+        return quality(X)
+    except ValueError as exc:
+        text = str(exc)
+        raise ValueError(text if text.startswith(("scoring:", "y:", "qid:", "model:")) else
+                         f"scoring: {text}") from None
 
 
 def _checked_rows(model: Any, y: Any, qid: Any, group: Any, init_score: Any, within: Any, n: int) -> "_Rows":
@@ -231,13 +251,28 @@ class _Rows:
 
 def _scores(model: Any, X: Any, init_score: np.ndarray | None) -> np.ndarray:
     method = getattr(model, "decision_function", None)
-    if not callable(method):
+    if callable(method):
+        scores = np.asarray(method(X), dtype=np.float64)
+    elif is_classifier(model) and callable(getattr(model, "predict_proba", None)):
+        method = model.predict_proba
+        scores = _positive_probability(model, method(X))
+    else:
         method = model.predict
-    scores = np.asarray(method(X), dtype=np.float64)
+        scores = np.asarray(method(X), dtype=np.float64)
     if scores.ndim != 1:
         raise ValueError(f"model: expected one score per row from {type(model).__name__}."
                          f"{method.__name__}, got shape {scores.shape}")
     return scores if init_score is None else scores + init_score
+
+
+def _positive_probability(model: Any, proba: Any) -> np.ndarray:
+    """The probability of a binary classifier's second class: its ``predict`` labels would tie every row."""
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2 or proba.shape[1] != 2:
+        raise TypeError(f"model: {type(model).__name__} has no decision_function and its predict_proba gives "
+                        f"shape {proba.shape}; a classifier ranks here by the probability of its second class, "
+                        f"so it needs two classes")
+    return proba[:, 1]
 
 
 def _quality(model: Any, y: np.ndarray, rows: _Rows, scoring: Any,
@@ -270,9 +305,12 @@ def _quality(model: Any, y: np.ndarray, rows: _Rows, scoring: Any,
 
 
 def _labels(model: Any, y: np.ndarray, metric: Any) -> np.ndarray:
-    """``y`` as the metric reads it: the model's two classes as 0/1 for a bipartite metric (as ``score`` maps them)."""
+    """``y`` as the metric reads it: for a model of one list, its two classes as 0/1, whatever the metric (as
+    ``score`` maps them), so that a graded metric does not read class 2 of {1, 2} as a grade."""
     classes = getattr(model, "classes_", None)
-    if metric.task == "bipartite" and classes is not None and len(classes) == 2 and np.isin(y, classes).all():
+    if metric.task != "bipartite" and _ranks_within_queries(model):
+        return y
+    if classes is not None and len(classes) == 2 and np.isin(y, classes).all():
         return (y == classes[1]).astype(np.int8)
     return y
 
@@ -316,7 +354,8 @@ def _feature_columns(features: Any, names: list[str]) -> tuple[list[list[int]], 
     for key, item in items:
         group = list(item) if isinstance(item, (list, tuple, np.ndarray)) else [item]
         if not group:
-            raise ValueError(f"features: the group {key!r} holds no column")
+            which = f"the group {key!r}" if key is not None else f"item {len(columns)} is an empty group: it"
+            raise ValueError(f"features: {which} holds no column")
         cols = [_column(c, names) for c in group]
         columns.append(cols)
         out_names.append(str(key) if key is not None else "+".join(names[j] for j in cols))
@@ -343,6 +382,7 @@ class _Columns:
     """X with one column at a time replaced by a shuffle of it, without a copy of X per shuffle."""
 
     def __init__(self, X: Any, model: Any) -> None:
+        _refuse_dask(X)
         self.kind = "frame" if hasattr(X, "iloc") and hasattr(X, "columns") else \
             "sparse" if hasattr(X, "tocsc") else "array"
         if self.kind == "frame":

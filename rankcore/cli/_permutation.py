@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from . import CommandError
-from ._common import Table, info, positive_int, scalar_metric, seed
+from ._common import Table, announce_positive, info, positive_int, scalar_metric, seed
 
 __all__ = ["add_permutation_options", "check_permutation_options", "run_permutation"]
 
@@ -65,7 +65,7 @@ def run_permutation(args) -> int:
     from ._models import check_model_missing
     from ._queries import query_labels
 
-    spec = scalar_metric(args.scoring, "--scoring") if args.scoring else None
+    spec = _scoring(args.scoring)
     if args.out:
         check_output(args.out, "--out", inputs={"MODEL": args.model, "DATA": args.data}, force=args.force)
     model = load_model(args.model)
@@ -84,11 +84,14 @@ def run_permutation(args) -> int:
         if spec is None and classes is not None and len(classes) == 2:
             y = np.asarray(classes)[y]          # the model's own score reads its two classes
     else:
+        _check_own_score_in_queries(args, model, spec, data)
         y = query_labels(args, data, [spec] if spec else [], specs_option="--scoring")
     repeats = args.repeats or DEFAULT_REPEATS
     result = permutation_importance(model, X, y, qid=data.qid, scoring=spec, n_repeats=repeats,
                                     random_state=args.random_state or 0,
                                     within="queries" if args.within_queries else "rows", init_score=data.init_score)
+    if data.qid is None:
+        announce_positive(args, data)
     names = model_features(model) or list(data.feature_names)
     fmt = args.table_format or ("csv" if args.out else "text")
     order = np.argsort(-result.importances_mean, kind="stable")
@@ -99,8 +102,9 @@ def run_permutation(args) -> int:
     if fmt == "text":
         metric = spec or "the model's score"
         within = " within queries" if args.within_queries else ""
+        shuffles = "1 shuffle" if repeats == 1 else f"{repeats} shuffles"
         text = (f"{metric} {result.baseline:.4f}; importance = its drop when the feature is shuffled{within} "
-                f"(mean and std of {repeats} shuffles)\n{text}")
+                f"(mean and std of {shuffles})\n{text}")
     if not args.out:
         print(text, file=sys.stdout)
         return 0
@@ -108,3 +112,27 @@ def run_permutation(args) -> int:
         handle.write(text + "\n")
     info(args, f"wrote the permutation importances of {len(rows)} features to {args.out}")
     return 0
+
+
+def _scoring(text: str | None) -> str | None:
+    """The --scoring spec, checked before any file is read; every error about it names --scoring."""
+    if not text:
+        return None
+    try:
+        return scalar_metric(text, "--scoring")
+    except (ValueError, TypeError) as exc:
+        raise CommandError(f"--scoring: {exc}") from None
+
+
+def _check_own_score_in_queries(args, model, spec: str | None, data) -> None:
+    """Rows in queries, no --scoring, no --positive: a model of one list scores by a metric of its two classes,
+    which grades are not; one error saying what to give (evaluate defaults to metrics of grades instead)."""
+    import numpy as np
+
+    classes = getattr(model, "classes_", None)
+    if spec is not None or args.positive is not None or classes is None or len(classes) != 2 \
+            or getattr(model, "ranks_within_queries_", False) or np.isin(data.y, classes).all():
+        return
+    raise CommandError("--scoring: the model ranks one list, so its own score (a metric of its two classes) cannot "
+                       "read the rows' relevance grades; name a metric of grades (--scoring ndcg@k:10, map, mrr, "
+                       "err@k:10), or the relevant grade with --positive GRADE")

@@ -86,8 +86,8 @@ def mean_of(metric: Metric, values: np.ndarray) -> float:
     counted = ~np.isnan(values)
     if not counted.any():
         raise ValueError(f"y: metric {metric.spec!r} counts none of the {values.shape[0]} queries: it leaves out the "
-                         f"queries it is undefined on (one class for auc) and, with empty=skip, those without a "
-                         f"relevant row (pass empty=0 or empty=1 to count them)")
+                         f"queries it is undefined on (for auc, those of one class) and, with empty=skip, those "
+                         f"without a relevant row (pass empty=0 or empty=1 to count them)")
     return float(np.mean(values[counted]))
 
 

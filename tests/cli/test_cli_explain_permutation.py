@@ -118,3 +118,31 @@ def test_within_queries_needs_queries(files):
     with pytest.raises(SystemExit) as stop:          # argparse's own check of the type
         run_main("explain", files / "stumps.json", files / "q.csv", "--repeats", "0", "--permutation")
     assert stop.value.code == 2
+
+
+def test_a_one_list_model_on_grades_in_queries_asks_for_scoring_or_positive(files):
+    status, _, err = run_main("explain", files / "stumps.json", files / "q.csv", "--qid", "query", "--label",
+                              "grade", "--permutation")
+    one_line_error(status, err, "--scoring: the model ranks one list", "--scoring ndcg@k:10", "--positive GRADE")
+    status, _, err = run_main("explain", files / "stumps.json", files / "q.csv", "--qid", "query", "--label",
+                              "grade", "--permutation", "--scoring", "ndcg@k:5")
+    assert status == 0, err
+
+
+def test_the_label_ranked_first_is_announced_and_one_shuffle_is_singular(files, tmp_path):
+    frame = pd.read_csv(files / "q.csv").drop(columns="query")
+    frame["grade"] = np.where(frame["grade"] >= 2, "yes", "no")
+    frame.to_csv(tmp_path / "yes.csv", index=False)
+    status, out, err = run_main("explain", files / "stumps.json", tmp_path / "yes.csv", "--label", "grade",
+                                "--permutation", "--scoring", "auc", "--repeats", "1")
+    assert status == 0, err
+    assert "ranking 'yes' first (the greater of the labels 'no' and 'yes')" in err
+    assert "(mean and std of 1 shuffle)" in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("spec,fragment", [("nope", "--scoring: unknown metric 'nope'"),
+                                           ("pnorm", "--scoring: ")])
+def test_every_scoring_error_names_the_option(files, spec, fragment):
+    status, _, err = run_main("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label",
+                              "grade", "--permutation", "--scoring", spec)
+    one_line_error(status, err, fragment)

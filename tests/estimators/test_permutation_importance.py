@@ -319,3 +319,49 @@ def test_it_is_a_lazy_top_level_name():
     from rankcore.inspection import permutation_importance
 
     assert rankcore.permutation_importance is permutation_importance
+
+
+@pytest.mark.parametrize("spec", ["map", "mrr", "ndcg@k:10", "err@k:5", "auc"])
+def test_a_one_list_model_of_classes_1_and_2_maps_them_to_0_1_for_every_metric(one_list, spec):
+    model, X, y = one_list
+    classes = rankcore.boost(learner=TREES, n_iter=25, random_state=0).fit(X, y + 1)
+    as_classes = rankcore.permutation_importance(classes, X, y + 1, scoring=spec, n_repeats=2, random_state=0)
+    as_0_1 = rankcore.permutation_importance(classes, X, y, scoring=spec, n_repeats=2, random_state=0)
+    np.testing.assert_array_equal(as_classes.importances, as_0_1.importances)
+    assert as_classes.baseline == as_0_1.baseline and as_classes.importances_mean[0] > 0.01
+
+
+def test_a_classifier_without_decision_function_is_scored_by_its_probability(one_list):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.metrics import roc_auc_score
+
+    _, X, y = one_list
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X[:200], y[:200])
+    result = rankcore.permutation_importance(forest, X[200:], y[200:], scoring="auc", n_repeats=2, random_state=0)
+    assert result.baseline == pytest.approx(roc_auc_score(y[200:], forest.predict_proba(X[200:])[:, 1]))
+    three = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y + (X[:, 3] > 1))
+    with pytest.raises(TypeError, match=r"model: RandomForestClassifier has no decision_function .* two classes"):
+        rankcore.permutation_importance(three, X, y, scoring="auc")
+
+
+def test_a_dask_collection_is_refused_naming_x(one_list):
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    model, X, y = one_list
+    for lazy in (dd.from_pandas(pd.DataFrame(X), npartitions=2), da.from_array(X, chunks=100)):
+        with pytest.raises(TypeError, match=r"X: a Dask .* is lazy .*X\.compute\(\)"):
+            rankcore.permutation_importance(model, lazy, y, scoring="auc")
+
+
+def test_minor_messages_name_the_argument(one_list, queries):
+    model, X, y = one_list
+    pi = rankcore.permutation_importance
+    with pytest.raises(ValueError, match=r"features: item 1 is an empty group: it holds no column"):
+        pi(model, X, y, features=[0, []])
+    with pytest.raises(ValueError, match="features: the group 'g' holds no column"):
+        pi(model, X, y, features={"g": []})
+    with pytest.raises(ValueError, match=r"scoring: metric 'prec@k:1000': k: expected a count"):
+        pi(model, X, y, scoring="prec@k:1000")
+    model, X, y, qid = queries
+    with pytest.raises(ValueError, match=r"scoring: metric 'prec@k:30': k = 30 is larger than every query"):
+        pi(model, X, (y > 1).astype(int), qid=qid, scoring="prec@k:30")
