@@ -532,6 +532,8 @@ def save_figure(fig, path: str | os.PathLike, *, format: str | None = None) -> s
     """
     target = os.fsdecode(os.fspath(path))           # a bytes path too
     data = figure_bytes(fig, _format_of(target, format))
-    with open(target, "wb") as fh:
+    from .persistence import open_output
+
+    with open_output(target, binary=True) as fh:     # a stream (/dev/stdout under `>>`) is appended to
         fh.write(data)
     return target

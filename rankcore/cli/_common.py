@@ -15,6 +15,7 @@ import numpy as np
 
 from ..registry import at_k_name
 from . import CommandError
+from ._outputs import STDOUT
 
 #: Metrics of the tables when ``--metrics`` is not given: the top of the list first.
 DEFAULT_METRICS = "rmax,prec@k:10,prec@k:0.05,pauc:0.1,auc"
@@ -137,6 +138,8 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         # --drop names the training file's columns: a file read beside it (--validation, a test set) may lack some
         names = header_names(os.fspath(path))
         drop = [column for column in drop if column in names] if names else drop
+    elif beside is None and drop and path == getattr(args, "data", None):
+        drop = _training_drop(args, path, drop)
     try:
         data = load_data(path, label=args.label, require_label=require_label, drop=drop,
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
@@ -157,6 +160,21 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         data.qid = data.qid_name = None
     _note_weight_file(args, data, beside)
     return data
+
+
+def _training_drop(args, path: str, drop: list[str]) -> list[str]:
+    """``drop`` less the names the training file ``path`` lacks but a file read beside it has (``--validation``,
+    ``--test``): an extra column there is left out with ``--drop``, as its error advises.  A name in no file stays,
+    for the training file's error."""
+    from .datasets import header_names
+
+    besides = [getattr(args, option, None) for option in ("validation", "test")]
+    headers = [header_names(os.fspath(other)) for other in besides
+               if other and os.path.isfile(other) and _is_csv(other, args.data_format)]
+    if not headers or not os.path.isfile(path) or not _is_csv(path, args.data_format):
+        return drop
+    own = header_names(os.fspath(path)) or []
+    return [column for column in drop if column in own or not any(column in (names or ()) for names in headers)]
 
 
 def _is_csv(path, fmt: str | None) -> bool:
@@ -426,7 +444,9 @@ def add_table_format_option(parser) -> None:
 
 
 def check_writable(path: str, option: str) -> str:
-    """Fail early (before any training) if an output file cannot be written."""
+    """Fail early (before any training) if an output file cannot be written (``-``: standard output, always)."""
+    if path == STDOUT:
+        return path
     if not str(path).strip() or str(path).endswith(("/", os.sep)):
         raise CommandError(f"{option}: expected a file name, got {path!r}")
     directory = os.path.dirname(os.path.abspath(path)) or "."
@@ -466,7 +486,7 @@ def check_output(path: str, option: str, *, inputs: dict[str, str | None] | None
     needs no ``force``: writing into it overwrites no file.
     """
     check_writable(path, option)
-    if not os.path.lexists(path):
+    if path == STDOUT or not os.path.lexists(path):
         return path
     from .datasets import query_file_of
 

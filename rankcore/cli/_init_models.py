@@ -97,8 +97,8 @@ def check_relevant_label(model, label, path: str | None) -> None:
         return
     if _same_label(np.asarray(classes).tolist()[1], label):
         return
-    warnings.warn(f"--init-model: {path} does not record which label it ranks first (a model file of an earlier "
-                  f"rankcore, or fitted in Python); this fit ranks {_shown(label)} first: if the model was fitted "
+    warnings.warn(f"--init-model: {path} does not record which label it ranks first; this fit ranks "
+                  f"{_shown(label)} first: if the model was fitted "
                   "with another --positive, the new weak rankers undo it", UserWarning, stacklevel=2)
 
 

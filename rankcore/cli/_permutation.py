@@ -61,6 +61,7 @@ def run_permutation(args) -> int:
     from ..persistence import load_model
     from ._columns import load_for_model, model_features
     from ._common import check_output
+    from ._outputs import output_file, output_name
     from ._init_scores import check_scored_with_init_scores
     from ._models import check_model_missing
     from ._queries import query_labels
@@ -108,9 +109,9 @@ def run_permutation(args) -> int:
     if not args.out:
         print(text, file=sys.stdout)
         return 0
-    with open(args.out, "w", newline="", encoding="utf-8") as handle:
+    with output_file(args.out, newline="") as handle:
         handle.write(text + "\n")
-    info(args, f"wrote the permutation importances of {len(rows)} features to {args.out}")
+    info(args, f"wrote the permutation importances of {len(rows)} features to {output_name(args.out)}")
     return 0
 
 

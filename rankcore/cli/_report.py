@@ -209,8 +209,11 @@ def render_report(report: Report) -> str:
 
 
 def write_report(report: Report, path: str | os.PathLike) -> str:
-    """Write :func:`render_report`'s page to ``path``; returns the path."""
+    """Write :func:`render_report`'s page to ``path`` (``-``: standard output; a stream is appended to); returns
+    the path."""
+    from ._outputs import output_file
+
     target = os.fspath(path)
-    with open(target, "w", encoding="utf-8") as fh:
+    with output_file(target) as fh:
         fh.write(render_report(report))
     return target

@@ -29,6 +29,7 @@ from ._common import (
     split_specs,
 )
 from ._columns import estimator_input
+from ._outputs import refuse_stdout
 from ._queries import query_defaults, query_facts, query_labels
 from ._progress import add_progress_options
 from ._weights import AUTO_HELP as WEIGHT_HELP, weight_facts
@@ -135,6 +136,8 @@ def run(args) -> int:
     from .._progress import Progress
 
     check_distinct_outputs({"--out": args.out, "--report": args.report})
+    refuse_stdout(args.out, "--out")
+    refuse_stdout(args.report, "--report")
     check_output(args.out, "--out", inputs={"DATA": args.data}, force=args.force)
     if args.report:
         check_output(args.report, "--report", inputs={"DATA": args.data}, force=args.force)

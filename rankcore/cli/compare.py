@@ -50,6 +50,7 @@ from ._models import (
     split_by_category,
 )
 from ._columns import estimator_input, like_training
+from ._outputs import refuse_stdout
 from ._intervals import add_interval_options, comparison_tables, render_tables
 from .._progress import Progress
 from ._progress import add_progress_options
@@ -161,6 +162,7 @@ class Comparison:
     interval_tables: list = field(default_factory=list)     # (title, Table) with --ci
     band: dict = field(default_factory=dict)                # with --ci: add_roc_bands' options
     qid: dict[str, Any] = field(default_factory=dict)       # split -> each row's query id, when in queries
+    relevant_label: Any = None                              # one list: the file's label fitted as 1
 
     def table(self) -> Table:
         rows = []
@@ -346,6 +348,7 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
     (:data:`FIGURE_GUIDE`, overridden per figure by ``guide``).
     """
     from ..persistence import save_model
+    from ._init_models import record_relevant_label
 
     if getattr(args, "ci", None) is not None:
         from ..metrics import TooFewQueries
@@ -377,6 +380,8 @@ def finish(args, comparison: Comparison, *, title: str, data_facts: list[tuple[s
         os.makedirs(args.save_models, exist_ok=True)
         for fitted in comparison.models:
             path = os.path.join(args.save_models, _file_name(fitted.config.label) + ".json")
+            if comparison.relevant_label is not None:     # what a continuation (--init-model) must rank first
+                record_relevant_label(fitted.estimator, comparison.relevant_label)
             save_model(fitted.estimator, path)
             info(args, f"saved {path}")
 
@@ -401,6 +406,7 @@ def check_outputs(args, inputs: dict[str, str | None] | None = None, configs=(),
     ``inputs`` are never overwritten; other existing files only with ``--force``;
     ``figures``: the names of the figures written.
     """
+    refuse_stdout(args.report, "--report")
     outputs: dict[str, str | None] = {"--report": args.report}
     if not args.no_plots and args.image_format != "svg":
         from ..plotting import require_matplotlib
@@ -527,6 +533,8 @@ def run(args) -> int:
     comparison = run_comparison(configs, splits, metrics, progress=progress, monitor=args.monitor, qid=qid,
                                 sample_weight=weight, weight_column=data.weight_name or "",
                                 feature_names=data.feature_names)
+    if not qid:
+        comparison.relevant_label = data.relevant_label(args.positive)
     title = os.path.basename(data.source)
     finish(args, comparison, title=title, data_facts=data_facts_of(data, split_facts, found),
            argv=getattr(args, "_argv", None))

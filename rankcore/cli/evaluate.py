@@ -14,6 +14,7 @@ from ._common import (
 from ._columns import load_for_model
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._intervals import add_interval_options, interval_table
+from ._model_labels import evaluation_positive
 from ._models import check_model_missing, decision_scores
 from ._queries import QUERY_METRICS, query_defaults, query_labels
 
@@ -51,9 +52,13 @@ def run(args) -> int:
     qid = data.qid
     specs = specs or metric_specs(DEFAULT_METRICS if qid is None else query_defaults(QUERY_METRICS, qid))
     check_model_missing(model, args.model, data)
-    y = data.binary_target(args.positive, require_both=False) if qid is None else query_labels(args, data, specs)
-    scores = with_init_scores(decision_scores(model, X), data)
     if qid is None:
+        positive = evaluation_positive(args, data, model, args.model)
+        y = data.binary_target(positive, require_both=False)
+    else:
+        y = query_labels(args, data, specs)
+    scores = with_init_scores(decision_scores(model, X), data)
+    if qid is None and positive is None:
         announce_positive(args, data)
     if args.ci is not None:
         print(interval_table(y, scores, specs, args, qid=qid).render(args.table_format))

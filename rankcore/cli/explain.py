@@ -9,6 +9,7 @@ import sys
 from . import CommandError
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info, positive_int
+from ._outputs import output_file, output_name
 from ._explanations import Explanations, ranked_rows, write, write_summary
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores, describe_estimator
@@ -110,10 +111,10 @@ def run(args) -> int:
     if not args.out:
         output(sys.stdout)
         return 0
-    with open(args.out, "w", newline="", encoding="utf-8") as handle:
+    with output_file(args.out, newline="") as handle:
         output(handle)
     info(args, f"wrote the {'summary of the ' if args.summary else ''}contributions of {rows.shape[0]} rows to "
-               f"{args.out}")
+               f"{output_name(args.out)}")
     return 0
 
 

@@ -78,7 +78,7 @@ def add_parser(subparsers):
     parser.add_argument("--init-model", metavar="MODEL.json", help=INIT_MODEL_HELP)
     out = parser.add_argument_group("output")
     out.add_argument("--out", "-o", default="model.json", metavar="MODEL.json",
-                     help="where to save the fitted model (default model.json)")
+                     help="where to save the fitted model (default model.json; '-': standard output)")
     out.add_argument("--validation", metavar="DATA",
                      help="labelled data scored by --monitor while fitting (default: the training data)")
     out.add_argument("--monitor", metavar="METRIC",
@@ -143,7 +143,7 @@ def training_facts(data, y) -> str:
 
 
 def run(args) -> int:
-    from ..persistence import save_model
+    from ._outputs import output_name, save_model_output
 
     inputs = {"DATA": args.data, "--validation": args.validation, "--init-model": args.init_model}
     check_distinct_outputs({"--out": args.out, "--plot-objective": args.plot_objective})
@@ -218,13 +218,13 @@ def run(args) -> int:
     if qid is None:     # the file's label fitted as 1: what a continuation (--init-model) must rank first too
         record_relevant_label(outcome.estimator, data.relevant_label(args.positive))
     try:
-        save_model(outcome.estimator, args.out)
+        save_model_output(outcome.estimator, args.out)
     except OSError as exc:
         raise CommandError(f"--out: cannot write {args.out!r}: {exc.strerror or exc}") from None
     if init_model is not None:
         first, total = getattr(outcome.estimator, "init_iterations_", 0), outcome.estimator.n_iter_
         info(args, f"continued {args.init_model}: {first} weak rankers of it, then {total - first} new ones")
-    info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {args.out} "
+    info(args, f"saved {config.label} ({type(outcome.estimator).__name__}) to {output_name(args.out)} "
                f"[{outcome.seconds:.2f}s; {where} {monitor_spec} {outcome.monitor_score:.4f}]")
     for line in eval_metric_lines(outcome.estimator, eval_specs, where):
         info(args, line)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import csv
-import sys
 
 from . import CommandError
 from ._columns import load_for_model, model_features
 from ._common import add_data_options, add_force_option, check_output, info
+from ._outputs import output_file, output_name
 from ._init_scores import SCORED_HELP, check_scored_with_init_scores, with_init_scores
 from ._models import check_model_missing, decision_scores
 
@@ -25,7 +25,8 @@ def add_parser(subparsers):
     parser.add_argument("model", metavar="MODEL", help="a model file written by `rankcore fit` or rankcore.save_model")
     parser.add_argument("data", metavar="DATA", help="rows to score: .csv (with a header), .svm/.libsvm, .npy or .npz")
     add_data_options(parser, init_score=SCORED_HELP)
-    parser.add_argument("--out", "-o", metavar="FILE.csv", help="write the scores here (default: standard output)")
+    parser.add_argument("--out", "-o", metavar="FILE.csv",
+                        help="write the scores here (default, or '-': standard output)")
     add_force_option(parser)
     parser.add_argument("--id", metavar="COLUMN", dest="id_column",
                         help="copy this CSV column (an identifier, not a feature) to the output, before the score")
@@ -68,19 +69,15 @@ def run(args) -> int:
     if args.rank:
         columns.append("rank")
         extra.append(_ranks(scores, data.qid))
-    handle = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout
-    try:
+    with output_file(args.out or "-", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(columns)
         ids = data.kept.get(args.id_column) if args.id_column else None
         lead = [col for col in (ids, queries) if col is not None]
         for i, value in enumerate(scores):
             writer.writerow([_cell(col[i]) for col in lead] + [repr(float(value))] + [_cell(col[i]) for col in extra])
-    finally:
-        if args.out:
-            handle.close()
     if args.out:
-        info(args, f"wrote {len(scores)} scores to {args.out}")
+        info(args, f"wrote {len(scores)} scores to {output_name(args.out)}")
     return 0
 
 

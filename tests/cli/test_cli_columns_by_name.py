@@ -152,3 +152,17 @@ def test_a_validation_file_without_a_dropped_column_is_read_without_it(files, tm
     status, _, err = run_main("fit", files / "train.csv", "--drop", "idd", "--n-iter", "5", "--validation",
                               tmp_path / "valid.csv", "--out", tmp_path / "m2.json", "-q")
     assert status != 0 and "no column 'idd' to drop" in err
+
+
+@pytest.mark.parametrize("command", [["fit", "--validation"], ["compare", "--no-plots", "--test"]])
+def test_a_column_of_the_held_out_file_alone_is_left_out_with_drop_as_advised(files, tmp_path, command):
+    name, option = command[0], command[-1]
+    out = ["--out", tmp_path / "m.json", "--force"] if name == "fit" else []
+    base = [name, files / "train.csv", "--n-iter", "3", *command[1:-1], option, files / "extra.csv", *out, "-q"]
+    status, _, err = run_main(*base, "--drop", "id")
+    assert status == 2 and "leave it out with --drop e" in err
+    status, _, err = run_main(*base, "--drop", "id,e")
+    assert status == 0, err
+    # a name in no file stays an error, on the training file
+    status, _, err = run_main(*base, "--drop", "id,zz")
+    assert status == 2 and "train.csv: no column 'zz' to drop" in err

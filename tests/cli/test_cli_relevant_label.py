@@ -46,12 +46,24 @@ def test_compare_reads_its_test_file_with_the_training_files_label(files):
 def test_a_file_of_one_text_label_asks_which_is_relevant(files):
     assert run_main("fit", files / "bm.csv", "--n-iter", "5", "--out", files / "m.json", "-q")[0] == 0
     status, _, err = run_main("evaluate", files / "m.json", files / "only_m.csv", "--metrics", "prec@k:2")
+    assert status == 0 and "only_m.csv: ranking 'M' first, the label" in err     # the one the model records
+    (files / "m_unrecorded.json").write_text(json_without_relevant_label(files / "m.json"))
+    status, _, err = run_main("evaluate", files / "m_unrecorded.json", files / "only_m.csv", "--metrics", "prec@k:2")
     assert status == 2
     assert "every row has the label 'M', which may be the relevant label or the other one; say which is relevant " \
            "with --positive LABEL" in err
     status, out, err = run_main("evaluate", files / "m.json", files / "only_m.csv", "--metrics", "prec@k:2",
                                 "--positive", "M")
     assert status == 0 and "1.0000" in out, err
+
+
+def json_without_relevant_label(path):
+    """A model file as an earlier rankcore, or Python's save_model, wrote it: no relevant label recorded."""
+    from rankcore.persistence import load_model, model_text
+
+    model = load_model(path)
+    model.relevant_label_ = None
+    return model_text(model)
 
 
 @pytest.mark.parametrize("label, relevant", [("1", 1), ("0", 0), ("-1", 0), ("1.0", 1)])
@@ -66,3 +78,56 @@ def test_the_relevant_label_is_the_one_binary_target_makes_relevant(files):
     with pytest.raises(DataError, match="the relevant label 'X' does not occur"):
         load_data(files / "only_b.csv").binary_target("X", require_both=False)
     assert load_data(files / "only_b.csv").binary_target("M", require_both=False, may_be_absent=True).tolist() == [0, 0]
+
+
+def test_compare_save_models_records_the_relevant_label(files):
+    status, _, err = run_main("compare", files / "bm.csv", "--positive", "B", "--n-iter", "3", "--no-plots",
+                              "--metrics", "auc", "--test-size", "0.5",
+                              "--save-models", files / "saved", "-q")
+    assert status == 0, err
+    from rankcore.persistence import load_model
+
+    assert load_model(files / "saved" / "push.json").relevant_label_ == "B"
+    status, _, err = run_main("fit", files / "bm.csv", "--n-iter", "3", "--init-model", files / "saved" / "push.json",
+                              "--out", files / "c.json", "-q")
+    assert status == 2 and "give --positive B" in err
+
+
+def _fit_b(files):
+    status, _, err = run_main("fit", files / "bm.csv", "--positive", "B", "--n-iter", "5", "--out", files / "b.json",
+                              "-q")
+    assert status == 0, err
+
+
+def test_evaluate_ranks_first_the_label_the_model_records(files):
+    _fit_b(files)
+    status, out, err = run_main("evaluate", files / "b.json", files / "bm.csv", "--metrics", "auc")
+    _, out_b, _ = run_main("evaluate", files / "b.json", files / "bm.csv", "--metrics", "auc", "--positive", "B")
+    assert status == 0, err
+    assert out == out_b and "ranking 'B' first, the label" in err and "was fitted to rank first" in err
+
+
+def test_evaluate_warns_of_a_positive_against_the_recorded_label(files):
+    _fit_b(files)
+    status, _, err = run_main("evaluate", files / "b.json", files / "bm.csv", "--metrics", "auc", "--positive", "M")
+    assert status == 0
+    assert "rankcore: warning: " in err
+    assert "ranks the label 'B' first (fitted with --positive B); --positive M evaluates the opposite ranking" in err
+
+
+def test_evaluate_warns_when_the_file_lacks_the_recorded_label(files):
+    (files / "yn.csv").write_text("a,b,label\n1,5,y\n2,6,n\n3,1,y\n4,2,n\n")
+    _fit_b(files)
+    status, _, err = run_main("evaluate", files / "b.json", files / "yn.csv", "--metrics", "auc")
+    assert status == 0
+    assert "ranks the label 'B' first, which" in err and "yn.csv does not hold (labels 'n', 'y')" in err
+
+
+def test_evaluate_of_zero_one_labels_fitted_to_rank_zero_first(tmp_path):
+    (tmp_path / "z.csv").write_text("a,label\n1,0\n2,0\n3,1\n4,1\n5,0\n6,1\n")
+    assert run_main("fit", tmp_path / "z.csv", "--positive", "0", "--n-iter", "3", "--out", tmp_path / "z.json",
+                    "-q")[0] == 0
+    status, out, err = run_main("evaluate", tmp_path / "z.json", tmp_path / "z.csv", "--metrics", "auc")
+    assert status == 0 and "ranking 0 first" in err
+    assert out == run_main("evaluate", tmp_path / "z.json", tmp_path / "z.csv", "--metrics", "auc",
+                           "--positive", "0")[1]

@@ -1,0 +1,43 @@
+"""The relevant label a saved one-list model records, applied where a command reads labels for it (``evaluate``)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ._common import info
+from ._init_models import _same_label, _shown
+
+
+def evaluation_positive(args, data, model, path: str) -> Any:
+    """The ``--positive`` to evaluate ``model`` (saved at ``path``) with on ``data``: the option, else the label the
+    model records ranking first (``relevant_label_``) when it is one of the file's labels.
+
+    Without ``--positive`` the file's greater label would be the relevant one, and a model fitted with
+    ``--positive B`` on {B, M} would be scored by the inverse metric (AUC 1 - AUC) without a word.  Taking the
+    recorded label is said on stderr; a recorded label that is not one of the file's, or a ``--positive`` that
+    contradicts it, is warned about -- evaluating the other label is a choice the user may mean.
+    """
+    recorded = getattr(model, "relevant_label_", None)
+    if recorded is None or data.y is None:
+        return args.positive
+    given = recorded if isinstance(recorded, str) else _shown(recorded)
+    if args.positive is not None:
+        if not _same_label(args.positive, recorded):      # as typed: "1" is the label 1.0
+            warnings.warn(f"{path} ranks the label {_shown(recorded)} first (fitted with --positive {given}); "
+                          f"--positive {args.positive} evaluates the opposite ranking", UserWarning, stacklevel=2)
+        return args.positive
+    labels = np.unique(data.y).tolist()
+    found = [label for label in labels if _same_label(label, recorded)]
+    if found and len(labels) > 1 and found[0] == labels[-1]:
+        return None                                 # the default already: said as without a recorded label
+    if found:
+        info(args, f"{data.source}: ranking {_shown(found[0])} first, the label {path} was fitted to rank first; "
+                   "use --positive LABEL to choose")
+        return found[0]
+    warnings.warn(f"{path} ranks the label {_shown(recorded)} first, which {data.source} does not hold (labels "
+                  f"{', '.join(_shown(v) for v in labels[:6])}); this evaluation ranks the greater label first: "
+                  "pass --positive LABEL to choose", UserWarning, stacklevel=2)
+    return None
