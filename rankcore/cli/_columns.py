@@ -91,6 +91,33 @@ def load_for_model(args, path: str, model, model_path: str, *, require_label: bo
     return data, data.frame()
 
 
+def load_to_continue(args, path: str, model, model_path: str, **options) -> Any:
+    """Read ``fit``'s DATA for its ``--init-model``: as :func:`load_for_model` reads a file for a model.
+
+    A LIBSVM file is read by index into the model's features (a batch lacking an index, a feature 0 on every
+    row, is one), a file with names is put in the model's column order, and a missing or unknown column is
+    refused by name (advising ``--drop``).  A file or model without names is left to the library's count check.
+    ``options``: those of :func:`rankcore.cli._common.load`.
+    """
+    from .datasets import DataError, detect_format
+
+    names = model_features(model)
+    fmt = args.data_format or detect_format(path)
+    by_index = fmt == "libsvm" and index_names(names) is not None
+    try:
+        data = load(args, path, feature_names=names if by_index else None, **options)
+    except DataError as exc:
+        implied = options.get("categorical") and not getattr(args, "categorical", None)
+        if not implied or "to read by category" not in str(exc):
+            raise
+        raise CommandError(f"{exc}; the model {model_path} (--init-model) was fitted with --categorical "
+                           f"{','.join(options['categorical'])}, and a continuation reads every column of the "
+                           "model: continue it on a file that has them") from None
+    if names is not None and data.named and (fmt in ("csv", "npz") or by_index):
+        align(data, names, f"the model {model_path} (--init-model)")
+    return data
+
+
 def categories_as_fitted(data, model, names: list[str]) -> None:
     """Read a file's category text as the model's categories are: numbers or booleans where it was fitted on them.
 

@@ -52,10 +52,27 @@ def load_init_model(path: str, config):
         raise CommandError(f"--init-model: {config.label} ({config.kind.cls.__name__}) cannot continue a model (its "
                            "fit takes no init_model); use --model push with the saved model's settings")
     try:
-        return load_model(path)
+        model = load_model(path)
     except (OSError, ValueError) as exc:
         text = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise CommandError(f"--init-model: cannot read the model file {path!r}: {text}") from None
+    _check_family(model, path)
+    return model
+
+
+def _check_family(model, path: str) -> None:
+    """Refuse, before any data is read, a model that no fit continues: only push-family models take more weak
+    rankers (an ``auto`` model, a blend of refits and folds, or an ExactBoost model do not)."""
+    from ..push import PNormPush, PushBoost, RankBoost
+
+    if isinstance(model, (PushBoost, PNormPush, RankBoost)):
+        return
+    name = type(model).__name__
+    what = (f"a `rankcore auto` model ({name}), which cannot be continued" if name == "AutoRanker" else
+            f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} model, which cannot be continued")
+    raise CommandError(f"--init-model: {path} is {what}: only a model of --model push (PushBoost, PNormPush or "
+                       "RankBoost; `rankcore fit`'s default) takes more weak rankers; fit a new model, or continue "
+                       "a `rankcore fit` model")
 
 
 def _shown(label) -> str:
@@ -175,6 +192,7 @@ _WORDS = (
      "give the model's --categorical columns (or the learner's categorical=)"),
     ("; give the column the model's categories (pandas: set_categories)", ""),
     ("the result's learner_spec_ (and its file)", "the model file's learner"),
+    ("continue it with learner '", "continue it with --learner '"),
 )
 
 

@@ -370,9 +370,17 @@ def check_specs(config: ModelConfig) -> None:
     """Resolve every spec-string parameter now, so a typo fails before the data are read."""
     from ..registry import resolve
 
+    declared = {p.name: p for p in getattr(config.kind.cls, "parameters", ())}
     for dest, param in config.kind.options.items():
         option = _OPTION_BY_DEST[dest]
         value = config.params.get(param)
+        if option.number and param in declared and value is not None:
+            try:                        # the estimator's own check, said of the option (`--n-iter 0`)
+                declared[param].check(value)
+            except (ValueError, TypeError) as exc:
+                text = str(exc)
+                raise CommandError(f"{option.flag}{text[len(param):] if text.startswith(param + ':') else ': ' + text}"
+                                   ) from None
         if option.family is None or not isinstance(value, str):
             continue
         try:
@@ -652,9 +660,13 @@ def split_by_category(configs: list[ModelConfig], data) -> None:
         params = estimator.get_params(deep=False)
         learner = params.get("learner")
         spec = learner if isinstance(learner, str) else getattr(learner, "spec", None)
-        if "categorical_features" not in params or spec is None or \
-                not getattr(resolve("learner", spec), "accept_categorical", False):
+        resolved = None if spec is None else resolve("learner", spec)
+        if "categorical_features" not in params or not getattr(resolved, "accept_categorical", False):
             cannot.append(describe_estimator(estimator, config.label))
+        elif getattr(resolved, "growth", None) == "oblivious":
+            raise CommandError(f"--categorical {','.join(names)}: --learner {spec!r} grows oblivious trees, which "
+                               "do not split by category; use --learner trees:growth=depthwise (or leafwise), or "
+                               f"leave {', '.join(names)} out of --categorical (read as numbers)")
         else:
             config.params["categorical_features"] = names
     if cannot:

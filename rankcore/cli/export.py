@@ -19,6 +19,7 @@ CLI_ADVICE = (
     ("X.astype({col: float}) for numeric categories", "left out of --categorical, numbers in the data file"),
     ("or pass feature_names", "or pass --feature-names"),
     ("learner='trees' or 'stumps'", "`rankcore fit --learner trees` or `--learner stumps`"),
+    ("refit with the column numeric", "refit with the column left out of --categorical (numbers in the data file)"),
 )
 
 
@@ -50,7 +51,8 @@ def add_parser(subparsers):
                         help="the file to write ('-': standard output)")
     parser.add_argument("--feature-names", metavar="NAMES",
                         help="the features' names, in column order, written in place of the model's (its data "
-                             "file's header, else f0, f1, ... / Column_0, ...): comma-separated, or @FILE for a "
+                             "file's header or a LIBSVM file's indices f1, f2, ... (f0, ... if 0-based); without names "
+                             "f0, f1, ... / Column_0, ...): comma-separated, or @FILE for a "
                              "file of one name per line")
     add_force_option(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="no status messages")
@@ -130,7 +132,7 @@ def feature_names_option(text: str | None) -> list[str] | None:
         return None
     if text.startswith("@"):
         try:
-            with open(text[1:], encoding="utf-8") as handle:
+            with open(text[1:], encoding="utf-8-sig") as handle:   # a BOM (Notepad, Excel) is no name
                 names = handle.read().rstrip("\r\n").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"--feature-names: cannot read the file of names {text[1:]!r}: "

@@ -15,7 +15,7 @@ from ._common import (
     load,
     scalar_metric,
 )
-from ._columns import estimator_input, like_training
+from ._columns import estimator_input, like_training, load_to_continue
 from ._eval_metrics import EVAL_METRIC_HELP, check_fit_with_eval_metrics, eval_metric_lines, eval_metric_specs
 from ._init_models import (HELP as INIT_MODEL_HELP, check_relevant_label, init_model_categorical, init_model_error,
                            load_init_model, read_as_model_categories, record_relevant_label)
@@ -142,6 +142,17 @@ def training_facts(data, y) -> str:
     return what
 
 
+def read_training(args, init_model):
+    """DATA; for ``--init-model`` read as ``rankcore score`` reads a file for the model: columns by name (the
+    model's order, a missing or unknown one named), a LIBSVM file by index into its features, its categories."""
+    if init_model is None:
+        return load(args, args.data, queries=True)
+    data = load_to_continue(args, args.data, init_model, args.init_model, queries=True,
+                            categorical=init_model_categorical(args, init_model))
+    read_as_model_categories(data, init_model, args.init_model)
+    return data
+
+
 def run(args) -> int:
     from ._outputs import output_name, save_model_output
 
@@ -163,8 +174,7 @@ def run(args) -> int:
     eval_specs = check_before_reading(args, config)
     init_model = None if args.init_model is None else load_init_model(args.init_model, config)
 
-    data = load(args, args.data, queries=True, categorical=init_model_categorical(args, init_model))
-    read_as_model_categories(data, init_model, args.init_model)     # as `rankcore score` reads a file for it
+    data = read_training(args, init_model)
     qid = data.qid
     monitor_spec = args.monitor or ("auc" if qid is None else query_defaults(QUERY_MONITOR, qid))
     if qid is None:

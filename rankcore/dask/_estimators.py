@@ -487,6 +487,8 @@ class _DaskBoost(ClientParameter):
                                                      self._sample_request(learner, seed))
             validation = Validation.held_out(*held_out[:3], init=held_out[3])
 
+        if (warn_unused := getattr(learner, "warn_unused_columns", None)) is not None:   # once, on the client
+            warn_unused(int(self.n_features_in_), getattr(self, "feature_names_in_", None))
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
                                              random_state=seed, n_threads=1)

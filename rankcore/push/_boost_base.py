@@ -430,6 +430,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
                                       labels=y_clean if classes is None else None)
         if queries is not None:
             self._describe_queries(setup, queries, n_single)
+        if (warn_unused := getattr(setup.learner, "warn_unused_columns", None)) is not None:   # once per fit
+            warn_unused(X_arr.shape[1], getattr(self, "feature_names_in_", None))
         fit_on = self._make_backend_factory(setup, seed)
         data = (X_arr, y_clean, w, classes, fit_on, seed, user_callbacks)
         if stopping.mode == "select":

@@ -227,12 +227,18 @@ class InitModel:
         ``given``: the continuation's ``learner`` parameter as the user wrote it (whether it named ``growth``).
         """
         growth = self._growth_error(learner, given)
+        if growth:          # refused even where the trees restore: learner_spec_ would claim the new growth for all
+            raise ValueError(growth)
+        theirs, ours = _weak_rankers(self.model.learner_spec_, getattr(self.model, "_learner", None)), \
+            _weak_rankers(learner.spec, learner)
         for t, ranker in enumerate(self.model.rankers_):
             try:
                 learner.ranker_from_state(ranker.to_state())
             except (TypeError, ValueError, KeyError, NotImplementedError) as exc:
-                if growth:
-                    raise ValueError(growth) from None
+                if theirs[0] != ours[0]:
+                    raise ValueError(f"{self.source}: the model's weak rankers are {theirs[1]}, this fit grows "
+                                     f"{ours[1]}, and weak rankers of another kind cannot live in one model; "
+                                     f"continue it with learner {theirs[2]!r}") from None
                 raise ValueError(f"{self.source}: the model's weak rankers (learner {self.model.learner_spec_!r}) "
                                  f"cannot live in one model with those of learner {learner.spec!r} (its weak ranker "
                                  f"{t}: {exc}); continue it with a learner whose weak rankers are of the same kind "
@@ -299,7 +305,9 @@ def read_init_model(init_model: Any, family: type) -> InitModel | None:
         except (OSError, ValueError) as exc:
             raise ValueError(f"init_model: cannot read the model file {path!r}: {exc}") from None
     if not isinstance(init_model, family):
-        got = f"the class {init_model.__name__}" if isinstance(init_model, type) else f"a {type(init_model).__name__}"
+        name = type(init_model).__name__
+        got = (f"the class {init_model.__name__}" if isinstance(init_model, type)
+               else f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}")
         raise TypeError(f"{source}: expected a fitted {_FAMILY} (or the path of its saved model file), got {got}")
     if not hasattr(init_model, "rankers_"):
         raise NotFittedError(f"{source}: this {type(init_model).__name__} is not fitted; fit it first (or pass the "
@@ -344,6 +352,16 @@ def split_columns(estimator, learner=None) -> tuple[int, ...]:
     given = check_categorical_features(getattr(estimator, "categorical_features", None), d,
                                        getattr(estimator, "feature_names_in_", None))
     return tuple(sorted(set(from_frame) | set(given) | own))
+
+
+def _weak_rankers(spec: str, learner) -> tuple[str, str, str]:
+    """A learner's kind of weak rankers: (its family name, in words, the learner spec asking for them)."""
+    name = str(spec).split(":", 1)[0].strip()
+    growth = getattr(learner, "growth", None)
+    if name == "trees" and growth:
+        return name, f"{growth} trees", f"trees:growth={growth}"
+    words = {"stumps": "stumps", "thresholds": "threshold stumps", "features": "single features (linear)"}
+    return name, words.get(name, f"those of learner {name!r}"), name
 
 
 def _constraint(learner, name: str) -> str:

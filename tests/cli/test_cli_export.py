@@ -85,6 +85,9 @@ def test_export_xgboost_json_refuses_categorical_splits(tmp_path, capsys):
     assert main(["export", str(tmp_path / "cat.json"), "--format", "xgboost-json", "-o", str(tmp_path / "c.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rankcore: error: ") and "cat.json" in err and "by categories" in err
+    # the advice in the command line's words
+    assert "refit with the column left out of --categorical (numbers in the data file)" in err
+    assert "refit with the column numeric" not in err
     assert not (tmp_path / "c.json").exists()
     assert main(["export", str(tmp_path / "cat.json"), "--format", "lightgbm", "-o", str(tmp_path / "c.txt")]) == 0
 

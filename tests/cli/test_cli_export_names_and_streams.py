@@ -137,3 +137,31 @@ def test_a_model_without_trees_is_written_as_one_leaf_with_a_warning(tmp_path, c
     assert json.loads(captured.out) == [{"nodeid": 0, "leaf": 0.0}]
     assert "rankcore: warning: " in captured.err and "constant.json: " in captured.err
     assert "the model has no trees" in captured.err
+
+
+def test_a_file_of_feature_names_with_a_byte_order_mark(tmp_path, capsys):
+    # Notepad's and Excel's "CSV UTF-8" start the file with U+FEFF: not a part of the first name
+    _model(tmp_path)
+    (tmp_path / "names.txt").write_bytes(b"\xef\xbb\xbfbm25\nprice\nage\n")
+    assert main(["export", str(tmp_path / "m.json"), "--format", "xgboost-json", "--feature-names",
+                 f"@{tmp_path / 'names.txt'}", "-o", str(tmp_path / "x.json"), "-q"]) == 0
+    splits = _splits((tmp_path / "x.json").read_text(encoding="utf-8"))
+    assert splits and splits <= {"bm25", "price", "age"}
+
+
+
+def test_the_help_says_a_libsvm_model_keeps_its_index_names(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a LIBSVM file's indices f1, f2, ... (f0, ... if 0-based)" in text
+    rng = np.random.default_rng(0)
+    with open(tmp_path / "q.svm", "w") as f:                      # a 1-based file: its columns are f1, f2, f3
+        for i in range(120):
+            x = rng.normal(size=3)
+            f.write(f"{int(x[0] > 0)} " + " ".join(f"{k + 1}:{v:.3f}" for k, v in enumerate(x)) + "\n")
+    assert main(["fit", str(tmp_path / "q.svm"), "--learner", "trees", "--n-iter", "3", "-q",
+                 "-o", str(tmp_path / "m.json")]) == 0
+    assert main(["export", str(tmp_path / "m.json"), "--format", "xgboost-json", "-o", str(tmp_path / "x.json"),
+                 "-q"]) == 0
+    assert _splits((tmp_path / "x.json").read_text(encoding="utf-8")) <= {"f1", "f2", "f3"}

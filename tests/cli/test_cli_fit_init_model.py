@@ -79,9 +79,10 @@ def test_a_model_fitted_from_initial_scores_continues_with_them(files, tmp_path)
     (("--drop", "prior,query", "--label", "grade", "--positive", "3", "--learner", "trees"),
      "--init-model: the model was fitted within queries (qid), so its scores order the rows of each query, from "
      "relevance grades; continue it with --qid"),
-    ((*QUERIES, "--learner", "trees"), "--init-model: the model was fitted on 3 features, "),
+    ((*QUERIES, "--learner", "trees"), "more.csv: the column 'prior' is not a feature of the model "),
     ((*QUERIES, "--drop", "prior", "--learner", "stumps"),
-     "--init-model: the model's weak rankers (learner 'trees:"),
+     "--init-model: the model's weak rankers are oblivious trees, this fit grows stumps, and weak rankers of another "
+     "kind cannot live in one model; continue it with --learner 'trees:growth=oblivious'"),
     ((*QUERIES, "--learner", "trees", "--init-score", "prior"),
      "--init-model: --init-score is refused: the model was fitted without initial scores"),
     ((*QUERIES, "--drop", "prior", "--model", "exactboost"),

@@ -21,6 +21,9 @@ from rankcore.dask import DaskPushBoost  # noqa: E402
 
 from _dask_cluster import dask_client  # noqa: E402,F401
 
+# a fit whose interaction groups leave columns out warns once, naming them (tested in test_tree_interactions.py)
+pytestmark = pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+
 CHUNKS = (100, 37, 200, 163, 100)
 
 
@@ -210,3 +213,16 @@ def test_dask_trees_draw_the_in_memory_columns_when_some_cannot_split(dask_clien
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
         np.testing.assert_allclose(a.value, b.value, rtol=1e-9)
         assert not set(np.asarray(a.feature).tolist()) & {2, 3}
+
+
+def test_columns_in_no_interaction_group_are_named_once_on_the_client(dask_client):  # noqa: F811
+    import warnings
+
+    X, y = _data(sort=False)
+    Xd, yd = da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DaskPushBoost(placement="distributed", learner="trees:interactions=0+1/2", n_iter=3,
+                      random_state=0).fit(Xd, yd)
+    said = [str(w.message) for w in caught if "in no group" in str(w.message)]
+    assert len(said) == 1 and "the feature columns 3, 4 in no group" in said[0], said

@@ -24,6 +24,9 @@ from rankcore.spec import SpecError
 from _tree_references import route_statistics
 from _tree_routes import assert_routes_agree, both_routes, search_state
 
+# a fit whose interaction groups leave columns out warns once, naming them (tested in test_tree_interactions.py)
+pytestmark = pytest.mark.filterwarnings("ignore:interactions=.*in no group:UserWarning")
+
 
 def _data(seed, n=600, d=5, nan_fraction=0.1):
     rng = np.random.default_rng(seed)
@@ -431,3 +434,23 @@ def test_an_auto_ranker_of_constrained_trees_keeps_the_groups():
     models = getattr(model, "estimators", None) or [model]
     for m in models:
         assert m.rankers_ and not _violations(m, [[0, 1], [2, 3]])
+
+
+def test_columns_in_no_group_are_named_once_per_fit():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(5)[:2]
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    for data, named in ((X, "the feature columns 3, 4 in no group"),
+                        (frame, "the feature columns d (column 3), e (column 4) in no group")):
+        for stopping in (False, True, "auto"):         # a hold-out fits the learner again: still one warning
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                rankcore.boost(learner="trees:interactions=0+1/2", n_iter=4, random_state=0,
+                               early_stopping=stopping).fit(data, y)
+            said = [w for w in caught if "in no group" in str(w.message)]
+            assert len(said) == 1 and named in str(said[0].message), [str(w.message) for w in caught]
+            assert said[0].category is UserWarning and said[0].filename == __file__
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rankcore.boost(learner="trees:interactions=0+1/2+3+4", n_iter=2, random_state=0).fit(X, y)
+    assert not [w for w in caught if "in no group" in str(w.message)]

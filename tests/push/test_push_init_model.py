@@ -269,7 +269,7 @@ def test_init_model_must_be_a_fitted_model_of_the_family_or_its_file(tmp_path):
         rankcore.boost().fit(X, y, init_model=rankcore.boost())
     exact = rankcore.ExactBoost(n_runs=2, n_rounds=3, random_state=0).fit(X, y)
     with pytest.raises(TypeError, match=r"^init_model: expected a fitted PushBoost, PNormPush or RankBoost \(or the "
-                                        r"path of its saved model file\), got a ExactBoost$"):
+                                        r"path of its saved model file\), got an ExactBoost$"):
         rankcore.boost().fit(X, y, init_model=exact)
     with pytest.raises(TypeError, match=r"got the class PushBoost$"):
         rankcore.boost().fit(X, y, init_model=rankcore.PushBoost)
@@ -324,16 +324,18 @@ def test_categorical_columns_and_categories_must_be_the_models():
         rankcore.boost(n_iter=2, **params).fit(codes, y, init_model=by_index)
 
 
-@pytest.mark.parametrize("first_learner, more_learner, kind", [
-    ("stumps", "trees", "expected a tree record"),
-    ("trees", "stumps", "expected a threshold ranker record"),
-    ("features", "stumps", "expected a threshold ranker record"),
+@pytest.mark.parametrize("first_learner, more_learner, theirs, ours, advice", [
+    ("stumps", "trees", "stumps", "leafwise trees", "stumps"),
+    ("trees", "stumps", "leafwise trees", "stumps", "trees:growth=leafwise"),
+    ("features", "stumps", r"single features \(linear\)", "stumps", "features"),
 ])
-def test_weak_rankers_that_cannot_live_in_one_model_are_refused(first_learner, more_learner, kind):
+def test_weak_rankers_that_cannot_live_in_one_model_are_refused(first_learner, more_learner, theirs, ours, advice):
+    # in plain words: no canonical spec of the model's learner, no weak ranker's record
     X, y, _, _, _, _ = split_data(10)
     first = rankcore.boost(learner=first_learner, n_iter=2, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match=rf"^init_model: the model's weak rankers \(learner '[^']*'\) cannot live in "
-                                         rf"one model with those of learner '[^']*' \(its weak ranker 0: {kind}"):
+    with pytest.raises(ValueError, match=rf"^init_model: the model's weak rankers are {theirs}, this fit grows "
+                                         rf"{ours}, and weak rankers of another kind cannot live in one model; "
+                                         rf"continue it with learner '{advice}'$"):
         rankcore.boost(learner=more_learner, n_iter=2, random_state=0).fit(X, y, init_model=first)
 
 
@@ -543,3 +545,20 @@ def test_the_per_query_defaults_oblivious_trees_keep_their_interaction_constrain
     with pytest.raises(ValueError, match=r"^init_model: the model was fitted with no interaction constraints, this "
                                          r"fit's learner has interactions=0\+1/2\+3"):
         rankcore.boost(learner="trees:interactions=0+1/2+3", n_iter=2).fit(X, y, qid=qid, init_model=first)
+
+
+@pytest.mark.parametrize("first_learner, more_learner", [
+    ("trees", "trees:growth=depthwise"),
+    ("trees:growth=depthwise", "trees:growth=leafwise"),
+])
+def test_any_growth_change_is_refused_so_learner_spec_stays_true(first_learner, more_learner):
+    # the model's trees would restore, but learner_spec_ would then name one growth for all of them
+    X, y, _, _, _, _ = split_data(10)
+    first = rankcore.boost(learner=first_learner, n_iter=2, random_state=0).fit(X, y)
+    theirs = first._learner.growth
+    with pytest.raises(ValueError, match=rf"^init_model: the model's trees are {theirs}, this fit's learner grows "
+                                         rf".* continue it with growth={theirs} in the learner$"):
+        rankcore.boost(learner=more_learner, n_iter=2, random_state=0).fit(X, y, init_model=first)
+    same = rankcore.boost(learner=f"trees:growth={theirs}", n_iter=2, random_state=0).fit(X, y, init_model=first)
+    assert same.n_iter_ == 4 and same.init_iterations_ == 2
+

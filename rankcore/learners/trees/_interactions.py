@@ -210,3 +210,25 @@ def checked_groups(groups, n_features: int) -> InteractionGroups | None:
     if isinstance(groups, InteractionGroups):
         groups = groups.groups
     return InteractionGroups(list(groups), n_features)
+
+
+def warn_unused_columns(learner, n_columns: int, feature_names=None) -> None:
+    """Warn (a UserWarning) of the feature columns that no group of the learner's ``interactions`` holds: no tree
+    ever splits them.  ``feature_names``: the estimator's, to name them by (else their indices)."""
+    import warnings
+
+    from ..._caller import outside_stacklevel
+
+    groups = column_groups(getattr(learner, "interactions", ""), n_columns)
+    if groups is None:
+        return
+    used = {j for group in groups for j in group}
+    unused = [j for j in range(n_columns) if j not in used]
+    if not unused:
+        return
+    shown = [f"{feature_names[j]!s} (column {j})" if feature_names is not None else str(j) for j in unused[:12]]
+    more = f", ... ({len(unused)} in all)" if len(unused) > 12 else ""
+    warnings.warn(f"interactions={learner.interactions!r} (learner {learner.name!r}) puts the feature column"
+                  f"{'s' if len(unused) > 1 else ''} {', '.join(shown)}{more} in no group, so no tree splits "
+                  f"{'them' if len(unused) > 1 else 'it'} (interactions counts the feature columns from 0)",
+                  UserWarning, stacklevel=outside_stacklevel())

@@ -43,7 +43,7 @@ from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
-from ._interactions import column_groups, feature_groups, interaction_groups
+from ._interactions import column_groups, feature_groups, interaction_groups, warn_unused_columns
 from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -291,6 +291,11 @@ class Trees(Learner):
         if self.max_depth == 0:
             raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
                             "(a tree of depth 0 has no split)")
+
+    def warn_unused_columns(self, n_columns: int, feature_names=None) -> None:
+        """Warn of the feature columns no ``interactions`` group holds (never split); the estimators call it once
+        per fit, with their ``feature_names_in_`` when they have some."""
+        warn_unused_columns(self, n_columns, feature_names)
 
     def prepare(self, X, *, sample_weight=None, thresholds=None, random_state=None, n_threads=1,
                 categorical_features=None):
