@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import CommandError
 from ._common import (
     DEFAULT_METRICS,
     Table,
