@@ -31,7 +31,7 @@ def evaluation_positive(args, data, model, path: str) -> Any:
         return args.positive
     labels = np.unique(data.y).tolist()
     found = [label for label in labels if _same_label(label, recorded)]
-    if found and len(labels) > 1 and found[0] == labels[-1]:
+    if found and len(labels) == 2 and found[0] == labels[-1]:
         return None                                 # the default already: said as without a recorded label
     if found:
         info(args, f"{data.source}: ranking {_shown(found[0])} first, the label {path} was fitted to rank first; "

@@ -131,3 +131,14 @@ def test_evaluate_of_zero_one_labels_fitted_to_rank_zero_first(tmp_path):
     assert status == 0 and "ranking 0 first" in err
     assert out == run_main("evaluate", tmp_path / "z.json", tmp_path / "z.csv", "--metrics", "auc",
                            "--positive", "0")[1]
+
+
+def test_evaluate_of_three_labels_fitted_to_rank_the_greatest_first(tmp_path):
+    # the recorded label is the file's greatest of three: it is the relevant one, not a refusal of a third value
+    (tmp_path / "m.csv").write_text("a,label\n1,1\n2,2\n3,3\n4,1\n5,2\n6,3\n7,3\n8,1\n")
+    assert run_main("fit", tmp_path / "m.csv", "--positive", "3", "--n-iter", "3", "--out", tmp_path / "m.json",
+                    "-q")[0] == 0
+    status, out, err = run_main("evaluate", tmp_path / "m.json", tmp_path / "m.csv", "--metrics", "auc")
+    assert status == 0, err
+    assert out == run_main("evaluate", tmp_path / "m.json", tmp_path / "m.csv", "--metrics", "auc",
+                           "--positive", "3")[1]
