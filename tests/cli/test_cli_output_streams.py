@@ -2,7 +2,6 @@
 truncated; ``-`` is the standard output."""
 
 import contextlib
-import io
 import json
 import os
 import warnings
@@ -11,18 +10,11 @@ import numpy as np
 import pytest
 
 import rankcore
-from rankcore.cli import main
+from _cli_run import run_main
 from rankcore.persistence import save_model
 
 proc_fd = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
 EARLIER = "an earlier day's line\n"
-
-
-def run_main(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
