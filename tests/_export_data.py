@@ -9,9 +9,11 @@ import pandas as pd
 import rankcore
 
 SMALL = "max_leaves=6,min_samples_leaf=5"
-#: Every growth of the trees learner, small, and a row-sampled fit.
+#: Every growth of the trees learner, small, a row-sampled fit and monotone oblivious trees.
 GROWTHS = [f"trees:{SMALL}", f"trees:{SMALL},growth=depthwise", "trees:growth=oblivious,max_depth=3,min_samples_leaf=5",
-           f"trees:{SMALL},subsample=0.7"]
+           f"trees:{SMALL},subsample=0.7",
+           # projected leaf values, cells of unsplit nodes among them
+           "trees:growth=oblivious,max_depth=4,min_samples_leaf=20,monotone=1/-1/1/0"]
 #: Oblivious trees with nodes that could not split: cells sharing their covers (fractions).
 UNSPLIT_OBLIVIOUS = "trees:growth=oblivious,max_depth=4,min_samples_leaf=30"
 

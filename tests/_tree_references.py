@@ -142,3 +142,50 @@ def route_statistics(n, count, curvature, seed=7):
         w[rng.random(n) < 0.1] = 0.0                        # rows of zero weight
         return gradients, [w] * count
     return gradients, [rng.uniform(1e-3, 2.0, n) for _ in range(count)]
+
+
+def isotonic_by_enumeration(G, w, pairs):
+    """argmin_v Σ G_k v_k + ½ w_k v_k² subject to v[a] ≤ v[b] for (a, b) in ``pairs``, by brute force.
+
+    The minimizer pools each connected component of the pairs it holds with
+    equality at −ΣG/Σw (its KKT conditions: the pairs between components hold
+    strictly, so carry no multiplier).  So it is the best feasible point among
+    the poolings of every subset of the pairs: 2^|pairs| of them.
+    """
+    G, w = np.asarray(G, dtype=float), np.asarray(w, dtype=float)
+    n = G.shape[0]
+    pairs = sorted(set((int(a), int(b)) for a, b in pairs))
+    scale = np.abs(G / w).max() + 1.0
+    best, best_objective = None, np.inf
+    for subset in range(1 << len(pairs)):
+        root = list(range(n))
+
+        def find(k):
+            while root[k] != k:
+                k = root[k]
+            return k
+        for e, (a, b) in enumerate(pairs):
+            if subset >> e & 1:
+                root[find(a)] = find(b)
+        comp = np.array([find(k) for k in range(n)])
+        v = np.empty(n)
+        for c in np.unique(comp):
+            v[comp == c] = -G[comp == c].sum() / w[comp == c].sum()
+        if all(v[a] <= v[b] + 1e-12 * scale for a, b in pairs):
+            objective = float(np.sum(G * v + 0.5 * w * v * v))
+            if objective < best_objective:
+                best, best_objective = v, objective
+    return best
+
+
+def monotone_cell_pairs(cell_leaf, level_sign):
+    """The pairs (lo, hi) of leaves of cells that differ only in one constrained level (hi: the greater side
+    for sign +1), leaves of one cell pair being different: the order an oblivious tree's leaves must keep."""
+    pairs = set()
+    for c in range(len(cell_leaf)):
+        for level, sign in enumerate(level_sign):
+            if sign and not c >> level & 1:
+                a, b = cell_leaf[c], cell_leaf[c | 1 << level]
+                if a != b:
+                    pairs.add((a, b) if sign > 0 else (b, a))
+    return pairs

@@ -60,8 +60,7 @@ class TreesCandidate(Candidate):
                   doc="skipped where a fit trains on fewer rows (a fold's training part): for configurations "
                       "worth their cost only on larger data"),
         Parameter("monotone", str, default="",
-                  doc="monotone constraints, one sign per column of X (the trees learner's monotone, e.g. 1/0/-1); "
-                      "not with growth=oblivious"),
+                  doc="monotone constraints, one sign per column of X (the trees learner's monotone, e.g. 1/0/-1)"),
         Parameter("interactions", str, default="",
                   doc="interaction constraints, groups of columns of X (the trees learner's interactions, e.g. "
                       "0+1/2+3+4)"),

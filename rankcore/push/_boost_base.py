@@ -163,9 +163,9 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         """The setup of a fit within queries: the per-query defaults (``_query_defaults``) where the user left them.
 
         ``categorical``: the rows have categorical columns, which the default's oblivious trees cannot split;
-        :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one), as
-        they do for a learner with monotone constraints (``trees:monotone=...``), which oblivious trees refuse
-        too (interaction constraints, ``trees:interactions=...``, keep the oblivious trees: they take them).
+        :data:`QUERY_CATEGORICAL_PARAMS` then replace the default's shape (unless the user's spec sets one).
+        Monotone and interaction constraints (``trees:monotone=...``, ``trees:interactions=...``) keep the
+        oblivious trees: they take both.
         The default objective's QueryRMSE weight is the one for few queries until the queries are counted
         (:meth:`_for_ranked_queries`).
         """
@@ -175,7 +175,7 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         shape = QUERY_SHAPE_PARAMS.get(learner.name, ())
         if named_parameters(params.learner, learner) & set(shape):
             extra = {name: value for name, value in extra.items() if name not in shape}
-        elif categorical or getattr(learner, "constrained", False):     # (oblivious trees refuse monotone signs)
+        elif categorical:
             extra.update(QUERY_CATEGORICAL_PARAMS.get(learner.name, {}))
         if extra:
             learner = large_data_learner(params.learner, learner, extra)

@@ -124,11 +124,15 @@ def test_categorical_trees_are_refused_on_dask_by_name(dask_client):  # noqa: F8
 
 
 @pytest.mark.parametrize("sort, extra", [(True, ""), (False, ""), (True, ",interactions=0+1/1+2+3"),
-                                         (False, ",interactions=0+4/1+2/3,random_strength=1")],
-                         ids=["sorted", "shuffled", "interactions", "interactions-shuffled"])
+                                         (False, ",interactions=0+4/1+2/3,random_strength=1"),
+                                         (False, ",monotone=1/-1/0/1/0"),
+                                         (True, ",monotone=-1/1/0/0/0,interactions=0+1/1+2+3")],
+                         ids=["sorted", "shuffled", "interactions", "interactions-shuffled", "monotone-shuffled",
+                              "monotone-interactions"])
 def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort, extra):  # noqa: F811
     """growth=oblivious through the public multi-pass protocol on Dask: the in-memory fit's trees, one pass a level
-    (with interaction constraints too: each level's features within the groups of the levels above)."""
+    (with interaction constraints too: each level's features within the groups of the levels above; with monotone
+    signs: the leaf values projected onto the monotone order alike)."""
     X, y = _data(sort=sort)
     spec = ("trees:growth=oblivious,max_depth=4,min_samples_leaf=5" + ("" if sort else ",subsample=0.7,colsample=0.8")
             + extra)
@@ -137,8 +141,8 @@ def test_dask_oblivious_trees_equal_the_in_memory_fit(dask_client, sort, extra):
                           loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(Xd, yd)
     local = rankcore.PushBoost(loss="exp", price="pow:4", learner=spec, n_iter=8, random_state=3).fit(X, y)
     assert model.n_iter_ == local.n_iter_ == 8
-    groups = [set(map(int, group.split("+"))) for group in extra.split("=")[1].split(",")[0].split("/")] if extra \
-        else None
+    groups = ([set(map(int, group.split("+"))) for group in extra.split("interactions=")[1].split(",")[0].split("/")]
+              if "interactions" in extra else None)
     for a, b in zip(model.rankers_, local.rankers_):
         assert a.kind == b.kind == "oblivious_tree"
         for field in ("feature", "threshold", "nan_left"):

@@ -113,14 +113,14 @@ def test_the_per_query_default_keeps_its_oblivious_trees_with_interactions(tmp_p
     loaded = load_model(tmp_path / "model.json")
     assert resolve("learner", loaded.learner_spec_).growth == "oblivious"
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
-    # monotone signs still turn them depth-wise (oblivious trees refuse them), and so do categorical columns
-    for spec, extra in (("trees:interactions=0+1/2+3,monotone=1/0/0/0/0", {}),
-                        ("trees:interactions=0+1/2+3", {"categorical_features": [2]})):
+    # monotone signs keep them oblivious too; categorical columns turn them depth-wise
+    for spec, extra, growth in (("trees:interactions=0+1/2+3,monotone=1/0/0/0/0", {}, "oblivious"),
+                                ("trees:interactions=0+1/2+3", {"categorical_features": [2]}, "depthwise")):
         Xc = X.copy()
         if extra:
             Xc[:, 2] = np.random.default_rng(0).integers(0, 4, X.shape[0])
         other = rankcore.boost(learner=spec, n_iter=3, random_state=0, **extra).fit(Xc, y, qid=qid)
-        assert resolve("learner", other.learner_spec_).growth == "depthwise"
+        assert resolve("learner", other.learner_spec_).growth == growth
         assert not _violations(other, [[0, 1], [2, 3]])
 
 
@@ -371,10 +371,9 @@ def test_refusals():
     X, y = _data(7, n=300)
     with pytest.raises(ValueError, match=r"interactions: column 7 is out of range.*0\.\.4"):
         rankcore.boost(learner="trees:interactions=0+7", n_iter=2).fit(X, y)
-    # oblivious trees take the groups, but still refuse monotone signs and categorical columns
+    # oblivious trees take the groups and monotone signs, but still refuse categorical columns
     assert resolve("learner", "trees:interactions=1+0,growth=oblivious").interactions == "0+1"
-    with pytest.raises(ValueError, match=r"monotone.*oblivious"):
-        resolve("learner", "trees:interactions=0+1,monotone=1/0,growth=oblivious")
+    assert resolve("learner", "trees:interactions=0+1,monotone=1/0,growth=oblivious").monotone == "1/0"
     with pytest.raises(ValueError, match=r"oblivious.*categorical"):
         resolve("learner", "trees:interactions=0+1,categorical=1,growth=oblivious")
     with pytest.raises(TypeError, match=r"interaction_constraints.*trees:interactions=0\+1/2\+3\+4"):

@@ -210,8 +210,7 @@ def test_refusals():
     X, y = _data(7, n=300)
     with pytest.raises(ValueError, match=r"monotone.*expected 5 signs"):
         rankcore.boost(learner="trees:monotone=1/0/-1", n_iter=2).fit(X, y)
-    with pytest.raises(ValueError, match=r"monotone.*oblivious.*leafwise"):
-        resolve("learner", "trees:monotone=1/0,growth=oblivious")
+    assert resolve("learner", "trees:monotone=1/0,growth=oblivious").monotone == "1/0"     # taken (projected leaves)
     with pytest.raises(ValueError, match=r"monotone.*leaf_newton_steps"):
         resolve("learner", "trees:monotone=1/0,leaf_newton_steps=2")
     Xc = X.copy()

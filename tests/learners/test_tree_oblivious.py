@@ -20,7 +20,7 @@ from rankcore.registry import resolve
 from rankcore.testing import component_checks
 from test_learners_trees import corrupt_tree_file
 from test_tree_grow import _data as _features
-from _tree_references import noisy_feature
+from _tree_references import isotonic_by_enumeration, monotone_cell_pairs, noisy_feature
 
 
 def _data(seed, n=300, d=5, nan_fraction=0.1):
@@ -45,13 +45,18 @@ def _bins(layout, X):
     return B
 
 
-def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0, groups=None):
+def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, noise_seed=0, groups=None,
+                    signs=None):
     """Oblivious tree grown by brute force on the rows: (levels [(j, b, nan_left)], 2^D leaf values).
 
     ``random_strength`` > 0: each level's feature is chosen with the noise of
     ``noisy_feature`` (keyed by ``noise_seed`` and the level).  ``groups``
     (interaction constraints, lists of columns): a level searches column j
     only if j and the columns of the levels above lie within one group.
+    ``signs`` (monotone, one per column): a node adds a constrained
+    candidate's gain only where its children's values keep the sign's order,
+    and the leaf values are the Newton objective's minimizer over the order
+    (``isotonic_by_enumeration``).
     """
     B = _bins(layout, X)
     n, d = X.shape
@@ -82,6 +87,8 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
                         G, H, C = g[rows].sum(), h[rows].sum(), rows.sum()
                         rg, rh, rc = G - lg, H - lh, C - lc
                         if lc < msl or rc < msl or lh < min_weight or rh < min_weight:
+                            continue
+                        if signs is not None and signs[j] and not signs[j] * (lg / (lh + l2) - rg / (rh + l2)) > 0:
                             continue
                         total += lg ** 2 / (lh + l2) + rg ** 2 / (rh + l2) - G ** 2 / (H + l2)
                     gains[(j, b, nan_left)] = total
@@ -124,6 +131,13 @@ def _reference_tree(layout, X, g, h, depth, msl, mcw, l2, random_strength=0.0, n
         cells = new_cells
         levels.append((j, b, bool(nan_left)))
     values = np.array([-stats[c][0] / (stats[c][1] + l2) for c in cells])
+    level_sign = [0 if signs is None else signs[j] for j, _, _ in levels]
+    if any(level_sign):
+        leaves = list(dict.fromkeys(cells))                 # distinct leaves, by first cell
+        leaf = [leaves.index(c) for c in cells]
+        v = isotonic_by_enumeration([stats[c][0] for c in leaves], [stats[c][1] + l2 for c in leaves],
+                                    monotone_cell_pairs(leaf, level_sign))
+        values = v[leaf]
     return levels, values
 
 
@@ -153,6 +167,31 @@ def test_oblivious_trees_match_the_numpy_reference_grower(seed, params):
     np.testing.assert_allclose(tree.value, values, rtol=1e-9, atol=1e-12)
     # the training rows' values read from the codes equal the tree's prediction on raw values
     np.testing.assert_array_equal(layout.evaluate(tree, block), tree.predict(X))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("signs, spec", [((1, -1, 0, 0), "max_depth=3,min_samples_leaf=5,l2=0.5"),
+                                         ((-1, 0, 1, 1), "max_depth=3,min_samples_leaf=15,min_child_weight=1,l2=0"),
+                                         ((1, 1, 1, 1), "max_depth=3,min_samples_leaf=2,l2=1,interactions=0+1/2+3")])
+def test_monotone_oblivious_trees_match_the_numpy_reference_grower(seed, signs, spec):
+    """Constrained levels scored by their gain where the children keep the order; leaf values the exact
+    minimizer over the monotone order (by enumeration): both routes, against the reference."""
+    X, _ = _data(seed, n=150, d=4)
+    rng = np.random.default_rng(seed)
+    g = np.round(rng.normal(size=150), 1) + 0.8 * np.nan_to_num(X[:, 0])     # a trend against some signs
+    h = rng.uniform(0.5, 2.0, size=150)
+    learner = resolve("learner", f"trees:growth=oblivious,subsample=1,max_bins=8,monotone={'/'.join(map(str, signs))},"
+                      + spec)
+    groups = [[0, 1], [2, 3]] if "interactions" in spec else None
+    layout, protocol = learner.prepare(X, random_state=0), learner.prepare(X, random_state=0)
+    levels, values = _reference_tree(layout, X, g, h, 3, learner.min_samples_leaf, learner.min_child_weight,
+                                     learner.l2, groups=groups, signs=signs)
+    for cand in (layout.search_in_memory([layout.encode(X)], [g], [h]),
+                 multi_pass_search(protocol, [protocol.encode(X)], [g], [h])):
+        assert cand is not None and levels
+        tree = cand.ranker
+        assert [(int(j), int(b), bool(v)) for j, b, v in zip(tree.feature, tree.bins, tree.nan_left)] == levels
+        np.testing.assert_allclose(tree.value, values, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -113,7 +113,8 @@ def test_a_constant_gradient_gives_no_tree_and_no_reason():
 
 
 @pytest.mark.parametrize("spec", ["trees:growth=oblivious,max_depth=6,subsample=1",
-                                  "trees:growth=oblivious,max_depth=7,subsample=0.7,colsample=0.8,random_strength=1"])
+                                  "trees:growth=oblivious,max_depth=7,subsample=0.7,colsample=0.8,random_strength=1",
+                                  "trees:growth=oblivious,max_depth=6,monotone=1/-1/0/0/0/0/0/0/0/0/0/1"])
 def test_oblivious_grower_does_not_depend_on_threads_above_every_parallel_threshold(spec):
     """20,000 rows: partitions, histograms and the gain pass run on 2 and 3 threads; the same trees."""
     n = 20_000

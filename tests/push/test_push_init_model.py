@@ -479,7 +479,7 @@ def test_the_learners_categorical_columns_are_categorical_features():
 
 
 @pytest.mark.parametrize("more_learner, ours, unasked", [
-    ("trees:monotone=1/0/0/0", "depthwise", True),
+    ("trees:growth=depthwise", "depthwise", False),
     ("trees:max_depth=4", "leafwise", True),
     ("trees:growth=leafwise", "leafwise", False),
 ])

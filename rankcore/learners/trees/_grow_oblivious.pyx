@@ -45,9 +45,16 @@ D. Interaction constraints (:meth:`ObliviousGrower.set_interactions`): every
    group, so below the root a level's mask is never empty; at the root it is
    when the tree draws no feature of a group, and the tree has no split.
    Without constraints a level's mask is the tree's colsample mask.
+E. Monotone constraints (:meth:`ObliviousGrower.set_monotone`): a
+   constrained feature's candidates add a node's gain only where its
+   children's Newton values keep the sign's order (the gain walks' ``sign``,
+   ``_oblivious_kernels._order_gains``); free features' walks are unchanged.
+   The grown tree's leaf values are projected onto the monotone order by the
+   caller (``_oblivious_monotone.monotone_grown``, from :meth:`cell_sums`),
+   as ``ObliviousSearch.result`` projects its own: both routes alike.
 """
 
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, uint8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from libc.math cimport fabs
@@ -136,6 +143,7 @@ cdef class ObliviousGrower:
     cdef double* work           # (d,)
     cdef uint8_t* live          # (d,) the feature has a candidate leaving min_samples_leaf rows each side at the root
     cdef Py_ssize_t* noise_key  # (d,) the number each feature's split noise is keyed by, or NULL: the feature itself
+    cdef int8_t* sign           # (d,) each feature's monotone sign, or NULL: no constraints
     cdef InteractionRule rule   # interaction constraints (rule.on): the tree's live groups in row 0, a level's mask
     cdef object rule_arrays     # the arrays rule points into
     cdef uint8_t table[256]
@@ -164,6 +172,7 @@ cdef class ObliviousGrower:
         self.random_strength = random_strength
         self.n_threads = n_threads
         self.noise_key = NULL
+        self.sign = NULL
         self.rule.on = False
         self.pool_cap = max(1, (1 << depth) // 2)
         cdef Py_ssize_t n = self.max_nodes, d = slots.fs.d + 1
@@ -227,6 +236,30 @@ cdef class ObliviousGrower:
         free(self.work)
         free(self.live)
         free(self.noise_key)
+        free(self.sign)
+
+    def set_monotone(self, signs):
+        """Score the candidates of each feature with sign s ≠ 0 (``signs``: int8, one per feature; None: none)
+        by their gain where the children's Newton values keep the sign's order, +0 elsewhere.
+
+        As ``ObliviousSearch`` scores them (``_oblivious_kernels._order_gains``);
+        the leaf values' projection onto the monotone order is the caller's
+        (``_oblivious_monotone.monotone_cells``, from :meth:`cell_sums`).
+        O(d) time and memory.
+        """
+        cdef Py_ssize_t j, d = self.fs.d
+        free(self.sign)
+        self.sign = NULL
+        if signs is None:
+            return
+        values = np.ascontiguousarray(signs, dtype=np.int8)
+        if values.ndim != 1 or values.shape[0] != d or not np.isin(values, (-1, 0, 1)).all():
+            raise ValueError(f"ObliviousGrower.set_monotone: expected {d} signs (-1, 0 or 1), one per feature")
+        self.sign = <int8_t*> malloc(max(d, 1) * sizeof(int8_t))
+        if self.sign == NULL:
+            raise MemoryError("ObliviousGrower.set_monotone: no memory for the signs")
+        for j in range(d):
+            self.sign[j] = values[j]
 
     def set_noise_key(self, keys):
         """Key feature j's split noise by ``keys[j]`` (non-negative integers, one per feature; None: by j).
@@ -375,6 +408,23 @@ cdef class ObliviousGrower:
                 so[node] = 1
                 derivative = derivative + self.G[node] * v
         return feature, bins, nan_left, gain, value, derivative, some_normal
+
+    def cell_sums(self):
+        """The grown tree's node of each cell (intp, 2^levels) and every node's Σg and Σh (float64, by node id):
+        what the monotone projection of its leaf values reads.  O(2^levels + nodes) time and memory."""
+        cdef Py_ssize_t cell, k
+        node = np.empty(self.n_cells, dtype=np.intp)
+        G = np.empty(self.max_nodes)
+        H = np.empty(self.max_nodes)
+        cdef Py_ssize_t[::1] no = node
+        cdef double[::1] go = G
+        cdef double[::1] ho = H
+        for cell in range(self.n_cells):
+            no[cell] = self.cells[cell]
+        for k in range(self.max_nodes):
+            go[k] = self.G[k]
+            ho[k] = self.H[k]
+        return node, G, H
 
     def cell_covers(self):
         """The grown tree's cover per cell (float64, 2^levels): the sampled rows of each cell's node, shared
@@ -613,6 +663,7 @@ cdef class ObliviousGrower:
         cdef Py_ssize_t k, s, s0, e
         cdef double* hist
         cdef bint search
+        cdef int sign = self.sign[j] if self.sign != NULL else 0
         self.feature_top[j] = 0.0
         if not mask[j]:
             return
@@ -634,21 +685,21 @@ cdef class ObliviousGrower:
             if self.sub_of[k] == k + 1:     # the larger child, its smaller sibling next
                 feature_gains_pair(hist, self.pool[self.hist_of[k + 1]], s0, fs.n_edges[j], search,
                                    self.C[k + 1] >= 2 * self.min_samples_leaf, False, self.min_samples_leaf,
-                                   min_weight, self.l2, self.gains)
+                                   min_weight, self.l2, self.gains, sign)
                 k += 2
             elif k + 1 < n_nodes and self.sub_of[k + 1] == k:   # the smaller child, its larger sibling next
                 feature_gains_pair(self.pool[self.hist_of[k + 1]], hist, s0, fs.n_edges[j],
                                    self.C[k + 1] >= 2 * self.min_samples_leaf, search, True, self.min_samples_leaf,
-                                   min_weight, self.l2, self.gains)
+                                   min_weight, self.l2, self.gains, sign)
                 k += 2
             elif self.sub_of[k] >= 0:       # (a larger child whose sibling is not next to it: not grown so)
                 feature_gains_sub_add(hist, self.pool[self.hist_of[self.sub_of[k]]], s0, fs.n_edges[j], search,
-                                      self.min_samples_leaf, min_weight, self.l2, self.gains)
+                                      self.min_samples_leaf, min_weight, self.l2, self.gains, sign)
                 k += 1
             else:
                 if search:
                     feature_gains_add(hist, s0, fs.n_edges[j], self.min_samples_leaf, min_weight, self.l2,
-                                      self.gains)
+                                      self.gains, sign)
                 k += 1
         self.feature_top[j] = feature_best_gain(self.gains, s0, fs.n_edges[j])
 

@@ -1,8 +1,7 @@
 """The ``trees`` learner prepared on a training set: bins, code columns, blocks, the two search routes.
 
-:class:`TreeLayout` encodes blocks of rows (:class:`TreeBlock`: row-major
-bin codes and the per-fit buffers) and searches a tree per iteration by
-either route:
+:class:`TreeLayout` encodes blocks of rows (:class:`TreeBlock`: row-major bin codes and the
+per-fit buffers) and searches a tree per iteration by either route:
 
 * the **multi-pass protocol** (``begin_search`` / ``block_pass``, the
   client's :class:`~rankcore.learners.trees._search.TreeSearch`): one
@@ -39,6 +38,7 @@ from ._monotone import checked_signs
 from ._oblivious import ObliviousSearch, oblivious_depth
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._oblivious_kernels import oblivious_columns
+from ._oblivious_monotone import monotone_grown
 from ._search import BatchedTreeSearch, TreeSearch, _Split
 from ._ranker import ALL_LEFT, TIE_TOLERANCE, TreeRanker
 from ._row_draws import GOLDEN, MASK64, bagging_weights, row_hash
@@ -195,7 +195,7 @@ class TreeLayout(LearnerLayout):
         for key, v in params.items():
             setattr(self, key, v)
         # each feature's monotone sign (int8), or None: no constraints
-        self.monotone = checked_signs(monotone, self.n_features, self.categories, self.bundles, self.growth)
+        self.monotone = checked_signs(monotone, self.n_features, self.categories, self.bundles)
         self.positive_steps = self.monotone is not None     # the driver adds these trees only with α > 0
         # the interaction groups of features (``_interactions.InteractionGroups``), or None: no constraints
         self.interactions = checked_groups(interactions, self.n_features)
@@ -639,6 +639,7 @@ class TreeLayout(LearnerLayout):
                 int(n_threads))
             self._grower.set_noise_key(self.columns)    # noise keyed by the columns of X: the same trees
             self._grower.set_interactions(native_groups(getattr(self, "interactions", None)))
+            self._grower.set_monotone(getattr(self, "monotone", None))
         grower = self._grower
         self._grow_on(block, grower, g, h, unit_h, seed, mask)
         block.grown = None
@@ -648,6 +649,8 @@ class TreeLayout(LearnerLayout):
             self._replay(block, g, h, seed, mask)
             return None
         feature, bins, nan_left, gain, value, derivative, some_normal = tree
+        if getattr(self, "monotone", None) is not None and self.monotone[feature].any():   # projected leaves
+            value, derivative, some_normal = monotone_grown(grower, float(self.l2), self.monotone[feature])
         # (the grower already checked the leaf values: the reason is worked out only for a refused tree)
         self.last_no_split = None if some_normal else underflow_reason(value, float(self.l2))
         if self.last_no_split is not None:         # the tree is no direction at all

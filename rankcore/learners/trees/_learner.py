@@ -158,7 +158,9 @@ class Trees(Learner):
     the ``stumps`` rule with ``max_bins`` ≤ 255 plus one bin for NaN.
     ``growth="depthwise"`` splits a level per pass; ``growth="oblivious"``
     grows symmetric trees, one split per level (``_oblivious.py``),
-    saved as ``oblivious_tree`` records and predicted by bit index.
+    saved as ``oblivious_tree`` records and predicted by bit index
+    (``monotone`` signs project their leaf values onto the monotone order,
+    ``_oblivious_monotone.py``).
     ``leaf_newton_steps=k`` takes k Newton steps on each tree's leaf values
     (its splits fixed) instead of one: each further step sums the
     objective's gradient and curvature G, H per leaf again at the scores
@@ -255,12 +257,6 @@ class Trees(Learner):
         """Whether ``monotone`` constrains any column (a sign other than 0)."""
         return any(v != "0" for v in self.monotone.split("/")) if self.monotone else False
 
-    @property
-    def constrained(self) -> bool:
-        """Whether the trees have constraints oblivious trees refuse: ``monotone`` signs (they take
-        ``interactions``)."""
-        return self.monotone_constrained
-
     def _validate(self) -> None:
         for name in ("learning_rate", "min_child_weight", "l2", "random_strength", "bagging_temperature"):
             if not math.isfinite(getattr(self, name)):
@@ -273,11 +269,8 @@ class Trees(Learner):
                 raise SpecError(f"learner {self.name!r}: growth='oblivious' does not split categorical columns "
                                 f"(categorical={self.categorical!r}); use growth='leafwise' or 'depthwise'")
         if self.monotone_constrained:
-            if self.growth == "oblivious":
-                raise SpecError(f"learner {self.name!r}: monotone constraints (monotone={self.monotone!r}) are not "
-                                f"supported with growth='oblivious'; use growth='leafwise' or 'depthwise'")
             if self.leaf_newton_steps > 1:
-                # the further steps move each leaf without its bounds: they could break the order
+                # the further steps move each leaf without its bounds (or its projection): they could break the order
                 raise SpecError(f"learner {self.name!r}: monotone={self.monotone!r} does not combine with "
                                 f"leaf_newton_steps={self.leaf_newton_steps} (the further steps would not keep the "
                                 f"leaves within their bounds); use leaf_newton_steps=1")
@@ -419,9 +412,7 @@ class Trees(Learner):
         if categories and self.growth == "oblivious":
             raise ValueError(f"learner {self.spec!r}: growth='oblivious' does not split categorical columns, got "
                              f"categorical_features {sorted(categories)}")
-        monotone = None
-        if self.growth != "oblivious":      # (refused with monotone signs by _validate)
-            monotone = feature_signs(self.monotone, len(edges), columns, categories or {})
+        monotone = feature_signs(self.monotone, len(edges), columns, categories or {})
         interactions = feature_groups(self.interactions, len(edges), columns)
         return TreeLayout(edges, params, bundles=bundles, categories=categories, random_state=random_state,
                           n_threads=n_threads, n_sparse_bundles=n_sparse_bundles, columns=columns, monotone=monotone,

@@ -7,6 +7,10 @@ method: each node has bounds [lo, hi] on its values, a split's children's
 values are clamped to them, a split of a constrained column whose clamped
 values go against its sign is not allowed, and such a split bounds its
 children by the midpoint of their values (``_split.split_bounds``).
+Oblivious trees (``growth="oblivious"``) score a constrained level's
+candidates by their gain where the children keep the sign's order, and
+project the grown tree's leaf values onto the monotone order exactly
+(``_oblivious_monotone.py``).
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ def unbundled(bundles: list[list[int]], n_sparse: int, signs: np.ndarray | None)
     return out, out_sparse
 
 
-def checked_signs(signs, n_features: int, categories: dict, bundles: list, growth: str) -> np.ndarray | None:
+def checked_signs(signs, n_features: int, categories: dict, bundles: list) -> np.ndarray | None:
     """A layout's monotone signs (int8, one per feature), checked; None when none is set or all are 0."""
     if signs is None:
         return None
@@ -113,9 +117,6 @@ def checked_signs(signs, n_features: int, categories: dict, bundles: list, growt
         raise ValueError(f"monotone: expected {n_features} signs (-1, 0 or 1), one per feature, got {signs!r}")
     if not signs.any():
         return None
-    if growth == "oblivious":
-        raise ValueError("monotone: constraints are not supported with growth='oblivious'; use growth='leafwise' or "
-                         "'depthwise'")
     if any(signs[j] for j in categories) or any(signs[j] for b in bundles for j in b):
         raise ValueError("monotone: a constrained feature must be numeric and in a code column of its own (not "
                          "categorical, not bundled)")

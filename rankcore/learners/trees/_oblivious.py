@@ -29,6 +29,13 @@ only the root can find no feature to search (the tree then has no split).
 The native grower keeps the same live groups (``_grow_oblivious.pyx``), so
 both routes grow the same trees.
 
+Monotone constraints (``layout.monotone``, signs per feature): a level's
+candidates on a constrained feature add a node's gain only where the
+children's Newton values keep the sign's order (``level_gains_add``'s
+``signs``), and the grown tree's leaf values are the exact projection of its
+Newton values onto the monotone order (``_oblivious_monotone.py``); the
+native grower scores and projects alike.
+
 Depth: ``max_depth`` when it is >= 0; otherwise, from ``max_leaves``: below
 its default 31, the deepest symmetric tree with at most ``max_leaves``
 leaves, ⌊log₂ max_leaves⌋; from 31 on (the default), max(6, ⌊log₂ max_leaves⌋) -- 6 is
@@ -44,6 +51,7 @@ import numpy as np
 from . import _oblivious_kernels as _kernels
 from .._base import Candidate
 from ._no_split import free_split_gain, underflow_reason, unsplit_reason
+from ._oblivious_monotone import monotone_cells
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TIE_TOLERANCE
 from ._search import MultiPassSearch
@@ -95,6 +103,7 @@ class ObliviousSearch(MultiPassSearch):
         self.level_mask = self.feature_mask if self.groups is None else self.groups.mask(self.live, self.feature_mask)
         self.root_mask = self.level_mask
         self.done = False
+        self.signs = getattr(layout, "monotone", None)       # int8 per feature, or None: no constraints
         self._base = np.ascontiguousarray(layout.slots.base, dtype=np.intp)
         self._n_edges = np.ascontiguousarray(layout.n_edges, dtype=np.intp)
 
@@ -145,6 +154,10 @@ class ObliviousSearch(MultiPassSearch):
             if node_id not in seen:
                 seen.add(node_id)
                 derivative += node["G"] * value[cell]
+        level_sign = self._level_signs()
+        if level_sign is not None:                          # the leaves projected onto the monotone order
+            value, derivative = monotone_cells(np.asarray(self.level), np.array([n["G"] for n in self.nodes]),
+                                               np.array([n["H"] for n in self.nodes]), lam, level_sign)
         self.layout.last_no_split = underflow_reason(value, lam)
         if self.layout.last_no_split is not None:         # the tree is no direction at all
             return None
@@ -154,6 +167,13 @@ class ObliviousSearch(MultiPassSearch):
                                      cover=self._cell_covers())
         ranker.search_id = self.seed          # lets evaluate() know the tree is the block's current one
         return Candidate(ranker, float(derivative))
+
+    def _level_signs(self) -> np.ndarray | None:
+        """Each level's monotone sign (its feature's), or None when no level splits a constrained feature."""
+        if self.signs is None:
+            return None
+        signs = self.signs[[j for j, _, _, _ in self.levels]]
+        return signs if signs.any() else None
 
     def _cell_covers(self) -> np.ndarray:
         """Each cell's cover: its node's row count, shared equally by the cells below a node that was not split
@@ -180,7 +200,7 @@ class ObliviousSearch(MultiPassSearch):
         for i in active:
             _kernels.level_gains_add(self.hists[i], self._base, self._n_edges, mask,
                                      float(lay.min_samples_leaf), float(self.min_weight), float(lay.l2), gains,
-                                     int(lay.n_threads))
+                                     int(lay.n_threads), self.signs)
         # the noise is keyed by the columns of X (``TreeLayout.columns``), as the in-memory grower keys it
         best = _kernels.level_best(gains, self._base, self._n_edges, mask, TIE_TOLERANCE,
                                    float(lay.random_strength), self.seed, len(self.levels), lay.columns)

@@ -22,7 +22,9 @@ A. An oblivious tree splits every node of a level on one shared
    larger child's histogram by the sibling subtraction in the same walk),
    for every node of a level in one pass.  Only the candidates that can
    leave ``min_samples_leaf`` rows on both sides are computed (the others
-   add +0).
+   add +0).  A feature with a monotone sign adds a node's gain of a candidate
+   only where its children's Newton values keep the sign's order
+   (``_order_gains``; +0 elsewhere), after the same vector gains.
 B. ``level_best`` picks the candidate with the largest summed gain; ties
    (within ``tie_tolerance`` times the largest) go to the first in the order
    (feature, bin, NaN left before NaN right), as the other modes break them.
@@ -35,7 +37,7 @@ C. Prediction: a tree of depth D is D levels (feature, threshold, nan_left)
    that cell index itself (``estimator.apply``).
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.math cimport isnan
 from cython.parallel cimport prange
 
@@ -102,8 +104,34 @@ def vector_walks(on=None):
     return bool(previous)
 
 
+cdef inline void _order_gains(const double* p, Py_ssize_t lo, Py_ssize_t hi, int nan_left, const rc_level_args* a,
+                              int sign, double* g) noexcept nogil:
+    """Zero the gains g[lo..hi] of the candidates whose children's Newton values go against ``sign``.
+
+    A candidate keeps its gain iff sign·(v_R − v_L) > 0, v = −G/(H + λ) of
+    each side (the right side holds the larger values of the feature): a
+    pair of children in the wrong order is pooled by the projection onto the
+    monotone order (``_oblivious_monotone``) to the parent's value, which
+    gains exactly 0 (so does a pair of equal values).  The sides' sums are
+    ``rc_level_gain``'s.  O(hi − lo) time, no allocation.
+    """
+    cdef Py_ssize_t b
+    cdef double lg, lh, rg, rh
+    for b in range(lo, hi + 1):
+        lg = p[4 * b]
+        lh = p[4 * b + 1]
+        if nan_left:
+            lg = lg + a.ng
+            lh = lh + a.nh
+        rg = a.tg - lg
+        rh = a.th - lh
+        if lh + a.l2 <= 0.0 or rh + a.l2 <= 0.0 or not sign * (lg / (lh + a.l2) - rg / (rh + a.l2)) > 0:
+            g[b] = 0.0
+
+
 cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* nan, double min_samples_leaf,
-                                  double min_child_weight, double l2, Py_ssize_t s0, double* out) noexcept nogil:
+                                  double min_child_weight, double l2, Py_ssize_t s0, double* out,
+                                  int sign) noexcept nogil:
     """Add one node's gains of one feature's candidates to ``out`` from its cumulative sums over bins 0..b.
 
     ``p``: the sums of bins 0..b at p[4b], p[4b + 1], p[4b + 2] (Σg, Σh,
@@ -116,7 +144,9 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
     range has a side below the minimum whichever side NaN takes, gains +0
     there, and adding +0 changes no sum (the sums never hold −0: they start
     at +0 and every gain is +0 or a sum of squares' quotients minus the
-    parent's).  O(nb) time, no allocation.
+    parent's).  ``sign`` (the feature's monotone sign; 0: none): the
+    candidates whose children go against it gain +0 (``_order_gains``).
+    O(nb) time, no allocation.
     """
     cdef Py_ssize_t b, lo, hi
     cdef double g0[MAX_EDGES + 1]
@@ -144,12 +174,16 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
     a.msl = min_samples_leaf
     a.mcw = min_child_weight
     rc_level_gains(p + 4 * lo, hi - lo + 1, 0, &a, g1 + lo)
+    if sign != 0:
+        _order_gains(p, lo, hi, 0, &a, sign, g1)
     if a.ng == 0 and a.nh == 0 and a.nc == 0:          # x + 0 is x for these sums: NaN left is NaN right
         for b in range(lo, hi + 1):
             out[2 * (s0 + b)] += g1[b]
             out[2 * (s0 + b) + 1] += g1[b]
         return
     rc_level_gains(p + 4 * lo, hi - lo + 1, 1, &a, g0 + lo)
+    if sign != 0:
+        _order_gains(p, lo, hi, 1, &a, sign, g0)
     for b in range(lo, hi + 1):
         out[2 * (s0 + b)] += g0[b]
         out[2 * (s0 + b) + 1] += g1[b]
@@ -158,7 +192,8 @@ cdef inline void _candidate_gains(const double* p, Py_ssize_t nb, const double* 
 cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's Σg, Σh, count per slot
                             Py_ssize_t s0, Py_ssize_t nb,  # the feature's slots s0 .. s0 + nb + 1 (NaN last)
                             double min_samples_leaf, double min_child_weight, double l2,
-                            double* out) noexcept nogil:    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                            double* out,                    # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                            int sign) noexcept nogil:       # the feature's monotone sign (0: none)
     """Add one node's gain of every candidate (bin, NaN side) of one feature to ``out`` (nb <= MAX_EDGES).
 
     The cumulative sums over bins 0..b (``rc_prefix_add``), then every
@@ -172,7 +207,7 @@ cdef void feature_gains_add(const double* hist,        # IN  (S, 3) one node's �
     cdef double scratch[SUMS_SCRATCH]
     cdef double* p = rc_sums_start(scratch, hist + 3 * s0)
     rc_prefix_add(hist + 3 * s0, nb, p)
-    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign)
 
 
 cdef inline void _subtract_nan_slot(double* hist, const double* small, Py_ssize_t s) noexcept nogil:
@@ -186,7 +221,7 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
                                 const double* small,   # IN  (S, 3) the smaller sibling's histogram
                                 Py_ssize_t s0, Py_ssize_t nb, bint search,
                                 double min_samples_leaf, double min_child_weight, double l2,
-                                double* out) noexcept nogil:
+                                double* out, int sign) noexcept nogil:
     """The sibling subtraction of one feature's slots, and with ``search`` its gains added (``feature_gains_add``).
 
     One walk over the slots (``rc_prefix_sub``): each bin's difference is
@@ -204,14 +239,15 @@ cdef void feature_gains_sub_add(double* hist,          # IN/OUT (S, 3) the large
     p = rc_sums_start(scratch, hist + 3 * s0)
     rc_prefix_sub(hist + 3 * s0, small + 3 * s0, nb, p)
     _subtract_nan_slot(hist, small, s0 + nb + 1)
-    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out)
+    _candidate_gains(p, nb, hist + 3 * (s0 + nb + 1), min_samples_leaf, min_child_weight, l2, s0, out, sign)
 
 
 cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger child's buffer: parent − small
                              const double* small,  # IN  (S, 3) the smaller sibling's histogram
                              Py_ssize_t s0, Py_ssize_t nb, bint search_large, bint search_small,
                              bint small_first, double min_samples_leaf, double min_child_weight, double l2,
-                             double* out) noexcept nogil:   # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                             double* out,                   # IN/OUT (S, 2) summed gains (NaN left, NaN right)
+                             int sign) noexcept nogil:      # the feature's monotone sign (0: none)
     """Two siblings of a level in one walk: the larger child's subtraction and both children's gains.
 
     What ``feature_gains_add`` on the smaller child and ``feature_gains_sub_add``
@@ -233,12 +269,12 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     cdef const double* y
     if not search_large:
         # only the smaller child's gains to add: no larger child's sums to run beside them
-        feature_gains_sub_add(hist, small, s0, nb, False, min_samples_leaf, min_child_weight, l2, out)
+        feature_gains_sub_add(hist, small, s0, nb, False, min_samples_leaf, min_child_weight, l2, out, sign)
         if search_small:
-            feature_gains_add(small, s0, nb, min_samples_leaf, min_child_weight, l2, out)
+            feature_gains_add(small, s0, nb, min_samples_leaf, min_child_weight, l2, out, sign)
         return
     if not search_small:
-        feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out)
+        feature_gains_sub_add(hist, small, s0, nb, True, min_samples_leaf, min_child_weight, l2, out, sign)
         return
     pl = rc_sums_start(scratch_large, hist + 3 * s0)
     ps = rc_sums_start(scratch_small, small + 3 * s0)
@@ -247,11 +283,11 @@ cdef void feature_gains_pair(double* hist,        # IN/OUT (S, 3) the larger chi
     x = hist + 3 * (s0 + nb + 1)
     y = small + 3 * (s0 + nb + 1)
     if small_first:
-        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
-        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign)
     else:
-        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out)
-        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out)
+        _candidate_gains(pl, nb, x, min_samples_leaf, min_child_weight, l2, s0, out, sign)
+        _candidate_gains(ps, nb, y, min_samples_leaf, min_child_weight, l2, s0, out, sign)
 
 
 cdef double feature_best_gain(const double* gains, Py_ssize_t s0, Py_ssize_t nb) noexcept nogil:
@@ -313,18 +349,29 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
                     const uint8_t[::1] feature_mask,  # IN  (d,) features searched
                     double min_samples_leaf, double min_child_weight, double l2,
                     double[:, ::1] out,               # IN/OUT (S, 2) summed gains (NaN left, NaN right)
-                    int n_threads=1):
+                    int n_threads=1,
+                    signs=None):                      # IN  (d,) int8 monotone signs, or None: none
     """Add the node's gain of every allowed candidate (feature, bin, NaN side) to ``out``.
 
+    ``signs``: a candidate of a feature with sign s ≠ 0 adds its gain only
+    where its children's Newton values are in the sign's order (``_order_gains``).
     O(S) time, no allocation, parallel over features (each slot is written
     by one thread: the sums do not depend on ``n_threads``).
     """
     cdef Py_ssize_t d = base.shape[0], S = hist.shape[0], j
+    cdef const int8_t[::1] sg
+    cdef const int8_t* sign_of = NULL
     if n_edges.shape[0] != d or feature_mask.shape[0] != d or hist.shape[1] != 3 or out.shape[0] != S \
             or out.shape[1] != 2:
         raise ValueError(f"level_gains_add: expected hist (S, 3), out (S, 2) and base, n_edges, feature_mask "
                          f"of one entry per feature")
     _check_feature_slots("level_gains_add", base, n_edges, S)
+    if signs is not None:
+        sg = np.ascontiguousarray(signs, dtype=np.int8)
+        if sg.shape[0] != d:
+            raise ValueError(f"level_gains_add: signs must hold one entry per feature ({d}), got {sg.shape[0]}")
+        if d > 0:
+            sign_of = &sg[0]
     if d == 0:
         return
     n_threads = threads_for(<double> S * 8, n_threads, 65536.0)
@@ -332,7 +379,7 @@ def level_gains_add(const double[:, ::1] hist,        # IN  (S, 3) one node's Σ
         for j in prange(d, schedule="static", num_threads=n_threads):
             if feature_mask[j]:
                 feature_gains_add(&hist[0, 0], base[j], n_edges[j], min_samples_leaf, min_child_weight, l2,
-                                  &out[0, 0])
+                                  &out[0, 0], sign_of[j] if sign_of != NULL else 0)
 
 
 def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent's histogram; the larger child's
@@ -356,7 +403,7 @@ def level_gains_sub_add(double[:, ::1] hist,          # IN/OUT (S, 3) the parent
     with nogil:
         for j in range(d):
             feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], feature_mask[j] != 0,
-                                  min_samples_leaf, min_child_weight, l2, &out[0, 0])
+                                  min_samples_leaf, min_child_weight, l2, &out[0, 0], 0)
             top[j] = feature_best_gain(&out[0, 0], base[j], n_edges[j]) if feature_mask[j] else 0.0
 
 
@@ -381,10 +428,10 @@ def level_gains_pair(double[:, ::1] hist,             # IN/OUT (S, 3) the parent
         for j in range(d):
             if feature_mask[j]:
                 feature_gains_pair(&hist[0, 0], &small[0, 0], base[j], n_edges[j], search_large, search_small,
-                                   small_first, min_samples_leaf, min_child_weight, l2, &out[0, 0])
+                                   small_first, min_samples_leaf, min_child_weight, l2, &out[0, 0], 0)
             else:
                 feature_gains_sub_add(&hist[0, 0], &small[0, 0], base[j], n_edges[j], False, min_samples_leaf,
-                                      min_child_weight, l2, &out[0, 0])
+                                      min_child_weight, l2, &out[0, 0], 0)
 
 
 cdef bint choose_level_split(const double* gains,           # IN  (S, 2) summed gains (feature_gains_add)
