@@ -25,7 +25,7 @@ from .._caller import outside_stacklevel
 from .._threadsafe import fits_on_a_copy, reads_a_snapshot
 from ..base import Fitted, ignore_score_weights, require_score_queries
 from ..metrics import check_queries
-from ..objectives import BoundQueryBlocks, require_curvature
+from ..objectives import BoundQueryBlocks, curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
                     check_tie_break_scale, int_seed, prepend_init_model,
@@ -492,6 +492,8 @@ class _DaskBoost(ClientParameter):
         # the learner's declared preparation from the distributed rows (the in-memory rule; see _prepare.py)
         layout = learner.prepare_distributed(DaskRows(client, data, summary), thresholds=self.thresholds,
                                              random_state=seed, n_threads=1)
+        if hasattr(layout, "curvature_unit"):       # the in-memory fit's, from the training rows' totals
+            layout.curvature_unit = curvature_unit(objective, data.n_rows, summary.weight)
         problem = probe
         kind = backend_kind(problem, layout)
         shards = start_shards(client, data, layout, objective.spec, classes, task, random_state=seed)

@@ -183,6 +183,10 @@ class LearnerLayout:
     #: driver only uses to stop when it is about zero (its line search evaluates
     #: the ranker on every row).
     sampled_derivative: bool = False
+    #: The curvature of one row of unit curvature in the objective's scale (``rankcore.objectives.curvature_unit``),
+    #: set by the driver at the start of a fit; 0: the objective declares none.  The trees' ``min_child_weight``
+    #: floor never falls below that many such rows.
+    curvature_unit: float = 0.0
     #: ``evaluate(ranker, encoded, out=buffer)`` writes h into a float64 buffer of the
     #: block's length (and returns it): a backend then allocates nothing per iteration.
     evaluates_into: ClassVar[bool] = False

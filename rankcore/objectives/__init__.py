@@ -6,7 +6,9 @@ from ._position_effects import PositionEffects, check_positions, effects_step, p
 from ._push import PushObjective
 from ._query_blocks import BoundQueryBlocks
 from ._query_rmse import QueryRMSETerm
+from ._valueless import curvature_unit
 
 __all__ = ["Objective", "BoundObjective", "BoundSeparable", "LinePoint", "RowBlock", "PushObjective",
            "LineSearchResult", "CheckedLine", "clip_hessian", "HESSIAN_FLOOR", "BoundQueryBlocks", "QueryRMSETerm",
-           "PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature"]
+           "PositionEffects", "check_positions", "effects_step", "place_sums", "require_curvature",
+           "curvature_unit"]

@@ -19,7 +19,7 @@ from ..metrics import Queries
 from ._base import BoundObjective, Objective, clip_hessian
 
 __all__ = ["ValuelessQueryObjective", "RandomizedQueryObjective", "BoundValuelessObjective", "checked_rows",
-           "checked_vector", "seed_of"]
+           "checked_vector", "seed_of", "curvature_unit"]
 
 
 class ValuelessQueryObjective(Objective):
@@ -56,6 +56,24 @@ class RandomizedQueryObjective(ValuelessQueryObjective):
         self.check_queries(queries)
         return self.bound_type(self, y, sample_weight, queries, seed_of(random_state), int(first_row),
                                n_threads=n_threads)
+
+
+def curvature_unit(objective, n_rows: int, total_weight: float | None = None) -> float:
+    """The curvature of one row of unit curvature in ``objective``'s scale, at the mean sample weight; 0: none.
+
+    An objective whose gradient is per row (``per_row_gradient``: lambdarank,
+    yetirank, xendcg, as LightGBM defines them) gives each row its own
+    curvature times its weight: one row of unit curvature at the mean weight
+    is Σw / n, 1 without weights (``total_weight`` None).  The trees'
+    ``min_child_weight`` floor never falls below that many such rows, however
+    small the curvatures become (docs/trees.md).  Any other objective -- the
+    derivatives of one number for the whole set -- declares none: 0.
+    """
+    n_rows = int(n_rows)
+    if not getattr(objective, "per_row_gradient", False) or n_rows <= 0:
+        return 0.0
+    unit = 1.0 if total_weight is None else float(total_weight) / n_rows
+    return unit if math.isfinite(unit) and unit > 0 else 0.0
 
 
 def seed_of(random_state) -> int:

@@ -44,7 +44,7 @@ from ._params import DEFAULT_N_ITER, PUSH_FITTED, STOP_REASONS
 from ._persistence import restore_push_state
 from ._progress import IterationInfo, Progress, check_callbacks, run_callbacks
 from ..metrics import Queries, check_queries
-from ..objectives import PositionEffects
+from ..objectives import PositionEffects, curvature_unit
 from ._row_inputs import RowInputs, check_eval_init_scores, check_init_score, warn_nothing_kept, warn_one_sided_init
 from ._queries import (check_grades, check_rows, check_some_query_ranks, query_positions,
                        query_rows, row_weights, single_grade_queries, subset)
@@ -484,6 +484,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             if objective.randomized:              # its noise follows the fit's seed
                 extra_bind["random_state"] = seed
             problem = objective.bind(y, w, n_threads=n_threads, **extra_bind)
+            if hasattr(layout, "curvature_unit"):    # the trees' min_child_weight floor, in the objective's scale
+                layout.curvature_unit = curvature_unit(objective, y.shape[0], None if w is None else np.sum(w))
             positions = inputs.positions
             if positions is not None:
                 problem = PositionEffects(problem, positions.codes, positions.ids.shape[0],

@@ -167,3 +167,22 @@ def test_initial_scores_move_with_their_rows_beside_display_positions(dask_clien
     local = rankcore.PushBoost(**params).fit(X, clicks, qid=qid, position=position, init_score=base)
     assert_same_model(model, local, X, exact=False)
     np.testing.assert_allclose(model.position_effects_, local.position_effects_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:boosting stopped")
+@pytest.mark.parametrize("objective", ["xendcg", "lambdarank", "yetirank"])
+def test_saturating_initial_scores_keep_the_trees_curvature_floor_on_dask(dask_client, objective):  # noqa: F811
+    # initial scores far apart saturate these objectives' curvatures towards 0: the shards' trees hold every leaf
+    # to min_child_weight rows of unit curvature (the objective's curvature_unit from the training rows' totals),
+    # as in memory, and the model stays bounded
+    X, y, qid = graded_queries(0, n_queries=30)
+    base = 100.0 * X[:, 0] - 40.0 * X[:, 1]
+    w = np.random.default_rng(2).uniform(0.5, 2.0, y.shape[0])
+    chunks = (90, 41, 120, X.shape[0] - 251)
+    Xd, yd, based, wd = as_dask(X, y, base, w, chunks=chunks)
+    qd = da.from_array(np.asarray(qid), chunks=(chunks,))
+    params = dict(objective=objective, learner="trees:max_leaves=8,min_samples_leaf=2", n_iter=6, random_state=2)
+    model = DaskPushBoost(placement="distributed", **params).fit(Xd, yd, sample_weight=wd, qid=qd, init_score=based)
+    local = rankcore.PushBoost(n_jobs=1, **params).fit(X, y, sample_weight=w, qid=qid, init_score=base)
+    assert_same_model(model, local, X, exact=False)
+    assert np.abs(local.decision_function(X)).max() < 1e4

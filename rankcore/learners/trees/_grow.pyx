@@ -120,7 +120,7 @@ cdef class TreeGrower:
         Leaf budget (>= 2) and depth limit (−1: none).
     min_samples_leaf, min_child_weight, l2, tie_tolerance : float
         As in ``TreeSearch``; ``min_child_weight`` is in units of the root's
-        mean curvature H/C.
+        mean curvature H/C, or of ``grow``'s ``curvature_unit`` when larger.
     cat_smooth : float
         Categorical splits: added to each category's curvature when ordering
         categories, in units of the root's mean curvature.
@@ -150,6 +150,7 @@ cdef class TreeGrower:
     cdef Py_ssize_t max_leaves, max_nodes, max_depth
     cdef SplitParams base_params        # as given (min_child_weight, cat_smooth per average row)
     cdef SplitParams params             # this tree's: min_child_weight, cat_smooth scaled in grow
+    cdef double curvature_unit          # grow()'s: the least mean curvature min_child_weight counts rows of
     cdef bint depthwise
     cdef int n_threads
     cdef double** pool
@@ -334,7 +335,7 @@ cdef class TreeGrower:
              const double[::1] h, int32_t[::1] idx,
              int32_t[::1] scratch, double[::1] og, double[::1] oh, const uint8_t[::1] feature_mask,
              uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None, Py_ssize_t offset=0,
-             bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None):
+             bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None, double curvature_unit=0.0):
         """Grow one tree on the block; returns the number of nodes (1: no split).
 
         ``sample``: keep row r iff splitmix64(seed_shift + position) <
@@ -346,6 +347,7 @@ cdef class TreeGrower:
         histograms then read the sparse columns' slots from it (the same tree).
         ``root_counts``: ``_histogram.root_counts`` of the block or None (read
         when every row is in the tree: the root's histogram copies them).
+        ``curvature_unit``: ``_search.curvature_floor``'s (0: the floor is min_child_weight·H/C).
 
         O(n + m·c) time for the row sample and the root's histogram of m sampled rows over c code columns,
         then per split of a node of r rows O(m'·c + r + S): the smaller child's m' rows, the partition, the S
@@ -371,6 +373,7 @@ cdef class TreeGrower:
                 rid_ptr = &rid[0]
         self._allocate_pool()
         self.params.noise_seed = noise_seed
+        self.curvature_unit = curvature_unit
         if n == 0:
             self.n_nodes = 0
             self.n_sampled = 0
@@ -409,7 +412,7 @@ cdef class TreeGrower:
         root counts or NULL, read when ``identity``)."""
         cdef const FeatureSlots* fs = self.fs
         cdef Py_ssize_t i, s, n_nodes = 1, n_leaves = 1, best, k, n_live, budget, base0
-        cdef double G = 0.0, H = 0.0, C = 0.0, top, thr, min_weight
+        cdef double G = 0.0, H = 0.0, C = 0.0, top, thr, mean_h
         cdef double* hist
         cdef double* Gv = self.p_G
         cdef double* Hv = self.p_H
@@ -445,9 +448,8 @@ cdef class TreeGrower:
         Cv[0] = C
         if C <= 0 or fs.d == 0:
             return 1
-        # min_child_weight counts average rows: objectives normalize their curvature differently
-        min_weight = self.base_params.min_child_weight * (H / C)
-        self.params.min_child_weight = min_weight
+        mean_h = H / C          # _search.curvature_floor: rows of the mean curvature, or of curvature_unit if more
+        self.params.min_child_weight = self.base_params.min_child_weight * max(mean_h, self.curvature_unit)
         self.params.cat_smooth = self.base_params.cat_smooth * (H / C)
         self._consider(0, mask, -1)
         while n_leaves < self.max_leaves:

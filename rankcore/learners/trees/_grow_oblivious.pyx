@@ -94,7 +94,7 @@ cdef class ObliviousGrower:
         The tree's depth D, 0..16 (``_oblivious.oblivious_depth``).
     min_samples_leaf, min_child_weight, l2, tie_tolerance : float
         As in ``ObliviousSearch``; ``min_child_weight`` is in units of the
-        root's mean curvature H/C.
+        root's mean curvature H/C, or of ``grow``'s ``curvature_unit`` when larger.
     random_strength : float
         Noise on each level's choice of feature (``_split_noise.pxd``); 0: none.
     n_threads : int
@@ -111,6 +111,7 @@ cdef class ObliviousGrower:
     cdef const FeatureSlots* fs
     cdef Py_ssize_t depth, max_nodes, n_cells
     cdef double min_samples_leaf, min_child_weight, l2, tie_tolerance, random_strength
+    cdef double curvature_unit          # grow()'s: the least mean curvature min_child_weight counts rows of
     cdef int n_threads
     cdef readonly Py_ssize_t n_levels, n_sampled
     # histogram buffers: pool[k] for k < n_allocated, the free ones' indices in free_list[:n_free]
@@ -310,7 +311,8 @@ cdef class ObliviousGrower:
     def grow(self, const uint8_t[:, ::1] codes, const uint8_t[:, ::1] codes_t, const double[::1] g,
              const double[::1] h, int32_t[::1] idx, int32_t[::1] scratch, double[::1] og, double[::1] oh,
              const uint8_t[::1] feature_mask, uint64_t seed_shift, uint64_t keep_below, bint sample, row_ids=None,
-             Py_ssize_t offset=0, bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None):
+             Py_ssize_t offset=0, bint unit_h=False, uint64_t noise_seed=0, listed=None, root_counts=None,
+             double curvature_unit=0.0):
         """Grow one tree on the block; returns its number of levels (0: no split).
 
         The arguments are ``TreeGrower.grow``'s: ``sample``: keep row r iff
@@ -320,7 +322,8 @@ cdef class ObliviousGrower:
         tree's seed of the split noise; ``listed``: ``_histogram.listed_rows``
         or None; ``root_counts``: ``_histogram.root_counts`` of the block or
         None (read when every row is in the tree: copied into the root's
-        histogram, whose rows then add Σg and Σh only).
+        histogram, whose rows then add Σg and Σh only); ``curvature_unit``:
+        ``_search.curvature_floor``'s (0: the floor is min_child_weight·H/C).
 
         O(n + m·c) time for the row sample and the root's histogram of m sampled rows over c code columns,
         then per level O(m'·c + m + k·S): the smaller children's m' rows, the partitions, the gain pass over
@@ -353,6 +356,7 @@ cdef class ObliviousGrower:
             self.n_sampled = 0
             return 0
         self.out_of_memory = False
+        self.curvature_unit = curvature_unit
         with nogil:
             m = sample_rows(&idx[0], &scratch[0], n, seed_shift, keep_below, sample, rid_ptr, offset)
             self.n_sampled = m
@@ -507,8 +511,8 @@ cdef class ObliviousGrower:
             return 0
         # the threads that filled the root's columns (build_histogram's split): they search them too
         node_histogram_threads(m, fs.n_cols, self.n_threads, identity, &T_root, &T_gather_root)
-        # min_child_weight counts average rows: objectives normalize their curvature differently
-        min_weight = self.min_child_weight * (self.H[0] / self.C[0])
+        # _search.curvature_floor: rows of the mean curvature, or of curvature_unit when that is more
+        min_weight = self.min_child_weight * max(self.H[0] / self.C[0], self.curvature_unit)
         if self.rule.on:                            # the root's: the tree's features within every group
             rule_root(&self.rule)
             level_mask = rule_mask(&self.rule, 0, 0, mask)

@@ -611,9 +611,8 @@ class TreeLayout(LearnerLayout):
                  mask: np.ndarray) -> None:
         """One native grower's tree on the block (the row sample drawn from ``seed``), and the block's record of it.
 
-        With ``bagging_temperature`` > 0 the grower reads w·g and w·h (the
-        tree's weights, :func:`bagging_weights`): the same histograms, sums
-        and leaf values as :meth:`block_pass` builds from the plain g and h.
+        With ``bagging_temperature`` > 0 the grower reads w·g and w·h (the tree's weights, :func:`bagging_weights`):
+        the same histograms, sums and leaf values as :meth:`block_pass` builds from the plain g and h.
         """
         if self.bagging_temperature > 0:
             w = self._bag_weights(block, seed)
@@ -621,7 +620,8 @@ class TreeLayout(LearnerLayout):
         sample = self.subsample < 1.0
         grower.grow(block.codes, block.codes_t, g, h, block.idx, block.scratch, block.og, block.oh, mask,
                     (seed * GOLDEN) & MASK64, self._keep_below() if sample else 0, sample, block.row_ids,
-                    block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots))
+                    block.offset, unit_h, seed, block.listed, None if sample else block.root_counts(self.slots),
+                    curvature_unit=float(self.curvature_unit))
         block.ranges = {}
         block.tree_id = seed
         block.full = grower.n_sampled == block.n_rows

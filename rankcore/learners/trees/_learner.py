@@ -183,7 +183,9 @@ class Trees(Learner):
                       "floor(log2(max_leaves)) below 31 leaves, else at least 6), predicted by bit index"),
         Parameter("min_samples_leaf", int, default=20, minimum=1, doc="rows per leaf, at least"),
         Parameter("min_child_weight", float, default=1e-3, minimum=0.0,
-                  doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature"),
+                  doc="sum of curvatures per leaf, at least, in units of the mean per-row curvature, or of a row of "
+                      "unit curvature in the objective's scale when that is more (lambdarank, yetirank, xendcg: "
+                      "LightGBM's min_sum_hessian_in_leaf; docs/trees.md, The curvature floor)"),
         Parameter("l2", float, default=0.0, minimum=0.0, doc="L2 penalty of the leaf values"),
         Parameter("subsample", float, default=0.8, minimum=0.0, maximum=1.0, exclusive_minimum=True,
                   doc="fraction of rows per tree (seeded; 1 = every row)"),

@@ -54,7 +54,7 @@ from ._no_split import free_split_gain, underflow_reason, unsplit_reason
 from ._oblivious_monotone import monotone_cells
 from ._oblivious_ranker import ObliviousTreeRanker
 from ._ranker import TIE_TOLERANCE
-from ._search import MultiPassSearch
+from ._search import MultiPassSearch, curvature_floor
 
 __all__ = ["ObliviousSearch", "oblivious_depth", "DEFAULT_DEPTH", "MAX_DEPTH"]
 
@@ -118,8 +118,7 @@ class ObliviousSearch(MultiPassSearch):
             if C <= 0 or not lay.n_features or self.depth < 1:
                 self.done = True
                 return
-            # min_child_weight counts average rows: objectives normalize their curvature differently
-            self.min_weight = lay.min_child_weight * (H / C)
+            self.min_weight = curvature_floor(lay.min_child_weight, H, C, lay.curvature_unit)
             self.hists[0] = total
             return
         k = 0
