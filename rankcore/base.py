@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import ClassifierTags
 
+from ._state_fields import checked_relevant_label, relevant_label_to_state
 from ._threadsafe import fits_on_a_copy, reads_a_snapshot
 from .spec import REQUIRED, Component, Kind, Parameter, ParameterError, show_value
 
@@ -421,9 +422,12 @@ def string_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-#: The fitted attributes every estimator has: those scikit-learn's ``validate_data`` sets, and the
-#: setup record a fit worked from (:meth:`Ranker._setup_record`; each fit starts without one).
-COMMON_FITTED = (Fitted("n_features_in_"), Fitted("feature_names_in_", optional=True), Fitted("_setup_cache"))
+#: The fitted attributes every estimator has: those scikit-learn's ``validate_data`` sets, the setup record a
+#: fit worked from (:meth:`Ranker._setup_record`; each fit starts without one) and the relevant label.
+COMMON_FITTED = (Fitted("n_features_in_"), Fitted("feature_names_in_", optional=True), Fitted("_setup_cache"),
+                 # the data file's label a one-list model of the command line ranks first (``--positive``): set after
+                 # the fit, saved and checked by the base class for every estimator (``_LABEL_KEY``)
+                 Fitted("relevant_label_", optional=True))
 
 
 # --------------------------------------------------------------------------
@@ -659,6 +663,11 @@ class Ranker(BaseEstimator):
             # every model keeps the column names it was fitted on, declared or not (a plugin's may not declare
             # them): without them a frame or a CSV file of other columns would be scored by position
             state[_NAMES_KEY] = string_list(names)
+        label = self.__dict__.get("relevant_label_")
+        if label is not None:
+            # every one-list model the command line fits keeps the data file's label it ranks first (``--positive``):
+            # ``rankcore evaluate`` and a continuation read the file's labels with it
+            state[_LABEL_KEY] = relevant_label_to_state(label)
         return state
 
     def _set_fitted_state(self, state: dict) -> None:
@@ -672,8 +681,9 @@ class Ranker(BaseEstimator):
         except (TypeError, ValueError) as exc:
             self._state_error(f"invalid parameters: {exc}")
         names = None
+        state = dict(state)
+        label = state.pop(_LABEL_KEY, None)         # absent from files of earlier versions: none recorded
         if _NAMES_KEY in state and not _declares_names(type(self)):
-            state = dict(state)
             names = state.pop(_NAMES_KEY)
             if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
                 self._state_error(f"{_NAMES_KEY} must be a list of column names")
@@ -682,6 +692,8 @@ class Ranker(BaseEstimator):
         if not required <= keys or not keys <= required | optional:
             self._state_error(f"unexpected or missing fields {sorted((keys - required - optional) | (required - keys))}")
         self._restore_fitted_state(state, setup)
+        if label is not None:
+            self.relevant_label_ = checked_relevant_label(label, self._state_error)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         restored = self.__dict__.get("feature_names_in_")
@@ -710,6 +722,8 @@ class Ranker(BaseEstimator):
 
 #: The model file's key of the column names a model was fitted on.
 _NAMES_KEY = "feature_names_in"
+#: The model file's key of the data file's label a one-list model ranks first (``rankcore fit --positive``).
+_LABEL_KEY = "relevant_label"
 
 
 def _declares_names(cls: type) -> bool:

@@ -27,7 +27,11 @@ from .metrics import Queries, check_queries, evaluate
 from .registry import resolve
 from .validation import check_random_state_param, check_scores, effective_n_threads, int_seed
 
-__all__ = ["permutation_importance", "WITHIN"]
+__all__ = ["permutation_importance", "WITHIN", "DASK_MAX_ROWS"]
+
+#: The most rows of a Dask collection X that :func:`permutation_importance` computes into memory unless its
+#: ``max_rows`` says otherwise (1,000,000 rows of 100 float64 features: 800 MB).
+DASK_MAX_ROWS = 1_000_000
 
 #: What a column is shuffled over: every row, or the rows of each query apart.
 WITHIN = ("rows", "queries")
@@ -35,7 +39,8 @@ WITHIN = ("rows", "queries")
 
 def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group: Any = None, scoring: Any = None,
                            n_repeats: int = 5, random_state: Any = None, within: str = "rows",
-                           features: Any = None, init_score: Any = None, n_jobs: int | None = None) -> Bunch:
+                           features: Any = None, init_score: Any = None, n_jobs: int | None = None,
+                           max_rows: int | None = None) -> Bunch:
     """The drop of a ranking metric when each feature's column is shuffled.
 
     Parameters
@@ -61,36 +66,35 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     n_repeats : int >= 1, default 5
         Shuffles of each feature.
     random_state : None, int, RandomState or Generator
-        Every feature gets the same ``n_repeats`` permutations, from
-        ``numpy.random.default_rng(seed)``, ``seed`` the integer given (drawn
-        once from a RandomState or Generator): a feature's importances do
-        not depend on which others are listed.
+        Every feature gets the same ``n_repeats`` permutations, from ``numpy.random.default_rng(seed)``, ``seed``
+        the integer given (drawn once from a RandomState or Generator): a feature's importances do not depend on
+        which others are listed.
     within : {"rows", "queries"}, default "rows"
-        Shuffle each column over all rows, or within each query only (needs
-        ``qid`` or ``group``): a feature constant within each query (the
-        query's length, its language) then has importance exactly 0,
-        whatever it does over all rows.
+        Shuffle each column over all rows, or within each query only (needs ``qid`` or ``group``): a feature
+        constant within each query (the query's length, its language) then has importance exactly 0, whatever it
+        does over all rows.
     features : list or dict, optional
-        The columns to shuffle, by position or name (a DataFrame's column,
-        the model's ``feature_names_in_``): each item a column or a list of
-        columns shuffled together (one permutation for all, which keeps
-        their joint distribution); a dict names such groups.  None: every column.
+        The columns to shuffle, by position or name (a DataFrame's column, the model's ``feature_names_in_``): each
+        item a column or a list of columns shuffled together (one permutation for all, which keeps their joint
+        distribution); a dict names such groups.  None: every column.
     init_score : array-like of shape (n,), optional
         The rows' initial scores, for a model fitted from them: the metric
         of ``decision_function(X) + init_score``, as ``score`` gives it.
     n_jobs : int, optional
         Threads of the metric's sorts.  The model scores with its own threads
         (its ``n_jobs``); no pool is started around it.
+    max_rows : int >= 1, optional
+        The most rows of a Dask array or DataFrame X computed into memory (default :data:`DASK_MAX_ROWS`); more
+        are a ValueError saying how to sample them, none drawn silently.  ``y``, ``qid``, ``group``,
+        ``init_score`` may be Dask too.  In-memory X is not limited.
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``importances`` (n_features, n_repeats): the quality on X minus the
-        quality after each shuffle, greater-is-better (a lower-is-better
-        metric negated), so a positive value is a feature the ranking needs;
-        ``importances_mean``, ``importances_std`` (ddof 0) over the repeats;
-        ``baseline``: the metric on X as :func:`rankcore.evaluate` gives it
-        (``scoring=None``: ``model.score``); ``feature_names``: one per row of
+        ``importances`` (n_features, n_repeats): the quality on X minus the quality after each shuffle,
+        greater-is-better (a lower-is-better metric negated), so a positive value is a feature the ranking needs;
+        ``importances_mean``, ``importances_std`` (ddof 0) over the repeats; ``baseline``: the metric on X as
+        :func:`rankcore.evaluate` gives it (``scoring=None``: ``model.score``); ``feature_names``: one per row of
         ``importances`` (a group's joined by ``+``).
 
     Raises
@@ -98,12 +102,11 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     NotFittedError
         An unfitted ``model`` (a ValueError).
     ValueError, TypeError
-        Naming the argument: a model with neither ``decision_function`` nor
-        ``predict``, a Dask collection as X, ``y``/``qid`` of another length than X, a spec that is
-        not a registered scalar metric, ``n_repeats`` < 1, a feature out of
-        range or unknown, ``within="queries"`` without queries, no ``qid``
-        for a model fitted within queries (as its ``score``), ``qid`` with
-        ``scoring=None`` for a model whose ``score`` ranks one list.
+        Naming the argument: a model with neither ``decision_function`` nor ``predict``, a Dask collection X of
+        more than ``max_rows`` rows, ``y``/``qid`` of another length than X, a spec that is not a registered
+        scalar metric, ``n_repeats`` < 1, a feature out of range or unknown, ``within="queries"`` without queries,
+        no ``qid`` for a model fitted within queries (as its ``score``), ``qid`` with ``scoring=None`` for a model
+        whose ``score`` ranks one list.
 
     Notes
     -----
@@ -124,6 +127,7 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
     repeats = _check_repeats(n_repeats)
     check_random_state_param(random_state)
     effective_n_threads(n_jobs, name="n_jobs")
+    X, y, qid, group, init_score = _computed(X, y, qid, group, init_score, max_rows)
     table = _Columns(X, model)
     rows = _checked_rows(model, y, qid, group, init_score, within, table.n_rows)
     columns, names = _feature_columns(features, table.names)
@@ -135,11 +139,40 @@ def permutation_importance(model: Any, X: Any, y: Any, *, qid: Any = None, group
                  importances=importances, baseline=baseline(base_quality), feature_names=names)
 
 
-def _refuse_dask(X: Any) -> None:
-    """A Dask collection is lazy: its shape is not known and each shuffle would rewrite a column of it."""
-    if callable(getattr(X, "__dask_graph__", None)):
-        raise TypeError(f"X: a Dask {type(X).__name__} is lazy and permutation_importance shuffles its columns in "
-                        f"memory; pass an in-memory sample of it (X.compute(), or a sample's .compute())")
+def _is_dask(value: Any) -> bool:
+    return callable(getattr(value, "__dask_graph__", None))
+
+
+def _computed(X: Any, y: Any, qid: Any, group: Any, init_score: Any, max_rows: Any) -> tuple:
+    """(X, y, qid, group, init_score) with the Dask collections among them computed; X of at most ``max_rows``
+    rows (default :data:`DASK_MAX_ROWS`), else a ValueError saying how to sample it.  One pass over X to count
+    its rows when Dask does not know them, then one to compute it."""
+    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral)
+                                 or max_rows < 1):
+        raise ValueError(f"max_rows: expected an integer >= 1 or None, got {max_rows!r}")
+    if _is_dask(X):
+        limit = DASK_MAX_ROWS if max_rows is None else int(max_rows)
+        n = _dask_rows(X)
+        if n > limit:
+            raise ValueError(
+                f"X: a Dask {type(X).__name__} of {n:,} rows, more than max_rows={limit:,}: permutation_importance "
+                f"shuffles the columns in memory (one decision_function per feature and repeat). Pass "
+                f"max_rows={n} to compute it whole, or a sample of the rows with their labels (and query ids), "
+                f"drawn together: a Dask array's rows idx = np.sort(np.random.default_rng(0).choice({n}, "
+                f"{limit}, replace=False)), X[idx].compute(), y[idx].compute(); a DataFrame's, "
+                f"X.assign(_label=y).sample(frac={limit / n:.3g}, random_state=0).compute() split into X and y; "
+                f"within queries whole queries (X[qid.isin(chosen)])")
+    return tuple(value.compute() if _is_dask(value) else value for value in (X, y, qid, group, init_score))
+
+
+def _dask_rows(X: Any) -> int:
+    """The rows of a Dask array or DataFrame (one pass over it when the chunks' lengths are unknown)."""
+    n = X.shape[0]
+    if isinstance(n, numbers.Integral):
+        return int(n)
+    if hasattr(X, "compute_chunk_sizes"):           # an array of unknown chunk lengths (from a DataFrame, a filter)
+        return int(X.compute_chunk_sizes().shape[0])
+    return int(len(X))
 
 
 def _first_quality(quality: Callable[[Any], float], X: Any, scoring: Any) -> float:
@@ -382,7 +415,6 @@ class _Columns:
     """X with one column at a time replaced by a shuffle of it, without a copy of X per shuffle."""
 
     def __init__(self, X: Any, model: Any) -> None:
-        _refuse_dask(X)
         self.kind = "frame" if hasattr(X, "iloc") and hasattr(X, "columns") else \
             "sparse" if hasattr(X, "tocsc") else "array"
         if self.kind == "frame":

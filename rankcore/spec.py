@@ -148,7 +148,8 @@ _LIST_HINTS = {
     "interactions": "'+' joins a group's columns, '/' separates the groups: interactions=0+1 (one group) or 0/1 "
                     "(two groups)",
 }
-_GROUPS_RE = re.compile(r"[0-9+/\s]+")
+#: a list of groups of columns, by index or name (``interactions=age,income``)
+_GROUPS_RE = re.compile(r"[\w+/\s.-]+")
 
 
 def _list_hint(key: str, value: str, item: str) -> str:

@@ -46,7 +46,8 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     group.add_argument(
         "--label", metavar="COL",
         help="the label: a CSV column name (default 'label'), a .npy column index (default: the last "
-             "column) or an .npz array key (default 'y'); LIBSVM files carry it first on each line",
+             "column) or an .npz array key (default 'y'); LIBSVM files carry it first on each line (--label "
+             "is refused for them)",
     )
     group.add_argument(
         "--positive", metavar="VALUE",
@@ -55,7 +56,8 @@ def add_data_options(parser, *, categorical: bool = False, position: bool = Fals
     )
     group.add_argument(
         "--drop", metavar="COLS", default="",
-        help="comma-separated CSV columns that are neither features nor the label (ids, names)",
+        help="comma-separated columns that are neither features nor the label (ids, names): CSV header names, "
+             ".npz feature_names, or a LIBSVM file's index names (f3: the values of index 3)",
     )
     group.add_argument(
         "--qid", metavar="COLUMN",
@@ -140,8 +142,13 @@ def load(args, path: str, *, require_label: bool = True, n_features: int | None 
         drop = [column for column in drop if column in names] if names else drop
     elif beside is None and drop and path == getattr(args, "data", None):
         drop = _training_drop(args, path, drop)
+    label = args.label
+    if beside is not None and not _is_csv(path, args.data_format):
+        # --label and --drop name the training file's columns: a LIBSVM file beside it takes the indices among them
+        # (f3), and has its label first on each row
+        label, drop = _beside_options(path, args.data_format, label, drop)
     try:
-        data = load_data(path, label=args.label, require_label=require_label, drop=drop,
+        data = load_data(path, label=label, require_label=require_label, drop=drop,
                          fmt=args.data_format, n_features=n_features, categorical=categorical or None, keep=keep,
                          qid=getattr(args, "qid", None), feature_names=feature_names,
                          position=getattr(args, "position", None), require_position=require_position,
@@ -175,6 +182,16 @@ def _training_drop(args, path: str, drop: list[str]) -> list[str]:
         return drop
     own = header_names(os.fspath(path)) or []
     return [column for column in drop if column in own or not any(column in (names or ()) for names in headers)]
+
+
+def _beside_options(path, fmt: str | None, label, drop: list[str]) -> tuple:
+    """(--label, --drop) for a file of another format than CSV read beside the training file: a LIBSVM file takes
+    neither the label column nor the dropped columns that are not its index names (f3)."""
+    from .datasets import detect_format, index_names
+
+    if (fmt or detect_format(os.fspath(path))) != "libsvm":
+        return label, drop
+    return None, [column for column in drop if index_names([column]) is not None]
 
 
 def _is_csv(path, fmt: str | None) -> bool:

@@ -120,9 +120,10 @@ def check_relevant_label(model, label, path: str | None) -> None:
 
 
 def record_relevant_label(estimator, label) -> None:
-    """Keep the file's relevant label in a fitted one-list model that saves it (``relevant_label_``)."""
-    if "relevant_label_" in getattr(type(estimator), "_fitted_names", ()) and hasattr(estimator, "classes_"):
-        estimator.relevant_label_ = label.item() if hasattr(label, "item") else label
+    """Keep the data file's relevant label in a model fitted on one list, on the file's labels mapped to 1 (that
+    label) and 0 (``relevant_label_``): its model file records it whatever its kind (``rankcore.base.Ranker``), and
+    ``evaluate`` and a continuation read the labels with it.  The callers record none for a fit within queries."""
+    estimator.relevant_label_ = label.item() if hasattr(label, "item") else label
 
 
 def init_model_categorical(args, model) -> list[str] | None:

@@ -63,6 +63,7 @@ def run_permutation(args) -> int:
     from ._common import check_output
     from ._outputs import output_file, output_name
     from ._init_scores import check_scored_with_init_scores
+    from ._model_labels import evaluation_positive
     from ._models import check_model_missing
     from ._queries import query_labels
 
@@ -79,8 +80,10 @@ def run_permutation(args) -> int:
     check_model_missing(model, args.model, data)
     if args.within_queries and data.qid is None:
         raise CommandError("--within-queries: needs the rows' queries (--qid COLUMN, or a LIBSVM file's qid:)")
+    positive = args.positive
     if data.qid is None:
-        y = data.binary_target(args.positive, require_both=False)
+        positive = evaluation_positive(args, data, model, args.model)     # the label the model file records
+        y = data.binary_target(positive, require_both=False)
         classes = getattr(model, "classes_", None)
         if spec is None and classes is not None and len(classes) == 2:
             y = np.asarray(classes)[y]          # the model's own score reads its two classes
@@ -91,17 +94,19 @@ def run_permutation(args) -> int:
     result = permutation_importance(model, X, y, qid=data.qid, scoring=spec, n_repeats=repeats,
                                     random_state=args.random_state or 0,
                                     within="queries" if args.within_queries else "rows", init_score=data.init_score)
-    if data.qid is None:
+    if data.qid is None and positive is None:
         announce_positive(args, data)
     names = model_features(model) or list(data.feature_names)
     fmt = args.table_format or ("csv" if args.out else "text")
     order = np.argsort(-result.importances_mean, kind="stable")
-    columns = ["feature", "importance", "std"] + ([] if fmt == "text" else ["baseline"])
+    # the metric by name in every row: a file read later says what the importances are drops of, default or not
+    metric = spec or own_score_metric(model)
+    columns = ["feature", "importance", "std"] + ([] if fmt == "text" else ["baseline", "metric"])
     rows = [[names[j], float(result.importances_mean[j]), float(result.importances_std[j])]
-            + ([] if fmt == "text" else [float(result.baseline)]) for j in order]
+            + ([] if fmt == "text" else [float(result.baseline), metric]) for j in order]
     text = Table(columns, rows).render(fmt)
     if fmt == "text":
-        metric = spec or "the model's score"
+        metric = spec or f"{own_score_metric(model)} (the model's score)"
         within = " within queries" if args.within_queries else ""
         shuffles = "1 shuffle" if repeats == 1 else f"{repeats} shuffles"
         text = (f"{metric} {result.baseline:.4f}; importance = its drop when the feature is shuffled{within} "
@@ -113,6 +118,31 @@ def run_permutation(args) -> int:
         handle.write(text + "\n")
     info(args, f"wrote the permutation importances of {len(rows)} features to {output_name(args.out)}")
     return 0
+
+
+def own_score_metric(model) -> str:
+    """The spec of the metric the model's own ``score`` gives (``--permutation`` without ``--scoring``), from its
+    public state: ``metric_`` (ExactBoost, AutoRanker), a push model's ``scoring`` (its default: ``auc`` on two
+    labels, ``misrank`` on grades, ``ndcg@k:10`` within queries), the kernel's ``metric``, precision@k's
+    ``prec@k:K``; ``"score"`` for a model that says none."""
+    from ..push import QUERY_METRIC
+
+    fitted = getattr(model, "metric_", None)
+    if isinstance(getattr(fitted, "spec", fitted), str):
+        return getattr(fitted, "spec", fitted)
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    if "scoring" in params and hasattr(model, "task_"):          # the push family
+        scoring = params["scoring"]
+        if scoring not in (None, "objective"):
+            return str(getattr(scoring, "spec", scoring))
+        if getattr(model, "ranks_within_queries_", False):
+            return QUERY_METRIC
+        return "misrank" if model.task_ == "graded" else "auc"
+    for name, form in (("metric", "{}"), ("k", "prec@k:{}")):
+        value = params.get(name)
+        if isinstance(getattr(value, "spec", value), (str, int, float)) and not isinstance(value, bool):
+            return form.format(getattr(value, "spec", value))
+    return "score"
 
 
 def _scoring(text: str | None) -> str | None:

@@ -134,6 +134,7 @@ def build_estimator(args):
 def run(args) -> int:
     from ..persistence import save_model
     from .._progress import Progress
+    from ._init_models import record_relevant_label
 
     check_distinct_outputs({"--out": args.out, "--report": args.report})
     refuse_stdout(args.out, "--out")
@@ -171,6 +172,8 @@ def run(args) -> int:
         raise
     progress.close(f"chose {estimator.best_candidate_}")
     print(leaderboard_table(estimator).render(args.table_format), flush=True)
+    if qid is None:             # the file's label fitted as 1: what ``evaluate`` reads the labels with
+        record_relevant_label(estimator, data.relevant_label(args.positive))
     try:
         save_model(estimator, args.out)
     except TypeError as exc:

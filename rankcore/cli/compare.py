@@ -233,7 +233,7 @@ def run_comparison(configs: list[ModelConfig], splits: dict[str, tuple[np.ndarra
                                    f"{', '.join(feature_names)}") from None
             if str(exc).startswith("interactions:") and feature_names:
                 raise CommandError(f"{config.label}: {exc}; the indices count the feature columns in order from 0: "
-                                   f"{', '.join(feature_names)}") from None
+                                   f"{', '.join(feature_names)} (a column may also be given by its name)") from None
             raise CommandError(f"{config.label}: {exc}") from exc
         fitted = Fitted(config, outcome.estimator, outcome.seconds, outcome.curve, outcome.held_out)
         for split, (X, y) in splits.items():

@@ -221,7 +221,7 @@ def run(args) -> int:
                                f"{', '.join(data.feature_names)}") from None
         if str(exc).startswith("interactions:") and data.feature_names:
             raise CommandError(f"{exc}; the indices count the feature columns in order from 0: "
-                               f"{', '.join(data.feature_names)}") from None
+                               f"{', '.join(data.feature_names)} (a column may also be given by its name)") from None
         if data.position is None or not str(exc).startswith("position:"):
             raise
         raise position_error(exc, data.position_name) from None

@@ -28,7 +28,7 @@ from ..metrics import check_queries
 from ..objectives import BoundQueryBlocks, curvature_unit, require_curvature
 from ..push import (ATTRIBUTES_DOC, AUTO_MIN_ROWS, NO_VALIDATION, EarlyStopping, PNormPush, PushBoost, RankBoost,
                     Validation, check_callbacks, check_eval_init_scores, check_init_score, check_some_query_ranks,
-                    check_tie_break_scale, int_seed, prepend_init_model,
+                    check_tie_break_scale, int_seed, learner_with_column_names, prepend_init_model,
                     plan_validation, read_eval_sets, refuse_positions_without_queries, resolve_early_stopping,
                     warn_sparse_places)
 from ..spec import Kind, Parameter
@@ -316,6 +316,8 @@ class _DaskBoost(ClientParameter):
         there); its weak rankers are not added here."""
         params = {key: value for key, value in self.get_params(deep=False).items()
                   if key not in ("client", "placement")}
+        # the worker fits the rows as an array: the learner's columns by name are resolved here, by the frame's names
+        params["learner"] = learner_with_column_names(params["learner"], data.feature_names)
         local = self._local_class(**params)
         q = None if qid is None and group is None else query_vector(qid, group, data)
         p = None if position is None else position_vector(position, data)      # checked by the in-memory fit
@@ -430,6 +432,8 @@ class _DaskBoost(ClientParameter):
         """:meth:`_start` once the request is checked and the rows are chunks (``data``); ``init_model``: the
         checked model the fit continues (the rows start from its scores)."""
         within_queries = qid is not None or group is not None
+        # columns the learner names (trees:interactions=age+income) become indices before anything reads them
+        setup = self._with_column_names(setup, data.feature_names)
         query_stopping, places, place_start = None, None, None
         given_init = data.init              # the initial scores in the rows' given order (before queries are placed)
         from_init = given_init is not None  # the driver's messages and from_init_score_, as in memory

@@ -52,6 +52,7 @@ from ._query_defaults import QUERY_CATEGORICAL_PARAMS, QUERY_LEARNER_PARAMS, QUE
 from ._scoring import (LARGE_DATA_METRIC, OBJECTIVE_SCORING, MetricScoring, ObjectiveScoring, query_scorer,
                        within_largest_query)
 from ._tie_break import check_tie_break_scale, tie_break_offsets
+from ._column_names import setup_with_column_names
 from ._validation import (
     MIN_HOLDOUT_ROWS,
     NO_VALIDATION,
@@ -242,6 +243,9 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
             raise ValueError(f"X: expected {self.n_features_in_} features (as in fit), got {X_arr.shape[1]}")
         return X_arr
 
+    #: ``setup`` with the learner's columns given by name resolved (``_column_names``)
+    _with_column_names = staticmethod(setup_with_column_names)
+
     def _categories(self) -> list | None:
         """The categories kept at fit (None: fitted on an array, or loaded from a file written without them)."""
         return getattr(self, "categories_", None)
@@ -394,6 +398,8 @@ class _BaseBoost(EvalSetRows, FeatureContributions, TreeLeaves, LightGBMExport, 
         if init_model is not None:           # they count the iterations from the init model's first, as LightGBM's
             user_callbacks = init_model.counting_callbacks(user_callbacks)
         X_arr = self._check_X(X, reset=True, learner=setup.learner)
+        # columns the learner names (trees:interactions=age+income) become indices before anything reads them
+        setup = self._with_column_names(setup, getattr(self, "feature_names_in_", None))
         n = X_arr.shape[0]
         rows = query_rows(qid, group, n)
         given_init = check_init_score(init_score, n)          # in the rows' given order (an eval_set of them)

@@ -75,11 +75,13 @@ ATTRIBUTES_DOC = """
         The two labels; ``classes_[1]`` is the relevant class ranked on top
         (not set for graded labels, nor within queries).
     relevant_label_ : str, int, float or bool
-        Set only by ``rankcore fit`` on one list, which fits on its data
-        file's labels mapped to 1 (the relevant one, ``--positive``) and 0
-        (``classes_`` [0, 1]): that file's relevant label, which
-        ``rankcore fit --init-model`` checks.  A continuation
-        (``init_model``) keeps its init model's.
+        Set only by the command line on one list (``rankcore fit``,
+        ``compare --save-models``, ``auto``, for every model kind), which
+        fits on its data file's labels mapped to 1 (the relevant one,
+        ``--positive``) and 0 (``classes_`` [0, 1]): that file's relevant
+        label, which ``rankcore evaluate`` and ``explain --permutation`` read
+        the labels with and ``rankcore fit --init-model`` checks.  A
+        continuation (``init_model``) keeps its init model's.
     n_queries_ : int
         Fitted within queries (``qid``/``group``): the queries given to fit.
     n_queries_without_pairs_ : int

@@ -155,7 +155,7 @@ PEER_NAMES = {
     **dict.fromkeys(("monotone_constraints", "monotone_constraint"),
                     'learner="trees:monotone=1/0/-1" (a sign per column of X)'),
     "interaction_constraints": 'learner="trees:interactions=0+1/2+3+4" (groups of columns of X: \'+\' joins a '
-                               'group\'s columns, \'/\' separates the groups)',
+                               'group\'s columns, \'/\' separates the groups; a DataFrame\'s columns also by name)',
     **dict.fromkeys(("num_threads", "nthread"), "n_jobs=N"),
     **dict.fromkeys(("seed", "random_seed"), "random_state=S"),
 }

@@ -217,9 +217,6 @@ PUSH_FITTED = (
     Fitted("from_init_score_", "from_init_score", bool, optional=True),
     # fitted with ``init_model``: how many of the first weak rankers are the init model's (set only then)
     Fitted("init_iterations_", "init_iterations", int, optional=True),
-    # fitted by ``rankcore fit`` on one list: the data file's label it ranked first (``classes_`` is then [0, 1])
-    Fitted("relevant_label_", "relevant_label", lambda label: label.item() if hasattr(label, "item") else label,
-           optional=True),
     Fitted("_learner"),
 )
 

@@ -57,6 +57,10 @@ def restore_push_state(estimator, state: dict, setup) -> None:
     names = state.get("feature_names_in")
     check_feature_names(names, d, fail)
     categories = checked_categories(state, d, fail)
+    try:        # a learner giving columns by name was fitted with their indices, which the file's learner holds
+        setup = estimator._with_column_names(setup, names)
+    except ValueError as exc:
+        fail(str(exc))
     if n_queries is not None:
         # the per-query default's trees depend on whether the fit had categorical columns
         setup = estimator._query_setup(setup, categorical=_had_categorical_columns(estimator, categories, d, names, fail))
@@ -117,19 +121,7 @@ def restore_push_state(estimator, state: dict, setup) -> None:
         estimator.from_init_score_ = True
     if "init_iterations" in state:
         estimator.init_iterations_ = state["init_iterations"]
-    if "relevant_label" in state:
-        estimator.relevant_label_ = _check_relevant_label(state["relevant_label"], classes, fail)
     estimator._learner = learner
-
-
-def _check_relevant_label(label, classes, fail):
-    """The data file's label ``rankcore fit`` ranked first: one text, number or boolean, of a two-label model."""
-    if classes is None:
-        fail("relevant_label belongs to a model of two labels (classes)")
-    finite = not isinstance(label, float) or np.isfinite(label)
-    if not (isinstance(label, (str, bool, int, float)) and finite and len(str(label)) <= MAX_SPEC_LENGTH):
-        fail(f"relevant_label must be one label (a text, a number or a boolean), got {label!r}")
-    return label
 
 
 def _earlier_defaults(setup) -> list:

@@ -71,8 +71,36 @@ def test_the_text_output_and_the_default_scoring_are_the_model_score(files):
     model, frame, _ = _library(files, "trees.json", y=frame_grades(files), qid=frame_queries(files), n_repeats=1)
     baseline = model.score(frame[["a", "b", "c", "level"]], frame["grade"], qid=frame["query"])
     first, header = out.splitlines()[:2]
-    assert first.startswith(f"the model's score {baseline:.4f}; importance = its drop") and "5 shuffles" in first
-    assert header.split() == ["feature", "importance", "std"]
+    assert first.startswith(f"ndcg@k:10 (the model's score) {baseline:.4f}; importance = its drop")
+    assert "5 shuffles" in first and header.split() == ["feature", "importance", "std"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_the_csv_and_json_output_name_the_metric_default_or_given(files, fmt):
+    import json
+
+    argv = ("explain", files / "trees.json", files / "q.csv", "--qid", "query", "--label", "grade", "--permutation",
+            "--repeats", "1", "--table-format", fmt)
+    for extra, metric in (((), "ndcg@k:10"), (("--scoring", "map"), "map")):
+        status, out, err = run_main(*argv, *extra)
+        assert status == 0, err
+        if fmt == "csv":
+            lines = out.splitlines()
+            assert lines[0] == "feature,importance,std,baseline,metric"
+            assert all(line.endswith(f",{metric}") for line in lines[1:])
+        else:
+            assert {row["metric"] for row in json.loads(out)} == {metric}
+
+
+def test_the_default_metric_of_every_kind_of_model():
+    from rankcore.cli._permutation import own_score_metric
+
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    assert own_score_metric(rankcore.boost(n_iter=2).fit(X, y)) == "auc"
+    assert own_score_metric(rankcore.boost(n_iter=2, scoring="pauc:0.1").fit(X, y)) == "pauc:0.1"
+    assert own_score_metric(rankcore.ExactBoost(n_runs=1, n_rounds=2).fit(X, y)) == "auc"
+    assert own_score_metric(rankcore.SGDAtK().fit(X, y)).startswith("prec@k:")
 
 
 def frame_grades(files):

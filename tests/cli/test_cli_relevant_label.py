@@ -142,3 +142,82 @@ def test_evaluate_of_three_labels_fitted_to_rank_the_greatest_first(tmp_path):
     assert status == 0, err
     assert out == run_main("evaluate", tmp_path / "m.json", tmp_path / "m.csv", "--metrics", "auc",
                            "--positive", "3")[1]
+
+
+@pytest.mark.parametrize("kind", ["push", "exactboost", "kernel", "perceptron@k", "sgd@k"])
+def test_every_model_kind_s_file_records_the_relevant_label_for_evaluate(files, kind):
+    from _cli_run import run_main as run_cli
+
+    from rankcore.persistence import load_model
+
+    status, _, err = run_cli("fit", files / "bm.csv", "--model", kind, "--positive", "B", "--out",
+                             files / f"{kind}.json", "-q")
+    assert status == 0, err
+    assert load_model(files / f"{kind}.json").relevant_label_ == "B"
+    status, out, err = run_cli("evaluate", files / f"{kind}.json", files / "bm.csv", "--metrics", "auc")
+    assert status == 0 and "ranking 'B' first, the label" in err, err
+    assert out == run_cli("evaluate", files / f"{kind}.json", files / "bm.csv", "--metrics", "auc",
+                          "--positive", "B")[1]
+
+
+def test_compare_save_models_records_the_relevant_label_of_every_kind(files):
+    from _cli_run import run_main as run_cli
+
+    from rankcore.persistence import load_model
+
+    status, _, err = run_cli("compare", files / "bm.csv", "--model", "push", "--model", "exactboost", "--model",
+                             "kernel", "--model", "sgd@k", "--positive", "B", "--n-iter", "3", "--no-plots",
+                             "--metrics", "auc", "--test-size", "0.5", "--save-models", files / "kinds", "-q")
+    assert status == 0, err
+    saved = sorted((files / "kinds").glob("*.json"))
+    assert len(saved) == 4
+    for path in saved:
+        assert load_model(path).relevant_label_ == "B", path.name
+
+
+def test_auto_s_file_records_the_relevant_label(files):
+    from _cli_run import run_main as run_cli
+
+    from rankcore.persistence import load_model
+
+    status, _, err = run_cli("auto", files / "bm.csv", "--positive", "B", "--candidates", "trees:n_iter=3",
+                             "--out", files / "auto.json", "-q")
+    assert status == 0, err
+    assert load_model(files / "auto.json").relevant_label_ == "B"
+    status, out, err = run_cli("evaluate", files / "auto.json", files / "bm.csv", "--metrics", "auc")
+    assert status == 0 and "ranking 'B' first" in err
+    assert out == run_cli("evaluate", files / "auto.json", files / "bm.csv", "--metrics", "auc", "--positive",
+                          "B")[1]
+
+
+def test_a_file_without_the_record_loads_and_a_malformed_one_is_refused(files):
+    import json
+
+    from rankcore.persistence import ModelFormatError, _checksum, load_model, model_from_dict, model_text
+
+    from _cli_run import run_main as run_cli
+
+    assert run_cli("fit", files / "bm.csv", "--model", "exactboost", "--positive", "B", "--out",
+                   files / "e.json", "-q")[0] == 0
+    model = load_model(files / "e.json")
+    model.relevant_label_ = None                  # as written before every kind recorded it
+    (files / "old.json").write_text(model_text(model))
+    assert "relevant_label" not in json.loads((files / "old.json").read_text())["state"]
+    assert getattr(load_model(files / "old.json"), "relevant_label_", None) is None
+    document = json.loads(model_text(load_model(files / "e.json")))
+    document["state"]["relevant_label"] = ["B"]
+    document["sha256"] = _checksum({k: v for k, v in document.items() if k != "sha256"})
+    with pytest.raises(ModelFormatError, match="relevant_label must be one label"):
+        model_from_dict(document)
+
+
+def test_a_refit_in_python_forgets_the_recorded_label(files):
+    from rankcore.persistence import load_model
+
+    from _cli_run import run_main as run_cli
+
+    assert run_cli("fit", files / "bm.csv", "--model", "exactboost", "--positive", "B", "--out",
+                   files / "c.json", "-q")[0] == 0
+    model = load_model(files / "c.json")
+    model.fit([[1.0, 2.0], [2.0, 1.0], [0.0, 3.0], [1.0, 1.0]], [0, 1, 1, 0])
+    assert getattr(model, "relevant_label_", None) is None

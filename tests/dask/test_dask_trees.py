@@ -230,3 +230,24 @@ def test_columns_in_no_interaction_group_are_named_once_on_the_client(dask_clien
                       random_state=0).fit(Xd, yd)
     said = [str(w.message) for w in caught if "in no group" in str(w.message)]
     assert len(said) == 1 and "the feature columns 3, 4 in no group" in said[0], said
+
+
+def test_interaction_groups_by_the_dask_dataframe_s_column_names(dask_client):  # noqa: F811
+    pd = pytest.importorskip("pandas")
+    import dask.dataframe as dd
+
+    X, y = _data(sort=False)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    ddf, dy = dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+    local = rankcore.PushBoost(learner="trees:interactions=0+1/2+3", n_iter=5, random_state=0).fit(X, y)
+    for placement in ("distributed", "one_worker"):
+        model = DaskPushBoost(placement=placement, learner="trees:interactions=a+b/c+d", n_iter=5,
+                              random_state=0).fit(ddf, dy)
+        assert model.learner_spec_ == local.learner_spec_ and model.learner_spec_.endswith("interactions=0+1/2+3")
+        np.testing.assert_allclose(np.asarray(model.decision_function(ddf)), local.decision_function(X), rtol=1e-9,
+                                   atol=1e-12)
+    with pytest.raises(ValueError, match="interactions: 'f' is not a column of X"):
+        DaskPushBoost(placement="distributed", learner="trees:interactions=a+f", n_iter=2).fit(ddf, dy)
+    with pytest.raises(ValueError, match="are given by name, but X has no column names"):
+        DaskPushBoost(placement="distributed", learner="trees:interactions=a+b", n_iter=2).fit(
+            da.from_array(X, chunks=(CHUNKS, -1)), da.from_array(y, chunks=(CHUNKS,)))

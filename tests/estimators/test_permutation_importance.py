@@ -344,13 +344,41 @@ def test_a_classifier_without_decision_function_is_scored_by_its_probability(one
         rankcore.permutation_importance(three, X, y, scoring="auc")
 
 
-def test_a_dask_collection_is_refused_naming_x(one_list):
+def test_a_dask_collection_is_computed_below_max_rows(one_list, queries):
     dd = pytest.importorskip("dask.dataframe")
     da = pytest.importorskip("dask.array")
     model, X, y = one_list
-    for lazy in (dd.from_pandas(pd.DataFrame(X), npartitions=2), da.from_array(X, chunks=100)):
-        with pytest.raises(TypeError, match=r"X: a Dask .* is lazy .*X\.compute\(\)"):
-            rankcore.permutation_importance(model, lazy, y, scoring="auc")
+    frame = pd.DataFrame(X)
+    expected = rankcore.permutation_importance(model, frame, y, scoring="auc", random_state=0)
+    in_memory = rankcore.permutation_importance(model, X, y, scoring="auc", random_state=0)
+    for lazy, lazy_y in ((dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)),
+                         (da.from_array(X, chunks=100), da.from_array(np.asarray(y), chunks=100)),
+                         (da.from_array(X, chunks=100)[np.asarray(y) >= 0], y)):       # unknown chunk lengths
+        result = rankcore.permutation_importance(model, lazy, lazy_y, scoring="auc", random_state=0)
+        same = expected if hasattr(lazy, "columns") else in_memory
+        np.testing.assert_array_equal(result.importances, same.importances)
+        assert result.feature_names == same.feature_names
+    model_q, Xq, yq, qid = queries
+    lazy = rankcore.permutation_importance(model_q, da.from_array(Xq, chunks=50), yq,
+                                           qid=da.from_array(np.asarray(qid), chunks=50), random_state=0)
+    np.testing.assert_array_equal(lazy.importances,
+                                  rankcore.permutation_importance(model_q, Xq, yq, qid=qid, random_state=0).importances)
+
+
+def test_a_dask_collection_beyond_max_rows_is_refused_saying_how_to_sample(one_list):
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    model, X, y = one_list
+    n = X.shape[0]
+    assert rankcore.inspection.DASK_MAX_ROWS == 1_000_000
+    for lazy, how in ((da.from_array(X, chunks=100), r"X\[idx\]\.compute\(\), y\[idx\]\.compute\(\)"),
+                      (dd.from_pandas(pd.DataFrame(X), npartitions=2), r"X\.assign\(_label=y\)\.sample\(frac=")):
+        with pytest.raises(ValueError, match=rf"^X: a Dask .* of {n:,} rows, more than max_rows=10: .*Pass "
+                                             rf"max_rows={n} to compute it whole, or a sample .*{how}"):
+            rankcore.permutation_importance(model, lazy, y, scoring="auc", max_rows=10)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="max_rows: expected an integer >= 1 or None"):
+            rankcore.permutation_importance(model, X, y, scoring="auc", max_rows=bad)
 
 
 def test_minor_messages_name_the_argument(one_list, queries):

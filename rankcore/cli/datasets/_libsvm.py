@@ -52,25 +52,68 @@ def index_names(names: Sequence[str] | None) -> dict[int, int] | None:
     return columns if len(columns) == len(names) else None
 
 
-def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | None = None) -> Dataset:
+def _read_libsvm(source: str, n_features: int | None, names: Sequence[str] | None = None,
+                 drop: Sequence[str] = ()) -> Dataset:
     """Read a LIBSVM file; ``names``: the features it must have (a model's or a training file's), by index name.
 
     Without ``names`` the columns are indices ``base .. max`` (``base`` 0 when
     an index 0 occurs, else 1) and ``n_features`` (a model's, without
     names) pads the width.  With index names (:func:`index_names`) index k
     fills the column named ``f<k>``, and an index with no such column is an
-    error.
+    error.  ``drop``: columns left out, by their names ``f<k>`` (``--drop``):
+    their values are not read; one the file has no value of is an error,
+    unless ``names`` (the file is read for a model or beside a training
+    file, which may have dropped it too), where one of ``names`` is.
     """
     by_index = index_names(names)
+    dropped = _dropped_indices(source, drop)
     parsed = _scan(source)
     if parsed is None:                 # not in the strict form: line by line, which reads it or names the fault
         parsed = _parse_checking(source)
     labels, lines, qids, rows, cols, vals = parsed
+    if dropped:
+        rows, cols, vals = _without_indices(source, dropped, rows, cols, vals, names if by_index is not None else None)
     if by_index is not None:
         return _by_index_names(source, list(names), by_index, labels, lines, qids, rows, cols, vals)
     min_index = int(np.min(cols)) if len(cols) else None
     max_index = int(np.max(cols)) if len(cols) else -1
-    return _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+    data = _by_own_indices(source, n_features, min_index, max_index, labels, lines, qids, rows, cols, vals)
+    kept = [j for j, name in enumerate(data.feature_names) if int(name[1:]) not in dropped]
+    if len(kept) < data.n_features:         # a dropped index between others: its column of zeros goes too
+        data.X = np.ascontiguousarray(data.X[:, kept])
+        data.feature_names = [data.feature_names[j] for j in kept]
+    return data
+
+
+def _dropped_indices(source: str, drop: Sequence[str]) -> set[int]:
+    """The indices of the columns ``drop`` names (``f<k>``: a LIBSVM file's names of its columns)."""
+    out = set()
+    for name in drop:
+        match = _INDEX_NAME.fullmatch(str(name))
+        if match is None:
+            raise DataError(f"{source}: --drop {name}: a LIBSVM file's columns are named by their indices (f1, f2, "
+                            f"...; f0 for index 0), so --drop takes such names, e.g. --drop f3")
+        out.add(int(match.group(1)))
+    return out
+
+
+def _without_indices(source: str, dropped: set[int], rows, cols, vals, names) -> tuple:
+    """The stored values (rows, cols, vals) less those of the ``dropped`` indices, checked (see :func:`_read_libsvm`).
+    O(values)."""
+    cols = np.asarray(cols, dtype=np.int64)
+    wanted = np.fromiter(sorted(dropped), dtype=np.int64)
+    if names is not None:
+        fitted = [name for name in names if int(str(name)[1:]) in dropped]
+        if fitted:
+            raise DataError(f"{source}: --drop {','.join(fitted)}: the rows are read into features that include "
+                            f"{'them' if len(fitted) > 1 else 'it'} (the model's or the training file's)")
+    else:
+        absent = wanted[~np.isin(wanted, cols)]
+        if absent.size:
+            raise DataError(f"{source}: --drop f{int(absent[0])}: no value of index {int(absent[0])} in the file "
+                            f"(a LIBSVM column f<k> holds the values of index k)")
+    kept = ~np.isin(cols, wanted)
+    return np.asarray(rows, dtype=np.int64)[kept], cols[kept], np.asarray(vals, dtype=np.float64)[kept]
 
 
 def _scan(source: str) -> tuple | None:
@@ -213,7 +256,8 @@ def _by_index_names(source, names, by_index, labels, lines, qids, rows, cols, va
         shown = ", ".join(names[:3]) + (f", ..., {names[-1]}" if len(names) > 3 else "")
         raise DataError(f"{source}, line {lines[rows[first]]}: feature index {index[first]} (value "
                         f"{values[first]:g}) names no feature the rows were fitted on (their {len(names)} features, "
-                        f"by index: {shown}); a LIBSVM index is the same feature in every file")
+                        f"by index: {shown}); a LIBSVM index is the same feature in every file (leave it out with "
+                        f"--drop f{index[first]})")
     X = _dense(source, len(labels), len(names))
     X.reshape(-1)[rows * len(names) + column] = values
     return _dataset(source, X, names, labels, lines, qids)

@@ -6,6 +6,8 @@ import os
 import re
 from typing import Sequence
 
+import numpy as np
+
 from ._csv import _read_csv
 from ._dataset import FORMATS, DataError, Dataset, _open_text
 from ._libsvm import _read_libsvm
@@ -112,6 +114,34 @@ def _check_csv_options(source: str, fmt: str, qid: str | None, text_columns, pos
                         f"(this is a {fmt} file)")
 
 
+def _check_named_columns(source: str, fmt: str, label, drop: Sequence[str]) -> None:
+    """Refuse the options a file of this format has no columns for: ``label`` for a LIBSVM file (its label is
+    each row's first field), ``drop`` for an array file (its columns have no names)."""
+    if fmt == "libsvm" and label is not None:
+        raise DataError(f"{source}: a LIBSVM file carries its label first on each row; --label {label} names a CSV "
+                        "column, an .npy column or an .npz array, so leave it out for this file")
+    if fmt == "npy" and drop:
+        raise DataError(f"{source}: --drop {','.join(drop)}: the columns of an .npy file have no names to drop "
+                        "by (CSV columns are named by the header, LIBSVM ones f1, f2, ... by index, an .npz "
+                        "file's by its feature_names); leave out the columns when writing the array")
+
+
+def _drop_npz_columns(data: Dataset, drop: Sequence[str]) -> Dataset:
+    """``data`` (an .npz file's) less the columns ``drop`` names by its ``feature_names``."""
+    if not drop:
+        return data
+    if not data.named:
+        raise DataError(f"{data.source}: --drop {','.join(drop)}: the file has no feature_names to drop columns by")
+    unknown = [name for name in drop if name not in data.feature_names]
+    if unknown:
+        raise DataError(f"{data.source}: --drop {unknown[0]}: no such column (its feature_names: "
+                        f"{', '.join(data.feature_names[:8])}{', ...' if data.n_features > 8 else ''})")
+    kept = [j for j, name in enumerate(data.feature_names) if name not in drop]
+    data.X = np.ascontiguousarray(data.X[:, kept])
+    data.feature_names = [data.feature_names[j] for j in kept]
+    return data
+
+
 def _left_out(source: str, fmt: str, drop: Sequence[str], name: str | None) -> tuple[Sequence[str], None]:
     """``(drop, None)``: an optional column ``name`` added to the dropped ones when the file is CSV and has it."""
     from ._csv import header_names
@@ -147,13 +177,14 @@ def load_data(
     label : str or int, optional
         CSV: the label column's name (default ``"label"``); npy: the label
         column's index (default: the last column); npz: the label array's
-        key (default ``"y"``); LIBSVM: ignored (the label is the first field).
+        key (default ``"y"``); LIBSVM: refused (the label is each row's first field).
     require_label : bool, default True
         With False, a file without the label column is read as features only
         (``Dataset.y`` is None).  For ``.npy`` the label column is then kept
         only if ``n_features`` says there is one column too many.
     drop : sequence of str
-        CSV columns that are neither features nor the label (ids, names).
+        Columns neither features nor the label, by a CSV header's names, an .npz file's ``feature_names`` or a
+        LIBSVM file's index names (``f3``); an .npy file has none (an error).
     fmt : {"csv", "libsvm", "npy", "npz"}, optional
         Default: from the file name (:func:`detect_format`).
     n_features : int, optional
@@ -177,12 +208,10 @@ def load_data(
         neither a feature nor the label.  A LIBSVM file's ``qid:`` fields are
         read without it.
     feature_names : sequence of str, optional
-        LIBSVM: the features the file is read into (a model's, or the
-        training file's): when they are index names (``f1``, ``f2``, ...,
-        what a LIBSVM file's columns are called), index k fills the column
-        ``f<k>`` and an index that names no column is an error, so no file
-        is read with a guessed index base.  Other names, and other formats:
-        ignored.
+        LIBSVM: the features the file is read into (a model's, or the training file's): when they are index names
+        (``f1``, ``f2``, ..., what a LIBSVM file's columns are called), index k fills the column ``f<k>`` and an
+        index that names no column is an error, so no file is read with a guessed index base.  Other names, and
+        other formats: ignored.
     position, init_score, weight : str, optional
         The CSV columns, not features, of the rows' display positions (integers >= 0), initial scores (finite) and
         sample weights (finite, >= 0, not all 0): :attr:`Dataset.position`, ``.init_score``, ``.weight``.
@@ -207,16 +236,17 @@ def load_data(
     drop, position = (drop, position) if require_position else _left_out(source, fmt, drop, position)
     drop, weight = (drop, weight) if require_weight else _left_out(source, fmt, drop, weight)
     _check_csv_options(source, fmt, qid, categorical or keep, position, init_score, weight)
+    _check_named_columns(source, fmt, label, drop)
     try:
         if fmt == "csv":
             data = _read_csv(source, label, require_label, drop, categorical, keep, qid, position, init_score, weight)
         elif fmt == "libsvm":
-            data = _read_libsvm(source, n_features, feature_names)
+            data = _read_libsvm(source, n_features, feature_names, drop)
             read_query_file(data)
         elif fmt == "npy":
             data = _read_npy(source, label, require_label, n_features)
         else:
-            data = _read_npz(source, label, require_label)
+            data = _drop_npz_columns(_read_npz(source, label, require_label), drop)
     except OSError as exc:  # permissions, bad gzip stream, ...
         raise DataError(f"{source}: cannot read the file ({exc.strerror or exc})") from None
     _check_read(data, n_features, allow_missing)

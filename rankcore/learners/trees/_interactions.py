@@ -22,7 +22,8 @@ import re
 
 import numpy as np
 
-__all__ = ["interaction_groups", "column_groups", "feature_groups", "InteractionGroups", "rule_arrays"]
+__all__ = ["interaction_groups", "named_groups", "column_groups", "feature_groups", "InteractionGroups",
+           "rule_arrays"]
 
 
 def _group_items(value) -> list:
@@ -35,57 +36,96 @@ def _group_items(value) -> list:
     groups = []
     for group in value:
         if isinstance(group, (str, bytes)) or not hasattr(group, "__iter__"):
-            raise ValueError(f"{group!r} is not a group of columns (a sequence of column indices)")
+            raise ValueError(f"{group!r} is not a group of columns (a sequence of column indices or names)")
         groups.append(list(group))
     return groups
+
+
+#: Characters a column name in ``interactions`` cannot hold: the spec's separators ('+', '/') and its argument
+#: separator (',').
+_SEPARATORS = "+/,"
+
+
+def _column_item(p) -> int | str:
+    """One column of a group: an index (an integer >= 0; a string of digits is always an index) or a name."""
+    if isinstance(p, (bool, np.bool_)):
+        raise ValueError(f"{p!r} is not a column index or name")
+    if isinstance(p, str):
+        p = p.strip()
+        if not p:
+            raise ValueError("a group is empty (two separators in a row, or one at an end)")
+        if re.fullmatch(r"[0-9]+", p):
+            return int(p)
+        if _number_like(p):
+            raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a name that "
+                             "reads as a number is not taken as one)")
+        if any(c in p for c in _SEPARATORS):
+            raise ValueError(f"the column name {p!r} holds one of {' '.join(_SEPARATORS)}, which separate the "
+                             "columns and groups of interactions: give that column's index instead")
+        return p
+    if isinstance(p, (float, np.floating)) and float(p).is_integer():
+        p = int(p)
+    if not isinstance(p, (int, np.integer)) or p < 0:
+        raise ValueError(f"{p!r} is not a column index (an integer >= 0) or a column name (a string)")
+    return int(p)
+
+
+def _number_like(text: str) -> bool:
+    """Whether ``text`` reads as a number (``-1``, ``1.5``, ``nan``)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _order(column: int | str) -> tuple:
+    """Sort key of a group's column: the indices ascending, then the names ascending."""
+    return (1, column) if isinstance(column, str) else (0, column)
+
+
+def _group_order(group: tuple) -> list:
+    return [_order(c) for c in group]
 
 
 def interaction_groups(value) -> str:
     """Parameter kind: groups of columns of X, '+' joining a group's columns and '/' separating the groups.
 
     ``"0+1/2+3+4"``, or a sequence of sequences of column indices
-    (``[[0, 1], [2, 3, 4]]``); ``""`` or ``"none"``: no constraints.
-    Returns the canonical text: each group's columns ascending, the groups
-    ascending (as tuples), a repeated group and a group contained in another
-    left out -- the rule reads only the groups that no other contains, so
-    equivalent lists fit the same trees and get the same spec.  An empty
-    group, a column that is not an integer >= 0, or a column twice in one
-    group is a ValueError.
+    (``[[0, 1], [2, 3, 4]]``); ``""`` or ``"none"``: no constraints.  A
+    column may also be given by its name (``"age+income/2+3"``,
+    ``[["age", "income"], [2, 3]]``): names are kept as they are and
+    resolved against the columns of the DataFrame a fit is given
+    (:func:`named_groups`).  A string of digits is always an index, a name
+    cannot hold '+', '/' or ',' nor read as a number.
+    Returns the canonical text: each group's columns ascending (indices,
+    then names), the groups ascending, a repeated group and a group
+    contained in another left out -- the rule reads only the groups that no
+    other contains, so equivalent lists fit the same trees and get the same
+    spec.  An empty group, a column that is neither an integer >= 0 nor a
+    name, or a column twice in one group is a ValueError.
     """
     out = []
     for group in _group_items(value):
-        columns = []
-        for p in group:
-            if isinstance(p, (bool, np.bool_)):
-                raise ValueError(f"{p!r} is not a column index")
-            if isinstance(p, str):
-                if not re.fullmatch(r"[0-9]+", p):
-                    raise ValueError(f"{p!r} is not a column index (an integer >= 0)" if p else
-                                     "a group is empty (two separators in a row, or one at an end)")
-                p = int(p)
-            elif isinstance(p, (float, np.floating)) and float(p).is_integer():
-                p = int(p)
-            if not isinstance(p, (int, np.integer)) or p < 0:
-                raise ValueError(f"{p!r} is not a column index (an integer >= 0)")
-            columns.append(int(p))
+        columns = [_column_item(p) for p in group]
         if not columns:
             raise ValueError("a group is empty")
         if len(set(columns)) < len(columns):
-            raise ValueError(f"column {next(j for j in columns if columns.count(j) > 1)} is twice in the group "
+            raise ValueError(f"column {next(j for j in columns if columns.count(j) > 1)!r} is twice in the group "
                              f"{'+'.join(map(str, columns))}")
-        out.append(tuple(sorted(columns)))
+        out.append(tuple(sorted(columns, key=_order)))
     return "/".join("+".join(map(str, group)) for group in _maximal(out))
 
 
-def _maximal(groups: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+def _maximal(groups: list[tuple]) -> list[tuple]:
     """The distinct groups that no other group contains, ascending.
 
     A group is contained in another iff the groups holding each of its
     columns share one besides itself: O(Σ|G|·h) for h groups per column at
     most (all 19,900 pairs of 200 columns: a fraction of a second).
     """
-    unique = sorted(set(groups))
-    holders: dict[int, set[int]] = {}
+    unique = sorted(set(groups), key=_group_order)
+    holders: dict = {}
     for i, group in enumerate(unique):
         for j in group:
             holders.setdefault(j, set()).add(i)
@@ -93,13 +133,69 @@ def _maximal(groups: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
             if len(set.intersection(*sorted((holders[j] for j in group), key=len))) == 1]
 
 
-interaction_groups.__name__ = ("groups of columns of X such as 0+1/2+3+4 ('+' joins a group's columns, "
-                               "'/' separates the groups)")
+interaction_groups.__name__ = ("groups of columns of X such as 0+1/2+3+4 or age+income/3 ('+' joins a group's "
+                               "columns, '/' separates the groups; a column by its index or its name)")
 
 
-def _parsed(text: str) -> list[list[int]]:
-    """The groups of a canonical text (:func:`interaction_groups`'s output)."""
-    return [[int(j) for j in group.split("+")] for group in text.split("/")]
+def _parsed(text: str) -> list[list]:
+    """The groups of a canonical text (:func:`interaction_groups`'s output): indices as ints, names as strings."""
+    return [[int(j) if j.isdigit() else j for j in group.split("+")] for group in text.split("/")]
+
+
+def _names_in(groups: list[list]) -> list[str]:
+    """The distinct column names of ``groups``, in order."""
+    return list(dict.fromkeys(c for group in groups for c in group if isinstance(c, str)))
+
+
+def named_groups(text: str, feature_names) -> str:
+    """``interactions`` (its canonical text) with each column name replaced by its index among ``feature_names``.
+
+    ``feature_names``: the columns of the DataFrame a fit is given (an
+    estimator's ``feature_names_in_``), or None (X without column names).
+    The text is returned as it is when it names no column.  A ValueError
+    naming ``interactions`` for a name with no column names to resolve it,
+    a name that is not one of them (with the closest ones), a column given
+    twice in a group (by name and index), and a string of digits that is
+    the name of another column than that index: a spec that names columns
+    reads digits as indices, which such a column's name would contradict.
+    """
+    if not text:
+        return text
+    groups = _parsed(text)
+    names = _names_in(groups)
+    if not names:
+        return text
+    if feature_names is None:
+        raise ValueError(f"interactions: the columns {', '.join(map(repr, names[:6]))} are given by name, but X has "
+                         f"no column names (an array, or a DataFrame whose column names are not all strings): fit "
+                         f"on a DataFrame with those columns, or give column indices ({text!r})")
+    position: dict[str, int] = {}
+    for j, name in enumerate(feature_names):
+        position.setdefault(str(name), j)
+    for group in groups:
+        for c in group:
+            if isinstance(c, int) and position.get(str(c), c) != c:
+                raise ValueError(f"interactions: {c} is read as the column index {c}, but X also has a column named "
+                                 f"'{c}' (column {position[str(c)]}); with names in interactions a string of digits "
+                                 f"is always an index: give every column by its index instead ({text!r})")
+    unknown = [name for name in names if name not in position]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], list(position), n=3, cutoff=0.6)
+        hint = (f" (the closest: {', '.join(map(repr, close))})" if close else
+                f" (its columns: {', '.join(map(repr, list(position)[:8]))}{', ...' if len(position) > 8 else ''})")
+        raise ValueError(f"interactions: {unknown[0]!r} is not a column of X{hint}")
+    resolved = []
+    for group in groups:
+        columns = [position[c] if isinstance(c, str) else c for c in group]
+        if len(set(columns)) < len(columns):
+            twice = next(j for j in columns if columns.count(j) > 1)
+            shown = [repr(c) for c in group if (position[c] if isinstance(c, str) else c) == twice]
+            raise ValueError(f"interactions: column {twice} is twice in the group {'+'.join(map(str, group))} "
+                             f"(as {' and '.join(shown)})")
+        resolved.append(columns)
+    return interaction_groups(resolved)
 
 
 def column_groups(text: str, n_columns: int) -> list[list[int]] | None:
@@ -110,6 +206,11 @@ def column_groups(text: str, n_columns: int) -> list[list[int]] | None:
     if not text:
         return None
     groups = _parsed(text)
+    names = _names_in(groups)
+    if names:           # not resolved (named_groups): the learner was given X without column names
+        raise ValueError(f"interactions: the columns {', '.join(map(repr, names[:6]))} are given by name, but X "
+                         f"has no column names: fit on a DataFrame with those columns, or give column indices "
+                         f"({text!r})")
     top = max(max(group) for group in groups)
     if top >= n_columns:
         raise ValueError(f"interactions: column {top} is out of range: expected column indices of X in "

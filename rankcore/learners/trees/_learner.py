@@ -43,7 +43,7 @@ from ._contributions import forest_contributions
 from ._covers import tree_cover_from_state
 from ._layout import TreeBlock, TreeLayout
 from ._leaves import forest_leaves
-from ._interactions import column_groups, feature_groups, interaction_groups, warn_unused_columns
+from ._interactions import column_groups, feature_groups, interaction_groups, named_groups, warn_unused_columns
 from ._monotone import column_signs, feature_signs, monotone_signs, unbundled
 from ._oblivious import MAX_DEPTH
 from ._oblivious_ranker import ObliviousTreeRanker, oblivious_from_state, predict_oblivious_forest
@@ -234,7 +234,8 @@ class Trees(Learner):
                       "see docs/trees.md"),
         Parameter("interactions", interaction_groups, default="",
                   doc="interaction constraints (LightGBM's interaction_constraints): groups of columns of X, e.g. "
-                      "0+1/2+3+4 -- a root-to-leaf path splits only on columns that lie together in some group; "
+                      "0+1/2+3+4, by index or, fitting a DataFrame, by name (age+income/3; digits are always "
+                      "indices) -- a root-to-leaf path splits only on columns that lie together in some group; "
                       "a column in no group never splits; a column may be in several groups; none (the default): no "
                       "constraints. Oblivious trees: each level's column and the columns of the levels above lie in "
                       "one group; see docs/trees.md"),
@@ -286,6 +287,20 @@ class Trees(Learner):
         if self.max_depth == 0:
             raise SpecError(f"learner {self.name!r}: max_depth must be -1 (no limit) or >= 1, got 0 "
                             "(a tree of depth 0 has no split)")
+
+    def with_column_names(self, feature_names) -> "Trees":
+        """This learner with the columns ``interactions`` gives by name replaced by their indices.
+
+        ``feature_names``: the columns of the DataFrame the fit is given (the
+        estimator's ``feature_names_in_``), or None.  The estimators call it
+        at the start of a fit, before any group is checked against X, and on
+        loading a model file; the fitted model's learner (``learner_spec_``)
+        holds indices.  Returns ``self`` when ``interactions`` names no
+        column; a ValueError naming ``interactions`` for a name it cannot
+        resolve (:func:`._interactions.named_groups`).
+        """
+        text = named_groups(self.interactions, feature_names)
+        return self if text == self.interactions else type(self)(**{**self.params, "interactions": text})
 
     def warn_unused_columns(self, n_columns: int, feature_names=None) -> None:
         """Warn of the feature columns no ``interactions`` group holds (never split); the estimators call it once
